@@ -1,0 +1,36 @@
+# Speed Matrix developer tasks. The README's two commands are
+# `bash scripts/launch.sh` and `bash scripts/test.sh`; these targets are the
+# pieces behind them and the extras (lint, bench, package).
+
+GO ?= go
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FYNE := fyne.io/tools/cmd/fyne@v1.7.4
+
+.PHONY: build run test test-fast lint bench package clean
+
+build:
+	$(GO) build -o speedmatrix .
+
+run: build
+	./speedmatrix
+
+test:
+	bash scripts/test.sh
+
+test-fast:
+	$(GO) test -tags ci ./...
+
+lint:
+	gofmt -l . | (! grep .)
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/... ./charts/...
+
+package:
+	$(GO) run $(FYNE) package --os linux --release
+	@ls -l *.tar.xz
+
+clean:
+	rm -f speedmatrix *.tar.xz

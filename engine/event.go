@@ -1,0 +1,68 @@
+package engine
+
+import "time"
+
+// EventKind says what an Event carries.
+type EventKind int
+
+// Kinds of events emitted by Run.
+const (
+	EventProgress EventKind = iota // Progress is set
+	EventLog                       // Log is set
+	EventServer                    // Server is set
+	EventResult                    // Result is set: one cell finished
+	EventDone                      // the run ended; Report holds everything, Err why it stopped early
+)
+
+// Event is one thing that happened during a run. Run sends them on a channel
+// that it closes after the EventDone event.
+type Event struct {
+	Kind     EventKind
+	Time     time.Time
+	Progress *Progress
+	Log      string
+	Server   *ServerSample
+	Result   *Result
+	// Report is a snapshot of the whole report so far, set on EventResult
+	// (so the consumer can save after every cell) and on EventDone.
+	Report *Report
+	Err    error
+}
+
+// Progress is where a run stands.
+type Progress struct {
+	CellIndex int // 1-based index of the current cell
+	CellCount int
+	Cell      Cell
+	Elapsed   time.Duration
+	ETA       time.Duration // estimated time left for the whole run
+	// LiveTokPerSec is the current cell's output rate over the last second.
+	LiveTokPerSec float64
+}
+
+// ServerSample is the server's state scraped from /metrics.
+type ServerSample struct {
+	Running      int     `json:"running"`
+	Waiting      int     `json:"waiting"`
+	KVUsagePct   float64 `json:"kv_usage_pct"`
+	GenTokens    float64 `json:"generation_tokens_total"`
+	PromptTokens float64 `json:"prompt_tokens_total"`
+}
+
+// Target is the server a run measures.
+type Target struct {
+	BaseURL string // e.g. http://127.0.0.1:8000
+	APIKey  string
+	Model   string // served model name; empty: the first one /v1/models lists
+	// Telemetry, when set, is summarised over each cell's window.
+	Telemetry TelemetrySource
+	// Alive, when set, is asked between and during cells; an error means the
+	// server process died, and the cell is marked Failed with that error.
+	Alive func() error
+	// Header holds the report sections the caller knows before the run
+	// (Hardware, Engine, LaunchCommand, Run.Model); Run fills in the rest.
+	Header Report
+	// Previous holds cells finished by an earlier, interrupted run of the
+	// same plan (--resume): Run keeps them and does not measure them again.
+	Previous []Result
+}

@@ -1,0 +1,43 @@
+package engine
+
+import "time"
+
+// API selects the OpenAI-compatible endpoint used for the measurements.
+type API string
+
+// The two APIs a plan can use.
+const (
+	APIChat        API = "chat"
+	APICompletions API = "completions"
+)
+
+// K is one "K" of context as the seeds count it.
+const K = 1024
+
+// Plan is what a run measures: prefill at each prefill context, then
+// sustained decode at each decode context × concurrency level.
+type Plan struct {
+	PrefillContexts []int         `json:"prefill_contexts"`
+	DecodeContexts  []int         `json:"decode_contexts"`
+	Concurrency     []int         `json:"concurrency"`
+	Duration        time.Duration `json:"duration_ns"`
+	MaxOutputTokens int           `json:"max_output_tokens"`
+	API             API           `json:"api"`
+	// KVBudgetTokens overrides the server's KV cache size for capacity checks (0: ask the server).
+	KVBudgetTokens int  `json:"kv_budget_tokens,omitempty"`
+	LoopDetection  bool `json:"loop_detection"`
+}
+
+// DefaultPlan is the seeds' matrix: prefill 8K–128K; decode 8K–128K × 1–128
+// simultaneous requests for 30 s each, up to 4,096 output tokens.
+func DefaultPlan() Plan {
+	return Plan{
+		PrefillContexts: []int{8 * K, 16 * K, 32 * K, 64 * K, 128 * K},
+		DecodeContexts:  []int{8 * K, 16 * K, 32 * K, 64 * K, 128 * K},
+		Concurrency:     []int{1, 2, 4, 8, 16, 32, 64, 128},
+		Duration:        30 * time.Second,
+		MaxOutputTokens: 4096,
+		API:             APIChat,
+		LoopDetection:   true,
+	}
+}

@@ -1,0 +1,93 @@
+package engine
+
+import "time"
+
+// SchemaVersion is the version of the report.json schema written by this build.
+const SchemaVersion = 1
+
+// Report is everything a finished (or partial) run shows: the seeds' sections
+// Hardware, Engine, Run and Launch command, then every cell's Result.
+type Report struct {
+	SchemaVersion int          `json:"schema_version"`
+	Hardware      HardwareInfo `json:"hardware"`
+	Engine        EngineInfo   `json:"engine"`
+	Run           RunInfo      `json:"run"`
+	LaunchCommand string       `json:"launch_command,omitempty"` // API key shown as <redacted>
+	Plan          Plan         `json:"plan"`
+	Results       []Result     `json:"results"`
+}
+
+// HardwareInfo is the report's Hardware section.
+type HardwareInfo struct {
+	Type     string    `json:"type"` // "Discrete GPU"
+	GPUs     []GPUInfo `json:"gpus,omitempty"`
+	CPU      string    `json:"cpu,omitempty"`
+	CPUCores int       `json:"cpu_cores,omitempty"`
+	RAMBytes uint64    `json:"ram_bytes,omitempty"`
+	OS       string    `json:"os,omitempty"`
+	Kernel   string    `json:"kernel,omitempty"`
+	// Note says why GPU details are missing ("NVIDIA driver not found"), if they are.
+	Note string `json:"note,omitempty"`
+}
+
+// GPUInfo describes one GPU as NVML reports it.
+type GPUInfo struct {
+	Index              int     `json:"index"`
+	Name               string  `json:"name"`
+	UUID               string  `json:"uuid,omitempty"`
+	VRAMBytes          uint64  `json:"vram_bytes"`
+	VRAMUsedBytes      uint64  `json:"vram_used_bytes,omitempty"`
+	DriverVersion      string  `json:"driver_version,omitempty"`
+	CUDAVersion        string  `json:"cuda_version,omitempty"`
+	ComputeCapability  string  `json:"compute_capability,omitempty"`
+	PCIeGen            int     `json:"pcie_gen,omitempty"`
+	PCIeWidth          int     `json:"pcie_width,omitempty"`
+	PowerLimitW        float64 `json:"power_limit_w,omitempty"`
+	MemoryBusWidthBits int     `json:"memory_bus_width_bits,omitempty"`
+	MaxMemClockMHz     int     `json:"max_mem_clock_mhz,omitempty"`
+	PeakBandwidthGBs   float64 `json:"peak_bandwidth_gb_s,omitempty"`
+	MIGEnabled         bool    `json:"mig_enabled,omitempty"`
+}
+
+// EngineInfo is the report's Engine section.
+type EngineInfo struct {
+	Engine       string `json:"engine"` // "vllm"
+	Version      string `json:"version,omitempty"`
+	Quantization string `json:"quantization,omitempty"`
+	Backend      string `json:"backend,omitempty"` // "cuda"
+	Repository   string `json:"repository,omitempty"`
+	Build        string `json:"build,omitempty"` // venv path or image tag
+	Commit       string `json:"commit,omitempty"`
+	// Simulated is set for every run against engine/sim; SimProfile names the profile.
+	Simulated  bool   `json:"simulated,omitempty"`
+	SimProfile string `json:"sim_profile,omitempty"`
+	// KVCacheTokens is the server's KV cache size in tokens, when known.
+	KVCacheTokens int `json:"kv_cache_tokens,omitempty"`
+	MaxNumSeqs    int `json:"max_num_seqs,omitempty"`
+	MaxModelLen   int `json:"max_model_len,omitempty"`
+}
+
+// SimulatedLabel is how the Engine section names a simulated engine in every export.
+func (e EngineInfo) SimulatedLabel() string {
+	if !e.Simulated {
+		return ""
+	}
+	return "simulated (profile " + e.SimProfile + ")"
+}
+
+// RunInfo is the report's Run section.
+type RunInfo struct {
+	Model           string    `json:"model,omitempty"` // HF id or path the server loaded
+	ServedModel     string    `json:"served_model"`
+	Revision        string    `json:"revision,omitempty"`
+	BenchmarkTool   string    `json:"benchmark_tool"` // "speedmatrix v0.1.0"
+	DecodeTest      string    `json:"decode_test"`    // "Fixed duration"
+	PrefillMode     string    `json:"prefill_mode"`   // "Measured during decode warm-up"
+	DurationS       float64   `json:"duration_s"`
+	MaxOutputTokens int       `json:"max_output_tokens"`
+	API             string    `json:"api"` // "chat" or "completions"
+	Endpoint        string    `json:"endpoint,omitempty"`
+	StartedAt       time.Time `json:"started_at"`
+	FinishedAt      time.Time `json:"finished_at,omitempty"`
+	Complete        bool      `json:"complete"` // every planned cell has a final status
+}

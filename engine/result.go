@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Phase says which measurement a cell belongs to.
+type Phase string
+
+// The two phases of a speed test matrix.
+const (
+	PhasePrefill Phase = "prefill"
+	PhaseDecode  Phase = "decode"
+)
+
+// Title is the phase as the seed reports word it ("Prefill", "Sustained decode").
+func (p Phase) Title() string {
+	if p == PhasePrefill {
+		return "Prefill"
+	}
+	return "Sustained decode"
+}
+
+// Status is the outcome of one cell.
+type Status string
+
+// Cell statuses. Only Valid cells carry figures that may be shown as measured.
+const (
+	StatusPending      Status = "Pending"
+	StatusValid        Status = "Valid"
+	StatusLooped       Status = "Looped"
+	StatusOverCapacity Status = "Over capacity"
+	StatusFailed       Status = "Failed"
+	StatusCancelled    Status = "Cancelled"
+)
+
+// Notes explaining the statuses, worded as the seed reports word them.
+const (
+	NoteLooped       = "Looped: the model kept repeating the same text, so the benchmark discarded this measurement."
+	NoteOverCapacity = "Over capacity: not run because this many requests at this context would exceed the server's KV cache."
+	NoteFailed       = "Failed: most requests of this cell returned an error; the server's message is kept with the cell."
+	NoteTTFT         = "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
+	NoteLatencies    = "Latencies are medians. Total tok/s is output across all simultaneous requests."
+)
+
+// Cell identifies one measurement of the matrix.
+type Cell struct {
+	Phase         Phase `json:"phase"`
+	ContextTokens int   `json:"context_tokens"`
+	Concurrency   int   `json:"concurrency"`
+}
+
+// Key is a stable identifier of the cell, used to resume runs and compare reports.
+func (c Cell) Key() string {
+	return fmt.Sprintf("%s/%d/%d", c.Phase, c.ContextTokens, c.Concurrency)
+}
+
+// Percentiles holds the 50th, 90th and 99th percentile of one figure.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+}
+
+// RequestSample is what one request of a cell did, kept in report.json.
+type RequestSample struct {
+	PromptTokens int     `json:"prompt_tokens"`
+	OutputTokens int     `json:"output_tokens"`    // tokens that arrived inside the window
+	TTFTMs       float64 `json:"ttft_ms"`          // time from send to first token
+	TokensPerSec float64 `json:"tok_s"`            // this request's own rate inside the window
+	Completed    bool    `json:"completed"`        // finished inside the window
+	Looped       bool    `json:"looped,omitempty"` // the loop detector fired on its text
+	Error        string  `json:"error,omitempty"`  // why it failed, if it did
+	FinishReason string  `json:"finish_reason,omitempty"`
+}
+
+// Result is one finished cell: its status and, when Valid, its figures.
+//
+// For a prefill cell TotalTokPerSec is prompt tokens per second (prompt
+// tokens ÷ TTFT) and the decode-only figures are zero.
+type Result struct {
+	Cell
+	ContextLabel string `json:"context_label"` // "8K", "123K", "0"
+	Status       Status `json:"status"`
+	Error        string `json:"error,omitempty"`
+	// Underfilled is set when the average active requests stayed below 95 %
+	// of the requested concurrency: the server could not hold them all.
+	Underfilled bool `json:"underfilled,omitempty"`
+
+	TotalTokPerSec      float64 `json:"total_tok_s"`
+	PerRequestTokPerSec float64 `json:"per_request_tok_s"`
+	TTFTMs              float64 `json:"ttft_ms"`
+	ITLMs               float64 `json:"itl_ms"`
+	AvgActive           float64 `json:"avg_active"`
+	Completed           int     `json:"completed"`
+	OutputTokens        int     `json:"output_tokens"`
+	PromptTokens        int     `json:"prompt_tokens"`
+	MeasuredS           float64 `json:"measured_s"`
+
+	TTFTPct       Percentiles `json:"ttft_ms_pct"`
+	ITLPct        Percentiles `json:"itl_ms_pct"`
+	PerRequestPct Percentiles `json:"per_request_tok_s_pct"`
+
+	Requests  []RequestSample `json:"requests,omitempty"`
+	Telemetry *Telemetry      `json:"telemetry,omitempty"`
+	// JoulesPerToken is average GPU power ÷ total tok/s, when telemetry exists.
+	JoulesPerToken float64 `json:"joules_per_token,omitempty"`
+
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+}
+
+// Measured reports whether the cell's figures are real measurements to show.
+func (r Result) Measured() bool { return r.Status == StatusValid }
+
+// ContextLabel formats a context length as the seeds do: 0, 8K, 123K
+// (K = 1,024 tokens, rounded down; lengths under 1K are written in full).
+func ContextLabel(tokens int) string {
+	if tokens < 1024 {
+		return fmt.Sprintf("%d", tokens)
+	}
+	return fmt.Sprintf("%dK", tokens/1024)
+}

@@ -1,0 +1,36 @@
+package engine
+
+import "time"
+
+// TelemetrySource summarises hardware telemetry over a time window; hw.Sampler
+// implements it. Run attaches the summary of each cell's window to its Result.
+type TelemetrySource interface {
+	Summary(from, to time.Time) *Telemetry
+}
+
+// Stat is the average and peak of one sampled figure over a window.
+type Stat struct {
+	Avg  float64 `json:"avg"`
+	Peak float64 `json:"peak"`
+}
+
+// GPUTelemetry is one GPU's sampled figures over a window.
+type GPUTelemetry struct {
+	Index          int  `json:"index"`
+	UtilizationPct Stat `json:"utilization_pct"`
+	MemoryUsedMiB  Stat `json:"memory_used_mib"`
+	PowerW         Stat `json:"power_w"`
+	TemperatureC   Stat `json:"temperature_c"`
+	SMClockMHz     Stat `json:"sm_clock_mhz"`
+	MemClockMHz    Stat `json:"mem_clock_mhz"`
+	PCIeRxMBs      Stat `json:"pcie_rx_mb_s"`
+	PCIeTxMBs      Stat `json:"pcie_tx_mb_s"`
+}
+
+// Telemetry is what the hardware did during one cell.
+type Telemetry struct {
+	Samples     int            `json:"samples"`
+	GPUs        []GPUTelemetry `json:"gpus,omitempty"`
+	CPUUtilPct  Stat           `json:"cpu_util_pct"`
+	TotalPowerW Stat           `json:"total_power_w"` // summed over GPUs
+}

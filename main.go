@@ -1,0 +1,74 @@
+// Command speedmatrix measures how fast a vLLM server serves an LLM: the
+// desktop app by default, or headless with the run, sim, hw and report
+// subcommands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"speedmatrix/app"
+	"speedmatrix/cli"
+	"speedmatrix/engine"
+)
+
+// version is the release version; `-ldflags "-X main.version=..."` overrides it.
+var version = "0.1.0"
+
+type subcommand func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+var subcommands = map[string]subcommand{
+	"run":    cli.Run,
+	"sim":    cli.Sim,
+	"hw":     cli.HW,
+	"report": cli.Report,
+}
+
+func main() {
+	engine.Version = version
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := dispatch(ctx, os.Args[1:])
+	stop()
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	default:
+		fmt.Fprintf(os.Stderr, "speedmatrix: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func dispatch(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		if cmd, ok := subcommands[args[0]]; ok {
+			return cmd(ctx, args[1:], os.Stdout, os.Stderr)
+		}
+	}
+	fs := flag.NewFlagSet("speedmatrix", flag.ContinueOnError)
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	opts := app.Options{Version: version}
+	fs.StringVar(&opts.Target, "target", "", "preselect the target: sim:PROFILE or an endpoint URL")
+	fs.BoolVar(&opts.Autorun, "autorun", false, "start the run at launch")
+	fs.StringVar(&opts.Export, "export", "", "with --autorun: export every file into `DIR` when the run ends, then quit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: speedmatrix [flags]            the desktop app\n"+
+			"       speedmatrix run|sim|hw|report   headless (add -h for each)\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unknown command %q: use run, sim, hw or report, or no command for the app", fs.Arg(0))
+	}
+	if *showVersion {
+		fmt.Println("speedmatrix", version)
+		return nil
+	}
+	return app.Main(opts)
+}

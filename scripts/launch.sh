@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up what is missing, builds speedmatrix and opens the desktop app. On a
+# machine without an NVIDIA GPU the app targets the built-in simulator.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+export PATH="$PATH:/usr/local/go/bin"
+echo "build: go build -o speedmatrix . (a first build compiles Fyne's cgo parts: about 3 minutes on 2 cores)"
+go build -o speedmatrix .
+exec ./speedmatrix "$@"
