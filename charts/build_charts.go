@@ -1,0 +1,167 @@
+package charts
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// Chart colour names used by Series.Color.
+const (
+	colorPrimary   = "primary"
+	colorSecondary = "secondary"
+)
+
+func buildPrefill(r engine.Report) LineChart {
+	c := LineChart{
+		Title:       "Prefill",
+		Subtitle:    "prompt tok/s by context length · TTFT on the right axis",
+		XLabel:      "context length (log scale)",
+		LabelPoints: true,
+	}
+	tps := Series{Name: "prompt tok/s", Color: colorPrimary}
+	ttft := Series{Name: "TTFT", Axis: 1, Dashed: true, Color: colorSecondary}
+	var lo, hi, maxTPS, maxTTFT float64
+	for _, res := range sortedResults(r.Results, engine.PhasePrefill) {
+		if !res.Measured() || res.ContextTokens <= 0 {
+			continue
+		}
+		x := float64(res.ContextTokens)
+		if lo == 0 || x < lo {
+			lo = x
+		}
+		hi = math.Max(hi, x)
+		maxTPS = math.Max(maxTPS, res.TotalTokPerSec)
+		maxTTFT = math.Max(maxTTFT, res.TTFTMs)
+		tps.Points = append(tps.Points, Point{X: x, Y: res.TotalTokPerSec, Label: formatPrefillLabel(res.TotalTokPerSec)})
+		ttft.Points = append(ttft.Points, Point{X: x, Y: res.TTFTMs, Label: report.Millis(res.TTFTMs)})
+	}
+	if len(tps.Points) == 0 {
+		c.Empty = "No prefill measurements in this run."
+		return c
+	}
+	c.XMin, c.XMax, c.XTicks = log2Range(lo, hi, func(v float64) string { return engine.ContextLabel(int(v)) })
+	left := linearAxis("prompt tok/s", maxTPS, 5, formatCompact)
+	c.Axes = []Axis{left, alignedAxis("TTFT", maxTTFT, len(left.Ticks), formatMsTick(maxTTFT))}
+	c.Series = []Series{tps, ttft}
+	return c
+}
+
+func buildPrefillRows(r engine.Report) []PrefillRow {
+	var rows []PrefillRow
+	for _, res := range sortedResults(r.Results, engine.PhasePrefill) {
+		row := PrefillRow{Context: contextLabel(res) + " context", TokPerSec: string(res.Status)}
+		if res.Measured() {
+			row.TokPerSec = formatPrefillLabel(res.TotalTokPerSec)
+			row.TTFT = report.Millis(res.TTFTMs) + " TTFT"
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func buildPerRequest(r engine.Report) LineChart {
+	c := LineChart{
+		Title:    "Per-request speed",
+		Subtitle: "tok/s each request gets as more run at once · one line per context length",
+		XLabel:   "simultaneous requests (log scale)",
+	}
+	ctxs, concs := decodeGrid(r)
+	var maxY, lo, hi float64
+	minY := math.Inf(1)
+	for i, ctx := range ctxs {
+		s := Series{Name: ctx.label + " context", Color: rampColor(i, len(ctxs))}
+		gap := false
+		for _, conc := range concs {
+			res, ok := findDecode(r.Results, ctx.tokens, conc)
+			if !ok || !res.Measured() || conc <= 0 {
+				gap = len(s.Points) > 0
+				continue
+			}
+			x := float64(conc)
+			if lo == 0 || x < lo {
+				lo = x
+			}
+			hi = math.Max(hi, x)
+			maxY = math.Max(maxY, res.PerRequestTokPerSec)
+			minY = math.Min(minY, res.PerRequestTokPerSec)
+			s.Points = append(s.Points, Point{X: x, Y: res.PerRequestTokPerSec, Label: formatPerRequest(res.PerRequestTokPerSec), Gap: gap})
+			gap = false
+		}
+		if len(s.Points) > 0 {
+			c.Series = append(c.Series, s)
+		}
+	}
+	if len(c.Series) == 0 {
+		c.Empty = "No valid decode measurements in this run."
+		return c
+	}
+	c.XMin, c.XMax, c.XTicks = log2Range(lo, hi, func(v float64) string { return strconv.Itoa(int(v)) })
+	c.Axes = []Axis{linearAxis("tok/s per request", maxY, 5, formatCompact)}
+	if minY > 0 && maxY/minY >= 10 {
+		c.Axes[0] = logAxis("tok/s per request (log scale)", minY, maxY, formatCompact)
+	}
+	points := 0
+	for _, s := range c.Series {
+		points += len(s.Points)
+	}
+	// A sparse chart gets every value; a full one only names each line.
+	c.LabelPoints = points <= 12
+	return c
+}
+
+func rampColor(i, n int) string {
+	f := 0.0
+	if n > 1 {
+		f = float64(i) / float64(n-1)
+	}
+	return fmt.Sprintf("ramp:%.3f", f)
+}
+
+type gridContext struct {
+	tokens int
+	label  string
+}
+
+// decodeGrid returns the decode contexts and concurrency levels of the plan
+// and the results together, in ascending order.
+func decodeGrid(r engine.Report) ([]gridContext, []int) {
+	labels := map[int]string{}
+	concSet := map[int]bool{}
+	for _, ctx := range r.Plan.DecodeContexts {
+		labels[ctx] = engine.ContextLabel(ctx)
+	}
+	for _, c := range r.Plan.Concurrency {
+		concSet[c] = true
+	}
+	for _, res := range r.Results {
+		if res.Phase != engine.PhaseDecode {
+			continue
+		}
+		labels[res.ContextTokens] = contextLabel(res)
+		concSet[res.Concurrency] = true
+	}
+	var ctxs []gridContext
+	for tokens, label := range labels {
+		ctxs = append(ctxs, gridContext{tokens: tokens, label: label})
+	}
+	sortBy(ctxs, func(c gridContext) int { return c.tokens })
+	var concs []int
+	for c := range concSet {
+		concs = append(concs, c)
+	}
+	sortBy(concs, func(c int) int { return c })
+	return ctxs, concs
+}
+
+func findDecode(rs []engine.Result, ctx, conc int) (engine.Result, bool) {
+	for _, res := range rs {
+		if res.Phase == engine.PhaseDecode && res.ContextTokens == ctx && res.Concurrency == conc {
+			return res, true
+		}
+	}
+	return engine.Result{}, false
+}

@@ -1,0 +1,187 @@
+package charts
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// SheetTitle is the title of every report sheet, as on the seed pages.
+const SheetTitle = "Speed test matrix"
+
+// BuildModel turns a report into what the charts show. It never fails: a
+// report with no results gives empty charts that say so.
+func BuildModel(r engine.Report) Model {
+	m := Model{
+		Sections:   buildSections(r),
+		Launch:     launchLines(r.LaunchCommand),
+		Prefill:    buildPrefill(r),
+		Decode:     buildHeatmap(r),
+		PerRequest: buildPerRequest(r),
+		Table:      buildTable(r),
+	}
+	m.PrefillRows = buildPrefillRows(r)
+	m.Header = buildHeader(r, m.Decode)
+	return m
+}
+
+func buildHeader(r engine.Report, hm HeatmapModel) Header {
+	h := Header{Title: SheetTitle, Badge: "Measured"}
+	h.Model = modelName(r.Run)
+	if gpu := gpuTitle(r.Hardware); gpu != "" {
+		h.Model += " on " + gpu
+	}
+	var parts []string
+	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	h.EngineLine = strings.Join(parts, " · ")
+	h.MatrixLine = matrixLine(r, hm)
+	if r.Engine.Simulated {
+		h.Simulated = true
+		h.Badge = r.Engine.SimulatedLabel()
+	}
+	if !r.Run.Complete && (len(r.Results) > 0 || len(r.Plan.DecodeContexts) > 0) {
+		done := 0
+		for _, res := range r.Results {
+			if res.Status != engine.StatusPending {
+				done++
+			}
+		}
+		total := len(r.Plan.PrefillContexts) + len(r.Plan.DecodeContexts)*len(r.Plan.Concurrency)
+		total = max(total, len(r.Results))
+		h.Notice = fmt.Sprintf("Partial run: %d of %d cells finished", done, total)
+	}
+	return h
+}
+
+// modelName is the model as the seed title names it: the last element of
+// the loaded path or Hugging Face id, else the served name.
+func modelName(run engine.RunInfo) string {
+	if run.Model != "" {
+		return path.Base(strings.TrimRight(run.Model, "/"))
+	}
+	if run.ServedModel != "" {
+		return run.ServedModel
+	}
+	return "unknown model"
+}
+
+// gpuName drops the vendor prefixes NVML adds ("NVIDIA GeForce RTX 3090" →
+// "RTX 3090"), as the seed pages do.
+func gpuName(name string) string {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "NVIDIA ")
+	return strings.TrimPrefix(name, "GeForce ")
+}
+
+// gpuLabel names the GPUs: "RTX 3090", "2× RTX 3090", or a list.
+func gpuLabel(hw engine.HardwareInfo) string {
+	if len(hw.GPUs) == 0 {
+		return ""
+	}
+	var names []string
+	counts := map[string]int{}
+	for _, g := range hw.GPUs {
+		n := gpuName(g.Name)
+		if counts[n] == 0 {
+			names = append(names, n)
+		}
+		counts[n]++
+	}
+	for i, n := range names {
+		if counts[n] > 1 {
+			names[i] = fmt.Sprintf("%d× %s", counts[n], n)
+		}
+	}
+	return strings.Join(names, " + ")
+}
+
+func totalVRAM(hw engine.HardwareInfo) uint64 {
+	var sum uint64
+	for _, g := range hw.GPUs {
+		sum += g.VRAMBytes
+	}
+	return sum
+}
+
+// gpuTitle is the GPU part of the title: "RTX 3090 24GB".
+func gpuTitle(hw engine.HardwareInfo) string {
+	label := gpuLabel(hw)
+	if label == "" {
+		return ""
+	}
+	if v := totalVRAM(hw); v > 0 {
+		label += " " + strings.ReplaceAll(report.GB(v), " ", "")
+	}
+	return label
+}
+
+func matrixLine(r engine.Report, hm HeatmapModel) string {
+	var parts []string
+	if n := len(hm.Rows); n > 0 {
+		word := "contexts"
+		if n == 1 {
+			word = "context"
+		}
+		ctx := fmt.Sprintf("%d %s (%s)", n, word, span(hm.Rows))
+		levels := "concurrency levels"
+		if len(hm.Cols) == 1 {
+			levels = "concurrency level"
+		}
+		parts = append(parts, fmt.Sprintf("%s × %d %s (%s)", ctx, len(hm.Cols), levels, span(hm.Cols)))
+	}
+	var pre []string
+	for _, res := range sortedResults(r.Results, engine.PhasePrefill) {
+		pre = append(pre, contextLabel(res))
+	}
+	if len(pre) > 0 {
+		parts = append(parts, "prefill at "+strings.Join(pre, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func span(labels []string) string {
+	if len(labels) == 1 {
+		return labels[0]
+	}
+	return labels[0] + "–" + labels[len(labels)-1]
+}
+
+func contextLabel(res engine.Result) string {
+	if res.ContextLabel != "" {
+		return res.ContextLabel
+	}
+	return engine.ContextLabel(res.ContextTokens)
+}
+
+// sortedResults returns the results of one phase ordered by context, then
+// concurrency.
+func sortedResults(rs []engine.Result, phase engine.Phase) []engine.Result {
+	var out []engine.Result
+	for _, r := range rs {
+		if r.Phase == phase {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].ContextTokens != out[j].ContextTokens {
+			return out[i].ContextTokens < out[j].ContextTokens
+		}
+		return out[i].Concurrency < out[j].Concurrency
+	})
+	return out
+}
+
+func launchLines(cmd string) []string {
+	cmd = strings.TrimRight(strings.ReplaceAll(cmd, "\r\n", "\n"), "\n")
+	if cmd == "" {
+		return nil
+	}
+	return strings.Split(cmd, "\n")
+}

@@ -1,0 +1,136 @@
+package charts
+
+import (
+	"fmt"
+	"image"
+	"math"
+
+	"speedmatrix/engine"
+)
+
+// Kind names one picture of a report; it is also the file's base name.
+type Kind string
+
+// The pictures of a report.
+const (
+	KindReport     Kind = "report"         // the full report sheet
+	KindPrefill    Kind = "prefill"        // prefill curve
+	KindHeatmap    Kind = "decode-heatmap" // sustained decode heatmap
+	KindPerRequest Kind = "per-request"    // per-request tok/s by concurrency
+)
+
+// Kinds lists every picture WriteAll writes, in order.
+var Kinds = []Kind{KindReport, KindPrefill, KindHeatmap, KindPerRequest}
+
+// Options choose how a picture is rendered.
+type Options struct {
+	Theme Theme // Light (default) or Dark
+	Scale int   // 1 (default) or 2 for high-density screens; at most 4
+}
+
+// DefaultOptions are the options WriteAll uses: light theme at 1×.
+func DefaultOptions() Options { return Options{Theme: Light, Scale: 1} }
+
+// check fills in defaults and rejects what cannot be drawn.
+func (o Options) check() (Options, error) {
+	if o.Theme == "" {
+		o.Theme = Light
+	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.Theme != Light && o.Theme != Dark {
+		return o, fmt.Errorf("unknown theme %q: use %q or %q", o.Theme, Light, Dark)
+	}
+	if o.Scale < 1 || o.Scale > 4 {
+		return o, fmt.Errorf("scale %d is out of range: use 1, 2, 3 or 4", o.Scale)
+	}
+	return o, nil
+}
+
+// Draw lays out one picture of a report.
+func Draw(kind Kind, r engine.Report, opts Options) (*Drawing, error) {
+	return DrawModel(kind, BuildModel(r), opts)
+}
+
+// DrawModel lays out one picture of an already built model.
+func DrawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
+	opts, err := opts.check()
+	if err != nil {
+		return nil, err
+	}
+	p := paletteFor(opts.Theme)
+	var d *Drawing
+	switch kind {
+	case KindReport:
+		d = layoutSheet(m, p)
+	case KindPrefill:
+		d = layoutLineFigure(m, m.Prefill, p)
+	case KindHeatmap:
+		d = layoutHeatmapFigure(m, m.Decode, p)
+	case KindPerRequest:
+		d = layoutLineFigure(m, m.PerRequest, p)
+	default:
+		return nil, fmt.Errorf("unknown chart %q: use one of %v", kind, Kinds)
+	}
+	// Whole logical pixels, so that 2× is exactly twice 1×.
+	d.height = math.Ceil(d.height)
+	return d, nil
+}
+
+// RenderPNG draws one picture of a report as PNG.
+func RenderPNG(kind Kind, r engine.Report, opts Options) ([]byte, error) {
+	d, err := Draw(kind, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	o, _ := opts.check()
+	return d.PNG(o.Scale)
+}
+
+// RenderSVG draws one picture of a report as SVG.
+func RenderSVG(kind Kind, r engine.Report, opts Options) ([]byte, error) {
+	d, err := Draw(kind, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	o, _ := opts.check()
+	return d.SVG(o.Scale)
+}
+
+// Render draws one picture of a report as an image, for display in the app.
+func Render(kind Kind, r engine.Report, opts Options) (image.Image, error) {
+	d, err := Draw(kind, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	o, _ := opts.check()
+	return d.Image(o.Scale), nil
+}
+
+// Heatmap draws the sustained-decode heatmap of a report. Invalid options
+// fall back to the defaults.
+func Heatmap(r engine.Report, opts Options) image.Image { return mustRender(KindHeatmap, r, opts) }
+
+// Prefill draws the prefill curve of a report.
+func Prefill(r engine.Report, opts Options) image.Image { return mustRender(KindPrefill, r, opts) }
+
+// PerRequest draws the per-request chart of a report.
+func PerRequest(r engine.Report, opts Options) image.Image {
+	return mustRender(KindPerRequest, r, opts)
+}
+
+// Sheet draws the full report sheet.
+func Sheet(r engine.Report, opts Options) image.Image { return mustRender(KindReport, r, opts) }
+
+func mustRender(kind Kind, r engine.Report, opts Options) image.Image {
+	if _, err := opts.check(); err != nil {
+		opts = DefaultOptions()
+	}
+	img, err := Render(kind, r, opts)
+	if err != nil {
+		// Every Kind passed here is known and opts are valid.
+		panic("charts: " + err.Error())
+	}
+	return img
+}

@@ -1,0 +1,148 @@
+package charts
+
+import (
+	"image"
+	"math"
+	"strconv"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// BuildDelta compares the decode cells of two runs: each cell holds the
+// change of total tok/s from a to b, on a diverging scale centred on 0.
+// A cell without a valid figure in either run shows that run's status
+// (b's first).
+func BuildDelta(a, b engine.Report) HeatmapModel {
+	h := HeatmapModel{
+		Title:     "Sustained decode: B vs A",
+		Subtitle:  "change in total tok/s per cell · blue is faster in B, red is slower",
+		RowHeader: "Context",
+	}
+	merged := engine.Report{Plan: b.Plan, Results: append(append([]engine.Result{}, a.Results...), b.Results...)}
+	merged.Plan.DecodeContexts = append(append([]int{}, a.Plan.DecodeContexts...), b.Plan.DecodeContexts...)
+	merged.Plan.Concurrency = append(append([]int{}, a.Plan.Concurrency...), b.Plan.Concurrency...)
+	ctxs, concs := decodeGrid(merged)
+	for _, c := range concs {
+		h.Cols = append(h.Cols, strconv.Itoa(c))
+	}
+	present := map[engine.Status]bool{}
+	maxAbs := 0.1
+	for _, ctx := range ctxs {
+		h.Rows = append(h.Rows, ctx.label)
+		var row []HeatCell
+		for _, conc := range concs {
+			cell := deltaCell(a, b, ctx.tokens, conc)
+			if cell.Status == engine.StatusValid {
+				maxAbs = math.Max(maxAbs, math.Abs(cell.Value))
+			} else {
+				present[cell.Status] = true
+			}
+			row = append(row, cell)
+		}
+		h.Cells = append(h.Cells, row)
+	}
+	maxAbs = niceCeil(maxAbs)
+	h.Scale = ColorScale{Label: "change", Min: -maxAbs, Max: maxAbs, Diverging: true}
+	for _, f := range []float64{-1, -0.5, 0, 0.5, 1} {
+		h.Scale.Ticks = append(h.Scale.Ticks, Tick{Value: f * maxAbs, Label: formatPercent(f * maxAbs)})
+	}
+	for i := range h.Cells {
+		for j := range h.Cells[i] {
+			if h.Cells[i][j].Status == engine.StatusValid {
+				h.Cells[i][j].Pos = h.Scale.pos(h.Cells[i][j].Value)
+			}
+		}
+	}
+	for _, s := range statusOrder {
+		if !present[s] {
+			continue
+		}
+		note := statusNote(s)
+		if s == engine.StatusPending {
+			note = "Not in A, Not in B: only one of the runs has this cell."
+		}
+		h.Legend = append(h.Legend, StatusNote{Status: s, Note: note})
+	}
+	h.Notes = []string{"Each cell: % change of B over A, then A → B in total tok/s. Cells without a valid figure in either run show that run's status."}
+	return h
+}
+
+func deltaCell(a, b engine.Report, ctx, conc int) HeatCell {
+	ra, okA := findDecode(a.Results, ctx, conc)
+	rb, okB := findDecode(b.Results, ctx, conc)
+	switch {
+	case !okB && !okA:
+		return HeatCell{Status: engine.StatusPending, Text: "Not measured"}
+	case !okB:
+		return HeatCell{Status: engine.StatusPending, Text: "Not in B"}
+	case !okA:
+		return HeatCell{Status: engine.StatusPending, Text: "Not in A"}
+	}
+	if !rb.Measured() || !ra.Measured() || ra.TotalTokPerSec <= 0 {
+		s := rb.Status
+		if rb.Measured() {
+			s = ra.Status
+		}
+		return HeatCell{Status: s, Text: string(s)}
+	}
+	change := rb.TotalTokPerSec/ra.TotalTokPerSec - 1
+	return HeatCell{
+		Status: engine.StatusValid,
+		Value:  change,
+		Text:   formatPercent(change),
+		Detail: report.TokPerSec(ra.TotalTokPerSec) + " → " + report.TokPerSec(rb.TotalTokPerSec),
+	}
+}
+
+// DrawDelta lays out the comparison heatmap of two runs.
+func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
+	opts, err := opts.check()
+	if err != nil {
+		return nil, err
+	}
+	p := paletteFor(opts.Theme)
+	ma, mb := BuildModel(a), BuildModel(b)
+	h := BuildDelta(a, b)
+	d := &Drawing{width: figureWidth, bg: p.bg}
+	x, w := figureMargin, figureWidth-2*figureMargin
+	hdr := mb.Header
+	if ma.Header.Simulated && !hdr.Simulated {
+		hdr = ma.Header
+	}
+	y := figureMargin - 8
+	d.text(x, y+26, h.Title, textStyle{size: 21, font: fontBold, color: p.text})
+	drawBadge(d, p, hdr, x+w, y+19, 12)
+	d.text(x, y+48, h.Subtitle, textStyle{size: 13, color: p.muted})
+	y += 70
+	for _, run := range []struct {
+		name string
+		m    Model
+	}{{"A", ma}, {"B", mb}} {
+		line := run.name + ": " + run.m.Header.Model + " · " + run.m.Header.EngineLine
+		if run.m.Header.Simulated {
+			line += " · " + run.m.Header.Badge
+		}
+		for _, l := range wrapText(line, fontRegular, 12, w) {
+			d.text(x, y, l, textStyle{size: 12, color: p.faint})
+			y += 16
+		}
+	}
+	y = drawHeatmap(d, p, h, x, y+6, w)
+	d.height = math.Ceil(y + figureBottomM)
+	return d, nil
+}
+
+// DeltaHeatmap draws the comparison heatmap of two runs (b against a).
+// Invalid options fall back to the defaults.
+func DeltaHeatmap(a, b engine.Report, opts Options) image.Image {
+	if _, err := opts.check(); err != nil {
+		opts = DefaultOptions()
+	}
+	d, err := DrawDelta(a, b, opts)
+	if err != nil {
+		panic("charts: " + err.Error()) // opts were checked above
+	}
+	o, _ := opts.check()
+	return d.Image(o.Scale)
+}

@@ -1,0 +1,14 @@
+// Package charts draws a Speed Matrix report the way people share it: the
+// prefill curve, the sustained-decode heatmap, the per-request trade-off
+// chart and the full report sheet, each as PNG and SVG, in a light and a
+// dark theme, at 1× or 2× scale.
+//
+// Drawing happens in three steps, each a pure function of the one before:
+// BuildModel turns an engine.Report into a Model (what to draw: series,
+// heatmap cells, table rows, already formatted as the seed reports format
+// them); a layout turns a Model into a Drawing (positioned rectangles,
+// lines and text in logical pixels); and the Drawing renders to PNG or SVG.
+// Tests check the Model and the Drawing, never font pixels.
+//
+// charts never imports Fyne: the app, the CLI and tests all use it headless.
+package charts

@@ -1,0 +1,58 @@
+package charts
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"speedmatrix/engine/report"
+)
+
+// Numbers are formatted by engine/report, as the seeds format them, so the
+// sheet, report.md and the app agree. The helpers below cover what only
+// the charts print.
+
+// Dash is what the seed reports print where a figure does not apply.
+const Dash = report.Dash
+
+// formatPrefillLabel formats prompt tok/s as the seeds' prefill list does:
+// whole numbers below 10,000 ("9,534"), thousands above ("40.4K").
+func formatPrefillLabel(v float64) string {
+	if math.Round(v*10)/10 >= 10000 {
+		return report.TokPerSec(v)
+	}
+	return wholeNumber(v)
+}
+
+// formatPerRequest formats the "Per request tok/s" column: one decimal and
+// no thousands separator, as the 3090 seed prints "2009.0".
+func formatPerRequest(v float64) string {
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// wholeNumber rounds v and writes it with thousands separators ("9,534").
+func wholeNumber(v float64) string { return report.Int(int(math.Round(v))) }
+
+// formatCompact writes axis ticks: "500", "2.5K", "40K", "1.2M".
+func formatCompact(v float64) string {
+	trim := func(f float64) string { return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0") }
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return trim(v/1e6) + "M"
+	case a >= 1e3:
+		return trim(v/1e3) + "K"
+	}
+	return trim(v)
+}
+
+// formatPercent formats a relative change with its sign ("+12.5%", "−3.0%").
+func formatPercent(frac float64) string {
+	p := math.Round(frac*1000) / 10
+	switch {
+	case p == 0:
+		return "0.0%"
+	case p > 0:
+		return "+" + strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	return "−" + strconv.FormatFloat(-p, 'f', 1, 64) + "%"
+}

@@ -1,0 +1,32 @@
+package charts
+
+// drawBadge draws the Measured / simulated pill with its right edge at x
+// and its vertical centre at cy; it returns the pill's width.
+func drawBadge(d *Drawing, p palette, h Header, x, cy float64, size float64) float64 {
+	bg, fg := p.measured, p.measuredText
+	if h.Simulated {
+		bg, fg = p.simulated, p.simulatedText
+	}
+	tw := textWidth(h.Badge, fontBold, size)
+	w, ht := tw+2*size, size*2
+	d.roundRect(x-w, cy-ht/2, w, ht, ht/2, bg, withAlpha(fg, 0.35), 1)
+	d.text(x-w/2, cy+size*0.36, h.Badge, textStyle{size: size, font: fontBold, anchor: anchorMiddle, color: fg})
+	return w
+}
+
+// drawChartHeader draws a standalone chart's title, caption and the run it
+// comes from (with its Measured / simulated badge); it returns the y below.
+func drawChartHeader(d *Drawing, p palette, m Model, title, subtitle string, x, y, w float64) float64 {
+	d.text(x, y+26, title, textStyle{size: 21, font: fontBold, color: p.text})
+	drawBadge(d, p, m.Header, x+w, y+19, 12)
+	d.text(x, y+48, subtitle, textStyle{size: 13, color: p.muted})
+	caption := m.Header.Model
+	if m.Header.EngineLine != "" {
+		caption += " · " + m.Header.EngineLine
+	}
+	lines := wrapText(caption, fontRegular, 12, w)
+	for i, l := range lines {
+		d.text(x, y+68+float64(i)*16, l, textStyle{size: 12, color: p.faint})
+	}
+	return y + 68 + float64(len(lines)-1)*16 + 14
+}

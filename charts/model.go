@@ -1,0 +1,167 @@
+package charts
+
+import "speedmatrix/engine"
+
+// Model is what a report sheet shows, already formatted the way the seed
+// reports format it. Layouts position it; nothing in it depends on fonts.
+type Model struct {
+	Header      Header       `json:"header"`
+	Sections    []Section    `json:"sections"`               // Hardware, Engine, Run
+	Launch      []string     `json:"launch,omitempty"`       // launch command, one entry per line
+	Prefill     LineChart    `json:"prefill"`                // prompt tok/s and TTFT by context
+	PrefillRows []PrefillRow `json:"prefill_rows,omitempty"` // the seeds' prefill list
+	Decode      HeatmapModel `json:"decode"`                 // total tok/s by context × concurrency
+	PerRequest  LineChart    `json:"per_request"`            // per-request tok/s by concurrency
+	Table       Table        `json:"table"`                  // All measurements
+}
+
+// Header is the top of the sheet.
+type Header struct {
+	Title      string `json:"title"`       // "Speed test matrix"
+	Model      string `json:"model"`       // "gemma-4-E2B-it on RTX 3090 24GB"
+	EngineLine string `json:"engine_line"` // "vllm · 0.32.0 · NVFP4"
+	MatrixLine string `json:"matrix_line"` // "6 contexts (0–248K) × 8 concurrency levels (1–128) · prefill at 8K, …"
+	Badge      string `json:"badge"`       // "Measured" or "simulated (profile rtx3090)"
+	Simulated  bool   `json:"simulated,omitempty"`
+	// Notice is set for a partial run ("Partial run: 12 of 45 cells finished").
+	Notice string `json:"notice,omitempty"`
+}
+
+// Section is a titled list of key/value lines (Hardware, Engine, Run).
+type Section struct {
+	Title string `json:"title"`
+	Rows  []KV   `json:"rows"`
+}
+
+// KV is one line of a Section.
+type KV struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// PrefillRow is one line of the seeds' prefill list: "8K context", "40.4K", "203 ms TTFT".
+type PrefillRow struct {
+	Context   string `json:"context"`
+	TokPerSec string `json:"tok_s"`
+	TTFT      string `json:"ttft"`
+}
+
+// Tick is one labelled position on an axis or colour bar.
+type Tick struct {
+	Value float64 `json:"value"`
+	Label string  `json:"label"`
+}
+
+// Axis is a value axis of a LineChart. Min and Max bound the drawn range.
+type Axis struct {
+	Label string  `json:"label"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Log   bool    `json:"log,omitempty"` // logarithmic (values spread over more than 10×)
+	Ticks []Tick  `json:"ticks"`
+}
+
+// Point is one data point, with the label drawn next to it (may be empty).
+type Point struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Label string  `json:"label,omitempty"`
+	// Gap is set when a cell between this point and the one before has no
+	// valid figure: the line is not drawn across it.
+	Gap bool `json:"gap,omitempty"`
+}
+
+// Series is one line of a LineChart.
+type Series struct {
+	Name string `json:"name"`
+	// Axis is 0 for the left value axis and 1 for the right one.
+	Axis   int  `json:"axis"`
+	Dashed bool `json:"dashed,omitempty"`
+	// Color names the series colour: "primary", "secondary", or "ramp:F"
+	// for position F (0–1) along the theme's sequential ramp.
+	Color  string  `json:"color"`
+	Points []Point `json:"points"`
+}
+
+// LineChart is a chart of series over a log₂ x axis.
+type LineChart struct {
+	Title    string   `json:"title"`
+	Subtitle string   `json:"subtitle"`
+	XLabel   string   `json:"x_label"`
+	XMin     float64  `json:"x_min"`
+	XMax     float64  `json:"x_max"`
+	XTicks   []Tick   `json:"x_ticks"`
+	Axes     []Axis   `json:"axes"` // left, then right when a series uses it
+	Series   []Series `json:"series"`
+	// LabelPoints says whether every point's label is drawn; otherwise only
+	// the last point of each series is labelled.
+	LabelPoints bool   `json:"label_points"`
+	Empty       string `json:"empty,omitempty"` // shown instead of the plot when there is no data
+}
+
+// HeatmapModel is the decode matrix: one row per context, one column per
+// concurrency level.
+type HeatmapModel struct {
+	Title     string       `json:"title"`
+	Subtitle  string       `json:"subtitle"`
+	RowHeader string       `json:"row_header"` // "Context"
+	Rows      []string     `json:"rows"`
+	Cols      []string     `json:"cols"`
+	Cells     [][]HeatCell `json:"cells"` // [row][col]
+	Scale     ColorScale   `json:"scale"`
+	// Legend lists the statuses other than Valid present in the cells, in
+	// a fixed order, with the seeds' wording of each.
+	Legend []StatusNote `json:"legend,omitempty"`
+	Notes  []string     `json:"notes,omitempty"` // lines under the legend (the TTFT note)
+}
+
+// StatusNote explains one status drawn in a heatmap.
+type StatusNote struct {
+	Status engine.Status `json:"status"`
+	Note   string        `json:"note"`
+}
+
+// HeatCell is one cell of a HeatmapModel.
+type HeatCell struct {
+	Status engine.Status `json:"status"`
+	Value  float64       `json:"value,omitempty"`
+	Text   string        `json:"text"`             // "1,237.5" or the status ("Over capacity")
+	Detail string        `json:"detail,omitempty"` // "128 ms TTFT"
+	// Pos is the cell's position (0–1) on the colour map; only cells with a
+	// Valid status are coloured.
+	Pos float64 `json:"pos"`
+}
+
+// ColorScale maps cell values to colour-map positions.
+type ColorScale struct {
+	Label     string  `json:"label"`
+	Min       float64 `json:"min"`
+	Max       float64 `json:"max"`
+	Log       bool    `json:"log,omitempty"`
+	Diverging bool    `json:"diverging,omitempty"` // centred on zero (DeltaHeatmap)
+	Ticks     []Tick  `json:"ticks"`
+}
+
+// Table is the seeds' "All measurements" table.
+type Table struct {
+	Title       string     `json:"title"`
+	NotesBefore []string   `json:"notes_before,omitempty"`
+	Columns     []Column   `json:"columns"`
+	Rows        []TableRow `json:"rows"`
+	NotesAfter  []string   `json:"notes_after,omitempty"`
+	// Errors holds the server's message for each Failed cell:
+	// "Sustained decode 8K × 16: …", as report.md lists them.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Column is a table column; numbers are right-aligned.
+type Column struct {
+	Title string `json:"title"`
+	Right bool   `json:"right,omitempty"`
+}
+
+// TableRow is one measurement, formatted.
+type TableRow struct {
+	Status engine.Status `json:"status"`
+	Cells  []string      `json:"cells"`
+}

@@ -1,0 +1,202 @@
+package charts
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+)
+
+func TestFormats(t *testing.T) {
+	cases := []struct {
+		got, want string
+	}{
+		{formatPrefillLabel(9534), "9,534"},
+		{formatPrefillLabel(40400), "40.4K"},
+		{formatPrefillLabel(16000), "16K"},
+		{formatPerRequest(2009), "2009.0"},
+		{formatPerRequest(169.74), "169.7"},
+		{formatCompact(2500), "2.5K"},
+		{formatCompact(500), "500"},
+		{formatCompact(1.5e6), "1.5M"},
+		{formatPercent(0.125), "+12.5%"},
+		{formatPercent(-0.03), "−3.0%"},
+		{formatPercent(0.0001), "0.0%"},
+		{formatMsTick(20000)(15000), "15 s"},
+		{formatMsTick(5000)(2500), "2,500 ms"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestViridisIsPerceptual checks the colour map's defining property: its
+// lightness rises steadily, so a higher tok/s always reads as brighter.
+func TestViridisIsPerceptual(t *testing.T) {
+	prev := -1.0
+	for i := 0; i <= 100; i++ {
+		l := luminance(colorAt(viridisStops, float64(i)/100))
+		if l <= prev {
+			t.Fatalf("luminance falls at %d%%: %.4f after %.4f", i, l, prev)
+		}
+		prev = l
+	}
+	if colorAt(viridisStops, 0) != viridisStops[0] || colorAt(viridisStops, 1) != viridisStops[10] || colorAt(viridisStops, 2) != viridisStops[10] {
+		t.Error("the ends of the map are not its first and last stops")
+	}
+	if mid := colorAt(divergingStops, 0.5); luminance(mid) < 0.85 {
+		t.Errorf("the diverging map's centre %v is not near white", mid)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	if o, err := (Options{}).check(); err != nil || o.Theme != Light || o.Scale != 1 {
+		t.Errorf("zero options: %+v, %v", o, err)
+	}
+	for _, o := range []Options{{Theme: "sepia"}, {Scale: 5}, {Scale: -1}} {
+		if _, err := Draw(KindHeatmap, engine.Report{}, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	if _, err := Draw("pie", engine.Report{}, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "decode-heatmap") {
+		t.Errorf("unknown kind: %v", err)
+	}
+	if w, _ := Heatmap(engine.Report{}, Options{Theme: "sepia"}).Bounds().Size().X, 0; w != int(figureWidth) {
+		t.Errorf("bad options do not fall back to the defaults: width %d", w)
+	}
+}
+
+// TestEmptyAndPartialReports draws a report with nothing in it and one cut
+// short: every picture renders and says what is missing.
+func TestEmptyAndPartialReports(t *testing.T) {
+	partial := loadSeed(t, "seed000")
+	partial.Run.Complete = false
+	partial.Results = partial.Results[:8]
+	for name, r := range map[string]engine.Report{"empty": {}, "partial": partial} {
+		m := BuildModel(r)
+		for _, kind := range Kinds {
+			d, err := DrawModel(kind, m, DefaultOptions())
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, kind, err)
+			}
+			if _, h := d.Size(); h <= 0 {
+				t.Errorf("%s %s: height %d", name, kind, h)
+			}
+		}
+	}
+	if m := BuildModel(engine.Report{Run: engine.RunInfo{Complete: true}}); m.Prefill.Empty == "" || m.PerRequest.Empty == "" {
+		t.Error("an empty report's charts do not say they are empty")
+	}
+	m := BuildModel(partial)
+	if m.Header.Notice != "Partial run: 8 of 46 cells finished" {
+		t.Errorf("notice %q", m.Header.Notice)
+	}
+	// The plan's decode grid stays whole: cells not run yet are Pending.
+	if got := m.Decode.Cells[1][0]; got.Status != engine.StatusPending || got.Text != "Pending" {
+		t.Errorf("cell not measured yet: %+v", got)
+	}
+	if len(m.Decode.Rows) != 5 || len(m.Decode.Cols) != 8 {
+		t.Errorf("grid %d×%d, want the plan's 5×8", len(m.Decode.Rows), len(m.Decode.Cols))
+	}
+}
+
+// TestSimulatedIsLabelled: a run against the simulator says so in the
+// badge, a banner and the Engine section of every picture.
+func TestSimulatedIsLabelled(t *testing.T) {
+	r := loadSeed(t, "seed003")
+	r.Engine.Simulated, r.Engine.SimProfile = true, "rtx3090"
+	m := BuildModel(r)
+	if m.Header.Badge != "simulated (profile rtx3090)" || !m.Header.Simulated {
+		t.Errorf("header %+v", m.Header)
+	}
+	for _, kind := range Kinds {
+		d, _ := DrawModel(kind, m, DefaultOptions())
+		if !strings.Contains(strings.Join(d.Texts(), "\n"), "simulated (profile rtx3090)") {
+			t.Errorf("%s does not say simulated", kind)
+		}
+	}
+	engineSec := m.Sections[1]
+	if last := engineSec.Rows[len(engineSec.Rows)-1]; last != (KV{"Simulated", "simulated (profile rtx3090)"}) {
+		t.Errorf("Engine section ends with %+v", last)
+	}
+}
+
+func TestDelta(t *testing.T) {
+	a := loadSeed(t, "seed000")
+	b := loadSeed(t, "seed000")
+	b.Results = append([]engine.Result{}, b.Results...)
+	for i := range b.Results {
+		b.Results[i].TotalTokPerSec *= 1.1
+	}
+	h := BuildDelta(a, b)
+	if !h.Scale.Diverging || h.Scale.Min != -h.Scale.Max {
+		t.Errorf("scale %+v is not diverging around 0", h.Scale)
+	}
+	c := h.Cells[0][3] // 8K × 8
+	if c.Text != "+10.0%" || c.Detail != "1,237.5 → 1,361.3" || c.Pos <= 0.5 {
+		t.Errorf("8K×8: %+v", c)
+	}
+	if over := h.Cells[4][7]; over.Status != engine.StatusOverCapacity {
+		t.Errorf("123K×128: %+v", over)
+	}
+	same := BuildDelta(a, a)
+	if c := same.Cells[2][2]; c.Text != "0.0%" || math.Abs(c.Pos-0.5) > 1e-9 {
+		t.Errorf("no change: %+v", c)
+	}
+	other := BuildDelta(loadSeed(t, "seed003"), a)
+	if got := other.Cells[0][0].Text; got != "Not in B" {
+		t.Errorf("context 0 is only in A, cell says %q", got)
+	}
+}
+
+// TestUnderfilledIsMarked flags a cell whose server held fewer requests
+// than asked, as report.md does, and explains the mark.
+func TestUnderfilledIsMarked(t *testing.T) {
+	r := loadSeed(t, "seed000")
+	for i := range r.Results {
+		if r.Results[i].Phase == engine.PhaseDecode && r.Results[i].Concurrency == 128 && r.Results[i].ContextTokens == 8*engine.K {
+			r.Results[i].Underfilled = true
+		}
+	}
+	h := BuildModel(r).Decode
+	if got := h.Cells[0][7].Detail; got != "1,147 ms TTFT *" {
+		t.Errorf("underfilled cell detail %q", got)
+	}
+	if len(h.Notes) != 2 || !strings.HasPrefix(h.Notes[0], "Underfilled (*)") {
+		t.Errorf("notes %q", h.Notes)
+	}
+}
+
+// TestFailedCellsShowTheirError: a Failed cell is hatched in the heatmap,
+// explained in the legend, and the server's message is listed under the
+// table and drawn.
+func TestFailedCellsShowTheirError(t *testing.T) {
+	r := loadSeed(t, "seed000")
+	for i := range r.Results {
+		res := &r.Results[i]
+		if res.Phase == engine.PhaseDecode && res.ContextTokens == 16*engine.K && res.Concurrency == 32 {
+			res.Status, res.Error = engine.StatusFailed, "HTTP 500: CUDA out of memory"
+		}
+	}
+	m := BuildModel(r)
+	if c := m.Decode.Cells[1][5]; c.Status != engine.StatusFailed || c.Text != "Failed" || c.Detail != "" {
+		t.Errorf("failed cell %+v", c)
+	}
+	if want := "Sustained decode 16K × 32: HTTP 500: CUDA out of memory"; len(m.Table.Errors) != 1 || m.Table.Errors[0] != want {
+		t.Errorf("errors %q", m.Table.Errors)
+	}
+	var notes []string
+	for _, l := range m.Decode.Legend {
+		notes = append(notes, l.Note)
+	}
+	if strings.Join(notes, "|") != engine.NoteOverCapacity+"|"+engine.NoteFailed {
+		t.Errorf("legend %q", notes)
+	}
+	d, _ := DrawModel(KindReport, m, DefaultOptions())
+	if !strings.Contains(strings.Join(d.Texts(), "\n"), "CUDA out of memory") {
+		t.Error("the error is not drawn")
+	}
+}

@@ -1,0 +1,159 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// maxBodyBytes bounds what is read from a non-streaming answer; /tokenize of
+// a long prompt is the largest, at about 10 bytes per token.
+const maxBodyBytes = 64 << 20
+
+// Model is one model the server serves.
+type Model struct {
+	ID          string
+	MaxModelLen int // vLLM's max_model_len; 0 when the server does not say
+}
+
+// Models lists the served models (GET /v1/models).
+func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	var out struct {
+		Data []struct {
+			ID          string `json:"id"`
+			MaxModelLen int    `json:"max_model_len"`
+		} `json:"data"`
+	}
+	if err := c.doJSON(ctx, http.MethodGet, "/v1/models", nil, &out, ""); err != nil {
+		return nil, err
+	}
+	models := make([]Model, len(out.Data))
+	for i, d := range out.Data {
+		models[i] = Model{ID: d.ID, MaxModelLen: d.MaxModelLen}
+	}
+	return models, nil
+}
+
+// Health returns nil when GET /health answers 200.
+func (c *Client) Health(ctx context.Context) error {
+	return c.doJSON(ctx, http.MethodGet, "/health", nil, nil, "")
+}
+
+// Version returns the server's version (GET /version).
+func (c *Client) Version(ctx context.Context) (string, error) {
+	var out struct {
+		Version string `json:"version"`
+	}
+	err := c.doJSON(ctx, http.MethodGet, "/version", nil, &out, "")
+	return out.Version, err
+}
+
+// Tokenize returns the token ids of text (POST /tokenize), with the
+// server's default special tokens. It returns ErrNotSupported when the
+// server has no /tokenize.
+func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error) {
+	in := struct {
+		Model  string `json:"model"`
+		Prompt string `json:"prompt"`
+	}{model, text}
+	var out struct {
+		Tokens []int `json:"tokens"`
+		Count  int   `json:"count"`
+	}
+	if err := c.doJSON(ctx, http.MethodPost, "/tokenize", in, &out, model); err != nil {
+		return nil, err
+	}
+	return out.Tokens, nil
+}
+
+// Detokenize returns the text of ids (POST /detokenize). It returns
+// ErrNotSupported when the server has no /detokenize.
+func (c *Client) Detokenize(ctx context.Context, model string, ids []int) (string, error) {
+	in := struct {
+		Model  string `json:"model"`
+		Tokens []int  `json:"tokens"`
+	}{model, ids}
+	if in.Tokens == nil {
+		in.Tokens = []int{}
+	}
+	var out struct {
+		Prompt string `json:"prompt"`
+	}
+	err := c.doJSON(ctx, http.MethodPost, "/detokenize", in, &out, model)
+	return out.Prompt, err
+}
+
+// newRequest builds a request to path with the API key and, when body is
+// not nil, a JSON body.
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: check --endpoint", method, path, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	return req, nil
+}
+
+// doJSON sends in (if not nil) as JSON and decodes a 200 answer into out
+// (if not nil). model names the model the request is about, for errors.
+func (c *Client) doJSON(ctx context.Context, method, path string, in, out any, model string) error {
+	endpoint := method + " " + path
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("%s: encode request: %w", endpoint, err)
+		}
+	}
+	req, err := c.newRequest(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return transportError(ctx, endpoint, c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return c.answerError(ctx, resp, endpoint, model)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBodyBytes)).Decode(out); err != nil {
+		return fmt.Errorf("%s: %w: the answer is not the expected JSON (%v): check that --endpoint is an OpenAI-compatible server", endpoint, ErrMalformed, err)
+	}
+	return nil
+}
+
+// answerError reads an error answer into an APIError. For an unknown
+// model it also asks /v1/models which ones exist, so the message can say.
+func (c *Client) answerError(ctx context.Context, resp *http.Response, endpoint, model string) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	e := parseErrorBody(resp.StatusCode, body)
+	e.Endpoint, e.Model = endpoint, model
+	if e.modelNotFound() && model != "" {
+		lookup, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if models, err := c.Models(lookup); err == nil {
+			for _, m := range models {
+				e.Available = append(e.Available, m.ID)
+			}
+		}
+	}
+	return e
+}

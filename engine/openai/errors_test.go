@@ -1,0 +1,115 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestStreamErrorAnswers(t *testing.T) {
+	models := `{"object":"list","data":[{"id":"gemma","object":"model","max_model_len":131072},{"id":"qwen","object":"model","max_model_len":32768}]}`
+	for _, tc := range []struct {
+		name       string
+		status     int
+		body       string
+		sentinel   error
+		mentioning []string
+	}{
+		{"401 vLLM", 401, `{"error":"Unauthorized"}`, ErrUnauthorized,
+			[]string{"rejected the API key (401)", "--api-key-env"}},
+		{"404 model, new shape", 404, `{"error":{"message":"The model ` + "`nope`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}}`, ErrModelNotFound,
+			[]string{`no model "nope" (404)`, `pick one of "gemma", "qwen" with --model`}},
+		{"400 context, old shape", 400, `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 4200 tokens (104 in the messages, 4096 in the completion).\nPlease reduce the length.","type":"BadRequestError","param":null,"code":400}`, ErrContextTooLong,
+			[]string{"maximum context length is 2048", "(400): lower the context or the max output"}},
+		{"400 max_model_len", 400, `{"error":{"message":"'max_tokens' is too large: 4096. The prompt plus max_tokens exceed max_model_len 8192.","type":"BadRequestError","code":400}}`, ErrContextTooLong,
+			[]string{"max_model_len 8192", "lower the context"}},
+		{"404 endpoint", 404, `{"detail":"Not Found"}`, ErrNotSupported,
+			[]string{"POST /v1/chat/completions: the server answered 404 (Not Found): it does not serve this endpoint: check --endpoint"}},
+		{"500 plain text", 500, "Internal Server Error\n", nil,
+			[]string{"answered 500: Internal Server Error: check the server log"}},
+		{"422 validation", 422, `{"detail":[{"loc":["body","max_tokens"],"msg":"Input should be a valid integer","type":"int_parsing"}]}`, nil,
+			[]string{"answered 422: Input should be a valid integer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, models) })
+			mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, tc.body)
+			})
+			c := testClient(t, mux)
+			c.APIKey = "sk-secret-key"
+			_, err := c.Stream(context.Background(), StreamRequest{Model: "nope", Prompt: "hi"}, nil)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != tc.status {
+				t.Fatalf("err = %v, want an APIError with status %d", err, tc.status)
+			}
+			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tc.sentinel)
+			}
+			for _, other := range []error{ErrUnauthorized, ErrModelNotFound, ErrContextTooLong, ErrNotSupported} {
+				if other != tc.sentinel && errors.Is(err, other) {
+					t.Errorf("errors.Is(%v, %v) = true, want false", err, other)
+				}
+			}
+			msg := err.Error()
+			for _, m := range tc.mentioning {
+				if !strings.Contains(msg, m) {
+					t.Errorf("message %q does not mention %q", msg, m)
+				}
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, "sk-secret-key") {
+				t.Errorf("message %q: want one line without the API key", msg)
+			}
+		})
+	}
+}
+
+func TestUnknownModelWithoutList(t *testing.T) {
+	e := parseErrorBody(404, []byte(`{"object":"error","message":"The model does not exist.","type":"NotFoundError","code":404}`))
+	if !errors.Is(e, ErrModelNotFound) || !strings.Contains(e.Error(), "pick one listed by /v1/models with --model") {
+		t.Fatalf("got %q; want ErrModelNotFound pointing at /v1/models", e)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	_ = l.Close() // nothing listens there now: connection refused
+	c := New(url, "sk-secret-key")
+	checks := map[string]error{}
+	_, checks["Stream"] = c.Stream(context.Background(), StreamRequest{Model: "m"}, nil)
+	_, checks["Models"] = c.Models(context.Background())
+	checks["Health"] = c.Health(context.Background())
+	_, checks["Metrics"] = c.Metrics(context.Background())
+	for name, err := range checks {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if !errors.Is(err, ErrUnreachable) || !strings.Contains(msg, "cannot reach "+url+": is the server running? check --endpoint") ||
+			strings.Contains(msg, "\n") || strings.Contains(msg, "sk-secret-key") {
+			t.Errorf("%s: err = %q; want one line saying the server cannot be reached", name, msg)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	long := strings.Repeat("é", 400)
+	for in, want := range map[string]string{
+		"a\nb\r\n  c\t d": "a b c d",
+		"":                "",
+		long:              long[:300] + "…",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%.20q) = %.40q, want %.40q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Sample is one line of Prometheus text: a metric name, its labels and its value.
+type Sample struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+}
+
+// Metrics is what Speed Matrix reads from a vLLM /metrics page. Aggregates
+// skip NaN samples.
+type Metrics struct {
+	Running, Waiting float64 // vllm:num_requests_running / _waiting, summed over label sets
+	// KVCacheUsage is vllm:kv_cache_usage_perc (0..1; older vLLM:
+	// vllm:gpu_cache_usage_perc), the largest over label sets.
+	KVCacheUsage float64
+	// NumGPUBlocks and BlockSize are labels of vllm:cache_config_info;
+	// blocks are summed over engines (data parallel ranks).
+	NumGPUBlocks, BlockSize             int
+	GenerationTokens, PromptTokens      float64  // vllm:generation_tokens_total, vllm:prompt_tokens_total
+	PrefixCacheHits, PrefixCacheQueries float64  // vllm:prefix_cache_hits[_total], vllm:prefix_cache_queries[_total]
+	Samples                             []Sample // every sample parsed
+}
+
+// KVCacheTokens is the server's KV cache size in tokens
+// (NumGPUBlocks × BlockSize), 0 when unknown.
+func (m Metrics) KVCacheTokens() int { return m.NumGPUBlocks * m.BlockSize }
+
+// Metrics scrapes and parses GET /metrics. Lines that do not parse are
+// skipped; it fails only when the page holds no sample at all.
+func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return Metrics{}, err
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return Metrics{}, transportError(ctx, "GET /metrics", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Metrics{}, c.answerError(ctx, resp, "GET /metrics", "")
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	if err != nil {
+		return Metrics{}, fmt.Errorf("GET /metrics: %w", err)
+	}
+	m, err := ParseMetrics(string(body))
+	if err != nil && len(m.Samples) == 0 {
+		return m, fmt.Errorf("GET /metrics: %w: check that --endpoint is a vLLM server", err)
+	}
+	return m, nil
+}
+
+// metricsAcc holds what needs all samples before it becomes a figure.
+type metricsAcc struct {
+	kvNew, kvOld                float64
+	hasKVNew, hasKVOld          bool
+	hits, hitsTotal             float64
+	queries, queriesTotal       float64
+	hasHitsTotal, hasQueryTotal bool
+}
+
+// ParseMetrics parses Prometheus text exposition format (and the
+// OpenMetrics variant). It returns every sample that parses, and an error
+// (ErrMalformed) naming the first line that does not.
+func ParseMetrics(text string) (Metrics, error) {
+	var m Metrics
+	var acc metricsAcc
+	var firstErr error
+	for n := 1; text != ""; n++ {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		s, err := parseSample(line)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%w: metrics line %d: %v", ErrMalformed, n, err)
+			}
+			continue
+		}
+		m.Samples = append(m.Samples, s)
+		if !math.IsNaN(s.Value) {
+			m.add(s, &acc)
+		}
+	}
+	m.finish(&acc)
+	return m, firstErr
+}
+
+func (m *Metrics) add(s Sample, acc *metricsAcc) {
+	v := s.Value
+	switch s.Name {
+	case "vllm:num_requests_running":
+		m.Running += v
+	case "vllm:num_requests_waiting":
+		m.Waiting += v
+	case "vllm:kv_cache_usage_perc":
+		acc.kvNew, acc.hasKVNew = maxSeen(acc.kvNew, acc.hasKVNew, v), true
+	case "vllm:gpu_cache_usage_perc":
+		acc.kvOld, acc.hasKVOld = maxSeen(acc.kvOld, acc.hasKVOld, v), true
+	case "vllm:cache_config_info":
+		blocks, _ := strconv.Atoi(s.Labels["num_gpu_blocks"])
+		m.NumGPUBlocks += blocks
+		if size, err := strconv.Atoi(s.Labels["block_size"]); err == nil && m.BlockSize == 0 {
+			m.BlockSize = size
+		}
+	case "vllm:generation_tokens_total":
+		m.GenerationTokens += v
+	case "vllm:prompt_tokens_total":
+		m.PromptTokens += v
+	case "vllm:prefix_cache_hits_total":
+		acc.hitsTotal, acc.hasHitsTotal = acc.hitsTotal+v, true
+	case "vllm:prefix_cache_hits":
+		acc.hits += v
+	case "vllm:prefix_cache_queries_total":
+		acc.queriesTotal, acc.hasQueryTotal = acc.queriesTotal+v, true
+	case "vllm:prefix_cache_queries":
+		acc.queries += v
+	}
+}
+
+// finish settles the figures that have an old and a new name: the new
+// name wins when both are there, so nothing is counted twice.
+func (m *Metrics) finish(acc *metricsAcc) {
+	switch {
+	case acc.hasKVNew:
+		m.KVCacheUsage = acc.kvNew
+	case acc.hasKVOld:
+		m.KVCacheUsage = acc.kvOld
+	}
+	m.PrefixCacheHits = acc.hits
+	if acc.hasHitsTotal {
+		m.PrefixCacheHits = acc.hitsTotal
+	}
+	m.PrefixCacheQueries = acc.queries
+	if acc.hasQueryTotal {
+		m.PrefixCacheQueries = acc.queriesTotal
+	}
+}
+
+func maxSeen(cur float64, seen bool, v float64) float64 {
+	if !seen || v > cur {
+		return v
+	}
+	return cur
+}

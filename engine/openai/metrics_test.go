@@ -1,0 +1,139 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const vllmV1Metrics = `# HELP vllm:num_requests_running Number of requests in model execution batches.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="gemma"} 3.0
+vllm:num_requests_running{engine="1",model_name="gemma"} 2.0
+# HELP vllm:num_requests_waiting Number of requests waiting to be processed.
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="gemma"} 1.0
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="gemma"} 0.25
+vllm:kv_cache_usage_perc{engine="1",model_name="gemma"} 0.5
+# TYPE vllm:prefix_cache_queries counter
+vllm:prefix_cache_queries_total{engine="0",model_name="gemma"} 1000.0
+vllm:prefix_cache_queries_created{engine="0",model_name="gemma"} 1.7e+09
+vllm:prefix_cache_hits_total{engine="0",model_name="gemma"} 250.0
+vllm:prompt_tokens_total{engine="0",model_name="gemma"} 12345.0
+vllm:generation_tokens_total{engine="0",model_name="gemma"} 678.0
+vllm:generation_tokens_total{engine="1",model_name="gemma"} 22.0
+# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig
+# TYPE vllm:cache_config_info gauge
+vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.83",num_cpu_blocks="None",num_gpu_blocks="52000"} 1.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="gemma"} 5.0
+vllm:time_to_first_token_seconds_sum{engine="0",model_name="gemma"} 1.5 1700000000000
+`
+
+// metricsCases is the table of /metrics texts, shared by the parser test
+// and the seeds of FuzzParseMetrics.
+var metricsCases = []struct {
+	name    string
+	in      string
+	want    Metrics // Samples not compared
+	samples int
+	err     bool
+}{
+	{name: "vLLM v1, two engines", in: vllmV1Metrics, samples: 14, want: Metrics{
+		Running: 5, Waiting: 1, KVCacheUsage: 0.5, NumGPUBlocks: 52000, BlockSize: 16,
+		GenerationTokens: 700, PromptTokens: 12345, PrefixCacheHits: 250, PrefixCacheQueries: 1000}},
+	{name: "older names", samples: 4, in: "vllm:gpu_cache_usage_perc{model_name=\"m\"} 0.125\nvllm:prefix_cache_hits{a=\"b\"} 3\nvllm:prefix_cache_queries 9\nvllm:num_requests_running 1\n",
+		want: Metrics{KVCacheUsage: 0.125, PrefixCacheHits: 3, PrefixCacheQueries: 9, Running: 1}},
+	{name: "new names win over old", samples: 4, in: "vllm:gpu_cache_usage_perc 0.9\nvllm:kv_cache_usage_perc 0.1\nvllm:prefix_cache_hits 5\nvllm:prefix_cache_hits_total 7\n",
+		want: Metrics{KVCacheUsage: 0.1, PrefixCacheHits: 7}},
+	{name: "escaped label values, CRLF, spaces", samples: 2, in: "vllm:num_requests_waiting{path=\"a\\\"b\\\\c\\nd\" , x=\"}\"} 4\r\n  vllm:num_requests_waiting{} +Inf  \r\n",
+		want: Metrics{Waiting: math.Inf(1)}},
+	{name: "NaN is kept but not summed", samples: 2, in: "vllm:num_requests_running NaN\nvllm:num_requests_running 2\n",
+		want: Metrics{Running: 2}},
+	{name: "OpenMetrics EOF and exemplar", samples: 2, in: "vllm:generation_tokens_total{a=\"1\"} 10 # {trace_id=\"x\"} 1\nvllm:prompt_tokens_total 3 1700000000.5\n# EOF\n",
+		want: Metrics{GenerationTokens: 10, PromptTokens: 3}},
+	{name: "quoted name in braces", samples: 1, in: "{\"vllm:num_requests_running\", engine=\"0\"} 4\n",
+		want: Metrics{Running: 4}},
+	{name: "bad lines are skipped with an error", samples: 1, err: true,
+		in:   "vllm:num_requests_running{a=\"x} 1\nvllm:num_requests_running 1 2 3\nvllm:num_requests_waiting 7\n9bad 1\nvllm:x one\n",
+		want: Metrics{Waiting: 7}},
+	{name: "empty", in: ""},
+}
+
+func TestParseMetrics(t *testing.T) {
+	for _, tc := range metricsCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseMetrics(tc.in)
+			if tc.err != (err != nil) || (err != nil && !errors.Is(err, ErrMalformed)) {
+				t.Fatalf("err = %v, want error: %v", err, tc.err)
+			}
+			if len(got.Samples) != tc.samples {
+				t.Errorf("%d samples, want %d: %+v", len(got.Samples), tc.samples, got.Samples)
+			}
+			got.Samples = nil
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseMetricsLabels(t *testing.T) {
+	m, err := ParseMetrics(`vllm:num_requests_waiting{path="a\"b\\c\nd",x="}",y="q\z"} 4 1700000000000`)
+	want := map[string]string{"path": "a\"b\\c\nd", "x": "}", "y": "qz"}
+	if err != nil || len(m.Samples) != 1 || fmt.Sprint(m.Samples[0].Labels) != fmt.Sprint(want) || m.Samples[0].Value != 4 {
+		t.Fatalf("samples %+v, err %v; want labels %q and value 4", m.Samples, err, want)
+	}
+	if m.KVCacheTokens() != 0 {
+		t.Fatalf("KVCacheTokens = %d with no cache_config_info, want 0", m.KVCacheTokens())
+	}
+	m, _ = ParseMetrics(vllmV1Metrics)
+	if m.KVCacheTokens() != 52000*16 {
+		t.Fatalf("KVCacheTokens = %d, want %d", m.KVCacheTokens(), 52000*16)
+	}
+}
+
+// formatSample writes s back as a line of Prometheus text.
+func formatSample(s Sample) string {
+	keys := make([]string, 0, len(s.Labels))
+	for k := range s.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	var b strings.Builder
+	b.WriteString(`"` + esc.Replace(s.Name) + `"`)
+	for _, k := range keys {
+		fmt.Fprintf(&b, `,"%s"="%s"`, esc.Replace(k), esc.Replace(s.Labels[k]))
+	}
+	return "{" + b.String() + "} " + strconv.FormatFloat(s.Value, 'g', -1, 64)
+}
+
+// FuzzParseMetrics: no panic; the figures agree with the samples; every
+// sample, written back out, parses to itself.
+func FuzzParseMetrics(f *testing.F) {
+	for _, tc := range metricsCases {
+		f.Add(tc.in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, _ := ParseMetrics(in)
+		running := 0.0
+		for _, s := range m.Samples {
+			if s.Name == "vllm:num_requests_running" && !math.IsNaN(s.Value) {
+				running += s.Value
+			}
+			line := formatSample(s)
+			back, err := ParseMetrics(line)
+			if err != nil || len(back.Samples) != 1 || formatSample(back.Samples[0]) != line {
+				t.Fatalf("%q parsed from %q does not parse back (%v): %+v", line, in, err, back.Samples)
+			}
+		}
+		if running != m.Running && !(math.IsNaN(running) && math.IsNaN(m.Running)) {
+			t.Fatalf("Running = %v, samples sum to %v", m.Running, running)
+		}
+	})
+}

@@ -1,0 +1,247 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+)
+
+// The two APIs Stream can use.
+const (
+	APIChat        = "chat"        // POST /v1/chat/completions
+	APICompletions = "completions" // POST /v1/completions
+)
+
+// StreamRequest is one streaming generation.
+type StreamRequest struct {
+	API            string // APIChat (one user message) or APICompletions; empty means chat
+	Model          string
+	Prompt         string // text prompt
+	PromptTokenIDs []int  // completions only: sent as "prompt": [ids...] instead of Prompt
+	MaxTokens      int
+	MinTokens      int
+	IgnoreEOS      bool // vLLM extension "ignore_eos"
+	// ContinuousUsage asks for usage in every chunk (vLLM's
+	// continuous_usage_stats); include_usage is always sent.
+	ContinuousUsage bool
+	Temperature     float64
+}
+
+// Usage is the token accounting the server reports.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Chunk is one event of a stream.
+type Chunk struct {
+	Arrived time.Time // when the read that completed this event returned
+	// Content is the delta text: chat delta.content, or completions
+	// choices[0].text.
+	Content string
+	// Reasoning is chat delta.reasoning_content, or delta.reasoning when
+	// the former is empty.
+	Reasoning    string
+	Usage        *Usage // non-nil when the chunk carried usage (continuous or final)
+	FinishReason string
+}
+
+// StreamStats sums up a stream.
+type StreamStats struct {
+	Sent time.Time // just before the request was written
+	// FirstToken is the arrival of the first chunk with text, or with usage
+	// counting a completion token; zero if none came.
+	FirstToken   time.Time
+	End          time.Time // arrival of the last event (or when the stream failed)
+	Usage        *Usage    // the last usage seen
+	FinishReason string    // the last finish_reason seen
+	Chunks       int       // data events parsed, [DONE] excluded
+	SawDone      bool      // the stream ended with data: [DONE]
+}
+
+// drainAfterDone bounds how long Stream waits for the end of the response
+// after [DONE]; reading it lets the connection be reused.
+const drainAfterDone = 250 * time.Millisecond
+
+// Stream sends req and calls onChunk (if not nil) for every chunk, in
+// order, on the calling goroutine. It returns when the stream ends, fails,
+// stalls for Client.IdleTimeout (from the moment the request is sent, so it
+// also bounds the wait for the first byte), or ctx is done.
+//
+// A stream that ends without [DONE] returns SawDone false and no error when
+// a finish_reason was seen, and ErrIncomplete otherwise. The stats are
+// filled in as far as the stream got, also when an error is returned.
+func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chunk)) (StreamStats, error) {
+	path, body, err := streamBody(req)
+	if err != nil {
+		return StreamStats{}, err
+	}
+	endpoint := "POST " + path
+	reqCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hreq, err := c.newRequest(reqCtx, http.MethodPost, path, body)
+	if err != nil {
+		return StreamStats{}, err
+	}
+	hreq.Header.Set("Accept", "text/event-stream")
+
+	var st StreamStats
+	st.Sent = time.Now()
+	wd := startWatchdog(st.Sent, c.idleTimeout(), cancel)
+	defer wd.stop()
+	resp, err := c.httpClient().Do(hreq)
+	if err != nil {
+		st.End = time.Now()
+		if wd.fired() {
+			return st, wd.err(endpoint)
+		}
+		return st, transportError(ctx, endpoint, c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		st.End = time.Now()
+		return st, c.answerError(ctx, resp, endpoint, req.Model)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		st.End = time.Now()
+		return st, fmt.Errorf("%s: %w: the server answered with JSON instead of an event stream: check that --endpoint is an OpenAI-compatible server", endpoint, ErrMalformed)
+	}
+	r := newSSEReader(resp.Body, wd.touch)
+	err = readStream(r, &st, onChunk)
+	if st.SawDone {
+		wd.shorten(drainAfterDone)
+		for err == nil {
+			_, _, err = r.next()
+		}
+		return st, nil
+	}
+	return st, streamError(ctx, wd, endpoint, &st, err)
+}
+
+// readStream reads events into st until [DONE], the end of the stream or
+// an error.
+func readStream(r *sseReader, st *StreamStats, onChunk func(Chunk)) error {
+	for {
+		data, at, err := r.next()
+		if err != nil {
+			return err
+		}
+		st.End = at
+		if len(data) == 0 {
+			continue
+		}
+		if string(data) == "[DONE]" {
+			st.SawDone = true
+			return nil
+		}
+		f, err := parseChunk(data)
+		if err != nil {
+			return err
+		}
+		st.Chunks++
+		ch := f.chunk()
+		ch.Arrived = at
+		if st.FirstToken.IsZero() && (ch.Content != "" || ch.Reasoning != "" || ch.Usage != nil && ch.Usage.CompletionTokens > 0) {
+			st.FirstToken = at
+		}
+		if ch.Usage != nil {
+			st.Usage = ch.Usage
+		}
+		if ch.FinishReason != "" {
+			st.FinishReason = ch.FinishReason
+		}
+		if onChunk != nil {
+			onChunk(ch)
+		}
+	}
+}
+
+// streamError explains why a stream ended without [DONE]; nil when it
+// ended cleanly after a finish_reason.
+func streamError(ctx context.Context, wd *watchdog, endpoint string, st *StreamStats, err error) error {
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &apiErr):
+		apiErr.Endpoint = endpoint
+		return apiErr
+	case errors.Is(err, ErrMalformed):
+		return fmt.Errorf("%s: %w", endpoint, err)
+	case wd.fired():
+		st.End = time.Now()
+		return wd.err(endpoint)
+	case ctx.Err() != nil:
+		st.End = time.Now()
+		return fmt.Errorf("%s: %w", endpoint, ctx.Err())
+	case st.FinishReason != "":
+		return nil
+	case err == io.EOF && st.Chunks == 0:
+		return fmt.Errorf("%s: %w: the server ended the answer without sending any event: check that --endpoint is an OpenAI-compatible server",
+			endpoint, ErrIncomplete)
+	case err == io.EOF:
+		return fmt.Errorf("%s: %w: the server closed the stream after %d chunks without a finish_reason or [DONE]: check the server log",
+			endpoint, ErrIncomplete, st.Chunks)
+	}
+	return fmt.Errorf("%s: %w: the stream broke after %d chunks (%v): check the server log", endpoint, ErrIncomplete, st.Chunks, err)
+}
+
+type wireMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type wireStreamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats,omitempty"`
+}
+
+type wireRequest struct {
+	Model         string            `json:"model"`
+	Messages      []wireMessage     `json:"messages,omitempty"`
+	Prompt        any               `json:"prompt,omitempty"`
+	MaxTokens     int               `json:"max_tokens,omitempty"`
+	MinTokens     int               `json:"min_tokens,omitempty"`
+	IgnoreEOS     bool              `json:"ignore_eos,omitempty"`
+	Temperature   float64           `json:"temperature"`
+	Stream        bool              `json:"stream"`
+	StreamOptions wireStreamOptions `json:"stream_options"`
+}
+
+// streamBody returns the path and JSON body of req.
+func streamBody(req StreamRequest) (string, []byte, error) {
+	w := wireRequest{
+		Model: req.Model, MaxTokens: req.MaxTokens, MinTokens: req.MinTokens,
+		IgnoreEOS: req.IgnoreEOS, Temperature: req.Temperature, Stream: true,
+		StreamOptions: wireStreamOptions{IncludeUsage: true, ContinuousUsageStats: req.ContinuousUsage},
+	}
+	var path string
+	switch req.API {
+	case APIChat, "":
+		if req.PromptTokenIDs != nil {
+			return "", nil, errors.New("stream: token id prompts need the completions API: use --api completions")
+		}
+		path = "/v1/chat/completions"
+		w.Messages = []wireMessage{{Role: "user", Content: req.Prompt}}
+	case APICompletions:
+		path = "/v1/completions"
+		w.Prompt = req.Prompt
+		if req.PromptTokenIDs != nil {
+			w.Prompt = req.PromptTokenIDs
+		}
+	default:
+		return "", nil, fmt.Errorf("stream: unknown API %q: use chat or completions", req.API)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return "", nil, fmt.Errorf("stream: encode request: %w", err)
+	}
+	return path, buf.Bytes(), nil
+}

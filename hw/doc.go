@@ -1,0 +1,11 @@
+// Package hw detects the machine a benchmark runs on and samples what its
+// hardware does during a run: NVIDIA GPUs through NVML (go-nvml), the host
+// (CPU, RAM, OS, kernel) through gopsutil. It never imports Fyne, so the CLI,
+// the app and tests share it.
+//
+// NVML is reached only through a session that exists after a successful
+// nvml.Init: after a failed Init the library may not be loaded, and calling
+// any other NVML function then kills the process with a symbol lookup error.
+// A machine without NVIDIA's driver gets ErrNoNVML with the reason, and the
+// host part of Hardware is still filled.
+package hw

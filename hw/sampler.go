@@ -1,0 +1,174 @@
+package hw
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"speedmatrix/engine"
+)
+
+// DefaultSampleInterval is how often a Sampler reads the hardware.
+const DefaultSampleInterval = time.Second
+
+// DefaultHistory is how far back a Sampler keeps samples.
+const DefaultHistory = 2 * time.Hour
+
+// Sampler reads GPU and CPU telemetry every interval into a bounded ring of
+// samples, and summarises any window of it for the engine (it implements
+// engine.TelemetrySource) and the latest sample for the live UI. Without
+// NVML it samples the CPU only.
+type Sampler struct {
+	interval time.Duration
+	clock    Clock
+	newSrc   func() Source
+
+	mu      sync.Mutex
+	ring    ring
+	cancel  context.CancelFunc
+	done    chan struct{}
+	stopped bool
+}
+
+var _ engine.TelemetrySource = (*Sampler)(nil)
+
+// Source reads the hardware once; the Sampler stamps the sample's Time.
+type Source interface {
+	Read() Sample
+	Close() error
+}
+
+// Clock is the Sampler's time: the system clock, or a fake in tests.
+type Clock interface {
+	Now() time.Time
+	// NewTicker returns a channel that receives every d, and its stop func.
+	NewTicker(d time.Duration) (<-chan time.Time, func())
+}
+
+// SamplerOption configures NewSampler.
+type SamplerOption func(*Sampler)
+
+// WithSource makes the Sampler read src instead of NVML and the host CPU;
+// Stop closes it.
+func WithSource(src Source) SamplerOption {
+	return func(s *Sampler) { s.newSrc = func() Source { return src } }
+}
+
+// WithClock makes the Sampler tick and stamp samples by c.
+func WithClock(c Clock) SamplerOption {
+	return func(s *Sampler) { s.clock = c }
+}
+
+// WithCapacity keeps at most n samples (default: DefaultHistory / interval).
+func WithCapacity(n int) SamplerOption {
+	return func(s *Sampler) { s.ring = newRing(n) }
+}
+
+// NewSampler makes a Sampler that reads every interval (DefaultSampleInterval
+// when interval <= 0) once started. It opens nothing until Start.
+func NewSampler(interval time.Duration, opts ...SamplerOption) *Sampler {
+	if interval <= 0 {
+		interval = DefaultSampleInterval
+	}
+	s := &Sampler{
+		interval: interval,
+		clock:    systemClock{},
+		newSrc:   func() Source { return newSystemSource(defaultLibrary()) },
+		ring:     newRing(int(DefaultHistory / interval)),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Start opens the source and samples now and then every interval until ctx
+// is done or Stop is called. Starting a started Sampler does nothing; a
+// stopped one cannot be restarted.
+func (s *Sampler) Start(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done != nil || s.stopped {
+		return
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	go s.loop(ctx, s.done)
+}
+
+// loop opens the source (NVML's Init can take a second on a big machine, so
+// not under the lock) and samples until ctx is done.
+func (s *Sampler) loop(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	src := s.newSrc()
+	defer src.Close()
+	tick, stopTick := s.clock.NewTicker(s.interval)
+	defer stopTick()
+	s.record(src, s.clock.Now())
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case at := <-tick:
+			s.record(src, at)
+		}
+	}
+}
+
+// record stores a sample stamped with the tick that asked for it.
+func (s *Sampler) record(src Source, at time.Time) {
+	smp := src.Read()
+	smp.Time = at
+	s.mu.Lock()
+	s.ring.push(smp)
+	s.mu.Unlock()
+}
+
+// Stop ends sampling, waits for the sampling goroutine and closes the
+// source. The samples stay available to Summary and Latest.
+func (s *Sampler) Stop() {
+	s.mu.Lock()
+	s.stopped = true
+	cancel, done := s.cancel, s.done
+	s.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-done
+}
+
+// Latest returns the newest sample, and false before the first one.
+func (s *Sampler) Latest() (Sample, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	smp, ok := s.ring.last()
+	if !ok {
+		return Sample{}, false
+	}
+	smp.GPUs = append([]GPUSample(nil), smp.GPUs...)
+	return smp, true
+}
+
+// Summary gives the averages and peaks of the samples taken in [from, to],
+// or nil when there are none.
+func (s *Sampler) Summary(from, to time.Time) *engine.Telemetry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var sum summary
+	s.ring.each(func(smp Sample) {
+		if !smp.Time.Before(from) && !smp.Time.After(to) {
+			sum.add(smp)
+		}
+	})
+	return sum.telemetry()
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) NewTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
