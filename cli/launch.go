@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/vllm"
+)
+
+// Wires `run --launch` to launchTarget (run_target.go declares launcher).
+func init() { launcher = launchTarget }
+
+// launchTarget starts the vLLM server described by the server.toml at path,
+// shows its start-up log on stderr until it is ready, and returns the target
+// to measure (with the Engine section and Launch command of what it started,
+// this machine's hardware and telemetry) and a func that stops the server.
+// On error nothing is left running. The server also stops when ctx ends.
+func launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
+	cfg, err := vllm.LoadConfig(path)
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	s, err := vllm.Launch(ctx, cfg)
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	fmt.Fprintf(stderr, "starting vLLM (full log: %s):\n  %s\n", s.LogPath(), s.Display())
+	echo := &startupEcho{w: stderr}
+	unsubscribe := s.Subscribe(echo.line)
+	err = s.WaitReady(ctx)
+	unsubscribe()
+	echo.close()
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	t := s.Target()
+	fmt.Fprintf(stderr, "vLLM %s is ready at %s serving %s (KV cache %d tokens)\n",
+		t.Header.Engine.Version, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
+
+	// The server runs on this machine: describe its hardware and sample it
+	// as for a local --endpoint.
+	local, stopTelemetry, err := endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey)
+	if err != nil {
+		_ = s.Stop()
+		return engine.Target{}, nil, err
+	}
+	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
+	stop := func() {
+		stopTelemetry()
+		if err := s.Stop(); err != nil {
+			fmt.Fprintf(stderr, "speedmatrix: %v\n", err)
+		}
+	}
+	return t, stop, nil
+}
+
+// startupEcho copies the server's log lines to w until close; the lines
+// arrive on the log reader's goroutine.
+type startupEcho struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (e *startupEcho) line(l string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.closed {
+		fmt.Fprintf(e.w, "vllm| %s\n", l)
+	}
+}
+
+func (e *startupEcho) close() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+}

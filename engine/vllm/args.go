@@ -1,0 +1,240 @@
+package vllm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Redacted replaces secrets (API keys, tokens) wherever a command is shown.
+const Redacted = "<redacted>"
+
+// containerHFCache is where the vllm/vllm-openai image looks for the HF cache.
+const containerHFCache = "/root/.cache/huggingface"
+
+// Args is the argument list of `vllm` for cfg, starting with "serve MODEL",
+// in the order the seed reports show. It is pure: it neither reads the
+// environment nor generates a key (Launch does that first).
+func Args(cfg ServerConfig) []string {
+	return serveArgs(cfg, cfg.Host)
+}
+
+// serveArgs builds the serve arguments with the address vLLM itself binds.
+func serveArgs(cfg ServerConfig, listenHost string) []string {
+	a := []string{"serve", cfg.Model}
+	str := func(flag, v string) {
+		if v != "" {
+			a = append(a, flag, v)
+		}
+	}
+	num := func(flag string, v int) {
+		if v > 0 {
+			a = append(a, flag, strconv.Itoa(v))
+		}
+	}
+	str("--served-model-name", cfg.ServedModelName)
+	str("--revision", cfg.Revision)
+	if cfg.TrustRemoteCode {
+		a = append(a, "--trust-remote-code")
+	}
+	num("--tensor-parallel-size", cfg.TensorParallelSize)
+	num("--pipeline-parallel-size", cfg.PipelineParallelSize)
+	str("--reasoning-parser", cfg.ReasoningParser)
+	if cfg.ToolCallParser != "" {
+		a = append(a, "--enable-auto-tool-choice", "--tool-call-parser", cfg.ToolCallParser)
+	}
+	num("--max-model-len", cfg.MaxModelLen)
+	if cfg.GPUMemoryUtilization > 0 {
+		a = append(a, "--gpu-memory-utilization", strconv.FormatFloat(cfg.GPUMemoryUtilization, 'f', -1, 64))
+	}
+	num("--max-num-seqs", cfg.MaxNumSeqs)
+	str("--quantization", cfg.Quantization)
+	str("--dtype", cfg.DType)
+	str("--kv-cache-dtype", cfg.KVCacheDType)
+	if p := cfg.EnablePrefixCaching; p != nil {
+		if *p {
+			a = append(a, "--enable-prefix-caching")
+		} else {
+			a = append(a, "--no-enable-prefix-caching")
+		}
+	}
+	str("--attention-backend", cfg.AttentionBackend)
+	str("--host", listenHost)
+	if cfg.Port > 0 {
+		a = append(a, "--port", strconv.Itoa(cfg.Port))
+	}
+	str("--api-key", cfg.APIKey)
+	if cfg.AsyncScheduling {
+		a = append(a, "--async-scheduling")
+	}
+	return append(a, cfg.ExtraArgs...)
+}
+
+// ContainerName is the docker container name used for cfg's server; it is
+// derived from the port so that a leftover container is easy to find.
+func ContainerName(cfg ServerConfig) string {
+	return "speedmatrix-vllm-" + strconv.Itoa(cfg.Port)
+}
+
+// Command is the full argv that runs cfg's server (argv[0] is the program):
+// the executable with Args, or `docker run ...` with the image. The
+// environment of an exec runner is not part of it (see Environ).
+func Command(cfg ServerConfig) []string {
+	if cfg.Runner != RunnerDocker {
+		exe := cfg.Executable
+		if exe == "" {
+			exe = DefaultExecutable
+		}
+		return append([]string{exe}, Args(cfg)...)
+	}
+	a := []string{"docker", "run", "--rm", "--name", ContainerName(cfg),
+		"--gpus", "all", "--ipc=host",
+		"-p", fmt.Sprintf("%s:%d:%d", bracketIPv6(cfg.Host), cfg.Port, cfg.Port)}
+	if cfg.HFCache != "" {
+		a = append(a, "-v", cfg.HFCache+":"+containerHFCache)
+	}
+	if _, ok := cfg.Env["HF_TOKEN"]; !ok {
+		// Passes our HF_TOKEN, if set, without writing it on the command line.
+		a = append(a, "-e", "HF_TOKEN")
+	}
+	for _, k := range sortedKeys(cfg.Env) {
+		a = append(a, "-e", k+"="+cfg.Env[k])
+	}
+	a = append(a, cfg.DockerImage)
+	// The image's entrypoint is `vllm serve`; inside the container vLLM must
+	// listen on all interfaces for the port mapping to reach it.
+	return append(a, serveArgs(cfg, "0.0.0.0")[1:]...)
+}
+
+// Environ is the environment of cfg's process: base plus cfg.Env (which wins).
+func Environ(cfg ServerConfig, base []string) []string {
+	env := make([]string, 0, len(base)+len(cfg.Env))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, override := cfg.Env[k]; !override {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range sortedKeys(cfg.Env) {
+		env = append(env, k+"="+cfg.Env[k])
+	}
+	return env
+}
+
+// Display is the shell-quoted command line of cfg as the report's "Launch
+// command" shows it: `env A=B ...` first for an exec runner's variables, a
+// path under the home directory written "$HOME/...", and every secret (the
+// API key, --api-key in extra args, variables named like *KEY* or *TOKEN*)
+// shown as <redacted>.
+func Display(cfg ServerConfig) string {
+	home, _ := os.UserHomeDir()
+	return displayWith(cfg, home)
+}
+
+// displayWith is Display with the home directory given (pure, for tests).
+func displayWith(cfg ServerConfig, home string) string {
+	var words []string
+	if cfg.Runner != RunnerDocker && len(cfg.Env) > 0 {
+		words = append(words, "env")
+		for _, k := range sortedKeys(cfg.Env) {
+			words = append(words, envWord(k, cfg.Env[k], home))
+		}
+	}
+	argv := Command(cfg)
+	redactNext := false
+	for i, w := range argv {
+		switch {
+		case redactNext:
+			words = append(words, Redacted)
+			redactNext = false
+			continue
+		case isSecretFlag(w):
+			redactNext = true
+		case strings.HasPrefix(w, "--") && strings.Contains(w, "=") && isSecretFlag(w[:strings.Index(w, "=")]):
+			w = w[:strings.Index(w, "=")+1] + Redacted
+			words = append(words, w)
+			continue
+		case i > 0 && argv[i-1] == "-e" && cfg.Runner == RunnerDocker:
+			if k, v, ok := strings.Cut(w, "="); ok {
+				words = append(words, envWord(k, v, home))
+				continue
+			}
+		}
+		words = append(words, shellWord(w, home))
+	}
+	return strings.Join(words, " ")
+}
+
+// isSecretFlag reports whether a flag's value is a secret.
+func isSecretFlag(flag string) bool {
+	return flag == "--api-key" || flag == "--hf-token"
+}
+
+// isSecretName reports whether an environment variable holds a secret.
+func isSecretName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
+		if strings.Contains(u, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// envWord is K=V for a shell, with a secret's value redacted.
+func envWord(k, v, home string) string {
+	if isSecretName(k) && v != "" {
+		return shellWord(k, home) + "=" + Redacted
+	}
+	return shellWord(k, home) + "=" + shellWord(v, home)
+}
+
+// shellWord quotes w for a POSIX shell only where needed; a path under home
+// becomes "$HOME/...".
+func shellWord(w, home string) string {
+	if w == "" {
+		return "''"
+	}
+	if home != "" && home != "/" {
+		prefix := filepath.Clean(home) + "/"
+		if rest, ok := strings.CutPrefix(w, prefix); ok && !strings.ContainsAny(rest, "\"$`\\!") {
+			return `"$HOME/` + rest + `"`
+		}
+	}
+	if isPlain(w) {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// isPlain reports whether w needs no quoting in a POSIX shell.
+func isPlain(w string) bool {
+	for _, r := range w {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("-_./:=,+@%", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func bracketIPv6(host string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

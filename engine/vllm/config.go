@@ -1,0 +1,232 @@
+package vllm
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Runner says how the server is run.
+type Runner string
+
+// The two ways to run vLLM.
+const (
+	RunnerExec   Runner = "exec"   // a `vllm` executable on PATH or in a venv
+	RunnerDocker Runner = "docker" // `docker run` of a vllm/vllm-openai image
+)
+
+// Defaults applied by WithDefaults.
+const (
+	DefaultHost           = "127.0.0.1"
+	DefaultPort           = 8000
+	DefaultExecutable     = "vllm"
+	DefaultDockerImage    = "vllm/vllm-openai:latest"
+	DefaultStartupTimeout = 20 * time.Minute // model downloads are slow
+	DefaultStopGrace      = 15 * time.Second
+)
+
+// ServerConfig is everything needed to build and run one `vllm serve`
+// command. Zero values mean "vLLM's default" (the flag is left out), except
+// for the fields WithDefaults fills in.
+type ServerConfig struct {
+	Runner      Runner `toml:"runner"`       // "exec" (default) or "docker"
+	Executable  string `toml:"executable"`   // exec: `vllm` on PATH or a venv's bin/vllm
+	DockerImage string `toml:"docker_image"` // docker: vllm/vllm-openai:TAG
+	HFCache     string `toml:"hf_cache"`     // docker: host dir mounted at /root/.cache/huggingface
+
+	Model           string `toml:"model"` // HF id or local path
+	ServedModelName string `toml:"served_model_name"`
+	Revision        string `toml:"revision"`
+
+	TensorParallelSize   int     `toml:"tensor_parallel_size"`
+	PipelineParallelSize int     `toml:"pipeline_parallel_size"`
+	MaxModelLen          int     `toml:"max_model_len"`
+	GPUMemoryUtilization float64 `toml:"gpu_memory_utilization"` // fraction 0..1
+	Quantization         string  `toml:"quantization"`
+	DType                string  `toml:"dtype"`
+	KVCacheDType         string  `toml:"kv_cache_dtype"`
+	MaxNumSeqs           int     `toml:"max_num_seqs"`
+	// EnablePrefixCaching is nil for vLLM's default, else on or off.
+	EnablePrefixCaching *bool  `toml:"enable_prefix_caching"`
+	AttentionBackend    string `toml:"attention_backend"`
+	AsyncScheduling     bool   `toml:"async_scheduling"`
+	TrustRemoteCode     bool   `toml:"trust_remote_code"`
+	ReasoningParser     string `toml:"reasoning_parser"`
+	// ToolCallParser, when set, also adds --enable-auto-tool-choice.
+	ToolCallParser string `toml:"tool_call_parser"`
+
+	Host string `toml:"host"` // where the API listens; default 127.0.0.1
+	Port int    `toml:"port"` // default 8000
+	// APIKey is required of every client; Launch generates one when empty.
+	APIKey    string            `toml:"api_key"`
+	ExtraArgs []string          `toml:"extra_args"` // appended verbatim
+	Env       map[string]string `toml:"env"`        // added to the server's environment
+
+	// StartupTimeout bounds the wait for readiness (default 20 min).
+	StartupTimeout time.Duration `toml:"startup_timeout"`
+	// StopGrace is how long Stop waits after SIGINT, and again after SIGTERM.
+	StopGrace time.Duration `toml:"stop_grace"`
+	// LogDir receives the server's log file (default os.TempDir()).
+	LogDir string `toml:"log_dir"`
+}
+
+// LoadConfig reads a ServerConfig from a TOML file with snake_case keys.
+// Unknown keys are an error naming the key. The result has defaults applied
+// and is validated.
+func LoadConfig(path string) (ServerConfig, error) {
+	var cfg ServerConfig
+	md, err := toml.DecodeFile(path, &cfg)
+	if err != nil {
+		return ServerConfig{}, fmt.Errorf("read server config %s: %w", path, err)
+	}
+	if keys := md.Undecoded(); len(keys) > 0 {
+		return ServerConfig{}, fmt.Errorf("read server config %s: unknown key %q: remove it or fix its spelling (keys are snake_case, e.g. max_model_len)", path, keys[0].String())
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return ServerConfig{}, fmt.Errorf("server config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// WithDefaults returns cfg with the runner, executable or image, host, port,
+// time-outs and HF cache filled in where they are empty.
+func (cfg ServerConfig) WithDefaults() ServerConfig {
+	if cfg.Runner == "" {
+		cfg.Runner = RunnerExec
+	}
+	if cfg.Executable == "" {
+		cfg.Executable = DefaultExecutable
+	}
+	if cfg.Runner == RunnerDocker && cfg.DockerImage == "" {
+		cfg.DockerImage = DefaultDockerImage
+	}
+	if cfg.Runner == RunnerDocker && cfg.HFCache == "" {
+		cfg.HFCache = HFHome()
+	}
+	if cfg.Host == "" {
+		cfg.Host = DefaultHost
+	}
+	if cfg.Port == 0 {
+		cfg.Port = DefaultPort
+	}
+	if cfg.StartupTimeout == 0 {
+		cfg.StartupTimeout = DefaultStartupTimeout
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = DefaultStopGrace
+	}
+	return cfg
+}
+
+// Validate reports every setting that cannot work, each saying what to change.
+func (cfg ServerConfig) Validate() error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if strings.TrimSpace(cfg.Model) == "" {
+		add("model is empty: set model to a Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
+	}
+	switch cfg.Runner {
+	case "", RunnerExec:
+	case RunnerDocker:
+		if cfg.DockerImage != "" && strings.ContainsAny(cfg.DockerImage, " \t") {
+			add("docker_image %q contains spaces: use an image reference like vllm/vllm-openai:v0.11.0", cfg.DockerImage)
+		}
+	default:
+		add("runner %q is unknown: use \"exec\" or \"docker\"", cfg.Runner)
+	}
+	if cfg.Port < 0 || cfg.Port > 65535 {
+		add("port %d is out of range: use 1-65535", cfg.Port)
+	}
+	if cfg.Host != "" && net.ParseIP(cfg.Host) == nil && cfg.Host != "localhost" {
+		add("host %q is not an IP address: use 127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces)", cfg.Host)
+	}
+	if g := cfg.GPUMemoryUtilization; g != 0 && (g <= 0 || g > 1 || math.IsNaN(g)) {
+		add("gpu_memory_utilization %g is out of range: use a fraction between 0 and 1, e.g. 0.9", g)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"tensor_parallel_size", cfg.TensorParallelSize}, {"pipeline_parallel_size", cfg.PipelineParallelSize},
+		{"max_model_len", cfg.MaxModelLen}, {"max_num_seqs", cfg.MaxNumSeqs},
+	} {
+		if f.v < 0 {
+			add("%s %d is negative: use a positive number or leave it out", f.name, f.v)
+		}
+	}
+	if cfg.StartupTimeout < 0 || cfg.StopGrace < 0 {
+		add("startup_timeout and stop_grace must not be negative")
+	}
+	for k := range cfg.Env {
+		if k == "" || strings.ContainsAny(k, "= \t\n") {
+			add("env key %q is not a valid variable name", k)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ServedName is the name clients use for the model: ServedModelName, or
+// Model when that is empty (as vLLM does).
+func (cfg ServerConfig) ServedName() string {
+	if cfg.ServedModelName != "" {
+		return cfg.ServedModelName
+	}
+	return cfg.Model
+}
+
+// BaseURL is where clients reach the server: a wildcard host (0.0.0.0, ::)
+// is reached on the loopback address.
+func (cfg ServerConfig) BaseURL() string {
+	host := cfg.Host
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(cfg.Port))
+}
+
+// NewAPIKey returns a fresh random API key from crypto/rand.
+func NewAPIKey() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate api key: %w", err)
+	}
+	return "sm-" + hex.EncodeToString(b), nil
+}
+
+// HFHome is the Hugging Face home directory: $HF_HOME, else
+// $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface.
+func HFHome() string {
+	if h := os.Getenv("HF_HOME"); h != "" {
+		return h
+	}
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+		return filepath.Join(x, "huggingface")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".cache", "huggingface")
+	}
+	return filepath.Join(home, ".cache", "huggingface")
+}
+
+// HubCacheDir is where Hugging Face keeps downloaded models: $HF_HUB_CACHE,
+// else HFHome()/hub.
+func HubCacheDir() string {
+	if h := os.Getenv("HF_HUB_CACHE"); h != "" {
+		return h
+	}
+	return filepath.Join(HFHome(), "hub")
+}

@@ -1,0 +1,23 @@
+// Package vllm builds, starts, watches and stops a `vllm serve` process.
+//
+// The pure half turns a ServerConfig into the exact command line (Args,
+// Command, Display), suggests settings from the hardware (Suggest) and reads
+// what vLLM prints while it starts (LogFacts, Diagnose). The process half
+// (Launch, Start, Server) runs that command in its own process group, keeps
+// its log in a file and a ring buffer, waits until /health and /v1/models
+// answer, and makes sure no GPU-holding process outlives a Stop or a crash
+// of the app.
+//
+// A server.toml for LoadConfig (`speedmatrix run --launch server.toml`)
+// holds the ServerConfig fields in snake_case:
+//
+//	executable = "/home/me/venv/bin/vllm"   # or runner = "docker" with docker_image
+//	model = "RedHatAI/gemma-4-E2B-it"
+//	served_model_name = "gemma"
+//	max_model_len = 131072
+//	gpu_memory_utilization = 0.83
+//	max_num_seqs = 128
+//	extra_args = ["--language-model-only"]
+//	[env]
+//	MAX_JOBS = "2"
+package vllm

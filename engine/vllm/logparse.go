@@ -1,0 +1,112 @@
+package vllm
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LogFacts is what vLLM said about itself while starting, gathered line by
+// line from its log.
+type LogFacts struct {
+	Version string // e.g. "0.30.1rc1.dev452+g73a583112"
+	Commit  string // from a "+g<sha>" version suffix
+	// KVCacheTokens is from "GPU KV cache size: N tokens".
+	KVCacheTokens int
+	// MaxConcurrency is from "Maximum concurrency for N tokens per request: Xx";
+	// ConcurrencyTokens is that N (vLLM's max model length).
+	MaxConcurrency    float64
+	ConcurrencyTokens int
+	Quantization      string // from the engine config line; "" when None
+	DType             string // from the engine config line, e.g. "bfloat16"
+	// Started is set by "Application startup complete".
+	Started bool
+	// Fatal is the first start-up error recognised in the log.
+	Fatal *Fatal
+}
+
+var (
+	ansiRE    = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+	versionRE = regexp.MustCompile(`(?:vLLM (?:API )?server version|vLLM version|LLM engine \(v|█\s+version)\s*([0-9][0-9A-Za-z.+\-]*)`)
+	commitRE  = regexp.MustCompile(`\+g([0-9a-f]{7,40})`)
+	kvRE      = regexp.MustCompile(`GPU KV cache size:\s*([0-9][0-9,]*)\s*tokens`)
+	concRE    = regexp.MustCompile(`Maximum (?:[A-Za-z ]+ )?concurrency for\s*([0-9][0-9,]*)\s*tokens per request:\s*([0-9][0-9.,]*)x`)
+	quantRE   = regexp.MustCompile(`\bquantization=([^,\s]+)`)
+	dtypeRE   = regexp.MustCompile(`\bdtype=(?:torch\.)?([A-Za-z0-9_]+)`)
+)
+
+// ParseLog gathers the facts of a whole log text.
+func ParseLog(text string) LogFacts {
+	var f LogFacts
+	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		f.Add(line)
+	}
+	return f
+}
+
+// Add updates f from one log line. Earlier facts win over later ones, except
+// for the KV cache figures, which vLLM prints once per engine: the last wins.
+func (f *LogFacts) Add(line string) {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = ansiRE.ReplaceAllString(line, "")
+	}
+	if f.Version == "" && (strings.Contains(line, "version") || strings.Contains(line, "LLM engine")) {
+		if m := versionRE.FindStringSubmatch(line); m != nil {
+			f.Version = strings.TrimRight(m[1], ".-+")
+			f.Commit = CommitFromVersion(f.Version)
+		}
+	}
+	if strings.Contains(line, "KV cache size") {
+		if m := kvRE.FindStringSubmatch(line); m != nil {
+			if n, ok := parseCommaInt(m[1]); ok {
+				f.KVCacheTokens = n
+			}
+		}
+	}
+	if strings.Contains(line, "concurrency for") {
+		f.addConcurrency(line)
+	}
+	if strings.Contains(line, "with config:") {
+		if m := quantRE.FindStringSubmatch(line); m != nil && f.Quantization == "" && m[1] != "None" {
+			f.Quantization = strings.Trim(m[1], `'"`)
+		}
+		if m := dtypeRE.FindStringSubmatch(line); m != nil && f.DType == "" {
+			f.DType = m[1]
+		}
+	}
+	if strings.Contains(line, "Application startup complete") {
+		f.Started = true
+	}
+	if f.Fatal == nil {
+		if d, ok := Diagnose(line); ok {
+			f.Fatal = &d
+		}
+	}
+}
+
+func (f *LogFacts) addConcurrency(line string) {
+	m := concRE.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	n, ok := parseCommaInt(m[1])
+	x, err := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
+	if ok && err == nil {
+		f.ConcurrencyTokens, f.MaxConcurrency = n, x
+	}
+}
+
+// CommitFromVersion returns the git commit in a development version such as
+// "0.30.1rc1.dev452+g73a583112" ("73a583112"), or "" when there is none.
+func CommitFromVersion(version string) string {
+	if m := commitRE.FindStringSubmatch(version); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// parseCommaInt parses "1,234,567".
+func parseCommaInt(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+	return n, err == nil && n >= 0
+}

@@ -1,0 +1,231 @@
+package vllm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"speedmatrix/engine"
+)
+
+// Suggestion holds settings derived from the hardware and, when the model is
+// in the local Hugging Face cache, from its config.json.
+type Suggestion struct {
+	TensorParallelSize   int
+	GPUMemoryUtilization float64
+	MaxModelLen          int      // 0 when the model's config.json is not at hand
+	Notes                []string // why each value was chosen
+}
+
+// maxSuggestedUtilization is vLLM's own default; more is the user's call.
+const maxSuggestedUtilization = 0.90
+
+// Suggest derives settings for model from hw: tensor-parallel size = the
+// number of identical GPUs (reduced to divide the model's attention heads),
+// a GPU memory utilization that leaves what other processes already use,
+// and the model's maximum length from its config.json in the local HF cache.
+func Suggest(hw engine.HardwareInfo, model string) Suggestion {
+	var s Suggestion
+	cfg, _ := ModelConfig(model)
+	gpus := identicalGPUs(hw.GPUs)
+	if len(gpus) == 0 {
+		s.Notes = append(s.Notes, "no GPU detected: tensor-parallel size and memory utilization left to vLLM")
+	} else {
+		s.TensorParallelSize = len(gpus)
+		if heads := configInt(cfg, "num_attention_heads"); heads > 0 && heads%s.TensorParallelSize != 0 {
+			for heads%s.TensorParallelSize != 0 {
+				s.TensorParallelSize--
+			}
+			s.Notes = append(s.Notes, fmt.Sprintf("tensor-parallel size %d: %d identical GPUs, but the model's %d attention heads must divide evenly", s.TensorParallelSize, len(gpus), heads))
+		} else {
+			s.Notes = append(s.Notes, fmt.Sprintf("tensor-parallel size %d: %d identical %s", s.TensorParallelSize, len(gpus), gpus[0].Name))
+		}
+		s.GPUMemoryUtilization, s.Notes = suggestUtilization(gpus[:s.TensorParallelSize], s.Notes)
+	}
+	if n := configMaxLen(cfg); n > 0 {
+		s.MaxModelLen = n
+		s.Notes = append(s.Notes, fmt.Sprintf("max model length %d from the model's config.json", n))
+	}
+	return s
+}
+
+// suggestUtilization leaves the memory other processes use plus 2 % spare.
+func suggestUtilization(gpus []engine.GPUInfo, notes []string) (float64, []string) {
+	usedFrac := 0.0
+	for _, g := range gpus {
+		if g.VRAMBytes > 0 {
+			usedFrac = math.Max(usedFrac, float64(g.VRAMUsedBytes)/float64(g.VRAMBytes))
+		}
+	}
+	u := math.Floor((1-usedFrac-0.02)*100) / 100
+	if u > maxSuggestedUtilization {
+		u = maxSuggestedUtilization
+	}
+	if u < 0.05 {
+		return 0.05, append(notes, fmt.Sprintf("other processes use %.0f %% of GPU memory: stop them before starting vLLM", usedFrac*100))
+	}
+	return u, append(notes, fmt.Sprintf("GPU memory utilization %.2f: other processes use %.0f %% of GPU memory", u, usedFrac*100))
+}
+
+// Apply fills cfg's tensor-parallel size, memory utilization and max model
+// length from s where cfg leaves them at zero.
+func (s Suggestion) Apply(cfg ServerConfig) ServerConfig {
+	if cfg.TensorParallelSize == 0 {
+		cfg.TensorParallelSize = s.TensorParallelSize
+	}
+	if cfg.GPUMemoryUtilization == 0 {
+		cfg.GPUMemoryUtilization = s.GPUMemoryUtilization
+	}
+	if cfg.MaxModelLen == 0 {
+		cfg.MaxModelLen = s.MaxModelLen
+	}
+	return cfg
+}
+
+// identicalGPUs returns the largest set of GPUs with the same name and memory.
+func identicalGPUs(gpus []engine.GPUInfo) []engine.GPUInfo {
+	groups := map[string][]engine.GPUInfo{}
+	var best string
+	for _, g := range gpus {
+		k := fmt.Sprintf("%s/%d", g.Name, g.VRAMBytes)
+		groups[k] = append(groups[k], g)
+		if len(groups[k]) > len(groups[best]) {
+			best = k
+		}
+	}
+	return groups[best]
+}
+
+// LocalModel is a model found in the local Hugging Face cache.
+type LocalModel struct {
+	ID          string // "ORG/NAME"
+	Dir         string // the snapshot holding config.json
+	MaxModelLen int    // from config.json, 0 when unknown
+	SizeBytes   int64  // downloaded files
+}
+
+// LocalModels lists the models in the local Hugging Face cache (HubCacheDir),
+// sorted by id; a missing cache is an empty list.
+func LocalModels() ([]LocalModel, error) {
+	return localModelsIn(HubCacheDir())
+}
+
+func localModelsIn(hub string) ([]LocalModel, error) {
+	entries, err := os.ReadDir(hub)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list local models: %w", err)
+	}
+	var models []LocalModel
+	for _, e := range entries {
+		name, ok := strings.CutPrefix(e.Name(), "models--")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		m := LocalModel{ID: strings.Replace(name, "--", "/", 1)}
+		repo := filepath.Join(hub, e.Name())
+		if p, ok := snapshotConfig(repo); ok {
+			m.Dir = filepath.Dir(p)
+			cfg, _ := readConfig(p)
+			m.MaxModelLen = configMaxLen(cfg)
+		}
+		m.SizeBytes = dirSize(filepath.Join(repo, "blobs"))
+		models = append(models, m)
+	}
+	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
+	return models, nil
+}
+
+// ModelConfig reads config.json of model: a local directory, or an HF id
+// found in the local cache.
+func ModelConfig(model string) (map[string]any, error) {
+	if st, err := os.Stat(filepath.Join(model, "config.json")); err == nil && !st.IsDir() {
+		return readConfig(filepath.Join(model, "config.json"))
+	}
+	repo := filepath.Join(HubCacheDir(), "models--"+strings.ReplaceAll(model, "/", "--"))
+	p, ok := snapshotConfig(repo)
+	if !ok {
+		return nil, fmt.Errorf("config.json of %s is not in the local Hugging Face cache (%s)", model, HubCacheDir())
+	}
+	return readConfig(p)
+}
+
+// snapshotConfig finds config.json of the snapshot refs/main names, or of
+// the newest snapshot.
+func snapshotConfig(repo string) (string, bool) {
+	if ref, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err == nil {
+		p := filepath.Join(repo, "snapshots", strings.TrimSpace(string(ref)), "config.json")
+		if _, err := os.Stat(p); err == nil {
+			return p, true
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join(repo, "snapshots", "*", "config.json"))
+	var best string
+	var bestMod int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && (best == "" || st.ModTime().UnixNano() > bestMod) {
+			best, bestMod = p, st.ModTime().UnixNano()
+		}
+	}
+	return best, best != ""
+}
+
+func readConfig(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read model config: %w", err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("read model config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// configMaxLen is the model's maximum context from its config.json.
+func configMaxLen(cfg map[string]any) int {
+	for _, k := range []string{"max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", "max_seq_len"} {
+		if n := configInt(cfg, k); n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// configInt reads an integer key at the top level of config.json or in the
+// nested config of a multimodal model's language part.
+func configInt(cfg map[string]any, key string) int {
+	if v, ok := cfg[key].(float64); ok && v > 0 && v < math.MaxInt32 {
+		return int(v)
+	}
+	for _, sub := range []string{"text_config", "llm_config", "language_config"} {
+		if m, ok := cfg[sub].(map[string]any); ok {
+			if v, ok := m[key].(float64); ok && v > 0 && v < math.MaxInt32 {
+				return int(v)
+			}
+		}
+	}
+	return 0
+}
+
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
+}
