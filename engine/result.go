@@ -109,6 +109,9 @@ type Result struct {
 
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`
+	// WindowStart is when a Valid decode cell's measurement window opened
+	// (the last worker's first token); the window lasts MeasuredS.
+	WindowStart time.Time `json:"window_start,omitzero"`
 }
 
 // Measured reports whether the cell's figures are real measurements to show.

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// runFlags are the options of `speedmatrix run`.
+type runFlags struct {
+	endpoint, simProfile, launch string
+	model, apiKeyEnv, api        string
+	prefill, contexts, conc      string
+	duration                     time.Duration
+	maxOutput, kvBudget          int
+	noLoopDetect                 bool
+	resume, out                  string
+	set                          map[string]bool // flags given on the command line
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := engine.DefaultPlan()
+	fs.StringVar(&f.endpoint, "endpoint", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
+	fs.StringVar(&f.simProfile, "sim", "", "measure the built-in simulator with this profile (results are labelled simulated)")
+	fs.StringVar(&f.launch, "launch", "", "start vllm from this server.toml, measure it, stop it")
+	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
+	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")
+	fs.StringVar(&f.prefill, "prefill-contexts", joinContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
+	fs.StringVar(&f.contexts, "contexts", joinContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
+	fs.StringVar(&f.conc, "concurrency", joinInts(def.Concurrency), "simultaneous requests per decode cell")
+	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell")
+	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
+	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
+	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
+	fs.StringVar(&f.resume, "resume", "", "finish the partial run saved in this folder")
+	fs.StringVar(&f.out, "out", "", "folder for report.json, results.csv, report.md and charts")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix run (--endpoint URL | --sim PROFILE | --launch server.toml) --out DIR [options]")
+		fmt.Fprintln(fs.Output(), "Run the speed test matrix headless: prefill per context, sustained decode per context × concurrency.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("run: unexpected argument %q: every option is a flag, see speedmatrix run -h", fs.Arg(0))
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f, nil
+}
+
+// Run implements `speedmatrix run`: it measures the matrix against a server
+// (an endpoint, the simulator, or a vllm it launches), prints one line per
+// cell with the ETA, and saves the report after every cell. It returns nil
+// when the run completed, whatever the cells' statuses, and an error naming
+// what to change when it could not run.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseRunFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	plan, prev, err := f.plan()
+	if err != nil {
+		return err
+	}
+	out := f.outDir()
+	if out == "" {
+		return errors.New("run: no output folder: give --out DIR")
+	}
+	if f.resume == "" {
+		if _, err := os.Stat(filepath.Join(out, report.JSONFile)); err == nil {
+			return fmt.Errorf("run: %s already holds a report: choose another --out, or finish it with --resume %s", out, out)
+		}
+	}
+	target, stop, err := f.target(ctx, prev, stderr)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if prev != nil {
+		target.Header = mergeHeader(*prev, target.Header)
+		target.Previous = prev.Results
+	}
+	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
+	return consume(engine.Run(ctx, plan, target), out, stdout)
+}
+
+// outDir is --out, or the resumed run's folder.
+func (f runFlags) outDir() string {
+	if f.out != "" {
+		return f.out
+	}
+	return f.resume
+}
+
+// plan builds the plan from the flags, or loads it from --resume.
+func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
+	if f.resume != "" {
+		prev, err := report.Load(f.resume)
+		if err != nil {
+			return engine.Plan{}, nil, fmt.Errorf("run --resume: %w", err)
+		}
+		for _, name := range []string{"prefill-contexts", "contexts", "concurrency", "duration", "max-output", "api", "kv-budget", "no-loop-detect"} {
+			if f.set[name] {
+				return engine.Plan{}, nil, fmt.Errorf("run --resume: --%s can't change on resume: drop it (the plan comes from %s)", name, f.resume)
+			}
+		}
+		return prev.Plan, &prev, nil
+	}
+	p := engine.Plan{Duration: f.duration, MaxOutputTokens: f.maxOutput, API: engine.API(f.api),
+		KVBudgetTokens: f.kvBudget, LoopDetection: !f.noLoopDetect}
+	var err error
+	if p.PrefillContexts, err = parseContexts(f.prefill); err != nil {
+		return p, nil, fmt.Errorf("run: --prefill-contexts: %w", err)
+	}
+	if p.DecodeContexts, err = parseContexts(f.contexts); err != nil {
+		return p, nil, fmt.Errorf("run: --contexts: %w", err)
+	}
+	if p.Concurrency, err = parseInts(f.conc); err != nil {
+		return p, nil, fmt.Errorf("run: --concurrency: %w", err)
+	}
+	if p.API != engine.APIChat && p.API != engine.APICompletions {
+		return p, nil, fmt.Errorf("run: --api %q: use chat or completions", f.api)
+	}
+	if f.kvBudget < 0 || f.maxOutput < 1 || f.duration <= 0 {
+		return p, nil, errors.New("run: --kv-budget must be ≥ 0, --max-output ≥ 1 and --duration positive")
+	}
+	return p, nil, nil
+}
+
+// mergeHeader keeps the resumed run's sections and start time, refreshed by
+// what the new target knows.
+func mergeHeader(prev, now engine.Report) engine.Report {
+	h := prev
+	h.Results = nil
+	if now.LaunchCommand != "" {
+		h.LaunchCommand = now.LaunchCommand
+	}
+	if len(now.Hardware.GPUs) > 0 || h.Hardware.Type == "" {
+		h.Hardware = now.Hardware
+	}
+	return h
+}
+
+func describeTarget(f runFlags, t engine.Target) string {
+	switch {
+	case f.simProfile != "" || (f.endpoint == "" && t.Header.Engine.Simulated):
+		return "the simulator (profile " + t.Header.Engine.SimProfile + ")"
+	case f.launch != "":
+		return "vllm launched from " + f.launch
+	}
+	return strings.TrimRight(t.BaseURL, "/")
+}

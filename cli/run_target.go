@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/sim"
+	"speedmatrix/hw"
+)
+
+// simTimeScale runs --sim targets faster than real time; tests raise it.
+var simTimeScale = 1.0
+
+// launcher starts a vllm server from a server.toml and returns its target
+// and a stop func; cli/launch.go sets it to launchTarget (a var, so that
+// tests can fake a launch).
+var launcher func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error)
+
+// target builds the server to measure from the flags (or, on --resume
+// without a target flag, from the resumed report) and a func that stops it.
+func (f runFlags) target(ctx context.Context, prev *engine.Report, stderr io.Writer) (engine.Target, func(), error) {
+	given := 0
+	for _, s := range []string{f.endpoint, f.simProfile, f.launch} {
+		if s != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return engine.Target{}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
+	}
+	if given == 0 && prev != nil {
+		if prev.Engine.Simulated {
+			f.simProfile = prev.Engine.SimProfile
+		} else {
+			f.endpoint = prev.Run.Endpoint
+		}
+	}
+	key, err := f.apiKey()
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	switch {
+	case f.simProfile != "":
+		return simTarget(f.simProfile, f.model)
+	case f.launch != "":
+		if launcher == nil {
+			return engine.Target{}, nil, errors.New("run: --launch is not available in this build yet: start vllm yourself and use --endpoint URL")
+		}
+		t, stop, err := launcher(ctx, f.launch, stderr)
+		if err != nil {
+			return t, nil, fmt.Errorf("run --launch: %w", err)
+		}
+		if f.model != "" {
+			t.Model = f.model
+		}
+		return t, stop, nil
+	case f.endpoint != "":
+		return endpointTarget(ctx, f.endpoint, f.model, key)
+	}
+	return engine.Target{}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
+}
+
+// apiKey reads the key from the variable --api-key-env names.
+func (f runFlags) apiKey() (string, error) {
+	if f.apiKeyEnv == "" {
+		return "", nil
+	}
+	key, ok := os.LookupEnv(f.apiKeyEnv)
+	if !ok || key == "" {
+		return "", fmt.Errorf("run: environment variable %s is not set or empty: export it or drop --api-key-env", f.apiKeyEnv)
+	}
+	return key, nil
+}
+
+// endpointTarget measures a running server. The hardware is detected only
+// when the server is on this machine; telemetry is sampled then too.
+func endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Target, func(), error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return engine.Target{}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", endpoint)
+	}
+	t := engine.Target{BaseURL: endpoint, APIKey: key, Model: model}
+	if !isLoopback(u.Hostname()) {
+		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
+		return t, func() {}, nil
+	}
+	h, err := detectHardware()
+	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
+		return t, nil, fmt.Errorf("run: detect hardware: %w", err)
+	}
+	t.Header.Hardware = h.Info()
+	sampler := hw.NewSampler(hw.DefaultSampleInterval)
+	sctx, cancel := context.WithCancel(ctx)
+	sampler.Start(sctx)
+	t.Telemetry = sampler
+	return t, func() { sampler.Stop(); cancel() }, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// simTarget serves the simulator on 127.0.0.1 and describes it, labelled
+// simulated in the Hardware and Engine sections.
+func simTarget(profile, model string) (engine.Target, func(), error) {
+	p, err := sim.LookupProfile(profile)
+	if err != nil {
+		return engine.Target{}, nil, fmt.Errorf("run --sim: %w", err)
+	}
+	s, err := sim.New(sim.Options{Profile: p, TimeScale: simTimeScale})
+	if err != nil {
+		return engine.Target{}, nil, fmt.Errorf("run --sim: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.Close()
+		return engine.Target{}, nil, fmt.Errorf("run --sim: listen on 127.0.0.1: %w", err)
+	}
+	srv := &http.Server{Handler: s}
+	go func() { _ = srv.Serve(ln) }()
+	stop := func() { _ = srv.Close(); s.Close() }
+	t := engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: model}
+	t.Header.Hardware = engine.HardwareInfo{
+		Type: "Discrete GPU (simulated)",
+		GPUs: []engine.GPUInfo{{Name: p.GPUName, VRAMBytes: p.VRAMBytes}},
+		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
+	}
+	t.Header.Engine = engine.EngineInfo{
+		Engine: "vllm", Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
+		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
+	}
+	t.Header.Run.Model = p.Model
+	t.Header.LaunchCommand = strings.TrimSpace(p.LaunchCommand)
+	return t, stop, nil
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// fastSim makes --sim run 20× faster than real time for the test.
+func fastSim(t *testing.T) {
+	old := simTimeScale
+	simTimeScale = 20
+	t.Cleanup(func() { simTimeScale = old })
+}
+
+// noCharts leaves the charts out (TestRunSim covers them; they take a
+// while to draw).
+func noCharts(t *testing.T) {
+	old := writeCharts
+	writeCharts = func(string, engine.Report) error { return nil }
+	t.Cleanup(func() { writeCharts = old })
+}
+
+var smallMatrix = []string{"--prefill-contexts", "1K", "--contexts", "1K", "--concurrency", "1,2",
+	"--duration", "300ms", "--max-output", "128"}
+
+func runCLI(t *testing.T, ctx context.Context, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := Run(ctx, args, &out, &errOut)
+	return out.String() + errOut.String(), err
+}
+
+func TestRunSim(t *testing.T) {
+	fastSim(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, smallMatrix...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"[1/3] prefill", "[3/3] decode", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	csv, _ := os.ReadFile(filepath.Join(dir, report.CSVFile))
+	if !strings.Contains(string(md), "simulated (profile tiny)") || !strings.Contains(string(md), "## Sustained decode") {
+		t.Errorf("report.md is not labelled simulated or lacks the decode table:\n%s", md)
+	}
+	if !strings.HasPrefix(string(csv), strings.Join(report.CSVHeader, ",")+"\n") || strings.Count(string(csv), "\n") != 4 {
+		t.Errorf("results.csv:\n%s", csv)
+	}
+	for _, name := range []string{"report.png", "decode-heatmap.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("chart %s not written: %v", name, err)
+		}
+	}
+	rep, err := report.Load(dir)
+	if err != nil || !rep.Run.Complete || !rep.Engine.Simulated || rep.Hardware.Note == "" {
+		t.Errorf("report.json: %v, complete %v, simulated %v, note %q", err, rep.Run.Complete, rep.Engine.Simulated, rep.Hardware.Note)
+	}
+}
+
+func TestRunResume(t *testing.T) {
+	fastSim(t)
+	noCharts(t)
+	dir := t.TempDir()
+	if out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, smallMatrix...)...); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rep, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := rep.Results[0]
+	rep.Results, rep.Run.Complete = rep.Results[:2], false
+	if err := report.Save(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, t.Context(), "--out", dir, "--sim", "tiny"); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("a second run into the same folder: %v, want an error suggesting --resume", err)
+	}
+	if _, err := runCLI(t, t.Context(), "--resume", dir, "--contexts", "2K"); err == nil || !strings.Contains(err.Error(), "--contexts") {
+		t.Errorf("--resume with --contexts: %v, want an error naming --contexts", err)
+	}
+	out, err := runCLI(t, t.Context(), "--resume", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rep, err = report.Load(dir)
+	if err != nil || len(rep.Results) != 3 || !rep.Run.Complete || !rep.Results[0].StartedAt.Equal(kept.StartedAt) {
+		t.Errorf("after resume: %v, %d results, complete %v; want 3, complete, first cell kept", err, len(rep.Results), rep.Run.Complete)
+	}
+}
+
+func TestRunLaunch(t *testing.T) {
+	fastSim(t)
+	noCharts(t)
+	old := launcher
+	t.Cleanup(func() { launcher = old })
+	stopped := false
+	launcher = func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
+		if path != "server.toml" {
+			return engine.Target{}, nil, errors.New("unexpected path " + path)
+		}
+		tg, stop, err := simTarget("tiny", "")
+		tg.Header.LaunchCommand = "vllm serve tiny --api-key <redacted>"
+		return tg, func() { stopped = true; stop() }, err
+	}
+	dir := t.TempDir()
+	out, err := runCLI(t, t.Context(), append([]string{"--launch", "server.toml", "--out", dir}, smallMatrix...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if !stopped || !strings.Contains(string(md), "vllm serve tiny --api-key <redacted>") {
+		t.Errorf("stopped %v; report.md must carry the launch command:\n%s", stopped, md)
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	fastSim(t)
+	noCharts(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	w := &cancelAfter{n: 1, cancel: cancel}
+	err := Run(ctx, []string{"--sim", "tiny", "--out", dir, "--prefill-contexts", "1K", "--contexts", "1K",
+		"--concurrency", "1", "--duration", "1m", "--max-output", "128"}, w, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--resume "+dir) {
+		t.Fatalf("error %v, want one saying how to resume", err)
+	}
+	rep, lerr := report.Load(dir)
+	if lerr != nil || len(rep.Results) != 2 || rep.Results[1].Status != engine.StatusCancelled || rep.Run.Complete {
+		t.Errorf("saved %v: %+v; want prefill and a Cancelled decode cell, incomplete", lerr, rep.Results)
+	}
+}
+
+// cancelAfter cancels once n result lines were printed.
+type cancelAfter struct {
+	n      int
+	cancel func()
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("] prefill")) {
+		c.n--
+		if c.n == 0 {
+			c.cancel()
+		}
+	}
+	return len(p), nil
+}
+
+func TestRunBadInput(t *testing.T) {
+	dead := httptest.NewServer(nil)
+	deadURL := dead.URL
+	dead.Close()
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no target", []string{"--out", dir}, "--endpoint URL, --sim PROFILE or --launch"},
+		{"two targets", []string{"--sim", "tiny", "--endpoint", "http://x", "--out", dir}, "only one of"},
+		{"no out", []string{"--sim", "tiny"}, "--out DIR"},
+		{"bad api", []string{"--sim", "tiny", "--api", "grpc", "--out", dir}, "chat or completions"},
+		{"bad context", []string{"--sim", "tiny", "--contexts", "8Q", "--out", dir}, "--contexts"},
+		{"bad concurrency", []string{"--sim", "tiny", "--concurrency", "0", "--out", dir}, "--concurrency"},
+		{"unknown profile", []string{"--sim", "huge", "--out", dir}, "tiny"},
+		{"unset key variable", []string{"--endpoint", "http://127.0.0.1:1", "--api-key-env", "SPEEDMATRIX_NO_SUCH_VAR", "--out", dir}, "SPEEDMATRIX_NO_SUCH_VAR"},
+		{"not a URL", []string{"--endpoint", "localhost:8000", "--out", dir}, "http(s) URL"},
+		{"unreachable", []string{"--endpoint", deadURL, "--out", dir}, "--endpoint"},
+		{"stray argument", []string{"--sim", "tiny", "extra"}, "unexpected argument"},
+		{"resume nothing", []string{"--resume", filepath.Join(dir, "none")}, "not found"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runCLI(t, t.Context(), c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line containing %q\n%s", err, c.want, out)
+			}
+		})
+	}
+	if _, err := runCLI(t, t.Context(), "-h"); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+func TestParseContexts(t *testing.T) {
+	got, err := parseContexts("8K, 16k,32000")
+	if err != nil || len(got) != 3 || got[0] != 8192 || got[1] != 16384 || got[2] != 32000 {
+		t.Errorf("parseContexts = %v, %v", got, err)
+	}
+	if got, err := parseContexts("none"); err != nil || got != nil {
+		t.Errorf("none = %v, %v; want empty", got, err)
+	}
+	if joinContexts([]int{8192, 1000}) != "8K,1000" || joinInts([]int{1, 2}) != "1,2" {
+		t.Error("joinContexts/joinInts")
+	}
+}

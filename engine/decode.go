@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"speedmatrix/engine/openai"
+)
+
+// decodeCell is one sustained-decode measurement in progress: C workers,
+// each keeping one streaming request in flight.
+type decodeCell struct {
+	r           *runner
+	cp          *contextPrompt
+	concurrency int
+
+	mu       sync.Mutex
+	recs     []*requestRecord
+	hasFirst []bool
+	warmed   int
+	windowAt time.Time // when the last worker got its first token
+	failures int
+	lastErr  error
+
+	warm     chan struct{} // closed when every worker has its first token
+	looped   chan struct{} // closed when the loop detector fires
+	tooMany  chan struct{} // closed when warm-up keeps failing
+	loopOnce sync.Once
+	failOnce sync.Once
+}
+
+// outcome says why a cell stopped.
+type outcome int
+
+const (
+	outcomeWindow outcome = iota
+	outcomeLooped
+	outcomeFailed
+	outcomeCancelled
+	outcomeDead
+)
+
+// runDecode measures one sustained-decode cell. It returns the result and
+// the window it was measured over (the cell's span when it ended early).
+func (r *runner) runDecode(ctx context.Context, cell Cell, cp *contextPrompt) (Result, time.Time, time.Time) {
+	d := &decodeCell{
+		r: r, cp: cp, concurrency: cell.Concurrency,
+		hasFirst: make([]bool, cell.Concurrency),
+		warm:     make(chan struct{}), looped: make(chan struct{}), tooMany: make(chan struct{}),
+	}
+	res := Result{Cell: cell, ContextLabel: ContextLabel(cell.ContextTokens), StartedAt: time.Now()}
+	r.preconnect(ctx, cell.Concurrency)
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for w := range cell.Concurrency {
+		wg.Go(func() { d.worker(wctx, w) })
+	}
+	out, why := d.wait(ctx)
+	stop()
+	wg.Wait()
+	res.FinishedAt = time.Now()
+	from, to := d.finish(&res, out, why)
+	return res, from, to
+}
+
+// wait blocks through warm-up and the window, or until something ends the
+// cell early.
+func (d *decodeCell) wait(ctx context.Context) (outcome, error) {
+	warmTimer := time.NewTimer(d.r.opts.warmupTimeout)
+	defer warmTimer.Stop()
+	select {
+	case <-d.warm:
+	case <-warmTimer.C:
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return outcomeFailed, fmt.Errorf("only %d of %d requests got a first token within %s: the server can't hold this many; lower the concurrency",
+			d.warmed, d.concurrency, d.r.opts.warmupTimeout)
+	case <-d.tooMany:
+		return outcomeFailed, d.firstFailure()
+	case <-d.looped:
+		return outcomeLooped, nil
+	case <-ctx.Done():
+		return outcomeCancelled, ctx.Err()
+	case <-d.r.dead:
+		return outcomeDead, d.r.deadErr()
+	}
+	d.mu.Lock()
+	end := d.windowAt.Add(d.r.plan.Duration)
+	d.mu.Unlock()
+	window := time.NewTimer(time.Until(end))
+	defer window.Stop()
+	select {
+	case <-window.C:
+		return outcomeWindow, nil
+	case <-d.looped:
+		return outcomeLooped, nil
+	case <-ctx.Done():
+		return outcomeCancelled, ctx.Err()
+	case <-d.r.dead:
+		return outcomeDead, d.r.deadErr()
+	}
+}
+
+func (d *decodeCell) firstFailure() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lastErr
+}
+
+// worker keeps one request in flight until ctx ends, starting the next as
+// soon as one ends. A failed request is recorded and followed by another
+// after a short pause, so a failing server isn't hammered.
+func (d *decodeCell) worker(ctx context.Context, w int) {
+	for ctx.Err() == nil {
+		rec := &requestRecord{FinalTokens: -1}
+		d.mu.Lock()
+		d.recs = append(d.recs, rec)
+		d.mu.Unlock()
+		d.stream(ctx, w, rec)
+		if rec.Err != nil {
+			d.failed(rec.Err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(d.r.opts.retryPause):
+			}
+		}
+	}
+}
+
+// stream runs one request and fills rec. Only rec's worker touches rec until
+// the cell ends.
+func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
+	text, ids := d.cp.request(int(d.r.requests.Add(1)))
+	req := openai.StreamRequest{
+		API: string(d.r.plan.API), Model: d.r.setup.Model, Prompt: text, PromptTokenIDs: ids,
+		MaxTokens: d.r.plan.MaxOutputTokens, IgnoreEOS: true, ContinuousUsage: true,
+	}
+	var counter tokenCounter
+	var loop LoopDetector
+	detect := d.r.plan.LoopDetection
+	rec.Sent = time.Now()
+	st, err := d.r.client.Stream(ctx, req, func(ch openai.Chunk) {
+		if a, ok := counter.count(ch); ok {
+			rec.Arrivals = append(rec.Arrivals, a)
+			d.r.liveTokens.Add(int64(a.Tokens * 1000))
+			if rec.FirstToken.IsZero() {
+				rec.FirstToken = ch.Arrived
+				d.firstToken(w, ch.Arrived)
+			}
+		}
+		if detect && !rec.Looped && (loop.Write(ch.Reasoning) || loop.Write(ch.Content)) {
+			rec.Looped = true
+			d.loopOnce.Do(func() { close(d.looped) })
+		}
+	})
+	if detect && !rec.Looped && loop.Flush() {
+		rec.Looped = true
+		d.loopOnce.Do(func() { close(d.looped) })
+	}
+	if !st.Sent.IsZero() {
+		rec.Sent = st.Sent
+	}
+	if st.Usage != nil {
+		rec.PromptTokens = st.Usage.PromptTokens
+	}
+	rec.FinishReason = st.FinishReason
+	switch {
+	case err == nil:
+		rec.Finished, rec.End = true, st.End
+		if st.Usage != nil {
+			rec.FinalTokens = st.Usage.CompletionTokens
+		}
+	case ctx.Err() != nil:
+		// Stopped by the cell at the window's end (or cancelled): still
+		// running as far as the measurement is concerned.
+	default:
+		rec.Err, rec.End = err, st.End
+		if rec.End.IsZero() {
+			rec.End = time.Now()
+		}
+	}
+}
+
+func (d *decodeCell) firstToken(w int, at time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.hasFirst[w] {
+		return
+	}
+	d.hasFirst[w] = true
+	d.warmed++
+	if d.warmed == d.concurrency {
+		d.windowAt = at
+		close(d.warm)
+	}
+}
+
+func (d *decodeCell) failed(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.failures++
+	d.lastErr = err
+	if d.warmed < d.concurrency && d.failures > 2*d.concurrency+2 {
+		d.failOnce.Do(func() { close(d.tooMany) })
+	}
+}
+
+// finish fills res from the requests, by how the cell ended.
+func (d *decodeCell) finish(res *Result, out outcome, why error) (from, to time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	reconcileAll(d.recs)
+	from, to = d.windowAt, d.windowAt.Add(d.r.plan.Duration)
+	if out != outcomeWindow {
+		from, to = res.StartedAt, res.FinishedAt
+	}
+	f := computeDecode(d.recs, from, to)
+	res.Requests = f.Samples
+	res.PromptTokens = medianPromptTokens(d.recs)
+	switch out {
+	case outcomeLooped:
+		res.Status = StatusLooped
+		return from, to
+	case outcomeCancelled:
+		res.Status, res.Error = StatusCancelled, "cancelled"
+		return from, to
+	case outcomeFailed, outcomeDead:
+		res.Status, res.Error = StatusFailed, errText(why)
+		return from, to
+	}
+	failed := 0
+	for _, r := range d.recs {
+		if r.Err != nil {
+			failed++
+		}
+	}
+	if 2*failed > len(d.recs) {
+		res.Status, res.Error = StatusFailed, errText(d.lastErr)
+		return from, to
+	}
+	res.Status = StatusValid
+	res.TotalTokPerSec = f.TotalTokPerSec
+	res.PerRequestTokPerSec = f.PerRequest.P50
+	res.TTFTMs, res.ITLMs = f.TTFTMs.P50, f.ITLMs.P50
+	res.TTFTPct, res.ITLPct, res.PerRequestPct = f.TTFTMs, f.ITLMs, f.PerRequest
+	res.AvgActive, res.Completed = f.AvgActive, f.Completed
+	res.OutputTokens = int(f.TokensInWindow + 0.5)
+	res.MeasuredS = d.r.plan.Duration.Seconds()
+	res.Underfilled = res.AvgActive < 0.95*float64(d.concurrency)
+	res.WindowStart = from
+	return from, to
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+func medianPromptTokens(recs []*requestRecord) int {
+	var v []float64
+	for _, r := range recs {
+		if r.PromptTokens > 0 {
+			v = append(v, float64(r.PromptTokens))
+		}
+	}
+	return int(percentiles(v).P50 + 0.5)
+}
+
+// preconnect opens n connections to the server (n concurrent GET /health)
+// and leaves them idle in the pool, so the cell's TTFT measures the server
+// rather than TCP set-up on this machine. Errors don't matter here: a server
+// without /health still answers on the connection.
+func (r *runner) preconnect(ctx context.Context, n int) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { _ = r.client.Health(ctx) })
+	}
+	wg.Wait()
+}

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Run-section wording, as the seeds word it.
+const (
+	DecodeTestFixedDuration = "Fixed duration"
+	PrefillModeDecodeWarmup = "Measured during decode warm-up"
+)
+
+// BenchmarkTool names this build in the Run section: "speedmatrix v0.1.0".
+func BenchmarkTool() string {
+	return "speedmatrix v" + strings.TrimPrefix(Version, "v")
+}
+
+// header starts the report from what the caller knows, plus the run settings.
+func (r *runner) header() Report {
+	rep := r.target.Header
+	rep.SchemaVersion = SchemaVersion
+	rep.Plan = r.plan
+	rep.Results = nil
+	run := &rep.Run
+	run.BenchmarkTool = BenchmarkTool()
+	run.DecodeTest = DecodeTestFixedDuration
+	run.PrefillMode = PrefillModeDecodeWarmup
+	run.DurationS = r.plan.Duration.Seconds()
+	run.MaxOutputTokens = r.plan.MaxOutputTokens
+	run.API = string(r.plan.API)
+	run.Endpoint = r.target.BaseURL
+	if run.StartedAt.IsZero() {
+		run.StartedAt = r.started
+	}
+	run.FinishedAt = time.Time{}
+	run.Complete = false
+	return rep
+}
+
+// fillEngine completes the Engine and Run sections from the server.
+func (r *runner) fillEngine(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := &r.report.Engine
+	if e.Version == "" {
+		if v, err := r.client.Version(ctx); err == nil {
+			e.Version = v
+			if e.Engine == "" {
+				e.Engine = "vllm"
+			}
+		}
+	}
+	if e.Engine == "" {
+		e.Engine = "OpenAI-compatible server"
+	}
+	e.MaxModelLen = r.setup.MaxModelLen
+	if r.setup.KVTokens > 0 && r.plan.KVBudgetTokens == 0 {
+		e.KVCacheTokens = r.setup.KVTokens
+	}
+	e.MaxNumSeqs = r.setup.MaxNumSeqs
+	r.report.Run.ServedModel = r.setup.Model
+}

@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"speedmatrix/engine/openai"
+)
+
+// tailTokens is how many tokens at the end of every prompt differ from one
+// request to the next, so that requests sharing a context's cached prefix
+// still produce different outputs.
+const tailTokens = 4
+
+// prompter builds prompts of an exact number of tokens (or as close as the
+// server lets us know). With /tokenize it is exact: completions get token ids
+// cut from the tokenized filler, chat gets a text whose length is searched
+// with /tokenize. Without it, characters per token are calibrated from the
+// server's usage.prompt_tokens.
+type prompter struct {
+	client *openai.Client
+	model  string
+	api    API
+	runID  string
+
+	exact   bool
+	filler  string
+	bodyIDs []int // the filler's tokens without the special tokens /tokenize adds
+	// overhead is the tokens the server adds around a text: the chat
+	// template, or BOS; for calibrated prompts the fitted intercept.
+	overhead      float64
+	charsPerToken float64
+	cache         map[int]*contextPrompt
+}
+
+// contextPrompt is the prompt of one (run, context): a shared part every
+// request of the context starts with, and a short tail that differs.
+type contextPrompt struct {
+	Tokens int // the requested size
+	prefix string
+	ids    []int  // completions with /tokenize: the whole prompt, tail replaced per request
+	text   string // otherwise: the shared text; request adds its tail
+	bodyID []int
+}
+
+func newPrompter(client *openai.Client, model string, api API, runID string) *prompter {
+	return &prompter{client: client, model: model, api: api, runID: runID, cache: map[int]*contextPrompt{}}
+}
+
+// setup tokenizes the filler (or calibrates without /tokenize) once per run,
+// sized for the largest context of the plan.
+func (p *prompter) setup(ctx context.Context, maxTokens int) error {
+	p.filler = fillerText(max(6*(maxTokens+2*K), 64*K))
+	specials, err := p.specialTokens(ctx)
+	if errors.Is(err, openai.ErrNotSupported) {
+		return p.calibrate(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("tokenize: %w", err)
+	}
+	for {
+		ids, err := p.tokenizeBody(ctx, specials)
+		if err != nil {
+			return fmt.Errorf("tokenize the filler text: %w", err)
+		}
+		if len(ids) >= maxTokens+tailTokens || len(p.filler) > 64*maxTokens+64*K {
+			p.exact, p.bodyIDs = true, ids
+			p.charsPerToken = float64(len(p.filler)) / float64(max(1, len(ids)))
+			break
+		}
+		p.filler = fillerText(2 * len(p.filler))
+	}
+	if p.api == APIChat {
+		return p.measureChatOverhead(ctx)
+	}
+	return nil
+}
+
+// tokenizeBody tokenizes the filler paragraph by paragraph, in pieces well
+// under any model's context (a server may refuse to tokenize more than
+// max_model_len), without the special tokens /tokenize adds to each piece.
+// Completions prompts are these ids as they are: any sequence of valid ids
+// is a prompt of exactly its length.
+func (p *prompter) tokenizeBody(ctx context.Context, specials []int) ([]int, error) {
+	const piece = 16 * K
+	var ids []int
+	for rest := p.filler; rest != ""; {
+		n := len(rest)
+		if n > piece {
+			n = strings.LastIndex(rest[:piece], "\n\n") + 2
+			if n < 2 {
+				n = piece
+			}
+		}
+		got, err := p.client.Tokenize(ctx, p.model, rest[:n])
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got[commonPrefix(got, specials):]...)
+		rest = rest[n:]
+	}
+	return ids, nil
+}
+
+// specialTokens returns the ids /tokenize puts before every text (BOS):
+// what two one-letter texts have in common. (An empty text would be simpler,
+// but some servers refuse an empty prompt.)
+func (p *prompter) specialTokens(ctx context.Context) ([]int, error) {
+	x, err := p.client.Tokenize(ctx, p.model, "x")
+	if err != nil {
+		return nil, err
+	}
+	y, err := p.client.Tokenize(ctx, p.model, "y")
+	if err != nil {
+		return nil, err
+	}
+	return x[:commonPrefix(x, y)], nil
+}
+
+func commonPrefix(a, b []int) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// measureChatOverhead asks the server once how many tokens its chat template
+// adds to a text: usage.prompt_tokens of a tiny chat request minus the
+// tokens /tokenize counts for the same text.
+func (p *prompter) measureChatOverhead(ctx context.Context) error {
+	text := p.filler[:200]
+	ids, err := p.client.Tokenize(ctx, p.model, text)
+	if err != nil {
+		return fmt.Errorf("tokenize: %w", err)
+	}
+	used, err := p.promptTokensOf(ctx, text)
+	if err != nil {
+		return fmt.Errorf("measure the chat template's size: %w", err)
+	}
+	p.overhead = float64(used - len(ids))
+	return nil
+}
+
+// promptTokensOf sends text with max_tokens 1 and returns usage.prompt_tokens.
+func (p *prompter) promptTokensOf(ctx context.Context, text string) (int, error) {
+	st, err := p.client.Stream(ctx, openai.StreamRequest{
+		API: string(p.api), Model: p.model, Prompt: text, MaxTokens: 1,
+	}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if st.Usage == nil || st.Usage.PromptTokens == 0 {
+		return 0, errors.New("the server reported no usage.prompt_tokens: use a server that reports usage")
+	}
+	return st.Usage.PromptTokens, nil
+}
+
+// calibrate fits characters per token and the fixed overhead from two
+// requests of different lengths, for servers without /tokenize.
+func (p *prompter) calibrate(ctx context.Context) error {
+	long := min(32*K, len(p.filler))
+	short := long / 8
+	p1, err := p.promptTokensOf(ctx, p.filler[:short])
+	if err != nil {
+		return fmt.Errorf("calibrate prompt size: %w", err)
+	}
+	p2, err := p.promptTokensOf(ctx, p.filler[:long])
+	if err != nil {
+		return fmt.Errorf("calibrate prompt size: %w", err)
+	}
+	if p2 <= p1 {
+		return fmt.Errorf("calibrate prompt size: the server counted %d then %d prompt tokens for a longer text: check the server", p1, p2)
+	}
+	p.charsPerToken = float64(long-short) / float64(p2-p1)
+	p.overhead = float64(p1) - float64(short)/p.charsPerToken
+	return nil
+}
+
+// prefixFor is the unique start of a (run, context) prompt, so that no other
+// run's cache helps.
+func (p *prompter) prefixFor(tokens int) string {
+	return fmt.Sprintf("Benchmark run %s at context %d. Read these notes, then continue them.\n\n", p.runID, tokens)
+}
+
+// tailText makes request i's prompt end differently from the others'.
+func tailText(i int) string {
+	var b strings.Builder
+	b.WriteString("\n\nRequest")
+	for range tailTokens {
+		b.WriteByte(' ')
+		b.WriteByte(byte('a' + i%26))
+		i /= 26
+	}
+	return b.String()
+}
+
+// forContext returns the prompt of the given size, building it once.
+func (p *prompter) forContext(ctx context.Context, tokens int) (*contextPrompt, error) {
+	if cp, ok := p.cache[tokens]; ok {
+		return cp, nil
+	}
+	cp := &contextPrompt{Tokens: tokens, prefix: p.prefixFor(tokens)}
+	var err error
+	switch {
+	case p.exact && p.api == APICompletions:
+		err = p.buildIDs(ctx, cp)
+	case p.exact:
+		err = p.searchText(ctx, cp)
+	default:
+		n := int(math.Round((float64(tokens)-p.overhead)*p.charsPerToken)) - len(cp.prefix) - len(tailText(0))
+		cp.text = cp.prefix + p.filler[:clamp(n, 0, len(p.filler))]
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.cache[tokens] = cp
+	return cp, nil
+}
+
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
+
+// buildIDs makes the token ids: the prefix's ids (with the special tokens
+// /tokenize adds, as a text prompt would get), the filler's, and a tail.
+func (p *prompter) buildIDs(ctx context.Context, cp *contextPrompt) error {
+	head, err := p.client.Tokenize(ctx, p.model, cp.prefix)
+	if err != nil {
+		return fmt.Errorf("tokenize the prompt prefix: %w", err)
+	}
+	body := clamp(cp.Tokens-len(head)-tailTokens, 0, len(p.bodyIDs))
+	cp.ids = append(append(append([]int{}, head...), p.bodyIDs[:body]...), make([]int, tailTokens)...)
+	cp.bodyID = p.bodyIDs
+	return nil
+}
+
+// searchText finds the filler length whose chat prompt has exactly Tokens
+// tokens: /tokenize counts the text, the measured overhead adds the template.
+// The count grows almost linearly with the length, so a secant step lands
+// within a token or two and a bracketed bisection finishes.
+func (p *prompter) searchText(ctx context.Context, cp *contextPrompt) error {
+	count := func(n int) (int, error) {
+		ids, err := p.client.Tokenize(ctx, p.model, cp.prefix+p.filler[:n]+tailText(0))
+		return len(ids) + int(p.overhead), err
+	}
+	lo, hi := 0, len(p.filler)
+	n := clamp(int(float64(cp.Tokens)*p.charsPerToken), lo, hi)
+	best, bestDiff := 0, math.MaxInt
+	for range 40 {
+		c, err := count(n)
+		if err != nil {
+			return fmt.Errorf("size the prompt with /tokenize: %w", err)
+		}
+		d := cp.Tokens - c
+		if abs(d) < bestDiff || (abs(d) == bestDiff && d > 0) {
+			best, bestDiff = n, abs(d)
+		}
+		if d == 0 || hi-lo <= 1 {
+			break
+		}
+		if d > 0 {
+			lo = n
+		} else {
+			hi = n
+		}
+		next := n + int(math.Round(float64(d)*p.charsPerToken))
+		if next <= lo || next >= hi {
+			next = (lo + hi) / 2
+		}
+		n = next
+	}
+	cp.text = cp.prefix + p.filler[:best]
+	return nil
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// request returns request i's prompt: text or token ids.
+func (cp *contextPrompt) request(i int) (text string, ids []int) {
+	if cp.ids == nil {
+		return cp.text + tailText(i), nil
+	}
+	ids = append([]int(nil), cp.ids...)
+	n := len(cp.bodyID)
+	if n == 0 {
+		return "", ids
+	}
+	for j := range tailTokens {
+		pos := (i*7919 + j*104729 + 13) % n
+		ids[len(ids)-tailTokens+j] = cp.bodyID[pos]
+	}
+	return "", ids
+}
+
+// adjust corrects a calibrated prompt after the server reported its real size.
+func (p *prompter) adjust(cp *contextPrompt, used int) {
+	if p.exact || used <= 0 || used == cp.Tokens {
+		return
+	}
+	n := len(cp.text) - len(cp.prefix) + int(math.Round(float64(cp.Tokens-used)*p.charsPerToken))
+	cp.text = cp.prefix + p.filler[:clamp(n, 0, len(p.filler))]
+}

@@ -1,0 +1,238 @@
+package report
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"speedmatrix/engine"
+)
+
+// Title is the heading of every report, as in the seeds.
+const Title = "Speed test matrix"
+
+// Markdown renders the report as the seeds lay it out: title, model on GPU,
+// a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
+// Sustained decode tables with their notes, and All measurements.
+func Markdown(r engine.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, ModelOnGPU(r), Subtitle(r))
+	writeSection(&b, "Hardware", HardwareRows(r.Hardware))
+	writeSection(&b, "Engine", EngineRows(r.Engine))
+	writeSection(&b, "Run", RunRows(r.Run))
+	if r.LaunchCommand != "" {
+		fmt.Fprintf(&b, "## Launch command\n\n```sh\n%s\n```\n\n", strings.TrimRight(r.LaunchCommand, "\n"))
+	}
+	writePrefill(&b, r)
+	writeDecode(&b, r)
+	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + "\n\n")
+	rows := make([][]string, 0, len(r.Results))
+	for _, res := range r.Results {
+		rows = append(rows, MeasurementRow(res))
+	}
+	writeTable(&b, MeasurementColumns, rows)
+	writeNotes(&b, r.Results, false)
+	writeErrors(&b, r.Results)
+	return b.String()
+}
+
+// ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB".
+func ModelOnGPU(r engine.Report) string {
+	model := r.Run.Model
+	if model == "" {
+		model = r.Run.ServedModel
+	}
+	model = path.Base(model)
+	gpus := r.Hardware.GPUs
+	if len(gpus) == 0 {
+		if r.Hardware.CPU != "" {
+			return model + " on " + r.Hardware.CPU
+		}
+		return model
+	}
+	gpu := gpus[0].Name + " " + strings.ReplaceAll(GB(gpus[0].VRAMBytes), " ", "")
+	if len(gpus) > 1 {
+		gpu = fmt.Sprintf("%d× %s", len(gpus), gpu)
+	}
+	return model + " on " + gpu
+}
+
+// Subtitle is the seeds' summary line: engine · version · quantization ·
+// N contexts (range) × M concurrency levels (range) · prefill at ….
+func Subtitle(r engine.Report) string {
+	var parts []string
+	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization, r.Engine.SimulatedLabel()} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	decode, conc := decodeAxes(r.Results)
+	if len(decode) > 0 {
+		parts = append(parts, fmt.Sprintf("%d contexts (%s) × %d concurrency levels (%s)",
+			len(decode), ContextRange(decode), len(conc), intRange(conc)))
+	}
+	var prefill []string
+	for _, res := range r.Results {
+		if res.Phase == engine.PhasePrefill {
+			prefill = append(prefill, label(res))
+		}
+	}
+	if len(prefill) > 0 {
+		parts = append(parts, "prefill at "+strings.Join(prefill, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func intRange(v []int) string {
+	if len(v) == 1 {
+		return fmt.Sprint(v[0])
+	}
+	return fmt.Sprintf("%d–%d", v[0], v[len(v)-1])
+}
+
+// decodeAxes returns the decode contexts and concurrency levels, sorted.
+func decodeAxes(rs []engine.Result) (contexts, concurrency []int) {
+	for _, r := range rs {
+		if r.Phase == engine.PhaseDecode {
+			contexts = append(contexts, r.ContextTokens)
+			concurrency = append(concurrency, r.Concurrency)
+		}
+	}
+	slices.Sort(contexts)
+	slices.Sort(concurrency)
+	return slices.Compact(contexts), slices.Compact(concurrency)
+}
+
+func writeSection(b *strings.Builder, title string, rows [][2]string) {
+	fmt.Fprintf(b, "## %s\n\n", title)
+	table := make([][]string, 0, len(rows))
+	for _, r := range rows {
+		table = append(table, []string{r[0], r[1]})
+	}
+	writeTable(b, []string{"", ""}, table)
+}
+
+func writeTable(b *strings.Builder, head []string, rows [][]string) {
+	line := func(cells []string) {
+		esc := make([]string, len(cells))
+		for i, c := range cells {
+			esc[i] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		b.WriteString("| " + strings.Join(esc, " | ") + " |\n")
+	}
+	line(head)
+	b.WriteString(strings.Repeat("|---", len(head)) + "|\n")
+	for _, r := range rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}
+
+func writePrefill(b *strings.Builder, r engine.Report) {
+	var rows [][]string
+	for _, res := range r.Results {
+		if res.Phase != engine.PhasePrefill {
+			continue
+		}
+		if res.Measured() {
+			rows = append(rows, []string{label(res), TokPerSec(res.TotalTokPerSec), Millis(res.TTFTMs)})
+		} else {
+			rows = append(rows, []string{label(res), string(res.Status), Dash})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Prefill\n\nprompt tok/s by context length\n\n")
+	writeTable(b, []string{"Context", "Prompt tok/s", "TTFT"}, rows)
+}
+
+func writeDecode(b *strings.Builder, r engine.Report) {
+	contexts, conc := decodeAxes(r.Results)
+	if len(contexts) == 0 {
+		return
+	}
+	cells := map[[2]int]engine.Result{}
+	labels := map[int]string{}
+	for _, res := range r.Results {
+		if res.Phase == engine.PhaseDecode {
+			cells[[2]int{res.ContextTokens, res.Concurrency}] = res
+			labels[res.ContextTokens] = label(res)
+		}
+	}
+	head := []string{"Context"}
+	for _, c := range conc {
+		head = append(head, fmt.Sprint(c))
+	}
+	var rows [][]string
+	for _, ctx := range contexts {
+		row := []string{labels[ctx]}
+		for _, c := range conc {
+			res, ok := cells[[2]int{ctx, c}]
+			cell := Dash
+			if ok {
+				cell = DecodeCell(res)
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	b.WriteString("## Sustained decode\n\ntotal tok/s · rows are context length, columns are simultaneous requests\n\n")
+	writeTable(b, head, rows)
+	writeNotes(b, r.Results, true)
+}
+
+// Notes returns the notes the seeds print under a table: one per status
+// that appears, and, for the decode table, the TTFT note.
+func Notes(rs []engine.Result, withTTFT bool) []string {
+	has := func(s engine.Status) bool {
+		return slices.ContainsFunc(rs, func(r engine.Result) bool { return r.Status == s })
+	}
+	var notes []string
+	for _, n := range []struct {
+		status engine.Status
+		text   string
+	}{{engine.StatusLooped, engine.NoteLooped}, {engine.StatusOverCapacity, engine.NoteOverCapacity}, {engine.StatusFailed, engine.NoteFailed}} {
+		if has(n.status) {
+			notes = append(notes, n.text)
+		}
+	}
+	if slices.ContainsFunc(rs, func(r engine.Result) bool { return r.Underfilled }) {
+		notes = append(notes, NoteUnderfilled)
+	}
+	if withTTFT {
+		notes = append(notes, engine.NoteTTFT)
+	}
+	return notes
+}
+
+// NoteUnderfilled explains the flag on cells whose server couldn't hold the
+// requested concurrency.
+const NoteUnderfilled = "Underfilled (*): fewer than 95 % of the requests were active on average; the server could not hold them all."
+
+func writeNotes(b *strings.Builder, rs []engine.Result, withTTFT bool) {
+	notes := Notes(rs, withTTFT)
+	if len(notes) == 0 {
+		return
+	}
+	b.WriteString(strings.Join(notes, " ") + "\n\n")
+}
+
+// writeErrors lists the server's message for every cell that failed.
+func writeErrors(b *strings.Builder, rs []engine.Result) {
+	first := true
+	for _, r := range rs {
+		if r.Status != engine.StatusFailed || r.Error == "" {
+			continue
+		}
+		if first {
+			b.WriteString("### Errors\n\n")
+			first = false
+		}
+		fmt.Fprintf(b, "- %s %s × %d: %s\n", r.Phase.Title(), label(r), r.Concurrency, r.Error)
+	}
+	if !first {
+		b.WriteString("\n")
+	}
+}

@@ -1,0 +1,108 @@
+// Package report writes and reads the files of a speed test matrix run:
+// report.json (the versioned schema that loads back), results.csv (one row
+// per cell) and report.md (the seeds' tables). Number formatting shared with
+// the charts and the app lives in format.go.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"speedmatrix/engine"
+)
+
+// File names written by Save.
+const (
+	JSONFile     = "report.json"
+	CSVFile      = "results.csv"
+	MarkdownFile = "report.md"
+)
+
+// Save writes report.json, results.csv and report.md into dir (created if
+// missing). Each file is written to a temporary file and renamed, so a
+// reader never sees half a file, even if the run is killed mid-save.
+func Save(dir string, r engine.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save report: %w", err)
+	}
+	if r.SchemaVersion == 0 {
+		r.SchemaVersion = engine.SchemaVersion
+	}
+	js, err := JSON(r)
+	if err != nil {
+		return fmt.Errorf("save report: %w", err)
+	}
+	var csvBuf bytes.Buffer
+	if err := WriteCSV(&csvBuf, r); err != nil {
+		return fmt.Errorf("save report: %w", err)
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{{JSONFile, js}, {CSVFile, csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+			return fmt.Errorf("save report: %w", err)
+		}
+	}
+	return nil
+}
+
+// JSON encodes r as report.json holds it: indented, schema version set.
+func JSON(r engine.Report) ([]byte, error) {
+	if r.SchemaVersion == 0 {
+		r.SchemaVersion = engine.SchemaVersion
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Load reads a report.json written by Save; path is the file or the
+// directory that holds it.
+func Load(path string) (engine.Report, error) {
+	var r engine.Report
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, JSONFile)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("load report: %s not found: give the folder of a run or its report.json", path)
+	}
+	if err != nil {
+		return r, fmt.Errorf("load report: %w", err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("load report %s: not a speedmatrix report.json (%v)", path, err)
+	}
+	switch {
+	case r.SchemaVersion == 0:
+		return r, fmt.Errorf("load report %s: no schema_version: not a speedmatrix report.json", path)
+	case r.SchemaVersion > engine.SchemaVersion:
+		return r, fmt.Errorf("load report %s: schema version %d is newer than this build reads (%d): update speedmatrix",
+			path, r.SchemaVersion, engine.SchemaVersion)
+	}
+	return r, nil
+}

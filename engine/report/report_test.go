@@ -1,0 +1,177 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"speedmatrix/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// seedReport is part of the first seed report, as Run would produce it.
+func seedReport() engine.Report {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	dec := func(ctx, c int, total, per, ttft, itl, active float64, completed, out int) engine.Result {
+		return engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: c},
+			ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusValid, TotalTokPerSec: total,
+			PerRequestTokPerSec: per, TTFTMs: ttft, ITLMs: itl, AvgActive: active, Completed: completed,
+			OutputTokens: out, MeasuredS: 30, StartedAt: at, FinishedAt: at.Add(31 * time.Second),
+			TTFTPct:  engine.Percentiles{P50: ttft, P90: ttft * 1.2, P99: ttft * 1.5},
+			Requests: []engine.RequestSample{{PromptTokens: ctx, OutputTokens: out, TTFTMs: ttft, TokensPerSec: per}}}
+	}
+	pre := func(ctx int, tps, ttft float64) engine.Result {
+		return engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: ctx, Concurrency: 1},
+			ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusValid, TotalTokPerSec: tps, TTFTMs: ttft,
+			Completed: 1, PromptTokens: ctx, StartedAt: at, FinishedAt: at}
+	}
+	over := dec(126720, 128, 0, 0, 0, 0, 0, 0, 0)
+	over.Status, over.Requests, over.MeasuredS = engine.StatusOverCapacity, nil, 0
+	looped := dec(126720, 64, 0, 0, 0, 0, 0, 0, 0)
+	looped.Status, looped.MeasuredS = engine.StatusLooped, 0
+	failed := dec(65536, 1, 0, 0, 0, 0, 0, 0, 0)
+	failed.Status, failed.Error, failed.MeasuredS = engine.StatusFailed, "POST /v1/chat/completions: the server answered 500: CUDA out of memory: check the server log", 0
+	under := dec(8192, 128, 9005.7, 74.1, 1147, 13.5, 118.0, 0, 300672)
+	under.Underfilled = true
+	return engine.Report{
+		SchemaVersion: engine.SchemaVersion,
+		Hardware: engine.HardwareInfo{Type: "Discrete GPU", OS: "linux",
+			GPUs: []engine.GPUInfo{{Name: "RTX PRO 6000 Blackwell Server Edition", VRAMBytes: 97887 << 20}}},
+		Engine: engine.EngineInfo{Engine: "vllm", Version: "0.30.1rc1.dev452+g73a583112", Quantization: "BF16",
+			Backend: "cuda", Repository: "github.com/vllm-project/vllm", Build: "cuda-13.2", Commit: "73a5831127a9"},
+		Run: engine.RunInfo{Model: "RedHatAI/gemma-4-E2B-it", ServedModel: "gemma", Revision: "main",
+			BenchmarkTool: "speedmatrix v0.1.0", DecodeTest: engine.DecodeTestFixedDuration, PrefillMode: engine.PrefillModeDecodeWarmup,
+			DurationS: 30, MaxOutputTokens: 4096, API: "chat", Endpoint: "http://127.0.0.1:8000", StartedAt: at,
+			FinishedAt: at.Add(time.Hour), Complete: true},
+		LaunchCommand: "vllm serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --api-key <redacted>",
+		Plan:          engine.DefaultPlan(),
+		Results: []engine.Result{
+			pre(8192, 40400, 203), pre(65536, 16040, 4038), pre(126720, 9534, 13001),
+			dec(8192, 1, 167.7, 169.7, 36, 5.9, 1.0, 1, 5031), dec(8192, 8, 1237.5, 160.1, 128, 6.2, 8.0, 8, 37123), under,
+			failed, dec(65536, 8, 839.6, 105.2, 558, 9.5, 8.0, 0, 25182), dec(65536, 128, 4138.5, 33.6, 7605, 29.8, 128, 0, 131584),
+			dec(126720, 1, 86.7, 86.9, 404, 11.5, 1.0, 0, 2601), looped, over,
+		},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	r := seedReport()
+	js, err := JSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.json", js)
+	var csv bytes.Buffer
+	if err := WriteCSV(&csv, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "results.csv", csv.Bytes())
+	golden(t, "report.md", []byte(Markdown(r)))
+}
+
+func TestCSVHeaderIsExact(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteCSV(&b, engine.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	const want = "phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s\n"
+	if b.String() != want {
+		t.Errorf("header %q, want %q", b.String(), want)
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := seedReport()
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{JSONFile, CSVFile, MarkdownFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s not written: %v", name, err)
+		}
+	}
+	for _, path := range []string{dir, filepath.Join(dir, JSONFile)} {
+		got, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, r) {
+			t.Errorf("Load(%s) differs from what was saved", path)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct{ path, want string }{
+		{filepath.Join(dir, "missing"), "not found"},
+		{write("bad.json", "{"), "not a speedmatrix report.json"},
+		{write("old.json", `{"results":[]}`), "no schema_version"},
+		{write("new.json", `{"schema_version": 99}`), "update speedmatrix"},
+	}
+	for _, c := range cases {
+		if _, err := Load(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%s) = %v, want an error with %q", filepath.Base(c.path), err, c.want)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{TokPerSec(1237.5), "1,237.5"}, {TokPerSec(40412), "40.4K"}, {TokPerSec(16020), "16K"},
+		{TokPerSec(9534), "9,534.0"}, {TokPerSec(9999.96), "10K"}, {TokPerSec(167.74), "167.7"},
+		{Millis(36.4), "36 ms"}, {Millis(1147.2), "1,147 ms"}, {MillisFine(5.94), "5.9 ms"},
+		{Seconds(30), "30.0 s"}, {WholeSeconds(30), "30 s"}, {Int(203607), "203,607"}, {Int(-1234), "-1,234"},
+		{Tokens(4096), "4,096 tokens"}, {GB(24 << 30), "24 GB"}, {GB(97887 << 20), "96 GB"},
+		{ContextRange([]int{0, 248 * 1024}), "0–248K"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestMarkdownMarksSimulated(t *testing.T) {
+	r := seedReport()
+	r.Engine.Simulated, r.Engine.SimProfile = true, "tiny"
+	md := Markdown(r)
+	if !strings.Contains(md, "| Simulated | simulated (profile tiny) |") || !strings.Contains(Subtitle(r), "simulated (profile tiny)") {
+		t.Errorf("a simulated report must say so in the Engine section and subtitle:\n%s", md)
+	}
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"speedmatrix/engine/openai"
+)
+
+// templateReserveTokens is kept free of every context for the chat template
+// and special tokens: with max_model_len 131,072 and 4,096 output tokens the
+// largest decode context is 126,720 tokens, "123K" as in the seeds.
+const templateReserveTokens = 256
+
+// setup is a plan resolved against a server: the model, the contexts that
+// fit, and what the server can hold.
+type setup struct {
+	Model       string
+	MaxModelLen int // 0: unknown
+	// KVTokens is the KV cache size the capacity check uses; 0: unknown.
+	KVTokens   int
+	MaxNumSeqs int // 0: unknown
+	Prefill    []int
+	Decode     []int
+}
+
+// resolveModel picks the model to measure: the target's, which must be
+// listed, or the first one listed.
+func resolveModel(models []openai.Model, want string) (openai.Model, error) {
+	if len(models) == 0 {
+		return openai.Model{}, errors.New("the server lists no model at /v1/models: check the server finished loading")
+	}
+	if want == "" {
+		return models[0], nil
+	}
+	var ids []string
+	for _, m := range models {
+		if m.ID == want {
+			return m, nil
+		}
+		ids = append(ids, strconv.Quote(m.ID))
+	}
+	return openai.Model{}, fmt.Errorf("the server has no model %q: pick one of %s with --model", want, strings.Join(ids, ", "))
+}
+
+// fitContext returns the largest context that fits the model with output
+// tokens after it, or requested when it fits (or the length is unknown).
+func fitContext(requested, maxModelLen, output int) int {
+	if maxModelLen <= 0 {
+		return requested
+	}
+	limit := maxModelLen - output - templateReserveTokens
+	return max(0, min(requested, limit))
+}
+
+// fitContexts fits every context, drops duplicates and sorts them.
+func fitContexts(requested []int, maxModelLen, output int) []int {
+	out := make([]int, 0, len(requested))
+	for _, c := range requested {
+		out = append(out, fitContext(c, maxModelLen, output))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// overCapacity reports whether c simultaneous requests at this context can't
+// be held by the server: their KV cache need exceeds its cache, or c exceeds
+// max-num-seqs. Unknown limits never make a cell over capacity.
+func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
+	if s.KVTokens > 0 && concurrency*(contextTokens+output) > s.KVTokens {
+		return true
+	}
+	return s.MaxNumSeqs > 0 && concurrency > s.MaxNumSeqs
+}
+
+// resolve asks the server for its model, context length and KV cache, and
+// fits the plan to them.
+func resolve(ctx context.Context, c *openai.Client, plan Plan, target Target) (setup, error) {
+	var s setup
+	models, err := c.Models(ctx)
+	if err != nil {
+		return s, fmt.Errorf("list models: %w", err)
+	}
+	m, err := resolveModel(models, target.Model)
+	if err != nil {
+		return s, err
+	}
+	s.Model, s.MaxModelLen = m.ID, m.MaxModelLen
+	if s.MaxModelLen == 0 {
+		s.MaxModelLen = target.Header.Engine.MaxModelLen
+	}
+	if s.MaxModelLen > 0 && plan.MaxOutputTokens+templateReserveTokens+1 > s.MaxModelLen && len(plan.DecodeContexts) > 0 {
+		return s, fmt.Errorf("max output %d tokens does not fit the model's max_model_len %d: lower --max-output", plan.MaxOutputTokens, s.MaxModelLen)
+	}
+	s.Prefill = fitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
+	s.Decode = fitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
+	s.KVTokens = plan.KVBudgetTokens
+	if s.KVTokens == 0 {
+		if met, err := c.Metrics(ctx); err == nil {
+			s.KVTokens = met.KVCacheTokens()
+		}
+	}
+	if s.KVTokens == 0 {
+		s.KVTokens = target.Header.Engine.KVCacheTokens
+	}
+	s.MaxNumSeqs = target.Header.Engine.MaxNumSeqs
+	return s, nil
+}
+
+// cells lists the matrix in the order it is measured: for each context,
+// its prefill cell (which warms the prefix cache) then its decode cells.
+func (s setup) cells(plan Plan) []Cell {
+	contexts := slices.Concat(s.Prefill, s.Decode)
+	slices.Sort(contexts)
+	contexts = slices.Compact(contexts)
+	concurrency := slices.Clone(plan.Concurrency)
+	slices.Sort(concurrency)
+	concurrency = slices.Compact(concurrency)
+	var out []Cell
+	for _, c := range contexts {
+		if slices.Contains(s.Prefill, c) {
+			out = append(out, Cell{Phase: PhasePrefill, ContextTokens: c, Concurrency: 1})
+		}
+		if slices.Contains(s.Decode, c) {
+			for _, n := range concurrency {
+				out = append(out, Cell{Phase: PhaseDecode, ContextTokens: c, Concurrency: n})
+			}
+		}
+	}
+	return out
+}
+
+// sortResults puts results in the seeds' order: prefill cells by context,
+// then decode cells by context and concurrency.
+func sortResults(rs []Result) {
+	slices.SortStableFunc(rs, func(a, b Result) int {
+		if a.Phase != b.Phase {
+			if a.Phase == PhasePrefill {
+				return -1
+			}
+			return 1
+		}
+		if a.ContextTokens != b.ContextTokens {
+			return a.ContextTokens - b.ContextTokens
+		}
+		return a.Concurrency - b.Concurrency
+	})
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func statusOf(t *testing.T, rep Report, phase Phase, ctxTokens, conc int) Result {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.Phase == phase && r.ContextTokens == ctxTokens && r.Concurrency == conc {
+			return r
+		}
+	}
+	t.Fatalf("no %s %d×%d result in %d results", phase, ctxTokens, conc, len(rep.Results))
+	return Result{}
+}
+
+func TestFitContext(t *testing.T) {
+	got := fitContexts([]int{8 * K, 128 * K, 256 * K}, 131072, 4096)
+	if len(got) != 2 || got[0] != 8*K || ContextLabel(got[1]) != "123K" {
+		t.Errorf("fitContexts = %v, want [8K 123K] (the seeds' label for 131,072 − 4,096 − reserve)", got)
+	}
+	if fitContext(128*K, 0, 4096) != 128*K {
+		t.Error("an unknown max_model_len must leave the context as asked")
+	}
+}
+
+func TestOverCapacity(t *testing.T) {
+	s := setup{KVTokens: 100000, MaxNumSeqs: 8}
+	cases := []struct {
+		ctxTokens, conc int
+		want            bool
+	}{{8 * K, 8, false}, {8 * K, 16, true}, {32 * K, 4, true}, {24 * K, 3, false}}
+	for _, c := range cases {
+		if got := s.overCapacity(c.ctxTokens, c.conc, 4096); got != c.want {
+			t.Errorf("overCapacity(%d, %d) = %v, want %v", c.ctxTokens, c.conc, got, c.want)
+		}
+	}
+	if (setup{}).overCapacity(1<<20, 1000, 4096) {
+		t.Error("unknown KV and max-num-seqs must never be over capacity")
+	}
+}
+
+// TestRunMatrix runs a small matrix: order, capacity from /metrics (2K×4)
+// and max-num-seqs (1K×4), server
+// samples, progress, telemetry and the report header.
+func TestRunMatrix(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{KVTokens: 4800, Interval: 5 * time.Millisecond})
+	plan := Plan{PrefillContexts: []int{2 * K, 1 * K}, DecodeContexts: []int{2 * K, 1 * K}, Concurrency: []int{4, 1},
+		Duration: 300 * time.Millisecond, MaxOutputTokens: 64, API: APICompletions}
+	tel := &fakeTelemetry{}
+	target := Target{BaseURL: f.URL, Telemetry: tel, Header: Report{Engine: EngineInfo{MaxNumSeqs: 3}}}
+	rep, events, err := runAll(t, t.Context(), plan, target, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, r := range rep.Results {
+		keys = append(keys, r.Key()+"="+string(r.Status))
+	}
+	want := "prefill/1024/1=Valid prefill/2048/1=Valid decode/1024/1=Valid decode/1024/4=Over capacity decode/2048/1=Valid decode/2048/4=Over capacity"
+	if strings.Join(keys, " ") != want {
+		t.Errorf("results\n got %s\nwant %s", strings.Join(keys, " "), want)
+	}
+	if !rep.Run.Complete || rep.Run.BenchmarkTool != "speedmatrix v"+Version || rep.Run.ServedModel != "fake-model" ||
+		rep.Engine.Version != "0.0.0-fake" || rep.Engine.KVCacheTokens != 4800 || rep.Engine.MaxModelLen != 32768 {
+		t.Errorf("header: run %+v engine %+v", rep.Run, rep.Engine)
+	}
+	counts := map[EventKind]int{}
+	for _, ev := range events {
+		counts[ev.Kind]++
+		if ev.Kind == EventProgress && (ev.Progress.CellCount != 6 || ev.Progress.CellIndex < 1) {
+			t.Errorf("progress %+v: want cell i of 6", *ev.Progress)
+		}
+	}
+	if counts[EventResult] != 6 || counts[EventServer] == 0 || counts[EventProgress] < 6 || counts[EventDone] != 1 {
+		t.Errorf("events by kind = %v, want 6 results, server samples, progress, one done", counts)
+	}
+	d := statusOf(t, rep, PhaseDecode, 2*K, 1)
+	if d.Telemetry == nil || d.JoulesPerToken <= 0 || tel.calls == 0 {
+		t.Errorf("telemetry %+v, J/token %v: want the source's summary and J/token", d.Telemetry, d.JoulesPerToken)
+	}
+}
+
+type fakeTelemetry struct{ calls int }
+
+func (f *fakeTelemetry) Summary(from, to time.Time) *Telemetry {
+	f.calls++
+	return &Telemetry{Samples: 3, TotalPowerW: Stat{Avg: 250, Peak: 300}}
+}
+
+// TestCancel cancels a run mid-cell: every stream stops within 1 s, the
+// finished cell is kept and the interrupted one is Cancelled.
+func TestCancel(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
+	plan := decodePlan(1*K, 8, time.Minute, 20000, APIChat)
+	plan.PrefillContexts = []int{1 * K}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var cancelled time.Time
+	var last Event
+	for ev := range runWith(ctx, plan, Target{BaseURL: f.URL}, testOptions()) {
+		if ev.Kind == EventProgress && ev.Progress.Cell.Phase == PhaseDecode && ev.Progress.LiveTokPerSec > 0 && cancelled.IsZero() {
+			cancelled = time.Now()
+			cancel()
+		}
+		last = ev
+	}
+	if took := time.Since(cancelled); cancelled.IsZero() || took > time.Second {
+		t.Fatalf("the run ended %v after cancel, want under 1 s", took)
+	}
+	if !errors.Is(last.Err, context.Canceled) {
+		t.Errorf("done error = %v, want context.Canceled", last.Err)
+	}
+	rep := *last.Report
+	if len(rep.Results) != 2 || rep.Results[0].Status != StatusValid || rep.Results[1].Status != StatusCancelled || rep.Run.Complete {
+		t.Errorf("results %+v, complete %v: want prefill Valid, decode Cancelled, incomplete", rep.Results, rep.Run.Complete)
+	}
+}
+
+// TestResume keeps the cells of a previous run and measures only the rest.
+func TestResume(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
+	plan := Plan{PrefillContexts: []int{1 * K}, DecodeContexts: []int{1 * K}, Concurrency: []int{1, 2},
+		Duration: 200 * time.Millisecond, MaxOutputTokens: 50, API: APICompletions}
+	prev := []Result{
+		{Cell: Cell{Phase: PhasePrefill, ContextTokens: 1 * K, Concurrency: 1}, Status: StatusValid, TotalTokPerSec: 12345},
+		{Cell: Cell{Phase: PhaseDecode, ContextTokens: 1 * K, Concurrency: 1}, Status: StatusLooped},
+		{Cell: Cell{Phase: PhaseDecode, ContextTokens: 1 * K, Concurrency: 2}, Status: StatusCancelled},
+	}
+	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Previous: prev}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := statusOf(t, rep, PhasePrefill, K, 1); p.TotalTokPerSec != 12345 {
+		t.Errorf("prefill was measured again: %v tok/s", p.TotalTokPerSec)
+	}
+	if r := statusOf(t, rep, PhaseDecode, K, 1); r.Status != StatusLooped {
+		t.Errorf("decode 1K×1 = %s, want the previous Looped kept", r.Status)
+	}
+	if r := statusOf(t, rep, PhaseDecode, K, 2); r.Status != StatusValid || !rep.Run.Complete {
+		t.Errorf("decode 1K×2 = %s (complete %v), want measured again: Valid, complete", r.Status, rep.Run.Complete)
+	}
+	for _, q := range f.requestsLog() {
+		if len(q.Sent) == 1 && q.PromptTokens == K {
+			return // the warm-up request for the resumed decode cells
+		}
+	}
+	t.Error("no warm-up request before the resumed decode cells")
+}
+
+// TestLoopedCell marks a cell whose streams loop.
+func TestLoopedCell(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{Interval: time.Millisecond, TokensPerChunk: 8, LoopAfter: 100})
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, 10*time.Second, 20000, APIChat), Target{BaseURL: f.URL}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := findResult(t, rep, PhaseDecode)
+	if r.Status != StatusLooped || r.TotalTokPerSec != 0 || r.FinishedAt.Sub(r.StartedAt) > 5*time.Second {
+		t.Errorf("status %s, %v tok/s, took %v: want Looped, no figures, stopped early", r.Status, r.TotalTokPerSec, r.FinishedAt.Sub(r.StartedAt))
+	}
+	plan := decodePlan(K, 1, 300*time.Millisecond, 20000, APIChat)
+	plan.LoopDetection = false
+	rep, _, _ = runAll(t, t.Context(), plan, Target{BaseURL: f.URL}, testOptions())
+	if r := findResult(t, rep, PhaseDecode); r.Status != StatusValid {
+		t.Errorf("with loop detection off: %s, want Valid", r.Status)
+	}
+}
+
+func TestAliveFails(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
+	calls := 0
+	alive := func() error {
+		calls++
+		if calls > 3 {
+			return errors.New("vllm exited with status 1")
+		}
+		return nil
+	}
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 10*time.Second, 20000, APIChat), Target{BaseURL: f.URL, Alive: alive}, testOptions())
+	if err == nil || !strings.Contains(err.Error(), "vllm exited") {
+		t.Fatalf("run error = %v, want the server's death", err)
+	}
+	if r := findResult(t, rep, PhaseDecode); r.Status != StatusFailed || !strings.Contains(r.Error, "vllm exited") {
+		t.Errorf("cell %s %q, want Failed with the reason", r.Status, r.Error)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(nil)
+	url := srv.URL
+	srv.Close()
+	_, _, err := runAll(t, t.Context(), DefaultPlan(), Target{BaseURL: url}, testOptions())
+	if err == nil || !strings.Contains(err.Error(), "endpoint") {
+		t.Errorf("error = %v, want one naming the endpoint to check", err)
+	}
+}
