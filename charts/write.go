@@ -2,10 +2,10 @@ package charts
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 )
 
 // WriteAll writes every picture of a report into dir, light theme at 1×:
@@ -36,32 +36,13 @@ func WriteAllWith(dir string, r engine.Report, opts Options) error {
 		if err != nil {
 			return fmt.Errorf("draw %s: %w", kind, err)
 		}
-		if err := writeAtomic(filepath.Join(dir, string(kind)+".png"), png); err != nil {
+		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".png"), png); err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(dir, string(kind)+".svg"), svg); err != nil {
+		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".svg"), svg); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w (check that the folder exists and is writable)", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}

@@ -45,7 +45,7 @@ func Save(dir string, r engine.Report) error {
 		data []byte
 	}{{JSONFile, js}, {CSVFile, csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("save report: %w", err)
 		}
 	}
@@ -64,20 +64,29 @@ func JSON(r engine.Report) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func writeAtomic(path string, data []byte) error {
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees half a file; the result is
+// readable by everyone (0644), like any exported document.
+func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w (check that the folder exists and is writable)", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // Load reads a report.json written by Save; path is the file or the
