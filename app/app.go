@@ -4,12 +4,28 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/widget"
+	"fyne.io/fyne/v2/dialog"
 
 	"speedmatrix/assets"
+	"speedmatrix/engine"
+)
+
+// Screen titles, as the tabs show them.
+const (
+	tabHardware = "Hardware"
+	tabServer   = "Server"
+	tabMatrix   = "Matrix"
+	tabRun      = "Run"
+	tabResults  = "Results"
+	tabHistory  = "History"
 )
 
 // ID is the application ID; Fyne keeps preferences and storage under it.
@@ -29,28 +45,184 @@ type Options struct {
 // Icon is the application icon as a Fyne resource.
 var Icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
 
-// Main opens the main window and blocks until it is closed.
+// Main opens the main window and blocks until it is closed. With Autorun and
+// Export it returns the run's or the export's error, if any.
 func Main(opts Options) error {
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(Icon)
 	w := a.NewWindow("Speed Matrix")
-	w.SetContent(newTabs(opts))
-	w.Resize(fyne.NewSize(1200, 800))
+	u := newUI(a, w, realDeps(), opts)
+	w.SetContent(u.content())
+	w.Resize(fyne.NewSize(1280, 800))
+	w.SetCloseIntercept(u.onClose)
+	u.start()
 	w.ShowAndRun()
-	return nil
+	u.shutdown()
+	return u.exitErr
 }
 
-// newTabs builds the screens of the app in the order a user works through them.
-func newTabs(opts Options) *container.AppTabs {
-	placeholder := func(text string) fyne.CanvasObject {
-		return container.NewCenter(widget.NewLabel(text))
+// ui holds the window, the screens and what they share.
+type ui struct {
+	app   fyne.App
+	win   fyne.Window
+	deps  deps
+	opts  Options
+	prefs *settings
+
+	hwInfo engine.HardwareInfo
+	hwErr  error
+
+	tabs     *container.AppTabs
+	hardware *hardwareTab
+	server   *serverTab
+	matrix   *matrixTab
+	run      *runTab
+	results  *resultsTab
+	history  *historyTab
+
+	exitErr error // what Main returns (autorun)
+
+	bg     context.Context // ends at shutdown: background loops stop
+	stopBg context.CancelFunc
+
+	quit   func()        // ends the app after an autorun export (tests replace it)
+	settle time.Duration // lets the window draw the charts before the screenshot
+}
+
+// newUI detects the hardware and builds every screen.
+func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
+	if d.now == nil {
+		d.now = time.Now
 	}
-	return container.NewAppTabs(
-		container.NewTabItem("Hardware", placeholder("GPUs and host")),
-		container.NewTabItem("Server", placeholder("vLLM, an endpoint or the simulator")),
-		container.NewTabItem("Matrix", placeholder("Contexts × concurrency")),
-		container.NewTabItem("Run", placeholder("Progress and live heatmap")),
-		container.NewTabItem("Results", placeholder("Charts and exports")),
-		container.NewTabItem("History", placeholder("Saved runs")),
-	)
+	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences())}
+	u.bg, u.stopBg = context.WithCancel(context.Background())
+	u.quit, u.settle = a.Quit, time.Second
+	if d.hardware != nil {
+		u.hwInfo, u.hwErr = d.hardware.Detect()
+	} else {
+		u.hwErr = errNotAvailable
+	}
+	// Each newXxxTab sets u.xxx; a screen may use those built before it.
+	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
+	server, results := newServerTab(u), newResultsTab(u)
+	run, history := newRunTab(u), newHistoryTab(u)
+	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history)
+	u.tabs.SetTabLocation(container.TabLocationLeading)
+	u.server.applyTarget(opts.Target)
+	if opts.Autorun {
+		// A scripted run wants a result in minutes: the Quick plan fitted to the target.
+		u.matrix.usePreset(presetQuick)
+	}
+	u.matrix.refreshCapacity()
+	addShortcuts(u)
+	return u
+}
+
+// content is the window's content.
+func (u *ui) content() fyne.CanvasObject { return u.tabs }
+
+// hasGPU reports whether hardware detection found an NVIDIA GPU.
+func (u *ui) hasGPU() bool { return u.hwErr == nil && len(u.hwInfo.GPUs) > 0 }
+
+// show selects the screen whose tab has this title.
+func (u *ui) show(title string) {
+	for _, t := range u.tabs.Items {
+		if t.Text == title {
+			u.tabs.Select(t)
+			return
+		}
+	}
+}
+
+// start begins the background work of a launched app: telemetry, autorun.
+func (u *ui) start() {
+	if u.deps.telemetry != nil {
+		if s, ok := u.deps.telemetry.(interface{ Start(context.Context) }); ok {
+			s.Start(u.bg)
+		}
+	}
+	u.run.startTelemetry()
+	if u.server.detectAtStart {
+		u.server.onDetect()
+	}
+	if u.opts.Autorun {
+		u.show(tabRun)
+		u.run.onStart()
+	}
+}
+
+// onRunDone is called on the UI goroutine when a run ends.
+func (u *ui) onRunDone(rep *engine.Report, runErr error) {
+	if rep != nil && len(rep.Results) > 0 {
+		u.results.show(*rep, "")
+		u.history.save(*rep)
+		u.show(tabResults)
+	}
+	if !u.opts.Autorun || u.opts.Export == "" {
+		return
+	}
+	u.exitErr = runErr
+	if rep == nil {
+		u.exitErr = errors.Join(runErr, errors.New("the run produced no report"))
+		u.quit()
+		return
+	}
+	if err := u.results.exportAll(u.opts.Export); err != nil {
+		u.exitErr = errors.Join(u.exitErr, err)
+	}
+	// Wait for the charts, then give the window a few frames to draw them.
+	rendered, settle := u.results.rendered, u.settle
+	go func() {
+		<-rendered
+		time.Sleep(settle)
+		fyne.Do(func() {
+			if err := u.results.screenshot(u.opts.Export); err != nil {
+				u.exitErr = errors.Join(u.exitErr, err)
+			}
+			u.quit()
+		})
+	}()
+}
+
+// busy describes what closing the window would stop ("" when nothing).
+func (u *ui) busy() string {
+	switch {
+	case u.run.running() && u.server.serverUp():
+		return "A run is in progress and a vLLM server is up."
+	case u.run.running():
+		return "A run is in progress."
+	case u.server.serverUp():
+		return "A vLLM server started by Speed Matrix is up."
+	}
+	return ""
+}
+
+// onClose asks before stopping a run or a server, then closes the window.
+func (u *ui) onClose() {
+	// Remember the settings now: Fyne saves preferences before it exits.
+	u.prefs.flush(u)
+	what := u.busy()
+	if what == "" {
+		u.win.Close()
+		return
+	}
+	dialog.ShowConfirm("Quit Speed Matrix?",
+		fmt.Sprintf("%s\nQuitting cancels the run and stops the server (its GPU memory is freed).", what),
+		func(ok bool) {
+			if ok {
+				u.shutdown()
+				u.win.Close()
+			}
+		}, u.win)
+}
+
+// shutdown cancels a run, stops the servers and the sampler; safe to repeat.
+func (u *ui) shutdown() {
+	u.stopBg()
+	u.run.stop(10 * time.Second)
+	u.server.stopAll()
+	if s, ok := u.deps.telemetry.(interface{ Stop() }); ok && u.deps.telemetry != nil {
+		s.Stop()
+	}
+	u.prefs.flush(u)
 }

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// TestScreensFit1280x800 checks that no screen asks for more than a
+// 1280×800 window, so nothing is clipped on a common laptop screen.
+func TestScreensFit1280x800(t *testing.T) {
+	for _, hwd := range []fakeHardware{noGPU, oneGPU} {
+		d := testDeps(t, &fakeEngine{})
+		d.hardware = hwd
+		u := newTestUI(t, d, Options{})
+		for _, item := range u.tabs.Items {
+			u.tabs.Select(item)
+			min := item.Content.MinSize()
+			if min.Width > 1180 || min.Height > 760 {
+				t.Errorf("gpus=%d: screen %s needs %.0f×%.0f, more than fits 1280×800 with the tab bar",
+					len(hwd.info.GPUs), item.Text, min.Width, min.Height)
+			}
+		}
+		if got := u.win.Canvas().Content().MinSize(); got.Width > 1280 || got.Height > 800 {
+			t.Errorf("gpus=%d: window needs %v", len(hwd.info.GPUs), got)
+		}
+	}
+}
+
+// TestStartupSelectsSimulatorWithoutGPU: the app works on first launch.
+func TestStartupSelectsSimulatorWithoutGPU(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	if got := u.server.kind.Selected; got != targetSim {
+		t.Errorf("target kind = %q, want %q without a GPU", got, targetSim)
+	}
+	if got := u.server.profile.Selected; got != "tiny" {
+		t.Errorf("profile = %q, want tiny", got)
+	}
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	u = newTestUI(t, d, Options{})
+	if got := u.server.kind.Selected; got != targetVLLM {
+		t.Errorf("with a GPU the target kind = %q, want %q", got, targetVLLM)
+	}
+}
+
+func TestCloseDuringRunAsksThenStopsEverything(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:2], hold: true}
+	sim := &fakeSim{}
+	d := testDeps(t, eng)
+	d.sim = sim
+	// Not a temp window: confirming closes it, and a temp window may be closed only once.
+	a := test.NewTempApp(t)
+	u := newUI(a, a.NewWindow("close"), d, Options{Target: "sim:tiny"})
+	u.win.SetContent(u.content())
+	u.win.Resize(fyne.NewSize(1280, 800))
+	defer u.shutdown()
+	u.run.onStart()
+	u.onClose()
+	top := u.win.Canvas().Overlays().Top()
+	if top == nil || !hasText(top, "A run is in progress") {
+		t.Fatal("closing during a run does not ask first")
+	}
+	yes := findButton(top, "Yes")
+	if yes == nil {
+		t.Fatal("the confirmation has no Yes button")
+	}
+	test.Tap(yes)
+	waitFor(t, eng.cancelled, "the run to be cancelled")
+	sim.mu.Lock()
+	defer sim.mu.Unlock()
+	if sim.stopped != 1 {
+		t.Errorf("simulator stopped %d times, want 1", sim.stopped)
+	}
+}
+
+func TestAutorunExportsAndQuits(t *testing.T) {
+	dir := t.TempDir()
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny", Autorun: true, Export: dir})
+	quit := make(chan struct{})
+	u.quit, u.settle = func() { close(quit) }, 0
+	u.start()
+	waitFor(t, quit, "autorun to quit")
+	if u.exitErr != nil {
+		t.Errorf("exit error = %v", u.exitErr)
+	}
+	if p := eng.lastPlan(); p.Duration > 5*time.Second || len(p.DecodeContexts) == 0 || p.DecodeContexts[len(p.DecodeContexts)-1] > 4096 {
+		t.Errorf("autorun on sim:tiny used %v × %v for %v, want the tiny Quick plan", p.DecodeContexts, p.Concurrency, p.Duration)
+	}
+	for _, name := range append(exportFileNames(), screenshotFile) {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", name, err)
+		}
+	}
+}
+
+func TestAutorunFailureIsTheExitError(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:3], err: errBoom}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny", Autorun: true, Export: t.TempDir()})
+	quit := make(chan struct{})
+	u.quit, u.settle = func() { close(quit) }, 0
+	u.start()
+	waitFor(t, quit, "autorun to quit")
+	if !errors.Is(u.exitErr, errBoom) {
+		t.Errorf("exit error = %v, want the run's error", u.exitErr)
+	}
+}

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// deltaText is the % change of total tok/s of one decode cell from base to
+// other, or why there is none ("—" when either cell was not measured).
+func deltaText(base, other engine.Result, okBase, okOther bool) string {
+	switch {
+	case !okBase || !okOther:
+		return "—"
+	case !base.Measured() || !other.Measured():
+		return fmt.Sprintf("%s → %s", shortStatus(base, okBase), shortStatus(other, okOther))
+	case base.TotalTokPerSec == 0:
+		return "—"
+	}
+	p := (other.TotalTokPerSec/base.TotalTokPerSec - 1) * 100
+	return fmt.Sprintf("%+.1f %%", p)
+}
+
+func shortStatus(r engine.Result, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	if r.Measured() {
+		return "Valid"
+	}
+	return string(r.Status)
+}
+
+// deltaGrid is a table of deltaText for every decode cell of either run,
+// shown when charts cannot draw the delta heatmap.
+func deltaGrid(base, other engine.Report) fyne.CanvasObject {
+	index := func(rs []engine.Result) map[[2]int]engine.Result {
+		m := map[[2]int]engine.Result{}
+		for _, r := range rs {
+			if r.Phase == engine.PhaseDecode {
+				m[[2]int{r.ContextTokens, r.Concurrency}] = r
+			}
+		}
+		return m
+	}
+	b, o := index(base.Results), index(other.Results)
+	contexts, conc := decodeAxes(append(append([]engine.Result{}, base.Results...), other.Results...))
+	grid := container.NewGridWithColumns(len(conc) + 1)
+	grid.Add(widget.NewLabelWithStyle("Context", fyne.TextAlignCenter, fyne.TextStyle{Bold: true}))
+	for _, c := range conc {
+		grid.Add(widget.NewLabelWithStyle(strconv.Itoa(c), fyne.TextAlignCenter, fyne.TextStyle{Bold: true}))
+	}
+	for _, ctx := range contexts {
+		grid.Add(widget.NewLabelWithStyle(engine.ContextLabel(ctx), fyne.TextAlignCenter, fyne.TextStyle{Bold: true}))
+		for _, c := range conc {
+			k := [2]int{ctx, c}
+			rb, okB := b[k]
+			ro, okO := o[k]
+			grid.Add(widget.NewLabelWithStyle(deltaText(rb, ro, okB, okO), fyne.TextAlignCenter, fyne.TextStyle{}))
+		}
+	}
+	return container.NewVScroll(grid)
+}

@@ -1,0 +1,324 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/vllm"
+	"speedmatrix/hw"
+)
+
+// fakeEngine emits canned events; with hold it then waits for ctx to end
+// and reports the run cancelled.
+type fakeEngine struct {
+	events []engine.Event
+	hold   bool
+	err    error // the Done event's error when not held
+
+	mu        sync.Mutex
+	plans     []engine.Plan
+	targets   []engine.Target
+	cancelled chan struct{} // closed when a held run saw ctx end
+}
+
+func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target engine.Target) <-chan engine.Event {
+	f.mu.Lock()
+	f.plans = append(f.plans, plan)
+	f.targets = append(f.targets, target)
+	f.cancelled = make(chan struct{})
+	cancelled := f.cancelled
+	f.mu.Unlock()
+	ch := make(chan engine.Event)
+	go func() {
+		defer close(ch)
+		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: target.Header.Engine,
+			Hardware: target.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+		for _, ev := range f.events {
+			if ev.Result != nil {
+				rep.Results = append(rep.Results, *ev.Result)
+				snap := *rep
+				ev.Report = &snap
+			}
+			ch <- ev
+		}
+		err := f.err
+		if f.hold {
+			<-ctx.Done()
+			close(cancelled)
+			err = context.Canceled
+		}
+		ch <- engine.Event{Kind: engine.EventDone, Report: rep, Err: err}
+	}()
+	return ch
+}
+
+func (f *fakeEngine) lastPlan() engine.Plan {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.plans[len(f.plans)-1]
+}
+
+func (f *fakeEngine) lastTarget() engine.Target {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.targets[len(f.targets)-1]
+}
+
+type fakeHardware struct {
+	info engine.HardwareInfo
+	err  error
+}
+
+func (f fakeHardware) Detect() (engine.HardwareInfo, error) { return f.info, f.err }
+
+var noGPU = fakeHardware{
+	info: engine.HardwareInfo{CPU: "Test CPU", CPUCores: 8, RAMBytes: 32 << 30, OS: "Test OS", Note: "NVIDIA driver not found"},
+	err:  hw.ErrNoNVML,
+}
+
+var oneGPU = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, CPU: "Test CPU",
+	GPUs: []engine.GPUInfo{{Index: 0, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30, PeakBandwidthGBs: 936, PCIeGen: 4, PCIeWidth: 16}}}}
+
+type fakeSim struct {
+	mu      sync.Mutex
+	started []string
+	stopped int
+}
+
+func (f *fakeSim) Profiles() []SimProfile {
+	return []SimProfile{
+		{Name: "tiny", Description: "a tiny test profile", KVCacheTokens: 65536, MaxNumSeqs: 64, MaxModelLen: 8192},
+		{Name: "big", Description: "a big test profile", KVCacheTokens: 10_000_000, MaxNumSeqs: 256, MaxModelLen: 131072},
+	}
+}
+
+func (f *fakeSim) Start(profile string) (engine.Target, func(), error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.started = append(f.started, profile)
+	t := engine.Target{BaseURL: "http://127.0.0.1:1"}
+	t.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: profile}
+	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
+}
+
+// fakeCharts draws a 4×4 PNG and a minimal SVG; err makes every call fail.
+type fakeCharts struct{ err error }
+
+func (f fakeCharts) Render(kind ChartKind, format string, r engine.Report) ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	if format == "svg" {
+		return []byte(`<svg xmlns="http://www.w3.org/2000/svg"><text>` + string(kind) + `</text></svg>`), nil
+	}
+	return tinyPNG(), nil
+}
+
+func (f fakeCharts) Delta(base, other engine.Report) ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return tinyPNG(), nil
+}
+
+func tinyPNG() []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	img.Set(1, 1, color.NRGBA{R: 255, A: 255})
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return b.Bytes()
+}
+
+// fakeServer is a launched vLLM that becomes ready when ready is closed.
+type fakeServer struct {
+	ready   chan struct{}
+	mu      sync.Mutex
+	stopped bool
+}
+
+func (s *fakeServer) WaitReady(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *fakeServer) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	return nil
+}
+
+func (s *fakeServer) isStopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+func (s *fakeServer) Subscribe(f func(string)) func() {
+	f("INFO vLLM API server version 0.32.0")
+	f("INFO GPU KV cache size: 123,456 tokens")
+	return func() {}
+}
+
+func (s *fakeServer) Logs() []string { return nil }
+func (s *fakeServer) Facts() vllm.LogFacts {
+	return vllm.LogFacts{KVCacheTokens: 123456, MaxConcurrency: 3.8, ConcurrencyTokens: 32768}
+}
+func (s *fakeServer) Target() engine.Target {
+	return engine.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}
+}
+
+type fakeLauncher struct {
+	srv  *fakeServer
+	cfgs chan vllm.ServerConfig
+}
+
+func (f fakeLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (Server, error) {
+	f.cfgs <- cfg
+	return f.srv, nil
+}
+
+type fakeModels struct{}
+
+func (fakeModels) LocalModels() ([]vllm.LocalModel, error) {
+	return []vllm.LocalModel{{ID: "Qwen/Qwen3-0.6B", MaxModelLen: 40960}}, nil
+}
+
+func (fakeModels) Suggest(h engine.HardwareInfo, model string) vllm.Suggestion {
+	return vllm.Suggestion{TensorParallelSize: len(h.GPUs), GPUMemoryUtilization: 0.88, MaxModelLen: 40960,
+		Notes: []string{"test suggestion"}}
+}
+
+type fakeEndpoints struct {
+	models []EndpointModel
+	err    error
+}
+
+func (f fakeEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]EndpointModel, error) {
+	return f.models, f.err
+}
+
+// testDeps are fakes for every dependency; runs are saved under a temp dir.
+func testDeps(t testing.TB, eng Engine) deps {
+	return deps{
+		engine: eng, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
+		models: fakeModels{}, endpoints: fakeEndpoints{models: []EndpointModel{{ID: "served", MaxModelLen: 32768}}},
+		runsDir: t.TempDir(),
+		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	}
+}
+
+// newTestUI builds the whole app on Fyne's test driver at 1280×800.
+func newTestUI(t *testing.T, d deps, opts Options) *ui {
+	t.Helper()
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	u := newUI(a, w, d, opts)
+	w.SetContent(u.content())
+	w.Resize(fyne.NewSize(1280, 800))
+	t.Cleanup(u.shutdown)
+	return u
+}
+
+// waitFor fails the test when ch is not closed within a generous bound.
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// canned results: a valid and an over-capacity decode cell, and a prefill.
+func cannedEvents() []engine.Event {
+	cell := func(phase engine.Phase, ctx, c int) engine.Cell {
+		return engine.Cell{Phase: phase, ContextTokens: ctx, Concurrency: c}
+	}
+	return []engine.Event{
+		{Kind: engine.EventLog, Log: "tokenizer ready"},
+		{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: 2, CellCount: 4, Cell: cell(engine.PhaseDecode, 1024, 1),
+			Elapsed: 65 * time.Second, ETA: 130 * time.Second, LiveTokPerSec: 1234.5}},
+		{Kind: engine.EventResult, Result: &engine.Result{Cell: cell(engine.PhasePrefill, 1024, 1), ContextLabel: "1K",
+			Status: engine.StatusValid, TotalTokPerSec: 20000, TTFTMs: 51, Completed: 1}},
+		{Kind: engine.EventResult, Result: &engine.Result{Cell: cell(engine.PhaseDecode, 1024, 1), ContextLabel: "1K",
+			Status: engine.StatusValid, TotalTokPerSec: 195.7, PerRequestTokPerSec: 197, TTFTMs: 8, ITLMs: 5.2, AvgActive: 1, MeasuredS: 2}},
+		{Kind: engine.EventResult, Result: &engine.Result{Cell: cell(engine.PhaseDecode, 1024, 2), ContextLabel: "1K",
+			Status: engine.StatusValid, TotalTokPerSec: 316.5, PerRequestTokPerSec: 160, TTFTMs: 11, ITLMs: 6.2, AvgActive: 2, MeasuredS: 2}},
+		{Kind: engine.EventResult, Result: &engine.Result{Cell: cell(engine.PhaseDecode, 1024, 128), ContextLabel: "1K",
+			Status: engine.StatusOverCapacity}},
+	}
+}
+
+var errBoom = errors.New("boom")
+
+// walk calls f on obj and every object inside it (widgets through their renderers).
+func walk(obj fyne.CanvasObject, f func(fyne.CanvasObject) bool) bool {
+	if obj == nil {
+		return false
+	}
+	if f(obj) {
+		return true
+	}
+	switch o := obj.(type) {
+	case *fyne.Container:
+		for _, c := range o.Objects {
+			if walk(c, f) {
+				return true
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(o).Objects() {
+			if walk(c, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasText reports whether a label, text or card inside obj shows s.
+func hasText(obj fyne.CanvasObject, s string) bool {
+	return walk(obj, func(o fyne.CanvasObject) bool {
+		switch w := o.(type) {
+		case *widget.Label:
+			return strings.Contains(w.Text, s)
+		case *widget.Card:
+			return strings.Contains(w.Title, s) || strings.Contains(w.Subtitle, s)
+		case *canvas.Text:
+			return strings.Contains(w.Text, s)
+		}
+		return false
+	})
+}
+
+// findButton returns the button inside obj whose text is s.
+func findButton(obj fyne.CanvasObject, s string) *widget.Button {
+	var found *widget.Button
+	walk(obj, func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*widget.Button); ok && b.Text == s {
+			found = b
+			return true
+		}
+		return false
+	})
+	return found
+}

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/hw"
+)
+
+// hardwareTab shows the detected GPUs and host.
+type hardwareTab struct {
+	u *ui
+	// status is the one line that sums up the machine (tests read it).
+	status         *widget.Label
+	simBtn, urlBtn *widget.Button // the ways forward without a GPU
+}
+
+// newHardwareTab builds the Hardware screen.
+func newHardwareTab(u *ui) *container.TabItem {
+	h := &hardwareTab{u: u, status: widget.NewLabel("")}
+	u.hardware = h
+	h.status.Wrapping = fyne.TextWrapWord
+	h.status.TextStyle = fyne.TextStyle{Bold: true}
+	body := container.NewVBox(h.status)
+	if u.hasGPU() {
+		h.status.SetText(fmt.Sprintf("%d NVIDIA GPU%s ready for vLLM.", len(u.hwInfo.GPUs), plural(len(u.hwInfo.GPUs))))
+		h.status.Importance = widget.SuccessImportance
+		for _, g := range u.hwInfo.GPUs {
+			body.Add(gpuCard(g))
+		}
+	} else {
+		body.Add(h.noGPUCard())
+	}
+	body.Add(hostCard(u.hwInfo))
+	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
+	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
+}
+
+// noGPUCard says why no GPU was found and offers the two ways forward.
+func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
+	reason := h.u.hwInfo.Note
+	if reason == "" && h.u.hwErr != nil {
+		reason = h.u.hwErr.Error()
+	}
+	if reason == "" {
+		reason = "no NVIDIA GPU found"
+	}
+	h.status.SetText("No NVIDIA GPU: " + reason + ".")
+	h.status.Importance = widget.WarningImportance
+	explain := widget.NewLabel("vLLM cannot be launched on this machine. You can still benchmark a server that runs elsewhere, or try the whole app against the built-in simulator (its numbers are labelled simulated).")
+	explain.Wrapping = fyne.TextWrapWord
+	h.urlBtn = widget.NewButtonWithIcon("Benchmark an existing endpoint", theme.ComputerIcon(), func() {
+		h.u.server.selectKind(targetEndpoint)
+		h.u.show(tabServer)
+	})
+	h.simBtn = widget.NewButtonWithIcon("Use the simulator", theme.MediaPlayIcon(), func() {
+		h.u.server.selectKind(targetSim)
+		h.u.show(tabServer)
+	})
+	h.simBtn.Importance = widget.HighImportance
+	return widget.NewCard("Ways forward", "", container.NewVBox(explain, container.NewHBox(h.simBtn, h.urlBtn)))
+}
+
+// gpuCard lists one GPU's details.
+func gpuCard(g engine.GPUInfo) fyne.CanvasObject {
+	pcie := ""
+	if g.PCIeGen > 0 {
+		pcie = fmt.Sprintf("Gen%d ×%d", g.PCIeGen, g.PCIeWidth)
+	}
+	bw := ""
+	if g.PeakBandwidthGBs > 0 {
+		bw = fmt.Sprintf("%.0f GB/s", g.PeakBandwidthGBs)
+	}
+	power := ""
+	if g.PowerLimitW > 0 {
+		power = fmt.Sprintf("%.0f W", g.PowerLimitW)
+	}
+	used := ""
+	if g.VRAMUsedBytes > 0 {
+		used = fmt.Sprintf("%s in use by other processes", hw.FormatGB(g.VRAMUsedBytes))
+	}
+	mig := ""
+	if g.MIGEnabled {
+		mig = "enabled"
+	}
+	form := keyValues(
+		[2]string{"VRAM", hw.FormatGB(g.VRAMBytes)},
+		[2]string{"In use", used},
+		[2]string{"Memory bandwidth", bw},
+		[2]string{"Compute capability", g.ComputeCapability},
+		[2]string{"Driver / CUDA", strings.Trim(g.DriverVersion+" / "+g.CUDAVersion, " /")},
+		[2]string{"PCIe", pcie},
+		[2]string{"Power limit", power},
+		[2]string{"MIG", mig},
+	)
+	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, hw.DisplayGPUName(g.Name)), g.UUID, form)
+}
+
+// hostCard lists the CPU, RAM and OS.
+func hostCard(info engine.HardwareInfo) fyne.CanvasObject {
+	cpu := info.CPU
+	if info.CPUCores > 0 {
+		cpu = fmt.Sprintf("%s (%d cores)", cpu, info.CPUCores)
+	}
+	ram := ""
+	if info.RAMBytes > 0 {
+		ram = hw.FormatGB(info.RAMBytes)
+	}
+	return widget.NewCard("Host", "", keyValues(
+		[2]string{"CPU", cpu},
+		[2]string{"RAM", ram},
+		[2]string{"OS", info.OS},
+		[2]string{"Kernel", info.Kernel},
+	))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// uiUpdateEvery is how often background work may refresh the widgets: at
+// most 5 updates a second keeps the UI responsive however fast events come.
+const uiUpdateEvery = 200 * time.Millisecond
+
+// logView shows the last lines of a log. add may be called from any
+// goroutine; flush only on the UI goroutine.
+type logView struct {
+	maxLines int
+	grid     *widget.TextGrid
+	scroll   *container.Scroll
+
+	mu    sync.Mutex
+	lines []string
+	dirty bool
+}
+
+func newLogView(maxLines int) *logView {
+	v := &logView{maxLines: maxLines, grid: widget.NewTextGrid()}
+	v.scroll = container.NewScroll(v.grid)
+	return v
+}
+
+// object is the log's canvas object.
+func (v *logView) object() fyne.CanvasObject { return v.scroll }
+
+// add appends a line, dropping the oldest beyond maxLines.
+func (v *logView) add(line string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.lines = append(v.lines, strings.TrimRight(line, "\r\n"))
+	if over := len(v.lines) - v.maxLines; over > 0 {
+		v.lines = append(v.lines[:0], v.lines[over:]...)
+	}
+	v.dirty = true
+}
+
+// clear empties the log.
+func (v *logView) clear() {
+	v.mu.Lock()
+	v.lines, v.dirty = nil, true
+	v.mu.Unlock()
+}
+
+// text is the whole log as shown.
+func (v *logView) text() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return strings.Join(v.lines, "\n")
+}
+
+// flush shows new lines and scrolls to the end; UI goroutine only.
+func (v *logView) flush() {
+	v.mu.Lock()
+	if !v.dirty {
+		v.mu.Unlock()
+		return
+	}
+	text := strings.Join(v.lines, "\n")
+	v.dirty = false
+	v.mu.Unlock()
+	v.grid.SetText(text)
+	v.scroll.ScrollToBottom()
+}
+
+// pump flushes from the UI goroutine every uiUpdateEvery until ctx ends.
+func (v *logView) pump(ctx context.Context) {
+	t := time.NewTicker(uiUpdateEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fyne.Do(v.flush)
+			return
+		case <-t.C:
+			v.mu.Lock()
+			dirty := v.dirty
+			v.mu.Unlock()
+			if dirty {
+				fyne.Do(v.flush)
+			}
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// planSettings is the Matrix screen remembered between launches.
+type planSettings struct {
+	Preset string      `json:"preset"`
+	Plan   engine.Plan `json:"plan"`
+}
+
+// matrixTab edits the plan: contexts, concurrency levels, duration, output.
+type matrixTab struct {
+	u *ui
+
+	preset              *widget.RadioGroup
+	prefill, decode     *widget.Entry
+	concurrency         *widget.Entry
+	durationS, maxOut   *widget.Entry
+	api                 *widget.Select
+	estimate, problem   *widget.Label
+	capacityLine        *widget.Label
+	preview             *heatmap
+	applying            bool // a preset is filling the form: edits are not "Custom"
+	lastContexts, lastC []int
+}
+
+// newMatrixTab builds the Matrix screen from the remembered plan.
+func newMatrixTab(u *ui) *container.TabItem {
+	m := &matrixTab{u: u, preview: newHeatmap("will run")}
+	u.matrix = m
+	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	m.durationS, m.maxOut = widget.NewEntry(), widget.NewEntry()
+	m.api = widget.NewSelect([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
+	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.maxOut} {
+		e.OnChanged = func(string) { m.onEdit() }
+	}
+	m.estimate, m.problem, m.capacityLine = widget.NewLabel(""), widget.NewLabel(""), widget.NewLabel("")
+	m.estimate.TextStyle = fyne.TextStyle{Bold: true}
+	m.problem.Importance = widget.DangerImportance
+	m.problem.Wrapping = fyne.TextWrapWord
+	m.capacityLine.Wrapping = fyne.TextWrapWord
+	m.capacityLine.Importance = widget.LowImportance
+	m.preset = widget.NewRadioGroup([]string{presetQuick, presetStandard, presetCustom}, m.onPreset)
+	m.preset.Horizontal = true
+	m.preset.Required = true
+
+	saved := planSettings{Preset: presetStandard, Plan: engine.DefaultPlan()}
+	u.prefs.load(prefPlan, &saved)
+	m.applyPlan(saved.Plan)
+	m.applying = true
+	m.preset.SetSelected(saved.Preset)
+	m.applying = false
+
+	form := widget.NewForm(
+		widget.NewFormItem("Preset", m.preset),
+		widget.NewFormItem("Prefill contexts", m.prefill),
+		widget.NewFormItem("Decode contexts", m.decode),
+		widget.NewFormItem("Requests at once", m.concurrency),
+		widget.NewFormItem("Seconds per cell", m.durationS),
+		widget.NewFormItem("Max output tokens", m.maxOut),
+		widget.NewFormItem("API", m.api),
+	)
+	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
+	form.Items[3].HintText = "simultaneous streaming requests per decode cell"
+	left := container.NewVBox(form, m.estimate, m.problem)
+	right := widget.NewCard("Decode cells", "grey cells are over the server's KV capacity and will not run",
+		container.NewBorder(nil, m.capacityLine, nil, nil, m.preview.object()))
+	split := container.NewHSplit(container.NewVScroll(left), right)
+	split.Offset = 0.42
+	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
+	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, split, nil))
+}
+
+// onPreset fills the form with a preset's plan.
+func (m *matrixTab) onPreset(name string) {
+	if m.applying || name == presetCustom || name == "" {
+		return
+	}
+	m.applyPlan(presetPlan(name, m.capacity()))
+}
+
+// usePreset selects a preset and fills the form with its plan.
+func (m *matrixTab) usePreset(name string) {
+	m.applying = true
+	m.preset.SetSelected(name)
+	m.applying = false
+	m.applyPlan(presetPlan(name, m.capacity()))
+}
+
+// onEdit marks the plan Custom and updates the estimate and the preview.
+func (m *matrixTab) onEdit() {
+	if m.applying {
+		return
+	}
+	m.applying = true
+	m.preset.SetSelected(presetCustom)
+	m.applying = false
+	m.refreshCapacity()
+}
+
+// applyPlan shows p in the form.
+func (m *matrixTab) applyPlan(p engine.Plan) {
+	m.applying = true
+	defer func() { m.applying = false }()
+	m.prefill.SetText(formatTokenList(p.PrefillContexts))
+	m.decode.SetText(formatTokenList(p.DecodeContexts))
+	m.concurrency.SetText(formatCountList(p.Concurrency))
+	m.durationS.SetText(strconv.FormatFloat(p.Duration.Seconds(), 'f', -1, 64))
+	m.maxOut.SetText(strconv.Itoa(p.MaxOutputTokens))
+	m.api.SetSelected(string(p.API))
+	m.refreshCapacityLocked()
+}
+
+// plan reads the form; the error says which field to fix.
+func (m *matrixTab) plan() (engine.Plan, error) {
+	p := engine.DefaultPlan()
+	var err error
+	if p.PrefillContexts, err = parseTokenList(m.prefill.Text); err != nil {
+		return p, fmt.Errorf("prefill contexts: %w", err)
+	}
+	if p.DecodeContexts, err = parseTokenList(m.decode.Text); err != nil {
+		return p, fmt.Errorf("decode contexts: %w", err)
+	}
+	if p.Concurrency, err = parseCountList(m.concurrency.Text); err != nil {
+		return p, fmt.Errorf("requests at once: %w", err)
+	}
+	secs, err := strconv.ParseFloat(m.durationS.Text, 64)
+	if err != nil || secs <= 0 {
+		return p, errors.New("seconds per cell: write a positive number of seconds, e.g. 30")
+	}
+	p.Duration = time.Duration(secs * float64(time.Second))
+	if p.MaxOutputTokens, err = strconv.Atoi(m.maxOut.Text); err != nil || p.MaxOutputTokens <= 0 {
+		return p, errors.New("max output tokens: write a positive whole number, e.g. 4096")
+	}
+	if len(p.PrefillContexts)+len(p.DecodeContexts) == 0 {
+		return p, errors.New("the matrix is empty: add at least one prefill or decode context")
+	}
+	if len(p.DecodeContexts) > 0 && len(p.Concurrency) == 0 {
+		return p, errors.New("requests at once is empty: add at least one level, e.g. 1")
+	}
+	p.API = engine.API(m.api.Selected)
+	return p, nil
+}
+
+// capacity is the chosen target's, when the Server screen knows it.
+func (m *matrixTab) capacity() capacity {
+	if m.u.server == nil {
+		return capacity{}
+	}
+	return m.u.server.capacity()
+}
+
+// refreshCapacity recomputes the estimate and greys the over-capacity cells.
+func (m *matrixTab) refreshCapacity() {
+	if m.applying {
+		return
+	}
+	m.refreshCapacityLocked()
+}
+
+func (m *matrixTab) refreshCapacityLocked() {
+	p, err := m.plan()
+	if err != nil {
+		m.problem.SetText(err.Error())
+		m.problem.Show()
+		m.estimate.SetText("")
+		return
+	}
+	m.problem.Hide()
+	c := m.capacity()
+	// Measure what the engine will measure: contexts fitted to the model.
+	fitted := p
+	fitted.PrefillContexts = fitContexts(p.PrefillContexts, c.MaxModelLen, 1)
+	fitted.DecodeContexts = fitContexts(p.DecodeContexts, c.MaxModelLen, p.MaxOutputTokens)
+	total, run, over := estimate(fitted, c)
+	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(total), len(fitted.PrefillContexts), run)
+	if over > 0 {
+		text += fmt.Sprintf(" · %d over capacity", over)
+	}
+	m.estimate.SetText(text)
+	m.capacityLine.SetText(capacityText(c, p, fitted))
+	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
+		m.preview.setAxes(fitted.DecodeContexts, p.Concurrency)
+		m.lastContexts, m.lastC = fitted.DecodeContexts, p.Concurrency
+	}
+	for _, ctx := range fitted.DecodeContexts {
+		for _, n := range p.Concurrency {
+			m.preview.setPlanned(ctx, n, c.overCapacity(ctx, n, p.MaxOutputTokens))
+		}
+	}
+	m.preview.redraw()
+}
+
+// capacityText explains the limits the preview applies.
+func capacityText(c capacity, p, fitted engine.Plan) string {
+	text := "KV capacity unknown until the server is up: the run checks it before each cell."
+	if c.KVCacheTokens > 0 {
+		text = fmt.Sprintf("KV cache: %s tokens", formatThousands(c.KVCacheTokens))
+		if c.MaxNumSeqs > 0 {
+			text += fmt.Sprintf(" · at most %d sequences at once", c.MaxNumSeqs)
+		}
+		text += "."
+	}
+	if !slices.Equal(fitted.DecodeContexts, p.DecodeContexts) {
+		text += fmt.Sprintf(" Max model length %s leaves room for contexts up to %s with %s output tokens: longer ones are measured at that length.",
+			formatThousands(c.MaxModelLen), engine.ContextLabel(slices.Max(fitted.DecodeContexts)), formatThousands(p.MaxOutputTokens))
+	}
+	return text
+}
+
+// targetChanged re-derives a Quick plan for the new target and regreys
+// the cells over its capacity.
+func (m *matrixTab) targetChanged() {
+	if m.preset.Selected == presetQuick {
+		m.applyPlan(quickPlan(m.capacity()))
+		return
+	}
+	m.refreshCapacity()
+}
+
+// settings is what the screen remembers.
+func (m *matrixTab) settings() planSettings {
+	p, err := m.plan()
+	if err != nil {
+		p = engine.DefaultPlan()
+	}
+	return planSettings{Preset: m.preset.Selected, Plan: p}
+}
+
+// formatThousands writes 65536 as "65,536".
+func formatThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,131 @@
+package app
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine"
+)
+
+func TestMatrixPresets(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	m := u.matrix
+	m.preset.SetSelected(presetStandard)
+	p, err := m.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := engine.DefaultPlan(); !reflect.DeepEqual(p, want) {
+		t.Errorf("Standard plan = %+v, want the seeds' matrix %+v", p, want)
+	}
+	m.preset.SetSelected(presetQuick)
+	if got := m.prefill.Text; got != "1K, 2K, 4K" {
+		t.Errorf("Quick prefill contexts for the tiny simulator = %q, want 1K, 2K, 4K", got)
+	}
+	p, _ = m.plan()
+	if total, _, _ := estimate(p, m.capacity()); total > 2*time.Minute {
+		t.Errorf("Quick plan for tiny is estimated at %v, want about a minute", total)
+	}
+	u.server.profile.SetSelected("big")
+	if got := m.prefill.Text; got != "8K, 32K" {
+		t.Errorf("Quick prefill contexts for a 128K model = %q, want 8K, 32K", got)
+	}
+	m.applying = true // as if a preset had filled the field
+	m.durationS.SetText("")
+	m.applying = false
+	test.Type(m.durationS, "5")
+	if m.preset.Selected != presetCustom {
+		t.Errorf("preset after an edit = %q, want Custom", m.preset.Selected)
+	}
+	if p, _ := m.plan(); p.Duration != 5*time.Second {
+		t.Errorf("duration after typing 5 = %v, want 5 s", p.Duration)
+	}
+}
+
+func TestMatrixGreysOverCapacityCells(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	m := u.matrix
+	m.preset.SetSelected(presetStandard)
+	// tiny: max model length 8,192, so every context is measured at
+	// 8,192 − 4,096 output − 256 = 3,840 tokens ("3K"), and 65,536 KV
+	// tokens: 16 × (3,840 + 4,096) = 126,976 does not fit; 1 × 7,936 does.
+	if len(m.preview.contexts) != 1 || !strings.Contains(m.capacityLine.Text, "up to 3K") {
+		t.Errorf("preview rows %v, capacity line %q; want the one fitted 3K row explained", m.preview.contexts, m.capacityLine.Text)
+	}
+	over, fits := m.preview.cell(3840, 16), m.preview.cell(3840, 1)
+	if over == nil || fits == nil {
+		t.Fatal("preview has no 3K row")
+	}
+	if over.status != engine.StatusOverCapacity || over.label() != "Over capacity" {
+		t.Errorf("8K × 16 shows %q (%s), want Over capacity", over.label(), over.status)
+	}
+	if fits.status != "" {
+		t.Errorf("8K × 1 is %q before the run, want waiting", fits.status)
+	}
+	if !strings.Contains(m.estimate.Text, "over capacity") {
+		t.Errorf("estimate %q does not count the over-capacity cells", m.estimate.Text)
+	}
+}
+
+func TestMatrixRejectsBadInput(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	m := u.matrix
+	m.concurrency.SetText("1, two")
+	if _, err := m.plan(); err == nil || !strings.Contains(err.Error(), "two") {
+		t.Errorf("plan error = %v, want one naming the bad value", err)
+	}
+	if !strings.Contains(m.problem.Text, "requests at once") {
+		t.Errorf("problem line = %q", m.problem.Text)
+	}
+	u.run.onStart()
+	if u.run.running() {
+		t.Error("a run started with a broken matrix")
+	}
+	if !strings.Contains(u.run.progressLine.Text, "Cannot start") {
+		t.Errorf("run line = %q, want why it cannot start", u.run.progressLine.Text)
+	}
+}
+
+func TestParseTokenList(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{"8K, 16K", []int{8192, 16384}, false},
+		{"32768 8k 8K", []int{8192, 32768}, false},
+		{"", nil, false},
+		{"8X", nil, true},
+		{"-1", nil, true},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseTokenList(tc.in)
+			if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("parseTokenList(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.wantErr)
+			}
+			if err == nil && len(got) > 0 {
+				back, _ := parseTokenList(formatTokenList(got))
+				if !reflect.DeepEqual(back, got) {
+					t.Errorf("format/parse round trip: %v → %q → %v", got, formatTokenList(got), back)
+				}
+			}
+		})
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	p := engine.Plan{PrefillContexts: []int{1024}, DecodeContexts: []int{1024, 4096}, Concurrency: []int{1, 64},
+		Duration: 10 * time.Second, MaxOutputTokens: 1024}
+	total, run, over := estimate(p, capacity{KVCacheTokens: 65536})
+	// 64 × (1024+1024) = 131,072 and 64 × 5,120 exceed 65,536: two cells are skipped.
+	if run != 2 || over != 2 {
+		t.Errorf("run, over = %d, %d; want 2, 2", run, over)
+	}
+	if want := estPrefill + 2*(10*time.Second+estDecodeExtra); total != want {
+		t.Errorf("total = %v, want %v", total, want)
+	}
+}

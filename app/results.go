@@ -1,0 +1,197 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/png" // the charts are PNG
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// resultsTab shows a finished run: the charts, the All measurements table,
+// and the exports.
+type resultsTab struct {
+	u *ui
+
+	has    bool
+	report engine.Report
+	source string // "" for the run just finished, else the History folder
+
+	title, subtitle *widget.Label
+	badgeBox        *fyne.Container
+	views           *container.AppTabs
+	charts          map[ChartKind]*fyne.Container // each holds an image or a fallback
+	heat            *heatmap                      // fallback when charts can't draw
+	table           *measurementsTable
+	exportAllBtn    *widget.Button
+	saveOne         *widget.Select
+	copyMD          *widget.Button
+	status          *widget.Label
+	rendered        chan struct{} // closed when the charts of the shown report are drawn
+}
+
+// newResultsTab builds the Results screen (empty until a run finishes).
+func newResultsTab(u *ui) *container.TabItem {
+	r := &resultsTab{u: u, charts: map[ChartKind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable()}
+	u.results = r
+	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
+	r.subtitle.Wrapping = fyne.TextWrapWord
+	r.badgeBox = container.NewHBox()
+	for _, k := range chartKinds {
+		r.charts[k] = container.NewStack()
+	}
+	r.views = container.NewAppTabs(
+		container.NewTabItem("Decode heatmap", r.charts[ChartDecode]),
+		container.NewTabItem("Prefill", r.charts[ChartPrefill]),
+		container.NewTabItem("Per request", r.charts[ChartPerRequest]),
+		container.NewTabItem("All measurements", r.table.object()),
+		container.NewTabItem("Report sheet", container.NewScroll(r.charts[ChartReport])),
+	)
+	r.exportAllBtn = widget.NewButtonWithIcon("Export all…", theme.DocumentSaveIcon(), r.onExport)
+	r.exportAllBtn.Importance = widget.HighImportance
+	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
+	r.saveOne.PlaceHolder = "Save one file…"
+	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
+	r.status = widget.NewLabel("")
+	r.status.Importance = widget.LowImportance
+	r.status.Wrapping = fyne.TextWrapWord
+	r.setEnabled(false)
+
+	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
+	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, r.badgeBox, r.title), r.subtitle)
+	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.copyMD), nil, r.status)
+	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, r.views, actions))
+}
+
+func (r *resultsTab) setEnabled(on bool) {
+	for _, w := range []fyne.Disableable{r.exportAllBtn, r.saveOne, r.copyMD} {
+		if on {
+			w.Enable()
+		} else {
+			w.Disable()
+		}
+	}
+}
+
+// show displays rep; source names the History folder it came from ("" for a new run).
+func (r *resultsTab) show(rep engine.Report, source string) {
+	r.has, r.report, r.source = true, rep, source
+	r.title.SetText(report.ModelOnGPU(rep))
+	sub := report.Subtitle(rep)
+	if source != "" {
+		sub += "\nSaved in " + source
+	}
+	r.subtitle.SetText(sub)
+	r.badgeBox.Objects = []fyne.CanvasObject{reportBadge(rep)}
+	r.badgeBox.Refresh()
+	r.table.setResults(rep.Results)
+	r.setEnabled(true)
+	r.status.SetText("")
+	r.drawCharts(rep)
+}
+
+// reportBadge says whether the figures were measured or simulated.
+func reportBadge(rep engine.Report) fyne.CanvasObject {
+	if rep.Engine.Simulated {
+		return badge(rep.Engine.SimulatedLabel(), simulatedColor)
+	}
+	return badge("Measured", measuredColor)
+}
+
+// drawCharts renders every chart in the background and shows them.
+func (r *resultsTab) drawCharts(rep engine.Report) {
+	done := make(chan struct{})
+	r.rendered = done
+	for _, k := range chartKinds {
+		r.charts[k].Objects = []fyne.CanvasObject{widget.NewProgressBarInfinite()}
+		r.charts[k].Refresh()
+	}
+	ch := r.u.deps.charts
+	go func() {
+		defer close(done)
+		images := map[ChartKind][]byte{}
+		errs := map[ChartKind]error{}
+		for _, k := range chartKinds {
+			if ch == nil {
+				errs[k] = errNotAvailable
+				continue
+			}
+			images[k], errs[k] = ch.Render(k, "png", rep)
+		}
+		fyne.Do(func() {
+			if r.rendered != done {
+				return // a newer report is being drawn
+			}
+			for _, k := range chartKinds {
+				r.showChart(k, images[k], errs[k], rep)
+			}
+		})
+	}()
+}
+
+// showChart puts one chart's image in place, or a fallback that says why.
+func (r *resultsTab) showChart(k ChartKind, png []byte, err error, rep engine.Report) {
+	var obj fyne.CanvasObject
+	switch {
+	case err == nil && len(png) > 0:
+		img := canvas.NewImageFromReader(bytes.NewReader(png), string(k)+".png")
+		img.FillMode = canvas.ImageFillContain
+		img.ScaleMode = canvas.ImageScaleSmooth
+		obj = img
+		if k == ChartReport {
+			// The tall sheet scrolls: show it as wide as the screen leaves room for.
+			if cfg, _, err := image.DecodeConfig(bytes.NewReader(png)); err == nil && cfg.Width > 0 {
+				h := sheetWidth * float32(cfg.Height) / float32(cfg.Width)
+				img.SetMinSize(fyne.NewSize(sheetWidth, h))
+				obj = container.NewCenter(img)
+			}
+		}
+	case k == ChartDecode:
+		r.heat.setAxes(nil, nil)
+		contexts, conc := decodeAxes(rep.Results)
+		r.heat.setAxes(contexts, conc)
+		for _, res := range rep.Results {
+			r.heat.setResult(res)
+		}
+		r.heat.redraw()
+		obj = r.heat.object()
+	default:
+		msg := widget.NewLabel(fmt.Sprintf("The %s chart could not be drawn: %v.", k, err))
+		msg.Wrapping = fyne.TextWrapWord
+		obj = container.NewCenter(msg)
+	}
+	r.charts[k].Objects = []fyne.CanvasObject{obj}
+	r.charts[k].Refresh()
+}
+
+// sheetWidth is the report sheet's width on screen: it fits a 1280 px window.
+const sheetWidth = 1080
+
+// decodeAxes lists the decode contexts and concurrency levels of results.
+func decodeAxes(results []engine.Result) (contexts, concurrency []int) {
+	for _, res := range results {
+		if res.Phase == engine.PhaseDecode {
+			contexts = sortedUnion(contexts, res.ContextTokens)
+			concurrency = sortedUnion(concurrency, res.Concurrency)
+		}
+	}
+	return contexts, concurrency
+}
+
+// onCopyMarkdown puts the report's Markdown on the clipboard.
+func (r *resultsTab) onCopyMarkdown() {
+	if !r.has {
+		return
+	}
+	r.u.app.Clipboard().SetContent(report.Markdown(r.report))
+	r.status.SetText("Markdown copied to the clipboard.")
+}

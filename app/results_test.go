@@ -1,0 +1,124 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/canvas"
+
+	"speedmatrix/engine"
+)
+
+// cannedReport is a finished simulated run holding the canned results.
+func cannedReport(served string, decodeTokPerSec float64) engine.Report {
+	rep := engine.Report{SchemaVersion: engine.SchemaVersion,
+		Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"},
+		Run:    engine.RunInfo{ServedModel: served, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	for _, ev := range cannedEvents() {
+		if ev.Result != nil {
+			r := *ev.Result
+			if r.Phase == engine.PhaseDecode && r.Concurrency == 1 {
+				r.TotalTokPerSec = decodeTokPerSec
+			}
+			rep.Results = append(rep.Results, r)
+		}
+	}
+	return rep
+}
+
+func TestResultsShowsChartsTableAndBadge(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	waitFor(t, r.rendered, "the charts")
+	if _, ok := r.charts[ChartPrefill].Objects[0].(*canvas.Image); !ok {
+		t.Errorf("prefill view holds %T, want the chart image", r.charts[ChartPrefill].Objects[0])
+	}
+	if !hasText(r.badgeBox, "simulated (profile tiny)") {
+		t.Error("Results does not label a simulated run")
+	}
+	if got := len(r.table.cells); got != 4 {
+		t.Fatalf("table has %d rows, want 4", got)
+	}
+	r.table.sortBy(4) // Total tok/s, ascending: unmeasured first, then 195.7
+	if got := r.table.cells[1][4]; got != "195.7" {
+		t.Errorf("second row by total tok/s ascending = %q, want 195.7", got)
+	}
+	r.table.sortBy(4) // tapping again reverses
+	if got := r.table.cells[0][4]; got != "20K" {
+		t.Errorf("first row by total tok/s descending = %q, want the prefill's 20K", got)
+	}
+	if got := r.table.headerText(4); !strings.HasSuffix(got, "▼") {
+		t.Errorf("sorted header = %q, want a ▼", got)
+	}
+}
+
+func TestResultsFallsBackWithoutCharts(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.charts = fakeCharts{err: errBoom}
+	u := newTestUI(t, d, Options{})
+	u.results.show(cannedReport("tiny", 195.7), "")
+	waitFor(t, u.results.rendered, "the charts")
+	if u.results.charts[ChartDecode].Objects[0] != u.results.heat.object() {
+		t.Error("without charts the decode view does not fall back to the live heatmap")
+	}
+	if c := u.results.heat.cell(1024, 128); c == nil || c.label() != "Over capacity" {
+		t.Error("fallback heatmap misses the Over capacity cell")
+	}
+	if !hasText(u.results.charts[ChartPrefill], "boom") {
+		t.Error("the prefill view does not say why the chart is missing")
+	}
+}
+
+func TestExportWritesEveryFile(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := u.results.exportAll(dir); err == nil {
+		t.Error("export without a report did not fail")
+	}
+	u.results.show(cannedReport("tiny", 195.7), "")
+	if err := u.results.exportAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range exportFileNames() {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || len(b) == 0 {
+			t.Errorf("%s: %v, %d bytes", name, err, len(b))
+		}
+		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s is not a PNG", name)
+		}
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if !bytes.Contains(js, []byte(`"schema_version"`)) || !bytes.Contains(js, []byte(`"simulated": true`)) {
+		t.Error("report.json lacks the schema version or the simulated flag")
+	}
+}
+
+func TestCopyMarkdown(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.results.show(cannedReport("tiny", 195.7), "")
+	u.results.onCopyMarkdown()
+	got := u.app.Clipboard().Content()
+	if !strings.HasPrefix(got, "# Speed test matrix") || !strings.Contains(got, "simulated (profile tiny)") {
+		t.Errorf("clipboard holds %.80q…, want the report's Markdown", got)
+	}
+}
+
+func TestScreenshotOfResults(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.results.show(cannedReport("tiny", 195.7), "")
+	waitFor(t, u.results.rendered, "the charts")
+	dir := t.TempDir()
+	if err := u.results.screenshot(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, screenshotFile))
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("screenshot: %v, PNG %v", err, bytes.HasPrefix(b, []byte("\x89PNG")))
+	}
+}

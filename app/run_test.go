@@ -1,0 +1,129 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine"
+)
+
+func TestRunFillsHeatmapAndHandsOnTheReport(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u.run.onStart()
+	// Fyne's test driver runs fyne.Do on the engine's goroutine: read the
+	// widgets only once the run is over.
+	done := u.run.uiDone
+	if done == nil {
+		t.Fatalf("run did not start: %s", u.run.progressLine.Text)
+	}
+	waitFor(t, done, "the run to finish")
+	waitFor(t, u.results.rendered, "the charts")
+
+	if c := u.run.heat.cell(1024, 128); c == nil || c.label() != "Over capacity" {
+		t.Errorf("1K × 128 cell = %+v, want Over capacity", c)
+	}
+	if c := u.run.heat.cell(1024, 1); c == nil || c.label() != "195.7 8 ms TTFT" {
+		t.Errorf("1K × 1 cell shows %q, want 195.7 8 ms TTFT", c.label())
+	}
+	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Finished in") {
+		t.Errorf("progress line = %q", got)
+	}
+	if got := u.run.log.text(); !strings.Contains(got, "Sustained decode 1K × 1: 195.7 tok/s total") || !strings.Contains(got, "tokenizer ready") {
+		t.Errorf("event log misses the result or the engine's line:\n%s", got)
+	}
+	tgt := eng.lastTarget()
+	if !tgt.Header.Engine.Simulated || tgt.Telemetry != nil {
+		t.Errorf("simulator target: simulated %v, telemetry %v; want simulated without GPU telemetry", tgt.Header.Engine.Simulated, tgt.Telemetry)
+	}
+	if len(u.run.simBadge.Objects) == 0 || !hasText(u.run.simBadge, "simulated (profile tiny)") {
+		t.Error("Run screen does not label the run simulated (profile tiny)")
+	}
+	if u.tabs.Selected().Text != tabResults || !u.results.has {
+		t.Errorf("after the run the app shows %q, has results %v", u.tabs.Selected().Text, u.results.has)
+	}
+}
+
+func TestRunProgressLine(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	p := cannedEvents()[1].Progress
+	u.run.heat.setAxes([]int{1024}, []int{1, 2})
+	u.run.apply(runUpdate{progress: p})
+	if got, want := u.run.progressLine.Text, "Cell 2 of 4 · elapsed 1:05 · about 2:10 left"; got != want {
+		t.Errorf("progress line = %q, want %q", got, want)
+	}
+	if got := u.run.current.Text; !strings.Contains(got, "1 requests at once") || !strings.Contains(got, "1,234.5 tok/s now") {
+		t.Errorf("current cell = %q", got)
+	}
+	if got := u.run.progress.Value; got != 0.25 {
+		t.Errorf("progress bar = %v, want 0.25 (one of four cells done)", got)
+	}
+	if c := u.run.heat.cell(1024, 1); !c.running || c.label() != "measuring…" {
+		t.Errorf("current cell in the heatmap = %q (running %v)", c.label(), c.running)
+	}
+}
+
+func TestRunCancelStopsTheEngine(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u.run.onStart()
+	if u.busy() == "" {
+		t.Error("busy() is empty during a run: closing would not ask")
+	}
+	// Esc cancels, as the Run screen says.
+	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	waitFor(t, eng.cancelled, "the engine to see the cancellation")
+	waitFor(t, u.run.uiDone, "the run to end")
+	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Cancelled after") {
+		t.Errorf("progress line = %q, want Cancelled", got)
+	}
+	if u.run.running() || u.run.startBtn.Disabled() {
+		t.Error("after cancelling, the run is still marked running or Start is disabled")
+	}
+}
+
+func TestAccumulatorCoalesces(t *testing.T) {
+	var a accumulator
+	for i := range 1000 {
+		a.add(engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: i}})
+	}
+	a.add(cannedEvents()[3])
+	u, ok := a.take()
+	if !ok || u.progress.CellIndex != 999 || len(u.results) != 1 || len(u.logs) != 1 {
+		t.Errorf("take = %v, progress %+v, %d results, %d logs; want the last progress, 1 result, 1 log line", ok, u.progress, len(u.results), len(u.logs))
+	}
+	if _, ok := a.take(); ok {
+		t.Error("a second take with nothing new reported an update")
+	}
+}
+
+// TestConsumeThrottles: a flood of events (128 streams report fast) costs
+// the UI at most one update per uiUpdateEvery, plus the final one.
+func TestConsumeThrottles(t *testing.T) {
+	test.NewTempApp(t) // Fyne's test driver runs fyne.Do
+	ch := make(chan engine.Event)
+	finished := make(chan struct{})
+	var applies, results int
+	start := time.Now()
+	go consume(ch, func(u runUpdate) { applies++; results += len(u.results) }, finished)
+	for i := range 20000 {
+		ch <- engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: i}}
+		if i%1000 == 0 {
+			ch <- cannedEvents()[3]
+		}
+	}
+	ch <- engine.Event{Kind: engine.EventDone}
+	close(ch)
+	waitFor(t, finished, "consume to end")
+	elapsed := time.Since(start)
+	if limit := int(elapsed/uiUpdateEvery) + 2; applies > limit {
+		t.Errorf("%d UI updates in %v, want at most %d", applies, elapsed, limit)
+	}
+	if results != 20 {
+		t.Errorf("%d results reached the UI, want all 20", results)
+	}
+}

@@ -1,0 +1,203 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/vllm"
+)
+
+// The three kinds of target, as the Server screen names them.
+const (
+	targetVLLM     = "Launch vLLM"
+	targetEndpoint = "Existing endpoint"
+	targetSim      = "Simulator"
+)
+
+// defaultSimProfile is the profile preselected without a GPU.
+const defaultSimProfile = "tiny"
+
+// serverTab chooses what to benchmark: a vLLM server it launches, an
+// existing endpoint, or the built-in simulator.
+type serverTab struct {
+	u      *ui
+	kind   *widget.RadioGroup
+	panels map[string]fyne.CanvasObject
+
+	form   *vllmForm
+	launch *launchPanel
+
+	url, apiKey    *widget.Entry
+	model          *widget.SelectEntry
+	endpointStatus *widget.Label
+	endpointMaxLen int
+	detectAtStart  bool          // --target URL: ask for its models at start
+	detected       chan struct{} // closed when the last detection is shown
+
+	profile      *widget.Select
+	profileInfo  *widget.Label
+	profileFacts *fyne.Container
+	simStop      func()
+	simName      string
+	simTarget    engine.Target
+}
+
+// newServerTab builds the Server screen.
+func newServerTab(u *ui) *container.TabItem {
+	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}}
+	u.server = s
+	s.form = newVLLMForm(func() { s.launch.onFormChange() })
+	s.launch = newLaunchPanel(s)
+	s.panels[targetVLLM] = s.launch.object()
+	s.panels[targetEndpoint] = s.endpointPanel()
+	s.panels[targetSim] = s.simPanel()
+	stack := container.NewStack()
+	for _, k := range []string{targetVLLM, targetEndpoint, targetSim} {
+		stack.Add(s.panels[k])
+	}
+	s.kind = widget.NewRadioGroup([]string{targetVLLM, targetEndpoint, targetSim}, s.onKind)
+	s.kind.Horizontal = true
+	s.kind.Required = true
+
+	var cfg vllm.ServerConfig
+	u.prefs.load(prefServer, &cfg)
+	s.form.fill(cfg)
+	s.launch.loadModels()
+	if u.hasGPU() {
+		s.launch.onSuggest(false)
+	}
+
+	header := screenHeader("Server", "What to benchmark: a vLLM server launched from here, a server already running, or the built-in simulator.")
+	top := container.NewVBox(header, s.kind, widget.NewSeparator())
+	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, stack))
+	return container.NewTabItemWithIcon(tabServer, theme.StorageIcon(), content)
+}
+
+// applyTarget selects the target from --target, else the remembered one,
+// else the simulator without a GPU and vLLM with one.
+func (s *serverTab) applyTarget(opt string) {
+	var saved targetSettings
+	s.u.prefs.load(prefTarget, &saved)
+	s.url.SetText(saved.URL)
+	s.model.SetText(saved.Model)
+	if saved.Profile != "" {
+		s.profile.SetSelected(saved.Profile)
+	}
+	kind := saved.Kind
+	switch {
+	case strings.HasPrefix(opt, "sim:"):
+		kind = targetSim
+		s.profile.SetSelected(strings.TrimPrefix(opt, "sim:"))
+	case opt != "":
+		kind = targetEndpoint
+		s.url.SetText(opt)
+		s.model.SetText("")
+		s.detectAtStart = true // fill in the model and its length once the app runs
+	case kind == "" || (kind == targetVLLM && !s.u.hasGPU()):
+		kind = targetVLLM
+		if !s.u.hasGPU() {
+			kind = targetSim
+		}
+	}
+	if s.profile.Selected == "" {
+		s.profile.SetSelected(defaultSimProfile)
+	}
+	s.selectKind(kind)
+}
+
+// selectKind shows one kind of target.
+func (s *serverTab) selectKind(kind string) {
+	s.kind.SetSelected(kind)
+	s.onKind(kind)
+}
+
+func (s *serverTab) onKind(kind string) {
+	for k, p := range s.panels {
+		if k == kind {
+			p.Show()
+		} else {
+			p.Hide()
+		}
+	}
+	if s.u.matrix != nil {
+		s.u.matrix.targetChanged()
+	}
+	if s.u.run != nil {
+		s.u.run.targetChanged()
+	}
+}
+
+// capacity is what the chosen target can hold, when known.
+func (s *serverTab) capacity() capacity {
+	switch s.kind.Selected {
+	case targetSim:
+		p, _ := s.simProfile()
+		return capacity{KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen}
+	case targetEndpoint:
+		return capacity{MaxModelLen: s.endpointMaxLen}
+	}
+	return s.launch.capacity()
+}
+
+// description names the chosen target for the Run screen.
+func (s *serverTab) description() string {
+	switch s.kind.Selected {
+	case targetSim:
+		return "simulated (profile " + s.profile.Selected + ")"
+	case targetEndpoint:
+		return s.url.Text
+	}
+	return "vLLM: " + s.form.model.Text
+}
+
+// target is what a run measures; the simulator starts here on first use.
+func (s *serverTab) target() (engine.Target, error) {
+	var t engine.Target
+	switch s.kind.Selected {
+	case targetSim:
+		return s.startSim()
+	case targetEndpoint:
+		base := strings.TrimSpace(s.url.Text)
+		if err := checkURL(base); err != nil {
+			return t, fmt.Errorf("endpoint: %w (Server screen)", err)
+		}
+		t = engine.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}
+		t.Header.Hardware = s.endpointHardware(base)
+		return t, nil
+	case targetVLLM:
+		return s.launch.target()
+	}
+	return t, errors.New("no target chosen: pick one on the Server screen")
+}
+
+// endpointHardware is this machine's hardware for a local endpoint; a remote
+// one's hardware is unknown here.
+func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
+	u, err := url.Parse(base)
+	if err == nil && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost" || u.Hostname() == "::1") {
+		return s.u.hwInfo
+	}
+	return engine.HardwareInfo{Note: "remote endpoint: its hardware is not detected from here"}
+}
+
+// serverUp reports whether a vLLM server launched here is running.
+func (s *serverTab) serverUp() bool { return s.launch.up() }
+
+// stopAll stops the simulator and a launched server, waiting for both.
+func (s *serverTab) stopAll() {
+	s.stopSim()
+	s.launch.stopAndWait()
+}
+
+// settings is what the screen remembers (never the API keys).
+func (s *serverTab) settings() targetSettings {
+	return targetSettings{Kind: s.kind.Selected, URL: s.url.Text, Model: s.model.Text, Profile: s.profile.Selected}
+}

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// endpointPanel edits an existing server's address.
+func (s *serverTab) endpointPanel() fyne.CanvasObject {
+	s.url = widget.NewEntry()
+	s.url.SetPlaceHolder("http://127.0.0.1:8000")
+	s.apiKey = widget.NewPasswordEntry()
+	s.apiKey.SetPlaceHolder("none")
+	s.model = widget.NewSelectEntry(nil)
+	s.model.SetPlaceHolder("the first model the server lists")
+	s.endpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
+	s.endpointStatus.Wrapping = fyne.TextWrapWord
+	detect := widget.NewButtonWithIcon("Detect models", theme.SearchIcon(), s.onDetect)
+	form := widget.NewForm(
+		widget.NewFormItem("URL", s.url),
+		widget.NewFormItem("API key", s.apiKey),
+		widget.NewFormItem("Model", container.NewBorder(nil, nil, nil, detect, s.model)),
+	)
+	return container.NewVBox(form, s.endpointStatus)
+}
+
+// onDetect asks the endpoint for its models (GET /v1/models).
+func (s *serverTab) onDetect() {
+	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
+	if err := checkURL(base); err != nil {
+		s.endpointStatus.SetText(err.Error())
+		return
+	}
+	if s.u.deps.endpoints == nil {
+		s.endpointStatus.SetText("Model detection is not available in this build: type the model name.")
+		return
+	}
+	s.endpointStatus.SetText("Asking " + base + "/v1/models …")
+	done := make(chan struct{})
+	s.detected = done
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		models, err := s.u.deps.endpoints.Models(ctx, base, key)
+		fyne.Do(func() {
+			s.showModels(models, err)
+			close(done)
+		})
+	}()
+}
+
+func (s *serverTab) showModels(models []EndpointModel, err error) {
+	if err != nil {
+		s.endpointStatus.SetText(fmt.Sprintf("Could not list the models: %v. Check the URL and the API key.", err))
+		return
+	}
+	if len(models) == 0 {
+		s.endpointStatus.SetText("The server lists no model: check it finished loading.")
+		return
+	}
+	ids := make([]string, len(models))
+	for i, m := range models {
+		ids[i] = m.ID
+	}
+	s.model.SetOptions(ids)
+	s.model.SetText(ids[0])
+	s.endpointMaxLen = models[0].MaxModelLen
+	msg := fmt.Sprintf("Found %d model(s): %s.", len(ids), strings.Join(ids, ", "))
+	if s.endpointMaxLen > 0 {
+		msg += fmt.Sprintf(" Max model length %s tokens.", formatThousands(s.endpointMaxLen))
+	}
+	s.endpointStatus.SetText(msg)
+	s.u.matrix.targetChanged()
+}
+
+// checkURL says what is wrong with an endpoint URL.
+func checkURL(base string) error {
+	u, err := url.Parse(base)
+	if base == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:8000", base)
+	}
+	return nil
+}

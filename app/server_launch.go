@@ -1,0 +1,240 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// launchPanel is the "Launch vLLM" part of the Server screen: the form, the
+// exact command, Start/Stop, the server's log and its KV capacity.
+type launchPanel struct {
+	s *serverTab
+
+	command     *widget.Label
+	state, kv   *widget.Label
+	notes       *widget.Label
+	start, stop *widget.Button
+	log         *logView
+
+	localModels []string // ids in the local Hugging Face cache
+	lastModel   string
+
+	srv     Server
+	cancel  context.CancelFunc
+	ready   bool
+	stopped chan struct{} // closed when the last Stop returned
+	settled chan struct{} // closed when the last start is ready or failed
+}
+
+func newLaunchPanel(s *serverTab) *launchPanel {
+	l := &launchPanel{s: s, log: newLogView(500)}
+	l.command = widget.NewLabel("")
+	l.command.TextStyle = fyne.TextStyle{Monospace: true}
+	l.command.Wrapping = fyne.TextWrapBreak
+	l.state = widget.NewLabel("Not running.")
+	l.state.TextStyle = fyne.TextStyle{Bold: true}
+	l.state.Wrapping = fyne.TextWrapWord
+	l.kv = widget.NewLabel("")
+	l.notes = widget.NewLabel("")
+	l.notes.Wrapping = fyne.TextWrapWord
+	l.notes.Importance = widget.LowImportance
+	l.start = widget.NewButtonWithIcon("Start server", theme.MediaPlayIcon(), l.onStart)
+	l.start.Importance = widget.HighImportance
+	l.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), l.onStop)
+	l.stop.Disable()
+	return l
+}
+
+// object lays out the form on the left, command, state and log on the right.
+func (l *launchPanel) object() fyne.CanvasObject {
+	copyCmd := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		l.s.u.app.Clipboard().SetContent(l.command.Text)
+	})
+	suggest := widget.NewButtonWithIcon("Suggest from hardware", theme.ComputerIcon(), func() { l.onSuggest(true) })
+	cmdCard := widget.NewCard("Command", "exactly what Start runs (API key redacted)",
+		container.NewBorder(nil, container.NewHBox(copyCmd, suggest), nil, nil, l.command))
+	controls := container.NewVBox(container.NewHBox(l.start, l.stop), l.state, l.kv)
+	right := container.NewBorder(container.NewVBox(cmdCard, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+		nil, nil, nil, panel(l.log.object()))
+	top := []fyne.CanvasObject{}
+	if !l.s.u.hasGPU() {
+		warn := widget.NewLabel("No NVIDIA GPU on this machine: vLLM cannot start here. Benchmark an existing endpoint or the simulator instead.")
+		warn.Importance = widget.WarningImportance
+		warn.Wrapping = fyne.TextWrapWord
+		top = append(top, warn)
+	}
+	left := container.NewVScroll(container.NewVBox(append(top, l.s.form.object(), l.notes)...))
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.45
+	l.onFormChange()
+	return split
+}
+
+// onStart launches the server and waits for it in the background.
+func (l *launchPanel) onStart() {
+	cfg := l.s.form.config(true)
+	if p := l.s.form.problems(); len(p) > 0 {
+		l.state.SetText("Fix the form first: " + strings.Join(p, "; "))
+		return
+	}
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		l.state.SetText("Fix the form first: " + strings.ReplaceAll(err.Error(), "\n", "; "))
+		return
+	}
+	launcher := l.s.u.deps.launcher
+	if launcher == nil {
+		l.state.SetText("Launching vLLM is not available in this build: benchmark an existing endpoint instead.")
+		return
+	}
+	l.s.u.prefs.save(prefServer, l.s.form.config(false))
+	ctx, cancel := context.WithCancel(context.Background())
+	l.cancel, l.ready = cancel, false
+	l.stopped = make(chan struct{})
+	l.start.Disable()
+	l.stop.Enable()
+	l.log.clear()
+	l.state.SetText("Starting " + cfg.Model + " …")
+	settled := make(chan struct{})
+	l.settled = settled
+	go func() {
+		srv, err := launcher.Launch(ctx, cfg)
+		if err != nil {
+			fyne.Do(func() { l.failed(err); close(settled) })
+			return
+		}
+		fyne.Do(func() { l.srv = srv })
+		unsubscribe := srv.Subscribe(l.log.add)
+		go l.log.pump(ctx)
+		err = srv.WaitReady(ctx)
+		if err != nil {
+			unsubscribe()
+			_ = srv.Stop()
+		}
+		fyne.Do(func() {
+			defer close(settled)
+			if err != nil {
+				l.failed(err)
+				return
+			}
+			l.onReady(srv)
+		})
+	}()
+}
+
+// failed shows why the server did not start and resets the controls.
+func (l *launchPanel) failed(err error) {
+	if errors.Is(err, context.Canceled) {
+		err = errors.New("stopped before it was ready")
+	}
+	l.state.SetText("The server did not start: " + err.Error())
+	l.state.Importance = widget.DangerImportance
+	l.state.Refresh()
+	l.reset()
+}
+
+func (l *launchPanel) reset() {
+	if l.cancel != nil {
+		l.cancel()
+	}
+	l.srv, l.ready, l.cancel = nil, false, nil
+	if l.stopped != nil {
+		select {
+		case <-l.stopped:
+		default:
+			close(l.stopped)
+		}
+	}
+	l.start.Enable()
+	l.stop.Disable()
+	l.s.u.matrix.targetChanged()
+}
+
+// onReady shows the KV capacity vLLM reported.
+func (l *launchPanel) onReady(srv Server) {
+	l.ready = true
+	l.state.SetText("Ready at " + srv.Target().BaseURL + ".")
+	l.state.Importance = widget.SuccessImportance
+	l.state.Refresh()
+	f := srv.Facts()
+	if f.KVCacheTokens > 0 {
+		text := fmt.Sprintf("GPU KV cache: %s tokens", formatThousands(f.KVCacheTokens))
+		if f.MaxConcurrency > 0 {
+			text += fmt.Sprintf(" · %.1f× requests of %s tokens at once", f.MaxConcurrency, formatThousands(f.ConcurrencyTokens))
+		}
+		l.kv.SetText(text)
+	}
+	l.s.u.matrix.targetChanged()
+}
+
+// onStop stops the server in the background.
+func (l *launchPanel) onStop() {
+	srv, done := l.srv, l.stopped
+	l.state.SetText("Stopping …")
+	l.stop.Disable()
+	if l.cancel != nil {
+		l.cancel()
+	}
+	go func() {
+		var err error
+		if srv != nil {
+			err = srv.Stop()
+		}
+		fyne.Do(func() {
+			l.state.Importance = widget.MediumImportance
+			l.state.SetText("Stopped.")
+			if err != nil {
+				l.state.SetText("Stopped with a problem: " + err.Error())
+			}
+			l.kv.SetText("")
+			if l.stopped == done {
+				l.reset()
+			}
+		})
+	}()
+}
+
+// stopAndWait stops a running server and returns once it is gone.
+func (l *launchPanel) stopAndWait() {
+	if l.cancel != nil {
+		l.cancel()
+	}
+	if l.srv != nil {
+		_ = l.srv.Stop()
+	}
+}
+
+// up reports whether a server is starting or running.
+func (l *launchPanel) up() bool { return l.cancel != nil }
+
+// target is the running server for a run.
+func (l *launchPanel) target() (engine.Target, error) {
+	if l.srv == nil || !l.ready {
+		return engine.Target{}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
+	}
+	t := l.srv.Target()
+	t.Header.Hardware = l.s.u.hwInfo
+	return t, nil
+}
+
+// capacity is what the server reported, or what the form says before.
+func (l *launchPanel) capacity() capacity {
+	cfg := l.s.form.config(false)
+	c := capacity{MaxNumSeqs: cfg.MaxNumSeqs, MaxModelLen: cfg.MaxModelLen}
+	if l.srv != nil && l.ready {
+		f := l.srv.Facts()
+		c.KVCacheTokens = f.KVCacheTokens
+		if c.MaxModelLen == 0 {
+			c.MaxModelLen = f.ConcurrencyTokens
+		}
+	}
+	return c
+}

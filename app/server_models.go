@@ -1,0 +1,83 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/vllm"
+)
+
+// onFormChange shows the command for the form as it is now.
+func (l *launchPanel) onFormChange() {
+	if l.command == nil {
+		return
+	}
+	cfg := l.s.form.config(true).WithDefaults()
+	if p := l.s.form.problems(); len(p) > 0 {
+		l.notes.SetText(strings.Join(p, "\n"))
+	}
+	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.hasGPU() {
+		// A model from the cache brings its config.json: fill what is still empty.
+		l.lastModel = cfg.Model
+		l.onSuggest(false)
+	}
+	if cfg.Model == "" {
+		l.command.SetText("Choose a model to see the command.")
+		return
+	}
+	l.command.SetText(vllm.Display(cfg))
+}
+
+// loadModels fills the model picker from the local Hugging Face cache.
+func (l *launchPanel) loadModels() {
+	cat := l.s.u.deps.models
+	if cat == nil {
+		return
+	}
+	go func() {
+		models, err := cat.LocalModels()
+		fyne.Do(func() {
+			if err != nil {
+				l.notes.SetText(fmt.Sprintf("Could not list the local Hugging Face cache: %v. Type a model id instead.", err))
+				return
+			}
+			ids := make([]string, len(models))
+			for i, m := range models {
+				ids[i] = m.ID
+			}
+			l.localModels = ids
+			l.s.form.model.SetOptions(ids)
+			if len(ids) == 0 {
+				l.notes.SetText("No model in the local Hugging Face cache (" + vllm.HubCacheDir() + "): type a Hugging Face id; vLLM downloads it at start.")
+			}
+		})
+	}()
+}
+
+// onSuggest fills tensor-parallel size, memory utilization and max length
+// from the hardware and the model's config; overwrite replaces set values.
+func (l *launchPanel) onSuggest(overwrite bool) {
+	cat := l.s.u.deps.models
+	if cat == nil {
+		l.notes.SetText("Suggestions are not available in this build.")
+		return
+	}
+	f := l.s.form
+	sug := cat.Suggest(l.s.u.hwInfo, strings.TrimSpace(f.model.Text))
+	set := func(e *widget.Entry, v string) {
+		if v != "" && v != "0" && (overwrite || strings.TrimSpace(e.Text) == "") {
+			e.SetText(v)
+		}
+	}
+	set(f.tp, strconv.Itoa(sug.TensorParallelSize))
+	if sug.GPUMemoryUtilization > 0 {
+		set(f.gpuUtil, strconv.FormatFloat(sug.GPUMemoryUtilization, 'f', -1, 64))
+	}
+	set(f.maxModelLen, strconv.Itoa(sug.MaxModelLen))
+	l.notes.SetText("Suggested: " + strings.Join(sug.Notes, "; ") + ".")
+}

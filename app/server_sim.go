@@ -1,0 +1,106 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// simPanel picks a simulator profile.
+func (s *serverTab) simPanel() fyne.CanvasObject {
+	var names []string
+	if s.u.deps.sim != nil {
+		for _, p := range s.u.deps.sim.Profiles() {
+			names = append(names, p.Name)
+		}
+	}
+	s.profileInfo = widget.NewLabel("")
+	s.profileInfo.Wrapping = fyne.TextWrapWord
+	s.profileFacts = container.NewStack()
+	s.profile = widget.NewSelect(names, func(string) { s.onProfile() })
+	note := widget.NewLabelWithStyle("The simulator is a vLLM-compatible server inside this app with a performance model fitted to real runs. "+
+		"Every number it produces is labelled simulated on the Run and Results screens and in every export.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	note.Wrapping = fyne.TextWrapWord
+	if s.u.deps.sim == nil {
+		s.profileInfo.SetText("The simulator is not available in this build.")
+	}
+	card := widget.NewCard("Simulator", "try the whole app without a GPU",
+		container.NewVBox(widget.NewForm(widget.NewFormItem("Profile", s.profile)), s.profileInfo, s.profileFacts))
+	return container.NewVBox(card, note)
+}
+
+func (s *serverTab) onProfile() {
+	p, ok := s.simProfile()
+	if !ok {
+		return
+	}
+	s.profileInfo.SetText(sentence(p.Description))
+	s.profileFacts.Objects = []fyne.CanvasObject{keyValues(
+		[2]string{"Model", p.Model},
+		[2]string{"GPU it models", p.GPUName},
+		[2]string{"KV cache", formatThousands(p.KVCacheTokens) + " tokens"},
+		[2]string{"Max sequences", formatThousands(p.MaxNumSeqs)},
+		[2]string{"Max model length", formatThousands(p.MaxModelLen) + " tokens"},
+	)}
+	s.profileFacts.Refresh()
+	if s.u.matrix != nil {
+		s.u.matrix.targetChanged()
+	}
+	if s.u.run != nil {
+		s.u.run.targetChanged()
+	}
+}
+
+func (s *serverTab) simProfile() (SimProfile, bool) {
+	if s.u.deps.sim == nil {
+		return SimProfile{}, false
+	}
+	for _, p := range s.u.deps.sim.Profiles() {
+		if p.Name == s.profile.Selected {
+			return p, true
+		}
+	}
+	return SimProfile{}, false
+}
+
+// startSim serves the chosen profile, reusing a running one.
+func (s *serverTab) startSim() (engine.Target, error) {
+	if s.u.deps.sim == nil {
+		return engine.Target{}, errors.New("the simulator is not available in this build: choose an endpoint on the Server screen")
+	}
+	name := s.profile.Selected
+	if s.simStop != nil && s.simName == name {
+		return s.simTarget, nil
+	}
+	s.stopSim()
+	t, stop, err := s.u.deps.sim.Start(name)
+	if err != nil {
+		return t, fmt.Errorf("start the simulator: %w", err)
+	}
+	host := s.u.hwInfo
+	t.Header.Hardware.CPU, t.Header.Hardware.CPUCores = host.CPU, host.CPUCores
+	t.Header.Hardware.RAMBytes, t.Header.Hardware.OS, t.Header.Hardware.Kernel = host.RAMBytes, host.OS, host.Kernel
+	s.simStop, s.simName, s.simTarget = stop, name, t
+	return t, nil
+}
+
+func (s *serverTab) stopSim() {
+	if s.simStop != nil {
+		s.simStop()
+		s.simStop, s.simName = nil, ""
+	}
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + strings.TrimSuffix(s[1:], ".") + "."
+}

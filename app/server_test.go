@@ -1,0 +1,130 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine/vllm"
+)
+
+func TestServerTargetFromFlag(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:big"})
+	if u.server.kind.Selected != targetSim || u.server.profile.Selected != "big" {
+		t.Errorf("--target sim:big selected %q / %q", u.server.kind.Selected, u.server.profile.Selected)
+	}
+	if c := u.server.capacity(); c.KVCacheTokens != 10_000_000 || c.MaxNumSeqs != 256 {
+		t.Errorf("capacity of the big profile = %+v", c)
+	}
+	u = newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "http://10.0.0.5:8000"})
+	u.start()
+	waitFor(t, u.server.detected, "the models of the --target endpoint")
+	if u.server.model.Text != "served" {
+		t.Errorf("model of the --target endpoint = %q, want it detected", u.server.model.Text)
+	}
+	if u.server.kind.Selected != targetEndpoint || u.server.url.Text != "http://10.0.0.5:8000" {
+		t.Errorf("--target URL selected %q / %q", u.server.kind.Selected, u.server.url.Text)
+	}
+	tgt, err := u.server.target()
+	if err != nil || tgt.BaseURL != "http://10.0.0.5:8000" || tgt.Header.Hardware.Note == "" {
+		t.Errorf("remote endpoint target = %+v, %v; want its URL and a note that its hardware is unknown", tgt, err)
+	}
+}
+
+func TestServerEndpointDetectsModels(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	s := u.server
+	s.selectKind(targetEndpoint)
+	s.url.SetText("not a url")
+	s.onDetect()
+	if !strings.Contains(s.endpointStatus.Text, "is not a server URL") {
+		t.Errorf("bad URL status = %q", s.endpointStatus.Text)
+	}
+	s.url.SetText("http://127.0.0.1:8000")
+	s.onDetect()
+	waitFor(t, s.detected, "model detection")
+	if s.model.Text != "served" || !strings.Contains(s.endpointStatus.Text, "Found 1 model") {
+		t.Errorf("model %q, status %q; want the detected model", s.model.Text, s.endpointStatus.Text)
+	}
+	if got := s.capacity().MaxModelLen; got != 32768 {
+		t.Errorf("max model length from /v1/models = %d, want 32768", got)
+	}
+}
+
+func TestServerLaunchFormCommandAndLifecycle(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	srv := &fakeServer{ready: make(chan struct{})}
+	cfgs := make(chan vllm.ServerConfig, 1)
+	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
+	u := newTestUI(t, d, Options{})
+	s, l := u.server, u.server.launch
+	if s.kind.Selected != targetVLLM {
+		t.Fatalf("with a GPU the target is %q", s.kind.Selected)
+	}
+	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
+	s.form.apiKey.SetText("secret-key")
+	s.form.maxNumSeqs.SetText("32")
+	cmd := l.command.Text
+	if !strings.Contains(cmd, "serve Qwen/Qwen3-0.6B") || !strings.Contains(cmd, "--max-num-seqs 32") {
+		t.Errorf("command = %q, want the model and --max-num-seqs 32", cmd)
+	}
+	if strings.Contains(cmd, "secret-key") || !strings.Contains(cmd, "<redacted>") {
+		t.Errorf("command shows the API key: %q", cmd)
+	}
+	l.onSuggest(true)
+	if s.form.tp.Text != "1" || s.form.gpuUtil.Text != "0.88" || s.form.maxModelLen.Text != "40960" {
+		t.Errorf("suggestion filled tp %q, util %q, max len %q", s.form.tp.Text, s.form.gpuUtil.Text, s.form.maxModelLen.Text)
+	}
+	if _, err := s.target(); err == nil {
+		t.Error("a run could start before the server was started")
+	}
+
+	l.onStart()
+	if cfg := <-cfgs; cfg.APIKey != "secret-key" || cfg.MaxNumSeqs != 32 {
+		t.Errorf("launched config: key %q, max seqs %d", cfg.APIKey, cfg.MaxNumSeqs)
+	}
+	close(srv.ready)
+	waitFor(t, l.settled, "the server to be ready")
+	if !strings.Contains(l.kv.Text, "123,456 tokens") {
+		t.Errorf("KV line = %q, want the capacity vLLM reported", l.kv.Text)
+	}
+	if c := s.capacity(); c.KVCacheTokens != 123456 || c.MaxNumSeqs != 32 {
+		t.Errorf("capacity = %+v", c)
+	}
+	if tgt, err := s.target(); err != nil || tgt.BaseURL != "http://127.0.0.1:8000" || len(tgt.Header.Hardware.GPUs) != 1 {
+		t.Errorf("target = %+v, %v", tgt, err)
+	}
+	if !strings.Contains(u.busy(), "vLLM server") {
+		t.Errorf("busy() = %q with a server up", u.busy())
+	}
+	u.shutdown()
+	if !srv.isStopped() {
+		t.Error("shutdown left the server running")
+	}
+}
+
+func TestServerFormRoundTrip(t *testing.T) {
+	on := true
+	cfg := vllm.ServerConfig{Runner: vllm.RunnerDocker, DockerImage: "vllm/vllm-openai:v0.11.0", Model: "m", ServedModelName: "s",
+		TensorParallelSize: 2, MaxModelLen: 8192, GPUMemoryUtilization: 0.85, MaxNumSeqs: 64, EnablePrefixCaching: &on,
+		AsyncScheduling: true, ReasoningParser: "qwen3", Host: "0.0.0.0", Port: 8001, APIKey: "k",
+		ExtraArgs: []string{"--enforce-eager"}, Env: map[string]string{"A": "1"}}
+	f := newVLLMForm(nil)
+	f.fill(cfg)
+	got := f.config(true)
+	if got.Runner != cfg.Runner || got.TensorParallelSize != 2 || got.GPUMemoryUtilization != 0.85 ||
+		got.EnablePrefixCaching == nil || !*got.EnablePrefixCaching || got.Env["A"] != "1" || got.ExtraArgs[0] != "--enforce-eager" ||
+		got.APIKey != "k" || got.Port != 8001 || got.ReasoningParser != "qwen3" {
+		t.Errorf("form round trip = %+v", got)
+	}
+	if f.config(false).APIKey != "" {
+		t.Error("config(false) keeps the API key")
+	}
+	f.tp.SetText("two")
+	f.config(true)
+	if p := f.problems(); len(p) != 1 || !strings.Contains(p[0], "tensor parallel") {
+		t.Errorf("problems = %v", p)
+	}
+}

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"encoding/json"
+
+	"fyne.io/fyne/v2"
+)
+
+// Preference keys. Values are JSON so that a struct travels as one string.
+const (
+	prefTarget = "target" // targetSettings
+	prefPlan   = "plan"   // planSettings
+	prefServer = "server" // vllm.ServerConfig without its API key
+	prefExport = "export" // the last export folder (a plain string)
+)
+
+// targetSettings is the Server screen's choice, remembered between launches.
+// The endpoint's API key is not kept: preferences are a plain file.
+type targetSettings struct {
+	Kind    string `json:"kind"` // targetVLLM, targetEndpoint or targetSim
+	URL     string `json:"url,omitempty"`
+	Model   string `json:"model,omitempty"`
+	Profile string `json:"profile,omitempty"`
+}
+
+// settings reads and writes the app's preferences.
+type settings struct {
+	p fyne.Preferences
+}
+
+func newSettings(p fyne.Preferences) *settings { return &settings{p: p} }
+
+// load decodes the value under key into v; it reports whether there was one.
+func (s *settings) load(key string, v any) bool {
+	raw := s.p.String(key)
+	if raw == "" {
+		return false
+	}
+	return json.Unmarshal([]byte(raw), v) == nil
+}
+
+// save stores v under key.
+func (s *settings) save(key string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fyne.LogError("save preference "+key, err)
+		return
+	}
+	s.p.SetString(key, string(b))
+}
+
+// flush remembers every screen's current settings.
+func (s *settings) flush(u *ui) {
+	s.save(prefTarget, u.server.settings())
+	s.save(prefPlan, u.matrix.settings())
+	s.save(prefServer, u.server.form.config(false))
+}

@@ -1,0 +1,38 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+)
+
+func TestSettingsRememberedBetweenLaunches(t *testing.T) {
+	a := test.NewTempApp(t)
+	d := testDeps(t, &fakeEngine{})
+	first := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	first.server.selectKind(targetEndpoint)
+	first.server.url.SetText("http://127.0.0.1:9000")
+	first.server.apiKey.SetText("endpoint-secret")
+	first.server.form.model.SetText("Qwen/Qwen3-0.6B")
+	first.server.form.apiKey.SetText("server-secret")
+	first.matrix.concurrency.SetText("1, 4")
+	first.shutdown()
+
+	for _, key := range []string{prefTarget, prefPlan, prefServer} {
+		if v := a.Preferences().String(key); strings.Contains(v, "secret") {
+			t.Errorf("preference %s stores an API key: %s", key, v)
+		}
+	}
+	second := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	defer second.shutdown()
+	if second.server.kind.Selected != targetEndpoint || second.server.url.Text != "http://127.0.0.1:9000" {
+		t.Errorf("target after relaunch: %q %q", second.server.kind.Selected, second.server.url.Text)
+	}
+	if second.server.form.model.Text != "Qwen/Qwen3-0.6B" {
+		t.Errorf("server form model after relaunch: %q", second.server.form.model.Text)
+	}
+	if p, _ := second.matrix.plan(); len(p.Concurrency) != 2 || p.Concurrency[1] != 4 || second.matrix.preset.Selected != presetCustom {
+		t.Errorf("plan after relaunch: %v (%s)", p.Concurrency, second.matrix.preset.Selected)
+	}
+}

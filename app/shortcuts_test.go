@@ -1,0 +1,32 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// shortcutter is the part of a canvas that dispatches shortcuts.
+type shortcutter interface {
+	TypedShortcut(fyne.Shortcut)
+}
+
+func TestShortcutsStartAndCancel(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:4], hold: true}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	c, ok := u.win.Canvas().(shortcutter)
+	if !ok {
+		t.Skip("the test canvas does not dispatch shortcuts")
+	}
+	c.TypedShortcut(shortcutStart)
+	if !u.run.running() || u.tabs.Selected().Text != tabRun {
+		t.Fatalf("Ctrl+R: running %v on %q", u.run.running(), u.tabs.Selected().Text)
+	}
+	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	waitFor(t, eng.cancelled, "Esc to cancel the run")
+	waitFor(t, u.run.uiDone, "the run to end")
+	c.TypedShortcut(shortcutExport) // with results shown, Ctrl+E opens the export dialog
+	if u.tabs.Selected().Text != tabResults || u.win.Canvas().Overlays().Top() == nil {
+		t.Errorf("Ctrl+E: on %q, dialog shown %v", u.tabs.Selected().Text, u.win.Canvas().Overlays().Top() != nil)
+	}
+}

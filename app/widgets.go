@@ -1,0 +1,95 @@
+package app
+
+import (
+	"fmt"
+	"image/color"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// screenHeader is the title and one-line explanation at the top of a screen.
+func screenHeader(title, subtitle string) fyne.CanvasObject {
+	t := canvas.NewText(title, theme.Color(theme.ColorNameForeground))
+	t.TextSize = theme.TextHeadingSize()
+	t.TextStyle = fyne.TextStyle{Bold: true}
+	sub := widget.NewLabel(subtitle)
+	sub.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(t, sub)
+}
+
+// screen lays out a header, a body that takes the remaining space, and an
+// optional bar of actions at the bottom, with padding around.
+func screen(header, body, actions fyne.CanvasObject) fyne.CanvasObject {
+	var bottom fyne.CanvasObject
+	if actions != nil {
+		bottom = container.NewVBox(widget.NewSeparator(), actions)
+	}
+	return container.NewPadded(container.NewBorder(header, bottom, nil, nil, body))
+}
+
+// panel puts obj on the input background, framing a log or a preview.
+func panel(obj fyne.CanvasObject) fyne.CanvasObject {
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	bg.CornerRadius = theme.InputRadiusSize()
+	return container.NewStack(bg, obj)
+}
+
+// keyValues is a two-column form of read-only facts.
+func keyValues(rows ...[2]string) *widget.Form {
+	f := widget.NewForm()
+	for _, r := range rows {
+		if r[1] == "" {
+			continue
+		}
+		v := widget.NewLabel(r[1])
+		v.Wrapping = fyne.TextWrapWord
+		v.TextStyle = fyne.TextStyle{Bold: true}
+		f.Append(r[0], v)
+	}
+	return f
+}
+
+// badge is a small coloured label, e.g. "simulated (profile tiny)".
+func badge(text string, fill color.Color) fyne.CanvasObject {
+	bg := canvas.NewRectangle(fill)
+	bg.CornerRadius = 6
+	l := canvas.NewText(text, color.White)
+	l.TextStyle = fyne.TextStyle{Bold: true}
+	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), l))
+}
+
+// simulatedColor is the colour of every "simulated" badge.
+var simulatedColor = color.NRGBA{R: 0xb4, G: 0x53, B: 0x09, A: 0xff}
+
+// measuredColor is the colour of the "Measured" badge.
+var measuredColor = color.NRGBA{R: 0x15, G: 0x80, B: 0x3d, A: 0xff}
+
+// formatDuration writes a duration the way a progress line reads: 1:05:03, 4:07, 0:09.
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// formatAbout writes an estimate in words: "about 2 min", "about 1 h 5 min".
+func formatAbout(d time.Duration) string {
+	m := int(d.Round(time.Minute).Minutes())
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("about %d s", int(d.Round(time.Second).Seconds()))
+	case m < 60:
+		return fmt.Sprintf("about %d min", m)
+	}
+	return fmt.Sprintf("about %d h %d min", m/60, m%60)
+}
