@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"speedmatrix/engine/sim"
+)
+
+// simFlags are the options of `speedmatrix sim`.
+type simFlags struct {
+	profile, addr, apiKeyEnv string
+	list                     bool
+	timeScale                float64
+	seed                     int64
+	loopAfter                int
+	faults                   sim.Faults
+}
+
+func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
+	var f simFlags
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.profile, "profile", "tiny", "simulator profile (see --list)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "address to serve on")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable holding the API key clients must send")
+	fs.BoolVar(&f.list, "list", false, "list the profiles and exit")
+	fs.Float64Var(&f.timeScale, "time-scale", 1, "run the performance model this many times faster than real time")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the generated text")
+	fs.IntVar(&f.loopAfter, "loop-after", 0, "make every request repeat a phrase after this many tokens (0: the profile's behaviour)")
+	fs.Float64Var(&f.faults.ErrorRate, "error-rate", 0, "fraction of generation requests answered with HTTP 500")
+	fs.IntVar(&f.faults.DisconnectAfterTokens, "disconnect-after", 0, "drop each stream's connection after this many tokens (0: never)")
+	fs.IntVar(&f.faults.StallAfterTokens, "stall-after", 0, "stop sending on each stream after this many tokens (0: never)")
+	fs.DurationVar(&f.faults.StartupDelay, "startup-delay", 0, "answer 503 (and /health 503) for this long after start")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix sim [--profile NAME] [--addr 127.0.0.1:8000] [--api-key-env VAR] [--list] [fault options]")
+		fmt.Fprintln(fs.Output(), "Serve a simulated vLLM server (OpenAI-compatible API, simulated timings) for demos and tests.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("sim: unexpected argument %q: every option is a flag, see speedmatrix sim -h", fs.Arg(0))
+	}
+	if f.timeScale <= 0 {
+		return f, fmt.Errorf("sim: --time-scale %g must be positive: use 1 for real time", f.timeScale)
+	}
+	if f.faults.ErrorRate < 0 || f.faults.ErrorRate > 1 {
+		return f, fmt.Errorf("sim: --error-rate %g is not a fraction: use a value from 0 to 1", f.faults.ErrorRate)
+	}
+	return f, nil
+}
+
+// Sim implements `speedmatrix sim`: it serves the simulator until ctx is
+// cancelled, or lists the profiles with --list.
+func Sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseSimFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if f.list {
+		listProfiles(stdout)
+		return nil
+	}
+	p, err := sim.LookupProfile(f.profile)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if f.loopAfter > 0 {
+		p.Loop = sim.Loop{AfterTokens: f.loopAfter}
+	}
+	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed}
+	if f.apiKeyEnv != "" {
+		key, ok := os.LookupEnv(f.apiKeyEnv)
+		if !ok || key == "" {
+			return fmt.Errorf("sim: environment variable %s is not set or empty: export it or drop --api-key-env", f.apiKeyEnv)
+		}
+		opts.APIKey = key
+	}
+	s, err := sim.New(opts)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("sim: listen on %s: %w (pick another --addr)", f.addr, err)
+	}
+	fmt.Fprintf(stdout, "Simulated vLLM server (not a real GPU: timings come from the %s profile's performance model)\n", p.Name)
+	fmt.Fprintf(stdout, "  URL:          http://%s\n  served model: %s (max_model_len %d, KV cache %d tokens)\n",
+		ln.Addr(), p.ServedModel, p.MaxModelLen, p.KVCacheTokens)
+	if opts.APIKey != "" {
+		fmt.Fprintf(stdout, "  API key:      from $%s (<redacted>)\n", f.apiKeyEnv)
+	}
+	if f.timeScale != 1 {
+		fmt.Fprintf(stdout, "  time scale:   %g× real time\n", f.timeScale)
+	}
+	return serveUntilDone(ctx, ln, s, s.Close)
+}
+
+// serveUntilDone serves h on ln until ctx ends, then ends h's open streams
+// with closeStreams and shuts down.
+func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler, closeStreams func()) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("sim: serve: %w", err)
+	case <-ctx.Done():
+	}
+	closeStreams()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("sim: shut down: %w", err)
+	}
+	_ = srv.Close()
+	return nil
+}
+
+func listProfiles(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROFILE\tSERVED MODEL\tMAX MODEL LEN\tKV CACHE TOKENS\tMAX NUM SEQS\tDESCRIPTION")
+	for _, p := range sim.Profiles() {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", p.Name, p.ServedModel, p.MaxModelLen, p.KVCacheTokens, p.MaxNumSeqs, p.Description)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "All figures served by these profiles are simulated.")
+}

@@ -1,0 +1,30 @@
+// Package sim is an in-process simulator of a vLLM server: it speaks vLLM's
+// OpenAI-compatible HTTP API (/v1/models, /v1/completions,
+// /v1/chat/completions, /tokenize, /detokenize, /health, /version, /metrics)
+// and times its answers with a performance model of vLLM's continuous
+// batching scheduler: a serialized front end, a waiting queue, max-num-seqs,
+// chunked prefill whose cost grows with the prompt and its square, decode
+// steps whose cost grows with the batch and the context it holds, a paged KV
+// cache with recompute preemption, and a prefix cache of block-aligned prompt
+// prefixes with LRU eviction.
+//
+// It is the demo target of Speed Matrix on machines without a GPU and the
+// peer of the engine's tests. Every figure it produces is simulated: the
+// profiles gemma-4-e2b-rtxpro6000 and gemma-4-26b-a4b-nvfp4-rtx3090 are
+// fitted to the two seed reports (model_test.go checks every seed cell in
+// virtual time, seed_test.go runs both matrices through engine.Run), they
+// are not measurements.
+//
+// Time: one scheduler goroutine runs steps back to back in model time and
+// sleeps in real time until each ends; Options.TimeScale makes model time
+// run that many times faster. A server that wakes late catches up (the rate
+// holds) unless it falls more than maxLag behind, when it skips ahead rather
+// than burst. Latencies in /metrics are model seconds.
+//
+// Text: a fixed vocabulary of generated words (plus byte fallback, so every
+// text round-trips through /tokenize and /detokenize) and output drawn from
+// the seed and the prompt, varied enough that a loop detector stays quiet,
+// except for requests a profile's Loop makes repeat a phrase.
+//
+// The package imports only the standard library.
+package sim

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// histogram is a Prometheus histogram with fixed buckets.
+type histogram struct {
+	bounds []float64
+	counts []int64 // per bucket, not cumulative; last is +Inf
+	sum    float64
+	n      int64
+}
+
+func newHistogram(bounds []float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]int64, len(bounds)+1)}
+}
+
+func (h *histogram) observe(v float64, n int) {
+	i := sort.SearchFloat64s(h.bounds, v)
+	h.counts[i] += int64(n)
+	h.sum += v * float64(n)
+	h.n += int64(n)
+}
+
+// metricsState is what /metrics reports; Server.mu guards it.
+type metricsState struct {
+	running, waiting int
+	kvUsage          float64
+	ttft, itl        *histogram
+}
+
+func newMetricsState() metricsState {
+	return metricsState{
+		// vLLM's buckets for these two histograms.
+		ttft: newHistogram([]float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}),
+		itl:  newHistogram([]float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}),
+	}
+}
+
+func promFloat(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eIN") {
+		s += ".0"
+	}
+	return s
+}
+
+// handleMetrics writes the server's state in Prometheus text format with
+// vLLM's metric names. Times are model seconds.
+func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
+	var b strings.Builder
+	lbl := fmt.Sprintf(`engine="0",model_name=%q`, s.prof.ServedModel)
+	metric := func(name, kind, help string, v float64) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{%s} %s\n", name, help, name, kind, name, lbl, promFloat(v))
+	}
+	s.mu.Lock()
+	m, st := s.metrics, s.core.stats
+	finished := make(map[string]int64, len(st.finished))
+	for k, v := range st.finished {
+		finished[k] = v
+	}
+	ttft, itl := *m.ttft, *m.itl
+	ttft.counts, itl.counts = append([]int64(nil), m.ttft.counts...), append([]int64(nil), m.itl.counts...)
+	s.mu.Unlock()
+
+	metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", float64(m.running))
+	metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", float64(m.waiting))
+	metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", m.kvUsage)
+	metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", float64(st.prefixQueries))
+	metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", float64(st.prefixHits))
+	metric("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.", float64(st.preemptions))
+	metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", float64(st.promptTokens))
+	metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", float64(st.generationTokens))
+	b.WriteString("# HELP vllm:request_success_total Count of successfully processed requests.\n# TYPE vllm:request_success_total counter\n")
+	for _, reason := range []string{"length", "stop", "abort"} {
+		fmt.Fprintf(&b, "vllm:request_success_total{%s,finished_reason=%q} %s\n", lbl, reason, promFloat(float64(finished[reason])))
+	}
+	writeHistogram(&b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", lbl, &ttft)
+	writeHistogram(&b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", lbl, &itl)
+	fmt.Fprintf(&b, "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\n")
+	fmt.Fprintf(&b, "vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=\"True\",engine=\"0\",gpu_memory_utilization=\"0.9\",model_name=%q,num_cpu_blocks=\"None\",num_gpu_blocks=\"%d\",prefix_caching_hash_algo=\"sha256\"} 1.0\n",
+		s.prof.BlockSize, s.prof.ServedModel, s.prof.KVCacheTokens/s.prof.BlockSize)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func writeHistogram(b *strings.Builder, name, help, lbl string, h *histogram) {
+	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+	var cum int64
+	for i, bound := range h.bounds {
+		cum += h.counts[i]
+		fmt.Fprintf(b, "%s_bucket{%s,le=\"%s\"} %s\n", name, lbl, promFloat(bound), promFloat(float64(cum)))
+	}
+	cum += h.counts[len(h.bounds)]
+	fmt.Fprintf(b, "%s_bucket{%s,le=\"+Inf\"} %s\n", name, lbl, promFloat(float64(cum)))
+	fmt.Fprintf(b, "%s_count{%s} %s\n%s_sum{%s} %s\n", name, lbl, promFloat(float64(h.n)), name, lbl, promFloat(h.sum))
+}

@@ -1,0 +1,102 @@
+package sim
+
+// The built-in profiles. The two seed profiles are fitted to the seed
+// reports in ../shared/seeds (see model_test.go for the agreement table);
+// their figures are simulated, not measured.
+
+func tinyProfile() Profile {
+	return Profile{
+		Name:             "tiny",
+		Description:      "a small fast model with an 8K context, for demos and tests (a Quick matrix in about a minute)",
+		Model:            "speedmatrix/tiny-sim",
+		ServedModel:      "tiny",
+		Version:          "0.32.0",
+		Quantization:     "BF16",
+		GPUName:          "Simulated GPU",
+		VRAMBytes:        8 << 30,
+		MaxModelLen:      8192,
+		KVCacheTokens:    98304,
+		BlockSize:        16,
+		MaxNumSeqs:       64,
+		MaxBatchedTokens: 2048,
+		Perf: Perf{
+			PrefillStepS:      0.002,
+			PrefillPerTokenS:  20e-6,
+			PrefillQuadS:      1e-9,
+			DecodeBaseS:       []Knot{{1, 0.005}, {8, 0.0055}, {32, 0.008}, {64, 0.011}},
+			DecodeAttnS:       []Knot{{1, 0.1e-6}, {8, 0.15e-6}, {32, 0.8e-6}, {64, 1.6e-6}},
+			FrontendS:         0.002,
+			FrontendPerTokenS: 0.5e-6,
+		},
+		LaunchCommand: "vllm serve speedmatrix/tiny-sim --served-model-name tiny --max-model-len 8192",
+	}
+}
+
+func rtxPro6000Profile() Profile {
+	return Profile{
+		Name:             "gemma-4-e2b-rtxpro6000",
+		Description:      "gemma-4-E2B-it (BF16) on an RTX PRO 6000 Blackwell 96GB, fitted to seed report 000",
+		Model:            "RedHatAI/gemma-4-E2B-it",
+		ServedModel:      "gemma",
+		Version:          "0.30.1rc1.dev452+g73a583112",
+		Quantization:     "BF16",
+		GPUName:          "RTX PRO 6000 Blackwell Server Edition",
+		VRAMBytes:        96 << 30,
+		MaxModelLen:      131072,
+		KVCacheTokens:    10_420_224,
+		BlockSize:        16,
+		MaxNumSeqs:       256,
+		MaxBatchedTokens: 8192,
+		ReasoningParser:  "gemma4",
+		ReasoningTokens:  128,
+		Perf: Perf{
+			PrefillStepS:      0.002,
+			PrefillPerTokenS:  1.518e-05,
+			PrefillQuadS:      6.818e-10,
+			DecodeBaseS:       []Knot{{1, 0.005533}, {2, 0.005966}, {4, 0.00605}, {8, 0.006039}, {16, 0.006444}, {32, 0.007257}, {64, 0.008561}, {128, 0.01126}},
+			DecodeAttnS:       []Knot{{1, 4.713e-08}, {2, 4.743e-08}, {4, 4.737e-08}, {8, 5.125e-08}, {16, 5.219e-08}, {32, 1.029e-07}, {64, 1.513e-07}, {128, 2.904e-07}},
+			FrontendS:         0.005,
+			FrontendPerTokenS: 2.5e-6,
+		},
+		LaunchCommand: "vllm serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --reasoning-parser gemma4 --max-model-len 131072 --gpu-memory-utilization 0.83 --async-scheduling",
+	}
+}
+
+func rtx3090Profile() Profile {
+	return Profile{
+		Name:             "gemma-4-26b-a4b-nvfp4-rtx3090",
+		Description:      "gemma-4-26B-A4B-it (NVFP4, int4 KV cache) on an RTX 3090 24GB, fitted to seed report 003",
+		Model:            "RedHatAI/gemma-4-26B-A4B-it-NVFP4",
+		ServedModel:      "bench",
+		Version:          "0.32.0",
+		Quantization:     "NVFP4",
+		GPUName:          "RTX 3090",
+		VRAMBytes:        24 << 30,
+		MaxModelLen:      262144,
+		KVCacheTokens:    446_464,
+		BlockSize:        16,
+		MaxNumSeqs:       128,
+		MaxBatchedTokens: 2048,
+		Perf: Perf{
+			PrefillStepS:     0.01,
+			PrefillPerTokenS: 0.0001483,
+			PrefillQuadS:     3.462e-09,
+			// Knots past 32 (no Valid seed cell) follow the shape of the other fit.
+			DecodeBaseS:       []Knot{{1, 0.00813}, {2, 0.0085}, {8, 0.01549}, {16, 0.02142}, {32, 0.02913}, {64, 0.0385}, {128, 0.0505}},
+			DecodeAttnS:       []Knot{{1, 1.172e-07}, {2, 1.179e-07}, {8, 1.274e-07}, {16, 1.298e-07}, {32, 2.559e-07}, {64, 3.76e-07}, {128, 7.22e-07}},
+			FrontendS:         0.005,
+			FrontendPerTokenS: 2.5e-6,
+		},
+		// The seed's Looped cells: bucket edges are midway (geometrically)
+		// between the seed's contexts 0, 16K, 32K, 64K, 128K and 248K.
+		Loop: Loop{AfterTokens: 64, Rules: []LoopRule{
+			{0, 4095, []int{2, 4}},
+			{12 * 1024, 24*1024 - 1, []int{1, 2, 4, 8, 16}},
+			{24 * 1024, 48*1024 - 1, []int{1, 2, 4, 8}},
+			{48 * 1024, 96*1024 - 1, []int{2, 4}},
+			{96 * 1024, 192*1024 - 1, []int{1}},
+			{192 * 1024, 256 * 1024, []int{1}},
+		}},
+		LaunchCommand: "vllm serve RedHatAI/gemma-4-26B-A4B-it-NVFP4 --served-model-name bench --max-model-len 262144 --gpu-memory-utilization 0.94 --max-num-seqs 128 --enable-prefix-caching --kv-cache-dtype int4_per_token_head",
+	}
+}

@@ -1,0 +1,268 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Server is a simulated vLLM server. It implements http.Handler; its
+// scheduler runs on its own goroutine from New until Close.
+type Server struct {
+	opts   Options
+	prof   Profile
+	scale  float64
+	tok    *tokenizer
+	start  time.Time
+	mux    *http.ServeMux
+	inbox  chan message
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	faults faultState
+
+	mu      sync.Mutex // guards what /metrics reads
+	metrics metricsState
+	core    *core // owned by the scheduler goroutine
+}
+
+// message is a request to the scheduler goroutine.
+type message struct {
+	q     *seq
+	abort bool
+}
+
+// New validates opts.Profile and starts a server with its scheduler.
+func New(opts Options) (*Server, error) {
+	if err := opts.Profile.Validate(); err != nil {
+		return nil, fmt.Errorf("new simulator: %w", err)
+	}
+	if opts.TimeScale < 0 {
+		return nil, fmt.Errorf("new simulator: time scale %g is negative; use 0 or 1 for real time", opts.TimeScale)
+	}
+	s := &Server{
+		opts:  opts,
+		prof:  opts.Profile,
+		scale: opts.TimeScale,
+		tok:   sharedTokenizer(),
+		start: time.Now(),
+		inbox: make(chan message, 4096),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	if s.scale == 0 {
+		s.scale = 1
+	}
+	s.faults.rng = rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa17))
+	s.core = newCore(s.prof)
+	s.metrics = newMetricsState()
+	s.core.onFirst = func(_ *seq, ttftS float64) { s.metrics.ttft.observe(ttftS, 1) }
+	s.core.onITL = func(itlS float64, n int) { s.metrics.itl.observe(itlS, n) }
+	s.routes()
+	go s.schedule()
+	return s, nil
+}
+
+var (
+	tokOnce   sync.Once
+	tokShared *tokenizer
+)
+
+// sharedTokenizer builds the vocabulary once per process.
+func sharedTokenizer() *tokenizer {
+	tokOnce.Do(func() { tokShared = newTokenizer() })
+	return tokShared
+}
+
+// Close stops the scheduler and ends every open stream. It is safe to call
+// more than once.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.stop) })
+	<-s.done
+}
+
+// KVCacheTokens is the size of the simulated KV cache in tokens.
+func (s *Server) KVCacheTokens() int { return s.prof.KVCacheTokens }
+
+// Profile is the profile the server simulates.
+func (s *Server) Profile() Profile { return s.prof }
+
+// ServeHTTP serves vLLM's HTTP API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// modelNowS is the model time now: real time since New times the scale.
+func (s *Server) modelNowS() float64 { return time.Since(s.start).Seconds() * s.scale }
+
+// realUntil is how long in real time until model time t.
+func (s *Server) realUntil(tS float64) time.Duration {
+	return time.Duration((tS - s.modelNowS()) / s.scale * float64(time.Second))
+}
+
+// submit hands q (arrivalS set) to the scheduler; false if the server is closing.
+func (s *Server) submit(q *seq) bool {
+	select {
+	case s.inbox <- message{q: q}:
+		return true
+	case <-s.stop:
+		return false
+	}
+}
+
+// abort asks the scheduler to drop q (its client went away).
+func (s *Server) abort(q *seq) {
+	select {
+	case s.inbox <- message{q: q, abort: true}:
+	case <-s.stop:
+	}
+}
+
+func (s *Server) receive(m message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m.abort {
+		s.core.abort(m.q)
+	} else {
+		s.core.submit(m.q, m.q.arrivalS)
+	}
+	s.publishGauges()
+}
+
+// schedule is the scheduler goroutine: it runs steps back to back in model
+// time, sleeping in real time until each step's end, so a server that falls
+// behind catches up instead of drifting.
+func (s *Server) schedule() {
+	defer close(s.done)
+	defer s.failAll()
+	timer := time.NewTimer(time.Hour)
+	nowS := 0.0
+	for {
+		for drained := false; !drained; {
+			select {
+			case m := <-s.inbox:
+				s.receive(m)
+			case <-s.stop:
+				return
+			default:
+				drained = true
+			}
+		}
+		if !s.core.busy() {
+			// The next step starts when the next request leaves the front
+			// end, however late this goroutine wakes for it.
+			ready, ok := s.core.nextReadyS()
+			if !ok || ready > s.modelNowS() {
+				if !s.idle(timer, ready, ok) {
+					return
+				}
+				continue
+			}
+			nowS = max(nowS, ready)
+		}
+		// A server that fell far behind (a starved CPU, a stopped
+		// process) drops the lag rather than bursting it out: the burst
+		// would land in some client's measurement window.
+		nowS = max(nowS, s.modelNowS()-maxLag.Seconds()*s.scale)
+		s.mu.Lock()
+		dur := s.core.plan(nowS)
+		s.publishGauges()
+		s.mu.Unlock()
+		if !s.core.planned() {
+			// Nothing can run until a request leaves or arrives.
+			if !s.idle(timer, 0, false) {
+				return
+			}
+			continue
+		}
+		if !s.sleepUntil(timer, nowS+dur, s.core.firstTokenStep()) {
+			return
+		}
+		nowS += dur
+		s.mu.Lock()
+		s.core.apply(nowS)
+		s.publishGauges()
+		s.mu.Unlock()
+	}
+}
+
+// idle waits for a message or for model time ready (when ok).
+func (s *Server) idle(timer *time.Timer, readyS float64, ok bool) bool {
+	wait := time.Hour
+	if ok {
+		wait = s.realUntil(readyS)
+	}
+	timer.Reset(wait)
+	select {
+	case m := <-s.inbox:
+		s.receive(m)
+	case <-timer.C:
+	case <-s.stop:
+		return false
+	}
+	timer.Stop()
+	return true
+}
+
+// maxLag is how far (in real time) the model may run behind the clock
+// before the scheduler skips ahead.
+const maxLag = 10 * time.Millisecond
+
+// timerSlack is how late a timer may fire (about a millisecond on Linux).
+const timerSlack = 1500 * time.Microsecond
+
+// sleepUntil sleeps until model time tS; false if the server is closing.
+// A late wake-up only delays the tokens of this step: the next step starts
+// at tS in model time, so the rate holds. When precise (the step ends with
+// a first token, whose latency a client measures), it sleeps short of tS
+// and yields until then instead.
+func (s *Server) sleepUntil(timer *time.Timer, tS float64, precise bool) bool {
+	d := s.realUntil(tS)
+	if precise {
+		d -= timerSlack
+	}
+	if d > 20*time.Microsecond {
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+		case <-s.stop:
+			timer.Stop()
+			return false
+		}
+	}
+	for precise && s.realUntil(tS) > 0 {
+		runtime.Gosched()
+	}
+	select {
+	case <-s.stop:
+		return false
+	default:
+		return true
+	}
+}
+
+// failAll ends every stream still in the scheduler when it stops.
+func (s *Server) failAll() {
+	c := s.core
+	for _, list := range [][]*seq{c.frontend, c.waiting, c.running} {
+		for _, q := range list {
+			q.out.fail()
+		}
+	}
+	for {
+		select {
+		case m := <-s.inbox:
+			m.q.out.fail()
+		default:
+			return
+		}
+	}
+}
+
+// publishGauges copies the scheduler's state for /metrics; s.mu is held.
+func (s *Server) publishGauges() {
+	s.metrics.running = len(s.core.running)
+	s.metrics.waiting = len(s.core.waiting) + len(s.core.frontend)
+	s.metrics.kvUsage = s.core.kv.usage()
+}
