@@ -45,4 +45,3 @@ func WriteAllWith(dir string, r engine.Report, opts Options) error {
 	}
 	return nil
 }
-

@@ -37,6 +37,12 @@ go build -o speedmatrix .
 step "go test -race"
 go test -race -count=1 ./...
 
+# Real-time tests that mean nothing under the race detector (it slows the
+# client, not the simulated GPU): the seeds' matrices through engine.Run
+# against the simulator, checked cell by cell.
+step "seed agreement (no -race)"
+go test -count=1 -run 'TestSeedMatrices|TestHTTPPacingMatchesSeeds' ./engine/sim/
+
 if [ -f scripts/e2e.sh ]; then
 	step "end-to-end: the real binary under Xvfb"
 	bash scripts/e2e.sh
