@@ -44,12 +44,18 @@ func (r *runner) fillEngine(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := &r.report.Engine
-	if e.Version == "" {
-		if v, err := r.client.Version(ctx); err == nil {
-			e.Version = v
-			if e.Engine == "" {
-				e.Engine = "vllm"
-			}
+	if v, err := r.client.VersionInfo(ctx); err == nil {
+		if e.Version == "" {
+			e.Version = v.Version
+		}
+		if e.Engine == "" {
+			e.Engine = "vllm"
+		}
+		// A simulator reached over HTTP (speedmatrix sim) is labelled like
+		// the in-process one: nothing measured against it passes as real.
+		if v.SimulatorProfile != "" && !e.Simulated {
+			e.Simulated, e.SimProfile = true, v.SimulatorProfile
+			r.report.Hardware.Note = strings.TrimSpace(r.report.Hardware.Note + " The target is the Speed Matrix simulator (profile " + v.SimulatorProfile + "): its figures are simulated.")
 		}
 	}
 	if e.Engine == "" {

@@ -55,6 +55,10 @@ func TestSimEndToEnd(t *testing.T) {
 	if rep.Engine.Version == "" || rep.Engine.KVCacheTokens == 0 || rep.Run.ServedModel != "tiny" {
 		t.Errorf("engine %+v served %q: want version, KV cache from /metrics, served model", rep.Engine, rep.Run.ServedModel)
 	}
+	// Reached over HTTP with no header, the simulator is still labelled.
+	if !rep.Engine.Simulated || rep.Engine.SimProfile != "tiny" || !strings.Contains(rep.Hardware.Note, "simulated") {
+		t.Errorf("engine %+v, hardware note %q: want simulated (profile tiny)", rep.Engine, rep.Hardware.Note)
+	}
 }
 
 // TestSimFaults injects faults: each cell fails with a clear error while

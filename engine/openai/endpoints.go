@@ -45,11 +45,23 @@ func (c *Client) Health(ctx context.Context) error {
 
 // Version returns the server's version (GET /version).
 func (c *Client) Version(ctx context.Context) (string, error) {
-	var out struct {
-		Version string `json:"version"`
-	}
+	v, err := c.VersionInfo(ctx)
+	return v.Version, err
+}
+
+// ServerVersion is the answer of GET /version.
+type ServerVersion struct {
+	Version string `json:"version"`
+	// SimulatorProfile is set by Speed Matrix's own simulator (engine/sim)
+	// and names its profile; a real server leaves it empty.
+	SimulatorProfile string `json:"speedmatrix_simulator_profile"`
+}
+
+// VersionInfo returns the whole answer of GET /version.
+func (c *Client) VersionInfo(ctx context.Context) (ServerVersion, error) {
+	var out ServerVersion
 	err := c.doJSON(ctx, http.MethodGet, "/version", nil, &out, "")
-	return out.Version, err
+	return out, err
 }
 
 // Tokenize returns the token ids of text (POST /tokenize), with the

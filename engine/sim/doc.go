@@ -28,3 +28,7 @@
 //
 // The package imports only the standard library.
 package sim
+
+// SimulatorField is the key in the /version answer that names the simulator
+// profile; no real vLLM sends it.
+const SimulatorField = "speedmatrix_simulator_profile"
