@@ -2,7 +2,6 @@ package charts
 
 import (
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 
@@ -17,7 +16,7 @@ const SheetTitle = "Speed test matrix"
 // report with no results gives empty charts that say so.
 func BuildModel(r engine.Report) Model {
 	m := Model{
-		Sections:   buildSections(r),
+		Sections:   report.Sections(r),
 		Launch:     launchLines(r.LaunchCommand),
 		Prefill:    buildPrefill(r),
 		Decode:     buildHeatmap(r),
@@ -31,8 +30,8 @@ func BuildModel(r engine.Report) Model {
 
 func buildHeader(r engine.Report, hm HeatmapModel) Header {
 	h := Header{Title: SheetTitle, Badge: "Measured"}
-	h.Model = modelName(r.Run)
-	if gpu := gpuTitle(r.Hardware); gpu != "" {
+	h.Model = report.ModelName(r.Run)
+	if gpu := report.GPUTitle(r.Hardware); gpu != "" {
 		h.Model += " on " + gpu
 	}
 	var parts []string
@@ -59,67 +58,6 @@ func buildHeader(r engine.Report, hm HeatmapModel) Header {
 		h.Notice = fmt.Sprintf("Partial run: %d of %d cells finished", done, total)
 	}
 	return h
-}
-
-// modelName is the model as the seed title names it: the last element of
-// the loaded path or Hugging Face id, else the served name.
-func modelName(run engine.RunInfo) string {
-	if run.Model != "" {
-		return path.Base(strings.TrimRight(run.Model, "/"))
-	}
-	if run.ServedModel != "" {
-		return run.ServedModel
-	}
-	return "unknown model"
-}
-
-// gpuName drops the vendor prefixes NVML adds ("NVIDIA GeForce RTX 3090" →
-// "RTX 3090"), as the seed pages do.
-func gpuName(name string) string {
-	name = strings.TrimPrefix(strings.TrimSpace(name), "NVIDIA ")
-	return strings.TrimPrefix(name, "GeForce ")
-}
-
-// gpuLabel names the GPUs: "RTX 3090", "2× RTX 3090", or a list.
-func gpuLabel(hw engine.HardwareInfo) string {
-	if len(hw.GPUs) == 0 {
-		return ""
-	}
-	var names []string
-	counts := map[string]int{}
-	for _, g := range hw.GPUs {
-		n := gpuName(g.Name)
-		if counts[n] == 0 {
-			names = append(names, n)
-		}
-		counts[n]++
-	}
-	for i, n := range names {
-		if counts[n] > 1 {
-			names[i] = fmt.Sprintf("%d× %s", counts[n], n)
-		}
-	}
-	return strings.Join(names, " + ")
-}
-
-func totalVRAM(hw engine.HardwareInfo) uint64 {
-	var sum uint64
-	for _, g := range hw.GPUs {
-		sum += g.VRAMBytes
-	}
-	return sum
-}
-
-// gpuTitle is the GPU part of the title: "RTX 3090 24GB".
-func gpuTitle(hw engine.HardwareInfo) string {
-	label := gpuLabel(hw)
-	if label == "" {
-		return ""
-	}
-	if v := totalVRAM(hw); v > 0 {
-		label += " " + strings.ReplaceAll(report.GB(v), " ", "")
-	}
-	return label
 }
 
 func matrixLine(r engine.Report, hm HeatmapModel) string {

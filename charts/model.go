@@ -1,6 +1,9 @@
 package charts
 
-import "speedmatrix/engine"
+import (
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
 
 // Model is what a report sheet shows, already formatted the way the seed
 // reports format it. Layouts position it; nothing in it depends on fonts.
@@ -27,17 +30,12 @@ type Header struct {
 	Notice string `json:"notice,omitempty"`
 }
 
-// Section is a titled list of key/value lines (Hardware, Engine, Run).
-type Section struct {
-	Title string `json:"title"`
-	Rows  []KV   `json:"rows"`
-}
+// Section is a titled list of key/value lines (Hardware, Engine, Run). The
+// report package builds them, so the sheet lists the lines report.md does.
+type Section = report.Section
 
 // KV is one line of a Section.
-type KV struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
+type KV = report.Row
 
 // PrefillRow is one line of the seeds' prefill list: "8K context", "40.4K", "203 ms TTFT".
 type PrefillRow struct {

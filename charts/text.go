@@ -115,12 +115,21 @@ func wrapText(s string, kind fontKind, sizePx, width float64) []string {
 	return append(lines, line)
 }
 
-// breakAt returns the longest prefix of s (at least one rune) that fits.
+// breakAt returns the longest prefix of s (at least one rune) that fits,
+// cut after a '/' or '-' in its second half if it has one, so that a model
+// id wraps as "RedHatAI/gemma-4-26B-A4B-it-" + "NVFP4".
 func breakAt(s string, kind fontKind, sizePx, width float64) string {
 	runes := []rune(s)
 	n := 1
 	for n < len(runes) && textWidth(string(runes[:n+1]), kind, sizePx) <= width {
 		n++
+	}
+	if n < len(runes) {
+		for i := n - 1; i >= n/2 && i > 0; i-- {
+			if runes[i] == '/' || runes[i] == '-' {
+				return string(runes[:i+1])
+			}
+		}
 	}
 	return string(runes[:n])
 }

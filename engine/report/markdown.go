@@ -18,9 +18,9 @@ const Title = "Speed test matrix"
 func Markdown(r engine.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, ModelOnGPU(r), Subtitle(r))
-	writeSection(&b, "Hardware", HardwareRows(r.Hardware))
-	writeSection(&b, "Engine", EngineRows(r.Engine))
-	writeSection(&b, "Run", RunRows(r.Run))
+	for _, sec := range Sections(r) {
+		writeSection(&b, sec)
+	}
 	if r.LaunchCommand != "" {
 		fmt.Fprintf(&b, "## Launch command\n\n```sh\n%s\n```\n\n", strings.TrimRight(r.LaunchCommand, "\n"))
 	}
@@ -37,25 +37,30 @@ func Markdown(r engine.Report) string {
 	return b.String()
 }
 
-// ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB".
+// ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB"
+// (see GPUTitle), or on the CPU when the machine has no GPU.
 func ModelOnGPU(r engine.Report) string {
-	model := r.Run.Model
-	if model == "" {
-		model = r.Run.ServedModel
+	model := ModelName(r.Run)
+	on := GPUTitle(r.Hardware)
+	if on == "" {
+		on = r.Hardware.CPU
 	}
-	model = path.Base(model)
-	gpus := r.Hardware.GPUs
-	if len(gpus) == 0 {
-		if r.Hardware.CPU != "" {
-			return model + " on " + r.Hardware.CPU
-		}
+	if on == "" {
 		return model
 	}
-	gpu := gpus[0].Name + " " + strings.ReplaceAll(GB(gpus[0].VRAMBytes), " ", "")
-	if len(gpus) > 1 {
-		gpu = fmt.Sprintf("%d× %s", len(gpus), gpu)
+	return model + " on " + on
+}
+
+// ModelName is the model as the seed titles name it: the last element of
+// the model's id or path ("gemma-4-E2B-it"), else the served name.
+func ModelName(run engine.RunInfo) string {
+	if m := strings.TrimRight(run.Model, "/"); m != "" {
+		return path.Base(m)
 	}
-	return model + " on " + gpu
+	if run.ServedModel != "" {
+		return run.ServedModel
+	}
+	return "unknown model"
 }
 
 // Subtitle is the seeds' summary line: engine · version · quantization ·
@@ -104,11 +109,11 @@ func decodeAxes(rs []engine.Result) (contexts, concurrency []int) {
 	return slices.Compact(contexts), slices.Compact(concurrency)
 }
 
-func writeSection(b *strings.Builder, title string, rows [][2]string) {
-	fmt.Fprintf(b, "## %s\n\n", title)
-	table := make([][]string, 0, len(rows))
-	for _, r := range rows {
-		table = append(table, []string{r[0], r[1]})
+func writeSection(b *strings.Builder, sec Section) {
+	fmt.Fprintf(b, "## %s\n\n", sec.Title)
+	table := make([][]string, 0, len(sec.Rows))
+	for _, r := range sec.Rows {
+		table = append(table, []string{r.Key, r.Value})
 	}
 	writeTable(b, []string{"", ""}, table)
 }

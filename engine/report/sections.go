@@ -8,108 +8,113 @@ import (
 	"speedmatrix/engine"
 )
 
-// HardwareRows are the Hardware section's label/value pairs, empty ones left out.
-func HardwareRows(h engine.HardwareInfo) [][2]string {
-	var rows [][2]string
-	add := func(k, v string) {
-		if v != "" {
-			rows = append(rows, [2]string{k, v})
-		}
+// Section is a titled list of label/value lines: Hardware, Engine or Run.
+// report.md writes it as a table; the report sheet draws it as a list.
+type Section struct {
+	Title string `json:"title"`
+	Rows  []Row  `json:"rows"`
+}
+
+// Row is one line of a Section: "GPU", "RTX 3090".
+type Row struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Sections are the report's Hardware, Engine and Run sections, the one
+// source of their lines for every export. Each starts with the lines the
+// seed pages show, in the seeds' order; the lines the seeds lack (KV cache,
+// API, Started, …) follow them. Lines with no value are left out, except
+// that a simulated engine always says so.
+func Sections(r engine.Report) []Section {
+	return []Section{
+		{Title: "Hardware", Rows: hardwareRows(r.Hardware)},
+		{Title: "Engine", Rows: engineRows(r.Engine)},
+		{Title: "Run", Rows: runRows(r.Run)},
 	}
-	add("Type", h.Type)
-	if len(h.GPUs) > 0 {
-		names := map[string]int{}
-		var order []string
-		for _, g := range h.GPUs {
-			if names[g.Name] == 0 {
-				order = append(order, g.Name)
-			}
-			names[g.Name]++
-		}
-		var gpus []string
-		for _, n := range order {
-			if names[n] > 1 {
-				n = fmt.Sprintf("%d× %s", names[n], n)
-			}
-			gpus = append(gpus, n)
-		}
-		add("GPU", strings.Join(gpus, ", "))
-		add("VRAM", GB(h.GPUs[0].VRAMBytes))
+}
+
+// rows collects a section's lines.
+type rows []Row
+
+// add appends a line when its value is known.
+func (rs *rows) add(key, value string) {
+	if strings.TrimSpace(value) != "" {
+		*rs = append(*rs, Row{Key: key, Value: value})
+	}
+}
+
+func hardwareRows(h engine.HardwareInfo) []Row {
+	var rs rows
+	rs.add("Type", h.Type)
+	rs.add("GPU", gpuLabel(h))
+	if v := totalVRAMBytes(h); v > 0 {
+		rs.add("VRAM", GB(v))
 	}
 	cpu := h.CPU
 	if cpu != "" && h.CPUCores > 0 {
 		cpu = fmt.Sprintf("%s (%dC)", cpu, h.CPUCores)
 	}
-	add("CPU", cpu)
+	rs.add("CPU", cpu)
 	if h.RAMBytes > 0 {
-		add("RAM", GB(h.RAMBytes))
+		rs.add("RAM", GB(h.RAMBytes))
 	}
-	add("OS", h.OS)
-	add("Note", h.Note)
-	return rows
+	rs.add("OS", h.OS)
+	// Not on the seed pages:
+	rs.add("Note", h.Note)
+	return rs
 }
 
-// EngineRows are the Engine section's label/value pairs; a simulated engine
-// says so in its own row.
-func EngineRows(e engine.EngineInfo) [][2]string {
-	var rows [][2]string
-	add := func(k, v string) {
-		if v != "" {
-			rows = append(rows, [2]string{k, v})
-		}
-	}
-	add("Engine", e.Engine)
-	add("Simulated", e.SimulatedLabel())
-	add("Version", e.Version)
-	add("Quantization", e.Quantization)
-	add("Backend", e.Backend)
-	add("Repository", e.Repository)
-	add("Build", e.Build)
-	add("Commit", e.Commit)
+func engineRows(e engine.EngineInfo) []Row {
+	var rs rows
+	rs.add("Engine", e.Engine)
+	rs.add("Version", e.Version)
+	rs.add("Quantization", e.Quantization)
+	rs.add("Backend", e.Backend)
+	rs.add("Repository", e.Repository)
+	rs.add("Build", e.Build)
+	rs.add("Commit", e.Commit)
+	// Not on the seed pages:
+	rs.add("Simulated", e.SimulatedLabel())
 	if e.MaxModelLen > 0 {
-		add("Max model length", Tokens(e.MaxModelLen))
+		rs.add("Max model length", Tokens(e.MaxModelLen))
 	}
 	if e.KVCacheTokens > 0 {
-		add("KV cache", Tokens(e.KVCacheTokens))
+		rs.add("KV cache", Tokens(e.KVCacheTokens))
 	}
 	if e.MaxNumSeqs > 0 {
-		add("Max sequences", Int(e.MaxNumSeqs))
+		rs.add("Max sequences", Int(e.MaxNumSeqs))
 	}
-	return rows
+	return rs
 }
 
-// RunRows are the Run section's label/value pairs.
-func RunRows(r engine.RunInfo) [][2]string {
-	var rows [][2]string
-	add := func(k, v string) {
-		if v != "" {
-			rows = append(rows, [2]string{k, v})
-		}
-	}
-	add("Served model", r.ServedModel)
-	if r.Model != r.ServedModel {
-		add("Model", r.Model)
-	}
-	add("Revision", r.Revision)
-	add("Benchmark tool", r.BenchmarkTool)
-	add("Decode test", r.DecodeTest)
-	add("Prefill mode", r.PrefillMode)
+func runRows(r engine.RunInfo) []Row {
+	var rs rows
+	rs.add("Served model", r.ServedModel)
+	rs.add("Revision", r.Revision)
+	rs.add("Benchmark tool", r.BenchmarkTool)
+	rs.add("Decode test", r.DecodeTest)
+	rs.add("Prefill mode", r.PrefillMode)
 	if r.DurationS > 0 {
-		add("Time per measurement", WholeSeconds(r.DurationS))
+		rs.add("Time per measurement", WholeSeconds(r.DurationS))
 	}
 	if r.MaxOutputTokens > 0 {
-		add("Max output", Tokens(r.MaxOutputTokens))
+		rs.add("Max output", Tokens(r.MaxOutputTokens))
 	}
-	add("API", r.API)
-	add("Endpoint", r.Endpoint)
-	add("Started", stamp(r.StartedAt))
-	add("Finished", stamp(r.FinishedAt))
+	// Not on the seed pages:
+	if r.Model != r.ServedModel {
+		rs.add("Model", r.Model)
+	}
+	rs.add("API", r.API)
+	rs.add("Endpoint", r.Endpoint)
+	rs.add("Started", stamp(r.StartedAt))
+	rs.add("Finished", stamp(r.FinishedAt))
 	if r.Complete {
-		add("Complete", "yes")
+		rs.add("Complete", "yes")
 	} else {
-		add("Complete", "no (partial run; finish it with speedmatrix run --resume DIR)")
+		rs.add("Complete", "no (partial run; finish it with speedmatrix run --resume DIR)")
 	}
-	return rows
+	return rs
 }
 
 func stamp(t time.Time) string {
@@ -117,4 +122,58 @@ func stamp(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// gpuName drops the vendor prefixes NVML adds, as the seed pages do:
+// "NVIDIA GeForce RTX 3090" → "RTX 3090".
+func gpuName(name string) string {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "NVIDIA ")
+	name = strings.TrimPrefix(name, "GeForce ")
+	if name == "" {
+		return "unknown GPU"
+	}
+	return name
+}
+
+// gpuLabel names the machine's GPUs: "RTX 3090", "2× H200", or
+// "RTX 4090 + RTX 3090" for different ones; "" when there are none.
+func gpuLabel(h engine.HardwareInfo) string {
+	var names []string
+	counts := map[string]int{}
+	for _, g := range h.GPUs {
+		n := gpuName(g.Name)
+		if counts[n] == 0 {
+			names = append(names, n)
+		}
+		counts[n]++
+	}
+	for i, n := range names {
+		if counts[n] > 1 {
+			names[i] = fmt.Sprintf("%d× %s", counts[n], n)
+		}
+	}
+	return strings.Join(names, " + ")
+}
+
+// totalVRAMBytes is the VRAM of all the GPUs together.
+func totalVRAMBytes(h engine.HardwareInfo) uint64 {
+	var sum uint64
+	for _, g := range h.GPUs {
+		sum += g.VRAMBytes
+	}
+	return sum
+}
+
+// GPUTitle is the GPU part of the line under the title, as the seeds write
+// it: "RTX 3090 24GB", "2× H200 282GB" (VRAM of all GPUs); "" when the
+// machine has no GPU.
+func GPUTitle(h engine.HardwareInfo) string {
+	label := gpuLabel(h)
+	if label == "" {
+		return ""
+	}
+	if v := totalVRAMBytes(h); v > 0 {
+		label += " " + strings.ReplaceAll(GB(v), " ", "")
+	}
+	return label
 }
