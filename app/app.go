@@ -5,8 +5,8 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -55,6 +55,13 @@ func Main(opts Options) error {
 	w.SetContent(u.content())
 	w.Resize(fyne.NewSize(1280, 800))
 	w.SetCloseIntercept(u.onClose)
+	// Every quit stops everything first; should Fyne's teardown then not
+	// let ShowAndRun return (see quitGrace), the process exits anyway.
+	u.armExit = func() { time.AfterFunc(quitGrace, exitAfterQuit(u.exitErr, os.Stderr, os.Exit)) }
+	u.quit = func() {
+		u.armExit()
+		a.Quit()
+	}
 	u.start()
 	w.ShowAndRun()
 	u.shutdown()
@@ -85,8 +92,11 @@ type ui struct {
 	bg     context.Context // ends at shutdown: background loops stop
 	stopBg context.CancelFunc
 
-	quit   func()        // ends the app after an autorun export (tests replace it)
-	settle time.Duration // lets the window draw the charts before the screenshot
+	quit func() // ends the app after an autorun export (tests replace it)
+	// armExit, when set (Main sets it; tests do not), makes the process
+	// exit quitGrace after a quit whose ShowAndRun never returns.
+	armExit func()
+	settle  time.Duration // lets the window draw the charts before the screenshot
 }
 
 // newUI detects the hardware and builds every screen.
@@ -106,6 +116,12 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
 	server, results := newServerTab(u), newResultsTab(u)
 	run, history := newRunTab(u), newHistoryTab(u)
+	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history} {
+		// A screen taller than the window scrolls: the window keeps the size
+		// it was given (Fyne grows a window to its content's MinSize, and a
+		// wrapped label not laid out yet asks for one word per line).
+		t.Content = container.NewVScroll(t.Content)
+	}
 	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history)
 	u.tabs.SetTabLocation(container.TabLocationLeading)
 	u.server.applyTarget(opts.Target)
@@ -158,30 +174,9 @@ func (u *ui) onRunDone(rep *engine.Report, runErr error) {
 		u.history.save(*rep)
 		u.show(tabResults)
 	}
-	if !u.opts.Autorun || u.opts.Export == "" {
-		return
+	if u.opts.Autorun && u.opts.Export != "" {
+		u.finishAutorun(rep, runErr)
 	}
-	u.exitErr = runErr
-	if rep == nil {
-		u.exitErr = errors.Join(runErr, errors.New("the run produced no report"))
-		u.quit()
-		return
-	}
-	if err := u.results.exportAll(u.opts.Export); err != nil {
-		u.exitErr = errors.Join(u.exitErr, err)
-	}
-	// Wait for the charts, then give the window a few frames to draw them.
-	rendered, settle := u.results.rendered, u.settle
-	go func() {
-		<-rendered
-		time.Sleep(settle)
-		fyne.Do(func() {
-			if err := u.results.screenshot(u.opts.Export); err != nil {
-				u.exitErr = errors.Join(u.exitErr, err)
-			}
-			u.quit()
-		})
-	}()
 }
 
 // busy describes what closing the window would stop ("" when nothing).
@@ -203,17 +198,26 @@ func (u *ui) onClose() {
 	u.prefs.flush(u)
 	what := u.busy()
 	if what == "" {
-		u.win.Close()
+		u.closeWindow()
 		return
 	}
 	dialog.ShowConfirm("Quit Speed Matrix?",
 		fmt.Sprintf("%s\nQuitting cancels the run and stops the server (its GPU memory is freed).", what),
 		func(ok bool) {
 			if ok {
-				u.shutdown()
-				u.win.Close()
+				u.closeWindow()
 			}
 		}, u.win)
+}
+
+// closeWindow stops everything while the event loop still runs, then
+// closes the window (which ends the app).
+func (u *ui) closeWindow() {
+	u.shutdown()
+	if u.armExit != nil {
+		u.armExit()
+	}
+	u.win.Close()
 }
 
 // shutdown cancels a run, stops the servers and the sampler; safe to repeat.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,5 +110,62 @@ func TestAutorunFailureIsTheExitError(t *testing.T) {
 	waitFor(t, quit, "autorun to quit")
 	if !errors.Is(u.exitErr, errBoom) {
 		t.Errorf("exit error = %v, want the run's error", u.exitErr)
+	}
+}
+
+// TestContentFitsWindow guards the window size: Fyne grows a window to its
+// content's MinSize, so every screen must fit 1280×800 (or scroll).
+func TestContentFitsWindow(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.results.show(cannedReport("tiny", 195.7), "")
+	waitFor(t, u.results.rendered, "the charts")
+	for _, it := range u.tabs.Items {
+		u.tabs.Select(it)
+		if got := u.tabs.MinSize(); got.Width > 1280 || got.Height > 800 {
+			t.Errorf("with %s shown the window content asks for %v, more than 1280×800", it.Text, got)
+		}
+	}
+}
+
+// TestAutorunWithoutResultsQuits: a run that measured nothing still quits
+// (it used to wait forever for charts that were never drawn), and every
+// autorun stops the simulator before it quits.
+func TestAutorunWithoutResultsQuits(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:2], err: errBoom}
+	d := testDeps(t, eng)
+	sim := d.sim.(*fakeSim)
+	u := newTestUI(t, d, Options{Target: "sim:tiny", Autorun: true, Export: t.TempDir()})
+	quit := make(chan struct{})
+	stoppedAtQuit := -1
+	u.quit, u.settle = func() {
+		sim.mu.Lock()
+		stoppedAtQuit = sim.stopped
+		sim.mu.Unlock()
+		close(quit)
+	}, 0
+	u.start()
+	waitFor(t, quit, "autorun to quit")
+	if !errors.Is(u.exitErr, errBoom) {
+		t.Errorf("exit error = %v, want the run's error", u.exitErr)
+	}
+	if stoppedAtQuit != 1 {
+		t.Errorf("simulator stopped %d times before quit, want 1", stoppedAtQuit)
+	}
+}
+
+func TestExitAfterQuit(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+	}{{nil, 0}, {errBoom, 1}} {
+		var out strings.Builder
+		code := -1
+		exitAfterQuit(tc.err, &out, func(c int) { code = c })()
+		if code != tc.code {
+			t.Errorf("exit code with error %v = %d, want %d", tc.err, code, tc.code)
+		}
+		if !strings.Contains(out.String(), "did not close") || (tc.err != nil && !strings.Contains(out.String(), "boom")) {
+			t.Errorf("message %q should say why and give the error", out.String())
+		}
 	}
 }

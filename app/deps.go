@@ -102,10 +102,11 @@ var chartKinds = []ChartKind{ChartReport, ChartPrefill, ChartDecode, ChartPerReq
 
 // Charts draws a report's pictures (package charts).
 type Charts interface {
-	// Render draws kind in format "png" or "svg".
-	Render(kind ChartKind, format string, r engine.Report) ([]byte, error)
+	// Render draws kind in format "png" or "svg", in the dark theme when
+	// dark is set (the app's own look), else the light one (what people post).
+	Render(kind ChartKind, format string, r engine.Report, dark bool) ([]byte, error)
 	// Delta draws the % change of each decode cell from base to other as PNG.
-	Delta(base, other engine.Report) ([]byte, error)
+	Delta(base, other engine.Report, dark bool) ([]byte, error)
 }
 
 // Store saves and loads reports (engine/report): Save writes report.json,

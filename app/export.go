@@ -32,7 +32,7 @@ func exportFileNames() []string {
 }
 
 // fileBytes is the content of one export file of rep.
-func fileBytes(name string, rep engine.Report, ch Charts) ([]byte, error) {
+func fileBytes(name string, rep engine.Report, ch Charts, dark bool) ([]byte, error) {
 	switch name {
 	case report.JSONFile:
 		return report.JSON(rep)
@@ -47,7 +47,7 @@ func fileBytes(name string, rep engine.Report, ch Charts) ([]byte, error) {
 		return nil, fmt.Errorf("%s: charts are %w", name, errNotAvailable)
 	}
 	base, format, _ := strings.Cut(name, ".")
-	return ch.Render(ChartKind(base), format, rep)
+	return ch.Render(ChartKind(base), format, rep, dark)
 }
 
 // exportAll writes every export file of the shown report into dir.
@@ -55,12 +55,13 @@ func (r *resultsTab) exportAll(dir string) error {
 	if !r.has {
 		return errors.New("export: there is no report yet: run the matrix first")
 	}
-	return exportReport(dir, r.report, r.u.deps.store, r.u.deps.charts)
+	return exportReport(dir, r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked)
 }
 
 // exportReport writes every export file of rep into dir, carrying on past a
-// failed file; the error lists every file that failed. Safe off the UI goroutine.
-func exportReport(dir string, rep engine.Report, store Store, ch Charts) error {
+// failed file; the error lists every file that failed; dark draws the
+// charts in the dark theme. Safe off the UI goroutine.
+func exportReport(dir string, rep engine.Report, store Store, ch Charts, dark bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("export: %w: choose a folder you can write to", err)
 	}
@@ -74,7 +75,7 @@ func exportReport(dir string, rep engine.Report, store Store, ch Charts) error {
 		if store != nil && (name == report.JSONFile || name == report.CSVFile || name == report.MarkdownFile) {
 			continue
 		}
-		data, err := fileBytes(name, rep, ch)
+		data, err := fileBytes(name, rep, ch, dark)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
 		}
@@ -94,11 +95,11 @@ func (r *resultsTab) onExport() {
 		if err != nil || uri == nil {
 			return
 		}
-		dir, rep, store, ch := uri.Path(), r.report, r.u.deps.store, r.u.deps.charts
+		dir, rep, store, ch, dark := uri.Path(), r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked
 		r.u.prefs.p.SetString(prefExport, dir)
 		r.status.SetText("Exporting to " + dir + " …")
 		go func() {
-			err := exportReport(dir, rep, store, ch)
+			err := exportReport(dir, rep, store, ch, dark)
 			fyne.Do(func() { r.finishExport(dir, err) })
 		}()
 	}, r.u.win)
@@ -125,7 +126,7 @@ func (r *resultsTab) onSaveOne(name string) {
 		return
 	}
 	r.saveOne.ClearSelected()
-	data, err := fileBytes(name, r.report, r.u.deps.charts)
+	data, err := fileBytes(name, r.report, r.u.deps.charts, r.darkExport.Checked)
 	if err != nil {
 		dialog.ShowError(fmt.Errorf("cannot make %s: %w", name, err), r.u.win)
 		return

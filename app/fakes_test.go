@@ -118,7 +118,7 @@ func (f *fakeSim) Start(profile string) (engine.Target, func(), error) {
 // fakeCharts draws a 4×4 PNG and a minimal SVG; err makes every call fail.
 type fakeCharts struct{ err error }
 
-func (f fakeCharts) Render(kind ChartKind, format string, r engine.Report) ([]byte, error) {
+func (f fakeCharts) Render(kind ChartKind, format string, r engine.Report, _ bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -128,7 +128,7 @@ func (f fakeCharts) Render(kind ChartKind, format string, r engine.Report) ([]by
 	return tinyPNG(), nil
 }
 
-func (f fakeCharts) Delta(base, other engine.Report) ([]byte, error) {
+func (f fakeCharts) Delta(base, other engine.Report, _ bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}

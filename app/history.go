@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -184,10 +182,8 @@ func (h *historyTab) showDelta(base, other engine.Report) {
 	h.status.SetText(fmt.Sprintf("%s → %s", report.ModelOnGPU(base), report.ModelOnGPU(other)))
 	var obj fyne.CanvasObject
 	if h.u.deps.charts != nil {
-		if png, err := h.u.deps.charts.Delta(base, other); err == nil {
-			img := canvas.NewImageFromReader(bytes.NewReader(png), "delta.png")
-			img.FillMode = canvas.ImageFillContain
-			obj = img
+		if png, err := h.u.deps.charts.Delta(base, other, h.u.darkTheme()); err == nil {
+			obj = newChartView(png, "delta.png")
 		}
 	}
 	if obj == nil {

@@ -2,18 +2,15 @@ package app
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/simtarget"
 	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
@@ -94,48 +91,29 @@ func (simulator) Profiles() []SimProfile {
 // Start serves the profile on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
 func (simulator) Start(profile string) (engine.Target, func(), error) {
-	p, err := sim.LookupProfile(profile)
-	if err != nil {
-		return engine.Target{}, nil, err
-	}
-	s, err := sim.New(sim.Options{Profile: p})
-	if err != nil {
-		return engine.Target{}, nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		s.Close()
-		return engine.Target{}, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
-	}
-	srv := &http.Server{Handler: s}
-	go func() { _ = srv.Serve(ln) }()
-	stop := func() { _ = srv.Close(); s.Close() }
-	t := engine.Target{BaseURL: "http://" + ln.Addr().String()}
-	t.Header.Hardware = engine.HardwareInfo{
-		Type: "Discrete GPU (simulated)",
-		GPUs: []engine.GPUInfo{{Name: p.GPUName, VRAMBytes: p.VRAMBytes}},
-		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
-	}
-	t.Header.Engine = engine.EngineInfo{
-		Engine: "vllm", Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
-		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
-	}
-	t.Header.Run.Model = p.Model
-	t.Header.LaunchCommand = strings.TrimSpace(p.LaunchCommand)
-	return t, stop, nil
+	return simtarget.Start(profile, simtarget.Options{})
 }
 
 type chartRenderer struct{}
 
-func (chartRenderer) Render(kind ChartKind, format string, r engine.Report) ([]byte, error) {
-	if format == "svg" {
-		return charts.RenderSVG(charts.Kind(kind), r, charts.DefaultOptions())
+// chartOptions are the light options, or the dark ones when dark is set.
+func chartOptions(dark bool) charts.Options {
+	o := charts.DefaultOptions()
+	if dark {
+		o.Theme = charts.Dark
 	}
-	return charts.RenderPNG(charts.Kind(kind), r, charts.DefaultOptions())
+	return o
 }
 
-func (chartRenderer) Delta(base, other engine.Report) ([]byte, error) {
-	d, err := charts.DrawDelta(base, other, charts.DefaultOptions())
+func (chartRenderer) Render(kind ChartKind, format string, r engine.Report, dark bool) ([]byte, error) {
+	if format == "svg" {
+		return charts.RenderSVG(charts.Kind(kind), r, chartOptions(dark))
+	}
+	return charts.RenderPNG(charts.Kind(kind), r, chartOptions(dark))
+}
+
+func (chartRenderer) Delta(base, other engine.Report, dark bool) ([]byte, error) {
+	d, err := charts.DrawDelta(base, other, chartOptions(dark))
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,10 @@
 package app
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"image"
-	_ "image/png" // the charts are PNG
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -34,6 +31,7 @@ type resultsTab struct {
 	exportAllBtn    *widget.Button
 	saveOne         *widget.Select
 	copyMD          *widget.Button
+	darkExport      *widget.Check // exports in the dark theme (default light)
 	status          *widget.Label
 	rendered        chan struct{} // closed when the charts of the shown report are drawn
 }
@@ -54,13 +52,14 @@ func newResultsTab(u *ui) *container.TabItem {
 		container.NewTabItem("Prefill", r.charts[ChartPrefill]),
 		container.NewTabItem("Per request", r.charts[ChartPerRequest]),
 		container.NewTabItem("All measurements", r.table.object()),
-		container.NewTabItem("Report sheet", container.NewScroll(r.charts[ChartReport])),
+		container.NewTabItem("Report sheet", r.charts[ChartReport]),
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all…", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
 	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
 	r.saveOne.PlaceHolder = "Save one file…"
 	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
+	r.darkExport = widget.NewCheck("Dark theme", nil)
 	r.status = widget.NewLabel("")
 	r.status.Importance = widget.LowImportance
 	r.status.Wrapping = fyne.TextWrapWord
@@ -68,12 +67,12 @@ func newResultsTab(u *ui) *container.TabItem {
 
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
 	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, r.badgeBox, r.title), r.subtitle)
-	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.copyMD), nil, r.status)
+	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
 	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, r.views, actions))
 }
 
 func (r *resultsTab) setEnabled(on bool) {
-	for _, w := range []fyne.Disableable{r.exportAllBtn, r.saveOne, r.copyMD} {
+	for _, w := range []fyne.Disableable{r.exportAllBtn, r.saveOne, r.copyMD, r.darkExport} {
 		if on {
 			w.Enable()
 		} else {
@@ -99,6 +98,12 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.drawCharts(rep)
 }
 
+// darkTheme reports whether the app shows its dark theme variant: the
+// on-screen charts then use the charts' dark theme too.
+func (u *ui) darkTheme() bool {
+	return u.app.Settings().ThemeVariant() == theme.VariantDark
+}
+
 // reportBadge says whether the figures were measured or simulated.
 func reportBadge(rep engine.Report) fyne.CanvasObject {
 	if rep.Engine.Simulated {
@@ -115,7 +120,7 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 		r.charts[k].Objects = []fyne.CanvasObject{widget.NewProgressBarInfinite()}
 		r.charts[k].Refresh()
 	}
-	ch := r.u.deps.charts
+	ch, dark := r.u.deps.charts, r.u.darkTheme()
 	go func() {
 		defer close(done)
 		images := map[ChartKind][]byte{}
@@ -125,7 +130,7 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 				errs[k] = errNotAvailable
 				continue
 			}
-			images[k], errs[k] = ch.Render(k, "png", rep)
+			images[k], errs[k] = ch.Render(k, "png", rep, dark)
 		}
 		fyne.Do(func() {
 			if r.rendered != done {
@@ -141,20 +146,13 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 // showChart puts one chart's image in place, or a fallback that says why.
 func (r *resultsTab) showChart(k ChartKind, png []byte, err error, rep engine.Report) {
 	var obj fyne.CanvasObject
-	switch {
-	case err == nil && len(png) > 0:
-		img := canvas.NewImageFromReader(bytes.NewReader(png), string(k)+".png")
-		img.FillMode = canvas.ImageFillContain
-		img.ScaleMode = canvas.ImageScaleSmooth
-		obj = img
-		if k == ChartReport {
-			// The tall sheet scrolls: show it as wide as the screen leaves room for.
-			if cfg, _, err := image.DecodeConfig(bytes.NewReader(png)); err == nil && cfg.Width > 0 {
-				h := sheetWidth * float32(cfg.Height) / float32(cfg.Width)
-				img.SetMinSize(fyne.NewSize(sheetWidth, h))
-				obj = container.NewCenter(img)
-			}
+	if err == nil && len(png) > 0 {
+		if obj = newChartView(png, string(k)+".png"); obj == nil {
+			err = errors.New("the picture is not a PNG")
 		}
+	}
+	switch {
+	case obj != nil:
 	case k == ChartDecode:
 		r.heat.setAxes(nil, nil)
 		contexts, conc := decodeAxes(rep.Results)
@@ -172,9 +170,6 @@ func (r *resultsTab) showChart(k ChartKind, png []byte, err error, rep engine.Re
 	r.charts[k].Objects = []fyne.CanvasObject{obj}
 	r.charts[k].Refresh()
 }
-
-// sheetWidth is the report sheet's width on screen: it fits a 1280 px window.
-const sheetWidth = 1080
 
 // decodeAxes lists the decode contexts and concurrency levels of results.
 func decodeAxes(results []engine.Result) (contexts, concurrency []int) {

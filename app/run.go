@@ -132,7 +132,7 @@ func (r *runTab) refuse(err error) {
 	if r.u.opts.Autorun && r.u.opts.Export != "" {
 		r.u.exitErr = err
 		// Quit from the event loop: this may run before the window is shown.
-		go fyne.Do(r.u.quit)
+		go fyne.Do(r.u.endAutorun)
 		return
 	}
 	dialog.ShowError(err, r.u.win)

@@ -51,7 +51,41 @@ func (s *settings) save(key string, v any) {
 
 // flush remembers every screen's current settings.
 func (s *settings) flush(u *ui) {
-	s.save(prefTarget, u.server.settings())
-	s.save(prefPlan, u.matrix.settings())
-	s.save(prefServer, u.server.form.config(false))
+	s.saveAll(map[string]any{
+		prefTarget: u.server.settings(),
+		prefPlan:   u.matrix.settings(),
+		prefServer: u.server.form.config(false),
+	})
+}
+
+// saveAll stores the values whose JSON changed, as one write of the
+// preferences file where Fyne allows it: after a burst of SetString calls
+// Fyne rewrites the file from a goroutine 100 ms later, and an app that
+// exits meanwhile leaves it empty.
+func (s *settings) saveAll(values map[string]any) {
+	changed := map[string]string{}
+	for key, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			fyne.LogError("save preference "+key, err)
+			continue
+		}
+		if s.p.String(key) != string(b) {
+			changed[key] = string(b)
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	if w, ok := s.p.(interface{ WriteValues(func(map[string]any)) }); ok {
+		w.WriteValues(func(m map[string]any) {
+			for key, v := range changed {
+				m[key] = v
+			}
+		})
+		return
+	}
+	for key, v := range changed {
+		s.p.SetString(key, v)
+	}
 }

@@ -36,3 +36,24 @@ func TestSettingsRememberedBetweenLaunches(t *testing.T) {
 		t.Errorf("plan after relaunch: %v (%s)", p.Concurrency, second.matrix.preset.Selected)
 	}
 }
+
+// TestFlushWritesOnce guards the preferences file: a flush is one change
+// (one write of the file) and an unchanged flush writes nothing.
+func TestFlushWritesOnce(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	changes := 0
+	u.app.Preferences().AddChangeListener(func() { changes++ })
+	u.matrix.concurrency.SetText("1, 4")
+	u.server.url.SetText("http://127.0.0.1:9001")
+	u.prefs.flush(u)
+	if changes != 1 {
+		t.Errorf("flush of two changed settings made %d changes, want 1", changes)
+	}
+	u.prefs.flush(u)
+	if changes != 1 {
+		t.Errorf("flush of unchanged settings made %d more changes, want none", changes-1)
+	}
+	if !strings.Contains(u.app.Preferences().String(prefTarget), "9001") {
+		t.Errorf("target preference = %q, want the new URL", u.app.Preferences().String(prefTarget))
+	}
+}

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
-	"strings"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/sim"
+	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
 )
 
@@ -115,33 +113,9 @@ func isLoopback(host string) bool {
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
 func simTarget(profile, model string) (engine.Target, func(), error) {
-	p, err := sim.LookupProfile(profile)
+	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: simTimeScale, Model: model})
 	if err != nil {
 		return engine.Target{}, nil, fmt.Errorf("run --sim: %w", err)
 	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: simTimeScale})
-	if err != nil {
-		return engine.Target{}, nil, fmt.Errorf("run --sim: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		s.Close()
-		return engine.Target{}, nil, fmt.Errorf("run --sim: listen on 127.0.0.1: %w", err)
-	}
-	srv := &http.Server{Handler: s}
-	go func() { _ = srv.Serve(ln) }()
-	stop := func() { _ = srv.Close(); s.Close() }
-	t := engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: model}
-	t.Header.Hardware = engine.HardwareInfo{
-		Type: "Discrete GPU (simulated)",
-		GPUs: []engine.GPUInfo{{Name: p.GPUName, VRAMBytes: p.VRAMBytes}},
-		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
-	}
-	t.Header.Engine = engine.EngineInfo{
-		Engine: "vllm", Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
-		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
-	}
-	t.Header.Run.Model = p.Model
-	t.Header.LaunchCommand = strings.TrimSpace(p.LaunchCommand)
 	return t, stop, nil
 }

@@ -64,6 +64,14 @@ for chart in report prefill decode-heatmap per-request; do
 done
 check_png screenshot-results.png
 
+# The screenshot is the window as the user sees it, not the content's MinSize.
+png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
+	od -An -tu1 -j"$2" -N4 "$1" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'
+}
+shot="$export_dir/screenshot-results.png"
+shot_size="$(png_dim "$shot" 16)x$(png_dim "$shot" 20)"
+[ "$shot_size" = "1280x800" ] || fail "screenshot-results.png is $shot_size, want the window's 1280x800"
+
 check_nonempty results.csv
 want_header='phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s'
 got_header=$(head -n 1 "$export_dir/results.csv" | tr -d '\r')

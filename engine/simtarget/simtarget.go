@@ -1,0 +1,73 @@
+// Package simtarget starts the in-process vLLM simulator (engine/sim) on a
+// free loopback port and describes it as an engine.Target whose Hardware
+// and Engine sections are labelled simulated. The app and the cli share it
+// so that a simulated run reads the same whichever started it.
+package simtarget
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/sim"
+)
+
+// Options tunes the simulator Start serves; the zero value is a real-time
+// simulator without faults or API key that serves the profile's model.
+type Options struct {
+	// TimeScale runs the performance model this many times faster than
+	// real time; 0 means 1.
+	TimeScale float64
+	// Model, when set, is the model name the target asks for.
+	Model string
+	// APIKey, when set, is required by the simulator and sent by the target.
+	APIKey string
+	// Faults injects errors, disconnects, stalls or a slow start.
+	Faults sim.Faults
+}
+
+// Start serves the named simulator profile on 127.0.0.1:0 and returns the
+// target describing it and a func that stops the server. It returns the
+// profile lookup error as it is (it lists the known profiles) so callers
+// can prefix it with their own context.
+func Start(profile string, opts Options) (engine.Target, func(), error) {
+	p, err := sim.LookupProfile(profile)
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	s, err := sim.New(sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults})
+	if err != nil {
+		return engine.Target{}, nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.Close()
+		return engine.Target{}, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
+	}
+	srv := &http.Server{Handler: s}
+	go func() { _ = srv.Serve(ln) }()
+	stop := func() { _ = srv.Close(); s.Close() }
+	t := engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}
+	t.Header = Header(p)
+	return t, stop, nil
+}
+
+// Header is the report header (Target.Header) of a run against profile p: simulated
+// hardware and engine, the profile's model and launch command.
+func Header(p sim.Profile) engine.Report {
+	var h engine.Report
+	h.Hardware = engine.HardwareInfo{
+		Type: "Discrete GPU (simulated)",
+		GPUs: []engine.GPUInfo{{Name: p.GPUName, VRAMBytes: p.VRAMBytes}},
+		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
+	}
+	h.Engine = engine.EngineInfo{
+		Engine: "vllm", Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
+		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
+	}
+	h.Run.Model = p.Model
+	h.LaunchCommand = strings.TrimSpace(p.LaunchCommand)
+	return h
+}
