@@ -128,6 +128,7 @@ func (r *runner) measureAll(ctx context.Context) error {
 	warmed := map[int]bool{}
 	for i, cell := range r.cells {
 		if p, ok := previous[cell.Key()]; ok {
+			r.startCell(i) // consumers number the kept cell like the others
 			r.finishCell(i, p, false)
 			continue
 		}
