@@ -104,6 +104,9 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	if d.now == nil {
 		d.now = time.Now
 	}
+	if d.do == nil {
+		d.do = fyne.Do
+	}
 	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences())}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle = a.Quit, time.Second
@@ -133,6 +136,10 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	addShortcuts(u)
 	return u
 }
+
+// do runs f on the UI goroutine, later: background goroutines update the
+// widgets only through it.
+func (u *ui) do(f func()) { u.deps.do(f) }
 
 // content is the window's content.
 func (u *ui) content() fyne.CanvasObject { return u.tabs }

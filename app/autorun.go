@@ -6,8 +6,6 @@ import (
 	"io"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"speedmatrix/engine"
 )
 
@@ -42,7 +40,7 @@ func (u *ui) finishAutorun(rep *engine.Report, runErr error) {
 	go func() {
 		<-rendered
 		time.Sleep(settle)
-		fyne.Do(func() {
+		u.do(func() {
 			if err := u.results.screenshot(u.opts.Export); err != nil {
 				u.exitErr = errors.Join(u.exitErr, err)
 			}

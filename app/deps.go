@@ -129,4 +129,8 @@ type deps struct {
 	store     Store
 	runsDir   string // where History keeps saved runs
 	now       func() time.Time
+	// do runs f on the UI goroutine without waiting; every update from
+	// background work goes through it. nil: fyne.Do. Tests queue the
+	// closures and run them on the test goroutine (see waitFor).
+	do func(f func())
 }

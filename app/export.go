@@ -100,7 +100,7 @@ func (r *resultsTab) onExport() {
 		r.status.SetText("Exporting to " + dir + " …")
 		go func() {
 			err := exportReport(dir, rep, store, ch, dark)
-			fyne.Do(func() { r.finishExport(dir, err) })
+			r.u.do(func() { r.finishExport(dir, err) })
 		}()
 	}, r.u.win)
 	if last := r.u.prefs.p.String(prefExport); last != "" {

@@ -216,13 +216,15 @@ func (f fakeEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]En
 	return f.models, f.err
 }
 
-// testDeps are fakes for every dependency; runs are saved under a temp dir.
+// testDeps are fakes for every dependency; runs are saved under a temp dir
+// and UI updates from background work wait in t's UI loop (see waitFor).
 func testDeps(t testing.TB, eng Engine) deps {
 	return deps{
 		engine: eng, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
 		models: fakeModels{}, endpoints: fakeEndpoints{models: []EndpointModel{{ID: "served", MaxModelLen: 32768}}},
 		runsDir: t.TempDir(),
 		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		do:      loopFor(t).post,
 	}
 }
 
@@ -236,16 +238,6 @@ func newTestUI(t *testing.T, d deps, opts Options) *ui {
 	w.Resize(fyne.NewSize(1280, 800))
 	t.Cleanup(u.shutdown)
 	return u
-}
-
-// waitFor fails the test when ch is not closed within a generous bound.
-func waitFor(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-	}
 }
 
 // canned results: a valid and an over-capacity decode cell, and a prefill.

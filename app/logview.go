@@ -75,21 +75,22 @@ func (v *logView) flush() {
 	v.scroll.ScrollToBottom()
 }
 
-// pump flushes from the UI goroutine every uiUpdateEvery until ctx ends.
-func (v *logView) pump(ctx context.Context) {
+// pump flushes on the UI goroutine (through do) every uiUpdateEvery
+// until ctx ends.
+func (v *logView) pump(ctx context.Context, do func(func())) {
 	t := time.NewTicker(uiUpdateEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			fyne.Do(v.flush)
+			do(v.flush)
 			return
 		case <-t.C:
 			v.mu.Lock()
 			dirty := v.dirty
 			v.mu.Unlock()
 			if dirty {
-				fyne.Do(v.flush)
+				do(v.flush)
 			}
 		}
 	}

@@ -132,7 +132,7 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 			}
 			images[k], errs[k] = ch.Render(k, "png", rep, dark)
 		}
-		fyne.Do(func() {
+		r.u.do(func() {
 			if r.rendered != done {
 				return // a newer report is being drawn
 			}

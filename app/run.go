@@ -123,7 +123,7 @@ func (r *runTab) onStart() {
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
 	ch := r.u.deps.engine.Run(ctx, plan, target)
-	go consume(ch, r.apply, r.finished)
+	go consume(ch, r.u.do, r.apply, r.finished)
 }
 
 // refuse explains why a run cannot start.
@@ -132,7 +132,7 @@ func (r *runTab) refuse(err error) {
 	if r.u.opts.Autorun && r.u.opts.Export != "" {
 		r.u.exitErr = err
 		// Quit from the event loop: this may run before the window is shown.
-		go fyne.Do(r.u.endAutorun)
+		go r.u.do(r.u.endAutorun)
 		return
 	}
 	dialog.ShowError(err, r.u.win)

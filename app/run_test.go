@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/engine"
 )
@@ -15,8 +14,7 @@ func TestRunFillsHeatmapAndHandsOnTheReport(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
 	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
 	u.run.onStart()
-	// Fyne's test driver runs fyne.Do on the engine's goroutine: read the
-	// widgets only once the run is over.
+	// The run's UI updates wait in the test's UI loop: waitFor runs them.
 	done := u.run.uiDone
 	if done == nil {
 		t.Fatalf("run did not start: %s", u.run.progressLine.Text)
@@ -104,12 +102,11 @@ func TestAccumulatorCoalesces(t *testing.T) {
 // TestConsumeThrottles: a flood of events (128 streams report fast) costs
 // the UI at most one update per uiUpdateEvery, plus the final one.
 func TestConsumeThrottles(t *testing.T) {
-	test.NewTempApp(t) // Fyne's test driver runs fyne.Do
 	ch := make(chan engine.Event)
 	finished := make(chan struct{})
 	var applies, results int
 	start := time.Now()
-	go consume(ch, func(u runUpdate) { applies++; results += len(u.results) }, finished)
+	go consume(ch, loopFor(t).post, func(u runUpdate) { applies++; results += len(u.results) }, finished)
 	for i := range 20000 {
 		ch <- engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: i}}
 		if i%1000 == 0 {

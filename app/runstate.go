@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -86,16 +84,16 @@ func resultLine(r engine.Result) string {
 }
 
 // consume reads the run's events until the channel closes, applying them
-// on the UI goroutine at most every uiUpdateEvery. It closes finished once
-// the engine is done, independently of the UI.
-func consume(ch <-chan engine.Event, apply func(runUpdate), finished chan<- struct{}) {
+// on the UI goroutine (through do) at most every uiUpdateEvery. It closes
+// finished once the engine is done, independently of the UI.
+func consume(ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
 	defer close(finished)
 	var acc accumulator
 	tick := time.NewTicker(uiUpdateEvery)
 	defer tick.Stop()
 	flush := func() {
 		if u, ok := acc.take(); ok {
-			fyne.Do(func() { apply(u) })
+			do(func() { apply(u) })
 		}
 	}
 	for {

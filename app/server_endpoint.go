@@ -50,7 +50,7 @@ func (s *serverTab) onDetect() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		models, err := s.u.deps.endpoints.Models(ctx, base, key)
-		fyne.Do(func() {
+		s.u.do(func() {
 			s.showModels(models, err)
 			close(done)
 		})

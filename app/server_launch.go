@@ -108,18 +108,18 @@ func (l *launchPanel) onStart() {
 	go func() {
 		srv, err := launcher.Launch(ctx, cfg)
 		if err != nil {
-			fyne.Do(func() { l.failed(err); close(settled) })
+			l.s.u.do(func() { l.failed(err); close(settled) })
 			return
 		}
-		fyne.Do(func() { l.srv = srv })
+		l.s.u.do(func() { l.srv = srv })
 		unsubscribe := srv.Subscribe(l.log.add)
-		go l.log.pump(ctx)
+		go l.log.pump(ctx, l.s.u.do)
 		err = srv.WaitReady(ctx)
 		if err != nil {
 			unsubscribe()
 			_ = srv.Stop()
 		}
-		fyne.Do(func() {
+		l.s.u.do(func() {
 			defer close(settled)
 			if err != nil {
 				l.failed(err)
@@ -188,7 +188,7 @@ func (l *launchPanel) onStop() {
 		if srv != nil {
 			err = srv.Stop()
 		}
-		fyne.Do(func() {
+		l.s.u.do(func() {
 			l.state.Importance = widget.MediumImportance
 			l.state.SetText("Stopped.")
 			if err != nil {

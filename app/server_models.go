@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/vllm"
@@ -41,7 +40,7 @@ func (l *launchPanel) loadModels() {
 	}
 	go func() {
 		models, err := cat.LocalModels()
-		fyne.Do(func() {
+		l.s.u.do(func() {
 			if err != nil {
 				l.notes.SetText(fmt.Sprintf("Could not list the local Hugging Face cache: %v. Type a model id instead.", err))
 				return

@@ -98,7 +98,7 @@ func (r *runTab) startTelemetry() {
 				return
 			case <-tick.C:
 				s, ok := t.Latest()
-				fyne.Do(func() { r.gauges.show(s, ok) })
+				r.u.do(func() { r.gauges.show(s, ok) })
 			}
 		}
 	}()
