@@ -29,6 +29,10 @@ func (l *launchPanel) onFormChange() {
 		l.command.SetText("Choose a model to see the command.")
 		return
 	}
+	if cfg.APIKey == "" {
+		// Start generates a key when none is given; show where it goes.
+		cfg.APIKey = "generated-at-start"
+	}
 	l.command.SetText(vllm.Display(cfg))
 }
 

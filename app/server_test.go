@@ -64,6 +64,9 @@ func TestServerLaunchFormCommandAndLifecycle(t *testing.T) {
 		t.Fatalf("with a GPU the target is %q", s.kind.Selected)
 	}
 	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
+	if cmd := l.command.Text; !strings.Contains(cmd, "--api-key <redacted>") {
+		t.Errorf("with no key given, command = %q: want the generated key shown as --api-key <redacted>", cmd)
+	}
 	s.form.apiKey.SetText("secret-key")
 	s.form.maxNumSeqs.SetText("32")
 	cmd := l.command.Text
