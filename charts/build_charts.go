@@ -88,7 +88,7 @@ func buildPerRequest(r engine.Report) LineChart {
 			hi = math.Max(hi, x)
 			maxY = math.Max(maxY, res.PerRequestTokPerSec)
 			minY = math.Min(minY, res.PerRequestTokPerSec)
-			s.Points = append(s.Points, Point{X: x, Y: res.PerRequestTokPerSec, Label: formatPerRequest(res.PerRequestTokPerSec), Gap: gap})
+			s.Points = append(s.Points, Point{X: x, Y: res.PerRequestTokPerSec, Label: report.PerRequest(res.PerRequestTokPerSec), Gap: gap})
 			gap = false
 		}
 		if len(s.Points) > 0 {

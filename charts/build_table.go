@@ -54,7 +54,7 @@ func tableCells(res engine.Result) []string {
 		cells[9] = report.Int(res.Completed)
 	case res.Measured():
 		cells[4] = report.TokPerSec(res.TotalTokPerSec)
-		cells[5] = formatPerRequest(res.PerRequestTokPerSec)
+		cells[5] = report.PerRequest(res.PerRequestTokPerSec)
 		cells[6] = report.Millis(res.TTFTMs)
 		cells[7] = report.MillisFine(res.ITLMs)
 		cells[8] = strconv.FormatFloat(res.AvgActive, 'f', 1, 64)

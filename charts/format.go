@@ -24,12 +24,6 @@ func formatPrefillLabel(v float64) string {
 	return wholeNumber(v)
 }
 
-// formatPerRequest formats the "Per request tok/s" column: one decimal and
-// no thousands separator, as the 3090 seed prints "2009.0".
-func formatPerRequest(v float64) string {
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
 // wholeNumber rounds v and writes it with thousands separators ("9,534").
 func wholeNumber(v float64) string { return report.Int(int(math.Round(v))) }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 )
 
 func TestFormats(t *testing.T) {
@@ -16,8 +17,8 @@ func TestFormats(t *testing.T) {
 		{formatPrefillLabel(9534), "9,534"},
 		{formatPrefillLabel(40400), "40.4K"},
 		{formatPrefillLabel(16000), "16K"},
-		{formatPerRequest(2009), "2009.0"},
-		{formatPerRequest(169.74), "169.7"},
+		{report.PerRequest(2009), "2009.0"},
+		{report.PerRequest(169.74), "169.7"},
 		{formatCompact(2500), "2.5K"},
 		{formatCompact(500), "500"},
 		{formatCompact(1.5e6), "1.5M"},

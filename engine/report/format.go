@@ -110,6 +110,12 @@ var MeasurementColumns = []string{
 	"Time between tokens", "Average active requests", "Completed requests", "Output tokens", "Measured for",
 }
 
+// PerRequest formats the "Per request tok/s" column: one decimal and no
+// thousands separator, as seed 003 prints "2009.0".
+func PerRequest(v float64) string {
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
 // MeasurementRow is one row of the All measurements table, formatted as the
 // seeds format it; figures that don't apply are Dash.
 func MeasurementRow(r engine.Result) []string {
@@ -122,7 +128,7 @@ func MeasurementRow(r engine.Result) []string {
 	case r.Phase == engine.PhasePrefill:
 		row[4], row[6], row[9] = TokPerSec(r.TotalTokPerSec), Millis(r.TTFTMs), Int(r.Completed)
 	default:
-		row[4], row[5] = TokPerSec(r.TotalTokPerSec), TokPerSec(r.PerRequestTokPerSec)
+		row[4], row[5] = TokPerSec(r.TotalTokPerSec), PerRequest(r.PerRequestTokPerSec)
 		row[6], row[7] = Millis(r.TTFTMs), MillisFine(r.ITLMs)
 		row[8], row[9] = Fixed1(r.AvgActive), Int(r.Completed)
 		row[10], row[11] = Int(r.OutputTokens), Seconds(r.MeasuredS)
