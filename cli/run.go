@@ -20,7 +20,7 @@ type runFlags struct {
 	endpoint, simProfile, launch string
 	model, apiKeyEnv, api        string
 	prefill, contexts, conc      string
-	duration                     time.Duration
+	duration, idleTimeout        time.Duration
 	maxOutput, kvBudget          int
 	noLoopDetect                 bool
 	resume, out                  string
@@ -42,6 +42,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.contexts, "contexts", joinContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.conc, "concurrency", joinInts(def.Concurrency), "simultaneous requests per decode cell")
 	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "a request that receives nothing for this long has stalled and fails")
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
@@ -91,6 +92,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stop()
+	target.IdleTimeout = f.idleTimeout
 	if prev != nil {
 		target.Header = mergeHeader(*prev, target.Header)
 		target.Previous = prev.Results

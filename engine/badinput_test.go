@@ -103,3 +103,19 @@ func TestContextLargerThanModel(t *testing.T) {
 		t.Errorf("cell %d tokens %q %s, want %d tokens labelled 6K, Valid", r.ContextTokens, r.ContextLabel, r.Status, 8192-1024-templateReserveTokens)
 	}
 }
+
+// TestTargetIdleTimeout: a stall shorter than the default idle timeout but
+// longer than Target.IdleTimeout fails the cell instead of passing as a slow
+// Valid one.
+func TestTargetIdleTimeout(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
+	plan := decodePlan(K, 1, 300*time.Millisecond, 500, APICompletions)
+	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, IdleTimeout: 100 * time.Millisecond}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := findResult(t, rep, PhaseDecode)
+	if r.Status != StatusFailed || !strings.Contains(r.Error, "stall") {
+		t.Errorf("cell %s %q: want Failed with a stall error", r.Status, r.Error)
+	}
+}

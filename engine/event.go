@@ -59,6 +59,10 @@ type Target struct {
 	// Alive, when set, is asked between and during cells; an error means the
 	// server process died, and the cell is marked Failed with that error.
 	Alive func() error
+	// IdleTimeout is how long a request may go without a byte before it
+	// counts as stalled and fails (0: two minutes, long enough for a 128K
+	// prefill on a small GPU).
+	IdleTimeout time.Duration
 	// Header holds the report sections the caller knows before the run
 	// (Hardware, Engine, LaunchCommand, Run.Model); Run fills in the rest.
 	Header Report

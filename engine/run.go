@@ -71,6 +71,9 @@ func runWith(ctx context.Context, plan Plan, target Target, opts runOptions) <-c
 	r := &runner{plan: plan, target: target, opts: opts, events: ch, dead: make(chan struct{})}
 	r.client = openai.New(target.BaseURL, target.APIKey)
 	r.client.IdleTimeout = opts.idleTimeout
+	if target.IdleTimeout > 0 {
+		r.client.IdleTimeout = target.IdleTimeout
+	}
 	go func() {
 		defer close(ch)
 		err := r.run(ctx)
