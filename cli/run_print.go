@@ -78,6 +78,9 @@ func cellLine(r engine.Result, p engine.Progress) string {
 		if r.Underfilled {
 			fig += fmt.Sprintf(" · underfilled (%.1f active)", r.AvgActive)
 		}
+		if r.Telemetry != nil && r.Telemetry.TotalPowerW.Avg > 0 {
+			fig += fmt.Sprintf(" · GPU %.0f W, %.3f J/token", r.Telemetry.TotalPowerW.Avg, r.JoulesPerToken)
+		}
 	case r.Error != "":
 		fig = r.Error
 	}

@@ -23,7 +23,7 @@ const (
 )
 
 // Save writes report.json, results.csv and report.md into dir (created if
-// missing). Each file is written to a temporary file and renamed, so a
+// missing), and telemetry.csv when the cells carry hardware telemetry. Each file is written to a temporary file and renamed, so a
 // reader never sees half a file, even if the run is killed mid-save.
 func Save(dir string, r engine.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -40,10 +40,18 @@ func Save(dir string, r engine.Report) error {
 	if err := WriteCSV(&csvBuf, r); err != nil {
 		return fmt.Errorf("save report: %w", err)
 	}
-	files := []struct {
+	type file struct {
 		name string
 		data []byte
-	}{{JSONFile, js}, {CSVFile, csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
+	}
+	files := []file{{JSONFile, js}, {CSVFile, csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
+	if HasTelemetry(r) {
+		var tel bytes.Buffer
+		if err := WriteTelemetryCSV(&tel, r); err != nil {
+			return fmt.Errorf("save report: %w", err)
+		}
+		files = append(files, file{TelemetryCSVFile, tel.Bytes()})
+	}
 	for _, f := range files {
 		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("save report: %w", err)
