@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,11 +34,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := dispatch(ctx, os.Args[1:])
 	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-	default:
+	if code := cli.ExitCode(err); code != 0 {
 		fmt.Fprintf(os.Stderr, "speedmatrix: %v\n", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
 

@@ -28,6 +28,9 @@ type fakeEngine struct {
 	events []engine.Event
 	hold   bool
 	err    error // the Done event's error when not held
+	// incomplete, when set, is the report's Run.Incomplete: the engine
+	// stopped the run early without an error.
+	incomplete string
 
 	mu        sync.Mutex
 	plans     []engine.Plan
@@ -46,7 +49,8 @@ func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target engine.Ta
 	go func() {
 		defer close(ch)
 		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: target.Header.Engine,
-			Hardware: target.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+			Hardware: target.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+				Complete: f.incomplete == "", Incomplete: f.incomplete}}
 		for _, ev := range f.events {
 			if ev.Result != nil {
 				rep.Results = append(rep.Results, *ev.Result)

@@ -1,16 +1,17 @@
 package app
 
 import (
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -22,22 +23,29 @@ type heatCell struct {
 	value   float64       // total tok/s when Valid
 	ttftMs  float64
 	running bool
+	result  engine.Result // the finished cell, for its flags
 	bg      *canvas.Rectangle
 	main    *canvas.Text
 	detail  *canvas.Text
 }
 
 // heatmap is the decode matrix drawn live with Fyne objects: one row per
-// context, one column per concurrency level, coloured by total tok/s.
+// context, one column per concurrency level, coloured by total tok/s. A
+// flagged cell carries report.FlagMarker; the flags are listed under the
+// grid.
 type heatmap struct {
 	contexts, concurrency []int
 	cells                 map[[2]int]*heatCell // [context, concurrency]
 	box                   *fyne.Container
-	idleText              string // what a cell waiting to run shows
+	flags                 *widget.Label // one line per flagged cell
+	idleText              string        // what a cell waiting to run shows
 }
 
 func newHeatmap(idleText string) *heatmap {
-	return &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, idleText: idleText}
+	flags := widget.NewLabel("")
+	flags.Wrapping = fyne.TextWrapWord
+	flags.Hide()
+	return &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, flags: flags, idleText: idleText}
 }
 
 // object is the heatmap's canvas object.
@@ -65,7 +73,7 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 		for _, c := range concurrency {
 			hc := &heatCell{bg: canvas.NewRectangle(pendingColor())}
 			if o := old[[2]int{ctx, c}]; o != nil {
-				hc.status, hc.value, hc.ttftMs, hc.running = o.status, o.value, o.ttftMs, o.running
+				hc.status, hc.value, hc.ttftMs, hc.running, hc.result = o.status, o.value, o.ttftMs, o.running, o.result
 			}
 			hc.bg.CornerRadius = 4
 			hc.main = canvas.NewText("", theme.Color(theme.ColorNameForeground))
@@ -80,7 +88,7 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 			grid.Add(container.NewStack(hc.bg, text))
 		}
 	}
-	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, grid)}
+	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, h.flags, nil, nil, grid)}
 	h.box.Refresh()
 }
 
@@ -108,7 +116,7 @@ func (h *heatmap) setPlanned(ctx, concurrency int, over bool) {
 	if hc == nil {
 		return
 	}
-	hc.status, hc.value, hc.running = "", 0, false
+	hc.status, hc.value, hc.running, hc.result = "", 0, false, engine.Result{}
 	if over {
 		hc.status = engine.StatusOverCapacity
 	}
@@ -131,7 +139,7 @@ func (h *heatmap) setResult(r engine.Result) {
 		h.setAxes(sortedUnion(h.contexts, r.ContextTokens), sortedUnion(h.concurrency, r.Concurrency))
 	}
 	hc := h.cell(r.ContextTokens, r.Concurrency)
-	hc.status, hc.value, hc.ttftMs, hc.running = r.Status, r.TotalTokPerSec, r.TTFTMs, false
+	hc.status, hc.value, hc.ttftMs, hc.running, hc.result = r.Status, r.TotalTokPerSec, r.TTFTMs, false, r
 }
 
 // dropEmptyRows removes the rows without any finished cell (contexts the
@@ -158,7 +166,7 @@ func sortedUnion(v []int, n int) []int {
 }
 
 // redraw recolours every cell on a scale from the slowest to the fastest
-// valid cell, and refreshes the texts.
+// valid cell, and refreshes the texts and the list of flags.
 func (h *heatmap) redraw() {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, hc := range h.cells {
@@ -167,18 +175,13 @@ func (h *heatmap) redraw() {
 		}
 	}
 	for _, hc := range h.cells {
-		fill, ink, text := cellLook(hc, lo, hi, h.idleText)
-		hc.bg.FillColor = fill
-		hc.bg.StrokeWidth = 0
-		if hc.running {
-			hc.bg.StrokeWidth = 2
-			hc.bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
-		}
-		hc.main.Text, hc.main.Color, hc.detail.Color = text, ink, ink
+		look := cellLook(hc, lo, hi, h.idleText)
+		hc.bg.FillColor, hc.bg.StrokeColor, hc.bg.StrokeWidth = look.fill, look.stroke, look.strokeW
+		hc.main.Text, hc.main.Color, hc.detail.Color = look.text, look.ink, look.ink
 		hc.detail.Text = ""
 		switch hc.status {
 		case engine.StatusValid:
-			hc.detail.Text = report.Millis(hc.ttftMs) + " TTFT"
+			hc.detail.Text = report.Mark(report.Millis(hc.ttftMs)+" TTFT", hc.result)
 		case engine.StatusOverCapacity:
 			// Two lines keep the columns narrow enough for 8 levels at 1280 px.
 			hc.main.Text, hc.detail.Text = "Over", "capacity"
@@ -187,101 +190,37 @@ func (h *heatmap) redraw() {
 		hc.main.Refresh()
 		hc.detail.Refresh()
 	}
+	h.showFlags()
 }
 
-// cellLook is a cell's fill, text colour and main text.
-func cellLook(hc *heatCell, lo, hi float64, idle string) (fill, ink color.Color, text string) {
-	fg := theme.Color(theme.ColorNameForeground)
-	switch hc.status {
-	case engine.StatusValid:
-		pos := 1.0
-		if hi > lo {
-			pos = (math.Log(hc.value) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+// flagLines lists the flagged cells, row by row, as report.md does.
+func (h *heatmap) flagLines() []string {
+	var done []engine.Result
+	for _, ctx := range h.contexts {
+		for _, c := range h.concurrency {
+			if hc := h.cell(ctx, c); hc.status != "" {
+				done = append(done, hc.result)
+			}
 		}
-		c := viridis(pos)
-		return c, inkOn(c), report.TokPerSec(hc.value)
-	case engine.StatusOverCapacity:
-		return color.NRGBA{R: 0x9c, G: 0xa3, B: 0xaf, A: 0x40}, theme.Color(theme.ColorNamePlaceHolder), string(hc.status)
-	case engine.StatusLooped:
-		return color.NRGBA{R: 0xf5, G: 0x9e, B: 0x0b, A: 0x66}, fg, string(hc.status)
-	case engine.StatusFailed:
-		return color.NRGBA{R: 0xdc, G: 0x26, B: 0x26, A: 0x66}, fg, string(hc.status)
-	case engine.StatusCancelled:
-		return pendingColor(), theme.Color(theme.ColorNameDisabled), string(hc.status)
 	}
-	if hc.running {
-		return pendingColor(), fg, "measuring…"
-	}
-	return pendingColor(), theme.Color(theme.ColorNamePlaceHolder), idle
+	return report.FlagLines(done)
 }
 
-// pendingColor is a faint tint of the primary colour: a cell still to run.
-func pendingColor() color.Color {
-	r, g, b, _ := theme.Color(theme.ColorNamePrimary).RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x30}
-}
+// showFlags puts the flag lines under the grid, or hides them when none.
+func (h *heatmap) showFlags() { showFlagLines(h.flags, h.flagLines()) }
 
-// viridisStops are matplotlib's viridis at 0, 0.125, …, 1.
-var viridisStops = [...]color.NRGBA{
-	{0x44, 0x01, 0x54, 0xff}, {0x47, 0x2d, 0x7b, 0xff}, {0x3b, 0x52, 0x8b, 0xff},
-	{0x2c, 0x72, 0x8e, 0xff}, {0x21, 0x91, 0x8c, 0xff}, {0x28, 0xae, 0x80, 0xff},
-	{0x5e, 0xc9, 0x62, 0xff}, {0xad, 0xdc, 0x30, 0xff}, {0xfd, 0xe7, 0x25, 0xff},
-}
-
-// viridis maps pos in [0, 1] onto the viridis colour map.
-func viridis(pos float64) color.NRGBA {
-	pos = math.Max(0, math.Min(1, pos))
-	f := pos * float64(len(viridisStops)-1)
-	i := int(f)
-	if i >= len(viridisStops)-1 {
-		return viridisStops[len(viridisStops)-1]
-	}
-	a, b, t := viridisStops[i], viridisStops[i+1], f-float64(i)
-	mix := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5) }
-	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xff}
-}
-
-// inkOn is black or white, whichever reads better on c.
-func inkOn(c color.NRGBA) color.Color {
-	lum := 0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)
-	if lum > 140 {
-		return color.Black
-	}
-	return color.White
-}
-
-// gridLayout is a grid of equal columns whose rows share the height, up to
-// maxRowHeight each (a one-row matrix does not become a wall of colour).
-type gridLayout struct {
-	cols         int
-	maxRowHeight float32
-}
-
-func (g *gridLayout) rows(n int) int { return (n + g.cols - 1) / g.cols }
-
-// Layout places the objects row by row from the top.
-func (g *gridLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	rows := g.rows(len(objs))
-	if rows == 0 {
+// showFlagLines shows report.FlagLines in l, each after the flag marker as
+// the charts draw them, and hides l when there are none.
+func showFlagLines(l *widget.Label, lines []string) {
+	if len(lines) == 0 {
+		l.SetText("")
+		l.Hide()
 		return
 	}
-	pad := theme.Padding()
-	w := (size.Width - pad*float32(g.cols-1)) / float32(g.cols)
-	h := min((size.Height-pad*float32(rows-1))/float32(rows), g.maxRowHeight)
-	for i, o := range objs {
-		r, c := i/g.cols, i%g.cols
-		o.Move(fyne.NewPos(float32(c)*(w+pad), float32(r)*(h+pad)))
-		o.Resize(fyne.NewSize(w, h))
+	marked := make([]string, len(lines))
+	for i, line := range lines {
+		marked[i] = report.FlagMarker + " " + line
 	}
-}
-
-// MinSize is the widest and tallest cell times the grid's dimensions.
-func (g *gridLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var cell fyne.Size
-	for _, o := range objs {
-		cell = cell.Max(o.MinSize())
-	}
-	rows := g.rows(len(objs))
-	pad := theme.Padding()
-	return fyne.NewSize(cell.Width*float32(g.cols)+pad*float32(g.cols-1), cell.Height*float32(rows)+pad*float32(max(rows-1, 0)))
+	l.SetText(strings.Join(marked, "\n"))
+	l.Show()
 }

@@ -86,6 +86,9 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
+	if why := incompleteLine(rep.Run); why != "" {
+		sub += "\n" + why
+	}
 	if source != "" {
 		sub += "\nSaved in " + source
 	}
@@ -96,6 +99,15 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.drawCharts(rep)
+}
+
+// incompleteLine says why a run that isn't complete stopped, when the
+// engine said: "Partial run: the server stopped answering: …".
+func incompleteLine(run engine.RunInfo) string {
+	if run.Complete || run.Incomplete == "" {
+		return ""
+	}
+	return "Partial run: " + run.Incomplete
 }
 
 // darkTheme reports whether the app shows its dark theme variant: the

@@ -212,16 +212,12 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.cancelBtn.Disable()
 	r.heat.setRunning(0, 0)
 	elapsed := formatDuration(r.u.deps.now().Sub(r.started))
-	switch {
-	case err == nil:
+	r.progressLine.SetText(endLine(rep, err, elapsed))
+	if err == nil {
 		r.progress.SetValue(1)
 		r.heat.dropEmptyRows()
-		r.heat.idleText = "not run"
-		r.progressLine.SetText(fmt.Sprintf("Finished in %s: %d cells.", elapsed, resultCount(rep)))
-	case errors.Is(err, context.Canceled):
-		r.progressLine.SetText(fmt.Sprintf("Cancelled after %s: the finished cells are kept.", elapsed))
-	default:
-		r.progressLine.SetText("Stopped: " + err.Error())
+		// Not "not run": that is the status of cells a run never reached.
+		r.heat.idleText = "no result"
 	}
 	r.heat.redraw()
 	r.current.SetText("")
@@ -230,6 +226,20 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	}
 	r.u.onRunDone(rep, err)
 	close(r.uiDone)
+}
+
+// endLine is the progress line once a run has ended: finished, stopped
+// early by the engine (with its reason), cancelled, or failed.
+func endLine(rep *engine.Report, err error, elapsed string) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Sprintf("Cancelled after %s: the finished cells are kept.", elapsed)
+	case err != nil:
+		return "Stopped: " + err.Error()
+	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
+		return fmt.Sprintf("Stopped after %s: %s. The finished cells are kept.", elapsed, rep.Run.Incomplete)
+	}
+	return fmt.Sprintf("Finished in %s: %d cells.", elapsed, resultCount(rep))
 }
 
 func resultCount(rep *engine.Report) int {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
@@ -12,20 +13,26 @@ import (
 )
 
 // measurementsTable is the seeds' All measurements table; tapping a
-// column's header sorts by it, tapping again reverses the order.
+// column's header sorts by it, tapping again reverses the order. A flagged
+// cell's status carries report.FlagMarker, and the flags are listed under
+// the table.
 type measurementsTable struct {
 	rows    []engine.Result
 	cells   [][]string
 	sortCol int // -1: the run's order
 	desc    bool
 	table   *widget.Table
+	flags   *widget.Label
+	box     fyne.CanvasObject
 }
 
 // columnWidths fit the seeds' formatted figures at the default text size.
 var columnWidths = []float32{135, 70, 82, 105, 90, 105, 75, 112, 88, 92, 100, 100}
 
 func newMeasurementsTable() *measurementsTable {
-	m := &measurementsTable{sortCol: -1}
+	m := &measurementsTable{sortCol: -1, flags: widget.NewLabel("")}
+	m.flags.Wrapping = fyne.TextWrapWord
+	m.flags.Hide()
 	m.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(m.cells), len(report.MeasurementColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
@@ -37,7 +44,10 @@ func newMeasurementsTable() *measurementsTable {
 				l.Alignment = fyne.TextAlignTrailing
 			}
 			l.Importance = widget.MediumImportance
-			if m.rows[id.Row].Status != engine.StatusValid {
+			switch r := m.rows[id.Row]; {
+			case id.Col == 3 && report.Marked(r):
+				l.Importance = widget.WarningImportance
+			case r.Status != engine.StatusValid:
 				l.Importance = widget.LowImportance
 			}
 			l.Refresh()
@@ -60,10 +70,11 @@ func newMeasurementsTable() *measurementsTable {
 	for i, w := range columnWidths {
 		m.table.SetColumnWidth(i, w)
 	}
+	m.box = container.NewBorder(nil, m.flags, nil, nil, m.table)
 	return m
 }
 
-func (m *measurementsTable) object() fyne.CanvasObject { return m.table }
+func (m *measurementsTable) object() fyne.CanvasObject { return m.box }
 
 // headerText is a column's title with the sort arrow when sorted by it.
 func (m *measurementsTable) headerText(col int) string {
@@ -94,11 +105,12 @@ func shortColumn(title string) string {
 	return title
 }
 
-// setResults shows results in the run's order.
+// setResults shows results in the run's order, and lists their flags.
 func (m *measurementsTable) setResults(results []engine.Result) {
 	m.rows = slices.Clone(results)
 	m.sortCol, m.desc = -1, false
 	m.refresh()
+	showFlagLines(m.flags, report.FlagLines(results))
 }
 
 // sortBy sorts by col, or reverses the order when already sorted by it.

@@ -39,6 +39,11 @@ func buildPrefill(r engine.Report) LineChart {
 		tps.Points = append(tps.Points, Point{X: x, Y: res.TotalTokPerSec, Label: formatPrefillLabel(res.TotalTokPerSec)})
 		ttft.Points = append(ttft.Points, Point{X: x, Y: res.TTFTMs, Label: report.Millis(res.TTFTMs)})
 	}
+	prefill := sortedResults(r.Results, engine.PhasePrefill)
+	if report.AnyMarked(prefill) {
+		c.Notes = []string{report.NoteFlagged}
+	}
+	c.Flags = report.FlagLines(prefill)
 	if len(tps.Points) == 0 {
 		c.Empty = "No prefill measurements in this run."
 		return c
@@ -55,7 +60,7 @@ func buildPrefillRows(r engine.Report) []PrefillRow {
 	for _, res := range sortedResults(r.Results, engine.PhasePrefill) {
 		row := PrefillRow{Context: contextLabel(res) + " context", TokPerSec: string(res.Status)}
 		if res.Measured() {
-			row.TokPerSec = formatPrefillLabel(res.TotalTokPerSec)
+			row.TokPerSec = report.Mark(formatPrefillLabel(res.TotalTokPerSec), res)
 			row.TTFT = report.Millis(res.TTFTMs) + " TTFT"
 		}
 		rows = append(rows, row)

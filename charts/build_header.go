@@ -46,18 +46,32 @@ func buildHeader(r engine.Report, hm HeatmapModel) Header {
 		h.Simulated = true
 		h.Badge = r.Engine.SimulatedLabel()
 	}
-	if !r.Run.Complete && (len(r.Results) > 0 || len(r.Plan.DecodeContexts) > 0) {
-		done := 0
-		for _, res := range r.Results {
-			if res.Status != engine.StatusPending {
-				done++
-			}
-		}
-		total := len(r.Plan.PrefillContexts) + len(r.Plan.DecodeContexts)*len(r.Plan.Concurrency)
-		total = max(total, len(r.Results))
-		h.Notice = fmt.Sprintf("Partial run: %d of %d cells finished", done, total)
+	h.Notice = partialNotice(r)
+	if line, ok := report.ThrottleSummary(r.Results); !ok {
+		h.Throttle = line
 	}
 	return h
+}
+
+// partialNotice says how much of an incomplete run finished, and why it
+// stopped when the engine said: "Partial run: 12 of 45 cells finished — …".
+func partialNotice(r engine.Report) string {
+	if r.Run.Complete || (len(r.Results) == 0 && len(r.Plan.DecodeContexts) == 0) {
+		return ""
+	}
+	done := 0
+	for _, res := range r.Results {
+		if res.Status != engine.StatusPending && res.Status != engine.StatusNotRun {
+			done++
+		}
+	}
+	total := len(r.Plan.PrefillContexts) + len(r.Plan.DecodeContexts)*len(r.Plan.Concurrency)
+	total = max(total, len(r.Results))
+	notice := fmt.Sprintf("Partial run: %d of %d cells finished", done, total)
+	if r.Run.Incomplete != "" {
+		notice += " — " + r.Run.Incomplete
+	}
+	return notice
 }
 
 func matrixLine(r engine.Report, hm HeatmapModel) string {

@@ -12,7 +12,7 @@ import (
 // statusOrder is the order of the heatmap legend.
 var statusOrder = []engine.Status{
 	engine.StatusLooped, engine.StatusOverCapacity, engine.StatusFailed,
-	engine.StatusCancelled, engine.StatusPending,
+	engine.StatusNotRun, engine.StatusCancelled, engine.StatusPending,
 }
 
 // statusNote returns the line explaining a status, worded as the seeds do.
@@ -24,6 +24,8 @@ func statusNote(s engine.Status) string {
 		return engine.NoteOverCapacity
 	case engine.StatusFailed:
 		return engine.NoteFailed
+	case engine.StatusNotRun:
+		return engine.NoteNotRun
 	case engine.StatusCancelled:
 		return "Cancelled: the run was stopped before this cell finished."
 	case engine.StatusPending:
@@ -43,7 +45,6 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		h.Cols = append(h.Cols, strconv.Itoa(c))
 	}
 	present := map[engine.Status]bool{}
-	underfilled := false
 	var values []float64
 	for _, ctx := range ctxs {
 		h.Rows = append(h.Rows, ctx.label)
@@ -57,12 +58,8 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 			if res.Measured() {
 				cell.Value = res.TotalTokPerSec
 				cell.Text = report.TokPerSec(res.TotalTokPerSec)
-				cell.Detail = report.Millis(res.TTFTMs) + " TTFT"
-				if res.Underfilled {
-					// As report.md marks it; the note below explains.
-					cell.Detail += " *"
-					underfilled = true
-				}
+				// Marked as report.md marks it; the notes explain.
+				cell.Detail = report.Mark(report.Millis(res.TTFTMs)+" TTFT", res)
 				values = append(values, res.TotalTokPerSec)
 			} else {
 				present[res.Status] = true
@@ -84,12 +81,14 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 			h.Legend = append(h.Legend, StatusNote{Status: s, Note: statusNote(s)})
 		}
 	}
-	if underfilled {
-		h.Notes = append(h.Notes, report.NoteUnderfilled)
+	decode := sortedResults(r.Results, engine.PhaseDecode)
+	if report.AnyMarked(decode) {
+		h.Notes = append(h.Notes, report.NoteFlagged)
 	}
 	if len(values) > 0 {
 		h.Notes = append(h.Notes, engine.NoteTTFT)
 	}
+	h.Flags = report.FlagLines(decode)
 	return h
 }
 

@@ -1,9 +1,6 @@
 package charts
 
 import (
-	"fmt"
-	"strconv"
-
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -26,10 +23,11 @@ func buildTable(r engine.Report) Table {
 	present := map[engine.Status]bool{}
 	for _, phase := range []engine.Phase{engine.PhasePrefill, engine.PhaseDecode} {
 		for _, res := range sortedResults(r.Results, phase) {
-			t.Rows = append(t.Rows, TableRow{Status: res.Status, Cells: tableCells(res)})
+			// The row report.md writes, so the sheet and report.md agree.
+			t.Rows = append(t.Rows, TableRow{Status: res.Status, Cells: report.MeasurementRow(res)})
 			present[res.Status] = true
 			if res.Status == engine.StatusFailed && res.Error != "" {
-				t.Errors = append(t.Errors, fmt.Sprintf("%s %s × %d: %s", res.Phase.Title(), contextLabel(res), res.Concurrency, res.Error))
+				t.Errors = append(t.Errors, report.CellName(res)+": "+res.Error)
 			}
 		}
 	}
@@ -38,33 +36,8 @@ func buildTable(r engine.Report) Table {
 			t.NotesAfter = append(t.NotesAfter, statusNote(s))
 		}
 	}
-	return t
-}
-
-// tableCells formats one result as the seeds' table row does: figures for
-// Valid cells, dashes where a figure does not apply or was not measured.
-func tableCells(res engine.Result) []string {
-	d := Dash
-	cells := []string{res.Phase.Title(), contextLabel(res), strconv.Itoa(res.Concurrency), string(res.Status),
-		d, d, d, d, d, d, d, d}
-	switch {
-	case res.Phase == engine.PhasePrefill && res.Measured():
-		cells[4] = report.TokPerSec(res.TotalTokPerSec)
-		cells[6] = report.Millis(res.TTFTMs)
-		cells[9] = report.Int(res.Completed)
-	case res.Measured():
-		cells[4] = report.TokPerSec(res.TotalTokPerSec)
-		cells[5] = report.PerRequest(res.PerRequestTokPerSec)
-		cells[6] = report.Millis(res.TTFTMs)
-		cells[7] = report.MillisFine(res.ITLMs)
-		cells[8] = strconv.FormatFloat(res.AvgActive, 'f', 1, 64)
-		cells[9] = report.Int(res.Completed)
-		cells[10] = report.Int(res.OutputTokens)
-		cells[11] = report.Seconds(res.MeasuredS)
-	case res.Status == engine.StatusLooped || res.Status == engine.StatusFailed:
-		// The seeds keep the counts of a discarded cell: "0" and "0".
-		cells[9] = report.Int(res.Completed)
-		cells[10] = report.Int(res.OutputTokens)
+	if report.AnyMarked(r.Results) {
+		t.NotesAfter = append(t.NotesAfter, report.NoteFlagged)
 	}
-	return cells
+	return t
 }

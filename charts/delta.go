@@ -45,7 +45,7 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 	maxAbs = niceCeil(maxAbs)
 	h.Scale = ColorScale{Label: "change", Min: -maxAbs, Max: maxAbs, Diverging: true}
 	for _, f := range []float64{-1, -0.5, 0, 0.5, 1} {
-		h.Scale.Ticks = append(h.Scale.Ticks, Tick{Value: f * maxAbs, Label: formatPercent(f * maxAbs)})
+		h.Scale.Ticks = append(h.Scale.Ticks, Tick{Value: f * maxAbs, Label: report.Percent(f * maxAbs)})
 	}
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
@@ -90,7 +90,7 @@ func deltaCell(a, b engine.Report, ctx, conc int) HeatCell {
 	return HeatCell{
 		Status: engine.StatusValid,
 		Value:  change,
-		Text:   formatPercent(change),
+		Text:   report.Percent(change),
 		Detail: report.TokPerSec(ra.TotalTokPerSec) + " → " + report.TokPerSec(rb.TotalTokPerSec),
 	}
 }

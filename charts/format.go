@@ -38,15 +38,3 @@ func formatCompact(v float64) string {
 	}
 	return trim(v)
 }
-
-// formatPercent formats a relative change with its sign ("+12.5%", "−3.0%").
-func formatPercent(frac float64) string {
-	p := math.Round(frac*1000) / 10
-	switch {
-	case p == 0:
-		return "0.0%"
-	case p > 0:
-		return "+" + strconv.FormatFloat(p, 'f', 1, 64) + "%"
-	}
-	return "−" + strconv.FormatFloat(-p, 'f', 1, 64) + "%"
-}

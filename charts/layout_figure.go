@@ -14,7 +14,8 @@ func layoutLineFigure(m Model, c LineChart, p palette) *Drawing {
 	inner := figureWidth - 2*figureMargin
 	y := drawChartHeader(d, p, m, c.Title, c.Subtitle, figureMargin, figureMargin-8, inner)
 	drawLineChart(d, p, c, figureMargin, y+8, inner, lineChartH)
-	d.height = y + 8 + lineChartH + figureBottomM
+	y = drawChartNotes(d, p, c, figureMargin, y+8+lineChartH, inner)
+	d.height = y + figureBottomM
 	return d
 }
 

@@ -14,8 +14,9 @@ func drawBadge(d *Drawing, p palette, h Header, x, cy float64, size float64) flo
 	return w
 }
 
-// drawChartHeader draws a standalone chart's title, caption and the run it
-// comes from (with its Measured / simulated badge); it returns the y below.
+// drawChartHeader draws a standalone chart's title, caption, the run it
+// comes from (with its Measured / simulated badge) and the GPU throttle
+// verdict when some cell was throttled; it returns the y below.
 func drawChartHeader(d *Drawing, p palette, m Model, title, subtitle string, x, y, w float64) float64 {
 	d.text(x, y+26, title, textStyle{size: 21, font: fontBold, color: p.text})
 	drawBadge(d, p, m.Header, x+w, y+19, 12)
@@ -28,5 +29,13 @@ func drawChartHeader(d *Drawing, p palette, m Model, title, subtitle string, x, 
 	for i, l := range lines {
 		d.text(x, y+68+float64(i)*16, l, textStyle{size: 12, color: p.faint})
 	}
-	return y + 68 + float64(len(lines)-1)*16 + 14
+	y += 68 + float64(len(lines)-1)*16
+	// A throttled run says so on every picture: its figures may be low.
+	if m.Header.Throttle != "" {
+		for _, l := range wrapText(m.Header.Throttle, fontBold, 12, w) {
+			d.text(x, y+18, l, textStyle{size: 12, font: fontBold, color: p.loopedText})
+			y += 16
+		}
+	}
+	return y + 14
 }

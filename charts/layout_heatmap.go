@@ -126,7 +126,8 @@ func drawColorBar(d *Drawing, p palette, s ColorScale, x, y, h float64) {
 	}
 }
 
-// drawHeatLegend explains each status drawn, with a swatch, then the notes.
+// drawHeatLegend explains each status drawn, with a swatch, then the notes
+// and the flagged cells.
 func drawHeatLegend(d *Drawing, p palette, h HeatmapModel, x, y, w float64) float64 {
 	for _, l := range h.Legend {
 		fg := drawStatusTile(d, p, l.Status, x, y, 30, 18)
@@ -137,12 +138,6 @@ func drawHeatLegend(d *Drawing, p palette, h HeatmapModel, x, y, w float64) floa
 		}
 		y += math.Max(26, float64(len(lines))*17+9)
 	}
-	for _, n := range h.Notes {
-		for _, line := range wrapText(n, fontRegular, 12.5, w) {
-			d.text(x, y+13, line, textStyle{size: 12.5, color: p.muted})
-			y += 17
-		}
-		y += 6
-	}
-	return y
+	y = drawNotes(d, p, h.Notes, x, y, w)
+	return drawFlags(d, p, h.Flags, x, y, w)
 }

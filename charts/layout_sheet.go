@@ -31,6 +31,7 @@ func layoutSheet(m Model, p palette) *Drawing {
 	}
 	drawLineChart(d, p, m.Prefill, x, y, chartW, sheetChartH)
 	y = math.Max(y+sheetChartH, listBottom)
+	y = drawChartNotes(d, p, m.Prefill, x, y, w)
 	y = drawHeading(d, p, m.Decode.Title, m.Decode.Subtitle, x, y+sheetGap)
 	y = drawHeatmap(d, p, m.Decode, x, y, w)
 	y = drawHeading(d, p, m.PerRequest.Title, m.PerRequest.Subtitle, x, y+sheetGap-8)
@@ -43,7 +44,7 @@ func layoutSheet(m Model, p palette) *Drawing {
 }
 
 // drawSheetHeader draws the title, model line, subtitle, badge and the
-// simulated or partial-run banners; it returns the y below.
+// simulated, partial-run and GPU throttle banners; it returns the y below.
 func drawSheetHeader(d *Drawing, p palette, h Header, x, y, w float64) float64 {
 	d.text(x, y+30, h.Title, textStyle{size: 32, font: fontBold, color: p.text})
 	drawBadge(d, p, h, x+w, y+19, 13)
@@ -68,6 +69,9 @@ func drawSheetHeader(d *Drawing, p palette, h Header, x, y, w float64) float64 {
 	}
 	if h.Notice != "" {
 		y = drawBanner(d, p.panel, p.muted, h.Notice, x, y+14, w)
+	}
+	if h.Throttle != "" {
+		y = drawBanner(d, p.looped, p.loopedText, h.Throttle, x, y+14, w)
 	}
 	return y
 }

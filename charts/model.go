@@ -28,6 +28,9 @@ type Header struct {
 	Simulated  bool   `json:"simulated,omitempty"`
 	// Notice is set for a partial run ("Partial run: 12 of 45 cells finished").
 	Notice string `json:"notice,omitempty"`
+	// Throttle is the run's GPU throttle verdict, set only when some cell
+	// was throttled (report.ThrottleSummary).
+	Throttle string `json:"throttle,omitempty"`
 }
 
 // Section is a titled list of key/value lines (Hardware, Engine, Run). The
@@ -95,6 +98,10 @@ type LineChart struct {
 	// the last point of each series is labelled.
 	LabelPoints bool   `json:"label_points"`
 	Empty       string `json:"empty,omitempty"` // shown instead of the plot when there is no data
+	// Notes and Flags are drawn under the chart: the flag marker's note,
+	// then one line per flagged cell (report.FlagLines).
+	Notes []string `json:"notes,omitempty"`
+	Flags []string `json:"flags,omitempty"`
 }
 
 // HeatmapModel is the decode matrix: one row per context, one column per
@@ -111,6 +118,8 @@ type HeatmapModel struct {
 	// a fixed order, with the seeds' wording of each.
 	Legend []StatusNote `json:"legend,omitempty"`
 	Notes  []string     `json:"notes,omitempty"` // lines under the legend (the TTFT note)
+	// Flags lists the flagged cells, one line each (report.FlagLines).
+	Flags []string `json:"flags,omitempty"`
 }
 
 // StatusNote explains one status drawn in a heatmap.

@@ -22,9 +22,9 @@ func TestFormats(t *testing.T) {
 		{formatCompact(2500), "2.5K"},
 		{formatCompact(500), "500"},
 		{formatCompact(1.5e6), "1.5M"},
-		{formatPercent(0.125), "+12.5%"},
-		{formatPercent(-0.03), "−3.0%"},
-		{formatPercent(0.0001), "0.0%"},
+		{report.Percent(0.125), "+12.5%"},
+		{report.Percent(-0.03), "−3.0%"},
+		{report.Percent(0.0001), "0.0%"},
 		{formatMsTick(20000)(15000), "15 s"},
 		{formatMsTick(5000)(2500), "2,500 ms"},
 	}
@@ -151,24 +151,6 @@ func TestDelta(t *testing.T) {
 	other := BuildDelta(loadSeed(t, "seed003"), a)
 	if got := other.Cells[0][0].Text; got != "Not in B" {
 		t.Errorf("context 0 is only in A, cell says %q", got)
-	}
-}
-
-// TestUnderfilledIsMarked flags a cell whose server held fewer requests
-// than asked, as report.md does, and explains the mark.
-func TestUnderfilledIsMarked(t *testing.T) {
-	r := loadSeed(t, "seed000")
-	for i := range r.Results {
-		if r.Results[i].Phase == engine.PhaseDecode && r.Results[i].Concurrency == 128 && r.Results[i].ContextTokens == 8*engine.K {
-			r.Results[i].Underfilled = true
-		}
-	}
-	h := BuildModel(r).Decode
-	if got := h.Cells[0][7].Detail; got != "1,147 ms TTFT *" {
-		t.Errorf("underfilled cell detail %q", got)
-	}
-	if len(h.Notes) != 2 || !strings.HasPrefix(h.Notes[0], "Underfilled (*)") {
-		t.Errorf("notes %q", h.Notes)
 	}
 }
 

@@ -21,7 +21,7 @@ func TestPreview(t *testing.T) {
 	sim.Engine.Simulated, sim.Engine.SimProfile = true, "rtx3090"
 	sim.Run.Complete, sim.Results = false, sim.Results[:24]
 	runs := map[string]engine.Report{"seed000": loadSeed(t, "seed000"), "seed003": loadSeed(t, "seed003"),
-		"simulated-partial": sim, "empty": {}}
+		"simulated-partial": sim, "empty": {}, "flagged": flaggedReport(t)}
 	for name, r := range runs {
 		for _, th := range []Theme{Light, Dark} {
 			dir := filepath.Join(*preview, name+"-"+string(th))

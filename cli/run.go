@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 )
 
@@ -20,10 +21,13 @@ type runFlags struct {
 	endpoint, simProfile, launch string
 	model, apiKeyEnv, api        string
 	prefill, contexts, conc      string
-	duration, idleTimeout        time.Duration
+	duration                     time.Duration
+	firstToken, stall, request   time.Duration
+	idleTimeout                  time.Duration // deprecated: sets first-token and stall
 	maxOutput, kvBudget          int
-	noLoopDetect                 bool
+	noLoopDetect, allowBusy      bool
 	resume, out                  string
+	keepFailed, force            bool
 	set                          map[string]bool // flags given on the command line
 }
 
@@ -42,33 +46,50 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.contexts, "contexts", joinContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.conc, "concurrency", joinInts(def.Concurrency), "simultaneous requests per decode cell")
 	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "a request that receives nothing for this long has stalled and fails")
+	fs.DurationVar(&f.firstToken, "first-token-timeout", openai.DefaultFirstTokenTimeout, "a request with no first token after this long has stalled and fails")
+	fs.DurationVar(&f.stall, "stall-timeout", openai.DefaultStallTimeout, "a request that receives nothing for this long after its first token has stalled; inside a window it fails the cell")
+	fs.DurationVar(&f.request, "request-timeout", openai.DefaultRequestTimeout, "timeout of every non-streaming request (models, tokenize, metrics, health, version)")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 0, "deprecated: sets both --first-token-timeout and --stall-timeout")
+	fs.BoolVar(&f.allowBusy, "allow-busy", false, "measure a server that other clients use (the idle check and drain barrier are off; every cell is flagged)")
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
-	fs.StringVar(&f.resume, "resume", "", "finish the partial run saved in this folder")
+	fs.StringVar(&f.resume, "resume", "", "finish the partial run saved in this folder: measure its Failed, Cancelled and Not run cells")
+	fs.BoolVar(&f.keepFailed, "resume-keep-failed", false, "with --resume: keep the Failed cells instead of measuring them again")
+	fs.BoolVar(&f.force, "force", false, "with --resume: measure even if the server is not the one the run began with")
 	fs.StringVar(&f.out, "out", "", "folder for report.json, results.csv, report.md and charts")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix run (--endpoint URL | --sim PROFILE | --launch server.toml) --out DIR [options]")
 		fmt.Fprintln(fs.Output(), "Run the speed test matrix headless: prefill per context, sustained decode per context × concurrency.")
 		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), exitHelp)
 	}
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if f.idleTimeout > 0 {
+		f.firstToken, f.stall = f.idleTimeout, f.idleTimeout
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("run: unexpected argument %q: every option is a flag, see speedmatrix run -h", fs.Arg(0))
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if f.resume == "" && (f.keepFailed || f.force) {
+		return f, errors.New("run: --resume-keep-failed and --force only apply with --resume DIR")
+	}
+	if f.firstToken <= 0 || f.stall <= 0 || f.request <= 0 {
+		return f, errors.New("run: --first-token-timeout, --stall-timeout and --request-timeout must be positive, e.g. 30s")
+	}
 	return f, nil
 }
 
 // Run implements `speedmatrix run`: it measures the matrix against a server
 // (an endpoint, the simulator, or a vllm it launches), prints one line per
 // cell with the ETA, and saves the report after every cell. It returns nil
-// when the run completed, whatever the cells' statuses, and an error naming
-// what to change when it could not run.
+// when the run completed, whatever the cells' statuses; otherwise an
+// ExitError whose code says whether it could not start (1), stopped
+// resumable (3) or could not write a file (4).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args, stderr)
 	if err != nil {
@@ -87,18 +108,44 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("run: %s already holds a report: choose another --out, or finish it with --resume %s", out, out)
 		}
 	}
+	if err := checkOut(out); err != nil {
+		return err
+	}
 	target, stop, err := f.target(ctx, prev, stderr)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	target.IdleTimeout = f.idleTimeout
+	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
+	target.AllowBusy = f.allowBusy
 	if prev != nil {
 		target.Header = mergeHeader(*prev, target.Header)
-		target.Previous = prev.Results
+		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
 	return consume(engine.Run(ctx, plan, target), out, stdout)
+}
+
+// checkOut creates the output folder and writes a file into it, so that a
+// folder that can't hold the report is found before anything is measured.
+func checkOut(dir string) error {
+	bad := func(err error) error {
+		return fmt.Errorf("run: --out %s is not usable (%v): choose a folder you can write", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return bad(errors.Unwrap(err))
+	}
+	probe, err := os.CreateTemp(dir, ".speedmatrix-write-test-*")
+	if err != nil {
+		return bad(errors.Unwrap(err))
+	}
+	_, werr := probe.WriteString("speedmatrix")
+	cerr := probe.Close()
+	_ = os.Remove(probe.Name())
+	if err := errors.Join(werr, cerr); err != nil {
+		return bad(err)
+	}
+	return nil
 }
 
 // outDir is --out, or the resumed run's folder.

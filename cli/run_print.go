@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // consume prints the run's events, saves the report after every cell and at
-// the end, and turns the run's end into Run's error.
+// the end, and turns the run's end into Run's error and exit code.
 func consume(events <-chan engine.Event, out string, stdout io.Writer) error {
 	var last engine.Progress
 	var saveErr error
@@ -26,9 +27,11 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  note: %s\n", ev.Log)
 		case engine.EventResult:
 			fmt.Fprintln(stdout, cellLine(*ev.Result, last))
-			if err := report.Save(out, *ev.Report); err != nil && saveErr == nil {
+			if err := report.Save(out, *ev.Report); err != nil {
 				saveErr = err
-				fmt.Fprintf(stdout, "  warning: %v\n", err)
+				fmt.Fprintf(stdout, "  warning: %v (the results are kept in memory and saved again after the next cell)\n", err)
+			} else {
+				saveErr = nil
 			}
 		case engine.EventDone:
 			done = ev
@@ -38,26 +41,54 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer) error {
 		return errors.New("run: the engine ended without a report")
 	}
 	rep := *done.Report
-	if len(rep.Results) > 0 {
-		if err := report.Save(out, rep); err != nil {
-			return fmt.Errorf("run: %w: check that --out %s is writable", err, out)
-		}
-		if err := writeCharts(out, rep); err != nil {
-			fmt.Fprintf(stdout, "  warning: charts: %v\n", err)
+	measured := slices.ContainsFunc(rep.Results, func(r engine.Result) bool { return r.Status != engine.StatusNotRun })
+	if measured {
+		saveErr = report.Save(out, rep)
+		if saveErr == nil {
+			saveErr = writeCharts(out, rep)
 		}
 	}
-	if saveErr != nil {
-		return fmt.Errorf("run: %w: check that --out %s is writable", saveErr, out)
-	}
-	if done.Err != nil {
-		if errors.Is(done.Err, context.Canceled) && len(rep.Results) > 0 {
-			return fmt.Errorf("run interrupted after %d of %d cells; finish it with: speedmatrix run --resume %s",
-				countFinal(rep.Results), last.CellCount, out)
-		}
-		return fmt.Errorf("run: %w", done.Err)
+	if err := finish(done.Err, rep, out, saveErr); err != nil {
+		return err
 	}
 	fmt.Fprintln(stdout, summary(rep, out))
 	return nil
+}
+
+// finish is the run's last line and exit code.
+func finish(runErr error, rep engine.Report, out string, saveErr error) error {
+	var busy *engine.BusyError
+	var changed *engine.ServerChangedError
+	switch {
+	case errors.As(runErr, &busy):
+		return exitWith(ExitCantStart, fmt.Errorf("run: %v. Stop them or pass --allow-busy", busy))
+	case errors.As(runErr, &changed):
+		return exitWith(ExitCantStart, fmt.Errorf("run --resume: %v: point at the server the run began with, or pass --force to measure this one", changed))
+	case errors.Is(runErr, engine.ErrServerStopped), errors.Is(runErr, engine.ErrInterrupted):
+		why := "interrupted"
+		if errors.Is(runErr, engine.ErrServerStopped) {
+			why = runErr.Error()
+		}
+		msg := fmt.Errorf("run incomplete after %d of %d cells (%s); %s", countFinal(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
+		return exitWith(ExitIncomplete, msg)
+	case runErr != nil:
+		return exitWith(ExitCantStart, fmt.Errorf("run: %w", runErr))
+	case saveErr != nil:
+		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w: free space or fix the permissions of --out %s, then redraw with speedmatrix report --in %s --out %s",
+			saveErr, out, filepath.Join(out, report.JSONFile), out))
+	}
+	return nil
+}
+
+// resumeAdvice says how to finish an incomplete run.
+func resumeAdvice(runErr error, out string, saveErr error) string {
+	if saveErr != nil {
+		return fmt.Sprintf("and saving failed: %v", saveErr)
+	}
+	if errors.Is(runErr, engine.ErrServerStopped) {
+		return "when the server is back, finish with: speedmatrix run --resume " + out
+	}
+	return "finish it with: speedmatrix run --resume " + out
 }
 
 // cellLine is the one line printed per finished cell.
@@ -75,14 +106,16 @@ func cellLine(r engine.Result, p engine.Progress) string {
 	case r.Measured():
 		fig = fmt.Sprintf("%s tok/s · %s tok/s/req · TTFT %s · ITL %s", report.TokPerSec(r.TotalTokPerSec),
 			report.TokPerSec(r.PerRequestTokPerSec), report.Millis(r.TTFTMs), report.MillisFine(r.ITLMs))
-		if r.Underfilled {
-			fig += fmt.Sprintf(" · underfilled (%.1f active)", r.AvgActive)
-		}
 		if r.Telemetry != nil && r.Telemetry.TotalPowerW.Avg > 0 {
 			fig += fmt.Sprintf(" · GPU %.0f W, %.3f J/token", r.Telemetry.TotalPowerW.Avg, r.JoulesPerToken)
 		}
 	case r.Error != "":
 		fig = r.Error
+	}
+	if r.Measured() {
+		for _, fl := range r.Flags {
+			fig += " · ⚑ " + fl.Message
+		}
 	}
 	line := fmt.Sprintf("[%*d/%d] %s %-13s %s", width(p.CellCount), p.CellIndex, p.CellCount, what, r.Status, fig)
 	line = strings.TrimRight(line, " ")
@@ -94,10 +127,11 @@ func cellLine(r engine.Result, p engine.Progress) string {
 
 func width(n int) int { return len(fmt.Sprint(n)) }
 
+// countFinal counts the cells that need no more measuring.
 func countFinal(rs []engine.Result) int {
 	n := 0
 	for _, r := range rs {
-		if r.Status != engine.StatusCancelled {
+		if r.Status.Final() {
 			n++
 		}
 	}

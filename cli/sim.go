@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -40,6 +41,9 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.IntVar(&f.faults.DisconnectAfterTokens, "disconnect-after", 0, "drop each stream's connection after this many tokens (0: never)")
 	fs.IntVar(&f.faults.StallAfterTokens, "stall-after", 0, "stop sending on each stream after this many tokens (0: never)")
 	fs.DurationVar(&f.faults.StartupDelay, "startup-delay", 0, "answer 503 (and /health 503) for this long after start")
+	fs.BoolVar(&f.faults.GenTokensAtFinish, "gen-counter-at-finish", false, "advance vllm:generation_tokens_total only when a request ends, by its whole output")
+	fs.DurationVar(&f.faults.LingerAfterDisconnect, "linger", 0, "keep generating this long after a client disconnects (model time)")
+	fs.IntVar(&f.faults.OtherLoad, "other-load", 0, fmt.Sprintf("serve `N` requests of another client all the time (%d prompt tokens, %d output tokens each)", sim.OtherPromptTokens, sim.OtherMaxTokens))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix sim [--profile NAME] [--addr 127.0.0.1:8000] [--api-key-env VAR] [--list] [fault options]")
 		fmt.Fprintln(fs.Output(), "Serve a simulated vLLM server (OpenAI-compatible API, simulated timings) for demos and tests.")
@@ -54,10 +58,26 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	if f.timeScale <= 0 {
 		return f, fmt.Errorf("sim: --time-scale %g must be positive: use 1 for real time", f.timeScale)
 	}
-	if f.faults.ErrorRate < 0 || f.faults.ErrorRate > 1 {
-		return f, fmt.Errorf("sim: --error-rate %g is not a fraction: use a value from 0 to 1", f.faults.ErrorRate)
+	return f, checkFaultFlags(f.faults)
+}
+
+// checkFaultFlags names the first fault flag with a value that makes no sense.
+func checkFaultFlags(ft sim.Faults) error {
+	switch {
+	case ft.ErrorRate < 0 || ft.ErrorRate > 1:
+		return fmt.Errorf("sim: --error-rate %g is not a fraction: use a value from 0 to 1", ft.ErrorRate)
+	case ft.DisconnectAfterTokens < 0:
+		return fmt.Errorf("sim: --disconnect-after %d is negative: use a number of tokens, or 0 for never", ft.DisconnectAfterTokens)
+	case ft.StallAfterTokens < 0:
+		return fmt.Errorf("sim: --stall-after %d is negative: use a number of tokens, or 0 for never", ft.StallAfterTokens)
+	case ft.StartupDelay < 0:
+		return fmt.Errorf("sim: --startup-delay %s is negative: use a duration such as 5s, or 0", ft.StartupDelay)
+	case ft.LingerAfterDisconnect < 0:
+		return fmt.Errorf("sim: --linger %s is negative: use a duration such as 2s, or 0 to stop at once", ft.LingerAfterDisconnect)
+	case ft.OtherLoad < 0:
+		return fmt.Errorf("sim: --other-load %d is negative: use a number of requests, or 0 for none", ft.OtherLoad)
 	}
-	return f, nil
+	return nil
 }
 
 // Sim implements `speedmatrix sim`: it serves the simulator until ctx is
@@ -104,6 +124,9 @@ func Sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.timeScale != 1 {
 		fmt.Fprintf(stdout, "  time scale:   %g× real time\n", f.timeScale)
 	}
+	if notes := faultNotes(f.faults); len(notes) > 0 {
+		fmt.Fprintf(stdout, "  faults:       %s\n", strings.Join(notes, "; "))
+	}
 	return serveUntilDone(ctx, ln, s, s.Close)
 }
 
@@ -126,6 +149,24 @@ func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler, closeS
 	}
 	_ = srv.Close()
 	return nil
+}
+
+// faultNotes describes the faults that are switched on, for the banner.
+func faultNotes(ft sim.Faults) []string {
+	var notes []string
+	add := func(on bool, format string, v any) {
+		if on {
+			notes = append(notes, fmt.Sprintf(format, v))
+		}
+	}
+	add(ft.ErrorRate > 0, "%g of requests fail", ft.ErrorRate)
+	add(ft.DisconnectAfterTokens > 0, "streams dropped after %d tokens", ft.DisconnectAfterTokens)
+	add(ft.StallAfterTokens > 0, "streams stall after %d tokens", ft.StallAfterTokens)
+	add(ft.StartupDelay > 0, "503 for %s after start", ft.StartupDelay)
+	add(ft.GenTokensAtFinish, "generation_tokens_total moves only when a request ends%s", "")
+	add(ft.LingerAfterDisconnect > 0, "generates %s on after a client disconnects", ft.LingerAfterDisconnect)
+	add(ft.OtherLoad > 0, "%d requests of another client always in flight", ft.OtherLoad)
+	return notes
 }
 
 func listProfiles(w io.Writer) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"speedmatrix/engine/sim"
 )
 
 func TestSimList(t *testing.T) {
@@ -18,7 +20,7 @@ func TestSimList(t *testing.T) {
 	if err := Sim(context.Background(), []string{"--list"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"tiny", "gemma-4-e2b-rtxpro6000", "gemma-4-26b-a4b-nvfp4-rtx3090", "simulated"} {
+	for _, want := range []string{"tiny", "tiny-spec", "gemma-4-e2b-rtxpro6000", "gemma-4-26b-a4b-nvfp4-rtx3090", "simulated"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--list output lacks %q:\n%s", want, out.String())
 		}
@@ -26,20 +28,57 @@ func TestSimList(t *testing.T) {
 }
 
 func TestSimFlagErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"--profile", "nope"},
-		{"--time-scale", "0"},
-		{"--error-rate", "2"},
-		{"extra"},
-		{"--api-key-env", "SPEEDMATRIX_SIM_TEST_UNSET_VAR"},
+	for _, tc := range []struct {
+		args []string
+		want string // in the error
+	}{
+		{[]string{"--profile", "nope"}, "nope"},
+		{[]string{"--time-scale", "0"}, "--time-scale"},
+		{[]string{"--error-rate", "2"}, "--error-rate"},
+		{[]string{"extra"}, "extra"},
+		{[]string{"--api-key-env", "SPEEDMATRIX_SIM_TEST_UNSET_VAR"}, "SPEEDMATRIX_SIM_TEST_UNSET_VAR"},
+		{[]string{"--linger", "-2s"}, "--linger"},
+		{[]string{"--linger", "soon"}, "linger"},
+		{[]string{"--other-load", "-1"}, "--other-load"},
+		{[]string{"--other-load", "many"}, "other-load"},
+		{[]string{"--disconnect-after", "-5"}, "--disconnect-after"},
+		{[]string{"--stall-after", "-5"}, "--stall-after"},
+		{[]string{"--startup-delay", "-1s"}, "--startup-delay"},
 	} {
-		err := Sim(context.Background(), args, io.Discard, io.Discard)
-		if err == nil {
-			t.Errorf("Sim %v: no error", args)
+		err := Sim(context.Background(), tc.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Sim %v: error %v, want one naming %q", tc.args, err, tc.want)
 		}
 	}
 	if err := Sim(context.Background(), []string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("Sim -h = %v, want flag.ErrHelp", err)
+	}
+}
+
+func TestSimFaultFlags(t *testing.T) {
+	f, err := parseSimFlags([]string{"--gen-counter-at-finish", "--linger", "1500ms", "--other-load", "3"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sim.Faults{GenTokensAtFinish: true, LingerAfterDisconnect: 1500 * time.Millisecond, OtherLoad: 3}
+	if f.faults != want {
+		t.Errorf("faults %+v, want %+v", f.faults, want)
+	}
+	if notes := strings.Join(faultNotes(f.faults), "; "); notes != "generation_tokens_total moves only when a request ends; generates 1.5s on after a client disconnects; 3 requests of another client always in flight" {
+		t.Errorf("banner notes %q", notes)
+	}
+	if notes := faultNotes(sim.Faults{}); len(notes) != 0 {
+		t.Errorf("banner notes %q without faults, want none", notes)
+	}
+	var help bytes.Buffer
+	if _, err := parseSimFlags([]string{"-h"}, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h = %v", err)
+	}
+	for _, doc := range []string{"-gen-counter-at-finish", "-linger duration", "keep generating this long after a client disconnects",
+		"-other-load N", "serve N requests of another client all the time"} {
+		if !strings.Contains(help.String(), doc) {
+			t.Errorf("-h lacks %q:\n%s", doc, help.String())
+		}
 	}
 }
 

@@ -62,7 +62,7 @@ func TestBadInputCellsFail(t *testing.T) {
 			plan := Plan{PrefillContexts: []int{K}, DecodeContexts: []int{K, 4 * K}, Concurrency: []int{1, 2},
 				Duration: 300 * time.Millisecond, MaxOutputTokens: 500, API: APICompletions}
 			opts := testOptions()
-			opts.idleTimeout = 100 * time.Millisecond // under the window, so a stall fails requests
+			opts.stallTimeout = 100 * time.Millisecond // under the window, so a stall fails requests
 			rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL}, opts)
 			if err != nil {
 				t.Fatalf("run error %v: a failing cell must not stop the run", err)
@@ -104,13 +104,13 @@ func TestContextLargerThanModel(t *testing.T) {
 	}
 }
 
-// TestTargetIdleTimeout: a stall shorter than the default idle timeout but
-// longer than Target.IdleTimeout fails the cell instead of passing as a slow
-// Valid one.
-func TestTargetIdleTimeout(t *testing.T) {
+// TestTargetStallTimeout: a stall shorter than the default stall timeout
+// but longer than Target.StallTimeout fails the cell instead of passing as
+// a slow Valid one.
+func TestTargetStallTimeout(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
 	plan := decodePlan(K, 1, 300*time.Millisecond, 500, APICompletions)
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, IdleTimeout: 100 * time.Millisecond}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, StallTimeout: 100 * time.Millisecond}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,13 @@ type decodeCell struct {
 	failures int
 	lastErr  error
 
-	warm     chan struct{} // closed when every worker has its first token
-	looped   chan struct{} // closed when the loop detector fires
-	tooMany  chan struct{} // closed when warm-up keeps failing
-	loopOnce sync.Once
-	failOnce sync.Once
+	warm       chan struct{} // closed when every worker has its first token
+	looped     chan struct{} // closed when the loop detector fires
+	tooMany    chan struct{} // closed when warm-up keeps failing
+	failedIn   chan struct{} // closed when a request fails inside the window
+	loopOnce   sync.Once
+	failOnce   sync.Once
+	windowOnce sync.Once
 }
 
 // outcome says why a cell stopped.
@@ -38,17 +40,28 @@ const (
 	outcomeWindow outcome = iota
 	outcomeLooped
 	outcomeFailed
+	outcomeFailedInWindow
 	outcomeCancelled
 	outcomeDead
 )
 
-// runDecode measures one sustained-decode cell. It returns the result and
-// the window it was measured over (the cell's span when it ended early).
-func (r *runner) runDecode(ctx context.Context, cell Cell, cp *contextPrompt) (Result, time.Time, time.Time) {
+// decodeRun is a measured decode cell with what the checks after it need.
+type decodeRun struct {
+	res      Result
+	from, to time.Time   // the window (the cell's span when it ended early)
+	arrivals []time.Time // every token arrival inside [from, to], in order
+	// clientActive is the client-side count of active streams for the
+	// underfilled check without /metrics: a restart's wait for its first
+	// token counts as active (see activeStreams).
+	clientActive float64
+}
+
+// runDecode measures one sustained-decode cell.
+func (r *runner) runDecode(ctx context.Context, cell Cell, cp *contextPrompt) decodeRun {
 	d := &decodeCell{
 		r: r, cp: cp, concurrency: cell.Concurrency,
 		hasFirst: make([]bool, cell.Concurrency),
-		warm:     make(chan struct{}), looped: make(chan struct{}), tooMany: make(chan struct{}),
+		warm:     make(chan struct{}), looped: make(chan struct{}), tooMany: make(chan struct{}), failedIn: make(chan struct{}),
 	}
 	res := Result{Cell: cell, ContextLabel: ContextLabel(cell.ContextTokens), StartedAt: time.Now()}
 	r.preconnect(ctx, cell.Concurrency)
@@ -61,8 +74,7 @@ func (r *runner) runDecode(ctx context.Context, cell Cell, cp *contextPrompt) (R
 	stop()
 	wg.Wait()
 	res.FinishedAt = time.Now()
-	from, to := d.finish(&res, out, why)
-	return res, from, to
+	return d.finish(res, out, why)
 }
 
 // wait blocks through warm-up and the window, or until something ends the
@@ -76,15 +88,15 @@ func (d *decodeCell) wait(ctx context.Context) (outcome, error) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		return outcomeFailed, fmt.Errorf("only %d of %d requests got a first token within %s: the server can't hold this many; lower the concurrency",
-			d.warmed, d.concurrency, d.r.opts.warmupTimeout)
+			d.warmed, d.concurrency, openai.Seconds(d.r.opts.warmupTimeout))
 	case <-d.tooMany:
-		return outcomeFailed, d.firstFailure()
+		return outcomeFailed, fmt.Errorf("warm-up kept failing (%d failed requests): %w", d.failureCount(), d.firstFailure())
 	case <-d.looped:
 		return outcomeLooped, nil
 	case <-ctx.Done():
 		return outcomeCancelled, ctx.Err()
-	case <-d.r.dead:
-		return outcomeDead, d.r.deadErr()
+	case <-d.r.live.dead:
+		return outcomeDead, d.r.live.deathErr()
 	}
 	d.mu.Lock()
 	end := d.windowAt.Add(d.r.plan.Duration)
@@ -96,12 +108,27 @@ func (d *decodeCell) wait(ctx context.Context) (outcome, error) {
 		return outcomeWindow, nil
 	case <-d.looped:
 		return outcomeLooped, nil
+	case <-d.failedIn:
+		// Streams of a server that stalls stall together: give the others
+		// a moment to show it, so the reason counts them all.
+		grace := time.NewTimer(min(failureGrace, time.Until(end)))
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+		case <-ctx.Done():
+			return outcomeCancelled, ctx.Err()
+		}
+		return outcomeFailedInWindow, nil
 	case <-ctx.Done():
 		return outcomeCancelled, ctx.Err()
-	case <-d.r.dead:
-		return outcomeDead, d.r.deadErr()
+	case <-d.r.live.dead:
+		return outcomeDead, d.r.live.deathErr()
 	}
 }
+
+// failureGrace is how long a cell goes on after a request failed inside
+// its window, so that the failure count includes streams failing together.
+const failureGrace = 500 * time.Millisecond
 
 func (d *decodeCell) firstFailure() error {
 	d.mu.Lock()
@@ -109,18 +136,25 @@ func (d *decodeCell) firstFailure() error {
 	return d.lastErr
 }
 
+func (d *decodeCell) failureCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.failures
+}
+
 // worker keeps one request in flight until ctx ends, starting the next as
 // soon as one ends. A failed request is recorded and followed by another
 // after a short pause, so a failing server isn't hammered.
 func (d *decodeCell) worker(ctx context.Context, w int) {
 	for ctx.Err() == nil {
-		rec := &requestRecord{FinalTokens: -1}
+		rec := &requestRecord{FinalTokens: -1, Worker: w}
 		d.mu.Lock()
 		d.recs = append(d.recs, rec)
 		d.mu.Unlock()
 		d.stream(ctx, w, rec)
 		if rec.Err != nil {
-			d.failed(rec.Err)
+			d.failed(rec)
+			d.r.live.suspect(rec.Err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(d.r.opts.retryPause):
@@ -197,60 +231,70 @@ func (d *decodeCell) firstToken(w int, at time.Time) {
 	}
 }
 
-func (d *decodeCell) failed(err error) {
+// failed counts a failed request. During warm-up failures are retried
+// until there are too many; inside the window one failure fails the cell.
+func (d *decodeCell) failed(rec *requestRecord) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.failures++
-	d.lastErr = err
-	if d.warmed < d.concurrency && d.failures > 2*d.concurrency+2 {
+	d.lastErr = rec.Err
+	switch {
+	case !d.windowAt.IsZero() && rec.End.After(d.windowAt):
+		d.windowOnce.Do(func() { close(d.failedIn) })
+	case d.warmed < d.concurrency && d.failures > 2*d.concurrency+2:
 		d.failOnce.Do(func() { close(d.tooMany) })
 	}
 }
 
-// finish fills res from the requests, by how the cell ended.
-func (d *decodeCell) finish(res *Result, out outcome, why error) (from, to time.Time) {
+// finish fills the result from the requests, by how the cell ended.
+func (d *decodeCell) finish(res Result, out outcome, why error) decodeRun {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	reconcileAll(d.recs)
-	from, to = d.windowAt, d.windowAt.Add(d.r.plan.Duration)
-	if out != outcomeWindow {
+	from, to := d.windowAt, d.windowAt.Add(d.r.plan.Duration)
+	if out != outcomeWindow || from.IsZero() {
 		from, to = res.StartedAt, res.FinishedAt
+	}
+	if out == outcomeFailedInWindow {
+		from, to = d.windowAt, res.FinishedAt
 	}
 	f := computeDecode(d.recs, from, to)
 	res.Requests = f.Samples
 	res.PromptTokens = medianPromptTokens(d.recs)
+	run := decodeRun{from: from, to: to, arrivals: arrivalsIn(d.recs, from, to)}
 	switch out {
 	case outcomeLooped:
 		res.Status = StatusLooped
-		return from, to
 	case outcomeCancelled:
 		res.Status, res.Error = StatusCancelled, "cancelled"
-		return from, to
 	case outcomeFailed, outcomeDead:
 		res.Status, res.Error = StatusFailed, errText(why)
-		return from, to
+		res.Partial = partialFigures(f, from, to)
+	case outcomeFailedInWindow:
+		res.Status, res.Error = StatusFailed, failureReason(d.recs, d.windowAt, d.concurrency)
+		res.Partial = partialFigures(f, from, to)
+	default:
+		res.Status = StatusValid
+		res.TotalTokPerSec = f.TotalTokPerSec
+		res.PerRequestTokPerSec = f.PerRequest.P50
+		res.TTFTMs, res.ITLMs = f.TTFTMs.P50, f.ITLMs.P50
+		res.TTFTPct, res.ITLPct, res.PerRequestPct = f.TTFTMs, f.ITLMs, f.PerRequest
+		res.AvgActive, res.Completed = f.AvgActive, f.Completed
+		res.OutputTokens = int(f.TokensInWindow + 0.5)
+		res.MeasuredS = d.r.plan.Duration.Seconds()
+		res.WindowStart = from
+		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)
 	}
-	failed := 0
-	for _, r := range d.recs {
-		if r.Err != nil {
-			failed++
-		}
+	run.res = res
+	return run
+}
+
+func partialFigures(f decodeFigures, from, to time.Time) *PartialFigures {
+	return &PartialFigures{
+		TotalTokPerSec: f.TotalTokPerSec, PerRequestTokPerSec: f.PerRequest.P50,
+		TTFTMs: f.TTFTMs.P50, ITLMs: f.ITLMs.P50, AvgActive: f.AvgActive, Completed: f.Completed,
+		OutputTokens: int(f.TokensInWindow + 0.5), MeasuredS: to.Sub(from).Seconds(),
 	}
-	if 2*failed > len(d.recs) {
-		res.Status, res.Error = StatusFailed, errText(d.lastErr)
-		return from, to
-	}
-	res.Status = StatusValid
-	res.TotalTokPerSec = f.TotalTokPerSec
-	res.PerRequestTokPerSec = f.PerRequest.P50
-	res.TTFTMs, res.ITLMs = f.TTFTMs.P50, f.ITLMs.P50
-	res.TTFTPct, res.ITLPct, res.PerRequestPct = f.TTFTMs, f.ITLMs, f.PerRequest
-	res.AvgActive, res.Completed = f.AvgActive, f.Completed
-	res.OutputTokens = int(f.TokensInWindow + 0.5)
-	res.MeasuredS = d.r.plan.Duration.Seconds()
-	res.Underfilled = res.AvgActive < 0.95*float64(d.concurrency)
-	res.WindowStart = from
-	return from, to
 }
 
 func errText(err error) string {

@@ -57,16 +57,33 @@ type Target struct {
 	// Telemetry, when set, is summarised over each cell's window.
 	Telemetry TelemetrySource
 	// Alive, when set, is asked between and during cells; an error means the
-	// server process died, and the cell is marked Failed with that error.
+	// server process died: the run ends at once, incomplete and resumable.
 	Alive func() error
-	// IdleTimeout is how long a request may go without a byte before it
-	// counts as stalled and fails (0: two minutes, long enough for a 128K
-	// prefill on a small GPU).
-	IdleTimeout time.Duration
+	// FirstTokenTimeout is how long a request may wait for its first token
+	// (0: five minutes, long enough for a 128K prefill on a small GPU).
+	FirstTokenTimeout time.Duration
+	// StallTimeout is how long a request that has produced a token may go
+	// without a byte before it counts as stalled (0: 30 s).
+	StallTimeout time.Duration
+	// RequestTimeout bounds every non-streaming request: models, tokenize,
+	// metrics, health, version (0: 30 s).
+	RequestTimeout time.Duration
+	// AllowBusy measures a server that other clients use: the idle check
+	// and the drain barrier are off, and every decode cell is flagged.
+	AllowBusy bool
 	// Header holds the report sections the caller knows before the run
 	// (Hardware, Engine, LaunchCommand, Run.Model); Run fills in the rest.
 	Header Report
-	// Previous holds cells finished by an earlier, interrupted run of the
-	// same plan (--resume): Run keeps them and does not measure them again.
-	Previous []Result
+	// Resume, when set, is an earlier run of the same plan to finish.
+	Resume *Resume
+}
+
+// Resume is an earlier, unfinished run to finish: Run keeps its finished
+// cells and measures the others (Failed, Cancelled, Not run).
+type Resume struct {
+	Report Report // what the earlier run saved
+	// KeepFailed keeps its Failed cells instead of measuring them again.
+	KeepFailed bool
+	// Force measures even when the server is not the one the run began with.
+	Force bool
 }

@@ -10,10 +10,16 @@ import (
 
 func testOptions() runOptions {
 	return runOptions{
-		warmupTimeout: 10 * time.Second,
-		idleTimeout:   2 * time.Second,
-		sampleEvery:   100 * time.Millisecond,
-		retryPause:    20 * time.Millisecond,
+		warmupTimeout:     10 * time.Second,
+		firstTokenTimeout: 2 * time.Second,
+		stallTimeout:      2 * time.Second,
+		requestTimeout:    2 * time.Second,
+		sampleEvery:       100 * time.Millisecond,
+		metricsEvery:      25 * time.Millisecond,
+		retryPause:        20 * time.Millisecond,
+		idleWait:          time.Second,
+		drainWait:         2 * time.Second,
+		probeTimeout:      time.Second,
 	}
 }
 

@@ -3,12 +3,14 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,6 +46,9 @@ type fakeOpts struct {
 	Malformed      bool
 	LoopAfter      int // after this many tokens, repeat one phrase forever
 	Reasoning      int // chat: the first tokens are reasoning deltas
+	// Hang, when set, makes every request wait without an answer until the
+	// client goes away: a server that accepts connections and never answers.
+	Hang *atomic.Bool
 }
 
 // fakeServer is an httptest server that records what it sent.
@@ -55,6 +60,8 @@ type fakeServer struct {
 	vocab    map[string]int
 	pieces   []string
 	requests int
+	inflight int // streams being served
+	sent     int // tokens sent, over all requests
 	log      []*fakeRequest
 }
 
@@ -91,9 +98,23 @@ func newFakeServer(t *testing.T, o fakeOpts) *fakeServer {
 	mux.HandleFunc("POST /tokenize", f.tokenize)
 	mux.HandleFunc("POST /v1/completions", f.generate)
 	mux.HandleFunc("POST /v1/chat/completions", f.generate)
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(hangable(o.Hang, mux))
 	t.Cleanup(f.Close)
 	return f
+}
+
+// hangable serves h, unless hang is set: then it holds every request
+// without answering until the client gives up.
+func hangable(hang *atomic.Bool, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang != nil && hang.Load() {
+			// The server notices a client that left only once the body is read.
+			_, _ = io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // tokens splits text like a BPE tokenizer would, roughly: a word with its
@@ -145,10 +166,11 @@ func (f *fakeServer) metrics(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	n := f.requests
+	n, running, sent := f.requests, f.inflight, f.sent
 	f.mu.Unlock()
 	fmt.Fprintf(w, "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"%d\"} 1.0\n", f.opts.KVTokens/16)
-	fmt.Fprintf(w, "vllm:num_requests_running{model_name=\"fake-model\"} 1.0\nvllm:prompt_tokens_total{model_name=\"fake-model\"} %d.0\n", n)
+	fmt.Fprintf(w, "vllm:num_requests_running{model_name=\"fake-model\"} %d.0\nvllm:num_requests_waiting{model_name=\"fake-model\"} 0.0\n", running)
+	fmt.Fprintf(w, "vllm:prompt_tokens_total{model_name=\"fake-model\"} %d.0\nvllm:generation_tokens_total{model_name=\"fake-model\"} %d.0\n", n, sent)
 }
 
 func (f *fakeServer) tokenize(w http.ResponseWriter, r *http.Request) {
@@ -226,6 +248,14 @@ func (f *fakeServer) generate(w http.ResponseWriter, r *http.Request) {
 
 // stream sends the tokens on their absolute schedule.
 func (f *fakeServer) stream(w http.ResponseWriter, r *http.Request, g genRequest, rec *fakeRequest, n int) {
+	f.mu.Lock()
+	f.inflight++
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inflight--
+		f.mu.Unlock()
+	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
 	chat := len(g.Messages) > 0
@@ -260,6 +290,7 @@ func (f *fakeServer) stream(w http.ResponseWriter, r *http.Request, g genRequest
 		for range m {
 			rec.Sent = append(rec.Sent, time.Now())
 		}
+		f.sent += m
 		f.mu.Unlock()
 		fmt.Fprintf(w, "data: %s\n\n", ev)
 		fl.Flush()

@@ -35,16 +35,22 @@ func (r *runner) header() Report {
 		run.StartedAt = r.started
 	}
 	run.FinishedAt = time.Time{}
-	run.Complete = false
+	run.Complete, run.Incomplete, run.Checks = false, "", nil
 	return rep
 }
 
-// fillEngine completes the Engine and Run sections from the server.
-func (r *runner) fillEngine(ctx context.Context) {
+// fillEngine completes the Engine and Run sections from the server, and
+// returns what identifies the server as it answers now.
+func (r *runner) fillEngine(ctx context.Context) serverIdentity {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := &r.report.Engine
+	id := serverIdentity{Model: r.setup.Model, MaxModelLen: r.setup.MaxModelLen}
+	if r.plan.KVBudgetTokens == 0 {
+		id.KVCacheTokens = r.setup.KVTokens
+	}
 	if v, err := r.client.VersionInfo(ctx); err == nil {
+		id.Version = v.Version
 		if e.Version == "" {
 			e.Version = v.Version
 		}
@@ -67,4 +73,5 @@ func (r *runner) fillEngine(ctx context.Context) {
 	}
 	e.MaxNumSeqs = r.setup.MaxNumSeqs
 	r.report.Run.ServedModel = r.setup.Model
+	return id
 }

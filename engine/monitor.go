@@ -5,25 +5,20 @@ import (
 	"time"
 )
 
-// monitor runs beside the cells: every opts.sampleEvery it scrapes /metrics
-// (an EventServer), asks Target.Alive, and sends progress with the live
-// output rate.
+// monitor runs beside the cells: every opts.sampleEvery it asks
+// Target.Alive and sends progress with the live output rate.
 func (r *runner) monitor(ctx context.Context) {
 	tick := time.NewTicker(r.opts.sampleEvery)
 	defer tick.Stop()
-	metricsOK := true
 	lastTokens, lastAt := r.liveTokens.Load(), time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			if metricsOK {
-				metricsOK = r.sampleServer(ctx)
-			}
 			if r.target.Alive != nil {
 				if err := r.target.Alive(); err != nil {
-					r.markDead(err)
+					r.live.declare(err)
 				}
 			}
 			tokens := r.liveTokens.Load()
@@ -36,21 +31,6 @@ func (r *runner) monitor(ctx context.Context) {
 			r.send(ctx, Event{Kind: EventProgress, Time: now, Progress: &p})
 		}
 	}
-}
-
-// sampleServer scrapes /metrics once; it reports false when the server has
-// no usable /metrics, so the monitor stops asking.
-func (r *runner) sampleServer(ctx context.Context) bool {
-	m, err := r.client.Metrics(ctx)
-	if err != nil {
-		return ctx.Err() != nil
-	}
-	s := ServerSample{
-		Running: int(m.Running), Waiting: int(m.Waiting), KVUsagePct: 100 * m.KVCacheUsage,
-		GenTokens: m.GenerationTokens, PromptTokens: m.PromptTokens,
-	}
-	r.send(ctx, Event{Kind: EventServer, Time: time.Now(), Server: &s})
-	return true
 }
 
 // send delivers an informational event, or drops it once ctx is done so the

@@ -20,6 +20,7 @@ func (r *runner) runPrefill(ctx context.Context, cell Cell, cp *contextPrompt) (
 		res.Status, res.Error = StatusCancelled, "cancelled"
 		return res, time.Time{}, time.Time{}
 	case err != nil:
+		r.live.suspect(err)
 		res.Status, res.Error = StatusFailed, err.Error()
 		sample.Error = err.Error()
 		res.Requests = []RequestSample{sample}
@@ -56,6 +57,7 @@ func (r *runner) runPrefill(ctx context.Context, cell Cell, cp *contextPrompt) (
 func (r *runner) warm(ctx context.Context, cp *contextPrompt) {
 	rec, err := r.oneToken(ctx, cp)
 	if err != nil && ctx.Err() == nil {
+		r.live.suspect(err)
 		r.logf("warm-up at %s failed: %v", ContextLabel(cp.Tokens), err)
 		return
 	}

@@ -90,4 +90,9 @@ type RunInfo struct {
 	StartedAt       time.Time `json:"started_at"`
 	FinishedAt      time.Time `json:"finished_at,omitempty"`
 	Complete        bool      `json:"complete"` // every planned cell has a final status
+	// Incomplete says why a run that isn't complete stopped: "the server
+	// stopped answering: …", "interrupted".
+	Incomplete string `json:"incomplete,omitempty"`
+	// Checks says which trust checks ran, one line each (CheckServerMetrics…).
+	Checks []string `json:"checks,omitempty"`
 }

@@ -33,13 +33,17 @@ const (
 	StatusOverCapacity Status = "Over capacity"
 	StatusFailed       Status = "Failed"
 	StatusCancelled    Status = "Cancelled"
+	// StatusNotRun marks a planned cell the run never reached: the server
+	// stopped answering, or the run was interrupted before it.
+	StatusNotRun Status = "Not run"
 )
 
 // Notes explaining the statuses, worded as the seed reports word them.
 const (
 	NoteLooped       = "Looped: the model kept repeating the same text, so the benchmark discarded this measurement."
 	NoteOverCapacity = "Over capacity: not run because this many requests at this context would exceed the server's KV cache."
-	NoteFailed       = "Failed: most requests of this cell returned an error; the server's message is kept with the cell."
+	NoteFailed       = "Failed: a request of this cell failed, disconnected or stalled while it was measured (or warm-up kept failing); the reason is kept with the cell."
+	NoteNotRun       = "Not run: the run ended before this cell (the server stopped answering, or the run was interrupted); resuming the run measures it."
 	NoteTTFT         = "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."
 	NoteLatencies    = "Latencies are medians. Total tok/s is output across all simultaneous requests."
 )
@@ -86,7 +90,10 @@ type Result struct {
 	Error        string `json:"error,omitempty"`
 	// Underfilled is set when the average active requests stayed below 95 %
 	// of the requested concurrency: the server could not hold them all.
+	// The server's own count decides when /metrics exists.
 	Underfilled bool `json:"underfilled,omitempty"`
+	// Flags are the trust checks that doubt this cell (see FlagKind).
+	Flags []Flag `json:"flags,omitempty"`
 
 	TotalTokPerSec      float64 `json:"total_tok_s"`
 	PerRequestTokPerSec float64 `json:"per_request_tok_s"`
@@ -101,6 +108,14 @@ type Result struct {
 	TTFTPct       Percentiles `json:"ttft_ms_pct"`
 	ITLPct        Percentiles `json:"itl_ms_pct"`
 	PerRequestPct Percentiles `json:"per_request_tok_s_pct"`
+
+	// Server is the cross-check against the server's /metrics (decode cells).
+	Server *ServerCheck `json:"server,omitempty"`
+	// DrainS is how long the server took, after this cell's streams were
+	// closed, to have no request running or waiting (when /metrics exists).
+	DrainS float64 `json:"drain_s,omitempty"`
+	// Partial holds a Failed decode cell's figures, for diagnosis only.
+	Partial *PartialFigures `json:"partial,omitempty"`
 
 	Requests  []RequestSample `json:"requests,omitempty"`
 	Telemetry *Telemetry      `json:"telemetry,omitempty"`

@@ -13,20 +13,31 @@ import (
 	"speedmatrix/engine/openai"
 )
 
-// runOptions are the run's timeouts; tests shorten them.
+// runOptions are the run's timeouts and sampling rates; tests shorten them.
 type runOptions struct {
 	warmupTimeout time.Duration // longest wait for every worker's first token
-	idleTimeout   time.Duration // a stream with no byte for this long has stalled
-	sampleEvery   time.Duration // /metrics scrape, Alive check and progress
+	sampleEvery   time.Duration // Alive check and progress
+	metricsEvery  time.Duration // /metrics scrape for the trust checks
 	retryPause    time.Duration // pause after a failed request
+	idleWait      time.Duration // how long the server may stay busy before the run
+	drainWait     time.Duration // how long the server may take to drain after a cell
+	probeTimeout  time.Duration // how long a liveness probe waits for an answer
+	// Client timeouts, used when the Target leaves them zero.
+	firstTokenTimeout, stallTimeout, requestTimeout time.Duration
 }
 
 func defaultOptions() runOptions {
 	return runOptions{
-		warmupTimeout: 10 * time.Minute,
-		idleTimeout:   2 * time.Minute,
-		sampleEvery:   time.Second,
-		retryPause:    200 * time.Millisecond,
+		warmupTimeout:     10 * time.Minute,
+		sampleEvery:       time.Second,
+		metricsEvery:      250 * time.Millisecond,
+		retryPause:        200 * time.Millisecond,
+		idleWait:          30 * time.Second,
+		drainWait:         60 * time.Second,
+		probeTimeout:      10 * time.Second,
+		firstTokenTimeout: openai.DefaultFirstTokenTimeout,
+		stallTimeout:      openai.DefaultStallTimeout,
+		requestTimeout:    openai.DefaultRequestTimeout,
 	}
 }
 
@@ -39,14 +50,14 @@ type runner struct {
 	events  chan<- Event
 	setup   setup
 	prompts *prompter
+	live    *liveness
+	watch   *serverWatch // nil: the server has no usable /metrics
+	// stillBusy is the last sample of a drain barrier that gave up: the
+	// next cell is Failed unless the server is idle by then.
+	stillBusy *metricSample
 
 	requests   atomic.Int64 // numbers every request's prompt tail
 	liveTokens atomic.Int64 // output tokens × 1000 seen so far, for progress
-
-	dead     chan struct{} // closed when Target.Alive fails
-	deadOnce sync.Once
-	deadMu   sync.Mutex
-	deathErr error
 
 	mu       sync.Mutex // guards the fields below, read by the monitor
 	report   Report
@@ -58,31 +69,44 @@ type runner struct {
 }
 
 // Run measures plan against target and streams what happens. The channel is
-// closed after the EventDone event, whose Report holds every finished cell
-// and whose Err says why the run stopped early (nil when it completed). The
-// caller must read until the channel is closed. Cancelling ctx stops every
-// stream; the cell it interrupts is reported as Cancelled.
+// closed after the EventDone event, whose Report holds every cell (those
+// the run never reached as Not run) and whose Err says why the run stopped
+// early (nil when it completed): ErrServerStopped and ErrInterrupted leave
+// a resumable report. The caller must read until the channel is closed.
+// Cancelling ctx stops every stream; the cell it interrupts is Cancelled.
 func Run(ctx context.Context, plan Plan, target Target) <-chan Event {
 	return runWith(ctx, plan, target, defaultOptions())
 }
 
 func runWith(ctx context.Context, plan Plan, target Target, opts runOptions) <-chan Event {
 	ch := make(chan Event, 64)
-	r := &runner{plan: plan, target: target, opts: opts, events: ch, dead: make(chan struct{})}
+	r := &runner{plan: plan, target: target, opts: opts, events: ch}
 	r.client = openai.New(target.BaseURL, target.APIKey)
-	r.client.IdleTimeout = opts.idleTimeout
-	if target.IdleTimeout > 0 {
-		r.client.IdleTimeout = target.IdleTimeout
-	}
+	r.client.FirstTokenTimeout = cmp(target.FirstTokenTimeout, opts.firstTokenTimeout)
+	r.client.StallTimeout = cmp(target.StallTimeout, opts.stallTimeout)
+	r.client.RequestTimeout = cmp(target.RequestTimeout, opts.requestTimeout)
+	r.live = newLiveness(r.probe)
 	go func() {
 		defer close(ch)
 		err := r.run(ctx)
+		r.live.settle()
 		r.mu.Lock()
+		if err != nil {
+			r.endIncomplete(err)
+		}
 		rep := r.snapshot()
 		r.mu.Unlock()
 		r.events <- Event{Kind: EventDone, Time: time.Now(), Report: &rep, Err: err}
 	}()
 	return ch
+}
+
+// cmp is d, or def when d is zero.
+func cmp(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -99,12 +123,15 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.setup = s
-	r.fillEngine(ctx)
+	server := r.fillEngine(ctx)
+	if err := r.checkResume(server); err != nil {
+		return err
+	}
 	r.prompts = newPrompter(r.client, s.Model, r.plan.API, newRunID())
 	maxCtx := slices.Max(slices.Concat([]int{1}, s.Prefill, s.Decode))
 	if err := r.prompts.setup(ctx, maxCtx); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("run cancelled: %w", ctx.Err())
+			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
 		}
 		return fmt.Errorf("prepare prompts: %w", err)
 	}
@@ -115,28 +142,30 @@ func (r *runner) run(ctx context.Context) error {
 
 	monCtx, stopMon := context.WithCancel(ctx)
 	var mon sync.WaitGroup
-	mon.Go(func() { r.monitor(monCtx) })
 	defer func() { stopMon(); mon.Wait() }()
+	mon.Go(func() { r.monitor(monCtx) })
+	if r.startWatch(ctx) {
+		mon.Go(func() { r.watch.run(monCtx) })
+		if err := r.checkIdle(ctx); err != nil {
+			return err
+		}
+	}
 	return r.measureAll(ctx)
 }
 
 // measureAll runs every cell in order, keeping those a previous run finished.
 func (r *runner) measureAll(ctx context.Context) error {
-	previous := map[string]Result{}
-	for _, p := range r.target.Previous {
-		if p.Status != StatusCancelled && p.Status != StatusPending {
-			previous[p.Key()] = p
-		}
-	}
+	kept := r.keptResults()
 	warmed := map[int]bool{}
 	for i, cell := range r.cells {
-		if p, ok := previous[cell.Key()]; ok {
+		if p, ok := kept[cell.Key()]; ok {
 			r.startCell(i) // consumers number the kept cell like the others
 			r.finishCell(i, p, false)
 			continue
 		}
+		r.live.settle()
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("run cancelled: %w", err)
+			return fmt.Errorf("%w: %w", ErrInterrupted, err)
 		}
 		if err := r.alive(); err != nil {
 			return err
@@ -144,17 +173,19 @@ func (r *runner) measureAll(ctx context.Context) error {
 		r.startCell(i)
 		res := r.measure(ctx, cell, warmed)
 		r.finishCell(i, res, true)
+		r.live.settle()
 		switch {
 		case res.Status == StatusCancelled:
-			return fmt.Errorf("run cancelled: %w", context.Canceled)
-		case r.isDead():
-			return r.deadErr()
+			return fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
+		case r.live.stopped():
+			return r.live.deathErr()
 		}
 	}
 	return nil
 }
 
-// measure runs one cell and attaches its telemetry.
+// measure runs one cell, then the checks after it: the drain barrier, the
+// server cross-check and the telemetry.
 func (r *runner) measure(ctx context.Context, cell Cell, warmed map[int]bool) Result {
 	fail := func(err error) Result {
 		st := StatusFailed
@@ -169,24 +200,60 @@ func (r *runner) measure(ctx context.Context, cell Cell, warmed map[int]bool) Re
 		return Result{Cell: cell, ContextLabel: ContextLabel(cell.ContextTokens), Status: StatusOverCapacity,
 			StartedAt: now, FinishedAt: now}
 	}
+	if r.watch != nil {
+		r.watch.startCell()
+	}
+	if err := r.stillBusyErr(); err != nil {
+		res := fail(err)
+		r.drain(ctx, &res, time.Now())
+		return res
+	}
 	cp, err := r.prompts.forContext(ctx, cell.ContextTokens)
 	if err != nil {
 		return fail(fmt.Errorf("build the %s prompt: %w", ContextLabel(cell.ContextTokens), err))
 	}
-	var res Result
-	var from, to time.Time
+	var run decodeRun
 	if cell.Phase == PhasePrefill {
-		res, from, to = r.runPrefill(ctx, cell, cp)
+		run.res, run.from, run.to = r.runPrefill(ctx, cell, cp)
 		warmed[cell.ContextTokens] = true
 	} else {
 		if !warmed[cell.ContextTokens] {
 			r.warm(ctx, cp)
 			warmed[cell.ContextTokens] = true
 		}
-		res, from, to = r.runDecode(ctx, cell, cp)
+		run = r.runDecode(ctx, cell, cp)
 	}
-	r.attachTelemetry(&res, from, to)
+	res := run.res
+	r.drain(ctx, &res, res.FinishedAt)
+	if cell.Phase == PhaseDecode {
+		r.checkDecode(&res, run)
+	}
+	r.attachTelemetry(&res, run.from, run.to)
 	return res
+}
+
+// checkDecode cross-checks a decode cell with the server's /metrics and
+// raises its flags.
+func (r *runner) checkDecode(res *Result, run decodeRun) {
+	if r.watch != nil && res.Status != StatusCancelled && !run.from.IsZero() {
+		res.Server = crossCheck(r.watch.cellSamples(), run.from, run.to, gotTokens(run.arrivals))
+	}
+	if !res.Measured() {
+		return
+	}
+	active := run.clientActive
+	if res.Server != nil {
+		active = res.Server.Active
+	}
+	if c := float64(res.Concurrency); active < 0.95*c {
+		res.Underfilled = true
+		res.Flags = append(res.Flags, Flag{Kind: FlagUnderfilled, Message: fmt.Sprintf("underfilled: %.1f of %d requests were running on average; the server could not hold them all",
+			active, res.Concurrency)})
+	}
+	res.Flags = append(res.Flags, checkFlags(res.Server, res.TotalTokPerSec)...)
+	if r.target.AllowBusy {
+		res.Flags = append(res.Flags, Flag{Kind: FlagBusy, Message: "measured while other clients were allowed to use the server: the idle check and the drain barrier were off"})
+	}
 }
 
 func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
@@ -194,8 +261,14 @@ func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
 		return
 	}
 	res.Telemetry = r.target.Telemetry.Summary(from, to)
-	if res.Telemetry != nil && res.Status == StatusValid && res.TotalTokPerSec > 0 && res.Telemetry.TotalPowerW.Avg > 0 {
+	if res.Telemetry == nil || !res.Measured() {
+		return
+	}
+	if res.TotalTokPerSec > 0 && res.Telemetry.TotalPowerW.Avg > 0 {
 		res.JoulesPerToken = res.Telemetry.TotalPowerW.Avg / res.TotalTokPerSec
+	}
+	if th := res.Telemetry.Throttle; !th.OK() {
+		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: "GPU throttled: " + th.Describe()})
 	}
 }
 
@@ -221,16 +294,40 @@ func (r *runner) finishCell(i int, res Result, measured bool) {
 	r.events <- Event{Kind: EventResult, Time: time.Now(), Result: &res, Report: &rep}
 }
 
+// endIncomplete records why the run stopped and, once it has measured
+// something, lists every cell it never reached as Not run; r.mu is held.
+func (r *runner) endIncomplete(err error) {
+	r.report.Run.Incomplete = err.Error()
+	if len(r.report.Results) == 0 {
+		return
+	}
+	done := map[string]bool{}
+	for _, res := range r.report.Results {
+		done[res.Key()] = true
+	}
+	for _, c := range r.cells {
+		if !done[c.Key()] {
+			r.report.Results = append(r.report.Results, Result{Cell: c, ContextLabel: ContextLabel(c.ContextTokens), Status: StatusNotRun})
+		}
+	}
+}
+
 // snapshot copies the report with results in the seeds' order. r.mu is held.
 func (r *runner) snapshot() Report {
 	rep := r.report
 	rep.Results = slices.Clone(r.report.Results)
 	sortResults(rep.Results)
 	rep.Run.FinishedAt = time.Now()
-	rep.Run.Complete = len(r.cells) > 0 && len(rep.Results) == len(r.cells) && !slices.ContainsFunc(rep.Results, func(x Result) bool {
-		return x.Status == StatusCancelled || x.Status == StatusPending
-	})
+	rep.Run.Complete = rep.Run.Incomplete == "" && len(r.cells) > 0 && len(rep.Results) == len(r.cells) &&
+		!slices.ContainsFunc(rep.Results, func(x Result) bool { return !x.Status.Final() })
 	return rep
+}
+
+// Final reports whether a cell with this status is done: Valid, Looped,
+// Over capacity and Failed are; Pending, Cancelled and Not run still need
+// measuring.
+func (s Status) Final() bool {
+	return s != StatusPending && s != StatusCancelled && s != StatusNotRun
 }
 
 // emit sends an informational event unless the run is being torn down.
@@ -240,42 +337,29 @@ func (r *runner) logf(format string, args ...any) {
 	r.emit(Event{Kind: EventLog, Time: time.Now(), Log: fmt.Sprintf(format, args...)})
 }
 
+// alive asks Target.Alive (a launched server's process) and declares the
+// server stopped when it has exited.
 func (r *runner) alive() error {
-	if r.isDead() {
-		return r.deadErr()
+	if r.live.stopped() {
+		return r.live.deathErr()
 	}
 	if r.target.Alive == nil {
 		return nil
 	}
 	if err := r.target.Alive(); err != nil {
-		r.markDead(err)
-		return r.deadErr()
+		r.live.declare(err)
+		return r.live.deathErr()
 	}
 	return nil
 }
 
-func (r *runner) markDead(err error) {
-	r.deadMu.Lock()
-	if r.deathErr == nil {
-		r.deathErr = fmt.Errorf("the server stopped: %w", err)
-	}
-	r.deadMu.Unlock()
-	r.deadOnce.Do(func() { close(r.dead) })
-}
-
-func (r *runner) isDead() bool {
-	select {
-	case <-r.dead:
-		return true
-	default:
-		return false
-	}
-}
-
-func (r *runner) deadErr() error {
-	r.deadMu.Lock()
-	defer r.deadMu.Unlock()
-	return r.deathErr
+// probe asks the server for its models, with the probe's own timeout: any
+// answer, even an error status, means it is there.
+func (r *runner) probe(ctx context.Context) error {
+	c := *r.client
+	c.RequestTimeout = r.opts.probeTimeout
+	_, err := c.Models(ctx)
+	return err
 }
 
 func newRunID() string {

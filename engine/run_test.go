@@ -133,7 +133,7 @@ func TestResume(t *testing.T) {
 		{Cell: Cell{Phase: PhaseDecode, ContextTokens: 1 * K, Concurrency: 1}, Status: StatusLooped},
 		{Cell: Cell{Phase: PhaseDecode, ContextTokens: 1 * K, Concurrency: 2}, Status: StatusCancelled},
 	}
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Previous: prev}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Resume: &Resume{Report: Report{Results: prev}}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestSimFaults(t *testing.T) {
 			plan := Plan{DecodeContexts: []int{1 * K}, Concurrency: []int{1, 2},
 				Duration: 400 * time.Millisecond, MaxOutputTokens: 256, API: APICompletions}
 			opts := testOptions()
-			opts.idleTimeout = 100 * time.Millisecond // a quarter of the window: stalls fail requests
+			opts.stallTimeout = 100 * time.Millisecond // a quarter of the window: stalls fail requests
 			rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: srv.URL}, opts)
 			if err != nil {
 				t.Fatalf("run error %v: faults inside cells must not stop the run", err)

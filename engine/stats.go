@@ -18,6 +18,7 @@ type arrival struct {
 
 // requestRecord is everything one streaming request did, in client time.
 type requestRecord struct {
+	Worker     int // which of the cell's streams sent it
 	Sent       time.Time
 	FirstToken time.Time // zero: no token arrived
 	End        time.Time // zero: still running when the cell stopped it

@@ -25,6 +25,9 @@ type GPUTelemetry struct {
 	MemClockMHz    Stat `json:"mem_clock_mhz"`
 	PCIeRxMBs      Stat `json:"pcie_rx_mb_s"`
 	PCIeTxMBs      Stat `json:"pcie_tx_mb_s"`
+	// ClockEvents counts, per reason (ThrottlePowerCap, …), the samples in
+	// which this GPU reported it; nil when the reasons couldn't be read.
+	ClockEvents map[string]int `json:"clock_events,omitempty"`
 }
 
 // Telemetry is what the hardware did during one cell.
@@ -33,4 +36,7 @@ type Telemetry struct {
 	GPUs        []GPUTelemetry `json:"gpus,omitempty"`
 	CPUUtilPct  Stat           `json:"cpu_util_pct"`
 	TotalPowerW Stat           `json:"total_power_w"` // summed over GPUs
+	// Throttle is the cell's throttle verdict; nil when no GPU's clock-event
+	// reasons were sampled.
+	Throttle *Throttle `json:"throttle,omitempty"`
 }

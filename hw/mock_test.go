@@ -24,7 +24,8 @@ type countingServer struct {
 }
 
 // newH200 returns the dgxh200 mock with every function hw calls filled in:
-// GPU i uses (i+1) GiB, draws 100+i W at 50+i °C and 10·i % utilisation.
+// GPU i uses (i+1) GiB, draws 100+i W at 50+i °C and 10·i % utilisation,
+// with no clock-event reasons.
 func newH200(t *testing.T) *countingServer {
 	t.Helper()
 	cs := &countingServer{Server: dgxh200.New()}
@@ -63,6 +64,7 @@ func fillH200(d *server.Device, i int) {
 		}
 		return 1755, ok
 	}
+	d.GetCurrentClocksEventReasonsFunc = func() (uint64, nvml.Return) { return nvml.ClocksEventReasonNone, ok }
 	d.GetPcieThroughputFunc = func(c nvml.PcieUtilCounter) (uint32, nvml.Return) {
 		if c == nvml.PCIE_UTIL_RX_BYTES {
 			return 2000, ok // KB/s

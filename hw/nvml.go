@@ -29,6 +29,9 @@ type library interface {
 	SystemGetCudaDriverVersion() (int, nvml.Return)
 	DeviceGetCount() (int, nvml.Return)
 	DeviceGetHandleByIndex(int) (nvml.Device, nvml.Return)
+	// Extensions gives LookupSymbol, to learn whether the driver exports a
+	// function before calling it.
+	Extensions() nvml.ExtendedInterface
 }
 
 // session is an initialised NVML library. It is only ever made by

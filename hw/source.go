@@ -11,7 +11,8 @@ import (
 // systemSource reads the GPUs through an NVML session (when one opened) and
 // the host CPU through gopsutil.
 type systemSource struct {
-	nvml *session // nil without NVML: CPU only
+	nvml   *session // nil without NVML: CPU only
+	events clockEventQuery
 	// cpuTimes reads the host's summed CPU times; a field so tests can feed
 	// their own.
 	cpuTimes func() (cpu.TimesStat, error)
@@ -23,6 +24,7 @@ func newSystemSource(lib library) *systemSource {
 	src := &systemSource{cpuTimes: readCPUTimes}
 	if s, err := openSession(lib); err == nil {
 		src.nvml = s
+		src.events = s.clockEventQuery()
 	}
 	return src
 }
@@ -52,7 +54,7 @@ func (src *systemSource) Read() Sample {
 	smp.GPUs = make([]GPUSample, len(src.nvml.devices))
 	var wg sync.WaitGroup
 	for i, d := range src.nvml.devices {
-		wg.Go(func() { smp.GPUs[i] = readGPU(i, d) })
+		wg.Go(func() { smp.GPUs[i] = readGPU(i, d, src.events) })
 	}
 	wg.Wait()
 	return smp
@@ -67,8 +69,9 @@ func (src *systemSource) Close() error {
 	return nil
 }
 
-// readGPU reads one GPU's figures; any that fails is NaN.
-func readGPU(index int, d nvml.Device) GPUSample {
+// readGPU reads one GPU's figures; any that fails is NaN, and failed
+// clock-event reasons leave ClockEventsRead false.
+func readGPU(index int, d nvml.Device, events clockEventQuery) GPUSample {
 	nan := math.NaN()
 	g := GPUSample{Index: index, UtilizationPct: nan, MemoryUsedMiB: nan, PowerW: nan,
 		TemperatureC: nan, SMClockMHz: nan, MemClockMHz: nan, PCIeRxMBs: nan, PCIeTxMBs: nan}
@@ -100,6 +103,7 @@ func readGPU(index int, d nvml.Device) GPUSample {
 	if kb, ret := d.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); ret == nvml.SUCCESS {
 		g.PCIeTxMBs = float64(kb) / 1000
 	}
+	g.ClockEventReasons, g.ClockEventsRead = events.read(d)
 	return g
 }
 

@@ -45,7 +45,7 @@ func TestSystemSourceH200(t *testing.T) {
 	}
 	g5 := second.GPUs[5]
 	want := GPUSample{Index: 5, UtilizationPct: 50, MemoryUsedMiB: 6 * 1024, PowerW: 105, TemperatureC: 55,
-		SMClockMHz: 1755, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5}
+		SMClockMHz: 1755, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5, ClockEventsRead: true}
 	if g5 != want {
 		t.Errorf("GPU 5 sample = %+v, want %+v", g5, want)
 	}

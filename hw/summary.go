@@ -27,6 +27,10 @@ type GPUSample struct {
 	MemClockMHz    float64
 	PCIeRxMBs      float64
 	PCIeTxMBs      float64
+	// ClockEventReasons is NVML's clock-event (throttle) reason bits
+	// (nvml.ClocksEventReason…), valid when ClockEventsRead is set.
+	ClockEventReasons uint64
+	ClockEventsRead   bool
 }
 
 // ring keeps the newest limit samples in time order. It grows as samples
@@ -87,28 +91,41 @@ func (a acc) stat() engine.Stat {
 	return engine.Stat{Avg: a.sum / float64(a.n), Peak: a.peak}
 }
 
-// gpuAcc holds one accumulator per GPUSample figure, in field order.
-type gpuAcc [8]acc
+// gpuAcc holds one accumulator per GPUSample figure, in field order, and
+// the GPU's clock-event reason counts.
+type gpuAcc struct {
+	figs       [8]acc
+	events     reasonCounts
+	eventsRead bool // the reasons were read in at least one sample
+}
 
 func (g *gpuAcc) add(s GPUSample) {
 	for i, v := range [8]float64{s.UtilizationPct, s.MemoryUsedMiB, s.PowerW, s.TemperatureC,
 		s.SMClockMHz, s.MemClockMHz, s.PCIeRxMBs, s.PCIeTxMBs} {
-		g[i].add(v)
+		g.figs[i].add(v)
+	}
+	if s.ClockEventsRead {
+		g.eventsRead = true
+		g.events.add(s.ClockEventReasons)
 	}
 }
 
 func (g *gpuAcc) telemetry(index int) engine.GPUTelemetry {
-	return engine.GPUTelemetry{
+	t := engine.GPUTelemetry{
 		Index:          index,
-		UtilizationPct: g[0].stat(),
-		MemoryUsedMiB:  g[1].stat(),
-		PowerW:         g[2].stat(),
-		TemperatureC:   g[3].stat(),
-		SMClockMHz:     g[4].stat(),
-		MemClockMHz:    g[5].stat(),
-		PCIeRxMBs:      g[6].stat(),
-		PCIeTxMBs:      g[7].stat(),
+		UtilizationPct: g.figs[0].stat(),
+		MemoryUsedMiB:  g.figs[1].stat(),
+		PowerW:         g.figs[2].stat(),
+		TemperatureC:   g.figs[3].stat(),
+		SMClockMHz:     g.figs[4].stat(),
+		MemClockMHz:    g.figs[5].stat(),
+		PCIeRxMBs:      g.figs[6].stat(),
+		PCIeTxMBs:      g.figs[7].stat(),
 	}
+	if g.eventsRead {
+		t.ClockEvents = g.events.byName()
+	}
+	return t
 }
 
 // summary aggregates samples into an engine.Telemetry.
@@ -116,6 +133,7 @@ type summary struct {
 	samples    int
 	cpu, power acc
 	gpus       map[int]*gpuAcc
+	throttle   throttleAcc
 }
 
 func (s *summary) add(smp Sample) {
@@ -140,6 +158,7 @@ func (s *summary) add(smp Sample) {
 	if havePower {
 		s.power.add(total)
 	}
+	s.throttle.add(smp.GPUs)
 }
 
 func (s *summary) telemetry() *engine.Telemetry {
@@ -151,5 +170,6 @@ func (s *summary) telemetry() *engine.Telemetry {
 		t.GPUs = append(t.GPUs, a.telemetry(i))
 	}
 	sort.Slice(t.GPUs, func(i, j int) bool { return t.GPUs[i].Index < t.GPUs[j].Index })
+	t.Throttle = s.throttle.throttle(t.GPUs)
 	return t
 }

@@ -17,9 +17,17 @@ import (
 	"time"
 )
 
-// DefaultIdleTimeout is how long Stream waits for the next byte before it
-// gives up with ErrStalled, when Client.IdleTimeout is zero.
-const DefaultIdleTimeout = 60 * time.Second
+// Defaults for the Client's timeouts, used where its field is zero.
+const (
+	// DefaultFirstTokenTimeout is how long a stream may wait for its first
+	// token: a 128K prefill on a slow GPU takes over a minute.
+	DefaultFirstTokenTimeout = 5 * time.Minute
+	// DefaultStallTimeout is how long a stream that has produced a token
+	// may then go without a byte.
+	DefaultStallTimeout = 30 * time.Second
+	// DefaultRequestTimeout bounds every non-streaming request.
+	DefaultRequestTimeout = 30 * time.Second
+)
 
 // Client talks to one OpenAI-compatible server.
 type Client struct {
@@ -29,11 +37,17 @@ type Client struct {
 	// appears in errors.
 	APIKey string
 	// HTTP does the requests. It must not have a Timeout: streams are long
-	// and are bounded by their context and IdleTimeout instead.
+	// and are bounded by their context and the timeouts below instead.
 	HTTP *http.Client
-	// IdleTimeout ends a stream with ErrStalled when no byte arrived for
-	// this long (DefaultIdleTimeout when zero).
-	IdleTimeout time.Duration
+	// FirstTokenTimeout ends a stream with ErrStalled when no token arrived
+	// this long after the request was sent (DefaultFirstTokenTimeout when zero).
+	FirstTokenTimeout time.Duration
+	// StallTimeout ends a stream with ErrStalled when, after its first
+	// token, no byte arrived for this long (DefaultStallTimeout when zero).
+	StallTimeout time.Duration
+	// RequestTimeout bounds each non-streaming request, answer included
+	// (DefaultRequestTimeout when zero); it ends with ErrTimeout.
+	RequestTimeout time.Duration
 }
 
 // New returns a client for the server at baseURL. A trailing slash or /v1 is
@@ -79,9 +93,19 @@ func (c *Client) httpClient() *http.Client {
 	return http.DefaultClient
 }
 
-func (c *Client) idleTimeout() time.Duration {
-	if c.IdleTimeout > 0 {
-		return c.IdleTimeout
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
 	}
-	return DefaultIdleTimeout
+	return def
+}
+
+func (c *Client) firstTokenTimeout() time.Duration {
+	return orDefault(c.FirstTokenTimeout, DefaultFirstTokenTimeout)
+}
+
+func (c *Client) stallTimeout() time.Duration { return orDefault(c.StallTimeout, DefaultStallTimeout) }
+
+func (c *Client) requestTimeout() time.Duration {
+	return orDefault(c.RequestTimeout, DefaultRequestTimeout)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,26 +131,54 @@ func (c *Client) doJSON(ctx context.Context, method, path string, in, out any, m
 			return fmt.Errorf("%s: encode request: %w", endpoint, err)
 		}
 	}
-	req, err := c.newRequest(ctx, method, path, body)
+	rctx, cancel := context.WithTimeout(ctx, c.requestTimeout())
+	defer cancel()
+	req, err := c.newRequest(rctx, method, path, body)
 	if err != nil {
 		return err
 	}
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
-		return transportError(ctx, endpoint, c.BaseURL, err)
+		return c.timedOut(ctx, rctx, endpoint, transportError(ctx, endpoint, c.BaseURL, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return c.answerError(ctx, resp, endpoint, model)
 	}
 	if out == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
-		return nil
+		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
+		return c.timedOut(ctx, rctx, endpoint, nil)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBodyBytes)).Decode(out); err != nil {
+		if te := c.timedOut(ctx, rctx, endpoint, nil); te != nil {
+			return te
+		}
 		return fmt.Errorf("%s: %w: the answer is not the expected JSON (%v): check that --endpoint is an OpenAI-compatible server", endpoint, ErrMalformed, err)
 	}
 	return nil
+}
+
+// TimeoutError is a non-streaming request that got no (whole) answer
+// within Client.RequestTimeout. errors.Is(err, ErrTimeout) holds.
+type TimeoutError struct {
+	Endpoint string // "GET /metrics"
+	After    time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s: %v: no answer within %s (the server accepts connections but does not answer)", e.Endpoint, ErrTimeout, Seconds(e.After))
+}
+
+// Unwrap makes errors.Is(err, ErrTimeout) work.
+func (e *TimeoutError) Unwrap() error { return ErrTimeout }
+
+// timedOut returns a TimeoutError when the request's own deadline (rctx)
+// passed while the caller's ctx is still live, and err otherwise.
+func (c *Client) timedOut(ctx, rctx context.Context, endpoint string, err error) error {
+	if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return &TimeoutError{Endpoint: endpoint, After: c.requestTimeout()}
+	}
+	return err
 }
 
 // answerError reads an error answer into an APIError. For an unknown

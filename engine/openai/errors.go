@@ -19,8 +19,12 @@ var (
 	ErrModelNotFound = errors.New("model not found")
 	// ErrContextTooLong: the prompt plus max output exceed the model's context (400).
 	ErrContextTooLong = errors.New("context too long")
-	// ErrStalled: no byte arrived within Client.IdleTimeout.
+	// ErrStalled: a stream got no first token within
+	// Client.FirstTokenTimeout, or nothing for Client.StallTimeout after it.
 	ErrStalled = errors.New("stream stalled")
+	// ErrTimeout: a non-streaming request got no answer within
+	// Client.RequestTimeout.
+	ErrTimeout = errors.New("timed out")
 	// ErrIncomplete: the stream ended before the server finished the answer.
 	ErrIncomplete = errors.New("stream incomplete")
 	// ErrNotSupported: the server does not have this endpoint (e.g. /tokenize).

@@ -27,9 +27,28 @@ type Metrics struct {
 	// NumGPUBlocks and BlockSize are labels of vllm:cache_config_info;
 	// blocks are summed over engines (data parallel ranks).
 	NumGPUBlocks, BlockSize             int
-	GenerationTokens, PromptTokens      float64  // vllm:generation_tokens_total, vllm:prompt_tokens_total
-	PrefixCacheHits, PrefixCacheQueries float64  // vllm:prefix_cache_hits[_total], vllm:prefix_cache_queries[_total]
-	Samples                             []Sample // every sample parsed
+	GenerationTokens, PromptTokens      float64 // vllm:generation_tokens_total, vllm:prompt_tokens_total
+	PrefixCacheHits, PrefixCacheQueries float64 // vllm:prefix_cache_hits[_total], vllm:prefix_cache_queries[_total]
+	// HasRequests is set when the page has vllm:num_requests_running: the
+	// server's load can be read from it.
+	HasRequests bool
+	// HasGenerationTokens is set when vllm:generation_tokens_total is there.
+	HasGenerationTokens bool
+	// ITLCount and TTFTCount are the _count of the inter-token latency
+	// histogram (vllm:inter_token_latency_seconds, older vLLM:
+	// vllm:time_per_output_token_seconds) and of
+	// vllm:time_to_first_token_seconds: one observation per output token
+	// after the first, and one per first token.
+	ITLCount, TTFTCount float64
+	HasITL              bool
+	// Preemptions is vllm:num_preemptions_total (older: vllm:num_preemptions).
+	Preemptions float64
+	// Speculative decoding: vllm:spec_decode_num_drafts_total,
+	// _num_draft_tokens_total and _num_accepted_tokens_total; HasSpecDecode
+	// when any of them is there.
+	SpecDrafts, SpecDraftTokens, SpecAcceptedTokens float64
+	HasSpecDecode                                   bool
+	Samples                                         []Sample // every sample parsed
 }
 
 // KVCacheTokens is the server's KV cache size in tokens
@@ -39,21 +58,24 @@ func (m Metrics) KVCacheTokens() int { return m.NumGPUBlocks * m.BlockSize }
 // Metrics scrapes and parses GET /metrics. Lines that do not parse are
 // skipped; it fails only when the page holds no sample at all.
 func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
-	req, err := c.newRequest(ctx, http.MethodGet, "/metrics", nil)
+	const endpoint = "GET /metrics"
+	rctx, cancel := context.WithTimeout(ctx, c.requestTimeout())
+	defer cancel()
+	req, err := c.newRequest(rctx, http.MethodGet, "/metrics", nil)
 	if err != nil {
 		return Metrics{}, err
 	}
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
-		return Metrics{}, transportError(ctx, "GET /metrics", c.BaseURL, err)
+		return Metrics{}, c.timedOut(ctx, rctx, endpoint, transportError(ctx, endpoint, c.BaseURL, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return Metrics{}, c.answerError(ctx, resp, "GET /metrics", "")
+		return Metrics{}, c.answerError(ctx, resp, endpoint, "")
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 	if err != nil {
-		return Metrics{}, fmt.Errorf("GET /metrics: %w", err)
+		return Metrics{}, c.timedOut(ctx, rctx, endpoint, fmt.Errorf("%s: %w", endpoint, err))
 	}
 	m, err := ParseMetrics(string(body))
 	if err != nil && len(m.Samples) == 0 {
@@ -69,6 +91,8 @@ type metricsAcc struct {
 	hits, hitsTotal             float64
 	queries, queriesTotal       float64
 	hasHitsTotal, hasQueryTotal bool
+	itlNew, itlOld              float64
+	hasITLNew, hasITLOld        bool
 }
 
 // ParseMetrics parses Prometheus text exposition format (and the
@@ -106,6 +130,7 @@ func (m *Metrics) add(s Sample, acc *metricsAcc) {
 	switch s.Name {
 	case "vllm:num_requests_running":
 		m.Running += v
+		m.HasRequests = true
 	case "vllm:num_requests_waiting":
 		m.Waiting += v
 	case "vllm:kv_cache_usage_perc":
@@ -120,6 +145,21 @@ func (m *Metrics) add(s Sample, acc *metricsAcc) {
 		}
 	case "vllm:generation_tokens_total":
 		m.GenerationTokens += v
+		m.HasGenerationTokens = true
+	case "vllm:inter_token_latency_seconds_count":
+		acc.itlNew, acc.hasITLNew = acc.itlNew+v, true
+	case "vllm:time_per_output_token_seconds_count":
+		acc.itlOld, acc.hasITLOld = acc.itlOld+v, true
+	case "vllm:time_to_first_token_seconds_count":
+		m.TTFTCount += v
+	case "vllm:num_preemptions_total", "vllm:num_preemptions":
+		m.Preemptions += v
+	case "vllm:spec_decode_num_drafts_total":
+		m.SpecDrafts, m.HasSpecDecode = m.SpecDrafts+v, true
+	case "vllm:spec_decode_num_draft_tokens_total":
+		m.SpecDraftTokens, m.HasSpecDecode = m.SpecDraftTokens+v, true
+	case "vllm:spec_decode_num_accepted_tokens_total":
+		m.SpecAcceptedTokens, m.HasSpecDecode = m.SpecAcceptedTokens+v, true
 	case "vllm:prompt_tokens_total":
 		m.PromptTokens += v
 	case "vllm:prefix_cache_hits_total":
@@ -142,8 +182,20 @@ func (m *Metrics) finish(acc *metricsAcc) {
 	case acc.hasKVOld:
 		m.KVCacheUsage = acc.kvOld
 	}
+	switch {
+	case acc.hasITLNew:
+		m.ITLCount, m.HasITL = acc.itlNew, true
+	case acc.hasITLOld:
+		m.ITLCount, m.HasITL = acc.itlOld, true
+	}
 	m.PrefixCacheHits = acc.hits
 	if acc.hasHitsTotal {
+		switch {
+		case acc.hasITLNew:
+			m.ITLCount, m.HasITL = acc.itlNew, true
+		case acc.hasITLOld:
+			m.ITLCount, m.HasITL = acc.itlOld, true
+		}
 		m.PrefixCacheHits = acc.hitsTotal
 	}
 	m.PrefixCacheQueries = acc.queries

@@ -45,19 +45,28 @@ var metricsCases = []struct {
 }{
 	{name: "vLLM v1, two engines", in: vllmV1Metrics, samples: 14, want: Metrics{
 		Running: 5, Waiting: 1, KVCacheUsage: 0.5, NumGPUBlocks: 52000, BlockSize: 16,
-		GenerationTokens: 700, PromptTokens: 12345, PrefixCacheHits: 250, PrefixCacheQueries: 1000}},
+		GenerationTokens: 700, PromptTokens: 12345, PrefixCacheHits: 250, PrefixCacheQueries: 1000,
+		HasRequests: true, HasGenerationTokens: true}},
+	{name: "histogram counts, preemptions, speculative decoding", samples: 8, in: "vllm:inter_token_latency_seconds_count{engine=\"0\"} 90\n" +
+		"vllm:inter_token_latency_seconds_count{engine=\"1\"} 10\nvllm:time_per_output_token_seconds_count 5\n" +
+		"vllm:time_to_first_token_seconds_count 4\nvllm:num_preemptions_total 3\n" +
+		"vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 30\nvllm:spec_decode_num_accepted_tokens_total 21\n",
+		want: Metrics{ITLCount: 100, HasITL: true, TTFTCount: 4, Preemptions: 3,
+			SpecDrafts: 10, SpecDraftTokens: 30, SpecAcceptedTokens: 21, HasSpecDecode: true}},
+	{name: "older histogram name", samples: 1, in: "vllm:time_per_output_token_seconds_count 5\n",
+		want: Metrics{ITLCount: 5, HasITL: true}},
 	{name: "older names", samples: 4, in: "vllm:gpu_cache_usage_perc{model_name=\"m\"} 0.125\nvllm:prefix_cache_hits{a=\"b\"} 3\nvllm:prefix_cache_queries 9\nvllm:num_requests_running 1\n",
-		want: Metrics{KVCacheUsage: 0.125, PrefixCacheHits: 3, PrefixCacheQueries: 9, Running: 1}},
+		want: Metrics{KVCacheUsage: 0.125, PrefixCacheHits: 3, PrefixCacheQueries: 9, Running: 1, HasRequests: true}},
 	{name: "new names win over old", samples: 4, in: "vllm:gpu_cache_usage_perc 0.9\nvllm:kv_cache_usage_perc 0.1\nvllm:prefix_cache_hits 5\nvllm:prefix_cache_hits_total 7\n",
 		want: Metrics{KVCacheUsage: 0.1, PrefixCacheHits: 7}},
 	{name: "escaped label values, CRLF, spaces", samples: 2, in: "vllm:num_requests_waiting{path=\"a\\\"b\\\\c\\nd\" , x=\"}\"} 4\r\n  vllm:num_requests_waiting{} +Inf  \r\n",
 		want: Metrics{Waiting: math.Inf(1)}},
 	{name: "NaN is kept but not summed", samples: 2, in: "vllm:num_requests_running NaN\nvllm:num_requests_running 2\n",
-		want: Metrics{Running: 2}},
+		want: Metrics{Running: 2, HasRequests: true}},
 	{name: "OpenMetrics EOF and exemplar", samples: 2, in: "vllm:generation_tokens_total{a=\"1\"} 10 # {trace_id=\"x\"} 1\nvllm:prompt_tokens_total 3 1700000000.5\n# EOF\n",
-		want: Metrics{GenerationTokens: 10, PromptTokens: 3}},
+		want: Metrics{GenerationTokens: 10, PromptTokens: 3, HasGenerationTokens: true}},
 	{name: "quoted name in braces", samples: 1, in: "{\"vllm:num_requests_running\", engine=\"0\"} 4\n",
-		want: Metrics{Running: 4}},
+		want: Metrics{Running: 4, HasRequests: true}},
 	{name: "bad lines are skipped with an error", samples: 1, err: true,
 		in:   "vllm:num_requests_running{a=\"x} 1\nvllm:num_requests_running 1 2 3\nvllm:num_requests_waiting 7\n9bad 1\nvllm:x one\n",
 		want: Metrics{Waiting: 7}},

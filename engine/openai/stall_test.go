@@ -27,34 +27,65 @@ func blockingHandler(headers bool, parts ...string) http.HandlerFunc {
 	}
 }
 
+// TestStreamStalls checks both timeouts: a stream without a token fails
+// after the first-token timeout (however short the stall timeout), and one
+// that went quiet after its first token fails after the stall timeout
+// (however long the first-token timeout).
 func TestStreamStalls(t *testing.T) {
+	const short, long = 150 * time.Millisecond, time.Hour
 	for _, tc := range []struct {
-		name   string
-		h      http.HandlerFunc
-		chunks int
+		name              string
+		h                 http.HandlerFunc
+		firstToken, stall time.Duration
+		chunks            int
+		want              string
 	}{
-		{"after a chunk", blockingHandler(true, chatDelta("content", "a")), 1},
-		{"after keep-alives only", blockingHandler(true, ": ping\n\n"), 0},
-		{"before the headers", blockingHandler(false), 0},
+		{"after a token", blockingHandler(true, chatDelta("content", "a")), long, short, 1, "nothing from the server for 150 ms after the first token"},
+		{"after the role chunk only", blockingHandler(true, roleChunk), short, long, 1, "no first token within 150 ms"},
+		{"after keep-alives only", blockingHandler(true, ": ping\n\n"), short, long, 0, "no first token within 150 ms"},
+		{"before the headers", blockingHandler(false), short, long, 0, "no first token within 150 ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := testClient(t, tc.h)
-			const idle = 150 * time.Millisecond
-			c.IdleTimeout = idle
+			c.FirstTokenTimeout, c.StallTimeout = tc.firstToken, tc.stall
 			st, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil)
-			if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), "no data from the server for 150ms") {
-				t.Fatalf("err = %v, want ErrStalled saying how long", err)
+			var se *StallError
+			if !errors.Is(err, ErrStalled) || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrStalled saying %q", err, tc.want)
 			}
-			if st.Chunks != tc.chunks || st.End.Sub(st.Sent) < idle {
-				t.Fatalf("chunks %d, stream lasted %v; want %d chunks and at least %v", st.Chunks, st.End.Sub(st.Sent), tc.chunks, idle)
+			if st.Chunks != tc.chunks || st.End.Sub(st.Sent) < short {
+				t.Fatalf("chunks %d, stream lasted %v; want %d chunks and at least %v", st.Chunks, st.End.Sub(st.Sent), tc.chunks, short)
 			}
 		})
 	}
 }
 
-// TestStreamIdleTimeoutIsNotTotal checks that a slow but steady stream
-// longer than the idle timeout is not cut.
-func TestStreamIdleTimeoutIsNotTotal(t *testing.T) {
+// TestRequestTimeout: every non-streaming request of a server that accepts
+// the connection and never answers ends with ErrTimeout naming the endpoint.
+func TestRequestTimeout(t *testing.T) {
+	c := testClient(t, blockingHandler(false))
+	c.RequestTimeout = 100 * time.Millisecond
+	for _, tc := range []struct {
+		endpoint string
+		call     func() error
+	}{
+		{"GET /v1/models", func() error { _, err := c.Models(t.Context()); return err }},
+		{"GET /metrics", func() error { _, err := c.Metrics(t.Context()); return err }},
+		{"POST /tokenize", func() error { _, err := c.Tokenize(t.Context(), "m", "hi"); return err }},
+		{"POST /detokenize", func() error { _, err := c.Detokenize(t.Context(), "m", []int{1}); return err }},
+		{"GET /health", func() error { return c.Health(t.Context()) }},
+		{"GET /version", func() error { _, err := c.Version(t.Context()); return err }},
+	} {
+		err := tc.call()
+		if !errors.Is(err, ErrTimeout) || !strings.HasPrefix(err.Error(), tc.endpoint+": ") || !strings.Contains(err.Error(), "no answer within 100 ms") {
+			t.Errorf("%s: err = %v, want ErrTimeout naming the endpoint and the timeout", tc.endpoint, err)
+		}
+	}
+}
+
+// TestStreamStallTimeoutIsNotTotal checks that a slow but steady stream
+// longer than the stall timeout is not cut.
+func TestStreamStallTimeoutIsNotTotal(t *testing.T) {
 	tick := make(chan struct{})
 	c := testClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -65,7 +96,7 @@ func TestStreamIdleTimeoutIsNotTotal(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, finishChunk+doneEvent)
 	}))
-	c.IdleTimeout = 600 * time.Millisecond
+	c.StallTimeout = 600 * time.Millisecond
 	go func() {
 		for i := 0; i < 4; i++ {
 			time.Sleep(200 * time.Millisecond) // paces the server: 800 ms in all, above the idle timeout

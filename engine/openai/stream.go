@@ -72,8 +72,8 @@ const drainAfterDone = 250 * time.Millisecond
 
 // Stream sends req and calls onChunk (if not nil) for every chunk, in
 // order, on the calling goroutine. It returns when the stream ends, fails,
-// stalls for Client.IdleTimeout (from the moment the request is sent, so it
-// also bounds the wait for the first byte), or ctx is done.
+// stalls (no token within Client.FirstTokenTimeout of sending, or no byte
+// for Client.StallTimeout after the first token), or ctx is done.
 //
 // A stream that ends without [DONE] returns SawDone false and no error when
 // a finish_reason was seen, and ErrIncomplete otherwise. The stats are
@@ -94,7 +94,7 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 
 	var st StreamStats
 	st.Sent = time.Now()
-	wd := startWatchdog(st.Sent, c.idleTimeout(), cancel)
+	wd := startWatchdog(st.Sent, c.firstTokenTimeout(), cancel)
 	defer wd.stop()
 	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
@@ -114,7 +114,15 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 		return st, fmt.Errorf("%s: %w: the server answered with JSON instead of an event stream: check that --endpoint is an OpenAI-compatible server", endpoint, ErrMalformed)
 	}
 	r := newSSEReader(resp.Body, wd.touch)
-	err = readStream(r, &st, onChunk)
+	stall := c.stallTimeout()
+	err = readStream(r, &st, func(ch Chunk) {
+		if !wd.started.Load() && !st.FirstToken.IsZero() {
+			wd.firstToken(stall)
+		}
+		if onChunk != nil {
+			onChunk(ch)
+		}
+	})
 	if st.SawDone {
 		wd.shorten(drainAfterDone)
 		for err == nil {

@@ -8,14 +8,25 @@ import (
 	"speedmatrix/engine"
 )
 
-// CSVHeader is the exact header of results.csv.
+// CSVHeader is the exact header of results.csv: the twelve figures of the
+// seeds' table, then the trust checks and the error.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
+	"server_tok_s", "server_active", "preemptions", "gpu_throttle", "error",
 }
 
 // WriteCSV writes one row per cell. Figures that don't apply to the phase,
-// or that a cell whose status isn't Valid doesn't have, are empty.
+// or that a cell whose status isn't Valid doesn't have, are empty: a Failed
+// cell's partial figures stay in report.json.
+//
+// The check columns (server_tok_s, server_active, preemptions,
+// gpu_throttle) are the server's and the GPUs' own observations, not ours,
+// so they are written wherever the engine recorded them, whatever the
+// status: beside a Failed cell they help tell why it failed. server_tok_s
+// is empty when the server's counters can't be compared with ours; error
+// holds the reason of every cell that isn't Valid (Failed, Cancelled, Not
+// run, …).
 func WriteCSV(w io.Writer, r engine.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -31,9 +42,11 @@ func WriteCSV(w io.Writer, r engine.Report) error {
 }
 
 func csvRow(r engine.Result) []string {
-	row := []string{string(r.Phase), strconv.Itoa(r.ContextTokens), strconv.Itoa(r.Concurrency), string(r.Status),
-		"", "", "", "", "", "", "", ""}
+	row := make([]string, len(CSVHeader))
+	row[0], row[1], row[2], row[3] = string(r.Phase), strconv.Itoa(r.ContextTokens), strconv.Itoa(r.Concurrency), string(r.Status)
+	csvChecks(row, r)
 	if !r.Measured() {
+		row[16] = r.Error
 		return row
 	}
 	row[4] = num(r.TotalTokPerSec, 2)
@@ -47,6 +60,20 @@ func csvRow(r engine.Result) []string {
 		row[11] = num(r.MeasuredS, 3)
 	}
 	return row
+}
+
+// csvChecks fills the check columns of row from what r recorded.
+func csvChecks(row []string, r engine.Result) {
+	if s := r.Server; s != nil {
+		if s.NotComparable == "" {
+			row[12] = num(s.TokPerSec, 2)
+		}
+		row[13] = num(s.Active, 2)
+		row[14] = strconv.Itoa(s.Preemptions)
+	}
+	if t := throttleOf(r); t != nil {
+		row[15] = t.Verdict
+	}
 }
 
 func num(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }

@@ -59,6 +59,19 @@ func Millis(ms float64) string { return Int(int(math.Round(ms))) + " ms" }
 // MillisFine writes a short latency with one decimal: 5.9 ms.
 func MillisFine(ms float64) string { return Fixed1(ms) + " ms" }
 
+// Percent writes a relative change with its sign, as the comparison
+// heatmap and the Checks table print it: "+12.5%", "−3.0%", "0.0%".
+func Percent(frac float64) string {
+	p := math.Round(frac*1000) / 10
+	switch {
+	case p == 0:
+		return "0.0%"
+	case p > 0:
+		return "+" + strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	return "−" + strconv.FormatFloat(-p, 'f', 1, 64) + "%"
+}
+
 // Seconds writes a measured window: 30.0 s.
 func Seconds(s float64) string { return Fixed1(s) + " s" }
 
@@ -91,17 +104,13 @@ func ContextRange(contexts []int) string {
 }
 
 // DecodeCell is a cell of the Sustained decode table: total tok/s and TTFT
-// ("1,237.5 · 128 ms TTFT") when Valid, else its status. An underfilled
-// cell ends with " *".
+// ("1,237.5 · 128 ms TTFT") when Valid, else its status ("Not run"). A
+// flagged cell ends with FlagMarker.
 func DecodeCell(r engine.Result) string {
 	if !r.Measured() {
 		return string(r.Status)
 	}
-	s := TokPerSec(r.TotalTokPerSec) + " · " + Millis(r.TTFTMs) + " TTFT"
-	if r.Underfilled {
-		s += " *"
-	}
-	return s
+	return Mark(TokPerSec(r.TotalTokPerSec)+" · "+Millis(r.TTFTMs)+" TTFT", r)
 }
 
 // MeasurementColumns are the headings of the seeds' All measurements table.
@@ -117,9 +126,11 @@ func PerRequest(v float64) string {
 }
 
 // MeasurementRow is one row of the All measurements table, formatted as the
-// seeds format it; figures that don't apply are Dash.
+// seeds format it; figures that don't apply are Dash. A flagged Valid
+// cell's status ends with FlagMarker ("Valid †"). A Failed cell's partial
+// figures are never shown.
 func MeasurementRow(r engine.Result) []string {
-	row := []string{r.Phase.Title(), label(r), strconv.Itoa(r.Concurrency), string(r.Status),
+	row := []string{r.Phase.Title(), label(r), strconv.Itoa(r.Concurrency), Mark(string(r.Status), r),
 		Dash, Dash, Dash, Dash, Dash, Dash, Dash, Dash}
 	switch {
 	case r.Status == engine.StatusLooped:

@@ -14,7 +14,8 @@ const Title = "Speed test matrix"
 
 // Markdown renders the report as the seeds lay it out: title, model on GPU,
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
-// Sustained decode tables with their notes, and All measurements.
+// Sustained decode tables with their notes and flags, Checks (when the
+// cells carry the server's or the GPUs' figures), and All measurements.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, ModelOnGPU(r), Subtitle(r))
@@ -26,6 +27,7 @@ func Markdown(r engine.Report) string {
 	}
 	writePrefill(&b, r)
 	writeDecode(&b, r)
+	writeChecks(&b, r)
 	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + "\n\n")
 	rows := make([][]string, 0, len(r.Results))
 	for _, res := range r.Results {
@@ -141,7 +143,7 @@ func writePrefill(b *strings.Builder, r engine.Report) {
 			continue
 		}
 		if res.Measured() {
-			rows = append(rows, []string{label(res), TokPerSec(res.TotalTokPerSec), Millis(res.TTFTMs)})
+			rows = append(rows, []string{label(res), Mark(TokPerSec(res.TotalTokPerSec), res), Millis(res.TTFTMs)})
 		} else {
 			rows = append(rows, []string{label(res), string(res.Status), Dash})
 		}
@@ -151,6 +153,11 @@ func writePrefill(b *strings.Builder, r engine.Report) {
 	}
 	b.WriteString("## Prefill\n\nprompt tok/s by context length\n\n")
 	writeTable(b, []string{"Context", "Prompt tok/s", "TTFT"}, rows)
+	prefill := OfPhase(r.Results, engine.PhasePrefill)
+	if AnyMarked(prefill) {
+		b.WriteString(NoteFlagged + "\n\n")
+	}
+	writeFlags(b, prefill)
 }
 
 func writeDecode(b *strings.Builder, r engine.Report) {
@@ -186,10 +193,23 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 	b.WriteString("## Sustained decode\n\ntotal tok/s · rows are context length, columns are simultaneous requests\n\n")
 	writeTable(b, head, rows)
 	writeNotes(b, r.Results, true)
+	writeFlags(b, OfPhase(r.Results, engine.PhaseDecode))
+}
+
+// writeFlags lists the flags of the cells of a table, one line per cell.
+func writeFlags(b *strings.Builder, rs []engine.Result) {
+	lines := FlagLines(rs)
+	for _, l := range lines {
+		b.WriteString("- " + l + "\n")
+	}
+	if len(lines) > 0 {
+		b.WriteString("\n")
+	}
 }
 
 // Notes returns the notes the seeds print under a table: one per status
-// that appears, and, for the decode table, the TTFT note.
+// that appears, NoteFlagged when a cell is marked, and, for the decode
+// table, the TTFT note.
 func Notes(rs []engine.Result, withTTFT bool) []string {
 	has := func(s engine.Status) bool {
 		return slices.ContainsFunc(rs, func(r engine.Result) bool { return r.Status == s })
@@ -198,23 +218,20 @@ func Notes(rs []engine.Result, withTTFT bool) []string {
 	for _, n := range []struct {
 		status engine.Status
 		text   string
-	}{{engine.StatusLooped, engine.NoteLooped}, {engine.StatusOverCapacity, engine.NoteOverCapacity}, {engine.StatusFailed, engine.NoteFailed}} {
+	}{{engine.StatusLooped, engine.NoteLooped}, {engine.StatusOverCapacity, engine.NoteOverCapacity}, {engine.StatusFailed, engine.NoteFailed},
+		{engine.StatusNotRun, engine.NoteNotRun}} {
 		if has(n.status) {
 			notes = append(notes, n.text)
 		}
 	}
-	if slices.ContainsFunc(rs, func(r engine.Result) bool { return r.Underfilled }) {
-		notes = append(notes, NoteUnderfilled)
+	if AnyMarked(rs) {
+		notes = append(notes, NoteFlagged)
 	}
 	if withTTFT {
 		notes = append(notes, engine.NoteTTFT)
 	}
 	return notes
 }
-
-// NoteUnderfilled explains the flag on cells whose server couldn't hold the
-// requested concurrency.
-const NoteUnderfilled = "Underfilled (*): fewer than 95 % of the requests were active on average; the server could not hold them all."
 
 func writeNotes(b *strings.Builder, rs []engine.Result, withTTFT bool) {
 	notes := Notes(rs, withTTFT)
@@ -235,7 +252,7 @@ func writeErrors(b *strings.Builder, rs []engine.Result) {
 			b.WriteString("### Errors\n\n")
 			first = false
 		}
-		fmt.Fprintf(b, "- %s %s × %d: %s\n", r.Phase.Title(), label(r), r.Concurrency, r.Error)
+		fmt.Fprintf(b, "- %s: %s\n", CellName(r), r.Error)
 	}
 	if !first {
 		b.WriteString("\n")

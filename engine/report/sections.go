@@ -109,12 +109,21 @@ func runRows(r engine.RunInfo) []Row {
 	rs.add("Endpoint", r.Endpoint)
 	rs.add("Started", stamp(r.StartedAt))
 	rs.add("Finished", stamp(r.FinishedAt))
-	if r.Complete {
-		rs.add("Complete", "yes")
-	} else {
-		rs.add("Complete", "no (partial run; finish it with speedmatrix run --resume DIR)")
-	}
+	rs.add("Complete", completeValue(r))
 	return rs
+}
+
+// completeValue is the Run section's Complete line: "yes", or "no — " and
+// why the run stopped, when the engine said.
+func completeValue(r engine.RunInfo) string {
+	const resume = "(partial run; finish it with speedmatrix run --resume DIR)"
+	switch {
+	case r.Complete:
+		return "yes"
+	case r.Incomplete != "":
+		return "no — " + r.Incomplete + " " + resume
+	}
+	return "no " + resume
 }
 
 func stamp(t time.Time) string {

@@ -5,8 +5,15 @@
 // batching scheduler: a serialized front end, a waiting queue, max-num-seqs,
 // chunked prefill whose cost grows with the prompt and its square, decode
 // steps whose cost grows with the batch and the context it holds, a paged KV
-// cache with recompute preemption, and a prefix cache of block-aligned prompt
-// prefixes with LRU eviction.
+// cache with recompute preemption, a prefix cache of block-aligned prompt
+// prefixes with LRU eviction, and optionally speculative decoding
+// (Profile.SpecDecode; the built-in tiny-spec). /metrics advances vLLM's
+// counters and histograms with every scheduler step, as vLLM does.
+//
+// Faults stand for servers a client should not trust blindly: errors,
+// dropped or stalled streams, a slow start, a generation counter that moves
+// only when requests end, sequences that run on after their client left,
+// and another client's load on the same server.
 //
 // It is the demo target of Speed Matrix on machines without a GPU and the
 // peer of the engine's tests. Every figure it produces is simulated: the
@@ -21,8 +28,10 @@
 // holds) unless it falls more than maxLag behind, when it skips ahead rather
 // than burst. Latencies in /metrics are model seconds.
 //
-// Text: a fixed vocabulary of generated words (plus byte fallback, so every
-// text round-trips through /tokenize and /detokenize) and output drawn from
+// Text: a fixed vocabulary of generated words, plus pieces of up to four
+// letters for other words (ordinary English costs about a token per four
+// characters) and byte fallback, so every text round-trips through
+// /tokenize and /detokenize; output is generated words drawn from
 // the seed and the prompt, varied enough that a loop detector stays quiet,
 // except for requests a profile's Loop makes repeat a phrase.
 //

@@ -227,6 +227,6 @@ func (s *Server) newGenRequest(body *genBody, ids []int32, maxTokens int, chat b
 	if o := body.StreamOptions; o != nil && o.IncludeUsage {
 		g.includeUsage, g.continuousUsage = true, o.ContinuousUsageStats
 	}
-	g.q = &seq{promptLen: len(ids), hashes: hashes, stopAt: g.stopAt, reason: g.reason, out: newStream()}
+	g.q = &seq{promptLen: len(ids), hashes: hashes, stopAt: g.stopAt, reason: g.reason, specKey: h, out: newStream()}
 	return g
 }

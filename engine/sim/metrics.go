@@ -51,19 +51,21 @@ func promFloat(v float64) string {
 }
 
 // handleMetrics writes the server's state in Prometheus text format with
-// vLLM's metric names. Times are model seconds.
+// vLLM's metric names. Times are model seconds. The counters advance with
+// every scheduler step (generation tokens only when a request ends under
+// Faults.GenTokensAtFinish); the speculative decoding counters appear only
+// when the profile decodes speculatively, as in vLLM.
 func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 	var b strings.Builder
 	lbl := fmt.Sprintf(`engine="0",model_name=%q`, s.prof.ServedModel)
-	metric := func(name, kind, help string, v float64) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{%s} %s\n", name, help, name, kind, name, lbl, promFloat(v))
-	}
+	metric := func(name, kind, help string, v float64) { writeMetric(&b, name, kind, help, lbl, v) }
 	s.mu.Lock()
 	m, st := s.metrics, s.core.stats
 	finished := make(map[string]int64, len(st.finished))
 	for k, v := range st.finished {
 		finished[k] = v
 	}
+	spec := st.spec.clone()
 	ttft, itl := *m.ttft, *m.itl
 	ttft.counts, itl.counts = append([]int64(nil), m.ttft.counts...), append([]int64(nil), m.itl.counts...)
 	s.mu.Unlock()
@@ -80,6 +82,9 @@ func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 	for _, reason := range []string{"length", "stop", "abort"} {
 		fmt.Fprintf(&b, "vllm:request_success_total{%s,finished_reason=%q} %s\n", lbl, reason, promFloat(float64(finished[reason])))
 	}
+	if s.prof.SpecDecode != nil {
+		writeSpecMetrics(&b, lbl, spec)
+	}
 	writeHistogram(&b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", lbl, &ttft)
 	writeHistogram(&b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", lbl, &itl)
 	fmt.Fprintf(&b, "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\n")
@@ -87,6 +92,11 @@ func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 		s.prof.BlockSize, s.prof.ServedModel, s.prof.KVCacheTokens/s.prof.BlockSize)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// writeMetric writes one gauge or counter with its HELP and TYPE lines.
+func writeMetric(b *strings.Builder, name, kind, help, lbl string, v float64) {
+	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s{%s} %s\n", name, help, name, kind, name, lbl, promFloat(v))
 }
 
 func writeHistogram(b *strings.Builder, name, help, lbl string, h *histogram) {

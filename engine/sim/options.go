@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Faults injects failures into a Server, for testing how a client copes.
 type Faults struct {
@@ -14,6 +17,37 @@ type Faults struct {
 	StallAfterTokens int
 	// StartupDelay makes /health and /v1/* answer 503 for this long after New.
 	StartupDelay time.Duration
+	// GenTokensAtFinish makes vllm:generation_tokens_total advance only when
+	// a request finishes or is aborted, by its whole output, as on servers
+	// whose counter moves only at the end; the latency histograms still
+	// advance every step.
+	GenTokensAtFinish bool
+	// LingerAfterDisconnect keeps a sequence whose client went away running
+	// (generating, holding its KV blocks, counted in num_requests_running)
+	// for this long in model time, or until it finishes, before it is
+	// aborted (0: aborted at once).
+	LingerAfterDisconnect time.Duration
+	// OtherLoad keeps this many requests of another client (no HTTP client:
+	// OtherPromptTokens of prompt, up to OtherMaxTokens of output each) in
+	// flight from New on, each replaced when it finishes.
+	OtherLoad int
+}
+
+// validate reports the first fault setting that makes no sense.
+func (f Faults) validate() error {
+	switch {
+	case f.ErrorRate < 0 || f.ErrorRate > 1:
+		return fmt.Errorf("error rate %g is not a fraction from 0 to 1", f.ErrorRate)
+	case f.DisconnectAfterTokens < 0 || f.StallAfterTokens < 0:
+		return fmt.Errorf("disconnect-after %d and stall-after %d tokens must not be negative", f.DisconnectAfterTokens, f.StallAfterTokens)
+	case f.StartupDelay < 0:
+		return fmt.Errorf("start-up delay %s is negative", f.StartupDelay)
+	case f.LingerAfterDisconnect < 0:
+		return fmt.Errorf("linger after disconnect %s is negative", f.LingerAfterDisconnect)
+	case f.OtherLoad < 0:
+		return fmt.Errorf("other load of %d requests is negative", f.OtherLoad)
+	}
+	return nil
 }
 
 // Options configures a Server.

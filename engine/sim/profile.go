@@ -28,6 +28,9 @@ type Profile struct {
 	MaxBatchedTokens int
 	Perf             Perf
 	Loop             Loop
+	// SpecDecode, when set, makes every decode step draft and verify
+	// tokens as vLLM's speculative decoding does; nil: one token a step.
+	SpecDecode *SpecDecode
 	// LaunchCommand is a vllm serve command line that the profile stands for.
 	LaunchCommand string
 }
@@ -90,10 +93,11 @@ type LoopRule struct {
 	Concurrency                      []int
 }
 
-// Profiles returns the built-in profiles: tiny (the default),
-// gemma-4-e2b-rtxpro6000 and gemma-4-26b-a4b-nvfp4-rtx3090.
+// Profiles returns the built-in profiles: tiny (the default), tiny-spec
+// (tiny with speculative decoding), gemma-4-e2b-rtxpro6000 and
+// gemma-4-26b-a4b-nvfp4-rtx3090.
 func Profiles() []Profile {
-	return []Profile{tinyProfile(), rtxPro6000Profile(), rtx3090Profile()}
+	return []Profile{tinyProfile(), tinySpecProfile(), rtxPro6000Profile(), rtx3090Profile()}
 }
 
 // LookupProfile returns the built-in profile with that name.
@@ -119,6 +123,9 @@ func (p Profile) Validate() error {
 		return fmt.Errorf("profile %s: max model len, max num seqs and max batched tokens must be positive", p.Name)
 	case p.KVCacheTokens < p.MaxModelLen:
 		return fmt.Errorf("profile %s: KV cache of %d tokens can't hold one request of max model len %d", p.Name, p.KVCacheTokens, p.MaxModelLen)
+	}
+	if err := p.SpecDecode.validate(); err != nil {
+		return fmt.Errorf("profile %s: %w", p.Name, err)
 	}
 	for _, c := range [][]Knot{p.Perf.DecodeBaseS, p.Perf.DecodeAttnS} {
 		if len(c) == 0 {

@@ -32,6 +32,17 @@ func tinyProfile() Profile {
 	}
 }
 
+// tinySpecProfile is tiny served with speculative decoding: three draft
+// tokens a step, each accepted with probability 0.7 after its predecessor.
+func tinySpecProfile() Profile {
+	p := tinyProfile()
+	p.Name = "tiny-spec"
+	p.Description = "tiny with speculative decoding (3 draft tokens, 70 % accepted per position): several tokens per step"
+	p.SpecDecode = &SpecDecode{NumSpeculativeTokens: 3, AcceptanceRate: 0.7, DraftTokenS: 0.0004}
+	p.LaunchCommand = `vllm serve speedmatrix/tiny-sim --served-model-name tiny --max-model-len 8192 --speculative-config '{"method":"ngram","num_speculative_tokens":3}'`
+	return p
+}
+
 func rtxPro6000Profile() Profile {
 	return Profile{
 		Name:             "gemma-4-e2b-rtxpro6000",

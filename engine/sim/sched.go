@@ -17,8 +17,15 @@ type core struct {
 	running  []*seq // admission order; preemption takes from the end
 	dec      []*seq
 	chunks   []chunk
+	drafted  int // most tokens a sequence drafts in the planned step
 	stats    coreStats
-	// onToken, when set, is called for every output token (metrics).
+	// genAtFinish counts a request's generation tokens when it ends
+	// (Faults.GenTokensAtFinish) instead of step by step.
+	genAtFinish bool
+	lingering   []*seq // sequences whose client left, until they end
+	others      int    // requests of the other load submitted so far
+	// onFirst and onITL, when set, are called for every first token and
+	// for every later step of a sequence (metrics).
 	onFirst func(q *seq, ttftS float64)
 	onITL   func(itlS float64, n int)
 }
@@ -29,14 +36,19 @@ type coreStats struct {
 	prefixQueries, prefixHits      int64
 	preemptions                    int64
 	finished                       map[string]int64
+	spec                           specStats
 }
 
 func newCore(p Profile) *core {
-	return &core{
+	c := &core{
 		prof:  p,
 		kv:    newKVCache(p.KVCacheTokens/p.BlockSize, p.BlockSize),
 		stats: coreStats{finished: map[string]int64{}},
 	}
+	if p.SpecDecode != nil {
+		c.stats.spec.acceptedPerPos = make([]int64, p.SpecDecode.NumSpeculativeTokens)
+	}
+	return c
 }
 
 // submit queues q at the front end at model time nowS.
@@ -64,8 +76,7 @@ func (c *core) abort(q *seq) {
 	case stDone:
 		return
 	}
-	c.stats.finished["abort"]++
-	q.state = stDone
+	c.end(q, "abort")
 }
 
 func remove(list []*seq, q *seq) []*seq {
@@ -100,7 +111,8 @@ func (c *core) plan(nowS float64) float64 {
 		q.state = stWaiting
 		c.waiting = append(c.waiting, q)
 	}
-	c.dec, c.chunks = c.dec[:0], c.chunks[:0]
+	c.expire(nowS)
+	c.dec, c.chunks, c.drafted = c.dec[:0], c.chunks[:0], 0
 	budget := c.prof.MaxBatchedTokens
 	ctxTokens := 0
 	for i := 0; i < len(c.running) && budget > 0; i++ {
@@ -108,12 +120,14 @@ func (c *core) plan(nowS float64) float64 {
 		if !q.inDecode() {
 			continue
 		}
-		if !c.grow(q) {
+		k := c.draftLen(q)
+		if !c.grow(q, k) {
 			break // q itself was preempted: it was the last one
 		}
 		c.dec = append(c.dec, q)
+		c.drafted = max(c.drafted, k)
 		ctxTokens += q.promptLen + q.generated
-		budget--
+		budget -= min(budget, 1+k)
 	}
 	for _, q := range c.running {
 		if budget == 0 {
@@ -143,6 +157,9 @@ func (c *core) plan(nowS float64) float64 {
 func (c *core) stepCostS(ctxTokens int) float64 {
 	p := c.prof.Perf
 	d := p.decodeStepS(len(c.dec), ctxTokens)
+	if sd := c.prof.SpecDecode; sd != nil {
+		d += sd.DraftTokenS * float64(c.drafted)
+	}
 	if len(c.dec) == 0 && len(c.chunks) > 0 {
 		d = p.PrefillStepS
 	}
@@ -152,11 +169,11 @@ func (c *core) stepCostS(ctxTokens int) float64 {
 	return d
 }
 
-// grow gives a decoding q the block its next token needs, preempting the
-// most recently admitted sequences while the cache is full. It reports false
-// when q itself had to be preempted.
-func (c *core) grow(q *seq) bool {
-	need := (q.promptLen + q.generated + c.kv.blockSize - 1) / c.kv.blockSize
+// grow gives a decoding q the blocks its next token and k drafts need,
+// preempting the most recently admitted sequences while the cache is full.
+// It reports false when q itself had to be preempted.
+func (c *core) grow(q *seq, k int) bool {
+	need := (q.promptLen + q.generated + k + c.kv.blockSize - 1) / c.kv.blockSize
 	for len(q.blocks) < need {
 		if b, ok := c.kv.alloc(); ok {
 			q.blocks = append(q.blocks, b)
@@ -208,81 +225,4 @@ func (c *core) allocate(q *seq) bool {
 		c.stats.prefixHits += int64(hits * bs)
 	}
 	return true
-}
-
-// apply completes the planned step at model time endS.
-func (c *core) apply(endS float64) {
-	for _, q := range c.dec {
-		if q.state != stRunning {
-			continue
-		}
-		q.computed = q.promptLen + q.generated
-		if c.onITL != nil {
-			c.onITL(endS-q.lastTokS, 1)
-		}
-		c.emit(q, endS)
-	}
-	for _, ch := range c.chunks {
-		q := ch.q
-		if q.state != stRunning {
-			continue
-		}
-		q.computed += ch.k
-		c.register(q)
-		if q.computed == q.prefillTarget() && q.generated == 0 {
-			if c.onFirst != nil {
-				c.onFirst(q, endS-q.arrivalS)
-			}
-			c.emit(q, endS)
-		}
-	}
-	kept := c.running[:0]
-	for _, q := range c.running {
-		if q.generated >= q.stopAt {
-			c.stats.finished[q.reason]++
-			c.kv.release(q.blocks)
-			q.blocks = nil
-			q.state = stDone
-			continue
-		}
-		kept = append(kept, q)
-	}
-	clear(c.running[len(kept):])
-	c.running = kept
-}
-
-// register adds the prompt blocks q has computed to the prefix cache.
-func (c *core) register(q *seq) {
-	full := min(q.computed/c.kv.blockSize, len(q.hashes))
-	for ; q.regBlocks < full; q.regBlocks++ {
-		c.kv.register(q.blocks[q.regBlocks], q.hashes[q.regBlocks])
-	}
-}
-
-// emit produces q's next output token at model time nowS.
-func (c *core) emit(q *seq, nowS float64) {
-	q.generated++
-	q.lastTokS = nowS
-	c.stats.generationTokens++
-	if !q.decided && c.prof.Loop.AfterTokens > 0 && q.generated >= c.prof.Loop.AfterTokens {
-		q.decided = true
-		if c.prof.Loop.matches(q.promptLen, c.inFlight()) {
-			q.loopFrom = q.generated
-		}
-	}
-	q.out.publish(q.generated, q.loopFrom, q.generated >= q.stopAt)
-}
-
-// planned reports whether the last plan has any work.
-func (c *core) planned() bool { return len(c.dec)+len(c.chunks) > 0 }
-
-// firstTokenStep reports whether the planned step ends some sequence's
-// prefill with its first token.
-func (c *core) firstTokenStep() bool {
-	for _, ch := range c.chunks {
-		if ch.q.generated == 0 && ch.q.computed+ch.k == ch.q.prefillTarget() {
-			return true
-		}
-	}
-	return false
 }

@@ -27,7 +27,11 @@ type seq struct {
 	decided   bool
 	counted   bool   // prompt tokens counted in the metrics
 	reason    string // finish reason when it reaches stopAt: "length" or "stop"
-	out       *stream
+	specKey   uint64 // selects its speculative decoding draws
+	internal  bool   // a request of Faults.OtherLoad: no client, replaced when done
+	lingering bool   // its client left; aborted at abortAtS
+	abortAtS  float64
+	out       *stream // nil for internal requests
 }
 
 // prefillTarget is how many tokens must be in the KV cache before the

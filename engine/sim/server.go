@@ -29,15 +29,12 @@ type Server struct {
 	core    *core // owned by the scheduler goroutine
 }
 
-// message is a request to the scheduler goroutine.
-type message struct {
-	q     *seq
-	abort bool
-}
-
 // New validates opts.Profile and starts a server with its scheduler.
 func New(opts Options) (*Server, error) {
 	if err := opts.Profile.Validate(); err != nil {
+		return nil, fmt.Errorf("new simulator: %w", err)
+	}
+	if err := opts.Faults.validate(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
 	if opts.TimeScale < 0 {
@@ -61,6 +58,9 @@ func New(opts Options) (*Server, error) {
 	s.metrics = newMetricsState()
 	s.core.onFirst = func(_ *seq, ttftS float64) { s.metrics.ttft.observe(ttftS, 1) }
 	s.core.onITL = func(itlS float64, n int) { s.metrics.itl.observe(itlS, n) }
+	s.core.genAtFinish = opts.Faults.GenTokensAtFinish
+	s.core.addOtherLoad(opts.Faults.OtherLoad, 0)
+	s.publishGauges()
 	s.routes()
 	go s.schedule()
 	return s, nil
@@ -99,35 +99,6 @@ func (s *Server) modelNowS() float64 { return time.Since(s.start).Seconds() * s.
 // realUntil is how long in real time until model time t.
 func (s *Server) realUntil(tS float64) time.Duration {
 	return time.Duration((tS - s.modelNowS()) / s.scale * float64(time.Second))
-}
-
-// submit hands q (arrivalS set) to the scheduler; false if the server is closing.
-func (s *Server) submit(q *seq) bool {
-	select {
-	case s.inbox <- message{q: q}:
-		return true
-	case <-s.stop:
-		return false
-	}
-}
-
-// abort asks the scheduler to drop q (its client went away).
-func (s *Server) abort(q *seq) {
-	select {
-	case s.inbox <- message{q: q, abort: true}:
-	case <-s.stop:
-	}
-}
-
-func (s *Server) receive(m message) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if m.abort {
-		s.core.abort(m.q)
-	} else {
-		s.core.submit(m.q, m.q.arrivalS)
-	}
-	s.publishGauges()
 }
 
 // schedule is the scheduler goroutine: it runs steps back to back in model

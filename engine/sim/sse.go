@@ -54,7 +54,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, g *genRequest) {
 			buf = append(buf, "data: [DONE]\n\n"...)
 		}
 		if _, err := w.Write(buf); err != nil {
-			s.abort(g.q)
+			s.disconnected(g.q)
 			return
 		}
 		_ = rc.Flush()
@@ -71,14 +71,15 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// wait blocks until g's stream changes; ok is false if the client left or
-// the server closed (the sequence is then aborted).
+// wait blocks until g's stream changes; ok is false if the client left (the
+// sequence is then aborted, at once or after the linger fault's time) or the
+// server closed.
 func (s *Server) wait(r *http.Request, g *genRequest) (snapshot, bool) {
 	select {
 	case <-g.q.out.notify:
 		return g.q.out.snapshot(), true
 	case <-r.Context().Done():
-		s.abort(g.q)
+		s.disconnected(g.q)
 		return snapshot{}, false
 	case <-s.done:
 		return snapshot{}, false

@@ -25,44 +25,60 @@ const numWords = 4096
 
 // tokenizer is a deterministic word-level tokenizer. Text is split into
 // pieces: a special token, an optional single space followed by a run of
-// ASCII letters, or a single byte. A piece found in the vocabulary is one
-// token; a letter run that is not is spelled out in byte tokens. Decoding
-// concatenates the pieces, so text → ids → text round-trips exactly, and a
-// prefix of a tokenisation decodes to a text that tokenises to that prefix.
+// ASCII letters, or a single byte. A letter run found in the vocabulary is
+// one token; one that is not is split into letter pieces of up to four
+// letters (letters.go), so ordinary English costs about a token per four
+// characters, as with a real BPE tokenizer. Decoding concatenates the
+// pieces, so text → ids → text round-trips exactly, and a prefix of a
+// tokenisation decodes to a text that tokenises to that prefix.
 type tokenizer struct {
-	pieces []string         // id → text
-	ids    map[string]int32 // text → id, for words
-	words  []int32          // ids of " word" (lower case), for generated text
-	caps   []int32          // ids of " Word", same order as words
+	pieces     []string         // id → text for the stored ids; letter pieces follow
+	ids        map[string]int32 // text → id, for words
+	maxWordLen int              // longest text in ids
+	words      []int32          // ids of " word" (lower case), for generated text
+	caps       []int32          // ids of " Word", same order as words
+	escapes    map[string]int32 // five-letter pieces, for runs four pieces can't split (letters.go)
 }
 
 // newTokenizer builds the vocabulary: specials, 256 bytes, then for each of
-// numWords generated words the forms "word", " word", "Word" and " Word".
+// numWords generated words and then each English word the forms "word",
+// " word", "Word" and " Word", the escape pieces, and (computed, not
+// stored) the letter pieces.
 func newTokenizer() *tokenizer {
-	t := &tokenizer{ids: make(map[string]int32, numWords*4)}
+	t := &tokenizer{ids: make(map[string]int32, (numWords+len(englishWords))*4), escapes: map[string]int32{}}
 	t.pieces = append(t.pieces, specialText[:]...)
 	for b := 0; b < 256; b++ {
 		t.pieces = append(t.pieces, string([]byte{byte(b)}))
 	}
 	for _, w := range generateWords(numWords) {
-		cw := strings.ToUpper(w[:1]) + w[1:]
-		for i, form := range []string{w, " " + w, cw, " " + cw} {
-			id := int32(len(t.pieces))
-			t.pieces = append(t.pieces, form)
-			t.ids[form] = id
-			switch i {
-			case 1:
-				t.words = append(t.words, id)
-			case 3:
-				t.caps = append(t.caps, id)
-			}
+		id := t.addWord(w)
+		t.words = append(t.words, id+1)
+		t.caps = append(t.caps, id+3)
+	}
+	for _, w := range englishWords {
+		if _, dup := t.ids[w]; !dup {
+			t.addWord(w)
 		}
 	}
+	t.addEscapes()
 	return t
 }
 
+// addWord adds the forms "word", " word", "Word" and " Word" of w, in that
+// order, and returns the id of the first.
+func (t *tokenizer) addWord(w string) int32 {
+	cw := strings.ToUpper(w[:1]) + w[1:]
+	first := int32(len(t.pieces))
+	for _, form := range []string{w, " " + w, cw, " " + cw} {
+		t.ids[form] = int32(len(t.pieces))
+		t.pieces = append(t.pieces, form)
+		t.maxWordLen = max(t.maxWordLen, len(form))
+	}
+	return first
+}
+
 // vocabSize is the number of token ids.
-func (t *tokenizer) vocabSize() int { return len(t.pieces) }
+func (t *tokenizer) vocabSize() int { return len(t.pieces) + int(numLetterPieces) }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
@@ -93,9 +109,7 @@ func (t *tokenizer) encode(dst []int32, text string) []int32 {
 		if id, ok := t.ids[text[start:j]]; ok {
 			dst = append(dst, id)
 		} else {
-			for k := start; k < j; k++ {
-				dst = append(dst, int32(byteBase)+int32(text[k]))
-			}
+			dst = t.appendLetterRun(dst, text[start:j])
 		}
 		i = j
 	}
@@ -112,12 +126,16 @@ func matchSpecial(s string) (int32, int) {
 }
 
 // valid reports whether id is a token id of this vocabulary.
-func (t *tokenizer) valid(id int64) bool { return id >= 0 && id < int64(len(t.pieces)) }
+func (t *tokenizer) valid(id int64) bool { return id >= 0 && id < int64(t.vocabSize()) }
 
 // decode appends the text of ids to dst; ids must be valid.
 func (t *tokenizer) decode(dst []byte, ids []int32) []byte {
 	for _, id := range ids {
-		dst = append(dst, t.pieces[id]...)
+		if int(id) < len(t.pieces) {
+			dst = append(dst, t.pieces[id]...)
+		} else {
+			dst = t.appendLetterPiece(dst, id)
+		}
 	}
 	return dst
 }

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,5 +104,163 @@ func TestGeneratedTextIsVaried(t *testing.T) {
 	}
 	if n := strings.Count(looped, string(phrase)); n < 40 {
 		t.Errorf("the loop phrase occurs %d times in 1,900 looping tokens, want ≥ 40", n)
+	}
+}
+
+// prefixTexts are texts whose every tokenisation prefix must tokenise back
+// to itself, including letter runs that start with four consecutive words
+// ("veeng" with "ve", "vee" and "veen"), which need escape pieces.
+var prefixTexts = []string{
+	"internationalization and Supercalifragilistic words",
+	" thereafter, Therefore: therein",
+	"veengqueue veengz Veengabc  veengxy",
+	"qqqqqqqqqqqqqqqqqqqqqqqq ZZZZZ aBcDeFgHiJ",
+	"<bos>mixed<eos>caseRUNSandUPPER\n\nlines",
+}
+
+// checkPrefixes checks that every prefix of text's tokens decodes to a text
+// that tokenises to that prefix.
+func checkPrefixes(t *testing.T, tok *tokenizer, text string) {
+	t.Helper()
+	ids := tok.encode(nil, text)
+	for m := 1; m < len(ids); m++ {
+		back := tok.encode(nil, string(tok.decode(nil, ids[:m])))
+		if !slices.Equal(back, ids[:m]) {
+			t.Fatalf("%q: the first %d tokens %v decode to %q, which tokenises to %v", text, m, ids[:m], tok.decode(nil, ids[:m]), back)
+		}
+	}
+}
+
+func TestTokenizerPrefixes(t *testing.T) {
+	tok := sharedTokenizer()
+	prose, err := os.ReadFile("testdata/prose.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := append(append([]string{string(prose)}, roundTripTexts...), prefixTexts...)
+	// Every word with four consecutive word prefixes, followed by more
+	// letters: these runs need escape pieces.
+	escaped := 0
+	for w := range tok.ids {
+		if n := len(w); n >= 5 && tok.isWord(w[:n-1]) && tok.isWord(w[:n-2]) && tok.isWord(w[:n-3]) {
+			for _, text := range []string{w + "q", "(" + w + "Qrstuvw"} {
+				for _, id := range tok.encode(nil, text) {
+					if int(id) < len(tok.pieces) && tok.escapes[tok.pieces[id]] == id {
+						escaped++
+					}
+				}
+				texts = append(texts, text)
+			}
+		}
+	}
+	if escaped == 0 {
+		t.Error("no text needed an escape piece: the test no longer covers them")
+	}
+	for _, text := range texts {
+		checkPrefixes(t, tok, text)
+		if got := string(tok.decode(nil, tok.encode(nil, text))); got != text {
+			t.Errorf("decode(encode(%q)) = %q", text, got)
+		}
+	}
+}
+
+func FuzzTokenizerPrefixes(f *testing.F) {
+	for _, text := range append(append([]string{}, roundTripTexts...), prefixTexts...) {
+		f.Add(text)
+	}
+	tok := sharedTokenizer()
+	f.Fuzz(func(t *testing.T, text string) { checkPrefixes(t, tok, text) })
+}
+
+// TestTokenizerWordChains checks what the letter pieces rely on: no word
+// of one letter, and no five consecutive prefixes of a word that are words.
+func TestTokenizerWordChains(t *testing.T) {
+	tok := sharedTokenizer()
+	for w := range tok.ids {
+		if len(strings.TrimPrefix(w, " ")) < 2 {
+			t.Errorf("word %q has one letter", w)
+		}
+		run := 0
+		for l := 1; l <= len(w); l++ {
+			if tok.isWord(w[:l]) {
+				run++
+			} else {
+				run = 0
+			}
+			if run > maxPieceLetters {
+				t.Errorf("%q has %d consecutive prefixes that are words", w, run)
+			}
+		}
+	}
+	if len(tok.escapes) == 0 {
+		t.Error("no escape pieces: the vocabulary has no four consecutive word prefixes any more, drop them")
+	}
+}
+
+func TestLetterPieces(t *testing.T) {
+	tok := sharedTokenizer()
+	for _, tc := range []struct {
+		text string
+		ids  int // tokens it takes
+	}{
+		{" the", 1}, {" There", 1}, {" harbour", 2}, {"Zq", 1}, {" zzzz", 1}, {" zzzzz", 2},
+		{" ZZZZZZZZ", 2}, {"aBcDeFgHi", 3}, {" internationalization", 5}, {"123", 3},
+	} {
+		ids := tok.encode(nil, tc.text)
+		if len(ids) != tc.ids || string(tok.decode(nil, ids)) != tc.text {
+			t.Errorf("%q: %d tokens %v decoding to %q, want %d", tc.text, len(ids), ids, tok.decode(nil, ids), tc.ids)
+		}
+		for _, id := range ids {
+			if !tok.valid(int64(id)) {
+				t.Errorf("%q: id %d out of vocabulary", tc.text, id)
+			}
+		}
+	}
+	last := int32(tok.vocabSize() - 1)
+	if got := string(tok.decode(nil, []int32{last})); got != " ZZZZ" {
+		t.Errorf("the last id decodes to %q, want \" ZZZZ\"", got)
+	}
+	if tok.valid(int64(last) + 1) {
+		t.Error("an id past the letter pieces is valid")
+	}
+}
+
+// TestTokenizerProse checks that ordinary English costs about what a real
+// BPE tokenizer charges: 3.5 to 5 characters a token.
+func TestTokenizerProse(t *testing.T) {
+	prose, err := os.ReadFile("testdata/prose.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := sharedTokenizer().encode(nil, string(prose))
+	perToken := float64(len(prose)) / float64(len(ids))
+	if perToken < 3.5 || perToken > 5 {
+		t.Errorf("%d characters of prose make %d tokens, %.2f a token: want 3.5 to 5", len(prose), len(ids), perToken)
+	}
+}
+
+// TestTokenizerMemory checks that building the vocabulary stays small.
+func TestTokenizerMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tok := newTokenizer()
+	runtime.ReadMemStats(&after)
+	if mb := float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20); mb > 30 {
+		t.Errorf("the tokenizer allocated %.1f MB, want < 30", mb)
+	}
+	runtime.KeepAlive(tok)
+}
+
+func BenchmarkTokenizeProse(b *testing.B) {
+	prose, err := os.ReadFile("testdata/prose.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok := sharedTokenizer()
+	text := strings.Repeat(string(prose), 100)
+	b.SetBytes(int64(len(text)))
+	var ids []int32
+	for b.Loop() {
+		ids = tok.encode(ids[:0], text)
 	}
 }

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"image/color"
+	"math"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// cellStyle is how a heatmap cell draws: fill, outline, text colour and
+// main text.
+type cellStyle struct {
+	fill, stroke, ink color.Color
+	strokeW           float32
+	text              string
+}
+
+// cellLook is a cell's style. Waiting and Cancelled cells are tinted with
+// the primary colour (Cancelled greyed out); a Not run cell, which the run
+// never reached, is an empty outline; the cell being measured is outlined
+// in the primary colour.
+func cellLook(hc *heatCell, lo, hi float64, idle string) cellStyle {
+	fg := theme.Color(theme.ColorNameForeground)
+	plain := func(fill, ink color.Color, text string) cellStyle { return cellStyle{fill: fill, ink: ink, text: text} }
+	switch hc.status {
+	case engine.StatusValid:
+		pos := 1.0
+		if hi > lo {
+			pos = (math.Log(hc.value) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+		}
+		c := viridis(pos)
+		return plain(c, inkOn(c), report.TokPerSec(hc.value))
+	case engine.StatusOverCapacity:
+		return plain(color.NRGBA{R: 0x9c, G: 0xa3, B: 0xaf, A: 0x40}, theme.Color(theme.ColorNamePlaceHolder), string(hc.status))
+	case engine.StatusLooped:
+		return plain(color.NRGBA{R: 0xf5, G: 0x9e, B: 0x0b, A: 0x66}, fg, string(hc.status))
+	case engine.StatusFailed:
+		return plain(color.NRGBA{R: 0xdc, G: 0x26, B: 0x26, A: 0x66}, fg, string(hc.status))
+	case engine.StatusCancelled:
+		return plain(pendingColor(), theme.Color(theme.ColorNameDisabled), string(hc.status))
+	case engine.StatusNotRun:
+		ink := theme.Color(theme.ColorNamePlaceHolder)
+		return cellStyle{fill: color.Transparent, stroke: ink, strokeW: 1, ink: ink, text: string(hc.status)}
+	}
+	if hc.running {
+		return cellStyle{fill: pendingColor(), stroke: theme.Color(theme.ColorNamePrimary), strokeW: 2, ink: fg, text: "measuring…"}
+	}
+	return plain(pendingColor(), theme.Color(theme.ColorNamePlaceHolder), idle)
+}
+
+// pendingColor is a faint tint of the primary colour: a cell still to run.
+func pendingColor() color.Color {
+	r, g, b, _ := theme.Color(theme.ColorNamePrimary).RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x30}
+}
+
+// viridisStops are matplotlib's viridis at 0, 0.125, …, 1.
+var viridisStops = [...]color.NRGBA{
+	{0x44, 0x01, 0x54, 0xff}, {0x47, 0x2d, 0x7b, 0xff}, {0x3b, 0x52, 0x8b, 0xff},
+	{0x2c, 0x72, 0x8e, 0xff}, {0x21, 0x91, 0x8c, 0xff}, {0x28, 0xae, 0x80, 0xff},
+	{0x5e, 0xc9, 0x62, 0xff}, {0xad, 0xdc, 0x30, 0xff}, {0xfd, 0xe7, 0x25, 0xff},
+}
+
+// viridis maps pos in [0, 1] onto the viridis colour map.
+func viridis(pos float64) color.NRGBA {
+	pos = math.Max(0, math.Min(1, pos))
+	f := pos * float64(len(viridisStops)-1)
+	i := int(f)
+	if i >= len(viridisStops)-1 {
+		return viridisStops[len(viridisStops)-1]
+	}
+	a, b, t := viridisStops[i], viridisStops[i+1], f-float64(i)
+	mix := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5) }
+	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xff}
+}
+
+// inkOn is black or white, whichever reads better on c.
+func inkOn(c color.NRGBA) color.Color {
+	lum := 0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)
+	if lum > 140 {
+		return color.Black
+	}
+	return color.White
+}
+
+// gridLayout is a grid of equal columns whose rows share the height, up to
+// maxRowHeight each (a one-row matrix does not become a wall of colour).
+type gridLayout struct {
+	cols         int
+	maxRowHeight float32
+}
+
+func (g *gridLayout) rows(n int) int { return (n + g.cols - 1) / g.cols }
+
+// Layout places the objects row by row from the top.
+func (g *gridLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	rows := g.rows(len(objs))
+	if rows == 0 {
+		return
+	}
+	pad := theme.Padding()
+	w := (size.Width - pad*float32(g.cols-1)) / float32(g.cols)
+	h := min((size.Height-pad*float32(rows-1))/float32(rows), g.maxRowHeight)
+	for i, o := range objs {
+		r, c := i/g.cols, i%g.cols
+		o.Move(fyne.NewPos(float32(c)*(w+pad), float32(r)*(h+pad)))
+		o.Resize(fyne.NewSize(w, h))
+	}
+}
+
+// MinSize is the widest and tallest cell times the grid's dimensions.
+func (g *gridLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var cell fyne.Size
+	for _, o := range objs {
+		cell = cell.Max(o.MinSize())
+	}
+	rows := g.rows(len(objs))
+	pad := theme.Padding()
+	return fyne.NewSize(cell.Width*float32(g.cols)+pad*float32(g.cols-1), cell.Height*float32(rows)+pad*float32(max(rows-1, 0)))
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+)
+
+// Exit codes of `speedmatrix run` (the README and `run -h` list them).
+const (
+	ExitComplete   = 0 // every cell has a final status
+	ExitCantStart  = 1 // bad flags, server unreachable or busy, unusable --out
+	ExitIncomplete = 3 // server died or interrupted: resumable with --resume
+	ExitExport     = 4 // measured, but a file could not be written (the message names it)
+)
+
+// exitHelp is the exit codes as `run -h` prints them.
+const exitHelp = `Exit codes:
+  0  complete: every cell measured (whatever its status)
+  1  could not start: bad flags, server unreachable or busy, unusable --out
+  3  incomplete but resumable: the server stopped answering, or interrupted
+  4  measured, but a file could not be written (the message names it)`
+
+// ExitError is an error with the exit code the process ends with.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error behind the exit code.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode is the process exit code for what a subcommand returned: 0 for
+// nil and for -h, an ExitError's code, and 1 for any other error.
+func ExitCode(err error) int {
+	var e *ExitError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return ExitComplete
+	case errors.As(err, &e):
+		return e.Code
+	}
+	return ExitCantStart
+}
+
+func exitWith(code int, err error) error { return &ExitError{Code: code, Err: err} }

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// perStepShare is the share of the window's sample intervals with tokens
+// arriving at the client in which a server counter must move for it to
+// count as advancing every scheduler step (rather than when requests end).
+const perStepShare = 0.8
+
+// counter reads one cumulative figure out of a sample.
+type counter func(metricSample) float64
+
+func genTokens(s metricSample) float64   { return s.GenTokens }
+func itlTokens(s metricSample) float64   { return s.ITLCount + s.TTFTCount }
+func preemptions(s metricSample) float64 { return s.Preemptions }
+
+// inside returns the samples in [from, to].
+func inside(samples []metricSample, from, to time.Time) []metricSample {
+	var out []metricSample
+	for _, s := range samples {
+		if !s.At.Before(from) && !s.At.After(to) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// timeAverage is the time-average of f over the span of the samples, as a
+// piecewise-linear curve between them.
+func timeAverage(in []metricSample, f counter) float64 {
+	if len(in) < 2 {
+		return 0
+	}
+	var area float64
+	for i := 1; i < len(in); i++ {
+		area += (f(in[i-1]) + f(in[i])) / 2 * in[i].At.Sub(in[i-1].At).Seconds()
+	}
+	return area / in[len(in)-1].At.Sub(in[0].At).Seconds()
+}
+
+// advancesPerStep reports whether c moved in at least perStepShare of the
+// intervals between the samples in in which the client received tokens.
+func advancesPerStep(in []metricSample, c counter, gotTokens func(a, b time.Time) bool) bool {
+	busy, moved := 0, 0
+	for i := 1; i < len(in); i++ {
+		if !gotTokens(in[i-1].At, in[i].At) {
+			continue
+		}
+		busy++
+		if c(in[i]) > c(in[i-1]) {
+			moved++
+		}
+	}
+	return busy > 0 && float64(moved) >= perStepShare*float64(busy)
+}
+
+// rate is how fast c grew per second over the span of the samples, or -1
+// when it ever went down (a counter that falls was reset by a restart).
+func rate(in []metricSample, c counter) float64 {
+	for i := 1; i < len(in); i++ {
+		if c(in[i]) < c(in[i-1]) {
+			return -1
+		}
+	}
+	first, last := in[0], in[len(in)-1]
+	return (c(last) - c(first)) / last.At.Sub(first.At).Seconds()
+}
+
+// crossCheck compares a decode cell with what the server said about it.
+// samples run from before the cell to after its drain (preemptions count
+// over all of them); from and to are its window. Rates and averages are read between the first and the last
+// sample inside the window, where the cell is in its steady state: the
+// ramp of warm-up and the stop at the window's end stay out.
+func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
+	in := inside(samples, from, to)
+	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
+		return nil
+	}
+	c := &ServerCheck{
+		Samples: len(in),
+		Active:  timeAverage(in, func(s metricSample) float64 { return s.Running }),
+		Waiting: timeAverage(in, func(s metricSample) float64 { return s.Waiting }),
+	}
+	last := samples[len(samples)-1]
+	switch {
+	case last.HasGen && advancesPerStep(in, genTokens, gotTokens):
+		c.TokSource = "vllm:generation_tokens_total"
+		c.TokPerSec = rate(in, genTokens)
+	case last.HasITL && advancesPerStep(in, itlTokens, gotTokens):
+		c.TokSource = "vllm:inter_token_latency_seconds_count + vllm:time_to_first_token_seconds_count"
+		c.TokPerSec = rate(in, itlTokens)
+	case last.HasGen || last.HasITL:
+		c.NotComparable = "the server's token counters don't advance while requests run (only when they end)"
+	default:
+		c.NotComparable = "the server exposes no generated-token counter"
+	}
+	if c.TokPerSec < 0 {
+		c.TokPerSec, c.TokSource = 0, ""
+		c.NotComparable = "the server's token counter went down (was the server restarted?)"
+	}
+	c.Preemptions = int(max(0, preemptions(last)-preemptions(samples[0])) + 0.5)
+	if last.HasSpec {
+		c.SpecDecode = specDecode(in)
+	}
+	return c
+}
+
+func specDecode(in []metricSample) *SpecDecode {
+	first, last := in[0], in[len(in)-1]
+	s := &SpecDecode{Drafts: last.SpecDrafts - first.SpecDrafts, DraftTokens: last.SpecDraftTokens - first.SpecDraftTokens,
+		AcceptedTokens: last.SpecAccepted - first.SpecAccepted}
+	if s.DraftTokens > 0 {
+		s.AcceptanceRate = s.AcceptedTokens / s.DraftTokens
+	}
+	if s.Drafts > 0 {
+		s.MeanAcceptedLength = 1 + s.AcceptedTokens/s.Drafts
+	}
+	return s
+}
+
+// checkFlags are the flags the server cross-check raises on a Valid cell.
+func checkFlags(c *ServerCheck, ours float64) []Flag {
+	if c == nil {
+		return nil
+	}
+	var flags []Flag
+	if c.TokPerSec > 0 && ours > 0 && math.Abs(c.TokPerSec-ours) > ServerCountTolerance*ours {
+		flags = append(flags, Flag{Kind: FlagServerCount, Message: fmt.Sprintf("the server counted %.1f tok/s (we counted %.1f, %+.1f %%)",
+			c.TokPerSec, ours, 100*(c.TokPerSec-ours)/ours)})
+	}
+	if c.Preemptions > 0 {
+		flags = append(flags, Flag{Kind: FlagPreempted, Message: fmt.Sprintf("preempted %d %s: KV cache pressure", c.Preemptions, plural(c.Preemptions, "time", "times"))})
+	}
+	return flags
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
