@@ -69,7 +69,7 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 		if errors.Is(runErr, engine.ErrServerStopped) {
 			why = runErr.Error()
 		}
-		msg := fmt.Errorf("run incomplete after %d of %d cells (%s); %s", countFinal(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
+		msg := fmt.Errorf("run incomplete: %d of %d cells done (%s); %s", countKept(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
 		return exitWith(ExitIncomplete, msg)
 	case runErr != nil:
 		return exitWith(ExitCantStart, fmt.Errorf("run: %w", runErr))
@@ -127,11 +127,12 @@ func cellLine(r engine.Result, p engine.Progress) string {
 
 func width(n int) int { return len(fmt.Sprint(n)) }
 
-// countFinal counts the cells that need no more measuring.
-func countFinal(rs []engine.Result) int {
+// countKept counts the cells a resume keeps: neither Failed nor left to
+// measure.
+func countKept(rs []engine.Result) int {
 	n := 0
 	for _, r := range rs {
-		if r.Status.Final() {
+		if r.Status.Final() && r.Status != engine.StatusFailed {
 			n++
 		}
 	}

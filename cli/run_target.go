@@ -35,7 +35,8 @@ func (f runFlags) target(ctx context.Context, prev *engine.Report, stderr io.Wri
 		return engine.Target{}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
 	}
 	if given == 0 && prev != nil {
-		if prev.Engine.Simulated {
+		// A simulator reached over HTTP is an endpoint like any other.
+		if prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType {
 			f.simProfile = prev.Engine.SimProfile
 		} else {
 			f.endpoint = prev.Run.Endpoint

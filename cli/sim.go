@@ -61,21 +61,19 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	return f, checkFaultFlags(f.faults)
 }
 
+// faultFlags names the flag of each sim.Faults field.
+var faultFlags = map[string]string{
+	"ErrorRate": "--error-rate", "DisconnectAfterTokens": "--disconnect-after", "StallAfterTokens": "--stall-after",
+	"StartupDelay": "--startup-delay", "LingerAfterDisconnect": "--linger", "OtherLoad": "--other-load",
+}
+
 // checkFaultFlags names the first fault flag with a value that makes no sense.
 func checkFaultFlags(ft sim.Faults) error {
-	switch {
-	case ft.ErrorRate < 0 || ft.ErrorRate > 1:
-		return fmt.Errorf("sim: --error-rate %g is not a fraction: use a value from 0 to 1", ft.ErrorRate)
-	case ft.DisconnectAfterTokens < 0:
-		return fmt.Errorf("sim: --disconnect-after %d is negative: use a number of tokens, or 0 for never", ft.DisconnectAfterTokens)
-	case ft.StallAfterTokens < 0:
-		return fmt.Errorf("sim: --stall-after %d is negative: use a number of tokens, or 0 for never", ft.StallAfterTokens)
-	case ft.StartupDelay < 0:
-		return fmt.Errorf("sim: --startup-delay %s is negative: use a duration such as 5s, or 0", ft.StartupDelay)
-	case ft.LingerAfterDisconnect < 0:
-		return fmt.Errorf("sim: --linger %s is negative: use a duration such as 2s, or 0 to stop at once", ft.LingerAfterDisconnect)
-	case ft.OtherLoad < 0:
-		return fmt.Errorf("sim: --other-load %d is negative: use a number of requests, or 0 for none", ft.OtherLoad)
+	var fe *sim.FaultError
+	if err := ft.Validate(); errors.As(err, &fe) {
+		return fmt.Errorf("sim: %s %s makes no sense: use %s", faultFlags[fe.Field], fe.Value, fe.Want)
+	} else if err != nil {
+		return fmt.Errorf("sim: %w", err)
 	}
 	return nil
 }

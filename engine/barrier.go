@@ -54,11 +54,11 @@ func (r *runner) addCheck(line string) {
 // checkIdle refuses a server that is busy with another client's requests:
 // it waits up to opts.idleWait for no request running or waiting.
 func (r *runner) checkIdle(ctx context.Context) error {
-	wait := r.opts.idleWait
-	if r.target.AllowBusy {
-		wait = 0 // one look, to say so
+	_, last, err := r.watch.waitIdle(ctx, time.Now(), 0, r.live.dead)
+	if errors.Is(err, context.DeadlineExceeded) && !r.target.AllowBusy {
+		r.logf("the server holds %d requests of another client: waiting up to %s for it to be idle", last.load(), openai.Seconds(r.opts.idleWait))
+		_, last, err = r.watch.waitIdle(ctx, time.Now(), r.opts.idleWait, r.live.dead)
 	}
-	_, last, err := r.watch.waitIdle(ctx, time.Now(), wait, r.live.dead)
 	switch {
 	case err == nil:
 		return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -175,10 +176,9 @@ func TestLoopedCell(t *testing.T) {
 
 func TestAliveFails(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
-	calls := 0
+	var calls atomic.Int64 // Alive is asked from the run and from its monitor
 	alive := func() error {
-		calls++
-		if calls > 3 {
+		if calls.Add(1) > 3 {
 			return errors.New("vllm exited with status 1")
 		}
 		return nil

@@ -79,7 +79,7 @@ func failureWords(k failureKind, err error) string {
 	case failAnswered:
 		return "failed: " + err.Error()
 	}
-	return "were cut off before the answer ended: " + err.Error()
+	return "were cut off before the answer ended"
 }
 
 // arrivalsIn returns the times tokens arrived inside (from, to], sorted.

@@ -57,10 +57,11 @@ type serverWatch struct {
 	hasBase bool
 	changed chan struct{} // closed and replaced at every sample
 	lost    error         // why scraping stopped, if it did
+	now     chan struct{} // asks for a scrape now (capacity 1)
 }
 
 func newServerWatch(scrape func(ctx context.Context) (openai.Metrics, error), every time.Duration) *serverWatch {
-	return &serverWatch{scrape: scrape, every: every, changed: make(chan struct{})}
+	return &serverWatch{scrape: scrape, every: every, changed: make(chan struct{}), now: make(chan struct{}, 1)}
 }
 
 // run scrapes every w.every until ctx is done, or until the server answers
@@ -87,7 +88,17 @@ func (w *serverWatch) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-w.now:
 		}
+	}
+}
+
+// poke asks for a scrape now rather than at the next tick, so that the
+// drain barrier sees the server's state as soon as the streams close.
+func (w *serverWatch) poke() {
+	select {
+	case w.now <- struct{}{}:
+	default:
 	}
 }
 
@@ -153,6 +164,7 @@ var errNoSample = errors.New("no /metrics sample")
 // took, from since) and the last sample seen when it gave up. It gives up
 // at once when stop is closed (the server stopped answering).
 func (w *serverWatch) waitIdle(ctx context.Context, since time.Time, limit time.Duration, stop <-chan struct{}) (time.Duration, metricSample, error) {
+	w.poke()
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	var grace <-chan time.Time

@@ -110,6 +110,9 @@ func runRows(r engine.RunInfo) []Row {
 	rs.add("Started", stamp(r.StartedAt))
 	rs.add("Finished", stamp(r.FinishedAt))
 	rs.add("Complete", completeValue(r))
+	for _, c := range r.Checks {
+		rs.add("Checks", c)
+	}
 	return rs
 }
 

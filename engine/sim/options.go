@@ -33,19 +33,37 @@ type Faults struct {
 	OtherLoad int
 }
 
-// validate reports the first fault setting that makes no sense.
-func (f Faults) validate() error {
+// FaultError is a fault setting that makes no sense. Field names the
+// Faults field, so that a front end can name its own flag or field.
+type FaultError struct {
+	Field string // "StallAfterTokens"
+	Value string // as given
+	Want  string // what would do: "a number of tokens, or 0 for never"
+}
+
+func (e *FaultError) Error() string {
+	return fmt.Sprintf("fault %s = %s makes no sense: use %s", e.Field, e.Value, e.Want)
+}
+
+// Validate reports the first fault setting that makes no sense, as a
+// *FaultError.
+func (f Faults) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return &FaultError{Field: field, Value: fmt.Sprint(v), Want: want}
+	}
 	switch {
 	case f.ErrorRate < 0 || f.ErrorRate > 1:
-		return fmt.Errorf("error rate %g is not a fraction from 0 to 1", f.ErrorRate)
-	case f.DisconnectAfterTokens < 0 || f.StallAfterTokens < 0:
-		return fmt.Errorf("disconnect-after %d and stall-after %d tokens must not be negative", f.DisconnectAfterTokens, f.StallAfterTokens)
+		return bad("ErrorRate", f.ErrorRate, "a fraction from 0 to 1")
+	case f.DisconnectAfterTokens < 0:
+		return bad("DisconnectAfterTokens", f.DisconnectAfterTokens, "a number of tokens, or 0 for never")
+	case f.StallAfterTokens < 0:
+		return bad("StallAfterTokens", f.StallAfterTokens, "a number of tokens, or 0 for never")
 	case f.StartupDelay < 0:
-		return fmt.Errorf("start-up delay %s is negative", f.StartupDelay)
+		return bad("StartupDelay", f.StartupDelay, "a duration such as 5s, or 0")
 	case f.LingerAfterDisconnect < 0:
-		return fmt.Errorf("linger after disconnect %s is negative", f.LingerAfterDisconnect)
+		return bad("LingerAfterDisconnect", f.LingerAfterDisconnect, "a duration such as 2s, or 0 to stop at once")
 	case f.OtherLoad < 0:
-		return fmt.Errorf("other load of %d requests is negative", f.OtherLoad)
+		return bad("OtherLoad", f.OtherLoad, "a number of requests, or 0 for none")
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Profile.Validate(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
-	if err := opts.Faults.validate(); err != nil {
+	if err := opts.Faults.Validate(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
 	if opts.TimeScale < 0 {

@@ -54,12 +54,16 @@ func Start(profile string, opts Options) (engine.Target, func(), error) {
 	return t, stop, nil
 }
 
+// HardwareType is the Hardware section's type of an in-process simulator
+// run, by which a resumed run knows to start the simulator again.
+const HardwareType = "Discrete GPU (simulated)"
+
 // Header is the report header (Target.Header) of a run against profile p: simulated
 // hardware and engine, the profile's model and launch command.
 func Header(p sim.Profile) engine.Report {
 	var h engine.Report
 	h.Hardware = engine.HardwareInfo{
-		Type: "Discrete GPU (simulated)",
+		Type: HardwareType,
 		GPUs: []engine.GPUInfo{{Name: p.GPUName, VRAMBytes: p.VRAMBytes}},
 		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
 	}
