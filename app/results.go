@@ -13,8 +13,8 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// resultsTab shows a finished run: the charts, the All measurements table,
-// and the exports.
+// resultsTab shows a finished run: the charts, the All measurements and
+// Checks tables, and the exports.
 type resultsTab struct {
 	u *ui
 
@@ -28,6 +28,7 @@ type resultsTab struct {
 	charts          map[ChartKind]*fyne.Container // each holds an image or a fallback
 	heat            *heatmap                      // fallback when charts can't draw
 	table           *measurementsTable
+	checks          *checksView
 	exportAllBtn    *widget.Button
 	saveOne         *widget.Select
 	copyMD          *widget.Button
@@ -38,7 +39,7 @@ type resultsTab struct {
 
 // newResultsTab builds the Results screen (empty until a run finishes).
 func newResultsTab(u *ui) *container.TabItem {
-	r := &resultsTab{u: u, charts: map[ChartKind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable()}
+	r := &resultsTab{u: u, charts: map[ChartKind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
 	u.results = r
 	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
@@ -52,6 +53,7 @@ func newResultsTab(u *ui) *container.TabItem {
 		container.NewTabItem("Prefill", r.charts[ChartPrefill]),
 		container.NewTabItem("Per request", r.charts[ChartPerRequest]),
 		container.NewTabItem("All measurements", r.table.object()),
+		container.NewTabItem("Checks", r.checks.object()),
 		container.NewTabItem("Report sheet", r.charts[ChartReport]),
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all…", theme.DocumentSaveIcon(), r.onExport)
@@ -96,6 +98,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.badgeBox.Objects = []fyne.CanvasObject{reportBadge(rep)}
 	r.badgeBox.Refresh()
 	r.table.setResults(rep.Results)
+	r.checks.show(rep)
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.drawCharts(rep)

@@ -1,57 +1,44 @@
 package app
 
 import (
-	"cmp"
 	"slices"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
-// measurementsTable is the seeds' All measurements table; tapping a
-// column's header sorts by it, tapping again reverses the order. A flagged
-// cell's status carries report.FlagMarker, and the flags are listed under
-// the table.
-type measurementsTable struct {
+// tableSpec says what a resultTable shows: its rows come from the report
+// package, so the screen and the exports format every figure one way.
+type tableSpec struct {
+	row       func(engine.Result) []string
+	compare   func(col int, a, b engine.Result) int // orders rows by a column
+	statusCol int                                   // the column that shows the cell's status
+	leading   []int                                 // columns aligned left; the rest are figures
+	widths    []float32                             // fit the formatted figures at the default text size
+}
+
+// resultTable is a table of results, one row per cell; tapping a column's
+// header sorts by it, tapping again reverses the order. A flagged cell's
+// status is shown as a warning, a cell that isn't Valid in low importance.
+type resultTable struct {
+	spec    tableSpec
+	columns []string
 	rows    []engine.Result
 	cells   [][]string
 	sortCol int // -1: the run's order
 	desc    bool
 	table   *widget.Table
-	flags   *widget.Label
-	box     fyne.CanvasObject
 }
 
-// columnWidths fit the seeds' formatted figures at the default text size.
-var columnWidths = []float32{135, 70, 82, 105, 90, 105, 75, 112, 88, 92, 100, 100}
-
-func newMeasurementsTable() *measurementsTable {
-	m := &measurementsTable{sortCol: -1, flags: widget.NewLabel("")}
-	m.flags.Wrapping = fyne.TextWrapWord
-	m.flags.Hide()
+func newResultTable(spec tableSpec, columns []string) *resultTable {
+	m := &resultTable{spec: spec, columns: columns, sortCol: -1}
 	m.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(m.cells), len(report.MeasurementColumns) },
+		func() (int, int) { return len(m.cells), len(m.columns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			l := o.(*widget.Label)
-			l.SetText(m.cells[id.Row][id.Col])
-			l.Alignment = fyne.TextAlignLeading
-			if id.Col >= 4 || id.Col == 2 {
-				l.Alignment = fyne.TextAlignTrailing
-			}
-			l.Importance = widget.MediumImportance
-			switch r := m.rows[id.Row]; {
-			case id.Col == 3 && report.Marked(r):
-				l.Importance = widget.WarningImportance
-			case r.Status != engine.StatusValid:
-				l.Importance = widget.LowImportance
-			}
-			l.Refresh()
-		})
+		m.updateCell)
 	m.table.ShowHeaderColumn = false
 	m.table.CreateHeader = func() fyne.CanvasObject {
 		b := widget.NewButton("", nil)
@@ -67,18 +54,32 @@ func newMeasurementsTable() *measurementsTable {
 		col := id.Col
 		b.OnTapped = func() { m.sortBy(col) }
 	}
-	for i, w := range columnWidths {
+	for i, w := range spec.widths {
 		m.table.SetColumnWidth(i, w)
 	}
-	m.box = container.NewBorder(nil, m.flags, nil, nil, m.table)
 	return m
 }
 
-func (m *measurementsTable) object() fyne.CanvasObject { return m.box }
+func (m *resultTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
+	l := o.(*widget.Label)
+	l.SetText(m.cells[id.Row][id.Col])
+	l.Alignment = fyne.TextAlignTrailing
+	if slices.Contains(m.spec.leading, id.Col) {
+		l.Alignment = fyne.TextAlignLeading
+	}
+	l.Importance = widget.MediumImportance
+	switch r := m.rows[id.Row]; {
+	case id.Col == m.spec.statusCol && report.Marked(r):
+		l.Importance = widget.WarningImportance
+	case r.Status != engine.StatusValid:
+		l.Importance = widget.LowImportance
+	}
+	l.Refresh()
+}
 
 // headerText is a column's title with the sort arrow when sorted by it.
-func (m *measurementsTable) headerText(col int) string {
-	t := shortColumn(report.MeasurementColumns[col])
+func (m *resultTable) headerText(col int) string {
+	t := shortColumn(m.columns[col])
 	if col == m.sortCol {
 		if m.desc {
 			return t + " ▼"
@@ -105,23 +106,23 @@ func shortColumn(title string) string {
 	return title
 }
 
-// setResults shows results in the run's order, and lists their flags.
-func (m *measurementsTable) setResults(results []engine.Result) {
-	m.rows = slices.Clone(results)
+// setResults shows results in the run's order under columns, which are
+// the spec's row cut to their length.
+func (m *resultTable) setResults(columns []string, results []engine.Result) {
+	m.columns, m.rows = columns, slices.Clone(results)
 	m.sortCol, m.desc = -1, false
 	m.refresh()
-	showFlagLines(m.flags, report.FlagLines(results))
 }
 
 // sortBy sorts by col, or reverses the order when already sorted by it.
-func (m *measurementsTable) sortBy(col int) {
+func (m *resultTable) sortBy(col int) {
 	if m.sortCol == col {
 		m.desc = !m.desc
 	} else {
 		m.sortCol, m.desc = col, false
 	}
 	slices.SortStableFunc(m.rows, func(a, b engine.Result) int {
-		c := compareBy(col, a, b)
+		c := m.spec.compare(col, a, b)
 		if m.desc {
 			return -c
 		}
@@ -130,32 +131,19 @@ func (m *measurementsTable) sortBy(col int) {
 	m.refresh()
 }
 
-func (m *measurementsTable) refresh() {
+func (m *resultTable) refresh() {
 	m.cells = make([][]string, len(m.rows))
 	for i, r := range m.rows {
-		m.cells[i] = report.MeasurementRow(r)
+		m.cells[i] = m.spec.row(r)[:len(m.columns)]
 	}
 	m.table.Refresh()
 }
 
-// compareBy orders two results by a column of the table.
-func compareBy(col int, a, b engine.Result) int {
-	switch col {
-	case 0:
-		return cmp.Compare(a.Phase, b.Phase)
-	case 1:
-		return cmp.Compare(a.ContextTokens, b.ContextTokens)
-	case 2:
-		return cmp.Compare(a.Concurrency, b.Concurrency)
-	case 3:
-		return cmp.Compare(a.Status, b.Status)
+// measuredKey is a figure to sort by, or -1 for a cell that has none to
+// show, so unmeasured cells sort first ascending and last descending.
+func measuredKey(r engine.Result, v float64) float64 {
+	if !r.Measured() {
+		return -1
 	}
-	key := func(r engine.Result) float64 {
-		if !r.Measured() {
-			return -1 // unmeasured cells sort first ascending, last descending
-		}
-		return []float64{r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive,
-			float64(r.Completed), float64(r.OutputTokens), r.MeasuredS}[col-4]
-	}
-	return cmp.Compare(key(a), key(b))
+	return v
 }

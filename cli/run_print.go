@@ -114,7 +114,7 @@ func cellLine(r engine.Result, p engine.Progress) string {
 	}
 	if r.Measured() {
 		for _, fl := range r.Flags {
-			fig += " · ⚑ " + fl.Message
+			fig += " · " + report.FlagMarker + " " + fl.Message
 		}
 	}
 	line := fmt.Sprintf("[%*d/%d] %s %-13s %s", width(p.CellCount), p.CellIndex, p.CellCount, what, r.Status, fig)

@@ -91,7 +91,6 @@ func (q clockEventQuery) read(d nvml.Device) (uint64, bool) {
 		}
 	}
 	if q.throttles {
-		//lint:ignore SA1019 the fallback for drivers without the new call
 		bits, ret := d.GetCurrentClocksThrottleReasons()
 		return bits, ret == nvml.SUCCESS
 	}

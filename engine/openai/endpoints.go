@@ -146,7 +146,7 @@ func (c *Client) doJSON(ctx context.Context, method, path string, in, out any, m
 		return c.answerError(ctx, resp, endpoint, model)
 	}
 	if out == nil {
-		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
 		return c.timedOut(ctx, rctx, endpoint, nil)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBodyBytes)).Decode(out); err != nil {

@@ -8,54 +8,71 @@ import (
 	"speedmatrix/engine"
 )
 
-// checkColumns are the headings of report.md's Checks table; the last one
-// is written only when some cell has speculative-decoding counters.
-var checkColumns = []string{
+// CheckColumns are the headings of the Checks table (report.md and the
+// app's Checks tab); the last one is shown only when some cell has
+// speculative-decoding counters (see CheckHeader).
+var CheckColumns = []string{
 	"Context", "Requests at once", "Status", "Our tok/s", "Server tok/s", "Server vs ours",
 	"Server active", "Preemptions", "Drain", "GPU throttle", "Spec decode",
 }
 
-// hasChecks reports whether a cell carries what the Checks table shows:
+// HasChecks reports whether a cell carries what the Checks table shows:
 // the server's /metrics cross-check or a GPU throttle verdict.
-func hasChecks(r engine.Result) bool { return r.Server != nil || throttleOf(r) != nil }
+func HasChecks(r engine.Result) bool { return r.Server != nil || throttleOf(r) != nil }
+
+// CheckResults are the rows of the Checks table: the decode cells of rep
+// that carry check data, in the run's order. It is empty for reports of
+// servers without /metrics on machines without NVML.
+func CheckResults(rep engine.Report) []engine.Result {
+	var out []engine.Result
+	for _, res := range OfPhase(rep.Results, engine.PhaseDecode) {
+		if HasChecks(res) {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// CheckHeader is the Checks table's headings for rows: CheckColumns, less
+// the Spec decode column when no row has speculative-decoding counters.
+// A row is CheckRow cut to the header's length.
+func CheckHeader(rows []engine.Result) []string {
+	spec := slices.ContainsFunc(rows, func(r engine.Result) bool { return r.Server != nil && r.Server.SpecDecode != nil })
+	if spec {
+		return CheckColumns
+	}
+	return CheckColumns[:len(CheckColumns)-1]
+}
 
 // writeChecks writes the Checks section: the run's throttle verdict, then
 // one row per decode cell with the server's figures beside ours. It writes
 // nothing when no cell carries check data (reports of servers without
 // /metrics, machines without NVML).
 func writeChecks(b *strings.Builder, r engine.Report) {
-	if !slices.ContainsFunc(r.Results, hasChecks) {
+	if !slices.ContainsFunc(r.Results, HasChecks) {
 		return
 	}
 	b.WriteString("## Checks\n\nwhat the server's /metrics and the GPUs said during each decode cell, beside our own count\n\n")
 	if line, _ := ThrottleSummary(r.Results); line != "" {
 		b.WriteString(line + "\n\n")
 	}
-	var rows [][]string
-	spec := false
-	for _, res := range OfPhase(r.Results, engine.PhaseDecode) {
-		if hasChecks(res) {
-			rows = append(rows, checkRow(res))
-			spec = spec || (res.Server != nil && res.Server.SpecDecode != nil)
-		}
-	}
-	if len(rows) == 0 {
+	results := CheckResults(r)
+	if len(results) == 0 {
 		return
 	}
-	head := checkColumns
-	if !spec {
-		head = head[:len(head)-1]
-		for i := range rows {
-			rows[i] = rows[i][:len(head)]
-		}
+	head := CheckHeader(results)
+	rows := make([][]string, len(results))
+	for i, res := range results {
+		rows[i] = CheckRow(res)[:len(head)]
 	}
 	writeTable(b, head, rows)
 }
 
-// checkRow is one decode cell of the Checks table. Our tok/s is the
-// headline figure, so a cell that isn't Valid shows Dash there; the
-// server's and the GPUs' own observations are shown whatever the status.
-func checkRow(r engine.Result) []string {
+// CheckRow is one decode cell of the Checks table, one field per
+// CheckColumns. Our tok/s is the headline figure, so a cell that isn't
+// Valid shows Dash there; the server's and the GPUs' own observations are
+// shown whatever the status.
+func CheckRow(r engine.Result) []string {
 	d := Dash
 	row := []string{label(r), fmt.Sprint(r.Concurrency), Mark(string(r.Status), r), d, d, d, d, d, d, d, d}
 	if r.Measured() {
@@ -64,9 +81,9 @@ func checkRow(r engine.Result) []string {
 	if s := r.Server; s != nil {
 		if s.NotComparable == "" {
 			row[4] = TokPerSec(s.TokPerSec)
-			if r.Measured() && r.TotalTokPerSec > 0 {
-				row[5] = Percent(s.TokPerSec/r.TotalTokPerSec - 1)
-			}
+		}
+		if v, ok := ServerVsOurs(r); ok {
+			row[5] = Percent(v)
 		}
 		row[6], row[7], row[8] = Fixed1(s.Active), Int(s.Preemptions), Seconds(r.DrainS)
 		if sd := s.SpecDecode; sd != nil {
@@ -77,4 +94,15 @@ func checkRow(r engine.Result) []string {
 		row[9] = t.Describe()
 	}
 	return row
+}
+
+// ServerVsOurs is how far the server's tok/s is from ours (+0.05: the
+// server counted 5 % more), and whether both were counted: the cell is
+// Valid and the server's counters are comparable.
+func ServerVsOurs(r engine.Result) (float64, bool) {
+	s := r.Server
+	if s == nil || s.NotComparable != "" || !r.Measured() || r.TotalTokPerSec <= 0 {
+		return 0, false
+	}
+	return s.TokPerSec/r.TotalTokPerSec - 1, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -255,5 +256,25 @@ func TestCompleteLine(t *testing.T) {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+func TestCheckResults(t *testing.T) {
+	rows := CheckResults(checkedReport())
+	var cells []string
+	for _, r := range rows {
+		cells = append(cells, label(r)+"×"+strconv.Itoa(r.Concurrency))
+	}
+	if want := []string{"8K×1", "8K×8", "8K×128", "64K×1", "64K×8"}; !slices.Equal(cells, want) {
+		t.Errorf("CheckResults = %q, want the decode cells with checks %q", cells, want)
+	}
+	if got := CheckHeader(rows); len(got) != len(CheckColumns) {
+		t.Errorf("CheckHeader with spec decode has %d columns, want %d", len(got), len(CheckColumns))
+	}
+	if got := CheckHeader(rows[1:]); slices.Contains(got, "Spec decode") {
+		t.Errorf("CheckHeader without spec decode = %q, want no Spec decode column", got)
+	}
+	if got := CheckResults(seedReport()); len(got) != 0 {
+		t.Errorf("a report without checks has %d check rows, want 0", len(got))
 	}
 }

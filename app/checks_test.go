@@ -1,0 +1,98 @@
+package app
+
+import (
+	"slices"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// checkedCannedReport is the canned run as a server with /metrics records
+// it: the server's own count beside ours, and preemptions in one cell.
+func checkedCannedReport() engine.Report {
+	rep := cannedReport("tiny", 195.7)
+	rep.Run.Checks = []string{engine.CheckServerMetrics}
+	for i := range rep.Results {
+		res := &rep.Results[i]
+		switch {
+		case res.Phase != engine.PhaseDecode:
+		case res.Concurrency == 1:
+			res.Server = &engine.ServerCheck{Samples: 20, Active: 1, TokPerSec: 197.3}
+		case res.Concurrency == 2:
+			res.Server = &engine.ServerCheck{Samples: 20, Active: 1.6, Waiting: 0.4, TokPerSec: 318.4, Preemptions: 7}
+			res.DrainS = 0.3
+		}
+	}
+	return rep
+}
+
+// showChecks shows rep on the Results screen with its Checks tab in front,
+// and returns that tab after checking it follows All measurements.
+func showChecks(t *testing.T, rep engine.Report) (*ui, fyne.CanvasObject) {
+	t.Helper()
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.show(tabResults)
+	u.results.show(rep, "")
+	items := u.results.views.Items
+	at := slices.IndexFunc(items, func(it *container.TabItem) bool { return it.Text == "Checks" })
+	if at < 1 || items[at-1].Text != "All measurements" {
+		t.Fatalf("Results has the Checks tab at %d, want it right after All measurements", at)
+	}
+	u.results.views.Select(items[at])
+	return u, items[at].Content
+}
+
+// hasLabel reports whether a label inside obj shows exactly s.
+func hasLabel(obj fyne.CanvasObject, s string) bool {
+	return walk(obj, func(o fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && l.Text == s
+	})
+}
+
+func TestChecksTabShowsServerFigures(t *testing.T) {
+	u, tab := showChecks(t, checkedCannedReport())
+	for _, want := range []string{"318.4", "Preemptions", engine.CheckServerMetrics} {
+		if !hasText(tab, want) {
+			t.Errorf("the Checks tab does not show %q", want)
+		}
+	}
+	if !hasLabel(tab, "7") {
+		t.Error("the Checks tab does not show the 7 preemptions")
+	}
+	cells := u.results.checks.table.cells
+	if len(cells) != 2 {
+		t.Fatalf("Checks table has %d rows, want the 2 decode cells with server figures", len(cells))
+	}
+	col := slices.Index(report.CheckColumns, "Preemptions")
+	if got := cells[1][col]; got != "7" {
+		t.Errorf("preemptions of 1K × 2 = %q, want 7", got)
+	}
+	u.results.checks.table.sortBy(col)
+	u.results.checks.table.sortBy(col) // descending: the preempted cell first
+	if got := u.results.checks.table.cells[0][col]; got != "7" {
+		t.Errorf("sorted by preemptions descending, first row shows %q, want 7", got)
+	}
+	if hasText(tab, noChecksLine) {
+		t.Error("a run with server figures says no cross-check was recorded")
+	}
+}
+
+func TestChecksTabWithoutServerMetrics(t *testing.T) {
+	rep := cannedReport("tiny", 195.7)
+	rep.Run.Checks = []string{engine.CheckNoServerMetrics}
+	u, tab := showChecks(t, rep)
+	for _, want := range []string{engine.CheckNoServerMetrics, noChecksLine} {
+		if !hasText(tab, want) {
+			t.Errorf("the Checks tab does not show %q", want)
+		}
+	}
+	if u.results.checks.table.table.Visible() {
+		t.Error("the Checks table is shown with no rows to show")
+	}
+}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"cmp"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// measurementsTable is the seeds' All measurements table. A flagged cell's
+// status carries report.FlagMarker, and the flags are listed under the
+// table.
+type measurementsTable struct {
+	*resultTable
+	flags *widget.Label
+	box   fyne.CanvasObject
+}
+
+// measurementsSpec is report.MeasurementRow as a resultTable.
+var measurementsSpec = tableSpec{
+	row:       report.MeasurementRow,
+	compare:   compareMeasurements,
+	statusCol: 3,
+	leading:   []int{0, 1, 3},
+	widths:    []float32{135, 70, 82, 105, 90, 105, 75, 112, 88, 92, 100, 100},
+}
+
+func newMeasurementsTable() *measurementsTable {
+	m := &measurementsTable{resultTable: newResultTable(measurementsSpec, report.MeasurementColumns), flags: widget.NewLabel("")}
+	m.flags.Wrapping = fyne.TextWrapWord
+	m.flags.Hide()
+	m.box = container.NewBorder(nil, m.flags, nil, nil, m.table)
+	return m
+}
+
+func (m *measurementsTable) object() fyne.CanvasObject { return m.box }
+
+// setResults shows results in the run's order, and lists their flags.
+func (m *measurementsTable) setResults(results []engine.Result) {
+	m.resultTable.setResults(report.MeasurementColumns, results)
+	showFlagLines(m.flags, report.FlagLines(results))
+}
+
+// compareMeasurements orders two results by a column of the All
+// measurements table.
+func compareMeasurements(col int, a, b engine.Result) int {
+	switch col {
+	case 0:
+		return cmp.Compare(a.Phase, b.Phase)
+	case 1:
+		return cmp.Compare(a.ContextTokens, b.ContextTokens)
+	case 2:
+		return cmp.Compare(a.Concurrency, b.Concurrency)
+	case 3:
+		return cmp.Compare(a.Status, b.Status)
+	}
+	key := func(r engine.Result) float64 {
+		return measuredKey(r, []float64{r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive,
+			float64(r.Completed), float64(r.OutputTokens), r.MeasuredS}[col-4])
+	}
+	return cmp.Compare(key(a), key(b))
+}
