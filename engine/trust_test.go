@@ -95,7 +95,9 @@ func TestHungServer(t *testing.T) {
 	}
 
 	hang.Store(false)
-	opts.stallTimeout = 200 * time.Millisecond
+	// A long request timeout, so that a slow /tokenize (under -race) isn't
+	// taken for a hang; the probe stays short.
+	opts.requestTimeout, opts.stallTimeout = 10*time.Second, 200*time.Millisecond
 	plan := Plan{DecodeContexts: []int{K}, Concurrency: []int{1, 2}, Duration: 300 * time.Millisecond, MaxOutputTokens: 5000, API: APICompletions}
 	var last Event
 	for ev := range runWith(t.Context(), plan, Target{BaseURL: f.URL}, opts) {
