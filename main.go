@@ -1,6 +1,10 @@
 // Command speedmatrix measures how fast a vLLM server serves an LLM: the
 // desktop app by default, or headless with the run, sim, hw and report
 // subcommands.
+//
+// main only wires: it imports app, cli and engine (to set engine.Version) and
+// nothing else of its own; every other package sits below those front ends
+// (the layering is in docs/METHODOLOGY.md).
 package main
 
 import (

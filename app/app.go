@@ -1,6 +1,9 @@
 // Package app is the Speed Matrix desktop UI (Fyne): one file per screen.
 // It talks to engine, hw and charts through narrow interfaces so that its
 // tests can drive every screen with fakes.
+//
+// app is a front end: it may import engine and its sub-packages, hw,
+// charts, assets and Fyne. Nothing below it imports app or Fyne.
 package app
 
 import (

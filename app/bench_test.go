@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkRunApply is the cost of one coalesced UI update of the Run
-// screen during the seeds' matrix: progress, a server sample, one finished
+// screen during the reference reports' matrix: progress, a server sample, one finished
 // cell and a log line, with the 5 × 8 heatmap recoloured.
 func BenchmarkRunApply(b *testing.B) {
 	u := newUI(test.NewTempApp(b), test.NewTempWindow(b, nil), testDeps(b, &fakeEngine{}), Options{})

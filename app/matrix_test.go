@@ -20,7 +20,7 @@ func TestMatrixPresets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := engine.DefaultPlan(); !reflect.DeepEqual(p, want) {
-		t.Errorf("Standard plan = %+v, want the seeds' matrix %+v", p, want)
+		t.Errorf("Standard plan = %+v, want the reference reports' matrix %+v", p, want)
 	}
 	m.preset.SetSelected(presetQuick)
 	if got := m.prefill.Text; got != "1K, 2K, 4K" {

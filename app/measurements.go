@@ -11,7 +11,7 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// measurementsTable is the seeds' All measurements table. A flagged cell's
+// measurementsTable is the reference reports' All measurements table. A flagged cell's
 // status carries report.FlagMarker, and the flags are listed under the
 // table.
 type measurementsTable struct {

@@ -1,5 +1,6 @@
 // Package assets holds the files embedded into the speedmatrix binary:
-// the application icon.
+// the application icon. It imports only the standard library (embed), and
+// only app imports it.
 package assets
 
 import _ "embed"

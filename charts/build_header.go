@@ -9,7 +9,7 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// SheetTitle is the title of every report sheet, as on the seed pages.
+// SheetTitle is the title of every report sheet, as on the reference report pages.
 const SheetTitle = "Speed test matrix"
 
 // BuildModel turns a report into what the charts show. It never fails: a

@@ -15,7 +15,7 @@ var statusOrder = []engine.Status{
 	engine.StatusNotRun, engine.StatusCancelled, engine.StatusPending,
 }
 
-// statusNote returns the line explaining a status, worded as the seeds do.
+// statusNote returns the line explaining a status, worded as the reference reports do.
 func statusNote(s engine.Status) string {
 	switch s {
 	case engine.StatusLooped:

@@ -5,7 +5,7 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// tableColumns are the seeds' "All measurements" columns.
+// tableColumns are the reference reports' "All measurements" columns.
 var tableColumns = []Column{
 	{Title: "Phase"}, {Title: "Context"}, {Title: "Requests at once", Right: true},
 	{Title: "Status"}, {Title: "Total tok/s", Right: true}, {Title: "Per request tok/s", Right: true},

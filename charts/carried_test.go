@@ -6,7 +6,7 @@ import (
 )
 
 // TestSheetDrawsEveryFigure checks that the report sheet drawn from each
-// seed fixture carries every string of its model: each table row and each
+// reference fixture carries every string of its model: each table row and each
 // heatmap cell drawn in order, every section line, prefill line and note.
 func TestSheetDrawsEveryFigure(t *testing.T) {
 	for _, name := range []string{"seed000", "seed003"} {
@@ -84,7 +84,7 @@ func drawnWrapped(texts []string, key, value string) bool {
 	return false
 }
 
-// TestPrefillLabelsDoNotOverlap draws the seeds' prefill curves, where
+// TestPrefillLabelsDoNotOverlap draws the reference reports' prefill curves, where
 // 123K and 128K sit close together, and checks no two labels overlap.
 func TestPrefillLabelsDoNotOverlap(t *testing.T) {
 	for _, name := range []string{"seed000", "seed003"} {

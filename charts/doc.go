@@ -5,10 +5,12 @@
 //
 // Drawing happens in three steps, each a pure function of the one before:
 // BuildModel turns an engine.Report into a Model (what to draw: series,
-// heatmap cells, table rows, already formatted as the seed reports format
-// them); a layout turns a Model into a Drawing (positioned rectangles,
+// heatmap cells, table rows, already formatted as the reference reports
+// in docs/reference format them); a layout turns a Model into a Drawing (positioned rectangles,
 // lines and text in logical pixels); and the Drawing renders to PNG or SVG.
 // Tests check the Model and the Drawing, never font pixels.
 //
-// charts never imports Fyne: the app, the CLI and tests all use it headless.
+// charts is an output adapter: it imports engine, engine/report (number
+// formatting) and golang.org/x/image (fonts and the rasterizer), never Fyne,
+// so the app, the CLI and tests all use it headless.
 package charts

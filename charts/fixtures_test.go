@@ -14,10 +14,10 @@ import (
 	"speedmatrix/engine"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files and seed fixtures")
+var update = flag.Bool("update", false, "rewrite golden files and reference fixtures")
 
-// seed003Rows is the 3090 seed's All measurements table written out with
-// separators. The seed page's text glues cells together; "Per request
+// seed003Rows is the 3090 reference report's All measurements table written out with
+// separators. The reference report page's text glues cells together; "Per request
 // tok/s" and TTFT were told apart with the heatmap's TTFT of the same cell
 // ("119.832 ms TTFT" → 119.8 tok/s, 32 ms), which leaves 121.5 | 32 ms.
 const seed003Rows = `
@@ -98,7 +98,7 @@ func seedPlan(prefill, decode []int, maxOut int) engine.Plan {
 	}
 }
 
-// seed000Report is the RTX PRO 6000 seed; its table comes from the seed text.
+// seed000Report is the RTX PRO 6000 reference report; its table comes from the reference text.
 func seed000Report(t *testing.T) engine.Report {
 	text, err := os.ReadFile(filepath.Join("testdata", "seeds", "seed000.txt"))
 	if err != nil {
@@ -120,7 +120,7 @@ func seed000Report(t *testing.T) engine.Report {
 	}
 }
 
-// seed003Report is the RTX 3090 seed.
+// seed003Report is the RTX 3090 reference report.
 func seed003Report(t *testing.T) engine.Report {
 	k := engine.K
 	return engine.Report{
@@ -139,7 +139,7 @@ func seed003Report(t *testing.T) engine.Report {
 }
 
 // parseSeedRows reads the "| Prefill | 8K | 1 | Valid | … |" rows of a
-// seed's All measurements table into results.
+// reference report's All measurements table into results.
 func parseSeedRows(t *testing.T, text string) []engine.Result {
 	var out []engine.Result
 	for _, line := range strings.Split(text, "\n") {
@@ -148,7 +148,7 @@ func parseSeedRows(t *testing.T, text string) []engine.Result {
 		}
 		f := strings.Split(strings.Trim(line, "| "), " | ")
 		if len(f) != 12 {
-			t.Fatalf("seed row has %d cells: %q", len(f), line)
+			t.Fatalf("reference row has %d cells: %q", len(f), line)
 		}
 		out = append(out, seedResult(t, f))
 	}
@@ -167,7 +167,7 @@ func seedResult(t *testing.T, f []string) engine.Result {
 		}
 		v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
 		if err != nil {
-			t.Fatalf("seed figure %q: %v", s, err)
+			t.Fatalf("reference figure %q: %v", s, err)
 		}
 		return v * mult
 	}
@@ -203,7 +203,7 @@ func loadSeed(t *testing.T, name string) engine.Report {
 }
 
 // TestSeedFixtures keeps testdata/seed000.json and seed003.json equal to
-// the seed tables above (rewrite them with -update).
+// the reference tables above (rewrite them with -update).
 func TestSeedFixtures(t *testing.T) {
 	for name, r := range map[string]engine.Report{"seed000": seed000Report(t), "seed003": seed003Report(t)} {
 		want, err := json.MarshalIndent(r, "", "  ")
@@ -222,7 +222,7 @@ func TestSeedFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from the seed tables; run go test -run TestSeedFixtures -update", path)
+			t.Errorf("%s differs from the reference tables; run go test -run TestSeedFixtures -update", path)
 		}
 		if n := len(r.Results); n != map[string]int{"seed000": 46, "seed003": 53}[name] {
 			t.Errorf("%s: %d results", name, n)

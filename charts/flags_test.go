@@ -14,7 +14,7 @@ import (
 // it must appear nowhere on a picture.
 const partialTokPerSec = 4321.5
 
-// flaggedReport is seed 000 cut short by the server, with the trust checks
+// flaggedReport is reference report 000 cut short by the server, with the trust checks
 // of a real run: flagged Valid cells (underfilled, preempted, server count,
 // GPU throttle), the server's figures, a Failed cell with partial figures
 // and two cells the run never reached.

@@ -8,14 +8,14 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// Numbers are formatted by engine/report, as the seeds format them, so the
+// Numbers are formatted by engine/report, as the reference reports format them, so the
 // sheet, report.md and the app agree. The helpers below cover what only
 // the charts print.
 
-// Dash is what the seed reports print where a figure does not apply.
+// Dash is what the reference reports print where a figure does not apply.
 const Dash = report.Dash
 
-// formatPrefillLabel formats prompt tok/s as the seeds' prefill list does:
+// formatPrefillLabel formats prompt tok/s as the reference reports' prefill list does:
 // whole numbers below 10,000 ("9,534"), thousands above ("40.4K").
 func formatPrefillLabel(v float64) string {
 	if math.Round(v*10)/10 >= 10000 {

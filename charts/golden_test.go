@@ -28,7 +28,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// TestModelGolden pins what the charts show for each seed: every series,
+// TestModelGolden pins what the charts show for each reference report: every series,
 // point, cell, row and note, formatted.
 func TestModelGolden(t *testing.T) {
 	for _, name := range []string{"seed000", "seed003"} {

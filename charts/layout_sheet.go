@@ -14,7 +14,7 @@ const (
 	sheetChartH  = 400.0
 )
 
-// layoutSheet lays out the whole report: everything a seed page holds.
+// layoutSheet lays out the whole report: everything a reference report page holds.
 func layoutSheet(m Model, p palette) *Drawing {
 	d := &Drawing{width: sheetWidth, bg: p.bg}
 	x, w := sheetMargin, sheetWidth-2*sheetMargin
@@ -145,7 +145,7 @@ func drawLaunch(d *Drawing, p palette, lines []string, x, y, w float64) float64 
 	return y + h
 }
 
-// drawPrefillList is the seeds' prefill list: context, prompt tok/s, TTFT.
+// drawPrefillList is the reference reports' prefill list: context, prompt tok/s, TTFT.
 func drawPrefillList(d *Drawing, p palette, rows []PrefillRow, x, y, w float64) float64 {
 	ttftW := textWidth("TTFT", fontBold, 11.5)
 	for _, r := range rows {

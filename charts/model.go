@@ -5,14 +5,14 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// Model is what a report sheet shows, already formatted the way the seed
-// reports format it. Layouts position it; nothing in it depends on fonts.
+// Model is what a report sheet shows, already formatted the way the
+// reference reports format it. Layouts position it; nothing in it depends on fonts.
 type Model struct {
 	Header      Header       `json:"header"`
 	Sections    []Section    `json:"sections"`               // Hardware, Engine, Run
 	Launch      []string     `json:"launch,omitempty"`       // launch command, one entry per line
 	Prefill     LineChart    `json:"prefill"`                // prompt tok/s and TTFT by context
-	PrefillRows []PrefillRow `json:"prefill_rows,omitempty"` // the seeds' prefill list
+	PrefillRows []PrefillRow `json:"prefill_rows,omitempty"` // the reference reports' prefill list
 	Decode      HeatmapModel `json:"decode"`                 // total tok/s by context × concurrency
 	PerRequest  LineChart    `json:"per_request"`            // per-request tok/s by concurrency
 	Table       Table        `json:"table"`                  // All measurements
@@ -40,7 +40,7 @@ type Section = report.Section
 // KV is one line of a Section.
 type KV = report.Row
 
-// PrefillRow is one line of the seeds' prefill list: "8K context", "40.4K", "203 ms TTFT".
+// PrefillRow is one line of the reference reports' prefill list: "8K context", "40.4K", "203 ms TTFT".
 type PrefillRow struct {
 	Context   string `json:"context"`
 	TokPerSec string `json:"tok_s"`
@@ -115,7 +115,7 @@ type HeatmapModel struct {
 	Cells     [][]HeatCell `json:"cells"` // [row][col]
 	Scale     ColorScale   `json:"scale"`
 	// Legend lists the statuses other than Valid present in the cells, in
-	// a fixed order, with the seeds' wording of each.
+	// a fixed order, with the reference reports' wording of each.
 	Legend []StatusNote `json:"legend,omitempty"`
 	Notes  []string     `json:"notes,omitempty"` // lines under the legend (the TTFT note)
 	// Flags lists the flagged cells, one line each (report.FlagLines).
@@ -149,7 +149,7 @@ type ColorScale struct {
 	Ticks     []Tick  `json:"ticks"`
 }
 
-// Table is the seeds' "All measurements" table.
+// Table is the reference reports' "All measurements" table.
 type Table struct {
 	Title       string     `json:"title"`
 	NotesBefore []string   `json:"notes_before,omitempty"`

@@ -9,7 +9,7 @@ import (
 	"speedmatrix/engine"
 )
 
-var preview = flag.String("preview", "", "write every picture of the seed fixtures to this directory, to look at")
+var preview = flag.String("preview", "", "write every picture of the reference fixtures to this directory, to look at")
 
 // TestPreview writes the pictures people will see, in both themes, when
 // run with -preview DIR. It is how the layouts were checked by eye.
@@ -35,7 +35,7 @@ func TestPreview(t *testing.T) {
 	}
 }
 
-// TestPreviewDelta writes the comparison heatmap of the two seeds.
+// TestPreviewDelta writes the comparison heatmap of the two reference reports.
 func TestPreviewDelta(t *testing.T) {
 	if *preview == "" {
 		t.Skip("use -preview DIR to write the pictures")

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// seedPage is a seed report's text and how it separates table cells: the
+// seedPage is a reference report's text and how it separates table cells: the
 // RTX PRO 6000 page has Markdown pipes, the RTX 3090 page glues cells.
 type seedPage struct {
 	text  string
@@ -38,13 +38,13 @@ func (p seedPage) row(cells []string) string {
 func (p seedPage) mustHave(t *testing.T, what, s string) {
 	t.Helper()
 	if !strings.Contains(p.text, s) {
-		t.Errorf("%s %q is not on the seed page", what, s)
+		t.Errorf("%s %q is not on the reference report page", what, s)
 	}
 }
 
 // TestSeedFiguresCarried reads every figure back from the model of the
-// sheet drawn from each seed fixture and finds it, formatted identically,
-// on the seed page; and counts the page's rows so none is missing.
+// sheet drawn from each reference fixture and finds it, formatted identically,
+// on the reference report page; and counts the page's rows so none is missing.
 func TestSeedFiguresCarried(t *testing.T) {
 	for _, name := range []string{"seed000", "seed003"} {
 		t.Run(name, func(t *testing.T) {
@@ -66,12 +66,12 @@ func checkHeader(t *testing.T, page seedPage, m Model) {
 	page.mustHave(t, "subtitle", "\n"+m.Header.EngineLine+m.Header.MatrixLine+"\n")
 	page.mustHave(t, "launch command", "\n"+strings.Join(m.Launch, "\n")+"\n")
 	if m.Header.Simulated || m.Header.Badge != "Measured" {
-		t.Errorf("badge %q, simulated %v: seeds are measured", m.Header.Badge, m.Header.Simulated)
+		t.Errorf("badge %q, simulated %v: reference reports are measured", m.Header.Badge, m.Header.Simulated)
 	}
 }
 
-// checkSections finds the seed's Hardware, Engine and Run blocks, line for
-// line and in order, at the start of ours; lines the seeds lack may follow.
+// checkSections finds the reference report's Hardware, Engine and Run blocks, line for
+// line and in order, at the start of ours; lines the reference reports lack may follow.
 func checkSections(t *testing.T, page seedPage, m Model) {
 	t.Helper()
 	ends := map[string]string{"Hardware": "\nEngine\n", "Engine": "\nRun\n", "Run": "\nLaunch command\n"}
@@ -79,7 +79,7 @@ func checkSections(t *testing.T, page seedPage, m Model) {
 		start := strings.Index(page.text, "\n"+sec.Title+"\n")
 		end := strings.Index(page.text, ends[sec.Title])
 		if start < 0 || end < start {
-			t.Fatalf("no %s section on the seed page", sec.Title)
+			t.Fatalf("no %s section on the reference report page", sec.Title)
 		}
 		var lines []string
 		for _, l := range strings.Split(page.text[start+len(sec.Title)+2:end], "\n") {
@@ -96,7 +96,7 @@ func checkSections(t *testing.T, page seedPage, m Model) {
 			ours = append(ours, kv.Key, kv.Value)
 		}
 		if len(ours) < len(lines) || !slices.Equal(ours[:len(lines)], lines) {
-			t.Errorf("%s section does not start with the seed's lines:\n got %q\nseed %q", sec.Title, ours, lines)
+			t.Errorf("%s section does not start with the reference report's lines:\n got %q\nreference %q", sec.Title, ours, lines)
 		}
 	}
 }
@@ -108,7 +108,7 @@ func checkPrefillList(t *testing.T, page seedPage, m Model) {
 		page.mustHave(t, "prefill line", r.Context+r.TokPerSec+r.TTFT+"\n")
 	}
 	if n := len(regexp.MustCompile(`\d+K context`).FindAllString(page.text, -1)); n != len(m.PrefillRows) {
-		t.Errorf("seed lists %d prefill contexts, model %d", n, len(m.PrefillRows))
+		t.Errorf("reference report lists %d prefill contexts, model %d", n, len(m.PrefillRows))
 	}
 	if got := len(m.Prefill.Series); got != 2 || len(m.Prefill.Series[0].Points) != len(m.PrefillRows) {
 		t.Errorf("prefill chart has %d series", got)
@@ -150,9 +150,9 @@ func checkTable(t *testing.T, page seedPage, m Model) {
 	}
 	rowRE := regexp.MustCompile(`(?m)^(\| )?(Prefill|Sustained decode)( \| )?\d`)
 	if n := len(rowRE.FindAllString(page.text, -1)); n != len(m.Table.Rows) {
-		t.Errorf("seed table has %d rows, model %d", n, len(m.Table.Rows))
+		t.Errorf("reference table has %d rows, model %d", n, len(m.Table.Rows))
 	}
 	if !strings.HasSuffix(strings.TrimSpace(page.text), strings.Join(m.Table.NotesAfter, " ")) {
-		t.Errorf("table notes %q do not end the seed page", m.Table.NotesAfter)
+		t.Errorf("table notes %q do not end the reference report page", m.Table.NotesAfter)
 	}
 }

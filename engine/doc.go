@@ -2,6 +2,9 @@
 // speed test matrix, the result of each cell, the report that carries them,
 // and Run, which measures a plan against an OpenAI-compatible server.
 //
-// engine never imports Fyne: it serves the desktop app, the headless CLI and
-// the tests alike.
+// engine is the domain: it imports only engine/openai (the client it
+// measures through) and the standard library, never Fyne, hw, charts or the
+// other engine sub-packages (engine/report imports engine, not the other
+// way round). It serves the desktop app, the headless CLI and the tests
+// alike.
 package engine

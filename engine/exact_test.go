@@ -156,7 +156,7 @@ func TestPercentiles(t *testing.T) {
 	}
 }
 
-// BenchmarkComputeDecode computes a seeds-sized cell: 128 streams of 75
+// BenchmarkComputeDecode computes a reference-sized cell: 128 streams of 75
 // tok/s, one token per chunk, over a 30 s window.
 func BenchmarkComputeDecode(b *testing.B) {
 	from := time.Now()

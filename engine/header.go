@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Run-section wording, as the seeds word it.
+// Run-section wording, as the reference reports word it.
 const (
 	DecodeTestFixedDuration = "Fixed duration"
 	PrefillModeDecodeWarmup = "Measured during decode warm-up"

@@ -11,7 +11,7 @@ const (
 	APICompletions API = "completions"
 )
 
-// K is one "K" of context as the seeds count it.
+// K is one "K" of context as the reference reports count it.
 const K = 1024
 
 // Plan is what a run measures: prefill at each prefill context, then
@@ -28,7 +28,7 @@ type Plan struct {
 	LoopDetection  bool `json:"loop_detection"`
 }
 
-// DefaultPlan is the seeds' matrix: prefill 8K–128K; decode 8K–128K × 1–128
+// DefaultPlan is the reference reports' matrix: prefill 8K–128K; decode 8K–128K × 1–128
 // simultaneous requests for 30 s each, up to 4,096 output tokens.
 func DefaultPlan() Plan {
 	return Plan{

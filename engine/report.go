@@ -5,7 +5,7 @@ import "time"
 // SchemaVersion is the version of the report.json schema written by this build.
 const SchemaVersion = 1
 
-// Report is everything a finished (or partial) run shows: the seeds' sections
+// Report is everything a finished (or partial) run shows: the reference reports' sections
 // Hardware, Engine, Run and Launch command, then every cell's Result.
 type Report struct {
 	SchemaVersion int          `json:"schema_version"`

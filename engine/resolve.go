@@ -13,7 +13,7 @@ import (
 
 // templateReserveTokens is kept free of every context for the chat template
 // and special tokens: with max_model_len 131,072 and 4,096 output tokens the
-// largest decode context is 126,720 tokens, "123K" as in the seeds.
+// largest decode context is 126,720 tokens, "123K" as in the reference reports.
 const templateReserveTokens = 256
 
 // setup is a plan resolved against a server: the model, the contexts that
@@ -134,7 +134,7 @@ func (s setup) cells(plan Plan) []Cell {
 	return out
 }
 
-// sortResults puts results in the seeds' order: prefill cells by context,
+// sortResults puts results in the reference reports' order: prefill cells by context,
 // then decode cells by context and concurrency.
 func sortResults(rs []Result) {
 	slices.SortStableFunc(rs, func(a, b Result) int {

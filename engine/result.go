@@ -14,7 +14,7 @@ const (
 	PhaseDecode  Phase = "decode"
 )
 
-// Title is the phase as the seed reports word it ("Prefill", "Sustained decode").
+// Title is the phase as the reference reports word it ("Prefill", "Sustained decode").
 func (p Phase) Title() string {
 	if p == PhasePrefill {
 		return "Prefill"
@@ -38,7 +38,7 @@ const (
 	StatusNotRun Status = "Not run"
 )
 
-// Notes explaining the statuses, worded as the seed reports word them.
+// Notes explaining the statuses, worded as the reference reports word them.
 const (
 	NoteLooped       = "Looped: the model kept repeating the same text, so the benchmark discarded this measurement."
 	NoteOverCapacity = "Over capacity: not run because this many requests at this context would exceed the server's KV cache."
@@ -132,7 +132,7 @@ type Result struct {
 // Measured reports whether the cell's figures are real measurements to show.
 func (r Result) Measured() bool { return r.Status == StatusValid }
 
-// ContextLabel formats a context length as the seeds do: 0, 8K, 123K
+// ContextLabel formats a context length as the reference reports do: 0, 8K, 123K
 // (K = 1,024 tokens, rounded down; lengths under 1K are written in full).
 func ContextLabel(tokens int) string {
 	if tokens < 1024 {

@@ -312,7 +312,7 @@ func (r *runner) endIncomplete(err error) {
 	}
 }
 
-// snapshot copies the report with results in the seeds' order. r.mu is held.
+// snapshot copies the report with results in the reference reports' order. r.mu is held.
 func (r *runner) snapshot() Report {
 	rep := r.report
 	rep.Results = slices.Clone(r.report.Results)

@@ -30,7 +30,7 @@ func (h Hardware) Info() engine.HardwareInfo {
 	return info
 }
 
-// FormatSection writes the Hardware section as the seeds show it (Type, GPU,
+// FormatSection writes the Hardware section as the reference reports show it (Type, GPU,
 // VRAM, CPU, RAM, OS), then the kernel and one details line per GPU (GPUs
 // with identical details share a line). Without GPUs the GPU line says why
 // and what to benchmark instead.
@@ -76,14 +76,14 @@ func FormatSection(w io.Writer, info engine.HardwareInfo) error {
 	return nil
 }
 
-// DisplayGPUName shortens NVML's name the way the seeds show it:
+// DisplayGPUName shortens NVML's name the way the reference reports show it:
 // "NVIDIA GeForce RTX 3090" → "RTX 3090".
 func DisplayGPUName(name string) string {
 	s := strings.TrimPrefix(name, "NVIDIA ")
 	return strings.TrimPrefix(s, "GeForce ")
 }
 
-// FormatGB rounds bytes to whole GiB, written "GB" as vendors and the seeds
+// FormatGB rounds bytes to whole GiB, written "GB" as vendors and the reference reports
 // do: 24 GiB of VRAM is "24 GB".
 func FormatGB(b uint64) string {
 	return fmt.Sprintf("%d GB", int(math.Round(float64(b)/(1<<30))))
@@ -174,7 +174,7 @@ func gpuDetails(g engine.GPUInfo) string {
 	return strings.Join(parts, " · ")
 }
 
-// thousands writes n with commas, as the seeds write "4,096 tokens".
+// thousands writes n with commas, as the reference reports write "4,096 tokens".
 func thousands(n int) string {
 	s := strconv.Itoa(n)
 	if n < 0 {

@@ -42,7 +42,7 @@ func TestFormatSection(t *testing.T) {
 		info engine.HardwareInfo
 		want string
 	}{
-		{"seed RTX 3090", withGPUs(seedHost, "", rtx3090), `Hardware
+		{"reference RTX 3090", withGPUs(seedHost, "", rtx3090), `Hardware
   Type     Discrete GPU
   GPU      RTX 3090
   VRAM     24 GB

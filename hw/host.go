@@ -82,7 +82,7 @@ var (
 	spaces    = regexp.MustCompile(`\s+`)
 )
 
-// CleanCPUModel shortens a CPU model string the way the seeds show it:
+// CleanCPUModel shortens a CPU model string the way the reference reports show it:
 // "AMD Ryzen 9 7900X 12-Core Processor" → "AMD Ryzen 9 7900X",
 // "Intel(R) Core(TM) i9-13900K" → "Intel Core i9-13900K".
 func CleanCPUModel(model string) string {

@@ -39,13 +39,13 @@ go test -race -count=1 ./...
 
 # Real-time tests at the issue's tolerances (TTFT within 5 ms, tok/s within
 # 2 %), one package at a time so no other test binary competes for the CPU:
-# under -race above they ran with 5x wider tolerances. Then the seeds'
+# under -race above they ran with 5x wider tolerances. Then the reference reports'
 # matrices through engine.Run against the simulator, checked cell by cell
 # (skipped under -race: it slows the client, not the simulated GPU).
 step "exactness at the specified tolerances (no -race, one package at a time)"
 go test -count=1 -p 1 -run 'TestDecodeExactness|TestPromptSizes' ./engine/
 
-step "seed agreement (no -race)"
+step "reference agreement (no -race)"
 go test -count=1 -p 1 -run 'TestSeedMatrices|TestHTTPPacingMatchesSeeds' ./engine/sim/
 
 if [ -f scripts/e2e.sh ]; then

@@ -4,7 +4,8 @@
 // (/v1/models, /tokenize, /detokenize, /health, /version) and a parser for
 // the Prometheus text that /metrics serves.
 //
-// It imports only the standard library, and it is built so that the client
+// It is an adapter that imports only the standard library (engine imports
+// it, not the other way round), and it is built so that the client
 // is never the bottleneck of a benchmark: one buffer per stream, timestamps
 // taken as each read returns, and a hand-written parser for the common chunk
 // shapes that falls back to encoding/json for anything unusual.

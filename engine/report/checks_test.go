@@ -23,7 +23,7 @@ var (
 	throttleFlag = engine.Flag{Kind: engine.FlagThrottled, Message: "GPU throttled: power cap in 64 % of samples (GPU 0)"}
 )
 
-// checkedReport is the seed report as a run with the trust checks records
+// checkedReport is the reference report as a run with the trust checks records
 // it, cut short by the server: flagged Valid cells, the server's figures,
 // a throttle verdict, a Failed cell with partial figures and a cell the run
 // never reached.

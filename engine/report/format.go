@@ -44,7 +44,7 @@ func Fixed1(v float64) string {
 	return sign + Int(tenths/10) + "." + strconv.Itoa(tenths%10)
 }
 
-// TokPerSec writes a rate as the seeds do: one decimal below 10,000
+// TokPerSec writes a rate as the reference reports do: one decimal below 10,000
 // (9,534.0), thousands with one decimal from there, dropping ".0" (40.4K, 16K).
 func TokPerSec(v float64) string {
 	if math.Round(v*10)/10 < 10000 {
@@ -113,14 +113,14 @@ func DecodeCell(r engine.Result) string {
 	return Mark(TokPerSec(r.TotalTokPerSec)+" · "+Millis(r.TTFTMs)+" TTFT", r)
 }
 
-// MeasurementColumns are the headings of the seeds' All measurements table.
+// MeasurementColumns are the headings of the reference reports' All measurements table.
 var MeasurementColumns = []string{
 	"Phase", "Context", "Requests at once", "Status", "Total tok/s", "Per request tok/s", "TTFT",
 	"Time between tokens", "Average active requests", "Completed requests", "Output tokens", "Measured for",
 }
 
 // PerRequest formats the "Per request tok/s" column: one decimal and no
-// thousands separator, as seed 003 prints "2009.0".
+// thousands separator, as reference report 003 prints "2009.0".
 func PerRequest(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }

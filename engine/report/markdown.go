@@ -9,10 +9,10 @@ import (
 	"speedmatrix/engine"
 )
 
-// Title is the heading of every report, as in the seeds.
+// Title is the heading of every report, as in the reference reports.
 const Title = "Speed test matrix"
 
-// Markdown renders the report as the seeds lay it out: title, model on GPU,
+// Markdown renders the report as the reference reports lay it out: title, model on GPU,
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
 // Sustained decode tables with their notes and flags, Checks (when the
 // cells carry the server's or the GPUs' figures), and All measurements.
@@ -53,7 +53,7 @@ func ModelOnGPU(r engine.Report) string {
 	return model + " on " + on
 }
 
-// ModelName is the model as the seed titles name it: the last element of
+// ModelName is the model as the reference report titles name it: the last element of
 // the model's id or path ("gemma-4-E2B-it"), else the served name.
 func ModelName(run engine.RunInfo) string {
 	if m := strings.TrimRight(run.Model, "/"); m != "" {
@@ -65,7 +65,7 @@ func ModelName(run engine.RunInfo) string {
 	return "unknown model"
 }
 
-// Subtitle is the seeds' summary line: engine · version · quantization ·
+// Subtitle is the reference reports' summary line: engine · version · quantization ·
 // N contexts (range) × M concurrency levels (range) · prefill at ….
 func Subtitle(r engine.Report) string {
 	var parts []string
@@ -207,7 +207,7 @@ func writeFlags(b *strings.Builder, rs []engine.Result) {
 	}
 }
 
-// Notes returns the notes the seeds print under a table: one per status
+// Notes returns the notes the reference reports print under a table: one per status
 // that appears, NoteFlagged when a cell is marked, and, for the decode
 // table, the TTFT note.
 func Notes(rs []engine.Result, withTTFT bool) []string {

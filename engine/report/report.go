@@ -1,7 +1,11 @@
 // Package report writes and reads the files of a speed test matrix run:
 // report.json (the versioned schema that loads back), results.csv (one row
-// per cell) and report.md (the seeds' tables). Number formatting shared with
-// the charts and the app lives in format.go.
+// per cell) and report.md (the tables of the reference reports in
+// docs/reference). Number formatting shared with the charts and the app
+// lives in format.go.
+//
+// report is part of the domain: it imports only engine and the standard
+// library.
 package report
 
 import (

@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// seedReport is part of the first seed report, as Run would produce it.
+// seedReport is part of the first reference report, as Run would produce it.
 func seedReport() engine.Report {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	dec := func(ctx, c int, total, per, ttft, itl, active float64, completed, out int) engine.Result {

@@ -23,7 +23,7 @@ type Row struct {
 
 // Sections are the report's Hardware, Engine and Run sections, the one
 // source of their lines for every export. Each starts with the lines the
-// seed pages show, in the seeds' order; the lines the seeds lack (KV cache,
+// reference report pages show, in the reference reports' order; the lines the reference reports lack (KV cache,
 // API, Started, …) follow them. Lines with no value are left out, except
 // that a simulated engine always says so.
 func Sections(r engine.Report) []Section {
@@ -60,7 +60,7 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 		rs.add("RAM", GB(h.RAMBytes))
 	}
 	rs.add("OS", h.OS)
-	// Not on the seed pages:
+	// Not on the reference report pages:
 	rs.add("Note", h.Note)
 	return rs
 }
@@ -74,7 +74,7 @@ func engineRows(e engine.EngineInfo) []Row {
 	rs.add("Repository", e.Repository)
 	rs.add("Build", e.Build)
 	rs.add("Commit", e.Commit)
-	// Not on the seed pages:
+	// Not on the reference report pages:
 	rs.add("Simulated", e.SimulatedLabel())
 	if e.MaxModelLen > 0 {
 		rs.add("Max model length", Tokens(e.MaxModelLen))
@@ -101,7 +101,7 @@ func runRows(r engine.RunInfo) []Row {
 	if r.MaxOutputTokens > 0 {
 		rs.add("Max output", Tokens(r.MaxOutputTokens))
 	}
-	// Not on the seed pages:
+	// Not on the reference report pages:
 	if r.Model != r.ServedModel {
 		rs.add("Model", r.Model)
 	}
@@ -136,7 +136,7 @@ func stamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// gpuName drops the vendor prefixes NVML adds, as the seed pages do:
+// gpuName drops the vendor prefixes NVML adds, as the reference report pages do:
 // "NVIDIA GeForce RTX 3090" → "RTX 3090".
 func gpuName(name string) string {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "NVIDIA ")
@@ -176,7 +176,7 @@ func totalVRAMBytes(h engine.HardwareInfo) uint64 {
 	return sum
 }
 
-// GPUTitle is the GPU part of the line under the title, as the seeds write
+// GPUTitle is the GPU part of the line under the title, as the reference reports write
 // it: "RTX 3090 24GB", "2× H200 282GB" (VRAM of all GPUs); "" when the
 // machine has no GPU.
 func GPUTitle(h engine.HardwareInfo) string {

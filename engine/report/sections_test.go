@@ -33,11 +33,11 @@ func TestHardwareSection(t *testing.T) {
 		want  []string
 		title string // the GPU part of the line under the title
 	}{
-		{"one GPU, seed 003", engine.HardwareInfo{Type: "Discrete GPU", CPU: "AMD Ryzen 9 7900X", CPUCores: 12,
+		{"one GPU, reference report 003", engine.HardwareInfo{Type: "Discrete GPU", CPU: "AMD Ryzen 9 7900X", CPUCores: 12,
 			RAMBytes: 32 << 30, OS: "Ubuntu 24.04.5", GPUs: []engine.GPUInfo{{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}},
 			[]string{"Type: Discrete GPU", "GPU: RTX 3090", "VRAM: 24 GB", "CPU: AMD Ryzen 9 7900X (12C)", "RAM: 32 GB", "OS: Ubuntu 24.04.5"},
 			"RTX 3090 24GB"},
-		{"one GPU, seed 000", engine.HardwareInfo{Type: "Discrete GPU", OS: "linux",
+		{"one GPU, reference report 000", engine.HardwareInfo{Type: "Discrete GPU", OS: "linux",
 			GPUs: []engine.GPUInfo{{Name: "NVIDIA RTX PRO 6000 Blackwell Server Edition", VRAMBytes: 97887 << 20}}},
 			[]string{"Type: Discrete GPU", "GPU: RTX PRO 6000 Blackwell Server Edition", "VRAM: 96 GB", "OS: linux"},
 			"RTX PRO 6000 Blackwell Server Edition 96GB"},
@@ -63,7 +63,7 @@ func TestHardwareSection(t *testing.T) {
 }
 
 // TestSectionsSeedLinesFirst: with every field set, each section starts
-// with the seed page's lines in the seed's order, and the lines the seeds
+// with the reference report page's lines in the reference report's order, and the lines the reference reports
 // lack follow.
 func TestSectionsSeedLinesFirst(t *testing.T) {
 	r := seedReport()

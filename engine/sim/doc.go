@@ -18,9 +18,9 @@
 // It is the demo target of Speed Matrix on machines without a GPU and the
 // peer of the engine's tests. Every figure it produces is simulated: the
 // profiles gemma-4-e2b-rtxpro6000 and gemma-4-26b-a4b-nvfp4-rtx3090 are
-// fitted to the two seed reports (model_test.go checks every seed cell in
-// virtual time, seed_test.go runs both matrices through engine.Run), they
-// are not measurements.
+// fitted to the two reference reports in docs/reference (model_test.go
+// checks every cell of theirs in virtual time, seed_test.go runs both
+// matrices through engine.Run), they are not measurements.
 //
 // Time: one scheduler goroutine runs steps back to back in model time and
 // sleeps in real time until each ends; Options.TimeScale makes model time
@@ -35,7 +35,8 @@
 // the seed and the prompt, varied enough that a loop detector stays quiet,
 // except for requests a profile's Loop makes repeat a phrase.
 //
-// The package imports only the standard library.
+// The package is an adapter that imports only the standard library; its
+// external tests also use engine.
 package sim
 
 // SimulatorField is the key in the /version answer that names the simulator

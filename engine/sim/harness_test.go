@@ -7,7 +7,7 @@ import "fmt"
 // prompt tokens ÷ TTFT; sustained decode = C clients each keeping one
 // request in flight (ignore_eos, max_tokens = max output), the window
 // opening when every client has its first token. Runs in milliseconds, so
-// the profiles can be checked against every seed cell.
+// the profiles can be checked against every reference cell.
 
 // tailTokens is how many tokens at the end of a decode prompt differ per
 // request (the engine's tail and the chat template's closing turn).

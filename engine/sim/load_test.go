@@ -125,9 +125,9 @@ func (d loadDriver) decode(t *testing.T, n, conc, maxOut int, windowS float64) f
 	return float64(count) / windowS
 }
 
-// TestHTTPPacingMatchesSeeds drives a few seed cells through HTTP at high
+// TestHTTPPacingMatchesSeeds drives a few reference cells through HTTP at high
 // time scales (each chosen so the real rate stays near 20,000 tok/s) and
-// checks them against the seeds within 10 %.
+// checks them against the reference reports within 10 %.
 func TestHTTPPacingMatchesSeeds(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("drives real-time streams for a few seconds; pacing is meaningless under -race")
@@ -161,9 +161,9 @@ func TestHTTPPacingMatchesSeeds(t *testing.T) {
 			got = d.decode(t, c.ctx, c.conc, 4096, 6)
 		}
 		e := got/c.seedTokPerS - 1
-		t.Logf("%s %d×%d prefill=%v at %gx: %.1f tok/s, seed %.1f (%+.1f%%)", c.profile, c.ctx, c.conc, c.prefill, scale, got, c.seedTokPerS, 100*e)
+		t.Logf("%s %d×%d prefill=%v at %gx: %.1f tok/s, reference %.1f (%+.1f%%)", c.profile, c.ctx, c.conc, c.prefill, scale, got, c.seedTokPerS, 100*e)
 		if math.Abs(e) > 0.10 {
-			t.Errorf("%s %d×%d prefill=%v: %.1f tok/s through HTTP, seed %.1f: off by %+.1f%%", c.profile, c.ctx, c.conc, c.prefill, got, c.seedTokPerS, 100*e)
+			t.Errorf("%s %d×%d prefill=%v: %.1f tok/s through HTTP, reference %.1f: off by %+.1f%%", c.profile, c.ctx, c.conc, c.prefill, got, c.seedTokPerS, 100*e)
 		}
 	}
 }

@@ -8,18 +8,18 @@ import (
 	"testing"
 )
 
-var fitFlag = flag.Bool("fit", false, "refit the seed profiles' performance models and print them")
+var fitFlag = flag.Bool("fit", false, "refit the reference profiles' performance models and print them")
 
-// seedWindowS is the seeds' measurement window.
+// seedWindowS is the reference reports' measurement window.
 const seedWindowS = 30
 
-// cellCheck is one seed cell compared with the model.
+// cellCheck is one reference cell compared with the model.
 type cellCheck struct {
 	cell     SeedCell
 	ctx      int // the context the engine runs
 	status   string
 	got      decodeStats
-	errRatio float64 // got/seed − 1 for Valid cells
+	errRatio float64 // got/reference − 1 for Valid cells
 }
 
 // overCapacity is the engine's capacity rule.
@@ -68,25 +68,25 @@ func TestProfilesMatchSeeds(t *testing.T) {
 				got := float64(n) / virtualPrefill(p, n)
 				e := got/sp.TokPerSec - 1
 				worst = max(worst, math.Abs(e))
-				t.Logf("prefill %7d: seed %8.1f model %8.1f tok/s (%+5.1f%%)", n, sp.TokPerSec, got, 100*e)
+				t.Logf("prefill %7d: reference %8.1f model %8.1f tok/s (%+5.1f%%)", n, sp.TokPerSec, got, 100*e)
 				if math.Abs(e) > 0.10 {
-					t.Errorf("prefill at %d tokens: model %.1f tok/s, seed %.1f: off by %+.1f%%", n, got, sp.TokPerSec, 100*e)
+					t.Errorf("prefill at %d tokens: model %.1f tok/s, reference %.1f: off by %+.1f%%", n, got, sp.TokPerSec, 100*e)
 				}
 			}
 			for _, ch := range checkSeed(p, r) {
 				c := ch.cell
 				if ch.status != c.Status {
-					t.Errorf("decode %d×%d: model says %s, seed says %s", ch.ctx, c.Concurrency, ch.status, c.Status)
+					t.Errorf("decode %d×%d: model says %s, reference says %s", ch.ctx, c.Concurrency, ch.status, c.Status)
 					continue
 				}
 				if c.Status != "Valid" {
 					continue
 				}
 				worst = max(worst, math.Abs(ch.errRatio))
-				t.Logf("decode %6d×%-3d: seed %7.1f model %7.1f tok/s (%+5.1f%%) batch %.1f ctx %.0f done %d",
+				t.Logf("decode %6d×%-3d: reference %7.1f model %7.1f tok/s (%+5.1f%%) batch %.1f ctx %.0f done %d",
 					ch.ctx, c.Concurrency, c.TotalTokPerSec, ch.got.TokPerSec, 100*ch.errRatio, ch.got.MeanBatch, ch.got.MeanCtx, ch.got.Completed)
 				if math.Abs(ch.errRatio) > 0.10 {
-					t.Errorf("decode %d×%d: model %.1f tok/s, seed %.1f: off by %+.1f%%", ch.ctx, c.Concurrency, ch.got.TokPerSec, c.TotalTokPerSec, 100*ch.errRatio)
+					t.Errorf("decode %d×%d: model %.1f tok/s, reference %.1f: off by %+.1f%%", ch.ctx, c.Concurrency, ch.got.TokPerSec, c.TotalTokPerSec, 100*ch.errRatio)
 				}
 			}
 			t.Logf("worst disagreement with %s: %.1f%%", r.File, 100*worst)
@@ -94,7 +94,7 @@ func TestProfilesMatchSeeds(t *testing.T) {
 	}
 }
 
-// TestFitProfiles refits the seed profiles (go test -run FitProfiles -fit)
+// TestFitProfiles refits the reference profiles (go test -run FitProfiles -fit)
 // and prints the fitted parameters to paste into profiles_builtin.go.
 func TestFitProfiles(t *testing.T) {
 	if !*fitFlag {

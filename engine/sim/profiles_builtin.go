@@ -1,8 +1,8 @@
 package sim
 
-// The built-in profiles. The two seed profiles are fitted to the seed
-// reports in ../shared/seeds (see model_test.go for the agreement table);
-// their figures are simulated, not measured.
+// The built-in profiles. The two reference profiles are fitted to the
+// reference reports in docs/reference (see model_test.go for the agreement
+// table); their figures are simulated, not measured.
 
 func tinyProfile() Profile {
 	return Profile{
@@ -46,7 +46,7 @@ func tinySpecProfile() Profile {
 func rtxPro6000Profile() Profile {
 	return Profile{
 		Name:             "gemma-4-e2b-rtxpro6000",
-		Description:      "gemma-4-E2B-it (BF16) on an RTX PRO 6000 Blackwell 96GB, fitted to seed report 000",
+		Description:      "gemma-4-E2B-it (BF16) on an RTX PRO 6000 Blackwell 96GB, fitted to reference report 000",
 		Model:            "RedHatAI/gemma-4-E2B-it",
 		ServedModel:      "gemma",
 		Version:          "0.30.1rc1.dev452+g73a583112",
@@ -76,7 +76,7 @@ func rtxPro6000Profile() Profile {
 func rtx3090Profile() Profile {
 	return Profile{
 		Name:             "gemma-4-26b-a4b-nvfp4-rtx3090",
-		Description:      "gemma-4-26B-A4B-it (NVFP4, int4 KV cache) on an RTX 3090 24GB, fitted to seed report 003",
+		Description:      "gemma-4-26B-A4B-it (NVFP4, int4 KV cache) on an RTX 3090 24GB, fitted to reference report 003",
 		Model:            "RedHatAI/gemma-4-26B-A4B-it-NVFP4",
 		ServedModel:      "bench",
 		Version:          "0.32.0",
@@ -92,14 +92,14 @@ func rtx3090Profile() Profile {
 			PrefillStepS:     0.01,
 			PrefillPerTokenS: 0.0001483,
 			PrefillQuadS:     3.462e-09,
-			// Knots past 32 (no Valid seed cell) follow the shape of the other fit.
+			// Knots past 32 (no Valid reference cell) follow the shape of the other fit.
 			DecodeBaseS:       []Knot{{1, 0.00813}, {2, 0.0085}, {8, 0.01549}, {16, 0.02142}, {32, 0.02913}, {64, 0.0385}, {128, 0.0505}},
 			DecodeAttnS:       []Knot{{1, 1.172e-07}, {2, 1.179e-07}, {8, 1.274e-07}, {16, 1.298e-07}, {32, 2.559e-07}, {64, 3.76e-07}, {128, 7.22e-07}},
 			FrontendS:         0.005,
 			FrontendPerTokenS: 2.5e-6,
 		},
-		// The seed's Looped cells: bucket edges are midway (geometrically)
-		// between the seed's contexts 0, 16K, 32K, 64K, 128K and 248K.
+		// The reference report's Looped cells: bucket edges are midway (geometrically)
+		// between the reference report's contexts 0, 16K, 32K, 64K, 128K and 248K.
 		Loop: Loop{AfterTokens: 64, Rules: []LoopRule{
 			{0, 4095, []int{2, 4}},
 			{12 * 1024, 24*1024 - 1, []int{1, 2, 4, 8, 16}},

@@ -11,9 +11,9 @@ import (
 	"speedmatrix/engine/sim"
 )
 
-// seedRun is how a seed matrix is shortened: the model runs timeScale times
+// seedRun is how a reference matrix is shortened: the model runs timeScale times
 // faster than real time, and each decode window lasts windowS model seconds
-// (the seeds measured 30).
+// (the reference reports measured 30).
 type seedRun struct {
 	timeScale, windowS float64
 }
@@ -26,13 +26,13 @@ var seedRuns = map[string]seedRun{
 	"gemma-4-26b-a4b-nvfp4-rtx3090": {timeScale: 25, windowS: 20},
 }
 
-// TestSeedMatrices runs each seed's whole matrix through engine.Run against
+// TestSeedMatrices runs each reference report's whole matrix through engine.Run against
 // its profile, with shortened windows, and checks it cell by cell: the same
 // cells Over capacity and Looped, every Valid cell's total tok/s and every
 // prefill tok/s within 10 % of the seed.
 func TestSeedMatrices(t *testing.T) {
 	if testing.Short() || sim.RaceEnabled {
-		t.Skip("runs both seed matrices in real time (about 75 s); pacing is meaningless under -race")
+		t.Skip("runs both reference matrices in real time (about 75 s); pacing is meaningless under -race")
 	}
 	for _, r := range sim.SeedReports {
 		t.Run(r.Profile, func(t *testing.T) { checkSeedMatrix(t, r, seedRuns[r.Profile]) })
@@ -87,9 +87,9 @@ func compareSeed(t *testing.T, r sim.SeedReport, p sim.Profile, results []engine
 	check := func(what string, got, seed float64) {
 		e := got/seed - 1
 		worst = max(worst, math.Abs(e))
-		t.Logf("%-28s seed %8.1f  simulated %8.1f tok/s  (%+5.1f%%)", what, seed, got, 100*e)
+		t.Logf("%-28s reference %8.1f  simulated %8.1f tok/s  (%+5.1f%%)", what, seed, got, 100*e)
 		if math.Abs(e) > 0.10 {
-			t.Errorf("%s: simulated %.1f tok/s, seed %.1f: off by %+.1f%%", what, got, seed, 100*e)
+			t.Errorf("%s: simulated %.1f tok/s, reference %.1f: off by %+.1f%%", what, got, seed, 100*e)
 		}
 	}
 	for _, sp := range r.Prefill {
@@ -105,7 +105,7 @@ func compareSeed(t *testing.T, r sim.SeedReport, p sim.Profile, results []engine
 		c := engine.Cell{Phase: engine.PhaseDecode, ContextTokens: fit(sc.ContextTokens, p, r.MaxOutputTokens), Concurrency: sc.Concurrency}
 		res := byKey[c.Key()]
 		if string(res.Status) != sc.Status {
-			t.Errorf("decode %s: %s (%s), seed says %s", c.Key(), res.Status, res.Error, sc.Status)
+			t.Errorf("decode %s: %s (%s), reference says %s", c.Key(), res.Status, res.Error, sc.Status)
 			continue
 		}
 		if sc.Status == "Valid" {

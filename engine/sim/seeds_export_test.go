@@ -1,35 +1,35 @@
 package sim
 
-// The two seed reports (../shared/seeds) as tables: what the profiles are
+// The two reference reports (docs/reference) as tables: what the profiles are
 // fitted to and what the tests check them against. Exported for the
-// external seed test through this _test file.
+// external reference test through this _test file.
 
-// SeedCell is one decode cell of a seed report.
+// SeedCell is one decode cell of a reference report.
 type SeedCell struct {
 	ContextTokens, Concurrency int
 	Status                     string // "Valid", "Looped" or "Over capacity"
 	TotalTokPerSec             float64
 }
 
-// SeedPrefill is one prefill cell of a seed report.
+// SeedPrefill is one prefill cell of a reference report.
 type SeedPrefill struct {
 	ContextTokens int
 	TokPerSec     float64
 }
 
-// SeedReport is a seed report reduced to what the simulator must reproduce.
+// SeedReport is a reference report reduced to what the simulator must reproduce.
 type SeedReport struct {
 	File, Profile   string
 	MaxOutputTokens int
 	Prefill         []SeedPrefill
-	Contexts        []int // decode contexts as the seed plan asked for them
+	Contexts        []int // decode contexts as the reference plan asked for them
 	Concurrency     []int
 	Cells           []SeedCell
 }
 
 const kTok = 1024
 
-// SeedReports are seeds 000 and 003.
+// SeedReports are reference reports 000 and 003.
 var SeedReports = []SeedReport{seed000(), seed003()}
 
 func decodeCells(contexts, conc []int, rows [][]float64, status func(ctx, c int, v float64) string) []SeedCell {
@@ -66,7 +66,7 @@ func seed000() SeedReport {
 	}
 	return SeedReport{
 		File: "000_1b44bfbd8dea3652.txt", Profile: "gemma-4-e2b-rtxpro6000", MaxOutputTokens: 4096,
-		// The seed's 123K and 128K prefill cells are its two largest
+		// The reference report's 123K and 128K prefill cells are its two largest
 		// contexts; the plan asks 128K of both and the engine fits them to
 		// max_model_len (123K with 4,096 output tokens, 127K with one).
 		Prefill: []SeedPrefill{

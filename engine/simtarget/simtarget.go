@@ -2,6 +2,8 @@
 // free loopback port and describes it as an engine.Target whose Hardware
 // and Engine sections are labelled simulated. The app and the cli share it
 // so that a simulated run reads the same whichever started it.
+//
+// It is an adapter that imports only engine and engine/sim.
 package simtarget
 
 import (

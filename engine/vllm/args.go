@@ -16,7 +16,7 @@ const Redacted = "<redacted>"
 const containerHFCache = "/root/.cache/huggingface"
 
 // Args is the argument list of `vllm` for cfg, starting with "serve MODEL",
-// in the order the seed reports show. It is pure: it neither reads the
+// in the order the reference reports show. It is pure: it neither reads the
 // environment nor generates a key (Launch does that first).
 func Args(cfg ServerConfig) []string {
 	return serveArgs(cfg, cfg.Host)

@@ -8,7 +8,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// seed000 is the configuration behind seed report 000's launch command.
+// seed000 is the configuration behind reference report 000's launch command.
 func seed000() ServerConfig {
 	return ServerConfig{
 		Executable: "/home/ann/env_rtxpro6k-redhatai-vllm-73a5831127a9d2b8/bin/vllm",
@@ -27,10 +27,10 @@ func TestArgs(t *testing.T) {
 		want string
 	}{
 		{"model only", ServerConfig{Model: "Qwen/Qwen3-0.6B"}, "serve Qwen/Qwen3-0.6B"},
-		{"seed 000", seed000(), "serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --trust-remote-code " +
+		{"reference report 000", seed000(), "serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --trust-remote-code " +
 			"--tensor-parallel-size 1 --reasoning-parser gemma4 --enable-auto-tool-choice --tool-call-parser gemma4 " +
 			"--max-model-len 131072 --gpu-memory-utilization 0.83 --host 0.0.0.0 --port 8000 --api-key sk-live-123 --async-scheduling"},
-		{"seed 003", ServerConfig{Model: "RedHatAI/gemma-4-26B-A4B-it-NVFP4", MaxModelLen: 262144, GPUMemoryUtilization: 0.94,
+		{"reference report 003", ServerConfig{Model: "RedHatAI/gemma-4-26B-A4B-it-NVFP4", MaxModelLen: 262144, GPUMemoryUtilization: 0.94,
 			MaxNumSeqs: 128, EnablePrefixCaching: ptr(true), TrustRemoteCode: true, KVCacheDType: "int4_per_token_head",
 			AttentionBackend: "TRITON_ATTN", ExtraArgs: []string{"--language-model-only"}},
 			"serve RedHatAI/gemma-4-26B-A4B-it-NVFP4 --trust-remote-code --max-model-len 262144 --gpu-memory-utilization 0.94 " +
@@ -75,7 +75,7 @@ func TestDisplay(t *testing.T) {
 		cfg  ServerConfig
 		want string
 	}{
-		{"seed 000", seed000(), `env FLASHINFER_NVCC_THREADS=1 MAX_JOBS=2 TORCHINDUCTOR_COMPILE_THREADS=1 ` +
+		{"reference report 000", seed000(), `env FLASHINFER_NVCC_THREADS=1 MAX_JOBS=2 TORCHINDUCTOR_COMPILE_THREADS=1 ` +
 			`"$HOME/env_rtxpro6k-redhatai-vllm-73a5831127a9d2b8/bin/vllm" serve RedHatAI/gemma-4-E2B-it --served-model-name gemma ` +
 			`--trust-remote-code --tensor-parallel-size 1 --reasoning-parser gemma4 --enable-auto-tool-choice --tool-call-parser gemma4 ` +
 			`--max-model-len 131072 --gpu-memory-utilization 0.83 --host 0.0.0.0 --port 8000 --api-key <redacted> --async-scheduling`},

@@ -8,6 +8,10 @@
 // answer, and makes sure no GPU-holding process outlives a Stop or a crash
 // of the app.
 //
+// vllm is an adapter: it imports engine (the Target it becomes, its
+// EngineInfo, HardwareInfo for Suggest) and BurntSushi/toml (server.toml),
+// never Fyne, hw or charts; its tests also use engine/openai and engine/sim.
+//
 // A server.toml for LoadConfig (`speedmatrix run --launch server.toml`)
 // holds the ServerConfig fields in snake_case:
 //

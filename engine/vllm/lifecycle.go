@@ -270,7 +270,7 @@ func (s *Server) EngineInfo() engine.EngineInfo {
 	}
 }
 
-// dtypeLabel writes a torch dtype the way the seed reports do ("BF16").
+// dtypeLabel writes a torch dtype the way the reference reports do ("BF16").
 func dtypeLabel(dtype string) string {
 	switch strings.ToLower(dtype) {
 	case "":
