@@ -72,7 +72,7 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 		msg := fmt.Errorf("run incomplete: %d of %d cells done (%s); %s", countKept(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
 		return exitWith(ExitIncomplete, msg)
 	case runErr != nil:
-		return exitWith(ExitCantStart, fmt.Errorf("run: %w", runErr))
+		return exitWith(ExitCantStart, withAdvice(fmt.Errorf("run: %w", runErr)))
 	case saveErr != nil:
 		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w: free space or fix the permissions of --out %s, then redraw with speedmatrix report --in %s --out %s",
 			saveErr, out, filepath.Join(out, report.JSONFile), out))

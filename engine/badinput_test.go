@@ -17,12 +17,12 @@ func TestBadInputRunErrors(t *testing.T) {
 		want   string
 	}{
 		{"wrong API key", fakeOpts{APIKey: "right"}, func(u string) Target { return Target{BaseURL: u, APIKey: "wrong"} },
-			decodePlan(K, 1, time.Second, 64, APIChat), "--api-key-env"},
+			decodePlan(K, 1, time.Second, 64, APIChat), "the key it was started with"},
 		{"unknown model", fakeOpts{}, func(u string) Target { return Target{BaseURL: u, Model: "llama"} },
 			decodePlan(K, 1, time.Second, 64, APIChat), `"fake-model"`},
 		{"max output larger than the model", fakeOpts{MaxModelLen: 4096}, func(u string) Target { return Target{BaseURL: u} },
-			decodePlan(K, 1, time.Second, 8192, APIChat), "--max-output"},
-		{"empty plan", fakeOpts{}, func(u string) Target { return Target{BaseURL: u} }, Plan{API: APIChat}, "--contexts"},
+			decodePlan(K, 1, time.Second, 8192, APIChat), "does not fit the model's max_model_len 4096"},
+		{"empty plan", fakeOpts{}, func(u string) Target { return Target{BaseURL: u} }, Plan{API: APIChat}, "no context to measure"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -30,8 +30,8 @@ func TestBadInputRunErrors(t *testing.T) {
 			f := newFakeServer(t, c.o)
 			rep, _, err := runAll(t, t.Context(), c.plan, c.target(f.URL), testOptions())
 			t.Logf("error: %v", err)
-			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("error = %v, want one line mentioning %s", err, c.want)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), " --") {
+				t.Errorf("error = %v, want one line mentioning %s, in the engine's terms (no flag)", err, c.want)
 			}
 			if len(rep.Results) != 0 {
 				t.Errorf("%d results, want none", len(rep.Results))

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"speedmatrix/engine/openai"
 )
@@ -32,19 +30,19 @@ type setup struct {
 // listed, or the first one listed.
 func resolveModel(models []openai.Model, want string) (openai.Model, error) {
 	if len(models) == 0 {
-		return openai.Model{}, errors.New("the server lists no model at /v1/models: check the server finished loading")
+		return openai.Model{}, errors.New("the server lists no model at /v1/models: has it finished loading?")
 	}
 	if want == "" {
 		return models[0], nil
 	}
-	var ids []string
+	e := &UnknownModelError{Want: want}
 	for _, m := range models {
 		if m.ID == want {
 			return m, nil
 		}
-		ids = append(ids, strconv.Quote(m.ID))
+		e.Available = append(e.Available, m.ID)
 	}
-	return openai.Model{}, fmt.Errorf("the server has no model %q: pick one of %s with --model", want, strings.Join(ids, ", "))
+	return openai.Model{}, e
 }
 
 // fitContext returns the largest context that fits the model with output
@@ -94,7 +92,8 @@ func resolve(ctx context.Context, c *openai.Client, plan Plan, target Target) (s
 		s.MaxModelLen = target.Header.Engine.MaxModelLen
 	}
 	if s.MaxModelLen > 0 && plan.MaxOutputTokens+templateReserveTokens+1 > s.MaxModelLen && len(plan.DecodeContexts) > 0 {
-		return s, fmt.Errorf("max output %d tokens does not fit the model's max_model_len %d: lower --max-output", plan.MaxOutputTokens, s.MaxModelLen)
+		return s, &PlanError{Problems: []PlanProblem{{FieldMaxOutput,
+			fmt.Sprintf("max output %d tokens does not fit the model's max_model_len %d", plan.MaxOutputTokens, s.MaxModelLen)}}}
 	}
 	s.Prefill = fitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
 	s.Decode = fitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"speedmatrix/engine/openai"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -197,7 +198,7 @@ func TestUnreachable(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	_, _, err := runAll(t, t.Context(), DefaultPlan(), Target{BaseURL: url}, testOptions())
-	if err == nil || !strings.Contains(err.Error(), "endpoint") {
-		t.Errorf("error = %v, want one naming the endpoint to check", err)
+	if !errors.Is(err, openai.ErrUnreachable) || !strings.Contains(err.Error(), "cannot reach "+url) {
+		t.Errorf("error = %v, want ErrUnreachable naming the server", err)
 	}
 }

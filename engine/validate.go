@@ -1,35 +1,87 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// validatePlan rejects plans that cannot run, with what to change.
+// PlanField names a setting of a plan, so that front ends can phrase an
+// error in their own words: a flag of the CLI, a field of the app.
+type PlanField string
+
+// The settings a PlanError can be about.
+const (
+	FieldContexts    PlanField = "contexts" // prefill and decode contexts
+	FieldConcurrency PlanField = "concurrency"
+	FieldDuration    PlanField = "duration"
+	FieldMaxOutput   PlanField = "max_output"
+	FieldAPI         PlanField = "api"
+)
+
+// PlanProblem is one thing wrong with one setting of a plan.
+type PlanProblem struct {
+	Field   PlanField
+	Problem string // "must be at least 1"
+}
+
+// PlanError is a plan that cannot run, with every problem found.
+type PlanError struct {
+	Problems []PlanProblem
+}
+
+func (e *PlanError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Problem
+	}
+	return "invalid plan: " + strings.Join(parts, "; ")
+}
+
+// Has reports whether the error is about field f.
+func (e *PlanError) Has(f PlanField) bool {
+	return slices.ContainsFunc(e.Problems, func(p PlanProblem) bool { return p.Field == f })
+}
+
+// UnknownModelError: the server doesn't serve the model asked for.
+type UnknownModelError struct {
+	Want      string
+	Available []string
+}
+
+func (e *UnknownModelError) Error() string {
+	q := make([]string, len(e.Available))
+	for i, id := range e.Available {
+		q[i] = strconv.Quote(id)
+	}
+	return fmt.Sprintf("the server has no model %q: it serves %s", e.Want, strings.Join(q, ", "))
+}
+
+// validatePlan rejects plans that cannot run, saying what is wrong.
 func validatePlan(p Plan) error {
-	var bad []string
+	var bad []PlanProblem
+	add := func(f PlanField, problem string) { bad = append(bad, PlanProblem{f, problem}) }
 	if len(p.PrefillContexts)+len(p.DecodeContexts) == 0 {
-		bad = append(bad, "no context to measure: give --contexts or --prefill-contexts")
+		add(FieldContexts, "no context to measure")
 	}
 	if len(p.DecodeContexts) > 0 && len(p.Concurrency) == 0 {
-		bad = append(bad, "no concurrency level: give --concurrency")
+		add(FieldConcurrency, "no concurrency level")
 	}
 	if slices.ContainsFunc(p.Concurrency, func(c int) bool { return c < 1 }) {
-		bad = append(bad, "concurrency must be at least 1")
+		add(FieldConcurrency, "concurrency must be at least 1")
 	}
 	if len(p.DecodeContexts) > 0 && p.Duration <= 0 {
-		bad = append(bad, "duration must be positive: give --duration, e.g. 30s")
+		add(FieldDuration, "duration must be positive")
 	}
 	if len(p.DecodeContexts) > 0 && p.MaxOutputTokens < 1 {
-		bad = append(bad, "max output must be at least 1 token: give --max-output")
+		add(FieldMaxOutput, "max output must be at least 1 token")
 	}
 	if p.API != APIChat && p.API != APICompletions {
-		bad = append(bad, fmt.Sprintf("unknown API %q: use chat or completions", p.API))
+		add(FieldAPI, fmt.Sprintf("unknown API %q: use chat or completions", p.API))
 	}
 	if len(bad) > 0 {
-		return errors.New("invalid plan: " + strings.Join(bad, "; "))
+		return &PlanError{Problems: bad}
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func parseChunk(data []byte) (flatChunk, error) {
 func parseChunkJSON(data []byte) (flatChunk, error) {
 	var w wireChunk
 	if err := json.Unmarshal(data, &w); err != nil {
-		return flatChunk{}, fmt.Errorf("%w: the server sent an event that is not a completion chunk (%v): %q: check that --endpoint is an OpenAI-compatible server",
+		return flatChunk{}, fmt.Errorf("%w: the server sent an event that is not a completion chunk (%v): %q: is this an OpenAI-compatible server?",
 			ErrMalformed, err, oneLine(string(data)))
 	}
 	if (len(w.Error) > 0 && string(w.Error) != "null") || w.Object == "error" {

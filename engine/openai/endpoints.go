@@ -109,7 +109,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, r)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w: check --endpoint", method, path, err)
+		return nil, fmt.Errorf("%s %s: %w: the server address is not a URL", method, path, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -153,7 +153,7 @@ func (c *Client) doJSON(ctx context.Context, method, path string, in, out any, m
 		if te := c.timedOut(ctx, rctx, endpoint, nil); te != nil {
 			return te
 		}
-		return fmt.Errorf("%s: %w: the answer is not the expected JSON (%v): check that --endpoint is an OpenAI-compatible server", endpoint, ErrMalformed, err)
+		return fmt.Errorf("%s: %w: the answer is not the expected JSON (%v): is this an OpenAI-compatible server?", endpoint, ErrMalformed, err)
 	}
 	return nil
 }

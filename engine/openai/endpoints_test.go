@@ -83,7 +83,7 @@ func TestSideEndpoints(t *testing.T) {
 		t.Fatalf("Metrics = running %v, KV %d tokens, %v", m.Running, m.KVCacheTokens(), err)
 	}
 	if _, err := c.Tokenize(ctx, "nope", "x"); !errors.Is(err, ErrModelNotFound) || errors.Is(err, ErrNotSupported) ||
-		!strings.Contains(err.Error(), `pick one of "gemma", "other"`) {
+		!strings.Contains(err.Error(), `it serves "gemma", "other"`) {
 		t.Fatalf("Tokenize with an unknown model = %v; want ErrModelNotFound listing the models", err)
 	}
 	c.APIKey = "wrong"

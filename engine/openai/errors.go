@@ -56,7 +56,7 @@ type APIError struct {
 func (e *APIError) Error() string {
 	switch {
 	case e.unauthorized():
-		return fmt.Sprintf("the server rejected the API key (%d): set the key the server was started with, e.g. --api-key-env VAR", e.StatusCode)
+		return fmt.Sprintf("the server rejected the API key (%d): it needs the key it was started with", e.StatusCode)
 	case e.modelNotFound():
 		what := "the requested model"
 		if e.Model != "" {
@@ -64,14 +64,14 @@ func (e *APIError) Error() string {
 		}
 		return fmt.Sprintf("the server has no model %s (404): %s", what, pickModel(e.Available))
 	case e.contextTooLong():
-		return fmt.Sprintf("%s (%d): lower the context or the max output (--max-output)", e.Message, e.StatusCode)
+		return fmt.Sprintf("%s (%d): the prompt and the max output don't fit the model's context", e.Message, e.StatusCode)
 	}
 	prefix := ""
 	if e.Endpoint != "" {
 		prefix = e.Endpoint + ": "
 	}
 	if e.StatusCode == 404 || e.StatusCode == 405 {
-		return fmt.Sprintf("%sthe server answered %d (%s): it does not serve this endpoint: check --endpoint", prefix, e.StatusCode, e.Message)
+		return fmt.Sprintf("%sthe server answered %d (%s): it does not serve this endpoint", prefix, e.StatusCode, e.Message)
 	}
 	if e.StatusCode == 0 {
 		return fmt.Sprintf("%sthe server reported an error: %s: check the server log", prefix, e.Message)
@@ -111,7 +111,7 @@ func (e *APIError) contextTooLong() bool {
 
 func pickModel(available []string) string {
 	if len(available) == 0 {
-		return "pick one listed by /v1/models with --model"
+		return "it lists its models at /v1/models"
 	}
 	const most = 8
 	q := make([]string, 0, most)
@@ -122,7 +122,7 @@ func pickModel(available []string) string {
 		}
 		q = append(q, strconv.Quote(id))
 	}
-	return "pick one of " + strings.Join(q, ", ") + " with --model"
+	return "it serves " + strings.Join(q, ", ")
 }
 
 // wireError is every error body shape seen from vLLM, OpenAI and FastAPI:
@@ -209,7 +209,7 @@ type unreachableError struct {
 }
 
 func (e *unreachableError) Error() string {
-	return fmt.Sprintf("cannot reach %s: is the server running? check --endpoint (%v)", e.url, e.err)
+	return fmt.Sprintf("cannot reach %s: is the server running? (%v)", e.url, e.err)
 }
 
 func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
@@ -227,5 +227,5 @@ func transportError(ctx context.Context, endpoint, baseURL string, err error) er
 	if errors.As(err, &dns) {
 		return &unreachableError{url: baseURL, err: dns}
 	}
-	return fmt.Errorf("%s: %w: check --endpoint and the server log", endpoint, err)
+	return fmt.Errorf("%s: %w (check the server log)", endpoint, err)
 }

@@ -20,15 +20,15 @@ func TestStreamErrorAnswers(t *testing.T) {
 		mentioning []string
 	}{
 		{"401 vLLM", 401, `{"error":"Unauthorized"}`, ErrUnauthorized,
-			[]string{"rejected the API key (401)", "--api-key-env"}},
+			[]string{"rejected the API key (401)", "the key it was started with"}},
 		{"404 model, new shape", 404, `{"error":{"message":"The model ` + "`nope`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}}`, ErrModelNotFound,
-			[]string{`no model "nope" (404)`, `pick one of "gemma", "qwen" with --model`}},
+			[]string{`no model "nope" (404)`, `it serves "gemma", "qwen"`}},
 		{"400 context, old shape", 400, `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 4200 tokens (104 in the messages, 4096 in the completion).\nPlease reduce the length.","type":"BadRequestError","param":null,"code":400}`, ErrContextTooLong,
-			[]string{"maximum context length is 2048", "(400): lower the context or the max output"}},
+			[]string{"maximum context length is 2048", "(400): the prompt and the max output don't fit"}},
 		{"400 max_model_len", 400, `{"error":{"message":"'max_tokens' is too large: 4096. The prompt plus max_tokens exceed max_model_len 8192.","type":"BadRequestError","code":400}}`, ErrContextTooLong,
-			[]string{"max_model_len 8192", "lower the context"}},
+			[]string{"max_model_len 8192", "don't fit the model's context"}},
 		{"404 endpoint", 404, `{"detail":"Not Found"}`, ErrNotSupported,
-			[]string{"POST /v1/chat/completions: the server answered 404 (Not Found): it does not serve this endpoint: check --endpoint"}},
+			[]string{"POST /v1/chat/completions: the server answered 404 (Not Found): it does not serve this endpoint"}},
 		{"500 plain text", 500, "Internal Server Error\n", nil,
 			[]string{"answered 500: Internal Server Error: check the server log"}},
 		{"422 validation", 422, `{"detail":[{"loc":["body","max_tokens"],"msg":"Input should be a valid integer","type":"int_parsing"}]}`, nil,
@@ -71,7 +71,7 @@ func TestStreamErrorAnswers(t *testing.T) {
 
 func TestUnknownModelWithoutList(t *testing.T) {
 	e := parseErrorBody(404, []byte(`{"object":"error","message":"The model does not exist.","type":"NotFoundError","code":404}`))
-	if !errors.Is(e, ErrModelNotFound) || !strings.Contains(e.Error(), "pick one listed by /v1/models with --model") {
+	if !errors.Is(e, ErrModelNotFound) || !strings.Contains(e.Error(), "it lists its models at /v1/models") {
 		t.Fatalf("got %q; want ErrModelNotFound pointing at /v1/models", e)
 	}
 }
@@ -94,7 +94,7 @@ func TestUnreachable(t *testing.T) {
 		if err != nil {
 			msg = err.Error()
 		}
-		if !errors.Is(err, ErrUnreachable) || !strings.Contains(msg, "cannot reach "+url+": is the server running? check --endpoint") ||
+		if !errors.Is(err, ErrUnreachable) || !strings.Contains(msg, "cannot reach "+url+": is the server running?") ||
 			strings.Contains(msg, "\n") || strings.Contains(msg, "sk-secret-key") {
 			t.Errorf("%s: err = %q; want one line saying the server cannot be reached", name, msg)
 		}

@@ -79,7 +79,7 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	}
 	m, err := ParseMetrics(string(body))
 	if err != nil && len(m.Samples) == 0 {
-		return m, fmt.Errorf("GET /metrics: %w: check that --endpoint is a vLLM server", err)
+		return m, fmt.Errorf("GET /metrics: %w: is this a vLLM server?", err)
 	}
 	return m, nil
 }

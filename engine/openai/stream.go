@@ -111,7 +111,7 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		st.End = time.Now()
-		return st, fmt.Errorf("%s: %w: the server answered with JSON instead of an event stream: check that --endpoint is an OpenAI-compatible server", endpoint, ErrMalformed)
+		return st, fmt.Errorf("%s: %w: the server answered with JSON instead of an event stream: is this an OpenAI-compatible server?", endpoint, ErrMalformed)
 	}
 	r := newSSEReader(resp.Body, wd.touch)
 	stall := c.stallTimeout()
@@ -190,7 +190,7 @@ func streamError(ctx context.Context, wd *watchdog, endpoint string, st *StreamS
 	case st.FinishReason != "":
 		return nil
 	case err == io.EOF && st.Chunks == 0:
-		return fmt.Errorf("%s: %w: the server ended the answer without sending any event: check that --endpoint is an OpenAI-compatible server",
+		return fmt.Errorf("%s: %w: the server ended the answer without sending any event: is this an OpenAI-compatible server?",
 			endpoint, ErrIncomplete)
 	case err == io.EOF:
 		return fmt.Errorf("%s: %w: the server closed the stream after %d chunks without a finish_reason or [DONE]: check the server log",
@@ -232,7 +232,7 @@ func streamBody(req StreamRequest) (string, []byte, error) {
 	switch req.API {
 	case APIChat, "":
 		if req.PromptTokenIDs != nil {
-			return "", nil, errors.New("stream: token id prompts need the completions API: use --api completions")
+			return "", nil, fmt.Errorf("stream: token id prompts need the completions API, not %s", APIChat)
 		}
 		path = "/v1/chat/completions"
 		w.Messages = []wireMessage{{Role: "user", Content: req.Prompt}}

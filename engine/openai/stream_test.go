@@ -108,7 +108,7 @@ var streamCases = []streamCase{
 		content: "a", chunks: 1, err: ErrMalformed, errMentioning: "OpenAI-compatible"},
 	{name: "error event",
 		parts:   []string{chatDelta("content", "a"), ev(`{"error":{"message":"This model's maximum context length is 16 tokens.","type":"BadRequestError","code":400}}`)},
-		content: "a", chunks: 1, err: ErrContextTooLong, errMentioning: "--max-output"},
+		content: "a", chunks: 1, err: ErrContextTooLong, errMentioning: "don't fit the model's context"},
 }
 
 func TestStreamCases(t *testing.T) {
@@ -189,7 +189,7 @@ func TestStreamRequestBody(t *testing.T) {
 func TestStreamRejectsBadRequests(t *testing.T) {
 	c := New("http://127.0.0.1:1", "")
 	for _, req := range []StreamRequest{{API: "embeddings"}, {API: APIChat, PromptTokenIDs: []int{1}}} {
-		if _, err := c.Stream(context.Background(), req, nil); err == nil || !strings.Contains(err.Error(), "use ") {
+		if _, err := c.Stream(context.Background(), req, nil); err == nil || !strings.Contains(err.Error(), "completions") {
 			t.Errorf("Stream(%+v) = %v; want an error saying what to use", req, err)
 		}
 	}
@@ -207,7 +207,7 @@ func TestStreamNotAnEventStream(t *testing.T) {
 
 func TestStreamWithoutEvents(t *testing.T) {
 	c := testClient(t, sseHandler("<html>not an API</html>\n"))
-	if _, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "without sending any event: check that --endpoint") {
-		t.Fatalf("err = %v, want ErrIncomplete pointing at --endpoint", err)
+	if _, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "without sending any event: is this an OpenAI-compatible server?") {
+		t.Fatalf("err = %v, want ErrIncomplete asking whether this is the right server", err)
 	}
 }

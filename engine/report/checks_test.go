@@ -217,7 +217,7 @@ func TestThrottleSummary(t *testing.T) {
 func TestMarkdownChecks(t *testing.T) {
 	md := Markdown(checkedReport())
 	for _, want := range []string{
-		"| Complete | no — the server stopped answering: connection refused (partial run; finish it with speedmatrix run --resume DIR) |",
+		"| Complete | no — the server stopped answering: connection refused (partial run: resume it to measure the rest) |",
 		"| 8K | 40.4K † | 203 ms |",
 		"- Prefill 8K × 1: GPU throttled: power cap in 64 % of samples (GPU 0)\n",
 		"| 8K | 167.7 · 36 ms TTFT | 1,237.5 · 128 ms TTFT † | — | 9,005.7 · 1,147 ms TTFT † |",
@@ -246,8 +246,8 @@ func TestCompleteLine(t *testing.T) {
 		want string
 	}{
 		{"complete", engine.RunInfo{Complete: true, Incomplete: "ignored"}, "Complete: yes"},
-		{"partial", engine.RunInfo{}, "Complete: no (partial run; finish it with speedmatrix run --resume DIR)"},
-		{"stopped", engine.RunInfo{Incomplete: "interrupted"}, "Complete: no — interrupted (partial run; finish it with speedmatrix run --resume DIR)"},
+		{"partial", engine.RunInfo{}, "Complete: no (partial run: resume it to measure the rest)"},
+		{"stopped", engine.RunInfo{Incomplete: "interrupted"}, "Complete: no — interrupted (partial run: resume it to measure the rest)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

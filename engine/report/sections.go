@@ -119,7 +119,7 @@ func runRows(r engine.RunInfo) []Row {
 // completeValue is the Run section's Complete line: "yes", or "no — " and
 // why the run stopped, when the engine said.
 func completeValue(r engine.RunInfo) string {
-	const resume = "(partial run; finish it with speedmatrix run --resume DIR)"
+	const resume = "(partial run: resume it to measure the rest)"
 	switch {
 	case r.Complete:
 		return "yes"

@@ -102,7 +102,7 @@ func TestRunSection(t *testing.T) {
 		StartedAt: time.Date(2026, 5, 1, 14, 0, 0, 0, time.FixedZone("CEST", 2*3600))}
 	got := section(t, engine.Report{Run: run}, "Run")
 	want := []string{"Served model: bench", "Time per measurement: 30 s", "Max output: 8,192 tokens",
-		"Started: 2026-05-01 12:00:00 UTC", "Complete: no (partial run; finish it with speedmatrix run --resume DIR)"}
+		"Started: 2026-05-01 12:00:00 UTC", "Complete: no (partial run: resume it to measure the rest)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Run\n got %q\nwant %q", got, want)
 	}
