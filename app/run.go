@@ -128,7 +128,7 @@ func (r *runTab) onStart() {
 
 // refuse explains why a run cannot start.
 func (r *runTab) refuse(err error) {
-	r.progressLine.SetText("Cannot start: " + err.Error())
+	r.progressLine.SetText("Cannot start: " + explain(err))
 	if r.u.opts.Autorun && r.u.opts.Export != "" {
 		r.u.exitErr = err
 		// Quit from the event loop: this may run before the window is shown.
@@ -235,7 +235,7 @@ func endLine(rep *engine.Report, err error, elapsed string) string {
 	case errors.Is(err, context.Canceled):
 		return fmt.Sprintf("Cancelled after %s: the finished cells are kept.", elapsed)
 	case err != nil:
-		return "Stopped: " + err.Error()
+		return "Stopped: " + explain(err)
 	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
 		return fmt.Sprintf("Stopped after %s: %s. The finished cells are kept.", elapsed, rep.Run.Incomplete)
 	}

@@ -59,7 +59,7 @@ func (s *serverTab) onDetect() {
 
 func (s *serverTab) showModels(models []EndpointModel, err error) {
 	if err != nil {
-		s.endpointStatus.SetText(fmt.Sprintf("Could not list the models: %v. Check the URL and the API key.", err))
+		s.endpointStatus.SetText("Could not list the models: " + explain(err))
 		return
 	}
 	if len(models) == 0 {
