@@ -197,16 +197,3 @@ func TestRunBadInput(t *testing.T) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
 	}
 }
-
-func TestParseContexts(t *testing.T) {
-	got, err := parseContexts("8K, 16k,32000")
-	if err != nil || len(got) != 3 || got[0] != 8192 || got[1] != 16384 || got[2] != 32000 {
-		t.Errorf("parseContexts = %v, %v", got, err)
-	}
-	if got, err := parseContexts("none"); err != nil || got != nil {
-		t.Errorf("none = %v, %v; want empty", got, err)
-	}
-	if joinContexts([]int{8192, 1000}) != "8K,1000" || joinInts([]int{1, 2}) != "1,2" {
-		t.Error("joinContexts/joinInts")
-	}
-}
