@@ -198,3 +198,17 @@ func TestMatrixLine(t *testing.T) {
 		})
 	}
 }
+
+func TestGPUName(t *testing.T) {
+	for in, want := range map[string]string{
+		"NVIDIA GeForce RTX 3090":                      "RTX 3090",
+		"NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX PRO 6000 Blackwell Server Edition",
+		"NVIDIA H200": "H200",
+		"Tesla T4":    "Tesla T4",
+		"":            "unknown GPU",
+	} {
+		if got := GPUName(in); got != want {
+			t.Errorf("GPUName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
