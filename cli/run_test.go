@@ -48,7 +48,7 @@ func TestRunSim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"[1/3] prefill", "[3/3] decode", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
+	for _, want := range []string{"[1/3] Prefill 1K × 1: Valid", "[3/3] Sustained decode 1K × 2: Valid", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -153,7 +153,7 @@ type cancelAfter struct {
 }
 
 func (c *cancelAfter) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte("] prefill")) {
+	if bytes.Contains(p, []byte("] Prefill")) {
 		c.n--
 		if c.n == 0 {
 			c.cancel()
