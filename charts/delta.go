@@ -50,7 +50,7 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
 			if h.Cells[i][j].Status == engine.StatusValid {
-				h.Cells[i][j].Pos = h.Scale.pos(h.Cells[i][j].Value)
+				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
 			}
 		}
 	}
