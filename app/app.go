@@ -113,11 +113,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences())}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle = a.Quit, time.Second
-	if d.hardware != nil {
-		u.hwInfo, u.hwErr = d.hardware.Detect()
-	} else {
-		u.hwErr = errNotAvailable
-	}
+	u.hwInfo, u.hwErr = d.hardware.Detect()
 	// Each newXxxTab sets u.xxx; a screen may use those built before it.
 	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
 	server, results := newServerTab(u), newResultsTab(u)

@@ -80,7 +80,7 @@ type themeCharts struct {
 	dark []bool
 }
 
-func (c *themeCharts) Render(kind ChartKind, format string, r engine.Report, dark bool) ([]byte, error) {
+func (c *themeCharts) Render(kind charts.Kind, format string, r engine.Report, dark bool) ([]byte, error) {
 	c.mu.Lock()
 	c.dark = append(c.dark, dark)
 	c.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/storage"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -25,14 +26,14 @@ const screenshotFile = "screenshot-results.png"
 // exportFileNames lists every file Export writes, in the order offered.
 func exportFileNames() []string {
 	names := []string{report.JSONFile, report.CSVFile, report.MarkdownFile}
-	for _, k := range chartKinds {
+	for _, k := range charts.Kinds {
 		names = append(names, string(k)+".png", string(k)+".svg")
 	}
 	return names
 }
 
 // fileBytes is the content of one export file of rep.
-func fileBytes(name string, rep engine.Report, ch Charts, dark bool) ([]byte, error) {
+func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byte, error) {
 	switch name {
 	case report.JSONFile:
 		return report.JSON(rep)
@@ -43,11 +44,8 @@ func fileBytes(name string, rep engine.Report, ch Charts, dark bool) ([]byte, er
 	case report.MarkdownFile:
 		return []byte(report.Markdown(rep)), nil
 	}
-	if ch == nil {
-		return nil, fmt.Errorf("%s: charts are %w", name, errNotAvailable)
-	}
 	base, format, _ := strings.Cut(name, ".")
-	return ch.Render(ChartKind(base), format, rep, dark)
+	return ch.Render(charts.Kind(base), format, rep, dark)
 }
 
 // exportAll writes every export file of the shown report into dir.
@@ -61,7 +59,7 @@ func (r *resultsTab) exportAll(dir string) error {
 // exportReport writes every export file of rep into dir, carrying on past a
 // failed file; the error lists every file that failed; dark draws the
 // charts in the dark theme. Safe off the UI goroutine.
-func exportReport(dir string, rep engine.Report, store Store, ch Charts, dark bool) error {
+func exportReport(dir string, rep engine.Report, store runStore, ch chartDrawer, dark bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("export: %w: choose a folder you can write to", err)
 	}

@@ -17,7 +17,10 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/openai"
+	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
@@ -103,8 +106,8 @@ type fakeSim struct {
 	stopped int
 }
 
-func (f *fakeSim) Profiles() []SimProfile {
-	return []SimProfile{
+func (f *fakeSim) Profiles() []sim.Profile {
+	return []sim.Profile{
 		{Name: "tiny", Description: "a tiny test profile", KVCacheTokens: 65536, MaxNumSeqs: 64, MaxModelLen: 8192},
 		{Name: "big", Description: "a big test profile", KVCacheTokens: 10_000_000, MaxNumSeqs: 256, MaxModelLen: 131072},
 	}
@@ -122,7 +125,7 @@ func (f *fakeSim) Start(profile string) (engine.Target, func(), error) {
 // fakeCharts draws a 4×4 PNG and a minimal SVG; err makes every call fail.
 type fakeCharts struct{ err error }
 
-func (f fakeCharts) Render(kind ChartKind, format string, r engine.Report, _ bool) ([]byte, error) {
+func (f fakeCharts) Render(kind charts.Kind, format string, r engine.Report, _ bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -195,7 +198,7 @@ type fakeLauncher struct {
 	cfgs chan vllm.ServerConfig
 }
 
-func (f fakeLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (Server, error) {
+func (f fakeLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launchedServer, error) {
 	f.cfgs <- cfg
 	return f.srv, nil
 }
@@ -212,20 +215,20 @@ func (fakeModels) Suggest(h engine.HardwareInfo, model string) vllm.Suggestion {
 }
 
 type fakeEndpoints struct {
-	models []EndpointModel
+	models []openai.Model
 	err    error
 }
 
-func (f fakeEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]EndpointModel, error) {
+func (f fakeEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]openai.Model, error) {
 	return f.models, f.err
 }
 
 // testDeps are fakes for every dependency; runs are saved under a temp dir
 // and UI updates from background work wait in t's UI loop (see waitFor).
-func testDeps(t testing.TB, eng Engine) deps {
+func testDeps(t testing.TB, eng engineRunner) deps {
 	return deps{
 		engine: eng, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
-		models: fakeModels{}, endpoints: fakeEndpoints{models: []EndpointModel{{ID: "served", MaxModelLen: 32768}}},
+		models: fakeModels{}, endpoints: fakeEndpoints{models: []openai.Model{{ID: "served", MaxModelLen: 32768}}},
 		runsDir: t.TempDir(),
 		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		do:      loopFor(t).post,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -10,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
-	"speedmatrix/hw"
+	"speedmatrix/engine/report"
 )
 
 // hardwareTab shows the detected GPUs and host.
@@ -75,7 +76,7 @@ func gpuCard(g engine.GPUInfo) fyne.CanvasObject {
 	}
 	bw := ""
 	if g.PeakBandwidthGBs > 0 {
-		bw = fmt.Sprintf("%.0f GB/s", g.PeakBandwidthGBs)
+		bw = report.Int(int(math.Round(g.PeakBandwidthGBs))) + " GB/s"
 	}
 	power := ""
 	if g.PowerLimitW > 0 {
@@ -83,14 +84,14 @@ func gpuCard(g engine.GPUInfo) fyne.CanvasObject {
 	}
 	used := ""
 	if g.VRAMUsedBytes > 0 {
-		used = fmt.Sprintf("%s in use by other processes", hw.FormatGB(g.VRAMUsedBytes))
+		used = fmt.Sprintf("%s in use by other processes", report.GB(g.VRAMUsedBytes))
 	}
 	mig := ""
 	if g.MIGEnabled {
 		mig = "enabled"
 	}
 	form := keyValues(
-		[2]string{"VRAM", hw.FormatGB(g.VRAMBytes)},
+		[2]string{"VRAM", report.GB(g.VRAMBytes)},
 		[2]string{"In use", used},
 		[2]string{"Memory bandwidth", bw},
 		[2]string{"Compute capability", g.ComputeCapability},
@@ -99,7 +100,7 @@ func gpuCard(g engine.GPUInfo) fyne.CanvasObject {
 		[2]string{"Power limit", power},
 		[2]string{"MIG", mig},
 	)
-	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, hw.DisplayGPUName(g.Name)), g.UUID, form)
+	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, report.GPUName(g.Name)), g.UUID, form)
 }
 
 // hostCard lists the CPU, RAM and OS.
@@ -110,7 +111,7 @@ func hostCard(info engine.HardwareInfo) fyne.CanvasObject {
 	}
 	ram := ""
 	if info.RAMBytes > 0 {
-		ram = hw.FormatGB(info.RAMBytes)
+		ram = report.GB(info.RAMBytes)
 	}
 	return widget.NewCard("Host", "", keyValues(
 		[2]string{"CPU", cpu},

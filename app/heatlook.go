@@ -2,11 +2,11 @@ package app
 
 import (
 	"image/color"
-	"math"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -23,17 +23,13 @@ type cellStyle struct {
 // the primary colour (Cancelled greyed out); a Not run cell, which the run
 // never reached, is an empty outline; the cell being measured is outlined
 // in the primary colour.
-func cellLook(hc *heatCell, lo, hi float64, idle string) cellStyle {
+func cellLook(hc *heatCell, scale charts.ColorScale, idle string) cellStyle {
 	fg := theme.Color(theme.ColorNameForeground)
 	plain := func(fill, ink color.Color, text string) cellStyle { return cellStyle{fill: fill, ink: ink, text: text} }
 	switch hc.status {
 	case engine.StatusValid:
-		pos := 1.0
-		if hi > lo {
-			pos = (math.Log(hc.value) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
-		}
-		c := viridis(pos)
-		return plain(c, inkOn(c), report.TokPerSec(hc.value))
+		c := charts.Viridis(scale.Pos(hc.value))
+		return plain(c, charts.TextOn(c), report.TokPerSec(hc.value))
 	case engine.StatusOverCapacity:
 		return plain(color.NRGBA{R: 0x9c, G: 0xa3, B: 0xaf, A: 0x40}, theme.Color(theme.ColorNamePlaceHolder), string(hc.status))
 	case engine.StatusLooped:
@@ -56,35 +52,6 @@ func cellLook(hc *heatCell, lo, hi float64, idle string) cellStyle {
 func pendingColor() color.Color {
 	r, g, b, _ := theme.Color(theme.ColorNamePrimary).RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x30}
-}
-
-// viridisStops are matplotlib's viridis at 0, 0.125, …, 1.
-var viridisStops = [...]color.NRGBA{
-	{0x44, 0x01, 0x54, 0xff}, {0x47, 0x2d, 0x7b, 0xff}, {0x3b, 0x52, 0x8b, 0xff},
-	{0x2c, 0x72, 0x8e, 0xff}, {0x21, 0x91, 0x8c, 0xff}, {0x28, 0xae, 0x80, 0xff},
-	{0x5e, 0xc9, 0x62, 0xff}, {0xad, 0xdc, 0x30, 0xff}, {0xfd, 0xe7, 0x25, 0xff},
-}
-
-// viridis maps pos in [0, 1] onto the viridis colour map.
-func viridis(pos float64) color.NRGBA {
-	pos = math.Max(0, math.Min(1, pos))
-	f := pos * float64(len(viridisStops)-1)
-	i := int(f)
-	if i >= len(viridisStops)-1 {
-		return viridisStops[len(viridisStops)-1]
-	}
-	a, b, t := viridisStops[i], viridisStops[i+1], f-float64(i)
-	mix := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5) }
-	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xff}
-}
-
-// inkOn is black or white, whichever reads better on c.
-func inkOn(c color.NRGBA) color.Color {
-	lum := 0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)
-	if lum > 140 {
-		return color.Black
-	}
-	return color.White
 }
 
 // gridLayout is a grid of equal columns whose rows share the height, up to

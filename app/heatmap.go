@@ -1,7 +1,6 @@
 package app
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -165,17 +165,19 @@ func sortedUnion(v []int, n int) []int {
 	return slices.Compact(out)
 }
 
-// redraw recolours every cell on a scale from the slowest to the fastest
-// valid cell, and refreshes the texts and the list of flags.
+// redraw recolours every cell on the exported heatmap's colour scale (from
+// the slowest to the fastest valid cell), and refreshes the texts and the
+// list of flags.
 func (h *heatmap) redraw() {
-	lo, hi := math.Inf(1), math.Inf(-1)
+	var values []float64
 	for _, hc := range h.cells {
 		if hc.status == engine.StatusValid && hc.value > 0 {
-			lo, hi = math.Min(lo, hc.value), math.Max(hi, hc.value)
+			values = append(values, hc.value)
 		}
 	}
+	scale := charts.SequentialScale("total tok/s", values)
 	for _, hc := range h.cells {
-		look := cellLook(hc, lo, hi, h.idleText)
+		look := cellLook(hc, scale, h.idleText)
 		hc.bg.FillColor, hc.bg.StrokeColor, hc.bg.StrokeWidth = look.fill, look.stroke, look.strokeW
 		hc.main.Text, hc.main.Color, hc.detail.Color = look.text, look.ink, look.ink
 		hc.detail.Text = ""

@@ -90,7 +90,7 @@ func runTitle(folder string) string {
 
 // save stores rep under the runs folder and lists it.
 func (h *historyTab) save(rep engine.Report) {
-	if h.u.deps.store == nil || h.u.deps.runsDir == "" {
+	if h.u.deps.runsDir == "" {
 		return
 	}
 	if rep.Run.StartedAt.IsZero() {
@@ -139,9 +139,6 @@ func (h *historyTab) reload() {
 
 // load reads a run by its folder name.
 func (h *historyTab) load(folder string) (engine.Report, error) {
-	if h.u.deps.store == nil {
-		return engine.Report{}, fmt.Errorf("loading runs is %w", errNotAvailable)
-	}
 	return h.u.deps.store.Load(filepath.Join(h.u.deps.runsDir, folder))
 }
 
@@ -181,10 +178,8 @@ func (h *historyTab) onCompare() {
 func (h *historyTab) showDelta(base, other engine.Report) {
 	h.status.SetText(fmt.Sprintf("%s → %s", report.ModelOnGPU(base), report.ModelOnGPU(other)))
 	var obj fyne.CanvasObject
-	if h.u.deps.charts != nil {
-		if png, err := h.u.deps.charts.Delta(base, other, h.u.darkTheme()); err == nil {
-			obj = newChartView(png, "delta.png")
-		}
+	if png, err := h.u.deps.charts.Delta(base, other, h.u.darkTheme()); err == nil {
+		obj = newChartView(png, "delta.png")
 	}
 	if obj == nil {
 		obj = deltaGrid(base, other)

@@ -38,7 +38,7 @@ func TestHistorySavesEveryRunAndOpensIt(t *testing.T) {
 func TestHistoryCompare(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		charts Charts
+		charts chartDrawer
 	}{{"chart image", fakeCharts{}}, {"fallback grid", fakeCharts{err: errBoom}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})

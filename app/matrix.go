@@ -115,9 +115,9 @@ func (m *matrixTab) onEdit() {
 func (m *matrixTab) applyPlan(p engine.Plan) {
 	m.applying = true
 	defer func() { m.applying = false }()
-	m.prefill.SetText(formatTokenList(p.PrefillContexts))
-	m.decode.SetText(formatTokenList(p.DecodeContexts))
-	m.concurrency.SetText(formatCountList(p.Concurrency))
+	m.prefill.SetText(engine.FormatContexts(p.PrefillContexts))
+	m.decode.SetText(engine.FormatContexts(p.DecodeContexts))
+	m.concurrency.SetText(engine.FormatCounts(p.Concurrency))
 	m.durationS.SetText(strconv.FormatFloat(p.Duration.Seconds(), 'f', -1, 64))
 	m.maxOut.SetText(strconv.Itoa(p.MaxOutputTokens))
 	m.api.SetSelected(string(p.API))
@@ -128,13 +128,13 @@ func (m *matrixTab) applyPlan(p engine.Plan) {
 func (m *matrixTab) plan() (engine.Plan, error) {
 	p := engine.DefaultPlan()
 	var err error
-	if p.PrefillContexts, err = parseTokenList(m.prefill.Text); err != nil {
+	if p.PrefillContexts, err = engine.ParseContexts(m.prefill.Text); err != nil {
 		return p, fmt.Errorf("prefill contexts: %w", err)
 	}
-	if p.DecodeContexts, err = parseTokenList(m.decode.Text); err != nil {
+	if p.DecodeContexts, err = engine.ParseContexts(m.decode.Text); err != nil {
 		return p, fmt.Errorf("decode contexts: %w", err)
 	}
-	if p.Concurrency, err = parseCountList(m.concurrency.Text); err != nil {
+	if p.Concurrency, err = engine.ParseCounts(m.concurrency.Text); err != nil {
 		return p, fmt.Errorf("requests at once: %w", err)
 	}
 	secs, err := strconv.ParseFloat(m.durationS.Text, 64)

@@ -90,33 +90,6 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestParseTokenList(t *testing.T) {
-	for _, tc := range []struct {
-		in      string
-		want    []int
-		wantErr bool
-	}{
-		{"8K, 16K", []int{8192, 16384}, false},
-		{"32768 8k 8K", []int{8192, 32768}, false},
-		{"", nil, false},
-		{"8X", nil, true},
-		{"-1", nil, true},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := parseTokenList(tc.in)
-			if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("parseTokenList(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.wantErr)
-			}
-			if err == nil && len(got) > 0 {
-				back, _ := parseTokenList(formatTokenList(got))
-				if !reflect.DeepEqual(back, got) {
-					t.Errorf("format/parse round trip: %v → %q → %v", got, formatTokenList(got), back)
-				}
-			}
-		})
-	}
-}
-
 func TestEstimate(t *testing.T) {
 	p := engine.Plan{PrefillContexts: []int{1024}, DecodeContexts: []int{1024, 4096}, Concurrency: []int{1, 64},
 		Duration: 10 * time.Second, MaxOutputTokens: 1024}

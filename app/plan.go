@@ -1,10 +1,6 @@
 package app
 
 import (
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"speedmatrix/engine"
@@ -24,13 +20,9 @@ type capacity struct {
 	MaxModelLen   int
 }
 
-// overCapacity mirrors the engine's check: C × (context + output) must fit
-// the KV cache and C must not exceed max-num-seqs.
+// overCapacity is the engine's capacity check with what the target holds.
 func (c capacity) overCapacity(contextTokens, concurrency, outputTokens int) bool {
-	if c.KVCacheTokens > 0 && concurrency*(contextTokens+outputTokens) > c.KVCacheTokens {
-		return true
-	}
-	return c.MaxNumSeqs > 0 && concurrency > c.MaxNumSeqs
+	return engine.OverCapacity(c.KVCacheTokens, c.MaxNumSeqs, contextTokens, concurrency, outputTokens)
 }
 
 // quickPlan is a matrix of about two minutes; for a small model (max length
@@ -83,58 +75,4 @@ func estimate(p engine.Plan, c capacity) (total time.Duration, run, over int) {
 		}
 	}
 	return total, run, over
-}
-
-// parseTokenList reads "8K, 16K, 32768" as token counts (K = 1,024).
-func parseTokenList(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		mult := 1
-		if t, ok := strings.CutSuffix(strings.ToUpper(f), "K"); ok {
-			f, mult = t, engine.K
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q is not a context length: write lengths like 8K, 16K or 32768", f)
-		}
-		out = append(out, n*mult)
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-// parseCountList reads "1, 2, 4" as positive whole numbers.
-func parseCountList(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a number of requests: write whole numbers like 1, 2, 4", f)
-		}
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-// formatTokenList writes token counts as parseTokenList reads them.
-func formatTokenList(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		if n >= engine.K && n%engine.K == 0 {
-			s[i] = strconv.Itoa(n/engine.K) + "K"
-		} else {
-			s[i] = strconv.Itoa(n)
-		}
-	}
-	return strings.Join(s, ", ")
-}
-
-// formatCountList writes numbers as parseCountList reads them.
-func formatCountList(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
 }

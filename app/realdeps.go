@@ -19,7 +19,7 @@ import (
 // report store. The sampler starts with the window and stops at shutdown.
 func realDeps() deps {
 	return deps{
-		engine:    EngineFunc(engine.Run),
+		engine:    engineFunc(engine.Run),
 		hardware:  hwDetector{},
 		telemetry: hw.NewSampler(hw.DefaultSampleInterval),
 		launcher:  vllmLauncher{},
@@ -51,7 +51,7 @@ func (hwDetector) Detect() (engine.HardwareInfo, error) {
 
 type vllmLauncher struct{}
 
-func (vllmLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (Server, error) {
+func (vllmLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launchedServer, error) {
 	s, err := vllm.Launch(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -68,25 +68,13 @@ func (modelCatalog) Suggest(h engine.HardwareInfo, model string) vllm.Suggestion
 
 type openaiEndpoints struct{}
 
-func (openaiEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]EndpointModel, error) {
-	ms, err := openai.New(baseURL, apiKey).Models(ctx)
-	out := make([]EndpointModel, len(ms))
-	for i, m := range ms {
-		out[i] = EndpointModel{ID: m.ID, MaxModelLen: m.MaxModelLen}
-	}
-	return out, err
+func (openaiEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]openai.Model, error) {
+	return openai.New(baseURL, apiKey).Models(ctx)
 }
 
 type simulator struct{}
 
-func (simulator) Profiles() []SimProfile {
-	var out []SimProfile
-	for _, p := range sim.Profiles() {
-		out = append(out, SimProfile{Name: p.Name, Description: p.Description, Model: p.Model, GPUName: p.GPUName,
-			KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen})
-	}
-	return out
-}
+func (simulator) Profiles() []sim.Profile { return sim.Profiles() }
 
 // Start serves the profile on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
@@ -105,11 +93,11 @@ func chartOptions(dark bool) charts.Options {
 	return o
 }
 
-func (chartRenderer) Render(kind ChartKind, format string, r engine.Report, dark bool) ([]byte, error) {
+func (chartRenderer) Render(kind charts.Kind, format string, r engine.Report, dark bool) ([]byte, error) {
 	if format == "svg" {
-		return charts.RenderSVG(charts.Kind(kind), r, chartOptions(dark))
+		return charts.RenderSVG(kind, r, chartOptions(dark))
 	}
-	return charts.RenderPNG(charts.Kind(kind), r, chartOptions(dark))
+	return charts.RenderPNG(kind, r, chartOptions(dark))
 }
 
 func (chartRenderer) Delta(base, other engine.Report, dark bool) ([]byte, error) {

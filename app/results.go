@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -25,8 +26,8 @@ type resultsTab struct {
 	title, subtitle *widget.Label
 	badgeBox        *fyne.Container
 	views           *container.AppTabs
-	charts          map[ChartKind]*fyne.Container // each holds an image or a fallback
-	heat            *heatmap                      // fallback when charts can't draw
+	charts          map[charts.Kind]*fyne.Container // each holds an image or a fallback
+	heat            *heatmap                        // fallback when charts can't draw
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
@@ -39,22 +40,22 @@ type resultsTab struct {
 
 // newResultsTab builds the Results screen (empty until a run finishes).
 func newResultsTab(u *ui) *container.TabItem {
-	r := &resultsTab{u: u, charts: map[ChartKind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
+	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
 	u.results = r
 	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
 	r.subtitle.Wrapping = fyne.TextWrapWord
 	r.badgeBox = container.NewHBox()
-	for _, k := range chartKinds {
+	for _, k := range charts.Kinds {
 		r.charts[k] = container.NewStack()
 	}
 	r.views = container.NewAppTabs(
-		container.NewTabItem("Decode heatmap", r.charts[ChartDecode]),
-		container.NewTabItem("Prefill", r.charts[ChartPrefill]),
-		container.NewTabItem("Per request", r.charts[ChartPerRequest]),
+		container.NewTabItem("Decode heatmap", r.charts[charts.KindHeatmap]),
+		container.NewTabItem("Prefill", r.charts[charts.KindPrefill]),
+		container.NewTabItem("Per request", r.charts[charts.KindPerRequest]),
 		container.NewTabItem("All measurements", r.table.object()),
 		container.NewTabItem("Checks", r.checks.object()),
-		container.NewTabItem("Report sheet", r.charts[ChartReport]),
+		container.NewTabItem("Report sheet", r.charts[charts.KindReport]),
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all…", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
@@ -131,27 +132,23 @@ func reportBadge(rep engine.Report) fyne.CanvasObject {
 func (r *resultsTab) drawCharts(rep engine.Report) {
 	done := make(chan struct{})
 	r.rendered = done
-	for _, k := range chartKinds {
+	for _, k := range charts.Kinds {
 		r.charts[k].Objects = []fyne.CanvasObject{widget.NewProgressBarInfinite()}
 		r.charts[k].Refresh()
 	}
 	ch, dark := r.u.deps.charts, r.u.darkTheme()
 	go func() {
 		defer close(done)
-		images := map[ChartKind][]byte{}
-		errs := map[ChartKind]error{}
-		for _, k := range chartKinds {
-			if ch == nil {
-				errs[k] = errNotAvailable
-				continue
-			}
+		images := map[charts.Kind][]byte{}
+		errs := map[charts.Kind]error{}
+		for _, k := range charts.Kinds {
 			images[k], errs[k] = ch.Render(k, "png", rep, dark)
 		}
 		r.u.do(func() {
 			if r.rendered != done {
 				return // a newer report is being drawn
 			}
-			for _, k := range chartKinds {
+			for _, k := range charts.Kinds {
 				r.showChart(k, images[k], errs[k], rep)
 			}
 		})
@@ -159,7 +156,7 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 }
 
 // showChart puts one chart's image in place, or a fallback that says why.
-func (r *resultsTab) showChart(k ChartKind, png []byte, err error, rep engine.Report) {
+func (r *resultsTab) showChart(k charts.Kind, png []byte, err error, rep engine.Report) {
 	var obj fyne.CanvasObject
 	if err == nil && len(png) > 0 {
 		if obj = newChartView(png, string(k)+".png"); obj == nil {
@@ -168,7 +165,7 @@ func (r *resultsTab) showChart(k ChartKind, png []byte, err error, rep engine.Re
 	}
 	switch {
 	case obj != nil:
-	case k == ChartDecode:
+	case k == charts.KindHeatmap:
 		r.heat.setAxes(nil, nil)
 		contexts, conc := decodeAxes(rep.Results)
 		r.heat.setAxes(contexts, conc)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
 
@@ -33,8 +34,8 @@ func TestResultsShowsChartsTableAndBadge(t *testing.T) {
 	r := u.results
 	r.show(cannedReport("tiny", 195.7), "")
 	waitFor(t, r.rendered, "the charts")
-	if chartImage(r.charts[ChartPrefill].Objects[0]) == nil {
-		t.Errorf("prefill view holds %T, want the chart image", r.charts[ChartPrefill].Objects[0])
+	if chartImage(r.charts[charts.KindPrefill].Objects[0]) == nil {
+		t.Errorf("prefill view holds %T, want the chart image", r.charts[charts.KindPrefill].Objects[0])
 	}
 	if !hasText(r.badgeBox, "simulated (profile tiny)") {
 		t.Error("Results does not label a simulated run")
@@ -61,13 +62,13 @@ func TestResultsFallsBackWithoutCharts(t *testing.T) {
 	u := newTestUI(t, d, Options{})
 	u.results.show(cannedReport("tiny", 195.7), "")
 	waitFor(t, u.results.rendered, "the charts")
-	if u.results.charts[ChartDecode].Objects[0] != u.results.heat.object() {
+	if u.results.charts[charts.KindHeatmap].Objects[0] != u.results.heat.object() {
 		t.Error("without charts the decode view does not fall back to the live heatmap")
 	}
 	if c := u.results.heat.cell(1024, 128); c == nil || c.label() != "Over capacity" {
 		t.Error("fallback heatmap misses the Over capacity cell")
 	}
-	if !hasText(u.results.charts[ChartPrefill], "boom") {
+	if !hasText(u.results.charts[charts.KindPrefill], "boom") {
 		t.Error("the prefill view does not say why the chart is missing")
 	}
 }

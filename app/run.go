@@ -110,10 +110,6 @@ func (r *runTab) onStart() {
 		r.refuse(err)
 		return
 	}
-	if r.u.deps.engine == nil {
-		r.refuse(errors.New("the benchmark engine is not available in this build"))
-		return
-	}
 	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}

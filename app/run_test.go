@@ -31,7 +31,7 @@ func TestRunFillsHeatmapAndHandsOnTheReport(t *testing.T) {
 	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Finished in") {
 		t.Errorf("progress line = %q", got)
 	}
-	if got := u.run.log.text(); !strings.Contains(got, "Sustained decode 1K × 1: 195.7 tok/s total") || !strings.Contains(got, "tokenizer ready") {
+	if got := u.run.log.text(); !strings.Contains(got, "Sustained decode 1K × 1: Valid · 195.7 tok/s · 197.0 tok/s/req") || !strings.Contains(got, "tokenizer ready") {
 		t.Errorf("event log misses the result or the engine's line:\n%s", got)
 	}
 	tgt := eng.lastTarget()

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
@@ -43,7 +42,7 @@ func (a *accumulator) add(ev engine.Event) {
 	case engine.EventResult:
 		if ev.Result != nil {
 			a.cur.results = append(a.cur.results, *ev.Result)
-			a.cur.logs = append(a.cur.logs, resultLine(*ev.Result))
+			a.cur.logs = append(a.cur.logs, report.CellLine(*ev.Result))
 		}
 		if ev.Report != nil {
 			a.cur.report = ev.Report
@@ -63,24 +62,6 @@ func (a *accumulator) take() (u runUpdate, ok bool) {
 	u, ok = a.cur, a.any
 	a.cur, a.any = runUpdate{}, false
 	return u, ok
-}
-
-// resultLine is the event-log line for a finished cell.
-func resultLine(r engine.Result) string {
-	what := fmt.Sprintf("%s %s", r.Phase.Title(), engine.ContextLabel(r.ContextTokens))
-	if r.Phase == engine.PhaseDecode {
-		what += fmt.Sprintf(" × %d", r.Concurrency)
-	}
-	switch {
-	case r.Measured() && r.Phase == engine.PhasePrefill:
-		return fmt.Sprintf("%s: %s prompt tok/s, %s TTFT", what, report.TokPerSec(r.TotalTokPerSec), report.Millis(r.TTFTMs))
-	case r.Measured():
-		return fmt.Sprintf("%s: %s tok/s total, %s per request, %s TTFT", what,
-			report.TokPerSec(r.TotalTokPerSec), report.Fixed1(r.PerRequestTokPerSec), report.Millis(r.TTFTMs))
-	case r.Error != "":
-		return fmt.Sprintf("%s: %s (%s)", what, r.Status, r.Error)
-	}
-	return fmt.Sprintf("%s: %s", what, r.Status)
 }
 
 // consume reads the run's events until the channel closes, applying them

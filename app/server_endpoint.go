@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/openai"
 )
 
 // endpointPanel edits an existing server's address.
@@ -39,10 +41,6 @@ func (s *serverTab) onDetect() {
 		s.endpointStatus.SetText(err.Error())
 		return
 	}
-	if s.u.deps.endpoints == nil {
-		s.endpointStatus.SetText("Model detection is not available in this build: type the model name.")
-		return
-	}
 	s.endpointStatus.SetText("Asking " + base + "/v1/models …")
 	done := make(chan struct{})
 	s.detected = done
@@ -57,7 +55,7 @@ func (s *serverTab) onDetect() {
 	}()
 }
 
-func (s *serverTab) showModels(models []EndpointModel, err error) {
+func (s *serverTab) showModels(models []openai.Model, err error) {
 	if err != nil {
 		s.endpointStatus.SetText("Could not list the models: " + explain(err))
 		return

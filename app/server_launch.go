@@ -28,7 +28,7 @@ type launchPanel struct {
 	localModels []string // ids in the local Hugging Face cache
 	lastModel   string
 
-	srv     Server
+	srv     launchedServer
 	cancel  context.CancelFunc
 	ready   bool
 	stopped chan struct{} // closed when the last Stop returned
@@ -91,10 +91,6 @@ func (l *launchPanel) onStart() {
 		return
 	}
 	launcher := l.s.u.deps.launcher
-	if launcher == nil {
-		l.state.SetText("Launching vLLM is not available in this build: benchmark an existing endpoint instead.")
-		return
-	}
 	l.s.u.prefs.save(prefServer, l.s.form.config(false))
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel, l.ready = cancel, false
@@ -159,7 +155,7 @@ func (l *launchPanel) reset() {
 }
 
 // onReady shows the KV capacity vLLM reported.
-func (l *launchPanel) onReady(srv Server) {
+func (l *launchPanel) onReady(srv launchedServer) {
 	l.ready = true
 	l.state.SetText("Ready at " + srv.Target().BaseURL + ".")
 	l.state.Importance = widget.SuccessImportance

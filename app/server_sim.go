@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,15 +9,14 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/sim"
 )
 
 // simPanel picks a simulator profile.
 func (s *serverTab) simPanel() fyne.CanvasObject {
 	var names []string
-	if s.u.deps.sim != nil {
-		for _, p := range s.u.deps.sim.Profiles() {
-			names = append(names, p.Name)
-		}
+	for _, p := range s.u.deps.sim.Profiles() {
+		names = append(names, p.Name)
 	}
 	s.profileInfo = widget.NewLabel("")
 	s.profileInfo.Wrapping = fyne.TextWrapWord
@@ -27,9 +25,6 @@ func (s *serverTab) simPanel() fyne.CanvasObject {
 	note := widget.NewLabelWithStyle("The simulator is a vLLM-compatible server inside this app with a performance model fitted to real runs. "+
 		"Every number it produces is labelled simulated on the Run and Results screens and in every export.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	note.Wrapping = fyne.TextWrapWord
-	if s.u.deps.sim == nil {
-		s.profileInfo.SetText("The simulator is not available in this build.")
-	}
 	card := widget.NewCard("Simulator", "try the whole app without a GPU",
 		container.NewVBox(widget.NewForm(widget.NewFormItem("Profile", s.profile)), s.profileInfo, s.profileFacts))
 	return container.NewVBox(card, note)
@@ -57,23 +52,17 @@ func (s *serverTab) onProfile() {
 	}
 }
 
-func (s *serverTab) simProfile() (SimProfile, bool) {
-	if s.u.deps.sim == nil {
-		return SimProfile{}, false
-	}
+func (s *serverTab) simProfile() (sim.Profile, bool) {
 	for _, p := range s.u.deps.sim.Profiles() {
 		if p.Name == s.profile.Selected {
 			return p, true
 		}
 	}
-	return SimProfile{}, false
+	return sim.Profile{}, false
 }
 
 // startSim serves the chosen profile, reusing a running one.
 func (s *serverTab) startSim() (engine.Target, error) {
-	if s.u.deps.sim == nil {
-		return engine.Target{}, errors.New("the simulator is not available in this build: choose an endpoint on the Server screen")
-	}
 	name := s.profile.Selected
 	if s.simStop != nil && s.simName == name {
 		return s.simTarget, nil

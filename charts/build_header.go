@@ -9,9 +9,6 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// SheetTitle is the title of every report sheet, as on the reference report pages.
-const SheetTitle = "Speed test matrix"
-
 // BuildModel turns a report into what the charts show. It never fails: a
 // report with no results gives empty charts that say so.
 func BuildModel(r engine.Report) Model {
@@ -24,12 +21,12 @@ func BuildModel(r engine.Report) Model {
 		Table:      buildTable(r),
 	}
 	m.PrefillRows = buildPrefillRows(r)
-	m.Header = buildHeader(r, m.Decode)
+	m.Header = buildHeader(r)
 	return m
 }
 
-func buildHeader(r engine.Report, hm HeatmapModel) Header {
-	h := Header{Title: SheetTitle, Badge: "Measured"}
+func buildHeader(r engine.Report) Header {
+	h := Header{Title: report.Title, Badge: "Measured"}
 	h.Model = report.ModelName(r.Run)
 	if gpu := report.GPUTitle(r.Hardware); gpu != "" {
 		h.Model += " on " + gpu
@@ -41,7 +38,7 @@ func buildHeader(r engine.Report, hm HeatmapModel) Header {
 		}
 	}
 	h.EngineLine = strings.Join(parts, " · ")
-	h.MatrixLine = matrixLine(r, hm)
+	h.MatrixLine = report.MatrixLine(r)
 	if r.Engine.Simulated {
 		h.Simulated = true
 		h.Badge = r.Engine.SimulatedLabel()
@@ -72,37 +69,6 @@ func partialNotice(r engine.Report) string {
 		notice += " — " + r.Run.Incomplete
 	}
 	return notice
-}
-
-func matrixLine(r engine.Report, hm HeatmapModel) string {
-	var parts []string
-	if n := len(hm.Rows); n > 0 {
-		word := "contexts"
-		if n == 1 {
-			word = "context"
-		}
-		ctx := fmt.Sprintf("%d %s (%s)", n, word, span(hm.Rows))
-		levels := "concurrency levels"
-		if len(hm.Cols) == 1 {
-			levels = "concurrency level"
-		}
-		parts = append(parts, fmt.Sprintf("%s × %d %s (%s)", ctx, len(hm.Cols), levels, span(hm.Cols)))
-	}
-	var pre []string
-	for _, res := range sortedResults(r.Results, engine.PhasePrefill) {
-		pre = append(pre, contextLabel(res))
-	}
-	if len(pre) > 0 {
-		parts = append(parts, "prefill at "+strings.Join(pre, ", "))
-	}
-	return strings.Join(parts, " · ")
-}
-
-func span(labels []string) string {
-	if len(labels) == 1 {
-		return labels[0]
-	}
-	return labels[0] + "–" + labels[len(labels)-1]
 }
 
 func contextLabel(res engine.Result) string {

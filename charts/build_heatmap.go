@@ -68,11 +68,11 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		}
 		h.Cells = append(h.Cells, row)
 	}
-	h.Scale = sequentialScale("total tok/s", values)
+	h.Scale = SequentialScale("total tok/s", values)
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
 			if h.Cells[i][j].Status == engine.StatusValid {
-				h.Cells[i][j].Pos = h.Scale.pos(h.Cells[i][j].Value)
+				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
 			}
 		}
 	}
@@ -92,9 +92,9 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	return h
 }
 
-// sequentialScale spans the values; it is logarithmic when they cover more
+// SequentialScale spans the values; it is logarithmic when they cover more
 // than a factor of 8, so small and large cells both get distinct colours.
-func sequentialScale(label string, values []float64) ColorScale {
+func SequentialScale(label string, values []float64) ColorScale {
 	s := ColorScale{Label: label}
 	if len(values) == 0 {
 		return s
@@ -112,8 +112,8 @@ func sequentialScale(label string, values []float64) ColorScale {
 	return s
 }
 
-// pos maps a value to 0–1 on the scale.
-func (s ColorScale) pos(v float64) float64 {
+// Pos maps a value to 0–1 on the scale.
+func (s ColorScale) Pos(v float64) float64 {
 	lo, hi := s.Min, s.Max
 	if s.Log {
 		lo, hi, v = math.Log(lo), math.Log(hi), math.Log(math.Max(v, s.Min))

@@ -2,7 +2,6 @@ package charts
 
 import (
 	"fmt"
-	"image"
 	"math"
 
 	"speedmatrix/engine"
@@ -96,41 +95,4 @@ func RenderSVG(kind Kind, r engine.Report, opts Options) ([]byte, error) {
 	}
 	o, _ := opts.check()
 	return d.SVG(o.Scale)
-}
-
-// Render draws one picture of a report as an image, for display in the app.
-func Render(kind Kind, r engine.Report, opts Options) (image.Image, error) {
-	d, err := Draw(kind, r, opts)
-	if err != nil {
-		return nil, err
-	}
-	o, _ := opts.check()
-	return d.Image(o.Scale), nil
-}
-
-// Heatmap draws the sustained-decode heatmap of a report. Invalid options
-// fall back to the defaults.
-func Heatmap(r engine.Report, opts Options) image.Image { return mustRender(KindHeatmap, r, opts) }
-
-// Prefill draws the prefill curve of a report.
-func Prefill(r engine.Report, opts Options) image.Image { return mustRender(KindPrefill, r, opts) }
-
-// PerRequest draws the per-request chart of a report.
-func PerRequest(r engine.Report, opts Options) image.Image {
-	return mustRender(KindPerRequest, r, opts)
-}
-
-// Sheet draws the full report sheet.
-func Sheet(r engine.Report, opts Options) image.Image { return mustRender(KindReport, r, opts) }
-
-func mustRender(kind Kind, r engine.Report, opts Options) image.Image {
-	if _, err := opts.check(); err != nil {
-		opts = DefaultOptions()
-	}
-	img, err := Render(kind, r, opts)
-	if err != nil {
-		// Every Kind passed here is known and opts are valid.
-		panic("charts: " + err.Error())
-	}
-	return img
 }

@@ -1,7 +1,6 @@
 package charts
 
 import (
-	"image"
 	"math"
 	"strconv"
 
@@ -50,7 +49,7 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
 			if h.Cells[i][j].Status == engine.StatusValid {
-				h.Cells[i][j].Pos = h.Scale.pos(h.Cells[i][j].Value)
+				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
 			}
 		}
 	}
@@ -131,18 +130,4 @@ func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 	y = drawHeatmap(d, p, h, x, y+6, w)
 	d.height = math.Ceil(y + figureBottomM)
 	return d, nil
-}
-
-// DeltaHeatmap draws the comparison heatmap of two runs (b against a).
-// Invalid options fall back to the defaults.
-func DeltaHeatmap(a, b engine.Report, opts Options) image.Image {
-	if _, err := opts.check(); err != nil {
-		opts = DefaultOptions()
-	}
-	d, err := DrawDelta(a, b, opts)
-	if err != nil {
-		panic("charts: " + err.Error()) // opts were checked above
-	}
-	o, _ := opts.check()
-	return d.Image(o.Scale)
 }

@@ -62,7 +62,7 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 	x, y, w, h = x+2, y+2, w-4, h-4
 	if c.Status == engine.StatusValid {
 		fill := colorAt(scaleStops(s), c.Pos)
-		fg := onColor(fill)
+		fg := TextOn(fill)
 		d.roundRect(x, y, w, h, 5, fill, color.NRGBA{}, 0)
 		d.text(x+w/2, y+h/2+1, c.Text, textStyle{size: 15, font: fontBold, anchor: anchorMiddle, color: fg})
 		d.text(x+w/2, y+h/2+16, c.Detail, textStyle{size: 11, anchor: anchorMiddle, color: withAlpha(fg, 0.86)})
@@ -120,7 +120,7 @@ func drawColorBar(d *Drawing, p palette, s ColorScale, x, y, h float64) {
 	d.gradient(x, y, heatBarW, h, scaleStops(s))
 	d.roundRect(x, y, heatBarW, h, 0, color.NRGBA{}, withAlpha(p.text, 0.15), 1)
 	for _, t := range s.Ticks {
-		ty := y + h - s.pos(t.Value)*h
+		ty := y + h - s.Pos(t.Value)*h
 		d.line(x+heatBarW, ty, x+heatBarW+4, ty, p.muted, 1)
 		d.text(x+heatBarW+8, ty+4, t.Label, textStyle{size: 11.5, color: p.muted})
 	}

@@ -145,7 +145,7 @@ type ColorScale struct {
 	Min       float64 `json:"min"`
 	Max       float64 `json:"max"`
 	Log       bool    `json:"log,omitempty"`
-	Diverging bool    `json:"diverging,omitempty"` // centred on zero (DeltaHeatmap)
+	Diverging bool    `json:"diverging,omitempty"` // centred on zero (DrawDelta)
 	Ticks     []Tick  `json:"ticks"`
 }
 

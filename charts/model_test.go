@@ -66,9 +66,6 @@ func TestOptions(t *testing.T) {
 	if _, err := Draw("pie", engine.Report{}, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "decode-heatmap") {
 		t.Errorf("unknown kind: %v", err)
 	}
-	if w, _ := Heatmap(engine.Report{}, Options{Theme: "sepia"}).Bounds().Size().X, 0; w != int(figureWidth) {
-		t.Errorf("bad options do not fall back to the defaults: width %d", w)
-	}
 }
 
 // TestEmptyAndPartialReports draws a report with nothing in it and one cut

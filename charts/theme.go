@@ -66,6 +66,10 @@ var viridisStops = []color.NRGBA{
 	hex(0x22a884), hex(0x44bf70), hex(0x7ad151), hex(0xbddf26), hex(0xfde725),
 }
 
+// Viridis is the sequential colour map at pos (0–1, clamped), as the
+// exported heatmaps and the app's live one colour a cell.
+func Viridis(pos float64) color.NRGBA { return colorAt(viridisStops, pos) }
+
 // divergingStops is ColorBrewer's RdBu: red for slower, blue for faster.
 var divergingStops = []color.NRGBA{
 	hex(0x67001f), hex(0xb2182b), hex(0xd6604d), hex(0xf4a582), hex(0xfddbc7), hex(0xf7f7f7),
@@ -98,8 +102,8 @@ func luminance(c color.NRGBA) float64 {
 	return 0.2126*lin(c.R) + 0.7152*lin(c.G) + 0.0722*lin(c.B)
 }
 
-// onColor is a text colour readable on fill.
-func onColor(fill color.NRGBA) color.NRGBA {
+// TextOn is a text colour readable on fill: near-black or white.
+func TextOn(fill color.NRGBA) color.NRGBA {
 	if luminance(fill) > 0.36 {
 		return hex(0x111418)
 	}

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 	"speedmatrix/hw"
 )
 
@@ -48,5 +53,40 @@ func HW(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	return hw.FormatSection(stdout, h.Info())
+	return writeHardware(stdout, h.Info())
+}
+
+// noGPUAdvice follows the reason on the GPU line when no GPU was found.
+const noGPUAdvice = "Benchmark an existing endpoint (--endpoint URL) or the simulator (--sim tiny)."
+
+// writeHardware writes the report's Hardware section as an indented list,
+// then the kernel and the GPUs' details (report.GPUDetails), then the note.
+// Without GPUs the GPU line says why and what to benchmark instead.
+func writeHardware(w io.Writer, info engine.HardwareInfo) error {
+	note := info.Note
+	info.Note = ""
+	rows := report.Sections(engine.Report{Hardware: info})[0].Rows
+	if len(info.GPUs) == 0 {
+		at := 0
+		if len(rows) > 0 && rows[0].Key == "Type" {
+			at = 1
+		}
+		why := cmp.Or(note, "no NVIDIA GPU found")
+		rows = slices.Insert(rows, at, report.Row{Key: "GPU", Value: "none detected (" + why + "). " + noGPUAdvice})
+		note = ""
+	}
+	rows = append(rows, report.Row{Key: "Kernel", Value: info.Kernel})
+	rows = append(rows, report.GPUDetails(info.GPUs)...)
+	rows = append(rows, report.Row{Key: "Note", Value: note})
+	var b strings.Builder
+	b.WriteString("Hardware\n")
+	for _, r := range rows {
+		if r.Value != "" {
+			fmt.Fprintf(&b, "  %-8s %s\n", r.Key, r.Value)
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write hardware section: %w", err)
+	}
+	return nil
 }

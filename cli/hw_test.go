@@ -56,7 +56,7 @@ func TestHWNoGPUIsNotAnError(t *testing.T) {
 	if err != nil {
 		t.Fatalf("hw without a GPU returned %v, want nil", err)
 	}
-	want := "  GPU      none detected (NVIDIA driver not found: libnvidia-ml.so.1). " + hw.NoGPUAdvice + "\n"
+	want := "  GPU      none detected (NVIDIA driver not found: libnvidia-ml.so.1). " + noGPUAdvice + "\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
@@ -119,4 +119,105 @@ func TestHWThisMachine(t *testing.T) {
 		t.Fatalf("hw --json: %v\n%s", err, jsonOut)
 	}
 	t.Logf("speedmatrix hw --json on this machine:\n%s", jsonOut)
+}
+
+var rtx3090 = engine.GPUInfo{
+	Index: 0, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24576 << 20, DriverVersion: "570.86.15",
+	CUDAVersion: "12.8", ComputeCapability: "8.6", PCIeGen: 4, PCIeWidth: 16, PowerLimitW: 350,
+	MemoryBusWidthBits: 384, MaxMemClockMHz: 9751, PeakBandwidthGBs: hw.PeakBandwidthGBs(384, 9751),
+}
+
+var seedHost = engine.HardwareInfo{CPU: "AMD Ryzen 9 7900X", CPUCores: 12, RAMBytes: 32 << 30,
+	OS: "Ubuntu 24.04.5 LTS", Kernel: "6.8.0-49-generic"}
+
+func withGPUs(info engine.HardwareInfo, note string, gpus ...engine.GPUInfo) engine.HardwareInfo {
+	info.GPUs, info.Note = gpus, note
+	if len(gpus) > 0 {
+		info.Type = hw.TypeDiscreteGPU
+	}
+	return info
+}
+
+func TestWriteHardware(t *testing.T) {
+	var h200s []engine.GPUInfo
+	for i := range 8 {
+		h200s = append(h200s, engine.GPUInfo{Index: i, Name: "NVIDIA H200", VRAMBytes: 143771 << 20,
+			DriverVersion: "550.54.15", CUDAVersion: "12.4", ComputeCapability: "9.0", PCIeGen: 5, PCIeWidth: 16,
+			PowerLimitW: 700, MemoryBusWidthBits: 6144, MaxMemClockMHz: 3201, PeakBandwidthGBs: hw.PeakBandwidthGBs(6144, 3201)})
+	}
+	rtx4090 := engine.GPUInfo{Index: 0, Name: "NVIDIA GeForce RTX 4090", VRAMBytes: 24564 << 20,
+		DriverVersion: "570.86.15", CUDAVersion: "12.8", ComputeCapability: "8.9", PCIeGen: 4, PCIeWidth: 16,
+		PowerLimitW: 450, MemoryBusWidthBits: 384, MaxMemClockMHz: 10501, PeakBandwidthGBs: hw.PeakBandwidthGBs(384, 10501)}
+	partial3090 := rtx3090
+	partial3090.Index, partial3090.PowerLimitW = 1, 0
+	for _, tc := range []struct {
+		name string
+		info engine.HardwareInfo
+		want string
+	}{
+		{"seed RTX 3090", withGPUs(seedHost, "", rtx3090), `Hardware
+  Type     Discrete GPU
+  GPU      RTX 3090
+  VRAM     24 GB
+  CPU      AMD Ryzen 9 7900X (12C)
+  RAM      32 GB
+  OS       Ubuntu 24.04.5 LTS
+  Kernel   6.8.0-49-generic
+  GPU 0    driver 570.86.15 · CUDA 12.8 · compute 8.6 · PCIe Gen 4 x16 · power limit 350 W · memory 936 GB/s (384-bit, 9751 MHz)
+`},
+		{"8 H200 share a details line", withGPUs(seedHost, "", h200s...), `Hardware
+  Type     Discrete GPU
+  GPU      8× H200
+  VRAM     1,123 GB
+  CPU      AMD Ryzen 9 7900X (12C)
+  RAM      32 GB
+  OS       Ubuntu 24.04.5 LTS
+  Kernel   6.8.0-49-generic
+  GPU 0-7  driver 550.54.15 · CUDA 12.4 · compute 9.0 · PCIe Gen 5 x16 · power limit 700 W · memory 4,917 GB/s (6144-bit, 3201 MHz)
+`},
+		{"mixed, one partial, one unnamed", withGPUs(seedHost, "GPU 1: power limit: ERROR_NOT_SUPPORTED", rtx4090, partial3090, engine.GPUInfo{Index: 2}), `Hardware
+  Type     Discrete GPU
+  GPU      RTX 4090 + RTX 3090 + unknown GPU
+  VRAM     48 GB
+  CPU      AMD Ryzen 9 7900X (12C)
+  RAM      32 GB
+  OS       Ubuntu 24.04.5 LTS
+  Kernel   6.8.0-49-generic
+  GPU 0    driver 570.86.15 · CUDA 12.8 · compute 8.9 · PCIe Gen 4 x16 · power limit 450 W · memory 1,008 GB/s (384-bit, 10501 MHz)
+  GPU 1    driver 570.86.15 · CUDA 12.8 · compute 8.6 · PCIe Gen 4 x16 · memory 936 GB/s (384-bit, 9751 MHz)
+  GPU 2    no details available
+  Note     GPU 1: power limit: ERROR_NOT_SUPPORTED
+`},
+		{"no GPU", withGPUs(seedHost, "NVIDIA driver not found: libnvidia-ml.so.1"), `Hardware
+  GPU      none detected (NVIDIA driver not found: libnvidia-ml.so.1). ` + noGPUAdvice + `
+  CPU      AMD Ryzen 9 7900X (12C)
+  RAM      32 GB
+  OS       Ubuntu 24.04.5 LTS
+  Kernel   6.8.0-49-generic
+`},
+		{"only a GOOS", engine.HardwareInfo{OS: "linux"}, `Hardware
+  GPU      none detected (no NVIDIA GPU found). ` + noGPUAdvice + `
+  OS       linux
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := writeHardware(&b, tc.info); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tc.want)
+			}
+		})
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteHardwareError(t *testing.T) {
+	if err := writeHardware(failingWriter{}, seedHost); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("writeHardware to a failing writer = %v, want the write error", err)
+	}
 }

@@ -10,9 +10,6 @@ import (
 	"speedmatrix/engine/vllm"
 )
 
-// Wires `run --launch` to launchTarget (run_target.go declares launcher).
-func init() { launcher = launchTarget }
-
 // launchTarget starts the vLLM server described by the server.toml at path,
 // shows its start-up log on stderr until it is ready, and returns the target
 // to measure (with the Engine section and Launch command of what it started,

@@ -42,9 +42,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
 	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")
-	fs.StringVar(&f.prefill, "prefill-contexts", joinContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
-	fs.StringVar(&f.contexts, "contexts", joinContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
-	fs.StringVar(&f.conc, "concurrency", joinInts(def.Concurrency), "simultaneous requests per decode cell")
+	fs.StringVar(&f.prefill, "prefill-contexts", engine.FormatContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
+	fs.StringVar(&f.contexts, "contexts", engine.FormatContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
+	fs.StringVar(&f.conc, "concurrency", engine.FormatCounts(def.Concurrency), "simultaneous requests per decode cell")
 	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell")
 	fs.DurationVar(&f.firstToken, "first-token-timeout", openai.DefaultFirstTokenTimeout, "a request with no first token after this long has stalled and fails")
 	fs.DurationVar(&f.stall, "stall-timeout", openai.DefaultStallTimeout, "a request that receives nothing for this long after its first token has stalled; inside a window it fails the cell")
@@ -173,13 +173,13 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 	p := engine.Plan{Duration: f.duration, MaxOutputTokens: f.maxOutput, API: engine.API(f.api),
 		KVBudgetTokens: f.kvBudget, LoopDetection: !f.noLoopDetect}
 	var err error
-	if p.PrefillContexts, err = parseContexts(f.prefill); err != nil {
+	if p.PrefillContexts, err = engine.ParseContexts(f.prefill); err != nil {
 		return p, nil, fmt.Errorf("run: --prefill-contexts: %w", err)
 	}
-	if p.DecodeContexts, err = parseContexts(f.contexts); err != nil {
+	if p.DecodeContexts, err = engine.ParseContexts(f.contexts); err != nil {
 		return p, nil, fmt.Errorf("run: --contexts: %w", err)
 	}
-	if p.Concurrency, err = parseInts(f.conc); err != nil {
+	if p.Concurrency, err = engine.ParseCounts(f.conc); err != nil {
 		return p, nil, fmt.Errorf("run: --concurrency: %w", err)
 	}
 	if p.API != engine.APIChat && p.API != engine.APICompletions {

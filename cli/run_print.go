@@ -91,34 +91,10 @@ func resumeAdvice(runErr error, out string, saveErr error) string {
 	return "finish it with: speedmatrix run --resume " + out
 }
 
-// cellLine is the one line printed per finished cell.
+// cellLine is the one line printed per finished cell: report.CellLine
+// after the cell's place in the run, and the time left.
 func cellLine(r engine.Result, p engine.Progress) string {
-	what := fmt.Sprintf("%-7s %5s", r.Phase, r.ContextLabel)
-	if r.Phase == engine.PhaseDecode {
-		what += fmt.Sprintf(" × %-3d", r.Concurrency)
-	} else {
-		what += "      "
-	}
-	var fig string
-	switch {
-	case r.Measured() && r.Phase == engine.PhasePrefill:
-		fig = fmt.Sprintf("%s prompt tok/s · TTFT %s", report.TokPerSec(r.TotalTokPerSec), report.Millis(r.TTFTMs))
-	case r.Measured():
-		fig = fmt.Sprintf("%s tok/s · %s tok/s/req · TTFT %s · ITL %s", report.TokPerSec(r.TotalTokPerSec),
-			report.TokPerSec(r.PerRequestTokPerSec), report.Millis(r.TTFTMs), report.MillisFine(r.ITLMs))
-		if r.Telemetry != nil && r.Telemetry.TotalPowerW.Avg > 0 {
-			fig += fmt.Sprintf(" · GPU %.0f W, %.3f J/token", r.Telemetry.TotalPowerW.Avg, r.JoulesPerToken)
-		}
-	case r.Error != "":
-		fig = r.Error
-	}
-	if r.Measured() {
-		for _, fl := range r.Flags {
-			fig += " · " + report.FlagMarker + " " + fl.Message
-		}
-	}
-	line := fmt.Sprintf("[%*d/%d] %s %-13s %s", width(p.CellCount), p.CellIndex, p.CellCount, what, r.Status, fig)
-	line = strings.TrimRight(line, " ")
+	line := fmt.Sprintf("[%*d/%d] %s", width(p.CellCount), p.CellIndex, p.CellCount, report.CellLine(r))
 	if p.ETA > 0 {
 		line += "  (ETA " + p.ETA.Round(time.Second).String() + ")"
 	}

@@ -18,9 +18,8 @@ import (
 var simTimeScale = 1.0
 
 // launcher starts a vllm server from a server.toml and returns its target
-// and a stop func; cli/launch.go sets it to launchTarget (a var, so that
-// tests can fake a launch).
-var launcher func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error)
+// and a stop func (a var, so that tests can fake a launch).
+var launcher = launchTarget
 
 // target builds the server to measure from the flags (or, on --resume
 // without a target flag, from the resumed report) and a func that stops it.
@@ -50,9 +49,6 @@ func (f runFlags) target(ctx context.Context, prev *engine.Report, stderr io.Wri
 	case f.simProfile != "":
 		return simTarget(f.simProfile, f.model)
 	case f.launch != "":
-		if launcher == nil {
-			return engine.Target{}, nil, errors.New("run: --launch is not available in this build yet: start vllm yourself and use --endpoint URL")
-		}
 		t, stop, err := launcher(ctx, f.launch, stderr)
 		if err != nil {
 			return t, nil, fmt.Errorf("run --launch: %w", err)

@@ -48,7 +48,7 @@ func TestRunSim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"[1/3] prefill", "[3/3] decode", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
+	for _, want := range []string{"[1/3] Prefill 1K × 1: Valid", "[3/3] Sustained decode 1K × 2: Valid", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -153,7 +153,7 @@ type cancelAfter struct {
 }
 
 func (c *cancelAfter) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte("] prefill")) {
+	if bytes.Contains(p, []byte("] Prefill")) {
 		c.n--
 		if c.n == 0 {
 			c.cancel()
@@ -195,18 +195,5 @@ func TestRunBadInput(t *testing.T) {
 	}
 	if _, err := runCLI(t, t.Context(), "-h"); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
-	}
-}
-
-func TestParseContexts(t *testing.T) {
-	got, err := parseContexts("8K, 16k,32000")
-	if err != nil || len(got) != 3 || got[0] != 8192 || got[1] != 16384 || got[2] != 32000 {
-		t.Errorf("parseContexts = %v, %v", got, err)
-	}
-	if got, err := parseContexts("none"); err != nil || got != nil {
-		t.Errorf("none = %v, %v; want empty", got, err)
-	}
-	if joinContexts([]int{8192, 1000}) != "8K,1000" || joinInts([]int{1, 2}) != "1,2" {
-		t.Error("joinContexts/joinInts")
 	}
 }

@@ -110,7 +110,7 @@ type killAfter struct {
 }
 
 func (k *killAfter) Write(p []byte) (int, error) {
-	if !k.killed && strings.Contains(string(p), "] prefill") {
+	if !k.killed && strings.Contains(string(p), "] Prefill") {
 		k.killed = true
 		k.kill()
 	}

@@ -65,14 +65,20 @@ func fitContexts(requested []int, maxModelLen, output int) []int {
 	return slices.Compact(out)
 }
 
-// overCapacity reports whether c simultaneous requests at this context can't
-// be held by the server: their KV cache need exceeds its cache, or c exceeds
-// max-num-seqs. Unknown limits never make a cell over capacity.
-func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
-	if s.KVTokens > 0 && concurrency*(contextTokens+output) > s.KVTokens {
+// OverCapacity reports whether concurrency simultaneous requests at this
+// context, each with output tokens after it, can't be held by a server: their
+// KV cache need exceeds its kvTokens, or concurrency exceeds maxNumSeqs.
+// Unknown limits (0) never make a cell over capacity.
+func OverCapacity(kvTokens, maxNumSeqs, contextTokens, concurrency, output int) bool {
+	if kvTokens > 0 && concurrency*(contextTokens+output) > kvTokens {
 		return true
 	}
-	return s.MaxNumSeqs > 0 && concurrency > s.MaxNumSeqs
+	return maxNumSeqs > 0 && concurrency > maxNumSeqs
+}
+
+// overCapacity is OverCapacity with the limits the server reported.
+func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
+	return OverCapacity(s.KVTokens, s.MaxNumSeqs, contextTokens, concurrency, output)
 }
 
 // resolve asks the server for its model, context length and KV cache, and

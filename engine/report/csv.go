@@ -9,7 +9,7 @@ import (
 )
 
 // CSVHeader is the exact header of results.csv: the twelve figures of the
-// seeds' table, then the trust checks and the error.
+// reference reports' table, then the trust checks and the error.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",

@@ -126,7 +126,7 @@ func PerRequest(v float64) string {
 }
 
 // MeasurementRow is one row of the All measurements table, formatted as the
-// seeds format it; figures that don't apply are Dash. A flagged Valid
+// reference reports format it; figures that don't apply are Dash. A flagged Valid
 // cell's status ends with FlagMarker ("Valid †"). A Failed cell's partial
 // figures are never shown.
 func MeasurementRow(r engine.Result) []string {

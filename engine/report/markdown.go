@@ -65,8 +65,8 @@ func ModelName(run engine.RunInfo) string {
 	return "unknown model"
 }
 
-// Subtitle is the reference reports' summary line: engine · version · quantization ·
-// N contexts (range) × M concurrency levels (range) · prefill at ….
+// Subtitle is the reference reports' summary line: engine · version ·
+// quantization · the MatrixLine.
 func Subtitle(r engine.Report) string {
 	var parts []string
 	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization, r.Engine.SimulatedLabel()} {
@@ -74,21 +74,45 @@ func Subtitle(r engine.Report) string {
 			parts = append(parts, s)
 		}
 	}
-	decode, conc := decodeAxes(r.Results)
-	if len(decode) > 0 {
-		parts = append(parts, fmt.Sprintf("%d contexts (%s) × %d concurrency levels (%s)",
-			len(decode), ContextRange(decode), len(conc), intRange(conc)))
-	}
-	var prefill []string
-	for _, res := range r.Results {
-		if res.Phase == engine.PhasePrefill {
-			prefill = append(prefill, label(res))
-		}
-	}
-	if len(prefill) > 0 {
-		parts = append(parts, "prefill at "+strings.Join(prefill, ", "))
+	if m := MatrixLine(r); m != "" {
+		parts = append(parts, m)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// MatrixLine says what the matrix measured: "3 contexts (8K–32K) × 1
+// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order.
+func MatrixLine(r engine.Report) string {
+	var parts []string
+	decode, conc := decodeAxes(r.Results)
+	if len(decode) > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s) × %s (%s)",
+			plural(len(decode), "context", "contexts"), ContextRange(decode),
+			plural(len(conc), "concurrency level", "concurrency levels"), intRange(conc)))
+	}
+	var prefill []engine.Result
+	for _, res := range r.Results {
+		if res.Phase == engine.PhasePrefill {
+			prefill = append(prefill, res)
+		}
+	}
+	slices.SortStableFunc(prefill, func(a, b engine.Result) int { return a.ContextTokens - b.ContextTokens })
+	if len(prefill) > 0 {
+		labels := make([]string, len(prefill))
+		for i, res := range prefill {
+			labels[i] = label(res)
+		}
+		parts = append(parts, "prefill at "+strings.Join(labels, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// plural is "1 context" or "3 contexts".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func intRange(v []int) string {

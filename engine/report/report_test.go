@@ -175,3 +175,40 @@ func TestMarkdownMarksSimulated(t *testing.T) {
 		t.Errorf("a simulated report must say so in the Engine section and subtitle:\n%s", md)
 	}
 }
+
+func TestMatrixLine(t *testing.T) {
+	cell := func(p engine.Phase, ctx, c int) engine.Result {
+		return engine.Result{Cell: engine.Cell{Phase: p, ContextTokens: ctx, Concurrency: c}}
+	}
+	for _, tc := range []struct {
+		name string
+		rs   []engine.Result
+		want string
+	}{
+		{"one of each", []engine.Result{cell(engine.PhaseDecode, 8192, 4)}, "1 context (8K) × 1 concurrency level (4)"},
+		{"many", []engine.Result{cell(engine.PhasePrefill, 32768, 1), cell(engine.PhasePrefill, 8192, 1),
+			cell(engine.PhaseDecode, 8192, 1), cell(engine.PhaseDecode, 32768, 8)},
+			"2 contexts (8K–32K) × 2 concurrency levels (1–8) · prefill at 8K, 32K"},
+		{"empty", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MatrixLine(engine.Report{Results: tc.rs}); got != tc.want {
+				t.Errorf("MatrixLine = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGPUName(t *testing.T) {
+	for in, want := range map[string]string{
+		"NVIDIA GeForce RTX 3090":                      "RTX 3090",
+		"NVIDIA RTX PRO 6000 Blackwell Server Edition": "RTX PRO 6000 Blackwell Server Edition",
+		"NVIDIA H200": "H200",
+		"Tesla T4":    "Tesla T4",
+		"":            "unknown GPU",
+	} {
+		if got := GPUName(in); got != want {
+			t.Errorf("GPUName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

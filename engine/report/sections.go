@@ -136,9 +136,10 @@ func stamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// gpuName drops the vendor prefixes NVML adds, as the reference report pages do:
-// "NVIDIA GeForce RTX 3090" → "RTX 3090".
-func gpuName(name string) string {
+// GPUName drops the vendor prefixes NVML adds, as the reference report
+// pages do: "NVIDIA GeForce RTX 3090" → "RTX 3090"; "unknown GPU" when NVML
+// gave none.
+func GPUName(name string) string {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "NVIDIA ")
 	name = strings.TrimPrefix(name, "GeForce ")
 	if name == "" {
@@ -153,7 +154,7 @@ func gpuLabel(h engine.HardwareInfo) string {
 	var names []string
 	counts := map[string]int{}
 	for _, g := range h.GPUs {
-		n := gpuName(g.Name)
+		n := GPUName(g.Name)
 		if counts[n] == 0 {
 			names = append(names, n)
 		}

@@ -2,35 +2,75 @@ package sim
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"testing"
 )
 
-var intArrayCases = []string{
-	`[1,2,3]`, ` [ 1 , -2 ,3 ] `, `[]`, `[0]`, `[1,]`, `[,1]`, `[1 2]`, `[1.5]`, `"text"`, `[[1,2]]`, `[1]x`, `[`,
-	`[123456789012345678901]`,
+// intArrayCases are the fast path's table: what it returns, and whether
+// it takes the input (ok) or leaves it to encoding/json.
+var intArrayCases = []struct {
+	in   string
+	want []int64 // when ok
+	ok   bool
+}{
+	{`[1,2,3]`, []int64{1, 2, 3}, true},
+	{` [ 1 , -2 ,3 ] `, []int64{1, -2, 3}, true},
+	{`[]`, []int64{}, true},
+	{`[0]`, []int64{0}, true},
+	{`[-0]`, []int64{0}, true},
+	{`[123456789012345678]`, []int64{123456789012345678}, true},
+	{`[1,]`, nil, false},
+	{`[,1]`, nil, false},
+	{`[1 2]`, nil, false},
+	{`[1.5]`, nil, false},
+	{`[01]`, nil, false},
+	{`"text"`, nil, false},
+	{`[[1,2]]`, nil, false},
+	{`[1]x`, nil, false},
+	{`[`, nil, false},
+	{``, nil, false},
+	// More than 18 digits: left to encoding/json (which takes 19 digits
+	// that fit an int64 and rejects the rest).
+	{`[1234567890123456789]`, nil, false},
+	{`[123456789012345678901]`, nil, false},
 }
 
-// TestParseIntArray checks the fast path against encoding/json: it accepts
-// exactly the flat integer arrays json accepts, with the same values.
+// TestParseIntArray checks both outcomes of the fast path from the table,
+// and that it agrees with encoding/json.
 func TestParseIntArray(t *testing.T) {
-	for _, in := range intArrayCases {
-		checkIntArray(t, in)
+	for _, tc := range intArrayCases {
+		t.Run(tc.in, func(t *testing.T) {
+			got, ok := parseIntArray([]byte(tc.in))
+			if ok != tc.ok || ok && (got == nil || !slices.Equal(got, tc.want)) {
+				t.Errorf("parseIntArray(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+			}
+			checkIntArray(t, tc.in)
+		})
 	}
 }
 
 func FuzzParseIntArray(f *testing.F) {
-	for _, in := range intArrayCases {
-		f.Add(in)
+	for _, tc := range intArrayCases {
+		f.Add(tc.in)
 	}
 	f.Fuzz(checkIntArray)
 }
 
+// longNumber is a run of more than 18 digits, which the fast path leaves to
+// encoding/json.
+var longNumber = regexp.MustCompile(`[0-9]{19,}`)
+
+// checkIntArray: the fast path takes exactly the flat integer arrays json
+// takes (except those with a number over 18 digits), with the same values.
 func checkIntArray(t *testing.T, in string) {
 	got, ok := parseIntArray([]byte(in))
 	var want []int64
-	jsonOK := json.Unmarshal([]byte(in), &want) == nil
-	if ok && (!jsonOK || !slices.Equal(got, want)) {
+	jsonOK := json.Unmarshal([]byte(in), &want) == nil && want != nil
+	switch {
+	case ok && (!jsonOK || !slices.Equal(got, want)):
 		t.Errorf("parseIntArray(%q) = %v, json says %v (ok %v)", in, got, want, jsonOK)
+	case !ok && jsonOK && !longNumber.MatchString(in):
+		t.Errorf("parseIntArray(%q) refused what json reads as %v", in, want)
 	}
 }

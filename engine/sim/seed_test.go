@@ -29,7 +29,7 @@ var seedRuns = map[string]seedRun{
 // TestSeedMatrices runs each reference report's whole matrix through engine.Run against
 // its profile, with shortened windows, and checks it cell by cell: the same
 // cells Over capacity and Looped, every Valid cell's total tok/s and every
-// prefill tok/s within 10 % of the seed.
+// prefill tok/s within 10 % of the reference report.
 func TestSeedMatrices(t *testing.T) {
 	if testing.Short() || sim.RaceEnabled {
 		t.Skip("runs both reference matrices in real time (about 75 s); pacing is meaningless under -race")
@@ -76,7 +76,7 @@ func checkSeedMatrix(t *testing.T, r sim.SeedReport, run seedRun) {
 	t.Logf("%s against %s: worst disagreement %.1f%%", r.File, p.Name, 100*worst)
 }
 
-// compareSeed checks results against the seed and returns the worst
+// compareSeed checks results against the reference report and returns the worst
 // relative disagreement of a rate.
 func compareSeed(t *testing.T, r sim.SeedReport, p sim.Profile, results []engine.Result, scale float64) float64 {
 	byKey := map[string]engine.Result{}

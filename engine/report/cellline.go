@@ -1,0 +1,39 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"speedmatrix/engine"
+)
+
+// CellLine is the one line a finished cell gets in the CLI's output and the
+// app's event log: "Sustained decode 8K × 8: Valid · 1,237.5 tok/s ·
+// 160.1 tok/s/req · TTFT 128 ms · ITL 5.9 ms", then the GPU power and
+// energy when measured and each flag (" · † message"); a cell without
+// figures gives its status and error.
+func CellLine(r engine.Result) string {
+	parts := []string{string(r.Status)}
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	switch {
+	case r.Measured() && r.Phase == engine.PhasePrefill:
+		add("%s prompt tok/s", TokPerSec(r.TotalTokPerSec))
+		add("TTFT %s", Millis(r.TTFTMs))
+	case r.Measured():
+		add("%s tok/s", TokPerSec(r.TotalTokPerSec))
+		add("%s tok/s/req", PerRequest(r.PerRequestTokPerSec))
+		add("TTFT %s", Millis(r.TTFTMs))
+		add("ITL %s", MillisFine(r.ITLMs))
+		if r.Telemetry != nil && r.Telemetry.TotalPowerW.Avg > 0 {
+			add("GPU %.0f W, %.3f J/token", r.Telemetry.TotalPowerW.Avg, r.JoulesPerToken)
+		}
+	case r.Error != "":
+		parts = append(parts, r.Error)
+	}
+	if r.Measured() {
+		for _, fl := range CellFlags(r) {
+			parts = append(parts, FlagMarker+" "+fl.Message)
+		}
+	}
+	return CellName(r) + ": " + strings.Join(parts, " · ")
+}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"speedmatrix/engine"
+)
+
+// GPUDetails are the lines that follow a Hardware section on screen: one
+// per run of consecutive GPUs with the same details, keyed "GPU 0" or
+// "GPU 0-7", valued as GPUDetail writes them.
+func GPUDetails(gpus []engine.GPUInfo) []Row {
+	var out []Row
+	for i := 0; i < len(gpus); {
+		text := GPUDetail(gpus[i])
+		j := i + 1
+		for j < len(gpus) && GPUDetail(gpus[j]) == text {
+			j++
+		}
+		key := fmt.Sprintf("GPU %d", gpus[i].Index)
+		if j-i > 1 {
+			key = fmt.Sprintf("GPU %d-%d", gpus[i].Index, gpus[j-1].Index)
+		}
+		if text == "" {
+			text = "no details available"
+		}
+		out = append(out, Row{Key: key, Value: text})
+		i = j
+	}
+	return out
+}
+
+// GPUDetail is "driver 570.86.15 · CUDA 12.8 · compute 8.6 · PCIe Gen 4 x16 ·
+// power limit 350 W · memory 936 GB/s (384-bit, 9751 MHz)", leaving out
+// what is unknown.
+func GPUDetail(g engine.GPUInfo) string {
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	if g.DriverVersion != "" {
+		add("driver %s", g.DriverVersion)
+	}
+	if g.CUDAVersion != "" {
+		add("CUDA %s", g.CUDAVersion)
+	}
+	if g.ComputeCapability != "" {
+		add("compute %s", g.ComputeCapability)
+	}
+	if g.PCIeGen > 0 && g.PCIeWidth > 0 {
+		add("PCIe Gen %d x%d", g.PCIeGen, g.PCIeWidth)
+	}
+	if g.PowerLimitW > 0 {
+		add("power limit %.0f W", g.PowerLimitW)
+	}
+	if g.PeakBandwidthGBs > 0 {
+		add("memory %s GB/s (%d-bit, %d MHz)", Int(int(math.Round(g.PeakBandwidthGBs))),
+			g.MemoryBusWidthBits, g.MaxMemClockMHz)
+	}
+	if g.MIGEnabled {
+		add("MIG on")
+	}
+	return strings.Join(parts, " · ")
+}
