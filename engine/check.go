@@ -47,6 +47,11 @@ type ServerCheck struct {
 	Samples int `json:"samples"` // scrapes inside the window
 	// Active is the time-average of vllm:num_requests_running in the window.
 	Active float64 `json:"active"`
+	// ActiveMedian is the median of the scrapes of vllm:num_requests_running
+	// in the window. It decides the underfilled flag: a server that can't
+	// hold C requests shows fewer in most scrapes, while a single scrape
+	// that lands in a restart's gap doesn't count.
+	ActiveMedian float64 `json:"active_median"`
 	// Waiting is the time-average of vllm:num_requests_waiting in the window.
 	Waiting float64 `json:"waiting"`
 	// TokPerSec is the tokens the server generated in the window ÷ the

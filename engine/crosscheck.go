@@ -58,6 +58,15 @@ func advancesPerStep(in []metricSample, c counter, gotTokens func(a, b time.Time
 	return busy > 0 && float64(moved) >= perStepShare*float64(busy)
 }
 
+// medianOf is the median of f over the samples.
+func medianOf(in []metricSample, f counter) float64 {
+	v := make([]float64, len(in))
+	for i, s := range in {
+		v[i] = f(s)
+	}
+	return percentiles(v).P50
+}
+
 // rate is how fast c grew per second over the span of the samples, or -1
 // when it ever went down (a counter that falls was reset by a restart).
 func rate(in []metricSample, c counter) float64 {
@@ -81,9 +90,10 @@ func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b 
 		return nil
 	}
 	c := &ServerCheck{
-		Samples: len(in),
-		Active:  timeAverage(in, func(s metricSample) float64 { return s.Running }),
-		Waiting: timeAverage(in, func(s metricSample) float64 { return s.Waiting }),
+		Samples:      len(in),
+		Active:       timeAverage(in, func(s metricSample) float64 { return s.Running }),
+		ActiveMedian: medianOf(in, func(s metricSample) float64 { return s.Running }),
+		Waiting:      timeAverage(in, func(s metricSample) float64 { return s.Waiting }),
 	}
 	last := samples[len(samples)-1]
 	switch {

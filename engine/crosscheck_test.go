@@ -132,3 +132,21 @@ func TestGotTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestActiveMedian: one scrape that lands in a restart's gap lowers the
+// time-average but not the median, which decides the underfilled flag; a
+// server that holds fewer requests in most scrapes lowers both.
+func TestActiveMedian(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	from, to := t0.Add(time.Second), t0.Add(3*time.Second)
+	dip := steady(t0, 4*time.Second, 1, 200, 0)
+	dip[8].Running = 0 // inside the window
+	c := crossCheck(dip, from, to, always)
+	if c.Active >= 0.95 || c.ActiveMedian != 1 {
+		t.Errorf("one dip: active %.2f, median %.2f; want the average below 0.95 and the median 1", c.Active, c.ActiveMedian)
+	}
+	short := steady(t0, 4*time.Second, 100, 2000, 0) // C = 128 asked, the server holds 100
+	if c := crossCheck(short, from, to, always); c.ActiveMedian != 100 || c.ActiveMedian >= 0.95*128 {
+		t.Errorf("server holding 100 of 128: median %.1f, want 100", c.ActiveMedian)
+	}
+}

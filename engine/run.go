@@ -243,7 +243,7 @@ func (r *runner) checkDecode(res *Result, run decodeRun) {
 	}
 	active := run.clientActive
 	if res.Server != nil {
-		active = res.Server.Active
+		active = res.Server.ActiveMedian
 	}
 	if c := float64(res.Concurrency); active < 0.95*c {
 		res.Underfilled = true
