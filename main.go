@@ -2,39 +2,27 @@
 // desktop app by default, or headless with the run, sim, hw and report
 // subcommands.
 //
-// main only wires: it imports app, cli and engine (to set engine.Version) and
-// nothing else of its own; every other package sits below those front ends
-// (the layering is in docs/METHODOLOGY.md).
+// main only wires: it imports app and cli and nothing else of its own, and
+// gives both the build's version; every other package sits below those
+// front ends (the layering is in docs/METHODOLOGY.md).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"speedmatrix/app"
 	"speedmatrix/cli"
-	"speedmatrix/engine"
 )
 
 // version is the release version; `-ldflags "-X main.version=..."` overrides it.
 var version = "0.1.0"
 
-type subcommand func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-
-var subcommands = map[string]subcommand{
-	"run":    cli.Run,
-	"sim":    cli.Sim,
-	"hw":     cli.HW,
-	"report": cli.Report,
-}
-
 func main() {
-	engine.Version = version
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := dispatch(ctx, os.Args[1:])
 	stop()
@@ -46,7 +34,7 @@ func main() {
 
 func dispatch(ctx context.Context, args []string) error {
 	if len(args) > 0 {
-		if cmd, ok := subcommands[args[0]]; ok {
+		if cmd, ok := cli.New(version).Commands()[args[0]]; ok {
 			return cmd(ctx, args[1:], os.Stdout, os.Stderr)
 		}
 	}

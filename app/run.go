@@ -113,6 +113,7 @@ func (r *runTab) onStart() {
 	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
+	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(r.u.opts.Version)
 	r.u.prefs.flush(r.u)
 	r.begin(plan, target)
 	ctx, cancel := context.WithCancel(context.Background())

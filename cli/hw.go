@@ -16,14 +16,11 @@ import (
 	"speedmatrix/hw"
 )
 
-// detectHardware is hw.Detect; tests replace it with canned hardware.
-var detectHardware = hw.Detect
-
 // HW implements `speedmatrix hw [--json]`: it prints this machine's Hardware
 // section, or with --json the detected hardware as JSON (a superset of
 // report.json's "hardware" object). A machine without an NVIDIA GPU is not
 // an error: the GPU line (or the JSON "note") says why.
-func HW(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hw", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the hardware as JSON for scripts")
@@ -41,7 +38,7 @@ func HW(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	h, err := detectHardware()
+	h, err := c.DetectHardware()
 	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
 		return fmt.Errorf("detect hardware: %w", err)
 	}

@@ -14,10 +14,9 @@ import (
 	"speedmatrix/hw"
 )
 
-func hwCanned(h hw.Hardware, err error) func() {
-	old := detectHardware
-	detectHardware = func() (hw.Hardware, error) { return h, err }
-	return func() { detectHardware = old }
+// hwCanned makes t's CLI detect h (and err) instead of this machine.
+func hwCanned(t *testing.T, h hw.Hardware, err error) {
+	cliFor(t).DetectHardware = func() (hw.Hardware, error) { return h, err }
 }
 
 var hwCanned3090 = hw.Hardware{
@@ -30,12 +29,12 @@ var hwCanned3090 = hw.Hardware{
 func runHW(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut strings.Builder
-	err = HW(context.Background(), args, &out, &errOut)
+	err = cliFor(t).HW(context.Background(), args, &out, &errOut)
 	return out.String(), errOut.String(), err
 }
 
 func TestHWText(t *testing.T) {
-	defer hwCanned(hwCanned3090, nil)()
+	hwCanned(t, hwCanned3090, nil)
 	out, _, err := runHW(t)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +50,7 @@ func TestHWText(t *testing.T) {
 func TestHWNoGPUIsNotAnError(t *testing.T) {
 	noGPU := hwCanned3090
 	noGPU.Type, noGPU.GPUs, noGPU.Note = "", nil, "NVIDIA driver not found: libnvidia-ml.so.1"
-	defer hwCanned(noGPU, fmt.Errorf("%w: NVIDIA driver not found: libnvidia-ml.so.1", hw.ErrNoNVML))()
+	hwCanned(t, noGPU, fmt.Errorf("%w: NVIDIA driver not found: libnvidia-ml.so.1", hw.ErrNoNVML))
 	out, _, err := runHW(t)
 	if err != nil {
 		t.Fatalf("hw without a GPU returned %v, want nil", err)
@@ -63,7 +62,7 @@ func TestHWNoGPUIsNotAnError(t *testing.T) {
 }
 
 func TestHWJSON(t *testing.T) {
-	defer hwCanned(hwCanned3090, nil)()
+	hwCanned(t, hwCanned3090, nil)
 	out, _, err := runHW(t, "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +78,7 @@ func TestHWJSON(t *testing.T) {
 }
 
 func TestHWErrors(t *testing.T) {
-	defer hwCanned(hw.Hardware{}, errors.New("sysfs exploded"))()
+	hwCanned(t, hw.Hardware{}, errors.New("sysfs exploded"))
 	if _, _, err := runHW(t); err == nil || !strings.Contains(err.Error(), "detect hardware: sysfs exploded") {
 		t.Errorf("unexpected detect error gave %v", err)
 	}
@@ -94,7 +93,7 @@ func TestHWErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := HW(ctx, nil, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
+	if err := cliFor(t).HW(ctx, nil, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context gave %v", err)
 	}
 }

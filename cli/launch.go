@@ -15,7 +15,7 @@ import (
 // to measure (with the Engine section and Launch command of what it started,
 // this machine's hardware and telemetry) and a func that stops the server.
 // On error nothing is left running. The server also stops when ctx ends.
-func launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
+func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
 	cfg, err := vllm.LoadConfig(path)
 	if err != nil {
 		return engine.Target{}, nil, err
@@ -39,7 +39,7 @@ func launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Ta
 
 	// The server runs on this machine: describe its hardware and sample it
 	// as for a local --endpoint.
-	local, stopTelemetry, err := endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey)
+	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey)
 	if err != nil {
 		_ = s.Stop()
 		return engine.Target{}, nil, err

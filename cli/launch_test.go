@@ -44,10 +44,10 @@ func serverTOML(t *testing.T, exe, mode string) string {
 }
 
 func TestLaunchTarget(t *testing.T) {
-	defer hwCanned(hwCanned3090, nil)()
+	hwCanned(t, hwCanned3090, nil)
 	exe := buildFakeVLLM(t)
 	var stderr strings.Builder
-	tg, stop, err := launchTarget(context.Background(), serverTOML(t, exe, ""), &stderr)
+	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, ""), &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestLaunchTarget(t *testing.T) {
 }
 
 func TestLaunchTargetErrors(t *testing.T) {
-	defer hwCanned(hw.Hardware{}, hw.ErrNoNVML)()
+	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 	exe := buildFakeVLLM(t)
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	if err := os.WriteFile(bad, []byte("model = \"m\"\nmax_model_length = 1\n"), 0o644); err != nil {
@@ -88,9 +88,10 @@ func TestLaunchTargetErrors(t *testing.T) {
 		{"unknown key", bad, `unknown key "max_model_length"`},
 		{"out of memory", serverTOML(t, exe, "oom"), "the GPU ran out of memory"},
 	}
+	c := cliFor(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stop, err := launchTarget(context.Background(), tt.path, &strings.Builder{})
+			_, stop, err := c.launchTarget(context.Background(), tt.path, &strings.Builder{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || stop != nil {
 				t.Errorf("launchTarget = %v (stop %v), want %q", err, stop != nil, tt.want)
 			}

@@ -15,7 +15,7 @@ import (
 // Report implements `speedmatrix report --in report.json [--out DIR]
 // [--theme light|dark] [--scale 1|2]`: it loads a saved run and draws its
 // pictures again (report, prefill, decode heatmap, per-request; PNG and SVG).
-func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := fs.String("in", "", "report.json of a run, or the folder that holds it")

@@ -19,7 +19,7 @@ const seedFixture = "../charts/testdata/seed000.json"
 func runReport(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := Report(context.Background(), args, &stdout, &stderr)
+	err := cliFor(t).Report(context.Background(), args, &stdout, &stderr)
 	return stdout.String(), stderr.String(), err
 }
 

@@ -90,7 +90,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 // when the run completed, whatever the cells' statuses; otherwise an
 // ExitError whose code says whether it could not start (1), stopped
 // resumable (3) or could not write a file (4).
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args, stderr)
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkOut(out); err != nil {
 		return err
 	}
-	target, stop, err := f.target(ctx, prev, stderr)
+	target, stop, err := c.target(ctx, f, prev, stderr)
 	if err != nil {
 		return err
 	}
@@ -122,8 +122,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		target.Header = mergeHeader(*prev, target.Header)
 		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
+	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(c.Version)
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
-	return consume(engine.Run(ctx, plan, target), out, stdout)
+	return consume(engine.Run(ctx, plan, target), out, stdout, c.WriteCharts)
 }
 
 // checkOut creates the output folder and writes a file into it, so that a

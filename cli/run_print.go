@@ -15,7 +15,7 @@ import (
 
 // consume prints the run's events, saves the report after every cell and at
 // the end, and turns the run's end into Run's error and exit code.
-func consume(events <-chan engine.Event, out string, stdout io.Writer) error {
+func consume(events <-chan engine.Event, out string, stdout io.Writer, writeCharts func(string, engine.Report) error) error {
 	var last engine.Progress
 	var saveErr error
 	var done engine.Event

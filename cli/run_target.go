@@ -14,16 +14,9 @@ import (
 	"speedmatrix/hw"
 )
 
-// simTimeScale runs --sim targets faster than real time; tests raise it.
-var simTimeScale = 1.0
-
-// launcher starts a vllm server from a server.toml and returns its target
-// and a stop func (a var, so that tests can fake a launch).
-var launcher = launchTarget
-
 // target builds the server to measure from the flags (or, on --resume
 // without a target flag, from the resumed report) and a func that stops it.
-func (f runFlags) target(ctx context.Context, prev *engine.Report, stderr io.Writer) (engine.Target, func(), error) {
+func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stderr io.Writer) (engine.Target, func(), error) {
 	given := 0
 	for _, s := range []string{f.endpoint, f.simProfile, f.launch} {
 		if s != "" {
@@ -47,9 +40,9 @@ func (f runFlags) target(ctx context.Context, prev *engine.Report, stderr io.Wri
 	}
 	switch {
 	case f.simProfile != "":
-		return simTarget(f.simProfile, f.model)
+		return simTarget(f.simProfile, f.model, c.SimTimeScale)
 	case f.launch != "":
-		t, stop, err := launcher(ctx, f.launch, stderr)
+		t, stop, err := c.Launch(ctx, f.launch, stderr)
 		if err != nil {
 			return t, nil, fmt.Errorf("run --launch: %w", err)
 		}
@@ -58,7 +51,7 @@ func (f runFlags) target(ctx context.Context, prev *engine.Report, stderr io.Wri
 		}
 		return t, stop, nil
 	case f.endpoint != "":
-		return endpointTarget(ctx, f.endpoint, f.model, key)
+		return c.endpointTarget(ctx, f.endpoint, f.model, key)
 	}
 	return engine.Target{}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
 }
@@ -77,7 +70,7 @@ func (f runFlags) apiKey() (string, error) {
 
 // endpointTarget measures a running server. The hardware is detected only
 // when the server is on this machine; telemetry is sampled then too.
-func endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Target, func(), error) {
+func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Target, func(), error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return engine.Target{}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", endpoint)
@@ -87,7 +80,7 @@ func endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Ta
 		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
 		return t, func() {}, nil
 	}
-	h, err := detectHardware()
+	h, err := c.DetectHardware()
 	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
 		return t, nil, fmt.Errorf("run: detect hardware: %w", err)
 	}
@@ -109,8 +102,8 @@ func isLoopback(host string) bool {
 
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func simTarget(profile, model string) (engine.Target, func(), error) {
-	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: simTimeScale, Model: model})
+func simTarget(profile, model string, timeScale float64) (engine.Target, func(), error) {
+	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model})
 	if err != nil {
 		return engine.Target{}, nil, fmt.Errorf("run --sim: %w", err)
 	}

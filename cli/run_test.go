@@ -10,25 +10,33 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
-// fastSim makes --sim run 20× faster than real time for the test.
-func fastSim(t *testing.T) {
-	old := simTimeScale
-	simTimeScale = 20
-	t.Cleanup(func() { simTimeScale = old })
+// testCLIs holds each test's own CLI, so that tests set its dependencies
+// without touching another's.
+var testCLIs sync.Map // *testing.T → *CLI
+
+// cliFor is t's CLI: the real dependencies until the test replaces them.
+func cliFor(t *testing.T) *CLI {
+	c, loaded := testCLIs.LoadOrStore(t, New("0.0.0-test"))
+	if !loaded {
+		t.Cleanup(func() { testCLIs.Delete(t) })
+	}
+	return c.(*CLI)
 }
+
+// fastSim makes --sim run 20× faster than real time for the test.
+func fastSim(t *testing.T) { cliFor(t).SimTimeScale = 20 }
 
 // noCharts leaves the charts out (TestRunSim covers them; they take a
 // while to draw).
 func noCharts(t *testing.T) {
-	old := writeCharts
-	writeCharts = func(string, engine.Report) error { return nil }
-	t.Cleanup(func() { writeCharts = old })
+	cliFor(t).WriteCharts = func(string, engine.Report) error { return nil }
 }
 
 var smallMatrix = []string{"--prefill-contexts", "1K", "--contexts", "1K", "--concurrency", "1,2",
@@ -37,7 +45,7 @@ var smallMatrix = []string{"--prefill-contexts", "1K", "--contexts", "1K", "--co
 func runCLI(t *testing.T, ctx context.Context, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	err := Run(ctx, args, &out, &errOut)
+	err := cliFor(t).Run(ctx, args, &out, &errOut)
 	return out.String() + errOut.String(), err
 }
 
@@ -107,14 +115,12 @@ func TestRunResume(t *testing.T) {
 func TestRunLaunch(t *testing.T) {
 	fastSim(t)
 	noCharts(t)
-	old := launcher
-	t.Cleanup(func() { launcher = old })
 	stopped := false
-	launcher = func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
+	cliFor(t).Launch = func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
 		if path != "server.toml" {
 			return engine.Target{}, nil, errors.New("unexpected path " + path)
 		}
-		tg, stop, err := simTarget("tiny", "")
+		tg, stop, err := simTarget("tiny", "", 20)
 		tg.Header.LaunchCommand = "vllm serve tiny --api-key <redacted>"
 		return tg, func() { stopped = true; stop() }, err
 	}
@@ -135,7 +141,7 @@ func TestRunCancel(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	w := &cancelAfter{n: 1, cancel: cancel}
-	err := Run(ctx, []string{"--sim", "tiny", "--out", dir, "--prefill-contexts", "1K", "--contexts", "1K",
+	err := cliFor(t).Run(ctx, []string{"--sim", "tiny", "--out", dir, "--prefill-contexts", "1K", "--contexts", "1K",
 		"--concurrency", "1", "--duration", "1m", "--max-output", "128"}, w, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--resume "+dir) {
 		t.Fatalf("error %v, want one saying how to resume", err)

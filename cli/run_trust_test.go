@@ -76,7 +76,7 @@ func TestRunServerDiesThenResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	w := &killAfter{kill: kill}
-	err := Run(ctx, []string{"--endpoint", url, "--out", dir, "--prefill-contexts", "1K", "--contexts", "1K",
+	err := cliFor(t).Run(ctx, []string{"--endpoint", url, "--out", dir, "--prefill-contexts", "1K", "--contexts", "1K",
 		"--concurrency", "1,2,4", "--duration", "1s", "--max-output", "4000"}, w, w)
 	if exitCode(t, err) != ExitIncomplete || !strings.Contains(err.Error(), "stopped answering") ||
 		!strings.Contains(err.Error(), "when the server is back, finish with: speedmatrix run --resume "+dir) {

@@ -80,7 +80,7 @@ func checkFaultFlags(ft sim.Faults) error {
 
 // Sim implements `speedmatrix sim`: it serves the simulator until ctx is
 // cancelled, or lists the profiles with --list.
-func Sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) Sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseSimFlags(args, stderr)
 	if err != nil {
 		return err

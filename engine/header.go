@@ -12,19 +12,26 @@ const (
 	PrefillModeDecodeWarmup = "Measured during decode warm-up"
 )
 
-// BenchmarkTool names this build in the Run section: "speedmatrix v0.1.0".
-func BenchmarkTool() string {
-	return "speedmatrix v" + strings.TrimPrefix(Version, "v")
+// BenchmarkTool names a build of this version in the Run section:
+// "speedmatrix v0.1.0" ("speedmatrix" when the version is unknown).
+func BenchmarkTool(version string) string {
+	if version == "" {
+		return "speedmatrix"
+	}
+	return "speedmatrix v" + strings.TrimPrefix(version, "v")
 }
 
-// header starts the report from what the caller knows, plus the run settings.
+// header starts the report from what the caller knows (Header.Run's
+// BenchmarkTool names the caller's build), plus the run settings.
 func (r *runner) header() Report {
 	rep := r.target.Header
 	rep.SchemaVersion = SchemaVersion
 	rep.Plan = r.plan
 	rep.Results = nil
 	run := &rep.Run
-	run.BenchmarkTool = BenchmarkTool()
+	if run.BenchmarkTool == "" {
+		run.BenchmarkTool = BenchmarkTool("")
+	}
 	run.DecodeTest = DecodeTestFixedDuration
 	run.PrefillMode = PrefillModeDecodeWarmup
 	run.DurationS = r.plan.Duration.Seconds()

@@ -56,7 +56,7 @@ func TestRunMatrix(t *testing.T) {
 	plan := Plan{PrefillContexts: []int{2 * K, 1 * K}, DecodeContexts: []int{2 * K, 1 * K}, Concurrency: []int{4, 1},
 		Duration: 300 * time.Millisecond, MaxOutputTokens: 64, API: APICompletions}
 	tel := &fakeTelemetry{}
-	target := Target{BaseURL: f.URL, Telemetry: tel, Header: Report{Engine: EngineInfo{MaxNumSeqs: 3}}}
+	target := Target{BaseURL: f.URL, Telemetry: tel, Header: Report{Engine: EngineInfo{MaxNumSeqs: 3}, Run: RunInfo{BenchmarkTool: BenchmarkTool("1.2.3")}}}
 	rep, events, err := runAll(t, t.Context(), plan, target, testOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestRunMatrix(t *testing.T) {
 	if strings.Join(keys, " ") != want {
 		t.Errorf("results\n got %s\nwant %s", strings.Join(keys, " "), want)
 	}
-	if !rep.Run.Complete || rep.Run.BenchmarkTool != "speedmatrix v"+Version || rep.Run.ServedModel != "fake-model" ||
+	if !rep.Run.Complete || rep.Run.BenchmarkTool != "speedmatrix v1.2.3" || rep.Run.ServedModel != "fake-model" ||
 		rep.Engine.Version != "0.0.0-fake" || rep.Engine.KVCacheTokens != 4800 || rep.Engine.MaxModelLen != 32768 {
 		t.Errorf("header: run %+v engine %+v", rep.Run, rep.Engine)
 	}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+	"io"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+	"speedmatrix/hw"
+)
+
+// CLI is the headless subcommands with what they depend on, given
+// explicitly so that each test can have its own and tests run in parallel.
+type CLI struct {
+	// Version is this build's version, named in every report's Run section.
+	Version string
+	// SimTimeScale runs --sim targets this many times faster than real
+	// time (1: real time; tests raise it).
+	SimTimeScale float64
+	// WriteCharts draws a report's charts into a folder.
+	WriteCharts func(dir string, r engine.Report) error
+	// Launch starts a vllm server from a server.toml and returns its target
+	// and a func that stops it.
+	Launch func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error)
+	// DetectHardware reads this machine's GPUs and host.
+	DetectHardware func() (hw.Hardware, error)
+}
+
+// New returns the subcommands of a build of this version, working on the
+// real machine: real-time simulator, real charts, vllm and NVML.
+func New(version string) *CLI {
+	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect}
+	c.Launch = c.launchTarget
+	return c
+}
+
+// Command is one subcommand: it runs with its arguments (after the
+// subcommand's name) and writes to stdout and stderr.
+type Command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// Commands maps each subcommand's name to its implementation.
+func (c *CLI) Commands() map[string]Command {
+	return map[string]Command{"run": c.Run, "sim": c.Sim, "hw": c.HW, "report": c.Report}
+}
