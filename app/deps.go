@@ -14,15 +14,15 @@ import (
 
 // engineRunner runs a plan against a target; engine.Run is the real one.
 type engineRunner interface {
-	Run(ctx context.Context, plan engine.Plan, target engine.Target) <-chan engine.Event
+	Run(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event
 }
 
 // engineFunc adapts a function such as engine.Run to engineRunner.
-type engineFunc func(ctx context.Context, plan engine.Plan, target engine.Target) <-chan engine.Event
+type engineFunc func(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event
 
 // Run calls f.
-func (f engineFunc) Run(ctx context.Context, plan engine.Plan, target engine.Target) <-chan engine.Event {
-	return f(ctx, plan, target)
+func (f engineFunc) Run(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event {
+	return f(ctx, plan, target, ro)
 }
 
 // hardwareDetector describes this machine (hw.Detect).
@@ -48,7 +48,7 @@ type launchedServer interface {
 	Subscribe(f func(line string)) (cancel func())
 	Logs() []string
 	Facts() vllm.LogFacts
-	Target() engine.Target
+	Subject() engine.Subject
 }
 
 // modelLister lists local models and suggests server settings (engine/vllm).
@@ -66,7 +66,7 @@ type endpointLister interface {
 type simService interface {
 	Profiles() []sim.Profile
 	// Start serves profile on a loopback port; stop ends it.
-	Start(profile string) (target engine.Target, stop func(), err error)
+	Start(profile string) (target engine.Subject, stop func(), err error)
 }
 
 // chartDrawer draws a report's pictures (package charts).

@@ -37,22 +37,22 @@ type fakeEngine struct {
 
 	mu        sync.Mutex
 	plans     []engine.Plan
-	targets   []engine.Target
+	targets   []engine.Subject
 	cancelled chan struct{} // closed when a held run saw ctx end
 }
 
-func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target engine.Target) <-chan engine.Event {
+func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event {
 	f.mu.Lock()
 	f.plans = append(f.plans, plan)
-	f.targets = append(f.targets, target)
+	f.targets = append(f.targets, engine.Subject{Target: target, RunOptions: ro})
 	f.cancelled = make(chan struct{})
 	cancelled := f.cancelled
 	f.mu.Unlock()
 	ch := make(chan engine.Event)
 	go func() {
 		defer close(ch)
-		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: target.Header.Engine,
-			Hardware: target.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: ro.Header.Engine,
+			Hardware: ro.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 				Complete: f.incomplete == "", Incomplete: f.incomplete}}
 		for _, ev := range f.events {
 			if ev.Result != nil {
@@ -79,7 +79,7 @@ func (f *fakeEngine) lastPlan() engine.Plan {
 	return f.plans[len(f.plans)-1]
 }
 
-func (f *fakeEngine) lastTarget() engine.Target {
+func (f *fakeEngine) lastTarget() engine.Subject {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.targets[len(f.targets)-1]
@@ -113,11 +113,11 @@ func (f *fakeSim) Profiles() []sim.Profile {
 	}
 }
 
-func (f *fakeSim) Start(profile string) (engine.Target, func(), error) {
+func (f *fakeSim) Start(profile string) (engine.Subject, func(), error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.started = append(f.started, profile)
-	t := engine.Target{BaseURL: "http://127.0.0.1:1"}
+	t := engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:1"}}
 	t.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: profile}
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
@@ -189,8 +189,8 @@ func (s *fakeServer) Logs() []string { return nil }
 func (s *fakeServer) Facts() vllm.LogFacts {
 	return vllm.LogFacts{KVCacheTokens: 123456, MaxConcurrency: 3.8, ConcurrencyTokens: 32768}
 }
-func (s *fakeServer) Target() engine.Target {
-	return engine.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}
+func (s *fakeServer) Subject() engine.Subject {
+	return engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}}
 }
 
 type fakeLauncher struct {

@@ -78,7 +78,7 @@ func (simulator) Profiles() []sim.Profile { return sim.Profiles() }
 
 // Start serves the profile on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func (simulator) Start(profile string) (engine.Target, func(), error) {
+func (simulator) Start(profile string) (engine.Subject, func(), error) {
 	return simtarget.Start(profile, simtarget.Options{})
 }
 

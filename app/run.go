@@ -119,7 +119,7 @@ func (r *runTab) onStart() {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
-	ch := r.u.deps.engine.Run(ctx, plan, target)
+	ch := r.u.deps.engine.Run(ctx, plan, target.Target, target.RunOptions)
 	go consume(ch, r.u.do, r.apply, r.finished)
 }
 
@@ -136,7 +136,7 @@ func (r *runTab) refuse(err error) {
 }
 
 // begin resets the screen for a new run.
-func (r *runTab) begin(plan engine.Plan, target engine.Target) {
+func (r *runTab) begin(plan engine.Plan, target engine.Subject) {
 	r.plan, r.started = plan, r.u.deps.now()
 	r.heat.idleText = "waiting"
 	r.startBtn.Disable()

@@ -47,7 +47,7 @@ type serverTab struct {
 	profileFacts *fyne.Container
 	simStop      func()
 	simName      string
-	simTarget    engine.Target
+	simTarget    engine.Subject
 }
 
 // newServerTab builds the Server screen.
@@ -159,8 +159,8 @@ func (s *serverTab) description() string {
 }
 
 // target is what a run measures; the simulator starts here on first use.
-func (s *serverTab) target() (engine.Target, error) {
-	var t engine.Target
+func (s *serverTab) target() (engine.Subject, error) {
+	var t engine.Subject
 	switch s.kind.Selected {
 	case targetSim:
 		return s.startSim()
@@ -169,7 +169,7 @@ func (s *serverTab) target() (engine.Target, error) {
 		if err := checkURL(base); err != nil {
 			return t, fmt.Errorf("endpoint: %w (Server screen)", err)
 		}
-		t = engine.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}
+		t = engine.Subject{Target: engine.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}}
 		t.Header.Hardware = s.endpointHardware(base)
 		return t, nil
 	case targetVLLM:

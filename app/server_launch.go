@@ -157,7 +157,7 @@ func (l *launchPanel) reset() {
 // onReady shows the KV capacity vLLM reported.
 func (l *launchPanel) onReady(srv launchedServer) {
 	l.ready = true
-	l.state.SetText("Ready at " + srv.Target().BaseURL + ".")
+	l.state.SetText("Ready at " + srv.Subject().BaseURL + ".")
 	l.state.Importance = widget.SuccessImportance
 	l.state.Refresh()
 	f := srv.Facts()
@@ -212,11 +212,11 @@ func (l *launchPanel) stopAndWait() {
 func (l *launchPanel) up() bool { return l.cancel != nil }
 
 // target is the running server for a run.
-func (l *launchPanel) target() (engine.Target, error) {
+func (l *launchPanel) target() (engine.Subject, error) {
 	if l.srv == nil || !l.ready {
-		return engine.Target{}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
+		return engine.Subject{Target: engine.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
-	t := l.srv.Target()
+	t := l.srv.Subject()
 	t.Header.Hardware = l.s.u.hwInfo
 	return t, nil
 }

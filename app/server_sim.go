@@ -62,7 +62,7 @@ func (s *serverTab) simProfile() (sim.Profile, bool) {
 }
 
 // startSim serves the chosen profile, reusing a running one.
-func (s *serverTab) startSim() (engine.Target, error) {
+func (s *serverTab) startSim() (engine.Subject, error) {
 	name := s.profile.Selected
 	if s.simStop != nil && s.simName == name {
 		return s.simTarget, nil

@@ -21,7 +21,7 @@ type CLI struct {
 	WriteCharts func(dir string, r engine.Report) error
 	// Launch starts a vllm server from a server.toml and returns its target
 	// and a func that stops it.
-	Launch func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error)
+	Launch func(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error)
 	// DetectHardware reads this machine's GPUs and host.
 	DetectHardware func() (hw.Hardware, error)
 }

@@ -15,14 +15,14 @@ import (
 // to measure (with the Engine section and Launch command of what it started,
 // this machine's hardware and telemetry) and a func that stops the server.
 // On error nothing is left running. The server also stops when ctx ends.
-func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
+func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error) {
 	cfg, err := vllm.LoadConfig(path)
 	if err != nil {
-		return engine.Target{}, nil, err
+		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	s, err := vllm.Launch(ctx, cfg)
 	if err != nil {
-		return engine.Target{}, nil, err
+		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	fmt.Fprintf(stderr, "starting vLLM (full log: %s):\n  %s\n", s.LogPath(), s.Display())
 	echo := &startupEcho{w: stderr}
@@ -31,9 +31,9 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	unsubscribe()
 	echo.close()
 	if err != nil {
-		return engine.Target{}, nil, err
+		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
-	t := s.Target()
+	t := s.Subject()
 	fmt.Fprintf(stderr, "vLLM %s is ready at %s serving %s (KV cache %d tokens)\n",
 		t.Header.Engine.Version, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
 
@@ -42,7 +42,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey)
 	if err != nil {
 		_ = s.Stop()
-		return engine.Target{}, nil, err
+		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
 	stop := func() {

@@ -124,7 +124,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(c.Version)
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
-	return consume(engine.Run(ctx, plan, target), out, stdout, c.WriteCharts)
+	return consume(engine.Run(ctx, plan, target.Target, target.RunOptions), out, stdout, c.WriteCharts)
 }
 
 // checkOut creates the output folder and writes a file into it, so that a
@@ -206,7 +206,7 @@ func mergeHeader(prev, now engine.Report) engine.Report {
 	return h
 }
 
-func describeTarget(f runFlags, t engine.Target) string {
+func describeTarget(f runFlags, t engine.Subject) string {
 	switch {
 	case f.simProfile != "" || (f.endpoint == "" && t.Header.Engine.Simulated):
 		return "the simulator (profile " + t.Header.Engine.SimProfile + ")"

@@ -16,7 +16,7 @@ import (
 
 // target builds the server to measure from the flags (or, on --resume
 // without a target flag, from the resumed report) and a func that stops it.
-func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stderr io.Writer) (engine.Target, func(), error) {
+func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stderr io.Writer) (engine.Subject, func(), error) {
 	given := 0
 	for _, s := range []string{f.endpoint, f.simProfile, f.launch} {
 		if s != "" {
@@ -24,7 +24,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		}
 	}
 	if given > 1 {
-		return engine.Target{}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
+		return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
 	}
 	if given == 0 && prev != nil {
 		// A simulator reached over HTTP is an endpoint like any other.
@@ -36,7 +36,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 	}
 	key, err := f.apiKey()
 	if err != nil {
-		return engine.Target{}, nil, err
+		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	switch {
 	case f.simProfile != "":
@@ -53,7 +53,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 	case f.endpoint != "":
 		return c.endpointTarget(ctx, f.endpoint, f.model, key)
 	}
-	return engine.Target{}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
+	return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
 }
 
 // apiKey reads the key from the variable --api-key-env names.
@@ -70,12 +70,12 @@ func (f runFlags) apiKey() (string, error) {
 
 // endpointTarget measures a running server. The hardware is detected only
 // when the server is on this machine; telemetry is sampled then too.
-func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Target, func(), error) {
+func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Subject, func(), error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return engine.Target{}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", endpoint)
+		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", endpoint)
 	}
-	t := engine.Target{BaseURL: endpoint, APIKey: key, Model: model}
+	t := engine.Subject{Target: engine.Target{BaseURL: endpoint, APIKey: key, Model: model}}
 	if !isLoopback(u.Hostname()) {
 		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
 		return t, func() {}, nil
@@ -102,10 +102,10 @@ func isLoopback(host string) bool {
 
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func simTarget(profile, model string, timeScale float64) (engine.Target, func(), error) {
+func simTarget(profile, model string, timeScale float64) (engine.Subject, func(), error) {
 	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model})
 	if err != nil {
-		return engine.Target{}, nil, fmt.Errorf("run --sim: %w", err)
+		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --sim: %w", err)
 	}
 	return t, stop, nil
 }

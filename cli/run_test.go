@@ -116,9 +116,9 @@ func TestRunLaunch(t *testing.T) {
 	fastSim(t)
 	noCharts(t)
 	stopped := false
-	cliFor(t).Launch = func(ctx context.Context, path string, stderr io.Writer) (engine.Target, func(), error) {
+	cliFor(t).Launch = func(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error) {
 		if path != "server.toml" {
-			return engine.Target{}, nil, errors.New("unexpected path " + path)
+			return engine.Subject{Target: engine.Target{}}, nil, errors.New("unexpected path " + path)
 		}
 		tg, stop, err := simTarget("tiny", "", 20)
 		tg.Header.LaunchCommand = "vllm serve tiny --api-key <redacted>"

@@ -12,17 +12,17 @@ func TestBadInputRunErrors(t *testing.T) {
 	cases := []struct {
 		name   string
 		o      fakeOpts
-		target func(url string) Target
+		target func(url string) Subject
 		plan   Plan
 		want   string
 	}{
-		{"wrong API key", fakeOpts{APIKey: "right"}, func(u string) Target { return Target{BaseURL: u, APIKey: "wrong"} },
+		{"wrong API key", fakeOpts{APIKey: "right"}, func(u string) Subject { return Subject{Target: Target{BaseURL: u, APIKey: "wrong"}} },
 			decodePlan(K, 1, time.Second, 64, APIChat), "the key it was started with"},
-		{"unknown model", fakeOpts{}, func(u string) Target { return Target{BaseURL: u, Model: "llama"} },
+		{"unknown model", fakeOpts{}, func(u string) Subject { return Subject{Target: Target{BaseURL: u, Model: "llama"}} },
 			decodePlan(K, 1, time.Second, 64, APIChat), `"fake-model"`},
-		{"max output larger than the model", fakeOpts{MaxModelLen: 4096}, func(u string) Target { return Target{BaseURL: u} },
+		{"max output larger than the model", fakeOpts{MaxModelLen: 4096}, func(u string) Subject { return Subject{Target: Target{BaseURL: u}} },
 			decodePlan(K, 1, time.Second, 8192, APIChat), "does not fit the model's max_model_len 4096"},
-		{"empty plan", fakeOpts{}, func(u string) Target { return Target{BaseURL: u} }, Plan{API: APIChat}, "no context to measure"},
+		{"empty plan", fakeOpts{}, func(u string) Subject { return Subject{Target: Target{BaseURL: u}} }, Plan{API: APIChat}, "no context to measure"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestBadInputCellsFail(t *testing.T) {
 				Duration: 300 * time.Millisecond, MaxOutputTokens: 500, API: APICompletions}
 			opts := testOptions()
 			opts.stallTimeout = 100 * time.Millisecond // under the window, so a stall fails requests
-			rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL}, opts)
+			rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, opts)
 			if err != nil {
 				t.Fatalf("run error %v: a failing cell must not stop the run", err)
 			}
@@ -94,7 +94,7 @@ func TestBadInputCellsFail(t *testing.T) {
 func TestContextLargerThanModel(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{MaxModelLen: 8192, Interval: 2 * time.Millisecond})
 	plan := decodePlan(64*K, 1, 200*time.Millisecond, 1024, APICompletions)
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestContextLargerThanModel(t *testing.T) {
 func TestTargetStallTimeout(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
 	plan := decodePlan(K, 1, 300*time.Millisecond, 500, APICompletions)
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, StallTimeout: 100 * time.Millisecond}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL, StallTimeout: 100 * time.Millisecond}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,16 +49,11 @@ type ServerSample struct {
 	PromptTokens float64 `json:"prompt_tokens_total"`
 }
 
-// Target is the server a run measures.
+// Target is the server a run measures and how to talk to it.
 type Target struct {
 	BaseURL string // e.g. http://127.0.0.1:8000
 	APIKey  string
 	Model   string // served model name; empty: the first one /v1/models lists
-	// Telemetry, when set, is summarised over each cell's window.
-	Telemetry TelemetrySource
-	// Alive, when set, is asked between and during cells; an error means the
-	// server process died: the run ends at once, incomplete and resumable.
-	Alive func() error
 	// FirstTokenTimeout is how long a request may wait for its first token
 	// (0: five minutes, long enough for a 128K prefill on a small GPU).
 	FirstTokenTimeout time.Duration
@@ -68,14 +63,33 @@ type Target struct {
 	// RequestTimeout bounds every non-streaming request: models, tokenize,
 	// metrics, health, version (0: 30 s).
 	RequestTimeout time.Duration
-	// AllowBusy measures a server that other clients use: the idle check
-	// and the drain barrier are off, and every decode cell is flagged.
-	AllowBusy bool
+}
+
+// RunOptions are what a run knows besides its plan and its server: the
+// report sections known before it, an earlier run to finish, where
+// hardware telemetry comes from, and whether the server's process lives.
+type RunOptions struct {
 	// Header holds the report sections the caller knows before the run
-	// (Hardware, Engine, LaunchCommand, Run.Model); Run fills in the rest.
+	// (Hardware, Engine, LaunchCommand, Run.Model, Run.BenchmarkTool); Run
+	// fills in the rest.
 	Header Report
 	// Resume, when set, is an earlier run of the same plan to finish.
 	Resume *Resume
+	// Telemetry, when set, is summarised over each cell's window.
+	Telemetry TelemetrySource
+	// Alive, when set, is asked between and during cells; an error means the
+	// server process died: the run ends at once, incomplete and resumable.
+	Alive func() error
+	// AllowBusy measures a server that other clients use: the idle check
+	// and the drain barrier are off, and every decode cell is flagged.
+	AllowBusy bool
+}
+
+// Subject is a server to measure as whoever found or started it describes
+// it: its Target, and the RunOptions that come with it.
+type Subject struct {
+	Target
+	RunOptions
 }
 
 // Resume is an earlier, unfinished run to finish: Run keeps its finished

@@ -25,7 +25,7 @@ func testOptions() runOptions {
 
 // runAll runs a plan to the end and returns the final report, its error and
 // every event.
-func runAll(t *testing.T, ctx context.Context, plan Plan, target Target, opts runOptions) (Report, []Event, error) {
+func runAll(t *testing.T, ctx context.Context, plan Plan, target Subject, opts runOptions) (Report, []Event, error) {
 	t.Helper()
 	var events []Event
 	for ev := range runWith(ctx, plan, target, opts) {
@@ -109,7 +109,7 @@ func TestDecodeExactness(t *testing.T) {
 			c.o.TTFT, c.o.Interval = 60*time.Millisecond, interval
 			f := newFakeServer(t, c.o)
 			d := 2 * time.Second
-			rep, _, err := runAll(t, t.Context(), decodePlan(2*K, 4, d, c.maxOut, c.api), Target{BaseURL: f.URL}, testOptions())
+			rep, _, err := runAll(t, t.Context(), decodePlan(2*K, 4, d, c.maxOut, c.api), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

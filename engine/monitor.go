@@ -6,7 +6,7 @@ import (
 )
 
 // monitor runs beside the cells: every opts.sampleEvery it asks
-// Target.Alive and sends progress with the live output rate.
+// RunOptions.Alive and sends progress with the live output rate.
 func (r *runner) monitor(ctx context.Context) {
 	tick := time.NewTicker(r.opts.sampleEvery)
 	defer tick.Stop()

@@ -27,7 +27,7 @@ func TestPromptSizes(t *testing.T) {
 			f := newFakeServer(t, fakeOpts{NoTokenize: c.noTokenize, Interval: 5 * time.Millisecond})
 			plan := Plan{PrefillContexts: contexts, DecodeContexts: []int{6000}, Concurrency: []int{2},
 				Duration: 200 * time.Millisecond, MaxOutputTokens: 100, API: c.api}
-			rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL}, testOptions())
+			rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -83,7 +83,7 @@ func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
 
 // resolve asks the server for its model, context length and KV cache, and
 // fits the plan to them.
-func resolve(ctx context.Context, c *openai.Client, plan Plan, target Target) (setup, error) {
+func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject) (setup, error) {
 	var s setup
 	models, err := c.Models(ctx)
 	if err != nil {

@@ -44,7 +44,7 @@ func defaultOptions() runOptions {
 // runner is one run of a plan against a target.
 type runner struct {
 	plan    Plan
-	target  Target
+	target  Subject
 	opts    runOptions
 	client  *openai.Client
 	events  chan<- Event
@@ -74,11 +74,11 @@ type runner struct {
 // early (nil when it completed): ErrServerStopped and ErrInterrupted leave
 // a resumable report. The caller must read until the channel is closed.
 // Cancelling ctx stops every stream; the cell it interrupts is Cancelled.
-func Run(ctx context.Context, plan Plan, target Target) <-chan Event {
-	return runWith(ctx, plan, target, defaultOptions())
+func Run(ctx context.Context, plan Plan, target Target, ro RunOptions) <-chan Event {
+	return runWith(ctx, plan, Subject{target, ro}, defaultOptions())
 }
 
-func runWith(ctx context.Context, plan Plan, target Target, opts runOptions) <-chan Event {
+func runWith(ctx context.Context, plan Plan, target Subject, opts runOptions) <-chan Event {
 	ch := make(chan Event, 64)
 	r := &runner{plan: plan, target: target, opts: opts, events: ch}
 	r.client = openai.New(target.BaseURL, target.APIKey)
@@ -337,7 +337,7 @@ func (r *runner) logf(format string, args ...any) {
 	r.emit(Event{Kind: EventLog, Time: time.Now(), Log: fmt.Sprintf(format, args...)})
 }
 
-// alive asks Target.Alive (a launched server's process) and declares the
+// alive asks RunOptions.Alive (a launched server's process) and declares the
 // server stopped when it has exited.
 func (r *runner) alive() error {
 	if r.live.stopped() {

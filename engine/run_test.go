@@ -56,7 +56,7 @@ func TestRunMatrix(t *testing.T) {
 	plan := Plan{PrefillContexts: []int{2 * K, 1 * K}, DecodeContexts: []int{2 * K, 1 * K}, Concurrency: []int{4, 1},
 		Duration: 300 * time.Millisecond, MaxOutputTokens: 64, API: APICompletions}
 	tel := &fakeTelemetry{}
-	target := Target{BaseURL: f.URL, Telemetry: tel, Header: Report{Engine: EngineInfo{MaxNumSeqs: 3}, Run: RunInfo{BenchmarkTool: BenchmarkTool("1.2.3")}}}
+	target := Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: tel, Header: Report{Engine: EngineInfo{MaxNumSeqs: 3}, Run: RunInfo{BenchmarkTool: BenchmarkTool("1.2.3")}}}}
 	rep, events, err := runAll(t, t.Context(), plan, target, testOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestCancel(t *testing.T) {
 	defer cancel()
 	var cancelled time.Time
 	var last Event
-	for ev := range runWith(ctx, plan, Target{BaseURL: f.URL}, testOptions()) {
+	for ev := range runWith(ctx, plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions()) {
 		if ev.Kind == EventProgress && ev.Progress.Cell.Phase == PhaseDecode && ev.Progress.LiveTokPerSec > 0 && cancelled.IsZero() {
 			cancelled = time.Now()
 			cancel()
@@ -135,7 +135,7 @@ func TestResume(t *testing.T) {
 		{Cell: Cell{Phase: PhaseDecode, ContextTokens: 1 * K, Concurrency: 1}, Status: StatusLooped},
 		{Cell: Cell{Phase: PhaseDecode, ContextTokens: 1 * K, Concurrency: 2}, Status: StatusCancelled},
 	}
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Resume: &Resume{Report: Report{Results: prev}}}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: Report{Results: prev}}}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestResume(t *testing.T) {
 // TestLoopedCell marks a cell whose streams loop.
 func TestLoopedCell(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: time.Millisecond, TokensPerChunk: 8, LoopAfter: 100})
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, 10*time.Second, 20000, APIChat), Target{BaseURL: f.URL}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, 10*time.Second, 20000, APIChat), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestLoopedCell(t *testing.T) {
 	}
 	plan := decodePlan(K, 1, 300*time.Millisecond, 20000, APIChat)
 	plan.LoopDetection = false
-	rep, _, _ = runAll(t, t.Context(), plan, Target{BaseURL: f.URL}, testOptions())
+	rep, _, _ = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if r := findResult(t, rep, PhaseDecode); r.Status != StatusValid {
 		t.Errorf("with loop detection off: %s, want Valid", r.Status)
 	}
@@ -184,7 +184,7 @@ func TestAliveFails(t *testing.T) {
 		}
 		return nil
 	}
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 10*time.Second, 20000, APIChat), Target{BaseURL: f.URL, Alive: alive}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 10*time.Second, 20000, APIChat), Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Alive: alive}}, testOptions())
 	if err == nil || !strings.Contains(err.Error(), "vllm exited") {
 		t.Fatalf("run error = %v, want the server's death", err)
 	}
@@ -197,7 +197,7 @@ func TestUnreachable(t *testing.T) {
 	srv := httptest.NewServer(nil)
 	url := srv.URL
 	srv.Close()
-	_, _, err := runAll(t, t.Context(), DefaultPlan(), Target{BaseURL: url}, testOptions())
+	_, _, err := runAll(t, t.Context(), DefaultPlan(), Subject{Target: Target{BaseURL: url}}, testOptions())
 	if !errors.Is(err, openai.ErrUnreachable) || !strings.Contains(err.Error(), "cannot reach "+url) {
 		t.Errorf("error = %v, want ErrUnreachable naming the server", err)
 	}

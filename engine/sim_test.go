@@ -31,7 +31,7 @@ func TestSimEndToEnd(t *testing.T) {
 	srv := simServer(t, sim.Options{TimeScale: 20, APIKey: "k"})
 	plan := Plan{PrefillContexts: []int{1 * K, 4 * K}, DecodeContexts: []int{1 * K, 4 * K}, Concurrency: []int{1, 4},
 		Duration: 500 * time.Millisecond, MaxOutputTokens: 2048, API: APIChat, LoopDetection: true}
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: srv.URL, APIKey: "k"}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL, APIKey: "k"}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestSimFaults(t *testing.T) {
 				Duration: 400 * time.Millisecond, MaxOutputTokens: 256, API: APICompletions}
 			opts := testOptions()
 			opts.stallTimeout = 100 * time.Millisecond // a quarter of the window: stalls fail requests
-			rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: srv.URL}, opts)
+			rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, opts)
 			if err != nil {
 				t.Fatalf("run error %v: faults inside cells must not stop the run", err)
 			}

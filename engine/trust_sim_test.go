@@ -38,12 +38,12 @@ func simServerWith(t *testing.T, o sim.Options) string {
 func TestBusyServerRefused(t *testing.T) {
 	url := simServer(t, sim.Options{TimeScale: 20, Faults: sim.Faults{OtherLoad: 3}}).URL
 	plan := decodePlan(K, 1, 300*time.Millisecond, 64, APICompletions)
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: url}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, testOptions())
 	var busy *BusyError
 	if !errors.As(err, &busy) || busy.Running+busy.Waiting != 3 || len(rep.Results) != 0 {
 		t.Fatalf("err %v, %d results: want BusyError with the other client's 3 requests, nothing measured", err, len(rep.Results))
 	}
-	rep, _, err = runAll(t, t.Context(), plan, Target{BaseURL: url, AllowBusy: true}, testOptions())
+	rep, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}, RunOptions: RunOptions{AllowBusy: true}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestDrainBarrier(t *testing.T) {
 	linger := 2 * time.Second // model time: 100 ms real
 	url := simServer(t, sim.Options{TimeScale: scale, Faults: sim.Faults{LingerAfterDisconnect: linger}}).URL
 	plan := Plan{DecodeContexts: []int{K}, Concurrency: []int{1, 2}, Duration: 300 * time.Millisecond, MaxOutputTokens: 4000, API: APICompletions}
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: url}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestDrainBarrier(t *testing.T) {
 	opts := testOptions()
 	opts.drainWait = 50 * time.Millisecond // shorter than the linger: the barrier gives up
 	url = simServer(t, sim.Options{TimeScale: scale, Faults: sim.Faults{LingerAfterDisconnect: 20 * time.Second}}).URL
-	rep, _, err = runAll(t, t.Context(), plan, Target{BaseURL: url}, opts)
+	rep, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestServerCountMatches(t *testing.T) {
 	plan := Plan{DecodeContexts: []int{K}, Concurrency: []int{1, 4, 16}, Duration: 2 * time.Second, MaxOutputTokens: 64, API: APICompletions}
 	opts := testOptions()
 	opts.metricsEvery = 100 * time.Millisecond
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: url}, opts)
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestServerCountMatches(t *testing.T) {
 // request ends is compared through its inter-token latency histogram.
 func TestServerCountAtFinish(t *testing.T) {
 	url := simServer(t, sim.Options{TimeScale: 20, Faults: sim.Faults{GenTokensAtFinish: true}}).URL
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, time.Second, 4000, APICompletions), Target{BaseURL: url}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, time.Second, 4000, APICompletions), Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestPreemptionsFlagged(t *testing.T) {
 	url := simServerWith(t, sim.Options{Profile: p, TimeScale: 20})
 	plan := decodePlan(2*K, 4, time.Second, 2000, APICompletions)
 	plan.KVBudgetTokens = 1 << 20 // let the run ask for more than the server holds
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: url}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPreemptionsFlagged(t *testing.T) {
 // TestSpecDecodeAcceptance reads speculative decoding's acceptance per cell.
 func TestSpecDecodeAcceptance(t *testing.T) {
 	url := simProfileServer(t, "tiny-spec", sim.Options{TimeScale: 20})
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 4, time.Second, 4000, APICompletions), Target{BaseURL: url}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 4, time.Second, 4000, APICompletions), Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestStallInsideWindowFails(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
 	opts := testOptions()
 	opts.firstTokenTimeout, opts.stallTimeout = time.Minute, 100*time.Millisecond
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, time.Second, 500, APICompletions), Target{BaseURL: f.URL}, opts)
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, time.Second, 500, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestServerKilledMidRun(t *testing.T) {
 		MaxOutputTokens: 1000, API: APICompletions}
 	var last Event
 	killed := time.Time{}
-	for ev := range runWith(t.Context(), plan, Target{BaseURL: f.URL}, testOptions()) {
+	for ev := range runWith(t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions()) {
 		if ev.Kind == EventResult && killed.IsZero() {
 			f.CloseClientConnections()
 			f.Close()
@@ -66,7 +66,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	}
 
 	back := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, KVTokens: 1 << 20})
-	rep2, _, err := runAll(t, t.Context(), plan, Target{BaseURL: back.URL, Resume: &Resume{Report: rep}}, testOptions())
+	rep2, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: back.URL}, RunOptions: RunOptions{Resume: &Resume{Report: rep}}}, testOptions())
 	if err != nil || !rep2.Run.Complete || rep2.Run.Incomplete != "" {
 		t.Fatalf("resume: %v, complete %v (%q)", err, rep2.Run.Complete, rep2.Run.Incomplete)
 	}
@@ -89,7 +89,7 @@ func TestHungServer(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, Hang: hang})
 	opts := testOptions()
 	opts.requestTimeout, opts.probeTimeout = 200*time.Millisecond, 200*time.Millisecond
-	_, _, err := runAll(t, t.Context(), decodePlan(K, 1, 200*time.Millisecond, 100, APICompletions), Target{BaseURL: f.URL}, opts)
+	_, _, err := runAll(t, t.Context(), decodePlan(K, 1, 200*time.Millisecond, 100, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, opts)
 	if err == nil || !strings.Contains(err.Error(), "GET /v1/models") || !strings.Contains(err.Error(), "no answer within 200 ms") {
 		t.Errorf("start against a hung server: %v, want a timeout naming GET /v1/models", err)
 	}
@@ -100,7 +100,7 @@ func TestHungServer(t *testing.T) {
 	opts.requestTimeout, opts.stallTimeout = 10*time.Second, 200*time.Millisecond
 	plan := Plan{DecodeContexts: []int{K}, Concurrency: []int{1, 2}, Duration: 300 * time.Millisecond, MaxOutputTokens: 5000, API: APICompletions}
 	var last Event
-	for ev := range runWith(t.Context(), plan, Target{BaseURL: f.URL}, opts) {
+	for ev := range runWith(t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, opts) {
 		if ev.Kind == EventResult {
 			hang.Store(true)
 			f.CloseClientConnections()
@@ -120,23 +120,23 @@ func TestResumeRetriesFailed(t *testing.T) {
 	failed := Result{Cell: Cell{Phase: PhaseDecode, ContextTokens: K, Concurrency: 1}, Status: StatusFailed, Error: "boom"}
 	prev := Report{Run: RunInfo{ServedModel: "fake-model"}, Engine: EngineInfo{Version: "0.0.0-fake"}, Results: []Result{failed}}
 
-	rep, _, err := runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Resume: &Resume{Report: prev}}, testOptions())
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: prev}}}, testOptions())
 	if err != nil || findResult(t, rep, PhaseDecode).Status != StatusValid {
 		t.Errorf("resume: %v, %+v; want the Failed cell measured again", err, rep.Results)
 	}
-	rep, _, err = runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Resume: &Resume{Report: prev, KeepFailed: true}}, testOptions())
+	rep, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: prev, KeepFailed: true}}}, testOptions())
 	if err != nil || findResult(t, rep, PhaseDecode).Error != "boom" {
 		t.Errorf("resume keeping failed: %v, %+v; want the Failed cell kept", err, rep.Results)
 	}
 
 	other := prev
 	other.Engine.Version, other.Engine.MaxModelLen = "0.9.9", 4096
-	_, _, err = runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Resume: &Resume{Report: other}}, testOptions())
+	_, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: other}}}, testOptions())
 	var changed *ServerChangedError
 	if !errors.As(err, &changed) || len(changed.Changes) != 2 || !strings.Contains(err.Error(), "engine version 0.9.9 → 0.0.0-fake") {
 		t.Errorf("resume on another server: %v, want ServerChangedError naming version and max_model_len", err)
 	}
-	if _, _, err = runAll(t, t.Context(), plan, Target{BaseURL: f.URL, Resume: &Resume{Report: other, Force: true}}, testOptions()); err != nil {
+	if _, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: other, Force: true}}}, testOptions()); err != nil {
 		t.Errorf("forced resume: %v", err)
 	}
 }
@@ -146,7 +146,7 @@ func TestResumeRetriesFailed(t *testing.T) {
 func TestThrottleFlag(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
 	tel := throttledTelemetry{}
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 200*time.Millisecond, 100, APICompletions), Target{BaseURL: f.URL, Telemetry: tel}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 200*time.Millisecond, 100, APICompletions), Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: tel}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func (throttledTelemetry) Summary(from, to time.Time) *Telemetry {
 // the report says which checks were not done.
 func TestNoMetricsChecksNotDone(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 200*time.Millisecond, 100, APICompletions), Target{BaseURL: f.URL}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 1, 200*time.Millisecond, 100, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil || len(rep.Run.Checks) != 1 || rep.Run.Checks[0] != CheckNoServerMetrics || findResult(t, rep, PhaseDecode).Server != nil {
 		t.Errorf("err %v, checks %q: want the cross-check marked not done", err, rep.Run.Checks)
 	}
@@ -177,7 +177,7 @@ func TestNoMetricsChecksNotDone(t *testing.T) {
 // restart of a short request does not flag the cell as underfilled.
 func TestUnderfilledFallback(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, TTFT: 10 * time.Millisecond})
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 4, 600*time.Millisecond, 20, APICompletions), Target{BaseURL: f.URL}, testOptions())
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 4, 600*time.Millisecond, 20, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

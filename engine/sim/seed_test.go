@@ -60,11 +60,12 @@ func checkSeedMatrix(t *testing.T, r sim.SeedReport, run seedRun) {
 		MaxOutputTokens: r.MaxOutputTokens, API: engine.APIChat, LoopDetection: true,
 	}
 	target := engine.Target{BaseURL: srv.URL}
-	target.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: p.Name, MaxNumSeqs: p.MaxNumSeqs}
+	var ro engine.RunOptions
+	ro.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: p.Name, MaxNumSeqs: p.MaxNumSeqs}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var rep *engine.Report
-	for ev := range engine.Run(ctx, plan, target) {
+	for ev := range engine.Run(ctx, plan, target, ro) {
 		if ev.Kind == engine.EventDone {
 			if ev.Err != nil {
 				t.Fatalf("run: %v", ev.Err)

@@ -1,5 +1,5 @@
 // Package simtarget starts the in-process vLLM simulator (engine/sim) on a
-// free loopback port and describes it as an engine.Target whose Hardware
+// free loopback port and describes it as an engine.Subject whose Hardware
 // and Engine sections are labelled simulated. The app and the cli share it
 // so that a simulated run reads the same whichever started it.
 //
@@ -34,24 +34,24 @@ type Options struct {
 // target describing it and a func that stops the server. It returns the
 // profile lookup error as it is (it lists the known profiles) so callers
 // can prefix it with their own context.
-func Start(profile string, opts Options) (engine.Target, func(), error) {
+func Start(profile string, opts Options) (engine.Subject, func(), error) {
 	p, err := sim.LookupProfile(profile)
 	if err != nil {
-		return engine.Target{}, nil, err
+		return engine.Subject{}, nil, err
 	}
 	s, err := sim.New(sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults})
 	if err != nil {
-		return engine.Target{}, nil, err
+		return engine.Subject{}, nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		s.Close()
-		return engine.Target{}, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
+		return engine.Subject{}, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
 	}
 	srv := &http.Server{Handler: s}
 	go func() { _ = srv.Serve(ln) }()
 	stop := func() { _ = srv.Close(); s.Close() }
-	t := engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}
+	t := engine.Subject{Target: engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
 	t.Header = Header(p)
 	return t, stop, nil
 }
@@ -60,7 +60,7 @@ func Start(profile string, opts Options) (engine.Target, func(), error) {
 // run, by which a resumed run knows to start the simulator again.
 const HardwareType = "Discrete GPU (simulated)"
 
-// Header is the report header (Target.Header) of a run against profile p: simulated
+// Header is the report header (RunOptions.Header) of a run against profile p: simulated
 // hardware and engine, the profile's model and launch command.
 func Header(p sim.Profile) engine.Report {
 	var h engine.Report

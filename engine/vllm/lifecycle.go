@@ -285,11 +285,12 @@ func dtypeLabel(dtype string) string {
 	return strings.ToUpper(dtype)
 }
 
-// Target is what engine.Run needs to measure this server: its address, key
-// and served model, Alive (so a server that dies marks the cell Failed) and
-// the report's Engine section, Run model and Launch command.
-func (s *Server) Target() engine.Target {
-	t := engine.Target{BaseURL: s.BaseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.ServedName(), Alive: s.Alive}
+// Subject is what engine.Run needs to measure this server: its address,
+// key and served model, Alive (so a server that dies ends the run) and the
+// report's Engine section, Run model and Launch command.
+func (s *Server) Subject() engine.Subject {
+	t := engine.Subject{Target: engine.Target{BaseURL: s.BaseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.ServedName()}}
+	t.Alive = s.Alive
 	t.Header.Engine = s.EngineInfo()
 	t.Header.LaunchCommand = s.display
 	t.Header.Run.Model = s.cfg.Model

@@ -157,7 +157,7 @@ func TestStartReady(t *testing.T) {
 
 func checkEngineInfo(t *testing.T, s *Server) {
 	t.Helper()
-	tg := s.Target()
+	tg := s.Subject()
 	e := tg.Header.Engine
 	if e.Engine != "vllm" || e.Version != "0.30.1rc1.dev452+g73a583112" || e.Commit != "73a583112" || e.Backend != "cuda" ||
 		e.Quantization != "BF16" || e.Repository != "github.com/vllm-project/vllm" || e.Build != filepath.Join(fakeDir, "venv") ||
