@@ -122,12 +122,14 @@ func TestTimeAverage(t *testing.T) {
 
 func TestGotTokens(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	got := gotTokens([]time.Time{t0.Add(time.Second), t0.Add(3 * time.Second)})
+	recs := []*requestRecord{{Arrivals: []arrival{{At: t0.Add(time.Second)}, {At: t0.Add(3 * time.Second)}, {At: t0.Add(9 * time.Second)}}}}
+	m := arrivalsIn(recs, t0, t0.Add(5*time.Second)) // the one at 9 s is outside
 	for _, tc := range []struct {
 		a, b time.Duration
 		want bool
-	}{{0, time.Second, true}, {time.Second, 2 * time.Second, false}, {2 * time.Second, 4 * time.Second, true}, {3 * time.Second, 5 * time.Second, false}} {
-		if g := got(t0.Add(tc.a), t0.Add(tc.b)); g != tc.want {
+	}{{0, time.Second, true}, {1100 * time.Millisecond, 2 * time.Second, false}, {2 * time.Second, 4 * time.Second, true},
+		{3100 * time.Millisecond, 5 * time.Second, false}, {5 * time.Second, 10 * time.Second, false}, {-time.Second, 0, false}} {
+		if g := m.gotTokens(t0.Add(tc.a), t0.Add(tc.b)); g != tc.want {
 			t.Errorf("(%v, %v]: %v, want %v", tc.a, tc.b, g, tc.want)
 		}
 	}

@@ -48,8 +48,8 @@ const (
 // decodeRun is a measured decode cell with what the checks after it need.
 type decodeRun struct {
 	res      Result
-	from, to time.Time   // the window (the cell's span when it ended early)
-	arrivals []time.Time // every token arrival inside [from, to], in order
+	from, to time.Time  // the window (the cell's span when it ended early)
+	arrivals arrivalMap // when tokens arrived inside the window
 	// clientActive is the client-side count of active streams for the
 	// underfilled check without /metrics: a restart's wait for its first
 	// token counts as active (see activeStreams).

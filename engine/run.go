@@ -236,7 +236,7 @@ func (r *runner) measure(ctx context.Context, cell Cell, warmed map[int]bool) Re
 // raises its flags.
 func (r *runner) checkDecode(res *Result, run decodeRun) {
 	if r.watch != nil && res.Status != StatusCancelled && !run.from.IsZero() {
-		res.Server = crossCheck(r.watch.cellSamples(), run.from, run.to, gotTokens(run.arrivals))
+		res.Server = crossCheck(r.watch.cellSamples(), run.from, run.to, run.arrivals.gotTokens)
 	}
 	if !res.Measured() {
 		return
