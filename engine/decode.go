@@ -274,6 +274,13 @@ func (d *decodeCell) finish(res Result, out outcome, why error) decodeRun {
 		res.Status, res.Error = StatusFailed, failureReason(d.recs, d.windowAt, d.concurrency)
 		res.Partial = partialFigures(f, from, to)
 	default:
+		if n, quiet := quietStreams(d.recs, from, to, d.r.quietLimit()); n > 0 {
+			res.Status = StatusFailed
+			res.Error = fmt.Sprintf("%d of %d %s stalled (nothing for the last %s of the window)", n, d.concurrency,
+				plural(d.concurrency, "stream", "streams"), openai.Seconds(quiet.Round(100*time.Millisecond)))
+			res.Partial = partialFigures(f, from, to)
+			break
+		}
 		res.Status = StatusValid
 		res.TotalTokPerSec = f.TotalTokPerSec
 		res.PerRequestTokPerSec = f.PerRequest.P50

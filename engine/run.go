@@ -353,6 +353,14 @@ func (r *runner) alive() error {
 	return nil
 }
 
+// quietLimit is how long a stream open at the window's end may have been
+// silent: the stall timeout, or half the window when that is shorter (but
+// at least a second), so that a stall is caught even in a window shorter
+// than the stall timeout.
+func (r *runner) quietLimit() time.Duration {
+	return min(r.client.StallTimeout, max(time.Second, r.plan.Duration/2))
+}
+
 // probe asks the server for its models, with the probe's own timeout: any
 // answer, even an error status, means it is there.
 func (r *runner) probe(ctx context.Context) error {

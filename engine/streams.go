@@ -82,6 +82,32 @@ func failureWords(k failureKind, err error) string {
 	return "were cut off before the answer ended"
 }
 
+// quietStreams counts the streams still open at the window's end that had
+// received nothing for at least limit, and the longest such silence. A
+// stall shorter than the stall timeout escapes the watchdog when the
+// window ends first; this catches it.
+func quietStreams(recs []*requestRecord, from, to time.Time, limit time.Duration) (int, time.Duration) {
+	quiet := map[int]bool{}
+	var longest time.Duration
+	for _, r := range recs {
+		if !r.End.IsZero() || r.Err != nil || r.FirstToken.IsZero() {
+			continue // ended, failed, or still waiting for its first token
+		}
+		last := r.FirstToken
+		if n := len(r.Arrivals); n > 0 {
+			last = r.Arrivals[n-1].At
+		}
+		if last.Before(from) {
+			last = from
+		}
+		if d := to.Sub(last); d >= limit {
+			quiet[r.Worker] = true
+			longest = max(longest, d)
+		}
+	}
+	return len(quiet), longest
+}
+
 // arrivalBucket is the resolution of arrivalMap: fine next to the
 // 250 ms between /metrics scrapes, coarse enough to stay small.
 const arrivalBucket = 10 * time.Millisecond

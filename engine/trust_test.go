@@ -185,3 +185,20 @@ func TestUnderfilledFallback(t *testing.T) {
 		t.Errorf("cell %s, underfilled %v (%.2f active), flags %+v: a restart gap is not idle", r.Status, r.Underfilled, r.AvgActive, r.Flags)
 	}
 }
+
+// TestStallShorterThanTimeout: a stream that goes quiet inside a window
+// shorter than the stall timeout still fails the cell: silent for more
+// than half the window, it wasn't measured as planned.
+func TestStallShorterThanTimeout(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
+	opts := testOptions()
+	opts.firstTokenTimeout, opts.stallTimeout = time.Minute, time.Minute
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 2, 3*time.Second, 500, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := findResult(t, rep, PhaseDecode)
+	if r.Status != StatusFailed || !strings.HasPrefix(r.Error, "2 of 2 streams stalled (nothing for the last ") || r.Partial == nil {
+		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (nothing for the last … of the window)", r.Status, r.Error)
+	}
+}
