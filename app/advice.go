@@ -1,10 +1,7 @@
 package app
 
 import (
-	"errors"
-
 	"speedmatrix/engine"
-	"speedmatrix/engine/openai"
 )
 
 // planFields names where each plan setting is set in the app.
@@ -16,30 +13,27 @@ var planFields = map[engine.PlanField]string{
 	engine.FieldAPI:         "API on the Matrix screen",
 }
 
+// problemAdvice is what to do in the app for each kind of problem: which
+// screen and field (the plan's is built from planFields).
+var problemAdvice = map[engine.Problem]string{
+	engine.ProblemModel:          "choose one of its models in Model on the Server screen (Detect models lists them)",
+	engine.ProblemAuth:           "type the key the server was started with in API key on the Server screen",
+	engine.ProblemContextTooLong: "lower Contexts or Max output on the Matrix screen",
+	engine.ProblemBusy:           "stop the other client's requests, then start the run again",
+	engine.ProblemServerStopped:  "the finished cells are kept; start the server again, then run again",
+	engine.ProblemUnreachable:    "check URL on the Server screen, and that the server is running",
+	engine.ProblemNotOpenAI:      "check URL on the Server screen, and that the server is running",
+	engine.ProblemTimeout:        "check that the server is not hung or overloaded",
+}
+
 // advice is what to do in the app about an error of the engine, which
-// states facts in its own terms: which screen and field to change. It is
-// "" when no setting would help.
+// states facts in its own terms; "" when no setting would help.
 func advice(err error) string {
-	var plan *engine.PlanError
-	var model *engine.UnknownModelError
-	var busy *engine.BusyError
-	switch {
-	case errors.As(err, &plan):
-		return "change " + planFields[plan.Problems[0].Field]
-	case errors.As(err, &model), errors.Is(err, openai.ErrModelNotFound):
-		return "choose one of its models in Model on the Server screen (Detect models lists them)"
-	case errors.Is(err, openai.ErrUnauthorized):
-		return "type the key the server was started with in API key on the Server screen"
-	case errors.As(err, &busy):
-		return "stop the other client's requests, then start the run again"
-	case errors.Is(err, engine.ErrServerStopped):
-		return "the finished cells are kept; start the server again, then run again"
-	case errors.Is(err, openai.ErrUnreachable), errors.Is(err, openai.ErrMalformed), errors.Is(err, openai.ErrNotSupported):
-		return "check URL on the Server screen, and that the server is running"
-	case errors.Is(err, openai.ErrTimeout):
-		return "check that the server is not hung or overloaded"
+	p := engine.ProblemOf(err)
+	if p != engine.ProblemPlan {
+		return problemAdvice[p]
 	}
-	return ""
+	return "change " + planFields[engine.PlanFields(err)[0]]
 }
 
 // explain is err's message followed by the advice, if any.
