@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,9 +66,33 @@ type fakeServer struct {
 	log      []*fakeRequest
 }
 
+// clientSentHeader carries, in Unix nanoseconds, when the client sent a
+// request (stampClientSent); the fake then counts its schedule from then
+// rather than from when its handler ran.
+const clientSentHeader = "X-Test-Client-Sent"
+
+// stampClientSent wraps a transport to stamp every request with
+// clientSentHeader as it enters the transport, microseconds after the
+// engine's own send time. On a busy machine the handler of a request
+// written at once can start 10–20 ms later (the process waits for a CPU):
+// time the client counts in TTFT and a schedule from the handler's start
+// would leave out of the truth.
+func stampClientSent(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		at := time.Now()
+		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
+		req.Header.Set(clientSentHeader, strconv.FormatInt(at.UnixNano(), 10))
+		return next.RoundTrip(req)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
 // fakeRequest is the server's own record of one generation request: the truth.
 type fakeRequest struct {
-	Received     time.Time
+	Received     time.Time // when the handler ran, or the client sent (clientSentHeader)
 	PromptTokens int
 	Sent         []time.Time // when each token left, one entry per token
 }
@@ -217,6 +242,9 @@ func (f *fakeServer) promptTokens(r *http.Request, g genRequest) int {
 
 func (f *fakeServer) generate(w http.ResponseWriter, r *http.Request) {
 	rec := &fakeRequest{Received: time.Now()}
+	if at, err := strconv.ParseInt(r.Header.Get(clientSentHeader), 10, 64); err == nil {
+		rec.Received = time.Unix(0, at)
+	}
 	if !f.authorized(w, r) {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,9 @@ type runOptions struct {
 	probeTimeout  time.Duration // how long a liveness probe waits for an answer
 	// Client timeouts, used when the Target leaves them zero.
 	firstTokenTimeout, stallTimeout, requestTimeout time.Duration
+	// wrapTransport, when set, wraps the client's HTTP transport: the seam
+	// through which a test's fake server learns when the client sent.
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 func defaultOptions() runOptions {
@@ -85,6 +89,9 @@ func runWith(ctx context.Context, plan Plan, target Subject, opts runOptions) <-
 	r.client.FirstTokenTimeout = cmp(target.FirstTokenTimeout, opts.firstTokenTimeout)
 	r.client.StallTimeout = cmp(target.StallTimeout, opts.stallTimeout)
 	r.client.RequestTimeout = cmp(target.RequestTimeout, opts.requestTimeout)
+	if opts.wrapTransport != nil {
+		r.client.HTTP = &http.Client{Transport: opts.wrapTransport(r.client.HTTP.Transport)}
+	}
 	r.live = newLiveness(r.probe)
 	go func() {
 		defer close(ch)

@@ -39,14 +39,17 @@ go test -race -count=1 ./...
 
 # Real-time tests at the issue's tolerances (TTFT within 5 ms, tok/s within
 # 2 %), one package at a time so no other test binary competes for the CPU:
-# under -race above they ran with 5x wider tolerances. Then the reference reports'
-# matrices through engine.Run against the simulator, checked cell by cell
-# (skipped under -race: it slows the client, not the simulated GPU).
+# under -race above they ran with 5x wider tolerances. They hold with the
+# other core busy. Then the reference reports' matrices, every cell checked
+# on the simulator's own clock (under a second, deterministic). The same
+# agreement in real time over HTTP depends on the machine's load and is
+# opt-in: SPEEDMATRIX_REALTIME=1 go test -count=1 -p 1 \
+#   -run 'TestSeedMatrices|TestHTTPPacingMatchesSeeds' ./engine/sim/
 step "exactness at the specified tolerances (no -race, one package at a time)"
 go test -count=1 -p 1 -run 'TestDecodeExactness|TestPromptSizes' ./engine/
 
-step "reference agreement (no -race)"
-go test -count=1 -p 1 -run 'TestSeedMatrices|TestHTTPPacingMatchesSeeds' ./engine/sim/
+step "reference agreement in virtual time"
+go test -count=1 -run 'TestProfilesMatchSeeds' ./engine/sim/
 
 if [ -f scripts/e2e.sh ]; then
 	step "end-to-end: the real binary under Xvfb"

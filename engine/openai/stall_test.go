@@ -84,28 +84,40 @@ func TestRequestTimeout(t *testing.T) {
 }
 
 // TestStreamStallTimeoutIsNotTotal checks that a slow but steady stream
-// longer than the stall timeout is not cut.
+// longer than the stall timeout is not cut. The client's arrivals pace the
+// server: each chunk is sent 200 ms after the client read the one before,
+// so the stream lasts at least 800 ms (above the 600 ms stall timeout)
+// however busy the machine is, and a gap reaches the timeout only if a
+// chunk takes 400 ms to get through.
 func TestStreamStallTimeoutIsNotTotal(t *testing.T) {
-	tick := make(chan struct{})
+	const gap, stall = 200 * time.Millisecond, 600 * time.Millisecond
+	read := make(chan struct{}, 1)
 	c := testClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		for i := 0; i < 4; i++ {
+		for range 4 {
 			_, _ = io.WriteString(w, chatDelta("content", "x"))
 			w.(http.Flusher).Flush()
-			<-tick
+			select {
+			case <-read:
+			case <-r.Context().Done():
+				return
+			}
+			time.Sleep(gap)
 		}
 		_, _ = io.WriteString(w, finishChunk+doneEvent)
 	}))
-	c.StallTimeout = 600 * time.Millisecond
-	go func() {
-		for i := 0; i < 4; i++ {
-			time.Sleep(200 * time.Millisecond) // paces the server: 800 ms in all, above the idle timeout
-			tick <- struct{}{}
+	c.StallTimeout = stall
+	st, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, func(Chunk) {
+		select {
+		case read <- struct{}{}:
+		default: // the finish chunk: the server waits for nothing more
 		}
-	}()
-	st, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil)
+	})
 	if err != nil || st.Chunks != 5 || !st.SawDone {
 		t.Fatalf("stats %+v, err %v; want 5 chunks and [DONE]", st, err)
+	}
+	if took := st.End.Sub(st.Sent); took < 4*gap || took < stall {
+		t.Fatalf("the stream lasted %v, want at least %v (longer than the stall timeout)", took, 4*gap)
 	}
 }
 

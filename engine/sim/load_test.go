@@ -127,11 +127,13 @@ func (d loadDriver) decode(t *testing.T, n, conc, maxOut int, windowS float64) f
 
 // TestHTTPPacingMatchesSeeds drives a few reference cells through HTTP at high
 // time scales (each chosen so the real rate stays near 20,000 tok/s) and
-// checks them against the reference reports within 10 %.
+// checks them against the reference reports within 10 %. Like
+// TestSeedMatrices it is opt-in (SPEEDMATRIX_REALTIME=1, a quiet machine):
+// beside a one-core hog the busiest cells came out up to 39 % slow, because
+// the server drops model time it can't keep up with. The model's agreement
+// with the reports is TestProfilesMatchSeeds, in virtual time.
 func TestHTTPPacingMatchesSeeds(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("drives real-time streams for a few seconds; pacing is meaningless under -race")
-	}
+	SkipUnlessRealTime(t, "drives real-time streams at 20,000 tok/s for a few seconds")
 	type cell struct {
 		profile     string
 		ctx, conc   int

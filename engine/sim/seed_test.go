@@ -27,13 +27,21 @@ var seedRuns = map[string]seedRun{
 }
 
 // TestSeedMatrices runs each reference report's whole matrix through engine.Run against
-// its profile, with shortened windows, and checks it cell by cell: the same
-// cells Over capacity and Looped, every Valid cell's total tok/s and every
-// prefill tok/s within 10 % of the reference report.
+// its profile over HTTP in real time, with shortened windows, and checks it
+// cell by cell: the same cells Over capacity and Looped, every Valid cell's
+// total tok/s and every prefill tok/s within 10 % of the reference report.
+//
+// It is opt-in (SPEEDMATRIX_REALTIME=1): CI relies on TestProfilesMatchSeeds,
+// the same agreement checked on the simulator's own clock. This run takes
+// about 75 s and its rates depend on the machine: beside a process keeping
+// one of two cores busy a cell came out 10.9 % off, and the HTTP pacing of
+// the busiest cells up to 39 % (TestHTTPPacingMatchesSeeds), so no
+// tolerance that still says something would hold on a busy CI machine.
+// Run it on a quiet one after changing the server's pacing:
+//
+//	SPEEDMATRIX_REALTIME=1 go test -count=1 -p 1 -run 'TestSeedMatrices|TestHTTPPacingMatchesSeeds' ./engine/sim/
 func TestSeedMatrices(t *testing.T) {
-	if testing.Short() || sim.RaceEnabled {
-		t.Skip("runs both reference matrices in real time (about 75 s); pacing is meaningless under -race")
-	}
+	sim.SkipUnlessRealTime(t, "runs both reference matrices in real time (about 75 s)")
 	for _, r := range sim.SeedReports {
 		t.Run(r.Profile, func(t *testing.T) { checkSeedMatrix(t, r, seedRuns[r.Profile]) })
 	}

@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"os"
+	"testing"
+)
+
 // The two reference reports (docs/reference) as tables: what the profiles are
 // fitted to and what the tests check them against. Exported for the
 // external reference test through this _test file.
@@ -104,5 +109,18 @@ func fitContext(requested, maxModelLen, output int) int {
 	return max(0, min(requested, maxModelLen-output-256))
 }
 
-// RaceEnabled reports whether the tests run under the race detector.
-const RaceEnabled = raceEnabled
+// realTimeEnv opts in to the real-time reference runs.
+const realTimeEnv = "SPEEDMATRIX_REALTIME"
+
+// SkipUnlessRealTime skips a test whose rates depend on how busy the
+// machine is, unless realTimeEnv is 1 (and neither -short nor -race, which
+// slows the client and not the simulated GPU). what says what the test does.
+func SkipUnlessRealTime(t *testing.T, what string) {
+	t.Helper()
+	switch {
+	case os.Getenv(realTimeEnv) != "1":
+		t.Skipf("%s: set %s=1 to run it, on a quiet machine; TestProfilesMatchSeeds checks the same agreement in virtual time", what, realTimeEnv)
+	case testing.Short() || raceEnabled:
+		t.Skipf("%s: not with -short or -race", what)
+	}
+}
