@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"speedmatrix/engine/openai"
 )
@@ -42,7 +43,13 @@ type liveness struct {
 	mu      sync.Mutex
 	err     error
 	probing chan struct{} // closed when the probe in flight ends; nil: none
+	// answered is when a probe last got an answer: failures right after it
+	// (a /metrics that keeps erroring) don't probe again for probeGap.
+	answered time.Time
 }
+
+// probeGap is how long after an answered probe failures don't probe again.
+const probeGap = 2 * time.Second
 
 func newLiveness(probe func(ctx context.Context) error) *liveness {
 	return &liveness{probe: probe, dead: make(chan struct{})}
@@ -82,7 +89,7 @@ func (l *liveness) suspect(err error) {
 		return
 	}
 	l.mu.Lock()
-	if l.probing != nil {
+	if l.probing != nil || time.Since(l.answered) < probeGap {
 		l.mu.Unlock()
 		return
 	}
@@ -98,7 +105,11 @@ func (l *liveness) suspect(err error) {
 		}()
 		if perr := l.probe(context.Background()); perr != nil && !errors.As(perr, &apiErr) {
 			l.declare(perr)
+			return
 		}
+		l.mu.Lock()
+		l.answered = time.Now()
+		l.mu.Unlock()
 	}()
 }
 
