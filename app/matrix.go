@@ -183,8 +183,8 @@ func (m *matrixTab) refreshCapacityLocked() {
 	c := m.capacity()
 	// Measure what the engine will measure: contexts fitted to the model.
 	fitted := p
-	fitted.PrefillContexts = fitContexts(p.PrefillContexts, c.MaxModelLen, 1)
-	fitted.DecodeContexts = fitContexts(p.DecodeContexts, c.MaxModelLen, p.MaxOutputTokens)
+	fitted.PrefillContexts = engine.FitContexts(p.PrefillContexts, c.MaxModelLen, 1)
+	fitted.DecodeContexts = engine.FitContexts(p.DecodeContexts, c.MaxModelLen, p.MaxOutputTokens)
 	total, run, over := estimate(fitted, c)
 	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(total), len(fitted.PrefillContexts), run)
 	if over > 0 {

@@ -149,7 +149,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject) {
 	r.log.add(fmt.Sprintf("%s  run started against %s", r.started.Format("15:04:05"), target.BaseURL))
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
 	c := r.u.server.capacity()
-	contexts := fitContexts(plan.DecodeContexts, c.MaxModelLen, plan.MaxOutputTokens)
+	contexts := engine.FitContexts(plan.DecodeContexts, c.MaxModelLen, plan.MaxOutputTokens)
 	r.heat.setAxes(nil, nil)
 	r.heat.setAxes(contexts, plan.Concurrency)
 	for _, ctx := range contexts {
@@ -266,17 +266,4 @@ func (r *runTab) stop(timeout time.Duration) {
 	case <-r.finished:
 	case <-time.After(timeout):
 	}
-}
-
-// fitContexts mirrors the engine's fitting of contexts to the model length
-// (with 256 tokens kept for the chat template), so the heatmap's rows match.
-func fitContexts(contexts []int, maxModelLen, outputTokens int) []int {
-	var out []int
-	for _, c := range contexts {
-		if maxModelLen > 0 {
-			c = max(0, min(c, maxModelLen-outputTokens-256))
-		}
-		out = sortedUnion(out, c)
-	}
-	return out
 }

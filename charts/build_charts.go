@@ -131,13 +131,25 @@ type gridContext struct {
 	label  string
 }
 
-// decodeGrid returns the decode contexts and concurrency levels of the plan
-// and the results together, in ascending order.
+// decodeGrid returns the decode contexts and concurrency levels of the
+// results and the plan together, in ascending order. A planned context
+// without results is fitted to the server's max_model_len as the run fits
+// it, so a requested 128K measured as 123K is one row, not two (a report
+// of another tool may have measured the requested size itself).
 func decodeGrid(r engine.Report) ([]gridContext, []int) {
 	labels := map[int]string{}
 	concSet := map[int]bool{}
+	measured := map[int]bool{}
+	for _, res := range r.Results {
+		if res.Phase == engine.PhaseDecode {
+			measured[res.ContextTokens] = true
+		}
+	}
 	for _, ctx := range r.Plan.DecodeContexts {
-		labels[ctx] = engine.ContextLabel(ctx)
+		fitted := engine.FitContexts([]int{ctx}, r.Engine.MaxModelLen, r.Plan.MaxOutputTokens)[0]
+		if !measured[ctx] && !measured[fitted] {
+			labels[fitted] = engine.ContextLabel(fitted)
+		}
 	}
 	for _, c := range r.Plan.Concurrency {
 		concSet[c] = true

@@ -62,7 +62,8 @@ func partialNotice(r engine.Report) string {
 			done++
 		}
 	}
-	total := len(r.Plan.PrefillContexts) + len(r.Plan.DecodeContexts)*len(r.Plan.Concurrency)
+	mml, p := r.Engine.MaxModelLen, r.Plan
+	total := len(engine.FitContexts(p.PrefillContexts, mml, 1)) + len(engine.FitContexts(p.DecodeContexts, mml, p.MaxOutputTokens))*len(p.Concurrency)
 	total = max(total, len(r.Results))
 	notice := fmt.Sprintf("Partial run: %d of %d cells finished", done, total)
 	if r.Run.Incomplete != "" {

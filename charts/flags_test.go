@@ -169,3 +169,29 @@ func TestPartialFiguresAreNotShown(t *testing.T) {
 		}
 	}
 }
+
+// TestNoPhantomRow: a requested context the run fitted to the server's
+// max_model_len is one row, labelled with its real size: the default plan's
+// 128K on a 131,072-token server is the measured 123K, with no "Pending"
+// 128K row under it.
+func TestNoPhantomRow(t *testing.T) {
+	plan := engine.DefaultPlan()
+	rep := engine.Report{Plan: plan, Engine: engine.EngineInfo{MaxModelLen: 131072}}
+	for _, ctx := range engine.FitContexts(plan.DecodeContexts, 131072, plan.MaxOutputTokens) {
+		for _, c := range plan.Concurrency {
+			rep.Results = append(rep.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: c},
+				ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusValid, TotalTokPerSec: 100})
+		}
+	}
+	h := buildHeatmap(rep)
+	if want := []string{"8K", "16K", "32K", "64K", "123K"}; !slices.Equal(h.Rows, want) {
+		t.Errorf("rows %v, want %v", h.Rows, want)
+	}
+	for _, row := range h.Cells {
+		for _, c := range row {
+			if c.Status == engine.StatusPending {
+				t.Fatalf("a Pending cell in %v: the fitted plan and the results disagree", h.Rows)
+			}
+		}
+	}
+}

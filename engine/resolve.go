@@ -55,8 +55,11 @@ func fitContext(requested, maxModelLen, output int) int {
 	return max(0, min(requested, limit))
 }
 
-// fitContexts fits every context, drops duplicates and sorts them.
-func fitContexts(requested []int, maxModelLen, output int) []int {
+// FitContexts fits every context to a model of maxModelLen tokens (0:
+// unknown, left as they are) with output tokens after it, as a run does,
+// then drops duplicates and sorts them: 131,072 tokens with 4,096 output
+// turn a requested 128K into 126,720 (123K).
+func FitContexts(requested []int, maxModelLen, output int) []int {
 	out := make([]int, 0, len(requested))
 	for _, c := range requested {
 		out = append(out, fitContext(c, maxModelLen, output))
@@ -101,8 +104,8 @@ func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject) (
 		return s, &PlanError{Problems: []PlanProblem{{FieldMaxOutput,
 			fmt.Sprintf("max output %d tokens does not fit the model's max_model_len %d", plan.MaxOutputTokens, s.MaxModelLen)}}}
 	}
-	s.Prefill = fitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
-	s.Decode = fitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
+	s.Prefill = FitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
+	s.Decode = FitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
 	s.KVTokens = plan.KVBudgetTokens
 	if s.KVTokens == 0 {
 		if met, err := c.Metrics(ctx); err == nil {

@@ -23,7 +23,7 @@ func statusOf(t *testing.T, rep Report, phase Phase, ctxTokens, conc int) Result
 }
 
 func TestFitContext(t *testing.T) {
-	got := fitContexts([]int{8 * K, 128 * K, 256 * K}, 131072, 4096)
+	got := FitContexts([]int{8 * K, 128 * K, 256 * K}, 131072, 4096)
 	if len(got) != 2 || got[0] != 8*K || ContextLabel(got[1]) != "123K" {
 		t.Errorf("fitContexts = %v, want [8K 123K] (the reference reports' label for 131,072 − 4,096 − reserve)", got)
 	}

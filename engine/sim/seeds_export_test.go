@@ -3,6 +3,8 @@ package sim
 import (
 	"os"
 	"testing"
+
+	"speedmatrix/engine"
 )
 
 // The two reference reports (docs/reference) as tables: what the profiles are
@@ -102,11 +104,10 @@ func seed003() SeedReport {
 	}
 }
 
-// fitContext is the context the engine runs for a requested one: it keeps
-// output tokens and a 256-token reserve for the template inside
-// max_model_len (engine.fitContext).
+// fitContext is the context the engine runs for a requested one
+// (engine.FitContexts).
 func fitContext(requested, maxModelLen, output int) int {
-	return max(0, min(requested, maxModelLen-output-256))
+	return engine.FitContexts([]int{requested}, maxModelLen, output)[0]
 }
 
 // realTimeEnv opts in to the real-time reference runs.
