@@ -176,32 +176,22 @@ func (m *Metrics) add(s Sample, acc *metricsAcc) {
 // finish settles the figures that have an old and a new name: the new
 // name wins when both are there, so nothing is counted twice.
 func (m *Metrics) finish(acc *metricsAcc) {
+	m.KVCacheUsage, _ = newerName(acc.kvNew, acc.hasKVNew, acc.kvOld, acc.hasKVOld)
+	m.ITLCount, m.HasITL = newerName(acc.itlNew, acc.hasITLNew, acc.itlOld, acc.hasITLOld)
+	m.PrefixCacheHits, _ = newerName(acc.hitsTotal, acc.hasHitsTotal, acc.hits, true)
+	m.PrefixCacheQueries, _ = newerName(acc.queriesTotal, acc.hasQueryTotal, acc.queries, true)
+}
+
+// newerName is the figure under the new name when the page has it, else
+// the one under the old name; ok says whether either was there.
+func newerName(newV float64, hasNew bool, oldV float64, hasOld bool) (v float64, ok bool) {
 	switch {
-	case acc.hasKVNew:
-		m.KVCacheUsage = acc.kvNew
-	case acc.hasKVOld:
-		m.KVCacheUsage = acc.kvOld
+	case hasNew:
+		return newV, true
+	case hasOld:
+		return oldV, true
 	}
-	switch {
-	case acc.hasITLNew:
-		m.ITLCount, m.HasITL = acc.itlNew, true
-	case acc.hasITLOld:
-		m.ITLCount, m.HasITL = acc.itlOld, true
-	}
-	m.PrefixCacheHits = acc.hits
-	if acc.hasHitsTotal {
-		switch {
-		case acc.hasITLNew:
-			m.ITLCount, m.HasITL = acc.itlNew, true
-		case acc.hasITLOld:
-			m.ITLCount, m.HasITL = acc.itlOld, true
-		}
-		m.PrefixCacheHits = acc.hitsTotal
-	}
-	m.PrefixCacheQueries = acc.queries
-	if acc.hasQueryTotal {
-		m.PrefixCacheQueries = acc.queriesTotal
-	}
+	return 0, false
 }
 
 func maxSeen(cur float64, seen bool, v float64) float64 {
