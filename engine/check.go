@@ -119,6 +119,9 @@ type ThrottleReason struct {
 	GPUs   []int   `json:"gpus"`
 }
 
+// ThrottleReasonName is a reason as text says it: "power cap".
+func ThrottleReasonName(reason string) string { return strings.ReplaceAll(reason, "_", " ") }
+
 // OK reports whether the verdict is "ok" (or nothing was sampled).
 func (t *Throttle) OK() bool { return t == nil || t.Verdict == "" || t.Verdict == ThrottleOK }
 
@@ -134,7 +137,7 @@ func (t *Throttle) Describe() string {
 			gpus[i] = fmt.Sprint(g)
 		}
 		parts = append(parts, fmt.Sprintf("%s in %.0f %% of samples (GPU %s)",
-			strings.ReplaceAll(r.Reason, "_", " "), 100*r.Share, strings.Join(gpus, ", ")))
+			ThrottleReasonName(r.Reason), 100*r.Share, strings.Join(gpus, ", ")))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -108,7 +108,7 @@ func ThrottleSummary(rs []engine.Result) (line string, ok bool) {
 		}
 		throttled++
 		for _, why := range strings.Split(t.Verdict, "+") {
-			if why = strings.ReplaceAll(why, "_", " "); !slices.Contains(reasons, why) {
+			if why = engine.ThrottleReasonName(why); !slices.Contains(reasons, why) {
 				reasons = append(reasons, why)
 			}
 		}
