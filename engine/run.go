@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -86,9 +87,9 @@ func runWith(ctx context.Context, plan Plan, target Subject, opts runOptions) <-
 	ch := make(chan Event, 64)
 	r := &runner{plan: plan, target: target, opts: opts, events: ch}
 	r.client = openai.New(target.BaseURL, target.APIKey)
-	r.client.FirstTokenTimeout = cmp(target.FirstTokenTimeout, opts.firstTokenTimeout)
-	r.client.StallTimeout = cmp(target.StallTimeout, opts.stallTimeout)
-	r.client.RequestTimeout = cmp(target.RequestTimeout, opts.requestTimeout)
+	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)
+	r.client.StallTimeout = cmp.Or(target.StallTimeout, opts.stallTimeout)
+	r.client.RequestTimeout = cmp.Or(target.RequestTimeout, opts.requestTimeout)
 	if opts.wrapTransport != nil {
 		r.client.HTTP = &http.Client{Transport: opts.wrapTransport(r.client.HTTP.Transport)}
 	}
@@ -106,14 +107,6 @@ func runWith(ctx context.Context, plan Plan, target Subject, opts runOptions) <-
 		r.events <- Event{Kind: EventDone, Time: time.Now(), Report: &rep, Err: err}
 	}()
 	return ch
-}
-
-// cmp is d, or def when d is zero.
-func cmp(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 func (r *runner) run(ctx context.Context) error {

@@ -12,6 +12,7 @@
 package openai
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 	"strings"
@@ -94,19 +95,12 @@ func (c *Client) httpClient() *http.Client {
 	return http.DefaultClient
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
 func (c *Client) firstTokenTimeout() time.Duration {
-	return orDefault(c.FirstTokenTimeout, DefaultFirstTokenTimeout)
+	return cmp.Or(c.FirstTokenTimeout, DefaultFirstTokenTimeout)
 }
 
-func (c *Client) stallTimeout() time.Duration { return orDefault(c.StallTimeout, DefaultStallTimeout) }
+func (c *Client) stallTimeout() time.Duration { return cmp.Or(c.StallTimeout, DefaultStallTimeout) }
 
 func (c *Client) requestTimeout() time.Duration {
-	return orDefault(c.RequestTimeout, DefaultRequestTimeout)
+	return cmp.Or(c.RequestTimeout, DefaultRequestTimeout)
 }
