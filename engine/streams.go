@@ -158,9 +158,9 @@ func (m arrivalMap) index(t time.Time) int {
 }
 
 // activeStreams is the time-average number of the cell's streams that were
-// active in [from, to], counted per worker: decoding, or waiting for the
-// first token of a restarted request for at most twice the cell's median
-// TTFT. Without it the short gap at every restart would count as idle and
+// active in [from, to], counted per worker: decoding, starting the next
+// request (our own turnaround), or waiting for the first token of a
+// restarted request for at most twice the cell's median TTFT. Without it the short gap at every restart would count as idle and
 // flag cells with short outputs as underfilled; a longer wait still counts
 // as idle, since that is the server not holding the stream.
 func activeStreams(recs []*requestRecord, from, to time.Time, medianTTFTMs float64) float64 {
@@ -182,8 +182,13 @@ func activeStreams(recs []*requestRecord, from, to time.Time, medianTTFTMs float
 				continue
 			}
 			prevEnd := rs[i-1].End
-			if !prevEnd.IsZero() && rs[i-1].Err == nil && r.FirstToken.Sub(prevEnd) <= grace {
-				activeS += overlapS(prevEnd, r.FirstToken, from, to)
+			if prevEnd.IsZero() || rs[i-1].Err != nil {
+				continue
+			}
+			// Our own turnaround to the next request is not the server's.
+			activeS += overlapS(prevEnd, r.Sent, from, to)
+			if r.FirstToken.Sub(r.Sent) <= grace {
+				activeS += overlapS(r.Sent, r.FirstToken, from, to)
 			}
 		}
 	}
