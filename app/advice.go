@@ -50,3 +50,46 @@ func upper(s string) string {
 	}
 	return string(s[0]-'a'+'A') + s[1:]
 }
+
+// problemMessages say in plain words what went wrong, per kind of problem.
+var problemMessages = map[engine.Problem]string{
+	engine.ProblemPlan:           "The matrix has a setting the run cannot use.",
+	engine.ProblemModel:          "The server does not serve that model.",
+	engine.ProblemAuth:           "The server rejected the API key.",
+	engine.ProblemContextTooLong: "A prompt and its output do not fit the model.",
+	engine.ProblemUnreachable:    "The server does not answer.",
+	engine.ProblemNotOpenAI:      "That address does not answer like an OpenAI-compatible server.",
+	engine.ProblemTimeout:        "The server took too long to answer.",
+	engine.ProblemBusy:           "Another client is using the server.",
+	engine.ProblemServerStopped:  "The server stopped answering during the run.",
+	engine.ProblemServerChanged:  "This is not the server the run began with.",
+}
+
+// problemScreens is the screen that fixes each kind of problem.
+var problemScreens = map[engine.Problem]string{
+	engine.ProblemPlan:           tabMatrix,
+	engine.ProblemModel:          tabServer,
+	engine.ProblemAuth:           tabServer,
+	engine.ProblemContextTooLong: tabMatrix,
+	engine.ProblemUnreachable:    tabServer,
+	engine.ProblemNotOpenAI:      tabServer,
+	engine.ProblemServerChanged:  tabServer,
+}
+
+// noticeOf is err as a banner shows it: the plain message of its kind (or
+// fallback for a kind without one), the advice, a button to the screen
+// that fixes it (through show, when set), and err itself as the detail.
+func noticeOf(err error, fallback string, show func(screen string)) notice {
+	p := engine.ProblemOf(err)
+	n := notice{Message: problemMessages[p], Action: upper(advice(err)), Detail: err.Error()}
+	if n.Message == "" {
+		n.Message = fallback
+	}
+	if n.Action != "" {
+		n.Action += "."
+	}
+	if screen := problemScreens[p]; screen != "" && show != nil {
+		n.Button, n.OnPress = "Open "+screen+" screen", func() { show(screen) }
+	}
+	return n
+}

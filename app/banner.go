@@ -1,0 +1,127 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// notice is a problem as every screen shows it: what happened in plain
+// words, what to do, an optional button that does it, and the technical
+// detail behind a "Details" toggle.
+type notice struct {
+	Message string // plain words, a sentence: "The server does not answer."
+	Action  string // what to do: "Check URL on the Server screen."
+	Button  string // a button's label; "" for none
+	OnPress func() // what the button does
+	Detail  string // the error as the program saw it; "" for none
+}
+
+// banner is the one error style of the app: a red box with white text. It
+// is hidden until show.
+type banner struct {
+	box              *fyne.Container
+	message, action  *widget.RichText
+	detail           *widget.Label
+	toggle, button   *widget.Button
+	detailShown      bool
+	onPress          func()
+	current          notice
+}
+
+// newBanner makes a hidden banner.
+func newBanner() *banner {
+	b := &banner{}
+	b.message = widget.NewRichText(&widget.TextSegment{Style: bannerStyle(true)})
+	b.action = widget.NewRichText(&widget.TextSegment{Style: bannerStyle(false)})
+	b.message.Wrapping, b.action.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	b.detail = widget.NewLabel("")
+	b.detail.Wrapping = fyne.TextWrapBreak
+	b.detail.TextStyle = fyne.TextStyle{Monospace: true}
+	b.detail.Hide()
+	b.toggle = widget.NewButton("Details", b.onToggle)
+	b.toggle.Importance = widget.LowImportance
+	b.button = widget.NewButton("", func() {
+		if b.onPress != nil {
+			b.onPress()
+		}
+	})
+	icon := widget.NewIcon(theme.NewColoredResource(theme.ErrorIcon(), theme.ColorNameForeground))
+	buttons := container.NewHBox(b.button, b.toggle)
+	text := container.NewVBox(b.message, b.action, buttons, panel(b.detail))
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameError))
+	bg.CornerRadius = theme.InputRadiusSize()
+	b.box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, container.NewVBox(icon), nil, text)))
+	b.box.Hide()
+	return b
+}
+
+// bannerStyle is white text on the banner: bold for the message.
+func bannerStyle(bold bool) widget.RichTextStyle {
+	s := widget.RichTextStyleParagraph
+	s.ColorName = theme.ColorNameForegroundOnError
+	s.TextStyle = fyne.TextStyle{Bold: bold}
+	return s
+}
+
+// object is the banner's widget tree.
+func (b *banner) object() fyne.CanvasObject { return b.box }
+
+// show replaces what the banner says and shows it.
+func (b *banner) show(n notice) {
+	b.current = n
+	setSegment(b.message, n.Message)
+	setSegment(b.action, n.Action)
+	b.onPress = n.OnPress
+	b.button.SetText(n.Button)
+	if n.Button == "" || n.OnPress == nil {
+		b.button.Hide()
+	} else {
+		b.button.Show()
+	}
+	b.detail.SetText(n.Detail)
+	b.detailShown = false
+	b.detail.Hide()
+	b.toggle.SetText("Details")
+	if n.Detail == "" {
+		b.toggle.Hide()
+	} else {
+		b.toggle.Show()
+	}
+	b.box.Show()
+	b.box.Refresh()
+}
+
+// hide clears the banner.
+func (b *banner) hide() {
+	b.current = notice{}
+	b.box.Hide()
+}
+
+// visible reports whether the banner shows a problem.
+func (b *banner) visible() bool { return b.box.Visible() }
+
+func (b *banner) onToggle() {
+	b.detailShown = !b.detailShown
+	if b.detailShown {
+		b.detail.Show()
+		b.toggle.SetText("Hide details")
+	} else {
+		b.detail.Hide()
+		b.toggle.SetText("Details")
+	}
+	b.box.Refresh()
+}
+
+func setSegment(r *widget.RichText, text string) {
+	seg := r.Segments[0].(*widget.TextSegment)
+	seg.Text = text
+	if text == "" {
+		r.Hide()
+	} else {
+		r.Show()
+	}
+	r.Refresh()
+}
