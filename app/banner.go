@@ -22,13 +22,13 @@ type notice struct {
 // banner is the one error style of the app: a red box with white text. It
 // is hidden until show.
 type banner struct {
-	box              *fyne.Container
-	message, action  *widget.RichText
-	detail           *widget.Label
-	toggle, button   *widget.Button
-	detailShown      bool
-	onPress          func()
-	current          notice
+	box             *fyne.Container
+	message, action *widget.RichText
+	detail          *widget.Label
+	toggle, button  *widget.Button
+	detailShown     bool
+	onPress         func()
+	current         notice
 }
 
 // newBanner makes a hidden banner.
