@@ -82,6 +82,7 @@ type ui struct {
 	hwInfo engine.HardwareInfo
 	hwErr  error
 
+	state    *appState // what every screen observes
 	tabs     *container.AppTabs
 	hardware *hardwareTab
 	server   *serverTab
@@ -110,7 +111,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	if d.do == nil {
 		d.do = fyne.Do
 	}
-	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences())}
+	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle = a.Quit, time.Second
 	u.hwInfo, u.hwErr = d.hardware.Detect()

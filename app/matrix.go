@@ -59,6 +59,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 
 	saved := planSettings{Preset: presetStandard, Plan: engine.DefaultPlan()}
 	u.prefs.load(prefPlan, &saved)
+	u.state.watch(changeTarget, m.targetChanged)
 	m.applyPlan(saved.Plan)
 	m.applying = true
 	m.preset.SetSelected(saved.Preset)
@@ -155,13 +156,8 @@ func (m *matrixTab) plan() (engine.Plan, error) {
 	return p, nil
 }
 
-// capacity is the chosen target's, when the Server screen knows it.
-func (m *matrixTab) capacity() capacity {
-	if m.u.server == nil {
-		return capacity{}
-	}
-	return m.u.server.capacity()
-}
+// capacity is the chosen target's, as far as known.
+func (m *matrixTab) capacity() capacity { return m.u.state.target.Capacity }
 
 // refreshCapacity recomputes the estimate and greys the over-capacity cells.
 func (m *matrixTab) refreshCapacity() {
@@ -173,6 +169,7 @@ func (m *matrixTab) refreshCapacity() {
 
 func (m *matrixTab) refreshCapacityLocked() {
 	p, err := m.plan()
+	m.u.state.setPlan(p, err)
 	if err != nil {
 		m.problem.SetText(err.Error())
 		m.problem.Show()
@@ -182,11 +179,9 @@ func (m *matrixTab) refreshCapacityLocked() {
 	m.problem.Hide()
 	c := m.capacity()
 	// Measure what the engine will measure: contexts fitted to the model.
-	fitted := p
-	fitted.PrefillContexts = engine.FitContexts(p.PrefillContexts, c.MaxModelLen, 1)
-	fitted.DecodeContexts = engine.FitContexts(p.DecodeContexts, c.MaxModelLen, p.MaxOutputTokens)
-	total, run, over := estimate(fitted, c)
-	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(total), len(fitted.PrefillContexts), run)
+	fitted := c.Fit(p)
+	run, over := cellCounts(fitted, c)
+	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(engine.Estimate(p, c)), len(fitted.PrefillContexts), run)
 	if over > 0 {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
@@ -198,7 +193,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 	}
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range p.Concurrency {
-			m.preview.setPlanned(ctx, n, c.overCapacity(ctx, n, p.MaxOutputTokens))
+			m.preview.setPlanned(ctx, n, c.OverCapacity(ctx, n, p.MaxOutputTokens))
 		}
 	}
 	m.preview.redraw()

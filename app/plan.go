@@ -14,16 +14,7 @@ const (
 )
 
 // capacity is what the target can hold, when known (0: unknown).
-type capacity struct {
-	KVCacheTokens int
-	MaxNumSeqs    int
-	MaxModelLen   int
-}
-
-// overCapacity is the engine's capacity check with what the target holds.
-func (c capacity) overCapacity(contextTokens, concurrency, outputTokens int) bool {
-	return engine.OverCapacity(c.KVCacheTokens, c.MaxNumSeqs, contextTokens, concurrency, outputTokens)
-}
+type capacity = engine.Limits
 
 // quickPlan is a matrix of about two minutes; for a small model (max length
 // 16K or less, such as the tiny simulator) one of about a minute that fits it.
@@ -53,26 +44,17 @@ func presetPlan(name string, c capacity) engine.Plan {
 	return engine.DefaultPlan()
 }
 
-// Rough costs for the estimate: a prefill request, and the warm-up and
-// tear-down around each decode cell's measurement window.
-const (
-	estPrefill     = 3 * time.Second
-	estDecodeExtra = 3 * time.Second
-)
-
-// estimate is the expected run time of plan on c, and the number of decode
-// cells that will run and that are over capacity.
-func estimate(p engine.Plan, c capacity) (total time.Duration, run, over int) {
-	total = time.Duration(len(p.PrefillContexts)) * estPrefill
+// cellCounts is the number of decode cells of p (fitted) that will run on
+// c, and of those over its capacity.
+func cellCounts(p engine.Plan, c capacity) (run, over int) {
 	for _, ctx := range p.DecodeContexts {
 		for _, n := range p.Concurrency {
-			if c.overCapacity(ctx, n, p.MaxOutputTokens) {
+			if c.OverCapacity(ctx, n, p.MaxOutputTokens) {
 				over++
-				continue
+			} else {
+				run++
 			}
-			run++
-			total += p.Duration + estDecodeExtra
 		}
 	}
-	return total, run, over
+	return run, over
 }

@@ -154,7 +154,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject) {
 	r.heat.setAxes(contexts, plan.Concurrency)
 	for _, ctx := range contexts {
 		for _, n := range plan.Concurrency {
-			r.heat.setPlanned(ctx, n, c.overCapacity(ctx, n, plan.MaxOutputTokens))
+			r.heat.setPlanned(ctx, n, c.OverCapacity(ctx, n, plan.MaxOutputTokens))
 		}
 	}
 	r.heat.redraw()

@@ -127,12 +127,20 @@ func (s *serverTab) onKind(kind string) {
 			p.Hide()
 		}
 	}
-	if s.u.matrix != nil {
-		s.u.matrix.targetChanged()
+	s.publish()
+}
+
+// publish tells every screen what the chosen target is now.
+func (s *serverTab) publish() {
+	if s.kind == nil {
+		return // still being built
 	}
-	if s.u.run != nil {
-		s.u.run.targetChanged()
-	}
+	s.u.state.setTarget(targetInfo{
+		Kind:        s.kind.Selected,
+		Description: s.description(),
+		Simulated:   s.kind.Selected == targetSim,
+		Capacity:    s.capacity(),
+	})
 }
 
 // capacity is what the chosen target can hold, when known.

@@ -22,6 +22,8 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 	s.apiKey = widget.NewPasswordEntry()
 	s.apiKey.SetPlaceHolder("none")
 	s.model = widget.NewSelectEntry(nil)
+	// Another address is another server: what was detected no longer holds.
+	s.url.OnChanged = func(string) { s.endpointMaxLen = 0; s.publish() }
 	s.model.SetPlaceHolder("the first model the server lists")
 	s.endpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
 	s.endpointStatus.Wrapping = fyne.TextWrapWord
@@ -76,7 +78,7 @@ func (s *serverTab) showModels(models []openai.Model, err error) {
 		msg += fmt.Sprintf(" Max model length %s tokens.", formatThousands(s.endpointMaxLen))
 	}
 	s.endpointStatus.SetText(msg)
-	s.u.matrix.targetChanged()
+	s.publish()
 }
 
 // checkURL says what is wrong with an endpoint URL.

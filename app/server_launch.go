@@ -151,7 +151,7 @@ func (l *launchPanel) reset() {
 	}
 	l.start.Enable()
 	l.stop.Disable()
-	l.s.u.matrix.targetChanged()
+	l.s.publish()
 }
 
 // onReady shows the KV capacity vLLM reported.
@@ -168,7 +168,7 @@ func (l *launchPanel) onReady(srv launchedServer) {
 		}
 		l.kv.SetText(text)
 	}
-	l.s.u.matrix.targetChanged()
+	l.s.publish()
 }
 
 // onStop stops the server in the background.

@@ -16,6 +16,7 @@ func (l *launchPanel) onFormChange() {
 	if l.command == nil {
 		return
 	}
+	l.s.publish()
 	cfg := l.s.form.config(true).WithDefaults()
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))

@@ -44,12 +44,7 @@ func (s *serverTab) onProfile() {
 		[2]string{"Max model length", formatThousands(p.MaxModelLen) + " tokens"},
 	)}
 	s.profileFacts.Refresh()
-	if s.u.matrix != nil {
-		s.u.matrix.targetChanged()
-	}
-	if s.u.run != nil {
-		s.u.run.targetChanged()
-	}
+	s.publish()
 }
 
 func (s *serverTab) simProfile() (sim.Profile, bool) {

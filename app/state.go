@@ -85,8 +85,5 @@ func (s *appState) setRun(r runInfo) {
 // fitted is the plan as the engine will run it on the target: contexts
 // fitted to its model length.
 func (s *appState) fitted() engine.Plan {
-	p, c := s.plan, s.target.Capacity
-	p.PrefillContexts = engine.FitContexts(p.PrefillContexts, c.MaxModelLen, 1)
-	p.DecodeContexts = engine.FitContexts(p.DecodeContexts, c.MaxModelLen, p.MaxOutputTokens)
-	return p
+	return s.target.Capacity.Fit(s.plan)
 }

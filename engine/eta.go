@@ -18,6 +18,18 @@ type etaModel struct {
 	prefillS   float64 // its duration
 }
 
+// The priors, before a run has measured a cell. A decode cell takes its
+// window plus a warm-up and drain of about a tenth of it: a Standard run
+// (30 s windows, 40 decode cells) took 22 min, a Quick one on the tiny
+// simulator (2 s windows) 38 s. A prefill cell takes a fraction of a second
+// plus the prompt at 20K tokens/s.
+const (
+	priorDecodeOverheadS     = 0.1
+	priorDecodeOverheadShare = 0.1
+	priorPrefillS            = 0.2
+	priorPrefillTokPerS      = 20000
+)
+
 func newETAModel(plan Plan, s setup) etaModel {
 	return etaModel{duration: plan.Duration, maxOutput: plan.MaxOutputTokens, setup: s}
 }
@@ -41,12 +53,12 @@ func (e *etaModel) estimate(c Cell) time.Duration {
 		}
 		over := e.overheadS
 		if e.overheadN == 0 {
-			over = 1 + 0.1*e.duration.Seconds()
+			over = priorDecodeOverheadS + priorDecodeOverheadShare*e.duration.Seconds()
 		}
 		return e.duration + seconds(over)
 	}
 	if e.prefillCtx == 0 {
-		return seconds(1 + float64(c.ContextTokens)/20000)
+		return seconds(priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS)
 	}
 	// Attention makes long prompts cost more than linearly.
 	return seconds(e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))
@@ -67,3 +79,35 @@ func (e *etaModel) remaining(cells []Cell, inCurrent time.Duration) time.Duratio
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Limits are what a server holds, as far as known before a run (0: unknown).
+type Limits struct {
+	MaxModelLen   int // tokens of prompt and output per request
+	KVCacheTokens int // tokens the KV cache holds
+	MaxNumSeqs    int // sequences the server runs at once
+}
+
+// OverCapacity is OverCapacity with these limits.
+func (l Limits) OverCapacity(contextTokens, concurrency, outputTokens int) bool {
+	return OverCapacity(l.KVCacheTokens, l.MaxNumSeqs, contextTokens, concurrency, outputTokens)
+}
+
+// Fit is plan with its contexts fitted to the model length, as a run
+// measures them.
+func (l Limits) Fit(plan Plan) Plan {
+	plan.PrefillContexts = FitContexts(plan.PrefillContexts, l.MaxModelLen, 1)
+	plan.DecodeContexts = FitContexts(plan.DecodeContexts, l.MaxModelLen, plan.MaxOutputTokens)
+	return plan
+}
+
+// Estimate is how long plan takes on a server with these limits before
+// anything is measured. It is the run's own ETA at its start, so the
+// estimate a screen shows before the run and the ETA during it are one
+// model; the run's ETA then learns from the cells it measures.
+func Estimate(plan Plan, l Limits) time.Duration {
+	fitted := l.Fit(plan)
+	s := setup{MaxModelLen: l.MaxModelLen, KVTokens: l.KVCacheTokens, MaxNumSeqs: l.MaxNumSeqs,
+		Prefill: fitted.PrefillContexts, Decode: fitted.DecodeContexts}
+	e := newETAModel(plan, s)
+	return e.remaining(s.cells(plan), 0)
+}
