@@ -84,6 +84,7 @@ type ui struct {
 
 	state    *appState // what every screen observes
 	tabs     *container.AppTabs
+	runItem  *container.TabItem // its title shows a run's progress from every screen
 	hardware *hardwareTab
 	server   *serverTab
 	matrix   *matrixTab
@@ -101,6 +102,8 @@ type ui struct {
 	// exit quitGrace after a quit whose ShowAndRun never returns.
 	armExit func()
 	settle  time.Duration // lets the window draw the charts before the screenshot
+	// ask, when set (tests), answers confirm instead of a dialog.
+	ask func(title, message, yes, no string, answer func(bool))
 }
 
 // newUI detects the hardware and builds every screen.
@@ -127,6 +130,8 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	}
 	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history)
 	u.tabs.SetTabLocation(container.TabLocationLeading)
+	u.runItem = run
+	u.state.watch(changeRun, u.showRunInSidebar)
 	u.server.applyTarget(opts.Target)
 	if opts.Autorun {
 		// A scripted run wants a result in minutes: the Quick plan fitted to the target.
@@ -149,12 +154,44 @@ func (u *ui) hasGPU() bool { return u.hwErr == nil && len(u.hwInfo.GPUs) > 0 }
 
 // show selects the screen whose tab has this title.
 func (u *ui) show(title string) {
+	if title == tabRun {
+		u.tabs.Select(u.runItem) // its title may carry the progress
+		return
+	}
 	for _, t := range u.tabs.Items {
 		if t.Text == title {
 			u.tabs.Select(t)
 			return
 		}
 	}
+}
+
+// showRunInSidebar puts a run's progress in the Run tab's title, so that
+// it shows from every screen: "Run · 3/12".
+func (u *ui) showRunInSidebar() {
+	text := tabRun
+	if st := u.state.run; st.Running {
+		text = tabRun + " · starting"
+		if p := st.Progress; p != nil && p.CellCount > 0 {
+			text = fmt.Sprintf("%s · %d/%d", tabRun, p.CellIndex, p.CellCount)
+		}
+	}
+	if u.runItem.Text != text {
+		u.runItem.Text = text
+		u.tabs.Refresh()
+	}
+}
+
+// confirm asks a yes/no question in a dialog with these button labels.
+func (u *ui) confirm(title, message, yes, no string, answer func(bool)) {
+	if u.ask != nil {
+		u.ask(title, message, yes, no, answer)
+		return
+	}
+	d := dialog.NewConfirm(title, message, answer, u.win)
+	d.SetConfirmText(yes)
+	d.SetDismissText(no)
+	d.Show()
 }
 
 // start begins the background work of a launched app: telemetry, autorun.
@@ -174,11 +211,11 @@ func (u *ui) start() {
 	}
 }
 
-// onRunDone is called on the UI goroutine when a run ends.
-func (u *ui) onRunDone(rep *engine.Report, runErr error) {
+// onRunDone is called on the UI goroutine when a run ends; dir is the
+// History folder of the run it resumed ("" for a new run).
+func (u *ui) onRunDone(rep *engine.Report, runErr error, dir string) {
 	if rep != nil && len(rep.Results) > 0 {
-		u.results.show(*rep, "")
-		u.history.save(*rep)
+		u.results.show(*rep, dir)
 		u.show(tabResults)
 	}
 	if u.opts.Autorun && u.opts.Export != "" {

@@ -34,6 +34,9 @@ type fakeEngine struct {
 	// incomplete, when set, is the report's Run.Incomplete: the engine
 	// stopped the run early without an error.
 	incomplete string
+	// final are added to the report when the run ends, as the engine lists
+	// the cell it cut short (Cancelled) and those it never reached (Not run).
+	final []engine.Result
 
 	mu        sync.Mutex
 	plans     []engine.Plan
@@ -67,7 +70,9 @@ func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target engine.Ta
 			<-ctx.Done()
 			close(cancelled)
 			err = context.Canceled
+			rep.Run.Complete = false
 		}
+		rep.Results = append(rep.Results, f.final...)
 		ch <- engine.Event{Kind: engine.EventDone, Report: rep, Err: err}
 	}()
 	return ch

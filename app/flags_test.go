@@ -37,6 +37,7 @@ func checkedResults() []engine.Result {
 func TestHeatmapMarksFlagsAndNotRun(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
 	h := u.run.heat
+	h.idleText = "waiting" // as during a run
 	h.setAxes([]int{1024}, []int{1, 2, 8, 16, 32, 64})
 	for _, r := range checkedResults() {
 		h.setResult(r)
@@ -121,8 +122,11 @@ func TestRunSaysWhyItStopped(t *testing.T) {
 	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run to finish")
-	got := u.run.progressLine.Text
-	if !strings.HasPrefix(got, "Stopped after ") || !strings.Contains(got, "the server stopped answering: connection refused") {
-		t.Errorf("progress line %q does not say why the run stopped", got)
+	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Stopped after ") {
+		t.Errorf("progress line %q does not say the run stopped", got)
+	}
+	n := u.run.banner.current
+	if !u.run.banner.visible() || n.Message == "" || n.Detail != "the server stopped answering: connection refused" || n.Button != "Open Results screen" {
+		t.Errorf("banner = %+v (visible %v), want the reason in its detail and a way to Resume", n, u.run.banner.visible())
 	}
 }

@@ -19,8 +19,8 @@ type cellStyle struct {
 	text              string
 }
 
-// cellLook is a cell's style. Waiting and Cancelled cells are tinted with
-// the primary colour (Cancelled greyed out); a Not run cell, which the run
+// cellLook is a cell's style. Waiting cells are tinted with the primary
+// colour, Cancelled ones solid grey; a Not run cell, which the run
 // never reached, is an empty outline; the cell being measured is outlined
 // in the primary colour.
 func cellLook(hc *heatCell, scale charts.ColorScale, idle string) cellStyle {
@@ -37,7 +37,8 @@ func cellLook(hc *heatCell, scale charts.ColorScale, idle string) cellStyle {
 	case engine.StatusFailed:
 		return plain(color.NRGBA{R: 0xdc, G: 0x26, B: 0x26, A: 0x66}, fg, string(hc.status))
 	case engine.StatusCancelled:
-		return plain(pendingColor(), theme.Color(theme.ColorNameDisabled), string(hc.status))
+		// Cut short by the user: a solid grey, as readable as a result.
+		return plain(color.NRGBA{R: 0x6b, G: 0x72, B: 0x80, A: 0x99}, fg, string(hc.status))
 	case engine.StatusNotRun:
 		ink := theme.Color(theme.ColorNamePlaceHolder)
 		return cellStyle{fill: color.Transparent, stroke: ink, strokeW: 1, ink: ink, text: string(hc.status)}

@@ -89,19 +89,23 @@ func runTitle(folder string) string {
 }
 
 // save stores rep under the runs folder and lists it.
-func (h *historyTab) save(rep engine.Report) {
+// save writes rep into dir, or into a new folder named after the run when
+// dir is "", and returns the folder ("" when there is no runs folder).
+func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
 	if h.u.deps.runsDir == "" {
-		return
+		return "", nil
 	}
 	if rep.Run.StartedAt.IsZero() {
 		rep.Run.StartedAt = h.u.deps.now()
 	}
-	dir := filepath.Join(h.u.deps.runsDir, runFolder(rep))
+	if dir == "" {
+		dir = filepath.Join(h.u.deps.runsDir, runFolder(rep))
+	}
 	if err := h.u.deps.store.Save(dir, rep); err != nil {
-		h.status.SetText(fmt.Sprintf("The run was not saved: %v. Check that %s is writable.", err, h.u.deps.runsDir))
-		return
+		return dir, err
 	}
 	h.reload()
+	return dir, nil
 }
 
 // reload lists the run folders holding a report.json, newest first.

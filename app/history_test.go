@@ -47,8 +47,12 @@ func TestHistoryCompare(t *testing.T) {
 			h := u.history
 			a, b := cannedReport("a", 100), cannedReport("b", 150)
 			b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
-			h.save(a)
-			h.save(b)
+			if _, err := h.save(a, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.save(b, ""); err != nil {
+				t.Fatal(err)
+			}
 			if len(h.runs) != 2 {
 				t.Fatalf("history lists %v, want 2 runs", h.runs)
 			}

@@ -85,8 +85,12 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 	if u.run.running() {
 		t.Error("a run started with a broken matrix")
 	}
-	if !strings.Contains(u.run.progressLine.Text, "Cannot start") {
-		t.Errorf("run line = %q, want why it cannot start", u.run.progressLine.Text)
+	if n := u.run.banner.current; !u.run.banner.visible() || !strings.Contains(n.Message, "requests at once") || n.Button != "Open Matrix screen" {
+		t.Errorf("Run screen banner = %+v, want why it cannot start and a way to the Matrix screen", n)
+	}
+	m.concurrency.SetText("1, 2")
+	if u.run.banner.visible() {
+		t.Errorf("the banner still says %q after the matrix was fixed", u.run.banner.current.Message)
 	}
 }
 

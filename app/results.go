@@ -35,6 +35,8 @@ type resultsTab struct {
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports in the dark theme (default light)
 	status          *widget.Label
+	banner          *banner        // export problems
+	resumeBtn       *widget.Button // shown for a partial run saved in History
 	rendered        chan struct{} // closed when the charts of the shown report are drawn
 }
 
@@ -67,9 +69,14 @@ func newResultsTab(u *ui) *container.TabItem {
 	r.status.Importance = widget.LowImportance
 	r.status.Wrapping = fyne.TextWrapWord
 	r.setEnabled(false)
+	r.banner = newBanner()
+	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { u.run.resume(r.report, r.source) })
+	r.resumeBtn.Importance = widget.HighImportance
+	r.resumeBtn.Hide()
+	u.state.watch(changeRun, r.showResume)
 
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
-	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, r.badgeBox, r.title), r.subtitle)
+	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
 	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
 	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, r.views, actions))
 }
@@ -102,7 +109,25 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.checks.show(rep)
 	r.setEnabled(true)
 	r.status.SetText("")
+	r.banner.hide()
+	r.showResume()
 	r.drawCharts(rep)
+}
+
+// showResume offers Resume for a partial run kept in History, while no
+// other run is going on.
+func (r *resultsTab) showResume() {
+	if r.has && !r.report.Run.Complete && r.source != "" && !r.u.state.run.Running && canResume(r.report) {
+		r.resumeBtn.Show()
+	} else {
+		r.resumeBtn.Hide()
+	}
+}
+
+// canResume reports whether a report is one of our runs that the engine
+// can finish: an imported one has no plan to resume.
+func canResume(rep engine.Report) bool {
+	return len(rep.Plan.DecodeContexts)+len(rep.Plan.PrefillContexts) > 0
 }
 
 // incompleteLine says why a run that isn't complete stopped, when the

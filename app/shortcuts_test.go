@@ -19,7 +19,7 @@ func TestShortcutsStartAndCancel(t *testing.T) {
 		t.Skip("the test canvas does not dispatch shortcuts")
 	}
 	c.TypedShortcut(shortcutStart)
-	if !u.run.running() || u.tabs.Selected().Text != tabRun {
+	if !u.run.running() || u.tabs.Selected() != u.runItem {
 		t.Fatalf("Ctrl+R: running %v on %q", u.run.running(), u.tabs.Selected().Text)
 	}
 	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})

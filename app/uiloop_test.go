@@ -100,3 +100,27 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 		}
 	}
 }
+
+// waitUntil runs t's UI loop until cond holds (checked on the test
+// goroutine, between updates); it fails the test when cond does not hold
+// within a generous bound.
+func waitUntil(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	l := loopFor(t)
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		l.runPending()
+		if cond() {
+			return
+		}
+		select {
+		case <-l.wake:
+		case <-poll.C:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy = f.allowBusy
 	if prev != nil {
-		target.Header = mergeHeader(*prev, target.Header)
+		target.Header = engine.ResumeHeader(*prev, target.Header)
 		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
 	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(c.Version)
@@ -190,20 +190,6 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 		return p, nil, errors.New("run: --kv-budget must be ≥ 0, --max-output ≥ 1 and --duration positive")
 	}
 	return p, nil, nil
-}
-
-// mergeHeader keeps the resumed run's sections and start time, refreshed by
-// what the new target knows.
-func mergeHeader(prev, now engine.Report) engine.Report {
-	h := prev
-	h.Results = nil
-	if now.LaunchCommand != "" {
-		h.LaunchCommand = now.LaunchCommand
-	}
-	if len(now.Hardware.GPUs) > 0 || h.Hardware.Type == "" {
-		h.Hardware = now.Hardware
-	}
-	return h
 }
 
 func describeTarget(f runFlags, t engine.Subject) string {

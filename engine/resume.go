@@ -76,3 +76,18 @@ func (r *runner) keptResults() map[string]Result {
 	}
 	return kept
 }
+
+// ResumeHeader is the header of a resumed run: the earlier run's sections
+// and start time, refreshed by what the target now knows (the launch
+// command, the hardware when it was detected).
+func ResumeHeader(prev, now Report) Report {
+	h := prev
+	h.Results = nil
+	if now.LaunchCommand != "" {
+		h.LaunchCommand = now.LaunchCommand
+	}
+	if len(now.Hardware.GPUs) > 0 || h.Hardware.Type == "" {
+		h.Hardware = now.Hardware
+	}
+	return h
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// TestRunScreenFollowsTheTarget: the Run screen names the target the run
+// would measure after any edit on the Server screen, and previews the
+// plan fitted to it (the "Target: http://127.0.0.1:1" after the URL
+// was edited).
+func TestRunScreenFollowsTheTarget(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	if got := u.run.targetLine.Text; got != "Target: simulated (profile tiny)" {
+		t.Errorf("target line = %q", got)
+	}
+	u.server.selectKind(targetEndpoint)
+	test.Type(u.server.url, "http://10.0.0.7:8000")
+	if got := u.run.targetLine.Text; got != "Target: http://10.0.0.7:8000" {
+		t.Errorf("after typing the URL the Run screen says %q", got)
+	}
+	if len(u.run.simBadge.Objects) != 0 {
+		t.Error("an endpoint is labelled simulated")
+	}
+	u.server.onDetect()
+	waitFor(t, u.server.detected, "the models")
+	if got := u.state.target.Capacity.MaxModelLen; got != 32768 {
+		t.Errorf("detected max model length %d reached the state as %d", 32768, got)
+	}
+	// A Standard plan on a 32K model: the 64K and 128K rows are measured at
+	// the longest context that fits, one row, never a phantom one.
+	u.matrix.usePreset(presetStandard)
+	want := engine.FitContexts(engine.DefaultPlan().DecodeContexts, 32768, engine.DefaultPlan().MaxOutputTokens)
+	if got := u.run.heat.contexts; len(got) != len(want) || got[len(got)-1] != want[len(want)-1] {
+		t.Errorf("Run preview rows = %v, want the fitted %v", got, want)
+	}
+	u.server.selectKind(targetSim)
+	u.server.profile.SetSelected("big")
+	if got := u.run.targetLine.Text; got != "Target: simulated (profile big)" {
+		t.Errorf("after choosing profile big the Run screen says %q", got)
+	}
+	if !strings.Contains(u.run.progressLine.Text, "estimated about") {
+		t.Errorf("Run screen before the run = %q, want the estimate", u.run.progressLine.Text)
+	}
+}
+
+// TestCancelAsksOnceTheRunIsLong: Esc cancels at once during the first
+// ten seconds, and asks after that; keeping the run going keeps it going.
+func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
+	d := testDeps(t, eng)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d.now = func() time.Time { return now }
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	var asked []string
+	answer := false
+	u.ask = func(title, message, yes, no string, f func(bool)) {
+		asked = append(asked, title+" | "+yes+" | "+no)
+		f(answer)
+	}
+	u.run.onStart()
+	now = now.Add(11 * time.Second)
+	esc := func() { u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) }
+	esc()
+	if len(asked) != 1 || asked[0] != "Cancel the run? | Cancel the run | Keep running" {
+		t.Fatalf("Esc after 11 s asked %q", asked)
+	}
+	if !u.run.running() {
+		t.Fatal("Keep running cancelled the run")
+	}
+	answer = true
+	esc()
+	waitFor(t, eng.cancelled, "the engine to see the cancellation")
+	waitFor(t, u.run.uiDone, "the run to end")
+	if len(asked) != 2 {
+		t.Errorf("asked %d times, want 2", len(asked))
+	}
+}
+
+// TestCancelledAndNotRunCells: after a cancel the cell cut short reads
+// Cancelled and the cells never reached read Not run, each its own look;
+// the run is saved after every cell, and Results offers Resume, which
+// finishes the same run in the same folder.
+func TestCancelledAndNotRunCells(t *testing.T) {
+	dec := func(c int, s engine.Status) engine.Result {
+		return engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: c}, ContextLabel: "1K", Status: s}
+	}
+	eng := &fakeEngine{events: cannedEvents()[:5], hold: true,
+		final: []engine.Result{dec(4, engine.StatusCancelled), dec(8, engine.StatusNotRun)}}
+	d := testDeps(t, eng)
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	u.matrix.decode.SetText("1K")
+	u.matrix.concurrency.SetText("1, 2, 4, 8")
+	u.run.onStart()
+	waitUntil(t, func() bool { return u.run.saveDir != "" }, "the first cell to be saved")
+	if _, err := os.Stat(filepath.Join(u.run.saveDir, report.JSONFile)); err != nil {
+		t.Fatalf("the run is not saved after its first cells: %v", err)
+	}
+	if got := u.runItem.Text; got != "Run · 2/4" {
+		t.Errorf("sidebar during the run = %q, want Run · 2/4", got)
+	}
+	u.run.onCancel()
+	waitFor(t, u.run.uiDone, "the run to end")
+	if got := u.runItem.Text; got != tabRun {
+		t.Errorf("sidebar after the run = %q", got)
+	}
+	cancelled, notRun := u.run.heat.cell(1024, 4), u.run.heat.cell(1024, 8)
+	if cancelled.label() != "Cancelled" || notRun.label() != "Not run" {
+		t.Fatalf("cells read %q and %q, want Cancelled and Not run", cancelled.label(), notRun.label())
+	}
+	if lookKey(cancelled.bg.FillColor, cancelled.bg.StrokeColor, cancelled.bg.StrokeWidth) == lookKey(notRun.bg.FillColor, notRun.bg.StrokeColor, notRun.bg.StrokeWidth) {
+		t.Error("Cancelled and Not run cells look the same")
+	}
+	if strings.Contains(u.run.log.text(), "context canceled") {
+		t.Errorf("the log speaks Go:\n%s", u.run.log.text())
+	}
+	if !strings.Contains(u.run.log.text(), "estimated") {
+		t.Errorf("the log does not record the estimate against the actual time:\n%s", u.run.log.text())
+	}
+	dir := u.run.saveDir
+	if u.results.source != dir || !u.results.resumeBtn.Visible() {
+		t.Fatalf("Results shows the run from %q (Resume visible %v), want %q with Resume", u.results.source, u.results.resumeBtn.Visible(), dir)
+	}
+	eng.hold, eng.final = false, nil
+	test.Tap(u.results.resumeBtn)
+	if u.results.resumeBtn.Visible() {
+		t.Error("Resume stays offered while the run it started goes on")
+	}
+	waitFor(t, u.run.uiDone, "the resumed run to end")
+	tgt := eng.lastTarget()
+	if tgt.Resume == nil || len(tgt.Resume.Report.Results) == 0 {
+		t.Fatalf("the resumed run got Resume %+v, want the partial report", tgt.Resume)
+	}
+	if u.run.saveDir != dir {
+		t.Errorf("the resumed run was saved in %q, want the first run's %q", u.run.saveDir, dir)
+	}
+}
