@@ -37,7 +37,7 @@ type resultsTab struct {
 	status          *widget.Label
 	banner          *banner        // export problems
 	resumeBtn       *widget.Button // shown for a partial run saved in History
-	rendered        chan struct{} // closed when the charts of the shown report are drawn
+	rendered        chan struct{}  // closed when the charts of the shown report are drawn
 }
 
 // newResultsTab builds the Results screen (empty until a run finishes).
