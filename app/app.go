@@ -9,6 +9,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 
@@ -104,6 +105,8 @@ type ui struct {
 	settle  time.Duration // lets the window draw the charts before the screenshot
 	// ask, when set (tests), answers confirm instead of a dialog.
 	ask func(title, message, yes, no string, answer func(bool))
+	// opened, when set (tests), is told of a folder instead of opening it.
+	opened func(dir string)
 }
 
 // newUI detects the hardware and builds every screen.
@@ -179,6 +182,17 @@ func (u *ui) showRunInSidebar() {
 	if u.runItem.Text != text {
 		u.runItem.Text = text
 		u.tabs.Refresh()
+	}
+}
+
+// openFolder shows dir in the desktop's file manager.
+func (u *ui) openFolder(dir string) {
+	if u.opened != nil {
+		u.opened(dir)
+		return
+	}
+	if err := u.app.OpenURL(&url.URL{Scheme: "file", Path: dir}); err != nil {
+		dialog.ShowInformation("Open folder", "The folder is "+dir, u.win)
 	}
 }
 

@@ -38,6 +38,7 @@ type resultsTab struct {
 	banner          *banner        // export problems
 	resumeBtn       *widget.Button // shown for a partial run saved in History
 	rendered        chan struct{}  // closed when the charts of the shown report are drawn
+	exported        chan struct{}  // closed when the last export finished (tests wait on it)
 }
 
 // newResultsTab builds the Results screen (empty until a run finishes).
