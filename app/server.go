@@ -28,8 +28,10 @@ const defaultSimProfile = "tiny"
 // serverTab chooses what to benchmark: a vLLM server it launches, an
 // existing endpoint, or the built-in simulator.
 type serverTab struct {
-	u      *ui
-	kind   *widget.RadioGroup
+	u        *ui
+	kind     *widget.RadioGroup
+	banner   *banner       // problems of Detect, the simulator and the endpoint
+	estimate *widget.Label // how long the Matrix screen's plan takes here
 	panels map[string]fyne.CanvasObject
 
 	form   *vllmForm
@@ -52,7 +54,7 @@ type serverTab struct {
 
 // newServerTab builds the Server screen.
 func newServerTab(u *ui) *container.TabItem {
-	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}}
+	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: newBanner()}
 	u.server = s
 	s.form = newVLLMForm(func() { s.launch.onFormChange() })
 	s.launch = newLaunchPanel(s)
@@ -76,8 +78,12 @@ func newServerTab(u *ui) *container.TabItem {
 	}
 
 	header := screenHeader("Server", "What to benchmark: a vLLM server launched from here, a server already running, or the built-in simulator.")
-	top := container.NewVBox(header, s.kind, widget.NewSeparator())
-	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, stack))
+	s.estimate = widget.NewLabel("")
+	s.estimate.Wrapping = fyne.TextWrapWord
+	s.estimate.Importance = widget.LowImportance
+	u.state.watch(changeTarget|changePlan, s.showEstimate)
+	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
+	content := container.NewPadded(container.NewBorder(top, s.estimate, nil, nil, stack))
 	return container.NewTabItemWithIcon(tabServer, theme.StorageIcon(), content)
 }
 
@@ -119,7 +125,21 @@ func (s *serverTab) selectKind(kind string) {
 	s.onKind(kind)
 }
 
+// showEstimate says how long the plan takes on the chosen target.
+func (s *serverTab) showEstimate() {
+	st := s.u.state
+	if st.planErr != nil {
+		s.estimate.SetText("")
+		return
+	}
+	fitted := st.fitted()
+	run, _ := cellCounts(fitted, st.target.Capacity)
+	s.estimate.SetText(fmt.Sprintf("The plan on the Matrix screen runs %d prefill + %d decode cells on this target: %s.",
+		len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(st.plan, st.target.Capacity))))
+}
+
 func (s *serverTab) onKind(kind string) {
+	s.banner.hide()
 	for k, p := range s.panels {
 		if k == kind {
 			p.Show()
