@@ -44,6 +44,11 @@ type Options struct {
 	// every file into that folder when the run ends, then quits.
 	Autorun bool
 	Export  string
+	// Tour, when set, visits every screen, runs the Quick plan and writes
+	// a screenshot of each screen into this folder, then quits (see tour.go).
+	Tour string
+	// Width and Height are the window's size in pixels; zero: 1280×800.
+	Width, Height int
 }
 
 // Icon is the application icon as a Fyne resource.
@@ -57,7 +62,7 @@ func Main(opts Options) error {
 	w := a.NewWindow("Speed Matrix")
 	u := newUI(a, w, realDeps(), opts)
 	w.SetContent(u.content())
-	w.Resize(fyne.NewSize(1280, 800))
+	w.Resize(windowSize(opts.Width, opts.Height))
 	w.SetCloseIntercept(u.onClose)
 	// Every quit stops everything first; should Fyne's teardown then not
 	// let ShowAndRun return (see quitGrace), the process exits anyway.
@@ -136,7 +141,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u.runItem = run
 	u.state.watch(changeRun, u.showRunInSidebar)
 	u.server.applyTarget(opts.Target)
-	if opts.Autorun {
+	if opts.Autorun || opts.Tour != "" {
 		// A scripted run wants a result in minutes: the Quick plan fitted to the target.
 		u.matrix.usePreset(presetQuick)
 	}
@@ -170,13 +175,14 @@ func (u *ui) show(title string) {
 }
 
 // showRunInSidebar puts a run's progress in the Run tab's title, so that
-// it shows from every screen: "Run · 3/12".
+// it shows from every screen: "Run 40%". It is short: a longer title would
+// widen the sidebar, and with it the window.
 func (u *ui) showRunInSidebar() {
 	text := tabRun
 	if st := u.state.run; st.Running {
-		text = tabRun + " · starting"
+		text = tabRun + " …"
 		if p := st.Progress; p != nil && p.CellCount > 0 {
-			text = fmt.Sprintf("%s · %d/%d", tabRun, p.CellIndex, p.CellCount)
+			text = fmt.Sprintf("%s %d%%", tabRun, 100*(p.CellIndex-1)/p.CellCount)
 		}
 	}
 	if u.runItem.Text != text {
@@ -223,6 +229,17 @@ func (u *ui) start() {
 		u.show(tabRun)
 		u.run.onStart()
 	}
+	if u.opts.Tour != "" {
+		go u.runTour(u.opts.Tour)
+	}
+}
+
+// windowSize is w×h, or the default 1280×800 when either is zero.
+func windowSize(w, h int) fyne.Size {
+	if w <= 0 || h <= 0 {
+		return fyne.NewSize(1280, 800)
+	}
+	return fyne.NewSize(float32(w), float32(h))
 }
 
 // onRunDone is called on the UI goroutine when a run ends; dir is the

@@ -12,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/storage"
 
 	"speedmatrix/charts"
@@ -210,17 +209,9 @@ func (r *resultsTab) onSaveOne(name string) {
 	d.Show()
 }
 
-// screenshot writes the window as it looks now into dir. It paints the
-// window's content with Fyne's software painter: reading back the GL front
-// buffer gives a blank image under Xvfb, where CI takes this screenshot.
+// screenshot writes the window as it looks now into dir.
 func (r *resultsTab) screenshot(dir string) error {
-	content, size := r.u.win.Content(), r.u.win.Canvas().Size()
-	c := software.NewCanvas()
-	c.SetPadded(false)
-	c.SetContent(content)
-	c.Resize(size)
-	img := c.Capture()
-	r.u.win.SetContent(content)
+	img := r.u.capture()
 	if img == nil {
 		return errors.New("screenshot: the window could not be captured")
 	}

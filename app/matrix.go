@@ -85,7 +85,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[3].HintText = "simultaneous streaming requests per decode cell"
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
-	right := widget.NewCard("Decode cells", "grey cells are over the server's KV capacity and will not run",
+	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
 		container.NewBorder(nil, m.capacityLine, nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42

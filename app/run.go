@@ -105,7 +105,7 @@ func (r *runTab) showPlan() {
 	r.setSimulated(s.target.Simulated, label)
 	r.serverLine.SetText("")
 	r.current.SetText("")
-	r.progress.SetValue(0)
+	r.progress.Hide()
 	if s.planErr != nil {
 		r.progressLine.SetText("The plan is not ready: fix it on the Matrix screen.")
 		r.heat.setAxes(nil, nil)
@@ -116,7 +116,10 @@ func (r *runTab) showPlan() {
 	fitted := s.fitted()
 	run, over := cellCounts(fitted, s.target.Capacity)
 	text := fmt.Sprintf("Ready: %d prefill + %d decode cells, estimated %s.", len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(s.plan, s.target.Capacity)))
-	if over > 0 {
+	switch {
+	case over == 1:
+		text += " 1 cell is over the server's capacity and will not run."
+	case over > 1:
 		text += fmt.Sprintf(" %d cells are over the server's capacity and will not run.", over)
 	}
 	r.progressLine.SetText(text + " Ctrl+R starts the run, Esc cancels it.")
@@ -219,6 +222,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	r.startBtn.Disable()
 	r.cancelBtn.Enable()
 	r.progress.SetValue(0)
+	r.progress.Show()
 	r.progressLine.SetText("Connecting to " + target.BaseURL + " …")
 	r.current.SetText("")
 	r.serverLine.SetText("")

@@ -38,7 +38,8 @@ func newTelemetryGauges() *telemetryGauges {
 	g.power, b = tile("power")
 	g.vram, c = tile("VRAM used")
 	g.temp, d = tile("temperature")
-	g.box = container.NewVBox(container.NewGridWithColumns(4, a, b, c, d), g.note)
+	// Two by two: the Run screen stays usable in a window 1,000 px wide.
+	g.box = container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.note)
 	return g
 }
 
