@@ -32,7 +32,7 @@ type serverTab struct {
 	kind     *widget.RadioGroup
 	banner   *banner       // problems of Detect, the simulator and the endpoint
 	estimate *widget.Label // how long the Matrix screen's plan takes here
-	panels map[string]fyne.CanvasObject
+	panels   map[string]fyne.CanvasObject
 
 	form   *vllmForm
 	launch *launchPanel
