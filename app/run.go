@@ -126,17 +126,18 @@ func (r *runTab) showPlan() {
 	r.heatCard.SetTitle("Plan")
 	r.heatCard.SetSubTitle("sustained decode cells · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "will run"
-	r.heat.setAxes(nil, nil)
-	r.heat.setAxes(fitted.DecodeContexts, fitted.Concurrency)
-	r.markPlanned(fitted, s.target.Capacity)
+	previewPlan(r.heat, fitted, s.target.Capacity)
 	r.heat.redraw()
 }
 
-// markPlanned greys the cells over capacity.
-func (r *runTab) markPlanned(fitted engine.Plan, c capacity) {
+// previewPlan lays h out afresh for the fitted plan's decode cells, with
+// those over the capacity c marked; the caller redraws.
+func previewPlan(h *heatmap, fitted engine.Plan, c capacity) {
+	h.setAxes(nil, nil)
+	h.setAxes(fitted.DecodeContexts, fitted.Concurrency)
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range fitted.Concurrency {
-			r.heat.setPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
+			h.setPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
 		}
 	}
 }
@@ -238,9 +239,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	r.heatCard.SetTitle("Sustained decode")
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "waiting"
-	r.heat.setAxes(nil, nil)
-	r.heat.setAxes(fitted.DecodeContexts, fitted.Concurrency)
-	r.markPlanned(fitted, c)
+	previewPlan(r.heat, fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {
 			if res.Phase == engine.PhaseDecode && res.Status.Final() {

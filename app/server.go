@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -32,6 +33,7 @@ type serverTab struct {
 	kind     *widget.RadioGroup
 	banner   *banner       // problems of Detect, the simulator and the endpoint
 	estimate *widget.Label // how long the Matrix screen's plan takes here
+	preview  *heatmap      // its decode cells on this target
 	panels   map[string]fyne.CanvasObject
 
 	form   *vllmForm
@@ -80,10 +82,14 @@ func newServerTab(u *ui) *container.TabItem {
 	header := screenHeader("Server", "What to benchmark: a vLLM server launched from here, a server already running, or the built-in simulator.")
 	s.estimate = widget.NewLabel("")
 	s.estimate.Wrapping = fyne.TextWrapWord
-	s.estimate.Importance = widget.LowImportance
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
-	content := container.NewPadded(container.NewBorder(top, s.estimate, nil, nil, stack))
+	s.preview = newHeatmap("will run")
+	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
+		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
+	// Side by side in a wide window; the summary under the form in a narrow one.
+	body := newColumns(640, 2, stack, container.NewVBox(summary))
+	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, container.NewVScroll(body)))
 	return container.NewTabItemWithIcon(tabServer, theme.StorageIcon(), content)
 }
 
@@ -129,13 +135,21 @@ func (s *serverTab) selectKind(kind string) {
 func (s *serverTab) showEstimate() {
 	st := s.u.state
 	if st.planErr != nil {
-		s.estimate.SetText("")
+		s.estimate.SetText("The plan on the Matrix screen has a problem: fix it there.")
+		s.preview.setAxes(nil, nil)
 		return
 	}
 	fitted := st.fitted()
 	run, _ := cellCounts(fitted, st.target.Capacity)
-	s.estimate.SetText(fmt.Sprintf("The plan on the Matrix screen runs %d prefill + %d decode cells on this target: %s.",
-		len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(st.plan, st.target.Capacity))))
+	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(st.plan, st.target.Capacity)))
+	if c := st.target.Capacity; c.MaxModelLen > 0 {
+		text += fmt.Sprintf(" Contexts up to %s (the model holds %s tokens).", engine.ContextLabel(slices.Max(append(fitted.DecodeContexts, fitted.PrefillContexts...))), formatThousands(c.MaxModelLen))
+	} else {
+		text += " The model's length is not known yet: detect or start the server to fit the plan to it."
+	}
+	s.estimate.SetText(text)
+	previewPlan(s.preview, fitted, st.target.Capacity)
+	s.preview.redraw()
 }
 
 func (s *serverTab) onKind(kind string) {

@@ -93,3 +93,65 @@ func formatAbout(d time.Duration) string {
 	}
 	return fmt.Sprintf("about %d h %d min", m/60, m%60)
 }
+
+// columnsLayout puts its objects side by side in as many columns as the
+// width allows (each at least colWidth wide, at most maxCols), row by row:
+// a wide window uses its width, a narrow one gets a single column.
+type columnsLayout struct {
+	colWidth float32
+	maxCols  int
+}
+
+// newColumns lays objs out in columns of at least colWidth, at most maxCols.
+func newColumns(colWidth float32, maxCols int, objs ...fyne.CanvasObject) *fyne.Container {
+	return container.New(&columnsLayout{colWidth: colWidth, maxCols: maxCols}, objs...)
+}
+
+func visibleObjects(objs []fyne.CanvasObject) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	for _, o := range objs {
+		if o.Visible() {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (l *columnsLayout) columns(width float32, n int) int {
+	return max(1, min(int(width/l.colWidth), l.maxCols, n))
+}
+
+// Layout places the objects row by row; a row is as tall as its tallest.
+func (l *columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs = visibleObjects(objs)
+	cols, pad := l.columns(size.Width, len(objs)), theme.Padding()
+	w := (size.Width - pad*float32(cols-1)) / float32(cols)
+	y := float32(0)
+	for i := 0; i < len(objs); i += cols {
+		row := objs[i:min(i+cols, len(objs))]
+		h := float32(0)
+		for _, o := range row {
+			h = max(h, o.MinSize().Height)
+		}
+		for j, o := range row {
+			o.Move(fyne.NewPos(float32(j)*(w+pad), y))
+			o.Resize(fyne.NewSize(w, h))
+		}
+		y += h + pad
+	}
+}
+
+// MinSize is one column's: the widest object, every object's height.
+func (l *columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	objs = visibleObjects(objs)
+	for i, o := range objs {
+		m := o.MinSize()
+		s.Width = max(s.Width, m.Width)
+		s.Height += m.Height
+		if i > 0 {
+			s.Height += theme.Padding()
+		}
+	}
+	return s
+}
