@@ -15,8 +15,7 @@ import (
 func libNotes(f libFile, rep engine.Report) []string {
 	m := f.Metadata
 	notes := []string{
-		fmt.Sprintf("Imported from %s (%s): measured by that tool, not by Speed Matrix; where its method differs from ours, the notes below say.",
-			rep.Run.Imported.Label(), rep.Run.Imported.File),
+		"Measured by " + LIBTool + ", not by Speed Matrix: where its method differs from ours, the notes below say.",
 		"Sustained decode: its window opens once the server has held all C requests, none waiting, for a few seconds (ours: once every stream has its first token).",
 		"Per request tok/s is its output_tps_per_user p50 and Time between tokens its per-request inter-token latency (first to last token), p50 over requests; ours are the median of each request's rate inside the window and the median gap between tokens.",
 		"It does not look for looping output: a cell where the model repeated itself counts as Valid here, where ours would be Looped.",

@@ -96,7 +96,7 @@ func TestImportLLMInferenceBench(t *testing.T) {
 	if over.Status != engine.StatusOverCapacity || !strings.Contains(over.Error, "163,840 tokens exceed its budget of 98,304") {
 		t.Errorf("decode 2K × 64 = %+v", over)
 	}
-	for _, want := range []string{"Imported from llm-inference-bench 0.4.18 (llm-inference-bench-0.4.18.json)",
+	for _, want := range []string{"Measured by llm-inference-bench, not by Speed Matrix",
 		"does not look for looping output", "measured for 6 s (ours: 30 s by default)", "completed_request_count"} {
 		if !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.Contains(n, want) }) {
 			t.Errorf("no note says %q: %q", want, run.Notes)
