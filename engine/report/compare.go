@@ -31,7 +31,7 @@ func Differences(a, b engine.Report) []string {
 		{"model", func(r engine.Report) string { return ModelName(r.Run) }},
 		{"GPU", func(r engine.Report) string { return GPUTitle(r.Hardware) }},
 		{"engine", func(r engine.Report) string { return r.Engine.Engine + " " + r.Engine.Version }},
-		{"simulated", func(r engine.Report) string { return cmp.Or(r.Engine.SimulatedLabel(), "no") }},
+		{"simulated", simulated},
 		{"time per measurement", seconds},
 		{"max output", output},
 	}
@@ -43,4 +43,17 @@ func Differences(a, b engine.Report) []string {
 		}
 	}
 	return out
+}
+
+// simulated is the Engine section's simulated label, "no" for a run of
+// ours against a real server, and unknown ("") for an imported run: the
+// other tool's file cannot say whether its server was our simulator.
+func simulated(r engine.Report) string {
+	switch {
+	case r.Engine.Simulated:
+		return r.Engine.SimulatedLabel()
+	case r.Run.Imported != nil:
+		return ""
+	}
+	return "no"
 }

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"speedmatrix/engine"
@@ -9,18 +12,21 @@ import (
 
 // Summary is what a list of runs shows of each one (the app's History).
 type Summary struct {
-	Model string // ModelName
-	GPU   string // GPUTitle; "" when the machine had none
+	Model string `json:"model"` // ModelName
+	GPU   string `json:"gpu"`   // GPUTitle; "" when the machine had none
 	// Cells is the number of cells planned (PlannedCells), Finished how many
 	// of them have a final status.
-	Cells, Finished int
+	Cells    int `json:"cells"`
+	Finished int `json:"finished"`
 	// PeakTokPerSec is the highest total tok/s of a Valid decode cell; 0
 	// when there is none.
-	PeakTokPerSec float64
-	Started       time.Time
-	Partial       bool   // the run did not finish every cell
-	Simulated     bool   // measured against the simulator
-	Imported      string // the tool an imported run came from ("llm-inference-bench 0.4.18"); "" for ours
+	PeakTokPerSec float64   `json:"peak_tok_s"`
+	Started       time.Time `json:"started_at"`
+	Partial       bool      `json:"partial"`   // the run did not finish every cell
+	Simulated     bool      `json:"simulated"` // measured against the simulator
+	// Imported is the tool an imported run came from ("llm-inference-bench
+	// 0.4.18"); "" for ours.
+	Imported string `json:"imported"`
 }
 
 // Summarize sums a report up for a list of runs.
@@ -73,4 +79,44 @@ func FinishedCells(r engine.Report) int {
 		}
 	}
 	return n
+}
+
+// summaryDoc is the part of report.json a Summary needs: it skips every
+// cell's request samples and telemetry, the bulk of the file.
+type summaryDoc struct {
+	SchemaVersion int                 `json:"schema_version"`
+	Hardware      engine.HardwareInfo `json:"hardware"`
+	Engine        engine.EngineInfo   `json:"engine"`
+	Run           engine.RunInfo      `json:"run"`
+	Plan          engine.Plan         `json:"plan"`
+	Results       []struct {
+		engine.Cell
+		Status         engine.Status `json:"status"`
+		TotalTokPerSec float64       `json:"total_tok_s"`
+	} `json:"results"`
+}
+
+// LoadSummary sums up the run in dir (or the report.json path) without
+// reading all of it: what a list of many runs needs.
+func LoadSummary(path string) (Summary, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, JSONFile)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("load report: %w", err)
+	}
+	var d summaryDoc
+	if err := json.Unmarshal(data, &d); err != nil {
+		return Summary{}, fmt.Errorf("load report %s: not a speedmatrix report.json (%v)", path, err)
+	}
+	if d.SchemaVersion == 0 || d.SchemaVersion > engine.SchemaVersion {
+		_, err := decodeReport(data, path) // says which
+		return Summary{}, err
+	}
+	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan}
+	for _, res := range d.Results {
+		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
+	}
+	return Summarize(r), nil
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -46,6 +48,7 @@ func TestDifferences(t *testing.T) {
 		"model: tiny → gemma-4-E2B-it",
 		"GPU: unknown → RTX PRO 6000 Blackwell Server Edition 96GB",
 		"engine: vllm 0.32.0 → vllm 0.30.1rc1.dev452+g73a583112",
+		"simulated: unknown → no", // the other tool's file can't say
 		"time per measurement: 6 s → 30 s",
 		"max output: 512 tokens → 4,096 tokens",
 	}
@@ -54,5 +57,31 @@ func TestDifferences(t *testing.T) {
 	}
 	if d := Differences(ours, ours); len(d) != 0 {
 		t.Errorf("a run differs from itself: %q", d)
+	}
+}
+
+// TestLoadSummary: reading only the summary's part of report.json gives
+// what reading all of it gives.
+func TestLoadSummary(t *testing.T) {
+	imp, _, err := Read(libFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []engine.Report{seedReport(), imp} {
+		dir := t.TempDir()
+		if err := Save(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		full, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadSummary(dir)
+		if want := Summarize(full); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("LoadSummary = %+v, %v\nwant %+v", got, err, want)
+		}
+	}
+	if _, err := LoadSummary(filepath.Join(t.TempDir(), "nope")); err == nil {
+		t.Error("a missing run has a summary")
 	}
 }
