@@ -100,6 +100,9 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	if why := incompleteLine(rep.Run); why != "" {
 		sub += "\n" + why
 	}
+	if imp := rep.Run.Imported; imp != nil {
+		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."
+	}
 	if source != "" {
 		sub += "\nSaved in " + source
 	}
@@ -146,8 +149,12 @@ func (u *ui) darkTheme() bool {
 	return u.app.Settings().ThemeVariant() == theme.VariantDark
 }
 
-// reportBadge says whether the figures were measured or simulated.
+// reportBadge says whether the figures were measured, simulated, or
+// imported from another tool.
 func reportBadge(rep engine.Report) fyne.CanvasObject {
+	if imp := rep.Run.Imported; imp != nil {
+		return badge("Imported · "+imp.Label(), importedColor)
+	}
 	if rep.Engine.Simulated {
 		return badge(rep.Engine.SimulatedLabel(), simulatedColor)
 	}

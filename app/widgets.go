@@ -57,11 +57,17 @@ func keyValues(rows ...[2]string) *widget.Form {
 
 // badge is a small coloured label, e.g. "simulated (profile tiny)".
 func badge(text string, fill color.Color) fyne.CanvasObject {
+	b, _ := textBadge(text, fill)
+	return b
+}
+
+// textBadge is a badge with its text, to change later.
+func textBadge(text string, fill color.Color) (fyne.CanvasObject, *canvas.Text) {
 	bg := canvas.NewRectangle(fill)
 	bg.CornerRadius = 6
 	l := canvas.NewText(text, color.White)
 	l.TextStyle = fyne.TextStyle{Bold: true}
-	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), l))
+	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), l)), l
 }
 
 // simulatedColor is the colour of every "simulated" badge.
