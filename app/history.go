@@ -27,6 +27,7 @@ type historyTab struct {
 	selected int // index into entries; -1 for none
 
 	openBtn, renameBtn, deleteBtn, importBtn *widget.Button
+	resumeBtn                                *widget.Button // for a partial run of ours
 	a, b                                     *widget.Select
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
@@ -51,6 +52,8 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.renameBtn = widget.NewButtonWithIcon("Rename…", theme.DocumentCreateIcon(), h.onRename)
 	h.deleteBtn = widget.NewButtonWithIcon("Delete…", theme.DeleteIcon(), h.onDelete)
 	h.importBtn = widget.NewButtonWithIcon("Import…", theme.UploadIcon(), h.onImport)
+	h.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), h.onResume)
+	h.resumeBtn.Disable()
 	h.a, h.b = widget.NewSelect(nil, nil), widget.NewSelect(nil, nil)
 	h.a.PlaceHolder, h.b.PlaceHolder = "Run A (the base)", "Run B (compared with A)"
 	h.compareBtn = widget.NewButtonWithIcon("Compare", theme.ViewRefreshIcon(), h.onCompare)
@@ -59,10 +62,14 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.status.Wrapping = fyne.TextWrapWord
 	h.banner = newBanner()
 	h.reload()
+	u.state.watch(changeRun, func() { h.onSelect(h.selected) })
 
-	actions := container.NewHBox(h.openBtn, h.renameBtn, h.deleteBtn)
-	left := widget.NewCard("Saved runs", "every run is saved in "+h.dir(),
-		container.NewBorder(container.NewHBox(h.importBtn), actions, nil, nil, h.list))
+	actions := container.NewHBox(h.openBtn, h.resumeBtn, h.renameBtn, h.deleteBtn)
+	where := widget.NewLabel("Saved in " + h.dir())
+	where.Truncation = fyne.TextTruncateEllipsis
+	where.Importance = widget.LowImportance
+	left := widget.NewCard("Saved runs", "newest first",
+		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), where), actions, nil, nil, h.list))
 	pick := widget.NewForm(widget.NewFormItem("A", h.a), widget.NewFormItem("B", h.b))
 	h.compareBox = container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult)
 	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from A to B", h.compareBox)
@@ -175,6 +182,32 @@ func (h *historyTab) onSelect(i widget.ListItemID) {
 			b.Disable()
 		}
 	}
+	h.resumeBtn.Disable()
+	if i >= 0 && i < len(h.entries) && h.resumable(h.entries[i]) {
+		h.resumeBtn.Enable()
+	}
+}
+
+// resumable reports whether the engine can finish a listed run: a partial
+// one of ours, while no other run goes on.
+func (h *historyTab) resumable(e historyEntry) bool {
+	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && !h.u.state.run.Running
+}
+
+// onResume finishes the selected partial run in its own folder.
+func (h *historyTab) onResume() {
+	folder := h.selectedFolder()
+	if folder == "" {
+		return
+	}
+	rep, err := h.load(folder)
+	if err != nil {
+		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be damaged: " + filepath.Join(h.dir(), folder) + ".", Detail: err.Error()})
+		return
+	}
+	h.banner.hide()
+	h.resumeBtn.Disable()
+	h.u.run.resume(rep, filepath.Join(h.dir(), folder))
 }
 
 // load reads a run by its folder name.

@@ -129,15 +129,13 @@ func (h *historyTab) importFolder(rep engine.Report) string {
 	}
 }
 
-// confirmDialog asks a yes/no question; ok runs on yes.
+// confirmDialog asks whether to delete; ok runs on yes.
 func (h *historyTab) confirmDialog(title, message string, ok func()) {
-	d := dialog.NewConfirm(title, message, func(yes bool) {
+	h.u.confirm(title, message, "Delete", "Cancel", func(yes bool) {
 		if yes {
 			ok()
 		}
-	}, h.u.win)
-	d.SetConfirmText("Delete")
-	d.Show()
+	})
 }
 
 // nameDialog asks for a run's name.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
+
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -377,5 +379,37 @@ func mustSave(t *testing.T, h *historyTab, rep engine.Report) {
 	t.Helper()
 	if _, err := h.save(rep, ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHistoryResumesAPartialRun: a partial run of ours offers Resume, which
+// finishes it in its own folder; a complete one does not.
+func TestHistoryResumesAPartialRun(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	h := u.history
+	partial := cannedReport("tiny", 100)
+	partial.Plan = engine.DefaultPlan()
+	partial.Run.Complete = false
+	complete := cannedReport("done", 120)
+	complete.Plan, complete.Run.Complete = engine.DefaultPlan(), true
+	complete.Run.StartedAt = complete.Run.StartedAt.Add(time.Hour)
+	mustSave(t, h, partial)
+	mustSave(t, h, complete)
+	h.list.Select(h.index(runFolder(complete)))
+	if !h.resumeBtn.Disabled() {
+		t.Error("a complete run offers Resume")
+	}
+	h.list.Select(h.index(runFolder(partial)))
+	if h.resumeBtn.Disabled() {
+		t.Fatal("a partial run does not offer Resume")
+	}
+	test.Tap(h.resumeBtn)
+	waitFor(t, u.run.uiDone, "the resumed run")
+	if tgt := eng.lastTarget(); tgt.Resume == nil || tgt.Resume.Report.Run.ServedModel != "tiny" {
+		t.Fatalf("the engine got Resume %+v, want the partial run", tgt.Resume)
+	}
+	if want := filepath.Join(h.dir(), runFolder(partial)); u.run.saveDir != want {
+		t.Errorf("resumed into %q, want %q", u.run.saveDir, want)
 	}
 }
