@@ -94,15 +94,14 @@ func (r *resultsTab) onExport() {
 			return
 		}
 		dir, rep, store, ch, dark := uri.Path(), r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked
-		r.u.prefs.p.SetString(prefExport, dir)
 		r.status.SetText("Exporting to " + dir + " …")
 		go func() {
 			err := exportReport(dir, rep, store, ch, dark)
 			r.u.do(func() { r.finishExport(dir, err) })
 		}()
 	}, r.u.win)
-	if last := r.u.prefs.p.String(prefExport); last != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(last)); err == nil {
+	if start := r.u.exportDir(); start != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(start)); err == nil {
 			d.SetLocation(l)
 		}
 	}

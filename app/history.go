@@ -23,6 +23,7 @@ type historyTab struct {
 
 	runs          []string // folder names under runsDir, newest first
 	list          *widget.List
+	card          *widget.Card // "Saved runs": its subtitle names the runs folder
 	selected      int
 	openBtn       *widget.Button
 	base, other   *widget.Select
@@ -51,10 +52,10 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.compareResult = container.NewStack()
 	h.status = widget.NewLabel("")
 	h.status.Wrapping = fyne.TextWrapWord
+	h.card = widget.NewCard("Saved runs", "", container.NewBorder(nil, h.openBtn, nil, nil, h.list))
 	h.reload()
 
-	left := widget.NewCard("Saved runs", "every run is saved in "+u.deps.runsDir,
-		container.NewBorder(nil, h.openBtn, nil, nil, h.list))
+	left := h.card
 	pick := widget.NewForm(widget.NewFormItem("Base", h.base), widget.NewFormItem("Compared", h.other))
 	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from base to compared",
 		container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult))
@@ -92,14 +93,14 @@ func runTitle(folder string) string {
 // save writes rep into dir, or into a new folder named after the run when
 // dir is "", and returns the folder ("" when there is no runs folder).
 func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
-	if h.u.deps.runsDir == "" {
+	if h.u.runsDir() == "" {
 		return "", nil
 	}
 	if rep.Run.StartedAt.IsZero() {
 		rep.Run.StartedAt = h.u.deps.now()
 	}
 	if dir == "" {
-		dir = filepath.Join(h.u.deps.runsDir, runFolder(rep))
+		dir = filepath.Join(h.u.runsDir(), runFolder(rep))
 	}
 	if err := h.u.deps.store.Save(dir, rep); err != nil {
 		return dir, err
@@ -110,14 +111,15 @@ func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
 
 // reload lists the run folders holding a report.json, newest first.
 func (h *historyTab) reload() {
-	entries, _ := os.ReadDir(h.u.deps.runsDir)
+	entries, _ := os.ReadDir(h.u.runsDir())
 	h.runs = h.runs[:0]
 	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(h.u.deps.runsDir, e.Name(), report.JSONFile)); err == nil && e.IsDir() {
+		if _, err := os.Stat(filepath.Join(h.u.runsDir(), e.Name(), report.JSONFile)); err == nil && e.IsDir() {
 			h.runs = append(h.runs, e.Name())
 		}
 	}
 	slices.Reverse(h.runs)
+	h.card.SetSubTitle("every run is saved in " + h.u.runsDir())
 	titles := make([]string, len(h.runs))
 	for i, r := range h.runs {
 		titles[i] = runTitle(r)
@@ -143,7 +145,7 @@ func (h *historyTab) reload() {
 
 // load reads a run by its folder name.
 func (h *historyTab) load(folder string) (engine.Report, error) {
-	return h.u.deps.store.Load(filepath.Join(h.u.deps.runsDir, folder))
+	return h.u.deps.store.Load(filepath.Join(h.u.runsDir(), folder))
 }
 
 // onOpen shows the selected run on the Results screen.
@@ -157,7 +159,7 @@ func (h *historyTab) onOpen() {
 		h.status.SetText(fmt.Sprintf("Could not open %s: %v. The folder may be from a newer Speed Matrix or damaged.", folder, err))
 		return
 	}
-	h.u.results.show(rep, filepath.Join(h.u.deps.runsDir, folder))
+	h.u.results.show(rep, filepath.Join(h.u.runsDir(), folder))
 	h.u.show(tabResults)
 }
 
