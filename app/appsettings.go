@@ -176,3 +176,37 @@ func usableFolder(dir string) (string, error) {
 	os.Remove(name)
 	return dir, nil
 }
+
+// folderProblem is a folder field that cannot be used.
+type folderProblem struct {
+	field string // "runs folder"
+	err   error
+}
+
+func (p folderProblem) Error() string { return p.field + ": " + p.err.Error() }
+
+// problemNotice is how the Settings screen shows a field it cannot use.
+func problemNotice(err error) notice {
+	var fp folderProblem
+	var fe *fieldError
+	var de *folderError
+	switch {
+	case errors.As(err, &fp) && errors.As(fp.err, &de):
+		n := notice{Message: "The " + fp.field + " " + de.Dir + " " + de.Problem + ".",
+			Action: "Choose a folder you can write to with Choose folder, or write its full path.", Detail: de.Err.Error()}
+		if errors.Is(de.Err, errRelative) {
+			n.Detail = ""
+		}
+		return n
+	case errors.As(err, &fe):
+		return notice{Message: fe.Field + ": " + fe.Problem + ".", Action: capitalize(fe.Fix) + "."}
+	}
+	return notice{Message: "These settings cannot be used.", Action: "Check the fields on the Settings screen.", Detail: err.Error()}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

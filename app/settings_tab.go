@@ -1,8 +1,8 @@
 package app
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"time"
@@ -120,17 +120,15 @@ func (s *settingsTab) fill(c appSettings) {
 func (s *settingsTab) read() (appSettings, error) {
 	c := appSettings{Theme: s.current.Theme}
 	var err error
-	if text := s.exportDir.Text; text != "" {
+	if text := strings.TrimSpace(s.exportDir.Text); text != "" {
 		if c.ExportDir, err = usableFolder(text); err != nil {
 			return c, folderProblem{"default export folder", err}
 		}
 	}
-	runs := s.runsDir.Text
-	if runs == "" {
-		runs = s.u.deps.runsDir
-	}
-	if c.RunsDir, err = usableFolder(runs); err != nil {
-		return c, folderProblem{"runs folder", err}
+	if runs := cmp.Or(strings.TrimSpace(s.runsDir.Text), s.u.deps.runsDir); runs != "" {
+		if c.RunsDir, err = usableFolder(runs); err != nil {
+			return c, folderProblem{"runs folder", err}
+		}
 	}
 	if c.RunsDir == s.u.deps.runsDir {
 		c.RunsDir = "" // follows the default
@@ -149,40 +147,6 @@ func (s *settingsTab) read() (appSettings, error) {
 		}
 	}
 	return c, nil
-}
-
-// folderProblem is a folder field that cannot be used.
-type folderProblem struct {
-	field string // "runs folder"
-	err   error
-}
-
-func (p folderProblem) Error() string { return p.field + ": " + p.err.Error() }
-
-// problemNotice is how the Settings screen shows a field it cannot use.
-func problemNotice(err error) notice {
-	var fp folderProblem
-	var fe *fieldError
-	var de *folderError
-	switch {
-	case errors.As(err, &fp) && errors.As(fp.err, &de):
-		n := notice{Message: "The " + fp.field + " " + de.Dir + " " + de.Problem + ".",
-			Action: "Choose a folder you can write to with Choose folder, or write its full path.", Detail: de.Err.Error()}
-		if errors.Is(de.Err, errRelative) {
-			n.Detail = ""
-		}
-		return n
-	case errors.As(err, &fe):
-		return notice{Message: fe.Field + ": " + fe.Problem + ".", Action: capitalize(fe.Fix) + "."}
-	}
-	return notice{Message: "These settings cannot be used.", Action: "Check the fields on the Settings screen.", Detail: err.Error()}
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // onApply checks every field and, when all can be used, applies and
@@ -207,24 +171,17 @@ func (s *settingsTab) onDefaults() {
 
 // apply makes next the settings in use.
 func (s *settingsTab) apply(next appSettings) {
-	prev := s.current
+	prev, prevRuns := s.current, s.u.runsDir()
 	s.current = next
 	s.u.prefs.save(prefApp, next)
 	s.fill(next)
 	s.status.SetText("Saved.")
-	if s.u.runsDir() != prevRunsDir(prev, s.u.deps.runsDir) {
+	if s.u.runsDir() != prevRuns {
 		s.u.history.reload()
 	}
 	if next.interval() != prev.interval() {
 		s.applyInterval()
 	}
-}
-
-func prevRunsDir(c appSettings, def string) string {
-	if c.RunsDir != "" {
-		return c.RunsDir
-	}
-	return def
 }
 
 // onTheme applies and remembers the theme chosen.
@@ -264,6 +221,7 @@ func (s *settingsTab) onChooseFolder(e *widget.Entry) {
 		s.onApply()
 	}, s.u.win)
 	d.SetConfirmText("Choose folder")
+	d.SetTitleText("Choose a folder") // else Fyne writes "Choose folder Folder"
 	if dir := e.Text; dir != "" {
 		if _, err := os.Stat(dir); err == nil {
 			if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
