@@ -30,6 +30,7 @@ const (
 	tabRun      = "Run"
 	tabResults  = "Results"
 	tabHistory  = "History"
+	tabSettings = "Settings"
 )
 
 // ID is the application ID; Fyne keeps preferences and storage under it.
@@ -97,6 +98,7 @@ type ui struct {
 	run      *runTab
 	results  *resultsTab
 	history  *historyTab
+	settings *settingsTab
 
 	exitErr error // what Main returns (autorun)
 
@@ -127,16 +129,17 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u.quit, u.settle = a.Quit, time.Second
 	u.hwInfo, u.hwErr = d.hardware.Detect()
 	// Each newXxxTab sets u.xxx; a screen may use those built before it.
+	settings := newSettingsTab(u)
 	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
 	server, results := newServerTab(u), newResultsTab(u)
 	run, history := newRunTab(u), newHistoryTab(u)
-	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history} {
+	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history, settings} {
 		// A screen taller than the window scrolls: the window keeps the size
 		// it was given (Fyne grows a window to its content's MinSize, and a
 		// wrapped label not laid out yet asks for one word per line).
 		t.Content = container.NewVScroll(t.Content)
 	}
-	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history)
+	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history, settings)
 	u.tabs.SetTabLocation(container.TabLocationLeading)
 	u.runItem = run
 	u.state.watch(changeRun, u.showRunInSidebar)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -51,8 +50,7 @@ func newBanner() *banner {
 	icon := widget.NewIcon(theme.NewColoredResource(theme.ErrorIcon(), theme.ColorNameForeground))
 	buttons := container.NewHBox(b.button, b.toggle)
 	text := container.NewVBox(b.message, b.action, buttons, panel(b.detail))
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameError))
-	bg.CornerRadius = theme.InputRadiusSize()
+	bg := newThemedRect(theme.ColorNameError)
 	b.box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, container.NewVBox(icon), nil, text)))
 	b.box.Hide()
 	return b

@@ -94,14 +94,12 @@ func (r *resultsTab) onExport() {
 		if err != nil || uri == nil {
 			return
 		}
-		parent := uri.Path()
-		r.u.prefs.p.SetString(prefExport, parent)
-		r.exportInto(parent)
+		r.exportInto(uri.Path())
 	}, r.u.win)
 	d.SetTitleText("Export every file of this run into a new folder in …")
 	d.SetConfirmText("Choose folder")
-	if last := r.u.prefs.p.String(prefExport); last != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(last)); err == nil {
+	if start := r.u.exportDir(); start != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(start)); err == nil {
 			d.SetLocation(l)
 		}
 	}

@@ -237,6 +237,8 @@ func testDeps(t testing.TB, eng engineRunner) deps {
 		runsDir: t.TempDir(),
 		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		do:      loopFor(t).post,
+
+		lookPath: func(file string) (string, error) { return "/usr/bin/" + file, nil }, // vllm is installed
 	}
 }
 

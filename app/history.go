@@ -28,6 +28,7 @@ type historyTab struct {
 
 	openBtn, renameBtn, deleteBtn, importBtn *widget.Button
 	resumeBtn                                *widget.Button // for a partial run of ours
+	where                                    *widget.Label  // the runs folder
 	a, b                                     *widget.Select
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
@@ -61,15 +62,15 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.status = widget.NewLabel("")
 	h.status.Wrapping = fyne.TextWrapWord
 	h.banner = newBanner()
+	h.where = widget.NewLabel("")
+	h.where.Truncation = fyne.TextTruncateEllipsis
+	h.where.Importance = widget.LowImportance
 	h.reload()
 	u.state.watch(changeRun, func() { h.onSelect(h.selected) })
 
 	actions := container.NewHBox(h.openBtn, h.resumeBtn, h.renameBtn, h.deleteBtn)
-	where := widget.NewLabel("Saved in " + h.dir())
-	where.Truncation = fyne.TextTruncateEllipsis
-	where.Importance = widget.LowImportance
 	left := widget.NewCard("Saved runs", "newest first",
-		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), where), actions, nil, nil, h.list))
+		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), h.where), actions, nil, nil, h.list))
 	pick := widget.NewForm(widget.NewFormItem("A", h.a), widget.NewFormItem("B", h.b))
 	h.compareBox = container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult)
 	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from A to B", h.compareBox)
@@ -81,7 +82,7 @@ func newHistoryTab(u *ui) *container.TabItem {
 }
 
 // dir is where History keeps runs.
-func (h *historyTab) dir() string { return h.u.deps.runsDir }
+func (h *historyTab) dir() string { return h.u.runsDir() }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
@@ -124,6 +125,7 @@ func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
 func (h *historyTab) reload() {
 	selected := h.selectedFolder()
 	a, b := h.pickedFolder(h.a), h.pickedFolder(h.b)
+	h.where.SetText("Saved in " + h.dir())
 	dirents, _ := os.ReadDir(h.dir())
 	h.entries = h.entries[:0]
 	for _, d := range dirents {

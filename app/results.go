@@ -60,7 +60,7 @@ func newResultsTab(u *ui) *container.TabItem {
 		container.NewTabItem("Checks", r.checks.object()),
 		container.NewTabItem("Report sheet", r.charts[charts.KindReport]),
 	)
-	r.exportAllBtn = widget.NewButtonWithIcon("Export all…", theme.DocumentSaveIcon(), r.onExport)
+	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
 	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
 	r.saveOne.PlaceHolder = "Save one file…"
@@ -146,7 +146,7 @@ func incompleteLine(run engine.RunInfo) string {
 // darkTheme reports whether the app shows its dark theme variant: the
 // on-screen charts then use the charts' dark theme too.
 func (u *ui) darkTheme() bool {
-	return u.app.Settings().ThemeVariant() == theme.VariantDark
+	return shownVariant(u.app) == theme.VariantDark
 }
 
 // reportBadge says whether the figures were measured, simulated, or

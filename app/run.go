@@ -185,6 +185,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
 		return
 	}
+	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}

@@ -74,6 +74,7 @@ func newServerTab(u *ui) *container.TabItem {
 	var cfg vllm.ServerConfig
 	u.prefs.load(prefServer, &cfg)
 	s.form.fill(cfg)
+	s.launch.onFormChange() // fill does not report its edits
 	s.launch.loadModels()
 	if u.hasGPU() {
 		s.launch.onSuggest(false)

@@ -26,12 +26,12 @@ func newTelemetryGauges() *telemetryGauges {
 	g := &telemetryGauges{note: widget.NewLabel("")}
 	g.note.Wrapping = fyne.TextWrapWord
 	tile := func(caption string) (*canvas.Text, fyne.CanvasObject) {
-		v := canvas.NewText("—", theme.Color(theme.ColorNameForeground))
-		v.TextSize = theme.TextHeadingSize()
-		v.TextStyle = fyne.TextStyle{Bold: true}
-		c := canvas.NewText(caption, theme.Color(theme.ColorNamePlaceHolder))
-		c.TextSize = theme.CaptionTextSize()
-		return v, container.NewVBox(v, c)
+		v := newThemedText("—", theme.ColorNameForeground)
+		v.Text.TextSize = theme.TextHeadingSize()
+		v.Text.TextStyle = fyne.TextStyle{Bold: true}
+		c := newThemedText(caption, theme.ColorNamePlaceHolder)
+		c.Text.TextSize = theme.CaptionTextSize()
+		return v.Text, container.NewVBox(v, c)
 	}
 	var a, b, c, d fyne.CanvasObject
 	g.util, a = tile("utilization")
@@ -98,8 +98,8 @@ func (r *runTab) startTelemetry() {
 			case <-r.u.bg.Done():
 				return
 			case <-tick.C:
-				s, ok := t.Latest()
-				r.u.do(func() { r.gauges.show(s, ok) })
+				// The Settings screen may have replaced the sampler.
+				r.u.do(func() { r.gauges.show(r.u.deps.telemetry.Latest()) })
 			}
 		}
 	}()

@@ -15,9 +15,9 @@ import (
 
 // screenHeader is the title and one-line explanation at the top of a screen.
 func screenHeader(title, subtitle string) fyne.CanvasObject {
-	t := canvas.NewText(title, theme.Color(theme.ColorNameForeground))
-	t.TextSize = theme.TextHeadingSize()
-	t.TextStyle = fyne.TextStyle{Bold: true}
+	t := newThemedText(title, theme.ColorNameForeground)
+	t.Text.TextSize = theme.TextHeadingSize()
+	t.Text.TextStyle = fyne.TextStyle{Bold: true}
 	sub := widget.NewLabel(subtitle)
 	sub.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(t, sub)
@@ -35,9 +35,7 @@ func screen(header, body, actions fyne.CanvasObject) fyne.CanvasObject {
 
 // panel puts obj on the input background, framing a log or a preview.
 func panel(obj fyne.CanvasObject) fyne.CanvasObject {
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.InputRadiusSize()
-	return container.NewStack(bg, obj)
+	return container.NewStack(newThemedRect(theme.ColorNameInputBackground), obj)
 }
 
 // keyValues is a two-column form of read-only facts.
