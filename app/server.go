@@ -34,7 +34,9 @@ type serverTab struct {
 	banner   *banner       // problems of Detect, the simulator and the endpoint
 	estimate *widget.Label // how long the Matrix screen's plan takes here
 	preview  *heatmap      // its decode cells on this target
-	panels   map[string]fyne.CanvasObject
+	// estimateLine is the estimate alone, for a window too narrow for the summary.
+	estimateLine *widget.Label
+	panels       map[string]fyne.CanvasObject
 
 	form   *vllmForm
 	launch *launchPanel
@@ -83,14 +85,25 @@ func newServerTab(u *ui) *container.TabItem {
 	header := screenHeader("Server", "What to benchmark: a vLLM server launched from here, a server already running, or the built-in simulator.")
 	s.estimate = widget.NewLabel("")
 	s.estimate.Wrapping = fyne.TextWrapWord
+	s.estimateLine = widget.NewLabel("")
+	s.estimateLine.Truncation = fyne.TextTruncateEllipsis
+	s.preview = newHeatmap("will run")
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
-	s.preview = newHeatmap("will run")
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
 		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
 	// Side by side in a wide window; the summary under the form in a narrow one.
-	body := newColumns(640, 2, stack, container.NewVBox(summary))
-	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, container.NewVScroll(body)))
+	// A narrow window shows the estimate in one line under the choice of
+	// target; a wide one the whole summary beside the form.
+	body := newSide(1400, 0.4, func(wide bool) {
+		if wide {
+			s.estimateLine.Hide()
+		} else {
+			s.estimateLine.Show()
+		}
+	}, stack, summary)
+	top.Add(s.estimateLine)
+	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, body))
 	return container.NewTabItemWithIcon(tabServer, theme.StorageIcon(), content)
 }
 
@@ -137,6 +150,7 @@ func (s *serverTab) showEstimate() {
 	st := s.u.state
 	if st.planErr != nil {
 		s.estimate.SetText("The plan on the Matrix screen has a problem: fix it there.")
+		s.estimateLine.SetText(s.estimate.Text)
 		s.preview.setAxes(nil, nil)
 		return
 	}
@@ -149,6 +163,7 @@ func (s *serverTab) showEstimate() {
 		text += " The model's length is not known yet: detect or start the server to fit the plan to it."
 	}
 	s.estimate.SetText(text)
+	s.estimateLine.SetText("On this target: " + text)
 	previewPlan(s.preview, fitted, st.target.Capacity)
 	s.preview.redraw()
 }

@@ -50,6 +50,7 @@ func tourSteps() []tourStep {
 		{name: "results", setup: func(*ui) {}, ready: func(u *ui) bool { return !u.run.running() && u.results.has && u.results.isRendered() }},
 		{name: "results-checks", setup: func(u *ui) { u.results.views.SelectIndex(len(u.results.views.Items) - 2) }},
 		{name: "history", setup: show(tabHistory)},
+		{name: "settings", setup: show(tabSettings)},
 		{name: "run-after", setup: show(tabRun)},
 	}
 }

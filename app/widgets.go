@@ -159,3 +159,47 @@ func (l *columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	}
 	return s
 }
+
+// sideLayout puts a side panel right of the main one in a wide window
+// (wider than wideAt, taking sideShare of the width); in a narrow one the
+// main panel has the whole area and the side panel is hidden. onWide hears
+// of each change between the two.
+type sideLayout struct {
+	wideAt, sideShare float32
+	onWide            func(wide bool)
+	wide, known       bool
+}
+
+// newSide lays main and side out with a sideLayout.
+func newSide(wideAt, sideShare float32, onWide func(bool), main, side fyne.CanvasObject) *fyne.Container {
+	return container.New(&sideLayout{wideAt: wideAt, sideShare: sideShare, onWide: onWide}, main, side)
+}
+
+// Layout places objs[0] (main) and objs[1] (side).
+func (l *sideLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	main, side, pad := objs[0], objs[1], theme.Padding()
+	wide := size.Width >= l.wideAt
+	if !l.known || wide != l.wide {
+		l.known, l.wide = true, wide
+		if wide {
+			side.Show()
+		} else {
+			side.Hide()
+		}
+		if l.onWide != nil {
+			l.onWide(wide)
+		}
+	}
+	main.Move(fyne.NewPos(0, 0))
+	if !wide {
+		main.Resize(size)
+		return
+	}
+	sw := size.Width * l.sideShare
+	main.Resize(fyne.NewSize(size.Width-sw-pad, size.Height))
+	side.Move(fyne.NewPos(size.Width-sw, 0))
+	side.Resize(fyne.NewSize(sw, size.Height))
+}
+
+// MinSize is the main panel's: the side panel shows only when there is room.
+func (l *sideLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }

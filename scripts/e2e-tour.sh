@@ -33,8 +33,9 @@ expect=(
 	"07-run-midrun|Cell |measuring…|Cancel (Esc)|Run "
 	"08-results|simulated (profile tiny)|Decode heatmap|Export all"
 	"09-results-checks|Checks"
-	"10-history|Saved runs"
-	"11-run-after|Finished in|Last run"
+	"10-history|Saved runs|Resume|Import"
+	"11-settings|Theme|Stall timeout|Runs folder"
+	"12-run-after|Finished in|Last run"
 )
 
 png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
