@@ -95,8 +95,9 @@ func TestResultsShowFlagsAndIncomplete(t *testing.T) {
 	rep.Run.Incomplete = "the server stopped answering: connection refused"
 	u.results.show(rep, "")
 	waitFor(t, u.results.rendered, "the charts")
-	if got := u.results.subtitle.Text; !strings.Contains(got, "Partial run: the server stopped answering: connection refused") {
-		t.Errorf("subtitle %q does not say why the run stopped", got)
+	if n := u.results.banner.current; !u.results.banner.visible() || n.Message != "This run is partial: the server stopped answering." ||
+		n.Detail != "the server stopped answering: connection refused" {
+		t.Errorf("banner %+v does not say in plain words why the run stopped", n)
 	}
 	statuses := map[string]bool{}
 	for _, row := range u.results.table.cells {

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -97,9 +98,6 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
-	if why := incompleteLine(rep.Run); why != "" {
-		sub += "\n" + why
-	}
 	if imp := rep.Run.Imported; imp != nil {
 		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."
 	}
@@ -114,6 +112,9 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.banner.hide()
+	if n, ok := partialNotice(rep.Run, canResume(rep) && source != ""); ok {
+		r.banner.show(n)
+	}
 	r.showResume()
 	r.drawCharts(rep)
 }
@@ -134,13 +135,18 @@ func canResume(rep engine.Report) bool {
 	return len(rep.Plan.DecodeContexts)+len(rep.Plan.PrefillContexts) > 0
 }
 
-// incompleteLine says why a run that isn't complete stopped, when the
-// engine said: "Partial run: the server stopped answering: …".
-func incompleteLine(run engine.RunInfo) string {
+// partialNotice tells that a run is partial, in plain words, with the
+// engine's reason as the detail; resumable adds what Resume does.
+func partialNotice(run engine.RunInfo, resumable bool) (notice, bool) {
 	if run.Complete || run.Incomplete == "" {
-		return ""
+		return notice{}, false
 	}
-	return "Partial run: " + run.Incomplete
+	what, _, _ := strings.Cut(run.Incomplete, ":")
+	n := notice{Message: "This run is partial: " + what + ".", Detail: run.Incomplete}
+	if resumable {
+		n.Action = "Resume measures the cells it did not finish and keeps the rest; start the server first if it stopped."
+	}
+	return n, true
 }
 
 // darkTheme reports whether the app shows its dark theme variant: the
