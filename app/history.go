@@ -181,13 +181,6 @@ func (h *historyTab) onCompare() {
 
 func (h *historyTab) showDelta(base, other engine.Report) {
 	h.status.SetText(fmt.Sprintf("%s → %s", report.ModelOnGPU(base), report.ModelOnGPU(other)))
-	var obj fyne.CanvasObject
-	if png, err := h.u.deps.charts.Delta(base, other, h.u.darkTheme()); err == nil {
-		obj = newChartView(png, "delta.png")
-	}
-	if obj == nil {
-		obj = deltaGrid(base, other)
-	}
-	h.compareResult.Objects = []fyne.CanvasObject{obj}
+	h.compareResult.Objects = []fyne.CanvasObject{newDeltaView(h.u, base, other, h.compareResult)}
 	h.compareResult.Refresh()
 }

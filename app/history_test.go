@@ -59,6 +59,10 @@ func TestHistoryCompare(t *testing.T) {
 			h.base.SetSelectedIndex(1) // newest first: index 1 is run a
 			h.other.SetSelectedIndex(0)
 			h.onCompare()
+			waitUntil(t, func() bool {
+				img := chartImage(h.compareResult.Objects[0])
+				return img != nil && img.Image != nil || hasText(h.compareResult, "+50.0 %")
+			}, "the comparison")
 			obj := h.compareResult.Objects[0]
 			if isImg := chartImage(obj) != nil; isImg != (tc.name == "chart image") {
 				t.Errorf("compare shows %T", obj)

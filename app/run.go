@@ -236,6 +236,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	r.heat.idleText = "waiting"
 	r.heat.setAxes(nil, nil)
 	r.heat.setAxes(fitted.DecodeContexts, fitted.Concurrency)
+	r.heat.fixScale(fitted, c)
 	r.markPlanned(fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {

@@ -37,7 +37,7 @@ var exportHeat = heatGeom{rowHeaderW: heatRowHeaderW, cellH: heatCellH, cellMaxW
 // Limits of the heatmap's geometry on screen.
 const (
 	heatMinRowHeaderW  = 48.0
-	heatMinCellW       = 56.0
+	heatMinCellW       = 52.0
 	heatWideCellW      = 84.0 // narrower cells move the colour bar under the grid
 	heatScreenCellMaxW = 170.0
 	heatMinCellH       = 40.0

@@ -62,11 +62,11 @@ func TestNarrowPaneShrinksBelowTheMinimum(t *testing.T) {
 }
 
 // TestDeltaReadableInANarrowPane: the comparison in the History pane of a
-// 1024 px window (about 540 px) keeps its text at a readable size, breaks
+// 1024 px window (about 500 × 370 px) keeps its text at a readable size, breaks
 // "A → B" over two lines where one does not fit, and is not shrunk.
 func TestDeltaReadableInANarrowPane(t *testing.T) {
 	a, b := loadSeed(t, "seed003"), loadSeed(t, "seed000")
-	p := Pane{Width: 540, Height: 520, Scale: 1}
+	p := Pane{Width: 500, Height: 370, Scale: 1}
 	d, err := DrawDelta(a, b, p.options(Light))
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +74,8 @@ func TestDeltaReadableInANarrowPane(t *testing.T) {
 	if s := p.Fit(d); s != 1 {
 		t.Errorf("delta drawn at %.2f× in the pane, want 1× (scrolled, not shrunk)", s)
 	}
-	if w, _ := d.Size(); w != 540 {
-		t.Errorf("delta laid out %d wide, want the pane's 540", w)
+	if w, _ := d.Size(); w != 500 {
+		t.Errorf("delta laid out %d wide, want the pane's 500", w)
 	}
 	for _, it := range d.items {
 		if it.kind == itemText && it.size < 9.5 {
