@@ -124,6 +124,11 @@ func (f *fakeSim) Start(profile string) (engine.Subject, func(), error) {
 	f.started = append(f.started, profile)
 	t := engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:1"}}
 	t.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: profile}
+	for _, p := range f.Profiles() {
+		if p.Name == profile {
+			t.Header.Engine.MaxModelLen = p.MaxModelLen // as the engine reads it from the server
+		}
+	}
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
 

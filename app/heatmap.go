@@ -100,7 +100,9 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 			grid.Add(container.NewStack(hc.bg, text))
 		}
 	}
-	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, container.NewVBox(h.legend.object(), h.flags), nil, nil, grid)}
+	below := container.NewVBox(h.legend.object(), h.flags)
+	body := container.New(&underGrid{grid: grid.Layout.(*gridLayout)}, grid, below)
+	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, body)}
 	h.box.Refresh()
 }
 
