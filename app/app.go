@@ -52,6 +52,7 @@ var Icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
 // Export it returns the run's or the export's error, if any.
 func Main(opts Options) error {
 	a := fyneapp.NewWithID(ID)
+	declareFyneDo(a)
 	a.SetIcon(Icon)
 	w := a.NewWindow("Speed Matrix")
 	u := newUI(a, w, realDeps(), opts)

@@ -48,6 +48,9 @@ func (l *colorLegend) object() fyne.CanvasObject { return l.box }
 
 // set shows the ticks of s, or hides the legend when it has none.
 func (l *colorLegend) set(s charts.ColorScale) {
+	if s.Min == l.scale.Min && s.Max == l.scale.Max && s.Log == l.scale.Log && len(s.Ticks) == len(l.scale.Ticks) && len(l.marks.Objects) > 0 {
+		return // as shown: a run's range stays put from cell to cell
+	}
 	l.scale = s
 	if len(s.Ticks) == 0 {
 		l.box.Hide()

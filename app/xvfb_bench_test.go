@@ -28,6 +28,9 @@ var glApp fyne.App
 
 func TestMain(m *testing.M) {
 	glApp = fyneapp.NewWithID(ID + ".bench")
+	if os.Getenv("BENCH_FYNE_CHECKS") == "" {
+		declareFyneDo(glApp) // as Main does
+	}
 	go func() {
 		code := m.Run()
 		os.Exit(code)
@@ -115,15 +118,35 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 		away := (i + 1) % len(u.results.views.Items)
 		cases = append(cases, switchCase{"Results/" + item.Text, resultsTab(away), resultsTab(i)})
 	}
+	// blank reports whether a chart on screen lacks the picture for its area.
+	blank := func() (n float64) {
+		fyne.DoAndWait(func() {
+			if u.tabs.Selected().Text != tabResults {
+				return
+			}
+			for _, obj := range u.results.views.Selected().Content.(*fyne.Container).Objects {
+				if v := u.results.viewOf(obj); v != nil && v.shown != v.want {
+					n = 1
+				}
+			}
+		})
+		return n
+	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			blanks := 0.0
 			for b.Loop() {
 				b.StopTimer()
 				switchTo(c.away)
 				time.Sleep(50 * time.Millisecond) // let background redraws of the screen left settle
 				b.StartTimer()
 				switchTo(c.to)
+				b.StopTimer()
+				blanks += blank()
+				b.StartTimer()
 			}
+			// Switches whose first frame showed a chart without its picture.
+			b.ReportMetric(blanks/float64(b.N), "blank/op")
 		})
 	}
 }
