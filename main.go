@@ -44,6 +44,8 @@ func dispatch(ctx context.Context, args []string) error {
 	fs.StringVar(&opts.Target, "target", "", "preselect the target: sim:PROFILE or an endpoint URL")
 	fs.BoolVar(&opts.Autorun, "autorun", false, "start the run at launch")
 	fs.StringVar(&opts.Export, "export", "", "with --autorun: export every file into `DIR` when the run ends, then quit")
+	fs.StringVar(&opts.Tour, "tour", "", "visit every screen, run the Quick plan and screenshot each screen into `DIR`, then quit (the end-to-end test and docs/gallery use it)")
+	window := fs.String("window", "1280x800", "the window's size, `WxH` in pixels")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: speedmatrix [flags]            the desktop app\n"+
 			"       speedmatrix run|sim|hw|report   headless (add -h for each)\n\nFlags:\n")
@@ -55,9 +57,21 @@ func dispatch(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unknown command %q: use run, sim, hw or report, or no command for the app", fs.Arg(0))
 	}
+	var ok bool
+	if opts.Width, opts.Height, ok = parseSize(*window); !ok {
+		return fmt.Errorf("--window %q is not a size: write it like 1280x800 (at least 320x320)", *window)
+	}
 	if *showVersion {
 		fmt.Println("speedmatrix", version)
 		return nil
 	}
 	return app.Main(opts)
+}
+
+// parseSize reads "WxH" with both sides at least 320 pixels.
+func parseSize(s string) (w, h int, ok bool) {
+	if n, err := fmt.Sscanf(s, "%dx%d", &w, &h); err != nil || n != 2 || w < 320 || h < 320 {
+		return 0, 0, false
+	}
+	return w, h, true
 }

@@ -4,17 +4,8 @@ import (
 	"speedmatrix/engine"
 )
 
-// planFields names where each plan setting is set in the app.
-var planFields = map[engine.PlanField]string{
-	engine.FieldContexts:    "Contexts on the Matrix screen",
-	engine.FieldConcurrency: "Concurrency on the Matrix screen",
-	engine.FieldDuration:    "Duration on the Matrix screen",
-	engine.FieldMaxOutput:   "Max output on the Matrix screen",
-	engine.FieldAPI:         "API on the Matrix screen",
-}
-
 // problemAdvice is what to do in the app for each kind of problem: which
-// screen and field (the plan's is built from planFields).
+// screen and field (the plan's is built from matrixFields).
 var problemAdvice = map[engine.Problem]string{
 	engine.ProblemModel:          "choose one of its models in Model on the Server screen (Detect models lists them)",
 	engine.ProblemAuth:           "type the key the server was started with in API key on the Server screen",
@@ -33,7 +24,7 @@ func advice(err error) string {
 	if p != engine.ProblemPlan {
 		return problemAdvice[p]
 	}
-	return "change " + planFields[engine.PlanFields(err)[0]]
+	return "change " + matrixFields[engine.PlanFields(err)[0]] + " on the Matrix screen"
 }
 
 // explain is err's message followed by the advice, if any.

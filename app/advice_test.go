@@ -17,7 +17,7 @@ func TestAdviceNamesScreens(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldMaxOutput, Problem: "max output 9000 tokens does not fit"}}}, "Max output on the Matrix screen"},
+		{&engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldMaxOutput, Problem: "max output 9000 tokens does not fit"}}}, "Max output tokens on the Matrix screen"},
 		{&engine.UnknownModelError{Want: "x", Available: []string{"y"}}, "Model on the Server screen"},
 		{fmt.Errorf("list models: %w", &openai.APIError{StatusCode: 401}), "API key on the Server screen"},
 		{&engine.BusyError{Running: 2}, "Stop the other client's requests"},

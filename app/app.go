@@ -9,6 +9,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 
@@ -29,6 +30,7 @@ const (
 	tabRun      = "Run"
 	tabResults  = "Results"
 	tabHistory  = "History"
+	tabSettings = "Settings"
 )
 
 // ID is the application ID; Fyne keeps preferences and storage under it.
@@ -43,6 +45,11 @@ type Options struct {
 	// every file into that folder when the run ends, then quits.
 	Autorun bool
 	Export  string
+	// Tour, when set, visits every screen, runs the Quick plan and writes
+	// a screenshot of each screen into this folder, then quits (see tour.go).
+	Tour string
+	// Width and Height are the window's size in pixels; zero: 1280×800.
+	Width, Height int
 }
 
 // Icon is the application icon as a Fyne resource.
@@ -57,7 +64,7 @@ func Main(opts Options) error {
 	w := a.NewWindow("Speed Matrix")
 	u := newUI(a, w, realDeps(), opts)
 	w.SetContent(u.content())
-	w.Resize(fyne.NewSize(1280, 800))
+	w.Resize(windowSize(opts.Width, opts.Height))
 	w.SetCloseIntercept(u.onClose)
 	// Every quit stops everything first; should Fyne's teardown then not
 	// let ShowAndRun return (see quitGrace), the process exits anyway.
@@ -92,6 +99,7 @@ type ui struct {
 	run      *runTab
 	results  *resultsTab
 	history  *historyTab
+	settings *settingsTab
 
 	exitErr error // what Main returns (autorun)
 
@@ -108,6 +116,8 @@ type ui struct {
 
 	// ask, when set (tests), answers confirm instead of a dialog.
 	ask func(title, message, yes, no string, answer func(bool))
+	// opened, when set (tests), is told of a folder instead of opening it.
+	opened func(dir string)
 }
 
 // newUI detects the hardware and builds every screen.
@@ -123,21 +133,22 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u.quit, u.settle = a.Quit, time.Second
 	u.hwInfo, u.hwErr = d.hardware.Detect()
 	// Each newXxxTab sets u.xxx; a screen may use those built before it.
+	settings := newSettingsTab(u)
 	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
 	server, results := newServerTab(u), newResultsTab(u)
 	run, history := newRunTab(u), newHistoryTab(u)
-	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history} {
+	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history, settings} {
 		// A screen taller than the window scrolls: the window keeps the size
 		// it was given (Fyne grows a window to its content's MinSize, and a
 		// wrapped label not laid out yet asks for one word per line).
 		t.Content = container.NewVScroll(t.Content)
 	}
-	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history)
+	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history, settings)
 	u.tabs.SetTabLocation(container.TabLocationLeading)
 	u.runItem = run
 	u.state.watch(changeRun, u.showRunInSidebar)
 	u.server.applyTarget(opts.Target)
-	if opts.Autorun {
+	if opts.Autorun || opts.Tour != "" {
 		// A scripted run wants a result in minutes: the Quick plan fitted to the target.
 		u.matrix.usePreset(presetQuick)
 	}
@@ -171,18 +182,30 @@ func (u *ui) show(title string) {
 }
 
 // showRunInSidebar puts a run's progress in the Run tab's title, so that
-// it shows from every screen: "Run · 3/12".
+// it shows from every screen: "Run 40%". It is short: a longer title would
+// widen the sidebar, and with it the window.
 func (u *ui) showRunInSidebar() {
 	text := tabRun
 	if st := u.state.run; st.Running {
-		text = tabRun + " · starting"
+		text = tabRun + " …"
 		if p := st.Progress; p != nil && p.CellCount > 0 {
-			text = fmt.Sprintf("%s · %d/%d", tabRun, p.CellIndex, p.CellCount)
+			text = fmt.Sprintf("%s %d%%", tabRun, 100*(p.CellIndex-1)/p.CellCount)
 		}
 	}
 	if u.runItem.Text != text {
 		u.runItem.Text = text
 		u.tabs.Refresh()
+	}
+}
+
+// openFolder shows dir in the desktop's file manager.
+func (u *ui) openFolder(dir string) {
+	if u.opened != nil {
+		u.opened(dir)
+		return
+	}
+	if err := u.app.OpenURL(&url.URL{Scheme: "file", Path: dir}); err != nil {
+		dialog.ShowInformation("Open folder", "The folder is "+dir, u.win)
 	}
 }
 
@@ -213,6 +236,17 @@ func (u *ui) start() {
 		u.show(tabRun)
 		u.run.onStart()
 	}
+	if u.opts.Tour != "" {
+		go u.runTour(u.opts.Tour)
+	}
+}
+
+// windowSize is w×h, or the default 1280×800 when either is zero.
+func windowSize(w, h int) fyne.Size {
+	if w <= 0 || h <= 0 {
+		return fyne.NewSize(1280, 800)
+	}
+	return fyne.NewSize(float32(w), float32(h))
 }
 
 // onRunDone is called on the UI goroutine when a run ends; dir is the

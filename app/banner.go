@@ -2,7 +2,6 @@ package app
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -25,6 +24,7 @@ type banner struct {
 	box             *fyne.Container
 	message, action *widget.RichText
 	detail          *widget.Label
+	detailBox       fyne.CanvasObject // the detail on its panel, hidden until Details
 	toggle, button  *widget.Button
 	detailShown     bool
 	onPress         func()
@@ -40,7 +40,6 @@ func newBanner() *banner {
 	b.detail = widget.NewLabel("")
 	b.detail.Wrapping = fyne.TextWrapBreak
 	b.detail.TextStyle = fyne.TextStyle{Monospace: true}
-	b.detail.Hide()
 	b.toggle = widget.NewButton("Details", b.onToggle)
 	b.toggle.Importance = widget.LowImportance
 	b.button = widget.NewButton("", func() {
@@ -50,9 +49,10 @@ func newBanner() *banner {
 	})
 	icon := widget.NewIcon(theme.NewColoredResource(theme.ErrorIcon(), theme.ColorNameForeground))
 	buttons := container.NewHBox(b.button, b.toggle)
-	text := container.NewVBox(b.message, b.action, buttons, panel(b.detail))
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameError))
-	bg.CornerRadius = theme.InputRadiusSize()
+	b.detailBox = panel(b.detail)
+	b.detailBox.Hide()
+	text := container.NewVBox(b.message, b.action, buttons, b.detailBox)
+	bg := newThemedRect(theme.ColorNameError)
 	b.box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, container.NewVBox(icon), nil, text)))
 	b.box.Hide()
 	return b
@@ -83,7 +83,7 @@ func (b *banner) show(n notice) {
 	}
 	b.detail.SetText(n.Detail)
 	b.detailShown = false
-	b.detail.Hide()
+	b.detailBox.Hide()
 	b.toggle.SetText("Details")
 	if n.Detail == "" {
 		b.toggle.Hide()
@@ -106,10 +106,10 @@ func (b *banner) visible() bool { return b.box.Visible() }
 func (b *banner) onToggle() {
 	b.detailShown = !b.detailShown
 	if b.detailShown {
-		b.detail.Show()
+		b.detailBox.Show()
 		b.toggle.SetText("Hide details")
 	} else {
-		b.detail.Hide()
+		b.detailBox.Hide()
 		b.toggle.SetText("Details")
 	}
 	b.box.Refresh()

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
@@ -128,7 +127,7 @@ func TestChartViewShowsNoPlaceholder(t *testing.T) {
 // opened again); another size, scale or theme is drawn anew.
 func TestChartViewKeepsPictures(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.app.Settings().SetTheme(theme.LightTheme())
+	applyTheme(u.app, themeLight)
 	d := &drawLog{}
 	size := fyne.NewSize(700, 400)
 	v := newChartView(u, "report-1/prefill", d.draw)
@@ -140,7 +139,7 @@ func TestChartViewKeepsPictures(t *testing.T) {
 	if shownPixels(again) != image.Pt(700, 200) || d.count() != draws {
 		t.Errorf("a second view of the same picture drew it again (%d draws, then %d), shown %v", draws, d.count(), shownPixels(again))
 	}
-	u.app.Settings().SetTheme(theme.DarkTheme())
+	applyTheme(u.app, themeDark)
 	other := newChartView(u, "report-1/prefill", d.draw)
 	other.ask(other.paneFor(size))
 	waitUntil(t, func() bool { return other.img.Image != nil }, "the dark picture")
@@ -153,12 +152,12 @@ func TestChartViewKeepsPictures(t *testing.T) {
 // when the app switches to its dark theme.
 func TestChartViewFollowsTheAppTheme(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.app.Settings().SetTheme(theme.LightTheme())
+	applyTheme(u.app, themeLight)
 	d := &drawLog{}
 	v := newChartView(u, "theme", d.draw)
 	viewInWindow(t, v, fyne.NewSize(700, 400), 1)
 	waitUntil(t, func() bool { return v.img.Image != nil }, "the light picture")
-	u.app.Settings().SetTheme(theme.DarkTheme())
+	applyTheme(u.app, themeDark)
 	waitUntil(t, func() bool { return v.shown.dark }, "the dark picture")
 	if got := d.dark[len(d.dark)-1]; !got {
 		t.Error("the last picture was not drawn dark")

@@ -101,10 +101,17 @@ type deps struct {
 	sim       simService
 	charts    chartDrawer
 	store     runStore
-	runsDir   string // where History keeps saved runs
+	runsDir   string // where History keeps saved runs unless the Settings screen says
 	now       func() time.Time
 	// do runs f on the UI goroutine without waiting; every update from
 	// background work goes through it. nil: fyne.Do. Tests queue the
 	// closures and run them on the test goroutine (see waitFor).
 	do func(f func())
+
+	// newTelemetry, when set, makes the sampler at the Settings screen's
+	// interval; it replaces telemetry.
+	newTelemetry func(interval time.Duration) liveTelemetry
+	// lookPath finds a program as exec.LookPath does (which it is when
+	// nil): Start server is disabled while vllm cannot be found.
+	lookPath func(file string) (string, error)
 }

@@ -12,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/storage"
 
 	"speedmatrix/charts"
@@ -84,7 +83,9 @@ func exportReport(dir string, rep engine.Report, store runStore, ch chartDrawer,
 	return errors.Join(errs...)
 }
 
-// onExport asks for a folder and writes every file into it.
+// onExport asks for a folder and exports into a new subfolder of it named
+// after the run; an earlier export there is replaced only when the user
+// says so.
 func (r *resultsTab) onExport() {
 	if !r.has {
 		return
@@ -93,29 +94,88 @@ func (r *resultsTab) onExport() {
 		if err != nil || uri == nil {
 			return
 		}
-		dir, rep, store, ch, dark := uri.Path(), r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked
-		r.u.prefs.p.SetString(prefExport, dir)
-		r.status.SetText("Exporting to " + dir + " …")
-		go func() {
-			err := exportReport(dir, rep, store, ch, dark)
-			r.u.do(func() { r.finishExport(dir, err) })
-		}()
+		r.exportInto(uri.Path())
 	}, r.u.win)
-	if last := r.u.prefs.p.String(prefExport); last != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(last)); err == nil {
+	d.SetTitleText("Export every file of this run into a new folder in …")
+	d.SetConfirmText("Choose folder")
+	if start := r.u.exportDir(); start != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(start)); err == nil {
 			d.SetLocation(l)
 		}
 	}
 	d.Show()
 }
 
+// exportInto exports the shown report into parent/RUN-FOLDER, asking first
+// when that folder already holds an export.
+func (r *resultsTab) exportInto(parent string) {
+	dir := filepath.Join(parent, runFolder(r.report))
+	if !holdsExport(dir) {
+		r.startExport(dir)
+		return
+	}
+	r.u.confirm("Replace the earlier export?",
+		fmt.Sprintf("%s already holds an export of this run. Replace its files, or export into a new folder next to it?", dir),
+		"Replace", "New folder", func(replace bool) {
+			if !replace {
+				dir = freeFolder(dir)
+			}
+			r.startExport(dir)
+		})
+}
+
+// holdsExport reports whether dir has any file an export writes.
+func holdsExport(dir string) bool {
+	for _, name := range exportFileNames() {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// freeFolder is dir, or dir-2, dir-3 … the first that does not exist.
+func freeFolder(dir string) string {
+	for i := 2; ; i++ {
+		next := fmt.Sprintf("%s-%d", dir, i)
+		if _, err := os.Stat(next); errors.Is(err, os.ErrNotExist) {
+			return next
+		}
+	}
+}
+
+// startExport writes every file into dir in the background.
+func (r *resultsTab) startExport(dir string) {
+	rep, store, ch, dark := r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked
+	r.banner.hide()
+	r.status.SetText("Exporting to " + dir + " …")
+	r.exported = make(chan struct{})
+	done := r.exported
+	go func() {
+		err := exportReport(dir, rep, store, ch, dark)
+		r.u.do(func() {
+			r.finishExport(dir, err)
+			close(done)
+		})
+	}()
+}
+
+// finishExport says where the files went, with a way to open the folder,
+// or which files failed.
 func (r *resultsTab) finishExport(dir string, err error) {
 	if err != nil {
-		r.status.SetText("Some files were not written: " + err.Error())
-		dialog.ShowError(fmt.Errorf("%w\nThe other files are in %s", err, dir), r.u.win)
+		r.status.SetText("")
+		r.banner.show(notice{Message: "Some files of the export were not written.",
+			Action: "Choose a folder you can write to (or free some disk space) and export again; the other files are in " + dir + ".",
+			Button: "Export again", OnPress: r.onExport, Detail: err.Error()})
 		return
 	}
 	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", len(exportFileNames()), dir))
+	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", len(exportFileNames()), dir), "Open folder", "Close", func(open bool) {
+		if open {
+			r.u.openFolder(dir)
+		}
+	})
 }
 
 // onSaveOne asks where to save one file and writes it.
@@ -126,7 +186,7 @@ func (r *resultsTab) onSaveOne(name string) {
 	r.saveOne.ClearSelected()
 	data, err := fileBytes(name, r.report, r.u.deps.charts, r.darkExport.Checked)
 	if err != nil {
-		dialog.ShowError(fmt.Errorf("cannot make %s: %w", name, err), r.u.win)
+		r.banner.show(notice{Message: "The file " + name + " could not be made.", Detail: err.Error()})
 		return
 	}
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
@@ -138,7 +198,7 @@ func (r *resultsTab) onSaveOne(name string) {
 			werr = cerr
 		}
 		if werr != nil {
-			dialog.ShowError(fmt.Errorf("save %s: %w: choose another folder", name, werr), r.u.win)
+			r.banner.show(notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: werr.Error()})
 			return
 		}
 		r.status.SetText("Saved " + w.URI().Path() + ".")
@@ -147,17 +207,9 @@ func (r *resultsTab) onSaveOne(name string) {
 	d.Show()
 }
 
-// screenshot writes the window as it looks now into dir. It paints the
-// window's content with Fyne's software painter: reading back the GL front
-// buffer gives a blank image under Xvfb, where CI takes this screenshot.
+// screenshot writes the window as it looks now into dir.
 func (r *resultsTab) screenshot(dir string) error {
-	content, size := r.u.win.Content(), r.u.win.Canvas().Size()
-	c := software.NewCanvas()
-	c.SetPadded(false)
-	c.SetContent(content)
-	c.Resize(size)
-	img := c.Capture()
-	r.u.win.SetContent(content)
+	img := r.u.capture()
 	if img == nil {
 		return errors.New("screenshot: the window could not be captured")
 	}

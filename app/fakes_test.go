@@ -124,11 +124,6 @@ func (f *fakeSim) Start(profile string) (engine.Subject, func(), error) {
 	f.started = append(f.started, profile)
 	t := engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:1"}}
 	t.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: profile}
-	for _, p := range f.Profiles() {
-		if p.Name == profile {
-			t.Header.Engine.MaxModelLen = p.MaxModelLen // as the engine reads it from the server
-		}
-	}
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
 
@@ -256,6 +251,8 @@ func testDeps(t testing.TB, eng engineRunner) deps {
 		runsDir: t.TempDir(),
 		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		do:      loopFor(t).post,
+
+		lookPath: func(file string) (string, error) { return "/usr/bin/" + file, nil }, // vllm is installed
 	}
 }
 

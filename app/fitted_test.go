@@ -32,7 +32,9 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 		}
 	}
 	eng := &fakeEngine{events: events}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:big"})
+	d := testDeps(t, eng)
+	d.sim = readsModelLen{&fakeSim{}}
+	u := newTestUI(t, d, Options{Target: "sim:big"})
 	u.matrix.usePreset(presetStandard)
 	if got := u.matrix.preview.contexts; !slices.Equal(got, fitted) {
 		t.Errorf("Matrix preview rows %v, want the fitted %v", got, fitted)
@@ -73,4 +75,18 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readsModelLen is the fake simulator whose target says its max_model_len,
+// as the engine reads it from a real server into the report.
+type readsModelLen struct{ *fakeSim }
+
+func (s readsModelLen) Start(profile string) (engine.Subject, func(), error) {
+	t, stop, err := s.fakeSim.Start(profile)
+	for _, p := range s.Profiles() {
+		if p.Name == profile {
+			t.Header.Engine.MaxModelLen = p.MaxModelLen
+		}
+	}
+	return t, stop, err
 }

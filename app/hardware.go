@@ -28,17 +28,19 @@ func newHardwareTab(u *ui) *container.TabItem {
 	u.hardware = h
 	h.status.Wrapping = fyne.TextWrapWord
 	h.status.TextStyle = fyne.TextStyle{Bold: true}
-	body := container.NewVBox(h.status)
+	// Cards side by side in a wide window, one above the other in a narrow one.
+	cards := newColumns(560, 3)
 	if u.hasGPU() {
 		h.status.SetText(fmt.Sprintf("%d NVIDIA GPU%s ready for vLLM.", len(u.hwInfo.GPUs), plural(len(u.hwInfo.GPUs))))
 		h.status.Importance = widget.SuccessImportance
 		for _, g := range u.hwInfo.GPUs {
-			body.Add(gpuCard(g))
+			cards.Add(gpuCard(g))
 		}
 	} else {
-		body.Add(h.noGPUCard())
+		cards.Add(h.noGPUCard())
 	}
-	body.Add(hostCard(u.hwInfo))
+	cards.Add(hostCard(u.hwInfo))
+	body := container.NewVBox(h.status, cards)
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
 	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }

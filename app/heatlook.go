@@ -80,12 +80,18 @@ func (g *gridLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// MinSize is the widest and tallest cell times the grid's dimensions.
+// heatCellMinWidth caps what a cell asks for: a matrix of eight columns
+// then fits a window 1,000 px wide, where its labels are still whole.
+const heatCellMinWidth = 64
+
+// MinSize is the widest (up to heatCellMinWidth) and tallest cell times
+// the grid's dimensions.
 func (g *gridLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	var cell fyne.Size
 	for _, o := range objs {
 		cell = cell.Max(o.MinSize())
 	}
+	cell.Width = min(cell.Width, heatCellMinWidth)
 	rows := g.rows(len(objs))
 	pad := theme.Padding()
 	return fyne.NewSize(cell.Width*float32(g.cols)+pad*float32(g.cols-1), cell.Height*float32(rows)+pad*float32(max(rows-1, 0)))

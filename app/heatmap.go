@@ -107,9 +107,9 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 }
 
 func axisText(s string, align fyne.TextAlign) fyne.CanvasObject {
-	t := canvas.NewText(s, theme.Color(theme.ColorNameForeground))
-	t.Alignment = align
-	t.TextStyle = fyne.TextStyle{Bold: true}
+	t := newThemedText(s, theme.ColorNameForeground)
+	t.Text.Alignment = align
+	t.Text.TextStyle = fyne.TextStyle{Bold: true}
 	return container.NewVBox(layout.NewSpacer(), t, layout.NewSpacer())
 }
 

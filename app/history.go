@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,55 +13,76 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/report"
 )
 
-// historyTab lists the saved runs, opens one, and compares two.
+// historyTab lists the saved runs with what each measured; it opens,
+// renames, deletes and imports runs, and compares two (history_compare.go).
 type historyTab struct {
 	u *ui
 
-	runs          []string // folder names under runsDir, newest first
-	list          *widget.List
-	selected      int
-	openBtn       *widget.Button
-	base, other   *widget.Select
-	compareBtn    *widget.Button
-	compareResult *fyne.Container
-	status        *widget.Label
+	entries  []historyEntry          // newest first
+	cache    map[string]historyEntry // by folder: a report.json is read once
+	list     *widget.List
+	rows     map[fyne.CanvasObject]*historyRow
+	selected int // index into entries; -1 for none
+
+	openBtn, renameBtn, deleteBtn, importBtn *widget.Button
+	resumeBtn                                *widget.Button // for a partial run of ours
+	where                                    *widget.Label  // the runs folder
+	a, b                                     *widget.Select
+	compareBtn                               *widget.Button
+	compareResult, compareBox                *fyne.Container
+	status                                   *widget.Label
+	banner                                   *banner
+
+	// The dialogs of the screen; tests replace them.
+	confirm  func(title, message string, ok func())
+	askName  func(current string, ok func(name string))
+	pickFile func(ok func(data []byte, name string))
 }
 
 // newHistoryTab builds the History screen.
 func newHistoryTab(u *ui) *container.TabItem {
-	h := &historyTab{u: u, selected: -1}
+	h := &historyTab{u: u, selected: -1, cache: map[string]historyEntry{}, rows: map[fyne.CanvasObject]*historyRow{}}
 	u.history = h
-	h.list = widget.NewList(
-		func() int { return len(h.runs) },
-		func() fyne.CanvasObject { return widget.NewLabel("2026-01-01 00:00:00 · model-name-placeholder") },
-		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(runTitle(h.runs[i])) },
-	)
-	h.list.OnSelected = func(i widget.ListItemID) { h.selected = i; h.openBtn.Enable() }
+	h.confirm, h.askName, h.pickFile = h.confirmDialog, h.nameDialog, h.fileDialog
+	h.list = widget.NewList(func() int { return len(h.entries) }, h.newRow, h.updateRow)
+	h.list.OnSelected = h.onSelect
+	h.list.OnUnselected = func(widget.ListItemID) { h.onSelect(-1) }
 	h.openBtn = widget.NewButtonWithIcon("Open in Results", theme.FolderOpenIcon(), h.onOpen)
-	h.openBtn.Disable()
-	h.base = widget.NewSelect(nil, nil)
-	h.base.PlaceHolder = "Base run"
-	h.other = widget.NewSelect(nil, nil)
-	h.other.PlaceHolder = "Compared run"
+	h.renameBtn = widget.NewButtonWithIcon("Rename…", theme.DocumentCreateIcon(), h.onRename)
+	h.deleteBtn = widget.NewButtonWithIcon("Delete…", theme.DeleteIcon(), h.onDelete)
+	h.importBtn = widget.NewButtonWithIcon("Import…", theme.UploadIcon(), h.onImport)
+	h.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), h.onResume)
+	h.resumeBtn.Disable()
+	h.a, h.b = widget.NewSelect(nil, nil), widget.NewSelect(nil, nil)
+	h.a.PlaceHolder, h.b.PlaceHolder = "Run A (the base)", "Run B (compared with A)"
 	h.compareBtn = widget.NewButtonWithIcon("Compare", theme.ViewRefreshIcon(), h.onCompare)
 	h.compareResult = container.NewStack()
 	h.status = widget.NewLabel("")
 	h.status.Wrapping = fyne.TextWrapWord
+	h.banner = newBanner()
+	h.where = widget.NewLabel("")
+	h.where.Truncation = fyne.TextTruncateEllipsis
+	h.where.Importance = widget.LowImportance
 	h.reload()
+	u.state.watch(changeRun, func() { h.onSelect(h.selected) })
 
-	left := widget.NewCard("Saved runs", "every run is saved in "+u.deps.runsDir,
-		container.NewBorder(nil, h.openBtn, nil, nil, h.list))
-	pick := widget.NewForm(widget.NewFormItem("Base", h.base), widget.NewFormItem("Compared", h.other))
-	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from base to compared",
-		container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult))
+	actions := container.NewHBox(h.openBtn, h.resumeBtn, h.renameBtn, h.deleteBtn)
+	left := widget.NewCard("Saved runs", "newest first",
+		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), h.where), actions, nil, nil, h.list))
+	pick := widget.NewForm(widget.NewFormItem("A", h.a), widget.NewFormItem("B", h.b))
+	h.compareBox = container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult)
+	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from A to B", h.compareBox)
 	split := container.NewHSplit(left, right)
-	split.Offset = 0.35
-	header := screenHeader("History", "Open a saved run, or see what a change of settings, model or GPU did to each cell.")
-	return container.NewTabItemWithIcon(tabHistory, theme.HistoryIcon(), screen(header, split, nil))
+	split.Offset = 0.42
+	header := screenHeader("History", "Open a saved run or one imported from llm-inference-bench, or see what a change of settings, model or GPU did to each cell.")
+	body := container.NewBorder(h.banner.object(), nil, nil, nil, split)
+	return container.NewTabItemWithIcon(tabHistory, theme.HistoryIcon(), screen(header, body, nil))
 }
+
+// dir is where History keeps runs.
+func (h *historyTab) dir() string { return h.u.runsDir() }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
@@ -79,108 +99,136 @@ func runFolder(rep engine.Report) string {
 	return rep.Run.StartedAt.Format("20060102-150405") + "-" + model
 }
 
-// runTitle is how the list shows a run folder: "2026-11-30 07:46:21 · tiny".
-func runTitle(folder string) string {
-	if len(folder) > 16 && folder[8] == '-' && folder[15] == '-' {
-		f := folder
-		return fmt.Sprintf("%s-%s-%s %s:%s:%s · %s", f[0:4], f[4:6], f[6:8], f[9:11], f[11:13], f[13:15], f[16:])
-	}
-	return folder
-}
-
-// save stores rep under the runs folder and lists it.
 // save writes rep into dir, or into a new folder named after the run when
-// dir is "", and returns the folder ("" when there is no runs folder).
+// dir is "", lists it, and returns the folder ("" when there is no runs
+// folder). The Run screen saves a run after every cell into one folder.
 func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
-	if h.u.deps.runsDir == "" {
+	if h.dir() == "" {
 		return "", nil
 	}
 	if rep.Run.StartedAt.IsZero() {
 		rep.Run.StartedAt = h.u.deps.now()
 	}
 	if dir == "" {
-		dir = filepath.Join(h.u.deps.runsDir, runFolder(rep))
+		dir = filepath.Join(h.dir(), runFolder(rep))
 	}
 	if err := h.u.deps.store.Save(dir, rep); err != nil {
 		return dir, err
 	}
+	h.forget(filepath.Base(dir))
 	h.reload()
 	return dir, nil
 }
 
-// reload lists the run folders holding a report.json, newest first.
+// reload lists the run folders holding a report.json, newest first, and
+// keeps the selection and the compare pickers on the same runs.
 func (h *historyTab) reload() {
-	entries, _ := os.ReadDir(h.u.deps.runsDir)
-	h.runs = h.runs[:0]
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(h.u.deps.runsDir, e.Name(), report.JSONFile)); err == nil && e.IsDir() {
-			h.runs = append(h.runs, e.Name())
+	selected := h.selectedFolder()
+	a, b := h.pickedFolder(h.a), h.pickedFolder(h.b)
+	h.where.SetText("Saved in " + h.dir())
+	dirents, _ := os.ReadDir(h.dir())
+	h.entries = h.entries[:0]
+	for _, d := range dirents {
+		if !d.IsDir() {
+			continue
+		}
+		if e, ok := h.entry(d.Name()); ok {
+			h.entries = append(h.entries, e)
 		}
 	}
-	slices.Reverse(h.runs)
-	titles := make([]string, len(h.runs))
-	for i, r := range h.runs {
-		titles[i] = runTitle(r)
-	}
-	h.base.SetOptions(titles)
-	h.other.SetOptions(titles)
-	h.list.UnselectAll()
-	h.selected = -1
-	h.openBtn.Disable()
+	slices.SortStableFunc(h.entries, func(x, y historyEntry) int {
+		if c := y.started().Compare(x.started()); c != 0 {
+			return c
+		}
+		return strings.Compare(y.folder, x.folder)
+	})
+	h.setPickerOptions(a, b)
 	h.list.Refresh()
-	switch {
-	case len(h.runs) == 0:
-		h.status.SetText("No saved runs yet: every finished run is saved here automatically.")
-	case len(h.runs) >= 2 && h.base.SelectedIndex() < 0 && h.other.SelectedIndex() < 0:
-		// The usual question: what changed since the run before the last one.
-		h.base.SetSelectedIndex(1)
-		h.other.SetSelectedIndex(0)
-		h.status.SetText("")
-	default:
+	h.selectFolder(selected)
+	if len(h.entries) == 0 {
+		h.status.SetText("No saved runs yet: every finished run is saved here automatically, and Import… adds one made elsewhere.")
+	} else if strings.HasPrefix(h.status.Text, "No saved runs") {
 		h.status.SetText("")
 	}
+}
+
+// index is the position of folder in entries, or -1.
+func (h *historyTab) index(folder string) int {
+	return slices.IndexFunc(h.entries, func(e historyEntry) bool { return e.folder == folder })
+}
+
+func (h *historyTab) selectedFolder() string {
+	if h.selected < 0 || h.selected >= len(h.entries) {
+		return ""
+	}
+	return h.entries[h.selected].folder
+}
+
+// selectFolder selects the run in folder, or nothing when it isn't listed.
+func (h *historyTab) selectFolder(folder string) {
+	if i := h.index(folder); folder != "" && i >= 0 {
+		h.list.Select(i)
+		return
+	}
+	h.list.UnselectAll()
+	h.onSelect(-1)
+}
+
+// onSelect enables what can be done with the selected run.
+func (h *historyTab) onSelect(i widget.ListItemID) {
+	h.selected = i
+	for _, b := range []*widget.Button{h.openBtn, h.renameBtn, h.deleteBtn} {
+		if i >= 0 && i < len(h.entries) {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	h.resumeBtn.Disable()
+	if i >= 0 && i < len(h.entries) && h.resumable(h.entries[i]) {
+		h.resumeBtn.Enable()
+	}
+}
+
+// resumable reports whether the engine can finish a listed run: a partial
+// one of ours, while no other run goes on.
+func (h *historyTab) resumable(e historyEntry) bool {
+	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && !h.u.state.run.Running
+}
+
+// onResume finishes the selected partial run in its own folder.
+func (h *historyTab) onResume() {
+	folder := h.selectedFolder()
+	if folder == "" {
+		return
+	}
+	rep, err := h.load(folder)
+	if err != nil {
+		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be damaged: " + filepath.Join(h.dir(), folder) + ".", Detail: err.Error()})
+		return
+	}
+	h.banner.hide()
+	h.resumeBtn.Disable()
+	h.u.run.resume(rep, filepath.Join(h.dir(), folder))
 }
 
 // load reads a run by its folder name.
 func (h *historyTab) load(folder string) (engine.Report, error) {
-	return h.u.deps.store.Load(filepath.Join(h.u.deps.runsDir, folder))
+	return h.u.deps.store.Load(filepath.Join(h.dir(), folder))
 }
 
 // onOpen shows the selected run on the Results screen.
 func (h *historyTab) onOpen() {
-	if h.selected < 0 || h.selected >= len(h.runs) {
+	folder := h.selectedFolder()
+	if folder == "" {
 		return
 	}
-	folder := h.runs[h.selected]
 	rep, err := h.load(folder)
 	if err != nil {
-		h.status.SetText(fmt.Sprintf("Could not open %s: %v. The folder may be from a newer Speed Matrix or damaged.", folder, err))
+		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + filepath.Join(h.dir(), folder) + ".", Detail: err.Error()})
 		return
 	}
-	h.u.results.show(rep, filepath.Join(h.u.deps.runsDir, folder))
+	h.banner.hide()
+	h.u.results.show(rep, filepath.Join(h.dir(), folder))
 	h.u.show(tabResults)
-}
-
-// onCompare draws the % change of each decode cell between the two runs.
-func (h *historyTab) onCompare() {
-	bi, oi := h.base.SelectedIndex(), h.other.SelectedIndex()
-	if bi < 0 || oi < 0 {
-		h.status.SetText("Choose a base run and a run to compare with it.")
-		return
-	}
-	base, err := h.load(h.runs[bi])
-	if err == nil {
-		var other engine.Report
-		if other, err = h.load(h.runs[oi]); err == nil {
-			h.showDelta(base, other)
-			return
-		}
-	}
-	h.status.SetText("Could not load the runs: " + err.Error())
-}
-
-func (h *historyTab) showDelta(base, other engine.Report) {
-	h.status.SetText(fmt.Sprintf("%s → %s", report.ModelOnGPU(base), report.ModelOnGPU(other)))
-	h.compareResult.Objects = []fyne.CanvasObject{newDeltaView(h.u, base, other, h.compareResult)}
-	h.compareResult.Refresh()
 }

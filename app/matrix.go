@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -30,7 +31,10 @@ type matrixTab struct {
 	concurrency         *widget.Entry
 	durationS, maxOut   *widget.Entry
 	api                 *widget.Select
-	estimate, problem   *widget.Label
+	estimate            *widget.Label
+	banner              *banner       // why the form is not a plan
+	warnings            *widget.Label // what will run but mislead
+	shrunk              *widget.Label // the plan fitted to a smaller model, in its real sizes
 	capacityLine        *widget.Label
 	preview             *heatmap
 	applying            bool // a preset is filling the form: edits are not "Custom"
@@ -47,10 +51,14 @@ func newMatrixTab(u *ui) *container.TabItem {
 	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.maxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
 	}
-	m.estimate, m.problem, m.capacityLine = widget.NewLabel(""), widget.NewLabel(""), widget.NewLabel("")
+	m.estimate, m.capacityLine = widget.NewLabel(""), widget.NewLabel("")
 	m.estimate.TextStyle = fyne.TextStyle{Bold: true}
-	m.problem.Importance = widget.DangerImportance
-	m.problem.Wrapping = fyne.TextWrapWord
+	m.estimate.Wrapping = fyne.TextWrapWord
+	m.banner = newBanner()
+	m.warnings, m.shrunk = widget.NewLabel(""), widget.NewLabel("")
+	m.warnings.Importance, m.shrunk.Importance = widget.WarningImportance, widget.WarningImportance
+	m.warnings.Wrapping, m.shrunk.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	m.shrunk.TextStyle = fyne.TextStyle{Bold: true}
 	m.capacityLine.Wrapping = fyne.TextWrapWord
 	m.capacityLine.Importance = widget.LowImportance
 	m.preset = widget.NewRadioGroup([]string{presetQuick, presetStandard, presetCustom}, m.onPreset)
@@ -76,8 +84,8 @@ func newMatrixTab(u *ui) *container.TabItem {
 	)
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[3].HintText = "simultaneous streaming requests per decode cell"
-	left := container.NewVBox(form, m.estimate, m.problem)
-	right := widget.NewCard("Decode cells", "grey cells are over the server's KV capacity and will not run",
+	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
+	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
 		container.NewBorder(nil, m.capacityLine, nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
@@ -171,12 +179,11 @@ func (m *matrixTab) refreshCapacityLocked() {
 	p, err := m.plan()
 	m.u.state.setPlan(p, err)
 	if err != nil {
-		m.problem.SetText(err.Error())
-		m.problem.Show()
+		m.banner.show(notice{Message: upper(err.Error()) + ".", Action: "The grid follows once the field is fixed."})
 		m.estimate.SetText("")
 		return
 	}
-	m.problem.Hide()
+	m.banner.hide()
 	c := m.capacity()
 	// Measure what the engine will measure: contexts fitted to the model.
 	fitted := c.Fit(p)
@@ -186,7 +193,9 @@ func (m *matrixTab) refreshCapacityLocked() {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
 	m.estimate.SetText(text)
-	m.capacityLine.SetText(capacityText(c, p, fitted))
+	m.capacityLine.SetText(capacityText(c))
+	setOptional(m.shrunk, shrunkText(c, p, fitted))
+	setOptional(m.warnings, warningText(engine.PlanWarnings(p, c)))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
 		m.preview.setAxes(fitted.DecodeContexts, p.Concurrency)
 		m.lastContexts, m.lastC = fitted.DecodeContexts, p.Concurrency
@@ -200,7 +209,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 }
 
 // capacityText explains the limits the preview applies.
-func capacityText(c capacity, p, fitted engine.Plan) string {
+func capacityText(c capacity) string {
 	text := "KV capacity unknown until the server is up: the run checks it before each cell."
 	if c.KVCacheTokens > 0 {
 		text = fmt.Sprintf("KV cache: %s tokens", formatThousands(c.KVCacheTokens))
@@ -209,11 +218,59 @@ func capacityText(c capacity, p, fitted engine.Plan) string {
 		}
 		text += "."
 	}
-	if !slices.Equal(fitted.DecodeContexts, p.DecodeContexts) {
-		text += fmt.Sprintf(" Max model length %s leaves room for contexts up to %s with %s output tokens: longer ones are measured at that length.",
-			formatThousands(c.MaxModelLen), engine.ContextLabel(slices.Max(fitted.DecodeContexts)), formatThousands(p.MaxOutputTokens))
-	}
 	return text
+}
+
+// shrunkText says, when the server's model is shorter than the plan's
+// contexts, what the run measures instead: "" when nothing is replaced.
+func shrunkText(c capacity, p, fitted engine.Plan) string {
+	if slices.Equal(fitted.DecodeContexts, p.DecodeContexts) && slices.Equal(fitted.PrefillContexts, p.PrefillContexts) {
+		return ""
+	}
+	return fmt.Sprintf("This server's model holds %s tokens, so the plan shrinks: with %s output tokens, contexts longer than %s are measured at %s. "+
+		"The run measures decode at %s and prefill at %s.",
+		formatThousands(c.MaxModelLen), formatThousands(p.MaxOutputTokens), engine.ContextLabel(slices.Max(fitted.DecodeContexts)),
+		engine.ContextLabel(slices.Max(fitted.DecodeContexts)), contextList(fitted.DecodeContexts), contextList(fitted.PrefillContexts))
+}
+
+// contextList writes contexts as labels, "1K, 2K, 7K", or "none".
+func contextList(contexts []int) string {
+	if len(contexts) == 0 {
+		return "none"
+	}
+	labels := make([]string, len(contexts))
+	for i, c := range contexts {
+		labels[i] = engine.ContextLabel(c)
+	}
+	return strings.Join(labels, ", ")
+}
+
+// warningText is the plan's warnings in the Matrix screen's words.
+func warningText(ws []engine.PlanProblem) string {
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = "⚠ " + matrixFields[w.Field] + ": " + w.Problem + "."
+	}
+	return strings.Join(lines, "\n")
+}
+
+// matrixFields names each plan setting as the Matrix screen labels it.
+var matrixFields = map[engine.PlanField]string{
+	engine.FieldContexts:    "Prefill or Decode contexts",
+	engine.FieldConcurrency: "Requests at once",
+	engine.FieldDuration:    "Seconds per cell",
+	engine.FieldMaxOutput:   "Max output tokens",
+	engine.FieldAPI:         "API",
+}
+
+// setOptional shows text in l, or hides l when text is "".
+func setOptional(l *widget.Label, text string) {
+	l.SetText(text)
+	if text == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
 }
 
 // targetChanged re-derives a Quick plan for the new target and regreys

@@ -53,8 +53,8 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 	// tiny: max model length 8,192, so every context is measured at
 	// 8,192 − 4,096 output − 256 = 3,840 tokens ("3K"), and 65,536 KV
 	// tokens: 16 × (3,840 + 4,096) = 126,976 does not fit; 1 × 7,936 does.
-	if len(m.preview.contexts) != 1 || !strings.Contains(m.capacityLine.Text, "up to 3K") {
-		t.Errorf("preview rows %v, capacity line %q; want the one fitted 3K row explained", m.preview.contexts, m.capacityLine.Text)
+	if len(m.preview.contexts) != 1 || m.shrunk.Hidden || !strings.Contains(m.shrunk.Text, "holds 8,192 tokens") || !strings.Contains(m.shrunk.Text, "measures decode at 3K") {
+		t.Errorf("preview rows %v, shrink note %q (hidden %v); want the one fitted 3K row explained", m.preview.contexts, m.shrunk.Text, m.shrunk.Hidden)
 	}
 	over, fits := m.preview.cell(3840, 16), m.preview.cell(3840, 1)
 	if over == nil || fits == nil {
@@ -78,8 +78,8 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 	if _, err := m.plan(); err == nil || !strings.Contains(err.Error(), "two") {
 		t.Errorf("plan error = %v, want one naming the bad value", err)
 	}
-	if !strings.Contains(m.problem.Text, "requests at once") {
-		t.Errorf("problem line = %q", m.problem.Text)
+	if n := m.banner.current; !m.banner.visible() || !strings.Contains(n.Message, "Requests at once") {
+		t.Errorf("Matrix banner = %+v", n)
 	}
 	u.run.onStart()
 	if u.run.running() {
@@ -101,5 +101,31 @@ func TestCellCounts(t *testing.T) {
 	// 64 × (1024+1024) = 131,072 and 64 × 5,120 exceed 65,536: two cells are skipped.
 	if run != 2 || over != 2 {
 		t.Errorf("run, over = %d, %d; want 2, 2", run, over)
+	}
+}
+
+// TestMatrixWarns: settings that run but mislead are warned of, in the
+// screen's words, and the grid follows the typing.
+func TestMatrixWarns(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:big"}) // max_num_seqs 256
+	m := u.matrix
+	m.preset.SetSelected(presetStandard)
+	if !m.warnings.Hidden {
+		t.Errorf("the Standard plan warns: %q", m.warnings.Text)
+	}
+	u.server.profile.SetSelected("tiny") // max_num_seqs 64
+	m.decode.SetText("128, 1K")
+	m.concurrency.SetText("1, 128")
+	m.durationS.SetText("2")
+	for _, want := range []string{"Prefill or Decode contexts: contexts under 256 tokens (128)", "Requests at once: the server runs at most 64 sequences at once (max_num_seqs): 128 requests", "Seconds per cell: a 2s window"} {
+		if !strings.Contains(m.warnings.Text, want) || m.warnings.Hidden {
+			t.Errorf("warnings %q miss %q", m.warnings.Text, want)
+		}
+	}
+	if got := m.preview.concurrency; len(got) != 2 || got[1] != 128 {
+		t.Errorf("the grid did not follow the typing: columns %v", got)
+	}
+	if _, err := m.plan(); err != nil {
+		t.Errorf("a warned plan does not run: %v", err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"image"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"time"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -17,12 +19,12 @@ import (
 )
 
 // realDeps wires the real engine, hardware, launcher, simulator, charts and
-// report store. The sampler starts with the window and stops at shutdown.
+// report store. The sampler, made at the Settings screen's interval, starts
+// with the window and stops at shutdown.
 func realDeps() deps {
 	return deps{
 		engine:    engineFunc(engine.Run),
 		hardware:  hwDetector{},
-		telemetry: hw.NewSampler(hw.DefaultSampleInterval),
 		launcher:  vllmLauncher{},
 		models:    modelCatalog{},
 		endpoints: openaiEndpoints{},
@@ -30,6 +32,9 @@ func realDeps() deps {
 		charts:    chartRenderer{},
 		store:     reportStore{},
 		runsDir:   runsDir(),
+
+		newTelemetry: func(interval time.Duration) liveTelemetry { return hw.NewSampler(interval) },
+		lookPath:     exec.LookPath,
 	}
 }
 

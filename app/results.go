@@ -39,6 +39,7 @@ type resultsTab struct {
 	banner          *banner        // export problems
 	resumeBtn       *widget.Button // shown for a partial run saved in History
 	rendered        chan struct{}  // closed when the charts of the shown report are drawn
+	exported        chan struct{}  // closed when the last export finished (tests wait on it)
 }
 
 // newResultsTab builds the Results screen (empty until a run finishes).
@@ -60,7 +61,7 @@ func newResultsTab(u *ui) *container.TabItem {
 		container.NewTabItem("Checks", r.checks.object()),
 		container.NewTabItem("Report sheet", r.charts[charts.KindReport]),
 	)
-	r.exportAllBtn = widget.NewButtonWithIcon("Export all…", theme.DocumentSaveIcon(), r.onExport)
+	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
 	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
 	r.saveOne.PlaceHolder = "Save one file…"
@@ -99,6 +100,9 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	sub := report.Subtitle(rep)
 	if why := incompleteLine(rep.Run); why != "" {
 		sub += "\n" + why
+	}
+	if imp := rep.Run.Imported; imp != nil {
+		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."
 	}
 	if source != "" {
 		sub += "\nSaved in " + source
@@ -140,17 +144,18 @@ func incompleteLine(run engine.RunInfo) string {
 	return "Partial run: " + run.Incomplete
 }
 
-// darkTheme reports whether the app looks dark (its theme's background
-// is, whichever variant or custom theme made it so): the on-screen charts
-// then use the charts' dark theme too.
+// darkTheme reports whether the app shows its dark theme variant: the
+// on-screen charts then use the charts' dark theme too.
 func (u *ui) darkTheme() bool {
-	s := u.app.Settings()
-	r, g, b, _ := s.Theme().Color(theme.ColorNameBackground, s.ThemeVariant()).RGBA()
-	return 0.2126*float64(r)+0.7152*float64(g)+0.0722*float64(b) < 0.5*0xffff
+	return shownVariant(u.app) == theme.VariantDark
 }
 
-// reportBadge says whether the figures were measured or simulated.
+// reportBadge says whether the figures were measured, simulated, or
+// imported from another tool.
 func reportBadge(rep engine.Report) fyne.CanvasObject {
+	if imp := rep.Run.Imported; imp != nil {
+		return badge("Imported · "+imp.Label(), importedColor)
+	}
 	if rep.Engine.Simulated {
 		return badge(rep.Engine.SimulatedLabel(), simulatedColor)
 	}

@@ -105,7 +105,7 @@ func (r *runTab) showPlan() {
 	r.setSimulated(s.target.Simulated, label)
 	r.serverLine.SetText("")
 	r.current.SetText("")
-	r.progress.SetValue(0)
+	r.progress.Hide()
 	if s.planErr != nil {
 		r.progressLine.SetText("The plan is not ready: fix it on the Matrix screen.")
 		r.heat.setAxes(nil, nil)
@@ -116,24 +116,28 @@ func (r *runTab) showPlan() {
 	fitted := s.fitted()
 	run, over := cellCounts(fitted, s.target.Capacity)
 	text := fmt.Sprintf("Ready: %d prefill + %d decode cells, estimated %s.", len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(s.plan, s.target.Capacity)))
-	if over > 0 {
+	switch {
+	case over == 1:
+		text += " 1 cell is over the server's capacity and will not run."
+	case over > 1:
 		text += fmt.Sprintf(" %d cells are over the server's capacity and will not run.", over)
 	}
 	r.progressLine.SetText(text + " Ctrl+R starts the run, Esc cancels it.")
 	r.heatCard.SetTitle("Plan")
 	r.heatCard.SetSubTitle("sustained decode cells · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "will run"
-	r.heat.setAxes(nil, nil)
-	r.heat.setAxes(fitted.DecodeContexts, fitted.Concurrency)
-	r.markPlanned(fitted, s.target.Capacity)
+	previewPlan(r.heat, fitted, s.target.Capacity)
 	r.heat.redraw()
 }
 
-// markPlanned greys the cells over capacity.
-func (r *runTab) markPlanned(fitted engine.Plan, c capacity) {
+// previewPlan lays h out afresh for the fitted plan's decode cells, with
+// those over the capacity c marked; the caller redraws.
+func previewPlan(h *heatmap, fitted engine.Plan, c capacity) {
+	h.setAxes(nil, nil)
+	h.setAxes(fitted.DecodeContexts, fitted.Concurrency)
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range fitted.Concurrency {
-			r.heat.setPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
+			h.setPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
 		}
 	}
 }
@@ -181,6 +185,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
 		return
 	}
+	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
@@ -219,6 +224,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	r.startBtn.Disable()
 	r.cancelBtn.Enable()
 	r.progress.SetValue(0)
+	r.progress.Show()
 	r.progressLine.SetText("Connecting to " + target.BaseURL + " …")
 	r.current.SetText("")
 	r.serverLine.SetText("")
@@ -234,10 +240,8 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	r.heatCard.SetTitle("Sustained decode")
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "waiting"
-	r.heat.setAxes(nil, nil)
-	r.heat.setAxes(fitted.DecodeContexts, fitted.Concurrency)
+	previewPlan(r.heat, fitted, c)
 	r.heat.fixScale(fitted, c)
-	r.markPlanned(fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {
 			if res.Phase == engine.PhaseDecode && res.Status.Final() {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -28,9 +29,14 @@ const defaultSimProfile = "tiny"
 // serverTab chooses what to benchmark: a vLLM server it launches, an
 // existing endpoint, or the built-in simulator.
 type serverTab struct {
-	u      *ui
-	kind   *widget.RadioGroup
-	panels map[string]fyne.CanvasObject
+	u        *ui
+	kind     *widget.RadioGroup
+	banner   *banner       // problems of Detect, the simulator and the endpoint
+	estimate *widget.Label // how long the Matrix screen's plan takes here
+	preview  *heatmap      // its decode cells on this target
+	// estimateLine is the estimate alone, for a window too narrow for the summary.
+	estimateLine *widget.Label
+	panels       map[string]fyne.CanvasObject
 
 	form   *vllmForm
 	launch *launchPanel
@@ -52,7 +58,7 @@ type serverTab struct {
 
 // newServerTab builds the Server screen.
 func newServerTab(u *ui) *container.TabItem {
-	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}}
+	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: newBanner()}
 	u.server = s
 	s.form = newVLLMForm(func() { s.launch.onFormChange() })
 	s.launch = newLaunchPanel(s)
@@ -70,14 +76,34 @@ func newServerTab(u *ui) *container.TabItem {
 	var cfg vllm.ServerConfig
 	u.prefs.load(prefServer, &cfg)
 	s.form.fill(cfg)
+	s.launch.onFormChange() // fill does not report its edits
 	s.launch.loadModels()
 	if u.hasGPU() {
 		s.launch.onSuggest(false)
 	}
 
 	header := screenHeader("Server", "What to benchmark: a vLLM server launched from here, a server already running, or the built-in simulator.")
-	top := container.NewVBox(header, s.kind, widget.NewSeparator())
-	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, stack))
+	s.estimate = widget.NewLabel("")
+	s.estimate.Wrapping = fyne.TextWrapWord
+	s.estimateLine = widget.NewLabel("")
+	s.estimateLine.Truncation = fyne.TextTruncateEllipsis
+	s.preview = newHeatmap("will run")
+	u.state.watch(changeTarget|changePlan, s.showEstimate)
+	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
+	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
+		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
+	// Side by side in a wide window; the summary under the form in a narrow one.
+	// A narrow window shows the estimate in one line under the choice of
+	// target; a wide one the whole summary beside the form.
+	body := newSide(1400, 0.4, func(wide bool) {
+		if wide {
+			s.estimateLine.Hide()
+		} else {
+			s.estimateLine.Show()
+		}
+	}, stack, summary)
+	top.Add(s.estimateLine)
+	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, body))
 	return container.NewTabItemWithIcon(tabServer, theme.StorageIcon(), content)
 }
 
@@ -119,7 +145,31 @@ func (s *serverTab) selectKind(kind string) {
 	s.onKind(kind)
 }
 
+// showEstimate says how long the plan takes on the chosen target.
+func (s *serverTab) showEstimate() {
+	st := s.u.state
+	if st.planErr != nil {
+		s.estimate.SetText("The plan on the Matrix screen has a problem: fix it there.")
+		s.estimateLine.SetText(s.estimate.Text)
+		s.preview.setAxes(nil, nil)
+		return
+	}
+	fitted := st.fitted()
+	run, _ := cellCounts(fitted, st.target.Capacity)
+	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(st.plan, st.target.Capacity)))
+	if c := st.target.Capacity; c.MaxModelLen > 0 {
+		text += fmt.Sprintf(" Contexts up to %s (the model holds %s tokens).", engine.ContextLabel(slices.Max(append(fitted.DecodeContexts, fitted.PrefillContexts...))), formatThousands(c.MaxModelLen))
+	} else {
+		text += " The model's length is not known yet: detect or start the server to fit the plan to it."
+	}
+	s.estimate.SetText(text)
+	s.estimateLine.SetText("On this target: " + text)
+	previewPlan(s.preview, fitted, st.target.Capacity)
+	s.preview.redraw()
+}
+
 func (s *serverTab) onKind(kind string) {
+	s.banner.hide()
 	for k, p := range s.panels {
 		if k == kind {
 			p.Show()

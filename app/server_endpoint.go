@@ -40,9 +40,10 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 func (s *serverTab) onDetect() {
 	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
 	if err := checkURL(base); err != nil {
-		s.endpointStatus.SetText(err.Error())
+		s.banner.show(notice{Message: "That URL is not a server address.", Action: "Write it in URL like http://127.0.0.1:8000.", Detail: err.Error()})
 		return
 	}
+	s.banner.hide()
 	s.endpointStatus.SetText("Asking " + base + "/v1/models …")
 	done := make(chan struct{})
 	s.detected = done
@@ -59,11 +60,13 @@ func (s *serverTab) onDetect() {
 
 func (s *serverTab) showModels(models []openai.Model, err error) {
 	if err != nil {
-		s.endpointStatus.SetText("Could not list the models: " + explain(err))
+		s.endpointStatus.SetText("")
+		s.banner.show(noticeOf(err, "The server's models could not be listed.", nil))
 		return
 	}
 	if len(models) == 0 {
-		s.endpointStatus.SetText("The server lists no model: check it finished loading.")
+		s.endpointStatus.SetText("")
+		s.banner.show(notice{Message: "The server lists no model.", Action: "Wait until it has finished loading, then press Detect models again."})
 		return
 	}
 	ids := make([]string, len(models))

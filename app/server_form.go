@@ -92,10 +92,11 @@ func (f *vllmForm) changed() {
 	}
 }
 
-// object lays the fields out in sections.
+// object lays the fields out in sections whose labels share one column.
 func (f *vllmForm) object() fyne.CanvasObject {
-	form := func(items ...*widget.FormItem) *widget.Form { return widget.NewForm(items...) }
-	item := widget.NewFormItem
+	col := &formColumn{}
+	form := func(rows ...formRow) fyne.CanvasObject { return col.form(rows...) }
+	item := func(label string, field fyne.CanvasObject) formRow { return formRow{label: label, field: field} }
 	f.accordion = widget.NewAccordion(
 		widget.NewAccordionItem("Model", form(
 			item("Model", f.model), item("Served model name", f.servedName), item("Revision", f.revision),

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -21,6 +22,7 @@ type launchPanel struct {
 
 	command     *widget.Label
 	state, kv   *widget.Label
+	why         *widget.Label // why Start is disabled
 	notes       *widget.Label
 	start, stop *widget.Button
 	log         *logView
@@ -39,11 +41,15 @@ func newLaunchPanel(s *serverTab) *launchPanel {
 	l := &launchPanel{s: s, log: newLogView(500)}
 	l.command = widget.NewLabel("")
 	l.command.TextStyle = fyne.TextStyle{Monospace: true}
-	l.command.Wrapping = fyne.TextWrapBreak
+	l.command.Wrapping = fyne.TextWrapWord // at spaces: an argument stays whole
 	l.state = widget.NewLabel("Not running.")
 	l.state.TextStyle = fyne.TextStyle{Bold: true}
 	l.state.Wrapping = fyne.TextWrapWord
 	l.kv = widget.NewLabel("")
+	l.why = widget.NewLabel("")
+	l.why.Importance = widget.WarningImportance
+	l.why.Wrapping = fyne.TextWrapWord
+	l.why.Hide()
 	l.notes = widget.NewLabel("")
 	l.notes.Wrapping = fyne.TextWrapWord
 	l.notes.Importance = widget.LowImportance
@@ -60,19 +66,18 @@ func (l *launchPanel) object() fyne.CanvasObject {
 		l.s.u.app.Clipboard().SetContent(l.command.Text)
 	})
 	suggest := widget.NewButtonWithIcon("Suggest from hardware", theme.ComputerIcon(), func() { l.onSuggest(true) })
+	// A VBox, not a Border: the buttons go under the command however many
+	// lines it wraps to.
 	cmdCard := widget.NewCard("Command", "exactly what Start runs (API key redacted)",
-		container.NewBorder(nil, container.NewHBox(copyCmd, suggest), nil, nil, l.command))
-	controls := container.NewVBox(container.NewHBox(l.start, l.stop), l.state, l.kv)
+		container.NewVBox(l.command, container.NewHBox(copyCmd, suggest)))
+	controls := container.NewVBox(container.NewHBox(l.start, l.stop), l.why, l.state, l.kv)
 	right := container.NewBorder(container.NewVBox(cmdCard, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		nil, nil, nil, panel(l.log.object()))
-	top := []fyne.CanvasObject{}
-	if !l.s.u.hasGPU() {
-		warn := widget.NewLabel("No NVIDIA GPU on this machine: vLLM cannot start here. Benchmark an existing endpoint or the simulator instead.")
-		warn.Importance = widget.WarningImportance
-		warn.Wrapping = fyne.TextWrapWord
-		top = append(top, warn)
-	}
-	left := container.NewVScroll(container.NewVBox(append(top, l.s.form.object(), l.notes)...))
+	// The scroll bar and the split's divider overlay the right edge: keep
+	// the fields clear of them.
+	inset := theme.ScrollBarSize() + theme.Padding()
+	form := container.New(layout.NewCustomPaddedLayout(0, 0, 0, inset), container.NewVBox(l.s.form.object(), l.notes))
+	left := container.NewVScroll(form)
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.45
 	l.onFormChange()
@@ -82,6 +87,10 @@ func (l *launchPanel) object() fyne.CanvasObject {
 // onStart launches the server and waits for it in the background.
 func (l *launchPanel) onStart() {
 	cfg := l.s.form.config(true)
+	if why := startBlocker(l.s.u.hasGPU(), cfg, l.s.u.lookPath); why != "" {
+		l.state.SetText(why)
+		return
+	}
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.state.SetText("Fix the form first: " + strings.Join(p, "; "))
 		return
@@ -149,8 +158,8 @@ func (l *launchPanel) reset() {
 			close(l.stopped)
 		}
 	}
-	l.start.Enable()
 	l.stop.Disable()
+	l.refreshStart()
 	l.s.publish()
 }
 

@@ -17,6 +17,7 @@ func (l *launchPanel) onFormChange() {
 		return
 	}
 	l.s.publish()
+	l.refreshStart()
 	cfg := l.s.form.config(true).WithDefaults()
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/engine/openai"
 	"speedmatrix/engine/vllm"
 )
 
@@ -38,14 +40,14 @@ func TestServerEndpointDetectsModels(t *testing.T) {
 	s.selectKind(targetEndpoint)
 	s.url.SetText("not a url")
 	s.onDetect()
-	if !strings.Contains(s.endpointStatus.Text, "is not a server URL") {
-		t.Errorf("bad URL status = %q", s.endpointStatus.Text)
+	if n := s.banner.current; !s.banner.visible() || n.Message != "That URL is not a server address." || !strings.Contains(n.Action, "http://127.0.0.1:8000") {
+		t.Errorf("bad URL banner = %+v", n)
 	}
 	s.url.SetText("http://127.0.0.1:8000")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
-	if s.model.Text != "served" || !strings.Contains(s.endpointStatus.Text, "Found 1 model") {
-		t.Errorf("model %q, status %q; want the detected model", s.model.Text, s.endpointStatus.Text)
+	if s.model.Text != "served" || !strings.Contains(s.endpointStatus.Text, "Found 1 model") || s.banner.visible() {
+		t.Errorf("model %q, status %q, banner %q; want the detected model and no banner", s.model.Text, s.endpointStatus.Text, s.banner.current.Message)
 	}
 	if got := s.capacity().MaxModelLen; got != 32768 {
 		t.Errorf("max model length from /v1/models = %d, want 32768", got)
@@ -129,5 +131,25 @@ func TestServerFormRoundTrip(t *testing.T) {
 	f.config(true)
 	if p := f.problems(); len(p) != 1 || !strings.Contains(p[0], "tensor parallel") {
 		t.Errorf("problems = %v", p)
+	}
+}
+
+// TestServerDetectFailureIsABanner: a server that is down gets the banner
+// in plain words, with the engine's error only behind Details.
+func TestServerDetectFailureIsABanner(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.endpoints = fakeEndpoints{err: fmt.Errorf("cannot reach http://127.0.0.1:9: %w (%w)", openai.ErrUnreachable, errBoom)}
+	u := newTestUI(t, d, Options{})
+	s := u.server
+	s.selectKind(targetEndpoint)
+	s.url.SetText("http://127.0.0.1:9")
+	s.onDetect()
+	waitFor(t, s.detected, "model detection")
+	n := s.banner.current
+	if n.Message != "The server does not answer." || !strings.Contains(n.Action, "URL on the Server screen") || !strings.Contains(n.Detail, "boom") {
+		t.Errorf("banner = %+v", n)
+	}
+	if strings.Contains(n.Message+n.Action, "--") {
+		t.Errorf("the banner names a flag: %+v", n)
 	}
 }

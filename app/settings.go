@@ -11,7 +11,8 @@ const (
 	prefTarget = "target" // targetSettings
 	prefPlan   = "plan"   // planSettings
 	prefServer = "server" // vllm.ServerConfig without its API key
-	prefExport = "export" // the last export folder (a plain string)
+	prefExport = "export" // earlier versions' last export folder (a plain string)
+	prefApp    = "app"    // appSettings: the Settings screen
 )
 
 // targetSettings is the Server screen's choice, remembered between launches.

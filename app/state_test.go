@@ -105,8 +105,8 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.run.saveDir, report.JSONFile)); err != nil {
 		t.Fatalf("the run is not saved after its first cells: %v", err)
 	}
-	if got := u.runItem.Text; got != "Run · 2/4" {
-		t.Errorf("sidebar during the run = %q, want Run · 2/4", got)
+	if got := u.runItem.Text; got != "Run 25%" {
+		t.Errorf("sidebar during the run = %q, want Run 25%% (cell 2 of 4 under way)", got)
 	}
 	u.run.onCancel()
 	waitFor(t, u.run.uiDone, "the run to end")

@@ -26,19 +26,20 @@ func newTelemetryGauges() *telemetryGauges {
 	g := &telemetryGauges{note: widget.NewLabel("")}
 	g.note.Wrapping = fyne.TextWrapWord
 	tile := func(caption string) (*canvas.Text, fyne.CanvasObject) {
-		v := canvas.NewText("—", theme.Color(theme.ColorNameForeground))
-		v.TextSize = theme.TextHeadingSize()
-		v.TextStyle = fyne.TextStyle{Bold: true}
-		c := canvas.NewText(caption, theme.Color(theme.ColorNamePlaceHolder))
-		c.TextSize = theme.CaptionTextSize()
-		return v, container.NewVBox(v, c)
+		v := newThemedText("—", theme.ColorNameForeground)
+		v.Text.TextSize = theme.TextHeadingSize()
+		v.Text.TextStyle = fyne.TextStyle{Bold: true}
+		c := newThemedText(caption, theme.ColorNamePlaceHolder)
+		c.Text.TextSize = theme.CaptionTextSize()
+		return v.Text, container.NewVBox(v, c)
 	}
 	var a, b, c, d fyne.CanvasObject
 	g.util, a = tile("utilization")
 	g.power, b = tile("power")
 	g.vram, c = tile("VRAM used")
 	g.temp, d = tile("temperature")
-	g.box = container.NewVBox(container.NewGridWithColumns(4, a, b, c, d), g.note)
+	// Two by two: the Run screen stays usable in a window 1,000 px wide.
+	g.box = container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.note)
 	return g
 }
 
@@ -97,8 +98,8 @@ func (r *runTab) startTelemetry() {
 			case <-r.u.bg.Done():
 				return
 			case <-tick.C:
-				s, ok := t.Latest()
-				r.u.do(func() { r.gauges.show(s, ok) })
+				// The Settings screen may have replaced the sampler.
+				r.u.do(func() { r.gauges.show(r.u.deps.telemetry.Latest()) })
 			}
 		}
 	}()

@@ -15,9 +15,9 @@ import (
 
 // screenHeader is the title and one-line explanation at the top of a screen.
 func screenHeader(title, subtitle string) fyne.CanvasObject {
-	t := canvas.NewText(title, theme.Color(theme.ColorNameForeground))
-	t.TextSize = theme.TextHeadingSize()
-	t.TextStyle = fyne.TextStyle{Bold: true}
+	t := newThemedText(title, theme.ColorNameForeground)
+	t.Text.TextSize = theme.TextHeadingSize()
+	t.Text.TextStyle = fyne.TextStyle{Bold: true}
 	sub := widget.NewLabel(subtitle)
 	sub.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(t, sub)
@@ -35,9 +35,7 @@ func screen(header, body, actions fyne.CanvasObject) fyne.CanvasObject {
 
 // panel puts obj on the input background, framing a log or a preview.
 func panel(obj fyne.CanvasObject) fyne.CanvasObject {
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.InputRadiusSize()
-	return container.NewStack(bg, obj)
+	return container.NewStack(newThemedRect(theme.ColorNameInputBackground), obj)
 }
 
 // keyValues is a two-column form of read-only facts.
@@ -57,11 +55,17 @@ func keyValues(rows ...[2]string) *widget.Form {
 
 // badge is a small coloured label, e.g. "simulated (profile tiny)".
 func badge(text string, fill color.Color) fyne.CanvasObject {
+	b, _ := textBadge(text, fill)
+	return b
+}
+
+// textBadge is a badge with its text, to change later.
+func textBadge(text string, fill color.Color) (fyne.CanvasObject, *canvas.Text) {
 	bg := canvas.NewRectangle(fill)
 	bg.CornerRadius = 6
 	l := canvas.NewText(text, color.White)
 	l.TextStyle = fyne.TextStyle{Bold: true}
-	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), l))
+	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), l)), l
 }
 
 // simulatedColor is the colour of every "simulated" badge.
@@ -93,3 +97,109 @@ func formatAbout(d time.Duration) string {
 	}
 	return fmt.Sprintf("about %d h %d min", m/60, m%60)
 }
+
+// columnsLayout puts its objects side by side in as many columns as the
+// width allows (each at least colWidth wide, at most maxCols), row by row:
+// a wide window uses its width, a narrow one gets a single column.
+type columnsLayout struct {
+	colWidth float32
+	maxCols  int
+}
+
+// newColumns lays objs out in columns of at least colWidth, at most maxCols.
+func newColumns(colWidth float32, maxCols int, objs ...fyne.CanvasObject) *fyne.Container {
+	return container.New(&columnsLayout{colWidth: colWidth, maxCols: maxCols}, objs...)
+}
+
+func visibleObjects(objs []fyne.CanvasObject) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	for _, o := range objs {
+		if o.Visible() {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (l *columnsLayout) columns(width float32, n int) int {
+	return max(1, min(int(width/l.colWidth), l.maxCols, n))
+}
+
+// Layout places the objects row by row; a row is as tall as its tallest.
+func (l *columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs = visibleObjects(objs)
+	cols, pad := l.columns(size.Width, len(objs)), theme.Padding()
+	w := (size.Width - pad*float32(cols-1)) / float32(cols)
+	y := float32(0)
+	for i := 0; i < len(objs); i += cols {
+		row := objs[i:min(i+cols, len(objs))]
+		h := float32(0)
+		for _, o := range row {
+			h = max(h, o.MinSize().Height)
+		}
+		for j, o := range row {
+			o.Move(fyne.NewPos(float32(j)*(w+pad), y))
+			o.Resize(fyne.NewSize(w, h))
+		}
+		y += h + pad
+	}
+}
+
+// MinSize is one column's: the widest object, every object's height.
+func (l *columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	objs = visibleObjects(objs)
+	for i, o := range objs {
+		m := o.MinSize()
+		s.Width = max(s.Width, m.Width)
+		s.Height += m.Height
+		if i > 0 {
+			s.Height += theme.Padding()
+		}
+	}
+	return s
+}
+
+// sideLayout puts a side panel right of the main one in a wide window
+// (wider than wideAt, taking sideShare of the width); in a narrow one the
+// main panel has the whole area and the side panel is hidden. onWide hears
+// of each change between the two.
+type sideLayout struct {
+	wideAt, sideShare float32
+	onWide            func(wide bool)
+	wide, known       bool
+}
+
+// newSide lays main and side out with a sideLayout.
+func newSide(wideAt, sideShare float32, onWide func(bool), main, side fyne.CanvasObject) *fyne.Container {
+	return container.New(&sideLayout{wideAt: wideAt, sideShare: sideShare, onWide: onWide}, main, side)
+}
+
+// Layout places objs[0] (main) and objs[1] (side).
+func (l *sideLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	main, side, pad := objs[0], objs[1], theme.Padding()
+	wide := size.Width >= l.wideAt
+	if !l.known || wide != l.wide {
+		l.known, l.wide = true, wide
+		if wide {
+			side.Show()
+		} else {
+			side.Hide()
+		}
+		if l.onWide != nil {
+			l.onWide(wide)
+		}
+	}
+	main.Move(fyne.NewPos(0, 0))
+	if !wide {
+		main.Resize(size)
+		return
+	}
+	sw := size.Width * l.sideShare
+	main.Resize(fyne.NewSize(size.Width-sw-pad, size.Height))
+	side.Move(fyne.NewPos(size.Width-sw, 0))
+	side.Resize(fyne.NewSize(sw, size.Height))
+}
+
+// MinSize is the main panel's: the side panel shows only when there is room.
+func (l *sideLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }

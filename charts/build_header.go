@@ -43,6 +43,9 @@ func buildHeader(r engine.Report) Header {
 		h.Simulated = true
 		h.Badge = r.Engine.SimulatedLabel()
 	}
+	if imp := r.Run.Imported; imp != nil {
+		h.Badge = "Imported · " + imp.Label() // its figures are another tool's
+	}
 	h.Notice = partialNotice(r)
 	if line, ok := report.ThrottleSummary(r.Results); !ok {
 		h.Throttle = line
@@ -56,16 +59,7 @@ func partialNotice(r engine.Report) string {
 	if r.Run.Complete || (len(r.Results) == 0 && len(r.Plan.DecodeContexts) == 0) {
 		return ""
 	}
-	done := 0
-	for _, res := range r.Results {
-		if res.Status != engine.StatusPending && res.Status != engine.StatusNotRun {
-			done++
-		}
-	}
-	mml, p := r.Engine.MaxModelLen, r.Plan
-	total := len(engine.FitContexts(p.PrefillContexts, mml, 1)) + len(engine.FitContexts(p.DecodeContexts, mml, p.MaxOutputTokens))*len(p.Concurrency)
-	total = max(total, len(r.Results))
-	notice := fmt.Sprintf("Partial run: %d of %d cells finished", done, total)
+	notice := fmt.Sprintf("Partial run: %d of %d cells finished", report.FinishedCells(r), report.PlannedCells(r))
 	if r.Run.Incomplete != "" {
 		notice += " — " + r.Run.Incomplete
 	}

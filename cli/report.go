@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,22 +11,27 @@ import (
 	"path/filepath"
 
 	"speedmatrix/charts"
+	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
-// Report implements `speedmatrix report --in report.json [--out DIR]
-// [--theme light|dark] [--scale 1|2]`: it loads a saved run and draws its
-// pictures again (report, prefill, decode heatmap, per-request; PNG and SVG).
+// Report implements `speedmatrix report --in FILE [--out DIR]
+// [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports an
+// llm-inference-bench results file, and draws its pictures (report,
+// prefill, decode heatmap, per-request; PNG and SVG) and results.csv. An
+// import also writes report.json and report.md, so the app's History and
+// this command can open it again.
 func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	in := fs.String("in", "", "report.json of a run, or the folder that holds it")
-	out := fs.String("out", "", "folder to write the pictures to (default: the folder of --in)")
+	in := fs.String("in", "", "a run's report.json or its folder, or an llm-inference-bench results file")
+	out := fs.String("out", "", "folder to write to (default: the folder of --in)")
 	theme := fs.String("theme", string(charts.Light), "colour theme: light or dark")
 	scale := fs.Int("scale", 1, "pixel scale: 1, or 2 for high-density screens")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in report.json [--out DIR] [--theme light|dark] [--scale 1|2]")
-		fmt.Fprintln(fs.Output(), "Draw the charts of a saved run again: report, prefill, decode-heatmap and per-request, as PNG and SVG.")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2]")
+		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv of a saved run again, or of an llm-inference-bench results file (JSON),")
+		fmt.Fprintln(fs.Output(), "which is imported: its figures stay labelled as that tool's, and report.json and report.md are written too.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -34,12 +41,16 @@ func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("report: unexpected argument %q; give the run with --in", fs.Arg(0))
 	}
 	if *in == "" {
-		return fmt.Errorf("report: no run given: add --in with a run's report.json or its folder")
+		return fmt.Errorf("report: no run given: add --in with a run's report.json or its folder, or an llm-inference-bench results file")
 	}
 	opts := charts.Options{Theme: charts.Theme(*theme), Scale: *scale}
-	r, err := report.Load(*in)
+	r, format, err := report.Read(*in)
+	var fe *report.FormatError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("report: %w; give --in a run's report.json or an llm-inference-bench --output file", err)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("report: %w", err)
 	}
 	dir := *out
 	if dir == "" {
@@ -54,11 +65,48 @@ func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	imported := format == report.FormatLLMInferenceBench
+	if imported {
+		if _, err := os.Stat(filepath.Join(dir, report.JSONFile)); err == nil {
+			return fmt.Errorf("report: %s already holds a run's report.json: choose another --out for the import", dir)
+		}
+		fmt.Fprintf(stdout, "imported %s results from %s: its figures are that tool's, not measured by Speed Matrix\n", r.Run.Imported.Label(), *in)
+	}
+	return writeReport(dir, r, opts, imported, stdout)
+}
+
+// writeReport draws r's charts into dir, then writes results.csv, and
+// report.json and report.md too for an import. The charts go first: they
+// check the theme and scale before anything is written.
+func writeReport(dir string, r engine.Report, opts charts.Options, imported bool, stdout io.Writer) error {
 	if err := charts.WriteAllWith(dir, r, opts); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, k := range charts.Kinds {
 		fmt.Fprintf(stdout, "wrote %s {.png,.svg}\n", filepath.Join(dir, string(k)))
 	}
+	written := []string{report.CSVFile}
+	var err error
+	if imported {
+		written = append(written, report.JSONFile, report.MarkdownFile)
+		err = report.Save(dir, r)
+	} else {
+		err = writeCSV(dir, r)
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, name := range written {
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, name))
+	}
 	return nil
+}
+
+// writeCSV writes results.csv into dir.
+func writeCSV(dir string, r engine.Report) error {
+	var b bytes.Buffer
+	if err := report.WriteCSV(&b, r); err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFile), b.Bytes())
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"speedmatrix/charts"
+	"speedmatrix/engine/report"
 )
 
 const seedFixture = "../charts/testdata/seed000.json"
@@ -96,6 +97,66 @@ func TestReportErrors(t *testing.T) {
 		_, _, err := runReport(t, args...)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: got %v, want an error mentioning %q", args, err, want)
+		}
+	}
+}
+
+const libFixture = "../engine/report/testdata/llm-inference-bench-0.4.18.json"
+
+// TestReportImportsLLMInferenceBench draws every chart, results.csv,
+// report.json and report.md from an llm-inference-bench results file, and
+// the report.json it wrote reads back as the same imported run.
+func TestReportImportsLLMInferenceBench(t *testing.T) {
+	out := t.TempDir()
+	stdout, _, err := runReport(t, "--in", libFixture, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "imported llm-inference-bench 0.4.18 results from") {
+		t.Errorf("stdout does not say it imported: %q", stdout)
+	}
+	for _, k := range charts.Kinds {
+		pngSize(t, filepath.Join(out, string(k)+".png"))
+		if st, err := os.Stat(filepath.Join(out, string(k)+".svg")); err != nil || st.Size() == 0 {
+			t.Errorf("%s.svg: %v", k, err)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if len(lines) != 9 || !strings.HasPrefix(lines[3], "decode,1024,1,Valid,194.01,194.79,") ||
+		!strings.HasPrefix(lines[8], "decode,2048,64,Over capacity,") {
+		t.Errorf("results.csv:\n%s", csv)
+	}
+	back, err := report.Load(out)
+	if err != nil || back.Run.Imported == nil || len(back.Results) != 8 {
+		t.Fatalf("report.json loads back as %+v (%d results), err %v", back.Run.Imported, len(back.Results), err)
+	}
+	// Drawing it again reads the report.json the import wrote.
+	if _, _, err := runReport(t, "--in", out, "--out", t.TempDir()); err != nil {
+		t.Errorf("redraw of the import: %v", err)
+	}
+	// Importing into a folder that holds a run keeps that run.
+	if _, _, err := runReport(t, "--in", libFixture, "--out", out); err == nil || !strings.Contains(err.Error(), "already holds a run's report.json: choose another --out") {
+		t.Errorf("import over a run: %v", err)
+	}
+}
+
+// TestReportRejectsOtherFiles: anything else gets one line saying what the
+// file is not, and what --in wants.
+func TestReportRejectsOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"empty.json": "", "notes.txt": "hello", "other.json": `{"a": 1}`} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := runReport(t, "--in", path, "--out", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), path+" is neither a Speed Matrix report.json nor an llm-inference-bench results file: ") ||
+			!strings.HasSuffix(err.Error(), "give --in a run's report.json or an llm-inference-bench --output file") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -123,6 +123,10 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
 	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(c.Version)
+	limits := engine.Limits{MaxModelLen: target.Header.Engine.MaxModelLen, KVCacheTokens: target.Header.Engine.KVCacheTokens, MaxNumSeqs: target.Header.Engine.MaxNumSeqs}
+	for _, w := range engine.PlanWarnings(plan, limits) {
+		fmt.Fprintf(stderr, "warning: %s: %s\n", strings.Fields(planFlags[w.Field])[0], w.Problem)
+	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
 	return consume(engine.Run(ctx, plan, target.Target, target.RunOptions), out, stdout, c.WriteCharts)
 }

@@ -203,3 +203,19 @@ func TestRunBadInput(t *testing.T) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
 	}
 }
+
+// TestRunWarns: a plan that runs but misleads is warned of, in flags.
+func TestRunWarns(t *testing.T) {
+	fastSim(t)
+	noCharts(t)
+	out, err := runCLI(t, t.Context(), "--sim", "tiny", "--out", t.TempDir(), "--prefill-contexts", "none",
+		"--contexts", "128", "--concurrency", "1,128", "--duration", "1s", "--max-output", "32")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"warning: --contexts: contexts under 256 tokens (128)", "warning: --concurrency: the server runs at most 64 sequences", "warning: --duration: a 1s window"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output misses %q:\n%s", want, out)
+		}
+	}
+}

@@ -95,4 +95,25 @@ type RunInfo struct {
 	Incomplete string `json:"incomplete,omitempty"`
 	// Checks says which trust checks ran, one line each (CheckServerMetrics…).
 	Checks []string `json:"checks,omitempty"`
+	// Imported is set when another tool measured the run and Speed Matrix
+	// only read its results file; nil for a run Speed Matrix measured.
+	Imported *Import `json:"imported,omitempty"`
+	// Notes are remarks on the whole run, one sentence each: for an
+	// imported run, how its tool's method differs from ours.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Import says where an imported run came from.
+type Import struct {
+	Tool    string `json:"tool"`              // "llm-inference-bench"
+	Version string `json:"version,omitempty"` // the tool's version, "0.4.18"
+	File    string `json:"file,omitempty"`    // the imported file's name
+}
+
+// Label names the tool: "llm-inference-bench 0.4.18".
+func (i Import) Label() string {
+	if i.Version == "" {
+		return i.Tool
+	}
+	return i.Tool + " " + i.Version
 }

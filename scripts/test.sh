@@ -55,3 +55,6 @@ if [ -f scripts/e2e.sh ]; then
 	step "end-to-end: the real binary under Xvfb"
 	bash scripts/e2e.sh
 fi
+
+step "end-to-end tour: every screen at 1024x700 and 1440x900"
+bash scripts/e2e-tour.sh

@@ -115,15 +115,5 @@ func Load(path string) (engine.Report, error) {
 	if err != nil {
 		return r, fmt.Errorf("load report: %w", err)
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("load report %s: not a speedmatrix report.json (%v)", path, err)
-	}
-	switch {
-	case r.SchemaVersion == 0:
-		return r, fmt.Errorf("load report %s: no schema_version: not a speedmatrix report.json", path)
-	case r.SchemaVersion > engine.SchemaVersion:
-		return r, fmt.Errorf("load report %s: schema version %d is newer than this build reads (%d): update speedmatrix",
-			path, r.SchemaVersion, engine.SchemaVersion)
-	}
-	return r, nil
+	return decodeReport(data, path)
 }

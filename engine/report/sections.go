@@ -113,13 +113,22 @@ func runRows(r engine.RunInfo) []Row {
 	for _, c := range r.Checks {
 		rs.add("Checks", c)
 	}
+	if r.Imported != nil {
+		rs.add("Imported from", r.Imported.Label()+" ("+r.Imported.File+")")
+	}
+	for _, n := range r.Notes {
+		rs.add("Note", n)
+	}
 	return rs
 }
 
 // completeValue is the Run section's Complete line: "yes", or "no — " and
 // why the run stopped, when the engine said.
 func completeValue(r engine.RunInfo) string {
-	const resume = "(partial run: resume it to measure the rest)"
+	resume := "(partial run: resume it to measure the rest)"
+	if r.Imported != nil {
+		resume = "(partial run)" // another tool's run: ours cannot resume it
+	}
 	switch {
 	case r.Complete:
 		return "yes"

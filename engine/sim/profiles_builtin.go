@@ -7,7 +7,7 @@ package sim
 func tinyProfile() Profile {
 	return Profile{
 		Name:             "tiny",
-		Description:      "a small fast model with an 8K context, for demos and tests (a Quick matrix in about a minute)",
+		Description:      "a small fast model with an 8K context, for demos and tests",
 		Model:            "speedmatrix/tiny-sim",
 		ServedModel:      "tiny",
 		Version:          "0.32.0",

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// formRow is one row of a form: a label, its field, and an optional hint
+// under the field.
+type formRow struct {
+	label string
+	field fyne.CanvasObject
+	hint  string
+}
+
+// formColumn is the label column shared by several forms of one screen:
+// every label takes the width of the widest, so the fields of all the forms
+// line up (each widget.Form sizes its own column, and sections of
+// different forms then zigzag).
+type formColumn struct {
+	labels []*widget.Label
+}
+
+// form lays rows out as label, field and hint, in this column.
+func (c *formColumn) form(rows ...formRow) *fyne.Container {
+	objs := make([]fyne.CanvasObject, 0, 3*len(rows))
+	for _, r := range rows {
+		l := widget.NewLabelWithStyle(r.label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+		c.labels = append(c.labels, l)
+		hint := widget.NewRichText(&widget.TextSegment{Text: r.hint, Style: hintStyle})
+		hint.Wrapping = fyne.TextWrapWord
+		if r.hint == "" {
+			hint.Hide()
+		}
+		objs = append(objs, l, r.field, hint)
+	}
+	return container.New(&formLayout{col: c}, objs...)
+}
+
+// hintStyle is a hint's text: small, in the placeholder colour (as
+// widget.Form writes its hints).
+var hintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText, Inline: true}
+
+// width is the width of the widest label.
+func (c *formColumn) width() float32 {
+	var w float32
+	for _, l := range c.labels {
+		w = max(w, l.MinSize().Width)
+	}
+	return w
+}
+
+// formLayout places objects in threes: label, field (the rest of the
+// width) and hint (under the field, when visible).
+type formLayout struct {
+	col *formColumn
+}
+
+func (l *formLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	pad := theme.Padding()
+	var fieldW, h float32
+	for i := 0; i+2 < len(objs); i += 3 {
+		label, field, hint := objs[i], objs[i+1], objs[i+2]
+		fieldW = max(fieldW, field.MinSize().Width)
+		h += max(label.MinSize().Height, field.MinSize().Height)
+		if hint.Visible() {
+			h += hint.MinSize().Height - pad // tucked under the field (see Layout)
+		}
+		if i > 0 {
+			h += pad
+		}
+	}
+	return fyne.NewSize(l.col.width()+pad+fieldW, h)
+}
+
+func (l *formLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	labelW := l.col.width()
+	fieldX := labelW + pad
+	fieldW := max(0, size.Width-fieldX)
+	var y float32
+	for i := 0; i+2 < len(objs); i += 3 {
+		label, field, hint := objs[i], objs[i+1], objs[i+2]
+		rowH := max(label.MinSize().Height, field.MinSize().Height)
+		label.Move(fyne.NewPos(0, y))
+		label.Resize(fyne.NewSize(labelW, label.MinSize().Height))
+		field.Move(fyne.NewPos(fieldX, y))
+		field.Resize(fyne.NewSize(fieldW, rowH))
+		y += rowH
+		if hint.Visible() {
+			// A wrapped label knows its height once it has its width.
+			hint.Resize(fyne.NewSize(fieldW, hint.MinSize().Height))
+			hint.Resize(fyne.NewSize(fieldW, hint.MinSize().Height))
+			hint.Move(fyne.NewPos(fieldX, y-pad))
+			y += hint.Size().Height - pad
+		}
+		y += pad
+	}
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// setPickerOptions lists every run in the A and B pickers, keeping the
+// runs a and b (folders) picked; with none picked, A is the run before the
+// newest and B the newest: the usual question is what changed since.
+func (h *historyTab) setPickerOptions(a, b string) {
+	labels := make([]string, len(h.entries))
+	seen := map[string]int{}
+	for i, e := range h.entries {
+		l := e.label()
+		if seen[l]++; seen[l] > 1 {
+			l = fmt.Sprintf("%s (%d)", l, seen[l]) // a picker tells runs apart by label
+		}
+		labels[i] = l
+	}
+	for _, s := range []*widget.Select{h.a, h.b} {
+		s.SetOptions(labels)
+		s.ClearSelected()
+	}
+	ia, ib := h.index(a), h.index(b)
+	if a == "" && b == "" && len(h.entries) >= 2 {
+		ia, ib = 1, 0
+	}
+	if ia >= 0 {
+		h.a.SetSelectedIndex(ia)
+	}
+	if ib >= 0 {
+		h.b.SetSelectedIndex(ib)
+	}
+}
+
+// pickedFolder is the folder of the run picked in s, "" for none.
+func (h *historyTab) pickedFolder(s *widget.Select) string {
+	if i := s.SelectedIndex(); i >= 0 && i < len(h.entries) {
+		return h.entries[i].folder
+	}
+	return ""
+}
+
+// onCompare draws the % change of each decode cell from run A to run B.
+func (h *historyTab) onCompare() {
+	fa, fb := h.pickedFolder(h.a), h.pickedFolder(h.b)
+	if fa == "" || fb == "" {
+		h.status.SetText("Choose run A and run B to compare.")
+		return
+	}
+	a, err := h.load(fa)
+	if err == nil {
+		var b engine.Report
+		if b, err = h.load(fb); err == nil {
+			h.banner.hide()
+			h.showDelta(a, b)
+			return
+		}
+	}
+	h.banner.show(notice{Message: "The runs could not be compared: one of them cannot be read.", Action: "Open each run to see which one, or delete it.", Detail: err.Error()})
+}
+
+// showDelta shows the comparison chart (or a grid when charts fail), with
+// what the runs are and what differs between them above it.
+func (h *historyTab) showDelta(a, b engine.Report) {
+	lines := []string{"A: " + runLine(a), "B: " + runLine(b)}
+	if d := report.Differences(a, b); len(d) > 0 {
+		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
+	}
+	if a.Run.Imported != nil || b.Run.Imported != nil {
+		lines = append(lines, "An imported run was measured by another tool, whose method differs from ours: see the notes in its Run section.")
+	}
+	h.status.SetText(strings.Join(lines, "\n"))
+	h.compareResult.Objects = []fyne.CanvasObject{newDeltaView(h.u, a, b, h.compareResult)}
+	h.compareBox.Refresh() // the status grew: lay the card out again
+}
+
+// runLine names a run in the compare status: its model on its GPU, and
+// whether it was simulated or imported.
+func runLine(r engine.Report) string {
+	s := report.ModelOnGPU(r)
+	if l := r.Engine.SimulatedLabel(); l != "" {
+		s += " · " + l
+	}
+	if imp := r.Run.Imported; imp != nil {
+		s += " · imported from " + imp.Label()
+	}
+	return s
+}

@@ -1,0 +1,194 @@
+package app
+
+import (
+	"encoding/json"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/report"
+)
+
+// Files History keeps in a run's folder beside the report's own.
+const (
+	// nameFile holds the name a run was given with Rename.
+	nameFile = "name.txt"
+	// summaryFile caches what the list shows of the run (report.Summary),
+	// so that listing many runs doesn't read every report.json (they are
+	// hundreds of KB each; see BENCHMARKS.md). It is valid while newer than
+	// report.json and of summaryVersion.
+	summaryFile    = "history-summary.json"
+	summaryVersion = 1
+)
+
+// summaryCache is summaryFile's content.
+type summaryCache struct {
+	Version int            `json:"version"`
+	Summary report.Summary `json:"summary"`
+}
+
+// historyEntry is one saved run as History lists it.
+type historyEntry struct {
+	folder  string
+	name    string // from Rename; "" when never renamed
+	sum     report.Summary
+	err     error     // why its report.json could not be read
+	modTime time.Time // of report.json and name.txt, to know when to read again
+}
+
+// entry reads the run in folder, from memory while its files are
+// unchanged; ok is false when the folder holds no report.json.
+func (h *historyTab) entry(folder string) (historyEntry, bool) {
+	dir := filepath.Join(h.dir(), folder)
+	st, err := os.Stat(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		return historyEntry{}, false
+	}
+	mod := st.ModTime()
+	if ns, err := os.Stat(filepath.Join(dir, nameFile)); err == nil && ns.ModTime().After(mod) {
+		mod = ns.ModTime()
+	}
+	if e, ok := h.cache[folder]; ok && e.modTime.Equal(mod) {
+		return e, true
+	}
+	e := historyEntry{folder: folder, modTime: mod}
+	e.sum, e.err = summaryOf(dir, st.ModTime())
+	if b, err := os.ReadFile(filepath.Join(dir, nameFile)); err == nil {
+		e.name = strings.TrimSpace(string(b))
+	}
+	h.cache[folder] = e
+	return e, true
+}
+
+// summaryOf sums up the run in dir from its summaryFile when that is newer
+// than its report.json (modified at reportMod), else from the report, and
+// then writes the summaryFile for next time.
+func summaryOf(dir string, reportMod time.Time) (report.Summary, error) {
+	path := filepath.Join(dir, summaryFile)
+	if st, err := os.Stat(path); err == nil && !st.ModTime().Before(reportMod) {
+		var c summaryCache
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &c) == nil && c.Version == summaryVersion {
+			return c.Summary, nil
+		}
+	}
+	sum, err := report.LoadSummary(dir)
+	if err != nil {
+		return sum, err
+	}
+	if b, err := json.Marshal(summaryCache{Version: summaryVersion, Summary: sum}); err == nil {
+		_ = report.WriteFileAtomic(path, b) // only a cache: a read-only folder is listed all the same
+	}
+	return sum, nil
+}
+
+// forget drops what History knows of the run in folder, after its
+// report.json was written: the next list reads it again.
+func (h *historyTab) forget(folder string) {
+	delete(h.cache, folder)
+	_ = os.Remove(filepath.Join(h.dir(), folder, summaryFile))
+}
+
+// started is when the run began; runs that don't say sort last.
+func (e historyEntry) started() time.Time { return e.sum.Started }
+
+// title is the run's name, else its model.
+func (e historyEntry) title() string {
+	switch {
+	case e.name != "":
+		return e.name
+	case e.err != nil:
+		return e.folder
+	}
+	return e.sum.Model
+}
+
+// detail is the line under the title: "RTX 3090 24GB · 3 of 8 cells ·
+// peak 4,863.4 tok/s · 2026-12-01 05:42", or why the run can't be read.
+func (e historyEntry) detail() string {
+	if e.err != nil {
+		return "cannot be read: " + e.err.Error()
+	}
+	var parts []string
+	if e.name != "" {
+		parts = append(parts, e.sum.Model)
+	}
+	if e.sum.GPU != "" {
+		parts = append(parts, e.sum.GPU)
+	}
+	parts = append(parts, e.sum.CellsLine())
+	if e.sum.PeakTokPerSec > 0 {
+		parts = append(parts, "peak "+report.TokPerSec(e.sum.PeakTokPerSec)+" tok/s")
+	}
+	if !e.sum.Started.IsZero() {
+		parts = append(parts, e.sum.Started.Local().Format("2006-01-02 15:04"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// label names the run in the compare pickers: "2026-12-01 05:42 · tiny".
+func (e historyEntry) label() string {
+	if e.sum.Started.IsZero() || e.err != nil {
+		return e.title()
+	}
+	return e.sum.Started.Local().Format("2006-01-02 15:04") + " · " + e.title()
+}
+
+// partialColor marks runs that did not finish every cell.
+var partialColor = color.NRGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
+
+// importedColor marks runs another tool measured.
+var importedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
+
+// historyRow is one line of the list: the title with its badges, then the
+// detail.
+type historyRow struct {
+	box                *fyne.Container
+	title, detail      *widget.Label
+	partial, simulated fyne.CanvasObject
+	imported           fyne.CanvasObject
+	importedText       *canvas.Text
+}
+
+func (h *historyTab) newRow() fyne.CanvasObject {
+	r := &historyRow{title: widget.NewLabel("model-name-placeholder"), detail: widget.NewLabel("RTX PRO 6000 96GB · 45 cells · peak 9,005.7 tok/s · 2026-01-01 00:00")}
+	r.title.TextStyle = fyne.TextStyle{Bold: true}
+	r.detail.Truncation = fyne.TextTruncateEllipsis
+	r.partial = container.NewCenter(badge("Partial", partialColor))
+	r.simulated = container.NewCenter(badge("Simulated", simulatedColor))
+	imported, text := textBadge("Imported", importedColor)
+	r.imported, r.importedText = container.NewCenter(imported), text
+	top := container.NewHBox(r.title, r.partial, r.simulated, r.imported)
+	r.box = container.NewVBox(top, r.detail)
+	h.rows[r.box] = r
+	return r.box
+}
+
+func (h *historyTab) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
+	r, ok := h.rows[o]
+	if !ok || i >= len(h.entries) {
+		return
+	}
+	e := h.entries[i]
+	r.title.SetText(e.title())
+	r.detail.SetText(e.detail())
+	showIf(r.partial, e.err == nil && e.sum.Partial)
+	showIf(r.simulated, e.sum.Simulated)
+	showIf(r.imported, e.sum.Imported != "")
+	r.importedText.Text = "Imported · " + e.sum.Imported
+	r.box.Refresh() // the title and badges changed width: lay the row out again
+}
+
+func showIf(o fyne.CanvasObject, on bool) {
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}

@@ -1,0 +1,149 @@
+package app
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/vllm"
+)
+
+// onlyFinds is a lookPath that finds the programs named, and nothing else.
+func onlyFinds(programs ...string) func(string) (string, error) {
+	return func(file string) (string, error) {
+		for _, p := range programs {
+			if p == file {
+				return file, nil
+			}
+		}
+		return "", exec.ErrNotFound
+	}
+}
+
+func TestStartBlocker(t *testing.T) {
+	docker := vllm.ServerConfig{Runner: vllm.RunnerDocker}
+	tests := []struct {
+		name  string
+		gpu   bool
+		cfg   vllm.ServerConfig
+		finds []string
+		want  string // in the reason; "" when Start can launch
+	}{
+		{"no GPU", false, vllm.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU"},
+		{"vllm not on PATH", true, vllm.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
+		{"vllm found", true, vllm.ServerConfig{}, []string{"vllm"}, ""},
+		{"venv path missing", true, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
+		{"venv path found", true, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
+		{"docker missing", true, docker, []string{"vllm"}, "needs Docker"},
+		{"docker found", true, docker, []string{"docker"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := startBlocker(tt.gpu, tt.cfg, onlyFinds(tt.finds...))
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("startBlocker = %q, want %q", got, tt.want)
+			}
+			if strings.Contains(got, "--") {
+				t.Errorf("the reason names a flag: %q", got)
+			}
+		})
+	}
+}
+
+func TestLaunchStartDisabledWithTheReason(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	l := u.server.launch
+	u.server.selectKind(targetVLLM)
+	if !l.start.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "NVIDIA GPU") {
+		t.Errorf("without a GPU: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	}
+
+	d := testDeps(t, &fakeEngine{})
+	d.hardware, d.lookPath = oneGPU, onlyFinds("/opt/venv/bin/vllm")
+	u = newTestUI(t, d, Options{})
+	l, f := u.server.launch, u.server.form
+	f.model.SetText("Qwen/Qwen3-0.6B")
+	if !l.start.Disabled() || !strings.Contains(l.why.Text, "vllm is not on the PATH") {
+		t.Errorf("without vllm: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	}
+	l.onStart() // a shortcut or a test may still call it
+	if l.up() || !strings.Contains(l.state.Text, "vllm is not on the PATH") {
+		t.Errorf("Start without vllm: up %v, state %q", l.up(), l.state.Text)
+	}
+	f.executable.SetText("/opt/venv/bin/vllm")
+	if l.start.Disabled() || l.why.Visible() {
+		t.Errorf("with vllm found: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	}
+}
+
+// TestLaunchFormLayout looks at the Server screen with "Launch vLLM" at the
+// smallest and a large window: the labels of every section share one
+// column, no field runs under the scroll bar or the divider, and the
+// command wraps only at spaces.
+func TestLaunchFormLayout(t *testing.T) {
+	for _, size := range []fyne.Size{{Width: 1024, Height: 700}, {Width: 1440, Height: 900}} {
+		t.Run(fmt.Sprintf("%.0fx%.0f", size.Width, size.Height), func(t *testing.T) {
+			d := testDeps(t, &fakeEngine{})
+			d.hardware = oneGPU
+			u := newTestUI(t, d, Options{})
+			u.show(tabServer)
+			u.server.selectKind(targetVLLM)
+			f := u.server.form
+			f.model.SetText("Qwen/Qwen3-0.6B")
+			f.extraArgs.SetText("--enforce-eager --max-num-batched-tokens 8192")
+			f.accordion.OpenAll()
+			u.win.Resize(size)
+			u.win.Content().Refresh()
+
+			split := u.server.panels[targetVLLM].(*container.Split)
+			scroll := split.Leading.(*container.Scroll)
+			var fieldX []float32
+			var right float32
+			for _, item := range f.accordion.Items {
+				grid, ok := item.Detail.(*fyne.Container)
+				if !ok {
+					t.Fatalf("section %s is a %T, not a form of the shared column", item.Title, item.Detail)
+				}
+				for i := 1; i < len(grid.Objects); i += 3 {
+					fieldX = append(fieldX, grid.Objects[i].Position().X)
+					right = max(right, grid.Objects[i].Position().X+grid.Objects[i].Size().Width)
+				}
+			}
+			for _, x := range fieldX {
+				if x != fieldX[0] {
+					t.Fatalf("fields start at %v: the sections' labels are not one column", fieldX)
+				}
+			}
+			if limit := scroll.Size().Width - theme.ScrollBarSize(); right > limit {
+				t.Errorf("fields end at %.0f, under the scroll bar or the divider (from %.0f)", right, limit)
+			}
+
+			lines := renderedLines(u.server.launch.command)
+			if len(lines) < 2 {
+				t.Fatalf("the command is on %d line(s) at %v, want it wrapped", len(lines), size)
+			}
+			if got, want := strings.Join(lines, " "), u.server.launch.command.Text; got != want {
+				t.Errorf("the command wraps inside a word:\n%q\nwant the lines of\n%q", lines, want)
+			}
+		})
+	}
+}
+
+// renderedLines are the lines a label draws.
+func renderedLines(l *widget.Label) []string {
+	var lines []string
+	walk(l, func(o fyne.CanvasObject) bool {
+		if t, ok := o.(*canvas.Text); ok && t.Text != "" {
+			lines = append(lines, strings.TrimSpace(t.Text))
+		}
+		return false
+	})
+	return lines
+}

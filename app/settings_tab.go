@@ -1,0 +1,290 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Theme choices as the Settings screen labels them.
+var themeLabels = map[string]string{themeSystem: "Follow system", themeLight: "Light", themeDark: "Dark"}
+
+// settingsTab edits what the app remembers besides the screens' own
+// choices: theme, folders, the run's timeouts and the telemetry interval.
+// The theme applies as soon as it is chosen, the rest on Apply.
+type settingsTab struct {
+	u       *ui
+	current appSettings // what the app uses now
+	help    *helpOverlay
+
+	banner                      *banner
+	theme                       *widget.RadioGroup
+	exportDir, runsDir          *widget.Entry
+	firstToken, stall, interval *widget.Entry
+	status                      *widget.Label
+	intervalPending             bool // the new interval waits for the run to end
+}
+
+// newSettingsTab builds the Settings screen and applies the remembered
+// settings: the theme, and the sampler at the remembered interval. It is
+// built before the screens that read the settings.
+func newSettingsTab(u *ui) *container.TabItem {
+	s := &settingsTab{u: u, current: loadAppSettings(u.prefs), help: &helpOverlay{win: u.win}, banner: newBanner()}
+	u.settings = s
+	if s.current.Theme != themeSystem {
+		applyTheme(u.app, s.current.Theme)
+	}
+	if u.deps.newTelemetry != nil {
+		u.deps.telemetry = u.deps.newTelemetry(s.current.interval())
+	}
+	s.theme = widget.NewRadioGroup([]string{themeLabels[themeSystem], themeLabels[themeLight], themeLabels[themeDark]}, s.onTheme)
+	s.theme.Horizontal, s.theme.Required = true, true
+	s.theme.SetSelected(themeLabels[s.current.Theme])
+	entry := func() *widget.Entry {
+		e := widget.NewEntry()
+		e.OnSubmitted = func(string) { s.onApply() }
+		return e
+	}
+	s.exportDir, s.runsDir = entry(), entry()
+	s.exportDir.SetPlaceHolder("your home folder")
+	s.firstToken, s.stall, s.interval = entry(), entry(), entry()
+	s.status = widget.NewLabel("")
+	s.status.Importance = widget.LowImportance
+	s.fill(s.current)
+	u.state.watch(changeRun, s.onRunChange)
+	// Also when the system switches between light and dark.
+	u.app.Settings().AddListener(func(fyne.Settings) { u.do(u.followTheme) })
+
+	col := &formColumn{}
+	appearance := col.form(formRow{"Theme", s.theme, ""})
+	folders := col.form(
+		formRow{"Default export folder", s.folderRow(s.exportDir), "Export all… (Ctrl+E) opens here. Empty: your home folder."},
+		formRow{"Runs folder", s.folderRow(s.runsDir), "Every run is saved here as it goes; History lists the runs in it."})
+	runs := col.form(
+		formRow{firstTokenField.name, unitRow(s.firstToken, firstTokenField), "A request with no first token after this long has stalled and fails. Default " + durationWords(firstTokenField.def) + "."},
+		formRow{stallField.name, unitRow(s.stall, stallField), "A request whose stream stops this long after its first token has stalled and fails. Default " + durationWords(stallField.def) + "."},
+		formRow{intervalField.name, unitRow(s.interval, intervalField), "How often GPU utilization, power, memory and temperature are read. Default " + durationWords(intervalField.def) + "."})
+	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), s.onApply)
+	apply.Importance = widget.HighImportance
+	defaults := widget.NewButtonWithIcon("Restore defaults", theme.ViewRefreshIcon(), s.onDefaults)
+	body := container.NewVBox(s.banner.object(),
+		widget.NewCard("Appearance", "", appearance),
+		widget.NewCard("Folders", "", folders),
+		widget.NewCard("Runs", "a plain number counts the unit shown; 90s, 2 min or 250ms also work", runs),
+		container.NewBorder(nil, nil, container.NewHBox(apply, defaults), nil, s.status),
+		shortcutsCard(s.help))
+	header := screenHeader("Settings", "Remembered between launches. The theme changes at once; the other settings when you press Apply or Enter.")
+	return container.NewTabItemWithIcon(tabSettings, theme.SettingsIcon(), screen(header, body, nil))
+}
+
+// unitRow is an entry wide enough for a number, its unit after it.
+func unitRow(e *widget.Entry, f durationField) fyne.CanvasObject {
+	e.SetPlaceHolder(f.format(f.def))
+	e.Validator = func(text string) error {
+		_, err := f.parse(text)
+		return err
+	}
+	box := container.NewGridWrap(fyne.NewSize(160, e.MinSize().Height), e)
+	return container.NewHBox(box, widget.NewLabel(f.unitName))
+}
+
+// folderRow is an entry with a "Choose folder" button after it.
+func (s *settingsTab) folderRow(e *widget.Entry) fyne.CanvasObject {
+	choose := widget.NewButtonWithIcon("Choose folder", theme.FolderOpenIcon(), func() { s.onChooseFolder(e) })
+	return container.NewBorder(nil, nil, nil, choose, e)
+}
+
+// fill shows c in the fields, the defaults spelt out.
+func (s *settingsTab) fill(c appSettings) {
+	s.exportDir.SetText(c.ExportDir)
+	s.runsDir.SetText(c.RunsDir)
+	if c.RunsDir == "" {
+		s.runsDir.SetText(s.u.deps.runsDir)
+	}
+	s.firstToken.SetText(firstTokenField.format(c.firstToken()))
+	s.stall.SetText(stallField.format(c.stall()))
+	s.interval.SetText(intervalField.format(c.interval()))
+}
+
+// read is the fields as settings, or the first field that cannot be used.
+// The folders are created when missing.
+func (s *settingsTab) read() (appSettings, error) {
+	c := appSettings{Theme: s.current.Theme}
+	var err error
+	if text := strings.TrimSpace(s.exportDir.Text); text != "" {
+		if c.ExportDir, err = usableFolder(text); err != nil {
+			return c, folderProblem{"default export folder", err}
+		}
+	}
+	if runs := cmp.Or(strings.TrimSpace(s.runsDir.Text), s.u.deps.runsDir); runs != "" {
+		if c.RunsDir, err = usableFolder(runs); err != nil {
+			return c, folderProblem{"runs folder", err}
+		}
+	}
+	if c.RunsDir == s.u.deps.runsDir {
+		c.RunsDir = "" // follows the default
+	}
+	for _, f := range []struct {
+		field durationField
+		entry *widget.Entry
+		dst   *time.Duration
+	}{{firstTokenField, s.firstToken, &c.FirstTokenTimeout}, {stallField, s.stall, &c.StallTimeout}, {intervalField, s.interval, &c.TelemetryInterval}} {
+		d, err := f.field.parse(f.entry.Text)
+		if err != nil {
+			return c, err
+		}
+		if d != f.field.def {
+			*f.dst = d
+		}
+	}
+	return c, nil
+}
+
+// onApply checks every field and, when all can be used, applies and
+// remembers them; otherwise the banner says which field to fix and
+// nothing changes.
+func (s *settingsTab) onApply() {
+	next, err := s.read()
+	if err != nil {
+		s.banner.show(problemNotice(err))
+		s.status.SetText("Not saved.")
+		return
+	}
+	s.banner.hide()
+	s.apply(next)
+}
+
+// onDefaults puts every field back to its default and applies them.
+func (s *settingsTab) onDefaults() {
+	s.fill(appSettings{Theme: s.current.Theme})
+	s.onApply()
+}
+
+// apply makes next the settings in use.
+func (s *settingsTab) apply(next appSettings) {
+	prev, prevRuns := s.current, s.u.runsDir()
+	s.current = next
+	s.u.prefs.save(prefApp, next)
+	s.fill(next)
+	s.status.SetText("Saved.")
+	if s.u.runsDir() != prevRuns {
+		s.u.history.reload()
+	}
+	if next.interval() != prev.interval() {
+		s.applyInterval()
+	}
+}
+
+// onTheme applies and remembers the theme chosen.
+func (s *settingsTab) onTheme(label string) {
+	choice := themeSystem
+	for k, v := range themeLabels {
+		if v == label {
+			choice = k
+		}
+	}
+	if choice == s.current.Theme {
+		return
+	}
+	s.current.Theme = choice
+	s.u.prefs.save(prefApp, s.current)
+	applyTheme(s.u.app, choice)
+}
+
+// followTheme redraws what a change of theme does not refresh by itself:
+// the heatmaps' cells and the Results charts, drawn in the theme's variant.
+func (u *ui) followTheme() {
+	for _, h := range []*heatmap{u.matrix.preview, u.run.heat, u.results.heat} {
+		h.redraw()
+	}
+	if u.results.has {
+		u.results.drawCharts(u.results.report)
+	}
+}
+
+// onChooseFolder picks a folder for e and applies it.
+func (s *settingsTab) onChooseFolder(e *widget.Entry) {
+	d := dialog.NewFolderOpen(func(uri fyne.ListableURI, err error) {
+		if err != nil || uri == nil {
+			return
+		}
+		e.SetText(uri.Path())
+		s.onApply()
+	}, s.u.win)
+	d.SetConfirmText("Choose folder")
+	d.SetTitleText("Choose a folder") // else Fyne writes "Choose folder Folder"
+	if dir := e.Text; dir != "" {
+		if _, err := os.Stat(dir); err == nil {
+			if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+				d.SetLocation(l)
+			}
+		}
+	}
+	d.Show()
+}
+
+// applyInterval makes the sampler read at the new interval. A Sampler's
+// interval is fixed, so a new one replaces it; a run reading the old one
+// keeps it until it ends.
+func (s *settingsTab) applyInterval() {
+	newTelemetry := s.u.deps.newTelemetry
+	if newTelemetry == nil {
+		return
+	}
+	if s.u.run != nil && s.u.run.running() {
+		s.intervalPending = true
+		s.status.SetText("Saved. The new telemetry interval applies when the run ends.")
+		return
+	}
+	s.intervalPending = false
+	old := s.u.deps.telemetry
+	s.u.deps.telemetry = newTelemetry(s.current.interval())
+	if st, ok := old.(interface{ Stop() }); ok {
+		st.Stop()
+	}
+	if st, ok := s.u.deps.telemetry.(interface{ Start(ctx context.Context) }); ok {
+		st.Start(s.u.bg)
+	}
+}
+
+// onRunChange applies an interval that waited for the run to end.
+func (s *settingsTab) onRunChange() {
+	if s.intervalPending && !s.u.state.run.Running {
+		s.applyInterval()
+	}
+}
+
+// runsDir is where History keeps runs: the Settings screen's folder, else
+// the default (deps.runsDir).
+func (u *ui) runsDir() string {
+	if u.settings != nil && u.settings.current.RunsDir != "" {
+		return u.settings.current.RunsDir
+	}
+	return u.deps.runsDir
+}
+
+// exportDir is where Export opens: the Settings screen's folder, or "".
+func (u *ui) exportDir() string {
+	if u.settings == nil {
+		return ""
+	}
+	return u.settings.current.ExportDir
+}
+
+// timeouts are the first-token and stall timeouts a run uses.
+func (u *ui) timeouts() (firstToken, stall time.Duration) {
+	c := appSettings{}
+	if u.settings != nil {
+		c = u.settings.current
+	}
+	return c.firstToken(), c.stall()
+}

@@ -1,0 +1,266 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"speedmatrix/engine"
+	"speedmatrix/hw"
+)
+
+// fakeSampler is a live telemetry source that records its interval and
+// whether it was started and stopped.
+type fakeSampler struct {
+	interval         time.Duration
+	mu               sync.Mutex
+	started, stopped bool
+}
+
+func (f *fakeSampler) Summary(from, to time.Time) *engine.Telemetry { return nil }
+func (f *fakeSampler) Latest() (hw.Sample, bool)                    { return hw.Sample{}, false }
+func (f *fakeSampler) Start(context.Context)                        { f.mu.Lock(); f.started = true; f.mu.Unlock() }
+func (f *fakeSampler) Stop()                                        { f.mu.Lock(); f.stopped = true; f.mu.Unlock() }
+
+// samplers makes fakeSamplers and keeps them, newest last.
+type samplers struct{ made []*fakeSampler }
+
+func (s *samplers) make(interval time.Duration) liveTelemetry {
+	f := &fakeSampler{interval: interval}
+	s.made = append(s.made, f)
+	return f
+}
+
+func (s *samplers) last() *fakeSampler { return s.made[len(s.made)-1] }
+
+func TestSettingsIsTheLastScreen(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	var titles []string
+	for _, it := range u.tabs.Items {
+		titles = append(titles, it.Text)
+	}
+	if got := strings.Join(titles, ","); got != "Hardware,Server,Matrix,Run,Results,History,Settings" {
+		t.Errorf("screens = %s", got)
+	}
+}
+
+func TestSettingsTimeoutsReachTheRun(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the first run")
+	if tgt := eng.lastTarget(); tgt.FirstTokenTimeout != 5*time.Minute || tgt.StallTimeout != 30*time.Second {
+		t.Errorf("default timeouts: first token %v, stall %v; want the engine's 5m0s and 30s", tgt.FirstTokenTimeout, tgt.StallTimeout)
+	}
+
+	s := u.settings
+	s.firstToken.SetText("2")
+	s.stall.SetText("45s")
+	s.onApply()
+	if s.banner.visible() || s.status.Text != "Saved." {
+		t.Fatalf("apply: banner %q, status %q", s.banner.current.Message, s.status.Text)
+	}
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the second run")
+	if tgt := eng.lastTarget(); tgt.FirstTokenTimeout != 2*time.Minute || tgt.StallTimeout != 45*time.Second {
+		t.Errorf("timeouts after Apply: first token %v, stall %v; want 2m0s and 45s", tgt.FirstTokenTimeout, tgt.StallTimeout)
+	}
+	if s.firstToken.Text != "2" || s.stall.Text != "45" {
+		t.Errorf("fields after Apply show %q min and %q s", s.firstToken.Text, s.stall.Text)
+	}
+}
+
+func TestSettingsBadInputIsRefused(t *testing.T) {
+	tests := []struct {
+		name, message string
+		edit          func(s *settingsTab)
+	}{
+		{"stall not a number", `Stall timeout: "soon" is not a duration.`, func(s *settingsTab) { s.stall.SetText("soon") }},
+		{"interval too short", "Telemetry interval: 10ms is out of range.", func(s *settingsTab) { s.interval.SetText("10ms") }},
+		{"relative runs folder", "The runs folder runs is not a full path.", func(s *settingsTab) { s.runsDir.SetText("runs") }},
+		{"export folder is a file", "is a file, not a folder.", func(s *settingsTab) {
+			file := filepath.Join(s.u.deps.runsDir, "file")
+			_ = os.WriteFile(file, nil, 0o644)
+			s.exportDir.SetText(file)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+			s := u.settings
+			s.firstToken.SetText("3") // valid, but not saved either: nothing changes
+			tt.edit(s)
+			s.onApply()
+			n := s.banner.current
+			if !s.banner.visible() || !strings.Contains(n.Message, tt.message) || n.Action == "" {
+				t.Errorf("banner %v: %q / %q; want %q and what to do", s.banner.visible(), n.Message, n.Action, tt.message)
+			}
+			if strings.Contains(n.Message, "--") || strings.Contains(n.Action, "--") {
+				t.Errorf("the banner names a flag: %q %q", n.Message, n.Action)
+			}
+			if u.prefs.p.String(prefApp) != "" || s.current.FirstTokenTimeout != 0 {
+				t.Errorf("a refused Apply changed the settings: %q, %+v", u.prefs.p.String(prefApp), s.current)
+			}
+			s.onDefaults()
+			if s.banner.visible() {
+				t.Errorf("Restore defaults left the banner: %q", s.banner.current.Message)
+			}
+		})
+	}
+}
+
+func TestSettingsRunsFolderMovesHistory(t *testing.T) {
+	a := test.NewTempApp(t)
+	d := testDeps(t, &fakeEngine{})
+	u := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	defer u.shutdown()
+	dir := filepath.Join(t.TempDir(), "elsewhere", "runs")
+	u.settings.runsDir.SetText(dir)
+	u.settings.onApply()
+	if u.runsDir() != dir {
+		t.Fatalf("runs folder = %q, want %q (banner %q)", u.runsDir(), dir, u.settings.banner.current.Message)
+	}
+	rep := engine.Report{Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	saved, err := u.history.save(rep, "")
+	if err != nil || filepath.Dir(saved) != dir {
+		t.Fatalf("saved in %q (%v), want under %s", saved, err, dir)
+	}
+	if len(u.history.entries) != 1 || !strings.Contains(u.history.where.Text, dir) {
+		t.Errorf("History lists %d runs under %q", len(u.history.entries), u.history.where.Text)
+	}
+
+	again := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	defer again.shutdown()
+	if again.runsDir() != dir || again.settings.runsDir.Text != dir || len(again.history.entries) != 1 {
+		t.Errorf("after relaunch: runs folder %q (field %q), %d runs listed", again.runsDir(), again.settings.runsDir.Text, len(again.history.entries))
+	}
+	again.settings.onDefaults()
+	if again.runsDir() != d.runsDir || len(again.history.entries) != 0 {
+		t.Errorf("Restore defaults: runs folder %q, %d runs listed; want %s, none", again.runsDir(), len(again.history.entries), d.runsDir)
+	}
+}
+
+func TestSettingsThemeAppliedAtOnceAndRemembered(t *testing.T) {
+	a := test.NewTempApp(t)
+	d := testDeps(t, &fakeEngine{})
+	u := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	defer u.shutdown()
+	for _, tt := range []struct {
+		label string
+		dark  bool
+	}{{"Light", false}, {"Dark", true}, {"Light", false}} {
+		u.settings.theme.SetSelected(tt.label)
+		if u.darkTheme() != tt.dark || theme.Color(theme.ColorNameBackground) != theme.DefaultTheme().Color(theme.ColorNameBackground, variantOf(tt.dark)) {
+			t.Errorf("%s: dark %v, background %v", tt.label, u.darkTheme(), theme.Color(theme.ColorNameBackground))
+		}
+	}
+	u.settings.theme.SetSelected("Dark")
+	again := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	defer again.shutdown()
+	if again.settings.theme.Selected != "Dark" || !again.darkTheme() {
+		t.Errorf("after relaunch: theme %q, dark %v", again.settings.theme.Selected, again.darkTheme())
+	}
+	again.settings.theme.SetSelected("Follow system")
+	if _, forced := a.Settings().Theme().(variantTheme); forced || again.settings.current.Theme != themeSystem {
+		t.Errorf("Follow system keeps a forced theme (%T) or remembers %q", a.Settings().Theme(), again.settings.current.Theme)
+	}
+}
+
+func variantOf(dark bool) fyne.ThemeVariant {
+	if dark {
+		return theme.VariantDark
+	}
+	return theme.VariantLight
+}
+
+func TestSettingsIntervalReplacesTheSampler(t *testing.T) {
+	made := &samplers{}
+	d := testDeps(t, &fakeEngine{events: cannedEvents()[:2], hold: true})
+	d.hardware, d.newTelemetry = oneGPU, made.make
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	if len(made.made) != 1 || made.last().interval != time.Second || u.deps.telemetry != made.last() {
+		t.Fatalf("at start: %d samplers, want one at 1s in use", len(made.made))
+	}
+	first := made.last()
+	u.settings.interval.SetText("0.5")
+	u.settings.onApply()
+	if len(made.made) != 2 || made.last().interval != 500*time.Millisecond || !first.stopped || !made.last().started {
+		t.Fatalf("after Apply: %d samplers, last at %v; first stopped %v, new started %v", len(made.made), made.last().interval, first.stopped, made.last().started)
+	}
+
+	// During a run the engine reads the sampler: the new one waits for the end.
+	u.run.onStart()
+	u.settings.interval.SetText("2")
+	u.settings.onApply()
+	if len(made.made) != 2 || !strings.Contains(u.settings.status.Text, "when the run ends") {
+		t.Errorf("during a run: %d samplers, status %q", len(made.made), u.settings.status.Text)
+	}
+	u.run.cancelNow()
+	waitFor(t, u.run.uiDone, "the run to end")
+	if len(made.made) != 3 || made.last().interval != 2*time.Second || u.deps.telemetry != made.last() {
+		t.Errorf("after the run: %d samplers, last at %v", len(made.made), made.last().interval)
+	}
+}
+
+func TestHelpOverlayOpensWithF1AndQuestionMarkAndClosesWithEsc(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()[:2], hold: true}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	c := u.win.Canvas()
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyF1})
+	if !u.settings.help.open() || c.Overlays().Top() == nil {
+		t.Fatal("F1 does not show the shortcuts")
+	}
+	for _, s := range shortcutList {
+		if !hasText(c.Overlays().Top(), s.What) {
+			t.Errorf("the help does not list %s (%s)", s.Keys, s.What)
+		}
+	}
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if u.settings.help.open() || c.Overlays().Top() != nil {
+		t.Error("Esc does not close the shortcuts")
+	}
+	c.OnTypedRune()('?')
+	if !u.settings.help.open() {
+		t.Error("? does not show the shortcuts")
+	}
+	u.run.onStart()
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if u.settings.help.open() || !u.run.running() {
+		t.Errorf("Esc with the help open during a run: help open %v, running %v; want the help closed, the run going", u.settings.help.open(), u.run.running())
+	}
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	waitFor(t, eng.cancelled, "the second Esc to cancel the run")
+}
+
+// TestShortcutsAreNamedWhereTheyAct checks that the buttons a shortcut
+// presses say it in their label (Fyne has no tooltips) and that the
+// Settings screen lists every shortcut.
+func TestShortcutsAreNamedWhereTheyAct(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	for keys, label := range map[string]string{"Ctrl+R": u.run.startBtn.Text, "Esc": u.run.cancelBtn.Text, "Ctrl+E": u.results.exportAllBtn.Text} {
+		if !strings.Contains(label, "("+keys+")") {
+			t.Errorf("button %q does not name its shortcut %s", label, keys)
+		}
+		found := false
+		for _, s := range shortcutList {
+			found = found || strings.Contains(s.Keys, keys)
+		}
+		if !found {
+			t.Errorf("%s is missing from the list of shortcuts", keys)
+		}
+	}
+	u.show(tabSettings)
+	for _, s := range shortcutList {
+		if !hasText(u.tabs.Selected().Content, s.What) {
+			t.Errorf("the Settings screen does not list %s", s.Keys)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/software"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The tour (--tour DIR) visits every screen as a new user would, runs the
+// Quick plan, and writes each screen as NN-name.png with the texts it shows
+// as NN-name.txt (one per line) into DIR, then quits. The end-to-end test
+// checks them; docs/gallery shows them.
+
+// tourStep is one picture of the tour.
+type tourStep struct {
+	name  string
+	setup func(u *ui) // UI goroutine: bring the screen to the state shown
+	// ready, when set, is polled on the UI goroutine until it holds.
+	ready func(u *ui) bool
+}
+
+// tourSettle lets the window lay out and draw a screen before it is captured.
+const tourSettle = 700 * time.Millisecond
+
+// tourSteps are the tour's pictures, in order.
+func tourSteps() []tourStep {
+	show := func(title string) func(u *ui) { return func(u *ui) { u.show(title) } }
+	return []tourStep{
+		{name: "hardware", setup: show(tabHardware)},
+		{name: "server-simulator", setup: show(tabServer)},
+		{name: "server-launch", setup: func(u *ui) { u.show(tabServer); u.server.selectKind(targetVLLM) }},
+		{name: "server-endpoint", setup: func(u *ui) { u.server.selectKind(targetEndpoint) }},
+		{name: "matrix", setup: func(u *ui) { u.server.selectKind(targetSim); u.matrix.usePreset(presetQuick); u.show(tabMatrix) }},
+		{name: "run-ready", setup: show(tabRun)},
+		{name: "run-midrun", setup: func(u *ui) { u.run.onStart() }, ready: func(u *ui) bool {
+			p := u.state.run.Progress
+			return p != nil && p.CellIndex >= 6
+		}},
+		{name: "results", setup: func(*ui) {}, ready: func(u *ui) bool { return !u.run.running() && u.results.has && u.results.isRendered() }},
+		{name: "results-checks", setup: func(u *ui) { u.results.views.SelectIndex(len(u.results.views.Items) - 2) }},
+		{name: "history", setup: show(tabHistory)},
+		{name: "settings", setup: show(tabSettings)},
+		{name: "run-after", setup: show(tabRun)},
+	}
+}
+
+// runTour walks the steps in the background and quits; errors end in
+// exitErr. A step that is not ready within a minute fails the tour.
+func (u *ui) runTour(dir string) {
+	fail := func(err error) {
+		u.do(func() {
+			u.exitErr = err
+			u.endAutorun()
+		})
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail(fmt.Errorf("tour: %w", err))
+		return
+	}
+	for i, st := range tourSteps() {
+		name := fmt.Sprintf("%02d-%s", i+1, st.name)
+		u.doWait(func() { st.setup(u) })
+		deadline := time.Now().Add(time.Minute)
+		for st.ready != nil && !u.doCheck(st.ready) {
+			if time.Now().After(deadline) {
+				fail(fmt.Errorf("tour: %s was not ready within a minute", name))
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(tourSettle)
+		var err error
+		u.doWait(func() { err = u.captureScreen(filepath.Join(dir, name)) })
+		if err != nil {
+			fail(err)
+			return
+		}
+	}
+	u.do(u.endAutorun)
+}
+
+// doWait runs f on the UI goroutine and waits for it.
+func (u *ui) doWait(f func()) {
+	done := make(chan struct{})
+	u.do(func() {
+		defer close(done)
+		f()
+	})
+	<-done
+}
+
+// doCheck evaluates cond on the UI goroutine.
+func (u *ui) doCheck(cond func(*ui) bool) bool {
+	var ok bool
+	u.doWait(func() { ok = cond(u) })
+	return ok
+}
+
+// captureScreen writes the window as PNG and its visible texts beside it;
+// a blank picture is an error.
+func (u *ui) captureScreen(base string) error {
+	img := u.capture()
+	if img == nil {
+		return errors.New("tour: the window could not be captured")
+	}
+	if n := distinctColors(img, 16); n < 16 {
+		return fmt.Errorf("tour: %s is blank (%d colours)", filepath.Base(base), n)
+	}
+	f, err := os.Create(base + ".png")
+	if err != nil {
+		return fmt.Errorf("tour: %w", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("tour: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("tour: %w", err)
+	}
+	texts := strings.Join(visibleTexts(u.win.Content()), "\n") + "\n"
+	return os.WriteFile(base+".txt", []byte(texts), 0o644)
+}
+
+// capture paints the window's content with Fyne's software painter:
+// reading back the GL front buffer gives a blank image under Xvfb.
+func (u *ui) capture() image.Image {
+	content, size := u.win.Content(), u.win.Canvas().Size()
+	c := software.NewCanvas()
+	c.SetPadded(false)
+	c.SetContent(content)
+	c.Resize(size)
+	img := c.Capture()
+	u.win.SetContent(content)
+	return img
+}
+
+// isRendered reports whether the charts of the shown report are drawn.
+func (r *resultsTab) isRendered() bool {
+	select {
+	case <-r.rendered:
+		return true
+	default:
+		return false
+	}
+}
+
+// distinctColors counts the colours of img, stopping at limit.
+func distinctColors(img image.Image, limit int) int {
+	seen := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			seen[[4]uint32{r, g, bl, a}] = true
+			if len(seen) >= limit {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
+}
+
+// visibleTexts lists the texts a user sees in obj: labels, texts, buttons,
+// cards, entries and tab titles of what is visible.
+func visibleTexts(obj fyne.CanvasObject) []string {
+	var out []string
+	var visit func(o fyne.CanvasObject)
+	visit = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		switch w := o.(type) {
+		case *widget.Label:
+			out = append(out, w.Text)
+		case *canvas.Text:
+			out = append(out, w.Text)
+		case *widget.Button:
+			out = append(out, w.Text)
+		case *widget.Card:
+			out = append(out, w.Title, w.Subtitle)
+			visit(w.Content)
+			return
+		case *widget.Entry:
+			out = append(out, w.Text)
+		case *widget.RichText:
+			out = append(out, w.String())
+		case *container.AppTabs:
+			for _, it := range w.Items {
+				out = append(out, it.Text)
+			}
+			if sel := w.Selected(); sel != nil {
+				visit(sel.Content)
+			}
+			return
+		case *container.Scroll:
+			visit(w.Content)
+			return
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				visit(c)
+			}
+			return
+		case *container.Split:
+			visit(w.Leading)
+			visit(w.Trailing)
+		case *widget.Form:
+			for _, it := range w.Items {
+				out = append(out, it.Text)
+				visit(it.Widget)
+			}
+		case *widget.Select:
+			out = append(out, w.Selected)
+		case *widget.SelectEntry:
+			out = append(out, w.Text)
+		case *widget.Check:
+			out = append(out, w.Text)
+		case *widget.RadioGroup:
+			out = append(out, w.Options...)
+		}
+	}
+	visit(obj)
+	return out
+}

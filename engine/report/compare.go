@@ -1,0 +1,59 @@
+package report
+
+import (
+	"cmp"
+
+	"speedmatrix/engine"
+)
+
+// Differences says how two runs differ in what decides their figures, one
+// phrase each, from a to b: "benchmark tool: llm-inference-bench 0.4.18 →
+// speedmatrix v0.1.0", "time per measurement: 6 s → 30 s". A fact a run
+// doesn't know reads "unknown". Empty when the runs agree on all of them.
+func Differences(a, b engine.Report) []string {
+	seconds := func(r engine.Report) string {
+		if r.Run.DurationS <= 0 {
+			return ""
+		}
+		return WholeSeconds(r.Run.DurationS)
+	}
+	output := func(r engine.Report) string {
+		if r.Run.MaxOutputTokens <= 0 {
+			return ""
+		}
+		return Tokens(r.Run.MaxOutputTokens)
+	}
+	facts := []struct {
+		name string
+		of   func(engine.Report) string
+	}{
+		{"benchmark tool", func(r engine.Report) string { return r.Run.BenchmarkTool }},
+		{"model", func(r engine.Report) string { return ModelName(r.Run) }},
+		{"GPU", func(r engine.Report) string { return GPUTitle(r.Hardware) }},
+		{"engine", func(r engine.Report) string { return r.Engine.Engine + " " + r.Engine.Version }},
+		{"simulated", simulated},
+		{"time per measurement", seconds},
+		{"max output", output},
+	}
+	var out []string
+	for _, f := range facts {
+		va, vb := cmp.Or(f.of(a), "unknown"), cmp.Or(f.of(b), "unknown")
+		if va != vb {
+			out = append(out, f.name+": "+va+" → "+vb)
+		}
+	}
+	return out
+}
+
+// simulated is the Engine section's simulated label, "no" for a run of
+// ours against a real server, and unknown ("") for an imported run: the
+// other tool's file cannot say whether its server was our simulator.
+func simulated(r engine.Report) string {
+	switch {
+	case r.Engine.Simulated:
+		return r.Engine.SimulatedLabel()
+	case r.Run.Imported != nil:
+		return ""
+	}
+	return "no"
+}

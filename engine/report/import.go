@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"speedmatrix/engine"
+)
+
+// Format names a kind of results file Read understands.
+type Format string
+
+// The formats Read tells apart by content.
+const (
+	// FormatReport is Speed Matrix's own report.json, from this machine or
+	// another one.
+	FormatReport Format = "Speed Matrix report.json"
+	// FormatLLMInferenceBench is the JSON results file (--output) of
+	// llm-inference-bench's llm_decode_bench.py, the terminal tool.
+	FormatLLMInferenceBench Format = "llm-inference-bench results"
+)
+
+// FormatError says why a file is in neither format Read understands.
+type FormatError struct {
+	File   string // the file's name as the caller gave it
+	Reason string // "it is empty", "it is not JSON: …"
+}
+
+// Error is one line: "FILE is neither a Speed Matrix report.json nor an
+// llm-inference-bench results file: REASON".
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%s is neither a Speed Matrix report.json nor an llm-inference-bench results file: %s", e.File, e.Reason)
+}
+
+// Read loads a run from path in either Format: a report.json, a run's
+// folder that holds one, or an llm-inference-bench results file. A file
+// in neither format gives a *FormatError.
+func Read(path string) (engine.Report, Format, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, JSONFile)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return engine.Report{}, "", fmt.Errorf("%s not found: give a run's folder, its report.json, or an llm-inference-bench results file", path)
+	}
+	if err != nil {
+		return engine.Report{}, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return Decode(data, path)
+}
+
+// Decode reads a run from data, telling the formats apart by content;
+// file names the data in errors and in an imported run's Import.
+func Decode(data []byte, file string) (engine.Report, Format, error) {
+	unknown := func(format string, a ...any) (engine.Report, Format, error) {
+		return engine.Report{}, "", &FormatError{File: file, Reason: fmt.Sprintf(format, a...)}
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return unknown("it is empty")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return unknown("its JSON is %s, not an object", typeErr.Value)
+		}
+		return unknown("it is not valid JSON (%v)", err)
+	}
+	switch {
+	case top["schema_version"] != nil:
+		r, err := decodeReport(data, file)
+		return r, FormatReport, err
+	case top["metadata"] != nil && top["results"] != nil:
+		r, err := decodeLIB(data, file)
+		return r, FormatLLMInferenceBench, err
+	}
+	return unknown("it has neither schema_version (report.json) nor metadata and results (llm-inference-bench)")
+}
+
+// decodeReport reads a report.json and checks its schema version.
+func decodeReport(data []byte, file string) (engine.Report, error) {
+	var r engine.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("load report %s: not a speedmatrix report.json (%v)", file, err)
+	}
+	switch {
+	case r.SchemaVersion == 0:
+		return r, fmt.Errorf("load report %s: no schema_version: not a speedmatrix report.json", file)
+	case r.SchemaVersion > engine.SchemaVersion:
+		return r, fmt.Errorf("load report %s: schema version %d is newer than this build reads (%d): update speedmatrix",
+			file, r.SchemaVersion, engine.SchemaVersion)
+	}
+	return r, nil
+}

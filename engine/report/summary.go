@@ -1,0 +1,122 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"speedmatrix/engine"
+)
+
+// Summary is what a list of runs shows of each one (the app's History).
+type Summary struct {
+	Model string `json:"model"` // ModelName
+	GPU   string `json:"gpu"`   // GPUTitle; "" when the machine had none
+	// Cells is the number of cells planned (PlannedCells), Finished how many
+	// of them have a final status.
+	Cells    int `json:"cells"`
+	Finished int `json:"finished"`
+	// PeakTokPerSec is the highest total tok/s of a Valid decode cell; 0
+	// when there is none.
+	PeakTokPerSec float64   `json:"peak_tok_s"`
+	Started       time.Time `json:"started_at"`
+	Partial       bool      `json:"partial"`   // the run did not finish every cell
+	Simulated     bool      `json:"simulated"` // measured against the simulator
+	// Imported is the tool an imported run came from ("llm-inference-bench
+	// 0.4.18"); "" for ours.
+	Imported string `json:"imported"`
+}
+
+// Summarize sums a report up for a list of runs.
+func Summarize(r engine.Report) Summary {
+	s := Summary{
+		Model:     ModelName(r.Run),
+		GPU:       GPUTitle(r.Hardware),
+		Cells:     PlannedCells(r),
+		Finished:  FinishedCells(r),
+		Started:   r.Run.StartedAt,
+		Partial:   !r.Run.Complete,
+		Simulated: r.Engine.Simulated,
+	}
+	if r.Run.Imported != nil {
+		s.Imported = r.Run.Imported.Label()
+	}
+	for _, res := range r.Results {
+		if res.Phase == engine.PhaseDecode && res.Measured() {
+			s.PeakTokPerSec = max(s.PeakTokPerSec, res.TotalTokPerSec)
+		}
+	}
+	return s
+}
+
+// CellsLine says how many cells a run holds: "8 cells", or "3 of 8 cells"
+// when some have no final status.
+func (s Summary) CellsLine() string {
+	if s.Finished < s.Cells {
+		return fmt.Sprintf("%d of %s", s.Finished, plural(s.Cells, "cell", "cells"))
+	}
+	return plural(s.Cells, "cell", "cells")
+}
+
+// PlannedCells counts the cells of the run's plan as fitted to the
+// server's model length (engine.FitContexts), or its results when they are
+// more.
+func PlannedCells(r engine.Report) int {
+	mml, p := r.Engine.MaxModelLen, r.Plan
+	n := len(engine.FitContexts(p.PrefillContexts, mml, 1)) + len(engine.FitContexts(p.DecodeContexts, mml, p.MaxOutputTokens))*len(p.Concurrency)
+	return max(n, len(r.Results))
+}
+
+// FinishedCells counts the results with a final status: not Pending, not
+// Not run.
+func FinishedCells(r engine.Report) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status != engine.StatusPending && res.Status != engine.StatusNotRun {
+			n++
+		}
+	}
+	return n
+}
+
+// summaryDoc is the part of report.json a Summary needs: it skips every
+// cell's request samples and telemetry, the bulk of the file.
+type summaryDoc struct {
+	SchemaVersion int                 `json:"schema_version"`
+	Hardware      engine.HardwareInfo `json:"hardware"`
+	Engine        engine.EngineInfo   `json:"engine"`
+	Run           engine.RunInfo      `json:"run"`
+	Plan          engine.Plan         `json:"plan"`
+	Results       []struct {
+		engine.Cell
+		Status         engine.Status `json:"status"`
+		TotalTokPerSec float64       `json:"total_tok_s"`
+	} `json:"results"`
+}
+
+// LoadSummary sums up the run in dir (or the report.json path) without
+// reading all of it: what a list of many runs needs.
+func LoadSummary(path string) (Summary, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, JSONFile)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("load report: %w", err)
+	}
+	var d summaryDoc
+	if err := json.Unmarshal(data, &d); err != nil {
+		return Summary{}, fmt.Errorf("load report %s: not a speedmatrix report.json (%v)", path, err)
+	}
+	if d.SchemaVersion == 0 || d.SchemaVersion > engine.SchemaVersion {
+		_, err := decodeReport(data, path) // says which
+		return Summary{}, err
+	}
+	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan}
+	for _, res := range d.Results {
+		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
+	}
+	return Summarize(r), nil
+}

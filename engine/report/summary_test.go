@@ -1,0 +1,87 @@
+package report
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"speedmatrix/engine"
+)
+
+func TestSummarize(t *testing.T) {
+	s := Summarize(seedReport())
+	if s.Model != "gemma-4-E2B-it" || s.GPU != "RTX PRO 6000 Blackwell Server Edition 96GB" || s.Partial || s.Simulated || s.Imported != "" {
+		t.Errorf("summary %+v", s)
+	}
+	// The default plan has 5 prefill + 5 × 8 decode cells; the seed report
+	// holds 12 of them, all with a final status.
+	if s.Cells != 45 || s.Finished != 12 || s.CellsLine() != "12 of 45 cells" || s.PeakTokPerSec != 9005.7 {
+		t.Errorf("cells %d, finished %d (%q), peak %v", s.Cells, s.Finished, s.CellsLine(), s.PeakTokPerSec)
+	}
+	imp, _, err := Read(libFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = Summarize(imp)
+	if s.Imported != "llm-inference-bench 0.4.18" || s.Partial || s.CellsLine() != "8 cells" || s.PeakTokPerSec != 4863.426438965844 {
+		t.Errorf("imported summary %+v (%q)", s, s.CellsLine())
+	}
+	partial := imp
+	partial.Run.Complete = false
+	partial.Results = slices.Clone(imp.Results)
+	partial.Results[7].Status = engine.StatusNotRun
+	if s := Summarize(partial); !s.Partial || s.CellsLine() != "7 of 8 cells" {
+		t.Errorf("partial summary %+v (%q)", s, s.CellsLine())
+	}
+}
+
+func TestDifferences(t *testing.T) {
+	ours := seedReport()
+	imp, _, err := Read(libFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Differences(imp, ours)
+	want := []string{
+		"benchmark tool: llm-inference-bench 0.4.18 → speedmatrix v0.1.0",
+		"model: tiny → gemma-4-E2B-it",
+		"GPU: unknown → RTX PRO 6000 Blackwell Server Edition 96GB",
+		"engine: vllm 0.32.0 → vllm 0.30.1rc1.dev452+g73a583112",
+		"simulated: unknown → no", // the other tool's file can't say
+		"time per measurement: 6 s → 30 s",
+		"max output: 512 tokens → 4,096 tokens",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Differences =\n%q\nwant\n%q", got, want)
+	}
+	if d := Differences(ours, ours); len(d) != 0 {
+		t.Errorf("a run differs from itself: %q", d)
+	}
+}
+
+// TestLoadSummary: reading only the summary's part of report.json gives
+// what reading all of it gives.
+func TestLoadSummary(t *testing.T) {
+	imp, _, err := Read(libFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []engine.Report{seedReport(), imp} {
+		dir := t.TempDir()
+		if err := Save(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		full, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadSummary(dir)
+		if want := Summarize(full); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("LoadSummary = %+v, %v\nwant %+v", got, err, want)
+		}
+	}
+	if _, err := LoadSummary(filepath.Join(t.TempDir(), "nope")); err == nil {
+		t.Error("a missing run has a summary")
+	}
+}

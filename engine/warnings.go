@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The thresholds below which a plan runs but its figures mislead.
+const (
+	// MinUsefulContext: a shorter prompt is mostly the chat template.
+	MinUsefulContext = 256
+	// MinUsefulWindow: a shorter window is mostly ramp-up and drain.
+	MinUsefulWindow = 5 * time.Second
+)
+
+// PlanWarnings lists what in plan will run but measure less than a user
+// expects on a server with these limits: contexts under MinUsefulContext,
+// more requests at once than the server runs, windows under
+// MinUsefulWindow. Each names its setting, so that a front end says it in
+// its own words; none stops the run.
+func PlanWarnings(plan Plan, l Limits) []PlanProblem {
+	var out []PlanProblem
+	var short []string
+	for _, c := range slices.Concat(plan.PrefillContexts, plan.DecodeContexts) {
+		if c < MinUsefulContext && !slices.Contains(short, strconv.Itoa(c)) {
+			short = append(short, strconv.Itoa(c))
+		}
+	}
+	if len(short) > 0 {
+		out = append(out, PlanProblem{FieldContexts, fmt.Sprintf(
+			"contexts under %d tokens (%s) measure mostly the chat template, not the prompt", MinUsefulContext, strings.Join(short, ", "))})
+	}
+	if l.MaxNumSeqs > 0 && len(plan.DecodeContexts) > 0 {
+		var over []string
+		for _, n := range plan.Concurrency {
+			if n > l.MaxNumSeqs {
+				over = append(over, strconv.Itoa(n))
+			}
+		}
+		if len(over) > 0 {
+			out = append(out, PlanProblem{FieldConcurrency, fmt.Sprintf(
+				"the server runs at most %d sequences at once (max_num_seqs): %s requests at once are over its capacity and will not run",
+				l.MaxNumSeqs, strings.Join(over, ", "))})
+		}
+	}
+	if len(plan.DecodeContexts) > 0 && plan.Duration > 0 && plan.Duration < MinUsefulWindow {
+		out = append(out, PlanProblem{FieldDuration, fmt.Sprintf(
+			"a %s window is mostly ramp-up and drain: its figures vary more between runs than those of %s or longer",
+			plan.Duration, MinUsefulWindow)})
+	}
+	return out
+}

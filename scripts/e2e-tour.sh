@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end tour of the desktop app: runs ./speedmatrix --tour under Xvfb
+# at 1024×700 and 1440×900 against the built-in simulator. The tour visits
+# every screen, runs the Quick plan (one picture mid-run), and writes each
+# screen as NN-name.png with the texts it shows as NN-name.txt; the app
+# itself fails a blank picture. This script checks that every picture is
+# there at the window's size and shows the texts a user must see. The
+# pictures stay in ${E2E_OUT:-/tmp/speedmatrix-e2e}/tour-WxH/ (never in the
+# repo; scripts/gallery.sh copies one set into docs/gallery/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin="${SPEEDMATRIX_BIN:-./speedmatrix}"
+keep="${E2E_OUT:-/tmp/speedmatrix-e2e}"
+limit="${E2E_TIMEOUT:-300}"
+
+fail() {
+	echo "e2e-tour: $*" >&2
+	exit 1
+}
+
+[ -x "$bin" ] || fail "$bin is missing: build it first (go build -o speedmatrix .)"
+command -v xvfb-run >/dev/null || fail "xvfb-run is missing: install xvfb and xauth (bash scripts/deps.sh)"
+
+# Each picture and texts it must show ("|" separates them).
+expect=(
+	"01-hardware|Hardware"
+	"02-server-simulator|Simulator|Profile|simulated"
+	"03-server-launch|Launch vLLM"
+	"04-server-endpoint|URL|Detect models"
+	"05-matrix|Estimated total|Decode cells|will run"
+	"06-run-ready|Target: simulated (profile tiny)|Ready:|Start run"
+	"07-run-midrun|Cell |measuring…|Cancel (Esc)|Run "
+	"08-results|simulated (profile tiny)|Decode heatmap|Export all"
+	"09-results-checks|Checks"
+	"10-history|Saved runs|Resume|Import"
+	"11-settings|Theme|Stall timeout|Runs folder"
+	"12-run-after|Finished in|Last run"
+)
+
+png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
+	od -An -tu1 -j"$2" -N4 "$1" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'
+}
+
+for size in 1024x700 1440x900; do
+	out=$(mktemp -d "${TMPDIR:-/tmp}/speedmatrix-tour.XXXXXX")
+	mkdir -p "$out/home"
+	echo "e2e-tour: speedmatrix --target sim:tiny --tour --window $size (limit ${limit}s)"
+	set +e
+	HOME="$out/home" XDG_CONFIG_HOME="$out/home/.config" LANG="${LANG:-C.UTF-8}" \
+		timeout --kill-after=10 "$limit" \
+		xvfb-run -a -s '-screen 0 1920x1200x24' \
+		"$bin" --target sim:tiny --tour "$out/shots" --window "$size" >"$out/app.log" 2>&1
+	status=$?
+	set -e
+	if [ "$status" -ne 0 ]; then
+		tail -n 40 "$out/app.log" >&2
+		fail "the tour at $size failed (exit status $status)"
+	fi
+	for e in "${expect[@]}"; do
+		IFS='|' read -r -a parts <<<"$e"
+		name=${parts[0]}
+		shot="$out/shots/$name.png"
+		[ -s "$shot" ] || fail "$size: $name.png is missing"
+		got="$(png_dim "$shot" 16)x$(png_dim "$shot" 20)"
+		[ "$got" = "$size" ] || fail "$size: $name.png is $got: the window grew past its size"
+		for want in "${parts[@]:1}"; do
+			grep -qF -- "$want" "$out/shots/$name.txt" || fail "$size: $name does not show \"$want\" (texts in $out/shots/$name.txt)"
+		done
+	done
+	mkdir -p "$keep"
+	rm -rf "$keep/tour-$size"
+	cp -r "$out/shots" "$keep/tour-$size"
+	rm -rf "$out"
+	echo "e2e-tour: ok at $size: ${#expect[@]} screens checked; pictures in $keep/tour-$size/"
+done
