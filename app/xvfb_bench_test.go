@@ -113,6 +113,7 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 		{"Run", screen(tabHardware), screen(tabRun)},
 		{"History", screen(tabHardware), screen(tabHistory)},
 		{"Results", screen(tabHardware), screen(tabResults)},
+		{"Settings", screen(tabHardware), screen(tabSettings)},
 	}
 	for i, item := range u.results.views.Items {
 		away := (i + 1) % len(u.results.views.Items)
