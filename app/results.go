@@ -189,19 +189,6 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 	g.drawFor(last)
 }
 
-// viewOf is the chart view whose object obj is, if any.
-func (r *resultsTab) viewOf(obj fyne.CanvasObject) *chartView {
-	if r.group == nil {
-		return nil
-	}
-	for _, v := range r.group.views {
-		if v.object() == obj {
-			return v
-		}
-	}
-	return nil
-}
-
 // paneGuess is about the area of the Results charts in the window as it is
 // now, before they were ever laid out.
 func (r *resultsTab) paneGuess() charts.Pane {

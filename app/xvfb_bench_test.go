@@ -126,7 +126,7 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 				return
 			}
 			for _, obj := range u.results.views.Selected().Content.(*fyne.Container).Objects {
-				if v := u.results.viewOf(obj); v != nil && v.shown != v.want {
+				if v := viewOf(u.results, obj); v != nil && v.shown != v.want {
 					n = 1
 				}
 			}
@@ -150,4 +150,17 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 			b.ReportMetric(blanks/float64(b.N), "blank/op")
 		})
 	}
+}
+
+// viewOf is the chart view of r whose object obj is, if any.
+func viewOf(r *resultsTab, obj fyne.CanvasObject) *chartView {
+	if r.group == nil {
+		return nil
+	}
+	for _, v := range r.group.views {
+		if v.object() == obj {
+			return v
+		}
+	}
+	return nil
 }
