@@ -194,8 +194,11 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 func (r *resultsTab) paneGuess() charts.Pane {
 	s := r.u.win.Canvas().Size()
 	scale := r.u.win.Canvas().Scale()
+	if scale <= 0 {
+		scale = 1
+	}
 	return charts.Pane{Width: float64(max(s.Width-resultsChrome.Width, chartMinSize.Width)),
-		Height: float64(max(s.Height-resultsChrome.Height, chartMinSize.Height)), Scale: float64(max(scale, 1))}
+		Height: float64(max(s.Height-resultsChrome.Height, chartMinSize.Height)), Scale: float64(scale)}
 }
 
 // resultsChrome is how much of the window the sidebar and the Results
