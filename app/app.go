@@ -59,6 +59,7 @@ var Icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
 // Export it returns the run's or the export's error, if any.
 func Main(opts Options) error {
 	a := fyneapp.NewWithID(ID)
+	declareFyneDo(a)
 	a.SetIcon(Icon)
 	w := a.NewWindow("Speed Matrix")
 	u := newUI(a, w, realDeps(), opts)
@@ -110,6 +111,9 @@ type ui struct {
 	// exit quitGrace after a quit whose ShowAndRun never returns.
 	armExit func()
 	settle  time.Duration // lets the window draw the charts before the screenshot
+
+	pictures *pictureCache // the charts drawn for the screen
+
 	// ask, when set (tests), answers confirm instead of a dialog.
 	ask func(title, message, yes, no string, answer func(bool))
 	// opened, when set (tests), is told of a folder instead of opening it.
@@ -124,7 +128,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	if d.do == nil {
 		d.do = fyne.Do
 	}
-	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}}
+	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}, pictures: newPictureCache(pictureCacheBytes)}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle = a.Quit, time.Second
 	u.hwInfo, u.hwErr = d.hardware.Detect()

@@ -1,9 +1,8 @@
 package app
 
 import (
-	"bytes"
+	"errors"
 	"image"
-	"image/png"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -26,50 +26,172 @@ func chartImage(obj fyne.CanvasObject) *canvas.Image {
 	return img
 }
 
-func pngOfSize(t *testing.T, w, h int) []byte {
+// drawLog is a chartDraw that draws paneImage, or tall pictures, and
+// records every call.
+type drawLog struct {
+	mu    sync.Mutex
+	calls []charts.Pane
+	dark  []bool
+	tall  bool // pictures three times the pane's height (a report sheet)
+	err   error
+}
+
+func (d *drawLog) draw(p charts.Pane, dark bool) (image.Image, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.calls, d.dark = append(d.calls, p), append(d.dark, dark)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if d.tall {
+		return image.NewNRGBA(image.Rect(0, 0, int(p.Width*p.Scale+0.5), int(3*p.Height*p.Scale+0.5))), nil
+	}
+	return paneImage(p), nil
+}
+
+func (d *drawLog) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.calls)
+}
+
+// shownPixels is the size in pixels of the picture a chart view holds.
+func shownPixels(v *chartView) image.Point {
+	if v.img.Image == nil {
+		return image.Point{}
+	}
+	return v.img.Image.Bounds().Size()
+}
+
+// viewInWindow shows v alone in a test window of the given size and scale.
+func viewInWindow(t *testing.T, v *chartView, size fyne.Size, scale float32) fyne.Window {
 	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, w, h))); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	w := test.NewTempWindow(t, v.object())
+	w.SetPadded(false)
+	w.Canvas().(test.WindowlessCanvas).SetScale(scale)
+	w.Resize(size)
+	return w
 }
 
-func TestChartViewFitsWidthAtTop(t *testing.T) {
-	test.NewTempApp(t)
-	v := newChartView(pngOfSize(t, 200, 100), "wide.png")
-	if v == nil {
-		t.Fatal("newChartView rejected a PNG")
+// TestChartViewDrawsAtThePanePixelSize: the picture is drawn for the
+// area's width and height in device pixels (1.5× here), placed at the top
+// left at its size; after a resize the old picture stays, scaled to the new
+// width, until the one drawn for it replaces it.
+func TestChartViewDrawsAtThePanePixelSize(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	d := &drawLog{}
+	v := newChartView(u, "test", d.draw)
+	if got := v.object().MinSize(); got != chartMinSize {
+		t.Errorf("MinSize = %v, want %v (the chart is drawn for its area)", got, chartMinSize)
 	}
-	if got := v.MinSize(); got != chartMinSize {
-		t.Errorf("MinSize = %v, want %v (the chart scales to its area)", got, chartMinSize)
+	w := viewInWindow(t, v, fyne.NewSize(800, 500), 1.5)
+	waitUntil(t, func() bool { return shownPixels(v) == image.Pt(1200, 375) }, "the picture for 800×500 at 1.5×")
+	if got := v.img.Size(); got != fyne.NewSize(800, 250) {
+		t.Errorf("picture shown at %v, want its 800×250 (one pixel of it per device pixel)", got)
 	}
-	v.Resize(fyne.NewSize(800, 900)) // taller than the chart: no gap above it
-	img := chartImage(v)
-	s := img.Size()
-	if s.Width < 780 || s.Width > 800 {
-		t.Errorf("image width %v, want about the area's 800", s.Width)
+	if pos := v.img.Position(); pos != fyne.NewPos(0, 0) {
+		t.Errorf("picture at %v, want the top left", pos)
 	}
-	if s.Height != s.Width/2 {
-		t.Errorf("image %v does not keep the 2:1 aspect", s)
+	w.Resize(fyne.NewSize(1000, 500))
+	if shownPixels(v) != image.Pt(1200, 375) || v.img.Size() != fyne.NewSize(1000, 312.5) {
+		t.Errorf("right after the resize: %v px shown at %v, want the old picture scaled to 1000 wide", shownPixels(v), v.img.Size())
 	}
-	if y := img.Position().Y; y != 0 {
-		t.Errorf("image at y=%v, want the top of its area", y)
-	}
-	v.Resize(fyne.NewSize(1000, 300)) // 500 tall at this width: shrinks to fit whole
-	if got := chartImage(v).Size().Height; got != 300 {
-		t.Errorf("image height %v in a 300-high area, want it shrunk to 300", got)
-	}
-	tall := newChartView(pngOfSize(t, 100, 300), "sheet.png")
-	tall.Resize(fyne.NewSize(400, 300)) // 1200 tall at this width: keeps the width and scrolls
-	if got := chartImage(tall).Size(); got.Height < 1190 || got.Width < 390 {
-		t.Errorf("tall image is %v in a 400×300 area, want about 400×1200 (scrolled, not squeezed)", got)
+	waitUntil(t, func() bool { return shownPixels(v) == image.Pt(1500, 375) }, "the picture for 1000×500")
+	if got := v.img.Size(); got != fyne.NewSize(1000, 250) {
+		t.Errorf("new picture shown at %v, want 1000×250", got)
 	}
 }
 
-func TestChartViewRejectsNonPNG(t *testing.T) {
-	if v := newChartView([]byte("<svg/>"), "x.png"); v != nil {
-		t.Errorf("newChartView(svg) = %T, want nil", v)
+// TestChartViewShowsNoPlaceholder: before its first picture a chart view
+// holds nothing but the (empty) picture: no progress bar or block of colour.
+func TestChartViewShowsNoPlaceholder(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	d := &drawLog{}
+	v := newChartView(u, "test", d.draw)
+	viewInWindow(t, v, fyne.NewSize(600, 400), 1)
+	walk(v.object(), func(o fyne.CanvasObject) bool {
+		switch o.(type) {
+		case *widget.ProgressBar, *widget.ProgressBarInfinite, *widget.Activity, *widget.Label:
+			t.Errorf("a chart view waiting for its picture shows a %T", o)
+		}
+		return false
+	})
+	if v.img.Image != nil || v.frame.size != (fyne.Size{}) {
+		t.Errorf("before its picture the view shows %v at %v, want nothing", v.img.Image, v.frame.size)
+	}
+	waitUntil(t, func() bool { return v.img.Image != nil }, "the picture")
+}
+
+// TestChartViewKeepsPictures: the same source at the same size and theme is
+// drawn once, even by a new view (another visit of the screen, the report
+// opened again); another size, scale or theme is drawn anew.
+func TestChartViewKeepsPictures(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	applyTheme(u.app, themeLight)
+	d := &drawLog{}
+	size := fyne.NewSize(700, 400)
+	v := newChartView(u, "report-1/prefill", d.draw)
+	v.ask(v.paneFor(size))
+	waitUntil(t, func() bool { return shownPixels(v) == image.Pt(700, 200) }, "the first picture")
+	draws := d.count()
+	again := newChartView(u, "report-1/prefill", d.draw)
+	again.ask(again.paneFor(size))
+	if shownPixels(again) != image.Pt(700, 200) || d.count() != draws {
+		t.Errorf("a second view of the same picture drew it again (%d draws, then %d), shown %v", draws, d.count(), shownPixels(again))
+	}
+	applyTheme(u.app, themeDark)
+	other := newChartView(u, "report-1/prefill", d.draw)
+	other.ask(other.paneFor(size))
+	waitUntil(t, func() bool { return other.img.Image != nil }, "the dark picture")
+	if d.count() != draws+1 || !d.dark[draws] {
+		t.Errorf("in the dark theme: %d draws after %d, dark %v; want one more, dark", d.count(), draws, d.dark)
+	}
+}
+
+// TestChartViewFollowsTheAppTheme: a shown chart is drawn again, dark,
+// when the app switches to its dark theme.
+func TestChartViewFollowsTheAppTheme(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	applyTheme(u.app, themeLight)
+	d := &drawLog{}
+	v := newChartView(u, "theme", d.draw)
+	viewInWindow(t, v, fyne.NewSize(700, 400), 1)
+	waitUntil(t, func() bool { return v.img.Image != nil }, "the light picture")
+	applyTheme(u.app, themeDark)
+	waitUntil(t, func() bool { return v.shown.dark }, "the dark picture")
+	if got := d.dark[len(d.dark)-1]; !got {
+		t.Error("the last picture was not drawn dark")
+	}
+}
+
+// TestChartViewScrollsATallPicture: a picture much taller than its area
+// keeps its width and scrolls rather than being squeezed.
+func TestChartViewScrollsATallPicture(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	d := &drawLog{tall: true}
+	v := newChartView(u, "sheet", d.draw)
+	viewInWindow(t, v, fyne.NewSize(400, 300), 1)
+	waitUntil(t, func() bool { return v.img.Image != nil }, "the picture")
+	if got := v.img.Size(); got != fyne.NewSize(400, 900) {
+		t.Errorf("tall picture shown at %v in a 400×300 area, want 400×900", got)
+	}
+	if got := v.scroll.Content.MinSize().Height; got != 900 {
+		t.Errorf("the scroll holds %v of height, want 900", got)
+	}
+}
+
+// TestChartViewFailureFallsBack: when the first picture cannot be drawn the
+// view says so through onFail, once.
+func TestChartViewFailureFallsBack(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	d := &drawLog{err: errBoom}
+	var got []error
+	v := newChartView(u, "broken", d.draw)
+	v.onFail = func(err error) { got = append(got, err) }
+	viewInWindow(t, v, fyne.NewSize(400, 300), 1)
+	waitUntil(t, func() bool { return len(got) > 0 }, "the failure")
+	if len(got) != 1 || !errors.Is(got[0], errBoom) {
+		t.Errorf("onFail got %v, want boom once", got)
 	}
 }
 

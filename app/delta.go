@@ -2,12 +2,14 @@ package app
 
 import (
 	"fmt"
+	"image"
 	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
 
@@ -34,6 +36,28 @@ func shortStatus(r engine.Result, ok bool) string {
 		return "Valid"
 	}
 	return string(r.Status)
+}
+
+// newDeltaView is the comparison of two runs drawn for its pane (the
+// charts' delta heatmap), or, when that cannot be drawn, deltaGrid in its
+// place in box.
+func newDeltaView(u *ui, base, other engine.Report, box *fyne.Container) fyne.CanvasObject {
+	v := newChartView(u, "delta/"+reportKey(base)+"/"+reportKey(other), func(p charts.Pane, dark bool) (image.Image, error) {
+		return u.deps.charts.Delta(base, other, p, dark)
+	})
+	v.onFail = func(error) {
+		box.Objects = []fyne.CanvasObject{deltaGrid(base, other)}
+		box.Refresh()
+	}
+	// Start drawing for the area the comparison had (or about the History
+	// pane's): the view corrects it when laid out.
+	size := box.Size()
+	if size.Width < chartMinSize.Width || size.Height < chartMinSize.Height {
+		win := u.win.Canvas().Size()
+		size = fyne.NewSize(max(chartMinSize.Width, win.Width*0.59), max(chartMinSize.Height, win.Height-333))
+	}
+	v.ask(v.paneFor(size))
+	return v.object()
 }
 
 // deltaGrid is a table of deltaText for every decode cell of either run,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"image"
 	"time"
 
 	"speedmatrix/charts"
@@ -71,11 +72,15 @@ type simService interface {
 
 // chartDrawer draws a report's pictures (package charts).
 type chartDrawer interface {
-	// Render draws kind in format "png" or "svg", in the dark theme when
-	// dark is set (the app's own look), else the light one (what people post).
+	// Render draws the export of kind in format "png" or "svg", in the dark
+	// theme when dark is set, else the light one (what people post).
 	Render(kind charts.Kind, format string, r engine.Report, dark bool) ([]byte, error)
-	// Delta draws the % change of each decode cell from base to other as PNG.
-	Delta(base, other engine.Report, dark bool) ([]byte, error)
+	// Picture draws kind for a pane on screen (charts.Picture), in the
+	// dark theme when dark is set (the app's own look).
+	Picture(kind charts.Kind, r engine.Report, p charts.Pane, dark bool) (image.Image, error)
+	// Delta draws the % change of each decode cell from base to other for
+	// a pane on screen.
+	Delta(base, other engine.Report, p charts.Pane, dark bool) (image.Image, error)
 }
 
 // runStore saves and loads reports (engine/report): Save writes report.json,

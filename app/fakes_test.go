@@ -127,7 +127,8 @@ func (f *fakeSim) Start(profile string) (engine.Subject, func(), error) {
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
 
-// fakeCharts draws a 4×4 PNG and a minimal SVG; err makes every call fail.
+// fakeCharts draws a 4×4 PNG and a minimal SVG for exports, a blank
+// picture for the screen; err makes every call fail.
 type fakeCharts struct{ err error }
 
 func (f fakeCharts) Render(kind charts.Kind, format string, r engine.Report, _ bool) ([]byte, error) {
@@ -140,11 +141,24 @@ func (f fakeCharts) Render(kind charts.Kind, format string, r engine.Report, _ b
 	return tinyPNG(), nil
 }
 
-func (f fakeCharts) Delta(base, other engine.Report, _ bool) ([]byte, error) {
+func (f fakeCharts) Picture(kind charts.Kind, r engine.Report, p charts.Pane, _ bool) (image.Image, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return tinyPNG(), nil
+	return paneImage(p), nil
+}
+
+func (f fakeCharts) Delta(base, other engine.Report, p charts.Pane, _ bool) (image.Image, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return paneImage(p), nil
+}
+
+// paneImage is a picture as wide as the pane and half as tall, in its
+// device pixels.
+func paneImage(p charts.Pane) image.Image {
+	return image.NewNRGBA(image.Rect(0, 0, int(p.Width*p.Scale+0.5), int(p.Height*p.Scale/2+0.5)))
 }
 
 func tinyPNG() []byte {

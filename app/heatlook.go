@@ -96,3 +96,28 @@ func (g *gridLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	pad := theme.Padding()
 	return fyne.NewSize(cell.Width*float32(g.cols)+pad*float32(g.cols-1), cell.Height*float32(rows)+pad*float32(max(rows-1, 0)))
 }
+
+// underGrid lays a grid out from the top, no taller than its rows need
+// (gridLayout caps them), with the objects below it (the colour key and
+// the flags) right under its last row rather than at the bottom of the area.
+type underGrid struct{ grid *gridLayout }
+
+// Layout places objs[0], the grid, then objs[1], what goes under it.
+func (l *underGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	grid, below := objs[0], objs[1]
+	pad := theme.Padding()
+	belowH := below.MinSize().Height
+	rows := l.grid.rows(len(grid.(*fyne.Container).Objects))
+	need := float32(rows)*l.grid.maxRowHeight + pad*float32(max(rows-1, 0))
+	gridH := max(min(size.Height-belowH-pad, need), grid.MinSize().Height)
+	grid.Move(fyne.NewPos(0, 0))
+	grid.Resize(fyne.NewSize(size.Width, gridH))
+	below.Move(fyne.NewPos(0, gridH+pad))
+	below.Resize(fyne.NewSize(size.Width, belowH))
+}
+
+// MinSize is the grid's and what is under it, one above the other.
+func (l *underGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	g, b := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(max(g.Width, b.Width), g.Height+theme.Padding()+b.Height)
+}

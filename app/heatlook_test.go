@@ -2,7 +2,10 @@ package app
 
 import (
 	"image/color"
+	"slices"
 	"testing"
+
+	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -25,5 +28,67 @@ func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
 		if got != color.Color(want) {
 			t.Errorf("%.0f tok/s: live %v, exported %v", v, got, want)
 		}
+	}
+}
+
+// TestLiveHeatmapKeepsItsColours: during a run a cell keeps its colour as
+// faster and slower cells arrive (the range is fixed by the first one, for
+// the plan's concurrency on this server), and the colour key under the
+// grid shows that range; a cell outside it widens the range.
+func TestLiveHeatmapKeepsItsColours(t *testing.T) {
+	test.NewTempApp(t)
+	plan := engine.DefaultPlan()
+	h := newHeatmap("waiting")
+	h.setAxes(plan.DecodeContexts, plan.Concurrency)
+	h.fixScale(plan, capacity{MaxModelLen: 200_000, KVCacheTokens: 10_000_000, MaxNumSeqs: 256})
+	if !h.legend.box.Hidden {
+		t.Error("the colour key shows before any cell has a figure")
+	}
+	dec := func(ctx, n int, v float64) engine.Result {
+		return engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: n}, Status: engine.StatusValid, TotalTokPerSec: v}
+	}
+	// Reference report 000's first cell, then its fastest and slowest.
+	h.setResult(dec(8*engine.K, 1, 375.5))
+	h.redraw()
+	first := h.cell(8*engine.K, 1).bg.FillColor
+	ticks := h.legend.ticks()
+	if h.legend.box.Hidden || len(ticks) < 2 {
+		t.Fatalf("colour key hidden %v, ticks %q", h.legend.box.Hidden, ticks)
+	}
+	h.setResult(dec(8*engine.K, 128, 9005.7))
+	h.setResult(dec(128*engine.K, 1, 86.7))
+	h.redraw()
+	if got := h.cell(8*engine.K, 1).bg.FillColor; got != first {
+		t.Errorf("375.5 tok/s turned from %v to %v as other cells arrived", first, got)
+	}
+	if got := h.legend.ticks(); !slices.Equal(got, ticks) {
+		t.Errorf("colour key changed from %q to %q within the range", ticks, got)
+	}
+	lo, hi := h.cell(128*engine.K, 1).bg.FillColor, h.cell(8*engine.K, 128).bg.FillColor
+	if lo == hi || lo == first || hi == first {
+		t.Errorf("86.7, 375.5 and 9,005.7 tok/s share colours: %v %v %v", lo, first, hi)
+	}
+	h.setResult(dec(8*engine.K, 64, 250_000))
+	h.redraw()
+	if got := h.cell(8*engine.K, 1).bg.FillColor; got == first {
+		t.Error("a cell far above the range did not widen it")
+	}
+	if s := h.colorScale(); s.Max < 250_000 {
+		t.Errorf("range tops at %v after a 250,000 tok/s cell", s.Max)
+	}
+}
+
+// TestPreviewHeatmapSpansItsCells: without a run's fixed range (Results'
+// fallback) the range is the export's: from the slowest to the fastest cell.
+func TestPreviewHeatmapSpansItsCells(t *testing.T) {
+	test.NewTempApp(t)
+	h := newHeatmap("")
+	h.setAxes([]int{1024}, []int{1, 2})
+	for i, v := range []float64{120, 950} {
+		h.setResult(engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: i + 1}, Status: engine.StatusValid, TotalTokPerSec: v})
+	}
+	h.redraw()
+	if s := h.colorScale(); s.Min != 120 || s.Max != 950 {
+		t.Errorf("range %v–%v, want 120–950 as the export", s.Min, s.Max)
 	}
 }

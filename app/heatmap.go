@@ -30,34 +30,46 @@ type heatCell struct {
 }
 
 // heatmap is the decode matrix drawn live with Fyne objects: one row per
-// context, one column per concurrency level, coloured by total tok/s. A
-// flagged cell carries report.FlagMarker; the flags are listed under the
-// grid.
+// context, one column per concurrency level, coloured by total tok/s on
+// the exported heatmap's colour map, with its colour key under the grid.
+// A flagged cell carries report.FlagMarker; the flags are listed under the
+// key.
 type heatmap struct {
 	contexts, concurrency []int
 	cells                 map[[2]int]*heatCell // [context, concurrency]
 	box                   *fyne.Container
+	legend                *colorLegend
 	flags                 *widget.Label // one line per flagged cell
 	idleText              string        // what a cell waiting to run shows
+	// live, during a run, keeps the colour range fixed (fixScale); nil: the
+	// range spans the cells shown, as the export's does.
+	live *liveScale
 }
 
 func newHeatmap(idleText string) *heatmap {
 	flags := widget.NewLabel("")
 	flags.Wrapping = fyne.TextWrapWord
 	flags.Hide()
-	return &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, flags: flags, idleText: idleText}
+	return &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, legend: newColorLegend(), flags: flags, idleText: idleText}
 }
+
+// fixScale keeps the colour range fixed for a run of the fitted plan on a
+// server with these limits: set by the first valid cell, widened only by
+// a cell outside it (liveScale).
+func (h *heatmap) fixScale(fitted engine.Plan, c capacity) { h.live = newLiveScale(fitted, c) }
 
 // object is the heatmap's canvas object.
 func (h *heatmap) object() fyne.CanvasObject { return h.box }
 
 // setAxes lays the grid out again for these contexts and concurrency
-// levels, keeping the state of the cells that remain.
+// levels, keeping the state of the cells that remain (and the run's colour
+// range, unless the grid is emptied).
 func (h *heatmap) setAxes(contexts, concurrency []int) {
 	h.contexts, h.concurrency = slices.Clone(contexts), slices.Clone(concurrency)
 	old := h.cells
 	h.cells = map[[2]int]*heatCell{}
 	if len(contexts) == 0 || len(concurrency) == 0 {
+		h.live = nil // an empty grid starts afresh: the next run fixes its own range
 		h.box.Objects = nil
 		h.box.Refresh()
 		return
@@ -88,7 +100,9 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 			grid.Add(container.NewStack(hc.bg, text))
 		}
 	}
-	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, h.flags, nil, nil, grid)}
+	below := container.NewVBox(h.legend.object(), h.flags)
+	body := container.New(&underGrid{grid: grid.Layout.(*gridLayout)}, grid, below)
+	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, body)}
 	h.box.Refresh()
 }
 
@@ -140,6 +154,9 @@ func (h *heatmap) setResult(r engine.Result) {
 	}
 	hc := h.cell(r.ContextTokens, r.Concurrency)
 	hc.status, hc.value, hc.ttftMs, hc.running, hc.result = r.Status, r.TotalTokPerSec, r.TTFTMs, false, r
+	if h.live != nil && r.Status == engine.StatusValid {
+		h.live.add(r.TotalTokPerSec, r.Concurrency)
+	}
 }
 
 // dropEmptyRows removes the rows without any finished cell (contexts the
@@ -165,17 +182,12 @@ func sortedUnion(v []int, n int) []int {
 	return slices.Compact(out)
 }
 
-// redraw recolours every cell on the exported heatmap's colour scale (from
-// the slowest to the fastest valid cell), and refreshes the texts and the
-// list of flags.
+// redraw recolours every cell on the exported heatmap's colour scale (the
+// run's fixed range, else from the slowest to the fastest valid cell), and
+// refreshes the texts, the colour key and the list of flags.
 func (h *heatmap) redraw() {
-	var values []float64
-	for _, hc := range h.cells {
-		if hc.status == engine.StatusValid && hc.value > 0 {
-			values = append(values, hc.value)
-		}
-	}
-	scale := charts.SequentialScale("total tok/s", values)
+	scale := h.colorScale()
+	h.legend.set(scale)
 	for _, hc := range h.cells {
 		look := cellLook(hc, scale, h.idleText)
 		hc.bg.FillColor, hc.bg.StrokeColor, hc.bg.StrokeWidth = look.fill, look.stroke, look.strokeW
@@ -193,6 +205,20 @@ func (h *heatmap) redraw() {
 		hc.detail.Refresh()
 	}
 	h.showFlags()
+}
+
+// colorScale is the scale the cells are coloured by.
+func (h *heatmap) colorScale() charts.ColorScale {
+	if h.live != nil {
+		return h.live.colorScale()
+	}
+	var values []float64
+	for _, hc := range h.cells {
+		if hc.status == engine.StatusValid && hc.value > 0 {
+			values = append(values, hc.value)
+		}
+	}
+	return charts.SequentialScale(scaleLabel, values)
 }
 
 // flagLines lists the flagged cells, row by row, as report.md does.

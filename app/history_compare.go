@@ -78,14 +78,7 @@ func (h *historyTab) showDelta(a, b engine.Report) {
 		lines = append(lines, "An imported run was measured by another tool, whose method differs from ours: see the notes in its Run section.")
 	}
 	h.status.SetText(strings.Join(lines, "\n"))
-	var obj fyne.CanvasObject
-	if png, err := h.u.deps.charts.Delta(a, b, h.u.darkTheme()); err == nil {
-		obj = newChartView(png, "delta.png")
-	}
-	if obj == nil {
-		obj = deltaGrid(a, b)
-	}
-	h.compareResult.Objects = []fyne.CanvasObject{obj}
+	h.compareResult.Objects = []fyne.CanvasObject{newDeltaView(h.u, a, b, h.compareResult)}
 	h.compareBox.Refresh() // the status grew: lay the card out again
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,12 +106,12 @@ func (chartRenderer) Render(kind charts.Kind, format string, r engine.Report, da
 	return charts.RenderPNG(kind, r, chartOptions(dark))
 }
 
-func (chartRenderer) Delta(base, other engine.Report, dark bool) ([]byte, error) {
-	d, err := charts.DrawDelta(base, other, chartOptions(dark))
-	if err != nil {
-		return nil, err
-	}
-	return d.PNG(1)
+func (chartRenderer) Picture(kind charts.Kind, r engine.Report, p charts.Pane, dark bool) (image.Image, error) {
+	return charts.Picture(kind, charts.BuildModel(r), chartOptions(dark).Theme, p)
+}
+
+func (chartRenderer) Delta(base, other engine.Report, p charts.Pane, dark bool) (image.Image, error) {
+	return charts.DeltaPicture(base, other, chartOptions(dark).Theme, p)
 }
 
 type reportStore struct{}

@@ -1,8 +1,8 @@
 package app
 
 import (
-	"errors"
 	"fmt"
+	"image"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -27,14 +27,15 @@ type resultsTab struct {
 	title, subtitle *widget.Label
 	badgeBox        *fyne.Container
 	views           *container.AppTabs
-	charts          map[charts.Kind]*fyne.Container // each holds an image or a fallback
+	charts          map[charts.Kind]*fyne.Container // each holds a chart view or a fallback
+	group           *chartGroup                     // the chart views of the shown report
 	heat            *heatmap                        // fallback when charts can't draw
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
 	saveOne         *widget.Select
 	copyMD          *widget.Button
-	darkExport      *widget.Check // exports in the dark theme (default light)
+	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
 	banner          *banner        // export problems
 	resumeBtn       *widget.Button // shown for a partial run saved in History
@@ -66,7 +67,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
 	r.saveOne.PlaceHolder = "Save one file…"
 	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
-	r.darkExport = widget.NewCheck("Dark theme", nil)
+	r.darkExport = widget.NewCheck("Export with dark background", nil)
 	r.status = widget.NewLabel("")
 	r.status.Importance = widget.LowImportance
 	r.status.Wrapping = fyne.TextWrapWord
@@ -167,44 +168,55 @@ func reportBadge(rep engine.Report) fyne.CanvasObject {
 	return badge("Measured", measuredColor)
 }
 
-// drawCharts renders every chart in the background and shows them.
+// drawCharts shows a view of every chart of rep. The views draw for the
+// area the charts had last (a guess the first time), in the background,
+// and again for the area they get, each picture kept (pictureCache).
 func (r *resultsTab) drawCharts(rep engine.Report) {
-	done := make(chan struct{})
-	r.rendered = done
+	last := charts.Pane{}
+	if r.group != nil {
+		last = r.group.pane
+	}
+	g := newChartGroup(len(charts.Kinds))
+	r.group, r.rendered = g, g.done
+	id := reportKey(rep)
 	for _, k := range charts.Kinds {
-		r.charts[k].Objects = []fyne.CanvasObject{widget.NewProgressBarInfinite()}
+		ch := r.u.deps.charts
+		v := newChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
+			return ch.Picture(k, rep, p, dark)
+		})
+		v.onFail = func(err error) { r.showFallback(k, err, rep) }
+		g.add(v)
+		r.charts[k].Objects = []fyne.CanvasObject{v.object()}
 		r.charts[k].Refresh()
 	}
-	ch, dark := r.u.deps.charts, r.u.darkTheme()
-	go func() {
-		defer close(done)
-		images := map[charts.Kind][]byte{}
-		errs := map[charts.Kind]error{}
-		for _, k := range charts.Kinds {
-			images[k], errs[k] = ch.Render(k, "png", rep, dark)
-		}
-		r.u.do(func() {
-			if r.rendered != done {
-				return // a newer report is being drawn
-			}
-			for _, k := range charts.Kinds {
-				r.showChart(k, images[k], errs[k], rep)
-			}
-		})
-	}()
+	if last.Width == 0 {
+		last = r.paneGuess()
+	}
+	g.drawFor(last)
 }
 
-// showChart puts one chart's image in place, or a fallback that says why.
-func (r *resultsTab) showChart(k charts.Kind, png []byte, err error, rep engine.Report) {
-	var obj fyne.CanvasObject
-	if err == nil && len(png) > 0 {
-		if obj = newChartView(png, string(k)+".png"); obj == nil {
-			err = errors.New("the picture is not a PNG")
-		}
+// paneGuess is about the area of the Results charts in the window as it is
+// now, before they were ever laid out.
+func (r *resultsTab) paneGuess() charts.Pane {
+	s := r.u.win.Canvas().Size()
+	scale := r.u.win.Canvas().Scale()
+	if scale <= 0 {
+		scale = 1
 	}
-	switch {
-	case obj != nil:
-	case k == charts.KindHeatmap:
+	return charts.Pane{Width: float64(max(s.Width-resultsChrome.Width, chartMinSize.Width)),
+		Height: float64(max(s.Height-resultsChrome.Height, chartMinSize.Height)), Scale: float64(scale)}
+}
+
+// resultsChrome is how much of the window the sidebar and the Results
+// screen's header, tabs and buttons take around the charts (measured at
+// 1024×700, 1280×800 and 1920×1080).
+var resultsChrome = fyne.NewSize(97, 255)
+
+// showFallback replaces a chart that could not be drawn: the decode
+// heatmap by the live one, another chart by a notice saying why.
+func (r *resultsTab) showFallback(k charts.Kind, err error, rep engine.Report) {
+	var obj fyne.CanvasObject
+	if k == charts.KindHeatmap {
 		r.heat.setAxes(nil, nil)
 		contexts, conc := decodeAxes(rep.Results)
 		r.heat.setAxes(contexts, conc)
@@ -213,13 +225,27 @@ func (r *resultsTab) showChart(k charts.Kind, png []byte, err error, rep engine.
 		}
 		r.heat.redraw()
 		obj = r.heat.object()
-	default:
-		msg := widget.NewLabel(fmt.Sprintf("The %s chart could not be drawn: %v.", k, err))
-		msg.Wrapping = fyne.TextWrapWord
-		obj = container.NewCenter(msg)
+	} else {
+		b := newBanner()
+		b.show(notice{Message: fmt.Sprintf("The %s chart could not be drawn.", chartTitle(k)),
+			Action: "Its figures are in All measurements, and Export all writes every file.", Detail: err.Error()})
+		obj = container.NewVBox(b.object())
 	}
 	r.charts[k].Objects = []fyne.CanvasObject{obj}
 	r.charts[k].Refresh()
+}
+
+// chartTitle is how the Results tabs name a chart.
+func chartTitle(k charts.Kind) string {
+	switch k {
+	case charts.KindPrefill:
+		return "Prefill"
+	case charts.KindPerRequest:
+		return "Per request"
+	case charts.KindReport:
+		return "report sheet"
+	}
+	return "decode heatmap"
 }
 
 // decodeAxes lists the decode contexts and concurrency levels of results.

@@ -25,6 +25,12 @@ var Kinds = []Kind{KindReport, KindPrefill, KindHeatmap, KindPerRequest}
 type Options struct {
 	Theme Theme // Light (default) or Dark
 	Scale int   // 1 (default) or 2 for high-density screens; at most 4
+	// Width, when set, lays the picture out for a pane on screen this many
+	// logical pixels wide (at least the picture's minimum width) instead of
+	// the export's fixed width; Height is then the pane's height, which a
+	// figure's plot or cells grow or shrink to fill (0: their export size).
+	// Exports leave both 0: what people post keeps the reference layout.
+	Width, Height float64
 }
 
 // DefaultOptions are the options WriteAll uses: light theme at 1×.
@@ -44,6 +50,9 @@ func (o Options) check() (Options, error) {
 	if o.Scale < 1 || o.Scale > 4 {
 		return o, fmt.Errorf("scale %d is out of range: use 1, 2, 3 or 4", o.Scale)
 	}
+	if o.Width < 0 || o.Height < 0 || math.IsNaN(o.Width) || math.IsNaN(o.Height) || math.IsInf(o.Width, 0) || math.IsInf(o.Height, 0) {
+		return o, fmt.Errorf("pane %v×%v cannot be drawn: use a positive width and height, or 0 for the export's size", o.Width, o.Height)
+	}
 	return o, nil
 }
 
@@ -62,13 +71,13 @@ func DrawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 	var d *Drawing
 	switch kind {
 	case KindReport:
-		d = layoutSheet(m, p)
+		d = layoutSheet(m, p, frameFor(opts, sheetWidth, sheetMinWidth))
 	case KindPrefill:
-		d = layoutLineFigure(m, m.Prefill, p)
+		d = layoutLineFigure(m, m.Prefill, p, frameFor(opts, figureWidth, lineMinWidth))
 	case KindHeatmap:
-		d = layoutHeatmapFigure(m, m.Decode, p)
+		d = layoutHeatmapFigure(m, m.Decode, p, frameFor(opts, figureWidth, heatFigureMinWidth(m.Decode)))
 	case KindPerRequest:
-		d = layoutLineFigure(m, m.PerRequest, p)
+		d = layoutLineFigure(m, m.PerRequest, p, frameFor(opts, figureWidth, lineMinWidth))
 	default:
 		return nil, fmt.Errorf("unknown chart %q: use one of %v", kind, Kinds)
 	}

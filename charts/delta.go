@@ -103,13 +103,15 @@ func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 	p := paletteFor(opts.Theme)
 	ma, mb := BuildModel(a), BuildModel(b)
 	h := BuildDelta(a, b)
-	d := &Drawing{width: figureWidth, bg: p.bg}
-	x, w := figureMargin, figureWidth-2*figureMargin
+	f := frameFor(opts, figureWidth, heatFigureMinWidth(h))
+	d := &Drawing{width: f.width, bg: p.bg}
+	x := f.margin(figureMargin)
+	w := f.width - 2*x
 	hdr := mb.Header
 	if ma.Header.Simulated && !hdr.Simulated {
 		hdr = ma.Header
 	}
-	y := figureMargin - 8
+	y := x - 8
 	d.text(x, y+26, h.Title, textStyle{size: 21, font: fontBold, color: p.text})
 	drawBadge(d, p, hdr, x+w, y+19, 12)
 	d.text(x, y+48, h.Subtitle, textStyle{size: 13, color: p.muted})
@@ -127,7 +129,11 @@ func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 			y += 16
 		}
 	}
-	y = drawHeatmap(d, p, h, x, y+6, w)
+	g := exportHeat
+	if f.screen {
+		g = screenHeat(p, h, w, f.height-(y+6)-figureBottomM)
+	}
+	y = drawHeatmap(d, p, h, x, y+6, w, g)
 	d.height = math.Ceil(y + figureBottomM)
 	return d, nil
 }

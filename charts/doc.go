@@ -10,6 +10,12 @@
 // lines and text in logical pixels); and the Drawing renders to PNG or SVG.
 // Tests check the Model and the Drawing, never font pixels.
 //
+// The exports keep one fixed layout (the reference reports'). On screen a
+// picture is laid out for its pane instead (Options.Width and Height,
+// Pane, Picture): as wide as the pane, a figure as tall, a narrow heatmap
+// with its colour bar under the grid and its cell texts fitted, rendered at
+// the screen's own (possibly fractional) scale.
+//
 // charts is an output adapter: it imports engine, engine/report (number
 // formatting) and golang.org/x/image (fonts and the rasterizer), never Fyne,
 // so the app, the CLI and tests all use it headless.

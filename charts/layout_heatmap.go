@@ -3,6 +3,7 @@ package charts
 import (
 	"image/color"
 	"math"
+	"strings"
 
 	"speedmatrix/engine"
 )
@@ -16,33 +17,111 @@ const (
 	heatTop        = 42.0 // caption and column header above the cells
 )
 
+// heatGeom is how a heatmap's grid is sized, in logical pixels.
+type heatGeom struct {
+	rowHeaderW float64 // the column of row labels
+	cellH      float64
+	cellMaxW   float64
+	// barBelow lays the colour bar under the grid, across it: a narrow
+	// pane has no room for it beside the grid.
+	barBelow bool
+	// fitText shrinks a cell's text, or breaks its detail after the arrow,
+	// where it is wider than the cell. On screen only: exports keep the
+	// reference layout.
+	fitText bool
+}
+
+// exportHeat is the geometry of every exported heatmap.
+var exportHeat = heatGeom{rowHeaderW: heatRowHeaderW, cellH: heatCellH, cellMaxW: heatCellMaxW}
+
+// Limits of the heatmap's geometry on screen.
+const (
+	heatMinRowHeaderW  = 48.0
+	heatMinCellW       = 52.0
+	heatWideCellW      = 84.0 // narrower cells move the colour bar under the grid
+	heatScreenCellMaxW = 170.0
+	heatMinCellH       = 40.0
+	heatWrapCellH      = 54.0 // a cell whose detail takes two lines
+	heatBarBelowH      = 50.0 // caption, bar and tick labels under the grid
+)
+
+// screenHeat sizes h's grid for a column w wide on screen, its rows
+// sharing availH (0: the export's row height).
+func screenHeat(p palette, h HeatmapModel, w, availH float64) heatGeom {
+	g := heatGeom{rowHeaderW: heatRowHeaderW, cellH: heatCellH, cellMaxW: heatScreenCellMaxW, fitText: true}
+	cols := float64(max(1, len(h.Cols)))
+	if (w-heatRowHeaderW-colorBarArea(h.Scale))/cols < heatWideCellW {
+		g.barBelow = true
+		g.rowHeaderW = heatMinRowHeaderW
+		for _, r := range h.Rows {
+			g.rowHeaderW = math.Max(g.rowHeaderW, textWidth(r, fontBold, 12.5)+16)
+		}
+	}
+	cw := math.Min(g.cellMaxW, (w-g.rowHeaderW-g.barArea(h.Scale))/cols)
+	minH := heatMinCellH
+	for _, row := range h.Cells {
+		for _, c := range row {
+			if len(detailLines(c.Detail, cw-6)) > 1 {
+				minH = heatWrapCellH
+			}
+		}
+	}
+	if availH > 0 && len(h.Rows) > 0 {
+		other := heatTop + drawHeatLegend(&Drawing{}, p, h, 0, 0, w) + 14
+		if g.barBelow {
+			other += heatBarBelowH
+		}
+		g.cellH = math.Max(minH, math.Min(heatCellH, math.Floor((availH-other)/float64(len(h.Rows)))))
+	}
+	return g
+}
+
+// colorBarArea is the width the colour bar takes beside the grid.
+func colorBarArea(s ColorScale) float64 {
+	if len(s.Ticks) == 0 {
+		return 0
+	}
+	return 28 + heatBarW + 8 + maxTickWidth(Axis{Ticks: s.Ticks})
+}
+
+func (g heatGeom) barArea(s ColorScale) float64 {
+	if g.barBelow {
+		return 0
+	}
+	return colorBarArea(s)
+}
+
 // drawHeatmap draws the grid, colour bar, legend and notes of h from
 // (x, y) in a column w wide; it returns the y below.
-func drawHeatmap(d *Drawing, p palette, h HeatmapModel, x, y, w float64) float64 {
+func drawHeatmap(d *Drawing, p palette, h HeatmapModel, x, y, w float64, g heatGeom) float64 {
 	if len(h.Rows) == 0 || len(h.Cols) == 0 {
 		d.roundRect(x, y, w, 120, 6, p.panel, p.border, 1)
 		d.text(x+w/2, y+65, "No decode measurements in this run.", textStyle{size: 14, anchor: anchorMiddle, color: p.muted})
 		return y + 120
 	}
-	barArea := 0.0
-	if len(h.Scale.Ticks) > 0 {
-		barArea = 28 + heatBarW + 8 + maxTickWidth(Axis{Ticks: h.Scale.Ticks})
-	}
+	barArea := g.barArea(h.Scale)
 	cols := float64(max(1, len(h.Cols)))
-	cw := math.Min(heatCellMaxW, (w-heatRowHeaderW-barArea)/cols)
-	gx, gy := x+heatRowHeaderW, y+heatTop
-	gridW, gridH := cw*cols, heatCellH*float64(len(h.Rows))
+	cw := math.Min(g.cellMaxW, (w-g.rowHeaderW-barArea)/cols)
+	gx, gy := x+g.rowHeaderW, y+heatTop
+	gridW, gridH := cw*cols, g.cellH*float64(len(h.Rows))
 	d.text(gx+gridW/2, y+12, "simultaneous requests", textStyle{size: 11.5, anchor: anchorMiddle, color: p.muted})
 	d.text(x, y+32, h.RowHeader, textStyle{size: 12, font: fontBold, color: p.muted})
 	for j, c := range h.Cols {
 		d.text(gx+cw*(float64(j)+0.5), y+32, c, textStyle{size: 12.5, font: fontBold, anchor: anchorMiddle, color: p.text})
 	}
 	for i, row := range h.Cells {
-		cy := gy + heatCellH*float64(i)
-		d.text(gx-12, cy+heatCellH/2+4.5, h.Rows[i], textStyle{size: 12.5, font: fontBold, anchor: anchorEnd, color: p.text})
+		cy := gy + g.cellH*float64(i)
+		d.text(gx-12, cy+g.cellH/2+4.5, h.Rows[i], textStyle{size: 12.5, font: fontBold, anchor: anchorEnd, color: p.text})
 		for j, cell := range row {
-			drawHeatCell(d, p, h.Scale, cell, gx+cw*float64(j), cy, cw, heatCellH)
+			drawHeatCell(d, p, h.Scale, cell, gx+cw*float64(j), cy, cw, g.cellH, g.fitText)
 		}
+	}
+	if g.barBelow {
+		bottom := gy + gridH
+		if len(h.Scale.Ticks) > 0 {
+			bottom = drawColorBarBelow(d, p, h.Scale, gx, bottom+12, math.Min(gridW, 420))
+		}
+		return drawHeatLegend(d, p, h, x, bottom+14, w)
 	}
 	if barArea > 0 {
 		drawColorBar(d, p, h.Scale, gx+gridW+28, gy, math.Max(gridH, 120))
@@ -57,23 +136,72 @@ func scaleStops(s ColorScale) []color.NRGBA {
 	return viridisStops
 }
 
-// drawHeatCell draws one cell inset by 2 px, so cells read as tiles.
-func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h float64) {
+// drawHeatCell draws one cell inset by 2 px, so cells read as tiles; with
+// fit, its text shrinks to the cell (see heatGeom.fitText).
+func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h float64, fit bool) {
 	x, y, w, h = x+2, y+2, w-4, h-4
 	if c.Status == engine.StatusValid {
 		fill := colorAt(scaleStops(s), c.Pos)
 		fg := TextOn(fill)
 		d.roundRect(x, y, w, h, 5, fill, color.NRGBA{}, 0)
-		d.text(x+w/2, y+h/2+1, c.Text, textStyle{size: 15, font: fontBold, anchor: anchorMiddle, color: fg})
-		d.text(x+w/2, y+h/2+16, c.Detail, textStyle{size: 11, anchor: anchorMiddle, color: withAlpha(fg, 0.86)})
+		if !fit {
+			d.text(x+w/2, y+h/2+1, c.Text, textStyle{size: 15, font: fontBold, anchor: anchorMiddle, color: fg})
+			d.text(x+w/2, y+h/2+16, c.Detail, textStyle{size: 11, anchor: anchorMiddle, color: withAlpha(fg, 0.86)})
+			return
+		}
+		details := detailLines(c.Detail, w-6)
+		detailSize := 11.0
+		for _, l := range details {
+			detailSize = math.Min(detailSize, fitSize(l, fontRegular, 11, 9.5, w-6))
+		}
+		top := y + h/2 + 1 - 6.5*float64(len(details)-1)
+		d.text(x+w/2, top, c.Text, textStyle{size: fitSize(c.Text, fontBold, 15, 11, w-8), font: fontBold, anchor: anchorMiddle, color: fg})
+		for k, l := range details {
+			d.text(x+w/2, top+15+float64(k)*(detailSize+2), l, textStyle{size: detailSize, anchor: anchorMiddle, color: withAlpha(fg, 0.86)})
+		}
 		return
 	}
 	fg := drawStatusTile(d, p, c.Status, x, y, w, h)
-	lines := wrapText(c.Text, fontBold, 12, w-10)
-	top := y + h/2 + 4.5 - float64(len(lines)-1)*7.5
-	for k, l := range lines {
-		d.text(x+w/2, top+float64(k)*15, l, textStyle{size: 12, font: fontBold, anchor: anchorMiddle, color: fg})
+	size := 12.0
+	if fit {
+		for _, word := range strings.Fields(c.Text) {
+			size = math.Min(size, fitSize(word, fontBold, 12, 9.5, w-6))
+		}
 	}
+	width := w - 10
+	if fit {
+		width = w - 6
+	}
+	lines := wrapText(c.Text, fontBold, size, width)
+	lh := size * 1.25
+	top := y + h/2 + size*0.375 - float64(len(lines)-1)*lh/2
+	for k, l := range lines {
+		d.text(x+w/2, top+float64(k)*lh, l, textStyle{size: size, font: fontBold, anchor: anchorMiddle, color: fg})
+	}
+}
+
+// detailLines is a cell's detail as drawn in width w: one line, or two
+// broken after the arrow of "195.5 → 201.0" when one is too wide.
+func detailLines(detail string, w float64) []string {
+	if detail == "" {
+		return nil
+	}
+	if textWidth(detail, fontRegular, 11) > w {
+		if a, b, ok := strings.Cut(detail, " → "); ok {
+			return []string{a + " →", b}
+		}
+	}
+	return []string{detail}
+}
+
+// fitSize is the largest font size from size down to minSize at which s
+// fits in w (minSize when none does).
+func fitSize(s string, kind fontKind, size, minSize, w float64) float64 {
+	tw := textWidth(s, kind, size)
+	if tw <= w || tw == 0 {
+		return size
+	}
+	return math.Max(minSize, math.Floor(size*w/tw*2)/2)
 }
 
 // drawStatusTile draws the background of a cell without figures: grey for
@@ -124,6 +252,29 @@ func drawColorBar(d *Drawing, p palette, s ColorScale, x, y, h float64) {
 		d.line(x+heatBarW, ty, x+heatBarW+4, ty, p.muted, 1)
 		d.text(x+heatBarW+8, ty+4, t.Label, textStyle{size: 11.5, color: p.muted})
 	}
+}
+
+// drawColorBarBelow draws the gradient across w from (x, y), under a
+// grid: its label, the bar, then the ticks; it returns the y below.
+func drawColorBarBelow(d *Drawing, p palette, s ColorScale, x, y, w float64) float64 {
+	const barH = 10.0
+	lw := d.text(x, y+barH-1, s.Label, textStyle{size: 11.5, font: fontBold, color: p.muted})
+	bx := x + lw + 10
+	bw := math.Max(80, w-lw-10)
+	// Bands of 2 px: every renderer draws rectangles (see the SVG gradient).
+	n := max(2, int(bw/2))
+	stops := scaleStops(s)
+	for k := 0; k < n; k++ {
+		x0, x1 := bx+bw*float64(k)/float64(n), bx+bw*float64(k+1)/float64(n)
+		d.rect(x0, y, x1-x0, barH, colorAt(stops, (float64(k)+0.5)/float64(n)))
+	}
+	d.roundRect(bx, y, bw, barH, 0, color.NRGBA{}, withAlpha(p.text, 0.15), 1)
+	for _, t := range s.Ticks {
+		tx := bx + s.Pos(t.Value)*bw
+		d.line(tx, y+barH, tx, y+barH+4, p.muted, 1)
+		d.text(tx, y+barH+17, t.Label, textStyle{size: 11.5, anchor: anchorMiddle, color: p.muted})
+	}
+	return y + barH + 22
 }
 
 // drawHeatLegend explains each status drawn, with a swatch, then the notes

@@ -15,10 +15,18 @@ const (
 )
 
 // layoutSheet lays out the whole report: everything a reference report page holds.
-func layoutSheet(m Model, p palette) *Drawing {
-	d := &Drawing{width: sheetWidth, bg: p.bg}
-	x, w := sheetMargin, sheetWidth-2*sheetMargin
-	y := drawSheetHeader(d, p, m.Header, x, sheetMargin, w)
+func layoutSheet(m Model, p palette, f frame) *Drawing {
+	d := &Drawing{width: f.width, bg: p.bg}
+	margin := sheetMargin
+	if f.screen && f.width < sheetWidth {
+		margin = figureMargin
+	}
+	x, w := margin, f.width-2*margin
+	heat := exportHeat
+	if f.screen {
+		heat = screenHeat(p, m.Decode, w, 0)
+	}
+	y := drawSheetHeader(d, p, m.Header, x, margin, w)
 	y = drawSections(d, p, m.Sections, x, y+sheetGap-8, w)
 	if len(m.Launch) > 0 {
 		y = drawLaunch(d, p, m.Launch, x, y+sheetGap-12, w)
@@ -33,13 +41,13 @@ func layoutSheet(m Model, p palette) *Drawing {
 	y = math.Max(y+sheetChartH, listBottom)
 	y = drawChartNotes(d, p, m.Prefill, x, y, w)
 	y = drawHeading(d, p, m.Decode.Title, m.Decode.Subtitle, x, y+sheetGap)
-	y = drawHeatmap(d, p, m.Decode, x, y, w)
+	y = drawHeatmap(d, p, m.Decode, x, y, w, heat)
 	y = drawHeading(d, p, m.PerRequest.Title, m.PerRequest.Subtitle, x, y+sheetGap-8)
 	drawLineChart(d, p, m.PerRequest, x, y, w, sheetChartH-40)
 	y += sheetChartH - 40
 	y = drawHeading(d, p, m.Table.Title, "", x, y+sheetGap)
 	y = drawTable(d, p, m.Table, x, y, w)
-	d.height = math.Ceil(y + sheetMargin)
+	d.height = math.Ceil(y + margin)
 	return d
 }
 

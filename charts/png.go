@@ -18,10 +18,17 @@ import (
 // Image renders the drawing at the given scale (1 or more): an image of
 // Size()×scale pixels.
 func (d *Drawing) Image(scale int) *image.RGBA {
-	if scale < 1 {
-		scale = 1
+	return d.Rasterize(float64(max(scale, 1)))
+}
+
+// Rasterize renders the drawing at any scale above 0, such as a screen's
+// 1.25: an image of Size()×scale pixels, rounded. Text is laid out anew
+// at the scaled size, so the picture is as sharp as at a whole scale.
+func (d *Drawing) Rasterize(scale float64) *image.RGBA {
+	s := scale
+	if !(s > 0) {
+		s = 1
 	}
-	s := float64(scale)
 	img := image.NewRGBA(image.Rect(0, 0, int(math.Round(d.width*s)), int(math.Round(d.height*s))))
 	draw.Draw(img, img.Bounds(), image.NewUniform(d.bg), image.Point{}, draw.Src)
 	r := &rasterizer{dst: img, s: s, faces: map[faceKey]font.Face{}}

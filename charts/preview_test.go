@@ -1,7 +1,10 @@
 package charts
 
 import (
+	"bytes"
 	"flag"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,5 +56,41 @@ func TestPreviewDelta(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(*preview, "delta-"+string(th)+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPreviewPanes writes the pictures as the app draws them on screen, for
+// panes of a 1024, 1280 and 1920 px wide window at 1× and 1.5×, with -preview DIR.
+func TestPreviewPanes(t *testing.T) {
+	if *preview == "" {
+		t.Skip("use -preview DIR to write the pictures")
+	}
+	m := BuildModel(loadSeed(t, "seed000"))
+	panes := map[string]Pane{"1024": {Width: 850, Height: 470, Scale: 1}, "1280": {Width: 1100, Height: 520, Scale: 1},
+		"1920": {Width: 1730, Height: 760, Scale: 1}, "1280@1.5": {Width: 1100, Height: 520, Scale: 1.5}, "history-1024": {Width: 540, Height: 520, Scale: 1}}
+	for name, p := range panes {
+		for _, kind := range Kinds {
+			img, err := Picture(kind, m, Light, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writePNG(t, filepath.Join(*preview, "pane-"+name+"-"+string(kind)+".png"), img)
+		}
+		img, err := DeltaPicture(loadSeed(t, "seed003"), loadSeed(t, "seed000"), Dark, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writePNG(t, filepath.Join(*preview, "pane-"+name+"-delta.png"), img)
+	}
+}
+
+func writePNG(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"container/list"
+	"fmt"
+	"hash/fnv"
+	"image"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// pictureKey names one picture drawn for the screen: what it shows (a
+// report's chart, a comparison), the pane's size in device pixels, the
+// scale and the theme.
+type pictureKey struct {
+	source            string // reportKey and kind, or the two reports of a comparison
+	widthPx, heightPx int
+	scale             float64
+	dark              bool
+}
+
+// keyFor is the key of source's picture for pane p.
+func keyFor(source string, p charts.Pane, dark bool) pictureKey {
+	return pictureKey{source: source, widthPx: int(p.Width*p.Scale + 0.5), heightPx: int(p.Height*p.Scale + 0.5), scale: p.Scale, dark: dark}
+}
+
+// reportKey identifies a report by its content: the same run opened twice
+// from History is one report, and its pictures are drawn once.
+func reportKey(rep engine.Report) string {
+	b, err := report.JSON(rep)
+	if err != nil {
+		// Not serialisable: it cannot come from History either; key it by
+		// what it holds.
+		b = fmt.Appendf(nil, "%+v", rep)
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// pictureCacheBytes bounds the pixels the cache keeps: a dozen report
+// sheets at 1.5×, or some hundred charts.
+const pictureCacheBytes = 256 << 20
+
+// pictureCache keeps the pictures drawn for the screen, the least recently
+// used dropped first once they hold more than max bytes: switching back
+// to a screen, a tab, a report or a window size shows its picture at once.
+// UI goroutine only.
+type pictureCache struct {
+	max, used int
+	order     *list.List // of *pictureEntry, most recently used first
+	entries   map[pictureKey]*list.Element
+}
+
+type pictureEntry struct {
+	key pictureKey
+	img image.Image
+}
+
+func newPictureCache(maxBytes int) *pictureCache {
+	return &pictureCache{max: maxBytes, order: list.New(), entries: map[pictureKey]*list.Element{}}
+}
+
+func imageBytes(img image.Image) int {
+	b := img.Bounds()
+	return 4 * b.Dx() * b.Dy()
+}
+
+// get returns the picture for k, if kept.
+func (c *pictureCache) get(k pictureKey) (image.Image, bool) {
+	e, ok := c.entries[k]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*pictureEntry).img, true
+}
+
+// put keeps img as the picture for k.
+func (c *pictureCache) put(k pictureKey, img image.Image) {
+	if e, ok := c.entries[k]; ok {
+		c.used -= imageBytes(e.Value.(*pictureEntry).img)
+		c.order.Remove(e)
+	}
+	c.entries[k] = c.order.PushFront(&pictureEntry{key: k, img: img})
+	c.used += imageBytes(img)
+	for c.used > c.max && c.order.Len() > 1 {
+		last := c.order.Back()
+		ent := last.Value.(*pictureEntry)
+		c.order.Remove(last)
+		delete(c.entries, ent.key)
+		c.used -= imageBytes(ent.img)
+	}
+}

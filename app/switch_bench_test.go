@@ -1,0 +1,113 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine"
+)
+
+// loadReport reads a report.json fixture of the charts package: seed000 is
+// reference report 000 (default plan on a 128K-context server).
+func loadReport(tb testing.TB, name string) engine.Report {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "charts", "testdata", name+".json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var r engine.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// settle runs tb's UI loop until ch is closed.
+func settle(tb testing.TB, ch <-chan struct{}) {
+	tb.Helper()
+	l := loopFor(tb)
+	deadline := time.After(60 * time.Second)
+	for {
+		l.runPending()
+		select {
+		case <-ch:
+			l.runPending()
+			return
+		case <-l.wake:
+		case <-deadline:
+			tb.Fatal("timed out waiting for the UI")
+		}
+	}
+}
+
+// BenchmarkScreenSwitch is the time from selecting a screen, or a tab of
+// the Results screen, to its frame painted: Select, then the test
+// driver's Capture, which lays out and paints the whole window with Fyne's
+// software painter (image scaling included, as the GL painter does it on
+// the CPU). Each iteration first shows another screen (not timed), so every
+// timed Select really switches. Real charts, reference report 000, a
+// 1280×800 window.
+//
+//	LANG=en_US.UTF-8 go test -tags ci -run '^$' -bench ScreenSwitch -benchtime 10x ./app/
+func BenchmarkScreenSwitch(b *testing.B) {
+	d := testDeps(b, &fakeEngine{})
+	d.charts = chartRenderer{}
+	w := test.NewTempWindow(b, nil)
+	u := newUI(test.NewTempApp(b), w, d, Options{})
+	w.SetContent(u.content())
+	w.Resize(fyne.NewSize(1280, 800))
+	b.Cleanup(u.shutdown)
+	u.results.show(loadReport(b, "seed000"), "")
+	u.show(tabResults)
+	settle(b, u.results.rendered)
+	w.Canvas().Capture()
+
+	screen := func(title string) func() {
+		return func() { u.show(title) }
+	}
+	resultsTab := func(i int) func() {
+		return func() {
+			u.show(tabResults)
+			u.results.views.SelectIndex(i)
+		}
+	}
+	cases := []struct {
+		name     string
+		away, to func()
+	}{
+		{"Hardware", screen(tabRun), screen(tabHardware)},
+		{"Server", screen(tabHardware), screen(tabServer)},
+		{"Matrix", screen(tabHardware), screen(tabMatrix)},
+		{"Run", screen(tabHardware), screen(tabRun)},
+		{"History", screen(tabHardware), screen(tabHistory)},
+		{"Results", screen(tabHardware), screen(tabResults)},
+		{"Settings", screen(tabHardware), screen(tabSettings)},
+	}
+	for i, item := range u.results.views.Items {
+		away := (i + 1) % len(u.results.views.Items)
+		cases = append(cases, struct {
+			name     string
+			away, to func()
+		}{"Results/" + item.Text, resultsTab(away), resultsTab(i)})
+	}
+	loop := loopFor(b)
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				c.away()
+				w.Canvas().Capture()
+				loop.runPending()
+				b.StartTimer()
+				c.to()
+				w.Canvas().Capture()
+			}
+		})
+	}
+}
