@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -28,24 +27,6 @@ func loadReport(tb testing.TB, name string) engine.Report {
 	return r
 }
 
-// settle runs tb's UI loop until ch is closed.
-func settle(tb testing.TB, ch <-chan struct{}) {
-	tb.Helper()
-	l := loopFor(tb)
-	deadline := time.After(60 * time.Second)
-	for {
-		l.runPending()
-		select {
-		case <-ch:
-			l.runPending()
-			return
-		case <-l.wake:
-		case <-deadline:
-			tb.Fatal("timed out waiting for the UI")
-		}
-	}
-}
-
 // BenchmarkScreenSwitch is the time from selecting a screen, or a tab of
 // the Results screen, to its frame painted: Select, then the test
 // driver's Capture, which lays out and paints the whole window with Fyne's
@@ -65,37 +46,10 @@ func BenchmarkScreenSwitch(b *testing.B) {
 	b.Cleanup(u.shutdown)
 	u.results.show(loadReport(b, "seed000"), "")
 	u.show(tabResults)
-	settle(b, u.results.rendered)
+	waitFor(b, u.results.rendered, "the UI")
 	w.Canvas().Capture()
 
-	screen := func(title string) func() {
-		return func() { u.show(title) }
-	}
-	resultsTab := func(i int) func() {
-		return func() {
-			u.show(tabResults)
-			u.results.views.SelectIndex(i)
-		}
-	}
-	cases := []struct {
-		name     string
-		away, to func()
-	}{
-		{"Hardware", screen(tabRun), screen(tabHardware)},
-		{"Server", screen(tabHardware), screen(tabServer)},
-		{"Matrix", screen(tabHardware), screen(tabMatrix)},
-		{"Run", screen(tabHardware), screen(tabRun)},
-		{"History", screen(tabHardware), screen(tabHistory)},
-		{"Results", screen(tabHardware), screen(tabResults)},
-		{"Settings", screen(tabHardware), screen(tabSettings)},
-	}
-	for i, item := range u.results.views.Items {
-		away := (i + 1) % len(u.results.views.Items)
-		cases = append(cases, struct {
-			name     string
-			away, to func()
-		}{"Results/" + item.Text, resultsTab(away), resultsTab(i)})
-	}
+	cases := switchCases(u)
 	loop := loopFor(b)
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -110,4 +64,37 @@ func BenchmarkScreenSwitch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// switchCase is one screen switch to time: away sets the screen up, to is
+// the switch.
+type switchCase struct {
+	name     string
+	away, to func()
+}
+
+// switchCases are every screen and every Results tab, each reached from
+// another screen or tab.
+func switchCases(u *ui) []switchCase {
+	screen := func(title string) func() { return func() { u.show(title) } }
+	resultsTab := func(i int) func() {
+		return func() {
+			u.show(tabResults)
+			u.results.views.SelectIndex(i)
+		}
+	}
+	cases := []switchCase{
+		{"Hardware", screen(tabRun), screen(tabHardware)},
+		{"Server", screen(tabHardware), screen(tabServer)},
+		{"Matrix", screen(tabHardware), screen(tabMatrix)},
+		{"Run", screen(tabHardware), screen(tabRun)},
+		{"History", screen(tabHardware), screen(tabHistory)},
+		{"Results", screen(tabHardware), screen(tabResults)},
+		{"Settings", screen(tabHardware), screen(tabSettings)},
+	}
+	for i, item := range u.results.views.Items {
+		away := (i + 1) % len(u.results.views.Items)
+		cases = append(cases, switchCase{"Results/" + item.Text, resultsTab(away), resultsTab(i)})
+	}
+	return cases
 }

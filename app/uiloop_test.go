@@ -83,7 +83,7 @@ func loopFor(t testing.TB) *uiLoop {
 // waitFor runs t's UI loop until ch is closed, then runs what is still
 // queued (the updates posted before ch closed); it fails the test when ch
 // is not closed within a generous bound.
-func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+func waitFor(t testing.TB, ch <-chan struct{}, what string) {
 	t.Helper()
 	l := loopFor(t)
 	deadline := time.NewTimer(20 * time.Second)

@@ -94,31 +94,7 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 	switchTo(func() {})
 	time.Sleep(time.Second) // the charts' first paint
 
-	screen := func(title string) func() { return func() { u.show(title) } }
-	resultsTab := func(i int) func() {
-		return func() {
-			u.show(tabResults)
-			u.results.views.SelectIndex(i)
-		}
-	}
-	type switchCase struct {
-		name     string
-		away, to func()
-	}
-	cases := []switchCase{
-		{"Repaint", func() {}, func() {}},
-		{"Hardware", screen(tabRun), screen(tabHardware)},
-		{"Server", screen(tabHardware), screen(tabServer)},
-		{"Matrix", screen(tabHardware), screen(tabMatrix)},
-		{"Run", screen(tabHardware), screen(tabRun)},
-		{"History", screen(tabHardware), screen(tabHistory)},
-		{"Results", screen(tabHardware), screen(tabResults)},
-		{"Settings", screen(tabHardware), screen(tabSettings)},
-	}
-	for i, item := range u.results.views.Items {
-		away := (i + 1) % len(u.results.views.Items)
-		cases = append(cases, switchCase{"Results/" + item.Text, resultsTab(away), resultsTab(i)})
-	}
+	cases := append([]switchCase{{"Repaint", func() {}, func() {}}}, switchCases(u)...)
 	// blank reports whether a chart on screen lacks the picture for its area.
 	blank := func() (n float64) {
 		fyne.DoAndWait(func() {
