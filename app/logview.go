@@ -2,25 +2,23 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/widget"
 )
 
 // uiUpdateEvery is how often background work may refresh the widgets: at
 // most 5 updates a second keeps the UI responsive however fast events come.
 const uiUpdateEvery = 200 * time.Millisecond
 
-// logView shows the last lines of a log. add may be called from any
-// goroutine; flush only on the UI goroutine.
+// logView shows the last lines of a log, wrapped (textPane). add may be
+// called from any goroutine; flush only on the UI goroutine.
 type logView struct {
 	maxLines int
-	grid     *widget.TextGrid
-	scroll   *container.Scroll
+	pane     *textPane
 
 	mu    sync.Mutex
 	lines []string
@@ -28,19 +26,20 @@ type logView struct {
 }
 
 func newLogView(maxLines int) *logView {
-	v := &logView{maxLines: maxLines, grid: widget.NewTextGrid()}
-	v.scroll = container.NewScroll(v.grid)
-	return v
+	return &logView{maxLines: maxLines, pane: newTextPane()}
 }
 
 // object is the log's canvas object.
-func (v *logView) object() fyne.CanvasObject { return v.scroll }
+func (v *logView) object() fyne.CanvasObject { return v.pane.object() }
 
-// add appends a line, dropping the oldest beyond maxLines.
+// add appends a line (or several, split at newlines), dropping the oldest
+// beyond maxLines.
 func (v *logView) add(line string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.lines = append(v.lines, strings.TrimRight(line, "\r\n"))
+	for l := range strings.SplitSeq(strings.TrimRight(line, "\r\n"), "\n") {
+		v.lines = append(v.lines, strings.TrimRight(l, "\r"))
+	}
 	if over := len(v.lines) - v.maxLines; over > 0 {
 		v.lines = append(v.lines[:0], v.lines[over:]...)
 	}
@@ -61,18 +60,17 @@ func (v *logView) text() string {
 	return strings.Join(v.lines, "\n")
 }
 
-// flush shows new lines and scrolls to the end; UI goroutine only.
+// flush shows new lines, following the end; UI goroutine only.
 func (v *logView) flush() {
 	v.mu.Lock()
 	if !v.dirty {
 		v.mu.Unlock()
 		return
 	}
-	text := strings.Join(v.lines, "\n")
+	lines := slices.Clone(v.lines)
 	v.dirty = false
 	v.mu.Unlock()
-	v.grid.SetText(text)
-	v.scroll.ScrollToBottom()
+	v.pane.setLines(lines)
 }
 
 // pump flushes on the UI goroutine (through do) every uiUpdateEvery

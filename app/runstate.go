@@ -14,6 +14,7 @@ type runUpdate struct {
 	server   *engine.ServerSample
 	results  []engine.Result
 	logs     []string
+	output   []engine.OutputChunk // the followed stream's, coalesced (addOutput)
 	done     bool
 	report   *engine.Report
 	err      error
@@ -55,6 +56,34 @@ func (a *accumulator) add(ev engine.Event) {
 	}
 }
 
+// addOutput records a chunk of the stream the output panel follows; any
+// goroutine (the tap calls it from the stream's).
+func (a *accumulator) addOutput(c engine.OutputChunk) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.any = true
+	a.cur.output = coalesceOutput(a.cur.output, c)
+}
+
+// coalesceOutput appends c to the chunks of one update, keeping them few
+// however fast the stream: text joins the text before it of the same
+// request and kind, up to the last outputMaxBytes; a new request (start or
+// join) drops what came before it, which the panel would clear anyway.
+func coalesceOutput(pending []engine.OutputChunk, c engine.OutputChunk) []engine.OutputChunk {
+	if c.Kind == engine.OutputStart || c.Kind == engine.OutputJoin {
+		return append(pending[:0], c)
+	}
+	c.Text = keepTail(c.Text, outputMaxBytes)
+	if n := len(pending); n > 0 && c.Kind == engine.OutputText {
+		last := &pending[n-1]
+		if last.Kind == engine.OutputText && last.Request == c.Request && last.Reasoning == c.Reasoning {
+			last.Text = keepTail(last.Text+c.Text, outputMaxBytes)
+			return pending
+		}
+	}
+	return append(pending, c)
+}
+
 // take returns what was gathered and starts afresh; ok is false when nothing was.
 func (a *accumulator) take() (u runUpdate, ok bool) {
 	a.mu.Lock()
@@ -68,8 +97,13 @@ func (a *accumulator) take() (u runUpdate, ok bool) {
 // on the UI goroutine (through do) at most every uiUpdateEvery. It closes
 // finished once the engine is done, independently of the UI.
 func consume(ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
+	consumeInto(&accumulator{}, ch, do, apply, finished)
+}
+
+// consumeInto is consume gathering into acc, which the run's output tap
+// also feeds (acc.addOutput).
+func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
 	defer close(finished)
-	var acc accumulator
 	tick := time.NewTicker(uiUpdateEvery)
 	defer tick.Stop()
 	flush := func() {

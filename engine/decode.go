@@ -13,6 +13,7 @@ import (
 // each keeping one streaming request in flight.
 type decodeCell struct {
 	r           *runner
+	cell        Cell
 	cp          *contextPrompt
 	concurrency int
 
@@ -59,7 +60,7 @@ type decodeRun struct {
 // runDecode measures one sustained-decode cell.
 func (r *runner) runDecode(ctx context.Context, cell Cell, cp *contextPrompt) decodeRun {
 	d := &decodeCell{
-		r: r, cp: cp, concurrency: cell.Concurrency,
+		r: r, cell: cell, cp: cp, concurrency: cell.Concurrency,
 		hasFirst: make([]bool, cell.Concurrency),
 		warm:     make(chan struct{}), looped: make(chan struct{}), tooMany: make(chan struct{}), failedIn: make(chan struct{}),
 	}
@@ -166,7 +167,9 @@ func (d *decodeCell) worker(ctx context.Context, w int) {
 // stream runs one request and fills rec. Only rec's worker touches rec until
 // the cell ends.
 func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
-	text, ids := d.cp.request(int(d.r.requests.Add(1)))
+	n := int(d.r.requests.Add(1))
+	text, ids := d.cp.request(n)
+	out := streamOutput{tap: d.r.target.Output, cell: d.cell, stream: w, streams: d.concurrency, request: n}
 	req := openai.StreamRequest{
 		API: string(d.r.plan.API), Model: d.r.setup.Model, Prompt: text, PromptTokenIDs: ids,
 		MaxTokens: d.r.plan.MaxOutputTokens, IgnoreEOS: true, ContinuousUsage: true,
@@ -175,7 +178,9 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 	var loop LoopDetector
 	detect := d.r.plan.LoopDetection
 	rec.Sent = time.Now()
+	out.start()
 	st, err := d.r.client.Stream(ctx, req, func(ch openai.Chunk) {
+		out.text(ch.Reasoning, ch.Content)
 		if a, ok := counter.count(ch); ok {
 			rec.Arrivals = append(rec.Arrivals, a)
 			d.r.liveTokens.Add(int64(a.Tokens * 1000))
@@ -193,6 +198,7 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		rec.Looped = true
 		d.loopOnce.Do(func() { close(d.looped) })
 	}
+	out.end(st.FinishReason, ctx.Err() != nil, err)
 	if !st.Sent.IsZero() {
 		rec.Sent = st.Sent
 	}

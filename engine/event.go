@@ -83,6 +83,9 @@ type RunOptions struct {
 	// AllowBusy measures a server that other clients use: the idle check
 	// and the drain barrier are off, and every decode cell is flagged.
 	AllowBusy bool
+	// Output, when set, receives the text that one stream of each decode
+	// cell generates, as it arrives (see OutputTap).
+	Output *OutputTap
 }
 
 // Subject is a server to measure as whoever found or started it describes

@@ -83,13 +83,18 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 	if err != nil {
 		return StreamStats{}, err
 	}
+	// req is not used past this point: the prompt, now in body, is not
+	// kept a second time for as long as the answer streams.
+	model := req.Model
 	endpoint := "POST " + path
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	hreq, err := c.newRequest(reqCtx, http.MethodPost, path, body)
+	hreq, err := c.newRequest(reqCtx, http.MethodPost, path, nil)
 	if err != nil {
 		return StreamStats{}, err
 	}
+	hreq.Header.Set("Content-Type", "application/json")
+	setSpendableBody(hreq, body)
 	hreq.Header.Set("Accept", "text/event-stream")
 
 	var st StreamStats
@@ -107,7 +112,7 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		st.End = time.Now()
-		return st, c.answerError(ctx, resp, endpoint, req.Model)
+		return st, c.answerError(ctx, resp, endpoint, model)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		st.End = time.Now()

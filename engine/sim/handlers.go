@@ -191,6 +191,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 	}
 	g := s.newGenRequest(body, ids, maxTokens, chat)
 	g.q.arrivalS = arrivalS
+	// The prompt is tokenised: don't hold its text (half a megabyte at 128K
+	// tokens) for as long as the answer streams.
+	body.Prompt, body.Messages = nil, nil
 	if !s.submit(g.q) {
 		writeError(w, http.StatusServiceUnavailable, "", "The simulated server is shutting down.")
 		return

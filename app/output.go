@@ -1,0 +1,176 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// outputMaxBytes bounds the text the output panel keeps: the end of the
+// answer being generated. A 4,096-token answer is about 16 KB.
+const outputMaxBytes = 16 << 10
+
+// outputPanel shows, read-only, the text that one stream of the decode cell
+// being measured is generating right now, so that the user sees the model
+// write sense rather than garbage. It follows one stream (a picker chooses
+// which) through its requests; each new request starts the text afresh.
+// UI goroutine only, except the tap's function.
+type outputPanel struct {
+	status *widget.Label
+	picker *widget.Select
+	pane   *textPane
+	box    fyne.CanvasObject
+
+	tap       *engine.OutputTap // the run's; nil before the first run
+	text      string            // the current request's text, at most outputMaxBytes
+	reasoning bool              // the text so far ends in reasoning
+	cell      engine.Cell
+	stream    int // followed, 0-based
+	request   int
+	state     string // what the request is doing: "waiting for the first token", …
+}
+
+// outputIdle is what the panel says before a run reaches a decode cell.
+const outputIdle = "Shows the text one stream generates during the decode cells, to check that the model writes sense."
+
+func newOutputPanel() *outputPanel {
+	p := &outputPanel{status: widget.NewLabel(outputIdle), pane: newTextPane()}
+	p.status.Wrapping = fyne.TextWrapWord
+	p.picker = widget.NewSelect(nil, p.onPick)
+	p.picker.PlaceHolder = "Stream"
+	p.picker.Disable()
+	title := widget.NewLabelWithStyle("Output", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	head := container.NewBorder(nil, nil, title, p.picker)
+	p.box = container.NewBorder(container.NewVBox(head, p.status), nil, nil, nil, panel(p.pane.object()))
+	return p
+}
+
+// object is the panel's canvas object.
+func (p *outputPanel) object() fyne.CanvasObject { return p.box }
+
+// newTap starts following a new run: it returns the tap for
+// RunOptions.Output, which hands the chunks to feed (from the streams'
+// goroutines), following the stream the picker shows.
+func (p *outputPanel) newTap(feed func(engine.OutputChunk)) *engine.OutputTap {
+	p.tap = engine.NewOutputTap(feed)
+	p.tap.Follow(max(p.picker.SelectedIndex(), 0))
+	p.text, p.reasoning, p.cell, p.request, p.state = "", false, engine.Cell{}, 0, ""
+	p.status.SetText("Waiting for the first decode cell.")
+	p.pane.setLines(nil)
+	return p.tap
+}
+
+// onPick follows the chosen stream from its next chunk on.
+func (p *outputPanel) onPick(string) {
+	if i := p.picker.SelectedIndex(); i >= 0 && p.tap != nil {
+		p.tap.Follow(i)
+	}
+}
+
+// show applies the chunks of one UI update, in order.
+func (p *outputPanel) show(chunks []engine.OutputChunk) {
+	if len(chunks) == 0 {
+		return
+	}
+	for _, c := range chunks {
+		p.add(c)
+	}
+	p.status.SetText(p.describe())
+	p.pane.setLines(strings.Split(p.text, "\n"))
+}
+
+func (p *outputPanel) add(c engine.OutputChunk) {
+	if c.Cell != p.cell {
+		p.setStreams(c.Cell.Concurrency, c.Stream)
+	}
+	p.cell, p.stream, p.request = c.Cell, c.Stream, c.Request
+	switch c.Kind {
+	case engine.OutputStart:
+		p.text, p.reasoning, p.state = "", false, "waiting for the first token"
+	case engine.OutputJoin:
+		p.text, p.reasoning, p.state = "… ", false, "generating (joined mid-answer)"
+	case engine.OutputText:
+		p.appendText(c.Text, c.Reasoning)
+		if !strings.HasPrefix(p.state, "generating") {
+			p.state = "generating"
+		}
+	case engine.OutputEnd:
+		p.state = endState(c)
+	}
+}
+
+// setStreams offers one choice per stream of the cell, showing the
+// followed one (a cell with fewer streams than chosen follows its last).
+func (p *outputPanel) setStreams(n, followed int) {
+	opts := make([]string, n)
+	for i := range opts {
+		opts[i] = "Stream " + strconv.Itoa(i+1)
+	}
+	p.picker.Options = opts
+	p.picker.Enable()
+	p.picker.SetSelectedIndex(followed)
+}
+
+// appendText adds text, marking where reasoning starts and the answer
+// after it, and keeps the last outputMaxBytes.
+func (p *outputPanel) appendText(text string, reasoning bool) {
+	switch {
+	case reasoning && !p.reasoning:
+		text = "[thinking]\n" + text
+	case !reasoning && p.reasoning:
+		text = "\n[answer]\n" + text
+	}
+	p.reasoning = reasoning
+	p.text = keepTail(p.text+text, outputMaxBytes)
+}
+
+// keepTail is the last max bytes of s, starting at a whole character.
+func keepTail(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	s = s[len(s)-max:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// endState says how a request ended, in the panel's words.
+func endState(c engine.OutputChunk) string {
+	switch {
+	case c.Stopped:
+		return "stream ended: the cell's measurement is over"
+	case c.Err != nil:
+		return "stream ended: the request failed (the cell's result says why)"
+	case c.FinishReason == "length":
+		return "stream ended at the max output; the next request follows"
+	case c.FinishReason != "":
+		return "stream ended (" + c.FinishReason + "); the next request follows"
+	}
+	return "stream ended; the next request follows"
+}
+
+// describe is the status line: what the panel follows and what it does.
+func (p *outputPanel) describe() string {
+	return fmt.Sprintf("%s %s × %d · stream %d · request %d · %s", p.cell.Phase.Title(),
+		engine.ContextLabel(p.cell.ContextTokens), p.cell.Concurrency, p.stream+1, p.request, p.state)
+}
+
+// runEnded says the run is over, keeping the last text.
+func (p *outputPanel) runEnded() {
+	p.tap = nil
+	p.picker.Disable()
+	if p.cell == (engine.Cell{}) {
+		p.status.SetText(outputIdle)
+		return
+	}
+	p.status.SetText(p.describe() + " · the run has ended")
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine"
+)
+
+var outCell = engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8 * engine.K, Concurrency: 16}
+
+func outChunk(kind engine.OutputKind, request int, text string) engine.OutputChunk {
+	return engine.OutputChunk{Kind: kind, Cell: outCell, Stream: 2, Request: request, Text: text}
+}
+
+// TestOutputPanelIsBounded: however much a stream generates, the panel keeps
+// the last outputMaxBytes of it, and a row without spaces does not widen it.
+func TestOutputPanelIsBounded(t *testing.T) {
+	p := newOutputPanel()
+	w := test.NewTempWindow(t, p.object())
+	w.Resize(fyne.NewSize(500, 400))
+	small := p.object().MinSize()
+	p.newTap(func(engine.OutputChunk) {})
+	p.show([]engine.OutputChunk{outChunk(engine.OutputStart, 7, "")})
+	piece := strings.Repeat("y", 999) + "\n"
+	for i := range 100 { // 100 KB in 1 KB chunks, 10 per update
+		chunks := make([]engine.OutputChunk, 10)
+		for j := range chunks {
+			chunks[j] = outChunk(engine.OutputText, 7, piece)
+		}
+		chunks[9].Text = "end of update " + string(rune('a'+i%26)) + " "
+		p.show(chunks)
+	}
+	if n := len(p.text); n > outputMaxBytes || n < outputMaxBytes-len(piece) {
+		t.Errorf("the panel keeps %d bytes, want the last %d", n, outputMaxBytes)
+	}
+	if !strings.HasSuffix(p.text, "end of update v ") {
+		t.Errorf("the panel ends with %q, want the last text received", p.text[len(p.text)-20:])
+	}
+	if n := len(p.pane.lines); n > outputMaxBytes/len(piece)+2 {
+		t.Errorf("the pane holds %d lines, want at most %d", n, outputMaxBytes/len(piece)+2)
+	}
+	if got := p.object().MinSize(); got.Width > small.Width {
+		t.Errorf("min width %v after 100 KB of 1,000-character lines, was %v", got.Width, small.Width)
+	}
+	if got := p.status.Text; got != "Sustained decode 8K × 16 · stream 3 · request 7 · generating" {
+		t.Errorf("status %q", got)
+	}
+}
+
+// TestOutputPanelStates: the panel says what it follows and what the
+// request does, marks reasoning, starts afresh with each request, and
+// offers one stream per request of the cell.
+func TestOutputPanelStates(t *testing.T) {
+	p := newOutputPanel()
+	test.NewTempWindow(t, p.object())
+	if !strings.HasPrefix(p.status.Text, "Shows the text one stream generates") || !p.picker.Disabled() {
+		t.Fatalf("before a run: status %q, picker disabled %v", p.status.Text, p.picker.Disabled())
+	}
+	var fed []engine.OutputChunk
+	tap := p.newTap(func(c engine.OutputChunk) { fed = append(fed, c) })
+	if tap == nil || p.status.Text != "Waiting for the first decode cell." {
+		t.Fatalf("a new run: tap %v, status %q", tap, p.status.Text)
+	}
+	steps := []struct {
+		chunks      []engine.OutputChunk
+		state, text string
+	}{
+		{[]engine.OutputChunk{outChunk(engine.OutputStart, 3, "")}, "waiting for the first token", ""},
+		{[]engine.OutputChunk{{Kind: engine.OutputText, Cell: outCell, Stream: 2, Request: 3, Text: "Let me think.", Reasoning: true},
+			outChunk(engine.OutputText, 3, "Paris.")}, "generating", "[thinking]\nLet me think.\n[answer]\nParis."},
+		{[]engine.OutputChunk{{Kind: engine.OutputEnd, Cell: outCell, Stream: 2, Request: 3, FinishReason: "length"}},
+			"stream ended at the max output; the next request follows", "[thinking]\nLet me think.\n[answer]\nParis."},
+		{[]engine.OutputChunk{outChunk(engine.OutputStart, 9, ""), outChunk(engine.OutputText, 9, "Lyon")}, "generating", "Lyon"},
+		{[]engine.OutputChunk{{Kind: engine.OutputEnd, Cell: outCell, Stream: 2, Request: 9, Err: errors.New("boom")}},
+			"stream ended: the request failed (the cell's result says why)", "Lyon"},
+		{[]engine.OutputChunk{outChunk(engine.OutputJoin, 12, ""), outChunk(engine.OutputText, 12, "rest")},
+			"generating (joined mid-answer)", "… rest"},
+		{[]engine.OutputChunk{{Kind: engine.OutputEnd, Cell: outCell, Stream: 2, Request: 12, Stopped: true}},
+			"stream ended: the cell's measurement is over", "… rest"},
+	}
+	for i, s := range steps {
+		p.show(s.chunks)
+		if !strings.HasSuffix(p.status.Text, " · "+s.state) || p.pane.text() != s.text {
+			t.Errorf("step %d: status %q, text %q; want state %q, text %q", i, p.status.Text, p.pane.text(), s.state, s.text)
+		}
+	}
+	if len(p.picker.Options) != 16 || p.picker.Selected != "Stream 3" || p.picker.Disabled() {
+		t.Errorf("picker: %d options, %q selected, disabled %v; want 16 streams, stream 3", len(p.picker.Options), p.picker.Selected, p.picker.Disabled())
+	}
+	p.runEnded()
+	if !strings.HasSuffix(p.status.Text, "the run has ended") || p.pane.text() != "… rest" || !p.picker.Disabled() {
+		t.Errorf("after the run: status %q, text %q, picker disabled %v", p.status.Text, p.pane.text(), p.picker.Disabled())
+	}
+}
+
+func TestCoalesceOutput(t *testing.T) {
+	var pending []engine.OutputChunk
+	for _, c := range []engine.OutputChunk{
+		outChunk(engine.OutputStart, 1, ""), outChunk(engine.OutputText, 1, "a"), outChunk(engine.OutputEnd, 1, ""),
+		outChunk(engine.OutputStart, 2, ""), outChunk(engine.OutputText, 2, "b"), outChunk(engine.OutputText, 2, "c"),
+		{Kind: engine.OutputText, Cell: outCell, Stream: 2, Request: 2, Text: "r", Reasoning: true},
+		outChunk(engine.OutputText, 2, strings.Repeat("d", 2*outputMaxBytes)),
+	} {
+		pending = coalesceOutput(pending, c)
+	}
+	if len(pending) != 4 || pending[0].Kind != engine.OutputStart || pending[0].Request != 2 ||
+		pending[1].Text != "bc" || pending[2].Text != "r" || len(pending[3].Text) != outputMaxBytes {
+		t.Fatalf("coalesced to %d chunks: %+v", len(pending), pending[:min(len(pending), 3)])
+	}
+	pending = coalesceOutput(pending, outChunk(engine.OutputText, 2, "e"))
+	if got := pending[3].Text; len(got) != outputMaxBytes || !strings.HasSuffix(got, "de") {
+		t.Errorf("the text grew to %d bytes, want the last %d", len(got), outputMaxBytes)
+	}
+}
