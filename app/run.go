@@ -38,6 +38,7 @@ type runTab struct {
 	heat                *heatmap
 	gauges              *telemetryGauges
 	log                 *logView
+	output              *outputPanel // the text one stream generates now
 
 	cancel     context.CancelFunc // set while a run is in progress
 	finished   chan struct{}      // closed when the engine's channel closed
@@ -53,7 +54,7 @@ type runTab struct {
 
 // newRunTab builds the Run screen.
 func newRunTab(u *ui) *container.TabItem {
-	r := &runTab{u: u, heat: newHeatmap("will run"), log: newLogView(1000), gauges: newTelemetryGauges(), banner: newBanner()}
+	r := &runTab{u: u, heat: newHeatmap("will run"), log: newLogView(1000), gauges: newTelemetryGauges(), banner: newBanner(), output: newOutputPanel()}
 	u.run = r
 	r.startBtn = widget.NewButtonWithIcon("Start run (Ctrl+R)", theme.MediaPlayIcon(), r.onStart)
 	r.startBtn.Importance = widget.HighImportance
@@ -77,7 +78,7 @@ func newRunTab(u *ui) *container.TabItem {
 	side := container.NewBorder(
 		container.NewVBox(widget.NewCard("GPU", "", r.gauges.object()), r.serverLine,
 			widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
-		nil, nil, nil, panel(r.log.object()))
+		nil, nil, nil, container.NewVSplit(panel(r.log.object()), r.output.object()))
 	split := container.NewHSplit(r.heatCard, side)
 	split.Offset = 0.62
 	header := screenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")
@@ -200,9 +201,11 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
+	acc := &accumulator{}
+	target.Output = r.output.newTap(acc.addOutput)
 	ch := r.u.deps.engine.Run(ctx, plan, target.Target, target.RunOptions)
 	r.publish()
-	go consume(ch, r.u.do, r.apply, r.finished)
+	go consumeInto(acc, ch, r.u.do, r.apply, r.finished)
 }
 
 // refuse explains why a run cannot start.
@@ -282,6 +285,9 @@ func (r *runTab) apply(u runUpdate) {
 	if u.report != nil && !u.done {
 		r.save(*u.report)
 	}
+	if len(u.output) > 0 {
+		r.output.show(u.output)
+	}
 	if u.progress != nil || u.server != nil {
 		st := r.u.state.run
 		st.Progress, st.Server = cmpOr(u.progress, st.Progress), cmpOr(u.server, st.Server)
@@ -345,6 +351,7 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.heat.redraw()
 	r.lastRun = true
 	r.heatCard.SetTitle("Last run")
+	r.output.runEnded()
 	r.current.SetText("")
 	r.serverLine.SetText("")
 	r.log.add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.deps.now().Format("15:04:05"), formatDuration(took), formatAbout(r.estimate)))

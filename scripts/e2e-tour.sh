@@ -30,7 +30,7 @@ expect=(
 	"04-server-endpoint|URL|Detect models"
 	"05-matrix|Estimated total|Decode cells|will run"
 	"06-run-ready|Target: simulated (profile tiny)|Ready:|Start run"
-	"07-run-midrun|Cell |measuring…|Cancel (Esc)|Run "
+	"07-run-midrun|Cell |measuring…|Cancel (Esc)|Run |Output|stream 1 · request"
 	"08-results|simulated (profile tiny)|Decode heatmap|Export all"
 	"09-results-checks|Checks"
 	"10-history|Saved runs|Resume|Import"
