@@ -251,6 +251,10 @@ func streamBody(req StreamRequest) (string, []byte, error) {
 		return "", nil, fmt.Errorf("stream: unknown API %q: use chat or completions", req.API)
 	}
 	var buf bytes.Buffer
+	// One allocation of about the final size, not a doubling series: at
+	// 128K tokens the prompt is half a megabyte, and a cell sends as many
+	// at once as it has streams.
+	buf.Grow(len(req.Prompt) + 8*len(req.PromptTokenIDs) + 512)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(w); err != nil {

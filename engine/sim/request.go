@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -45,10 +46,25 @@ func badf(param, format string, args ...any) error {
 	return &badRequest{Code: http.StatusBadRequest, Param: param, Msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeBody reads a JSON request body.
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 64 << 20
+
+// decodeBody reads a JSON request body: into one buffer of its declared
+// length when it has one (a 128K-token prompt is half a megabyte, and a
+// cell sends as many at once as it has streams), else as it comes.
 func decodeBody(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 64<<20))
-	if err := dec.Decode(v); err != nil {
+	var data []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= maxBodyBytes {
+		data = make([]byte, n)
+		_, err = io.ReadFull(r.Body, data)
+	} else {
+		data, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	}
+	if err == nil {
+		err = json.Unmarshal(data, v)
+	}
+	if err != nil {
 		return badf("", "Invalid JSON body: %v", err)
 	}
 	return nil
@@ -67,7 +83,7 @@ func (s *Server) checkModel(name string) error {
 func (s *Server) promptIDs(raw json.RawMessage, addSpecial *bool) ([]int32, error) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
-		var ids []int32
+		ids := make([]int32, 0, len(text)/3+16) // about four characters a token
 		if addSpecial == nil || *addSpecial {
 			ids = append(ids, tokBOS)
 		}
@@ -104,25 +120,34 @@ func (s *Server) chatIDs(msgs []chatMessage, addGeneration *bool) ([]int32, erro
 	if len(msgs) == 0 {
 		return nil, badf("messages", "messages must not be empty")
 	}
-	var b strings.Builder
-	b.WriteString("<bos>")
-	for _, m := range msgs {
+	contents := make([]string, len(msgs))
+	size := len("<bos><start_of_turn>model\n")
+	for i, m := range msgs {
 		content, err := messageText(m.Content)
 		if err != nil {
 			return nil, err
 		}
+		contents[i] = content
+		size += len(content) + len(m.Role) + len("<start_of_turn>\n<end_of_turn>\n")
+	}
+	var b strings.Builder
+	b.Grow(size) // one allocation for a long prompt, not a doubling series
+	b.WriteString("<bos>")
+	for i, m := range msgs {
 		role := m.Role
 		if role == "assistant" {
 			role = "model"
 		}
 		b.WriteString("<start_of_turn>" + role + "\n")
-		b.WriteString(content)
+		b.WriteString(contents[i])
 		b.WriteString("<end_of_turn>\n")
 	}
 	if addGeneration == nil || *addGeneration {
 		b.WriteString("<start_of_turn>model\n")
 	}
-	return s.tok.encode(nil, b.String()), nil
+	text := b.String()
+	// About four characters a token: room for all but unusual text.
+	return s.tok.encode(make([]int32, 0, len(text)/3+16), text), nil
 }
 
 // messageText is a message's content: a string, null, or text parts.
