@@ -117,3 +117,19 @@ func TestCoalesceOutput(t *testing.T) {
 		t.Errorf("the text grew to %d bytes, want the last %d", len(got), outputMaxBytes)
 	}
 }
+
+// TestAccumulatorCarriesOutput: the tap's chunks reach the next UI update,
+// coalesced, and only that one.
+func TestAccumulatorCarriesOutput(t *testing.T) {
+	var acc accumulator
+	for _, c := range []engine.OutputChunk{outChunk(engine.OutputStart, 4, ""), outChunk(engine.OutputText, 4, "Hel"), outChunk(engine.OutputText, 4, "lo")} {
+		acc.addOutput(c)
+	}
+	u, ok := acc.take()
+	if !ok || len(u.output) != 2 || u.output[1].Text != "Hello" {
+		t.Fatalf("update %v: %+v, want the start and %q", ok, u.output, "Hello")
+	}
+	if u, ok := acc.take(); ok || u.output != nil {
+		t.Errorf("the next update has %+v (%v), want nothing", u.output, ok)
+	}
+}

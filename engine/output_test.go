@@ -251,3 +251,23 @@ func anyHas(sent []string, text string, has func(s, text string) bool) bool {
 	}
 	return false
 }
+
+// BenchmarkStreamOutput is the tap's cost per chunk: without a tap, with
+// one that follows another stream, and for the followed stream (the tap's
+// lock and a call to a function that does nothing).
+func BenchmarkStreamOutput(b *testing.B) {
+	cell := Cell{Phase: PhaseDecode, ContextTokens: 8 * K, Concurrency: 128}
+	tap := NewOutputTap(func(OutputChunk) {})
+	for _, bc := range []struct {
+		name string
+		tap  *OutputTap
+		w    int
+	}{{"no tap", nil, 5}, {"other stream", tap, 5}, {"followed", tap, 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			out := streamOutput{tap: bc.tap, cell: cell, stream: bc.w, streams: 128, request: 1}
+			for b.Loop() {
+				out.text("", " token")
+			}
+		})
+	}
+}
