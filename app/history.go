@@ -198,37 +198,38 @@ func (h *historyTab) resumable(e historyEntry) bool {
 
 // onResume finishes the selected partial run in its own folder.
 func (h *historyTab) onResume() {
+	if rep, dir, ok := h.openSelected(); ok {
+		h.resumeBtn.Disable()
+		h.u.run.resume(rep, dir)
+	}
+}
+
+// onOpen shows the selected run on the Results screen.
+func (h *historyTab) onOpen() {
+	if rep, dir, ok := h.openSelected(); ok {
+		h.u.results.show(rep, dir)
+		h.u.show(tabResults)
+	}
+}
+
+// openSelected reads the selected run and its folder; when it can't, the
+// banner says why and ok is false.
+func (h *historyTab) openSelected() (rep engine.Report, dir string, ok bool) {
 	folder := h.selectedFolder()
 	if folder == "" {
-		return
+		return rep, "", false
 	}
+	dir = filepath.Join(h.dir(), folder)
 	rep, err := h.load(folder)
 	if err != nil {
-		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be damaged: " + filepath.Join(h.dir(), folder) + ".", Detail: err.Error()})
-		return
+		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
+		return rep, dir, false
 	}
 	h.banner.hide()
-	h.resumeBtn.Disable()
-	h.u.run.resume(rep, filepath.Join(h.dir(), folder))
+	return rep, dir, true
 }
 
 // load reads a run by its folder name.
 func (h *historyTab) load(folder string) (engine.Report, error) {
 	return h.u.deps.store.Load(filepath.Join(h.dir(), folder))
-}
-
-// onOpen shows the selected run on the Results screen.
-func (h *historyTab) onOpen() {
-	folder := h.selectedFolder()
-	if folder == "" {
-		return
-	}
-	rep, err := h.load(folder)
-	if err != nil {
-		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + filepath.Join(h.dir(), folder) + ".", Detail: err.Error()})
-		return
-	}
-	h.banner.hide()
-	h.u.results.show(rep, filepath.Join(h.dir(), folder))
-	h.u.show(tabResults)
 }
