@@ -92,13 +92,14 @@ func (l *launchPanel) onStart() {
 		return
 	}
 	if p := l.s.form.problems(); len(p) > 0 {
-		l.state.SetText("Fix the form first: " + strings.Join(p, "; "))
+		l.s.banner.show(notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, then press Start server again."})
 		return
 	}
 	if err := cfg.WithDefaults().Validate(); err != nil {
-		l.state.SetText("Fix the form first: " + strings.ReplaceAll(err.Error(), "\n", "; "))
+		l.s.banner.show(notice{Message: "The form has a problem: " + strings.ReplaceAll(err.Error(), "\n", "; ") + ".", Action: "Fix it, then press Start server again."})
 		return
 	}
+	l.s.banner.hide()
 	launcher := l.s.u.deps.launcher
 	l.s.u.prefs.save(prefServer, l.s.form.config(false))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,9 +141,11 @@ func (l *launchPanel) failed(err error) {
 	if errors.Is(err, context.Canceled) {
 		err = errors.New("stopped before it was ready")
 	}
-	l.state.SetText("The server did not start: " + err.Error())
-	l.state.Importance = widget.DangerImportance
+	l.state.SetText("Not running.")
+	l.state.Importance = widget.MediumImportance
 	l.state.Refresh()
+	l.s.banner.show(notice{Message: "The vLLM server did not start.",
+		Action: "Its last lines are in Server log; fix the form and press Start server again.", Detail: err.Error()})
 	l.reset()
 }
 

@@ -153,3 +153,16 @@ func TestServerDetectFailureIsABanner(t *testing.T) {
 		t.Errorf("the banner names a flag: %+v", n)
 	}
 }
+
+// TestLaunchFailureIsABanner: a server that does not start gets the
+// banner, with the launcher's error behind Details.
+func TestLaunchFailureIsABanner(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	u := newTestUI(t, d, Options{})
+	u.server.launch.failed(errBoom)
+	n := u.server.banner.current
+	if !u.server.banner.visible() || n.Message != "The vLLM server did not start." || n.Detail != "boom" || u.server.launch.state.Text != "Not running." {
+		t.Errorf("banner %+v, state %q", n, u.server.launch.state.Text)
+	}
+}
