@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -213,13 +212,8 @@ func (r *resultsTab) screenshot(dir string) error {
 	if img == nil {
 		return errors.New("screenshot: the window could not be captured")
 	}
-	f, err := os.Create(filepath.Join(dir, screenshotFile))
-	if err != nil {
+	if err := writePNG(filepath.Join(dir, screenshotFile), img); err != nil {
 		return fmt.Errorf("screenshot: %w", err)
 	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("screenshot: %w", err)
-	}
-	return f.Close()
+	return nil
 }

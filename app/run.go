@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -290,21 +291,13 @@ func (r *runTab) apply(u runUpdate) {
 	}
 	if u.progress != nil || u.server != nil {
 		st := r.u.state.run
-		st.Progress, st.Server = cmpOr(u.progress, st.Progress), cmpOr(u.server, st.Server)
+		st.Progress, st.Server = cmp.Or(u.progress, st.Progress), cmp.Or(u.server, st.Server)
 		r.u.state.setRun(st)
 	}
 	if u.done {
 		r.finish(u.report, u.err)
 	}
 	r.log.flush()
-}
-
-// cmpOr is a when set, else b.
-func cmpOr[T any](a, b *T) *T {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 func (r *runTab) showProgress(p engine.Progress) {

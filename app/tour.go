@@ -117,15 +117,7 @@ func (u *ui) captureScreen(base string) error {
 	if n := distinctColors(img, 16); n < 16 {
 		return fmt.Errorf("tour: %s is blank (%d colours)", filepath.Base(base), n)
 	}
-	f, err := os.Create(base + ".png")
-	if err != nil {
-		return fmt.Errorf("tour: %w", err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("tour: %w", err)
-	}
-	if err := f.Close(); err != nil {
+	if err := writePNG(base+".png", img); err != nil {
 		return fmt.Errorf("tour: %w", err)
 	}
 	texts := strings.Join(visibleTexts(u.win.Content()), "\n") + "\n"
@@ -153,6 +145,19 @@ func (r *resultsTab) isRendered() bool {
 	default:
 		return false
 	}
+}
+
+// writePNG writes img into the file at path.
+func writePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // distinctColors counts the colours of img, stopping at limit.
