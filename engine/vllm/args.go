@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"speedmatrix/engine/secret"
 )
 
 // Redacted replaces secrets (API keys, tokens) wherever a command is shown.
-const Redacted = "<redacted>"
+const Redacted = secret.Redacted
 
 // containerHFCache is where the vllm/vllm-openai image looks for the HF cache.
 const containerHFCache = "/root/.cache/huggingface"
@@ -143,18 +145,10 @@ func displayWith(cfg ServerConfig, home string) string {
 			words = append(words, envWord(k, cfg.Env[k], home))
 		}
 	}
-	argv := Command(cfg)
-	redactNext := false
+	argv := secret.Args(Command(cfg))
 	for i, w := range argv {
 		switch {
-		case redactNext:
-			words = append(words, Redacted)
-			redactNext = false
-			continue
-		case isSecretFlag(w):
-			redactNext = true
-		case strings.HasPrefix(w, "--") && strings.Contains(w, "=") && isSecretFlag(w[:strings.Index(w, "=")]):
-			w = w[:strings.Index(w, "=")+1] + Redacted
+		case w == Redacted || strings.HasSuffix(w, "="+Redacted):
 			words = append(words, w)
 			continue
 		case i > 0 && argv[i-1] == "-e" && cfg.Runner == RunnerDocker:
@@ -168,25 +162,9 @@ func displayWith(cfg ServerConfig, home string) string {
 	return strings.Join(words, " ")
 }
 
-// isSecretFlag reports whether a flag's value is a secret.
-func isSecretFlag(flag string) bool {
-	return flag == "--api-key" || flag == "--hf-token"
-}
-
-// isSecretName reports whether an environment variable holds a secret.
-func isSecretName(name string) bool {
-	u := strings.ToUpper(name)
-	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
-		if strings.Contains(u, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // envWord is K=V for a shell, with a secret's value redacted.
 func envWord(k, v, home string) string {
-	if isSecretName(k) && v != "" {
+	if secret.IsEnvName(k) && v != "" {
 		return shellWord(k, home) + "=" + Redacted
 	}
 	return shellWord(k, home) + "=" + shellWord(v, home)

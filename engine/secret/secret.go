@@ -1,0 +1,128 @@
+// Package secret is the one home of what counts as a secret (API keys,
+// tokens, URL passwords) and of how each is hidden wherever it is shown:
+// command lines, environments, URLs and free text such as log lines.
+package secret
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Redacted replaces a secret's value wherever it is shown.
+const Redacted = "<redacted>"
+
+// IsFlag reports whether a command-line flag's value is a secret.
+func IsFlag(flag string) bool {
+	switch flag {
+	case "--api-key", "--hf-token", "--token":
+		return true
+	}
+	return false
+}
+
+// IsEnvName reports whether an environment variable holds a secret.
+func IsEnvName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
+		if strings.Contains(u, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Args is argv with the value of every secret flag (`--api-key K` and
+// `--api-key=K`) replaced by Redacted; argv itself is not changed.
+func Args(argv []string) []string {
+	out := make([]string, len(argv))
+	redactNext := false
+	for i, w := range argv {
+		switch {
+		case redactNext:
+			w = Redacted
+			redactNext = false
+		case IsFlag(w):
+			redactNext = true
+		default:
+			if flag, _, ok := strings.Cut(w, "="); ok && strings.HasPrefix(flag, "--") && IsFlag(flag) {
+				w = flag + "=" + Redacted
+			}
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// EnvValue is v, or Redacted when the variable name says it holds a secret.
+func EnvValue(name, v string) string {
+	if v != "" && IsEnvName(name) {
+		return Redacted
+	}
+	return v
+}
+
+// URL is raw with a password in its user-info replaced by Redacted
+// ("http://user:<redacted>@host/"); a user name alone is kept. Text that
+// does not parse as a URL with a host is returned unchanged.
+func URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); !has {
+		return raw
+	}
+	at := strings.LastIndex(raw, "@")
+	scheme := strings.Index(raw, "://")
+	if scheme < 0 || at < scheme {
+		return raw
+	}
+	user := u.User.Username()
+	return raw[:scheme+3] + user + ":" + Redacted + raw[at:]
+}
+
+// Text is s with every known secret value replaced by Redacted, and every
+// URL password in it hidden. Empty and very short values (under 4
+// characters) are ignored: they would match ordinary text.
+func Text(s string, known ...string) string {
+	for _, k := range known {
+		if len(k) >= 4 {
+			s = strings.ReplaceAll(s, k, Redacted)
+		}
+	}
+	if strings.Contains(s, "@") && strings.Contains(s, "://") {
+		s = urlsIn(s)
+	}
+	return s
+}
+
+// urlsIn hides the password of every URL in free text.
+func urlsIn(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := i + 3
+		for end < len(s) && !isURLEnd(s[end]) {
+			end++
+		}
+		b.WriteString(s[:start])
+		b.WriteString(URL(s[start:end]))
+		s = s[end:]
+	}
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+func isURLEnd(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '<' || c == '>' || c == ')' || c == ']' || c == '}' || c == ','
+}

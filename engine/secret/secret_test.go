@@ -1,0 +1,46 @@
+package secret
+
+import "testing"
+
+func TestArgs(t *testing.T) {
+	in := []string{"vllm", "serve", "m", "--api-key", "sm-abc", "--hf-token=hf_x", "--port", "8000"}
+	got := Args(in)
+	want := []string{"vllm", "serve", "m", "--api-key", Redacted, "--hf-token=" + Redacted, "--port", "8000"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Args = %q, want %q", got, want)
+		}
+	}
+	if in[4] != "sm-abc" {
+		t.Fatal("Args changed its input")
+	}
+}
+
+func TestURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://user:pa55@host:8000/v1": "http://user:" + Redacted + "@host:8000/v1",
+		"http://user@host/":             "http://user@host/",
+		"http://host:8000":              "http://host:8000",
+		"not a url":                     "not a url",
+		"https://a:p@ss@host/":          "https://a:" + Redacted + "@host/",
+	} {
+		if got := URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	line := "non-default args: {'api_key': ['sm-abcdef'], 'url': 'http://u:pw1234@h:1/'}"
+	got := Text(line, "sm-abcdef", "", "ab")
+	want := "non-default args: {'api_key': ['" + Redacted + "'], 'url': 'http://u:" + Redacted + "@h:1/'}"
+	if got != want {
+		t.Fatalf("Text = %q\nwant %q", got, want)
+	}
+}
+
+func TestEnvValue(t *testing.T) {
+	if EnvValue("HF_TOKEN", "hf_x") != Redacted || EnvValue("CUDA_VISIBLE_DEVICES", "0,1") != "0,1" || EnvValue("VLLM_API_KEY", "") != "" {
+		t.Fatal("EnvValue misjudged a variable")
+	}
+}
