@@ -17,7 +17,7 @@ func (c *tokenCounter) count(ch openai.Chunk) (arrival, bool) {
 	if ch.Usage != nil && !c.estimating {
 		if delta := ch.Usage.CompletionTokens - c.lastUsage; delta > 0 {
 			c.lastUsage = ch.Usage.CompletionTokens
-			return arrival{At: ch.Arrived, Tokens: float64(delta)}, true
+			return newArrival(ch.Arrived, float64(delta), false), true
 		}
 		if c.lastUsage > 0 {
 			return arrival{}, false
@@ -27,5 +27,5 @@ func (c *tokenCounter) count(ch openai.Chunk) (arrival, bool) {
 		return arrival{}, false
 	}
 	c.estimating = true
-	return arrival{At: ch.Arrived, Tokens: 1, Estimated: true}, true
+	return newArrival(ch.Arrived, 1, true), true
 }

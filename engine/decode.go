@@ -168,10 +168,10 @@ func (d *decodeCell) worker(ctx context.Context, w int) {
 // the cell ends.
 func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 	n := int(d.r.requests.Add(1))
-	text, ids := d.cp.request(n)
+	shared, text, ids := d.cp.request(n)
 	out := streamOutput{tap: d.r.target.Output, cell: d.cell, stream: w, streams: d.concurrency, request: n}
 	req := openai.StreamRequest{
-		API: string(d.r.plan.API), Model: d.r.setup.Model, Prompt: text, PromptTokenIDs: ids,
+		API: string(d.r.plan.API), Model: d.r.setup.Model, Shared: shared, Prompt: text, PromptTokenIDs: ids,
 		MaxTokens: d.r.plan.MaxOutputTokens, IgnoreEOS: true, ContinuousUsage: true,
 	}
 	var counter tokenCounter
@@ -183,7 +183,7 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		out.text(ch.Reasoning, ch.Content)
 		if a, ok := counter.count(ch); ok {
 			rec.Arrivals = append(rec.Arrivals, a)
-			d.r.liveTokens.Add(int64(a.Tokens * 1000))
+			d.r.liveTokens.Add(int64(a.Tokens() * 1000))
 			if rec.FirstToken.IsZero() {
 				rec.FirstToken = ch.Arrived
 				d.firstToken(w, ch.Arrived)

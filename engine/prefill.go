@@ -69,9 +69,9 @@ func (r *runner) warm(ctx context.Context, cp *contextPrompt) {
 // produced no text (a reasoning parser swallowing a marker) is timed at the
 // end of the stream, which for one token is the same moment.
 func (r *runner) oneToken(ctx context.Context, cp *contextPrompt) (requestRecord, error) {
-	text, ids := cp.request(0)
+	shared, text, ids := cp.request(0)
 	req := openai.StreamRequest{
-		API: string(r.plan.API), Model: r.setup.Model, Prompt: text, PromptTokenIDs: ids,
+		API: string(r.plan.API), Model: r.setup.Model, Shared: shared, Prompt: text, PromptTokenIDs: ids,
 		MaxTokens: 1, ContinuousUsage: true,
 	}
 	rec := requestRecord{FinalTokens: -1, Sent: time.Now()}

@@ -44,6 +44,7 @@ type contextPrompt struct {
 	ids    []int  // completions with /tokenize: the whole prompt, tail replaced per request
 	text   string // otherwise: the shared text; request adds its tail
 	bodyID []int
+	shared *openai.SharedPrompt // the start of every request, as sent
 }
 
 func newPrompter(client *openai.Client, model string, api API, runID string) *prompter {
@@ -217,8 +218,19 @@ func (p *prompter) forContext(ctx context.Context, tokens int) (*contextPrompt, 
 	if err != nil {
 		return nil, err
 	}
+	cp.share()
 	p.cache[tokens] = cp
 	return cp, nil
+}
+
+// share encodes the start every request of the context sends: all of the
+// text (each request adds its tail), or the ids but the tail's.
+func (cp *contextPrompt) share() {
+	if cp.ids == nil {
+		cp.shared = openai.ShareText(cp.text)
+	} else {
+		cp.shared = openai.ShareIDs(cp.ids[:len(cp.ids)-tailTokens])
+	}
 }
 
 func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
@@ -282,21 +294,22 @@ func abs(v int) int {
 	return v
 }
 
-// request returns request i's prompt: text or token ids.
-func (cp *contextPrompt) request(i int) (text string, ids []int) {
+// request returns request i's prompt: the start every request of the
+// context shares, encoded once, and request i's own tail (text or ids).
+func (cp *contextPrompt) request(i int) (shared *openai.SharedPrompt, text string, ids []int) {
 	if cp.ids == nil {
-		return cp.text + tailText(i), nil
+		return cp.shared, tailText(i), nil
 	}
-	ids = append([]int(nil), cp.ids...)
+	ids = make([]int, tailTokens)
 	n := len(cp.bodyID)
 	if n == 0 {
-		return "", ids
+		copy(ids, cp.ids[len(cp.ids)-tailTokens:])
+		return cp.shared, "", ids
 	}
 	for j := range tailTokens {
-		pos := (i*7919 + j*104729 + 13) % n
-		ids[len(ids)-tailTokens+j] = cp.bodyID[pos]
+		ids[j] = cp.bodyID[(i*7919+j*104729+13)%n]
 	}
-	return "", ids
+	return cp.shared, "", ids
 }
 
 // adjust corrects a calibrated prompt after the server reported its real size.
@@ -306,4 +319,5 @@ func (p *prompter) adjust(cp *contextPrompt, used int) {
 	}
 	n := len(cp.text) - len(cp.prefix) + int(math.Round(float64(cp.Tokens-used)*p.charsPerToken))
 	cp.text = cp.prefix + p.filler[:clamp(n, 0, len(p.filler))]
+	cp.share()
 }

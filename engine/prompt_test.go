@@ -89,10 +89,11 @@ func TestTailsDiffer(t *testing.T) {
 		seen[s] = true
 	}
 	cp := &contextPrompt{ids: make([]int, 100), bodyID: []int{5, 6, 7, 8, 9, 10, 11}}
-	_, a := cp.request(1)
-	_, b := cp.request(2)
-	if len(a) != 100 || len(b) != 100 || equalInts(a, b) {
-		t.Errorf("request ids: lengths %d, %d and equal %v; want 100 each, differing tails", len(a), len(b), equalInts(a, b))
+	cp.share()
+	sa, _, a := cp.request(1)
+	sb, _, b := cp.request(2)
+	if len(a) != tailTokens || len(b) != tailTokens || equalInts(a, b) || sa != sb {
+		t.Errorf("request tails: lengths %d, %d, equal %v, one shared start %v; want %d each, differing, one start", len(a), len(b), equalInts(a, b), sa == sb, tailTokens)
 	}
 }
 

@@ -7,14 +7,35 @@ import (
 )
 
 // arrival is one chunk of a stream that carried output tokens, counted at the
-// moment its bytes were read.
+// moment its bytes were read. It is kept small (16 bytes, where a time.Time
+// and a float64 took 40): a decode cell keeps every arrival of its 128
+// streams until it ends, a million and more, and in the desktop app they
+// were half of the live heap.
 type arrival struct {
-	At     time.Time
-	Tokens float64
-	// Estimated is set when Tokens is a guess (one per chunk of text) rather
-	// than a delta of continuous usage stats.
+	at     time.Duration // since clockBase, on the monotonic clock
+	tokens float32
+	// Estimated is set when the tokens are a guess (one per chunk of text)
+	// rather than a delta of continuous usage stats.
 	Estimated bool
 }
+
+// clockBase is what arrival times count from.
+var clockBase = time.Now()
+
+// newArrival is a chunk of tokens that arrived at t.
+func newArrival(t time.Time, tokens float64, estimated bool) arrival {
+	return arrival{at: t.Sub(clockBase), tokens: float32(tokens), Estimated: estimated}
+}
+
+// At is when the chunk arrived; its monotonic reading compares with
+// time.Now's.
+func (a arrival) At() time.Time { return clockBase.Add(a.at) }
+
+// Tokens is how many output tokens the chunk counts for.
+func (a arrival) Tokens() float64 { return float64(a.tokens) }
+
+// scale multiplies the chunk's token count by f.
+func (a *arrival) scale(f float64) { a.tokens = float32(float64(a.tokens) * f) }
 
 // requestRecord is everything one streaming request did, in client time.
 type requestRecord struct {
@@ -35,9 +56,9 @@ type requestRecord struct {
 
 func (r *requestRecord) counted() (total, estimated float64) {
 	for _, a := range r.Arrivals {
-		total += a.Tokens
+		total += a.Tokens()
 		if a.Estimated {
-			estimated += a.Tokens
+			estimated += a.Tokens()
 		}
 	}
 	return total, estimated
@@ -67,7 +88,7 @@ func (r *requestRecord) reconcile() (before, after float64, ok bool) {
 	}
 	for i := range r.Arrivals {
 		if est == 0 || r.Arrivals[i].Estimated {
-			r.Arrivals[i].Tokens *= scale
+			r.Arrivals[i].scale(scale)
 		}
 	}
 	if est == 0 {
@@ -99,7 +120,7 @@ func reconcileAll(recs []*requestRecord) {
 	for _, r := range pending {
 		for i := range r.Arrivals {
 			if r.Arrivals[i].Estimated {
-				r.Arrivals[i].Tokens *= scale
+				r.Arrivals[i].scale(scale)
 			}
 		}
 	}
@@ -170,16 +191,16 @@ func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, 
 	var first, last time.Time
 	var after float64
 	for _, a := range r.Arrivals {
-		if !inWindow(a.At, from, to) {
+		if !inWindow(a.At(), from, to) {
 			continue
 		}
-		tokens += a.Tokens
+		tokens += a.Tokens()
 		if first.IsZero() {
-			first = a.At
+			first = a.At()
 			continue
 		}
-		after += a.Tokens
-		last = a.At
+		after += a.Tokens()
+		last = a.At()
 	}
 	if last.IsZero() || !last.After(first) {
 		return tokens, 0, false
@@ -194,10 +215,10 @@ func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, 
 func appendGaps(gaps []weighted, r *requestRecord, from, to time.Time) []weighted {
 	prev := time.Time{}
 	for i := 0; i < len(r.Arrivals); {
-		at := r.Arrivals[i].At
+		at, same := r.Arrivals[i].At(), r.Arrivals[i].at
 		var k float64
-		for ; i < len(r.Arrivals) && r.Arrivals[i].At.Equal(at); i++ {
-			k += r.Arrivals[i].Tokens
+		for ; i < len(r.Arrivals) && r.Arrivals[i].at == same; i++ {
+			k += r.Arrivals[i].Tokens()
 		}
 		if !prev.IsZero() && k > 0 && inWindow(at, from, to) {
 			gaps = append(gaps, weighted{Value: ms(at.Sub(prev)) / k, Weight: k})

@@ -2,8 +2,9 @@
 # Measures the desktop app's resident memory over one whole run: starts the
 # app under Xvfb with a fresh HOME (so the Matrix screen has the Standard
 # preset), presses Ctrl+R (scripts/ctrlr.py, XTest), then prints VmRSS from
-# /proc/PID/status every INTERVAL seconds until the run's report.json
-# appears in History's folder, and sums up: RSS at the start, the highest
+# /proc/PID/status every INTERVAL seconds until the run's report.json in
+# History's folder says "complete": true (the app saves it after every
+# cell), and sums up: RSS at the start, the highest
 # sample, the end and the kernel's high-water mark (VmHWM).
 # Needs Xvfb, python3 and libXtst. Nothing else may use the display.
 # Usage: bash scripts/bench-appmem.sh [BINARY] [TARGET] [INTERVAL]
@@ -32,7 +33,7 @@ while kill -0 $app 2>/dev/null; do
 	now=$(rss)
 	peak=$((now > peak ? now : peak))
 	echo "$(($(date +%s) - start)) $now"
-	if find "$home/.config/speedmatrix/runs" -name report.json 2>/dev/null | grep -q .; then
+	if grep -qsE '"complete": ?true' "$home"/.config/speedmatrix/runs/*/report.json; then
 		break
 	fi
 	sleep "$every"

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -19,14 +18,18 @@ var errBodySpent = errors.New("the request body was sent and released")
 // spent, GetBody can still rewind it, so that the transport may retry a
 // request that went out on a connection the server had just closed.
 type spendableBody struct {
-	mu sync.Mutex
-	b  []byte // nil once spent
+	mu    sync.Mutex
+	parts [][]byte // the body, in order; nil once spent
 }
 
-// setSpendableBody makes b the body of req, released once sent.
-func setSpendableBody(req *http.Request, b []byte) {
-	s := &spendableBody{b: b}
-	req.ContentLength = int64(len(b))
+// setSpendableBody makes the parts, one after the other, the body of req,
+// released once sent. The parts are read, never written.
+func setSpendableBody(req *http.Request, parts [][]byte) {
+	s := &spendableBody{parts: parts}
+	req.ContentLength = 0
+	for _, p := range parts {
+		req.ContentLength += int64(len(p))
+	}
 	req.Body, _ = s.open()
 	req.GetBody = s.open
 }
@@ -35,34 +38,43 @@ func setSpendableBody(req *http.Request, b []byte) {
 func (s *spendableBody) open() (io.ReadCloser, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.b == nil {
+	if s.parts == nil {
 		return nil, errBodySpent
 	}
-	return &spendingReader{s: s, r: bytes.NewReader(s.b)}, nil
+	// The reader advances its own copy of the part list, so that GetBody
+	// can still rewind to the whole body.
+	return &spendingReader{s: s, parts: append([][]byte{}, s.parts...)}, nil
 }
 
 func (s *spendableBody) spend() {
 	s.mu.Lock()
-	s.b = nil
+	s.parts = nil
 	s.mu.Unlock()
 }
 
 // spendingReader reads a spendableBody and spends it at the end.
 type spendingReader struct {
-	s *spendableBody
-	r *bytes.Reader // nil once read to the end
+	s     *spendableBody
+	parts [][]byte // what is left to read; nil once read to the end
 }
 
 func (sr *spendingReader) Read(p []byte) (int, error) {
-	if sr.r == nil {
+	if sr.parts == nil {
 		return 0, io.EOF
 	}
-	n, err := sr.r.Read(p)
-	if sr.r.Len() == 0 {
-		sr.r = nil
+	n := 0
+	for n < len(p) && len(sr.parts) > 0 {
+		c := copy(p[n:], sr.parts[0])
+		n += c
+		if sr.parts[0] = sr.parts[0][c:]; len(sr.parts[0]) == 0 {
+			sr.parts = sr.parts[1:]
+		}
+	}
+	if len(sr.parts) == 0 {
+		sr.parts = nil
 		sr.s.spend()
 	}
-	return n, err
+	return n, nil
 }
 
 // Close does nothing: the bytes go once read, not when the transport is done.

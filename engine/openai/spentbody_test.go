@@ -15,7 +15,7 @@ import (
 func TestSpendableBody(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/", nil)
 	want := strings.Repeat("prompt ", 1000)
-	setSpendableBody(req, []byte(want))
+	setSpendableBody(req, [][]byte{[]byte(want[:7]), nil, []byte(want[7:])})
 	if req.ContentLength != int64(len(want)) {
 		t.Fatalf("ContentLength %d, want %d", req.ContentLength, len(want))
 	}

@@ -24,9 +24,12 @@ type StreamRequest struct {
 	Model          string
 	Prompt         string // text prompt
 	PromptTokenIDs []int  // completions only: sent as "prompt": [ids...] instead of Prompt
-	MaxTokens      int
-	MinTokens      int
-	IgnoreEOS      bool // vLLM extension "ignore_eos"
+	// Shared, when set, is the start of the prompt; Prompt (or
+	// PromptTokenIDs, for a ShareIDs start) is then what follows it.
+	Shared    *SharedPrompt
+	MaxTokens int
+	MinTokens int
+	IgnoreEOS bool // vLLM extension "ignore_eos"
 	// ContinuousUsage asks for usage in every chunk (vLLM's
 	// continuous_usage_stats); include_usage is always sent.
 	ContinuousUsage bool
@@ -79,7 +82,7 @@ const drainAfterDone = 250 * time.Millisecond
 // a finish_reason was seen, and ErrIncomplete otherwise. The stats are
 // filled in as far as the stream got, also when an error is returned.
 func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chunk)) (StreamStats, error) {
-	path, body, err := streamBody(req)
+	path, body, err := streamBodyParts(req)
 	if err != nil {
 		return StreamStats{}, err
 	}
@@ -226,7 +229,25 @@ type wireRequest struct {
 	StreamOptions wireStreamOptions `json:"stream_options"`
 }
 
-// streamBody returns the path and JSON body of req.
+// streamBodyParts returns the path and JSON body of req, in parts when it
+// has a shared prompt start (which the parts then share, not copy).
+func streamBodyParts(req StreamRequest) (string, [][]byte, error) {
+	if req.Shared == nil || len(req.Shared.wire) == 0 {
+		req.Shared = nil
+		path, body, err := streamBody(req)
+		return path, [][]byte{body}, err
+	}
+	var path string
+	parts, err := sharedParts(req, func(req StreamRequest) ([]byte, error) {
+		var body []byte
+		var err error
+		path, body, err = streamBody(req)
+		return body, err
+	})
+	return path, parts, err
+}
+
+// streamBody returns the path and JSON body of req, without its Shared start.
 func streamBody(req StreamRequest) (string, []byte, error) {
 	w := wireRequest{
 		Model: req.Model, MaxTokens: req.MaxTokens, MinTokens: req.MinTokens,

@@ -75,11 +75,7 @@ func answerError(w http.ResponseWriter, err error) {
 
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	var body genBody
-	if err := decodeBody(r, &body); err != nil {
-		answerError(w, err)
-		return
-	}
-	ids, err := s.bodyIDs(&body)
+	ids, err := s.tokenized(r, &body, s.bodyIDs)
 	if err == nil {
 		err = s.checkModel(body.Model)
 	}
@@ -124,11 +120,9 @@ func (s *Server) handleDetokenize(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	arrivalS := s.modelNowS()
 	var body genBody
-	if err := decodeBody(r, &body); err != nil {
-		answerError(w, err)
-		return
-	}
-	ids, err := s.promptIDs(body.Prompt, body.AddSpecialTokens)
+	ids, err := s.tokenized(r, &body, func(b *genBody) ([]int32, error) {
+		return s.promptIDs(b.Prompt, b.AddSpecialTokens)
+	})
 	if err == nil && len(ids) == 0 {
 		err = badf("prompt", "The decoder prompt cannot be empty.")
 	}
@@ -138,16 +132,34 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	arrivalS := s.modelNowS()
 	var body genBody
-	if err := decodeBody(r, &body); err != nil {
-		answerError(w, err)
-		return
-	}
-	ids, err := s.chatIDs(body.Messages, body.AddGenerationPrompt)
+	ids, err := s.tokenized(r, &body, func(b *genBody) ([]int32, error) {
+		return s.chatIDs(b.Messages, b.AddGenerationPrompt)
+	})
 	limit := body.MaxCompletionTokens
 	if limit == nil {
 		limit = body.MaxTokens
 	}
 	s.generate(w, r, &body, ids, limit, true, arrivalS, err)
+}
+
+// tokenized decodes r's body into body and tokenises its prompt, holding
+// one of the simulator's few intake slots meanwhile. A decode cell sends all
+// its requests at once, and each holds its prompt up to three times while
+// it is read (the body, its text, its ids: a megabyte at 64K tokens): 128
+// streams at once took 95 MB. A few at a time take what a few need; the
+// model's clock is not delayed, as front-end time counts from arrival. The
+// prompt is dropped from body before the slot is given back: nothing holds
+// it for as long as the answer streams.
+func (s *Server) tokenized(r *http.Request, body *genBody, tokenize func(*genBody) ([]int32, error)) ([]int32, error) {
+	s.intake <- struct{}{}
+	defer func() {
+		body.Prompt, body.Messages = nil, nil
+		<-s.intake
+	}()
+	if err := decodeBody(r, body); err != nil {
+		return nil, err
+	}
+	return tokenize(body)
 }
 
 // genRequest is one validated generation request being served.
@@ -191,9 +203,6 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 	}
 	g := s.newGenRequest(body, ids, maxTokens, chat)
 	g.q.arrivalS = arrivalS
-	// The prompt is tokenised: don't hold its text (half a megabyte at 128K
-	// tokens) for as long as the answer streams.
-	body.Prompt, body.Messages = nil, nil
 	if !s.submit(g.q) {
 		writeError(w, http.StatusServiceUnavailable, "", "The simulated server is shutting down.")
 		return

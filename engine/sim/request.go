@@ -11,14 +11,14 @@ import (
 // genBody is the JSON body of /v1/completions, /v1/chat/completions and
 // /tokenize (the fields the simulator uses; others are accepted and ignored).
 type genBody struct {
-	Model               string          `json:"model"`
-	Prompt              json.RawMessage `json:"prompt"`
-	Messages            []chatMessage   `json:"messages"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	MinTokens           int             `json:"min_tokens"`
-	IgnoreEOS           bool            `json:"ignore_eos"`
-	Stream              bool            `json:"stream"`
+	Model               string        `json:"model"`
+	Prompt              rawJSON       `json:"prompt"`
+	Messages            []chatMessage `json:"messages"`
+	MaxTokens           *int          `json:"max_tokens"`
+	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+	MinTokens           int           `json:"min_tokens"`
+	IgnoreEOS           bool          `json:"ignore_eos"`
+	Stream              bool          `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage         bool `json:"include_usage"`
 		ContinuousUsageStats bool `json:"continuous_usage_stats"`
@@ -29,8 +29,21 @@ type genBody struct {
 }
 
 type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role    string  `json:"role"`
+	Content rawJSON `json:"content"`
+}
+
+// rawJSON is a value of the body left unparsed, like json.RawMessage but
+// without a copy: it is a slice of the body decodeBody read, which nothing
+// writes to, and it lives as long as the body. A long prompt (half a
+// megabyte at 128K tokens) is then held once per request, not twice.
+type rawJSON []byte
+
+// UnmarshalJSON keeps b itself: json.Unmarshal hands its Unmarshalers
+// slices of the input it was given, and decodeBody's input is ours alone.
+func (r *rawJSON) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
 }
 
 // badRequest is an error answered with HTTP 400 (or Code when set).
@@ -80,7 +93,7 @@ func (s *Server) checkModel(name string) error {
 
 // promptIDs tokenises a completions prompt: text (with <bos> unless
 // add_special_tokens is false) or token ids, alone or in a list of one.
-func (s *Server) promptIDs(raw json.RawMessage, addSpecial *bool) ([]int32, error) {
+func (s *Server) promptIDs(raw rawJSON, addSpecial *bool) ([]int32, error) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
 		ids := make([]int32, 0, len(text)/3+16) // about four characters a token
@@ -92,7 +105,7 @@ func (s *Server) promptIDs(raw json.RawMessage, addSpecial *bool) ([]int32, erro
 	if ids, ok := parseIntArray(raw); ok {
 		return s.checkIDs(ids)
 	}
-	var texts []json.RawMessage
+	var texts []rawJSON
 	if err := json.Unmarshal(raw, &texts); err == nil && len(texts) == 1 {
 		return s.promptIDs(texts[0], addSpecial)
 	}
@@ -121,37 +134,40 @@ func (s *Server) chatIDs(msgs []chatMessage, addGeneration *bool) ([]int32, erro
 		return nil, badf("messages", "messages must not be empty")
 	}
 	contents := make([]string, len(msgs))
-	size := len("<bos><start_of_turn>model\n")
+	size := 0
 	for i, m := range msgs {
 		content, err := messageText(m.Content)
 		if err != nil {
 			return nil, err
 		}
 		contents[i] = content
-		size += len(content) + len(m.Role) + len("<start_of_turn>\n<end_of_turn>\n")
+		size += len(content) + len(m.Role) + 32
 	}
-	var b strings.Builder
-	b.Grow(size) // one allocation for a long prompt, not a doubling series
-	b.WriteString("<bos>")
+	// The template's pieces are tokenised one after the other rather than
+	// joined first: every piece boundary is a special token or a newline,
+	// where no token spans, so the ids are the same without a second copy
+	// of a long prompt. About four characters a token: room for all but
+	// unusual text.
+	ids := make([]int32, 0, size/3+16)
+	ids = append(ids, tokBOS)
 	for i, m := range msgs {
 		role := m.Role
 		if role == "assistant" {
 			role = "model"
 		}
-		b.WriteString("<start_of_turn>" + role + "\n")
-		b.WriteString(contents[i])
-		b.WriteString("<end_of_turn>\n")
+		ids = s.tok.encode(ids, "<start_of_turn>"+role+"\n")
+		ids = s.tok.encode(ids, contents[i])
+		ids = append(ids, tokEndOfTurn)
+		ids = s.tok.encode(ids, "\n")
 	}
 	if addGeneration == nil || *addGeneration {
-		b.WriteString("<start_of_turn>model\n")
+		ids = s.tok.encode(ids, "<start_of_turn>model\n")
 	}
-	text := b.String()
-	// About four characters a token: room for all but unusual text.
-	return s.tok.encode(make([]int32, 0, len(text)/3+16), text), nil
+	return ids, nil
 }
 
 // messageText is a message's content: a string, null, or text parts.
-func messageText(raw json.RawMessage) (string, error) {
+func messageText(raw rawJSON) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}

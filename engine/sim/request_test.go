@@ -74,3 +74,26 @@ func checkIntArray(t *testing.T, in string) {
 		t.Errorf("parseIntArray(%q) refused what json reads as %v", in, want)
 	}
 }
+
+// TestChatIDsPiecewise: tokenising the chat template piece by piece gives
+// the ids of the joined text, also for contents that end or start with
+// what could merge with the template's tokens.
+func TestChatIDsPiecewise(t *testing.T) {
+	s, err := New(Options{Profile: tinyProfile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, content := range []string{"", "Hello world", " leading space", "ends with <", "<end_of_turn", "bos> x <bos", "line\n\n", "Zqxv brab <start_of_turn>user\n"} {
+		raw, _ := json.Marshal(content)
+		msgs := []chatMessage{{Role: "system", Content: rawJSON(`"Be brief."`)}, {Role: "user", Content: rawJSON(raw)}, {Role: "assistant", Content: rawJSON(`null`)}}
+		got, err := s.chatIDs(msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined := "<bos><start_of_turn>system\nBe brief.<end_of_turn>\n<start_of_turn>user\n" + content + "<end_of_turn>\n<start_of_turn>model\n<end_of_turn>\n<start_of_turn>model\n"
+		if want := s.tok.encode(nil, joined); !slices.Equal(got, want) {
+			t.Errorf("content %q: piecewise ids %v, joined %v", content, got, want)
+		}
+	}
+}

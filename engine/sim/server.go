@@ -23,11 +23,17 @@ type Server struct {
 	done   chan struct{}
 	once   sync.Once
 	faults faultState
+	intake chan struct{} // slots for reading and tokenising prompts (see tokenized)
 
 	mu      sync.Mutex // guards what /metrics reads
 	metrics metricsState
 	core    *core // owned by the scheduler goroutine
 }
+
+// intakeSlots is how many requests' prompts are read and tokenised at once:
+// about the cores a desktop gives the simulator, so that tokenising is not
+// slower than with one goroutine a request.
+const intakeSlots = 4
 
 // New validates opts.Profile and starts a server with its scheduler.
 func New(opts Options) (*Server, error) {
@@ -41,14 +47,15 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("new simulator: time scale %g is negative; use 0 or 1 for real time", opts.TimeScale)
 	}
 	s := &Server{
-		opts:  opts,
-		prof:  opts.Profile,
-		scale: opts.TimeScale,
-		tok:   sharedTokenizer(),
-		start: time.Now(),
-		inbox: make(chan message, 4096),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		opts:   opts,
+		prof:   opts.Profile,
+		scale:  opts.TimeScale,
+		tok:    sharedTokenizer(),
+		start:  time.Now(),
+		inbox:  make(chan message, 4096),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+		intake: make(chan struct{}, intakeSlots),
 	}
 	if s.scale == 0 {
 		s.scale = 1
