@@ -150,7 +150,7 @@ func byPort(ctx context.Context, h host, p *engine.ServerProcess, port int) {
 	switch {
 	case errors.Is(err, errNoDocker):
 	case err != nil:
-		p.Notes = append(p.Notes, "containers: "+err.Error())
+		p.Notes = append(p.Notes, "Docker containers not checked: "+err.Error())
 	case ok:
 		fromContainer(p, c)
 	}
