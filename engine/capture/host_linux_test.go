@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 
 // startServer starts the stand-in server as a separate process with argv
 // after the program and env added to ours, and returns its pid and port.
-func startServer(t *testing.T, argv []string, env ...string) (pid, port int) {
+func startServer(t testing.TB, argv []string, env ...string) (pid, port int) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -91,4 +91,17 @@ func TestReadRealProcess(t *testing.T) {
 		t.Errorf("launch command:\n%s", cmd)
 	}
 	noSecrets(t, p)
+}
+
+// BenchmarkRead reads a server started as a separate process: what the
+// Server screen does on the UI goroutine when a run starts. Its cost grows
+// with the number of open file descriptors on the machine (BENCHMARKS.md).
+func BenchmarkRead(b *testing.B) {
+	_, port := startServer(b, []string{"serve", "fake/model"}, "VLLM_USE_V1=1")
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for b.Loop() {
+		if p := Read(b.Context(), url); p.NotCaptured != "" {
+			b.Fatal(p.NotCaptured)
+		}
+	}
 }
