@@ -101,6 +101,7 @@ type ui struct {
 
 	hwInfo engine.HardwareInfo
 	hwErr  error
+	diag   engine.Diagnostics // this machine's start-up diagnostics, for every run
 
 	state    *appState // what every screen observes
 	tabs     *container.AppTabs
@@ -144,6 +145,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle = a.Quit, time.Second
 	u.hwInfo, u.hwErr = d.hardware.Detect()
+	u.diag = d.hardware.Diagnostics()
 	// Each newXxxTab sets u.xxx; a screen may use those built before it.
 	settings := newSettingsTab(u)
 	hardware, matrix := newHardwareTab(u), newMatrixTab(u)

@@ -29,6 +29,14 @@ func (f engineFunc) Run(ctx context.Context, plan engine.Plan, target engine.Tar
 // hardwareDetector describes this machine (hw.Detect).
 type hardwareDetector interface {
 	Detect() (engine.HardwareInfo, error)
+	// Diagnostics are the start-up diagnostics of what Detect found.
+	Diagnostics() engine.Diagnostics
+}
+
+// serverCapture reads how the server at an endpoint on this machine was
+// started (engine/capture), or says why it can't.
+type serverCapture interface {
+	Capture(ctx context.Context, baseURL string) engine.ServerProcess
 }
 
 // liveTelemetry is the live hardware sampler (hw.Sampler).
@@ -98,6 +106,7 @@ type deps struct {
 	launcher  serverLauncher
 	models    modelLister
 	endpoints endpointLister
+	capture   serverCapture
 	sim       simService
 	charts    chartDrawer
 	store     runStore

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,6 +97,31 @@ type fakeHardware struct {
 }
 
 func (f fakeHardware) Detect() (engine.HardwareInfo, error) { return f.info, f.err }
+
+// Diagnostics are the OS and, without a GPU, the reason.
+func (f fakeHardware) Diagnostics() engine.Diagnostics {
+	d := engine.Diagnostics{OS: f.info.OS, Env: map[string]string{"CUDA_VISIBLE_DEVICES": "0"}}
+	if len(f.info.GPUs) == 0 {
+		d.NVIDIA.Note = f.info.Note
+	}
+	return d
+}
+
+// fakeCapture answers every endpoint with proc and counts the questions.
+type fakeCapture struct {
+	proc  engine.ServerProcess
+	asked *atomic.Int32
+}
+
+func (f fakeCapture) Capture(context.Context, string) engine.ServerProcess {
+	if f.asked != nil {
+		f.asked.Add(1)
+	}
+	return f.proc
+}
+
+// notLocal is fakeCapture's answer unless a test sets another.
+var notLocal = engine.ServerProcess{NotCaptured: "the server is not on this machine (test)"}
 
 var noGPU = fakeHardware{
 	info: engine.HardwareInfo{CPU: "Test CPU", CPUCores: 8, RAMBytes: 32 << 30, OS: "Test OS", Note: "NVIDIA driver not found"},
@@ -248,6 +274,7 @@ func testDeps(t testing.TB, eng engineRunner) deps {
 	return deps{
 		engine: eng, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
 		models: fakeModels{}, endpoints: fakeEndpoints{models: []openai.Model{{ID: "served", MaxModelLen: 32768}}},
+		capture: fakeCapture{proc: notLocal},
 		runsDir: t.TempDir(),
 		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		do:      loopFor(t).post,

@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/capture"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
@@ -24,10 +25,11 @@ import (
 func realDeps() deps {
 	return deps{
 		engine:    engineFunc(engine.Run),
-		hardware:  hwDetector{},
+		hardware:  &hwDetector{},
 		launcher:  vllmLauncher{},
 		models:    modelCatalog{},
 		endpoints: openaiEndpoints{},
+		capture:   processCapture{},
 		sim:       simulator{},
 		charts:    chartRenderer{},
 		store:     reportStore{},
@@ -47,12 +49,25 @@ func runsDir() string {
 	return filepath.Join(dir, "speedmatrix", "runs")
 }
 
-type hwDetector struct{}
+// hwDetector remembers what Detect found for Diagnostics.
+type hwDetector struct{ found hw.Hardware }
 
 // Detect returns the host and GPUs; without NVML the host and a Note.
-func (hwDetector) Detect() (engine.HardwareInfo, error) {
+func (d *hwDetector) Detect() (engine.HardwareInfo, error) {
 	h, err := hw.Detect()
+	d.found = h
 	return h.Info(), err
+}
+
+// Diagnostics are those of the last Detect, with this process's environment.
+func (d *hwDetector) Diagnostics() engine.Diagnostics {
+	return d.found.Diagnostics(os.Environ())
+}
+
+type processCapture struct{}
+
+func (processCapture) Capture(ctx context.Context, baseURL string) engine.ServerProcess {
+	return capture.Read(ctx, baseURL)
 }
 
 type vllmLauncher struct{}

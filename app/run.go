@@ -188,6 +188,8 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 		return
 	}
 	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
+	diag := r.u.diag
+	target.Header.Diagnostics = &diag
 	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}

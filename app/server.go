@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -13,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/capture"
 	"speedmatrix/engine/vllm"
 )
 
@@ -22,6 +25,10 @@ const (
 	targetEndpoint = "Existing endpoint"
 	targetSim      = "Simulator"
 )
+
+// captureTimeout bounds reading how an endpoint's server was started when
+// a run starts (docker may be slow to answer).
+const captureTimeout = 5 * time.Second
 
 // defaultSimProfile is the profile preselected without a GPU.
 const defaultSimProfile = "tiny"
@@ -45,6 +52,7 @@ type serverTab struct {
 	model          *widget.SelectEntry
 	endpointStatus *widget.Label
 	endpointMaxLen int
+	started        *startedCard  // how the endpoint's server was started
 	detectAtStart  bool          // --target URL: ask for its models at start
 	detected       chan struct{} // closed when the last detection is shown
 
@@ -229,6 +237,10 @@ func (s *serverTab) target() (engine.Subject, error) {
 		}
 		t = engine.Subject{Target: engine.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}}
 		t.Header.Hardware = s.endpointHardware(base)
+		// Read again at the start: the server may have been restarted since Detect.
+		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
+		defer cancel()
+		capture.Header(&t.Header, s.u.deps.capture.Capture(ctx, base))
 		return t, nil
 	case targetVLLM:
 		return s.launch.target()
@@ -240,7 +252,7 @@ func (s *serverTab) target() (engine.Subject, error) {
 // one's hardware is unknown here.
 func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
 	u, err := url.Parse(base)
-	if err == nil && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost" || u.Hostname() == "::1") {
+	if err == nil && capture.IsLocal(context.Background(), u.Hostname()) {
 		return s.u.hwInfo
 	}
 	return engine.HardwareInfo{Note: "remote endpoint: its hardware is not detected from here"}

@@ -22,8 +22,9 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 	s.apiKey = widget.NewPasswordEntry()
 	s.apiKey.SetPlaceHolder("none")
 	s.model = widget.NewSelectEntry(nil)
+	s.started = newStartedCard()
 	// Another address is another server: what was detected no longer holds.
-	s.url.OnChanged = func(string) { s.endpointMaxLen = 0; s.publish() }
+	s.url.OnChanged = func(string) { s.endpointMaxLen = 0; s.started.hide(); s.publish() }
 	s.model.SetPlaceHolder("the first model the server lists")
 	s.endpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
 	s.endpointStatus.Wrapping = fyne.TextWrapWord
@@ -33,10 +34,11 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 		widget.NewFormItem("API key", s.apiKey),
 		widget.NewFormItem("Model", container.NewBorder(nil, nil, nil, detect, s.model)),
 	)
-	return container.NewVBox(form, s.endpointStatus)
+	return container.NewVBox(form, s.endpointStatus, s.started.object())
 }
 
-// onDetect asks the endpoint for its models (GET /v1/models).
+// onDetect asks the endpoint for its models (GET /v1/models) and, for a
+// server on this machine, reads how it was started.
 func (s *serverTab) onDetect() {
 	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
 	if err := checkURL(base); err != nil {
@@ -51,8 +53,10 @@ func (s *serverTab) onDetect() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		models, err := s.u.deps.endpoints.Models(ctx, base, key)
+		proc := s.u.deps.capture.Capture(ctx, base)
 		s.u.do(func() {
 			s.showModels(models, err)
+			s.started.show(proc, userHome())
 			close(done)
 		})
 	}()

@@ -6,6 +6,7 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/capture"
 	"speedmatrix/hw"
 )
 
@@ -24,12 +25,15 @@ type CLI struct {
 	Launch func(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error)
 	// DetectHardware reads this machine's GPUs and host.
 	DetectHardware func() (hw.Hardware, error)
+	// Capture reads how the server at an endpoint was started, when it runs
+	// on this machine, or says why it can't.
+	Capture func(ctx context.Context, baseURL string) engine.ServerProcess
 }
 
 // New returns the subcommands of a build of this version, working on the
-// real machine: real-time simulator, real charts, vllm and NVML.
+// real machine: real-time simulator, real charts, vllm, NVML and /proc.
 func New(version string) *CLI {
-	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect}
+	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect, Capture: capture.Read}
 	c.Launch = c.launchTarget
 	return c
 }

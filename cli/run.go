@@ -14,6 +14,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
+	"speedmatrix/hw"
 )
 
 // runFlags are the options of `speedmatrix run`.
@@ -118,6 +119,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer stop()
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy = f.allowBusy
+	target.Header.Diagnostics = c.diagnostics()
 	if prev != nil {
 		target.Header = engine.ResumeHeader(*prev, target.Header)
 		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
@@ -128,7 +130,20 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "warning: %s: %s\n", strings.Fields(planFlags[w.Field])[0], w.Problem)
 	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
+	writeStartedAs(stdout, target.Header)
 	return consume(engine.Run(ctx, plan, target.Target, target.RunOptions), out, stdout, c.WriteCharts)
+}
+
+// diagnostics are this machine's start-up diagnostics for report.json.
+// Detection that fails for another reason than a missing NVIDIA driver
+// leaves them out: they must not stop a run.
+func (c *CLI) diagnostics() *engine.Diagnostics {
+	h, err := c.DetectHardware()
+	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
+		return nil
+	}
+	d := h.Diagnostics(os.Environ())
+	return &d
 }
 
 // checkOut creates the output folder and writes a file into it, so that a

@@ -10,8 +10,25 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/capture"
 	"speedmatrix/engine/report"
 )
+
+// writeStartedAs prints, under the run's first line, how a server the user
+// started was launched (read from its process), or why that is not known.
+func writeStartedAs(w io.Writer, h engine.Report) {
+	if h.Server == nil {
+		return
+	}
+	if cmd, ok := strings.CutPrefix(h.LaunchCommand, capture.NotCapturedPrefix); ok {
+		fmt.Fprintf(w, "  launch command: not captured: %s\n", cmd)
+		return
+	}
+	fmt.Fprintln(w, "  launch command:")
+	for _, line := range strings.Split(h.LaunchCommand, "\n") {
+		fmt.Fprintln(w, "    "+line)
+	}
+}
 
 // consume prints the run's events, saves the report after every cell and at
 // the end, and turns the run's end into Run's error and exit code.

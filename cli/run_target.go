@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/capture"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
 )
@@ -68,15 +68,17 @@ func (f runFlags) apiKey() (string, error) {
 	return key, nil
 }
 
-// endpointTarget measures a running server. The hardware is detected only
-// when the server is on this machine; telemetry is sampled then too.
+// endpointTarget measures a running server. The hardware is detected, and
+// how the server was started is read from its process, only when it runs
+// on this machine; telemetry is sampled then too.
 func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Subject, func(), error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", endpoint)
 	}
 	t := engine.Subject{Target: engine.Target{BaseURL: endpoint, APIKey: key, Model: model}}
-	if !isLoopback(u.Hostname()) {
+	capture.Header(&t.Header, c.Capture(ctx, endpoint))
+	if !capture.IsLocal(ctx, u.Hostname()) {
 		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
 		return t, func() {}, nil
 	}
@@ -90,14 +92,6 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (
 	sampler.Start(sctx)
 	t.Telemetry = sampler
 	return t, func() { sampler.Stop(); cancel() }, nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled

@@ -6,15 +6,22 @@ import "time"
 const SchemaVersion = 1
 
 // Report is everything a finished (or partial) run shows: the reference reports' sections
-// Hardware, Engine, Run and Launch command, then every cell's Result.
+// Hardware, Engine, Run and Launch command, then every cell's Result, and
+// the start-up diagnostics.
 type Report struct {
 	SchemaVersion int          `json:"schema_version"`
 	Hardware      HardwareInfo `json:"hardware"`
 	Engine        EngineInfo   `json:"engine"`
 	Run           RunInfo      `json:"run"`
 	LaunchCommand string       `json:"launch_command,omitempty"` // API key shown as <redacted>
-	Plan          Plan         `json:"plan"`
-	Results       []Result     `json:"results"`
+	// Server is how a server the user started was launched, read from its
+	// process on this machine, or why it could not be read; nil when
+	// Speed Matrix started the server (LaunchCommand says how).
+	Server *ServerProcess `json:"server_process,omitempty"`
+	// Diagnostics describe the machine that ran the benchmark, at start-up.
+	Diagnostics *Diagnostics `json:"diagnostics,omitempty"`
+	Plan        Plan         `json:"plan"`
+	Results     []Result     `json:"results"`
 }
 
 // HardwareInfo is the report's Hardware section.

@@ -79,12 +79,19 @@ func (r *runner) keptResults() map[string]Result {
 
 // ResumeHeader is the header of a resumed run: the earlier run's sections
 // and start time, refreshed by what the target now knows (the launch
-// command, the hardware when it was detected).
+// command and the server's process, the hardware when it was detected, the
+// diagnostics).
 func ResumeHeader(prev, now Report) Report {
 	h := prev
 	h.Results = nil
 	if now.LaunchCommand != "" {
 		h.LaunchCommand = now.LaunchCommand
+	}
+	if now.Server != nil {
+		h.Server = now.Server
+	}
+	if now.Diagnostics != nil {
+		h.Diagnostics = now.Diagnostics
 	}
 	if len(now.Hardware.GPUs) > 0 || h.Hardware.Type == "" {
 		h.Hardware = now.Hardware

@@ -24,6 +24,12 @@ type Hardware struct {
 	RAMBytes   uint64 `json:"ram_bytes,omitempty"`
 	OS         string `json:"os,omitempty"`
 	Kernel     string `json:"kernel,omitempty"`
+	Hostname   string `json:"hostname,omitempty"`
+	Uname      string `json:"uname,omitempty"` // uname -snrvm
+	// NVIDIA is the driver's and CUDA's versions, or why NVML is missing.
+	NVIDIA engine.NVIDIAInfo `json:"nvidia"`
+	// Topology is how the GPUs are connected; nil without NVML.
+	Topology *engine.Topology `json:"topology,omitempty"`
 	// Note says why there are no GPUs or why GPU details are missing.
 	Note string `json:"note,omitempty"`
 }
@@ -63,11 +69,13 @@ func detect(lib library, host func() (Hardware, []string)) (Hardware, error) {
 			reason = no.reason
 		}
 		h.Note = joinNotes(append([]string{reason}, hostNotes...))
+		h.NVIDIA.Note = reason
 		return h, err
 	}
 	defer s.close()
 	h.Type = TypeDiscreteGPU
 	driver, cuda, sysNotes := s.systemVersions()
+	h.NVIDIA = engine.NVIDIAInfo{DriverVersion: driver, CUDAVersion: cuda}
 	var gpuNotes []string
 	for i, d := range s.devices {
 		g := GPU{GPUInfo: engine.GPUInfo{Index: i, DriverVersion: driver, CUDAVersion: cuda}}
@@ -81,6 +89,7 @@ func detect(lib library, host func() (Hardware, []string)) (Hardware, error) {
 		}
 		h.GPUs = append(h.GPUs, g)
 	}
+	h.Topology = s.topology(h.GPUs)
 	h.Note = joinNotes(append(append(sysNotes, gpuNotes...), hostNotes...))
 	return h, nil
 }

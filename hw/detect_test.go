@@ -190,7 +190,7 @@ func TestDetectThisMachine(t *testing.T) {
 func checkHostFilled(t *testing.T, h Hardware) {
 	t.Helper()
 	if h.CPU == "" || h.CPUCores <= 0 || h.CPUThreads < h.CPUCores || h.RAMBytes < 1<<28 ||
-		h.OS == "" || h.Kernel == "" {
+		h.OS == "" || h.Kernel == "" || !strings.Contains(h.Uname, h.Kernel) {
 		t.Errorf("host not filled: %+v", h)
 	}
 }

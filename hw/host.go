@@ -49,6 +49,8 @@ func detectHost() (Hardware, []string) {
 	if k, err := host.KernelVersion(); err == nil {
 		h.Kernel = k
 	}
+	h.Hostname, _ = os.Hostname()
+	h.Uname = uname()
 	return h, notes
 }
 

@@ -18,3 +18,12 @@ func (h Hardware) Info() engine.HardwareInfo {
 	}
 	return info
 }
+
+// Diagnostics are the start-up diagnostics of this machine for report.json:
+// the host, the NVIDIA driver (or why there is none), how the GPUs are
+// connected, and the variables of environ (as os.Environ gives them) that
+// change how a server runs, secrets redacted.
+func (h Hardware) Diagnostics(environ []string) engine.Diagnostics {
+	return engine.Diagnostics{Hostname: h.Hostname, OS: h.OS, Uname: h.Uname, NVIDIA: h.NVIDIA,
+		Topology: h.Topology, Env: engine.RelevantEnv(environ)}
+}

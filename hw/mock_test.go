@@ -64,6 +64,13 @@ func fillH200(d *server.Device, i int) {
 		}
 		return 1755, ok
 	}
+	// Every pair is connected through the NVSwitch, as on a DGX H200.
+	d.GetP2PStatusFunc = func(nvml.Device, nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
+		return nvml.P2P_STATUS_OK, ok
+	}
+	d.GetTopologyCommonAncestorFunc = func(nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
+		return nvml.TOPOLOGY_SYSTEM, ok
+	}
 	d.GetCurrentClocksEventReasonsFunc = func() (uint64, nvml.Return) { return nvml.ClocksEventReasonNone, ok }
 	d.GetPcieThroughputFunc = func(c nvml.PcieUtilCounter) (uint32, nvml.Return) {
 		if c == nvml.PCIE_UTIL_RX_BYTES {

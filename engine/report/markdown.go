@@ -15,7 +15,8 @@ const Title = "Speed test matrix"
 // Markdown renders the report as the reference reports lay it out: title, model on GPU,
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
 // Sustained decode tables with their notes and flags, Checks (when the
-// cells carry the server's or the GPUs' figures), and All measurements.
+// cells carry the server's or the GPUs' figures), All measurements, and
+// the start-up Diagnostics when the run recorded them.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, ModelOnGPU(r), Subtitle(r))
@@ -36,6 +37,7 @@ func Markdown(r engine.Report) string {
 	writeTable(&b, MeasurementColumns, rows)
 	writeNotes(&b, r.Results, false)
 	writeErrors(&b, r.Results)
+	writeDiagnostics(&b, r.Diagnostics)
 	return b.String()
 }
 

@@ -138,28 +138,49 @@ func Display(cfg ServerConfig) string {
 
 // displayWith is Display with the home directory given (pure, for tests).
 func displayWith(cfg ServerConfig, home string) string {
-	var words []string
-	if cfg.Runner != RunnerDocker && len(cfg.Env) > 0 {
-		words = append(words, "env")
-		for _, k := range sortedKeys(cfg.Env) {
-			words = append(words, envWord(k, cfg.Env[k], home))
-		}
+	if cfg.Runner != RunnerDocker {
+		return CommandLine(cfg.Env, Command(cfg), home)
 	}
+	var words []string
 	argv := secret.Args(Command(cfg))
 	for i, w := range argv {
-		switch {
-		case w == Redacted || strings.HasSuffix(w, "="+Redacted):
-			words = append(words, w)
-			continue
-		case i > 0 && argv[i-1] == "-e" && cfg.Runner == RunnerDocker:
+		if i > 0 && argv[i-1] == "-e" {
 			if k, v, ok := strings.Cut(w, "="); ok {
 				words = append(words, envWord(k, v, home))
 				continue
 			}
 		}
-		words = append(words, shellWord(w, home))
+		words = append(words, argWord(w, home))
 	}
 	return strings.Join(words, " ")
+}
+
+// CommandLine is the shell line that runs argv with the variables of env:
+// `env K=V ... ARGV` (just ARGV when env is empty), quoted for a POSIX
+// shell only where needed, a path under home written "$HOME/...", and
+// every secret (a secret flag's value, a variable named like *KEY* or
+// *TOKEN*) shown as <redacted>. The report's Launch command is written so,
+// for a server launched here (Display) and for one read from its process.
+func CommandLine(env map[string]string, argv []string, home string) string {
+	var words []string
+	if len(env) > 0 {
+		words = append(words, "env")
+		for _, k := range sortedKeys(env) {
+			words = append(words, envWord(k, env[k], home))
+		}
+	}
+	for _, w := range secret.Args(argv) {
+		words = append(words, argWord(w, home))
+	}
+	return strings.Join(words, " ")
+}
+
+// argWord is an argument for a shell; a redacted secret stays as it is.
+func argWord(w, home string) string {
+	if w == Redacted || strings.HasSuffix(w, "="+Redacted) {
+		return w
+	}
+	return shellWord(w, home)
 }
 
 // envWord is K=V for a shell, with a secret's value redacted.

@@ -1,0 +1,94 @@
+package app
+
+import (
+	"os"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/capture"
+	"speedmatrix/engine/vllm"
+)
+
+// startedCard is the Server screen's "Started as" card: how the endpoint's
+// server was started, read from its process after Detect (engine/capture),
+// or why that could not be read. Every run of the endpoint records the
+// same in its report's Launch command. UI goroutine only.
+type startedCard struct {
+	card    *widget.Card
+	command *widget.Label // the command line, monospaced
+	env     *fyne.Container
+	note    *widget.Label // the container, what could not be read
+}
+
+func newStartedCard() *startedCard {
+	c := &startedCard{command: widget.NewLabel(""), env: container.NewStack(), note: widget.NewLabel("")}
+	c.command.TextStyle = fyne.TextStyle{Monospace: true}
+	c.command.Wrapping = fyne.TextWrapBreak
+	c.note.Wrapping = fyne.TextWrapWord
+	c.card = widget.NewCard("Started as", "", container.NewVBox(c.command, c.env, c.note))
+	c.card.Hide()
+	return c
+}
+
+func (c *startedCard) object() fyne.CanvasObject { return c.card }
+
+// show describes p; home is written $HOME in the command, as in reports.
+func (c *startedCard) show(p engine.ServerProcess, home string) {
+	c.card.Show()
+	if len(p.Command) == 0 {
+		c.card.SetSubTitle("not read from its process")
+		c.command.Hide()
+		c.env.Hide()
+		c.note.SetText("How this server was started could not be read: " + strings.TrimSuffix(p.NotCaptured, ".") +
+			". Reports of runs against it say so in their Launch command.")
+		c.note.Show()
+		return
+	}
+	c.card.SetSubTitle(capture.StartedLine(p))
+	c.command.SetText(vllm.CommandLine(nil, p.Command, home))
+	c.command.Show()
+	c.env.Objects = []fyne.CanvasObject{envFacts(p.Env)}
+	c.env.Show()
+	c.env.Refresh()
+	var notes []string
+	if p.Container != nil {
+		notes = append(notes, sentence(capture.ContainerLine(*p.Container)))
+	}
+	for _, n := range p.Notes {
+		notes = append(notes, sentence(n))
+	}
+	c.note.SetText(strings.Join(notes, " "))
+	c.note.Hidden = len(notes) == 0
+	c.note.Refresh()
+}
+
+// hide forgets what was shown: another address is another server.
+func (c *startedCard) hide() { c.card.Hide() }
+
+// envFacts lists the server's variables of engine.EnvPrefixes, sorted.
+func envFacts(env map[string]string) fyne.CanvasObject {
+	if len(env) == 0 {
+		return widget.NewLabel("Environment: none of " + strings.Join(engine.EnvPrefixes, "*, ") + "* set.")
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	rows := make([][2]string, len(keys))
+	for i, k := range keys {
+		rows[i] = [2]string{k, env[k]}
+	}
+	return keyValues(rows...)
+}
+
+// userHome is the home directory paths are written under as $HOME.
+func userHome() string {
+	home, _ := os.UserHomeDir()
+	return home
+}

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"speedmatrix/engine"
+)
+
+// byHand is a server the user started, as engine/capture reads it.
+var byHand = engine.ServerProcess{PID: 4242, UID: 1000, User: "alice", From: "/proc/4242",
+	StartedAt: time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC),
+	Command:   []string{"/opt/venv/bin/vllm", "serve", "fake/model", "--api-key", "<redacted>"},
+	Env:       map[string]string{"VLLM_API_KEY": "<redacted>", "CUDA_VISIBLE_DEVICES": "3"},
+	Container: &engine.Container{ID: "3f2a1b9c0d1e", Name: "vllm", Image: "vllm/vllm-openai:v0.32.0"}}
+
+// TestServerStartedAs: after Detect, the Server screen shows how the
+// endpoint's server was started; a run of it records the same, read again.
+func TestServerStartedAs(t *testing.T) {
+	eng := &fakeEngine{}
+	d := testDeps(t, eng)
+	var asked atomic.Int32
+	d.capture = fakeCapture{proc: byHand, asked: &asked}
+	u := newTestUI(t, d, Options{})
+	s := u.server
+	s.selectKind(targetEndpoint)
+	s.url.SetText("http://127.0.0.1:8000")
+	if s.started.card.Visible() {
+		t.Error("the Started as card shows before Detect")
+	}
+	s.onDetect()
+	waitFor(t, s.detected, "model detection")
+	c := s.started
+	if !c.card.Visible() || !strings.Contains(c.card.Subtitle, "by alice (pid 4242), read from /proc/4242") {
+		t.Fatalf("card visible %v, subtitle %q", c.card.Visible(), c.card.Subtitle)
+	}
+	if c.command.Text != "/opt/venv/bin/vllm serve fake/model --api-key <redacted>" {
+		t.Errorf("command %q", c.command.Text)
+	}
+	if !hasText(c.env, "VLLM_API_KEY") || !hasText(c.env, "CUDA_VISIBLE_DEVICES") || !strings.Contains(c.note.Text, "In Docker container vllm (3f2a1b9c0d1e), image vllm/vllm-openai:v0.32.0.") {
+		t.Errorf("environment or container not shown; note %q", c.note.Text)
+	}
+
+	u.run.onStart()
+	if u.run.uiDone == nil {
+		t.Fatalf("the run did not start: %s", u.run.progressLine.Text)
+	}
+	h := eng.lastTarget().Header
+	if h.Server == nil || h.Server.PID != 4242 || !strings.HasSuffix(h.LaunchCommand, "/opt/venv/bin/vllm serve fake/model --api-key <redacted>") || asked.Load() != 2 {
+		t.Errorf("run header: server %+v, launch command %q, asked %d times (want at Detect and at the start)", h.Server, h.LaunchCommand, asked.Load())
+	}
+	if h.Diagnostics == nil || h.Diagnostics.NVIDIA.Note != "NVIDIA driver not found" || h.Diagnostics.Env["CUDA_VISIBLE_DEVICES"] != "0" {
+		t.Errorf("diagnostics %+v", h.Diagnostics)
+	}
+	waitFor(t, u.run.uiDone, "the run")
+
+	s.url.SetText("http://127.0.0.1:8001")
+	if c.card.Visible() {
+		t.Error("another address still shows the last server's command")
+	}
+}
+
+// TestServerStartedAsNotCaptured: the card says why the command is unknown.
+func TestServerStartedAsNotCaptured(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.capture = fakeCapture{proc: engine.ServerProcess{UID: 1001, NotCaptured: "the server runs as another user (uid 1001)"}}
+	u := newTestUI(t, d, Options{})
+	s := u.server
+	s.selectKind(targetEndpoint)
+	s.url.SetText("http://127.0.0.1:8000")
+	s.onDetect()
+	waitFor(t, s.detected, "model detection")
+	c := s.started
+	want := "How this server was started could not be read: the server runs as another user (uid 1001)."
+	if !c.card.Visible() || c.command.Visible() || !strings.HasPrefix(c.note.Text, want) || strings.Contains(c.note.Text, "--") {
+		t.Errorf("card visible %v, command visible %v, note %q; want %q", c.card.Visible(), c.command.Visible(), c.note.Text, want)
+	}
+}
