@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 	"speedmatrix/engine/vllm"
 )
 
@@ -211,7 +212,7 @@ func (s *serverTab) description() string {
 	case targetSim:
 		return "simulated (profile " + s.profile.Selected + ")"
 	case targetEndpoint:
-		return s.url.Text
+		return secret.URL(s.url.Text)
 	}
 	return "vLLM: " + s.form.model.Text
 }
@@ -255,7 +256,8 @@ func (s *serverTab) stopAll() {
 	s.launch.stopAndWait()
 }
 
-// settings is what the screen remembers (never the API keys).
+// settings is what the screen remembers: never the API keys, nor the
+// password of the URL (it comes back as <redacted>, to be typed again).
 func (s *serverTab) settings() targetSettings {
-	return targetSettings{Kind: s.kind.Selected, URL: s.url.Text, Model: s.model.Text, Profile: s.profile.Selected}
+	return targetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected}
 }
