@@ -174,10 +174,10 @@ func Environ(cfg ServerConfig, base []string) []string {
 	return env
 }
 
-// Secrets are the values Launch keeps out of sight for cfg: the API key,
+// secretsOf are the values Launch keeps out of sight for cfg: the API key,
 // the HF token and every variable of the server's environment env named
 // like a secret.
-func Secrets(cfg ServerConfig, env []string) []string {
+func secretsOf(cfg ServerConfig, env []string) []string {
 	return append([]string{cfg.APIKey, cfg.HFToken}, secret.EnvValues(env)...)
 }
 

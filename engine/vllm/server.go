@@ -28,7 +28,7 @@ type Server struct {
 	exe     string    // the program run: the vllm executable, or docker
 	cmd     *exec.Cmd // the server's process, or its guard's
 	pgid    int       // the server's process group
-	secrets []string  // hidden in every log line (see Secrets)
+	secrets []string  // hidden in every log line (see secretsOf)
 	logPath string
 	logFile *os.File
 	logs    *logBuffer
@@ -143,7 +143,7 @@ func (s *Server) start() error {
 		return fmt.Errorf("start vllm: %w", err)
 	}
 	env := Environ(s.cfg, os.Environ())
-	s.exe, s.secrets, s.logFile, s.logPath = exe, Secrets(s.cfg, env), f, f.Name()
+	s.exe, s.secrets, s.logFile, s.logPath = exe, secretsOf(s.cfg, env), f, f.Name()
 	s.record("$ " + s.display)
 	container := ""
 	if s.cfg.Runner == RunnerDocker {
