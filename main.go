@@ -23,6 +23,7 @@ import (
 var version = "0.1.0"
 
 func main() {
+	cli.RunGuardIfAsked() // first: a copy of us may be a launched server's guard
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := dispatch(ctx, os.Args[1:])
 	stop()

@@ -241,10 +241,14 @@ func (s *fakeServer) Subject() engine.Subject {
 type fakeLauncher struct {
 	srv  *fakeServer
 	cfgs chan vllm.ServerConfig
+	err  error // what Launch returns instead of srv
 }
 
 func (f fakeLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launchedServer, error) {
 	f.cfgs <- cfg
+	if f.err != nil {
+		return nil, f.err
+	}
 	return f.srv, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/secret"
 	"speedmatrix/hw"
 )
 
@@ -231,7 +232,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	r.cancelBtn.Enable()
 	r.progress.SetValue(0)
 	r.progress.Show()
-	r.progressLine.SetText("Connecting to " + target.BaseURL + " …")
+	r.progressLine.SetText("Connecting to " + secret.URL(target.BaseURL) + " …")
 	r.current.SetText("")
 	r.serverLine.SetText("")
 	r.log.clear()
@@ -239,7 +240,7 @@ func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Rep
 	if prev != nil {
 		verb = "resuming the run of " + prev.Run.StartedAt.Format("2006-01-02 15:04")
 	}
-	r.log.add(fmt.Sprintf("%s  %s against %s (estimated %s)", r.started.Format("15:04:05"), verb, target.BaseURL, formatAbout(r.estimate)))
+	r.log.add(fmt.Sprintf("%s  %s against %s (estimated %s)", r.started.Format("15:04:05"), verb, secret.URL(target.BaseURL), formatAbout(r.estimate)))
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
 	fitted := c.Fit(plan)
 	r.lastRun = false

@@ -16,6 +16,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/secret"
 	"speedmatrix/engine/vllm"
 )
 
@@ -219,7 +220,7 @@ func (s *serverTab) description() string {
 	case targetSim:
 		return "simulated (profile " + s.profile.Selected + ")"
 	case targetEndpoint:
-		return s.url.Text
+		return secret.URL(s.url.Text)
 	}
 	return "vLLM: " + s.form.model.Text
 }
@@ -267,7 +268,8 @@ func (s *serverTab) stopAll() {
 	s.launch.stopAndWait()
 }
 
-// settings is what the screen remembers (never the API keys).
+// settings is what the screen remembers: never the API keys, nor the
+// password of the URL (it comes back as <redacted>, to be typed again).
 func (s *serverTab) settings() targetSettings {
-	return targetSettings{Kind: s.kind.Selected, URL: s.url.Text, Model: s.model.Text, Profile: s.profile.Selected}
+	return targetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected}
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/secret"
 )
 
 // endpointPanel edits an existing server's address.
@@ -46,7 +47,7 @@ func (s *serverTab) onDetect() {
 		return
 	}
 	s.banner.hide()
-	s.endpointStatus.SetText("Asking " + base + "/v1/models …")
+	s.endpointStatus.SetText("Asking " + secret.URL(base) + "/v1/models …")
 	done := make(chan struct{})
 	s.detected = done
 	go func() {
@@ -92,7 +93,7 @@ func (s *serverTab) showModels(models []openai.Model, err error) {
 func checkURL(base string) error {
 	u, err := url.Parse(base)
 	if base == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:8000", base)
+		return fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:8000", secret.URL(base))
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ type vllmForm struct {
 	attention                         *widget.Entry
 	asyncScheduling, trustRemoteCode  *widget.Check
 	reasoningParser, toolCallParser   *widget.Entry
-	host, port, apiKey                *widget.Entry
+	host, port, apiKey, apiKeyFile    *widget.Entry
 	extraArgs, env                    *widget.Entry
 	startupTimeoutMin, stopGraceS     *widget.Entry
 	logDir                            *widget.Entry
@@ -75,6 +75,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.apiKey = widget.NewPasswordEntry()
 	f.apiKey.SetPlaceHolder("generated at start when empty")
 	f.apiKey.OnChanged = func(string) { f.changed() }
+	f.apiKeyFile = entry("or a file whose first line is the key")
 	f.extraArgs = entry("appended verbatim, e.g. --enforce-eager")
 	f.env = widget.NewMultiLineEntry()
 	f.env.SetPlaceHolder("KEY=VALUE, one per line")
@@ -111,7 +112,7 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("Reasoning parser", f.reasoningParser), item("Tool-call parser", f.toolCallParser),
 			item("", f.asyncScheduling))),
 		widget.NewAccordionItem("Network", form(
-			item("Host", f.host), item("Port", f.port), item("API key", f.apiKey))),
+			item("Host", f.host), item("Port", f.port), item("API key", f.apiKey), item("API key file", f.apiKeyFile))),
 		widget.NewAccordionItem("How to run", form(
 			item("Runner", f.runner), item("Executable", f.executable), item("Docker image", f.dockerImage),
 			item("HF cache (Docker)", f.hfCache), item("Extra arguments", f.extraArgs), item("Environment", f.env),
@@ -172,6 +173,7 @@ func (f *vllmForm) fill(cfg vllm.ServerConfig) {
 	f.host.SetText(cfg.Host)
 	f.port.SetText(num(cfg.Port))
 	f.apiKey.SetText(cfg.APIKey)
+	f.apiKeyFile.SetText(cfg.APIKeyFile)
 	f.extraArgs.SetText(strings.Join(cfg.ExtraArgs, " "))
 	f.env.SetText(formatEnv(cfg.Env))
 	f.startupTimeoutMin.SetText(durationText(cfg.StartupTimeout, time.Minute))
@@ -205,7 +207,7 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		KVCacheDType: strings.TrimSpace(f.kvCacheDType.Text), AttentionBackend: strings.TrimSpace(f.attention.Text),
 		AsyncScheduling: f.asyncScheduling.Checked, TrustRemoteCode: f.trustRemoteCode.Checked,
 		ReasoningParser: strings.TrimSpace(f.reasoningParser.Text), ToolCallParser: strings.TrimSpace(f.toolCallParser.Text),
-		Host: strings.TrimSpace(f.host.Text), Port: atoi("port", f.port),
+		Host: strings.TrimSpace(f.host.Text), Port: atoi("port", f.port), APIKeyFile: strings.TrimSpace(f.apiKeyFile.Text),
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
 	if withKey {

@@ -144,8 +144,7 @@ func (l *launchPanel) failed(err error) {
 	l.state.SetText("Not running.")
 	l.state.Importance = widget.MediumImportance
 	l.state.Refresh()
-	l.s.banner.show(notice{Message: "The vLLM server did not start.",
-		Action: "Its last lines are in Server log; fix the form and press Start server again.", Detail: err.Error()})
+	l.s.banner.show(launchNotice(err))
 	l.reset()
 }
 

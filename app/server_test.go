@@ -115,13 +115,13 @@ func TestServerFormRoundTrip(t *testing.T) {
 	cfg := vllm.ServerConfig{Runner: vllm.RunnerDocker, DockerImage: "vllm/vllm-openai:v0.11.0", Model: "m", ServedModelName: "s",
 		TensorParallelSize: 2, MaxModelLen: 8192, GPUMemoryUtilization: 0.85, MaxNumSeqs: 64, EnablePrefixCaching: &on,
 		AsyncScheduling: true, ReasoningParser: "qwen3", Host: "0.0.0.0", Port: 8001, APIKey: "k",
-		ExtraArgs: []string{"--enforce-eager"}, Env: map[string]string{"A": "1"}}
+		APIKeyFile: "/run/key", ExtraArgs: []string{"--enforce-eager"}, Env: map[string]string{"A": "1"}}
 	f := newVLLMForm(nil)
 	f.fill(cfg)
 	got := f.config(true)
 	if got.Runner != cfg.Runner || got.TensorParallelSize != 2 || got.GPUMemoryUtilization != 0.85 ||
 		got.EnablePrefixCaching == nil || !*got.EnablePrefixCaching || got.Env["A"] != "1" || got.ExtraArgs[0] != "--enforce-eager" ||
-		got.APIKey != "k" || got.Port != 8001 || got.ReasoningParser != "qwen3" {
+		got.APIKey != "k" || got.Port != 8001 || got.ReasoningParser != "qwen3" || got.APIKeyFile != "/run/key" {
 		t.Errorf("form round trip = %+v", got)
 	}
 	if f.config(false).APIKey != "" {
@@ -164,5 +164,31 @@ func TestLaunchFailureIsABanner(t *testing.T) {
 	n := u.server.banner.current
 	if !u.server.banner.visible() || n.Message != "The vLLM server did not start." || n.Detail != "boom" || u.server.launch.state.Text != "Not running." {
 		t.Errorf("banner %+v, state %q", n, u.server.launch.state.Text)
+	}
+}
+
+// TestEndpointPasswordHidden: the password of an endpoint URL goes to the
+// client and nowhere the app shows or keeps: the Run screen's target line,
+// its progress line and log, the saved settings.
+func TestEndpointPasswordHidden(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{})
+	s := u.server
+	s.selectKind(targetEndpoint)
+	s.url.SetText("http://ann:pw-app-secret@127.0.0.1:9")
+	u.run.onStart()
+	if u.run.uiDone == nil {
+		t.Fatalf("run did not start: %s", u.run.progressLine.Text)
+	}
+	shown := map[string]string{"target line": u.run.targetLine.Text, "progress line": u.run.progressLine.Text,
+		"run log": u.run.log.text(), "saved URL": s.settings().URL, "state": u.state.target.Description}
+	waitFor(t, u.run.uiDone, "the run to finish")
+	for name, text := range shown {
+		if strings.Contains(text, "pw-app-secret") || !strings.Contains(text, "ann:<redacted>@127.0.0.1:9") {
+			t.Errorf("%s = %q, want the password redacted", name, text)
+		}
+	}
+	if tgt := eng.lastTarget(); tgt.BaseURL != "http://ann:pw-app-secret@127.0.0.1:9" {
+		t.Errorf("the client got %q, want the URL with its password", tgt.BaseURL)
 	}
 }

@@ -10,6 +10,11 @@ import (
 	"speedmatrix/engine/vllm"
 )
 
+// RunGuardIfAsked makes this process the guard of a vLLM server that an
+// earlier speedmatrix launched, when it was started as one: it then never
+// returns (see vllm.RunGuardIfAsked). main calls it before anything else.
+func RunGuardIfAsked() { vllm.RunGuardIfAsked() }
+
 // launchTarget starts the vLLM server described by the server.toml at path,
 // shows its start-up log on stderr until it is ready, and returns the target
 // to measure (with the Engine section and Launch command of what it started,

@@ -26,7 +26,9 @@ func buildFakeVLLM(t *testing.T) string {
 	return exe
 }
 
-func serverTOML(t *testing.T, exe, mode string) string {
+// serverTOML writes a server.toml for the fake vllm in mode, with extra
+// top-level lines.
+func serverTOML(t *testing.T, exe, mode string, extra ...string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,8 +37,8 @@ func serverTOML(t *testing.T, exe, mode string) string {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	path := filepath.Join(t.TempDir(), "server.toml")
-	text := fmt.Sprintf("executable = %q\nmodel = \"fake/model\"\nserved_model_name = \"bench\"\nport = %d\nlog_dir = %q\nstartup_timeout = \"1m\"\n[env]\nFAKEVLLM_MODE = %q\n",
-		exe, port, t.TempDir(), mode)
+	text := fmt.Sprintf("executable = %q\nmodel = \"fake/model\"\nserved_model_name = \"bench\"\nport = %d\nlog_dir = %q\nstartup_timeout = \"1m\"\n%s\n[env]\nFAKEVLLM_MODE = %q\n",
+		exe, port, t.TempDir(), strings.Join(extra, "\n"), mode)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -80,20 +82,64 @@ func TestLaunchTarget(t *testing.T) {
 func TestLaunchTargetErrors(t *testing.T) {
 	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 	exe := buildFakeVLLM(t)
-	bad := filepath.Join(t.TempDir(), "bad.toml")
-	if err := os.WriteFile(bad, []byte("model = \"m\"\nmax_model_length = 1\n"), 0o644); err != nil {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	toml := func(name string, lines ...string) string {
+		return write(name+".toml", "model = \"m\"\nstartup_timeout = \"1m\"\nlog_dir = \""+dir+"\"\n"+strings.Join(lines, "\n")+"\n")
+	}
+	venv := filepath.Join(dir, "venv")
+	write("venv/pyvenv.cfg", "home = /usr/bin\n")
+	notVLLM := write("tool/tool", "#!/bin/sh\necho usage: tool FILE\nexit 2\n")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct{ name, path, want string }{
-		{"unknown key", bad, `unknown key "max_model_length"`},
-		{"out of memory", serverTOML(t, exe, "oom"), "the GPU ran out of memory"},
+	defer ln.Close()
+	busy := ln.Addr().(*net.TCPAddr).Port
+	docker := filepath.Join(dir, "dockerbin")
+	if err := os.MkdirAll(docker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(docker, "docker")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", docker+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	tests := []struct{ name, path, dockerMode, want string }{
+		{"unknown key", toml("unknown", "max_model_length = 1"), "", `unknown key "max_model_length": remove it or fix its spelling`},
+		{"out of memory", serverTOML(t, exe, "oom"), "", "the GPU ran out of memory"},
+		{"executable missing", toml("missing", `executable = "`+filepath.Join(dir, "nope", "vllm")+`"`), "",
+			"does not exist: set executable to the bin/vllm of a venv where vLLM is installed"},
+		{"venv without vllm", toml("venv", `executable = "`+filepath.Join(venv, "bin", "vllm")+`"`), "",
+			"the venv " + venv + " has no vllm"},
+		{"not vLLM", toml("notvllm", `executable = "`+notVLLM+`"`), "", notVLLM + " is not vLLM"},
+		{"Docker not running", toml("down", `runner = "docker"`), "down", "Docker is not running or does not answer"},
+		{"image missing", toml("noimage", `runner = "docker"`, `docker_image = "vllm/vllm-openai:v9"`), "noimage",
+			"pull it first: docker pull vllm/vllm-openai:v9"},
+		{"port in use", toml("busy", `executable = "`+exe+`"`, fmt.Sprintf("port = %d", busy)), "",
+			fmt.Sprintf("port %d on 127.0.0.1 is already in use (another vLLM server?): stop that server or choose another port", busy)},
+		{"key file unreadable", toml("keyfile", `executable = "`+exe+`"`, `api_key_file = "`+dir+`"`), "",
+			"cannot read api_key_file " + dir + " (is a directory): make it a file you can read"},
 	}
 	c := cliFor(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("FAKEDOCKER_MODE", tt.dockerMode)
 			_, stop, err := c.launchTarget(context.Background(), tt.path, &strings.Builder{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || stop != nil {
 				t.Errorf("launchTarget = %v (stop %v), want %q", err, stop != nil, tt.want)
+			}
+			if tt.name != "out of memory" && err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("not one line: %q", err)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/secret"
 	"speedmatrix/hw"
 )
 
@@ -218,5 +219,5 @@ func describeTarget(f runFlags, t engine.Subject) string {
 	case f.launch != "":
 		return "vllm launched from " + f.launch
 	}
-	return strings.TrimRight(t.BaseURL, "/")
+	return secret.URL(strings.TrimRight(t.BaseURL, "/"))
 }

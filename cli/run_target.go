@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/secret"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
 )
@@ -32,6 +34,9 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 			f.simProfile = prev.Engine.SimProfile
 		} else {
 			f.endpoint = prev.Run.Endpoint
+		}
+		if strings.Contains(f.endpoint, secret.Redacted) {
+			return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --resume: the report hides the password of its endpoint %s: give the endpoint again with --endpoint URL", f.endpoint)
 		}
 	}
 	key, err := f.apiKey()
@@ -74,7 +79,7 @@ func (f runFlags) apiKey() (string, error) {
 func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Subject, func(), error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", endpoint)
+		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", secret.URL(endpoint))
 	}
 	t := engine.Subject{Target: engine.Target{BaseURL: endpoint, APIKey: key, Model: model}}
 	capture.Header(&t.Header, c.Capture(ctx, endpoint))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"speedmatrix/engine/secret"
 )
 
 // Run-section wording, as the reference reports word it.
@@ -37,7 +39,7 @@ func (r *runner) header() Report {
 	run.DurationS = r.plan.Duration.Seconds()
 	run.MaxOutputTokens = r.plan.MaxOutputTokens
 	run.API = string(r.plan.API)
-	run.Endpoint = r.target.BaseURL
+	run.Endpoint = secret.URL(r.target.BaseURL) // the client keeps the password, the report never
 	if run.StartedAt.IsZero() {
 		run.StartedAt = r.started
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"speedmatrix/engine/secret"
 )
 
 // maxBodyBytes bounds what is read from a non-streaming answer; /tokenize of
@@ -109,7 +111,8 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, r)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w: the server address is not a URL", method, path, err)
+		// err quotes the URL, with its password.
+		return nil, fmt.Errorf("%s %s: %s: the server address is not a URL", method, path, secret.Text(err.Error()))
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"speedmatrix/engine/secret"
 )
 
 // Sentinel errors a caller can branch on with errors.Is.
@@ -209,7 +211,7 @@ type unreachableError struct {
 }
 
 func (e *unreachableError) Error() string {
-	return fmt.Sprintf("cannot reach %s: is the server running? (%v)", e.url, e.err)
+	return fmt.Sprintf("cannot reach %s: is the server running? (%v)", secret.URL(e.url), e.err)
 }
 
 func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }

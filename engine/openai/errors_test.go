@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,38 @@ func TestOneLine(t *testing.T) {
 	} {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%.20q) = %.40q, want %.40q", in, got, want)
+		}
+	}
+}
+
+// TestURLCredentials: the user-info of the server URL is sent as basic auth
+// (when there is no API key), and its password is in no error.
+func TestURLCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "ann" || p != "pw-secret-1" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":[{"id":"m"}]}`))
+	}))
+	defer srv.Close()
+	withUser := strings.Replace(srv.URL, "http://", "http://ann:pw-secret-1@", 1)
+	if models, err := New(withUser, "").Models(context.Background()); err != nil || len(models) != 1 {
+		t.Errorf("Models with the URL's credentials = %v, %v", models, err)
+	}
+	if _, err := New(srv.URL, "").Models(context.Background()); !errors.Is(err, ErrUnauthorized) {
+		t.Errorf("without them: %v, want ErrUnauthorized", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://ann:pw-secret-1@" + l.Addr().String()
+	_ = l.Close()
+	for _, base := range []string{gone, "http://ann:pw-secret-1@127.0.0.1:bad"} {
+		_, err := New(base, "").Models(context.Background())
+		if err == nil || strings.Contains(err.Error(), "pw-secret-1") || !strings.Contains(err.Error(), "ann:<redacted>@") {
+			t.Errorf("%s: err = %v; want the password hidden", base, err)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 )
 
 // LIBTool is the name imported runs of llm-inference-bench carry.
@@ -142,7 +143,7 @@ func libRun(f libFile, log libLog, file string) engine.RunInfo {
 		PrefillMode:     libPrefillMode(m.PrefillMode, m.SkipPrefill),
 		DurationS:       m.DurationPerTest,
 		MaxOutputTokens: m.MaxTokens,
-		Endpoint:        libServerURL(f),
+		Endpoint:        secret.URL(libServerURL(f)),
 		Imported:        &engine.Import{Tool: LIBTool, Version: m.Version, File: file},
 	}
 	// The tool writes local time without a zone (datetime.now().isoformat()).

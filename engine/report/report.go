@@ -4,8 +4,8 @@
 // docs/reference). Number formatting shared with the charts and the app
 // lives in format.go.
 //
-// report is part of the domain: it imports only engine and the standard
-// library.
+// report is part of the domain: it imports only engine, engine/secret and
+// the standard library.
 package report
 
 import (

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 )
 
 // Section is a titled list of label/value lines: Hardware, Engine or Run.
@@ -106,7 +107,7 @@ func runRows(r engine.RunInfo) []Row {
 		rs.add("Model", r.Model)
 	}
 	rs.add("API", r.API)
-	rs.add("Endpoint", r.Endpoint)
+	rs.add("Endpoint", secret.URL(r.Endpoint)) // reports saved before it was hidden
 	rs.add("Started", stamp(r.StartedAt))
 	rs.add("Finished", stamp(r.FinishedAt))
 	rs.add("Complete", completeValue(r))

@@ -3,10 +3,7 @@
 // command lines, environments, URLs and free text such as log lines.
 package secret
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
 
 // Redacted replaces a secret's value wherever it is shown.
 const Redacted = "<redacted>"
@@ -62,23 +59,41 @@ func EnvValue(name, v string) string {
 }
 
 // URL is raw with a password in its user-info replaced by Redacted
-// ("http://user:<redacted>@host/"); a user name alone is kept. Text that
-// does not parse as a URL with a host is returned unchanged.
+// ("http://user:<redacted>@host/"); a user name alone is kept. It works on
+// the text, so a URL that does not parse (a bad port) is hidden too; text
+// without "scheme://user:password@" is returned unchanged.
 func URL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); !has {
-		return raw
-	}
-	at := strings.LastIndex(raw, "@")
 	scheme := strings.Index(raw, "://")
-	if scheme < 0 || at < scheme {
+	if scheme < 0 {
 		return raw
 	}
-	user := u.User.Username()
-	return raw[:scheme+3] + user + ":" + Redacted + raw[at:]
+	rest := raw[scheme+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return raw
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return raw
+	}
+	return raw[:scheme+3] + user + ":" + Redacted + rest[at:]
+}
+
+// EnvValues are the values of the variables of env ("NAME=value" entries)
+// whose names say they hold a secret, for Text to hide wherever a process
+// with that environment might print them.
+func EnvValues(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && v != "" && IsEnvName(k) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Text is s with every known secret value replaced by Redacted, and every

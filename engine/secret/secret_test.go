@@ -44,3 +44,23 @@ func TestEnvValue(t *testing.T) {
 		t.Fatal("EnvValue misjudged a variable")
 	}
 }
+
+func TestURLThatDoesNotParse(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://u:pw@host:port/v1":    "http://u:" + Redacted + "@host:port/v1",
+		"http://u:pw@h?x=a@b":         "http://u:" + Redacted + "@h?x=a@b",
+		"http://h/path/user:pw@x":     "http://h/path/user:pw@x",
+		"http://u:" + Redacted + "@h": "http://u:" + Redacted + "@h",
+	} {
+		if got := URL(in); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEnvValues(t *testing.T) {
+	got := EnvValues([]string{"PATH=/bin", "HF_TOKEN=hf_abc", "VLLM_API_KEY=sm-1", "EMPTY_TOKEN=", "odd"})
+	if len(got) != 2 || got[0] != "hf_abc" || got[1] != "sm-1" {
+		t.Errorf("EnvValues = %q", got)
+	}
+}

@@ -17,15 +17,24 @@ const Redacted = secret.Redacted
 // containerHFCache is where the vllm/vllm-openai image looks for the HF cache.
 const containerHFCache = "/root/.cache/huggingface"
 
+// APIKeyEnv is the variable vLLM reads its API key from. Launch passes the
+// key there, not as --api-key, so that no process list shows it.
+const APIKeyEnv = "VLLM_API_KEY"
+
+// hfTokenEnv is the variable Hugging Face downloads read their token from.
+const hfTokenEnv = "HF_TOKEN"
+
 // Args is the argument list of `vllm` for cfg, starting with "serve MODEL",
-// in the order the reference reports show. It is pure: it neither reads the
-// environment nor generates a key (Launch does that first).
+// in the order the reference reports show. The API key is not among them
+// (it goes in the environment, see Environ). It is pure: it neither reads
+// the environment nor generates a key (Launch does that first).
 func Args(cfg ServerConfig) []string {
-	return serveArgs(cfg, cfg.Host)
+	return serveArgs(cfg, cfg.Host, "")
 }
 
-// serveArgs builds the serve arguments with the address vLLM itself binds.
-func serveArgs(cfg ServerConfig, listenHost string) []string {
+// serveArgs builds the serve arguments with the address vLLM itself binds
+// and, when key is not empty, --api-key key (what Display shows).
+func serveArgs(cfg ServerConfig, listenHost, key string) []string {
 	a := []string{"serve", cfg.Model}
 	str := func(flag, v string) {
 		if v != "" {
@@ -68,7 +77,7 @@ func serveArgs(cfg ServerConfig, listenHost string) []string {
 	if cfg.Port > 0 {
 		a = append(a, "--port", strconv.Itoa(cfg.Port))
 	}
-	str("--api-key", cfg.APIKey)
+	str("--api-key", key)
 	if cfg.AsyncScheduling {
 		a = append(a, "--async-scheduling")
 	}
@@ -82,15 +91,28 @@ func ContainerName(cfg ServerConfig) string {
 }
 
 // Command is the full argv that runs cfg's server (argv[0] is the program):
-// the executable with Args, or `docker run ...` with the image. The
-// environment of an exec runner is not part of it (see Environ).
+// the executable with Args, or `docker run ...` with the image. No secret
+// is on it: the environment (see Environ) holds the API key, the HF token
+// and every variable named like a secret, and docker is told only their
+// names (`-e VLLM_API_KEY`), taking the values from its own environment.
 func Command(cfg ServerConfig) []string {
+	return command(cfg, false)
+}
+
+// command is Command; shown, it is the command as Display shows it:
+// --api-key among the arguments and secret variables written -e NAME=value
+// (Display then redacts both).
+func command(cfg ServerConfig, shown bool) []string {
+	key := ""
+	if shown {
+		key = cfg.APIKey
+	}
 	if cfg.Runner != RunnerDocker {
 		exe := cfg.Executable
 		if exe == "" {
 			exe = DefaultExecutable
 		}
-		return append([]string{exe}, Args(cfg)...)
+		return append([]string{exe}, serveArgs(cfg, cfg.Host, key)...)
 	}
 	a := []string{"docker", "run", "--rm", "--name", ContainerName(cfg),
 		"--gpus", "all", "--ipc=host",
@@ -98,39 +120,72 @@ func Command(cfg ServerConfig) []string {
 	if cfg.HFCache != "" {
 		a = append(a, "-v", cfg.HFCache+":"+containerHFCache)
 	}
-	if _, ok := cfg.Env["HF_TOKEN"]; !ok {
+	env := serverEnv(cfg)
+	if _, ok := env[hfTokenEnv]; !ok {
 		// Passes our HF_TOKEN, if set, without writing it on the command line.
-		a = append(a, "-e", "HF_TOKEN")
+		a = append(a, "-e", hfTokenEnv)
 	}
-	for _, k := range sortedKeys(cfg.Env) {
-		a = append(a, "-e", k+"="+cfg.Env[k])
+	for _, k := range sortedKeys(env) {
+		switch {
+		case k == APIKeyEnv && shown:
+			// Display shows the key as --api-key, as the reference reports do.
+		case secret.IsEnvName(k) && !shown:
+			a = append(a, "-e", k)
+		default:
+			a = append(a, "-e", k+"="+env[k])
+		}
 	}
 	a = append(a, cfg.DockerImage)
 	// The image's entrypoint is `vllm serve`; inside the container vLLM must
 	// listen on all interfaces for the port mapping to reach it.
-	return append(a, serveArgs(cfg, "0.0.0.0")[1:]...)
+	return append(a, serveArgs(cfg, "0.0.0.0", key)[1:]...)
 }
 
-// Environ is the environment of cfg's process: base plus cfg.Env (which wins).
+// serverEnv is the variables cfg adds to the server's environment: its Env,
+// HF_TOKEN from HFToken and VLLM_API_KEY from APIKey (those two win).
+func serverEnv(cfg ServerConfig) map[string]string {
+	env := make(map[string]string, len(cfg.Env)+2)
+	for k, v := range cfg.Env {
+		env[k] = v
+	}
+	if cfg.HFToken != "" {
+		env[hfTokenEnv] = cfg.HFToken
+	}
+	if cfg.APIKey != "" {
+		env[APIKeyEnv] = cfg.APIKey
+	}
+	return env
+}
+
+// Environ is the environment of cfg's process (vLLM, or the docker client):
+// base plus cfg's variables (see serverEnv), which win.
 func Environ(cfg ServerConfig, base []string) []string {
-	env := make([]string, 0, len(base)+len(cfg.Env))
+	add := serverEnv(cfg)
+	env := make([]string, 0, len(base)+len(add))
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, override := cfg.Env[k]; !override {
+		if _, override := add[k]; !override {
 			env = append(env, kv)
 		}
 	}
-	for _, k := range sortedKeys(cfg.Env) {
-		env = append(env, k+"="+cfg.Env[k])
+	for _, k := range sortedKeys(add) {
+		env = append(env, k+"="+add[k])
 	}
 	return env
+}
+
+// secretsOf are the values Launch keeps out of sight for cfg: the API key,
+// the HF token and every variable of the server's environment env named
+// like a secret.
+func secretsOf(cfg ServerConfig, env []string) []string {
+	return append([]string{cfg.APIKey, cfg.HFToken}, secret.EnvValues(env)...)
 }
 
 // Display is the shell-quoted command line of cfg as the report's "Launch
 // command" shows it: `env A=B ...` first for an exec runner's variables, a
 // path under the home directory written "$HOME/...", and every secret (the
-// API key, --api-key in extra args, variables named like *KEY* or *TOKEN*)
-// shown as <redacted>.
+// API key as `--api-key <redacted>`, --api-key in extra args, variables
+// named like *KEY* or *TOKEN*, the HF token) shown as <redacted>.
 func Display(cfg ServerConfig) string {
 	home, _ := os.UserHomeDir()
 	return displayWith(cfg, home)
@@ -139,10 +194,12 @@ func Display(cfg ServerConfig) string {
 // displayWith is Display with the home directory given (pure, for tests).
 func displayWith(cfg ServerConfig, home string) string {
 	if cfg.Runner != RunnerDocker {
-		return CommandLine(cfg.Env, Command(cfg), home)
+		env := serverEnv(cfg)
+		delete(env, APIKeyEnv) // shown as --api-key
+		return CommandLine(env, command(cfg, true), home)
 	}
 	var words []string
-	argv := secret.Args(Command(cfg))
+	argv := secret.Args(command(cfg, true))
 	for i, w := range argv {
 		if i > 0 && argv[i-1] == "-e" {
 			if k, v, ok := strings.Cut(w, "="); ok {

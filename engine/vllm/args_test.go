@@ -29,7 +29,7 @@ func TestArgs(t *testing.T) {
 		{"model only", ServerConfig{Model: "Qwen/Qwen3-0.6B"}, "serve Qwen/Qwen3-0.6B"},
 		{"reference report 000", seed000(), "serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --trust-remote-code " +
 			"--tensor-parallel-size 1 --reasoning-parser gemma4 --enable-auto-tool-choice --tool-call-parser gemma4 " +
-			"--max-model-len 131072 --gpu-memory-utilization 0.83 --host 0.0.0.0 --port 8000 --api-key sk-live-123 --async-scheduling"},
+			"--max-model-len 131072 --gpu-memory-utilization 0.83 --host 0.0.0.0 --port 8000 --async-scheduling"},
 		{"reference report 003", ServerConfig{Model: "RedHatAI/gemma-4-26B-A4B-it-NVFP4", MaxModelLen: 262144, GPUMemoryUtilization: 0.94,
 			MaxNumSeqs: 128, EnablePrefixCaching: ptr(true), TrustRemoteCode: true, KVCacheDType: "int4_per_token_head",
 			AttentionBackend: "TRITON_ATTN", ExtraArgs: []string{"--language-model-only"}},
@@ -53,8 +53,8 @@ func TestCommandDocker(t *testing.T) {
 		Model: "RedHatAI/gemma-4-26B-A4B-it-NVFP4", ServedModelName: "bench", Host: "127.0.0.1", Port: 8001,
 		APIKey: "k", Env: map[string]string{"VLLM_USE_V1": "1"}}
 	want := "docker run --rm --name speedmatrix-vllm-8001 --gpus all --ipc=host -p 127.0.0.1:8001:8001 " +
-		"-v /data/hf:/root/.cache/huggingface -e HF_TOKEN -e VLLM_USE_V1=1 vllm/vllm-openai:v0.32.0 " +
-		"RedHatAI/gemma-4-26B-A4B-it-NVFP4 --served-model-name bench --host 0.0.0.0 --port 8001 --api-key k"
+		"-v /data/hf:/root/.cache/huggingface -e HF_TOKEN -e VLLM_API_KEY -e VLLM_USE_V1=1 vllm/vllm-openai:v0.32.0 " +
+		"RedHatAI/gemma-4-26B-A4B-it-NVFP4 --served-model-name bench --host 0.0.0.0 --port 8001"
 	if got := strings.Join(Command(cfg), " "); got != want {
 		t.Errorf("Command =\n%s\nwant\n%s", got, want)
 	}
@@ -100,6 +100,33 @@ func TestEnviron(t *testing.T) {
 	got := Environ(ServerConfig{Env: map[string]string{"B": "2", "A": "1"}}, []string{"PATH=/bin", "B=old"})
 	if want := []string{"PATH=/bin", "A=1", "B=2"}; !slices.Equal(got, want) {
 		t.Errorf("Environ = %v, want %v", got, want)
+	}
+	got = Environ(ServerConfig{APIKey: "sm-k", HFToken: "hf_t", Env: map[string]string{"HF_TOKEN": "env"}}, []string{"VLLM_API_KEY=old"})
+	if want := []string{"HF_TOKEN=hf_t", "VLLM_API_KEY=sm-k"}; !slices.Equal(got, want) {
+		t.Errorf("Environ = %v, want %v (the key and the token win)", got, want)
+	}
+}
+
+// TestCommandHoldsNoSecret: whatever the runner, the key, the HF token and
+// secret variables are in the environment only; Display shows the key as
+// --api-key <redacted>.
+func TestCommandHoldsNoSecret(t *testing.T) {
+	for _, runner := range []Runner{RunnerExec, RunnerDocker} {
+		cfg := ServerConfig{Runner: runner, Model: "m", Port: 8000, APIKey: "sm-secret-key", HFToken: "hf_secret_token",
+			Env: map[string]string{"WANDB_API_KEY": "wandb-secret", "PLAIN": "1"}}
+		argv := strings.Join(Command(cfg), " ")
+		env := strings.Join(Environ(cfg, nil), " ")
+		for _, s := range []string{"sm-secret-key", "hf_secret_token", "wandb-secret"} {
+			if strings.Contains(argv, s) || !strings.Contains(env, s) || strings.Contains(displayWith(cfg, "/h"), s) {
+				t.Errorf("%s: %q: argv %q, env %q", runner, s, argv, env)
+			}
+		}
+		if d := displayWith(cfg, "/h"); !strings.Contains(d, "--api-key <redacted>") || !strings.Contains(d, "HF_TOKEN=<redacted>") {
+			t.Errorf("%s: Display = %s", runner, d)
+		}
+		if runner == RunnerDocker && (!strings.Contains(argv, "-e VLLM_API_KEY ") || !strings.Contains(argv, "-e WANDB_API_KEY ") || !strings.Contains(argv, "-e PLAIN=1")) {
+			t.Errorf("docker argv = %s", argv)
+		}
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"speedmatrix/engine/secret"
 )
 
 // Runner says how the server is run.
@@ -66,8 +68,14 @@ type ServerConfig struct {
 
 	Host string `toml:"host"` // where the API listens; default 127.0.0.1
 	Port int    `toml:"port"` // default 8000
-	// APIKey is required of every client; Launch generates one when empty.
-	APIKey    string            `toml:"api_key"`
+	// APIKey is required of every client; Launch reads it from APIKeyFile,
+	// or generates one, when empty. vLLM gets it as VLLM_API_KEY in its
+	// environment, never on its command line.
+	APIKey string `toml:"api_key"`
+	// APIKeyFile is a file whose first line is the API key (used when APIKey is empty).
+	APIKeyFile string `toml:"api_key_file"`
+	// HFToken, when set, is given to vLLM as HF_TOKEN (gated or private models).
+	HFToken   string            `toml:"hf_token"`
 	ExtraArgs []string          `toml:"extra_args"` // appended verbatim
 	Env       map[string]string `toml:"env"`        // added to the server's environment
 
@@ -172,7 +180,21 @@ func (cfg ServerConfig) Validate() error {
 			add("env key %q is not a valid variable name", k)
 		}
 	}
+	for _, a := range cfg.ExtraArgs {
+		flag, _, _ := strings.Cut(a, "=")
+		if secret.IsFlag(flag) {
+			add("extra_args holds %s, which every user of this machine would see in ps: set %s instead", flag, secretKeyOf(flag))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// secretKeyOf is the server.toml key that replaces a secret flag.
+func secretKeyOf(flag string) string {
+	if flag == "--api-key" {
+		return "api_key (or api_key_file)"
+	}
+	return "hf_token"
 }
 
 // ServedName is the name clients use for the model: ServedModelName, or

@@ -42,6 +42,8 @@ tool_call_parser = "gemma4"
 host = "0.0.0.0"
 port = 8001
 api_key = "k"
+api_key_file = "/run/key"
+hf_token = "hf_x"
 extra_args = ["--language-model-only"]
 startup_timeout = "45m"
 stop_grace = "5s"
@@ -55,9 +57,12 @@ MAX_JOBS = "2"
 	want := "/opt/venv/bin/vllm serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --revision main --trust-remote-code " +
 		"--tensor-parallel-size 2 --pipeline-parallel-size 1 --reasoning-parser gemma4 --enable-auto-tool-choice --tool-call-parser gemma4 " +
 		"--max-model-len 131072 --gpu-memory-utilization 0.83 --max-num-seqs 128 --quantization fp8 --dtype bfloat16 --kv-cache-dtype fp8 " +
-		"--no-enable-prefix-caching --attention-backend FLASHINFER --host 0.0.0.0 --port 8001 --api-key k --async-scheduling --language-model-only"
+		"--no-enable-prefix-caching --attention-backend FLASHINFER --host 0.0.0.0 --port 8001 --async-scheduling --language-model-only"
 	if got := strings.Join(Command(cfg), " "); got != want {
 		t.Errorf("Command =\n%s\nwant\n%s", got, want)
+	}
+	if cfg.APIKey != "k" || cfg.HFToken != "hf_x" || cfg.APIKeyFile != "/run/key" {
+		t.Errorf("secrets: key %q, token %q, file %q", cfg.APIKey, cfg.HFToken, cfg.APIKeyFile)
 	}
 	if cfg.StartupTimeout != 45*time.Minute || cfg.StopGrace != 5*time.Second || cfg.Env["MAX_JOBS"] != "2" || cfg.Runner != RunnerExec {
 		t.Errorf("cfg = %+v", cfg)
@@ -94,6 +99,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"negative", "model = \"m\"\nmax_num_seqs = -1\n", "max_num_seqs -1 is negative"},
 		{"bad duration", "model = \"m\"\nstartup_timeout = \"soon\"\n", "startup_timeout"},
 		{"not toml", "model = \n", "read server config"},
+		{"key in extra args", "model = \"m\"\nextra_args = [\"--api-key\", \"k\"]\n", "extra_args holds --api-key, which every user of this machine would see in ps: set api_key"},
+		{"token in extra args", "model = \"m\"\nextra_args = [\"--hf-token=hf_x\"]\n", "set hf_token instead"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

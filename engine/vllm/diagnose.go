@@ -23,6 +23,7 @@ const (
 	FatalNoGPU             FatalKind = "no-gpu"
 	FatalDockerGPU         FatalKind = "docker-gpu"
 	FatalContainerConflict FatalKind = "container-name-in-use"
+	FatalNotInstalled      FatalKind = "vllm-not-installed"
 )
 
 // Fatal is a recognised start-up failure: what happened, what to change, and
@@ -92,6 +93,9 @@ var diagnoses = []diagnosis{
 	{kind: FatalDockerGPU, summary: "docker cannot give the container a GPU",
 		advice: "install the NVIDIA Container Toolkit and restart docker, or use runner = \"exec\"",
 		any:    []string{"could not select device driver", "nvidia-container-cli: initialization error"}},
+	{kind: FatalNotInstalled, summary: "the Python of the executable has no vllm package",
+		advice: "install vLLM in that environment (pip install vllm) or set executable to the bin/vllm of a venv that has it",
+		any:    []string{"No module named 'vllm'", "No module named vllm"}},
 	{kind: FatalNoGPU, summary: "vLLM found no usable GPU",
 		advice: "check nvidia-smi and the NVIDIA driver (and CUDA_VISIBLE_DEVICES in env)",
 		any: []string{"No CUDA GPUs are available", "Failed to infer device type", "CUDA driver version is insufficient",

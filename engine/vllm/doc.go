@@ -3,13 +3,15 @@
 // The pure half turns a ServerConfig into the exact command line (Args,
 // Command, Display), suggests settings from the hardware (Suggest) and reads
 // what vLLM prints while it starts (LogFacts, Diagnose). The process half
-// (Launch, Start, Server) runs that command in its own process group, keeps
-// its log in a file and a ring buffer, waits until /health and /v1/models
-// answer, and makes sure no GPU-holding process outlives a Stop or a crash
-// of the app.
+// (Launch, Start, Server) checks what the command needs (SetupError), runs
+// it in its own process group under a guard (RunGuardIfAsked), keeps its
+// log, secrets redacted, in a file and a ring buffer, waits until /health
+// and /v1/models answer, and makes sure no GPU-holding process outlives a
+// Stop or a crash of the app. No secret is ever on a command line: the API
+// key and the HF token reach vLLM through its environment.
 //
 // vllm is an adapter: it imports engine (the Target it becomes, its
-// EngineInfo, HardwareInfo for Suggest) and BurntSushi/toml (server.toml),
+// EngineInfo, HardwareInfo for Suggest), engine/secret and BurntSushi/toml (server.toml),
 // never Fyne, hw or charts; its tests also use engine/openai and engine/sim.
 //
 // A server.toml for LoadConfig (`speedmatrix run --launch server.toml`)
@@ -22,6 +24,8 @@
 //	gpu_memory_utilization = 0.83
 //	max_num_seqs = 128
 //	extra_args = ["--language-model-only"]
+//	api_key_file = "/home/me/.vllm-key"     # or api_key; none: one is generated
+//	hf_token = "hf_..."                     # given to vLLM as HF_TOKEN
 //	[env]
 //	MAX_JOBS = "2"
 package vllm

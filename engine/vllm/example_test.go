@@ -11,7 +11,10 @@ func ExampleArgs() {
 	cfg := vllm.ServerConfig{Model: "RedHatAI/gemma-4-E2B-it", ServedModelName: "gemma", TensorParallelSize: 1,
 		MaxModelLen: 131072, GPUMemoryUtilization: 0.83, Host: "127.0.0.1", Port: 8000, APIKey: "KEY"}
 	fmt.Println(strings.Join(vllm.Args(cfg), " "))
-	// Output: serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --tensor-parallel-size 1 --max-model-len 131072 --gpu-memory-utilization 0.83 --host 127.0.0.1 --port 8000 --api-key KEY
+	fmt.Println(vllm.Display(cfg))
+	// Output:
+	// serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --tensor-parallel-size 1 --max-model-len 131072 --gpu-memory-utilization 0.83 --host 127.0.0.1 --port 8000
+	// vllm serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --tensor-parallel-size 1 --max-model-len 131072 --gpu-memory-utilization 0.83 --host 127.0.0.1 --port 8000 --api-key <redacted>
 }
 
 func ExampleParseLog() {

@@ -87,7 +87,11 @@ func (s *Server) waitReady(ctx context.Context) error {
 			// End what it left running (vLLM's engine core) before
 			// reading its last words, so the log reaches its end.
 			_ = s.shutdown()
-			return s.exitError("exited (%s) before it was ready")
+			err := s.exitError("exited (%s) before it was ready")
+			if s.cfg.Runner != RunnerDocker && !s.Facts().LooksLikeVLLM {
+				return notVLLM(s.cfg.Executable, err)
+			}
+			return err
 		case <-ctx.Done():
 			return fmt.Errorf("start vllm: %w", ctx.Err())
 		case <-timeout.C:
@@ -265,7 +269,7 @@ func (s *Server) EngineInfo() engine.EngineInfo {
 	}
 	return engine.EngineInfo{
 		Engine: "vllm", Version: version, Quantization: quant, Backend: "cuda",
-		Repository: "github.com/vllm-project/vllm", Build: buildInfo(s.cfg, s.cmd.Path), Commit: commit,
+		Repository: "github.com/vllm-project/vllm", Build: buildInfo(s.cfg, s.exe), Commit: commit,
 		KVCacheTokens: f.KVCacheTokens, MaxNumSeqs: s.cfg.MaxNumSeqs, MaxModelLen: maxLen,
 	}
 }

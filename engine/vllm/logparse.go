@@ -23,6 +23,9 @@ type LogFacts struct {
 	Started bool
 	// Fatal is the first start-up error recognised in the log.
 	Fatal *Fatal
+	// LooksLikeVLLM is set by a line in vLLM's log format or naming vLLM:
+	// a program that exits without one is not vLLM.
+	LooksLikeVLLM bool
 }
 
 var (
@@ -73,6 +76,9 @@ func (f *LogFacts) Add(line string) {
 		if m := dtypeRE.FindStringSubmatch(line); m != nil && f.DType == "" {
 			f.DType = m[1]
 		}
+	}
+	if !f.LooksLikeVLLM {
+		f.LooksLikeVLLM = strings.Contains(strings.ToLower(line), "vllm") || strings.TrimSpace(logPrefixRE.FindString(line)) != ""
 	}
 	if strings.Contains(line, "Application startup complete") {
 		f.Started = true

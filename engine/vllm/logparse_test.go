@@ -42,11 +42,26 @@ func TestLogFactsAdd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var f LogFacts
 			f.Add(tt.line)
-			f.Fatal = nil
+			f.Fatal, f.LooksLikeVLLM = nil, false
 			if f != tt.want {
 				t.Errorf("Add(%q) =\n%+v\nwant\n%+v", tt.line, f, tt.want)
 			}
 		})
+	}
+}
+
+func TestLooksLikeVLLM(t *testing.T) {
+	for line, want := range map[string]bool{
+		"(APIServer pid=312) INFO 11-30 07:41:40 [api_server.py:1839] starting":       true,
+		"INFO 11-30 07:41:36 [__init__.py:216] Automatically detected platform cuda.": true,
+		"ModuleNotFoundError: No module named 'vllm'":                                 true,
+		"/usr/bin/python3: can't open file '/home/ann/serve': [Errno 2] No such file": false,
+		"Usage: true [ignored command line arguments]":                                false,
+	} {
+		var f LogFacts
+		if f.Add(line); f.LooksLikeVLLM != want {
+			t.Errorf("LooksLikeVLLM after %q = %v, want %v", line, f.LooksLikeVLLM, want)
+		}
 	}
 }
 
@@ -96,6 +111,7 @@ var diagnoseTests = []struct {
 	{"huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json.",
 		FatalGatedRepo, "set HF_TOKEN"},
 	{"Access to model meta-llama/Llama-3.1-8B is restricted. You must have access to it and be authenticated to access it. Please log in.", FatalGatedRepo, "HF_TOKEN"},
+	{"ModuleNotFoundError: No module named 'vllm'", FatalNotInstalled, "pip install vllm"},
 	{"requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/x", FatalGatedRepo, "accept the model's license"},
 	{"ValueError: Model architectures ['DeepseekOCRForCausalLM'] are not supported for now. Supported architectures: dict_keys(['ApertusForCausalLM'])", FatalUnsupportedArch, "upgrade vLLM"},
 	{"ValueError: The repository for org/x contains custom code which must be executed to correctly load the model.", FatalTrustRemoteCode, "trust_remote_code = true"},

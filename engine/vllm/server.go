@@ -5,15 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"speedmatrix/engine/secret"
 )
 
 // ErrStopped is what Alive reports after Stop.
@@ -26,8 +25,10 @@ const errLines = 20
 type Server struct {
 	cfg     ServerConfig // with defaults and the API key filled in
 	display string
-	cmd     *exec.Cmd
-	pgid    int
+	exe     string    // the program run: the vllm executable, or docker
+	cmd     *exec.Cmd // the server's process, or its guard's
+	pgid    int       // the server's process group
+	secrets []string  // hidden in every log line (see secretsOf)
 	logPath string
 	logFile *os.File
 	logs    *logBuffer
@@ -63,13 +64,17 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 
 // Launch starts cfg's server and returns at once, so the caller can show its
 // log (Subscribe) while it loads; call WaitReady next. It applies defaults,
-// generates an API key when cfg has none, and reports a port already in use
-// before launching anything. The server lives until Stop or until ctx ends.
+// takes the API key from api_key_file or generates one when cfg has none,
+// and checks what the server needs (the executable, or Docker and the
+// image; a free port) before launching anything: what is missing is a
+// *SetupError. The server lives until Stop or until ctx ends.
 //
-// The kernel kills the server if our process dies (Linux Pdeathsig: it fires
-// when the launching OS thread ends, so don't call Launch from a goroutine
-// locked to a thread that exits). With runner "docker" that kills only the
-// docker client; Stop also removes the container.
+// vLLM gets the key in its environment (VLLM_API_KEY), never on a command
+// line, and every secret it prints is redacted before its log is shown,
+// kept or saved. In a program that calls RunGuardIfAsked the server runs
+// under a guard that ends its whole tree (and removes its container) if our
+// process dies without a Stop, SIGKILL included; otherwise only its main
+// process gets the kernel's parent-death signal.
 func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -78,14 +83,11 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := checkPlatform(); err != nil {
 		return nil, err
 	}
-	if cfg.APIKey == "" {
-		key, err := NewAPIKey()
-		if err != nil {
-			return nil, fmt.Errorf("start vllm: %w", err)
-		}
-		cfg.APIKey = key
+	cfg, err := withKey(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if err := checkPortFree(cfg.Host, cfg.Port); err != nil {
+	if err := preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, display: Display(cfg), logs: newLogBuffer(LogLines),
@@ -99,25 +101,30 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	return s, nil
 }
 
-// checkPortFree fails when host:port cannot be listened on.
-func checkPortFree(host string, port int) error {
-	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	ln, err := net.Listen("tcp", addr)
-	if err == nil {
-		return ln.Close()
+// withKey is cfg with its API key: api_key, else the first line of
+// api_key_file, else VLLM_API_KEY of its env, else a new one.
+func withKey(cfg ServerConfig) (ServerConfig, error) {
+	var err error
+	switch {
+	case cfg.APIKey != "":
+	case cfg.APIKeyFile != "":
+		cfg.APIKey, err = readKeyFile(cfg.APIKeyFile)
+	case cfg.Env[APIKeyEnv] != "":
+		cfg.APIKey = cfg.Env[APIKeyEnv]
+	default:
+		if cfg.APIKey, err = NewAPIKey(); err != nil {
+			err = fmt.Errorf("start vllm: %w", err)
+		}
 	}
-	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("start vllm: port %d on %s is already in use (another vLLM server?): stop that server or choose another port, e.g. %d", port, host, port+1)
-	}
-	return fmt.Errorf("start vllm: cannot listen on %s: %w: set host to 127.0.0.1 or an address of this machine", addr, err)
+	return cfg, err
 }
 
 // start runs the command with its output going to the log file and ring.
 func (s *Server) start() error {
 	argv := Command(s.cfg)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if cmd.Err != nil {
-		return fmt.Errorf("start vllm: %w: %s", cmd.Err, missingAdvice(s.cfg))
+	exe, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("start vllm: %w: %s", err, missingAdvice(s.cfg))
 	}
 	dir := s.cfg.LogDir
 	if dir == "" {
@@ -135,22 +142,26 @@ func (s *Server) start() error {
 		f.Close()
 		return fmt.Errorf("start vllm: %w", err)
 	}
-	cmd.Env = Environ(s.cfg, os.Environ())
-	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = sysProcAttr()
-	s.cmd, s.logFile, s.logPath = cmd, f, f.Name()
-	s.logLine("$ " + s.display)
-	err = cmd.Start()
+	env := Environ(s.cfg, os.Environ())
+	s.exe, s.secrets, s.logFile, s.logPath = exe, secretsOf(s.cfg, env), f, f.Name()
+	s.record("$ " + s.display)
+	container := ""
+	if s.cfg.Runner == RunnerDocker {
+		container = ContainerName(s.cfg)
+	}
+	argv[0] = exe
+	p, err := startProcess(argv, env, pw, container)
 	pw.Close()
 	if err != nil {
 		pr.Close()
 		f.Close()
 		return fmt.Errorf("start vllm: %w: %s", err, missingAdvice(s.cfg))
 	}
-	s.pgid = cmd.Process.Pid
+	s.cmd, s.pgid = p.cmd, p.pgid
 	go s.readLog(pr)
 	go func() {
-		s.exitErr = cmd.Wait()
+		s.exitErr = p.cmd.Wait()
+		p.release()
 		close(s.exited)
 	}()
 	return nil
@@ -183,9 +194,19 @@ func (s *Server) readLog(pr *os.File) {
 	}
 }
 
+// logLine takes in a line of the server's output: its secrets redacted,
+// it goes to the facts, the file and the ring.
 func (s *Server) logLine(line string) {
+	line = secret.Text(line, s.secrets...)
 	s.mu.Lock()
 	s.facts.Add(line)
+	s.mu.Unlock()
+	s.record(line)
+}
+
+// record writes a line to the file and the ring.
+func (s *Server) record(line string) {
+	s.mu.Lock()
 	_, _ = s.logFile.WriteString(line + "\n")
 	s.mu.Unlock()
 	s.logs.add(line)

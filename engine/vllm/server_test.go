@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -23,6 +24,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	RunGuardIfAsked() // the launch tests re-execute this binary as a guard
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(launchHelper())
+	}
 	readyPoll = 20 * time.Millisecond
 	code := m.Run()
 	if fakeDir != "" {
@@ -52,6 +57,46 @@ func fakeVLLM(t *testing.T) string {
 		t.Fatal(fakeErr)
 	}
 	return fakeExe
+}
+
+// helperEnv holds the JSON ServerConfig that launchHelper launches.
+const helperEnv = "VLLM_TEST_LAUNCH_HELPER"
+
+// launchHelper stands in for speedmatrix in a process of its own: it
+// launches the server of helperEnv, prints its log lines and "ready", and
+// waits to be killed.
+func launchHelper() int {
+	var cfg ServerConfig
+	if err := json.Unmarshal([]byte(os.Getenv(helperEnv)), &cfg); err != nil {
+		fmt.Println("error:", err)
+		return 2
+	}
+	s, err := Start(context.Background(), cfg)
+	if err != nil {
+		fmt.Println("error:", strings.ReplaceAll(err.Error(), "\n", " | "))
+		return 1
+	}
+	for _, l := range s.Logs() {
+		fmt.Println("log:", l)
+	}
+	fmt.Println("ready")
+	select {}
+}
+
+// fakeDockerOnPath puts a `docker` that is the fake vllm (see its docker.go)
+// first on the PATH for the rest of t; it returns the file the fake logs
+// its commands to.
+func fakeDockerOnPath(t *testing.T, mode string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(fakeVLLM(t), filepath.Join(dir, "docker")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log := filepath.Join(dir, "docker.log")
+	t.Setenv("FAKEDOCKER_LOG", log)
+	t.Setenv("FAKEDOCKER_MODE", mode)
+	return log
 }
 
 func freePort(t *testing.T) int {
@@ -321,7 +366,9 @@ func TestPortInUse(t *testing.T) {
 	cfg := fakeConfig(t, "")
 	cfg.Port = ln.Addr().(*net.TCPAddr).Port
 	s, err := Launch(context.Background(), cfg)
-	if s != nil || err == nil || !strings.Contains(err.Error(), "already in use") || !strings.Contains(err.Error(), "choose another port") {
+	var se *SetupError
+	if s != nil || !errors.As(err, &se) || se.Kind != SetupPortInUse || !strings.Contains(err.Error(), "already in use") ||
+		!strings.Contains(err.Error(), "choose another port") {
 		t.Errorf("Launch = %v, %v", s, err)
 	}
 	if entries, _ := os.ReadDir(cfg.LogDir); len(entries) != 0 {
@@ -331,7 +378,8 @@ func TestPortInUse(t *testing.T) {
 
 func TestMissingExecutable(t *testing.T) {
 	cfg := ServerConfig{Executable: filepath.Join(t.TempDir(), "no-vllm"), Model: "m", Port: freePort(t)}
-	if _, err := Launch(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "install vLLM") {
+	var se *SetupError
+	if _, err := Launch(context.Background(), cfg); !errors.As(err, &se) || se.Kind != SetupNoExecutable || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("Launch = %v", err)
 	}
 	cfg.Model = ""

@@ -1,12 +1,19 @@
 // Command fakevllm stands in for `vllm serve` in the tests of engine/vllm:
 // it prints vLLM-like start-up logs and then serves engine/sim on the
-// --host/--port it is given, honouring --api-key and --served-model-name.
+// --host/--port it is given, honouring --api-key (or VLLM_API_KEY, as vLLM
+// does) and --served-model-name. Like vLLM, it echoes its arguments in a
+// "non-default args" line, the API key and HF_TOKEN included.
 //
 // FAKEVLLM_MODE picks a behaviour: "" (start and serve), "oom" (CUDA out of
 // memory at start-up), "exit" (exit at once), "hang" (never become ready),
 // "die" (serve; exit with a CUDA error when /fake/die is requested),
 // "stubborn" (ignore SIGINT and SIGTERM). FAKEVLLM_CHILD=1 also starts an
-// "engine core" child process, as vLLM does.
+// "engine core" child process, as vLLM does; FAKEVLLM_DAEMON=1 starts a
+// daemon (a grandchild in its own session, outside the process group) that
+// holds the listening port.
+//
+// Run as "docker" (a link named docker), it is a fake Docker client: see
+// docker.go.
 package main
 
 import (
@@ -14,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,6 +59,9 @@ func parseArgs(argv []string) args {
 	if a.served == "" {
 		a.served = a.model
 	}
+	if a.apiKey == "" {
+		a.apiKey = os.Getenv("VLLM_API_KEY")
+	}
 	return a
 }
 
@@ -62,10 +73,27 @@ func logf(proc, level, format string, v ...any) {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "--engine-core" {
-		engineCore()
-		return
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "--engine-core":
+			engineCore()
+			return
+		case "--daemonize":
+			daemonize()
+			return
+		case "--daemon":
+			daemon()
+			return
+		}
 	}
+	if filepath.Base(os.Args[0]) == "docker" {
+		os.Exit(fakeDocker(os.Args[1:]))
+	}
+	serveMain()
+}
+
+// serveMain is `vllm serve` with os.Args.
+func serveMain() {
 	mode := os.Getenv("FAKEVLLM_MODE")
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
@@ -81,7 +109,8 @@ func main() {
 	}
 	fmt.Println("INFO 11-30 07:41:36 [__init__.py:216] Automatically detected platform cuda.")
 	logf("APIServer", "INFO", "vLLM API server version %s", version)
-	logf("APIServer", "INFO", "non-default args: {'model_tag': '%s', 'host': '%s', 'port': %d, 'api_key': ['***']}", a.model, a.host, a.port)
+	logf("APIServer", "INFO", "non-default args: {'model_tag': '%s', 'host': '%s', 'port': %d, 'api_key': ['%s'], 'hf_token': '%s'}",
+		a.model, a.host, a.port, a.apiKey, os.Getenv("HF_TOKEN"))
 	if os.Getenv("FAKEVLLM_CHILD") == "1" {
 		startEngineCore()
 	}

@@ -5,7 +5,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"speedmatrix/engine/sim"
@@ -51,6 +54,9 @@ func serve(a args, h http.Handler, die bool) error {
 	if err != nil {
 		return err
 	}
+	if os.Getenv("FAKEVLLM_DAEMON") == "1" {
+		startDaemon(ln.(*net.TCPListener))
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
 	if die {
@@ -62,4 +68,44 @@ func serve(a args, h http.Handler, die bool) error {
 	logf("APIServer", "INFO", "Starting vLLM API server 0 on http://%s", ln.Addr())
 	logf("APIServer", "INFO", "Application startup complete.")
 	return http.Serve(ln, mux)
+}
+
+// startDaemon starts, through a middle process that exits at once, a
+// daemon in its own session that holds the listening socket: it is the
+// server's grandchild, outside its process group, reparented when the
+// middle process exits.
+func startDaemon(ln *net.TCPListener) {
+	f, err := ln.File()
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(os.Args[0], "--daemonize")
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = os.Stdout, os.Stderr, []*os.File{f}
+	if err := cmd.Run(); err != nil {
+		fail(err)
+	}
+}
+
+// daemonize is the middle process: it starts the daemon and exits.
+func daemonize() {
+	cmd := exec.Command(os.Args[0], "--daemon")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{os.NewFile(3, "listener")}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+	fmt.Printf("fakevllm: daemon pid=%d\n", cmd.Process.Pid)
+}
+
+// daemon holds the listening socket (fd 3) until it is killed.
+func daemon() {
+	signal.Ignore(syscall.SIGHUP)
+	if os.Getenv("FAKEVLLM_MODE") == "stubborn" {
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
+	}
+	held := os.NewFile(3, "listener")
+	defer held.Close()
+	select {}
 }

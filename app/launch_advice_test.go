@@ -1,0 +1,50 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine/vllm"
+)
+
+// TestLaunchSetupProblemsAreBanners: a setting the launcher refuses gets
+// the banner in the app's words (a field of the Server screen, never a
+// server.toml key or a flag), with the launcher's one line behind Details.
+func TestLaunchSetupProblemsAreBanners(t *testing.T) {
+	kinds := []vllm.SetupKind{vllm.SetupNoExecutable, vllm.SetupNotVLLM, vllm.SetupVenvNoVLLM, vllm.SetupNoDocker,
+		vllm.SetupDockerDown, vllm.SetupNoImage, vllm.SetupPortInUse, vllm.SetupKeyFile}
+	fields := map[vllm.SetupKind]string{vllm.SetupNoExecutable: "Executable", vllm.SetupNotVLLM: "Executable",
+		vllm.SetupVenvNoVLLM: "Executable", vllm.SetupNoDocker: "Runner", vllm.SetupDockerDown: "Runner",
+		vllm.SetupNoImage: "Docker image", vllm.SetupPortInUse: "Port", vllm.SetupKeyFile: "API key"}
+	for _, kind := range kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			d := testDeps(t, &fakeEngine{})
+			d.hardware = oneGPU
+			se := &vllm.SetupError{Kind: kind, Subject: "/opt/venv", Fact: "fact of " + string(kind), Fix: "set executable = x in server.toml"}
+			d.launcher = fakeLauncher{cfgs: make(chan vllm.ServerConfig, 1), err: fmt.Errorf("wrapped: %w", se)}
+			u := newTestUI(t, d, Options{})
+			l := u.server.launch
+			u.server.form.model.SetText("Qwen/Qwen3-0.6B")
+			l.onStart()
+			waitFor(t, l.settled, "the launch to fail")
+			n := u.server.banner.current
+			words := n.Message + " " + n.Action
+			if !u.server.banner.visible() || n.Detail != "wrapped: start vllm: fact of "+string(kind)+": set executable = x in server.toml" ||
+				!strings.Contains(words, "/opt/venv") && kind != vllm.SetupNoDocker && kind != vllm.SetupDockerDown {
+				t.Errorf("banner = %+v", n)
+			}
+			if !strings.Contains(n.Action, fields[kind]) || strings.Contains(words, "--") || strings.Contains(words, "server.toml") ||
+				strings.Contains(words, "_") || strings.Contains(words, " = ") {
+				t.Errorf("banner words %q: want the field %q and no flag or server.toml key", words, fields[kind])
+			}
+			if l.state.Text != "Not running." || l.up() {
+				t.Errorf("state %q, up %v", l.state.Text, l.up())
+			}
+		})
+	}
+	if n := launchNotice(errors.New("boom")); n.Message != "The vLLM server did not start." || n.Detail != "boom" {
+		t.Errorf("another error: %+v", n)
+	}
+}
