@@ -12,20 +12,20 @@ type tokenCounter struct {
 	estimating bool
 }
 
-func (c *tokenCounter) count(ch openai.Chunk) (arrival, bool) {
+func (c *tokenCounter) count(ch openai.Chunk) (chunkTokens, bool) {
 	text := ch.Content != "" || ch.Reasoning != ""
 	if ch.Usage != nil && !c.estimating {
 		if delta := ch.Usage.CompletionTokens - c.lastUsage; delta > 0 {
 			c.lastUsage = ch.Usage.CompletionTokens
-			return newArrival(ch.Arrived, float64(delta), false), true
+			return chunkTokens{At: ch.Arrived, Tokens: float64(delta)}, true
 		}
 		if c.lastUsage > 0 {
-			return arrival{}, false
+			return chunkTokens{}, false
 		}
 	}
 	if !text {
-		return arrival{}, false
+		return chunkTokens{}, false
 	}
 	c.estimating = true
-	return newArrival(ch.Arrived, 1, true), true
+	return chunkTokens{At: ch.Arrived, Tokens: 1, Estimated: true}, true
 }

@@ -122,7 +122,11 @@ func TestTimeAverage(t *testing.T) {
 
 func TestGotTokens(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	recs := []*requestRecord{{Arrivals: []arrival{newArrival(t0.Add(time.Second), 0, false), newArrival(t0.Add(3*time.Second), 0, false), newArrival(t0.Add(9*time.Second), 0, false)}}}
+	rec := &requestRecord{Sent: t0}
+	for _, s := range []time.Duration{1, 3, 9} {
+		rec.add(chunkTokens{At: t0.Add(s * time.Second)})
+	}
+	recs := []*requestRecord{rec}
 	m := arrivalsIn(recs, t0, t0.Add(5*time.Second)) // the one at 9 s is outside
 	for _, tc := range []struct {
 		a, b time.Duration

@@ -182,8 +182,8 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 	st, err := d.r.client.Stream(ctx, req, func(ch openai.Chunk) {
 		out.text(ch.Reasoning, ch.Content)
 		if a, ok := counter.count(ch); ok {
-			rec.Arrivals = append(rec.Arrivals, a)
-			d.r.liveTokens.Add(int64(a.Tokens() * 1000))
+			rec.add(a)
+			d.r.liveTokens.Add(int64(a.Tokens * 1000))
 			if rec.FirstToken.IsZero() {
 				rec.FirstToken = ch.Arrived
 				d.firstToken(w, ch.Arrived)

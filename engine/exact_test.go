@@ -176,7 +176,7 @@ func BenchmarkComputeDecode(b *testing.B) {
 	for i := range recs {
 		r := &requestRecord{Sent: from.Add(-time.Second), FirstToken: from.Add(-500 * time.Millisecond), FinalTokens: -1}
 		for j := range 30 * 75 {
-			r.Arrivals = append(r.Arrivals, newArrival(r.FirstToken.Add(time.Duration(j)*time.Second/75), 1, true))
+			r.add(chunkTokens{At: r.FirstToken.Add(time.Duration(j) * time.Second / 75), Tokens: 1, Estimated: true})
 		}
 		recs[i] = r
 	}

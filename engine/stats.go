@@ -6,44 +6,73 @@ import (
 	"time"
 )
 
-// arrival is one chunk of a stream that carried output tokens, counted at the
-// moment its bytes were read. It is kept small (16 bytes, where a time.Time
-// and a float64 took 40): a decode cell keeps every arrival of its 128
-// streams until it ends, a million and more, and in the desktop app they
-// were half of the live heap.
-type arrival struct {
-	at     time.Duration // since clockBase, on the monotonic clock
-	tokens float32
-	// Estimated is set when the tokens are a guess (one per chunk of text)
-	// rather than a delta of continuous usage stats.
+// chunkTokens is what one chunk of a stream counted for: its output tokens,
+// at the moment its bytes were read. Estimated is set when the tokens are a
+// guess (one per chunk of text) rather than a delta of continuous usage
+// stats.
+type chunkTokens struct {
+	At        time.Time
+	Tokens    float64
 	Estimated bool
 }
 
-// clockBase is what arrival times count from.
-var clockBase = time.Now()
-
-// newArrival is a chunk of tokens that arrived at t.
-func newArrival(t time.Time, tokens float64, estimated bool) arrival {
-	return arrival{at: t.Sub(clockBase), tokens: float32(tokens), Estimated: estimated}
+// arrival is a chunkTokens as a request keeps it: 8 bytes, where a
+// time.Time, a float64 and a bool took 40. A decode cell keeps every
+// arrival of its streams until it ends (a million and more at 128 streams),
+// and in the desktop app they were half of the live heap.
+type arrival struct {
+	ticks  uint32 // arrivalTick units since the request's first arrival
+	tokens float32
 }
 
-// At is when the chunk arrived; its monotonic reading compares with
-// time.Now's.
-func (a arrival) At() time.Time { return clockBase.Add(a.at) }
+// arrivalTick is the resolution of arrival times: far finer than the
+// milliseconds the figures report, and a uint32 of them spans 4.7 hours,
+// longer than any request of a cell.
+const arrivalTick = 4 * time.Microsecond
 
-// Tokens is how many output tokens the chunk counts for.
-func (a arrival) Tokens() float64 { return float64(a.tokens) }
+// add keeps one counted chunk. Once a stream is counted by text it stays
+// so (tokenCounter), so one index says which arrivals are estimated.
+func (r *requestRecord) add(c chunkTokens) {
+	if len(r.Arrivals) == 0 {
+		r.arrivalBase = c.At
+	}
+	d := max(c.At.Sub(r.arrivalBase), 0) / arrivalTick
+	if c.Estimated && r.estimatedFrom == 0 {
+		r.estimatedFrom = len(r.Arrivals) + 1
+	}
+	r.Arrivals = append(r.Arrivals, arrival{ticks: uint32(min(d, math.MaxUint32)), tokens: float32(c.Tokens)})
+}
 
-// scale multiplies the chunk's token count by f.
-func (a *arrival) scale(f float64) { a.tokens = float32(float64(a.tokens) * f) }
+// at is when arrival i came, on the monotonic clock like time.Now's
+// readings.
+func (r *requestRecord) at(i int) time.Time {
+	return r.arrivalBase.Add(time.Duration(r.Arrivals[i].ticks) * arrivalTick)
+}
+
+// tokens is what arrival i counted for.
+func (r *requestRecord) tokens(i int) float64 { return float64(r.Arrivals[i].tokens) }
+
+// estimated reports whether arrival i's count is a guess.
+func (r *requestRecord) estimated(i int) bool {
+	return r.estimatedFrom > 0 && i >= r.estimatedFrom-1
+}
+
+// scale multiplies arrival i's count by f.
+func (r *requestRecord) scale(i int, f float64) {
+	r.Arrivals[i].tokens = float32(float64(r.Arrivals[i].tokens) * f)
+}
 
 // requestRecord is everything one streaming request did, in client time.
 type requestRecord struct {
-	Worker     int // which of the cell's streams sent it
-	Sent       time.Time
-	FirstToken time.Time // zero: no token arrived
-	End        time.Time // zero: still running when the cell stopped it
-	Arrivals   []arrival
+	Worker      int // which of the cell's streams sent it
+	Sent        time.Time
+	FirstToken  time.Time // zero: no token arrived
+	End         time.Time // zero: still running when the cell stopped it
+	Arrivals    []arrival // through add, at, tokens, estimated and scale
+	arrivalBase time.Time // the first arrival's time, which the others count from
+	// estimatedFrom is 1 + the index of the first estimated arrival; 0
+	// when none is.
+	estimatedFrom int
 	// FinalTokens is the completion token count of the last usage seen at
 	// the end of a finished stream; -1 when unknown.
 	FinalTokens  int
@@ -55,10 +84,10 @@ type requestRecord struct {
 }
 
 func (r *requestRecord) counted() (total, estimated float64) {
-	for _, a := range r.Arrivals {
-		total += a.Tokens()
-		if a.Estimated {
-			estimated += a.Tokens()
+	for i := range r.Arrivals {
+		total += r.tokens(i)
+		if r.estimated(i) {
+			estimated += r.tokens(i)
 		}
 	}
 	return total, estimated
@@ -87,8 +116,8 @@ func (r *requestRecord) reconcile() (before, after float64, ok bool) {
 		scale = 0
 	}
 	for i := range r.Arrivals {
-		if est == 0 || r.Arrivals[i].Estimated {
-			r.Arrivals[i].scale(scale)
+		if est == 0 || r.estimated(i) {
+			r.scale(i, scale)
 		}
 	}
 	if est == 0 {
@@ -119,8 +148,8 @@ func reconcileAll(recs []*requestRecord) {
 	scale := after / before
 	for _, r := range pending {
 		for i := range r.Arrivals {
-			if r.Arrivals[i].Estimated {
-				r.Arrivals[i].scale(scale)
+			if r.estimated(i) {
+				r.scale(i, scale)
 			}
 		}
 	}
@@ -190,17 +219,18 @@ func computeDecode(recs []*requestRecord, from, to time.Time) decodeFigures {
 func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, ok bool) {
 	var first, last time.Time
 	var after float64
-	for _, a := range r.Arrivals {
-		if !inWindow(a.At(), from, to) {
+	for i := range r.Arrivals {
+		at := r.at(i)
+		if !inWindow(at, from, to) {
 			continue
 		}
-		tokens += a.Tokens()
+		tokens += r.tokens(i)
 		if first.IsZero() {
-			first = a.At()
+			first = at
 			continue
 		}
-		after += a.Tokens()
-		last = a.At()
+		after += r.tokens(i)
+		last = at
 	}
 	if last.IsZero() || !last.After(first) {
 		return tokens, 0, false
@@ -215,10 +245,10 @@ func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, 
 func appendGaps(gaps []weighted, r *requestRecord, from, to time.Time) []weighted {
 	prev := time.Time{}
 	for i := 0; i < len(r.Arrivals); {
-		at, same := r.Arrivals[i].At(), r.Arrivals[i].at
+		at, same := r.at(i), r.Arrivals[i].ticks
 		var k float64
-		for ; i < len(r.Arrivals) && r.Arrivals[i].at == same; i++ {
-			k += r.Arrivals[i].Tokens()
+		for ; i < len(r.Arrivals) && r.Arrivals[i].ticks == same; i++ {
+			k += r.tokens(i)
 		}
 		if !prev.IsZero() && k > 0 && inWindow(at, from, to) {
 			gaps = append(gaps, weighted{Value: ms(at.Sub(prev)) / k, Weight: k})

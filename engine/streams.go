@@ -95,7 +95,7 @@ func quietStreams(recs []*requestRecord, from, to time.Time, limit time.Duration
 		}
 		last := r.FirstToken
 		if n := len(r.Arrivals); n > 0 {
-			last = r.Arrivals[n-1].At()
+			last = r.at(n - 1)
 		}
 		if last.Before(from) {
 			last = from
@@ -128,9 +128,9 @@ func arrivalsIn(recs []*requestRecord, from, to time.Time) arrivalMap {
 	}
 	m.marks = make([]bool, int(to.Sub(from)/arrivalBucket)+1)
 	for _, r := range recs {
-		for _, a := range r.Arrivals {
-			if inWindow(a.At(), from, to) {
-				m.marks[int(a.At().Sub(from)/arrivalBucket)] = true
+		for i := range r.Arrivals {
+			if at := r.at(i); inWindow(at, from, to) {
+				m.marks[int(at.Sub(from)/arrivalBucket)] = true
 			}
 		}
 	}
