@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -59,9 +58,8 @@ var Icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
 // Main opens the main window and blocks until it is closed. With Autorun and
 // Export it returns the run's or the export's error, if any.
 func Main(opts Options) error {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
+	withDrawCacheLifetime()
+	tuneMemory()
 	a := fyneapp.NewWithID(ID)
 	declareFyneDo(a)
 	a.SetIcon(Icon)
@@ -82,14 +80,6 @@ func Main(opts Options) error {
 	u.shutdown()
 	return u.exitErr
 }
-
-// gcPercent is the desktop app's GOGC. The app's heap holds more than the
-// headless run's (fonts, widgets, and the simulator when it serves one) and
-// Go's default lets the heap grow to twice what is live: over a Standard run
-// against the simulator the default let the app's memory rise by up to 125 MB
-// in the cells with the longest prompts, 50 by up to 77 MB, for under 1 % more
-// CPU per token (BENCHMARKS.md, "App memory over a Standard run").
-const gcPercent = 50
 
 // ui holds the window, the screens and what they share.
 type ui struct {

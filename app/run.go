@@ -52,6 +52,8 @@ type runTab struct {
 	saveErr    error         // the last save's failure, shown once
 	confirming bool          // the cancel confirmation is open
 	lastRun    bool          // the grid shows the last run, not the plan
+	// liftMemoryLimit ends the soft memory limit of the run in progress.
+	liftMemoryLimit func()
 }
 
 // newRunTab builds the Run screen.
@@ -202,6 +204,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	r.u.prefs.flush(r.u)
 	r.saveDir, r.saveErr = dir, nil
 	r.begin(plan, target, prev)
+	r.liftMemoryLimit = limitRunMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
@@ -365,6 +368,10 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.save(*rep)
 	}
 	r.publish()
+	if r.liftMemoryLimit != nil {
+		r.liftMemoryLimit()
+		r.liftMemoryLimit = nil
+	}
 	r.u.onRunDone(rep, err, r.saveDir)
 	close(r.uiDone)
 }
