@@ -368,11 +368,12 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.save(*rep)
 	}
 	r.publish()
+	r.u.onRunDone(rep, err, r.saveDir)
 	if r.liftMemoryLimit != nil {
+		// After Results drew the run: that too is within the limit.
 		r.liftMemoryLimit()
 		r.liftMemoryLimit = nil
 	}
-	r.u.onRunDone(rep, err, r.saveDir)
 	close(r.uiDone)
 }
 
