@@ -186,6 +186,7 @@ func (s *serverTab) onKind(kind string) {
 			p.Hide()
 		}
 	}
+	s.serveChosenSim()
 	s.publish()
 }
 
@@ -225,7 +226,7 @@ func (s *serverTab) description() string {
 	return "vLLM: " + s.form.model.Text
 }
 
-// target is what a run measures; the simulator starts here on first use.
+// target is what a run measures (a simulator not started yet starts here).
 func (s *serverTab) target() (engine.Subject, error) {
 	var t engine.Subject
 	switch s.kind.Selected {

@@ -44,7 +44,21 @@ func (s *serverTab) onProfile() {
 		[2]string{"Max model length", formatThousands(p.MaxModelLen) + " tokens"},
 	)}
 	s.profileFacts.Refresh()
+	s.serveChosenSim()
 	s.publish()
+}
+
+// serveChosenSim starts the chosen profile's simulator once it is chosen,
+// as a server is up before it is measured: a run then starts against a
+// server that already holds its KV cache model (16 MB for the largest
+// profile) rather than growing the app by it. Never while a run goes on:
+// that would stop the server it measures. A failure to start is shown when
+// a run asks for the target.
+func (s *serverTab) serveChosenSim() {
+	if s.kind == nil || s.kind.Selected != targetSim || s.profile.Selected == "" || (s.u.run != nil && s.u.run.running()) {
+		return
+	}
+	_, _ = s.startSim()
 }
 
 func (s *serverTab) simProfile() (sim.Profile, bool) {

@@ -4,8 +4,8 @@
 # preset), presses Ctrl+R (scripts/ctrlr.py, XTest), then prints VmRSS from
 # /proc/PID/status every INTERVAL seconds until the run's report.json in
 # History's folder says "complete": true (the app saves it after every
-# cell), and sums up: RSS at the start, the highest
-# sample, the end and the kernel's high-water mark (VmHWM).
+# cell), and sums up: RSS at the start, the highest sample, the end and the
+# kernel's high-water mark (VmHWM).
 # Needs Xvfb, python3 and libXtst. Nothing else may use the display.
 # Usage: bash scripts/bench-appmem.sh [BINARY] [TARGET] [INTERVAL]
 # (defaults: ./speedmatrix, sim:gemma-4-e2b-rtxpro6000, 30)
