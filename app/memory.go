@@ -63,7 +63,7 @@ func drawCacheEnv(environ []string) ([]string, bool) {
 // within it (a soft limit: debug.SetMemoryLimit). GOGC alone sizes the heap
 // from the live heap, and in the bursts of a cell's first requests that
 // let the app grow by 30–60 MB more than it kept.
-const runMemoryHeadroom = 48 << 20
+const runMemoryHeadroom = 40 << 20
 
 // limitRunMemory sets the soft memory limit for a run that starts now, and
 // returns what lifts it again once the run ends: at rest the app may keep
