@@ -23,7 +23,7 @@ var hwCanned3090 = hw.Hardware{
 	Type: hw.TypeDiscreteGPU, CPU: "AMD Ryzen 9 7900X", CPUCores: 12, CPUThreads: 24, RAMBytes: 32 << 30,
 	OS: "Ubuntu 24.04.5 LTS", Kernel: "6.8.0-49-generic",
 	GPUs: []hw.GPU{{GPUInfo: engine.GPUInfo{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30,
-		DriverVersion: "570.86.15", CUDAVersion: "12.8"}, PCIeCurGen: 4}},
+		DriverVersion: "570.86.15", CUDAVersion: "12.8", PCIeCurGen: 4}}},
 }
 
 func runHW(t *testing.T, args ...string) (stdout, stderr string, err error) {

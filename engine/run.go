@@ -268,7 +268,7 @@ func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
 		res.JoulesPerToken = res.Telemetry.TotalPowerW.Avg / res.TotalTokPerSec
 	}
 	if th := res.Telemetry.Throttle; !th.OK() {
-		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: "GPU throttled: " + th.Describe()})
+		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: th.Message()})
 	}
 }
 

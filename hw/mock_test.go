@@ -15,6 +15,7 @@ const (
 	h200MaxMemMHz     = 3201
 	h200PowerLimitMW  = 700000
 	h200PeakBandwidth = 6144.0 / 8 * 3201 * 2 / 1000 // 4916.736 GB/s
+	h200NVLinks       = 18                           // NVLink 4, all up
 )
 
 // countingServer is an 8×H200 mock that counts Init and Shutdown.
@@ -63,6 +64,12 @@ func fillH200(d *server.Device, i int) {
 			return 3201, ok
 		}
 		return 1755, ok
+	}
+	d.GetNvLinkStateFunc = func(link int) (nvml.EnableState, nvml.Return) {
+		if link >= h200NVLinks {
+			return 0, nvml.ERROR_INVALID_ARGUMENT
+		}
+		return nvml.FEATURE_ENABLED, ok
 	}
 	// Every pair is connected through the NVSwitch, as on a DGX H200.
 	d.GetP2PStatusFunc = func(nvml.Device, nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
