@@ -48,8 +48,8 @@ type GPUInfo struct {
 	CUDAVersion       string `json:"cuda_version,omitempty"`
 	ComputeCapability string `json:"compute_capability,omitempty"`
 	// PCIeGen and PCIeWidth are the most the GPU's PCIe link can do.
-	PCIeGen           int    `json:"pcie_gen,omitempty"`
-	PCIeWidth         int    `json:"pcie_width,omitempty"`
+	PCIeGen   int `json:"pcie_gen,omitempty"`
+	PCIeWidth int `json:"pcie_width,omitempty"`
 	// PCIeCurGen and PCIeCurWidth are the link as it ran at detection; idle
 	// GPUs often drop to a lower generation to save power.
 	PCIeCurGen   int `json:"pcie_cur_gen,omitempty"`
