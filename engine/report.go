@@ -57,9 +57,11 @@ type GPUInfo struct {
 	// MaxSMClockMHz is the highest SM clock the GPU can run.
 	MaxSMClockMHz int `json:"max_sm_clock_mhz,omitempty"`
 	// NVLinks is how many NVLink links the GPU has, NVLinksActive how many
-	// of them are up; both 0 without NVLink.
+	// of them are up; both 0 without NVLink. NVLinkKnown says they were
+	// asked: reports written before they were have neither.
 	NVLinks            int     `json:"nvlinks,omitempty"`
 	NVLinksActive      int     `json:"nvlinks_active,omitempty"`
+	NVLinkKnown        bool    `json:"nvlink_known,omitempty"`
 	PowerLimitW        float64 `json:"power_limit_w,omitempty"`
 	MemoryBusWidthBits int     `json:"memory_bus_width_bits,omitempty"`
 	MaxMemClockMHz     int     `json:"max_mem_clock_mhz,omitempty"`

@@ -72,12 +72,15 @@ func (g *GPU) queryNVLinks(check func(string, nvml.Return) bool, d nvml.Device) 
 	for link := 0; link < nvml.NVLINK_MAX_LINKS; link++ {
 		state, ret := d.GetNvLinkState(link)
 		if ret != nvml.SUCCESS {
-			if link == 0 && ret != nvml.ERROR_NOT_SUPPORTED && ret != nvml.ERROR_INVALID_ARGUMENT {
+			if link > 0 || ret == nvml.ERROR_NOT_SUPPORTED || ret == nvml.ERROR_INVALID_ARGUMENT {
+				g.NVLinkKnown = true
+			} else {
 				check("NVLink state", ret)
 			}
 			return
 		}
 		g.NVLinks++
+		g.NVLinkKnown = true
 		if state == nvml.FEATURE_ENABLED {
 			g.NVLinksActive++
 		}
