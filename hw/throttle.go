@@ -169,3 +169,16 @@ func perGPUShares(reason string, gpus []engine.GPUTelemetry) []engine.GPUShare {
 	}
 	return all
 }
+
+// ReasonNames are the throttle reasons set in NVML's clock-event bits, by
+// their engine names (engine.ThrottlePowerCap, …) in the verdict's order;
+// idle and clock settings are left out, as in the verdict.
+func ReasonNames(bits uint64) []string {
+	var names []string
+	for _, r := range throttleReasons {
+		if bits&r.mask != 0 {
+			names = append(names, r.name)
+		}
+	}
+	return names
+}
