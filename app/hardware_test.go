@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/hw"
+	"speedmatrix/hw/nvmlmock"
 )
 
 func TestHardwareWithoutGPUOffersWaysForward(t *testing.T) {
@@ -125,5 +126,31 @@ func TestRunShowsEveryGPU(t *testing.T) {
 		"GPU 1 · 95 % · 301 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz · power cap · PCIe 4.0 x8 (max x16)"
 	if g.perGPU.Text != want {
 		t.Errorf("per GPU:\n%s\nwant\n%s", g.perGPU.Text, want)
+	}
+}
+
+// TestHardwareOnTheNVMLMock: the PCIe box of hw/nvmlmock through the real
+// detector and sampler source: the Hardware screen shows both GPUs without
+// NVLink, P2P refused, and flags GPU 1's link once a sample under load
+// shows it at x8.
+func TestHardwareOnTheNVMLMock(t *testing.T) {
+	lib := nvmlmock.PCIeBox()
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = &hwDetector{detect: func() (hw.Hardware, error) { return hw.DetectWith(lib) }}
+	u := newTestUI(t, d, Options{})
+	if got := u.hardware.status.Text; got != "2 NVIDIA GPUs ready for vLLM." {
+		t.Fatalf("status %q", got)
+	}
+	screen := u.tabs.Items[0].Content
+	for _, want := range []string{"PCIe 4.0 x16 at most", "GPU 1 through a PCIe host bridge: not supported by the chipset", "none"} {
+		if !hasText(screen, want) {
+			t.Errorf("the Hardware screen lacks %q", want)
+		}
+	}
+	src := hw.NewSource(lib)
+	defer src.Close()
+	u.state.setSample(src.Read(), true)
+	if w := u.hardware.load.warn; !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
+		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
 	}
 }

@@ -10,43 +10,13 @@ import (
 	"github.com/shirou/gopsutil/v4/cpu"
 
 	"speedmatrix/engine"
+	"speedmatrix/hw/nvmlmock"
 )
 
-// newPCIeBox is a workstation with two H200s in PCIe 4.0 x16 slots, no
-// NVLink, peer-to-peer refused by the chipset, both busy at 95 %. GPU 1's
-// slot trains down to x8 when it works; idle, both report x16.
+// newPCIeBox is nvmlmock's PCIe box, counting Init and Shutdown.
 func newPCIeBox(t *testing.T) *countingServer {
 	t.Helper()
-	cs := newH200(t)
-	cs.DeviceGetCountFunc = func() (int, nvml.Return) { return 2, nvml.SUCCESS }
-	ok := nvml.SUCCESS
-	for i, d := range cs.Devices[:2] {
-		md := d.(*server.Device)
-		md.GetNvLinkStateFunc = func(int) (nvml.EnableState, nvml.Return) { return 0, nvml.ERROR_NOT_SUPPORTED }
-		md.GetP2PStatusFunc = func(_ nvml.Device, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
-			if idx == nvml.P2P_CAPS_INDEX_NVLINK {
-				return nvml.P2P_STATUS_NOT_SUPPORTED, ok
-			}
-			return nvml.P2P_STATUS_CHIPSET_NOT_SUPPORTED, ok
-		}
-		md.GetTopologyCommonAncestorFunc = func(nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
-			return nvml.TOPOLOGY_HOSTBRIDGE, ok
-		}
-		md.GetMaxPcieLinkGenerationFunc = func() (int, nvml.Return) { return 4, ok }
-		md.GetCurrPcieLinkGenerationFunc = func() (int, nvml.Return) { return 4, ok }
-		md.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) { return nvml.Utilization{Gpu: 95}, ok }
-		if i == 1 {
-			reads := 0 // the first read is detection, at idle
-			md.GetCurrPcieLinkWidthFunc = func() (int, nvml.Return) {
-				reads++
-				if reads == 1 {
-					return 16, ok
-				}
-				return 8, ok
-			}
-		}
-	}
-	return cs
+	return counting(nvmlmock.PCIeBox())
 }
 
 // sampleBox samples cs n times on a fake clock and summarises them.

@@ -22,6 +22,11 @@ type systemSource struct {
 	havePrev bool
 }
 
+// NewSource is the Source a Sampler reads by default (the system's NVML
+// and the host CPU), over lib instead, such as go-nvml's mock servers
+// (hw/nvmlmock). Without a usable NVML it reads the CPU only.
+func NewSource(lib nvml.Interface) Source { return newSystemSource(lib) }
+
 func newSystemSource(lib library) *systemSource {
 	src := &systemSource{cpuTimes: readCPUTimes}
 	if s, err := openSession(lib); err == nil {
