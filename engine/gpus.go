@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // PCIeLink is a PCIe link's generation and lane width; zero fields are
 // unknown.
@@ -60,8 +63,8 @@ type PCIeLoad struct {
 // GPUKey identifies a GPU across telemetry sources: its host ("" for the
 // machine Speed Matrix runs on) and its index there.
 type GPUKey struct {
-	Host  string
-	Index int
+	Host  string `json:"host,omitempty"`
+	Index int    `json:"index"`
 }
 
 // String is the GPU as text names it: "GPU 1", or "GPU 1 on node2".
@@ -117,4 +120,22 @@ func (g GPUTelemetry) PCIeWarning() string {
 		max = fmt.Sprintf("%d.0 x%d", p.Max.Gen, p.Max.Width)
 	}
 	return fmt.Sprintf("%s runs at %s (max %s)", g.Key(), p.Link, max)
+}
+
+// PowerW is the average power the GPUs of serving drew over the window,
+// summed; every sampled GPU when serving is empty. J/token divides it by
+// the cell's tok/s, so it counts every GPU that serves the model (all of a
+// tensor-parallel group, and the remote nodes' GPUs a second source adds)
+// and, when serving is known, none that doesn't.
+func (t *Telemetry) PowerW(serving []GPUKey) float64 {
+	if len(serving) == 0 {
+		return t.TotalPowerW.Avg
+	}
+	sum := 0.0
+	for _, g := range t.GPUs {
+		if slices.Contains(serving, g.Key()) {
+			sum += g.PowerW.Avg
+		}
+	}
+	return sum
 }

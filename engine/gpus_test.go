@@ -68,3 +68,23 @@ func TestThrottleDescribe(t *testing.T) {
 		t.Errorf("per-GPU Message = %q", got)
 	}
 }
+
+// TestPowerW: J/token's power sums the serving GPUs, on every host, or
+// every sampled GPU when they aren't known.
+func TestPowerW(t *testing.T) {
+	tm := &Telemetry{TotalPowerW: Stat{Avg: 900}, GPUs: []GPUTelemetry{
+		{Index: 0, PowerW: Stat{Avg: 300}}, {Index: 1, PowerW: Stat{Avg: 280}},
+		{Index: 0, Host: "node2", PowerW: Stat{Avg: 310}}, {Index: 2, PowerW: Stat{Avg: 10}}}}
+	for _, tc := range []struct {
+		serving []GPUKey
+		want    float64
+	}{
+		{nil, 900},
+		{[]GPUKey{{Index: 0}, {Index: 1}}, 580},
+		{[]GPUKey{{Index: 0}, {Index: 1}, {Host: "node2", Index: 0}}, 890},
+	} {
+		if got := tm.PowerW(tc.serving); got != tc.want {
+			t.Errorf("PowerW(%v) = %v, want %v", tc.serving, got, tc.want)
+		}
+	}
+}
