@@ -44,6 +44,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 	}
 	cards.Add(hostCard(u.hwInfo))
 	body := container.NewVBox(h.status, h.load.warn, cards)
+	h.load.relayout = body.Refresh
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
 	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }

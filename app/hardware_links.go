@@ -75,6 +75,8 @@ type loadWatch struct {
 	worst  map[engine.GPUKey]engine.PCIeLoad
 	labels map[engine.GPUKey]*widget.Label
 	warn   *widget.Label
+	// relayout lays the screen out again once warn shows or hides.
+	relayout func()
 }
 
 func newLoadWatch() *loadWatch {
@@ -137,9 +139,12 @@ func (w *loadWatch) refresh() {
 	}
 	if len(warnings) == 0 {
 		w.warn.Hide()
-		return
+	} else {
+		slices.Sort(warnings)
+		w.warn.SetText(strings.Join(warnings, " "))
+		w.warn.Show()
 	}
-	slices.Sort(warnings)
-	w.warn.SetText(strings.Join(warnings, " "))
-	w.warn.Show()
+	if w.relayout != nil {
+		w.relayout()
+	}
 }

@@ -150,7 +150,12 @@ func TestHardwareOnTheNVMLMock(t *testing.T) {
 	src := hw.NewSource(lib)
 	defer src.Close()
 	u.state.setSample(src.Read(), true)
-	if w := u.hardware.load.warn; !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
+	w, status := u.hardware.load.warn, u.hardware.status
+	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
 		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
+	}
+	if w.Position().Y < status.Position().Y+status.Size().Height {
+		t.Errorf("the warning (y %v) overlaps the status line (y %v, height %v): the screen was not laid out again",
+			w.Position().Y, status.Position().Y, status.Size().Height)
 	}
 }
