@@ -2,6 +2,7 @@ package hw
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/shirou/gopsutil/v4/cpu"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 	"speedmatrix/hw/nvmlmock"
 )
 
@@ -116,5 +118,27 @@ func TestThrottleNamesTheGPU(t *testing.T) {
 	sum := sampleBox(t, cs, 50)
 	if got, want := sum.Throttle.Describe(), "GPU 1 throttled: power cap, 34 % of the window"; got != want {
 		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}
+
+// TestDGXH100: go-nvml's dgxh100 mock, 8 GPUs with NVLink, through
+// detection to the report's Hardware lines.
+func TestDGXH100(t *testing.T) {
+	h, err := detect(nvmlmock.DGXH100(), fakeHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.GPUs) != 8 || len(h.Topology.Links) != 28 {
+		t.Fatalf("%d GPUs, %d links; want 8, 28", len(h.GPUs), len(h.Topology.Links))
+	}
+	for _, g := range h.GPUs {
+		if g.NVLinksActive != nvmlmock.H200NVLinks || math.Round(g.PeakBandwidthGBs) != 3352 {
+			t.Errorf("GPU %d: %d NVLinks up, %.0f GB/s; want 18, 3352", g.Index, g.NVLinksActive, g.PeakBandwidthGBs)
+		}
+	}
+	rows := report.Sections(engine.Report{Hardware: h.Info(), Diagnostics: &engine.Diagnostics{Topology: h.Topology}})[0].Rows
+	want := report.Row{Key: "GPU 0-7 links", Value: "PCIe 5.0 x16 · 18 NVLinks · P2P ok"}
+	if last := rows[len(rows)-1]; last != want {
+		t.Errorf("Hardware ends with %+v, want %+v", last, want)
 	}
 }

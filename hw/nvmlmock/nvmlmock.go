@@ -1,11 +1,13 @@
 // Package nvmlmock builds go-nvml mock servers with every function that hw
 // calls filled in, so that tests across the tree (hw, the app, the CLI)
-// run on a described machine without a GPU: an 8×H200 DGX with NVLink, and
-// a two-GPU PCIe workstation whose GPU 1 trains down to x8 under load.
+// run on a described machine without a GPU: 8×H100 and 8×H200 DGXs with
+// NVLink, and a two-GPU PCIe workstation whose GPU 1 trains down to x8
+// under load.
 package nvmlmock
 
 import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
@@ -27,6 +29,30 @@ func DGXH200() *server.Server {
 	s := dgxh200.New()
 	for i, d := range s.Devices {
 		FillH200(d.(*server.Device), i)
+	}
+	return s
+}
+
+// H100 SXM figures the dgxh100 mock leaves unset.
+const (
+	H100BusWidthBits = 5120
+	H100MaxMemMHz    = 2619
+)
+
+// DGXH100 is go-nvml's dgxh100 mock filled as DGXH200 describes, with an
+// H100 SXM's memory bus and clock (5120 bit, 2619 MHz: 3352 GB/s).
+func DGXH100() *server.Server {
+	s := dgxh100.New()
+	for i, d := range s.Devices {
+		md := d.(*server.Device)
+		FillH200(md, i)
+		md.GetMemoryBusWidthFunc = func() (uint32, nvml.Return) { return H100BusWidthBits, nvml.SUCCESS }
+		md.GetMaxClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
+			if c == nvml.CLOCK_MEM {
+				return H100MaxMemMHz, nvml.SUCCESS
+			}
+			return H200MaxSMMHz, nvml.SUCCESS
+		}
 	}
 	return s
 }
