@@ -44,13 +44,15 @@ func newChecksView() *checksView {
 func (c *checksView) object() fyne.CanvasObject { return c.box }
 
 // show puts rep's checks on the tab: the Run section's Checks lines, the
-// throttle summary when a GPU throttled, then the table, or a sentence
+// throttle summary when a GPU throttled, a line for each GPU whose PCIe
+// link ran below its maximum under load, then the table, or a sentence
 // saying there is none.
 func (c *checksView) show(rep engine.Report) {
 	lines := slices.Clone(rep.Run.Checks)
 	if line, ok := report.ThrottleSummary(rep.Results); !ok {
 		lines = append(lines, line)
 	}
+	lines = append(lines, report.PCIeWarnings(rep.Results)...)
 	rows := report.CheckResults(rep)
 	c.table.setResults(report.CheckHeader(rows), rows)
 	if len(rows) == 0 {

@@ -96,3 +96,24 @@ func TestChecksTabWithoutServerMetrics(t *testing.T) {
 		t.Error("the Checks table is shown with no rows to show")
 	}
 }
+
+// TestChecksTabNamesSlowLinkAndThrottledGPU: the Checks tab says which GPU
+// ran below its PCIe maximum under load and which one throttled.
+func TestChecksTabNamesSlowLinkAndThrottledGPU(t *testing.T) {
+	rep := checkedCannedReport()
+	for i := range rep.Results {
+		if res := &rep.Results[i]; res.Phase == engine.PhaseDecode && res.Concurrency == 2 {
+			res.Telemetry = &engine.Telemetry{Samples: 50, GPUs: []engine.GPUTelemetry{{Index: 1,
+				PCIe: &engine.PCIeLoad{Link: engine.PCIeLink{Gen: 4, Width: 8}, Max: engine.PCIeLink{Gen: 4, Width: 16}, Samples: 50}}},
+				Throttle: &engine.Throttle{Verdict: engine.ThrottlePowerCap, Samples: 50, Reasons: []engine.ThrottleReason{{
+					Reason: engine.ThrottlePowerCap, Share: 0.34, GPUs: []int{1}, PerGPU: []engine.GPUShare{{Index: 1, Share: 0.34}}}}}}
+		}
+	}
+	_, tab := showChecks(t, rep)
+	for _, want := range []string{"GPU 1 runs at PCIe 4.0 x8 (max x16) under load", "GPU 1 throttled (power cap) in 1 of 1 sampled cells",
+		"GPU 1 throttled: power cap, 34 % of the window"} {
+		if !hasText(tab, want) {
+			t.Errorf("the Checks tab does not show %q", want)
+		}
+	}
+}

@@ -94,13 +94,14 @@ func (f *fakeEngine) lastTarget() engine.Subject {
 type fakeHardware struct {
 	info engine.HardwareInfo
 	err  error
+	top  *engine.Topology // how the GPUs are connected; nil: unknown
 }
 
 func (f fakeHardware) Detect() (engine.HardwareInfo, error) { return f.info, f.err }
 
 // Diagnostics are the OS and, without a GPU, the reason.
 func (f fakeHardware) Diagnostics() engine.Diagnostics {
-	d := engine.Diagnostics{OS: f.info.OS, Env: map[string]string{"CUDA_VISIBLE_DEVICES": "0"}}
+	d := engine.Diagnostics{OS: f.info.OS, Env: map[string]string{"CUDA_VISIBLE_DEVICES": "0"}, Topology: f.top}
 	if len(f.info.GPUs) == 0 {
 		d.NVIDIA.Note = f.info.Note
 	}

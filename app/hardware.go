@@ -20,11 +20,13 @@ type hardwareTab struct {
 	// status is the one line that sums up the machine (tests read it).
 	status         *widget.Label
 	simBtn, urlBtn *widget.Button // the ways forward without a GPU
+	// load shows each GPU's PCIe link under load from the live samples.
+	load *loadWatch
 }
 
 // newHardwareTab builds the Hardware screen.
 func newHardwareTab(u *ui) *container.TabItem {
-	h := &hardwareTab{u: u, status: widget.NewLabel("")}
+	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch()}
 	u.hardware = h
 	h.status.Wrapping = fyne.TextWrapWord
 	h.status.TextStyle = fyne.TextStyle{Bold: true}
@@ -34,13 +36,15 @@ func newHardwareTab(u *ui) *container.TabItem {
 		h.status.SetText(fmt.Sprintf("%d NVIDIA GPU%s ready for vLLM.", len(u.hwInfo.GPUs), plural(len(u.hwInfo.GPUs))))
 		h.status.Importance = widget.SuccessImportance
 		for _, g := range u.hwInfo.GPUs {
-			cards.Add(gpuCard(g))
+			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
 		}
+		u.state.watch(changeTelemetry, func() { h.load.add(u.state.sample.GPUs) })
 	} else {
 		cards.Add(h.noGPUCard())
 	}
 	cards.Add(hostCard(u.hwInfo))
-	body := container.NewVBox(h.status, cards)
+	body := container.NewVBox(h.status, h.load.warn, cards)
+	h.load.relayout = body.Refresh
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
 	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }
@@ -70,12 +74,9 @@ func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
 	return widget.NewCard("Ways forward", "", container.NewVBox(explain, container.NewHBox(h.simBtn, h.urlBtn)))
 }
 
-// gpuCard lists one GPU's details.
-func gpuCard(g engine.GPUInfo) fyne.CanvasObject {
-	pcie := ""
-	if g.PCIeGen > 0 {
-		pcie = fmt.Sprintf("Gen%d ×%d", g.PCIeGen, g.PCIeWidth)
-	}
+// gpuCard lists one GPU's details, how it is connected to the others of
+// top (which may be nil), and underLoad: its PCIe link as sampled under load.
+func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fyne.CanvasObject {
 	bw := ""
 	if g.PeakBandwidthGBs > 0 {
 		bw = report.Int(int(math.Round(g.PeakBandwidthGBs))) + " GB/s"
@@ -92,16 +93,19 @@ func gpuCard(g engine.GPUInfo) fyne.CanvasObject {
 	if g.MIGEnabled {
 		mig = "enabled"
 	}
-	form := keyValues(
-		[2]string{"VRAM", report.GB(g.VRAMBytes)},
-		[2]string{"In use", used},
-		[2]string{"Memory bandwidth", bw},
-		[2]string{"Compute capability", g.ComputeCapability},
-		[2]string{"Driver / CUDA", strings.Trim(g.DriverVersion+" / "+g.CUDAVersion, " /")},
-		[2]string{"PCIe", pcie},
-		[2]string{"Power limit", power},
-		[2]string{"MIG", mig},
-	)
+	rows := [][2]string{
+		{"VRAM", report.GB(g.VRAMBytes)},
+		{"In use", used},
+		{"Memory bandwidth", bw},
+		{"Compute capability", g.ComputeCapability},
+		{"Driver / CUDA", strings.Trim(g.DriverVersion+" / "+g.CUDAVersion, " /")},
+		{"Power limit", power},
+		{"MIG", mig},
+	}
+	form := keyValues(append(rows, linkRows(g, top)...)...)
+	if g.PCIeMax().Known() {
+		form.Append("Under load", underLoad)
+	}
 	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, report.GPUName(g.Name)), g.UUID, form)
 }
 

@@ -5,6 +5,12 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"speedmatrix/engine"
+	"speedmatrix/hw"
+	"speedmatrix/hw/nvmlmock"
 )
 
 func TestHardwareWithoutGPUOffersWaysForward(t *testing.T) {
@@ -38,5 +44,118 @@ func TestHardwareWithGPU(t *testing.T) {
 	}
 	if !hasText(u.tabs.Items[0].Content, "GPU 0 · RTX 3090") || !hasText(u.tabs.Items[0].Content, "936 GB/s") {
 		t.Error("the GPU card does not show the GPU's name and bandwidth")
+	}
+}
+
+// pcieBox is a workstation with two RTX 3090s in PCIe 4.0 x16 slots, no
+// NVLink, peer-to-peer refused by the chipset.
+var pcieBox = func() fakeHardware {
+	gpu := func(i int) engine.GPUInfo {
+		return engine.GPUInfo{Index: i, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30, PeakBandwidthGBs: 936,
+			PCIeGen: 4, PCIeWidth: 16, PCIeCurGen: 1, PCIeCurWidth: 16, NVLinkKnown: true, MaxSMClockMHz: 2100, MaxMemClockMHz: 9751}
+	}
+	return fakeHardware{
+		info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, CPU: "Test CPU", GPUs: []engine.GPUInfo{gpu(0), gpu(1)}},
+		top: &engine.Topology{GPUs: []engine.TopologyGPU{{Index: 0}, {Index: 1}},
+			Links: []engine.GPULink{{GPUs: [2]int{0, 1}, Path: "PHB", P2P: "not supported by the chipset"}}},
+	}
+}()
+
+// loaded is a sample of pcieBox's GPUs at util %, GPU 1's link at width lanes.
+func loaded(util float64, width int) hw.Sample {
+	gpu := func(i, w int) engine.GPUSample {
+		return engine.GPUSample{Index: i, UtilizationPct: util, PowerW: 300 + float64(i), MemoryUsedMiB: 20 * 1024,
+			TemperatureC: 60, SMClockMHz: 1695, MemClockMHz: 9751, PCIe: engine.PCIeLink{Gen: 4, Width: w},
+			PCIeMax: engine.PCIeLink{Gen: 4, Width: 16}, ClockEventsRead: true}
+	}
+	s := hw.Sample{GPUs: []engine.GPUSample{gpu(0, 16), gpu(1, width)}}
+	s.GPUs[1].ClockEventReasons = nvml.ClocksEventReasonSwPowerCap
+	return s
+}
+
+func TestHardwareShowsLinks(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = pcieBox
+	u := newTestUI(t, d, Options{})
+	screen := u.tabs.Items[0].Content
+	for _, want := range []string{"PCIe 4.0 x16 at most · 1.0 x16 at idle", "none", "GPU 1 through a PCIe host bridge: not supported by the chipset",
+		"GPU 0 through a PCIe host bridge: not supported by the chipset", "SM up to 2100 MHz · memory 9751 MHz", "not seen under load yet"} {
+		if !hasText(screen, want) {
+			t.Errorf("the Hardware screen lacks %q", want)
+		}
+	}
+	if u.hardware.load.warn.Visible() {
+		t.Error("a link warning before any load")
+	}
+}
+
+// TestHardwareFlagsDegradedLink: idle at x8 is not judged; under load it is.
+func TestHardwareFlagsDegradedLink(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = pcieBox
+	u := newTestUI(t, d, Options{})
+	u.state.setSample(loaded(5, 8), true)
+	if u.hardware.load.warn.Visible() {
+		t.Error("an idle GPU's narrow link was flagged")
+	}
+	u.state.setSample(loaded(95, 8), true)
+	u.state.setSample(loaded(95, 16), true) // the worst link seen stays
+	w := u.hardware.load.warn
+	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
+		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
+	}
+	if l := u.hardware.load.labels[engine.GPUKey{Index: 1}]; !strings.HasPrefix(l.Text, "PCIe 4.0 x8, below its maximum PCIe 4.0 x16") || l.Importance != widget.WarningImportance {
+		t.Errorf("GPU 1 under load: %q", l.Text)
+	}
+	if l := u.hardware.load.labels[engine.GPUKey{Index: 0}]; l.Text != "PCIe 4.0 x16, the link's full speed" {
+		t.Errorf("GPU 0 under load: %q", l.Text)
+	}
+}
+
+// TestRunShowsEveryGPU: the Run screen's gauges sum the GPUs and list each.
+func TestRunShowsEveryGPU(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = pcieBox
+	u := newTestUI(t, d, Options{})
+	u.state.setSample(loaded(95, 8), true)
+	g := u.run.gauges
+	if g.power.Text != "601 W" || g.vram.Text != "40.0 GB" {
+		t.Errorf("totals %s, %s; want 601 W, 40.0 GB", g.power.Text, g.vram.Text)
+	}
+	want := "GPU 0 · 95 % · 300 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz\n" +
+		"GPU 1 · 95 % · 301 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz · power cap · PCIe 4.0 x8 (max x16)"
+	if g.perGPU.Text != want {
+		t.Errorf("per GPU:\n%s\nwant\n%s", g.perGPU.Text, want)
+	}
+}
+
+// TestHardwareOnTheNVMLMock: the PCIe box of hw/nvmlmock through the real
+// detector and sampler source: the Hardware screen shows both GPUs without
+// NVLink, P2P refused, and flags GPU 1's link once a sample under load
+// shows it at x8.
+func TestHardwareOnTheNVMLMock(t *testing.T) {
+	lib := nvmlmock.PCIeBox()
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = &hwDetector{detect: func() (hw.Hardware, error) { return hw.DetectWith(lib) }}
+	u := newTestUI(t, d, Options{})
+	if got := u.hardware.status.Text; got != "2 NVIDIA GPUs ready for vLLM." {
+		t.Fatalf("status %q", got)
+	}
+	screen := u.tabs.Items[0].Content
+	for _, want := range []string{"PCIe 4.0 x16 at most", "GPU 1 through a PCIe host bridge: not supported by the chipset", "none"} {
+		if !hasText(screen, want) {
+			t.Errorf("the Hardware screen lacks %q", want)
+		}
+	}
+	src := hw.NewSource(lib)
+	defer src.Close()
+	u.state.setSample(src.Read(), true)
+	w, status := u.hardware.load.warn, u.hardware.status
+	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
+		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
+	}
+	if w.Position().Y < status.Position().Y+status.Size().Height {
+		t.Errorf("the warning (y %v) overlaps the status line (y %v, height %v): the screen was not laid out again",
+			w.Position().Y, status.Position().Y, status.Size().Height)
 	}
 }

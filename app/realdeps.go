@@ -50,11 +50,19 @@ func runsDir() string {
 }
 
 // hwDetector remembers what Detect found for Diagnostics.
-type hwDetector struct{ found hw.Hardware }
+type hwDetector struct {
+	found hw.Hardware
+	// detect is hw.Detect, or hw.DetectWith a mock NVML in tests.
+	detect func() (hw.Hardware, error)
+}
 
 // Detect returns the host and GPUs; without NVML the host and a Note.
 func (d *hwDetector) Detect() (engine.HardwareInfo, error) {
-	h, err := hw.Detect()
+	detect := d.detect
+	if detect == nil {
+		detect = hw.Detect
+	}
+	h, err := detect()
 	d.found = h
 	return h.Info(), err
 }

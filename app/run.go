@@ -92,6 +92,7 @@ func newRunTab(u *ui) *container.TabItem {
 	if u.deps.telemetry == nil || !u.hasGPU() {
 		r.gauges.show(hw.Sample{}, false)
 	}
+	u.state.watch(changeTelemetry, func() { r.gauges.show(u.state.sample, u.state.sampled) })
 	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
 }
 

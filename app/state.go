@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/hw"
 )
 
 // appState is what every screen observes: the target, what its server is
@@ -11,10 +12,14 @@ import (
 // setters and learns of every change through watch: no screen pushes
 // updates into another. UI goroutine only.
 type appState struct {
-	target   targetInfo
-	plan     engine.Plan
-	planErr  error // why the Matrix screen's form is not a plan; nil when it is
-	run      runInfo
+	target  targetInfo
+	plan    engine.Plan
+	planErr error // why the Matrix screen's form is not a plan; nil when it is
+	run     runInfo
+	// sample is the live sampler's latest reading; sampled is false
+	// before the first.
+	sample   hw.Sample
+	sampled  bool
 	watchers []watcher
 }
 
@@ -41,6 +46,7 @@ const (
 	changeTarget change = 1 << iota
 	changePlan
 	changeRun
+	changeTelemetry
 )
 
 type watcher struct {
@@ -80,6 +86,12 @@ func (s *appState) setPlan(p engine.Plan, err error) {
 func (s *appState) setRun(r runInfo) {
 	s.run = r
 	s.notify(changeRun)
+}
+
+// setSample replaces the latest hardware sample (hw.Sampler.Latest).
+func (s *appState) setSample(smp hw.Sample, ok bool) {
+	s.sample, s.sampled = smp, ok
+	s.notify(changeTelemetry)
 }
 
 // fitted is the plan as the engine will run it on the target: contexts

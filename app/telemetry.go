@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/engine"
 	"speedmatrix/hw"
 )
 
@@ -18,13 +20,16 @@ import (
 // and temperature (the hottest or busiest GPU's figures, summed power).
 type telemetryGauges struct {
 	util, power, vram, temp *canvas.Text
-	note                    *widget.Label
-	box                     fyne.CanvasObject
+	// perGPU lists every GPU's figures under the totals, one line each.
+	perGPU *widget.Label
+	note   *widget.Label
+	box    fyne.CanvasObject
 }
 
 func newTelemetryGauges() *telemetryGauges {
-	g := &telemetryGauges{note: widget.NewLabel("")}
+	g := &telemetryGauges{note: widget.NewLabel(""), perGPU: widget.NewLabel("")}
 	g.note.Wrapping = fyne.TextWrapWord
+	g.perGPU.Wrapping = fyne.TextWrapWord
 	tile := func(caption string) (*canvas.Text, fyne.CanvasObject) {
 		v := newThemedText("—", theme.ColorNameForeground)
 		v.Text.TextSize = theme.TextHeadingSize()
@@ -39,7 +44,7 @@ func newTelemetryGauges() *telemetryGauges {
 	g.vram, c = tile("VRAM used")
 	g.temp, d = tile("temperature")
 	// Two by two: the Run screen stays usable in a window 1,000 px wide.
-	g.box = container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.note)
+	g.box = container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.perGPU, g.note)
 	return g
 }
 
@@ -70,11 +75,45 @@ func (g *telemetryGauges) show(s hw.Sample, ok bool) {
 	set(g.power, fmt.Sprintf("%.0f W", power))
 	set(g.vram, fmt.Sprintf("%.1f GB", mem/1024))
 	set(g.temp, fmt.Sprintf("%.0f °C", temp))
+	lines := make([]string, len(s.GPUs))
+	for i, gpu := range s.GPUs {
+		lines[i] = gpuLine(gpu)
+	}
+	g.perGPU.SetText(strings.Join(lines, "\n"))
 	note := fmt.Sprintf("%d GPU(s), sampled %s", len(s.GPUs), s.Time.Format("15:04:05"))
 	if len(s.GPUs) > 1 {
 		note += " · busiest and hottest GPU, power and VRAM summed"
 	}
 	g.note.SetText(note)
+}
+
+// gpuLine is one GPU's latest figures: "GPU 1 · 95 % · 310 W · 21.5 GB ·
+// 66 °C · SM 1755 / memory 3201 MHz · power cap · PCIe 4.0 x8 (max x16)",
+// leaving out what could not be read. The link is judged under load only.
+func gpuLine(g engine.GPUSample) string {
+	parts := []string{g.Key().String()}
+	add := func(v float64, format string) {
+		if !math.IsNaN(v) {
+			parts = append(parts, fmt.Sprintf(format, v))
+		}
+	}
+	add(g.UtilizationPct, "%.0f %%")
+	add(g.PowerW, "%.0f W")
+	add(g.MemoryUsedMiB/1024, "%.1f GB")
+	add(g.TemperatureC, "%.0f °C")
+	if !math.IsNaN(g.SMClockMHz) && !math.IsNaN(g.MemClockMHz) {
+		parts = append(parts, fmt.Sprintf("SM %.0f / memory %.0f MHz", g.SMClockMHz, g.MemClockMHz))
+	}
+	if g.ClockEventsRead {
+		for _, r := range hw.ReasonNames(g.ClockEventReasons) {
+			parts = append(parts, engine.ThrottleReasonName(r))
+		}
+	}
+	load := engine.GPUTelemetry{Index: g.Index, Host: g.Host, PCIe: &engine.PCIeLoad{Link: g.PCIe, Max: g.PCIeMax}}
+	if g.UtilizationPct >= engine.LoadUtilPct && load.PCIeWarning() != "" {
+		parts = append(parts, strings.TrimPrefix(load.PCIeWarning(), g.Key().String()+" runs at "))
+	}
+	return strings.Join(parts, " · ")
 }
 
 func maxKnown(a, b float64) float64 {
@@ -84,7 +123,8 @@ func maxKnown(a, b float64) float64 {
 	return math.Max(a, b)
 }
 
-// startTelemetry polls the sampler every second for the gauges.
+// startTelemetry polls the sampler every second into the state, which the
+// Run screen's gauges and the Hardware screen observe.
 func (r *runTab) startTelemetry() {
 	t := r.u.deps.telemetry
 	if t == nil || !r.u.hasGPU() {
@@ -99,7 +139,7 @@ func (r *runTab) startTelemetry() {
 				return
 			case <-tick.C:
 				// The Settings screen may have replaced the sampler.
-				r.u.do(func() { r.gauges.show(r.u.deps.telemetry.Latest()) })
+				r.u.do(func() { r.u.state.setSample(r.u.deps.telemetry.Latest()) })
 			}
 		}
 	}()

@@ -50,6 +50,7 @@ func buildHeader(r engine.Report) Header {
 	if line, ok := report.ThrottleSummary(r.Results); !ok {
 		h.Throttle = line
 	}
+	h.PCIe = strings.Join(report.PCIeWarnings(r.Results), " ")
 	return h
 }
 

@@ -145,7 +145,7 @@ func TestThrottleAndIncomplete(t *testing.T) {
 	if want := "Partial run: 44 of 46 cells finished — the server stopped answering: connection refused"; h.Notice != want {
 		t.Errorf("notice %q, want %q", h.Notice, want)
 	}
-	if !strings.HasPrefix(h.Throttle, "GPU throttled (power cap) in 2 of ") {
+	if !strings.HasPrefix(h.Throttle, "GPU 0 throttled (power cap) in 2 of ") {
 		t.Errorf("throttle line %q", h.Throttle)
 	}
 	if got := BuildModel(loadSeed(t, "seed000")).Header.Throttle; got != "" {

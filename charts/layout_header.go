@@ -30,9 +30,13 @@ func drawChartHeader(d *Drawing, p palette, m Model, title, subtitle string, x, 
 		d.text(x, y+68+float64(i)*16, l, textStyle{size: 12, color: p.faint})
 	}
 	y += 68 + float64(len(lines)-1)*16
-	// A throttled run says so on every picture: its figures may be low.
-	if m.Header.Throttle != "" {
-		for _, l := range wrapText(m.Header.Throttle, fontBold, 12, w) {
+	// A throttled run, or a GPU on a slow link, says so on every picture:
+	// its figures may be low.
+	for _, warn := range []string{m.Header.Throttle, m.Header.PCIe} {
+		if warn == "" {
+			continue
+		}
+		for _, l := range wrapText(warn, fontBold, 12, w) {
 			d.text(x, y+18, l, textStyle{size: 12, font: fontBold, color: p.loopedText})
 			y += 16
 		}

@@ -81,6 +81,9 @@ func drawSheetHeader(d *Drawing, p palette, h Header, x, y, w float64) float64 {
 	if h.Throttle != "" {
 		y = drawBanner(d, p.looped, p.loopedText, h.Throttle, x, y+14, w)
 	}
+	if h.PCIe != "" {
+		y = drawBanner(d, p.looped, p.loopedText, h.PCIe, x, y+14, w)
+	}
 	return y
 }
 

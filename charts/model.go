@@ -31,6 +31,9 @@ type Header struct {
 	// Throttle is the run's GPU throttle verdict, set only when some cell
 	// was throttled (report.ThrottleSummary).
 	Throttle string `json:"throttle,omitempty"`
+	// PCIe names the GPUs whose PCIe link ran below its maximum under load
+	// (report.PCIeWarnings); empty when none did.
+	PCIe string `json:"pcie,omitempty"`
 }
 
 // Section is a titled list of key/value lines (Hardware, Engine, Run). The

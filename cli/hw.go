@@ -50,19 +50,20 @@ func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return nil
 	}
-	return writeHardware(stdout, h.Info())
+	return writeHardware(stdout, h.Info(), h.Topology)
 }
 
 // noGPUAdvice follows the reason on the GPU line when no GPU was found.
 const noGPUAdvice = "Benchmark an existing endpoint (--endpoint URL) or the simulator (--sim tiny)."
 
-// writeHardware writes the report's Hardware section as an indented list,
-// then the kernel and the GPUs' details (report.GPUDetails), then the note.
-// Without GPUs the GPU line says why and what to benchmark instead.
-func writeHardware(w io.Writer, info engine.HardwareInfo) error {
+// writeHardware writes the report's Hardware section (with how the GPUs of
+// top, which may be nil, are connected) as an indented list, then the
+// kernel and the GPUs' details (report.GPUDetails), then the note. Without
+// GPUs the GPU line says why and what to benchmark instead.
+func writeHardware(w io.Writer, info engine.HardwareInfo, top *engine.Topology) error {
 	note := info.Note
 	info.Note = ""
-	rows := report.Sections(engine.Report{Hardware: info})[0].Rows
+	rows := report.Sections(engine.Report{Hardware: info, Diagnostics: &engine.Diagnostics{Topology: top}})[0].Rows
 	if len(info.GPUs) == 0 {
 		at := 0
 		if len(rows) > 0 && rows[0].Key == "Type" {
@@ -75,11 +76,15 @@ func writeHardware(w io.Writer, info engine.HardwareInfo) error {
 	rows = append(rows, report.Row{Key: "Kernel", Value: info.Kernel})
 	rows = append(rows, report.GPUDetails(info.GPUs)...)
 	rows = append(rows, report.Row{Key: "Note", Value: note})
+	width := 8
+	for _, r := range rows {
+		width = max(width, len(r.Key))
+	}
 	var b strings.Builder
 	b.WriteString("Hardware\n")
 	for _, r := range rows {
 		if r.Value != "" {
-			fmt.Fprintf(&b, "  %-8s %s\n", r.Key, r.Value)
+			fmt.Fprintf(&b, "  %-*s %s\n", width, r.Key, r.Value)
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {

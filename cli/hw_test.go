@@ -23,7 +23,7 @@ var hwCanned3090 = hw.Hardware{
 	Type: hw.TypeDiscreteGPU, CPU: "AMD Ryzen 9 7900X", CPUCores: 12, CPUThreads: 24, RAMBytes: 32 << 30,
 	OS: "Ubuntu 24.04.5 LTS", Kernel: "6.8.0-49-generic",
 	GPUs: []hw.GPU{{GPUInfo: engine.GPUInfo{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30,
-		DriverVersion: "570.86.15", CUDAVersion: "12.8"}, PCIeCurGen: 4}},
+		DriverVersion: "570.86.15", CUDAVersion: "12.8", PCIeCurGen: 4}}},
 }
 
 func runHW(t *testing.T, args ...string) (stdout, stderr string, err error) {
@@ -155,37 +155,40 @@ func TestWriteHardware(t *testing.T) {
 		want string
 	}{
 		{"seed RTX 3090", withGPUs(seedHost, "", rtx3090), `Hardware
-  Type     Discrete GPU
-  GPU      RTX 3090
-  VRAM     24 GB
-  CPU      AMD Ryzen 9 7900X (12C)
-  RAM      32 GB
-  OS       Ubuntu 24.04.5 LTS
-  Kernel   6.8.0-49-generic
-  GPU 0    driver 570.86.15 · CUDA 12.8 · compute 8.6 · PCIe Gen 4 x16 · power limit 350 W · memory 936 GB/s (384-bit, 9751 MHz)
+  Type        Discrete GPU
+  GPU         RTX 3090
+  VRAM        24 GB
+  CPU         AMD Ryzen 9 7900X (12C)
+  RAM         32 GB
+  OS          Ubuntu 24.04.5 LTS
+  GPU 0 links PCIe 4.0 x16
+  Kernel      6.8.0-49-generic
+  GPU 0       driver 570.86.15 · CUDA 12.8 · compute 8.6 · power limit 350 W · memory 936 GB/s (384-bit, 9751 MHz)
 `},
 		{"8 H200 share a details line", withGPUs(seedHost, "", h200s...), `Hardware
-  Type     Discrete GPU
-  GPU      8× H200
-  VRAM     1,123 GB
-  CPU      AMD Ryzen 9 7900X (12C)
-  RAM      32 GB
-  OS       Ubuntu 24.04.5 LTS
-  Kernel   6.8.0-49-generic
-  GPU 0-7  driver 550.54.15 · CUDA 12.4 · compute 9.0 · PCIe Gen 5 x16 · power limit 700 W · memory 4,917 GB/s (6144-bit, 3201 MHz)
+  Type          Discrete GPU
+  GPU           8× H200
+  VRAM          1,123 GB
+  CPU           AMD Ryzen 9 7900X (12C)
+  RAM           32 GB
+  OS            Ubuntu 24.04.5 LTS
+  GPU 0-7 links PCIe 5.0 x16
+  Kernel        6.8.0-49-generic
+  GPU 0-7       driver 550.54.15 · CUDA 12.4 · compute 9.0 · power limit 700 W · memory 4,917 GB/s (6144-bit, 3201 MHz)
 `},
 		{"mixed, one partial, one unnamed", withGPUs(seedHost, "GPU 1: power limit: ERROR_NOT_SUPPORTED", rtx4090, partial3090, engine.GPUInfo{Index: 2}), `Hardware
-  Type     Discrete GPU
-  GPU      RTX 4090 + RTX 3090 + unknown GPU
-  VRAM     48 GB
-  CPU      AMD Ryzen 9 7900X (12C)
-  RAM      32 GB
-  OS       Ubuntu 24.04.5 LTS
-  Kernel   6.8.0-49-generic
-  GPU 0    driver 570.86.15 · CUDA 12.8 · compute 8.9 · PCIe Gen 4 x16 · power limit 450 W · memory 1,008 GB/s (384-bit, 10501 MHz)
-  GPU 1    driver 570.86.15 · CUDA 12.8 · compute 8.6 · PCIe Gen 4 x16 · memory 936 GB/s (384-bit, 9751 MHz)
-  GPU 2    no details available
-  Note     GPU 1: power limit: ERROR_NOT_SUPPORTED
+  Type          Discrete GPU
+  GPU           RTX 4090 + RTX 3090 + unknown GPU
+  VRAM          48 GB
+  CPU           AMD Ryzen 9 7900X (12C)
+  RAM           32 GB
+  OS            Ubuntu 24.04.5 LTS
+  GPU 0-1 links PCIe 4.0 x16
+  Kernel        6.8.0-49-generic
+  GPU 0         driver 570.86.15 · CUDA 12.8 · compute 8.9 · power limit 450 W · memory 1,008 GB/s (384-bit, 10501 MHz)
+  GPU 1         driver 570.86.15 · CUDA 12.8 · compute 8.6 · memory 936 GB/s (384-bit, 9751 MHz)
+  GPU 2         no details available
+  Note          GPU 1: power limit: ERROR_NOT_SUPPORTED
 `},
 		{"no GPU", withGPUs(seedHost, "NVIDIA driver not found: libnvidia-ml.so.1"), `Hardware
   GPU      none detected (NVIDIA driver not found: libnvidia-ml.so.1). ` + noGPUAdvice + `
@@ -201,7 +204,7 @@ func TestWriteHardware(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			if err := writeHardware(&b, tc.info); err != nil {
+			if err := writeHardware(&b, tc.info, nil); err != nil {
 				t.Fatal(err)
 			}
 			if b.String() != tc.want {
@@ -216,7 +219,7 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestWriteHardwareError(t *testing.T) {
-	if err := writeHardware(failingWriter{}, seedHost); err == nil || !strings.Contains(err.Error(), "disk full") {
+	if err := writeHardware(failingWriter{}, seedHost, nil); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("writeHardware to a failing writer = %v, want the write error", err)
 	}
 }

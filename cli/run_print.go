@@ -65,6 +65,9 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 			saveErr = writeCharts(out, rep)
 		}
 	}
+	for _, w := range report.PCIeWarnings(rep.Results) {
+		fmt.Fprintf(stdout, "  warning: %s\n", w)
+	}
 	if err := finish(done.Err, rep, out, saveErr); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -23,5 +24,25 @@ func TestCellLine(t *testing.T) {
 	want = "[3/9] " + report.CellLine(r)
 	if got := cellLine(r, engine.Progress{CellIndex: 3, CellCount: 9}); got != want {
 		t.Errorf("cellLine without an ETA = %q, want %q", got, want)
+	}
+}
+
+// TestConsumeWarnsOfSlowLinks: a run whose GPU 1 ran at x8 under load
+// ends with a warning line that names it.
+func TestConsumeWarnsOfSlowLinks(t *testing.T) {
+	res := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 8},
+		ContextLabel: "8K", Status: engine.StatusValid, TotalTokPerSec: 1000,
+		Telemetry: &engine.Telemetry{Samples: 30, GPUs: []engine.GPUTelemetry{{Index: 1, PCIe: &engine.PCIeLoad{
+			Link: engine.PCIeLink{Gen: 4, Width: 8}, Max: engine.PCIeLink{Gen: 4, Width: 16}, Samples: 30}}}}}
+	rep := engine.Report{Run: engine.RunInfo{Complete: true}, Results: []engine.Result{res}}
+	events := make(chan engine.Event, 1)
+	events <- engine.Event{Kind: engine.EventDone, Report: &rep}
+	close(events)
+	var out strings.Builder
+	if err := consume(events, t.TempDir(), &out, func(string, engine.Report) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  warning: GPU 1 runs at PCIe 4.0 x8 (max x16) under load, in 1 of 1 sampled cells") {
+		t.Errorf("output lacks the link warning:\n%s", out.String())
 	}
 }

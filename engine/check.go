@@ -112,12 +112,25 @@ const (
 )
 
 // ThrottleReason is one reason seen in a cell: the share of samples in
-// which any GPU reported it, and which GPUs did.
+// which any GPU reported it, which GPUs did, and each one's own share.
 type ThrottleReason struct {
 	Reason string  `json:"reason"`
 	Share  float64 `json:"share"` // 0..1 of the samples
 	GPUs   []int   `json:"gpus"`
+	// PerGPU is each GPU's own share of its samples; reports written before
+	// it was added have only GPUs.
+	PerGPU []GPUShare `json:"per_gpu,omitempty"`
 }
+
+// GPUShare is the share (0..1) of one GPU's samples that saw a reason.
+type GPUShare struct {
+	Index int     `json:"index"`
+	Host  string  `json:"host,omitempty"`
+	Share float64 `json:"share"`
+}
+
+// Key is the share's GPU.
+func (g GPUShare) Key() GPUKey { return GPUKey{Host: g.Host, Index: g.Index} }
 
 // ThrottleReasonName is a reason as text says it: "power cap".
 func ThrottleReasonName(reason string) string { return strings.ReplaceAll(reason, "_", " ") }
@@ -125,21 +138,49 @@ func ThrottleReasonName(reason string) string { return strings.ReplaceAll(reason
 // OK reports whether the verdict is "ok" (or nothing was sampled).
 func (t *Throttle) OK() bool { return t == nil || t.Verdict == "" || t.Verdict == ThrottleOK }
 
-// Describe is the verdict in words: "power cap in 64 % of samples (GPU 0)".
+// Describe is the verdict in one line that names each GPU: "GPU 1
+// throttled: power cap, 34 % of the window", or "ok". A report written
+// before per-GPU shares gives "power cap in 64 % of samples (GPU 0)".
 func (t *Throttle) Describe() string {
 	if t.OK() {
 		return ThrottleOK
 	}
-	var parts []string
+	var order []GPUKey
+	perGPU := map[GPUKey][]string{}
+	var old []string
 	for _, r := range t.Reasons {
+		name := ThrottleReasonName(r.Reason)
+		for _, g := range r.PerGPU {
+			if _, seen := perGPU[g.Key()]; !seen {
+				order = append(order, g.Key())
+			}
+			perGPU[g.Key()] = append(perGPU[g.Key()], fmt.Sprintf("%s, %.0f %%", name, 100*g.Share))
+		}
 		gpus := make([]string, len(r.GPUs))
 		for i, g := range r.GPUs {
 			gpus[i] = fmt.Sprint(g)
 		}
-		parts = append(parts, fmt.Sprintf("%s in %.0f %% of samples (GPU %s)",
-			ThrottleReasonName(r.Reason), 100*r.Share, strings.Join(gpus, ", ")))
+		old = append(old, fmt.Sprintf("%s in %.0f %% of samples (GPU %s)", name, 100*r.Share, strings.Join(gpus, ", ")))
+	}
+	if len(order) == 0 {
+		return strings.Join(old, "; ")
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%s throttled: %s of the window", k, strings.Join(perGPU[k], " and "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Message is Describe as a flag's message, which must say that a GPU
+// throttled also in the form without per-GPU shares.
+func (t *Throttle) Message() string {
+	for _, r := range t.Reasons {
+		if len(r.PerGPU) > 0 {
+			return t.Describe()
+		}
+	}
+	return "GPU throttled: " + t.Describe()
 }
 
 // HasFlag reports whether the result carries a flag of kind k.

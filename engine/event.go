@@ -77,6 +77,10 @@ type RunOptions struct {
 	Resume *Resume
 	// Telemetry, when set, is summarised over each cell's window.
 	Telemetry TelemetrySource
+	// ServingGPUs are the GPUs that serve the model (a launched server's
+	// CUDA_VISIBLE_DEVICES, say): J/token sums their power. Empty: every
+	// GPU Telemetry samples.
+	ServingGPUs []GPUKey
 	// Alive, when set, is asked between and during cells; an error means the
 	// server process died: the run ends at once, incomplete and resumable.
 	Alive func() error

@@ -39,22 +39,41 @@ type HardwareInfo struct {
 
 // GPUInfo describes one GPU as NVML reports it.
 type GPUInfo struct {
-	Index              int     `json:"index"`
-	Name               string  `json:"name"`
-	UUID               string  `json:"uuid,omitempty"`
-	VRAMBytes          uint64  `json:"vram_bytes"`
-	VRAMUsedBytes      uint64  `json:"vram_used_bytes,omitempty"`
-	DriverVersion      string  `json:"driver_version,omitempty"`
-	CUDAVersion        string  `json:"cuda_version,omitempty"`
-	ComputeCapability  string  `json:"compute_capability,omitempty"`
-	PCIeGen            int     `json:"pcie_gen,omitempty"`
-	PCIeWidth          int     `json:"pcie_width,omitempty"`
+	Index             int    `json:"index"`
+	Name              string `json:"name"`
+	UUID              string `json:"uuid,omitempty"`
+	VRAMBytes         uint64 `json:"vram_bytes"`
+	VRAMUsedBytes     uint64 `json:"vram_used_bytes,omitempty"`
+	DriverVersion     string `json:"driver_version,omitempty"`
+	CUDAVersion       string `json:"cuda_version,omitempty"`
+	ComputeCapability string `json:"compute_capability,omitempty"`
+	// PCIeGen and PCIeWidth are the most the GPU's PCIe link can do.
+	PCIeGen   int `json:"pcie_gen,omitempty"`
+	PCIeWidth int `json:"pcie_width,omitempty"`
+	// PCIeCurGen and PCIeCurWidth are the link as it ran at detection; idle
+	// GPUs often drop to a lower generation to save power.
+	PCIeCurGen   int `json:"pcie_cur_gen,omitempty"`
+	PCIeCurWidth int `json:"pcie_cur_width,omitempty"`
+	// MaxSMClockMHz is the highest SM clock the GPU can run.
+	MaxSMClockMHz int `json:"max_sm_clock_mhz,omitempty"`
+	// NVLinks is how many NVLink links the GPU has, NVLinksActive how many
+	// of them are up; both 0 without NVLink. NVLinkKnown says they were
+	// asked: reports written before they were have neither.
+	NVLinks            int     `json:"nvlinks,omitempty"`
+	NVLinksActive      int     `json:"nvlinks_active,omitempty"`
+	NVLinkKnown        bool    `json:"nvlink_known,omitempty"`
 	PowerLimitW        float64 `json:"power_limit_w,omitempty"`
 	MemoryBusWidthBits int     `json:"memory_bus_width_bits,omitempty"`
 	MaxMemClockMHz     int     `json:"max_mem_clock_mhz,omitempty"`
 	PeakBandwidthGBs   float64 `json:"peak_bandwidth_gb_s,omitempty"`
 	MIGEnabled         bool    `json:"mig_enabled,omitempty"`
 }
+
+// PCIeMax is the most the GPU's PCIe link can do.
+func (g GPUInfo) PCIeMax() PCIeLink { return PCIeLink{Gen: g.PCIeGen, Width: g.PCIeWidth} }
+
+// PCIeCur is the GPU's PCIe link as it ran at detection.
+func (g GPUInfo) PCIeCur() PCIeLink { return PCIeLink{Gen: g.PCIeCurGen, Width: g.PCIeCurWidth} }
 
 // EngineInfo is the report's Engine section.
 type EngineInfo struct {

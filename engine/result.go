@@ -119,7 +119,8 @@ type Result struct {
 
 	Requests  []RequestSample `json:"requests,omitempty"`
 	Telemetry *Telemetry      `json:"telemetry,omitempty"`
-	// JoulesPerToken is average GPU power ÷ total tok/s, when telemetry exists.
+	// JoulesPerToken is the average power of every GPU serving the model
+	// (Telemetry.PowerW), summed, ÷ total tok/s, when telemetry exists.
 	JoulesPerToken float64 `json:"joules_per_token,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`

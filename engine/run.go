@@ -264,11 +264,11 @@ func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
 	if res.Telemetry == nil || !res.Measured() {
 		return
 	}
-	if res.TotalTokPerSec > 0 && res.Telemetry.TotalPowerW.Avg > 0 {
-		res.JoulesPerToken = res.Telemetry.TotalPowerW.Avg / res.TotalTokPerSec
+	if w := res.Telemetry.PowerW(r.target.ServingGPUs); res.TotalTokPerSec > 0 && w > 0 {
+		res.JoulesPerToken = w / res.TotalTokPerSec
 	}
 	if th := res.Telemetry.Throttle; !th.OK() {
-		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: "GPU throttled: " + th.Describe()})
+		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: th.Message()})
 	}
 }
 

@@ -16,18 +16,26 @@ type Stat struct {
 
 // GPUTelemetry is one GPU's sampled figures over a window.
 type GPUTelemetry struct {
-	Index          int  `json:"index"`
-	UtilizationPct Stat `json:"utilization_pct"`
-	MemoryUsedMiB  Stat `json:"memory_used_mib"`
-	PowerW         Stat `json:"power_w"`
-	TemperatureC   Stat `json:"temperature_c"`
-	SMClockMHz     Stat `json:"sm_clock_mhz"`
-	MemClockMHz    Stat `json:"mem_clock_mhz"`
-	PCIeRxMBs      Stat `json:"pcie_rx_mb_s"`
-	PCIeTxMBs      Stat `json:"pcie_tx_mb_s"`
+	Index int `json:"index"`
+	// Host is the node the GPU is on; "" for the machine Speed Matrix ran on.
+	Host           string `json:"host,omitempty"`
+	UUID           string `json:"uuid,omitempty"`
+	UtilizationPct Stat   `json:"utilization_pct"`
+	MemoryUsedMiB  Stat   `json:"memory_used_mib"`
+	PowerW         Stat   `json:"power_w"`
+	TemperatureC   Stat   `json:"temperature_c"`
+	SMClockMHz     Stat   `json:"sm_clock_mhz"`
+	MemClockMHz    Stat   `json:"mem_clock_mhz"`
+	PCIeRxMBs      Stat   `json:"pcie_rx_mb_s"`
+	PCIeTxMBs      Stat   `json:"pcie_tx_mb_s"`
 	// ClockEvents counts, per reason (ThrottlePowerCap, …), the samples in
 	// which this GPU reported it; nil when the reasons couldn't be read.
 	ClockEvents map[string]int `json:"clock_events,omitempty"`
+	// ClockEventSamples is how many samples had this GPU's reasons read.
+	ClockEventSamples int `json:"clock_event_samples,omitempty"`
+	// PCIe is the link as sampled under load; nil when the GPU was never
+	// under load with its link read.
+	PCIe *PCIeLoad `json:"pcie_under_load,omitempty"`
 }
 
 // Telemetry is what the hardware did during one cell.
@@ -35,7 +43,7 @@ type Telemetry struct {
 	Samples     int            `json:"samples"`
 	GPUs        []GPUTelemetry `json:"gpus,omitempty"`
 	CPUUtilPct  Stat           `json:"cpu_util_pct"`
-	TotalPowerW Stat           `json:"total_power_w"` // summed over GPUs
+	TotalPowerW Stat           `json:"total_power_w"` // summed over every GPU, on every host
 	// Throttle is the cell's throttle verdict; nil when no GPU's clock-event
 	// reasons were sampled.
 	Throttle *Throttle `json:"throttle,omitempty"`

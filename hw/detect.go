@@ -37,10 +37,6 @@ type Hardware struct {
 // GPU is one NVIDIA GPU: the report's fields plus details only `hw` shows.
 type GPU struct {
 	engine.GPUInfo
-	// PCIeCurGen and PCIeCurWidth are the link as it runs now; idle GPUs
-	// often drop to a lower generation to save power.
-	PCIeCurGen   int `json:"pcie_cur_gen,omitempty"`
-	PCIeCurWidth int `json:"pcie_cur_width,omitempty"`
 	// Notes name the queries that failed; their fields are left empty.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -77,12 +73,13 @@ func detect(lib library, host func() (Hardware, []string)) (Hardware, error) {
 	driver, cuda, sysNotes := s.systemVersions()
 	h.NVIDIA = engine.NVIDIAInfo{DriverVersion: driver, CUDAVersion: cuda}
 	var gpuNotes []string
+	nvlink := s.lib.Extensions().LookupSymbol(symNVLinkState) == nil
 	for i, d := range s.devices {
 		g := GPU{GPUInfo: engine.GPUInfo{Index: i, DriverVersion: driver, CUDAVersion: cuda}}
 		if d == nil {
 			g.Notes = []string{"device handle unavailable"}
 		} else {
-			g.query(d)
+			g.query(d, nvlink)
 		}
 		for _, n := range g.Notes {
 			gpuNotes = append(gpuNotes, fmt.Sprintf("GPU %d: %s", i, n))

@@ -6,9 +6,10 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// query fills g from d, one NVML call per field. A failed call leaves its
+// query fills g from d, one NVML call per field; nvlink says the driver
+// exports the NVLink state query (symNVLinkState). A failed call leaves its
 // field empty and adds a note; it never fails the GPU.
-func (g *GPU) query(d nvml.Device) {
+func (g *GPU) query(d nvml.Device, nvlink bool) {
 	check := func(what string, ret nvml.Return) bool {
 		if ret == nvml.SUCCESS {
 			return true
@@ -33,6 +34,12 @@ func (g *GPU) query(d nvml.Device) {
 		g.PowerLimitW = float64(mw) / 1000
 	}
 	g.queryMemoryBandwidth(check, d)
+	if mhz, ret := d.GetMaxClockInfo(nvml.CLOCK_SM); check("max SM clock", ret) {
+		g.MaxSMClockMHz = int(mhz)
+	}
+	if nvlink {
+		g.queryNVLinks(check, d)
+	}
 	// MIG is NOT_SUPPORTED on every GPU without MIG; that is "off", not a failure.
 	if cur, _, ret := d.GetMigMode(); ret != nvml.ERROR_NOT_SUPPORTED && check("MIG mode", ret) {
 		g.MIGEnabled = cur == nvml.DEVICE_MIG_ENABLE
@@ -51,6 +58,32 @@ func (g *GPU) queryPCIe(check func(string, nvml.Return) bool, d nvml.Device) {
 	}
 	if width, ret := d.GetCurrPcieLinkWidth(); check("PCIe current width", ret) {
 		g.PCIeCurWidth = width
+	}
+}
+
+// symNVLinkState is NVML's NVLink state query, looked up before it is
+// called (a missing symbol kills the process, see clockEventQuery).
+const symNVLinkState = "nvmlDeviceGetNvLinkState"
+
+// queryNVLinks counts the GPU's NVLink links and those that are up. NVML
+// answers NOT_SUPPORTED for a GPU without NVLink and INVALID_ARGUMENT past
+// its last link; only another answer on the first link is worth a note.
+func (g *GPU) queryNVLinks(check func(string, nvml.Return) bool, d nvml.Device) {
+	for link := 0; link < nvml.NVLINK_MAX_LINKS; link++ {
+		state, ret := d.GetNvLinkState(link)
+		if ret != nvml.SUCCESS {
+			if link > 0 || ret == nvml.ERROR_NOT_SUPPORTED || ret == nvml.ERROR_INVALID_ARGUMENT {
+				g.NVLinkKnown = true
+			} else {
+				check("NVLink state", ret)
+			}
+			return
+		}
+		g.NVLinks++
+		g.NVLinkKnown = true
+		if state == nvml.FEATURE_ENABLED {
+			g.NVLinksActive++
+		}
 	}
 }
 

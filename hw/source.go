@@ -6,6 +6,8 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/shirou/gopsutil/v4/cpu"
+
+	"speedmatrix/engine"
 )
 
 // systemSource reads the GPUs through an NVML session (when one opened) and
@@ -19,6 +21,11 @@ type systemSource struct {
 	prev     cpu.TimesStat
 	havePrev bool
 }
+
+// NewSource is the Source a Sampler reads by default (the system's NVML
+// and the host CPU), over lib instead, such as go-nvml's mock servers
+// (hw/nvmlmock). Without a usable NVML it reads the CPU only.
+func NewSource(lib nvml.Interface) Source { return newSystemSource(lib) }
 
 func newSystemSource(lib library) *systemSource {
 	src := &systemSource{cpuTimes: readCPUTimes}
@@ -78,6 +85,9 @@ func readGPU(index int, d nvml.Device, events clockEventQuery) GPUSample {
 	if d == nil {
 		return g
 	}
+	if uuid, ret := d.GetUUID(); ret == nvml.SUCCESS {
+		g.UUID = uuid
+	}
 	if u, ret := d.GetUtilizationRates(); ret == nvml.SUCCESS {
 		g.UtilizationPct = float64(u.Gpu)
 	}
@@ -103,8 +113,28 @@ func readGPU(index int, d nvml.Device, events clockEventQuery) GPUSample {
 	if kb, ret := d.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); ret == nvml.SUCCESS {
 		g.PCIeTxMBs = float64(kb) / 1000
 	}
+	g.PCIe, g.PCIeMax = readPCIe(d)
 	g.ClockEventReasons, g.ClockEventsRead = events.read(d)
 	return g
+}
+
+// readPCIe reads the link as it runs now and the most it can do, sampled
+// with the load so that a GPU that trains down under load shows; a field
+// that fails is 0.
+func readPCIe(d nvml.Device) (cur, max engine.PCIeLink) {
+	if gen, ret := d.GetCurrPcieLinkGeneration(); ret == nvml.SUCCESS {
+		cur.Gen = gen
+	}
+	if w, ret := d.GetCurrPcieLinkWidth(); ret == nvml.SUCCESS {
+		cur.Width = w
+	}
+	if gen, ret := d.GetMaxPcieLinkGeneration(); ret == nvml.SUCCESS {
+		max.Gen = gen
+	}
+	if w, ret := d.GetMaxPcieLinkWidth(); ret == nvml.SUCCESS {
+		max.Width = w
+	}
+	return cur, max
 }
 
 // cpuBusyPct is the share of CPU time between two readings that was not

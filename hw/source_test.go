@@ -10,6 +10,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/shirou/gopsutil/v4/cpu"
+
+	"speedmatrix/engine"
 )
 
 // cpuScript feeds systemSource fixed CPU times, one per Read.
@@ -45,8 +47,9 @@ func TestSystemSourceH200(t *testing.T) {
 	}
 	g5 := second.GPUs[5]
 	want := GPUSample{Index: 5, UtilizationPct: 50, MemoryUsedMiB: 6 * 1024, PowerW: 105, TemperatureC: 55,
-		SMClockMHz: 1755, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5, ClockEventsRead: true}
-	if g5 != want {
+		SMClockMHz: 1755, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5, ClockEventsRead: true,
+		UUID: g5.UUID, PCIe: engine.PCIeLink{Gen: 1, Width: 16}, PCIeMax: engine.PCIeLink{Gen: 5, Width: 16}}
+	if g5 != want || g5.UUID == "" {
 		t.Errorf("GPU 5 sample = %+v, want %+v", g5, want)
 	}
 	if g2 := second.GPUs[2]; !math.IsNaN(g2.PowerW) || g2.TemperatureC != 52 {

@@ -16,22 +16,9 @@ type Sample struct {
 	GPUs       []GPUSample
 }
 
-// GPUSample is one GPU's figures in a Sample.
-type GPUSample struct {
-	Index          int
-	UtilizationPct float64
-	MemoryUsedMiB  float64
-	PowerW         float64
-	TemperatureC   float64
-	SMClockMHz     float64
-	MemClockMHz    float64
-	PCIeRxMBs      float64
-	PCIeTxMBs      float64
-	// ClockEventReasons is NVML's clock-event (throttle) reason bits
-	// (nvml.ClocksEventReason…), valid when ClockEventsRead is set.
-	ClockEventReasons uint64
-	ClockEventsRead   bool
-}
+// GPUSample is one GPU's figures in a Sample; engine defines it so that
+// other sources (a node's DCGM exporter) fill the same one.
+type GPUSample = engine.GPUSample
 
 // ring keeps the newest limit samples in time order. It grows as samples
 // come, so a long history costs memory only once it is filled.
@@ -91,28 +78,52 @@ func (a acc) stat() engine.Stat {
 	return engine.Stat{Avg: a.sum / float64(a.n), Peak: a.peak}
 }
 
-// gpuAcc holds one accumulator per GPUSample figure, in field order, and
-// the GPU's clock-event reason counts.
+// gpuAcc holds one accumulator per GPUSample figure, in field order, the
+// GPU's clock-event reason counts and its slowest PCIe link under load.
 type gpuAcc struct {
-	figs       [8]acc
-	events     reasonCounts
-	eventsRead bool // the reasons were read in at least one sample
+	uuid         string
+	figs         [8]acc
+	events       reasonCounts
+	eventSamples int // samples with the reasons read
+	pcie         *engine.PCIeLoad
 }
 
 func (g *gpuAcc) add(s GPUSample) {
+	if s.UUID != "" {
+		g.uuid = s.UUID
+	}
 	for i, v := range [8]float64{s.UtilizationPct, s.MemoryUsedMiB, s.PowerW, s.TemperatureC,
 		s.SMClockMHz, s.MemClockMHz, s.PCIeRxMBs, s.PCIeTxMBs} {
 		g.figs[i].add(v)
 	}
 	if s.ClockEventsRead {
-		g.eventsRead = true
+		g.eventSamples++
 		g.events.add(s.ClockEventReasons)
 	}
+	g.addPCIe(s)
 }
 
-func (g *gpuAcc) telemetry(index int) engine.GPUTelemetry {
+// addPCIe keeps the slowest link seen under load (engine.LoadUtilPct).
+func (g *gpuAcc) addPCIe(s GPUSample) {
+	if !s.PCIe.Known() || !(s.UtilizationPct >= engine.LoadUtilPct) {
+		return
+	}
+	if g.pcie == nil {
+		g.pcie = &engine.PCIeLoad{Link: s.PCIe, Max: s.PCIeMax}
+	} else if s.PCIe.RateGTs() < g.pcie.Link.RateGTs() {
+		g.pcie.Link = s.PCIe
+	}
+	if s.PCIeMax.Known() {
+		g.pcie.Max = s.PCIeMax
+	}
+	g.pcie.Samples++
+}
+
+func (g *gpuAcc) telemetry(k engine.GPUKey) engine.GPUTelemetry {
 	t := engine.GPUTelemetry{
-		Index:          index,
+		Index:          k.Index,
+		Host:           k.Host,
+		UUID:           g.uuid,
 		UtilizationPct: g.figs[0].stat(),
 		MemoryUsedMiB:  g.figs[1].stat(),
 		PowerW:         g.figs[2].stat(),
@@ -121,18 +132,21 @@ func (g *gpuAcc) telemetry(index int) engine.GPUTelemetry {
 		MemClockMHz:    g.figs[5].stat(),
 		PCIeRxMBs:      g.figs[6].stat(),
 		PCIeTxMBs:      g.figs[7].stat(),
+		PCIe:           g.pcie,
 	}
-	if g.eventsRead {
+	if g.eventSamples > 0 {
 		t.ClockEvents = g.events.byName()
+		t.ClockEventSamples = g.eventSamples
 	}
 	return t
 }
 
-// summary aggregates samples into an engine.Telemetry.
+// summary aggregates samples into an engine.Telemetry. GPUs are keyed by
+// host and index, so samples from several sources add up.
 type summary struct {
 	samples    int
 	cpu, power acc
-	gpus       map[int]*gpuAcc
+	gpus       map[engine.GPUKey]*gpuAcc
 	throttle   throttleAcc
 }
 
@@ -140,14 +154,14 @@ func (s *summary) add(smp Sample) {
 	s.samples++
 	s.cpu.add(smp.CPUUtilPct)
 	if s.gpus == nil {
-		s.gpus = map[int]*gpuAcc{}
+		s.gpus = map[engine.GPUKey]*gpuAcc{}
 	}
 	total, havePower := 0.0, false
 	for _, g := range smp.GPUs {
-		a := s.gpus[g.Index]
+		a := s.gpus[g.Key()]
 		if a == nil {
 			a = &gpuAcc{}
-			s.gpus[g.Index] = a
+			s.gpus[g.Key()] = a
 		}
 		a.add(g)
 		if !math.IsNaN(g.PowerW) {
@@ -166,10 +180,16 @@ func (s *summary) telemetry() *engine.Telemetry {
 		return nil
 	}
 	t := &engine.Telemetry{Samples: s.samples, CPUUtilPct: s.cpu.stat(), TotalPowerW: s.power.stat()}
-	for i, a := range s.gpus {
-		t.GPUs = append(t.GPUs, a.telemetry(i))
+	for k, a := range s.gpus {
+		t.GPUs = append(t.GPUs, a.telemetry(k))
 	}
-	sort.Slice(t.GPUs, func(i, j int) bool { return t.GPUs[i].Index < t.GPUs[j].Index })
+	sort.Slice(t.GPUs, func(i, j int) bool {
+		a, b := t.GPUs[i], t.GPUs[j]
+		if a.Host != b.Host {
+			return a.Host < b.Host
+		}
+		return a.Index < b.Index
+	})
 	t.Throttle = s.throttle.throttle(t.GPUs)
 	return t
 }

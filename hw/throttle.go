@@ -138,6 +138,7 @@ func (a throttleAcc) throttle(gpus []engine.GPUTelemetry) *engine.Throttle {
 				r.GPUs = append(r.GPUs, g.Index)
 			}
 		}
+		r.PerGPU = perGPUShares(name, gpus)
 		t.Reasons = append(t.Reasons, r)
 		names = append(names, name)
 	}
@@ -145,4 +146,39 @@ func (a throttleAcc) throttle(gpus []engine.GPUTelemetry) *engine.Throttle {
 		t.Verdict = strings.Join(names, "+")
 	}
 	return t
+}
+
+// perGPUShares is each GPU's own share of its samples that saw reason: the
+// GPUs at or above ThrottleMinShare, or, when the reason was spread so
+// thin that none is, every GPU that saw it.
+func perGPUShares(reason string, gpus []engine.GPUTelemetry) []engine.GPUShare {
+	var above, all []engine.GPUShare
+	for _, g := range gpus {
+		n := g.ClockEvents[reason]
+		if n == 0 || g.ClockEventSamples == 0 {
+			continue
+		}
+		sh := engine.GPUShare{Index: g.Index, Host: g.Host, Share: float64(n) / float64(g.ClockEventSamples)}
+		all = append(all, sh)
+		if sh.Share >= ThrottleMinShare {
+			above = append(above, sh)
+		}
+	}
+	if len(above) > 0 {
+		return above
+	}
+	return all
+}
+
+// ReasonNames are the throttle reasons set in NVML's clock-event bits, by
+// their engine names (engine.ThrottlePowerCap, …) in the verdict's order;
+// idle and clock settings are left out, as in the verdict.
+func ReasonNames(bits uint64) []string {
+	var names []string
+	for _, r := range throttleReasons {
+		if bits&r.mask != 0 {
+			names = append(names, r.name)
+		}
+	}
+	return names
 }

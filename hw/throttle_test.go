@@ -72,11 +72,12 @@ func TestSummaryThrottle(t *testing.T) {
 	}{
 		{"power cap on GPU 0 in 4 of 10", 10, when(0, 3, 7, powerCap),
 			&engine.Throttle{Verdict: "power_cap", Samples: 10, Reasons: []engine.ThrottleReason{
-				{Reason: "power_cap", Share: 0.4, GPUs: []int{0}}}},
+				{Reason: "power_cap", Share: 0.4, GPUs: []int{0}, PerGPU: []engine.GPUShare{{Index: 0, Share: 0.4}}}}},
 			[2]map[string]int{{"power_cap": 4}, none}},
 		{"thermal on two GPUs, overlapping", 10, both(when(0, 0, 3, swThermal), when(1, 2, 6, hwThermal)),
 			&engine.Throttle{Verdict: "thermal", Samples: 10, Reasons: []engine.ThrottleReason{
-				{Reason: "thermal", Share: 0.6, GPUs: []int{0, 1}}}},
+				{Reason: "thermal", Share: 0.6, GPUs: []int{0, 1},
+					PerGPU: []engine.GPUShare{{Index: 0, Share: 0.3}, {Index: 1, Share: 0.4}}}}},
 			[2]map[string]int{{"thermal": 3}, {"thermal": 4}}},
 		{"idle and clock settings are not throttling", 10, when(1, 0, 10, notLoaded),
 			&engine.Throttle{Verdict: "ok", Samples: 10}, [2]map[string]int{none, none}},
@@ -84,22 +85,22 @@ func TestSummaryThrottle(t *testing.T) {
 			&engine.Throttle{Verdict: "ok", Samples: 20}, [2]map[string]int{{"power_cap": 1}, none}},
 		{"2 of 20 samples is at the threshold", 20, when(1, 5, 7, powerCap),
 			&engine.Throttle{Verdict: "power_cap", Samples: 20, Reasons: []engine.ThrottleReason{
-				{Reason: "power_cap", Share: 0.1, GPUs: []int{1}}}},
+				{Reason: "power_cap", Share: 0.1, GPUs: []int{1}, PerGPU: []engine.GPUShare{{Index: 1, Share: 0.1}}}}},
 			[2]map[string]int{none, {"power_cap": 2}}},
 		{"every reason, in fixed order", 4, both(
 			when(1, 0, 4, nvml.ClocksThrottleReasonHwPowerBrakeSlowdown|nvml.ClocksThrottleReasonHwSlowdown),
 			when(0, 0, 2, hwThermal), when(0, 3, 4, powerCap)),
 			&engine.Throttle{Verdict: "power_cap+thermal+hw_slowdown+power_brake", Samples: 4,
 				Reasons: []engine.ThrottleReason{
-					{Reason: "power_cap", Share: 0.25, GPUs: []int{0}},
-					{Reason: "thermal", Share: 0.5, GPUs: []int{0}},
-					{Reason: "hw_slowdown", Share: 1, GPUs: []int{1}},
-					{Reason: "power_brake", Share: 1, GPUs: []int{1}}}},
+					{Reason: "power_cap", Share: 0.25, GPUs: []int{0}, PerGPU: []engine.GPUShare{{Index: 0, Share: 0.25}}},
+					{Reason: "thermal", Share: 0.5, GPUs: []int{0}, PerGPU: []engine.GPUShare{{Index: 0, Share: 0.5}}},
+					{Reason: "hw_slowdown", Share: 1, GPUs: []int{1}, PerGPU: []engine.GPUShare{{Index: 1, Share: 1}}},
+					{Reason: "power_brake", Share: 1, GPUs: []int{1}, PerGPU: []engine.GPUShare{{Index: 1, Share: 1}}}}},
 			[2]map[string]int{{"power_cap": 1, "thermal": 2}, {"hw_slowdown": 4, "power_brake": 4}}},
 		{"unread samples are not counted", 10, func(i, g int) (uint64, bool) {
 			return powerCap, i%2 == 0 && g == 0 // read in 5 samples, always power capped
 		}, &engine.Throttle{Verdict: "power_cap", Samples: 5, Reasons: []engine.ThrottleReason{
-			{Reason: "power_cap", Share: 1, GPUs: []int{0}}}},
+			{Reason: "power_cap", Share: 1, GPUs: []int{0}, PerGPU: []engine.GPUShare{{Index: 0, Share: 1}}}}},
 			[2]map[string]int{{"power_cap": 5}, nil}},
 		{"never read", 10, func(int, int) (uint64, bool) { return powerCap, false },
 			nil, [2]map[string]int{nil, nil}},

@@ -49,11 +49,15 @@ func CheckHeader(rows []engine.Result) []string {
 // nothing when no cell carries check data (reports of servers without
 // /metrics, machines without NVML).
 func writeChecks(b *strings.Builder, r engine.Report) {
-	if !slices.ContainsFunc(r.Results, HasChecks) {
+	pcie := PCIeWarnings(r.Results)
+	if !slices.ContainsFunc(r.Results, HasChecks) && len(pcie) == 0 {
 		return
 	}
 	b.WriteString("## Checks\n\nwhat the server's /metrics and the GPUs said during each decode cell, beside our own count\n\n")
 	if line, _ := ThrottleSummary(r.Results); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+	for _, line := range pcie {
 		b.WriteString(line + "\n\n")
 	}
 	results := CheckResults(r)

@@ -202,7 +202,7 @@ func TestThrottleSummary(t *testing.T) {
 		{"one ok", []engine.Result{cell(notThrottled), cell(nil)}, "GPU throttle: ok in the sampled cell.", true},
 		{"all ok", []engine.Result{cell(notThrottled), cell(notThrottled)}, "GPU throttle: ok in all 2 sampled cells.", true},
 		{"throttled", []engine.Result{cell(notThrottled), cell(powerCap), cell(powerCap)},
-			"GPU throttled (power cap, thermal) in 2 of 3 sampled cells: their figures may be lower than the GPU can do.", false},
+			"GPUs 0 and 1 throttled (power cap, thermal) in 2 of 3 sampled cells: their figures may be lower than the GPU can do.", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -225,7 +225,7 @@ func TestMarkdownChecks(t *testing.T) {
 		"| 123K | Not run | — | Looped | Over capacity |",
 		engine.NoteNotRun,
 		"## Checks\n",
-		"GPU throttled (power cap, thermal) in 2 of 5 sampled cells",
+		"GPUs 0 and 1 throttled (power cap, thermal) in 2 of 5 sampled cells",
 		"| 8K | 1 | Valid | 167.7 | 168.2 | +0.3% | 1.0 | 0 | 0.2 s | ok | 71.0 % accepted · 3.13 tokens per step |",
 		"| 8K | 128 | Valid † | 9,005.7 | 9,012.3 | +0.1% | 118.0 | 3 | 1.4 s | — | — |",
 		"| 64K | 8 | Valid † | 839.6 | — | — | 8.0 | 0 | 0.0 s | power cap in 64 % of samples (GPU 0); thermal in 12 % of samples (GPU 0, 1) | — |",

@@ -92,11 +92,12 @@ func throttleOf(r engine.Result) *engine.Throttle {
 
 // ThrottleSummary is the run's GPU throttle verdict in one line, and
 // whether it is ok: "GPU throttle: ok in all 12 sampled cells." or
-// "GPU throttled (power cap, thermal) in 3 of 12 sampled cells: …".
+// "GPU 1 throttled (power cap, thermal) in 3 of 12 sampled cells: …".
 // The line is empty when no cell had the GPUs' clock-event reasons sampled.
 func ThrottleSummary(rs []engine.Result) (line string, ok bool) {
 	sampled, throttled := 0, 0
 	var reasons []string
+	var gpus []engine.GPUKey
 	for _, r := range rs {
 		t := throttleOf(r)
 		if t == nil {
@@ -112,6 +113,7 @@ func ThrottleSummary(rs []engine.Result) (line string, ok bool) {
 				reasons = append(reasons, why)
 			}
 		}
+		gpus = appendThrottled(gpus, t)
 	}
 	switch {
 	case sampled == 0:
@@ -121,6 +123,57 @@ func ThrottleSummary(rs []engine.Result) (line string, ok bool) {
 	case throttled == 0:
 		return fmt.Sprintf("GPU throttle: ok in all %d sampled cells.", sampled), true
 	}
-	return fmt.Sprintf("GPU throttled (%s) in %d of %d sampled cells: their figures may be lower than the GPU can do.",
-		strings.Join(reasons, ", "), throttled, sampled), false
+	return fmt.Sprintf("%s throttled (%s) in %d of %d sampled cells: their figures may be lower than the GPU can do.",
+		gpuList(gpus), strings.Join(reasons, ", "), throttled, sampled), false
+}
+
+// appendThrottled adds the GPUs t names to gpus, once each, sorted by host
+// and index; per-GPU shares name them, or the GPU indexes of older reports.
+func appendThrottled(gpus []engine.GPUKey, t *engine.Throttle) []engine.GPUKey {
+	add := func(k engine.GPUKey) {
+		if !slices.Contains(gpus, k) {
+			gpus = append(gpus, k)
+		}
+	}
+	for _, r := range t.Reasons {
+		for _, g := range r.PerGPU {
+			add(g.Key())
+		}
+		if len(r.PerGPU) == 0 {
+			for _, i := range r.GPUs {
+				add(engine.GPUKey{Index: i})
+			}
+		}
+	}
+	slices.SortFunc(gpus, func(a, b engine.GPUKey) int {
+		if a.Host != b.Host {
+			return strings.Compare(a.Host, b.Host)
+		}
+		return a.Index - b.Index
+	})
+	return gpus
+}
+
+// gpuList names GPUs in a sentence: "GPU 1", "GPUs 0 and 1", "GPU 0 on
+// node2 and GPU 1"; "GPU" when none is known.
+func gpuList(gpus []engine.GPUKey) string {
+	local := !slices.ContainsFunc(gpus, func(k engine.GPUKey) bool { return k.Host != "" })
+	names := make([]string, len(gpus))
+	for i, k := range gpus {
+		names[i] = k.String()
+		if local && len(gpus) > 1 {
+			names[i] = fmt.Sprint(k.Index)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return "GPU"
+	case len(names) == 1:
+		return names[0]
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	if local {
+		return "GPUs " + list
+	}
+	return list
 }

@@ -32,9 +32,10 @@ func GPUDetails(gpus []engine.GPUInfo) []Row {
 	return out
 }
 
-// GPUDetail is "driver 570.86.15 · CUDA 12.8 · compute 8.6 · PCIe Gen 4 x16 ·
-// power limit 350 W · memory 936 GB/s (384-bit, 9751 MHz)", leaving out
-// what is unknown.
+// GPUDetail is "driver 570.86.15 · CUDA 12.8 · compute 8.6 · power limit
+// 350 W · SM clock up to 1860 MHz · memory 936 GB/s (384-bit, 9751 MHz)",
+// leaving out what is unknown; the PCIe link is on the links line
+// (GPULinks).
 func GPUDetail(g engine.GPUInfo) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
@@ -47,11 +48,11 @@ func GPUDetail(g engine.GPUInfo) string {
 	if g.ComputeCapability != "" {
 		add("compute %s", g.ComputeCapability)
 	}
-	if g.PCIeGen > 0 && g.PCIeWidth > 0 {
-		add("PCIe Gen %d x%d", g.PCIeGen, g.PCIeWidth)
-	}
 	if g.PowerLimitW > 0 {
 		add("power limit %.0f W", g.PowerLimitW)
+	}
+	if g.MaxSMClockMHz > 0 {
+		add("SM clock up to %d MHz", g.MaxSMClockMHz)
 	}
 	if g.PeakBandwidthGBs > 0 {
 		add("memory %s GB/s (%d-bit, %d MHz)", Int(int(math.Round(g.PeakBandwidthGBs))),

@@ -29,6 +29,7 @@ func Markdown(r engine.Report) string {
 	writePrefill(&b, r)
 	writeDecode(&b, r)
 	writeChecks(&b, r)
+	writeGPUs(&b, r)
 	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + "\n\n")
 	rows := make([][]string, 0, len(r.Results))
 	for _, res := range r.Results {

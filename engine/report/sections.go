@@ -29,7 +29,7 @@ type Row struct {
 // that a simulated engine always says so.
 func Sections(r engine.Report) []Section {
 	return []Section{
-		{Title: "Hardware", Rows: hardwareRows(r.Hardware)},
+		{Title: "Hardware", Rows: append(hardwareRows(r.Hardware), linkRows(r)...)},
 		{Title: "Engine", Rows: engineRows(r.Engine)},
 		{Title: "Run", Rows: runRows(r.Run)},
 	}
