@@ -370,10 +370,14 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	}
 	r.publish()
 	r.u.onRunDone(rep, err, r.saveDir)
-	if r.liftMemoryLimit != nil {
-		// After Results drew the run: that too is within the limit.
-		r.liftMemoryLimit()
+	if lift := r.liftMemoryLimit; lift != nil {
+		// Once Results has drawn the run: that too is within the limit.
 		r.liftMemoryLimit = nil
+		if rendered := r.u.results.rendered; rendered != nil && rep != nil && len(rep.Results) > 0 {
+			go func() { <-rendered; lift() }()
+		} else {
+			lift()
+		}
 	}
 	close(r.uiDone)
 }
