@@ -54,6 +54,9 @@ type GPUInfo struct {
 	MaxMemClockMHz     int     `json:"max_mem_clock_mhz,omitempty"`
 	PeakBandwidthGBs   float64 `json:"peak_bandwidth_gb_s,omitempty"`
 	MIGEnabled         bool    `json:"mig_enabled,omitempty"`
+	// Host is the node the GPU is in when it is not this machine (read from
+	// a DCGM exporter or a Ray cluster).
+	Host string `json:"host,omitempty"`
 }
 
 // EngineInfo is the report's Engine section.

@@ -318,6 +318,9 @@ func (r *runner) snapshot() Report {
 	rep.Results = slices.Clone(r.report.Results)
 	sortResults(rep.Results)
 	rep.Run.FinishedAt = time.Now()
+	if n, ok := r.target.Telemetry.(TelemetryNoter); ok {
+		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), n.TelemetryNotes()...)
+	}
 	rep.Run.Complete = rep.Run.Incomplete == "" && len(r.cells) > 0 && len(rep.Results) == len(r.cells) &&
 		!slices.ContainsFunc(rep.Results, func(x Result) bool { return !x.Status.Final() })
 	return rep

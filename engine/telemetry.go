@@ -40,3 +40,10 @@ type Telemetry struct {
 	// reasons were sampled.
 	Throttle *Throttle `json:"throttle,omitempty"`
 }
+
+// TelemetryNoter is a TelemetrySource that can lose part of its readings
+// during a run (a remote exporter that stops answering): the report's Run
+// notes carry what it says, one sentence each.
+type TelemetryNoter interface {
+	TelemetryNotes() []string
+}
