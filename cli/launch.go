@@ -44,7 +44,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 
 	// The server runs on this machine: describe its hardware and sample it
 	// as for a local --endpoint.
-	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey)
+	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey, gpuMetrics{urls: cfg.GPUMetrics, setting: "gpu_metrics in " + path})
 	if err != nil {
 		_ = s.Stop()
 		return engine.Subject{Target: engine.Target{}}, nil, err

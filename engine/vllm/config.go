@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,11 @@ type ServerConfig struct {
 	HFToken   string            `toml:"hf_token"`
 	ExtraArgs []string          `toml:"extra_args"` // appended verbatim
 	Env       map[string]string `toml:"env"`        // added to the server's environment
+
+	// GPUMetrics are DCGM exporter URLs (http://node2:9400/metrics) to read
+	// the GPUs and their telemetry from instead of this machine's NVML:
+	// every node of a multi-node server.
+	GPUMetrics []string `toml:"gpu_metrics"`
 
 	// StartupTimeout bounds the wait for readiness (default 20 min).
 	StartupTimeout time.Duration `toml:"startup_timeout"`
@@ -174,6 +180,11 @@ func (cfg ServerConfig) Validate() error {
 	}
 	if cfg.StartupTimeout < 0 || cfg.StopGrace < 0 {
 		add("startup_timeout and stop_grace must not be negative")
+	}
+	for _, u := range cfg.GPUMetrics {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			add("gpu_metrics %q is not an http(s) URL: use a DCGM exporter's, e.g. http://node2:9400/metrics", u)
+		}
 	}
 	for k := range cfg.Env {
 		if k == "" || strings.ContainsAny(k, "= \t\n") {
