@@ -73,7 +73,9 @@ func (l *launchPanel) onSuggest(overwrite bool) {
 		return
 	}
 	f := l.s.form
-	sug := cat.Suggest(l.s.u.hwInfo, strings.TrimSpace(f.model.Text))
+	h := l.s.u.hwInfo
+	h.GPUs = f.parallel.picked(h.GPUs) // the GPUs picked for vLLM, when some are
+	sug := cat.Suggest(h, strings.TrimSpace(f.model.Text))
 	set := func(e *widget.Entry, v string) {
 		if v != "" && v != "0" && (overwrite || strings.TrimSpace(e.Text) == "") {
 			e.SetText(v)
