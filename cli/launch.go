@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"speedmatrix/engine"
@@ -49,7 +50,9 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		_ = s.Stop()
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
+	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
+	t.Header.Hardware.Note = strings.TrimSpace(t.Header.Hardware.Note + " " + ray)
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {

@@ -97,6 +97,9 @@ type ServerConfig struct {
 	// and `ray status` as RAY_ADDRESS; empty: RAY_ADDRESS of this
 	// environment, else the cluster this node belongs to.
 	RayAddress string `toml:"ray_address"`
+	// RayExecutable is the ray program that checks the cluster before the
+	// start; default: the ray beside an exec runner's vllm, else ray on PATH.
+	RayExecutable string `toml:"ray_executable"`
 
 	// GPUMetrics are DCGM exporter URLs (http://node2:9400/metrics) to read
 	// the GPUs and their telemetry from instead of this machine's NVML:
@@ -205,6 +208,9 @@ func (cfg ServerConfig) Validate() error {
 	case "", "ray", "mp":
 	default:
 		add("distributed_executor_backend %q is unknown: use \"ray\" (a Ray cluster) or \"mp\" (this machine)", cfg.DistributedExecutorBackend)
+	}
+	if cfg.usesRay() && cfg.Runner == RunnerDocker {
+		add("distributed_executor_backend = \"ray\" runs vllm on the Ray head itself: use runner = \"exec\" there (inside the cluster's container when Ray runs in one)")
 	}
 	if cfg.RayAddress != "" && cfg.DistributedExecutorBackend != "ray" {
 		add("ray_address is set but distributed_executor_backend is not \"ray\": set it to \"ray\" or drop ray_address")

@@ -54,6 +54,7 @@ func TestParallelConfigProblems(t *testing.T) {
 		{"two ways to pick GPUs", "model = \"m\"\ngpus = [0]\n[env]\nCUDA_VISIBLE_DEVICES = \"1\"\n", "keep one"},
 		{"negative data parallel", "model = \"m\"\ndata_parallel_size = -2\n", "data_parallel_size -2 is negative"},
 		{"unknown backend", "model = \"m\"\ndistributed_executor_backend = \"slurm\"\n", `distributed_executor_backend "slurm" is unknown`},
+		{"Ray in docker", "model = \"m\"\nrunner = \"docker\"\ndistributed_executor_backend = \"ray\"\n", `use runner = "exec" there`},
 		{"ray address without ray", "model = \"m\"\nray_address = \"10.0.0.1:6379\"\n", "set it to \"ray\""},
 	}
 	for _, tt := range tests {

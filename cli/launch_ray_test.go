@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fakeRay is engine/vllm's fake ray executable.
+func fakeRay(t *testing.T) string {
+	exe, err := filepath.Abs(filepath.Join("..", "engine", "vllm", "testdata", "fakeray", "ray"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// TestLaunchTargetOnRay launches the fake vllm over the fake ray's 2-node
+// cluster: the Hardware section names the cluster; a cluster that doesn't
+// answer, or has fewer GPUs than TP × PP, stops the launch with one line.
+func TestLaunchTargetOnRay(t *testing.T) {
+	hwCanned(t, hwCanned3090, nil)
+	exe, ray := buildFakeVLLM(t), fakeRay(t)
+	onRay := func(tp int) []string {
+		return []string{"tensor_parallel_size = " + strconv.Itoa(tp), `distributed_executor_backend = "ray"`,
+			`ray_address = "10.0.0.1:6379"`, `ray_executable = "` + ray + `"`}
+	}
+	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", onRay(4)...), &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if !strings.Contains(tg.Header.LaunchCommand, "serve fake/model --served-model-name bench --tensor-parallel-size 4 --distributed-executor-backend ray") ||
+		!strings.Contains(tg.Header.Hardware.Note, "vLLM runs on the Ray cluster at 10.0.0.1:6379: 2 nodes (node_83e4b772…, node_4dcd7509…), 4 GPUs, 0 in use.") {
+		t.Errorf("launch command %q, Hardware note %q", tg.Header.LaunchCommand, tg.Header.Hardware.Note)
+	}
+
+	tests := []struct{ name, mode, want string }{
+		{"Ray unreachable", "down", "start vllm: ray status cannot reach the Ray cluster at 10.0.0.1:6379 (ConnectionError: Could not find any running Ray instance."},
+		{"fewer GPUs than TP × PP", "one-node", "has 2 free GPUs (Ray cluster at 10.0.0.1:6379: 1 node (node_83e4b772…), 2 GPUs, 0 in use), but tensor_parallel_size × pipeline_parallel_size × data_parallel_size needs 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("FAKERAY_MODE", tt.mode)
+			_, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", onRay(4)...), &strings.Builder{})
+			if err == nil || stop != nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("launchTarget = %v, want one line containing %q", err, tt.want)
+			}
+		})
+	}
+}
