@@ -106,7 +106,7 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("", f.trustRemoteCode))),
 		widget.NewAccordionItem("GPU memory and parallelism", form(
 			item("Tensor parallel", f.tp), item("Pipeline parallel", f.pp),
-			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none: all)", f.parallel.gpus),
+			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none ticked: all)", f.parallel.gpuField()),
 			item("Executor", f.parallel.executor), item("Ray address", f.parallel.rayAddress),
 			item("Max model length", f.maxModelLen), item("GPU memory utilization", f.gpuUtil),
 			item("Max sequences", f.maxNumSeqs), item("Quantization", f.quantization),

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
@@ -27,6 +29,7 @@ type parallelFields struct {
 	dp         *widget.Entry
 	ep         *widget.Check
 	gpus       *widget.CheckGroup
+	noGPU      *widget.Label  // in the GPUs' place when none was detected
 	index      map[string]int // GPU option → index
 	executor   *widget.Select
 	rayAddress *widget.Entry
@@ -37,9 +40,10 @@ func newParallelFields(entry func(string) *widget.Entry, changed func()) *parall
 	p.dp = entry("1")
 	p.ep = widget.NewCheck("expert parallel (mixture-of-experts models)", func(bool) { changed() })
 	p.gpus = widget.NewCheckGroup(nil, func([]string) { changed() })
-	p.gpus.Horizontal = true
+	p.gpus.Horizontal = false // eight GPUs side by side would widen the form past the window
+	p.noGPU = widget.NewLabel("none detected here")
 	p.executor = widget.NewSelect([]string{executorDefault, executorMP, executorRay}, func(string) { changed() })
-	p.rayAddress = entry("RAY_ADDRESS, else this node's cluster (e.g. 10.0.0.1:6379)")
+	p.rayAddress = entry("RAY_ADDRESS (e.g. 10.0.0.1:6379)")
 	return p
 }
 
@@ -53,6 +57,23 @@ func (p *parallelFields) setGPUs(gpus []engine.GPUInfo) {
 	}
 	p.gpus.Options = options
 	p.gpus.Refresh()
+	p.showGPUs()
+}
+
+// gpuField is the GPUs row's field: the check boxes, or why there are none.
+func (p *parallelFields) gpuField() fyne.CanvasObject {
+	p.showGPUs()
+	return container.NewStack(p.gpus, p.noGPU)
+}
+
+func (p *parallelFields) showGPUs() {
+	if len(p.gpus.Options) == 0 {
+		p.gpus.Hide()
+		p.noGPU.Show()
+		return
+	}
+	p.noGPU.Hide()
+	p.gpus.Show()
 }
 
 // gpuOption is "0: RTX 3090 24 GB", or "5 (not detected)".
@@ -76,6 +97,7 @@ func (p *parallelFields) fill(cfg vllm.ServerConfig) {
 			o = gpuOption(i, engine.GPUInfo{})
 			p.index[o] = i
 			p.gpus.Options = append(p.gpus.Options, o)
+			p.showGPUs()
 		}
 		picked = append(picked, o)
 	}

@@ -52,3 +52,22 @@ func TestLaunchFormParallel(t *testing.T) {
 		t.Errorf("round trip: GPUs %v, backend %q, address %q", cfg.GPUs, cfg.DistributedExecutorBackend, cfg.RayAddress)
 	}
 }
+
+// TestLaunchFormGPUPickFitsEightGPUs: eight GPUs to pick from stack up
+// instead of widening the form.
+func TestLaunchFormGPUPickFitsEightGPUs(t *testing.T) {
+	var gpus []engine.GPUInfo
+	for i := range 8 {
+		gpus = append(gpus, engine.GPUInfo{Index: i, Name: "NVIDIA H200", VRAMBytes: 141 << 30})
+	}
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, GPUs: gpus}}
+	u := newTestUI(t, d, Options{})
+	p := u.server.form.parallel
+	if len(p.gpus.Options) != 8 || !p.gpus.Visible() || p.noGPU.Visible() {
+		t.Fatalf("options %q, check boxes shown %v, 'none detected' shown %v", p.gpus.Options, p.gpus.Visible(), p.noGPU.Visible())
+	}
+	if w := p.gpus.MinSize().Width; w > 300 {
+		t.Errorf("the GPU pick is %.0f wide: want the eight stacked, not side by side", w)
+	}
+}
