@@ -18,7 +18,8 @@ func fakeRay(t *testing.T) string {
 }
 
 // TestLaunchTargetOnRay launches the fake vllm over the fake ray's 2-node
-// cluster: the Hardware section names the cluster; a cluster that doesn't
+// cluster with both nodes' DCGM exporters: the Hardware section names the
+// cluster and lists each node's GPUs; a cluster that doesn't
 // answer, or has fewer GPUs than TP × PP, stops the launch with one line.
 func TestLaunchTargetOnRay(t *testing.T) {
 	hwCanned(t, hwCanned3090, nil)
@@ -27,14 +28,20 @@ func TestLaunchTargetOnRay(t *testing.T) {
 		return []string{"tensor_parallel_size = " + strconv.Itoa(tp), `distributed_executor_backend = "ray"`,
 			`ray_address = "10.0.0.1:6379"`, `ray_executable = "` + ray + `"`}
 	}
-	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", onRay(4)...), &strings.Builder{})
+	exporters := `gpu_metrics = ["` + exporterFixture(t, "node1.prom") + `", "` + exporterFixture(t, "node2.prom") + `"]`
+	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", append(onRay(4), exporters)...), &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
+	h := tg.Header.Hardware
 	if !strings.Contains(tg.Header.LaunchCommand, "serve fake/model --served-model-name bench --tensor-parallel-size 4 --distributed-executor-backend ray") ||
-		!strings.Contains(tg.Header.Hardware.Note, "vLLM runs on the Ray cluster at 10.0.0.1:6379: 2 nodes (node_83e4b772…, node_4dcd7509…), 4 GPUs, 0 in use.") {
-		t.Errorf("launch command %q, Hardware note %q", tg.Header.LaunchCommand, tg.Header.Hardware.Note)
+		!strings.Contains(h.Note, "vLLM runs on the Ray cluster at 10.0.0.1:6379: 2 nodes (node_83e4b772…, node_4dcd7509…), 4 GPUs, 0 in use.") {
+		t.Errorf("launch command %q, Hardware note %q", tg.Header.LaunchCommand, h.Note)
+	}
+	if len(h.GPUs) != 4 || h.GPUs[0].Host != "node1" || h.GPUs[3].Host != "node2" || tg.Telemetry == nil ||
+		!strings.Contains(h.Note, "GPUs and their telemetry from DCGM exporters: node1 (2 GPUs), node2 (2 GPUs).") {
+		t.Errorf("Hardware %+v: want both nodes' GPUs from gpu_metrics, sampled", h)
 	}
 
 	tests := []struct{ name, mode, want string }{
