@@ -230,7 +230,7 @@ func (l *launchPanel) target() (engine.Subject, error) {
 	t := l.srv.Subject()
 	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
 	t.Header.Hardware = l.s.u.hwInfo
-	t.Header.Hardware.Note = strings.TrimSpace(t.Header.Hardware.Note + " " + ray)
+	t.Header.Hardware.AddNote(ray)
 	return t, nil
 }
 

@@ -42,7 +42,7 @@ func (g gpuMetrics) sampleExporters(ctx context.Context, h *engine.HardwareInfo)
 	if h.Type == "" {
 		h.Type = "Discrete GPU"
 	}
-	h.Note = strings.TrimSpace(h.Note + " GPUs and their telemetry from DCGM exporters: " + nodesOf(h.GPUs) + ".")
+	h.AddNote("GPUs and their telemetry from DCGM exporters: " + nodesOf(h.GPUs) + ".")
 	tel := dcgm.Start(ctx, src, hw.DefaultSampleInterval)
 	return tel, tel.Stop, nil
 }

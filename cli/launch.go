@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"speedmatrix/engine"
@@ -52,7 +51,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	}
 	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
-	t.Header.Hardware.Note = strings.TrimSpace(t.Header.Hardware.Note + " " + ray)
+	t.Header.Hardware.AddNote(ray)
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {

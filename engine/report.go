@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // SchemaVersion is the version of the report.json schema written by this build.
 const SchemaVersion = 1
@@ -35,6 +38,20 @@ type HardwareInfo struct {
 	Kernel   string    `json:"kernel,omitempty"`
 	// Note says why GPU details are missing ("NVIDIA driver not found"), if they are.
 	Note string `json:"note,omitempty"`
+}
+
+// AddNote appends sentence to Note, ending what was there with a period.
+func (h *HardwareInfo) AddNote(sentence string) {
+	note := strings.TrimSpace(h.Note)
+	switch {
+	case sentence == "":
+	case note == "":
+		h.Note = sentence
+	case strings.HasSuffix(note, "."):
+		h.Note = note + " " + sentence
+	default:
+		h.Note = note + ". " + sentence
+	}
 }
 
 // GPUInfo describes one GPU as NVML reports it.
