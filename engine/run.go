@@ -270,6 +270,12 @@ func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
 	if th := res.Telemetry.Throttle; !th.OK() {
 		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: "GPU throttled: " + th.Describe()})
 	}
+	if n, ok := r.target.Telemetry.(TelemetryNoter); ok {
+		if gap := n.TelemetryGap(from, to); gap != "" {
+			res.JoulesPerToken = 0 // the power of the missing GPUs is not in it
+			res.Flags = append(res.Flags, Flag{Kind: FlagTelemetryGap, Message: "telemetry incomplete: " + gap + "; J/token left out"})
+		}
+	}
 }
 
 func (r *runner) startCell(i int) {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,12 +56,25 @@ type Source struct {
 
 var _ hw.Source = (*Source)(nil)
 
-// endpoint is one exporter and the first time it went quiet.
+// endpoint is one exporter and the times it went quiet.
 type endpoint struct {
 	url, host string // host: the URL's, for GPUs without a Hostname label
-	lost      time.Time
-	why       string
-	back      time.Time
+	outages   []outage
+}
+
+// outage is a time an exporter did not answer: from the first scrape that
+// failed to the first that answered again (zero while it still fails).
+type outage struct {
+	lost, back time.Time
+	why        string
+}
+
+// down is the outage in progress, or nil.
+func (e *endpoint) down() *outage {
+	if n := len(e.outages); n > 0 && e.outages[n-1].back.IsZero() {
+		return &e.outages[n-1]
+	}
+	return nil
 }
 
 // Open checks that every URL is an http(s) URL that answers with DCGM
@@ -121,13 +135,13 @@ func (s *Source) Read() hw.Sample {
 	defer s.mu.Unlock()
 	for i, e := range s.ends {
 		if errs[i] != nil {
-			if e.lost.IsZero() {
-				e.lost, e.why = now, errs[i].Error()
+			if e.down() == nil {
+				e.outages = append(e.outages, outage{lost: now, why: errs[i].Error()})
 			}
 			continue
 		}
-		if !e.lost.IsZero() && e.back.IsZero() {
-			e.back = now
+		if o := e.down(); o != nil {
+			o.back = now
 		}
 		for _, r := range pages[i] {
 			smp.GPUs = append(smp.GPUs, s.sampleOf(e, r))
@@ -142,24 +156,43 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// Notes say, one sentence per exporter that went quiet during the run,
+// Notes say, one sentence per time an exporter went quiet during the run,
 // when it stopped and whether it came back.
 func (s *Source) Notes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
 	for _, e := range s.ends {
-		if e.lost.IsZero() {
-			continue
+		for _, o := range e.outages {
+			n := fmt.Sprintf("GPU telemetry from the DCGM exporter %s stopped at %s (%s): the cells after that leave its GPUs out",
+				e.url, stamp(o.lost), o.why)
+			if !o.back.IsZero() {
+				n += ", until it answered again at " + stamp(o.back)
+			}
+			out = append(out, n+".")
 		}
-		n := fmt.Sprintf("GPU telemetry from the DCGM exporter %s stopped at %s (%s): cells after that leave its GPUs out",
-			e.url, stamp(e.lost), e.why)
-		if !e.back.IsZero() {
-			n += ", until it answered again at " + stamp(e.back)
-		}
-		out = append(out, n+".")
 	}
 	return out
+}
+
+// Gap names the exporters that did not answer at some time in [from, to],
+// "" when all did.
+func (s *Source) Gap(from, to time.Time) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var quiet []string
+	for _, e := range s.ends {
+		for _, o := range e.outages {
+			if !o.lost.After(to) && (o.back.IsZero() || o.back.After(from)) {
+				quiet = append(quiet, e.url)
+				break
+			}
+		}
+	}
+	if len(quiet) == 0 {
+		return ""
+	}
+	return "the DCGM exporter " + strings.Join(quiet, ", ") + " did not answer"
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("15:04:05 UTC") }

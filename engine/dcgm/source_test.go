@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,18 +20,25 @@ import (
 var t0 = time.Date(2026, 12, 1, 15, 30, 0, 0, time.UTC)
 
 // exporter serves a fixture page; after pages answers (when pages > 0)
-// it drops every connection, as a node whose exporter died does.
+// it drops every connection, as a node whose exporter died does; or, with
+// backAt > 0, answers 503 until request backAt.
 type exporter struct {
 	*httptest.Server
-	pages  int64
-	served atomic.Int64
+	pages, backAt int64
+	served        atomic.Int64
 }
 
 func newExporter(t *testing.T, page string) *exporter {
 	e := &exporter{}
 	e.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := e.served.Add(1); e.pages > 0 && n > e.pages {
-			panic(http.ErrAbortHandler)
+			if e.backAt == 0 {
+				panic(http.ErrAbortHandler) // dead for good
+			}
+			if n < e.backAt {
+				http.Error(w, "upstream down", http.StatusServiceUnavailable) // a proxy before it, say
+				return
+			}
 		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_, _ = w.Write([]byte(page))
@@ -142,6 +150,12 @@ func TestTelemetrySumsNodesAndNotesAnExporterThatStops(t *testing.T) {
 	if after == nil || len(after.GPUs) != 2 || !near(after.TotalPowerW.Avg, 612.345+598.655) {
 		t.Errorf("after node2 stopped: %+v, want node1's 2 GPUs", after)
 	}
+	if g := tel.TelemetryGap(t0, t0.Add(2*time.Second)); g != "" {
+		t.Errorf("gap before node2 stopped: %q", g)
+	}
+	if g := tel.TelemetryGap(t0.Add(2500*time.Millisecond), t0.Add(3*time.Second)); g != "the DCGM exporter "+n2.URL+" did not answer" {
+		t.Errorf("gap after node2 stopped: %q", g)
+	}
 	notes := tel.TelemetryNotes()
 	if len(notes) != 1 || !strings.Contains(notes[0], n2.URL+" stopped at 15:30:03 UTC") {
 		t.Errorf("notes %q: want node2's exporter stopped at 15:30:03 UTC", notes)
@@ -160,3 +174,35 @@ func TestTelemetrySumsNodesAndNotesAnExporterThatStops(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+// TestExporterThatComesBack: an exporter quiet for two scrapes is noted
+// with when it stopped and when it answered again; its GPUs keep their
+// numbers when they come back.
+func TestExporterThatComesBack(t *testing.T) {
+	n1 := newExporter(t, readFixture(t, "node1.prom"))
+	n1.pages, n1.backAt = 2, 5 // Open's and one Read's, then two failures
+	now := t0
+	src, err := Open(t.Context(), []string{n1.URL}, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var counts []int
+	for range 4 {
+		now = now.Add(time.Second)
+		counts = append(counts, len(src.Read().GPUs))
+	}
+	if want := []int{2, 0, 0, 2}; !slices.Equal(counts, want) {
+		t.Errorf("GPUs per sample %v, want %v", counts, want)
+	}
+	notes := src.Notes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "stopped at 15:30:02 UTC") || !strings.Contains(notes[0], "until it answered again at 15:30:04 UTC") {
+		t.Errorf("notes %q", notes)
+	}
+	if g := src.Gap(t0.Add(4500*time.Millisecond), t0.Add(5*time.Second)); g != "" {
+		t.Errorf("gap after it came back: %q", g)
+	}
+	if gpus := src.GPUs(); len(gpus) != 2 {
+		t.Errorf("GPUs %+v: want the same 2", gpus)
+	}
+}

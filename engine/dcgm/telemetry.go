@@ -28,3 +28,6 @@ func Start(ctx context.Context, src *Source, interval time.Duration, opts ...hw.
 
 // TelemetryNotes are the Source's Notes.
 func (t *Telemetry) TelemetryNotes() []string { return t.src.Notes() }
+
+// TelemetryGap is the Source's Gap.
+func (t *Telemetry) TelemetryGap(from, to time.Time) string { return t.src.Gap(from, to) }
