@@ -21,6 +21,8 @@ func (l *launchPanel) onFormChange() {
 	cfg := l.s.form.config(true).WithDefaults()
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))
+	} else if w := vllm.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" {
+		l.notes.SetText("Warning: " + w + ". Tick identical GPUs under GPU memory and parallelism.")
 	}
 	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.hasGPU() {
 		// A model from the cache brings its config.json: fill what is still empty.

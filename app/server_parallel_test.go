@@ -71,3 +71,18 @@ func TestLaunchFormGPUPickFitsEightGPUs(t *testing.T) {
 		t.Errorf("the GPU pick is %.0f wide: want the eight stacked, not side by side", w)
 	}
 }
+
+// TestLaunchFormWarnsOfMixedGPUs: tensor parallel over different GPUs is
+// warned of in the form's notes, in the screen's words.
+func TestLaunchFormWarnsOfMixedGPUs(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, GPUs: []engine.GPUInfo{
+		{Index: 0, Name: "NVIDIA GeForce RTX 4090", VRAMBytes: 24 << 30}, {Index: 1, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}}}
+	u := newTestUI(t, d, Options{})
+	f, l := u.server.form, u.server.launch
+	test.Type(f.model, "m")
+	f.tp.SetText("2")
+	if n := l.notes.Text; !strings.HasPrefix(n, "Warning: GPU 0 (NVIDIA GeForce RTX 4090, 24 GiB) and GPU 1") || !strings.Contains(n, "Tick identical GPUs") {
+		t.Errorf("notes %q: want the mixed-GPU warning", n)
+	}
+}

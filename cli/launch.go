@@ -50,6 +50,9 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
+	if w := vllm.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" {
+		fmt.Fprintf(stderr, "warning: %s (pick identical ones with gpus in %s)\n", w, path)
+	}
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
 	t.Header.Hardware.AddNote(ray)
 	stop := func() {

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/hw"
 )
 
 // fakeRay is engine/vllm's fake ray executable.
@@ -56,5 +59,24 @@ func TestLaunchTargetOnRay(t *testing.T) {
 				t.Errorf("launchTarget = %v, want one line containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLaunchTargetWarnsOfMixedGPUs: a tensor-parallel group over a 4090
+// and a 3090 is launched, with a warning naming both.
+func TestLaunchTargetWarnsOfMixedGPUs(t *testing.T) {
+	mixed := hwCanned3090
+	mixed.GPUs = []hw.GPU{{GPUInfo: engine.GPUInfo{Index: 0, Name: "NVIDIA GeForce RTX 4090", VRAMBytes: 24 << 30}},
+		{GPUInfo: engine.GPUInfo{Index: 1, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}}
+	hwCanned(t, mixed, nil)
+	var stderr strings.Builder
+	_, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, buildFakeVLLM(t), "", "tensor_parallel_size = 2"), &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if !strings.Contains(stderr.String(), "warning: GPU 0 (NVIDIA GeForce RTX 4090, 24 GiB) and GPU 1 (NVIDIA GeForce RTX 3090, 24 GiB) differ") ||
+		!strings.Contains(stderr.String(), "pick identical ones with gpus in ") {
+		t.Errorf("stderr lacks the warning:\n%s", stderr.String())
 	}
 }

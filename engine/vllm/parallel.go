@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // cudaVisibleDevices is the variable that limits a CUDA process to some GPUs.
@@ -54,3 +56,38 @@ const rayAddressEnv = "RAY_ADDRESS"
 
 // usesRay reports whether the server runs on a Ray cluster.
 func (cfg ServerConfig) usesRay() bool { return cfg.DistributedExecutorBackend == "ray" }
+
+// MixedGPUs warns, in words for any front end, when the GPUs cfg's server
+// would use on this machine (its gpus, else all of gpus, the first
+// GPUsNeeded of them) are not all the same model and memory: "GPU 0 (NVIDIA
+// GeForce RTX 4090, 24 GiB) and GPU 1 (…) differ: …". "" when they are, or
+// when the server uses one GPU.
+func MixedGPUs(cfg ServerConfig, gpus []engine.GPUInfo) string {
+	need := cfg.GPUsNeeded()
+	if need < 2 || cfg.usesRay() {
+		return ""
+	}
+	used := gpus
+	if len(cfg.GPUs) > 0 {
+		used = nil
+		for _, i := range cfg.GPUs {
+			for _, g := range gpus {
+				if g.Index == i {
+					used = append(used, g)
+				}
+			}
+		}
+	}
+	used = used[:min(need, len(used))]
+	for _, g := range used[min(1, len(used)):] {
+		if g.Name != used[0].Name || g.VRAMBytes != used[0].VRAMBytes {
+			return fmt.Sprintf("GPU %d (%s) and GPU %d (%s) differ: the parallel group runs at the pace of the slower and fits the smaller",
+				used[0].Index, gpuWords(used[0]), g.Index, gpuWords(g))
+		}
+	}
+	return ""
+}
+
+func gpuWords(g engine.GPUInfo) string {
+	return fmt.Sprintf("%s, %d GiB", g.Name, g.VRAMBytes>>30)
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"speedmatrix/engine"
 )
 
 func TestParallelArgs(t *testing.T) {
@@ -68,5 +70,29 @@ func TestParallelConfigProblems(t *testing.T) {
 	ok := "model = \"m\"\ntensor_parallel_size = 4\ndistributed_executor_backend = \"ray\"\ngpus = [0, 1]\n"
 	if _, err := LoadConfig(writeFile(t, filepath.Join(t.TempDir(), "server.toml"), ok)); err != nil {
 		t.Errorf("TP 4 over Ray with 2 GPUs here: %v (the cluster has the others)", err)
+	}
+}
+
+func TestMixedGPUs(t *testing.T) {
+	gpus := []engine.GPUInfo{{Index: 0, Name: "NVIDIA GeForce RTX 4090", VRAMBytes: 24 << 30},
+		{Index: 1, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}, {Index: 2, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}
+	tests := []struct {
+		name string
+		cfg  ServerConfig
+		want string
+	}{
+		{"one GPU", ServerConfig{}, ""},
+		{"TP 2 over the first two", ServerConfig{TensorParallelSize: 2},
+			"GPU 0 (NVIDIA GeForce RTX 4090, 24 GiB) and GPU 1 (NVIDIA GeForce RTX 3090, 24 GiB) differ: the parallel group runs at the pace of the slower and fits the smaller"},
+		{"TP 2 over the two 3090s", ServerConfig{TensorParallelSize: 2, GPUs: []int{1, 2}}, ""},
+		{"PP 2 with a 4090 picked", ServerConfig{PipelineParallelSize: 2, GPUs: []int{2, 0}}, "GPU 2 (NVIDIA GeForce RTX 3090, 24 GiB) and GPU 0"},
+		{"Ray: other nodes' GPUs unknown here", ServerConfig{TensorParallelSize: 2, DistributedExecutorBackend: "ray"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MixedGPUs(tt.cfg, gpus); (tt.want == "") != (got == "") || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("MixedGPUs = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
