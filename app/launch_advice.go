@@ -54,6 +54,21 @@ var setupWords = map[vllm.SetupKind]func(subject string) (message, action string
 		return "Port " + port + " is already in use, perhaps by another vLLM server.",
 			"Stop that server, or set Port under Network to another one."
 	},
+	vllm.SetupNoRay: func(exe string) (string, string) {
+		return "Ray cannot be run from " + exe + ", and the Executor is Ray cluster.",
+			"Install Ray where vLLM is (pip install 'ray[default]'), or choose another Executor under GPU memory and parallelism."
+	},
+	vllm.SetupRayDown: func(address string) (string, string) {
+		if address == "" {
+			address = "this node's"
+		}
+		return "The Ray cluster (" + address + ") does not answer ray status.",
+			"Start Ray on every node (ray start, the head first), or set Ray address under GPU memory and parallelism."
+	},
+	vllm.SetupRayNoGPUs: func(need string) (string, string) {
+		return "The Ray cluster has fewer free GPUs than the " + need + " that tensor × pipeline × data parallel need.",
+			"Add GPU nodes to the cluster, or lower Tensor parallel, Pipeline parallel or Data parallel under GPU memory and parallelism."
+	},
 	vllm.SetupKeyFile: func(path string) (string, string) {
 		return "The API key file " + path + " cannot be read, or is empty.",
 			"Make it a file you can read with the key on its first line, or type the key in API key under Network."

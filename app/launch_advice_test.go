@@ -14,10 +14,12 @@ import (
 // server.toml key or a flag), with the launcher's one line behind Details.
 func TestLaunchSetupProblemsAreBanners(t *testing.T) {
 	kinds := []vllm.SetupKind{vllm.SetupNoExecutable, vllm.SetupNotVLLM, vllm.SetupVenvNoVLLM, vllm.SetupNoDocker,
-		vllm.SetupDockerDown, vllm.SetupNoImage, vllm.SetupPortInUse, vllm.SetupKeyFile}
+		vllm.SetupDockerDown, vllm.SetupNoImage, vllm.SetupPortInUse, vllm.SetupKeyFile,
+		vllm.SetupNoRay, vllm.SetupRayDown, vllm.SetupRayNoGPUs}
 	fields := map[vllm.SetupKind]string{vllm.SetupNoExecutable: "Executable", vllm.SetupNotVLLM: "Executable",
 		vllm.SetupVenvNoVLLM: "Executable", vllm.SetupNoDocker: "Runner", vllm.SetupDockerDown: "Runner",
-		vllm.SetupNoImage: "Docker image", vllm.SetupPortInUse: "Port", vllm.SetupKeyFile: "API key"}
+		vllm.SetupNoImage: "Docker image", vllm.SetupPortInUse: "Port", vllm.SetupKeyFile: "API key",
+		vllm.SetupNoRay: "Executor", vllm.SetupRayDown: "Ray address", vllm.SetupRayNoGPUs: "Tensor parallel"}
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})

@@ -70,6 +70,7 @@ func newServerTab(u *ui) *container.TabItem {
 	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: newBanner()}
 	u.server = s
 	s.form = newVLLMForm(func() { s.launch.onFormChange() })
+	s.form.parallel.setGPUs(u.hwInfo.GPUs)
 	s.launch = newLaunchPanel(s)
 	s.panels[targetVLLM] = s.launch.object()
 	s.panels[targetEndpoint] = s.endpointPanel()

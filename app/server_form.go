@@ -39,6 +39,7 @@ type vllmForm struct {
 	extraArgs, env                    *widget.Entry
 	startupTimeoutMin, stopGraceS     *widget.Entry
 	logDir                            *widget.Entry
+	parallel                          *parallelFields
 	filling                           bool
 	accordion                         *widget.Accordion
 	entries                           []*widget.Entry
@@ -63,6 +64,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.model.OnChanged = func(string) { f.changed() }
 	f.servedName, f.revision = entry("the model id"), entry("main")
 	f.tp, f.pp = entry("1"), entry("1")
+	f.parallel = newParallelFields(entry, f.changed)
 	f.maxModelLen, f.gpuUtil = entry("from the model's config"), entry("0.90")
 	f.quantization, f.dtype, f.kvCacheDType = entry("none (e.g. fp8)"), entry("auto"), entry("auto (e.g. fp8)")
 	f.maxNumSeqs = entry("vLLM default (e.g. 256)")
@@ -104,6 +106,8 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("", f.trustRemoteCode))),
 		widget.NewAccordionItem("GPU memory and parallelism", form(
 			item("Tensor parallel", f.tp), item("Pipeline parallel", f.pp),
+			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none ticked: all)", f.parallel.gpuField()),
+			item("Executor", f.parallel.executor), item("Ray address", f.parallel.rayAddress),
 			item("Max model length", f.maxModelLen), item("GPU memory utilization", f.gpuUtil),
 			item("Max sequences", f.maxNumSeqs), item("Quantization", f.quantization),
 			item("Data type", f.dtype), item("KV cache data type", f.kvCacheDType))),
@@ -148,6 +152,7 @@ func (f *vllmForm) fill(cfg vllm.ServerConfig) {
 	f.revision.SetText(cfg.Revision)
 	f.tp.SetText(num(cfg.TensorParallelSize))
 	f.pp.SetText(num(cfg.PipelineParallelSize))
+	f.parallel.fill(cfg)
 	f.maxModelLen.SetText(num(cfg.MaxModelLen))
 	f.gpuUtil.SetText("")
 	if cfg.GPUMemoryUtilization > 0 {
@@ -210,6 +215,7 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		Host: strings.TrimSpace(f.host.Text), Port: atoi("port", f.port), APIKeyFile: strings.TrimSpace(f.apiKeyFile.Text),
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
+	f.parallel.read(&cfg, atoi("data parallel", f.parallel.dp))
 	if withKey {
 		cfg.APIKey = f.apiKey.Text
 	}

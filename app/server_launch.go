@@ -228,7 +228,9 @@ func (l *launchPanel) target() (engine.Subject, error) {
 		return engine.Subject{Target: engine.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
 	t := l.srv.Subject()
+	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
 	t.Header.Hardware = l.s.u.hwInfo
+	t.Header.Hardware.AddNote(ray)
 	return t, nil
 }
 

@@ -21,6 +21,8 @@ func (l *launchPanel) onFormChange() {
 	cfg := l.s.form.config(true).WithDefaults()
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))
+	} else if w := vllm.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" {
+		l.notes.SetText("Warning: " + w + ". Tick identical GPUs under GPU memory and parallelism.")
 	}
 	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.hasGPU() {
 		// A model from the cache brings its config.json: fill what is still empty.
@@ -73,7 +75,9 @@ func (l *launchPanel) onSuggest(overwrite bool) {
 		return
 	}
 	f := l.s.form
-	sug := cat.Suggest(l.s.u.hwInfo, strings.TrimSpace(f.model.Text))
+	h := l.s.u.hwInfo
+	h.GPUs = f.parallel.picked(h.GPUs) // the GPUs picked for vLLM, when some are
+	sug := cat.Suggest(h, strings.TrimSpace(f.model.Text))
 	set := func(e *widget.Entry, v string) {
 		if v != "" && v != "0" && (overwrite || strings.TrimSpace(e.Text) == "") {
 			e.SetText(v)

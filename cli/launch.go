@@ -44,12 +44,17 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 
 	// The server runs on this machine: describe its hardware and sample it
 	// as for a local --endpoint.
-	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey)
+	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey, gpuMetrics{urls: cfg.GPUMetrics, setting: "gpu_metrics in " + path})
 	if err != nil {
 		_ = s.Stop()
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
+	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
+	if w := vllm.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" {
+		fmt.Fprintf(stderr, "warning: %s (pick identical ones with gpus in %s)\n", w, path)
+	}
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
+	t.Header.Hardware.AddNote(ray)
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {

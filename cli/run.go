@@ -29,6 +29,7 @@ type runFlags struct {
 	maxOutput, kvBudget          int
 	noLoopDetect, allowBusy      bool
 	resume, out                  string
+	gpuMetrics                   string // DCGM exporter URLs, comma-separated
 	keepFailed, force            bool
 	set                          map[string]bool // flags given on the command line
 }
@@ -41,6 +42,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.endpoint, "endpoint", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	fs.StringVar(&f.simProfile, "sim", "", "measure the built-in simulator with this profile (results are labelled simulated)")
 	fs.StringVar(&f.launch, "launch", "", "start vllm from this server.toml, measure it, stop it")
+	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "with --endpoint: DCGM exporter URLs to read the GPUs and their telemetry from, comma-separated, e.g. http://node1:9400/metrics,http://node2:9400/metrics")
 	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
 	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")

@@ -43,6 +43,9 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 	if err != nil {
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
+	if f.gpuMetrics != "" && f.endpoint == "" {
+		return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: --gpu-metrics goes with --endpoint: with --launch set gpu_metrics in server.toml; the simulator has no GPUs to read")
+	}
 	switch {
 	case f.simProfile != "":
 		return simTarget(f.simProfile, f.model, c.SimTimeScale)
@@ -56,7 +59,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		}
 		return t, stop, nil
 	case f.endpoint != "":
-		return c.endpointTarget(ctx, f.endpoint, f.model, key)
+		return c.endpointTarget(ctx, f.endpoint, f.model, key, gpuMetrics{urls: splitURLs(f.gpuMetrics), setting: "--gpu-metrics"})
 	}
 	return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
 }
@@ -75,23 +78,38 @@ func (f runFlags) apiKey() (string, error) {
 
 // endpointTarget measures a running server. The hardware is detected, and
 // how the server was started is read from its process, only when it runs
-// on this machine; telemetry is sampled then too.
-func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string) (engine.Subject, func(), error) {
+// on this machine; telemetry is sampled then too. With DCGM exporters
+// (gm), the GPUs and their telemetry come from them instead, wherever the
+// server runs.
+func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, gm gpuMetrics) (engine.Subject, func(), error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", secret.URL(endpoint))
 	}
 	t := engine.Subject{Target: engine.Target{BaseURL: endpoint, APIKey: key, Model: model}}
 	capture.Header(&t.Header, c.Capture(ctx, endpoint))
-	if !capture.IsLocal(ctx, u.Hostname()) {
+	local := capture.IsLocal(ctx, u.Hostname())
+	if !local && len(gm.urls) == 0 {
 		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
 		return t, func() {}, nil
 	}
-	h, err := c.DetectHardware()
-	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
-		return t, nil, fmt.Errorf("run: detect hardware: %w", err)
+	if local {
+		h, err := c.DetectHardware()
+		if err != nil && !errors.Is(err, hw.ErrNoNVML) {
+			return t, nil, fmt.Errorf("run: detect hardware: %w", err)
+		}
+		t.Header.Hardware = h.Info()
+	} else {
+		t.Header.Hardware.Note = "remote server " + u.Host + ": its CPU and OS not detected."
 	}
-	t.Header.Hardware = h.Info()
+	if len(gm.urls) > 0 {
+		tel, stop, err := gm.sampleExporters(ctx, &t.Header.Hardware)
+		if err != nil {
+			return t, nil, err
+		}
+		t.Telemetry = tel
+		return t, stop, nil
+	}
 	sampler := hw.NewSampler(hw.DefaultSampleInterval)
 	sctx, cancel := context.WithCancel(ctx)
 	sampler.Start(sctx)

@@ -28,6 +28,9 @@ const (
 	// FlagNotDrained: the server still had requests running or waiting when
 	// the drain barrier gave up after this cell.
 	FlagNotDrained FlagKind = "not_drained"
+	// FlagTelemetryGap: some GPUs' telemetry was missing during the cell (a
+	// DCGM exporter did not answer), so its power, and J/token, are partial.
+	FlagTelemetryGap FlagKind = "telemetry_gap"
 )
 
 // ServerCountTolerance is how far the server's token count may differ from

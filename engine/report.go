@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // SchemaVersion is the version of the report.json schema written by this build.
 const SchemaVersion = 1
@@ -37,6 +40,20 @@ type HardwareInfo struct {
 	Note string `json:"note,omitempty"`
 }
 
+// AddNote appends sentence to Note, ending what was there with a period.
+func (h *HardwareInfo) AddNote(sentence string) {
+	note := strings.TrimSpace(h.Note)
+	switch {
+	case sentence == "":
+	case note == "":
+		h.Note = sentence
+	case strings.HasSuffix(note, "."):
+		h.Note = note + " " + sentence
+	default:
+		h.Note = note + ". " + sentence
+	}
+}
+
 // GPUInfo describes one GPU as NVML reports it.
 type GPUInfo struct {
 	Index             int    `json:"index"`
@@ -67,6 +84,9 @@ type GPUInfo struct {
 	MaxMemClockMHz     int     `json:"max_mem_clock_mhz,omitempty"`
 	PeakBandwidthGBs   float64 `json:"peak_bandwidth_gb_s,omitempty"`
 	MIGEnabled         bool    `json:"mig_enabled,omitempty"`
+	// Host is the node the GPU is in when it is not this machine (read from
+	// a DCGM exporter or a Ray cluster).
+	Host string `json:"host,omitempty"`
 }
 
 // PCIeMax is the most the GPU's PCIe link can do.

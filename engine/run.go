@@ -270,6 +270,12 @@ func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
 	if th := res.Telemetry.Throttle; !th.OK() {
 		res.Flags = append(res.Flags, Flag{Kind: FlagThrottled, Message: th.Message()})
 	}
+	if n, ok := r.target.Telemetry.(TelemetryNoter); ok {
+		if gap := n.TelemetryGap(from, to); gap != "" {
+			res.JoulesPerToken = 0 // the power of the missing GPUs is not in it
+			res.Flags = append(res.Flags, Flag{Kind: FlagTelemetryGap, Message: "telemetry incomplete: " + gap + "; J/token left out"})
+		}
+	}
 }
 
 func (r *runner) startCell(i int) {
@@ -318,6 +324,9 @@ func (r *runner) snapshot() Report {
 	rep.Results = slices.Clone(r.report.Results)
 	sortResults(rep.Results)
 	rep.Run.FinishedAt = time.Now()
+	if n, ok := r.target.Telemetry.(TelemetryNoter); ok {
+		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), n.TelemetryNotes()...)
+	}
 	rep.Run.Complete = rep.Run.Incomplete == "" && len(r.cells) > 0 && len(rep.Results) == len(r.cells) &&
 		!slices.ContainsFunc(rep.Results, func(x Result) bool { return !x.Status.Final() })
 	return rep

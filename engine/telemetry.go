@@ -48,3 +48,14 @@ type Telemetry struct {
 	// reasons were sampled.
 	Throttle *Throttle `json:"throttle,omitempty"`
 }
+
+// TelemetryNoter is a TelemetrySource that can lose part of its readings
+// during a run (a remote exporter that stops answering): the report's Run
+// notes carry what it says, one sentence each, and a cell whose window it
+// calls a gap is flagged FlagTelemetryGap, without J/token.
+type TelemetryNoter interface {
+	TelemetryNotes() []string
+	// TelemetryGap says which readings [from, to] lacks ("node2's exporter
+	// did not answer"), "" when it has them all.
+	TelemetryGap(from, to time.Time) string
+}

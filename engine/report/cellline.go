@@ -24,8 +24,12 @@ func CellLine(r engine.Result) string {
 		add("%s tok/s/req", PerRequest(r.PerRequestTokPerSec))
 		add("TTFT %s", Millis(r.TTFTMs))
 		add("ITL %s", MillisFine(r.ITLMs))
-		if r.Telemetry != nil && r.Telemetry.TotalPowerW.Avg > 0 {
+		switch {
+		case r.Telemetry == nil || r.Telemetry.TotalPowerW.Avg <= 0:
+		case r.JoulesPerToken > 0:
 			add("GPU %.0f W, %.3f J/token", r.Telemetry.TotalPowerW.Avg, r.JoulesPerToken)
+		default: // left out: the power of some GPUs is missing (a flag says why)
+			add("GPU %.0f W", r.Telemetry.TotalPowerW.Avg)
 		}
 	case r.Error != "":
 		parts = append(parts, r.Error)

@@ -15,6 +15,9 @@ func TestCellLine(t *testing.T) {
 	powered := dec
 	powered.Telemetry = &engine.Telemetry{TotalPowerW: engine.Stat{Avg: 412, Peak: 450}}
 	powered.JoulesPerToken = 412 / 1237.5
+	gap := powered
+	gap.JoulesPerToken = 0
+	gap.Flags = []engine.Flag{{Kind: engine.FlagTelemetryGap, Message: "telemetry incomplete: the DCGM exporter http://node2:9400/metrics did not answer; J/token left out"}}
 	flagged := dec
 	flagged.Flags = []engine.Flag{{Kind: engine.FlagPreempted, Message: "preempted 3 times"}}
 	failed := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 8},
@@ -26,6 +29,7 @@ func TestCellLine(t *testing.T) {
 	}{
 		{"decode", dec, "Sustained decode 8K × 8: Valid · 1,237.5 tok/s · 2009.0 tok/s/req · TTFT 128 ms · ITL 6.2 ms"},
 		{"with power", powered, "Sustained decode 8K × 8: Valid · 1,237.5 tok/s · 2009.0 tok/s/req · TTFT 128 ms · ITL 6.2 ms · GPU 412 W, 0.333 J/token"},
+		{"telemetry gap", gap, "Sustained decode 8K × 8: Valid · 1,237.5 tok/s · 2009.0 tok/s/req · TTFT 128 ms · ITL 6.2 ms · GPU 412 W · † telemetry incomplete: the DCGM exporter http://node2:9400/metrics did not answer; J/token left out"},
 		{"flagged", flagged, "Sustained decode 8K × 8: Valid · 1,237.5 tok/s · 2009.0 tok/s/req · TTFT 128 ms · ITL 6.2 ms · † preempted 3 times"},
 		{"prefill", engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 32768, Concurrency: 1},
 			Status: engine.StatusValid, TotalTokPerSec: 9534, TTFTMs: 3437}, "Prefill 32K × 1: Valid · 9,534.0 prompt tok/s · TTFT 3,437 ms"},

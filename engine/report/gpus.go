@@ -32,13 +32,16 @@ func GPUDetails(gpus []engine.GPUInfo) []Row {
 	return out
 }
 
-// GPUDetail is "driver 570.86.15 · CUDA 12.8 · compute 8.6 · power limit
-// 350 W · SM clock up to 1860 MHz · memory 936 GB/s (384-bit, 9751 MHz)",
-// leaving out what is unknown; the PCIe link is on the links line
-// (GPULinks).
+// GPUDetail is "node2 · driver 570.86.15 · CUDA 12.8 · compute 8.6 · power
+// limit 350 W · SM clock up to 1860 MHz · memory 936 GB/s (384-bit, 9751
+// MHz)", leaving out what is unknown; the node comes first only for a GPU
+// of another node, and the PCIe link is on the links line (GPULinks).
 func GPUDetail(g engine.GPUInfo) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	if g.Host != "" {
+		parts = append(parts, g.Host) // another node's GPU (DCGM exporter, Ray)
+	}
 	if g.DriverVersion != "" {
 		add("driver %s", g.DriverVersion)
 	}

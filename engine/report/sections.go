@@ -49,6 +49,9 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 	var rs rows
 	rs.add("Type", h.Type)
 	rs.add("GPU", gpuLabel(h))
+	for _, n := range NodeLines(h) {
+		rs.add("Node", n)
+	}
 	if v := totalVRAMBytes(h); v > 0 {
 		rs.add("VRAM", GB(v))
 	}

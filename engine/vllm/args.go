@@ -53,6 +53,11 @@ func serveArgs(cfg ServerConfig, listenHost, key string) []string {
 	}
 	num("--tensor-parallel-size", cfg.TensorParallelSize)
 	num("--pipeline-parallel-size", cfg.PipelineParallelSize)
+	num("--data-parallel-size", cfg.DataParallelSize)
+	if cfg.EnableExpertParallel {
+		a = append(a, "--enable-expert-parallel")
+	}
+	str("--distributed-executor-backend", cfg.DistributedExecutorBackend)
 	str("--reasoning-parser", cfg.ReasoningParser)
 	if cfg.ToolCallParser != "" {
 		a = append(a, "--enable-auto-tool-choice", "--tool-call-parser", cfg.ToolCallParser)
@@ -114,8 +119,12 @@ func command(cfg ServerConfig, shown bool) []string {
 		}
 		return append([]string{exe}, serveArgs(cfg, cfg.Host, key)...)
 	}
+	gpus := "all"
+	if len(cfg.GPUs) > 0 {
+		gpus = `"device=` + cfg.visibleDevices() + `"` // quoted: docker reads the value as CSV
+	}
 	a := []string{"docker", "run", "--rm", "--name", ContainerName(cfg),
-		"--gpus", "all", "--ipc=host",
+		"--gpus", gpus, "--ipc=host",
 		"-p", fmt.Sprintf("%s:%d:%d", bracketIPv6(cfg.Host), cfg.Port, cfg.Port)}
 	if cfg.HFCache != "" {
 		a = append(a, "-v", cfg.HFCache+":"+containerHFCache)
@@ -142,7 +151,8 @@ func command(cfg ServerConfig, shown bool) []string {
 }
 
 // serverEnv is the variables cfg adds to the server's environment: its Env,
-// HF_TOKEN from HFToken and VLLM_API_KEY from APIKey (those two win).
+// HF_TOKEN from HFToken, VLLM_API_KEY from APIKey, CUDA_VISIBLE_DEVICES
+// from GPUs and RAY_ADDRESS from RayAddress (those win).
 func serverEnv(cfg ServerConfig) map[string]string {
 	env := make(map[string]string, len(cfg.Env)+2)
 	for k, v := range cfg.Env {
@@ -153,6 +163,12 @@ func serverEnv(cfg ServerConfig) map[string]string {
 	}
 	if cfg.APIKey != "" {
 		env[APIKeyEnv] = cfg.APIKey
+	}
+	if len(cfg.GPUs) > 0 && cfg.Runner != RunnerDocker {
+		env[cudaVisibleDevices] = cfg.visibleDevices() // docker: --gpus device=…, renumbered from 0 inside
+	}
+	if cfg.RayAddress != "" {
+		env[rayAddressEnv] = cfg.RayAddress
 	}
 	return env
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,7 @@ type ServerConfig struct {
 
 	TensorParallelSize   int     `toml:"tensor_parallel_size"`
 	PipelineParallelSize int     `toml:"pipeline_parallel_size"`
+	DataParallelSize     int     `toml:"data_parallel_size"` // replicas of the model
 	MaxModelLen          int     `toml:"max_model_len"`
 	GPUMemoryUtilization float64 `toml:"gpu_memory_utilization"` // fraction 0..1
 	Quantization         string  `toml:"quantization"`
@@ -78,6 +80,31 @@ type ServerConfig struct {
 	HFToken   string            `toml:"hf_token"`
 	ExtraArgs []string          `toml:"extra_args"` // appended verbatim
 	Env       map[string]string `toml:"env"`        // added to the server's environment
+
+	// EnableExpertParallel spreads a mixture-of-experts model's experts over
+	// the GPUs (--enable-expert-parallel) instead of splitting each one.
+	EnableExpertParallel bool `toml:"enable_expert_parallel"`
+	// GPUs are the indices (as nvidia-smi numbers them) of the GPUs of this
+	// machine vLLM may use: CUDA_VISIBLE_DEVICES, or docker's --gpus
+	// device=…; empty for all of them.
+	GPUs []int `toml:"gpus"`
+
+	// DistributedExecutorBackend is "ray" to run on an existing Ray cluster
+	// (several nodes: vLLM starts on its head), "mp" for this machine only;
+	// empty: vLLM's choice.
+	DistributedExecutorBackend string `toml:"distributed_executor_backend"`
+	// RayAddress is the Ray cluster to use ("10.0.0.1:6379"), given to vLLM
+	// and `ray status` as RAY_ADDRESS; empty: RAY_ADDRESS of this
+	// environment, else the cluster this node belongs to.
+	RayAddress string `toml:"ray_address"`
+	// RayExecutable is the ray program that checks the cluster before the
+	// start; default: the ray beside an exec runner's vllm, else ray on PATH.
+	RayExecutable string `toml:"ray_executable"`
+
+	// GPUMetrics are DCGM exporter URLs (http://node2:9400/metrics) to read
+	// the GPUs and their telemetry from instead of this machine's NVML:
+	// every node of a multi-node server.
+	GPUMetrics []string `toml:"gpu_metrics"`
 
 	// StartupTimeout bounds the wait for readiness (default 20 min).
 	StartupTimeout time.Duration `toml:"startup_timeout"`
@@ -166,6 +193,7 @@ func (cfg ServerConfig) Validate() error {
 		v    int
 	}{
 		{"tensor_parallel_size", cfg.TensorParallelSize}, {"pipeline_parallel_size", cfg.PipelineParallelSize},
+		{"data_parallel_size", cfg.DataParallelSize},
 		{"max_model_len", cfg.MaxModelLen}, {"max_num_seqs", cfg.MaxNumSeqs},
 	} {
 		if f.v < 0 {
@@ -174,6 +202,23 @@ func (cfg ServerConfig) Validate() error {
 	}
 	if cfg.StartupTimeout < 0 || cfg.StopGrace < 0 {
 		add("startup_timeout and stop_grace must not be negative")
+	}
+	errs = append(errs, cfg.gpuProblems()...)
+	switch cfg.DistributedExecutorBackend {
+	case "", "ray", "mp":
+	default:
+		add("distributed_executor_backend %q is unknown: use \"ray\" (a Ray cluster) or \"mp\" (this machine)", cfg.DistributedExecutorBackend)
+	}
+	if cfg.usesRay() && cfg.Runner == RunnerDocker {
+		add("distributed_executor_backend = \"ray\" runs vllm on the Ray head itself: use runner = \"exec\" there (inside the cluster's container when Ray runs in one)")
+	}
+	if cfg.RayAddress != "" && cfg.DistributedExecutorBackend != "ray" {
+		add("ray_address is set but distributed_executor_backend is not \"ray\": set it to \"ray\" or drop ray_address")
+	}
+	for _, u := range cfg.GPUMetrics {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			add("gpu_metrics %q is not an http(s) URL: use a DCGM exporter's, e.g. http://node2:9400/metrics", u)
+		}
 	}
 	for k := range cfg.Env {
 		if k == "" || strings.ContainsAny(k, "= \t\n") {

@@ -100,6 +100,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad duration", "model = \"m\"\nstartup_timeout = \"soon\"\n", "startup_timeout"},
 		{"not toml", "model = \n", "read server config"},
 		{"key in extra args", "model = \"m\"\nextra_args = [\"--api-key\", \"k\"]\n", "extra_args holds --api-key, which every user of this machine would see in ps: set api_key"},
+		{"bad gpu_metrics", "model = \"m\"\ngpu_metrics = [\"node2:9400\"]\n", `gpu_metrics "node2:9400" is not an http(s) URL`},
 		{"token in extra args", "model = \"m\"\nextra_args = [\"--hf-token=hf_x\"]\n", "set hf_token instead"},
 	}
 	for _, tt := range tests {

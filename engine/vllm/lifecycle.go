@@ -301,5 +301,13 @@ func (s *Server) Subject() engine.Subject {
 	t.Header.Run.ServedModel = s.cfg.ServedName()
 	t.Header.Run.Revision = s.cfg.Revision
 	t.Header.Run.Endpoint = s.BaseURL()
+	if s.ray != nil {
+		// Whoever describes this machine's hardware keeps this note.
+		t.Header.Hardware.Note = "vLLM runs on the " + s.ray.Describe() + "."
+	}
 	return t
 }
+
+// RayCluster is the Ray cluster the server runs on, as `ray status` saw it
+// before the start; nil unless distributed_executor_backend is "ray".
+func (s *Server) RayCluster() *RayCluster { return s.ray }

@@ -32,6 +32,7 @@ type Server struct {
 	logPath string
 	logFile *os.File
 	logs    *logBuffer
+	ray     *RayCluster // the cluster it runs on, as ray status saw it before the start
 
 	mu         sync.Mutex
 	facts      LogFacts
@@ -90,8 +91,14 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
+	var cluster *RayCluster
+	if cfg.usesRay() {
+		if cluster, err = checkRay(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	s := &Server{cfg: cfg, display: Display(cfg), logs: newLogBuffer(LogLines),
-		exited: make(chan struct{}), readerDone: make(chan struct{})}
+		exited: make(chan struct{}), readerDone: make(chan struct{}), ray: cluster}
 	if err := s.start(); err != nil {
 		return nil, err
 	}

@@ -26,10 +26,10 @@ type Suggestion struct {
 // maxSuggestedUtilization is vLLM's own default; more is the user's call.
 const maxSuggestedUtilization = 0.90
 
-// Suggest derives settings for model from hw: tensor-parallel size = the
-// number of identical GPUs (reduced to divide the model's attention heads),
-// a GPU memory utilization that leaves what other processes already use,
-// and the model's maximum length from its config.json in the local HF cache.
+// Suggest derives settings for model from hw: a GPU memory utilization
+// that leaves what other processes already use, a tensor-parallel size over
+// the identical GPUs (see suggestTP), and the model's maximum length from
+// its config.json in the local HF cache.
 func Suggest(hw engine.HardwareInfo, model string) Suggestion {
 	var s Suggestion
 	cfg, _ := ModelConfig(model)
@@ -37,22 +37,105 @@ func Suggest(hw engine.HardwareInfo, model string) Suggestion {
 	if len(gpus) == 0 {
 		s.Notes = append(s.Notes, "no GPU detected: tensor-parallel size and memory utilization left to vLLM")
 	} else {
-		s.TensorParallelSize = len(gpus)
-		if heads := configInt(cfg, "num_attention_heads"); heads > 0 && heads%s.TensorParallelSize != 0 {
-			for heads%s.TensorParallelSize != 0 {
-				s.TensorParallelSize--
-			}
-			s.Notes = append(s.Notes, fmt.Sprintf("tensor-parallel size %d: %d identical GPUs, but the model's %d attention heads must divide evenly", s.TensorParallelSize, len(gpus), heads))
-		} else {
-			s.Notes = append(s.Notes, fmt.Sprintf("tensor-parallel size %d: %d identical %s", s.TensorParallelSize, len(gpus), gpus[0].Name))
-		}
-		s.GPUMemoryUtilization, s.Notes = suggestUtilization(gpus[:s.TensorParallelSize], s.Notes)
+		var note string
+		s.GPUMemoryUtilization, s.Notes = suggestUtilization(gpus, s.Notes)
+		s.TensorParallelSize, note = suggestTP(gpus, configInt(cfg, "num_attention_heads"), modelWeightBytes(model), s.GPUMemoryUtilization)
+		s.Notes = append([]string{note}, s.Notes...)
 	}
 	if n := configMaxLen(cfg); n > 0 {
 		s.MaxModelLen = n
 		s.Notes = append(s.Notes, fmt.Sprintf("max model length %d from the model's config.json", n))
 	}
 	return s
+}
+
+// weightShare is the part of vLLM's share of a GPU's memory the weights may
+// take; the rest is for the KV cache and activations.
+const weightShare = 0.8
+
+// suggestTP is the smallest tensor-parallel size over gpus (identical) whose
+// share of the weights fits each GPU's budget (VRAM × utilization ×
+// weightShare), and why. A size that does not divide the model's attention
+// heads (when its config is known) is never chosen. Without the weights'
+// size it spreads the model over every GPU, as far as the heads allow.
+func suggestTP(gpus []engine.GPUInfo, heads int, weights int64, utilization float64) (int, string) {
+	n := len(gpus)
+	divides := func(t int) bool { return heads == 0 || heads%t == 0 }
+	largest := n
+	for !divides(largest) {
+		largest--
+	}
+	headsNote := ""
+	if largest < n {
+		headsNote = fmt.Sprintf("; not %d: the model's %d attention heads must divide evenly", n, heads)
+	}
+	if weights <= 0 {
+		return largest, fmt.Sprintf("tensor-parallel size %d over %d identical %s (the model's size is unknown: it is not in the local Hugging Face cache)%s",
+			largest, n, gpus[0].Name, headsNote)
+	}
+	budget := float64(gpus[0].VRAMBytes) * utilization * weightShare
+	size := fmt.Sprintf("the weights (%s)", gbText(float64(weights)))
+	for t := 1; t <= n; t++ {
+		if !divides(t) || float64(weights)/float64(t) > budget {
+			continue
+		}
+		if t == 1 {
+			note := fmt.Sprintf("tensor-parallel size 1: %s fit one %s", size, gpus[0].Name)
+			if n > 1 {
+				note += fmt.Sprintf(" (data_parallel_size %d would serve a copy on each of the %d GPUs)", n, n)
+			}
+			return 1, note
+		}
+		return t, fmt.Sprintf("tensor-parallel size %d: %s don't fit %s, %d do (%s each for weights)%s",
+			t, size, gpusText(t-1, gpus[0].Name), t, gbText(budget), dividesNote(t, n, heads))
+	}
+	return largest, fmt.Sprintf("tensor-parallel size %d: even %s can't hold %s with room for the KV cache: use a quantized model, or pipeline_parallel_size over more nodes (Ray)%s",
+		largest, gpusText(largest, gpus[0].Name), size, headsNote)
+}
+
+// dividesNote names the sizes between skipped because of the heads.
+func dividesNote(t, n, heads int) string {
+	if heads == 0 || t == 1 {
+		return ""
+	}
+	for s := t - 1; s >= 2; s-- {
+		if heads%s != 0 {
+			return fmt.Sprintf("; sizes that don't divide the model's %d attention heads skipped", heads)
+		}
+	}
+	return ""
+}
+
+func gpusText(n int, name string) string {
+	if n == 1 {
+		return "one " + name
+	}
+	return fmt.Sprintf("%d× %s", n, name)
+}
+
+func gbText(bytes float64) string {
+	if bytes < 10e9 {
+		return fmt.Sprintf("%.1f GB", bytes/1e9)
+	}
+	return fmt.Sprintf("%.0f GB", bytes/1e9)
+}
+
+// modelWeightBytes is the size of model's files: a local directory's
+// *.safetensors and *.bin, or an HF id's downloaded blobs; 0 when unknown.
+func modelWeightBytes(model string) int64 {
+	if st, err := os.Stat(model); err == nil && st.IsDir() {
+		var n int64
+		for _, pattern := range []string{"*.safetensors", "*.bin"} {
+			paths, _ := filepath.Glob(filepath.Join(model, pattern))
+			for _, p := range paths {
+				if info, err := os.Stat(p); err == nil {
+					n += info.Size()
+				}
+			}
+		}
+		return n
+	}
+	return dirSize(filepath.Join(HubCacheDir(), "models--"+strings.ReplaceAll(model, "/", "--"), "blobs"))
 }
 
 // suggestUtilization leaves the memory other processes use plus 2 % spare.

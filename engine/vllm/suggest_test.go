@@ -45,8 +45,7 @@ func TestSuggest(t *testing.T) {
 	}{
 		{"one free GPU", gpus(1, "RTX PRO 6000", 96*gib, 0), "RedHatAI/gemma-4-E2B-it", 1, 131072, 0.90},
 		{"desktop in use", gpus(1, "RTX 3090", 24*gib, 3*gib), "RedHatAI/gemma-4-E2B-it", 1, 131072, 0.85},
-		{"eight identical", gpus(8, "H200", 141*gib, 0), "RedHatAI/gemma-4-E2B-it", 8, 131072, 0.90},
-		{"heads do not divide", gpus(3, "H200", 141*gib, 0), "RedHatAI/gemma-4-E2B-it", 2, 131072, 0.90},
+		{"eight identical, the model fits one", gpus(8, "H200", 141*gib, 0), "RedHatAI/gemma-4-E2B-it", 1, 131072, 0.90},
 		{"mixed GPUs", append(gpus(2, "RTX 4090", 24*gib, gib), engine.GPUInfo{Name: "RTX 3060", VRAMBytes: 12 * gib}), "not/cached", 2, 0, 0.90},
 		{"no GPU", nil, "not/cached", 0, 0, 0},
 	}
@@ -63,7 +62,7 @@ func TestSuggest(t *testing.T) {
 	}
 	cfg := Suggest(engine.HardwareInfo{GPUs: gpus(2, "H200", 141*gib, 0)}, "RedHatAI/gemma-4-E2B-it").
 		Apply(ServerConfig{Model: "RedHatAI/gemma-4-E2B-it", MaxModelLen: 8192})
-	if cfg.TensorParallelSize != 2 || cfg.MaxModelLen != 8192 || cfg.GPUMemoryUtilization != 0.9 {
+	if cfg.TensorParallelSize != 1 || cfg.MaxModelLen != 8192 || cfg.GPUMemoryUtilization != 0.9 {
 		t.Errorf("Apply = %+v (must keep the user's max model len)", cfg)
 	}
 }
@@ -117,5 +116,49 @@ func TestHubCacheDir(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", "/xdg")
 	if got := HubCacheDir(); got != "/xdg/huggingface/hub" {
 		t.Errorf("HubCacheDir = %s", got)
+	}
+}
+
+// addModel puts a model of weights bytes (a sparse blob) in the hub.
+func addModel(t *testing.T, hub, id, config string, weights int64) {
+	t.Helper()
+	repo := filepath.Join(hub, "models--"+strings.ReplaceAll(id, "/", "--"))
+	writeFile(t, filepath.Join(repo, "refs", "main"), "abc123\n")
+	writeFile(t, filepath.Join(repo, "snapshots", "abc123", "config.json"), config)
+	blob := writeFile(t, filepath.Join(repo, "blobs", "weights"), "")
+	if err := os.Truncate(blob, weights); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSuggestTensorParallel: the smallest size whose share of the weights
+// fits, never one that doesn't divide the attention heads.
+func TestSuggestTensorParallel(t *testing.T) {
+	hub := fakeHub(t, "tiny/model", `{"num_attention_heads": 8}`)
+	addModel(t, hub, "meta-llama/Llama-3.1-70B-Instruct", `{"num_attention_heads": 64, "max_position_embeddings": 131072}`, 141e9)
+	addModel(t, hub, "forty/heads", `{"num_attention_heads": 40}`, 60e9)
+	addModel(t, hub, "no/config", `{}`, 30e9)
+	tests := []struct {
+		name  string
+		gpus  []engine.GPUInfo
+		model string
+		tp    int
+		note  string
+	}{
+		{"fits one: TP 1 and a hint at data parallel", gpus(2, "RTX 3090", 24*gib, 0), "tiny/model", 1, "data_parallel_size 2"},
+		{"70B on H200s: TP 2", gpus(8, "H200", 141*gib, 0), "meta-llama/Llama-3.1-70B-Instruct", 2, "don't fit one H200, 2 do"},
+		{"70B on 4090s: TP 8", gpus(8, "RTX 4090", 24*gib, 0), "meta-llama/Llama-3.1-70B-Instruct", 8, "8 do"},
+		{"3 does not divide 40 heads: TP 4", gpus(4, "RTX 3090", 24*gib, 0), "forty/heads", 4, "don't divide the model's 40 attention heads"},
+		{"fits nowhere, 3 GPUs: the largest that divides", gpus(3, "RTX 3090", 24*gib, 0), "forty/heads", 2, "not 3: the model's 40 attention heads"},
+		{"heads unknown", gpus(2, "RTX 3090", 24*gib, 0), "no/config", 2, "don't fit one RTX 3090, 2 do"},
+		{"size unknown: every GPU", gpus(4, "H200", 141*gib, 0), "not/cached", 4, "the model's size is unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Suggest(engine.HardwareInfo{GPUs: tt.gpus}, tt.model)
+			if s.TensorParallelSize != tt.tp || !strings.Contains(s.Notes[0], tt.note) {
+				t.Errorf("Suggest = TP %d, notes %q; want TP %d and a note with %q", s.TensorParallelSize, s.Notes, tt.tp, tt.note)
+			}
+		})
 	}
 }

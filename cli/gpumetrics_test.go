@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine/report"
+	"speedmatrix/engine/simtarget"
+	"speedmatrix/hw"
+)
+
+// exporterFixture serves one of engine/dcgm's DCGM exporter pages.
+func exporterFixture(t *testing.T, name string) string {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join("..", "engine", "dcgm", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(page) }))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/metrics"
+}
+
+// TestRunGPUMetrics measures a server reached by --endpoint with two nodes'
+// DCGM exporters: the Hardware section lists both nodes' GPUs.
+func TestRunGPUMetrics(t *testing.T) {
+	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
+	noCharts(t)
+	sim, stop, err := simtarget.Start("tiny", simtarget.Options{TimeScale: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	n1, n2 := exporterFixture(t, "node1.prom"), exporterFixture(t, "node2.prom")
+	dir := filepath.Join(t.TempDir(), "out")
+	out, err := runCLI(t, t.Context(), "--endpoint", sim.BaseURL, "--gpu-metrics", n1+", "+n2, "--out", dir,
+		"--prefill-contexts", "none", "--contexts", "1K", "--concurrency", "1", "--duration", "300ms", "--max-output", "64")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rep, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Hardware.GPUs
+	if len(g) != 4 || g[0].Host != "node1" || g[3].Host != "node2" || g[3].Index != 3 {
+		t.Fatalf("Hardware GPUs %+v: want node1's 2 then node2's 2", g)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	for _, want := range []string{"4× H100 80GB HBM3", "node1 (2 GPUs), node2 (2 GPUs)", "| Node | node1: 2× H100 80GB HBM3, 159 GB (GPU 0-1) |", "| Node | node2: 2× H100 80GB HBM3, 159 GB (GPU 2-3) |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestRunGPUMetricsBadInput(t *testing.T) {
+	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
+	dead := httptest.NewServer(nil)
+	deadURL := dead.URL + "/metrics"
+	dead.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>hello</html>")) }))
+	defer garbage.Close()
+	sim, stop, err := simtarget.Start("tiny", simtarget.Options{TimeScale: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unreachable", []string{"--endpoint", sim.BaseURL, "--gpu-metrics", deadURL}, "run: --gpu-metrics " + deadURL + ": no answer"},
+		{"garbage", []string{"--endpoint", sim.BaseURL, "--gpu-metrics", garbage.URL}, "no DCGM_FI_DEV_ GPU metric on the page"},
+		{"not a URL", []string{"--endpoint", sim.BaseURL, "--gpu-metrics", "node2:9400"}, "not an http(s) URL"},
+		{"with --sim", []string{"--sim", "tiny", "--gpu-metrics", deadURL}, "--gpu-metrics goes with --endpoint"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runCLI(t, t.Context(), append(c.args, "--out", filepath.Join(dir, c.name))...)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line containing %q\n%s", err, c.want, out)
+			}
+		})
+	}
+}
