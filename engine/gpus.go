@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // PCIeLink is a PCIe link's generation and lane width; zero fields are
@@ -65,6 +66,15 @@ type PCIeLoad struct {
 type GPUKey struct {
 	Host  string `json:"host,omitempty"`
 	Index int    `json:"index"`
+}
+
+// CompareGPUKeys orders GPUs as every list shows them: this machine's
+// first, then by host, and by index within a host.
+func CompareGPUKeys(a, b GPUKey) int {
+	if a.Host != b.Host {
+		return strings.Compare(a.Host, b.Host)
+	}
+	return a.Index - b.Index
 }
 
 // String is the GPU as text names it: "GPU 1", or "GPU 1 on node2".

@@ -183,13 +183,7 @@ func (s *summary) telemetry() *engine.Telemetry {
 	for k, a := range s.gpus {
 		t.GPUs = append(t.GPUs, a.telemetry(k))
 	}
-	sort.Slice(t.GPUs, func(i, j int) bool {
-		a, b := t.GPUs[i], t.GPUs[j]
-		if a.Host != b.Host {
-			return a.Host < b.Host
-		}
-		return a.Index < b.Index
-	})
+	sort.Slice(t.GPUs, func(i, j int) bool { return engine.CompareGPUKeys(t.GPUs[i].Key(), t.GPUs[j].Key()) < 0 })
 	t.Throttle = s.throttle.throttle(t.GPUs)
 	return t
 }

@@ -145,12 +145,7 @@ func appendThrottled(gpus []engine.GPUKey, t *engine.Throttle) []engine.GPUKey {
 			}
 		}
 	}
-	slices.SortFunc(gpus, func(a, b engine.GPUKey) int {
-		if a.Host != b.Host {
-			return strings.Compare(a.Host, b.Host)
-		}
-		return a.Index - b.Index
-	})
+	slices.SortFunc(gpus, engine.CompareGPUKeys)
 	return gpus
 }
 

@@ -62,12 +62,7 @@ func GPURows(rs []engine.Result) [][]string {
 	for k := range sums {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b engine.GPUKey) int {
-		if a.Host != b.Host {
-			return strings.Compare(a.Host, b.Host)
-		}
-		return a.Index - b.Index
-	})
+	slices.SortFunc(keys, engine.CompareGPUKeys)
 	var rows [][]string
 	var total gpuSum
 	for _, k := range keys {

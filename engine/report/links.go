@@ -146,12 +146,7 @@ func PCIeWarnings(rs []engine.Result) []string {
 	for k := range loads {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b engine.GPUKey) int {
-		if a.Host != b.Host {
-			return strings.Compare(a.Host, b.Host)
-		}
-		return a.Index - b.Index
-	})
+	slices.SortFunc(keys, engine.CompareGPUKeys)
 	var out []string
 	for _, k := range keys {
 		load := loads[k]
