@@ -21,7 +21,8 @@ const gcPercent = 50
 // image that is no longer on screen (its FYNE_CACHE, one minute by
 // default). During a run the Run screen redraws its figures, the output
 // and the log several times a second, and a minute of their old textures
-// held 35–40 MB outside the Go heap; with 10 s they hold a sixth of it.
+// held 35–40 MB outside the Go heap (with 5 s: under 5 MB; 10 s keeps
+// about a sixth of a minute's).
 // A screen not seen for longer draws its texts again when shown, in a few
 // milliseconds.
 const drawCacheLifetime = "10s"

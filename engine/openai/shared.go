@@ -47,30 +47,30 @@ const (
 	sharedIDMarker   = -739182645
 )
 
-// sharedParts is req's body as parts: the encoded request up to where its
-// prompt starts, the shared start, and the rest. The JSON is the same as
-// if the whole prompt had been in req. req.Shared is not empty.
-func sharedParts(req StreamRequest, encode func(StreamRequest) ([]byte, error)) ([][]byte, error) {
+// sharedParts is req's path, and its body as parts: the encoded request up
+// to where its prompt starts, the shared start, and the rest. The JSON is
+// the same as if the whole prompt had been in req. req.Shared is not empty.
+func sharedParts(req StreamRequest) (string, [][]byte, error) {
 	var marker []byte
 	switch {
 	case req.Shared.ids && req.Prompt != "":
-		return nil, fmt.Errorf("stream: a token-id shared prompt cannot end with text")
+		return "", nil, fmt.Errorf("stream: a token-id shared prompt cannot end with text")
 	case req.Shared.ids:
 		req.PromptTokenIDs = append([]int{sharedIDMarker}, req.PromptTokenIDs...)
 		marker = strconv.AppendInt(nil, sharedIDMarker, 10)
 	case req.PromptTokenIDs != nil:
-		return nil, fmt.Errorf("stream: a text shared prompt cannot end with token ids")
+		return "", nil, fmt.Errorf("stream: a text shared prompt cannot end with token ids")
 	default:
 		req.Prompt = sharedTextMarker + req.Prompt
 		marker = []byte(`\u0000speedmatrix-shared-prompt\u0000`)
 	}
-	body, err := encode(req)
+	path, body, err := streamBody(req)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	i := bytes.Index(body, marker)
 	if i < 0 {
-		return nil, fmt.Errorf("stream: encode request: the shared prompt's place was not found")
+		return "", nil, fmt.Errorf("stream: encode request: the shared prompt's place was not found")
 	}
-	return [][]byte{body[:i], req.Shared.wire, body[i+len(marker):]}, nil
+	return path, [][]byte{body[:i], req.Shared.wire, body[i+len(marker):]}, nil
 }

@@ -237,14 +237,7 @@ func streamBodyParts(req StreamRequest) (string, [][]byte, error) {
 		path, body, err := streamBody(req)
 		return path, [][]byte{body}, err
 	}
-	var path string
-	parts, err := sharedParts(req, func(req StreamRequest) ([]byte, error) {
-		var body []byte
-		var err error
-		path, body, err = streamBody(req)
-		return body, err
-	})
-	return path, parts, err
+	return sharedParts(req)
 }
 
 // streamBody returns the path and JSON body of req, without its Shared start.

@@ -134,14 +134,14 @@ func (s *Server) chatIDs(msgs []chatMessage, addGeneration *bool) ([]int32, erro
 		return nil, badf("messages", "messages must not be empty")
 	}
 	contents := make([]string, len(msgs))
-	size := 0
+	size := len("<bos><start_of_turn>model\n")
 	for i, m := range msgs {
 		content, err := messageText(m.Content)
 		if err != nil {
 			return nil, err
 		}
 		contents[i] = content
-		size += len(content) + len(m.Role) + 32
+		size += len(content) + len(m.Role) + len("<start_of_turn>\n<end_of_turn>\n")
 	}
 	// The template's pieces are tokenised one after the other rather than
 	// joined first: every piece boundary is a special token or a newline,
