@@ -70,7 +70,7 @@ func (r *runner) fillEngine(ctx context.Context) serverIdentity {
 		// the in-process one: nothing measured against it passes as real.
 		if v.SimulatorProfile != "" && !e.Simulated {
 			e.Simulated, e.SimProfile = true, v.SimulatorProfile
-			r.report.Hardware.Note = strings.TrimSpace(r.report.Hardware.Note + " The target is the Speed Matrix simulator (profile " + v.SimulatorProfile + "): its figures are simulated.")
+			r.report.Hardware.AddNote("The target is the Speed Matrix simulator (profile " + v.SimulatorProfile + "): its figures are simulated.")
 		}
 	}
 	if e.Engine == "" {
