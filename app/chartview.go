@@ -126,24 +126,18 @@ func (v *chartView) ask(p charts.Pane) {
 	v.timer = time.AfterFunc(redrawDelay, func() { v.render(k, p) })
 }
 
-// drawSlot lets one picture be drawn at a time. Results asks for its four
-// at once when a run ends, and drawing them side by side held all their
-// working buffers together; one after another they hold one picture's (at
-// the end of a Standard run: 313 MB instead of 332 MB).
-var drawSlot = make(chan struct{}, 1)
-
-// render draws the picture k off the UI goroutine, keeps it, and shows it
-// if it is still the one wanted.
+// render draws the picture k off the UI goroutine and, if it is still
+// the one wanted, keeps and shows it.
 func (v *chartView) render(k pictureKey, p charts.Pane) {
-	drawSlot <- struct{}{}
-	img, err := v.draw(p, k.dark)
-	<-drawSlot
+	var img image.Image
+	var err error
+	drawing(func() { img, err = v.draw(p, k.dark) })
 	v.u.do(func() {
-		if err == nil {
-			v.u.pictures.put(k, img)
-		}
 		if k != v.want {
 			return // a newer size or theme is wanted
+		}
+		if err == nil {
+			v.u.pictures.put(k, img)
 		}
 		if err != nil {
 			v.fail(err)
