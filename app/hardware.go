@@ -22,11 +22,13 @@ type hardwareTab struct {
 	simBtn, urlBtn *widget.Button // the ways forward without a GPU
 	// load shows each GPU's PCIe link under load from the live samples.
 	load *loadWatch
+	// sim lists the simulated GPUs while the simulator is the target.
+	sim *fyne.Container
 }
 
 // newHardwareTab builds the Hardware screen.
 func newHardwareTab(u *ui) *container.TabItem {
-	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch()}
+	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch(), sim: container.NewVBox()}
 	u.hardware = h
 	h.status.Wrapping = fyne.TextWrapWord
 	h.status.TextStyle = fyne.TextStyle{Bold: true}
@@ -38,13 +40,18 @@ func newHardwareTab(u *ui) *container.TabItem {
 		for _, g := range u.hwInfo.GPUs {
 			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
 		}
-		u.state.watch(changeTelemetry, func() { h.load.add(u.state.sample.GPUs) })
+		u.state.watch(changeTelemetry, func() {
+			if !u.state.target.Simulated { // the simulator's GPUs are not this machine's
+				h.load.add(u.state.sample.GPUs)
+			}
+		})
 	} else {
 		cards.Add(h.noGPUCard())
 	}
 	cards.Add(hostCard(u.hwInfo))
-	body := container.NewVBox(h.status, h.load.warn, cards)
+	body := container.NewVBox(h.status, h.load.warn, h.sim, cards)
 	h.load.relayout = body.Refresh
+	u.state.watch(changeTarget|changeRun, h.showSim)
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
 	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }
@@ -107,6 +114,29 @@ func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fy
 		form.Append("Under load", underLoad)
 	}
 	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, report.GPUName(g.Name)), g.UUID, form)
+}
+
+// showSim lists, while the simulator is the target, the GPUs its profile
+// models, each labelled simulated, with how they are joined.
+func (h *hardwareTab) showSim() {
+	info, ok := h.u.server.simHardware()
+	h.sim.Objects = nil
+	if ok && len(info.GPUs) > 0 {
+		n := len(info.GPUs)
+		title := widget.NewLabelWithStyle(fmt.Sprintf("The simulator is the target: %d simulated GPU%s, modelled by it; no GPU is used.", n, plural(n)),
+			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		title.Wrapping = fyne.TextWrapWord
+		note := widget.NewLabel(info.Note)
+		note.Wrapping = fyne.TextWrapWord
+		cards := newColumns(560, 3)
+		for _, g := range info.GPUs {
+			g.Name += " (simulated)"
+			link := widget.NewLabel(g.PCIeMax().String() + ", the link's full speed (simulated)")
+			cards.Add(gpuCard(g, nil, link))
+		}
+		h.sim.Objects = []fyne.CanvasObject{title, note, cards, widget.NewSeparator()}
+	}
+	h.sim.Refresh()
 }
 
 // hostCard lists the CPU, RAM and OS.

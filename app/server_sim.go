@@ -88,6 +88,25 @@ func (s *serverTab) startSim() (engine.Subject, error) {
 	return t, nil
 }
 
+// simTelemetry is the running simulator's GPU telemetry while it is the
+// chosen target; nil otherwise.
+func (s *serverTab) simTelemetry() liveTelemetry {
+	if s.kind == nil || s.kind.Selected != targetSim || s.simStop == nil {
+		return nil
+	}
+	lt, _ := s.simTarget.Telemetry.(liveTelemetry)
+	return lt
+}
+
+// simHardware is the running simulator's Hardware section while it is the
+// chosen target.
+func (s *serverTab) simHardware() (engine.HardwareInfo, bool) {
+	if s.kind == nil || s.kind.Selected != targetSim || s.simStop == nil {
+		return engine.HardwareInfo{}, false
+	}
+	return s.simTarget.Header.Hardware, true
+}
+
 func (s *serverTab) stopSim() {
 	if s.simStop != nil {
 		s.simStop()
