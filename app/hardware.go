@@ -41,7 +41,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
 		}
 		u.state.watch(changeTelemetry, func() {
-			if !u.state.target.Simulated { // the simulator's GPUs are not this machine's
+			if u.server.targetTelemetry() == nil { // the simulator's or exporters' GPUs are not this machine's
 				h.load.add(u.state.sample.GPUs)
 			}
 		})

@@ -191,7 +191,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	diag := r.u.diag
 	target.Header.Diagnostics = &diag
-	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
+	if r.u.deps.telemetry != nil && target.Telemetry == nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
 	if prev != nil {

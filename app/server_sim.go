@@ -88,14 +88,19 @@ func (s *serverTab) startSim() (engine.Subject, error) {
 	return t, nil
 }
 
-// simTelemetry is the running simulator's GPU telemetry while it is the
-// chosen target; nil otherwise.
-func (s *serverTab) simTelemetry() liveTelemetry {
-	if s.kind == nil || s.kind.Selected != targetSim || s.simStop == nil {
-		return nil
+// targetTelemetry is the chosen target's own GPU telemetry: the running
+// simulator's model of its GPUs, or the DCGM exporters a run reads; nil
+// when this machine's sampler is the one to show.
+func (s *serverTab) targetTelemetry() liveTelemetry {
+	switch {
+	case s.kind == nil:
+	case s.kind.Selected == targetSim && s.simStop != nil:
+		lt, _ := s.simTarget.Telemetry.(liveTelemetry)
+		return lt
+	case s.kind.Selected == targetEndpoint && s.exporters.tel != nil:
+		return s.exporters.tel
 	}
-	lt, _ := s.simTarget.Telemetry.(liveTelemetry)
-	return lt
+	return nil
 }
 
 // simHardware is the running simulator's Hardware section while it is the

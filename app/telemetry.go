@@ -187,11 +187,12 @@ func (r *runTab) startTelemetry() {
 	}()
 }
 
-// pollTelemetry reads the live telemetry into the state: the simulator's
-// model of its GPUs while the target is the simulator, else this machine's
-// sampler (the Settings screen may have replaced it); UI goroutine only.
+// pollTelemetry reads the live telemetry into the state: the target's own
+// (the simulator's model of its GPUs, the DCGM exporters of a run), else
+// this machine's sampler (the Settings screen may have replaced it); UI
+// goroutine only.
 func (r *runTab) pollTelemetry() {
-	src := r.u.server.simTelemetry()
+	src := r.u.server.targetTelemetry()
 	if src == nil && r.u.deps.telemetry != nil && r.u.hasGPU() {
 		src = r.u.deps.telemetry
 	}
