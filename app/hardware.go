@@ -12,6 +12,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/simtarget"
 )
 
 // hardwareTab shows the detected GPUs and host.
@@ -22,8 +23,11 @@ type hardwareTab struct {
 	simBtn, urlBtn *widget.Button // the ways forward without a GPU
 	// load shows each GPU's PCIe link under load from the live samples.
 	load *loadWatch
-	// sim lists the simulated GPUs while the simulator is the target.
-	sim *fyne.Container
+	// sim says, while the simulator is the target, that its GPUs are
+	// simulated; their cards come first in cards, before this machine's.
+	sim          *fyne.Container
+	cards        *fyne.Container
+	machineCards []fyne.CanvasObject
 }
 
 // newHardwareTab builds the Hardware screen.
@@ -49,6 +53,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 		cards.Add(h.noGPUCard())
 	}
 	cards.Add(hostCard(u.hwInfo))
+	h.cards, h.machineCards = cards, cards.Objects
 	body := container.NewVBox(h.status, h.load.warn, h.sim, cards)
 	h.load.relayout = body.Refresh
 	u.state.watch(changeTarget|changeRun, h.showSim)
@@ -121,22 +126,27 @@ func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fy
 func (h *hardwareTab) showSim() {
 	info, ok := h.u.server.simHardware()
 	h.sim.Objects = nil
+	var cards []fyne.CanvasObject
 	if ok && len(info.GPUs) > 0 {
 		n := len(info.GPUs)
 		title := widget.NewLabelWithStyle(fmt.Sprintf("The simulator is the target: %d simulated GPU%s, modelled by it; no GPU is used.", n, plural(n)),
 			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		title.Wrapping = fyne.TextWrapWord
-		note := widget.NewLabel(info.Note)
+		note := widget.NewLabel(sentence(info.Note))
 		note.Wrapping = fyne.TextWrapWord
-		cards := newColumns(560, 3)
+		h.sim.Objects = []fyne.CanvasObject{title, note}
+		top := simtarget.Topology(info)
 		for _, g := range info.GPUs {
-			g.Name += " (simulated)"
+			if !strings.Contains(strings.ToLower(g.Name), "simulated") {
+				g.Name += " (simulated)"
+			}
 			link := widget.NewLabel(g.PCIeMax().String() + ", the link's full speed (simulated)")
-			cards.Add(gpuCard(g, nil, link))
+			cards = append(cards, gpuCard(g, top, link))
 		}
-		h.sim.Objects = []fyne.CanvasObject{title, note, cards, widget.NewSeparator()}
 	}
+	h.cards.Objects = append(cards, h.machineCards...)
 	h.sim.Refresh()
+	h.cards.Refresh()
 }
 
 // hostCard lists the CPU, RAM and OS.

@@ -130,7 +130,7 @@ func TestRunShowsEveryGPU(t *testing.T) {
 		t.Fatalf("%d GPU panels (%d shown), want %d", len(g.panels), len(g.perGPU.Objects), len(want))
 	}
 	for i, w := range want {
-		if p := g.panels[i]; p.title.Text != w[0] || p.figures.Text != w[1] {
+		if p := g.panels[i]; p.title.Text != w[0] || p.figures.Text != " · "+w[1] {
 			t.Errorf("panel %d: %q, %q; want %q, %q", i, p.title.Text, p.figures.Text, w[0], w[1])
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -26,7 +25,7 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 	}, "the simulator's first GPU sample")
 
 	g := u.run.gauges
-	if g.card.Title != "GPU (simulated)" || !strings.HasPrefix(g.note.Text, "Simulated:") {
+	if g.card.Title != "GPU (simulated)" || !strings.HasPrefix(g.note.Text, "Simulated") {
 		t.Errorf("card %q, note %q; want both to say simulated", g.card.Title, g.note.Text)
 	}
 	if len(g.panels) != 2 || len(g.perGPU.Objects) != 2 {
@@ -42,17 +41,21 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 		t.Errorf("total power %q, want both GPUs' idle power summed", g.power.Text)
 	}
 
-	sim := u.hardware.sim.Objects
-	if len(sim) == 0 {
-		t.Fatal("the Hardware screen lists no simulated GPUs")
+	if len(u.hardware.sim.Objects) == 0 {
+		t.Fatal("the Hardware screen does not say the simulator is the target")
 	}
-	cards := sim[2].(*fyne.Container).Objects
-	if len(cards) != 2 {
-		t.Fatalf("Hardware screen: %d simulated GPU cards, want 2", len(cards))
-	}
-	for i, c := range cards {
-		if title := c.(*widget.Card).Title; !strings.HasSuffix(title, "RTX 3090 (simulated)") {
-			t.Errorf("Hardware card %d: %q, want an RTX 3090 labelled simulated", i, title)
+	var sims []string
+	for _, c := range u.hardware.cards.Objects {
+		if title := c.(*widget.Card).Title; strings.HasSuffix(title, "RTX 3090 (simulated)") {
+			sims = append(sims, title)
 		}
+	}
+	if len(sims) != 2 {
+		t.Errorf("Hardware screen: simulated GPU cards %q, want 2 RTX 3090s", sims)
+	}
+	// Another target: the simulated GPUs leave the Hardware screen.
+	u.server.selectKind(targetEndpoint)
+	if len(u.hardware.sim.Objects) != 0 || len(u.hardware.cards.Objects) != len(u.hardware.machineCards) {
+		t.Errorf("with an endpoint: %d sim lines, %d cards; want none simulated", len(u.hardware.sim.Objects), len(u.hardware.cards.Objects))
 	}
 }

@@ -28,17 +28,26 @@ type telemetryGauges struct {
 	card   *widget.Card
 }
 
-// gpuPanel is one GPU's latest figures: its name and a line of them.
+// gpuPanel is one GPU's latest figures on a panel: its name in bold, then
+// the figures, wrapped.
 type gpuPanel struct {
-	title, figures *widget.Label
+	title, figures *widget.TextSegment
+	text           *widget.RichText
 	box            fyne.CanvasObject
 }
 
 func newGPUPanel() gpuPanel {
-	p := gpuPanel{title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), figures: widget.NewLabel("")}
-	p.figures.Wrapping = fyne.TextWrapWord
-	p.box = panel(container.NewVBox(p.title, p.figures))
+	p := gpuPanel{title: &widget.TextSegment{Style: widget.RichTextStyleStrong}, figures: &widget.TextSegment{Style: widget.RichTextStyleInline}}
+	p.text = widget.NewRichText(p.title, p.figures)
+	p.text.Wrapping = fyne.TextWrapWord
+	p.box = panel(p.text)
 	return p
+}
+
+// set shows one GPU's name and figures.
+func (p gpuPanel) set(title, figures string) {
+	p.title.Text, p.figures.Text = title, " · "+figures
+	p.text.Refresh()
 }
 
 func newTelemetryGauges() *telemetryGauges {
@@ -106,7 +115,7 @@ func (g *telemetryGauges) show(s hw.Sample, ok, simulated bool) {
 		note += " · busiest and hottest GPU, power and VRAM summed"
 	}
 	if simulated {
-		note = "Simulated: the simulator's model of its GPUs, driven by its scheduler; no GPU was read. " + note
+		note = "Simulated by the simulator's model of its GPUs, no GPU read · " + note
 	}
 	g.note.SetText(note)
 }
@@ -129,8 +138,7 @@ func (g *telemetryGauges) showPanels(gpus []engine.GPUSample, simulated bool) {
 		if simulated {
 			title += " (simulated)"
 		}
-		g.panels[i].title.SetText(title)
-		g.panels[i].figures.SetText(strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
+		g.panels[i].set(title, strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
 	}
 }
 

@@ -39,3 +39,24 @@ func rigNote(p sim.Profile) string {
 	}
 	return fmt.Sprintf("Simulated rig: %s with tensor parallelism %d, each on %s; %s.", gpuCount(r.GPUs(), p.GPUName), r.GPUs(), link, joined)
 }
+
+// Topology is how the simulated GPUs of h (a simulator's Hardware section)
+// reach each other, as NVML would answer for them: over NVLink when they
+// have it, else through the CPU's PCIe host bridge without peer-to-peer,
+// as GeForce cards without a bridge are.
+func Topology(h engine.HardwareInfo) *engine.Topology {
+	top := &engine.Topology{}
+	for _, g := range h.GPUs {
+		top.GPUs = append(top.GPUs, engine.TopologyGPU{Index: g.Index, Name: g.Name})
+	}
+	for i, a := range h.GPUs {
+		for _, b := range h.GPUs[i+1:] {
+			l := engine.GPULink{GPUs: [2]int{a.Index, b.Index}, Path: "PHB", P2P: "not supported"}
+			if a.NVLinks > 0 && b.NVLinks > 0 {
+				l.Path, l.P2P = "NV", "ok"
+			}
+			top.Links = append(top.Links, l)
+		}
+	}
+	return top
+}

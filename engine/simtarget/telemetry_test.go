@@ -75,6 +75,9 @@ func TestTwoGPUProfileRun(t *testing.T) {
 	if len(tg.ServingGPUs) != 2 {
 		t.Errorf("ServingGPUs = %v, want both GPUs", tg.ServingGPUs)
 	}
+	if top := Topology(tg.Header.Hardware); len(top.Links) != 1 || top.Links[0].Path != "PHB" || top.Links[0].P2P != "not supported" {
+		t.Errorf("topology %+v: want GPU 0 and 1 through a host bridge without peer-to-peer", top)
+	}
 	plan := engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 4}, Duration: 800 * time.Millisecond,
 		MaxOutputTokens: 64, API: engine.APICompletions}
 	var rep *engine.Report
