@@ -71,6 +71,9 @@ var problemScreens = map[engine.Problem]string{
 // fallback for a kind without one), the advice, a button to the screen
 // that fixes it (through show, when set), and err itself as the detail.
 func noticeOf(err error, fallback string, show func(screen string)) notice {
+	if n, ok := exporterNotice(err, show); ok {
+		return n
+	}
 	p := engine.ProblemOf(err)
 	n := notice{Message: problemMessages[p], Action: upper(advice(err)), Detail: err.Error()}
 	if n.Message == "" {

@@ -12,6 +12,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/simtarget"
 )
 
 // hardwareTab shows the detected GPUs and host.
@@ -22,11 +23,16 @@ type hardwareTab struct {
 	simBtn, urlBtn *widget.Button // the ways forward without a GPU
 	// load shows each GPU's PCIe link under load from the live samples.
 	load *loadWatch
+	// sim says, while the simulator is the target, that its GPUs are
+	// simulated; their cards come first in cards, before this machine's.
+	sim          *fyne.Container
+	cards        *fyne.Container
+	machineCards []fyne.CanvasObject
 }
 
 // newHardwareTab builds the Hardware screen.
 func newHardwareTab(u *ui) *container.TabItem {
-	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch()}
+	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch(), sim: container.NewVBox()}
 	u.hardware = h
 	h.status.Wrapping = fyne.TextWrapWord
 	h.status.TextStyle = fyne.TextStyle{Bold: true}
@@ -38,13 +44,19 @@ func newHardwareTab(u *ui) *container.TabItem {
 		for _, g := range u.hwInfo.GPUs {
 			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
 		}
-		u.state.watch(changeTelemetry, func() { h.load.add(u.state.sample.GPUs) })
+		u.state.watch(changeTelemetry, func() {
+			if u.server.targetTelemetry() == nil { // the simulator's or exporters' GPUs are not this machine's
+				h.load.add(u.state.sample.GPUs)
+			}
+		})
 	} else {
 		cards.Add(h.noGPUCard())
 	}
 	cards.Add(hostCard(u.hwInfo))
-	body := container.NewVBox(h.status, h.load.warn, cards)
+	h.cards, h.machineCards = cards, cards.Objects
+	body := container.NewVBox(h.status, h.load.warn, h.sim, cards)
 	h.load.relayout = body.Refresh
+	u.state.watch(changeTarget|changeRun, h.showSim)
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
 	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }
@@ -107,6 +119,34 @@ func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fy
 		form.Append("Under load", underLoad)
 	}
 	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, report.GPUName(g.Name)), g.UUID, form)
+}
+
+// showSim lists, while the simulator is the target, the GPUs its profile
+// models, each labelled simulated, with how they are joined.
+func (h *hardwareTab) showSim() {
+	info, ok := h.u.server.simHardware()
+	h.sim.Objects = nil
+	var cards []fyne.CanvasObject
+	if ok && len(info.GPUs) > 0 {
+		n := len(info.GPUs)
+		title := widget.NewLabelWithStyle(fmt.Sprintf("The simulator is the target: %d simulated GPU%s, modelled by it; no GPU is used.", n, plural(n)),
+			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		title.Wrapping = fyne.TextWrapWord
+		note := widget.NewLabel(sentence(info.Note))
+		note.Wrapping = fyne.TextWrapWord
+		h.sim.Objects = []fyne.CanvasObject{title, note}
+		top := simtarget.Topology(info)
+		for _, g := range info.GPUs {
+			if !strings.Contains(strings.ToLower(g.Name), "simulated") {
+				g.Name += " (simulated)"
+			}
+			link := widget.NewLabel(g.PCIeMax().String() + ", the link's full speed (simulated)")
+			cards = append(cards, gpuCard(g, top, link))
+		}
+	}
+	h.cards.Objects = append(cards, h.machineCards...)
+	h.sim.Refresh()
+	h.cards.Refresh()
 }
 
 // hostCard lists the CPU, RAM and OS.

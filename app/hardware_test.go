@@ -122,10 +122,20 @@ func TestRunShowsEveryGPU(t *testing.T) {
 	if g.power.Text != "601 W" || g.vram.Text != "40.0 GB" {
 		t.Errorf("totals %s, %s; want 601 W, 40.0 GB", g.power.Text, g.vram.Text)
 	}
-	want := "GPU 0 · 95 % · 300 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz\n" +
-		"GPU 1 · 95 % · 301 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz · power cap · PCIe 4.0 x8 (max x16)"
-	if g.perGPU.Text != want {
-		t.Errorf("per GPU:\n%s\nwant\n%s", g.perGPU.Text, want)
+	want := [][2]string{
+		{"GPU 0", "95 % · 300 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz"},
+		{"GPU 1", "95 % · 301 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz · power cap · PCIe 4.0 x8 (max x16)"},
+	}
+	if len(g.panels) != len(want) || len(g.perGPU.Objects) != len(want) {
+		t.Fatalf("%d GPU panels (%d shown), want %d", len(g.panels), len(g.perGPU.Objects), len(want))
+	}
+	for i, w := range want {
+		if p := g.panels[i]; p.title.Text != w[0] || p.figures.Text != " · "+w[1] {
+			t.Errorf("panel %d: %q, %q; want %q, %q", i, p.title.Text, p.figures.Text, w[0], w[1])
+		}
+	}
+	if g.card.Title != "GPU" {
+		t.Errorf("card title %q, want GPU", g.card.Title)
 	}
 }
 

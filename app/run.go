@@ -15,7 +15,6 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
-	"speedmatrix/hw"
 )
 
 // confirmCancelAfter is how long a run goes before cancelling it asks first:
@@ -80,7 +79,7 @@ func newRunTab(u *ui) *container.TabItem {
 	status := container.NewVBox(bar, r.banner.object(), r.progress, r.progressLine, r.current)
 	r.heatCard = widget.NewCard("Plan", "", r.heat.object())
 	side := container.NewBorder(
-		container.NewVBox(widget.NewCard("GPU", "", r.gauges.object()), r.serverLine,
+		container.NewVBox(r.gauges.object(), r.serverLine,
 			widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		nil, nil, nil, container.NewVSplit(panel(r.log.object()), r.output.object()))
 	split := container.NewHSplit(r.heatCard, side)
@@ -89,10 +88,8 @@ func newRunTab(u *ui) *container.TabItem {
 	content := screen(container.NewVBox(header, status), split, nil)
 	u.state.watch(changeTarget|changePlan, r.showPlan)
 	r.showPlan()
-	if u.deps.telemetry == nil || !u.hasGPU() {
-		r.gauges.show(hw.Sample{}, false)
-	}
-	u.state.watch(changeTelemetry, func() { r.gauges.show(u.state.sample, u.state.sampled) })
+	r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated)
+	u.state.watch(changeTelemetry|changeTarget, func() { r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated) })
 	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
 }
 
@@ -194,7 +191,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	diag := r.u.diag
 	target.Header.Diagnostics = &diag
-	if r.u.deps.telemetry != nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
+	if r.u.deps.telemetry != nil && target.Telemetry == nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
 	if prev != nil {

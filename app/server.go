@@ -51,6 +51,7 @@ type serverTab struct {
 
 	url, apiKey    *widget.Entry
 	model          *widget.SelectEntry
+	exporters      *exporters // GPU metrics: DCGM exporters
 	endpointStatus *widget.Label
 	endpointMaxLen int
 	started        *startedCard  // how the endpoint's server was started
@@ -124,6 +125,7 @@ func (s *serverTab) applyTarget(opt string) {
 	s.u.prefs.load(prefTarget, &saved)
 	s.url.SetText(saved.URL)
 	s.model.SetText(saved.Model)
+	s.exporters.field.SetText(saved.GPUMetrics)
 	if saved.Profile != "" {
 		s.profile.SetSelected(saved.Profile)
 	}
@@ -244,7 +246,7 @@ func (s *serverTab) target() (engine.Subject, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
 		defer cancel()
 		capture.Header(&t.Header, s.u.deps.capture.Capture(ctx, base))
-		return t, nil
+		return t, s.exporters.attach(&t, s.u.sampleInterval())
 	case targetVLLM:
 		return s.launch.target()
 	}
@@ -267,11 +269,13 @@ func (s *serverTab) serverUp() bool { return s.launch.up() }
 // stopAll stops the simulator and a launched server, waiting for both.
 func (s *serverTab) stopAll() {
 	s.stopSim()
+	s.exporters.end()
 	s.launch.stopAndWait()
 }
 
 // settings is what the screen remembers: never the API keys, nor the
 // password of the URL (it comes back as <redacted>, to be typed again).
 func (s *serverTab) settings() targetSettings {
-	return targetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected}
+	return targetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected,
+		GPUMetrics: s.exporters.saved()}
 }

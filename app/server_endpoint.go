@@ -23,6 +23,7 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 	s.apiKey = widget.NewPasswordEntry()
 	s.apiKey.SetPlaceHolder("none")
 	s.model = widget.NewSelectEntry(nil)
+	s.exporters = newExporters()
 	s.started = newStartedCard()
 	// Another address is another server: what was detected no longer holds.
 	s.url.OnChanged = func(string) { s.endpointMaxLen = 0; s.started.hide(); s.publish() }
@@ -34,6 +35,7 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 		widget.NewFormItem("URL", s.url),
 		widget.NewFormItem("API key", s.apiKey),
 		widget.NewFormItem("Model", container.NewBorder(nil, nil, nil, detect, s.model)),
+		s.exporters.formItem(),
 	)
 	return container.NewVBox(form, s.endpointStatus, s.started.object())
 }
@@ -44,6 +46,11 @@ func (s *serverTab) onDetect() {
 	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
 	if err := checkURL(base); err != nil {
 		s.banner.show(notice{Message: "That URL is not a server address.", Action: "Write it in URL like http://127.0.0.1:8000.", Detail: err.Error()})
+		return
+	}
+	if err := s.exporters.check(); err != nil {
+		n, _ := exporterNotice(err, nil)
+		s.banner.show(n)
 		return
 	}
 	s.banner.hide()

@@ -88,6 +88,30 @@ func (s *serverTab) startSim() (engine.Subject, error) {
 	return t, nil
 }
 
+// targetTelemetry is the chosen target's own GPU telemetry: the running
+// simulator's model of its GPUs, or the DCGM exporters a run reads; nil
+// when this machine's sampler is the one to show.
+func (s *serverTab) targetTelemetry() liveTelemetry {
+	switch {
+	case s.kind == nil:
+	case s.kind.Selected == targetSim && s.simStop != nil:
+		lt, _ := s.simTarget.Telemetry.(liveTelemetry)
+		return lt
+	case s.kind.Selected == targetEndpoint && s.exporters.tel != nil:
+		return s.exporters.tel
+	}
+	return nil
+}
+
+// simHardware is the running simulator's Hardware section while it is the
+// chosen target.
+func (s *serverTab) simHardware() (engine.HardwareInfo, bool) {
+	if s.kind == nil || s.kind.Selected != targetSim || s.simStop == nil {
+		return engine.HardwareInfo{}, false
+	}
+	return s.simTarget.Header.Hardware, true
+}
+
 func (s *serverTab) stopSim() {
 	if s.simStop != nil {
 		s.simStop()

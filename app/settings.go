@@ -22,6 +22,8 @@ type targetSettings struct {
 	URL     string `json:"url,omitempty"`
 	Model   string `json:"model,omitempty"`
 	Profile string `json:"profile,omitempty"`
+	// GPUMetrics are the endpoint's DCGM exporter URLs, comma-separated.
+	GPUMetrics string `json:"gpu_metrics,omitempty"`
 }
 
 // settings reads and writes the app's preferences.

@@ -17,19 +17,42 @@ import (
 )
 
 // telemetryGauges shows the latest GPU sample: utilization, power, VRAM
-// and temperature (the hottest or busiest GPU's figures, summed power).
+// and temperature (the hottest or busiest GPU's figures, summed power),
+// then a panel per GPU. Its card says when the figures are simulated.
 type telemetryGauges struct {
 	util, power, vram, temp *canvas.Text
-	// perGPU lists every GPU's figures under the totals, one line each.
-	perGPU *widget.Label
+	// perGPU holds one panel per GPU under the totals.
+	perGPU *fyne.Container
+	panels []gpuPanel
 	note   *widget.Label
-	box    fyne.CanvasObject
+	card   *widget.Card
+}
+
+// gpuPanel is one GPU's latest figures on a panel: its name in bold, then
+// the figures, wrapped.
+type gpuPanel struct {
+	title, figures *widget.TextSegment
+	text           *widget.RichText
+	box            fyne.CanvasObject
+}
+
+func newGPUPanel() gpuPanel {
+	p := gpuPanel{title: &widget.TextSegment{Style: widget.RichTextStyleStrong}, figures: &widget.TextSegment{Style: widget.RichTextStyleInline}}
+	p.text = widget.NewRichText(p.title, p.figures)
+	p.text.Wrapping = fyne.TextWrapWord
+	p.box = panel(p.text)
+	return p
+}
+
+// set shows one GPU's name and figures.
+func (p gpuPanel) set(title, figures string) {
+	p.title.Text, p.figures.Text = title, " · "+figures
+	p.text.Refresh()
 }
 
 func newTelemetryGauges() *telemetryGauges {
-	g := &telemetryGauges{note: widget.NewLabel(""), perGPU: widget.NewLabel("")}
+	g := &telemetryGauges{note: widget.NewLabel(""), perGPU: container.NewVBox()}
 	g.note.Wrapping = fyne.TextWrapWord
-	g.perGPU.Wrapping = fyne.TextWrapWord
 	tile := func(caption string) (*canvas.Text, fyne.CanvasObject) {
 		v := newThemedText("—", theme.ColorNameForeground)
 		v.Text.TextSize = theme.TextHeadingSize()
@@ -44,16 +67,27 @@ func newTelemetryGauges() *telemetryGauges {
 	g.vram, c = tile("VRAM used")
 	g.temp, d = tile("temperature")
 	// Two by two: the Run screen stays usable in a window 1,000 px wide.
-	g.box = container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.perGPU, g.note)
+	g.card = widget.NewCard("GPU", "", container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.perGPU, g.note))
 	return g
 }
 
-func (g *telemetryGauges) object() fyne.CanvasObject { return g.box }
+func (g *telemetryGauges) object() fyne.CanvasObject { return g.card }
 
-// show displays s; UI goroutine only.
-func (g *telemetryGauges) show(s hw.Sample, ok bool) {
+// show displays s, the simulator's model of its GPUs when simulated; UI
+// goroutine only.
+func (g *telemetryGauges) show(s hw.Sample, ok, simulated bool) {
+	title := "GPU"
+	if simulated {
+		title = "GPU (simulated)"
+	}
+	if g.card.Title != title {
+		g.card.SetTitle(title)
+	}
 	if !ok || len(s.GPUs) == 0 {
 		g.note.SetText("No GPU telemetry: no NVIDIA GPU on this machine.")
+		if simulated {
+			g.note.SetText("Simulated GPU telemetry starts with the simulator.")
+		}
 		return
 	}
 	var util, power, mem, temp float64
@@ -75,16 +109,37 @@ func (g *telemetryGauges) show(s hw.Sample, ok bool) {
 	set(g.power, fmt.Sprintf("%.0f W", power))
 	set(g.vram, fmt.Sprintf("%.1f GB", mem/1024))
 	set(g.temp, fmt.Sprintf("%.0f °C", temp))
-	lines := make([]string, len(s.GPUs))
-	for i, gpu := range s.GPUs {
-		lines[i] = gpuLine(gpu)
-	}
-	g.perGPU.SetText(strings.Join(lines, "\n"))
-	note := fmt.Sprintf("%d GPU(s), sampled %s", len(s.GPUs), s.Time.Format("15:04:05"))
+	g.showPanels(s.GPUs, simulated)
+	note := fmt.Sprintf("%d GPU%s, sampled %s", len(s.GPUs), plural(len(s.GPUs)), s.Time.Format("15:04:05"))
 	if len(s.GPUs) > 1 {
 		note += " · busiest and hottest GPU, power and VRAM summed"
 	}
+	if simulated {
+		note = "Simulated by the simulator's model of its GPUs, no GPU read · " + note
+	}
 	g.note.SetText(note)
+}
+
+// showPanels fills one panel per GPU, adding or dropping panels as the
+// number of GPUs changes.
+func (g *telemetryGauges) showPanels(gpus []engine.GPUSample, simulated bool) {
+	if len(g.panels) != len(gpus) {
+		g.panels = g.panels[:0]
+		g.perGPU.Objects = nil
+		for range gpus {
+			p := newGPUPanel()
+			g.panels = append(g.panels, p)
+			g.perGPU.Objects = append(g.perGPU.Objects, p.box)
+		}
+		g.perGPU.Refresh()
+	}
+	for i, gpu := range gpus {
+		title := gpu.Key().String()
+		if simulated {
+			title += " (simulated)"
+		}
+		g.panels[i].set(title, strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
+	}
 }
 
 // gpuLine is one GPU's latest figures: "GPU 1 · 95 % · 310 W · 21.5 GB ·
@@ -123,13 +178,9 @@ func maxKnown(a, b float64) float64 {
 	return math.Max(a, b)
 }
 
-// startTelemetry polls the sampler every second into the state, which the
-// Run screen's gauges and the Hardware screen observe.
+// startTelemetry polls the live telemetry every second into the state,
+// which the Run screen's gauges and the Hardware screen observe.
 func (r *runTab) startTelemetry() {
-	t := r.u.deps.telemetry
-	if t == nil || !r.u.hasGPU() {
-		return
-	}
 	go func() {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
@@ -138,9 +189,26 @@ func (r *runTab) startTelemetry() {
 			case <-r.u.bg.Done():
 				return
 			case <-tick.C:
-				// The Settings screen may have replaced the sampler.
-				r.u.do(func() { r.u.state.setSample(r.u.deps.telemetry.Latest()) })
+				r.u.do(r.pollTelemetry)
 			}
 		}
 	}()
+}
+
+// pollTelemetry reads the live telemetry into the state: the target's own
+// (the simulator's model of its GPUs, the DCGM exporters of a run), else
+// this machine's sampler (the Settings screen may have replaced it); UI
+// goroutine only.
+func (r *runTab) pollTelemetry() {
+	src := r.u.server.targetTelemetry()
+	if src == nil && r.u.deps.telemetry != nil && r.u.hasGPU() {
+		src = r.u.deps.telemetry
+	}
+	if src == nil {
+		if r.u.state.sampled {
+			r.u.state.setSample(hw.Sample{}, false)
+		}
+		return
+	}
+	r.u.state.setSample(src.Latest())
 }

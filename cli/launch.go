@@ -55,6 +55,10 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	}
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
 	t.Header.Hardware.AddNote(ray)
+	if len(cfg.GPUMetrics) > 0 {
+		// The exporters number the GPUs their own way: J/token sums all of them.
+		t.ServingGPUs = nil
+	}
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
@@ -59,7 +60,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		}
 		return t, stop, nil
 	case f.endpoint != "":
-		return c.endpointTarget(ctx, f.endpoint, f.model, key, gpuMetrics{urls: splitURLs(f.gpuMetrics), setting: "--gpu-metrics"})
+		return c.endpointTarget(ctx, f.endpoint, f.model, key, gpuMetrics{urls: dcgm.SplitURLs(f.gpuMetrics), setting: "--gpu-metrics"})
 	}
 	return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
 }

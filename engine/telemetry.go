@@ -40,7 +40,10 @@ type GPUTelemetry struct {
 
 // Telemetry is what the hardware did during one cell.
 type Telemetry struct {
-	Samples     int            `json:"samples"`
+	Samples int `json:"samples"`
+	// Simulated is set when the figures come from the simulator's model of
+	// its GPUs (engine/simtarget), not from a GPU.
+	Simulated   bool           `json:"simulated,omitempty"`
 	GPUs        []GPUTelemetry `json:"gpus,omitempty"`
 	CPUUtilPct  Stat           `json:"cpu_util_pct"`
 	TotalPowerW Stat           `json:"total_power_w"` // summed over every GPU, on every host

@@ -77,6 +77,19 @@ func (e *endpoint) down() *outage {
 	return nil
 }
 
+// ErrNotURL is why an exporter address that is not an http(s) URL fails.
+var ErrNotURL = errors.New("not an http(s) URL (e.g. http://node2:9400/metrics)")
+
+// CheckURL is a *URLError wrapping ErrNotURL when raw is not an http(s)
+// URL with a host, nil when it is; it asks nothing of the exporter.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &URLError{URL: raw, Err: ErrNotURL}
+	}
+	return nil
+}
+
 // Open checks that every URL is an http(s) URL that answers with DCGM
 // exporter metrics, and takes the GPUs it lists as the run's hardware. It
 // fails with a *URLError on the first that doesn't.
@@ -95,10 +108,10 @@ func Open(ctx context.Context, urls []string, opt Options) (*Source, error) {
 	}
 	s := &Source{opt: opt, index: map[string]int{}}
 	for _, raw := range urls {
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &URLError{URL: raw, Err: errors.New("not an http(s) URL (e.g. http://node2:9400/metrics)")}
+		if err := CheckURL(raw); err != nil {
+			return nil, err
 		}
+		u, _ := url.Parse(raw)
 		s.ends = append(s.ends, &endpoint{url: raw, host: u.Hostname()})
 	}
 	for _, e := range s.ends {

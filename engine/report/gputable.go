@@ -112,6 +112,20 @@ func writeGPUs(b *strings.Builder, r engine.Report) {
 	if rows == nil {
 		return
 	}
-	b.WriteString("## GPUs\n\nwhat each GPU did over the measured decode cells: averages weighted by samples, peaks the highest\n\n")
+	heading, what := "GPUs", "what each GPU did"
+	if simulatedTelemetry(r.Results) {
+		heading, what = "GPUs (simulated)", "what the simulator's model of each GPU did (no GPU was read)"
+	}
+	fmt.Fprintf(b, "## %s\n\n%s over the measured decode cells: averages weighted by samples, peaks the highest\n\n", heading, what)
 	writeTable(b, GPUColumns, rows)
+}
+
+// simulatedTelemetry reports whether any cell's telemetry is simulated.
+func simulatedTelemetry(rs []engine.Result) bool {
+	for _, r := range rs {
+		if r.Telemetry != nil && r.Telemetry.Simulated {
+			return true
+		}
+	}
+	return false
 }

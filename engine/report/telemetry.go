@@ -14,13 +14,14 @@ const TelemetryCSVFile = "telemetry.csv"
 
 // TelemetryCSVHeader is the header of telemetry.csv. GPU figures are over
 // all GPUs: utilization averaged, power and memory summed, temperature the
-// hottest; each as the cell's average and peak.
+// hottest; each as the cell's average and peak. simulated is "yes" for
+// figures from the simulator's model of its GPUs, "no" for readings.
 var TelemetryCSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "samples",
 	"gpu_util_avg_pct", "gpu_util_peak_pct", "power_avg_w", "power_peak_w",
 	"vram_used_avg_mib", "vram_used_peak_mib", "temp_avg_c", "temp_peak_c",
 	"sm_clock_avg_mhz", "mem_clock_avg_mhz", "pcie_rx_avg_mb_s", "pcie_tx_avg_mb_s",
-	"cpu_util_avg_pct", "cpu_util_peak_pct", "joules_per_token",
+	"cpu_util_avg_pct", "cpu_util_peak_pct", "joules_per_token", "simulated",
 }
 
 // HasTelemetry reports whether any cell of r carries hardware telemetry.
@@ -87,9 +88,12 @@ func telemetryRow(r engine.Result) []string {
 		}
 	}
 	row = append(row, gpu...)
-	row = append(row, num(tm.CPUUtilPct.Avg, 1), num(tm.CPUUtilPct.Peak, 1), "")
+	jPerToken, simulated := "", "no"
 	if r.JoulesPerToken > 0 {
-		row[len(row)-1] = num(r.JoulesPerToken, 4)
+		jPerToken = num(r.JoulesPerToken, 4)
 	}
-	return row
+	if tm.Simulated {
+		simulated = "yes"
+	}
+	return append(row, num(tm.CPUUtilPct.Avg, 1), num(tm.CPUUtilPct.Peak, 1), jPerToken, simulated)
 }

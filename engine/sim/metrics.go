@@ -32,6 +32,7 @@ type metricsState struct {
 	running, waiting int
 	kvUsage          float64
 	ttft, itl        *histogram
+	load             stepLoad
 }
 
 func newMetricsState() metricsState {

@@ -33,6 +33,9 @@ type Profile struct {
 	SpecDecode *SpecDecode
 	// LaunchCommand is a vllm serve command line that the profile stands for.
 	LaunchCommand string
+	// Rig is the GPUs the profile models for its simulated telemetry; the
+	// zero value is one GPU of the kind GPUName names (see GPURig).
+	Rig Rig
 }
 
 // Perf is the performance model of a profile. All times are model seconds.
@@ -94,10 +97,11 @@ type LoopRule struct {
 }
 
 // Profiles returns the built-in profiles: tiny (the default), tiny-spec
-// (tiny with speculative decoding), gemma-4-e2b-rtxpro6000 and
-// gemma-4-26b-a4b-nvfp4-rtx3090.
+// (tiny with speculative decoding), gemma-4-e2b-rtxpro6000,
+// gemma-4-26b-a4b-nvfp4-rtx3090 and llama-3.3-70b-awq-2x3090-tp2 (two
+// GPUs, tensor parallel).
 func Profiles() []Profile {
-	return []Profile{tinyProfile(), tinySpecProfile(), rtxPro6000Profile(), rtx3090Profile()}
+	return []Profile{tinyProfile(), tinySpecProfile(), rtxPro6000Profile(), rtx3090Profile(), llama70bTP2Profile()}
 }
 
 // LookupProfile returns the built-in profile with that name.

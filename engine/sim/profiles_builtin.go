@@ -111,3 +111,47 @@ func rtx3090Profile() Profile {
 		LaunchCommand: "vllm serve RedHatAI/gemma-4-26B-A4B-it-NVFP4 --served-model-name bench --max-model-len 262144 --gpu-memory-utilization 0.94 --max-num-seqs 128 --enable-prefix-caching --kv-cache-dtype int4_per_token_head",
 	}
 }
+
+// llama70bTP2Profile is a 70B model that no single 24 GB card holds, served
+// by two RTX 3090s with tensor parallelism, as home labs run it. It is not
+// fitted to a reference report: its figures are estimated from the cards'
+// memory bandwidth (936 GB/s each, half of the ~40 GB of AWQ weights per
+// card), their FP16 tensor throughput and an all-reduce over PCIe without
+// NVLink, and are simulated like every other profile's.
+func llama70bTP2Profile() Profile {
+	return Profile{
+		Name:             "llama-3.3-70b-awq-2x3090-tp2",
+		Description:      "Llama-3.3-70B-Instruct (AWQ int4, FP8 KV cache) on 2 × RTX 3090 24GB with tensor parallelism 2, PCIe 4.0 x16 each, no NVLink; estimated from the cards' specifications, not fitted to a measured run",
+		Model:            "casperhansen/llama-3.3-70b-instruct-awq",
+		ServedModel:      "llama-70b",
+		Version:          "0.32.0",
+		Quantization:     "AWQ",
+		GPUName:          "RTX 3090",
+		VRAMBytes:        24 << 30,
+		MaxModelLen:      16384,
+		KVCacheTokens:    26_208,
+		BlockSize:        16,
+		MaxNumSeqs:       32,
+		MaxBatchedTokens: 4096,
+		Perf: Perf{
+			PrefillStepS:      0.03,
+			PrefillPerTokenS:  1.1e-3,
+			PrefillQuadS:      1.5e-8,
+			DecodeBaseS:       []Knot{{1, 0.029}, {2, 0.0298}, {4, 0.0312}, {8, 0.0345}, {16, 0.041}, {32, 0.056}},
+			DecodeAttnS:       []Knot{{1, 1.0e-7}, {4, 2.2e-7}, {8, 3.8e-7}, {16, 7.0e-7}, {32, 1.35e-6}},
+			FrontendS:         0.005,
+			FrontendPerTokenS: 2.5e-6,
+		},
+		LaunchCommand: "CUDA_VISIBLE_DEVICES=0,1 vllm serve casperhansen/llama-3.3-70b-instruct-awq --served-model-name llama-70b --tensor-parallel-size 2 --max-model-len 16384 --max-num-seqs 32 --kv-cache-dtype fp8 --gpu-memory-utilization 0.95",
+		Rig: Rig{
+			Count: 2, IdleW: 30, TDPW: 350,
+			IdleSMClockMHz: 210, BoostSMClockMHz: 1860, IdleMemClockMHz: 405, LoadMemClockMHz: 9751,
+			// 39.8 GB of weights and 160 KiB of FP8 KV cache a token (80
+			// layers × 8 KV heads × 128 × K and V), halved on each card.
+			WeightsBytes: 39_800 << 20, KVBytesPerToken: 160 << 10, OverheadBytes: 1_400 << 20,
+			PCIeGen: 4, PCIeWidth: 16,
+			// The upper card breathes the lower one's exhaust.
+			AmbientC: 28, CPerW: 0.135, StackC: 4,
+		},
+	}
+}

@@ -154,11 +154,15 @@ func (s *Server) schedule() {
 			}
 			continue
 		}
+		s.mu.Lock()
+		s.metrics.load.begin(nowS, dur, s.core.busyPower())
+		s.mu.Unlock()
 		if !s.sleepUntil(timer, nowS+dur, s.core.firstTokenStep()) {
 			return
 		}
 		nowS += dur
 		s.mu.Lock()
+		s.metrics.load.end()
 		s.core.apply(nowS)
 		s.publishGauges()
 		s.mu.Unlock()

@@ -1,9 +1,11 @@
 // Package simtarget starts the in-process vLLM simulator (engine/sim) on a
 // free loopback port and describes it as an engine.Subject whose Hardware
-// and Engine sections are labelled simulated. The app and the cli share it
-// so that a simulated run reads the same whichever started it.
+// and Engine sections are labelled simulated, with simulated GPU telemetry
+// from the simulator's own scheduler. The app and the cli share it so that
+// a simulated run reads the same whichever started it.
 //
-// It is an adapter that imports only engine and engine/sim.
+// It is an adapter that imports engine, engine/sim, and hw for the Sampler
+// that keeps and summarises samples as it does NVML's.
 package simtarget
 
 import (
@@ -50,9 +52,14 @@ func Start(profile string, opts Options) (engine.Subject, func(), error) {
 	}
 	srv := &http.Server{Handler: s}
 	go func() { _ = srv.Serve(ln) }()
-	stop := func() { _ = srv.Close(); s.Close() }
+	tel := startTelemetry(s, opts.TimeScale)
+	stop := func() { _ = srv.Close(); tel.Stop(); s.Close() }
 	t := engine.Subject{Target: engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
 	t.Header = Header(p)
+	t.Telemetry = tel
+	for _, g := range t.Header.Hardware.GPUs {
+		t.ServingGPUs = append(t.ServingGPUs, engine.GPUKey{Index: g.Index})
+	}
 	return t, stop, nil
 }
 
@@ -66,9 +73,10 @@ func Header(p sim.Profile) engine.Report {
 	var h engine.Report
 	h.Hardware = engine.HardwareInfo{
 		Type: HardwareType,
-		GPUs: []engine.GPUInfo{{Name: p.GPUName, VRAMBytes: p.VRAMBytes}},
+		GPUs: simGPUs(p),
 		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
 	}
+	h.Hardware.AddNote(rigNote(p))
 	h.Engine = engine.EngineInfo{
 		Engine: "vllm", Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
 		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,

@@ -295,6 +295,7 @@ func dtypeLabel(dtype string) string {
 func (s *Server) Subject() engine.Subject {
 	t := engine.Subject{Target: engine.Target{BaseURL: s.BaseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.ServedName()}}
 	t.Alive = s.Alive
+	t.ServingGPUs = s.cfg.ServingGPUs()
 	t.Header.Engine = s.EngineInfo()
 	t.Header.LaunchCommand = s.display
 	t.Header.Run.Model = s.cfg.Model

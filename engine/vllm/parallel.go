@@ -26,6 +26,32 @@ func (cfg ServerConfig) visibleDevices() string {
 	return strings.Join(ids, ",")
 }
 
+// ServingGPUs are the GPUs of this machine the server runs on, so that
+// J/token sums their power and no other's: cfg's gpus, else the indices of
+// CUDA_VISIBLE_DEVICES in its env. Nil when vLLM may use every GPU, when
+// CUDA_VISIBLE_DEVICES names GPUs by UUID, or on a Ray cluster (whose other
+// nodes' GPUs this machine's telemetry doesn't see).
+func (cfg ServerConfig) ServingGPUs() []engine.GPUKey {
+	if cfg.usesRay() {
+		return nil
+	}
+	ids := cfg.GPUs
+	if len(ids) == 0 {
+		for _, f := range strings.Split(cfg.Env[cudaVisibleDevices], ",") {
+			i, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || i < 0 {
+				return nil
+			}
+			ids = append(ids, i)
+		}
+	}
+	keys := make([]engine.GPUKey, len(ids))
+	for i, id := range ids {
+		keys[i] = engine.GPUKey{Index: id}
+	}
+	return keys
+}
+
 // gpuProblems reports a gpus list that can't work: a negative or repeated
 // index, one set twice (gpus and CUDA_VISIBLE_DEVICES in env), or fewer
 // GPUs than the parallel sizes need on this machine.

@@ -96,3 +96,32 @@ func TestMixedGPUs(t *testing.T) {
 		})
 	}
 }
+
+// TestServingGPUs: the GPUs J/token sums come from gpus, else from
+// CUDA_VISIBLE_DEVICES; none (every GPU) when unset, named by UUID, or on Ray.
+func TestServingGPUs(t *testing.T) {
+	keys := func(ids ...int) []engine.GPUKey {
+		var out []engine.GPUKey
+		for _, i := range ids {
+			out = append(out, engine.GPUKey{Index: i})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  ServerConfig
+		want []engine.GPUKey
+	}{
+		{"unset", ServerConfig{}, nil},
+		{"gpus", ServerConfig{GPUs: []int{2, 3}}, keys(2, 3)},
+		{"env", ServerConfig{Env: map[string]string{"CUDA_VISIBLE_DEVICES": "1, 0"}}, keys(1, 0)},
+		{"uuids", ServerConfig{Env: map[string]string{"CUDA_VISIBLE_DEVICES": "GPU-8f3a"}}, nil},
+		{"ray", ServerConfig{GPUs: []int{0, 1}, DistributedExecutorBackend: "ray"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.cfg.ServingGPUs(); !slices.Equal(got, tc.want) {
+				t.Errorf("ServingGPUs() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

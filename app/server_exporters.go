@@ -1,0 +1,117 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/dcgm"
+	"speedmatrix/engine/secret"
+	"speedmatrix/hw"
+)
+
+// exporters are the DCGM exporters of the endpoint section's GPU metrics
+// field while a run reads them: the GPUs and telemetry of a server on other
+// machines (or of this one through its exporter), as the cli's
+// --gpu-metrics reads them.
+type exporters struct {
+	field *widget.Entry
+	tel   *dcgm.Telemetry // nil until a run attaches them
+	stop  func()
+}
+
+func newExporters() *exporters {
+	e := &exporters{field: widget.NewEntry()}
+	e.field.SetPlaceHolder("none: http://node1:9400/metrics, http://node2:9400/metrics")
+	return e
+}
+
+// formItem is the field as the endpoint form shows it.
+func (e *exporters) formItem() *widget.FormItem {
+	item := widget.NewFormItem("GPU metrics", e.field)
+	item.HintText = "DCGM exporter URLs, comma-separated: the GPUs and telemetry of the server's machines"
+	return item
+}
+
+// urls are the field's URLs.
+func (e *exporters) urls() []string { return dcgm.SplitURLs(e.field.Text) }
+
+// check is the first URL of the field that is not an exporter address.
+func (e *exporters) check() error {
+	for _, u := range e.urls() {
+		if err := dcgm.CheckURL(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attach reads t's GPUs from the exporters and samples them for the run,
+// ending the sampling of the run before; with no URL it changes nothing.
+// An exporter that doesn't answer with DCGM metrics is a *dcgm.URLError.
+func (e *exporters) attach(t *engine.Subject, interval time.Duration) error {
+	e.end()
+	urls := e.urls()
+	if len(urls) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tel, err := dcgm.Attach(ctx, urls, &t.Header.Hardware, interval, dcgm.Options{})
+	if err != nil {
+		cancel()
+		return err
+	}
+	e.tel, e.stop = tel, func() { tel.Stop(); cancel() }
+	// The exporters number the GPUs their own way: J/token sums all of them.
+	t.Telemetry, t.ServingGPUs = tel, nil
+	return nil
+}
+
+// end stops sampling the exporters.
+func (e *exporters) end() {
+	if e.stop != nil {
+		e.stop()
+		e.tel, e.stop = nil, nil
+	}
+}
+
+// saved is the field as the settings keep it, without passwords.
+func (e *exporters) saved() string {
+	urls := e.urls()
+	for i, u := range urls {
+		urls[i] = secret.URL(u)
+	}
+	return strings.Join(urls, ", ")
+}
+
+// exporterNotice is err, an exporter the run cannot read, as the banner
+// says it; ok is false when err is about something else.
+func exporterNotice(err error, show func(screen string)) (notice, bool) {
+	var ue *dcgm.URLError
+	if !errors.As(err, &ue) {
+		return notice{}, false
+	}
+	n := notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
+		Action: "Check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or clear GPU metrics on the Server screen.",
+		Detail: err.Error()}
+	if errors.Is(err, dcgm.ErrNotURL) {
+		n.Message = secret.URL(ue.URL) + " in GPU metrics is not an exporter address."
+		n.Action = "Write each like http://node2:9400/metrics in GPU metrics on the Server screen, separated by commas."
+	}
+	if show != nil {
+		n.Button, n.OnPress = "Open Server screen", func() { show(tabServer) }
+	}
+	return n, true
+}
+
+// sampleInterval is the Settings screen's telemetry interval.
+func (u *ui) sampleInterval() time.Duration {
+	if u.settings == nil {
+		return hw.DefaultSampleInterval
+	}
+	return u.settings.current.interval()
+}

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/widget"
+)
+
+// tp2Profile is the simulator's two-GPU tensor-parallel profile.
+const tp2Profile = "llama-3.3-70b-awq-2x3090-tp2"
+
+// TestSimulatedTwoGPUPanels: with the real simulator serving the two-GPU
+// profile, the Run screen's GPU card says simulated and shows a panel per
+// GPU with its figures, and the Hardware screen lists both simulated GPUs.
+func TestSimulatedTwoGPUPanels(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.sim = simulator{}
+	u := newTestUI(t, d, Options{})
+	u.server.selectKind(targetSim)
+	u.server.profile.SetSelected(tp2Profile)
+	waitUntil(t, func() bool {
+		u.run.pollTelemetry()
+		return u.state.sampled
+	}, "the simulator's first GPU sample")
+
+	g := u.run.gauges
+	if g.card.Title != "GPU (simulated)" || !strings.HasPrefix(g.note.Text, "Simulated") {
+		t.Errorf("card %q, note %q; want both to say simulated", g.card.Title, g.note.Text)
+	}
+	if len(g.panels) != 2 || len(g.perGPU.Objects) != 2 {
+		t.Fatalf("%d GPU panels (%d shown), want 2", len(g.panels), len(g.perGPU.Objects))
+	}
+	for i, want := range []string{"GPU 0 (simulated)", "GPU 1 (simulated)"} {
+		p := g.panels[i]
+		if p.title.Text != want || !strings.Contains(p.figures.Text, " W · ") || !strings.Contains(p.figures.Text, " GB · ") {
+			t.Errorf("panel %d: %q, %q; want %q with power and VRAM", i, p.title.Text, p.figures.Text, want)
+		}
+	}
+	if g.power.Text == "—" || g.power.Text == "0 W" {
+		t.Errorf("total power %q, want both GPUs' idle power summed", g.power.Text)
+	}
+
+	if len(u.hardware.sim.Objects) == 0 {
+		t.Fatal("the Hardware screen does not say the simulator is the target")
+	}
+	var sims []string
+	for _, c := range u.hardware.cards.Objects {
+		if title := c.(*widget.Card).Title; strings.HasSuffix(title, "RTX 3090 (simulated)") {
+			sims = append(sims, title)
+		}
+	}
+	if len(sims) != 2 {
+		t.Errorf("Hardware screen: simulated GPU cards %q, want 2 RTX 3090s", sims)
+	}
+	// Another target: the simulated GPUs leave the Hardware screen.
+	u.server.selectKind(targetEndpoint)
+	if len(u.hardware.sim.Objects) != 0 || len(u.hardware.cards.Objects) != len(u.hardware.machineCards) {
+		t.Errorf("with an endpoint: %d sim lines, %d cards; want none simulated", len(u.hardware.sim.Objects), len(u.hardware.cards.Objects))
+	}
+}
