@@ -33,6 +33,9 @@ type Profile struct {
 	SpecDecode *SpecDecode
 	// LaunchCommand is a vllm serve command line that the profile stands for.
 	LaunchCommand string
+	// Roofline, when set, is the model and KV cache of the setup the
+	// profile stands for (roofline.go).
+	Roofline *Roofline
 }
 
 // Perf is the performance model of a profile. All times are model seconds.
