@@ -55,6 +55,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	}
 	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
 	t.Header.Hardware.AddNote(ray)
+	t.Header.Roofline = rooflineFacts(t.Header, cfg.Model, serverFacts{log: s.Facts(), tp: max(cfg.TensorParallelSize, 1), kvCacheDType: cfg.KVCacheDType})
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {
