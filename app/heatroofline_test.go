@@ -1,7 +1,9 @@
 package app
 
 import (
+	"image"
 	"image/color"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -60,5 +62,54 @@ func TestHeatmapRooflineMode(t *testing.T) {
 	h.mode.SetSelected(heatModeTotal)
 	if h.legend.label.Text != "total tok/s" || h.cell(8*engine.K, 2).label() != "312.8 50 ms TTFT" {
 		t.Errorf("back to total tok/s: key %q, cell %q", h.legend.label.Text, h.cell(8*engine.K, 2).label())
+	}
+}
+
+// kindRecorder is fakeCharts that notes which pictures were drawn.
+type kindRecorder struct {
+	fakeCharts
+	mu    sync.Mutex
+	kinds map[charts.Kind]bool
+}
+
+func (k *kindRecorder) Picture(kind charts.Kind, r engine.Report, p charts.Pane, dark bool) (image.Image, error) {
+	k.mu.Lock()
+	k.kinds[kind] = true
+	k.mu.Unlock()
+	return k.fakeCharts.Picture(kind, r, p, dark)
+}
+
+func (k *kindRecorder) drew(kind charts.Kind) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.kinds[kind]
+}
+
+// TestResultsRooflineMode: Results offers the "% of roofline" decode
+// heatmap for a report with a roofline, and draws that chart when chosen.
+func TestResultsRooflineMode(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	rec := &kindRecorder{kinds: map[charts.Kind]bool{}}
+	d.charts = rec
+	u := newTestUI(t, d, Options{})
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	waitFor(t, r.rendered, "the charts")
+	if !r.heatMode.Hidden {
+		t.Fatal("a report without a roofline offers the roofline heatmap")
+	}
+	rep := cannedReport("tiny", 195.7)
+	g, _ := roofline.NewGPU("NVIDIA H100 80GB HBM3", 1, 0)
+	rep.Roofline = roofline.New(g, roofline.Model{ComputeDType: roofline.BF16, StepBytes: 16e9, ActiveParams: 8e9})
+	rep.ApplyRoofline()
+	r.show(rep, "")
+	waitFor(t, r.rendered, "the charts")
+	if r.heatMode.Hidden || rec.drew(charts.KindRoofline) {
+		t.Fatalf("mode hidden %v; roofline drawn before it was chosen %v", r.heatMode.Hidden, rec.drew(charts.KindRoofline))
+	}
+	r.heatMode.SetSelected(heatModeRoofline)
+	waitFor(t, r.rendered, "the roofline chart")
+	if !rec.drew(charts.KindRoofline) {
+		t.Error("choosing % of roofline did not draw the roofline heatmap")
 	}
 }
