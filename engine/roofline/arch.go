@@ -192,5 +192,14 @@ func (a Arch) check() error {
 	if len(missing) > 0 {
 		return fmt.Errorf("roofline unavailable: the model's %s is missing", strings.Join(missing, ", "))
 	}
+	for _, v := range []int{a.FullHeadDim, a.FullKVHeads, a.Intermediate, a.KVSharedLayers, a.Experts, a.ExpertsPerToken,
+		a.ExpertIntermediate, a.SharedExpertIntermediate, a.PerLayerInput, a.SlidingWindow} {
+		if v < 0 {
+			return fmt.Errorf("roofline unavailable: the model's config.json has a negative size")
+		}
+	}
+	if a.KVSharedLayers > a.Layers || a.ExpertsPerToken > a.Experts {
+		return fmt.Errorf("roofline unavailable: the model's config.json shares more layers or picks more experts than it has")
+	}
 	return nil
 }

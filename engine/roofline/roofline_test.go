@@ -311,3 +311,35 @@ func TestApplyLog(t *testing.T) {
 		t.Errorf("log only: decode %+v (want weights ÷ bandwidth, no compute bound), prefill %+v (want none)", c, f.Prefill(1024))
 	}
 }
+
+// FuzzParseConfig: no config.json makes the parser or the facts panic, and
+// an accepted one gives finite, non-negative facts.
+func FuzzParseConfig(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	for _, p := range files {
+		data, _ := os.ReadFile(p)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := ParseConfig(data)
+		if err != nil {
+			return
+		}
+		m, err := a.Model("m", "", "config.json")
+		if err != nil {
+			return
+		}
+		for _, v := range []float64{m.StepBytes, m.WeightBytes, m.KVBytesPerToken, m.ActiveParams} {
+			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("facts %+v from %s", m, data)
+			}
+		}
+	})
+}
+
+func TestConfigNegativeSizes(t *testing.T) {
+	_, err := ParseConfig([]byte(`{"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"vocab_size":10,"intermediate_size":-5,"num_experts":4,"num_experts_per_tok":2,"moe_intermediate_size":8,"enable_moe_block":true}`))
+	if err == nil || !strings.Contains(err.Error(), "negative size") {
+		t.Errorf("negative intermediate size: %v", err)
+	}
+}
