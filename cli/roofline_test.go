@@ -8,6 +8,8 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/vllm"
+	"speedmatrix/hw"
+	"speedmatrix/hw/nvmlmock"
 )
 
 const llamaConfig = `{"model_type":"llama","hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,
@@ -47,5 +49,21 @@ func TestRooflineFacts(t *testing.T) {
 		if got := rooflineFacts(tc.h, tc.model, serverFacts{}); got.Available() || !strings.HasPrefix(got.Unavailable, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got.Unavailable, tc.want)
 		}
+	}
+}
+
+// The GPU of a DGX H200 as NVML reports it (6,144-bit bus at 3,201 MHz):
+// its bandwidth from NVML, its peaks from the table's H200 row.
+func TestRooflineFactsFromNVML(t *testing.T) {
+	h, err := hw.DetectWith(nvmlmock.DGXH200())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(llamaConfig), 0o644)
+	f := rooflineFacts(engine.Report{Hardware: h.Info()}, dir, serverFacts{tp: 1})
+	if !f.Available() || f.GPU.BandwidthSource != "nvml" || int(f.GPU.BandwidthGBs) != 4916 || f.GPU.BF16TFLOPs != 989.5 ||
+		!strings.HasPrefix(f.GPU.ComputeSource, "table: H200 SXM") {
+		t.Errorf("H200 from NVML: %+v", f.GPU)
 	}
 }
