@@ -30,6 +30,16 @@ func exportFileNames() []string {
 	return names
 }
 
+// exportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
+// when rep has a roofline.
+func exportFileNamesFor(rep engine.Report) []string {
+	names := exportFileNames()
+	if charts.HasRoofline(rep) {
+		names = append(names, string(charts.KindRoofline)+".png", string(charts.KindRoofline)+".svg")
+	}
+	return names
+}
+
 // fileBytes is the content of one export file of rep.
 func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byte, error) {
 	switch name {
@@ -67,7 +77,7 @@ func exportReport(dir string, rep engine.Report, store runStore, ch chartDrawer,
 			errs = append(errs, err)
 		}
 	}
-	for _, name := range exportFileNames() {
+	for _, name := range exportFileNamesFor(rep) {
 		if store != nil && (name == report.JSONFile || name == report.CSVFile || name == report.MarkdownFile) {
 			continue
 		}
@@ -169,8 +179,9 @@ func (r *resultsTab) finishExport(dir string, err error) {
 			Button: "Export again", OnPress: r.onExport, Detail: err.Error()})
 		return
 	}
-	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", len(exportFileNames()), dir))
-	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", len(exportFileNames()), dir), "Open folder", "Close", func(open bool) {
+	n := len(exportFileNamesFor(r.report))
+	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, dir))
+	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, dir), "Open folder", "Close", func(open bool) {
 		if open {
 			r.u.openFolder(dir)
 		}

@@ -52,6 +52,10 @@ func (l *colorLegend) set(s charts.ColorScale) {
 		return // as shown: a run's range stays put from cell to cell
 	}
 	l.scale = s
+	if s.Label != "" {
+		l.label.Text = s.Label
+		l.label.Refresh()
+	}
 	if len(s.Ticks) == 0 {
 		l.box.Hide()
 		return

@@ -44,13 +44,17 @@ type heatmap struct {
 	// live, during a run, keeps the colour range fixed (fixScale); nil: the
 	// range spans the cells shown, as the export's does.
 	live *liveScale
+	// mode chooses the colouring: total tok/s or % of roofline (heatroofline.go).
+	mode *widget.RadioGroup
 }
 
 func newHeatmap(idleText string) *heatmap {
 	flags := widget.NewLabel("")
 	flags.Wrapping = fyne.TextWrapWord
 	flags.Hide()
-	return &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, legend: newColorLegend(), flags: flags, idleText: idleText}
+	h := &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, legend: newColorLegend(), flags: flags, idleText: idleText}
+	h.mode = newHeatMode(h.redraw)
+	return h
 }
 
 // fixScale keeps the colour range fixed for a run of the fitted plan on a
@@ -102,7 +106,7 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 	}
 	below := container.NewVBox(h.legend.object(), h.flags)
 	body := container.New(&underGrid{grid: grid.Layout.(*gridLayout)}, grid, below)
-	h.box.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, body)}
+	h.box.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(h.mode, head), nil, nil, nil, body)}
 	h.box.Refresh()
 }
 
@@ -186,16 +190,24 @@ func sortedUnion(v []int, n int) []int {
 // run's fixed range, else from the slowest to the fastest valid cell), and
 // refreshes the texts, the colour key and the list of flags.
 func (h *heatmap) redraw() {
+	roof := h.byRoofline()
 	scale := h.colorScale()
+	if roof {
+		scale = charts.RooflineScale()
+	}
 	h.legend.set(scale)
 	for _, hc := range h.cells {
 		look := cellLook(hc, scale, h.idleText)
+		detail := report.Mark(report.Millis(hc.ttftMs)+" TTFT", hc.result)
+		if roof && hc.status == engine.StatusValid {
+			look, detail = rooflineLook(hc)
+		}
 		hc.bg.FillColor, hc.bg.StrokeColor, hc.bg.StrokeWidth = look.fill, look.stroke, look.strokeW
 		hc.main.Text, hc.main.Color, hc.detail.Color = look.text, look.ink, look.ink
 		hc.detail.Text = ""
 		switch hc.status {
 		case engine.StatusValid:
-			hc.detail.Text = report.Mark(report.Millis(hc.ttftMs)+" TTFT", hc.result)
+			hc.detail.Text = detail
 		case engine.StatusOverCapacity:
 			// Two lines keep the columns narrow enough for 8 levels at 1280 px.
 			hc.main.Text, hc.detail.Text = "Over", "capacity"

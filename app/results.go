@@ -30,6 +30,7 @@ type resultsTab struct {
 	charts          map[charts.Kind]*fyne.Container // each holds a chart view or a fallback
 	group           *chartGroup                     // the chart views of the shown report
 	heat            *heatmap                        // fallback when charts can't draw
+	heatMode        *widget.RadioGroup              // the decode heatmap by total tok/s or % of roofline
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
@@ -54,8 +55,13 @@ func newResultsTab(u *ui) *container.TabItem {
 	for _, k := range charts.Kinds {
 		r.charts[k] = container.NewStack()
 	}
+	r.heatMode = newHeatMode(func() {
+		if r.has {
+			r.drawCharts(r.report)
+		}
+	})
 	r.views = container.NewAppTabs(
-		container.NewTabItem("Decode heatmap", r.charts[charts.KindHeatmap]),
+		container.NewTabItem("Decode heatmap", container.NewBorder(r.heatMode, nil, nil, nil, r.charts[charts.KindHeatmap])),
 		container.NewTabItem("Prefill", r.charts[charts.KindPrefill]),
 		container.NewTabItem("Per request", r.charts[charts.KindPerRequest]),
 		container.NewTabItem("All measurements", r.table.object()),
@@ -117,6 +123,8 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 		r.banner.show(n)
 	}
 	r.showResume()
+	r.heatMode.Hidden = !charts.HasRoofline(rep)
+	r.heatMode.Refresh()
 	r.drawCharts(rep)
 }
 
@@ -181,8 +189,12 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 	id := reportKey(rep)
 	for _, k := range charts.Kinds {
 		ch := r.u.deps.charts
-		v := newChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
-			return ch.Picture(k, rep, p, dark)
+		drawn := k
+		if k == charts.KindHeatmap && !r.heatMode.Hidden && r.heatMode.Selected == heatModeRoofline {
+			drawn = charts.KindRoofline
+		}
+		v := newChartView(r.u, id+"/"+string(drawn), func(p charts.Pane, dark bool) (image.Image, error) {
+			return ch.Picture(drawn, rep, p, dark)
 		})
 		v.onFail = func(err error) { r.showFallback(k, err, rep) }
 		g.add(v)

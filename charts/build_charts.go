@@ -49,9 +49,14 @@ func buildPrefill(r engine.Report) LineChart {
 		return c
 	}
 	c.XMin, c.XMax, c.XTicks = log2Range(lo, hi, func(v float64) string { return engine.ContextLabel(int(v)) })
-	left := linearAxis("prompt tok/s", maxTPS, 5, formatCompact)
+	ceiling, maxCeiling, hasCeiling := prefillCeiling(r)
+	left := linearAxis("prompt tok/s", max(maxTPS, maxCeiling), 5, formatCompact)
 	c.Axes = []Axis{left, alignedAxis("TTFT", maxTTFT, len(left.Ticks), formatMsTick(maxTTFT))}
 	c.Series = []Series{tps, ttft}
+	if hasCeiling {
+		c.Series = append(c.Series, ceiling)
+		c.Notes = append(c.Notes, report.RooflineLine(r, engine.PhasePrefill))
+	}
 	return c
 }
 

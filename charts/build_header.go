@@ -17,6 +17,7 @@ func BuildModel(r engine.Report) Model {
 		Launch:     launchLines(r.LaunchCommand),
 		Prefill:    buildPrefill(r),
 		Decode:     buildHeatmap(r),
+		Roofline:   buildRooflineHeatmap(r),
 		PerRequest: buildPerRequest(r),
 		Table:      buildTable(r),
 	}

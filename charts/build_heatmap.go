@@ -89,6 +89,9 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		h.Notes = append(h.Notes, engine.NoteTTFT)
 	}
 	h.Flags = report.FlagLines(decode)
+	if line := report.RooflineLine(r, engine.PhaseDecode); line != "" {
+		h.Notes = append(h.Notes, line)
+	}
 	return h
 }
 

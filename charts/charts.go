@@ -78,6 +78,11 @@ func DrawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 		d = layoutHeatmapFigure(m, m.Decode, p, frameFor(opts, figureWidth, heatFigureMinWidth(m.Decode)))
 	case KindPerRequest:
 		d = layoutLineFigure(m, m.PerRequest, p, frameFor(opts, figureWidth, lineMinWidth))
+	case KindRoofline:
+		if m.Roofline == nil {
+			return nil, fmt.Errorf("chart %s: this report has no roofline (its GPU or model facts are unknown)", kind)
+		}
+		d = layoutHeatmapFigure(m, *m.Roofline, p, frameFor(opts, figureWidth, heatFigureMinWidth(*m.Roofline)))
 	default:
 		return nil, fmt.Errorf("unknown chart %q: use one of %v", kind, Kinds)
 	}

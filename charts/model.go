@@ -14,8 +14,11 @@ type Model struct {
 	Prefill     LineChart    `json:"prefill"`                // prompt tok/s and TTFT by context
 	PrefillRows []PrefillRow `json:"prefill_rows,omitempty"` // the reference reports' prefill list
 	Decode      HeatmapModel `json:"decode"`                 // total tok/s by context × concurrency
-	PerRequest  LineChart    `json:"per_request"`            // per-request tok/s by concurrency
-	Table       Table        `json:"table"`                  // All measurements
+	// Roofline is the decode heatmap by share of each cell's roofline; nil
+	// when the report has none.
+	Roofline   *HeatmapModel `json:"roofline,omitempty"`
+	PerRequest LineChart     `json:"per_request"` // per-request tok/s by concurrency
+	Table      Table         `json:"table"`       // All measurements
 }
 
 // Header is the top of the sheet.

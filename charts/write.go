@@ -9,8 +9,9 @@ import (
 )
 
 // WriteAll writes every picture of a report into dir, light theme at 1×:
-// report.png, prefill.png, decode-heatmap.png, per-request.png and an .svg
-// twin of each.
+// report.png, prefill.png, decode-heatmap.png, per-request.png, and
+// decode-roofline.png when the report has a roofline, and an .svg twin of
+// each.
 func WriteAll(dir string, r engine.Report) error {
 	return WriteAllWith(dir, r, DefaultOptions())
 }
@@ -23,7 +24,7 @@ func WriteAllWith(dir string, r engine.Report, opts Options) error {
 		return err
 	}
 	m := BuildModel(r)
-	for _, kind := range Kinds {
+	for _, kind := range KindsFor(r) {
 		d, err := DrawModel(kind, m, opts)
 		if err != nil {
 			return err

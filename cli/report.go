@@ -82,7 +82,7 @@ func writeReport(dir string, r engine.Report, opts charts.Options, imported bool
 	if err := charts.WriteAllWith(dir, r, opts); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	for _, k := range charts.Kinds {
+	for _, k := range charts.KindsFor(r) {
 		fmt.Fprintf(stdout, "wrote %s {.png,.svg}\n", filepath.Join(dir, string(k)))
 	}
 	written := []string{report.CSVFile}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -30,6 +31,7 @@ type runFlags struct {
 	noLoopDetect, allowBusy      bool
 	resume, out                  string
 	gpuMetrics                   string // DCGM exporter URLs, comma-separated
+	modelConfig                  string // the model's folder (config.json), for the roofline
 	keepFailed, force            bool
 	set                          map[string]bool // flags given on the command line
 }
@@ -44,6 +46,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.launch, "launch", "", "start vllm from this server.toml, measure it, stop it")
 	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "with --endpoint: DCGM exporter URLs to read the GPUs and their telemetry from, comma-separated, e.g. http://node1:9400/metrics,http://node2:9400/metrics")
 	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
+	fs.StringVar(&f.modelConfig, "model-config", "", "folder holding the model's config.json, for the roofline (default: the model's in the Hugging Face cache)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
 	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")
 	fs.StringVar(&f.prefill, "prefill-contexts", engine.FormatContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
@@ -123,6 +126,9 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy = f.allowBusy
 	target.Header.Diagnostics = c.diagnostics()
+	if target.Header.Roofline == nil || f.modelConfig != "" {
+		target.Header.Roofline = rooflineFacts(target.Header, cmp.Or(f.modelConfig, target.Header.Run.Model, target.Model), serverFacts{})
+	}
 	if prev != nil {
 		target.Header = engine.ResumeHeader(*prev, target.Header)
 		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}

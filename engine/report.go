@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"time"
+
+	"speedmatrix/engine/roofline"
 )
 
 // SchemaVersion is the version of the report.json schema written by this build.
@@ -25,6 +27,9 @@ type Report struct {
 	Diagnostics *Diagnostics `json:"diagnostics,omitempty"`
 	Plan        Plan         `json:"plan"`
 	Results     []Result     `json:"results"`
+	// Roofline holds the GPU and model facts each cell's ceiling comes
+	// from, or why there is none; nil in reports written before it.
+	Roofline *roofline.Facts `json:"roofline,omitempty"`
 }
 
 // HardwareInfo is the report's Hardware section.

@@ -122,6 +122,13 @@ type Result struct {
 	// JoulesPerToken is the average power of every GPU serving the model
 	// (Telemetry.PowerW), summed, ÷ total tok/s, when telemetry exists.
 	JoulesPerToken float64 `json:"joules_per_token,omitempty"`
+	// RooflineTokS is a Valid cell's ceiling on this hardware (total tok/s,
+	// prompt tok/s for prefill), RooflinePct the share of it reached and
+	// RooflineBound what bounds it ("memory bandwidth", "compute"); zero
+	// without roofline facts.
+	RooflineTokS  float64 `json:"roofline_tok_s,omitempty"`
+	RooflinePct   float64 `json:"roofline_pct,omitempty"`
+	RooflineBound string  `json:"roofline_bound,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`

@@ -96,5 +96,8 @@ func ResumeHeader(prev, now Report) Report {
 	if len(now.Hardware.GPUs) > 0 || h.Hardware.Type == "" {
 		h.Hardware = now.Hardware
 	}
+	if now.Roofline.Available() || h.Roofline == nil {
+		h.Roofline = now.Roofline
+	}
 	return h
 }

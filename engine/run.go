@@ -290,6 +290,7 @@ func (r *runner) startCell(i int) {
 // so that the consumer can save after every cell.
 func (r *runner) finishCell(i int, res Result, measured bool) {
 	r.mu.Lock()
+	attachRoofline(&res, r.report.Roofline, r.plan.MaxOutputTokens)
 	r.report.Results = append(r.report.Results, res)
 	if measured {
 		r.eta.observe(res)

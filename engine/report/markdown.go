@@ -185,6 +185,7 @@ func writePrefill(b *strings.Builder, r engine.Report) {
 		b.WriteString(NoteFlagged + "\n\n")
 	}
 	writeFlags(b, prefill)
+	writeRoofline(b, r, engine.PhasePrefill)
 }
 
 func writeDecode(b *strings.Builder, r engine.Report) {
@@ -221,6 +222,14 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 	writeTable(b, head, rows)
 	writeNotes(b, r.Results, true)
 	writeFlags(b, OfPhase(r.Results, engine.PhaseDecode))
+	writeRoofline(b, r, engine.PhaseDecode)
+}
+
+// writeRoofline writes the phase's RooflineLine, when there is one.
+func writeRoofline(b *strings.Builder, r engine.Report, phase engine.Phase) {
+	if line := RooflineLine(r, phase); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 }
 
 // writeFlags lists the flags of the cells of a table, one line per cell.

@@ -35,8 +35,9 @@
 // the seed and the prompt, varied enough that a loop detector stays quiet,
 // except for requests a profile's Loop makes repeat a phrase.
 //
-// The package is an adapter that imports only the standard library; its
-// external tests also use engine.
+// The package is an adapter that imports only the standard library and
+// engine/roofline (the physical facts of a profile's setup, roofline.go);
+// its external tests also use engine.
 package sim
 
 // SimulatorField is the key in the /version answer that names the simulator

@@ -36,6 +36,9 @@ type Profile struct {
 	// Rig is the GPUs the profile models for its simulated telemetry; the
 	// zero value is one GPU of the kind GPUName names (see GPURig).
 	Rig Rig
+	// Roofline, when set, is the model and KV cache of the setup the
+	// profile stands for (roofline.go).
+	Roofline *Roofline
 }
 
 // Perf is the performance model of a profile. All times are model seconds.

@@ -69,6 +69,7 @@ func rtxPro6000Profile() Profile {
 			FrontendS:         0.005,
 			FrontendPerTokenS: 2.5e-6,
 		},
+		Roofline:      &Roofline{Arch: gemma4E2BArch()},
 		LaunchCommand: "vllm serve RedHatAI/gemma-4-E2B-it --served-model-name gemma --reasoning-parser gemma4 --max-model-len 131072 --gpu-memory-utilization 0.83 --async-scheduling",
 	}
 }
@@ -108,6 +109,7 @@ func rtx3090Profile() Profile {
 			{96 * 1024, 192*1024 - 1, []int{1}},
 			{192 * 1024, 256 * 1024, []int{1}},
 		}},
+		Roofline:      &Roofline{Arch: gemma4_26BA4BArch(), KVCacheDType: "int4_per_token_head"},
 		LaunchCommand: "vllm serve RedHatAI/gemma-4-26B-A4B-it-NVFP4 --served-model-name bench --max-model-len 262144 --gpu-memory-utilization 0.94 --max-num-seqs 128 --enable-prefix-caching --kv-cache-dtype int4_per_token_head",
 	}
 }

@@ -82,6 +82,7 @@ func Header(p sim.Profile) engine.Report {
 		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
 	}
 	h.Run.Model = p.Model
+	h.Roofline = p.RooflineFacts()
 	h.LaunchCommand = strings.TrimSpace(p.LaunchCommand)
 	return h
 }

@@ -13,6 +13,10 @@ type LogFacts struct {
 	Commit  string // from a "+g<sha>" version suffix
 	// KVCacheTokens is from "GPU KV cache size: N tokens".
 	KVCacheTokens int
+	// WeightGiB is from "Model loading took X GiB" (the weights on the
+	// GPU), KVCacheGiB from "Available KV cache memory: Y GiB"; the
+	// roofline's weight bytes and KV bytes per token (Y ÷ KVCacheTokens).
+	WeightGiB, KVCacheGiB float64
 	// MaxConcurrency is from "Maximum concurrency for N tokens per request: Xx";
 	// ConcurrencyTokens is that N (vLLM's max model length).
 	MaxConcurrency    float64
@@ -36,6 +40,10 @@ var (
 	concRE    = regexp.MustCompile(`Maximum (?:[A-Za-z ]+ )?concurrency for\s*([0-9][0-9,]*)\s*tokens per request:\s*([0-9][0-9.,]*)x`)
 	quantRE   = regexp.MustCompile(`\bquantization=([^,\s]+)`)
 	dtypeRE   = regexp.MustCompile(`\bdtype=(?:torch\.)?([A-Za-z0-9_]+)`)
+	// vLLM has worded it "took %.4f GiB and …", "took %s GiB and …" and
+	// "took %s GiB memory and …".
+	loadRE  = regexp.MustCompile(`Model loading took\s*([0-9][0-9.]*)\s*GiB`)
+	kvMemRE = regexp.MustCompile(`Available KV cache memory:\s*([0-9][0-9.]*)\s*GiB`)
 )
 
 // ParseLog gathers the facts of a whole log text.
@@ -65,6 +73,12 @@ func (f *LogFacts) Add(line string) {
 				f.KVCacheTokens = n
 			}
 		}
+	}
+	if strings.Contains(line, "Model loading took") {
+		f.WeightGiB = gibOf(loadRE, line, f.WeightGiB)
+	}
+	if strings.Contains(line, "KV cache memory") {
+		f.KVCacheGiB = gibOf(kvMemRE, line, f.KVCacheGiB)
 	}
 	if strings.Contains(line, "concurrency for") {
 		f.addConcurrency(line)
@@ -100,6 +114,16 @@ func (f *LogFacts) addConcurrency(line string) {
 	if ok && err == nil {
 		f.ConcurrencyTokens, f.MaxConcurrency = n, x
 	}
+}
+
+// gibOf is the GiB figure re finds in line, else old.
+func gibOf(re *regexp.Regexp, line string, old float64) float64 {
+	if m := re.FindStringSubmatch(line); m != nil {
+		if x, err := strconv.ParseFloat(m[1], 64); err == nil && x > 0 {
+			return x
+		}
+	}
+	return old
 }
 
 // CommitFromVersion returns the git commit in a development version such as

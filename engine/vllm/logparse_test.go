@@ -33,7 +33,10 @@ var factTests = []struct {
 	{"sparse concurrency", "INFO Maximum DSA sparse concurrency for 163,840 tokens per request: 1,024.50x",
 		LogFacts{MaxConcurrency: 1024.5, ConcurrencyTokens: 163840}},
 	{"startup complete", "(APIServer pid=312) INFO:     Application startup complete.", LogFacts{Started: true}},
-	{"unrelated", "INFO 11-30 [gpu_model_runner.py:2602] Model loading took 9.54 GiB and 3.1 seconds", LogFacts{}},
+	{"model loading", "INFO 11-30 [gpu_model_runner.py:2602] Model loading took 9.54 GiB and 3.1 seconds", LogFacts{WeightGiB: 9.54}},
+	{"model loading memory", "(EngineCore_DP0 pid=77) INFO [gpu_model_runner.py:3010] Model loading took 15.2031 GiB memory and 41.532 seconds",
+		LogFacts{WeightGiB: 15.2031}},
+	{"kv cache memory", "(EngineCore_DP0 pid=77) INFO [gpu_worker.py:298] Available KV cache memory: 60.12 GiB", LogFacts{KVCacheGiB: 60.12}},
 	{"version word elsewhere", "INFO transformers version 4.57.1 is used", LogFacts{}},
 }
 

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// The heatmap's colourings: by total tok/s, or by the share of each cell's
+// roofline (offered only once a cell has one).
+const (
+	heatModeTotal    = "total tok/s"
+	heatModeRoofline = "% of roofline"
+)
+
+// newHeatMode is the heatmap's colouring selector, hidden until a cell has
+// a roofline; changing it redraws the heatmap.
+func newHeatMode(redraw func()) *widget.RadioGroup {
+	g := widget.NewRadioGroup([]string{heatModeTotal, heatModeRoofline}, func(string) { redraw() })
+	g.Horizontal = true
+	g.Required = true
+	g.Selected = heatModeTotal
+	g.Hide()
+	return g
+}
+
+// hasRoofline reports whether a finished cell carries its roofline.
+func (h *heatmap) hasRoofline() bool {
+	for _, hc := range h.cells {
+		if hc.status == engine.StatusValid && hc.result.RooflineTokS > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// byRoofline shows or hides the selector as the cells allow and reports
+// whether the cells are coloured by their share of the roofline.
+func (h *heatmap) byRoofline() bool {
+	if !h.hasRoofline() {
+		h.mode.Hide()
+		return false
+	}
+	h.mode.Show()
+	return h.mode.Selected == heatModeRoofline
+}
+
+// rooflineLook is a Valid cell's style by its share of the roofline ("43 %",
+// on the export's fixed 0–100 % scale); a cell without one keeps its tok/s,
+// uncoloured.
+func rooflineLook(hc *heatCell) (cellStyle, string) {
+	r := hc.result
+	if r.RooflineTokS <= 0 {
+		look := cellLook(&heatCell{status: engine.StatusOverCapacity}, charts.ColorScale{}, "")
+		look.text = report.TokPerSec(hc.value)
+		return look, "no roofline"
+	}
+	c := charts.Viridis(charts.RooflineScale().Pos(r.RooflinePct))
+	return cellStyle{fill: c, ink: charts.TextOn(c), text: report.Mark(report.Pct(r.RooflinePct), r)}, "of " + report.TokPerSec(r.RooflineTokS)
+}

@@ -1,0 +1,115 @@
+package app
+
+import (
+	"image"
+	"image/color"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+	"speedmatrix/engine/roofline"
+)
+
+// TestHeatmapRooflineMode: the "% of roofline" colouring is offered once a
+// cell has a roofline, shows each cell's share on the export's 0–100 %
+// scale, and the colour key says so; without a roofline it stays hidden.
+func TestHeatmapRooflineMode(t *testing.T) {
+	test.NewTempApp(t)
+	h := newHeatmap("waiting")
+	h.setAxes([]int{8 * engine.K}, []int{1, 2})
+	plain := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8 * engine.K, Concurrency: 1},
+		Status: engine.StatusValid, TotalTokPerSec: 167.7, TTFTMs: 36}
+	h.setResult(plain)
+	h.redraw()
+	if !h.mode.Hidden {
+		t.Fatal("the roofline colouring is offered for cells without a roofline")
+	}
+
+	rep := engine.Report{Run: engine.RunInfo{MaxOutputTokens: 4096}, Results: []engine.Result{plain,
+		{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8 * engine.K, Concurrency: 2}, Status: engine.StatusValid, TotalTokPerSec: 312.8, TTFTMs: 50}}}
+	g, err := roofline.NewGPU("NVIDIA RTX PRO 6000 Blackwell Server Edition", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Roofline = roofline.New(g, roofline.Model{ComputeDType: roofline.BF16, StepBytes: 4.558946304e9, ActiveParams: 2.28e9, KVBytesPerToken: 6144})
+	rep.ApplyRoofline()
+	for _, r := range rep.Results {
+		h.setResult(r)
+	}
+	h.redraw()
+	if h.mode.Hidden || h.mode.Selected != heatModeTotal {
+		t.Fatalf("mode hidden %v, selected %q; want offered, total tok/s first", h.mode.Hidden, h.mode.Selected)
+	}
+	if got := h.cell(8*engine.K, 1).label(); got != "167.7 36 ms TTFT" {
+		t.Errorf("total tok/s cell reads %q", got)
+	}
+	h.mode.SetSelected(heatModeRoofline) // redraws
+	cell := h.cell(8*engine.K, 1)
+	want := rep.Results[0]
+	// 4.5589e9 + 6,144 × (8,192 + 2,048) bytes a step at 1,792 GB/s: 387.7 tok/s.
+	if got := cell.label(); got != "43 % of 387.7" {
+		t.Errorf("roofline cell reads %q, want %q (%.1f %% of %.1f)", got, "43 % of 387.7", want.RooflinePct, want.RooflineTokS)
+	}
+	if c := charts.Viridis(charts.RooflineScale().Pos(want.RooflinePct)); cell.bg.FillColor != color.Color(c) {
+		t.Errorf("fill %v, want the export's %v", cell.bg.FillColor, c)
+	}
+	if h.legend.label.Text != "% of roofline" || len(h.legend.ticks()) != 5 || h.legend.ticks()[4] != "100 %" {
+		t.Errorf("colour key %q %q", h.legend.label.Text, h.legend.ticks())
+	}
+	h.mode.SetSelected(heatModeTotal)
+	if h.legend.label.Text != "total tok/s" || h.cell(8*engine.K, 2).label() != "312.8 50 ms TTFT" {
+		t.Errorf("back to total tok/s: key %q, cell %q", h.legend.label.Text, h.cell(8*engine.K, 2).label())
+	}
+}
+
+// kindRecorder is fakeCharts that notes which pictures were drawn.
+type kindRecorder struct {
+	fakeCharts
+	mu    sync.Mutex
+	kinds map[charts.Kind]bool
+}
+
+func (k *kindRecorder) Picture(kind charts.Kind, r engine.Report, p charts.Pane, dark bool) (image.Image, error) {
+	k.mu.Lock()
+	k.kinds[kind] = true
+	k.mu.Unlock()
+	return k.fakeCharts.Picture(kind, r, p, dark)
+}
+
+func (k *kindRecorder) drew(kind charts.Kind) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.kinds[kind]
+}
+
+// TestResultsRooflineMode: Results offers the "% of roofline" decode
+// heatmap for a report with a roofline, and draws that chart when chosen.
+func TestResultsRooflineMode(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	rec := &kindRecorder{kinds: map[charts.Kind]bool{}}
+	d.charts = rec
+	u := newTestUI(t, d, Options{})
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	waitFor(t, r.rendered, "the charts")
+	if !r.heatMode.Hidden {
+		t.Fatal("a report without a roofline offers the roofline heatmap")
+	}
+	rep := cannedReport("tiny", 195.7)
+	g, _ := roofline.NewGPU("NVIDIA H100 80GB HBM3", 1, 0)
+	rep.Roofline = roofline.New(g, roofline.Model{ComputeDType: roofline.BF16, StepBytes: 16e9, ActiveParams: 8e9})
+	rep.ApplyRoofline()
+	r.show(rep, "")
+	waitFor(t, r.rendered, "the charts")
+	if r.heatMode.Hidden || rec.drew(charts.KindRoofline) {
+		t.Fatalf("mode hidden %v; roofline drawn before it was chosen %v", r.heatMode.Hidden, rec.drew(charts.KindRoofline))
+	}
+	r.heatMode.SetSelected(heatModeRoofline)
+	waitFor(t, r.rendered, "the roofline chart")
+	if !rec.drew(charts.KindRoofline) {
+		t.Error("choosing % of roofline did not draw the roofline heatmap")
+	}
+}
