@@ -57,6 +57,7 @@ type launchedServer interface {
 	Subscribe(f func(line string)) (cancel func())
 	Logs() []string
 	Facts() vllm.LogFacts
+	RooflineFacts() vllm.ServerFacts
 	Subject() engine.Subject
 }
 

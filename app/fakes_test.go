@@ -235,6 +235,9 @@ func (s *fakeServer) Logs() []string { return nil }
 func (s *fakeServer) Facts() vllm.LogFacts {
 	return vllm.LogFacts{KVCacheTokens: 123456, MaxConcurrency: 3.8, ConcurrencyTokens: 32768}
 }
+func (s *fakeServer) RooflineFacts() vllm.ServerFacts {
+	return vllm.ServerFacts{Log: s.Facts(), TP: 1}
+}
 func (s *fakeServer) Subject() engine.Subject {
 	return engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}}
 }

@@ -15,6 +15,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/vllm"
 )
 
 // confirmCancelAfter is how long a run goes before cancelling it asks first:
@@ -193,6 +194,9 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	target.Header.Diagnostics = &diag
 	if r.u.deps.telemetry != nil && target.Telemetry == nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
+	}
+	if target.Header.Roofline == nil && !target.Header.Engine.Simulated {
+		target.RooflineFor = vllm.RooflineOnceKnown(target.Header)
 	}
 	if prev != nil {
 		target.Header = engine.ResumeHeader(*prev, target.Header)

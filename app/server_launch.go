@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/vllm"
 )
 
 // launchPanel is the "Launch vLLM" part of the Server screen: the form, the
@@ -231,6 +232,7 @@ func (l *launchPanel) target() (engine.Subject, error) {
 	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
 	t.Header.Hardware = l.s.u.hwInfo
 	t.Header.Hardware.AddNote(ray)
+	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, l.srv.RooflineFacts())
 	return t, nil
 }
 

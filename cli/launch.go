@@ -59,7 +59,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		// The exporters number the GPUs their own way: J/token sums all of them.
 		t.ServingGPUs = nil
 	}
-	t.Header.Roofline = rooflineFacts(t.Header, cfg.Model, serverFacts{log: s.Facts(), tp: max(cfg.TensorParallelSize, 1), kvCacheDType: cfg.KVCacheDType})
+	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, s.RooflineFacts())
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +15,7 @@ import (
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -126,8 +126,11 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy = f.allowBusy
 	target.Header.Diagnostics = c.diagnostics()
-	if target.Header.Roofline == nil || f.modelConfig != "" {
-		target.Header.Roofline = rooflineFacts(target.Header, cmp.Or(f.modelConfig, target.Header.Run.Model, target.Model), serverFacts{})
+	switch {
+	case f.modelConfig != "":
+		target.Header.Roofline = vllm.Roofline(target.Header, f.modelConfig, vllm.ServerFacts{})
+	case target.Header.Roofline == nil && !target.Header.Engine.Simulated:
+		target.RooflineFor = vllm.RooflineOnceKnown(target.Header)
 	}
 	if prev != nil {
 		target.Header = engine.ResumeHeader(*prev, target.Header)

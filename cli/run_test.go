@@ -146,9 +146,12 @@ func TestRunCancel(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--resume "+dir) {
 		t.Fatalf("error %v, want one saying how to resume", err)
 	}
+	// The cancel lands while the decode cell runs or, on a busy machine,
+	// just before it starts: Cancelled or Not run, never measured.
 	rep, lerr := report.Load(dir)
-	if lerr != nil || len(rep.Results) != 2 || rep.Results[1].Status != engine.StatusCancelled || rep.Run.Complete {
-		t.Errorf("saved %v: %+v; want prefill and a Cancelled decode cell, incomplete", lerr, rep.Results)
+	if lerr != nil || len(rep.Results) != 2 || rep.Results[0].Status != engine.StatusValid || rep.Run.Complete ||
+		(rep.Results[1].Status != engine.StatusCancelled && rep.Results[1].Status != engine.StatusNotRun) {
+		t.Errorf("saved %v: %+v; want a Valid prefill and a Cancelled or Not run decode cell, incomplete", lerr, rep.Results)
 	}
 }
 

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"speedmatrix/engine/roofline"
+)
 
 // EventKind says what an Event carries.
 type EventKind int
@@ -90,6 +94,10 @@ type RunOptions struct {
 	// Output, when set, receives the text that one stream of each decode
 	// cell generates, as it arrives (see OutputTap).
 	Output *OutputTap
+	// RooflineFor, when set and the Header has no roofline facts, gives
+	// them once the server has said which model it serves: the model's
+	// Hugging Face id or folder (from /v1/models), else its served name.
+	RooflineFor func(model string) *roofline.Facts
 }
 
 // Subject is a server to measure as whoever found or started it describes

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -82,5 +83,11 @@ func (r *runner) fillEngine(ctx context.Context) serverIdentity {
 	}
 	e.MaxNumSeqs = r.setup.MaxNumSeqs
 	r.report.Run.ServedModel = r.setup.Model
+	if r.report.Run.Model == "" {
+		r.report.Run.Model = r.setup.Root
+	}
+	if r.target.RooflineFor != nil && !r.report.Roofline.Available() {
+		r.report.Roofline = r.target.RooflineFor(cmp.Or(r.report.Run.Model, r.setup.Model))
+	}
 	return id
 }

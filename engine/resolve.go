@@ -18,7 +18,8 @@ const templateReserveTokens = 256
 // fit, and what the server can hold.
 type setup struct {
 	Model       string
-	MaxModelLen int // 0: unknown
+	Root        string // what the server loaded Model from; "" when not said
+	MaxModelLen int    // 0: unknown
 	// KVTokens is the KV cache size the capacity check uses; 0: unknown.
 	KVTokens   int
 	MaxNumSeqs int // 0: unknown
@@ -96,7 +97,7 @@ func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject) (
 	if err != nil {
 		return s, err
 	}
-	s.Model, s.MaxModelLen = m.ID, m.MaxModelLen
+	s.Model, s.Root, s.MaxModelLen = m.ID, m.Root, m.MaxModelLen
 	if s.MaxModelLen == 0 {
 		s.MaxModelLen = target.Header.Engine.MaxModelLen
 	}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/engine/roofline"
+	"speedmatrix/engine/sim"
 )
 
 func testFacts() *roofline.Facts {
@@ -68,5 +70,39 @@ func TestRooflineJSON(t *testing.T) {
 	var back Report
 	if err := json.Unmarshal(b, &back); err != nil || !back.Roofline.Available() || back.Results[0].RooflinePct != rep.Results[0].RooflinePct {
 		t.Errorf("round trip: %v %+v", err, back.Roofline)
+	}
+}
+
+// TestRooflineOnceModelKnown: a target that did not say its model gets its
+// roofline facts once /v1/models has: for the model the server loaded
+// (its root), and every Valid cell gets its ceiling from them.
+func TestRooflineOnceModelKnown(t *testing.T) {
+	srv := simServer(t, sim.Options{TimeScale: 20})
+	ref, err := sim.LookupProfile("gemma-4-e2b-rtxpro6000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	target := Subject{Target: Target{BaseURL: srv.URL}}
+	target.RooflineFor = func(model string) *roofline.Facts {
+		asked = append(asked, model)
+		return ref.RooflineFacts()
+	}
+	plan := Plan{PrefillContexts: []int{1 * K}, DecodeContexts: []int{1 * K}, Concurrency: []int{1},
+		Duration: 300 * time.Millisecond, MaxOutputTokens: 256, API: APICompletions}
+	rep, _, err := runAll(t, t.Context(), plan, target, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0] != "speedmatrix/tiny-sim" || rep.Run.Model != "speedmatrix/tiny-sim" {
+		t.Fatalf("asked for %q, report model %q; want the server's root speedmatrix/tiny-sim once", asked, rep.Run.Model)
+	}
+	if !rep.Roofline.Available() {
+		t.Fatalf("report roofline %+v", rep.Roofline)
+	}
+	for _, r := range rep.Results {
+		if r.Status == StatusValid && (r.RooflineTokS <= 0 || r.RooflinePct <= 0) {
+			t.Errorf("%s: ceiling %.1f tok/s, %.1f %%; want both set", r.Key(), r.RooflineTokS, r.RooflinePct)
+		}
 	}
 }

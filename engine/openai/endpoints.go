@@ -21,6 +21,9 @@ const maxBodyBytes = 64 << 20
 type Model struct {
 	ID          string
 	MaxModelLen int // vLLM's max_model_len; 0 when the server does not say
+	// Root is what vLLM loaded the model from (its Hugging Face id or
+	// folder), which the served name (ID) may hide; "" when not said.
+	Root string
 }
 
 // Models lists the served models (GET /v1/models).
@@ -29,6 +32,7 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 		Data []struct {
 			ID          string `json:"id"`
 			MaxModelLen int    `json:"max_model_len"`
+			Root        string `json:"root"`
 		} `json:"data"`
 	}
 	if err := c.doJSON(ctx, http.MethodGet, "/v1/models", nil, &out, ""); err != nil {
@@ -36,7 +40,7 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	}
 	models := make([]Model, len(out.Data))
 	for i, d := range out.Data {
-		models[i] = Model{ID: d.ID, MaxModelLen: d.MaxModelLen}
+		models[i] = Model{ID: d.ID, MaxModelLen: d.MaxModelLen, Root: d.Root}
 	}
 	return models, nil
 }

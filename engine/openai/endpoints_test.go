@@ -62,7 +62,7 @@ func TestSideEndpoints(t *testing.T) {
 	ctx := context.Background()
 	c := fakeVLLM(t, true)
 	models, err := c.Models(ctx)
-	if err != nil || !slices.Equal(models, []Model{{"gemma", 131072}, {"other", 0}}) {
+	if err != nil || !slices.Equal(models, []Model{{ID: "gemma", MaxModelLen: 131072, Root: "RedHatAI/gemma"}, {ID: "other"}}) {
 		t.Fatalf("Models = %+v, %v", models, err)
 	}
 	if err := c.Health(ctx); err != nil {

@@ -1,4 +1,4 @@
-package cli
+package vllm
 
 import (
 	"errors"
@@ -6,46 +6,50 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/roofline"
-	"speedmatrix/engine/vllm"
 )
 
-// serverFacts is what a launched server tells the roofline: its start-up
+// ServerFacts is what a launched server tells the roofline: its start-up
 // log's facts, its tensor-parallel size and KV cache dtype. A zero value
 // stands for a server someone else started.
-type serverFacts struct {
-	log          vllm.LogFacts
-	tp           int
-	kvCacheDType string
+type ServerFacts struct {
+	Log          LogFacts
+	TP           int
+	KVCacheDType string
 }
 
-// rooflineFacts gathers the roofline facts of a run from its header: the
+// RooflineFacts is what s tells the roofline.
+func (s *Server) RooflineFacts() ServerFacts {
+	return ServerFacts{Log: s.Facts(), TP: max(s.cfg.TensorParallelSize, 1), KVCacheDType: s.cfg.KVCacheDType}
+}
+
+// Roofline gathers the roofline facts of a run from its header: the
 // serving GPU from the Hardware section (NVML's bandwidth, the table's
 // peaks), the model from vLLM's log when we launched it and from its
 // config.json (model is its Hugging Face id or folder). What is missing makes the facts
 // unavailable, saying which.
-func rooflineFacts(h engine.Report, model string, s serverFacts) *roofline.Facts {
+func Roofline(h engine.Report, model string, s ServerFacts) *roofline.Facts {
 	if len(h.Hardware.GPUs) == 0 {
 		return roofline.Unavailable(errors.New("roofline unavailable: no GPU detected on this machine"))
 	}
 	g := h.Hardware.GPUs[0]
-	gpu, err := roofline.NewGPU(g.Name, max(s.tp, 1), g.PeakBandwidthGBs)
+	gpu, err := roofline.NewGPU(g.Name, max(s.TP, 1), g.PeakBandwidthGBs)
 	if err != nil {
 		return roofline.Unavailable(err)
 	}
 	if model == "" {
 		return roofline.Unavailable(errors.New("roofline unavailable: the model is unknown"))
 	}
-	m, err := roofline.FromConfig(model, s.kvCacheDType)
+	m, err := roofline.FromConfig(model, s.KVCacheDType)
 	switch {
 	case err == nil:
-		m.ApplyLog(s.log.WeightGiB, s.log.KVCacheGiB, s.log.KVCacheTokens)
-	case s.log.WeightGiB > 0:
-		m = roofline.FromLog(model, logDType(s.log), s.log.WeightGiB, s.log.KVCacheGiB, s.log.KVCacheTokens)
+		m.ApplyLog(s.Log.WeightGiB, s.Log.KVCacheGiB, s.Log.KVCacheTokens)
+	case s.Log.WeightGiB > 0:
+		m = roofline.FromLog(model, logDType(s.Log), s.Log.WeightGiB, s.Log.KVCacheGiB, s.Log.KVCacheTokens)
 	default:
 		return roofline.Unavailable(err)
 	}
 	f := roofline.New(gpu, m)
-	if s.tp == 0 {
+	if s.TP == 0 {
 		f.Assumptions = append(f.Assumptions, fmt.Sprintf("one %s serves the model (the server's tensor-parallel size is unknown)", g.Name))
 	}
 	if err != nil {
@@ -56,7 +60,7 @@ func rooflineFacts(h engine.Report, model string, s serverFacts) *roofline.Facts
 
 // logDType names the weights' dtype from the engine config line of vLLM's
 // log: its quantization, else its dtype.
-func logDType(f vllm.LogFacts) string {
+func logDType(f LogFacts) string {
 	switch f.Quantization {
 	case "fp8":
 		return "FP8"
@@ -68,4 +72,11 @@ func logDType(f vllm.LogFacts) string {
 		return "FP32"
 	}
 	return "BF16"
+}
+
+// RooflineOnceKnown is engine.RunOptions.RooflineFor for a server someone
+// else started, on the hardware h describes: the roofline facts of the
+// model it turns out to serve.
+func RooflineOnceKnown(h engine.Report) func(model string) *roofline.Facts {
+	return func(model string) *roofline.Facts { return Roofline(h, model, ServerFacts{}) }
 }
