@@ -35,9 +35,14 @@ func exportFileNames() []string {
 func exportFileNamesFor(rep engine.Report) []string {
 	names := exportFileNames()
 	if charts.HasRoofline(rep) {
-		names = append(names, string(charts.KindRoofline)+".png", string(charts.KindRoofline)+".svg")
+		names = append(names, rooflineFileNames()...)
 	}
 	return names
+}
+
+// rooflineFileNames are the files of the "% of roofline" heatmap.
+func rooflineFileNames() []string {
+	return []string{string(charts.KindRoofline) + ".png", string(charts.KindRoofline) + ".svg"}
 }
 
 // fileBytes is the content of one export file of rep.
@@ -135,7 +140,7 @@ func (r *resultsTab) exportInto(parent string) {
 
 // holdsExport reports whether dir has any file an export writes.
 func holdsExport(dir string) bool {
-	for _, name := range exportFileNames() {
+	for _, name := range append(exportFileNames(), rooflineFileNames()...) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}

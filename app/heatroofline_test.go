@@ -3,6 +3,7 @@ package app
 import (
 	"image"
 	"image/color"
+	"slices"
 	"sync"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestResultsRooflineMode(t *testing.T) {
 	r := u.results
 	r.show(cannedReport("tiny", 195.7), "")
 	waitFor(t, r.rendered, "the charts")
-	if !r.heatMode.Hidden {
+	if !r.heatMode.Hidden || slices.Contains(r.saveOne.Options, "decode-roofline.png") {
 		t.Fatal("a report without a roofline offers the roofline heatmap")
 	}
 	rep := cannedReport("tiny", 195.7)
@@ -104,6 +105,9 @@ func TestResultsRooflineMode(t *testing.T) {
 	rep.ApplyRoofline()
 	r.show(rep, "")
 	waitFor(t, r.rendered, "the charts")
+	if !slices.Contains(r.saveOne.Options, "decode-roofline.png") || !slices.Contains(r.saveOne.Options, "decode-roofline.svg") {
+		t.Errorf("Save one file offers %q, without the roofline heatmap", r.saveOne.Options)
+	}
 	if r.heatMode.Hidden || rec.drew(charts.KindRoofline) {
 		t.Fatalf("mode hidden %v; roofline drawn before it was chosen %v", r.heatMode.Hidden, rec.drew(charts.KindRoofline))
 	}

@@ -116,6 +116,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.badgeBox.Refresh()
 	r.table.setResults(rep.Results)
 	r.checks.show(rep)
+	r.saveOne.SetOptions(exportFileNamesFor(rep))
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.banner.hide()
