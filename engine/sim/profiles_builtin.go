@@ -145,6 +145,7 @@ func llama70bTP2Profile() Profile {
 			FrontendPerTokenS: 2.5e-6,
 		},
 		LaunchCommand: "CUDA_VISIBLE_DEVICES=0,1 vllm serve casperhansen/llama-3.3-70b-instruct-awq --served-model-name llama-70b --tensor-parallel-size 2 --max-model-len 16384 --max-num-seqs 32 --kv-cache-dtype fp8 --gpu-memory-utilization 0.95",
+		Roofline:      &Roofline{Arch: llama33_70BArch(), KVCacheDType: "fp8"},
 		Rig: Rig{
 			Count: 2, IdleW: 30, TDPW: 350,
 			IdleSMClockMHz: 210, BoostSMClockMHz: 1860, IdleMemClockMHz: 405, LoadMemClockMHz: 9751,

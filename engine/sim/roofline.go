@@ -16,7 +16,7 @@ func (p Profile) RooflineFacts() *roofline.Facts {
 	if p.Roofline == nil {
 		return nil
 	}
-	g, err := roofline.NewGPU(p.GPUName, 1, 0)
+	g, err := roofline.NewGPU(p.GPUName, p.GPURig().Count, 0)
 	if err != nil {
 		return roofline.Unavailable(err)
 	}
@@ -61,4 +61,13 @@ func gemma4_26BA4BArch() roofline.Arch {
 		Experts: 128, ExpertsPerToken: 8, ExpertIntermediate: 704,
 		Vocab: 262144, TiedEmbeddings: true, SlidingWindow: 1024, Sliding: layerTypes(30, 6),
 		WeightDType: "NVFP4", DType: "BF16"}
+}
+
+// llama33_70BArch is meta-llama/Llama-3.3-70B-Instruct's config.json: 80
+// layers of 8,192, 64 query heads and 8 KV heads of 128, an MLP of 28,672,
+// an untied vocabulary of 128,256; the AWQ checkpoint stores the linear
+// layers in 4 bits with a scale and zero point per group of 128.
+func llama33_70BArch() roofline.Arch {
+	return roofline.Arch{ModelType: "llama", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128,
+		Intermediate: 28672, Vocab: 128256, WeightDType: "INT4", DType: "BF16"}
 }
