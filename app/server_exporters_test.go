@@ -1,27 +1,13 @@
 package app
 
 import (
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"speedmatrix/engine/dcgm"
+	"speedmatrix/engine/dcgm/dcgmtest"
 )
-
-// exporterPage serves one of engine/dcgm's DCGM exporter fixtures.
-func exporterPage(t *testing.T, name string) string {
-	t.Helper()
-	page, err := os.ReadFile(filepath.Join("..", "engine", "dcgm", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(page) }))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/metrics"
-}
 
 // TestGPUMetricsField: the endpoint's GPU metrics field takes two nodes'
 // exporters for the run, as --gpu-metrics does: their GPUs are the
@@ -33,7 +19,7 @@ func TestGPUMetricsField(t *testing.T) {
 	s := u.server
 	s.selectKind(targetEndpoint)
 	s.url.SetText("http://127.0.0.1:9")
-	n1, n2 := exporterPage(t, "node1.prom"), exporterPage(t, "node2.prom")
+	n1, n2 := dcgmtest.Exporter(t, "node1.prom"), dcgmtest.Exporter(t, "node2.prom")
 	s.exporters.field.SetText(n1 + ", " + n2)
 	u.run.onStart()
 	if u.run.uiDone == nil {

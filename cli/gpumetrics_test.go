@@ -8,22 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/engine/dcgm/dcgmtest"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
 )
-
-// exporterFixture serves one of engine/dcgm's DCGM exporter pages.
-func exporterFixture(t *testing.T, name string) string {
-	t.Helper()
-	page, err := os.ReadFile(filepath.Join("..", "engine", "dcgm", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(page) }))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/metrics"
-}
 
 // TestRunGPUMetrics measures a server reached by --endpoint with two nodes'
 // DCGM exporters: the Hardware section lists both nodes' GPUs.
@@ -35,7 +24,7 @@ func TestRunGPUMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	n1, n2 := exporterFixture(t, "node1.prom"), exporterFixture(t, "node2.prom")
+	n1, n2 := dcgmtest.Exporter(t, "node1.prom"), dcgmtest.Exporter(t, "node2.prom")
 	dir := filepath.Join(t.TempDir(), "out")
 	out, err := runCLI(t, t.Context(), "--endpoint", sim.BaseURL, "--gpu-metrics", n1+", "+n2, "--out", dir,
 		"--prefill-contexts", "none", "--contexts", "1K", "--concurrency", "1", "--duration", "300ms", "--max-output", "64")

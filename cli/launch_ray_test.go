@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/dcgm/dcgmtest"
 	"speedmatrix/hw"
 )
 
@@ -31,7 +32,7 @@ func TestLaunchTargetOnRay(t *testing.T) {
 		return []string{"tensor_parallel_size = " + strconv.Itoa(tp), `distributed_executor_backend = "ray"`,
 			`ray_address = "10.0.0.1:6379"`, `ray_executable = "` + ray + `"`}
 	}
-	exporters := `gpu_metrics = ["` + exporterFixture(t, "node1.prom") + `", "` + exporterFixture(t, "node2.prom") + `"]`
+	exporters := `gpu_metrics = ["` + dcgmtest.Exporter(t, "node1.prom") + `", "` + dcgmtest.Exporter(t, "node2.prom") + `"]`
 	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", append(onRay(4), exporters)...), &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)

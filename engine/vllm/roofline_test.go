@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/hw"
+	"speedmatrix/hw/nvmlmock"
 )
 
 const llamaConfig = `{"model_type":"llama","hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,
@@ -46,5 +48,21 @@ func TestRoofline(t *testing.T) {
 		if got := Roofline(tc.h, tc.model, ServerFacts{}); got.Available() || !strings.HasPrefix(got.Unavailable, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got.Unavailable, tc.want)
 		}
+	}
+}
+
+// The GPU of a DGX H200 as NVML reports it (6,144-bit bus at 3,201 MHz):
+// its bandwidth from NVML, its peaks from the table's H200 row.
+func TestRooflineFactsFromNVML(t *testing.T) {
+	h, err := hw.DetectWith(nvmlmock.DGXH200())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(llamaConfig), 0o644)
+	f := Roofline(engine.Report{Hardware: h.Info()}, dir, ServerFacts{TP: 1})
+	if !f.Available() || f.GPU.BandwidthSource != "nvml" || int(f.GPU.BandwidthGBs) != 4916 || f.GPU.BF16TFLOPs != 989.5 ||
+		!strings.HasPrefix(f.GPU.ComputeSource, "table: H200 SXM") {
+		t.Errorf("H200 from NVML: %+v", f.GPU)
 	}
 }
