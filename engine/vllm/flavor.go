@@ -63,8 +63,8 @@ var vllmFlavor = flavor{
 	keyEnv: APIKeyEnv, args: serveArgs,
 	entry: func(bool) []string { return nil },
 	// The image's entrypoint is `vllm serve`.
-	inImage:   func(_ bool, args []string) []string { return args[1:] },
-	facts: addVLLMFacts, logPrefix: logPrefixRE,
+	inImage: func(_ bool, args []string) []string { return args[1:] },
+	facts:   addVLLMFacts, logPrefix: logPrefixRE,
 	diagnoses: vllmDiagnoses, versionPaths: []string{"/version"},
 	problems: func(ServerConfig) []error { return nil },
 }
@@ -88,5 +88,5 @@ func engineProblem(name string) error {
 	if _, ok := flavors[name]; ok || name == "" {
 		return nil
 	}
-	return fmt.Errorf("engine %q is unknown: use %q", name, strings.Join(Engines, `" or "`))
+	return fmt.Errorf("engine %q is unknown: use \"%s\"", name, strings.Join(Engines, `" or "`))
 }
