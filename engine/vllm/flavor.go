@@ -69,6 +69,21 @@ var vllmFlavor = flavor{
 	problems: func(ServerConfig) []error { return nil },
 }
 
+// EngineTitle is the engine cfg names as messages write it: "vLLM", "SGLang".
+func (cfg ServerConfig) EngineTitle() string { return cfg.flavor().title }
+
+// InstallCommand is how the engine cfg names is installed: "pip install vllm".
+func (cfg ServerConfig) InstallCommand() string { return cfg.flavor().install }
+
+// EngineTitle is the engine of that server.toml name as messages write it
+// ("vLLM" for "vllm"); the name itself when Launch does not know it.
+func EngineTitle(name string) string {
+	if f, ok := flavors[name]; ok {
+		return f.title
+	}
+	return name
+}
+
 // looksLike reports whether line is one fl's engine prints.
 func (fl *flavor) looksLike(line string) bool {
 	return strings.Contains(strings.ToLower(line), fl.name) || strings.TrimSpace(fl.logPrefix.FindString(line)) != ""

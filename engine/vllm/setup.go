@@ -36,7 +36,8 @@ const (
 // SetupError is a launch refused before (or, for SetupNotVLLM, just after)
 // anything ran: what is wrong (Fact) and what to change, in server.toml's
 // words (Fix). Subject is the executable, venv, image, port or file;
-// Engine the engine in messages ("vLLM", "SGLang"; empty for vLLM).
+// Engine the engine in messages ("vLLM", "SGLang"; empty for vLLM) and
+// Program its program in a venv's bin/ ("vllm", "python3").
 type SetupError struct {
 	Kind    SetupKind
 	Subject string
@@ -44,6 +45,7 @@ type SetupError struct {
 	Fix     string
 	Err     error // the cause, if any
 	Engine  string
+	Program string
 }
 
 // Error is one line: "start vllm: fact: fix".
@@ -69,7 +71,7 @@ func preflight(ctx context.Context, cfg ServerConfig) error {
 	}
 	var se *SetupError
 	if errors.As(err, &se) {
-		se.Engine = cfg.flavor().title
+		se.Engine, se.Program = cfg.flavor().title, cfg.flavor().venvProgram
 	}
 	return err
 }
@@ -153,7 +155,7 @@ func isFile(path string) bool {
 // notEngine is the error of an executable that exited before it was ready
 // without printing anything fl's engine prints.
 func notEngine(fl *flavor, exe string, exited error) error {
-	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Engine: fl.title,
+	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Engine: fl.title, Program: fl.venvProgram,
 		Fact: exe + " is not " + fl.title + " (it exited before it was ready and printed nothing " + fl.title + " prints)",
 		Fix:  "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title + " is installed"}
 }
