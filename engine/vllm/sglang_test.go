@@ -98,13 +98,14 @@ func TestSGLangCommandDocker(t *testing.T) {
 }
 
 func TestSGLangConfig(t *testing.T) {
-	path := filepath.Join("testdata", "sglang-server.toml")
+	path := filepath.Join("..", "..", "examples", "sglang-server.toml") // the README points users to it
 	cfg, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Engine != EngineSGLang || cfg.Executable != DefaultSGLangExecutable || cfg.TensorParallelSize != 2 {
-		t.Errorf("LoadConfig(%s) = engine %q, executable %q, tp %d", path, cfg.Engine, cfg.Executable, cfg.TensorParallelSize)
+	cfg.APIKey = sglangTP2().APIKey
+	if got, want := Display(cfg), Display(sglangTP2().WithDefaults()); got != want {
+		t.Errorf("Display of %s =\n%s\nwant the TP=2 command\n%s", path, got, want)
 	}
 	if got := (ServerConfig{Model: "m"}).WithDefaults(); got.Engine != EngineVLLM || got.Executable != DefaultExecutable {
 		t.Errorf("default engine %q, executable %q", got.Engine, got.Executable)
