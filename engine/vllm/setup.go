@@ -67,7 +67,7 @@ func preflight(ctx context.Context, cfg ServerConfig) error {
 		err = checkExecutable(cfg.flavor(), cfg.Executable)
 	}
 	if err == nil {
-		err = checkPortFree(cfg.Host, cfg.Port)
+		err = checkPortFree(cfg.flavor().title, cfg.Host, cfg.Port)
 	}
 	var se *SetupError
 	if errors.As(err, &se) {
@@ -197,8 +197,9 @@ func docker(ctx context.Context, args ...string) (string, error) {
 	return line, err
 }
 
-// checkPortFree fails when host:port cannot be listened on.
-func checkPortFree(host string, port int) error {
+// checkPortFree fails when host:port cannot be listened on (by another
+// server of engine, likely).
+func checkPortFree(engine, host string, port int) error {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	ln, err := net.Listen("tcp", addr)
 	if err == nil {
@@ -206,8 +207,8 @@ func checkPortFree(host string, port int) error {
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return &SetupError{Kind: SetupPortInUse, Subject: strconv.Itoa(port), Err: err,
-			Fact: fmt.Sprintf("port %d on %s is already in use (another server?)", port, host),
+			Fact: fmt.Sprintf("port %d on %s is already in use (another %s server?)", port, host, engine),
 			Fix:  fmt.Sprintf("stop that server or choose another port (port = %d)", port+1)}
 	}
-	return fmt.Errorf("start vllm: cannot listen on %s: %w: set host to 127.0.0.1 or an address of this machine", addr, err)
+	return fmt.Errorf("start %s: cannot listen on %s: %w: set host to 127.0.0.1 or an address of this machine", strings.ToLower(engine), addr, err)
 }
