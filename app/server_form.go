@@ -91,6 +91,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.env.OnChanged = func(string) { f.changed() }
 	f.startupTimeoutMin, f.stopGraceS = entry("20"), entry("15")
 	f.logDir = entry("system temp folder")
+	f.onEngine()
 	return f
 }
 
@@ -225,6 +226,9 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
 	f.parallel.read(&cfg, atoi("data parallel", f.parallel.dp))
+	if cfg.Engine == vllm.EngineSGLang { // disabled on the form (see onEngine)
+		cfg.AsyncScheduling, cfg.DistributedExecutorBackend, cfg.RayAddress = false, "", ""
+	}
 	if withKey {
 		cfg.APIKey = f.apiKey.Text
 	}
@@ -265,11 +269,23 @@ func (f *vllmForm) engineName() string {
 	return vllm.EngineVLLM
 }
 
-// onEngine shows the selected engine's program and image as placeholders.
+// onEngine shows the selected engine's program and image as placeholders,
+// and disables vLLM's own settings (executor, Ray, async scheduling) for
+// SGLang, which has no flags for them; config then leaves them out.
 func (f *vllmForm) onEngine() {
 	d := vllm.ServerConfig{Engine: f.engineName(), Runner: vllm.RunnerDocker}.WithDefaults()
 	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
+	if f.parallel == nil || f.asyncScheduling == nil {
+		return // still being built
+	}
+	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling} {
+		if d.Engine == vllm.EngineSGLang {
+			w.Disable()
+		} else {
+			w.Enable()
+		}
+	}
 }
 
 // problems lists the fields config could not read, sorted.

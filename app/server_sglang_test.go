@@ -34,6 +34,9 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 	if p := s.form.executable.PlaceHolder; !strings.HasPrefix(p, "python3") {
 		t.Errorf("Executable placeholder = %q, want SGLang's python3", p)
 	}
+	if !s.form.parallel.executor.Disabled() || !s.form.asyncScheduling.Disabled() {
+		t.Error("vLLM's executor and async scheduling stay enabled for SGLang")
+	}
 	for _, e := range []*widget.Entry{s.form.tp, s.form.maxModelLen, s.form.gpuUtil} {
 		e.SetText("")
 	}
@@ -52,6 +55,10 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 	f.fill(s.form.config(false))
 	if f.engine.Selected != "SGLang" {
 		t.Errorf("a saved SGLang form fills back as %q", f.engine.Selected)
+	}
+	s.form.engine.SetSelected("vLLM")
+	if cmd := l.command.Text; !strings.Contains(cmd, "serve Qwen/Qwen3-0.6B --tensor-parallel-size 1") || s.form.parallel.executor.Disabled() {
+		t.Errorf("back on vLLM, command = %q, executor disabled %v", cmd, s.form.parallel.executor.Disabled())
 	}
 }
 
