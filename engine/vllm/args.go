@@ -38,36 +38,27 @@ func Args(cfg ServerConfig) []string {
 // serveArgs builds the serve arguments with the address vLLM itself binds
 // and, when key is not empty, --api-key key (what Display shows).
 func serveArgs(cfg ServerConfig, listenHost, key string) []string {
-	a := []string{"serve", cfg.Model}
-	str := func(flag, v string) {
-		if v != "" {
-			a = append(a, flag, v)
-		}
-	}
-	num := func(flag string, v int) {
-		if v > 0 {
-			a = append(a, flag, strconv.Itoa(v))
-		}
-	}
+	a := flags{"serve", cfg.Model}
+	str, num := a.str, a.num
 	str("--served-model-name", cfg.ServedModelName)
 	str("--revision", cfg.Revision)
 	if cfg.TrustRemoteCode {
-		a = append(a, "--trust-remote-code")
+		a.add("--trust-remote-code")
 	}
 	num("--tensor-parallel-size", cfg.TensorParallelSize)
 	num("--pipeline-parallel-size", cfg.PipelineParallelSize)
 	num("--data-parallel-size", cfg.DataParallelSize)
 	if cfg.EnableExpertParallel {
-		a = append(a, "--enable-expert-parallel")
+		a.add("--enable-expert-parallel")
 	}
 	str("--distributed-executor-backend", cfg.DistributedExecutorBackend)
 	str("--reasoning-parser", cfg.ReasoningParser)
 	if cfg.ToolCallParser != "" {
-		a = append(a, "--enable-auto-tool-choice", "--tool-call-parser", cfg.ToolCallParser)
+		a.add("--enable-auto-tool-choice", "--tool-call-parser", cfg.ToolCallParser)
 	}
 	num("--max-model-len", cfg.MaxModelLen)
 	if cfg.GPUMemoryUtilization > 0 {
-		a = append(a, "--gpu-memory-utilization", strconv.FormatFloat(cfg.GPUMemoryUtilization, 'f', -1, 64))
+		a.add("--gpu-memory-utilization", fraction(cfg.GPUMemoryUtilization))
 	}
 	num("--max-num-seqs", cfg.MaxNumSeqs)
 	str("--quantization", cfg.Quantization)
@@ -75,22 +66,45 @@ func serveArgs(cfg ServerConfig, listenHost, key string) []string {
 	str("--kv-cache-dtype", cfg.KVCacheDType)
 	if p := cfg.EnablePrefixCaching; p != nil {
 		if *p {
-			a = append(a, "--enable-prefix-caching")
+			a.add("--enable-prefix-caching")
 		} else {
-			a = append(a, "--no-enable-prefix-caching")
+			a.add("--no-enable-prefix-caching")
 		}
 	}
 	str("--attention-backend", cfg.AttentionBackend)
 	str("--host", listenHost)
 	if cfg.Port > 0 {
-		a = append(a, "--port", strconv.Itoa(cfg.Port))
+		a.add("--port", strconv.Itoa(cfg.Port))
 	}
 	str("--api-key", key)
 	if cfg.AsyncScheduling {
-		a = append(a, "--async-scheduling")
+		a.add("--async-scheduling")
 	}
 	return append(a, cfg.ExtraArgs...)
 }
+
+// flags is an argument list being built.
+type flags []string
+
+// add appends words.
+func (a *flags) add(w ...string) { *a = append(*a, w...) }
+
+// str appends flag v when v is set.
+func (a *flags) str(flag, v string) {
+	if v != "" {
+		a.add(flag, v)
+	}
+}
+
+// num appends flag v when v is positive.
+func (a *flags) num(flag string, v int) {
+	if v > 0 {
+		a.add(flag, strconv.Itoa(v))
+	}
+}
+
+// fraction writes 0.85 as "0.85".
+func fraction(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // ContainerName is the docker container name used for cfg's server; it is
 // derived from the engine and the port so that a leftover container is

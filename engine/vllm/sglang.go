@@ -57,21 +57,12 @@ func sglangEntry(run bool) []string {
 // names them. --enable-metrics is always on: the idle check, the drain
 // barrier and the cross-check read SGLang's /metrics.
 func sglangArgs(cfg ServerConfig, listenHost, key string) []string {
-	a := []string{"--model-path", cfg.Model}
-	str := func(flag, v string) {
-		if v != "" {
-			a = append(a, flag, v)
-		}
-	}
-	num := func(flag string, v int) {
-		if v > 0 {
-			a = append(a, flag, strconv.Itoa(v))
-		}
-	}
+	a := flags{"--model-path", cfg.Model}
+	str, num := a.str, a.num
 	str("--served-model-name", cfg.ServedModelName)
 	str("--revision", cfg.Revision)
 	if cfg.TrustRemoteCode {
-		a = append(a, "--trust-remote-code")
+		a.add("--trust-remote-code")
 	}
 	num("--tp", cfg.TensorParallelSize)
 	num("--pp-size", cfg.PipelineParallelSize)
@@ -83,22 +74,22 @@ func sglangArgs(cfg ServerConfig, listenHost, key string) []string {
 	str("--tool-call-parser", cfg.ToolCallParser)
 	num("--context-length", cfg.MaxModelLen)
 	if cfg.GPUMemoryUtilization > 0 {
-		a = append(a, "--mem-fraction-static", strconv.FormatFloat(cfg.GPUMemoryUtilization, 'f', -1, 64))
+		a.add("--mem-fraction-static", fraction(cfg.GPUMemoryUtilization))
 	}
 	num("--max-running-requests", cfg.MaxNumSeqs)
 	str("--quantization", cfg.Quantization)
 	str("--dtype", cfg.DType)
 	str("--kv-cache-dtype", cfg.KVCacheDType)
 	if p := cfg.EnablePrefixCaching; p != nil && !*p {
-		a = append(a, "--disable-radix-cache") // SGLang's radix cache is on by default
+		a.add("--disable-radix-cache") // SGLang's radix cache is on by default
 	}
 	str("--attention-backend", cfg.AttentionBackend)
 	str("--host", listenHost)
 	if cfg.Port > 0 {
-		a = append(a, "--port", strconv.Itoa(cfg.Port))
+		a.add("--port", strconv.Itoa(cfg.Port))
 	}
 	str("--api-key", key)
-	a = append(a, "--enable-metrics")
+	a.add("--enable-metrics")
 	return append(a, cfg.ExtraArgs...)
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,18 +45,7 @@ func TestSGLangStart(t *testing.T) {
 		info.KVCacheTokens != f.KVCacheTokens || info.MaxNumSeqs != 64 || info.Quantization != "BF16" {
 		t.Errorf("Engine section = %+v", info)
 	}
-	for auth, want := range map[string]int{"Bearer " + s.Config().APIKey: 200, "Bearer wrong": 401} {
-		req, _ := http.NewRequest("GET", s.BaseURL()+"/v1/models", nil)
-		req.Header.Set("Authorization", auth)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("/v1/models with %q: %d, want %d", auth, resp.StatusCode, want)
-		}
-	}
+	checkKeyRequired(t, s, s.Config().APIKey)
 	if !strings.Contains(s.Display(), "python3 -m sglang.launch_server --model-path fake/model") || !strings.Contains(s.Display(), "--api-key "+Redacted) {
 		t.Errorf("Display = %s", s.Display())
 	}
