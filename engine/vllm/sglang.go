@@ -157,6 +157,13 @@ func addSGLangFacts(f *LogFacts, line string) {
 	}
 }
 
+// Bounds of what a summary line may say, so that a garbled one cannot
+// overflow the product.
+const (
+	maxSGLangTokens  = 1 << 40
+	maxSGLangDPRanks = 1 << 12
+)
+
 // addSGLangTokens takes in the scheduler's summary line, which every rank
 // prints: "[… TP0] max_total_num_tokens=3080960, …, max_running_requests=256,
 // context_len=1048576, …". The TP ranks of one data-parallel rank share one
@@ -167,11 +174,15 @@ func (f *LogFacts) addSGLangTokens(line string) {
 	if m == nil {
 		return
 	}
-	n, _ := strconv.Atoi(m[1])
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n > maxSGLangTokens {
+		return
+	}
 	ranks := 1
 	if d := sglangDPRE.FindStringSubmatch(line); d != nil {
-		r, _ := strconv.Atoi(d[1])
-		ranks = r + 1
+		if r, err := strconv.Atoi(d[1]); err == nil && r < maxSGLangDPRanks {
+			ranks = r + 1
+		}
 	}
 	f.dpRanks = max(f.dpRanks, ranks)
 	f.KVCacheTokens = n * f.dpRanks

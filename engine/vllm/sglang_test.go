@@ -217,3 +217,21 @@ func TestSGLangNotAnEngine(t *testing.T) {
 		t.Errorf("venv without python3: %v\nwant the fact %s", err, want)
 	}
 }
+
+func FuzzSGLangLogFacts(f *testing.F) {
+	for _, line := range strings.Split(sglangStartLog, "\n") {
+		f.Add(line)
+	}
+	f.Add("[2026-12-01 10:00:40 DP7 TP0] max_total_num_tokens=200000, context_len=32768")
+	f.Fuzz(func(t *testing.T, line string) {
+		facts := parseLog(&sglangFlavor, line)
+		if facts.KVCacheTokens < 0 || facts.ConcurrencyTokens < 0 || facts.MaxConcurrency < 0 || facts.KVCacheGiB < 0 {
+			t.Errorf("negative figures from %q: %+v", line, facts)
+		}
+		// The summary line of DP rank 1 after any line counts two pools.
+		facts.add(&sglangFlavor, "[2026-12-01 10:00:40 DP1 TP0] max_total_num_tokens=1000, context_len=100")
+		if facts.KVCacheTokens < 2000 || facts.ConcurrencyTokens != 100 {
+			t.Errorf("after %q the DP1 line reads as %d tokens, context %d", line, facts.KVCacheTokens, facts.ConcurrencyTokens)
+		}
+	})
+}
