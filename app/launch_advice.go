@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"path/filepath"
 
@@ -12,64 +13,94 @@ import (
 // wrong and the field of the Server screen that fixes it; otherwise that it
 // did not start and that its log says why. err is the detail.
 func launchNotice(err error) notice {
-	n := notice{Message: "The vLLM server did not start.",
+	title := "vLLM"
+	var sv *vllm.ServerError
+	if errors.As(err, &sv) && sv.Engine != "" {
+		title = sv.Engine
+	}
+	n := notice{Message: "The " + title + " server did not start.",
 		Action: "Its last lines are in Server log; fix the form and press Start server again.", Detail: err.Error()}
+	var fatal vllm.Fatal
+	if errors.As(err, &fatal) {
+		if words, ok := fatalWords[fatal.Kind]; ok {
+			n.Message, n.Action = words(title)
+		}
+		return n
+	}
 	var se *vllm.SetupError
 	if !errors.As(err, &se) {
 		return n
 	}
+	e := engineWords{title: cmp.Or(se.Engine, "vLLM"), program: cmp.Or(se.Program, "vllm")}
 	if words, ok := setupWords[se.Kind]; ok {
-		n.Message, n.Action = words(se.Subject)
+		n.Message, n.Action = words(se.Subject, e)
 	}
 	return n
 }
 
+// engineWords name the engine in the app's words: "SGLang", and its
+// program in a venv's bin ("python3").
+type engineWords struct{ title, program string }
+
+// fatalWords say, for the start-up failures the app explains itself, what
+// happened and which fields to change.
+var fatalWords = map[vllm.FatalKind]func(title string) (message, action string){
+	vllm.FatalOutOfMemory: func(title string) (string, string) {
+		return "The " + title + " server ran out of GPU memory while starting.",
+			"Lower GPU memory utilization or Max model length under GPU memory and parallelism, or free the GPU (nvidia-smi shows what holds it), then press Start server again."
+	},
+	vllm.FatalNotInstalled: func(title string) (string, string) {
+		return "The Python of Executable has no " + title + ".",
+			"Install " + title + " in that environment, or set Executable under How to run to an environment where it is installed."
+	},
+}
+
 // setupWords says, for each kind of setup problem and the path, image or
 // port it is about, what is wrong and what to change, in the app's words.
-var setupWords = map[vllm.SetupKind]func(subject string) (message, action string){
-	vllm.SetupNoExecutable: func(exe string) (string, string) {
-		return "vLLM cannot be run from " + exe + ".",
-			"Set Executable under How to run to the bin/vllm of the environment where vLLM is installed, or install it (pip install vllm)."
+var setupWords = map[vllm.SetupKind]func(subject string, e engineWords) (message, action string){
+	vllm.SetupNoExecutable: func(exe string, e engineWords) (string, string) {
+		return e.title + " cannot be run from " + exe + ".",
+			"Set Executable under How to run to the bin/" + e.program + " of the environment where " + e.title + " is installed, or install it."
 	},
-	vllm.SetupNotVLLM: func(exe string) (string, string) {
-		return exe + " is not vLLM: it stopped before it was ready without printing anything vLLM prints.",
-			"Set Executable under How to run to the bin/vllm of an environment where vLLM is installed."
+	vllm.SetupNotVLLM: func(exe string, e engineWords) (string, string) {
+		return exe + " is not " + e.title + ": it stopped before it was ready without printing anything " + e.title + " prints.",
+			"Set Executable under How to run to the bin/" + e.program + " of an environment where " + e.title + " is installed."
 	},
-	vllm.SetupVenvNoVLLM: func(venv string) (string, string) {
-		return "The environment " + venv + " has no vLLM.",
-			"Install it there (" + filepath.Join(venv, "bin", "pip") + " install vllm), or set Executable under How to run to another environment's bin/vllm."
+	vllm.SetupVenvNoVLLM: func(venv string, e engineWords) (string, string) {
+		return "The environment " + venv + " has no " + e.title + ".",
+			"Install it there (with " + filepath.Join(venv, "bin", "pip") + "), or set Executable under How to run to another environment's bin/" + e.program + "."
 	},
-	vllm.SetupNoDocker: func(string) (string, string) {
+	vllm.SetupNoDocker: func(_ string, e engineWords) (string, string) {
 		return "Docker is not installed.", "Install Docker with the NVIDIA Container Toolkit, or choose exec as Runner under How to run."
 	},
-	vllm.SetupDockerDown: func(string) (string, string) {
+	vllm.SetupDockerDown: func(_ string, e engineWords) (string, string) {
 		return "Docker is not running, or does not let you in.",
 			"Start Docker (sudo systemctl start docker) or add yourself to the docker group; or choose exec as Runner under How to run."
 	},
-	vllm.SetupNoImage: func(image string) (string, string) {
+	vllm.SetupNoImage: func(image string, e engineWords) (string, string) {
 		return "The Docker image " + image + " is not on this machine.",
 			"Pull it first (docker pull " + image + "), or set Docker image under How to run to one you have."
 	},
-	vllm.SetupPortInUse: func(port string) (string, string) {
-		return "Port " + port + " is already in use, perhaps by another vLLM server.",
+	vllm.SetupPortInUse: func(port string, e engineWords) (string, string) {
+		return "Port " + port + " is already in use, perhaps by another " + e.title + " server.",
 			"Stop that server, or set Port under Network to another one."
 	},
-	vllm.SetupNoRay: func(exe string) (string, string) {
+	vllm.SetupNoRay: func(exe string, e engineWords) (string, string) {
 		return "Ray cannot be run from " + exe + ", and the Executor is Ray cluster.",
 			"Install Ray where vLLM is (pip install 'ray[default]'), or choose another Executor under GPU memory and parallelism."
 	},
-	vllm.SetupRayDown: func(address string) (string, string) {
+	vllm.SetupRayDown: func(address string, e engineWords) (string, string) {
 		if address == "" {
 			address = "this node's"
 		}
 		return "The Ray cluster (" + address + ") does not answer ray status.",
 			"Start Ray on every node (ray start, the head first), or set Ray address under GPU memory and parallelism."
 	},
-	vllm.SetupRayNoGPUs: func(need string) (string, string) {
+	vllm.SetupRayNoGPUs: func(need string, e engineWords) (string, string) {
 		return "The Ray cluster has fewer free GPUs than the " + need + " that tensor × pipeline × data parallel need.",
 			"Add GPU nodes to the cluster, or lower Tensor parallel, Pipeline parallel or Data parallel under GPU memory and parallelism."
 	},
-	vllm.SetupKeyFile: func(path string) (string, string) {
+	vllm.SetupKeyFile: func(path string, e engineWords) (string, string) {
 		return "The API key file " + path + " cannot be read, or is empty.",
 			"Make it a file you can read with the key on its first line, or type the key in API key under Network."
 	},

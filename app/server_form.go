@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -24,6 +25,7 @@ const (
 type vllmForm struct {
 	onChange func()
 
+	engine                            *widget.Select // vLLM or SGLang (see engineChoices)
 	runner                            *widget.Select
 	executable, dockerImage, hfCache  *widget.Entry
 	model                             *widget.SelectEntry
@@ -56,8 +58,12 @@ func newVLLMForm(onChange func()) *vllmForm {
 		return e
 	}
 	f.runner = widget.NewSelect([]string{string(vllm.RunnerExec), string(vllm.RunnerDocker)}, func(string) { f.changed() })
-	f.executable = entry("vllm (on PATH) or /path/to/venv/bin/vllm")
-	f.dockerImage = entry(vllm.DefaultDockerImage)
+	f.executable = entry("")
+	f.dockerImage = entry("")
+	f.engine = widget.NewSelect(engineChoices(), nil)
+	f.engine.SetSelected(vllm.EngineTitle(vllm.EngineVLLM))
+	f.onEngine()
+	f.engine.OnChanged = func(string) { f.onEngine(); f.changed() }
 	f.hfCache = entry(vllm.HFHome())
 	f.model = widget.NewSelectEntry(nil)
 	f.model.SetPlaceHolder("Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
@@ -85,6 +91,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.env.OnChanged = func(string) { f.changed() }
 	f.startupTimeoutMin, f.stopGraceS = entry("20"), entry("15")
 	f.logDir = entry("system temp folder")
+	f.onEngine()
 	return f
 }
 
@@ -102,6 +109,7 @@ func (f *vllmForm) object() fyne.CanvasObject {
 	item := func(label string, field fyne.CanvasObject) formRow { return formRow{label: label, field: field} }
 	f.accordion = widget.NewAccordion(
 		widget.NewAccordionItem("Model", form(
+			item("Engine", f.engine),
 			item("Model", f.model), item("Served model name", f.servedName), item("Revision", f.revision),
 			item("", f.trustRemoteCode))),
 		widget.NewAccordionItem("GPU memory and parallelism", form(
@@ -139,6 +147,7 @@ func (f *vllmForm) fill(cfg vllm.ServerConfig) {
 		}
 		return strconv.Itoa(n)
 	}
+	f.engine.SetSelected(vllm.EngineTitle(cmp.Or(cfg.Engine, vllm.EngineVLLM)))
 	runner := cfg.Runner
 	if runner == "" {
 		runner = vllm.RunnerExec
@@ -202,6 +211,7 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		return n
 	}
 	cfg := vllm.ServerConfig{
+		Engine: f.engineName(),
 		Runner: vllm.Runner(f.runner.Selected), Executable: strings.TrimSpace(f.executable.Text),
 		DockerImage: strings.TrimSpace(f.dockerImage.Text), HFCache: strings.TrimSpace(f.hfCache.Text),
 		Model: strings.TrimSpace(f.model.Text), ServedModelName: strings.TrimSpace(f.servedName.Text),
@@ -216,6 +226,9 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
 	f.parallel.read(&cfg, atoi("data parallel", f.parallel.dp))
+	if cfg.Engine == vllm.EngineSGLang { // disabled on the form (see onEngine)
+		cfg.AsyncScheduling, cfg.DistributedExecutorBackend, cfg.RayAddress = false, "", ""
+	}
 	if withKey {
 		cfg.APIKey = f.apiKey.Text
 	}
@@ -235,6 +248,44 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 	cfg.StartupTimeout = time.Duration(atoi("start-up timeout", f.startupTimeoutMin)) * time.Minute
 	cfg.StopGrace = time.Duration(atoi("stop grace", f.stopGraceS)) * time.Second
 	return cfg
+}
+
+// engineChoices are the Engine select's choices: vLLM, SGLang.
+func engineChoices() []string {
+	titles := make([]string, len(vllm.Engines))
+	for i, name := range vllm.Engines {
+		titles[i] = vllm.EngineTitle(name)
+	}
+	return titles
+}
+
+// engineName is the server.toml name of the engine selected.
+func (f *vllmForm) engineName() string {
+	for _, name := range vllm.Engines {
+		if vllm.EngineTitle(name) == f.engine.Selected {
+			return name
+		}
+	}
+	return vllm.EngineVLLM
+}
+
+// onEngine shows the selected engine's program and image as placeholders,
+// and disables vLLM's own settings (executor, Ray, async scheduling) for
+// SGLang, which has no flags for them; config then leaves them out.
+func (f *vllmForm) onEngine() {
+	d := vllm.ServerConfig{Engine: f.engineName(), Runner: vllm.RunnerDocker}.WithDefaults()
+	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
+	f.dockerImage.SetPlaceHolder(d.DockerImage)
+	if f.parallel == nil || f.asyncScheduling == nil {
+		return // still being built
+	}
+	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling} {
+		if d.Engine == vllm.EngineSGLang {
+			w.Disable()
+		} else {
+			w.Enable()
+		}
+	}
 }
 
 // problems lists the fields config could not read, sorted.

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -41,12 +40,14 @@ func startBlocker(hasGPU bool, cfg vllm.ServerConfig, look func(string) (string,
 		}
 		return ""
 	}
-	exe := cmp.Or(cfg.Executable, vllm.DefaultExecutable)
+	d := cfg.WithDefaults()
+	exe, title, program := d.Executable, d.EngineTitle(), vllm.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
 	if _, err := look(exe); err != nil {
 		if strings.ContainsRune(exe, filepath.Separator) {
-			return "Start needs vLLM, and " + exe + " is not a program: set Executable under How to run to the vllm of your environment (e.g. /path/to/venv/bin/vllm)."
+			return "Start needs " + title + ", and " + exe + " is not a program: set Executable under How to run to the " + program +
+				" of your environment (e.g. /path/to/venv/bin/" + program + ")."
 		}
-		return "Start needs vLLM, and " + exe + " is not on the PATH: install it (pip install vllm), or set Executable under How to run to its full path."
+		return "Start needs " + title + ", and " + exe + " is not on the PATH: install it (" + d.InstallCommand() + "), or set Executable under How to run to its full path."
 	}
 	return ""
 }

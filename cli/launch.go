@@ -15,7 +15,7 @@ import (
 // returns (see vllm.RunGuardIfAsked). main calls it before anything else.
 func RunGuardIfAsked() { vllm.RunGuardIfAsked() }
 
-// launchTarget starts the vLLM server described by the server.toml at path,
+// launchTarget starts the vLLM or SGLang server described by the server.toml at path,
 // shows its start-up log on stderr until it is ready, and returns the target
 // to measure (with the Engine section and Launch command of what it started,
 // this machine's hardware and telemetry) and a func that stops the server.
@@ -29,8 +29,9 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	if err != nil {
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
-	fmt.Fprintf(stderr, "starting vLLM (full log: %s):\n  %s\n", s.LogPath(), s.Display())
-	echo := &startupEcho{w: stderr}
+	title := cfg.EngineTitle()
+	fmt.Fprintf(stderr, "starting %s (full log: %s):\n  %s\n", title, s.LogPath(), s.Display())
+	echo := &startupEcho{w: stderr, prefix: cfg.Engine}
 	unsubscribe := s.Subscribe(echo.line)
 	err = s.WaitReady(ctx)
 	unsubscribe()
@@ -39,8 +40,8 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	t := s.Subject()
-	fmt.Fprintf(stderr, "vLLM %s is ready at %s serving %s (KV cache %d tokens)\n",
-		t.Header.Engine.Version, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
+	fmt.Fprintf(stderr, "%s %s is ready at %s serving %s (KV cache %d tokens)\n",
+		title, t.Header.Engine.Version, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
 
 	// The server runs on this machine: describe its hardware and sample it
 	// as for a local --endpoint.
@@ -74,6 +75,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 type startupEcho struct {
 	mu     sync.Mutex
 	w      io.Writer
+	prefix string // the engine: "vllm", "sglang"
 	closed bool
 }
 
@@ -81,7 +83,7 @@ func (e *startupEcho) line(l string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.closed {
-		fmt.Fprintf(e.w, "vllm| %s\n", l)
+		fmt.Fprintf(e.w, "%s| %s\n", e.prefix, l)
 	}
 }
 

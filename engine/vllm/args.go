@@ -24,47 +24,41 @@ const APIKeyEnv = "VLLM_API_KEY"
 // hfTokenEnv is the variable Hugging Face downloads read their token from.
 const hfTokenEnv = "HF_TOKEN"
 
-// Args is the argument list of `vllm` for cfg, starting with "serve MODEL",
-// in the order the reference reports show. The API key is not among them
-// (it goes in the environment, see Environ). It is pure: it neither reads
-// the environment nor generates a key (Launch does that first).
+// Args is the argument list of the engine's program for cfg: for vLLM,
+// `serve MODEL …` in the order the reference reports show; for SGLang,
+// `-m sglang.launch_server --model-path MODEL …` as its docs write it. The
+// API key is not among them (it goes in the environment, see Environ). It
+// is pure: it neither reads the environment nor generates a key (Launch
+// does that first).
 func Args(cfg ServerConfig) []string {
-	return serveArgs(cfg, cfg.Host, "")
+	fl := cfg.flavor()
+	return append(fl.entry(false), fl.args(cfg, cfg.Host, "")...)
 }
 
 // serveArgs builds the serve arguments with the address vLLM itself binds
 // and, when key is not empty, --api-key key (what Display shows).
 func serveArgs(cfg ServerConfig, listenHost, key string) []string {
-	a := []string{"serve", cfg.Model}
-	str := func(flag, v string) {
-		if v != "" {
-			a = append(a, flag, v)
-		}
-	}
-	num := func(flag string, v int) {
-		if v > 0 {
-			a = append(a, flag, strconv.Itoa(v))
-		}
-	}
+	a := flags{"serve", cfg.Model}
+	str, num := a.str, a.num
 	str("--served-model-name", cfg.ServedModelName)
 	str("--revision", cfg.Revision)
 	if cfg.TrustRemoteCode {
-		a = append(a, "--trust-remote-code")
+		a.add("--trust-remote-code")
 	}
 	num("--tensor-parallel-size", cfg.TensorParallelSize)
 	num("--pipeline-parallel-size", cfg.PipelineParallelSize)
 	num("--data-parallel-size", cfg.DataParallelSize)
 	if cfg.EnableExpertParallel {
-		a = append(a, "--enable-expert-parallel")
+		a.add("--enable-expert-parallel")
 	}
 	str("--distributed-executor-backend", cfg.DistributedExecutorBackend)
 	str("--reasoning-parser", cfg.ReasoningParser)
 	if cfg.ToolCallParser != "" {
-		a = append(a, "--enable-auto-tool-choice", "--tool-call-parser", cfg.ToolCallParser)
+		a.add("--enable-auto-tool-choice", "--tool-call-parser", cfg.ToolCallParser)
 	}
 	num("--max-model-len", cfg.MaxModelLen)
 	if cfg.GPUMemoryUtilization > 0 {
-		a = append(a, "--gpu-memory-utilization", strconv.FormatFloat(cfg.GPUMemoryUtilization, 'f', -1, 64))
+		a.add("--gpu-memory-utilization", fraction(cfg.GPUMemoryUtilization))
 	}
 	num("--max-num-seqs", cfg.MaxNumSeqs)
 	str("--quantization", cfg.Quantization)
@@ -72,27 +66,51 @@ func serveArgs(cfg ServerConfig, listenHost, key string) []string {
 	str("--kv-cache-dtype", cfg.KVCacheDType)
 	if p := cfg.EnablePrefixCaching; p != nil {
 		if *p {
-			a = append(a, "--enable-prefix-caching")
+			a.add("--enable-prefix-caching")
 		} else {
-			a = append(a, "--no-enable-prefix-caching")
+			a.add("--no-enable-prefix-caching")
 		}
 	}
 	str("--attention-backend", cfg.AttentionBackend)
 	str("--host", listenHost)
 	if cfg.Port > 0 {
-		a = append(a, "--port", strconv.Itoa(cfg.Port))
+		a.add("--port", strconv.Itoa(cfg.Port))
 	}
 	str("--api-key", key)
 	if cfg.AsyncScheduling {
-		a = append(a, "--async-scheduling")
+		a.add("--async-scheduling")
 	}
 	return append(a, cfg.ExtraArgs...)
 }
 
+// flags is an argument list being built.
+type flags []string
+
+// add appends words.
+func (a *flags) add(w ...string) { *a = append(*a, w...) }
+
+// str appends flag v when v is set.
+func (a *flags) str(flag, v string) {
+	if v != "" {
+		a.add(flag, v)
+	}
+}
+
+// num appends flag v when v is positive.
+func (a *flags) num(flag string, v int) {
+	if v > 0 {
+		a.add(flag, strconv.Itoa(v))
+	}
+}
+
+// fraction writes 0.85 as "0.85".
+func fraction(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
 // ContainerName is the docker container name used for cfg's server; it is
-// derived from the port so that a leftover container is easy to find.
+// derived from the engine and the port so that a leftover container is
+// easy to find.
 func ContainerName(cfg ServerConfig) string {
-	return "speedmatrix-vllm-" + strconv.Itoa(cfg.Port)
+	return "speedmatrix-" + cfg.flavor().name + "-" + strconv.Itoa(cfg.Port)
 }
 
 // Command is the full argv that runs cfg's server (argv[0] is the program):
@@ -100,6 +118,9 @@ func ContainerName(cfg ServerConfig) string {
 // is on it: the environment (see Environ) holds the API key, the HF token
 // and every variable named like a secret, and docker is told only their
 // names (`-e VLLM_API_KEY`), taking the values from its own environment.
+// For SGLang, which takes its key only as --api-key, `-m
+// sglang.launch_server` is `-c` and a short Python launcher that adds the
+// key from SGLANG_API_KEY inside the interpreter (see sglangLauncher).
 func Command(cfg ServerConfig) []string {
 	return command(cfg, false)
 }
@@ -112,12 +133,13 @@ func command(cfg ServerConfig, shown bool) []string {
 	if shown {
 		key = cfg.APIKey
 	}
+	fl := cfg.flavor()
 	if cfg.Runner != RunnerDocker {
 		exe := cfg.Executable
 		if exe == "" {
-			exe = DefaultExecutable
+			exe = fl.executable
 		}
-		return append([]string{exe}, serveArgs(cfg, cfg.Host, key)...)
+		return append(append([]string{exe}, fl.entry(!shown)...), fl.args(cfg, cfg.Host, key)...)
 	}
 	gpus := "all"
 	if len(cfg.GPUs) > 0 {
@@ -136,7 +158,7 @@ func command(cfg ServerConfig, shown bool) []string {
 	}
 	for _, k := range sortedKeys(env) {
 		switch {
-		case k == APIKeyEnv && shown:
+		case k == fl.keyEnv && shown:
 			// Display shows the key as --api-key, as the reference reports do.
 		case secret.IsEnvName(k) && !shown:
 			a = append(a, "-e", k)
@@ -145,13 +167,14 @@ func command(cfg ServerConfig, shown bool) []string {
 		}
 	}
 	a = append(a, cfg.DockerImage)
-	// The image's entrypoint is `vllm serve`; inside the container vLLM must
-	// listen on all interfaces for the port mapping to reach it.
-	return append(a, serveArgs(cfg, "0.0.0.0", key)[1:]...)
+	// Inside the container the server must listen on all interfaces for
+	// the port mapping to reach it.
+	return append(a, fl.inImage(!shown, fl.args(cfg, "0.0.0.0", key))...)
 }
 
 // serverEnv is the variables cfg adds to the server's environment: its Env,
-// HF_TOKEN from HFToken, VLLM_API_KEY from APIKey, CUDA_VISIBLE_DEVICES
+// HF_TOKEN from HFToken, the engine's key variable (VLLM_API_KEY,
+// SGLANG_API_KEY) from APIKey, CUDA_VISIBLE_DEVICES
 // from GPUs and RAY_ADDRESS from RayAddress (those win).
 func serverEnv(cfg ServerConfig) map[string]string {
 	env := make(map[string]string, len(cfg.Env)+2)
@@ -162,7 +185,7 @@ func serverEnv(cfg ServerConfig) map[string]string {
 		env[hfTokenEnv] = cfg.HFToken
 	}
 	if cfg.APIKey != "" {
-		env[APIKeyEnv] = cfg.APIKey
+		env[cfg.flavor().keyEnv] = cfg.APIKey
 	}
 	if len(cfg.GPUs) > 0 && cfg.Runner != RunnerDocker {
 		env[cudaVisibleDevices] = cfg.visibleDevices() // docker: --gpus device=…, renumbered from 0 inside
@@ -173,7 +196,7 @@ func serverEnv(cfg ServerConfig) map[string]string {
 	return env
 }
 
-// Environ is the environment of cfg's process (vLLM, or the docker client):
+// Environ is the environment of cfg's process (the engine, or the docker client):
 // base plus cfg's variables (see serverEnv), which win.
 func Environ(cfg ServerConfig, base []string) []string {
 	add := serverEnv(cfg)
@@ -211,7 +234,7 @@ func Display(cfg ServerConfig) string {
 func displayWith(cfg ServerConfig, home string) string {
 	if cfg.Runner != RunnerDocker {
 		env := serverEnv(cfg)
-		delete(env, APIKeyEnv) // shown as --api-key
+		delete(env, cfg.flavor().keyEnv) // shown as --api-key
 		return CommandLine(env, command(cfg, true), home)
 	}
 	var words []string

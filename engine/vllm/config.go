@@ -21,10 +21,10 @@ import (
 // Runner says how the server is run.
 type Runner string
 
-// The two ways to run vLLM.
+// The two ways to run the server.
 const (
-	RunnerExec   Runner = "exec"   // a `vllm` executable on PATH or in a venv
-	RunnerDocker Runner = "docker" // `docker run` of a vllm/vllm-openai image
+	RunnerExec   Runner = "exec"   // a `vllm` (or SGLang's python3) executable on PATH or in a venv
+	RunnerDocker Runner = "docker" // `docker run` of a vllm/vllm-openai (or lmsysorg/sglang) image
 )
 
 // Defaults applied by WithDefaults.
@@ -37,13 +37,16 @@ const (
 	DefaultStopGrace      = 15 * time.Second
 )
 
-// ServerConfig is everything needed to build and run one `vllm serve`
-// command. Zero values mean "vLLM's default" (the flag is left out), except
-// for the fields WithDefaults fills in.
+// ServerConfig is everything needed to build and run one `vllm serve` (or
+// `python3 -m sglang.launch_server`) command. Zero values mean "the
+// engine's default" (the flag is left out), except for the fields
+// WithDefaults fills in.
 type ServerConfig struct {
+	// Engine is "vllm" (default) or "sglang": the server Launch starts.
+	Engine      string `toml:"engine"`
 	Runner      Runner `toml:"runner"`       // "exec" (default) or "docker"
-	Executable  string `toml:"executable"`   // exec: `vllm` on PATH or a venv's bin/vllm
-	DockerImage string `toml:"docker_image"` // docker: vllm/vllm-openai:TAG
+	Executable  string `toml:"executable"`   // exec: `vllm` on PATH or a venv's bin/vllm; SGLang: python3 or a venv's bin/python3
+	DockerImage string `toml:"docker_image"` // docker: vllm/vllm-openai:TAG or lmsysorg/sglang:TAG
 	HFCache     string `toml:"hf_cache"`     // docker: host dir mounted at /root/.cache/huggingface
 
 	Model           string `toml:"model"` // HF id or local path
@@ -133,17 +136,20 @@ func LoadConfig(path string) (ServerConfig, error) {
 	return cfg, nil
 }
 
-// WithDefaults returns cfg with the runner, executable or image, host, port,
+// WithDefaults returns cfg with the engine, runner, executable or image, host, port,
 // time-outs and HF cache filled in where they are empty.
 func (cfg ServerConfig) WithDefaults() ServerConfig {
+	if cfg.Engine == "" {
+		cfg.Engine = EngineVLLM
+	}
 	if cfg.Runner == "" {
 		cfg.Runner = RunnerExec
 	}
 	if cfg.Executable == "" {
-		cfg.Executable = DefaultExecutable
+		cfg.Executable = cfg.flavor().executable
 	}
 	if cfg.Runner == RunnerDocker && cfg.DockerImage == "" {
-		cfg.DockerImage = DefaultDockerImage
+		cfg.DockerImage = cfg.flavor().image
 	}
 	if cfg.Runner == RunnerDocker && cfg.HFCache == "" {
 		cfg.HFCache = HFHome()
@@ -169,6 +175,11 @@ func (cfg ServerConfig) Validate() error {
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if strings.TrimSpace(cfg.Model) == "" {
 		add("model is empty: set model to a Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
+	}
+	if err := engineProblem(cfg.Engine); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, cfg.flavor().problems(cfg)...)
 	}
 	switch cfg.Runner {
 	case "", RunnerExec:

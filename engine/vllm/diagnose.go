@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 )
@@ -23,7 +24,7 @@ const (
 	FatalNoGPU             FatalKind = "no-gpu"
 	FatalDockerGPU         FatalKind = "docker-gpu"
 	FatalContainerConflict FatalKind = "container-name-in-use"
-	FatalNotInstalled      FatalKind = "vllm-not-installed"
+	FatalNotInstalled      FatalKind = "not-installed" // the engine's Python package is missing
 )
 
 // Fatal is a recognised start-up failure: what happened, what to change, and
@@ -32,16 +33,17 @@ type Fatal struct {
 	Kind    FatalKind
 	Summary string // what happened
 	Advice  string // what to change
-	Line    string // vLLM's own words
+	Line    string // the engine's own words
+	Engine  string // the engine's name in messages ("vLLM", "SGLang")
 }
 
-// Error is one line: summary, advice and vLLM's line (shortened).
+// Error is one line: summary, advice and the engine's line (shortened).
 func (f Fatal) Error() string {
 	line := strings.TrimSpace(f.Line)
 	if len(line) > 300 {
 		line = line[:300] + "…"
 	}
-	return f.Summary + ": " + f.Advice + " (vLLM: " + line + ")"
+	return f.Summary + ": " + f.Advice + " (" + cmp.Or(f.Engine, "vLLM") + ": " + line + ")"
 }
 
 type diagnosis struct {
@@ -51,9 +53,9 @@ type diagnosis struct {
 	all             []string // and all of these
 }
 
-// diagnoses are checked in order: more specific wordings come first (a
-// RepositoryNotFoundError also says "401 Client Error").
-var diagnoses = []diagnosis{
+// vllmDiagnoses are vLLM's own failures, checked in order before
+// sharedDiagnoses: more specific wordings come first.
+var vllmDiagnoses = []diagnosis{
 	{kind: FatalKVCacheTooSmall, summary: "the KV cache cannot hold one request of --max-model-len tokens",
 		advice: "lower --max-model-len or raise --gpu-memory-utilization",
 		any:    []string{"larger than the available KV cache memory", "larger than the maximum number of tokens that can be stored in KV cache"}},
@@ -69,30 +71,9 @@ var diagnoses = []diagnosis{
 	{kind: FatalMaxModelLen, summary: "--max-model-len is longer than the model supports",
 		advice: "lower --max-model-len to the model's maximum (or set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 in env if you know it handles more)",
 		all:    []string{"max_model_len", "greater than the derived max_model_len"}},
-	{kind: FatalModelNotFound, summary: "the model was not found",
-		advice: "check the model id (ORG/NAME on huggingface.co) or the local path; for a private repository set HF_TOKEN in env",
-		any: []string{"RepositoryNotFoundError", "Repository Not Found", "Invalid repository ID or local directory",
-			"is not a local folder and is not a valid model identifier", "LocalEntryNotFoundError"}},
-	{kind: FatalGatedRepo, summary: "the model is gated on Hugging Face and this server may not download it",
-		advice: "accept the model's license on huggingface.co and set HF_TOKEN in env to a token with access",
-		any: []string{"GatedRepoError", "gated repo", "is restricted. You must have access",
-			"401 Client Error", "403 Client Error", "Invalid credentials in Authorization header"}},
 	{kind: FatalUnsupportedArch, summary: "this vLLM does not support the model's architecture",
 		advice: "upgrade vLLM (or the docker image tag) or choose a model vLLM supports",
 		any:    []string{"are not supported for now", "is not supported in-tree anymore", "is not supported anymore"}},
-	{kind: FatalTrustRemoteCode, summary: "the model needs its own code to load",
-		advice: "set trust_remote_code = true if you trust the model's repository",
-		any: []string{"pass the argument `trust_remote_code=True`", "contains custom code which must be executed",
-			"requires you to execute the configuration file in that repo"}},
-	{kind: FatalAddressInUse, summary: "the port is already in use",
-		advice: "choose another port or stop the server that holds it",
-		any:    []string{"Address already in use", "address already in use", "port is already allocated"}},
-	{kind: FatalContainerConflict, summary: "a docker container with the server's name already exists",
-		advice: "remove the old container (docker rm -f speedmatrix-vllm-<port>) or choose another port",
-		any:    []string{"is already in use by container"}},
-	{kind: FatalDockerGPU, summary: "docker cannot give the container a GPU",
-		advice: "install the NVIDIA Container Toolkit and restart docker, or use runner = \"exec\"",
-		any:    []string{"could not select device driver", "nvidia-container-cli: initialization error"}},
 	{kind: FatalNotInstalled, summary: "the Python of the executable has no vllm package",
 		advice: "install vLLM in that environment (pip install vllm) or set executable to the bin/vllm of a venv that has it",
 		any:    []string{"No module named 'vllm'", "No module named vllm"}},
@@ -102,25 +83,71 @@ var diagnoses = []diagnosis{
 			"Found no NVIDIA driver"}},
 }
 
+// sharedDiagnoses are failures every engine reports in the same words (those
+// of Hugging Face, the network, Docker), checked in order: more specific
+// wordings come first (a RepositoryNotFoundError also says "401 Client
+// Error").
+var sharedDiagnoses = []diagnosis{
+	{kind: FatalModelNotFound, summary: "the model was not found",
+		advice: "check the model id (ORG/NAME on huggingface.co) or the local path; for a private repository set HF_TOKEN in env",
+		any: []string{"RepositoryNotFoundError", "Repository Not Found", "Invalid repository ID or local directory",
+			"is not a local folder and is not a valid model identifier", "LocalEntryNotFoundError"}},
+	{kind: FatalGatedRepo, summary: "the model is gated on Hugging Face and this server may not download it",
+		advice: "accept the model's license on huggingface.co and set HF_TOKEN in env to a token with access",
+		any: []string{"GatedRepoError", "gated repo", "is restricted. You must have access",
+			"401 Client Error", "403 Client Error", "Invalid credentials in Authorization header"}},
+	{kind: FatalTrustRemoteCode, summary: "the model needs its own code to load",
+		advice: "set trust_remote_code = true if you trust the model's repository",
+		any: []string{"pass the argument `trust_remote_code=True`", "contains custom code which must be executed",
+			"requires you to execute the configuration file in that repo"}},
+	{kind: FatalAddressInUse, summary: "the port is already in use",
+		advice: "choose another port or stop the server that holds it",
+		any:    []string{"Address already in use", "address already in use", "port is already allocated"}},
+	{kind: FatalContainerConflict, summary: "a docker container with the server's name already exists",
+		advice: "remove the old container (docker rm -f with the name docker gives, e.g. speedmatrix-vllm-8000) or choose another port",
+		any:    []string{"is already in use by container"}},
+	{kind: FatalDockerGPU, summary: "docker cannot give the container a GPU",
+		advice: "install the NVIDIA Container Toolkit and restart docker, or use runner = \"exec\"",
+		any:    []string{"could not select device driver", "nvidia-container-cli: initialization error"}},
+}
+
 var (
 	estimatedLenRE = regexp.MustCompile(`estimated maximum model length is (\d+)`)
 	// logPrefixRE matches vLLM's "(EngineCore_DP0 pid=7) ERROR 11-30 07:52:41 [core.py:1] ".
 	logPrefixRE = regexp.MustCompile(`^\s*(?:\([\w.-]+ pid=\d+\)\s+)?(?:[A-Z]+\s+[\d-]+(?:\s+[\d:.]+)?\s+\[[^\]]*\]\s+)?`)
 )
 
-// Diagnose recognises a fatal start-up error in one log line.
-func Diagnose(line string) (Fatal, bool) {
-	for _, d := range diagnoses {
-		if !matchAny(line, d.any) || !matchAll(line, d.all) {
-			continue
-		}
-		f := Fatal{Kind: d.kind, Summary: d.summary, Advice: d.advice, Line: strings.TrimSpace(logPrefixRE.ReplaceAllString(line, ""))}
-		if m := estimatedLenRE.FindStringSubmatch(line); m != nil {
-			f.Advice += " (vLLM estimates that --max-model-len " + m[1] + " fits)"
-		}
-		return f, true
+// Diagnose recognises a fatal start-up error in one line of vLLM's log.
+func Diagnose(line string) (Fatal, bool) { return vllmFlavor.diagnose(line) }
+
+// diagnose recognises a fatal start-up error in one line of fl's log.
+func (fl *flavor) diagnose(line string) (Fatal, bool) {
+	if d, ok := firstMatch(line, fl.diagnoses); ok {
+		return fl.fatal(d, line), true
+	}
+	if d, ok := firstMatch(line, sharedDiagnoses); ok {
+		return fl.fatal(d, line), true
 	}
 	return Fatal{}, false
+}
+
+func firstMatch(line string, ds []diagnosis) (diagnosis, bool) {
+	for _, d := range ds {
+		if matchAny(line, d.any) && matchAll(line, d.all) {
+			return d, true
+		}
+	}
+	return diagnosis{}, false
+}
+
+// fatal is d as line showed it in fl's log.
+func (fl *flavor) fatal(d diagnosis, line string) Fatal {
+	f := Fatal{Kind: d.kind, Summary: d.summary, Advice: d.advice, Engine: fl.title,
+		Line: strings.TrimSpace(fl.logPrefix.ReplaceAllString(line, ""))}
+	if m := estimatedLenRE.FindStringSubmatch(line); m != nil {
+		f.Advice += " (vLLM estimates that --max-model-len " + m[1] + " fits)"
+	}
+	return f
 }
 
 func matchAny(line string, subs []string) bool {

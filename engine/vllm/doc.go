@@ -1,4 +1,7 @@
-// Package vllm builds, starts, watches and stops a `vllm serve` process.
+// Package vllm builds, starts, watches and stops a `vllm serve` process,
+// or SGLang's `python3 -m sglang.launch_server` (engine = "sglang"): what
+// differs between the two is a flavor (flavor.go, sglang.go); the guard,
+// the log, secrets, readiness and Stop are the same for both.
 //
 // The pure half turns a ServerConfig into the exact command line (Args,
 // Command, Display), suggests settings from the hardware (Suggest) and reads

@@ -27,10 +27,16 @@ func TestKillNineLeavesNothing(t *testing.T) {
 	}{
 		{"exec, children ignoring SIGTERM", RunnerExec, "stubborn"},
 		{"docker", RunnerDocker, ""},
+		{"sglang, children ignoring SIGTERM", RunnerExec, "stubborn sglang"},
+		{"sglang docker", RunnerDocker, "sglang"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dockerLog := fakeDockerOnPath(t, "")
-			cfg := fakeConfig(t, tt.mode, "FAKEVLLM_CHILD=1", "FAKEVLLM_DAEMON=1")
+			mode, sglang := strings.CutSuffix(tt.mode, "sglang")
+			cfg := fakeConfig(t, strings.TrimSpace(mode), "FAKEVLLM_CHILD=1", "FAKEVLLM_DAEMON=1")
+			if sglang {
+				cfg = asSGLang(t, cfg)
+			}
 			cfg.Runner, cfg.DockerImage = tt.runner, "fake/vllm-openai:test"
 			helper, lines := startHelper(t, cfg)
 			tree := descendants(helper.Process.Pid)

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ var readyPoll = 250 * time.Millisecond
 // ServerError says why a server failed to start or died: the reason, the
 // failure recognised in its log (if any) and its last log lines.
 type ServerError struct {
+	Engine    string // "vLLM", "SGLang"
 	Reason    string // e.g. "exited (exit status 1) before it was ready"
 	Fatal     *Fatal
 	LastLines []string
@@ -29,7 +31,7 @@ type ServerError struct {
 // Error is a summary line, then the last log lines, indented.
 func (e *ServerError) Error() string {
 	var b strings.Builder
-	b.WriteString("vLLM server " + e.Reason)
+	b.WriteString(cmp.Or(e.Engine, "vLLM") + " server " + e.Reason)
 	if e.Fatal != nil {
 		b.WriteString(": " + e.Fatal.Error())
 	} else {
@@ -56,7 +58,8 @@ func (e *ServerError) Unwrap() error {
 }
 
 // WaitReady waits until /health answers 200 and /v1/models lists the served
-// model name. It fails when the process exits first, when the start-up
+// model name (or, for SGLang, until its log says "The server is fired up
+// and ready to roll!"). It fails when the process exits first, when the start-up
 // timeout passes or when ctx ends; then it stops the server, so nothing is
 // left running.
 func (s *Server) WaitReady(ctx context.Context) error {
@@ -82,18 +85,18 @@ func (s *Server) waitReady(ctx context.Context) error {
 		select {
 		case <-s.exited:
 			if s.stopped.Load() {
-				return fmt.Errorf("start vllm: %w", ErrStopped)
+				return fmt.Errorf("start %s: %w", s.cfg.flavor().name, ErrStopped)
 			}
 			// End what it left running (vLLM's engine core) before
 			// reading its last words, so the log reaches its end.
 			_ = s.shutdown()
 			err := s.exitError("exited (%s) before it was ready")
-			if s.cfg.Runner != RunnerDocker && !s.Facts().LooksLikeVLLM {
-				return notVLLM(s.cfg.Executable, err)
+			if s.cfg.Runner != RunnerDocker && !s.Facts().LooksLikeServer {
+				return notEngine(s.cfg.flavor(), s.cfg.Executable, err)
 			}
 			return err
 		case <-ctx.Done():
-			return fmt.Errorf("start vllm: %w", ctx.Err())
+			return fmt.Errorf("start %s: %w", s.cfg.flavor().name, ctx.Err())
 		case <-timeout.C:
 			return s.serverError(fmt.Sprintf("was not ready after %v (last check: %v): raise startup_timeout if the model is still downloading or loading",
 				s.cfg.StartupTimeout, last))
@@ -104,6 +107,9 @@ func (s *Server) waitReady(ctx context.Context) error {
 
 // probe returns nil when the server is ready.
 func (s *Server) probe(ctx context.Context, c *http.Client) error {
+	if s.cfg.flavor().readyLine && s.Facts().Started {
+		return nil
+	}
 	if err := s.get(ctx, c, "/health", nil); err != nil {
 		return err
 	}
@@ -147,18 +153,22 @@ func (s *Server) get(ctx context.Context, c *http.Client, path string, out any) 
 	return nil
 }
 
-// fetchVersion asks /version when the log did not name the version.
+// fetchVersion asks the server (/version, SGLang's /get_server_info) when
+// the log did not name the version.
 func (s *Server) fetchVersion(ctx context.Context) {
 	if s.Facts().Version != "" {
 		return
 	}
-	var v struct {
-		Version string `json:"version"`
-	}
-	if err := s.get(ctx, &http.Client{Timeout: 5 * time.Second}, "/version", &v); err == nil {
-		s.mu.Lock()
-		s.apiVersion = v.Version
-		s.mu.Unlock()
+	for _, path := range s.cfg.flavor().versionPaths {
+		var v struct {
+			Version string `json:"version"`
+		}
+		if err := s.get(ctx, &http.Client{Timeout: 5 * time.Second}, path, &v); err == nil && v.Version != "" {
+			s.mu.Lock()
+			s.apiVersion = v.Version
+			s.mu.Unlock()
+			return
+		}
 	}
 }
 
@@ -211,7 +221,7 @@ func (s *Server) terminate() error {
 	}
 	s.waitReader(2 * time.Second)
 	if groupAlive(s.pgid) {
-		return fmt.Errorf("stop vllm: processes of group %d survived SIGKILL: check `ps -g %d` and nvidia-smi, and kill them", s.pgid, s.pgid)
+		return fmt.Errorf("stop %s: processes of group %d survived SIGKILL: check `ps -g %d` and nvidia-smi, and kill them", s.cfg.flavor().name, s.pgid, s.pgid)
 	}
 	return nil
 }
@@ -236,10 +246,11 @@ func removeContainer(name string) {
 	_ = exec.CommandContext(ctx, "docker", "rm", "-f", name).Run()
 }
 
-// EngineInfo is the report's Engine section for this server: version and
-// commit from its log (or /version), quantization from the config or the
-// log (the dtype when the model is not quantized), build (the venv or the
-// image) and the KV cache size vLLM reported.
+// EngineInfo is the report's Engine section for this server: the engine
+// ("vllm", "sglang"), version and commit from its log (or /version,
+// SGLang's /get_server_info), quantization from the config or the log (the
+// dtype when the model is not quantized), build (the venv or the image)
+// and the KV cache size the engine reported.
 func (s *Server) EngineInfo() engine.EngineInfo {
 	f := s.Facts()
 	s.mu.Lock()
@@ -263,14 +274,12 @@ func (s *Server) EngineInfo() engine.EngineInfo {
 		}
 		quant = dtypeLabel(dtype)
 	}
-	maxLen := s.cfg.MaxModelLen
-	if maxLen == 0 {
-		maxLen = f.ConcurrencyTokens
-	}
+	maxLen := cmp.Or(s.cfg.MaxModelLen, f.ConcurrencyTokens)
+	fl := s.cfg.flavor()
 	return engine.EngineInfo{
-		Engine: "vllm", Version: version, Quantization: quant, Backend: "cuda",
-		Repository: "github.com/vllm-project/vllm", Build: buildInfo(s.cfg, s.exe), Commit: commit,
-		KVCacheTokens: f.KVCacheTokens, MaxNumSeqs: s.cfg.MaxNumSeqs, MaxModelLen: maxLen,
+		Engine: fl.name, Version: version, Quantization: quant, Backend: "cuda",
+		Repository: fl.repository, Build: buildInfo(s.cfg, s.exe), Commit: commit,
+		KVCacheTokens: f.KVCacheTokens, MaxNumSeqs: cmp.Or(s.cfg.MaxNumSeqs, f.MaxRunningRequests), MaxModelLen: maxLen,
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// LogFacts is what vLLM said about itself while starting, gathered line by
-// line from its log.
+// LogFacts is what the server (vLLM, SGLang) said about itself while
+// starting, gathered line by line from its log.
 type LogFacts struct {
 	Version string // e.g. "0.30.1rc1.dev452+g73a583112"
 	Commit  string // from a "+g<sha>" version suffix
@@ -23,13 +23,19 @@ type LogFacts struct {
 	ConcurrencyTokens int
 	Quantization      string // from the engine config line; "" when None
 	DType             string // from the engine config line, e.g. "bfloat16"
-	// Started is set by "Application startup complete".
+	// Started is set by vLLM's "Application startup complete" and SGLang's
+	// "The server is fired up and ready to roll!".
 	Started bool
+	// MaxRunningRequests is SGLang's max_running_requests (its limit on
+	// concurrent requests, vLLM's max_num_seqs).
+	MaxRunningRequests int
 	// Fatal is the first start-up error recognised in the log.
 	Fatal *Fatal
-	// LooksLikeVLLM is set by a line in vLLM's log format or naming vLLM:
-	// a program that exits without one is not vLLM.
-	LooksLikeVLLM bool
+	// LooksLikeServer is set by a line in the engine's log format or
+	// naming it: a program that exits without one is not that engine.
+	LooksLikeServer bool
+
+	dpRanks int // SGLang's data-parallel ranks seen so far
 }
 
 var (
@@ -46,21 +52,41 @@ var (
 	kvMemRE = regexp.MustCompile(`Available KV cache memory:\s*([0-9][0-9.]*)\s*GiB`)
 )
 
-// ParseLog gathers the facts of a whole log text.
-func ParseLog(text string) LogFacts {
+// ParseLog gathers the facts of a whole text of vLLM's log.
+func ParseLog(text string) LogFacts { return parseLog(&vllmFlavor, text) }
+
+// parseLog gathers the facts of a whole text of fl's log.
+func parseLog(fl *flavor, text string) LogFacts {
 	var f LogFacts
 	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		f.Add(line)
+		f.add(fl, line)
 	}
 	return f
 }
 
-// Add updates f from one log line. Earlier facts win over later ones, except
-// for the KV cache figures, which vLLM prints once per engine: the last wins.
-func (f *LogFacts) Add(line string) {
+// Add updates f from one line of vLLM's log. Earlier facts win over later
+// ones, except for the KV cache figures, which vLLM prints once per engine:
+// the last wins.
+func (f *LogFacts) Add(line string) { f.add(&vllmFlavor, line) }
+
+// add updates f from one line of the log of fl's engine.
+func (f *LogFacts) add(fl *flavor, line string) {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRE.ReplaceAllString(line, "")
 	}
+	fl.facts(f, line)
+	if !f.LooksLikeServer {
+		f.LooksLikeServer = fl.looksLike(line)
+	}
+	if f.Fatal == nil {
+		if d, ok := fl.diagnose(line); ok {
+			f.Fatal = &d
+		}
+	}
+}
+
+// addVLLMFacts takes in what a line of vLLM's log says.
+func addVLLMFacts(f *LogFacts, line string) {
 	if f.Version == "" && (strings.Contains(line, "version") || strings.Contains(line, "LLM engine")) {
 		if m := versionRE.FindStringSubmatch(line); m != nil {
 			f.Version = strings.TrimRight(m[1], ".-+")
@@ -91,16 +117,8 @@ func (f *LogFacts) Add(line string) {
 			f.DType = m[1]
 		}
 	}
-	if !f.LooksLikeVLLM {
-		f.LooksLikeVLLM = strings.Contains(strings.ToLower(line), "vllm") || strings.TrimSpace(logPrefixRE.FindString(line)) != ""
-	}
 	if strings.Contains(line, "Application startup complete") {
 		f.Started = true
-	}
-	if f.Fatal == nil {
-		if d, ok := Diagnose(line); ok {
-			f.Fatal = &d
-		}
 	}
 }
 

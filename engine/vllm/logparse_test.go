@@ -45,7 +45,7 @@ func TestLogFactsAdd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var f LogFacts
 			f.Add(tt.line)
-			f.Fatal, f.LooksLikeVLLM = nil, false
+			f.Fatal, f.LooksLikeServer = nil, false
 			if f != tt.want {
 				t.Errorf("Add(%q) =\n%+v\nwant\n%+v", tt.line, f, tt.want)
 			}
@@ -53,7 +53,7 @@ func TestLogFactsAdd(t *testing.T) {
 	}
 }
 
-func TestLooksLikeVLLM(t *testing.T) {
+func TestLooksLikeServer(t *testing.T) {
 	for line, want := range map[string]bool{
 		"(APIServer pid=312) INFO 11-30 07:41:40 [api_server.py:1839] starting":       true,
 		"INFO 11-30 07:41:36 [__init__.py:216] Automatically detected platform cuda.": true,
@@ -62,8 +62,8 @@ func TestLooksLikeVLLM(t *testing.T) {
 		"Usage: true [ignored command line arguments]":                                false,
 	} {
 		var f LogFacts
-		if f.Add(line); f.LooksLikeVLLM != want {
-			t.Errorf("LooksLikeVLLM after %q = %v, want %v", line, f.LooksLikeVLLM, want)
+		if f.Add(line); f.LooksLikeServer != want {
+			t.Errorf("LooksLikeServer after %q = %v, want %v", line, f.LooksLikeServer, want)
 		}
 	}
 }

@@ -16,12 +16,12 @@ import (
 )
 
 // ErrStopped is what Alive reports after Stop.
-var ErrStopped = errors.New("vLLM server was stopped")
+var ErrStopped = errors.New("the server was stopped")
 
 // errLines is how many of the last log lines an error carries.
 const errLines = 20
 
-// Server is a running `vllm serve` process.
+// Server is a running `vllm serve` (or SGLang) process.
 type Server struct {
 	cfg     ServerConfig // with defaults and the API key filled in
 	display string
@@ -79,7 +79,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("start vllm: %w", err)
+		return nil, fmt.Errorf("start %s: %w", cfg.flavor().name, err)
 	}
 	if err := checkPlatform(); err != nil {
 		return nil, err
@@ -109,18 +109,20 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 }
 
 // withKey is cfg with its API key: api_key, else the first line of
-// api_key_file, else VLLM_API_KEY of its env, else a new one.
+// api_key_file, else the engine's key variable (VLLM_API_KEY,
+// SGLANG_API_KEY) of its env, else a new one.
 func withKey(cfg ServerConfig) (ServerConfig, error) {
 	var err error
+	keyEnv := cfg.flavor().keyEnv
 	switch {
 	case cfg.APIKey != "":
 	case cfg.APIKeyFile != "":
 		cfg.APIKey, err = readKeyFile(cfg.APIKeyFile)
-	case cfg.Env[APIKeyEnv] != "":
-		cfg.APIKey = cfg.Env[APIKeyEnv]
+	case cfg.Env[keyEnv] != "":
+		cfg.APIKey = cfg.Env[keyEnv]
 	default:
 		if cfg.APIKey, err = NewAPIKey(); err != nil {
-			err = fmt.Errorf("start vllm: %w", err)
+			err = fmt.Errorf("start %s: %w", cfg.flavor().name, err)
 		}
 	}
 	return cfg, err
@@ -129,25 +131,26 @@ func withKey(cfg ServerConfig) (ServerConfig, error) {
 // start runs the command with its output going to the log file and ring.
 func (s *Server) start() error {
 	argv := Command(s.cfg)
+	name := s.cfg.flavor().name
 	exe, err := exec.LookPath(argv[0])
 	if err != nil {
-		return fmt.Errorf("start vllm: %w: %s", err, missingAdvice(s.cfg))
+		return fmt.Errorf("start %s: %w: %s", name, err, missingAdvice(s.cfg))
 	}
 	dir := s.cfg.LogDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("start vllm: log dir: %w", err)
+		return fmt.Errorf("start %s: log dir: %w", name, err)
 	}
-	f, err := os.CreateTemp(dir, fmt.Sprintf("vllm-%d-*.log", s.cfg.Port))
+	f, err := os.CreateTemp(dir, fmt.Sprintf("%s-%d-*.log", name, s.cfg.Port))
 	if err != nil {
-		return fmt.Errorf("start vllm: log file: %w", err)
+		return fmt.Errorf("start %s: log file: %w", name, err)
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("start vllm: %w", err)
+		return fmt.Errorf("start %s: %w", name, err)
 	}
 	env := Environ(s.cfg, os.Environ())
 	s.exe, s.secrets, s.logFile, s.logPath = exe, secretsOf(s.cfg, env), f, f.Name()
@@ -162,7 +165,7 @@ func (s *Server) start() error {
 	if err != nil {
 		pr.Close()
 		f.Close()
-		return fmt.Errorf("start vllm: %w: %s", err, missingAdvice(s.cfg))
+		return fmt.Errorf("start %s: %w: %s", name, err, missingAdvice(s.cfg))
 	}
 	s.cmd, s.pgid = p.cmd, p.pgid
 	go s.readLog(pr)
@@ -178,7 +181,8 @@ func missingAdvice(cfg ServerConfig) string {
 	if cfg.Runner == RunnerDocker {
 		return "install Docker with the NVIDIA Container Toolkit, or use runner = \"exec\""
 	}
-	return "install vLLM (pip install vllm) or set executable to a venv's bin/vllm, or use runner = \"docker\""
+	fl := cfg.flavor()
+	return fmt.Sprintf("install %s (%s) or set executable to a venv's bin/%s, or use runner = \"docker\"", fl.title, fl.install, fl.venvProgram)
 }
 
 // readLog copies the server's output, line by line, to the file, the ring
@@ -206,7 +210,7 @@ func (s *Server) readLog(pr *os.File) {
 func (s *Server) logLine(line string) {
 	line = secret.Text(line, s.secrets...)
 	s.mu.Lock()
-	s.facts.Add(line)
+	s.facts.add(s.cfg.flavor(), line)
 	s.mu.Unlock()
 	s.record(line)
 }
@@ -279,7 +283,7 @@ func (s *Server) exitError(reason string) *ServerError {
 }
 
 func (s *Server) serverError(reason string) *ServerError {
-	return &ServerError{Reason: reason, Fatal: s.Facts().Fatal, LastLines: s.logs.last(errLines), LogPath: s.logPath}
+	return &ServerError{Engine: s.cfg.flavor().title, Reason: reason, Fatal: s.Facts().Fatal, LastLines: s.logs.last(errLines), LogPath: s.logPath}
 }
 
 // waitReader waits, at most d, for the log reader to take in the last lines.

@@ -140,6 +140,23 @@ func launch(t *testing.T, ctx context.Context, cfg ServerConfig) (*Server, error
 	return s, s.WaitReady(ctx)
 }
 
+// checkKeyRequired: the server answers /v1/models to key, and not to another.
+func checkKeyRequired(t *testing.T, s *Server, key string) {
+	t.Helper()
+	for auth, want := range map[string]int{"Bearer " + key: 200, "Bearer wrong": 401} {
+		req, _ := http.NewRequest("GET", s.BaseURL()+"/v1/models", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("/v1/models with %q: %d, want %d", auth, resp.StatusCode, want)
+		}
+	}
+}
+
 func waitExit(t *testing.T, s *Server) {
 	t.Helper()
 	select {
@@ -166,18 +183,7 @@ func TestStartReady(t *testing.T) {
 	if !strings.HasPrefix(key, "sm-") {
 		t.Fatalf("no API key generated: %q", key)
 	}
-	for auth, want := range map[string]int{"Bearer " + key: 200, "Bearer wrong": 401} {
-		req, _ := http.NewRequest("GET", s.BaseURL()+"/v1/models", nil)
-		req.Header.Set("Authorization", auth)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("/v1/models with %q: %d, want %d", auth, resp.StatusCode, want)
-		}
-	}
+	checkKeyRequired(t, s, key)
 	checkEngineInfo(t, s)
 	checkLogs(t, s, key)
 	mu.Lock()

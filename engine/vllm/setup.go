@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,8 +24,8 @@ type SetupKind string
 // The kinds of SetupError.
 const (
 	SetupNoExecutable SetupKind = "no-executable"     // the executable does not exist or cannot run
-	SetupNotVLLM      SetupKind = "not-vllm"          // the executable ran, and it is not vLLM
-	SetupVenvNoVLLM   SetupKind = "venv-without-vllm" // a venv without vllm in it
+	SetupNotVLLM      SetupKind = "not-vllm"          // the executable ran, and it is not the engine (vLLM, SGLang)
+	SetupVenvNoVLLM   SetupKind = "venv-without-vllm" // a venv without the engine's program in it
 	SetupNoDocker     SetupKind = "no-docker"         // docker is not installed
 	SetupDockerDown   SetupKind = "docker-not-running"
 	SetupNoImage      SetupKind = "image-missing"
@@ -34,17 +35,23 @@ const (
 
 // SetupError is a launch refused before (or, for SetupNotVLLM, just after)
 // anything ran: what is wrong (Fact) and what to change, in server.toml's
-// words (Fix). Subject is the executable, venv, image, port or file.
+// words (Fix). Subject is the executable, venv, image, port or file;
+// Engine the engine in messages ("vLLM", "SGLang"; empty for vLLM) and
+// Program its program in a venv's bin/ ("vllm", "python3").
 type SetupError struct {
 	Kind    SetupKind
 	Subject string
 	Fact    string
 	Fix     string
 	Err     error // the cause, if any
+	Engine  string
+	Program string
 }
 
 // Error is one line: "start vllm: fact: fix".
-func (e *SetupError) Error() string { return "start vllm: " + e.Fact + ": " + e.Fix }
+func (e *SetupError) Error() string {
+	return "start " + strings.ToLower(cmp.Or(e.Engine, "vllm")) + ": " + e.Fact + ": " + e.Fix
+}
 
 // Unwrap gives the cause.
 func (e *SetupError) Unwrap() error { return e.Err }
@@ -53,14 +60,20 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // is started: a vLLM executable, or a running Docker that has the image,
 // and a free port. Each failure is a *SetupError.
 func preflight(ctx context.Context, cfg ServerConfig) error {
+	var err error
 	if cfg.Runner == RunnerDocker {
-		if err := checkDocker(ctx, cfg.DockerImage); err != nil {
-			return err
-		}
-	} else if err := checkExecutable(cfg.Executable); err != nil {
-		return err
+		err = checkDocker(ctx, cfg.DockerImage)
+	} else {
+		err = checkExecutable(cfg.flavor(), cfg.Executable)
 	}
-	return checkPortFree(cfg.Host, cfg.Port)
+	if err == nil {
+		err = checkPortFree(cfg.flavor().title, cfg.Host, cfg.Port)
+	}
+	var se *SetupError
+	if errors.As(err, &se) {
+		se.Engine, se.Program = cfg.flavor().title, cfg.flavor().venvProgram
+	}
+	return err
 }
 
 // readKeyFile is the first line of an api_key_file.
@@ -83,28 +96,28 @@ func readKeyFile(path string) (string, error) {
 		Fact: "api_key_file " + path + " is empty", Fix: "write the key on its first line, or set api_key instead"}
 }
 
-// checkExecutable finds the vllm program of an exec runner, and tells a
-// venv without vllm from a path that leads nowhere.
-func checkExecutable(exe string) error {
+// checkExecutable finds the program of an exec runner (vllm, SGLang's
+// python3), and tells a venv without it from a path that leads nowhere.
+func checkExecutable(fl *flavor, exe string) error {
 	bad := func(kind SetupKind, subject, fact, fix string, err error) error {
 		return &SetupError{Kind: kind, Subject: subject, Fact: fact, Fix: fix, Err: err}
 	}
-	const fix = "set executable to the bin/vllm of a venv where vLLM is installed"
+	fix := "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title + " is installed"
 	if !strings.ContainsRune(exe, filepath.Separator) {
 		if _, err := exec.LookPath(exe); err != nil {
-			return bad(SetupNoExecutable, exe, exe+" is not on the PATH", "install vLLM (pip install vllm), or "+fix, err)
+			return bad(SetupNoExecutable, exe, exe+" is not on the PATH", "install "+fl.title+" ("+fl.install+"), or "+fix, err)
 		}
 		return nil
 	}
 	st, err := os.Stat(exe)
 	switch {
 	case err == nil && st.IsDir():
-		inside := filepath.Join(exe, "bin", "vllm")
+		inside := filepath.Join(exe, "bin", fl.venvProgram)
 		if isFile(inside) {
 			return bad(SetupNoExecutable, exe, exe+" is a venv, not a program", "set executable to "+inside, nil)
 		}
 		if isVenv(exe) {
-			return venvWithoutVLLM(exe, inside)
+			return venvWithout(fl, exe, inside)
 		}
 		return bad(SetupNoExecutable, exe, exe+" is a folder, not a program", fix, nil)
 	case err == nil && st.Mode()&0o111 == 0:
@@ -113,17 +126,19 @@ func checkExecutable(exe string) error {
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
 		if bin := filepath.Dir(exe); filepath.Base(bin) == "bin" && isVenv(filepath.Dir(bin)) {
-			return venvWithoutVLLM(filepath.Dir(bin), exe)
+			return venvWithout(fl, filepath.Dir(bin), exe)
 		}
 		return bad(SetupNoExecutable, exe, exe+" does not exist", fix, err)
 	}
 	return bad(SetupNoExecutable, exe, fmt.Sprintf("cannot use %s (%v)", exe, err), fix, err)
 }
 
-func venvWithoutVLLM(venv, exe string) error {
+// venvWithout is the error of a venv without fl's program.
+func venvWithout(fl *flavor, venv, exe string) error {
 	return &SetupError{Kind: SetupVenvNoVLLM, Subject: venv,
-		Fact: fmt.Sprintf("the venv %s has no vllm (%s does not exist)", venv, exe),
-		Fix:  fmt.Sprintf("install vLLM in it (%s install vllm), or set executable to the vllm of another venv", filepath.Join(venv, "bin", "pip"))}
+		Fact: fmt.Sprintf("the venv %s has no %s (%s does not exist)", venv, fl.venvProgram, exe),
+		Fix: fmt.Sprintf("install %s in it (%s), or set executable to the %s of another venv",
+			fl.title, filepath.Join(venv, "bin", fl.install), fl.venvProgram)}
 }
 
 // isVenv reports whether dir looks like a Python virtual environment.
@@ -137,12 +152,12 @@ func isFile(path string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// notVLLM is the error of an executable that exited before it was ready
-// without printing anything vLLM prints.
-func notVLLM(exe string, exited error) error {
-	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited,
-		Fact: exe + " is not vLLM (it exited before it was ready and printed nothing vLLM prints)",
-		Fix:  "set executable to the bin/vllm of a venv where vLLM is installed"}
+// notEngine is the error of an executable that exited before it was ready
+// without printing anything fl's engine prints.
+func notEngine(fl *flavor, exe string, exited error) error {
+	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Engine: fl.title, Program: fl.venvProgram,
+		Fact: exe + " is not " + fl.title + " (it exited before it was ready and printed nothing " + fl.title + " prints)",
+		Fix:  "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title + " is installed"}
 }
 
 // dockerTimeout bounds each question to docker.
@@ -182,8 +197,9 @@ func docker(ctx context.Context, args ...string) (string, error) {
 	return line, err
 }
 
-// checkPortFree fails when host:port cannot be listened on.
-func checkPortFree(host string, port int) error {
+// checkPortFree fails when host:port cannot be listened on (by another
+// server of engine, likely).
+func checkPortFree(engine, host string, port int) error {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	ln, err := net.Listen("tcp", addr)
 	if err == nil {
@@ -191,8 +207,8 @@ func checkPortFree(host string, port int) error {
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return &SetupError{Kind: SetupPortInUse, Subject: strconv.Itoa(port), Err: err,
-			Fact: fmt.Sprintf("port %d on %s is already in use (another vLLM server?)", port, host),
+			Fact: fmt.Sprintf("port %d on %s is already in use (another %s server?)", port, host, engine),
 			Fix:  fmt.Sprintf("stop that server or choose another port (port = %d)", port+1)}
 	}
-	return fmt.Errorf("start vllm: cannot listen on %s: %w: set host to 127.0.0.1 or an address of this machine", addr, err)
+	return fmt.Errorf("start %s: cannot listen on %s: %w: set host to 127.0.0.1 or an address of this machine", strings.ToLower(engine), addr, err)
 }

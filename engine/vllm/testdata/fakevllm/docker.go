@@ -59,6 +59,8 @@ func dockerRun(args []string) {
 		case a == "--name" || a == "--gpus" || a == "-p" || a == "-v":
 			i++
 		case strings.HasPrefix(a, "-"):
+		case i+1 < len(args) && args[i+1] == "python3":
+			os.Exit(fakePython(args[i+2:])) // lmsysorg/sglang: the command is python3 …
 		default:
 			os.Args = append([]string{os.Args[0], "serve"}, args[i+1:]...)
 			serveMain()

@@ -13,7 +13,7 @@
 // holds the listening port.
 //
 // Run as "docker" (a link named docker), it is a fake Docker client: see
-// docker.go.
+// docker.go. Run as "python3", it is SGLang: see sglang.go.
 package main
 
 import (
@@ -31,6 +31,8 @@ import (
 type args struct {
 	model, served, host, apiKey, quant string
 	port, maxLen                       int
+	sglang                             bool // SGLang's flags and log (see sglang.go)
+	tp, dp, maxRunning                 int
 }
 
 func parseArgs(argv []string) args {
@@ -86,8 +88,11 @@ func main() {
 			return
 		}
 	}
-	if filepath.Base(os.Args[0]) == "docker" {
+	switch filepath.Base(os.Args[0]) {
+	case "docker":
 		os.Exit(fakeDocker(os.Args[1:]))
+	case "python3":
+		os.Exit(fakePython(os.Args[1:]))
 	}
 	serveMain()
 }

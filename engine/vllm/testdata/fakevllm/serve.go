@@ -48,7 +48,8 @@ func fail(err error) {
 	os.Exit(2)
 }
 
-// serve listens on --host/--port and serves h; die adds /fake/die.
+// serve listens on --host/--port and serves h; die adds /fake/die. It
+// logs the lines vLLM logs once it listens, or SGLang's for a.sglang.
 func serve(a args, h http.Handler, die bool) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort(a.host, strconv.Itoa(a.port)))
 	if err != nil {
@@ -59,6 +60,10 @@ func serve(a args, h http.Handler, die bool) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
+	if a.sglang {
+		sglangRoutes(mux, a)
+		return http.Serve(ln, mux)
+	}
 	if die {
 		mux.HandleFunc("/fake/die", func(w http.ResponseWriter, r *http.Request) {
 			logf("EngineCore_DP0", "ERROR", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.")

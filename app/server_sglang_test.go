@@ -1,0 +1,83 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/vllm"
+)
+
+// TestLaunchFormEngineChoice: choosing SGLang as the Engine shows SGLang's
+// command, Suggest fills the same fields into it, and the choice reaches
+// the launcher and the saved form.
+func TestLaunchFormEngineChoice(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	cfgs := make(chan vllm.ServerConfig, 1)
+	d.launcher = fakeLauncher{srv: &fakeServer{ready: make(chan struct{})}, cfgs: cfgs}
+	u := newTestUI(t, d, Options{})
+	s, l := u.server, u.server.launch
+	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
+	if cmd := l.command.Text; !strings.HasPrefix(cmd, "vllm serve Qwen/Qwen3-0.6B") {
+		t.Fatalf("vLLM's command = %q", cmd)
+	}
+	s.form.engine.SetSelected("SGLang")
+	cmd := l.command.Text
+	if !strings.HasPrefix(cmd, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-0.6B") ||
+		!strings.Contains(cmd, "--api-key <redacted> --enable-metrics") || strings.Contains(cmd, " serve ") {
+		t.Errorf("SGLang's command = %q", cmd)
+	}
+	if p := s.form.executable.PlaceHolder; !strings.HasPrefix(p, "python3") {
+		t.Errorf("Executable placeholder = %q, want SGLang's python3", p)
+	}
+	if !s.form.parallel.executor.Disabled() || !s.form.asyncScheduling.Disabled() {
+		t.Error("vLLM's executor and async scheduling stay enabled for SGLang")
+	}
+	for _, e := range []*widget.Entry{s.form.tp, s.form.maxModelLen, s.form.gpuUtil} {
+		e.SetText("")
+	}
+	if cmd := l.command.Text; strings.Contains(cmd, "--tp") {
+		t.Errorf("with the sizes cleared, command = %q", cmd)
+	}
+	l.onSuggest(true)
+	if cmd := l.command.Text; !strings.Contains(cmd, "--tp 1 --context-length 40960 --mem-fraction-static 0.88") {
+		t.Errorf("after Suggest, command = %q: want the suggested sizes as SGLang's flags", cmd)
+	}
+	l.onStart()
+	if cfg := <-cfgs; cfg.Engine != vllm.EngineSGLang {
+		t.Errorf("launched engine %q", cfg.Engine)
+	}
+	f := newVLLMForm(nil)
+	f.fill(s.form.config(false))
+	if f.engine.Selected != "SGLang" {
+		t.Errorf("a saved SGLang form fills back as %q", f.engine.Selected)
+	}
+	s.form.engine.SetSelected("vLLM")
+	if cmd := l.command.Text; !strings.Contains(cmd, "serve Qwen/Qwen3-0.6B --tensor-parallel-size 1") || s.form.parallel.executor.Disabled() {
+		t.Errorf("back on vLLM, command = %q, executor disabled %v", cmd, s.form.parallel.executor.Disabled())
+	}
+}
+
+// TestSGLangStartFailureWords: SGLang's failures at start are banners in
+// the app's words, naming SGLang and the fields to change, never a flag.
+func TestSGLangStartFailureWords(t *testing.T) {
+	for kind, want := range map[vllm.FatalKind]string{
+		vllm.FatalOutOfMemory:  "The SGLang server ran out of GPU memory while starting.",
+		vllm.FatalNotInstalled: "The Python of Executable has no SGLang.",
+	} {
+		fatal := vllm.Fatal{Kind: kind, Summary: "s", Advice: "lower gpu_memory_utilization (--mem-fraction-static)", Engine: "SGLang"}
+		err := fmt.Errorf("start: %w", &vllm.ServerError{Engine: "SGLang", Reason: "exited", Fatal: &fatal})
+		n := launchNotice(err)
+		if n.Message != want || strings.Contains(n.Message+n.Action, "--") || n.Detail != err.Error() {
+			t.Errorf("%s: banner %+v", kind, n)
+		}
+	}
+	se := &vllm.SetupError{Kind: vllm.SetupVenvNoVLLM, Subject: "/opt/sg", Engine: "SGLang", Program: "python3"}
+	if n := launchNotice(se); n.Message != "The environment /opt/sg has no SGLang." || !strings.Contains(n.Action, "bin/python3") {
+		t.Errorf("venv without SGLang: %+v", n)
+	}
+}
