@@ -120,7 +120,7 @@ func TestRunLaunch(t *testing.T) {
 		if path != "server.toml" {
 			return engine.Subject{Target: engine.Target{}}, nil, errors.New("unexpected path " + path)
 		}
-		tg, stop, err := simTarget("tiny", "", 20)
+		tg, stop, err := simTarget("tiny", "", "", 20)
 		tg.Header.LaunchCommand = "vllm serve tiny --api-key <redacted>"
 		return tg, func() { stopped = true; stop() }, err
 	}

@@ -25,6 +25,8 @@ type prompter struct {
 	model  string
 	api    API
 	runID  string
+	// maxModelLen bounds the calibration probes (0: unknown).
+	maxModelLen int
 
 	exact   bool
 	filler  string
@@ -161,17 +163,40 @@ func (p *prompter) promptTokensOf(ctx context.Context, text string) (int, error)
 }
 
 // calibrate fits characters per token and the fixed overhead from two
-// requests of different lengths, for servers without /tokenize.
+// requests of different lengths, for servers without /tokenize. The long
+// probe is about 8,000 tokens, fewer when the server's max_model_len is
+// smaller: sized from the short probe's count, it fits the model with room
+// to spare, and a server that still finds it too long gets it halved.
 func (p *prompter) calibrate(ctx context.Context) error {
-	long := min(32*K, len(p.filler))
-	short := long / 8
-	p1, err := p.promptTokensOf(ctx, p.filler[:short])
+	long := min(calibrationChars, len(p.filler))
+	budget := math.MaxInt // tokens a probe may have
+	if p.maxModelLen > 0 {
+		budget = max(1, p.maxModelLen-templateReserveTokens-1)
+	}
+	short := min(long/8, budget) // at least a character per token: it fits
+	p1, err := p.promptTokensOf(ctx, p.calibrationText(short))
 	if err != nil {
 		return fmt.Errorf("calibrate prompt size: %w", err)
 	}
-	p2, err := p.promptTokensOf(ctx, p.filler[:long])
-	if err != nil {
-		return fmt.Errorf("calibrate prompt size: %w", err)
+	if budget < math.MaxInt {
+		// p1 counts the overhead too, so this under-estimates the
+		// characters per token: the long probe errs short.
+		long = min(long, int(0.9*float64(budget)*float64(short)/float64(max(1, p1))))
+	}
+	var p2 int
+	for {
+		if long <= short {
+			return fmt.Errorf("calibrate prompt size: the server's context (%d tokens) is too short to size prompts without /tokenize", p.maxModelLen)
+		}
+		p2, err = p.promptTokensOf(ctx, p.calibrationText(long))
+		if errors.Is(err, openai.ErrContextTooLong) && long/2 > short {
+			long /= 2
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("calibrate prompt size: %w", err)
+		}
+		break
 	}
 	if p2 <= p1 {
 		return fmt.Errorf("calibrate prompt size: the server counted %d then %d prompt tokens for a longer text: check the server", p1, p2)
@@ -180,6 +205,26 @@ func (p *prompter) calibrate(ctx context.Context) error {
 	p.overhead = float64(p1) - float64(short)/p.charsPerToken
 	return nil
 }
+
+// calibrationText is a calibration probe of n filler characters, shaped
+// as a prompt is (a prefix, the filler, a tail) so that the fitted overhead
+// counts the prefix's and the tail's tokens, whose run id and letters
+// tokenize more densely than prose. Its run id differs, so that no prompt
+// of the run finds it in the prefix cache.
+func (p *prompter) calibrationText(n int) string {
+	other := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '0' + ('9'-r+3)%10
+		}
+		return r
+	}, p.runID)
+	prefix := strings.Replace(p.prefixFor(9999), p.runID, other, 1)
+	return prefix + p.filler[:n] + tailText(0)
+}
+
+// calibrationChars is the long calibration probe's length where the model
+// allows it: about 8,200 tokens of English.
+const calibrationChars = 32 * K
 
 // prefixFor is the unique start of a (run, context) prompt, so that no other
 // run's cache helps.
@@ -212,7 +257,8 @@ func (p *prompter) forContext(ctx context.Context, tokens int) (*contextPrompt, 
 	case p.exact:
 		err = p.searchText(ctx, cp)
 	default:
-		n := int(math.Round((float64(tokens)-p.overhead)*p.charsPerToken)) - len(cp.prefix) - len(tailText(0))
+		// The calibrated overhead holds the prefix's and the tail's tokens.
+		n := int(math.Round((float64(tokens) - p.overhead) * p.charsPerToken))
 		cp.text = cp.prefix + p.filler[:clamp(n, 0, len(p.filler))]
 	}
 	if err != nil {

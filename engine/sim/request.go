@@ -26,6 +26,7 @@ type genBody struct {
 	N                   *int  `json:"n"`
 	AddSpecialTokens    *bool `json:"add_special_tokens"`
 	AddGenerationPrompt *bool `json:"add_generation_prompt"`
+	RID                 string `json:"rid"` // SGLang: the request's id
 }
 
 type chatMessage struct {

@@ -1,0 +1,19 @@
+package engine
+
+// vllmKind is a vLLM server: it answers /version and serves vllm:* metrics;
+// its KV cache size is on /metrics (vllm:cache_config_info), read by
+// resolve, and it aborts a request when its client disconnects.
+type vllmKind struct{ version string }
+
+func (vllmKind) Name() string                   { return "vllm" }
+func (k vllmKind) Version() string              { return k.version }
+func (vllmKind) limits() (serverLimits, string) { return serverLimits{}, "" }
+func (vllmKind) abortsByID() bool               { return false }
+func (vllmKind) metrics() metricNames           { return vllmMetrics }
+
+var vllmMetrics = metricNames{
+	Label:       "vLLM /metrics",
+	NoMetrics:   CheckNoServerMetrics,
+	GenCounter:  "vllm:generation_tokens_total",
+	ITLCounters: "vllm:inter_token_latency_seconds_count + vllm:time_to_first_token_seconds_count",
+}
