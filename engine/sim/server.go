@@ -28,7 +28,7 @@ type Server struct {
 	mu      sync.Mutex // guards what /metrics reads
 	metrics metricsState
 	sglang  sglangState // SGLang mode's open requests and abort counts
-	core    *core // owned by the scheduler goroutine
+	core    *core       // owned by the scheduler goroutine
 }
 
 // intakeSlots is how many requests' prompts are read and tokenised at once:
