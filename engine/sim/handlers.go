@@ -212,6 +212,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 		writeError(w, http.StatusServiceUnavailable, "", "The simulated server is shutting down.")
 		return
 	}
+	defer s.untrackRID(r, g)
 	if body.Stream {
 		s.stream(w, r, g)
 		return

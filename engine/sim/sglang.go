@@ -12,25 +12,34 @@ const SGLangVersion = "0.5.6"
 // sglangState is SGLang mode's bookkeeping: the requests by rid, for
 // /abort_request, and what the aborts found. Server.mu guards it.
 type sglangState struct {
-	byRID map[string]*seq
-	stats AbortStats
-	ranOn int
+	byRID   map[string]*seq
+	ended   map[string]bool // answered in full while the client was there
+	aborted map[string]bool
+	stats   AbortStats
+	ranOn   int
 }
 
-func newSGLangState() sglangState { return sglangState{byRID: map[string]*seq{}} }
+func newSGLangState() sglangState {
+	return sglangState{byRID: map[string]*seq{}, ended: map[string]bool{}, aborted: map[string]bool{}}
+}
 
 // AbortStats counts the aborts an SGLang-mode simulator received.
 type AbortStats struct {
 	// Received is every POST /abort_request; Live those that named a
-	// request still generating; Unknown those whose rid it never served
-	// or that had ended.
-	Received, Live, Unknown int
+	// request still generating; Ended those whose request had already
+	// finished; Unknown those whose rid it never served; Repeated those
+	// naming a request aborted before.
+	Received int `json:"received"`
+	Live     int `json:"live"`
+	Ended    int `json:"ended"`
+	Unknown  int `json:"unknown"`
+	Repeated int `json:"repeated"`
 	// AbortAll counts the requests that asked to abort everything.
-	AbortAll int
+	AbortAll int `json:"abort_all"`
 	// RanOn counts the requests that arrived while a request whose client
 	// had left was still generating: work of one cell running on into the
 	// next.
-	RanOn int
+	RanOn int `json:"ran_on"`
 }
 
 // Aborts returns what /abort_request received so far (SGLang mode).
@@ -86,6 +95,18 @@ func (s *Server) trackRID(g *genRequest) {
 	s.mu.Unlock()
 }
 
+// untrackRID forgets g once its answer is done while its client is still
+// there; a request whose client left stays known, for its abort.
+func (s *Server) untrackRID(r *http.Request, g *genRequest) {
+	if !s.isSGLang() || r.Context().Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	delete(s.sglang.byRID, g.id)
+	s.sglang.ended[g.id] = true
+	s.mu.Unlock()
+}
+
 // handleServerInfo answers as SGLang's /get_server_info does: its server
 // args, the scheduler's max_total_num_tokens, one internal state per data
 // parallel rank, and the version.
@@ -130,13 +151,20 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 	switch q, ok := s.sglang.byRID[body.RID]; {
 	case body.AbortAll:
 		s.sglang.stats.AbortAll++
+	case s.sglang.aborted[body.RID]:
+		s.sglang.stats.Repeated++
 	case ok && q.state != stDone:
 		s.sglang.stats.Live++
 		live = q
+	case ok || s.sglang.ended[body.RID]:
+		s.sglang.stats.Ended++
 	default:
 		s.sglang.stats.Unknown++
 	}
-	delete(s.sglang.byRID, body.RID)
+	if _, ok := s.sglang.byRID[body.RID]; ok {
+		s.sglang.aborted[body.RID] = true
+		delete(s.sglang.byRID, body.RID)
+	}
 	s.mu.Unlock()
 	if live != nil {
 		s.abort(live)
