@@ -70,6 +70,17 @@ func (r *runner) abortOpen(res *Result, recs []*requestRecord) {
 	}
 }
 
+// abortFailed aborts the request rid, which failed on our side while the
+// server may still be generating it; a rejected abort is logged, and the
+// drain barrier after the cell catches what it leaves running.
+func (r *runner) abortFailed(rid string) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.probeTimeout)
+	defer cancel()
+	if err := r.client.AbortRequest(ctx, rid); err != nil {
+		r.logf("abort of a failed request: %v", err)
+	}
+}
+
 // abortRejectedMessage is the one line of a cell whose aborts failed.
 func abortRejectedMessage(n, of int, err error) string {
 	why := err.Error()

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -227,6 +228,12 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		rec.Err, rec.End = err, st.End
 		if rec.End.IsZero() {
 			rec.End = time.Now()
+		}
+		// A stream we gave up on (stalled, cut off) is still generating
+		// on a server that goes on after a disconnect.
+		var apiErr *openai.APIError
+		if d.r.kind.abortsByID() && !errors.As(err, &apiErr) {
+			d.r.abortFailed(cmp.Or(st.ID, req.RID))
 		}
 	}
 }

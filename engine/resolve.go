@@ -88,8 +88,8 @@ func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
 
 // resolve asks the server for its model, context length and KV cache, and
 // fits the plan to them. kind gives the limits its engine reports beside
-// /v1/models and /metrics; the note says which it should have given and
-// did not.
+// /v1/models (vLLM's KV cache from /metrics, SGLang's server info); the
+// note says which it should have given and did not.
 func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject, kind serverKind) (setup, string, error) {
 	var s setup
 	models, err := c.Models(ctx)
@@ -111,15 +111,7 @@ func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject, k
 	}
 	s.Prefill = FitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
 	s.Decode = FitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
-	s.KVTokens = plan.KVBudgetTokens
-	if s.KVTokens == 0 {
-		if met, err := c.Metrics(ctx); err == nil {
-			s.KVTokens = met.KVCacheTokens()
-		}
-	}
-	if s.KVTokens == 0 {
-		s.KVTokens = lim.KVTokens
-	}
+	s.KVTokens = cmp.Or(plan.KVBudgetTokens, lim.KVTokens)
 	if s.KVTokens == 0 {
 		s.KVTokens = target.Header.Engine.KVCacheTokens
 	}

@@ -69,7 +69,7 @@ func detectKind(ctx context.Context, c *openai.Client) serverKind {
 	case merr == nil && m.HasSGLang():
 		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}
 	case verr == nil || merr == nil && m.HasVLLM():
-		return vllmKind{version: v.Version}
+		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}
 	}
 	return genericKind{}
 }

@@ -95,11 +95,11 @@ func TestSGLangSimRun(t *testing.T) {
 	st := s.Aborts()
 	// An abort may find its request just finished (the simulator runs 20×
 	// faster than real time): it still named a request the server served.
-	if st.Received != aborted || st.Live+st.Ended != st.Received || st.Live == 0 || st.Repeated != 0 || st.Unknown != 0 || st.AbortAll != 0 {
+	if st.Received < aborted || st.Live+st.Ended+st.Early != st.Received || st.Live == 0 || st.Repeated != 0 || st.Unknown != 0 || st.AbortAll != 0 {
 		t.Errorf("the server saw %+v; want %d aborts (one per request open at a window's end), none repeated, unknown or of all", st, aborted)
 	}
 	if st.RanOn != 0 {
-		t.Errorf("%d requests arrived while an earlier cell's request was still generating", st.RanOn)
+		t.Errorf("%d requests arrived while an earlier cell's request was still generating (aborts %+v)", st.RanOn, st)
 	}
 	if !slices.Contains(rep.Run.Checks, CheckServerMetrics) {
 		t.Errorf("checks %q: want the server checks done", rep.Run.Checks)

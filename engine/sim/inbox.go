@@ -60,6 +60,11 @@ func (s *Server) receive(m message) {
 		}
 		s.core.linger(m.q, until)
 	default:
+		if m.q.state == stDone {
+			// Aborted before it reached the scheduler (SGLang mode).
+			m.q.out.fail()
+			break
+		}
 		if s.isSGLang() && s.core.lingeringLive() > 0 {
 			s.sglang.ranOn++
 		}

@@ -15,12 +15,14 @@ type sglangState struct {
 	byRID   map[string]*seq
 	ended   map[string]bool // answered in full while the client was there
 	aborted map[string]bool
+	// unknown holds the rids aborted before their request was read.
+	unknown map[string]bool
 	stats   AbortStats
 	ranOn   int
 }
 
 func newSGLangState() sglangState {
-	return sglangState{byRID: map[string]*seq{}, ended: map[string]bool{}, aborted: map[string]bool{}}
+	return sglangState{byRID: map[string]*seq{}, ended: map[string]bool{}, aborted: map[string]bool{}, unknown: map[string]bool{}}
 }
 
 // AbortStats counts the aborts an SGLang-mode simulator received.
@@ -34,6 +36,9 @@ type AbortStats struct {
 	Ended    int `json:"ended"`
 	Unknown  int `json:"unknown"`
 	Repeated int `json:"repeated"`
+	// Early counts the aborts that arrived before their request was read:
+	// the request is then dropped when it arrives.
+	Early int `json:"early"`
 	// AbortAll counts the requests that asked to abort everything.
 	AbortAll int `json:"abort_all"`
 	// RanOn counts the requests that arrived while a request whose client
@@ -85,14 +90,23 @@ func (s *Server) handleAbortStats(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, s.Aborts())
 }
 
-// trackRID remembers g's sequence by its id, for /abort_request.
+// trackRID remembers g's sequence by its id, for /abort_request. A
+// request whose abort came first is marked done, so that it never runs.
 func (s *Server) trackRID(g *genRequest) {
 	if !s.isSGLang() {
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sglang.unknown[g.id] {
+		delete(s.sglang.unknown, g.id)
+		s.sglang.stats.Unknown--
+		s.sglang.stats.Early++
+		s.sglang.aborted[g.id] = true
+		g.q.state = stDone
+		return
+	}
 	s.sglang.byRID[g.id] = g.q
-	s.mu.Unlock()
 }
 
 // untrackRID forgets g once its answer is done while its client is still
@@ -160,6 +174,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 		s.sglang.stats.Ended++
 	default:
 		s.sglang.stats.Unknown++
+		s.sglang.unknown[body.RID] = true
 	}
 	if _, ok := s.sglang.byRID[body.RID]; ok {
 		s.sglang.aborted[body.RID] = true
