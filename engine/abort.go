@@ -93,8 +93,9 @@ func abortRejectedMessage(n, of int, err error) string {
 }
 
 // abortNote sums up the aborts by id of a run against an engine that needs
-// them, for the Run section; "" for other engines.
-func abortNote(kind serverKind, rs []Result) string {
+// them, for the Run section; "" for other engines. drained says whether the
+// drain barrier then waited (the server has metrics).
+func abortNote(kind serverKind, rs []Result, drained bool) string {
 	if !kind.abortsByID() {
 		return ""
 	}
@@ -105,6 +106,10 @@ func abortNote(kind serverKind, rs []Result) string {
 			cells++
 		}
 	}
-	return fmt.Sprintf("%s keeps generating after a client disconnects: %d %s still streaming when %d %s closed %s aborted by id (POST /abort_request), then the drain barrier waited",
-		kind.Name(), n, plural(n, "request", "requests"), cells, plural(cells, "window", "windows"), plural(n, "was", "were"))
+	then := ", then the drain barrier waited"
+	if !drained {
+		then = " (without /metrics no drain barrier could wait for them to stop)"
+	}
+	return fmt.Sprintf("%s keeps generating after a client disconnects: %d %s still streaming when %d %s closed %s aborted by id (POST /abort_request)%s",
+		kind.Name(), n, plural(n, "request", "requests"), cells, plural(cells, "window", "windows"), plural(n, "was", "were"), then)
 }

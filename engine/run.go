@@ -335,7 +335,7 @@ func (r *runner) snapshot() Report {
 	if n, ok := r.target.Telemetry.(TelemetryNoter); ok {
 		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), n.TelemetryNotes()...)
 	}
-	if note := abortNote(r.kind, rep.Results); note != "" {
+	if note := abortNote(r.kind, rep.Results, r.watch != nil && !r.target.AllowBusy); note != "" {
 		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), note)
 	}
 	rep.Run.Complete = rep.Run.Incomplete == "" && len(r.cells) > 0 && len(rep.Results) == len(r.cells) &&
