@@ -147,7 +147,7 @@ func noSecretIn(t *testing.T, dir, out string) {
 func TestRunEndpointNotCaptured(t *testing.T) {
 	fastSim(t)
 	noCharts(t)
-	tg, stop, err := simTarget("tiny", "", 20)
+	tg, stop, err := simTarget("tiny", "", "", 20)
 	if err != nil {
 		t.Fatal(err)
 	}

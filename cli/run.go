@@ -15,6 +15,7 @@ import (
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
@@ -22,6 +23,7 @@ import (
 // runFlags are the options of `speedmatrix run`.
 type runFlags struct {
 	endpoint, simProfile, launch string
+	simEngine                    string // the engine the simulator speaks as
 	model, apiKeyEnv, api        string
 	prefill, contexts, conc      string
 	duration                     time.Duration
@@ -43,6 +45,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	def := engine.DefaultPlan()
 	fs.StringVar(&f.endpoint, "endpoint", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	fs.StringVar(&f.simProfile, "sim", "", "measure the built-in simulator with this profile (results are labelled simulated)")
+	fs.StringVar(&f.simEngine, "sim-engine", sim.EngineVLLM, "with --sim: the engine the simulator speaks as, vllm or sglang")
 	fs.StringVar(&f.launch, "launch", "", "start vllm from this server.toml, measure it, stop it")
 	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "with --endpoint: DCGM exporter URLs to read the GPUs and their telemetry from, comma-separated, e.g. http://node1:9400/metrics,http://node2:9400/metrics")
 	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
@@ -87,6 +90,12 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	}
 	if f.firstToken <= 0 || f.stall <= 0 || f.request <= 0 {
 		return f, errors.New("run: --first-token-timeout, --stall-timeout and --request-timeout must be positive, e.g. 30s")
+	}
+	if f.simEngine != sim.EngineVLLM && f.simEngine != sim.EngineSGLang {
+		return f, fmt.Errorf("run: --sim-engine %q is not one the simulator speaks: use vllm or sglang", f.simEngine)
+	}
+	if f.set["sim-engine"] && f.simProfile == "" {
+		return f, errors.New("run: --sim-engine goes with --sim PROFILE")
 	}
 	return f, nil
 }

@@ -13,6 +13,7 @@ import (
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/sim"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
 )
@@ -33,6 +34,9 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		// A simulator reached over HTTP is an endpoint like any other.
 		if prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType {
 			f.simProfile = prev.Engine.SimProfile
+			if prev.Engine.Engine == sim.EngineSGLang {
+				f.simEngine = sim.EngineSGLang
+			}
 		} else {
 			f.endpoint = prev.Run.Endpoint
 		}
@@ -49,7 +53,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 	}
 	switch {
 	case f.simProfile != "":
-		return simTarget(f.simProfile, f.model, c.SimTimeScale)
+		return simTarget(f.simProfile, f.model, f.simEngine, c.SimTimeScale)
 	case f.launch != "":
 		t, stop, err := c.Launch(ctx, f.launch, stderr)
 		if err != nil {
@@ -120,8 +124,8 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func simTarget(profile, model string, timeScale float64) (engine.Subject, func(), error) {
-	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model})
+func simTarget(profile, model, eng string, timeScale float64) (engine.Subject, func(), error) {
+	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model, Engine: eng})
 	if err != nil {
 		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --sim: %w", err)
 	}

@@ -120,7 +120,7 @@ func TestRunLaunch(t *testing.T) {
 		if path != "server.toml" {
 			return engine.Subject{Target: engine.Target{}}, nil, errors.New("unexpected path " + path)
 		}
-		tg, stop, err := simTarget("tiny", "", 20)
+		tg, stop, err := simTarget("tiny", "", "", 20)
 		tg.Header.LaunchCommand = "vllm serve tiny --api-key <redacted>"
 		return tg, func() { stopped = true; stop() }, err
 	}
@@ -171,6 +171,29 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// TestRunSimSGLang: the simulator in SGLang mode is measured as SGLang:
+// the Engine section names it, its 6K × 16 cell is Over capacity from its
+// server info, and the requests open at each window's end were aborted.
+func TestRunSimSGLang(t *testing.T) {
+	fastSim(t)
+	noCharts(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	out, err := runCLI(t, t.Context(), "--sim", "tiny", "--sim-engine", "sglang", "--out", dir, "--prefill-contexts", "none",
+		"--contexts", "6K", "--concurrency", "2,16", "--duration", "300ms", "--max-output", "1024")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Sustained decode 6K × 16: Over capacity") {
+		t.Errorf("output lacks the Over capacity cell:\n%s", out)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	for _, want := range []string{"| Engine | sglang |", "aborted by id"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL
@@ -193,6 +216,8 @@ func TestRunBadInput(t *testing.T) {
 		{"unreachable", []string{"--endpoint", deadURL, "--out", dir}, "--endpoint"},
 		{"stray argument", []string{"--sim", "tiny", "extra"}, "unexpected argument"},
 		{"resume nothing", []string{"--resume", filepath.Join(dir, "none")}, "not found"},
+		{"bad sim engine", []string{"--sim", "tiny", "--sim-engine", "tgi", "--out", dir}, "--sim-engine \"tgi\""},
+		{"sim engine alone", []string{"--endpoint", "http://x", "--sim-engine", "sglang", "--out", dir}, "--sim-engine goes with --sim"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -19,7 +19,8 @@ import (
 // simFlags are the options of `speedmatrix sim`.
 type simFlags struct {
 	profile, addr, apiKeyEnv string
-	list                     bool
+	engine                   string
+	list, noMetrics          bool
 	timeScale                float64
 	seed                     int64
 	loopAfter                int
@@ -34,6 +35,8 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "address to serve on")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable holding the API key clients must send")
 	fs.BoolVar(&f.list, "list", false, "list the profiles and exit")
+	fs.StringVar(&f.engine, "engine", sim.EngineVLLM, "the server to speak as: vllm, or sglang (SGLang's endpoints and sglang:* metrics, no /tokenize, generates on after a disconnect until POST /abort_request)")
+	fs.BoolVar(&f.noMetrics, "no-metrics", false, "serve no /metrics, as SGLang without --enable-metrics")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "run the performance model this many times faster than real time")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the generated text")
 	fs.IntVar(&f.loopAfter, "loop-after", 0, "make every request repeat a phrase after this many tokens (0: the profile's behaviour)")
@@ -45,8 +48,8 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.DurationVar(&f.faults.LingerAfterDisconnect, "linger", 0, "keep generating this long after a client disconnects (model time)")
 	fs.IntVar(&f.faults.OtherLoad, "other-load", 0, fmt.Sprintf("serve `N` requests of another client all the time (%d prompt tokens, %d output tokens each)", sim.OtherPromptTokens, sim.OtherMaxTokens))
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix sim [--profile NAME] [--addr 127.0.0.1:8000] [--api-key-env VAR] [--list] [fault options]")
-		fmt.Fprintln(fs.Output(), "Serve a simulated vLLM server (OpenAI-compatible API, simulated timings) for demos and tests.")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix sim [--profile NAME] [--engine vllm|sglang] [--addr 127.0.0.1:8000] [--api-key-env VAR] [--list] [fault options]")
+		fmt.Fprintln(fs.Output(), "Serve a simulated vLLM or SGLang server (OpenAI-compatible API, simulated timings) for demos and tests.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -57,6 +60,9 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	}
 	if f.timeScale <= 0 {
 		return f, fmt.Errorf("sim: --time-scale %g must be positive: use 1 for real time", f.timeScale)
+	}
+	if f.engine != sim.EngineVLLM && f.engine != sim.EngineSGLang {
+		return f, fmt.Errorf("sim: --engine %q is not one the simulator speaks: use vllm or sglang", f.engine)
 	}
 	return f, checkFaultFlags(f.faults)
 }
@@ -96,7 +102,7 @@ func (c *CLI) Sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.loopAfter > 0 {
 		p.Loop = sim.Loop{AfterTokens: f.loopAfter}
 	}
-	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed}
+	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Engine: f.engine, NoMetrics: f.noMetrics}
 	if f.apiKeyEnv != "" {
 		key, ok := os.LookupEnv(f.apiKeyEnv)
 		if !ok || key == "" {
@@ -113,7 +119,7 @@ func (c *CLI) Sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("sim: listen on %s: %w (pick another --addr)", f.addr, err)
 	}
-	fmt.Fprintf(stdout, "Simulated vLLM server (not a real GPU: timings come from the %s profile's performance model)\n", p.Name)
+	fmt.Fprintf(stdout, "Simulated %s server (not a real GPU: timings come from the %s profile's performance model)\n", engineLabel(f.engine), p.Name)
 	fmt.Fprintf(stdout, "  URL:          http://%s\n  served model: %s (max_model_len %d, KV cache %d tokens)\n",
 		ln.Addr(), p.ServedModel, p.MaxModelLen, p.KVCacheTokens)
 	if opts.APIKey != "" {
@@ -126,6 +132,14 @@ func (c *CLI) Sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "  faults:       %s\n", strings.Join(notes, "; "))
 	}
 	return serveUntilDone(ctx, ln, s, s.Close)
+}
+
+// engineLabel names the engine the simulator speaks as in its banner.
+func engineLabel(eng string) string {
+	if eng == sim.EngineSGLang {
+		return "SGLang " + sim.SGLangVersion
+	}
+	return "vLLM"
 }
 
 // serveUntilDone serves h on ln until ctx ends, then ends h's open streams

@@ -44,6 +44,7 @@ func TestSimFlagErrors(t *testing.T) {
 		{[]string{"--disconnect-after", "-5"}, "--disconnect-after"},
 		{[]string{"--stall-after", "-5"}, "--stall-after"},
 		{[]string{"--startup-delay", "-1s"}, "--startup-delay"},
+		{[]string{"--engine", "tgi"}, "--engine \"tgi\""},
 	} {
 		err := cliFor(t).Sim(context.Background(), tc.args, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"speedmatrix/engine/openai"
@@ -16,14 +17,16 @@ const (
 	CheckBusyAllowed     = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
 )
 
-// startWatch sees whether the server serves vLLM's /metrics and, if so,
-// sets up the watch that samples it. It records in the report which checks
-// will run.
+// startWatch sees whether the server serves its engine's /metrics and,
+// if so, sets up the watch that samples it. It records in the report which
+// checks will run; without metrics the Checks line says they were not done
+// and what would make them run.
 func (r *runner) startWatch(ctx context.Context) bool {
 	m, err := r.client.Metrics(ctx)
 	if err != nil || !m.HasRequests {
-		r.addCheck(CheckNoServerMetrics)
-		r.logf("the server has no vLLM /metrics: the idle check, the drain barrier and the server cross-check are not done")
+		names := r.kind.metrics()
+		r.addCheck(names.NoMetrics)
+		r.logf("the server has no %s: the idle check, the drain barrier and the server cross-check are not done", names.Label)
 		return false
 	}
 	r.watch = newServerWatch(r.client.Metrics, r.opts.metricsEvery)
@@ -48,6 +51,15 @@ func (r *runner) startWatch(ctx context.Context) bool {
 func (r *runner) addCheck(line string) {
 	r.mu.Lock()
 	r.report.Run.Checks = append(r.report.Run.Checks, line)
+	r.mu.Unlock()
+}
+
+// addNote adds a sentence to the Run section's notes, once.
+func (r *runner) addNote(line string) {
+	r.mu.Lock()
+	if !slices.Contains(r.report.Run.Notes, line) {
+		r.report.Run.Notes = append(r.report.Run.Notes, line)
+	}
 	r.mu.Unlock()
 }
 

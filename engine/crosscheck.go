@@ -85,6 +85,13 @@ func rate(in []metricSample, c counter) float64 {
 // sample inside the window, where the cell is in its steady state: the
 // ramp of warm-up and the stop at the window's end stay out.
 func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
+	return crossCheckWith(vllmMetrics, samples, from, to, gotTokens)
+}
+
+// crossCheckWith is crossCheck against an engine whose metrics are named
+// by names. A token counter that moves only when requests end is replaced,
+// where the engine has one, by the time-average of its throughput gauge.
+func crossCheckWith(names metricNames, samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
 	in := inside(samples, from, to)
 	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
 		return nil
@@ -98,11 +105,14 @@ func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b 
 	last := samples[len(samples)-1]
 	switch {
 	case last.HasGen && advancesPerStep(in, genTokens, gotTokens):
-		c.TokSource = "vllm:generation_tokens_total"
+		c.TokSource = names.GenCounter
 		c.TokPerSec = rate(in, genTokens)
-	case last.HasITL && advancesPerStep(in, itlTokens, gotTokens):
-		c.TokSource = "vllm:inter_token_latency_seconds_count + vllm:time_to_first_token_seconds_count"
+	case last.HasITL && names.ITLCounters != "" && advancesPerStep(in, itlTokens, gotTokens):
+		c.TokSource = names.ITLCounters
 		c.TokPerSec = rate(in, itlTokens)
+	case last.HasThroughput && names.Throughput != "":
+		c.TokSource = names.Throughput
+		c.TokPerSec = timeAverage(in, func(s metricSample) float64 { return s.GenThroughput })
 	case last.HasGen || last.HasITL:
 		c.NotComparable = "the server's token counters don't advance while requests run (only when they end)"
 	default:

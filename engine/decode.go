@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -75,7 +77,9 @@ func (r *runner) runDecode(ctx context.Context, cell Cell, cp *contextPrompt) de
 	stop()
 	wg.Wait()
 	res.FinishedAt = time.Now()
-	return d.finish(res, out, why)
+	run := d.finish(res, out, why)
+	r.abortOpen(&run.res, d.recs)
+	return run
 }
 
 // wait blocks through warm-up and the window, or until something ends the
@@ -174,6 +178,9 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		API: string(d.r.plan.API), Model: d.r.setup.Model, Shared: shared, Prompt: text, PromptTokenIDs: ids,
 		MaxTokens: d.r.plan.MaxOutputTokens, IgnoreEOS: true, ContinuousUsage: true,
 	}
+	if d.r.kind.abortsByID() {
+		req.RID = d.r.requestID(n)
+	}
 	var counter tokenCounter
 	var loop LoopDetector
 	detect := d.r.plan.LoopDetection
@@ -214,11 +221,19 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		}
 	case ctx.Err() != nil:
 		// Stopped by the cell at the window's end (or cancelled): still
-		// running as far as the measurement is concerned.
+		// running as far as the measurement is concerned, and on a server
+		// that goes on after a disconnect, until it is aborted by its id.
+		rec.RID = cmp.Or(st.ID, req.RID)
 	default:
 		rec.Err, rec.End = err, st.End
 		if rec.End.IsZero() {
 			rec.End = time.Now()
+		}
+		// A stream we gave up on (stalled, cut off) is still generating
+		// on a server that goes on after a disconnect.
+		var apiErr *openai.APIError
+		if d.r.kind.abortsByID() && !errors.As(err, &apiErr) {
+			d.r.abortFailed(cmp.Or(st.ID, req.RID))
 		}
 	}
 }

@@ -59,23 +59,20 @@ func (r *runner) fillEngine(ctx context.Context) serverIdentity {
 	if r.plan.KVBudgetTokens == 0 {
 		id.KVCacheTokens = r.setup.KVTokens
 	}
+	id.Version = r.kind.Version()
+	if e.Version == "" {
+		e.Version = r.kind.Version()
+	}
+	if e.Engine == "" {
+		e.Engine = r.kind.Name()
+	}
 	if v, err := r.client.VersionInfo(ctx); err == nil {
-		id.Version = v.Version
-		if e.Version == "" {
-			e.Version = v.Version
-		}
-		if e.Engine == "" {
-			e.Engine = "vllm"
-		}
 		// A simulator reached over HTTP (speedmatrix sim) is labelled like
 		// the in-process one: nothing measured against it passes as real.
 		if v.SimulatorProfile != "" && !e.Simulated {
 			e.Simulated, e.SimProfile = true, v.SimulatorProfile
 			r.report.Hardware.AddNote("The target is the Speed Matrix simulator (profile " + v.SimulatorProfile + "): its figures are simulated.")
 		}
-	}
-	if e.Engine == "" {
-		e.Engine = "OpenAI-compatible server"
 	}
 	e.MaxModelLen = r.setup.MaxModelLen
 	if r.setup.KVTokens > 0 && r.plan.KVBudgetTokens == 0 {

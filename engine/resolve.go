@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,38 +87,39 @@ func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
 }
 
 // resolve asks the server for its model, context length and KV cache, and
-// fits the plan to them.
-func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject) (setup, error) {
+// fits the plan to them. kind gives the limits its engine reports beside
+// /v1/models (vLLM's KV cache from /metrics, SGLang's server info); the
+// note says which it should have given and did not.
+func resolve(ctx context.Context, c *openai.Client, plan Plan, target Subject, kind serverKind) (setup, string, error) {
 	var s setup
 	models, err := c.Models(ctx)
 	if err != nil {
-		return s, fmt.Errorf("list models: %w", err)
+		return s, "", fmt.Errorf("list models: %w", err)
 	}
 	m, err := resolveModel(models, target.Model)
 	if err != nil {
-		return s, err
+		return s, "", err
 	}
+	lim, note := kind.limits()
 	s.Model, s.Root, s.MaxModelLen = m.ID, m.Root, m.MaxModelLen
 	if s.MaxModelLen == 0 {
-		s.MaxModelLen = target.Header.Engine.MaxModelLen
+		s.MaxModelLen = cmp.Or(target.Header.Engine.MaxModelLen, lim.ContextLength)
 	}
 	if s.MaxModelLen > 0 && plan.MaxOutputTokens+templateReserveTokens+1 > s.MaxModelLen && len(plan.DecodeContexts) > 0 {
-		return s, &PlanError{Problems: []PlanProblem{{FieldMaxOutput,
+		return s, "", &PlanError{Problems: []PlanProblem{{FieldMaxOutput,
 			fmt.Sprintf("max output %d tokens does not fit the model's max_model_len %d", plan.MaxOutputTokens, s.MaxModelLen)}}}
 	}
 	s.Prefill = FitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
 	s.Decode = FitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
-	s.KVTokens = plan.KVBudgetTokens
-	if s.KVTokens == 0 {
-		if met, err := c.Metrics(ctx); err == nil {
-			s.KVTokens = met.KVCacheTokens()
-		}
-	}
+	s.KVTokens = cmp.Or(plan.KVBudgetTokens, lim.KVTokens)
 	if s.KVTokens == 0 {
 		s.KVTokens = target.Header.Engine.KVCacheTokens
 	}
-	s.MaxNumSeqs = target.Header.Engine.MaxNumSeqs
-	return s, nil
+	if s.KVTokens > 0 {
+		note = ""
+	}
+	s.MaxNumSeqs = cmp.Or(target.Header.Engine.MaxNumSeqs, lim.MaxRunning)
+	return s, note, nil
 }
 
 // cells lists the matrix in the order it is measured: for each context,

@@ -113,7 +113,11 @@ type Result struct {
 	Server *ServerCheck `json:"server,omitempty"`
 	// DrainS is how long the server took, after this cell's streams were
 	// closed, to have no request running or waiting (when /metrics exists).
-	DrainS float64 `json:"drain_s,omitempty"`
+	// Aborted counts the requests still streaming when the window closed
+	// that were aborted on the server by their id (SGLang goes on
+	// generating after a disconnect); 0 on servers that stop on it.
+	Aborted int     `json:"aborted,omitempty"`
+	DrainS  float64 `json:"drain_s,omitempty"`
 	// Partial holds a Failed decode cell's figures, for diagnosis only.
 	Partial *PartialFigures `json:"partial,omitempty"`
 

@@ -57,6 +57,7 @@ type runner struct {
 	prompts *prompter
 	live    *liveness
 	watch   *serverWatch // nil: the server has no usable /metrics
+	kind    serverKind   // the engine behind the endpoint, from detectKind
 	// stillBusy is the last sample of a drain barrier that gave up: the
 	// next cell is Failed unless the server is idle by then.
 	stillBusy *metricSample
@@ -85,7 +86,7 @@ func Run(ctx context.Context, plan Plan, target Target, ro RunOptions) <-chan Ev
 
 func runWith(ctx context.Context, plan Plan, target Subject, opts runOptions) <-chan Event {
 	ch := make(chan Event, 64)
-	r := &runner{plan: plan, target: target, opts: opts, events: ch}
+	r := &runner{plan: plan, target: target, opts: opts, events: ch, kind: genericKind{}}
 	r.client = openai.New(target.BaseURL, target.APIKey)
 	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)
 	r.client.StallTimeout = cmp.Or(target.StallTimeout, opts.stallTimeout)
@@ -118,16 +119,22 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.alive(); err != nil {
 		return err
 	}
-	s, err := resolve(ctx, r.client, r.plan, r.target)
+	r.kind = detectKind(ctx, r.client)
+	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
 	if err != nil {
 		return err
 	}
 	r.setup = s
+	if note != "" {
+		r.addNote(note)
+		r.logf("%s", note)
+	}
 	server := r.fillEngine(ctx)
 	if err := r.checkResume(server); err != nil {
 		return err
 	}
 	r.prompts = newPrompter(r.client, s.Model, r.plan.API, newRunID())
+	r.prompts.maxModelLen = s.MaxModelLen
 	maxCtx := slices.Max(slices.Concat([]int{1}, s.Prefill, s.Decode))
 	if err := r.prompts.setup(ctx, maxCtx); err != nil {
 		if ctx.Err() != nil {
@@ -236,7 +243,7 @@ func (r *runner) measure(ctx context.Context, cell Cell, warmed map[int]bool) Re
 // raises its flags.
 func (r *runner) checkDecode(res *Result, run decodeRun) {
 	if r.watch != nil && res.Status != StatusCancelled && !run.from.IsZero() {
-		res.Server = crossCheck(r.watch.cellSamples(), run.from, run.to, run.arrivals.gotTokens)
+		res.Server = crossCheckWith(r.kind.metrics(), r.watch.cellSamples(), run.from, run.to, run.arrivals.gotTokens)
 	}
 	if !res.Measured() {
 		return
@@ -327,6 +334,9 @@ func (r *runner) snapshot() Report {
 	rep.Run.FinishedAt = time.Now()
 	if n, ok := r.target.Telemetry.(TelemetryNoter); ok {
 		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), n.TelemetryNotes()...)
+	}
+	if note := abortNote(r.kind, rep.Results, r.watch != nil && !r.target.AllowBusy); note != "" {
+		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), note)
 	}
 	rep.Run.Complete = rep.Run.Incomplete == "" && len(r.cells) > 0 && len(rep.Results) == len(r.cells) &&
 		!slices.ContainsFunc(rep.Results, func(x Result) bool { return !x.Status.Final() })

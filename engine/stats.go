@@ -81,6 +81,9 @@ type requestRecord struct {
 	Err          error
 	Looped       bool
 	FinishReason string
+	// RID is the request's id on the server when its cell stopped it while
+	// it was still streaming, for the abort by id; "" otherwise.
+	RID string
 }
 
 func (r *requestRecord) counted() (total, estimated float64) {

@@ -25,6 +25,8 @@ type metricSample struct {
 	SpecDraftTokens  float64
 	SpecAccepted     float64
 	HasSpec          bool
+	GenThroughput    float64 // a gauge of generated tokens per second (SGLang)
+	HasThroughput    bool
 }
 
 func sampleOf(at time.Time, m openai.Metrics) metricSample {
@@ -34,7 +36,8 @@ func sampleOf(at time.Time, m openai.Metrics) metricSample {
 		ITLCount: m.ITLCount, TTFTCount: m.TTFTCount, HasITL: m.HasITL,
 		Preemptions: m.Preemptions,
 		SpecDrafts:  m.SpecDrafts, SpecDraftTokens: m.SpecDraftTokens, SpecAccepted: m.SpecAcceptedTokens,
-		HasSpec: m.HasSpecDecode,
+		HasSpec:       m.HasSpecDecode,
+		GenThroughput: m.GenThroughput, HasThroughput: m.HasGenThroughput,
 	}
 }
 
@@ -77,7 +80,7 @@ func (w *serverWatch) run(ctx context.Context) {
 		case err == nil && m.HasRequests:
 			w.add(sampleOf(time.Now(), m))
 		case err == nil || errors.Is(err, openai.ErrNotSupported):
-			w.stop(errors.New("the server stopped serving vLLM metrics"))
+			w.stop(errors.New("the server stopped serving its metrics"))
 			return
 		default:
 			if w.onError != nil {

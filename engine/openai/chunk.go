@@ -98,3 +98,16 @@ func (f *flatChunk) chunk() Chunk {
 	}
 	return c
 }
+
+// chunkID reads the "id" of a chunk. It runs once per stream (until a chunk
+// has one), so it uses encoding/json rather than the fast parser, whose
+// every-chunk path stays free of a field only the first chunk needs.
+func chunkID(data []byte) string {
+	var w struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(data, &w) != nil {
+		return ""
+	}
+	return w.ID
+}

@@ -17,8 +17,11 @@ type Sample struct {
 	Value  float64
 }
 
-// Metrics is what Speed Matrix reads from a vLLM /metrics page. Aggregates
-// skip NaN samples.
+// Metrics is what Speed Matrix reads from a vLLM or SGLang /metrics page.
+// SGLang's names fill the same fields as vLLM's (sglang:num_running_reqs
+// is Running, sglang:num_queue_reqs Waiting, sglang:token_usage
+// KVCacheUsage, sglang:generation_tokens_total GenerationTokens), so the
+// trust checks read either. Aggregates skip NaN samples.
 type Metrics struct {
 	Running, Waiting float64 // vllm:num_requests_running / _waiting, summed over label sets
 	// KVCacheUsage is vllm:kv_cache_usage_perc (0..1; older vLLM:
@@ -48,7 +51,33 @@ type Metrics struct {
 	// when any of them is there.
 	SpecDrafts, SpecDraftTokens, SpecAcceptedTokens float64
 	HasSpecDecode                                   bool
-	Samples                                         []Sample // every sample parsed
+	// GenThroughput is SGLang's sglang:gen_throughput gauge (generated
+	// tokens per second over its last log interval), summed over data
+	// parallel ranks; HasGenThroughput when the page has it.
+	GenThroughput    float64
+	HasGenThroughput bool
+	// CacheHitRate is sglang:cache_hit_rate (0..1), the largest over label sets.
+	CacheHitRate float64
+	// SpecAcceptLength is sglang:spec_accept_length, the mean accepted
+	// length of speculative decoding; HasSpecAcceptLength when present.
+	SpecAcceptLength    float64
+	HasSpecAcceptLength bool
+	Samples             []Sample // every sample parsed
+}
+
+// HasVLLM reports whether the page has a vllm:* metric.
+func (m Metrics) HasVLLM() bool { return m.hasPrefix("vllm:") }
+
+// HasSGLang reports whether the page has an sglang:* metric.
+func (m Metrics) HasSGLang() bool { return m.hasPrefix("sglang:") }
+
+func (m Metrics) hasPrefix(p string) bool {
+	for _, s := range m.Samples {
+		if strings.HasPrefix(s.Name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // KVCacheTokens is the server's KV cache size in tokens
@@ -79,7 +108,7 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	}
 	m, err := ParseMetrics(string(body))
 	if err != nil && len(m.Samples) == 0 {
-		return m, fmt.Errorf("GET /metrics: %w: is this a vLLM server?", err)
+		return m, fmt.Errorf("GET /metrics: %w: is this a vLLM or SGLang server?", err)
 	}
 	return m, nil
 }
@@ -126,6 +155,10 @@ func ParseMetrics(text string) (Metrics, error) {
 }
 
 func (m *Metrics) add(s Sample, acc *metricsAcc) {
+	if strings.HasPrefix(s.Name, "sglang:") {
+		m.addSGLang(s, acc)
+		return
+	}
 	v := s.Value
 	switch s.Name {
 	case "vllm:num_requests_running":
@@ -199,4 +232,32 @@ func maxSeen(cur float64, seen bool, v float64) float64 {
 		return v
 	}
 	return cur
+}
+
+// addSGLang reads one sample of SGLang's names (present when it runs with
+// --enable-metrics).
+func (m *Metrics) addSGLang(s Sample, acc *metricsAcc) {
+	v := s.Value
+	switch s.Name {
+	case "sglang:num_running_reqs":
+		m.Running += v
+		m.HasRequests = true
+	case "sglang:num_queue_reqs":
+		m.Waiting += v
+	case "sglang:token_usage":
+		acc.kvNew, acc.hasKVNew = maxSeen(acc.kvNew, acc.hasKVNew, v), true
+	case "sglang:generation_tokens_total":
+		m.GenerationTokens += v
+		m.HasGenerationTokens = true
+	case "sglang:prompt_tokens_total":
+		m.PromptTokens += v
+	case "sglang:gen_throughput":
+		m.GenThroughput += v
+		m.HasGenThroughput = true
+	case "sglang:cache_hit_rate":
+		m.CacheHitRate = max(m.CacheHitRate, v)
+	case "sglang:spec_accept_length":
+		m.SpecAcceptLength = max(m.SpecAcceptLength, v)
+		m.HasSpecAcceptLength = true
+	}
 }

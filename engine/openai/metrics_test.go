@@ -70,6 +70,12 @@ var metricsCases = []struct {
 	{name: "bad lines are skipped with an error", samples: 1, err: true,
 		in:   "vllm:num_requests_running{a=\"x} 1\nvllm:num_requests_running 1 2 3\nvllm:num_requests_waiting 7\n9bad 1\nvllm:x one\n",
 		want: Metrics{Waiting: 7}},
+	{name: "SGLang names, two DP ranks", samples: 9, in: "sglang:num_running_reqs{dp_rank=\"0\"} 3\nsglang:num_running_reqs{dp_rank=\"1\"} 2\n" +
+		"sglang:num_queue_reqs 1\nsglang:token_usage 0.28\nsglang:gen_throughput 1520.5\nsglang:cache_hit_rate 0.0075\n" +
+		"sglang:spec_accept_length 2.4\nsglang:prompt_tokens_total 8.128902e+06\nsglang:generation_tokens_total 7.557572e+06\n",
+		want: Metrics{Running: 5, Waiting: 1, KVCacheUsage: 0.28, GenerationTokens: 7.557572e+06, PromptTokens: 8.128902e+06,
+			HasRequests: true, HasGenerationTokens: true, GenThroughput: 1520.5, HasGenThroughput: true, CacheHitRate: 0.0075,
+			SpecAcceptLength: 2.4, HasSpecAcceptLength: true}},
 	{name: "empty", in: ""},
 }
 
@@ -132,7 +138,7 @@ func FuzzParseMetrics(f *testing.F) {
 		m, _ := ParseMetrics(in)
 		running := 0.0
 		for _, s := range m.Samples {
-			if s.Name == "vllm:num_requests_running" && !math.IsNaN(s.Value) {
+			if (s.Name == "vllm:num_requests_running" || s.Name == "sglang:num_running_reqs") && !math.IsNaN(s.Value) {
 				running += s.Value
 			}
 			line := formatSample(s)

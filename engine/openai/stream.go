@@ -34,6 +34,10 @@ type StreamRequest struct {
 	// continuous_usage_stats); include_usage is always sent.
 	ContinuousUsage bool
 	Temperature     float64
+	// RID, when set, is sent as SGLang's "rid": the request's id on the
+	// server (and its chunks' id), by which it can be aborted even before
+	// its first chunk. Leave it empty for other servers.
+	RID string
 }
 
 // Usage is the token accounting the server reports.
@@ -67,6 +71,9 @@ type StreamStats struct {
 	FinishReason string    // the last finish_reason seen
 	Chunks       int       // data events parsed, [DONE] excluded
 	SawDone      bool      // the stream ended with data: [DONE]
+	// ID is the id of the stream's first chunk that had one: the request id
+	// by which SGLang aborts the request (POST /abort_request); "" if none.
+	ID string
 }
 
 // drainAfterDone bounds how long Stream waits for the end of the response
@@ -162,6 +169,9 @@ func readStream(r *sseReader, st *StreamStats, onChunk func(Chunk)) error {
 			return err
 		}
 		st.Chunks++
+		if st.ID == "" {
+			st.ID = chunkID(data)
+		}
 		ch := f.chunk()
 		ch.Arrived = at
 		if st.FirstToken.IsZero() && (ch.Content != "" || ch.Reasoning != "" || ch.Usage != nil && ch.Usage.CompletionTokens > 0) {
@@ -227,6 +237,7 @@ type wireRequest struct {
 	Temperature   float64           `json:"temperature"`
 	Stream        bool              `json:"stream"`
 	StreamOptions wireStreamOptions `json:"stream_options"`
+	RID           string            `json:"rid,omitempty"`
 }
 
 // streamBodyParts returns the path and JSON body of req, in parts when it
@@ -244,7 +255,7 @@ func streamBodyParts(req StreamRequest) (string, [][]byte, error) {
 func streamBody(req StreamRequest) (string, []byte, error) {
 	w := wireRequest{
 		Model: req.Model, MaxTokens: req.MaxTokens, MinTokens: req.MinTokens,
-		IgnoreEOS: req.IgnoreEOS, Temperature: req.Temperature, Stream: true,
+		IgnoreEOS: req.IgnoreEOS, Temperature: req.Temperature, Stream: true, RID: req.RID,
 		StreamOptions: wireStreamOptions{IncludeUsage: true, ContinuousUsageStats: req.ContinuousUsage},
 	}
 	var path string

@@ -15,8 +15,12 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/models", s.handleModels)
 	m.HandleFunc("POST /v1/completions", s.handleCompletions)
 	m.HandleFunc("POST /v1/chat/completions", s.handleChat)
-	m.HandleFunc("POST /tokenize", s.handleTokenize)
-	m.HandleFunc("POST /detokenize", s.handleDetokenize)
+	if s.isSGLang() {
+		s.sglangRoutes(m)
+	} else {
+		m.HandleFunc("POST /tokenize", s.handleTokenize)
+		m.HandleFunc("POST /detokenize", s.handleDetokenize)
+	}
 	s.mux = http.NewServeMux()
 	s.mux.Handle("/", s.guard(m))
 }
@@ -43,7 +47,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) { w.WriteH
 // handleVersion answers like vLLM, plus SimulatorField naming the profile so
 // that a report made against `speedmatrix sim` over HTTP is labelled simulated.
 func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"version": s.prof.Version, SimulatorField: s.prof.Name})
+	writeJSON(w, http.StatusOK, map[string]string{"version": s.version(), SimulatorField: s.prof.Name})
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
@@ -51,7 +55,7 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
 		"data": []map[string]any{{
-			"id": s.prof.ServedModel, "object": "model", "created": created, "owned_by": "vllm",
+			"id": s.prof.ServedModel, "object": "model", "created": created, "owned_by": s.engine(),
 			"root": s.prof.Model, "parent": nil, "max_model_len": s.prof.MaxModelLen,
 			"permission": []map[string]any{{
 				"id": "modelperm-sim", "object": "model_permission", "created": created,
@@ -203,10 +207,12 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 	}
 	g := s.newGenRequest(body, ids, maxTokens, chat)
 	g.q.arrivalS = arrivalS
+	s.trackRID(g)
 	if !s.submit(g.q) {
 		writeError(w, http.StatusServiceUnavailable, "", "The simulated server is shutting down.")
 		return
 	}
+	defer s.untrackRID(r, g)
 	if body.Stream {
 		s.stream(w, r, g)
 		return
@@ -225,6 +231,9 @@ func (s *Server) newGenRequest(body *genBody, ids []int32, maxTokens int, chat b
 		textBase: h, stopAt: maxTokens, reason: "length",
 	}
 	g.id = s.faults.requestID(chat)
+	if s.isSGLang() && body.RID != "" {
+		g.id = body.RID // SGLang's chunks carry the request's rid as their id
+	}
 	if !body.IgnoreEOS {
 		// Without ignore_eos the model ends its answer after a length drawn
 		// from the prompt: 64 to 1,087 tokens, at least min_tokens.

@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // message is a request to the scheduler goroutine about q.
 type message struct {
 	q    *seq
@@ -31,7 +33,7 @@ func (s *Server) abort(q *seq) { s.send(message{q: q, kind: msgAbort}) }
 // disconnected tells the scheduler that q's client went away: q is dropped
 // now, or after Faults.LingerAfterDisconnect.
 func (s *Server) disconnected(q *seq) {
-	if s.opts.Faults.LingerAfterDisconnect > 0 {
+	if s.isSGLang() || s.opts.Faults.LingerAfterDisconnect > 0 {
 		s.send(message{q: q, kind: msgLinger})
 		return
 	}
@@ -52,8 +54,20 @@ func (s *Server) receive(m message) {
 	case msgAbort:
 		s.core.abort(m.q)
 	case msgLinger:
-		s.core.linger(m.q, s.modelNowS()+s.opts.Faults.LingerAfterDisconnect.Seconds())
+		until := s.modelNowS() + s.opts.Faults.LingerAfterDisconnect.Seconds()
+		if s.isSGLang() {
+			until = math.Inf(1) // until it finishes or /abort_request names it
+		}
+		s.core.linger(m.q, until)
 	default:
+		if m.q.state == stDone {
+			// Aborted before it reached the scheduler (SGLang mode).
+			m.q.out.fail()
+			break
+		}
+		if s.isSGLang() && s.core.lingeringLive() > 0 {
+			s.sglang.ranOn++
+		}
 		s.core.submit(m.q, m.q.arrivalS)
 	}
 	s.publishGauges()

@@ -26,3 +26,14 @@ func (c *core) expire(nowS float64) {
 	clear(c.lingering[len(kept):])
 	c.lingering = kept
 }
+
+// lingeringLive counts the sequences still generating after their client left.
+func (c *core) lingeringLive() int {
+	n := 0
+	for _, q := range c.lingering {
+		if q.state != stDone {
+			n++
+		}
+	}
+	return n
+}

@@ -33,6 +33,7 @@ type metricsState struct {
 	kvUsage          float64
 	ttft, itl        *histogram
 	load             stepLoad
+	rate             tokenRate // SGLang's gen_throughput
 }
 
 func newMetricsState() metricsState {
@@ -57,6 +58,10 @@ func promFloat(v float64) string {
 // Faults.GenTokensAtFinish); the speculative decoding counters appear only
 // when the profile decodes speculatively, as in vLLM.
 func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
+	if s.opts.NoMetrics {
+		http.NotFound(w, nil)
+		return
+	}
 	var b strings.Builder
 	lbl := fmt.Sprintf(`engine="0",model_name=%q`, s.prof.ServedModel)
 	metric := func(name, kind, help string, v float64) { writeMetric(&b, name, kind, help, lbl, v) }
@@ -69,7 +74,15 @@ func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 	spec := st.spec.clone()
 	ttft, itl := *m.ttft, *m.itl
 	ttft.counts, itl.counts = append([]int64(nil), m.ttft.counts...), append([]int64(nil), m.itl.counts...)
+	m.rate = tokenRate{at: append([]float64(nil), m.rate.at...), tokens: append([]int64(nil), m.rate.tokens...)}
 	s.mu.Unlock()
+	if s.isSGLang() {
+		st.finished, st.spec = finished, spec
+		s.writeSGLangMetrics(&b, m, st)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write([]byte(b.String()))
+		return
+	}
 
 	metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", float64(m.running))
 	metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", float64(m.waiting))
@@ -110,4 +123,37 @@ func writeHistogram(b *strings.Builder, name, help, lbl string, h *histogram) {
 	cum += h.counts[len(h.bounds)]
 	fmt.Fprintf(b, "%s_bucket{%s,le=\"+Inf\"} %s\n", name, lbl, promFloat(float64(cum)))
 	fmt.Fprintf(b, "%s_count{%s} %s\n%s_sum{%s} %s\n", name, lbl, promFloat(float64(h.n)), name, lbl, promFloat(h.sum))
+}
+
+// tokenRate is a generated-tokens-per-second gauge over the last
+// rateWindowS of model time, as SGLang's gen_throughput is over its last
+// log interval.
+type tokenRate struct {
+	at     []float64 // model seconds
+	tokens []int64   // cumulative generated tokens at each
+}
+
+const rateWindowS = 1.0
+
+func (r *tokenRate) add(nowS float64, tokens int64) {
+	if n := len(r.at); n > 0 && tokens == r.tokens[n-1] && nowS-r.at[n-1] < rateWindowS/8 {
+		return
+	}
+	r.at, r.tokens = append(r.at, nowS), append(r.tokens, tokens)
+	cut := 0
+	for cut < len(r.at)-2 && nowS-r.at[cut+1] >= rateWindowS {
+		cut++
+	}
+	if cut > 0 {
+		r.at, r.tokens = append(r.at[:0], r.at[cut:]...), append(r.tokens[:0], r.tokens[cut:]...)
+	}
+}
+
+// perSecond is the rate over the window; 0 before two samples.
+func (r *tokenRate) perSecond() float64 {
+	n := len(r.at)
+	if n < 2 || r.at[n-1] <= r.at[0] {
+		return 0
+	}
+	return float64(r.tokens[n-1]-r.tokens[0]) / (r.at[n-1] - r.at[0])
 }

@@ -79,4 +79,25 @@ type Options struct {
 	Faults    Faults
 	// Seed selects the generated text (0 is a valid seed).
 	Seed int64
+	// Engine is the server the simulator speaks as: EngineVLLM ("" too)
+	// or EngineSGLang.
+	Engine string
+	// NoMetrics serves no /metrics (404), as SGLang without
+	// --enable-metrics.
+	NoMetrics bool
+}
+
+// The engines the simulator can speak as.
+const (
+	EngineVLLM   = "vllm"
+	EngineSGLang = "sglang"
+)
+
+// validateEngine reports an Engine the simulator does not speak.
+func (o Options) validateEngine() error {
+	switch o.Engine {
+	case "", EngineVLLM, EngineSGLang:
+		return nil
+	}
+	return fmt.Errorf("engine %q is not one the simulator speaks: use %s or %s", o.Engine, EngineVLLM, EngineSGLang)
 }

@@ -23,9 +23,10 @@ type genBody struct {
 		IncludeUsage         bool `json:"include_usage"`
 		ContinuousUsageStats bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
-	N                   *int  `json:"n"`
-	AddSpecialTokens    *bool `json:"add_special_tokens"`
-	AddGenerationPrompt *bool `json:"add_generation_prompt"`
+	N                   *int   `json:"n"`
+	AddSpecialTokens    *bool  `json:"add_special_tokens"`
+	AddGenerationPrompt *bool  `json:"add_generation_prompt"`
+	RID                 string `json:"rid"` // SGLang: the request's id
 }
 
 type chatMessage struct {

@@ -33,6 +33,7 @@ type core struct {
 // coreStats are the scheduler's counters, read for /metrics.
 type coreStats struct {
 	promptTokens, generationTokens int64
+	stepTokens                     int64 // generated, step by step whatever genAtFinish says
 	prefixQueries, prefixHits      int64
 	preemptions                    int64
 	finished                       map[string]int64

@@ -27,7 +27,8 @@ type Server struct {
 
 	mu      sync.Mutex // guards what /metrics reads
 	metrics metricsState
-	core    *core // owned by the scheduler goroutine
+	sglang  sglangState // SGLang mode's open requests and abort counts
+	core    *core       // owned by the scheduler goroutine
 }
 
 // intakeSlots is how many requests' prompts are read and tokenised at once:
@@ -41,6 +42,9 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
 	if err := opts.Faults.Validate(); err != nil {
+		return nil, fmt.Errorf("new simulator: %w", err)
+	}
+	if err := opts.validateEngine(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
 	if opts.TimeScale < 0 {
@@ -63,6 +67,7 @@ func New(opts Options) (*Server, error) {
 	s.faults.rng = rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa17))
 	s.core = newCore(s.prof)
 	s.metrics = newMetricsState()
+	s.sglang = newSGLangState()
 	s.core.onFirst = func(_ *seq, ttftS float64) { s.metrics.ttft.observe(ttftS, 1) }
 	s.core.onITL = func(itlS float64, n int) { s.metrics.itl.observe(itlS, n) }
 	s.core.genAtFinish = opts.Faults.GenTokensAtFinish
@@ -247,4 +252,5 @@ func (s *Server) publishGauges() {
 	s.metrics.running = len(s.core.running)
 	s.metrics.waiting = len(s.core.waiting) + len(s.core.frontend)
 	s.metrics.kvUsage = s.core.kv.usage()
+	s.metrics.rate.add(s.modelNowS(), s.core.stats.stepTokens)
 }

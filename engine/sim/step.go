@@ -70,6 +70,7 @@ func (c *core) register(q *seq) {
 func (c *core) emit(q *seq, n int, nowS float64) {
 	q.generated += n
 	q.lastTokS = nowS
+	c.stats.stepTokens += int64(n)
 	if !c.genAtFinish {
 		c.stats.generationTokens += int64(n)
 	}

@@ -30,6 +30,9 @@ type Options struct {
 	APIKey string
 	// Faults injects errors, disconnects, stalls or a slow start.
 	Faults sim.Faults
+	// Engine is the engine the simulator speaks as: sim.EngineVLLM ("")
+	// or sim.EngineSGLang.
+	Engine string
 }
 
 // Start serves the named simulator profile on 127.0.0.1:0 and returns the
@@ -41,7 +44,7 @@ func Start(profile string, opts Options) (engine.Subject, func(), error) {
 	if err != nil {
 		return engine.Subject{}, nil, err
 	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults})
+	s, err := sim.New(sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults, Engine: opts.Engine})
 	if err != nil {
 		return engine.Subject{}, nil, err
 	}
@@ -56,6 +59,13 @@ func Start(profile string, opts Options) (engine.Subject, func(), error) {
 	stop := func() { _ = srv.Close(); tel.Stop(); s.Close() }
 	t := engine.Subject{Target: engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
 	t.Header = Header(p)
+	if opts.Engine == sim.EngineSGLang {
+		// The run reads the engine, its version and its limits from the
+		// simulator's SGLang endpoints, as from a real SGLang server.
+		t.Header.Engine.Engine, t.Header.Engine.Version = "", ""
+		t.Header.Engine.KVCacheTokens, t.Header.Engine.MaxNumSeqs, t.Header.Engine.MaxModelLen = 0, 0, 0
+		t.Header.LaunchCommand = ""
+	}
 	t.Telemetry = tel
 	for _, g := range t.Header.Hardware.GPUs {
 		t.ServingGPUs = append(t.ServingGPUs, engine.GPUKey{Index: g.Index})

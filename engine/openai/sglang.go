@@ -1,0 +1,70 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"net/http"
+)
+
+// ServerInfo is what SGLang's GET /get_server_info (newer: /server_info)
+// says about its limits: its server args, its scheduler's info and one
+// internal state per data parallel rank. Zero means not said.
+type ServerInfo struct {
+	Version string `json:"version"`
+	// MaxTotalNumTokens is the KV cache size in tokens, at the top level
+	// (older SGLang) or in each internal state (newer).
+	MaxTotalNumTokens  int    `json:"max_total_num_tokens"`
+	MaxRunningRequests int    `json:"max_running_requests"`
+	ContextLength      int    `json:"context_length"`
+	TPSize             int    `json:"tp_size"`
+	DPSize             int    `json:"dp_size"`
+	EnableDPAttention  bool   `json:"enable_dp_attention"`
+	ModelPath          string `json:"model_path"`
+	ServedModelName    string `json:"served_model_name"`
+	EnableMetrics      *bool  `json:"enable_metrics"`
+	InternalStates     []struct {
+		MaxTotalNumTokens  int `json:"max_total_num_tokens"`
+		MaxRunningRequests int `json:"max_running_requests"`
+	} `json:"internal_states"`
+}
+
+// IsSGLang reports whether the answer has the shape of SGLang's server
+// info: an SGLang-only field, not just any JSON.
+func (i ServerInfo) IsSGLang() bool {
+	return i.MaxTotalNumTokens > 0 || i.InternalStates != nil || i.ContextLength > 0 && i.ModelPath != ""
+}
+
+// ServerInfo asks GET /get_server_info, then GET /server_info (the name
+// newer SGLang uses). It returns ErrNotSupported when the server has neither.
+func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
+	var out ServerInfo
+	err := c.doJSON(ctx, http.MethodGet, "/get_server_info", nil, &out, "")
+	if errors.Is(err, ErrNotSupported) {
+		out = ServerInfo{}
+		err = c.doJSON(ctx, http.MethodGet, "/server_info", nil, &out, "")
+	}
+	return out, err
+}
+
+// ModelInfo is SGLang's GET /get_model_info.
+type ModelInfo struct {
+	ModelPath     string `json:"model_path"`
+	TokenizerPath string `json:"tokenizer_path"`
+	IsGeneration  bool   `json:"is_generation"`
+}
+
+// ModelInfo asks SGLang's GET /get_model_info.
+func (c *Client) ModelInfo(ctx context.Context) (ModelInfo, error) {
+	var out ModelInfo
+	err := c.doJSON(ctx, http.MethodGet, "/get_model_info", nil, &out, "")
+	return out, err
+}
+
+// AbortRequest asks SGLang to abort the one request rid
+// (POST /abort_request {"rid": rid}); it never asks to abort all.
+func (c *Client) AbortRequest(ctx context.Context, rid string) error {
+	in := struct {
+		RID string `json:"rid"`
+	}{rid}
+	return c.doJSON(ctx, http.MethodPost, "/abort_request", in, nil, "")
+}
