@@ -75,8 +75,9 @@ type endpointLister interface {
 // simService serves the in-process vLLM simulator (engine/sim).
 type simService interface {
 	Profiles() []sim.Profile
-	// Start serves profile on a loopback port; stop ends it.
-	Start(profile string) (target engine.Subject, stop func(), err error)
+	// Start serves profile on a loopback port, speaking as engine
+	// (sim.EngineVLLM or sim.EngineSGLang); stop ends it.
+	Start(profile, engine string) (target engine.Subject, stop func(), err error)
 }
 
 // chartDrawer draws a report's pictures (package charts).

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"image"
@@ -135,6 +136,7 @@ var oneGPU = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, CP
 type fakeSim struct {
 	mu      sync.Mutex
 	started []string
+	engines []string // what each start spoke as
 	stopped int
 }
 
@@ -145,12 +147,13 @@ func (f *fakeSim) Profiles() []sim.Profile {
 	}
 }
 
-func (f *fakeSim) Start(profile string) (engine.Subject, func(), error) {
+func (f *fakeSim) Start(profile, eng string) (engine.Subject, func(), error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.started = append(f.started, profile)
+	f.engines = append(f.engines, eng)
 	t := engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:1"}}
-	t.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: profile}
+	t.Header.Engine = engine.EngineInfo{Engine: cmp.Or(eng, "vllm"), Simulated: true, SimProfile: profile}
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
 

@@ -81,8 +81,8 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 // as the engine reads it from a real server into the report.
 type readsModelLen struct{ *fakeSim }
 
-func (s readsModelLen) Start(profile string) (engine.Subject, func(), error) {
-	t, stop, err := s.fakeSim.Start(profile)
+func (s readsModelLen) Start(profile, eng string) (engine.Subject, func(), error) {
+	t, stop, err := s.fakeSim.Start(profile, eng)
 	for _, p := range s.Profiles() {
 		if p.Name == profile {
 			t.Header.Engine.MaxModelLen = p.MaxModelLen

@@ -107,8 +107,8 @@ func (simulator) Profiles() []sim.Profile { return sim.Profiles() }
 
 // Start serves the profile on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func (simulator) Start(profile string) (engine.Subject, func(), error) {
-	return simtarget.Start(profile, simtarget.Options{})
+func (simulator) Start(profile, engine string) (engine.Subject, func(), error) {
+	return simtarget.Start(profile, simtarget.Options{Engine: engine})
 }
 
 type chartRenderer struct{}

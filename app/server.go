@@ -17,6 +17,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
 )
 
@@ -59,10 +60,12 @@ type serverTab struct {
 	detected       chan struct{} // closed when the last detection is shown
 
 	profile      *widget.Select
+	speaks       *widget.RadioGroup // the engine the simulator speaks as
 	profileInfo  *widget.Label
 	profileFacts *fyne.Container
 	simStop      func()
-	simName      string
+	simName      string // the running simulator's profile
+	simSpeaks    string // and the engine it speaks as
 	simTarget    engine.Subject
 }
 
@@ -126,6 +129,7 @@ func (s *serverTab) applyTarget(opt string) {
 	s.url.SetText(saved.URL)
 	s.model.SetText(saved.Model)
 	s.exporters.field.SetText(saved.GPUMetrics)
+	s.speaks.SetSelected(speaksLabel(saved.SimEngine))
 	if saved.Profile != "" {
 		s.profile.SetSelected(saved.Profile)
 	}
@@ -222,6 +226,9 @@ func (s *serverTab) capacity() capacity {
 func (s *serverTab) description() string {
 	switch s.kind.Selected {
 	case targetSim:
+		if s.simEngine() == sim.EngineSGLang {
+			return "simulated SGLang (profile " + s.profile.Selected + ")"
+		}
 		return "simulated (profile " + s.profile.Selected + ")"
 	case targetEndpoint:
 		return secret.URL(s.url.Text)
@@ -277,5 +284,5 @@ func (s *serverTab) stopAll() {
 // password of the URL (it comes back as <redacted>, to be typed again).
 func (s *serverTab) settings() targetSettings {
 	return targetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected,
-		GPUMetrics: s.exporters.saved()}
+		SimEngine: s.simEngine(), GPUMetrics: s.exporters.saved()}
 }

@@ -22,11 +22,16 @@ func (s *serverTab) simPanel() fyne.CanvasObject {
 	s.profileInfo.Wrapping = fyne.TextWrapWord
 	s.profileFacts = container.NewStack()
 	s.profile = widget.NewSelect(names, func(string) { s.onProfile() })
-	note := widget.NewLabelWithStyle("The simulator is a vLLM-compatible server inside this app with a performance model fitted to real runs. "+
+	s.speaks = widget.NewRadioGroup([]string{speaksVLLM, speaksSGLang}, nil)
+	s.speaks.Horizontal = true
+	s.speaks.Required = true
+	s.speaks.SetSelected(speaksVLLM)
+	s.speaks.OnChanged = func(string) { s.serveChosenSim(); s.publish() }
+	note := widget.NewLabelWithStyle("The simulator is a vLLM- or SGLang-compatible server inside this app with a performance model fitted to real runs. "+
 		"Every number it produces is labelled simulated on the Run and Results screens and in every export.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	note.Wrapping = fyne.TextWrapWord
 	card := widget.NewCard("Simulator", "try the whole app without a GPU",
-		container.NewVBox(widget.NewForm(widget.NewFormItem("Profile", s.profile)), s.profileInfo, s.profileFacts))
+		container.NewVBox(widget.NewForm(widget.NewFormItem("Profile", s.profile), widget.NewFormItem("Speaks as", s.speaks)), s.profileInfo, s.profileFacts))
 	return container.NewVBox(card, note)
 }
 
@@ -70,21 +75,45 @@ func (s *serverTab) simProfile() (sim.Profile, bool) {
 	return sim.Profile{}, false
 }
 
-// startSim serves the chosen profile, reusing a running one.
+// The choices of the simulator's "Speaks as".
+const (
+	speaksVLLM   = "vLLM"
+	speaksSGLang = "SGLang"
+)
+
+// simEngine is the engine the simulator is to speak as (sim.EngineVLLM or
+// sim.EngineSGLang).
+func (s *serverTab) simEngine() string {
+	if s.speaks != nil && s.speaks.Selected == speaksSGLang {
+		return sim.EngineSGLang
+	}
+	return sim.EngineVLLM
+}
+
+// speaksLabel is the "Speaks as" choice of a saved engine.
+func speaksLabel(engine string) string {
+	if engine == sim.EngineSGLang {
+		return speaksSGLang
+	}
+	return speaksVLLM
+}
+
+// startSim serves the chosen profile as the chosen engine, reusing a
+// running one.
 func (s *serverTab) startSim() (engine.Subject, error) {
-	name := s.profile.Selected
-	if s.simStop != nil && s.simName == name {
+	name, speaks := s.profile.Selected, s.simEngine()
+	if s.simStop != nil && s.simName == name && s.simSpeaks == speaks {
 		return s.simTarget, nil
 	}
 	s.stopSim()
-	t, stop, err := s.u.deps.sim.Start(name)
+	t, stop, err := s.u.deps.sim.Start(name, speaks)
 	if err != nil {
 		return t, fmt.Errorf("start the simulator: %w", err)
 	}
 	host := s.u.hwInfo
 	t.Header.Hardware.CPU, t.Header.Hardware.CPUCores = host.CPU, host.CPUCores
 	t.Header.Hardware.RAMBytes, t.Header.Hardware.OS, t.Header.Hardware.Kernel = host.RAMBytes, host.OS, host.Kernel
-	s.simStop, s.simName, s.simTarget = stop, name, t
+	s.simStop, s.simName, s.simSpeaks, s.simTarget = stop, name, speaks, t
 	return t, nil
 }
 
@@ -115,7 +144,7 @@ func (s *serverTab) simHardware() (engine.HardwareInfo, bool) {
 func (s *serverTab) stopSim() {
 	if s.simStop != nil {
 		s.simStop()
-		s.simStop, s.simName = nil, ""
+		s.simStop, s.simName, s.simSpeaks = nil, "", ""
 	}
 }
 

@@ -2,12 +2,14 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
 )
 
@@ -190,5 +192,31 @@ func TestEndpointPasswordHidden(t *testing.T) {
 	}
 	if tgt := eng.lastTarget(); tgt.BaseURL != "http://ann:pw-app-secret@127.0.0.1:9" {
 		t.Errorf("the client got %q, want the URL with its password", tgt.BaseURL)
+	}
+}
+
+// TestSimulatorSpeaksSGLang: "Speaks as SGLang" serves the chosen profile
+// again as SGLang, the target says so, and the choice is remembered.
+func TestSimulatorSpeaksSGLang(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	fs := d.sim.(*fakeSim)
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	s := u.server
+	s.speaks.SetSelected(speaksSGLang)
+	tg, err := s.target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.mu.Lock()
+	engines := slices.Clone(fs.engines)
+	fs.mu.Unlock()
+	if len(engines) == 0 || engines[len(engines)-1] != sim.EngineSGLang || tg.Header.Engine.Engine != "sglang" {
+		t.Fatalf("simulator started as %q, target engine %q; want sglang last", engines, tg.Header.Engine.Engine)
+	}
+	if got := s.description(); got != "simulated SGLang (profile tiny)" {
+		t.Errorf("target reads %q", got)
+	}
+	if saved := s.settings(); saved.SimEngine != sim.EngineSGLang {
+		t.Errorf("settings keep %+v, want the SGLang choice", saved)
 	}
 }
