@@ -373,9 +373,17 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.u.onRunDone(rep, err, r.saveDir)
 	if lift := r.liftMemoryLimit; lift != nil {
 		// Once Results has drawn the run: that too is within the limit.
+		// Pictures that are never drawn (a Results screen that is not
+		// shown) do not keep it.
 		r.liftMemoryLimit = nil
 		if rendered := r.u.results.rendered; rendered != nil && rep != nil && len(rep.Results) > 0 {
-			go func() { <-rendered; lift() }()
+			go func() {
+				select {
+				case <-rendered:
+				case <-time.After(liftMemoryLimitAfter):
+				}
+				lift()
+			}()
 		} else {
 			lift()
 		}

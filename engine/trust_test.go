@@ -174,10 +174,14 @@ func TestNoMetricsChecksNotDone(t *testing.T) {
 }
 
 // TestUnderfilledFallback: without /metrics, the short wait at every
-// restart of a short request does not flag the cell as underfilled.
+// restart of a short request does not flag the cell as underfilled. The
+// requests last about 240 ms, so each stream restarts four times in the
+// window; with a 40 ms first token a busy machine's delays stay inside the
+// grace of twice the median TTFT (with 10 ms and 50 ms requests they did
+// not, at a load average of 6 on 2 cores).
 func TestUnderfilledFallback(t *testing.T) {
-	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, TTFT: 10 * time.Millisecond})
-	rep, _, err := runAll(t, t.Context(), decodePlan(K, 4, 600*time.Millisecond, 20, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
+	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond, TTFT: 40 * time.Millisecond})
+	rep, _, err := runAll(t, t.Context(), decodePlan(K, 4, time.Second, 40, APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
