@@ -35,8 +35,8 @@ step "build the GUI binary"
 go build -o speedmatrix .
 
 step "go test -race"
-# The app's tests under -race take 3–4 minutes on an idle 2-core box, and
-# over 10 (go test's default timeout) at a load average of 6.
+# At a load average of 6 on 2 cores the app's tests under -race took over
+# 10 minutes, go test's default timeout.
 go test -race -count=1 -timeout 30m ./...
 
 # Real-time tests at the tolerances (TTFT within 5 ms, tok/s within
