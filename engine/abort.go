@@ -71,12 +71,15 @@ func (r *runner) abortOpen(res *Result, recs []*requestRecord) {
 }
 
 // abortFailed aborts the request rid, which failed on our side while the
-// server may still be generating it; a rejected abort is logged, and the
-// drain barrier after the cell catches what it leaves running.
+// server may still be generating it; an abort the server answers with an
+// error is logged, and the drain barrier after the cell catches what it
+// leaves running. One that cannot reach the server is not: the request
+// failed because the server went away, which the run reports once.
 func (r *runner) abortFailed(rid string) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.probeTimeout)
 	defer cancel()
-	if err := r.client.AbortRequest(ctx, rid); err != nil {
+	var rejected *openai.APIError
+	if err := r.client.AbortRequest(ctx, rid); errors.As(err, &rejected) {
 		r.logf("abort of a failed request: %v", err)
 	}
 }
