@@ -147,6 +147,17 @@ func (h *hardwareTab) showSim() {
 	h.cards.Objects = append(cards, h.machineCards...)
 	h.sim.Refresh()
 	h.cards.Refresh()
+	if h.simBtn != nil {
+		// Once the simulator is the target, its button only leads to its
+		// settings; the other way forward is then the one to offer.
+		h.simBtn.SetText("Use the simulator")
+		h.simBtn.Importance = widget.HighImportance
+		if ok {
+			h.simBtn.SetText("Simulator settings")
+			h.simBtn.Importance = widget.MediumImportance
+		}
+		h.simBtn.Refresh()
+	}
 }
 
 // hostCard lists the CPU, RAM and OS.

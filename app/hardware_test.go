@@ -26,9 +26,16 @@ func TestHardwareWithoutGPUOffersWaysForward(t *testing.T) {
 	if u.server.kind.Selected != targetEndpoint || u.tabs.Selected().Text != tabServer {
 		t.Errorf("endpoint button: kind %q on tab %q, want %q on %q", u.server.kind.Selected, u.tabs.Selected().Text, targetEndpoint, tabServer)
 	}
+	if h.simBtn.Text != "Use the simulator" || h.simBtn.Importance != widget.HighImportance {
+		t.Errorf("with an endpoint chosen the simulator button reads %q", h.simBtn.Text)
+	}
 	test.Tap(h.simBtn)
 	if u.server.kind.Selected != targetSim {
 		t.Errorf("simulator button: kind %q, want %q", u.server.kind.Selected, targetSim)
+	}
+	// The simulator is now the target: its button leads to its settings.
+	if h.simBtn.Text != "Simulator settings" || h.simBtn.Importance == widget.HighImportance {
+		t.Errorf("with the simulator chosen its button reads %q", h.simBtn.Text)
 	}
 }
 
