@@ -21,12 +21,22 @@ import (
 	"speedmatrix/engine/vllm"
 )
 
-// The three kinds of target, as the Server screen names them.
+// The three kinds of target, as the Server screen names them (and its
+// saved settings keep them).
 const (
-	targetVLLM     = "Launch vLLM"
+	targetVLLM     = "Launch a server" // vLLM or SGLang, from the Launch form
 	targetEndpoint = "Existing endpoint"
 	targetSim      = "Simulator"
 )
+
+// savedKind is a kind of target as settings saved before its name changed
+// keep it: "Launch vLLM" became targetVLLM when SGLang could be launched too.
+func savedKind(kind string) string {
+	if kind == "Launch vLLM" {
+		return targetVLLM
+	}
+	return kind
+}
 
 // captureTimeout bounds reading how an endpoint's server was started when
 // a run starts (docker may be slow to answer).
@@ -96,7 +106,7 @@ func newServerTab(u *ui) *container.TabItem {
 		s.launch.onSuggest(false)
 	}
 
-	header := screenHeader("Server", "What to benchmark: a vLLM server launched from here, a server already running, or the built-in simulator.")
+	header := screenHeader("Server", "What to benchmark: a vLLM or SGLang server launched from here, a server already running, or the built-in simulator.")
 	s.estimate = widget.NewLabel("")
 	s.estimate.Wrapping = fyne.TextWrapWord
 	s.estimateLine = widget.NewLabel("")
@@ -133,7 +143,7 @@ func (s *serverTab) applyTarget(opt string) {
 	if saved.Profile != "" {
 		s.profile.SetSelected(saved.Profile)
 	}
-	kind := saved.Kind
+	kind := savedKind(saved.Kind)
 	switch {
 	case strings.HasPrefix(opt, "sim:"):
 		kind = targetSim

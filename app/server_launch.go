@@ -16,7 +16,7 @@ import (
 	"speedmatrix/engine/vllm"
 )
 
-// launchPanel is the "Launch vLLM" part of the Server screen: the form, the
+// launchPanel is the "Launch a server" part of the Server screen: the form, the
 // exact command, Start/Stop, the server's log and its KV capacity.
 type launchPanel struct {
 	s *serverTab

@@ -83,7 +83,7 @@ func TestLaunchStartDisabledWithTheReason(t *testing.T) {
 	}
 }
 
-// TestLaunchFormLayout looks at the Server screen with "Launch vLLM" at the
+// TestLaunchFormLayout looks at the Server screen with "Launch a server" at the
 // smallest and a large window: the labels of every section share one
 // column, no field runs under the scroll bar or the divider, and the
 // command wraps only at spaces.

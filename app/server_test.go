@@ -220,3 +220,17 @@ func TestSimulatorSpeaksSGLang(t *testing.T) {
 		t.Errorf("settings keep %+v, want the SGLang choice", saved)
 	}
 }
+
+// TestSavedLaunchKind: settings saved when the first target was called
+// "Launch vLLM" still choose it.
+func TestSavedLaunchKind(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	u := newTestUI(t, d, Options{})
+	u.server.selectKind(targetEndpoint)
+	u.prefs.save(prefTarget, targetSettings{Kind: "Launch vLLM"})
+	u.server.applyTarget("")
+	if got := u.server.kind.Selected; got != targetVLLM {
+		t.Errorf("saved \"Launch vLLM\" chose %q, want %q", got, targetVLLM)
+	}
+}

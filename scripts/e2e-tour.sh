@@ -26,7 +26,7 @@ command -v xvfb-run >/dev/null || fail "xvfb-run is missing: install xvfb and xa
 expect=(
 	"01-hardware|Hardware"
 	"02-server-simulator|Simulator|Profile|simulated"
-	"03-server-launch|Launch vLLM"
+	"03-server-launch|Launch a server"
 	"04-server-endpoint|URL|Detect models"
 	"05-matrix|Estimated total|Decode cells|will run"
 	"06-run-ready|Target: simulated (profile tiny)|Ready:|Start run"
