@@ -287,6 +287,7 @@ func (s *serverTab) serverUp() bool { return s.launch.up() }
 func (s *serverTab) stopAll() {
 	s.stopSim()
 	s.exporters.end()
+	s.form.parallel.gpuMetrics.end()
 	s.launch.stopAndWait()
 }
 

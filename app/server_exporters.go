@@ -115,3 +115,13 @@ func (u *ui) sampleInterval() time.Duration {
 	}
 	return u.settings.current.interval()
 }
+
+// exporterURL is the URL err, from check or attach, is about ("" when it
+// is about none).
+func exporterURL(err error) string {
+	var ue *dcgm.URLError
+	if errors.As(err, &ue) {
+		return ue.URL
+	}
+	return ""
+}

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
+
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/dcgm/dcgmtest"
+	"speedmatrix/engine/vllm"
 )
 
 // TestGPUMetricsField: the endpoint's GPU metrics field takes two nodes'
@@ -77,4 +80,50 @@ func TestGPUMetricsBadInput(t *testing.T) {
 	if n := u.server.banner.current; n.Message != "ftp://node2/metrics in GPU metrics is not an exporter address." {
 		t.Errorf("Detect with a bad GPU metrics URL: banner %q", n.Message)
 	}
+}
+
+// TestLaunchGPUMetrics: a launched server's GPU metrics (the cluster's
+// exporters) are its run's GPUs and telemetry; a bad address is a form
+// problem in the field's words, and the field is remembered.
+func TestLaunchGPUMetrics(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	srv := &fakeServer{ready: make(chan struct{})}
+	cfgs := make(chan vllm.ServerConfig, 1)
+	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
+	u := newTestUI(t, d, Options{})
+	s, l := u.server, u.server.launch
+	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
+	field := s.form.parallel.gpuMetrics.field
+
+	field.SetText("node2:9400")
+	s.form.config(false)
+	if got := strings.Join(s.form.problems(), "\n"); !strings.Contains(got, "GPU metrics: node2:9400 is not an exporter address") {
+		t.Errorf("form problems %q, want the bad exporter address named", got)
+	}
+
+	field.SetText(dcgmtest.Exporter(t, "node1.prom") + ", " + dcgmtest.Exporter(t, "node2.prom"))
+	l.onStart()
+	if cfg := <-cfgs; len(cfg.GPUMetrics) != 2 {
+		t.Errorf("launched with gpu_metrics %q, want both exporters", cfg.GPUMetrics)
+	}
+	close(srv.ready)
+	waitFor(t, l.settled, "the server to be ready")
+	tg, err := s.target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]int{}
+	for _, g := range tg.Header.Hardware.GPUs {
+		hosts[g.Host]++
+	}
+	if hosts["node1"] != 2 || hosts["node2"] != 2 || tg.Telemetry == nil || tg.ServingGPUs != nil {
+		t.Errorf("GPUs by host %v, telemetry %v, serving %v: want both nodes' exporters", hosts, tg.Telemetry != nil, tg.ServingGPUs)
+	}
+	var saved vllm.ServerConfig
+	u.prefs.load(prefServer, &saved)
+	if len(saved.GPUMetrics) != 2 {
+		t.Errorf("remembered gpu_metrics %q", saved.GPUMetrics)
+	}
+	u.shutdown()
 }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/engine/secret"
 	"speedmatrix/engine/vllm"
 )
 
@@ -116,6 +117,7 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("Tensor parallel", f.tp), item("Pipeline parallel", f.pp),
 			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none ticked: all)", f.parallel.gpuField()),
 			item("Executor", f.parallel.executor), item("Ray address", f.parallel.rayAddress),
+			item("GPU metrics", f.parallel.gpuMetrics.field),
 			item("Max model length", f.maxModelLen), item("GPU memory utilization", f.gpuUtil),
 			item("Max sequences", f.maxNumSeqs), item("Quantization", f.quantization),
 			item("Data type", f.dtype), item("KV cache data type", f.kvCacheDType))),
@@ -226,6 +228,9 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
 	f.parallel.read(&cfg, atoi("data parallel", f.parallel.dp))
+	if err := f.parallel.gpuMetrics.check(); err != nil {
+		f.problemsFor["gpu metrics"] = "GPU metrics: " + secret.URL(exporterURL(err)) + " is not an exporter address like http://node2:9400/metrics"
+	}
 	if cfg.Engine == vllm.EngineSGLang { // disabled on the form (see onEngine)
 		cfg.AsyncScheduling, cfg.DistributedExecutorBackend, cfg.RayAddress = false, "", ""
 	}

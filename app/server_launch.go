@@ -233,7 +233,8 @@ func (l *launchPanel) target() (engine.Subject, error) {
 	t.Header.Hardware = l.s.u.hwInfo
 	t.Header.Hardware.AddNote(ray)
 	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, l.srv.RooflineFacts())
-	return t, nil
+	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
+	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.sampleInterval())
 }
 
 // capacity is what the server reported, or what the form says before.

@@ -33,6 +33,9 @@ type parallelFields struct {
 	index      map[string]int // GPU option → index
 	executor   *widget.Select
 	rayAddress *widget.Entry
+	// gpuMetrics are the DCGM exporters of the cluster's nodes
+	// (server.toml's gpu_metrics), read while a run measures the server.
+	gpuMetrics *exporters
 }
 
 func newParallelFields(entry func(string) *widget.Entry, changed func()) *parallelFields {
@@ -44,6 +47,7 @@ func newParallelFields(entry func(string) *widget.Entry, changed func()) *parall
 	p.noGPU = widget.NewLabel("none detected here")
 	p.executor = widget.NewSelect([]string{executorDefault, executorMP, executorRay}, func(string) { changed() })
 	p.rayAddress = entry("RAY_ADDRESS (e.g. 10.0.0.1:6379)")
+	p.gpuMetrics = newExporters()
 	return p
 }
 
@@ -111,6 +115,7 @@ func (p *parallelFields) fill(cfg vllm.ServerConfig) {
 		p.executor.SetSelected(executorDefault)
 	}
 	p.rayAddress.SetText(cfg.RayAddress)
+	p.gpuMetrics.field.SetText(strings.Join(cfg.GPUMetrics, ", "))
 }
 
 func (p *parallelFields) optionOf(i int) string {
@@ -139,6 +144,7 @@ func (p *parallelFields) read(cfg *vllm.ServerConfig, dp int) {
 		cfg.DistributedExecutorBackend = "ray"
 	}
 	cfg.RayAddress = strings.TrimSpace(p.rayAddress.Text)
+	cfg.GPUMetrics = p.gpuMetrics.urls()
 }
 
 // picked are the GPUs of gpus that the form picks: all when none is.

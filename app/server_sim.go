@@ -128,6 +128,8 @@ func (s *serverTab) targetTelemetry() liveTelemetry {
 		return lt
 	case s.kind.Selected == targetEndpoint && s.exporters.tel != nil:
 		return s.exporters.tel
+	case s.kind.Selected == targetVLLM && s.form.parallel.gpuMetrics.tel != nil:
+		return s.form.parallel.gpuMetrics.tel
 	}
 	return nil
 }
