@@ -60,7 +60,7 @@ func (e *exporters) attach(t *engine.Subject, interval time.Duration) error {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	tel, err := dcgm.Attach(ctx, urls, &t.Header.Hardware, interval, dcgm.Options{})
+	tel, err := dcgm.Attach(ctx, urls, &t.Header, interval, dcgm.Options{})
 	if err != nil {
 		cancel()
 		return err

@@ -17,10 +17,10 @@ type gpuMetrics struct {
 	setting string
 }
 
-// sampleExporters reads the GPUs of every exporter into h's GPUs, and
+// sampleExporters reads the GPUs of every exporter into the header's, and
 // starts sampling them; an exporter that doesn't answer with DCGM metrics
 // is an error naming it and the setting.
-func (g gpuMetrics) sampleExporters(ctx context.Context, h *engine.HardwareInfo) (engine.TelemetrySource, func(), error) {
+func (g gpuMetrics) sampleExporters(ctx context.Context, h *engine.Report) (engine.TelemetrySource, func(), error) {
 	tel, err := dcgm.Attach(ctx, g.urls, h, hw.DefaultSampleInterval, dcgm.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %s %v: check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or leave the URL out", g.setting, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/dcgm/dcgmtest"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/simtarget"
@@ -44,6 +45,26 @@ func TestRunGPUMetrics(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
+	}
+
+	// Resumed without --gpu-metrics, the run reads the same exporters again:
+	// the Hardware section, emptied here, is theirs again.
+	if len(rep.Run.GPUMetrics) != 2 {
+		t.Fatalf("report run.gpu_metrics %q, want both exporters", rep.Run.GPUMetrics)
+	}
+	rep.Results, rep.Run.Complete, rep.Hardware = nil, false, engine.HardwareInfo{}
+	if err := report.Save(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runCLI(t, t.Context(), "--resume", dir); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	again, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Hardware.GPUs) != 4 || len(again.Results) != 1 || again.Results[0].Status != engine.StatusValid {
+		t.Errorf("resumed: %d GPUs, %d results; want the 4 exporter GPUs again and the cell measured", len(again.Hardware.GPUs), len(again.Results))
 	}
 }
 

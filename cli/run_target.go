@@ -39,9 +39,15 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 			}
 		} else {
 			f.endpoint = prev.Run.Endpoint
+			if f.gpuMetrics == "" {
+				f.gpuMetrics = strings.Join(prev.Run.GPUMetrics, ",")
+			}
 		}
 		if strings.Contains(f.endpoint, secret.Redacted) {
 			return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --resume: the report hides the password of its endpoint %s: give the endpoint again with --endpoint URL", f.endpoint)
+		}
+		if strings.Contains(f.gpuMetrics, secret.Redacted) {
+			return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --resume: the report hides a password of its GPU metrics %s: give them again with --gpu-metrics URL,URL", f.gpuMetrics)
 		}
 	}
 	key, err := f.apiKey()
@@ -108,7 +114,7 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 		t.Header.Hardware.Note = "remote server " + u.Host + ": its CPU and OS not detected."
 	}
 	if len(gm.urls) > 0 {
-		tel, stop, err := gm.sampleExporters(ctx, &t.Header.Hardware)
+		tel, stop, err := gm.sampleExporters(ctx, &t.Header)
 		if err != nil {
 			return t, nil, err
 		}

@@ -138,6 +138,9 @@ type RunInfo struct {
 	MaxOutputTokens int       `json:"max_output_tokens"`
 	API             string    `json:"api"` // "chat" or "completions"
 	Endpoint        string    `json:"endpoint,omitempty"`
+	// GPUMetrics are the DCGM exporters the run read its GPUs and their
+	// telemetry from (passwords hidden), for a resumed run to read again.
+	GPUMetrics []string `json:"gpu_metrics,omitempty"`
 	StartedAt       time.Time `json:"started_at"`
 	FinishedAt      time.Time `json:"finished_at,omitempty"`
 	Complete        bool      `json:"complete"` // every planned cell has a final status

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 )
 
 // SplitURLs reads a comma-separated list of exporter URLs, as --gpu-metrics
@@ -23,15 +24,21 @@ func SplitURLs(list string) []string {
 }
 
 // Attach opens the exporters at urls (see Open), takes the GPUs they list
-// as h's, notes in h where they and their telemetry come from, and samples
-// them every interval until ctx ends or the Telemetry's Stop. The cli and
-// the app both reach exporters through it; its error is Open's, for them
-// to put in their own words.
-func Attach(ctx context.Context, urls []string, h *engine.HardwareInfo, interval time.Duration, opt Options) (*Telemetry, error) {
+// as the header's, notes in its Hardware section where they and their
+// telemetry come from and in its Run section the exporters (for a resumed
+// run), and samples them every interval until ctx ends or the Telemetry's
+// Stop. The cli and the app both reach exporters through it; its error is
+// Open's, for them to put in their own words.
+func Attach(ctx context.Context, urls []string, header *engine.Report, interval time.Duration, opt Options) (*Telemetry, error) {
 	src, err := Open(ctx, urls, opt)
 	if err != nil {
 		return nil, err
 	}
+	header.Run.GPUMetrics = nil
+	for _, u := range urls {
+		header.Run.GPUMetrics = append(header.Run.GPUMetrics, secret.URL(u))
+	}
+	h := &header.Hardware
 	h.GPUs = src.GPUs()
 	if h.Type == "" {
 		h.Type = "Discrete GPU"
