@@ -128,22 +128,22 @@ func (e EngineInfo) SimulatedLabel() string {
 
 // RunInfo is the report's Run section.
 type RunInfo struct {
-	Model           string    `json:"model,omitempty"` // HF id or path the server loaded
-	ServedModel     string    `json:"served_model"`
-	Revision        string    `json:"revision,omitempty"`
-	BenchmarkTool   string    `json:"benchmark_tool"` // "speedmatrix v0.1.0"
-	DecodeTest      string    `json:"decode_test"`    // "Fixed duration"
-	PrefillMode     string    `json:"prefill_mode"`   // "Measured during decode warm-up"
-	DurationS       float64   `json:"duration_s"`
-	MaxOutputTokens int       `json:"max_output_tokens"`
-	API             string    `json:"api"` // "chat" or "completions"
-	Endpoint        string    `json:"endpoint,omitempty"`
+	Model           string  `json:"model,omitempty"` // HF id or path the server loaded
+	ServedModel     string  `json:"served_model"`
+	Revision        string  `json:"revision,omitempty"`
+	BenchmarkTool   string  `json:"benchmark_tool"` // "speedmatrix v0.1.0"
+	DecodeTest      string  `json:"decode_test"`    // "Fixed duration"
+	PrefillMode     string  `json:"prefill_mode"`   // "Measured during decode warm-up"
+	DurationS       float64 `json:"duration_s"`
+	MaxOutputTokens int     `json:"max_output_tokens"`
+	API             string  `json:"api"` // "chat" or "completions"
+	Endpoint        string  `json:"endpoint,omitempty"`
 	// GPUMetrics are the DCGM exporters the run read its GPUs and their
 	// telemetry from (passwords hidden), for a resumed run to read again.
-	GPUMetrics []string `json:"gpu_metrics,omitempty"`
-	StartedAt       time.Time `json:"started_at"`
-	FinishedAt      time.Time `json:"finished_at,omitempty"`
-	Complete        bool      `json:"complete"` // every planned cell has a final status
+	GPUMetrics []string  `json:"gpu_metrics,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at,omitempty"`
+	Complete   bool      `json:"complete"` // every planned cell has a final status
 	// Incomplete says why a run that isn't complete stopped: "the server
 	// stopped answering: …", "interrupted".
 	Incomplete string `json:"incomplete,omitempty"`
