@@ -380,3 +380,15 @@ func findButton(obj fyne.CanvasObject, s string) *widget.Button {
 	})
 	return found
 }
+
+// launchUI is the app on a machine with one GPU and a fake launcher: the
+// configs it launches come on cfgs, and its server is ready once
+// srv.ready is closed.
+func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan vllm.ServerConfig) {
+	d := testDeps(t, &fakeEngine{})
+	d.hardware = oneGPU
+	srv = &fakeServer{ready: make(chan struct{})}
+	cfgs = make(chan vllm.ServerConfig, 1)
+	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
+	return newTestUI(t, d, Options{}), srv, cfgs
+}

@@ -86,12 +86,7 @@ func TestGPUMetricsBadInput(t *testing.T) {
 // exporters) are its run's GPUs and telemetry; a bad address is a form
 // problem in the field's words, and the field is remembered.
 func TestLaunchGPUMetrics(t *testing.T) {
-	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	srv := &fakeServer{ready: make(chan struct{})}
-	cfgs := make(chan vllm.ServerConfig, 1)
-	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
-	u := newTestUI(t, d, Options{})
+	u, srv, cfgs := launchUI(t)
 	s, l := u.server, u.server.launch
 	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
 	field := s.form.parallel.gpuMetrics.field

@@ -15,11 +15,7 @@ import (
 // command, Suggest fills the same fields into it, and the choice reaches
 // the launcher and the saved form.
 func TestLaunchFormEngineChoice(t *testing.T) {
-	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	cfgs := make(chan vllm.ServerConfig, 1)
-	d.launcher = fakeLauncher{srv: &fakeServer{ready: make(chan struct{})}, cfgs: cfgs}
-	u := newTestUI(t, d, Options{})
+	u, _, cfgs := launchUI(t)
 	s, l := u.server, u.server.launch
 	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
 	if cmd := l.command.Text; !strings.HasPrefix(cmd, "vllm serve Qwen/Qwen3-0.6B") {

@@ -57,12 +57,7 @@ func TestServerEndpointDetectsModels(t *testing.T) {
 }
 
 func TestServerLaunchFormCommandAndLifecycle(t *testing.T) {
-	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	srv := &fakeServer{ready: make(chan struct{})}
-	cfgs := make(chan vllm.ServerConfig, 1)
-	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
-	u := newTestUI(t, d, Options{})
+	u, srv, cfgs := launchUI(t)
 	s, l := u.server, u.server.launch
 	if s.kind.Selected != targetVLLM {
 		t.Fatalf("with a GPU the target is %q", s.kind.Selected)
