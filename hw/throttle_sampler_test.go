@@ -1,14 +1,11 @@
 package hw
 
 import (
-	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
-	"github.com/shirou/gopsutil/v4/cpu"
 
 	"speedmatrix/engine"
 )
@@ -38,17 +35,8 @@ func sampleH200(t *testing.T, n int, setup func(d []*server.Device)) *engine.Tel
 		devices[i] = d.(*server.Device)
 	}
 	setup(devices)
-	src := newSystemSource(cs.Server)
-	src.cpuTimes = func() (cpu.TimesStat, error) { return cpu.TimesStat{}, nil }
-	clock := newFakeClock()
-	s := NewSampler(time.Second, WithClock(clock), WithSource(src))
-	s.Start(context.Background())
-	for range n - 1 {
-		clock.advance(time.Second)
-	}
-	s.Stop()
-	sum := s.Summary(t0, t0.Add(time.Hour))
-	if sum == nil || sum.Samples != n || len(sum.GPUs) != 8 {
+	sum := sampleBox(t, cs, n)
+	if len(sum.GPUs) != 8 {
 		t.Fatalf("Summary = %+v, want %d samples of 8 GPUs", sum, n)
 	}
 	for i, g := range sum.GPUs {
