@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"context"
 	"strings"
 	"time"
 
@@ -51,7 +50,7 @@ func (r *runner) header() Report {
 
 // fillEngine completes the Engine and Run sections from the server, and
 // returns what identifies the server as it answers now.
-func (r *runner) fillEngine(ctx context.Context) serverIdentity {
+func (r *runner) fillEngine() serverIdentity {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := &r.report.Engine
@@ -66,13 +65,11 @@ func (r *runner) fillEngine(ctx context.Context) serverIdentity {
 	if e.Engine == "" {
 		e.Engine = r.kind.Name()
 	}
-	if v, err := r.client.VersionInfo(ctx); err == nil {
-		// A simulator reached over HTTP (speedmatrix sim) is labelled like
-		// the in-process one: nothing measured against it passes as real.
-		if v.SimulatorProfile != "" && !e.Simulated {
-			e.Simulated, e.SimProfile = true, v.SimulatorProfile
-			r.report.Hardware.AddNote("The target is the Speed Matrix simulator (profile " + v.SimulatorProfile + "): its figures are simulated.")
-		}
+	// A simulator reached over HTTP (speedmatrix sim) is labelled like the
+	// in-process one: nothing measured against it passes as real.
+	if p := r.version.SimulatorProfile; p != "" && !e.Simulated {
+		e.Simulated, e.SimProfile = true, p
+		r.report.Hardware.AddNote("The target is the Speed Matrix simulator (profile " + p + "): its figures are simulated.")
 	}
 	e.MaxModelLen = r.setup.MaxModelLen
 	if r.setup.KVTokens > 0 && r.plan.KVBudgetTokens == 0 {

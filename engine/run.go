@@ -56,8 +56,9 @@ type runner struct {
 	setup   setup
 	prompts *prompter
 	live    *liveness
-	watch   *serverWatch // nil: the server has no usable /metrics
-	kind    serverKind   // the engine behind the endpoint, from detectKind
+	watch   *serverWatch         // nil: the server has no usable /metrics
+	kind    serverKind           // the engine behind the endpoint, from detectKind
+	version openai.ServerVersion // its /version answer, read at detection
 	// stillBusy is the last sample of a drain barrier that gave up: the
 	// next cell is Failed unless the server is idle by then.
 	stillBusy *metricSample
@@ -119,7 +120,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.alive(); err != nil {
 		return err
 	}
-	r.kind = detectKind(ctx, r.client)
+	r.kind, r.version = detectKind(ctx, r.client)
 	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
 	if err != nil {
 		return err
@@ -129,7 +130,7 @@ func (r *runner) run(ctx context.Context) error {
 		r.addNote(note)
 		r.logf("%s", note)
 	}
-	server := r.fillEngine(ctx)
+	server := r.fillEngine()
 	if err := r.checkResume(server); err != nil {
 		return err
 	}

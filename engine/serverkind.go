@@ -55,21 +55,22 @@ type metricNames struct {
 // detectKind asks the server what it is: its /version, SGLang's server
 // info (/get_server_info or /server_info), and the names on its /metrics
 // (vllm: or sglang:). A server that answers none is a generic
-// OpenAI-compatible one.
-func detectKind(ctx context.Context, c *openai.Client) serverKind {
+// OpenAI-compatible one. It also returns the /version answer (zero when
+// there is none), which says whether the server is our simulator.
+func detectKind(ctx context.Context, c *openai.Client) (serverKind, openai.ServerVersion) {
 	v, verr := c.VersionInfo(ctx)
 	if info, err := c.ServerInfo(ctx); err == nil && info.IsSGLang() {
 		if info.Version == "" {
 			info.Version = v.Version
 		}
-		return &sglangKind{info: info, hasInfo: true}
+		return &sglangKind{info: info, hasInfo: true}, v
 	}
 	m, merr := c.Metrics(ctx)
 	switch {
 	case merr == nil && m.HasSGLang():
-		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}
+		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}, v
 	case verr == nil || merr == nil && m.HasVLLM():
-		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}
+		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}, v
 	}
-	return genericKind{}
+	return genericKind{}, v
 }

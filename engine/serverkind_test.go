@@ -65,7 +65,7 @@ func TestDetectKind(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			k := detectKind(t.Context(), fakeEngine(t, tc.bodies))
+			k, _ := detectKind(t.Context(), fakeEngine(t, tc.bodies))
 			if k.Name() != tc.kind || k.Version() != tc.ver {
 				t.Fatalf("detected %s %s, want %s %s", k.Name(), k.Version(), tc.kind, tc.ver)
 			}
