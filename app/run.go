@@ -195,9 +195,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	if r.u.deps.telemetry != nil && target.Telemetry == nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
-	if target.Header.Roofline == nil && !target.Header.Engine.Simulated {
-		target.RooflineFor = vllm.RooflineOnceKnown(target.Header)
-	}
+	vllm.RooflineOnceKnown(&target)
 	if prev != nil {
 		target.Header = engine.ResumeHeader(*prev, target.Header)
 		target.Resume = &engine.Resume{Report: *prev}

@@ -135,12 +135,10 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy = f.allowBusy
 	target.Header.Diagnostics = c.diagnostics()
-	switch {
-	case f.modelConfig != "":
+	if f.modelConfig != "" {
 		target.Header.Roofline = vllm.Roofline(target.Header, f.modelConfig, vllm.ServerFacts{})
-	case target.Header.Roofline == nil && !target.Header.Engine.Simulated:
-		target.RooflineFor = vllm.RooflineOnceKnown(target.Header)
 	}
+	vllm.RooflineOnceKnown(&target)
 	if prev != nil {
 		target.Header = engine.ResumeHeader(*prev, target.Header)
 		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}

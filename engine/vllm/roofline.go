@@ -74,9 +74,14 @@ func logDType(f LogFacts) string {
 	return "BF16"
 }
 
-// RooflineOnceKnown is engine.RunOptions.RooflineFor for a server someone
-// else started, on the hardware h describes: the roofline facts of the
-// model it turns out to serve.
-func RooflineOnceKnown(h engine.Report) func(model string) *roofline.Facts {
-	return func(model string) *roofline.Facts { return Roofline(h, model, ServerFacts{}) }
+// RooflineOnceKnown gives t, a server whose header has no roofline facts
+// yet (one someone else started), the RooflineFor that finds them, on the
+// hardware its header describes, for the model it turns out to serve. The
+// simulator's profiles state their own, or none.
+func RooflineOnceKnown(t *engine.Subject) {
+	if t.Header.Roofline != nil || t.Header.Engine.Simulated {
+		return
+	}
+	h := t.Header
+	t.RooflineFor = func(model string) *roofline.Facts { return Roofline(h, model, ServerFacts{}) }
 }
