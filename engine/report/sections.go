@@ -66,11 +66,12 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 }
 
 // CPULine is the Hardware section's CPU: "AMD EPYC 7B13 (64C)", or for a
-// server that ran on the CPU the cores in words and what served on them:
-// "AMD EPYC 7B13, 64 cores (vLLM CPU build 0.32.0)".
+// server that ran on the CPU (or a CPU build of vLLM that would) the cores
+// in words and what serves on them: "AMD EPYC 7B13, 64 cores (vLLM CPU
+// build 0.32.0)".
 func CPULine(h engine.HardwareInfo) string {
 	cpu := h.CPU
-	if !h.OnCPU() {
+	if !h.OnCPU() && h.CPUEngine == "" {
 		if cpu != "" && h.CPUCores > 0 {
 			cpu = fmt.Sprintf("%s (%dC)", cpu, h.CPUCores)
 		}
