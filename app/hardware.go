@@ -83,7 +83,7 @@ func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
 	if cpu {
 		h.status.SetText("No NVIDIA GPU, and " + build.String() + " serves on this CPU: " + report.CPULine(engine.HardwareInfo{CPU: h.u.hwInfo.CPU, CPUCores: h.u.hwInfo.CPUCores, Type: engine.TypeCPU}) + ".")
 		h.status.Importance = widget.SuccessImportance
-		explain.SetText("Launch a server runs " + build.Executable + " on the CPU (" + reason + "). You can also benchmark a server that runs elsewhere, or the built-in simulator.")
+		explain.SetText("Launch a server runs " + build.Executable + " on this CPU: no GPU is needed (" + reason + ").")
 		h.cpuBtn = widget.NewButtonWithIcon("Launch on the CPU", theme.MediaPlayIcon(), func() {
 			h.u.server.selectKind(targetVLLM)
 			h.u.show(tabServer)

@@ -104,6 +104,8 @@ func newServerTab(u *ui) *container.TabItem {
 	s.launch.loadModels()
 	if u.hasGPU() {
 		s.launch.onSuggest(false)
+	} else if s.launch.onCPU() {
+		s.form.openSection(cpuSection) // its settings are the ones that matter here
 	}
 
 	header := screenHeader("Server", "What to benchmark: a vLLM or SGLang server launched from here, a server already running, or the built-in simulator.")

@@ -18,6 +18,9 @@ const (
 	deviceCPU    = "CPU (vLLM's CPU build)"
 )
 
+// cpuSection is the title of the Launch form's section of CPU settings.
+const cpuSection = "CPU (vLLM's CPU build)"
+
 // gib is a GiB in bytes.
 const gib = 1 << 30
 

@@ -56,6 +56,11 @@ func TestLaunchOnTheCPU(t *testing.T) {
 	if h := u.hardware; !strings.Contains(h.status.Text, "vLLM CPU build 0.32.0 serves on this CPU: Test CPU, 8 cores") || h.cpuBtn == nil {
 		t.Errorf("Hardware screen: %q, Launch on the CPU offered %v", h.status.Text, h.cpuBtn != nil)
 	}
+	for _, item := range f.accordion.Items {
+		if item.Title == cpuSection && !item.Open {
+			t.Error("the CPU section is closed on a machine whose server runs on the CPU")
+		}
+	}
 	f.model.SetText("Qwen/Qwen3-0.6B")
 	if l.start.Disabled() || l.why.Visible() {
 		t.Errorf("Start disabled %v: %q", l.start.Disabled(), l.why.Text)

@@ -118,6 +118,9 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("Engine", f.engine),
 			item("Model", f.model), item("Served model name", f.servedName), item("Revision", f.revision),
 			item("", f.trustRemoteCode))),
+		widget.NewAccordionItem(cpuSection, form(
+			item("Device", f.cpu.device), item("KV cache space (GiB)", f.cpu.kvSpace),
+			item("OpenMP thread binding", f.cpu.bind), item("Reserved cores", f.cpu.reserv))),
 		widget.NewAccordionItem("GPU memory and parallelism", form(
 			item("Tensor parallel", f.tp), item("Pipeline parallel", f.pp),
 			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none ticked: all)", f.parallel.gpuField()),
@@ -127,9 +130,6 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("KV cache memory (GiB)", f.kvCacheGiB),
 			item("Max sequences", f.maxNumSeqs), item("Quantization", f.quantization),
 			item("Data type", f.dtype), item("KV cache data type", f.kvCacheDType))),
-		widget.NewAccordionItem("CPU (vLLM's CPU build)", form(
-			item("Device", f.cpu.device), item("KV cache space (GiB)", f.cpu.kvSpace),
-			item("OpenMP thread binding", f.cpu.bind), item("Reserved cores", f.cpu.reserv))),
 		widget.NewAccordionItem("Features", form(
 			item("Prefix caching", f.prefixCaching), item("Attention backend", f.attention),
 			item("Reasoning parser", f.reasoningParser), item("Tool-call parser", f.toolCallParser),
@@ -143,9 +143,18 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("Log folder", f.logDir))),
 	)
 	f.accordion.MultiOpen = true
-	f.accordion.Open(0)
-	f.accordion.Open(1)
+	f.openSection("Model")
+	f.openSection("GPU memory and parallelism")
 	return f.accordion
+}
+
+// openSection opens the form's section with this title.
+func (f *vllmForm) openSection(title string) {
+	for i, item := range f.accordion.Items {
+		if item.Title == title {
+			f.accordion.Open(i)
+		}
+	}
 }
 
 // fill shows cfg in the form.
