@@ -59,6 +59,11 @@ type launchedServer interface {
 	Facts() vllm.LogFacts
 	RooflineFacts() vllm.ServerFacts
 	Subject() engine.Subject
+	// Hardware is the Hardware section of the server from what was
+	// detected here (on the CPU: the CPU, and no GPU).
+	Hardware(local engine.HardwareInfo) engine.HardwareInfo
+	// OnCPU reports whether it runs on the CPU (vLLM's CPU build).
+	OnCPU() bool
 }
 
 // modelLister lists local models and suggests server settings (engine/vllm).

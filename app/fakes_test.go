@@ -199,11 +199,22 @@ func tinyPNG() []byte {
 	return b.Bytes()
 }
 
-// fakeServer is a launched vLLM that becomes ready when ready is closed.
+// fakeServer is a launched vLLM that becomes ready when ready is closed;
+// onCPU makes it vLLM's CPU build.
 type fakeServer struct {
 	ready   chan struct{}
 	mu      sync.Mutex
 	stopped bool
+	onCPU   bool
+}
+
+func (s *fakeServer) OnCPU() bool { return s.onCPU }
+
+func (s *fakeServer) Hardware(local engine.HardwareInfo) engine.HardwareInfo {
+	if s.onCPU {
+		local.ServeOnCPU("vLLM CPU build 0.32.0")
+	}
+	return local
 }
 
 func (s *fakeServer) WaitReady(ctx context.Context) error {

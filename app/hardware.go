@@ -21,6 +21,7 @@ type hardwareTab struct {
 	// status is the one line that sums up the machine (tests read it).
 	status         *widget.Label
 	simBtn, urlBtn *widget.Button // the ways forward without a GPU
+	cpuBtn         *widget.Button // and with vLLM's CPU build: launch on the CPU
 	// load shows each GPU's PCIe link under load from the live samples.
 	load *loadWatch
 	// sim says, while the simulator is the target, that its GPUs are
@@ -52,7 +53,11 @@ func newHardwareTab(u *ui) *container.TabItem {
 	} else {
 		cards.Add(h.noGPUCard())
 	}
-	cards.Add(hostCard(u.hwInfo))
+	host := u.hwInfo
+	if b, ok := u.savedCPUBuild(); ok {
+		host.CPUEngine = b.String()
+	}
+	cards.Add(hostCard(host))
 	h.cards, h.machineCards = cards, cards.Objects
 	body := container.NewVBox(h.status, h.load.warn, h.sim, cards)
 	h.load.relayout = body.Refresh
@@ -74,6 +79,17 @@ func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
 	h.status.Importance = widget.WarningImportance
 	explain := widget.NewLabel("vLLM cannot be launched on this machine. You can still benchmark a server that runs elsewhere, or try the whole app against the built-in simulator (its numbers are labelled simulated).")
 	explain.Wrapping = fyne.TextWrapWord
+	build, cpu := h.u.savedCPUBuild()
+	if cpu {
+		h.status.SetText("No NVIDIA GPU, and " + build.String() + " serves on this CPU: " + report.CPULine(engine.HardwareInfo{CPU: h.u.hwInfo.CPU, CPUCores: h.u.hwInfo.CPUCores, Type: engine.TypeCPU}) + ".")
+		h.status.Importance = widget.SuccessImportance
+		explain.SetText("Launch a server runs " + build.Executable + " on this CPU: no GPU is needed (" + reason + ").")
+		h.cpuBtn = widget.NewButtonWithIcon("Launch on the CPU", theme.MediaPlayIcon(), func() {
+			h.u.server.selectKind(targetVLLM)
+			h.u.show(tabServer)
+		})
+		h.cpuBtn.Importance = widget.HighImportance
+	}
 	h.urlBtn = widget.NewButtonWithIcon("Benchmark an existing endpoint", theme.ComputerIcon(), func() {
 		h.u.server.selectKind(targetEndpoint)
 		h.u.show(tabServer)
@@ -83,7 +99,12 @@ func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
 		h.u.show(tabServer)
 	})
 	h.simBtn.Importance = widget.HighImportance
-	return widget.NewCard("Ways forward", "", container.NewVBox(explain, container.NewHBox(h.simBtn, h.urlBtn)))
+	buttons := container.NewHBox(h.simBtn, h.urlBtn)
+	if h.cpuBtn != nil {
+		h.simBtn.Importance = widget.MediumImportance
+		buttons.Objects = append([]fyne.CanvasObject{h.cpuBtn}, buttons.Objects...)
+	}
+	return widget.NewCard("Ways forward", "", container.NewVBox(explain, buttons))
 }
 
 // gpuCard lists one GPU's details, how it is connected to the others of
@@ -152,6 +173,9 @@ func (h *hardwareTab) showSim() {
 		// settings; the other way forward is then the one to offer.
 		h.simBtn.SetText("Use the simulator")
 		h.simBtn.Importance = widget.HighImportance
+		if h.cpuBtn != nil {
+			h.simBtn.Importance = widget.MediumImportance // launching on the CPU is the way forward
+		}
 		if ok {
 			h.simBtn.SetText("Simulator settings")
 			h.simBtn.Importance = widget.MediumImportance
@@ -160,10 +184,13 @@ func (h *hardwareTab) showSim() {
 	}
 }
 
-// hostCard lists the CPU, RAM and OS.
+// hostCard lists the CPU (with the CPU build of vLLM that serves on it,
+// when there is one), RAM and OS.
 func hostCard(info engine.HardwareInfo) fyne.CanvasObject {
 	cpu := info.CPU
-	if info.CPUCores > 0 {
+	if info.CPUEngine != "" {
+		cpu = report.CPULine(info)
+	} else if info.CPUCores > 0 {
 		cpu = fmt.Sprintf("%s (%d cores)", cpu, info.CPUCores)
 	}
 	ram := ""

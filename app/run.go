@@ -89,8 +89,9 @@ func newRunTab(u *ui) *container.TabItem {
 	content := screen(container.NewVBox(header, status), split, nil)
 	u.state.watch(changeTarget|changePlan, r.showPlan)
 	r.showPlan()
-	r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated)
-	u.state.watch(changeTelemetry|changeTarget, func() { r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated) })
+	show := func() { r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated, u.state.target.OnCPU) }
+	show()
+	u.state.watch(changeTelemetry|changeTarget, show)
 	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
 }
 
@@ -192,7 +193,8 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	diag := r.u.diag
 	target.Header.Diagnostics = &diag
-	if r.u.deps.telemetry != nil && target.Telemetry == nil && len(target.Header.Hardware.GPUs) > 0 && !target.Header.Engine.Simulated {
+	// On the CPU, the sampler's CPU load is the telemetry (engine.Run keeps no GPU figure).
+	if r.u.deps.telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
 	vllm.RooflineOnceKnown(&target)

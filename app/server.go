@@ -104,6 +104,8 @@ func newServerTab(u *ui) *container.TabItem {
 	s.launch.loadModels()
 	if u.hasGPU() {
 		s.launch.onSuggest(false)
+	} else if s.launch.onCPU() {
+		s.form.openSection(cpuSection) // its settings are the ones that matter here
 	}
 
 	header := screenHeader("Server", "What to benchmark: a vLLM or SGLang server launched from here, a server already running, or the built-in simulator.")
@@ -132,7 +134,8 @@ func newServerTab(u *ui) *container.TabItem {
 }
 
 // applyTarget selects the target from --target, else the remembered one,
-// else the simulator without a GPU and vLLM with one.
+// else a launched server where one can run (a GPU, or vLLM's CPU build),
+// else the simulator.
 func (s *serverTab) applyTarget(opt string) {
 	var saved targetSettings
 	s.u.prefs.load(prefTarget, &saved)
@@ -153,9 +156,9 @@ func (s *serverTab) applyTarget(opt string) {
 		s.url.SetText(opt)
 		s.model.SetText("")
 		s.detectAtStart = true // fill in the model and its length once the app runs
-	case kind == "" || (kind == targetVLLM && !s.u.hasGPU()):
+	case kind == "" || (kind == targetVLLM && !s.canLaunch()):
 		kind = targetVLLM
-		if !s.u.hasGPU() {
+		if !s.canLaunch() {
 			kind = targetSim
 		}
 	}
@@ -163,6 +166,12 @@ func (s *serverTab) applyTarget(opt string) {
 		s.profile.SetSelected(defaultSimProfile)
 	}
 	s.selectKind(kind)
+}
+
+// canLaunch reports whether the Launch form's server can run here: on a
+// GPU, or on the CPU (vLLM's CPU build, see launchOnCPU).
+func (s *serverTab) canLaunch() bool {
+	return s.u.hasGPU() || s.u.launchOnCPU(s.form.config(false))
 }
 
 // selectKind shows one kind of target.
@@ -216,6 +225,7 @@ func (s *serverTab) publish() {
 		Kind:        s.kind.Selected,
 		Description: s.description(),
 		Simulated:   s.kind.Selected == targetSim,
+		OnCPU:       s.kind.Selected == targetVLLM && s.launch.onCPU(),
 		Capacity:    s.capacity(),
 	})
 }
@@ -242,6 +252,9 @@ func (s *serverTab) description() string {
 		return "simulated (profile " + s.profile.Selected + ")"
 	case targetEndpoint:
 		return secret.URL(s.url.Text)
+	}
+	if s.launch.onCPU() {
+		return "vLLM on the CPU: " + s.form.model.Text
 	}
 	return "vLLM: " + s.form.model.Text
 }

@@ -33,16 +33,18 @@ type vllmForm struct {
 	servedName, revision              *widget.Entry
 	tp, pp, maxModelLen, gpuUtil      *widget.Entry
 	quantization, dtype, kvCacheDType *widget.Entry
-	maxNumSeqs                        *widget.Entry
+	maxNumSeqs, kvCacheGiB            *widget.Entry
 	prefixCaching                     *widget.Select
 	attention                         *widget.Entry
 	asyncScheduling, trustRemoteCode  *widget.Check
+	enforceEager                      *widget.Check
 	reasoningParser, toolCallParser   *widget.Entry
 	host, port, apiKey, apiKeyFile    *widget.Entry
 	extraArgs, env                    *widget.Entry
 	startupTimeoutMin, stopGraceS     *widget.Entry
 	logDir                            *widget.Entry
 	parallel                          *parallelFields
+	cpu                               *cpuFields
 	filling                           bool
 	accordion                         *widget.Accordion
 	entries                           []*widget.Entry
@@ -75,6 +77,9 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.maxModelLen, f.gpuUtil = entry("from the model's config"), entry("0.90")
 	f.quantization, f.dtype, f.kvCacheDType = entry("none (e.g. fp8)"), entry("auto"), entry("auto (e.g. fp8)")
 	f.maxNumSeqs = entry("vLLM default (e.g. 256)")
+	f.kvCacheGiB = entry("from memory utilization (e.g. 16)")
+	f.cpu = newCPUFields(entry, f.changed)
+	f.enforceEager = widget.NewCheck("enforce eager (no CUDA graphs or torch.compile: starts faster)", func(bool) { f.changed() })
 	f.prefixCaching = widget.NewSelect([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
 	f.attention = entry("vLLM's choice (e.g. FLASH_ATTN)")
 	f.asyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
@@ -113,18 +118,22 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("Engine", f.engine),
 			item("Model", f.model), item("Served model name", f.servedName), item("Revision", f.revision),
 			item("", f.trustRemoteCode))),
+		widget.NewAccordionItem(cpuSection, form(
+			item("Device", f.cpu.device), item("KV cache space (GiB)", f.cpu.kvSpace),
+			item("OpenMP thread binding", f.cpu.bind), item("Reserved cores", f.cpu.reserv))),
 		widget.NewAccordionItem("GPU memory and parallelism", form(
 			item("Tensor parallel", f.tp), item("Pipeline parallel", f.pp),
 			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none ticked: all)", f.parallel.gpuField()),
 			item("Executor", f.parallel.executor), item("Ray address", f.parallel.rayAddress),
 			item("GPU metrics", f.parallel.gpuMetrics.field),
 			item("Max model length", f.maxModelLen), item("GPU memory utilization", f.gpuUtil),
+			item("KV cache memory (GiB)", f.kvCacheGiB),
 			item("Max sequences", f.maxNumSeqs), item("Quantization", f.quantization),
 			item("Data type", f.dtype), item("KV cache data type", f.kvCacheDType))),
 		widget.NewAccordionItem("Features", form(
 			item("Prefix caching", f.prefixCaching), item("Attention backend", f.attention),
 			item("Reasoning parser", f.reasoningParser), item("Tool-call parser", f.toolCallParser),
-			item("", f.asyncScheduling))),
+			item("", f.asyncScheduling), item("", f.enforceEager))),
 		widget.NewAccordionItem("Network", form(
 			item("Host", f.host), item("Port", f.port), item("API key", f.apiKey), item("API key file", f.apiKeyFile))),
 		widget.NewAccordionItem("How to run", form(
@@ -134,9 +143,18 @@ func (f *vllmForm) object() fyne.CanvasObject {
 			item("Log folder", f.logDir))),
 	)
 	f.accordion.MultiOpen = true
-	f.accordion.Open(0)
-	f.accordion.Open(1)
+	f.openSection("Model")
+	f.openSection("GPU memory and parallelism")
 	return f.accordion
+}
+
+// openSection opens the form's section with this title.
+func (f *vllmForm) openSection(title string) {
+	for i, item := range f.accordion.Items {
+		if item.Title == title {
+			f.accordion.Open(i)
+		}
+	}
 }
 
 // fill shows cfg in the form.
@@ -173,6 +191,9 @@ func (f *vllmForm) fill(cfg vllm.ServerConfig) {
 	f.dtype.SetText(cfg.DType)
 	f.kvCacheDType.SetText(cfg.KVCacheDType)
 	f.maxNumSeqs.SetText(num(cfg.MaxNumSeqs))
+	f.kvCacheGiB.SetText(kvGiBText(cfg.KVCacheMemoryBytes))
+	f.cpu.fill(cfg)
+	f.enforceEager.SetChecked(cfg.EnforceEager)
 	switch {
 	case cfg.EnablePrefixCaching == nil:
 		f.prefixCaching.SetSelected(prefixDefault)
@@ -222,17 +243,25 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		MaxModelLen: atoi("max model length", f.maxModelLen), MaxNumSeqs: atoi("max sequences", f.maxNumSeqs),
 		Quantization: strings.TrimSpace(f.quantization.Text), DType: strings.TrimSpace(f.dtype.Text),
 		KVCacheDType: strings.TrimSpace(f.kvCacheDType.Text), AttentionBackend: strings.TrimSpace(f.attention.Text),
-		AsyncScheduling: f.asyncScheduling.Checked, TrustRemoteCode: f.trustRemoteCode.Checked,
+		AsyncScheduling: f.asyncScheduling.Checked, TrustRemoteCode: f.trustRemoteCode.Checked, EnforceEager: f.enforceEager.Checked,
 		ReasoningParser: strings.TrimSpace(f.reasoningParser.Text), ToolCallParser: strings.TrimSpace(f.toolCallParser.Text),
 		Host: strings.TrimSpace(f.host.Text), Port: atoi("port", f.port), APIKeyFile: strings.TrimSpace(f.apiKeyFile.Text),
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
 	f.parallel.read(&cfg, atoi("data parallel", f.parallel.dp))
+	f.cpu.read(&cfg, atoi)
+	var kvProblem string
+	if cfg.KVCacheMemoryBytes, kvProblem = kvBytes(f.kvCacheGiB.Text); kvProblem != "" {
+		f.problemsFor["kv cache memory"] = kvProblem
+	}
 	if err := f.parallel.gpuMetrics.check(); err != nil {
 		f.problemsFor["gpu metrics"] = "GPU metrics: " + secret.URL(exporterURL(err)) + " is not an exporter address like http://node2:9400/metrics"
 	}
 	if cfg.Engine == vllm.EngineSGLang { // disabled on the form (see onEngine)
 		cfg.AsyncScheduling, cfg.DistributedExecutorBackend, cfg.RayAddress = false, "", ""
+		cfg.EnforceEager, cfg.KVCacheMemoryBytes, cfg.Device = false, 0, ""
+		cfg.CPUKVCacheSpaceGiB, cfg.CPUOMPThreadsBind, cfg.CPUNumReservedCPUs = 0, "", nil
+		delete(f.problemsFor, "kv cache memory")
 	}
 	if withKey {
 		cfg.APIKey = f.apiKey.Text
@@ -275,16 +304,18 @@ func (f *vllmForm) engineName() string {
 }
 
 // onEngine shows the selected engine's program and image as placeholders,
-// and disables vLLM's own settings (executor, Ray, async scheduling) for
-// SGLang, which has no flags for them; config then leaves them out.
+// and disables vLLM's own settings (executor, Ray, async scheduling, eager
+// mode, KV cache memory, the CPU build's) for SGLang, which has no flags
+// for them; config then leaves them out.
 func (f *vllmForm) onEngine() {
 	d := vllm.ServerConfig{Engine: f.engineName(), Runner: vllm.RunnerDocker}.WithDefaults()
 	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
-	if f.parallel == nil || f.asyncScheduling == nil {
+	if f.parallel == nil || f.asyncScheduling == nil || f.cpu == nil {
 		return // still being built
 	}
-	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling} {
+	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling,
+		f.enforceEager, f.kvCacheGiB, f.cpu.device, f.cpu.kvSpace, f.cpu.bind, f.cpu.reserv} {
 		if d.Engine == vllm.EngineSGLang {
 			w.Disable()
 		} else {

@@ -88,7 +88,7 @@ func (l *launchPanel) object() fyne.CanvasObject {
 // onStart launches the server and waits for it in the background.
 func (l *launchPanel) onStart() {
 	cfg := l.s.form.config(true)
-	if why := startBlocker(l.s.u.hasGPU(), cfg, l.s.u.lookPath); why != "" {
+	if why := startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath); why != "" {
 		l.state.SetText(why)
 		return
 	}
@@ -96,8 +96,9 @@ func (l *launchPanel) onStart() {
 		l.s.banner.show(notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, then press Start server again."})
 		return
 	}
-	if err := cfg.WithDefaults().Validate(); err != nil {
-		l.s.banner.show(notice{Message: "The form has a problem: " + strings.ReplaceAll(err.Error(), "\n", "; ") + ".", Action: "Fix it, then press Start server again."})
+	resolved, _, _ := l.s.u.launchDevice(cfg) // with the device Launch decides, so that its checks apply
+	if err := resolved.WithDefaults().Validate(); err != nil {
+		l.s.banner.show(notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, then press Start server again."})
 		return
 	}
 	l.s.banner.hide()
@@ -166,15 +167,19 @@ func (l *launchPanel) reset() {
 	l.s.publish()
 }
 
-// onReady shows the KV capacity vLLM reported.
+// onReady shows the KV capacity vLLM reported, and where the server runs.
 func (l *launchPanel) onReady(srv launchedServer) {
 	l.ready = true
-	l.state.SetText("Ready at " + srv.Subject().BaseURL + ".")
+	device, where := "GPU", "."
+	if srv.OnCPU() {
+		device, where = "CPU", ", on the CPU."
+	}
+	l.state.SetText("Ready at " + srv.Subject().BaseURL + where)
 	l.state.Importance = widget.SuccessImportance
 	l.state.Refresh()
 	f := srv.Facts()
 	if f.KVCacheTokens > 0 {
-		text := fmt.Sprintf("GPU KV cache: %s tokens", formatThousands(f.KVCacheTokens))
+		text := fmt.Sprintf("%s KV cache: %s tokens", device, formatThousands(f.KVCacheTokens))
 		if f.MaxConcurrency > 0 {
 			text += fmt.Sprintf(" · %.1f× requests of %s tokens at once", f.MaxConcurrency, formatThousands(f.ConcurrencyTokens))
 		}
@@ -220,6 +225,15 @@ func (l *launchPanel) stopAndWait() {
 	}
 }
 
+// onCPU reports whether the server runs (or, before Start, would run) on
+// the CPU.
+func (l *launchPanel) onCPU() bool {
+	if l.srv != nil {
+		return l.srv.OnCPU()
+	}
+	return l.s.u.launchOnCPU(l.s.form.config(false))
+}
+
 // up reports whether a server is starting or running.
 func (l *launchPanel) up() bool { return l.cancel != nil }
 
@@ -229,9 +243,7 @@ func (l *launchPanel) target() (engine.Subject, error) {
 		return engine.Subject{Target: engine.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
 	t := l.srv.Subject()
-	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
-	t.Header.Hardware = l.s.u.hwInfo
-	t.Header.Hardware.AddNote(ray)
+	t.Header.Hardware = l.srv.Hardware(l.s.u.hwInfo) // on the CPU: the CPU, no GPU
 	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, l.srv.RooflineFacts())
 	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
 	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.sampleInterval())

@@ -18,11 +18,16 @@ func (l *launchPanel) onFormChange() {
 	}
 	l.s.publish()
 	l.refreshStart()
-	cfg := l.s.form.config(true).WithDefaults()
+	cfg, build, isBuild := l.s.u.launchDevice(l.s.form.config(true))
+	cfg = cfg.WithDefaults()
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))
-	} else if w := vllm.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" {
+	} else if w := vllm.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" && !cfg.OnCPU() {
 		l.notes.SetText("Warning: " + w + ". Tick identical GPUs under GPU memory and parallelism.")
+	} else if isBuild {
+		l.notes.SetText(cpuBuildNote + build.String() + ": the server runs on the CPU (Device under CPU).")
+	} else if strings.HasPrefix(l.notes.Text, cpuBuildNote) {
+		l.notes.SetText("")
 	}
 	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.hasGPU() {
 		// A model from the cache brings its config.json: fill what is still empty.
@@ -39,6 +44,9 @@ func (l *launchPanel) onFormChange() {
 	}
 	l.command.SetText(vllm.Display(cfg))
 }
+
+// cpuBuildNote starts the note that Executable is vLLM's CPU build.
+const cpuBuildNote = "Executable runs "
 
 // loadModels fills the model picker from the local Hugging Face cache.
 func (l *launchPanel) loadModels() {

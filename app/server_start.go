@@ -11,7 +11,8 @@ import (
 // refreshStart enables Start when a server can be launched here and none is
 // up; otherwise it says why not.
 func (l *launchPanel) refreshStart() {
-	why := startBlocker(l.s.u.hasGPU(), l.s.form.config(false), l.s.u.lookPath)
+	cfg := l.s.form.config(false)
+	why := startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath)
 	l.why.SetText(why)
 	switch {
 	case why != "":
@@ -26,30 +27,69 @@ func (l *launchPanel) refreshStart() {
 	}
 }
 
-// startBlocker says why Start cannot launch cfg on this machine, or "":
-// there is no NVIDIA GPU, or the program that runs the server (vllm, or
-// docker for the Docker runner) cannot be found. look finds a program as
-// exec.LookPath does.
-func startBlocker(hasGPU bool, cfg vllm.ServerConfig, look func(string) (string, error)) string {
-	if !hasGPU {
-		return "Start needs an NVIDIA GPU, and none was found on this machine: benchmark an existing endpoint or the simulator instead."
-	}
+// startBlocker says why Start cannot launch cfg on this machine, or "": the
+// program that runs the server (vllm, or docker for the Docker runner)
+// cannot be found, or there is no NVIDIA GPU and the server would not run
+// on the CPU (onCPU: vLLM's CPU build, see launchOnCPU). look finds a
+// program as exec.LookPath does.
+func startBlocker(hasGPU, onCPU bool, cfg vllm.ServerConfig, look func(string) (string, error)) string {
+	d := cfg.WithDefaults()
 	if cfg.Runner == vllm.RunnerDocker {
 		if _, err := look("docker"); err != nil {
 			return "Start needs Docker, and docker is not on the PATH: install Docker, or choose the exec runner under How to run."
 		}
-		return ""
-	}
-	d := cfg.WithDefaults()
-	exe, title, program := d.Executable, d.EngineTitle(), vllm.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
-	if _, err := look(exe); err != nil {
-		if strings.ContainsRune(exe, filepath.Separator) {
-			return "Start needs " + title + ", and " + exe + " is not a program: set Executable under How to run to the " + program +
-				" of your environment (e.g. /path/to/venv/bin/" + program + ")."
+	} else {
+		exe, title, program := d.Executable, d.EngineTitle(), vllm.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
+		if _, err := look(exe); err != nil {
+			if strings.ContainsRune(exe, filepath.Separator) {
+				return "Start needs " + title + ", and " + exe + " is not a program: set Executable under How to run to the " + program +
+					" of your environment (e.g. /path/to/venv/bin/" + program + ")."
+			}
+			return "Start needs " + title + ", and " + exe + " is not on the PATH: install it (" + d.InstallCommand() + "), or set Executable under How to run to its full path."
 		}
-		return "Start needs " + title + ", and " + exe + " is not on the PATH: install it (" + d.InstallCommand() + "), or set Executable under How to run to its full path."
 	}
-	return ""
+	switch {
+	case hasGPU || onCPU:
+		return ""
+	case d.Engine != vllm.EngineVLLM:
+		return "Start needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine: benchmark an existing endpoint or the simulator instead."
+	case d.Device == vllm.DeviceGPU:
+		return "Start needs an NVIDIA GPU (Device is GPU under CPU), and none was found on this machine: set Device to Detect or CPU to serve with vLLM's CPU build, or benchmark an existing endpoint or the simulator instead."
+	}
+	return "Start needs an NVIDIA GPU or vLLM's CPU build, and this machine has no GPU and Executable is not a CPU build: set Executable under How to run to the vllm of a venv with vLLM's CPU build (or Device under CPU to CPU), or benchmark an existing endpoint or the simulator instead."
+}
+
+// launchOnCPU reports whether Start would run cfg on the CPU, as
+// vllm.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
+// Executable whose venv holds vLLM's CPU build.
+func (u *ui) launchOnCPU(cfg vllm.ServerConfig) bool {
+	c, _, _ := u.launchDevice(cfg)
+	return c.OnCPU()
+}
+
+// launchDevice is cfg with its device decided as Start will decide it
+// (vllm.ResolveDevice, with its program found through lookPath), and the
+// CPU build of vLLM it runs on the CPU, when it runs one.
+func (u *ui) launchDevice(cfg vllm.ServerConfig) (vllm.ServerConfig, vllm.CPUBuild, bool) {
+	d := cfg.WithDefaults()
+	if d.Runner != vllm.RunnerDocker {
+		if p, err := u.lookPath(d.Executable); err == nil {
+			d.Executable = p
+		}
+	}
+	r, b, ok := vllm.ResolveDevice(d)
+	cfg.Device = r.Device
+	return cfg, b, ok
+}
+
+// savedCPUBuild is the CPU build of vLLM that the Launch form's saved
+// Executable (vllm on the PATH when none was saved) runs on the CPU, when
+// it runs one.
+func (u *ui) savedCPUBuild() (vllm.CPUBuild, bool) {
+	var cfg vllm.ServerConfig
+	u.prefs.load(prefServer, &cfg)
+	_, b, ok := u.launchDevice(cfg)
+	return b, ok
 }
 
 // lookPath finds a program on the PATH (deps.lookPath, else exec.LookPath).

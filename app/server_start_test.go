@@ -30,23 +30,27 @@ func onlyFinds(programs ...string) func(string) (string, error) {
 func TestStartBlocker(t *testing.T) {
 	docker := vllm.ServerConfig{Runner: vllm.RunnerDocker}
 	tests := []struct {
-		name  string
-		gpu   bool
-		cfg   vllm.ServerConfig
-		finds []string
-		want  string // in the reason; "" when Start can launch
+		name       string
+		gpu, onCPU bool
+		cfg        vllm.ServerConfig
+		finds      []string
+		want       string // in the reason; "" when Start can launch
 	}{
-		{"no GPU", false, vllm.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU"},
-		{"vllm not on PATH", true, vllm.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
-		{"vllm found", true, vllm.ServerConfig{}, []string{"vllm"}, ""},
-		{"venv path missing", true, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
-		{"venv path found", true, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
-		{"docker missing", true, docker, []string{"vllm"}, "needs Docker"},
-		{"docker found", true, docker, []string{"docker"}, ""},
+		{"no GPU", false, false, vllm.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
+		{"no GPU, vLLM's CPU build", false, true, vllm.ServerConfig{}, []string{"vllm"}, ""},
+		{"no GPU, Device GPU", false, false, vllm.ServerConfig{Device: vllm.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
+		{"no GPU, SGLang", false, false, vllm.ServerConfig{Engine: vllm.EngineSGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
+		{"no GPU, no vllm", false, false, vllm.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
+		{"vllm not on PATH", true, false, vllm.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
+		{"vllm found", true, false, vllm.ServerConfig{}, []string{"vllm"}, ""},
+		{"venv path missing", true, false, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
+		{"venv path found", true, false, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
+		{"docker missing", true, false, docker, []string{"vllm"}, "needs Docker"},
+		{"docker found", true, false, docker, []string{"docker"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := startBlocker(tt.gpu, tt.cfg, onlyFinds(tt.finds...))
+			got := startBlocker(tt.gpu, tt.onCPU, tt.cfg, onlyFinds(tt.finds...))
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("startBlocker = %q, want %q", got, tt.want)
 			}

@@ -28,7 +28,10 @@ type targetInfo struct {
 	Kind        string // targetVLLM, targetEndpoint or targetSim
 	Description string // what the Run screen names: a URL, "vLLM: MODEL", "simulated (profile tiny)"
 	Simulated   bool
-	Capacity    capacity // what its server holds, as far as known
+	// OnCPU is set when the target is a server launched here on the CPU
+	// (vLLM's CPU build): no GPU serves it.
+	OnCPU    bool
+	Capacity capacity // what its server holds, as far as known
 }
 
 // runInfo is the run in progress, or the last one.

@@ -73,15 +73,24 @@ func newTelemetryGauges() *telemetryGauges {
 
 func (g *telemetryGauges) object() fyne.CanvasObject { return g.card }
 
-// show displays s, the simulator's model of its GPUs when simulated; UI
-// goroutine only.
-func (g *telemetryGauges) show(s hw.Sample, ok, simulated bool) {
+// show displays s, the simulator's model of its GPUs when simulated; a
+// server on the CPU (onCPU) has no GPU figures to show; UI goroutine only.
+func (g *telemetryGauges) show(s hw.Sample, ok, simulated, onCPU bool) {
 	title := "GPU"
 	if simulated {
 		title = "GPU (simulated)"
 	}
 	if g.card.Title != title {
 		g.card.SetTitle(title)
+	}
+	if onCPU {
+		g.note.SetText("No GPU telemetry: the server runs on the CPU (vLLM's CPU build); each cell records the CPU's load.")
+		for _, t := range []*canvas.Text{g.util, g.power, g.vram, g.temp} {
+			t.Text = "—"
+			t.Refresh()
+		}
+		g.showPanels(nil, false)
+		return
 	}
 	if !ok || len(s.GPUs) == 0 {
 		g.note.SetText("No GPU telemetry: no NVIDIA GPU on this machine.")

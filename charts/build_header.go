@@ -29,7 +29,7 @@ func BuildModel(r engine.Report) Model {
 func buildHeader(r engine.Report) Header {
 	h := Header{Title: report.Title, Badge: "Measured"}
 	h.Model = report.ModelName(r.Run)
-	if gpu := report.GPUTitle(r.Hardware); gpu != "" {
+	if gpu := report.DeviceTitle(r.Hardware); gpu != "" {
 		h.Model += " on " + gpu
 	}
 	var parts []string

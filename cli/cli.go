@@ -7,6 +7,7 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -28,6 +29,9 @@ type CLI struct {
 	// Capture reads how the server at an endpoint was started, when it runs
 	// on this machine, or says why it can't.
 	Capture func(ctx context.Context, baseURL string) engine.ServerProcess
+	// FindCPUBuild looks for a CPU build of vLLM behind a vllm program
+	// (nil: vllm.FindCPUBuild).
+	FindCPUBuild func(exe string) (vllm.CPUBuild, bool)
 }
 
 // New returns the subcommands of a build of this version, working on the

@@ -13,13 +13,15 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
 // HW implements `speedmatrix hw [--json]`: it prints this machine's Hardware
 // section, or with --json the detected hardware as JSON (a superset of
 // report.json's "hardware" object). A machine without an NVIDIA GPU is not
-// an error: the GPU line (or the JSON "note") says why.
+// an error: the GPU line (or the JSON "note") says why. When the vllm on
+// the PATH is a CPU build, the CPU line names it (JSON "cpu_engine").
 func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hw", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,6 +44,14 @@ func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
 		return fmt.Errorf("detect hardware: %w", err)
 	}
+	build, cpuBuild := c.findCPUBuild(vllm.DefaultExecutable)
+	if cpuBuild {
+		// `run --launch` starts this vllm on the CPU (vllm.ResolveDevice).
+		h.CPUEngine = build.String()
+		if len(h.GPUs) == 0 {
+			h.Type = engine.TypeCPU
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -53,8 +63,19 @@ func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return writeHardware(stdout, h.Info(), h.Topology)
 }
 
+// findCPUBuild is c.FindCPUBuild, else vllm.FindCPUBuild.
+func (c *CLI) findCPUBuild(exe string) (vllm.CPUBuild, bool) {
+	if c.FindCPUBuild != nil {
+		return c.FindCPUBuild(exe)
+	}
+	return vllm.FindCPUBuild(exe)
+}
+
 // noGPUAdvice follows the reason on the GPU line when no GPU was found.
 const noGPUAdvice = "Benchmark an existing endpoint (--endpoint URL) or the simulator (--sim tiny)."
+
+// cpuBuildAdvice follows it when the vllm on the PATH is a CPU build.
+const cpuBuildAdvice = "The vllm on the PATH is a CPU build: speedmatrix run --launch server.toml serves on this CPU."
 
 // writeHardware writes the report's Hardware section (with how the GPUs of
 // top, which may be nil, are connected) as an indented list, then the
@@ -69,8 +90,11 @@ func writeHardware(w io.Writer, info engine.HardwareInfo, top *engine.Topology) 
 		if len(rows) > 0 && rows[0].Key == "Type" {
 			at = 1
 		}
-		why := cmp.Or(note, "no NVIDIA GPU found")
-		rows = slices.Insert(rows, at, report.Row{Key: "GPU", Value: "none detected (" + why + "). " + noGPUAdvice})
+		why, advice := cmp.Or(note, "no NVIDIA GPU found"), noGPUAdvice
+		if info.CPUEngine != "" {
+			advice = cpuBuildAdvice
+		}
+		rows = slices.Insert(rows, at, report.Row{Key: "GPU", Value: "none detected (" + why + "). " + advice})
 		note = ""
 	}
 	rows = append(rows, report.Row{Key: "Kernel", Value: info.Kernel})

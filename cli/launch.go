@@ -29,8 +29,11 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	if err != nil {
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
-	title := cfg.EngineTitle()
-	fmt.Fprintf(stderr, "starting %s (full log: %s):\n  %s\n", title, s.LogPath(), s.Display())
+	title, on := cfg.EngineTitle(), ""
+	if s.OnCPU() {
+		on = " on the CPU"
+	}
+	fmt.Fprintf(stderr, "starting %s%s (full log: %s):\n  %s\n", title, on, s.LogPath(), s.Display())
 	echo := &startupEcho{w: stderr, prefix: cfg.Engine}
 	unsubscribe := s.Subscribe(echo.line)
 	err = s.WaitReady(ctx)
@@ -40,8 +43,8 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
 	t := s.Subject()
-	fmt.Fprintf(stderr, "%s %s is ready at %s serving %s (KV cache %d tokens)\n",
-		title, t.Header.Engine.Version, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
+	fmt.Fprintf(stderr, "%s %s is ready%s at %s serving %s (KV cache %d tokens)\n",
+		title, t.Header.Engine.Version, on, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
 
 	// The server runs on this machine: describe its hardware and sample it
 	// as for a local --endpoint.
@@ -50,12 +53,10 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		_ = s.Stop()
 		return engine.Subject{Target: engine.Target{}}, nil, err
 	}
-	ray := t.Header.Hardware.Note // the Ray cluster vLLM runs on, if any
-	if w := vllm.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" {
+	if w := vllm.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" && !s.OnCPU() {
 		fmt.Fprintf(stderr, "warning: %s (pick identical ones with gpus in %s)\n", w, path)
 	}
-	t.Header.Hardware, t.Telemetry = local.Header.Hardware, local.Telemetry
-	t.Header.Hardware.AddNote(ray)
+	t.Header.Hardware, t.Telemetry = s.Hardware(local.Header.Hardware), local.Telemetry
 	if len(cfg.GPUMetrics) > 0 {
 		// The exporters number the GPUs their own way: J/token sums all of them.
 		t.ServingGPUs = nil

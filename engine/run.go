@@ -269,6 +269,9 @@ func (r *runner) attachTelemetry(res *Result, from, to time.Time) {
 		return
 	}
 	res.Telemetry = r.target.Telemetry.Summary(from, to)
+	if r.target.Header.Hardware.OnCPU() {
+		res.Telemetry = res.Telemetry.CPUOnly()
+	}
 	if res.Telemetry == nil || !res.Measured() {
 		return
 	}

@@ -93,7 +93,30 @@ type fakeTelemetry struct{ calls int }
 
 func (f *fakeTelemetry) Summary(from, to time.Time) *Telemetry {
 	f.calls++
-	return &Telemetry{Samples: 3, TotalPowerW: Stat{Avg: 250, Peak: 300}}
+	return &Telemetry{Samples: 3, TotalPowerW: Stat{Avg: 250, Peak: 300}, CPUUtilPct: Stat{Avg: 90, Peak: 100},
+		GPUs: []GPUTelemetry{{Index: 0, PowerW: Stat{Avg: 250, Peak: 300}}}}
+}
+
+// TestRunOnCPUClaimsNoGPU: a server that ran on the CPU of a machine with
+// a GPU gets the CPU's load per cell, and neither the idle GPU's figures
+// nor a J/token made of its power.
+func TestRunOnCPUClaimsNoGPU(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{KVTokens: 4800, Interval: 5 * time.Millisecond})
+	plan := Plan{DecodeContexts: []int{1 * K}, Concurrency: []int{1}, Duration: 200 * time.Millisecond, MaxOutputTokens: 64, API: APICompletions}
+	h := HardwareInfo{CPU: "AMD EPYC 7B13", CPUCores: 2, GPUs: []GPUInfo{{Name: "NVIDIA H200"}}}
+	h.ServeOnCPU("vLLM CPU build 0.32.0")
+	target := Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: &fakeTelemetry{}, Header: Report{Hardware: h}}}
+	rep, _, err := runAll(t, t.Context(), plan, target, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := statusOf(t, rep, PhaseDecode, 1*K, 1)
+	if d.Telemetry == nil || d.Telemetry.CPUUtilPct.Avg != 90 || len(d.Telemetry.GPUs) != 0 || d.Telemetry.TotalPowerW.Avg != 0 || d.JoulesPerToken != 0 {
+		t.Errorf("telemetry %+v, J/token %v: want the CPU's load only", d.Telemetry, d.JoulesPerToken)
+	}
+	if !rep.Hardware.OnCPU() || len(rep.Hardware.GPUs) != 0 || rep.Hardware.CPUEngine != "vLLM CPU build 0.32.0" {
+		t.Errorf("hardware %+v", rep.Hardware)
+	}
 }
 
 // TestCancel cancels a run mid-cell: every stream stops within 1 s, the

@@ -52,6 +52,18 @@ type Telemetry struct {
 	Throttle *Throttle `json:"throttle,omitempty"`
 }
 
+// CPUOnly is t without any GPU's figures (its CPU load stays): the
+// telemetry of a server that ran on the CPU, where a GPU the machine has
+// served nothing and its power must not make a J/token.
+func (t *Telemetry) CPUOnly() *Telemetry {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.GPUs, c.TotalPowerW, c.Throttle = nil, Stat{}, nil
+	return &c
+}
+
 // TelemetryNoter is a TelemetrySource that can lose part of its readings
 // during a run (a remote exporter that stops answering): the report's Run
 // notes carry what it says, one sentence each, and a cell whose window it

@@ -43,10 +43,10 @@ func Markdown(r engine.Report) string {
 }
 
 // ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB"
-// (see GPUTitle), or on the CPU when the machine has no GPU.
+// (see DeviceTitle), or on the CPU when the machine has no GPU.
 func ModelOnGPU(r engine.Report) string {
 	model := ModelName(r.Run)
-	on := GPUTitle(r.Hardware)
+	on := DeviceTitle(r.Hardware)
 	if on == "" {
 		on = r.Hardware.CPU
 	}

@@ -55,11 +55,7 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 	if v := totalVRAMBytes(h); v > 0 {
 		rs.add("VRAM", GB(v))
 	}
-	cpu := h.CPU
-	if cpu != "" && h.CPUCores > 0 {
-		cpu = fmt.Sprintf("%s (%dC)", cpu, h.CPUCores)
-	}
-	rs.add("CPU", cpu)
+	rs.add("CPU", CPULine(h))
 	if h.RAMBytes > 0 {
 		rs.add("RAM", GB(h.RAMBytes))
 	}
@@ -67,6 +63,33 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 	// Not on the reference report pages:
 	rs.add("Note", h.Note)
 	return rs
+}
+
+// CPULine is the Hardware section's CPU: "AMD EPYC 7B13 (64C)", or for a
+// server that ran on the CPU (or a CPU build of vLLM that would) the cores
+// in words and what serves on them: "AMD EPYC 7B13, 64 cores (vLLM CPU
+// build 0.32.0)".
+func CPULine(h engine.HardwareInfo) string {
+	cpu := h.CPU
+	if !h.OnCPU() && h.CPUEngine == "" {
+		if cpu != "" && h.CPUCores > 0 {
+			cpu = fmt.Sprintf("%s (%dC)", cpu, h.CPUCores)
+		}
+		return cpu
+	}
+	if cpu == "" {
+		cpu = "this machine's CPU"
+	}
+	switch {
+	case h.CPUCores == 1:
+		cpu += ", 1 core"
+	case h.CPUCores > 1:
+		cpu += fmt.Sprintf(", %d cores", h.CPUCores)
+	}
+	if h.CPUEngine != "" {
+		cpu += " (" + h.CPUEngine + ")"
+	}
+	return cpu
 }
 
 func engineRows(e engine.EngineInfo) []Row {
@@ -202,4 +225,14 @@ func GPUTitle(h engine.HardwareInfo) string {
 		label += " " + strings.ReplaceAll(GB(v), " ", "")
 	}
 	return label
+}
+
+// DeviceTitle is what served the model, for a title or a list of runs:
+// GPUTitle, or for a server that ran on the CPU "CPU AMD EPYC 7B13" ("CPU"
+// when its model is unknown).
+func DeviceTitle(h engine.HardwareInfo) string {
+	if h.OnCPU() {
+		return strings.TrimSpace("CPU " + h.CPU)
+	}
+	return GPUTitle(h)
 }

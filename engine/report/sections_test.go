@@ -48,6 +48,13 @@ func TestHardwareSection(t *testing.T) {
 			[]string{"GPU: RTX 4090 + RTX 3090", "VRAM: 48 GB"}, "RTX 4090 + RTX 3090 48GB"},
 		{"no GPU", engine.HardwareInfo{CPU: "Apple M3", Note: "NVIDIA driver not found"},
 			[]string{"CPU: Apple M3", "Note: NVIDIA driver not found"}, ""},
+		{"served on the CPU", cpuServed(engine.HardwareInfo{CPU: "AMD EPYC 7B13", CPUCores: 2, RAMBytes: 8 << 30, OS: "Debian 12",
+			Note: "no NVIDIA GPU found (libnvidia-ml.so.1 not found)"}),
+			[]string{"Type: CPU", "CPU: AMD EPYC 7B13, 2 cores (vLLM CPU build 0.32.0)", "RAM: 8 GB", "OS: Debian 12",
+				"Note: The server ran on the CPU: no GPU served the model."}, ""},
+		{"served on the CPU of a GPU box", cpuServed(engine.HardwareInfo{Type: "Discrete GPU", CPU: "Intel Xeon Platinum 8480+", CPUCores: 56,
+			GPUs: []engine.GPUInfo{h200}}),
+			[]string{"Type: CPU", "CPU: Intel Xeon Platinum 8480+, 56 cores (vLLM CPU build 0.32.0)", "Note: The server ran on the CPU: no GPU served the model."}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +66,23 @@ func TestHardwareSection(t *testing.T) {
 				t.Errorf("GPUTitle %q, want %q", got, c.title)
 			}
 		})
+	}
+}
+
+// cpuServed is h as a server that ran on its CPU describes it.
+func cpuServed(h engine.HardwareInfo) engine.HardwareInfo {
+	h.ServeOnCPU("vLLM CPU build 0.32.0")
+	return h
+}
+
+// TestCPUTitles: a run on the CPU is titled and listed by its CPU.
+func TestCPUTitles(t *testing.T) {
+	r := engine.Report{Hardware: cpuServed(engine.HardwareInfo{CPU: "AMD EPYC 7B13", CPUCores: 2}), Run: engine.RunInfo{Model: "Qwen/Qwen3-0.6B"}}
+	if got := ModelOnGPU(r); got != "Qwen3-0.6B on CPU AMD EPYC 7B13" {
+		t.Errorf("ModelOnGPU = %q", got)
+	}
+	if got := Summarize(r).GPU; got != "CPU AMD EPYC 7B13" {
+		t.Errorf("Summarize GPU = %q", got)
 	}
 }
 

@@ -60,10 +60,16 @@ func serveArgs(cfg ServerConfig, listenHost, key string) []string {
 	if cfg.GPUMemoryUtilization > 0 {
 		a.add("--gpu-memory-utilization", fraction(cfg.GPUMemoryUtilization))
 	}
+	if cfg.KVCacheMemoryBytes > 0 {
+		a.add("--kv-cache-memory-bytes", strconv.FormatInt(cfg.KVCacheMemoryBytes, 10))
+	}
 	num("--max-num-seqs", cfg.MaxNumSeqs)
 	str("--quantization", cfg.Quantization)
 	str("--dtype", cfg.DType)
 	str("--kv-cache-dtype", cfg.KVCacheDType)
+	if cfg.EnforceEager {
+		a.add("--enforce-eager")
+	}
 	if p := cfg.EnablePrefixCaching; p != nil {
 		if *p {
 			a.add("--enable-prefix-caching")
@@ -141,13 +147,18 @@ func command(cfg ServerConfig, shown bool) []string {
 		}
 		return append(append([]string{exe}, fl.entry(!shown)...), fl.args(cfg, cfg.Host, key)...)
 	}
-	gpus := "all"
-	if len(cfg.GPUs) > 0 {
-		gpus = `"device=` + cfg.visibleDevices() + `"` // quoted: docker reads the value as CSV
+	a := []string{"docker", "run", "--rm", "--name", ContainerName(cfg)}
+	switch {
+	case cfg.OnCPU():
+		// vLLM's CPU docs: binding threads to cores and NUMA memory
+		// policies need these.
+		a = append(a, "--cap-add", "SYS_NICE", "--security-opt", "seccomp=unconfined")
+	case len(cfg.GPUs) > 0:
+		a = append(a, "--gpus", `"device=`+cfg.visibleDevices()+`"`) // quoted: docker reads the value as CSV
+	default:
+		a = append(a, "--gpus", "all")
 	}
-	a := []string{"docker", "run", "--rm", "--name", ContainerName(cfg),
-		"--gpus", gpus, "--ipc=host",
-		"-p", fmt.Sprintf("%s:%d:%d", bracketIPv6(cfg.Host), cfg.Port, cfg.Port)}
+	a = append(a, "--ipc=host", "-p", fmt.Sprintf("%s:%d:%d", bracketIPv6(cfg.Host), cfg.Port, cfg.Port))
 	if cfg.HFCache != "" {
 		a = append(a, "-v", cfg.HFCache+":"+containerHFCache)
 	}
@@ -175,7 +186,9 @@ func command(cfg ServerConfig, shown bool) []string {
 // serverEnv is the variables cfg adds to the server's environment: its Env,
 // HF_TOKEN from HFToken, the engine's key variable (VLLM_API_KEY,
 // SGLANG_API_KEY) from APIKey, CUDA_VISIBLE_DEVICES
-// from GPUs and RAY_ADDRESS from RayAddress (those win).
+// from GPUs, RAY_ADDRESS from RayAddress, and the CPU build's variables
+// (VLLM_CPU_KVCACHE_SPACE, VLLM_CPU_OMP_THREADS_BIND,
+// VLLM_CPU_NUM_OF_RESERVED_CPU, VLLM_TARGET_DEVICE; those win).
 func serverEnv(cfg ServerConfig) map[string]string {
 	env := make(map[string]string, len(cfg.Env)+2)
 	for k, v := range cfg.Env {
@@ -193,6 +206,7 @@ func serverEnv(cfg ServerConfig) map[string]string {
 	if cfg.RayAddress != "" {
 		env[rayAddressEnv] = cfg.RayAddress
 	}
+	cfg.addCPUEnv(env)
 	return env
 }
 

@@ -29,10 +29,13 @@ const (
 
 // Defaults applied by WithDefaults.
 const (
-	DefaultHost           = "127.0.0.1"
-	DefaultPort           = 8000
-	DefaultExecutable     = "vllm"
-	DefaultDockerImage    = "vllm/vllm-openai:latest"
+	DefaultHost        = "127.0.0.1"
+	DefaultPort        = 8000
+	DefaultExecutable  = "vllm"
+	DefaultDockerImage = "vllm/vllm-openai:latest"
+	// DefaultCPUDockerImage is vLLM's image of its CPU build for x86-64
+	// (device = "cpu" with runner = "docker").
+	DefaultCPUDockerImage = "vllm/vllm-openai-cpu:latest-x86_64"
 	DefaultStartupTimeout = 20 * time.Minute // model downloads are slow
 	DefaultStopGrace      = 15 * time.Second
 )
@@ -83,6 +86,30 @@ type ServerConfig struct {
 	HFToken   string            `toml:"hf_token"`
 	ExtraArgs []string          `toml:"extra_args"` // appended verbatim
 	Env       map[string]string `toml:"env"`        // added to the server's environment
+
+	// Device is where the server runs: "cpu" (vLLM's CPU build), "gpu",
+	// or empty to decide at launch (ResolveDevice: the CPU when a cpu_* key
+	// is set or the executable's vLLM is a CPU build).
+	Device string `toml:"device"`
+	// EnforceEager runs the model eagerly (--enforce-eager): no CUDA graphs
+	// on a GPU, no torch.compile on the CPU; faster to start, slower to serve.
+	EnforceEager bool `toml:"enforce_eager"`
+	// KVCacheMemoryBytes is the KV cache's size per GPU (or CPU NUMA node)
+	// in bytes (--kv-cache-memory-bytes); vLLM then ignores
+	// gpu_memory_utilization for the cache. 0: vLLM's choice.
+	KVCacheMemoryBytes int64 `toml:"kv_cache_memory_bytes"`
+	// CPUKVCacheSpaceGiB is the CPU build's KV cache in GiB
+	// (VLLM_CPU_KVCACHE_SPACE, which older CPU builds read instead of
+	// --kv-cache-memory-bytes). 0: vLLM's choice.
+	CPUKVCacheSpaceGiB int `toml:"cpu_kvcache_space_gib"`
+	// CPUOMPThreadsBind is the CPU cores the CPU build's OpenMP threads
+	// run on (VLLM_CPU_OMP_THREADS_BIND): "auto", "nobind", or core ids
+	// ("0-31", "0-15,32-47"), one list per rank separated by "|".
+	CPUOMPThreadsBind string `toml:"cpu_omp_threads_bind"`
+	// CPUNumReservedCPUs is how many cores the CPU build keeps free of
+	// OpenMP threads for its other processes (VLLM_CPU_NUM_OF_RESERVED_CPU);
+	// nil: vLLM's choice (one per rank).
+	CPUNumReservedCPUs *int `toml:"cpu_num_reserved_cpus"`
 
 	// EnableExpertParallel spreads a mixture-of-experts model's experts over
 	// the GPUs (--enable-expert-parallel) instead of splitting each one.
@@ -150,6 +177,9 @@ func (cfg ServerConfig) WithDefaults() ServerConfig {
 	}
 	if cfg.Runner == RunnerDocker && cfg.DockerImage == "" {
 		cfg.DockerImage = cfg.flavor().image
+		if cfg.Device == DeviceCPU && cfg.flavor() == &vllmFlavor {
+			cfg.DockerImage = DefaultCPUDockerImage
+		}
 	}
 	if cfg.Runner == RunnerDocker && cfg.HFCache == "" {
 		cfg.HFCache = HFHome()
@@ -215,6 +245,7 @@ func (cfg ServerConfig) Validate() error {
 		add("startup_timeout and stop_grace must not be negative")
 	}
 	errs = append(errs, cfg.gpuProblems()...)
+	errs = append(errs, cfg.cpuProblems()...)
 	switch cfg.DistributedExecutorBackend {
 	case "", "ray", "mp":
 	default:

@@ -25,6 +25,7 @@ const (
 	FatalDockerGPU         FatalKind = "docker-gpu"
 	FatalContainerConflict FatalKind = "container-name-in-use"
 	FatalNotInstalled      FatalKind = "not-installed" // the engine's Python package is missing
+	FatalCPUMemory         FatalKind = "cpu-memory"    // vLLM's CPU build wants more RAM than is free
 )
 
 // Fatal is a recognised start-up failure: what happened, what to change, and
@@ -62,6 +63,12 @@ var vllmDiagnoses = []diagnosis{
 	{kind: FatalNoKVCacheMemory, summary: "the model left no GPU memory for the KV cache",
 		advice: "raise --gpu-memory-utilization, free GPU memory used by other processes, or use a smaller or quantized model or more GPUs (--tensor-parallel-size)",
 		any:    []string{"No available memory for the cache blocks"}},
+	{kind: FatalCPUMemory, summary: "this machine has less free memory than vLLM's CPU build was asked to take for the KV cache",
+		advice: "lower --kv-cache-memory-bytes or VLLM_CPU_KVCACHE_SPACE, or stop processes that use memory",
+		any:    []string{"is less than requested memory for kv"}},
+	{kind: FatalCPUMemory, summary: "this machine has less free memory than vLLM's CPU build was asked to take",
+		advice: "lower --gpu-memory-utilization (on the CPU it is the share of RAM vLLM takes), or size the KV cache with --kv-cache-memory-bytes",
+		any:    []string{"less than desired CPU memory utilization"}},
 	{kind: FatalFreeMemory, summary: "other processes already use the GPU memory vLLM was asked to take",
 		advice: "lower --gpu-memory-utilization or stop the processes using the GPU",
 		all:    []string{"Free memory on device", "less than desired GPU memory utilization"}},
@@ -78,7 +85,7 @@ var vllmDiagnoses = []diagnosis{
 		advice: "install vLLM in that environment (pip install vllm) or set executable to the bin/vllm of a venv that has it",
 		any:    []string{"No module named 'vllm'", "No module named vllm"}},
 	{kind: FatalNoGPU, summary: "vLLM found no usable GPU",
-		advice: "check nvidia-smi and the NVIDIA driver (and CUDA_VISIBLE_DEVICES in env)",
+		advice: "check nvidia-smi and the NVIDIA driver (and CUDA_VISIBLE_DEVICES in env); without a GPU, install vLLM's CPU build and set device = \"cpu\"",
 		any: []string{"No CUDA GPUs are available", "Failed to infer device type", "CUDA driver version is insufficient",
 			"Found no NVIDIA driver"}},
 }

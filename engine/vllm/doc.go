@@ -13,6 +13,13 @@
 // Stop or a crash of the app. No secret is ever on a command line: the API
 // key and the HF token reach vLLM through its environment.
 //
+// vLLM's CPU build is a target like a GPU: FindCPUBuild tells it from the
+// CUDA build by the vllm program's venv alone (no Python is started), and
+// ResolveDevice runs the server on the CPU when it is one (or when
+// server.toml says device = "cpu"); the CPU build's settings reach it as
+// its variables (VLLM_CPU_KVCACHE_SPACE, VLLM_CPU_OMP_THREADS_BIND, …), and
+// Server.Hardware then names the CPU, never a GPU.
+//
 // vllm is an adapter: it imports engine (the Target it becomes, its
 // EngineInfo, HardwareInfo for Suggest), engine/secret and BurntSushi/toml (server.toml),
 // never Fyne, hw or charts; its tests also use engine/openai and engine/sim.

@@ -23,3 +23,18 @@ func TestExampleConfigLoads(t *testing.T) {
 		t.Errorf("Display shows the generated key: %s", got)
 	}
 }
+
+// TestCPUExampleConfigLoads keeps examples/cpu-server.toml loadable and
+// every CPU setting on its command.
+func TestCPUExampleConfigLoads(t *testing.T) {
+	cfg, err := LoadConfig("../../examples/cpu-server.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Display(cfg)
+	for _, want := range []string{"VLLM_CPU_OMP_THREADS_BIND=auto", "VLLM_TARGET_DEVICE=cpu", "serve Qwen/Qwen3-0.6B", "--kv-cache-memory-bytes 17179869184", "--dtype bfloat16"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Display = %s\nmissing %q", got, want)
+		}
+	}
+}

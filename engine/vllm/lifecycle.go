@@ -277,7 +277,7 @@ func (s *Server) EngineInfo() engine.EngineInfo {
 	maxLen := cmp.Or(s.cfg.MaxModelLen, f.ConcurrencyTokens)
 	fl := s.cfg.flavor()
 	return engine.EngineInfo{
-		Engine: fl.name, Version: version, Quantization: quant, Backend: "cuda",
+		Engine: fl.name, Version: version, Quantization: quant, Backend: s.backend(),
 		Repository: fl.repository, Build: buildInfo(s.cfg, s.exe), Commit: commit,
 		KVCacheTokens: f.KVCacheTokens, MaxNumSeqs: cmp.Or(s.cfg.MaxNumSeqs, f.MaxRunningRequests), MaxModelLen: maxLen,
 	}
@@ -311,11 +311,51 @@ func (s *Server) Subject() engine.Subject {
 	t.Header.Run.ServedModel = s.cfg.ServedName()
 	t.Header.Run.Revision = s.cfg.Revision
 	t.Header.Run.Endpoint = s.BaseURL()
-	if s.ray != nil {
-		// Whoever describes this machine's hardware keeps this note.
-		t.Header.Hardware.Note = "vLLM runs on the " + s.ray.Describe() + "."
-	}
+	t.Header.Hardware = s.Hardware(engine.HardwareInfo{})
 	return t
+}
+
+// Hardware is the Hardware section of this server, from local, what was
+// detected on this machine: on the CPU, that CPU and the build that served
+// on it, and no GPU (engine.HardwareInfo.ServeOnCPU); on a Ray cluster,
+// local with a note naming the cluster.
+func (s *Server) Hardware(local engine.HardwareInfo) engine.HardwareInfo {
+	h := local
+	if s.OnCPU() {
+		h.ServeOnCPU(s.cpuEngine())
+		return h
+	}
+	if s.ray != nil {
+		h.AddNote("vLLM runs on the " + s.ray.Describe() + ".")
+	}
+	return h
+}
+
+// OnCPU reports whether the server runs on the CPU: its device resolved
+// to "cpu" at launch, or its log says vLLM picked its CPU platform.
+func (s *Server) OnCPU() bool {
+	return s.cfg.Device == DeviceCPU || s.Facts().Platform == DeviceCPU
+}
+
+// backend is the Engine section's backend: "cpu" or "cuda".
+func (s *Server) backend() string {
+	if s.OnCPU() {
+		return "cpu"
+	}
+	return "cuda"
+}
+
+// cpuEngine names what serves on the CPU: "vLLM CPU build 0.32.0", else
+// "vLLM 0.32.0 on the CPU" from the version the server reported.
+func (s *Server) cpuEngine() string {
+	if s.cpuBuild != nil {
+		return s.cpuBuild.String()
+	}
+	v := s.Facts().Version
+	s.mu.Lock()
+	v = cmp.Or(v, s.apiVersion)
+	s.mu.Unlock()
+	return strings.Join(strings.Fields(s.cfg.flavor().title+" "+v), " ") + " on the CPU"
 }
 
 // RayCluster is the Ray cluster the server runs on, as `ray status` saw it

@@ -11,8 +11,13 @@ import (
 type LogFacts struct {
 	Version string // e.g. "0.30.1rc1.dev452+g73a583112"
 	Commit  string // from a "+g<sha>" version suffix
-	// KVCacheTokens is from "GPU KV cache size: N tokens".
+	// KVCacheTokens is from "GPU KV cache size: N tokens" (or CPU, XPU,
+	// TPU: the device vLLM keeps the cache on).
 	KVCacheTokens int
+	// Platform is the platform vLLM runs on, from "Automatically detected
+	// platform cpu." or the device of the KV cache size line: "cpu",
+	// "cuda", "xpu", "tpu"; "" when the log has not said.
+	Platform string
 	// WeightGiB is from "Model loading took X GiB" (the weights on the
 	// GPU), KVCacheGiB from "Available KV cache memory: Y GiB"; the
 	// roofline's weight bytes and KV bytes per token (Y ÷ KVCacheTokens).
@@ -42,10 +47,13 @@ var (
 	ansiRE    = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 	versionRE = regexp.MustCompile(`(?:vLLM (?:API )?server version|vLLM version|LLM engine \(v|█\s+version)\s*([0-9][0-9A-Za-z.+\-]*)`)
 	commitRE  = regexp.MustCompile(`\+g([0-9a-f]{7,40})`)
-	kvRE      = regexp.MustCompile(`GPU KV cache size:\s*([0-9][0-9,]*)\s*tokens`)
-	concRE    = regexp.MustCompile(`Maximum (?:[A-Za-z ]+ )?concurrency for\s*([0-9][0-9,]*)\s*tokens per request:\s*([0-9][0-9.,]*)x`)
-	quantRE   = regexp.MustCompile(`\bquantization=([^,\s]+)`)
-	dtypeRE   = regexp.MustCompile(`\bdtype=(?:torch\.)?([A-Za-z0-9_]+)`)
+	// vLLM names the device the cache is on ("GPU" for CUDA, else the
+	// device type in capitals), with " + host" for a hierarchical cache.
+	kvRE       = regexp.MustCompile(`(?:\b(GPU|CPU|XPU|TPU|HPU)(?: \+ host)? )?KV cache size:\s*([0-9][0-9,]*)\s*tokens`)
+	platformRE = regexp.MustCompile(`Automatically detected platform (\w+)`)
+	concRE     = regexp.MustCompile(`Maximum (?:[A-Za-z ]+ )?concurrency for\s*([0-9][0-9,]*)\s*tokens per request:\s*([0-9][0-9.,]*)x`)
+	quantRE    = regexp.MustCompile(`\bquantization=([^,\s]+)`)
+	dtypeRE    = regexp.MustCompile(`\bdtype=(?:torch\.)?([A-Za-z0-9_]+)`)
 	// vLLM has worded it "took %.4f GiB and …", "took %s GiB and …" and
 	// "took %s GiB memory and …".
 	loadRE  = regexp.MustCompile(`Model loading took\s*([0-9][0-9.]*)\s*GiB`)
@@ -95,9 +103,17 @@ func addVLLMFacts(f *LogFacts, line string) {
 	}
 	if strings.Contains(line, "KV cache size") {
 		if m := kvRE.FindStringSubmatch(line); m != nil {
-			if n, ok := parseCommaInt(m[1]); ok {
+			if n, ok := parseCommaInt(m[2]); ok {
 				f.KVCacheTokens = n
 			}
+			if f.Platform == "" && m[1] != "" {
+				f.Platform = kvPlatform(m[1])
+			}
+		}
+	}
+	if f.Platform == "" && strings.Contains(line, "detected platform") {
+		if m := platformRE.FindStringSubmatch(line); m != nil {
+			f.Platform = strings.ToLower(m[1])
 		}
 	}
 	if strings.Contains(line, "Model loading took") {
@@ -132,6 +148,15 @@ func (f *LogFacts) addConcurrency(line string) {
 	if ok && err == nil {
 		f.ConcurrencyTokens, f.MaxConcurrency = n, x
 	}
+}
+
+// kvPlatform is the platform of the device a KV cache size line names:
+// vLLM writes "GPU" for CUDA's, the device type in capitals for the others.
+func kvPlatform(device string) string {
+	if device == "GPU" {
+		return "cuda"
+	}
+	return strings.ToLower(device)
 }
 
 // gibOf is the GiB figure re finds in line, else old.

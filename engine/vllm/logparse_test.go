@@ -24,12 +24,19 @@ var factTests = []struct {
 	{"engine config unquantized", "Initializing a V1 LLM engine (v0.9.2) with config: model='m', dtype=torch.float16, quantization=None, kv_cache_dtype=fp8",
 		LogFacts{Version: "0.9.2", DType: "float16"}},
 	{"kv cache size", "(EngineCore_DP0 pid=77) INFO 11-30 07:42:10 [kv_cache_utils.py:1087] GPU KV cache size: 1,234,567 tokens",
-		LogFacts{KVCacheTokens: 1234567}},
-	{"kv cache size small", "INFO [kv_cache_utils.py:1] GPU KV cache size: 880 tokens", LogFacts{KVCacheTokens: 880}},
+		LogFacts{KVCacheTokens: 1234567, Platform: "cuda"}},
+	{"kv cache size small", "INFO [kv_cache_utils.py:1] GPU KV cache size: 880 tokens", LogFacts{KVCacheTokens: 880, Platform: "cuda"}},
+	// vLLM 0.30's CPU build, as a public report of it quotes the line.
+	{"cpu kv cache size", "(EngineCore_DP0 pid=3120) INFO 12-01 10:02:11 [kv_cache_utils.py:1291] CPU KV cache size: 21,760 tokens, Maximum concurrency for 2,048 tokens per request: 10.62x",
+		LogFacts{KVCacheTokens: 21760, Platform: "cpu", MaxConcurrency: 10.62, ConcurrencyTokens: 2048}},
+	{"xpu kv cache size", "INFO [kv_cache_utils.py:1] XPU KV cache size: 99,000 tokens", LogFacts{KVCacheTokens: 99000, Platform: "xpu"}},
+	{"hierarchical kv cache size", "INFO [kv_cache_utils.py:2328] GPU + host KV cache size: 2,000,000 tokens", LogFacts{KVCacheTokens: 2000000, Platform: "cuda"}},
+	{"kv cache size without a device", "INFO KV cache size: 512 tokens", LogFacts{KVCacheTokens: 512}},
+	{"platform detected", "INFO 12-01 10:01:58 [__init__.py:291] Automatically detected platform cpu.", LogFacts{Platform: "cpu"}},
 	{"max concurrency", "(EngineCore_DP0 pid=77) INFO [kv_cache_utils.py:1091] Maximum concurrency for 131,072 tokens per request: 12.34x",
 		LogFacts{MaxConcurrency: 12.34, ConcurrencyTokens: 131072}},
 	{"merged form", "INFO [kv_cache_utils.py:1] GPU KV cache size: 4,455,808 tokens, Maximum concurrency for 262,144 tokens per request: 17.00x",
-		LogFacts{KVCacheTokens: 4455808, MaxConcurrency: 17, ConcurrencyTokens: 262144}},
+		LogFacts{KVCacheTokens: 4455808, Platform: "cuda", MaxConcurrency: 17, ConcurrencyTokens: 262144}},
 	{"sparse concurrency", "INFO Maximum DSA sparse concurrency for 163,840 tokens per request: 1,024.50x",
 		LogFacts{MaxConcurrency: 1024.5, ConcurrencyTokens: 163840}},
 	{"startup complete", "(APIServer pid=312) INFO:     Application startup complete.", LogFacts{Started: true}},
@@ -125,6 +132,11 @@ var diagnoseTests = []struct {
 	{"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].", FatalDockerGPU, "NVIDIA Container Toolkit"},
 	{"RuntimeError: No CUDA GPUs are available", FatalNoGPU, "nvidia-smi"},
 	{"RuntimeError: Failed to infer device type", FatalNoGPU, "driver"},
+	// vLLM 0.32's CPU worker (vllm/v1/worker/cpu_worker.py).
+	{"ValueError: Available memory on node 0 (1.20/3.80 GiB) on kv cache allocation is less than requested memory for kv (4.00 GiB). " +
+		"Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other processes.", FatalCPUMemory, "VLLM_CPU_KVCACHE_SPACE"},
+	{"ValueError: Available memory on node 0 (1.20/3.80 GiB) on startup is less than desired CPU memory utilization (0.9, 3.42 GiB).",
+		FatalCPUMemory, "share of RAM"},
 }
 
 func TestDiagnose(t *testing.T) {
@@ -191,6 +203,12 @@ func FuzzLogFactsAdd(f *testing.F) {
 		g.Add("GPU KV cache size: 1,024 tokens " + line)
 		if g.KVCacheTokens != 1024 {
 			t.Errorf("KV line after %q read as %d", line, g.KVCacheTokens)
+		}
+		// So is the CPU build's, and it names the platform.
+		var c LogFacts
+		c.Add("CPU KV cache size: 2,048 tokens " + line)
+		if c.KVCacheTokens != 2048 || c.Platform != "cpu" {
+			t.Errorf("CPU KV line after %q read as %d tokens on %q", line, c.KVCacheTokens, c.Platform)
 		}
 	})
 }

@@ -28,6 +28,9 @@ func (s *Server) RooflineFacts() ServerFacts {
 // config.json (model is its Hugging Face id or folder). What is missing makes the facts
 // unavailable, saying which.
 func Roofline(h engine.Report, model string, s ServerFacts) *roofline.Facts {
+	if h.Hardware.OnCPU() {
+		return roofline.Unavailable(errors.New("roofline unavailable: the server ran on the CPU, and the roofline models a GPU's bandwidth and compute"))
+	}
 	if len(h.Hardware.GPUs) == 0 {
 		return roofline.Unavailable(errors.New("roofline unavailable: no GPU detected on this machine"))
 	}

@@ -33,6 +33,8 @@ type Server struct {
 	logFile *os.File
 	logs    *logBuffer
 	ray     *RayCluster // the cluster it runs on, as ray status saw it before the start
+	// cpuBuild is the CPU build of vLLM the executable runs, when it is one.
+	cpuBuild *CPUBuild
 
 	mu         sync.Mutex
 	facts      LogFacts
@@ -65,6 +67,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 
 // Launch starts cfg's server and returns at once, so the caller can show its
 // log (Subscribe) while it loads; call WaitReady next. It applies defaults,
+// decides the device (ResolveDevice: a CPU build of vLLM runs on the CPU),
 // takes the API key from api_key_file or generates one when cfg has none,
 // and checks what the server needs (the executable, or Docker and the
 // image; a free port) before launching anything: what is missing is a
@@ -77,7 +80,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // process dies without a Stop, SIGKILL included; otherwise only its main
 // process gets the kernel's parent-death signal.
 func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	cfg = cfg.WithDefaults()
+	cfg, build, isCPU := ResolveDevice(cfg.WithDefaults())
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.flavor().name, err)
 	}
@@ -99,6 +102,9 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, display: Display(cfg), logs: newLogBuffer(LogLines),
 		exited: make(chan struct{}), readerDone: make(chan struct{}), ray: cluster}
+	if isCPU {
+		s.cpuBuild = &build
+	}
 	if err := s.start(); err != nil {
 		return nil, err
 	}

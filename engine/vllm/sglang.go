@@ -105,6 +105,14 @@ func sglangProblems(cfg ServerConfig) []error {
 	vllmOnly("distributed_executor_backend", cfg.DistributedExecutorBackend != "")
 	vllmOnly("ray_address", cfg.RayAddress != "")
 	vllmOnly("ray_executable", cfg.RayExecutable != "")
+	vllmOnly("enforce_eager", cfg.EnforceEager) // SGLang's is --disable-cuda-graph, in extra_args
+	vllmOnly("kv_cache_memory_bytes", cfg.KVCacheMemoryBytes != 0)
+	if cfg.Device == DeviceCPU {
+		errs = append(errs, fmt.Errorf("device = \"cpu\" is for vLLM's CPU build; Speed Matrix launches SGLang on GPUs only: remove device, or use engine = \"vllm\""))
+	}
+	for _, k := range cfg.cpuKeys() {
+		vllmOnly(k, true)
+	}
 	if cfg.EnableExpertParallel && cfg.TensorParallelSize < 2 {
 		errs = append(errs, fmt.Errorf("enable_expert_parallel spreads the experts over the tensor_parallel_size GPUs (SGLang's --ep-size): set tensor_parallel_size to 2 or more"))
 	}

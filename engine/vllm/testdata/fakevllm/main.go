@@ -7,7 +7,8 @@
 // FAKEVLLM_MODE picks a behaviour: "" (start and serve), "oom" (CUDA out of
 // memory at start-up), "exit" (exit at once), "hang" (never become ready),
 // "die" (serve; exit with a CUDA error when /fake/die is requested),
-// "stubborn" (ignore SIGINT and SIGTERM). FAKEVLLM_CHILD=1 also starts an
+// "stubborn" (ignore SIGINT and SIGTERM). With VLLM_TARGET_DEVICE=cpu it
+// logs as vLLM's CPU build does. FAKEVLLM_CHILD=1 also starts an
 // "engine core" child process, as vLLM does; FAKEVLLM_DAEMON=1 starts a
 // daemon (a grandchild in its own session, outside the process group) that
 // holds the listening port.
@@ -112,7 +113,14 @@ func serveMain() {
 	if version == "" {
 		version = "0.30.1rc1.dev452+g73a583112"
 	}
-	fmt.Println("INFO 11-30 07:41:36 [__init__.py:216] Automatically detected platform cuda.")
+	// VLLM_TARGET_DEVICE=cpu makes vLLM 0.32 pick its CPU platform without
+	// an INFO line; its KV cache line then names the CPU.
+	kvDevice := "GPU"
+	if os.Getenv("VLLM_TARGET_DEVICE") == "cpu" {
+		kvDevice = "CPU"
+	} else {
+		fmt.Println("INFO 11-30 07:41:36 [__init__.py:216] Automatically detected platform cuda.")
+	}
 	logf("APIServer", "INFO", "vLLM API server version %s", version)
 	logf("APIServer", "INFO", "non-default args: {'model_tag': '%s', 'host': '%s', 'port': %d, 'api_key': ['%s'], 'hf_token': '%s'}",
 		a.model, a.host, a.port, a.apiKey, os.Getenv("HF_TOKEN"))
@@ -130,7 +138,7 @@ func serveMain() {
 		oom()
 	}
 	logf("EngineCore_DP0", "INFO", "Available KV cache memory: 60.12 GiB")
-	logf("EngineCore_DP0", "INFO", "GPU KV cache size: %s tokens", comma(kvTokens))
+	logf("EngineCore_DP0", "INFO", "%s KV cache size: %s tokens", kvDevice, comma(kvTokens))
 	logf("EngineCore_DP0", "INFO", "Maximum concurrency for %s tokens per request: %.2fx", comma(maxLen), float64(kvTokens)/float64(maxLen))
 	if mode == "hang" {
 		logf("EngineCore_DP0", "INFO", "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 0%%")

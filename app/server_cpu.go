@@ -1,0 +1,125 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/vllm"
+)
+
+// Choices of the Device select.
+const (
+	deviceDetect = "Detect"
+	deviceGPU    = "GPU"
+	deviceCPU    = "CPU (vLLM's CPU build)"
+)
+
+// cpuSection is the title of the Launch form's section of CPU settings.
+const cpuSection = "CPU (vLLM's CPU build)"
+
+// gib is a GiB in bytes.
+const gib = 1 << 30
+
+// cpuFields are the Launch form's fields for vLLM's CPU build: where the
+// server runs, and the build's KV cache space, thread binding and
+// reserved cores (server.toml's device and cpu_* keys).
+type cpuFields struct {
+	device                *widget.Select
+	kvSpace, bind, reserv *widget.Entry
+}
+
+func newCPUFields(entry func(string) *widget.Entry, changed func()) *cpuFields {
+	c := &cpuFields{}
+	c.device = widget.NewSelect([]string{deviceDetect, deviceGPU, deviceCPU}, nil)
+	c.device.SetSelected(deviceDetect)
+	c.device.OnChanged = func(string) { changed() }
+	c.kvSpace = entry("vLLM's choice (e.g. 40)")
+	c.bind = entry("auto (e.g. 0-31, or nobind)")
+	c.reserv = entry("one per rank")
+	return c
+}
+
+func (c *cpuFields) fill(cfg vllm.ServerConfig) {
+	switch cfg.Device {
+	case vllm.DeviceGPU:
+		c.device.SetSelected(deviceGPU)
+	case vllm.DeviceCPU:
+		c.device.SetSelected(deviceCPU)
+	default:
+		c.device.SetSelected(deviceDetect)
+	}
+	c.kvSpace.SetText("")
+	if cfg.CPUKVCacheSpaceGiB != 0 {
+		c.kvSpace.SetText(strconv.Itoa(cfg.CPUKVCacheSpaceGiB))
+	}
+	c.bind.SetText(cfg.CPUOMPThreadsBind)
+	c.reserv.SetText("")
+	if n := cfg.CPUNumReservedCPUs; n != nil {
+		c.reserv.SetText(strconv.Itoa(*n))
+	}
+}
+
+// read sets cfg's CPU settings from the fields; atoi reads a whole number,
+// noting a field that isn't one.
+func (c *cpuFields) read(cfg *vllm.ServerConfig, atoi func(name string, e *widget.Entry) int) {
+	switch c.device.Selected {
+	case deviceGPU:
+		cfg.Device = vllm.DeviceGPU
+	case deviceCPU:
+		cfg.Device = vllm.DeviceCPU
+	}
+	cfg.CPUKVCacheSpaceGiB = atoi("KV cache space (GiB)", c.kvSpace)
+	cfg.CPUOMPThreadsBind = strings.TrimSpace(c.bind.Text)
+	if strings.TrimSpace(c.reserv.Text) != "" {
+		n := atoi("reserved cores", c.reserv)
+		cfg.CPUNumReservedCPUs = &n
+	}
+}
+
+// kvGiBText writes kv_cache_memory_bytes in the GiB the form shows: "16",
+// "7.450580596923828".
+func kvGiBText(bytes int64) string {
+	if bytes == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(float64(bytes)/gib, 'f', -1, 64)
+}
+
+// kvBytes reads the KV cache memory field (GiB) as bytes, or says why it
+// can't.
+func kvBytes(text string) (int64, string) {
+	s := strings.TrimSpace(text)
+	if s == "" {
+		return 0, ""
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil || math.IsNaN(v) || v <= 0:
+		return 0, fmt.Sprintf("KV cache memory (GiB): %q is not a size like 16", s)
+	case v < 1.0/1024:
+		return 0, fmt.Sprintf("KV cache memory (GiB): %s GiB is less than a MiB: the field is in GiB, e.g. 16", s)
+	case v > 1<<20:
+		return 0, fmt.Sprintf("KV cache memory (GiB): %s GiB is more than any machine's memory: the field is in GiB, e.g. 16", s)
+	}
+	return int64(math.Round(v * gib)), ""
+}
+
+// formWords rewrites a server.toml problem (vllm.ServerConfig.Validate's
+// words) in the Launch form's: its fields' names instead of the keys.
+var formWords = strings.NewReplacer(
+	`set device = "cpu" or remove`, "set Device to CPU or clear",
+	`device is "gpu"`, "Device is GPU",
+	`remove gpus (cpu_omp_threads_bind picks the cores)`, "untick the GPUs (OpenMP thread binding picks the cores)",
+	"gpus picks GPUs", "Ticked GPUs pick GPUs",
+	"kv_cache_memory_bytes", "KV cache memory",
+	"cpu_kvcache_space_gib", "KV cache space",
+	"cpu_omp_threads_bind", "OpenMP thread binding",
+	"cpu_num_reserved_cpus", "Reserved cores",
+	"tensor_parallel_size × pipeline_parallel_size × data_parallel_size", "Tensor parallel × Pipeline parallel × Data parallel",
+	"gpu_memory_utilization", "GPU memory utilization",
+	"env ", "Environment ",
+)

