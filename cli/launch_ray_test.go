@@ -12,9 +12,10 @@ import (
 	"speedmatrix/hw"
 )
 
-// fakeRay is engine/vllm's fake ray executable.
+// fakeRay is engine/vllm's fake ray executable, which replays ray status
+// outputs recorded from Ray 2.60.
 func fakeRay(t *testing.T) string {
-	exe, err := filepath.Abs(filepath.Join("..", "engine", "vllm", "testdata", "fakeray", "ray"))
+	exe, err := filepath.Abs(filepath.Join("..", "engine", "vllm", "testdata", "ray", "ray"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestLaunchTargetOnRay(t *testing.T) {
 	defer stop()
 	h := tg.Header.Hardware
 	if !strings.Contains(tg.Header.LaunchCommand, "serve fake/model --served-model-name bench --tensor-parallel-size 4 --distributed-executor-backend ray") ||
-		!strings.Contains(h.Note, "vLLM runs on the Ray cluster at 10.0.0.1:6379: 2 nodes (node_83e4b772…, node_4dcd7509…), 4 GPUs, 0 in use.") {
+		!strings.Contains(h.Note, "vLLM runs on the Ray cluster at 10.0.0.1:6379: 2 nodes (node_f204223d…, node_9dd2f54b…), 4 GPUs, 0 in use.") {
 		t.Errorf("launch command %q, Hardware note %q", tg.Header.LaunchCommand, h.Note)
 	}
 	if len(h.GPUs) != 4 || h.GPUs[0].Host != "node1" || h.GPUs[3].Host != "node2" || tg.Telemetry == nil ||
@@ -50,7 +51,7 @@ func TestLaunchTargetOnRay(t *testing.T) {
 
 	tests := []struct{ name, mode, want string }{
 		{"Ray unreachable", "down", "start vllm: ray status cannot reach the Ray cluster at 10.0.0.1:6379 (ConnectionError: Could not find any running Ray instance."},
-		{"fewer GPUs than TP × PP", "one-node", "has 2 free GPUs (Ray cluster at 10.0.0.1:6379: 1 node (node_83e4b772…), 2 GPUs, 0 in use), but tensor_parallel_size × pipeline_parallel_size × data_parallel_size needs 4"},
+		{"fewer GPUs than TP × PP", "head-2gpus-v2", "has 2 free GPUs (Ray cluster at 10.0.0.1:6379: 1 node (node_50492661…), 2 GPUs, 0 in use), but tensor_parallel_size × pipeline_parallel_size × data_parallel_size needs 4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
