@@ -98,20 +98,24 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", secret.URL(endpoint))
 	}
 	t := engine.Subject{Target: engine.Target{BaseURL: endpoint, APIKey: key, Model: model}}
-	capture.Header(&t.Header, c.Capture(ctx, endpoint))
 	local := capture.IsLocal(ctx, u.Hostname())
-	if !local && len(gm.urls) == 0 {
-		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
-		return t, func() {}, nil
-	}
-	if local {
+	switch {
+	case local:
 		h, err := c.DetectHardware()
 		if err != nil && !errors.Is(err, hw.ErrNoNVML) {
 			return t, nil, fmt.Errorf("run: detect hardware: %w", err)
 		}
 		t.Header.Hardware = h.Info()
-	} else {
+	case len(gm.urls) == 0:
+		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
+	default:
 		t.Header.Hardware.Note = "remote server " + u.Host + ": its CPU and OS not detected."
+	}
+	// After the hardware: a server that runs vLLM's CPU build makes it
+	// this machine's CPU.
+	capture.Header(&t.Header, c.Capture(ctx, endpoint))
+	if !local && len(gm.urls) == 0 {
+		return t, func() {}, nil
 	}
 	if len(gm.urls) > 0 {
 		tel, stop, err := gm.sampleExporters(ctx, &t.Header)

@@ -20,6 +20,12 @@ type ServerProcess struct {
 	// EngineVersion is the vLLM version the command runs, when it names
 	// one: the venv's vllm package, or the image's tag.
 	EngineVersion string `json:"engine_version,omitempty"`
+	// Dir is the process's working directory, against which the relative
+	// paths of its command (venv/bin/vllm, models/x) resolve; "" when not read.
+	Dir string `json:"dir,omitempty"`
+	// CPUBuild names the vLLM CPU build the command runs ("vLLM CPU build
+	// 0.32.0"); "" for any other server.
+	CPUBuild string `json:"cpu_build,omitempty"`
 	// Container is set when the server runs in a Docker container.
 	Container *Container `json:"container,omitempty"`
 	// NotCaptured says why the command line could not be read: "the server

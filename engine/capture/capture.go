@@ -13,11 +13,14 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/vllm"
 )
 
 // Read finds the process serving baseURL on this machine and reads how it
@@ -113,8 +116,12 @@ func fromProcess(pr proc) engine.ServerProcess {
 		p.NotCaptured = why(pr.PID, "cmdline", pr.UID, pr.ArgvErr)
 		return p
 	}
-	p.Command, p.From = redactArgv(pr.Argv), fmt.Sprintf("/proc/%d", pr.PID)
-	p.EngineVersion = venvVersion(pr.Argv)
+	p.Command, p.From, p.Dir = redactArgv(pr.Argv), fmt.Sprintf("/proc/%d", pr.PID), pr.Dir
+	argv := absArgv(pr.Argv, pr.Dir)
+	p.EngineVersion = venvVersion(argv)
+	if b, ok := vllm.FindCPUBuild(program(argv)); ok {
+		p.CPUBuild = b.String()
+	}
 	if pr.EnvErr != nil {
 		p.Notes = append(p.Notes, "environment: not captured: "+why(pr.PID, "environ", pr.UID, pr.EnvErr))
 	} else {
@@ -174,4 +181,32 @@ func urlPort(u *url.URL) (int, error) {
 		return 443, nil
 	}
 	return 80, nil
+}
+
+// program is the vllm program argv runs: argv[0], or the script of
+// `python …/bin/vllm`.
+func program(argv []string) string {
+	if len(argv) > 1 && strings.HasPrefix(filepath.Base(argv[0]), "python") {
+		return argv[1]
+	}
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
+}
+
+// absArgv is argv with its program (and a python's script) made absolute
+// against dir, the process's working directory: a server started as
+// `venv/bin/vllm serve …` from its folder names its venv only that way.
+func absArgv(argv []string, dir string) []string {
+	if dir == "" || len(argv) == 0 {
+		return argv
+	}
+	out := slices.Clone(argv)
+	for i := range min(2, len(out)) {
+		if strings.Contains(out[i], "/") && !filepath.IsAbs(out[i]) {
+			out[i] = filepath.Join(dir, out[i])
+		}
+	}
+	return out
 }

@@ -15,13 +15,19 @@ const NotCapturedPrefix = "# launch command: not captured: "
 
 // Header records p in a report header: p itself, its Launch command (see
 // LaunchCommand) and the engine version its command names, unless the
-// header already has one.
+// header already has one. A command that runs vLLM's CPU build makes the
+// Hardware section this machine's CPU and the backend cpu: call it after
+// the hardware is described.
 func Header(h *engine.Report, p engine.ServerProcess) {
 	home, _ := os.UserHomeDir()
 	h.Server = &p
 	h.LaunchCommand = LaunchCommand(p, home)
 	if h.Engine.Version == "" {
 		h.Engine.Version = p.EngineVersion
+	}
+	if p.CPUBuild != "" {
+		h.Hardware.ServeOnCPU(p.CPUBuild)
+		h.Engine.Backend = "cpu"
 	}
 	if h.Engine.Build == "" && p.Container != nil {
 		h.Engine.Build = p.Container.Image
@@ -44,7 +50,12 @@ func LaunchCommand(p engine.ServerProcess, home string) string {
 	for _, n := range p.Notes {
 		lines = append(lines, "# "+n)
 	}
-	return strings.Join(append(lines, vllm.CommandLine(p.Env, p.Command, home)), "\n")
+	cmd := vllm.CommandLine(p.Env, p.Command, home)
+	if relativeArgs(p.Command) && p.Dir != "" {
+		// venv/bin/vllm serve models/x runs only from where it was started.
+		cmd = "cd " + vllm.CommandLine(nil, []string{p.Dir}, home) + " && " + cmd
+	}
+	return strings.Join(append(lines, cmd), "\n")
 }
 
 // StartedLine says when and by whom p was started, and where its command
@@ -82,4 +93,16 @@ func ContainerLine(c engine.Container) string {
 		s += ", image " + c.Image
 	}
 	return s
+}
+
+// relativeArgs reports whether argv names its program, or a python's
+// script, by a relative path ("venv/bin/vllm"): its other relative paths
+// are likely relative to the same folder.
+func relativeArgs(argv []string) bool {
+	for _, a := range argv[:min(2, len(argv))] {
+		if strings.Contains(a, "/") && !strings.HasPrefix(a, "/") {
+			return true
+		}
+	}
+	return false
 }

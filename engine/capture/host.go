@@ -30,6 +30,7 @@ type proc struct {
 	ArgvErr        error
 	Environ        []string
 	EnvErr         error
+	Dir            string // its working directory; "" when unreadable
 	StartedAt      time.Time
 	Cgroup         string // the text of /proc/PID/cgroup
 }

