@@ -35,7 +35,10 @@ type prompter struct {
 	// template, or BOS; for calibrated prompts the fitted intercept.
 	overhead      float64
 	charsPerToken float64
-	cache         map[int]*contextPrompt
+	// tailLetters are the letters of the tails (tailText): those whose
+	// tails all tokenize alike; every letter until setup checks them.
+	tailLetters string
+	cache       map[int]*contextPrompt
 }
 
 // contextPrompt is the prompt of one (run, context): a shared part every
@@ -47,10 +50,12 @@ type contextPrompt struct {
 	text   string // otherwise: the shared text; request adds its tail
 	bodyID []int
 	shared *openai.SharedPrompt // the start of every request, as sent
+	// letters are the tails' letters (prompter.tailLetters).
+	letters string
 }
 
 func newPrompter(client *openai.Client, model string, api API, runID string) *prompter {
-	return &prompter{client: client, model: model, api: api, runID: runID, cache: map[int]*contextPrompt{}}
+	return &prompter{client: client, model: model, api: api, runID: runID, tailLetters: tailAlphabet, cache: map[int]*contextPrompt{}}
 }
 
 // setup tokenizes the filler (or calibrates without /tokenize) once per run,
@@ -77,7 +82,36 @@ func (p *prompter) setup(ctx context.Context, maxTokens int) error {
 		p.filler = fillerText(2 * len(p.filler))
 	}
 	if p.api == APIChat {
+		if err := p.pickTailLetters(ctx); err != nil {
+			return err
+		}
 		return p.measureChatOverhead(ctx)
+	}
+	return nil
+}
+
+// pickTailLetters keeps the letters whose tails tokenize to as many tokens
+// as most letters' do. A text prompt is sized once for its context with
+// tail 0, and every request sends its own tail: with a tokenizer that has
+// " a" but not " q" as one token (the real vLLM rig's small byte-level BPE),
+// a quarter of the chat prompts of a cell were one token over.
+func (p *prompter) pickTailLetters(ctx context.Context) error {
+	byCount := map[int]string{}
+	best := 0
+	for _, c := range tailAlphabet {
+		ids, err := p.client.Tokenize(ctx, p.model, "x"+tailText(string(c), 0))
+		if err != nil {
+			return fmt.Errorf("tokenize: %w", err)
+		}
+		byCount[len(ids)] += string(c)
+		if len(byCount[len(ids)]) > len(byCount[best]) {
+			best = len(ids)
+		}
+	}
+	// Fewer letters than 8 would repeat tails within 4,096 requests, and a
+	// repeated tail is a prefix cache hit: keep them all then, a token off.
+	if len(byCount[best]) >= 8 {
+		p.tailLetters = byCount[best]
 	}
 	return nil
 }
@@ -219,7 +253,7 @@ func (p *prompter) probeText(tokens, n int) string {
 		return r
 	}, p.runID)
 	prefix := strings.Replace(p.prefixFor(tokens), p.runID, other, 1)
-	return prefix + p.filler[:clamp(n, 0, len(p.filler))] + tailText(0)
+	return prefix + p.filler[:clamp(n, 0, len(p.filler))] + tailText(p.tailLetters, 0)
 }
 
 // sizeCalibrated corrects n, the filler length the calibration gives a
@@ -250,14 +284,18 @@ func (p *prompter) prefixFor(tokens int) string {
 	return fmt.Sprintf("Benchmark run %s at context %d. Read these notes, then continue them.\n\n", p.runID, tokens)
 }
 
-// tailText makes request i's prompt end differently from the others'.
-func tailText(i int) string {
+// tailAlphabet is every letter a tail may use.
+const tailAlphabet = "abcdefghijklmnopqrstuvwxyz"
+
+// tailText makes request i's prompt end differently from the others', in
+// tailTokens words of one of letters each.
+func tailText(letters string, i int) string {
 	var b strings.Builder
 	b.WriteString("\n\nRequest")
 	for range tailTokens {
 		b.WriteByte(' ')
-		b.WriteByte(byte('a' + i%26))
-		i /= 26
+		b.WriteByte(letters[i%len(letters)])
+		i /= len(letters)
 	}
 	return b.String()
 }
@@ -267,7 +305,7 @@ func (p *prompter) forContext(ctx context.Context, tokens int) (*contextPrompt, 
 	if cp, ok := p.cache[tokens]; ok {
 		return cp, nil
 	}
-	cp := &contextPrompt{Tokens: tokens, prefix: p.prefixFor(tokens)}
+	cp := &contextPrompt{Tokens: tokens, prefix: p.prefixFor(tokens), letters: p.tailLetters}
 	var err error
 	switch {
 	case p.exact && p.api == APICompletions:
@@ -320,7 +358,7 @@ func (p *prompter) buildIDs(ctx context.Context, cp *contextPrompt) error {
 // within a token or two and a bracketed bisection finishes.
 func (p *prompter) searchText(ctx context.Context, cp *contextPrompt) error {
 	count := func(n int) (int, error) {
-		ids, err := p.client.Tokenize(ctx, p.model, cp.prefix+p.filler[:n]+tailText(0))
+		ids, err := p.client.Tokenize(ctx, p.model, cp.prefix+p.filler[:n]+tailText(cp.letters, 0))
 		return len(ids) + int(p.overhead), err
 	}
 	lo, hi := 0, len(p.filler)
@@ -364,7 +402,7 @@ func abs(v int) int {
 // context shares, encoded once, and request i's own tail (text or ids).
 func (cp *contextPrompt) request(i int) (shared *openai.SharedPrompt, text string, ids []int) {
 	if cp.ids == nil {
-		return cp.shared, tailText(i), nil
+		return cp.shared, tailText(cp.letters, i), nil
 	}
 	ids = make([]int, tailTokens)
 	n := len(cp.bodyID)

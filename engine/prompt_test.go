@@ -1,9 +1,16 @@
 package engine
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"speedmatrix/engine/openai"
 )
 
 // TestPromptSizes checks usage.prompt_tokens against the requested context:
@@ -82,7 +89,7 @@ func TestFillerIsVariedAndStable(t *testing.T) {
 func TestTailsDiffer(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range 2000 {
-		s := tailText(i)
+		s := tailText(tailAlphabet, i)
 		if seen[s] {
 			t.Fatalf("tailText(%d) = %q repeats an earlier tail", i, s)
 		}
@@ -107,4 +114,36 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestTailLettersTokenizeAlike: with a tokenizer that splits " q", " x"
+// and " z" in two (the real vLLM rig's byte-level BPE did so for some
+// letters), tails keep to the letters whose words are one token, so every
+// chat prompt of a context is as long as the one it was sized with.
+func TestTailLettersTokenizeAlike(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Prompt string }
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			t.Error(err)
+		}
+		n := len(strings.Fields(in.Prompt))
+		for _, c := range "qxz" {
+			n += strings.Count(in.Prompt, " "+string(c))
+		}
+		fmt.Fprintf(w, `{"tokens":[%s],"count":%d}`, strings.TrimSuffix(strings.Repeat("1,", n), ","), n)
+	}))
+	defer srv.Close()
+	p := newPrompter(openai.New(srv.URL, ""), "m", APIChat, "r")
+	if err := p.pickTailLetters(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if p.tailLetters != "abcdefghijklmnoprstuvwy" {
+		t.Errorf("tail letters %q; want every letter but q, x and z", p.tailLetters)
+	}
+	want := len(strings.Fields(tailText(p.tailLetters, 0)))
+	for i := range 5000 {
+		if s := tailText(p.tailLetters, i); strings.ContainsAny(s[len("\n\nRequest"):], "qxz") || len(strings.Fields(s)) != want {
+			t.Fatalf("tail %d = %q", i, s)
+		}
+	}
 }

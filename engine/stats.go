@@ -243,16 +243,21 @@ func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, 
 
 // appendGaps adds r's inter-token gaps for chunks that arrived inside the
 // window: a chunk of k tokens after a gap g counts as k gaps of g/k. Chunks
-// read together (same arrival time: several events in one read) are one
-// chunk, so a burst doesn't count as gaps of zero.
+// that arrive together are one chunk, so a burst doesn't count as gaps of
+// zero: those of one read, and those of reads less than burstGap apart. A
+// real vLLM whose API server fell behind sent 10 events at once, which the
+// HTTP client's chunked reader returned in several reads microseconds
+// apart; counted apart, half a cell's gaps were 0.002 ms.
 func appendGaps(gaps []weighted, r *requestRecord, from, to time.Time) []weighted {
 	prev := time.Time{}
 	for i := 0; i < len(r.Arrivals); {
-		at, same := r.at(i), r.Arrivals[i].ticks
+		last := r.Arrivals[i].ticks
 		var k float64
-		for ; i < len(r.Arrivals) && r.Arrivals[i].ticks == same; i++ {
+		for ; i < len(r.Arrivals) && r.Arrivals[i].ticks-last <= burstTicks; i++ {
+			last = r.Arrivals[i].ticks
 			k += r.tokens(i)
 		}
+		at := r.arrivalBase.Add(time.Duration(last) * arrivalTick)
 		if !prev.IsZero() && k > 0 && inWindow(at, from, to) {
 			gaps = append(gaps, weighted{Value: ms(at.Sub(prev)) / k, Weight: k})
 		}
@@ -260,6 +265,15 @@ func appendGaps(gaps []weighted, r *requestRecord, from, to time.Time) []weighte
 	}
 	return gaps
 }
+
+// burstGap is how close reads must follow each other to be one burst: far
+// under any real gap between tokens (a millisecond at 1,000 tokens per
+// second of one stream), far over the time a client takes to read one
+// buffer after another (tens of microseconds).
+const (
+	burstGap   = 200 * time.Microsecond
+	burstTicks = uint32(burstGap / arrivalTick)
+)
 
 // overlapS is how long [start, end) overlaps [from, to], in seconds; a zero
 // end means the interval was still open at to.

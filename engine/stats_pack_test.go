@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
 	"unsafe"
@@ -30,5 +31,21 @@ func TestArrivalPacking(t *testing.T) {
 	}
 	if size := unsafe.Sizeof(arrival{}); size != 8 {
 		t.Errorf("an arrival takes %d bytes, want 8", size)
+	}
+}
+
+// TestGapsOfASplitBurst: three events sent at once by the server but
+// returned by three reads 40 µs apart are one burst of three tokens after
+// a 10 ms gap, not one gap of 10 ms and two of 0.04 ms.
+func TestGapsOfASplitBurst(t *testing.T) {
+	base := time.Unix(1_796_208_000, 0)
+	r := &requestRecord{}
+	for _, at := range []time.Duration{0, 10 * time.Millisecond, 10*time.Millisecond + 40*time.Microsecond,
+		10*time.Millisecond + 80*time.Microsecond, 20 * time.Millisecond} {
+		r.add(chunkTokens{At: base.Add(at), Tokens: 1})
+	}
+	gaps := appendGaps(nil, r, base.Add(-time.Second), base.Add(time.Second))
+	if len(gaps) != 2 || gaps[0].Weight != 3 || math.Abs(gaps[0].Value-10.08/3) > 0.01 || gaps[1].Weight != 1 || math.Abs(gaps[1].Value-9.92) > 0.01 {
+		t.Errorf("gaps %+v; want 3 of 3.36 ms, then 1 of 9.92 ms", gaps)
 	}
 }

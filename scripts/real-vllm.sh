@@ -39,7 +39,10 @@ count() { # count the FAIL lines of a checker's output, printing it
 	fails=$((fails + $(printf '%s\n' "$out" | grep -c '^FAIL')))
 }
 freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-vllm_pids() { pgrep -f "$RIG/venv/bin/(vllm|python)|VLLM::" || true; }
+# vLLM's processes: the API server (`vllm serve`, or python running it),
+# EngineCore and workers (named VLLM::…); not the peers' `vllm bench`.
+vllm_pids() { pgrep -f "vllm serve|VLLM::" | grep -vx "$$" || true; }
+describe() { [ -n "$1" ] && ps -o pid=,args= -p "$(echo $1 | tr ' ' ',')" | cut -c1-80 | tr '\n' ';'; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 bash scripts/rig/setup.sh || exit 1
@@ -106,7 +109,7 @@ if [[ $skip != *" launch "* ]]; then
 	[ $rc -eq 0 ] && pass "launch run: exit 0, $(grep -m1 '^done:' "$OUT/launch/run.log")" ||
 		fail "launch run: exit $rc: $(tail -1 "$OUT/launch/run.log")"
 	log=$(ls "$OUT"/launch/vllm-*.log 2>/dev/null | head -1)
-	grep -m1 'is ready at' "$OUT/launch/run.log" | sed 's/^/  /'
+	grep -m1 'is ready' "$OUT/launch/run.log" | sed 's/^/  /'
 	python3 scripts/rig/check_report.py launch "$OUT/launch/out/report.json" --log "$log" | count
 	[ "$seen" = 0 ] && pass "launch secrets: the API key was in no ps line during the run" ||
 		fail "launch secrets: the API key showed in ps"
@@ -118,13 +121,13 @@ if [[ $skip != *" launch "* ]]; then
 	sleep 1
 	left=$(vllm_pids)
 	[ -z "$left" ] && port_free "$port" && pass "launch stop: no vLLM process left (API server, EngineCore, workers), port $port free" ||
-		fail "launch stop: left running: $(ps -o pid,args -p "${left:-0}" 2>/dev/null | tail -n +2 | cut -c1-80 | tr '\n' ';')"
+		fail "launch stop: left running: $(describe "$left")"
 fi
 
 # 2. Preemptions: a KV cache of 40 blocks (5,120 tokens) for 8 × (2K + 512).
 if [[ $skip != *" preempt "* ]]; then
 	port=$(freeport)
-	cfg=$(toml preempt "$port" 'enforce_eager = true' 'extra_args = ["--num-gpu-blocks-override", "40"]')
+	cfg=$(toml preempt "$port" 'enforce_eager = true' 'kv_cache_memory_bytes = 33554432' 'extra_args = ["--num-gpu-blocks-override", "40"]')
 	"$sm" run --launch "$cfg" --out "$OUT/preempt/out" --api completions --kv-budget 1000000 \
 		--contexts 2K --prefill-contexts none --concurrency 8 --duration 10s --max-output 512 \
 		>"$OUT/preempt/run.log" 2>&1
@@ -133,7 +136,10 @@ if [[ $skip != *" preempt "* ]]; then
 		fail "preempt run: exit $rc: $(tail -1 "$OUT/preempt/run.log")"
 	python3 - "$OUT/preempt/out/report.json" <<'PY' | count
 import json, sys
-r = json.load(open(sys.argv[1]))
+try:
+    r = json.load(open(sys.argv[1]))
+except OSError as e:
+    sys.exit(print(f"FAIL preempt count: no report ({e.strerror})"))
 c = [c for c in r["results"] if c["phase"] == "decode"][0]
 p = (c.get("server") or {}).get("preemptions") or 0
 flags = " ".join(c.get("flags") or [])
@@ -161,17 +167,28 @@ if [[ $skip != *" endpoint "* ]]; then
 		VLLM_API_KEY=$key python3 scripts/rig/record.py "$url" tiny-llama "$OUT/recorded" | count
 		cp "$OUT/endpoint/vllm.log" "$OUT/recorded/startup.log"
 
-		# The idle check: a server busy with another client's request is refused.
-		curl -s -H "Authorization: Bearer $key" -H 'content-type: application/json' "$url/v1/completions" \
-			-d '{"model":"tiny-llama","prompt":"busy","max_tokens":1500,"ignore_eos":true}' >/dev/null &
-		busy=$!
+		# The idle check: a server busy with another client's requests for
+		# longer than the check waits (30 s) is refused. Six requests of
+		# 4,000 tokens keep it busy for about a minute; closing them aborts
+		# them.
+		busy=()
+		for i in 1 2 3 4 5 6; do
+			curl -s -H "Authorization: Bearer $key" -H 'content-type: application/json' "$url/v1/completions" \
+				-d "{\"model\":\"tiny-llama\",\"prompt\":\"busy $i\",\"max_tokens\":4000,\"ignore_eos\":true}" >/dev/null &
+			busy+=($!)
+		done
 		sleep 2
 		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/busy" --contexts 512 \
 			--prefill-contexts none --concurrency 1 --duration 5s --max-output 512 >"$OUT/endpoint/busy.log" 2>&1
 		rc=$?
-		wait $busy
-		[ $rc -eq 1 ] && pass "endpoint idle check: a busy server is refused: $(grep -m1 -i busy "$OUT/endpoint/busy.log" | cut -c1-150)" ||
+		kill "${busy[@]}" 2>/dev/null
+		wait "${busy[@]}" 2>/dev/null
+		[ $rc -eq 1 ] && pass "endpoint idle check: a busy server is refused (exit 1): $(grep -m1 -i busy "$OUT/endpoint/busy.log" | cut -c1-150)" ||
 			fail "endpoint idle check: exit $rc on a busy server: $(tail -1 "$OUT/endpoint/busy.log")"
+		for _ in $(seq 1 30); do
+			[ "$(curl -s "$url/metrics" | awk '/^vllm:num_requests_running\{/ {s += $2} END {print s + 0}')" = 0 ] && break
+			sleep 1
+		done
 
 		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/out" \
 			--contexts 512,2K --prefill-contexts 512,2K --concurrency 1,4,16 --duration 10s --max-output 512 \
@@ -205,7 +222,7 @@ if [[ $skip != *" kill "* ]]; then
 		--concurrency 4 --duration 60s --max-output 512 >"$OUT/kill/run.log" 2>&1 &
 	run=$!
 	for _ in $(seq 1 300); do
-		grep -q 'Sustained decode\|is ready at' "$OUT/kill/run.log" && break
+		grep -q 'is ready' "$OUT/kill/run.log" && break
 		kill -0 $run 2>/dev/null || break
 		sleep 1
 	done
@@ -218,7 +235,7 @@ if [[ $skip != *" kill "* ]]; then
 	if [ "$tree" -gt 0 ] && [ -z "$left" ] && port_free "$port"; then
 		pass "kill -9: the guard ended all $tree vLLM processes within $(($(date +%s) - t0)) s of SIGKILL to speedmatrix; port $port free"
 	else
-		fail "kill -9: $tree vLLM processes before, left after 30 s: ${left:-none}"
+		fail "kill -9: $tree vLLM processes before, left after 30 s: $(describe "$left")"
 		[ -n "$left" ] && kill -KILL $left 2>/dev/null
 	fi
 fi

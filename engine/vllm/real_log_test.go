@@ -39,3 +39,24 @@ func TestRealStartupLog(t *testing.T) {
 		t.Errorf("Add line by line = %+v, ParseLog = %+v", g, f)
 	}
 }
+
+// TestRealStartupFailure reads the log of the same real vLLM started
+// without a KV cache size on a machine whose free memory was under the 92 %
+// of RAM that gpu_memory_utilization's default asks of the CPU build: the
+// worker's ValueError is the diagnosis, not the RuntimeError the log ends on.
+func TestRealStartupFailure(t *testing.T) {
+	b, err := os.ReadFile("testdata/real/vllm-0.32.0-cpu-no-memory.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := ParseLog(string(b))
+	if f.Fatal == nil || f.Fatal.Kind != FatalCPUMemory || !strings.Contains(f.Fatal.Line, "less than desired CPU memory utilization") {
+		t.Fatalf("Fatal = %+v; want %s from the worker's ValueError", f.Fatal, FatalCPUMemory)
+	}
+	if msg := f.Fatal.Error(); !strings.Contains(msg, "--kv-cache-memory-bytes") || strings.Contains(msg, "\n") {
+		t.Errorf("Error() = %q: want one line that says to size the KV cache", msg)
+	}
+	if f.Platform != "" || f.KVCacheTokens != 0 || f.Started {
+		t.Errorf("facts of a server that never started: %+v", f)
+	}
+}

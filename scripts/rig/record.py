@@ -147,18 +147,19 @@ def main():
                "stream": True, "ignore_eos": True, "temperature": 0}, "", out, False)) for i in range(4)]
     for th in threads:
         th.start()
-    load, running = "", 0
-    deadline = time.time() + 30
-    while time.time() < deadline:
+    load, running, waiting = "", 0, 0
+    deadline = time.time() + 60
+    while time.time() < deadline and any(th.is_alive() for th in threads):
         load = srv.metrics()
         running = gauge(load, "vllm:num_requests_running") or 0
+        waiting = gauge(load, "vllm:num_requests_waiting") or 0
         if running >= 4:
+            save(out, "metrics-load.txt", load)
             break
-        time.sleep(0.2)
-    save(out, "metrics-load.txt", load)
+        time.sleep(0.1)
     for th in threads:
         th.join()
-    line(running >= 4, "record /metrics under load", f"running {running:.0f} of 4 streams")
+    line(running >= 4, "record /metrics under load", f"running {running:.0f}, waiting {waiting:.0f} of 4 streams")
 
     # Closing a stream aborts its request on the server.
     stream(srv, "/v1/completions", {"model": model, "prompt": prompt, "max_tokens": 3000, "stream": True,
