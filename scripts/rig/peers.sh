@@ -4,7 +4,7 @@
 # length, ignore_eos everywhere, each next to the server's own token counter.
 #
 # usage: scripts/rig/peers.sh URL MODEL TOKENIZER_DIR OUTDIR [CONCURRENCY] [INPUT_LEN] [OUTPUT_LEN]
-#   URL            the server, e.g. http://127.0.0.1:8000 (vLLM, or `speedmatrix sim`)
+#   URL            the server's base URL, no /v1: e.g. http://127.0.0.1:8000 (vLLM or `speedmatrix sim`)
 #   MODEL          its served model name (/v1/models)
 #   TOKENIZER_DIR  a local Hugging Face tokenizer folder for the peers (nothing is downloaded)
 #   OUTDIR         each tool's raw output goes to OUTDIR/<tool>/; the table to
@@ -37,7 +37,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '6,12p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 [ $# -ge 4 ] && [ $# -le 7 ] || usage
@@ -125,7 +125,10 @@ measure() {
 		timeout -k 10 "$((seconds * 6 + 240))" "$@" >"$dir/stdout.txt" 2>"$dir/stderr.txt" &
 	running=$!
 	(while kill -0 "$running" 2>/dev/null; do
-		echo "$(date +%s.%N) $(gen_tokens) $(tree_cpu "$running")"
+		# The counter is read somewhere between the two times: a loaded
+		# server can take a while to answer.
+		before=$(date +%s.%N) gen=$(gen_tokens) after=$(date +%s.%N)
+		echo "$before $after $gen $(tree_cpu "$running")"
 		sleep 1
 	done) >"$dir/server-samples.txt" &
 	sampler=$!

@@ -91,16 +91,17 @@ def counters(text):
 
 
 def busy(samples_text):
-    """From the 1 s samples (time, generation counter, CPU seconds of the
-    tool's process tree), the server's tok/s and the tool's CPU seconds per
+    """From the 1 s samples (times before and after the scrape, generation
+    counter, CPU seconds of the tool's process tree), the server's tok/s and the tool's CPU seconds per
     1,000 tokens between the first and the last sample taken while the
     counter moved (strictly inside the busy span, so start-up, the first
     ramp and the exit stay out); {} when fewer than two such samples."""
     pts = []
     for line in (samples_text or "").splitlines():
         parts = line.split()
-        if len(parts) == 3:
-            pts.append(tuple(float(x) for x in parts))
+        if len(parts) == 4:  # a line without a counter (the scrape failed) has 3
+            t_before, t_after, gen, cpu = (float(x) for x in parts)
+            pts.append(((t_before + t_after) / 2, gen, cpu))
     if len(pts) < 3:
         return {}
     first, last = pts[0][1], pts[-1][1]
@@ -268,10 +269,12 @@ def cmd_table(out, conc, in_len, out_len, tools):
         elif row["result"] == "FAIL":
             print(f"FAIL peer {row['tool']}: {row['why']}")
         else:
-            srv = row["server"]
-            print(f"PASS peer {row['tool']}: {row['own']['tok_s']:.1f} tok/s, TTFT {row['own']['ttft_ms']:.0f} ms, "
+            srv, own = row["server"], row["own"]
+            notes = "".join([f", {own['failed']:.0f} failed requests" if own.get("failed") else "",
+                             f", cell {own['status']}" if own.get("status") not in (None, "Valid") else ""])
+            print(f"PASS peer {row['tool']}: {own['tok_s']:.1f} tok/s, TTFT {own['ttft_ms']:.0f} ms, "
                   f"{row['cpu_s_per_1k_tok']:.2f} CPU-s/1k tok ({fmt(srv['cpu_s_per_1k_tok_busy'], 2)} while busy); "
-                  f"server {fmt(srv['tok_s_busy'])} tok/s busy, {fmt(srv['tok_s_run'])} over the run{label}")
+                  f"server {fmt(srv['tok_s_busy'])} tok/s busy, {fmt(srv['tok_s_run'])} over the run{notes}{label}")
 
     doc = {"simulated": simulated, "concurrency": conc, "input_len": in_len, "output_len": out_len, "tools": rows}
     with open(os.path.join(out, "side-by-side.json"), "w") as f:
