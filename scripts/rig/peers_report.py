@@ -321,7 +321,8 @@ def markdown(doc):
         "/proc over the same busy span as the server's tok/s (the cost of load generation alone).",
         "- *server prompt / output tok/req*: vllm:prompt_tokens_total and vllm:generation_tokens_total deltas "
         "÷ vllm:request_success_total delta, warm-up requests included: whether the tools sent the same "
-        "lengths. speedmatrix stops its last requests at its window's end, so its output tok/req reads high.",
+        "lengths. speedmatrix cuts its last requests short at its window's end, so its output tok/req is "
+        "not exactly the output length.",
         "- speedmatrix sends every request of a cell the same prompt (its prefix is then cached); the peers send "
         "a different prompt each time: speedmatrix's TTFT mostly leaves out prefill.",
     ]
