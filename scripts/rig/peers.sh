@@ -15,7 +15,7 @@
 #   RIG            where the peers' venvs live: $RIG/peers/<tool> (default ~/.cache/speedmatrix)
 #   VLLM_VENV      a venv with vllm installed, for `vllm bench serve`; unset: that peer is skipped
 #   SPEEDMATRIX    the speedmatrix binary (default: ./speedmatrix at the repo root)
-#   PEERS_SECONDS  how long each tool measures (default 45): speedmatrix's window; the
+#   PEERS_SECONDS  how long each tool measures (default 40): speedmatrix's window; the
 #                  peers get as many whole waves of CONCURRENCY requests as fit in it
 #                  at the rate speedmatrix measured (at least 2 waves)
 #   PEERS_PROMPTS  measured requests for each peer, instead of sizing them from speedmatrix
@@ -59,7 +59,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rig=${RIG:-$HOME/.cache/speedmatrix}
 speedmatrix=${SPEEDMATRIX:-$root/speedmatrix}
-seconds=${PEERS_SECONDS:-45}
+seconds=${PEERS_SECONDS:-40}
 tools=${PEERS_TOOLS:-speedmatrix vllm guidellm aiperf}
 report="python3 $here/peers_report.py"
 [ -x /usr/bin/time ] || { echo "peers: GNU time is missing: apt-get install time" >&2; exit 2; }
