@@ -23,14 +23,15 @@
 #
 # How the runs are made comparable: the completions API for every tool (no chat
 # template adds tokens); ignore_eos, max_tokens = OUTPUT_LEN and temperature 0
-# (greedy, as speedmatrix always asks); CONCURRENCY
-# requests in flight, each new one sent as one ends; each peer first sends one
-# wave of CONCURRENCY warm-up requests that its figures leave out, then a whole
-# number of waves. Client CPU is the user+sys time of the tool's process tree
-# (GNU time: every descendant the tree waited for), per 1,000 tokens the server
-# generated during the tool's run. The server's tok/s is the delta of
-# vllm:generation_tokens_total over the tool's wall time ("run"), and over the
-# span in which the counter moved, sampled every second ("busy").
+# (greedy, as speedmatrix always asks); CONCURRENCY requests in flight, each new
+# one sent as one ends. speedmatrix measures one decode cell (no prefill cell)
+# over its window; each peer first sends one wave of CONCURRENCY warm-up
+# requests that its figures leave out, then a whole number of waves. The
+# server's tok/s is the delta of vllm:generation_tokens_total over the tool's
+# wall time ("run"), and over the span in which the counter moved, sampled every
+# second ("busy"). Client CPU is the user+sys time of the tool's process tree
+# per 1,000 tokens the server generated: over the whole run (GNU time: every
+# descendant the tree waited for) and over the busy span (/proc, every second).
 #
 # Prints one line per tool (PASS, FAIL or SKIP) and exits 1 when a tool that
 # ran gave no numbers, 2 on bad arguments.
