@@ -76,8 +76,13 @@ out=$(cd "$out" && pwd)
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
 export HF_ENDPOINT=http://127.0.0.1:9
 export LANG=${LANG:-C.UTF-8} PYTHONUNBUFFERED=1
+key=${VLLM_API_KEY:-}
 
-curl -sf --max-time 10 "$url/v1/models" >/dev/null || { echo "peers: $url/v1/models does not answer: is the server up?" >&2; exit 1; }
+# /v1/models needs the key, when the server has one; the header goes through
+# stdin, not curl's command line.
+printf 'header = "Authorization: Bearer %s"\n' "${VLLM_API_KEY:-}" |
+	curl -sf --max-time 10 -K - "$url/v1/models" >/dev/null ||
+	{ echo "FAIL peers: $url/v1/models does not answer (is the server up, is VLLM_API_KEY its key?)"; exit 1; }
 curl -sf --max-time 10 "$url/version" >"$out/server-version.json" || echo '{}' >"$out/server-version.json"
 
 # ensure_venv TOOL SPEC: the tool's own venv under $RIG/peers, made on first use.
@@ -95,7 +100,6 @@ ensure_venv() {
 }
 
 # redact hides the API key in what is saved.
-key=${VLLM_API_KEY:-}
 redact() { if [ -n "$key" ]; then sed "s/$key/<redacted>/g"; else cat; fi; }
 
 # gen_tokens prints vllm:generation_tokens_total summed over its label sets.
