@@ -58,6 +58,32 @@ func advancesPerStep(in []metricSample, c counter, gotTokens func(a, b time.Time
 	return busy > 0 && float64(moved) >= perStepShare*float64(busy)
 }
 
+// slowScrape is how much longer than the median a scrape may take and still
+// date a rate's end: a real vLLM on a busy core answered most scrapes in
+// 20 ms and some in 170 ms, and a page written anywhere in those 170 ms
+// moves a 10 s rate by up to 2 %.
+const slowScrape = 2
+
+// trimSlow drops the slow scrapes at either end of in, so that the first and
+// the last sample, which date the rates, are known to within a fast scrape.
+func trimSlow(in []metricSample) []metricSample {
+	if len(in) < 4 {
+		return in
+	}
+	took := make([]float64, len(in))
+	for i, s := range in {
+		took[i] = float64(s.Took)
+	}
+	limit := time.Duration(slowScrape * percentiles(took).P50)
+	for len(in) > 2 && in[0].Took > limit {
+		in = in[1:]
+	}
+	for len(in) > 2 && in[len(in)-1].Took > limit {
+		in = in[:len(in)-1]
+	}
+	return in
+}
+
 // medianOf is the median of f over the samples.
 func medianOf(in []metricSample, f counter) float64 {
 	v := make([]float64, len(in))
@@ -92,7 +118,7 @@ func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b 
 // by names. A token counter that moves only when requests end is replaced,
 // where the engine has one, by the time-average of its throughput gauge.
 func crossCheckWith(names metricNames, samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
-	in := inside(samples, from, to)
+	in := trimSlow(inside(samples, from, to))
 	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
 		return nil
 	}

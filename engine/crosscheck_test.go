@@ -156,3 +156,24 @@ func TestActiveMedian(t *testing.T) {
 		t.Errorf("server holding 100 of 128: median %.1f, want 100", c.ActiveMedian)
 	}
 }
+
+// TestCrossCheckSkipsSlowScrapesAtTheEnds: the counter grows 100 tokens a
+// second; the last scrape took 400 ms where the others took 20, and its page
+// was written at its start, so dated at its end it would read 96 tok/s.
+// Dated halfway and dropped as slow, the rate is exact.
+func TestCrossCheckSkipsSlowScrapesAtTheEnds(t *testing.T) {
+	t0 := time.Unix(1_796_208_000, 0)
+	var s []metricSample
+	for i := range 11 {
+		written := t0.Add(time.Duration(i) * time.Second)
+		took := 20 * time.Millisecond
+		if i == 10 {
+			took = 400 * time.Millisecond
+		}
+		s = append(s, metricSample{At: written.Add(took / 2), Took: took, Running: 1, GenTokens: 100 * float64(i), HasGen: true})
+	}
+	c := crossCheck(s, t0, t0.Add(11*time.Second), func(a, b time.Time) bool { return true })
+	if c == nil || math.Abs(c.TokPerSec-100) > 0.5 || c.Samples != 10 {
+		t.Fatalf("cross-check %+v; want 100 tok/s from the 10 fast samples", c)
+	}
+}

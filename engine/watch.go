@@ -12,7 +12,10 @@ import (
 // metricSample is one scrape of the server's /metrics, reduced to what the
 // trust checks read.
 type metricSample struct {
+	// At is halfway through the scrape: the server wrote the page some
+	// time between the request and the answer. Took is how long that was.
 	At               time.Time
+	Took             time.Duration
 	Running, Waiting float64
 	KVUsagePct       float64
 	GenTokens        float64
@@ -73,12 +76,16 @@ func (w *serverWatch) run(ctx context.Context) {
 	tick := time.NewTicker(w.every)
 	defer tick.Stop()
 	for {
+		sent := time.Now()
 		m, err := w.scrape(ctx)
+		took := time.Since(sent)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err == nil && m.HasRequests:
-			w.add(sampleOf(time.Now(), m))
+			s := sampleOf(sent.Add(took/2), m)
+			s.Took = took
+			w.add(s)
 		case err == nil || errors.Is(err, openai.ErrNotSupported):
 			w.stop(errors.New("the server stopped serving its metrics"))
 			return

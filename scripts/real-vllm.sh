@@ -170,12 +170,13 @@ if [[ $skip != *" endpoint "* ]]; then
 
 		# The idle check: a server busy with another client's requests for
 		# longer than the check waits (30 s) is refused. Six requests of
-		# 4,000 tokens keep it busy for about a minute; closing them aborts
-		# them.
+		# 4,000 tokens keep it busy for about a minute. They stream: closing a
+		# stream aborts its request, where a killed client of a request that
+		# does not stream left it running for half a minute more.
 		busy=()
 		for i in 1 2 3 4 5 6; do
-			curl -s -H "Authorization: Bearer $key" -H 'content-type: application/json' "$url/v1/completions" \
-				-d "{\"model\":\"tiny-llama\",\"prompt\":\"busy $i\",\"max_tokens\":4000,\"ignore_eos\":true}" >/dev/null &
+			printf 'header = "Authorization: Bearer %s"\n' "$key" | curl -s -K - -H 'content-type: application/json' "$url/v1/completions" \
+				-d "{\"model\":\"tiny-llama\",\"prompt\":\"busy $i\",\"max_tokens\":4000,\"ignore_eos\":true,\"stream\":true}" >/dev/null &
 			busy+=($!)
 		done
 		sleep 2
@@ -223,11 +224,15 @@ if [[ $skip != *" endpoint "* ]]; then
 	else
 		fail "endpoint start: vllm serve did not answer /health (see $OUT/endpoint/vllm.log)"
 	fi
+	# Stopped as its user would: Ctrl-C to its process group; its EngineCore
+	# and workers follow their API server out.
+	t0=$(date +%s)
 	kill -INT -- -$server 2>/dev/null
-	for _ in $(seq 1 30); do kill -0 $server 2>/dev/null || break; sleep 1; done
-	kill -KILL -- -$server 2>/dev/null
-	sleep 1
-	[ -z "$(vllm_pids)" ] && pass "endpoint stop: the hand-started server is gone" || fail "endpoint stop: vLLM processes left"
+	while [ -n "$(vllm_pids)" ] && [ $(($(date +%s) - t0)) -lt 45 ]; do sleep 1; done
+	left=$(vllm_pids)
+	[ -z "$left" ] && pass "endpoint stop: the hand-started server and its processes are gone $(($(date +%s) - t0)) s after Ctrl-C" ||
+		fail "endpoint stop: left 45 s after Ctrl-C: $(describe "$left")"
+	kill -KILL -- -$server $left 2>/dev/null
 fi
 
 # 4. SIGKILL of speedmatrix mid-run: its guard ends the whole vLLM tree.
