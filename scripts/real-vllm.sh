@@ -46,6 +46,19 @@ vllm_pids() { pgrep -f "vllm serve|VLLM::" | grep -vx "$$" || true; }
 describe() { [ -n "$1" ] && ps -o pid=,args= -p "$(echo $1 | tr ' ' ',')" | cut -c1-80 | tr '\n' ';'; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# Ctrl-C or an error mid-way leaves nothing running: the hand-started server
+# is in a session of its own (the launched ones have speedmatrix's guard).
+server=""
+cleanup() {
+	[ -n "$server" ] && kill -KILL -- -"$server" 2>/dev/null
+	[ -n "$(jobs -p)" ] && kill $(jobs -p) 2>/dev/null
+}
+trap cleanup EXIT
+trap 'echo "real-vllm: interrupted; results so far in $OUT"; exit 130' INT TERM
+# bgwait runs a long command in the background and waits for it, so that a
+# signal to this script is handled at once rather than when it ends.
+bgwait() { "$@" & wait $!; }
+
 bash scripts/rig/setup.sh || exit 1
 venv=$RIG/venv
 model=$RIG/model/tiny-llama
@@ -129,7 +142,7 @@ fi
 if [[ $skip != *" preempt "* ]]; then
 	port=$(freeport)
 	cfg=$(toml preempt "$port" 'enforce_eager = true' 'kv_cache_memory_bytes = 33554432' 'extra_args = ["--num-gpu-blocks-override", "40"]')
-	"$sm" run --launch "$cfg" --out "$OUT/preempt/out" --api completions --kv-budget 1000000 \
+	bgwait "$sm" run --launch "$cfg" --out "$OUT/preempt/out" --api completions --kv-budget 1000000 \
 		--contexts 2K --prefill-contexts none --concurrency 8 --duration 10s --max-output 512 \
 		>"$OUT/preempt/run.log" 2>&1
 	rc=$?
@@ -180,7 +193,7 @@ if [[ $skip != *" endpoint "* ]]; then
 			busy+=($!)
 		done
 		sleep 2
-		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/busy" --contexts 512 \
+		bgwait "$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/busy" --contexts 512 \
 			--prefill-contexts none --concurrency 1 --duration 5s --max-output 512 >"$OUT/endpoint/busy.log" 2>&1
 		rc=$?
 		kill "${busy[@]}" 2>/dev/null
@@ -192,7 +205,7 @@ if [[ $skip != *" endpoint "* ]]; then
 			sleep 1
 		done
 
-		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/out" --api completions \
+		bgwait "$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/out" --api completions \
 			--contexts 512,2K --prefill-contexts 512,2K --concurrency 1,4,16 --duration 10s --max-output 512 \
 			>"$OUT/endpoint/run.log" 2>&1
 		rc=$?
@@ -204,7 +217,7 @@ if [[ $skip != *" endpoint "* ]]; then
 		# On two cores the API server, whose chat streaming costs more CPU per
 		# token, shares a core with EngineCore and the client: its cross-check
 		# is reported, not required.
-		"$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/chat" --api chat \
+		bgwait "$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/chat" --api chat \
 			--contexts 512,2K --prefill-contexts 512,2K --concurrency 1,4 --duration 10s --max-output 512 \
 			>"$OUT/endpoint/chat.log" 2>&1
 		rc=$?
@@ -216,7 +229,7 @@ if [[ $skip != *" endpoint "* ]]; then
 			pass "endpoint secrets: the captured command shows the key as <redacted>"
 
 		if [[ $skip != *" peers "* ]]; then
-			VLLM_VENV=$venv SPEEDMATRIX=$sm VLLM_API_KEY=$key bash scripts/rig/peers.sh "$url" tiny-llama "$model" "$OUT/peers" 8 1024 256 >"$OUT/peers.log" 2>&1
+			VLLM_VENV=$venv SPEEDMATRIX=$sm VLLM_API_KEY=$key bgwait bash scripts/rig/peers.sh "$url" tiny-llama "$model" "$OUT/peers" 8 1024 256 >"$OUT/peers.log" 2>&1
 			rc=$?
 			grep -E '^(PASS|FAIL|SKIP)' "$OUT/peers.log" | count
 			[ $rc -eq 0 ] && pass "peers: side by side in $OUT/peers/side-by-side.md" || fail "peers: exit $rc (see $OUT/peers.log)"
@@ -233,6 +246,7 @@ if [[ $skip != *" endpoint "* ]]; then
 	[ -z "$left" ] && pass "endpoint stop: the hand-started server and its processes are gone $(($(date +%s) - t0)) s after Ctrl-C" ||
 		fail "endpoint stop: left 45 s after Ctrl-C: $(describe "$left")"
 	kill -KILL -- -$server $left 2>/dev/null
+	server=""
 fi
 
 # 4. SIGKILL of speedmatrix mid-run: its guard ends the whole vLLM tree.
@@ -263,7 +277,7 @@ fi
 
 # 5. Ray.
 if [[ $skip != *" ray "* ]]; then
-	SPEEDMATRIX_BIN=$sm bash scripts/rig/ray-check.sh "$OUT" | count
+	SPEEDMATRIX_BIN=$sm bgwait bash scripts/rig/ray-check.sh "$OUT" | count
 fi
 
 # The key in none of our files: logs, reports, recordings.
