@@ -79,7 +79,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.maxNumSeqs = entry("vLLM default (e.g. 256)")
 	f.kvCacheGiB = entry("from memory utilization (e.g. 16)")
 	f.cpu = newCPUFields(entry, f.changed)
-	f.enforceEager = widget.NewCheck("enforce eager (no CUDA graphs or torch.compile: starts faster)", func(bool) { f.changed() })
+	f.enforceEager = widget.NewCheck("enforce eager (starts faster, serves slower)", func(bool) { f.changed() })
 	f.prefixCaching = widget.NewSelect([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
 	f.attention = entry("vLLM's choice (e.g. FLASH_ATTN)")
 	f.asyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
