@@ -204,9 +204,13 @@ func absArgv(argv []string, dir string) []string {
 	}
 	out := slices.Clone(argv)
 	for i := range min(2, len(out)) {
-		if strings.Contains(out[i], "/") && !filepath.IsAbs(out[i]) {
+		if relativePath(out[i]) {
 			out[i] = filepath.Join(dir, out[i])
 		}
 	}
 	return out
 }
+
+// relativePath reports whether a names a file by a path relative to the
+// working directory ("venv/bin/vllm"), not a bare name looked up on PATH.
+func relativePath(a string) bool { return strings.Contains(a, "/") && !filepath.IsAbs(a) }

@@ -3,6 +3,7 @@ package capture
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"speedmatrix/engine"
@@ -99,10 +100,5 @@ func ContainerLine(c engine.Container) string {
 // script, by a relative path ("venv/bin/vllm"): its other relative paths
 // are likely relative to the same folder.
 func relativeArgs(argv []string) bool {
-	for _, a := range argv[:min(2, len(argv))] {
-		if strings.Contains(a, "/") && !strings.HasPrefix(a, "/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(argv[:min(2, len(argv))], relativePath)
 }

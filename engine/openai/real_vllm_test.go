@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +47,7 @@ func realServer(t *testing.T, metrics string) *Client {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Body != nil {
-			body, _ = readAllLimited(r.Body)
+			body, _ = io.ReadAll(r.Body)
 		}
 		switch {
 		case r.URL.Path == "/version":
@@ -73,12 +74,6 @@ func realServer(t *testing.T, metrics string) *Client {
 	}))
 	t.Cleanup(srv.Close)
 	return New(srv.URL, "")
-}
-
-func readAllLimited(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
-	var buf bytes.Buffer
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
 }
 
 func TestRealVLLMEndpoints(t *testing.T) {
