@@ -68,6 +68,13 @@ type ServerCheck struct {
 	Preemptions int `json:"preemptions"`
 	// SpecDecode is set when the server exposes speculative-decoding counters.
 	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+	// ScrapeMedianMs and ScrapeSlowestMs are how long the server took to
+	// answer /metrics inside the window. A server short of CPU answers some
+	// scrapes late, and its counters then run ahead of what reaches the
+	// client: a real vLLM on two cores, in a session of its own, answered
+	// in 20 ms median and up to seconds, and counted up to 42 % more.
+	ScrapeMedianMs  float64 `json:"scrape_median_ms,omitempty"`
+	ScrapeSlowestMs float64 `json:"scrape_slowest_ms,omitempty"`
 }
 
 // SpecDecode is speculative decoding's work during one cell.

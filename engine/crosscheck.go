@@ -64,17 +64,29 @@ func advancesPerStep(in []metricSample, c counter, gotTokens func(a, b time.Time
 // moves a 10 s rate by up to 2 %.
 const slowScrape = 2
 
+// slowScrapeMs is how long a scrape must take, besides slowScrape × the
+// median, before a server-count flag names the slow answers as a cause.
+const slowScrapeMs = 100
+
+// scrapeTimes are the median and the slowest of how long the samples'
+// scrapes took, in milliseconds.
+func scrapeTimes(in []metricSample) (median, slowest float64) {
+	ms := make([]float64, len(in))
+	for i, s := range in {
+		ms[i] = float64(s.Took) / float64(time.Millisecond)
+		slowest = max(slowest, ms[i])
+	}
+	return percentiles(ms).P50, slowest
+}
+
 // trimSlow drops the slow scrapes at either end of in, so that the first and
 // the last sample, which date the rates, are known to within a fast scrape.
 func trimSlow(in []metricSample) []metricSample {
 	if len(in) < 4 {
 		return in
 	}
-	took := make([]float64, len(in))
-	for i, s := range in {
-		took[i] = float64(s.Took)
-	}
-	limit := time.Duration(slowScrape * percentiles(took).P50)
+	median, _ := scrapeTimes(in)
+	limit := time.Duration(slowScrape * median * float64(time.Millisecond))
 	for len(in) > 2 && in[0].Took > limit {
 		in = in[1:]
 	}
@@ -118,15 +130,19 @@ func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b 
 // by names. A token counter that moves only when requests end is replaced,
 // where the engine has one, by the time-average of its throughput gauge.
 func crossCheckWith(names metricNames, samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
-	in := trimSlow(inside(samples, from, to))
+	all := inside(samples, from, to)
+	in := trimSlow(all)
 	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
 		return nil
 	}
+	median, slowest := scrapeTimes(all)
 	c := &ServerCheck{
-		Samples:      len(in),
-		Active:       timeAverage(in, func(s metricSample) float64 { return s.Running }),
-		ActiveMedian: medianOf(in, func(s metricSample) float64 { return s.Running }),
-		Waiting:      timeAverage(in, func(s metricSample) float64 { return s.Waiting }),
+		ScrapeMedianMs:  median,
+		ScrapeSlowestMs: slowest,
+		Samples:         len(in),
+		Active:          timeAverage(in, func(s metricSample) float64 { return s.Running }),
+		ActiveMedian:    medianOf(in, func(s metricSample) float64 { return s.Running }),
+		Waiting:         timeAverage(in, func(s metricSample) float64 { return s.Waiting }),
 	}
 	last := samples[len(samples)-1]
 	switch {
@@ -175,8 +191,11 @@ func checkFlags(c *ServerCheck, ours float64) []Flag {
 	}
 	var flags []Flag
 	if c.TokPerSec > 0 && ours > 0 && math.Abs(c.TokPerSec-ours) > ServerCountTolerance*ours {
-		flags = append(flags, Flag{Kind: FlagServerCount, Message: fmt.Sprintf("the server counted %.1f tok/s (we counted %.1f, %+.1f %%)",
-			c.TokPerSec, ours, 100*(c.TokPerSec-ours)/ours)})
+		msg := fmt.Sprintf("the server counted %.1f tok/s (we counted %.1f, %+.1f %%)", c.TokPerSec, ours, 100*(c.TokPerSec-ours)/ours)
+		if c.ScrapeSlowestMs > slowScrape*c.ScrapeMedianMs && c.ScrapeSlowestMs >= slowScrapeMs {
+			msg += fmt.Sprintf("; its /metrics answered in %.0f ms median but up to %.0f ms: is the server short of CPU?", c.ScrapeMedianMs, c.ScrapeSlowestMs)
+		}
+		flags = append(flags, Flag{Kind: FlagServerCount, Message: msg})
 	}
 	if c.Preemptions > 0 {
 		flags = append(flags, Flag{Kind: FlagPreempted, Message: fmt.Sprintf("preempted %d %s: KV cache pressure", c.Preemptions, plural(c.Preemptions, "time", "times"))})

@@ -177,3 +177,30 @@ func TestCrossCheckSkipsSlowScrapesAtTheEnds(t *testing.T) {
 		t.Fatalf("cross-check %+v; want 100 tok/s from the 10 fast samples", c)
 	}
 }
+
+// TestServerCountFlagNamesSlowScrapes: a real vLLM on two cores, in a session
+// of its own, answered /metrics in 20 ms median and up to seconds, and its
+// counter ran ahead of what reached the client. The flag says so; a server
+// that answered every scrape fast gets the plain flag.
+func TestServerCountFlagNamesSlowScrapes(t *testing.T) {
+	t0 := time.Unix(1_796_208_000, 0)
+	for _, slow := range []time.Duration{20 * time.Millisecond, 2 * time.Second} {
+		var s []metricSample
+		for i := range 11 {
+			took := 20 * time.Millisecond
+			if i == 5 {
+				took = slow
+			}
+			s = append(s, metricSample{At: t0.Add(time.Duration(i) * time.Second), Took: took, Running: 4, GenTokens: 130 * float64(i), HasGen: true})
+		}
+		c := crossCheck(s, t0, t0.Add(11*time.Second), always)
+		flags := checkFlags(c, 100)
+		if len(flags) != 1 || flags[0].Kind != FlagServerCount {
+			t.Fatalf("scrapes up to %v: flags %+v, want one server-count flag", slow, flags)
+		}
+		named := strings.Contains(flags[0].Message, "answered in 20 ms median but up to 2000 ms: is the server short of CPU?")
+		if named != (slow > time.Second) || c.ScrapeMedianMs != 20 || c.ScrapeSlowestMs != float64(slow/time.Millisecond) {
+			t.Errorf("scrapes up to %v: %q (median %v ms, slowest %v ms)", slow, flags[0].Message, c.ScrapeMedianMs, c.ScrapeSlowestMs)
+		}
+	}
+}

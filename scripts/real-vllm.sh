@@ -47,7 +47,7 @@ describe() { [ -n "$1" ] && ps -o pid=,args= -p "$(echo $1 | tr ' ' ',')" | cut 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # Ctrl-C or an error mid-way leaves nothing running: the hand-started server
-# is in a session of its own (the launched ones have speedmatrix's guard).
+# is in a process group of its own (the launched ones have speedmatrix's guard).
 server=""
 cleanup() {
 	[ -n "$server" ] && kill -KILL -- -"$server" 2>/dev/null
@@ -166,10 +166,19 @@ fi
 if [[ $skip != *" endpoint "* ]]; then
 	port=$(freeport)
 	mkdir -p "$OUT/endpoint"
-	(cd "$RIG" && VLLM_API_KEY=$key HF_HUB_OFFLINE=1 exec setsid "$venv/bin/vllm" serve "$model" \
+	# In a process group of its own (a shell job), not a session of its own:
+	# Linux's autogroup scheduler gives every session an equal share of the
+	# CPU, and on two cores a server in another session lost its API process
+	# to the client's for up to seconds at a time. Its /metrics then answered
+	# in up to seconds and its counter ran up to 42 % ahead of what its
+	# streams delivered (12 cells: worst +3.7 %, samples dropped as slow;
+	# same session, or autogroup off: worst 1.1 %, none dropped).
+	set -m
+	(cd "$RIG" && VLLM_API_KEY=$key HF_HUB_OFFLINE=1 exec "$venv/bin/vllm" serve "$model" \
 		--served-model-name tiny-llama --host 127.0.0.1 --port "$port" --max-model-len 4096 \
 		--dtype bfloat16 --kv-cache-memory-bytes 33554432) >"$OUT/endpoint/vllm.log" 2>&1 &
 	server=$!
+	set +m
 	url=http://127.0.0.1:$port
 	for _ in $(seq 1 300); do
 		curl -sf "$url/health" >/dev/null && break
@@ -214,16 +223,13 @@ if [[ $skip != *" endpoint "* ]]; then
 		python3 scripts/rig/check_report.py endpoint "$OUT/endpoint/out/report.json" --log "$OUT/endpoint/vllm.log" --expect-captured | count
 
 		# The chat API: its template, and prompts sized by searching the text.
-		# On two cores the API server, whose chat streaming costs more CPU per
-		# token, shares a core with EngineCore and the client: its cross-check
-		# is reported, not required.
 		bgwait "$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/chat" --api chat \
 			--contexts 512,2K --prefill-contexts 512,2K --concurrency 1,4 --duration 10s --max-output 512 \
 			>"$OUT/endpoint/chat.log" 2>&1
 		rc=$?
 		[ $rc -eq 0 ] && pass "endpoint chat run: exit 0, $(grep -m1 '^done:' "$OUT/endpoint/chat.log")" ||
 			fail "endpoint chat run: exit $rc: $(tail -1 "$OUT/endpoint/chat.log")"
-		python3 scripts/rig/check_report.py "endpoint chat" "$OUT/endpoint/chat/report.json" --log "$OUT/endpoint/vllm.log" --soft-crosscheck | count
+		python3 scripts/rig/check_report.py "endpoint chat" "$OUT/endpoint/chat/report.json" --log "$OUT/endpoint/vllm.log" | count
 		grep -qF -- "$key" "$OUT/endpoint/out/report.json" "$OUT/endpoint/out/report.md" "$OUT/endpoint/run.log" "$OUT/endpoint/chat.log" &&
 			fail "endpoint secrets: the API key is in the report or log" ||
 			pass "endpoint secrets: the captured command shows the key as <redacted>"

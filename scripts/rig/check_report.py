@@ -17,11 +17,11 @@ import sys
 failed = False
 
 
-def line(ok, name, text, soft=False):
-    """Prints a PASS or FAIL line; a soft check that fails prints NOTE."""
+def line(ok, name, text):
+    """Prints a PASS or FAIL line."""
     global failed
-    failed |= not ok and not soft
-    print(f"{'PASS' if ok else 'NOTE' if soft else 'FAIL'} {name}: {text}")
+    failed |= not ok
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {text}")
 
 
 def kv_from_log(path):
@@ -40,8 +40,6 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--expect-preemptions", action="store_true")
     ap.add_argument("--expect-captured", action="store_true")
-    ap.add_argument("--soft-crosscheck", action="store_true",
-                    help="a cross-check over 3 %% is a NOTE, not a failure")
     a = ap.parse_args()
     r = json.load(open(a.report))
     n = a.name
@@ -102,7 +100,7 @@ def main():
         worst = max(worst, abs(d))
     line(bool(rows) and worst <= 3 and not missing, f"{n} cross-check",
          f"server vs ours on {len(rows)} decode cells, worst {worst:.1f}% (limit 3%): " + ", ".join(rows)
-         + ("" if not missing else "; no server figure: " + ", ".join(missing)), soft=a.soft_crosscheck)
+         + ("" if not missing else "; no server figure: " + ", ".join(missing)))
 
     checks = " ".join(r["run"].get("checks") or [])
     drains = [c.get("drain_s") for c in res if c["status"] == "Valid"]
