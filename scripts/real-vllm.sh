@@ -30,16 +30,13 @@ if [ "${1:-}" = --update-testdata ]; then update=1; shift; fi
 mkdir -p "$1" && OUT=$(cd "$1" && pwd) || { echo "real-vllm: cannot create $1" >&2; exit 2; }
 export RIG=${RIG:-$HOME/.cache/speedmatrix}
 skip=" ${SPEEDMATRIX_RIG_SKIP:-} "
-fails=0
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. scripts/rig/lib.sh
 count() { # count the FAIL lines of a checker's output, printing it
 	local out
 	out=$(cat)
 	printf '%s\n' "$out"
 	fails=$((fails + $(printf '%s\n' "$out" | grep -c '^FAIL')))
 }
-freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # vLLM's processes: the API server (`vllm serve`, or python running it),
 # EngineCore and workers (named VLLM::…); not the peers' `vllm bench`.
 vllm_pids() { pgrep -f "vllm serve|VLLM::" | grep -vx "$$" || true; }

@@ -26,10 +26,8 @@ OUT=$(cd "$OUT" && pwd)
 VENV=$RIG/ray-venv
 RAY=$VENV/bin/ray
 
-fails=0
-pass() { echo "PASS ray: $*"; }
-fail() { echo "FAIL ray: $*"; fails=$((fails + 1)); }
-freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+CHECK=ray
+. scripts/rig/lib.sh
 
 # Ray replaces 127.0.0.1 in an address by this machine's routable one, where
 # a head bound to loopback does not listen, unless it believes it runs
