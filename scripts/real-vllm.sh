@@ -51,7 +51,10 @@ cleanup() {
 	[ -n "$(jobs -p)" ] && kill $(jobs -p) 2>/dev/null
 }
 trap cleanup EXIT
-trap 'echo "real-vllm: interrupted; results so far in $OUT"; exit 130' INT TERM
+# The message goes to the script's own output (fd 9), not to the log that a
+# step's output is redirected to when the signal comes.
+exec 9>&1
+trap 'echo "real-vllm: interrupted; results so far in $OUT" >&9; exit 130' INT TERM
 # bgwait runs a long command in the background and waits for it, so that a
 # signal to this script is handled at once rather than when it ends.
 bgwait() { "$@" & wait $!; }
@@ -266,8 +269,8 @@ if [[ $skip != *" kill "* ]]; then
 	done
 	sleep 3
 	tree=$(vllm_pids | wc -l)
-	kill -KILL $run
 	t0=$(date +%s)
+	{ kill -KILL $run && wait $run; } 2>/dev/null
 	while [ -n "$(vllm_pids)" ] && [ $(($(date +%s) - t0)) -lt 30 ]; do sleep 1; done
 	left=$(vllm_pids)
 	if [ "$tree" -gt 0 ] && [ -z "$left" ] && port_free "$port"; then
