@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/engine/hfcache"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/vllm"
 )
@@ -67,7 +68,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.engine.SetSelected(vllm.EngineTitle(vllm.EngineVLLM))
 	f.onEngine()
 	f.engine.OnChanged = func(string) { f.onEngine(); f.changed() }
-	f.hfCache = entry(vllm.HFHome())
+	f.hfCache = entry(hfcache.Home())
 	f.model = widget.NewSelectEntry(nil)
 	f.model.SetPlaceHolder("Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
 	f.model.OnChanged = func(string) { f.changed() }

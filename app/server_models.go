@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/engine/hfcache"
 	"speedmatrix/engine/vllm"
 )
 
@@ -68,7 +69,7 @@ func (l *launchPanel) loadModels() {
 			l.localModels = ids
 			l.s.form.model.SetOptions(ids)
 			if len(ids) == 0 {
-				l.notes.SetText("No model in the local Hugging Face cache (" + vllm.HubCacheDir() + "): type a Hugging Face id; vLLM downloads it at start.")
+				l.notes.SetText("No model in the local Hugging Face cache (" + hfcache.HubDir() + "): type a Hugging Face id; vLLM downloads it at start.")
 			}
 		})
 	}()

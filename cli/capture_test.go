@@ -32,6 +32,7 @@ const (
 // serves `speedmatrix sim` (20× real time), whose clients must send
 // $VLLM_API_KEY, until its stdin closes.
 func TestHelperSimServer(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(helperServerEnv) != "1" {
 		t.Skip("the server process of TestRunEndpointCaptured")
 	}
@@ -145,6 +146,7 @@ func noSecretIn(t *testing.T, dir, out string) {
 // TestRunEndpointNotCaptured: when the server's process can't be read,
 // the run's header and report.md say why.
 func TestRunEndpointNotCaptured(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	noCharts(t)
 	tg, stop, err := simTarget("tiny", "", "", 20)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"time"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -32,6 +33,9 @@ type CLI struct {
 	// FindCPUBuild looks for a CPU build of vLLM behind a vllm program
 	// (nil: vllm.FindCPUBuild).
 	FindCPUBuild func(exe string) (vllm.CPUBuild, bool)
+	// IdleWait is how long a run waits for another client's requests to
+	// end before it refuses a busy server (zero: the engine's 30 s).
+	IdleWait time.Duration
 }
 
 // New returns the subcommands of a build of this version, working on the

@@ -18,6 +18,7 @@ import (
 // TestRunGPUMetrics measures a server reached by --endpoint with two nodes'
 // DCGM exporters: the Hardware section lists both nodes' GPUs.
 func TestRunGPUMetrics(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 	noCharts(t)
 	sim, stop, err := simtarget.Start("tiny", simtarget.Options{TimeScale: 20})
@@ -69,6 +70,7 @@ func TestRunGPUMetrics(t *testing.T) {
 }
 
 func TestRunGPUMetricsBadInput(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL + "/metrics"

@@ -37,6 +37,7 @@ func runHW(t *testing.T, args ...string) (stdout, stderr string, err error) {
 }
 
 func TestHWText(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hwCanned3090, nil)
 	out, _, err := runHW(t)
 	if err != nil {
@@ -51,6 +52,7 @@ func TestHWText(t *testing.T) {
 }
 
 func TestHWNoGPUIsNotAnError(t *testing.T) {
+	t.Parallel()
 	noGPU := hwCanned3090
 	noGPU.Type, noGPU.GPUs, noGPU.Note = "", nil, "NVIDIA driver not found: libnvidia-ml.so.1"
 	hwCanned(t, noGPU, fmt.Errorf("%w: NVIDIA driver not found: libnvidia-ml.so.1", hw.ErrNoNVML))
@@ -67,6 +69,7 @@ func TestHWNoGPUIsNotAnError(t *testing.T) {
 // TestHWCPUBuild: without a GPU, but with vLLM's CPU build on the PATH,
 // the CPU line names the build and the GPU line says the CPU serves.
 func TestHWCPUBuild(t *testing.T) {
+	t.Parallel()
 	noGPU := hwCanned3090
 	noGPU.Type, noGPU.GPUs, noGPU.Note, noGPU.CPU, noGPU.CPUCores = "", nil, "NVIDIA driver not found: libnvidia-ml.so.1", "AMD EPYC 7B13", 2
 	hwCanned(t, noGPU, fmt.Errorf("%w: NVIDIA driver not found", hw.ErrNoNVML))
@@ -91,6 +94,7 @@ func TestHWCPUBuild(t *testing.T) {
 }
 
 func TestHWJSON(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hwCanned3090, nil)
 	out, _, err := runHW(t, "--json")
 	if err != nil {
@@ -107,6 +111,7 @@ func TestHWJSON(t *testing.T) {
 }
 
 func TestHWErrors(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hw.Hardware{}, errors.New("sysfs exploded"))
 	if _, _, err := runHW(t); err == nil || !strings.Contains(err.Error(), "detect hardware: sysfs exploded") {
 		t.Errorf("unexpected detect error gave %v", err)
@@ -129,6 +134,7 @@ func TestHWErrors(t *testing.T) {
 
 // This machine, for real: exit 0 and either GPUs or a GPU line saying why.
 func TestHWThisMachine(t *testing.T) {
+	t.Parallel()
 	out, _, err := runHW(t)
 	if err != nil {
 		t.Fatalf("hw on this machine: %v", err)
@@ -167,6 +173,7 @@ func withGPUs(info engine.HardwareInfo, note string, gpus ...engine.GPUInfo) eng
 }
 
 func TestWriteHardware(t *testing.T) {
+	t.Parallel()
 	var h200s []engine.GPUInfo
 	for i := range 8 {
 		h200s = append(h200s, engine.GPUInfo{Index: i, Name: "NVIDIA H200", VRAMBytes: 143771 << 20,
@@ -248,6 +255,7 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestWriteHardwareError(t *testing.T) {
+	t.Parallel()
 	if err := writeHardware(failingWriter{}, seedHost, nil); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("writeHardware to a failing writer = %v, want the write error", err)
 	}

@@ -67,6 +67,7 @@ func TestLaunchTargetOnRay(t *testing.T) {
 // TestLaunchTargetWarnsOfMixedGPUs: a tensor-parallel group over a 4090
 // and a 3090 is launched, with a warning naming both.
 func TestLaunchTargetWarnsOfMixedGPUs(t *testing.T) {
+	t.Parallel()
 	mixed := hwCanned3090
 	mixed.GPUs = []hw.GPU{{GPUInfo: engine.GPUInfo{Index: 0, Name: "NVIDIA GeForce RTX 4090", VRAMBytes: 24 << 30}},
 		{GPUInfo: engine.GPUInfo{Index: 1, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}}

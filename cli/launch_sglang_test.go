@@ -12,6 +12,7 @@ import (
 // "sglang" starts SGLang (the fake vllm run as python3), echoes its log as
 // sglang|, and the target's Engine section says sglang with its KV cache.
 func TestLaunchTargetSGLang(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hwCanned3090, nil)
 	python := filepath.Join(filepath.Dir(buildFakeVLLM(t)), "python3")
 	if err := os.Rename(filepath.Join(filepath.Dir(python), "vllm"), python); err != nil {

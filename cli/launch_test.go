@@ -46,6 +46,7 @@ func serverTOML(t *testing.T, exe, mode string, extra ...string) string {
 }
 
 func TestLaunchTarget(t *testing.T) {
+	t.Parallel()
 	hwCanned(t, hwCanned3090, nil)
 	exe := buildFakeVLLM(t)
 	var stderr strings.Builder
@@ -84,6 +85,7 @@ func TestLaunchTarget(t *testing.T) {
 // (VLLM_TARGET_DEVICE=cpu), the Hardware section names the CPU and the
 // build, and the log's CPU KV cache line gives the KV capacity.
 func TestLaunchTargetCPU(t *testing.T) {
+	t.Parallel()
 	noGPU := hw.Hardware{CPU: "AMD EPYC 7B13", CPUCores: 2, RAMBytes: 8 << 30, Note: "NVIDIA driver not found"}
 	hwCanned(t, noGPU, hw.ErrNoNVML)
 	exe := buildFakeVLLM(t)

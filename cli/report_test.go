@@ -41,6 +41,7 @@ func pngSize(t *testing.T, path string) (int, int) {
 // TestReportRedraws draws a saved run at 1× and 2× and checks every file
 // is there, and that 2× is twice the size.
 func TestReportRedraws(t *testing.T) {
+	t.Parallel()
 	one, two := t.TempDir(), t.TempDir()
 	stdout, _, err := runReport(t, "--in", seedFixture, "--out", one)
 	if err != nil {
@@ -66,6 +67,7 @@ func TestReportRedraws(t *testing.T) {
 
 // TestReportDefaultsToTheRunFolder writes next to report.json without --out.
 func TestReportDefaultsToTheRunFolder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data, err := os.ReadFile(seedFixture)
 	if err != nil {
@@ -83,6 +85,7 @@ func TestReportDefaultsToTheRunFolder(t *testing.T) {
 }
 
 func TestReportErrors(t *testing.T) {
+	t.Parallel()
 	if _, stderr, err := runReport(t, "-h"); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr, "usage: speedmatrix report") {
 		t.Errorf("-h gave %v, stderr %q", err, stderr)
 	}
@@ -107,6 +110,7 @@ const libFixture = "../engine/report/testdata/llm-inference-bench-0.4.18.json"
 // report.json and report.md from an llm-inference-bench results file, and
 // the report.json it wrote reads back as the same imported run.
 func TestReportImportsLLMInferenceBench(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	stdout, _, err := runReport(t, "--in", libFixture, "--out", out)
 	if err != nil {
@@ -147,6 +151,7 @@ func TestReportImportsLLMInferenceBench(t *testing.T) {
 // TestReportRejectsOtherFiles: anything else gets one line saying what the
 // file is not, and what --in wants.
 func TestReportRejectsOtherFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range map[string]string{"empty.json": "", "notes.txt": "hello", "other.json": `{"a": 1}`} {
 		path := filepath.Join(dir, name)

@@ -133,7 +133,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer stop()
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
-	target.AllowBusy = f.allowBusy
+	target.AllowBusy, target.IdleWait = f.allowBusy, c.IdleWait
 	target.Header.Diagnostics = c.diagnostics()
 	if f.modelConfig != "" {
 		target.Header.Roofline = vllm.Roofline(target.Header, f.modelConfig, vllm.ServerFacts{})

@@ -12,6 +12,7 @@ import (
 // TestCellLine: the progress line is report.CellLine between the cell's
 // place in the run and the time left.
 func TestCellLine(t *testing.T) {
+	t.Parallel()
 	r := engine.Result{
 		Cell:         engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 8},
 		ContextLabel: "8K", Status: engine.StatusValid,
@@ -30,6 +31,7 @@ func TestCellLine(t *testing.T) {
 // TestConsumeWarnsOfSlowLinks: a run whose GPU 1 ran at x8 under load
 // ends with a warning line that names it.
 func TestConsumeWarnsOfSlowLinks(t *testing.T) {
+	t.Parallel()
 	res := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 8},
 		ContextLabel: "8K", Status: engine.StatusValid, TotalTokPerSec: 1000,
 		Telemetry: &engine.Telemetry{Samples: 30, GPUs: []engine.GPUTelemetry{{Index: 1, PCIe: &engine.PCIeLoad{

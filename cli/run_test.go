@@ -50,6 +50,7 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (string, error) {
 }
 
 func TestRunSim(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, smallMatrix...)...)
@@ -81,6 +82,7 @@ func TestRunSim(t *testing.T) {
 }
 
 func TestRunResume(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	noCharts(t)
 	dir := t.TempDir()
@@ -113,6 +115,7 @@ func TestRunResume(t *testing.T) {
 }
 
 func TestRunLaunch(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	noCharts(t)
 	stopped := false
@@ -136,6 +139,7 @@ func TestRunLaunch(t *testing.T) {
 }
 
 func TestRunCancel(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	noCharts(t)
 	dir := t.TempDir()
@@ -175,6 +179,7 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 // the Engine section names it, its 6K × 16 cell is Over capacity from its
 // server info, and the requests open at each window's end were aborted.
 func TestRunSimSGLang(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	noCharts(t)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -195,6 +200,7 @@ func TestRunSimSGLang(t *testing.T) {
 }
 
 func TestRunBadInput(t *testing.T) {
+	t.Parallel()
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL
 	dead.Close()
@@ -234,6 +240,7 @@ func TestRunBadInput(t *testing.T) {
 
 // TestRunWarns: a plan that runs but misleads is warned of, in flags.
 func TestRunWarns(t *testing.T) {
+	t.Parallel()
 	fastSim(t)
 	noCharts(t)
 	out, err := runCLI(t, t.Context(), "--sim", "tiny", "--out", t.TempDir(), "--prefill-contexts", "none",

@@ -29,6 +29,7 @@ const (
 // folder (report.json, results.csv, report.md, the SVG and PNG charts) and
 // the server's log files. The servers are simulated (engine/sim).
 func TestSecretsInNoOutput(t *testing.T) {
+	t.Parallel()
 	t.Run("launched server", func(t *testing.T) {
 		hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 		toml := serverTOML(t, buildFakeVLLM(t), "", fmt.Sprintf("api_key = %q", testAPIKey), fmt.Sprintf("hf_token = %q", testHFToken))

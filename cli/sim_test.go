@@ -16,6 +16,7 @@ import (
 )
 
 func TestSimList(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := cliFor(t).Sim(context.Background(), []string{"--list"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
@@ -28,6 +29,7 @@ func TestSimList(t *testing.T) {
 }
 
 func TestSimFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string // in the error
@@ -57,6 +59,7 @@ func TestSimFlagErrors(t *testing.T) {
 }
 
 func TestSimFaultFlags(t *testing.T) {
+	t.Parallel()
 	f, err := parseSimFlags([]string{"--gen-counter-at-finish", "--linger", "1500ms", "--other-load", "3"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

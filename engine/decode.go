@@ -344,12 +344,27 @@ func medianPromptTokens(recs []*requestRecord) int {
 
 // preconnect opens n connections to the server (n concurrent GET /health)
 // and leaves them idle in the pool, so the cell's TTFT measures the server
-// rather than TCP set-up on this machine. Errors don't matter here: a server
-// without /health still answers on the connection.
+// rather than TCP set-up on this machine. An error status doesn't matter
+// here (a server without /health still answers on the connection), but the
+// calls double as a liveness probe, with its timeout: when none gets an
+// answer, the server is declared stopped, where a hung server used to hold
+// the run for the whole request timeout.
 func (r *runner) preconnect(ctx context.Context, n int) {
+	c := *r.client
+	c.RequestTimeout = r.opts.probeTimeout
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() { _ = r.client.Health(ctx) })
+	for i := range n {
+		wg.Go(func() { errs[i] = c.Health(ctx) })
 	}
 	wg.Wait()
+	var apiErr *openai.APIError
+	for _, err := range errs {
+		if err == nil || errors.As(err, &apiErr) {
+			return
+		}
+	}
+	if n > 0 && ctx.Err() == nil {
+		r.live.declare(errs[0])
+	}
 }

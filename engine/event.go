@@ -91,6 +91,9 @@ type RunOptions struct {
 	// AllowBusy measures a server that other clients use: the idle check
 	// and the drain barrier are off, and every decode cell is flagged.
 	AllowBusy bool
+	// IdleWait is how long the idle check waits for another client's
+	// requests to end before it refuses the run (zero: 30 s).
+	IdleWait time.Duration
 	// Output, when set, receives the text that one stream of each decode
 	// cell generates, as it arrives (see OutputTap).
 	Output *OutputTap

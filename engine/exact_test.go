@@ -19,7 +19,7 @@ func testOptions() runOptions {
 		retryPause:        20 * time.Millisecond,
 		idleWait:          time.Second,
 		drainWait:         2 * time.Second,
-		probeTimeout:      time.Second,
+		probeTimeout:      2 * time.Second,
 	}
 }
 

@@ -2,7 +2,7 @@ package engine
 
 import "bytes"
 
-// Loop detection thresholds from DESIGN.md: the tail of a request's text is
+// Loop detection thresholds (docs/METHODOLOGY.md, "Looped"): the tail of a request's text is
 // periodic, some period repeated at least LoopMinRepeats times over at least
 // LoopMinChars characters.
 const (

@@ -95,6 +95,7 @@ func runWith(ctx context.Context, plan Plan, target Subject, opts runOptions) <-
 	if opts.wrapTransport != nil {
 		r.client.HTTP = &http.Client{Transport: opts.wrapTransport(r.client.HTTP.Transport)}
 	}
+	r.opts.idleWait = cmp.Or(target.IdleWait, opts.idleWait)
 	r.live = newLiveness(r.probe)
 	go func() {
 		defer close(ch)

@@ -96,8 +96,9 @@ func TestHungServer(t *testing.T) {
 
 	hang.Store(false)
 	// A long request timeout, so that a slow /tokenize (under -race) isn't
-	// taken for a hang; the probe stays short.
-	opts.requestTimeout, opts.stallTimeout = 10*time.Second, 200*time.Millisecond
+	// taken for a hang; the probe, which the next cell's connections double
+	// as, stays short.
+	opts.requestTimeout, opts.stallTimeout, opts.probeTimeout = 10*time.Second, 200*time.Millisecond, time.Second
 	plan := Plan{DecodeContexts: []int{K}, Concurrency: []int{1, 2}, Duration: 300 * time.Millisecond, MaxOutputTokens: 5000, API: APICompletions}
 	var last Event
 	for ev := range runWith(t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, opts) {

@@ -5,43 +5,43 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"speedmatrix/engine/hfcache"
 )
 
 // rawConfig is the part of a Hugging Face config.json the roofline reads.
 // Multimodal models (gemma 3 and 4, llava) nest the language model's under
-// text_config.
+// one of hfcache.LanguageSections.
 type rawConfig struct {
-	ModelType       string     `json:"model_type"`
-	Layers          int        `json:"num_hidden_layers"`
-	Hidden          int        `json:"hidden_size"`
-	Heads           int        `json:"num_attention_heads"`
-	KVHeads         int        `json:"num_key_value_heads"`
-	HeadDim         int        `json:"head_dim"`
-	GlobalHeadDim   int        `json:"global_head_dim"`
-	GlobalKVHeads   int        `json:"num_global_key_value_heads"`
-	KEqV            bool       `json:"attention_k_eq_v"`
-	Intermediate    int        `json:"intermediate_size"`
-	KVShared        int        `json:"num_kv_shared_layers"`
-	DoubleWide      bool       `json:"use_double_wide_mlp"`
-	EnableMoEBlock  bool       `json:"enable_moe_block"`
-	NumExperts      int        `json:"num_experts"`
-	NumLocalExperts int        `json:"num_local_experts"`
-	TopKExperts     int        `json:"top_k_experts"`
-	ExpertsPerTok   int        `json:"num_experts_per_tok"`
-	MoEIntermediate int        `json:"moe_intermediate_size"`
-	SharedExpert    int        `json:"shared_expert_intermediate_size"`
-	Vocab           int        `json:"vocab_size"`
-	Tied            *bool      `json:"tie_word_embeddings"`
-	PerLayerInput   int        `json:"hidden_size_per_layer_input"`
-	SlidingWindow   int        `json:"sliding_window"`
-	LayerTypes      []string   `json:"layer_types"`
-	TorchDType      string     `json:"torch_dtype"`
-	DType           string     `json:"dtype"`
-	KVLoRARank      int        `json:"kv_lora_rank"`
-	Quantization    *rawQuant  `json:"quantization_config"`
-	TextConfig      *rawConfig `json:"text_config"`
+	ModelType       string    `json:"model_type"`
+	Layers          int       `json:"num_hidden_layers"`
+	Hidden          int       `json:"hidden_size"`
+	Heads           int       `json:"num_attention_heads"`
+	KVHeads         int       `json:"num_key_value_heads"`
+	HeadDim         int       `json:"head_dim"`
+	GlobalHeadDim   int       `json:"global_head_dim"`
+	GlobalKVHeads   int       `json:"num_global_key_value_heads"`
+	KEqV            bool      `json:"attention_k_eq_v"`
+	Intermediate    int       `json:"intermediate_size"`
+	KVShared        int       `json:"num_kv_shared_layers"`
+	DoubleWide      bool      `json:"use_double_wide_mlp"`
+	EnableMoEBlock  bool      `json:"enable_moe_block"`
+	NumExperts      int       `json:"num_experts"`
+	NumLocalExperts int       `json:"num_local_experts"`
+	TopKExperts     int       `json:"top_k_experts"`
+	ExpertsPerTok   int       `json:"num_experts_per_tok"`
+	MoEIntermediate int       `json:"moe_intermediate_size"`
+	SharedExpert    int       `json:"shared_expert_intermediate_size"`
+	Vocab           int       `json:"vocab_size"`
+	Tied            *bool     `json:"tie_word_embeddings"`
+	PerLayerInput   int       `json:"hidden_size_per_layer_input"`
+	SlidingWindow   int       `json:"sliding_window"`
+	LayerTypes      []string  `json:"layer_types"`
+	TorchDType      string    `json:"torch_dtype"`
+	DType           string    `json:"dtype"`
+	KVLoRARank      int       `json:"kv_lora_rank"`
+	Quantization    *rawQuant `json:"quantization_config"`
 }
 
 type rawQuant struct {
@@ -58,16 +58,19 @@ type rawQuant struct {
 }
 
 // ParseConfig reads a Hugging Face config.json: the language model's
-// architecture (under text_config when there is one), its dtype and its
-// quantization.
+// architecture (nested under one of hfcache.LanguageSections when there is
+// one), its dtype and its quantization.
 func ParseConfig(data []byte) (Arch, error) {
 	var outer rawConfig
 	if err := json.Unmarshal(data, &outer); err != nil {
 		return Arch{}, fmt.Errorf("read config.json: %w", err)
 	}
 	c := outer
-	if outer.TextConfig != nil {
-		c = *outer.TextConfig
+	if raw, ok := hfcache.LanguageConfig(data); ok {
+		c = rawConfig{}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return Arch{}, fmt.Errorf("read config.json: %w", err)
+		}
 		if c.Tied == nil {
 			c.Tied = outer.Tied
 		}
@@ -172,48 +175,6 @@ func (q rawQuant) weightDType() (string, error) {
 	return "", fmt.Errorf("roofline unavailable: unknown quantization %q (format %q)", q.Method, q.Format)
 }
 
-// FindConfig finds a model's config.json: in dir when dir holds one (a
-// local model directory), else in the Hugging Face cache hub (HF_HUB_CACHE,
-// $HF_HOME/hub or ~/.cache/huggingface/hub) under models--ORG--NAME, the
-// newest snapshot first. The error names where it looked.
-func FindConfig(model string) (string, error) {
-	if p := filepath.Join(model, "config.json"); fileExists(p) {
-		return p, nil
-	}
-	hub := hubDir()
-	snaps := filepath.Join(hub, "models--"+strings.ReplaceAll(model, "/", "--"), "snapshots")
-	matches, _ := filepath.Glob(filepath.Join(snaps, "*", "config.json"))
-	if len(matches) == 0 {
-		return "", fmt.Errorf("roofline unavailable: no config.json of %s in the Hugging Face cache (%s)", model, snaps)
-	}
-	sort.Slice(matches, func(i, j int) bool { return modTime(matches[i]) > modTime(matches[j]) })
-	return matches[0], nil
-}
-
-func hubDir() string {
-	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
-		return d
-	}
-	if d := os.Getenv("HF_HOME"); d != "" {
-		return filepath.Join(d, "hub")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "huggingface", "hub")
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
-func modTime(p string) int64 {
-	st, err := os.Stat(p)
-	if err != nil {
-		return 0
-	}
-	return st.ModTime().UnixNano()
-}
-
 // IndexBytes is the weights' size on disk from model.safetensors.index.json
 // beside config.json (metadata.total_size); 0 when there is none.
 func IndexBytes(configPath string) float64 {
@@ -235,9 +196,9 @@ func IndexBytes(configPath string) float64 {
 // FromConfig reads the model facts of model (a Hugging Face id or a local
 // directory) from its config.json; kvCacheDType is vLLM's --kv-cache-dtype.
 func FromConfig(model, kvCacheDType string) (Model, error) {
-	path, err := FindConfig(model)
+	path, err := hfcache.ConfigPath(model)
 	if err != nil {
-		return Model{}, err
+		return Model{}, fmt.Errorf("roofline unavailable: %w", err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

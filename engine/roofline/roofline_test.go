@@ -343,3 +343,23 @@ func TestConfigNegativeSizes(t *testing.T) {
 		t.Errorf("negative intermediate size: %v", err)
 	}
 }
+
+// A model that nests its language part under llm_config or language_config
+// (InternVL, DeepSeek-VL) reads as the same model unwrapped, as Suggest
+// reads it: both take the sections from hfcache.
+func TestConfigNestedSections(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "llama-3.1-8b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := ParseConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range []string{"llm_config", "language_config"} {
+		a, err := ParseConfig([]byte(`{"model_type": "vlm", "vision_config": {"hidden_size": 1}, "` + section + `": ` + string(data) + `}`))
+		if err != nil || a.Layers != plain.Layers || a.Hidden != plain.Hidden || a.KVHeads != plain.KVHeads || a.Vocab != plain.Vocab {
+			t.Errorf("under %s: %+v, %v; want %+v", section, a, err, plain)
+		}
+	}
+}

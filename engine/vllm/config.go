@@ -8,13 +8,12 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"speedmatrix/engine/hfcache"
 	"speedmatrix/engine/secret"
 )
 
@@ -182,7 +181,7 @@ func (cfg ServerConfig) WithDefaults() ServerConfig {
 		}
 	}
 	if cfg.Runner == RunnerDocker && cfg.HFCache == "" {
-		cfg.HFCache = HFHome()
+		cfg.HFCache = hfcache.Home()
 	}
 	if cfg.Host == "" {
 		cfg.Host = DefaultHost
@@ -313,29 +312,4 @@ func NewAPIKey() (string, error) {
 		return "", fmt.Errorf("generate api key: %w", err)
 	}
 	return "sm-" + hex.EncodeToString(b), nil
-}
-
-// HFHome is the Hugging Face home directory: $HF_HOME, else
-// $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface.
-func HFHome() string {
-	if h := os.Getenv("HF_HOME"); h != "" {
-		return h
-	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		return filepath.Join(x, "huggingface")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(".cache", "huggingface")
-	}
-	return filepath.Join(home, ".cache", "huggingface")
-}
-
-// HubCacheDir is where Hugging Face keeps downloaded models: $HF_HUB_CACHE,
-// else HFHome()/hub.
-func HubCacheDir() string {
-	if h := os.Getenv("HF_HUB_CACHE"); h != "" {
-		return h
-	}
-	return filepath.Join(HFHome(), "hub")
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"speedmatrix/engine/hfcache"
 	"strings"
 	"testing"
 )
@@ -116,7 +117,7 @@ func TestCPUDocker(t *testing.T) {
 	cfg.Runner, cfg.Host = RunnerDocker, "127.0.0.1"
 	cfg = cfg.WithDefaults()
 	want := "docker run --rm --name speedmatrix-vllm-8000 --cap-add SYS_NICE --security-opt seccomp=unconfined --ipc=host " +
-		"-p 127.0.0.1:8000:8000 -v " + HFHome() + ":/root/.cache/huggingface -e HF_TOKEN -e VLLM_API_KEY -e VLLM_CPU_NUM_OF_RESERVED_CPU=1 " +
+		"-p 127.0.0.1:8000:8000 -v " + hfcache.Home() + ":/root/.cache/huggingface -e HF_TOKEN -e VLLM_API_KEY -e VLLM_CPU_NUM_OF_RESERVED_CPU=1 " +
 		"-e VLLM_CPU_OMP_THREADS_BIND=0-31 -e VLLM_TARGET_DEVICE=cpu " + DefaultCPUDockerImage + " " +
 		"Qwen/Qwen3-0.6B --kv-cache-memory-bytes 8589934592 --dtype bfloat16 --enforce-eager --host 0.0.0.0 --port 8000"
 	if got := strings.Join(Command(cfg), " "); got != want {

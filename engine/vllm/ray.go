@@ -203,6 +203,7 @@ func rayStatus(ctx context.Context, path string, env []string, address string) (
 	where := rayWhere(address)
 	rctx, cancel := context.WithTimeout(ctx, rayTimeout)
 	defer cancel()
+	starting := false // an earlier call said the cluster is starting
 	for {
 		cmd := exec.CommandContext(rctx, path, "status")
 		cmd.Env = env
@@ -215,6 +216,8 @@ func rayStatus(ctx context.Context, path string, env []string, address string) (
 		switch {
 		case ctx.Err() != nil:
 			return RayCluster{}, fmt.Errorf("ray status: %w", ctx.Err())
+		case rctx.Err() != nil && starting:
+			return RayCluster{}, down(rctx.Err(), "%s is still starting: ray status had no cluster status within %s", where, rayTimeout)
 		case rctx.Err() != nil && said == "":
 			return RayCluster{}, down(rctx.Err(), "ray status got no answer from %s within %s", where, rayTimeout)
 		case rctx.Err() != nil:
@@ -232,6 +235,7 @@ func rayStatus(ctx context.Context, path string, env []string, address string) (
 			return RayCluster{}, &SetupError{Kind: SetupRayDown, Subject: address, Err: err,
 				Fact: fmt.Sprintf("%s did not print what ray status prints (%v)", path, err), Fix: "set ray_executable to Ray's ray"}
 		}
+		starting = true
 		select {
 		case <-rctx.Done():
 			return RayCluster{}, down(err, "%s is still starting: ray status had no cluster status within %s", where, rayTimeout)

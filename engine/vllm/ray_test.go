@@ -97,11 +97,12 @@ func rayConfig(t *testing.T, mode string, tp, pp int) (ServerConfig, string) {
 		RayExecutable: exe, RayAddress: "10.0.0.1:6379", Env: map[string]string{"FAKERAY_MODE": mode, "FAKERAY_LOG": log}}, log
 }
 
-// shortRayWaits makes a check give up after 300 ms, asking a starting
-// cluster again every 10 ms.
+// shortRayWaits makes a check give up after 2 s (time enough for the fake
+// ray to start on a busy machine), asking a starting cluster again every
+// 10 ms.
 func shortRayWaits(t *testing.T) {
 	timeout, poll := rayTimeout, rayStartingPoll
-	rayTimeout, rayStartingPoll = 300*time.Millisecond, 10*time.Millisecond
+	rayTimeout, rayStartingPoll = 2*time.Second, 10*time.Millisecond
 	t.Cleanup(func() { rayTimeout, rayStartingPoll = timeout, poll })
 }
 
@@ -124,8 +125,8 @@ func TestCheckRay(t *testing.T) {
 	}{
 		{"no Ray on the machine", "down", 1, 1, SetupRayDown, "ray status cannot reach the Ray cluster at 10.0.0.1:6379 (ConnectionError: Could not find any running Ray instance. Please specify"},
 		{"Ray gave up on the address", "unreachable", 1, 1, SetupRayDown, "ray status cannot reach the Ray cluster at 10.0.0.1:6379 (ray.exceptions.RpcError: Timed out while waiting for GCS to become available.)"},
-		{"no answer in time", "hang", 1, 1, SetupRayDown, "ray status got no answer from the Ray cluster at 10.0.0.1:6379 within 300ms"},
-		{"still starting", "starting", 1, 1, SetupRayDown, "the Ray cluster at 10.0.0.1:6379 is still starting: ray status had no cluster status within 300ms"},
+		{"no answer in time", "hang", 1, 1, SetupRayDown, "ray status got no answer from the Ray cluster at 10.0.0.1:6379 within 2s"},
+		{"still starting", "starting", 1, 1, SetupRayDown, "the Ray cluster at 10.0.0.1:6379 is still starting: ray status had no cluster status within 2s"},
 		{"started while we asked", "starting-then-head-2gpus-v2", 2, 1, "", "1 node (node_50492661…), 2 GPUs, 0 in use"},
 		{"a cluster without GPUs", "head-nogpu", 2, 1, SetupRayNoGPUs,
 			"the Ray cluster at 10.0.0.1:6379 has 0 free GPUs (Ray cluster at 10.0.0.1:6379: 1 node (node_063968c8…), 0 GPUs, 0 in use), but tensor_parallel_size × pipeline_parallel_size × data_parallel_size needs 2"},

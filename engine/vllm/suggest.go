@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/hfcache"
 )
 
 // Suggestion holds settings derived from the hardware and, when the model is
@@ -135,7 +136,7 @@ func modelWeightBytes(model string) int64 {
 		}
 		return n
 	}
-	return dirSize(filepath.Join(HubCacheDir(), "models--"+strings.ReplaceAll(model, "/", "--"), "blobs"))
+	return dirSize(filepath.Join(hfcache.RepoDir(hfcache.HubDir(), model), "blobs"))
 }
 
 // suggestUtilization leaves the memory other processes use plus 2 % spare.
@@ -193,10 +194,10 @@ type LocalModel struct {
 	SizeBytes   int64  // downloaded files
 }
 
-// LocalModels lists the models in the local Hugging Face cache (HubCacheDir),
+// LocalModels lists the models in the local Hugging Face cache (hfcache.HubDir),
 // sorted by id; a missing cache is an empty list.
 func LocalModels() ([]LocalModel, error) {
-	return localModelsIn(HubCacheDir())
+	return localModelsIn(hfcache.HubDir())
 }
 
 func localModelsIn(hub string) ([]LocalModel, error) {
@@ -215,7 +216,7 @@ func localModelsIn(hub string) ([]LocalModel, error) {
 		}
 		m := LocalModel{ID: strings.Replace(name, "--", "/", 1)}
 		repo := filepath.Join(hub, e.Name())
-		if p, ok := snapshotConfig(repo); ok {
+		if p, ok := hfcache.SnapshotConfig(repo); ok {
 			m.Dir = filepath.Dir(p)
 			cfg, _ := readConfig(p)
 			m.MaxModelLen = configMaxLen(cfg)
@@ -230,35 +231,11 @@ func localModelsIn(hub string) ([]LocalModel, error) {
 // ModelConfig reads config.json of model: a local directory, or an HF id
 // found in the local cache.
 func ModelConfig(model string) (map[string]any, error) {
-	if st, err := os.Stat(filepath.Join(model, "config.json")); err == nil && !st.IsDir() {
-		return readConfig(filepath.Join(model, "config.json"))
-	}
-	repo := filepath.Join(HubCacheDir(), "models--"+strings.ReplaceAll(model, "/", "--"))
-	p, ok := snapshotConfig(repo)
-	if !ok {
-		return nil, fmt.Errorf("config.json of %s is not in the local Hugging Face cache (%s)", model, HubCacheDir())
+	p, err := hfcache.ConfigPath(model)
+	if err != nil {
+		return nil, err
 	}
 	return readConfig(p)
-}
-
-// snapshotConfig finds config.json of the snapshot refs/main names, or of
-// the newest snapshot.
-func snapshotConfig(repo string) (string, bool) {
-	if ref, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err == nil {
-		p := filepath.Join(repo, "snapshots", strings.TrimSpace(string(ref)), "config.json")
-		if _, err := os.Stat(p); err == nil {
-			return p, true
-		}
-	}
-	paths, _ := filepath.Glob(filepath.Join(repo, "snapshots", "*", "config.json"))
-	var best string
-	var bestMod int64
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && (best == "" || st.ModTime().UnixNano() > bestMod) {
-			best, bestMod = p, st.ModTime().UnixNano()
-		}
-	}
-	return best, best != ""
 }
 
 func readConfig(path string) (map[string]any, error) {
@@ -289,7 +266,7 @@ func configInt(cfg map[string]any, key string) int {
 	if v, ok := cfg[key].(float64); ok && v > 0 && v < math.MaxInt32 {
 		return int(v)
 	}
-	for _, sub := range []string{"text_config", "llm_config", "language_config"} {
+	for _, sub := range hfcache.LanguageSections {
 		if m, ok := cfg[sub].(map[string]any); ok {
 			if v, ok := m[key].(float64); ok && v > 0 && v < math.MaxInt32 {
 				return int(v)

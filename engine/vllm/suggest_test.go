@@ -106,19 +106,6 @@ func TestLocalModels(t *testing.T) {
 	}
 }
 
-func TestHubCacheDir(t *testing.T) {
-	t.Setenv("HF_HUB_CACHE", "")
-	t.Setenv("HF_HOME", "/data/hf")
-	if got := HubCacheDir(); got != "/data/hf/hub" {
-		t.Errorf("HubCacheDir = %s", got)
-	}
-	t.Setenv("HF_HOME", "")
-	t.Setenv("XDG_CACHE_HOME", "/xdg")
-	if got := HubCacheDir(); got != "/xdg/huggingface/hub" {
-		t.Errorf("HubCacheDir = %s", got)
-	}
-}
-
 // addModel puts a model of weights bytes (a sparse blob) in the hub.
 func addModel(t *testing.T, hub, id, config string, weights int64) {
 	t.Helper()

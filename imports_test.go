@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// allowedImports is the layout's import rule, and its one home: the Speed
+// Matrix packages each package may import (tests may import more). README's
+// Layout and METHODOLOGY's table describe it. Front ends (app, cli) sit on
+// top and nothing imports them but main; engine is at the bottom and imports
+// only packages below it; hw and charts read engine's types.
+var allowedImports = map[string][]string{
+	"":                     {"app", "cli"},
+	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/openai", "engine/report", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
+	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/openai", "engine/report", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
+	"assets":               {},
+	"charts":               {"engine", "engine/report"},
+	"hw":                   {"engine"},
+	"hw/nvmlmock":          {},
+	"engine":               {"engine/openai", "engine/roofline", "engine/secret"},
+	"engine/capture":       {"engine", "engine/secret", "engine/vllm"},
+	"engine/dcgm":          {"engine", "engine/openai", "engine/secret", "hw"},
+	"engine/dcgm/dcgmtest": {},
+	"engine/hfcache":       {},
+	"engine/openai":        {"engine/secret"},
+	"engine/report":        {"engine", "engine/roofline", "engine/secret"},
+	"engine/roofline":      {"engine/hfcache"},
+	"engine/secret":        {},
+	"engine/sim":           {"engine/roofline"},
+	"engine/simtarget":     {"engine", "engine/sim", "hw"},
+	"engine/vllm":          {"engine", "engine/hfcache", "engine/roofline", "engine/secret"},
+}
+
+// fynePackages may depend on Fyne; everything else runs headless (the CLI,
+// the tests, CI).
+var fynePackages = []string{"", "app"}
+
+// TestImportRules checks the import graph that `go list` shows against
+// allowedImports, and that no package but app (and main) depends on Fyne,
+// directly or through another package.
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \",\"}}|{{join .Deps \",\"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		fields := strings.Split(strings.TrimSpace(line), "|")
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], "speedmatrix"), "/")
+		allowed, known := allowedImports[pkg]
+		if !known {
+			t.Errorf("package %q is not in allowedImports: add it with what it may import, and describe it in README's Layout", pkg)
+			continue
+		}
+		seen++
+		for _, imp := range strings.Split(fields[1], ",") {
+			own, ok := strings.CutPrefix(imp, "speedmatrix/")
+			if ok && !slices.Contains(allowed, own) {
+				t.Errorf("%s imports %s, which the layout does not allow (allowedImports)", fields[0], imp)
+			}
+		}
+		if slices.Contains(fynePackages, pkg) {
+			continue
+		}
+		for _, dep := range strings.Split(fields[2], ",") {
+			if strings.HasPrefix(dep, "fyne.io/") {
+				t.Errorf("%s depends on Fyne (%s): only app may, so that the CLI, the tests and CI run headless", fields[0], dep)
+				break
+			}
+		}
+	}
+	if seen < len(allowedImports) {
+		t.Errorf("go list showed %d of the %d packages in allowedImports: remove the ones that are gone", seen, len(allowedImports))
+	}
+}
