@@ -27,14 +27,6 @@ func advice(err error) string {
 	return "change " + matrixFields[engine.PlanFields(err)[0]] + " on the Matrix screen"
 }
 
-// explain is err's message followed by the advice, if any.
-func explain(err error) string {
-	if a := advice(err); a != "" {
-		return err.Error() + ". " + upper(a) + "."
-	}
-	return err.Error()
-}
-
 func upper(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

@@ -100,9 +100,6 @@ func (b *banner) hide() {
 	b.box.Hide()
 }
 
-// visible reports whether the banner shows a problem.
-func (b *banner) visible() bool { return b.box.Visible() }
-
 func (b *banner) onToggle() {
 	b.detailShown = !b.detailShown
 	if b.detailShown {

@@ -72,15 +72,6 @@ func (l *colorLegend) set(s charts.ColorScale) {
 	l.marks.Refresh()
 }
 
-// ticks are the labels shown, in order (tests read them).
-func (l *colorLegend) ticks() []string {
-	var out []string
-	for _, t := range l.scale.Ticks {
-		out = append(out, t.Label)
-	}
-	return out
-}
-
 // legendLayout puts the ramp at the top of its area and each tick's label
 // under the ramp, at the tick's place on the scale.
 type legendLayout struct{ legend *colorLegend }

@@ -117,14 +117,6 @@ func axisText(s string, align fyne.TextAlign) fyne.CanvasObject {
 	return container.NewVBox(layout.NewSpacer(), t, layout.NewSpacer())
 }
 
-// label is the text a cell shows, both lines joined (tests read it).
-func (hc *heatCell) label() string {
-	if hc.detail.Text == "" {
-		return hc.main.Text
-	}
-	return hc.main.Text + " " + hc.detail.Text
-}
-
 // cell returns the cell at ctx × concurrency, or nil.
 func (h *heatmap) cell(ctx, concurrency int) *heatCell { return h.cells[[2]int{ctx, concurrency}] }
 

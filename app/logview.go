@@ -53,13 +53,6 @@ func (v *logView) clear() {
 	v.mu.Unlock()
 }
 
-// text is the whole log as shown.
-func (v *logView) text() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return strings.Join(v.lines, "\n")
-}
-
 // flush shows new lines, following the end; UI goroutine only.
 func (v *logView) flush() {
 	v.mu.Lock()

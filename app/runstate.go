@@ -93,13 +93,6 @@ func (a *accumulator) take() (u runUpdate, ok bool) {
 	return u, ok
 }
 
-// consume reads the run's events until the channel closes, applying them
-// on the UI goroutine (through do) at most every uiUpdateEvery. It closes
-// finished once the engine is done, independently of the UI.
-func consume(ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
-	consumeInto(&accumulator{}, ch, do, apply, finished)
-}
-
 // consumeInto is consume gathering into acc, which the run's output tap
 // also feeds (acc.addOutput).
 func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {

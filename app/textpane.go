@@ -76,9 +76,6 @@ func (p *textPane) setLines(lines []string) {
 	}
 }
 
-// text is what the pane shows, its lines joined (tests read it).
-func (p *textPane) text() string { return strings.Join(p.lines, "\n") }
-
 // atEnd reports whether the last row is in view (or nearly).
 func (p *textPane) atEnd() bool {
 	rowH := p.cell.Height + theme.Padding()

@@ -117,15 +117,6 @@ func rate(in []metricSample, c counter) float64 {
 	return (c(last) - c(first)) / last.At.Sub(first.At).Seconds()
 }
 
-// crossCheck compares a decode cell with what the server said about it.
-// samples run from before the cell to after its drain (preemptions count
-// over all of them); from and to are its window. Rates and averages are read between the first and the last
-// sample inside the window, where the cell is in its steady state: the
-// ramp of warm-up and the stop at the window's end stay out.
-func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
-	return crossCheckWith(vllmMetrics, samples, from, to, gotTokens)
-}
-
 // crossCheckWith is crossCheck against an engine whose metrics are named
 // by names. A token counter that moves only when requests end is replaced,
 // where the engine has one, by the time-average of its throughput gauge.

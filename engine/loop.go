@@ -63,9 +63,6 @@ func (d *LoopDetector) Flush() bool {
 	return d.looped
 }
 
-// Looped reports whether the detector has fired.
-func (d *LoopDetector) Looped() bool { return d.looped }
-
 // check looks for a period p whose repetition covers the last
 // max(LoopMinChars, LoopMinRepeats·p) bytes. On the reversed tail T, the
 // periodic run of period p starting at T[0] is p + Z[p] long (Z-algorithm),

@@ -50,12 +50,6 @@ func (c *Client) Health(ctx context.Context) error {
 	return c.doJSON(ctx, http.MethodGet, "/health", nil, nil, "")
 }
 
-// Version returns the server's version (GET /version).
-func (c *Client) Version(ctx context.Context) (string, error) {
-	v, err := c.VersionInfo(ctx)
-	return v.Version, err
-}
-
 // ServerVersion is the answer of GET /version.
 type ServerVersion struct {
 	Version string `json:"version"`
@@ -87,23 +81,6 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 		return nil, err
 	}
 	return out.Tokens, nil
-}
-
-// Detokenize returns the text of ids (POST /detokenize). It returns
-// ErrNotSupported when the server has no /detokenize.
-func (c *Client) Detokenize(ctx context.Context, model string, ids []int) (string, error) {
-	in := struct {
-		Model  string `json:"model"`
-		Tokens []int  `json:"tokens"`
-	}{model, ids}
-	if in.Tokens == nil {
-		in.Tokens = []int{}
-	}
-	var out struct {
-		Prompt string `json:"prompt"`
-	}
-	err := c.doJSON(ctx, http.MethodPost, "/detokenize", in, &out, model)
-	return out.Prompt, err
 }
 
 // newRequest builds a request to path with the API key and, when body is

@@ -53,13 +53,6 @@ type ModelInfo struct {
 	IsGeneration  bool   `json:"is_generation"`
 }
 
-// ModelInfo asks SGLang's GET /get_model_info.
-func (c *Client) ModelInfo(ctx context.Context) (ModelInfo, error) {
-	var out ModelInfo
-	err := c.doJSON(ctx, http.MethodGet, "/get_model_info", nil, &out, "")
-	return out, err
-}
-
 // AbortRequest asks SGLang to abort the one request rid
 // (POST /abort_request {"rid": rid}); it never asks to abort all.
 func (c *Client) AbortRequest(ctx context.Context, rid string) error {

@@ -25,19 +25,6 @@ type Peak struct {
 	all, none []string
 }
 
-// TFLOPs is the dense peak for dtype (BF16, FP8 or FP4), 0 when the GPU has
-// no tensor cores for it.
-func (p Peak) TFLOPs(dtype string) float64 {
-	switch dtype {
-	case FP8:
-		return p.FP8TFLOPs
-	case FP4:
-		return p.FP4TFLOPs
-	default:
-		return p.BF16TFLOPs
-	}
-}
-
 // The compute dtypes a peak is quoted for.
 const (
 	BF16 = "BF16"

@@ -36,8 +36,6 @@ func newKVCache(numBlocks, blockSize int) *kvCache {
 	return c
 }
 
-func (c *kvCache) numBlocks() int { return len(c.ref) }
-
 // available is the number of blocks that can be handed out now.
 func (c *kvCache) available() int { return len(c.free) + c.lruLen }
 

@@ -24,17 +24,6 @@ const APIKeyEnv = "VLLM_API_KEY"
 // hfTokenEnv is the variable Hugging Face downloads read their token from.
 const hfTokenEnv = "HF_TOKEN"
 
-// Args is the argument list of the engine's program for cfg: for vLLM,
-// `serve MODEL …` in the order the reference reports show; for SGLang,
-// `-m sglang.launch_server --model-path MODEL …` as its docs write it. The
-// API key is not among them (it goes in the environment, see Environ). It
-// is pure: it neither reads the environment nor generates a key (Launch
-// does that first).
-func Args(cfg ServerConfig) []string {
-	fl := cfg.flavor()
-	return append(fl.entry(false), fl.args(cfg, cfg.Host, "")...)
-}
-
 // serveArgs builds the serve arguments with the address vLLM itself binds
 // and, when key is not empty, --api-key key (what Display shows).
 func serveArgs(cfg ServerConfig, listenHost, key string) []string {

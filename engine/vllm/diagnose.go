@@ -124,9 +124,6 @@ var (
 	logPrefixRE = regexp.MustCompile(`^\s*(?:\([\w.-]+ pid=\d+\)\s+)?(?:[A-Z]+\s+[\d-]+(?:\s+[\d:.]+)?\s+\[[^\]]*\]\s+)?`)
 )
 
-// Diagnose recognises a fatal start-up error in one line of vLLM's log.
-func Diagnose(line string) (Fatal, bool) { return vllmFlavor.diagnose(line) }
-
 // diagnose recognises a fatal start-up error in one line of fl's log.
 func (fl *flavor) diagnose(line string) (Fatal, bool) {
 	if d, ok := firstMatch(line, fl.diagnoses); ok {

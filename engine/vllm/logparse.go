@@ -60,18 +60,6 @@ var (
 	kvMemRE = regexp.MustCompile(`Available KV cache memory:\s*([0-9][0-9.]*)\s*GiB`)
 )
 
-// ParseLog gathers the facts of a whole text of vLLM's log.
-func ParseLog(text string) LogFacts { return parseLog(&vllmFlavor, text) }
-
-// parseLog gathers the facts of a whole text of fl's log.
-func parseLog(fl *flavor, text string) LogFacts {
-	var f LogFacts
-	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		f.add(fl, line)
-	}
-	return f
-}
-
 // Add updates f from one line of vLLM's log. Earlier facts win over later
 // ones, except for the KV cache figures, which vLLM prints once per engine:
 // the last wins.

@@ -52,19 +52,6 @@ type Server struct {
 	stopAfter func() bool  // undoes the context.AfterFunc of Launch
 }
 
-// Start launches cfg's server and waits until it is ready (see Launch and
-// WaitReady). On any error nothing is left running.
-func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	s, err := Launch(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.WaitReady(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // Launch starts cfg's server and returns at once, so the caller can show its
 // log (Subscribe) while it loads; call WaitReady next. It applies defaults,
 // decides the device (ResolveDevice: a CPU build of vLLM runs on the CPU),
