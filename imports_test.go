@@ -14,8 +14,8 @@ import (
 // only packages below it; hw and charts read engine's types.
 var allowedImports = map[string][]string{
 	"":                     {"app", "cli"},
-	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/openai", "engine/report", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
-	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/openai", "engine/report", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
+	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/openai", "engine/report", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
+	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/openai", "engine/report", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
 	"assets":               {},
 	"charts":               {"engine", "engine/report"},
 	"hw":                   {"engine"},
@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"engine/hfcache":       {},
 	"engine/openai":        {"engine/secret"},
 	"engine/report":        {"engine", "engine/roofline", "engine/secret"},
+	"engine/runs":          {"engine", "engine/vllm"},
 	"engine/roofline":      {"engine/hfcache"},
 	"engine/secret":        {},
 	"engine/sim":           {"engine/roofline"},

@@ -14,8 +14,8 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
-	"speedmatrix/engine/vllm"
 )
 
 // confirmCancelAfter is how long a run goes before cancelling it asks first:
@@ -192,17 +192,15 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	}
 	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	diag := r.u.diag
-	target.Header.Diagnostics = &diag
 	// On the CPU, the sampler's CPU load is the telemetry (engine.Run keeps no GPU figure).
 	if r.u.deps.telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
-	vllm.RooflineOnceKnown(&target)
+	setup := runs.Setup{Diagnostics: &diag, Version: r.u.opts.Version}
 	if prev != nil {
-		target.Header = engine.ResumeHeader(*prev, target.Header)
-		target.Resume = &engine.Resume{Report: *prev}
+		setup.Resume = &engine.Resume{Report: *prev}
 	}
-	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(r.u.opts.Version)
+	runs.Prepare(&target, setup)
 	r.u.prefs.flush(r.u)
 	r.saveDir, r.saveErr = dir, nil
 	r.begin(plan, target, prev)

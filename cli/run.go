@@ -14,6 +14,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
@@ -134,16 +135,14 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer stop()
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy, target.IdleWait = f.allowBusy, c.IdleWait
-	target.Header.Diagnostics = c.diagnostics()
 	if f.modelConfig != "" {
 		target.Header.Roofline = vllm.Roofline(target.Header, f.modelConfig, vllm.ServerFacts{})
 	}
-	vllm.RooflineOnceKnown(&target)
+	setup := runs.Setup{Diagnostics: c.diagnostics(), Version: c.Version}
 	if prev != nil {
-		target.Header = engine.ResumeHeader(*prev, target.Header)
-		target.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
+		setup.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
-	target.Header.Run.BenchmarkTool = engine.BenchmarkTool(c.Version)
+	runs.Prepare(&target, setup)
 	limits := engine.Limits{MaxModelLen: target.Header.Engine.MaxModelLen, KVCacheTokens: target.Header.Engine.KVCacheTokens, MaxNumSeqs: target.Header.Engine.MaxNumSeqs}
 	for _, w := range engine.PlanWarnings(plan, limits) {
 		fmt.Fprintf(stderr, "warning: %s: %s\n", strings.Fields(planFlags[w.Field])[0], w.Problem)

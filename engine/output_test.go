@@ -234,10 +234,10 @@ func TestOutputTapSwitches(t *testing.T) {
 		}
 	}
 	sent, _ := runTapped(t, tap)
-	var joined *tappedRequest
+	var joined *tappedRequest // stream 2's first request passed on after the switch
 	for i, id := range col.order {
 		r := col.reqs[id]
-		if r.stream == 2 && r.join && joined == nil {
+		if r.stream == 2 && switchedAt > 0 && i >= switchedAt && joined == nil {
 			joined = r
 		}
 		if r.stream == 0 && switchedAt > 0 && i >= switchedAt {
@@ -245,11 +245,18 @@ func TestOutputTapSwitches(t *testing.T) {
 		}
 	}
 	if joined == nil {
-		t.Fatal("no OutputJoin for stream 2 after the switch")
+		t.Fatalf("nothing of stream 2 passed on after the switch (at request %d of %d)", switchedAt, len(col.order))
 	}
 	text := joined.text.String()
 	part := strings.Contains
-	if joined.end != nil && joined.end.FinishReason == "length" {
+	switch {
+	case !joined.join && joined.start:
+		// On a busy machine stream 2 can be between two requests at the
+		// switch: its next one is passed on whole, from its start.
+		part = strings.HasPrefix
+	case !joined.join:
+		t.Fatalf("stream 2's first request after the switch is neither an OutputJoin nor an OutputStart: %+v", joined)
+	case joined.end != nil && joined.end.FinishReason == "length":
 		part = strings.HasSuffix // it ran to its end: the rest of one response
 	}
 	if text == "" || !anyHas(sent, text, part) {
