@@ -2,8 +2,9 @@
 // It talks to engine, hw and charts through narrow interfaces so that its
 // tests can drive every screen with fakes.
 //
-// app is a front end: it may import engine and its sub-packages, hw,
-// charts, assets and Fyne. Nothing below it imports app or Fyne.
+// app is a front end, and the only package on Fyne. What it may import is
+// one table for the whole tree, allowedImports in imports_test.go, which
+// TestImportRules checks.
 package app
 
 import (

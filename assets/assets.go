@@ -1,6 +1,6 @@
-// Package assets holds the files embedded into the speedmatrix binary:
-// the application icon. It imports only the standard library (embed), and
-// only app imports it.
+// Package assets holds the files embedded into the speedmatrix binary: the
+// application icon. What it may import is one table for the whole tree,
+// allowedImports in imports_test.go, which TestImportRules checks.
 package assets
 
 import _ "embed"

@@ -16,7 +16,8 @@
 // with its colour bar under the grid and its cell texts fitted, rendered at
 // the screen's own (possibly fractional) scale.
 //
-// charts is an output adapter: it imports engine, engine/report (number
-// formatting) and golang.org/x/image (fonts and the rasterizer), never Fyne,
-// so the app, the CLI and tests all use it headless.
+// charts is an output adapter on golang.org/x/image (fonts and the
+// rasterizer), headless, so the app, the CLI and tests all use it. What it
+// may import is one table for the whole tree, allowedImports in
+// imports_test.go, which TestImportRules checks.
 package charts

@@ -1,8 +1,9 @@
 // Package hw detects the machine a benchmark runs on and samples what its
 // hardware does during a run: NVIDIA GPUs through NVML (go-nvml), the host
-// (CPU, RAM, OS, kernel) through gopsutil. It is an adapter that imports
-// engine (HardwareInfo and the telemetry types), go-nvml and gopsutil, never
-// Fyne, so the CLI, the app and tests share it.
+// (CPU, RAM, OS, kernel) through gopsutil. It is a headless adapter that the
+// CLI, the app and tests share. What it may import is one table for the
+// whole tree, allowedImports in imports_test.go, which TestImportRules
+// checks.
 //
 // NVML is reached only through a session that exists after a successful
 // nvml.Init: after a failed Init the library may not be loaded, and calling

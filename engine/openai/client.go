@@ -4,13 +4,13 @@
 // (/v1/models, /tokenize, /detokenize, /health, /version) and a parser for
 // the Prometheus text that /metrics serves.
 //
-// It is an adapter that imports only the standard library and engine/secret
-// (which hides the password of a server URL in its errors; engine imports
-// openai, not the other way round). It sends a URL's user-info as basic
-// auth when there is no API key. It is built so that the client
-// is never the bottleneck of a benchmark: one buffer per stream, timestamps
-// taken as each read returns, and a hand-written parser for the common chunk
-// shapes that falls back to encoding/json for anything unusual.
+// It is an adapter; engine/secret hides the password of a server URL in its
+// errors. What it may import is one table for the whole tree, allowedImports
+// in imports_test.go, which TestImportRules checks. It sends a URL's user-
+// info as basic auth when there is no API key. It is built so that the
+// client is never the bottleneck of a benchmark: one buffer per stream,
+// timestamps taken as each read returns, and a hand-written parser for the
+// common chunk shapes that falls back to encoding/json for anything unusual.
 package openai
 
 import (

@@ -4,8 +4,9 @@
 // docs/reference). Number formatting shared with the charts and the app
 // lives in format.go.
 //
-// report is part of the domain: it imports only engine, engine/secret and
-// the standard library.
+// report is part of the domain. What it may import is one table for the
+// whole tree, allowedImports in imports_test.go, which TestImportRules
+// checks.
 package report
 
 import (

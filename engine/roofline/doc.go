@@ -4,7 +4,8 @@
 // of the GPU (NVML's bandwidth, a table of NVIDIA data-sheet peaks) and of
 // the model (vLLM's start-up log, its config.json and safetensors index).
 //
-// It is pure: it imports only the standard library, so the engine, the
-// simulator, the charts and both front ends share one set of formulas.
+// The engine, the simulator, the charts and both front ends share its one
+// set of formulas. What it may import is one table for the whole tree,
+// allowedImports in imports_test.go, which TestImportRules checks.
 // docs/METHODOLOGY.md ("Roofline") has the formulas and assumptions.
 package roofline

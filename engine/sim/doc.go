@@ -35,9 +35,10 @@
 // the seed and the prompt, varied enough that a loop detector stays quiet,
 // except for requests a profile's Loop makes repeat a phrase.
 //
-// The package is an adapter that imports only the standard library and
-// engine/roofline (the physical facts of a profile's setup, roofline.go);
-// its external tests also use engine.
+// The package is an adapter; engine/roofline gives the physical facts of a
+// profile's setup (roofline.go). What it may import is one table for the
+// whole tree, allowedImports in imports_test.go, which TestImportRules
+// checks.
 package sim
 
 // SimulatorField is the key in the /version answer that names the simulator

@@ -20,9 +20,9 @@
 // its variables (VLLM_CPU_KVCACHE_SPACE, VLLM_CPU_OMP_THREADS_BIND, …), and
 // Server.Hardware then names the CPU, never a GPU.
 //
-// vllm is an adapter: it imports engine (the Target it becomes, its
-// EngineInfo, HardwareInfo for Suggest), engine/secret and BurntSushi/toml (server.toml),
-// never Fyne, hw or charts; its tests also use engine/openai and engine/sim.
+// vllm is an adapter: it becomes an engine Target and reads server.toml with
+// BurntSushi/toml. What it may import is one table for the whole tree,
+// allowedImports in imports_test.go, which TestImportRules checks.
 //
 // A server.toml for LoadConfig (`speedmatrix run --launch server.toml`)
 // holds the ServerConfig fields in snake_case:
