@@ -80,13 +80,13 @@ func scrapeTimes(in []metricSample) (median, slowest float64) {
 }
 
 // trimSlow drops the slow scrapes at either end of in, so that the first and
-// the last sample, which date the rates, are known to within a fast scrape.
-func trimSlow(in []metricSample) []metricSample {
+// the last sample, which date the rates, are known to within a fast scrape;
+// medianMs is the median scrape time of in.
+func trimSlow(in []metricSample, medianMs float64) []metricSample {
 	if len(in) < 4 {
 		return in
 	}
-	median, _ := scrapeTimes(in)
-	limit := time.Duration(slowScrape * median * float64(time.Millisecond))
+	limit := time.Duration(slowScrape * medianMs * float64(time.Millisecond))
 	for len(in) > 2 && in[0].Took > limit {
 		in = in[1:]
 	}
@@ -122,11 +122,11 @@ func rate(in []metricSample, c counter) float64 {
 // where the engine has one, by the time-average of its throughput gauge.
 func crossCheckWith(names metricNames, samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *ServerCheck {
 	all := inside(samples, from, to)
-	in := trimSlow(all)
+	median, slowest := scrapeTimes(all)
+	in := trimSlow(all, median)
 	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
 		return nil
 	}
-	median, slowest := scrapeTimes(all)
 	c := &ServerCheck{
 		ScrapeMedianMs:  median,
 		ScrapeSlowestMs: slowest,

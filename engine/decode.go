@@ -350,17 +350,15 @@ func medianPromptTokens(recs []*requestRecord) int {
 // answer, the server is declared stopped, where a hung server used to hold
 // the run for the whole request timeout.
 func (r *runner) preconnect(ctx context.Context, n int) {
-	c := *r.client
-	c.RequestTimeout = r.opts.probeTimeout
+	c := r.probeClient()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() { errs[i] = c.Health(ctx) })
 	}
 	wg.Wait()
-	var apiErr *openai.APIError
 	for _, err := range errs {
-		if err == nil || errors.As(err, &apiErr) {
+		if answered(err) {
 			return
 		}
 	}

@@ -81,11 +81,17 @@ func (l *liveness) deathErr() error {
 	return l.err
 }
 
-// suspect is told of a failed request. Unless the server answered it
-// (an HTTP error is an answer), it starts a probe if none is in flight.
-func (l *liveness) suspect(err error) {
+// answered reports whether a request's outcome came from the server: success,
+// or an HTTP error, which is an answer too.
+func answered(err error) bool {
 	var apiErr *openai.APIError
-	if err == nil || errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || l.stopped() {
+	return err == nil || errors.As(err, &apiErr)
+}
+
+// suspect is told of a failed request. Unless the server answered it, it
+// starts a probe if none is in flight.
+func (l *liveness) suspect(err error) {
+	if answered(err) || errors.Is(err, context.Canceled) || l.stopped() {
 		return
 	}
 	l.mu.Lock()
@@ -103,7 +109,7 @@ func (l *liveness) suspect(err error) {
 			l.mu.Unlock()
 			close(done)
 		}()
-		if perr := l.probe(context.Background()); perr != nil && !errors.As(perr, &apiErr) {
+		if perr := l.probe(context.Background()); !answered(perr) {
 			l.declare(perr)
 			return
 		}

@@ -389,10 +389,15 @@ func (r *runner) quietLimit() time.Duration {
 // probe asks the server for its models, with the probe's own timeout: any
 // answer, even an error status, means it is there.
 func (r *runner) probe(ctx context.Context) error {
+	_, err := r.probeClient().Models(ctx)
+	return err
+}
+
+// probeClient is the run's client with the probe's timeout.
+func (r *runner) probeClient() *openai.Client {
 	c := *r.client
 	c.RequestTimeout = r.opts.probeTimeout
-	_, err := c.Models(ctx)
-	return err
+	return &c
 }
 
 func newRunID() string {
