@@ -10,29 +10,32 @@ import (
 // allowedImports is the layout's import rule, and its one home: the Speed
 // Matrix packages each package may import (tests may import more). README's
 // Layout and METHODOLOGY's table describe it. Front ends (app, cli) sit on
-// top and nothing imports them but main; engine is at the bottom and imports
-// only packages below it; hw and charts read engine's types.
+// top and nothing imports them but main; engine, the domain, is at the
+// bottom and imports no Speed Matrix package; hw and charts read engine's
+// types. Nesting means one thing (checked below, whatever the table says):
+// no package imports a package in a folder inside its own.
 var allowedImports = map[string][]string{
 	"":                     {"app", "cli"},
-	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/openai", "engine/report", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
-	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/openai", "engine/report", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
+	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/measure", "engine/openai", "engine/report", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
+	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/measure", "engine/openai", "engine/report", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/vllm", "hw"},
 	"assets":               {},
 	"charts":               {"engine", "engine/report"},
-	"hw":                   {"engine"},
+	"hw":                   {"engine", "engine/secret"},
 	"hw/nvmlmock":          {},
-	"engine":               {"engine/openai", "engine/roofline", "engine/secret"},
+	"engine":               {},
 	"engine/capture":       {"engine", "engine/secret", "engine/vllm"},
 	"engine/dcgm":          {"engine", "engine/openai", "engine/secret", "hw"},
 	"engine/dcgm/dcgmtest": {},
 	"engine/hfcache":       {},
 	"engine/openai":        {"engine/secret"},
-	"engine/report":        {"engine", "engine/roofline", "engine/secret"},
-	"engine/runs":          {"engine", "engine/vllm"},
-	"engine/roofline":      {"engine/hfcache"},
+	"engine/measure":       {"engine", "engine/openai", "engine/secret"},
+	"engine/report":        {"engine", "engine/secret"},
+	"engine/runs":          {"engine", "engine/measure", "engine/vllm"},
+	"engine/roofline":      {"engine", "engine/hfcache"},
 	"engine/secret":        {},
-	"engine/sim":           {"engine/roofline"},
-	"engine/simtarget":     {"engine", "engine/sim", "hw"},
-	"engine/vllm":          {"engine", "engine/hfcache", "engine/roofline", "engine/secret"},
+	"engine/sim":           {"engine", "engine/roofline"},
+	"engine/simtarget":     {"engine", "engine/measure", "engine/sim", "hw"},
+	"engine/vllm":          {"engine", "engine/hfcache", "engine/measure", "engine/roofline", "engine/secret"},
 }
 
 // fynePackages may depend on Fyne; everything else runs headless (the CLI,
@@ -61,6 +64,9 @@ func TestImportRules(t *testing.T) {
 			own, ok := strings.CutPrefix(imp, "speedmatrix/")
 			if ok && !slices.Contains(allowed, own) {
 				t.Errorf("%s imports %s, which the layout does not allow (allowedImports)", fields[0], imp)
+			}
+			if ok && pkg != "" && strings.HasPrefix(own, pkg+"/") {
+				t.Errorf("%s imports %s, a package inside its own folder: a folder inside a package holds what builds on it, so move what %s needs up into it", fields[0], imp, pkg)
 			}
 		}
 		if slices.Contains(fynePackages, pkg) {

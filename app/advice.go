@@ -2,26 +2,27 @@ package app
 
 import (
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // problemAdvice is what to do in the app for each kind of problem: which
 // screen and field (the plan's is built from matrixFields).
-var problemAdvice = map[engine.Problem]string{
-	engine.ProblemModel:          "choose one of its models in Model on the Server screen (Detect models lists them)",
-	engine.ProblemAuth:           "type the key the server was started with in API key on the Server screen",
-	engine.ProblemContextTooLong: "lower Contexts or Max output on the Matrix screen",
-	engine.ProblemBusy:           "stop the other client's requests, then start the run again",
-	engine.ProblemServerStopped:  "the finished cells are kept; start the server again, then run again",
-	engine.ProblemUnreachable:    "check URL on the Server screen, and that the server is running",
-	engine.ProblemNotOpenAI:      "check URL on the Server screen, and that the server is running",
-	engine.ProblemTimeout:        "check that the server is not hung or overloaded",
+var problemAdvice = map[measure.Problem]string{
+	measure.ProblemModel:          "choose one of its models in Model on the Server screen (Detect models lists them)",
+	measure.ProblemAuth:           "type the key the server was started with in API key on the Server screen",
+	measure.ProblemContextTooLong: "lower Contexts or Max output on the Matrix screen",
+	measure.ProblemBusy:           "stop the other client's requests, then start the run again",
+	measure.ProblemServerStopped:  "the finished cells are kept; start the server again, then run again",
+	measure.ProblemUnreachable:    "check URL on the Server screen, and that the server is running",
+	measure.ProblemNotOpenAI:      "check URL on the Server screen, and that the server is running",
+	measure.ProblemTimeout:        "check that the server is not hung or overloaded",
 }
 
 // advice is what to do in the app about an error of the engine, which
 // states facts in its own terms; "" when no setting would help.
 func advice(err error) string {
-	p := engine.ProblemOf(err)
-	if p != engine.ProblemPlan {
+	p := measure.ProblemOf(err)
+	if p != measure.ProblemPlan {
 		return problemAdvice[p]
 	}
 	return "change " + matrixFields[engine.PlanFields(err)[0]] + " on the Matrix screen"
@@ -35,28 +36,28 @@ func upper(s string) string {
 }
 
 // problemMessages say in plain words what went wrong, per kind of problem.
-var problemMessages = map[engine.Problem]string{
-	engine.ProblemPlan:           "The matrix has a setting the run cannot use.",
-	engine.ProblemModel:          "The server does not serve that model.",
-	engine.ProblemAuth:           "The server rejected the API key.",
-	engine.ProblemContextTooLong: "A prompt and its output do not fit the model.",
-	engine.ProblemUnreachable:    "The server does not answer.",
-	engine.ProblemNotOpenAI:      "That address does not answer like an OpenAI-compatible server.",
-	engine.ProblemTimeout:        "The server took too long to answer.",
-	engine.ProblemBusy:           "Another client is using the server.",
-	engine.ProblemServerStopped:  "The server stopped answering during the run.",
-	engine.ProblemServerChanged:  "This is not the server the run began with.",
+var problemMessages = map[measure.Problem]string{
+	measure.ProblemPlan:           "The matrix has a setting the run cannot use.",
+	measure.ProblemModel:          "The server does not serve that model.",
+	measure.ProblemAuth:           "The server rejected the API key.",
+	measure.ProblemContextTooLong: "A prompt and its output do not fit the model.",
+	measure.ProblemUnreachable:    "The server does not answer.",
+	measure.ProblemNotOpenAI:      "That address does not answer like an OpenAI-compatible server.",
+	measure.ProblemTimeout:        "The server took too long to answer.",
+	measure.ProblemBusy:           "Another client is using the server.",
+	measure.ProblemServerStopped:  "The server stopped answering during the run.",
+	measure.ProblemServerChanged:  "This is not the server the run began with.",
 }
 
 // problemScreens is the screen that fixes each kind of problem.
-var problemScreens = map[engine.Problem]string{
-	engine.ProblemPlan:           tabMatrix,
-	engine.ProblemModel:          tabServer,
-	engine.ProblemAuth:           tabServer,
-	engine.ProblemContextTooLong: tabMatrix,
-	engine.ProblemUnreachable:    tabServer,
-	engine.ProblemNotOpenAI:      tabServer,
-	engine.ProblemServerChanged:  tabServer,
+var problemScreens = map[measure.Problem]string{
+	measure.ProblemPlan:           tabMatrix,
+	measure.ProblemModel:          tabServer,
+	measure.ProblemAuth:           tabServer,
+	measure.ProblemContextTooLong: tabMatrix,
+	measure.ProblemUnreachable:    tabServer,
+	measure.ProblemNotOpenAI:      tabServer,
+	measure.ProblemServerChanged:  tabServer,
 }
 
 // noticeOf is err as a banner shows it: the plain message of its kind (or
@@ -66,7 +67,7 @@ func noticeOf(err error, fallback string, show func(screen string)) notice {
 	if n, ok := exporterNotice(err, show); ok {
 		return n
 	}
-	p := engine.ProblemOf(err)
+	p := measure.ProblemOf(err)
 	n := notice{Message: problemMessages[p], Action: upper(advice(err)), Detail: err.Error()}
 	if n.Message == "" {
 		n.Message = fallback

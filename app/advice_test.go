@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 )
 
@@ -20,8 +21,8 @@ func TestAdviceNamesScreens(t *testing.T) {
 		{&engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldMaxOutput, Problem: "max output 9000 tokens does not fit"}}}, "Max output tokens on the Matrix screen"},
 		{&engine.UnknownModelError{Want: "x", Available: []string{"y"}}, "Model on the Server screen"},
 		{fmt.Errorf("list models: %w", &openai.APIError{StatusCode: 401}), "API key on the Server screen"},
-		{&engine.BusyError{Running: 2}, "Stop the other client's requests"},
-		{fmt.Errorf("%w: gone", engine.ErrServerStopped), "start the server again"},
+		{&measure.BusyError{Running: 2}, "Stop the other client's requests"},
+		{fmt.Errorf("%w: gone", measure.ErrServerStopped), "start the server again"},
 		{fmt.Errorf("list models: %w", openai.ErrUnreachable), "URL on the Server screen"},
 	} {
 		got := explain(tc.err)

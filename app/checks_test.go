@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 )
 
@@ -16,7 +17,7 @@ import (
 // it: the server's own count beside ours, and preemptions in one cell.
 func checkedCannedReport() engine.Report {
 	rep := cannedReport("tiny", 195.7)
-	rep.Run.Checks = []string{engine.CheckServerMetrics}
+	rep.Run.Checks = []string{measure.CheckServerMetrics}
 	for i := range rep.Results {
 		res := &rep.Results[i]
 		switch {
@@ -57,7 +58,7 @@ func hasLabel(obj fyne.CanvasObject, s string) bool {
 
 func TestChecksTabShowsServerFigures(t *testing.T) {
 	u, tab := showChecks(t, checkedCannedReport())
-	for _, want := range []string{"318.4", "Preemptions", engine.CheckServerMetrics} {
+	for _, want := range []string{"318.4", "Preemptions", measure.CheckServerMetrics} {
 		if !hasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}
@@ -85,9 +86,9 @@ func TestChecksTabShowsServerFigures(t *testing.T) {
 
 func TestChecksTabWithoutServerMetrics(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
-	rep.Run.Checks = []string{engine.CheckNoServerMetrics}
+	rep.Run.Checks = []string{measure.CheckNoServerMetrics}
 	u, tab := showChecks(t, rep)
-	for _, want := range []string{engine.CheckNoServerMetrics, noChecksLine} {
+	for _, want := range []string{measure.CheckNoServerMetrics, noChecksLine} {
 		if !hasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}

@@ -7,23 +7,24 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
-// engineRunner runs a plan against a target; engine.Run is the real one.
+// engineRunner runs a plan against a target; measure.Run is the real one.
 type engineRunner interface {
-	Run(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event
+	Run(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event
 }
 
-// engineFunc adapts a function such as engine.Run to engineRunner.
-type engineFunc func(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event
+// engineFunc adapts a function such as measure.Run to engineRunner.
+type engineFunc func(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event
 
 // Run calls f.
-func (f engineFunc) Run(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event {
-	return f(ctx, plan, target, ro)
+func (f engineFunc) Run(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event {
+	return f(ctx, plan, target)
 }
 
 // hardwareDetector describes this machine (hw.Detect).
@@ -58,7 +59,7 @@ type launchedServer interface {
 	Logs() []string
 	Facts() vllm.LogFacts
 	RooflineFacts() vllm.ServerFacts
-	Subject() engine.Subject
+	Subject() measure.Subject
 	// Hardware is the Hardware section of the server from what was
 	// detected here (on the CPU: the CPU, and no GPU).
 	Hardware(local engine.HardwareInfo) engine.HardwareInfo
@@ -82,7 +83,7 @@ type simService interface {
 	Profiles() []sim.Profile
 	// Start serves profile on a loopback port, speaking as engine
 	// (sim.EngineVLLM or sim.EngineSGLang); stop ends it.
-	Start(profile, engine string) (target engine.Subject, stop func(), err error)
+	Start(profile, engine string) (target measure.Subject, stop func(), err error)
 }
 
 // chartDrawer draws a report's pictures (package charts).

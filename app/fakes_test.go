@@ -21,6 +21,7 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
@@ -42,14 +43,15 @@ type fakeEngine struct {
 
 	mu        sync.Mutex
 	plans     []engine.Plan
-	targets   []engine.Subject
+	targets   []measure.Subject
 	cancelled chan struct{} // closed when a held run saw ctx end
 }
 
-func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target engine.Target, ro engine.RunOptions) <-chan engine.Event {
+func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event {
+	ro := target.RunOptions
 	f.mu.Lock()
 	f.plans = append(f.plans, plan)
-	f.targets = append(f.targets, engine.Subject{Target: target, RunOptions: ro})
+	f.targets = append(f.targets, target)
 	f.cancelled = make(chan struct{})
 	cancelled := f.cancelled
 	f.mu.Unlock()
@@ -86,7 +88,7 @@ func (f *fakeEngine) lastPlan() engine.Plan {
 	return f.plans[len(f.plans)-1]
 }
 
-func (f *fakeEngine) lastTarget() engine.Subject {
+func (f *fakeEngine) lastTarget() measure.Subject {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.targets[len(f.targets)-1]
@@ -147,12 +149,12 @@ func (f *fakeSim) Profiles() []sim.Profile {
 	}
 }
 
-func (f *fakeSim) Start(profile, eng string) (engine.Subject, func(), error) {
+func (f *fakeSim) Start(profile, eng string) (measure.Subject, func(), error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.started = append(f.started, profile)
 	f.engines = append(f.engines, eng)
-	t := engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:1"}}
+	t := measure.Subject{Target: measure.Target{BaseURL: "http://127.0.0.1:1"}}
 	t.Header.Engine = engine.EngineInfo{Engine: cmp.Or(eng, "vllm"), Simulated: true, SimProfile: profile}
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
@@ -252,8 +254,8 @@ func (s *fakeServer) Facts() vllm.LogFacts {
 func (s *fakeServer) RooflineFacts() vllm.ServerFacts {
 	return vllm.ServerFacts{Log: s.Facts(), TP: 1}
 }
-func (s *fakeServer) Subject() engine.Subject {
-	return engine.Subject{Target: engine.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}}
+func (s *fakeServer) Subject() measure.Subject {
+	return measure.Subject{Target: measure.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}}
 }
 
 type fakeLauncher struct {

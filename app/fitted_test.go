@@ -6,6 +6,7 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // TestDefaultPlanOn128KServerShowsFittedRows: the default plan asks for
@@ -81,7 +82,7 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 // as the engine reads it from a real server into the report.
 type readsModelLen struct{ *fakeSim }
 
-func (s readsModelLen) Start(profile, eng string) (engine.Subject, func(), error) {
+func (s readsModelLen) Start(profile, eng string) (measure.Subject, func(), error) {
 	t, stop, err := s.fakeSim.Start(profile, eng)
 	for _, p := range s.Profiles() {
 		if p.Name == profile {

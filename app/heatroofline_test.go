@@ -35,7 +35,7 @@ func TestHeatmapRooflineMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep.Roofline = roofline.New(g, roofline.Model{ComputeDType: roofline.BF16, StepBytes: 4.558946304e9, ActiveParams: 2.28e9, KVBytesPerToken: 6144})
+	rep.Roofline = engine.NewRoofline(g, engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 4.558946304e9, ActiveParams: 2.28e9, KVBytesPerToken: 6144})
 	rep.ApplyRoofline()
 	for _, r := range rep.Results {
 		h.setResult(r)
@@ -101,7 +101,7 @@ func TestResultsRooflineMode(t *testing.T) {
 	}
 	rep := cannedReport("tiny", 195.7)
 	g, _ := roofline.NewGPU("NVIDIA H100 80GB HBM3", 1, 0)
-	rep.Roofline = roofline.New(g, roofline.Model{ComputeDType: roofline.BF16, StepBytes: 16e9, ActiveParams: 8e9})
+	rep.Roofline = engine.NewRoofline(g, engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 16e9, ActiveParams: 8e9})
 	rep.ApplyRoofline()
 	r.show(rep, "")
 	waitFor(t, r.rendered, "the charts")

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // planSettings is the Matrix screen remembered between launches.
@@ -188,7 +189,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 	// Measure what the engine will measure: contexts fitted to the model.
 	fitted := c.Fit(p)
 	run, over := cellCounts(fitted, c)
-	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(engine.Estimate(p, c)), len(fitted.PrefillContexts), run)
+	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(measure.Estimate(p, c)), len(fitted.PrefillContexts), run)
 	if over > 0 {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}

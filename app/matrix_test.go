@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 func TestMatrixPresets(t *testing.T) {
@@ -27,7 +28,7 @@ func TestMatrixPresets(t *testing.T) {
 		t.Errorf("Quick prefill contexts for the tiny simulator = %q, want 1K, 2K, 4K", got)
 	}
 	p, _ = m.plan()
-	if total := engine.Estimate(p, m.capacity()); total > 2*time.Minute {
+	if total := measure.Estimate(p, m.capacity()); total > 2*time.Minute {
 		t.Errorf("Quick plan for tiny is estimated at %v, want about a minute", total)
 	}
 	u.server.profile.SetSelected("big")

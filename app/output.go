@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // outputMaxBytes bounds the text the output panel keeps: the end of the
@@ -28,9 +29,9 @@ type outputPanel struct {
 	pane   *textPane
 	box    fyne.CanvasObject
 
-	tap       *engine.OutputTap // the run's; nil before the first run
-	text      string            // the current request's text, at most outputMaxBytes
-	reasoning bool              // the text so far ends in reasoning
+	tap       *measure.OutputTap // the run's; nil before the first run
+	text      string             // the current request's text, at most outputMaxBytes
+	reasoning bool               // the text so far ends in reasoning
 	cell      engine.Cell
 	stream    int // followed, 0-based
 	request   int
@@ -58,8 +59,8 @@ func (p *outputPanel) object() fyne.CanvasObject { return p.box }
 // newTap starts following a new run: it returns the tap for
 // RunOptions.Output, which hands the chunks to feed (from the streams'
 // goroutines), following the stream the picker shows.
-func (p *outputPanel) newTap(feed func(engine.OutputChunk)) *engine.OutputTap {
-	p.tap = engine.NewOutputTap(feed)
+func (p *outputPanel) newTap(feed func(measure.OutputChunk)) *measure.OutputTap {
+	p.tap = measure.NewOutputTap(feed)
 	p.tap.Follow(max(p.picker.SelectedIndex(), 0))
 	p.text, p.reasoning, p.cell, p.request, p.state = "", false, engine.Cell{}, 0, ""
 	p.status.SetText("Waiting for the first decode cell.")
@@ -75,7 +76,7 @@ func (p *outputPanel) onPick(string) {
 }
 
 // show applies the chunks of one UI update, in order.
-func (p *outputPanel) show(chunks []engine.OutputChunk) {
+func (p *outputPanel) show(chunks []measure.OutputChunk) {
 	if len(chunks) == 0 {
 		return
 	}
@@ -86,22 +87,22 @@ func (p *outputPanel) show(chunks []engine.OutputChunk) {
 	p.pane.setLines(strings.Split(p.text, "\n"))
 }
 
-func (p *outputPanel) add(c engine.OutputChunk) {
+func (p *outputPanel) add(c measure.OutputChunk) {
 	if c.Cell != p.cell {
 		p.setStreams(c.Cell.Concurrency, c.Stream)
 	}
 	p.cell, p.stream, p.request = c.Cell, c.Stream, c.Request
 	switch c.Kind {
-	case engine.OutputStart:
+	case measure.OutputStart:
 		p.text, p.reasoning, p.state = "", false, "waiting for the first token"
-	case engine.OutputJoin:
+	case measure.OutputJoin:
 		p.text, p.reasoning, p.state = "… ", false, "generating (joined mid-answer)"
-	case engine.OutputText:
+	case measure.OutputText:
 		p.appendText(c.Text, c.Reasoning)
 		if !strings.HasPrefix(p.state, "generating") {
 			p.state = "generating"
 		}
-	case engine.OutputEnd:
+	case measure.OutputEnd:
 		p.state = endState(c)
 	}
 }
@@ -144,7 +145,7 @@ func keepTail(s string, max int) string {
 }
 
 // endState says how a request ended, in the panel's words.
-func endState(c engine.OutputChunk) string {
+func endState(c measure.OutputChunk) string {
 	switch {
 	case c.Stopped:
 		return "stream ended: the cell's measurement is over"

@@ -9,12 +9,13 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 var outCell = engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8 * engine.K, Concurrency: 16}
 
-func outChunk(kind engine.OutputKind, request int, text string) engine.OutputChunk {
-	return engine.OutputChunk{Kind: kind, Cell: outCell, Stream: 2, Request: request, Text: text}
+func outChunk(kind measure.OutputKind, request int, text string) measure.OutputChunk {
+	return measure.OutputChunk{Kind: kind, Cell: outCell, Stream: 2, Request: request, Text: text}
 }
 
 // TestOutputPanelIsBounded: however much a stream generates, the panel keeps
@@ -24,13 +25,13 @@ func TestOutputPanelIsBounded(t *testing.T) {
 	w := test.NewTempWindow(t, p.object())
 	w.Resize(fyne.NewSize(500, 400))
 	small := p.object().MinSize()
-	p.newTap(func(engine.OutputChunk) {})
-	p.show([]engine.OutputChunk{outChunk(engine.OutputStart, 7, "")})
+	p.newTap(func(measure.OutputChunk) {})
+	p.show([]measure.OutputChunk{outChunk(measure.OutputStart, 7, "")})
 	piece := strings.Repeat("y", 999) + "\n"
 	for i := range 100 { // 100 KB in 1 KB chunks, 10 per update
-		chunks := make([]engine.OutputChunk, 10)
+		chunks := make([]measure.OutputChunk, 10)
 		for j := range chunks {
-			chunks[j] = outChunk(engine.OutputText, 7, piece)
+			chunks[j] = outChunk(measure.OutputText, 7, piece)
 		}
 		chunks[9].Text = "end of update " + string(rune('a'+i%26)) + " "
 		p.show(chunks)
@@ -61,26 +62,26 @@ func TestOutputPanelStates(t *testing.T) {
 	if !strings.HasPrefix(p.status.Text, "Shows the text one stream generates") || !p.picker.Disabled() {
 		t.Fatalf("before a run: status %q, picker disabled %v", p.status.Text, p.picker.Disabled())
 	}
-	var fed []engine.OutputChunk
-	tap := p.newTap(func(c engine.OutputChunk) { fed = append(fed, c) })
+	var fed []measure.OutputChunk
+	tap := p.newTap(func(c measure.OutputChunk) { fed = append(fed, c) })
 	if tap == nil || p.status.Text != "Waiting for the first decode cell." {
 		t.Fatalf("a new run: tap %v, status %q", tap, p.status.Text)
 	}
 	steps := []struct {
-		chunks      []engine.OutputChunk
+		chunks      []measure.OutputChunk
 		state, text string
 	}{
-		{[]engine.OutputChunk{outChunk(engine.OutputStart, 3, "")}, "waiting for the first token", ""},
-		{[]engine.OutputChunk{{Kind: engine.OutputText, Cell: outCell, Stream: 2, Request: 3, Text: "Let me think.", Reasoning: true},
-			outChunk(engine.OutputText, 3, "Paris.")}, "generating", "[thinking]\nLet me think.\n[answer]\nParis."},
-		{[]engine.OutputChunk{{Kind: engine.OutputEnd, Cell: outCell, Stream: 2, Request: 3, FinishReason: "length"}},
+		{[]measure.OutputChunk{outChunk(measure.OutputStart, 3, "")}, "waiting for the first token", ""},
+		{[]measure.OutputChunk{{Kind: measure.OutputText, Cell: outCell, Stream: 2, Request: 3, Text: "Let me think.", Reasoning: true},
+			outChunk(measure.OutputText, 3, "Paris.")}, "generating", "[thinking]\nLet me think.\n[answer]\nParis."},
+		{[]measure.OutputChunk{{Kind: measure.OutputEnd, Cell: outCell, Stream: 2, Request: 3, FinishReason: "length"}},
 			"stream ended at the max output; the next request follows", "[thinking]\nLet me think.\n[answer]\nParis."},
-		{[]engine.OutputChunk{outChunk(engine.OutputStart, 9, ""), outChunk(engine.OutputText, 9, "Lyon")}, "generating", "Lyon"},
-		{[]engine.OutputChunk{{Kind: engine.OutputEnd, Cell: outCell, Stream: 2, Request: 9, Err: errors.New("boom")}},
+		{[]measure.OutputChunk{outChunk(measure.OutputStart, 9, ""), outChunk(measure.OutputText, 9, "Lyon")}, "generating", "Lyon"},
+		{[]measure.OutputChunk{{Kind: measure.OutputEnd, Cell: outCell, Stream: 2, Request: 9, Err: errors.New("boom")}},
 			"stream ended: the request failed (the cell's result says why)", "Lyon"},
-		{[]engine.OutputChunk{outChunk(engine.OutputJoin, 12, ""), outChunk(engine.OutputText, 12, "rest")},
+		{[]measure.OutputChunk{outChunk(measure.OutputJoin, 12, ""), outChunk(measure.OutputText, 12, "rest")},
 			"generating (joined mid-answer)", "… rest"},
-		{[]engine.OutputChunk{{Kind: engine.OutputEnd, Cell: outCell, Stream: 2, Request: 12, Stopped: true}},
+		{[]measure.OutputChunk{{Kind: measure.OutputEnd, Cell: outCell, Stream: 2, Request: 12, Stopped: true}},
 			"stream ended: the cell's measurement is over", "… rest"},
 	}
 	for i, s := range steps {
@@ -99,20 +100,20 @@ func TestOutputPanelStates(t *testing.T) {
 }
 
 func TestCoalesceOutput(t *testing.T) {
-	var pending []engine.OutputChunk
-	for _, c := range []engine.OutputChunk{
-		outChunk(engine.OutputStart, 1, ""), outChunk(engine.OutputText, 1, "a"), outChunk(engine.OutputEnd, 1, ""),
-		outChunk(engine.OutputStart, 2, ""), outChunk(engine.OutputText, 2, "b"), outChunk(engine.OutputText, 2, "c"),
-		{Kind: engine.OutputText, Cell: outCell, Stream: 2, Request: 2, Text: "r", Reasoning: true},
-		outChunk(engine.OutputText, 2, strings.Repeat("d", 2*outputMaxBytes)),
+	var pending []measure.OutputChunk
+	for _, c := range []measure.OutputChunk{
+		outChunk(measure.OutputStart, 1, ""), outChunk(measure.OutputText, 1, "a"), outChunk(measure.OutputEnd, 1, ""),
+		outChunk(measure.OutputStart, 2, ""), outChunk(measure.OutputText, 2, "b"), outChunk(measure.OutputText, 2, "c"),
+		{Kind: measure.OutputText, Cell: outCell, Stream: 2, Request: 2, Text: "r", Reasoning: true},
+		outChunk(measure.OutputText, 2, strings.Repeat("d", 2*outputMaxBytes)),
 	} {
 		pending = coalesceOutput(pending, c)
 	}
-	if len(pending) != 4 || pending[0].Kind != engine.OutputStart || pending[0].Request != 2 ||
+	if len(pending) != 4 || pending[0].Kind != measure.OutputStart || pending[0].Request != 2 ||
 		pending[1].Text != "bc" || pending[2].Text != "r" || len(pending[3].Text) != outputMaxBytes {
 		t.Fatalf("coalesced to %d chunks: %+v", len(pending), pending[:min(len(pending), 3)])
 	}
-	pending = coalesceOutput(pending, outChunk(engine.OutputText, 2, "e"))
+	pending = coalesceOutput(pending, outChunk(measure.OutputText, 2, "e"))
 	if got := pending[3].Text; len(got) != outputMaxBytes || !strings.HasSuffix(got, "de") {
 		t.Errorf("the text grew to %d bytes, want the last %d", len(got), outputMaxBytes)
 	}
@@ -122,7 +123,7 @@ func TestCoalesceOutput(t *testing.T) {
 // coalesced, and only that one.
 func TestAccumulatorCarriesOutput(t *testing.T) {
 	var acc accumulator
-	for _, c := range []engine.OutputChunk{outChunk(engine.OutputStart, 4, ""), outChunk(engine.OutputText, 4, "Hel"), outChunk(engine.OutputText, 4, "lo")} {
+	for _, c := range []measure.OutputChunk{outChunk(measure.OutputStart, 4, ""), outChunk(measure.OutputText, 4, "Hel"), outChunk(measure.OutputText, 4, "lo")} {
 		acc.addOutput(c)
 	}
 	u, ok := acc.take()

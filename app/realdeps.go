@@ -11,6 +11,7 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
@@ -24,7 +25,7 @@ import (
 // with the window and stops at shutdown.
 func realDeps() deps {
 	return deps{
-		engine:    engineFunc(engine.Run),
+		engine:    engineFunc(measure.Run),
 		hardware:  &hwDetector{},
 		launcher:  vllmLauncher{},
 		models:    modelCatalog{},
@@ -107,7 +108,7 @@ func (simulator) Profiles() []sim.Profile { return sim.Profiles() }
 
 // Start serves the profile on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func (simulator) Start(profile, engine string) (engine.Subject, func(), error) {
+func (simulator) Start(profile, engine string) (measure.Subject, func(), error) {
 	return simtarget.Start(profile, simtarget.Options{Engine: engine})
 }
 

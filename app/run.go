@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
@@ -120,7 +121,7 @@ func (r *runTab) showPlan() {
 	}
 	fitted := s.fitted()
 	run, over := cellCounts(fitted, s.target.Capacity)
-	text := fmt.Sprintf("Ready: %d prefill + %d decode cells, estimated %s.", len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(s.plan, s.target.Capacity)))
+	text := fmt.Sprintf("Ready: %d prefill + %d decode cells, estimated %s.", len(fitted.PrefillContexts), run, formatAbout(measure.Estimate(s.plan, s.target.Capacity)))
 	switch {
 	case over == 1:
 		text += " 1 cell is over the server's capacity and will not run."
@@ -192,13 +193,13 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	}
 	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
 	diag := r.u.diag
-	// On the CPU, the sampler's CPU load is the telemetry (engine.Run keeps no GPU figure).
+	// On the CPU, the sampler's CPU load is the telemetry (measure.Run keeps no GPU figure).
 	if r.u.deps.telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
 	setup := runs.Setup{Diagnostics: &diag, Version: r.u.opts.Version}
 	if prev != nil {
-		setup.Resume = &engine.Resume{Report: *prev}
+		setup.Resume = &measure.Resume{Report: *prev}
 	}
 	runs.Prepare(&target, setup)
 	r.u.prefs.flush(r.u)
@@ -210,7 +211,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
 	acc := &accumulator{}
 	target.Output = r.output.newTap(acc.addOutput)
-	ch := r.u.deps.engine.Run(ctx, plan, target.Target, target.RunOptions)
+	ch := r.u.deps.engine.Run(ctx, plan, target)
 	r.publish()
 	go consumeInto(acc, ch, r.u.do, r.apply, r.finished)
 }
@@ -227,9 +228,9 @@ func (r *runTab) refuse(n notice, err error) {
 }
 
 // begin resets the screen for a new run.
-func (r *runTab) begin(plan engine.Plan, target engine.Subject, prev *engine.Report) {
+func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report) {
 	c := r.u.state.target.Capacity
-	r.plan, r.started, r.estimate = plan, r.u.deps.now(), engine.Estimate(plan, c)
+	r.plan, r.started, r.estimate = plan, r.u.deps.now(), measure.Estimate(plan, c)
 	r.banner.hide()
 	r.startBtn.Disable()
 	r.cancelBtn.Enable()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 )
 
@@ -14,7 +15,7 @@ type runUpdate struct {
 	server   *engine.ServerSample
 	results  []engine.Result
 	logs     []string
-	output   []engine.OutputChunk // the followed stream's, coalesced (addOutput)
+	output   []measure.OutputChunk // the followed stream's, coalesced (addOutput)
 	done     bool
 	report   *engine.Report
 	err      error
@@ -58,7 +59,7 @@ func (a *accumulator) add(ev engine.Event) {
 
 // addOutput records a chunk of the stream the output panel follows; any
 // goroutine (the tap calls it from the stream's).
-func (a *accumulator) addOutput(c engine.OutputChunk) {
+func (a *accumulator) addOutput(c measure.OutputChunk) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.any = true
@@ -69,14 +70,14 @@ func (a *accumulator) addOutput(c engine.OutputChunk) {
 // however fast the stream: text joins the text before it of the same
 // request and kind, up to the last outputMaxBytes; a new request (start or
 // join) drops what came before it, which the panel would clear anyway.
-func coalesceOutput(pending []engine.OutputChunk, c engine.OutputChunk) []engine.OutputChunk {
-	if c.Kind == engine.OutputStart || c.Kind == engine.OutputJoin {
+func coalesceOutput(pending []measure.OutputChunk, c measure.OutputChunk) []measure.OutputChunk {
+	if c.Kind == measure.OutputStart || c.Kind == measure.OutputJoin {
 		return append(pending[:0], c)
 	}
 	c.Text = keepTail(c.Text, outputMaxBytes)
-	if n := len(pending); n > 0 && c.Kind == engine.OutputText {
+	if n := len(pending); n > 0 && c.Kind == measure.OutputText {
 		last := &pending[n-1]
-		if last.Kind == engine.OutputText && last.Request == c.Request && last.Reasoning == c.Reasoning {
+		if last.Kind == measure.OutputText && last.Request == c.Request && last.Reasoning == c.Reasoning {
 			last.Text = keepTail(last.Text+c.Text, outputMaxBytes)
 			return pending
 		}

@@ -16,6 +16,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/vllm"
@@ -76,7 +77,7 @@ type serverTab struct {
 	simStop      func()
 	simName      string // the running simulator's profile
 	simSpeaks    string // and the engine it speaks as
-	simTarget    engine.Subject
+	simTarget    measure.Subject
 }
 
 // newServerTab builds the Server screen.
@@ -191,7 +192,7 @@ func (s *serverTab) showEstimate() {
 	}
 	fitted := st.fitted()
 	run, _ := cellCounts(fitted, st.target.Capacity)
-	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, formatAbout(engine.Estimate(st.plan, st.target.Capacity)))
+	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, formatAbout(measure.Estimate(st.plan, st.target.Capacity)))
 	if c := st.target.Capacity; c.MaxModelLen > 0 {
 		text += fmt.Sprintf(" Contexts up to %s (the model holds %s tokens).", engine.ContextLabel(slices.Max(append(fitted.DecodeContexts, fitted.PrefillContexts...))), formatThousands(c.MaxModelLen))
 	} else {
@@ -260,8 +261,8 @@ func (s *serverTab) description() string {
 }
 
 // target is what a run measures (a simulator not started yet starts here).
-func (s *serverTab) target() (engine.Subject, error) {
-	var t engine.Subject
+func (s *serverTab) target() (measure.Subject, error) {
+	var t measure.Subject
 	switch s.kind.Selected {
 	case targetSim:
 		return s.startSim()
@@ -270,7 +271,7 @@ func (s *serverTab) target() (engine.Subject, error) {
 		if err := checkURL(base); err != nil {
 			return t, fmt.Errorf("endpoint: %w (Server screen)", err)
 		}
-		t = engine.Subject{Target: engine.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}}
+		t = measure.Subject{Target: measure.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}}
 		t.Header.Hardware = s.endpointHardware(base)
 		// Read again at the start: the server may have been restarted since Detect.
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)

@@ -8,8 +8,8 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
-	"speedmatrix/engine"
 	"speedmatrix/engine/dcgm"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
 	"speedmatrix/hw"
 )
@@ -53,7 +53,7 @@ func (e *exporters) check() error {
 // attach reads t's GPUs from the exporters and samples them for the run,
 // ending the sampling of the run before; with no URL it changes nothing.
 // An exporter that doesn't answer with DCGM metrics is a *dcgm.URLError.
-func (e *exporters) attach(t *engine.Subject, interval time.Duration) error {
+func (e *exporters) attach(t *measure.Subject, interval time.Duration) error {
 	e.end()
 	urls := e.urls()
 	if len(urls) == 0 {

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/vllm"
 )
 
@@ -238,9 +238,9 @@ func (l *launchPanel) onCPU() bool {
 func (l *launchPanel) up() bool { return l.cancel != nil }
 
 // target is the running server for a run.
-func (l *launchPanel) target() (engine.Subject, error) {
+func (l *launchPanel) target() (measure.Subject, error) {
 	if l.srv == nil || !l.ready {
-		return engine.Subject{Target: engine.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
+		return measure.Subject{Target: measure.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
 	t := l.srv.Subject()
 	t.Header.Hardware = l.srv.Hardware(l.s.u.hwInfo) // on the CPU: the CPU, no GPU

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/sim"
 )
 
@@ -100,7 +101,7 @@ func speaksLabel(engine string) string {
 
 // startSim serves the chosen profile as the chosen engine, reusing a
 // running one.
-func (s *serverTab) startSim() (engine.Subject, error) {
+func (s *serverTab) startSim() (measure.Subject, error) {
 	name, speaks := s.profile.Selected, s.simEngine()
 	if s.simStop != nil && s.simName == name && s.simSpeaks == speaks {
 		return s.simTarget, nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // planFlags names the flags of each plan setting.
@@ -17,21 +18,21 @@ var planFlags = map[engine.PlanField]string{
 
 // problemAdvice is what to change on the command line for each kind of
 // problem (the plan's is built from planFlags).
-var problemAdvice = map[engine.Problem]string{
-	engine.ProblemModel:          "pick one with --model",
-	engine.ProblemAuth:           "give the key the server was started with: --api-key-env VAR",
-	engine.ProblemContextTooLong: "lower --contexts or --max-output",
-	engine.ProblemUnreachable:    "check --endpoint",
-	engine.ProblemNotOpenAI:      "check that --endpoint is an OpenAI-compatible server",
-	engine.ProblemTimeout:        "check the server, or raise --request-timeout",
+var problemAdvice = map[measure.Problem]string{
+	measure.ProblemModel:          "pick one with --model",
+	measure.ProblemAuth:           "give the key the server was started with: --api-key-env VAR",
+	measure.ProblemContextTooLong: "lower --contexts or --max-output",
+	measure.ProblemUnreachable:    "check --endpoint",
+	measure.ProblemNotOpenAI:      "check that --endpoint is an OpenAI-compatible server",
+	measure.ProblemTimeout:        "check the server, or raise --request-timeout",
 }
 
 // advice is what to change on the command line for an error of the engine
 // or its client, which state facts in their own terms; "" when no flag
 // would help.
 func advice(err error) string {
-	p := engine.ProblemOf(err)
-	if p != engine.ProblemPlan {
+	p := measure.ProblemOf(err)
+	if p != measure.ProblemPlan {
 		return problemAdvice[p]
 	}
 	var flags []string

@@ -8,6 +8,7 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
@@ -24,7 +25,7 @@ type CLI struct {
 	WriteCharts func(dir string, r engine.Report) error
 	// Launch starts a vllm server from a server.toml and returns its target
 	// and a func that stops it.
-	Launch func(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error)
+	Launch func(ctx context.Context, path string, stderr io.Writer) (measure.Subject, func(), error)
 	// DetectHardware reads this machine's GPUs and host.
 	DetectHardware func() (hw.Hardware, error)
 	// Capture reads how the server at an endpoint was started, when it runs

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/vllm"
 )
 
@@ -20,14 +20,14 @@ func RunGuardIfAsked() { vllm.RunGuardIfAsked() }
 // to measure (with the Engine section and Launch command of what it started,
 // this machine's hardware and telemetry) and a func that stops the server.
 // On error nothing is left running. The server also stops when ctx ends.
-func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error) {
+func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (measure.Subject, func(), error) {
 	cfg, err := vllm.LoadConfig(path)
 	if err != nil {
-		return engine.Subject{Target: engine.Target{}}, nil, err
+		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	s, err := vllm.Launch(ctx, cfg)
 	if err != nil {
-		return engine.Subject{Target: engine.Target{}}, nil, err
+		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	title, on := cfg.EngineTitle(), ""
 	if s.OnCPU() {
@@ -40,7 +40,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	unsubscribe()
 	echo.close()
 	if err != nil {
-		return engine.Subject{Target: engine.Target{}}, nil, err
+		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	t := s.Subject()
 	fmt.Fprintf(stderr, "%s %s is ready%s at %s serving %s (KV cache %d tokens)\n",
@@ -51,7 +51,7 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	local, stopTelemetry, err := c.endpointTarget(ctx, t.BaseURL, t.Model, t.APIKey, gpuMetrics{urls: cfg.GPUMetrics, setting: "gpu_metrics in " + path})
 	if err != nil {
 		_ = s.Stop()
-		return engine.Subject{Target: engine.Target{}}, nil, err
+		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	if w := vllm.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" && !s.OnCPU() {
 		fmt.Fprintf(stderr, "warning: %s (pick identical ones with gpus in %s)\n", w, path)

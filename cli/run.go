@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
@@ -140,7 +141,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	setup := runs.Setup{Diagnostics: c.diagnostics(), Version: c.Version}
 	if prev != nil {
-		setup.Resume = &engine.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
+		setup.Resume = &measure.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
 	runs.Prepare(&target, setup)
 	limits := engine.Limits{MaxModelLen: target.Header.Engine.MaxModelLen, KVCacheTokens: target.Header.Engine.KVCacheTokens, MaxNumSeqs: target.Header.Engine.MaxNumSeqs}
@@ -149,7 +150,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
 	writeStartedAs(stdout, target.Header)
-	return consume(engine.Run(ctx, plan, target.Target, target.RunOptions), out, stdout, c.WriteCharts)
+	return consume(measure.Run(ctx, plan, target), out, stdout, c.WriteCharts)
 }
 
 // diagnostics are this machine's start-up diagnostics for report.json.
@@ -229,7 +230,7 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 	return p, nil, nil
 }
 
-func describeTarget(f runFlags, t engine.Subject) string {
+func describeTarget(f runFlags, t measure.Subject) string {
 	switch {
 	case f.simProfile != "" || (f.endpoint == "" && t.Header.Engine.Simulated):
 		return "the simulator (profile " + t.Header.Engine.SimProfile + ")"

@@ -11,6 +11,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 )
 
@@ -77,16 +78,16 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 
 // finish is the run's last line and exit code.
 func finish(runErr error, rep engine.Report, out string, saveErr error) error {
-	var busy *engine.BusyError
-	var changed *engine.ServerChangedError
+	var busy *measure.BusyError
+	var changed *measure.ServerChangedError
 	switch {
 	case errors.As(runErr, &busy):
 		return exitWith(ExitCantStart, fmt.Errorf("run: %v. Stop them or pass --allow-busy", busy))
 	case errors.As(runErr, &changed):
 		return exitWith(ExitCantStart, fmt.Errorf("run --resume: %v: point at the server the run began with, or pass --force to measure this one", changed))
-	case errors.Is(runErr, engine.ErrServerStopped), errors.Is(runErr, engine.ErrInterrupted):
+	case errors.Is(runErr, measure.ErrServerStopped), errors.Is(runErr, measure.ErrInterrupted):
 		why := "interrupted"
-		if errors.Is(runErr, engine.ErrServerStopped) {
+		if errors.Is(runErr, measure.ErrServerStopped) {
 			why = runErr.Error()
 		}
 		msg := fmt.Errorf("run incomplete: %d of %d cells done (%s); %s", countKept(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
@@ -105,7 +106,7 @@ func resumeAdvice(runErr error, out string, saveErr error) string {
 	if saveErr != nil {
 		return fmt.Sprintf("and saving failed: %v", saveErr)
 	}
-	if errors.Is(runErr, engine.ErrServerStopped) {
+	if errors.Is(runErr, measure.ErrServerStopped) {
 		return "when the server is back, finish with: speedmatrix run --resume " + out
 	}
 	return "finish it with: speedmatrix run --resume " + out

@@ -12,6 +12,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/dcgm"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/simtarget"
@@ -20,7 +21,7 @@ import (
 
 // target builds the server to measure from the flags (or, on --resume
 // without a target flag, from the resumed report) and a func that stops it.
-func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stderr io.Writer) (engine.Subject, func(), error) {
+func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stderr io.Writer) (measure.Subject, func(), error) {
 	given := 0
 	for _, s := range []string{f.endpoint, f.simProfile, f.launch} {
 		if s != "" {
@@ -28,7 +29,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		}
 	}
 	if given > 1 {
-		return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
+		return measure.Subject{Target: measure.Target{}}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
 	}
 	if given == 0 && prev != nil {
 		// A simulator reached over HTTP is an endpoint like any other.
@@ -44,18 +45,18 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 			}
 		}
 		if strings.Contains(f.endpoint, secret.Redacted) {
-			return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --resume: the report hides the password of its endpoint %s: give the endpoint again with --endpoint URL", f.endpoint)
+			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the report hides the password of its endpoint %s: give the endpoint again with --endpoint URL", f.endpoint)
 		}
 		if strings.Contains(f.gpuMetrics, secret.Redacted) {
-			return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --resume: the report hides a password of its GPU metrics %s: give them again with --gpu-metrics URL,URL", f.gpuMetrics)
+			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the report hides a password of its GPU metrics %s: give them again with --gpu-metrics URL,URL", f.gpuMetrics)
 		}
 	}
 	key, err := f.apiKey()
 	if err != nil {
-		return engine.Subject{Target: engine.Target{}}, nil, err
+		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	if f.gpuMetrics != "" && f.endpoint == "" {
-		return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: --gpu-metrics goes with --endpoint: with --launch set gpu_metrics in server.toml; the simulator has no GPUs to read")
+		return measure.Subject{Target: measure.Target{}}, nil, errors.New("run: --gpu-metrics goes with --endpoint: with --launch set gpu_metrics in server.toml; the simulator has no GPUs to read")
 	}
 	switch {
 	case f.simProfile != "":
@@ -72,7 +73,7 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 	case f.endpoint != "":
 		return c.endpointTarget(ctx, f.endpoint, f.model, key, gpuMetrics{urls: dcgm.SplitURLs(f.gpuMetrics), setting: "--gpu-metrics"})
 	}
-	return engine.Subject{Target: engine.Target{}}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
+	return measure.Subject{Target: measure.Target{}}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
 }
 
 // apiKey reads the key from the variable --api-key-env names.
@@ -92,12 +93,12 @@ func (f runFlags) apiKey() (string, error) {
 // on this machine; telemetry is sampled then too. With DCGM exporters
 // (gm), the GPUs and their telemetry come from them instead, wherever the
 // server runs.
-func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, gm gpuMetrics) (engine.Subject, func(), error) {
+func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, gm gpuMetrics) (measure.Subject, func(), error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", secret.URL(endpoint))
+		return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", secret.URL(endpoint))
 	}
-	t := engine.Subject{Target: engine.Target{BaseURL: endpoint, APIKey: key, Model: model}}
+	t := measure.Subject{Target: measure.Target{BaseURL: endpoint, APIKey: key, Model: model}}
 	local := capture.IsLocal(ctx, u.Hostname())
 	switch {
 	case local:
@@ -134,10 +135,10 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
-func simTarget(profile, model, eng string, timeScale float64) (engine.Subject, func(), error) {
+func simTarget(profile, model, eng string, timeScale float64) (measure.Subject, func(), error) {
 	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model, Engine: eng})
 	if err != nil {
-		return engine.Subject{Target: engine.Target{}}, nil, fmt.Errorf("run --sim: %w", err)
+		return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --sim: %w", err)
 	}
 	return t, stop, nil
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 )
 
@@ -119,9 +120,9 @@ func TestRunLaunch(t *testing.T) {
 	fastSim(t)
 	noCharts(t)
 	stopped := false
-	cliFor(t).Launch = func(ctx context.Context, path string, stderr io.Writer) (engine.Subject, func(), error) {
+	cliFor(t).Launch = func(ctx context.Context, path string, stderr io.Writer) (measure.Subject, func(), error) {
 		if path != "server.toml" {
-			return engine.Subject{Target: engine.Target{}}, nil, errors.New("unexpected path " + path)
+			return measure.Subject{Target: measure.Target{}}, nil, errors.New("unexpected path " + path)
 		}
 		tg, stop, err := simTarget("tiny", "", "", 20)
 		tg.Header.LaunchCommand = "vllm serve tiny --api-key <redacted>"

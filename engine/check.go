@@ -205,3 +205,7 @@ func (r Result) HasFlag(k FlagKind) bool {
 
 // Flagged reports whether a measured cell carries any flag.
 func (r Result) Flagged() bool { return len(r.Flags) > 0 }
+
+// FlagAbortRejected: the server refused to abort requests still streaming
+// when the cell's window closed, so they may have run on into the next cell.
+const FlagAbortRejected FlagKind = "abort_rejected"

@@ -3,8 +3,6 @@ package engine
 import (
 	"slices"
 	"strings"
-
-	"speedmatrix/engine/secret"
 )
 
 // Diagnostics is what report.json records of the machine that ran the
@@ -73,16 +71,9 @@ var TopologyPaths = map[string]string{
 // how vLLM, CUDA, NCCL, PyTorch and Hugging Face behave.
 var EnvPrefixes = []string{"VLLM_", "CUDA_", "NCCL_", "TORCH_", "HF_"}
 
-// RelevantEnv picks from environ ("K=V" entries, as os.Environ gives them)
-// the variables with one of EnvPrefixes, secret values redacted.
-func RelevantEnv(environ []string) map[string]string {
-	env := map[string]string{}
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !slices.ContainsFunc(EnvPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
-			continue
-		}
-		env[k] = secret.Text(secret.EnvValue(k, v))
-	}
-	return env
+// IsRelevantEnv reports whether the environment variable name has one of
+// EnvPrefixes: a variable that changes how the server behaves, which the
+// report keeps (with secret.Env, its secret values redacted).
+func IsRelevantEnv(name string) bool {
+	return slices.ContainsFunc(EnvPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
 }

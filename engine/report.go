@@ -3,8 +3,6 @@ package engine
 import (
 	"strings"
 	"time"
-
-	"speedmatrix/engine/roofline"
 )
 
 // SchemaVersion is the version of the report.json schema written by this build.
@@ -29,7 +27,7 @@ type Report struct {
 	Results     []Result     `json:"results"`
 	// Roofline holds the GPU and model facts each cell's ceiling comes
 	// from, or why there is none; nil in reports written before it.
-	Roofline *roofline.Facts `json:"roofline,omitempty"`
+	Roofline *RooflineFacts `json:"roofline,omitempty"`
 }
 
 // HardwareInfo is the report's Hardware section.
@@ -189,4 +187,19 @@ func (i Import) Label() string {
 		return i.Tool
 	}
 	return i.Tool + " " + i.Version
+}
+
+// Run-section wording, as the reference reports word it.
+const (
+	DecodeTestFixedDuration = "Fixed duration"
+	PrefillModeDecodeWarmup = "Measured during decode warm-up"
+)
+
+// BenchmarkTool names a build of this version in the Run section:
+// "speedmatrix v0.1.0" ("speedmatrix" when the version is unknown).
+func BenchmarkTool(version string) string {
+	if version == "" {
+		return "speedmatrix"
+	}
+	return "speedmatrix v" + strings.TrimPrefix(version, "v")
 }

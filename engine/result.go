@@ -152,3 +152,10 @@ func ContextLabel(tokens int) string {
 	}
 	return fmt.Sprintf("%dK", tokens/1024)
 }
+
+// Final reports whether a cell with this status is done: Valid, Looped,
+// Over capacity and Failed are; Pending, Cancelled and Not run still need
+// measuring.
+func (s Status) Final() bool {
+	return s != StatusPending && s != StatusCancelled && s != StatusNotRun
+}

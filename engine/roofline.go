@@ -2,19 +2,17 @@ package engine
 
 import (
 	"fmt"
-
-	"speedmatrix/engine/roofline"
 )
 
 // FlagAboveRoofline: the cell measured more than the hardware allows, so a
 // fact of the roofline (the GPU's or the model's) is wrong.
 const FlagAboveRoofline FlagKind = "above_roofline"
 
-// Ceiling is the roofline of a cell under facts f (zero when f is
+// CeilingOf is the roofline of a cell under facts f (zero when f is
 // unavailable). A decode cell's C requests share one cached prompt of the
 // cell's context (the benchmark's method) and each holds on average half
 // the max output of its own.
-func Ceiling(f *roofline.Facts, res Result, maxOutputTokens int) roofline.Ceiling {
+func CeilingOf(f *RooflineFacts, res Result, maxOutputTokens int) Ceiling {
 	if res.Phase == PhasePrefill {
 		n := res.ContextTokens
 		if res.PromptTokens > 0 {
@@ -25,14 +23,14 @@ func Ceiling(f *roofline.Facts, res Result, maxOutputTokens int) roofline.Ceilin
 	return f.Decode(res.ContextTokens, maxOutputTokens/2, res.Concurrency)
 }
 
-// attachRoofline sets a Valid cell's ceiling and the share of it reached;
+// AttachRoofline sets a Valid cell's ceiling and the share of it reached;
 // a share above 100 % is flagged, never clamped: the facts are wrong.
-func attachRoofline(res *Result, f *roofline.Facts, maxOutputTokens int) {
+func AttachRoofline(res *Result, f *RooflineFacts, maxOutputTokens int) {
 	res.RooflineTokS, res.RooflinePct, res.RooflineBound = 0, 0, ""
 	if !res.Measured() || !f.Available() {
 		return
 	}
-	c := Ceiling(f, *res, maxOutputTokens)
+	c := CeilingOf(f, *res, maxOutputTokens)
 	if c.TokS <= 0 {
 		return
 	}
@@ -49,6 +47,6 @@ func attachRoofline(res *Result, f *roofline.Facts, maxOutputTokens int) {
 // (a report loaded from an older file, or facts found after the run).
 func (r *Report) ApplyRoofline() {
 	for i := range r.Results {
-		attachRoofline(&r.Results[i], r.Roofline, r.Run.MaxOutputTokens)
+		AttachRoofline(&r.Results[i], r.Roofline, r.Run.MaxOutputTokens)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -58,8 +59,8 @@ func (e *UnknownModelError) Error() string {
 	return fmt.Sprintf("the server has no model %q: it serves %s", e.Want, strings.Join(q, ", "))
 }
 
-// validatePlan rejects plans that cannot run, saying what is wrong.
-func validatePlan(p Plan) error {
+// ValidatePlan rejects plans that cannot run, saying what is wrong.
+func ValidatePlan(p Plan) error {
 	var bad []PlanProblem
 	add := func(f PlanField, problem string) { bad = append(bad, PlanProblem{f, problem}) }
 	if len(p.PrefillContexts)+len(p.DecodeContexts) == 0 {
@@ -84,4 +85,19 @@ func validatePlan(p Plan) error {
 		return &PlanError{Problems: bad}
 	}
 	return nil
+}
+
+// PlanFields are the plan settings an error is about, in order, each once.
+func PlanFields(err error) []PlanField {
+	var plan *PlanError
+	if !errors.As(err, &plan) {
+		return nil
+	}
+	var out []PlanField
+	for _, p := range plan.Problems {
+		if !slices.Contains(out, p.Field) {
+			out = append(out, p.Field)
+		}
+	}
+	return out
 }

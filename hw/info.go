@@ -1,6 +1,9 @@
 package hw
 
-import "speedmatrix/engine"
+import (
+	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
+)
 
 // Info maps Hardware to the report's Hardware section.
 func (h Hardware) Info() engine.HardwareInfo {
@@ -26,5 +29,5 @@ func (h Hardware) Info() engine.HardwareInfo {
 // change how a server runs, secrets redacted.
 func (h Hardware) Diagnostics(environ []string) engine.Diagnostics {
 	return engine.Diagnostics{Hostname: h.Hostname, OS: h.OS, Uname: h.Uname, NVIDIA: h.NVIDIA,
-		Topology: h.Topology, Env: engine.RelevantEnv(environ)}
+		Topology: h.Topology, Env: secret.Env(environ, engine.IsRelevantEnv)}
 }

@@ -125,7 +125,7 @@ func fromProcess(pr proc) engine.ServerProcess {
 	if pr.EnvErr != nil {
 		p.Notes = append(p.Notes, "environment: not captured: "+why(pr.PID, "environ", pr.UID, pr.EnvErr))
 	} else {
-		p.Env = engine.RelevantEnv(pr.Environ)
+		p.Env = secret.Env(pr.Environ, engine.IsRelevantEnv)
 	}
 	return p
 }

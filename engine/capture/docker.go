@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 )
 
 // errNoDocker is why a container's details are missing without the CLI.
@@ -141,7 +142,7 @@ func fromContainer(p *engine.ServerProcess, c inspected) {
 	}
 	if len(p.Command) == 0 && c.Path != "" {
 		p.Command, p.From = redactArgv(append([]string{c.Path}, c.Args...)), "docker inspect"
-		p.Env = engine.RelevantEnv(c.Config.Env)
+		p.Env = secret.Env(c.Config.Env, engine.IsRelevantEnv)
 		p.NotCaptured = ""
 	}
 	if p.EngineVersion == "" {

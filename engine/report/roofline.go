@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/roofline"
 )
 
 // Pct writes a share of the roofline in whole percent: "43 %".
@@ -70,7 +69,7 @@ func RooflineLine(r engine.Report, phase engine.Phase) string {
 }
 
 func hyphenBound(b string) string {
-	if b == roofline.BoundMemory {
+	if b == engine.BoundMemory {
 		return "memory-bandwidth"
 	}
 	return b

@@ -9,9 +9,9 @@ import (
 )
 
 func rooflineReport(totals ...float64) engine.Report {
-	g := roofline.GPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1000}
+	g := engine.RooflineGPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1000}
 	r := engine.Report{Run: engine.RunInfo{MaxOutputTokens: 0},
-		Roofline: roofline.New(g, roofline.Model{ComputeDType: roofline.BF16, StepBytes: 4e9, ActiveParams: 2e9})}
+		Roofline: engine.NewRoofline(g, engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 4e9, ActiveParams: 2e9})}
 	for i, tot := range totals {
 		c := 1 << i
 		r.Results = append(r.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: c},
@@ -41,7 +41,7 @@ func TestRooflineLine(t *testing.T) {
 	if !strings.Contains(Markdown(above), "above the roofline: the facts are wrong (300.0 tok/s is 120 %") {
 		t.Errorf("report.md lacks the cell's flag")
 	}
-	none := engine.Report{Roofline: roofline.Unavailable(roofline.ErrUnknownGPU)}
+	none := engine.Report{Roofline: engine.RooflineUnavailable(roofline.ErrUnknownGPU)}
 	if got := RooflineLine(none, engine.PhaseDecode); got != "Roofline unavailable: unknown GPU" {
 		t.Errorf("unavailable: %q", got)
 	}

@@ -2,6 +2,7 @@ package roofline
 
 import (
 	"fmt"
+	"speedmatrix/engine"
 	"strings"
 )
 
@@ -58,11 +59,11 @@ var bytesPerParam = map[string]float64{
 func ComputeDType(weightDType string) string {
 	switch weightDType {
 	case "FP8":
-		return FP8
+		return engine.FP8
 	case "NVFP4", "MXFP4":
-		return FP4
+		return engine.FP4
 	default:
-		return BF16
+		return engine.BF16
 	}
 }
 
@@ -87,13 +88,13 @@ func kvBytes(kvCacheDType string, modelBytes float64) (perElem, perHead float64)
 // KV cache per token and the FLOPs per token. kvCacheDType is vLLM's
 // --kv-cache-dtype ("" or "auto": the model's dtype); source names where
 // a came from ("config.json", "simulated profile").
-func (a Arch) Model(name, kvCacheDType, source string) (Model, error) {
+func (a Arch) Model(name, kvCacheDType, source string) (engine.RooflineModel, error) {
 	if err := a.check(); err != nil {
-		return Model{}, err
+		return engine.RooflineModel{}, err
 	}
 	wb, ok := bytesPerParam[a.WeightDType]
 	if !ok {
-		return Model{}, fmt.Errorf("roofline unavailable: unknown weight dtype %q", a.WeightDType)
+		return engine.RooflineModel{}, fmt.Errorf("roofline unavailable: unknown weight dtype %q", a.WeightDType)
 	}
 	db, ok := bytesPerParam[a.DType]
 	if !ok {
@@ -101,7 +102,7 @@ func (a Arch) Model(name, kvCacheDType, source string) (Model, error) {
 	}
 	kvElem, kvHead := kvBytes(kvCacheDType, db)
 	h := float64(a.Hidden)
-	m := Model{Name: name, WeightDType: a.WeightDType, ComputeDType: ComputeDType(a.WeightDType),
+	m := engine.RooflineModel{Name: name, WeightDType: a.WeightDType, ComputeDType: ComputeDType(a.WeightDType),
 		KVCacheDType: kvCacheDType, SlidingWindow: a.SlidingWindow}
 	var layerParams, attnPairs, slidingPairs, kv, slidingKV float64
 	for i := 0; i < a.Layers; i++ {

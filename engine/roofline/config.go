@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/hfcache"
 )
 
@@ -195,22 +196,22 @@ func IndexBytes(configPath string) float64 {
 
 // FromConfig reads the model facts of model (a Hugging Face id or a local
 // directory) from its config.json; kvCacheDType is vLLM's --kv-cache-dtype.
-func FromConfig(model, kvCacheDType string) (Model, error) {
+func FromConfig(model, kvCacheDType string) (engine.RooflineModel, error) {
 	path, err := hfcache.ConfigPath(model)
 	if err != nil {
-		return Model{}, fmt.Errorf("roofline unavailable: %w", err)
+		return engine.RooflineModel{}, fmt.Errorf("roofline unavailable: %w", err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Model{}, fmt.Errorf("roofline unavailable: %w", err)
+		return engine.RooflineModel{}, fmt.Errorf("roofline unavailable: %w", err)
 	}
 	a, err := ParseConfig(data)
 	if err != nil {
-		return Model{}, err
+		return engine.RooflineModel{}, err
 	}
 	m, err := a.Model(model, kvCacheDType, "config.json")
 	if err != nil {
-		return Model{}, err
+		return engine.RooflineModel{}, err
 	}
 	if disk := IndexBytes(path); disk > 0 {
 		m.Sources["weights_on_disk"] = fmt.Sprintf("model.safetensors.index.json: %.2f GB", disk/1e9)

@@ -25,13 +25,6 @@ type Peak struct {
 	all, none []string
 }
 
-// The compute dtypes a peak is quoted for.
-const (
-	BF16 = "BF16"
-	FP8  = "FP8"
-	FP4  = "FP4"
-)
-
 // table holds current NVIDIA GPUs, most specific rows first (H100 PCIe
 // before H100). The dense figures are the data sheets' sparse figures
 // halved; GeForce cards run BF16 and FP8 at half rate with FP32

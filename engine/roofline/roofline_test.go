@@ -5,13 +5,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"speedmatrix/engine"
 	"strings"
 	"testing"
 )
 
 func near(got, want, relTol float64) bool { return math.Abs(got-want) <= relTol*math.Abs(want) }
 
-func h100(t *testing.T) GPU {
+func h100(t *testing.T) engine.RooflineGPU {
 	t.Helper()
 	g, err := NewGPU("NVIDIA H100 80GB HBM3", 1, 0)
 	if err != nil {
@@ -24,24 +25,24 @@ func h100(t *testing.T) GPU {
 // 3.35 TB/s GPU one request at a short context makes at most
 // 3.35e12 / 16e9 = 209.4 tok/s.
 func TestDecodeDense8B(t *testing.T) {
-	f := New(h100(t), Model{WeightDType: "BF16", ComputeDType: BF16, StepBytes: 16e9, WeightBytes: 16e9, ActiveParams: 8e9})
+	f := engine.NewRoofline(h100(t), engine.RooflineModel{WeightDType: "BF16", ComputeDType: engine.BF16, StepBytes: 16e9, WeightBytes: 16e9, ActiveParams: 8e9})
 	c := f.Decode(0, 0, 1)
-	if !near(c.TokS, 209.375, 1e-9) || c.Bound != BoundMemory {
+	if !near(c.TokS, 209.375, 1e-9) || c.Bound != engine.BoundMemory {
 		t.Errorf("ceiling = %+v, want 209.4 tok/s bound by memory bandwidth", c)
 	}
 	// 1,000 requests of the same model: 16 GB per step at 3.35 TB/s is
 	// 4.78 ms (209,375 tok/s), but 1,000 × 2 × 8e9 FLOPs at 989.5 TFLOP/s
 	// take 16.2 ms: 61,844 tok/s, bound by compute.
 	c = f.Decode(0, 0, 1000)
-	if !near(c.TokS, 1000/(1000*16e9/989.5e12), 1e-9) || c.Bound != BoundCompute || !near(c.MemoryTokS, 209375, 1e-9) {
+	if !near(c.TokS, 1000/(1000*16e9/989.5e12), 1e-9) || c.Bound != engine.BoundCompute || !near(c.MemoryTokS, 209375, 1e-9) {
 		t.Errorf("C=1000 ceiling = %+v, want 61,844 tok/s bound by compute", c)
 	}
 }
 
 // A step's KV cache: the shared prompt once, each request's own output.
 func TestDecodeKVCache(t *testing.T) {
-	g := GPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1000}
-	f := New(g, Model{ComputeDType: BF16, StepBytes: 1e9, ActiveParams: 1e6, KVBytesPerToken: 1e5})
+	g := engine.RooflineGPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1000}
+	f := engine.NewRoofline(g, engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 1e9, ActiveParams: 1e6, KVBytesPerToken: 1e5})
 	// 1e9 + 1e5 × (10,000 + 4 × 1,000) = 2.4e9 bytes: 2.4 ms for 4 tokens.
 	if c := f.Decode(10000, 1000, 4); !near(c.TokS, 4/2.4e-3, 1e-9) {
 		t.Errorf("ceiling = %.1f, want 1,666.7", c.TokS)
@@ -51,15 +52,15 @@ func TestDecodeKVCache(t *testing.T) {
 // Mixture of experts: C tokens choosing k of E experts touch
 // E·(1−(1−k/E)^C) distinct ones; with E=8, k=2, C=4 that is 5.46875.
 func TestDecodeMoE(t *testing.T) {
-	if d := DistinctExperts(8, 2, 4); !near(d, 5.46875, 1e-12) {
+	if d := engine.DistinctExperts(8, 2, 4); !near(d, 5.46875, 1e-12) {
 		t.Errorf("DistinctExperts(8,2,4) = %v, want 5.46875", d)
 	}
-	if d := DistinctExperts(128, 8, 1); d != 8 {
+	if d := engine.DistinctExperts(128, 8, 1); d != 8 {
 		t.Errorf("DistinctExperts(128,8,1) = %v, want 8", d)
 	}
-	g := GPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1000}
-	m := Model{ComputeDType: BF16, StepBytes: 1e9, ActiveParams: 1e6, Experts: 8, ExpertsPerToken: 2, MoELayers: 1, ExpertBytes: 0.5e9}
-	f := New(g, m)
+	g := engine.RooflineGPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1000}
+	m := engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 1e9, ActiveParams: 1e6, Experts: 8, ExpertsPerToken: 2, MoELayers: 1, ExpertBytes: 0.5e9}
+	f := engine.NewRoofline(g, m)
 	// C=1: 1e9 + 2 × 0.5e9 = 2 GB → 2 ms → 500 tok/s.
 	if c := f.Decode(0, 0, 1); !near(c.TokS, 500, 1e-9) {
 		t.Errorf("C=1: %.2f tok/s, want 500", c.TokS)
@@ -77,17 +78,17 @@ func TestDecodeMoE(t *testing.T) {
 // 524,288 × 8,192 × 8,193 / 2 = 1.75944e13 in attention: 0.14197 s,
 // 57,704 tok/s.
 func TestPrefill(t *testing.T) {
-	f := New(h100(t), Model{ComputeDType: BF16, StepBytes: 16e9, ActiveParams: 8e9, LMHeadParams: 0.5e9, AttnFLOPsPerPair: 524288})
+	f := engine.NewRoofline(h100(t), engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 16e9, ActiveParams: 8e9, LMHeadParams: 0.5e9, AttnFLOPsPerPair: 524288})
 	c := f.Prefill(8192)
-	if !near(c.TokS, 57704, 1e-4) || c.Bound != BoundCompute {
+	if !near(c.TokS, 57704, 1e-4) || c.Bound != engine.BoundCompute {
 		t.Errorf("prefill ceiling = %+v, want 57,704 tok/s bound by compute", c)
 	}
 }
 
 // Sliding-window layers attend to the last window tokens only.
 func TestPrefillSlidingWindow(t *testing.T) {
-	g := GPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1}
-	f := New(g, Model{ComputeDType: BF16, StepBytes: 1, ActiveParams: 1, SlidingAttnFLOPsPerPair: 1e6, SlidingWindow: 4})
+	g := engine.RooflineGPU{Name: "test", Count: 1, BandwidthGBs: 1000, BF16TFLOPs: 1}
+	f := engine.NewRoofline(g, engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 1, ActiveParams: 1, SlidingAttnFLOPsPerPair: 1e6, SlidingWindow: 4})
 	// n = 10, window 4: pairs 4·5/2 + 6·4 = 34; FLOPs 2·1·10 + 34e6.
 	want := 10 / ((20 + 34e6) / 1e12)
 	if c := f.Prefill(10); !near(c.TokS, want, 1e-9) {
@@ -103,12 +104,13 @@ func TestNVFP4OnAmpereRunsInBF16(t *testing.T) {
 	if g.BandwidthSource != "nvml" || g.BandwidthGBs != 936.048 || g.BF16TFLOPs != 71 {
 		t.Errorf("GPU = %+v", g)
 	}
-	f := New(g, Model{Name: "m", WeightDType: "NVFP4", ComputeDType: FP4, StepBytes: 1e9, ActiveParams: 1e9})
+	f := engine.NewRoofline(g, engine.RooflineModel{Name: "m", WeightDType: "NVFP4", ComputeDType: engine.FP4, StepBytes: 1e9, ActiveParams: 1e9})
 	if !strings.Contains(strings.Join(f.Assumptions, "\n"), "no FP4 tensor cores: NVFP4 weights are multiplied in BF16") {
 		t.Errorf("assumptions = %q", f.Assumptions)
 	}
-	if v, dt := g.tflops(FP4); v != 71 || dt != BF16 {
-		t.Errorf("tflops(FP4) = %v %s, want 71 BF16", v, dt)
+	// 2 FLOPs per parameter at the RTX 3090's 71 BF16 TFLOPS: 35,500 tok/s.
+	if c := f.Prefill(1000).ComputeTokS; !near(c, 35500, 1e-9) {
+		t.Errorf("prefill compute bound %.1f tok/s, want 35500 (FP4 weights at the BF16 peak)", c)
 	}
 }
 
@@ -117,7 +119,7 @@ func TestUnknownGPU(t *testing.T) {
 	if !errors.Is(err, ErrUnknownGPU) || err.Error() != "roofline unavailable: unknown GPU (NVIDIA Quadro Imaginary 9000)" {
 		t.Fatalf("err = %v", err)
 	}
-	f := Unavailable(err)
+	f := engine.RooflineUnavailable(err)
 	if f.Available() || f.Decode(8192, 0, 1).TokS != 0 || f.Prefill(8192).TokS != 0 {
 		t.Errorf("unavailable facts give a ceiling: %+v", f)
 	}
@@ -177,7 +179,7 @@ func readConfig(t *testing.T, name string) Arch {
 	return a
 }
 
-func model(t *testing.T, a Arch, kv string) Model {
+func model(t *testing.T, a Arch, kv string) engine.RooflineModel {
 	t.Helper()
 	m, err := a.Model("m", kv, "config.json")
 	if err != nil {
@@ -207,7 +209,7 @@ func TestConfigLlama(t *testing.T) {
 // and zero point per 128 (0.51953 bytes a parameter); the LM head stays FP16.
 func TestConfigQuantizedAWQ(t *testing.T) {
 	a := readConfig(t, "llama-3.1-8b-awq.json")
-	if a.WeightDType != "INT4" || a.DType != "FP16" || ComputeDType(a.WeightDType) != BF16 {
+	if a.WeightDType != "INT4" || a.DType != "FP16" || ComputeDType(a.WeightDType) != engine.BF16 {
 		t.Fatalf("awq: weights %s, dtype %s", a.WeightDType, a.DType)
 	}
 	if m := model(t, a, ""); m.StepBytes != 4676648960 {
@@ -220,7 +222,7 @@ func TestConfigQuantizedAWQ(t *testing.T) {
 func TestConfigMoEFP8(t *testing.T) {
 	a := readConfig(t, "qwen3-30b-a3b-fp8.json")
 	m := model(t, a, "")
-	if a.Intermediate != 0 || m.Experts != 128 || m.ExpertsPerToken != 8 || m.MoELayers != 48 || m.ComputeDType != FP8 {
+	if a.Intermediate != 0 || m.Experts != 128 || m.ExpertsPerToken != 8 || m.MoELayers != 48 || m.ComputeDType != engine.FP8 {
 		t.Fatalf("qwen3 moe: %+v", a)
 	}
 	if m.StepBytes != 1540882432 || m.ExpertBytes != 4718592 || m.ActiveParams != 3041656832 {
@@ -301,12 +303,12 @@ func TestFromConfigHFCache(t *testing.T) {
 // 40 GiB" over "GPU KV cache size: 327,680 tokens" = 131,072 bytes a token.
 func TestApplyLog(t *testing.T) {
 	m := model(t, readConfig(t, "llama-3.1-8b.json"), "")
-	m.ApplyLog(15, 40, 327680)
+	ApplyLog(&m, 15, 40, 327680)
 	if m.KVBytesPerToken != 131072 || m.WeightBytes != 15*gib || m.Sources["kv_cache"] != "vllm log" || !strings.HasPrefix(m.Sources["weights"], "vllm log") {
 		t.Errorf("after the log: %+v", m)
 	}
 	only := FromLog("m", "BF16", 15, 40, 327680)
-	f := New(h100(t), only)
+	f := engine.NewRoofline(h100(t), only)
 	if c := f.Decode(0, 0, 1); !near(c.TokS, 3350e9/(15*gib), 1e-9) || f.Prefill(1024).TokS != 0 {
 		t.Errorf("log only: decode %+v (want weights ÷ bandwidth, no compute bound), prefill %+v (want none)", c, f.Prefill(1024))
 	}

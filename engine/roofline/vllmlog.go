@@ -1,6 +1,6 @@
 package roofline
 
-import "math"
+import "speedmatrix/engine"
 
 const gib = 1 << 30
 
@@ -9,13 +9,13 @@ const gib = 1 << 30
 // cache per token ("Available KV cache memory: Y GiB" ÷ "GPU KV cache
 // size: N tokens"). A model with sliding-window layers keeps the config's
 // KV figures: vLLM's token count then mixes the two kinds of layer.
-func (m *Model) ApplyLog(weightGiB, kvGiB float64, kvTokens int) {
+func ApplyLog(m *engine.RooflineModel, weightGiB, kvGiB float64, kvTokens int) {
 	if m.Sources == nil {
 		m.Sources = map[string]string{}
 	}
 	if weightGiB > 0 {
 		m.WeightBytes = weightGiB * gib
-		m.Sources["weights"] = "vllm log (bytes read per step: " + m.sourceOr("architecture", "assumed dense") + ")"
+		m.Sources["weights"] = "vllm log (bytes read per step: " + sourceOr(m, "architecture", "assumed dense") + ")"
 	}
 	if kvGiB > 0 && kvTokens > 0 && m.SlidingKVBytesPerToken == 0 {
 		m.KVBytesPerToken = kvGiB * gib / float64(kvTokens)
@@ -23,7 +23,7 @@ func (m *Model) ApplyLog(weightGiB, kvGiB float64, kvTokens int) {
 	}
 }
 
-func (m *Model) sourceOr(key, fallback string) string {
+func sourceOr(m *engine.RooflineModel, key, fallback string) string {
 	if s := m.Sources[key]; s != "" {
 		return s
 	}
@@ -34,17 +34,9 @@ func (m *Model) sourceOr(key, fallback string) string {
 // at hand: the model is taken as dense (every weight read each step) and
 // its FLOPs are unknown, so there is no compute bound and no prefill
 // ceiling.
-func FromLog(name, weightDType string, weightGiB, kvGiB float64, kvTokens int) Model {
-	m := Model{Name: name, WeightDType: weightDType, ComputeDType: ComputeDType(weightDType), Sources: map[string]string{}}
-	m.ApplyLog(weightGiB, kvGiB, kvTokens)
+func FromLog(name, weightDType string, weightGiB, kvGiB float64, kvTokens int) engine.RooflineModel {
+	m := engine.RooflineModel{Name: name, WeightDType: weightDType, ComputeDType: ComputeDType(weightDType), Sources: map[string]string{}}
+	ApplyLog(&m, weightGiB, kvGiB, kvTokens)
 	m.StepBytes = m.WeightBytes
 	return m
-}
-
-// finite is x, or +Inf for a bound that could not be computed (0 s).
-func finite(tokens, seconds float64) float64 {
-	if seconds <= 0 {
-		return math.Inf(1)
-	}
-	return tokens / seconds
 }

@@ -4,6 +4,7 @@ package runs
 
 import (
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/vllm"
 )
 
@@ -11,7 +12,7 @@ import (
 // start-up diagnostics, the run it resumes, and its own version.
 type Setup struct {
 	Diagnostics *engine.Diagnostics // nil: detection failed; left out
-	Resume      *engine.Resume      // nil: a new run
+	Resume      *measure.Resume     // nil: a new run
 	Version     string              // this build's, for the Run section
 }
 
@@ -19,11 +20,11 @@ type Setup struct {
 // whose header has no roofline facts yet, the roofline once its model is
 // known; the earlier run's header and cells when it resumes one; and the
 // benchmark tool that measured it.
-func Prepare(s *engine.Subject, st Setup) {
+func Prepare(s *measure.Subject, st Setup) {
 	s.Header.Diagnostics = st.Diagnostics
 	vllm.RooflineOnceKnown(s)
 	if st.Resume != nil {
-		s.Header = engine.ResumeHeader(st.Resume.Report, s.Header)
+		s.Header = measure.ResumeHeader(st.Resume.Report, s.Header)
 		s.Resume = st.Resume
 	}
 	s.Header.Run.BenchmarkTool = engine.BenchmarkTool(st.Version)

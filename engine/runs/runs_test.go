@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // TestPrepareNew: a new run gets this machine's diagnostics and the tool's
@@ -12,7 +13,7 @@ import (
 // known, the simulator none.
 func TestPrepareNew(t *testing.T) {
 	diag := &engine.Diagnostics{}
-	var s engine.Subject
+	var s measure.Subject
 	Prepare(&s, Setup{Diagnostics: diag, Version: "1.2.3"})
 	if s.Header.Diagnostics != diag || s.Header.Run.BenchmarkTool != engine.BenchmarkTool("1.2.3") || s.Resume != nil {
 		t.Errorf("new run: diagnostics %p (want %p), tool %q, resume %v", s.Header.Diagnostics, diag, s.Header.Run.BenchmarkTool, s.Resume)
@@ -20,7 +21,7 @@ func TestPrepareNew(t *testing.T) {
 	if s.RooflineFor == nil {
 		t.Error("a server without roofline facts gets no RooflineFor")
 	}
-	var sim engine.Subject
+	var sim measure.Subject
 	sim.Header.Engine.Simulated = true
 	Prepare(&sim, Setup{Version: "1.2.3"})
 	if sim.RooflineFor != nil {
@@ -34,9 +35,9 @@ func TestPrepareResume(t *testing.T) {
 	started := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	prev := engine.Report{Run: engine.RunInfo{ServedModel: "earlier-model", StartedAt: started}, Results: []engine.Result{{Status: engine.StatusValid}}}
 	diag := &engine.Diagnostics{}
-	var s engine.Subject
+	var s measure.Subject
 	s.Header.Run.ServedModel = "now"
-	resume := &engine.Resume{Report: prev, KeepFailed: true}
+	resume := &measure.Resume{Report: prev, KeepFailed: true}
 	Prepare(&s, Setup{Diagnostics: diag, Resume: resume, Version: "1.2.3"})
 	h := s.Header
 	if h.Run.ServedModel != "earlier-model" || !h.Run.StartedAt.Equal(started) || h.Diagnostics != diag || len(h.Results) != 0 ||

@@ -141,3 +141,16 @@ func isSchemeByte(c byte) bool {
 func isURLEnd(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '<' || c == '>' || c == ')' || c == ']' || c == '}' || c == ','
 }
+
+// Env picks from environ ("K=V" entries, as os.Environ gives them) the
+// variables keep selects, their secret values redacted.
+func Env(environ []string, keep func(name string) bool) map[string]string {
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && keep(k) {
+			env[k] = Text(EnvValue(k, v))
+		}
+	}
+	return env
+}

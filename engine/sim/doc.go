@@ -20,7 +20,7 @@
 // profiles gemma-4-e2b-rtxpro6000 and gemma-4-26b-a4b-nvfp4-rtx3090 are
 // fitted to the two reference reports in docs/reference (model_test.go
 // checks every cell of theirs in virtual time, seed_test.go runs both
-// matrices through engine.Run), they are not measurements.
+// matrices through measure.Run), they are not measurements.
 //
 // Time: one scheduler goroutine runs steps back to back in model time and
 // sleeps in real time until each ends; Options.TimeScale makes model time

@@ -1,6 +1,9 @@
 package sim
 
-import "speedmatrix/engine/roofline"
+import (
+	"speedmatrix/engine"
+	"speedmatrix/engine/roofline"
+)
 
 // Roofline is the physical setup a profile stands for: the published
 // architecture of its model and vLLM's KV cache dtype. Its GPU is
@@ -12,19 +15,19 @@ type Roofline struct {
 
 // RooflineFacts are the roofline facts of a run against p, nil for a
 // profile that states none (tiny).
-func (p Profile) RooflineFacts() *roofline.Facts {
+func (p Profile) RooflineFacts() *engine.RooflineFacts {
 	if p.Roofline == nil {
 		return nil
 	}
 	g, err := roofline.NewGPU(p.GPUName, p.GPURig().Count, 0)
 	if err != nil {
-		return roofline.Unavailable(err)
+		return engine.RooflineUnavailable(err)
 	}
 	m, err := p.Roofline.Arch.Model(p.Model, p.Roofline.KVCacheDType, "simulated profile (the model's published config.json)")
 	if err != nil {
-		return roofline.Unavailable(err)
+		return engine.RooflineUnavailable(err)
 	}
-	return roofline.New(g, m)
+	return engine.NewRoofline(g, m)
 }
 
 // layerTypes marks every n-th layer of layers full attention, the others

@@ -24,7 +24,7 @@ func TestRooflineSimulatedCells(t *testing.T) {
 			f := p.RooflineFacts()
 			var table strings.Builder
 			check := func(res engine.Result, what string) {
-				c := engine.Ceiling(f, res, r.MaxOutputTokens)
+				c := engine.CeilingOf(f, res, r.MaxOutputTokens)
 				pct := 100 * res.TotalTokPerSec / c.TokS
 				fmt.Fprintf(&table, "%-16s %9.1f of %9.1f tok/s %5.1f %% (%s)\n", what, res.TotalTokPerSec, c.TokS, pct, c.Bound)
 				if !(pct > 0 && pct <= 100) {

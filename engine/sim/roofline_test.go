@@ -31,7 +31,7 @@ func TestRooflineReferenceCells(t *testing.T) {
 				}
 				res := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: c.ContextTokens, Concurrency: c.Concurrency},
 					Status: engine.StatusValid, TotalTokPerSec: c.TotalTokPerSec}
-				ceil := engine.Ceiling(f, res, seed.MaxOutputTokens)
+				ceil := engine.CeilingOf(f, res, seed.MaxOutputTokens)
 				pct := 100 * c.TotalTokPerSec / ceil.TokS
 				fmt.Fprintf(&table, "decode %6s × %3d  %8.1f of %8.1f tok/s  %5.1f %%  %s\n", engine.ContextLabel(c.ContextTokens), c.Concurrency, c.TotalTokPerSec, ceil.TokS, pct, ceil.Bound)
 				if !(pct > 0 && pct <= 100) {
@@ -41,7 +41,7 @@ func TestRooflineReferenceCells(t *testing.T) {
 			for _, c := range seed.Prefill {
 				res := engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: c.ContextTokens, Concurrency: 1},
 					Status: engine.StatusValid, TotalTokPerSec: c.TokPerSec}
-				ceil := engine.Ceiling(f, res, seed.MaxOutputTokens)
+				ceil := engine.CeilingOf(f, res, seed.MaxOutputTokens)
 				pct := 100 * c.TokPerSec / ceil.TokS
 				fmt.Fprintf(&table, "prefill %6s  %8.1f of %8.1f tok/s  %5.1f %%  %s\n", engine.ContextLabel(c.ContextTokens), c.TokPerSec, ceil.TokS, pct, ceil.Bound)
 				if !(pct > 0 && pct <= 100) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/sim"
 )
 
@@ -26,7 +27,7 @@ var seedRuns = map[string]seedRun{
 	"gemma-4-26b-a4b-nvfp4-rtx3090": {timeScale: 25, windowS: 20},
 }
 
-// TestSeedMatrices runs each reference report's whole matrix through engine.Run against
+// TestSeedMatrices runs each reference report's whole matrix through measure.Run against
 // its profile over HTTP in real time, with shortened windows, and checks it
 // cell by cell: the same cells Over capacity and Looped, every Valid cell's
 // total tok/s and every prefill tok/s within 10 % of the reference report.
@@ -67,13 +68,13 @@ func checkSeedMatrix(t *testing.T, r sim.SeedReport, run seedRun) {
 		Duration:        time.Duration(run.windowS / run.timeScale * float64(time.Second)),
 		MaxOutputTokens: r.MaxOutputTokens, API: engine.APIChat, LoopDetection: true,
 	}
-	target := engine.Target{BaseURL: srv.URL}
-	var ro engine.RunOptions
+	target := measure.Target{BaseURL: srv.URL}
+	var ro measure.RunOptions
 	ro.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: p.Name, MaxNumSeqs: p.MaxNumSeqs}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var rep *engine.Report
-	for ev := range engine.Run(ctx, plan, target, ro) {
+	for ev := range measure.Run(ctx, plan, measure.Subject{Target: target, RunOptions: ro}) {
 		if ev.Kind == engine.EventDone {
 			if ev.Err != nil {
 				t.Fatalf("run: %v", ev.Err)

@@ -1,5 +1,5 @@
 // Package simtarget starts the in-process vLLM simulator (engine/sim) on a
-// free loopback port and describes it as an engine.Subject whose Hardware
+// free loopback port and describes it as a measure.Subject whose Hardware
 // and Engine sections are labelled simulated, with simulated GPU telemetry
 // from the simulator's own scheduler. The app and the cli share it so that
 // a simulated run reads the same whichever started it.
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/sim"
 )
 
@@ -40,25 +41,25 @@ type Options struct {
 // target describing it and a func that stops the server. It returns the
 // profile lookup error as it is (it lists the known profiles) so callers
 // can prefix it with their own context.
-func Start(profile string, opts Options) (engine.Subject, func(), error) {
+func Start(profile string, opts Options) (measure.Subject, func(), error) {
 	p, err := sim.LookupProfile(profile)
 	if err != nil {
-		return engine.Subject{}, nil, err
+		return measure.Subject{}, nil, err
 	}
 	s, err := sim.New(sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults, Engine: opts.Engine})
 	if err != nil {
-		return engine.Subject{}, nil, err
+		return measure.Subject{}, nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		s.Close()
-		return engine.Subject{}, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
+		return measure.Subject{}, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
 	}
 	srv := &http.Server{Handler: s}
 	go func() { _ = srv.Serve(ln) }()
 	tel := startTelemetry(s, opts.TimeScale)
 	stop := func() { _ = srv.Close(); tel.Stop(); s.Close() }
-	t := engine.Subject{Target: engine.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
+	t := measure.Subject{Target: measure.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
 	t.Header = Header(p)
 	if opts.Engine == sim.EngineSGLang {
 		// The run reads the engine, its version and its limits from the

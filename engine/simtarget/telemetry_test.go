@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
 )
@@ -81,7 +82,7 @@ func TestTwoGPUProfileRun(t *testing.T) {
 	plan := engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 4}, Duration: 800 * time.Millisecond,
 		MaxOutputTokens: 64, API: engine.APICompletions}
 	var rep *engine.Report
-	for ev := range engine.Run(t.Context(), plan, tg.Target, tg.RunOptions) {
+	for ev := range measure.Run(t.Context(), plan, tg) {
 		if ev.Kind == engine.EventDone {
 			rep, err = ev.Report, ev.Err
 		}

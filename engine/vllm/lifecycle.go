@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // readyPoll is how often WaitReady asks the server whether it is ready.
@@ -298,11 +299,11 @@ func dtypeLabel(dtype string) string {
 	return strings.ToUpper(dtype)
 }
 
-// Subject is what engine.Run needs to measure this server: its address,
+// Subject is what measure.Run needs to measure this server: its address,
 // key and served model, Alive (so a server that dies ends the run) and the
 // report's Engine section, Run model and Launch command.
-func (s *Server) Subject() engine.Subject {
-	t := engine.Subject{Target: engine.Target{BaseURL: s.BaseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.ServedName()}}
+func (s *Server) Subject() measure.Subject {
+	t := measure.Subject{Target: measure.Target{BaseURL: s.BaseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.ServedName()}}
 	t.Alive = s.Alive
 	t.ServingGPUs = s.cfg.ServingGPUs()
 	t.Header.Engine = s.EngineInfo()

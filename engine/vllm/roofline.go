@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/roofline"
 )
 
@@ -27,31 +28,31 @@ func (s *Server) RooflineFacts() ServerFacts {
 // peaks), the model from vLLM's log when we launched it and from its
 // config.json (model is its Hugging Face id or folder). What is missing makes the facts
 // unavailable, saying which.
-func Roofline(h engine.Report, model string, s ServerFacts) *roofline.Facts {
+func Roofline(h engine.Report, model string, s ServerFacts) *engine.RooflineFacts {
 	if h.Hardware.OnCPU() {
-		return roofline.Unavailable(errors.New("roofline unavailable: the server ran on the CPU, and the roofline models a GPU's bandwidth and compute"))
+		return engine.RooflineUnavailable(errors.New("roofline unavailable: the server ran on the CPU, and the roofline models a GPU's bandwidth and compute"))
 	}
 	if len(h.Hardware.GPUs) == 0 {
-		return roofline.Unavailable(errors.New("roofline unavailable: no GPU detected on this machine"))
+		return engine.RooflineUnavailable(errors.New("roofline unavailable: no GPU detected on this machine"))
 	}
 	g := h.Hardware.GPUs[0]
 	gpu, err := roofline.NewGPU(g.Name, max(s.TP, 1), g.PeakBandwidthGBs)
 	if err != nil {
-		return roofline.Unavailable(err)
+		return engine.RooflineUnavailable(err)
 	}
 	if model == "" {
-		return roofline.Unavailable(errors.New("roofline unavailable: the model is unknown"))
+		return engine.RooflineUnavailable(errors.New("roofline unavailable: the model is unknown"))
 	}
 	m, err := roofline.FromConfig(model, s.KVCacheDType)
 	switch {
 	case err == nil:
-		m.ApplyLog(s.Log.WeightGiB, s.Log.KVCacheGiB, s.Log.KVCacheTokens)
+		roofline.ApplyLog(&m, s.Log.WeightGiB, s.Log.KVCacheGiB, s.Log.KVCacheTokens)
 	case s.Log.WeightGiB > 0:
 		m = roofline.FromLog(model, logDType(s.Log), s.Log.WeightGiB, s.Log.KVCacheGiB, s.Log.KVCacheTokens)
 	default:
-		return roofline.Unavailable(err)
+		return engine.RooflineUnavailable(err)
 	}
-	f := roofline.New(gpu, m)
+	f := engine.NewRoofline(gpu, m)
 	if s.TP == 0 {
 		f.Assumptions = append(f.Assumptions, fmt.Sprintf("one %s serves the model (the server's tensor-parallel size is unknown)", g.Name))
 	}
@@ -81,10 +82,10 @@ func logDType(f LogFacts) string {
 // yet (one someone else started), the RooflineFor that finds them, on the
 // hardware its header describes, for the model it turns out to serve. The
 // simulator's profiles state their own, or none.
-func RooflineOnceKnown(t *engine.Subject) {
+func RooflineOnceKnown(t *measure.Subject) {
 	if t.Header.Roofline != nil || t.Header.Engine.Simulated {
 		return
 	}
 	h := t.Header
-	t.RooflineFor = func(model string) *roofline.Facts { return Roofline(h, model, ServerFacts{}) }
+	t.RooflineFor = func(model string) *engine.RooflineFacts { return Roofline(h, model, ServerFacts{}) }
 }

@@ -1,0 +1,129 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"speedmatrix/engine"
+	"time"
+
+	"speedmatrix/engine/openai"
+)
+
+// Lines of the Run section's Checks, saying which trust checks ran.
+const (
+	CheckServerMetrics   = "Server checks: idle before the run, drain barrier between cells, per-cell cross-check with the server's /metrics"
+	CheckNoServerMetrics = "Server checks not done: the server serves no vLLM /metrics, so the idle check, the drain barrier and the server cross-check were skipped"
+	CheckBusyAllowed     = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
+)
+
+// startWatch sees whether the server serves its engine's /metrics and,
+// if so, sets up the watch that samples it. It records in the report which
+// checks will run; without metrics the Checks line says they were not done
+// and what would make them run.
+func (r *runner) startWatch(ctx context.Context) bool {
+	m, err := r.client.Metrics(ctx)
+	if err != nil || !m.HasRequests {
+		names := r.kind.metrics()
+		r.addCheck(names.NoMetrics)
+		r.logf("the server has no %s: the idle check, the drain barrier and the server cross-check are not done", names.Label)
+		return false
+	}
+	r.watch = newServerWatch(r.client.Metrics, r.opts.metricsEvery)
+	r.watch.onError = r.live.suspect
+	lastEvent := time.Time{}
+	r.watch.onEvent = func(s metricSample) {
+		if s.At.Sub(lastEvent) < r.opts.sampleEvery {
+			return
+		}
+		lastEvent = s.At
+		ev := engine.ServerSample{Running: int(s.Running), Waiting: int(s.Waiting), KVUsagePct: s.KVUsagePct, GenTokens: s.GenTokens}
+		r.send(ctx, engine.Event{Kind: engine.EventServer, Time: s.At, Server: &ev})
+	}
+	if r.target.AllowBusy {
+		r.addCheck(CheckBusyAllowed)
+	} else {
+		r.addCheck(CheckServerMetrics)
+	}
+	return true
+}
+
+func (r *runner) addCheck(line string) {
+	r.mu.Lock()
+	r.report.Run.Checks = append(r.report.Run.Checks, line)
+	r.mu.Unlock()
+}
+
+// addNote adds a sentence to the Run section's notes, once.
+func (r *runner) addNote(line string) {
+	r.mu.Lock()
+	if !slices.Contains(r.report.Run.Notes, line) {
+		r.report.Run.Notes = append(r.report.Run.Notes, line)
+	}
+	r.mu.Unlock()
+}
+
+// checkIdle refuses a server that is busy with another client's requests:
+// it waits up to opts.idleWait for no request running or waiting.
+func (r *runner) checkIdle(ctx context.Context) error {
+	_, last, err := r.watch.waitIdle(ctx, time.Now(), 0, r.live.dead)
+	if errors.Is(err, context.DeadlineExceeded) && !r.target.AllowBusy {
+		r.logf("the server holds %d requests of another client: waiting up to %s for it to be idle", last.load(), openai.Seconds(r.opts.idleWait))
+		_, last, err = r.watch.waitIdle(ctx, time.Now(), r.opts.idleWait, r.live.dead)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case r.target.AllowBusy:
+		if last.load() > 0 {
+			r.logf("the server is serving %d requests of other clients; measuring anyway, every cell is flagged", last.load())
+		}
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	case errors.Is(err, context.DeadlineExceeded):
+		return &BusyError{Running: int(last.Running + 0.5), Waiting: int(last.Waiting + 0.5)}
+	}
+	r.logf("the idle check could not read /metrics: %v", err)
+	return nil
+}
+
+// drain is the barrier after a cell: it waits until the server, whose
+// streams we closed at closed, has no request running or waiting, and
+// records how long that took. When it gives up the cell is flagged and the
+// next one fails unless the server is idle by then.
+func (r *runner) drain(ctx context.Context, res *engine.Result, closed time.Time) {
+	if r.watch == nil || r.target.AllowBusy || r.live.stopped() {
+		return
+	}
+	took, last, err := r.watch.waitIdle(ctx, closed, r.opts.drainWait, r.live.dead)
+	switch {
+	case err == nil:
+		res.DrainS = took.Seconds()
+		r.stillBusy = nil
+	case errors.Is(err, context.DeadlineExceeded):
+		res.DrainS = took.Seconds()
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagNotDrained, Message: fmt.Sprintf("the server still held %d requests %s after this cell's streams were closed",
+			last.load(), openai.Seconds(r.opts.drainWait))})
+		r.stillBusy = &last
+	}
+}
+
+// stillBusyErr fails a cell that follows a drain barrier which gave up,
+// unless the server has become idle since.
+func (r *runner) stillBusyErr() error {
+	if r.stillBusy == nil {
+		return nil
+	}
+	last, ok, _, _ := r.watch.latest()
+	if ok && last.load() == 0 {
+		r.stillBusy = nil
+		return nil
+	}
+	n := r.stillBusy.load()
+	if ok {
+		n = last.load()
+	}
+	return fmt.Errorf("server still busy: %d requests running or waiting %s after the previous cell ended", n, openai.Seconds(r.opts.drainWait))
+}

@@ -1,0 +1,192 @@
+package measure
+
+import (
+	"context"
+	"math"
+	"slices"
+	"speedmatrix/engine"
+	"testing"
+	"time"
+)
+
+func testOptions() runOptions {
+	return runOptions{
+		warmupTimeout:     10 * time.Second,
+		firstTokenTimeout: 2 * time.Second,
+		stallTimeout:      2 * time.Second,
+		requestTimeout:    2 * time.Second,
+		sampleEvery:       100 * time.Millisecond,
+		metricsEvery:      25 * time.Millisecond,
+		retryPause:        20 * time.Millisecond,
+		idleWait:          time.Second,
+		drainWait:         2 * time.Second,
+		probeTimeout:      2 * time.Second,
+	}
+}
+
+// runAll runs a plan to the end and returns the final report, its error and
+// every event.
+func runAll(t *testing.T, ctx context.Context, plan engine.Plan, target Subject, opts runOptions) (engine.Report, []engine.Event, error) {
+	t.Helper()
+	var events []engine.Event
+	for ev := range runWith(ctx, plan, target, opts) {
+		events = append(events, ev)
+	}
+	last := events[len(events)-1]
+	if last.Kind != engine.EventDone || last.Report == nil {
+		t.Fatalf("last event is %v, want EventDone with a report", last.Kind)
+	}
+	return *last.Report, events, last.Err
+}
+
+func decodePlan(contextTokens, concurrency int, d time.Duration, maxOut int, api engine.API) engine.Plan {
+	return engine.Plan{
+		DecodeContexts: []int{contextTokens}, Concurrency: []int{concurrency},
+		Duration: d, MaxOutputTokens: maxOut, API: api, LoopDetection: true,
+	}
+}
+
+func findResult(t *testing.T, rep engine.Report, phase engine.Phase) engine.Result {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.Phase == phase {
+			return r
+		}
+	}
+	t.Fatalf("no %s result in %+v", phase, rep.Results)
+	return engine.Result{}
+}
+
+// truth computes, from the server's own log, the output tokens it sent in
+// the window and the median time it took to send each request's first token.
+func truth(f *fakeServer, from time.Time, d time.Duration) (tokPerSec, ttftMs float64) {
+	to := from.Add(d)
+	var n int
+	var ttfts []float64
+	for _, r := range f.requestsLog() {
+		if len(r.Sent) < 2 { // sizing and warm-up requests
+			continue
+		}
+		ttfts = append(ttfts, ms(r.Sent[0].Sub(r.Received)))
+		for _, s := range r.Sent {
+			if s.After(from) && !s.After(to) {
+				n++
+			}
+		}
+	}
+	return float64(n) / d.Seconds(), percentiles(ttfts).P50
+}
+
+func within(t *testing.T, what string, got, want, tolerance float64) {
+	t.Helper()
+	if want == 0 || math.Abs(got-want)/want > tolerance {
+		t.Errorf("%s = %.2f, want %.2f ± %.0f %%", what, got, want, 100*tolerance)
+	} else {
+		t.Logf("%s = %.2f, truth %.2f (%+.2f %%)", what, got, want, 100*(got-want)/want)
+	}
+}
+
+// TestDecodeExactness checks the figures against servers whose timing is
+// known: a token every 20 ms after a 60 ms TTFT, four streams. It holds
+// with the other core busy: the fake's schedule and its truth count from
+// when the client sent (not from when the handler got to run), and the
+// window ends between tokens, so what a busy machine delays is the same
+// for the engine and the truth.
+func TestDecodeExactness(t *testing.T) {
+	const interval = 20 * time.Millisecond
+	cases := []struct {
+		name   string
+		o      fakeOpts
+		maxOut int
+		api    engine.API
+	}{
+		{"continuous usage", fakeOpts{Usage: usageContinuous}, 10000, engine.APICompletions},
+		{"usage only at the end", fakeOpts{Usage: usageFinal}, 10000, engine.APIChat},
+		{"no usage", fakeOpts{Usage: usageNone}, 10000, engine.APICompletions},
+		{"4 tokens per chunk, usage at the end", fakeOpts{Usage: usageFinal, TokensPerChunk: 4}, 40, engine.APICompletions},
+		{"4 tokens per chunk, continuous usage", fakeOpts{Usage: usageContinuous, TokensPerChunk: 4}, 10000, engine.APIChat},
+		{"reasoning then content", fakeOpts{Usage: usageFinal, Reasoning: 30}, 10000, engine.APIChat},
+	}
+	for _, c := range cases {
+		// One at a time: parallel streams of other subtests would be the
+		// scheduling noise this test must not measure.
+		t.Run(c.name, func(t *testing.T) {
+			c.o.TTFT, c.o.Interval = 60*time.Millisecond, interval
+			f := newFakeServer(t, c.o)
+			// The window opens on a token's arrival and the four streams
+			// run in step, so a window of whole intervals would end on
+			// every stream's token: the engine counts it by arrival, the
+			// truth by send, and a few ms of delay on a busy machine move
+			// it out of one count only. 100.5 intervals end between tokens.
+			d := 2*time.Second + interval/2
+			opts := testOptions()
+			opts.wrapTransport = stampClientSent // the schedule starts when the client sent
+			rep, _, err := runAll(t, t.Context(), decodePlan(2*engine.K, 4, d, c.maxOut, c.api), Subject{Target: Target{BaseURL: f.URL}}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := findResult(t, rep, engine.PhaseDecode)
+			if r.Status != engine.StatusValid {
+				t.Fatalf("status %s (%s), want Valid", r.Status, r.Error)
+			}
+			total, ttft := truth(f, r.WindowStart, d)
+			within(t, "total tok/s", r.TotalTokPerSec, total, 0.02*raceSlowdown)
+			within(t, "per request tok/s", r.PerRequestTokPerSec, float64(time.Second/interval), 0.02*raceSlowdown)
+			if math.Abs(r.TTFTMs-ttft) > 5*raceSlowdown {
+				t.Errorf("TTFT = %.1f ms, server's truth %.1f ms: off by more than %d ms", r.TTFTMs, ttft, 5*raceSlowdown)
+			} else {
+				t.Logf("TTFT = %.2f ms, truth %.2f ms (%+.2f ms)", r.TTFTMs, ttft, r.TTFTMs-ttft)
+			}
+			within(t, "ITL ms", r.ITLMs, ms(interval), 0.05*raceSlowdown)
+			// Active means decoding: a request waiting for its first token
+			// isn't. Streams of 40 tokens spend 60 of every 840 ms waiting.
+			wantActive := 4.0
+			if c.maxOut == 40 {
+				wantActive = 4 * 780.0 / 840
+			}
+			if r.MeasuredS != d.Seconds() || math.Abs(r.AvgActive-wantActive) > 0.15*raceSlowdown {
+				t.Errorf("measured %.2f s, avg active %.2f; want %.1f s, %.2f active", r.MeasuredS, r.AvgActive, d.Seconds(), wantActive)
+			}
+			if got := int(math.Round(r.TotalTokPerSec * d.Seconds())); got != r.OutputTokens {
+				t.Errorf("output tokens %d, want total × window = %d", r.OutputTokens, got)
+			}
+		})
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	p := percentiles([]float64{5, 1, 4, 2, 3})
+	if p.P50 != 3 || math.Abs(p.P90-4.6) > 1e-9 {
+		t.Errorf("percentiles = %+v, want p50 3, p90 4.6", p)
+	}
+	w := weightedPercentiles([]weighted{{Value: 10, Weight: 1}, {Value: 2, Weight: 3}})
+	if w.P50 != 2 || w.P90 != 10 {
+		t.Errorf("weighted = %+v, want p50 2 (3 of 4 gaps), p90 10", w)
+	}
+	if got := slices.Max([]float64{percentiles(nil).P99, weightedPercentiles(nil).P99}); got != 0 {
+		t.Errorf("empty percentiles = %v, want 0", got)
+	}
+}
+
+// BenchmarkComputeDecode computes a reference-sized cell: 128 streams of 75
+// tok/s, one token per chunk, over a 30 s window.
+func BenchmarkComputeDecode(b *testing.B) {
+	from := time.Now()
+	to := from.Add(30 * time.Second)
+	recs := make([]*requestRecord, 128)
+	for i := range recs {
+		r := &requestRecord{Sent: from.Add(-time.Second), FirstToken: from.Add(-500 * time.Millisecond), FinalTokens: -1}
+		for j := range 30 * 75 {
+			r.add(chunkTokens{At: r.FirstToken.Add(time.Duration(j) * time.Second / 75), Tokens: 1, Estimated: true})
+		}
+		recs[i] = r
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		f := computeDecode(recs, from, to)
+		if f.TokensInWindow == 0 {
+			b.Fatal("no tokens")
+		}
+	}
+	b.ReportMetric(float64(128*30*75), "tokens/op")
+}

@@ -1,0 +1,72 @@
+package measure
+
+import (
+	"cmp"
+	"speedmatrix/engine"
+	"time"
+
+	"speedmatrix/engine/secret"
+)
+
+// header starts the report from what the caller knows (Header.Run's
+// BenchmarkTool names the caller's build), plus the run settings.
+func (r *runner) header() engine.Report {
+	rep := r.target.Header
+	rep.SchemaVersion = engine.SchemaVersion
+	rep.Plan = r.plan
+	rep.Results = nil
+	run := &rep.Run
+	if run.BenchmarkTool == "" {
+		run.BenchmarkTool = engine.BenchmarkTool("")
+	}
+	run.DecodeTest = engine.DecodeTestFixedDuration
+	run.PrefillMode = engine.PrefillModeDecodeWarmup
+	run.DurationS = r.plan.Duration.Seconds()
+	run.MaxOutputTokens = r.plan.MaxOutputTokens
+	run.API = string(r.plan.API)
+	run.Endpoint = secret.URL(r.target.BaseURL) // the client keeps the password, the report never
+	if run.StartedAt.IsZero() {
+		run.StartedAt = r.started
+	}
+	run.FinishedAt = time.Time{}
+	run.Complete, run.Incomplete, run.Checks = false, "", nil
+	return rep
+}
+
+// fillEngine completes the Engine and Run sections from the server, and
+// returns what identifies the server as it answers now.
+func (r *runner) fillEngine() serverIdentity {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := &r.report.Engine
+	id := serverIdentity{Model: r.setup.Model, MaxModelLen: r.setup.MaxModelLen}
+	if r.plan.KVBudgetTokens == 0 {
+		id.KVCacheTokens = r.setup.KVTokens
+	}
+	id.Version = r.kind.Version()
+	if e.Version == "" {
+		e.Version = r.kind.Version()
+	}
+	if e.Engine == "" {
+		e.Engine = r.kind.Name()
+	}
+	// A simulator reached over HTTP (speedmatrix sim) is labelled like the
+	// in-process one: nothing measured against it passes as real.
+	if p := r.version.SimulatorProfile; p != "" && !e.Simulated {
+		e.Simulated, e.SimProfile = true, p
+		r.report.Hardware.AddNote("The target is the Speed Matrix simulator (profile " + p + "): its figures are simulated.")
+	}
+	e.MaxModelLen = r.setup.MaxModelLen
+	if r.setup.KVTokens > 0 && r.plan.KVBudgetTokens == 0 {
+		e.KVCacheTokens = r.setup.KVTokens
+	}
+	e.MaxNumSeqs = r.setup.MaxNumSeqs
+	r.report.Run.ServedModel = r.setup.Model
+	if r.report.Run.Model == "" {
+		r.report.Run.Model = r.setup.Root
+	}
+	if r.target.RooflineFor != nil && !r.report.Roofline.Available() {
+		r.report.Roofline = r.target.RooflineFor(cmp.Or(r.report.Run.Model, r.setup.Model))
+	}
+	return id
+}

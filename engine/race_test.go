@@ -1,8 +1,0 @@
-//go:build race
-
-package engine
-
-// raceSlowdown widens timing tolerances: the race detector slows every
-// goroutine several times, so the fake server's and the client's timing
-// noise grows with it.
-const raceSlowdown = 5
