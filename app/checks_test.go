@@ -11,6 +11,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/servers"
 )
 
 // checkedCannedReport is the canned run as a server with /metrics records
@@ -86,9 +87,9 @@ func TestChecksTabShowsServerFigures(t *testing.T) {
 
 func TestChecksTabWithoutServerMetrics(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
-	rep.Run.Checks = []string{measure.CheckNoServerMetrics}
+	rep.Run.Checks = []string{servers.CheckNoVLLMMetrics}
 	u, tab := showChecks(t, rep)
-	for _, want := range []string{measure.CheckNoServerMetrics, noChecksLine} {
+	for _, want := range []string{servers.CheckNoVLLMMetrics, noChecksLine} {
 		if !hasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}

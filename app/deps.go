@@ -7,10 +7,11 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/sim"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -46,19 +47,19 @@ type liveTelemetry interface {
 	Latest() (hw.Sample, bool)
 }
 
-// serverLauncher starts a vLLM server (vllm.Launch) and returns at once.
+// serverLauncher starts a vLLM server (launch.Launch) and returns at once.
 type serverLauncher interface {
-	Launch(ctx context.Context, cfg vllm.ServerConfig) (launchedServer, error)
+	Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error)
 }
 
-// launchedServer is a launched vLLM server (*vllm.Server).
+// launchedServer is a launched vLLM server (*launch.Server).
 type launchedServer interface {
 	WaitReady(ctx context.Context) error
 	Stop() error
 	Subscribe(f func(line string)) (cancel func())
 	Logs() []string
-	Facts() vllm.LogFacts
-	RooflineFacts() vllm.ServerFacts
+	Facts() launch.LogFacts
+	RooflineFacts() roofline.ServerFacts
 	Subject() measure.Subject
 	// Hardware is the Hardware section of the server from what was
 	// detected here (on the CPU: the CPU, and no GPU).
@@ -67,10 +68,10 @@ type launchedServer interface {
 	OnCPU() bool
 }
 
-// modelLister lists local models and suggests server settings (engine/vllm).
+// modelLister lists local models and suggests server settings (engine/launch).
 type modelLister interface {
-	LocalModels() ([]vllm.LocalModel, error)
-	Suggest(hw engine.HardwareInfo, model string) vllm.Suggestion
+	LocalModels() ([]launch.LocalModel, error)
+	Suggest(hw engine.HardwareInfo, model string) launch.Suggestion
 }
 
 // endpointLister asks an OpenAI-compatible server which models it serves.

@@ -21,10 +21,11 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/sim"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -248,11 +249,11 @@ func (s *fakeServer) Subscribe(f func(string)) func() {
 }
 
 func (s *fakeServer) Logs() []string { return nil }
-func (s *fakeServer) Facts() vllm.LogFacts {
-	return vllm.LogFacts{KVCacheTokens: 123456, MaxConcurrency: 3.8, ConcurrencyTokens: 32768}
+func (s *fakeServer) Facts() launch.LogFacts {
+	return launch.LogFacts{KVCacheTokens: 123456, MaxConcurrency: 3.8, ConcurrencyTokens: 32768}
 }
-func (s *fakeServer) RooflineFacts() vllm.ServerFacts {
-	return vllm.ServerFacts{Log: s.Facts(), TP: 1}
+func (s *fakeServer) RooflineFacts() roofline.ServerFacts {
+	return launch.RooflineFacts(s.Facts(), 1, "")
 }
 func (s *fakeServer) Subject() measure.Subject {
 	return measure.Subject{Target: measure.Target{BaseURL: "http://127.0.0.1:8000", Model: "m"}}
@@ -260,11 +261,11 @@ func (s *fakeServer) Subject() measure.Subject {
 
 type fakeLauncher struct {
 	srv  *fakeServer
-	cfgs chan vllm.ServerConfig
+	cfgs chan launch.ServerConfig
 	err  error // what Launch returns instead of srv
 }
 
-func (f fakeLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launchedServer, error) {
+func (f fakeLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
 	f.cfgs <- cfg
 	if f.err != nil {
 		return nil, f.err
@@ -274,12 +275,12 @@ func (f fakeLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launch
 
 type fakeModels struct{}
 
-func (fakeModels) LocalModels() ([]vllm.LocalModel, error) {
-	return []vllm.LocalModel{{ID: "Qwen/Qwen3-0.6B", MaxModelLen: 40960}}, nil
+func (fakeModels) LocalModels() ([]launch.LocalModel, error) {
+	return []launch.LocalModel{{ID: "Qwen/Qwen3-0.6B", MaxModelLen: 40960}}, nil
 }
 
-func (fakeModels) Suggest(h engine.HardwareInfo, model string) vllm.Suggestion {
-	return vllm.Suggestion{TensorParallelSize: len(h.GPUs), GPUMemoryUtilization: 0.88, MaxModelLen: 40960,
+func (fakeModels) Suggest(h engine.HardwareInfo, model string) launch.Suggestion {
+	return launch.Suggestion{TensorParallelSize: len(h.GPUs), GPUMemoryUtilization: 0.88, MaxModelLen: 40960,
 		Notes: []string{"test suggestion"}}
 }
 
@@ -397,11 +398,11 @@ func findButton(obj fyne.CanvasObject, s string) *widget.Button {
 // launchUI is the app on a machine with one GPU and a fake launcher: the
 // configs it launches come on cfgs, and its server is ready once
 // srv.ready is closed.
-func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan vllm.ServerConfig) {
+func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig) {
 	d := testDeps(t, &fakeEngine{})
 	d.hardware = oneGPU
 	srv = &fakeServer{ready: make(chan struct{})}
-	cfgs = make(chan vllm.ServerConfig, 1)
+	cfgs = make(chan launch.ServerConfig, 1)
 	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
 	return newTestUI(t, d, Options{}), srv, cfgs
 }

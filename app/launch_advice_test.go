@@ -6,26 +6,26 @@ import (
 	"strings"
 	"testing"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // TestLaunchSetupProblemsAreBanners: a setting the launcher refuses gets
 // the banner in the app's words (a field of the Server screen, never a
 // server.toml key or a flag), with the launcher's one line behind Details.
 func TestLaunchSetupProblemsAreBanners(t *testing.T) {
-	kinds := []vllm.SetupKind{vllm.SetupNoExecutable, vllm.SetupNotVLLM, vllm.SetupVenvNoVLLM, vllm.SetupNoDocker,
-		vllm.SetupDockerDown, vllm.SetupNoImage, vllm.SetupPortInUse, vllm.SetupKeyFile,
-		vllm.SetupNoRay, vllm.SetupRayDown, vllm.SetupRayNoGPUs}
-	fields := map[vllm.SetupKind]string{vllm.SetupNoExecutable: "Executable", vllm.SetupNotVLLM: "Executable",
-		vllm.SetupVenvNoVLLM: "Executable", vllm.SetupNoDocker: "Runner", vllm.SetupDockerDown: "Runner",
-		vllm.SetupNoImage: "Docker image", vllm.SetupPortInUse: "Port", vllm.SetupKeyFile: "API key",
-		vllm.SetupNoRay: "Executor", vllm.SetupRayDown: "Ray address", vllm.SetupRayNoGPUs: "Tensor parallel"}
+	kinds := []launch.SetupKind{launch.SetupNoExecutable, launch.SetupNotVLLM, launch.SetupVenvNoVLLM, launch.SetupNoDocker,
+		launch.SetupDockerDown, launch.SetupNoImage, launch.SetupPortInUse, launch.SetupKeyFile,
+		launch.SetupNoRay, launch.SetupRayDown, launch.SetupRayNoGPUs}
+	fields := map[launch.SetupKind]string{launch.SetupNoExecutable: "Executable", launch.SetupNotVLLM: "Executable",
+		launch.SetupVenvNoVLLM: "Executable", launch.SetupNoDocker: "Runner", launch.SetupDockerDown: "Runner",
+		launch.SetupNoImage: "Docker image", launch.SetupPortInUse: "Port", launch.SetupKeyFile: "API key",
+		launch.SetupNoRay: "Executor", launch.SetupRayDown: "Ray address", launch.SetupRayNoGPUs: "Tensor parallel"}
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})
 			d.hardware = oneGPU
-			se := &vllm.SetupError{Kind: kind, Subject: "/opt/venv", Fact: "fact of " + string(kind), Fix: "set executable = x in server.toml"}
-			d.launcher = fakeLauncher{cfgs: make(chan vllm.ServerConfig, 1), err: fmt.Errorf("wrapped: %w", se)}
+			se := &launch.SetupError{Kind: kind, Subject: "/opt/venv", Fact: "fact of " + string(kind), Fix: "set executable = x in server.toml"}
+			d.launcher = fakeLauncher{cfgs: make(chan launch.ServerConfig, 1), err: fmt.Errorf("wrapped: %w", se)}
 			u := newTestUI(t, d, Options{})
 			l := u.server.launch
 			u.server.form.model.SetText("Qwen/Qwen3-0.6B")
@@ -34,7 +34,7 @@ func TestLaunchSetupProblemsAreBanners(t *testing.T) {
 			n := u.server.banner.current
 			words := n.Message + " " + n.Action
 			if !u.server.banner.visible() || n.Detail != "wrapped: start vllm: fact of "+string(kind)+": set executable = x in server.toml" ||
-				!strings.Contains(words, "/opt/venv") && kind != vllm.SetupNoDocker && kind != vllm.SetupDockerDown {
+				!strings.Contains(words, "/opt/venv") && kind != launch.SetupNoDocker && kind != launch.SetupDockerDown {
 				t.Errorf("banner = %+v", n)
 			}
 			if !strings.Contains(n.Action, fields[kind]) || strings.Contains(words, "--") || strings.Contains(words, "server.toml") ||

@@ -11,12 +11,12 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/simtarget"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -81,8 +81,8 @@ func (processCapture) Capture(ctx context.Context, baseURL string) engine.Server
 
 type vllmLauncher struct{}
 
-func (vllmLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launchedServer, error) {
-	s, err := vllm.Launch(ctx, cfg)
+func (vllmLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+	s, err := launch.Launch(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +91,9 @@ func (vllmLauncher) Launch(ctx context.Context, cfg vllm.ServerConfig) (launched
 
 type modelCatalog struct{}
 
-func (modelCatalog) LocalModels() ([]vllm.LocalModel, error) { return vllm.LocalModels() }
-func (modelCatalog) Suggest(h engine.HardwareInfo, model string) vllm.Suggestion {
-	return vllm.Suggest(h, model)
+func (modelCatalog) LocalModels() ([]launch.LocalModel, error) { return launch.LocalModels() }
+func (modelCatalog) Suggest(h engine.HardwareInfo, model string) launch.Suggestion {
+	return launch.Suggest(h, model)
 }
 
 type openaiEndpoints struct{}

@@ -16,10 +16,10 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
-	"speedmatrix/engine/vllm"
 )
 
 // The three kinds of target, as the Server screen names them (and its
@@ -98,7 +98,7 @@ func newServerTab(u *ui) *container.TabItem {
 	s.kind.Horizontal = true
 	s.kind.Required = true
 
-	var cfg vllm.ServerConfig
+	var cfg launch.ServerConfig
 	u.prefs.load(prefServer, &cfg)
 	s.form.fill(cfg)
 	s.launch.onFormChange() // fill does not report its edits

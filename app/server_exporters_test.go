@@ -9,7 +9,7 @@ import (
 
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/dcgm/dcgmtest"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // TestGPUMetricsField: the endpoint's GPU metrics field takes two nodes'
@@ -115,7 +115,7 @@ func TestLaunchGPUMetrics(t *testing.T) {
 	if hosts["node1"] != 2 || hosts["node2"] != 2 || tg.Telemetry == nil || tg.ServingGPUs != nil {
 		t.Errorf("GPUs by host %v, telemetry %v, serving %v: want both nodes' exporters", hosts, tg.Telemetry != nil, tg.ServingGPUs)
 	}
-	var saved vllm.ServerConfig
+	var saved launch.ServerConfig
 	u.prefs.load(prefServer, &saved)
 	if len(saved.GPUMetrics) != 2 {
 		t.Errorf("remembered gpu_metrics %q", saved.GPUMetrics)

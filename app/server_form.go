@@ -12,8 +12,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/hfcache"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/secret"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/servers"
 )
 
 // Choices of the prefix-caching select.
@@ -23,7 +24,7 @@ const (
 	prefixOff     = "off"
 )
 
-// vllmForm edits every field of a vllm.ServerConfig.
+// vllmForm edits every field of a launch.ServerConfig.
 type vllmForm struct {
 	onChange func()
 
@@ -61,11 +62,11 @@ func newVLLMForm(onChange func()) *vllmForm {
 		f.entries = append(f.entries, e)
 		return e
 	}
-	f.runner = widget.NewSelect([]string{string(vllm.RunnerExec), string(vllm.RunnerDocker)}, func(string) { f.changed() })
+	f.runner = widget.NewSelect([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
 	f.executable = entry("")
 	f.dockerImage = entry("")
 	f.engine = widget.NewSelect(engineChoices(), nil)
-	f.engine.SetSelected(vllm.EngineTitle(vllm.EngineVLLM))
+	f.engine.SetSelected(launch.EngineTitle(servers.VLLM))
 	f.onEngine()
 	f.engine.OnChanged = func(string) { f.onEngine(); f.changed() }
 	f.hfCache = entry(hfcache.Home())
@@ -86,7 +87,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.asyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
 	f.trustRemoteCode = widget.NewCheck("trust remote code", func(bool) { f.changed() })
 	f.reasoningParser, f.toolCallParser = entry("none (e.g. qwen3)"), entry("none (adds --enable-auto-tool-choice)")
-	f.host, f.port = entry(vllm.DefaultHost), entry(strconv.Itoa(vllm.DefaultPort))
+	f.host, f.port = entry(launch.DefaultHost), entry(strconv.Itoa(launch.DefaultPort))
 	f.apiKey = widget.NewPasswordEntry()
 	f.apiKey.SetPlaceHolder("generated at start when empty")
 	f.apiKey.OnChanged = func(string) { f.changed() }
@@ -159,7 +160,7 @@ func (f *vllmForm) openSection(title string) {
 }
 
 // fill shows cfg in the form.
-func (f *vllmForm) fill(cfg vllm.ServerConfig) {
+func (f *vllmForm) fill(cfg launch.ServerConfig) {
 	f.filling = true
 	defer func() { f.filling = false }()
 	num := func(n int) string {
@@ -168,10 +169,10 @@ func (f *vllmForm) fill(cfg vllm.ServerConfig) {
 		}
 		return strconv.Itoa(n)
 	}
-	f.engine.SetSelected(vllm.EngineTitle(cmp.Or(cfg.Engine, vllm.EngineVLLM)))
+	f.engine.SetSelected(launch.EngineTitle(cmp.Or(cfg.Engine, servers.VLLM)))
 	runner := cfg.Runner
 	if runner == "" {
-		runner = vllm.RunnerExec
+		runner = launch.RunnerExec
 	}
 	f.runner.SetSelected(string(runner))
 	f.executable.SetText(cfg.Executable)
@@ -221,7 +222,7 @@ func (f *vllmForm) fill(cfg vllm.ServerConfig) {
 
 // config reads the form. Fields that don't parse are left at zero (vLLM's
 // default) and listed by problems. withKey false leaves the API key out.
-func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
+func (f *vllmForm) config(withKey bool) launch.ServerConfig {
 	f.problemsFor = map[string]string{}
 	atoi := func(name string, e *widget.Entry) int {
 		s := strings.TrimSpace(e.Text)
@@ -234,9 +235,9 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 		}
 		return n
 	}
-	cfg := vllm.ServerConfig{
+	cfg := launch.ServerConfig{
 		Engine: f.engineName(),
-		Runner: vllm.Runner(f.runner.Selected), Executable: strings.TrimSpace(f.executable.Text),
+		Runner: launch.Runner(f.runner.Selected), Executable: strings.TrimSpace(f.executable.Text),
 		DockerImage: strings.TrimSpace(f.dockerImage.Text), HFCache: strings.TrimSpace(f.hfCache.Text),
 		Model: strings.TrimSpace(f.model.Text), ServedModelName: strings.TrimSpace(f.servedName.Text),
 		Revision:           strings.TrimSpace(f.revision.Text),
@@ -258,7 +259,7 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 	if err := f.parallel.gpuMetrics.check(); err != nil {
 		f.problemsFor["gpu metrics"] = "GPU metrics: " + secret.URL(exporterURL(err)) + " is not an exporter address like http://node2:9400/metrics"
 	}
-	if cfg.Engine == vllm.EngineSGLang { // disabled on the form (see onEngine)
+	if cfg.Engine == servers.SGLang { // disabled on the form (see onEngine)
 		cfg.AsyncScheduling, cfg.DistributedExecutorBackend, cfg.RayAddress = false, "", ""
 		cfg.EnforceEager, cfg.KVCacheMemoryBytes, cfg.Device = false, 0, ""
 		cfg.CPUKVCacheSpaceGiB, cfg.CPUOMPThreadsBind, cfg.CPUNumReservedCPUs = 0, "", nil
@@ -287,21 +288,21 @@ func (f *vllmForm) config(withKey bool) vllm.ServerConfig {
 
 // engineChoices are the Engine select's choices: vLLM, SGLang.
 func engineChoices() []string {
-	titles := make([]string, len(vllm.Engines))
-	for i, name := range vllm.Engines {
-		titles[i] = vllm.EngineTitle(name)
+	titles := make([]string, len(launch.Engines))
+	for i, name := range launch.Engines {
+		titles[i] = launch.EngineTitle(name)
 	}
 	return titles
 }
 
 // engineName is the server.toml name of the engine selected.
 func (f *vllmForm) engineName() string {
-	for _, name := range vllm.Engines {
-		if vllm.EngineTitle(name) == f.engine.Selected {
+	for _, name := range launch.Engines {
+		if launch.EngineTitle(name) == f.engine.Selected {
 			return name
 		}
 	}
-	return vllm.EngineVLLM
+	return servers.VLLM
 }
 
 // onEngine shows the selected engine's program and image as placeholders,
@@ -309,7 +310,7 @@ func (f *vllmForm) engineName() string {
 // mode, KV cache memory, the CPU build's) for SGLang, which has no flags
 // for them; config then leaves them out.
 func (f *vllmForm) onEngine() {
-	d := vllm.ServerConfig{Engine: f.engineName(), Runner: vllm.RunnerDocker}.WithDefaults()
+	d := launch.ServerConfig{Engine: f.engineName(), Runner: launch.RunnerDocker}.WithDefaults()
 	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
 	if f.parallel == nil || f.asyncScheduling == nil || f.cpu == nil {
@@ -317,7 +318,7 @@ func (f *vllmForm) onEngine() {
 	}
 	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling,
 		f.enforceEager, f.kvCacheGiB, f.cpu.device, f.cpu.kvSpace, f.cpu.bind, f.cpu.reserv} {
-		if d.Engine == vllm.EngineSGLang {
+		if d.Engine == servers.SGLang {
 			w.Disable()
 		} else {
 			w.Enable()

@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/measure"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/runs"
 )
 
 // launchPanel is the "Launch a server" part of the Server screen: the form, the
@@ -242,9 +242,7 @@ func (l *launchPanel) target() (measure.Subject, error) {
 	if l.srv == nil || !l.ready {
 		return measure.Subject{Target: measure.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
-	t := l.srv.Subject()
-	t.Header.Hardware = l.srv.Hardware(l.s.u.hwInfo) // on the CPU: the CPU, no GPU
-	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, l.srv.RooflineFacts())
+	t := runs.Launched(l.srv, l.s.u.hwInfo) // on the CPU: the CPU, no GPU
 	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
 	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.sampleInterval())
 }

@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/hfcache"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // onFormChange shows the command for the form as it is now.
@@ -23,7 +23,7 @@ func (l *launchPanel) onFormChange() {
 	cfg = cfg.WithDefaults()
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))
-	} else if w := vllm.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" && !cfg.OnCPU() {
+	} else if w := launch.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" && !cfg.OnCPU() {
 		l.notes.SetText("Warning: " + w + ". Tick identical GPUs under GPU memory and parallelism.")
 	} else if isBuild {
 		l.notes.SetText(cpuBuildNote + build.String() + ": the server runs on the CPU (Device under CPU).")
@@ -43,7 +43,7 @@ func (l *launchPanel) onFormChange() {
 		// Start generates a key when none is given; show where it goes.
 		cfg.APIKey = "generated-at-start"
 	}
-	l.command.SetText(vllm.Display(cfg))
+	l.command.SetText(launch.Display(cfg))
 }
 
 // cpuBuildNote starts the note that Executable is vLLM's CPU build.

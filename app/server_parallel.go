@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/report"
-	"speedmatrix/engine/vllm"
 )
 
 // Choices of the executor select: vLLM's own choice, this machine, a Ray cluster.
@@ -88,7 +88,7 @@ func gpuOption(i int, g engine.GPUInfo) string {
 	return fmt.Sprintf("%d: %s %s", i, report.GPUName(g.Name), report.GB(g.VRAMBytes))
 }
 
-func (p *parallelFields) fill(cfg vllm.ServerConfig) {
+func (p *parallelFields) fill(cfg launch.ServerConfig) {
 	p.dp.SetText("")
 	if cfg.DataParallelSize > 0 {
 		p.dp.SetText(strconv.Itoa(cfg.DataParallelSize))
@@ -128,7 +128,7 @@ func (p *parallelFields) optionOf(i int) string {
 }
 
 // read sets cfg's parallel fields; dp is read by the form's atoi.
-func (p *parallelFields) read(cfg *vllm.ServerConfig, dp int) {
+func (p *parallelFields) read(cfg *launch.ServerConfig, dp int) {
 	cfg.DataParallelSize = dp
 	cfg.EnableExpertParallel = p.ep.Checked
 	cfg.GPUs = nil

@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 	"speedmatrix/hw"
 )
 
@@ -43,7 +43,7 @@ func TestLaunchFormParallel(t *testing.T) {
 		t.Errorf("command = %q", cmd)
 	}
 
-	f.fill(vllm.ServerConfig{Model: "m", TensorParallelSize: 4, DistributedExecutorBackend: "ray", RayAddress: "10.0.0.1:6379", GPUs: []int{0, 7}})
+	f.fill(launch.ServerConfig{Model: "m", TensorParallelSize: 4, DistributedExecutorBackend: "ray", RayAddress: "10.0.0.1:6379", GPUs: []int{0, 7}})
 	if f.parallel.executor.Selected != executorRay || f.parallel.rayAddress.Text != "10.0.0.1:6379" ||
 		!slices.Contains(f.parallel.gpus.Options, "7 (not detected)") {
 		t.Errorf("filled executor %q, Ray address %q, options %q", f.parallel.executor.Selected, f.parallel.rayAddress.Text, f.parallel.gpus.Options)

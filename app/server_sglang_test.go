@@ -8,7 +8,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/servers"
 )
 
 // TestLaunchFormEngineChoice: choosing SGLang as the Engine shows SGLang's
@@ -44,7 +45,7 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 		t.Errorf("after Suggest, command = %q: want the suggested sizes as SGLang's flags", cmd)
 	}
 	l.onStart()
-	if cfg := <-cfgs; cfg.Engine != vllm.EngineSGLang {
+	if cfg := <-cfgs; cfg.Engine != servers.SGLang {
 		t.Errorf("launched engine %q", cfg.Engine)
 	}
 	f := newVLLMForm(nil)
@@ -61,18 +62,18 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 // TestSGLangStartFailureWords: SGLang's failures at start are banners in
 // the app's words, naming SGLang and the fields to change, never a flag.
 func TestSGLangStartFailureWords(t *testing.T) {
-	for kind, want := range map[vllm.FatalKind]string{
-		vllm.FatalOutOfMemory:  "The SGLang server ran out of GPU memory while starting.",
-		vllm.FatalNotInstalled: "The Python of Executable has no SGLang.",
+	for kind, want := range map[launch.FatalKind]string{
+		launch.FatalOutOfMemory:  "The SGLang server ran out of GPU memory while starting.",
+		launch.FatalNotInstalled: "The Python of Executable has no SGLang.",
 	} {
-		fatal := vllm.Fatal{Kind: kind, Summary: "s", Advice: "lower gpu_memory_utilization (--mem-fraction-static)", Engine: "SGLang"}
-		err := fmt.Errorf("start: %w", &vllm.ServerError{Engine: "SGLang", Reason: "exited", Fatal: &fatal})
+		fatal := launch.Fatal{Kind: kind, Summary: "s", Advice: "lower gpu_memory_utilization (--mem-fraction-static)", Engine: "SGLang"}
+		err := fmt.Errorf("start: %w", &launch.ServerError{Engine: "SGLang", Reason: "exited", Fatal: &fatal})
 		n := launchNotice(err)
 		if n.Message != want || strings.Contains(n.Message+n.Action, "--") || n.Detail != err.Error() {
 			t.Errorf("%s: banner %+v", kind, n)
 		}
 	}
-	se := &vllm.SetupError{Kind: vllm.SetupVenvNoVLLM, Subject: "/opt/sg", Engine: "SGLang", Program: "python3"}
+	se := &launch.SetupError{Kind: launch.SetupVenvNoVLLM, Subject: "/opt/sg", Engine: "SGLang", Program: "python3"}
 	if n := launchNotice(se); n.Message != "The environment /opt/sg has no SGLang." || !strings.Contains(n.Action, "bin/python3") {
 		t.Errorf("venv without SGLang: %+v", n)
 	}

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/servers"
 )
 
 // refreshStart enables Start when a server can be launched here and none is
@@ -32,14 +33,14 @@ func (l *launchPanel) refreshStart() {
 // cannot be found, or there is no NVIDIA GPU and the server would not run
 // on the CPU (onCPU: vLLM's CPU build, see launchOnCPU). look finds a
 // program as exec.LookPath does.
-func startBlocker(hasGPU, onCPU bool, cfg vllm.ServerConfig, look func(string) (string, error)) string {
+func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string) (string, error)) string {
 	d := cfg.WithDefaults()
-	if cfg.Runner == vllm.RunnerDocker {
+	if cfg.Runner == launch.RunnerDocker {
 		if _, err := look("docker"); err != nil {
 			return "Start needs Docker, and docker is not on the PATH: install Docker, or choose the exec runner under How to run."
 		}
 	} else {
-		exe, title, program := d.Executable, d.EngineTitle(), vllm.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
+		exe, title, program := d.Executable, d.EngineTitle(), launch.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
 		if _, err := look(exe); err != nil {
 			if strings.ContainsRune(exe, filepath.Separator) {
 				return "Start needs " + title + ", and " + exe + " is not a program: set Executable under How to run to the " + program +
@@ -51,33 +52,33 @@ func startBlocker(hasGPU, onCPU bool, cfg vllm.ServerConfig, look func(string) (
 	switch {
 	case hasGPU || onCPU:
 		return ""
-	case d.Engine != vllm.EngineVLLM:
+	case d.Engine != servers.VLLM:
 		return "Start needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine: benchmark an existing endpoint or the simulator instead."
-	case d.Device == vllm.DeviceGPU:
+	case d.Device == launch.DeviceGPU:
 		return "Start needs an NVIDIA GPU (Device is GPU under CPU), and none was found on this machine: set Device to Detect or CPU to serve with vLLM's CPU build, or benchmark an existing endpoint or the simulator instead."
 	}
 	return "Start needs an NVIDIA GPU or vLLM's CPU build, and this machine has no GPU and Executable is not a CPU build: set Executable under How to run to the vllm of a venv with vLLM's CPU build (or Device under CPU to CPU), or benchmark an existing endpoint or the simulator instead."
 }
 
 // launchOnCPU reports whether Start would run cfg on the CPU, as
-// vllm.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
+// launch.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
 // Executable whose venv holds vLLM's CPU build.
-func (u *ui) launchOnCPU(cfg vllm.ServerConfig) bool {
+func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
 	c, _, _ := u.launchDevice(cfg)
 	return c.OnCPU()
 }
 
 // launchDevice is cfg with its device decided as Start will decide it
-// (vllm.ResolveDevice, with its program found through lookPath), and the
+// (launch.ResolveDevice, with its program found through lookPath), and the
 // CPU build of vLLM it runs on the CPU, when it runs one.
-func (u *ui) launchDevice(cfg vllm.ServerConfig) (vllm.ServerConfig, vllm.CPUBuild, bool) {
+func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
 	d := cfg.WithDefaults()
-	if d.Runner != vllm.RunnerDocker {
+	if d.Runner != launch.RunnerDocker {
 		if p, err := u.lookPath(d.Executable); err == nil {
 			d.Executable = p
 		}
 	}
-	r, b, ok := vllm.ResolveDevice(d)
+	r, b, ok := launch.ResolveDevice(d)
 	cfg.Device = r.Device
 	return cfg, b, ok
 }
@@ -85,8 +86,8 @@ func (u *ui) launchDevice(cfg vllm.ServerConfig) (vllm.ServerConfig, vllm.CPUBui
 // savedCPUBuild is the CPU build of vLLM that the Launch form's saved
 // Executable (vllm on the PATH when none was saved) runs on the CPU, when
 // it runs one.
-func (u *ui) savedCPUBuild() (vllm.CPUBuild, bool) {
-	var cfg vllm.ServerConfig
+func (u *ui) savedCPUBuild() (launch.CPUBuild, bool) {
+	var cfg launch.ServerConfig
 	u.prefs.load(prefServer, &cfg)
 	_, b, ok := u.launchDevice(cfg)
 	return b, ok

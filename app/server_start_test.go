@@ -12,7 +12,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/servers"
 )
 
 // onlyFinds is a lookPath that finds the programs named, and nothing else.
@@ -28,23 +29,23 @@ func onlyFinds(programs ...string) func(string) (string, error) {
 }
 
 func TestStartBlocker(t *testing.T) {
-	docker := vllm.ServerConfig{Runner: vllm.RunnerDocker}
+	docker := launch.ServerConfig{Runner: launch.RunnerDocker}
 	tests := []struct {
 		name       string
 		gpu, onCPU bool
-		cfg        vllm.ServerConfig
+		cfg        launch.ServerConfig
 		finds      []string
 		want       string // in the reason; "" when Start can launch
 	}{
-		{"no GPU", false, false, vllm.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
-		{"no GPU, vLLM's CPU build", false, true, vllm.ServerConfig{}, []string{"vllm"}, ""},
-		{"no GPU, Device GPU", false, false, vllm.ServerConfig{Device: vllm.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
-		{"no GPU, SGLang", false, false, vllm.ServerConfig{Engine: vllm.EngineSGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
-		{"no GPU, no vllm", false, false, vllm.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
-		{"vllm not on PATH", true, false, vllm.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
-		{"vllm found", true, false, vllm.ServerConfig{}, []string{"vllm"}, ""},
-		{"venv path missing", true, false, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
-		{"venv path found", true, false, vllm.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
+		{"no GPU", false, false, launch.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
+		{"no GPU, vLLM's CPU build", false, true, launch.ServerConfig{}, []string{"vllm"}, ""},
+		{"no GPU, Device GPU", false, false, launch.ServerConfig{Device: launch.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
+		{"no GPU, SGLang", false, false, launch.ServerConfig{Engine: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
+		{"no GPU, no vllm", false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
+		{"vllm not on PATH", true, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
+		{"vllm found", true, false, launch.ServerConfig{}, []string{"vllm"}, ""},
+		{"venv path missing", true, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
+		{"venv path found", true, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
 		{"docker missing", true, false, docker, []string{"vllm"}, "needs Docker"},
 		{"docker found", true, false, docker, []string{"docker"}, ""},
 	}

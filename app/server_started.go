@@ -11,7 +11,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // startedCard is the Server screen's "Started as" card: how the endpoint's
@@ -50,7 +50,7 @@ func (c *startedCard) show(p engine.ServerProcess, home string) {
 		return
 	}
 	c.card.SetSubTitle(capture.StartedLine(p))
-	c.command.SetText(vllm.CommandLine(nil, p.Command, home))
+	c.command.SetText(launch.CommandLine(nil, p.Command, home))
 	c.command.Show()
 	c.env.Objects = []fyne.CanvasObject{envFacts(p.Env)}
 	c.env.Show()

@@ -8,9 +8,9 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/sim"
-	"speedmatrix/engine/vllm"
 )
 
 func TestServerTargetFromFlag(t *testing.T) {
@@ -109,7 +109,7 @@ func TestServerLaunchFormCommandAndLifecycle(t *testing.T) {
 
 func TestServerFormRoundTrip(t *testing.T) {
 	on := true
-	cfg := vllm.ServerConfig{Runner: vllm.RunnerDocker, DockerImage: "vllm/vllm-openai:v0.11.0", Model: "m", ServedModelName: "s",
+	cfg := launch.ServerConfig{Runner: launch.RunnerDocker, DockerImage: "vllm/vllm-openai:v0.11.0", Model: "m", ServedModelName: "s",
 		TensorParallelSize: 2, MaxModelLen: 8192, GPUMemoryUtilization: 0.85, MaxNumSeqs: 64, EnablePrefixCaching: &on,
 		AsyncScheduling: true, ReasoningParser: "qwen3", Host: "0.0.0.0", Port: 8001, APIKey: "k",
 		APIKeyFile: "/run/key", ExtraArgs: []string{"--enforce-eager"}, Env: map[string]string{"A": "1"}}

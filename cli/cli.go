@@ -8,8 +8,8 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -32,8 +32,8 @@ type CLI struct {
 	// on this machine, or says why it can't.
 	Capture func(ctx context.Context, baseURL string) engine.ServerProcess
 	// FindCPUBuild looks for a CPU build of vLLM behind a vllm program
-	// (nil: vllm.FindCPUBuild).
-	FindCPUBuild func(exe string) (vllm.CPUBuild, bool)
+	// (nil: launch.FindCPUBuild).
+	FindCPUBuild func(exe string) (launch.CPUBuild, bool)
 	// IdleWait is how long a run waits for another client's requests to
 	// end before it refuses a busy server (zero: the engine's 30 s).
 	IdleWait time.Duration

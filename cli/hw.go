@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/report"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -44,9 +44,9 @@ func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil && !errors.Is(err, hw.ErrNoNVML) {
 		return fmt.Errorf("detect hardware: %w", err)
 	}
-	build, cpuBuild := c.findCPUBuild(vllm.DefaultExecutable)
+	build, cpuBuild := c.findCPUBuild(launch.DefaultExecutable)
 	if cpuBuild {
-		// `run --launch` starts this vllm on the CPU (vllm.ResolveDevice).
+		// `run --launch` starts this vllm on the CPU (launch.ResolveDevice).
 		h.CPUEngine = build.String()
 		if len(h.GPUs) == 0 {
 			h.Type = engine.TypeCPU
@@ -63,12 +63,12 @@ func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return writeHardware(stdout, h.Info(), h.Topology)
 }
 
-// findCPUBuild is c.FindCPUBuild, else vllm.FindCPUBuild.
-func (c *CLI) findCPUBuild(exe string) (vllm.CPUBuild, bool) {
+// findCPUBuild is c.FindCPUBuild, else launch.FindCPUBuild.
+func (c *CLI) findCPUBuild(exe string) (launch.CPUBuild, bool) {
 	if c.FindCPUBuild != nil {
 		return c.FindCPUBuild(exe)
 	}
-	return vllm.FindCPUBuild(exe)
+	return launch.FindCPUBuild(exe)
 }
 
 // noGPUAdvice follows the reason on the GPU line when no GPU was found.

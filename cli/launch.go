@@ -6,14 +6,15 @@ import (
 	"io"
 	"sync"
 
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/runs"
 )
 
 // RunGuardIfAsked makes this process the guard of a vLLM server that an
 // earlier speedmatrix launched, when it was started as one: it then never
-// returns (see vllm.RunGuardIfAsked). main calls it before anything else.
-func RunGuardIfAsked() { vllm.RunGuardIfAsked() }
+// returns (see launch.RunGuardIfAsked). main calls it before anything else.
+func RunGuardIfAsked() { launch.RunGuardIfAsked() }
 
 // launchTarget starts the vLLM or SGLang server described by the server.toml at path,
 // shows its start-up log on stderr until it is ready, and returns the target
@@ -21,11 +22,11 @@ func RunGuardIfAsked() { vllm.RunGuardIfAsked() }
 // this machine's hardware and telemetry) and a func that stops the server.
 // On error nothing is left running. The server also stops when ctx ends.
 func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (measure.Subject, func(), error) {
-	cfg, err := vllm.LoadConfig(path)
+	cfg, err := launch.LoadConfig(path)
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
-	s, err := vllm.Launch(ctx, cfg)
+	s, err := launch.Launch(ctx, cfg)
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
@@ -53,15 +54,15 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 		_ = s.Stop()
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
-	if w := vllm.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" && !s.OnCPU() {
+	if w := launch.MixedGPUs(cfg, local.Header.Hardware.GPUs); w != "" && !s.OnCPU() {
 		fmt.Fprintf(stderr, "warning: %s (pick identical ones with gpus in %s)\n", w, path)
 	}
-	t.Header.Hardware, t.Telemetry = s.Hardware(local.Header.Hardware), local.Telemetry
+	t = runs.Launched(s, local.Header.Hardware)
+	t.Telemetry = local.Telemetry
 	if len(cfg.GPUMetrics) > 0 {
 		// The exporters number the GPUs their own way: J/token sums all of them.
 		t.ServingGPUs = nil
 	}
-	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, s.RooflineFacts())
 	stop := func() {
 		stopTelemetry()
 		if err := s.Stop(); err != nil {

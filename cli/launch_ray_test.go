@@ -12,10 +12,10 @@ import (
 	"speedmatrix/hw"
 )
 
-// fakeRay is engine/vllm's fake ray executable, which replays ray status
+// fakeRay is engine/launch's fake ray executable, which replays ray status
 // outputs recorded from Ray 2.60.
 func fakeRay(t *testing.T) string {
-	exe, err := filepath.Abs(filepath.Join("..", "engine", "vllm", "testdata", "ray", "ray"))
+	exe, err := filepath.Abs(filepath.Join("..", "engine", "launch", "testdata", "ray", "ray"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,15 @@ import (
 	"strings"
 	"testing"
 
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 	"speedmatrix/hw"
 )
 
-// buildFakeVLLM builds engine/vllm's fake `vllm` (it serves engine/sim).
+// buildFakeVLLM builds engine/launch's fake `vllm` (it serves engine/sim).
 func buildFakeVLLM(t *testing.T) string {
 	t.Helper()
 	exe := filepath.Join(t.TempDir(), "bin", "vllm")
-	out, err := exec.Command("go", "build", "-o", exe, "speedmatrix/engine/vllm/testdata/fakevllm").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", exe, "speedmatrix/engine/launch/testdata/fakevllm").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build fake vllm: %v\n%s", err, out)
 	}
@@ -75,7 +75,7 @@ func TestLaunchTarget(t *testing.T) {
 	}
 	stop()
 	stopped = true
-	if err := tg.Alive(); !errors.Is(err, vllm.ErrStopped) {
+	if err := tg.Alive(); !errors.Is(err, launch.ErrStopped) {
 		t.Errorf("Alive after stop = %v", err)
 	}
 }

@@ -15,10 +15,10 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -137,7 +137,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
 	target.AllowBusy, target.IdleWait = f.allowBusy, c.IdleWait
 	if f.modelConfig != "" {
-		target.Header.Roofline = vllm.Roofline(target.Header, f.modelConfig, vllm.ServerFacts{})
+		target.Header.Roofline = roofline.ForServer(target.Header, f.modelConfig, roofline.ServerFacts{})
 	}
 	setup := runs.Setup{Diagnostics: c.diagnostics(), Version: c.Version}
 	if prev != nil {

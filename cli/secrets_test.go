@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
-	"speedmatrix/engine/vllm"
 	"speedmatrix/hw"
 )
 
@@ -33,7 +33,7 @@ func TestSecretsInNoOutput(t *testing.T) {
 	t.Run("launched server", func(t *testing.T) {
 		hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 		toml := serverTOML(t, buildFakeVLLM(t), "", fmt.Sprintf("api_key = %q", testAPIKey), fmt.Sprintf("hf_token = %q", testHFToken))
-		cfg, err := vllm.LoadConfig(toml)
+		cfg, err := launch.LoadConfig(toml)
 		if err != nil {
 			t.Fatal(err)
 		}

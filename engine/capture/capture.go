@@ -19,8 +19,8 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/secret"
-	"speedmatrix/engine/vllm"
 )
 
 // Read finds the process serving baseURL on this machine and reads how it
@@ -119,7 +119,7 @@ func fromProcess(pr proc) engine.ServerProcess {
 	p.Command, p.From, p.Dir = redactArgv(pr.Argv), fmt.Sprintf("/proc/%d", pr.PID), pr.Dir
 	argv := absArgv(pr.Argv, pr.Dir)
 	p.EngineVersion = venvVersion(argv)
-	if b, ok := vllm.FindCPUBuild(program(argv)); ok {
+	if b, ok := launch.FindCPUBuild(program(argv)); ok {
 		p.CPUBuild = b.String()
 	}
 	if pr.EnvErr != nil {

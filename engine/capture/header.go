@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/vllm"
+	"speedmatrix/engine/launch"
 )
 
 // NotCapturedPrefix starts the Launch command of a server whose process
@@ -37,7 +37,7 @@ func Header(h *engine.Report, p engine.ServerProcess) {
 
 // LaunchCommand is how p was started, as the reference reports' Launch
 // command shows it: comment lines with when, by whom and in which
-// container, then the command line with its environment (vllm.CommandLine,
+// container, then the command line with its environment (launch.CommandLine,
 // a path under home written "$HOME/..."). A process that could not be
 // read gets one comment line that says why.
 func LaunchCommand(p engine.ServerProcess, home string) string {
@@ -51,10 +51,10 @@ func LaunchCommand(p engine.ServerProcess, home string) string {
 	for _, n := range p.Notes {
 		lines = append(lines, "# "+n)
 	}
-	cmd := vllm.CommandLine(p.Env, p.Command, home)
+	cmd := launch.CommandLine(p.Env, p.Command, home)
 	if relativeArgs(p.Command) && p.Dir != "" {
 		// venv/bin/vllm serve models/x runs only from where it was started.
-		cmd = "cd " + vllm.CommandLine(nil, []string{p.Dir}, home) + " && " + cmd
+		cmd = "cd " + launch.CommandLine(nil, []string{p.Dir}, home) + " && " + cmd
 	}
 	return strings.Join(append(lines, cmd), "\n")
 }

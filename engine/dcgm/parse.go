@@ -81,7 +81,7 @@ const (
 // page's order. Samples of MIG instances (a GPU_I_ID label) and lines that
 // don't parse are skipped; it fails with ErrNotExporter when no GPU is left.
 func Parse(text string) ([]Reading, error) {
-	m, _ := openai.ParseMetrics(text) // a bad line costs that line only
+	m, _ := openai.ParseMetrics(text, nil) // the samples only; a bad line costs that line only
 	var out []Reading
 	at := map[string]int{} // GPU key → index in out
 	newReasons := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/servers"
 )
 
 // abortParallel bounds the aborts in flight at once.
@@ -26,7 +27,7 @@ func (r *runner) requestID(n int) string {
 // may be running). It counts them in res, and flags res when the server
 // rejected any; the run goes on and the drain barrier then waits.
 func (r *runner) abortOpen(res *engine.Result, recs []*requestRecord) {
-	if !r.kind.abortsByID() {
+	if !r.kind.AbortsByID() {
 		return
 	}
 	var ids []string
@@ -95,8 +96,8 @@ func abortRejectedMessage(n, of int, err error) string {
 // abortNote sums up the aborts by id of a run against an engine that needs
 // them, for the Run section; "" for other engines. drained says whether the
 // drain barrier then waited (the server has metrics).
-func abortNote(kind serverKind, rs []engine.Result, drained bool) string {
-	if !kind.abortsByID() {
+func abortNote(kind servers.Kind, rs []engine.Result, drained bool) string {
+	if !kind.AbortsByID() {
 		return ""
 	}
 	n, cells := 0, 0

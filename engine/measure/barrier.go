@@ -13,9 +13,8 @@ import (
 
 // Lines of the Run section's Checks, saying which trust checks ran.
 const (
-	CheckServerMetrics   = "Server checks: idle before the run, drain barrier between cells, per-cell cross-check with the server's /metrics"
-	CheckNoServerMetrics = "Server checks not done: the server serves no vLLM /metrics, so the idle check, the drain barrier and the server cross-check were skipped"
-	CheckBusyAllowed     = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
+	CheckServerMetrics = "Server checks: idle before the run, drain barrier between cells, per-cell cross-check with the server's /metrics"
+	CheckBusyAllowed   = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
 )
 
 // startWatch sees whether the server serves its engine's /metrics and,
@@ -25,7 +24,7 @@ const (
 func (r *runner) startWatch(ctx context.Context) bool {
 	m, err := r.client.Metrics(ctx)
 	if err != nil || !m.HasRequests {
-		names := r.kind.metrics()
+		names := r.kind.Checks()
 		r.addCheck(names.NoMetrics)
 		r.logf("the server has no %s: the idle check, the drain barrier and the server cross-check are not done", names.Label)
 		return false

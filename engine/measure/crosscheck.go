@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"speedmatrix/engine"
+	"speedmatrix/engine/servers"
 	"time"
 )
 
@@ -121,7 +122,7 @@ func rate(in []metricSample, c counter) float64 {
 // crossCheckWith is crossCheck against an engine whose metrics are named
 // by names. A token counter that moves only when requests end is replaced,
 // where the engine has one, by the time-average of its throughput gauge.
-func crossCheckWith(names metricNames, samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *engine.ServerCheck {
+func crossCheckWith(names servers.Checks, samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *engine.ServerCheck {
 	all := inside(samples, from, to)
 	median, slowest := scrapeTimes(all)
 	in := trimSlow(all, median)

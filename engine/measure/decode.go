@@ -179,7 +179,7 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		API: string(d.r.plan.API), Model: d.r.setup.Model, Shared: shared, Prompt: text, PromptTokenIDs: ids,
 		MaxTokens: d.r.plan.MaxOutputTokens, IgnoreEOS: true, ContinuousUsage: true,
 	}
-	if d.r.kind.abortsByID() {
+	if d.r.kind.AbortsByID() {
 		req.RID = d.r.requestID(n)
 	}
 	var counter tokenCounter
@@ -233,7 +233,7 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		// A stream we gave up on (stalled, cut off) is still generating
 		// on a server that goes on after a disconnect.
 		var apiErr *openai.APIError
-		if d.r.kind.abortsByID() && !errors.As(err, &apiErr) {
+		if d.r.kind.AbortsByID() && !errors.As(err, &apiErr) {
 			d.r.abortFailed(cmp.Or(st.ID, req.RID))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"speedmatrix/engine"
 
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/servers"
 )
 
 // setup is a plan resolved against a server: the model, the contexts that
@@ -52,7 +53,7 @@ func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
 // fits the plan to them. kind gives the limits its engine reports beside
 // /v1/models (vLLM's KV cache from /metrics, SGLang's server info); the
 // note says which it should have given and did not.
-func resolve(ctx context.Context, c *openai.Client, plan engine.Plan, target Subject, kind serverKind) (setup, string, error) {
+func resolve(ctx context.Context, c *openai.Client, plan engine.Plan, target Subject, kind servers.Kind) (setup, string, error) {
 	var s setup
 	models, err := c.Models(ctx)
 	if err != nil {
@@ -62,7 +63,7 @@ func resolve(ctx context.Context, c *openai.Client, plan engine.Plan, target Sub
 	if err != nil {
 		return s, "", err
 	}
-	lim, note := kind.limits()
+	lim, note := kind.Limits()
 	s.Model, s.Root, s.MaxModelLen = m.ID, m.Root, m.MaxModelLen
 	if s.MaxModelLen == 0 {
 		s.MaxModelLen = cmp.Or(target.Header.Engine.MaxModelLen, lim.ContextLength)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/servers"
 )
 
 // runOptions are the run's timeouts and sampling rates; tests shorten them.
@@ -58,7 +59,7 @@ type runner struct {
 	prompts *prompter
 	live    *liveness
 	watch   *serverWatch         // nil: the server has no usable /metrics
-	kind    serverKind           // the engine behind the endpoint, from detectKind
+	kind    servers.Kind         // the engine behind the endpoint, from servers.Detect
 	version openai.ServerVersion // its /version answer, read at detection
 	// stillBusy is the last sample of a drain barrier that gave up: the
 	// next cell is Failed unless the server is idle by then.
@@ -88,8 +89,9 @@ func Run(ctx context.Context, plan engine.Plan, target Subject) <-chan engine.Ev
 
 func runWith(ctx context.Context, plan engine.Plan, target Subject, opts runOptions) <-chan engine.Event {
 	ch := make(chan engine.Event, 64)
-	r := &runner{plan: plan, target: target, opts: opts, events: ch, kind: genericKind{}}
+	r := &runner{plan: plan, target: target, opts: opts, events: ch, kind: servers.Generic}
 	r.client = openai.New(target.BaseURL, target.APIKey)
+	r.client.MetricNames = servers.MetricNames
 	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)
 	r.client.StallTimeout = cmp.Or(target.StallTimeout, opts.stallTimeout)
 	r.client.RequestTimeout = cmp.Or(target.RequestTimeout, opts.requestTimeout)
@@ -122,7 +124,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.alive(); err != nil {
 		return err
 	}
-	r.kind, r.version = detectKind(ctx, r.client)
+	r.kind, r.version = servers.Detect(ctx, r.client)
 	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
 	if err != nil {
 		return err
@@ -246,7 +248,7 @@ func (r *runner) measure(ctx context.Context, cell engine.Cell, warmed map[int]b
 // raises its flags.
 func (r *runner) checkDecode(res *engine.Result, run decodeRun) {
 	if r.watch != nil && res.Status != engine.StatusCancelled && !run.from.IsZero() {
-		res.Server = crossCheckWith(r.kind.metrics(), r.watch.cellSamples(), run.from, run.to, run.arrivals.gotTokens)
+		res.Server = crossCheckWith(r.kind.Checks(), r.watch.cellSamples(), run.from, run.to, run.arrivals.gotTokens)
 	}
 	if !res.Measured() {
 		return

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/sim"
 )
 
@@ -137,8 +138,8 @@ func TestSGLangNoMetrics(t *testing.T) {
 	if rep.Engine.Engine != "sglang" {
 		t.Errorf("engine %q, want sglang (from its server info)", rep.Engine.Engine)
 	}
-	if !slices.Contains(rep.Run.Checks, CheckNoSGLangMetrics) || !strings.Contains(CheckNoSGLangMetrics, "--enable-metrics") {
-		t.Errorf("checks %q: want %q", rep.Run.Checks, CheckNoSGLangMetrics)
+	if !slices.Contains(rep.Run.Checks, servers.CheckNoSGLangMetrics) || !strings.Contains(servers.CheckNoSGLangMetrics, "--enable-metrics") {
+		t.Errorf("checks %q: want %q", rep.Run.Checks, servers.CheckNoSGLangMetrics)
 	}
 	if !slices.ContainsFunc(rep.Run.Notes, func(n string) bool { return strings.Contains(n, "without /metrics no drain barrier") }) {
 		t.Errorf("notes %q: want the aborts noted without a drain barrier", rep.Run.Notes)
@@ -167,8 +168,8 @@ func TestSGLangNoKVBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(rep.Run.Notes, NoteSGLangNoKVBudget) || strings.Contains(NoteSGLangNoKVBudget, "\n") {
-		t.Errorf("notes %q: want %q", rep.Run.Notes, NoteSGLangNoKVBudget)
+	if !slices.Contains(rep.Run.Notes, servers.NoteSGLangNoKVBudget) || strings.Contains(servers.NoteSGLangNoKVBudget, "\n") {
+		t.Errorf("notes %q: want %q", rep.Run.Notes, servers.NoteSGLangNoKVBudget)
 	}
 	if rep.Engine.KVCacheTokens != 0 || rep.Engine.Version != "0.4.3" {
 		t.Errorf("engine %+v: want no KV cache size, version 0.4.3", rep.Engine)
@@ -176,7 +177,7 @@ func TestSGLangNoKVBudget(t *testing.T) {
 	// With a KV budget given, the note goes.
 	plan.KVBudgetTokens = 50000
 	rep, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
-	if err != nil || slices.Contains(rep.Run.Notes, NoteSGLangNoKVBudget) {
+	if err != nil || slices.Contains(rep.Run.Notes, servers.NoteSGLangNoKVBudget) {
 		t.Errorf("with a KV budget: notes %q, err %v; want no note", rep.Run.Notes, err)
 	}
 }

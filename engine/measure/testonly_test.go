@@ -2,6 +2,7 @@ package measure
 
 import (
 	"speedmatrix/engine"
+	"speedmatrix/engine/servers"
 	"time"
 )
 
@@ -14,5 +15,5 @@ import (
 // sample inside the window, where the cell is in its steady state: the
 // ramp of warm-up and the stop at the window's end stay out.
 func crossCheck(samples []metricSample, from, to time.Time, gotTokens func(a, b time.Time) bool) *engine.ServerCheck {
-	return crossCheckWith(vllmMetrics, samples, from, to, gotTokens)
+	return crossCheckWith(servers.Generic.Checks(), samples, from, to, gotTokens)
 }

@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"speedmatrix/engine"
+	"speedmatrix/engine/servers"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -170,7 +171,7 @@ func (throttledTelemetry) Summary(from, to time.Time) *engine.Telemetry {
 func TestNoMetricsChecksNotDone(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
-	if err != nil || len(rep.Run.Checks) != 1 || rep.Run.Checks[0] != CheckNoServerMetrics || findResult(t, rep, engine.PhaseDecode).Server != nil {
+	if err != nil || len(rep.Run.Checks) != 1 || rep.Run.Checks[0] != servers.CheckNoVLLMMetrics || findResult(t, rep, engine.PhaseDecode).Server != nil {
 		t.Errorf("err %v, checks %q: want the cross-check marked not done", err, rep.Run.Checks)
 	}
 }

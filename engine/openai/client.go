@@ -52,6 +52,9 @@ type Client struct {
 	// RequestTimeout bounds each non-streaming request, answer included
 	// (DefaultRequestTimeout when zero); it ends with ErrTimeout.
 	RequestTimeout time.Duration
+	// MetricNames are the /metrics names Metrics reads (engine/servers has
+	// every engine's); none: Metrics keeps the samples and reads no figure.
+	MetricNames MetricNames
 }
 
 // New returns a client for the server at baseURL. A trailing slash or /v1 is

@@ -26,7 +26,7 @@ func fakeVLLM(t *testing.T, withTokenize bool) *Client {
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"version":"0.30.1rc1.dev452+g73a583112"}`)
 	})
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, vllmV1Metrics) })
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, twoEngineMetrics) })
 	if withTokenize {
 		mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
 			var in struct{ Model, Prompt string }
@@ -78,6 +78,7 @@ func TestSideEndpoints(t *testing.T) {
 	if text, err := c.Detokenize(ctx, "gemma", ids); err != nil || text != "héllo" {
 		t.Fatalf("Detokenize = %q, %v", text, err)
 	}
+	c.MetricNames = MetricNames{"vllm:num_requests_running": Running, "vllm:cache_config_info": CacheConfig}
 	m, err := c.Metrics(ctx)
 	if err != nil || m.Running != 5 || m.KVCacheTokens() != 52000*16 {
 		t.Fatalf("Metrics = running %v, KV %d tokens, %v", m.Running, m.KVCacheTokens(), err)
@@ -115,3 +116,10 @@ func TestNewNormalizesBaseURL(t *testing.T) {
 		}
 	}
 }
+
+// twoEngineMetrics is a vLLM /metrics page of two engines (data parallel
+// ranks): 5 requests running, 52,000 blocks of 16 tokens.
+const twoEngineMetrics = `vllm:num_requests_running{engine="0",model_name="gemma"} 3.0
+vllm:num_requests_running{engine="1",model_name="gemma"} 2.0
+vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="52000"} 1.0
+`

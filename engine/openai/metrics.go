@@ -17,11 +17,10 @@ type Sample struct {
 	Value  float64
 }
 
-// Metrics is what Speed Matrix reads from a vLLM or SGLang /metrics page.
-// SGLang's names fill the same fields as vLLM's (sglang:num_running_reqs
-// is Running, sglang:num_queue_reqs Waiting, sglang:token_usage
-// KVCacheUsage, sglang:generation_tokens_total GenerationTokens), so the
-// trust checks read either. Aggregates skip NaN samples.
+// Metrics is what Speed Matrix reads from a server's /metrics page: the
+// figures its MetricNames give. Every engine's names fill the same fields
+// (engine/servers has each engine's table), so the trust checks read any of
+// them. The comments name vLLM's metrics. Aggregates skip NaN samples.
 type Metrics struct {
 	Running, Waiting float64 // vllm:num_requests_running / _waiting, summed over label sets
 	// KVCacheUsage is vllm:kv_cache_usage_perc (0..1; older vLLM:
@@ -65,13 +64,9 @@ type Metrics struct {
 	Samples             []Sample // every sample parsed
 }
 
-// HasVLLM reports whether the page has a vllm:* metric.
-func (m Metrics) HasVLLM() bool { return m.hasPrefix("vllm:") }
-
-// HasSGLang reports whether the page has an sglang:* metric.
-func (m Metrics) HasSGLang() bool { return m.hasPrefix("sglang:") }
-
-func (m Metrics) hasPrefix(p string) bool {
+// HasPrefix reports whether the page has a metric whose name starts with
+// p ("vllm:", "sglang:"): which engine serves it.
+func (m Metrics) HasPrefix(p string) bool {
 	for _, s := range m.Samples {
 		if strings.HasPrefix(s.Name, p) {
 			return true
@@ -84,8 +79,9 @@ func (m Metrics) hasPrefix(p string) bool {
 // (NumGPUBlocks × BlockSize), 0 when unknown.
 func (m Metrics) KVCacheTokens() int { return m.NumGPUBlocks * m.BlockSize }
 
-// Metrics scrapes and parses GET /metrics. Lines that do not parse are
-// skipped; it fails only when the page holds no sample at all.
+// Metrics scrapes GET /metrics and reads the figures c.MetricNames name.
+// Lines that do not parse are skipped; it fails only when the page holds no
+// sample at all.
 func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	const endpoint = "GET /metrics"
 	rctx, cancel := context.WithTimeout(ctx, c.requestTimeout())
@@ -106,7 +102,7 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	if err != nil {
 		return Metrics{}, c.timedOut(ctx, rctx, endpoint, fmt.Errorf("%s: %w", endpoint, err))
 	}
-	m, err := ParseMetrics(string(body))
+	m, err := ParseMetrics(string(body), c.MetricNames)
 	if err != nil && len(m.Samples) == 0 {
 		return m, fmt.Errorf("GET /metrics: %w: is this a vLLM or SGLang server?", err)
 	}
@@ -125,9 +121,10 @@ type metricsAcc struct {
 }
 
 // ParseMetrics parses Prometheus text exposition format (and the
-// OpenMetrics variant). It returns every sample that parses, and an error
-// (ErrMalformed) naming the first line that does not.
-func ParseMetrics(text string) (Metrics, error) {
+// OpenMetrics variant) and reads the figures that names give. It returns
+// every sample that parses, and an error (ErrMalformed) naming the first
+// line that does not.
+func ParseMetrics(text string, names MetricNames) (Metrics, error) {
 	var m Metrics
 	var acc metricsAcc
 	var firstErr error
@@ -146,63 +143,67 @@ func ParseMetrics(text string) (Metrics, error) {
 			continue
 		}
 		m.Samples = append(m.Samples, s)
-		if !math.IsNaN(s.Value) {
-			m.add(s, &acc)
+		if fig, ok := names[s.Name]; ok && !math.IsNaN(s.Value) {
+			m.add(fig, s, &acc)
 		}
 	}
 	m.finish(&acc)
 	return m, firstErr
 }
 
-func (m *Metrics) add(s Sample, acc *metricsAcc) {
-	if strings.HasPrefix(s.Name, "sglang:") {
-		m.addSGLang(s, acc)
-		return
-	}
+func (m *Metrics) add(fig Figure, s Sample, acc *metricsAcc) {
 	v := s.Value
-	switch s.Name {
-	case "vllm:num_requests_running":
+	switch fig {
+	case Running:
 		m.Running += v
 		m.HasRequests = true
-	case "vllm:num_requests_waiting":
+	case Waiting:
 		m.Waiting += v
-	case "vllm:kv_cache_usage_perc":
+	case KVCacheUsage:
 		acc.kvNew, acc.hasKVNew = maxSeen(acc.kvNew, acc.hasKVNew, v), true
-	case "vllm:gpu_cache_usage_perc":
+	case KVCacheUsageOld:
 		acc.kvOld, acc.hasKVOld = maxSeen(acc.kvOld, acc.hasKVOld, v), true
-	case "vllm:cache_config_info":
+	case CacheConfig:
 		blocks, _ := strconv.Atoi(s.Labels["num_gpu_blocks"])
 		m.NumGPUBlocks += blocks
 		if size, err := strconv.Atoi(s.Labels["block_size"]); err == nil && m.BlockSize == 0 {
 			m.BlockSize = size
 		}
-	case "vllm:generation_tokens_total":
+	case GenerationTokens:
 		m.GenerationTokens += v
 		m.HasGenerationTokens = true
-	case "vllm:inter_token_latency_seconds_count":
+	case ITLCount:
 		acc.itlNew, acc.hasITLNew = acc.itlNew+v, true
-	case "vllm:time_per_output_token_seconds_count":
+	case ITLCountOld:
 		acc.itlOld, acc.hasITLOld = acc.itlOld+v, true
-	case "vllm:time_to_first_token_seconds_count":
+	case TTFTCount:
 		m.TTFTCount += v
-	case "vllm:num_preemptions_total", "vllm:num_preemptions":
+	case Preemptions:
 		m.Preemptions += v
-	case "vllm:spec_decode_num_drafts_total":
+	case SpecDrafts:
 		m.SpecDrafts, m.HasSpecDecode = m.SpecDrafts+v, true
-	case "vllm:spec_decode_num_draft_tokens_total":
+	case SpecDraftTokens:
 		m.SpecDraftTokens, m.HasSpecDecode = m.SpecDraftTokens+v, true
-	case "vllm:spec_decode_num_accepted_tokens_total":
+	case SpecAcceptedTokens:
 		m.SpecAcceptedTokens, m.HasSpecDecode = m.SpecAcceptedTokens+v, true
-	case "vllm:prompt_tokens_total":
+	case PromptTokens:
 		m.PromptTokens += v
-	case "vllm:prefix_cache_hits_total":
+	case PrefixCacheHits:
 		acc.hitsTotal, acc.hasHitsTotal = acc.hitsTotal+v, true
-	case "vllm:prefix_cache_hits":
+	case PrefixCacheHitsOld:
 		acc.hits += v
-	case "vllm:prefix_cache_queries_total":
+	case PrefixCacheQueries:
 		acc.queriesTotal, acc.hasQueryTotal = acc.queriesTotal+v, true
-	case "vllm:prefix_cache_queries":
+	case PrefixCacheQueriesOld:
 		acc.queries += v
+	case GenThroughput:
+		m.GenThroughput += v
+		m.HasGenThroughput = true
+	case CacheHitRate:
+		m.CacheHitRate = max(m.CacheHitRate, v)
+	case SpecAcceptLength:
+		m.SpecAcceptLength = max(m.SpecAcceptLength, v)
+		m.HasSpecAcceptLength = true
 	}
 }
 
@@ -232,32 +233,4 @@ func maxSeen(cur float64, seen bool, v float64) float64 {
 		return v
 	}
 	return cur
-}
-
-// addSGLang reads one sample of SGLang's names (present when it runs with
-// --enable-metrics).
-func (m *Metrics) addSGLang(s Sample, acc *metricsAcc) {
-	v := s.Value
-	switch s.Name {
-	case "sglang:num_running_reqs":
-		m.Running += v
-		m.HasRequests = true
-	case "sglang:num_queue_reqs":
-		m.Waiting += v
-	case "sglang:token_usage":
-		acc.kvNew, acc.hasKVNew = maxSeen(acc.kvNew, acc.hasKVNew, v), true
-	case "sglang:generation_tokens_total":
-		m.GenerationTokens += v
-		m.HasGenerationTokens = true
-	case "sglang:prompt_tokens_total":
-		m.PromptTokens += v
-	case "sglang:gen_throughput":
-		m.GenThroughput += v
-		m.HasGenThroughput = true
-	case "sglang:cache_hit_rate":
-		m.CacheHitRate = max(m.CacheHitRate, v)
-	case "sglang:spec_accept_length":
-		m.SpecAcceptLength = max(m.SpecAcceptLength, v)
-		m.HasSpecAcceptLength = true
-	}
 }

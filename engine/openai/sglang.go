@@ -28,12 +28,6 @@ type ServerInfo struct {
 	} `json:"internal_states"`
 }
 
-// IsSGLang reports whether the answer has the shape of SGLang's server
-// info: an SGLang-only field, not just any JSON.
-func (i ServerInfo) IsSGLang() bool {
-	return i.MaxTotalNumTokens > 0 || i.InternalStates != nil || i.ContextLength > 0 && i.ModelPath != ""
-}
-
 // ServerInfo asks GET /get_server_info, then GET /server_info (the name
 // newer SGLang uses). It returns ErrNotSupported when the server has neither.
 func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
@@ -44,13 +38,6 @@ func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
 		err = c.doJSON(ctx, http.MethodGet, "/server_info", nil, &out, "")
 	}
 	return out, err
-}
-
-// ModelInfo is SGLang's GET /get_model_info.
-type ModelInfo struct {
-	ModelPath     string `json:"model_path"`
-	TokenizerPath string `json:"tokenizer_path"`
-	IsGeneration  bool   `json:"is_generation"`
 }
 
 // AbortRequest asks SGLang to abort the one request rid

@@ -17,6 +17,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/sim"
 )
 
@@ -90,7 +91,7 @@ func Header(p sim.Profile) engine.Report {
 	}
 	h.Hardware.AddNote(rigNote(p))
 	h.Engine = engine.EngineInfo{
-		Engine: "vllm", Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
+		Engine: servers.VLLM, Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
 		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
 	}
 	h.Run.Model = p.Model

@@ -3,7 +3,7 @@
 # real Ray. It sets up a venv with PyPI's ray in $RIG/ray-venv when missing
 # (RIG=~/.cache/speedmatrix), starts a head on a free loopback port with one
 # CPU and no GPU, then
-#   - runs TestRealRay (engine/vllm): ray status of the live head parses; one
+#   - runs TestRealRay (engine/launch): ray status of the live head parses; one
 #     GPU more than it has free is refused with "has N free GPUs … needs N+1";
 #     an address nobody serves is refused within the check's 30 s;
 #   - runs `speedmatrix run --launch` on a server.toml asking
@@ -48,7 +48,7 @@ pass "$version in $VENV"
 
 # Before any head of ours runs: what ray status says without an address (on a
 # machine where no one else runs Ray, the ConnectionError of
-# engine/vllm/testdata/ray/status-real-down.stderr).
+# engine/launch/testdata/ray/status-real-down.stderr).
 "$RAY" status > "$OUT/status-noaddress.out" 2> "$OUT/status-noaddress.err"
 echo $? > "$OUT/status-noaddress.rc"
 
@@ -88,7 +88,7 @@ RAY_ADDRESS=$address "$RAY" status > "$OUT/status-head-first.txt" 2> "$OUT/statu
 echo $? > "$OUT/status-head-first.rc"
 
 # TestRealRay: one line per subtest, with what it logged.
-SPEEDMATRIX_RAY=$RAY SPEEDMATRIX_RAY_ADDRESS=$address nice go test -count=1 -v -run '^TestRealRay$' ./engine/vllm/ > "$OUT/go-test.log" 2>&1
+SPEEDMATRIX_RAY=$RAY SPEEDMATRIX_RAY_ADDRESS=$address nice go test -count=1 -v -run '^TestRealRay$' ./engine/launch/ > "$OUT/go-test.log" 2>&1
 for sub in status too-few-gpus unreachable; do
 	said=$(awk -v run="=== RUN   TestRealRay/$sub" '$0 == run { on = 1; next } on && /^(=== |--- )/ { exit }
 		on { sub(/^ *ray_real_test.go:[0-9]+: /, ""); print }' "$OUT/go-test.log" | head -3 | tr '\n' ' ' | sed 's/ $//')

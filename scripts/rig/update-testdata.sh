@@ -7,13 +7,13 @@ cd "$(dirname "$0")/../.."
 rec=$1/recorded
 version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$rec/version.json")
 dest=engine/openai/testdata/vllm-$version-cpu
-mkdir -p "$dest" engine/vllm/testdata/real engine/testdata
+mkdir -p "$dest" engine/launch/testdata/real engine/measure/testdata
 clean() { sed -e "s#$HOME#~#g" "$1"; }
 for f in "$rec"/*; do
 	case $(basename "$f") in
-	startup.log) clean "$f" >"engine/vllm/testdata/real/vllm-$version-cpu-startup.log" ;;
-	greedy-text.txt) cp "$f" "engine/testdata/vllm-$version-cpu-greedy-text.txt" ;;
+	startup.log) clean "$f" >"engine/launch/testdata/real/vllm-$version-cpu-startup.log" ;;
+	greedy-text.txt) cp "$f" "engine/measure/testdata/vllm-$version-cpu-greedy-text.txt" ;;
 	*) clean "$f" >"$dest/$(basename "$f")" ;;
 	esac
 done
-echo "testdata: $dest, engine/vllm/testdata/real, engine/testdata"
+echo "testdata: $dest, engine/launch/testdata/real, engine/measure/testdata"

@@ -1,0 +1,90 @@
+package servers
+
+import (
+	"context"
+	"maps"
+
+	"speedmatrix/engine/openai"
+)
+
+// Kind is the engine behind an endpoint, as Detect found it: its name and
+// version for the Engine section, the limits it reports, the names of its
+// /metrics, and how a request still open at a window's end is stopped on
+// the server.
+type Kind interface {
+	// Name names the engine in the Engine section: "vllm", "sglang",
+	// "OpenAI-compatible server".
+	Name() string
+	// Version is the server's version, "" when it does not say.
+	Version() string
+	// Limits is what the server says it can hold (zeros: not said), and a
+	// note when it should have said and did not.
+	Limits() (Limits, string)
+	// Checks names the engine's /metrics for the checks and their messages.
+	Checks() Checks
+	// AbortsByID reports whether a request still streaming when a window
+	// closes must be aborted on the server by its id: closing the stream
+	// does not stop it there (SGLang). vLLM aborts it on the disconnect.
+	AbortsByID() bool
+}
+
+// Limits are the limits a server reports; 0 is not said.
+type Limits struct {
+	KVTokens      int // KV cache size in tokens, over every data parallel rank
+	MaxRunning    int // requests it runs at once
+	ContextLength int // its max_model_len
+}
+
+// Checks name an engine's /metrics: what the Checks line, the messages and
+// the cross-check's token source say.
+type Checks struct {
+	// Label names the page in messages: "vLLM /metrics".
+	Label string
+	// NoMetrics says what to do when the server serves none.
+	NoMetrics string
+	// GenCounter is the cumulative generated-token counter.
+	GenCounter string
+	// ITLCounters are the latency histograms' counts that also count
+	// tokens, "" when the engine has none the check uses.
+	ITLCounters string
+	// Throughput is the generated tokens per second gauge the cross-check
+	// falls back on when the counter moves only as requests end; "" if none.
+	Throughput string
+}
+
+// MetricNames are every engine's /metrics names with the figure each
+// gives: a client with them reads any engine's page (the names don't
+// overlap: each engine has its own prefix).
+var MetricNames = merged(vllmMetricNames, sglangMetricNames)
+
+func merged(tables ...openai.MetricNames) openai.MetricNames {
+	all := openai.MetricNames{}
+	for _, t := range tables {
+		maps.Copy(all, t)
+	}
+	return all
+}
+
+// Detect asks the server what it is: its /version, SGLang's server info
+// (/get_server_info or /server_info), and the names on its /metrics
+// (vllm: or sglang:). A server that answers none is a generic
+// OpenAI-compatible one. It also returns the /version answer (zero when
+// there is none), which says whether the server is our simulator. c reads
+// the metrics with MetricNames.
+func Detect(ctx context.Context, c *openai.Client) (Kind, openai.ServerVersion) {
+	v, verr := c.VersionInfo(ctx)
+	if info, err := c.ServerInfo(ctx); err == nil && isSGLang(info) {
+		if info.Version == "" {
+			info.Version = v.Version
+		}
+		return &sglangKind{info: info, hasInfo: true}, v
+	}
+	m, merr := c.Metrics(ctx)
+	switch {
+	case merr == nil && m.HasPrefix(sglangPrefix):
+		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}, v
+	case verr == nil || merr == nil && m.HasPrefix(vllmPrefix):
+		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}, v
+	}
+	return Generic, v
+}
