@@ -246,7 +246,7 @@ func (l *launchPanel) target() (engine.Subject, error) {
 	t.Header.Hardware = l.srv.Hardware(l.s.u.hwInfo) // on the CPU: the CPU, no GPU
 	t.Header.Roofline = vllm.Roofline(t.Header, t.Header.Run.Model, l.srv.RooflineFacts())
 	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
-	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.sampleInterval())
+	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.state.settings.interval())
 }
 
 // capacity is what the server reported, or what the form says before.
