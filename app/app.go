@@ -1,4 +1,5 @@
-// Package app is the Speed Matrix desktop UI (Fyne): one file per screen.
+// Package app is the Speed Matrix desktop UI (Fyne): a file or a few per
+// screen, the screens working together only through appState (state.go).
 // It talks to engine, hw and charts through narrow interfaces so that its
 // tests can drive every screen with fakes.
 //
@@ -137,7 +138,8 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u.quit, u.settle = a.Quit, time.Second
 	u.hwInfo, u.hwErr = d.hardware.Detect()
 	u.diag = d.hardware.Diagnostics()
-	// Each newXxxTab sets u.xxx; a screen may use those built before it.
+	// Each newXxxTab sets u.xxx. Settings comes first: the others read the
+	// settings it puts in the state as they are built.
 	settings := newSettingsTab(u)
 	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
 	server, results := newServerTab(u), newResultsTab(u)
@@ -233,7 +235,7 @@ func (u *ui) start() {
 			s.Start(u.bg)
 		}
 	}
-	u.run.startTelemetry()
+	u.server.startTelemetry()
 	if u.server.detectAtStart {
 		u.server.onDetect()
 	}
@@ -254,13 +256,9 @@ func windowSize(w, h int) fyne.Size {
 	return fyne.NewSize(float32(w), float32(h))
 }
 
-// onRunDone is called on the UI goroutine when a run ends; dir is the
-// History folder of the run it resumed ("" for a new run).
-func (u *ui) onRunDone(rep *engine.Report, runErr error, dir string) {
-	if rep != nil && len(rep.Results) > 0 {
-		u.results.show(*rep, dir)
-		u.show(tabResults)
-	}
+// onRunDone is called on the UI goroutine when a run ends, once Results
+// shows it: an autorun with Export exports it and quits.
+func (u *ui) onRunDone(rep *engine.Report, runErr error) {
 	if u.opts.Autorun && u.opts.Export != "" {
 		u.finishAutorun(rep, runErr)
 	}

@@ -112,7 +112,7 @@ func (r *resultsTab) onExport() {
 	}, r.u.win)
 	d.SetTitleText("Export every file of this run into a new folder in …")
 	d.SetConfirmText("Choose folder")
-	if start := r.u.exportDir(); start != "" {
+	if start := r.u.state.settings.ExportDir; start != "" {
 		if l, err := storage.ListerForURI(storage.NewFileURI(start)); err == nil {
 			d.SetLocation(l)
 		}

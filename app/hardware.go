@@ -46,7 +46,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
 		}
 		u.state.watch(changeTelemetry, func() {
-			if u.server.targetTelemetry() == nil { // the simulator's or exporters' GPUs are not this machine's
+			if u.state.local { // the simulator's or exporters' GPUs are not this machine's
 				h.load.add(u.state.sample.GPUs)
 			}
 		})
@@ -61,7 +61,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 	h.cards, h.machineCards = cards, cards.Objects
 	body := container.NewVBox(h.status, h.load.warn, h.sim, cards)
 	h.load.relayout = body.Refresh
-	u.state.watch(changeTarget|changeRun, h.showSim)
+	u.state.watch(changeSimulator, h.showSim)
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
 	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }
@@ -85,17 +85,17 @@ func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
 		h.status.Importance = widget.SuccessImportance
 		explain.SetText("Launch a server runs " + build.Executable + " on this CPU: no GPU is needed (" + reason + ").")
 		h.cpuBtn = widget.NewButtonWithIcon("Launch on the CPU", theme.MediaPlayIcon(), func() {
-			h.u.server.selectKind(targetVLLM)
+			h.u.state.chooseKind(targetVLLM)
 			h.u.show(tabServer)
 		})
 		h.cpuBtn.Importance = widget.HighImportance
 	}
 	h.urlBtn = widget.NewButtonWithIcon("Benchmark an existing endpoint", theme.ComputerIcon(), func() {
-		h.u.server.selectKind(targetEndpoint)
+		h.u.state.chooseKind(targetEndpoint)
 		h.u.show(tabServer)
 	})
 	h.simBtn = widget.NewButtonWithIcon("Use the simulator", theme.MediaPlayIcon(), func() {
-		h.u.server.selectKind(targetSim)
+		h.u.state.chooseKind(targetSim)
 		h.u.show(tabServer)
 	})
 	h.simBtn.Importance = widget.HighImportance
@@ -145,7 +145,7 @@ func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fy
 // showSim lists, while the simulator is the target, the GPUs its profile
 // models, each labelled simulated, with how they are joined.
 func (h *hardwareTab) showSim() {
-	info, ok := h.u.server.simHardware()
+	info, ok := h.u.state.simHardware, h.u.state.simulating
 	h.sim.Objects = nil
 	var cards []fyne.CanvasObject
 	if ok && len(info.GPUs) > 0 {

@@ -3,7 +3,6 @@ package app
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -29,6 +28,7 @@ type historyTab struct {
 	openBtn, renameBtn, deleteBtn, importBtn *widget.Button
 	resumeBtn                                *widget.Button // for a partial run of ours
 	where                                    *widget.Label  // the runs folder
+	listed                                   string         // the runs folder entries come from
 	a, b                                     *widget.Select
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
@@ -67,6 +67,8 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.where.Importance = widget.LowImportance
 	h.reload()
 	u.state.watch(changeRun, func() { h.onSelect(h.selected) })
+	u.state.watch(changeSaved, h.onSaved)
+	u.state.watch(changeSettings, h.followFolder)
 
 	actions := container.NewHBox(h.openBtn, h.resumeBtn, h.renameBtn, h.deleteBtn)
 	left := widget.NewCard("Saved runs", "newest first",
@@ -84,40 +86,17 @@ func newHistoryTab(u *ui) *container.TabItem {
 // dir is where History keeps runs.
 func (h *historyTab) dir() string { return h.u.runsDir() }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// runFolder is the folder name of a run: <timestamp>-<model>.
-func runFolder(rep engine.Report) string {
-	model := rep.Run.ServedModel
-	if model == "" {
-		model = filepath.Base(rep.Run.Model)
-	}
-	model = strings.Trim(unsafeName.ReplaceAllString(model, "-"), "-")
-	if model == "" {
-		model = "model"
-	}
-	return rep.Run.StartedAt.Format("20060102-150405") + "-" + model
+// onSaved lists the runs again, the one just saved read afresh.
+func (h *historyTab) onSaved() {
+	h.forget(filepath.Base(h.u.state.saved))
+	h.reload()
 }
 
-// save writes rep into dir, or into a new folder named after the run when
-// dir is "", lists it, and returns the folder ("" when there is no runs
-// folder). The Run screen saves a run after every cell into one folder.
-func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
-	if h.dir() == "" {
-		return "", nil
+// followFolder lists the runs folder of the settings, when it moved.
+func (h *historyTab) followFolder() {
+	if h.dir() != h.listed {
+		h.reload()
 	}
-	if rep.Run.StartedAt.IsZero() {
-		rep.Run.StartedAt = h.u.deps.now()
-	}
-	if dir == "" {
-		dir = filepath.Join(h.dir(), runFolder(rep))
-	}
-	if err := h.u.deps.store.Save(dir, rep); err != nil {
-		return dir, err
-	}
-	h.forget(filepath.Base(dir))
-	h.reload()
-	return dir, nil
 }
 
 // reload lists the run folders holding a report.json, newest first, and
@@ -125,8 +104,9 @@ func (h *historyTab) save(rep engine.Report, dir string) (string, error) {
 func (h *historyTab) reload() {
 	selected := h.selectedFolder()
 	a, b := h.pickedFolder(h.a), h.pickedFolder(h.b)
-	h.where.SetText("Saved in " + h.dir())
-	dirents, _ := os.ReadDir(h.dir())
+	h.listed = h.dir()
+	h.where.SetText("Saved in " + h.listed)
+	dirents, _ := os.ReadDir(h.listed)
 	h.entries = h.entries[:0]
 	for _, d := range dirents {
 		if !d.IsDir() {
@@ -200,15 +180,14 @@ func (h *historyTab) resumable(e historyEntry) bool {
 func (h *historyTab) onResume() {
 	if rep, dir, ok := h.openSelected(); ok {
 		h.resumeBtn.Disable()
-		h.u.run.resume(rep, dir)
+		h.u.state.resumeRun(rep, dir)
 	}
 }
 
 // onOpen shows the selected run on the Results screen.
 func (h *historyTab) onOpen() {
 	if rep, dir, ok := h.openSelected(); ok {
-		h.u.results.show(rep, dir)
-		h.u.show(tabResults)
+		h.u.state.openReport(rep, dir)
 	}
 }
 

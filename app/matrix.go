@@ -69,6 +69,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	saved := planSettings{Preset: presetStandard, Plan: engine.DefaultPlan()}
 	u.prefs.load(prefPlan, &saved)
 	u.state.watch(changeTarget, m.targetChanged)
+	u.state.watch(changeTheme, m.preview.redraw)
 	m.applyPlan(saved.Plan)
 	m.applying = true
 	m.preset.SetSelected(saved.Preset)

@@ -79,10 +79,12 @@ func newResultsTab(u *ui) *container.TabItem {
 	r.status.Wrapping = fyne.TextWrapWord
 	r.setEnabled(false)
 	r.banner = newBanner()
-	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { u.run.resume(r.report, r.source) })
+	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { u.state.resumeRun(r.report, r.source) })
 	r.resumeBtn.Importance = widget.HighImportance
 	r.resumeBtn.Hide()
 	u.state.watch(changeRun, r.showResume)
+	u.state.watch(askReport, r.openAsked)
+	u.state.watch(changeTheme, r.followTheme)
 
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
 	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
@@ -129,6 +131,23 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.drawCharts(rep)
 }
 
+// openAsked shows the report of an askReport and comes to the front.
+func (r *resultsTab) openAsked() {
+	a := r.u.state.asked
+	r.show(a.report, a.dir)
+	a.drawn = r.rendered
+	r.u.show(tabResults)
+}
+
+// followTheme draws the fallback heatmap and the charts again in the
+// theme's variant.
+func (r *resultsTab) followTheme() {
+	r.heat.redraw()
+	if r.has {
+		r.drawCharts(r.report)
+	}
+}
+
 // showResume offers Resume for a partial run kept in History, while no
 // other run is going on.
 func (r *resultsTab) showResume() {
@@ -157,12 +176,6 @@ func partialNotice(run engine.RunInfo, resumable bool) (notice, bool) {
 		n.Action = "Resume measures the cells it did not finish and keeps the rest; start the server first if it stopped."
 	}
 	return n, true
-}
-
-// darkTheme reports whether the app shows its dark theme variant: the
-// on-screen charts then use the charts' dark theme too.
-func (u *ui) darkTheme() bool {
-	return shownVariant(u.app) == theme.VariantDark
 }
 
 // reportBadge says whether the figures were measured, simulated, or

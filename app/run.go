@@ -93,6 +93,8 @@ func newRunTab(u *ui) *container.TabItem {
 	show := func() { r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated, u.state.target.OnCPU) }
 	show()
 	u.state.watch(changeTelemetry|changeTarget, show)
+	u.state.watch(changeTheme, r.heat.redraw)
+	u.state.watch(askResume, func() { r.resume(u.state.asked.report, u.state.asked.dir) })
 	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
 }
 
@@ -186,12 +188,13 @@ func (r *runTab) resume(prev engine.Report, dir string) {
 // startWith starts plan against the Server screen's target; with prev it
 // resumes that run.
 func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
-	target, err := r.u.server.target()
+	target, err := r.u.state.readyTarget()
 	if err != nil {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
 		return
 	}
-	target.FirstTokenTimeout, target.StallTimeout = r.u.timeouts()
+	c := r.u.state.settings
+	target.FirstTokenTimeout, target.StallTimeout = c.firstToken(), c.stall()
 	diag := r.u.diag
 	// On the CPU, the sampler's CPU load is the telemetry (measure.Run keeps no GPU figure).
 	if r.u.deps.telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
@@ -369,31 +372,42 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.save(*rep)
 	}
 	r.publish()
-	r.u.onRunDone(rep, err, r.saveDir)
-	if lift := r.liftMemoryLimit; lift != nil {
-		// Once Results has drawn the run: that too is within the limit.
-		// Pictures that are never drawn (a Results screen that is not
-		// shown) do not keep it.
-		r.liftMemoryLimit = nil
-		if rendered := r.u.results.rendered; rendered != nil && rep != nil && len(rep.Results) > 0 {
-			go func() {
-				select {
-				case <-rendered:
-				case <-time.After(liftMemoryLimitAfter):
-				}
-				lift()
-			}()
-		} else {
-			lift()
-		}
+	var drawn <-chan struct{}
+	if rep != nil && len(rep.Results) > 0 {
+		drawn = r.u.state.openReport(*rep, r.saveDir)
 	}
+	r.u.onRunDone(rep, err)
+	r.liftLimit(drawn)
 	close(r.uiDone)
+}
+
+// liftLimit ends the run's memory limit once Results has drawn the run
+// (drawn is closed, nil when Results shows nothing): that too is within the
+// limit. Pictures that are never drawn (a Results screen that is not shown)
+// do not keep it.
+func (r *runTab) liftLimit(drawn <-chan struct{}) {
+	lift := r.liftMemoryLimit
+	if lift == nil {
+		return
+	}
+	r.liftMemoryLimit = nil
+	if drawn == nil {
+		lift()
+		return
+	}
+	go func() {
+		select {
+		case <-drawn:
+		case <-time.After(liftMemoryLimitAfter):
+		}
+		lift()
+	}()
 }
 
 // save keeps what the run has measured in its History folder, after every
 // cell: nothing measured is lost if the app dies.
 func (r *runTab) save(rep engine.Report) {
-	dir, err := r.u.history.save(rep, r.saveDir)
+	dir, err := r.u.saveRun(rep, r.saveDir)
 	r.saveDir = dir
 	if err != nil && r.saveErr == nil {
 		r.log.add("cannot save the run in " + dir + ": " + err.Error())

@@ -116,6 +116,8 @@ func newServerTab(u *ui) *container.TabItem {
 	s.estimateLine.Truncation = fyne.TextTruncateEllipsis
 	s.preview = newHeatmap("will run")
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
+	u.state.watch(askTarget, s.answerTarget)
+	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
 		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
@@ -214,6 +216,7 @@ func (s *serverTab) onKind(kind string) {
 		}
 	}
 	s.serveChosenSim()
+	s.publishSimulator()
 	s.publish()
 }
 
@@ -260,6 +263,12 @@ func (s *serverTab) description() string {
 	return "vLLM: " + s.form.model.Text
 }
 
+// answerTarget answers a run's askTarget with the target.
+func (s *serverTab) answerTarget() {
+	a := s.u.state.asked
+	a.subject, a.err = s.target()
+}
+
 // target is what a run measures (a simulator not started yet starts here).
 func (s *serverTab) target() (measure.Subject, error) {
 	var t measure.Subject
@@ -277,7 +286,7 @@ func (s *serverTab) target() (measure.Subject, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
 		defer cancel()
 		capture.Header(&t.Header, s.u.deps.capture.Capture(ctx, base))
-		return t, s.exporters.attach(&t, s.u.sampleInterval())
+		return t, s.exporters.attach(&t, s.u.state.settings.interval())
 	case targetVLLM:
 		return s.launch.target()
 	}

@@ -11,7 +11,6 @@ import (
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
-	"speedmatrix/hw"
 )
 
 // exporters are the DCGM exporters of the endpoint section's GPU metrics
@@ -106,14 +105,6 @@ func exporterNotice(err error, show func(screen string)) (notice, bool) {
 		n.Button, n.OnPress = "Open Server screen", func() { show(tabServer) }
 	}
 	return n, true
-}
-
-// sampleInterval is the Settings screen's telemetry interval.
-func (u *ui) sampleInterval() time.Duration {
-	if u.settings == nil {
-		return hw.DefaultSampleInterval
-	}
-	return u.settings.current.interval()
 }
 
 // exporterURL is the URL err, from check or attach, is about ("" when it

@@ -244,7 +244,7 @@ func (l *launchPanel) target() (measure.Subject, error) {
 	}
 	t := runs.Launched(l.srv, l.s.u.hwInfo) // on the CPU: the CPU, no GPU
 	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
-	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.sampleInterval())
+	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.state.settings.interval())
 }
 
 // capacity is what the server reported, or what the form says before.

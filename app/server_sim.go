@@ -61,7 +61,7 @@ func (s *serverTab) onProfile() {
 // that would stop the server it measures. A failure to start is shown when
 // a run asks for the target.
 func (s *serverTab) serveChosenSim() {
-	if s.kind == nil || s.kind.Selected != targetSim || s.profile.Selected == "" || (s.u.run != nil && s.u.run.running()) {
+	if s.kind == nil || s.kind.Selected != targetSim || s.profile.Selected == "" || s.u.state.run.Running {
 		return
 	}
 	_, _ = s.startSim()
@@ -106,6 +106,7 @@ func (s *serverTab) startSim() (measure.Subject, error) {
 	if s.simStop != nil && s.simName == name && s.simSpeaks == speaks {
 		return s.simTarget, nil
 	}
+	defer s.publishSimulator() // stopped, then started or failed
 	s.stopSim()
 	t, stop, err := s.u.deps.sim.Start(name, speaks)
 	if err != nil {
@@ -118,30 +119,14 @@ func (s *serverTab) startSim() (measure.Subject, error) {
 	return t, nil
 }
 
-// targetTelemetry is the chosen target's own GPU telemetry: the running
-// simulator's model of its GPUs, or the DCGM exporters a run reads; nil
-// when this machine's sampler is the one to show.
-func (s *serverTab) targetTelemetry() liveTelemetry {
-	switch {
-	case s.kind == nil:
-	case s.kind.Selected == targetSim && s.simStop != nil:
-		lt, _ := s.simTarget.Telemetry.(liveTelemetry)
-		return lt
-	case s.kind.Selected == targetEndpoint && s.exporters.tel != nil:
-		return s.exporters.tel
-	case s.kind.Selected == targetVLLM && s.form.parallel.gpuMetrics.tel != nil:
-		return s.form.parallel.gpuMetrics.tel
-	}
-	return nil
-}
-
-// simHardware is the running simulator's Hardware section while it is the
-// chosen target.
-func (s *serverTab) simHardware() (engine.HardwareInfo, bool) {
+// publishSimulator tells every screen the running simulator's Hardware
+// section while it is the chosen target.
+func (s *serverTab) publishSimulator() {
 	if s.kind == nil || s.kind.Selected != targetSim || s.simStop == nil {
-		return engine.HardwareInfo{}, false
+		s.u.state.setSimulator(engine.HardwareInfo{}, false)
+		return
 	}
-	return s.simTarget.Header.Hardware, true
+	s.u.state.setSimulator(s.simTarget.Header.Hardware, true)
 }
 
 func (s *serverTab) stopSim() {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -58,45 +57,4 @@ func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string)
 		return "Start needs an NVIDIA GPU (Device is GPU under CPU), and none was found on this machine: set Device to Detect or CPU to serve with vLLM's CPU build, or benchmark an existing endpoint or the simulator instead."
 	}
 	return "Start needs an NVIDIA GPU or vLLM's CPU build, and this machine has no GPU and Executable is not a CPU build: set Executable under How to run to the vllm of a venv with vLLM's CPU build (or Device under CPU to CPU), or benchmark an existing endpoint or the simulator instead."
-}
-
-// launchOnCPU reports whether Start would run cfg on the CPU, as
-// launch.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
-// Executable whose venv holds vLLM's CPU build.
-func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
-	c, _, _ := u.launchDevice(cfg)
-	return c.OnCPU()
-}
-
-// launchDevice is cfg with its device decided as Start will decide it
-// (launch.ResolveDevice, with its program found through lookPath), and the
-// CPU build of vLLM it runs on the CPU, when it runs one.
-func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
-	d := cfg.WithDefaults()
-	if d.Runner != launch.RunnerDocker {
-		if p, err := u.lookPath(d.Executable); err == nil {
-			d.Executable = p
-		}
-	}
-	r, b, ok := launch.ResolveDevice(d)
-	cfg.Device = r.Device
-	return cfg, b, ok
-}
-
-// savedCPUBuild is the CPU build of vLLM that the Launch form's saved
-// Executable (vllm on the PATH when none was saved) runs on the CPU, when
-// it runs one.
-func (u *ui) savedCPUBuild() (launch.CPUBuild, bool) {
-	var cfg launch.ServerConfig
-	u.prefs.load(prefServer, &cfg)
-	_, b, ok := u.launchDevice(cfg)
-	return b, ok
-}
-
-// lookPath finds a program on the PATH (deps.lookPath, else exec.LookPath).
-func (u *ui) lookPath(file string) (string, error) {
-	if u.deps.lookPath != nil {
-		return u.deps.lookPath(file)
-	}
-	return exec.LookPath(file)
 }

@@ -10,7 +10,7 @@ import (
 const (
 	prefTarget = "target" // targetSettings
 	prefPlan   = "plan"   // planSettings
-	prefServer = "server" // vllm.ServerConfig without its API key
+	prefServer = "server" // launch.ServerConfig without its API key
 	prefExport = "export" // earlier versions' last export folder (a plain string)
 	prefApp    = "app"    // appSettings: the Settings screen
 )

@@ -20,11 +20,11 @@ var themeLabels = map[string]string{themeSystem: "Follow system", themeLight: "L
 
 // settingsTab edits what the app remembers besides the screens' own
 // choices: theme, folders, the run's timeouts and the telemetry interval.
-// The theme applies as soon as it is chosen, the rest on Apply.
+// The theme applies as soon as it is chosen, the rest on Apply; the
+// settings in use are the state's (appState.settings).
 type settingsTab struct {
-	u       *ui
-	current appSettings // what the app uses now
-	help    *helpOverlay
+	u    *ui
+	help *helpOverlay
 
 	banner                      *banner
 	theme                       *widget.RadioGroup
@@ -35,20 +35,22 @@ type settingsTab struct {
 }
 
 // newSettingsTab builds the Settings screen and applies the remembered
-// settings: the theme, and the sampler at the remembered interval. It is
-// built before the screens that read the settings.
+// settings: the theme, the sampler at the remembered interval, and the
+// state's settings. It is built before the screens that read them.
 func newSettingsTab(u *ui) *container.TabItem {
-	s := &settingsTab{u: u, current: loadAppSettings(u.prefs), help: &helpOverlay{win: u.win}, banner: newBanner()}
+	s := &settingsTab{u: u, help: &helpOverlay{win: u.win}, banner: newBanner()}
 	u.settings = s
-	if s.current.Theme != themeSystem {
-		applyTheme(u.app, s.current.Theme)
+	u.state.setSettings(loadAppSettings(u.prefs))
+	current := u.state.settings
+	if current.Theme != themeSystem {
+		applyTheme(u.app, current.Theme)
 	}
 	if u.deps.newTelemetry != nil {
-		u.deps.telemetry = u.deps.newTelemetry(s.current.interval())
+		u.deps.telemetry = u.deps.newTelemetry(current.interval())
 	}
 	s.theme = widget.NewRadioGroup([]string{themeLabels[themeSystem], themeLabels[themeLight], themeLabels[themeDark]}, s.onTheme)
 	s.theme.Horizontal, s.theme.Required = true, true
-	s.theme.SetSelected(themeLabels[s.current.Theme])
+	s.theme.SetSelected(themeLabels[current.Theme])
 	entry := func() *widget.Entry {
 		e := widget.NewEntry()
 		e.OnSubmitted = func(string) { s.onApply() }
@@ -59,10 +61,10 @@ func newSettingsTab(u *ui) *container.TabItem {
 	s.firstToken, s.stall, s.interval = entry(), entry(), entry()
 	s.status = widget.NewLabel("")
 	s.status.Importance = widget.LowImportance
-	s.fill(s.current)
+	s.fill(current)
 	u.state.watch(changeRun, s.onRunChange)
 	// Also when the system switches between light and dark.
-	u.app.Settings().AddListener(func(fyne.Settings) { u.do(u.followTheme) })
+	u.app.Settings().AddListener(func(fyne.Settings) { u.do(u.state.themeChanged) })
 
 	col := &formColumn{}
 	appearance := col.form(formRow{"Theme", s.theme, ""})
@@ -118,7 +120,7 @@ func (s *settingsTab) fill(c appSettings) {
 // read is the fields as settings, or the first field that cannot be used.
 // The folders are created when missing.
 func (s *settingsTab) read() (appSettings, error) {
-	c := appSettings{Theme: s.current.Theme}
+	c := appSettings{Theme: s.u.state.settings.Theme}
 	var err error
 	if text := strings.TrimSpace(s.exportDir.Text); text != "" {
 		if c.ExportDir, err = usableFolder(text); err != nil {
@@ -165,20 +167,17 @@ func (s *settingsTab) onApply() {
 
 // onDefaults puts every field back to its default and applies them.
 func (s *settingsTab) onDefaults() {
-	s.fill(appSettings{Theme: s.current.Theme})
+	s.fill(appSettings{Theme: s.u.state.settings.Theme})
 	s.onApply()
 }
 
 // apply makes next the settings in use.
 func (s *settingsTab) apply(next appSettings) {
-	prev, prevRuns := s.current, s.u.runsDir()
-	s.current = next
+	prev := s.u.state.settings
 	s.u.prefs.save(prefApp, next)
+	s.u.state.setSettings(next)
 	s.fill(next)
 	s.status.SetText("Saved.")
-	if s.u.runsDir() != prevRuns {
-		s.u.history.reload()
-	}
 	if next.interval() != prev.interval() {
 		s.applyInterval()
 	}
@@ -192,23 +191,14 @@ func (s *settingsTab) onTheme(label string) {
 			choice = k
 		}
 	}
-	if choice == s.current.Theme {
+	next := s.u.state.settings
+	if choice == next.Theme {
 		return
 	}
-	s.current.Theme = choice
-	s.u.prefs.save(prefApp, s.current)
+	next.Theme = choice
+	s.u.prefs.save(prefApp, next)
+	s.u.state.setSettings(next)
 	applyTheme(s.u.app, choice)
-}
-
-// followTheme redraws what a change of theme does not refresh by itself:
-// the heatmaps' cells and the Results charts, drawn in the theme's variant.
-func (u *ui) followTheme() {
-	for _, h := range []*heatmap{u.matrix.preview, u.run.heat, u.results.heat} {
-		h.redraw()
-	}
-	if u.results.has {
-		u.results.drawCharts(u.results.report)
-	}
 }
 
 // onChooseFolder picks a folder for e and applies it.
@@ -240,14 +230,14 @@ func (s *settingsTab) applyInterval() {
 	if newTelemetry == nil {
 		return
 	}
-	if s.u.run != nil && s.u.run.running() {
+	if s.u.state.run.Running {
 		s.intervalPending = true
 		s.status.SetText("Saved. The new telemetry interval applies when the run ends.")
 		return
 	}
 	s.intervalPending = false
 	old := s.u.deps.telemetry
-	s.u.deps.telemetry = newTelemetry(s.current.interval())
+	s.u.deps.telemetry = newTelemetry(s.u.state.settings.interval())
 	if st, ok := old.(interface{ Stop() }); ok {
 		st.Stop()
 	}
@@ -261,30 +251,4 @@ func (s *settingsTab) onRunChange() {
 	if s.intervalPending && !s.u.state.run.Running {
 		s.applyInterval()
 	}
-}
-
-// runsDir is where History keeps runs: the Settings screen's folder, else
-// the default (deps.runsDir).
-func (u *ui) runsDir() string {
-	if u.settings != nil && u.settings.current.RunsDir != "" {
-		return u.settings.current.RunsDir
-	}
-	return u.deps.runsDir
-}
-
-// exportDir is where Export opens: the Settings screen's folder, or "".
-func (u *ui) exportDir() string {
-	if u.settings == nil {
-		return ""
-	}
-	return u.settings.current.ExportDir
-}
-
-// timeouts are the first-token and stall timeouts a run uses.
-func (u *ui) timeouts() (firstToken, stall time.Duration) {
-	c := appSettings{}
-	if u.settings != nil {
-		c = u.settings.current
-	}
-	return c.firstToken(), c.stall()
 }

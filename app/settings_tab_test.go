@@ -106,8 +106,8 @@ func TestSettingsBadInputIsRefused(t *testing.T) {
 			if strings.Contains(n.Message, "--") || strings.Contains(n.Action, "--") {
 				t.Errorf("the banner names a flag: %q %q", n.Message, n.Action)
 			}
-			if u.prefs.p.String(prefApp) != "" || s.current.FirstTokenTimeout != 0 {
-				t.Errorf("a refused Apply changed the settings: %q, %+v", u.prefs.p.String(prefApp), s.current)
+			if u.prefs.p.String(prefApp) != "" || u.state.settings.FirstTokenTimeout != 0 {
+				t.Errorf("a refused Apply changed the settings: %q, %+v", u.prefs.p.String(prefApp), u.state.settings)
 			}
 			s.onDefaults()
 			if s.banner.visible() {
@@ -129,7 +129,7 @@ func TestSettingsRunsFolderMovesHistory(t *testing.T) {
 		t.Fatalf("runs folder = %q, want %q (banner %q)", u.runsDir(), dir, u.settings.banner.current.Message)
 	}
 	rep := engine.Report{Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
-	saved, err := u.history.save(rep, "")
+	saved, err := u.saveRun(rep, "")
 	if err != nil || filepath.Dir(saved) != dir {
 		t.Fatalf("saved in %q (%v), want under %s", saved, err, dir)
 	}
@@ -169,8 +169,8 @@ func TestSettingsThemeAppliedAtOnceAndRemembered(t *testing.T) {
 		t.Errorf("after relaunch: theme %q, dark %v", again.settings.theme.Selected, again.darkTheme())
 	}
 	again.settings.theme.SetSelected("Follow system")
-	if _, forced := a.Settings().Theme().(variantTheme); forced || again.settings.current.Theme != themeSystem {
-		t.Errorf("Follow system keeps a forced theme (%T) or remembers %q", a.Settings().Theme(), again.settings.current.Theme)
+	if _, forced := a.Settings().Theme().(variantTheme); forced || again.state.settings.Theme != themeSystem {
+		t.Errorf("Follow system keeps a forced theme (%T) or remembers %q", a.Settings().Theme(), again.state.settings.Theme)
 	}
 }
 

@@ -20,7 +20,7 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 	u.server.selectKind(targetSim)
 	u.server.profile.SetSelected(tp2Profile)
 	waitUntil(t, func() bool {
-		u.run.pollTelemetry()
+		u.server.pollTelemetry()
 		return u.state.sampled
 	}, "the simulator's first GPU sample")
 

@@ -8,18 +8,38 @@ import (
 )
 
 // appState is what every screen observes: the target, what its server is
-// known to hold, the plan and the run. A screen changes it only through its
-// setters and learns of every change through watch: no screen pushes
-// updates into another. UI goroutine only.
+// known to hold, the plan, the run, the live sample and the settings in
+// use. UI goroutine only.
+//
+// Screens never call each other. A screen changes the state only through
+// its setters, learns of every change through watch, and asks another
+// screen for something (show a report, resume a run) through a request
+// (requests.go). So a screen's files name no other screen: not its field
+// on ui, nor a type declared in its files, nor a function there that takes
+// the ui. Only the wiring files put screens together: app.go, which builds
+// them, and the app-wide work it starts (autorun, shortcuts, the tour,
+// saving the preferences). TestScreensDoNotCallEachOther (screens_test.go)
+// holds this rule; its fileClasses sorts every file into a screen's,
+// wiring or shared.
 type appState struct {
 	target  targetInfo
 	plan    engine.Plan
 	planErr error // why the Matrix screen's form is not a plan; nil when it is
 	run     runInfo
 	// sample is the live sampler's latest reading; sampled is false
-	// before the first.
-	sample   hw.Sample
-	sampled  bool
+	// before the first. local says it is this machine's sampler's, not
+	// the target's own telemetry (the simulator's, DCGM exporters').
+	sample  hw.Sample
+	sampled bool
+	local   bool
+	// simHardware is, while the simulator is the target and runs, the
+	// hardware it models; simulating is false otherwise.
+	simHardware engine.HardwareInfo
+	simulating  bool
+	settings    appSettings // the Settings screen's, applied
+	// saved is the History folder a run was last saved in.
+	saved    string
+	asked    *request // the request being made (requests.go)
 	watchers []watcher
 }
 
@@ -42,14 +62,24 @@ type runInfo struct {
 	Server   *engine.ServerSample // the server's state now; nil when no run watches it
 }
 
-// change says which part of the state changed.
-type change uint8
+// change says which part of the state changed, or which request is made.
+type change uint16
 
 const (
 	changeTarget change = 1 << iota
 	changePlan
 	changeRun
 	changeTelemetry
+	changeSimulator // simHardware, simulating
+	changeSettings
+	// changeTheme: the theme's colours changed (chosen, or followed from
+	// the system); what is drawn in them is drawn again.
+	changeTheme
+	changeSaved // a run was written into its History folder
+	askTarget   // the requests of requests.go
+	askKind
+	askReport
+	askResume
 )
 
 type watcher struct {
@@ -91,10 +121,33 @@ func (s *appState) setRun(r runInfo) {
 	s.notify(changeRun)
 }
 
-// setSample replaces the latest hardware sample (hw.Sampler.Latest).
-func (s *appState) setSample(smp hw.Sample, ok bool) {
-	s.sample, s.sampled = smp, ok
+// setSample replaces the latest hardware sample (hw.Sampler.Latest);
+// local says it is this machine's.
+func (s *appState) setSample(smp hw.Sample, ok, local bool) {
+	s.sample, s.sampled, s.local = smp, ok, local
 	s.notify(changeTelemetry)
+}
+
+// setSimulator says which hardware the simulator models while it is the
+// target and runs (ok false otherwise).
+func (s *appState) setSimulator(info engine.HardwareInfo, ok bool) {
+	s.simHardware, s.simulating = info, ok
+	s.notify(changeSimulator)
+}
+
+// setSettings replaces the settings in use.
+func (s *appState) setSettings(c appSettings) {
+	s.settings = c
+	s.notify(changeSettings)
+}
+
+// themeChanged says that the theme's colours changed.
+func (s *appState) themeChanged() { s.notify(changeTheme) }
+
+// runSaved says that a run was written into dir, its History folder.
+func (s *appState) runSaved(dir string) {
+	s.saved = dir
+	s.notify(changeSaved)
 }
 
 // fitted is the plan as the engine will run it on the target: contexts

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -185,39 +184,4 @@ func maxKnown(a, b float64) float64 {
 		return a
 	}
 	return math.Max(a, b)
-}
-
-// startTelemetry polls the live telemetry every second into the state,
-// which the Run screen's gauges and the Hardware screen observe.
-func (r *runTab) startTelemetry() {
-	go func() {
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-r.u.bg.Done():
-				return
-			case <-tick.C:
-				r.u.do(r.pollTelemetry)
-			}
-		}
-	}()
-}
-
-// pollTelemetry reads the live telemetry into the state: the target's own
-// (the simulator's model of its GPUs, the DCGM exporters of a run), else
-// this machine's sampler (the Settings screen may have replaced it); UI
-// goroutine only.
-func (r *runTab) pollTelemetry() {
-	src := r.u.server.targetTelemetry()
-	if src == nil && r.u.deps.telemetry != nil && r.u.hasGPU() {
-		src = r.u.deps.telemetry
-	}
-	if src == nil {
-		if r.u.state.sampled {
-			r.u.state.setSample(hw.Sample{}, false)
-		}
-		return
-	}
-	r.u.state.setSample(src.Latest())
 }

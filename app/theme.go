@@ -50,6 +50,12 @@ func shownVariant(a fyne.App) fyne.ThemeVariant {
 	return a.Settings().ThemeVariant()
 }
 
+// darkTheme reports whether the app shows its dark theme variant: the
+// on-screen charts then use the charts' dark theme too.
+func (u *ui) darkTheme() bool {
+	return shownVariant(u.app) == theme.VariantDark
+}
+
 // themedRect is a rectangle filled with a theme colour that follows a
 // change of theme (a plain canvas.Rectangle keeps the colour it was made
 // with).

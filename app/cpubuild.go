@@ -1,0 +1,52 @@
+package app
+
+import (
+	"os/exec"
+
+	"speedmatrix/engine/launch"
+)
+
+// Where a launched server would run: on a GPU, or on the CPU with vLLM's
+// CPU build. The Server screen's Launch form and the Hardware screen's host
+// card both ask.
+
+// launchOnCPU reports whether Start would run cfg on the CPU, as
+// launch.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
+// Executable whose venv holds vLLM's CPU build.
+func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
+	c, _, _ := u.launchDevice(cfg)
+	return c.OnCPU()
+}
+
+// launchDevice is cfg with its device decided as Start will decide it
+// (launch.ResolveDevice, with its program found through lookPath), and the
+// CPU build of vLLM it runs on the CPU, when it runs one.
+func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
+	d := cfg.WithDefaults()
+	if d.Runner != launch.RunnerDocker {
+		if p, err := u.lookPath(d.Executable); err == nil {
+			d.Executable = p
+		}
+	}
+	r, b, ok := launch.ResolveDevice(d)
+	cfg.Device = r.Device
+	return cfg, b, ok
+}
+
+// savedCPUBuild is the CPU build of vLLM that the Launch form's saved
+// Executable (vllm on the PATH when none was saved) runs on the CPU, when
+// it runs one.
+func (u *ui) savedCPUBuild() (launch.CPUBuild, bool) {
+	var cfg launch.ServerConfig
+	u.prefs.load(prefServer, &cfg)
+	_, b, ok := u.launchDevice(cfg)
+	return b, ok
+}
+
+// lookPath finds a program on the PATH (deps.lookPath, else exec.LookPath).
+func (u *ui) lookPath(file string) (string, error) {
+	if u.deps.lookPath != nil {
+		return u.deps.lookPath(file)
+	}
+	return exec.LookPath(file)
+}
