@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"engine/openai":        {"engine/secret"},
 	"engine/report":        {"engine", "engine/secret"},
 	"engine/roofline":      {"engine", "engine/hfcache"},
-	"engine/runs":          {"engine", "engine/measure", "engine/roofline"},
+	"engine/runs":          {"engine", "engine/measure", "engine/report", "engine/roofline"},
 	"engine/secret":        {},
 	"engine/servers":       {"engine/openai"},
 	"engine/sim":           {"engine", "engine/roofline"},

@@ -16,6 +16,7 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // screenshotFile is the Results screen's capture written by --autorun --export.
@@ -123,7 +124,7 @@ func (r *resultsTab) onExport() {
 // exportInto exports the shown report into parent/RUN-FOLDER, asking first
 // when that folder already holds an export.
 func (r *resultsTab) exportInto(parent string) {
-	dir := filepath.Join(parent, runFolder(r.report))
+	dir := filepath.Join(parent, runs.Folder(r.report))
 	if !holdsExport(dir) {
 		r.startExport(dir)
 		return

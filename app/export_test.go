@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"speedmatrix/engine/runs"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
 	u.results.show(rep, "")
 	parent := t.TempDir()
-	want := filepath.Join(parent, runFolder(rep))
+	want := filepath.Join(parent, runs.Folder(rep))
 
 	u.results.exportInto(parent)
 	waitFor(t, u.results.exported, "the export")

@@ -25,6 +25,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/roofline"
+	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sim"
 	"speedmatrix/hw"
 )
@@ -405,4 +406,15 @@ func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConf
 	cfgs = make(chan launch.ServerConfig, 1)
 	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
 	return newTestUI(t, d, Options{}), srv, cfgs
+}
+
+// saveRun saves rep in a new folder of the runs folder, as the Run screen
+// saves a run, and tells the state (History lists it).
+func (u *ui) saveRun(rep engine.Report) (string, error) {
+	s := runs.Saver{Root: u.runsDir(), Save: u.deps.store.Save, Now: u.deps.now}
+	if _, err := s.Keep(rep); err != nil {
+		return s.Dir, err
+	}
+	u.state.runSaved(s.Dir)
+	return s.Dir, nil
 }

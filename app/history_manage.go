@@ -15,6 +15,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // onRename asks for a new name for the selected run.
@@ -116,9 +117,9 @@ func (h *historyTab) importFolder(rep engine.Report) string {
 	if rep.Run.StartedAt.IsZero() {
 		rep.Run.StartedAt = h.u.deps.now()
 	}
-	base := runFolder(rep)
+	base := runs.Folder(rep)
 	if imp := rep.Run.Imported; imp != nil {
-		base += "-" + strings.Trim(unsafeName.ReplaceAllString(imp.Tool, "-"), "-")
+		base += "-" + runs.SafeName(imp.Tool)
 	}
 	folder := base
 	for n := 2; ; n++ {

@@ -11,6 +11,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // libFixture is a real llm-inference-bench 0.4.18 results file (see
@@ -152,7 +153,7 @@ func TestHistoryRenameAndDelete(t *testing.T) {
 	h.confirm = func(title, message string, ok func()) { asked = message; ok() }
 	h.list.Select(0)
 	h.onDelete()
-	gone := filepath.Join(d.runsDir, runFolder(b))
+	gone := filepath.Join(d.runsDir, runs.Folder(b))
 	if !strings.Contains(asked, gone) {
 		t.Errorf("the question %q does not name the folder %s", asked, gone)
 	}
@@ -202,7 +203,7 @@ func TestHistoryImport(t *testing.T) {
 	ours.Run.StartedAt = time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	mustSave(t, h, ours)
 	h.a.SetSelectedIndex(h.index(folder))
-	h.b.SetSelectedIndex(h.index(runFolder(ours)))
+	h.b.SetSelectedIndex(h.index(runs.Folder(ours)))
 	h.onCompare()
 	for _, want := range []string{"A: tiny · imported from llm-inference-bench 0.4.18", "B: tiny · simulated (profile tiny)",
 		"benchmark tool: llm-inference-bench 0.4.18 → speedmatrix v0.1.0"} {
@@ -247,17 +248,17 @@ func TestHistoryCompare(t *testing.T) {
 			h := u.history
 			a, b := cannedReport("a", 100), cannedReport("b", 150)
 			b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
-			if _, err := h.u.saveRun(a, ""); err != nil {
+			if _, err := h.u.saveRun(a); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.u.saveRun(b, ""); err != nil {
+			if _, err := h.u.saveRun(b); err != nil {
 				t.Fatal(err)
 			}
 			if len(h.entries) != 2 {
 				t.Fatalf("history lists %d runs, want 2", len(h.entries))
 			}
 			// By default A is the run before the newest, B the newest.
-			if h.pickedFolder(h.a) != runFolder(a) || h.pickedFolder(h.b) != runFolder(b) {
+			if h.pickedFolder(h.a) != runs.Folder(a) || h.pickedFolder(h.b) != runs.Folder(b) {
 				t.Errorf("picked A %s, B %s", h.pickedFolder(h.a), h.pickedFolder(h.b))
 			}
 			h.onCompare()
@@ -331,7 +332,7 @@ func TestHistorySummaryFiles(t *testing.T) {
 	h := u.history
 	a := cannedReport("a", 100)
 	mustSave(t, h, a)
-	dir := filepath.Join(d.runsDir, runFolder(a))
+	dir := filepath.Join(d.runsDir, runs.Folder(a))
 	if _, err := os.Stat(filepath.Join(dir, summaryFile)); err != nil {
 		t.Fatalf("no summary file after listing: %v", err)
 	}
@@ -380,7 +381,7 @@ func TestHistorySummaryFiles(t *testing.T) {
 // mustSave saves rep in a new History folder.
 func mustSave(t *testing.T, h *historyTab, rep engine.Report) {
 	t.Helper()
-	if _, err := h.u.saveRun(rep, ""); err != nil {
+	if _, err := h.u.saveRun(rep); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -399,11 +400,11 @@ func TestHistoryResumesAPartialRun(t *testing.T) {
 	complete.Run.StartedAt = complete.Run.StartedAt.Add(time.Hour)
 	mustSave(t, h, partial)
 	mustSave(t, h, complete)
-	h.list.Select(h.index(runFolder(complete)))
+	h.list.Select(h.index(runs.Folder(complete)))
 	if !h.resumeBtn.Disabled() {
 		t.Error("a complete run offers Resume")
 	}
-	h.list.Select(h.index(runFolder(partial)))
+	h.list.Select(h.index(runs.Folder(partial)))
 	if h.resumeBtn.Disabled() {
 		t.Fatal("a partial run does not offer Resume")
 	}
@@ -412,7 +413,7 @@ func TestHistoryResumesAPartialRun(t *testing.T) {
 	if tgt := eng.lastTarget(); tgt.Resume == nil || tgt.Resume.Report.Run.ServedModel != "tiny" {
 		t.Fatalf("the engine got Resume %+v, want the partial run", tgt.Resume)
 	}
-	if want := filepath.Join(h.dir(), runFolder(partial)); u.run.saveDir != want {
-		t.Errorf("resumed into %q, want %q", u.run.saveDir, want)
+	if want := filepath.Join(h.dir(), runs.Folder(partial)); u.run.saver.Dir != want {
+		t.Errorf("resumed into %q, want %q", u.run.saver.Dir, want)
 	}
 }

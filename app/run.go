@@ -49,8 +49,7 @@ type runTab struct {
 	plan       engine.Plan
 	started    time.Time
 	estimate   time.Duration // what the estimator said at the start
-	saveDir    string        // the run's History folder: the resumed one, else set by the first save
-	saveErr    error         // the last save's failure, shown once
+	saver      runs.Saver    // the run's History folder (the resumed one, else made by the first save) and its last save's failure
 	confirming bool          // the cancel confirmation is open
 	lastRun    bool          // the grid shows the last run, not the plan
 	// liftMemoryLimit ends the soft memory limit of the run in progress.
@@ -206,7 +205,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	}
 	runs.Prepare(&target, setup)
 	r.u.prefs.flush(r.u)
-	r.saveDir, r.saveErr = dir, nil
+	r.saver = runs.Saver{Dir: dir, Root: r.u.runsDir(), Save: r.u.deps.store.Save, Now: r.u.deps.now}
 	r.begin(plan, target, prev)
 	r.liftMemoryLimit = limitRunMemory()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -374,7 +373,7 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.publish()
 	var drawn <-chan struct{}
 	if rep != nil && len(rep.Results) > 0 {
-		drawn = r.u.state.openReport(*rep, r.saveDir)
+		drawn = r.u.state.openReport(*rep, r.saver.Dir)
 	}
 	r.u.onRunDone(rep, err)
 	r.liftLimit(drawn)
@@ -405,16 +404,20 @@ func (r *runTab) liftLimit(drawn <-chan struct{}) {
 }
 
 // save keeps what the run has measured in its History folder, after every
-// cell: nothing measured is lost if the app dies.
+// cell: nothing measured is lost if the app dies. A failure is shown once,
+// until a save works again.
 func (r *runTab) save(rep engine.Report) {
-	dir, err := r.u.saveRun(rep, r.saveDir)
-	r.saveDir = dir
-	if err != nil && r.saveErr == nil {
-		r.log.add("cannot save the run in " + dir + ": " + err.Error())
+	failing := r.saver.Err != nil
+	saved, err := r.saver.Keep(rep)
+	switch {
+	case !saved:
+	case err == nil:
+		r.u.state.runSaved(r.saver.Dir)
+	case !failing:
+		r.log.add("cannot save the run in " + r.saver.Dir + ": " + err.Error())
 		r.banner.show(notice{Message: "The run cannot be saved to History.", Action: "Choose a runs folder you can write on the Settings screen; the measurements are kept in memory until then.",
 			Detail: err.Error()})
 	}
-	r.saveErr = err
 }
 
 // endLine is the progress line once a run has ended: finished, stopped

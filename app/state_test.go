@@ -102,8 +102,8 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	u.matrix.decode.SetText("1K")
 	u.matrix.concurrency.SetText("1, 2, 4, 8")
 	u.run.onStart()
-	waitUntil(t, func() bool { return u.run.saveDir != "" }, "the first cell to be saved")
-	if _, err := os.Stat(filepath.Join(u.run.saveDir, report.JSONFile)); err != nil {
+	waitUntil(t, func() bool { return u.run.saver.Dir != "" }, "the first cell to be saved")
+	if _, err := os.Stat(filepath.Join(u.run.saver.Dir, report.JSONFile)); err != nil {
 		t.Fatalf("the run is not saved after its first cells: %v", err)
 	}
 	if got := u.runItem.Text; got != "Run 25%" {
@@ -127,7 +127,7 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	if !strings.Contains(u.run.log.text(), "estimated") {
 		t.Errorf("the log does not record the estimate against the actual time:\n%s", u.run.log.text())
 	}
-	dir := u.run.saveDir
+	dir := u.run.saver.Dir
 	if u.results.source != dir || !u.results.resumeBtn.Visible() {
 		t.Fatalf("Results shows the run from %q (Resume visible %v), want %q with Resume", u.results.source, u.results.resumeBtn.Visible(), dir)
 	}
@@ -141,8 +141,8 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	if tgt.Resume == nil || len(tgt.Resume.Report.Results) == 0 {
 		t.Fatalf("the resumed run got Resume %+v, want the partial report", tgt.Resume)
 	}
-	if u.run.saveDir != dir {
-		t.Errorf("the resumed run was saved in %q, want the first run's %q", u.run.saveDir, dir)
+	if u.run.saver.Dir != dir {
+		t.Errorf("the resumed run was saved in %q, want the first run's %q", u.run.saver.Dir, dir)
 	}
 }
 

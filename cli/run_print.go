@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // writeStartedAs prints, under the run's first line, how a server the user
@@ -35,7 +35,7 @@ func writeStartedAs(w io.Writer, h engine.Report) {
 // the end, and turns the run's end into Run's error and exit code.
 func consume(events <-chan engine.Event, out string, stdout io.Writer, writeCharts func(string, engine.Report) error) error {
 	var last engine.Progress
-	var saveErr error
+	saver := runs.Saver{Dir: out}
 	var done engine.Event
 	for ev := range events {
 		switch ev.Kind {
@@ -45,11 +45,8 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 			fmt.Fprintf(stdout, "  note: %s\n", ev.Log)
 		case engine.EventResult:
 			fmt.Fprintln(stdout, cellLine(*ev.Result, last))
-			if err := report.Save(out, *ev.Report); err != nil {
-				saveErr = err
+			if _, err := saver.Keep(*ev.Report); err != nil {
 				fmt.Fprintf(stdout, "  warning: %v (the results are kept in memory and saved again after the next cell)\n", err)
-			} else {
-				saveErr = nil
 			}
 		case engine.EventDone:
 			done = ev
@@ -59,9 +56,9 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 		return errors.New("run: the engine ended without a report")
 	}
 	rep := *done.Report
-	measured := slices.ContainsFunc(rep.Results, func(r engine.Result) bool { return r.Status != engine.StatusNotRun })
-	if measured {
-		saveErr = report.Save(out, rep)
+	saveErr := saver.Err
+	if saved, err := saver.Keep(rep); saved {
+		saveErr = err
 		if saveErr == nil {
 			saveErr = writeCharts(out, rep)
 		}

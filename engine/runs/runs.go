@@ -1,5 +1,8 @@
-// Package runs is what both front ends do to start a run, so that the app
-// and the CLI prepare, resume and name a run the same way.
+// Package runs is the run lifecycle both front ends share, so that the app
+// and the CLI prepare, save and resume a run the same way: Prepare fills in
+// a Subject (diagnostics, roofline, the resumed run, the tool), Launched is
+// the Subject of a server launched here, Saver keeps the report after every
+// cell, and Folder names a run's folder in the runs folder.
 package runs
 
 import (

@@ -1,0 +1,93 @@
+package runs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+func measured(status engine.Status) engine.Report {
+	return engine.Report{SchemaVersion: engine.SchemaVersion, Run: engine.RunInfo{ServedModel: "org/Gemma 4 (it)"},
+		Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 1024}, Status: status}}}
+}
+
+// The first save makes the run's folder in the runs folder, named after
+// the run; later saves go to the same folder.
+func TestSaverMakesTheRunsFolder(t *testing.T) {
+	root := t.TempDir()
+	start := time.Date(2026, 12, 4, 20, 30, 0, 0, time.UTC)
+	s := Saver{Root: root, Now: func() time.Time { return start }}
+	saved, err := s.Keep(measured(engine.StatusValid))
+	if !saved || err != nil {
+		t.Fatalf("Keep = %v, %v", saved, err)
+	}
+	if want := filepath.Join(root, "20261204-203000-org-Gemma-4-it"); s.Dir != want {
+		t.Errorf("folder %q, want %q", s.Dir, want)
+	}
+	rep, err := report.Load(s.Dir)
+	if err != nil || !rep.Run.StartedAt.Equal(start) {
+		t.Fatalf("saved report started %v (%v), want %v", rep.Run.StartedAt, err, start)
+	}
+	dir := s.Dir
+	if _, err := s.Keep(measured(engine.StatusFailed)); err != nil || s.Dir != dir {
+		t.Errorf("second save in %q (%v), want %q", s.Dir, err, dir)
+	}
+}
+
+// A run that reached no cell has nothing to keep, and with no folder and
+// no runs folder nothing is saved.
+func TestSaverKeepsOnlyWhatWasMeasured(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := Saver{Dir: dir}
+	if saved, err := s.Keep(measured(engine.StatusNotRun)); saved || err != nil {
+		t.Errorf("nothing measured: Keep = %v, %v; want nothing saved", saved, err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("nothing measured, yet %s exists (%v)", dir, err)
+	}
+	if saved, _ := (&Saver{}).Keep(measured(engine.StatusValid)); saved {
+		t.Error("no folder and no runs folder, yet it saved")
+	}
+}
+
+// A failed save is kept in Err until a save works again.
+func TestSaverRemembersTheFailure(t *testing.T) {
+	boom := errors.New("disk full")
+	fail := true
+	s := Saver{Dir: "d", Save: func(string, engine.Report) error {
+		if fail {
+			return boom
+		}
+		return nil
+	}}
+	if _, err := s.Keep(measured(engine.StatusValid)); !errors.Is(err, boom) || !errors.Is(s.Err, boom) {
+		t.Fatalf("Keep = %v, Err %v; want %v", err, s.Err, boom)
+	}
+	fail = false
+	if _, err := s.Keep(measured(engine.StatusValid)); err != nil || s.Err != nil {
+		t.Errorf("after a save that worked: %v, Err %v", err, s.Err)
+	}
+}
+
+func TestFolder(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		served, model, want string
+	}{
+		{"gemma", "", "20260102-030405-gemma"},
+		{"", "/models/Qwen3-8B", "20260102-030405-Qwen3-8B"},
+		{"../../etc", "", "20260102-030405-..-..-etc"},
+		{"", "", "20260102-030405-model"},
+		{"???", "", "20260102-030405-model"},
+	} {
+		rep := engine.Report{Run: engine.RunInfo{ServedModel: tc.served, Model: tc.model, StartedAt: start}}
+		if got := Folder(rep); got != tc.want {
+			t.Errorf("Folder(%q, %q) = %q, want %q", tc.served, tc.model, got, tc.want)
+		}
+	}
+}
