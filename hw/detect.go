@@ -49,11 +49,11 @@ type GPU struct {
 // wrapping ErrNoNVML, and Hardware still holds the host and a Note with the
 // reason. A GPU that fails one query keeps its other fields and gets a note.
 func Detect() (Hardware, error) {
-	return detect(defaultLibrary(), detectHost)
+	return DetectWith(defaultLibrary())
 }
 
-// DetectWith is Detect over a given NVML, such as go-nvml's mock servers;
-// the host part is still this machine's.
+// DetectWith is Detect over the NVML lib: the system's, or go-nvml's mock
+// servers (hw/nvmlmock); the host part is always this machine's.
 func DetectWith(lib nvml.Interface) (Hardware, error) {
 	return detect(lib, detectHost)
 }

@@ -103,6 +103,6 @@ func retString(ret nvml.Return) string {
 }
 
 // defaultLibrary is the system NVML (libnvidia-ml.so.1, loaded on Init).
-func defaultLibrary() library {
+func defaultLibrary() nvml.Interface {
 	return nvml.New()
 }

@@ -72,11 +72,11 @@ func NewSampler(interval time.Duration, opts ...SamplerOption) *Sampler {
 	}
 	s := &Sampler{
 		interval: interval,
-		clock:    systemClock{},
-		newSrc:   func() Source { return newSystemSource(defaultLibrary()) },
+		newSrc:   func() Source { return NewSource(defaultLibrary()) },
 		ring:     newRing(int(DefaultHistory / interval)),
 	}
-	for _, o := range opts {
+	// The system clock is the first option, so that another replaces it.
+	for _, o := range append([]SamplerOption{WithClock(systemClock{})}, opts...) {
 		o(s)
 	}
 	return s

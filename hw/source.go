@@ -22,9 +22,9 @@ type systemSource struct {
 	havePrev bool
 }
 
-// NewSource is the Source a Sampler reads by default (the system's NVML
-// and the host CPU), over lib instead, such as go-nvml's mock servers
-// (hw/nvmlmock). Without a usable NVML it reads the CPU only.
+// NewSource is the Source a Sampler reads: the GPUs of the NVML lib (the
+// system's by default, or go-nvml's mock servers of hw/nvmlmock) and the
+// host CPU. Without a usable NVML it reads the CPU only.
 func NewSource(lib nvml.Interface) Source { return newSystemSource(lib) }
 
 func newSystemSource(lib library) *systemSource {
