@@ -50,7 +50,7 @@ func (e *ServerError) Error() string {
 	return b.String()
 }
 
-// Unwrap gives the recognised Fatal, so errors.As(err, &vllm.Fatal{}) works.
+// Unwrap gives the recognised Fatal, so errors.As(err, &launch.Fatal{}) works.
 func (e *ServerError) Unwrap() error {
 	if e.Fatal == nil {
 		return nil
