@@ -120,7 +120,10 @@ type deps struct {
 	charts    chartDrawer
 	store     runStore
 	runsDir   string // where History keeps saved runs unless the Settings screen says
-	now       func() time.Time
+	// rescue are where a run goes when its History folder can't take a
+	// save (nil: runs.RescueRoots()).
+	rescue []string
+	now    func() time.Time
 	// do runs f on the UI goroutine without waiting; every update from
 	// background work goes through it. nil: fyne.Do. Tests queue the
 	// closures and run them on the test goroutine (see waitFor).

@@ -302,6 +302,7 @@ func testDeps(t testing.TB, eng engineRunner) deps {
 		models: fakeModels{}, endpoints: fakeEndpoints{models: []openai.Model{{ID: "served", MaxModelLen: 32768}}},
 		capture: fakeCapture{proc: notLocal},
 		runsDir: t.TempDir(),
+		rescue:  []string{t.TempDir()},
 		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		do:      loopFor(t).post,
 
@@ -411,7 +412,8 @@ func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConf
 // saveRun saves rep in a new folder of the runs folder, as the Run screen
 // saves a run, and tells the state (History lists it).
 func (u *ui) saveRun(rep engine.Report) (string, error) {
-	s := runs.Saver{Root: u.runsDir(), Save: u.deps.store.Save, Now: u.deps.now}
+	s := runs.Saver{Root: u.runsDir(), Save: u.deps.store.Save, Now: u.deps.now, Rescue: u.deps.rescue}
+	defer s.Release()
 	if _, err := s.Keep(rep); err != nil {
 		return s.Dir, err
 	}

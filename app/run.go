@@ -204,8 +204,14 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 		setup.Resume = &measure.Resume{Report: *prev}
 	}
 	runs.Prepare(&target, setup)
+	saver := runs.Saver{Dir: dir, Root: r.u.runsDir(), Save: r.u.deps.store.Save, Now: r.u.deps.now, Rescue: r.u.deps.rescue}
+	var busy *runs.BusyError
+	if dir != "" && errors.As(saver.Claim(), &busy) {
+		r.refuse(notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
+		return
+	}
 	r.u.prefs.flush(r.u)
-	r.saver = runs.Saver{Dir: dir, Root: r.u.runsDir(), Save: r.u.deps.store.Save, Now: r.u.deps.now}
+	r.saver = saver
 	r.begin(plan, target, prev)
 	r.liftMemoryLimit = limitRunMemory()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -370,10 +376,11 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	if rep != nil && len(rep.Results) > 0 {
 		r.save(*rep)
 	}
+	r.saver.Release()
 	r.publish()
 	var drawn <-chan struct{}
 	if rep != nil && len(rep.Results) > 0 {
-		drawn = r.u.state.openReport(*rep, r.saver.Dir)
+		drawn = r.u.state.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
 	}
 	r.u.onRunDone(rep, err)
 	r.liftLimit(drawn)
@@ -404,20 +411,35 @@ func (r *runTab) liftLimit(drawn <-chan struct{}) {
 }
 
 // save keeps what the run has measured in its History folder, after every
-// cell: nothing measured is lost if the app dies. A failure is shown once,
-// until a save works again.
+// cell: nothing measured is lost if the app dies. A save History can't take
+// goes whole into a rescue folder (runs.Saver), which the banner names; the
+// banner says so once, and again when where the run is kept changes.
 func (r *runTab) save(rep engine.Report) {
-	failing := r.saver.Err != nil
+	failing, rescue := r.saver.Err != nil, r.saver.Rescued
 	saved, err := r.saver.Keep(rep)
 	switch {
 	case !saved:
 	case err == nil:
 		r.u.state.runSaved(r.saver.Dir)
-	case !failing:
+		if failing {
+			r.log.add("the run is saved in " + r.saver.Dir + " again")
+			r.banner.hide()
+		}
+	case !failing || r.saver.Rescued != rescue:
 		r.log.add("cannot save the run in " + r.saver.Dir + ": " + err.Error())
-		r.banner.show(notice{Message: "The run cannot be saved to History.", Action: "Choose a runs folder you can write on the Settings screen; the measurements are kept in memory until then.",
-			Detail: err.Error()})
+		r.banner.show(unsavedNotice(r.saver.Rescued, err))
 	}
+}
+
+// unsavedNotice is the banner of a run History can't take: where it is
+// saved instead (rescued), or that it is only in memory.
+func unsavedNotice(rescued string, err error) notice {
+	if rescued != "" {
+		return notice{Message: "The run cannot be saved to History, so every measured cell is saved in " + rescued + ".",
+			Action: "Free space where History keeps runs, or copy that folder where you want it.", Detail: err.Error()}
+	}
+	return notice{Message: "The run cannot be saved to History or anywhere else.",
+		Action: "Free space: the measurements are kept in memory, and Export on the Results screen saves them once the run ends.", Detail: err.Error()}
 }
 
 // endLine is the progress line once a run has ended: finished, stopped

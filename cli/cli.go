@@ -34,6 +34,11 @@ type CLI struct {
 	// FindCPUBuild looks for a CPU build of vLLM behind a vllm program
 	// (nil: launch.FindCPUBuild).
 	FindCPUBuild func(exe string) (launch.CPUBuild, bool)
+	// Save writes a run's report into a folder (nil: report.Save).
+	Save func(dir string, r engine.Report) error
+	// Rescue are the folders a run's report goes to when --out can't take
+	// it (nil: runs.RescueRoots()).
+	Rescue []string
 	// IdleWait is how long a run waits for another client's requests to
 	// end before it refuses a busy server (zero: the engine's 30 s).
 	IdleWait time.Duration

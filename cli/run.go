@@ -121,13 +121,15 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if out == "" {
 		return errors.New("run: no output folder: give --out DIR")
 	}
+	saver := &runs.Saver{Dir: out, Save: c.Save, Rescue: c.Rescue}
+	if err := f.claimOut(saver); err != nil {
+		return err
+	}
+	defer saver.Release()
 	if f.resume == "" {
 		if _, err := os.Stat(filepath.Join(out, report.JSONFile)); err == nil {
 			return fmt.Errorf("run: %s already holds a report: choose another --out, or finish it with --resume %s", out, out)
 		}
-	}
-	if err := checkOut(out); err != nil {
-		return err
 	}
 	target, stop, err := c.target(ctx, f, prev, stderr)
 	if err != nil {
@@ -150,7 +152,9 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
 	writeStartedAs(stdout, target.Header)
-	return consume(measure.Run(ctx, plan, target), out, stdout, c.WriteCharts)
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	return consume(measure.Run(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun)
 }
 
 // diagnostics are this machine's start-up diagnostics for report.json.
@@ -165,12 +169,34 @@ func (c *CLI) diagnostics() *engine.Diagnostics {
 	return &d
 }
 
+// claimOut checks the output folder (checkOut) and takes it for this run,
+// so that two runs never save into the same folder.
+func (f runFlags) claimOut(s *runs.Saver) error {
+	if err := checkOut(s.Dir); err != nil {
+		return err
+	}
+	err := s.Claim()
+	var busy *runs.BusyError
+	switch {
+	case errors.As(err, &busy) && f.out == "":
+		return fmt.Errorf("run --resume: %v: wait for it to end", err)
+	case errors.As(err, &busy):
+		return fmt.Errorf("run: %v: wait for it to end, or choose another --out", err)
+	case err != nil:
+		return badOut(s.Dir, err)
+	}
+	return nil
+}
+
+// badOut is the error of an output folder that can't hold the report.
+func badOut(dir string, err error) error {
+	return fmt.Errorf("run: --out %s is not usable (%v): choose a folder you can write", dir, err)
+}
+
 // checkOut creates the output folder and writes a file into it, so that a
 // folder that can't hold the report is found before anything is measured.
 func checkOut(dir string) error {
-	bad := func(err error) error {
-		return fmt.Errorf("run: --out %s is not usable (%v): choose a folder you can write", dir, err)
-	}
+	bad := func(err error) error { return badOut(dir, err) }
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return bad(errors.Unwrap(err))
 	}

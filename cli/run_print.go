@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,11 +33,13 @@ func writeStartedAs(w io.Writer, h engine.Report) {
 }
 
 // consume prints the run's events, saves the report after every cell and at
-// the end, and turns the run's end into Run's error and exit code.
-func consume(events <-chan engine.Event, out string, stdout io.Writer, writeCharts func(string, engine.Report) error) error {
+// the end (saver holds --out), and turns the run's end into Run's error and
+// exit code. When nothing can take the report any more, it stops the run
+// (stop): what it measured next would be lost.
+func consume(events <-chan engine.Event, saver *runs.Saver, stdout io.Writer, writeCharts func(string, engine.Report) error, stop func()) error {
 	var last engine.Progress
-	saver := runs.Saver{Dir: out}
 	var done engine.Event
+	stopped := false
 	for ev := range events {
 		switch ev.Kind {
 		case engine.EventProgress:
@@ -45,8 +48,9 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 			fmt.Fprintf(stdout, "  note: %s\n", ev.Log)
 		case engine.EventResult:
 			fmt.Fprintln(stdout, cellLine(*ev.Result, last))
-			if _, err := saver.Keep(*ev.Report); err != nil {
-				fmt.Fprintf(stdout, "  warning: %v (the results are kept in memory and saved again after the next cell)\n", err)
+			if !keepCell(saver, *ev.Report, stdout) && !stopped {
+				stopped = true
+				stop()
 			}
 		case engine.EventDone:
 			done = ev
@@ -59,19 +63,70 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 	saveErr := saver.Err
 	if saved, err := saver.Keep(rep); saved {
 		saveErr = err
-		if saveErr == nil {
-			saveErr = writeCharts(out, rep)
+		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) {
+			saveErr = cmp.Or(err, chartError(writeCharts(kept, rep), kept))
 		}
 	}
 	for _, w := range report.PCIeWarnings(rep.Results) {
 		fmt.Fprintf(stdout, "  warning: %s\n", w)
 	}
-	if err := finish(done.Err, rep, out, saveErr); err != nil {
+	runErr := done.Err
+	if stopped && errors.Is(runErr, measure.ErrInterrupted) {
+		runErr = errUnsaved
+	}
+	if err := finish(runErr, rep, saver.Dir, saveErr); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, summary(rep, out))
+	fmt.Fprintln(stdout, summary(rep, saver.Dir))
 	return nil
 }
+
+// errUnsaved is a run stopped because nothing could take its report.
+var errUnsaved = fmt.Errorf("%w: stopped, since no folder could take what it measured", measure.ErrInterrupted)
+
+// keepCell saves the report after a cell and says what changed: a save
+// that --out could not take and where the cells are instead, or --out
+// taking them again. It returns false when no folder took the report.
+func keepCell(s *runs.Saver, rep engine.Report, w io.Writer) bool {
+	failing, lost, rescue := s.Err != nil, s.Err != nil && !rescued(s.Err), s.Rescued
+	_, err := s.Keep(rep)
+	switch {
+	case err == nil && failing:
+		fmt.Fprintf(w, "  note: saved into %s again\n", s.Dir)
+	case err == nil:
+	case !rescued(err):
+		if !lost {
+			fmt.Fprintf(w, "  warning: %v\n", err)
+		}
+		return false
+	case !failing || s.Rescued != rescue:
+		fmt.Fprintf(w, "  warning: %v (and after every cell until %s takes it again)\n", err, s.Dir)
+	}
+	return true
+}
+
+// rescued reports whether err is a save that a rescue folder took whole.
+func rescued(err error) bool {
+	var se *runs.SaveError
+	return errors.As(err, &se) && se.Rescued
+}
+
+// chartError names the folder the charts could not be drawn in.
+func chartError(err error, dir string) error {
+	if err == nil {
+		return nil
+	}
+	return &unchartedError{err: err, dir: dir}
+}
+
+// unchartedError is a report saved in dir whose charts could not be drawn.
+type unchartedError struct {
+	err error
+	dir string
+}
+
+func (e *unchartedError) Error() string { return e.err.Error() }
+func (e *unchartedError) Unwrap() error { return e.err }
 
 // finish is the run's last line and exit code.
 func finish(runErr error, rep engine.Report, out string, saveErr error) error {
@@ -84,7 +139,7 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 		return exitWith(ExitCantStart, fmt.Errorf("run --resume: %v: point at the server the run began with, or pass --force to measure this one", changed))
 	case errors.Is(runErr, measure.ErrServerStopped), errors.Is(runErr, measure.ErrInterrupted):
 		why := "interrupted"
-		if errors.Is(runErr, measure.ErrServerStopped) {
+		if errors.Is(runErr, measure.ErrServerStopped) || errors.Is(runErr, errUnsaved) {
 			why = runErr.Error()
 		}
 		msg := fmt.Errorf("run incomplete: %d of %d cells done (%s); %s", countKept(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
@@ -92,18 +147,41 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 	case runErr != nil:
 		return exitWith(ExitCantStart, withAdvice(fmt.Errorf("run: %w", runErr)))
 	case saveErr != nil:
-		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w: free space or fix the permissions of --out %s, then redraw with speedmatrix report --in %s --out %s",
-			saveErr, out, filepath.Join(out, report.JSONFile), out))
+		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w", unsavedAdvice(saveErr, out)))
 	}
 	return nil
 }
 
-// resumeAdvice says how to finish an incomplete run.
-func resumeAdvice(runErr error, out string, saveErr error) string {
-	if saveErr != nil {
-		return fmt.Sprintf("and saving failed: %v", saveErr)
+// unsavedAdvice is saveErr, a save or the charts after it that failed, with
+// what to do about it.
+func unsavedAdvice(saveErr error, out string) error {
+	var se *runs.SaveError
+	var uncharted *unchartedError
+	switch {
+	case errors.As(saveErr, &se) && se.Rescued:
+		return fmt.Errorf("%w: copy that folder where you want it (--out %s holds an older report)", saveErr, out)
+	case errors.As(saveErr, &se) && se.Kept != "":
+		return fmt.Errorf("%w: free space, then finish it with speedmatrix run --resume %s", saveErr, se.Kept)
+	case errors.As(saveErr, &uncharted):
+		return fmt.Errorf("%w: free space or fix the permissions of %s, then redraw with speedmatrix report --in %s --out %s",
+			saveErr, uncharted.dir, filepath.Join(uncharted.dir, report.JSONFile), uncharted.dir)
 	}
-	if errors.Is(runErr, measure.ErrServerStopped) {
+	return fmt.Errorf("%w: free space or fix the permissions of --out %s, then run again", saveErr, out)
+}
+
+// resumeAdvice says how to finish an incomplete run: from --out, or from
+// where its cells were saved instead. (Charts that could not be drawn are
+// drawn when the resumed run ends.)
+func resumeAdvice(runErr error, out string, saveErr error) string {
+	var se *runs.SaveError
+	switch {
+	case errors.As(saveErr, &se) && se.Rescued:
+		return fmt.Sprintf("%v: finish it with: speedmatrix run --resume %s", saveErr, se.Kept)
+	case errors.As(saveErr, &se) && se.Kept != "":
+		return fmt.Sprintf("%v: free space, then finish it with: speedmatrix run --resume %s", saveErr, se.Kept)
+	case se != nil:
+		return fmt.Sprintf("%v: nothing was saved; free space, then run again", saveErr)
+	case errors.Is(runErr, measure.ErrServerStopped):
 		return "when the server is back, finish with: speedmatrix run --resume " + out
 	}
 	return "finish it with: speedmatrix run --resume " + out

@@ -7,6 +7,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // TestCellLine: the progress line is report.CellLine between the cell's
@@ -41,7 +42,7 @@ func TestConsumeWarnsOfSlowLinks(t *testing.T) {
 	events <- engine.Event{Kind: engine.EventDone, Report: &rep}
 	close(events)
 	var out strings.Builder
-	if err := consume(events, t.TempDir(), &out, func(string, engine.Report) error { return nil }); err != nil {
+	if err := consume(events, &runs.Saver{Dir: t.TempDir()}, &out, func(string, engine.Report) error { return nil }, func() {}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "  warning: GPU 1 runs at PCIe 4.0 x8 (max x16) under load, in 1 of 1 sampled cells") {

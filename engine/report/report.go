@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -95,6 +96,10 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the error names path, not the temporary file
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

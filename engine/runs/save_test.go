@@ -59,7 +59,7 @@ func TestSaverKeepsOnlyWhatWasMeasured(t *testing.T) {
 func TestSaverRemembersTheFailure(t *testing.T) {
 	boom := errors.New("disk full")
 	fail := true
-	s := Saver{Dir: "d", Save: func(string, engine.Report) error {
+	s := Saver{Dir: t.TempDir(), Rescue: []string{}, Save: func(string, engine.Report) error {
 		if fail {
 			return boom
 		}

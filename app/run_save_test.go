@@ -1,0 +1,71 @@
+package app
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/runs"
+)
+
+// fullStore saves as reportStore does, except into the runs folder root:
+// a disk that is full there.
+type fullStore struct {
+	reportStore
+	root string
+}
+
+func (f fullStore) Save(dir string, r engine.Report) error {
+	if strings.HasPrefix(dir, f.root) {
+		return errors.New("write " + filepath.Join(dir, "report.json") + ": no space left on device")
+	}
+	return f.reportStore.Save(dir, r)
+}
+
+// A run History can't take is saved whole in a rescue folder, which the
+// Run screen's banner names; Results opens it from there.
+func TestRunRescuesWhatHistoryCantTake(t *testing.T) {
+	d := testDeps(t, &fakeEngine{events: cannedEvents()})
+	d.store = fullStore{root: d.runsDir}
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run to finish")
+	rescued := u.run.saver.Rescued
+	if filepath.Dir(rescued) != d.rescue[0] {
+		t.Fatalf("rescued in %q, want a folder of %s", rescued, d.rescue[0])
+	}
+	n := u.run.banner.current
+	if !u.run.banner.visible() || n.Message != "The run cannot be saved to History, so every measured cell is saved in "+rescued+"." ||
+		!strings.Contains(n.Detail, "no space left on device") {
+		t.Errorf("banner %+v (visible %v), want it to name %s", n, u.run.banner.visible(), rescued)
+	}
+	if rep, err := u.deps.store.Load(rescued); err != nil || len(rep.Results) != 4 {
+		t.Errorf("rescued report: %d cells (%v), want all 4", len(rep.Results), err)
+	}
+	if u.results.source != rescued {
+		t.Errorf("Results opened the run from %q, want %s", u.results.source, rescued)
+	}
+}
+
+// A run another run is saving into is not resumed: the banner says why.
+func TestResumeRefusesARunInUse(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	dir := filepath.Join(u.runsDir(), "20260102-030405-tiny")
+	held, err := runs.LockFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	prev := engine.Report{Plan: quickPlan(capacity{}), Results: []engine.Result{{Status: engine.StatusValid}}}
+	u.run.startWith(prev.Plan, &prev, dir)
+	n := u.run.banner.current
+	if u.run.running() || !u.run.banner.visible() || n.Message != "Another run is saving into this run's folder." || n.Detail != "another speedmatrix run is saving into "+dir {
+		t.Errorf("running %v, banner %+v; want the resume refused, naming %s", u.run.running(), n, dir)
+	}
+	if len(eng.plans) != 0 {
+		t.Errorf("the engine ran %d plans", len(eng.plans))
+	}
+}
