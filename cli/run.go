@@ -27,6 +27,7 @@ type runFlags struct {
 	endpoint, simProfile, launch string
 	simEngine                    string // the engine the simulator speaks as
 	model, apiKeyEnv, api        string
+	passwordEnv                  string // the variable that holds --endpoint's password
 	prefill, contexts, conc      string
 	duration                     time.Duration
 	firstToken, stall, request   time.Duration
@@ -53,6 +54,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
 	fs.StringVar(&f.modelConfig, "model-config", "", "folder holding the model's config.json, for the roofline (default: the model's in the Hugging Face cache)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
+	fs.StringVar(&f.passwordEnv, "password-env", "", "name of the environment variable that holds the password of --endpoint's user (http://user@host:8000), kept out of the process list")
 	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")
 	fs.StringVar(&f.prefill, "prefill-contexts", engine.FormatContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.contexts, "contexts", engine.FormatContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")

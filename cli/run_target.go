@@ -44,14 +44,18 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 				f.gpuMetrics = strings.Join(prev.Run.GPUMetrics, ",")
 			}
 		}
-		if strings.Contains(f.endpoint, secret.Redacted) {
-			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the report hides the password of its endpoint %s: give the endpoint again with --endpoint URL", f.endpoint)
-		}
 		if strings.Contains(f.gpuMetrics, secret.Redacted) {
 			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the report hides a password of its GPU metrics %s: give them again with --gpu-metrics URL,URL", f.gpuMetrics)
 		}
 	}
-	key, err := f.apiKey()
+	endpoint, err := f.endpointURL(stderr)
+	if err != nil {
+		return measure.Subject{Target: measure.Target{}}, nil, err
+	}
+	if strings.Contains(endpoint, secret.Redacted) {
+		return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the report hides the password of its endpoint %s: give it with --password-env VAR", endpoint)
+	}
+	key, err := envSecret(f.apiKeyEnv, "--api-key-env")
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
@@ -71,21 +75,61 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		}
 		return t, stop, nil
 	case f.endpoint != "":
-		return c.endpointTarget(ctx, f.endpoint, f.model, key, gpuMetrics{urls: dcgm.SplitURLs(f.gpuMetrics), setting: "--gpu-metrics"})
+		return c.endpointTarget(ctx, endpoint, f.model, key, gpuMetrics{urls: dcgm.SplitURLs(f.gpuMetrics), setting: "--gpu-metrics"})
 	}
 	return measure.Subject{Target: measure.Target{}}, nil, errors.New("run: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml")
 }
 
-// apiKey reads the key from the variable --api-key-env names.
-func (f runFlags) apiKey() (string, error) {
-	if f.apiKeyEnv == "" {
+// envSecret is the value of the environment variable that a flag (flag,
+// e.g. --api-key-env) names: a secret given this way is not in the process
+// list. "" when the flag is not given.
+func envSecret(name, flag string) (string, error) {
+	if name == "" {
 		return "", nil
 	}
-	key, ok := os.LookupEnv(f.apiKeyEnv)
-	if !ok || key == "" {
-		return "", fmt.Errorf("run: environment variable %s is not set or empty: export it or drop --api-key-env", f.apiKeyEnv)
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return "", fmt.Errorf("run: environment variable %s is not set or empty: export it or drop %s", name, flag)
 	}
-	return key, nil
+	return v, nil
+}
+
+// endpointURL is --endpoint (or the resumed run's) with the password
+// --password-env gives, in place of one the report hid. A password typed
+// in --endpoint works too, with a warning on stderr: the process list shows
+// it while the run lasts.
+func (f runFlags) endpointURL(stderr io.Writer) (string, error) {
+	if f.passwordEnv == "" {
+		if secret.URL(f.endpoint) != f.endpoint {
+			fmt.Fprintln(stderr, "warning: --endpoint: the process list (ps) shows its password while the run lasts: give it with --password-env VAR instead")
+		}
+		return f.endpoint, nil
+	}
+	if f.endpoint == "" {
+		return "", errors.New("run: --password-env goes with --endpoint URL")
+	}
+	// A hidden password ("<redacted>" does not parse) is the one replaced.
+	u, err := url.Parse(strings.Replace(f.endpoint, ":"+secret.Redacted+"@", "@", 1))
+	if err != nil || u.User == nil || u.User.Username() == "" {
+		return "", fmt.Errorf("run: --password-env is the password of the user in --endpoint: write the user in it, e.g. http://user@%s", hostOf(u))
+	}
+	if _, set := u.User.Password(); set {
+		return "", errors.New("run: --endpoint has a password and --password-env gives one too: drop it from --endpoint, where the process list shows it")
+	}
+	password, err := envSecret(f.passwordEnv, "--password-env")
+	if err != nil {
+		return "", err
+	}
+	u.User = url.UserPassword(u.User.Username(), password)
+	return u.String(), nil
+}
+
+// hostOf is u's host, or "host:8000" when u did not parse.
+func hostOf(u *url.URL) string {
+	if u == nil || u.Host == "" {
+		return "host:8000"
+	}
+	return u.Host
 }
 
 // endpointTarget measures a running server. The hardware is detected, and

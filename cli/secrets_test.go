@@ -80,11 +80,44 @@ func TestSecretsInNoOutput(t *testing.T) {
 		if err != nil || !rep.Run.Complete || !strings.Contains(rep.Run.Endpoint, "ann:<redacted>@") || !rep.Engine.Simulated {
 			t.Errorf("report: %v, complete %v, endpoint %q, simulated %v", err, rep.Run.Complete, rep.Run.Endpoint, rep.Engine.Simulated)
 		}
+		if !strings.Contains(out, "warning: --endpoint: the process list (ps) shows its password while the run lasts: give it with --password-env VAR instead") {
+			t.Errorf("a password on the command line is not warned of:\n%s", out)
+		}
 		checkNoSecret(t, out, dir)
-		if _, err := runCLI(t, t.Context(), "--resume", dir); err == nil || !strings.Contains(err.Error(), "give the endpoint again with --endpoint URL") {
+		if _, err := runCLI(t, t.Context(), "--resume", dir); err == nil || !strings.Contains(err.Error(), "hides the password of its endpoint") ||
+			!strings.Contains(err.Error(), "give it with --password-env VAR") {
 			t.Errorf("--resume of a run whose endpoint had a password: %v", err)
 		}
+		checkPasswordEnv(t, srv.URL)
 	})
+}
+
+// checkPasswordEnv: the password of an endpoint comes from the variable
+// --password-env names, out of the process list, for a run and for the
+// resume of one whose report hides it.
+func checkPasswordEnv(t *testing.T, serverURL string) {
+	variable := fmt.Sprintf("SPEEDMATRIX_TEST_PASSWORD_%d", os.Getpid())
+	os.Setenv(variable, testURLPassword) // a name of this test's own: t.Setenv is not for parallel tests
+	t.Cleanup(func() { os.Unsetenv(variable) })
+	dir := filepath.Join(t.TempDir(), "out")
+	endpoint := strings.Replace(serverURL, "http://", "http://ann@", 1)
+	out, err := runCLI(t, t.Context(), append([]string{"--endpoint", endpoint, "--password-env", variable, "--out", dir}, smallMatrix...)...)
+	if err != nil || strings.Contains(out, "warning: --endpoint") {
+		t.Fatalf("run with --password-env: %v\n%s", err, out)
+	}
+	rep, err := report.Load(dir)
+	if err != nil || !strings.Contains(rep.Run.Endpoint, "ann:<redacted>@") {
+		t.Fatalf("report: %v, endpoint %q", err, rep.Run.Endpoint)
+	}
+	rep.Results, rep.Run.Complete = rep.Results[:1], false
+	if err := report.Save(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	more, err := runCLI(t, t.Context(), "--resume", dir, "--password-env", variable)
+	if rep, lerr := report.Load(dir); err != nil || lerr != nil || !rep.Run.Complete || len(rep.Results) != 3 {
+		t.Errorf("resume with --password-env: %v (%v), %d cells\n%s", err, lerr, len(rep.Results), more)
+	}
+	checkNoSecret(t, out+more, dir)
 }
 
 // checkNoSecret greps the output and every file under dirs for the secrets.
