@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,8 +136,24 @@ func (m *matrixTab) applyPlan(p engine.Plan) {
 	m.refreshCapacityLocked()
 }
 
-// plan reads the form; the error says which field to fix.
+// plan reads the form and checks it against the target's limits
+// (engine.ValidatePlan, as the run does); the error names each field to
+// fix.
 func (m *matrixTab) plan() (engine.Plan, error) {
+	p, err := m.read()
+	if err != nil {
+		return p, err
+	}
+	var bad *engine.PlanError
+	if errors.As(engine.ValidatePlan(p, m.capacity()), &bad) {
+		return p, errors.New(matrixProblems(bad.Problems))
+	}
+	return p, nil
+}
+
+// read parses the form; the error says which field is not written as it
+// should be.
+func (m *matrixTab) read() (engine.Plan, error) {
 	p := engine.DefaultPlan()
 	var err error
 	if p.PrefillContexts, err = engine.ParseContexts(m.prefill.Text); err != nil {
@@ -148,22 +165,29 @@ func (m *matrixTab) plan() (engine.Plan, error) {
 	if p.Concurrency, err = engine.ParseCounts(m.concurrency.Text); err != nil {
 		return p, fmt.Errorf("requests at once: %w", err)
 	}
-	secs, err := strconv.ParseFloat(m.durationS.Text, 64)
-	if err != nil || secs <= 0 {
-		return p, errors.New("seconds per cell: write a positive number of seconds, e.g. 30")
+	secs, err := strconv.ParseFloat(strings.TrimSpace(m.durationS.Text), 64)
+	if err != nil || math.IsNaN(secs) {
+		return p, errors.New("seconds per cell: write a number of seconds, e.g. 30")
 	}
 	p.Duration = time.Duration(secs * float64(time.Second))
-	if p.MaxOutputTokens, err = strconv.Atoi(m.maxOut.Text); err != nil || p.MaxOutputTokens <= 0 {
-		return p, errors.New("max output tokens: write a positive whole number, e.g. 4096")
+	if secs >= float64(math.MaxInt64/time.Second) {
+		p.Duration = math.MaxInt64 // past what a Duration holds: ValidatePlan says it is too long
 	}
-	if len(p.PrefillContexts)+len(p.DecodeContexts) == 0 {
-		return p, errors.New("the matrix is empty: add at least one prefill or decode context")
-	}
-	if len(p.DecodeContexts) > 0 && len(p.Concurrency) == 0 {
-		return p, errors.New("requests at once is empty: add at least one level, e.g. 1")
+	if p.MaxOutputTokens, err = strconv.Atoi(strings.TrimSpace(m.maxOut.Text)); err != nil {
+		return p, errors.New("max output tokens: write a whole number of tokens, e.g. 4096")
 	}
 	p.API = engine.API(m.api.Selected)
 	return p, nil
+}
+
+// matrixProblems is a plan's problems (or warnings) in the Matrix screen's
+// words: "Max output tokens: must be at least 1 token".
+func matrixProblems(problems []engine.PlanProblem) string {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = matrixFields[p.Field] + ": " + p.Problem
+	}
+	return strings.Join(parts, "; ")
 }
 
 // capacity is the chosen target's, as far as known.
@@ -251,18 +275,22 @@ func contextList(contexts []int) string {
 func warningText(ws []engine.PlanProblem) string {
 	lines := make([]string, len(ws))
 	for i, w := range ws {
-		lines[i] = "⚠ " + matrixFields[w.Field] + ": " + w.Problem + "."
+		lines[i] = "⚠ " + matrixProblems([]engine.PlanProblem{w}) + "."
 	}
 	return strings.Join(lines, "\n")
 }
 
-// matrixFields names each plan setting as the Matrix screen labels it.
+// matrixFields names each plan setting as the Matrix screen labels it (a
+// resumed run's KV budget comes from its report.json).
 var matrixFields = map[engine.PlanField]string{
-	engine.FieldContexts:    "Prefill or Decode contexts",
-	engine.FieldConcurrency: "Requests at once",
-	engine.FieldDuration:    "Seconds per cell",
-	engine.FieldMaxOutput:   "Max output tokens",
-	engine.FieldAPI:         "API",
+	engine.FieldContexts:        "Prefill or Decode contexts",
+	engine.FieldPrefillContexts: "Prefill contexts",
+	engine.FieldDecodeContexts:  "Decode contexts",
+	engine.FieldConcurrency:     "Requests at once",
+	engine.FieldDuration:        "Seconds per cell",
+	engine.FieldMaxOutput:       "Max output tokens",
+	engine.FieldAPI:             "API",
+	engine.FieldKVBudget:        "KV budget",
 }
 
 // setOptional shows text in l, or hides l when text is "".
@@ -287,7 +315,7 @@ func (m *matrixTab) targetChanged() {
 
 // settings is what the screen remembers.
 func (m *matrixTab) settings() planSettings {
-	p, err := m.plan()
+	p, err := m.read()
 	if err != nil {
 		p = engine.DefaultPlan()
 	}

@@ -1,12 +1,15 @@
 package app
 
 import (
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
@@ -95,6 +98,43 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestMatrixRefusesWhatTheRunRefuses: the Matrix screen checks the plan as
+// the run does (engine.ValidatePlan), with the target's model length: the
+// field's problem shows, and Start is refused.
+func TestMatrixRefusesWhatTheRunRefuses(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	m := u.matrix
+	maxLen := u.state.target.Capacity.MaxModelLen
+	if maxLen == 0 {
+		t.Fatal("the tiny simulator's model length is unknown")
+	}
+	for _, tc := range []struct {
+		field     *widget.Entry
+		text, msg string
+	}{
+		{m.maxOut, "99999999999", "Max output tokens: 99999999999 tokens are more than any model's context: use at most 10485760."},
+		{m.maxOut, strconv.Itoa(maxLen), fmt.Sprintf("Max output tokens: %d tokens do not fit the model's max_model_len %d with a prompt: use at most %d.", maxLen, maxLen, maxLen-257)},
+		{m.prefill, "0, 1K", "Prefill contexts: a context of 0 tokens has no prompt to measure: use 1 token or more (K = 1,024 tokens)."},
+		{m.decode, "20000K", "Decode contexts: 20000K is longer than any model's context: use at most 10240K."},
+		{m.concurrency, "1, 5000", "Requests at once: 5000 requests at once are more than any server runs: use at most 4096."},
+		{m.durationS, "1e300", "Seconds per cell: 2562047h47m16.854775807s is longer than a cell needs: use at most 1 hour."},
+		{m.durationS, "0", "Seconds per cell: must be positive."},
+	} {
+		m.usePreset(presetQuick)
+		tc.field.SetText(tc.text)
+		if n := m.banner.current; !m.banner.visible() || n.Message != tc.msg || m.estimate.Text != "" {
+			t.Errorf("%q: banner %q (visible %v), estimate %q; want %q and no estimate", tc.text, n.Message, m.banner.visible(), m.estimate.Text, tc.msg)
+		}
+		if p, _ := m.read(); engine.ValidatePlan(p, u.state.target.Capacity) == nil {
+			t.Errorf("%q: the run would take the plan the screen refuses", tc.text)
+		}
+		u.run.onStart()
+		if u.run.running() || !strings.HasPrefix(u.run.banner.current.Message, "The matrix has a problem: "+strings.TrimSuffix(tc.msg, ".")) {
+			t.Errorf("%q: Start was not refused with the field's problem: %q", tc.text, u.run.banner.current.Message)
+		}
+	}
+}
+
 func TestCellCounts(t *testing.T) {
 	p := engine.Plan{PrefillContexts: []int{1024}, DecodeContexts: []int{1024, 4096}, Concurrency: []int{1, 64},
 		Duration: 10 * time.Second, MaxOutputTokens: 1024}
@@ -118,7 +158,7 @@ func TestMatrixWarns(t *testing.T) {
 	m.decode.SetText("128, 1K")
 	m.concurrency.SetText("1, 128")
 	m.durationS.SetText("2")
-	for _, want := range []string{"Prefill or Decode contexts: contexts under 256 tokens (128)", "Requests at once: the server runs at most 64 sequences at once (max_num_seqs): 128 requests", "Seconds per cell: a 2s window"} {
+	for _, want := range []string{"Decode contexts: contexts under 256 tokens (128)", "Requests at once: the server runs at most 64 sequences at once (max_num_seqs): 128 requests", "Seconds per cell: a 2s window"} {
 		if !strings.Contains(m.warnings.Text, want) || m.warnings.Hidden {
 			t.Errorf("warnings %q miss %q", m.warnings.Text, want)
 		}

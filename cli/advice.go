@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 
 	"speedmatrix/engine"
@@ -9,15 +10,28 @@ import (
 
 // planFlags names the flags of each plan setting.
 var planFlags = map[engine.PlanField]string{
-	engine.FieldContexts:    "--contexts or --prefill-contexts",
-	engine.FieldConcurrency: "--concurrency",
-	engine.FieldDuration:    "--duration (e.g. 30s)",
-	engine.FieldMaxOutput:   "--max-output",
-	engine.FieldAPI:         "--api",
+	engine.FieldContexts:        "--contexts or --prefill-contexts",
+	engine.FieldPrefillContexts: "--prefill-contexts",
+	engine.FieldDecodeContexts:  "--contexts",
+	engine.FieldConcurrency:     "--concurrency",
+	engine.FieldDuration:        "--duration",
+	engine.FieldMaxOutput:       "--max-output",
+	engine.FieldAPI:             "--api",
+	engine.FieldKVBudget:        "--kv-budget",
+}
+
+// inFlags is a plan's problems (or warnings) in the words of the command
+// line: "--max-output: must be at least 1 token; --duration: must be positive".
+func inFlags(problems []engine.PlanProblem) string {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = planFlags[p.Field] + ": " + p.Problem
+	}
+	return strings.Join(parts, "; ")
 }
 
 // problemAdvice is what to change on the command line for each kind of
-// problem (the plan's is built from planFlags).
+// problem; a plan's problems are each said with their flag (inFlags).
 var problemAdvice = map[measure.Problem]string{
 	measure.ProblemModel:          "pick one with --model",
 	measure.ProblemAuth:           "give the key the server was started with: --api-key-env VAR",
@@ -27,24 +41,16 @@ var problemAdvice = map[measure.Problem]string{
 	measure.ProblemTimeout:        "check the server, or raise --request-timeout",
 }
 
-// advice is what to change on the command line for an error of the engine
-// or its client, which state facts in their own terms; "" when no flag
+// withAdvice is err, an error of the engine or its client, which state
+// facts in their own terms, in the words of the command line: a plan's
+// problems with their flags, anything else with what to change, if a flag
 // would help.
-func advice(err error) string {
-	p := measure.ProblemOf(err)
-	if p != measure.ProblemPlan {
-		return problemAdvice[p]
-	}
-	var flags []string
-	for _, f := range engine.PlanFields(err) {
-		flags = append(flags, planFlags[f])
-	}
-	return "change " + strings.Join(flags, " and ")
-}
-
-// withAdvice appends the advice for err, if any, to its message.
 func withAdvice(err error) error {
-	if a := advice(err); a != "" {
+	var plan *engine.PlanError
+	if errors.As(err, &plan) {
+		return errors.New("run: " + inFlags(plan.Problems))
+	}
+	if a := problemAdvice[measure.ProblemOf(err)]; a != "" {
 		return &advised{err: err, advice: a}
 	}
 	return err

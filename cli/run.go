@@ -150,7 +150,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	runs.Prepare(&target, setup)
 	limits := engine.Limits{MaxModelLen: target.Header.Engine.MaxModelLen, KVCacheTokens: target.Header.Engine.KVCacheTokens, MaxNumSeqs: target.Header.Engine.MaxNumSeqs}
 	for _, w := range engine.PlanWarnings(plan, limits) {
-		fmt.Fprintf(stderr, "warning: %s: %s\n", strings.Fields(planFlags[w.Field])[0], w.Problem)
+		fmt.Fprintf(stderr, "warning: %s\n", inFlags([]engine.PlanProblem{w}))
 	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
 	writeStartedAs(stdout, target.Header)
@@ -249,11 +249,8 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 	if p.Concurrency, err = engine.ParseCounts(f.conc); err != nil {
 		return p, nil, fmt.Errorf("run: --concurrency: %w", err)
 	}
-	if p.API != engine.APIChat && p.API != engine.APICompletions {
-		return p, nil, fmt.Errorf("run: --api %q: use chat or completions", f.api)
-	}
-	if f.kvBudget < 0 || f.maxOutput < 1 || f.duration <= 0 {
-		return p, nil, errors.New("run: --kv-budget must be ≥ 0, --max-output ≥ 1 and --duration positive")
+	if err := engine.ValidatePlan(p, engine.Limits{}); err != nil {
+		return p, nil, withAdvice(err)
 	}
 	return p, nil, nil
 }

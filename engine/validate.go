@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // PlanField names a setting of a plan, so that front ends can phrase an
@@ -14,17 +15,34 @@ type PlanField string
 
 // The settings a PlanError can be about.
 const (
-	FieldContexts    PlanField = "contexts" // prefill and decode contexts
-	FieldConcurrency PlanField = "concurrency"
-	FieldDuration    PlanField = "duration"
-	FieldMaxOutput   PlanField = "max_output"
-	FieldAPI         PlanField = "api"
+	FieldContexts        PlanField = "contexts" // prefill and decode contexts together
+	FieldPrefillContexts PlanField = "prefill_contexts"
+	FieldDecodeContexts  PlanField = "decode_contexts"
+	FieldConcurrency     PlanField = "concurrency"
+	FieldDuration        PlanField = "duration"
+	FieldMaxOutput       PlanField = "max_output"
+	FieldAPI             PlanField = "api"
+	FieldKVBudget        PlanField = "kv_budget"
+)
+
+// The bounds of a plan that can run. Past them a plan measures nothing a
+// plan inside them would not, and runs for days or beyond any server.
+const (
+	// MaxContextTokens (10240K, 10,485,760 tokens) is the longest context a
+	// model serves (Llama 4 Scout's 10M); it bounds max output too.
+	MaxContextTokens = 10 * K * K
+	// MaxConcurrency is more requests at once than a server runs (vLLM's
+	// max_num_seqs defaults to 256 or 1,024); each is a connection here.
+	MaxConcurrency = 4096
+	// MaxWindow is the longest measurement window of a decode cell: after
+	// minutes, its figures no longer change.
+	MaxWindow = time.Hour
 )
 
 // PlanProblem is one thing wrong with one setting of a plan.
 type PlanProblem struct {
 	Field   PlanField
-	Problem string // "must be at least 1"
+	Problem string // what is wrong, after the setting's name: "must be at least 1 token"
 }
 
 // PlanError is a plan that cannot run, with every problem found.
@@ -35,7 +53,7 @@ type PlanError struct {
 func (e *PlanError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
-		parts[i] = p.Problem
+		parts[i] = strings.ReplaceAll(string(p.Field), "_", " ") + ": " + p.Problem
 	}
 	return "invalid plan: " + strings.Join(parts, "; ")
 }
@@ -59,32 +77,83 @@ func (e *UnknownModelError) Error() string {
 	return fmt.Sprintf("the server has no model %q: it serves %s", e.Want, strings.Join(q, ", "))
 }
 
-// ValidatePlan rejects plans that cannot run, saying what is wrong.
-func ValidatePlan(p Plan) error {
+// ValidatePlan rejects plans that cannot run on a server with these limits
+// (zero: unknown), saying what is wrong with each setting. It is the one
+// check of a plan: the Matrix screen's, the CLI's flags' and the run's.
+func ValidatePlan(p Plan, l Limits) error {
 	var bad []PlanProblem
-	add := func(f PlanField, problem string) { bad = append(bad, PlanProblem{f, problem}) }
+	add := func(f PlanField, format string, a ...any) {
+		bad = append(bad, PlanProblem{f, fmt.Sprintf(format, a...)})
+	}
 	if len(p.PrefillContexts)+len(p.DecodeContexts) == 0 {
-		add(FieldContexts, "no context to measure")
+		add(FieldContexts, "no context to measure: give at least one prefill or decode context")
 	}
-	if len(p.DecodeContexts) > 0 && len(p.Concurrency) == 0 {
-		add(FieldConcurrency, "no concurrency level")
+	for _, c := range []struct {
+		field    PlanField
+		contexts []int
+	}{{FieldPrefillContexts, p.PrefillContexts}, {FieldDecodeContexts, p.DecodeContexts}} {
+		if problem := contextsProblem(c.contexts); problem != "" {
+			add(c.field, "%s", problem)
+		}
 	}
-	if slices.ContainsFunc(p.Concurrency, func(c int) bool { return c < 1 }) {
-		add(FieldConcurrency, "concurrency must be at least 1")
+	decode := len(p.DecodeContexts) > 0
+	switch {
+	case decode && len(p.Concurrency) == 0:
+		add(FieldConcurrency, "no level: decode needs at least one, e.g. 1")
+	case slices.ContainsFunc(p.Concurrency, func(c int) bool { return c < 1 }):
+		add(FieldConcurrency, "must be at least 1 request")
+	case slices.ContainsFunc(p.Concurrency, func(c int) bool { return c > MaxConcurrency }):
+		add(FieldConcurrency, "%d requests at once are more than any server runs: use at most %d", slices.Max(p.Concurrency), MaxConcurrency)
 	}
-	if len(p.DecodeContexts) > 0 && p.Duration <= 0 {
-		add(FieldDuration, "duration must be positive")
+	switch {
+	case decode && p.Duration <= 0:
+		add(FieldDuration, "must be positive")
+	case decode && p.Duration > MaxWindow:
+		add(FieldDuration, "%s is longer than a cell needs: use at most %s", p.Duration, "1 hour")
 	}
-	if len(p.DecodeContexts) > 0 && p.MaxOutputTokens < 1 {
-		add(FieldMaxOutput, "max output must be at least 1 token")
+	if problem := maxOutputProblem(p.MaxOutputTokens, decode, l.MaxModelLen); problem != "" {
+		add(FieldMaxOutput, "%s", problem)
 	}
 	if p.API != APIChat && p.API != APICompletions {
-		add(FieldAPI, fmt.Sprintf("unknown API %q: use chat or completions", p.API))
+		add(FieldAPI, "%q is not an API: use chat or completions", p.API)
+	}
+	if p.KVBudgetTokens < 0 {
+		add(FieldKVBudget, "must be 0 (ask the server) or a number of tokens")
 	}
 	if len(bad) > 0 {
 		return &PlanError{Problems: bad}
 	}
 	return nil
+}
+
+// contextsProblem is what is wrong with a list of contexts, or "".
+func contextsProblem(contexts []int) string {
+	switch {
+	case slices.ContainsFunc(contexts, func(c int) bool { return c < 1 }):
+		return "a context of 0 tokens has no prompt to measure: use 1 token or more (K = 1,024 tokens)"
+	case slices.ContainsFunc(contexts, func(c int) bool { return c > MaxContextTokens }):
+		return fmt.Sprintf("%s is longer than any model's context: use at most %s",
+			FormatContexts([]int{slices.Max(contexts)}), FormatContexts([]int{MaxContextTokens}))
+	}
+	return ""
+}
+
+// maxOutputProblem is what is wrong with a max output of n tokens for a
+// model of maxModelLen tokens (0: unknown), or "". Only decode cells ask
+// for more than one token.
+func maxOutputProblem(n int, decode bool, maxModelLen int) string {
+	switch {
+	case !decode:
+		return ""
+	case n < 1:
+		return "must be at least 1 token"
+	case n > MaxContextTokens:
+		return fmt.Sprintf("%d tokens are more than any model's context: use at most %d", n, MaxContextTokens)
+	case maxModelLen > 0 && n+TemplateReserveTokens+1 > maxModelLen:
+		return fmt.Sprintf("%d tokens do not fit the model's max_model_len %d with a prompt: use at most %d",
+			n, maxModelLen, max(1, maxModelLen-TemplateReserveTokens-1))
+	}
+	return ""
 }
 
 // PlanFields are the plan settings an error is about, in order, each once.

@@ -23,15 +23,20 @@ const (
 // its own words; none stops the run.
 func PlanWarnings(plan Plan, l Limits) []PlanProblem {
 	var out []PlanProblem
-	var short []string
-	for _, c := range slices.Concat(plan.PrefillContexts, plan.DecodeContexts) {
-		if c < MinUsefulContext && !slices.Contains(short, strconv.Itoa(c)) {
-			short = append(short, strconv.Itoa(c))
+	for _, c := range []struct {
+		field    PlanField
+		contexts []int
+	}{{FieldPrefillContexts, plan.PrefillContexts}, {FieldDecodeContexts, plan.DecodeContexts}} {
+		var short []string
+		for _, n := range c.contexts {
+			if n < MinUsefulContext && !slices.Contains(short, strconv.Itoa(n)) {
+				short = append(short, strconv.Itoa(n))
+			}
 		}
-	}
-	if len(short) > 0 {
-		out = append(out, PlanProblem{FieldContexts, fmt.Sprintf(
-			"contexts under %d tokens (%s) measure mostly the chat template, not the prompt", MinUsefulContext, strings.Join(short, ", "))})
+		if len(short) > 0 {
+			out = append(out, PlanProblem{c.field, fmt.Sprintf(
+				"contexts under %d tokens (%s) measure mostly the chat template, not the prompt", MinUsefulContext, strings.Join(short, ", "))})
+		}
 	}
 	if l.MaxNumSeqs > 0 && len(plan.DecodeContexts) > 0 {
 		var over []string

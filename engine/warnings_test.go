@@ -14,7 +14,8 @@ func TestPlanWarnings(t *testing.T) {
 		field PlanField
 		text  string
 	}{
-		{FieldContexts, "(128, 100)"},
+		{FieldPrefillContexts, "(128)"},
+		{FieldDecodeContexts, "(100)"},
 		{FieldConcurrency, "at most 32 sequences at once (max_num_seqs): 64, 128 requests at once"},
 		{FieldDuration, "a 2s window"},
 	}
@@ -29,7 +30,7 @@ func TestPlanWarnings(t *testing.T) {
 	if w := PlanWarnings(DefaultPlan(), Limits{MaxNumSeqs: 256}); len(w) != 0 {
 		t.Errorf("the Standard plan warns: %+v", w)
 	}
-	if w := PlanWarnings(plan, Limits{}); len(w) != 2 {
+	if w := PlanWarnings(plan, Limits{}); len(w) != 3 {
 		t.Errorf("with unknown limits: %+v, want the context and window warnings only", w)
 	}
 }

@@ -22,7 +22,7 @@ func TestBadInputRunErrors(t *testing.T) {
 		{"unknown model", fakeOpts{}, func(u string) Subject { return Subject{Target: Target{BaseURL: u, Model: "llama"}} },
 			decodePlan(engine.K, 1, time.Second, 64, engine.APIChat), `"fake-model"`},
 		{"max output larger than the model", fakeOpts{MaxModelLen: 4096}, func(u string) Subject { return Subject{Target: Target{BaseURL: u}} },
-			decodePlan(engine.K, 1, time.Second, 8192, engine.APIChat), "does not fit the model's max_model_len 4096"},
+			decodePlan(engine.K, 1, time.Second, 8192, engine.APIChat), "do not fit the model's max_model_len 4096"},
 		{"empty plan", fakeOpts{}, func(u string) Subject { return Subject{Target: Target{BaseURL: u}} }, engine.Plan{API: engine.APIChat}, "no context to measure"},
 	}
 	for _, c := range cases {

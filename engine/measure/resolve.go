@@ -68,8 +68,8 @@ func resolve(ctx context.Context, c *openai.Client, plan engine.Plan, target Sub
 	if s.MaxModelLen == 0 {
 		s.MaxModelLen = cmp.Or(target.Header.Engine.MaxModelLen, lim.ContextLength)
 	}
-	if s.MaxModelLen > 0 && plan.MaxOutputTokens+engine.TemplateReserveTokens+1 > s.MaxModelLen && len(plan.DecodeContexts) > 0 {
-		return s, "", &engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldMaxOutput, Problem: fmt.Sprintf("max output %d tokens does not fit the model's max_model_len %d", plan.MaxOutputTokens, s.MaxModelLen)}}}
+	if err := engine.ValidatePlan(plan, engine.Limits{MaxModelLen: s.MaxModelLen}); err != nil {
+		return s, "", err
 	}
 	s.Prefill = engine.FitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
 	s.Decode = engine.FitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)

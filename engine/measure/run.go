@@ -118,7 +118,7 @@ func runWith(ctx context.Context, plan engine.Plan, target Subject, opts runOpti
 func (r *runner) run(ctx context.Context) error {
 	r.started = time.Now()
 	r.report = r.header()
-	if err := engine.ValidatePlan(r.plan); err != nil {
+	if err := engine.ValidatePlan(r.plan, engine.Limits{}); err != nil {
 		return err
 	}
 	if err := r.alive(); err != nil {
