@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,13 +33,16 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 		return measure.Subject{Target: measure.Target{}}, nil, errors.New("run: give only one of --endpoint, --sim and --launch")
 	}
 	if given == 0 && prev != nil {
+		switch {
 		// A simulator reached over HTTP is an endpoint like any other.
-		if prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType {
+		case prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType:
 			f.simProfile = prev.Engine.SimProfile
 			if prev.Engine.Engine == sim.EngineSGLang {
 				f.simEngine = sim.EngineSGLang
 			}
-		} else {
+		case prev.Launched():
+			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the run you resume launched its %s server, which stopped with it: give --launch server.toml to launch it again", cmp.Or(prev.Engine.Engine, "vllm"))
+		default:
 			f.endpoint = prev.Run.Endpoint
 			if f.gpuMetrics == "" {
 				f.gpuMetrics = strings.Join(prev.Run.GPUMetrics, ",")

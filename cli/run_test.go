@@ -139,6 +139,24 @@ func TestRunLaunch(t *testing.T) {
 	}
 }
 
+// TestResumeOfALaunchedRun: a run whose server speedmatrix launched is
+// resumed by launching it again; without --launch, the error says so
+// rather than knock at the stopped server's address.
+func TestResumeOfALaunchedRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rep := engine.Report{Plan: engine.DefaultPlan(), LaunchCommand: "vllm serve tiny --api-key <redacted>",
+		Engine: engine.EngineInfo{Engine: "vllm"}, Run: engine.RunInfo{Endpoint: "http://127.0.0.1:8000"},
+		Results: []engine.Result{{Status: engine.StatusValid}, {Status: engine.StatusNotRun}}}
+	if err := report.Save(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCLI(t, t.Context(), "--resume", dir)
+	if want := "run --resume: the run you resume launched its vllm server, which stopped with it: give --launch server.toml to launch it again"; err == nil || err.Error() != want {
+		t.Errorf("resume without --launch: %v, want %q", err, want)
+	}
+}
+
 func TestRunCancel(t *testing.T) {
 	t.Parallel()
 	fastSim(t)

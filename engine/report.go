@@ -30,6 +30,14 @@ type Report struct {
 	Roofline *RooflineFacts `json:"roofline,omitempty"`
 }
 
+// Launched reports whether Speed Matrix started the server the report
+// measured (from a server.toml or the app's Launch form, or its simulator
+// in-process, whose profile has a launch command): a launch command but no
+// process read from a server someone else started.
+func (r Report) Launched() bool {
+	return r.Server == nil && r.LaunchCommand != ""
+}
+
 // HardwareInfo is the report's Hardware section.
 type HardwareInfo struct {
 	Type     string    `json:"type"` // "Discrete GPU"
