@@ -25,6 +25,7 @@ type launchPanel struct {
 	state, kv   *widget.Label
 	why         *widget.Label // why Start is disabled
 	notes       *widget.Label
+	everywhere  *widget.Label // under the command: it would listen on every interface
 	start, stop *widget.Button
 	log         *logView
 
@@ -54,6 +55,10 @@ func newLaunchPanel(s *serverTab) *launchPanel {
 	l.notes = widget.NewLabel("")
 	l.notes.Wrapping = fyne.TextWrapWord
 	l.notes.Importance = widget.LowImportance
+	l.everywhere = widget.NewLabel("")
+	l.everywhere.Wrapping = fyne.TextWrapWord
+	l.everywhere.Importance = widget.WarningImportance
+	l.everywhere.Hide()
 	l.start = widget.NewButtonWithIcon("Start server", theme.MediaPlayIcon(), l.onStart)
 	l.start.Importance = widget.HighImportance
 	l.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), l.onStop)
@@ -72,7 +77,7 @@ func (l *launchPanel) object() fyne.CanvasObject {
 	cmdCard := widget.NewCard("Command", "exactly what Start runs (API key redacted)",
 		container.NewVBox(l.command, container.NewHBox(copyCmd, suggest)))
 	controls := container.NewVBox(container.NewHBox(l.start, l.stop), l.why, l.state, l.kv)
-	right := container.NewBorder(container.NewVBox(cmdCard, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+	right := container.NewBorder(container.NewVBox(cmdCard, l.everywhere, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		nil, nil, nil, panel(l.log.object()))
 	// The scroll bar and the split's divider overlay the right edge: keep
 	// the fields clear of them.

@@ -21,6 +21,7 @@ func (l *launchPanel) onFormChange() {
 	l.refreshStart()
 	cfg, build, isBuild := l.s.u.launchDevice(l.s.form.config(true))
 	cfg = cfg.WithDefaults()
+	setOptional(l.everywhere, everywhereText(cfg))
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))
 	} else if w := launch.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" && !cfg.OnCPU() {
@@ -44,6 +45,15 @@ func (l *launchPanel) onFormChange() {
 		cfg.APIKey = "generated-at-start"
 	}
 	l.command.SetText(launch.Display(cfg))
+}
+
+// everywhereText warns, in the Server screen's words, that the server
+// would listen on every interface; "" when it would not.
+func everywhereText(cfg launch.ServerConfig) string {
+	if w := launch.ListensEverywhere(cfg); w != "" {
+		return "⚠ " + upper(w) + ". Type 127.0.0.1 in Host to keep it to this machine."
+	}
+	return ""
 }
 
 // cpuBuildNote starts the note that Executable is vLLM's CPU build.

@@ -86,3 +86,24 @@ func TestLaunchFormWarnsOfMixedGPUs(t *testing.T) {
 		t.Errorf("notes %q: want the mixed-GPU warning", n)
 	}
 }
+
+// TestLaunchFormWarnsOfEveryInterface: a Host on which the server listens
+// on every interface is warned of under the form, with the fix in the
+// screen's words, for as long as it is typed there.
+func TestLaunchFormWarnsOfEveryInterface(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	f, l := u.server.form, u.server.launch
+	test.Type(f.model, "m")
+	if l.everywhere.Visible() {
+		t.Errorf("127.0.0.1 is warned of: %q", l.everywhere.Text)
+	}
+	f.host.SetText("0.0.0.0")
+	want := "⚠ The server will listen on every network interface (0.0.0.0): whoever reaches this machine on port 8000 can use it, its API key the only guard. Type 127.0.0.1 in Host to keep it to this machine."
+	if !l.everywhere.Visible() || l.everywhere.Text != want {
+		t.Errorf("warning %q (shown %v), want %q", l.everywhere.Text, l.everywhere.Visible(), want)
+	}
+	f.host.SetText("127.0.0.1")
+	if l.everywhere.Visible() {
+		t.Errorf("the warning stays for 127.0.0.1: %q", l.everywhere.Text)
+	}
+}

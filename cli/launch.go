@@ -26,6 +26,9 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
+	if w := launch.ListensEverywhere(cfg); w != "" {
+		fmt.Fprintf(stderr, "warning: %s: set host = \"127.0.0.1\" in %s to keep it to this machine\n", w, path)
+	}
 	s, err := launch.Launch(ctx, cfg)
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err

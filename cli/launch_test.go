@@ -182,3 +182,24 @@ func TestLaunchTargetErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLaunchWarnsOfEveryInterface: a server.toml whose server would listen
+// on every interface is warned of before anything starts, with the fix in
+// server.toml's words.
+func TestLaunchWarnsOfEveryInterface(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "server.toml")
+	text := "model = \"m\"\nhost = \"0.0.0.0\"\nport = 8123\nexecutable = \"" + filepath.Join(dir, "no-vllm") + "\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	if _, _, err := cliFor(t).launchTarget(t.Context(), path, &stderr); err == nil {
+		t.Fatal("a missing vllm started")
+	}
+	want := "warning: the server will listen on every network interface (0.0.0.0): whoever reaches this machine on port 8123 can use it, its API key the only guard: set host = \"127.0.0.1\" in " + path + " to keep it to this machine\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
