@@ -37,7 +37,11 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	if s.OnCPU() {
 		on = " on the CPU"
 	}
-	fmt.Fprintf(stderr, "starting %s%s (full log: %s):\n  %s\n", title, on, s.LogPath(), s.Display())
+	kept := ""
+	if s.TemporaryLog() {
+		kept = "; removed when it stops normally, kept if it fails"
+	}
+	fmt.Fprintf(stderr, "starting %s%s (full log: %s%s):\n  %s\n", title, on, s.LogPath(), kept, s.Display())
 	echo := &startupEcho{w: stderr, prefix: cfg.Engine}
 	unsubscribe := s.Subscribe(echo.line)
 	err = s.WaitReady(ctx)

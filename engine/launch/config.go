@@ -140,7 +140,9 @@ type ServerConfig struct {
 	StartupTimeout time.Duration `toml:"startup_timeout"`
 	// StopGrace is how long Stop waits after SIGINT, and again after SIGTERM.
 	StopGrace time.Duration `toml:"stop_grace"`
-	// LogDir receives the server's log file (default os.TempDir()).
+	// LogDir receives the server's log file, kept there. Without it the log
+	// goes to the temporary folder, and is removed when a server that was
+	// ready stops normally (a failed one's stays: its error names it).
 	LogDir string `toml:"log_dir"`
 }
 

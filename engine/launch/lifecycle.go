@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -39,7 +40,7 @@ func (e *ServerError) Error() string {
 		b.WriteString(": see its last log lines below")
 	}
 	if e.LogPath != "" {
-		b.WriteString("; full log: " + e.LogPath)
+		b.WriteString("; its whole log is kept in " + e.LogPath)
 	}
 	if len(e.LastLines) > 0 {
 		b.WriteString("\nlast log lines:")
@@ -68,6 +69,7 @@ func (s *Server) WaitReady(ctx context.Context) error {
 		_ = s.Stop()
 		return err
 	}
+	s.ready.Store(true)
 	s.fetchVersion(ctx)
 	return nil
 }
@@ -175,11 +177,23 @@ func (s *Server) fetchVersion(ctx context.Context) {
 
 // Stop ends the server: SIGINT to its process group, then after StopGrace
 // SIGTERM, then after StopGrace again SIGKILL. It returns once the group is
-// gone (or reports the processes that survived). It is safe to call more
-// than once and from several goroutines.
+// gone (or reports the processes that survived). A server that was ready
+// and ran until this Stop has stopped normally: its temporary log goes
+// (TemporaryLog). It is safe to call more than once and from several
+// goroutines.
 func (s *Server) Stop() error {
+	var byItself bool
+	select {
+	case <-s.exited:
+		byItself = !s.stopped.Load()
+	default:
+	}
 	s.stopped.Store(true)
-	return s.shutdown()
+	err := s.shutdown()
+	if err == nil && !byItself && s.ready.Load() && s.TemporaryLog() {
+		_ = os.Remove(s.logPath)
+	}
+	return err
 }
 
 // shutdown ends the process group once; Stop and the detection of a dead

@@ -175,7 +175,7 @@ func TestServerErrorUnwrapsFatal(t *testing.T) {
 		t.Fatalf("errors.As = %+v", got)
 	}
 	msg := err.Error()
-	for _, want := range []string{"before it was ready: the GPU ran out of memory", "full log: /tmp/x.log", "\n  a\n  b"} {
+	for _, want := range []string{"before it was ready: the GPU ran out of memory", "its whole log is kept in /tmp/x.log", "\n  a\n  b"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}

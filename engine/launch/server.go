@@ -44,6 +44,7 @@ type Server struct {
 	exitErr    error         // cmd.Wait's result, set before exited closes
 	readerDone chan struct{} // closed when the log pipe reached EOF
 
+	ready     atomic.Bool // WaitReady saw it ready
 	stopped   atomic.Bool // Stop was called
 	stopOnce  sync.Once
 	stopErr   error
@@ -228,6 +229,12 @@ func (s *Server) Display() string { return s.display }
 
 // LogPath is the file holding the server's whole log.
 func (s *Server) LogPath() string { return s.logPath }
+
+// TemporaryLog reports whether the log is in the temporary folder (no
+// log_dir), where Stop removes it once a server that was ready stops
+// normally. A log that tells why a server failed (every ServerError names
+// it) stays, and so does every log in a log_dir.
+func (s *Server) TemporaryLog() bool { return s.cfg.LogDir == "" }
 
 // Logs returns the last LogLines lines of the server's log, oldest first.
 func (s *Server) Logs() []string { return s.logs.last(0) }
