@@ -8,17 +8,17 @@ import (
 // Exit codes of `speedmatrix run` (the README and `run -h` list them).
 const (
 	ExitComplete   = 0 // every cell has a final status
-	ExitCantStart  = 1 // bad flags, server unreachable or busy, unusable --out
-	ExitIncomplete = 3 // server died or interrupted: resumable with --resume
+	ExitCantStart  = 1 // bad flags, server unreachable or busy, unusable or busy --out
+	ExitIncomplete = 3 // server died, interrupted or nothing could save: resumable with --resume
 	ExitExport     = 4 // measured, but a file could not be written (the message names it)
 )
 
 // exitHelp is the exit codes as `run -h` prints them.
 const exitHelp = `Exit codes:
   0  complete: every cell measured (whatever its status)
-  1  could not start: bad flags, server unreachable or busy, unusable --out
-  3  incomplete but resumable: the server stopped answering, or interrupted
-  4  measured, but a file could not be written (the message names it)`
+  1  could not start: bad flags, server unreachable or busy, unusable --out or one another run saves into
+  3  incomplete but resumable: the server stopped answering, interrupted, or nothing could take the report
+  4  measured, but a file could not be written (the message names it, and where the report is)`
 
 // ExitError is an error with the exit code the process ends with.
 type ExitError struct {
