@@ -89,7 +89,7 @@ func newRunTab(u *ui) *container.TabItem {
 	content := screen(container.NewVBox(header, status), split, nil)
 	u.state.watch(changeTarget|changePlan, r.showPlan)
 	r.showPlan()
-	show := func() { r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated, u.state.target.OnCPU) }
+	show := func() { r.gauges.show(u.state) }
 	show()
 	u.state.watch(changeTelemetry|changeTarget, show)
 	u.state.watch(changeTheme, r.heat.redraw)

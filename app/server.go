@@ -225,6 +225,7 @@ func (s *serverTab) publish() {
 	if s.kind == nil {
 		return // still being built
 	}
+	s.pollTelemetry() // the new target's telemetry, not the last one's
 	s.u.state.setTarget(targetInfo{
 		Kind:        s.kind.Selected,
 		Description: s.description(),
