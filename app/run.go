@@ -106,6 +106,7 @@ func (r *runTab) showPlan() {
 	}
 	s := r.u.state
 	r.lastRun = false
+	r.refreshStart()
 	r.banner.hide()
 	r.targetLine.SetText("Target: " + s.target.Description)
 	label := s.target.Description
@@ -129,7 +130,11 @@ func (r *runTab) showPlan() {
 	case over > 1:
 		text += fmt.Sprintf(" %d cells are over the server's capacity and will not run.", over)
 	}
-	r.progressLine.SetText(text + " Ctrl+R starts the run, Esc cancels it.")
+	text += " Ctrl+R starts the run, Esc cancels it."
+	if why := s.target.NotReady; why != "" {
+		text = notReadyLine(why)
+	}
+	r.progressLine.SetText(text)
 	r.heatCard.SetTitle("Plan")
 	r.heatCard.SetSubTitle("sustained decode cells · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "will run"
@@ -156,6 +161,20 @@ func (r *runTab) setSimulated(on bool, label string) {
 	}
 	r.simBadge.Refresh()
 }
+
+// refreshStart enables Start run unless a run goes on or the target
+// cannot start one (targetInfo.NotReady, which the plan line then says).
+func (r *runTab) refreshStart() {
+	if r.running() || r.u.state.target.NotReady != "" {
+		r.startBtn.Disable()
+	} else {
+		r.startBtn.Enable()
+	}
+}
+
+// notReadyLine is the Run screen's line for a target that cannot start a
+// run, why being targetInfo.NotReady.
+func notReadyLine(why string) string { return "Start run is off: " + why }
 
 // running reports whether a run is in progress.
 func (r *runTab) running() bool { return r.cancel != nil }
@@ -187,6 +206,10 @@ func (r *runTab) resume(prev engine.Report, dir string) {
 // startWith starts plan against the Server screen's target; with prev it
 // resumes that run.
 func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
+	if why := r.u.state.target.NotReady; why != "" {
+		r.refuse(notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.show(tabServer) }}, errors.New(why))
+		return
+	}
 	target, err := r.u.state.readyTarget()
 	if err != nil {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
@@ -331,7 +354,7 @@ func (r *runTab) showProgress(p engine.Progress) {
 func (r *runTab) finish(rep *engine.Report, err error) {
 	r.cancel = nil
 	r.confirming = false
-	r.startBtn.Enable()
+	r.refreshStart()
 	r.cancelBtn.Disable()
 	r.heat.setRunning(0, 0)
 	took := r.u.deps.now().Sub(r.started)

@@ -124,3 +124,38 @@ func TestConsumeThrottles(t *testing.T) {
 		t.Errorf("%d results reached the UI, want all 20", results)
 	}
 }
+
+// TestStartRunOffWhileTheTargetCannotStart: with "Launch a server" on a
+// machine without a GPU, Start run is disabled and the Run screen says why
+// in one line, the Server screen's own reason; Ctrl+R says the same and
+// runs nothing. Once a server can start and is up, Start run is on.
+func TestStartRunOffWhileTheTargetCannotStart(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{})
+	u.server.selectKind(targetVLLM)
+	why := u.server.launch.blocker().problem
+	if why == "" || !u.server.launch.start.Disabled() {
+		t.Fatalf("Start server is not disabled without a GPU (reason %q)", why)
+	}
+	want := "Start run is off: " + why + "; see the Server screen."
+	if !u.run.startBtn.Disabled() || u.run.progressLine.Text != want {
+		t.Errorf("Start run disabled %v, line %q; want disabled with %q", u.run.startBtn.Disabled(), u.run.progressLine.Text, want)
+	}
+	u.run.onStart() // Ctrl+R
+	if b := u.run.banner; u.run.running() || len(eng.plans) != 0 || !b.box.Visible() || b.current.Message != want {
+		t.Errorf("Ctrl+R: running %v, %d runs, banner %q; want no run and the same line", u.run.running(), len(eng.plans), b.current.Message)
+	}
+
+	u, srv, _ := launchUI(t)
+	u.server.selectKind(targetVLLM)
+	u.server.form.model.SetText("Qwen/Qwen3-0.6B")
+	if !u.run.startBtn.Disabled() || !strings.Contains(u.run.progressLine.Text, "the server is not running: press Start server") {
+		t.Errorf("before Start server: Start run disabled %v, line %q", u.run.startBtn.Disabled(), u.run.progressLine.Text)
+	}
+	u.server.launch.onStart()
+	close(srv.ready)
+	waitFor(t, u.server.launch.settled, "the server to be ready")
+	if u.run.startBtn.Disabled() || !strings.HasPrefix(u.run.progressLine.Text, "Ready:") {
+		t.Errorf("with the server up: Start run disabled %v, line %q", u.run.startBtn.Disabled(), u.run.progressLine.Text)
+	}
+}

@@ -232,7 +232,22 @@ func (s *serverTab) publish() {
 		Simulated:   s.kind.Selected == targetSim,
 		OnCPU:       s.kind.Selected == targetVLLM && s.launch.onCPU(),
 		Capacity:    s.capacity(),
+		NotReady:    s.notReady(),
 	})
+}
+
+// notReady says in one line why a run cannot start on the chosen target
+// now; "" when it can.
+func (s *serverTab) notReady() string {
+	switch s.kind.Selected {
+	case targetVLLM:
+		return s.launch.notReady()
+	case targetEndpoint:
+		if err := checkURL(strings.TrimSpace(s.url.Text)); err != nil {
+			return "the endpoint " + err.Error() + " on the Server screen."
+		}
+	}
+	return ""
 }
 
 // capacity is what the chosen target can hold, when known.

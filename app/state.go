@@ -52,6 +52,10 @@ type targetInfo struct {
 	// (vLLM's CPU build): no GPU serves it.
 	OnCPU    bool
 	Capacity capacity // what its server holds, as far as known
+	// NotReady says in one line why a run cannot start on it now (the
+	// Server screen's server is not running, or cannot start here); "" when
+	// it can.
+	NotReady string
 }
 
 // runInfo is the run in progress, or the last one.
