@@ -277,7 +277,6 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "waiting"
 	previewPlan(r.heat, fitted, c)
-	r.heat.fixScale(fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {
 			if res.Phase == engine.PhaseDecode && res.Status.Final() {

@@ -1,12 +1,15 @@
 package app
 
 import (
+	"fmt"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
 
@@ -157,5 +160,36 @@ func TestStartRunOffWhileTheTargetCannotStart(t *testing.T) {
 	waitFor(t, u.server.launch.settled, "the server to be ready")
 	if u.run.startBtn.Disabled() || !strings.HasPrefix(u.run.progressLine.Text, "Ready:") {
 		t.Errorf("with the server up: Start run disabled %v, line %q", u.run.startBtn.Disabled(), u.run.progressLine.Text)
+	}
+}
+
+// TestRunColoursAsResults: when a run ends, each cell of the Run screen's
+// heatmap has the colour Results and the export give it (one scale rule,
+// charts.DecodeScale): 195.7 tok/s is not teal live and purple in Results.
+func TestRunColoursAsResults(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run to finish")
+	exported := charts.BuildModel(u.results.report).Decode
+	checked := 0
+	for i, row := range exported.Cells {
+		for j, c := range row {
+			if c.Status != engine.StatusValid {
+				continue
+			}
+			ctx, n := u.results.report.Results[0].ContextTokens, 0
+			fmt.Sscan(exported.Cols[j], &n)
+			if exported.Rows[i] != engine.ContextLabel(ctx) {
+				t.Fatalf("row %q, want the canned 1K", exported.Rows[i])
+			}
+			if got, want := u.run.heat.cell(ctx, n).bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
+				t.Errorf("%s × %d (%s tok/s): Run %v, Results and export %v", exported.Rows[i], n, c.Text, got, want)
+			}
+			checked++
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d Valid cells compared, want the 2 canned ones", checked)
 	}
 }
