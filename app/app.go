@@ -160,6 +160,11 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 		u.matrix.usePreset(presetQuick)
 	}
 	u.matrix.refreshCapacity()
+	if !opts.Autorun && opts.Tour == "" {
+		// Results shows the last saved run until a run ends (a scripted run
+		// shows and exports its own, or nothing).
+		u.history.offerLatest()
+	}
 	addShortcuts(u)
 	return u
 }

@@ -195,7 +195,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
 	m.estimate.SetText(text)
-	m.capacityLine.SetText(capacityText(c))
+	m.capacityLine.SetText(capacityText(c, m.u.state.target.Kind))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))
 	setOptional(m.warnings, warningText(engine.PlanWarnings(p, c)))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
@@ -210,9 +210,14 @@ func (m *matrixTab) refreshCapacityLocked() {
 	m.preview.redraw()
 }
 
-// capacityText explains the limits the preview applies.
-func capacityText(c capacity) string {
+// capacityText explains the limits the preview applies on a target of
+// this kind: a launched server's KV cache is known once it is up, an
+// endpoint's once a run has asked it (Detect lists only its models).
+func capacityText(c capacity, kind string) string {
 	text := "KV capacity unknown until the server is up: the run checks it before each cell."
+	if kind == targetEndpoint {
+		text = "KV capacity unknown until a run asks the server for it: the run checks it before each cell."
+	}
 	if c.KVCacheTokens > 0 {
 		text = fmt.Sprintf("KV cache: %s tokens", formatThousands(c.KVCacheTokens))
 		if c.MaxNumSeqs > 0 {

@@ -131,12 +131,18 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.drawCharts(rep)
 }
 
-// openAsked shows the report of an askReport and comes to the front.
+// openAsked shows the report of an askReport and comes to the front; an
+// offered one it shows only when it shows nothing yet, where it is.
 func (r *resultsTab) openAsked() {
 	a := r.u.state.asked
+	if a.offered && r.has {
+		return
+	}
 	r.show(a.report, a.dir)
 	a.drawn = r.rendered
-	r.u.show(tabResults)
+	if !a.offered {
+		r.u.show(tabResults)
+	}
 }
 
 // followTheme draws the fallback heatmap and the charts again in the

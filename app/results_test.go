@@ -121,3 +121,35 @@ func TestScreenshotOfResults(t *testing.T) {
 		t.Errorf("screenshot: %v, PNG %v", err, bytes.HasPrefix(b, []byte("\x89PNG")))
 	}
 }
+
+// TestResultsShowsTheLatestSavedRunAtStart: an app started again shows the
+// newest saved run in Results, saying where it is kept, without leaving the
+// screen it opens on; a scripted run (--autorun) shows only its own.
+func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	u := newTestUI(t, d, Options{})
+	older, newer := cannedReport("older", 120), cannedReport("newer", 195.7)
+	newer.Run.StartedAt = older.Run.StartedAt.Add(time.Hour)
+	for _, rep := range []engine.Report{newer, older} {
+		if _, err := u.saveRun(rep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.results.has {
+		t.Fatal("saving runs filled Results")
+	}
+
+	again := newTestUI(t, d, Options{})
+	r := again.results
+	if !r.has || r.report.Run.ServedModel != "newer" || !strings.Contains(r.subtitle.Text, "Saved in "+d.runsDir) {
+		t.Fatalf("after a restart Results shows %v %q, subtitle %q; want the newest saved run", r.has, r.report.Run.ServedModel, r.subtitle.Text)
+	}
+	if got := again.tabs.Selected().Text; got != tabHardware {
+		t.Errorf("the app opened on %s, want the Hardware screen as ever", got)
+	}
+	waitFor(t, r.rendered, "the charts of the saved run")
+
+	if scripted := newTestUI(t, d, Options{Autorun: true}); scripted.results.has {
+		t.Error("--autorun shows a saved run before its own")
+	}
+}

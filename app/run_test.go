@@ -193,3 +193,39 @@ func TestRunColoursAsResults(t *testing.T) {
 		t.Errorf("%d Valid cells compared, want the 2 canned ones", checked)
 	}
 }
+
+// TestServerLineSaysWhenItWasScraped: the engine scrapes /metrics between
+// cells too and sends at most a sample a second, so the server line says
+// when its sample was taken from the start of the cell being measured: a
+// drain barrier's "0 running" shown during a 1-request cell says it is
+// from before the cell, a 16-request cell's ramp says how far in it was.
+func TestServerLineSaysWhenItWasScraped(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	cell := func(i, n int, at time.Time) engine.Event {
+		return engine.Event{Kind: engine.EventProgress, Time: at, Progress: &engine.Progress{CellIndex: i, CellCount: 3,
+			Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: n}}}
+	}
+	server := func(running int, at time.Time) engine.Event {
+		return engine.Event{Kind: engine.EventServer, Time: at, Server: &engine.ServerSample{Running: running, KVUsagePct: 3}}
+	}
+	var a accumulator
+	a.add(cell(1, 16, t0))
+	a.add(server(8, t0.Add(400*time.Millisecond)))
+	a.add(cell(1, 16, t0.Add(time.Second))) // the monitor's progress of the same cell
+	u, _ := a.take()
+	if got, want := serverLine(*u.server, u.serverAt, u.cellFrom), "Server (/metrics, 0.4 s into this cell): 8 running · 0 waiting · KV cache 3 % used"; got != want {
+		t.Errorf("ramp: %q, want %q", got, want)
+	}
+	a.add(server(0, t0.Add(2500*time.Millisecond))) // the drain barrier
+	a.add(cell(2, 1, t0.Add(2600*time.Millisecond)))
+	u, _ = a.take()
+	if got, want := serverLine(*u.server, u.serverAt, u.cellFrom), "Server (/metrics, 0.1 s before this cell began): 0 running · 0 waiting · KV cache 3 % used"; got != want {
+		t.Errorf("drain: %q, want %q", got, want)
+	}
+
+	ui := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	ui.run.apply(u)
+	if !strings.HasPrefix(ui.run.serverLine.Text, "Server (/metrics, 0.1 s before this cell began): 0 running") {
+		t.Errorf("Run screen's server line %q", ui.run.serverLine.Text)
+	}
+}

@@ -25,7 +25,7 @@ var fileClasses = map[string][]string{
 	"server": {"server.go", "server_cpu.go", "server_endpoint.go", "server_exporters.go", "server_form.go", "server_launch.go",
 		"server_models.go", "server_parallel.go", "server_sim.go", "server_start.go", "server_started.go", "server_telemetry.go", "launch_advice.go"},
 	"matrix":   {"matrix.go"},
-	"run":      {"run.go", "runstate.go"},
+	"run":      {"run.go", "run_end.go", "runstate.go"},
 	"results":  {"results.go", "export.go"},
 	"history":  {"history.go", "history_compare.go", "history_entry.go", "history_manage.go"},
 	"settings": {"settings_tab.go"},

@@ -65,10 +65,12 @@ type serverTab struct {
 	model          *widget.SelectEntry
 	exporters      *exporters // GPU metrics: DCGM exporters
 	endpointStatus *widget.Label
-	endpointMaxLen int
-	started        *startedCard  // how the endpoint's server was started
-	detectAtStart  bool          // --target URL: ask for its models at start
-	detected       chan struct{} // closed when the last detection is shown
+	// endpointCap is what the endpoint's server holds, as far as known:
+	// its model length from Detect, its KV cache and sequences from a run.
+	endpointCap   capacity
+	started       *startedCard  // how the endpoint's server was started
+	detectAtStart bool          // --target URL: ask for its models at start
+	detected      chan struct{} // closed when the last detection is shown
 
 	profile      *widget.Select
 	speaks       *widget.RadioGroup // the engine the simulator speaks as
@@ -118,6 +120,7 @@ func newServerTab(u *ui) *container.TabItem {
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
 	u.state.watch(askTarget, s.answerTarget)
 	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
+	u.state.watch(changeRun, s.learnFromRun)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
 		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
@@ -257,7 +260,7 @@ func (s *serverTab) capacity() capacity {
 		p, _ := s.simProfile()
 		return capacity{KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen}
 	case targetEndpoint:
-		return capacity{MaxModelLen: s.endpointMaxLen}
+		return s.endpointCap
 	}
 	return s.launch.capacity()
 }
@@ -301,7 +304,9 @@ func (s *serverTab) target() (measure.Subject, error) {
 		// Read again at the start: the server may have been restarted since Detect.
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
 		defer cancel()
-		capture.Header(&t.Header, s.u.deps.capture.Capture(ctx, base))
+		proc := s.u.deps.capture.Capture(ctx, base)
+		capture.Header(&t.Header, proc)
+		s.started.show(proc, s.u.deps.now(), userHome()) // what the run records
 		return t, s.exporters.attach(&t, s.u.state.settings.interval())
 	case targetVLLM:
 		return s.launch.target()

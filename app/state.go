@@ -64,6 +64,21 @@ type runInfo struct {
 	Started  time.Time
 	Progress *engine.Progress     // the latest; nil before the first
 	Server   *engine.ServerSample // the server's state now; nil when no run watches it
+	Found    serverFound          // what the run found of its server, once it has a report
+}
+
+// serverFound is what a run found of the server it measures: its endpoint
+// (passwords hidden, as the report keeps it) and its limits as the engine
+// read them from the server.
+type serverFound struct {
+	Endpoint string
+	Limits   capacity
+}
+
+// foundIn is what rep found of its server.
+func foundIn(rep engine.Report) serverFound {
+	e := rep.Engine
+	return serverFound{Endpoint: rep.Run.Endpoint, Limits: capacity{MaxModelLen: e.MaxModelLen, KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs}}
 }
 
 // telemetrySource is whose GPUs the live sample reads.
