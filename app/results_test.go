@@ -153,3 +153,29 @@ func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 		t.Error("--autorun shows a saved run before its own")
 	}
 }
+
+// TestRemoteEndpointIsNotThisMachine: a run against a remote endpoint
+// does not name this machine's CPU as the server's hardware, in Results'
+// title, the report's Hardware section or History; it says the server's
+// hardware is unknown.
+func TestRemoteEndpointIsNotThisMachine(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "http://192.0.2.10:8000"})
+	u.server.model.SetText("tiny")
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run")
+	h := eng.lastTarget().Header.Hardware
+	if h.Whose != engine.HardwareOfRemote || h.CPU != "" || eng.lastTarget().SimulatorFor == nil {
+		t.Errorf("run header Hardware %+v (simulator recognised %v): want a remote server's, without this machine's CPU", h, eng.lastTarget().SimulatorFor != nil)
+	}
+	if got, want := u.results.title.Text, "tiny · remote server, hardware unknown"; got != want {
+		t.Errorf("Results title %q, want %q", got, want)
+	}
+	if strings.Contains(u.results.title.Text, "Test CPU") {
+		t.Error("the title names the client's CPU")
+	}
+	u.history.reload()
+	if e := u.history.entries; len(e) != 1 || e[0].sum.GPU != "remote server, hardware unknown" {
+		t.Errorf("History lists %+v", e)
+	}
+}

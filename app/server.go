@@ -20,6 +20,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/simtarget"
 )
 
 // The three kinds of target, as the Server screen names them (and its
@@ -307,7 +308,13 @@ func (s *serverTab) target() (measure.Subject, error) {
 		proc := s.u.deps.capture.Capture(ctx, base)
 		capture.Header(&t.Header, proc)
 		s.started.show(proc, s.u.deps.now(), userHome()) // what the run records
-		return t, s.exporters.attach(&t, s.u.state.settings.interval())
+		err := s.exporters.attach(&t, s.u.state.settings.interval())
+		if t.Telemetry == nil {
+			// Without exporters naming its GPUs, a simulator at the
+			// endpoint (speedmatrix sim) is described by its profile's rig.
+			simtarget.Recognize(&t)
+		}
+		return t, err
 	case targetVLLM:
 		return s.launch.target()
 	}
@@ -315,13 +322,16 @@ func (s *serverTab) target() (measure.Subject, error) {
 }
 
 // endpointHardware is this machine's hardware for a local endpoint; a remote
-// one's hardware is unknown here.
+// one's hardware is unknown here (its DCGM exporters may add its GPUs):
+// this machine's is not the server's.
 func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
 	u, err := url.Parse(base)
 	if err == nil && capture.IsLocal(context.Background(), u.Hostname()) {
-		return s.u.hwInfo
+		h := s.u.hwInfo
+		h.Whose = engine.HardwareOfServer
+		return h
 	}
-	return engine.HardwareInfo{Note: "remote endpoint: its hardware is not detected from here"}
+	return engine.HardwareInfo{Whose: engine.HardwareOfRemote, Note: "remote endpoint: its hardware is not detected from here"}
 }
 
 // serverUp reports whether a vLLM server launched here is running.
