@@ -47,7 +47,11 @@ func Markdown(r engine.Report) string {
 // hardware unknown".
 func ModelOnGPU(r engine.Report) string {
 	model := ModelName(r.Run)
-	switch on := ServedOn(r); {
+	on := ServedOn(r)
+	if on == "" && r.Hardware.Whose == "" {
+		on = r.Hardware.CPU // as titles read before Whose was recorded
+	}
+	switch {
 	case on == "":
 		return model
 	case on == remoteUnknown:
@@ -67,8 +71,8 @@ const remoteUnknown = "remote server, hardware unknown"
 // describes (HardwareInfo.Whose): a remote server's is unknown, the
 // simulator's is its profile, and a server on the measuring machine ran
 // on that machine, which has no GPU. Never the measuring machine's CPU
-// as if it served a model it did not; reports from before Whose name the
-// CPU as they did.
+// as if it served a model it did not; "" for a report from before Whose
+// without a GPU.
 func ServedOn(r engine.Report) string {
 	h := r.Hardware
 	if on := DeviceTitle(h); on != "" {
@@ -85,7 +89,7 @@ func ServedOn(r engine.Report) string {
 		}
 		return "this machine (" + h.CPU + ", no GPU)"
 	}
-	return h.CPU
+	return ""
 }
 
 // ModelName is the model as the reference report titles name it: the last element of
