@@ -321,6 +321,7 @@ func newTestUI(t *testing.T, d deps, opts Options) *ui {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	u := newUI(a, w, d, opts)
+	u.panicked = func(p any, stack []byte) { t.Errorf("panic in a UI callback: %v\n%s", p, stack) }
 	w.SetContent(u.content())
 	w.Resize(fyne.NewSize(1280, 800))
 	t.Cleanup(u.shutdown)

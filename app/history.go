@@ -29,7 +29,7 @@ type historyTab struct {
 	resumeBtn                                *widget.Button // for a partial run of ours
 	where                                    *widget.Label  // the runs folder
 	listed                                   string         // the runs folder entries come from
-	a, b                                     *widget.Select
+	a, b                                     *dropDown
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
 	status                                   *widget.Label // what the comparison compares
@@ -56,7 +56,7 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.importBtn = widget.NewButtonWithIcon("Import…", theme.UploadIcon(), h.onImport)
 	h.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), h.onResume)
 	h.resumeBtn.Disable()
-	h.a, h.b = widget.NewSelect(nil, nil), widget.NewSelect(nil, nil)
+	h.a, h.b = newDropDown(nil, nil), newDropDown(nil, nil)
 	h.a.PlaceHolder, h.b.PlaceHolder = "Run A (the base)", "Run B (compared with A)"
 	h.compareBtn = widget.NewButtonWithIcon("Compare", theme.ViewRefreshIcon(), h.onCompare)
 	h.compareResult = container.NewStack()

@@ -31,7 +31,7 @@ type matrixTab struct {
 	prefill, decode     *widget.Entry
 	concurrency         *widget.Entry
 	durationS, maxOut   *widget.Entry
-	api                 *widget.Select
+	api                 *dropDown
 	estimate            *widget.Label
 	banner              *banner       // why the form is not a plan
 	warnings            *widget.Label // what will run but mislead
@@ -48,7 +48,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	u.matrix = m
 	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	m.durationS, m.maxOut = widget.NewEntry(), widget.NewEntry()
-	m.api = widget.NewSelect([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
+	m.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
 	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.maxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
 	}

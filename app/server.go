@@ -73,7 +73,7 @@ type serverTab struct {
 	detectAtStart bool          // --target URL: ask for its models at start
 	detected      chan struct{} // closed when the last detection is shown
 
-	profile      *widget.Select
+	profile      *dropDown
 	speaks       *widget.RadioGroup // the engine the simulator speaks as
 	profileInfo  *widget.Label
 	profileFacts *fyne.Container
