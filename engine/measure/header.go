@@ -65,7 +65,8 @@ func (r *runner) fillEngine() serverIdentity {
 	if r.report.Run.Model == "" {
 		r.report.Run.Model = r.setup.Root
 	}
-	if r.target.RooflineFor != nil && !r.report.Roofline.Available() && !e.Simulated {
+	// A simulator's rig is not the hardware RooflineFor was given.
+	if r.target.RooflineFor != nil && !r.report.Roofline.Available() && r.report.Hardware.Whose != engine.HardwareOfSimulator {
 		r.report.Roofline = r.target.RooflineFor(cmp.Or(r.report.Run.Model, r.setup.Model))
 	}
 	return id
