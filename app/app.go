@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -78,6 +79,20 @@ func Main(opts Options) error {
 		a.Quit()
 	}
 	u.start()
+	return u.showAndRun(w)
+}
+
+// showAndRun runs the window until it closes, then stops everything. A
+// panic out of the window's event loop (one inside Fyne's own event
+// handling, which no callback of ours can recover) ends the app with an
+// error that says where the run is kept (crashed), after stopping the run
+// and every server Speed Matrix started.
+func (u *ui) showAndRun(w fyne.Window) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = u.crashed(p, debug.Stack(), os.Stderr)
+		}
+	}()
 	w.ShowAndRun()
 	u.shutdown()
 	return u.exitErr
@@ -123,6 +138,9 @@ type ui struct {
 	ask func(title, message, yes, no string, answer func(bool))
 	// opened, when set (tests), is told of a folder instead of opening it.
 	opened func(dir string)
+	// panicked is told of a panic recovered in a callback of ours (survive):
+	// logPanic; tests fail on it.
+	panicked func(p any, stack []byte)
 }
 
 // newUI detects the hardware and builds every screen.
@@ -135,7 +153,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	}
 	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}, pictures: newPictureCache(pictureCacheBytes)}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
-	u.quit, u.settle = a.Quit, time.Second
+	u.quit, u.settle, u.panicked = a.Quit, time.Second, logPanic
 	u.hwInfo, u.hwErr = d.hardware.Detect()
 	u.diag = d.hardware.Diagnostics()
 	// Each newXxxTab sets u.xxx. Settings comes first: the others read the
@@ -160,13 +178,23 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 		u.matrix.usePreset(presetQuick)
 	}
 	u.matrix.refreshCapacity()
+	if !opts.Autorun && opts.Tour == "" {
+		// Results shows the last saved run until a run ends (a scripted run
+		// shows and exports its own, or nothing).
+		u.history.offerLatest()
+	}
 	addShortcuts(u)
 	return u
 }
 
 // do runs f on the UI goroutine, later: background goroutines update the
-// widgets only through it.
-func (u *ui) do(f func()) { u.deps.do(f) }
+// widgets only through it. A panic in f is logged and recovered (survive).
+func (u *ui) do(f func()) {
+	u.deps.do(func() {
+		defer u.survive()
+		f()
+	})
+}
 
 // content is the window's content.
 func (u *ui) content() fyne.CanvasObject { return u.tabs }

@@ -194,30 +194,51 @@ func (r *resultsTab) finishExport(dir string, err error) {
 	})
 }
 
-// onSaveOne asks where to save one file and writes it.
+// onSaveOne asks where to save one file of the shown report, then makes
+// and writes it in the background: a picture of the report sheet takes
+// long enough to freeze the window if drawn in the drop-down's callback.
+// The drop-down is cleared once its own callback has returned.
 func (r *resultsTab) onSaveOne(name string) {
 	if name == "" || !r.has {
 		return
 	}
-	r.saveOne.ClearSelected()
-	data, err := fileBytes(name, r.report, r.u.deps.charts, r.darkExport.Checked)
+	r.u.do(r.saveOne.ClearSelected)
+	rep, ch, dark := r.report, r.u.deps.charts, r.darkExport.Checked
+	r.saveAs(name, func(w io.WriteCloser, path string) {
+		r.status.SetText("Saving " + path + " …")
+		go func() {
+			var data []byte
+			var err error
+			drawing(func() { data, err = fileBytes(name, rep, ch, dark) })
+			if err == nil {
+				_, err = io.Copy(w, bytes.NewReader(data))
+			}
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			r.u.do(func() { r.savedOne(name, path, err) })
+		}()
+	})
+}
+
+// savedOne says where the file went, or why it was not saved.
+func (r *resultsTab) savedOne(name, path string, err error) {
 	if err != nil {
-		r.banner.show(notice{Message: "The file " + name + " could not be made.", Detail: err.Error()})
+		r.status.SetText("")
+		r.banner.show(notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: err.Error()})
 		return
 	}
+	r.status.SetText("Saved " + path + ".")
+}
+
+// saveDialog asks where to save name and hands over the file chosen and
+// its path; nothing when cancelled.
+func (r *resultsTab) saveDialog(name string, ok func(w io.WriteCloser, path string)) {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
 			return
 		}
-		_, werr := io.Copy(w, bytes.NewReader(data))
-		if cerr := w.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			r.banner.show(notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: werr.Error()})
-			return
-		}
-		r.status.SetText("Saved " + w.URI().Path() + ".")
+		ok(w, w.URI().Path())
 	}, r.u.win)
 	d.SetFileName(name)
 	d.Show()

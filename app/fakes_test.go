@@ -26,6 +26,7 @@ import (
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
 	"speedmatrix/hw"
 )
@@ -42,6 +43,8 @@ type fakeEngine struct {
 	// final are added to the report when the run ends, as the engine lists
 	// the cell it cut short (Cancelled) and those it never reached (Not run).
 	final []engine.Result
+	// server is what the run finds of the server's limits, in its Engine section.
+	server engine.Limits
 
 	mu        sync.Mutex
 	plans     []engine.Plan
@@ -62,7 +65,10 @@ func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target measure.S
 		defer close(ch)
 		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: ro.Header.Engine,
 			Hardware: ro.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-				Complete: f.incomplete == "", Incomplete: f.incomplete}}
+				Complete: f.incomplete == "", Incomplete: f.incomplete, Endpoint: secret.URL(target.BaseURL)}}
+		if l := f.server; l != (engine.Limits{}) {
+			rep.Engine.KVCacheTokens, rep.Engine.MaxNumSeqs, rep.Engine.MaxModelLen = l.KVCacheTokens, l.MaxNumSeqs, l.MaxModelLen
+		}
 		for _, ev := range f.events {
 			if ev.Result != nil {
 				rep.Results = append(rep.Results, *ev.Result)
@@ -316,6 +322,7 @@ func newTestUI(t *testing.T, d deps, opts Options) *ui {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	u := newUI(a, w, d, opts)
+	u.panicked = func(p any, stack []byte) { t.Errorf("panic in a UI callback: %v\n%s", p, stack) }
 	w.SetContent(u.content())
 	w.Resize(fyne.NewSize(1280, 800))
 	t.Cleanup(u.shutdown)

@@ -46,7 +46,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
 		}
 		u.state.watch(changeTelemetry, func() {
-			if u.state.local { // the simulator's or exporters' GPUs are not this machine's
+			if u.state.sampleFrom == fromMachine { // the simulator's or exporters' GPUs are not this machine's
 				h.load.add(u.state.sample.GPUs)
 			}
 		})

@@ -101,12 +101,12 @@ func TestHardwareFlagsDegradedLink(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.hardware = pcieBox
 	u := newTestUI(t, d, Options{})
-	u.state.setSample(loaded(5, 8), true, true)
+	u.state.setSample(loaded(5, 8), true, fromMachine)
 	if u.hardware.load.warn.Visible() {
 		t.Error("an idle GPU's narrow link was flagged")
 	}
-	u.state.setSample(loaded(95, 8), true, true)
-	u.state.setSample(loaded(95, 16), true, true) // the worst link seen stays
+	u.state.setSample(loaded(95, 8), true, fromMachine)
+	u.state.setSample(loaded(95, 16), true, fromMachine) // the worst link seen stays
 	w := u.hardware.load.warn
 	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
 		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
@@ -124,7 +124,7 @@ func TestRunShowsEveryGPU(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.hardware = pcieBox
 	u := newTestUI(t, d, Options{})
-	u.state.setSample(loaded(95, 8), true, true)
+	u.state.setSample(loaded(95, 8), true, fromMachine)
 	g := u.run.gauges
 	if g.power.Text != "601 W" || g.vram.Text != "40.0 GB" {
 		t.Errorf("totals %s, %s; want 601 W, 40.0 GB", g.power.Text, g.vram.Text)
@@ -166,7 +166,7 @@ func TestHardwareOnTheNVMLMock(t *testing.T) {
 	}
 	src := hw.NewSource(lib)
 	defer src.Close()
-	u.state.setSample(src.Read(), true, true)
+	u.state.setSample(src.Read(), true, fromMachine)
 	w, status := u.hardware.load.warn, u.hardware.status
 	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
 		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())

@@ -30,7 +30,7 @@ const (
 )
 
 func newColorLegend() *colorLegend {
-	l := &colorLegend{label: canvas.NewText(scaleLabel, theme.Color(theme.ColorNamePlaceHolder))}
+	l := &colorLegend{label: canvas.NewText(charts.DecodeScaleLabel, theme.Color(theme.ColorNamePlaceHolder))}
 	l.label.TextStyle = fyne.TextStyle{Bold: true}
 	l.label.TextSize = theme.CaptionTextSize()
 	l.ramp = canvas.NewRasterWithPixels(func(x, _, w, _ int) color.Color {

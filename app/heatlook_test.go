@@ -11,75 +11,85 @@ import (
 	"speedmatrix/engine"
 )
 
-// TestLiveHeatmapColoursAsTheExport: the live heatmap gives a Valid cell the
-// colour the exported heatmap gives it.
+// TestLiveHeatmapColoursAsTheExport: a cell has one colour wherever the
+// same cells are shown: on the Run screen while the run fills the grid in,
+// and the export (and Results, which draws the export's heatmap) of the
+// report so far; so the same 195.7 tok/s cell keeps its colour from the
+// end of the run to Results and the export.
 func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
-	values := []float64{120, 950, 4100, 15000}
-	var rep engine.Report
-	for i, v := range values {
-		rep.Results = append(rep.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 1 << i},
-			ContextLabel: "8K", Status: engine.StatusValid, TotalTokPerSec: v})
-	}
-	exported := charts.BuildModel(rep).Decode
-	scale := charts.SequentialScale("total tok/s", values)
-	for j, v := range values {
-		want := charts.Viridis(exported.Cells[0][j].Pos)
-		got := cellLook(&heatCell{status: engine.StatusValid, value: v}, scale, "").fill
-		if got != color.Color(want) {
-			t.Errorf("%.0f tok/s: live %v, exported %v", v, got, want)
+	test.NewTempApp(t)
+	plan := engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 2, 128}}
+	h := newHeatmap("waiting")
+	h.setAxes(plan.DecodeContexts, plan.Concurrency)
+	rep := engine.Report{Plan: plan}
+	for _, ev := range cannedEvents() {
+		if ev.Result == nil || ev.Result.Phase != engine.PhaseDecode {
+			continue
+		}
+		h.setResult(*ev.Result)
+		h.redraw()
+		rep.Results = append(rep.Results, *ev.Result)
+		exported := charts.BuildModel(rep).Decode
+		for j, n := range plan.Concurrency {
+			c := exported.Cells[0][j]
+			if c.Status != engine.StatusValid {
+				continue
+			}
+			if got, want := h.cell(1024, n).bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
+				t.Errorf("after %d cells, 1K × %d (%s tok/s): live %v, exported %v", len(rep.Results), n, c.Text, got, want)
+			}
+		}
+		if live, exp := h.colorScale(), exported.Scale; live.Min != exp.Min || live.Max != exp.Max || live.Log != exp.Log {
+			t.Errorf("after %d cells: live scale %v–%v, exported %v–%v", len(rep.Results), live.Min, live.Max, exp.Min, exp.Max)
 		}
 	}
 }
 
-// TestLiveHeatmapKeepsItsColours: during a run a cell keeps its colour as
-// faster and slower cells arrive (the range is fixed by the first one, for
-// the plan's concurrency on this server), and the colour key under the
-// grid shows that range; a cell outside it widens the range.
-func TestLiveHeatmapKeepsItsColours(t *testing.T) {
+// TestLiveHeatmapWidensToRoundNumbers: during a run a cell keeps its colour
+// while the others fall inside the range, which is round (1-2-5 × 10ⁿ) and
+// shown by the colour key under the grid; a cell outside widens it.
+func TestLiveHeatmapWidensToRoundNumbers(t *testing.T) {
 	test.NewTempApp(t)
 	plan := engine.DefaultPlan()
 	h := newHeatmap("waiting")
 	h.setAxes(plan.DecodeContexts, plan.Concurrency)
-	h.fixScale(plan, capacity{MaxModelLen: 200_000, KVCacheTokens: 10_000_000, MaxNumSeqs: 256})
 	if !h.legend.box.Hidden {
 		t.Error("the colour key shows before any cell has a figure")
 	}
 	dec := func(ctx, n int, v float64) engine.Result {
 		return engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: n}, Status: engine.StatusValid, TotalTokPerSec: v}
 	}
-	// Reference report 000's first cell, then its fastest and slowest.
+	// Reference report 000's first cells, then its fastest and slowest.
 	h.setResult(dec(8*engine.K, 1, 375.5))
+	h.setResult(dec(8*engine.K, 2, 690.2))
 	h.redraw()
+	if s := h.colorScale(); s.Min != 200 || s.Max != 1000 {
+		t.Errorf("range %v–%v, want 200–1000", s.Min, s.Max)
+	}
 	first := h.cell(8*engine.K, 1).bg.FillColor
 	ticks := h.legend.ticks()
 	if h.legend.box.Hidden || len(ticks) < 2 {
 		t.Fatalf("colour key hidden %v, ticks %q", h.legend.box.Hidden, ticks)
 	}
+	h.setResult(dec(8*engine.K, 4, 980))
+	h.redraw()
+	if got := h.cell(8*engine.K, 1).bg.FillColor; got != first || !slices.Equal(h.legend.ticks(), ticks) {
+		t.Errorf("a cell inside the range recoloured 375.5 tok/s (%v → %v) or the key (%q → %q)", first, got, ticks, h.legend.ticks())
+	}
 	h.setResult(dec(8*engine.K, 128, 9005.7))
 	h.setResult(dec(128*engine.K, 1, 86.7))
 	h.redraw()
-	if got := h.cell(8*engine.K, 1).bg.FillColor; got != first {
-		t.Errorf("375.5 tok/s turned from %v to %v as other cells arrived", first, got)
-	}
-	if got := h.legend.ticks(); !slices.Equal(got, ticks) {
-		t.Errorf("colour key changed from %q to %q within the range", ticks, got)
+	if s := h.colorScale(); s.Min != 50 || s.Max != 10000 || !s.Log {
+		t.Errorf("range %v–%v (log %v), want 50–10000 on a log scale", s.Min, s.Max, s.Log)
 	}
 	lo, hi := h.cell(128*engine.K, 1).bg.FillColor, h.cell(8*engine.K, 128).bg.FillColor
 	if lo == hi || lo == first || hi == first {
 		t.Errorf("86.7, 375.5 and 9,005.7 tok/s share colours: %v %v %v", lo, first, hi)
 	}
-	h.setResult(dec(8*engine.K, 64, 250_000))
-	h.redraw()
-	if got := h.cell(8*engine.K, 1).bg.FillColor; got == first {
-		t.Error("a cell far above the range did not widen it")
-	}
-	if s := h.colorScale(); s.Max < 250_000 {
-		t.Errorf("range tops at %v after a 250,000 tok/s cell", s.Max)
-	}
 }
 
-// TestPreviewHeatmapSpansItsCells: without a run's fixed range (Results'
-// fallback) the range is the export's: from the slowest to the fastest cell.
+// TestPreviewHeatmapSpansItsCells: Results' fallback heatmap colours by
+// the export's scale: the cells' range, rounded out.
 func TestPreviewHeatmapSpansItsCells(t *testing.T) {
 	test.NewTempApp(t)
 	h := newHeatmap("")
@@ -88,7 +98,7 @@ func TestPreviewHeatmapSpansItsCells(t *testing.T) {
 		h.setResult(engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: i + 1}, Status: engine.StatusValid, TotalTokPerSec: v})
 	}
 	h.redraw()
-	if s := h.colorScale(); s.Min != 120 || s.Max != 950 {
-		t.Errorf("range %v–%v, want 120–950 as the export", s.Min, s.Max)
+	if s := h.colorScale(); s.Min != 100 || s.Max != 1000 {
+		t.Errorf("range %v–%v, want 100–1000 as the export", s.Min, s.Max)
 	}
 }

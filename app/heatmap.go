@@ -31,7 +31,8 @@ type heatCell struct {
 
 // heatmap is the decode matrix drawn live with Fyne objects: one row per
 // context, one column per concurrency level, coloured by total tok/s on
-// the exported heatmap's colour map, with its colour key under the grid.
+// the exported heatmap's colour map and scale, with its colour key under
+// the grid.
 // A flagged cell carries report.FlagMarker; the flags are listed under the
 // key.
 type heatmap struct {
@@ -41,9 +42,6 @@ type heatmap struct {
 	legend                *colorLegend
 	flags                 *widget.Label // one line per flagged cell
 	idleText              string        // what a cell waiting to run shows
-	// live, during a run, keeps the colour range fixed (fixScale); nil: the
-	// range spans the cells shown, as the export's does.
-	live *liveScale
 	// mode chooses the colouring: total tok/s or % of roofline (heatroofline.go).
 	mode *widget.RadioGroup
 }
@@ -57,23 +55,16 @@ func newHeatmap(idleText string) *heatmap {
 	return h
 }
 
-// fixScale keeps the colour range fixed for a run of the fitted plan on a
-// server with these limits: set by the first valid cell, widened only by
-// a cell outside it (liveScale).
-func (h *heatmap) fixScale(fitted engine.Plan, c capacity) { h.live = newLiveScale(fitted, c) }
-
 // object is the heatmap's canvas object.
 func (h *heatmap) object() fyne.CanvasObject { return h.box }
 
 // setAxes lays the grid out again for these contexts and concurrency
-// levels, keeping the state of the cells that remain (and the run's colour
-// range, unless the grid is emptied).
+// levels, keeping the state of the cells that remain.
 func (h *heatmap) setAxes(contexts, concurrency []int) {
 	h.contexts, h.concurrency = slices.Clone(contexts), slices.Clone(concurrency)
 	old := h.cells
 	h.cells = map[[2]int]*heatCell{}
 	if len(contexts) == 0 || len(concurrency) == 0 {
-		h.live = nil // an empty grid starts afresh: the next run fixes its own range
 		h.box.Objects = nil
 		h.box.Refresh()
 		return
@@ -150,9 +141,6 @@ func (h *heatmap) setResult(r engine.Result) {
 	}
 	hc := h.cell(r.ContextTokens, r.Concurrency)
 	hc.status, hc.value, hc.ttftMs, hc.running, hc.result = r.Status, r.TotalTokPerSec, r.TTFTMs, false, r
-	if h.live != nil && r.Status == engine.StatusValid {
-		h.live.add(r.TotalTokPerSec, r.Concurrency)
-	}
 }
 
 // dropEmptyRows removes the rows without any finished cell (contexts the
@@ -178,9 +166,9 @@ func sortedUnion(v []int, n int) []int {
 	return slices.Compact(out)
 }
 
-// redraw recolours every cell on the exported heatmap's colour scale (the
-// run's fixed range, else from the slowest to the fastest valid cell), and
-// refreshes the texts, the colour key and the list of flags.
+// redraw recolours every cell on the colour scale of every decode heatmap
+// (charts.DecodeScale of the cells shown), and refreshes the texts, the
+// colour key and the list of flags.
 func (h *heatmap) redraw() {
 	roof := h.byRoofline()
 	scale := h.colorScale()
@@ -211,18 +199,16 @@ func (h *heatmap) redraw() {
 	h.showFlags()
 }
 
-// colorScale is the scale the cells are coloured by.
+// colorScale is the scale the cells are coloured by: the export's for the
+// same cells, live or not.
 func (h *heatmap) colorScale() charts.ColorScale {
-	if h.live != nil {
-		return h.live.colorScale()
-	}
 	var values []float64
 	for _, hc := range h.cells {
 		if hc.status == engine.StatusValid && hc.value > 0 {
 			values = append(values, hc.value)
 		}
 	}
-	return charts.SequentialScale(scaleLabel, values)
+	return charts.DecodeScale(values)
 }
 
 // flagLines lists the flagged cells, row by row, as report.md does.

@@ -29,10 +29,11 @@ type historyTab struct {
 	resumeBtn                                *widget.Button // for a partial run of ours
 	where                                    *widget.Label  // the runs folder
 	listed                                   string         // the runs folder entries come from
-	a, b                                     *widget.Select
+	a, b                                     *dropDown
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
-	status                                   *widget.Label
+	status                                   *widget.Label // what the comparison compares
+	note                                     *widget.Label // the list's: what was imported, or that none is saved
 	banner                                   *banner
 
 	// The dialogs of the screen; tests replace them.
@@ -55,12 +56,12 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.importBtn = widget.NewButtonWithIcon("Import…", theme.UploadIcon(), h.onImport)
 	h.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), h.onResume)
 	h.resumeBtn.Disable()
-	h.a, h.b = widget.NewSelect(nil, nil), widget.NewSelect(nil, nil)
+	h.a, h.b = newDropDown(nil, nil), newDropDown(nil, nil)
 	h.a.PlaceHolder, h.b.PlaceHolder = "Run A (the base)", "Run B (compared with A)"
 	h.compareBtn = widget.NewButtonWithIcon("Compare", theme.ViewRefreshIcon(), h.onCompare)
 	h.compareResult = container.NewStack()
-	h.status = widget.NewLabel("")
-	h.status.Wrapping = fyne.TextWrapWord
+	h.status, h.note = widget.NewLabel(""), widget.NewLabel("")
+	h.status.Wrapping, h.note.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	h.banner = newBanner()
 	h.where = widget.NewLabel("")
 	h.where.Truncation = fyne.TextTruncateEllipsis
@@ -72,7 +73,7 @@ func newHistoryTab(u *ui) *container.TabItem {
 
 	actions := container.NewHBox(h.openBtn, h.resumeBtn, h.renameBtn, h.deleteBtn)
 	left := widget.NewCard("Saved runs", "newest first",
-		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), h.where), actions, nil, nil, h.list))
+		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), h.where, h.note), actions, nil, nil, h.list))
 	pick := widget.NewForm(widget.NewFormItem("A", h.a), widget.NewFormItem("B", h.b))
 	h.compareBox = container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult)
 	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from A to B", h.compareBox)
@@ -126,9 +127,9 @@ func (h *historyTab) reload() {
 	h.list.Refresh()
 	h.selectFolder(selected)
 	if len(h.entries) == 0 {
-		h.status.SetText("No saved runs yet: every finished run is saved here automatically, and Import… adds one made elsewhere.")
-	} else if strings.HasPrefix(h.status.Text, "No saved runs") {
-		h.status.SetText("")
+		setOptional(h.note, "No saved runs yet: every finished run is saved here automatically, and Import… adds one made elsewhere.")
+	} else if strings.HasPrefix(h.note.Text, "No saved runs") {
+		setOptional(h.note, "")
 	}
 }
 
@@ -174,6 +175,20 @@ func (h *historyTab) onSelect(i widget.ListItemID) {
 // one of ours, while no other run goes on.
 func (h *historyTab) resumable(e historyEntry) bool {
 	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && !h.u.state.run.Running
+}
+
+// offerLatest offers the Results screen the newest saved run that can be
+// read, so that a restarted app shows the last run rather than nothing.
+func (h *historyTab) offerLatest() {
+	for _, e := range h.entries {
+		if e.err != nil {
+			continue
+		}
+		if rep, err := h.load(e.folder); err == nil {
+			h.u.state.offerReport(rep, filepath.Join(h.dir(), e.folder))
+			return
+		}
+	}
 }
 
 // onResume finishes the selected partial run in its own folder.

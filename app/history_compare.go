@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -24,7 +23,7 @@ func (h *historyTab) setPickerOptions(a, b string) {
 		}
 		labels[i] = l
 	}
-	for _, s := range []*widget.Select{h.a, h.b} {
+	for _, s := range []*dropDown{h.a, h.b} {
 		s.SetOptions(labels)
 		s.ClearSelected()
 	}
@@ -41,7 +40,7 @@ func (h *historyTab) setPickerOptions(a, b string) {
 }
 
 // pickedFolder is the folder of the run picked in s, "" for none.
-func (h *historyTab) pickedFolder(s *widget.Select) string {
+func (h *historyTab) pickedFolder(s *dropDown) string {
 	if i := s.SelectedIndex(); i >= 0 && i < len(h.entries) {
 		return h.entries[i].folder
 	}

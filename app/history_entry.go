@@ -25,7 +25,7 @@ const (
 	// hundreds of KB each; see BENCHMARKS.md). It is valid while newer than
 	// report.json and of summaryVersion.
 	summaryFile    = "history-summary.json"
-	summaryVersion = 1
+	summaryVersion = 2 // 2: GPU is report.ServedOn
 )
 
 // summaryCache is summaryFile's content.

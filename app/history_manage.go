@@ -108,7 +108,7 @@ func (h *historyTab) importData(data []byte, name string) {
 	if imp := rep.Run.Imported; imp != nil {
 		msg = fmt.Sprintf("Imported %s: %s measured these figures, not Speed Matrix, and the run says so wherever it is shown.", filepath.Base(name), imp.Label())
 	}
-	h.status.SetText(msg)
+	setOptional(h.note, msg) // by the list it was added to, not above a comparison
 }
 
 // importFolder is a new folder name for an imported run: <timestamp>-<model>,

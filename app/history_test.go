@@ -182,8 +182,11 @@ func TestHistoryImport(t *testing.T) {
 	if !strings.HasSuffix(folder, "-tiny-llm-inference-bench") {
 		t.Errorf("imported into %s", folder)
 	}
-	if !strings.Contains(h.status.Text, "llm-inference-bench 0.4.18 measured these figures, not Speed Matrix") {
-		t.Errorf("status %q", h.status.Text)
+	if !strings.Contains(h.note.Text, "llm-inference-bench 0.4.18 measured these figures, not Speed Matrix") || !h.note.Visible() {
+		t.Errorf("the list's note %q (visible %v)", h.note.Text, h.note.Visible())
+	}
+	if h.status.Text != "" {
+		t.Errorf("the import speaks in the comparison's status: %q", h.status.Text)
 	}
 	h.onImport() // the same file again gets a folder of its own
 	if len(h.entries) != 2 || h.entries[0].folder == h.entries[1].folder {
@@ -210,6 +213,9 @@ func TestHistoryImport(t *testing.T) {
 		if !strings.Contains(h.status.Text, want) {
 			t.Errorf("compare status lacks %q:\n%s", want, h.status.Text)
 		}
+	}
+	if strings.Contains(h.status.Text, "Imported ") {
+		t.Errorf("the import message sits above the comparison:\n%s", h.status.Text)
 	}
 	// 1K × 1: 194.0 tok/s imported, 195.7 ours; the grid replaces the
 	// chart once drawing it failed, in the background.

@@ -32,7 +32,7 @@ type matrixTab struct {
 	prefill, decode     *widget.Entry
 	concurrency         *widget.Entry
 	durationS, maxOut   *widget.Entry
-	api                 *widget.Select
+	api                 *dropDown
 	estimate            *widget.Label
 	banner              *banner       // why the form is not a plan
 	warnings            *widget.Label // what will run but mislead
@@ -49,7 +49,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	u.matrix = m
 	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	m.durationS, m.maxOut = widget.NewEntry(), widget.NewEntry()
-	m.api = widget.NewSelect([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
+	m.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
 	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.maxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
 	}
@@ -219,7 +219,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
 	m.estimate.SetText(text)
-	m.capacityLine.SetText(capacityText(c))
+	m.capacityLine.SetText(capacityText(c, m.u.state.target.Kind))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))
 	setOptional(m.warnings, warningText(engine.PlanWarnings(p, c)))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
@@ -234,9 +234,14 @@ func (m *matrixTab) refreshCapacityLocked() {
 	m.preview.redraw()
 }
 
-// capacityText explains the limits the preview applies.
-func capacityText(c capacity) string {
+// capacityText explains the limits the preview applies on a target of
+// this kind: a launched server's KV cache is known once it is up, an
+// endpoint's once a run has asked it (Detect lists only its models).
+func capacityText(c capacity, kind string) string {
 	text := "KV capacity unknown until the server is up: the run checks it before each cell."
+	if kind == targetEndpoint {
+		text = "KV capacity unknown until a run asks the server for it: the run checks it before each cell."
+	}
 	if c.KVCacheTokens > 0 {
 		text = fmt.Sprintf("KV cache: %s tokens", formatThousands(c.KVCacheTokens))
 		if c.MaxNumSeqs > 0 {

@@ -170,3 +170,29 @@ func TestMatrixWarns(t *testing.T) {
 		t.Errorf("a warned plan does not run: %v", err)
 	}
 }
+
+// TestMatrixLearnsTheEndpointsCapacity: Detect lists an endpoint's model
+// and length, not its KV cache; the Matrix screen says a run asks for it,
+// and once a run has, it shows the KV cache and greys the cells over it.
+func TestMatrixLearnsTheEndpointsCapacity(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents(), server: engine.Limits{KVCacheTokens: 98304, MaxNumSeqs: 64, MaxModelLen: 32768}}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "http://127.0.0.1:8000"})
+	u.server.onDetect()
+	waitFor(t, u.server.detected, "model detection")
+	m := u.matrix
+	if want := "KV capacity unknown until a run asks the server for it: the run checks it before each cell."; m.capacityLine.Text != want {
+		t.Errorf("after Detect: %q, want %q", m.capacityLine.Text, want)
+	}
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run")
+	if want := "KV cache: 98,304 tokens · at most 64 sequences at once."; m.capacityLine.Text != want {
+		t.Errorf("after a run: %q, want %q", m.capacityLine.Text, want)
+	}
+	if c := u.state.target.Capacity; c.KVCacheTokens != 98304 || c.MaxNumSeqs != 64 || c.MaxModelLen != 32768 {
+		t.Errorf("endpoint capacity %+v", c)
+	}
+	u.server.url.SetText("http://127.0.0.1:8001") // another server
+	if c := u.state.target.Capacity; c != (capacity{}) || !strings.HasPrefix(m.capacityLine.Text, "KV capacity unknown") {
+		t.Errorf("another address keeps capacity %+v (%q)", c, m.capacityLine.Text)
+	}
+}

@@ -25,7 +25,7 @@ const outputMaxBytes = 16 << 10
 // UI goroutine only, except the tap's function.
 type outputPanel struct {
 	status *widget.Label
-	picker *widget.Select
+	picker *dropDown
 	pane   *textPane
 	box    fyne.CanvasObject
 
@@ -44,7 +44,7 @@ const outputIdle = "Shows the text one stream generates during the decode cells,
 func newOutputPanel() *outputPanel {
 	p := &outputPanel{status: widget.NewLabel(outputIdle), pane: newTextPane()}
 	p.status.Wrapping = fyne.TextWrapWord
-	p.picker = widget.NewSelect(nil, p.onPick)
+	p.picker = newDropDown(nil, p.onPick)
 	p.picker.PlaceHolder = "Stream"
 	p.picker.Disable()
 	title := widget.NewLabelWithStyle("Output", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})

@@ -13,7 +13,10 @@ type request struct {
 	report engine.Report // askReport, askResume: the run
 	dir    string        // its History folder; "" for a run just finished
 
-	drawn   <-chan struct{} // askReport: closed once its charts are drawn
+	drawn <-chan struct{} // askReport: closed once its charts are drawn
+	// offered (askReport): show the report only where none is shown yet,
+	// without coming to the front: the latest saved run at start.
+	offered bool
 	subject measure.Subject // askTarget: the target, ready to be measured
 	err     error           // askTarget: why it is not
 }
@@ -45,6 +48,12 @@ func (s *appState) chooseKind(kind string) { s.ask(askKind, request{kind: kind})
 // a channel closed once the charts are drawn (nil when none is shown).
 func (s *appState) openReport(rep engine.Report, dir string) <-chan struct{} {
 	return s.ask(askReport, request{report: rep, dir: dir}).drawn
+}
+
+// offerReport asks the Results screen to show rep, kept in the History
+// folder dir, if it shows nothing yet, staying where it is.
+func (s *appState) offerReport(rep engine.Report, dir string) {
+	s.ask(askReport, request{report: rep, dir: dir, offered: true})
 }
 
 // resumeRun asks the Run screen to come to the front and finish rep, the

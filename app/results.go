@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image"
+	"io"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -34,7 +35,7 @@ type resultsTab struct {
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
-	saveOne         *widget.Select
+	saveOne         *dropDown
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
@@ -42,12 +43,15 @@ type resultsTab struct {
 	resumeBtn       *widget.Button // shown for a partial run saved in History
 	rendered        chan struct{}  // closed when the charts of the shown report are drawn
 	exported        chan struct{}  // closed when the last export finished (tests wait on it)
+	// saveAs asks where to save one file (saveDialog); tests replace it.
+	saveAs func(name string, ok func(w io.WriteCloser, path string))
 }
 
 // newResultsTab builds the Results screen (empty until a run finishes).
 func newResultsTab(u *ui) *container.TabItem {
 	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
 	u.results = r
+	r.saveAs = r.saveDialog
 	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
 	r.subtitle.Wrapping = fyne.TextWrapWord
@@ -70,7 +74,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
-	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
+	r.saveOne = newDropDown(exportFileNames(), r.onSaveOne)
 	r.saveOne.PlaceHolder = "Save one file…"
 	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
 	r.darkExport = widget.NewCheck("Export with dark background", nil)
@@ -131,12 +135,18 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.drawCharts(rep)
 }
 
-// openAsked shows the report of an askReport and comes to the front.
+// openAsked shows the report of an askReport and comes to the front; an
+// offered one it shows only when it shows nothing yet, where it is.
 func (r *resultsTab) openAsked() {
 	a := r.u.state.asked
+	if a.offered && r.has {
+		return
+	}
 	r.show(a.report, a.dir)
 	a.drawn = r.rendered
-	r.u.show(tabResults)
+	if !a.offered {
+		r.u.show(tabResults)
+	}
 }
 
 // followTheme draws the fallback heatmap and the charts again in the

@@ -121,3 +121,61 @@ func TestScreenshotOfResults(t *testing.T) {
 		t.Errorf("screenshot: %v, PNG %v", err, bytes.HasPrefix(b, []byte("\x89PNG")))
 	}
 }
+
+// TestResultsShowsTheLatestSavedRunAtStart: an app started again shows the
+// newest saved run in Results, saying where it is kept, without leaving the
+// screen it opens on; a scripted run (--autorun) shows only its own.
+func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	u := newTestUI(t, d, Options{})
+	older, newer := cannedReport("older", 120), cannedReport("newer", 195.7)
+	newer.Run.StartedAt = older.Run.StartedAt.Add(time.Hour)
+	for _, rep := range []engine.Report{newer, older} {
+		if _, err := u.saveRun(rep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.results.has {
+		t.Fatal("saving runs filled Results")
+	}
+
+	again := newTestUI(t, d, Options{})
+	r := again.results
+	if !r.has || r.report.Run.ServedModel != "newer" || !strings.Contains(r.subtitle.Text, "Saved in "+d.runsDir) {
+		t.Fatalf("after a restart Results shows %v %q, subtitle %q; want the newest saved run", r.has, r.report.Run.ServedModel, r.subtitle.Text)
+	}
+	if got := again.tabs.Selected().Text; got != tabHardware {
+		t.Errorf("the app opened on %s, want the Hardware screen as ever", got)
+	}
+	waitFor(t, r.rendered, "the charts of the saved run")
+
+	if scripted := newTestUI(t, d, Options{Autorun: true}); scripted.results.has {
+		t.Error("--autorun shows a saved run before its own")
+	}
+}
+
+// TestRemoteEndpointIsNotThisMachine: a run against a remote endpoint
+// does not name this machine's CPU as the server's hardware, in Results'
+// title, the report's Hardware section or History; it says the server's
+// hardware is unknown.
+func TestRemoteEndpointIsNotThisMachine(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "http://192.0.2.10:8000"})
+	u.server.model.SetText("tiny")
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run")
+	h := eng.lastTarget().Header.Hardware
+	if h.Whose != engine.HardwareOfRemote || h.CPU != "" || eng.lastTarget().SimulatorFor == nil {
+		t.Errorf("run header Hardware %+v (simulator recognised %v): want a remote server's, without this machine's CPU", h, eng.lastTarget().SimulatorFor != nil)
+	}
+	if got, want := u.results.title.Text, "tiny · remote server, hardware unknown"; got != want {
+		t.Errorf("Results title %q, want %q", got, want)
+	}
+	if strings.Contains(u.results.title.Text, "Test CPU") {
+		t.Error("the title names the client's CPU")
+	}
+	u.history.reload()
+	if e := u.history.entries; len(e) != 1 || e[0].sum.GPU != "remote server, hardware unknown" {
+		t.Errorf("History lists %+v", e)
+	}
+}

@@ -50,6 +50,7 @@ type runTab struct {
 	started    time.Time
 	estimate   time.Duration // what the estimator said at the start
 	saver      runs.Saver    // the run's History folder (the resumed one, else made by the first save) and its last save's failure
+	found      serverFound   // what the run found of its server so far
 	confirming bool          // the cancel confirmation is open
 	lastRun    bool          // the grid shows the last run, not the plan
 	// liftMemoryLimit ends the soft memory limit of the run in progress.
@@ -89,7 +90,7 @@ func newRunTab(u *ui) *container.TabItem {
 	content := screen(container.NewVBox(header, status), split, nil)
 	u.state.watch(changeTarget|changePlan, r.showPlan)
 	r.showPlan()
-	show := func() { r.gauges.show(u.state.sample, u.state.sampled, u.state.target.Simulated, u.state.target.OnCPU) }
+	show := func() { r.gauges.show(u.state) }
 	show()
 	u.state.watch(changeTelemetry|changeTarget, show)
 	u.state.watch(changeTheme, r.heat.redraw)
@@ -106,6 +107,7 @@ func (r *runTab) showPlan() {
 	}
 	s := r.u.state
 	r.lastRun = false
+	r.refreshStart()
 	r.banner.hide()
 	r.targetLine.SetText("Target: " + s.target.Description)
 	label := s.target.Description
@@ -129,7 +131,11 @@ func (r *runTab) showPlan() {
 	case over > 1:
 		text += fmt.Sprintf(" %d cells are over the server's capacity and will not run.", over)
 	}
-	r.progressLine.SetText(text + " Ctrl+R starts the run, Esc cancels it.")
+	text += " Ctrl+R starts the run, Esc cancels it."
+	if why := s.target.NotReady; why != "" {
+		text = notReadyLine(why)
+	}
+	r.progressLine.SetText(text)
 	r.heatCard.SetTitle("Plan")
 	r.heatCard.SetSubTitle("sustained decode cells · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "will run"
@@ -156,6 +162,20 @@ func (r *runTab) setSimulated(on bool, label string) {
 	}
 	r.simBadge.Refresh()
 }
+
+// refreshStart enables Start run unless a run goes on or the target
+// cannot start one (targetInfo.NotReady, which the plan line then says).
+func (r *runTab) refreshStart() {
+	if r.running() || r.u.state.target.NotReady != "" {
+		r.startBtn.Disable()
+	} else {
+		r.startBtn.Enable()
+	}
+}
+
+// notReadyLine is the Run screen's line for a target that cannot start a
+// run, why being targetInfo.NotReady.
+func notReadyLine(why string) string { return "Start run is off: " + why }
 
 // running reports whether a run is in progress.
 func (r *runTab) running() bool { return r.cancel != nil }
@@ -187,6 +207,10 @@ func (r *runTab) resume(prev engine.Report, dir string) {
 // startWith starts plan against the Server screen's target; with prev it
 // resumes that run.
 func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
+	if why := r.u.state.target.NotReady; why != "" {
+		r.refuse(notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.show(tabServer) }}, errors.New(why))
+		return
+	}
 	target, err := r.u.state.readyTarget()
 	if err != nil {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
@@ -238,7 +262,7 @@ func (r *runTab) refuse(n notice, err error) {
 // begin resets the screen for a new run.
 func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report) {
 	c := r.u.state.target.Capacity
-	r.plan, r.started, r.estimate = plan, r.u.deps.now(), measure.Estimate(plan, c)
+	r.plan, r.started, r.estimate, r.found = plan, r.u.deps.now(), measure.Estimate(plan, c), serverFound{}
 	r.banner.hide()
 	r.startBtn.Disable()
 	r.cancelBtn.Enable()
@@ -260,7 +284,6 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "waiting"
 	previewPlan(r.heat, fitted, c)
-	r.heat.fixScale(fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {
 			if res.Phase == engine.PhaseDecode && res.Status.Final() {
@@ -274,7 +297,7 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 
 // publish tells the other screens (the sidebar) how the run is going.
 func (r *runTab) publish() {
-	info := runInfo{Running: r.running(), Started: r.started}
+	info := runInfo{Running: r.running(), Started: r.started, Found: r.found}
 	if r.running() {
 		info.Progress, info.Server = r.u.state.run.Progress, r.u.state.run.Server
 	}
@@ -287,7 +310,7 @@ func (r *runTab) apply(u runUpdate) {
 		r.showProgress(*p)
 	}
 	if s := u.server; s != nil && !u.done {
-		r.serverLine.SetText(fmt.Sprintf("Server: %d running · %d waiting · KV cache %.0f %% used", s.Running, s.Waiting, s.KVUsagePct))
+		r.serverLine.SetText(serverLine(*s, u.serverAt, u.cellFrom))
 	}
 	for _, res := range u.results {
 		r.heat.setResult(res)
@@ -298,15 +321,18 @@ func (r *runTab) apply(u runUpdate) {
 	for _, line := range u.logs {
 		r.log.add(line)
 	}
-	if u.report != nil && !u.done {
-		r.save(*u.report)
+	if u.report != nil {
+		r.found = foundIn(*u.report)
+		if !u.done {
+			r.save(*u.report)
+		}
 	}
 	if len(u.output) > 0 {
 		r.output.show(u.output)
 	}
-	if u.progress != nil || u.server != nil {
+	if u.progress != nil || u.server != nil || u.report != nil {
 		st := r.u.state.run
-		st.Progress, st.Server = cmp.Or(u.progress, st.Progress), cmp.Or(u.server, st.Server)
+		st.Progress, st.Server, st.Found = cmp.Or(u.progress, st.Progress), cmp.Or(u.server, st.Server), r.found
 		r.u.state.setRun(st)
 	}
 	if u.done {
@@ -331,147 +357,4 @@ func (r *runTab) showProgress(p engine.Progress) {
 		what += " · " + report.TokPerSec(p.LiveTokPerSec) + " tok/s now"
 	}
 	r.current.SetText(what)
-}
-
-// finish ends the run on screen and hands the report on.
-func (r *runTab) finish(rep *engine.Report, err error) {
-	r.cancel = nil
-	r.confirming = false
-	r.startBtn.Enable()
-	r.cancelBtn.Disable()
-	r.heat.setRunning(0, 0)
-	took := r.u.deps.now().Sub(r.started)
-	r.progressLine.SetText(endLine(rep, err, formatDuration(took)))
-	if rep != nil {
-		// The final report lists the cell cut short as Cancelled and the
-		// cells never reached as Not run.
-		for _, res := range rep.Results {
-			if res.Phase == engine.PhaseDecode {
-				r.heat.setResult(res)
-			}
-		}
-	}
-	if err == nil && rep != nil && rep.Run.Complete {
-		r.progress.SetValue(1)
-		r.heat.dropEmptyRows()
-	}
-	r.heat.idleText = "not run"
-	r.heat.redraw()
-	r.lastRun = true
-	r.heatCard.SetTitle("Last run")
-	r.output.runEnded()
-	r.current.SetText("")
-	r.serverLine.SetText("")
-	r.log.add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.deps.now().Format("15:04:05"), formatDuration(took), formatAbout(r.estimate)))
-	switch {
-	case errors.Is(err, context.Canceled):
-		r.log.add("run cancelled by you: the finished cells are kept")
-	case err != nil:
-		r.log.add("run ended: " + err.Error())
-		r.banner.show(noticeOf(err, "The run stopped early.", r.u.show))
-	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
-		r.banner.show(notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
-			Button: "Open Results screen", OnPress: func() { r.u.show(tabResults) }, Detail: rep.Run.Incomplete})
-	}
-	if rep != nil && len(rep.Results) > 0 {
-		r.save(*rep)
-	}
-	r.saver.Release()
-	r.publish()
-	var drawn <-chan struct{}
-	if rep != nil && len(rep.Results) > 0 {
-		drawn = r.u.state.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
-	}
-	r.u.onRunDone(rep, err)
-	r.liftLimit(drawn)
-	close(r.uiDone)
-}
-
-// liftLimit ends the run's memory limit once Results has drawn the run
-// (drawn is closed, nil when Results shows nothing): that too is within the
-// limit. Pictures that are never drawn (a Results screen that is not shown)
-// do not keep it.
-func (r *runTab) liftLimit(drawn <-chan struct{}) {
-	lift := r.liftMemoryLimit
-	if lift == nil {
-		return
-	}
-	r.liftMemoryLimit = nil
-	if drawn == nil {
-		lift()
-		return
-	}
-	go func() {
-		select {
-		case <-drawn:
-		case <-time.After(liftMemoryLimitAfter):
-		}
-		lift()
-	}()
-}
-
-// endLine is the progress line once a run has ended: finished, stopped
-// early by the engine (with its reason), cancelled, or failed.
-func endLine(rep *engine.Report, err error, elapsed string) string {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return fmt.Sprintf("Cancelled after %s: the finished cells are kept; Resume in Results measures the rest.", elapsed)
-	case err != nil:
-		return fmt.Sprintf("Stopped after %s.", elapsed)
-	case rep != nil && !rep.Run.Complete:
-		return fmt.Sprintf("Stopped after %s: the finished cells are kept.", elapsed)
-	}
-	return fmt.Sprintf("Finished in %s: %d cells.", elapsed, resultCount(rep))
-}
-
-func resultCount(rep *engine.Report) int {
-	if rep == nil {
-		return 0
-	}
-	return len(rep.Results)
-}
-
-// onCancel stops the run; finished cells are kept. A run that has gone on
-// for longer than confirmCancelAfter asks first.
-func (r *runTab) onCancel() {
-	if r.cancel == nil || r.confirming {
-		return
-	}
-	took := r.u.deps.now().Sub(r.started)
-	if took <= confirmCancelAfter {
-		r.cancelNow()
-		return
-	}
-	r.confirming = true
-	r.u.confirm("Cancel the run?",
-		fmt.Sprintf("It has run for %s. The finished cells are kept (Resume in Results measures the rest); the cell being measured now is lost.", formatDuration(took)),
-		"Cancel the run", "Keep running",
-		func(ok bool) {
-			r.confirming = false
-			if ok {
-				r.cancelNow()
-			}
-		})
-}
-
-// cancelNow cancels the run without asking.
-func (r *runTab) cancelNow() {
-	if r.cancel == nil {
-		return
-	}
-	r.progressLine.SetText("Cancelling …")
-	r.cancelBtn.Disable()
-	r.cancel()
-}
-
-// stop cancels a run and waits up to timeout for the engine to stop.
-func (r *runTab) stop(timeout time.Duration) {
-	if r.cancel == nil {
-		return
-	}
-	r.cancel()
-	select {
-	case <-r.finished:
-	case <-time.After(timeout):
-	}
 }

@@ -1,12 +1,15 @@
 package app
 
 import (
+	"fmt"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
 
@@ -122,5 +125,107 @@ func TestConsumeThrottles(t *testing.T) {
 	}
 	if results != 20 {
 		t.Errorf("%d results reached the UI, want all 20", results)
+	}
+}
+
+// TestStartRunOffWhileTheTargetCannotStart: with "Launch a server" on a
+// machine without a GPU, Start run is disabled and the Run screen says why
+// in one line, the Server screen's own reason; Ctrl+R says the same and
+// runs nothing. Once a server can start and is up, Start run is on.
+func TestStartRunOffWhileTheTargetCannotStart(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{})
+	u.server.selectKind(targetVLLM)
+	why := u.server.launch.blocker().problem
+	if why == "" || !u.server.launch.start.Disabled() {
+		t.Fatalf("Start server is not disabled without a GPU (reason %q)", why)
+	}
+	want := "Start run is off: " + why + "; see the Server screen."
+	if !u.run.startBtn.Disabled() || u.run.progressLine.Text != want {
+		t.Errorf("Start run disabled %v, line %q; want disabled with %q", u.run.startBtn.Disabled(), u.run.progressLine.Text, want)
+	}
+	u.run.onStart() // Ctrl+R
+	if b := u.run.banner; u.run.running() || len(eng.plans) != 0 || !b.box.Visible() || b.current.Message != want {
+		t.Errorf("Ctrl+R: running %v, %d runs, banner %q; want no run and the same line", u.run.running(), len(eng.plans), b.current.Message)
+	}
+
+	u, srv, _ := launchUI(t)
+	u.server.selectKind(targetVLLM)
+	u.server.form.model.SetText("Qwen/Qwen3-0.6B")
+	if !u.run.startBtn.Disabled() || !strings.Contains(u.run.progressLine.Text, "the server is not running: press Start server") {
+		t.Errorf("before Start server: Start run disabled %v, line %q", u.run.startBtn.Disabled(), u.run.progressLine.Text)
+	}
+	u.server.launch.onStart()
+	close(srv.ready)
+	waitFor(t, u.server.launch.settled, "the server to be ready")
+	if u.run.startBtn.Disabled() || !strings.HasPrefix(u.run.progressLine.Text, "Ready:") {
+		t.Errorf("with the server up: Start run disabled %v, line %q", u.run.startBtn.Disabled(), u.run.progressLine.Text)
+	}
+}
+
+// TestRunColoursAsResults: when a run ends, each cell of the Run screen's
+// heatmap has the colour Results and the export give it (one scale rule,
+// charts.DecodeScale): 195.7 tok/s is not teal live and purple in Results.
+func TestRunColoursAsResults(t *testing.T) {
+	eng := &fakeEngine{events: cannedEvents()}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run to finish")
+	exported := charts.BuildModel(u.results.report).Decode
+	checked := 0
+	for i, row := range exported.Cells {
+		for j, c := range row {
+			if c.Status != engine.StatusValid {
+				continue
+			}
+			ctx, n := u.results.report.Results[0].ContextTokens, 0
+			fmt.Sscan(exported.Cols[j], &n)
+			if exported.Rows[i] != engine.ContextLabel(ctx) {
+				t.Fatalf("row %q, want the canned 1K", exported.Rows[i])
+			}
+			if got, want := u.run.heat.cell(ctx, n).bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
+				t.Errorf("%s × %d (%s tok/s): Run %v, Results and export %v", exported.Rows[i], n, c.Text, got, want)
+			}
+			checked++
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d Valid cells compared, want the 2 canned ones", checked)
+	}
+}
+
+// TestServerLineSaysWhenItWasScraped: the engine scrapes /metrics between
+// cells too and sends at most a sample a second, so the server line says
+// when its sample was taken from the start of the cell being measured: a
+// drain barrier's "0 running" shown during a 1-request cell says it is
+// from before the cell, a 16-request cell's ramp says how far in it was.
+func TestServerLineSaysWhenItWasScraped(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	cell := func(i, n int, at time.Time) engine.Event {
+		return engine.Event{Kind: engine.EventProgress, Time: at, Progress: &engine.Progress{CellIndex: i, CellCount: 3,
+			Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: n}}}
+	}
+	server := func(running int, at time.Time) engine.Event {
+		return engine.Event{Kind: engine.EventServer, Time: at, Server: &engine.ServerSample{Running: running, KVUsagePct: 3}}
+	}
+	var a accumulator
+	a.add(cell(1, 16, t0))
+	a.add(server(8, t0.Add(400*time.Millisecond)))
+	a.add(cell(1, 16, t0.Add(time.Second))) // the monitor's progress of the same cell
+	u, _ := a.take()
+	if got, want := serverLine(*u.server, u.serverAt, u.cellFrom), "Server (/metrics, 0.4 s into this cell): 8 running · 0 waiting · KV cache 3 % used"; got != want {
+		t.Errorf("ramp: %q, want %q", got, want)
+	}
+	a.add(server(0, t0.Add(2500*time.Millisecond))) // the drain barrier
+	a.add(cell(2, 1, t0.Add(2600*time.Millisecond)))
+	u, _ = a.take()
+	if got, want := serverLine(*u.server, u.serverAt, u.cellFrom), "Server (/metrics, 0.1 s before this cell began): 0 running · 0 waiting · KV cache 3 % used"; got != want {
+		t.Errorf("drain: %q, want %q", got, want)
+	}
+
+	ui := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	ui.run.apply(u)
+	if !strings.HasPrefix(ui.run.serverLine.Text, "Server (/metrics, 0.1 s before this cell began): 0 running") {
+		t.Errorf("Run screen's server line %q", ui.run.serverLine.Text)
 	}
 }

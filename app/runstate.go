@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -13,12 +14,15 @@ import (
 type runUpdate struct {
 	progress *engine.Progress
 	server   *engine.ServerSample
-	results  []engine.Result
-	logs     []string
-	output   []measure.OutputChunk // the followed stream's, coalesced (addOutput)
-	done     bool
-	report   *engine.Report
-	err      error
+	// serverAt is when the server sample was scraped; cellFrom when the
+	// cell being measured began (both by the engine's clock).
+	serverAt, cellFrom time.Time
+	results            []engine.Result
+	logs               []string
+	output             []measure.OutputChunk // the followed stream's, coalesced (addOutput)
+	done               bool
+	report             *engine.Report
+	err                error
 }
 
 // accumulator gathers a run's events between UI updates, so that a run
@@ -27,6 +31,9 @@ type accumulator struct {
 	mu  sync.Mutex
 	cur runUpdate
 	any bool
+	// cell is the index of the cell being measured, which began at cellFrom.
+	cell     int
+	cellFrom time.Time
 }
 
 // add records one event.
@@ -37,8 +44,12 @@ func (a *accumulator) add(ev engine.Event) {
 	switch ev.Kind {
 	case engine.EventProgress:
 		a.cur.progress = ev.Progress
+		if ev.Progress != nil && ev.Progress.CellIndex != a.cell {
+			a.cell, a.cellFrom = ev.Progress.CellIndex, ev.Time
+		}
+		a.cur.cellFrom = a.cellFrom
 	case engine.EventServer:
-		a.cur.server = ev.Server
+		a.cur.server, a.cur.serverAt, a.cur.cellFrom = ev.Server, ev.Time, a.cellFrom
 	case engine.EventLog:
 		a.cur.logs = append(a.cur.logs, ev.Log)
 	case engine.EventResult:
@@ -120,4 +131,21 @@ func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), appl
 			flush()
 		}
 	}
+}
+
+// serverLine is the server's state from a /metrics sample scraped at, and
+// when that was from the start of the cell being measured (cellFrom): the
+// engine scrapes between cells too (the drain barrier) and sends at most a
+// sample a second, so the latest may predate the cell, or catch its
+// requests still starting.
+func serverLine(s engine.ServerSample, at, cellFrom time.Time) string {
+	when := ""
+	switch {
+	case at.IsZero() || cellFrom.IsZero():
+	case at.Before(cellFrom):
+		when = fmt.Sprintf(", %.1f s before this cell began", cellFrom.Sub(at).Seconds())
+	default:
+		when = fmt.Sprintf(", %.1f s into this cell", at.Sub(cellFrom).Seconds())
+	}
+	return fmt.Sprintf("Server (/metrics%s): %d running · %d waiting · KV cache %.0f %% used", when, s.Running, s.Waiting, s.KVUsagePct)
 }

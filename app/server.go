@@ -20,6 +20,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/simtarget"
 )
 
 // The three kinds of target, as the Server screen names them (and its
@@ -65,12 +66,14 @@ type serverTab struct {
 	model          *widget.SelectEntry
 	exporters      *exporters // GPU metrics: DCGM exporters
 	endpointStatus *widget.Label
-	endpointMaxLen int
-	started        *startedCard  // how the endpoint's server was started
-	detectAtStart  bool          // --target URL: ask for its models at start
-	detected       chan struct{} // closed when the last detection is shown
+	// endpointCap is what the endpoint's server holds, as far as known:
+	// its model length from Detect, its KV cache and sequences from a run.
+	endpointCap   capacity
+	started       *startedCard  // how the endpoint's server was started
+	detectAtStart bool          // --target URL: ask for its models at start
+	detected      chan struct{} // closed when the last detection is shown
 
-	profile      *widget.Select
+	profile      *dropDown
 	speaks       *widget.RadioGroup // the engine the simulator speaks as
 	profileInfo  *widget.Label
 	profileFacts *fyne.Container
@@ -118,6 +121,7 @@ func newServerTab(u *ui) *container.TabItem {
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
 	u.state.watch(askTarget, s.answerTarget)
 	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
+	u.state.watch(changeRun, s.learnFromRun)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
 		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
@@ -225,13 +229,29 @@ func (s *serverTab) publish() {
 	if s.kind == nil {
 		return // still being built
 	}
+	s.pollTelemetry() // the new target's telemetry, not the last one's
 	s.u.state.setTarget(targetInfo{
 		Kind:        s.kind.Selected,
 		Description: s.description(),
 		Simulated:   s.kind.Selected == targetSim,
 		OnCPU:       s.kind.Selected == targetVLLM && s.launch.onCPU(),
 		Capacity:    s.capacity(),
+		NotReady:    s.notReady(),
 	})
+}
+
+// notReady says in one line why a run cannot start on the chosen target
+// now; "" when it can.
+func (s *serverTab) notReady() string {
+	switch s.kind.Selected {
+	case targetVLLM:
+		return s.launch.notReady()
+	case targetEndpoint:
+		if err := checkURL(strings.TrimSpace(s.url.Text)); err != nil {
+			return "the endpoint " + err.Error() + " on the Server screen."
+		}
+	}
+	return ""
 }
 
 // capacity is what the chosen target can hold, when known.
@@ -241,7 +261,7 @@ func (s *serverTab) capacity() capacity {
 		p, _ := s.simProfile()
 		return capacity{KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen}
 	case targetEndpoint:
-		return capacity{MaxModelLen: s.endpointMaxLen}
+		return s.endpointCap
 	}
 	return s.launch.capacity()
 }
@@ -285,8 +305,16 @@ func (s *serverTab) target() (measure.Subject, error) {
 		// Read again at the start: the server may have been restarted since Detect.
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
 		defer cancel()
-		capture.Header(&t.Header, s.u.deps.capture.Capture(ctx, base))
-		return t, s.exporters.attach(&t, s.u.state.settings.interval())
+		proc := s.u.deps.capture.Capture(ctx, base)
+		capture.Header(&t.Header, proc)
+		s.started.show(proc, s.u.deps.now(), userHome()) // what the run records
+		err := s.exporters.attach(&t, s.u.state.settings.interval())
+		if t.Telemetry == nil {
+			// Without exporters naming its GPUs, a simulator at the
+			// endpoint (speedmatrix sim) is described by its profile's rig.
+			simtarget.Recognize(&t)
+		}
+		return t, err
 	case targetVLLM:
 		return s.launch.target()
 	}
@@ -294,13 +322,16 @@ func (s *serverTab) target() (measure.Subject, error) {
 }
 
 // endpointHardware is this machine's hardware for a local endpoint; a remote
-// one's hardware is unknown here.
+// one's hardware is unknown here (its DCGM exporters may add its GPUs):
+// this machine's is not the server's.
 func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
 	u, err := url.Parse(base)
 	if err == nil && capture.IsLocal(context.Background(), u.Hostname()) {
-		return s.u.hwInfo
+		h := s.u.hwInfo
+		h.Whose = engine.HardwareOfServer
+		return h
 	}
-	return engine.HardwareInfo{Note: "remote endpoint: its hardware is not detected from here"}
+	return engine.HardwareInfo{Whose: engine.HardwareOfRemote, Note: "remote endpoint: its hardware is not detected from here"}
 }
 
 // serverUp reports whether a vLLM server launched here is running.

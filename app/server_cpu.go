@@ -28,13 +28,13 @@ const gib = 1 << 30
 // server runs, and the build's KV cache space, thread binding and
 // reserved cores (server.toml's device and cpu_* keys).
 type cpuFields struct {
-	device                *widget.Select
+	device                *dropDown
 	kvSpace, bind, reserv *widget.Entry
 }
 
 func newCPUFields(entry func(string) *widget.Entry, changed func()) *cpuFields {
 	c := &cpuFields{}
-	c.device = widget.NewSelect([]string{deviceDetect, deviceGPU, deviceCPU}, nil)
+	c.device = newDropDown([]string{deviceDetect, deviceGPU, deviceCPU}, nil)
 	c.device.SetSelected(deviceDetect)
 	c.device.OnChanged = func(string) { changed() }
 	c.kvSpace = entry("vLLM's choice (e.g. 40)")

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -26,7 +27,7 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 	s.exporters = newExporters()
 	s.started = newStartedCard()
 	// Another address is another server: what was detected no longer holds.
-	s.url.OnChanged = func(string) { s.endpointMaxLen = 0; s.started.hide(); s.publish() }
+	s.url.OnChanged = func(string) { s.endpointCap = capacity{}; s.started.hide(); s.publish() }
 	s.model.SetPlaceHolder("the first model the server lists")
 	s.endpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
 	s.endpointStatus.Wrapping = fyne.TextWrapWord
@@ -64,7 +65,7 @@ func (s *serverTab) onDetect() {
 		proc := s.u.deps.capture.Capture(ctx, base)
 		s.u.do(func() {
 			s.showModels(models, err)
-			s.started.show(proc, userHome())
+			s.started.show(proc, s.u.deps.now(), userHome())
 			close(done)
 		})
 	}()
@@ -87,10 +88,10 @@ func (s *serverTab) showModels(models []openai.Model, err error) {
 	}
 	s.model.SetOptions(ids)
 	s.model.SetText(ids[0])
-	s.endpointMaxLen = models[0].MaxModelLen
+	s.endpointCap.MaxModelLen = models[0].MaxModelLen
 	msg := fmt.Sprintf("Found %d model(s): %s.", len(ids), strings.Join(ids, ", "))
-	if s.endpointMaxLen > 0 {
-		msg += fmt.Sprintf(" Max model length %s tokens.", formatThousands(s.endpointMaxLen))
+	if n := s.endpointCap.MaxModelLen; n > 0 {
+		msg += fmt.Sprintf(" Max model length %s tokens.", formatThousands(n))
 	}
 	s.endpointStatus.SetText(msg)
 	s.publish()
@@ -103,4 +104,21 @@ func checkURL(base string) error {
 		return fmt.Errorf("%q is not a server URL: write it like http://127.0.0.1:8000", secret.URL(base))
 	}
 	return nil
+}
+
+// learnFromRun keeps what a run of the chosen endpoint found of its
+// server's limits (its KV cache, sequences and model length, which Detect
+// cannot list), so that the Matrix screen greys the cells over them.
+func (s *serverTab) learnFromRun() {
+	found := s.u.state.run.Found
+	if s.kind == nil || s.kind.Selected != targetEndpoint || found.Endpoint == "" || found.Endpoint != secret.URL(strings.TrimSpace(s.url.Text)) {
+		return
+	}
+	c := s.endpointCap
+	c.KVCacheTokens, c.MaxNumSeqs = cmp.Or(found.Limits.KVCacheTokens, c.KVCacheTokens), cmp.Or(found.Limits.MaxNumSeqs, c.MaxNumSeqs)
+	c.MaxModelLen = cmp.Or(found.Limits.MaxModelLen, c.MaxModelLen)
+	if c != s.endpointCap {
+		s.endpointCap = c
+		s.publish()
+	}
 }

@@ -40,8 +40,8 @@ func TestGPUMetricsField(t *testing.T) {
 	if saved := s.settings().GPUMetrics; saved != n1+", "+n2 {
 		t.Errorf("saved GPU metrics %q, want both URLs", saved)
 	}
-	if s.targetTelemetry() == nil {
-		t.Error("the live panels do not read the exporters")
+	if tel, from := s.targetTelemetry(); tel == nil || from != fromExporters {
+		t.Errorf("the live panels read %T from source %d, want the exporters", tel, from)
 	}
 }
 

@@ -28,15 +28,15 @@ const (
 type vllmForm struct {
 	onChange func()
 
-	engine                            *widget.Select // vLLM or SGLang (see engineChoices)
-	runner                            *widget.Select
+	engine                            *dropDown // vLLM or SGLang (see engineChoices)
+	runner                            *dropDown
 	executable, dockerImage, hfCache  *widget.Entry
 	model                             *widget.SelectEntry
 	servedName, revision              *widget.Entry
 	tp, pp, maxModelLen, gpuUtil      *widget.Entry
 	quantization, dtype, kvCacheDType *widget.Entry
 	maxNumSeqs, kvCacheGiB            *widget.Entry
-	prefixCaching                     *widget.Select
+	prefixCaching                     *dropDown
 	attention                         *widget.Entry
 	asyncScheduling, trustRemoteCode  *widget.Check
 	enforceEager                      *widget.Check
@@ -62,10 +62,10 @@ func newVLLMForm(onChange func()) *vllmForm {
 		f.entries = append(f.entries, e)
 		return e
 	}
-	f.runner = widget.NewSelect([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
+	f.runner = newDropDown([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
 	f.executable = entry("")
 	f.dockerImage = entry("")
-	f.engine = widget.NewSelect(engineChoices(), nil)
+	f.engine = newDropDown(engineChoices(), nil)
 	f.engine.SetSelected(launch.EngineTitle(servers.VLLM))
 	f.onEngine()
 	f.engine.OnChanged = func(string) { f.onEngine(); f.changed() }
@@ -82,7 +82,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.kvCacheGiB = entry("from memory utilization (e.g. 16)")
 	f.cpu = newCPUFields(entry, f.changed)
 	f.enforceEager = widget.NewCheck("enforce eager (starts faster, serves slower)", func(bool) { f.changed() })
-	f.prefixCaching = widget.NewSelect([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
+	f.prefixCaching = newDropDown([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
 	f.attention = entry("vLLM's choice (e.g. FLASH_ATTN)")
 	f.asyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
 	f.trustRemoteCode = widget.NewCheck("trust remote code", func(bool) { f.changed() })

@@ -93,8 +93,8 @@ func (l *launchPanel) object() fyne.CanvasObject {
 // onStart launches the server and waits for it in the background.
 func (l *launchPanel) onStart() {
 	cfg := l.s.form.config(true)
-	if why := startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath); why != "" {
-		l.state.SetText(why)
+	if why := l.blocker(); why.problem != "" {
+		l.state.SetText(why.String())
 		return
 	}
 	if p := l.s.form.problems(); len(p) > 0 {
@@ -116,6 +116,7 @@ func (l *launchPanel) onStart() {
 	l.stop.Enable()
 	l.log.clear()
 	l.state.SetText("Starting " + cfg.Model + " …")
+	l.s.publish() // starting: a run waits until it is ready
 	settled := make(chan struct{})
 	l.settled = settled
 	go func() {

@@ -31,7 +31,7 @@ type parallelFields struct {
 	gpus       *widget.CheckGroup
 	noGPU      *widget.Label  // in the GPUs' place when none was detected
 	index      map[string]int // GPU option → index
-	executor   *widget.Select
+	executor   *dropDown
 	rayAddress *widget.Entry
 	// gpuMetrics are the DCGM exporters of the cluster's nodes
 	// (server.toml's gpu_metrics), read while a run measures the server.
@@ -45,7 +45,7 @@ func newParallelFields(entry func(string) *widget.Entry, changed func()) *parall
 	p.gpus = widget.NewCheckGroup(nil, func([]string) { changed() })
 	p.gpus.Horizontal = false // eight GPUs side by side would widen the form past the window
 	p.noGPU = widget.NewLabel("none detected here")
-	p.executor = widget.NewSelect([]string{executorDefault, executorMP, executorRay}, func(string) { changed() })
+	p.executor = newDropDown([]string{executorDefault, executorMP, executorRay}, func(string) { changed() })
 	p.rayAddress = entry("RAY_ADDRESS (e.g. 10.0.0.1:6379)")
 	p.gpuMetrics = newExporters()
 	return p

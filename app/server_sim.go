@@ -22,7 +22,7 @@ func (s *serverTab) simPanel() fyne.CanvasObject {
 	s.profileInfo = widget.NewLabel("")
 	s.profileInfo.Wrapping = fyne.TextWrapWord
 	s.profileFacts = container.NewStack()
-	s.profile = widget.NewSelect(names, func(string) { s.onProfile() })
+	s.profile = newDropDown(names, func(string) { s.onProfile() })
 	s.speaks = widget.NewRadioGroup([]string{speaksVLLM, speaksSGLang}, nil)
 	s.speaks.Horizontal = true
 	s.speaks.Required = true

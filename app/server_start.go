@@ -11,11 +11,10 @@ import (
 // refreshStart enables Start when a server can be launched here and none is
 // up; otherwise it says why not.
 func (l *launchPanel) refreshStart() {
-	cfg := l.s.form.config(false)
-	why := startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath)
-	l.why.SetText(why)
+	why := l.blocker()
+	l.why.SetText(why.String())
 	switch {
-	case why != "":
+	case why.problem != "":
 		l.why.Show()
 		l.start.Disable()
 	case l.up():
@@ -27,34 +26,70 @@ func (l *launchPanel) refreshStart() {
 	}
 }
 
-// startBlocker says why Start cannot launch cfg on this machine, or "": the
+// blocker is why Start cannot launch the form's server on this machine.
+func (l *launchPanel) blocker() blocked {
+	cfg := l.s.form.config(false)
+	return startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath)
+}
+
+// notReady says in one line why a run cannot start on the launched
+// server now ("" when it can): the Run screen shows it by its disabled
+// Start run.
+func (l *launchPanel) notReady() string {
+	switch {
+	case l.ready:
+		return ""
+	case l.up():
+		return "the server is starting (Server screen); Start run is on once it is ready."
+	}
+	if why := l.blocker(); why.problem != "" {
+		return why.problem + "; see the Server screen."
+	}
+	return "the server is not running: press Start server on the Server screen."
+}
+
+// blocked is why Start cannot launch a server: the problem, then what to
+// do about it; both "" when it can.
+type blocked struct{ problem, remedy string }
+
+// String is the whole reason, as the Server screen shows it.
+func (b blocked) String() string {
+	if b.problem == "" {
+		return ""
+	}
+	return b.problem + ": " + b.remedy
+}
+
+// startBlocker says why Start cannot launch cfg on this machine: the
 // program that runs the server (vllm, or docker for the Docker runner)
 // cannot be found, or there is no NVIDIA GPU and the server would not run
 // on the CPU (onCPU: vLLM's CPU build, see launchOnCPU). look finds a
 // program as exec.LookPath does.
-func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string) (string, error)) string {
+func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
 	d := cfg.WithDefaults()
 	if cfg.Runner == launch.RunnerDocker {
 		if _, err := look("docker"); err != nil {
-			return "Start needs Docker, and docker is not on the PATH: install Docker, or choose the exec runner under How to run."
+			return blocked{"Start server needs Docker, and docker is not on the PATH", "install Docker, or choose the exec runner under How to run."}
 		}
 	} else {
 		exe, title, program := d.Executable, d.EngineTitle(), launch.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
 		if _, err := look(exe); err != nil {
 			if strings.ContainsRune(exe, filepath.Separator) {
-				return "Start needs " + title + ", and " + exe + " is not a program: set Executable under How to run to the " + program +
-					" of your environment (e.g. /path/to/venv/bin/" + program + ")."
+				return blocked{"Start server needs " + title + ", and " + exe + " is not a program", "set Executable under How to run to the " + program +
+					" of your environment (e.g. /path/to/venv/bin/" + program + ")."}
 			}
-			return "Start needs " + title + ", and " + exe + " is not on the PATH: install it (" + d.InstallCommand() + "), or set Executable under How to run to its full path."
+			return blocked{"Start server needs " + title + ", and " + exe + " is not on the PATH", "install it (" + d.InstallCommand() + "), or set Executable under How to run to its full path."}
 		}
 	}
 	switch {
 	case hasGPU || onCPU:
-		return ""
+		return blocked{}
 	case d.Engine != servers.VLLM:
-		return "Start needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine: benchmark an existing endpoint or the simulator instead."
+		return blocked{"Start server needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine", "benchmark an existing endpoint or the simulator instead."}
 	case d.Device == launch.DeviceGPU:
-		return "Start needs an NVIDIA GPU (Device is GPU under CPU), and none was found on this machine: set Device to Detect or CPU to serve with vLLM's CPU build, or benchmark an existing endpoint or the simulator instead."
+		return blocked{"Start server needs an NVIDIA GPU (Device is GPU under CPU), and none was found on this machine",
+			"set Device to Detect or CPU to serve with vLLM's CPU build, or benchmark an existing endpoint or the simulator instead."}
 	}
-	return "Start needs an NVIDIA GPU or vLLM's CPU build, and this machine has no GPU and Executable is not a CPU build: set Executable under How to run to the vllm of a venv with vLLM's CPU build (or Device under CPU to CPU), or benchmark an existing endpoint or the simulator instead."
+	return blocked{"Start server needs an NVIDIA GPU or vLLM's CPU build, and this machine has no GPU and Executable is not a CPU build",
+		"set Executable under How to run to the vllm of a venv with vLLM's CPU build (or Device under CPU to CPU), or benchmark an existing endpoint or the simulator instead."}
 }

@@ -51,7 +51,7 @@ func TestStartBlocker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := startBlocker(tt.gpu, tt.onCPU, tt.cfg, onlyFinds(tt.finds...))
+			got := startBlocker(tt.gpu, tt.onCPU, tt.cfg, onlyFinds(tt.finds...)).String()
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("startBlocker = %q, want %q", got, tt.want)
 			}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -15,9 +16,10 @@ import (
 )
 
 // startedCard is the Server screen's "Started as" card: how the endpoint's
-// server was started, read from its process after Detect (engine/capture),
-// or why that could not be read. Every run of the endpoint records the
-// same in its report's Launch command. UI goroutine only.
+// server was started, read from its process (engine/capture) at Detect and
+// again at the start of every run, which records it in its report's Launch
+// command, or why that could not be read. It says when it was read: a
+// server restarted since is another process. UI goroutine only.
 type startedCard struct {
 	card    *widget.Card
 	command *widget.Label // the command line, monospaced
@@ -37,11 +39,13 @@ func newStartedCard() *startedCard {
 
 func (c *startedCard) object() fyne.CanvasObject { return c.card }
 
-// show describes p; home is written $HOME in the command, as in reports.
-func (c *startedCard) show(p engine.ServerProcess, home string) {
+// show describes p, read at; home is written $HOME in the command, as in
+// reports.
+func (c *startedCard) show(p engine.ServerProcess, at time.Time, home string) {
 	c.card.Show()
+	read := " · read " + at.Format("15:04:05")
 	if len(p.Command) == 0 {
-		c.card.SetSubTitle("not read from its process")
+		c.card.SetSubTitle("not read from its process" + read)
 		c.command.Hide()
 		c.env.Hide()
 		c.note.SetText("How this server was started could not be read: " + strings.TrimSuffix(p.NotCaptured, ".") +
@@ -49,7 +53,7 @@ func (c *startedCard) show(p engine.ServerProcess, home string) {
 		c.note.Show()
 		return
 	}
-	c.card.SetSubTitle(capture.StartedLine(p))
+	c.card.SetSubTitle(capture.StartedLine(p) + read)
 	c.command.SetText(launch.CommandLine(nil, p.Command, home))
 	c.command.Show()
 	c.env.Objects = []fyne.CanvasObject{envFacts(p.Env)}

@@ -78,3 +78,32 @@ func TestServerStartedAsNotCaptured(t *testing.T) {
 		t.Errorf("card visible %v, command visible %v, note %q; want %q", c.card.Visible(), c.command.Visible(), c.note.Text, want)
 	}
 }
+
+// TestServerStartedAsFollowsARestart: a server restarted since Detect is
+// another process; the run reads it again, and the card shows the process
+// the run records, with when it was read, not the one Detect found.
+func TestServerStartedAsFollowsARestart(t *testing.T) {
+	eng := &fakeEngine{}
+	d := testDeps(t, eng)
+	before := byHand
+	before.PID, before.From = 12361, "/proc/12361"
+	d.capture = fakeCapture{proc: before}
+	u := newTestUI(t, d, Options{})
+	s := u.server
+	s.selectKind(targetEndpoint)
+	s.url.SetText("http://127.0.0.1:8000")
+	s.onDetect()
+	waitFor(t, s.detected, "model detection")
+	if sub := s.started.card.Subtitle; !strings.Contains(sub, "(pid 12361)") || !strings.HasSuffix(sub, " · read 03:04:05") {
+		t.Fatalf("after Detect: subtitle %q", sub)
+	}
+	u.deps.capture = fakeCapture{proc: byHand} // restarted as pid 4242
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run")
+	if sub := s.started.card.Subtitle; !strings.Contains(sub, "(pid 4242)") || strings.Contains(sub, "12361") {
+		t.Errorf("after the run: subtitle %q, want the restarted server's pid 4242", sub)
+	}
+	if h := eng.lastTarget().Header; h.Server == nil || h.Server.PID != 4242 {
+		t.Errorf("the run recorded %+v, want pid 4242", h.Server)
+	}
+}

@@ -59,3 +59,35 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 		t.Errorf("with an endpoint: %d sim lines, %d cards; want none simulated", len(u.hardware.sim.Objects), len(u.hardware.cards.Objects))
 	}
 }
+
+// TestSimulatedReadingsLeaveWithTheSimulator: on a machine without a GPU,
+// the simulator's GPU readings are shown only while it is the target, and
+// always labelled simulated; once an endpoint or a launched server is the
+// target, the GPU card shows no figure at all and says there is none,
+// rather than the simulator's last readings without their label.
+func TestSimulatedReadingsLeaveWithTheSimulator(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.sim = simulator{}
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	waitUntil(t, func() bool {
+		u.server.pollTelemetry()
+		return u.state.sampled
+	}, "the simulator's first GPU sample")
+	g := u.run.gauges
+	if g.card.Title != "GPU (simulated)" || g.power.Text == "—" {
+		t.Fatalf("with the simulator: card %q, power %q; want simulated readings", g.card.Title, g.power.Text)
+	}
+	for _, kind := range []string{targetEndpoint, targetVLLM} {
+		u.server.selectKind(kind)
+		tiles := []string{g.util.Text, g.power.Text, g.vram.Text, g.temp.Text}
+		if g.card.Title != "GPU" || len(g.panels) != 0 || strings.Join(tiles, " ") != "— — — —" {
+			t.Errorf("%s: card %q, %d GPU panels, tiles %q; want no reading", kind, g.card.Title, len(g.panels), tiles)
+		}
+		if !strings.HasPrefix(g.note.Text, "No GPU telemetry: no NVIDIA GPU on this machine") {
+			t.Errorf("%s: note %q, want it to say there is no GPU telemetry", kind, g.note.Text)
+		}
+		if u.state.sampled || u.state.sampleFrom != fromNone {
+			t.Errorf("%s: the state keeps a sample from source %d", kind, u.state.sampleFrom)
+		}
+	}
+}

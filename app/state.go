@@ -26,12 +26,12 @@ type appState struct {
 	plan    engine.Plan
 	planErr error // why the Matrix screen's form is not a plan; nil when it is
 	run     runInfo
-	// sample is the live sampler's latest reading; sampled is false
-	// before the first. local says it is this machine's sampler's, not
-	// the target's own telemetry (the simulator's, DCGM exporters').
-	sample  hw.Sample
-	sampled bool
-	local   bool
+	// sample is the live telemetry's latest reading; sampled is false
+	// before the first, and when the target has none. sampleFrom says
+	// whose GPUs it reads: a panel labels it by that, never by the target.
+	sample     hw.Sample
+	sampled    bool
+	sampleFrom telemetrySource
 	// simHardware is, while the simulator is the target and runs, the
 	// hardware it models; simulating is false otherwise.
 	simHardware engine.HardwareInfo
@@ -52,6 +52,10 @@ type targetInfo struct {
 	// (vLLM's CPU build): no GPU serves it.
 	OnCPU    bool
 	Capacity capacity // what its server holds, as far as known
+	// NotReady says in one line why a run cannot start on it now (the
+	// Server screen's server is not running, or cannot start here); "" when
+	// it can.
+	NotReady string
 }
 
 // runInfo is the run in progress, or the last one.
@@ -60,7 +64,32 @@ type runInfo struct {
 	Started  time.Time
 	Progress *engine.Progress     // the latest; nil before the first
 	Server   *engine.ServerSample // the server's state now; nil when no run watches it
+	Found    serverFound          // what the run found of its server, once it has a report
 }
+
+// serverFound is what a run found of the server it measures: its endpoint
+// (passwords hidden, as the report keeps it) and its limits as the engine
+// read them from the server.
+type serverFound struct {
+	Endpoint string
+	Limits   capacity
+}
+
+// foundIn is what rep found of its server.
+func foundIn(rep engine.Report) serverFound {
+	e := rep.Engine
+	return serverFound{Endpoint: rep.Run.Endpoint, Limits: capacity{MaxModelLen: e.MaxModelLen, KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs}}
+}
+
+// telemetrySource is whose GPUs the live sample reads.
+type telemetrySource uint8
+
+const (
+	fromNone      telemetrySource = iota // no sample
+	fromMachine                          // this machine's NVML sampler
+	fromSimulator                        // the simulator's model of its GPUs: simulated
+	fromExporters                        // the DCGM exporters of the target
+)
 
 // change says which part of the state changed, or which request is made.
 type change uint16
@@ -121,10 +150,13 @@ func (s *appState) setRun(r runInfo) {
 	s.notify(changeRun)
 }
 
-// setSample replaces the latest hardware sample (hw.Sampler.Latest);
-// local says it is this machine's.
-func (s *appState) setSample(smp hw.Sample, ok, local bool) {
-	s.sample, s.sampled, s.local = smp, ok, local
+// setSample replaces the latest hardware sample (hw.Sampler.Latest) and
+// says whose GPUs it reads; ok false (or fromNone) leaves no sample.
+func (s *appState) setSample(smp hw.Sample, ok bool, from telemetrySource) {
+	if !ok || from == fromNone {
+		smp, ok, from = hw.Sample{}, false, fromNone
+	}
+	s.sample, s.sampled, s.sampleFrom = smp, ok, from
 	s.notify(changeTelemetry)
 }
 

@@ -63,9 +63,11 @@ func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
 	d.now = func() time.Time { return now }
 	u := newTestUI(t, d, Options{Target: "sim:tiny"})
 	var asked []string
+	var said string
 	answer := false
 	u.ask = func(title, message, yes, no string, f func(bool)) {
 		asked = append(asked, title+" | "+yes+" | "+no)
+		said = message
 		f(answer)
 	}
 	u.run.onStart()
@@ -77,6 +79,11 @@ func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
 	}
 	if !u.run.running() {
 		t.Fatal("Keep running cancelled the run")
+	}
+	// The dialog stays open while the run goes on: it says when the run
+	// started, which stays true, not how long it has run.
+	if !strings.HasPrefix(said, "It started at 03:04:05. The finished cells are kept") {
+		t.Errorf("the dialog says %q", said)
 	}
 	answer = true
 	esc()

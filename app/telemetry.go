@@ -72,9 +72,11 @@ func newTelemetryGauges() *telemetryGauges {
 
 func (g *telemetryGauges) object() fyne.CanvasObject { return g.card }
 
-// show displays s, the simulator's model of its GPUs when simulated; a
-// server on the CPU (onCPU) has no GPU figures to show; UI goroutine only.
-func (g *telemetryGauges) show(s hw.Sample, ok, simulated, onCPU bool) {
+// show displays the state's latest sample, labelled by whose GPUs it
+// reads (simulated only when the simulator's model made it); without one
+// it says why there is none and shows no figure; UI goroutine only.
+func (g *telemetryGauges) show(st *appState) {
+	simulated := st.sampleFrom == fromSimulator
 	title := "GPU"
 	if simulated {
 		title = "GPU (simulated)"
@@ -82,20 +84,13 @@ func (g *telemetryGauges) show(s hw.Sample, ok, simulated, onCPU bool) {
 	if g.card.Title != title {
 		g.card.SetTitle(title)
 	}
-	if onCPU {
-		g.note.SetText("No GPU telemetry: the server runs on the CPU (vLLM's CPU build); each cell records the CPU's load.")
-		for _, t := range []*canvas.Text{g.util, g.power, g.vram, g.temp} {
-			t.Text = "—"
-			t.Refresh()
-		}
-		g.showPanels(nil, false)
+	s := st.sample
+	switch {
+	case st.target.OnCPU:
+		g.clear("No GPU telemetry: the server runs on the CPU (vLLM's CPU build); each cell records the CPU's load.")
 		return
-	}
-	if !ok || len(s.GPUs) == 0 {
-		g.note.SetText("No GPU telemetry: no NVIDIA GPU on this machine.")
-		if simulated {
-			g.note.SetText("Simulated GPU telemetry starts with the simulator.")
-		}
+	case !st.sampled || len(s.GPUs) == 0:
+		g.clear(noTelemetryNote(st.target))
 		return
 	}
 	var util, power, mem, temp float64
@@ -109,23 +104,56 @@ func (g *telemetryGauges) show(s hw.Sample, ok, simulated, onCPU bool) {
 			mem += gpu.MemoryUsedMiB
 		}
 	}
-	set := func(t *canvas.Text, text string) {
-		t.Text = text
-		t.Refresh()
-	}
-	set(g.util, fmt.Sprintf("%.0f %%", util))
-	set(g.power, fmt.Sprintf("%.0f W", power))
-	set(g.vram, fmt.Sprintf("%.1f GB", mem/1024))
-	set(g.temp, fmt.Sprintf("%.0f °C", temp))
+	g.setTiles(fmt.Sprintf("%.0f %%", util), fmt.Sprintf("%.0f W", power), fmt.Sprintf("%.1f GB", mem/1024), fmt.Sprintf("%.0f °C", temp))
 	g.showPanels(s.GPUs, simulated)
-	note := fmt.Sprintf("%d GPU%s, sampled %s", len(s.GPUs), plural(len(s.GPUs)), s.Time.Format("15:04:05"))
-	if len(s.GPUs) > 1 {
+	g.note.SetText(sampleNote(s, st.sampleFrom))
+}
+
+// clear shows no figure and no panel, and note for why.
+func (g *telemetryGauges) clear(note string) {
+	g.note.SetText(note)
+	g.setTiles("—", "—", "—", "—")
+	g.showPanels(nil, false)
+}
+
+// setTiles shows utilization, power, VRAM and temperature.
+func (g *telemetryGauges) setTiles(util, power, vram, temp string) {
+	for i, t := range []*canvas.Text{g.util, g.power, g.vram, g.temp} {
+		text := []string{util, power, vram, temp}[i]
+		if t.Text != text {
+			t.Text = text
+			t.Refresh()
+		}
+	}
+}
+
+// noTelemetryNote says why a target has no GPU sample to show.
+func noTelemetryNote(t targetInfo) string {
+	if t.Simulated {
+		return "Simulated GPU telemetry starts with the simulator."
+	}
+	return "No GPU telemetry: no NVIDIA GPU on this machine, and no DCGM exporter given under GPU metrics on the Server screen."
+}
+
+// sampleNote says whose GPUs s reads and when: "this machine's 2 GPUs,
+// sampled 14:03:05 · busiest and hottest GPU, power and VRAM summed".
+func sampleNote(s hw.Sample, from telemetrySource) string {
+	n := len(s.GPUs)
+	gpus := fmt.Sprintf("%d GPU%s", n, plural(n))
+	var note string
+	switch from {
+	case fromSimulator:
+		note = "Simulated by the simulator's model of its GPUs, no GPU read · " + gpus
+	case fromExporters:
+		note = gpus + " from the DCGM exporters"
+	default:
+		note = "This machine's " + gpus
+	}
+	note += ", sampled " + s.Time.Format("15:04:05")
+	if n > 1 {
 		note += " · busiest and hottest GPU, power and VRAM summed"
 	}
-	if simulated {
-		note = "Simulated by the simulator's model of its GPUs, no GPU read · " + note
-	}
-	g.note.SetText(note)
+	return note
 }
 
 // showPanels fills one panel per GPU, adding or dropping panels as the

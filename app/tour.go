@@ -224,7 +224,7 @@ func visibleTexts(obj fyne.CanvasObject) []string {
 				out = append(out, it.Text)
 				visit(it.Widget)
 			}
-		case *widget.Select:
+		case *dropDown:
 			out = append(out, w.Selected)
 		case *widget.SelectEntry:
 			out = append(out, w.Text)

@@ -28,10 +28,7 @@ func BuildModel(r engine.Report) Model {
 
 func buildHeader(r engine.Report) Header {
 	h := Header{Title: report.Title, Badge: "Measured"}
-	h.Model = report.ModelName(r.Run)
-	if gpu := report.DeviceTitle(r.Hardware); gpu != "" {
-		h.Model += " on " + gpu
-	}
+	h.Model = report.ModelOnGPU(r)
 	var parts []string
 	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization} {
 		if s != "" {

@@ -68,7 +68,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		}
 		h.Cells = append(h.Cells, row)
 	}
-	h.Scale = SequentialScale("total tok/s", values)
+	h.Scale = DecodeScale(values)
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
 			if h.Cells[i][j].Status == engine.StatusValid {
@@ -95,24 +95,65 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	return h
 }
 
-// SequentialScale spans the values; it is logarithmic when they cover more
-// than a factor of 8, so small and large cells both get distinct colours.
-func SequentialScale(label string, values []float64) ColorScale {
-	s := ColorScale{Label: label}
-	if len(values) == 0 {
+// DecodeScaleLabel is what the decode heatmaps colour by.
+const DecodeScaleLabel = "total tok/s"
+
+// DecodeScale is the colour scale of total tok/s, the one rule of every
+// decode heatmap: the live one of a run, the Results screen's and the
+// exported charts'. It is a function of the Valid cells' values alone
+// (values), from the 1-2-5 × 10ⁿ number at or below the slowest to the one
+// at or above the fastest, so a cell has the same colour wherever the same
+// cells are shown: on the Run screen when the run ends, in Results and in
+// the export. During a run the range widens, to a round number, only when
+// a cell falls outside it. It is logarithmic when it spans a factor of 8
+// or more, so small and large cells both get distinct colours.
+func DecodeScale(values []float64) ColorScale {
+	s := ColorScale{Label: DecodeScaleLabel}
+	var positive []float64
+	for _, v := range values {
+		if v > 0 {
+			positive = append(positive, v)
+		}
+	}
+	if len(positive) == 0 {
 		return s
 	}
-	s.Min, s.Max = slices.Min(values), slices.Max(values)
-	if s.Min > 0 && s.Max/s.Min >= 8 {
+	s.Min, s.Max = roundDown(slices.Min(positive)), roundUp(slices.Max(positive))
+	if s.Min == s.Max {
+		s.Min = roundDown(s.Min * 0.99)
+	}
+	if s.Max/s.Min >= 8 {
 		s.Log = true
 		s.Ticks = logTicks(s.Min, s.Max, formatCompact)
 		return s
 	}
 	step := niceStep(s.Max-s.Min, 4)
-	for v := math.Ceil(s.Min/step) * step; v <= s.Max; v += step {
+	for v := math.Ceil(s.Min/step) * step; v <= s.Max*1.0000001; v += step {
 		s.Ticks = append(s.Ticks, Tick{Value: v, Label: formatCompact(v)})
 	}
 	return s
+}
+
+// roundUp is the smallest 1-2-5 × 10ⁿ number at or above v; roundDown the
+// largest at or below it.
+func roundUp(v float64) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if v <= m*mag*1.000001 {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+func roundDown(v float64) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{5, 2, 1} {
+		if v >= m*mag/1.000001 {
+			return m * mag
+		}
+	}
+	return mag
 }
 
 // Pos maps a value to 0–1 on the scale.

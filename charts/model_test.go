@@ -181,3 +181,28 @@ func TestFailedCellsShowTheirError(t *testing.T) {
 		t.Error("the error is not drawn")
 	}
 }
+
+// TestDecodeScaleRoundsOut: the decode heatmaps' one scale spans the Valid
+// cells' values rounded out to 1-2-5 × 10ⁿ, logarithmic from a factor of
+// 8, whatever order the values come in; nothing to span gives no ticks.
+func TestDecodeScaleRoundsOut(t *testing.T) {
+	for _, tc := range []struct {
+		values   []float64
+		min, max float64
+		log      bool
+	}{
+		{[]float64{195.7}, 100, 200, false},
+		{[]float64{200}, 100, 200, false},
+		{[]float64{195.7, 316.5}, 100, 500, false},
+		{[]float64{9005.7, 86.7, 375.5}, 50, 10000, true},
+		{[]float64{0, 120, 950}, 100, 1000, true},
+	} {
+		s := DecodeScale(tc.values)
+		if s.Min != tc.min || s.Max != tc.max || s.Log != tc.log || len(s.Ticks) < 2 || s.Label != "total tok/s" {
+			t.Errorf("DecodeScale(%v) = %v–%v log %v, %d ticks; want %v–%v log %v", tc.values, s.Min, s.Max, s.Log, len(s.Ticks), tc.min, tc.max, tc.log)
+		}
+	}
+	if s := DecodeScale(nil); len(s.Ticks) != 0 || s.Max != 0 {
+		t.Errorf("DecodeScale(nil) = %+v, want an empty scale", s)
+	}
+}

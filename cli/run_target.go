@@ -34,8 +34,9 @@ func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stder
 	}
 	if given == 0 && prev != nil {
 		switch {
-		// A simulator reached over HTTP is an endpoint like any other.
-		case prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType:
+		// A simulator reached over HTTP is an endpoint like any other: its
+		// run recorded the process at the endpoint (Server).
+		case prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType && prev.Server == nil:
 			f.simProfile = prev.Engine.SimProfile
 			if prev.Engine.Engine == sim.EngineSGLang {
 				f.simEngine = sim.EngineSGLang
@@ -147,6 +148,11 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 		return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run: --endpoint %q is not an http(s) URL: use e.g. http://127.0.0.1:8000", secret.URL(endpoint))
 	}
 	t := measure.Subject{Target: measure.Target{BaseURL: endpoint, APIKey: key, Model: model}}
+	if len(gm.urls) == 0 {
+		// Without exporters naming its GPUs, a simulator at the endpoint
+		// (speedmatrix sim) is described by its profile's rig.
+		simtarget.Recognize(&t)
+	}
 	local := capture.IsLocal(ctx, u.Hostname())
 	switch {
 	case local:
@@ -155,10 +161,11 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 			return t, nil, fmt.Errorf("run: detect hardware: %w", err)
 		}
 		t.Header.Hardware = h.Info()
+		t.Header.Hardware.Whose = engine.HardwareOfServer
 	case len(gm.urls) == 0:
-		t.Header.Hardware.Note = "remote server " + u.Host + ": hardware not detected"
+		t.Header.Hardware = engine.HardwareInfo{Whose: engine.HardwareOfRemote, Note: "remote server " + u.Host + ": hardware not detected"}
 	default:
-		t.Header.Hardware.Note = "remote server " + u.Host + ": its CPU and OS not detected."
+		t.Header.Hardware = engine.HardwareInfo{Whose: engine.HardwareOfRemote, Note: "remote server " + u.Host + ": its CPU and OS not detected."}
 	}
 	// After the hardware: a server that runs vLLM's CPU build makes it
 	// this machine's CPU.

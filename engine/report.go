@@ -52,7 +52,25 @@ type HardwareInfo struct {
 	// CPUEngine names what served the model on this machine's CPU ("vLLM
 	// CPU build 0.32.0") when Type is TypeCPU.
 	CPUEngine string `json:"cpu_engine,omitempty"`
+	// Whose says whose hardware the section describes: HardwareOfServer,
+	// HardwareOfRemote or HardwareOfSimulator; "" in reports written
+	// before it was recorded.
+	Whose string `json:"whose,omitempty"`
 }
+
+// Whose hardware a Hardware section describes (HardwareInfo.Whose).
+const (
+	// HardwareOfServer: the server ran on the machine that measured it
+	// (launched there, or an endpoint on it): the section is that machine.
+	HardwareOfServer = "server"
+	// HardwareOfRemote: the server ran elsewhere: the section holds only
+	// the GPUs its DCGM exporters report, if any; the measuring machine's
+	// hardware is not the server's and is left out.
+	HardwareOfRemote = "remote"
+	// HardwareOfSimulator: the server was Speed Matrix's simulator: the
+	// section is its profile's model of a rig, and no GPU was used.
+	HardwareOfSimulator = "simulator"
+)
 
 // TypeCPU is HardwareInfo.Type when the server ran on the CPU (vLLM's CPU
 // build): the section then names the CPU and no GPU.

@@ -54,7 +54,7 @@ func (r *runner) fillEngine() serverIdentity {
 	// in-process one: nothing measured against it passes as real.
 	if p := r.version.SimulatorProfile; p != "" && !e.Simulated {
 		e.Simulated, e.SimProfile = true, p
-		r.report.Hardware.AddNote("The target is the Speed Matrix simulator (profile " + p + "): its figures are simulated.")
+		r.servedBySimulator(p)
 	}
 	e.MaxModelLen = r.setup.MaxModelLen
 	if r.setup.KVTokens > 0 && r.plan.KVBudgetTokens == 0 {
@@ -65,8 +65,36 @@ func (r *runner) fillEngine() serverIdentity {
 	if r.report.Run.Model == "" {
 		r.report.Run.Model = r.setup.Root
 	}
-	if r.target.RooflineFor != nil && !r.report.Roofline.Available() {
+	// A simulator's rig is not the hardware RooflineFor was given.
+	if r.target.RooflineFor != nil && !r.report.Roofline.Available() && r.report.Hardware.Whose != engine.HardwareOfSimulator {
 		r.report.Roofline = r.target.RooflineFor(cmp.Or(r.report.Run.Model, r.setup.Model))
 	}
 	return id
+}
+
+// servedBySimulator makes the Hardware section that of the simulator
+// profile the endpoint serves (SimulatorFor): its simulated rig, not the
+// measuring machine, which did not serve the model, nor a GPU; nor does
+// the measuring machine's GPU telemetry go into the cells. Without
+// SimulatorFor the caller's description stands (the GPUs its DCGM
+// exporters report, say), with a note. r.mu is held.
+func (r *runner) servedBySimulator(profile string) {
+	note := "The target is the Speed Matrix simulator (profile " + profile + "): its figures are simulated."
+	if r.target.SimulatorFor == nil {
+		r.report.Hardware.AddNote(note)
+		return
+	}
+	h, ok := r.target.SimulatorFor(profile)
+	r.target.Telemetry, r.target.ServingGPUs = nil, nil
+	if !ok {
+		r.report.Hardware = engine.HardwareInfo{Whose: engine.HardwareOfSimulator}
+		r.report.Hardware.AddNote(note + " Its simulated GPUs are not known to this build.")
+		return
+	}
+	r.report.Hardware = h.Hardware
+	r.report.Hardware.Whose = engine.HardwareOfSimulator
+	r.report.Hardware.AddNote(note)
+	if h.Roofline != nil {
+		r.report.Roofline = h.Roofline
+	}
 }

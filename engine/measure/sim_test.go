@@ -62,6 +62,52 @@ func TestSimEndToEnd(t *testing.T) {
 	}
 }
 
+// TestSimAtAnEndpointIsItsRig: a run that finds the simulator at an
+// endpoint reports the rig of the profile it serves as its Hardware, marked
+// the simulator's, not the measuring machine it was given (whose CPU is
+// not what served the model); a profile it does not know leaves no
+// hardware of the machine either; without SimulatorFor (the caller's DCGM
+// exporters describe the server) the caller's hardware stands, noted.
+func TestSimAtAnEndpointIsItsRig(t *testing.T) {
+	srv := simServer(t, sim.Options{TimeScale: 20})
+	plan := engine.Plan{PrefillContexts: []int{1 * engine.K}, Duration: 200 * time.Millisecond, MaxOutputTokens: 64, API: engine.APIChat}
+	here := engine.HardwareInfo{CPU: "AMD EPYC 7B13", CPUCores: 2, Whose: engine.HardwareOfServer}
+	rig := engine.HardwareInfo{Type: "Discrete GPU (simulated)", GPUs: []engine.GPUInfo{{Name: "Simulated GPU", VRAMBytes: 8 << 30}}, Note: "simulated rig"}
+	var asked string
+	target := Subject{Target: Target{BaseURL: srv.URL}}
+	target.Header.Hardware = here
+	target.SimulatorFor = func(profile string) (engine.Report, bool) {
+		asked = profile
+		return engine.Report{Hardware: rig}, true
+	}
+	rep, _, err := runAll(t, t.Context(), plan, target, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rep.Hardware
+	if asked != "tiny" || h.Whose != engine.HardwareOfSimulator || len(h.GPUs) != 1 || h.CPU != "" || !strings.Contains(h.Note, "Speed Matrix simulator (profile tiny)") {
+		t.Errorf("asked for %q; Hardware %+v: want the tiny rig, the simulator's, without this machine's CPU", asked, h)
+	}
+
+	target.SimulatorFor = func(string) (engine.Report, bool) { return engine.Report{}, false }
+	rep, _, err = runAll(t, t.Context(), plan, target, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := rep.Hardware; h.Whose != engine.HardwareOfSimulator || h.CPU != "" || len(h.GPUs) != 0 {
+		t.Errorf("a profile unknown here: Hardware %+v, want the simulator's, empty", h)
+	}
+
+	target.SimulatorFor = nil
+	rep, _, err = runAll(t, t.Context(), plan, target, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := rep.Hardware; h.Whose != engine.HardwareOfServer || h.CPU != here.CPU || !strings.Contains(h.Note, "simulator (profile tiny)") {
+		t.Errorf("without SimulatorFor: Hardware %+v, want the caller's, with a note", h)
+	}
+}
+
 // TestSimFaults injects faults: each cell fails with a clear error while
 // the run goes on.
 func TestSimFaults(t *testing.T) {

@@ -53,6 +53,13 @@ type RunOptions struct {
 	// them once the server has said which model it serves: the model's
 	// Hugging Face id or folder (from /v1/models), else its served name.
 	RooflineFor func(model string) *engine.RooflineFacts
+	// SimulatorFor, when set, gives the report header of a simulator
+	// profile (simtarget.Header): a run that finds Speed Matrix's
+	// simulator at the endpoint (speedmatrix sim names its profile in
+	// /version) reports that profile's simulated rig and roofline as its
+	// Hardware, not the hardware the Header describes; ok is false for a
+	// profile this build does not know.
+	SimulatorFor func(profile string) (h engine.Report, ok bool)
 }
 
 // Subject is a server to measure as whoever found or started it describes

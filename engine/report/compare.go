@@ -29,7 +29,7 @@ func Differences(a, b engine.Report) []string {
 	}{
 		{"benchmark tool", func(r engine.Report) string { return r.Run.BenchmarkTool }},
 		{"model", func(r engine.Report) string { return ModelName(r.Run) }},
-		{"GPU", func(r engine.Report) string { return DeviceTitle(r.Hardware) }},
+		{"GPU", ServedOn},
 		{"engine", func(r engine.Report) string { return r.Engine.Engine + " " + r.Engine.Version }},
 		{"simulated", simulated},
 		{"time per measurement", seconds},

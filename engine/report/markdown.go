@@ -42,18 +42,54 @@ func Markdown(r engine.Report) string {
 	return b.String()
 }
 
-// ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB"
-// (see DeviceTitle), or on the CPU when the machine has no GPU.
+// ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB",
+// the model on what served it (ServedOn), or "tiny · remote server,
+// hardware unknown".
 func ModelOnGPU(r engine.Report) string {
 	model := ModelName(r.Run)
-	on := DeviceTitle(r.Hardware)
-	if on == "" {
-		on = r.Hardware.CPU
+	on := ServedOn(r)
+	if on == "" && r.Hardware.Whose == "" {
+		on = r.Hardware.CPU // as titles read before Whose was recorded
 	}
-	if on == "" {
+	switch {
+	case on == "":
 		return model
+	case on == remoteUnknown:
+		return model + " · " + on
+	default:
+		return model + " on " + on
 	}
-	return model + " on " + on
+}
+
+// remoteUnknown is what served a remote server's model, as far as a run
+// without its DCGM exporters knows.
+const remoteUnknown = "remote server, hardware unknown"
+
+// ServedOn names what served the model, as far as the report knows it,
+// for a title or a list of runs: DeviceTitle (the GPUs, or the CPU of a
+// server on the CPU); without either, by whose hardware the report
+// describes (HardwareInfo.Whose): a remote server's is unknown, the
+// simulator's is its profile, and a server on the measuring machine ran
+// on that machine, which has no GPU. Never the measuring machine's CPU
+// as if it served a model it did not; "" for a report from before Whose
+// without a GPU.
+func ServedOn(r engine.Report) string {
+	h := r.Hardware
+	if on := DeviceTitle(h); on != "" {
+		return on
+	}
+	switch h.Whose {
+	case engine.HardwareOfRemote:
+		return remoteUnknown
+	case engine.HardwareOfSimulator:
+		return "the simulator (profile " + r.Engine.SimProfile + ")"
+	case engine.HardwareOfServer:
+		if h.CPU == "" {
+			return "this machine (no GPU)"
+		}
+		return "this machine (" + h.CPU + ", no GPU)"
+	}
+	return ""
 }
 
 // ModelName is the model as the reference report titles name it: the last element of

@@ -212,3 +212,25 @@ func TestGPUName(t *testing.T) {
 		}
 	}
 }
+
+// TestWhoseIsAddedNotChanged: report.json records whose hardware its
+// Hardware section is as a field of its own; a report written before it
+// (testdata/report.json) still loads, with Whose empty and its title as
+// it was.
+func TestWhoseIsAddedNotChanged(t *testing.T) {
+	old, err := Load(filepath.Join("testdata", JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Hardware.Whose != "" || ModelOnGPU(old) != "gemma-4-E2B-it on RTX PRO 6000 Blackwell Server Edition 96GB" {
+		t.Errorf("the old report reads Whose %q, title %q", old.Hardware.Whose, ModelOnGPU(old))
+	}
+	old.Hardware.Whose = engine.HardwareOfRemote
+	b, err := JSON(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"whose": "remote"`) || old.SchemaVersion != engine.SchemaVersion {
+		t.Errorf("report.json lacks \"whose\": \"remote\", or the schema version moved (%d)", old.SchemaVersion)
+	}
+}

@@ -47,6 +47,7 @@ func (rs *rows) add(key, value string) {
 
 func hardwareRows(h engine.HardwareInfo) []Row {
 	var rs rows
+	rs.add("Whose", WhoseLine(h))
 	rs.add("Type", h.Type)
 	rs.add("GPU", gpuLabel(h))
 	for _, n := range NodeLines(h) {
@@ -63,6 +64,25 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 	// Not on the reference report pages:
 	rs.add("Note", h.Note)
 	return rs
+}
+
+// WhoseLine says whose hardware the section describes (HardwareInfo.Whose):
+// the server's, on the machine that measured it; a remote server's, of
+// which only its exporters' GPUs are known; or the simulator's model; ""
+// for a report that does not say.
+func WhoseLine(h engine.HardwareInfo) string {
+	switch h.Whose {
+	case engine.HardwareOfServer:
+		return "the server's: it ran on the machine that measured it"
+	case engine.HardwareOfRemote:
+		if len(h.GPUs) > 0 {
+			return "a remote server's: its GPUs as its DCGM exporters report them; the rest is not known here"
+		}
+		return "a remote server's: not known here (the measuring machine's is not the server's)"
+	case engine.HardwareOfSimulator:
+		return "the simulator's model of a rig: no GPU was used"
+	}
+	return ""
 }
 
 // CPULine is the Hardware section's CPU: "AMD EPYC 7B13 (64C)", or for a

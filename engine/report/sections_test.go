@@ -147,3 +147,46 @@ func TestModelOnGPU(t *testing.T) {
 		t.Errorf("report.md lacks the CPU line:\n%s", md)
 	}
 }
+
+// TestServedOnNamesTheServersHardware: the title names what served the
+// model as far as the report knows, never the measuring machine's CPU for
+// a server it did not serve; the Hardware section says whose hardware it
+// describes; a report from before Whose reads as it did.
+func TestServedOnNamesTheServersHardware(t *testing.T) {
+	run := engine.RunInfo{Model: "speedmatrix/tiny-sim"}
+	rig := []engine.GPUInfo{{Name: "Simulated GPU", VRAMBytes: 8 << 30}}
+	for _, tc := range []struct {
+		name  string
+		h     engine.HardwareInfo
+		title string
+		whose string
+	}{
+		{"remote, no exporters", engine.HardwareInfo{Whose: engine.HardwareOfRemote}, "tiny-sim · remote server, hardware unknown",
+			"a remote server's: not known here (the measuring machine's is not the server's)"},
+		{"remote with exporters", engine.HardwareInfo{Whose: engine.HardwareOfRemote, GPUs: []engine.GPUInfo{{Name: "NVIDIA H100", VRAMBytes: 80 << 30, Host: "node1"}}},
+			"tiny-sim on H100 80GB", "a remote server's: its GPUs as its DCGM exporters report them; the rest is not known here"},
+		{"the simulator's rig", engine.HardwareInfo{Whose: engine.HardwareOfSimulator, GPUs: rig}, "tiny-sim on Simulated GPU 8GB",
+			"the simulator's model of a rig: no GPU was used"},
+		{"the simulator, rig unknown", engine.HardwareInfo{Whose: engine.HardwareOfSimulator}, "tiny-sim on the simulator (profile tiny)",
+			"the simulator's model of a rig: no GPU was used"},
+		{"this machine without a GPU", engine.HardwareInfo{Whose: engine.HardwareOfServer, CPU: "AMD EPYC 7B13"}, "tiny-sim on this machine (AMD EPYC 7B13, no GPU)",
+			"the server's: it ran on the machine that measured it"},
+		{"written before Whose", engine.HardwareInfo{CPU: "AMD EPYC 7B13"}, "tiny-sim on AMD EPYC 7B13", ""},
+	} {
+		r := engine.Report{Run: run, Hardware: tc.h, Engine: engine.EngineInfo{Simulated: true, SimProfile: "tiny"}}
+		if got := ModelOnGPU(r); got != tc.title {
+			t.Errorf("%s: title %q, want %q", tc.name, got, tc.title)
+		}
+		want := strings.TrimPrefix(strings.TrimPrefix(tc.title, "tiny-sim on "), "tiny-sim · ")
+		if tc.h.Whose == "" {
+			want = "" // History named no GPU, and names none
+		}
+		if got := Summarize(r).GPU; got != want {
+			t.Errorf("%s: History names %q", tc.name, got)
+		}
+		rows := section(t, r, "Hardware")
+		if has := slices.Contains(rows, "Whose: "+tc.whose); has != (tc.whose != "") {
+			t.Errorf("%s: Hardware section %q, want Whose %q", tc.name, rows, tc.whose)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 // Summary is what a list of runs shows of each one (the app's History).
 type Summary struct {
 	Model string `json:"model"` // ModelName
-	GPU   string `json:"gpu"`   // DeviceTitle; "" when the machine had none
+	GPU   string `json:"gpu"`   // ServedOn: what served the model, as far as known
 	// Cells is the number of cells planned (PlannedCells), Finished how many
 	// of them have a final status.
 	Cells    int `json:"cells"`
@@ -33,7 +33,7 @@ type Summary struct {
 func Summarize(r engine.Report) Summary {
 	s := Summary{
 		Model:     ModelName(r.Run),
-		GPU:       DeviceTitle(r.Hardware),
+		GPU:       ServedOn(r),
 		Cells:     PlannedCells(r),
 		Finished:  FinishedCells(r),
 		Started:   r.Run.StartedAt,

@@ -60,6 +60,7 @@ type LaunchedServer interface {
 func Launched(s LaunchedServer, local engine.HardwareInfo) measure.Subject {
 	t := s.Subject()
 	t.Header.Hardware = s.Hardware(local)
+	t.Header.Hardware.Whose = engine.HardwareOfServer
 	t.Header.Roofline = roofline.ForServer(t.Header, t.Header.Run.Model, s.RooflineFacts())
 	return t
 }

@@ -85,7 +85,7 @@ const HardwareType = "Discrete GPU (simulated)"
 func Header(p sim.Profile) engine.Report {
 	var h engine.Report
 	h.Hardware = engine.HardwareInfo{
-		Type: HardwareType,
+		Type: HardwareType, Whose: engine.HardwareOfSimulator,
 		GPUs: simGPUs(p),
 		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
 	}
@@ -98,4 +98,20 @@ func Header(p sim.Profile) engine.Report {
 	h.Roofline = p.RooflineFacts()
 	h.LaunchCommand = strings.TrimSpace(p.LaunchCommand)
 	return h
+}
+
+// Recognize lets a run of t, a server at an endpoint, describe Speed
+// Matrix's simulator by the profile it serves, should it find one there
+// (speedmatrix sim): its Hardware section is then the profile's simulated
+// rig, not the hardware t's header describes.
+func Recognize(t *measure.Subject) { t.SimulatorFor = profileHeader }
+
+// profileHeader is Header of the named profile; ok is false for a profile
+// this build does not know.
+func profileHeader(name string) (engine.Report, bool) {
+	p, err := sim.LookupProfile(name)
+	if err != nil {
+		return engine.Report{}, false
+	}
+	return Header(p), true
 }
