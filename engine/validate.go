@@ -59,7 +59,8 @@ func (e *UnknownModelError) Error() string {
 	return fmt.Sprintf("the server has no model %q: it serves %s", e.Want, strings.Join(q, ", "))
 }
 
-// ValidatePlan rejects plans that cannot run, saying what is wrong.
+// ValidatePlan rejects plans that cannot run, saying what is wrong: the
+// bounds of CheckPlanBounds, and what a run needs besides.
 func ValidatePlan(p Plan) error {
 	var bad []PlanProblem
 	add := func(f PlanField, problem string) { bad = append(bad, PlanProblem{f, problem}) }
@@ -69,9 +70,7 @@ func ValidatePlan(p Plan) error {
 	if len(p.DecodeContexts) > 0 && len(p.Concurrency) == 0 {
 		add(FieldConcurrency, "no concurrency level")
 	}
-	if slices.ContainsFunc(p.Concurrency, func(c int) bool { return c < 1 }) {
-		add(FieldConcurrency, "concurrency must be at least 1")
-	}
+	bad = append(bad, planBounds(p)...)
 	if len(p.DecodeContexts) > 0 && p.Duration <= 0 {
 		add(FieldDuration, "duration must be positive")
 	}

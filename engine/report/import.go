@@ -38,17 +38,18 @@ func (e *FormatError) Error() string {
 
 // Read loads a run from path in either Format: a report.json, a run's
 // folder that holds one, or an llm-inference-bench results file. A file
-// in neither format gives a *FormatError.
+// in neither format gives a *FormatError; one that cannot hold a real run
+// (too large, or claiming more than a run measures) an *ImplausibleError.
 func Read(path string) (engine.Report, Format, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JSONFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return engine.Report{}, "", fmt.Errorf("%s not found: give a run's folder, its report.json, or an llm-inference-bench results file", path)
 	}
 	if err != nil {
-		return engine.Report{}, "", fmt.Errorf("read %s: %w", path, err)
+		return engine.Report{}, "", err
 	}
 	return Decode(data, path)
 }
@@ -82,7 +83,8 @@ func Decode(data []byte, file string) (engine.Report, Format, error) {
 	return unknown("it has neither schema_version (report.json) nor metadata and results (llm-inference-bench)")
 }
 
-// decodeReport reads a report.json and checks its schema version.
+// decodeReport reads a report.json and checks its schema version and
+// that it can hold a real run (checkRun).
 func decodeReport(data []byte, file string) (engine.Report, error) {
 	var r engine.Report
 	if err := json.Unmarshal(data, &r); err != nil {
@@ -95,5 +97,5 @@ func decodeReport(data []byte, file string) (engine.Report, error) {
 		return r, fmt.Errorf("load report %s: schema version %d is newer than this build reads (%d): update speedmatrix",
 			file, r.SchemaVersion, engine.SchemaVersion)
 	}
-	return r, nil
+	return r, checkRun(r, file)
 }
