@@ -150,7 +150,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "speed test matrix against %s → %s\n", describeTarget(f, target), out)
 	writeStartedAs(stdout, target.Header)
-	return consume(measure.Run(ctx, plan, target), out, stdout, c.WriteCharts)
+	return consume(ctx, measure.Run(ctx, plan, target), out, stdout, c.WriteCharts)
 }
 
 // diagnostics are this machine's start-up diagnostics for report.json.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,8 +33,12 @@ func writeStartedAs(w io.Writer, h engine.Report) {
 }
 
 // consume prints the run's events, saves the report after every cell and at
-// the end, and turns the run's end into Run's error and exit code.
-func consume(events <-chan engine.Event, out string, stdout io.Writer, writeCharts func(string, engine.Report) error) error {
+// the end, and turns the run's end into Run's error and exit code. The
+// charts are drawn at the end, except for a run that SIGINT or SIGTERM
+// (ctx) interrupted, which ends at once; a signal while they are drawn
+// stops them.
+func consume(ctx context.Context, events <-chan engine.Event, out string, stdout io.Writer,
+	writeCharts func(context.Context, string, engine.Report) error) error {
 	var last engine.Progress
 	saver := runs.Saver{Dir: out}
 	var done engine.Event
@@ -59,8 +64,8 @@ func consume(events <-chan engine.Event, out string, stdout io.Writer, writeChar
 	saveErr := saver.Err
 	if saved, err := saver.Keep(rep); saved {
 		saveErr = err
-		if saveErr == nil {
-			saveErr = writeCharts(out, rep)
+		if interrupted := done.Err != nil && ctx.Err() != nil; saveErr == nil && !interrupted {
+			saveErr = writeCharts(ctx, out, rep)
 		}
 	}
 	for _, w := range report.PCIeWarnings(rep.Results) {
@@ -91,6 +96,9 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 		return exitWith(ExitIncomplete, msg)
 	case runErr != nil:
 		return exitWith(ExitCantStart, withAdvice(fmt.Errorf("run: %w", runErr)))
+	case errors.Is(saveErr, context.Canceled):
+		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but the charts were not drawn (interrupted): draw them with speedmatrix report --in %s --out %s",
+			filepath.Join(out, report.JSONFile), out))
 	case saveErr != nil:
 		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w: free space or fix the permissions of --out %s, then redraw with speedmatrix report --in %s --out %s",
 			saveErr, out, filepath.Join(out, report.JSONFile), out))

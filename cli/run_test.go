@@ -37,7 +37,7 @@ func fastSim(t *testing.T) { cliFor(t).SimTimeScale = 20 }
 // noCharts leaves the charts out (TestRunSim covers them; they take a
 // while to draw).
 func noCharts(t *testing.T) {
-	cliFor(t).WriteCharts = func(string, engine.Report) error { return nil }
+	cliFor(t).WriteCharts = func(context.Context, string, engine.Report) error { return nil }
 }
 
 var smallMatrix = []string{"--prefill-contexts", "1K", "--contexts", "1K", "--concurrency", "1,2",

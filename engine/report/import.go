@@ -64,7 +64,11 @@ func Decode(data []byte, file string) (engine.Report, Format, error) {
 	if len(data) == 0 {
 		return unknown("it is empty")
 	}
-	var top map[string]json.RawMessage
+	var top struct {
+		SchemaVersion present `json:"schema_version"`
+		Metadata      present `json:"metadata"`
+		Results       present `json:"results"`
+	}
 	if err := json.Unmarshal(data, &top); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
@@ -73,14 +77,24 @@ func Decode(data []byte, file string) (engine.Report, Format, error) {
 		return unknown("it is not valid JSON (%v)", err)
 	}
 	switch {
-	case top["schema_version"] != nil:
+	case bool(top.SchemaVersion):
 		r, err := decodeReport(data, file)
 		return r, FormatReport, err
-	case top["metadata"] != nil && top["results"] != nil:
+	case bool(top.Metadata && top.Results):
 		r, err := decodeLIB(data, file)
 		return r, FormatLLMInferenceBench, err
 	}
 	return unknown("it has neither schema_version (report.json) nor metadata and results (llm-inference-bench)")
+}
+
+// present is whether a key of a JSON object is there: it keeps nothing of
+// the value, which may be most of the file.
+type present bool
+
+// UnmarshalJSON records that the key is there.
+func (p *present) UnmarshalJSON([]byte) error {
+	*p = true
+	return nil
 }
 
 // decodeReport reads a report.json and checks its schema version and
