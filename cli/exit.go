@@ -10,7 +10,7 @@ const (
 	ExitComplete   = 0 // every cell has a final status
 	ExitCantStart  = 1 // bad flags, server unreachable or busy, unusable --out
 	ExitIncomplete = 3 // server died or interrupted: resumable with --resume
-	ExitExport     = 4 // measured, but a file could not be written (the message names it)
+	ExitExport     = 4 // measured, but a file could not be written or the charts were interrupted (the message says which)
 )
 
 // exitHelp is the exit codes as `run -h` prints them.
@@ -18,7 +18,8 @@ const exitHelp = `Exit codes:
   0  complete: every cell measured (whatever its status)
   1  could not start: bad flags, server unreachable or busy, unusable --out
   3  incomplete but resumable: the server stopped answering, or interrupted
-  4  measured, but a file could not be written (the message names it)`
+  4  measured, but a file could not be written, or SIGINT/SIGTERM stopped the charts
+     (the message names the file, or gives the command that draws the charts)`
 
 // ExitError is an error with the exit code the process ends with.
 type ExitError struct {
