@@ -54,12 +54,55 @@ func TestSheetOfManyCellsIsBounded(t *testing.T) {
 	if len(m.Decode.Rows) != 200 || len(m.Decode.Cols) != 100 {
 		t.Errorf("heatmap %d × %d, want 200 × 100", len(m.Decode.Rows), len(m.Decode.Cols))
 	}
+	if len(m.PrefillRows) != maxListed || m.PrefillRows[maxListed-1].Context != "… and 161 more in report.md" {
+		t.Errorf("prefill list: %d rows, last %+v", len(m.PrefillRows), m.PrefillRows[len(m.PrefillRows)-1])
+	}
 	d, err := DrawModel(KindReport, m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, h := d.Size(); h > maxDrawingHeight {
 		t.Errorf("sheet %d px tall, more than %v", h, maxDrawingHeight)
+	}
+}
+
+// TestNarrowCellsAreBareTiles: an exported heatmap of 100 columns, too
+// narrow for a cell's figure, draws each cell as a tile of colour in rows
+// 14 px tall (at least heatTileMinH), and labels every few columns; 8
+// columns keep the reference layout, figures in the cells.
+func TestNarrowCellsAreBareTiles(t *testing.T) {
+	heights := map[int]int{}
+	for _, c := range []struct {
+		cols              int
+		figures           bool
+		minLabels, maxLbl int
+	}{{8, true, 8, 8}, {100, false, 20, 50}} {
+		r := manyCells(t, 20, c.cols)
+		for i := range r.Results {
+			r.Results[i].Flags = nil
+		}
+		m := BuildModel(r)
+		d, err := DrawModel(KindHeatmap, m, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := d.Texts()
+		if slices.Contains(texts, m.Decode.Cells[0][0].Text) != c.figures || slices.Contains(texts, m.Decode.Cells[0][0].Detail) != c.figures {
+			t.Errorf("%d columns: cell figures drawn: %v, want %v", c.cols, !c.figures, c.figures)
+		}
+		_, heights[c.cols] = d.Size()
+		labels := 0
+		for _, col := range m.Decode.Cols {
+			if slices.Contains(texts, col) {
+				labels++
+			}
+		}
+		if labels < c.minLabels || labels > c.maxLbl {
+			t.Errorf("%d columns: %d labels drawn, want %d to %d", c.cols, labels, c.minLabels, c.maxLbl)
+		}
+	}
+	if shorter := heights[8] - heights[100]; shorter != 20*(heatCellH-heatTileMinH) {
+		t.Errorf("20 rows of tiles are %d px shorter than 20 rows of figures, want %v", shorter, 20*(heatCellH-heatTileMinH))
 	}
 }
 
