@@ -153,6 +153,7 @@ type cancelOnWrite struct {
 	writes int
 }
 
+// Write counts the write and cancels.
 func (c *cancelOnWrite) Write(p []byte) (int, error) {
 	c.writes++
 	c.cancel()

@@ -211,6 +211,7 @@ type cancelOn struct {
 	cancel func()
 }
 
+// Write cancels when p holds the text, and takes p whole.
 func (c cancelOn) Write(p []byte) (int, error) {
 	if bytes.Contains(p, []byte(c.text)) {
 		c.cancel()
