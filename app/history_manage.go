@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,7 +164,7 @@ func (h *historyTab) fileDialog(ok func(data []byte, name string)) {
 			return // cancelled
 		}
 		defer r.Close()
-		data, err := io.ReadAll(r)
+		data, err := report.ReadData(r, r.URI().Name())
 		if err != nil {
 			h.banner.show(notice{Message: "The file could not be read.", Action: "Choose another file.", Detail: err.Error()})
 			return

@@ -235,6 +235,14 @@ func TestHistoryImportRejects(t *testing.T) {
 	if len(h.entries) != 0 {
 		t.Errorf("a rejected file was listed: %+v", h.entries)
 	}
+	// One that claims more levels than a run has is refused, saying so.
+	huge := strings.Replace(string(readFixture(t, "../engine/report/testdata/report.json")), `"concurrency": [`,
+		`"concurrency": [`+strings.Repeat("7, ", 300), 1)
+	h.importData([]byte(huge), "huge.json")
+	if n := h.banner.current; !h.banner.visible() || n.Message != "This file could not be imported." ||
+		!strings.Contains(n.Detail, "huge.json cannot hold a real run: its plan: 308 concurrency levels, more than the 256 a plan may have") || len(h.entries) != 0 {
+		t.Errorf("a file claiming 308 levels: banner %+v, entries %+v", n, h.entries)
+	}
 	// A report.json saved elsewhere imports as one of ours.
 	h.importData(readFixture(t, "../engine/report/testdata/report.json"), "report.json")
 	if h.banner.visible() || len(h.entries) != 1 || h.entries[0].sum.Imported != "" {

@@ -43,7 +43,7 @@ func buildPrefill(r engine.Report) LineChart {
 	if report.AnyMarked(prefill) {
 		c.Notes = []string{report.NoteFlagged}
 	}
-	c.Flags = report.FlagLines(prefill)
+	c.Flags = listed(report.FlagLines(prefill), "flagged cells")
 	if len(tps.Points) == 0 {
 		c.Empty = "No prefill measurements in this run."
 		return c
@@ -70,6 +70,10 @@ func buildPrefillRows(r engine.Report) []PrefillRow {
 		}
 		rows = append(rows, row)
 	}
+	if len(rows) > maxListed {
+		more := len(rows) - (maxListed - 1)
+		rows = append(rows[:maxListed-1], PrefillRow{Context: fmt.Sprintf("… and %s more in report.md", report.Int(more))})
+	}
 	return rows
 }
 
@@ -80,13 +84,14 @@ func buildPerRequest(r engine.Report) LineChart {
 		XLabel:   "simultaneous requests (log scale)",
 	}
 	ctxs, concs := decodeGrid(r)
+	cells := indexDecode(r.Results)
 	var maxY, lo, hi float64
 	minY := math.Inf(1)
 	for i, ctx := range ctxs {
 		s := Series{Name: ctx.label + " context", Color: rampColor(i, len(ctxs))}
 		gap := false
 		for _, conc := range concs {
-			res, ok := findDecode(r.Results, ctx.tokens, conc)
+			res, ok := cells.find(ctx.tokens, conc)
 			if !ok || !res.Measured() || conc <= 0 {
 				gap = len(s.Points) > 0
 				continue
@@ -179,11 +184,24 @@ func decodeGrid(r engine.Report) ([]gridContext, []int) {
 	return ctxs, concs
 }
 
-func findDecode(rs []engine.Result, ctx, conc int) (engine.Result, bool) {
+// decodeIndex finds a report's decode cells by context and concurrency.
+type decodeIndex map[[2]int]engine.Result
+
+// indexDecode indexes the decode cells of rs; of two results for one cell,
+// the first counts.
+func indexDecode(rs []engine.Result) decodeIndex {
+	ix := decodeIndex{}
 	for _, res := range rs {
-		if res.Phase == engine.PhaseDecode && res.ContextTokens == ctx && res.Concurrency == conc {
-			return res, true
+		k := [2]int{res.ContextTokens, res.Concurrency}
+		if _, dup := ix[k]; res.Phase == engine.PhaseDecode && !dup {
+			ix[k] = res
 		}
 	}
-	return engine.Result{}, false
+	return ix
+}
+
+// find returns the decode cell ctx × conc.
+func (ix decodeIndex) find(ctx, conc int) (engine.Result, bool) {
+	res, ok := ix[[2]int{ctx, conc}]
+	return res, ok
 }

@@ -41,6 +41,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		RowHeader: "Context",
 	}
 	ctxs, concs := decodeGrid(r)
+	cells := indexDecode(r.Results)
 	for _, c := range concs {
 		h.Cols = append(h.Cols, strconv.Itoa(c))
 	}
@@ -50,7 +51,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		h.Rows = append(h.Rows, ctx.label)
 		row := make([]HeatCell, 0, len(concs))
 		for _, conc := range concs {
-			res, ok := findDecode(r.Results, ctx.tokens, conc)
+			res, ok := cells.find(ctx.tokens, conc)
 			if !ok {
 				res.Status = engine.StatusPending
 			}
@@ -88,7 +89,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	if len(values) > 0 {
 		h.Notes = append(h.Notes, engine.NoteTTFT)
 	}
-	h.Flags = report.FlagLines(decode)
+	h.Flags = listed(report.FlagLines(decode), "flagged cells")
 	if line := report.RooflineLine(r, engine.PhaseDecode); line != "" {
 		h.Notes = append(h.Notes, line)
 	}

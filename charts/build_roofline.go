@@ -57,9 +57,10 @@ func buildRooflineHeatmap(r engine.Report) *HeatmapModel {
 	h.Subtitle = "share of the hardware's ceiling (memory bandwidth or compute) · rows are context length, columns are simultaneous requests"
 	h.Scale = RooflineScale()
 	ctxs, concs := decodeGrid(r)
+	cells := indexDecode(r.Results)
 	for i, ctx := range ctxs {
 		for j, conc := range concs {
-			res, ok := findDecode(r.Results, ctx.tokens, conc)
+			res, ok := cells.find(ctx.tokens, conc)
 			cell := &h.Cells[i][j]
 			if !ok || !res.Measured() {
 				continue

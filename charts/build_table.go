@@ -1,6 +1,8 @@
 package charts
 
 import (
+	"fmt"
+
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -39,5 +41,11 @@ func buildTable(r engine.Report) Table {
 	if report.AnyMarked(r.Results) {
 		t.NotesAfter = append(t.NotesAfter, report.NoteFlagged)
 	}
+	if n := len(t.Rows); n > maxTableRows {
+		t.Rows = t.Rows[:maxTableRows]
+		t.NotesAfter = append(t.NotesAfter, fmt.Sprintf("The sheet shows the first %s of %s measurements: results.csv and report.md list every one.",
+			report.Int(maxTableRows), report.Int(n)))
+	}
+	t.Errors = listed(t.Errors, "failed cells")
 	return t
 }

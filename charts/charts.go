@@ -88,6 +88,7 @@ func DrawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 	}
 	// Whole logical pixels, so that 2× is exactly twice 1×.
 	d.height = math.Ceil(d.height)
+	d.cut(p)
 	return d, nil
 }
 

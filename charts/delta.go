@@ -22,6 +22,7 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 	merged.Plan.DecodeContexts = append(append([]int{}, a.Plan.DecodeContexts...), b.Plan.DecodeContexts...)
 	merged.Plan.Concurrency = append(append([]int{}, a.Plan.Concurrency...), b.Plan.Concurrency...)
 	ctxs, concs := decodeGrid(merged)
+	ia, ib := indexDecode(a.Results), indexDecode(b.Results)
 	for _, c := range concs {
 		h.Cols = append(h.Cols, strconv.Itoa(c))
 	}
@@ -31,7 +32,7 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 		h.Rows = append(h.Rows, ctx.label)
 		var row []HeatCell
 		for _, conc := range concs {
-			cell := deltaCell(a, b, ctx.tokens, conc)
+			cell := deltaCell(ia, ib, ctx.tokens, conc)
 			if cell.Status == engine.StatusValid {
 				maxAbs = math.Max(maxAbs, math.Abs(cell.Value))
 			} else {
@@ -67,9 +68,10 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 	return h
 }
 
-func deltaCell(a, b engine.Report, ctx, conc int) HeatCell {
-	ra, okA := findDecode(a.Results, ctx, conc)
-	rb, okB := findDecode(b.Results, ctx, conc)
+// deltaCell is the cell ctx × conc of run B against run A.
+func deltaCell(a, b decodeIndex, ctx, conc int) HeatCell {
+	ra, okA := a.find(ctx, conc)
+	rb, okB := b.find(ctx, conc)
 	switch {
 	case !okB && !okA:
 		return HeatCell{Status: engine.StatusPending, Text: "Not measured"}
@@ -135,5 +137,6 @@ func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 	}
 	y = drawHeatmap(d, p, h, x, y+6, w, g)
 	d.height = math.Ceil(y + figureBottomM)
+	d.cut(p)
 	return d, nil
 }

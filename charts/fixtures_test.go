@@ -189,7 +189,7 @@ func seedResult(t *testing.T, f []string) engine.Result {
 }
 
 // loadSeed reads a fixture written by TestSeedFixtures.
-func loadSeed(t *testing.T, name string) engine.Report {
+func loadSeed(t testing.TB, name string) engine.Report {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
 	if err != nil {

@@ -29,6 +29,25 @@ type heatGeom struct {
 	// where it is wider than the cell. On screen only: exports keep the
 	// reference layout.
 	fitText bool
+	// bare draws each cell as a tile of colour without its text, the
+	// export of a grid whose cells are too narrow for it (see tilesFor).
+	bare bool
+}
+
+// heatTileMinH is the shortest row of a bare grid: its label still fits.
+const heatTileMinH = 14.0
+
+// tilesFor is g for an export grid of cells cw wide: one too narrow for
+// a cell's figure (more than about 16 concurrency levels) is drawn bare,
+// its rows as tall as its cells are wide, at least heatTileMinH, so that a
+// matrix of many cells reads as a heatmap; report.md has every figure.
+func (g heatGeom) tilesFor(cw float64) heatGeom {
+	if g.fitText || cw >= heatMinCellW {
+		return g
+	}
+	g.bare = true
+	g.cellH = math.Max(heatTileMinH, math.Min(g.cellH, cw))
+	return g
 }
 
 // exportHeat is the geometry of every exported heatmap.
@@ -102,18 +121,22 @@ func drawHeatmap(d *Drawing, p palette, h HeatmapModel, x, y, w float64, g heatG
 	barArea := g.barArea(h.Scale)
 	cols := float64(max(1, len(h.Cols)))
 	cw := math.Min(g.cellMaxW, (w-g.rowHeaderW-barArea)/cols)
+	g = g.tilesFor(cw)
 	gx, gy := x+g.rowHeaderW, y+heatTop
 	gridW, gridH := cw*cols, g.cellH*float64(len(h.Rows))
 	d.text(gx+gridW/2, y+12, "simultaneous requests", textStyle{size: 11.5, anchor: anchorMiddle, color: p.muted})
 	d.text(x, y+32, h.RowHeader, textStyle{size: 12, font: fontBold, color: p.muted})
+	every := labelEvery(h.Cols, cw)
 	for j, c := range h.Cols {
-		d.text(gx+cw*(float64(j)+0.5), y+32, c, textStyle{size: 12.5, font: fontBold, anchor: anchorMiddle, color: p.text})
+		if j%every == 0 {
+			d.text(gx+cw*(float64(j)+0.5), y+32, c, textStyle{size: 12.5, font: fontBold, anchor: anchorMiddle, color: p.text})
+		}
 	}
 	for i, row := range h.Cells {
 		cy := gy + g.cellH*float64(i)
 		d.text(gx-12, cy+g.cellH/2+4.5, h.Rows[i], textStyle{size: 12.5, font: fontBold, anchor: anchorEnd, color: p.text})
 		for j, cell := range row {
-			drawHeatCell(d, p, h.Scale, cell, gx+cw*float64(j), cy, cw, g.cellH, g.fitText)
+			drawHeatCell(d, p, h.Scale, cell, gx+cw*float64(j), cy, cw, g.cellH, g)
 		}
 	}
 	if g.barBelow {
@@ -136,9 +159,30 @@ func scaleStops(s ColorScale) []color.NRGBA {
 	return viridisStops
 }
 
-// drawHeatCell draws one cell inset by 2 px, so cells read as tiles; with
-// fit, its text shrinks to the cell (see heatGeom.fitText).
-func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h float64, fit bool) {
+// labelEvery is how many columns apart the labels of columns cw wide are
+// drawn, so that none overlaps the next: 1 when every one fits.
+func labelEvery(labels []string, cw float64) int {
+	widest := 0.0
+	for _, l := range labels {
+		widest = math.Max(widest, textWidth(l, fontBold, 12.5))
+	}
+	return max(1, int(math.Ceil((widest+6)/cw)))
+}
+
+// drawHeatCell draws one cell inset by 2 px, so cells read as tiles: bare,
+// or with its text, which shrinks to the cell with fitText (see heatGeom).
+func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h float64, g heatGeom) {
+	if g.bare {
+		inset := math.Min(2, w/8)
+		x, y, w, h = x+inset, y+inset, w-2*inset, h-2*inset
+		if c.Status != engine.StatusValid {
+			drawStatusTile(d, p, c.Status, x, y, w, h)
+			return
+		}
+		d.roundRect(x, y, w, h, math.Min(5, w/3), colorAt(scaleStops(s), c.Pos), color.NRGBA{}, 0)
+		return
+	}
+	fit := g.fitText
 	x, y, w, h = x+2, y+2, w-4, h-4
 	if c.Status == engine.StatusValid {
 		fill := colorAt(scaleStops(s), c.Pos)

@@ -2,6 +2,7 @@ package charts
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -25,6 +26,12 @@ func (d *Drawing) Image(scale int) *image.RGBA {
 // 1.25: an image of Size()×scale pixels, rounded. Text is laid out anew
 // at the scaled size, so the picture is as sharp as at a whole scale.
 func (d *Drawing) Rasterize(scale float64) *image.RGBA {
+	img, _ := d.rasterize(context.Background(), scale) // fails only when ctx does
+	return img
+}
+
+// rasterize is Rasterize, given up with ctx's error once ctx is done.
+func (d *Drawing) rasterize(ctx context.Context, scale float64) (*image.RGBA, error) {
 	s := scale
 	if !(s > 0) {
 		s = 1
@@ -32,19 +39,52 @@ func (d *Drawing) Rasterize(scale float64) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, int(math.Round(d.width*s)), int(math.Round(d.height*s))))
 	draw.Draw(img, img.Bounds(), image.NewUniform(d.bg), image.Point{}, draw.Src)
 	r := &rasterizer{dst: img, s: s, faces: map[faceKey]font.Face{}}
-	for _, it := range d.items {
+	for i, it := range d.items {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		r.draw(it)
 	}
-	return img
+	return img, nil
 }
+
+// checkEvery is how many items a renderer draws between looks at its
+// context: a few milliseconds of work at most.
+const checkEvery = 64
 
 // WritePNG encodes the drawing at the given scale as PNG.
 func (d *Drawing) WritePNG(w io.Writer, scale int) error {
+	return d.writePNG(context.Background(), w, scale)
+}
+
+// writePNG is WritePNG, given up with ctx's error once ctx is done.
+func (d *Drawing) writePNG(ctx context.Context, w io.Writer, scale int) error {
+	img, err := d.rasterize(ctx, float64(max(scale, 1)))
+	if err != nil {
+		return err
+	}
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(w, d.Image(scale)); err != nil {
+	if err := enc.Encode(ctxWriter{ctx: ctx, w: w}, img); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("encode png: %w", err)
 	}
 	return nil
+}
+
+// ctxWriter writes to w until ctx is done, then fails every write.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+// Write writes p to w, or returns ctx's error once ctx is done.
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // PNG returns the drawing encoded as PNG at the given scale.

@@ -31,7 +31,7 @@ func TestPreview(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteAllWith(dir, r, Options{Theme: th, Scale: 1}); err != nil {
+			if err := WriteAllWith(t.Context(), dir, r, Options{Theme: th, Scale: 1}); err != nil {
 				t.Fatal(err)
 			}
 		}

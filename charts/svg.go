@@ -3,6 +3,7 @@ package charts
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"fmt"
 	"image/color"
@@ -15,6 +16,11 @@ import (
 // size is Size()×scale. Text uses a font-family fallback list, so no font
 // file is needed to view it.
 func (d *Drawing) WriteSVG(w io.Writer, scale int) error {
+	return d.writeSVG(context.Background(), w, scale)
+}
+
+// writeSVG is WriteSVG, given up with ctx's error once ctx is done.
+func (d *Drawing) writeSVG(ctx context.Context, w io.Writer, scale int) error {
 	if scale < 1 {
 		scale = 1
 	}
@@ -27,6 +33,9 @@ func (d *Drawing) WriteSVG(w io.Writer, scale int) error {
 		svgFontFamilies[fontRegular], svgFontFamilies[fontMono])
 	sw.printf(`<rect width="100%%" height="100%%" fill="%s"/>`+"\n", svgColor(d.bg))
 	for i, it := range d.items {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		sw.item(i, it)
 	}
 	sw.printf("</svg>\n")

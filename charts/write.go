@@ -1,6 +1,8 @@
 package charts
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -11,36 +13,39 @@ import (
 // WriteAll writes every picture of a report into dir, light theme at 1×:
 // report.png, prefill.png, decode-heatmap.png, per-request.png, and
 // decode-roofline.png when the report has a roofline, and an .svg twin of
-// each.
-func WriteAll(dir string, r engine.Report) error {
-	return WriteAllWith(dir, r, DefaultOptions())
+// each. Once ctx is done it stops, between files or inside one, and
+// returns ctx's error: the files already written are whole.
+func WriteAll(ctx context.Context, dir string, r engine.Report) error {
+	return WriteAllWith(ctx, dir, r, DefaultOptions())
 }
 
 // WriteAllWith is WriteAll with a chosen theme and scale. Each file is
 // written to a temporary name and renamed, so a reader never sees half.
-func WriteAllWith(dir string, r engine.Report, opts Options) error {
+func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options) error {
 	opts, err := opts.check()
 	if err != nil {
 		return err
 	}
 	m := BuildModel(r)
 	for _, kind := range KindsFor(r) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		d, err := DrawModel(kind, m, opts)
 		if err != nil {
 			return err
 		}
-		png, err := d.PNG(opts.Scale)
-		if err != nil {
+		var png, svg bytes.Buffer
+		if err := d.writePNG(ctx, &png, opts.Scale); err != nil {
 			return fmt.Errorf("draw %s: %w", kind, err)
 		}
-		svg, err := d.SVG(opts.Scale)
-		if err != nil {
+		if err := d.writeSVG(ctx, &svg, opts.Scale); err != nil {
 			return fmt.Errorf("draw %s: %w", kind, err)
 		}
-		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".png"), png); err != nil {
+		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".png"), png.Bytes()); err != nil {
 			return err
 		}
-		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".svg"), svg); err != nil {
+		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".svg"), svg.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -21,8 +21,9 @@ type CLI struct {
 	// SimTimeScale runs --sim targets this many times faster than real
 	// time (1: real time; tests raise it).
 	SimTimeScale float64
-	// WriteCharts draws a report's charts into a folder.
-	WriteCharts func(dir string, r engine.Report) error
+	// WriteCharts draws a report's charts into a folder; it stops with
+	// ctx's error once ctx is done.
+	WriteCharts func(ctx context.Context, dir string, r engine.Report) error
 	// Launch starts a vllm server from a server.toml and returns its target
 	// and a func that stops it.
 	Launch func(ctx context.Context, path string, stderr io.Writer) (measure.Subject, func(), error)

@@ -10,7 +10,7 @@ const (
 	ExitComplete   = 0 // every cell has a final status
 	ExitCantStart  = 1 // bad flags, server unreachable or busy, unusable or busy --out
 	ExitIncomplete = 3 // server died, interrupted or nothing could save: resumable with --resume
-	ExitExport     = 4 // measured, but a file could not be written (the message names it)
+	ExitExport     = 4 // measured, but a file could not be written or the charts were interrupted (the message says which, and where the report is)
 )
 
 // exitHelp is the exit codes as `run -h` prints them.
@@ -18,7 +18,8 @@ const exitHelp = `Exit codes:
   0  complete: every cell measured (whatever its status)
   1  could not start: bad flags, server unreachable or busy, unusable --out or one another run saves into
   3  incomplete but resumable: the server stopped answering, interrupted, or nothing could take the report
-  4  measured, but a file could not be written (the message names it, and where the report is)`
+  4  measured, but a file could not be written, or SIGINT/SIGTERM stopped the charts
+     (the message names the file and where the report is, or gives the command that draws the charts)`
 
 // ExitError is an error with the exit code the process ends with.
 type ExitError struct {

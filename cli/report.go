@@ -44,12 +44,14 @@ func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("report: no run given: add --in with a run's report.json or its folder, or an llm-inference-bench results file")
 	}
 	opts := charts.Options{Theme: charts.Theme(*theme), Scale: *scale}
-	r, format, err := report.Read(*in)
+	r, format, err := readRun(ctx, *in)
 	var fe *report.FormatError
-	if errors.As(err, &fe) {
+	switch {
+	case errors.As(err, &fe):
 		return fmt.Errorf("report: %w; give --in a run's report.json or an llm-inference-bench --output file", err)
-	}
-	if err != nil {
+	case ctx.Err() != nil:
+		return errReportInterrupted
+	case err != nil:
 		return fmt.Errorf("report: %w", err)
 	}
 	dir := *out
@@ -62,9 +64,6 @@ func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: make output folder: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	imported := format == report.FormatLLMInferenceBench
 	if imported {
 		if _, err := os.Stat(filepath.Join(dir, report.JSONFile)); err == nil {
@@ -72,18 +71,50 @@ func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		fmt.Fprintf(stdout, "imported %s results from %s: its figures are that tool's, not measured by Speed Matrix\n", r.Run.Imported.Label(), *in)
 	}
-	return writeReport(dir, r, opts, imported, stdout)
+	err = writeReport(ctx, dir, r, opts, imported, stdout)
+	if ctx.Err() != nil {
+		return errReportInterrupted
+	}
+	return err
+}
+
+// errReportInterrupted is report's error when SIGINT or SIGTERM stops it.
+var errReportInterrupted = errors.New("report: interrupted before every file was written; each file written is whole: run it again to write them all")
+
+// readRun is report.Read, given up as soon as ctx is done: nothing is
+// written while a file is read, so there is nothing to finish.
+func readRun(ctx context.Context, path string) (engine.Report, report.Format, error) {
+	type read struct {
+		r      engine.Report
+		format report.Format
+		err    error
+	}
+	done := make(chan read, 1)
+	go func() {
+		r, format, err := report.Read(path)
+		done <- read{r, format, err}
+	}()
+	select {
+	case res := <-done:
+		return res.r, res.format, res.err
+	case <-ctx.Done():
+		return engine.Report{}, "", ctx.Err()
+	}
 }
 
 // writeReport draws r's charts into dir, then writes results.csv, and
 // report.json and report.md too for an import. The charts go first: they
-// check the theme and scale before anything is written.
-func writeReport(dir string, r engine.Report, opts charts.Options, imported bool, stdout io.Writer) error {
-	if err := charts.WriteAllWith(dir, r, opts); err != nil {
+// check the theme and scale before anything is written. It stops once ctx
+// is done.
+func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.Options, imported bool, stdout io.Writer) error {
+	if err := charts.WriteAllWith(ctx, dir, r, opts); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, k := range charts.KindsFor(r) {
 		fmt.Fprintf(stdout, "wrote %s {.png,.svg}\n", filepath.Join(dir, string(k)))
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	written := []string{report.CSVFile}
 	var err error

@@ -3,15 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"speedmatrix/charts"
+	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
@@ -163,5 +166,82 @@ func TestReportRejectsOtherFiles(t *testing.T) {
 			!strings.HasSuffix(err.Error(), "give --in a run's report.json or an llm-inference-bench --output file") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestReportRejectsARunNoPlanHas: a report.json that claims 31,623 ×
+// 31,623 cells gets one line naming the file and the bound, exit code 1,
+// and nothing is drawn.
+func TestReportRejectsARunNoPlanHas(t *testing.T) {
+	t.Parallel()
+	var r engine.Report
+	data, err := os.ReadFile(seedFixture)
+	if err == nil {
+		err = json.Unmarshal(data, &r)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Plan.DecodeContexts, r.Plan.Concurrency = make([]int, 31623), make([]int, 31623)
+	for i := range r.Plan.Concurrency {
+		r.Plan.DecodeContexts[i], r.Plan.Concurrency[i] = i, i+1
+	}
+	path := filepath.Join(t.TempDir(), "report.json")
+	if data, err = json.Marshal(r); err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	_, _, err = runReport(t, "--in", path, "--out", out)
+	want := "report: " + path + " cannot hold a real run: its plan: 31623 decode contexts, more than the 256 a plan may have; " +
+		"no run writes that, so the file is damaged or was made by hand"
+	if err == nil || err.Error() != want || ExitCode(err) != ExitCantStart {
+		t.Errorf("err = %v (exit %d), want %q (exit 1)", err, ExitCode(err), want)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("wrote %d files", len(entries))
+	}
+}
+
+// cancelOn cancels a context when a line it is written contains a text.
+type cancelOn struct {
+	text   string
+	cancel func()
+}
+
+// Write cancels when p holds the text, and takes p whole.
+func (c cancelOn) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(c.text)) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestReportEndsWhenInterrupted: SIGINT or SIGTERM (main cancels the
+// context) ends report at once, before it reads or while it draws, with
+// one line and exit code 1; the import's report.json is not written.
+func TestReportEndsWhenInterrupted(t *testing.T) {
+	t.Parallel()
+	before, cancel := context.WithCancel(t.Context())
+	cancel()
+	out := t.TempDir()
+	err := cliFor(t).Report(before, []string{"--in", seedFixture, "--out", out}, io.Discard, io.Discard)
+	if !errors.Is(err, errReportInterrupted) || ExitCode(err) != ExitCantStart {
+		t.Errorf("cancelled before: %v (exit %d), want %v (exit 1)", err, ExitCode(err), errReportInterrupted)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("cancelled before: wrote %d files", len(entries))
+	}
+	during, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out = t.TempDir()
+	err = cliFor(t).Report(during, []string{"--in", libFixture, "--out", out}, cancelOn{"imported", cancel}, io.Discard)
+	if !errors.Is(err, errReportInterrupted) {
+		t.Errorf("cancelled while drawing: %v, want %v", err, errReportInterrupted)
+	}
+	if _, err := os.Stat(filepath.Join(out, report.JSONFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cancelled while drawing: report.json written (%v)", err)
 	}
 }

@@ -156,7 +156,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	writeStartedAs(stdout, target.Header)
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
-	return consume(measure.Run(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun)
+	return consume(ctx, measure.Run(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun)
 }
 
 // diagnostics are this machine's start-up diagnostics for report.json.

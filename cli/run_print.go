@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +36,11 @@ func writeStartedAs(w io.Writer, h engine.Report) {
 // consume prints the run's events, saves the report after every cell and at
 // the end (saver holds --out), and turns the run's end into Run's error and
 // exit code. When nothing can take the report any more, it stops the run
-// (stop): what it measured next would be lost.
-func consume(events <-chan engine.Event, saver *runs.Saver, stdout io.Writer, writeCharts func(string, engine.Report) error, stop func()) error {
+// (stop): what it measured next would be lost. The charts are drawn at the
+// end, except for a run that SIGINT or SIGTERM (ctx) interrupted, which
+// ends at once; a signal while they are drawn stops them.
+func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
+	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
 	var last engine.Progress
 	var done engine.Event
 	stopped := false
@@ -63,8 +67,9 @@ func consume(events <-chan engine.Event, saver *runs.Saver, stdout io.Writer, wr
 	saveErr := saver.Err
 	if saved, err := saver.Keep(rep); saved {
 		saveErr = err
-		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) {
-			saveErr = cmp.Or(err, chartError(writeCharts(kept, rep), kept))
+		interrupted := done.Err != nil && ctx.Err() != nil
+		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) && !interrupted {
+			saveErr = cmp.Or(err, chartError(writeCharts(ctx, kept, rep), kept))
 		}
 	}
 	for _, w := range report.PCIeWarnings(rep.Results) {
@@ -146,6 +151,14 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 		return exitWith(ExitIncomplete, msg)
 	case runErr != nil:
 		return exitWith(ExitCantStart, withAdvice(fmt.Errorf("run: %w", runErr)))
+	case errors.Is(saveErr, context.Canceled):
+		dir := out
+		var uncharted *unchartedError
+		if errors.As(saveErr, &uncharted) {
+			dir = uncharted.dir
+		}
+		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but the charts were not drawn (interrupted): draw them with speedmatrix report --in %s --out %s",
+			filepath.Join(dir, report.JSONFile), dir))
 	case saveErr != nil:
 		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w", unsavedAdvice(saveErr, out)))
 	}

@@ -97,7 +97,7 @@ func TestRunRefusesAFolderInUse(t *testing.T) {
 	if want := "run: another speedmatrix run is saving into " + out + ": wait for it to end, or choose another --out"; err == nil || err.Error() != want || ExitCode(err) != ExitCantStart {
 		t.Errorf("second run: %v (exit %d), want %q", err, ExitCode(err), want)
 	}
-	if err := report.Save(out, engine.Report{Plan: engine.DefaultPlan(), Results: []engine.Result{{Status: engine.StatusValid}}}); err != nil {
+	if err := report.Save(out, engine.Report{Plan: engine.DefaultPlan(), Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 8192, Concurrency: 1}, Status: engine.StatusValid}}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = runCLI(t, t.Context(), "--resume", out)

@@ -37,7 +37,7 @@ func fastSim(t *testing.T) { cliFor(t).SimTimeScale = 20 }
 // noCharts leaves the charts out (TestRunSim covers them; they take a
 // while to draw).
 func noCharts(t *testing.T) {
-	cliFor(t).WriteCharts = func(string, engine.Report) error { return nil }
+	cliFor(t).WriteCharts = func(context.Context, string, engine.Report) error { return nil }
 }
 
 var smallMatrix = []string{"--prefill-contexts", "1K", "--contexts", "1K", "--concurrency", "1,2",
@@ -147,7 +147,8 @@ func TestResumeOfALaunchedRun(t *testing.T) {
 	dir := t.TempDir()
 	rep := engine.Report{Plan: engine.DefaultPlan(), LaunchCommand: "vllm serve tiny --api-key <redacted>",
 		Engine: engine.EngineInfo{Engine: "vllm"}, Run: engine.RunInfo{Endpoint: "http://127.0.0.1:8000"},
-		Results: []engine.Result{{Status: engine.StatusValid}, {Status: engine.StatusNotRun}}}
+		Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 8192, Concurrency: 1}, Status: engine.StatusValid},
+			{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 1}, Status: engine.StatusNotRun}}}
 	if err := report.Save(dir, rep); err != nil {
 		t.Fatal(err)
 	}

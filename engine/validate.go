@@ -88,6 +88,7 @@ func ValidatePlan(p Plan, l Limits) error {
 	if len(p.PrefillContexts)+len(p.DecodeContexts) == 0 {
 		add(FieldContexts, "no context to measure: give at least one prefill or decode context")
 	}
+	bad = append(bad, levelProblems(p)...)
 	for _, c := range []struct {
 		field    PlanField
 		contexts []int

@@ -73,13 +73,14 @@ shot_size="$(png_dim "$shot" 16)x$(png_dim "$shot" 20)"
 [ "$shot_size" = "1280x800" ] || fail "screenshot-results.png is $shot_size, want the window's 1280x800"
 
 check_nonempty results.csv
-want_header='phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error'
+want_header='phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error,simulated,target'
 got_header=$(head -n 1 "$export_dir/results.csv" | tr -d '\r')
 [ "$got_header" = "$want_header" ] || fail "results.csv header is
   $got_header
 want
   $want_header"
 [ "$(wc -l <"$export_dir/results.csv")" -ge 2 ] || fail "results.csv has no measurement rows"
+tail -n +2 "$export_dir/results.csv" | tr -d '\r' | grep -qv ',true,sim:tiny$' && fail "results.csv has a row that does not end with simulated true and target sim:tiny"
 
 check_nonempty report.json
 grep -q '"schema_version"' "$export_dir/report.json" || fail "report.json has no schema_version"

@@ -6,14 +6,29 @@ import (
 	"strconv"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 )
 
 // CSVHeader is the exact header of results.csv: the twelve figures of the
-// reference reports' table, then the trust checks and the error.
+// reference reports' table, then the trust checks and the error, then
+// what the run measured, on every row, so that the file says it alone:
+// simulated (true for the built-in simulator) and target (Target).
+// Columns are only ever added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
 	"server_tok_s", "server_active", "preemptions", "gpu_throttle", "error",
+	"simulated", "target",
+}
+
+// Target names what a run measured as --target names it: sim:PROFILE for
+// the built-in simulator, else its endpoint with any password hidden (""
+// when the report does not say).
+func Target(r engine.Report) string {
+	if r.Engine.Simulated {
+		return "sim:" + r.Engine.SimProfile
+	}
+	return secret.URL(r.Run.Endpoint)
 }
 
 // WriteCSV writes one row per cell. Figures that don't apply to the phase,
@@ -32,8 +47,11 @@ func WriteCSV(w io.Writer, r engine.Report) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
+	simulated, target := strconv.FormatBool(r.Engine.Simulated), Target(r)
 	for _, res := range r.Results {
-		if err := cw.Write(csvRow(res)); err != nil {
+		row := csvRow(res)
+		row[17], row[18] = simulated, target
+		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}

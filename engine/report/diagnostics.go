@@ -94,7 +94,10 @@ func writeDiagnostics(b *strings.Builder, d *engine.Diagnostics) {
 		}
 	}
 	if notes = append(notes, t.Notes...); len(notes) > 0 {
-		b.WriteString("- " + strings.Join(notes, "\n- ") + "\n\n")
+		for _, n := range notes {
+			b.WriteString("- " + mdText(n) + "\n")
+		}
+		b.WriteString("\n")
 	}
 }
 

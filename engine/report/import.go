@@ -38,17 +38,18 @@ func (e *FormatError) Error() string {
 
 // Read loads a run from path in either Format: a report.json, a run's
 // folder that holds one, or an llm-inference-bench results file. A file
-// in neither format gives a *FormatError.
+// in neither format gives a *FormatError; one that cannot hold a real run
+// (too large, or claiming more than a run measures) an *ImplausibleError.
 func Read(path string) (engine.Report, Format, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JSONFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return engine.Report{}, "", fmt.Errorf("%s not found: give a run's folder, its report.json, or an llm-inference-bench results file", path)
 	}
 	if err != nil {
-		return engine.Report{}, "", fmt.Errorf("read %s: %w", path, err)
+		return engine.Report{}, "", err
 	}
 	return Decode(data, path)
 }
@@ -63,7 +64,11 @@ func Decode(data []byte, file string) (engine.Report, Format, error) {
 	if len(data) == 0 {
 		return unknown("it is empty")
 	}
-	var top map[string]json.RawMessage
+	var top struct {
+		SchemaVersion present `json:"schema_version"`
+		Metadata      present `json:"metadata"`
+		Results       present `json:"results"`
+	}
 	if err := json.Unmarshal(data, &top); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
@@ -72,17 +77,28 @@ func Decode(data []byte, file string) (engine.Report, Format, error) {
 		return unknown("it is not valid JSON (%v)", err)
 	}
 	switch {
-	case top["schema_version"] != nil:
+	case bool(top.SchemaVersion):
 		r, err := decodeReport(data, file)
 		return r, FormatReport, err
-	case top["metadata"] != nil && top["results"] != nil:
+	case bool(top.Metadata && top.Results):
 		r, err := decodeLIB(data, file)
 		return r, FormatLLMInferenceBench, err
 	}
 	return unknown("it has neither schema_version (report.json) nor metadata and results (llm-inference-bench)")
 }
 
-// decodeReport reads a report.json and checks its schema version.
+// present is whether a key of a JSON object is there: it keeps nothing of
+// the value, which may be most of the file.
+type present bool
+
+// UnmarshalJSON records that the key is there.
+func (p *present) UnmarshalJSON([]byte) error {
+	*p = true
+	return nil
+}
+
+// decodeReport reads a report.json and checks its schema version and
+// that it can hold a real run (checkRun).
 func decodeReport(data []byte, file string) (engine.Report, error) {
 	var r engine.Report
 	if err := json.Unmarshal(data, &r); err != nil {
@@ -95,5 +111,5 @@ func decodeReport(data []byte, file string) (engine.Report, error) {
 		return r, fmt.Errorf("load report %s: schema version %d is newer than this build reads (%d): update speedmatrix",
 			file, r.SchemaVersion, engine.SchemaVersion)
 	}
-	return r, nil
+	return r, checkRun(r, file)
 }

@@ -115,13 +115,17 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 	if len(f.Results) == 0 && len(f.Prefill) == 0 {
 		return engine.Report{}, fmt.Errorf("%s is an llm-inference-bench results file with no results: nothing to import", file)
 	}
+	plan := libPlan(f)
+	if problem := planProblem(plan); problem != "" { // before the matrix is laid out
+		return engine.Report{}, &ImplausibleError{File: file, Problem: problem}
+	}
 	log := parseLIBLog(f.EventLog)
 	rep := engine.Report{
 		SchemaVersion: engine.SchemaVersion,
 		Hardware:      libHardware(f),
 		Engine:        libEngine(f, log),
 		Run:           libRun(f, log, filepath.Base(file)),
-		Plan:          libPlan(f),
+		Plan:          plan,
 	}
 	rep.Results = append(libPrefillResults(f), libDecodeResults(f, log)...)
 	if missing := countStatus(rep.Results, engine.StatusNotRun); missing > 0 {
@@ -131,7 +135,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 		rep.Run.Complete = true
 	}
 	rep.Run.Notes = libNotes(f, rep)
-	return rep, nil
+	return rep, checkRun(rep, file)
 }
 
 func libRun(f libFile, log libLog, file string) engine.RunInfo {

@@ -19,12 +19,14 @@ const Title = "Speed test matrix"
 // the start-up Diagnostics when the run recorded them.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, ModelOnGPU(r), Subtitle(r))
+	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
 	for _, sec := range Sections(r) {
 		writeSection(&b, sec)
 	}
 	if r.LaunchCommand != "" {
-		fmt.Fprintf(&b, "## Launch command\n\n```sh\n%s\n```\n\n", strings.TrimRight(r.LaunchCommand, "\n"))
+		cmd := strings.TrimRight(r.LaunchCommand, "\n")
+		fence := codeFence(cmd)
+		fmt.Fprintf(&b, "## Launch command\n\n%ssh\n%s\n%s\n\n", fence, cmd, fence)
 	}
 	writePrefill(&b, r)
 	writeDecode(&b, r)
@@ -187,7 +189,7 @@ func writeTable(b *strings.Builder, head []string, rows [][]string) {
 	line := func(cells []string) {
 		esc := make([]string, len(cells))
 		for i, c := range cells {
-			esc[i] = strings.ReplaceAll(c, "|", `\|`)
+			esc[i] = mdCell(c)
 		}
 		b.WriteString("| " + strings.Join(esc, " | ") + " |\n")
 	}
@@ -264,7 +266,7 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 // writeRoofline writes the phase's RooflineLine, when there is one.
 func writeRoofline(b *strings.Builder, r engine.Report, phase engine.Phase) {
 	if line := RooflineLine(r, phase); line != "" {
-		b.WriteString(line + "\n\n")
+		b.WriteString(mdText(line) + "\n\n")
 	}
 }
 
@@ -272,7 +274,7 @@ func writeRoofline(b *strings.Builder, r engine.Report, phase engine.Phase) {
 func writeFlags(b *strings.Builder, rs []engine.Result) {
 	lines := FlagLines(rs)
 	for _, l := range lines {
-		b.WriteString("- " + l + "\n")
+		b.WriteString("- " + mdText(l) + "\n")
 	}
 	if len(lines) > 0 {
 		b.WriteString("\n")
@@ -324,7 +326,7 @@ func writeErrors(b *strings.Builder, rs []engine.Result) {
 			b.WriteString("### Errors\n\n")
 			first = false
 		}
-		fmt.Fprintf(b, "- %s: %s\n", CellName(r), r.Error)
+		fmt.Fprintf(b, "- %s: %s\n", CellName(r), mdText(r.Error))
 	}
 	if !first {
 		b.WriteString("\n")

@@ -114,7 +114,7 @@ func Load(path string) (engine.Report, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JSONFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return r, fmt.Errorf("load report: %s not found: give the folder of a run or its report.json", path)
 	}

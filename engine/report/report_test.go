@@ -97,7 +97,7 @@ func TestCSVHeaderIsExact(t *testing.T) {
 	if err := WriteCSV(&b, engine.Report{}); err != nil {
 		t.Fatal(err)
 	}
-	const want = "phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error\n"
+	const want = "phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error,simulated,target\n"
 	if b.String() != want {
 		t.Errorf("header %q, want %q", b.String(), want)
 	}

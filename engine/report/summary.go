@@ -102,7 +102,7 @@ func LoadSummary(path string) (Summary, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JSONFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return Summary{}, fmt.Errorf("load report: %w", err)
 	}
@@ -117,6 +117,9 @@ func LoadSummary(path string) (Summary, error) {
 	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan}
 	for _, res := range d.Results {
 		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
+	}
+	if err := checkRun(r, path); err != nil {
+		return Summary{}, fmt.Errorf("load report: %w", err)
 	}
 	return Summarize(r), nil
 }

@@ -13,7 +13,7 @@ import (
 
 func measured(status engine.Status) engine.Report {
 	return engine.Report{SchemaVersion: engine.SchemaVersion, Run: engine.RunInfo{ServedModel: "org/Gemma 4 (it)"},
-		Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 1024}, Status: status}}}
+		Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 1024, Concurrency: 1}, Status: status}}}
 }
 
 // The first save makes the run's folder in the runs folder, named after

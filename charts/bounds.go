@@ -1,0 +1,73 @@
+package charts
+
+import (
+	"fmt"
+	"math"
+
+	"speedmatrix/engine/report"
+)
+
+// A picture stays of bounded size however many cells a run has (up to
+// engine.MaxCells) and however long its texts: it lists what a reader
+// can take in and says where the rest is. report.md and results.csv list
+// every cell.
+const (
+	// maxTableRows is the most rows of All measurements a sheet draws:
+	// the default plan has 45, a 16 × 16 matrix with prefill 272.
+	maxTableRows = 300
+	// maxListed is the most lines a list under a chart or table draws
+	// (flagged cells, errors).
+	maxListed = 40
+	// maxDrawingHeight is where a picture is cut (logical pixels): it
+	// holds a 256 × 256 heatmap (54 px a row) and a full table, and keeps
+	// an export under 160 MB of pixels at 1×.
+	maxDrawingHeight = 30000.0
+)
+
+// listed is lines, cut to maxListed with a last line that says how many
+// more of what report.md lists.
+func listed(lines []string, what string) []string {
+	if len(lines) <= maxListed {
+		return lines
+	}
+	more := len(lines) - (maxListed - 1)
+	return append(lines[:maxListed-1:maxListed-1], fmt.Sprintf("… and %s more %s: report.md lists every one.", report.Int(more), what))
+}
+
+// cut ends a drawing taller than maxDrawingHeight there: what lies below
+// is dropped, and a last line says so.
+func (d *Drawing) cut(p palette) {
+	if d.height <= maxDrawingHeight {
+		return
+	}
+	const barH = 44.0
+	full, top := d.height, maxDrawingHeight-barH
+	keep := d.items[:0]
+	for _, it := range d.items {
+		if itemTop(it) < top {
+			keep = append(keep, it)
+		}
+	}
+	d.items, d.height = keep, maxDrawingHeight
+	d.rect(0, top, d.width, barH, p.panel)
+	d.line(0, top, d.width, top, p.border, 1)
+	d.text(16, top+27, fmt.Sprintf("The picture ends here: the whole run would be %s px tall. report.md and results.csv hold every cell.",
+		report.Int(int(full))), textStyle{size: 13, font: fontBold, color: p.text})
+}
+
+// itemTop is the highest point an item reaches.
+func itemTop(it item) float64 {
+	switch it.kind {
+	case itemText:
+		return it.y - it.size
+	case itemCircle:
+		return it.y - it.r
+	case itemLine:
+		top := math.Inf(1)
+		for _, q := range it.points {
+			top = math.Min(top, q.Y)
+		}
+		return top
+	}
+	return it.y
+}
