@@ -298,7 +298,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 	default:
 		if n, quiet := quietStreams(d.recs, from, to, d.r.quietLimit()); n > 0 {
 			res.Status = engine.StatusFailed
-			res.Error = fmt.Sprintf("%d of %d %s stalled (nothing for the last %s of the window)", n, d.concurrency,
+			res.Error = fmt.Sprintf("%d of %d %s stalled (no token for the last %s of the window)", n, d.concurrency,
 				plural(d.concurrency, "stream", "streams"), openai.Seconds(quiet.Round(100*time.Millisecond)))
 			res.Partial = partialFigures(f, from, to)
 			break

@@ -45,6 +45,7 @@ type fakeOpts struct {
 	DisconnectAt   int // close the stream after this many tokens
 	StallAt        int // stop sending after this many tokens (connection kept)
 	Malformed      bool
+	HugeEventAt    int // after this many tokens, send an event over the client's limit
 	LoopAfter      int // after this many tokens, repeat one phrase forever
 	Reasoning      int // chat: the first tokens are reasoning deltas
 	// Hang, when set, makes every request wait without an answer until the
@@ -297,6 +298,10 @@ func (f *fakeServer) stream(w http.ResponseWriter, r *http.Request, g genRequest
 		}
 		if f.opts.DisconnectAt > 0 && j >= f.opts.DisconnectAt {
 			panic(http.ErrAbortHandler)
+		}
+		if f.opts.HugeEventAt > 0 && j >= f.opts.HugeEventAt {
+			_, _ = io.WriteString(w, "data: "+strings.Repeat("x", 17<<20))
+			return
 		}
 		time.Sleep(time.Until(rec.Received.Add(f.opts.TTFT + time.Duration(j)*f.opts.Interval)))
 		if r.Context().Err() != nil {

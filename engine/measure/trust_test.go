@@ -22,8 +22,8 @@ func TestStallInsideWindowFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := findResult(t, rep, engine.PhaseDecode)
-	if r.Status != engine.StatusFailed || r.Error != "2 of 2 streams stalled (nothing for 100 ms)" {
-		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (nothing for 100 ms)", r.Status, r.Error)
+	if r.Status != engine.StatusFailed || r.Error != "2 of 2 streams stalled (no token for 100 ms)" {
+		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (no token for 100 ms)", r.Status, r.Error)
 	}
 	if r.TotalTokPerSec != 0 || r.PerRequestTokPerSec != 0 || r.Partial == nil || r.Partial.OutputTokens < 20 {
 		t.Errorf("headline %v tok/s, partial %+v: want no headline figures and the partial ones kept", r.TotalTokPerSec, r.Partial)
@@ -205,7 +205,7 @@ func TestStallShorterThanTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := findResult(t, rep, engine.PhaseDecode)
-	if r.Status != engine.StatusFailed || !strings.HasPrefix(r.Error, "2 of 2 streams stalled (nothing for the last ") || r.Partial == nil {
-		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (nothing for the last … of the window)", r.Status, r.Error)
+	if r.Status != engine.StatusFailed || !strings.HasPrefix(r.Error, "2 of 2 streams stalled (no token for the last ") || r.Partial == nil {
+		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (no token for the last … of the window)", r.Status, r.Error)
 	}
 }

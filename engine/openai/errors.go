@@ -22,7 +22,8 @@ var (
 	// ErrContextTooLong: the prompt plus max output exceed the model's context (400).
 	ErrContextTooLong = errors.New("context too long")
 	// ErrStalled: a stream got no first token within
-	// Client.FirstTokenTimeout, or nothing for Client.StallTimeout after it.
+	// Client.FirstTokenTimeout of sending, or no further token for
+	// Client.StallTimeout.
 	ErrStalled = errors.New("stream stalled")
 	// ErrTimeout: a non-streaming request got no answer within
 	// Client.RequestTimeout.
