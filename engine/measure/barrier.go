@@ -20,14 +20,18 @@ const (
 // startWatch sees whether the server serves its engine's /metrics and,
 // if so, sets up the watch that samples it. It records in the report which
 // checks will run; without metrics the Checks line says they were not done
-// and what would make them run.
-func (r *runner) startWatch(ctx context.Context) bool {
+// and what would make them run. A server that does not answer at all is an
+// error.
+func (r *runner) startWatch(ctx context.Context) (bool, error) {
 	m, err := r.client.Metrics(ctx)
+	if openai.NoAnswer(err) {
+		return false, fmt.Errorf("read the server's metrics: %w", err)
+	}
 	if err != nil || !m.HasRequests {
 		names := r.kind.Checks()
 		r.addCheck(names.NoMetrics)
 		r.logf("the server has no %s: the idle check, the drain barrier and the server cross-check are not done", names.Label)
-		return false
+		return false, nil
 	}
 	r.watch = newServerWatch(r.client.Metrics, r.opts.metricsEvery)
 	r.watch.onError = r.live.suspect
@@ -45,7 +49,7 @@ func (r *runner) startWatch(ctx context.Context) bool {
 	} else {
 		r.addCheck(CheckServerMetrics)
 	}
-	return true
+	return true, nil
 }
 
 func (r *runner) addCheck(line string) {

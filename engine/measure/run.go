@@ -124,7 +124,11 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.alive(); err != nil {
 		return err
 	}
-	r.kind, r.version = servers.Detect(ctx, r.client)
+	kind, version, err := servers.Detect(ctx, r.client)
+	if err != nil {
+		return fmt.Errorf("detect the server: %w", err)
+	}
+	r.kind, r.version = kind, version
 	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
 	if err != nil {
 		return err
@@ -156,7 +160,11 @@ func (r *runner) run(ctx context.Context) error {
 	var mon sync.WaitGroup
 	defer func() { stopMon(); mon.Wait() }()
 	mon.Go(func() { r.monitor(monCtx) })
-	if r.startWatch(ctx) {
+	watching, err := r.startWatch(ctx)
+	if err != nil {
+		return err
+	}
+	if watching {
 		mon.Go(func() { r.watch.run(monCtx) })
 		if err := r.checkIdle(ctx); err != nil {
 			return err

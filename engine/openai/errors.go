@@ -217,6 +217,12 @@ func (e *unreachableError) Error() string {
 
 func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
 
+// NoAnswer reports whether a request got no answer at all: no connection
+// (ErrUnreachable), or none within the request timeout (ErrTimeout).
+func NoAnswer(err error) bool {
+	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrUnreachable)
+}
+
 // transportError explains an error from http.Client.Do.
 func transportError(ctx context.Context, endpoint, baseURL string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
