@@ -41,7 +41,9 @@ type fakeOpts struct {
 	ChatOverhead   int // tokens the chat template adds
 	FailStatus     int // answer generation requests with this HTTP status
 	FailMessage    string
-	FailFrom       int // fail only from this request on (0: all)
+	FailFrom       int // fail only the requests after this many (0: all)
+	FailUntil      int // fail only up to this request (0: no end)
+	RetryAfter     string
 	DisconnectAt   int // close the stream after this many tokens
 	StallAt        int // stop sending after this many tokens (connection kept)
 	Malformed      bool
@@ -260,8 +262,11 @@ func (f *fakeServer) generate(w http.ResponseWriter, r *http.Request) {
 	n := f.requests
 	f.log = append(f.log, rec)
 	f.mu.Unlock()
-	if f.opts.FailStatus != 0 && n > f.opts.FailFrom {
+	if f.opts.FailStatus != 0 && n > f.opts.FailFrom && (f.opts.FailUntil == 0 || n <= f.opts.FailUntil) {
 		w.Header().Set("Content-Type", "application/json")
+		if f.opts.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.opts.RetryAfter)
+		}
 		w.WriteHeader(f.opts.FailStatus)
 		fmt.Fprintf(w, `{"object":"error","message":%q,"type":"BadRequestError","code":%d}`, f.opts.FailMessage, f.opts.FailStatus)
 		return

@@ -22,7 +22,7 @@ type runOptions struct {
 	warmupTimeout time.Duration // longest wait for every worker's first token
 	sampleEvery   time.Duration // Alive check and progress
 	metricsEvery  time.Duration // /metrics scrape for the trust checks
-	retryPause    time.Duration // pause after a failed request
+	retryPause    time.Duration // pause after a failed request, the first after a rejected one
 	idleWait      time.Duration // how long the server may stay busy before the run
 	drainWait     time.Duration // how long the server may take to drain after a cell
 	probeTimeout  time.Duration // how long a liveness probe waits for an answer
@@ -31,6 +31,10 @@ type runOptions struct {
 	// wrapTransport, when set, wraps the client's HTTP transport: the seam
 	// through which a test's fake server learns when the client sent.
 	wrapTransport func(http.RoundTripper) http.RoundTripper
+	// pause, when set, is how a stream waits before its next request (see
+	// sleep): the seam through which a test sees the backoff without
+	// sleeping.
+	pause func(ctx context.Context, d time.Duration)
 }
 
 func defaultOptions() runOptions {

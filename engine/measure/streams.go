@@ -20,6 +20,7 @@ const (
 	failUnreachable
 	failAnswered
 	failMalformed
+	failRejected
 )
 
 func classify(err error) failureKind {
@@ -30,6 +31,8 @@ func classify(err error) failureKind {
 		return failStalled
 	case errors.As(err, &stall):
 		return failNoFirstToken
+	case errors.Is(err, openai.ErrRejected):
+		return failRejected
 	case errors.As(err, &apiErr):
 		return failAnswered
 	case errors.Is(err, openai.ErrUnreachable):
@@ -58,7 +61,7 @@ func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) s
 		workers[k][r.Worker] = true
 	}
 	var parts []string
-	for _, k := range []failureKind{failStalled, failNoFirstToken, failCutOff, failUnreachable, failAnswered, failMalformed} {
+	for _, k := range []failureKind{failStalled, failNoFirstToken, failCutOff, failUnreachable, failRejected, failAnswered, failMalformed} {
 		if n := len(workers[k]); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, plural(concurrency, "stream", "streams"), failureWords(k, n, example[k])))
 		}
@@ -73,7 +76,11 @@ func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) s
 func failureWords(k failureKind, n int, err error) string {
 	var stall *openai.StallError
 	errors.As(err, &stall)
+	var apiErr *openai.APIError
+	errors.As(err, &apiErr)
 	switch k {
+	case failRejected:
+		return fmt.Sprintf("failed: the server rejected requests (%d): %s", apiErr.StatusCode, apiErr.Message)
 	case failStalled:
 		return fmt.Sprintf("stalled (no token for %s)", openai.Seconds(stall.After))
 	case failNoFirstToken:

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"speedmatrix/engine/secret"
@@ -37,6 +39,10 @@ var (
 	// ErrMalformed: the server sent something that is not valid for the API
 	// (an event that is not JSON, a metrics line that does not parse).
 	ErrMalformed = errors.New("malformed response")
+	// ErrRejected: the server turned the request away for now (HTTP 429
+	// Too Many Requests, 503 Service Unavailable); APIError.RetryAfter says
+	// when it asked to be tried again.
+	ErrRejected = errors.New("rejected by the server")
 )
 
 // APIError is an HTTP error answer (or an error event inside a stream)
@@ -53,6 +59,9 @@ type APIError struct {
 	// Available lists the server's models, filled in for ErrModelNotFound
 	// when they could be fetched.
 	Available []string
+	// RetryAfter is how long the answer's Retry-After header asked the
+	// client to wait (0: it did not say).
+	RetryAfter time.Duration
 }
 
 // Error is a one-line message saying what happened and what to change.
@@ -72,6 +81,9 @@ func (e *APIError) Error() string {
 	prefix := ""
 	if e.Endpoint != "" {
 		prefix = e.Endpoint + ": "
+	}
+	if e.rejected() {
+		return fmt.Sprintf("%sthe server rejected requests (%d): %s: it is overloaded or limits its clients' rate", prefix, e.StatusCode, e.Message)
 	}
 	if e.StatusCode == 404 || e.StatusCode == 405 {
 		return fmt.Sprintf("%sthe server answered %d (%s): it does not serve this endpoint", prefix, e.StatusCode, e.Message)
@@ -93,8 +105,27 @@ func (e *APIError) Is(target error) bool {
 		return e.contextTooLong()
 	case ErrNotSupported:
 		return !e.modelNotFound() && (e.StatusCode == 404 || e.StatusCode == 405 || e.StatusCode == 501)
+	case ErrRejected:
+		return e.rejected()
 	}
 	return false
+}
+
+func (e *APIError) rejected() bool {
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusServiceUnavailable
+}
+
+// retryAfter reads a Retry-After header, delay-seconds or an HTTP date, as
+// the wait from now; 0 when it is missing, unreadable or in the past.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if s, err := strconv.ParseUint(h, 10, 64); err == nil {
+		return time.Duration(min(s, 1<<32)) * time.Second // no overflow
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 func (e *APIError) unauthorized() bool { return e.StatusCode == 401 || e.StatusCode == 403 }
