@@ -35,6 +35,13 @@ func (r *runner) startWatch(ctx context.Context) (bool, error) {
 	}
 	r.watch = newServerWatch(r.client.Metrics, r.opts.metricsEvery)
 	r.watch.onError = r.live.suspect
+	logged := map[string]bool{}
+	r.watch.onBad = func(b badSampleError) {
+		if !logged[b.Name] { // the page may be bad at every scrape
+			logged[b.Name] = true
+			r.logf("%v", b)
+		}
+	}
 	lastEvent := time.Time{}
 	r.watch.onEvent = func(s metricSample) {
 		if s.At.Sub(lastEvent) < r.opts.sampleEvery {
@@ -89,6 +96,7 @@ func (r *runner) checkIdle(ctx context.Context) error {
 		return &BusyError{Running: int(last.Running + 0.5), Waiting: int(last.Waiting + 0.5)}
 	}
 	r.logf("the idle check could not read /metrics: %v", err)
+	r.addNote(fmt.Sprintf("Idle check not done: %v.", err))
 	return nil
 }
 
@@ -113,20 +121,32 @@ func (r *runner) drain(ctx context.Context, res *engine.Result, closed time.Time
 	}
 }
 
+// flagBadSamples flags a measured cell during which scrapes were skipped
+// for a bad value: its checks saw fewer of the server's samples, or none.
+func (r *runner) flagBadSamples(res *engine.Result) {
+	if r.watch == nil || !res.Measured() {
+		return
+	}
+	if bad := r.watch.cellBad(); bad.n > 0 {
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBadMetrics, Message: fmt.Sprintf("the server's /metrics gave %s: %d bad %s skipped",
+			bad.first.String(), bad.n, plural(bad.n, "sample", "samples"))})
+	}
+}
+
 // stillBusyErr fails a cell that follows a drain barrier which gave up,
 // unless the server has become idle since.
 func (r *runner) stillBusyErr() error {
 	if r.stillBusy == nil {
 		return nil
 	}
-	last, ok, _, _ := r.watch.latest()
-	if ok && last.load() == 0 {
+	st := r.watch.latest()
+	if st.ok && st.last.load() == 0 {
 		r.stillBusy = nil
 		return nil
 	}
 	n := r.stillBusy.load()
-	if ok {
-		n = last.load()
+	if st.ok {
+		n = st.last.load()
 	}
 	return fmt.Errorf("server still busy: %d requests running or waiting %s after the previous cell ended", n, openai.Seconds(r.opts.drainWait))
 }

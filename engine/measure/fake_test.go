@@ -35,8 +35,9 @@ type fakeOpts struct {
 	Usage          usageMode
 	NoTokenize     bool
 	MaxModelLen    int
-	ListedMaxLen   int // max_model_len /v1/models reports, when it differs
-	KVTokens       int // /metrics cache_config_info; 0: no /metrics
+	ListedMaxLen   int    // max_model_len /v1/models reports, when it differs
+	KVTokens       int    // /metrics cache_config_info; 0: no /metrics
+	BadRunning     string // /metrics says this for num_requests_running ("NaN", "+Inf")
 	APIKey         string
 	ChatOverhead   int // tokens the chat template adds
 	FailStatus     int // answer generation requests with this HTTP status
@@ -197,7 +198,11 @@ func (f *fakeServer) metrics(w http.ResponseWriter, _ *http.Request) {
 	n, running, sent := f.requests, f.inflight, f.sent
 	f.mu.Unlock()
 	fmt.Fprintf(w, "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"%d\"} 1.0\n", f.opts.KVTokens/16)
-	fmt.Fprintf(w, "vllm:num_requests_running{model_name=\"fake-model\"} %d.0\nvllm:num_requests_waiting{model_name=\"fake-model\"} 0.0\n", running)
+	gauge := fmt.Sprintf("%d.0", running)
+	if f.opts.BadRunning != "" {
+		gauge = f.opts.BadRunning
+	}
+	fmt.Fprintf(w, "vllm:num_requests_running{model_name=\"fake-model\"} %s\nvllm:num_requests_waiting{model_name=\"fake-model\"} 0.0\n", gauge)
 	fmt.Fprintf(w, "vllm:prompt_tokens_total{model_name=\"fake-model\"} %d.0\nvllm:generation_tokens_total{model_name=\"fake-model\"} %d.0\n", n, sent)
 }
 

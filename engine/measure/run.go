@@ -252,6 +252,7 @@ func (r *runner) measure(ctx context.Context, cell engine.Cell, warmed map[int]b
 	if cell.Phase == engine.PhaseDecode {
 		r.checkDecode(&res, run)
 	}
+	r.flagBadSamples(&res)
 	r.attachTelemetry(&res, run.from, run.to)
 	return res
 }
