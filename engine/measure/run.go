@@ -3,8 +3,6 @@ package measure
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"slices"
@@ -125,41 +123,9 @@ func (r *runner) run(ctx context.Context) error {
 	if err := engine.ValidatePlan(r.plan); err != nil {
 		return err
 	}
-	if err := r.alive(); err != nil {
+	if err := r.prepare(ctx); err != nil {
 		return err
 	}
-	kind, version, err := servers.Detect(ctx, r.client)
-	if err != nil {
-		return fmt.Errorf("detect the server: %w", err)
-	}
-	r.kind, r.version = kind, version
-	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
-	if err != nil {
-		return err
-	}
-	r.setup = s
-	if note != "" {
-		r.addNote(note)
-		r.logf("%s", note)
-	}
-	server := r.fillEngine()
-	if err := r.checkResume(server); err != nil {
-		return err
-	}
-	r.prompts = newPrompter(r.client, s.Model, r.plan.API, newRunID())
-	r.prompts.maxModelLen = s.MaxModelLen
-	maxCtx := slices.Max(slices.Concat([]int{1}, s.Prefill, s.Decode))
-	if err := r.prompts.setup(ctx, maxCtx); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
-		}
-		return fmt.Errorf("prepare prompts: %w", err)
-	}
-	r.mu.Lock()
-	r.cells = s.cells(r.plan)
-	r.eta = newETAModel(r.plan, s)
-	r.mu.Unlock()
-
 	monCtx, stopMon := context.WithCancel(ctx)
 	var mon sync.WaitGroup
 	defer func() { stopMon(); mon.Wait() }()
@@ -407,10 +373,4 @@ func (r *runner) probeClient() *openai.Client {
 	c := *r.client
 	c.RequestTimeout = r.opts.probeTimeout
 	return &c
-}
-
-func newRunID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
