@@ -17,6 +17,7 @@ type pauses struct {
 	waits []time.Duration
 }
 
+// options are testOptions that wait through p.
 func (p *pauses) options() runOptions {
 	opts := testOptions()
 	opts.pause = func(_ context.Context, d time.Duration) {
@@ -27,6 +28,7 @@ func (p *pauses) options() runOptions {
 	return opts
 }
 
+// got returns the waits so far.
 func (p *pauses) got() []time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -87,6 +87,8 @@ type badScrapes struct {
 // value no server could mean.
 type badSampleError struct{ openai.BadValue }
 
+// Error says it as the log does: "the server's /metrics gave
+// vllm:num_requests_running = +Inf: a bad sample, skipped".
 func (e badSampleError) Error() string {
 	return "the server's /metrics gave " + e.String() + ": a bad sample, skipped"
 }
@@ -234,7 +236,8 @@ func (w *serverWatch) latest() watchState {
 	return st
 }
 
-// errNoSample: scraping stopped before the barrier could decide.
+// errNoSample: scraping stopped, or gave only bad samples, before the
+// barrier could decide.
 var errNoSample = errors.New("no /metrics sample")
 
 // waitIdle waits until a sample taken after since shows no request running

@@ -111,6 +111,7 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
+// rejected reports a status that turns the request away for now: 429, 503.
 func (e *APIError) rejected() bool {
 	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusServiceUnavailable
 }

@@ -157,6 +157,7 @@ type timedReader struct {
 	reads []time.Time
 }
 
+// Read reads from r.r and notes when it returned.
 func (r *timedReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.reads = append(r.reads, time.Now())

@@ -63,10 +63,12 @@ func (w *watchdog) check() {
 	w.rearm()
 }
 
+// left is the time until the deadline (negative once it passed).
 func (w *watchdog) left() time.Duration {
 	return time.Duration(w.deadline.Load()) - time.Since(w.base)
 }
 
+// rearm sets the timer for the time left, unless the watchdog stopped.
 func (w *watchdog) rearm() {
 	w.mu.Lock()
 	if !w.stopped {
@@ -75,8 +77,10 @@ func (w *watchdog) rearm() {
 	w.mu.Unlock()
 }
 
+// fired reports whether the watchdog cancelled the stream.
 func (w *watchdog) fired() bool { return w.didFire.Load() }
 
+// stop disarms the watchdog for good.
 func (w *watchdog) stop() {
 	w.mu.Lock()
 	w.stopped = true
@@ -84,6 +88,7 @@ func (w *watchdog) stop() {
 	w.mu.Unlock()
 }
 
+// err is the StallError of a stream the watchdog cancelled.
 func (w *watchdog) err(endpoint string) error {
 	if w.started.Load() {
 		return &StallError{Endpoint: endpoint, After: w.stall, AfterFirstToken: true}
@@ -102,6 +107,7 @@ type StallError struct {
 	AfterFirstToken bool
 }
 
+// Error says which timeout ran out, and how long it was.
 func (e *StallError) Error() string {
 	if e.AfterFirstToken {
 		return fmt.Sprintf("%s: %v: no token for %s after the last one (the server may be hung or overloaded)", e.Endpoint, ErrStalled, Seconds(e.After))

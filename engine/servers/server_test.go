@@ -146,6 +146,7 @@ type countRequests struct {
 	next http.RoundTripper
 }
 
+// RoundTrip counts r and sends it on.
 func (c countRequests) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.n.Add(1)
 	return c.next.RoundTrip(r)
