@@ -58,7 +58,7 @@ func TestRunStallFails(t *testing.T) {
 	}
 	rep, _ := report.Load(dir)
 	for _, r := range rep.Results {
-		if r.Status != engine.StatusFailed || !strings.Contains(r.Error, "stalled (nothing for 500 ms)") || r.TotalTokPerSec != 0 {
+		if r.Status != engine.StatusFailed || !strings.Contains(r.Error, "stalled (no token for 500 ms)") || r.TotalTokPerSec != 0 {
 			t.Errorf("%s: %s %q %.1f tok/s, want Failed: N of C streams stalled, no figures", r.Key(), r.Status, r.Error, r.TotalTokPerSec)
 		}
 	}

@@ -31,6 +31,14 @@ const (
 	// FlagTelemetryGap: some GPUs' telemetry was missing during the cell (a
 	// DCGM exporter did not answer), so its power, and J/token, are partial.
 	FlagTelemetryGap FlagKind = "telemetry_gap"
+	// FlagBadMetrics: scrapes of the server's /metrics were skipped during
+	// the cell for a value no server could mean (NaN, infinite, negative,
+	// absurdly large), so its checks saw fewer of them, or none.
+	FlagBadMetrics FlagKind = "bad_metrics"
+	// FlagCounterReset: a counter of the server's /metrics went down during
+	// the cell: the server may have restarted, and its count of the cell's
+	// tokens is left out.
+	FlagCounterReset FlagKind = "counter_reset"
 )
 
 // ServerCountTolerance is how far the server's token count may differ from
@@ -64,6 +72,9 @@ type ServerCheck struct {
 	TokSource string `json:"tok_source,omitempty"`
 	// NotComparable says why TokPerSec is missing.
 	NotComparable string `json:"not_comparable,omitempty"`
+	// CounterReset names the token counter that went down during the cell
+	// (a server restart resets it); "" when none did.
+	CounterReset string `json:"counter_reset,omitempty"`
 	// Preemptions is the increase of vllm:num_preemptions_total over the cell.
 	Preemptions int `json:"preemptions"`
 	// SpecDecode is set when the server exposes speculative-decoding counters.

@@ -52,7 +52,7 @@ func TestBadInputCellsFail(t *testing.T) {
 		{"context too long (400)", fakeOpts{MaxModelLen: 3000, ListedMaxLen: 32768}, "maximum context length"},
 		{"server error (500)", fakeOpts{FailStatus: 500, FailMessage: "CUDA out of memory", FailFrom: 1}, "CUDA out of memory"},
 		{"stream closed mid-way", fakeOpts{DisconnectAt: 10}, ""},
-		{"malformed SSE", fakeOpts{Malformed: true}, ""},
+		{"malformed SSE", fakeOpts{Malformed: true}, "not a completion chunk"},
 		{"stalled stream", fakeOpts{StallAt: 10}, "stall"},
 	}
 	for _, c := range cases {
@@ -93,6 +93,22 @@ func TestBadInputCellsFail(t *testing.T) {
 				t.Errorf("no cell failed: %+v", rep.Results)
 			}
 		})
+	}
+}
+
+// TestEventTooLargeInWindow: a stream whose server sends an event over the
+// client's limit inside the window fails the cell with what happened, not
+// as a stream cut off. The window is long: the failure ends the cell.
+func TestEventTooLargeInWindow(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, HugeEventAt: 5})
+	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, time.Minute, 500, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := findResult(t, rep, engine.PhaseDecode)
+	want := "1 of 1 stream failed: POST /v1/completions: malformed response: the server sent an event over 16 MiB, the most one event may hold"
+	if r.Status != engine.StatusFailed || r.Error != want {
+		t.Errorf("cell %s %q, want Failed: %s", r.Status, r.Error, want)
 	}
 }
 

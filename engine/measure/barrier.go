@@ -20,17 +20,28 @@ const (
 // startWatch sees whether the server serves its engine's /metrics and,
 // if so, sets up the watch that samples it. It records in the report which
 // checks will run; without metrics the Checks line says they were not done
-// and what would make them run.
-func (r *runner) startWatch(ctx context.Context) bool {
+// and what would make them run. A server that does not answer at all is an
+// error.
+func (r *runner) startWatch(ctx context.Context) (bool, error) {
 	m, err := r.client.Metrics(ctx)
+	if openai.NoAnswer(err) {
+		return false, fmt.Errorf("read the server's metrics: %w", err)
+	}
 	if err != nil || !m.HasRequests {
 		names := r.kind.Checks()
 		r.addCheck(names.NoMetrics)
 		r.logf("the server has no %s: the idle check, the drain barrier and the server cross-check are not done", names.Label)
-		return false
+		return false, nil
 	}
 	r.watch = newServerWatch(r.client.Metrics, r.opts.metricsEvery)
 	r.watch.onError = r.live.suspect
+	logged := map[string]bool{}
+	r.watch.onBad = func(b badSampleError) {
+		if !logged[b.Name] { // the page may be bad at every scrape
+			logged[b.Name] = true
+			r.logf("%v", b)
+		}
+	}
 	lastEvent := time.Time{}
 	r.watch.onEvent = func(s metricSample) {
 		if s.At.Sub(lastEvent) < r.opts.sampleEvery {
@@ -45,7 +56,7 @@ func (r *runner) startWatch(ctx context.Context) bool {
 	} else {
 		r.addCheck(CheckServerMetrics)
 	}
-	return true
+	return true, nil
 }
 
 func (r *runner) addCheck(line string) {
@@ -85,6 +96,7 @@ func (r *runner) checkIdle(ctx context.Context) error {
 		return &BusyError{Running: int(last.Running + 0.5), Waiting: int(last.Waiting + 0.5)}
 	}
 	r.logf("the idle check could not read /metrics: %v", err)
+	r.addNote(fmt.Sprintf("Idle check not done: %v.", err))
 	return nil
 }
 
@@ -109,20 +121,32 @@ func (r *runner) drain(ctx context.Context, res *engine.Result, closed time.Time
 	}
 }
 
+// flagBadSamples flags a measured cell during which scrapes were skipped
+// for a bad value: its checks saw fewer of the server's samples, or none.
+func (r *runner) flagBadSamples(res *engine.Result) {
+	if r.watch == nil || !res.Measured() {
+		return
+	}
+	if bad := r.watch.cellBad(); bad.n > 0 {
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBadMetrics, Message: fmt.Sprintf("the server's /metrics gave %s: %d bad %s skipped",
+			bad.first.String(), bad.n, plural(bad.n, "sample", "samples"))})
+	}
+}
+
 // stillBusyErr fails a cell that follows a drain barrier which gave up,
 // unless the server has become idle since.
 func (r *runner) stillBusyErr() error {
 	if r.stillBusy == nil {
 		return nil
 	}
-	last, ok, _, _ := r.watch.latest()
-	if ok && last.load() == 0 {
+	st := r.watch.latest()
+	if st.ok && st.last.load() == 0 {
 		r.stillBusy = nil
 		return nil
 	}
 	n := r.stillBusy.load()
-	if ok {
-		n = last.load()
+	if st.ok {
+		n = st.last.load()
 	}
 	return fmt.Errorf("server still busy: %d requests running or waiting %s after the previous cell ended", n, openai.Seconds(r.opts.drainWait))
 }

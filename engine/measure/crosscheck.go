@@ -107,16 +107,36 @@ func medianOf(in []metricSample, f counter) float64 {
 	return percentiles(v).P50
 }
 
-// rate is how fast c grew per second over the span of the samples, or -1
-// when it ever went down (a counter that falls was reset by a restart).
+// rate is how fast c grew per second over the span of the samples.
 func rate(in []metricSample, c counter) float64 {
-	for i := 1; i < len(in); i++ {
-		if c(in[i]) < c(in[i-1]) {
-			return -1
-		}
-	}
 	first, last := in[0], in[len(in)-1]
 	return (c(last) - c(first)) / last.At.Sub(first.At).Seconds()
+}
+
+// growth is how much c grew over the samples, counting only its rises: a
+// counter that a restart reset starts again from zero.
+func growth(in []metricSample, c counter) float64 {
+	var g float64
+	for i := 1; i < len(in); i++ {
+		g += max(0, c(in[i])-c(in[i-1]))
+	}
+	return g
+}
+
+// resetCounter names the token counter of names that went down in the
+// samples (a restart resets it), "" when none did.
+func resetCounter(names servers.Checks, samples []metricSample) string {
+	for _, c := range []struct {
+		name  string
+		count counter
+	}{{names.GenCounter, genTokens}, {names.ITLCounters, itlTokens}} {
+		for i := 1; i < len(samples) && c.name != ""; i++ {
+			if c.count(samples[i]) < c.count(samples[i-1]) {
+				return c.name
+			}
+		}
+	}
+	return ""
 }
 
 // crossCheckWith is crossCheck against an engine whose metrics are named
@@ -138,7 +158,10 @@ func crossCheckWith(names servers.Checks, samples []metricSample, from, to time.
 		Waiting:         timeAverage(in, func(s metricSample) float64 { return s.Waiting }),
 	}
 	last := samples[len(samples)-1]
+	c.CounterReset = resetCounter(names, samples)
 	switch {
+	case c.CounterReset != "":
+		c.NotComparable = "the server's counter " + c.CounterReset + " went down during the cell (was the server restarted?)"
 	case last.HasGen && advancesPerStep(in, genTokens, gotTokens):
 		c.TokSource = names.GenCounter
 		c.TokPerSec = rate(in, genTokens)
@@ -153,11 +176,7 @@ func crossCheckWith(names servers.Checks, samples []metricSample, from, to time.
 	default:
 		c.NotComparable = "the server exposes no generated-token counter"
 	}
-	if c.TokPerSec < 0 {
-		c.TokPerSec, c.TokSource = 0, ""
-		c.NotComparable = "the server's token counter went down (was the server restarted?)"
-	}
-	c.Preemptions = int(max(0, preemptions(last)-preemptions(samples[0])) + 0.5)
+	c.Preemptions = int(growth(samples, preemptions) + 0.5)
 	if last.HasSpec {
 		c.SpecDecode = specDecode(in)
 	}
@@ -189,6 +208,9 @@ func checkFlags(c *engine.ServerCheck, ours float64) []engine.Flag {
 			msg += fmt.Sprintf("; its /metrics answered in %.0f ms median but up to %.0f ms: is the server short of CPU?", c.ScrapeMedianMs, c.ScrapeSlowestMs)
 		}
 		flags = append(flags, engine.Flag{Kind: engine.FlagServerCount, Message: msg})
+	}
+	if c.CounterReset != "" {
+		flags = append(flags, engine.Flag{Kind: engine.FlagCounterReset, Message: "the server's counter " + c.CounterReset + " was reset: it may have restarted"})
 	}
 	if c.Preemptions > 0 {
 		flags = append(flags, engine.Flag{Kind: engine.FlagPreempted, Message: fmt.Sprintf("preempted %d %s: KV cache pressure", c.Preemptions, plural(c.Preemptions, "time", "times"))})

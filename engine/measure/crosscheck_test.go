@@ -82,11 +82,50 @@ func TestCrossCheckNotComparable(t *testing.T) {
 	for i := 20; i < len(restarted); i++ {
 		restarted[i].GenTokens -= 1000
 	}
-	if c := crossCheck(restarted, from, to, always); c.TokPerSec != 0 || c.NotComparable == "" {
-		t.Errorf("counter reset mid-window: %+v, want not comparable", c)
-	}
 	if c := crossCheck(restarted[:1], from, to, always); c != nil {
 		t.Errorf("one sample: %+v, want no check", c)
+	}
+}
+
+// TestCrossCheckCounterReset: a token counter that goes down during the
+// cell (a restart resets it) flags the cell and gives no server tok/s,
+// where it used to fall through to the next counter without a word; the
+// preemptions count only the counter's rises.
+func TestCrossCheckCounterReset(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	from, to := t0.Add(time.Second), t0.Add(11*time.Second)
+	restart := steady(t0, 12*time.Second, 4, 100, 0)
+	for i := range restart {
+		restart[i].Preemptions = 5
+		if i >= 20 { // the server restarted 5 s in: every counter from zero
+			restart[i].GenTokens -= restart[19].GenTokens
+			restart[i].ITLCount -= restart[19].ITLCount
+			restart[i].Preemptions = math.Floor(float64(i-20) / 8)
+		}
+	}
+	jitter := steady(t0, 12*time.Second, 4, 100, 0)
+	for i := 1; i < len(jitter); i += 2 { // down every other scrape: it never advanced per step
+		jitter[i].GenTokens = jitter[i-1].GenTokens - 1
+	}
+	beforeWindow := steady(t0, 12*time.Second, 4, 100, 0)
+	beforeWindow[0].GenTokens = 1e6 // the cell's base sample, before a restart
+	for _, tc := range []struct {
+		name        string
+		samples     []metricSample
+		preemptions int
+	}{{"restart mid-window", restart, 3}, {"a counter that goes down and up", jitter, 0}, {"restart before the window", beforeWindow, 0}} {
+		c := crossCheck(tc.samples, from, to, always)
+		if c.CounterReset != "vllm:generation_tokens_total" || c.TokPerSec != 0 || c.TokSource != "" || !strings.Contains(c.NotComparable, "went down") {
+			t.Errorf("%s: %+v, want the generation counter named as reset, no tok/s", tc.name, c)
+		}
+		if c.Preemptions != tc.preemptions {
+			t.Errorf("%s: %d preemptions, want %d", tc.name, c.Preemptions, tc.preemptions)
+		}
+		flags := checkFlags(c, 100)
+		want := "the server's counter vllm:generation_tokens_total was reset: it may have restarted"
+		if len(flags) == 0 || flags[0].Kind != engine.FlagCounterReset || flags[0].Message != want {
+			t.Errorf("%s: flags %+v, want %s: %q", tc.name, flags, engine.FlagCounterReset, want)
+		}
 	}
 }
 

@@ -25,12 +25,12 @@ type decodeCell struct {
 	hasFirst []bool
 	warmed   int
 	windowAt time.Time // when the last worker got its first token
-	failures int
-	lastErr  error
+	failures int       // failed requests of warm-up, rejections aside
 
 	warm       chan struct{} // closed when every worker has its first token
 	looped     chan struct{} // closed when the loop detector fires
-	tooMany    chan struct{} // closed when warm-up keeps failing
+	tooMany    chan struct{} // closed when warm-up keeps failing, with gaveUp set
+	gaveUp     error         // why warm-up gave up
 	failedIn   chan struct{} // closed when a request fails inside the window
 	loopOnce   sync.Once
 	failOnce   sync.Once
@@ -96,7 +96,7 @@ func (d *decodeCell) wait(ctx context.Context) (outcome, error) {
 		return outcomeFailed, fmt.Errorf("only %d of %d requests got a first token within %s: the server can't hold this many; lower the concurrency",
 			d.warmed, d.concurrency, openai.Seconds(d.r.opts.warmupTimeout))
 	case <-d.tooMany:
-		return outcomeFailed, fmt.Errorf("warm-up kept failing (%d failed requests): %w", d.failureCount(), d.firstFailure())
+		return outcomeFailed, d.gaveUp
 	case <-d.looped:
 		return outcomeLooped, nil
 	case <-ctx.Done():
@@ -136,36 +136,38 @@ func (d *decodeCell) wait(ctx context.Context) (outcome, error) {
 // its window, so that the failure count includes streams failing together.
 const failureGrace = 500 * time.Millisecond
 
-func (d *decodeCell) firstFailure() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.lastErr
-}
-
-func (d *decodeCell) failureCount() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.failures
+// giveUp ends warm-up with err, once.
+func (d *decodeCell) giveUp(err error) {
+	d.failOnce.Do(func() {
+		d.gaveUp = err
+		close(d.tooMany)
+	})
 }
 
 // worker keeps one request in flight until ctx ends, starting the next as
 // soon as one ends. A failed request is recorded and followed by another
-// after a short pause, so a failing server isn't hammered.
+// after a pause (backoff), so a failing server isn't hammered and one
+// that rejects requests for a while gets that while.
 func (d *decodeCell) worker(ctx context.Context, w int) {
+	b := backoff{opts: &d.r.opts}
 	for ctx.Err() == nil {
 		rec := &requestRecord{FinalTokens: -1, Worker: w}
 		d.mu.Lock()
 		d.recs = append(d.recs, rec)
 		d.mu.Unlock()
 		d.stream(ctx, w, rec)
-		if rec.Err != nil {
-			d.failed(rec)
-			d.r.live.suspect(rec.Err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(d.r.opts.retryPause):
-			}
+		if rec.Err == nil {
+			b.reset()
+			continue
 		}
+		d.failed(rec)
+		d.r.live.suspect(rec.Err)
+		wait, err := b.after(rec.Err)
+		if err != nil {
+			d.giveUp(err)
+			return
+		}
+		d.r.opts.sleep(ctx, wait)
 	}
 }
 
@@ -254,17 +256,20 @@ func (d *decodeCell) firstToken(w int, at time.Time) {
 }
 
 // failed counts a failed request. During warm-up failures are retried
-// until there are too many; inside the window one failure fails the cell.
+// until there are too many (rejections are bounded by each stream's
+// backoff instead); inside the window one failure fails the cell.
 func (d *decodeCell) failed(rec *requestRecord) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.failures++
-	d.lastErr = rec.Err
 	switch {
 	case !d.windowAt.IsZero() && rec.End.After(d.windowAt):
 		d.windowOnce.Do(func() { close(d.failedIn) })
-	case d.warmed < d.concurrency && d.failures > 2*d.concurrency+2:
-		d.failOnce.Do(func() { close(d.tooMany) })
+	case errors.Is(rec.Err, openai.ErrRejected):
+	case d.warmed < d.concurrency:
+		d.failures++
+		if d.failures > 2*d.concurrency+2 {
+			d.giveUp(fmt.Errorf("warm-up kept failing (%d failed requests): %w", d.failures, rec.Err))
+		}
 	}
 }
 
@@ -298,7 +303,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 	default:
 		if n, quiet := quietStreams(d.recs, from, to, d.r.quietLimit()); n > 0 {
 			res.Status = engine.StatusFailed
-			res.Error = fmt.Sprintf("%d of %d %s stalled (nothing for the last %s of the window)", n, d.concurrency,
+			res.Error = fmt.Sprintf("%d of %d %s stalled (no token for the last %s of the window)", n, d.concurrency,
 				plural(d.concurrency, "stream", "streams"), openai.Seconds(quiet.Round(100*time.Millisecond)))
 			res.Partial = partialFigures(f, from, to)
 			break

@@ -35,16 +35,20 @@ type fakeOpts struct {
 	Usage          usageMode
 	NoTokenize     bool
 	MaxModelLen    int
-	ListedMaxLen   int // max_model_len /v1/models reports, when it differs
-	KVTokens       int // /metrics cache_config_info; 0: no /metrics
+	ListedMaxLen   int    // max_model_len /v1/models reports, when it differs
+	KVTokens       int    // /metrics cache_config_info; 0: no /metrics
+	BadRunning     string // /metrics says this for num_requests_running ("NaN", "+Inf")
 	APIKey         string
 	ChatOverhead   int // tokens the chat template adds
 	FailStatus     int // answer generation requests with this HTTP status
 	FailMessage    string
-	FailFrom       int // fail only from this request on (0: all)
+	FailFrom       int // fail only the requests after this many (0: all)
+	FailUntil      int // fail only up to this request (0: no end)
+	RetryAfter     string
 	DisconnectAt   int // close the stream after this many tokens
 	StallAt        int // stop sending after this many tokens (connection kept)
 	Malformed      bool
+	HugeEventAt    int // after this many tokens, send an event over the client's limit
 	LoopAfter      int // after this many tokens, repeat one phrase forever
 	Reasoning      int // chat: the first tokens are reasoning deltas
 	// Hang, when set, makes every request wait without an answer until the
@@ -194,7 +198,11 @@ func (f *fakeServer) metrics(w http.ResponseWriter, _ *http.Request) {
 	n, running, sent := f.requests, f.inflight, f.sent
 	f.mu.Unlock()
 	fmt.Fprintf(w, "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"%d\"} 1.0\n", f.opts.KVTokens/16)
-	fmt.Fprintf(w, "vllm:num_requests_running{model_name=\"fake-model\"} %d.0\nvllm:num_requests_waiting{model_name=\"fake-model\"} 0.0\n", running)
+	gauge := fmt.Sprintf("%d.0", running)
+	if f.opts.BadRunning != "" {
+		gauge = f.opts.BadRunning
+	}
+	fmt.Fprintf(w, "vllm:num_requests_running{model_name=\"fake-model\"} %s\nvllm:num_requests_waiting{model_name=\"fake-model\"} 0.0\n", gauge)
 	fmt.Fprintf(w, "vllm:prompt_tokens_total{model_name=\"fake-model\"} %d.0\nvllm:generation_tokens_total{model_name=\"fake-model\"} %d.0\n", n, sent)
 }
 
@@ -259,8 +267,11 @@ func (f *fakeServer) generate(w http.ResponseWriter, r *http.Request) {
 	n := f.requests
 	f.log = append(f.log, rec)
 	f.mu.Unlock()
-	if f.opts.FailStatus != 0 && n > f.opts.FailFrom {
+	if f.opts.FailStatus != 0 && n > f.opts.FailFrom && (f.opts.FailUntil == 0 || n <= f.opts.FailUntil) {
 		w.Header().Set("Content-Type", "application/json")
+		if f.opts.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.opts.RetryAfter)
+		}
 		w.WriteHeader(f.opts.FailStatus)
 		fmt.Fprintf(w, `{"object":"error","message":%q,"type":"BadRequestError","code":%d}`, f.opts.FailMessage, f.opts.FailStatus)
 		return
@@ -297,6 +308,10 @@ func (f *fakeServer) stream(w http.ResponseWriter, r *http.Request, g genRequest
 		}
 		if f.opts.DisconnectAt > 0 && j >= f.opts.DisconnectAt {
 			panic(http.ErrAbortHandler)
+		}
+		if f.opts.HugeEventAt > 0 && j >= f.opts.HugeEventAt {
+			_, _ = io.WriteString(w, "data: "+strings.Repeat("x", 17<<20))
+			return
 		}
 		time.Sleep(time.Until(rec.Received.Add(f.opts.TTFT + time.Duration(j)*f.opts.Interval)))
 		if r.Context().Err() != nil {

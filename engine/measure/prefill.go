@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"speedmatrix/engine"
 	"time"
 
@@ -65,11 +66,31 @@ func (r *runner) warm(ctx context.Context, cp *contextPrompt) {
 	r.prompts.adjust(cp, rec.PromptTokens)
 }
 
-// oneToken sends request 0 of the context with max_tokens 1. Its first
+// oneToken sends request 0 of the context with max_tokens 1, again after
+// the backoff while the server rejects it (429, 503): what is measured is
+// the request it accepted.
+func (r *runner) oneToken(ctx context.Context, cp *contextPrompt) (requestRecord, error) {
+	b := backoff{opts: &r.opts}
+	for {
+		rec, err := r.sendOneToken(ctx, cp)
+		if !errors.Is(err, openai.ErrRejected) {
+			return rec, err
+		}
+		wait, gaveUp := b.after(err)
+		if gaveUp != nil {
+			return rec, gaveUp
+		}
+		if !r.opts.sleep(ctx, wait) {
+			return rec, err
+		}
+	}
+}
+
+// sendOneToken sends request 0 of the context with max_tokens 1. Its first
 // token is the first chunk that carried one; a server whose single token
 // produced no text (a reasoning parser swallowing a marker) is timed at the
 // end of the stream, which for one token is the same moment.
-func (r *runner) oneToken(ctx context.Context, cp *contextPrompt) (requestRecord, error) {
+func (r *runner) sendOneToken(ctx context.Context, cp *contextPrompt) (requestRecord, error) {
 	shared, text, ids := cp.request(0)
 	req := openai.StreamRequest{
 		API: string(r.plan.API), Model: r.setup.Model, Shared: shared, Prompt: text, PromptTokenIDs: ids,

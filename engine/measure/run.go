@@ -3,8 +3,6 @@ package measure
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"slices"
@@ -22,7 +20,7 @@ type runOptions struct {
 	warmupTimeout time.Duration // longest wait for every worker's first token
 	sampleEvery   time.Duration // Alive check and progress
 	metricsEvery  time.Duration // /metrics scrape for the trust checks
-	retryPause    time.Duration // pause after a failed request
+	retryPause    time.Duration // pause after a failed request, the first after a rejected one
 	idleWait      time.Duration // how long the server may stay busy before the run
 	drainWait     time.Duration // how long the server may take to drain after a cell
 	probeTimeout  time.Duration // how long a liveness probe waits for an answer
@@ -31,6 +29,10 @@ type runOptions struct {
 	// wrapTransport, when set, wraps the client's HTTP transport: the seam
 	// through which a test's fake server learns when the client sent.
 	wrapTransport func(http.RoundTripper) http.RoundTripper
+	// pause, when set, is how a stream waits before its next request (see
+	// sleep): the seam through which a test sees the backoff without
+	// sleeping.
+	pause func(ctx context.Context, d time.Duration)
 }
 
 func defaultOptions() runOptions {
@@ -121,42 +123,18 @@ func (r *runner) run(ctx context.Context) error {
 	if err := engine.ValidatePlan(r.plan, engine.Limits{}); err != nil {
 		return err
 	}
-	if err := r.alive(); err != nil {
+	if err := r.prepare(ctx); err != nil {
 		return err
 	}
-	r.kind, r.version = servers.Detect(ctx, r.client)
-	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
-	if err != nil {
-		return err
-	}
-	r.setup = s
-	if note != "" {
-		r.addNote(note)
-		r.logf("%s", note)
-	}
-	server := r.fillEngine()
-	if err := r.checkResume(server); err != nil {
-		return err
-	}
-	r.prompts = newPrompter(r.client, s.Model, r.plan.API, newRunID())
-	r.prompts.maxModelLen = s.MaxModelLen
-	maxCtx := slices.Max(slices.Concat([]int{1}, s.Prefill, s.Decode))
-	if err := r.prompts.setup(ctx, maxCtx); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
-		}
-		return fmt.Errorf("prepare prompts: %w", err)
-	}
-	r.mu.Lock()
-	r.cells = s.cells(r.plan)
-	r.eta = newETAModel(r.plan, s)
-	r.mu.Unlock()
-
 	monCtx, stopMon := context.WithCancel(ctx)
 	var mon sync.WaitGroup
 	defer func() { stopMon(); mon.Wait() }()
 	mon.Go(func() { r.monitor(monCtx) })
-	if r.startWatch(ctx) {
+	watching, err := r.startWatch(ctx)
+	if err != nil {
+		return err
+	}
+	if watching {
 		mon.Go(func() { r.watch.run(monCtx) })
 		if err := r.checkIdle(ctx); err != nil {
 			return err
@@ -240,6 +218,7 @@ func (r *runner) measure(ctx context.Context, cell engine.Cell, warmed map[int]b
 	if cell.Phase == engine.PhaseDecode {
 		r.checkDecode(&res, run)
 	}
+	r.flagBadSamples(&res)
 	r.attachTelemetry(&res, run.from, run.to)
 	return res
 }
@@ -394,10 +373,4 @@ func (r *runner) probeClient() *openai.Client {
 	c := *r.client
 	c.RequestTimeout = r.opts.probeTimeout
 	return &c
-}
-
-func newRunID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

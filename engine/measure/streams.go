@@ -19,6 +19,8 @@ const (
 	failCutOff
 	failUnreachable
 	failAnswered
+	failMalformed
+	failRejected
 )
 
 func classify(err error) failureKind {
@@ -29,16 +31,20 @@ func classify(err error) failureKind {
 		return failStalled
 	case errors.As(err, &stall):
 		return failNoFirstToken
+	case errors.Is(err, openai.ErrRejected):
+		return failRejected
 	case errors.As(err, &apiErr):
 		return failAnswered
 	case errors.Is(err, openai.ErrUnreachable):
 		return failUnreachable
+	case errors.Is(err, openai.ErrMalformed):
+		return failMalformed
 	}
 	return failCutOff
 }
 
 // failureReason says, counting streams, why a cell failed inside its
-// window: "3 of 16 streams stalled (nothing for 30 s)". A stream is one of
+// window: "3 of 16 streams stalled (no token for 30 s)". A stream is one of
 // the cell's C workers; each is counted once per kind of failure.
 func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) string {
 	workers := map[failureKind]map[int]bool{}
@@ -55,9 +61,9 @@ func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) s
 		workers[k][r.Worker] = true
 	}
 	var parts []string
-	for _, k := range []failureKind{failStalled, failNoFirstToken, failCutOff, failUnreachable, failAnswered} {
+	for _, k := range []failureKind{failStalled, failNoFirstToken, failCutOff, failUnreachable, failRejected, failAnswered, failMalformed} {
 		if n := len(workers[k]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, plural(concurrency, "stream", "streams"), failureWords(k, example[k])))
+			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, plural(concurrency, "stream", "streams"), failureWords(k, n, example[k])))
 		}
 	}
 	if len(parts) == 0 {
@@ -66,24 +72,29 @@ func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) s
 	return strings.Join(parts, "; ")
 }
 
-func failureWords(k failureKind, err error) string {
+// failureWords says what happened to n streams that failed with err, of kind k.
+func failureWords(k failureKind, n int, err error) string {
 	var stall *openai.StallError
 	errors.As(err, &stall)
+	var apiErr *openai.APIError
+	errors.As(err, &apiErr)
 	switch k {
+	case failRejected:
+		return fmt.Sprintf("failed: the server rejected requests (%d): %s", apiErr.StatusCode, apiErr.Message)
 	case failStalled:
-		return fmt.Sprintf("stalled (nothing for %s)", openai.Seconds(stall.After))
+		return fmt.Sprintf("stalled (no token for %s)", openai.Seconds(stall.After))
 	case failNoFirstToken:
 		return fmt.Sprintf("got no first token within %s", openai.Seconds(stall.After))
 	case failUnreachable:
 		return "could not connect to the server"
-	case failAnswered:
+	case failAnswered, failMalformed:
 		return "failed: " + err.Error()
 	}
-	return "were cut off before the answer ended"
+	return plural(n, "was", "were") + " cut off before the answer ended"
 }
 
 // quietStreams counts the streams still open at the window's end that had
-// received nothing for at least limit, and the longest such silence. A
+// received no token for at least limit, and the longest such silence. A
 // stall shorter than the stall timeout escapes the watchdog when the
 // window ends first; this catches it.
 func quietStreams(recs []*requestRecord, from, to time.Time, limit time.Duration) (int, time.Duration) {

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"errors"
+	"net/http"
 	"speedmatrix/engine"
 	"speedmatrix/engine/servers"
 	"strings"
@@ -22,8 +23,8 @@ func TestStallInsideWindowFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := findResult(t, rep, engine.PhaseDecode)
-	if r.Status != engine.StatusFailed || r.Error != "2 of 2 streams stalled (nothing for 100 ms)" {
-		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (nothing for 100 ms)", r.Status, r.Error)
+	if r.Status != engine.StatusFailed || r.Error != "2 of 2 streams stalled (no token for 100 ms)" {
+		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (no token for 100 ms)", r.Status, r.Error)
 	}
 	if r.TotalTokPerSec != 0 || r.PerRequestTokPerSec != 0 || r.Partial == nil || r.Partial.OutputTokens < 20 {
 		t.Errorf("headline %v tok/s, partial %+v: want no headline figures and the partial ones kept", r.TotalTokPerSec, r.Partial)
@@ -83,18 +84,29 @@ func TestServerKilledMidRun(t *testing.T) {
 }
 
 // TestHungServer: a server that accepts connections and never answers
-// stops the run with an error naming the endpoint, at the start and in the
-// middle of a run.
+// stops the run with an error naming the endpoint, at the start (after its
+// first request, the one the error names) and in the middle of a run.
 func TestHungServer(t *testing.T) {
 	hang := &atomic.Bool{}
 	hang.Store(true)
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, Hang: hang})
 	opts := testOptions()
 	opts.requestTimeout, opts.probeTimeout = 200*time.Millisecond, 200*time.Millisecond
-	_, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, opts)
-	if err == nil || !strings.Contains(err.Error(), "GET /v1/models") || !strings.Contains(err.Error(), "no answer within 200 ms") {
-		t.Errorf("start against a hung server: %v, want a timeout naming GET /v1/models", err)
+	var sent atomic.Int64
+	opts.wrapTransport = func(next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			sent.Add(1)
+			return next.RoundTrip(req)
+		})
 	}
+	_, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, opts)
+	if err == nil || !strings.HasPrefix(err.Error(), "detect the server: GET /version: ") || !strings.Contains(err.Error(), "no answer within 200 ms") {
+		t.Errorf("start against a hung server: %v, want a timeout naming GET /version", err)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Errorf("the run sent %d requests to a server that never answered, want 1: it should give up after the first", n)
+	}
+	opts.wrapTransport = nil
 
 	hang.Store(false)
 	// A long request timeout, so that a slow /tokenize (under -race) isn't
@@ -112,6 +124,30 @@ func TestHungServer(t *testing.T) {
 	}
 	if !errors.Is(last.Err, ErrServerStopped) || last.Report.Run.Complete {
 		t.Errorf("a server that hangs mid-run: %v, complete %v; want ErrServerStopped, incomplete", last.Err, last.Report.Run.Complete)
+	}
+}
+
+// TestMetricsHangAtStart: a server that answered detection and then does
+// not answer /metrics, before the first cell, stops the run there, with
+// the request that got no answer.
+func TestMetricsHangAtStart(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, KVTokens: 1 << 20})
+	opts := testOptions()
+	opts.requestTimeout = 200 * time.Millisecond
+	var scrapes atomic.Int64
+	opts.wrapTransport = func(next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.URL.Path == "/metrics" && scrapes.Add(1) > 1 { // detection's scrape is answered
+				<-req.Context().Done()
+				return nil, req.Context().Err()
+			}
+			return next.RoundTrip(req)
+		})
+	}
+	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, opts)
+	want := "read the server's metrics: GET /metrics: timed out: no answer within 200 ms"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || len(rep.Results) != 0 {
+		t.Errorf("run: %v, %d results; want %q and nothing measured", err, len(rep.Results), want)
 	}
 }
 
@@ -205,7 +241,7 @@ func TestStallShorterThanTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := findResult(t, rep, engine.PhaseDecode)
-	if r.Status != engine.StatusFailed || !strings.HasPrefix(r.Error, "2 of 2 streams stalled (nothing for the last ") || r.Partial == nil {
-		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (nothing for the last … of the window)", r.Status, r.Error)
+	if r.Status != engine.StatusFailed || !strings.HasPrefix(r.Error, "2 of 2 streams stalled (no token for the last ") || r.Partial == nil {
+		t.Errorf("cell %s %q, want Failed: 2 of 2 streams stalled (no token for the last … of the window)", r.Status, r.Error)
 	}
 }

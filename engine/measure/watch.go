@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -32,6 +33,12 @@ type metricSample struct {
 	HasThroughput    bool
 }
 
+// sampledFigures are the figures a metricSample reads: a scrape with a
+// bad value (openai.BadValue) in any of them is skipped.
+var sampledFigures = []openai.Figure{openai.Running, openai.Waiting, openai.KVCacheUsage, openai.KVCacheUsageOld,
+	openai.GenerationTokens, openai.ITLCount, openai.ITLCountOld, openai.TTFTCount, openai.Preemptions,
+	openai.SpecDrafts, openai.SpecDraftTokens, openai.SpecAcceptedTokens, openai.GenThroughput}
+
 func sampleOf(at time.Time, m openai.Metrics) metricSample {
 	return metricSample{
 		At: at, Running: m.Running, Waiting: m.Waiting, KVUsagePct: 100 * m.KVCacheUsage,
@@ -56,15 +63,39 @@ type serverWatch struct {
 	every   time.Duration
 	onError func(error) // a scrape that failed without an answer
 	onEvent func(metricSample)
+	onBad   func(badSampleError) // a scrape skipped for a bad value
 
 	mu      sync.Mutex
 	samples []metricSample // since the current cell began, after base
 	base    metricSample   // the last sample before the current cell
 	hasBase bool
-	changed chan struct{} // closed and replaced at every sample
+	bad     badScrapes    // since the current cell began
+	changed chan struct{} // closed and replaced at every scrape that answered
 	lost    error         // why scraping stopped, if it did
 	now     chan struct{} // asks for a scrape now (capacity 1)
 }
+
+// badScrapes counts the scrapes skipped for a bad value.
+type badScrapes struct {
+	n, inARow int // since the current cell began; since the last good one
+	first     badSampleError
+	last      badSampleError
+	lastAt    time.Time // when the last was scraped
+}
+
+// badSampleError is a scrape skipped because a figure it reads had a
+// value no server could mean.
+type badSampleError struct{ openai.BadValue }
+
+// Error says it as the log does: "the server's /metrics gave
+// vllm:num_requests_running = +Inf: a bad sample, skipped".
+func (e badSampleError) Error() string {
+	return "the server's /metrics gave " + e.String() + ": a bad sample, skipped"
+}
+
+// badInARow is how many scrapes in a row may be bad before a wait on the
+// server's state gives up (a second, at the default 4 scrapes a second).
+const badInARow = 4
 
 func newServerWatch(scrape func(ctx context.Context) (openai.Metrics, error), every time.Duration) *serverWatch {
 	return &serverWatch{scrape: scrape, every: every, changed: make(chan struct{}), now: make(chan struct{}, 1)}
@@ -83,6 +114,10 @@ func (w *serverWatch) run(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case err == nil && m.HasRequests:
+			if b, bad := m.BadOf(sampledFigures...); bad {
+				w.skip(badSampleError{b}, sent.Add(took/2))
+				break
+			}
 			s := sampleOf(sent.Add(took/2), m)
 			s.Took = took
 			w.add(s)
@@ -115,12 +150,38 @@ func (w *serverWatch) poke() {
 func (w *serverWatch) add(s metricSample) {
 	w.mu.Lock()
 	w.samples = append(w.samples, s)
+	w.bad.inARow = 0
 	close(w.changed)
 	w.changed = make(chan struct{})
 	w.mu.Unlock()
 	if w.onEvent != nil {
 		w.onEvent(s)
 	}
+}
+
+// skip notes a scrape left out for a bad value, taken at.
+func (w *serverWatch) skip(b badSampleError, at time.Time) {
+	w.mu.Lock()
+	if w.bad.n == 0 {
+		w.bad.first = b
+	}
+	w.bad.n++
+	w.bad.inARow++
+	w.bad.last, w.bad.lastAt = b, at
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+	if w.onBad != nil {
+		w.onBad(b)
+	}
+}
+
+// cellBad returns the scrapes skipped for a bad value since the current
+// cell began.
+func (w *serverWatch) cellBad() badScrapes {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bad
 }
 
 func (w *serverWatch) stop(why error) {
@@ -140,6 +201,7 @@ func (w *serverWatch) startCell() {
 		w.base, w.hasBase = w.samples[n-1], true
 	}
 	w.samples = w.samples[:0:0]
+	w.bad = badScrapes{inARow: w.bad.inARow, last: w.bad.last, lastAt: w.bad.lastAt}
 }
 
 // cellSamples returns the base and every sample since the cell began.
@@ -153,26 +215,38 @@ func (w *serverWatch) cellSamples() []metricSample {
 	return append(out, w.samples...)
 }
 
-// latest returns the newest sample, and a channel closed when the next
-// one arrives (or scraping stops).
-func (w *serverWatch) latest() (metricSample, bool, <-chan struct{}, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s, ok := w.base, w.hasBase
-	if n := len(w.samples); n > 0 {
-		s, ok = w.samples[n-1], true
-	}
-	return s, ok, w.changed, w.lost
+// watchState is the watch at one moment.
+type watchState struct {
+	last metricSample // the newest sample
+	ok   bool         // there is one
+	// next is closed at the next scrape that answers, or when scraping stops.
+	next <-chan struct{}
+	lost error // why scraping stopped, if it did
+	bad  badScrapes
 }
 
-// errNoSample: scraping stopped before the barrier could decide.
+// latest returns the watch's state.
+func (w *serverWatch) latest() watchState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := watchState{last: w.base, ok: w.hasBase, next: w.changed, lost: w.lost, bad: w.bad}
+	if n := len(w.samples); n > 0 {
+		st.last, st.ok = w.samples[n-1], true
+	}
+	return st
+}
+
+// errNoSample: scraping stopped, or gave only bad samples, before the
+// barrier could decide.
 var errNoSample = errors.New("no /metrics sample")
 
 // waitIdle waits until a sample taken after since shows no request running
 // or waiting, for at most limit, and then a little longer for a first
 // sample after since. It returns when that sample was taken (the time it
 // took, from since) and the last sample seen when it gave up. It gives up
-// at once when stop is closed (the server stopped answering).
+// at once when stop is closed (the server stopped answering), and with
+// errNoSample when scraping stopped or the scrapes are bad (badInARow of
+// them, or the newest once limit has passed).
 func (w *serverWatch) waitIdle(ctx context.Context, since time.Time, limit time.Duration, stop <-chan struct{}) (time.Duration, metricSample, error) {
 	w.poke()
 	deadline := time.NewTimer(limit)
@@ -180,18 +254,21 @@ func (w *serverWatch) waitIdle(ctx context.Context, since time.Time, limit time.
 	var grace <-chan time.Time
 	expired := false
 	for {
-		s, ok, next, lost := w.latest()
-		fresh := ok && s.At.After(since)
+		st := w.latest()
+		s := st.last
+		fresh := st.ok && s.At.After(since)
 		switch {
 		case fresh && s.load() == 0:
 			return s.At.Sub(since), s, nil
 		case fresh && expired:
 			return limit, s, context.DeadlineExceeded
-		case lost != nil:
-			return 0, s, errors.Join(errNoSample, lost)
+		case st.lost != nil:
+			return 0, s, fmt.Errorf("%w: %w", errNoSample, st.lost)
+		case st.bad.lastAt.After(since) && (st.bad.inARow >= badInARow || expired && st.bad.inARow > 0):
+			return 0, s, fmt.Errorf("%w: %w", errNoSample, st.bad.last)
 		}
 		select {
-		case <-next:
+		case <-st.next:
 		case <-deadline.C:
 			expired = true
 			grace = time.After(max(time.Second, 4*w.every))

@@ -27,7 +27,7 @@ const (
 	// token: a 128K prefill on a slow GPU takes over a minute.
 	DefaultFirstTokenTimeout = 5 * time.Minute
 	// DefaultStallTimeout is how long a stream that has produced a token
-	// may then go without a byte.
+	// may then go without another.
 	DefaultStallTimeout = 30 * time.Second
 	// DefaultRequestTimeout bounds every non-streaming request.
 	DefaultRequestTimeout = 30 * time.Second
@@ -44,10 +44,12 @@ type Client struct {
 	// and are bounded by their context and the timeouts below instead.
 	HTTP *http.Client
 	// FirstTokenTimeout ends a stream with ErrStalled when no token arrived
-	// this long after the request was sent (DefaultFirstTokenTimeout when zero).
+	// this long after the request was sent, whatever else did (keep-alives,
+	// empty chunks): a deadline (DefaultFirstTokenTimeout when zero).
 	FirstTokenTimeout time.Duration
 	// StallTimeout ends a stream with ErrStalled when, after its first
-	// token, no byte arrived for this long (DefaultStallTimeout when zero).
+	// token, no further token arrived for this long, whatever else did
+	// (DefaultStallTimeout when zero).
 	StallTimeout time.Duration
 	// RequestTimeout bounds each non-streaming request, answer included
 	// (DefaultRequestTimeout when zero); it ends with ErrTimeout.

@@ -171,6 +171,7 @@ func (c *Client) answerError(ctx context.Context, resp *http.Response, endpoint,
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	e := parseErrorBody(resp.StatusCode, body)
 	e.Endpoint, e.Model = endpoint, model
+	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	if e.modelNotFound() && model != "" {
 		lookup, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"speedmatrix/engine/secret"
@@ -22,7 +24,8 @@ var (
 	// ErrContextTooLong: the prompt plus max output exceed the model's context (400).
 	ErrContextTooLong = errors.New("context too long")
 	// ErrStalled: a stream got no first token within
-	// Client.FirstTokenTimeout, or nothing for Client.StallTimeout after it.
+	// Client.FirstTokenTimeout of sending, or no further token for
+	// Client.StallTimeout.
 	ErrStalled = errors.New("stream stalled")
 	// ErrTimeout: a non-streaming request got no answer within
 	// Client.RequestTimeout.
@@ -36,6 +39,10 @@ var (
 	// ErrMalformed: the server sent something that is not valid for the API
 	// (an event that is not JSON, a metrics line that does not parse).
 	ErrMalformed = errors.New("malformed response")
+	// ErrRejected: the server turned the request away for now (HTTP 429
+	// Too Many Requests, 503 Service Unavailable); APIError.RetryAfter says
+	// when it asked to be tried again.
+	ErrRejected = errors.New("rejected by the server")
 )
 
 // APIError is an HTTP error answer (or an error event inside a stream)
@@ -52,6 +59,9 @@ type APIError struct {
 	// Available lists the server's models, filled in for ErrModelNotFound
 	// when they could be fetched.
 	Available []string
+	// RetryAfter is how long the answer's Retry-After header asked the
+	// client to wait (0: it did not say).
+	RetryAfter time.Duration
 }
 
 // Error is a one-line message saying what happened and what to change.
@@ -71,6 +81,9 @@ func (e *APIError) Error() string {
 	prefix := ""
 	if e.Endpoint != "" {
 		prefix = e.Endpoint + ": "
+	}
+	if e.rejected() {
+		return fmt.Sprintf("%sthe server rejected requests (%d): %s: it is overloaded or limits its clients' rate", prefix, e.StatusCode, e.Message)
 	}
 	if e.StatusCode == 404 || e.StatusCode == 405 {
 		return fmt.Sprintf("%sthe server answered %d (%s): it does not serve this endpoint", prefix, e.StatusCode, e.Message)
@@ -92,8 +105,28 @@ func (e *APIError) Is(target error) bool {
 		return e.contextTooLong()
 	case ErrNotSupported:
 		return !e.modelNotFound() && (e.StatusCode == 404 || e.StatusCode == 405 || e.StatusCode == 501)
+	case ErrRejected:
+		return e.rejected()
 	}
 	return false
+}
+
+// rejected reports a status that turns the request away for now: 429, 503.
+func (e *APIError) rejected() bool {
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusServiceUnavailable
+}
+
+// retryAfter reads a Retry-After header, delay-seconds or an HTTP date, as
+// the wait from now; 0 when it is missing, unreadable or in the past.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if s, err := strconv.ParseUint(h, 10, 64); err == nil {
+		return time.Duration(min(s, 1<<32)) * time.Second // no overflow
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 func (e *APIError) unauthorized() bool { return e.StatusCode == 401 || e.StatusCode == 403 }
@@ -215,6 +248,12 @@ func (e *unreachableError) Error() string {
 }
 
 func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
+
+// NoAnswer reports whether a request got no answer at all: no connection
+// (ErrUnreachable), or none within the request timeout (ErrTimeout).
+func NoAnswer(err error) bool {
+	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrUnreachable)
+}
 
 // transportError explains an error from http.Client.Do.
 func transportError(ctx context.Context, endpoint, baseURL string, err error) error {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStreamErrorAnswers(t *testing.T) {
@@ -32,6 +33,10 @@ func TestStreamErrorAnswers(t *testing.T) {
 			[]string{"POST /v1/chat/completions: the server answered 404 (Not Found): it does not serve this endpoint"}},
 		{"500 plain text", 500, "Internal Server Error\n", nil,
 			[]string{"answered 500: Internal Server Error: check the server log"}},
+		{"429 rate limit", 429, `{"error":{"message":"Too many requests","type":"RateLimitError"}}`, ErrRejected,
+			[]string{"POST /v1/chat/completions: the server rejected requests (429): Too many requests: it is overloaded"}},
+		{"503 overloaded", 503, "Service Unavailable", ErrRejected,
+			[]string{"the server rejected requests (503): Service Unavailable"}},
 		{"422 validation", 422, `{"detail":[{"loc":["body","max_tokens"],"msg":"Input should be a valid integer","type":"int_parsing"}]}`, nil,
 			[]string{"answered 422: Input should be a valid integer"}},
 	} {
@@ -52,7 +57,7 @@ func TestStreamErrorAnswers(t *testing.T) {
 			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
 				t.Errorf("errors.Is(%v, %v) = false", err, tc.sentinel)
 			}
-			for _, other := range []error{ErrUnauthorized, ErrModelNotFound, ErrContextTooLong, ErrNotSupported} {
+			for _, other := range []error{ErrUnauthorized, ErrModelNotFound, ErrContextTooLong, ErrNotSupported, ErrRejected} {
 				if other != tc.sentinel && errors.Is(err, other) {
 					t.Errorf("errors.Is(%v, %v) = true, want false", err, other)
 				}
@@ -144,5 +149,35 @@ func TestURLCredentials(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "pw-secret-1") || !strings.Contains(err.Error(), "ann:<redacted>@") {
 			t.Errorf("%s: err = %v; want the password hidden", base, err)
 		}
+	}
+}
+
+// TestRetryAfter reads both forms of Retry-After, and nothing from a date
+// in the past or a header that is neither; a rejection carries what its
+// header said.
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	for h, want := range map[string]time.Duration{
+		"":                              0,
+		"7":                             7 * time.Second,
+		" 120 ":                         2 * time.Minute,
+		"Fri, 04 Dec 2026 12:00:30 GMT": 30 * time.Second,
+		"Fri, 04 Dec 2026 11:59:00 GMT": 0,
+		"soon":                          0,
+		"-5":                            0,
+		"99999999999":                   (1 << 32) * time.Second,
+	} {
+		if got := retryAfter(h, now); got != want {
+			t.Errorf("Retry-After %q: %v, want %v", h, got, want)
+		}
+	}
+	c := testClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "7")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	_, err := c.Stream(t.Context(), StreamRequest{Model: "m"}, nil)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, ErrRejected) || apiErr.RetryAfter != 7*time.Second {
+		t.Fatalf("err = %v (%+v), want a rejection asking for 7 s", err, apiErr)
 	}
 }

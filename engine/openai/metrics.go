@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,7 +20,8 @@ type Sample struct {
 // Metrics is what Speed Matrix reads from a server's /metrics page: the
 // figures its MetricNames give. Every engine's names fill the same fields
 // (engine/servers has each engine's table), so the trust checks read any of
-// them. The comments name vLLM's metrics. Aggregates skip NaN samples.
+// them. The comments name vLLM's metrics. A sample whose value no server
+// could mean (BadValue) is left out of the figures and listed in Bad.
 type Metrics struct {
 	Running, Waiting float64 // vllm:num_requests_running / _waiting, summed over label sets
 	// KVCacheUsage is vllm:kv_cache_usage_perc (0..1; older vLLM:
@@ -61,7 +62,41 @@ type Metrics struct {
 	// length of speculative decoding; HasSpecAcceptLength when present.
 	SpecAcceptLength    float64
 	HasSpecAcceptLength bool
-	Samples             []Sample // every sample parsed
+	// Bad are the samples of figures that were left out: not a number,
+	// infinite, negative or absurdly large. A page whose
+	// vllm:num_requests_running is bad still HasRequests.
+	Bad     []BadValue
+	Samples []Sample // every sample parsed
+}
+
+// maxPlausible is the largest value a figure may have: 2^53, beyond which
+// a float64 no longer counts by one.
+const maxPlausible = 1 << 53
+
+// plausible reports whether v can be a count, a rate or a share: a finite
+// number from 0 to maxPlausible.
+func plausible(v float64) bool { return v >= 0 && v <= maxPlausible }
+
+// BadValue is a sample of a figure whose value no server could mean.
+type BadValue struct {
+	Name   string // the metric's name: "vllm:num_requests_running"
+	Figure Figure
+	Value  float64
+}
+
+// String says it as messages do: "vllm:num_requests_running = +Inf".
+func (b BadValue) String() string {
+	return b.Name + " = " + strconv.FormatFloat(b.Value, 'g', -1, 64)
+}
+
+// BadOf returns the first bad sample of one of figs, if any.
+func (m Metrics) BadOf(figs ...Figure) (BadValue, bool) {
+	for _, b := range m.Bad {
+		if slices.Contains(figs, b.Figure) {
+			return b, true
+		}
+	}
+	return BadValue{}, false
 }
 
 // HasPrefix reports whether the page has a metric whose name starts with
@@ -143,7 +178,13 @@ func ParseMetrics(text string, names MetricNames) (Metrics, error) {
 			continue
 		}
 		m.Samples = append(m.Samples, s)
-		if fig, ok := names[s.Name]; ok && !math.IsNaN(s.Value) {
+		fig, ok := names[s.Name]
+		switch {
+		case !ok:
+		case fig != CacheConfig && !plausible(s.Value): // an info metric's value says nothing
+			m.Bad = append(m.Bad, BadValue{Name: s.Name, Figure: fig, Value: s.Value})
+			m.HasRequests = m.HasRequests || fig == Running
+		default:
 			m.add(fig, s, &acc)
 		}
 	}

@@ -9,9 +9,13 @@ import (
 
 const (
 	sseInitialBuf = 8 << 10
-	// sseMaxEvent bounds one event; a real chunk is a few hundred bytes.
+	// sseMaxEvent bounds one event, in one line or in all its data lines
+	// together; a real chunk is a few hundred bytes.
 	sseMaxEvent = 16 << 20
 )
+
+// errEventTooLarge is an event over sseMaxEvent.
+var errEventTooLarge = fmt.Errorf("%w: the server sent an event over %d MiB, the most one event may hold", ErrMalformed, sseMaxEvent>>20)
 
 // sseReader splits a server-sent event stream into the data of its events
 // and notes when each event's last byte was read.
@@ -21,22 +25,22 @@ const (
 // lines starting with ':' are comments (keep-alives); other fields are
 // ignored; a blank line ends an event. Unlike the spec it also delivers an
 // event cut off by the end of the stream, since a server that forgets the
-// last blank line still meant it.
+// last blank line still meant it; not one cut off by a failed read (a
+// broken connection, a cancelled request), which was not all sent.
 type sseReader struct {
 	r          io.Reader
 	buf        []byte
 	start, end int       // buf[start:end] is not yet parsed
 	readAt     time.Time // when the last read returned
-	onRead     func(time.Time)
-	data       []byte // data of the event being assembled
+	data       []byte    // data of the event being assembled
 	hasData    bool
 	skipLF     bool // the last line ended in CR at the end of the buffer
 	eof        bool
 	err        error
 }
 
-func newSSEReader(r io.Reader, onRead func(time.Time)) *sseReader {
-	return &sseReader{r: r, buf: make([]byte, sseInitialBuf), onRead: onRead}
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: r, buf: make([]byte, sseInitialBuf)}
 }
 
 // next returns the data of the next event and when the read that completed
@@ -46,16 +50,16 @@ func (s *sseReader) next() (data []byte, arrived time.Time, err error) {
 	for {
 		line, ok := s.line()
 		if !ok {
-			if s.eof || s.err != nil {
+			if s.err != nil {
+				return nil, s.readAt, s.err
+			}
+			if s.eof {
 				if s.start < s.end { // a last line without its line end
 					line, s.start = s.buf[s.start:s.end], s.end
 					s.field(line)
 				}
 				if s.hasData {
 					return s.dispatch(), s.readAt, nil
-				}
-				if s.err != nil {
-					return nil, s.readAt, s.err
 				}
 				return nil, s.readAt, io.EOF
 			}
@@ -71,6 +75,9 @@ func (s *sseReader) next() (data []byte, arrived time.Time, err error) {
 			continue
 		}
 		s.field(line)
+		if len(s.data) > sseMaxEvent {
+			return nil, s.readAt, errEventTooLarge
+		}
 	}
 }
 
@@ -145,7 +152,7 @@ func (s *sseReader) fill() error {
 	}
 	if s.end == len(s.buf) {
 		if len(s.buf) >= sseMaxEvent {
-			return fmt.Errorf("%w: an event is larger than %d MiB", ErrMalformed, sseMaxEvent>>20)
+			return errEventTooLarge
 		}
 		grown := make([]byte, 2*len(s.buf))
 		copy(grown, s.buf[:s.end])
@@ -154,9 +161,6 @@ func (s *sseReader) fill() error {
 	n, err := s.r.Read(s.buf[s.end:])
 	if n > 0 {
 		s.readAt = time.Now()
-		if s.onRead != nil {
-			s.onRead(s.readAt)
-		}
 		s.end += n
 	}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,7 +54,7 @@ func (r *partsReader) Read(p []byte) (int, error) {
 
 func readAllEvents(t testing.TB, r io.Reader) ([]string, error) {
 	t.Helper()
-	s := newSSEReader(r, nil)
+	s := newSSEReader(r)
 	var got []string
 	for {
 		data, _, err := s.next()
@@ -111,6 +112,22 @@ func TestSSEReaderLargeEvent(t *testing.T) {
 	}
 }
 
+// TestSSEReaderEventTooLarge: an event over the limit, in one line or in
+// many data lines, fails with ErrMalformed naming the limit, without
+// reading the rest.
+func TestSSEReaderEventTooLarge(t *testing.T) {
+	line := strings.Repeat("x", 1<<20)
+	for name, in := range map[string]string{
+		"one line":   "data: " + strings.Repeat(line, 17) + "\n\n",
+		"many lines": strings.Repeat("data: "+line+"\n", 17) + "\n",
+	} {
+		got, err := readAllEvents(t, &partsReader{parts: []string{in, "data: after\n\n"}})
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "an event over 16 MiB, the most one event may hold") || len(got) != 0 {
+			t.Errorf("%s: events %d, err %v; want none and an event over 16 MiB", name, len(got), err)
+		}
+	}
+}
+
 // errReader returns its data and then a read error, as a reset connection does.
 type errReader struct {
 	data string
@@ -134,14 +151,26 @@ func TestSSEReaderReadError(t *testing.T) {
 	}
 }
 
+// timedReader notes the time at the end of every Read.
+type timedReader struct {
+	r     io.Reader
+	reads []time.Time
+}
+
+// Read reads from r.r and notes when it returned.
+func (r *timedReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.reads = append(r.reads, time.Now())
+	return n, err
+}
+
 // TestSSEArrivalIsReadTime checks that an event's time is when the read
 // that completed it returned, not when its first byte came.
 func TestSSEArrivalIsReadTime(t *testing.T) {
-	var reads []time.Time
-	s := newSSEReader(&partsReader{parts: []string{"data: a", "\n\n"}}, func(t time.Time) { reads = append(reads, t) })
-	_, at, err := s.next()
-	if err != nil || len(reads) != 2 || !at.Equal(reads[1]) {
-		t.Fatalf("arrived %v (err %v), reads %v: want the second read's time", at, err, reads)
+	r := &timedReader{r: &partsReader{parts: []string{"data: a", "\n\n"}}}
+	_, at, err := newSSEReader(r).next()
+	if err != nil || len(r.reads) != 2 || at.Before(r.reads[1]) {
+		t.Fatalf("arrived %v (err %v), reads %v: want the second read's time", at, err, r.reads)
 	}
 }
 

@@ -27,33 +27,72 @@ func blockingHandler(headers bool, parts ...string) http.HandlerFunc {
 	}
 }
 
+// chattyHandler sends head, then filler every few milliseconds until the
+// client goes away: a server that keeps the connection busy (keep-alive
+// comments, empty chunks, a line a byte at a time) without a new token.
+func chattyHandler(head, filler string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, head)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+				_, _ = io.WriteString(w, filler)
+			}
+		}
+	}
+}
+
 // TestStreamStalls checks both timeouts: a stream without a token fails
 // after the first-token timeout (however short the stall timeout), and one
-// that went quiet after its first token fails after the stall timeout
-// (however long the first-token timeout).
+// that stops producing tokens fails after the stall timeout (however long
+// the first-token timeout), whatever else the server keeps sending. The
+// context's minute only bounds a failing test: the stream must end with
+// ErrStalled, not by the context.
 func TestStreamStalls(t *testing.T) {
-	const short, long = 150 * time.Millisecond, time.Hour
+	// short is far above the filler's 5 ms, so that a busy machine's pause
+	// can't pass for a stall where something kept coming.
+	const short, long = time.Second, time.Hour
+	const noFirst, noMore = "no first token within 1 s", "no token for 1 s after the last one"
+	emptyDelta := ev(`{"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}`)
 	for _, tc := range []struct {
 		name              string
 		h                 http.HandlerFunc
 		firstToken, stall time.Duration
-		chunks            int
+		chunks            int // -1: any number
 		want              string
 	}{
-		{"after a token", blockingHandler(true, chatDelta("content", "a")), long, short, 1, "nothing from the server for 150 ms after the first token"},
-		{"after the role chunk only", blockingHandler(true, roleChunk), short, long, 1, "no first token within 150 ms"},
-		{"after keep-alives only", blockingHandler(true, ": ping\n\n"), short, long, 0, "no first token within 150 ms"},
-		{"before the headers", blockingHandler(false), short, long, 0, "no first token within 150 ms"},
+		{"after a token", blockingHandler(true, chatDelta("content", "a")), long, short, 1, noMore},
+		{"after the role chunk only", blockingHandler(true, roleChunk), short, long, 1, noFirst},
+		{"after keep-alives only", blockingHandler(true, ": ping\n\n"), short, long, 0, noFirst},
+		{"before the headers", blockingHandler(false), short, long, 0, noFirst},
+		{"keep-alives before the first token", chattyHandler("", ": ping\n\n"), short, long, 0, noFirst},
+		{"empty chunks before the first token", chattyHandler("", roleChunk), short, long, -1, noFirst},
+		{"a line a byte at a time before the first token", chattyHandler("data: ", "x"), short, long, 0, noFirst},
+		{"keep-alives after a token", chattyHandler(chatDelta("content", "a"), ": ping\n\n"), long, short, 1, noMore},
+		{"empty chunks after a token", chattyHandler(chatDelta("content", "a"), emptyDelta), long, short, -1, noMore},
+		{"the same usage again and again", chattyHandler(usageChunk, usageChunk), long, short, -1, noMore},
+		{"a line a byte at a time after a token", chattyHandler(chatDelta("content", "a")+"data: ", "x"), long, short, 1, noMore},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := testClient(t, tc.h)
 			c.FirstTokenTimeout, c.StallTimeout = tc.firstToken, tc.stall
-			st, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			st, err := c.Stream(ctx, StreamRequest{Model: "m"}, nil)
 			var se *StallError
 			if !errors.Is(err, ErrStalled) || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrStalled saying %q", err, tc.want)
 			}
-			if st.Chunks != tc.chunks || st.End.Sub(st.Sent) < short {
+			if (tc.chunks >= 0 && st.Chunks != tc.chunks) || st.End.Sub(st.Sent) < short {
 				t.Fatalf("chunks %d, stream lasted %v; want %d chunks and at least %v", st.Chunks, st.End.Sub(st.Sent), tc.chunks, short)
 			}
 		})

@@ -82,8 +82,9 @@ const drainAfterDone = 250 * time.Millisecond
 
 // Stream sends req and calls onChunk (if not nil) for every chunk, in
 // order, on the calling goroutine. It returns when the stream ends, fails,
-// stalls (no token within Client.FirstTokenTimeout of sending, or no byte
-// for Client.StallTimeout after the first token), or ctx is done.
+// stalls (no token within Client.FirstTokenTimeout of sending, or no
+// further token for Client.StallTimeout: keep-alives and chunks without a
+// token don't count), or ctx is done.
 //
 // A stream that ends without [DONE] returns SawDone false and no error when
 // a finish_reason was seen, and ErrIncomplete otherwise. The stats are
@@ -109,7 +110,7 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 
 	var st StreamStats
 	st.Sent = time.Now()
-	wd := startWatchdog(st.Sent, c.firstTokenTimeout(), cancel)
+	wd := startWatchdog(st.Sent, c.firstTokenTimeout(), c.stallTimeout(), cancel)
 	defer wd.stop()
 	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
@@ -128,18 +129,10 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 		st.End = time.Now()
 		return st, fmt.Errorf("%s: %w: the server answered with JSON instead of an event stream: is this an OpenAI-compatible server?", endpoint, ErrMalformed)
 	}
-	r := newSSEReader(resp.Body, wd.touch)
-	stall := c.stallTimeout()
-	err = readStream(r, &st, func(ch Chunk) {
-		if !wd.started.Load() && !st.FirstToken.IsZero() {
-			wd.firstToken(stall)
-		}
-		if onChunk != nil {
-			onChunk(ch)
-		}
-	})
+	r := newSSEReader(resp.Body)
+	err = readStream(r, &st, wd.token, onChunk)
 	if st.SawDone {
-		wd.shorten(drainAfterDone)
+		wd.endIn(drainAfterDone)
 		for err == nil {
 			_, _, err = r.next()
 		}
@@ -149,8 +142,10 @@ func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chu
 }
 
 // readStream reads events into st until [DONE], the end of the stream or
-// an error.
-func readStream(r *sseReader, st *StreamStats, onChunk func(Chunk)) error {
+// an error. It calls onToken with the arrival of every chunk that carries a
+// token (carriesToken), then onChunk (if not nil) with every chunk.
+func readStream(r *sseReader, st *StreamStats, onToken func(time.Time), onChunk func(Chunk)) error {
+	counted := 0
 	for {
 		data, at, err := r.next()
 		if err != nil {
@@ -174,8 +169,11 @@ func readStream(r *sseReader, st *StreamStats, onChunk func(Chunk)) error {
 		}
 		ch := f.chunk()
 		ch.Arrived = at
-		if st.FirstToken.IsZero() && (ch.Content != "" || ch.Reasoning != "" || ch.Usage != nil && ch.Usage.CompletionTokens > 0) {
-			st.FirstToken = at
+		if carriesToken(ch, &counted) {
+			if st.FirstToken.IsZero() {
+				st.FirstToken = at
+			}
+			onToken(at)
 		}
 		if ch.Usage != nil {
 			st.Usage = ch.Usage
@@ -187,6 +185,18 @@ func readStream(r *sseReader, st *StreamStats, onChunk func(Chunk)) error {
 			onChunk(ch)
 		}
 	}
+}
+
+// carriesToken reports whether ch brings generated output: text, or a
+// usage that counts more completion tokens than *counted, which it then
+// raises. A chunk that repeats the same usage, or has an empty delta,
+// brings nothing.
+func carriesToken(ch Chunk, counted *int) bool {
+	more := ch.Usage != nil && ch.Usage.CompletionTokens > *counted
+	if more {
+		*counted = ch.Usage.CompletionTokens
+	}
+	return more || ch.Content != "" || ch.Reasoning != ""
 }
 
 // streamError explains why a stream ended without [DONE]; nil when it

@@ -8,70 +8,79 @@ import (
 	"time"
 )
 
-// watchdog cancels a stream when no byte arrived for its idle time: the
-// first-token timeout until the first token, then the stall timeout. Reads
-// only store a time (touch); the timer re-arms itself for the time left, so
-// the hot path never resets a timer.
+// watchdog cancels a stream that brings no token in time. The first-token
+// timeout is a deadline from sending the request; after the first token,
+// the stall timeout counts from the last token. Bytes that carry no token
+// (keep-alive comments, empty chunks, a line sent a byte at a time) move
+// neither. A token only stores a time; the timer re-arms itself for the
+// time left, so the hot path never resets a timer.
 type watchdog struct {
-	base     time.Time
-	idle     atomic.Int64 // time.Duration
-	stallFor atomic.Int64 // time.Duration, once started
-	lastNs   atomic.Int64 // last byte, as time since base
-	didFire  atomic.Bool
-	cancel   func()
-	mu       sync.Mutex
-	timer    *time.Timer
-	idleOrig time.Duration
-	stopped  bool        // under mu
-	started  atomic.Bool // the first token arrived: idle is the stall timeout
+	base       time.Time
+	deadline   atomic.Int64 // when it fires, as time since base
+	firstToken time.Duration
+	stall      time.Duration
+	started    atomic.Bool // a token arrived: the stall timeout applies
+	didFire    atomic.Bool
+	cancel     func()
+	mu         sync.Mutex
+	timer      *time.Timer
+	stopped    bool // under mu
 }
 
-func startWatchdog(base time.Time, idle time.Duration, cancel func()) *watchdog {
-	w := &watchdog{base: base, cancel: cancel, idleOrig: idle}
-	w.idle.Store(int64(idle))
+// startWatchdog arms a watchdog for a request sent at base.
+func startWatchdog(base time.Time, firstToken, stall time.Duration, cancel func()) *watchdog {
+	w := &watchdog{base: base, firstToken: firstToken, stall: stall, cancel: cancel}
+	w.deadline.Store(int64(firstToken))
 	w.mu.Lock()
-	w.timer = time.AfterFunc(idle, w.check)
+	w.timer = time.AfterFunc(firstToken-time.Since(base), w.check)
 	w.mu.Unlock()
 	return w
 }
 
-// touch notes that bytes arrived at t.
-func (w *watchdog) touch(t time.Time) { w.lastNs.Store(int64(t.Sub(w.base))) }
+// token notes that a token arrived at t: the stall timeout counts from it.
+func (w *watchdog) token(t time.Time) {
+	w.deadline.Store(int64(t.Sub(w.base) + w.stall))
+	if !w.started.Swap(true) {
+		// The stall timeout may end before the first-token deadline.
+		w.rearm()
+	}
+}
 
+// endIn moves the deadline to d from now, whatever it was.
+func (w *watchdog) endIn(d time.Duration) {
+	w.deadline.Store(int64(time.Since(w.base) + d))
+	w.rearm()
+}
+
+// check fires when the deadline has passed, and re-arms for the time left
+// otherwise.
 func (w *watchdog) check() {
-	idle := time.Duration(w.idle.Load())
-	quiet := time.Since(w.base) - time.Duration(w.lastNs.Load())
-	if quiet >= idle {
+	if w.left() <= 0 {
 		w.didFire.Store(true)
 		w.cancel()
 		return
 	}
+	w.rearm()
+}
+
+// left is the time until the deadline (negative once it passed).
+func (w *watchdog) left() time.Duration {
+	return time.Duration(w.deadline.Load()) - time.Since(w.base)
+}
+
+// rearm sets the timer for the time left, unless the watchdog stopped.
+func (w *watchdog) rearm() {
 	w.mu.Lock()
 	if !w.stopped {
-		w.timer.Reset(idle - quiet)
+		w.timer.Reset(w.left())
 	}
 	w.mu.Unlock()
 }
 
-// firstToken switches from the first-token timeout to the stall timeout,
-// counting from now.
-func (w *watchdog) firstToken(stall time.Duration) {
-	w.started.Store(true)
-	w.stallFor.Store(int64(stall))
-	w.shorten(stall)
-}
-
-// shorten lowers the idle time, counting from now.
-func (w *watchdog) shorten(idle time.Duration) {
-	w.touch(time.Now())
-	w.idle.Store(int64(idle))
-	w.mu.Lock()
-	w.timer.Reset(idle)
-	w.mu.Unlock()
-}
-
+// fired reports whether the watchdog cancelled the stream.
 func (w *watchdog) fired() bool { return w.didFire.Load() }
 
+// stop disarms the watchdog for good.
 func (w *watchdog) stop() {
 	w.mu.Lock()
 	w.stopped = true
@@ -79,27 +88,29 @@ func (w *watchdog) stop() {
 	w.mu.Unlock()
 }
 
+// err is the StallError of a stream the watchdog cancelled.
 func (w *watchdog) err(endpoint string) error {
 	if w.started.Load() {
-		return &StallError{Endpoint: endpoint, After: time.Duration(w.stallFor.Load()), AfterFirstToken: true}
+		return &StallError{Endpoint: endpoint, After: w.stall, AfterFirstToken: true}
 	}
-	return &StallError{Endpoint: endpoint, After: w.idleOrig}
+	return &StallError{Endpoint: endpoint, After: w.firstToken}
 }
 
 // StallError is a stream the client gave up on: no first token within the
-// first-token timeout, or nothing more for the stall timeout after it.
-// errors.Is(err, ErrStalled) holds.
+// first-token timeout of sending, or no further token for the stall
+// timeout. errors.Is(err, ErrStalled) holds.
 type StallError struct {
 	Endpoint string
 	After    time.Duration
 	// AfterFirstToken is set when the stream had produced a token before it
-	// went quiet.
+	// stopped producing them.
 	AfterFirstToken bool
 }
 
+// Error says which timeout ran out, and how long it was.
 func (e *StallError) Error() string {
 	if e.AfterFirstToken {
-		return fmt.Sprintf("%s: %v: nothing from the server for %s after the first token (it may be hung or overloaded)", e.Endpoint, ErrStalled, Seconds(e.After))
+		return fmt.Sprintf("%s: %v: no token for %s after the last one (the server may be hung or overloaded)", e.Endpoint, ErrStalled, Seconds(e.After))
 	}
 	return fmt.Sprintf("%s: %v: no first token within %s (the server may be hung, overloaded or still prefilling)", e.Endpoint, ErrStalled, Seconds(e.After))
 }

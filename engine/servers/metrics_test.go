@@ -63,9 +63,16 @@ var metricsCases = []struct {
 	{name: "new names win over old", samples: 4, in: "vllm:gpu_cache_usage_perc 0.9\nvllm:kv_cache_usage_perc 0.1\nvllm:prefix_cache_hits 5\nvllm:prefix_cache_hits_total 7\n",
 		want: openai.Metrics{KVCacheUsage: 0.1, PrefixCacheHits: 7}},
 	{name: "escaped label values, CRLF, spaces", samples: 2, in: "vllm:num_requests_waiting{path=\"a\\\"b\\\\c\\nd\" , x=\"}\"} 4\r\n  vllm:num_requests_waiting{} +Inf  \r\n",
-		want: openai.Metrics{Waiting: math.Inf(1)}},
+		want: openai.Metrics{Waiting: 4, Bad: []openai.BadValue{{Name: "vllm:num_requests_waiting", Figure: openai.Waiting, Value: math.Inf(1)}}}},
 	{name: "NaN is kept but not summed", samples: 2, in: "vllm:num_requests_running NaN\nvllm:num_requests_running 2\n",
-		want: openai.Metrics{Running: 2, HasRequests: true}},
+		want: openai.Metrics{Running: 2, HasRequests: true, Bad: []openai.BadValue{{Name: "vllm:num_requests_running", Figure: openai.Running, Value: math.NaN()}}}},
+	{name: "values no server could mean are bad samples", samples: 4,
+		in: "vllm:num_requests_running +Inf\nvllm:num_requests_waiting 1e308\nvllm:generation_tokens_total -3\n" +
+			"vllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"10\"} NaN\n",
+		want: openai.Metrics{HasRequests: true, NumGPUBlocks: 10, BlockSize: 16, Bad: []openai.BadValue{
+			{Name: "vllm:num_requests_running", Figure: openai.Running, Value: math.Inf(1)},
+			{Name: "vllm:num_requests_waiting", Figure: openai.Waiting, Value: 1e308},
+			{Name: "vllm:generation_tokens_total", Figure: openai.GenerationTokens, Value: -3}}}},
 	{name: "OpenMetrics EOF and exemplar", samples: 2, in: "vllm:generation_tokens_total{a=\"1\"} 10 # {trace_id=\"x\"} 1\nvllm:prompt_tokens_total 3 1700000000.5\n# EOF\n",
 		want: openai.Metrics{GenerationTokens: 10, PromptTokens: 3, HasGenerationTokens: true}},
 	{name: "quoted name in braces", samples: 1, in: "{\"vllm:num_requests_running\", engine=\"0\"} 4\n",
@@ -141,7 +148,7 @@ func FuzzParseMetrics(f *testing.F) {
 		m, _ := openai.ParseMetrics(in, MetricNames)
 		running := 0.0
 		for _, s := range m.Samples {
-			if (s.Name == "vllm:num_requests_running" || s.Name == "sglang:num_running_reqs") && !math.IsNaN(s.Value) {
+			if (s.Name == "vllm:num_requests_running" || s.Name == "sglang:num_running_reqs") && s.Value >= 0 && s.Value <= 1<<53 {
 				running += s.Value
 			}
 			line := formatSample(s)
@@ -150,8 +157,13 @@ func FuzzParseMetrics(f *testing.F) {
 				t.Fatalf("%q parsed from %q does not parse back (%v): %+v", line, in, err, back.Samples)
 			}
 		}
-		if running != m.Running && !(math.IsNaN(running) && math.IsNaN(m.Running)) {
-			t.Fatalf("Running = %v, samples sum to %v", m.Running, running)
+		if running != m.Running {
+			t.Fatalf("Running = %v, its plausible samples sum to %v", m.Running, running)
+		}
+		for _, b := range m.Bad {
+			if b.Value >= 0 && b.Value <= 1<<53 {
+				t.Fatalf("%v is a bad sample", b)
+			}
 		}
 	})
 }

@@ -71,20 +71,33 @@ func merged(tables ...openai.MetricNames) openai.MetricNames {
 // OpenAI-compatible one. It also returns the /version answer (zero when
 // there is none), which says whether the server is our simulator. c reads
 // the metrics with MetricNames.
-func Detect(ctx context.Context, c *openai.Client) (Kind, openai.ServerVersion) {
+//
+// A request that gets no answer at all (unreachable, or timed out: a
+// server that accepts connections and never answers) ends it at once with
+// that request's error, rather than each of the others waiting as long.
+func Detect(ctx context.Context, c *openai.Client) (Kind, openai.ServerVersion, error) {
 	v, verr := c.VersionInfo(ctx)
-	if info, err := c.ServerInfo(ctx); err == nil && isSGLang(info) {
+	if openai.NoAnswer(verr) {
+		return Generic, v, verr
+	}
+	info, err := c.ServerInfo(ctx)
+	switch {
+	case openai.NoAnswer(err):
+		return Generic, v, err
+	case err == nil && isSGLang(info):
 		if info.Version == "" {
 			info.Version = v.Version
 		}
-		return &sglangKind{info: info, hasInfo: true}, v
+		return &sglangKind{info: info, hasInfo: true}, v, nil
 	}
 	m, merr := c.Metrics(ctx)
 	switch {
+	case openai.NoAnswer(merr):
+		return Generic, v, merr
 	case merr == nil && m.HasPrefix(sglangPrefix):
-		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}, v
+		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}, v, nil
 	case verr == nil || merr == nil && m.HasPrefix(vllmPrefix):
-		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}, v
+		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}, v, nil
 	}
-	return Generic, v
+	return Generic, v, nil
 }

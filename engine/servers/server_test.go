@@ -1,10 +1,14 @@
 package servers
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"speedmatrix/engine/openai"
 )
@@ -65,7 +69,10 @@ func TestDetectKind(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			k, _ := Detect(t.Context(), fakeEngine(t, tc.bodies))
+			k, _, err := Detect(t.Context(), fakeEngine(t, tc.bodies))
+			if err != nil {
+				t.Fatal(err)
+			}
 			if k.Name() != tc.kind || k.Version() != tc.ver {
 				t.Fatalf("detected %s %s, want %s %s", k.Name(), k.Version(), tc.kind, tc.ver)
 			}
@@ -91,4 +98,56 @@ func TestSGLangLimitsNoKVBudget(t *testing.T) {
 	if _, note := (&sglangKind{}).Limits(); note != "" {
 		t.Errorf("without server info: note %q, want none (nothing was said to be missing)", note)
 	}
+}
+
+// TestDetectGivesUpWithoutAnswer: a request that gets no answer ends
+// detection with its own error, and nothing more is asked: a server that
+// accepts connections and never answers costs one request timeout, not
+// one per endpoint. A server that answers /version but hangs on the next
+// request is given up on at that one.
+func TestDetectGivesUpWithoutAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		answers  map[string]string // path → body; any other path hangs
+		endpoint string
+		requests int64
+	}{
+		{"hangs on everything", nil, "GET /version", 1},
+		{"hangs after /version", map[string]string{"/version": `{"version":"0.11.0"}`}, "GET /get_server_info", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if b, ok := tc.answers[r.URL.Path]; ok {
+					_, _ = w.Write([]byte(b))
+					return
+				}
+				<-r.Context().Done()
+			}))
+			t.Cleanup(srv.Close)
+			c := openai.New(srv.URL, "")
+			c.RequestTimeout = 100 * time.Millisecond
+			// Counted as the client sends, however late the server sees them.
+			var requests atomic.Int64
+			c.HTTP = &http.Client{Transport: countRequests{&requests, c.HTTP.Transport}}
+			_, _, err := Detect(t.Context(), c)
+			if !errors.Is(err, openai.ErrTimeout) || !strings.HasPrefix(err.Error(), tc.endpoint+": ") || !strings.Contains(err.Error(), "no answer within 100 ms") {
+				t.Fatalf("err = %v, want a timeout of %s", err, tc.endpoint)
+			}
+			if n := requests.Load(); n != tc.requests {
+				t.Errorf("%d requests, want %d: detection goes on after a request got no answer", n, tc.requests)
+			}
+		})
+	}
+}
+
+// countRequests counts the requests sent through next.
+type countRequests struct {
+	n    *atomic.Int64
+	next http.RoundTripper
+}
+
+// RoundTrip counts r and sends it on.
+func (c countRequests) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
 }
