@@ -317,7 +317,7 @@ func (r *runTab) showProgress(p engine.Progress) {
 		p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA)))
 	what := fmt.Sprintf("Now: %s · %s context", p.Cell.Phase.Title(), engine.ContextLabel(p.Cell.ContextTokens))
 	if p.Cell.Phase == engine.PhaseDecode {
-		what += fmt.Sprintf(" · %d requests at once", p.Cell.Concurrency)
+		what += " · " + engine.Count(p.Cell.Concurrency, "request", "requests") + " at once"
 		r.heat.setRunning(p.Cell.ContextTokens, p.Cell.Concurrency)
 		r.heat.redraw()
 	}

@@ -118,7 +118,7 @@ func (g *telemetryGauges) show(s hw.Sample, ok, simulated, onCPU bool) {
 	set(g.vram, fmt.Sprintf("%.1f GB", mem/1024))
 	set(g.temp, fmt.Sprintf("%.0f °C", temp))
 	g.showPanels(s.GPUs, simulated)
-	note := fmt.Sprintf("%d GPU%s, sampled %s", len(s.GPUs), plural(len(s.GPUs)), s.Time.Format("15:04:05"))
+	note := fmt.Sprintf("%s, sampled %s", engine.Count(len(s.GPUs), "GPU", "GPUs"), s.Time.Format("15:04:05"))
 	if len(s.GPUs) > 1 {
 		note += " · busiest and hottest GPU, power and VRAM summed"
 	}

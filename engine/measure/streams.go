@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 )
 
@@ -57,7 +58,7 @@ func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) s
 	var parts []string
 	for _, k := range []failureKind{failStalled, failNoFirstToken, failCutOff, failUnreachable, failAnswered} {
 		if n := len(workers[k]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, plural(concurrency, "stream", "streams"), failureWords(k, example[k])))
+			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, engine.Plural(concurrency, "stream", "streams"), failureWords(k, example[k])))
 		}
 	}
 	if len(parts) == 0 {
