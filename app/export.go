@@ -129,13 +129,15 @@ func (r *resultsTab) exportInto(parent string) {
 		r.startExport(dir)
 		return
 	}
-	r.u.confirm("Replace the earlier export?",
+	r.u.choose("Replace the earlier export?",
 		fmt.Sprintf("%s already holds an export of this run. Replace its files, or export into a new folder next to it?", dir),
-		"Replace", "New folder", func(replace bool) {
-			if !replace {
-				dir = freeFolder(dir)
+		[]string{"Replace", "New folder", "Cancel"}, func(i int) {
+			switch i {
+			case 0:
+				r.startExport(dir)
+			case 1:
+				r.startExport(freeFolder(dir))
 			}
-			r.startExport(dir)
 		})
 }
 

@@ -16,9 +16,13 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
 	var asked []string
 	answer := true // "Open folder" for the done dialog
-	u.ask = func(title, message, yes, no string, f func(bool)) {
-		asked = append(asked, title+" | "+yes+" | "+no)
-		f(answer)
+	u.ask = func(title, message string, answers []string, pick func(int)) {
+		asked = append(asked, title+" | "+strings.Join(answers, " | "))
+		if answer {
+			pick(0)
+		} else {
+			pick(1)
+		}
 	}
 	var opened []string
 	u.opened = func(dir string) { opened = append(opened, dir) }
@@ -39,7 +43,7 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	answer = false // "New folder", then "Close"
 	u.results.exportInto(parent)
 	waitFor(t, u.results.exported, "the second export")
-	if len(asked) != 3 || !strings.HasPrefix(asked[1], "Replace the earlier export? | Replace | New folder") {
+	if len(asked) != 3 || asked[1] != "Replace the earlier export? | Replace | New folder | Cancel" {
 		t.Fatalf("second export asked %q, want whether to replace", asked)
 	}
 	if b, _ := os.ReadFile(stamp); string(b) != "the user's edit" {

@@ -64,9 +64,13 @@ func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
 	u := newTestUI(t, d, Options{Target: "sim:tiny"})
 	var asked []string
 	answer := false
-	u.ask = func(title, message, yes, no string, f func(bool)) {
-		asked = append(asked, title+" | "+yes+" | "+no)
-		f(answer)
+	u.ask = func(title, message string, answers []string, pick func(int)) {
+		asked = append(asked, title+" | "+strings.Join(answers, " | "))
+		if answer {
+			pick(0)
+		} else {
+			pick(1)
+		}
 	}
 	u.run.onStart()
 	now = now.Add(11 * time.Second)
