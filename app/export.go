@@ -113,12 +113,24 @@ func (r *resultsTab) onExport() {
 	}, r.u.win)
 	d.SetTitleText("Export every file of this run into a new folder in …")
 	d.SetConfirmText("Choose folder")
-	if start := r.u.state.settings.ExportDir; start != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(start)); err == nil {
-			d.SetLocation(l)
-		}
+	if l, err := storage.ListerForURI(storage.NewFileURI(exportStart(r.u.state.settings))); err == nil {
+		d.SetLocation(l)
 	}
 	d.Show()
+}
+
+// exportStart is the folder Export all opens in: the default export
+// folder of the settings, or the home folder when there is none (or it is
+// gone). Always a folder of ours: else Fyne opens the folder its last
+// dialog showed, the Import one's.
+func exportStart(c appSettings) string {
+	if st, err := os.Stat(c.ExportDir); c.ExportDir != "" && err == nil && st.IsDir() {
+		return c.ExportDir
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return home
+	}
+	return string(filepath.Separator)
 }
 
 // exportInto exports the shown report into parent/RUN-FOLDER, asking first

@@ -3,9 +3,12 @@ package app
 import (
 	"os"
 	"path/filepath"
-	"speedmatrix/engine/runs"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2/storage"
+
+	"speedmatrix/engine/runs"
 )
 
 // TestExportNeverOverwritesSilently: an export goes into a new folder named
@@ -61,5 +64,33 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	waitFor(t, u.results.exported, "the failed export")
 	if n := u.results.banner.current; !u.results.banner.visible() || n.Button != "Export again" || n.Detail == "" {
 		t.Errorf("failed export banner = %+v", n)
+	}
+}
+
+// TestExportOpensInTheExportFolder: Export all opens in the default export
+// folder of the settings, or in the home folder without one, never in the
+// folder the last dialog (Import) showed.
+func TestExportOpensInTheExportFolder(t *testing.T) {
+	root := t.TempDir()
+	home, exports, imports := filepath.Join(root, "home-folder"), filepath.Join(root, "export-folder"), filepath.Join(root, "import-folder")
+	for _, d := range []string{home, exports, imports} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	for _, tc := range []struct{ setting, want string }{{exports, "export-folder"}, {"", "home-folder"}} {
+		u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+		u.app.Preferences().SetString("fyne:fileDialogLastFolder", storage.NewFileURI(imports).String()) // where Import last was
+		u.state.settings.ExportDir = tc.setting
+		u.results.show(cannedReport("tiny", 195.7), "")
+		u.results.onExport()
+		top := u.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("Export all shows no dialog")
+		}
+		if findButton(top, tc.want) == nil || findButton(top, "import-folder") != nil {
+			t.Errorf("export folder %q: the dialog does not open in %s", tc.setting, tc.want)
+		}
 	}
 }
