@@ -32,11 +32,15 @@ func exportFileNames() []string {
 }
 
 // exportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
-// when rep has a roofline.
+// when rep has a roofline, and telemetry.csv when its cells carry
+// telemetry.
 func exportFileNamesFor(rep engine.Report) []string {
 	names := exportFileNames()
 	if charts.HasRoofline(rep) {
 		names = append(names, rooflineFileNames()...)
+	}
+	if report.HasTelemetry(rep) {
+		names = append(names, report.TelemetryCSVFile)
 	}
 	return names
 }
@@ -57,6 +61,10 @@ func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byt
 		return b.Bytes(), err
 	case report.MarkdownFile:
 		return []byte(report.Markdown(rep)), nil
+	case report.TelemetryCSVFile:
+		var b bytes.Buffer
+		err := report.WriteTelemetryCSV(&b, rep)
+		return b.Bytes(), err
 	}
 	base, format, _ := strings.Cut(name, ".")
 	return ch.Render(charts.Kind(base), format, rep, dark)
@@ -67,35 +75,62 @@ func (r *resultsTab) exportAll(dir string) error {
 	if !r.has {
 		return errors.New("export: there is no report yet: run the matrix first")
 	}
-	return exportReport(dir, r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked)
+	return exportReport(dir, r.report, r.u.deps.charts, r.darkExport.Checked).err
 }
 
-// exportReport writes every export file of rep into dir, carrying on past a
-// failed file; the error lists every file that failed; dark draws the
-// charts in the dark theme. Safe off the UI goroutine.
-func exportReport(dir string, rep engine.Report, store runStore, ch chartDrawer, dark bool) error {
+// exportOutcome is what an export did: the files it wrote into dir, those
+// it did not, and why (every failure, joined; nil when all were written).
+// made is false when dir itself could not be made: then nothing is there.
+type exportOutcome struct {
+	dir             string
+	made            bool
+	written, failed []string
+	err             error
+}
+
+// exportReport writes every export file of rep into dir, carrying on past
+// a failed file; dark draws the charts in the dark theme. Safe off the UI
+// goroutine.
+func exportReport(dir string, rep engine.Report, ch chartDrawer, dark bool) exportOutcome {
+	out := exportOutcome{dir: dir}
+	names := exportFileNamesFor(rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("export: %w: choose a folder you can write to", err)
+		out.failed = names
+		out.err = fmt.Errorf("export: %w: choose a folder you can write to", err)
+		return out
 	}
+	out.made = true
 	var errs []error
-	if store != nil {
-		if err := store.Save(dir, rep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, name := range exportFileNamesFor(rep) {
-		if store != nil && (name == report.JSONFile || name == report.CSVFile || name == report.MarkdownFile) {
-			continue
-		}
+	for _, name := range names {
 		data, err := fileBytes(name, rep, ch, dark)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+			err = report.WriteFileAtomic(filepath.Join(dir, name), data)
 		}
 		if err != nil {
+			out.failed = append(out.failed, name)
 			errs = append(errs, fmt.Errorf("export %s: %w", name, err))
+			continue
 		}
+		out.written = append(out.written, name)
 	}
-	return errors.Join(errs...)
+	out.err = errors.Join(errs...)
+	return out
+}
+
+// notice says what a failed export wrote, and where, and what it did not.
+func (o exportOutcome) notice() notice {
+	n := notice{Action: "Choose a folder you can write to (or free some disk space) and export again.", Detail: o.err.Error()}
+	switch {
+	case !o.made:
+		n.Message = "Nothing was exported: the folder " + o.dir + " could not be made."
+		n.Action = "Choose a folder you can write to and export again."
+	case len(o.written) == 0:
+		n.Message = fmt.Sprintf("Nothing was exported: none of the %d files could be written to %s.", len(o.failed), o.dir)
+	default:
+		n.Message = fmt.Sprintf("%s of %d were exported to %s; %s not: %s.", engine.Count(len(o.written), "file", "files"),
+			len(o.written)+len(o.failed), o.dir, engine.Plural(len(o.failed), "this one was", "these were"), strings.Join(o.failed, ", "))
+	}
+	return n
 }
 
 // onExport asks for a folder and exports into a new subfolder of it named
@@ -175,35 +210,35 @@ func freeFolder(dir string) string {
 
 // startExport writes every file into dir in the background.
 func (r *resultsTab) startExport(dir string) {
-	rep, store, ch, dark := r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked
+	rep, ch, dark := r.report, r.u.deps.charts, r.darkExport.Checked
 	r.banner.hide()
 	r.status.SetText("Exporting to " + dir + " …")
 	r.exported = make(chan struct{})
 	done := r.exported
 	go func() {
-		err := exportReport(dir, rep, store, ch, dark)
+		out := exportReport(dir, rep, ch, dark)
 		r.u.do(func() {
-			r.finishExport(dir, err)
+			r.finishExport(out)
 			close(done)
 		})
 	}()
 }
 
 // finishExport says where the files went, with a way to open the folder,
-// or which files failed.
-func (r *resultsTab) finishExport(dir string, err error) {
-	if err != nil {
+// or which files were written where and which were not.
+func (r *resultsTab) finishExport(out exportOutcome) {
+	if out.err != nil {
 		r.status.SetText("")
-		r.banner.show(notice{Message: "Some files of the export were not written.",
-			Action: "Choose a folder you can write to (or free some disk space) and export again; the other files are in " + dir + ".",
-			Button: "Export again", OnPress: r.onExport, Detail: err.Error()})
+		n := out.notice()
+		n.Button, n.OnPress = "Export again", r.onExport
+		r.banner.show(n)
 		return
 	}
-	n := len(exportFileNamesFor(r.report))
-	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, dir))
-	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, dir), "Open folder", "Close", func(open bool) {
+	n := len(out.written)
+	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, out.dir))
+	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, out.dir), "Open folder", "Close", func(open bool) {
 		if open {
-			r.u.openFolder(dir)
+			r.u.openFolder(out.dir)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,47 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	waitFor(t, u.results.exported, "the failed export")
 	if n := u.results.banner.current; !u.results.banner.visible() || n.Button != "Export again" || n.Detail == "" {
 		t.Errorf("failed export banner = %+v", n)
+	}
+}
+
+// TestFailedExportSaysWhatIsWhere: an export that could not make its
+// folder says nothing was exported and names the folder, without
+// pretending other files are there; one that wrote some files names the
+// folder, how many, and the files that are missing.
+func TestFailedExportSaysWhatIsWhere(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	rep := cannedReport("tiny", 195.7)
+	u.results.show(rep, "")
+	blocked := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(blocked, runs.Folder(rep))
+	u.results.exportInto(blocked)
+	waitFor(t, u.results.exported, "the export into a file")
+	if got, want := u.results.banner.current.Message, "Nothing was exported: the folder "+dir+" could not be made."; got != want {
+		t.Errorf("banner %q, want %q", got, want)
+	}
+	if a := u.results.banner.current.Action; strings.Contains(a, "other files") {
+		t.Errorf("the banner says other files were written: %q", a)
+	}
+
+	parent := t.TempDir()
+	dir = filepath.Join(parent, runs.Folder(rep))
+	for _, name := range []string{"prefill.png", "report.md"} { // a folder where a file goes: it cannot be written
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u.results.startExport(dir)
+	waitFor(t, u.results.exported, "the partial export")
+	total := len(exportFileNamesFor(rep))
+	want := fmt.Sprintf("%d files of %d were exported to %s; these were not: report.md, prefill.png.", total-2, total, dir)
+	if got := u.results.banner.current.Message; got != want {
+		t.Errorf("banner %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
+		t.Errorf("the files that could be written are not there: %v", err)
 	}
 }
 
