@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -243,12 +244,48 @@ func (r *resultsTab) finishExport(out exportOutcome) {
 	})
 }
 
+// onSaveMenu opens saveMenu upward from its button, which sits at the
+// window's bottom: the menu stays inside the window.
+func (r *resultsTab) onSaveMenu() {
+	if !r.has {
+		return
+	}
+	c := r.u.win.Canvas()
+	m := widget.NewPopUpMenu(r.saveMenu(), c)
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(r.saveOne)
+	m.ShowAtPosition(fyne.NewPos(at.X, max(0, at.Y-m.MinSize().Height)))
+}
+
+// saveMenu offers every export file of the shown report: the data files,
+// then each chart under one item that opens its PNG and SVG, so that the
+// menu is short enough for a small window.
+func (r *resultsTab) saveMenu() *fyne.Menu {
+	var data, pictures []*fyne.MenuItem
+	byChart := map[string]*fyne.MenuItem{}
+	for _, name := range exportFileNamesFor(r.report) {
+		item := fyne.NewMenuItem(name, func() { r.onSaveOne(name) })
+		base, format, _ := strings.Cut(name, ".")
+		if format != "png" && format != "svg" {
+			data = append(data, item)
+			continue
+		}
+		chart := byChart[base]
+		if chart == nil {
+			chart = fyne.NewMenuItem(base+".png / .svg", nil)
+			chart.ChildMenu = fyne.NewMenu("")
+			byChart[base] = chart
+			pictures = append(pictures, chart)
+		}
+		chart.ChildMenu.Items = append(chart.ChildMenu.Items, item)
+	}
+	return fyne.NewMenu("", append(append(data, fyne.NewMenuItemSeparator()), pictures...)...)
+}
+
 // onSaveOne asks where to save one file and writes it.
 func (r *resultsTab) onSaveOne(name string) {
 	if name == "" || !r.has {
 		return
 	}
-	r.saveOne.ClearSelected()
 	data, err := fileBytes(name, r.report, r.u.deps.charts, r.darkExport.Checked)
 	if err != nil {
 		r.banner.show(notice{Message: "The file " + name + " could not be made.", Detail: err.Error()})

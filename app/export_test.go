@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/runs"
 )
@@ -134,5 +137,51 @@ func TestExportOpensInTheExportFolder(t *testing.T) {
 		if findButton(top, tc.want) == nil || findButton(top, "import-folder") != nil {
 			t.Errorf("export folder %q: the dialog does not open in %s", tc.setting, tc.want)
 		}
+	}
+}
+
+// menuFiles lists the files a menu offers, its sub-menus' included.
+func menuFiles(m *fyne.Menu) []string {
+	var out []string
+	for _, it := range m.Items {
+		switch {
+		case it.ChildMenu != nil:
+			out = append(out, menuFiles(it.ChildMenu)...)
+		case !it.IsSeparator:
+			out = append(out, it.Label)
+		}
+	}
+	return out
+}
+
+// TestSaveOneFileMenuFitsTheWindow: Save one file… offers every export
+// file, each chart's PNG and SVG under one item, and its menu opens inside
+// a 1024×700 window, above the button at its bottom.
+func TestSaveOneFileMenuFitsTheWindow(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.win.Resize(fyne.NewSize(1024, 700))
+	rep := cannedReport("tiny", 195.7)
+	u.results.show(rep, "")
+	u.show(tabResults)
+	m := u.results.saveMenu()
+	if got, want := menuFiles(m), exportFileNamesFor(rep); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("Save one file offers %q, want %q", got, want)
+	}
+	if len(m.Items) > 10 {
+		t.Errorf("the menu has %d rows", len(m.Items))
+	}
+	u.results.onSaveMenu()
+	top := u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no menu")
+	}
+	var menu *widget.PopUpMenu
+	walk(top, func(o fyne.CanvasObject) bool { menu, _ = o.(*widget.PopUpMenu); return menu != nil })
+	if menu == nil {
+		t.Fatal("the overlay holds no menu")
+	}
+	pos := menu.Position() // in the overlay, which covers the window
+	if bottom := pos.Y + menu.Size().Height; pos.Y < 0 || bottom > 700 || menu.Size().Height < 100 {
+		t.Errorf("the menu spans y %.0f to %.0f of a 700 px window", pos.Y, bottom)
 	}
 }

@@ -168,9 +168,9 @@ var importedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
 type historyRow struct {
 	box                   *fyne.Container
 	title, target, detail *widget.Label
-	partial, simulated fyne.CanvasObject
-	imported           fyne.CanvasObject
-	importedText       *canvas.Text
+	partial, simulated    fyne.CanvasObject
+	imported              fyne.CanvasObject
+	importedText          *canvas.Text
 }
 
 func (h *historyTab) newRow() fyne.CanvasObject {

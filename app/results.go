@@ -34,7 +34,7 @@ type resultsTab struct {
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
-	saveOne         *widget.Select
+	saveOne         *widget.Button // opens saveMenu
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
@@ -70,8 +70,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
-	r.saveOne = widget.NewSelect(exportFileNames(), r.onSaveOne)
-	r.saveOne.PlaceHolder = "Save one file…"
+	r.saveOne = widget.NewButtonWithIcon("Save one file…", theme.MenuDropUpIcon(), r.onSaveMenu)
 	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
 	r.darkExport = widget.NewCheck("Export with dark background", nil)
 	r.status = widget.NewLabel("")
@@ -118,7 +117,6 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.badgeBox.Refresh()
 	r.table.setResults(rep.Results)
 	r.checks.show(rep)
-	r.saveOne.SetOptions(exportFileNamesFor(rep))
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.banner.hide()

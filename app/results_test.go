@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -119,5 +122,31 @@ func TestScreenshotOfResults(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, screenshotFile))
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("screenshot: %v, PNG %v", err, bytes.HasPrefix(b, []byte("\x89PNG")))
+	}
+}
+
+// TestMeasurementsHeadersShowWhole: every column of All measurements is
+// wide enough for its header, sort arrow included ("Measured for" was cut
+// to "Measured fo…").
+func TestMeasurementsHeadersShowWhole(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.win.Resize(fyne.NewSize(2400, 800)) // every column on screen
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	u.show(tabResults)
+	r.views.SelectIndex(3)
+	r.table.sortBy(len(r.table.columns) - 1) // the last column carries the arrow
+	seen := 0
+	walk(r.table.table, func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*widget.Button); ok && b.Visible() && b.Text != "" {
+			seen++
+			if b.Size().Width < b.MinSize().Width {
+				t.Errorf("header %q is %.0f px wide, needs %.0f", b.Text, b.Size().Width, b.MinSize().Width)
+			}
+		}
+		return false
+	})
+	if seen != len(r.table.columns) {
+		t.Errorf("found %d headers, want %d", seen, len(r.table.columns))
 	}
 }

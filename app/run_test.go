@@ -54,7 +54,7 @@ func TestRunProgressLine(t *testing.T) {
 	if got, want := u.run.progressLine.Text, "Cell 2 of 4 · elapsed 1:05 · about 2:10 left"; got != want {
 		t.Errorf("progress line = %q, want %q", got, want)
 	}
-	if got := u.run.current.Text; !strings.Contains(got, "1 requests at once") || !strings.Contains(got, "1,234.5 tok/s now") {
+	if got := u.run.current.Text; !strings.Contains(got, "· 1 request at once ·") || !strings.Contains(got, "1,234.5 tok/s now") {
 		t.Errorf("current cell = %q", got)
 	}
 	if got := u.run.progress.Value; got != 0.25 {
