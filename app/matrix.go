@@ -265,16 +265,6 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldAPI:         "API",
 }
 
-// setOptional shows text in l, or hides l when text is "".
-func setOptional(l *widget.Label, text string) {
-	l.SetText(text)
-	if text == "" {
-		l.Hide()
-	} else {
-		l.Show()
-	}
-}
-
 // targetChanged re-derives a Quick plan for the new target and regreys
 // the cells over its capacity.
 func (m *matrixTab) targetChanged() {

@@ -77,15 +77,18 @@ func newRunTab(u *ui) *container.TabItem {
 	r.serverLine.Wrapping = fyne.TextWrapWord
 
 	bar := container.NewBorder(nil, nil, container.NewHBox(r.startBtn, r.cancelBtn), container.NewHBox(r.simBadge), r.targetLine)
-	status := container.NewVBox(bar, r.banner.object(), r.progress, r.progressLine, r.current)
+	status := container.NewVBox(bar, r.progress, r.progressLine, r.current)
 	r.heatCard = widget.NewCard("Plan", "", r.heat.object())
+	// The banner goes over the grid, not across the screen: the side's
+	// gauges, Events and Output keep their height.
+	left := container.NewBorder(r.banner.object(), nil, nil, nil, r.heatCard)
 	// The gauges take at most half the side's height (they scroll in a
 	// short window), so that Events and Output always keep the rest.
 	gauges := container.NewVBox(r.gauges.object(), r.serverLine)
 	events := container.NewBorder(widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, container.NewVSplit(panel(r.log.object()), r.output.object()))
-	side := container.New(&shareTop{share: 0.5, natural: gauges}, container.NewVScroll(gauges), events)
-	split := container.NewHSplit(r.heatCard, side)
+	side := container.New(&shareTop{share: 0.4, natural: gauges}, container.NewVScroll(gauges), events)
+	split := container.NewHSplit(left, side)
 	split.Offset = 0.62
 	header := screenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")
 	content := screen(container.NewVBox(header, status), split, nil)

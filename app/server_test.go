@@ -229,3 +229,28 @@ func TestSavedLaunchKind(t *testing.T) {
 		t.Errorf("saved \"Launch vLLM\" chose %q, want %q", got, targetVLLM)
 	}
 }
+
+// TestSuggestWithoutGPUSaysWhy: on a machine without a GPU, Suggest from
+// hardware says, under its button, that there is no GPU to size to and
+// what to do; with a GPU it says what it suggested, there too.
+func TestSuggestWithoutGPUSaysWhy(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.server.selectKind(targetVLLM)
+	l := u.server.launch
+	test.Type(u.server.form.model, "Qwen/Qwen3-0.6B")
+	tp := u.server.form.tp.Text
+	test.Tap(findButton(u.server.panels[targetVLLM], "Suggest from hardware"))
+	if want := "No NVIDIA GPU was found on this machine"; !l.suggested.Visible() || !strings.HasPrefix(l.suggested.Text, want) {
+		t.Errorf("Suggest without a GPU says %q (shown %v), want it to start %q", l.suggested.Text, l.suggested.Visible(), want)
+	}
+	if u.server.form.tp.Text != tp {
+		t.Errorf("Suggest without a GPU set Tensor parallel to %q", u.server.form.tp.Text)
+	}
+
+	g, _, _ := launchUI(t)
+	test.Type(g.server.form.model, "Qwen/Qwen3-0.6B")
+	g.server.launch.onSuggest(true)
+	if got := g.server.launch.suggested.Text; got != "Suggested: test suggestion." {
+		t.Errorf("Suggest with a GPU says %q", got)
+	}
+}

@@ -226,3 +226,13 @@ func (l *shareTop) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 func (l *shareTop) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	return fyne.NewSize(max(objects[0].MinSize().Width, objects[1].MinSize().Width), objects[1].MinSize().Height)
 }
+
+// setOptional shows text in l, or hides l when text is "".
+func setOptional(l *widget.Label, text string) {
+	l.SetText(text)
+	if text == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
+}
