@@ -70,10 +70,10 @@ func newMatrixTab(u *ui) *container.TabItem {
 	u.prefs.load(prefPlan, &saved)
 	u.state.watch(changeTarget, m.targetChanged)
 	u.state.watch(changeTheme, m.preview.redraw)
-	m.applyPlan(saved.Plan)
 	m.applying = true
 	m.preset.SetSelected(saved.Preset)
 	m.applying = false
+	m.applyPlan(saved.Plan)
 
 	form := widget.NewForm(
 		widget.NewFormItem("Preset", m.preset),
@@ -84,6 +84,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	)
+	form.Items[0].HintText = "Quick: a first look in a minute or two, short windows whose figures vary more between runs; Standard: the reference reports' matrix"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[3].HintText = "simultaneous streaming requests per decode cell"
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
@@ -195,9 +196,15 @@ func (m *matrixTab) refreshCapacityLocked() {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
 	m.estimate.SetText(text)
-	m.capacityLine.SetText(capacityText(c))
+	m.capacityLine.SetText(strings.TrimSpace(capacityText(c) + " " + overText(fitted, c)))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))
-	setOptional(m.warnings, warningText(engine.PlanWarnings(p, c)))
+	ws := engine.PlanWarnings(p, c)
+	if m.preset.Selected == presetQuick {
+		// Short windows are what Quick is for, and its hint says so: it
+		// does not warn against itself. Edited, the plan is Custom and does.
+		ws = slices.DeleteFunc(ws, func(w engine.PlanProblem) bool { return w.Field == engine.FieldDuration })
+	}
+	setOptional(m.warnings, warningText(ws))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
 		m.preview.setAxes(fitted.DecodeContexts, p.Concurrency)
 		m.lastContexts, m.lastC = fitted.DecodeContexts, p.Concurrency
@@ -221,6 +228,37 @@ func capacityText(c capacity) string {
 		text += "."
 	}
 	return text
+}
+
+// overText says why the grey cells of the fitted plan will not run: what
+// the first cell over the KV cache needs, and how many requests the
+// server runs at once; "" when no cell is grey.
+func overText(fitted engine.Plan, c capacity) string {
+	var kv, seqs string
+	for _, ctx := range fitted.DecodeContexts {
+		for _, n := range fitted.Concurrency {
+			switch c.Overflow(ctx, n, fitted.MaxOutputTokens) {
+			case engine.OverKVCache:
+				if kv == "" {
+					kv = fmt.Sprintf("their requests need more KV cache than the server's %s tokens (at %s, %s × (%s context + %s output) = %s)",
+						formatThousands(c.KVCacheTokens), engine.ContextLabel(ctx), engine.Count(n, "request", "requests"),
+						formatThousands(ctx), formatThousands(fitted.MaxOutputTokens), formatThousands(n*(ctx+fitted.MaxOutputTokens)))
+				}
+			case engine.OverMaxSeqs:
+				seqs = fmt.Sprintf("the server runs at most %s at once (max_num_seqs)", engine.Count(c.MaxNumSeqs, "request", "requests"))
+			}
+		}
+	}
+	var why []string
+	for _, w := range []string{kv, seqs} {
+		if w != "" {
+			why = append(why, w)
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "Grey cells will not run: " + strings.Join(why, "; ") + "."
 }
 
 // shrunkText says, when the server's model is shorter than the plan's

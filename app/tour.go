@@ -73,6 +73,7 @@ func tourSteps() []tourStep {
 			u.history.b.SetSelectedIndex(0)
 			u.history.onCompare()
 		}, ready: func(u *ui) bool { return compareDrawn(u.history) }},
+		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(presetStandard); u.show(tabMatrix) }},
 	}
 }
 
