@@ -76,7 +76,11 @@ func (r *resultsTab) exportAll(dir string) error {
 	if !r.has {
 		return errors.New("export: there is no report yet: run the matrix first")
 	}
-	return exportReport(dir, r.report, r.u.deps.charts, r.darkExport.Checked).err
+	out := exportReport(dir, r.report, r.u.deps.charts, r.darkExport.Checked)
+	if !out.made {
+		return fmt.Errorf("%w: choose a folder you can write to", out.err)
+	}
+	return out.err
 }
 
 // exportOutcome is what an export did: the files it wrote into dir, those
@@ -97,7 +101,7 @@ func exportReport(dir string, rep engine.Report, ch chartDrawer, dark bool) expo
 	names := exportFileNamesFor(rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		out.failed = names
-		out.err = fmt.Errorf("export: %w: choose a folder you can write to", err)
+		out.err = fmt.Errorf("export: %w", err)
 		return out
 	}
 	out.made = true

@@ -37,6 +37,7 @@ type matrixTab struct {
 	warnings            *widget.Label // what will run but mislead
 	shrunk              *widget.Label // the plan fitted to a smaller model, in its real sizes
 	capacityLine        *widget.Label
+	overLine            *widget.Label // why the grey cells will not run
 	preview             *heatmap
 	applying            bool // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
@@ -62,8 +63,13 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.shrunk.TextStyle = fyne.TextStyle{Bold: true}
 	m.capacityLine.Wrapping = fyne.TextWrapWord
 	m.capacityLine.Importance = widget.LowImportance
+	m.overLine = widget.NewLabel("")
+	m.overLine.Wrapping = fyne.TextWrapWord
+	m.overLine.Hide()
 	m.preset = widget.NewRadioGroup([]string{presetQuick, presetStandard, presetCustom}, m.onPreset)
-	m.preset.Horizontal = true
+	// One above the other: side by side they made the form too wide for the
+	// grid of a Standard plan beside it at 1,024 px.
+	m.preset.Horizontal = false
 	m.preset.Required = true
 
 	saved := planSettings{Preset: presetStandard, Plan: engine.DefaultPlan()}
@@ -84,12 +90,12 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	)
-	form.Items[0].HintText = "Quick: a first look in a minute or two, short windows whose figures vary more between runs; Standard: the reference reports' matrix"
+	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
-	form.Items[3].HintText = "simultaneous streaming requests per decode cell"
+	form.Items[3].HintText = "streams per decode cell"
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
-		container.NewBorder(nil, m.capacityLine, nil, nil, m.preview.object()))
+		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
@@ -196,7 +202,8 @@ func (m *matrixTab) refreshCapacityLocked() {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
 	m.estimate.SetText(text)
-	m.capacityLine.SetText(strings.TrimSpace(capacityText(c) + " " + overText(fitted, c)))
+	m.capacityLine.SetText(capacityText(c))
+	setOptional(m.overLine, overText(fitted, c))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))
 	ws := engine.PlanWarnings(p, c)
 	if m.preset.Selected == presetQuick {

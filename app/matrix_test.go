@@ -71,12 +71,13 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 		t.Errorf("estimate %q does not count the over-capacity cells", m.estimate.Text)
 	}
 	// The grey cells say why: what the first of them needs of the KV cache.
-	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; !strings.Contains(m.capacityLine.Text, want) {
-		t.Errorf("under the grid %q, want %q", m.capacityLine.Text, want)
+	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; m.overLine.Text != want || !m.overLine.Visible() {
+		t.Errorf("under the grid %q, want %q", m.overLine.Text, want)
 	}
-	m.usePreset(presetQuick)
-	if strings.Contains(m.capacityLine.Text, "Grey") != (m.estimate.Text != "" && strings.Contains(m.estimate.Text, "over capacity")) {
-		t.Errorf("Quick: grey cells explained %q while the estimate says %q", m.capacityLine.Text, m.estimate.Text)
+	m.decode.SetText("1K") // 8 × (1,024 + 4,096) fits 65,536 tokens
+	m.concurrency.SetText("1, 8")
+	if m.overLine.Visible() {
+		t.Errorf("no cell is grey, yet the grid says %q", m.overLine.Text)
 	}
 }
 

@@ -82,12 +82,13 @@ func newRunTab(u *ui) *container.TabItem {
 	// The banner goes over the grid, not across the screen: the side's
 	// gauges, Events and Output keep their height.
 	left := container.NewBorder(r.banner.object(), nil, nil, nil, r.heatCard)
-	// The gauges take at most half the side's height (they scroll in a
-	// short window), so that Events and Output always keep the rest.
+	// The gauges take what they need while Events and Output keep 360 px,
+	// and 40 % of the side in a short window, where they scroll: Events and
+	// Output always keep the rest.
 	gauges := container.NewVBox(r.gauges.object(), r.serverLine)
 	events := container.NewBorder(widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, container.NewVSplit(panel(r.log.object()), r.output.object()))
-	side := container.New(&shareTop{share: 0.4, natural: gauges}, container.NewVScroll(gauges), events)
+	side := container.New(&shareTop{share: 0.4, keep: 360, natural: gauges}, container.NewVScroll(gauges), events)
 	split := container.NewHSplit(left, side)
 	split.Offset = 0.62
 	header := screenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")

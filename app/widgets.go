@@ -205,17 +205,19 @@ func (l *sideLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 func (l *sideLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
 
 // shareTop lays out two objects one above the other: the first (a scroll)
-// as tall as natural asks, up to share of the height, the second under it
-// in the rest. So a panel of figures over a log stays whole in a tall
-// window, scrolls in a short one, and the log keeps at least the rest.
+// as tall as natural asks, up to what leaves the second keep, and at least
+// share of the height when there is less; the second under it in the rest.
+// So a panel of figures over a log stays whole in a tall window, scrolls
+// in a short one, and the log keeps the rest.
 type shareTop struct {
 	share   float32
+	keep    float32           // what the second object gets when the height allows
 	natural fyne.CanvasObject // what the first object scrolls
 }
 
 // Layout places the first object on top and the second under it.
 func (l *shareTop) Layout(objects []fyne.CanvasObject, size fyne.Size) {
-	top := min(l.natural.MinSize().Height, size.Height*l.share)
+	top := min(l.natural.MinSize().Height, max(size.Height*l.share, size.Height-l.keep))
 	objects[0].Move(fyne.NewPos(0, 0))
 	objects[0].Resize(fyne.NewSize(size.Width, top))
 	objects[1].Move(fyne.NewPos(0, top))

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-export PATH="$PATH:/usr/local/go/bin"
-echo "build: go build -o speedmatrix . (a first build compiles Fyne's cgo parts: about 3 minutes on 2 cores)"
+. scripts/goenv.sh
+echo "build: go build -o speedmatrix . (a first build compiles Fyne's cgo parts: FIRSTBUILD)"
 go build -o speedmatrix .
 exec ./speedmatrix "$@"
