@@ -42,13 +42,13 @@ func TestServerEndpointDetectsModels(t *testing.T) {
 	s.selectKind(targetEndpoint)
 	s.url.SetText("not a url")
 	s.onDetect()
-	if n := s.banner.current; !s.banner.visible() || n.Message != "That URL is not a server address." || !strings.Contains(n.Action, "http://127.0.0.1:8000") {
+	if n := s.banner.current; !s.banner.visible() || n.Message != "That URL is not a server address." || n.Action != "Write it as a URL like http://127.0.0.1:8000." {
 		t.Errorf("bad URL banner = %+v", n)
 	}
 	s.url.SetText("http://127.0.0.1:8000")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
-	if s.model.Text != "served" || !strings.Contains(s.endpointStatus.Text, "Found 1 model") || s.banner.visible() {
+	if s.model.Text != "served" || !strings.HasPrefix(s.endpointStatus.Text, "Found 1 model: served.") || s.banner.visible() {
 		t.Errorf("model %q, status %q, banner %q; want the detected model and no banner", s.model.Text, s.endpointStatus.Text, s.banner.current.Message)
 	}
 	if got := s.capacity().MaxModelLen; got != 32768 {
