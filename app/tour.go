@@ -88,15 +88,15 @@ func tourNotAFolder(u *ui) string {
 // compareDrawn reports whether History shows its comparison: the chart
 // drawn, or the grid in its place.
 func compareDrawn(h *historyTab) bool {
-	for _, o := range h.compareResult.Objects {
-		if c, ok := o.(*fyne.Container); ok {
-			if v, ok := c.Layout.(*chartView); ok {
-				return v.settled
-			}
-		}
-		return true
+	if len(h.compareResult.Objects) == 0 {
+		return false
 	}
-	return false
+	if c, ok := h.compareResult.Objects[0].(*fyne.Container); ok {
+		if v, ok := c.Layout.(*chartView); ok {
+			return v.settled
+		}
+	}
+	return true
 }
 
 // isClosed reports whether ch is closed.
