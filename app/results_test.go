@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +149,28 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 	})
 	if seen != len(r.table.columns) {
 		t.Errorf("found %d headers, want %d", seen, len(r.table.columns))
+	}
+}
+
+// TestResultsBannerLeavesTheCharts: at 1024×700 a failed export's banner,
+// its details open, sits above the chart tabs, not over them, and leaves
+// the charts most of their height.
+func TestResultsBannerLeavesTheCharts(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.win.Resize(fyne.NewSize(1024, 700))
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	u.show(tabResults)
+	dir := "/nonexistent-parent/" + strings.Repeat("a-long-folder-name/", 4) + "20260102-030405-tiny"
+	r.finishExport(exportOutcome{dir: dir, failed: exportFileNames(), err: errors.New("export: mkdir " + dir + ": permission denied")})
+	r.banner.onToggle()
+	u.win.Content().Refresh()
+	pos := func(o fyne.CanvasObject) fyne.Position { return fyne.CurrentApp().Driver().AbsolutePositionForObject(o) }
+	bannerBottom := pos(r.banner.object()).Y + r.banner.object().Size().Height
+	if tabs := pos(r.views).Y; tabs < bannerBottom {
+		t.Errorf("the chart tabs start at y %.0f, inside the banner (to %.0f)", tabs, bannerBottom)
+	}
+	if h := r.views.Size().Height; h < 250 {
+		t.Errorf("the charts keep %.0f px of 700", h)
 	}
 }
