@@ -165,7 +165,9 @@ func TestResultsBannerLeavesTheCharts(t *testing.T) {
 	r.finishExport(exportOutcome{dir: dir, failed: exportFileNames(), err: errors.New("export: mkdir " + dir + ": permission denied")})
 	r.banner.onToggle()
 	u.win.Content().Refresh()
-	pos := func(o fyne.CanvasObject) fyne.Position { return fyne.CurrentApp().Driver().AbsolutePositionForObject(o) }
+	pos := func(o fyne.CanvasObject) fyne.Position {
+		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
+	}
 	bannerBottom := pos(r.banner.object()).Y + r.banner.object().Size().Height
 	if tabs := pos(r.views).Y; tabs < bannerBottom {
 		t.Errorf("the chart tabs start at y %.0f, inside the banner (to %.0f)", tabs, bannerBottom)
