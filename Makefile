@@ -5,6 +5,9 @@
 GO ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FYNE := fyne.io/tools/cmd/fyne@v1.7.4
+# As scripts/goenv.sh: Go's -O2 -g, without go-nvml's ~145 lines of
+# deprecation warnings (NVML functions it wraps) on a first build.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
 .PHONY: build run test test-fast lint bench package clean
 

@@ -15,7 +15,7 @@ import (
 // types. Nesting means one thing (checked below, whatever the table says):
 // no package imports a package in a folder inside its own.
 var allowedImports = map[string][]string{
-	"":                     {"app", "cli"},
+	"":                     {"app", "app/locale", "cli"},
 	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "hw"},
 	"assets":               {},
 	"charts":               {"engine", "engine/report"},
@@ -37,6 +37,7 @@ var allowedImports = map[string][]string{
 	"engine/simtarget":     {"engine", "engine/measure", "engine/servers", "engine/sim", "hw"},
 	"hw":                   {"engine", "engine/secret"},
 	"hw/nvmlmock":          {},
+	"app/locale":           {},
 }
 
 // fynePackages may depend on Fyne; everything else runs headless (the CLI,

@@ -2,7 +2,8 @@
 // desktop app by default, or headless with the run, sim, hw and report
 // subcommands.
 //
-// main only wires: it imports app and cli and nothing else of its own, and
+// main only wires: it imports app and cli (and app/locale, which lets Fyne
+// start quietly under LANG=C.UTF-8) and nothing else of its own, and
 // gives both the build's version; every other package sits below those
 // front ends (the layering is in docs/METHODOLOGY.md).
 package main
@@ -17,13 +18,15 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/cli"
+	"speedmatrix/app/locale"
 )
 
 // version is the release version; `-ldflags "-X main.version=..."` overrides it.
 var version = "0.1.0"
 
 func main() {
-	cli.RunGuardIfAsked() // first: a copy of us may be a launched server's guard
+	locale.Restore()      // Fyne has read the locale: what we start gets the user's environment
+	cli.RunGuardIfAsked() // then: a copy of us may be a launched server's guard
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := dispatch(ctx, os.Args[1:])
 	stop()

@@ -134,8 +134,9 @@ type ui struct {
 
 	pictures *pictureCache // the charts drawn for the screen
 
-	// ask, when set (tests), answers confirm instead of a dialog.
-	ask func(title, message, yes, no string, answer func(bool))
+	// ask, when set (tests), answers a question (confirm, choose) instead
+	// of a dialog: pick gets the index of the answer.
+	ask func(title, message string, answers []string, pick func(int))
 	// opened, when set (tests), is told of a folder instead of opening it.
 	opened func(dir string)
 	// panicked is told of a panic recovered in a callback of ours (survive):
@@ -244,16 +245,21 @@ func (u *ui) openFolder(dir string) {
 	}
 }
 
-// confirm asks a yes/no question in a dialog with these button labels.
+// confirm asks a yes/no question in a dialog with these button labels:
+// answer gets true for yes.
 func (u *ui) confirm(title, message, yes, no string, answer func(bool)) {
+	u.choose(title, message, []string{yes, no}, func(i int) { answer(i == 0) })
+}
+
+// choose asks a question with these answers, the main one first and the
+// one that changes nothing last (showQuestion); pick gets the index of the
+// answer chosen.
+func (u *ui) choose(title, message string, answers []string, pick func(int)) {
 	if u.ask != nil {
-		u.ask(title, message, yes, no, answer)
+		u.ask(title, message, answers, pick)
 		return
 	}
-	d := dialog.NewConfirm(title, message, answer, u.win)
-	d.SetConfirmText(yes)
-	d.SetDismissText(no)
-	d.Show()
+	showQuestion(u.win, title, message, answers, pick)
 }
 
 // start begins the background work of a launched app: telemetry, autorun.
@@ -314,13 +320,13 @@ func (u *ui) onClose() {
 		u.closeWindow()
 		return
 	}
-	dialog.ShowConfirm("Quit Speed Matrix?",
+	u.confirm("Quit Speed Matrix?",
 		fmt.Sprintf("%s\nQuitting cancels the run and stops the server (its GPU memory is freed).", what),
-		func(ok bool) {
+		"Quit", "Keep working", func(ok bool) {
 			if ok {
 				u.closeWindow()
 			}
-		}, u.win)
+		})
 }
 
 // closeWindow stops everything while the event loop still runs, then

@@ -67,9 +67,9 @@ func TestCloseDuringRunAsksThenStopsEverything(t *testing.T) {
 	if top == nil || !hasText(top, "A run is in progress") {
 		t.Fatal("closing during a run does not ask first")
 	}
-	yes := findButton(top, "Yes")
+	yes := findButton(top, "Quit")
 	if yes == nil {
-		t.Fatal("the confirmation has no Yes button")
+		t.Fatal("the confirmation has no Quit button")
 	}
 	test.Tap(yes)
 	waitFor(t, eng.cancelled, "the run to be cancelled")

@@ -48,14 +48,46 @@ func newBanner() *banner {
 		}
 	})
 	icon := widget.NewIcon(theme.NewColoredResource(theme.ErrorIcon(), theme.ColorNameForeground))
-	buttons := container.NewHBox(b.button, b.toggle)
-	b.detailBox = panel(b.detail)
+	// The buttons beside the text, not under it, and the detail in a
+	// panel of a few lines that scrolls: a banner takes little of a
+	// screen's height, whatever it says.
+	buttons := container.NewCenter(container.NewHBox(b.button, b.toggle))
+	b.detailBox = panel(container.New(&cappedHeight{max: bannerDetailHeight, of: b.detail}, container.NewVScroll(b.detail)))
 	b.detailBox.Hide()
-	text := container.NewVBox(b.message, b.action, buttons, b.detailBox)
+	text := container.NewVBox(b.message, b.action)
 	bg := newThemedRect(theme.ColorNameError)
-	b.box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, container.NewVBox(icon), nil, text)))
+	row := container.NewBorder(nil, nil, container.NewVBox(icon), buttons, text)
+	b.box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, b.detailBox, nil, nil, row)))
 	b.box.Hide()
 	return b
+}
+
+// bannerDetailHeight is the most a banner's detail takes before it
+// scrolls: about four lines.
+const bannerDetailHeight = 96
+
+// cappedHeight lays its objects over its whole size, and asks for the
+// height of of (at that width), up to max.
+type cappedHeight struct {
+	max float32
+	of  fyne.CanvasObject
+}
+
+// Layout gives every object the whole size, and of its width.
+func (c *cappedHeight) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objects {
+		o.Resize(size)
+	}
+	c.of.Resize(fyne.NewSize(size.Width, c.of.MinSize().Height))
+}
+
+// MinSize is as tall as of, up to max; as narrow as the objects allow.
+func (c *cappedHeight) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	w := float32(0)
+	for _, o := range objects {
+		w = max(w, o.MinSize().Width)
+	}
+	return fyne.NewSize(w, min(c.of.MinSize().Height, c.max))
 }
 
 // bannerStyle is white text on the banner: bold for the message.

@@ -212,8 +212,8 @@ func (c *themeCharts) Render(kind charts.Kind, format string, r engine.Report, d
 func TestExportThemeFollowsCheck(t *testing.T) {
 	for _, dark := range []bool{false, true} {
 		c := &themeCharts{}
-		if err := exportReport(filepath.Join(t.TempDir(), "out"), cannedReport("tiny", 1), nil, c, dark); err != nil {
-			t.Fatal(err)
+		if out := exportReport(filepath.Join(t.TempDir(), "out"), cannedReport("tiny", 1), c, dark); out.err != nil {
+			t.Fatal(out.err)
 		}
 		if len(c.dark) == 0 {
 			t.Fatal("export drew no chart")

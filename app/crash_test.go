@@ -18,8 +18,9 @@ import (
 
 // TestDropDownNeverOpensOnNoCanvas: Fyne's menu dereferences the canvas
 // it is given unchecked, so a Select whose canvas Fyne has forgotten
-// panicked on the click that opened it (the crash after "Save one file…").
-// The app's drop-downs open no menu then, and open it on the next click.
+// panicked on the click that opened it (the crash after "Save one file…",
+// then a Select). The app's drop-downs open no menu then, and open it on
+// the next click.
 func TestDropDownNeverOpensOnNoCanvas(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
 	func() {
@@ -31,29 +32,27 @@ func TestDropDownNeverOpensOnNoCanvas(t *testing.T) {
 		widget.NewPopUpMenu(fyne.NewMenu("", fyne.NewMenuItem("report.md", nil)), nil)
 	}()
 
-	r := u.results
-	r.show(cannedReport("tiny", 195.7), "")
-	waitFor(t, r.rendered, "the charts")
+	d := newDropDown([]string{"report.md", "results.csv"}, func(string) {})
+	u.win.SetContent(d)
 	overlays := u.win.Canvas().Overlays()
 	forgotten := func(fyne.CanvasObject) fyne.Canvas { return nil }
-	known := r.saveOne.canvasFor
-	r.saveOne.canvasFor = forgotten
-	test.Tap(r.saveOne)
-	r.saveOne.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	known := d.canvasFor
+	d.canvasFor = forgotten
+	test.Tap(d)
+	d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	if overlays.Top() != nil {
 		t.Fatalf("a menu opened on a canvas Fyne does not know: %T", overlays.Top())
 	}
-	r.saveOne.canvasFor = known
-	test.Tap(r.saveOne)
+	d.canvasFor = known
+	test.Tap(d)
 	menu := walk(overlays.Top(), func(o fyne.CanvasObject) bool { _, ok := o.(*widget.PopUpMenu); return ok })
 	if !menu || !hasText(overlays.Top(), report.MarkdownFile) {
-		t.Errorf("the next click opened %T (a menu: %v), want the menu of files", overlays.Top(), menu)
+		t.Errorf("the next click opened %T (a menu: %v), want the menu of options", overlays.Top(), menu)
 	}
 }
 
 // TestSaveOneFileInTheBackground: the file chosen in Save one file… is
-// made and written off the UI goroutine, then the status says where; the
-// drop-down is cleared for the next choice.
+// made and written off the UI goroutine, then the status says where.
 func TestSaveOneFileInTheBackground(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
 	r := u.results
@@ -68,14 +67,14 @@ func TestSaveOneFileInTheBackground(t *testing.T) {
 		}
 		ok(closeNotifier{f, saved}, path)
 	}
-	r.saveOne.SetSelected(report.MarkdownFile)
+	r.onSaveOne(report.MarkdownFile) // the menu item's action
 	waitFor(t, saved, "the file to be written")
 	waitUntil(t, func() bool { return strings.HasPrefix(r.status.Text, "Saved ") }, "the status")
 	if b, err := os.ReadFile(path); err != nil || string(b) != report.Markdown(rep) {
 		t.Errorf("saved %d bytes (%v), want report.md", len(b), err)
 	}
-	if r.status.Text != "Saved "+path+"." || r.saveOne.Selected != "" {
-		t.Errorf("status %q, drop-down %q; want where it went, and the drop-down cleared", r.status.Text, r.saveOne.Selected)
+	if r.status.Text != "Saved "+path+"." {
+		t.Errorf("status %q; want where it went", r.status.Text)
 	}
 }
 

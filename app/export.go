@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -32,11 +33,15 @@ func exportFileNames() []string {
 }
 
 // exportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
-// when rep has a roofline.
+// when rep has a roofline, and telemetry.csv when its cells carry
+// telemetry.
 func exportFileNamesFor(rep engine.Report) []string {
 	names := exportFileNames()
 	if charts.HasRoofline(rep) {
 		names = append(names, rooflineFileNames()...)
+	}
+	if report.HasTelemetry(rep) {
+		names = append(names, report.TelemetryCSVFile)
 	}
 	return names
 }
@@ -57,6 +62,10 @@ func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byt
 		return b.Bytes(), err
 	case report.MarkdownFile:
 		return []byte(report.Markdown(rep)), nil
+	case report.TelemetryCSVFile:
+		var b bytes.Buffer
+		err := report.WriteTelemetryCSV(&b, rep)
+		return b.Bytes(), err
 	}
 	base, format, _ := strings.Cut(name, ".")
 	return ch.Render(charts.Kind(base), format, rep, dark)
@@ -67,35 +76,66 @@ func (r *resultsTab) exportAll(dir string) error {
 	if !r.has {
 		return errors.New("export: there is no report yet: run the matrix first")
 	}
-	return exportReport(dir, r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked)
+	out := exportReport(dir, r.report, r.u.deps.charts, r.darkExport.Checked)
+	if !out.made {
+		return fmt.Errorf("%w: choose a folder you can write to", out.err)
+	}
+	return out.err
 }
 
-// exportReport writes every export file of rep into dir, carrying on past a
-// failed file; the error lists every file that failed; dark draws the
-// charts in the dark theme. Safe off the UI goroutine.
-func exportReport(dir string, rep engine.Report, store runStore, ch chartDrawer, dark bool) error {
+// exportOutcome is what an export did: the files it wrote into dir, those
+// it did not, and why (every failure, joined; nil when all were written).
+// made is false when dir itself could not be made: then nothing is there.
+type exportOutcome struct {
+	dir             string
+	made            bool
+	written, failed []string
+	err             error
+}
+
+// exportReport writes every export file of rep into dir, carrying on past
+// a failed file; dark draws the charts in the dark theme. Safe off the UI
+// goroutine.
+func exportReport(dir string, rep engine.Report, ch chartDrawer, dark bool) exportOutcome {
+	out := exportOutcome{dir: dir}
+	names := exportFileNamesFor(rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("export: %w: choose a folder you can write to", err)
+		out.failed = names
+		out.err = fmt.Errorf("export: %w", err)
+		return out
 	}
+	out.made = true
 	var errs []error
-	if store != nil {
-		if err := store.Save(dir, rep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, name := range exportFileNamesFor(rep) {
-		if store != nil && (name == report.JSONFile || name == report.CSVFile || name == report.MarkdownFile) {
-			continue
-		}
+	for _, name := range names {
 		data, err := fileBytes(name, rep, ch, dark)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+			err = report.WriteFileAtomic(filepath.Join(dir, name), data)
 		}
 		if err != nil {
+			out.failed = append(out.failed, name)
 			errs = append(errs, fmt.Errorf("export %s: %w", name, err))
+			continue
 		}
+		out.written = append(out.written, name)
 	}
-	return errors.Join(errs...)
+	out.err = errors.Join(errs...)
+	return out
+}
+
+// notice says what a failed export wrote, and where, and what it did not.
+func (o exportOutcome) notice() notice {
+	n := notice{Action: "Choose a folder you can write to (or free some disk space) and export again.", Detail: o.err.Error()}
+	switch {
+	case !o.made:
+		n.Message = "Nothing was exported: the folder " + o.dir + " could not be made."
+		n.Action = "Choose a folder you can write to and export again."
+	case len(o.written) == 0:
+		n.Message = fmt.Sprintf("Nothing was exported: none of the %d files could be written to %s.", len(o.failed), o.dir)
+	default:
+		n.Message = fmt.Sprintf("%s of %d were exported to %s; %s not: %s.", engine.Count(len(o.written), "file", "files"),
+			len(o.written)+len(o.failed), o.dir, engine.Plural(len(o.failed), "this one was", "these were"), strings.Join(o.failed, ", "))
+	}
+	return n
 }
 
 // onExport asks for a folder and exports into a new subfolder of it named
@@ -113,12 +153,24 @@ func (r *resultsTab) onExport() {
 	}, r.u.win)
 	d.SetTitleText("Export every file of this run into a new folder in …")
 	d.SetConfirmText("Choose folder")
-	if start := r.u.state.settings.ExportDir; start != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(start)); err == nil {
-			d.SetLocation(l)
-		}
+	if l, err := storage.ListerForURI(storage.NewFileURI(exportStart(r.u.state.settings))); err == nil {
+		d.SetLocation(l)
 	}
 	d.Show()
+}
+
+// exportStart is the folder Export all opens in: the default export
+// folder of the settings, or the home folder when there is none (or it is
+// gone). Always a folder of ours: else Fyne opens the folder its last
+// dialog showed, the Import one's.
+func exportStart(c appSettings) string {
+	if st, err := os.Stat(c.ExportDir); c.ExportDir != "" && err == nil && st.IsDir() {
+		return c.ExportDir
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return home
+	}
+	return string(filepath.Separator)
 }
 
 // exportInto exports the shown report into parent/RUN-FOLDER, asking first
@@ -129,13 +181,15 @@ func (r *resultsTab) exportInto(parent string) {
 		r.startExport(dir)
 		return
 	}
-	r.u.confirm("Replace the earlier export?",
+	r.u.choose("Replace the earlier export?",
 		fmt.Sprintf("%s already holds an export of this run. Replace its files, or export into a new folder next to it?", dir),
-		"Replace", "New folder", func(replace bool) {
-			if !replace {
-				dir = freeFolder(dir)
+		[]string{"Replace", "New folder", "Cancel"}, func(i int) {
+			switch i {
+			case 0:
+				r.startExport(dir)
+			case 1:
+				r.startExport(freeFolder(dir))
 			}
-			r.startExport(dir)
 		})
 }
 
@@ -161,48 +215,83 @@ func freeFolder(dir string) string {
 
 // startExport writes every file into dir in the background.
 func (r *resultsTab) startExport(dir string) {
-	rep, store, ch, dark := r.report, r.u.deps.store, r.u.deps.charts, r.darkExport.Checked
+	rep, ch, dark := r.report, r.u.deps.charts, r.darkExport.Checked
 	r.banner.hide()
 	r.status.SetText("Exporting to " + dir + " …")
 	r.exported = make(chan struct{})
 	done := r.exported
 	go func() {
-		err := exportReport(dir, rep, store, ch, dark)
+		out := exportReport(dir, rep, ch, dark)
 		r.u.do(func() {
-			r.finishExport(dir, err)
+			r.finishExport(out)
 			close(done)
 		})
 	}()
 }
 
 // finishExport says where the files went, with a way to open the folder,
-// or which files failed.
-func (r *resultsTab) finishExport(dir string, err error) {
-	if err != nil {
+// or which files were written where and which were not.
+func (r *resultsTab) finishExport(out exportOutcome) {
+	if out.err != nil {
 		r.status.SetText("")
-		r.banner.show(notice{Message: "Some files of the export were not written.",
-			Action: "Choose a folder you can write to (or free some disk space) and export again; the other files are in " + dir + ".",
-			Button: "Export again", OnPress: r.onExport, Detail: err.Error()})
+		n := out.notice()
+		n.Button, n.OnPress = "Export again", r.onExport
+		r.banner.show(n)
 		return
 	}
-	n := len(exportFileNamesFor(r.report))
-	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, dir))
-	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, dir), "Open folder", "Close", func(open bool) {
+	n := len(out.written)
+	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, out.dir))
+	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, out.dir), "Open folder", "Close", func(open bool) {
 		if open {
-			r.u.openFolder(dir)
+			r.u.openFolder(out.dir)
 		}
 	})
 }
 
+// onSaveMenu opens saveMenu upward from its button, which sits at the
+// window's bottom: the menu stays inside the window.
+func (r *resultsTab) onSaveMenu() {
+	if !r.has {
+		return
+	}
+	c := r.u.win.Canvas()
+	m := widget.NewPopUpMenu(r.saveMenu(), c)
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(r.saveOne)
+	m.ShowAtPosition(fyne.NewPos(at.X, max(0, at.Y-m.MinSize().Height)))
+}
+
+// saveMenu offers every export file of the shown report: the data files,
+// then each chart under one item that opens its PNG and SVG, so that the
+// menu is short enough for a small window.
+func (r *resultsTab) saveMenu() *fyne.Menu {
+	var data, pictures []*fyne.MenuItem
+	byChart := map[string]*fyne.MenuItem{}
+	for _, name := range exportFileNamesFor(r.report) {
+		item := fyne.NewMenuItem(name, func() { r.onSaveOne(name) })
+		base, format, _ := strings.Cut(name, ".")
+		if format != "png" && format != "svg" {
+			data = append(data, item)
+			continue
+		}
+		chart := byChart[base]
+		if chart == nil {
+			chart = fyne.NewMenuItem(base+".png / .svg", nil)
+			chart.ChildMenu = fyne.NewMenu("")
+			byChart[base] = chart
+			pictures = append(pictures, chart)
+		}
+		chart.ChildMenu.Items = append(chart.ChildMenu.Items, item)
+	}
+	return fyne.NewMenu("", append(append(data, fyne.NewMenuItemSeparator()), pictures...)...)
+}
+
 // onSaveOne asks where to save one file of the shown report, then makes
 // and writes it in the background: a picture of the report sheet takes
-// long enough to freeze the window if drawn in the drop-down's callback.
-// The drop-down is cleared once its own callback has returned.
+// long enough to freeze the window if drawn in the menu's callback.
 func (r *resultsTab) onSaveOne(name string) {
 	if name == "" || !r.has {
 		return
 	}
-	r.u.do(r.saveOne.ClearSelected)
 	rep, ch, dark := r.report, r.u.deps.charts, r.darkExport.Checked
 	r.saveAs(name, func(w io.WriteCloser, path string) {
 		r.status.SetText("Saving " + path + " …")

@@ -1,11 +1,18 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"speedmatrix/engine/runs"
+	"slices"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/runs"
 )
 
 // TestExportNeverOverwritesSilently: an export goes into a new folder named
@@ -16,9 +23,13 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
 	var asked []string
 	answer := true // "Open folder" for the done dialog
-	u.ask = func(title, message, yes, no string, f func(bool)) {
-		asked = append(asked, title+" | "+yes+" | "+no)
-		f(answer)
+	u.ask = func(title, message string, answers []string, pick func(int)) {
+		asked = append(asked, title+" | "+strings.Join(answers, " | "))
+		if answer {
+			pick(0)
+		} else {
+			pick(1)
+		}
 	}
 	var opened []string
 	u.opened = func(dir string) { opened = append(opened, dir) }
@@ -39,7 +50,7 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	answer = false // "New folder", then "Close"
 	u.results.exportInto(parent)
 	waitFor(t, u.results.exported, "the second export")
-	if len(asked) != 3 || !strings.HasPrefix(asked[1], "Replace the earlier export? | Replace | New folder") {
+	if len(asked) != 3 || asked[1] != "Replace the earlier export? | Replace | New folder | Cancel" {
 		t.Fatalf("second export asked %q, want whether to replace", asked)
 	}
 	if b, _ := os.ReadFile(stamp); string(b) != "the user's edit" {
@@ -57,5 +68,120 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	waitFor(t, u.results.exported, "the failed export")
 	if n := u.results.banner.current; !u.results.banner.visible() || n.Button != "Export again" || n.Detail == "" {
 		t.Errorf("failed export banner = %+v", n)
+	}
+}
+
+// TestFailedExportSaysWhatIsWhere: an export that could not make its
+// folder says nothing was exported and names the folder, without
+// pretending other files are there; one that wrote some files names the
+// folder, how many, and the files that are missing.
+func TestFailedExportSaysWhatIsWhere(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	rep := cannedReport("tiny", 195.7)
+	u.results.show(rep, "")
+	blocked := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(blocked, runs.Folder(rep))
+	u.results.exportInto(blocked)
+	waitFor(t, u.results.exported, "the export into a file")
+	if got, want := u.results.banner.current.Message, "Nothing was exported: the folder "+dir+" could not be made."; got != want {
+		t.Errorf("banner %q, want %q", got, want)
+	}
+	if a := u.results.banner.current.Action; strings.Contains(a, "other files") {
+		t.Errorf("the banner says other files were written: %q", a)
+	}
+
+	parent := t.TempDir()
+	dir = filepath.Join(parent, runs.Folder(rep))
+	for _, name := range []string{"prefill.png", "report.md"} { // a folder where a file goes: it cannot be written
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u.results.startExport(dir)
+	waitFor(t, u.results.exported, "the partial export")
+	total := len(exportFileNamesFor(rep))
+	want := fmt.Sprintf("%d files of %d were exported to %s; these were not: report.md, prefill.png.", total-2, total, dir)
+	if got := u.results.banner.current.Message; got != want {
+		t.Errorf("banner %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
+		t.Errorf("the files that could be written are not there: %v", err)
+	}
+}
+
+// TestExportOpensInTheExportFolder: Export all opens in the default export
+// folder of the settings, or in the home folder without one, never in the
+// folder the last dialog (Import) showed.
+func TestExportOpensInTheExportFolder(t *testing.T) {
+	root := t.TempDir()
+	home, exports, imports := filepath.Join(root, "home-folder"), filepath.Join(root, "export-folder"), filepath.Join(root, "import-folder")
+	for _, d := range []string{home, exports, imports} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	for _, tc := range []struct{ setting, want string }{{exports, "export-folder"}, {"", "home-folder"}} {
+		u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+		u.app.Preferences().SetString("fyne:fileDialogLastFolder", storage.NewFileURI(imports).String()) // where Import last was
+		u.state.settings.ExportDir = tc.setting
+		u.results.show(cannedReport("tiny", 195.7), "")
+		u.results.onExport()
+		top := u.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("Export all shows no dialog")
+		}
+		if findButton(top, tc.want) == nil || findButton(top, "import-folder") != nil {
+			t.Errorf("export folder %q: the dialog does not open in %s", tc.setting, tc.want)
+		}
+	}
+}
+
+// menuFiles lists the files a menu offers, its sub-menus' included.
+func menuFiles(m *fyne.Menu) []string {
+	var out []string
+	for _, it := range m.Items {
+		switch {
+		case it.ChildMenu != nil:
+			out = append(out, menuFiles(it.ChildMenu)...)
+		case !it.IsSeparator:
+			out = append(out, it.Label)
+		}
+	}
+	return out
+}
+
+// TestSaveOneFileMenuFitsTheWindow: Save one file… offers every export
+// file, each chart's PNG and SVG under one item, and its menu opens inside
+// a 1024×700 window, above the button at its bottom.
+func TestSaveOneFileMenuFitsTheWindow(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.win.Resize(fyne.NewSize(1024, 700))
+	rep := cannedReport("tiny", 195.7)
+	u.results.show(rep, "")
+	u.show(tabResults)
+	m := u.results.saveMenu()
+	if got, want := menuFiles(m), exportFileNamesFor(rep); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("Save one file offers %q, want %q", got, want)
+	}
+	if len(m.Items) > 10 {
+		t.Errorf("the menu has %d rows", len(m.Items))
+	}
+	u.results.onSaveMenu()
+	top := u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no menu")
+	}
+	var menu *widget.PopUpMenu
+	walk(top, func(o fyne.CanvasObject) bool { menu, _ = o.(*widget.PopUpMenu); return menu != nil })
+	if menu == nil {
+		t.Fatal("the overlay holds no menu")
+	}
+	pos := menu.Position() // in the overlay, which covers the window
+	if bottom := pos.Y + menu.Size().Height; pos.Y < 0 || bottom > 700 || menu.Size().Height < 100 {
+		t.Errorf("the menu spans y %.0f to %.0f of a 700 px window", pos.Y, bottom)
 	}
 }

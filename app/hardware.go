@@ -40,7 +40,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 	// Cards side by side in a wide window, one above the other in a narrow one.
 	cards := newColumns(560, 3)
 	if u.hasGPU() {
-		h.status.SetText(fmt.Sprintf("%d NVIDIA GPU%s ready for vLLM.", len(u.hwInfo.GPUs), plural(len(u.hwInfo.GPUs))))
+		h.status.SetText(engine.Count(len(u.hwInfo.GPUs), "NVIDIA GPU", "NVIDIA GPUs") + " ready for vLLM.")
 		h.status.Importance = widget.SuccessImportance
 		for _, g := range u.hwInfo.GPUs {
 			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
@@ -150,7 +150,7 @@ func (h *hardwareTab) showSim() {
 	var cards []fyne.CanvasObject
 	if ok && len(info.GPUs) > 0 {
 		n := len(info.GPUs)
-		title := widget.NewLabelWithStyle(fmt.Sprintf("The simulator is the target: %d simulated GPU%s, modelled by it; no GPU is used.", n, plural(n)),
+		title := widget.NewLabelWithStyle("The simulator is the target: "+engine.Count(n, "simulated GPU", "simulated GPUs")+", modelled by it; no GPU is used.",
 			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		title.Wrapping = fyne.TextWrapWord
 		note := widget.NewLabel(sentence(info.Note))
@@ -203,11 +203,4 @@ func hostCard(info engine.HardwareInfo) fyne.CanvasObject {
 		[2]string{"OS", info.OS},
 		[2]string{"Kernel", info.Kernel},
 	))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -33,7 +33,7 @@ func linkRows(g engine.GPUInfo, top *engine.Topology) [][2]string {
 	nvlink := ""
 	switch {
 	case g.NVLinks > 0 && g.NVLinksActive == g.NVLinks:
-		nvlink = fmt.Sprintf("%d links, all up", g.NVLinks)
+		nvlink = engine.Count(g.NVLinks, "link", "links") + ", all up"
 	case g.NVLinks > 0:
 		nvlink = fmt.Sprintf("%d of %d links up", g.NVLinksActive, g.NVLinks)
 	case g.NVLinkKnown:

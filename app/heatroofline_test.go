@@ -96,7 +96,7 @@ func TestResultsRooflineMode(t *testing.T) {
 	r := u.results
 	r.show(cannedReport("tiny", 195.7), "")
 	waitFor(t, r.rendered, "the charts")
-	if !r.heatMode.Hidden || slices.Contains(r.saveOne.Options, "decode-roofline.png") {
+	if !r.heatMode.Hidden || slices.Contains(menuFiles(r.saveMenu()), "decode-roofline.png") {
 		t.Fatal("a report without a roofline offers the roofline heatmap")
 	}
 	rep := cannedReport("tiny", 195.7)
@@ -105,8 +105,8 @@ func TestResultsRooflineMode(t *testing.T) {
 	rep.ApplyRoofline()
 	r.show(rep, "")
 	waitFor(t, r.rendered, "the charts")
-	if !slices.Contains(r.saveOne.Options, "decode-roofline.png") || !slices.Contains(r.saveOne.Options, "decode-roofline.svg") {
-		t.Errorf("Save one file offers %q, without the roofline heatmap", r.saveOne.Options)
+	if files := menuFiles(r.saveMenu()); !slices.Contains(files, "decode-roofline.png") || !slices.Contains(files, "decode-roofline.svg") {
+		t.Errorf("Save one file offers %q, without the roofline heatmap", files)
 	}
 	if r.heatMode.Hidden || rec.drew(charts.KindRoofline) {
 		t.Fatalf("mode hidden %v; roofline drawn before it was chosen %v", r.heatMode.Hidden, rec.drew(charts.KindRoofline))

@@ -25,7 +25,7 @@ const (
 	// hundreds of KB each; see BENCHMARKS.md). It is valid while newer than
 	// report.json and of summaryVersion.
 	summaryFile    = "history-summary.json"
-	summaryVersion = 2 // 2: GPU is report.ServedOn
+	summaryVersion = 3 // 2: GPU is report.ServedOn; 3: the summary names the run's target
 )
 
 // summaryCache is summaryFile's content.
@@ -132,12 +132,29 @@ func (e historyEntry) detail() string {
 	return strings.Join(parts, " · ")
 }
 
-// label names the run in the compare pickers: "2026-12-01 05:42 · tiny".
+// label names the run in the compare pickers: "2026-12-01 05:42 ·
+// tiny-sim · profile tiny".
 func (e historyEntry) label() string {
-	if e.sum.Started.IsZero() || e.err != nil {
+	if e.err != nil {
 		return e.title()
 	}
-	return e.sum.Started.Local().Format("2006-01-02 15:04") + " · " + e.title()
+	parts := []string{e.title()}
+	if !e.sum.Started.IsZero() {
+		parts = append([]string{e.sum.Started.Local().Format("2006-01-02 15:04")}, parts...)
+	}
+	if e.sum.Target != "" {
+		parts = append(parts, e.sum.Target)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// target is what the run measured, after its title in the list: the
+// simulator's profile or the endpoint (password hidden).
+func (e historyEntry) target() string {
+	if e.err != nil {
+		return ""
+	}
+	return e.sum.Target
 }
 
 // partialColor marks runs that did not finish every cell.
@@ -149,22 +166,24 @@ var importedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
 // historyRow is one line of the list: the title with its badges, then the
 // detail.
 type historyRow struct {
-	box                *fyne.Container
-	title, detail      *widget.Label
-	partial, simulated fyne.CanvasObject
-	imported           fyne.CanvasObject
-	importedText       *canvas.Text
+	box                   *fyne.Container
+	title, target, detail *widget.Label
+	partial, simulated    fyne.CanvasObject
+	imported              fyne.CanvasObject
+	importedText          *canvas.Text
 }
 
 func (h *historyTab) newRow() fyne.CanvasObject {
 	r := &historyRow{title: widget.NewLabel("model-name-placeholder"), detail: widget.NewLabel("RTX PRO 6000 96GB · 45 cells · peak 9,005.7 tok/s · 2026-01-01 00:00")}
 	r.title.TextStyle = fyne.TextStyle{Bold: true}
+	r.target = widget.NewLabel("")
+	r.target.Truncation = fyne.TextTruncateEllipsis // a long URL gives way to the badges
 	r.detail.Truncation = fyne.TextTruncateEllipsis
 	r.partial = container.NewCenter(badge("Partial", partialColor))
 	r.simulated = container.NewCenter(badge("Simulated", simulatedColor))
 	imported, text := textBadge("Imported", importedColor)
 	r.imported, r.importedText = container.NewCenter(imported), text
-	top := container.NewHBox(r.title, r.partial, r.simulated, r.imported)
+	top := container.NewBorder(nil, nil, r.title, container.NewHBox(r.partial, r.simulated, r.imported), r.target)
 	r.box = container.NewVBox(top, r.detail)
 	h.rows[r.box] = r
 	return r.box
@@ -177,6 +196,7 @@ func (h *historyTab) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	}
 	e := h.entries[i]
 	r.title.SetText(e.title())
+	r.target.SetText(e.target())
 	r.detail.SetText(e.detail())
 	showIf(r.partial, e.err == nil && e.sum.Partial)
 	showIf(r.simulated, e.sum.Simulated)

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,43 @@ func TestHistoryBadges(t *testing.T) {
 	}
 	if !hasText(rowOf(t, h, "tiny").imported, "Imported · llm-inference-bench 0.4.18") {
 		t.Error("the imported badge does not name the tool")
+	}
+}
+
+// TestHistoryTellsRunsApart: runs of one model against two simulator
+// profiles and an endpoint each name their target, in the list and in the
+// compare pickers, without the endpoint's password.
+func TestHistoryTellsRunsApart(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	h := u.history
+	tiny, big, remote := cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100)
+	big.Engine.SimProfile = "big"
+	big.Run.StartedAt = big.Run.StartedAt.Add(time.Hour)
+	remote.Engine.Simulated = false
+	remote.Run.Endpoint = "http://bench:s3cret@gpu1:8000"
+	remote.Run.StartedAt = remote.Run.StartedAt.Add(2 * time.Hour)
+	for _, r := range []engine.Report{tiny, big, remote} {
+		mustSave(t, h, r)
+	}
+	u.show(tabHistory)
+	h.list.Refresh()
+	var targets []string
+	for _, r := range h.rows {
+		if r.title.Text == "tiny-sim" && r.title.Visible() {
+			targets = append(targets, r.target.Text)
+		}
+	}
+	slices.Sort(targets)
+	if want := []string{"http://bench:<redacted>@gpu1:8000", "profile big", "profile tiny"}; !slices.Equal(targets, want) {
+		t.Errorf("the rows name %q, want %q", targets, want)
+	}
+	date := func(r engine.Report) string { return r.Run.StartedAt.Local().Format("2006-01-02 15:04") }
+	want := []string{date(remote) + " · tiny-sim · http://bench:<redacted>@gpu1:8000",
+		date(big) + " · tiny-sim · profile big", date(tiny) + " · tiny-sim · profile tiny"}
+	for _, s := range []*dropDown{h.a, h.b} {
+		if !slices.Equal(s.Options, want) {
+			t.Errorf("picker options %q, want %q", s.Options, want)
+		}
 	}
 }
 

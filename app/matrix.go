@@ -38,6 +38,7 @@ type matrixTab struct {
 	warnings            *widget.Label // what will run but mislead
 	shrunk              *widget.Label // the plan fitted to a smaller model, in its real sizes
 	capacityLine        *widget.Label
+	overLine            *widget.Label // why the grey cells will not run
 	preview             *heatmap
 	applying            bool // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
@@ -63,18 +64,23 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.shrunk.TextStyle = fyne.TextStyle{Bold: true}
 	m.capacityLine.Wrapping = fyne.TextWrapWord
 	m.capacityLine.Importance = widget.LowImportance
+	m.overLine = widget.NewLabel("")
+	m.overLine.Wrapping = fyne.TextWrapWord
+	m.overLine.Hide()
 	m.preset = widget.NewRadioGroup([]string{presetQuick, presetStandard, presetCustom}, m.onPreset)
-	m.preset.Horizontal = true
+	// One above the other: side by side they made the form too wide for the
+	// grid of a Standard plan beside it at 1,024 px.
+	m.preset.Horizontal = false
 	m.preset.Required = true
 
 	saved := planSettings{Preset: presetStandard, Plan: engine.DefaultPlan()}
 	u.prefs.load(prefPlan, &saved)
 	u.state.watch(changeTarget, m.targetChanged)
 	u.state.watch(changeTheme, m.preview.redraw)
-	m.applyPlan(saved.Plan)
 	m.applying = true
 	m.preset.SetSelected(saved.Preset)
 	m.applying = false
+	m.applyPlan(saved.Plan)
 
 	form := widget.NewForm(
 		widget.NewFormItem("Preset", m.preset),
@@ -85,11 +91,12 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	)
+	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
-	form.Items[3].HintText = "simultaneous streaming requests per decode cell"
+	form.Items[3].HintText = "streams per decode cell"
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
-		container.NewBorder(nil, m.capacityLine, nil, nil, m.preview.object()))
+		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
@@ -220,8 +227,15 @@ func (m *matrixTab) refreshCapacityLocked() {
 	}
 	m.estimate.SetText(text)
 	m.capacityLine.SetText(capacityText(c, m.u.state.target.Kind))
+	setOptional(m.overLine, overText(fitted, c))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))
-	setOptional(m.warnings, warningText(engine.PlanWarnings(p, c)))
+	ws := engine.PlanWarnings(p, c)
+	if m.preset.Selected == presetQuick {
+		// Short windows are what Quick is for, and its hint says so: it
+		// does not warn against itself. Edited, the plan is Custom and does.
+		ws = slices.DeleteFunc(ws, func(w engine.PlanProblem) bool { return w.Field == engine.FieldDuration })
+	}
+	setOptional(m.warnings, warningText(ws))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
 		m.preview.setAxes(fitted.DecodeContexts, p.Concurrency)
 		m.lastContexts, m.lastC = fitted.DecodeContexts, p.Concurrency
@@ -250,6 +264,37 @@ func capacityText(c capacity, kind string) string {
 		text += "."
 	}
 	return text
+}
+
+// overText says why the grey cells of the fitted plan will not run: what
+// the first cell over the KV cache needs, and how many requests the
+// server runs at once; "" when no cell is grey.
+func overText(fitted engine.Plan, c capacity) string {
+	var kv, seqs string
+	for _, ctx := range fitted.DecodeContexts {
+		for _, n := range fitted.Concurrency {
+			switch c.Overflow(ctx, n, fitted.MaxOutputTokens) {
+			case engine.OverKVCache:
+				if kv == "" {
+					kv = fmt.Sprintf("their requests need more KV cache than the server's %s tokens (at %s, %s × (%s context + %s output) = %s)",
+						formatThousands(c.KVCacheTokens), engine.ContextLabel(ctx), engine.Count(n, "request", "requests"),
+						formatThousands(ctx), formatThousands(fitted.MaxOutputTokens), formatThousands(n*(ctx+fitted.MaxOutputTokens)))
+				}
+			case engine.OverMaxSeqs:
+				seqs = fmt.Sprintf("the server runs at most %s at once (max_num_seqs)", engine.Count(c.MaxNumSeqs, "request", "requests"))
+			}
+		}
+	}
+	var why []string
+	for _, w := range []string{kv, seqs} {
+		if w != "" {
+			why = append(why, w)
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "Grey cells will not run: " + strings.Join(why, "; ") + "."
 }
 
 // shrunkText says, when the server's model is shorter than the plan's
@@ -296,16 +341,6 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "Max output tokens",
 	engine.FieldAPI:             "API",
 	engine.FieldKVBudget:        "KV budget",
-}
-
-// setOptional shows text in l, or hides l when text is "".
-func setOptional(l *widget.Label, text string) {
-	l.SetText(text)
-	if text == "" {
-		l.Hide()
-	} else {
-		l.Show()
-	}
 }
 
 // targetChanged re-derives a Quick plan for the new target and regreys

@@ -73,6 +73,31 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 	if !strings.Contains(m.estimate.Text, "over capacity") {
 		t.Errorf("estimate %q does not count the over-capacity cells", m.estimate.Text)
 	}
+	// The grey cells say why: what the first of them needs of the KV cache.
+	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; m.overLine.Text != want || !m.overLine.Visible() {
+		t.Errorf("under the grid %q, want %q", m.overLine.Text, want)
+	}
+	m.decode.SetText("1K") // 8 × (1,024 + 4,096) fits 65,536 tokens
+	m.concurrency.SetText("1, 8")
+	if m.overLine.Visible() {
+		t.Errorf("no cell is grey, yet the grid says %q", m.overLine.Text)
+	}
+}
+
+// TestMatrixQuickDoesNotWarnAgainstItself: the Quick preset's short
+// windows are its point (its hint says so); the same window in a Custom
+// plan is warned about.
+func TestMatrixQuickDoesNotWarnAgainstItself(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	m := u.matrix
+	m.usePreset(presetQuick)
+	if m.durationS.Text != "2" || !m.warnings.Hidden {
+		t.Errorf("Quick (%s s) warns: %q", m.durationS.Text, m.warnings.Text)
+	}
+	m.maxOut.SetText("200") // an edit: Custom
+	if m.preset.Selected != presetCustom || !strings.Contains(m.warnings.Text, "Seconds per cell: a 2s window") {
+		t.Errorf("a Custom plan of 2 s windows (preset %s) warns %q", m.preset.Selected, m.warnings.Text)
+	}
 }
 
 func TestMatrixRejectsBadInput(t *testing.T) {

@@ -38,12 +38,14 @@ type outputPanel struct {
 	state     string // what the request is doing: "waiting for the first token", …
 }
 
-// outputIdle is what the panel says before a run reaches a decode cell.
+// outputIdle is what the panel's pane says before a run reaches a decode
+// cell; the status line above it is hidden until then.
 const outputIdle = "Shows the text one stream generates during the decode cells, to check that the model writes sense."
 
 func newOutputPanel() *outputPanel {
-	p := &outputPanel{status: widget.NewLabel(outputIdle), pane: newTextPane()}
+	p := &outputPanel{status: widget.NewLabel(""), pane: newTextPane()}
 	p.status.Wrapping = fyne.TextWrapWord
+	p.idle()
 	p.picker = newDropDown(nil, p.onPick)
 	p.picker.PlaceHolder = "Stream"
 	p.picker.Disable()
@@ -63,7 +65,7 @@ func (p *outputPanel) newTap(feed func(measure.OutputChunk)) *measure.OutputTap 
 	p.tap = measure.NewOutputTap(feed)
 	p.tap.Follow(max(p.picker.SelectedIndex(), 0))
 	p.text, p.reasoning, p.cell, p.request, p.state = "", false, engine.Cell{}, 0, ""
-	p.status.SetText("Waiting for the first decode cell.")
+	setOptional(p.status, "Waiting for the first decode cell.")
 	p.pane.setLines(nil)
 	return p.tap
 }
@@ -83,7 +85,7 @@ func (p *outputPanel) show(chunks []measure.OutputChunk) {
 	for _, c := range chunks {
 		p.add(c)
 	}
-	p.status.SetText(p.describe())
+	setOptional(p.status, p.describe())
 	p.pane.setLines(strings.Split(p.text, "\n"))
 }
 
@@ -170,8 +172,15 @@ func (p *outputPanel) runEnded() {
 	p.tap = nil
 	p.picker.Disable()
 	if p.cell == (engine.Cell{}) {
-		p.status.SetText(outputIdle)
+		p.idle()
 		return
 	}
-	p.status.SetText(p.describe() + " · the run has ended")
+	setOptional(p.status, p.describe()+" · the run has ended")
+}
+
+// idle says in the pane what it is for, with no status line: before a run
+// has reached a decode cell.
+func (p *outputPanel) idle() {
+	setOptional(p.status, "")
+	p.pane.setLines([]string{outputIdle})
 }

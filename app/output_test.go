@@ -59,8 +59,8 @@ func TestOutputPanelIsBounded(t *testing.T) {
 func TestOutputPanelStates(t *testing.T) {
 	p := newOutputPanel()
 	test.NewTempWindow(t, p.object())
-	if !strings.HasPrefix(p.status.Text, "Shows the text one stream generates") || !p.picker.Disabled() {
-		t.Fatalf("before a run: status %q, picker disabled %v", p.status.Text, p.picker.Disabled())
+	if p.status.Visible() || !strings.HasPrefix(p.pane.text(), "Shows the text one stream generates") || !p.picker.Disabled() {
+		t.Fatalf("before a run: status shown %v, pane %q, picker disabled %v", p.status.Visible(), p.pane.text(), p.picker.Disabled())
 	}
 	var fed []measure.OutputChunk
 	tap := p.newTap(func(c measure.OutputChunk) { fed = append(fed, c) })

@@ -35,7 +35,7 @@ type resultsTab struct {
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
-	saveOne         *dropDown
+	saveOne         *widget.Button // opens saveMenu
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
@@ -74,8 +74,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
-	r.saveOne = newDropDown(exportFileNames(), r.onSaveOne)
-	r.saveOne.PlaceHolder = "Save one file…"
+	r.saveOne = widget.NewButtonWithIcon("Save one file…", theme.MenuDropUpIcon(), r.onSaveMenu)
 	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
 	r.darkExport = widget.NewCheck("Export with dark background", nil)
 	r.status = widget.NewLabel("")
@@ -122,7 +121,6 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.badgeBox.Refresh()
 	r.table.setResults(rep.Results)
 	r.checks.show(rep)
-	r.saveOne.SetOptions(exportFileNamesFor(rep))
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.banner.hide()

@@ -2,11 +2,15 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -119,6 +123,57 @@ func TestScreenshotOfResults(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, screenshotFile))
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("screenshot: %v, PNG %v", err, bytes.HasPrefix(b, []byte("\x89PNG")))
+	}
+}
+
+// TestMeasurementsHeadersShowWhole: every column of All measurements is
+// wide enough for its header, sort arrow included ("Measured for" was cut
+// to "Measured fo…").
+func TestMeasurementsHeadersShowWhole(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.win.Resize(fyne.NewSize(2400, 800)) // every column on screen
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	u.show(tabResults)
+	r.views.SelectIndex(3)
+	r.table.sortBy(len(r.table.columns) - 1) // the last column carries the arrow
+	seen := 0
+	walk(r.table.table, func(o fyne.CanvasObject) bool {
+		if b, ok := o.(*widget.Button); ok && b.Visible() && b.Text != "" {
+			seen++
+			if b.Size().Width < b.MinSize().Width {
+				t.Errorf("header %q is %.0f px wide, needs %.0f", b.Text, b.Size().Width, b.MinSize().Width)
+			}
+		}
+		return false
+	})
+	if seen != len(r.table.columns) {
+		t.Errorf("found %d headers, want %d", seen, len(r.table.columns))
+	}
+}
+
+// TestResultsBannerLeavesTheCharts: at 1024×700 a failed export's banner,
+// its details open, sits above the chart tabs, not over them, and leaves
+// the charts most of their height.
+func TestResultsBannerLeavesTheCharts(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.win.Resize(fyne.NewSize(1024, 700))
+	r := u.results
+	r.show(cannedReport("tiny", 195.7), "")
+	u.show(tabResults)
+	dir := "/nonexistent-parent/" + strings.Repeat("a-long-folder-name/", 4) + "20260102-030405-tiny"
+	r.finishExport(exportOutcome{dir: dir, failed: exportFileNames(), err: errors.New("export: mkdir " + dir + ": permission denied")})
+	r.banner.onToggle()
+	u.win.Content().Refresh()
+	pos := func(o fyne.CanvasObject) fyne.Position {
+		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
+	}
+	bannerBottom := pos(r.banner.object()).Y + r.banner.object().Size().Height
+	if tabs := pos(r.views).Y; tabs < bannerBottom {
+		t.Errorf("the chart tabs start at y %.0f, inside the banner (to %.0f)", tabs, bannerBottom)
+	}
+	if h := r.views.Size().Height; h < 250 {
+		t.Errorf("the charts keep %.0f px of 700", h)
 	}
 }
 

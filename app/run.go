@@ -78,13 +78,19 @@ func newRunTab(u *ui) *container.TabItem {
 	r.serverLine.Wrapping = fyne.TextWrapWord
 
 	bar := container.NewBorder(nil, nil, container.NewHBox(r.startBtn, r.cancelBtn), container.NewHBox(r.simBadge), r.targetLine)
-	status := container.NewVBox(bar, r.banner.object(), r.progress, r.progressLine, r.current)
+	status := container.NewVBox(bar, r.progress, r.progressLine, r.current)
 	r.heatCard = widget.NewCard("Plan", "", r.heat.object())
-	side := container.NewBorder(
-		container.NewVBox(r.gauges.object(), r.serverLine,
-			widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+	// The banner goes over the grid, not across the screen: the side's
+	// gauges, Events and Output keep their height.
+	left := container.NewBorder(r.banner.object(), nil, nil, nil, r.heatCard)
+	// The gauges take what they need while Events and Output keep 360 px,
+	// and 40 % of the side in a short window, where they scroll: Events and
+	// Output always keep the rest.
+	gauges := container.NewVBox(r.gauges.object(), r.serverLine)
+	events := container.NewBorder(widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		nil, nil, nil, container.NewVSplit(panel(r.log.object()), r.output.object()))
-	split := container.NewHSplit(r.heatCard, side)
+	side := container.New(&shareTop{share: 0.4, keep: 360, natural: gauges}, container.NewVScroll(gauges), events)
+	split := container.NewHSplit(left, side)
 	split.Offset = 0.62
 	header := screenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")
 	content := screen(container.NewVBox(header, status), split, nil)
@@ -349,7 +355,7 @@ func (r *runTab) showProgress(p engine.Progress) {
 		p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA)))
 	what := fmt.Sprintf("Now: %s · %s context", p.Cell.Phase.Title(), engine.ContextLabel(p.Cell.ContextTokens))
 	if p.Cell.Phase == engine.PhaseDecode {
-		what += fmt.Sprintf(" · %d requests at once", p.Cell.Concurrency)
+		what += " · " + engine.Count(p.Cell.Concurrency, "request", "requests") + " at once"
 		r.heat.setRunning(p.Cell.ContextTokens, p.Cell.Concurrency)
 		r.heat.redraw()
 	}

@@ -57,7 +57,7 @@ func TestRunProgressLine(t *testing.T) {
 	if got, want := u.run.progressLine.Text, "Cell 2 of 4 · elapsed 1:05 · about 2:10 left"; got != want {
 		t.Errorf("progress line = %q, want %q", got, want)
 	}
-	if got := u.run.current.Text; !strings.Contains(got, "1 requests at once") || !strings.Contains(got, "1,234.5 tok/s now") {
+	if got := u.run.current.Text; !strings.Contains(got, "· 1 request at once ·") || !strings.Contains(got, "1,234.5 tok/s now") {
 		t.Errorf("current cell = %q", got)
 	}
 	if got := u.run.progress.Value; got != 0.25 {
@@ -125,6 +125,27 @@ func TestConsumeThrottles(t *testing.T) {
 	}
 	if results != 20 {
 		t.Errorf("%d results reached the UI, want all 20", results)
+	}
+}
+
+// TestRunKeepsEventsAndOutputInASmallWindow: at 1024×700, mid-run with a
+// banner shown, the Events log and the Output pane each keep a usable
+// height (the gauges above them had squeezed them to nothing).
+func TestRunKeepsEventsAndOutputInASmallWindow(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	u.win.Resize(fyne.NewSize(1024, 700))
+	u.show(tabRun)
+	r := u.run
+	r.progress.Show()
+	r.apply(runUpdate{progress: cannedEvents()[1].Progress})
+	r.banner.show(notice{Message: "The run cannot be saved to History.", Action: "Choose a runs folder you can write on the Settings screen; the measurements are kept in memory until then.",
+		Detail: "save report: open /x/report.json: permission denied"})
+	r.banner.onToggle()
+	u.win.Content().Refresh()
+	for name, o := range map[string]fyne.CanvasObject{"Events": r.log.object(), "Output": r.output.pane.object()} {
+		if h := o.Size().Height; h < 60 {
+			t.Errorf("%s is %.0f px tall at 1024×700 with a banner", name, h)
+		}
 	}
 }
 

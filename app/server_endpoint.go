@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/secret"
 )
@@ -46,7 +47,7 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 func (s *serverTab) onDetect() {
 	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
 	if err := checkURL(base); err != nil {
-		s.banner.show(notice{Message: "That URL is not a server address.", Action: "Write it in URL like http://127.0.0.1:8000.", Detail: err.Error()})
+		s.banner.show(notice{Message: "That URL is not a server address.", Action: "Write it as a URL like http://127.0.0.1:8000.", Detail: err.Error()})
 		return
 	}
 	if err := s.exporters.check(); err != nil {
@@ -89,7 +90,7 @@ func (s *serverTab) showModels(models []openai.Model, err error) {
 	s.model.SetOptions(ids)
 	s.model.SetText(ids[0])
 	s.endpointCap.MaxModelLen = models[0].MaxModelLen
-	msg := fmt.Sprintf("Found %d model(s): %s.", len(ids), strings.Join(ids, ", "))
+	msg := fmt.Sprintf("Found %s: %s.", engine.Count(len(ids), "model", "models"), strings.Join(ids, ", "))
 	if n := s.endpointCap.MaxModelLen; n > 0 {
 		msg += fmt.Sprintf(" Max model length %s tokens.", formatThousands(n))
 	}

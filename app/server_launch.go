@@ -24,6 +24,7 @@ type launchPanel struct {
 	command     *widget.Label
 	state, kv   *widget.Label
 	why         *widget.Label // why Start is disabled
+	suggested   *widget.Label // what Suggest from hardware did, or why it could not
 	notes       *widget.Label
 	everywhere  *widget.Label // under the command: it would listen on every interface
 	start, stop *widget.Button
@@ -52,6 +53,9 @@ func newLaunchPanel(s *serverTab) *launchPanel {
 	l.why.Importance = widget.WarningImportance
 	l.why.Wrapping = fyne.TextWrapWord
 	l.why.Hide()
+	l.suggested = widget.NewLabel("")
+	l.suggested.Wrapping = fyne.TextWrapWord
+	l.suggested.Hide()
 	l.notes = widget.NewLabel("")
 	l.notes.Wrapping = fyne.TextWrapWord
 	l.notes.Importance = widget.LowImportance
@@ -75,7 +79,7 @@ func (l *launchPanel) object() fyne.CanvasObject {
 	// A VBox, not a Border: the buttons go under the command however many
 	// lines it wraps to.
 	cmdCard := widget.NewCard("Command", "exactly what Start runs (API key redacted)",
-		container.NewVBox(l.command, container.NewHBox(copyCmd, suggest)))
+		container.NewVBox(l.command, container.NewHBox(copyCmd, suggest), l.suggested))
 	controls := container.NewVBox(container.NewHBox(l.start, l.stop), l.why, l.state, l.kv)
 	right := container.NewBorder(container.NewVBox(cmdCard, l.everywhere, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		nil, nil, nil, panel(l.log.object()))

@@ -102,10 +102,26 @@ func (l *launchPanel) onSuggest(overwrite bool) {
 			e.SetText(v)
 		}
 	}
+	set(f.maxModelLen, strconv.Itoa(sug.MaxModelLen))
+	if why := noSizing(l.s.u.hasGPU(), l.onCPU()); why != "" {
+		setOptional(l.suggested, why)
+		return
+	}
 	set(f.tp, strconv.Itoa(sug.TensorParallelSize))
 	if sug.GPUMemoryUtilization > 0 {
 		set(f.gpuUtil, strconv.FormatFloat(sug.GPUMemoryUtilization, 'f', -1, 64))
 	}
-	set(f.maxModelLen, strconv.Itoa(sug.MaxModelLen))
-	l.notes.SetText("Suggested: " + strings.Join(sug.Notes, "; ") + ".")
+	setOptional(l.suggested, "Suggested: "+strings.Join(sug.Notes, "; ")+".")
+}
+
+// noSizing says, in one line, why Suggest from hardware has no GPU to size
+// the server to, and what to do instead; "" when it has.
+func noSizing(hasGPU, onCPU bool) string {
+	switch {
+	case onCPU:
+		return "The server runs on the CPU (vLLM's CPU build): there is no GPU to size it to; its KV cache is set under CPU."
+	case !hasGPU:
+		return "No NVIDIA GPU was found on this machine, so there is nothing to size the server to: set Tensor parallel and GPU memory utilization by hand, or run vLLM's CPU build (under CPU)."
+	}
+	return ""
 }

@@ -42,13 +42,13 @@ func TestServerEndpointDetectsModels(t *testing.T) {
 	s.selectKind(targetEndpoint)
 	s.url.SetText("not a url")
 	s.onDetect()
-	if n := s.banner.current; !s.banner.visible() || n.Message != "That URL is not a server address." || !strings.Contains(n.Action, "http://127.0.0.1:8000") {
+	if n := s.banner.current; !s.banner.visible() || n.Message != "That URL is not a server address." || n.Action != "Write it as a URL like http://127.0.0.1:8000." {
 		t.Errorf("bad URL banner = %+v", n)
 	}
 	s.url.SetText("http://127.0.0.1:8000")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
-	if s.model.Text != "served" || !strings.Contains(s.endpointStatus.Text, "Found 1 model") || s.banner.visible() {
+	if s.model.Text != "served" || !strings.HasPrefix(s.endpointStatus.Text, "Found 1 model: served.") || s.banner.visible() {
 		t.Errorf("model %q, status %q, banner %q; want the detected model and no banner", s.model.Text, s.endpointStatus.Text, s.banner.current.Message)
 	}
 	if got := s.capacity().MaxModelLen; got != 32768 {
@@ -227,5 +227,30 @@ func TestSavedLaunchKind(t *testing.T) {
 	u.server.applyTarget("")
 	if got := u.server.kind.Selected; got != targetVLLM {
 		t.Errorf("saved \"Launch vLLM\" chose %q, want %q", got, targetVLLM)
+	}
+}
+
+// TestSuggestWithoutGPUSaysWhy: on a machine without a GPU, Suggest from
+// hardware says, under its button, that there is no GPU to size to and
+// what to do; with a GPU it says what it suggested, there too.
+func TestSuggestWithoutGPUSaysWhy(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.server.selectKind(targetVLLM)
+	l := u.server.launch
+	test.Type(u.server.form.model, "Qwen/Qwen3-0.6B")
+	tp := u.server.form.tp.Text
+	test.Tap(findButton(u.server.panels[targetVLLM], "Suggest from hardware"))
+	if want := "No NVIDIA GPU was found on this machine"; !l.suggested.Visible() || !strings.HasPrefix(l.suggested.Text, want) {
+		t.Errorf("Suggest without a GPU says %q (shown %v), want it to start %q", l.suggested.Text, l.suggested.Visible(), want)
+	}
+	if u.server.form.tp.Text != tp {
+		t.Errorf("Suggest without a GPU set Tensor parallel to %q", u.server.form.tp.Text)
+	}
+
+	g, _, _ := launchUI(t)
+	test.Type(g.server.form.model, "Qwen/Qwen3-0.6B")
+	g.server.launch.onSuggest(true)
+	if got := g.server.launch.suggested.Text; got != "Suggested: test suggestion." {
+		t.Errorf("Suggest with a GPU says %q", got)
 	}
 }

@@ -44,6 +44,10 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 	if len(u.hardware.sim.Objects) == 0 {
 		t.Fatal("the Hardware screen does not say the simulator is the target")
 	}
+	// Before any run it says what is, not what was.
+	if !hasText(u.hardware.sim, "2 simulated GPUs, modelled by it; no GPU is used") || !hasText(u.hardware.sim, "not from a GPU") || hasText(u.hardware.sim, "was used") {
+		t.Errorf("the Hardware screen says %q", visibleTexts(u.hardware.sim))
+	}
 	var sims []string
 	for _, c := range u.hardware.cards.Objects {
 		if title := c.(*widget.Card).Title; strings.HasSuffix(title, "RTX 3090 (simulated)") {

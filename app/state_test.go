@@ -65,10 +65,14 @@ func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
 	var asked []string
 	var said string
 	answer := false
-	u.ask = func(title, message, yes, no string, f func(bool)) {
-		asked = append(asked, title+" | "+yes+" | "+no)
+	u.ask = func(title, message string, answers []string, pick func(int)) {
+		asked = append(asked, title+" | "+strings.Join(answers, " | "))
 		said = message
-		f(answer)
+		if answer {
+			pick(0)
+		} else {
+			pick(1)
+		}
 	}
 	u.run.onStart()
 	now = now.Add(11 * time.Second)

@@ -55,9 +55,18 @@ func newResultTable(spec tableSpec, columns []string) *resultTable {
 		b.OnTapped = func() { m.sortBy(col) }
 	}
 	for i, w := range spec.widths {
-		m.table.SetColumnWidth(i, w)
+		m.table.SetColumnWidth(i, max(w, m.headerWidth(i)))
 	}
 	return m
+}
+
+// headerWidth is how wide column col must be for its header to show
+// whole, with the sort arrow: 0 for a column without a title.
+func (m *resultTable) headerWidth(col int) float32 {
+	if col >= len(m.columns) {
+		return 0
+	}
+	return widget.NewButton(shortColumn(m.columns[col])+" ▼", nil).MinSize().Width
 }
 
 func (m *resultTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {

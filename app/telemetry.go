@@ -139,7 +139,7 @@ func noTelemetryNote(t targetInfo) string {
 // sampled 14:03:05 · busiest and hottest GPU, power and VRAM summed".
 func sampleNote(s hw.Sample, from telemetrySource) string {
 	n := len(s.GPUs)
-	gpus := fmt.Sprintf("%d GPU%s", n, plural(n))
+	gpus := engine.Count(n, "GPU", "GPUs")
 	var note string
 	switch from {
 	case fromSimulator:

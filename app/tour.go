@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +53,59 @@ func tourSteps() []tourStep {
 		{name: "history", setup: show(tabHistory)},
 		{name: "settings", setup: show(tabSettings)},
 		{name: "run-after", setup: show(tabRun)},
+		// The states that crowd a small window: a banner on Run, a failed
+		// export with its details, the widest table, the longest list and
+		// the compare chart beside the list of runs.
+		{name: "run-refused", setup: func(u *ui) { u.server.selectKind(targetEndpoint); u.show(tabRun); u.run.onStart() }},
+		{name: "results-export-failed", setup: func(u *ui) {
+			u.server.selectKind(targetSim)
+			u.show(tabResults)
+			u.results.views.SelectIndex(0)
+			u.results.exportInto(tourNotAFolder(u))
+		}, ready: func(u *ui) bool { return isClosed(u.results.exported) }},
+		{name: "results-export-details", setup: func(u *ui) { u.results.banner.onToggle() }},
+		{name: "results-measurements", setup: func(u *ui) { u.results.banner.hide(); u.results.views.SelectIndex(3) }},
+		{name: "results-save-one", setup: func(u *ui) { u.results.onSaveMenu() }},
+		{name: "history-compare", setup: func(u *ui) {
+			u.win.Canvas().Overlays().Top().Hide()
+			u.show(tabHistory)
+			u.history.a.SetSelectedIndex(0)
+			u.history.b.SetSelectedIndex(0)
+			u.history.onCompare()
+		}, ready: func(u *ui) bool { return compareDrawn(u.history) }},
+		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(presetStandard); u.show(tabMatrix) }},
+	}
+}
+
+// tourNotAFolder is a file in the tour's folder that an export cannot
+// make its folder in.
+func tourNotAFolder(u *ui) string {
+	path := filepath.Join(u.opts.Tour, "not-a-folder")
+	_ = os.WriteFile(path, nil, 0o644)
+	return path
+}
+
+// compareDrawn reports whether History shows its comparison: the chart
+// drawn, or the grid in its place.
+func compareDrawn(h *historyTab) bool {
+	if len(h.compareResult.Objects) == 0 {
+		return false
+	}
+	if c, ok := h.compareResult.Objects[0].(*fyne.Container); ok {
+		if v, ok := c.Layout.(*chartView); ok {
+			return v.settled
+		}
+	}
+	return true
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -132,20 +186,20 @@ func (u *ui) capture() image.Image {
 	c.SetPadded(false)
 	c.SetContent(content)
 	c.Resize(size)
+	overlays := u.win.Canvas().Overlays().List() // an open menu or dialog is part of the picture
+	for _, o := range overlays {
+		c.Overlays().Add(o)
+	}
 	img := c.Capture()
+	for _, o := range slices.Backward(overlays) {
+		c.Overlays().Remove(o)
+	}
 	u.win.SetContent(content)
 	return img
 }
 
 // isRendered reports whether the charts of the shown report are drawn.
-func (r *resultsTab) isRendered() bool {
-	select {
-	case <-r.rendered:
-		return true
-	default:
-		return false
-	}
-}
+func (r *resultsTab) isRendered() bool { return isClosed(r.rendered) }
 
 // writePNG writes img into the file at path.
 func writePNG(path string, img image.Image) error {

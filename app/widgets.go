@@ -203,3 +203,38 @@ func (l *sideLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 
 // MinSize is the main panel's: the side panel shows only when there is room.
 func (l *sideLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+
+// shareTop lays out two objects one above the other: the first (a scroll)
+// as tall as natural asks, up to what leaves the second keep, and at least
+// share of the height when there is less; the second under it in the rest.
+// So a panel of figures over a log stays whole in a tall window, scrolls
+// in a short one, and the log keeps the rest.
+type shareTop struct {
+	share   float32
+	keep    float32           // what the second object gets when the height allows
+	natural fyne.CanvasObject // what the first object scrolls
+}
+
+// Layout places the first object on top and the second under it.
+func (l *shareTop) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	top := min(l.natural.MinSize().Height, max(size.Height*l.share, size.Height-l.keep))
+	objects[0].Move(fyne.NewPos(0, 0))
+	objects[0].Resize(fyne.NewSize(size.Width, top))
+	objects[1].Move(fyne.NewPos(0, top))
+	objects[1].Resize(fyne.NewSize(size.Width, size.Height-top))
+}
+
+// MinSize is as wide as either object, and as tall as the second needs.
+func (l *shareTop) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(max(objects[0].MinSize().Width, objects[1].MinSize().Width), objects[1].MinSize().Height)
+}
+
+// setOptional shows text in l, or hides l when text is "".
+func setOptional(l *widget.Label, text string) {
+	l.SetText(text)
+	if text == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
+}

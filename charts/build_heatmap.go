@@ -157,8 +157,15 @@ func roundDown(v float64) float64 {
 	return mag
 }
 
-// Pos maps a value to 0–1 on the scale.
+// Pos maps a value to 0–1 on the scale. A diverging scale puts zero at
+// the middle, Min at 0 and Max at 1, each side linear on its own.
 func (s ColorScale) Pos(v float64) float64 {
+	if s.Diverging && s.Min < 0 && s.Max > 0 {
+		if v < 0 {
+			return 0.5 - 0.5*math.Min(1, v/s.Min)
+		}
+		return 0.5 + 0.5*math.Min(1, v/s.Max)
+	}
 	lo, hi := s.Min, s.Max
 	if s.Log {
 		lo, hi, v = math.Log(lo), math.Log(hi), math.Log(math.Max(v, s.Min))

@@ -43,9 +43,11 @@ func BuildDelta(a, b engine.Report) HeatmapModel {
 		h.Cells = append(h.Cells, row)
 	}
 	maxAbs = niceCeil(maxAbs)
-	h.Scale = ColorScale{Label: "change", Min: -maxAbs, Max: maxAbs, Diverging: true}
-	for _, f := range []float64{-1, -0.5, 0, 0.5, 1} {
-		h.Scale.Ticks = append(h.Scale.Ticks, Tick{Value: f * maxAbs, Label: report.Percent(f * maxAbs)})
+	// A run can lose at most all of its throughput: the key stops at
+	// −100 % however far it runs up.
+	h.Scale = ColorScale{Label: "change", Min: math.Max(-maxAbs, -1), Max: maxAbs, Diverging: true}
+	for _, v := range []float64{h.Scale.Min, h.Scale.Min / 2, 0, maxAbs / 2, maxAbs} {
+		h.Scale.Ticks = append(h.Scale.Ticks, Tick{Value: v, Label: report.Percent(v)})
 	}
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
@@ -114,8 +116,7 @@ func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 		hdr = ma.Header
 	}
 	y := x - 8
-	d.text(x, y+26, h.Title, textStyle{size: 21, font: fontBold, color: p.text})
-	drawBadge(d, p, hdr, x+w, y+19, 12)
+	y += drawTitle(d, p, hdr, h.Title, x, y, w)
 	d.text(x, y+48, h.Subtitle, textStyle{size: 13, color: p.muted})
 	y += 70
 	for _, run := range []struct {

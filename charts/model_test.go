@@ -131,7 +131,7 @@ func TestDelta(t *testing.T) {
 		b.Results[i].TotalTokPerSec *= 1.1
 	}
 	h := BuildDelta(a, b)
-	if !h.Scale.Diverging || h.Scale.Min != -h.Scale.Max {
+	if !h.Scale.Diverging || h.Scale.Min != -h.Scale.Max { // within ±100 %: symmetric
 		t.Errorf("scale %+v is not diverging around 0", h.Scale)
 	}
 	c := h.Cells[0][3] // 8K × 8
@@ -148,6 +148,35 @@ func TestDelta(t *testing.T) {
 	other := BuildDelta(loadSeed(t, "seed003"), a)
 	if got := other.Cells[0][0].Text; got != "Not in B" {
 		t.Errorf("context 0 is only in A, cell says %q", got)
+	}
+	// B runs 2.5× as fast in one cell and half as fast in another: the key
+	// runs from −100 % (the floor: all throughput lost) to +200 %, zero at
+	// its middle, and each side keeps its own scale.
+	c2 := loadSeed(t, "seed000")
+	c2.Results = append([]engine.Result{}, c2.Results...)
+	for i := range c2.Results {
+		switch r := &c2.Results[i]; {
+		case r.Phase == engine.PhaseDecode && r.ContextTokens == 8*engine.K && r.Concurrency == 8:
+			r.TotalTokPerSec *= 2.5
+		case r.Phase == engine.PhaseDecode && r.ContextTokens == 8*engine.K && r.Concurrency == 1:
+			r.TotalTokPerSec *= 0.5
+		}
+	}
+	far := BuildDelta(a, c2)
+	var ticks []string
+	for _, tk := range far.Scale.Ticks {
+		ticks = append(ticks, tk.Label)
+	}
+	if want := []string{"−100.0%", "−50.0%", "0.0%", "+100.0%", "+200.0%"}; !slices.Equal(ticks, want) {
+		t.Errorf("key %q, want %q", ticks, want)
+	}
+	for _, tk := range far.Scale.Ticks {
+		if want := map[string]float64{"−100.0%": 0, "−50.0%": 0.25, "0.0%": 0.5, "+100.0%": 0.75, "+200.0%": 1}[tk.Label]; math.Abs(far.Scale.Pos(tk.Value)-want) > 1e-9 {
+			t.Errorf("tick %s at %.3f, want %.2f", tk.Label, far.Scale.Pos(tk.Value), want)
+		}
+	}
+	if slower := far.Cells[0][0]; slower.Text != "−50.0%" || math.Abs(slower.Pos-0.25) > 1e-9 {
+		t.Errorf("8K×1 at half the speed: %+v", slower)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"speedmatrix/engine"
 )
 
 // TestPictureFillsThePane: on screen a picture is laid out for the pane's
@@ -118,6 +120,57 @@ func TestPaneOptionsRejectBadSizes(t *testing.T) {
 	for _, o := range []Options{{Width: -1}, {Width: 500, Height: math.Inf(1)}, {Width: math.NaN()}} {
 		if _, err := DrawModel(KindPrefill, Model{}, o); err == nil {
 			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// TestTitleKeepsClearOfTheBadge: in the narrow History pane of a 1024 px
+// window, and narrower, the comparison's title and every chart's title are
+// whole and clear of the simulated badge (it covered "vs A").
+func TestTitleKeepsClearOfTheBadge(t *testing.T) {
+	a, b := loadSeed(t, "seed003"), loadSeed(t, "seed000")
+	for _, r := range []*engine.Report{&a, &b} {
+		r.Engine.Simulated, r.Engine.SimProfile = true, "llama-3.3-70b-awq-2x3090-tp2"
+	}
+	for _, width := range []float64{320, 440, 1100} {
+		p := Pane{Width: width, Height: 400, Scale: 1}
+		d, err := DrawDelta(a, b, p.options(Dark))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTitleClear(t, d, "Sustained decode: B vs A", width)
+		m := BuildModel(b)
+		h, err := DrawModel(KindHeatmap, m, p.options(Dark))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTitleClear(t, h, m.Decode.Title, width)
+	}
+}
+
+// checkTitleClear fails unless d draws title whole, inside the drawing and
+// clear of the badge's pill.
+func checkTitleClear(t *testing.T, d *Drawing, title string, width float64) {
+	t.Helper()
+	var tx, ty, tw, th float64
+	found := false
+	for _, it := range d.items {
+		if it.kind == itemText && it.text == title {
+			tx, ty, tw, th, found = it.x, it.y, textWidth(it.text, it.font, it.size), it.size, true
+		}
+	}
+	if !found {
+		t.Fatalf("%.0f px: no title %q", width, title)
+	}
+	if w, _ := d.Size(); tx+tw > float64(w) {
+		t.Errorf("%.0f px: %q runs to %.0f, past the drawing's %d", width, title, tx+tw, w)
+	}
+	for _, it := range d.items {
+		if it.kind != itemRect || it.r == 0 || it.y > ty || it.y+it.h < ty-th {
+			continue // not a pill on the title's line
+		}
+		if it.x < tx+tw && it.x+it.w > tx {
+			t.Errorf("%.0f px: the badge at x %.0f–%.0f covers %q (x %.0f–%.0f)", width, it.x, it.x+it.w, title, tx, tx+tw)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/sim"
 )
 
@@ -177,7 +178,7 @@ func faultNotes(ft sim.Faults) []string {
 	add(ft.StartupDelay > 0, "503 for %s after start", ft.StartupDelay)
 	add(ft.GenTokensAtFinish, "generation_tokens_total moves only when a request ends%s", "")
 	add(ft.LingerAfterDisconnect > 0, "generates %s on after a client disconnects", ft.LingerAfterDisconnect)
-	add(ft.OtherLoad > 0, "%d requests of another client always in flight", ft.OtherLoad)
+	add(ft.OtherLoad > 0, "%s of another client always in flight", engine.Count(ft.OtherLoad, "request", "requests"))
 	return notes
 }
 

@@ -21,6 +21,29 @@ func (l Limits) OverCapacity(contextTokens, concurrency, outputTokens int) bool 
 	return OverCapacity(l.KVCacheTokens, l.MaxNumSeqs, contextTokens, concurrency, outputTokens)
 }
 
+// Overflow is why a cell is over a server's capacity, for the front ends
+// to explain a grey cell.
+type Overflow int
+
+// The reasons of OverCapacity.
+const (
+	Fits        Overflow = iota // within every known limit
+	OverKVCache                 // concurrency × (context + output) is more than the KV cache holds
+	OverMaxSeqs                 // more requests than the server runs at once (max_num_seqs)
+)
+
+// Overflow says which limit makes a cell over capacity, the KV cache
+// first; Fits when none does.
+func (l Limits) Overflow(contextTokens, concurrency, outputTokens int) Overflow {
+	switch {
+	case l.KVCacheTokens > 0 && concurrency*(contextTokens+outputTokens) > l.KVCacheTokens:
+		return OverKVCache
+	case l.MaxNumSeqs > 0 && concurrency > l.MaxNumSeqs:
+		return OverMaxSeqs
+	}
+	return Fits
+}
+
 // Fit is plan with its contexts fitted to the model length, as a run
 // measures them.
 func (l Limits) Fit(plan Plan) Plan {
@@ -57,8 +80,5 @@ func FitContexts(requested []int, maxModelLen, output int) []int {
 // KV cache need exceeds its kvTokens, or concurrency exceeds maxNumSeqs.
 // Unknown limits (0) never make a cell over capacity.
 func OverCapacity(kvTokens, maxNumSeqs, contextTokens, concurrency, output int) bool {
-	if kvTokens > 0 && concurrency*(contextTokens+output) > kvTokens {
-		return true
-	}
-	return maxNumSeqs > 0 && concurrency > maxNumSeqs
+	return Limits{KVCacheTokens: kvTokens, MaxNumSeqs: maxNumSeqs}.Overflow(contextTokens, concurrency, output) != Fits
 }

@@ -36,6 +36,14 @@ expect=(
 	"10-history|Saved runs|Resume|Import"
 	"11-settings|Theme|Stall timeout|Runs folder"
 	"12-run-after|Finished in|Last run"
+	# The states that crowd a small window (checked in the pictures too).
+	"13-run-refused|The target is not ready|Events|Output"
+	"14-results-export-failed|Nothing was exported: the folder|Export again"
+	"15-results-export-details|Hide details|not a directory"
+	"16-results-measurements|All measurements"
+	"17-results-save-one|Save one file…"
+	"18-history-compare|A: tiny-sim|profile tiny"
+	"19-matrix-standard|Grey cells will not run|Standard"
 )
 
 png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
@@ -56,6 +64,10 @@ for size in 1024x700 1440x900; do
 	if [ "$status" -ne 0 ]; then
 		tail -n 40 "$out/app.log" >&2
 		fail "the tour at $size failed (exit status $status)"
+	fi
+	if grep -q "locale" "$out/app.log"; then
+		grep "locale" "$out/app.log" >&2
+		fail "$size: the app complained about the locale (LANG=${LANG:-C.UTF-8}); see app/locale/"
 	fi
 	for e in "${expect[@]}"; do
 		IFS='|' read -r -a parts <<<"$e"

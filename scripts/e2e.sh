@@ -40,6 +40,10 @@ if [ "$status" -ne 0 ]; then
 	[ "$status" -eq 124 ] && fail "the app did not finish within ${limit} s"
 	fail "the app failed (exit status $status)"
 fi
+if grep -q "locale" "$out/app.log"; then
+	grep "locale" "$out/app.log" >&2
+	fail "the app complained about the locale (LANG=${LANG:-C.UTF-8}); see app/locale/"
+fi
 
 check_nonempty() {
 	[ -s "$export_dir/$1" ] || fail "$1 is missing or empty in the export"

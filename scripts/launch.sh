@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-export PATH="$PATH:/usr/local/go/bin"
-echo "build: go build -o speedmatrix . (a first build compiles Fyne's cgo parts: about 3 minutes on 2 cores)"
+. scripts/goenv.sh
+echo "build: go build -o speedmatrix . (a first build compiles the C parts of Fyne and go-nvml: 8 to 12 minutes on 2 busy cores, measured 2026-12-04)"
 go build -o speedmatrix .
 exec ./speedmatrix "$@"

@@ -63,7 +63,7 @@ bash scripts/rig/setup.sh || exit 1
 venv=$RIG/venv
 model=$RIG/model/tiny-llama
 
-if go build -o "$OUT/speedmatrix" . >"$OUT/build.log" 2>&1; then
+if (. scripts/goenv.sh && go build -o "$OUT/speedmatrix" .) >"$OUT/build.log" 2>&1; then
 	pass "build: speedmatrix $(cd "$repo" && git describe --always --dirty 2>/dev/null)"
 else
 	fail "build: go build failed (see $OUT/build.log)"

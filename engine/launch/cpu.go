@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // The devices server.toml's device names; empty decides at launch (see
@@ -167,8 +169,8 @@ func bindProblem(bind string, ranks int) error {
 		}
 	}
 	if len(lists) != ranks {
-		return fmt.Errorf("cpu_omp_threads_bind %q gives %d list%s of cores, and the server has %d rank%s (tensor_parallel_size × pipeline_parallel_size × data_parallel_size): give one list per rank, separated by |",
-			bind, len(lists), plural(len(lists)), ranks, plural(ranks))
+		return fmt.Errorf("cpu_omp_threads_bind %q gives %s of cores, and the server has %s (tensor_parallel_size × pipeline_parallel_size × data_parallel_size): give one list per rank, separated by |",
+			bind, engine.Count(len(lists), "list", "lists"), engine.Count(ranks, "rank", "ranks"))
 	}
 	return nil
 }
@@ -192,11 +194,4 @@ func validIDList(s string) bool {
 		}
 	}
 	return true
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -112,5 +112,5 @@ func abortNote(kind servers.Kind, rs []engine.Result, drained bool) string {
 		then = " (without /metrics no drain barrier could wait for them to stop)"
 	}
 	return fmt.Sprintf("%s keeps generating after a client disconnects: %d %s still streaming when %d %s closed %s aborted by id (POST /abort_request)%s",
-		kind.Name(), n, plural(n, "request", "requests"), cells, plural(cells, "window", "windows"), plural(n, "was", "were"), then)
+		kind.Name(), n, engine.Plural(n, "request", "requests"), cells, engine.Plural(cells, "window", "windows"), engine.Plural(n, "was", "were"), then)
 }

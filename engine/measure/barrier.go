@@ -129,7 +129,7 @@ func (r *runner) flagBadSamples(res *engine.Result) {
 	}
 	if bad := r.watch.cellBad(); bad.n > 0 {
 		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBadMetrics, Message: fmt.Sprintf("the server's /metrics gave %s: %d bad %s skipped",
-			bad.first.String(), bad.n, plural(bad.n, "sample", "samples"))})
+			bad.first.String(), bad.n, engine.Plural(bad.n, "sample", "samples"))})
 	}
 }
 

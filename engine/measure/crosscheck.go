@@ -213,14 +213,7 @@ func checkFlags(c *engine.ServerCheck, ours float64) []engine.Flag {
 		flags = append(flags, engine.Flag{Kind: engine.FlagCounterReset, Message: "the server's counter " + c.CounterReset + " was reset: it may have restarted"})
 	}
 	if c.Preemptions > 0 {
-		flags = append(flags, engine.Flag{Kind: engine.FlagPreempted, Message: fmt.Sprintf("preempted %d %s: KV cache pressure", c.Preemptions, plural(c.Preemptions, "time", "times"))})
+		flags = append(flags, engine.Flag{Kind: engine.FlagPreempted, Message: fmt.Sprintf("preempted %d %s: KV cache pressure", c.Preemptions, engine.Plural(c.Preemptions, "time", "times"))})
 	}
 	return flags
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -304,7 +304,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		if n, quiet := quietStreams(d.recs, from, to, d.r.quietLimit()); n > 0 {
 			res.Status = engine.StatusFailed
 			res.Error = fmt.Sprintf("%d of %d %s stalled (no token for the last %s of the window)", n, d.concurrency,
-				plural(d.concurrency, "stream", "streams"), openai.Seconds(quiet.Round(100*time.Millisecond)))
+				engine.Plural(d.concurrency, "stream", "streams"), openai.Seconds(quiet.Round(100*time.Millisecond)))
 			res.Partial = partialFigures(f, from, to)
 			break
 		}

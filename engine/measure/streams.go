@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 )
 
@@ -63,7 +64,7 @@ func failureReason(recs []*requestRecord, windowAt time.Time, concurrency int) s
 	var parts []string
 	for _, k := range []failureKind{failStalled, failNoFirstToken, failCutOff, failUnreachable, failRejected, failAnswered, failMalformed} {
 		if n := len(workers[k]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, plural(concurrency, "stream", "streams"), failureWords(k, n, example[k])))
+			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n, concurrency, engine.Plural(concurrency, "stream", "streams"), failureWords(k, n, example[k])))
 		}
 	}
 	if len(parts) == 0 {
@@ -90,7 +91,7 @@ func failureWords(k failureKind, n int, err error) string {
 	case failAnswered, failMalformed:
 		return "failed: " + err.Error()
 	}
-	return plural(n, "was", "were") + " cut off before the answer ended"
+	return engine.Plural(n, "was", "were") + " cut off before the answer ended"
 }
 
 // quietStreams counts the streams still open at the window's end that had

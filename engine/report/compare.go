@@ -31,7 +31,7 @@ func Differences(a, b engine.Report) []string {
 		{"model", func(r engine.Report) string { return ModelName(r.Run) }},
 		{"GPU", ServedOn},
 		{"engine", func(r engine.Report) string { return r.Engine.Engine + " " + r.Engine.Version }},
-		{"simulated", simulated},
+		{"server", server},
 		{"time per measurement", seconds},
 		{"max output", output},
 	}
@@ -45,15 +45,16 @@ func Differences(a, b engine.Report) []string {
 	return out
 }
 
-// simulated is the Engine section's simulated label, "no" for a run of
-// ours against a real server, and unknown ("") for an imported run: the
-// other tool's file cannot say whether its server was our simulator.
-func simulated(r engine.Report) string {
+// server is the Engine section's simulated label ("simulated (profile
+// tiny)"), "real" for a run of ours against a real server, and unknown ("")
+// for an imported run: the other tool's file cannot say whether its server
+// was our simulator.
+func server(r engine.Report) string {
 	switch {
 	case r.Engine.Simulated:
 		return r.Engine.SimulatedLabel()
 	case r.Run.Imported != nil:
 		return ""
 	}
-	return "no"
+	return "real"
 }

@@ -130,7 +130,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 	rep.Results = append(libPrefillResults(f), libDecodeResults(f, log)...)
 	if missing := countStatus(rep.Results, engine.StatusNotRun); missing > 0 {
 		rep.Run.Incomplete = fmt.Sprintf("the %s file has no result for %s (it was interrupted, or they were skipped)",
-			LIBTool, plural(missing, "cell", "cells"))
+			LIBTool, engine.Count(missing, "cell", "cells"))
 	} else {
 		rep.Run.Complete = true
 	}
@@ -163,7 +163,7 @@ func libDecodeTest(mode string, requests int) string {
 	case "duration", "":
 		return engine.DecodeTestFixedDuration
 	case "request-count":
-		return fmt.Sprintf("Request count: %s per cell (Burst / E2E)", plural(requests, "request", "requests"))
+		return fmt.Sprintf("Request count: %s per cell (Burst / E2E)", engine.Count(requests, "request", "requests"))
 	}
 	return mode
 }

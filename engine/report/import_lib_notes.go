@@ -41,16 +41,16 @@ func libNotes(f libFile, rep engine.Report) []string {
 		add("The server had no /metrics: Average active requests and the underfilled check are missing.")
 	}
 	if n, names := libOtherSources(f.Results); n > 0 {
-		add("In %s its total tok/s comes from %s rather than from the stream's usage.", plural(n, "cell", "cells"), strings.Join(names, " or "))
+		add("In %s its total tok/s comes from %s rather than from the stream's usage.", engine.Count(n, "cell", "cells"), strings.Join(names, " or "))
 	}
 	if n := countStatus(rep.Results, engine.StatusFailed); n > 0 {
-		add("%s had failed streams or no tokens: %s keeps such figures; here those cells are Failed, their figures kept for diagnosis only.", plural(n, "cell", "cells"), LIBTool)
+		add("%s had failed streams or no tokens: %s keeps such figures; here those cells are Failed, their figures kept for diagnosis only.", engine.Count(n, "cell", "cells"), LIBTool)
 	}
 	if skipped := libSkippedPrefill(f); len(skipped) > 0 {
 		add("It skipped prefill at %s.", strings.Join(skipped, ", "))
 	}
 	if n := len(f.BurstResults); n > 0 {
-		add("Its Burst / E2E matrix (%s) is not imported: Speed Matrix has no such measurement.", plural(n, "cell", "cells"))
+		add("Its Burst / E2E matrix (%s) is not imported: Speed Matrix has no such measurement.", engine.Count(n, "cell", "cells"))
 	}
 	if !rep.Run.FinishedAt.IsZero() {
 		add("Its file records local time without a time zone: Started and Finished are read as this computer's local time.")

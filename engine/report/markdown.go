@@ -128,8 +128,8 @@ func MatrixLine(r engine.Report) string {
 	decode, conc := decodeAxes(r.Results)
 	if len(decode) > 0 {
 		parts = append(parts, fmt.Sprintf("%s (%s) × %s (%s)",
-			plural(len(decode), "context", "contexts"), ContextRange(decode),
-			plural(len(conc), "concurrency level", "concurrency levels"), intRange(conc)))
+			engine.Count(len(decode), "context", "contexts"), ContextRange(decode),
+			engine.Count(len(conc), "concurrency level", "concurrency levels"), intRange(conc)))
 	}
 	var prefill []engine.Result
 	for _, res := range r.Results {
@@ -146,14 +146,6 @@ func MatrixLine(r engine.Report) string {
 		parts = append(parts, "prefill at "+strings.Join(labels, ", "))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// plural is "1 context" or "3 contexts".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 func intRange(v []int) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/secret"
 )
 
 // Summary is what a list of runs shows of each one (the app's History).
@@ -27,6 +28,10 @@ type Summary struct {
 	// Imported is the tool an imported run came from ("llm-inference-bench
 	// 0.4.18"); "" for ours.
 	Imported string `json:"imported"`
+	// Target is what the run measured, which tells apart runs of one
+	// model: "profile tiny" for the simulator, else the endpoint with its
+	// password hidden; "" when the report doesn't say.
+	Target string `json:"target"`
 }
 
 // Summarize sums a report up for a list of runs.
@@ -43,6 +48,10 @@ func Summarize(r engine.Report) Summary {
 	if r.Run.Imported != nil {
 		s.Imported = r.Run.Imported.Label()
 	}
+	s.Target = secret.URL(r.Run.Endpoint)
+	if r.Engine.Simulated {
+		s.Target = "profile " + r.Engine.SimProfile
+	}
 	for _, res := range r.Results {
 		if res.Phase == engine.PhaseDecode && res.Measured() {
 			s.PeakTokPerSec = max(s.PeakTokPerSec, res.TotalTokPerSec)
@@ -55,9 +64,9 @@ func Summarize(r engine.Report) Summary {
 // when some have no final status.
 func (s Summary) CellsLine() string {
 	if s.Finished < s.Cells {
-		return fmt.Sprintf("%d of %s", s.Finished, plural(s.Cells, "cell", "cells"))
+		return fmt.Sprintf("%d of %s", s.Finished, engine.Count(s.Cells, "cell", "cells"))
 	}
-	return plural(s.Cells, "cell", "cells")
+	return engine.Count(s.Cells, "cell", "cells")
 }
 
 // PlannedCells counts the cells of the run's plan as fitted to the

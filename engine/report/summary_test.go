@@ -36,6 +36,20 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestSummaryTarget: runs of one model tell apart by what they measured:
+// the simulator's profile, or the endpoint without its password.
+func TestSummaryTarget(t *testing.T) {
+	r := seedReport()
+	r.Run.Endpoint = "http://bench:s3cret@gpu1:8000"
+	if got := Summarize(r).Target; got != "http://bench:<redacted>@gpu1:8000" {
+		t.Errorf("endpoint target %q", got)
+	}
+	r.Engine.Simulated, r.Engine.SimProfile = true, "tiny"
+	if got := Summarize(r).Target; got != "profile tiny" {
+		t.Errorf("simulator target %q", got)
+	}
+}
+
 func TestDifferences(t *testing.T) {
 	ours := seedReport()
 	imp, _, err := Read(libFixture)
@@ -48,7 +62,7 @@ func TestDifferences(t *testing.T) {
 		"model: tiny → gemma-4-E2B-it",
 		"GPU: unknown → RTX PRO 6000 Blackwell Server Edition 96GB",
 		"engine: vllm 0.32.0 → vllm 0.30.1rc1.dev452+g73a583112",
-		"simulated: unknown → no", // the other tool's file can't say
+		"server: unknown → real", // the other tool's file can't say
 		"time per measurement: 6 s → 30 s",
 		"max output: 512 tokens → 4,096 tokens",
 	}
@@ -57,6 +71,14 @@ func TestDifferences(t *testing.T) {
 	}
 	if d := Differences(ours, ours); len(d) != 0 {
 		t.Errorf("a run differs from itself: %q", d)
+	}
+	// Two profiles of the simulator: the line names the fact once, not
+	// "simulated: simulated (profile tiny) → …".
+	tiny, big := ours, ours
+	tiny.Engine.Simulated, tiny.Engine.SimProfile = true, "tiny"
+	big.Engine.Simulated, big.Engine.SimProfile = true, "big"
+	if d := Differences(tiny, big); !slices.Equal(d, []string{"server: simulated (profile tiny) → simulated (profile big)"}) {
+		t.Errorf("Differences of two profiles = %q", d)
 	}
 }
 

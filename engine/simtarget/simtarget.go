@@ -87,7 +87,7 @@ func Header(p sim.Profile) engine.Report {
 	h.Hardware = engine.HardwareInfo{
 		Type: HardwareType, Whose: engine.HardwareOfSimulator,
 		GPUs: simGPUs(p),
-		Note: "simulated: no GPU was used; the figures come from the simulator's performance model (profile " + p.Name + ")",
+		Note: "simulated: the figures come from the simulator's performance model (profile " + p.Name + "), not from a GPU",
 	}
 	h.Hardware.AddNote(rigNote(p))
 	h.Engine = engine.EngineInfo{
