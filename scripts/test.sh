@@ -33,16 +33,17 @@ step "go test -race"
 # 10 minutes, go test's default timeout.
 go test -race -count=1 -timeout 30m ./...
 
-# Real-time tests at the issue's tolerances (TTFT within 5 ms, tok/s within
-# 2 %), one package at a time so no other test binary competes for the CPU:
-# under -race above they ran with 5x wider tolerances. They hold with the
-# other core busy. Then the reference reports' matrices, every cell checked
+# Real-time tests at the specified tolerances (TTFT within 5 ms, tok/s
+# within 2 %; SPEEDMATRIX_REALTIME=1), one package at a time so no other test
+# binary competes for the CPU: in every other run (-race above, go test on a
+# busy machine) they hold 5x wider tolerances. They hold with the other core
+# busy. Then the reference reports' matrices, every cell checked
 # on the simulator's own clock (under a second, deterministic). The same
 # agreement in real time over HTTP depends on the machine's load and is
 # opt-in: SPEEDMATRIX_REALTIME=1 go test -count=1 -p 1 \
 #   -run 'TestSeedMatrices|TestHTTPPacingMatchesSeeds' ./engine/sim/
 step "exactness at the specified tolerances (no -race, one package at a time)"
-go test -count=1 -p 1 -run 'TestDecodeExactness|TestPromptSizes' ./engine/
+SPEEDMATRIX_REALTIME=1 go test -count=1 -p 1 -run 'TestDecodeExactness|TestPromptSizes' ./engine/measure/
 
 step "reference agreement in virtual time"
 go test -count=1 -run 'TestProfilesMatchSeeds' ./engine/sim/

@@ -3,11 +3,24 @@ package measure
 import (
 	"context"
 	"math"
+	"os"
 	"slices"
 	"speedmatrix/engine"
 	"testing"
 	"time"
 )
+
+// slack widens the tolerances of the tests that time real streams: by the
+// race detector's slowdown, and 5 times unless SPEEDMATRIX_REALTIME=1 asks
+// for the specified ones (scripts/test.sh does, running the package
+// alone): on a busy machine another process delays the client's goroutines
+// and the fake server's alike.
+func slack() float64 {
+	if os.Getenv("SPEEDMATRIX_REALTIME") == "1" {
+		return raceSlowdown
+	}
+	return 5
+}
 
 func testOptions() runOptions {
 	return runOptions{
@@ -130,21 +143,21 @@ func TestDecodeExactness(t *testing.T) {
 				t.Fatalf("status %s (%s), want Valid", r.Status, r.Error)
 			}
 			total, ttft := truth(f, r.WindowStart, d)
-			within(t, "total tok/s", r.TotalTokPerSec, total, 0.02*raceSlowdown)
-			within(t, "per request tok/s", r.PerRequestTokPerSec, float64(time.Second/interval), 0.02*raceSlowdown)
-			if math.Abs(r.TTFTMs-ttft) > 5*raceSlowdown {
-				t.Errorf("TTFT = %.1f ms, server's truth %.1f ms: off by more than %d ms", r.TTFTMs, ttft, 5*raceSlowdown)
+			within(t, "total tok/s", r.TotalTokPerSec, total, 0.02*slack())
+			within(t, "per request tok/s", r.PerRequestTokPerSec, float64(time.Second/interval), 0.02*slack())
+			if math.Abs(r.TTFTMs-ttft) > 5*slack() {
+				t.Errorf("TTFT = %.1f ms, server's truth %.1f ms: off by more than %.0f ms", r.TTFTMs, ttft, 5*slack())
 			} else {
 				t.Logf("TTFT = %.2f ms, truth %.2f ms (%+.2f ms)", r.TTFTMs, ttft, r.TTFTMs-ttft)
 			}
-			within(t, "ITL ms", r.ITLMs, ms(interval), 0.05*raceSlowdown)
+			within(t, "ITL ms", r.ITLMs, ms(interval), 0.05*slack())
 			// Active means decoding: a request waiting for its first token
 			// isn't. Streams of 40 tokens spend 60 of every 840 ms waiting.
 			wantActive := 4.0
 			if c.maxOut == 40 {
 				wantActive = 4 * 780.0 / 840
 			}
-			if r.MeasuredS != d.Seconds() || math.Abs(r.AvgActive-wantActive) > 0.15*raceSlowdown {
+			if r.MeasuredS != d.Seconds() || math.Abs(r.AvgActive-wantActive) > 0.15*slack() {
 				t.Errorf("measured %.2f s, avg active %.2f; want %.1f s, %.2f active", r.MeasuredS, r.AvgActive, d.Seconds(), wantActive)
 			}
 			if got := int(math.Round(r.TotalTokPerSec * d.Seconds())); got != r.OutputTokens {
