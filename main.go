@@ -17,8 +17,8 @@ import (
 	"syscall"
 
 	"speedmatrix/app"
-	"speedmatrix/cli"
 	"speedmatrix/app/locale"
+	"speedmatrix/cli"
 )
 
 // version is the release version; `-ldflags "-X main.version=..."` overrides it.
