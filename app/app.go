@@ -36,8 +36,8 @@ const (
 	tabSettings = "Settings"
 )
 
-// ID is the application ID; Fyne keeps preferences and storage under it.
-const ID = "io.speedmatrix.app"
+// id is the application ID; Fyne keeps preferences and storage under it.
+const id = "io.speedmatrix.app"
 
 // Options are the command-line settings of the desktop app.
 type Options struct {
@@ -55,17 +55,17 @@ type Options struct {
 	Width, Height int
 }
 
-// Icon is the application icon as a Fyne resource.
-var Icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
+// icon is the application icon as a Fyne resource.
+var icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
 
 // Main opens the main window and blocks until it is closed. With Autorun and
 // Export it returns the run's or the export's error, if any.
 func Main(opts Options) error {
 	withDrawCacheLifetime()
 	tuneMemory()
-	a := fyneapp.NewWithID(ID)
+	a := fyneapp.NewWithID(id)
 	declareFyneDo(a)
-	a.SetIcon(Icon)
+	a.SetIcon(icon)
 	w := a.NewWindow("Speed Matrix")
 	u := newUI(a, w, realDeps(), opts)
 	w.SetContent(u.content())

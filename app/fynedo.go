@@ -18,7 +18,7 @@ func declareFyneDo(a fyne.App) {
 	// Without an ID and a name Fyne reloads the metadata from FyneApp.toml
 	// when asked, losing what is set here.
 	if m.ID == "" {
-		m.ID = ID
+		m.ID = id
 	}
 	if m.Name == "" {
 		m.Name = "Speed Matrix"

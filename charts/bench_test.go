@@ -7,14 +7,14 @@ func benchKind(b *testing.B, kind Kind, scale int, svg bool) {
 	m := BuildModel(r)
 	b.ResetTimer()
 	for b.Loop() {
-		d, err := DrawModel(kind, m, Options{Scale: scale})
+		d, err := drawModel(kind, m, Options{Scale: scale})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if svg {
-			_, err = d.SVG(scale)
+			_, err = d.svg(scale)
 		} else {
-			_, err = d.PNG(scale)
+			_, err = d.png(scale)
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -32,7 +32,7 @@ func BenchmarkBuildModel(b *testing.B) {
 func BenchmarkLayoutSheet(b *testing.B) {
 	m := BuildModel(loadSeed(&testing.T{}, "seed000"))
 	for b.Loop() {
-		if _, err := DrawModel(KindReport, m, DefaultOptions()); err != nil {
+		if _, err := drawModel(KindReport, m, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}

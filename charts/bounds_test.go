@@ -57,7 +57,7 @@ func TestSheetOfManyCellsIsBounded(t *testing.T) {
 	if len(m.PrefillRows) != maxListed || m.PrefillRows[maxListed-1].Context != "… and 161 more in report.md" {
 		t.Errorf("prefill list: %d rows, last %+v", len(m.PrefillRows), m.PrefillRows[len(m.PrefillRows)-1])
 	}
-	d, err := DrawModel(KindReport, m, DefaultOptions())
+	d, err := drawModel(KindReport, m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestNarrowCellsAreBareTiles(t *testing.T) {
 			r.Results[i].Flags = nil
 		}
 		m := BuildModel(r)
-		d, err := DrawModel(KindHeatmap, m, DefaultOptions())
+		d, err := drawModel(KindHeatmap, m, DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

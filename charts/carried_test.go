@@ -12,7 +12,7 @@ func TestSheetDrawsEveryFigure(t *testing.T) {
 	for _, name := range []string{"seed000", "seed003"} {
 		t.Run(name, func(t *testing.T) {
 			m := BuildModel(loadSeed(t, name))
-			d, err := DrawModel(KindReport, m, DefaultOptions())
+			d, err := drawModel(KindReport, m, DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

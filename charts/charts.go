@@ -58,11 +58,11 @@ func (o Options) check() (Options, error) {
 
 // Draw lays out one picture of a report.
 func Draw(kind Kind, r engine.Report, opts Options) (*Drawing, error) {
-	return DrawModel(kind, BuildModel(r), opts)
+	return drawModel(kind, BuildModel(r), opts)
 }
 
-// DrawModel lays out one picture of an already built model.
-func DrawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
+// drawModel lays out one picture of an already built model.
+func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 	opts, err := opts.check()
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func RenderPNG(kind Kind, r engine.Report, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	o, _ := opts.check()
-	return d.PNG(o.Scale)
+	return d.png(o.Scale)
 }
 
 // RenderSVG draws one picture of a report as SVG.
@@ -109,5 +109,5 @@ func RenderSVG(kind Kind, r engine.Report, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	o, _ := opts.check()
-	return d.SVG(o.Scale)
+	return d.svg(o.Scale)
 }

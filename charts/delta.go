@@ -8,11 +8,11 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// BuildDelta compares the decode cells of two runs: each cell holds the
+// buildDelta compares the decode cells of two runs: each cell holds the
 // change of total tok/s from a to b, on a diverging scale centred on 0.
 // A cell without a valid figure in either run shows that run's status
 // (b's first).
-func BuildDelta(a, b engine.Report) HeatmapModel {
+func buildDelta(a, b engine.Report) HeatmapModel {
 	h := HeatmapModel{
 		Title:     "Sustained decode: B vs A",
 		Subtitle:  "change in total tok/s per cell · blue is faster in B, red is slower",
@@ -98,15 +98,15 @@ func deltaCell(a, b decodeIndex, ctx, conc int) HeatCell {
 	}
 }
 
-// DrawDelta lays out the comparison heatmap of two runs.
-func DrawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
+// drawDelta lays out the comparison heatmap of two runs.
+func drawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 	opts, err := opts.check()
 	if err != nil {
 		return nil, err
 	}
 	p := paletteFor(opts.Theme)
 	ma, mb := BuildModel(a), BuildModel(b)
-	h := BuildDelta(a, b)
+	h := buildDelta(a, b)
 	f := frameFor(opts, figureWidth, heatFigureMinWidth(h))
 	d := &Drawing{width: f.width, bg: p.bg}
 	x := f.margin(figureMargin)

@@ -162,7 +162,7 @@ func seedResult(t *testing.T, f []string) engine.Result {
 		if strings.HasSuffix(s, "K") {
 			s, mult = strings.TrimSuffix(s, "K"), 1000
 		}
-		if s == Dash {
+		if s == dash {
 			return 0
 		}
 		v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)

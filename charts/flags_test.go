@@ -121,7 +121,7 @@ func TestFlagLinesAreDrawn(t *testing.T) {
 		t.Errorf("legend %+v does not explain Not run", m.Decode.Legend)
 	}
 	for _, kind := range []Kind{KindReport, KindHeatmap} {
-		d, _ := DrawModel(kind, m, DefaultOptions())
+		d, _ := drawModel(kind, m, DefaultOptions())
 		drawn := strings.Join(d.Texts(), " ")
 		for _, f := range append(slices.Clone(m.Decode.Flags), m.Header.Throttle) {
 			// Long lines wrap: each of their words is drawn.
@@ -130,7 +130,7 @@ func TestFlagLinesAreDrawn(t *testing.T) {
 			}
 		}
 	}
-	d, _ := DrawModel(KindReport, m, DefaultOptions())
+	d, _ := drawModel(KindReport, m, DefaultOptions())
 	if drawn := strings.Join(d.Texts(), " "); !strings.Contains(drawn, "power cap in 64 % of samples") {
 		t.Error("the sheet does not draw the prefill flags")
 	}
@@ -160,7 +160,7 @@ func TestPartialFiguresAreNotShown(t *testing.T) {
 	m := BuildModel(r)
 	js, _ := json.Marshal(m)
 	for _, kind := range Kinds {
-		d, _ := DrawModel(kind, m, DefaultOptions())
+		d, _ := drawModel(kind, m, DefaultOptions())
 		texts := strings.Join(d.Texts(), "\n") + string(js)
 		for _, figure := range []string{"4,321", "4321", "270.1", "777 ms", "43,215"} {
 			if strings.Contains(texts, figure) {

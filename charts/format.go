@@ -12,8 +12,8 @@ import (
 // sheet, report.md and the app agree. The helpers below cover what only
 // the charts print.
 
-// Dash is what the reference reports print where a figure does not apply.
-const Dash = report.Dash
+// dash is what the reference reports print where a figure does not apply.
+const dash = report.Dash
 
 // formatPrefillLabel formats prompt tok/s as the reference reports' prefill list does:
 // whole numbers below 10,000 ("9,534"), thousands above ("40.4K").

@@ -53,7 +53,7 @@ func TestLayoutGolden(t *testing.T) {
 			golden(t, name+"."+string(kind)+".txt", []byte(d.dump()))
 		}
 	}
-	d, err := DrawDelta(loadSeed(t, "seed003"), loadSeed(t, "seed000"), Options{Theme: Dark})
+	d, err := drawDelta(loadSeed(t, "seed003"), loadSeed(t, "seed000"), Options{Theme: Dark})
 	if err != nil {
 		t.Fatal(err)
 	}

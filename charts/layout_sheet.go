@@ -110,7 +110,7 @@ func drawHeading(d *Drawing, p palette, title, caption string, x, y float64) flo
 }
 
 // drawSections draws Hardware, Engine and Run side by side.
-func drawSections(d *Drawing, p palette, secs []Section, x, y, w float64) float64 {
+func drawSections(d *Drawing, p palette, secs []section, x, y, w float64) float64 {
 	const gap = 32.0
 	colW := (w - gap*float64(len(secs)-1)) / float64(len(secs))
 	bottom := y

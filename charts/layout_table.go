@@ -142,7 +142,7 @@ func drawTableRow(d *Drawing, p palette, cols []Column, widths []float64, r Tabl
 	cx := x
 	for j, c := range cols {
 		st := textStyle{size: tableFont, color: p.text}
-		if r.Cells[j] == Dash {
+		if r.Cells[j] == dash {
 			st.color = p.faint
 		}
 		if c.Title == "Status" {

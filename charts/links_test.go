@@ -30,7 +30,7 @@ func TestSheetShowsGPULinks(t *testing.T) {
 	if !strings.HasPrefix(m.Header.PCIe, "GPU 1 runs at PCIe 4.0 x8 (max x16) under load") {
 		t.Errorf("header PCIe warning %q", m.Header.PCIe)
 	}
-	d, _ := DrawModel(KindReport, m, DefaultOptions())
+	d, _ := drawModel(KindReport, m, DefaultOptions())
 	drawn := strings.Join(d.Texts(), " ")
 	for _, want := range []string{"GPU 0 links", "4.0 x8 under load", "P2P not supported by the chipset", "GPU 1 runs at PCIe 4.0 x8"} {
 		if !strings.Contains(drawn, want) {

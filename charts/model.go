@@ -9,7 +9,7 @@ import (
 // reference reports format it. Layouts position it; nothing in it depends on fonts.
 type Model struct {
 	Header      Header       `json:"header"`
-	Sections    []Section    `json:"sections"`               // Hardware, Engine, Run
+	Sections    []section    `json:"sections"`               // Hardware, Engine, Run
 	Launch      []string     `json:"launch,omitempty"`       // launch command, one entry per line
 	Prefill     LineChart    `json:"prefill"`                // prompt tok/s and TTFT by context
 	PrefillRows []PrefillRow `json:"prefill_rows,omitempty"` // the reference reports' prefill list
@@ -39,12 +39,12 @@ type Header struct {
 	PCIe string `json:"pcie,omitempty"`
 }
 
-// Section is a titled list of key/value lines (Hardware, Engine, Run). The
+// section is a titled list of key/value lines (Hardware, Engine, Run). The
 // report package builds them, so the sheet lists the lines report.md does.
-type Section = report.Section
+type section = report.Section
 
-// KV is one line of a Section.
-type KV = report.Row
+// kv is one line of a Section.
+type kv = report.Row
 
 // PrefillRow is one line of the reference reports' prefill list: "8K context", "40.4K", "203 ms TTFT".
 type PrefillRow struct {

@@ -77,7 +77,7 @@ func TestEmptyAndPartialReports(t *testing.T) {
 	for name, r := range map[string]engine.Report{"empty": {}, "partial": partial} {
 		m := BuildModel(r)
 		for _, kind := range Kinds {
-			d, err := DrawModel(kind, m, DefaultOptions())
+			d, err := drawModel(kind, m, DefaultOptions())
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, kind, err)
 			}
@@ -112,12 +112,12 @@ func TestSimulatedIsLabelled(t *testing.T) {
 		t.Errorf("header %+v", m.Header)
 	}
 	for _, kind := range Kinds {
-		d, _ := DrawModel(kind, m, DefaultOptions())
+		d, _ := drawModel(kind, m, DefaultOptions())
 		if !strings.Contains(strings.Join(d.Texts(), "\n"), "simulated (profile rtx3090)") {
 			t.Errorf("%s does not say simulated", kind)
 		}
 	}
-	want := KV{Key: "Simulated", Value: "simulated (profile rtx3090)"}
+	want := kv{Key: "Simulated", Value: "simulated (profile rtx3090)"}
 	if engineSec := m.Sections[1]; !slices.Contains(engineSec.Rows, want) {
 		t.Errorf("Engine section %+v has no %+v", engineSec.Rows, want)
 	}
@@ -130,7 +130,7 @@ func TestDelta(t *testing.T) {
 	for i := range b.Results {
 		b.Results[i].TotalTokPerSec *= 1.1
 	}
-	h := BuildDelta(a, b)
+	h := buildDelta(a, b)
 	if !h.Scale.Diverging || h.Scale.Min != -h.Scale.Max { // within ±100 %: symmetric
 		t.Errorf("scale %+v is not diverging around 0", h.Scale)
 	}
@@ -141,11 +141,11 @@ func TestDelta(t *testing.T) {
 	if over := h.Cells[4][7]; over.Status != engine.StatusOverCapacity {
 		t.Errorf("123K×128: %+v", over)
 	}
-	same := BuildDelta(a, a)
+	same := buildDelta(a, a)
 	if c := same.Cells[2][2]; c.Text != "0.0%" || math.Abs(c.Pos-0.5) > 1e-9 {
 		t.Errorf("no change: %+v", c)
 	}
-	other := BuildDelta(loadSeed(t, "seed003"), a)
+	other := buildDelta(loadSeed(t, "seed003"), a)
 	if got := other.Cells[0][0].Text; got != "Not in B" {
 		t.Errorf("context 0 is only in A, cell says %q", got)
 	}
@@ -162,7 +162,7 @@ func TestDelta(t *testing.T) {
 			r.TotalTokPerSec *= 0.5
 		}
 	}
-	far := BuildDelta(a, c2)
+	far := buildDelta(a, c2)
 	var ticks []string
 	for _, tk := range far.Scale.Ticks {
 		ticks = append(ticks, tk.Label)
@@ -205,7 +205,7 @@ func TestFailedCellsShowTheirError(t *testing.T) {
 	if strings.Join(notes, "|") != engine.NoteOverCapacity+"|"+engine.NoteFailed {
 		t.Errorf("legend %q", notes)
 	}
-	d, _ := DrawModel(KindReport, m, DefaultOptions())
+	d, _ := drawModel(KindReport, m, DefaultOptions())
 	if !strings.Contains(strings.Join(d.Texts(), "\n"), "CUDA out of memory") {
 		t.Error("the error is not drawn")
 	}

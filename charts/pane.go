@@ -55,11 +55,11 @@ type Pane struct {
 // sheet, keeps its size and scrolls: its text stays readable.
 const shrinkToFit = 1.2
 
-// Fit is the scale, in device pixels per logical pixel, at which d shows
+// fit is the scale, in device pixels per logical pixel, at which d shows
 // in the pane: the pane's own (one logical pixel of d is one of the
 // screen), less where d is wider than the pane (its minimum width), or
 // taller by up to shrinkToFit times.
-func (p Pane) Fit(d *Drawing) float64 {
+func (p Pane) fit(d *Drawing) float64 {
 	s := p.Scale
 	if s <= 0 {
 		s = 1
@@ -78,20 +78,20 @@ func (p Pane) Fit(d *Drawing) float64 {
 // theme t: laid out for the pane's size and rendered at its device pixels.
 // RenderPNG draws the export instead.
 func Picture(kind Kind, m Model, t Theme, p Pane) (*image.RGBA, error) {
-	d, err := DrawModel(kind, m, p.options(t))
+	d, err := drawModel(kind, m, p.options(t))
 	if err != nil {
 		return nil, err
 	}
-	return d.Rasterize(p.Fit(d)), nil
+	return d.Rasterize(p.fit(d)), nil
 }
 
 // DeltaPicture draws the comparison heatmap of two runs for a pane on screen.
 func DeltaPicture(a, b engine.Report, t Theme, p Pane) (*image.RGBA, error) {
-	d, err := DrawDelta(a, b, p.options(t))
+	d, err := drawDelta(a, b, p.options(t))
 	if err != nil {
 		return nil, err
 	}
-	return d.Rasterize(p.Fit(d)), nil
+	return d.Rasterize(p.fit(d)), nil
 }
 
 func (p Pane) options(t Theme) Options {

@@ -57,7 +57,7 @@ func TestNarrowPaneShrinksBelowTheMinimum(t *testing.T) {
 	if w := img.Bounds().Dx(); w != 450 {
 		t.Errorf("sheet in a 450 pane is %d px wide, want 450", w)
 	}
-	d, _ := DrawModel(KindReport, m, Options{Width: 450})
+	d, _ := drawModel(KindReport, m, Options{Width: 450})
 	if w, _ := d.Size(); w != sheetMinWidth {
 		t.Errorf("sheet laid out %d wide for a 450 pane, want its minimum %v", w, sheetMinWidth)
 	}
@@ -69,11 +69,11 @@ func TestNarrowPaneShrinksBelowTheMinimum(t *testing.T) {
 func TestDeltaReadableInANarrowPane(t *testing.T) {
 	a, b := loadSeed(t, "seed003"), loadSeed(t, "seed000")
 	p := Pane{Width: 500, Height: 370, Scale: 1}
-	d, err := DrawDelta(a, b, p.options(Light))
+	d, err := drawDelta(a, b, p.options(Light))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Fit(d); s != 1 {
+	if s := p.fit(d); s != 1 {
 		t.Errorf("delta drawn at %.2f× in the pane, want 1× (scrolled, not shrunk)", s)
 	}
 	if w, _ := d.Size(); w != 500 {
@@ -88,7 +88,7 @@ func TestDeltaReadableInANarrowPane(t *testing.T) {
 	if !slices.Contains(texts, "62.8 →") || !slices.Contains(texts, "114.6") {
 		t.Errorf("the 64K × 1 cell's 62.8 → 114.6 is not broken after the arrow: %q", texts)
 	}
-	export, _ := DrawDelta(a, b, Options{})
+	export, _ := drawDelta(a, b, Options{})
 	if !slices.Contains(export.Texts(), "62.8 → 114.6") {
 		t.Error("the export no longer shows 62.8 → 114.6 on one line")
 	}
@@ -118,7 +118,7 @@ func TestRasterizeFractionalScale(t *testing.T) {
 // that says what to pass.
 func TestPaneOptionsRejectBadSizes(t *testing.T) {
 	for _, o := range []Options{{Width: -1}, {Width: 500, Height: math.Inf(1)}, {Width: math.NaN()}} {
-		if _, err := DrawModel(KindPrefill, Model{}, o); err == nil {
+		if _, err := drawModel(KindPrefill, Model{}, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
 	}
@@ -134,13 +134,13 @@ func TestTitleKeepsClearOfTheBadge(t *testing.T) {
 	}
 	for _, width := range []float64{320, 440, 1100} {
 		p := Pane{Width: width, Height: 400, Scale: 1}
-		d, err := DrawDelta(a, b, p.options(Dark))
+		d, err := drawDelta(a, b, p.options(Dark))
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkTitleClear(t, d, "Sustained decode: B vs A", width)
 		m := BuildModel(b)
-		h, err := DrawModel(KindHeatmap, m, p.options(Dark))
+		h, err := drawModel(KindHeatmap, m, p.options(Dark))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,8 +87,8 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// PNG returns the drawing encoded as PNG at the given scale.
-func (d *Drawing) PNG(scale int) ([]byte, error) {
+// png returns the drawing encoded as PNG at the given scale.
+func (d *Drawing) png(scale int) ([]byte, error) {
 	var b bytes.Buffer
 	err := d.WritePNG(&b, scale)
 	return b.Bytes(), err

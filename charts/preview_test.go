@@ -45,11 +45,11 @@ func TestPreviewDelta(t *testing.T) {
 	}
 	a, b := loadSeed(t, "seed003"), loadSeed(t, "seed000")
 	for _, th := range []Theme{Light, Dark} {
-		d, err := DrawDelta(a, b, Options{Theme: th})
+		d, err := drawDelta(a, b, Options{Theme: th})
 		if err != nil {
 			t.Fatal(err)
 		}
-		png, err := d.PNG(1)
+		png, err := d.png(1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func TestPNGSizes(t *testing.T) {
 			}
 			w, h := d.Size()
 			for _, s := range scales {
-				b, err := d.PNG(s)
+				b, err := d.png(s)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -54,7 +54,7 @@ func TestSVGParses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := d.SVG(scale)
+			b, err := d.svg(scale)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,7 +54,7 @@ func TestRooflineHeatmap(t *testing.T) {
 		t.Errorf("prefill notes: %q", m.Prefill.Notes)
 	}
 	for _, kind := range []Kind{KindRoofline, KindReport, KindPrefill} {
-		if _, err := DrawModel(kind, m, DefaultOptions()); err != nil {
+		if _, err := drawModel(kind, m, DefaultOptions()); err != nil {
 			t.Errorf("draw %s: %v", kind, err)
 		}
 	}

@@ -48,8 +48,8 @@ func (d *Drawing) writeSVG(ctx context.Context, w io.Writer, scale int) error {
 	return nil
 }
 
-// SVG returns the drawing as an SVG document at the given scale.
-func (d *Drawing) SVG(scale int) ([]byte, error) {
+// svg returns the drawing as an SVG document at the given scale.
+func (d *Drawing) svg(scale int) ([]byte, error) {
 	var b bytes.Buffer
 	err := d.WriteSVG(&b, scale)
 	return b.Bytes(), err

@@ -31,7 +31,7 @@ func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d, err := DrawModel(kind, m, opts)
+		d, err := drawModel(kind, m, opts)
 		if err != nil {
 			return err
 		}

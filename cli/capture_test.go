@@ -38,7 +38,7 @@ func TestHelperSimServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
-	err := New("0.0.0-test").Sim(ctx, []string{"--profile", "tiny", "--addr", "127.0.0.1:0", "--time-scale", "20", "--api-key-env", "VLLM_API_KEY"}, os.Stdout, os.Stderr)
+	err := New("0.0.0-test").sim(ctx, []string{"--profile", "tiny", "--addr", "127.0.0.1:0", "--time-scale", "20", "--api-key-env", "VLLM_API_KEY"}, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

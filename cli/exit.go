@@ -7,10 +7,10 @@ import (
 
 // Exit codes of `speedmatrix run` (the README and `run -h` list them).
 const (
-	ExitComplete   = 0 // every cell has a final status
-	ExitCantStart  = 1 // bad flags, server unreachable or busy, unusable or busy --out
-	ExitIncomplete = 3 // server died, interrupted or nothing could save: resumable with --resume
-	ExitExport     = 4 // measured, but a file could not be written or the charts were interrupted (the message says which, and where the report is)
+	exitComplete   = 0 // every cell has a final status
+	exitCantStart  = 1 // bad flags, server unreachable or busy, unusable or busy --out
+	exitIncomplete = 3 // server died, interrupted or nothing could save: resumable with --resume
+	exitExport     = 4 // measured, but a file could not be written or the charts were interrupted (the message says which, and where the report is)
 )
 
 // exitHelp is the exit codes as `run -h` prints them.
@@ -21,28 +21,28 @@ const exitHelp = `Exit codes:
   4  measured, but a file could not be written, or SIGINT/SIGTERM stopped the charts
      (the message names the file and where the report is, or gives the command that draws the charts)`
 
-// ExitError is an error with the exit code the process ends with.
-type ExitError struct {
+// exitError is an error with the exit code the process ends with.
+type exitError struct {
 	Code int
 	Err  error
 }
 
-func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *exitError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the error behind the exit code.
-func (e *ExitError) Unwrap() error { return e.Err }
+func (e *exitError) Unwrap() error { return e.Err }
 
 // ExitCode is the process exit code for what a subcommand returned: 0 for
 // nil and for -h, an ExitError's code, and 1 for any other error.
 func ExitCode(err error) int {
-	var e *ExitError
+	var e *exitError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
-		return ExitComplete
+		return exitComplete
 	case errors.As(err, &e):
 		return e.Code
 	}
-	return ExitCantStart
+	return exitCantStart
 }
 
-func exitWith(code int, err error) error { return &ExitError{Code: code, Err: err} }
+func exitWith(code int, err error) error { return &exitError{Code: code, Err: err} }

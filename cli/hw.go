@@ -17,12 +17,12 @@ import (
 	"speedmatrix/hw"
 )
 
-// HW implements `speedmatrix hw [--json]`: it prints this machine's Hardware
+// hw implements `speedmatrix hw [--json]`: it prints this machine's Hardware
 // section, or with --json the detected hardware as JSON (a superset of
 // report.json's "hardware" object). A machine without an NVIDIA GPU is not
 // an error: the GPU line (or the JSON "note") says why. When the vllm on
 // the PATH is a CPU build, the CPU line names it (JSON "cpu_engine").
-func (c *CLI) HW(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) hw(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hw", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the hardware as JSON for scripts")

@@ -32,7 +32,7 @@ var hwCanned3090 = hw.Hardware{
 func runHW(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut strings.Builder
-	err = cliFor(t).HW(context.Background(), args, &out, &errOut)
+	err = cliFor(t).hw(context.Background(), args, &out, &errOut)
 	return out.String(), errOut.String(), err
 }
 
@@ -127,7 +127,7 @@ func TestHWErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := cliFor(t).HW(ctx, nil, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
+	if err := cliFor(t).hw(ctx, nil, io.Discard, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context gave %v", err)
 	}
 }

@@ -15,13 +15,13 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// Report implements `speedmatrix report --in FILE [--out DIR]
+// report implements `speedmatrix report --in FILE [--out DIR]
 // [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports an
 // llm-inference-bench results file, and draws its pictures (report,
 // prefill, decode heatmap, per-request; PNG and SVG) and results.csv. An
 // import also writes report.json and report.md, so the app's History and
 // this command can open it again.
-func (c *CLI) Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := fs.String("in", "", "a run's report.json or its folder, or an llm-inference-bench results file")

@@ -23,7 +23,7 @@ const seedFixture = "../charts/testdata/seed000.json"
 func runReport(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := cliFor(t).Report(context.Background(), args, &stdout, &stderr)
+	err := cliFor(t).report(context.Background(), args, &stdout, &stderr)
 	return stdout.String(), stderr.String(), err
 }
 
@@ -197,7 +197,7 @@ func TestReportRejectsARunNoPlanHas(t *testing.T) {
 	_, _, err = runReport(t, "--in", path, "--out", out)
 	want := "report: " + path + " cannot hold a real run: its plan: 31623 decode contexts, more than the 256 a plan may have; " +
 		"no run writes that, so the file is damaged or was made by hand"
-	if err == nil || err.Error() != want || ExitCode(err) != ExitCantStart {
+	if err == nil || err.Error() != want || ExitCode(err) != exitCantStart {
 		t.Errorf("err = %v (exit %d), want %q (exit 1)", err, ExitCode(err), want)
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
@@ -227,8 +227,8 @@ func TestReportEndsWhenInterrupted(t *testing.T) {
 	before, cancel := context.WithCancel(t.Context())
 	cancel()
 	out := t.TempDir()
-	err := cliFor(t).Report(before, []string{"--in", seedFixture, "--out", out}, io.Discard, io.Discard)
-	if !errors.Is(err, errReportInterrupted) || ExitCode(err) != ExitCantStart {
+	err := cliFor(t).report(before, []string{"--in", seedFixture, "--out", out}, io.Discard, io.Discard)
+	if !errors.Is(err, errReportInterrupted) || ExitCode(err) != exitCantStart {
 		t.Errorf("cancelled before: %v (exit %d), want %v (exit 1)", err, ExitCode(err), errReportInterrupted)
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
@@ -237,7 +237,7 @@ func TestReportEndsWhenInterrupted(t *testing.T) {
 	during, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	out = t.TempDir()
-	err = cliFor(t).Report(during, []string{"--in", libFixture, "--out", out}, cancelOn{"imported", cancel}, io.Discard)
+	err = cliFor(t).report(during, []string{"--in", libFixture, "--out", out}, cancelOn{"imported", cancel}, io.Discard)
 	if !errors.Is(err, errReportInterrupted) {
 		t.Errorf("cancelled while drawing: %v, want %v", err, errReportInterrupted)
 	}

@@ -139,28 +139,28 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 	var changed *measure.ServerChangedError
 	switch {
 	case errors.As(runErr, &busy):
-		return exitWith(ExitCantStart, fmt.Errorf("run: %v. Stop them or pass --allow-busy", busy))
+		return exitWith(exitCantStart, fmt.Errorf("run: %v. Stop them or pass --allow-busy", busy))
 	case errors.As(runErr, &changed):
-		return exitWith(ExitCantStart, fmt.Errorf("run --resume: %v: point at the server the run began with, or pass --force to measure this one", changed))
+		return exitWith(exitCantStart, fmt.Errorf("run --resume: %v: point at the server the run began with, or pass --force to measure this one", changed))
 	case errors.Is(runErr, measure.ErrServerStopped), errors.Is(runErr, measure.ErrInterrupted):
 		why := "interrupted"
 		if errors.Is(runErr, measure.ErrServerStopped) || errors.Is(runErr, errUnsaved) {
 			why = runErr.Error()
 		}
 		msg := fmt.Errorf("run incomplete: %d of %d cells done (%s); %s", countKept(rep.Results), len(rep.Results), why, resumeAdvice(runErr, out, saveErr))
-		return exitWith(ExitIncomplete, msg)
+		return exitWith(exitIncomplete, msg)
 	case runErr != nil:
-		return exitWith(ExitCantStart, withAdvice(fmt.Errorf("run: %w", runErr)))
+		return exitWith(exitCantStart, withAdvice(fmt.Errorf("run: %w", runErr)))
 	case errors.Is(saveErr, context.Canceled):
 		dir := out
 		var uncharted *unchartedError
 		if errors.As(saveErr, &uncharted) {
 			dir = uncharted.dir
 		}
-		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but the charts were not drawn (interrupted): draw them with speedmatrix report --in %s --out %s",
+		return exitWith(exitExport, fmt.Errorf("run: measured every cell, but the charts were not drawn (interrupted): draw them with speedmatrix report --in %s --out %s",
 			filepath.Join(dir, report.JSONFile), dir))
 	case saveErr != nil:
-		return exitWith(ExitExport, fmt.Errorf("run: measured every cell, but %w", unsavedAdvice(saveErr, out)))
+		return exitWith(exitExport, fmt.Errorf("run: measured every cell, but %w", unsavedAdvice(saveErr, out)))
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func TestConsumeAfterASignal(t *testing.T) {
 	dir := t.TempDir()
 	err := consume(signalled, doneWith(engine.Report{Results: []engine.Result{prefill, cell}}, fmt.Errorf("%w: %w", measure.ErrInterrupted, context.Canceled)),
 		&runs.Saver{Dir: dir}, io.Discard, draw, func() {})
-	if ExitCode(err) != ExitIncomplete || drawn != 0 || !strings.HasSuffix(err.Error(), "finish it with: speedmatrix run --resume "+dir) {
+	if ExitCode(err) != exitIncomplete || drawn != 0 || !strings.HasSuffix(err.Error(), "finish it with: speedmatrix run --resume "+dir) {
 		t.Errorf("interrupted run: %v (exit %d), charts drawn %d times; want exit 3 without charts", err, ExitCode(err), drawn)
 	}
 	if _, err := report.Load(dir); err != nil {
@@ -93,7 +93,7 @@ func TestConsumeAfterASignal(t *testing.T) {
 	err = consume(signalled, doneWith(engine.Report{Run: engine.RunInfo{Complete: true}, Results: []engine.Result{cell}}, nil), &runs.Saver{Dir: dir}, io.Discard, draw, func() {})
 	want := "run: measured every cell, but the charts were not drawn (interrupted): draw them with speedmatrix report --in " +
 		filepath.Join(dir, report.JSONFile) + " --out " + dir
-	if ExitCode(err) != ExitExport || err.Error() != want {
+	if ExitCode(err) != exitExport || err.Error() != want {
 		t.Errorf("signal while drawing: %v (exit %d), want %q (exit 4)", err, ExitCode(err), want)
 	}
 }

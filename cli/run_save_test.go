@@ -37,8 +37,8 @@ func TestRunRescuesWhatOutCantTake(t *testing.T) {
 	fullAfterFirst(t, out)
 	cliFor(t).Rescue = []string{rescue}
 	text, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", out}, smallMatrix...)...)
-	if ExitCode(err) != ExitExport {
-		t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitExport, text)
+	if ExitCode(err) != exitExport {
+		t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, exitExport, text)
 	}
 	folders, _ := filepath.Glob(filepath.Join(rescue, "*"))
 	if len(folders) != 1 {
@@ -69,8 +69,8 @@ func TestRunStopsWhenNothingTakesTheReport(t *testing.T) {
 	fullAfterFirst(t, out)
 	cliFor(t).Rescue = []string{filepath.Join(out, report.JSONFile, "not-a-folder")}
 	text, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", out}, smallMatrix...)...)
-	if ExitCode(err) != ExitIncomplete {
-		t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitIncomplete, text)
+	if ExitCode(err) != exitIncomplete {
+		t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, exitIncomplete, text)
 	}
 	for _, want := range []string{"stopped, since no folder could take what it measured", "the last report saved is in " + out,
 		"free space, then finish it with: speedmatrix run --resume " + out} {
@@ -94,7 +94,7 @@ func TestRunRefusesAFolderInUse(t *testing.T) {
 	}
 	defer held.Unlock()
 	_, err = runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", out}, smallMatrix...)...)
-	if want := "run: another speedmatrix run is saving into " + out + ": wait for it to end, or choose another --out"; err == nil || err.Error() != want || ExitCode(err) != ExitCantStart {
+	if want := "run: another speedmatrix run is saving into " + out + ": wait for it to end, or choose another --out"; err == nil || err.Error() != want || ExitCode(err) != exitCantStart {
 		t.Errorf("second run: %v (exit %d), want %q", err, ExitCode(err), want)
 	}
 	if err := report.Save(out, engine.Report{Plan: engine.DefaultPlan(), Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 8192, Concurrency: 1}, Status: engine.StatusValid}}}); err != nil {

@@ -80,7 +80,7 @@ func TestRunServerDiesThenResume(t *testing.T) {
 	w := &killAfter{kill: kill}
 	err := cliFor(t).Run(ctx, []string{"--endpoint", url, "--out", dir, "--prefill-contexts", "1K", "--contexts", "1K",
 		"--concurrency", "1,2,4", "--duration", "1s", "--max-output", "4000"}, w, w)
-	if exitCode(t, err) != ExitIncomplete || !strings.Contains(err.Error(), "stopped answering") ||
+	if exitCode(t, err) != exitIncomplete || !strings.Contains(err.Error(), "stopped answering") ||
 		!strings.Contains(err.Error(), "when the server is back, finish with: speedmatrix run --resume "+dir) {
 		t.Fatalf("exit %d, %v: want 3 and how to resume", exitCode(t, err), err)
 	}
@@ -128,7 +128,7 @@ func TestRunBusyRefused(t *testing.T) {
 	url, _ := simAt(t, "127.0.0.1:0", sim.Faults{OtherLoad: 2})
 	args := []string{"--endpoint", url, "--prefill-contexts", "none", "--contexts", "1K", "--concurrency", "1", "--duration", "300ms", "--max-output", "64"}
 	out, err := runCLI(t, t.Context(), append(args, "--out", t.TempDir())...)
-	if exitCode(t, err) != ExitCantStart || !strings.Contains(err.Error(), "busy with 2 requests from another client") || !strings.HasSuffix(err.Error(), "Stop them or pass --allow-busy") {
+	if exitCode(t, err) != exitCantStart || !strings.Contains(err.Error(), "busy with 2 requests from another client") || !strings.HasSuffix(err.Error(), "Stop them or pass --allow-busy") {
 		t.Fatalf("exit %d, %v: want 1 and the advice", exitCode(t, err), err)
 	}
 	if !strings.Contains(out, "waiting up to 1 s for it to be idle") {
@@ -153,7 +153,7 @@ func TestRunOutUnusable(t *testing.T) {
 	for _, out := range []string{file, filepath.Join(file, "sub")} {
 		start := time.Now()
 		_, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", out}, smallMatrix...)...)
-		if exitCode(t, err) != ExitCantStart || !strings.Contains(err.Error(), "--out "+out+" is not usable") || time.Since(start) > 5*time.Second {
+		if exitCode(t, err) != exitCantStart || !strings.Contains(err.Error(), "--out "+out+" is not usable") || time.Since(start) > 5*time.Second {
 			t.Errorf("--out %s: exit %d, %v after %v; want 1 at once", out, exitCode(t, err), err, time.Since(start))
 		}
 	}
@@ -162,7 +162,7 @@ func TestRunOutUnusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, smallMatrix...)...)
-	if exitCode(t, err) != ExitExport || !strings.Contains(err.Error(), filepath.Join(dir, "report.png")) || strings.Contains(out, "and charts") {
+	if exitCode(t, err) != exitExport || !strings.Contains(err.Error(), filepath.Join(dir, "report.png")) || strings.Contains(out, "and charts") {
 		t.Errorf("exit %d, %v: want 4 naming report.png, and no claim the charts were saved\n%s", exitCode(t, err), err, out)
 	}
 	if rep, lerr := report.Load(dir); lerr != nil || !rep.Run.Complete {
@@ -175,7 +175,7 @@ func TestExitCode(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want int
-	}{{nil, 0}, {errors.New("x"), 1}, {exitWith(ExitIncomplete, errors.New("x")), 3}, {exitWith(ExitExport, errors.New("x")), 4}} {
+	}{{nil, 0}, {errors.New("x"), 1}, {exitWith(exitIncomplete, errors.New("x")), 3}, {exitWith(exitExport, errors.New("x")), 4}} {
 		if got := ExitCode(tc.err); got != tc.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
 		}

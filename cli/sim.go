@@ -85,9 +85,9 @@ func checkFaultFlags(ft sim.Faults) error {
 	return nil
 }
 
-// Sim implements `speedmatrix sim`: it serves the simulator until ctx is
+// sim implements `speedmatrix sim`: it serves the simulator until ctx is
 // cancelled, or lists the profiles with --list.
-func (c *CLI) Sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseSimFlags(args, stderr)
 	if err != nil {
 		return err

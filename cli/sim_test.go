@@ -18,7 +18,7 @@ import (
 func TestSimList(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	if err := cliFor(t).Sim(context.Background(), []string{"--list"}, &out, io.Discard); err != nil {
+	if err := cliFor(t).sim(context.Background(), []string{"--list"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"tiny", "tiny-spec", "gemma-4-e2b-rtxpro6000", "gemma-4-26b-a4b-nvfp4-rtx3090", "simulated"} {
@@ -48,12 +48,12 @@ func TestSimFlagErrors(t *testing.T) {
 		{[]string{"--startup-delay", "-1s"}, "--startup-delay"},
 		{[]string{"--engine", "tgi"}, "--engine \"tgi\""},
 	} {
-		err := cliFor(t).Sim(context.Background(), tc.args, io.Discard, io.Discard)
+		err := cliFor(t).sim(context.Background(), tc.args, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Sim %v: error %v, want one naming %q", tc.args, err, tc.want)
 		}
 	}
-	if err := cliFor(t).Sim(context.Background(), []string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+	if err := cliFor(t).sim(context.Background(), []string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("Sim -h = %v, want flag.ErrHelp", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestSimServes(t *testing.T) {
 	t.Setenv("SPEEDMATRIX_SIM_TEST_KEY", "sekrit")
 	done := make(chan error, 1)
 	go func() {
-		done <- cliFor(t).Sim(ctx, []string{"--addr", "127.0.0.1:0", "--api-key-env", "SPEEDMATRIX_SIM_TEST_KEY"}, pw, io.Discard)
+		done <- cliFor(t).sim(ctx, []string{"--addr", "127.0.0.1:0", "--api-key-env", "SPEEDMATRIX_SIM_TEST_KEY"}, pw, io.Discard)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)

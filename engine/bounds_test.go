@@ -46,7 +46,7 @@ func TestCheckPlanBoundsNamesEachProblem(t *testing.T) {
 	} {
 		err := CheckPlanBounds(c.plan)
 		var pe *PlanError
-		if !errors.As(err, &pe) || !pe.Has(c.field) || !strings.Contains(err.Error(), c.want) {
+		if !errors.As(err, &pe) || !pe.has(c.field) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: CheckPlanBounds = %v, want a PlanError about %s saying %q", c.name, err, c.field, c.want)
 		}
 	}

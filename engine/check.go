@@ -214,8 +214,8 @@ func (r Result) HasFlag(k FlagKind) bool {
 	return false
 }
 
-// Flagged reports whether a measured cell carries any flag.
-func (r Result) Flagged() bool { return len(r.Flags) > 0 }
+// flagged reports whether a measured cell carries any flag.
+func (r Result) flagged() bool { return len(r.Flags) > 0 }
 
 // FlagAbortRejected: the server refused to abort requests still streaming
 // when the cell's window closed, so they may have run on into the next cell.

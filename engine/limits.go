@@ -27,7 +27,7 @@ type Overflow int
 
 // The reasons of OverCapacity.
 const (
-	Fits        Overflow = iota // within every known limit
+	fits        Overflow = iota // within every known limit
 	OverKVCache                 // concurrency × (context + output) is more than the KV cache holds
 	OverMaxSeqs                 // more requests than the server runs at once (max_num_seqs)
 )
@@ -41,7 +41,7 @@ func (l Limits) Overflow(contextTokens, concurrency, outputTokens int) Overflow 
 	case l.MaxNumSeqs > 0 && concurrency > l.MaxNumSeqs:
 		return OverMaxSeqs
 	}
-	return Fits
+	return fits
 }
 
 // Fit is plan with its contexts fitted to the model length, as a run
@@ -80,5 +80,5 @@ func FitContexts(requested []int, maxModelLen, output int) []int {
 // KV cache need exceeds its kvTokens, or concurrency exceeds maxNumSeqs.
 // Unknown limits (0) never make a cell over capacity.
 func OverCapacity(kvTokens, maxNumSeqs, contextTokens, concurrency, output int) bool {
-	return Limits{KVCacheTokens: kvTokens, MaxNumSeqs: maxNumSeqs}.Overflow(contextTokens, concurrency, output) != Fits
+	return Limits{KVCacheTokens: kvTokens, MaxNumSeqs: maxNumSeqs}.Overflow(contextTokens, concurrency, output) != fits
 }

@@ -21,7 +21,7 @@ func TestOverflow(t *testing.T) {
 		ctx, n, out int
 		want        Overflow
 	}{
-		{8192, 8, 4096, Fits},          // 98,304: exactly the cache
+		{8192, 8, 4096, fits},          // 98,304: exactly the cache
 		{8192, 16, 4096, OverKVCache},  // 196,608
 		{256, 128, 256, OverMaxSeqs},   // 65,536 tokens fit, 128 requests don't
 		{8192, 128, 4096, OverKVCache}, // both: the KV cache is named
@@ -29,11 +29,11 @@ func TestOverflow(t *testing.T) {
 		if got := l.Overflow(c.ctx, c.n, c.out); got != c.want {
 			t.Errorf("Overflow(%d, %d, %d) = %d, want %d", c.ctx, c.n, c.out, got, c.want)
 		}
-		if l.OverCapacity(c.ctx, c.n, c.out) != (c.want != Fits) {
+		if l.OverCapacity(c.ctx, c.n, c.out) != (c.want != fits) {
 			t.Errorf("OverCapacity(%d, %d, %d) disagrees with Overflow", c.ctx, c.n, c.out)
 		}
 	}
-	if (Limits{}).Overflow(1<<20, 1024, 4096) != Fits {
+	if (Limits{}).Overflow(1<<20, 1024, 4096) != fits {
 		t.Error("unknown limits make a cell over capacity")
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 )
 
-// FlagAboveRoofline: the cell measured more than the hardware allows, so a
+// flagAboveRoofline: the cell measured more than the hardware allows, so a
 // fact of the roofline (the GPU's or the model's) is wrong.
-const FlagAboveRoofline FlagKind = "above_roofline"
+const flagAboveRoofline FlagKind = "above_roofline"
 
 // CeilingOf is the roofline of a cell under facts f (zero when f is
 // unavailable). A decode cell's C requests share one cached prompt of the
@@ -36,8 +36,8 @@ func AttachRoofline(res *Result, f *RooflineFacts, maxOutputTokens int) {
 	}
 	res.RooflineTokS, res.RooflineBound = c.TokS, c.Bound
 	res.RooflinePct = 100 * res.TotalTokPerSec / c.TokS
-	if res.RooflinePct > 100 && !res.HasFlag(FlagAboveRoofline) {
-		res.Flags = append(res.Flags, Flag{Kind: FlagAboveRoofline, Message: fmt.Sprintf(
+	if res.RooflinePct > 100 && !res.HasFlag(flagAboveRoofline) {
+		res.Flags = append(res.Flags, Flag{Kind: flagAboveRoofline, Message: fmt.Sprintf(
 			"above the roofline: the facts are wrong (%.1f tok/s is %.0f %% of the %s ceiling %.1f tok/s)",
 			res.TotalTokPerSec, res.RooflinePct, c.Bound, c.TokS)})
 	}

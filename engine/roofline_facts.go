@@ -149,13 +149,13 @@ func DistinctExperts(e, k, c int) float64 {
 	return float64(e) * (1 - math.Pow(1-float64(k)/float64(e), float64(c)))
 }
 
-// StepBytesAt is what one decode step of c requests reads from memory
+// stepBytesAt is what one decode step of c requests reads from memory
 // when they share a cached prompt of promptTokens and each holds
 // outputTokens of its own: the step's weights, the distinct experts its
 // tokens choose, the shared prompt's KV cache once (vLLM's prefix cache
 // holds one copy) and every request's own. Sliding-window layers read each
 // request's last SlidingWindow tokens.
-func (m RooflineModel) StepBytesAt(promptTokens, outputTokens, c int) float64 {
+func (m RooflineModel) stepBytesAt(promptTokens, outputTokens, c int) float64 {
 	b := m.StepBytes + float64(m.MoELayers)*DistinctExperts(m.Experts, m.ExpertsPerToken, c)*m.ExpertBytes
 	b += m.KVBytesPerToken * float64(promptTokens+c*outputTokens)
 	return b + float64(c)*m.SlidingKVBytesPerToken*float64(m.window(promptTokens+outputTokens))
@@ -183,7 +183,7 @@ func (f *RooflineFacts) Decode(promptTokens, outputTokens, c int) Ceiling {
 		return Ceiling{}
 	}
 	m := f.Model
-	memS := m.StepBytesAt(promptTokens, outputTokens, c) / f.GPU.bytesPerSecond()
+	memS := m.stepBytesAt(promptTokens, outputTokens, c) / f.GPU.bytesPerSecond()
 	linear, _ := f.GPU.tflops(m.ComputeDType)
 	attn, _ := f.GPU.tflops(BF16)
 	computeS := float64(c) * (2*m.ActiveParams/(linear*1e12) + m.attnFLOPs(promptTokens+outputTokens)/(attn*1e12))

@@ -23,13 +23,13 @@ func TestAttachRoofline(t *testing.T) {
 	if d := res.RooflineTokS - want; d > 1e-6 || d < -1e-6 || res.RooflineBound != BoundMemory {
 		t.Fatalf("ceiling %.3f (%s), want %.3f", res.RooflineTokS, res.RooflineBound, want)
 	}
-	if pct := 100 * 300 / want; res.RooflinePct != pct || res.Flagged() {
+	if pct := 100 * 300 / want; res.RooflinePct != pct || res.flagged() {
 		t.Errorf("pct %.2f, flags %v; want %.2f, none", res.RooflinePct, res.Flags, pct)
 	}
 
 	fast := Result{Cell: res.Cell, Status: StatusValid, TotalTokPerSec: 500}
 	AttachRoofline(&fast, f, 1024)
-	if fast.RooflinePct <= 100 || !fast.HasFlag(FlagAboveRoofline) ||
+	if fast.RooflinePct <= 100 || !fast.HasFlag(flagAboveRoofline) ||
 		!strings.Contains(fast.Flags[0].Message, "above the roofline: the facts are wrong (500.0 tok/s is 123 %") {
 		t.Errorf("above the ceiling: pct %.1f, flags %v", fast.RooflinePct, fast.Flags)
 	}

@@ -34,9 +34,9 @@ const (
 	// MaxConcurrency is more requests at once than a server runs (vLLM's
 	// max_num_seqs defaults to 256 or 1,024); each is a connection here.
 	MaxConcurrency = 4096
-	// MaxWindow is the longest measurement window of a decode cell: after
+	// maxWindow is the longest measurement window of a decode cell: after
 	// minutes, its figures no longer change.
-	MaxWindow = time.Hour
+	maxWindow = time.Hour
 )
 
 // PlanProblem is one thing wrong with one setting of a plan.
@@ -58,8 +58,8 @@ func (e *PlanError) Error() string {
 	return "invalid plan: " + strings.Join(parts, "; ")
 }
 
-// Has reports whether the error is about field f.
-func (e *PlanError) Has(f PlanField) bool {
+// has reports whether the error is about field f.
+func (e *PlanError) has(f PlanField) bool {
 	return slices.ContainsFunc(e.Problems, func(p PlanProblem) bool { return p.Field == f })
 }
 
@@ -109,7 +109,7 @@ func ValidatePlan(p Plan, l Limits) error {
 	switch {
 	case decode && p.Duration <= 0:
 		add(FieldDuration, "must be positive")
-	case decode && p.Duration > MaxWindow:
+	case decode && p.Duration > maxWindow:
 		add(FieldDuration, "%s is longer than a cell needs: use at most %s", p.Duration, "1 hour")
 	}
 	if problem := maxOutputProblem(p.MaxOutputTokens, decode, l.MaxModelLen); problem != "" {

@@ -10,10 +10,10 @@ import (
 
 // The thresholds below which a plan runs but its figures mislead.
 const (
-	// MinUsefulContext: a shorter prompt is mostly the chat template.
-	MinUsefulContext = 256
-	// MinUsefulWindow: a shorter window is mostly ramp-up and drain.
-	MinUsefulWindow = 5 * time.Second
+	// minUsefulContext: a shorter prompt is mostly the chat template.
+	minUsefulContext = 256
+	// minUsefulWindow: a shorter window is mostly ramp-up and drain.
+	minUsefulWindow = 5 * time.Second
 )
 
 // PlanWarnings lists what in plan will run but measure less than a user
@@ -29,13 +29,13 @@ func PlanWarnings(plan Plan, l Limits) []PlanProblem {
 	}{{FieldPrefillContexts, plan.PrefillContexts}, {FieldDecodeContexts, plan.DecodeContexts}} {
 		var short []string
 		for _, n := range c.contexts {
-			if n < MinUsefulContext && !slices.Contains(short, strconv.Itoa(n)) {
+			if n < minUsefulContext && !slices.Contains(short, strconv.Itoa(n)) {
 				short = append(short, strconv.Itoa(n))
 			}
 		}
 		if len(short) > 0 {
 			out = append(out, PlanProblem{c.field, fmt.Sprintf(
-				"contexts under %d tokens (%s) measure mostly the chat template, not the prompt", MinUsefulContext, strings.Join(short, ", "))})
+				"contexts under %d tokens (%s) measure mostly the chat template, not the prompt", minUsefulContext, strings.Join(short, ", "))})
 		}
 	}
 	if l.MaxNumSeqs > 0 && len(plan.DecodeContexts) > 0 {
@@ -51,10 +51,10 @@ func PlanWarnings(plan Plan, l Limits) []PlanProblem {
 				l.MaxNumSeqs, strings.Join(over, ", "))})
 		}
 	}
-	if len(plan.DecodeContexts) > 0 && plan.Duration > 0 && plan.Duration < MinUsefulWindow {
+	if len(plan.DecodeContexts) > 0 && plan.Duration > 0 && plan.Duration < minUsefulWindow {
 		out = append(out, PlanProblem{FieldDuration, fmt.Sprintf(
 			"a %s window is mostly ramp-up and drain: its figures vary more between runs than those of %s or longer",
-			plan.Duration, MinUsefulWindow)})
+			plan.Duration, minUsefulWindow)})
 	}
 	return out
 }

@@ -106,13 +106,13 @@ func (s *session) systemVersions() (driver, cuda string, notes []string) {
 	if ret != nvml.SUCCESS {
 		notes = append(notes, "CUDA version: "+retString(ret))
 	} else {
-		cuda = FormatCUDAVersion(v)
+		cuda = formatCUDAVersion(v)
 	}
 	return driver, cuda, notes
 }
 
-// FormatCUDAVersion turns NVML's CUDA driver version (12080) into "12.8".
-func FormatCUDAVersion(v int) string {
+// formatCUDAVersion turns NVML's CUDA driver version (12080) into "12.8".
+func formatCUDAVersion(v int) string {
 	if v <= 0 {
 		return ""
 	}

@@ -222,7 +222,7 @@ func TestPeakBandwidthGBs(t *testing.T) {
 
 func TestFormatCUDAVersion(t *testing.T) {
 	for v, want := range map[int]string{12080: "12.8", 12040: "12.4", 13000: "13.0", 11020: "11.2", 0: ""} {
-		if got := FormatCUDAVersion(v); got != want {
+		if got := formatCUDAVersion(v); got != want {
 			t.Errorf("FormatCUDAVersion(%d) = %q, want %q", v, got, want)
 		}
 	}

@@ -20,7 +20,7 @@ func detectHost() (Hardware, []string) {
 	var h Hardware
 	var notes []string
 	if infos, err := cpu.Info(); err == nil && len(infos) > 0 {
-		h.CPU = CleanCPUModel(infos[0].ModelName)
+		h.CPU = cleanCPUModel(infos[0].ModelName)
 	} else {
 		notes = append(notes, "CPU model unavailable")
 	}
@@ -42,7 +42,7 @@ func detectHost() (Hardware, []string) {
 	}
 	h.OS = runtime.GOOS
 	if b, err := os.ReadFile("/etc/os-release"); err == nil {
-		if name := ParseOSRelease(string(b)); name != "" {
+		if name := parseOSRelease(string(b)); name != "" {
 			h.OS = name
 		}
 	}
@@ -54,9 +54,9 @@ func detectHost() (Hardware, []string) {
 	return h, notes
 }
 
-// ParseOSRelease returns the distribution's PRETTY_NAME from the text of
+// parseOSRelease returns the distribution's PRETTY_NAME from the text of
 // /etc/os-release ("Ubuntu 24.04.5 LTS"), else NAME and VERSION_ID, else "".
-func ParseOSRelease(text string) string {
+func parseOSRelease(text string) string {
 	vars := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
@@ -84,10 +84,10 @@ var (
 	spaces    = regexp.MustCompile(`\s+`)
 )
 
-// CleanCPUModel shortens a CPU model string the way the reference reports show it:
+// cleanCPUModel shortens a CPU model string the way the reference reports show it:
 // "AMD Ryzen 9 7900X 12-Core Processor" → "AMD Ryzen 9 7900X",
 // "Intel(R) Core(TM) i9-13900K" → "Intel Core i9-13900K".
-func CleanCPUModel(model string) string {
+func cleanCPUModel(model string) string {
 	s := cpuTrademarks.Replace(model)
 	s = spaces.ReplaceAllString(strings.TrimSpace(s), " ")
 	if short := strings.TrimSpace(cpuSuffix.ReplaceAllString(s, "")); short != "" {

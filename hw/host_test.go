@@ -15,7 +15,7 @@ func TestParseOSRelease(t *testing.T) {
 		{"empty", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ParseOSRelease(tc.text); got != tc.want {
+			if got := parseOSRelease(tc.text); got != tc.want {
 				t.Errorf("ParseOSRelease = %q, want %q", got, tc.want)
 			}
 		})
@@ -34,7 +34,7 @@ func TestCleanCPUModel(t *testing.T) {
 		"  Neoverse-V2  ":                            "Neoverse-V2",
 		"Processor":                                  "Processor",
 	} {
-		if got := CleanCPUModel(in); got != want {
+		if got := cleanCPUModel(in); got != want {
 			t.Errorf("CleanCPUModel(%q) = %q, want %q", in, got, want)
 		}
 	}

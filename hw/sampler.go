@@ -11,8 +11,8 @@ import (
 // DefaultSampleInterval is how often a Sampler reads the hardware.
 const DefaultSampleInterval = time.Second
 
-// DefaultHistory is how far back a Sampler keeps samples.
-const DefaultHistory = 2 * time.Hour
+// defaultHistory is how far back a Sampler keeps samples.
+const defaultHistory = 2 * time.Hour
 
 // Sampler reads GPU and CPU telemetry every interval into a bounded ring of
 // samples, and summarises any window of it for the engine (it implements
@@ -73,7 +73,7 @@ func NewSampler(interval time.Duration, opts ...SamplerOption) *Sampler {
 	s := &Sampler{
 		interval: interval,
 		newSrc:   func() Source { return NewSource(defaultLibrary()) },
-		ring:     newRing(int(DefaultHistory / interval)),
+		ring:     newRing(int(defaultHistory / interval)),
 	}
 	// The system clock is the first option, so that another replaces it.
 	for _, o := range append([]SamplerOption{WithClock(systemClock{})}, opts...) {

@@ -8,10 +8,10 @@ import (
 	"speedmatrix/engine"
 )
 
-// ThrottleMinShare is the share of a window's samples (0..1) in which a
+// throttleMinShare is the share of a window's samples (0..1) in which a
 // clock-event reason must be seen before it enters the throttle verdict:
 // 10 %, so that a single power-cap blip in a long cell doesn't flag it.
-const ThrottleMinShare = 0.10
+const throttleMinShare = 0.10
 
 // throttleReasons maps NVML's clock-event reason bits to the verdict's
 // names, in the order the verdict lists them. GpuIdle,
@@ -128,7 +128,7 @@ func (a throttleAcc) throttle(gpus []engine.GPUTelemetry) *engine.Throttle {
 	var names []string
 	for i, n := range a.any {
 		share := float64(n) / float64(a.samples)
-		if n == 0 || share < ThrottleMinShare {
+		if n == 0 || share < throttleMinShare {
 			continue
 		}
 		name := throttleReasons[i].name
@@ -160,7 +160,7 @@ func perGPUShares(reason string, gpus []engine.GPUTelemetry) []engine.GPUShare {
 		}
 		sh := engine.GPUShare{Index: g.Index, Host: g.Host, Share: float64(n) / float64(g.ClockEventSamples)}
 		all = append(all, sh)
-		if sh.Share >= ThrottleMinShare {
+		if sh.Share >= throttleMinShare {
 			above = append(above, sh)
 		}
 	}

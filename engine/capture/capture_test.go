@@ -96,7 +96,7 @@ func TestReadNotCaptured(t *testing.T) {
 			if len(p.Command) > 0 || !strings.Contains(p.NotCaptured, tt.want) {
 				t.Errorf("NotCaptured %q (command %q), want %q", p.NotCaptured, p.Command, tt.want)
 			}
-			if got := LaunchCommand(p, ""); got != NotCapturedPrefix+p.NotCaptured {
+			if got := launchCommand(p, ""); got != NotCapturedPrefix+p.NotCaptured {
 				t.Errorf("launch command %q", got)
 			}
 		})
@@ -150,7 +150,7 @@ func checkContainer(t *testing.T, p engine.ServerProcess) {
 	if !p.StartedAt.Equal(time.Date(2026, 12, 1, 14, 0, 1, 5e8, time.UTC)) {
 		t.Errorf("started %v", p.StartedAt)
 	}
-	cmd := LaunchCommand(p, "")
+	cmd := launchCommand(p, "")
 	if !strings.Contains(cmd, "# in Docker container vllm-bench (3f2a1b9c0d1e), image vllm/vllm-openai:v0.32.0-x86_64\n") {
 		t.Errorf("launch command lacks the container:\n%s", cmd)
 	}
@@ -179,7 +179,7 @@ func TestReadInContainer(t *testing.T) {
 func noSecrets(t *testing.T, p engine.ServerProcess) {
 	t.Helper()
 	b, _ := json.Marshal(p)
-	text := string(b) + LaunchCommand(p, "/home/alice")
+	text := string(b) + launchCommand(p, "/home/alice")
 	for _, s := range secrets {
 		if strings.Contains(text, s) {
 			t.Errorf("secret %q shown: %s", s, text)

@@ -40,7 +40,7 @@ func TestReadCPUBuildRelative(t *testing.T) {
 	if p.EngineVersion != "0.32.0+cpu" || p.CPUBuild != "vLLM CPU build 0.32.0" || p.Dir != dir {
 		t.Fatalf("version %q, CPU build %q, dir %q; want 0.32.0+cpu, vLLM CPU build 0.32.0, %s", p.EngineVersion, p.CPUBuild, p.Dir, dir)
 	}
-	cmd := LaunchCommand(p, "/nowhere")
+	cmd := launchCommand(p, "/nowhere")
 	if last := cmd[strings.LastIndex(cmd, "\n")+1:]; !strings.HasPrefix(last, "cd "+dir+" && env ") || strings.Contains(cmd, "sm-rig-secret") {
 		t.Errorf("launch command %q: want it to start with cd %s && env, and no key", cmd, dir)
 	}

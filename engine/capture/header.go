@@ -22,7 +22,7 @@ const NotCapturedPrefix = "# launch command: not captured: "
 func Header(h *engine.Report, p engine.ServerProcess) {
 	home, _ := os.UserHomeDir()
 	h.Server = &p
-	h.LaunchCommand = LaunchCommand(p, home)
+	h.LaunchCommand = launchCommand(p, home)
 	if h.Engine.Version == "" {
 		h.Engine.Version = p.EngineVersion
 	}
@@ -35,12 +35,12 @@ func Header(h *engine.Report, p engine.ServerProcess) {
 	}
 }
 
-// LaunchCommand is how p was started, as the reference reports' Launch
+// launchCommand is how p was started, as the reference reports' Launch
 // command shows it: comment lines with when, by whom and in which
 // container, then the command line with its environment (launch.CommandLine,
 // a path under home written "$HOME/..."). A process that could not be
 // read gets one comment line that says why.
-func LaunchCommand(p engine.ServerProcess, home string) string {
+func launchCommand(p engine.ServerProcess, home string) string {
 	if len(p.Command) == 0 {
 		return NotCapturedPrefix + p.NotCaptured
 	}

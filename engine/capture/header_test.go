@@ -18,13 +18,13 @@ func TestLaunchCommand(t *testing.T) {
 	want := "# started " + started + " by alice (pid 4242), read from /proc/4242\n" +
 		"# environment: partly read\n" +
 		`env CUDA_VISIBLE_DEVICES=0,1 VLLM_API_KEY=<redacted> "$HOME/venv/bin/vllm" serve m --api-key <redacted> --override-generation-config '{"temperature": 0}'`
-	if got := LaunchCommand(p, "/home/alice"); got != want {
+	if got := launchCommand(p, "/home/alice"); got != want {
 		t.Errorf("LaunchCommand:\n%s\nwant:\n%s", got, want)
 	}
 	p.User, p.PID, p.StartedAt, p.Notes, p.Env = "", 0, time.Time{}, nil, nil
 	p.Container = &engine.Container{ID: "3f2a1b9c0d1e", Image: "vllm/vllm-openai:v0.32.0"}
 	want = "# started by uid 1000, read from /proc/4242\n# in Docker container 3f2a1b9c0d1e, image vllm/vllm-openai:v0.32.0\n"
-	if got := LaunchCommand(p, ""); !strings.HasPrefix(got, want) {
+	if got := launchCommand(p, ""); !strings.HasPrefix(got, want) {
 		t.Errorf("LaunchCommand:\n%s\nwant it to start:\n%s", got, want)
 	}
 }

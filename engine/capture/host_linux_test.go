@@ -85,7 +85,7 @@ func TestReadRealProcess(t *testing.T) {
 	if _, ok := p.Env[helperEnv]; ok {
 		t.Errorf("env holds %s, which has none of the prefixes", helperEnv)
 	}
-	cmd := LaunchCommand(p, "")
+	cmd := launchCommand(p, "")
 	if !strings.Contains(cmd, fmt.Sprintf("(pid %d), read from /proc/%d\n", pid, pid)) ||
 		!strings.Contains(cmd, "CUDA_VISIBLE_DEVICES=3 HF_TOKEN=<redacted> VLLM_API_KEY=<redacted> VLLM_LOGGING_LEVEL=DEBUG ") {
 		t.Errorf("launch command:\n%s", cmd)

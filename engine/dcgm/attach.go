@@ -30,7 +30,7 @@ func SplitURLs(list string) []string {
 // Stop. The cli and the app both reach exporters through it; its error is
 // Open's, for them to put in their own words.
 func Attach(ctx context.Context, urls []string, header *engine.Report, interval time.Duration, opt Options) (*Telemetry, error) {
-	src, err := Open(ctx, urls, opt)
+	src, err := open(ctx, urls, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func Attach(ctx context.Context, urls []string, header *engine.Report, interval 
 		h.Type = "Discrete GPU"
 	}
 	h.AddNote("GPUs and their telemetry from DCGM exporters: " + nodesOf(h.GPUs) + ".")
-	return Start(ctx, src, interval), nil
+	return start(ctx, src, interval), nil
 }
 
 // nodesOf is "node1 (2 GPUs), node2 (2 GPUs)".

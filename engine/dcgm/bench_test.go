@@ -24,12 +24,12 @@ func eightGPUPage(b *testing.B) string {
 // once a second per node during a run.
 func BenchmarkParse8GPUs(b *testing.B) {
 	page := eightGPUPage(b)
-	if rs, err := Parse(page); err != nil || len(rs) != 8 {
+	if rs, err := parse(page); err != nil || len(rs) != 8 {
 		b.Fatalf("Parse = %d GPUs, %v", len(rs), err)
 	}
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = Parse(page)
+		_, _ = parse(page)
 	}
 }

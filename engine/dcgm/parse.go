@@ -14,14 +14,14 @@ import (
 	"speedmatrix/engine/openai"
 )
 
-// ErrNotExporter: the page answered but holds no DCGM_FI_DEV_ sample of a
+// errNotExporter: the page answered but holds no DCGM_FI_DEV_ sample of a
 // whole GPU, so it is not a DCGM exporter's (or it exports none of the
 // fields Speed Matrix reads).
-var ErrNotExporter = errors.New("no DCGM_FI_DEV_ GPU metric on the page")
+var errNotExporter = errors.New("no DCGM_FI_DEV_ GPU metric on the page")
 
-// Reading is one GPU's figures in one scrape of an exporter. A figure the
+// reading is one GPU's figures in one scrape of an exporter. A figure the
 // page lacks is NaN.
-type Reading struct {
+type reading struct {
 	Host  string // the Hostname label; empty when the exporter sets none
 	UUID  string
 	GPU   int    // the gpu label: the GPU's index on its node
@@ -45,8 +45,8 @@ type Reading struct {
 	ClockEventsRead   bool
 }
 
-// VRAMMiB is the GPU's framebuffer: used + free + reserved, 0 when unknown.
-func (r Reading) VRAMMiB() float64 {
+// vramMiB is the GPU's framebuffer: used + free + reserved, 0 when unknown.
+func (r reading) vramMiB() float64 {
 	if math.IsNaN(r.FBUsedMiB) || math.IsNaN(r.FBFreeMiB) {
 		return 0
 	}
@@ -58,17 +58,17 @@ func (r Reading) VRAMMiB() float64 {
 }
 
 // field points at the Reading figure a metric fills.
-var fields = map[string]func(*Reading) *float64{
-	"DCGM_FI_DEV_GPU_UTIL":       func(r *Reading) *float64 { return &r.UtilizationPct },
-	"DCGM_FI_DEV_POWER_USAGE":    func(r *Reading) *float64 { return &r.PowerW },
-	"DCGM_FI_DEV_GPU_TEMP":       func(r *Reading) *float64 { return &r.TemperatureC },
-	"DCGM_FI_DEV_SM_CLOCK":       func(r *Reading) *float64 { return &r.SMClockMHz },
-	"DCGM_FI_DEV_MEM_CLOCK":      func(r *Reading) *float64 { return &r.MemClockMHz },
-	"DCGM_FI_DEV_FB_USED":        func(r *Reading) *float64 { return &r.FBUsedMiB },
-	"DCGM_FI_DEV_FB_FREE":        func(r *Reading) *float64 { return &r.FBFreeMiB },
-	"DCGM_FI_DEV_FB_RESERVED":    func(r *Reading) *float64 { return &r.FBReservedMiB },
-	"DCGM_FI_PROF_PCIE_RX_BYTES": func(r *Reading) *float64 { return &r.PCIeRxMBs },
-	"DCGM_FI_PROF_PCIE_TX_BYTES": func(r *Reading) *float64 { return &r.PCIeTxMBs },
+var fields = map[string]func(*reading) *float64{
+	"DCGM_FI_DEV_GPU_UTIL":       func(r *reading) *float64 { return &r.UtilizationPct },
+	"DCGM_FI_DEV_POWER_USAGE":    func(r *reading) *float64 { return &r.PowerW },
+	"DCGM_FI_DEV_GPU_TEMP":       func(r *reading) *float64 { return &r.TemperatureC },
+	"DCGM_FI_DEV_SM_CLOCK":       func(r *reading) *float64 { return &r.SMClockMHz },
+	"DCGM_FI_DEV_MEM_CLOCK":      func(r *reading) *float64 { return &r.MemClockMHz },
+	"DCGM_FI_DEV_FB_USED":        func(r *reading) *float64 { return &r.FBUsedMiB },
+	"DCGM_FI_DEV_FB_FREE":        func(r *reading) *float64 { return &r.FBFreeMiB },
+	"DCGM_FI_DEV_FB_RESERVED":    func(r *reading) *float64 { return &r.FBReservedMiB },
+	"DCGM_FI_PROF_PCIE_RX_BYTES": func(r *reading) *float64 { return &r.PCIeRxMBs },
+	"DCGM_FI_PROF_PCIE_TX_BYTES": func(r *reading) *float64 { return &r.PCIeTxMBs },
 }
 
 // The clock-event reasons under their new and old names; the new wins.
@@ -77,12 +77,12 @@ const (
 	reasonsOld = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
 )
 
-// Parse reads one exporter page into one Reading per whole GPU, in the
+// parse reads one exporter page into one Reading per whole GPU, in the
 // page's order. Samples of MIG instances (a GPU_I_ID label) and lines that
 // don't parse are skipped; it fails with ErrNotExporter when no GPU is left.
-func Parse(text string) ([]Reading, error) {
+func parse(text string) ([]reading, error) {
 	m, _ := openai.ParseMetrics(text, nil) // the samples only; a bad line costs that line only
-	var out []Reading
+	var out []reading
 	at := map[string]int{} // GPU key → index in out
 	newReasons := map[string]bool{}
 	for _, s := range m.Samples {
@@ -123,14 +123,14 @@ func Parse(text string) ([]Reading, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, ErrNotExporter
+		return nil, errNotExporter
 	}
 	return out, nil
 }
 
-func newReading(labels map[string]string, gpu int) Reading {
+func newReading(labels map[string]string, gpu int) reading {
 	nan := math.NaN()
-	return Reading{
+	return reading{
 		Host: labels["Hostname"], UUID: labels["UUID"], GPU: gpu, Model: labels["modelName"],
 		Driver:         labels["DCGM_FI_DRIVER_VERSION"],
 		UtilizationPct: nan, PowerW: nan, TemperatureC: nan, SMClockMHz: nan, MemClockMHz: nan,

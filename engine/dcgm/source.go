@@ -16,8 +16,8 @@ import (
 	"speedmatrix/hw"
 )
 
-// DefaultTimeout bounds one scrape of one exporter.
-const DefaultTimeout = 2 * time.Second
+// defaultTimeout bounds one scrape of one exporter.
+const defaultTimeout = 2 * time.Second
 
 // maxPageBytes bounds an exporter page: 8 GPUs with every field are ~200 KB.
 const maxPageBytes = 8 << 20
@@ -38,12 +38,12 @@ type URLError struct {
 func (e *URLError) Error() string { return e.URL + ": " + e.Err.Error() }
 func (e *URLError) Unwrap() error { return e.Err }
 
-// Source scrapes every exporter once per Read, concurrently, and numbers
+// source scrapes every exporter once per Read, concurrently, and numbers
 // the GPUs of all of them in one sequence (node by node, in the order of the
 // URLs), so that the run's telemetry, J/token and throttle verdict cover
 // every GPU seen. It implements hw.Source. An exporter that stops answering
 // leaves its GPUs out of the samples until it answers again; Notes says when.
-type Source struct {
+type source struct {
 	opt    Options
 	ends   []*endpoint
 	ctx    context.Context
@@ -54,7 +54,7 @@ type Source struct {
 	gpus  []engine.GPUInfo
 }
 
-var _ hw.Source = (*Source)(nil)
+var _ hw.Source = (*source)(nil)
 
 // endpoint is one exporter and the times it went quiet.
 type endpoint struct {
@@ -90,10 +90,10 @@ func CheckURL(raw string) error {
 	return nil
 }
 
-// Open checks that every URL is an http(s) URL that answers with DCGM
+// open checks that every URL is an http(s) URL that answers with DCGM
 // exporter metrics, and takes the GPUs it lists as the run's hardware. It
 // fails with a *URLError on the first that doesn't.
-func Open(ctx context.Context, urls []string, opt Options) (*Source, error) {
+func open(ctx context.Context, urls []string, opt Options) (*source, error) {
 	if len(urls) == 0 {
 		return nil, errors.New("no exporter URL")
 	}
@@ -101,12 +101,12 @@ func Open(ctx context.Context, urls []string, opt Options) (*Source, error) {
 		opt.Client = http.DefaultClient
 	}
 	if opt.Timeout <= 0 {
-		opt.Timeout = DefaultTimeout
+		opt.Timeout = defaultTimeout
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	s := &Source{opt: opt, index: map[string]int{}}
+	s := &source{opt: opt, index: map[string]int{}}
 	for _, raw := range urls {
 		if err := CheckURL(raw); err != nil {
 			return nil, err
@@ -126,7 +126,7 @@ func Open(ctx context.Context, urls []string, opt Options) (*Source, error) {
 }
 
 // GPUs are the GPUs seen so far, in index order, for the Hardware section.
-func (s *Source) GPUs() []engine.GPUInfo {
+func (s *source) GPUs() []engine.GPUInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]engine.GPUInfo(nil), s.gpus...)
@@ -134,8 +134,8 @@ func (s *Source) GPUs() []engine.GPUInfo {
 
 // Read scrapes every exporter and returns one sample of all their GPUs.
 // The CPU is not this machine's concern here: CPUUtilPct is NaN.
-func (s *Source) Read() hw.Sample {
-	pages := make([][]Reading, len(s.ends))
+func (s *source) Read() hw.Sample {
+	pages := make([][]reading, len(s.ends))
 	errs := make([]error, len(s.ends))
 	var wg sync.WaitGroup
 	for i, e := range s.ends {
@@ -164,14 +164,14 @@ func (s *Source) Read() hw.Sample {
 }
 
 // Close stops a scrape in flight.
-func (s *Source) Close() error {
+func (s *source) Close() error {
 	s.cancel()
 	return nil
 }
 
-// Notes say, one sentence per time an exporter went quiet during the run,
+// notes say, one sentence per time an exporter went quiet during the run,
 // when it stopped and whether it came back.
-func (s *Source) Notes() []string {
+func (s *source) notes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
@@ -188,9 +188,9 @@ func (s *Source) Notes() []string {
 	return out
 }
 
-// Gap names the exporters that did not answer at some time in [from, to],
+// gap names the exporters that did not answer at some time in [from, to],
 // "" when all did.
-func (s *Source) Gap(from, to time.Time) string {
+func (s *source) gap(from, to time.Time) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var quiet []string
@@ -211,14 +211,14 @@ func (s *Source) Gap(from, to time.Time) string {
 func stamp(t time.Time) string { return t.UTC().Format("15:04:05 UTC") }
 
 // add numbers the GPUs of one page that are new; s.mu is held or not yet shared.
-func (s *Source) add(e *endpoint, rs []Reading) {
+func (s *source) add(e *endpoint, rs []reading) {
 	for _, r := range rs {
 		s.indexOf(e, r)
 	}
 }
 
 // indexOf is r's index in the samples, given one the first time it is seen.
-func (s *Source) indexOf(e *endpoint, r Reading) int {
+func (s *source) indexOf(e *endpoint, r reading) int {
 	host := r.Host
 	if host == "" {
 		host = e.host
@@ -230,11 +230,11 @@ func (s *Source) indexOf(e *endpoint, r Reading) int {
 	i := len(s.gpus)
 	s.index[key] = i
 	s.gpus = append(s.gpus, engine.GPUInfo{Index: i, Host: host, Name: r.Model, UUID: r.UUID,
-		VRAMBytes: uint64(r.VRAMMiB()) << 20, DriverVersion: r.Driver})
+		VRAMBytes: uint64(r.vramMiB()) << 20, DriverVersion: r.Driver})
 	return i
 }
 
-func (s *Source) sampleOf(e *endpoint, r Reading) hw.GPUSample {
+func (s *source) sampleOf(e *endpoint, r reading) hw.GPUSample {
 	return hw.GPUSample{Index: s.indexOf(e, r), UUID: r.UUID, UtilizationPct: r.UtilizationPct, MemoryUsedMiB: r.FBUsedMiB,
 		PowerW: r.PowerW, TemperatureC: r.TemperatureC, SMClockMHz: r.SMClockMHz, MemClockMHz: r.MemClockMHz,
 		PCIeRxMBs: r.PCIeRxMBs, PCIeTxMBs: r.PCIeTxMBs,
@@ -243,7 +243,7 @@ func (s *Source) sampleOf(e *endpoint, r Reading) hw.GPUSample {
 
 // scrape reads and parses one exporter page. Its errors are short, one
 // line, without the URL (the caller has it).
-func (s *Source) scrape(ctx context.Context, u string) ([]Reading, error) {
+func (s *source) scrape(ctx context.Context, u string) ([]reading, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -269,7 +269,7 @@ func (s *Source) scrape(ctx context.Context, u string) ([]Reading, error) {
 	if err != nil {
 		return nil, fmt.Errorf("answer cut short: %w", err)
 	}
-	rs, err := Parse(string(body))
+	rs, err := parse(string(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: is it a DCGM exporter's /metrics?", err)
 	}

@@ -72,7 +72,7 @@ func (c *fakeClock) advance(d time.Duration) {
 
 func TestOpenListsEveryNodesGPUs(t *testing.T) {
 	n1, n2 := newExporter(t, readFixture(t, "node1.prom")), newExporter(t, readFixture(t, "node2.prom"))
-	src, err := Open(t.Context(), []string{n1.URL + "/metrics", n2.URL + "/metrics"}, Options{})
+	src, err := open(t.Context(), []string{n1.URL + "/metrics", n2.URL + "/metrics"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestOpenBadExporters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			_, err := Open(t.Context(), []string{tc.url}, Options{})
+			_, err := open(t.Context(), []string{tc.url}, Options{})
 			var ue *URLError
 			if !errors.As(err, &ue) || ue.URL != tc.url || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v, want one line about %s saying %q", err, tc.url, tc.want)
@@ -126,11 +126,11 @@ func TestTelemetrySumsNodesAndNotesAnExporterThatStops(t *testing.T) {
 	n1, n2 := newExporter(t, readFixture(t, "node1.prom")), newExporter(t, readFixture(t, "node2.prom"))
 	n2.pages = 4 // Open's, then the samples at t0, +1 s and +2 s
 	clock := newFakeClock()
-	src, err := Open(t.Context(), []string{n1.URL, n2.URL}, Options{Now: clock.Now})
+	src, err := open(t.Context(), []string{n1.URL, n2.URL}, Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tel := Start(context.Background(), src, time.Second, hwClock(clock))
+	tel := start(context.Background(), src, time.Second, hwClock(clock))
 	for range 3 {
 		clock.advance(time.Second) // samples at t0, +1 s, +2 s of both nodes, +3 s of node1
 	}
@@ -182,7 +182,7 @@ func TestExporterThatComesBack(t *testing.T) {
 	n1 := newExporter(t, readFixture(t, "node1.prom"))
 	n1.pages, n1.backAt = 2, 5 // Open's and one Read's, then two failures
 	now := t0
-	src, err := Open(t.Context(), []string{n1.URL}, Options{Now: func() time.Time { return now }})
+	src, err := open(t.Context(), []string{n1.URL}, Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +195,11 @@ func TestExporterThatComesBack(t *testing.T) {
 	if want := []int{2, 0, 0, 2}; !slices.Equal(counts, want) {
 		t.Errorf("GPUs per sample %v, want %v", counts, want)
 	}
-	notes := src.Notes()
+	notes := src.notes()
 	if len(notes) != 1 || !strings.Contains(notes[0], "stopped at 15:30:02 UTC") || !strings.Contains(notes[0], "until it answered again at 15:30:04 UTC") {
 		t.Errorf("notes %q", notes)
 	}
-	if g := src.Gap(t0.Add(4500*time.Millisecond), t0.Add(5*time.Second)); g != "" {
+	if g := src.gap(t0.Add(4500*time.Millisecond), t0.Add(5*time.Second)); g != "" {
 		t.Errorf("gap after it came back: %q", g)
 	}
 	if gpus := src.GPUs(); len(gpus) != 2 {

@@ -11,15 +11,15 @@ import (
 	"speedmatrix/engine/secret"
 )
 
-// Redacted replaces secrets (API keys, tokens) wherever a command is shown.
-const Redacted = secret.Redacted
+// redacted replaces secrets (API keys, tokens) wherever a command is shown.
+const redacted = secret.Redacted
 
 // containerHFCache is where the vllm/vllm-openai image looks for the HF cache.
 const containerHFCache = "/root/.cache/huggingface"
 
-// APIKeyEnv is the variable vLLM reads its API key from. Launch passes the
+// apiKeyEnv is the variable vLLM reads its API key from. Launch passes the
 // key there, not as --api-key, so that no process list shows it.
-const APIKeyEnv = "VLLM_API_KEY"
+const apiKeyEnv = "VLLM_API_KEY"
 
 // hfTokenEnv is the variable Hugging Face downloads read their token from.
 const hfTokenEnv = "HF_TOKEN"
@@ -101,10 +101,10 @@ func (a *flags) num(flag string, v int) {
 // fraction writes 0.85 as "0.85".
 func fraction(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// ContainerName is the docker container name used for cfg's server; it is
+// containerName is the docker container name used for cfg's server; it is
 // derived from the engine and the port so that a leftover container is
 // easy to find.
-func ContainerName(cfg ServerConfig) string {
+func containerName(cfg ServerConfig) string {
 	return "speedmatrix-" + cfg.flavor().name + "-" + strconv.Itoa(cfg.Port)
 }
 
@@ -136,7 +136,7 @@ func command(cfg ServerConfig, shown bool) []string {
 		}
 		return append(append([]string{exe}, fl.entry(!shown)...), fl.args(cfg, cfg.Host, key)...)
 	}
-	a := []string{"docker", "run", "--rm", "--name", ContainerName(cfg)}
+	a := []string{"docker", "run", "--rm", "--name", containerName(cfg)}
 	switch {
 	case cfg.OnCPU():
 		// vLLM's CPU docs: binding threads to cores and NUMA memory
@@ -199,9 +199,9 @@ func serverEnv(cfg ServerConfig) map[string]string {
 	return env
 }
 
-// Environ is the environment of cfg's process (the engine, or the docker client):
+// environ is the environment of cfg's process (the engine, or the docker client):
 // base plus cfg's variables (see serverEnv), which win.
-func Environ(cfg ServerConfig, base []string) []string {
+func environ(cfg ServerConfig, base []string) []string {
 	add := serverEnv(cfg)
 	env := make([]string, 0, len(base)+len(add))
 	for _, kv := range base {
@@ -276,7 +276,7 @@ func CommandLine(env map[string]string, argv []string, home string) string {
 
 // argWord is an argument for a shell; a redacted secret stays as it is.
 func argWord(w, home string) string {
-	if w == Redacted || strings.HasSuffix(w, "="+Redacted) {
+	if w == redacted || strings.HasSuffix(w, "="+redacted) {
 		return w
 	}
 	return shellWord(w, home)
@@ -285,7 +285,7 @@ func argWord(w, home string) string {
 // envWord is K=V for a shell, with a secret's value redacted.
 func envWord(k, v, home string) string {
 	if secret.IsEnvName(k) && v != "" {
-		return shellWord(k, home) + "=" + Redacted
+		return shellWord(k, home) + "=" + redacted
 	}
 	return shellWord(k, home) + "=" + shellWord(v, home)
 }

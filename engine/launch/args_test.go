@@ -97,11 +97,11 @@ func TestDisplay(t *testing.T) {
 }
 
 func TestEnviron(t *testing.T) {
-	got := Environ(ServerConfig{Env: map[string]string{"B": "2", "A": "1"}}, []string{"PATH=/bin", "B=old"})
+	got := environ(ServerConfig{Env: map[string]string{"B": "2", "A": "1"}}, []string{"PATH=/bin", "B=old"})
 	if want := []string{"PATH=/bin", "A=1", "B=2"}; !slices.Equal(got, want) {
 		t.Errorf("Environ = %v, want %v", got, want)
 	}
-	got = Environ(ServerConfig{APIKey: "sm-k", HFToken: "hf_t", Env: map[string]string{"HF_TOKEN": "env"}}, []string{"VLLM_API_KEY=old"})
+	got = environ(ServerConfig{APIKey: "sm-k", HFToken: "hf_t", Env: map[string]string{"HF_TOKEN": "env"}}, []string{"VLLM_API_KEY=old"})
 	if want := []string{"HF_TOKEN=hf_t", "VLLM_API_KEY=sm-k"}; !slices.Equal(got, want) {
 		t.Errorf("Environ = %v, want %v (the key and the token win)", got, want)
 	}
@@ -115,7 +115,7 @@ func TestCommandHoldsNoSecret(t *testing.T) {
 		cfg := ServerConfig{Runner: runner, Model: "m", Port: 8000, APIKey: "sm-secret-key", HFToken: "hf_secret_token",
 			Env: map[string]string{"WANDB_API_KEY": "wandb-secret", "PLAIN": "1"}}
 		argv := strings.Join(Command(cfg), " ")
-		env := strings.Join(Environ(cfg, nil), " ")
+		env := strings.Join(environ(cfg, nil), " ")
 		for _, s := range []string{"sm-secret-key", "hf_secret_token", "wandb-secret"} {
 			if strings.Contains(argv, s) || !strings.Contains(env, s) || strings.Contains(displayWith(cfg, "/h"), s) {
 				t.Errorf("%s: %q: argv %q, env %q", runner, s, argv, env)

@@ -32,12 +32,12 @@ const (
 	DefaultHost        = "127.0.0.1"
 	DefaultPort        = 8000
 	DefaultExecutable  = "vllm"
-	DefaultDockerImage = "vllm/vllm-openai:latest"
-	// DefaultCPUDockerImage is vLLM's image of its CPU build for x86-64
+	defaultDockerImage = "vllm/vllm-openai:latest"
+	// defaultCPUDockerImage is vLLM's image of its CPU build for x86-64
 	// (device = "cpu" with runner = "docker").
-	DefaultCPUDockerImage = "vllm/vllm-openai-cpu:latest-x86_64"
-	DefaultStartupTimeout = 20 * time.Minute // model downloads are slow
-	DefaultStopGrace      = 15 * time.Second
+	defaultCPUDockerImage = "vllm/vllm-openai-cpu:latest-x86_64"
+	defaultStartupTimeout = 20 * time.Minute // model downloads are slow
+	defaultStopGrace      = 15 * time.Second
 )
 
 // ServerConfig is everything needed to build and run one `vllm serve` (or
@@ -180,7 +180,7 @@ func (cfg ServerConfig) WithDefaults() ServerConfig {
 	if cfg.Runner == RunnerDocker && cfg.DockerImage == "" {
 		cfg.DockerImage = cfg.flavor().image
 		if cfg.Device == DeviceCPU && cfg.flavor() == &vllmFlavor {
-			cfg.DockerImage = DefaultCPUDockerImage
+			cfg.DockerImage = defaultCPUDockerImage
 		}
 	}
 	if cfg.Runner == RunnerDocker && cfg.HFCache == "" {
@@ -193,10 +193,10 @@ func (cfg ServerConfig) WithDefaults() ServerConfig {
 		cfg.Port = DefaultPort
 	}
 	if cfg.StartupTimeout == 0 {
-		cfg.StartupTimeout = DefaultStartupTimeout
+		cfg.StartupTimeout = defaultStartupTimeout
 	}
 	if cfg.StopGrace == 0 {
-		cfg.StopGrace = DefaultStopGrace
+		cfg.StopGrace = defaultStopGrace
 	}
 	return cfg
 }
@@ -286,18 +286,18 @@ func secretKeyOf(flag string) string {
 	return "hf_token"
 }
 
-// ServedName is the name clients use for the model: ServedModelName, or
+// servedName is the name clients use for the model: ServedModelName, or
 // Model when that is empty (as vLLM does).
-func (cfg ServerConfig) ServedName() string {
+func (cfg ServerConfig) servedName() string {
 	if cfg.ServedModelName != "" {
 		return cfg.ServedModelName
 	}
 	return cfg.Model
 }
 
-// BaseURL is where clients reach the server: a wildcard host (0.0.0.0, ::)
+// baseURL is where clients reach the server: a wildcard host (0.0.0.0, ::)
 // is reached on the loopback address.
-func (cfg ServerConfig) BaseURL() string {
+func (cfg ServerConfig) baseURL() string {
 	host := cfg.Host
 	switch host {
 	case "", "0.0.0.0":
@@ -308,8 +308,8 @@ func (cfg ServerConfig) BaseURL() string {
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(cfg.Port))
 }
 
-// NewAPIKey returns a fresh random API key from crypto/rand.
-func NewAPIKey() (string, error) {
+// newAPIKey returns a fresh random API key from crypto/rand.
+func newAPIKey() (string, error) {
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("generate api key: %w", err)

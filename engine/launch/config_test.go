@@ -76,12 +76,12 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Host != "127.0.0.1" || cfg.Port != 8000 || cfg.DockerImage != DefaultDockerImage || cfg.HFCache != "/data/hf" ||
-		cfg.StartupTimeout != DefaultStartupTimeout || cfg.APIKey != "" {
+	if cfg.Host != "127.0.0.1" || cfg.Port != 8000 || cfg.DockerImage != defaultDockerImage || cfg.HFCache != "/data/hf" ||
+		cfg.StartupTimeout != defaultStartupTimeout || cfg.APIKey != "" {
 		t.Errorf("defaults not applied: %+v", cfg)
 	}
-	if cfg.BaseURL() != "http://127.0.0.1:8000" {
-		t.Errorf("BaseURL = %s", cfg.BaseURL())
+	if cfg.baseURL() != "http://127.0.0.1:8000" {
+		t.Errorf("BaseURL = %s", cfg.baseURL())
 	}
 }
 
@@ -118,11 +118,11 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 func TestNewAPIKey(t *testing.T) {
-	a, err := NewAPIKey()
+	a, err := newAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := NewAPIKey()
+	b, _ := newAPIKey()
 	if a == b || len(a) < 40 {
 		t.Errorf("keys %q and %q", a, b)
 	}

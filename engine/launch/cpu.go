@@ -129,7 +129,7 @@ func (cfg ServerConfig) cpuProblems() []error {
 		add("kv_cache_memory_bytes and cpu_kvcache_space_gib both size the KV cache (vLLM's CPU build lets VLLM_CPU_KVCACHE_SPACE win): keep one")
 	}
 	if bind := strings.TrimSpace(cfg.CPUOMPThreadsBind); cfg.CPUOMPThreadsBind != "" {
-		if err := bindProblem(bind, cfg.GPUsNeeded()); err != nil {
+		if err := bindProblem(bind, cfg.gpusNeeded()); err != nil {
 			errs = append(errs, err)
 		}
 	}

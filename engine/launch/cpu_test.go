@@ -71,7 +71,7 @@ func TestCPUArgsAndEnv(t *testing.T) {
 			if got := strings.Join(Args(tt.cfg), " "); got != tt.args {
 				t.Errorf("Args =\n%s\nwant\n%s", got, tt.args)
 			}
-			if got := Environ(tt.cfg, nil); !slices.Equal(got, tt.env) {
+			if got := environ(tt.cfg, nil); !slices.Equal(got, tt.env) {
 				t.Errorf("Environ = %q, want %q", got, tt.env)
 			}
 			if got := tt.cfg.OnCPU(); got != tt.onCPU {
@@ -119,7 +119,7 @@ func TestCPUDocker(t *testing.T) {
 	cfg = cfg.WithDefaults()
 	want := "docker run --rm --name speedmatrix-vllm-8000 --cap-add SYS_NICE --security-opt seccomp=unconfined --ipc=host " +
 		"-p 127.0.0.1:8000:8000 -v " + hfcache.Home() + ":/root/.cache/huggingface -e HF_TOKEN -e VLLM_API_KEY -e VLLM_CPU_NUM_OF_RESERVED_CPU=1 " +
-		"-e VLLM_CPU_OMP_THREADS_BIND=0-31 -e VLLM_TARGET_DEVICE=cpu " + DefaultCPUDockerImage + " " +
+		"-e VLLM_CPU_OMP_THREADS_BIND=0-31 -e VLLM_TARGET_DEVICE=cpu " + defaultCPUDockerImage + " " +
 		"Qwen/Qwen3-0.6B --kv-cache-memory-bytes 8589934592 --dtype bfloat16 --enforce-eager --host 0.0.0.0 --port 8000"
 	if got := strings.Join(Command(cfg), " "); got != want {
 		t.Errorf("Command =\n%s\nwant\n%s", got, want)
@@ -137,7 +137,7 @@ func TestCPUCommandHoldsNoSecret(t *testing.T) {
 		cfg := cpuServer()
 		cfg.Runner = runner
 		argv := strings.Join(Command(cfg), " ")
-		if strings.Contains(argv, "sm-cpu-secret") || !slices.Contains(Environ(cfg, nil), "VLLM_API_KEY=sm-cpu-secret") {
+		if strings.Contains(argv, "sm-cpu-secret") || !slices.Contains(environ(cfg, nil), "VLLM_API_KEY=sm-cpu-secret") {
 			t.Errorf("%s: argv %q", runner, argv)
 		}
 		if d := displayWith(cfg, "/h"); strings.Contains(d, "sm-cpu-secret") || !strings.Contains(d, "VLLM_CPU_OMP_THREADS_BIND=0-31") {

@@ -54,8 +54,8 @@ var flavors = map[string]*flavor{servers.VLLM: &vllmFlavor, servers.SGLang: &sgl
 // vllmFlavor is `vllm serve`.
 var vllmFlavor = flavor{
 	name: servers.VLLM, title: servers.VLLMTitle, repository: "github.com/vllm-project/vllm",
-	executable: DefaultExecutable, venvProgram: servers.VLLM, install: "pip install vllm", image: DefaultDockerImage,
-	keyEnv: APIKeyEnv, args: serveArgs,
+	executable: DefaultExecutable, venvProgram: servers.VLLM, install: "pip install vllm", image: defaultDockerImage,
+	keyEnv: apiKeyEnv, args: serveArgs,
 	entry: func(bool) []string { return nil },
 	// The image's entrypoint is `vllm serve`.
 	inImage: func(_ bool, args []string) []string { return args[1:] },

@@ -59,7 +59,7 @@ func TestKillNineLeavesNothing(t *testing.T) {
 			t.Logf("kill -9 of the launcher: %d processes gone and port %d free after %v", len(tree), cfg.Port, time.Since(killed).Round(10*time.Millisecond))
 			if tt.runner == RunnerDocker {
 				b, _ := os.ReadFile(dockerLog)
-				if !strings.Contains(string(b), "docker rm -f "+ContainerName(cfg)) {
+				if !strings.Contains(string(b), "docker rm -f "+containerName(cfg)) {
 					t.Errorf("the guard did not remove the container; docker calls:\n%s", b)
 				}
 			}

@@ -125,15 +125,15 @@ func (s *Server) probe(ctx context.Context, c *http.Client) error {
 		return err
 	}
 	for _, m := range models.Data {
-		if m.ID == s.cfg.ServedName() {
+		if m.ID == s.cfg.servedName() {
 			return nil
 		}
 	}
-	return fmt.Errorf("/v1/models does not list %q yet", s.cfg.ServedName())
+	return fmt.Errorf("/v1/models does not list %q yet", s.cfg.servedName())
 }
 
 func (s *Server) get(ctx context.Context, c *http.Client, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL()+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.baseURL()+path, nil)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func (s *Server) terminate() error {
 		}
 	}
 	if s.cfg.Runner == RunnerDocker {
-		removeContainer(ContainerName(s.cfg))
+		removeContainer(containerName(s.cfg))
 	}
 	t := time.NewTimer(10 * time.Second)
 	defer t.Stop()
@@ -261,12 +261,12 @@ func removeContainer(name string) {
 	_ = exec.CommandContext(ctx, "docker", "rm", "-f", name).Run()
 }
 
-// EngineInfo is the report's Engine section for this server: the engine
+// engineInfo is the report's Engine section for this server: the engine
 // ("vllm", "sglang"), version and commit from its log (or /version,
 // SGLang's /get_server_info), quantization from the config or the log (the
 // dtype when the model is not quantized), build (the venv or the image)
 // and the KV cache size the engine reported.
-func (s *Server) EngineInfo() engine.EngineInfo {
+func (s *Server) engineInfo() engine.EngineInfo {
 	f := s.Facts()
 	s.mu.Lock()
 	version := f.Version
@@ -276,7 +276,7 @@ func (s *Server) EngineInfo() engine.EngineInfo {
 	s.mu.Unlock()
 	commit := f.Commit
 	if commit == "" {
-		commit = CommitFromVersion(version)
+		commit = commitFromVersion(version)
 	}
 	quant := s.cfg.Quantization
 	if quant == "" {
@@ -317,15 +317,15 @@ func dtypeLabel(dtype string) string {
 // key and served model, Alive (so a server that dies ends the run) and the
 // report's Engine section, Run model and Launch command.
 func (s *Server) Subject() measure.Subject {
-	t := measure.Subject{Target: measure.Target{BaseURL: s.BaseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.ServedName()}}
-	t.Alive = s.Alive
-	t.ServingGPUs = s.cfg.ServingGPUs()
-	t.Header.Engine = s.EngineInfo()
+	t := measure.Subject{Target: measure.Target{BaseURL: s.baseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.servedName()}}
+	t.Alive = s.alive
+	t.ServingGPUs = s.cfg.servingGPUs()
+	t.Header.Engine = s.engineInfo()
 	t.Header.LaunchCommand = s.display
 	t.Header.Run.Model = s.cfg.Model
-	t.Header.Run.ServedModel = s.cfg.ServedName()
+	t.Header.Run.ServedModel = s.cfg.servedName()
 	t.Header.Run.Revision = s.cfg.Revision
-	t.Header.Run.Endpoint = s.BaseURL()
+	t.Header.Run.Endpoint = s.baseURL()
 	t.Header.Hardware = s.Hardware(engine.HardwareInfo{})
 	return t
 }
@@ -341,7 +341,7 @@ func (s *Server) Hardware(local engine.HardwareInfo) engine.HardwareInfo {
 		return h
 	}
 	if s.ray != nil {
-		h.AddNote("vLLM runs on the " + s.ray.Describe() + ".")
+		h.AddNote("vLLM runs on the " + s.ray.describe() + ".")
 	}
 	return h
 }
@@ -373,6 +373,6 @@ func (s *Server) cpuEngine() string {
 	return strings.Join(strings.Fields(s.cfg.flavor().title+" "+v), " ") + " on the CPU"
 }
 
-// RayCluster is the Ray cluster the server runs on, as `ray status` saw it
+// rayCluster is the Ray cluster the server runs on, as `ray status` saw it
 // before the start; nil unless distributed_executor_backend is "ray".
-func (s *Server) RayCluster() *RayCluster { return s.ray }
+func (s *Server) rayCluster() *RayCluster { return s.ray }

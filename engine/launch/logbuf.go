@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// LogLines is how many of the server's last log lines are kept in memory.
-const LogLines = 2000
+// logLines is how many of the server's last log lines are kept in memory.
+const logLines = 2000
 
 // maxLineBytes cuts overlong lines (a progress bar without newlines) so one
 // line never holds the reader up.

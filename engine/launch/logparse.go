@@ -86,7 +86,7 @@ func addVLLMFacts(f *LogFacts, line string) {
 	if f.Version == "" && (strings.Contains(line, "version") || strings.Contains(line, "LLM engine")) {
 		if m := versionRE.FindStringSubmatch(line); m != nil {
 			f.Version = strings.TrimRight(m[1], ".-+")
-			f.Commit = CommitFromVersion(f.Version)
+			f.Commit = commitFromVersion(f.Version)
 		}
 	}
 	if strings.Contains(line, "KV cache size") {
@@ -157,9 +157,9 @@ func gibOf(re *regexp.Regexp, line string, old float64) float64 {
 	return old
 }
 
-// CommitFromVersion returns the git commit in a development version such as
+// commitFromVersion returns the git commit in a development version such as
 // "0.30.1rc1.dev452+g73a583112" ("73a583112"), or "" when there is none.
-func CommitFromVersion(version string) string {
+func commitFromVersion(version string) string {
 	if m := commitRE.FindStringSubmatch(version); m != nil {
 		return m[1]
 	}

@@ -83,7 +83,7 @@ func TestParseLogFirstVersionLastKV(t *testing.T) {
 	if f.Version != "0.10.0" || f.KVCacheTokens != 2000 {
 		t.Errorf("facts = %+v", f)
 	}
-	if f.Fatal == nil || f.Fatal.Kind != FatalNoKVCacheMemory {
+	if f.Fatal == nil || f.Fatal.Kind != fatalNoKVCacheMemory {
 		t.Errorf("fatal = %+v, want the first one (no KV cache memory)", f.Fatal)
 	}
 }
@@ -93,7 +93,7 @@ func TestCommitFromVersion(t *testing.T) {
 		"0.30.1rc1.dev452+g73a583112": "73a583112", "0.11.1.dev0+gb8b302cde.d20251203": "b8b302cde",
 		"0.32.0": "", "0.9.0+cu128": "", "": "",
 	} {
-		if got := CommitFromVersion(v); got != want {
+		if got := commitFromVersion(v); got != want {
 			t.Errorf("CommitFromVersion(%q) = %q, want %q", v, got, want)
 		}
 	}
@@ -106,37 +106,37 @@ var diagnoseTests = []struct {
 }{
 	{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.56 GiB", FatalOutOfMemory, "lower --gpu-memory-utilization"},
 	{"RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB", FatalOutOfMemory, "--max-model-len"},
-	{"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.", FatalNoKVCacheMemory, "raise --gpu-memory-utilization"},
+	{"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.", fatalNoKVCacheMemory, "raise --gpu-memory-utilization"},
 	{"ValueError: To serve at least one request with the models's max seq len (131072), (24.00 GiB KV cache is needed, which is larger than the available KV cache memory (12.00 GiB). " +
 		"Based on the available memory, the estimated maximum model length is 65536. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
-		FatalKVCacheTooSmall, "--max-model-len 65536 fits"},
-	{"ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000).", FatalKVCacheTooSmall, "lower --max-model-len"},
+		fatalKVCacheTooSmall, "--max-model-len 65536 fits"},
+	{"ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000).", fatalKVCacheTooSmall, "lower --max-model-len"},
 	{"ValueError: Free memory on device cuda:0 (20.1/23.6 GiB) on startup is less than desired GPU memory utilization (0.9, 21.2 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
-		FatalFreeMemory, "lower --gpu-memory-utilization"},
+		fatalFreeMemory, "lower --gpu-memory-utilization"},
 	{"ValueError: User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None in model's config.json).",
-		FatalMaxModelLen, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"},
+		fatalMaxModelLen, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"},
 	{"huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-x) Repository Not Found for url: https://huggingface.co/api/models/nope/nope/revision/main.",
-		FatalModelNotFound, "check the model id"},
-	{"ValueError: Invalid repository ID or local directory specified: 'nope'.", FatalModelNotFound, "local path"},
+		fatalModelNotFound, "check the model id"},
+	{"ValueError: Invalid repository ID or local directory specified: 'nope'.", fatalModelNotFound, "local path"},
 	{"huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json.",
-		FatalGatedRepo, "set HF_TOKEN"},
-	{"Access to model meta-llama/Llama-3.1-8B is restricted. You must have access to it and be authenticated to access it. Please log in.", FatalGatedRepo, "HF_TOKEN"},
+		fatalGatedRepo, "set HF_TOKEN"},
+	{"Access to model meta-llama/Llama-3.1-8B is restricted. You must have access to it and be authenticated to access it. Please log in.", fatalGatedRepo, "HF_TOKEN"},
 	{"ModuleNotFoundError: No module named 'vllm'", FatalNotInstalled, "pip install vllm"},
-	{"requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/x", FatalGatedRepo, "accept the model's license"},
-	{"ValueError: Model architectures ['DeepseekOCRForCausalLM'] are not supported for now. Supported architectures: dict_keys(['ApertusForCausalLM'])", FatalUnsupportedArch, "upgrade vLLM"},
-	{"ValueError: The repository for org/x contains custom code which must be executed to correctly load the model.", FatalTrustRemoteCode, "trust_remote_code = true"},
-	{"Please pass the argument `trust_remote_code=True` to allow custom code to be run.", FatalTrustRemoteCode, "trust_remote_code"},
-	{"OSError: [Errno 98] Address already in use", FatalAddressInUse, "choose another port"},
-	{"ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use", FatalAddressInUse, "another port"},
-	{"docker: Error response from daemon: Conflict. The container name \"/speedmatrix-vllm-8000\" is already in use by container \"abc\".", FatalContainerConflict, "docker rm -f"},
-	{"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].", FatalDockerGPU, "NVIDIA Container Toolkit"},
-	{"RuntimeError: No CUDA GPUs are available", FatalNoGPU, "nvidia-smi"},
-	{"RuntimeError: Failed to infer device type", FatalNoGPU, "driver"},
+	{"requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/x", fatalGatedRepo, "accept the model's license"},
+	{"ValueError: Model architectures ['DeepseekOCRForCausalLM'] are not supported for now. Supported architectures: dict_keys(['ApertusForCausalLM'])", fatalUnsupportedArch, "upgrade vLLM"},
+	{"ValueError: The repository for org/x contains custom code which must be executed to correctly load the model.", fatalTrustRemoteCode, "trust_remote_code = true"},
+	{"Please pass the argument `trust_remote_code=True` to allow custom code to be run.", fatalTrustRemoteCode, "trust_remote_code"},
+	{"OSError: [Errno 98] Address already in use", fatalAddressInUse, "choose another port"},
+	{"ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use", fatalAddressInUse, "another port"},
+	{"docker: Error response from daemon: Conflict. The container name \"/speedmatrix-vllm-8000\" is already in use by container \"abc\".", fatalContainerConflict, "docker rm -f"},
+	{"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].", fatalDockerGPU, "NVIDIA Container Toolkit"},
+	{"RuntimeError: No CUDA GPUs are available", fatalNoGPU, "nvidia-smi"},
+	{"RuntimeError: Failed to infer device type", fatalNoGPU, "driver"},
 	// vLLM 0.32's CPU worker (vllm/v1/worker/cpu_worker.py).
 	{"ValueError: Available memory on node 0 (1.20/3.80 GiB) on kv cache allocation is less than requested memory for kv (4.00 GiB). " +
-		"Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other processes.", FatalCPUMemory, "VLLM_CPU_KVCACHE_SPACE"},
+		"Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other processes.", fatalCPUMemory, "VLLM_CPU_KVCACHE_SPACE"},
 	{"ValueError: Available memory on node 0 (1.20/3.80 GiB) on startup is less than desired CPU memory utilization (0.9, 3.42 GiB).",
-		FatalCPUMemory, "share of RAM"},
+		fatalCPUMemory, "share of RAM"},
 }
 
 func TestDiagnose(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 // cudaVisibleDevices is the variable that limits a CUDA process to some GPUs.
 const cudaVisibleDevices = "CUDA_VISIBLE_DEVICES"
 
-// GPUsNeeded is how many GPUs the server uses: tensor × pipeline × data
+// gpusNeeded is how many GPUs the server uses: tensor × pipeline × data
 // parallel size, each 1 when unset.
-func (cfg ServerConfig) GPUsNeeded() int {
+func (cfg ServerConfig) gpusNeeded() int {
 	return max(cfg.TensorParallelSize, 1) * max(cfg.PipelineParallelSize, 1) * max(cfg.DataParallelSize, 1)
 }
 
@@ -26,12 +26,12 @@ func (cfg ServerConfig) visibleDevices() string {
 	return strings.Join(ids, ",")
 }
 
-// ServingGPUs are the GPUs of this machine the server runs on, so that
+// servingGPUs are the GPUs of this machine the server runs on, so that
 // J/token sums their power and no other's: cfg's gpus, else the indices of
 // CUDA_VISIBLE_DEVICES in its env. Nil when vLLM may use every GPU, when
 // CUDA_VISIBLE_DEVICES names GPUs by UUID, or on a Ray cluster (whose other
 // nodes' GPUs this machine's telemetry doesn't see).
-func (cfg ServerConfig) ServingGPUs() []engine.GPUKey {
+func (cfg ServerConfig) servingGPUs() []engine.GPUKey {
 	if cfg.usesRay() {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (cfg ServerConfig) gpuProblems() []error {
 	if _, ok := cfg.Env[cudaVisibleDevices]; ok {
 		errs = append(errs, fmt.Errorf("gpus and env %s both pick the GPUs: keep one", cudaVisibleDevices))
 	}
-	if need := cfg.GPUsNeeded(); need > len(cfg.GPUs) && !cfg.usesRay() {
+	if need := cfg.gpusNeeded(); need > len(cfg.GPUs) && !cfg.usesRay() {
 		errs = append(errs, fmt.Errorf("tensor_parallel_size × pipeline_parallel_size × data_parallel_size needs %d GPUs but gpus lists %d: list more GPUs or lower the sizes", need, len(cfg.GPUs)))
 	}
 	return errs
@@ -89,7 +89,7 @@ func (cfg ServerConfig) usesRay() bool { return cfg.DistributedExecutorBackend =
 // GeForce RTX 4090, 24 GiB) and GPU 1 (…) differ: …". "" when they are, or
 // when the server uses one GPU.
 func MixedGPUs(cfg ServerConfig, gpus []engine.GPUInfo) string {
-	need := cfg.GPUsNeeded()
+	need := cfg.gpusNeeded()
 	if need < 2 || cfg.usesRay() {
 		return ""
 	}

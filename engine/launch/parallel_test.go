@@ -34,7 +34,7 @@ func TestParallelArgs(t *testing.T) {
 
 func TestGPUsPickTheDevices(t *testing.T) {
 	cfg := ServerConfig{Model: "m", TensorParallelSize: 2, GPUs: []int{2, 3}, RayAddress: "10.0.0.1:6379", DistributedExecutorBackend: "ray"}
-	env := Environ(cfg, []string{"PATH=/bin", "CUDA_VISIBLE_DEVICES=0"})
+	env := environ(cfg, []string{"PATH=/bin", "CUDA_VISIBLE_DEVICES=0"})
 	if !slices.Contains(env, "CUDA_VISIBLE_DEVICES=2,3") || slices.Contains(env, "CUDA_VISIBLE_DEVICES=0") || !slices.Contains(env, "RAY_ADDRESS=10.0.0.1:6379") {
 		t.Errorf("Environ = %q: want CUDA_VISIBLE_DEVICES=2,3 (replacing ours) and RAY_ADDRESS", env)
 	}
@@ -119,7 +119,7 @@ func TestServingGPUs(t *testing.T) {
 		{"ray", ServerConfig{GPUs: []int{0, 1}, DistributedExecutorBackend: "ray"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.cfg.ServingGPUs(); !slices.Equal(got, tc.want) {
+			if got := tc.cfg.servingGPUs(); !slices.Equal(got, tc.want) {
 				t.Errorf("ServingGPUs() = %v, want %v", got, tc.want)
 			}
 		})

@@ -22,9 +22,9 @@ import (
 // that is still starting. Both are variables so that tests need not wait.
 var rayTimeout, rayStartingPoll = 30 * time.Second, 2 * time.Second
 
-// ErrRayStarting is ParseRayStatus's error for what `ray status` prints in
+// errRayStarting is ParseRayStatus's error for what `ray status` prints in
 // the seconds after `ray start --head`, before the autoscaler's first report.
-var ErrRayStarting = errors.New("ray status has no cluster status yet: the cluster is starting")
+var errRayStarting = errors.New("ray status has no cluster status yet: the cluster is starting")
 
 // Setup problems of a server on a Ray cluster.
 const (
@@ -43,13 +43,13 @@ type RayCluster struct {
 	GPUs, GPUsUsed, GPUsReserved float64
 }
 
-// FreeGPUs is how many GPUs no Ray task or placement group holds.
-func (c RayCluster) FreeGPUs() int { return int(math.Floor(c.GPUs - c.GPUsUsed - c.GPUsReserved)) }
+// freeGPUs is how many GPUs no Ray task or placement group holds.
+func (c RayCluster) freeGPUs() int { return int(math.Floor(c.GPUs - c.GPUsUsed - c.GPUsReserved)) }
 
-// Describe is the Hardware section's line of the cluster: "Ray cluster at
+// describe is the Hardware section's line of the cluster: "Ray cluster at
 // 10.0.0.1:6379: 2 nodes (node_f204223d…, node_9dd2f54b…), 4 GPUs, 0 in use",
 // and ", 1 reserved by placement groups" when groups hold GPUs.
-func (c RayCluster) Describe() string {
+func (c RayCluster) describe() string {
 	at := "Ray cluster"
 	if c.Address != "" {
 		at += " at " + c.Address
@@ -80,16 +80,16 @@ func shortNode(n string) string {
 	return n
 }
 
-// ParseRayStatus reads the output of `ray status`: the nodes under Active
+// parseRayStatus reads the output of `ray status`: the nodes under Active
 // and Idle ("1 node_…", "2 gpu-workers") and the GPUs of the first Total
 // Usage (older Rays: Usage) block, "0.0/16.0 GPU" or "1.0/2.0 GPU (1.0 used
 // of 2.0 reserved in placement groups)". A cluster without GPUs has no GPU
 // line. Output that says the cluster is starting is ErrRayStarting; other
 // output without a Node status heading is an error.
-func ParseRayStatus(text string) (RayCluster, error) {
+func parseRayStatus(text string) (RayCluster, error) {
 	var c RayCluster
 	if strings.HasPrefix(strings.TrimSpace(text), "No cluster status.") {
-		return c, ErrRayStarting
+		return c, errRayStarting
 	}
 	section, seenStatus, seenGPUs := "", false, false
 	for _, line := range strings.Split(text, "\n") {
@@ -176,17 +176,17 @@ func checkRay(ctx context.Context, cfg ServerConfig) (*RayCluster, error) {
 			Fact: "distributed_executor_backend = \"ray\" needs Ray, and " + exe + " cannot be run",
 			Fix:  "install Ray where vLLM is (pip install 'ray[default]'), or set ray_executable"}
 	}
-	env := Environ(cfg, os.Environ())
+	env := environ(cfg, os.Environ())
 	address := envValue(env, rayAddressEnv)
 	c, err := rayStatus(ctx, path, env, address)
 	if err != nil {
 		return nil, err
 	}
 	c.Address = address
-	if need := cfg.GPUsNeeded(); c.FreeGPUs() < need {
+	if need := cfg.gpusNeeded(); c.freeGPUs() < need {
 		return nil, &SetupError{Kind: SetupRayNoGPUs, Subject: strconv.Itoa(need),
 			Fact: fmt.Sprintf("%s has %d free GPUs (%s), but tensor_parallel_size × pipeline_parallel_size × data_parallel_size needs %d",
-				rayWhere(address), c.FreeGPUs(), c.Describe(), need),
+				rayWhere(address), c.freeGPUs(), c.describe(), need),
 			Fix: "add GPU nodes to the cluster (ray start --address=HEAD:6379 on each), free the GPUs Ray tasks hold, or lower the sizes"}
 	}
 	return &c, nil
@@ -227,11 +227,11 @@ func rayStatus(ctx context.Context, path string, env []string, address string) (
 		case runErr != nil:
 			return RayCluster{}, down(runErr, "ray status cannot reach %s (%s)", where, said)
 		}
-		c, err := ParseRayStatus(out.String())
+		c, err := parseRayStatus(out.String())
 		if err == nil {
 			return c, nil
 		}
-		if !errors.Is(err, ErrRayStarting) {
+		if !errors.Is(err, errRayStarting) {
 			return RayCluster{}, &SetupError{Kind: SetupRayDown, Subject: address, Err: err,
 				Fact: fmt.Sprintf("%s did not print what ray status prints (%v)", path, err), Fix: "set ray_executable to Ray's ray"}
 		}

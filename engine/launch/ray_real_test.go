@@ -28,15 +28,15 @@ func TestRealRay(t *testing.T) {
 
 	t.Run("status", func(t *testing.T) {
 		var err error
-		live, err = rayStatus(t.Context(), exe, Environ(onRay(address, 1), os.Environ()), address)
+		live, err = rayStatus(t.Context(), exe, environ(onRay(address, 1), os.Environ()), address)
 		if err != nil || len(live.Nodes) == 0 {
 			t.Fatalf("rayStatus = %+v, %v: want a cluster of at least one node", live, err)
 		}
 		live.Address = address
-		t.Logf("%s, %d free", live.Describe(), live.FreeGPUs())
+		t.Logf("%s, %d free", live.describe(), live.freeGPUs())
 	})
 	t.Run("too-few-gpus", func(t *testing.T) {
-		free := live.FreeGPUs()
+		free := live.freeGPUs()
 		_, err := checkRay(t.Context(), onRay(address, free+1))
 		want := fmt.Sprintf("the Ray cluster at %s has %d free GPUs (", address, free)
 		var se *SetupError

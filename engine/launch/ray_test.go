@@ -41,16 +41,16 @@ func TestParseRayStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseRayStatus(tt.text)
-			if err != nil || c.FreeGPUs() != tt.free || c.Describe() != tt.describe {
-				t.Errorf("ParseRayStatus = %+v, %v; %d free, %q\nwant %d free, %q", c, err, c.FreeGPUs(), c.Describe(), tt.free, tt.describe)
+			c, err := parseRayStatus(tt.text)
+			if err != nil || c.freeGPUs() != tt.free || c.describe() != tt.describe {
+				t.Errorf("ParseRayStatus = %+v, %v; %d free, %q\nwant %d free, %q", c, err, c.freeGPUs(), c.describe(), tt.free, tt.describe)
 			}
 		})
 	}
-	if _, err := ParseRayStatus(rayRecording(t, "starting.txt")); !errors.Is(err, ErrRayStarting) {
+	if _, err := parseRayStatus(rayRecording(t, "starting.txt")); !errors.Is(err, errRayStarting) {
 		t.Errorf("a cluster still starting: %v, want ErrRayStarting", err)
 	}
-	if _, err := ParseRayStatus("usage: ray [OPTIONS] COMMAND [ARGS]...\n"); err == nil || errors.Is(err, ErrRayStarting) {
+	if _, err := parseRayStatus("usage: ray [OPTIONS] COMMAND [ARGS]...\n"); err == nil || errors.Is(err, errRayStarting) {
 		t.Errorf("the output of something else: %v", err)
 	}
 }
@@ -60,11 +60,11 @@ func FuzzParseRayStatus(f *testing.F) {
 		f.Add(rayRecording(f, name))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		c, err := ParseRayStatus(text)
+		c, err := parseRayStatus(text)
 		if err == nil && !strings.Contains(text, "Node status") {
 			t.Fatalf("parsed %+v from text without a Node status heading", c)
 		}
-		_ = c.Describe() // must not panic on whatever the nodes are
+		_ = c.describe() // must not panic on whatever the nodes are
 	})
 }
 
@@ -110,7 +110,7 @@ func TestCheckRay(t *testing.T) {
 	shortRayWaits(t)
 	cfg, log := rayConfig(t, "two-nodes", 4, 1)
 	c, err := checkRay(t.Context(), cfg)
-	if err != nil || c.Address != "10.0.0.1:6379" || len(c.Nodes) != 2 || c.FreeGPUs() != 4 {
+	if err != nil || c.Address != "10.0.0.1:6379" || len(c.Nodes) != 2 || c.freeGPUs() != 4 {
 		t.Fatalf("checkRay = %+v, %v: want the 2-node cluster at 10.0.0.1:6379 with 4 free GPUs", c, err)
 	}
 	if b, _ := os.ReadFile(log); strings.TrimSpace(string(b)) != "args=status RAY_ADDRESS=10.0.0.1:6379" {
@@ -144,7 +144,7 @@ func TestCheckRay(t *testing.T) {
 			c, err := checkRay(t.Context(), cfg)
 			if tt.kind == "" {
 				b, _ := os.ReadFile(log)
-				if calls := strings.Count(string(b), "\n"); err != nil || !strings.Contains(c.Describe(), tt.want) ||
+				if calls := strings.Count(string(b), "\n"); err != nil || !strings.Contains(c.describe(), tt.want) ||
 					strings.HasPrefix(tt.mode, "starting-then-") && calls != 2 {
 					t.Errorf("checkRay = %+v, %v after %d calls, want a cluster of %q", c, err, calls, tt.want)
 				}
@@ -177,7 +177,7 @@ func TestLaunchOnRay(t *testing.T) {
 		!strings.Contains(s.Display(), "RAY_ADDRESS=10.0.0.1:6379") {
 		t.Errorf("launch command %s", s.Display())
 	}
-	if c := s.RayCluster(); c == nil || len(c.Nodes) != 2 {
+	if c := s.rayCluster(); c == nil || len(c.Nodes) != 2 {
 		t.Errorf("RayCluster = %+v", c)
 	}
 	cfg.TensorParallelSize = 8

@@ -50,8 +50,8 @@ func TestRealStartupFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := ParseLog(string(b))
-	if f.Fatal == nil || f.Fatal.Kind != FatalCPUMemory || !strings.Contains(f.Fatal.Line, "less than desired CPU memory utilization") {
-		t.Fatalf("Fatal = %+v; want %s from the worker's ValueError", f.Fatal, FatalCPUMemory)
+	if f.Fatal == nil || f.Fatal.Kind != fatalCPUMemory || !strings.Contains(f.Fatal.Line, "less than desired CPU memory utilization") {
+		t.Fatalf("Fatal = %+v; want %s from the worker's ValueError", f.Fatal, fatalCPUMemory)
 	}
 	if msg := f.Fatal.Error(); !strings.Contains(msg, "--kv-cache-memory-bytes") || strings.Contains(msg, "\n") {
 		t.Errorf("Error() = %q: want one line that says to size the KV cache", msg)

@@ -20,8 +20,8 @@ import (
 // token nor a secret variable is in the log file, Logs, the subscribers or
 // the launch command, although the fakes echo them as vLLM and SGLang do.
 func TestSecretsNeverShown(t *testing.T) {
-	echoed := map[string]string{servers.VLLM: "'api_key': ['" + Redacted + "'], 'hf_token': '" + Redacted + "'",
-		servers.SGLang: "api_key='" + Redacted + "', "}
+	echoed := map[string]string{servers.VLLM: "'api_key': ['" + redacted + "'], 'hf_token': '" + redacted + "'",
+		servers.SGLang: "api_key='" + redacted + "', "}
 	for _, tt := range []struct{ engine, image string }{{servers.VLLM, "fake/vllm-openai:test"}, {servers.SGLang, "fake/sglang:test"}} {
 		for _, runner := range []Runner{RunnerExec, RunnerDocker} {
 			t.Run(tt.engine+" "+string(runner), func(t *testing.T) {
@@ -50,7 +50,7 @@ func secretsNeverShown(t *testing.T, engine string, runner Runner, image, echoed
 	if err := s.WaitReady(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest("GET", s.BaseURL()+"/v1/models", nil)
+	req, _ := http.NewRequest("GET", s.baseURL()+"/v1/models", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("the server does not take the key from its environment: %v %v", resp, err)
@@ -73,7 +73,7 @@ func secretsNeverShown(t *testing.T, engine string, runner Runner, image, echoed
 			}
 		}
 	}
-	if !strings.Contains(s.Display(), "--api-key "+Redacted) || !strings.Contains(cmdlines, guardName+" ") {
+	if !strings.Contains(s.Display(), "--api-key "+redacted) || !strings.Contains(cmdlines, guardName+" ") {
 		t.Errorf("Display = %s; guard in ps: %v", s.Display(), strings.Contains(cmdlines, guardName))
 	}
 	t.Logf("ps during the launch: %s", psLine(cmdlines, cfg.Port))

@@ -88,7 +88,7 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{cfg: cfg, display: Display(cfg), logs: newLogBuffer(LogLines),
+	s := &Server{cfg: cfg, display: Display(cfg), logs: newLogBuffer(logLines),
 		exited: make(chan struct{}), readerDone: make(chan struct{}), ray: cluster}
 	if isCPU {
 		s.cpuBuild = &build
@@ -115,7 +115,7 @@ func withKey(cfg ServerConfig) (ServerConfig, error) {
 	case cfg.Env[keyEnv] != "":
 		cfg.APIKey = cfg.Env[keyEnv]
 	default:
-		if cfg.APIKey, err = NewAPIKey(); err != nil {
+		if cfg.APIKey, err = newAPIKey(); err != nil {
 			err = fmt.Errorf("start %s: %w", cfg.flavor().name, err)
 		}
 	}
@@ -146,12 +146,12 @@ func (s *Server) start() error {
 		f.Close()
 		return fmt.Errorf("start %s: %w", name, err)
 	}
-	env := Environ(s.cfg, os.Environ())
+	env := environ(s.cfg, os.Environ())
 	s.exe, s.secrets, s.logFile, s.logPath = exe, secretsOf(s.cfg, env), f, f.Name()
 	s.record("$ " + s.display)
 	container := ""
 	if s.cfg.Runner == RunnerDocker {
-		container = ContainerName(s.cfg)
+		container = containerName(s.cfg)
 	}
 	argv[0] = exe
 	p, err := startProcess(argv, env, pw, container)
@@ -217,12 +217,12 @@ func (s *Server) record(line string) {
 	s.logs.add(line)
 }
 
-// Config is the configuration the server runs with (defaults and the
+// config is the configuration the server runs with (defaults and the
 // generated API key filled in).
-func (s *Server) Config() ServerConfig { return s.cfg }
+func (s *Server) config() ServerConfig { return s.cfg }
 
-// BaseURL is where clients reach the server, e.g. http://127.0.0.1:8000.
-func (s *Server) BaseURL() string { return s.cfg.BaseURL() }
+// baseURL is where clients reach the server, e.g. http://127.0.0.1:8000.
+func (s *Server) baseURL() string { return s.cfg.baseURL() }
 
 // Display is the server's command line with secrets redacted.
 func (s *Server) Display() string { return s.display }
@@ -251,10 +251,10 @@ func (s *Server) Facts() LogFacts {
 	return s.facts
 }
 
-// Alive returns nil while the server runs; ErrStopped after Stop; and a
+// alive returns nil while the server runs; ErrStopped after Stop; and a
 // *ServerError with the exit status, the reason and the last log lines when
 // the server died by itself (what it left running is then ended too).
-func (s *Server) Alive() error {
+func (s *Server) alive() error {
 	select {
 	case <-s.exited:
 	default:

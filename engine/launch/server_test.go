@@ -144,7 +144,7 @@ func launch(t *testing.T, ctx context.Context, cfg ServerConfig) (*Server, error
 func checkKeyRequired(t *testing.T, s *Server, key string) {
 	t.Helper()
 	for auth, want := range map[string]int{"Bearer " + key: 200, "Bearer wrong": 401} {
-		req, _ := http.NewRequest("GET", s.BaseURL()+"/v1/models", nil)
+		req, _ := http.NewRequest("GET", s.baseURL()+"/v1/models", nil)
 		req.Header.Set("Authorization", auth)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -179,7 +179,7 @@ func TestStartReady(t *testing.T) {
 	if err := s.WaitReady(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	key := s.Config().APIKey
+	key := s.config().APIKey
 	if !strings.HasPrefix(key, "sm-") {
 		t.Fatalf("no API key generated: %q", key)
 	}
@@ -198,7 +198,7 @@ func TestStartReady(t *testing.T) {
 	if groupAlive(s.pgid) {
 		t.Errorf("group %d (server and engine core child) alive after Stop", s.pgid)
 	}
-	if err := s.Alive(); !errors.Is(err, ErrStopped) {
+	if err := s.alive(); !errors.Is(err, ErrStopped) {
 		t.Errorf("Alive after Stop = %v", err)
 	}
 	if err := s.Stop(); err != nil {
@@ -215,7 +215,7 @@ func checkEngineInfo(t *testing.T, s *Server) {
 		e.KVCacheTokens <= 0 || e.KVCacheTokens != s.Facts().KVCacheTokens || e.MaxModelLen != s.Facts().ConcurrencyTokens || e.MaxModelLen <= 0 {
 		t.Errorf("EngineInfo = %+v", e)
 	}
-	if tg.BaseURL != s.BaseURL() || tg.APIKey != s.Config().APIKey || tg.Model != "bench" || tg.Alive() != nil ||
+	if tg.BaseURL != s.baseURL() || tg.APIKey != s.config().APIKey || tg.Model != "bench" || tg.Alive() != nil ||
 		tg.Header.Run.Model != "fake/model" || !strings.Contains(tg.Header.LaunchCommand, "--api-key <redacted>") {
 		t.Errorf("Target = %+v", tg)
 	}
@@ -236,8 +236,8 @@ func checkLogs(t *testing.T, s *Server, key string) {
 			t.Error("log shows the API key")
 		}
 	}
-	if filepath.Dir(s.LogPath()) != s.Config().LogDir {
-		t.Errorf("log file %s not in %s", s.LogPath(), s.Config().LogDir)
+	if filepath.Dir(s.LogPath()) != s.config().LogDir {
+		t.Errorf("log file %s not in %s", s.LogPath(), s.config().LogDir)
 	}
 }
 
@@ -283,14 +283,14 @@ func TestDiesMidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Alive(); err != nil {
+	if err := s.alive(); err != nil {
 		t.Fatalf("Alive = %v", err)
 	}
-	if resp, err := http.Get(s.BaseURL() + "/fake/die"); err == nil {
+	if resp, err := http.Get(s.baseURL() + "/fake/die"); err == nil {
 		resp.Body.Close()
 	}
 	waitExit(t, s)
-	err = s.Alive()
+	err = s.alive()
 	var se *ServerError
 	if !errors.As(err, &se) || se.Fatal == nil || se.Fatal.Kind != FatalOutOfMemory || !strings.Contains(err.Error(), "exited (exit status 1) while running") {
 		t.Errorf("Alive = %v", err)
@@ -298,7 +298,7 @@ func TestDiesMidRun(t *testing.T) {
 	if groupAlive(s.pgid) {
 		t.Error("the dead server's engine core child is still running")
 	}
-	if again := s.Alive(); again != err {
+	if again := s.alive(); again != err {
 		t.Errorf("second Alive = %v, want the same error", again)
 	}
 }
@@ -337,7 +337,7 @@ func TestContextEndStopsServer(t *testing.T) {
 	if err := s.Stop(); err != nil || groupAlive(s.pgid) {
 		t.Errorf("Stop = %v, group alive %v", err, groupAlive(s.pgid))
 	}
-	if err := s.Alive(); !errors.Is(err, ErrStopped) {
+	if err := s.alive(); !errors.Is(err, ErrStopped) {
 		t.Errorf("Alive = %v", err)
 	}
 }

@@ -105,7 +105,7 @@ func TestLaunchReadsKeyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Config().APIKey != "sm-from-the-file" || s.Subject().APIKey != "sm-from-the-file" {
-		t.Errorf("key = %q", s.Config().APIKey)
+	if s.config().APIKey != "sm-from-the-file" || s.Subject().APIKey != "sm-from-the-file" {
+		t.Errorf("key = %q", s.config().APIKey)
 	}
 }

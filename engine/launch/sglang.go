@@ -10,10 +10,10 @@ import (
 
 // SGLang's defaults.
 const (
-	DefaultSGLangExecutable  = "python3"
-	DefaultSGLangDockerImage = "lmsysorg/sglang:latest"
-	// SGLangAPIKeyEnv carries the API key to SGLang (see sglangLauncher).
-	SGLangAPIKeyEnv = "SGLANG_API_KEY"
+	defaultSGLangExecutable  = "python3"
+	defaultSGLangDockerImage = "lmsysorg/sglang:latest"
+	// sgLangAPIKeyEnv carries the API key to SGLang (see sglangLauncher).
+	sgLangAPIKeyEnv = "SGLANG_API_KEY"
 )
 
 // sglangLauncher is the Python that runs `python3 -m sglang.launch_server`
@@ -26,15 +26,15 @@ const (
 // SGLang's own processes do not inherit it. runpy with alter_sys is what
 // `python -m` does, so SGLang's spawned processes import the module as
 // they would under -m.
-const sglangLauncher = `import os,runpy,sys;k=os.environ.pop("` + SGLangAPIKeyEnv + `","");` +
+const sglangLauncher = `import os,runpy,sys;k=os.environ.pop("` + sgLangAPIKeyEnv + `","");` +
 	`sys.argv+=["--api-key",k] if k else [];` +
 	`runpy.run_module("sglang.launch_server",run_name="__main__",alter_sys=True)`
 
 // sglangFlavor is `python3 -m sglang.launch_server`.
 var sglangFlavor = flavor{
 	name: servers.SGLang, title: servers.SGLangTitle, repository: "github.com/sgl-project/sglang",
-	executable: DefaultSGLangExecutable, venvProgram: "python3", install: `pip install "sglang[all]"`,
-	image: DefaultSGLangDockerImage, keyEnv: SGLangAPIKeyEnv, args: sglangArgs,
+	executable: defaultSGLangExecutable, venvProgram: "python3", install: `pip install "sglang[all]"`,
+	image: defaultSGLangDockerImage, keyEnv: sgLangAPIKeyEnv, args: sglangArgs,
 	entry: sglangEntry,
 	// The image has no entrypoint: the command is the whole python3 line.
 	inImage: func(run bool, args []string) []string {
@@ -212,16 +212,16 @@ var sglangDiagnoses = []diagnosis{
 	{kind: FatalNotInstalled, summary: "the Python of the executable has no sglang package",
 		advice: `install SGLang in that environment (pip install "sglang[all]") or set executable to the bin/python3 of a venv that has it`,
 		any:    []string{"No module named 'sglang'", "No module named sglang"}},
-	{kind: FatalNoKVCacheMemory, summary: "the model left no GPU memory for the KV cache",
+	{kind: fatalNoKVCacheMemory, summary: "the model left no GPU memory for the KV cache",
 		advice: "raise gpu_memory_utilization (--mem-fraction-static), free the GPU of other processes (see nvidia-smi), or use more GPUs (tensor_parallel_size)",
 		any:    []string{"Not enough memory. Please try to increase --mem-fraction-static"}},
 	{kind: FatalOutOfMemory, summary: "the GPU ran out of memory",
 		advice: "lower gpu_memory_utilization (--mem-fraction-static) or max_model_len (--context-length), or free the GPU of other processes (see nvidia-smi)",
 		any:    []string{"CUDA out of memory", "OutOfMemoryError", "HIP out of memory"}},
-	{kind: FatalMaxModelLen, summary: "max_model_len (--context-length) is longer than the model supports",
+	{kind: fatalMaxModelLen, summary: "max_model_len (--context-length) is longer than the model supports",
 		advice: "lower max_model_len to the model's maximum (or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 in env if you know it handles more)",
 		all:    []string{"context_length", "is greater than the derived context_length"}},
-	{kind: FatalNoGPU, summary: "SGLang found no usable GPU",
+	{kind: fatalNoGPU, summary: "SGLang found no usable GPU",
 		advice: "check nvidia-smi and the NVIDIA driver (and CUDA_VISIBLE_DEVICES in env)",
 		any:    []string{"No CUDA GPUs are available", "Found no NVIDIA driver", "CUDA driver version is insufficient"}},
 }

@@ -46,8 +46,8 @@ func TestSGLangStart(t *testing.T) {
 		info.KVCacheTokens != f.KVCacheTokens || info.MaxNumSeqs != 64 || info.Quantization != "BF16" {
 		t.Errorf("Engine section = %+v", info)
 	}
-	checkKeyRequired(t, s, s.Config().APIKey)
-	if !strings.Contains(s.Display(), "python3 -m sglang.launch_server --model-path fake/model") || !strings.Contains(s.Display(), "--api-key "+Redacted) {
+	checkKeyRequired(t, s, s.config().APIKey)
+	if !strings.Contains(s.Display(), "python3 -m sglang.launch_server --model-path fake/model") || !strings.Contains(s.Display(), "--api-key "+redacted) {
 		t.Errorf("Display = %s", s.Display())
 	}
 	if !strings.HasPrefix(filepath.Base(s.LogPath()), "sglang-") {
@@ -101,7 +101,7 @@ if __name__ == "__main__":
 	cfg := ServerConfig{Engine: servers.SGLang, Executable: python, Model: "m", Port: 30000, APIKey: "sm-key-in-memory-only"}.WithDefaults()
 	argv := Command(cfg)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = Environ(cfg, append(os.Environ(), "PYTHONPATH="+filepath.Dir(pkg)))
+	cmd.Env = environ(cfg, append(os.Environ(), "PYTHONPATH="+filepath.Dir(pkg)))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)

@@ -61,7 +61,7 @@ func TestSGLangCommand(t *testing.T) {
 	if slices.ContainsFunc(run, func(a string) bool { return strings.Contains(a, cfg.APIKey) }) {
 		t.Errorf("the key is on the command line: %q", run)
 	}
-	if env := Environ(cfg, []string{"PATH=/usr/bin", "SGLANG_API_KEY=stale"}); !slices.Contains(env, "SGLANG_API_KEY="+cfg.APIKey) ||
+	if env := environ(cfg, []string{"PATH=/usr/bin", "SGLANG_API_KEY=stale"}); !slices.Contains(env, "SGLANG_API_KEY="+cfg.APIKey) ||
 		slices.Contains(env, "SGLANG_API_KEY=stale") {
 		t.Errorf("Environ = %q, want SGLANG_API_KEY=%s", env, cfg.APIKey)
 	}
@@ -111,7 +111,7 @@ func TestSGLangConfig(t *testing.T) {
 	if got := (ServerConfig{Model: "m"}).WithDefaults(); got.Engine != servers.VLLM || got.Executable != DefaultExecutable {
 		t.Errorf("default engine %q, executable %q", got.Engine, got.Executable)
 	}
-	if got := (ServerConfig{Engine: servers.SGLang, Runner: RunnerDocker, Model: "m"}).WithDefaults(); got.DockerImage != DefaultSGLangDockerImage {
+	if got := (ServerConfig{Engine: servers.SGLang, Runner: RunnerDocker, Model: "m"}).WithDefaults(); got.DockerImage != defaultSGLangDockerImage {
 		t.Errorf("SGLang's default image = %q", got.DockerImage)
 	}
 	for _, tt := range []struct {
@@ -183,11 +183,11 @@ func TestSGLangDiagnose(t *testing.T) {
 		{"[2026-12-01 10:00:21 TP0] Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
 			FatalOutOfMemory, "the GPU ran out of memory: lower gpu_memory_utilization (--mem-fraction-static) or max_model_len (--context-length), or free the GPU of other processes (see nvidia-smi) (SGLang: Scheduler hit an exception: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.)"},
 		{"[2026-12-01 10:00:21 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
-			FatalNoKVCacheMemory, ""},
+			fatalNoKVCacheMemory, ""},
 		{"ValueError: User-specified context_length (200000) is greater than the derived context_length (131072).",
-			FatalMaxModelLen, ""},
+			fatalMaxModelLen, ""},
 		{"OSError: [Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address already in use",
-			FatalAddressInUse, ""},
+			fatalAddressInUse, ""},
 	} {
 		f, ok := sglangFlavor.diagnose(tt.line)
 		if !ok || f.Kind != tt.kind {

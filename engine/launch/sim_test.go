@@ -27,11 +27,11 @@ func TestServesSimulator(t *testing.T) {
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Errorf("ready after %v, before the simulator's start-up delay", d)
 	}
-	e := s.EngineInfo()
+	e := s.engineInfo()
 	if e.KVCacheTokens != tiny.KVCacheTokens || e.MaxModelLen != 4096 || e.Quantization != "fp8" {
 		t.Errorf("EngineInfo = %+v", e)
 	}
-	c := openai.New(s.BaseURL(), s.Config().APIKey)
+	c := openai.New(s.baseURL(), s.config().APIKey)
 	models, err := c.Models(context.Background())
 	if err != nil || len(models) != 1 || models[0].ID != "bench" || models[0].MaxModelLen != 4096 {
 		t.Fatalf("Models = %+v, %v", models, err)
@@ -41,7 +41,7 @@ func TestServesSimulator(t *testing.T) {
 	if err != nil || st.Usage == nil || st.Usage.CompletionTokens != 4 {
 		t.Errorf("Stream = %+v, %v", st, err)
 	}
-	if _, err := openai.New(s.BaseURL(), "wrong").Models(context.Background()); err == nil {
+	if _, err := openai.New(s.baseURL(), "wrong").Models(context.Background()); err == nil {
 		t.Error("the server accepted a wrong API key")
 	}
 }

@@ -33,7 +33,7 @@ const maxSuggestedUtilization = 0.90
 // its config.json in the local HF cache.
 func Suggest(hw engine.HardwareInfo, model string) Suggestion {
 	var s Suggestion
-	cfg, _ := ModelConfig(model)
+	cfg, _ := modelConfig(model)
 	gpus := identicalGPUs(hw.GPUs)
 	if len(gpus) == 0 {
 		s.Notes = append(s.Notes, "no GPU detected: tensor-parallel size and memory utilization left to vLLM")
@@ -228,9 +228,9 @@ func localModelsIn(hub string) ([]LocalModel, error) {
 	return models, nil
 }
 
-// ModelConfig reads config.json of model: a local directory, or an HF id
+// modelConfig reads config.json of model: a local directory, or an HF id
 // found in the local cache.
-func ModelConfig(model string) (map[string]any, error) {
+func modelConfig(model string) (map[string]any, error) {
 	p, err := hfcache.ConfigPath(model)
 	if err != nil {
 		return nil, err

@@ -77,11 +77,11 @@ func TestSuggestBusyGPU(t *testing.T) {
 func TestModelConfigLocalDir(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "config.json"), `{"max_position_embeddings": 40960}`)
-	cfg, err := ModelConfig(dir)
+	cfg, err := modelConfig(dir)
 	if err != nil || configMaxLen(cfg) != 40960 {
 		t.Errorf("ModelConfig = %v, %v", cfg, err)
 	}
-	if _, err := ModelConfig(filepath.Join(dir, "nothing")); err == nil {
+	if _, err := modelConfig(filepath.Join(dir, "nothing")); err == nil {
 		t.Error("a missing model has a config")
 	}
 }

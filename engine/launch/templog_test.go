@@ -57,11 +57,11 @@ func TestFailedServersKeepTheirLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, err := http.Get(s.BaseURL() + "/fake/die"); err == nil {
+	if resp, err := http.Get(s.baseURL() + "/fake/die"); err == nil {
 		resp.Body.Close()
 	}
 	waitExit(t, s)
-	if err := s.Alive(); !errors.As(err, &se) {
+	if err := s.alive(); !errors.As(err, &se) {
 		t.Fatalf("Alive = %v, want a *ServerError", err)
 	}
 	_ = s.Stop()

@@ -14,7 +14,7 @@ import (
 // Lines of the Run section's Checks, saying which trust checks ran.
 const (
 	CheckServerMetrics = "Server checks: idle before the run, drain barrier between cells, per-cell cross-check with the server's /metrics"
-	CheckBusyAllowed   = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
+	checkBusyAllowed   = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
 )
 
 // startWatch sees whether the server serves its engine's /metrics and,
@@ -52,7 +52,7 @@ func (r *runner) startWatch(ctx context.Context) (bool, error) {
 		r.send(ctx, engine.Event{Kind: engine.EventServer, Time: s.At, Server: &ev})
 	}
 	if r.target.AllowBusy {
-		r.addCheck(CheckBusyAllowed)
+		r.addCheck(checkBusyAllowed)
 	} else {
 		r.addCheck(CheckServerMetrics)
 	}

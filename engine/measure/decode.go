@@ -185,7 +185,7 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		req.RID = d.r.requestID(n)
 	}
 	var counter tokenCounter
-	var loop LoopDetector
+	var loop loopDetector
 	detect := d.r.plan.LoopDetection
 	rec.Sent = time.Now()
 	out.start()

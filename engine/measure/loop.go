@@ -8,14 +8,14 @@ import (
 // periodic, some period repeated at least LoopMinRepeats times over at least
 // LoopMinChars characters.
 const (
-	LoopMinChars   = 2048
-	LoopMinRepeats = 4
+	loopMinChars   = 2048
+	loopMinRepeats = 4
 )
 
 // loopWindowBytes is how much of the tail the detector keeps. A period longer
 // than a quarter of it can't repeat four times inside it, so it also bounds
 // the longest period found (2,048 bytes).
-const loopWindowBytes = 4 * LoopMinChars
+const loopWindowBytes = 4 * loopMinChars
 
 // loopCheckEvery is how many new bytes arrive between two checks: each check
 // costs O(loopWindowBytes), so this keeps the cost near 32 operations a byte.
@@ -24,11 +24,11 @@ const loopCheckEvery = 256
 // loopProbeBytes is the tail that must occur earlier for a check to go on.
 const loopProbeBytes = 32
 
-// LoopDetector watches a stream of text and reports when its tail has become
+// loopDetector watches a stream of text and reports when its tail has become
 // periodic: a period repeated at least LoopMinRepeats times over at least
 // LoopMinChars bytes. Short repeated phrases in prose never cover 2,048
 // bytes exactly, so they don't fire. The zero value is ready to use.
-type LoopDetector struct {
+type loopDetector struct {
 	buf       []byte
 	sinceLast int
 	looped    bool
@@ -38,7 +38,7 @@ type LoopDetector struct {
 
 // Write adds text to the stream and reports whether the stream has looped
 // (now or earlier). It never returns an error.
-func (d *LoopDetector) Write(text string) bool {
+func (d *loopDetector) Write(text string) bool {
 	if d.looped || text == "" {
 		return d.looped
 	}
@@ -48,7 +48,7 @@ func (d *LoopDetector) Write(text string) bool {
 		d.buf = d.buf[:n]
 	}
 	d.sinceLast += len(text)
-	if d.sinceLast >= loopCheckEvery && len(d.buf) >= LoopMinChars {
+	if d.sinceLast >= loopCheckEvery && len(d.buf) >= loopMinChars {
 		d.sinceLast = 0
 		d.looped = d.check()
 	}
@@ -57,8 +57,8 @@ func (d *LoopDetector) Write(text string) bool {
 
 // Flush checks the text written since the last check, as at the end of a
 // stream, and reports whether the stream has looped.
-func (d *LoopDetector) Flush() bool {
-	if !d.looped && d.sinceLast > 0 && len(d.buf) >= LoopMinChars {
+func (d *loopDetector) Flush() bool {
+	if !d.looped && d.sinceLast > 0 && len(d.buf) >= loopMinChars {
 		d.sinceLast = 0
 		d.looped = d.check()
 	}
@@ -69,7 +69,7 @@ func (d *LoopDetector) Flush() bool {
 // max(LoopMinChars, LoopMinRepeats·p) bytes. On the reversed tail T, the
 // periodic run of period p starting at T[0] is p + Z[p] long (Z-algorithm),
 // so one linear pass answers for every p at once.
-func (d *LoopDetector) check() bool {
+func (d *loopDetector) check() bool {
 	tail := d.buf
 	if len(tail) > loopWindowBytes {
 		tail = tail[len(tail)-loopWindowBytes:]
@@ -86,9 +86,9 @@ func (d *LoopDetector) check() bool {
 	}
 	z := zArray(d.rev, d.z)
 	d.z = z
-	for p := 1; p*LoopMinRepeats <= n; p++ {
+	for p := 1; p*loopMinRepeats <= n; p++ {
 		run := p + int(z[p])
-		need := max(LoopMinChars, LoopMinRepeats*p)
+		need := max(loopMinChars, loopMinRepeats*p)
 		if run >= need {
 			return true
 		}

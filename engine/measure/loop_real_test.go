@@ -19,10 +19,10 @@ func TestLoopDetectorOnRealText(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	if len(text) < 2*LoopMinChars {
+	if len(text) < 2*loopMinChars {
 		t.Fatalf("the recorded text has %d bytes, too few to test the detector", len(text))
 	}
-	var d LoopDetector
+	var d loopDetector
 	for _, word := range strings.SplitAfter(text, " ") {
 		if d.Write(word) {
 			t.Fatalf("a real non-periodic greedy text fired the detector")
@@ -33,18 +33,18 @@ func TestLoopDetectorOnRealText(t *testing.T) {
 	}
 
 	fragment := text[len(text)/2 : len(text)/2+23]
-	var l LoopDetector
-	l.Write(text[:LoopMinChars])
+	var l loopDetector
+	l.Write(text[:loopMinChars])
 	fired := -1
-	for i := 0; i < 4*LoopMinChars/len(fragment) && fired < 0; i++ {
+	for i := 0; i < 4*loopMinChars/len(fragment) && fired < 0; i++ {
 		if l.Write(fragment) {
 			fired = i + 1
 		}
 	}
 	if fired < 0 || !l.Flush() {
-		t.Fatalf("a real fragment of %d bytes repeated %d times did not fire the detector", len(fragment), 4*LoopMinChars/len(fragment))
+		t.Fatalf("a real fragment of %d bytes repeated %d times did not fire the detector", len(fragment), 4*loopMinChars/len(fragment))
 	}
-	if covered := fired * len(fragment); covered < LoopMinChars {
-		t.Errorf("fired after %d bytes of repetition, before covering LoopMinChars (%d)", covered, LoopMinChars)
+	if covered := fired * len(fragment); covered < loopMinChars {
+		t.Errorf("fired after %d bytes of repetition, before covering LoopMinChars (%d)", covered, loopMinChars)
 	}
 }

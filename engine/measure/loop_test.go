@@ -29,7 +29,7 @@ func proseWithPhrases(n int, phrase string) string {
 }
 
 func feed(text string, pieces int) bool {
-	var d LoopDetector
+	var d loopDetector
 	step := max(1, len(text)/pieces)
 	for i := 0; i < len(text); i += step {
 		if d.Write(text[i:min(i+step, len(text))]) {
@@ -94,12 +94,12 @@ func FuzzLoopDetector(f *testing.F) {
 		got := feed(text, 1)
 		// The tail is periodic with period ≤ len(unit) over len(loop) bytes
 		// at least; a loop of ≥ 4 units and ≥ 2,048 bytes must be found.
-		if repeats >= 4 && len(loop) >= LoopMinChars && !got {
+		if repeats >= 4 && len(loop) >= loopMinChars && !got {
 			t.Errorf("%d × %q (%d bytes) not detected", repeats, unit, len(loop))
 		}
 		// With 2× margin the random prose itself never looks periodic, so a
 		// short loop must never fire.
-		if len(loop) < LoopMinChars/2 && got {
+		if len(loop) < loopMinChars/2 && got {
 			t.Errorf("%d × %q (%d bytes) detected as a loop", repeats, unit, len(loop))
 		}
 	})
@@ -109,7 +109,7 @@ func BenchmarkLoopDetector(b *testing.B) {
 	text := prose(1<<20, 1)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		var d LoopDetector
+		var d loopDetector
 		for i := 0; i < len(text); i += 6 {
 			d.Write(text[i:min(i+6, len(text))])
 		}

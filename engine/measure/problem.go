@@ -13,7 +13,7 @@ type Problem int
 
 // The problems ProblemOf tells apart.
 const (
-	ProblemOther          Problem = iota // nothing the user can set would help
+	problemOther          Problem = iota // nothing the user can set would help
 	ProblemPlan                          // a setting of the plan (see PlanError.Problems)
 	ProblemModel                         // the server doesn't serve the model asked for
 	ProblemAuth                          // the server rejected the API key
@@ -35,7 +35,7 @@ func ProblemOf(err error) Problem {
 	var changed *ServerChangedError
 	switch {
 	case err == nil:
-		return ProblemOther
+		return problemOther
 	case errors.As(err, &plan):
 		return ProblemPlan
 	case errors.As(err, &model), errors.Is(err, openai.ErrModelNotFound):
@@ -57,5 +57,5 @@ func ProblemOf(err error) Problem {
 	case errors.Is(err, openai.ErrTimeout):
 		return ProblemTimeout
 	}
-	return ProblemOther
+	return problemOther
 }

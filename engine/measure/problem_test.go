@@ -15,8 +15,8 @@ func TestProblemOf(t *testing.T) {
 		err  error
 		want Problem
 	}{
-		{nil, ProblemOther},
-		{fmt.Errorf("x"), ProblemOther},
+		{nil, problemOther},
+		{fmt.Errorf("x"), problemOther},
 		{fmt.Errorf("run: %w", plan), ProblemPlan},
 		{&engine.UnknownModelError{Want: "m"}, ProblemModel},
 		{fmt.Errorf("list models: %w", &openai.APIError{StatusCode: 401}), ProblemAuth},

@@ -81,7 +81,7 @@ func TestFillerIsVariedAndStable(t *testing.T) {
 	if a[:50000] != b[:50000] {
 		t.Error("fillerText is not deterministic: two calls differ in their common prefix")
 	}
-	var d LoopDetector
+	var d loopDetector
 	if d.Write(a) {
 		t.Error("the loop detector fires on the filler text: it repeats itself")
 	}

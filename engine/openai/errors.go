@@ -23,15 +23,15 @@ var (
 	ErrModelNotFound = errors.New("model not found")
 	// ErrContextTooLong: the prompt plus max output exceed the model's context (400).
 	ErrContextTooLong = errors.New("context too long")
-	// ErrStalled: a stream got no first token within
+	// errStalled: a stream got no first token within
 	// Client.FirstTokenTimeout of sending, or no further token for
 	// Client.StallTimeout.
-	ErrStalled = errors.New("stream stalled")
+	errStalled = errors.New("stream stalled")
 	// ErrTimeout: a non-streaming request got no answer within
 	// Client.RequestTimeout.
 	ErrTimeout = errors.New("timed out")
-	// ErrIncomplete: the stream ended before the server finished the answer.
-	ErrIncomplete = errors.New("stream incomplete")
+	// errIncomplete: the stream ended before the server finished the answer.
+	errIncomplete = errors.New("stream incomplete")
 	// ErrNotSupported: the server does not have this endpoint (e.g. /tokenize).
 	ErrNotSupported = errors.New("not supported by the server")
 	// ErrUnreachable: no connection to the server could be made.

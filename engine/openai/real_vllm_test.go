@@ -97,7 +97,7 @@ func TestRealVLLMEndpoints(t *testing.T) {
 
 func TestRealVLLMStreams(t *testing.T) {
 	c := realServer(t, "metrics-idle.txt")
-	for _, api := range []string{APICompletions, APIChat} {
+	for _, api := range []string{apiCompletions, apiChat} {
 		t.Run(api, func(t *testing.T) {
 			var text strings.Builder
 			var usages int
@@ -153,7 +153,7 @@ func TestRealVLLMErrors(t *testing.T) {
 	// Against the replayed server, an unknown model is ErrModelNotFound
 	// through the client too.
 	c := realServer(t, "metrics-idle.txt")
-	_, err := c.Stream(context.Background(), StreamRequest{API: APICompletions, Model: "no-such-model", Prompt: "x", MaxTokens: 4}, nil)
+	_, err := c.Stream(context.Background(), StreamRequest{API: apiCompletions, Model: "no-such-model", Prompt: "x", MaxTokens: 4}, nil)
 	if !errors.Is(err, ErrModelNotFound) {
 		t.Errorf("stream for an unknown model: %v; want ErrModelNotFound", err)
 	}

@@ -17,10 +17,10 @@ func TestSharedPromptSameJSON(t *testing.T) {
 		shared     *SharedPrompt
 		req, whole StreamRequest
 	}{
-		{"chat", ShareText(text), StreamRequest{API: APIChat, Prompt: " tail a b"}, StreamRequest{API: APIChat, Prompt: text + " tail a b"}},
-		{"completions text", ShareText(text), StreamRequest{API: APICompletions, Prompt: "z"}, StreamRequest{API: APICompletions, Prompt: text + "z"}},
-		{"ids with a tail", ShareIDs(ids), StreamRequest{API: APICompletions, PromptTokenIDs: []int{5, 6}}, StreamRequest{API: APICompletions, PromptTokenIDs: append(append([]int{}, ids...), 5, 6)}},
-		{"ids alone", ShareIDs(ids), StreamRequest{API: APICompletions}, StreamRequest{API: APICompletions, PromptTokenIDs: ids}},
+		{"chat", ShareText(text), StreamRequest{API: apiChat, Prompt: " tail a b"}, StreamRequest{API: apiChat, Prompt: text + " tail a b"}},
+		{"completions text", ShareText(text), StreamRequest{API: apiCompletions, Prompt: "z"}, StreamRequest{API: apiCompletions, Prompt: text + "z"}},
+		{"ids with a tail", ShareIDs(ids), StreamRequest{API: apiCompletions, PromptTokenIDs: []int{5, 6}}, StreamRequest{API: apiCompletions, PromptTokenIDs: append(append([]int{}, ids...), 5, 6)}},
+		{"ids alone", ShareIDs(ids), StreamRequest{API: apiCompletions}, StreamRequest{API: apiCompletions, PromptTokenIDs: ids}},
 	}
 	for _, tc := range cases {
 		tc.req.Model, tc.whole.Model = "m", "m"
@@ -44,9 +44,9 @@ func TestSharedPromptSameJSON(t *testing.T) {
 // a chat request, are refused with a message.
 func TestSharedPromptMismatch(t *testing.T) {
 	for _, req := range []StreamRequest{
-		{API: APIChat, Shared: ShareIDs([]int{1, 2})},
-		{API: APICompletions, Shared: ShareIDs([]int{1, 2}), Prompt: "x"},
-		{API: APICompletions, Shared: ShareText("abc"), PromptTokenIDs: []int{1}},
+		{API: apiChat, Shared: ShareIDs([]int{1, 2})},
+		{API: apiCompletions, Shared: ShareIDs([]int{1, 2}), Prompt: "x"},
+		{API: apiCompletions, Shared: ShareText("abc"), PromptTokenIDs: []int{1}},
 	} {
 		if _, _, err := streamBodyParts(req); err == nil {
 			t.Errorf("%+v: no error", req)

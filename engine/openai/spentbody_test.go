@@ -57,7 +57,7 @@ func TestStreamSendsWholeBody(t *testing.T) {
 		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"text\":\"x\",\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
 	}))
 	defer srv.Close()
-	st, err := New(srv.URL, "").Stream(t.Context(), StreamRequest{API: APICompletions, Model: "m", Prompt: prompt, MaxTokens: 1}, nil)
+	st, err := New(srv.URL, "").Stream(t.Context(), StreamRequest{API: apiCompletions, Model: "m", Prompt: prompt, MaxTokens: 1}, nil)
 	if err != nil || !st.SawDone {
 		t.Fatalf("stream: %v, saw [DONE] %v", err, st.SawDone)
 	}

@@ -89,7 +89,7 @@ func TestStreamStalls(t *testing.T) {
 			defer cancel()
 			st, err := c.Stream(ctx, StreamRequest{Model: "m"}, nil)
 			var se *StallError
-			if !errors.Is(err, ErrStalled) || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errStalled) || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrStalled saying %q", err, tc.want)
 			}
 			if (tc.chunks >= 0 && st.Chunks != tc.chunks) || st.End.Sub(st.Sent) < short {

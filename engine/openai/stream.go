@@ -14,8 +14,8 @@ import (
 
 // The two APIs Stream can use.
 const (
-	APIChat        = "chat"        // POST /v1/chat/completions
-	APICompletions = "completions" // POST /v1/completions
+	apiChat        = "chat"        // POST /v1/chat/completions
+	apiCompletions = "completions" // POST /v1/completions
 )
 
 // StreamRequest is one streaming generation.
@@ -219,12 +219,12 @@ func streamError(ctx context.Context, wd *watchdog, endpoint string, st *StreamS
 		return nil
 	case err == io.EOF && st.Chunks == 0:
 		return fmt.Errorf("%s: %w: the server ended the answer without sending any event: is this an OpenAI-compatible server?",
-			endpoint, ErrIncomplete)
+			endpoint, errIncomplete)
 	case err == io.EOF:
 		return fmt.Errorf("%s: %w: the server closed the stream after %d chunks without a finish_reason or [DONE]: check the server log",
-			endpoint, ErrIncomplete, st.Chunks)
+			endpoint, errIncomplete, st.Chunks)
 	}
-	return fmt.Errorf("%s: %w: the stream broke after %d chunks (%v): check the server log", endpoint, ErrIncomplete, st.Chunks, err)
+	return fmt.Errorf("%s: %w: the stream broke after %d chunks (%v): check the server log", endpoint, errIncomplete, st.Chunks, err)
 }
 
 type wireMessage struct {
@@ -270,13 +270,13 @@ func streamBody(req StreamRequest) (string, []byte, error) {
 	}
 	var path string
 	switch req.API {
-	case APIChat, "":
+	case apiChat, "":
 		if req.PromptTokenIDs != nil {
-			return "", nil, fmt.Errorf("stream: token id prompts need the completions API, not %s", APIChat)
+			return "", nil, fmt.Errorf("stream: token id prompts need the completions API, not %s", apiChat)
 		}
 		path = "/v1/chat/completions"
 		w.Messages = []wireMessage{{Role: "user", Content: req.Prompt}}
-	case APICompletions:
+	case apiCompletions:
 		path = "/v1/completions"
 		w.Prompt = req.Prompt
 		if req.PromptTokenIDs != nil {

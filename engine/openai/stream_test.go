@@ -70,7 +70,7 @@ var streamCases = []streamCase{
 	{name: "chat, usage only at the end",
 		parts:   []string{roleChunk, chatDelta("content", "Hel"), chatDelta("content", "lo"), finishChunk, usageChunk, doneEvent},
 		content: "Hello", usage: usage7_3, finish: "length", done: true, chunks: 5},
-	{name: "completions, usage null", api: APICompletions,
+	{name: "completions, usage null", api: apiCompletions,
 		parts: []string{
 			ev(`{"id":"x","object":"text_completion","choices":[{"index":0,"text":"a","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`),
 			ev(`{"id":"x","object":"text_completion","choices":[{"index":0,"text":"b","logprobs":null,"finish_reason":"stop","stop_reason":null}],"usage":null}`),
@@ -99,10 +99,10 @@ var streamCases = []streamCase{
 		content: "a", usage: usage7_3, finish: "length", chunks: 3},
 	{name: "closed mid-stream",
 		parts:   []string{chatDelta("content", "a"), chatDelta("content", "b")},
-		content: "ab", chunks: 2, err: ErrIncomplete, errMentioning: "after 2 chunks"},
+		content: "ab", chunks: 2, err: errIncomplete, errMentioning: "after 2 chunks"},
 	{name: "connection dropped mid-stream",
 		parts:   []string{chatDelta("content", "a"), abortPart},
-		content: "a", chunks: 1, err: ErrIncomplete, errMentioning: "broke after 1 chunks"},
+		content: "a", chunks: 1, err: errIncomplete, errMentioning: "broke after 1 chunks"},
 	{name: "malformed event",
 		parts:   []string{chatDelta("content", "a"), "data: {not json\n\n", doneEvent},
 		content: "a", chunks: 1, err: ErrMalformed, errMentioning: "OpenAI-compatible"},
@@ -161,10 +161,10 @@ func TestStreamRequestBody(t *testing.T) {
 			StreamRequest{Model: "m", Prompt: "hi", MaxTokens: 64, MinTokens: 64, IgnoreEOS: true, ContinuousUsage: true},
 			`{"ignore_eos":true,"max_tokens":64,"messages":[{"content":"hi","role":"user"}],"min_tokens":64,"model":"m","stream":true,"stream_options":{"continuous_usage_stats":true,"include_usage":true},"temperature":0}`},
 		{"completions with token ids", "/v1/completions",
-			StreamRequest{API: APICompletions, Model: "m", PromptTokenIDs: []int{1, 2, 3}, MaxTokens: 1, Temperature: 0.5},
+			StreamRequest{API: apiCompletions, Model: "m", PromptTokenIDs: []int{1, 2, 3}, MaxTokens: 1, Temperature: 0.5},
 			`{"max_tokens":1,"model":"m","prompt":[1,2,3],"stream":true,"stream_options":{"include_usage":true},"temperature":0.5}`},
 		{"completions with empty text", "/v1/completions",
-			StreamRequest{API: APICompletions, Model: "m"},
+			StreamRequest{API: apiCompletions, Model: "m"},
 			`{"model":"m","prompt":"","stream":true,"stream_options":{"include_usage":true},"temperature":0}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,7 +188,7 @@ func TestStreamRequestBody(t *testing.T) {
 
 func TestStreamRejectsBadRequests(t *testing.T) {
 	c := New("http://127.0.0.1:1", "")
-	for _, req := range []StreamRequest{{API: "embeddings"}, {API: APIChat, PromptTokenIDs: []int{1}}} {
+	for _, req := range []StreamRequest{{API: "embeddings"}, {API: apiChat, PromptTokenIDs: []int{1}}} {
 		if _, err := c.Stream(context.Background(), req, nil); err == nil || !strings.Contains(err.Error(), "completions") {
 			t.Errorf("Stream(%+v) = %v; want an error saying what to use", req, err)
 		}
@@ -207,7 +207,7 @@ func TestStreamNotAnEventStream(t *testing.T) {
 
 func TestStreamWithoutEvents(t *testing.T) {
 	c := testClient(t, sseHandler("<html>not an API</html>\n"))
-	if _, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "without sending any event: is this an OpenAI-compatible server?") {
+	if _, err := c.Stream(context.Background(), StreamRequest{Model: "m"}, nil); !errors.Is(err, errIncomplete) || !strings.Contains(err.Error(), "without sending any event: is this an OpenAI-compatible server?") {
 		t.Fatalf("err = %v, want ErrIncomplete asking whether this is the right server", err)
 	}
 }

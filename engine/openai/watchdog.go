@@ -110,13 +110,13 @@ type StallError struct {
 // Error says which timeout ran out, and how long it was.
 func (e *StallError) Error() string {
 	if e.AfterFirstToken {
-		return fmt.Sprintf("%s: %v: no token for %s after the last one (the server may be hung or overloaded)", e.Endpoint, ErrStalled, Seconds(e.After))
+		return fmt.Sprintf("%s: %v: no token for %s after the last one (the server may be hung or overloaded)", e.Endpoint, errStalled, Seconds(e.After))
 	}
-	return fmt.Sprintf("%s: %v: no first token within %s (the server may be hung, overloaded or still prefilling)", e.Endpoint, ErrStalled, Seconds(e.After))
+	return fmt.Sprintf("%s: %v: no first token within %s (the server may be hung, overloaded or still prefilling)", e.Endpoint, errStalled, Seconds(e.After))
 }
 
 // Unwrap makes errors.Is(err, ErrStalled) work.
-func (e *StallError) Unwrap() error { return ErrStalled }
+func (e *StallError) Unwrap() error { return errStalled }
 
 // Seconds writes a timeout the way messages say it: "30 s", "2.5 s", "5 min".
 func Seconds(d time.Duration) string {

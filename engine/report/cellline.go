@@ -23,7 +23,7 @@ func CellLine(r engine.Result) string {
 		add("%s tok/s", TokPerSec(r.TotalTokPerSec))
 		add("%s tok/s/req", PerRequest(r.PerRequestTokPerSec))
 		add("TTFT %s", Millis(r.TTFTMs))
-		add("ITL %s", MillisFine(r.ITLMs))
+		add("ITL %s", millisFine(r.ITLMs))
 		switch {
 		case r.Telemetry == nil || r.Telemetry.TotalPowerW.Avg <= 0:
 		case r.JoulesPerToken > 0:
@@ -35,7 +35,7 @@ func CellLine(r engine.Result) string {
 		parts = append(parts, r.Error)
 	}
 	if r.Measured() {
-		for _, fl := range CellFlags(r) {
+		for _, fl := range cellFlags(r) {
 			parts = append(parts, FlagMarker+" "+fl.Message)
 		}
 	}

@@ -16,17 +16,17 @@ var CheckColumns = []string{
 	"Server active", "Preemptions", "Drain", "GPU throttle", "Spec decode",
 }
 
-// HasChecks reports whether a cell carries what the Checks table shows:
+// hasChecks reports whether a cell carries what the Checks table shows:
 // the server's /metrics cross-check or a GPU throttle verdict.
-func HasChecks(r engine.Result) bool { return r.Server != nil || throttleOf(r) != nil }
+func hasChecks(r engine.Result) bool { return r.Server != nil || throttleOf(r) != nil }
 
 // CheckResults are the rows of the Checks table: the decode cells of rep
 // that carry check data, in the run's order. It is empty for reports of
 // servers without /metrics on machines without NVML.
 func CheckResults(rep engine.Report) []engine.Result {
 	var out []engine.Result
-	for _, res := range OfPhase(rep.Results, engine.PhaseDecode) {
-		if HasChecks(res) {
+	for _, res := range ofPhase(rep.Results, engine.PhaseDecode) {
+		if hasChecks(res) {
 			out = append(out, res)
 		}
 	}
@@ -50,7 +50,7 @@ func CheckHeader(rows []engine.Result) []string {
 // /metrics, machines without NVML).
 func writeChecks(b *strings.Builder, r engine.Report) {
 	pcie := PCIeWarnings(r.Results)
-	if !slices.ContainsFunc(r.Results, HasChecks) && len(pcie) == 0 {
+	if !slices.ContainsFunc(r.Results, hasChecks) && len(pcie) == 0 {
 		return
 	}
 	b.WriteString("## Checks\n\nwhat the server's /metrics and the GPUs said during each decode cell, beside our own count\n\n")
@@ -89,9 +89,9 @@ func CheckRow(r engine.Result) []string {
 		if v, ok := ServerVsOurs(r); ok {
 			row[5] = Percent(v)
 		}
-		row[6], row[7], row[8] = Fixed1(s.Active), Int(s.Preemptions), Seconds(r.DrainS)
+		row[6], row[7], row[8] = fixed1(s.Active), Int(s.Preemptions), seconds(r.DrainS)
 		if sd := s.SpecDecode; sd != nil {
-			row[10] = fmt.Sprintf("%s %% accepted · %.2f tokens per step", Fixed1(100*sd.AcceptanceRate), sd.MeanAcceptedLength)
+			row[10] = fmt.Sprintf("%s %% accepted · %.2f tokens per step", fixed1(100*sd.AcceptanceRate), sd.MeanAcceptedLength)
 		}
 	}
 	if t := throttleOf(r); t != nil {

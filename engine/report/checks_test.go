@@ -183,8 +183,8 @@ func TestFlagLines(t *testing.T) {
 			if got := Marked(c.in); got != c.marked {
 				t.Errorf("Marked = %v, want %v", got, c.marked)
 			}
-			if got, want := strings.HasSuffix(DecodeCell(c.in), " "+FlagMarker), c.marked && c.in.Measured(); got != want {
-				t.Errorf("DecodeCell %q: marker %v, want %v", DecodeCell(c.in), got, want)
+			if got, want := strings.HasSuffix(decodeCell(c.in), " "+FlagMarker), c.marked && c.in.Measured(); got != want {
+				t.Errorf("DecodeCell %q: marker %v, want %v", decodeCell(c.in), got, want)
 			}
 		})
 	}

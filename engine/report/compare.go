@@ -15,21 +15,21 @@ func Differences(a, b engine.Report) []string {
 		if r.Run.DurationS <= 0 {
 			return ""
 		}
-		return WholeSeconds(r.Run.DurationS)
+		return wholeSeconds(r.Run.DurationS)
 	}
 	output := func(r engine.Report) string {
 		if r.Run.MaxOutputTokens <= 0 {
 			return ""
 		}
-		return Tokens(r.Run.MaxOutputTokens)
+		return tokens(r.Run.MaxOutputTokens)
 	}
 	facts := []struct {
 		name string
 		of   func(engine.Report) string
 	}{
 		{"benchmark tool", func(r engine.Report) string { return r.Run.BenchmarkTool }},
-		{"model", func(r engine.Report) string { return ModelName(r.Run) }},
-		{"GPU", ServedOn},
+		{"model", func(r engine.Report) string { return modelName(r.Run) }},
+		{"GPU", servedOn},
 		{"engine", func(r engine.Report) string { return r.Engine.Engine + " " + r.Engine.Version }},
 		{"server", server},
 		{"time per measurement", seconds},

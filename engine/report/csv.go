@@ -21,10 +21,10 @@ var CSVHeader = []string{
 	"simulated", "target",
 }
 
-// Target names what a run measured as --target names it: sim:PROFILE for
+// target names what a run measured as --target names it: sim:PROFILE for
 // the built-in simulator, else its endpoint with any password hidden (""
 // when the report does not say).
-func Target(r engine.Report) string {
+func target(r engine.Report) string {
 	if r.Engine.Simulated {
 		return "sim:" + r.Engine.SimProfile
 	}
@@ -47,7 +47,7 @@ func WriteCSV(w io.Writer, r engine.Report) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	simulated, target := strconv.FormatBool(r.Engine.Simulated), Target(r)
+	simulated, target := strconv.FormatBool(r.Engine.Simulated), target(r)
 	for _, res := range r.Results {
 		row := csvRow(res)
 		row[17], row[18] = simulated, target

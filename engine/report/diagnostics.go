@@ -8,10 +8,10 @@ import (
 	"speedmatrix/engine"
 )
 
-// DiagnosticsRows are the lines of report.md's Diagnostics section: the
+// diagnosticsRows are the lines of report.md's Diagnostics section: the
 // machine that ran the benchmark, its NVIDIA driver (or why there is
 // none), its GPUs and the environment variables speedmatrix ran with.
-func DiagnosticsRows(d engine.Diagnostics) []Row {
+func diagnosticsRows(d engine.Diagnostics) []Row {
 	var rs rows
 	rs.add("Host", d.Hostname)
 	rs.add("OS", d.OS)
@@ -62,7 +62,7 @@ func writeDiagnostics(b *strings.Builder, d *engine.Diagnostics) {
 	if d == nil {
 		return
 	}
-	writeSection(b, Section{Title: "Diagnostics", Rows: DiagnosticsRows(*d)})
+	writeSection(b, Section{Title: "Diagnostics", Rows: diagnosticsRows(*d)})
 	t := d.Topology
 	if t == nil || len(t.GPUs) < 2 {
 		return

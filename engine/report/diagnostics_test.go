@@ -64,7 +64,7 @@ func TestDiagnosticsRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, r := range DiagnosticsRows(tt.d) {
+			for _, r := range diagnosticsRows(tt.d) {
 				got = append(got, r.Key+": "+r.Value)
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {

@@ -22,20 +22,20 @@ func CellName(r engine.Result) string {
 	return fmt.Sprintf("%s %s × %d", r.Phase.Title(), label(r), r.Concurrency)
 }
 
-// CellFlags are the flags of a cell. A report written before cells carried
+// cellFlags are the flags of a cell. A report written before cells carried
 // flags only has the Underfilled bit; it is read as an underfilled flag.
-func CellFlags(r engine.Result) []engine.Flag {
+func cellFlags(r engine.Result) []engine.Flag {
 	if !r.Underfilled || r.HasFlag(engine.FlagUnderfilled) {
 		return r.Flags
 	}
 	under := engine.Flag{Kind: engine.FlagUnderfilled,
-		Message: fmt.Sprintf("underfilled: %s of %d requests active on average", Fixed1(r.AvgActive), r.Concurrency)}
+		Message: fmt.Sprintf("underfilled: %s of %d requests active on average", fixed1(r.AvgActive), r.Concurrency)}
 	return append([]engine.Flag{under}, r.Flags...)
 }
 
 // Marked reports whether a cell's figures carry FlagMarker: it is Valid
 // and flagged. Cells without figures show their status instead.
-func Marked(r engine.Result) bool { return r.Measured() && len(CellFlags(r)) > 0 }
+func Marked(r engine.Result) bool { return r.Measured() && len(cellFlags(r)) > 0 }
 
 // Mark appends FlagMarker to s, a figure of r, when r is Marked.
 func Mark(s string, r engine.Result) string {
@@ -55,7 +55,7 @@ func AnyMarked(rs []engine.Result) bool { return slices.ContainsFunc(rs, Marked)
 func FlagLines(rs []engine.Result) []string {
 	var lines []string
 	for _, r := range rs {
-		flags := CellFlags(r)
+		flags := cellFlags(r)
 		if len(flags) == 0 {
 			continue
 		}
@@ -71,8 +71,8 @@ func FlagLines(rs []engine.Result) []string {
 	return lines
 }
 
-// OfPhase returns the results of one phase, in their order.
-func OfPhase(rs []engine.Result, p engine.Phase) []engine.Result {
+// ofPhase returns the results of one phase, in their order.
+func ofPhase(rs []engine.Result, p engine.Phase) []engine.Result {
 	var out []engine.Result
 	for _, r := range rs {
 		if r.Phase == p {

@@ -34,8 +34,8 @@ func abs(n int) int {
 	return n
 }
 
-// Fixed1 writes v with one decimal and thousands separators: 1,237.5.
-func Fixed1(v float64) string {
+// fixed1 writes v with one decimal and thousands separators: 1,237.5.
+func fixed1(v float64) string {
 	tenths := int(math.Round(v * 10))
 	sign := ""
 	if tenths < 0 {
@@ -48,16 +48,16 @@ func Fixed1(v float64) string {
 // (9,534.0), thousands with one decimal from there, dropping ".0" (40.4K, 16K).
 func TokPerSec(v float64) string {
 	if math.Round(v*10)/10 < 10000 {
-		return Fixed1(v)
+		return fixed1(v)
 	}
-	return strings.TrimSuffix(Fixed1(math.Round(v/100)/10), ".0") + "K"
+	return strings.TrimSuffix(fixed1(math.Round(v/100)/10), ".0") + "K"
 }
 
 // Millis writes a latency in whole milliseconds: 1,147 ms.
 func Millis(ms float64) string { return Int(int(math.Round(ms))) + " ms" }
 
-// MillisFine writes a short latency with one decimal: 5.9 ms.
-func MillisFine(ms float64) string { return Fixed1(ms) + " ms" }
+// millisFine writes a short latency with one decimal: 5.9 ms.
+func millisFine(ms float64) string { return fixed1(ms) + " ms" }
 
 // Percent writes a relative change with its sign, as the comparison
 // heatmap and the Checks table print it: "+12.5%", "−3.0%", "0.0%".
@@ -72,27 +72,27 @@ func Percent(frac float64) string {
 	return "−" + strconv.FormatFloat(-p, 'f', 1, 64) + "%"
 }
 
-// Seconds writes a measured window: 30.0 s.
-func Seconds(s float64) string { return Fixed1(s) + " s" }
+// seconds writes a measured window: 30.0 s.
+func seconds(s float64) string { return fixed1(s) + " s" }
 
-// WholeSeconds writes a planned duration: 30 s.
-func WholeSeconds(s float64) string {
+// wholeSeconds writes a planned duration: 30 s.
+func wholeSeconds(s float64) string {
 	if s == math.Trunc(s) {
 		return Int(int(s)) + " s"
 	}
 	return strconv.FormatFloat(s, 'f', -1, 64) + " s"
 }
 
-// Tokens writes a token count with its unit: 4,096 tokens.
-func Tokens(n int) string { return Int(n) + " tokens" }
+// tokens writes a token count with its unit: 4,096 tokens.
+func tokens(n int) string { return Int(n) + " tokens" }
 
 // GB writes a memory size in whole GiB, as GPUs are sold: 96 GB.
 func GB(bytes uint64) string {
 	return Int(int(math.Round(float64(bytes)/(1<<30)))) + " GB"
 }
 
-// ContextRange writes the span of a list of contexts: "8K–123K".
-func ContextRange(contexts []int) string {
+// contextRange writes the span of a list of contexts: "8K–123K".
+func contextRange(contexts []int) string {
 	if len(contexts) == 0 {
 		return ""
 	}
@@ -103,10 +103,10 @@ func ContextRange(contexts []int) string {
 	return lo + "–" + hi
 }
 
-// DecodeCell is a cell of the Sustained decode table: total tok/s and TTFT
+// decodeCell is a cell of the Sustained decode table: total tok/s and TTFT
 // ("1,237.5 · 128 ms TTFT") when Valid, else its status ("Not run"). A
 // flagged cell ends with FlagMarker.
-func DecodeCell(r engine.Result) string {
+func decodeCell(r engine.Result) string {
 	if !r.Measured() {
 		return string(r.Status)
 	}
@@ -140,9 +140,9 @@ func MeasurementRow(r engine.Result) []string {
 		row[4], row[6], row[9] = TokPerSec(r.TotalTokPerSec), Millis(r.TTFTMs), Int(r.Completed)
 	default:
 		row[4], row[5] = TokPerSec(r.TotalTokPerSec), PerRequest(r.PerRequestTokPerSec)
-		row[6], row[7] = Millis(r.TTFTMs), MillisFine(r.ITLMs)
-		row[8], row[9] = Fixed1(r.AvgActive), Int(r.Completed)
-		row[10], row[11] = Int(r.OutputTokens), Seconds(r.MeasuredS)
+		row[6], row[7] = Millis(r.TTFTMs), millisFine(r.ITLMs)
+		row[8], row[9] = fixed1(r.AvgActive), Int(r.Completed)
+		row[10], row[11] = Int(r.OutputTokens), seconds(r.MeasuredS)
 	}
 	return row
 }

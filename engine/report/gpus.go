@@ -14,9 +14,9 @@ import (
 func GPUDetails(gpus []engine.GPUInfo) []Row {
 	var out []Row
 	for i := 0; i < len(gpus); {
-		text := GPUDetail(gpus[i])
+		text := gpuDetail(gpus[i])
 		j := i + 1
-		for j < len(gpus) && GPUDetail(gpus[j]) == text {
+		for j < len(gpus) && gpuDetail(gpus[j]) == text {
 			j++
 		}
 		key := fmt.Sprintf("GPU %d", gpus[i].Index)
@@ -32,11 +32,11 @@ func GPUDetails(gpus []engine.GPUInfo) []Row {
 	return out
 }
 
-// GPUDetail is "node2 · driver 570.86.15 · CUDA 12.8 · compute 8.6 · power
+// gpuDetail is "node2 · driver 570.86.15 · CUDA 12.8 · compute 8.6 · power
 // limit 350 W · SM clock up to 1860 MHz · memory 936 GB/s (384-bit, 9751
 // MHz)", leaving out what is unknown; the node comes first only for a GPU
 // of another node, and the PCIe link is on the links line (GPULinks).
-func GPUDetail(g engine.GPUInfo) string {
+func gpuDetail(g engine.GPUInfo) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
 	if g.Host != "" {

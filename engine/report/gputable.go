@@ -8,8 +8,8 @@ import (
 	"speedmatrix/engine"
 )
 
-// GPUColumns are the columns of report.md's per-GPU table.
-var GPUColumns = []string{"GPU", "Utilization", "Power", "Temperature (peak)", "SM clock", "VRAM used (peak)", "Throttled", "PCIe under load"}
+// gpuColumns are the columns of report.md's per-GPU table.
+var gpuColumns = []string{"GPU", "Utilization", "Power", "Temperature (peak)", "SM clock", "VRAM used (peak)", "Throttled", "PCIe under load"}
 
 // gpuSum accumulates one GPU's figures over the cells, each cell weighted
 // by its samples.
@@ -22,13 +22,13 @@ type gpuSum struct {
 	pcie                       *engine.PCIeLoad
 }
 
-// GPURows are the per-GPU table's rows over the measured decode cells that
+// gpuRows are the per-GPU table's rows over the measured decode cells that
 // carry telemetry, one per GPU then a Total row (utilization averaged,
 // power and VRAM summed, the hottest GPU's temperature); nil when fewer
 // than two GPUs were sampled, as the totals already say it all.
-func GPURows(rs []engine.Result) [][]string {
+func gpuRows(rs []engine.Result) [][]string {
 	sums := map[engine.GPUKey]*gpuSum{}
-	for _, r := range OfPhase(rs, engine.PhaseDecode) {
+	for _, r := range ofPhase(rs, engine.PhaseDecode) {
 		if !r.Measured() || r.Telemetry == nil {
 			continue
 		}
@@ -108,7 +108,7 @@ func (s *gpuSum) row(name string) []string {
 
 // writeGPUs writes the per-GPU table when several GPUs were sampled.
 func writeGPUs(b *strings.Builder, r engine.Report) {
-	rows := GPURows(r.Results)
+	rows := gpuRows(r.Results)
 	if rows == nil {
 		return
 	}
@@ -117,7 +117,7 @@ func writeGPUs(b *strings.Builder, r engine.Report) {
 		heading, what = "GPUs (simulated)", "what the simulator's model of each GPU did (no GPU was read)"
 	}
 	fmt.Fprintf(b, "## %s\n\n%s over the measured decode cells: averages weighted by samples, peaks the highest\n\n", heading, what)
-	writeTable(b, GPUColumns, rows)
+	writeTable(b, gpuColumns, rows)
 }
 
 // simulatedTelemetry reports whether any cell's telemetry is simulated.

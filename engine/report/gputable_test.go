@@ -27,7 +27,7 @@ func TestGPURows(t *testing.T) {
 		{"GPU 1", "95 %", "335 W", "70 °C (80 °C)", "1600 MHz", "22.0 GB", "power cap 42 %", "PCIe 4.0 x8 (max 4.0 x16)"},
 		{"Total", "92 %", "635 W", "80 °C", Dash, "43.0 GB", Dash, Dash},
 	}
-	if got := GPURows(rs); !reflect.DeepEqual(got, want) {
+	if got := gpuRows(rs); !reflect.DeepEqual(got, want) {
 		t.Errorf("GPURows =\n%q\nwant\n%q", got, want)
 	}
 	md := Markdown(engine.Report{Results: rs})
@@ -37,7 +37,7 @@ func TestGPURows(t *testing.T) {
 	// One GPU: the totals say it all.
 	one := cell(10, 80, 320, 0)
 	one.Telemetry.GPUs = one.Telemetry.GPUs[:1]
-	if got := GPURows([]engine.Result{one}); got != nil {
+	if got := gpuRows([]engine.Result{one}); got != nil {
 		t.Errorf("one GPU: %q, want no table", got)
 	}
 }

@@ -16,9 +16,9 @@ type Format string
 
 // The formats Read tells apart by content.
 const (
-	// FormatReport is Speed Matrix's own report.json, from this machine or
+	// formatReport is Speed Matrix's own report.json, from this machine or
 	// another one.
-	FormatReport Format = "Speed Matrix report.json"
+	formatReport Format = "Speed Matrix report.json"
 	// FormatLLMInferenceBench is the JSON results file (--output) of
 	// llm-inference-bench's llm_decode_bench.py, the terminal tool.
 	FormatLLMInferenceBench Format = "llm-inference-bench results"
@@ -79,7 +79,7 @@ func Decode(data []byte, file string) (engine.Report, Format, error) {
 	switch {
 	case bool(top.SchemaVersion):
 		r, err := decodeReport(data, file)
-		return r, FormatReport, err
+		return r, formatReport, err
 	case bool(top.Metadata && top.Results):
 		r, err := decodeLIB(data, file)
 		return r, FormatLLMInferenceBench, err

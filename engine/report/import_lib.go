@@ -13,8 +13,8 @@ import (
 	"speedmatrix/engine/secret"
 )
 
-// LIBTool is the name imported runs of llm-inference-bench carry.
-const LIBTool = "llm-inference-bench"
+// libTool is the name imported runs of llm-inference-bench carry.
+const libTool = "llm-inference-bench"
 
 // libFile is the part of an llm-inference-bench results file (save_results
 // in llm_decode_bench.py, 0.4.x) that maps onto a report. Fields the tool
@@ -117,7 +117,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 	}
 	plan := libPlan(f)
 	if problem := planProblem(plan); problem != "" { // before the matrix is laid out
-		return engine.Report{}, &ImplausibleError{File: file, Problem: problem}
+		return engine.Report{}, &implausibleError{File: file, Problem: problem}
 	}
 	log := parseLIBLog(f.EventLog)
 	rep := engine.Report{
@@ -130,7 +130,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 	rep.Results = append(libPrefillResults(f), libDecodeResults(f, log)...)
 	if missing := countStatus(rep.Results, engine.StatusNotRun); missing > 0 {
 		rep.Run.Incomplete = fmt.Sprintf("the %s file has no result for %s (it was interrupted, or they were skipped)",
-			LIBTool, engine.Count(missing, "cell", "cells"))
+			libTool, engine.Count(missing, "cell", "cells"))
 	} else {
 		rep.Run.Complete = true
 	}
@@ -142,13 +142,13 @@ func libRun(f libFile, log libLog, file string) engine.RunInfo {
 	m := f.Metadata
 	run := engine.RunInfo{
 		ServedModel:     m.Model,
-		BenchmarkTool:   LIBTool + " " + m.Version,
+		BenchmarkTool:   libTool + " " + m.Version,
 		DecodeTest:      libDecodeTest(m.DecodeMode, m.RequestCount),
 		PrefillMode:     libPrefillMode(m.PrefillMode, m.SkipPrefill),
 		DurationS:       m.DurationPerTest,
 		MaxOutputTokens: m.MaxTokens,
 		Endpoint:        secret.URL(libServerURL(f)),
-		Imported:        &engine.Import{Tool: LIBTool, Version: m.Version, File: file},
+		Imported:        &engine.Import{Tool: libTool, Version: m.Version, File: file},
 	}
 	// The tool writes local time without a zone (datetime.now().isoformat()).
 	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", m.Timestamp, time.Local); err == nil {

@@ -25,7 +25,7 @@ func libPrefillResults(f libFile) []engine.Result {
 			Status:       engine.StatusValid,
 		}
 		if p.TokPerSec <= 0 || p.TTFTSeconds <= 0 {
-			res.Status, res.Error = engine.StatusFailed, LIBTool+" recorded no prefill speed for this context"
+			res.Status, res.Error = engine.StatusFailed, libTool+" recorded no prefill speed for this context"
 		} else {
 			res.TotalTokPerSec, res.TTFTMs = p.TokPerSec, p.TTFTSeconds*1000
 			res.TTFTPct = engine.Percentiles{P50: res.TTFTMs}
@@ -102,10 +102,10 @@ func libDecodeCell(c libCell, metrics bool) engine.Result {
 	case c.NumErrors > 0:
 		res.Status, res.Partial = engine.StatusFailed, &fig
 		res.Error = fmt.Sprintf("%s: %d of %d streams ended with an error (it kept the cell's figure, %s tok/s)",
-			LIBTool, c.NumErrors, c.NumErrors+c.NumCompleted, TokPerSec(c.AggregateTPS))
+			libTool, c.NumErrors, c.NumErrors+c.NumCompleted, TokPerSec(c.AggregateTPS))
 		return res
 	case c.AggregateTPS == 0:
-		res.Status, res.Error = engine.StatusFailed, LIBTool+" counted no output tokens in this cell"
+		res.Status, res.Error = engine.StatusFailed, libTool+" counted no output tokens in this cell"
 		return res
 	}
 	res.TotalTokPerSec, res.PerRequestTokPerSec = fig.TotalTokPerSec, fig.PerRequestTokPerSec
@@ -127,18 +127,18 @@ func libFlags(c libCell, active float64, metrics bool) []engine.Flag {
 	switch {
 	case c.WarmupTimedOut:
 		flags = append(flags, engine.Flag{Kind: engine.FlagUnderfilled,
-			Message: fmt.Sprintf("underfilled: %s's warm-up timed out (%s) and it measured anyway", LIBTool, c.TimeoutReason)})
+			Message: fmt.Sprintf("underfilled: %s's warm-up timed out (%s) and it measured anyway", libTool, c.TimeoutReason)})
 	case (c.Underfilled || c.CapacityLimited) && active > 0:
 		flags = append(flags, engine.Flag{Kind: engine.FlagUnderfilled,
-			Message: fmt.Sprintf("underfilled: %.1f of %d requests were running on average (%s marked the cell capacity-limited)", active, c.Concurrency, LIBTool)})
+			Message: fmt.Sprintf("underfilled: %.1f of %d requests were running on average (%s marked the cell capacity-limited)", active, c.Concurrency, libTool)})
 	case c.Underfilled || c.CapacityLimited:
 		flags = append(flags, engine.Flag{Kind: engine.FlagUnderfilled,
-			Message: fmt.Sprintf("underfilled: %s marked the cell capacity-limited", LIBTool)})
+			Message: fmt.Sprintf("underfilled: %s marked the cell capacity-limited", libTool)})
 	}
 	if metrics && c.ServerGenThroughput > 0 && c.AggregateTPS > 0 {
 		if d := c.ServerGenThroughput/c.AggregateTPS - 1; math.Abs(d) > engine.ServerCountTolerance {
 			flags = append(flags, engine.Flag{Kind: engine.FlagServerCount, Message: fmt.Sprintf("the server counted %.1f tok/s (%s counted %.1f, %+.1f %%)",
-				c.ServerGenThroughput, LIBTool, c.AggregateTPS, 100*d)})
+				c.ServerGenThroughput, libTool, c.AggregateTPS, 100*d)})
 		}
 	}
 	return flags
@@ -155,13 +155,13 @@ func libMissingCell(ctx, conc int, f libFile, log libLog) engine.Result {
 	budget, out := f.Metadata.MaxTotalTokens, f.Metadata.MaxTokens
 	switch {
 	case log.skipped[[2]int{ctx, conc}]:
-		res.Status, res.Error = engine.StatusCancelled, "skipped by hand in "+LIBTool
+		res.Status, res.Error = engine.StatusCancelled, "skipped by hand in "+libTool
 	case engine.OverCapacity(budget, 0, ctx, conc, out):
 		res.Status = engine.StatusOverCapacity
 		res.Error = fmt.Sprintf("%s skipped it: %d × (%s + %s) = %s tokens exceed its budget of %s tokens",
-			LIBTool, conc, Int(ctx), Int(out), Int(conc*(ctx+out)), Int(budget))
+			libTool, conc, Int(ctx), Int(out), Int(conc*(ctx+out)), Int(budget))
 	default:
-		res.Status, res.Error = engine.StatusNotRun, "the "+LIBTool+" file has no result for this cell"
+		res.Status, res.Error = engine.StatusNotRun, "the "+libTool+" file has no result for this cell"
 	}
 	return res
 }

@@ -108,10 +108,10 @@ func libHardware(f libFile) engine.HardwareInfo {
 	d := f.StartupDiagnostics
 	host := libHost(libServerURL(f))
 	if host == "" {
-		return engine.HardwareInfo{Note: "The " + LIBTool + " file does not say where the server ran: its hardware is unknown."}
+		return engine.HardwareInfo{Note: "The " + libTool + " file does not say where the server ran: its hardware is unknown."}
 	}
 	if !isLoopback(host) {
-		return engine.HardwareInfo{Note: "The server ran at " + host + ", away from the machine " + LIBTool + " ran on: its hardware is unknown."}
+		return engine.HardwareInfo{Note: "The server ran at " + host + ", away from the machine " + libTool + " ran on: its hardware is unknown."}
 	}
 	var h engine.HardwareInfo
 	if fields := strings.Fields(d.Uname); len(fields) >= 3 {
@@ -123,11 +123,11 @@ func libHardware(f libFile) engine.HardwareInfo {
 	switch {
 	case len(h.GPUs) > 0:
 		h.Type = "Discrete GPU"
-		h.Note = LIBTool + " recorded each GPU's name, driver, PCIe link and power limit, not its memory."
+		h.Note = libTool + " recorded each GPU's name, driver, PCIe link and power limit, not its memory."
 	case d.NvidiaSMIError != "":
-		h.Note = LIBTool + " could not describe the GPUs: " + d.NvidiaSMIError + "."
+		h.Note = libTool + " could not describe the GPUs: " + d.NvidiaSMIError + "."
 	default:
-		h.Note = LIBTool + " did not describe the GPUs."
+		h.Note = libTool + " did not describe the GPUs."
 	}
 	return h
 }

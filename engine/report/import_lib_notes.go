@@ -15,7 +15,7 @@ import (
 func libNotes(f libFile, rep engine.Report) []string {
 	m := f.Metadata
 	notes := []string{
-		"Measured by " + LIBTool + ", not by Speed Matrix: where its method differs from ours, the notes below say.",
+		"Measured by " + libTool + ", not by Speed Matrix: where its method differs from ours, the notes below say.",
 		"Sustained decode: its window opens once the server has held all C requests, none waiting, for a few seconds (ours: once every stream has its first token).",
 		"Per request tok/s is its output_tps_per_user p50 and Time between tokens its per-request inter-token latency (first to last token), p50 over requests; ours are the median of each request's rate inside the window and the median gap between tokens.",
 		"It does not look for looping output: a cell where the model repeated itself counts as Valid here, where ours would be Looped.",
@@ -29,7 +29,7 @@ func libNotes(f libFile, rep engine.Report) []string {
 	}
 	if def := engine.DefaultPlan().Duration.Seconds(); m.DurationPerTest > 0 && m.DurationPerTest < def {
 		add("Each decode cell was measured for %s (ours: %s by default): shorter windows vary more from run to run.",
-			WholeSeconds(m.DurationPerTest), WholeSeconds(def))
+			wholeSeconds(m.DurationPerTest), wholeSeconds(def))
 	}
 	if m.IgnoreEOS != nil && !*m.IgnoreEOS {
 		add("It let requests end at the model's end-of-sequence token (--respect-eos): its decode cells include request restarts, which ours avoid (ignore_eos).")
@@ -44,7 +44,7 @@ func libNotes(f libFile, rep engine.Report) []string {
 		add("In %s its total tok/s comes from %s rather than from the stream's usage.", engine.Count(n, "cell", "cells"), strings.Join(names, " or "))
 	}
 	if n := countStatus(rep.Results, engine.StatusFailed); n > 0 {
-		add("%s had failed streams or no tokens: %s keeps such figures; here those cells are Failed, their figures kept for diagnosis only.", engine.Count(n, "cell", "cells"), LIBTool)
+		add("%s had failed streams or no tokens: %s keeps such figures; here those cells are Failed, their figures kept for diagnosis only.", engine.Count(n, "cell", "cells"), libTool)
 	}
 	if skipped := libSkippedPrefill(f); len(skipped) > 0 {
 		add("It skipped prefill at %s.", strings.Join(skipped, ", "))

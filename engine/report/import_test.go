@@ -262,7 +262,7 @@ func TestReadOwnReport(t *testing.T) {
 	}
 	for _, path := range []string{"testdata/report.json", dir} {
 		got, format, err := Read(path)
-		if err != nil || format != FormatReport || got.Run.Imported != nil || len(got.Results) != len(want.Results) {
+		if err != nil || format != formatReport || got.Run.Imported != nil || len(got.Results) != len(want.Results) {
 			t.Errorf("Read(%s) = %d results, format %q, imported %v, err %v", path, len(got.Results), format, got.Run.Imported, err)
 		}
 	}

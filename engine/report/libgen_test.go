@@ -62,7 +62,7 @@ func TestWriteBigLIBFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(OfPhase(r.Results, engine.PhaseDecode)); n != 20000 {
+	if n := len(ofPhase(r.Results, engine.PhaseDecode)); n != 20000 {
 		t.Errorf("%d decode cells, want 20,000", n)
 	}
 }

@@ -23,7 +23,7 @@ func linkRows(r engine.Report) []Row {
 	texts := make([]string, len(gpus))
 	known := false
 	for i, g := range gpus {
-		texts[i] = GPULinks(g, loads[engine.GPUKey{Index: g.Index}], top)
+		texts[i] = gpuLinks(g, loads[engine.GPUKey{Index: g.Index}], top)
 		known = known || texts[i] != ""
 	}
 	if !known {
@@ -47,10 +47,10 @@ func linkRows(r engine.Report) []Row {
 	return out
 }
 
-// GPULinks is how one GPU is connected: its PCIe link's maximum, the link
+// gpuLinks is how one GPU is connected: its PCIe link's maximum, the link
 // under load when it was below that (load may be nil), its NVLinks and
 // peer-to-peer with the other GPUs of top (which may be nil).
-func GPULinks(g engine.GPUInfo, load *engine.PCIeLoad, top *engine.Topology) string {
+func gpuLinks(g engine.GPUInfo, load *engine.PCIeLoad, top *engine.Topology) string {
 	var parts []string
 	if max := g.PCIeMax(); max.Known() {
 		pcie := max.String()

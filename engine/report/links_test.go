@@ -60,11 +60,11 @@ func TestGPULinksNVLink(t *testing.T) {
 		{GPUs: [2]int{0, 3}, Path: "SYS", P2P: "disabled by a driver registry key"}}}
 	g := engine.GPUInfo{Index: 0, PCIeGen: 5, PCIeWidth: 16, NVLinks: 18, NVLinksActive: 17, NVLinkKnown: true}
 	want := "PCIe 5.0 x16 · 17 of 18 NVLinks up · P2P ok with 1, 2; disabled by a driver registry key with 3"
-	if got := GPULinks(g, nil, top); got != want {
+	if got := gpuLinks(g, nil, top); got != want {
 		t.Errorf("GPULinks = %q,\nwant        %q", got, want)
 	}
 	// A report written before the NVLink query: nothing said of NVLink.
-	if got := GPULinks(engine.GPUInfo{PCIeGen: 4, PCIeWidth: 16}, nil, nil); got != "PCIe 4.0 x16" {
+	if got := gpuLinks(engine.GPUInfo{PCIeGen: 4, PCIeWidth: 16}, nil, nil); got != "PCIe 4.0 x16" {
 		t.Errorf("old report: %q", got)
 	}
 }

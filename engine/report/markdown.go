@@ -48,8 +48,8 @@ func Markdown(r engine.Report) string {
 // the model on what served it (ServedOn), or "tiny · remote server,
 // hardware unknown".
 func ModelOnGPU(r engine.Report) string {
-	model := ModelName(r.Run)
-	on := ServedOn(r)
+	model := modelName(r.Run)
+	on := servedOn(r)
 	if on == "" && r.Hardware.Whose == "" {
 		on = r.Hardware.CPU // as titles read before Whose was recorded
 	}
@@ -67,7 +67,7 @@ func ModelOnGPU(r engine.Report) string {
 // without its DCGM exporters knows.
 const remoteUnknown = "remote server, hardware unknown"
 
-// ServedOn names what served the model, as far as the report knows it,
+// servedOn names what served the model, as far as the report knows it,
 // for a title or a list of runs: DeviceTitle (the GPUs, or the CPU of a
 // server on the CPU); without either, by whose hardware the report
 // describes (HardwareInfo.Whose): a remote server's is unknown, the
@@ -75,9 +75,9 @@ const remoteUnknown = "remote server, hardware unknown"
 // on that machine, which has no GPU. Never the measuring machine's CPU
 // as if it served a model it did not; "" for a report from before Whose
 // without a GPU.
-func ServedOn(r engine.Report) string {
+func servedOn(r engine.Report) string {
 	h := r.Hardware
-	if on := DeviceTitle(h); on != "" {
+	if on := deviceTitle(h); on != "" {
 		return on
 	}
 	switch h.Whose {
@@ -94,9 +94,9 @@ func ServedOn(r engine.Report) string {
 	return ""
 }
 
-// ModelName is the model as the reference report titles name it: the last element of
+// modelName is the model as the reference report titles name it: the last element of
 // the model's id or path ("gemma-4-E2B-it"), else the served name.
-func ModelName(run engine.RunInfo) string {
+func modelName(run engine.RunInfo) string {
 	if m := strings.TrimRight(run.Model, "/"); m != "" {
 		return path.Base(m)
 	}
@@ -128,7 +128,7 @@ func MatrixLine(r engine.Report) string {
 	decode, conc := decodeAxes(r.Results)
 	if len(decode) > 0 {
 		parts = append(parts, fmt.Sprintf("%s (%s) × %s (%s)",
-			engine.Count(len(decode), "context", "contexts"), ContextRange(decode),
+			engine.Count(len(decode), "context", "contexts"), contextRange(decode),
 			engine.Count(len(conc), "concurrency level", "concurrency levels"), intRange(conc)))
 	}
 	var prefill []engine.Result
@@ -210,7 +210,7 @@ func writePrefill(b *strings.Builder, r engine.Report) {
 	}
 	b.WriteString("## Prefill\n\nprompt tok/s by context length\n\n")
 	writeTable(b, []string{"Context", "Prompt tok/s", "TTFT"}, rows)
-	prefill := OfPhase(r.Results, engine.PhasePrefill)
+	prefill := ofPhase(r.Results, engine.PhasePrefill)
 	if AnyMarked(prefill) {
 		b.WriteString(NoteFlagged + "\n\n")
 	}
@@ -242,7 +242,7 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 			res, ok := cells[[2]int{ctx, c}]
 			cell := Dash
 			if ok {
-				cell = DecodeCell(res)
+				cell = decodeCell(res)
 			}
 			row = append(row, cell)
 		}
@@ -251,7 +251,7 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 	b.WriteString("## Sustained decode\n\ntotal tok/s · rows are context length, columns are simultaneous requests\n\n")
 	writeTable(b, head, rows)
 	writeNotes(b, r.Results, true)
-	writeFlags(b, OfPhase(r.Results, engine.PhaseDecode))
+	writeFlags(b, ofPhase(r.Results, engine.PhaseDecode))
 	writeRoofline(b, r, engine.PhaseDecode)
 }
 
@@ -273,10 +273,10 @@ func writeFlags(b *strings.Builder, rs []engine.Result) {
 	}
 }
 
-// Notes returns the notes the reference reports print under a table: one per status
+// notes returns the notes the reference reports print under a table: one per status
 // that appears, NoteFlagged when a cell is marked, and, for the decode
 // table, the TTFT note.
-func Notes(rs []engine.Result, withTTFT bool) []string {
+func notes(rs []engine.Result, withTTFT bool) []string {
 	has := func(s engine.Status) bool {
 		return slices.ContainsFunc(rs, func(r engine.Result) bool { return r.Status == s })
 	}
@@ -300,7 +300,7 @@ func Notes(rs []engine.Result, withTTFT bool) []string {
 }
 
 func writeNotes(b *strings.Builder, rs []engine.Result, withTTFT bool) {
-	notes := Notes(rs, withTTFT)
+	notes := notes(rs, withTTFT)
 	if len(notes) == 0 {
 		return
 	}

@@ -7,11 +7,11 @@ import (
 	"speedmatrix/engine"
 )
 
-// NodeLines are the Hardware section's Node lines, one per node whose GPUs
+// nodeLines are the Hardware section's Node lines, one per node whose GPUs
 // were read from another machine (a DCGM exporter, a Ray cluster), in the
 // order their GPUs come: "node2: 2× H100 80GB HBM3, 159 GB (GPU 2-3)".
 // None when every GPU is this machine's.
-func NodeLines(h engine.HardwareInfo) []string {
+func nodeLines(h engine.HardwareInfo) []string {
 	var hosts []string
 	byHost := map[string][]engine.GPUInfo{}
 	for _, g := range h.GPUs {

@@ -24,7 +24,7 @@ func TestNodeLines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := NodeLines(engine.HardwareInfo{GPUs: tc.gpus}); !slices.Equal(got, tc.want) {
+			if got := nodeLines(engine.HardwareInfo{GPUs: tc.gpus}); !slices.Equal(got, tc.want) {
 				t.Errorf("NodeLines = %q, want %q", got, tc.want)
 			}
 		})

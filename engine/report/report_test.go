@@ -155,10 +155,10 @@ func TestFormat(t *testing.T) {
 	cases := []struct{ got, want string }{
 		{TokPerSec(1237.5), "1,237.5"}, {TokPerSec(40412), "40.4K"}, {TokPerSec(16020), "16K"},
 		{TokPerSec(9534), "9,534.0"}, {TokPerSec(9999.96), "10K"}, {TokPerSec(167.74), "167.7"},
-		{Millis(36.4), "36 ms"}, {Millis(1147.2), "1,147 ms"}, {MillisFine(5.94), "5.9 ms"},
-		{Seconds(30), "30.0 s"}, {WholeSeconds(30), "30 s"}, {Int(203607), "203,607"}, {Int(-1234), "-1,234"},
-		{Tokens(4096), "4,096 tokens"}, {GB(24 << 30), "24 GB"}, {GB(97887 << 20), "96 GB"},
-		{ContextRange([]int{0, 248 * 1024}), "0–248K"},
+		{Millis(36.4), "36 ms"}, {Millis(1147.2), "1,147 ms"}, {millisFine(5.94), "5.9 ms"},
+		{seconds(30), "30.0 s"}, {wholeSeconds(30), "30 s"}, {Int(203607), "203,607"}, {Int(-1234), "-1,234"},
+		{tokens(4096), "4,096 tokens"}, {GB(24 << 30), "24 GB"}, {GB(97887 << 20), "96 GB"},
+		{contextRange([]int{0, 248 * 1024}), "0–248K"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {

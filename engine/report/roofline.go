@@ -29,7 +29,7 @@ func RooflineLine(r engine.Report, phase engine.Phase) string {
 	var best engine.Result
 	lo, hi, n := math.Inf(1), 0.0, 0
 	bounds := map[string]bool{}
-	for _, res := range OfPhase(r.Results, phase) {
+	for _, res := range ofPhase(r.Results, phase) {
 		if !res.Measured() || res.RooflineTokS <= 0 {
 			continue
 		}

@@ -47,10 +47,10 @@ func (rs *rows) add(key, value string) {
 
 func hardwareRows(h engine.HardwareInfo) []Row {
 	var rs rows
-	rs.add("Whose", WhoseLine(h))
+	rs.add("Whose", whoseLine(h))
 	rs.add("Type", h.Type)
 	rs.add("GPU", gpuLabel(h))
-	for _, n := range NodeLines(h) {
+	for _, n := range nodeLines(h) {
 		rs.add("Node", n)
 	}
 	if v := totalVRAMBytes(h); v > 0 {
@@ -66,11 +66,11 @@ func hardwareRows(h engine.HardwareInfo) []Row {
 	return rs
 }
 
-// WhoseLine says whose hardware the section describes (HardwareInfo.Whose):
+// whoseLine says whose hardware the section describes (HardwareInfo.Whose):
 // the server's, on the machine that measured it; a remote server's, of
 // which only its exporters' GPUs are known; or the simulator's model; ""
 // for a report that does not say.
-func WhoseLine(h engine.HardwareInfo) string {
+func whoseLine(h engine.HardwareInfo) string {
 	switch h.Whose {
 	case engine.HardwareOfServer:
 		return "the server's: it ran on the machine that measured it"
@@ -124,10 +124,10 @@ func engineRows(e engine.EngineInfo) []Row {
 	// Not on the reference report pages:
 	rs.add("Simulated", e.SimulatedLabel())
 	if e.MaxModelLen > 0 {
-		rs.add("Max model length", Tokens(e.MaxModelLen))
+		rs.add("Max model length", tokens(e.MaxModelLen))
 	}
 	if e.KVCacheTokens > 0 {
-		rs.add("KV cache", Tokens(e.KVCacheTokens))
+		rs.add("KV cache", tokens(e.KVCacheTokens))
 	}
 	if e.MaxNumSeqs > 0 {
 		rs.add("Max sequences", Int(e.MaxNumSeqs))
@@ -143,10 +143,10 @@ func runRows(r engine.RunInfo) []Row {
 	rs.add("Decode test", r.DecodeTest)
 	rs.add("Prefill mode", r.PrefillMode)
 	if r.DurationS > 0 {
-		rs.add("Time per measurement", WholeSeconds(r.DurationS))
+		rs.add("Time per measurement", wholeSeconds(r.DurationS))
 	}
 	if r.MaxOutputTokens > 0 {
-		rs.add("Max output", Tokens(r.MaxOutputTokens))
+		rs.add("Max output", tokens(r.MaxOutputTokens))
 	}
 	// Not on the reference report pages:
 	if r.Model != r.ServedModel {
@@ -233,10 +233,10 @@ func totalVRAMBytes(h engine.HardwareInfo) uint64 {
 	return sum
 }
 
-// GPUTitle is the GPU part of the line under the title, as the reference reports write
+// gpuTitle is the GPU part of the line under the title, as the reference reports write
 // it: "RTX 3090 24GB", "2× H200 282GB" (VRAM of all GPUs); "" when the
 // machine has no GPU.
-func GPUTitle(h engine.HardwareInfo) string {
+func gpuTitle(h engine.HardwareInfo) string {
 	label := gpuLabel(h)
 	if label == "" {
 		return ""
@@ -247,12 +247,12 @@ func GPUTitle(h engine.HardwareInfo) string {
 	return label
 }
 
-// DeviceTitle is what served the model, for a title or a list of runs:
+// deviceTitle is what served the model, for a title or a list of runs:
 // GPUTitle, or for a server that ran on the CPU "CPU AMD EPYC 7B13" ("CPU"
 // when its model is unknown).
-func DeviceTitle(h engine.HardwareInfo) string {
+func deviceTitle(h engine.HardwareInfo) string {
 	if h.OnCPU() {
 		return strings.TrimSpace("CPU " + h.CPU)
 	}
-	return GPUTitle(h)
+	return gpuTitle(h)
 }

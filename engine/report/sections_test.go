@@ -62,7 +62,7 @@ func TestHardwareSection(t *testing.T) {
 			if got := section(t, r, "Hardware"); !slices.Equal(got, c.want) {
 				t.Errorf("Hardware\n got %q\nwant %q", got, c.want)
 			}
-			if got := GPUTitle(c.hw); got != c.title {
+			if got := gpuTitle(c.hw); got != c.title {
 				t.Errorf("GPUTitle %q, want %q", got, c.title)
 			}
 		})
@@ -81,7 +81,7 @@ func TestCPUTitles(t *testing.T) {
 	if got := ModelOnGPU(r); got != "Qwen3-0.6B on CPU AMD EPYC 7B13" {
 		t.Errorf("ModelOnGPU = %q", got)
 	}
-	if got := Summarize(r).GPU; got != "CPU AMD EPYC 7B13" {
+	if got := summarize(r).GPU; got != "CPU AMD EPYC 7B13" {
 		t.Errorf("Summarize GPU = %q", got)
 	}
 }
@@ -181,7 +181,7 @@ func TestServedOnNamesTheServersHardware(t *testing.T) {
 		if tc.h.Whose == "" {
 			want = "" // History named no GPU, and names none
 		}
-		if got := Summarize(r).GPU; got != want {
+		if got := summarize(r).GPU; got != want {
 			t.Errorf("%s: History names %q", tc.name, got)
 		}
 		rows := section(t, r, "Hardware")

@@ -34,11 +34,11 @@ type Summary struct {
 	Target string `json:"target"`
 }
 
-// Summarize sums a report up for a list of runs.
-func Summarize(r engine.Report) Summary {
+// summarize sums a report up for a list of runs.
+func summarize(r engine.Report) Summary {
 	s := Summary{
-		Model:     ModelName(r.Run),
-		GPU:       ServedOn(r),
+		Model:     modelName(r.Run),
+		GPU:       servedOn(r),
 		Cells:     PlannedCells(r),
 		Finished:  FinishedCells(r),
 		Started:   r.Run.StartedAt,
@@ -130,5 +130,5 @@ func LoadSummary(path string) (Summary, error) {
 	if err := checkRun(r, path); err != nil {
 		return Summary{}, fmt.Errorf("load report: %w", err)
 	}
-	return Summarize(r), nil
+	return summarize(r), nil
 }

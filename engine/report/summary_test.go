@@ -10,7 +10,7 @@ import (
 )
 
 func TestSummarize(t *testing.T) {
-	s := Summarize(seedReport())
+	s := summarize(seedReport())
 	if s.Model != "gemma-4-E2B-it" || s.GPU != "RTX PRO 6000 Blackwell Server Edition 96GB" || s.Partial || s.Simulated || s.Imported != "" {
 		t.Errorf("summary %+v", s)
 	}
@@ -23,7 +23,7 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = Summarize(imp)
+	s = summarize(imp)
 	if s.Imported != "llm-inference-bench 0.4.18" || s.Partial || s.CellsLine() != "8 cells" || s.PeakTokPerSec != 4863.426438965844 {
 		t.Errorf("imported summary %+v (%q)", s, s.CellsLine())
 	}
@@ -31,7 +31,7 @@ func TestSummarize(t *testing.T) {
 	partial.Run.Complete = false
 	partial.Results = slices.Clone(imp.Results)
 	partial.Results[7].Status = engine.StatusNotRun
-	if s := Summarize(partial); !s.Partial || s.CellsLine() != "7 of 8 cells" {
+	if s := summarize(partial); !s.Partial || s.CellsLine() != "7 of 8 cells" {
 		t.Errorf("partial summary %+v (%q)", s, s.CellsLine())
 	}
 }
@@ -41,11 +41,11 @@ func TestSummarize(t *testing.T) {
 func TestSummaryTarget(t *testing.T) {
 	r := seedReport()
 	r.Run.Endpoint = "http://bench:s3cret@gpu1:8000"
-	if got := Summarize(r).Target; got != "http://bench:<redacted>@gpu1:8000" {
+	if got := summarize(r).Target; got != "http://bench:<redacted>@gpu1:8000" {
 		t.Errorf("endpoint target %q", got)
 	}
 	r.Engine.Simulated, r.Engine.SimProfile = true, "tiny"
-	if got := Summarize(r).Target; got != "profile tiny" {
+	if got := summarize(r).Target; got != "profile tiny" {
 		t.Errorf("simulator target %q", got)
 	}
 }
@@ -99,7 +99,7 @@ func TestLoadSummary(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := LoadSummary(dir)
-		if want := Summarize(full); err != nil || !reflect.DeepEqual(got, want) {
+		if want := summarize(full); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("LoadSummary = %+v, %v\nwant %+v", got, err, want)
 		}
 	}

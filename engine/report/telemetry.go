@@ -12,11 +12,11 @@ import (
 // beside results.csv, whose header is fixed, as that file's extra columns.
 const TelemetryCSVFile = "telemetry.csv"
 
-// TelemetryCSVHeader is the header of telemetry.csv. GPU figures are over
+// telemetryCSVHeader is the header of telemetry.csv. GPU figures are over
 // all GPUs: utilization averaged, power and memory summed, temperature the
 // hottest; each as the cell's average and peak. simulated is "yes" for
 // figures from the simulator's model of its GPUs, "no" for readings.
-var TelemetryCSVHeader = []string{
+var telemetryCSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "samples",
 	"gpu_util_avg_pct", "gpu_util_peak_pct", "power_avg_w", "power_peak_w",
 	"vram_used_avg_mib", "vram_used_peak_mib", "temp_avg_c", "temp_peak_c",
@@ -37,7 +37,7 @@ func HasTelemetry(r engine.Report) bool {
 // WriteTelemetryCSV writes one row per cell that has telemetry.
 func WriteTelemetryCSV(w io.Writer, r engine.Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(TelemetryCSVHeader); err != nil {
+	if err := cw.Write(telemetryCSVHeader); err != nil {
 		return err
 	}
 	for _, res := range r.Results {

@@ -32,7 +32,7 @@ func TestTelemetryCSV(t *testing.T) {
 	if err := WriteTelemetryCSV(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join(TelemetryCSVHeader, ",") + "\n" +
+	want := strings.Join(telemetryCSVHeader, ",") + "\n" +
 		"decode,8192,4,Valid,30,80.0,100.0,600.0,700.0,3000.0,3200.0,70.0,72.0,1700.0,0.0,12.0,0.0,12.5,40.0,0.5000,no\n"
 	if b.String() != want {
 		t.Errorf("telemetry.csv =\n%s\nwant\n%s", b.String(), want)

@@ -9,29 +9,29 @@ import (
 	"speedmatrix/engine"
 )
 
-// MaxFileBytes is the largest results file Read and ReadData take (512
+// maxFileBytes is the largest results file Read and ReadData take (512
 // MiB): report.json of a 65,536-cell run keeps every cell's request
 // samples in about 8 KB each, and llm-inference-bench writes about 4 KB
 // per cell.
-const MaxFileBytes = 512 << 20
+const maxFileBytes = 512 << 20
 
-// ImplausibleError says why a file cannot hold a real run: it claims more
+// implausibleError says why a file cannot hold a real run: it claims more
 // than a run measures (engine.CheckPlanBounds), or a figure no run
 // measures, such as a negative one.
-type ImplausibleError struct {
+type implausibleError struct {
 	File    string // the file's name as the caller gave it
 	Problem string // "its plan: …", "Sustained decode 8K × 4 has a negative total tok/s (-5)"
 }
 
 // Error is one line: "FILE cannot hold a real run: PROBLEM; …".
-func (e *ImplausibleError) Error() string {
+func (e *implausibleError) Error() string {
 	return fmt.Sprintf("%s cannot hold a real run: %s; no run writes that, so the file is damaged or was made by hand", e.File, e.Problem)
 }
 
 // ReadData reads a results file of at most MaxFileBytes from r; file
 // names it in the error.
 func ReadData(r io.Reader, file string) ([]byte, error) {
-	return readLimited(r, file, MaxFileBytes)
+	return readLimited(r, file, maxFileBytes)
 }
 
 // readLimited reads at most limit bytes from r, and says so when there is more.
@@ -41,7 +41,7 @@ func readLimited(r io.Reader, file string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, &ImplausibleError{File: file, Problem: fmt.Sprintf("it is larger than %s, the most a run writes", sizeText(limit))}
+		return nil, &implausibleError{File: file, Problem: fmt.Sprintf("it is larger than %s, the most a run writes", sizeText(limit))}
 	}
 	return data, nil
 }
@@ -80,7 +80,7 @@ func checkRun(r engine.Report, file string) error {
 		problem = runProblem(r)
 	}
 	if problem != "" {
-		return &ImplausibleError{File: file, Problem: problem}
+		return &implausibleError{File: file, Problem: problem}
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func writeJSON(t *testing.T, name string, v any) string {
 // saying want.
 func wantImplausible(t *testing.T, what string, err error, file, want string) {
 	t.Helper()
-	var ie *ImplausibleError
+	var ie *implausibleError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s: err = %v, want an ImplausibleError naming %s and saying %q", what, err, file, want)
 	}

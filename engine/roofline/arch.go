@@ -53,10 +53,10 @@ var bytesPerParam = map[string]float64{
 	"NVFP4": 0.5 + 1.0/16, "MXFP4": 0.5 + 1.0/32, "INT4": 0.5 + 2.5/128,
 }
 
-// ComputeDType is the tensor-core dtype a weight dtype's matrix products
+// computeDType is the tensor-core dtype a weight dtype's matrix products
 // run in on a GPU that has it: FP8 checkpoints in FP8, NVFP4 and MXFP4 in
 // FP4; weight-only INT4/INT8 and unquantized ones in BF16.
-func ComputeDType(weightDType string) string {
+func computeDType(weightDType string) string {
 	switch weightDType {
 	case "FP8":
 		return engine.FP8
@@ -102,7 +102,7 @@ func (a Arch) Model(name, kvCacheDType, source string) (engine.RooflineModel, er
 	}
 	kvElem, kvHead := kvBytes(kvCacheDType, db)
 	h := float64(a.Hidden)
-	m := engine.RooflineModel{Name: name, WeightDType: a.WeightDType, ComputeDType: ComputeDType(a.WeightDType),
+	m := engine.RooflineModel{Name: name, WeightDType: a.WeightDType, ComputeDType: computeDType(a.WeightDType),
 		KVCacheDType: kvCacheDType, SlidingWindow: a.SlidingWindow}
 	var layerParams, attnPairs, slidingPairs, kv, slidingKV float64
 	for i := 0; i < a.Layers; i++ {

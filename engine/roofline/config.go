@@ -58,10 +58,10 @@ type rawQuant struct {
 	} `json:"config_groups"`
 }
 
-// ParseConfig reads a Hugging Face config.json: the language model's
+// parseConfig reads a Hugging Face config.json: the language model's
 // architecture (nested under one of hfcache.LanguageSections when there is
 // one), its dtype and its quantization.
-func ParseConfig(data []byte) (Arch, error) {
+func parseConfig(data []byte) (Arch, error) {
 	var outer rawConfig
 	if err := json.Unmarshal(data, &outer); err != nil {
 		return Arch{}, fmt.Errorf("read config.json: %w", err)
@@ -176,9 +176,9 @@ func (q rawQuant) weightDType() (string, error) {
 	return "", fmt.Errorf("roofline unavailable: unknown quantization %q (format %q)", q.Method, q.Format)
 }
 
-// IndexBytes is the weights' size on disk from model.safetensors.index.json
+// indexBytes is the weights' size on disk from model.safetensors.index.json
 // beside config.json (metadata.total_size); 0 when there is none.
-func IndexBytes(configPath string) float64 {
+func indexBytes(configPath string) float64 {
 	data, err := os.ReadFile(filepath.Join(filepath.Dir(configPath), "model.safetensors.index.json"))
 	if err != nil {
 		return 0
@@ -194,9 +194,9 @@ func IndexBytes(configPath string) float64 {
 	return idx.Metadata.TotalSize
 }
 
-// FromConfig reads the model facts of model (a Hugging Face id or a local
+// fromConfig reads the model facts of model (a Hugging Face id or a local
 // directory) from its config.json; kvCacheDType is vLLM's --kv-cache-dtype.
-func FromConfig(model, kvCacheDType string) (engine.RooflineModel, error) {
+func fromConfig(model, kvCacheDType string) (engine.RooflineModel, error) {
 	path, err := hfcache.ConfigPath(model)
 	if err != nil {
 		return engine.RooflineModel{}, fmt.Errorf("roofline unavailable: %w", err)
@@ -205,7 +205,7 @@ func FromConfig(model, kvCacheDType string) (engine.RooflineModel, error) {
 	if err != nil {
 		return engine.RooflineModel{}, fmt.Errorf("roofline unavailable: %w", err)
 	}
-	a, err := ParseConfig(data)
+	a, err := parseConfig(data)
 	if err != nil {
 		return engine.RooflineModel{}, err
 	}
@@ -213,7 +213,7 @@ func FromConfig(model, kvCacheDType string) (engine.RooflineModel, error) {
 	if err != nil {
 		return engine.RooflineModel{}, err
 	}
-	if disk := IndexBytes(path); disk > 0 {
+	if disk := indexBytes(path); disk > 0 {
 		m.Sources["weights_on_disk"] = fmt.Sprintf("model.safetensors.index.json: %.2f GB", disk/1e9)
 	}
 	return m, nil

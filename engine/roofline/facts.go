@@ -15,7 +15,7 @@ var ErrUnknownGPU = errors.New("roofline unavailable: unknown GPU")
 // the table, the bandwidth from NVML when nvmlGBs > 0, else from the table.
 // A GPU the table lacks is ErrUnknownGPU.
 func NewGPU(name string, count int, nvmlGBs float64) (engine.RooflineGPU, error) {
-	p, ok := LookupPeak(name)
+	p, ok := lookupPeak(name)
 	if !ok {
 		return engine.RooflineGPU{}, fmt.Errorf("%w (%s)", ErrUnknownGPU, name)
 	}

@@ -5,9 +5,9 @@ import (
 	"unicode"
 )
 
-// Peak is one row of the GPU table: a GPU's dense tensor-core peaks and its
+// peak is one row of the GPU table: a GPU's dense tensor-core peaks and its
 // memory bandwidth, as NVIDIA's data sheet states them.
-type Peak struct {
+type peak struct {
 	// Row names the row: "H100 SXM", "RTX 3090".
 	Row string
 	// BandwidthGBs is the peak memory bandwidth in GB/s (10^9 bytes/s).
@@ -29,7 +29,7 @@ type Peak struct {
 // before H100). The dense figures are the data sheets' sparse figures
 // halved; GeForce cards run BF16 and FP8 at half rate with FP32
 // accumulation, which is what serving kernels use.
-var table = []Peak{
+var table = []peak{
 	{Row: "B200", BandwidthGBs: 8000, MemoryType: "HBM3e", BF16TFLOPs: 2250, FP8TFLOPs: 4500, FP4TFLOPs: 9000, all: w("b200"),
 		Source: "NVIDIA HGX B200 data sheet, 8 GPUs: FP4 144, FP8 72, BF16 36 PFLOPS with sparsity; 64 TB/s HBM3e"},
 	{Row: "GB200", BandwidthGBs: 8000, MemoryType: "HBM3e", BF16TFLOPs: 2500, FP8TFLOPs: 5000, FP4TFLOPs: 10000, all: w("gb200"),
@@ -77,10 +77,10 @@ var table = []Peak{
 
 func w(words ...string) []string { return words }
 
-// LookupPeak finds the table row of a GPU by its NVML name ("NVIDIA
+// lookupPeak finds the table row of a GPU by its NVML name ("NVIDIA
 // GeForce RTX 3090", "NVIDIA H100 80GB HBM3"); false when the table has
 // none.
-func LookupPeak(name string) (Peak, bool) {
+func lookupPeak(name string) (peak, bool) {
 	have := map[string]bool{}
 	for _, word := range words(name) {
 		have[word] = true
@@ -99,7 +99,7 @@ rows:
 		}
 		return p, true
 	}
-	return Peak{}, false
+	return peak{}, false
 }
 
 // words splits a GPU name into lower-case words at spaces, hyphens and

@@ -150,12 +150,12 @@ func TestLookupPeak(t *testing.T) {
 		"NVIDIA RTX 6000 Ada Generation":               "RTX 6000 Ada",
 		"NVIDIA RTX A6000":                             "RTX A6000",
 	} {
-		if p, ok := LookupPeak(name); !ok || p.Row != row {
+		if p, ok := lookupPeak(name); !ok || p.Row != row {
 			t.Errorf("LookupPeak(%q) = %q, %v; want %q", name, p.Row, ok, row)
 		}
 	}
 	for _, name := range []string{"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "NVIDIA A10G", "Simulated GPU", "NVIDIA Tesla T4"} {
-		if p, ok := LookupPeak(name); ok {
+		if p, ok := lookupPeak(name); ok {
 			t.Errorf("LookupPeak(%q) = %q, want no row", name, p.Row)
 		}
 	}
@@ -172,7 +172,7 @@ func readConfig(t *testing.T, name string) Arch {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := ParseConfig(data)
+	a, err := parseConfig(data)
 	if err != nil {
 		t.Fatalf("ParseConfig(%s): %v", name, err)
 	}
@@ -209,7 +209,7 @@ func TestConfigLlama(t *testing.T) {
 // and zero point per 128 (0.51953 bytes a parameter); the LM head stays FP16.
 func TestConfigQuantizedAWQ(t *testing.T) {
 	a := readConfig(t, "llama-3.1-8b-awq.json")
-	if a.WeightDType != "INT4" || a.DType != "FP16" || ComputeDType(a.WeightDType) != engine.BF16 {
+	if a.WeightDType != "INT4" || a.DType != "FP16" || computeDType(a.WeightDType) != engine.BF16 {
 		t.Fatalf("awq: weights %s, dtype %s", a.WeightDType, a.DType)
 	}
 	if m := model(t, a, ""); m.StepBytes != 4676648960 {
@@ -267,10 +267,10 @@ func TestConfigGemmaMoENVFP4(t *testing.T) {
 
 func TestConfigRefused(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join("testdata", "deepseek-v3.json"))
-	if _, err := ParseConfig(data); err == nil || !strings.Contains(err.Error(), "multi-head latent attention") {
+	if _, err := parseConfig(data); err == nil || !strings.Contains(err.Error(), "multi-head latent attention") {
 		t.Errorf("deepseek: %v", err)
 	}
-	_, err := ParseConfig([]byte(`{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"vocab_size":32000,"intermediate_size":11008}`))
+	_, err := parseConfig([]byte(`{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"vocab_size":32000,"intermediate_size":11008}`))
 	if err == nil || err.Error() != "roofline unavailable: the model's num_hidden_layers is missing" {
 		t.Errorf("missing layers: %v", err)
 	}
@@ -280,7 +280,7 @@ func TestConfigRefused(t *testing.T) {
 func TestFromConfigHFCache(t *testing.T) {
 	hub := t.TempDir()
 	t.Setenv("HF_HUB_CACHE", hub)
-	if _, err := FromConfig("meta-llama/Llama-3.1-8B", ""); err == nil || !strings.Contains(err.Error(), "no config.json of meta-llama/Llama-3.1-8B") {
+	if _, err := fromConfig("meta-llama/Llama-3.1-8B", ""); err == nil || !strings.Contains(err.Error(), "no config.json of meta-llama/Llama-3.1-8B") {
 		t.Fatalf("empty cache: %v", err)
 	}
 	snap := filepath.Join(hub, "models--meta-llama--Llama-3.1-8B", "snapshots", "abc123")
@@ -290,7 +290,7 @@ func TestFromConfigHFCache(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join("testdata", "llama-3.1-8b.json"))
 	os.WriteFile(filepath.Join(snap, "config.json"), data, 0o644)
 	os.WriteFile(filepath.Join(snap, "model.safetensors.index.json"), []byte(`{"metadata":{"total_size":16060522496},"weight_map":{}}`), 0o644)
-	m, err := FromConfig("meta-llama/Llama-3.1-8B", "")
+	m, err := fromConfig("meta-llama/Llama-3.1-8B", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,11 +303,11 @@ func TestFromConfigHFCache(t *testing.T) {
 // 40 GiB" over "GPU KV cache size: 327,680 tokens" = 131,072 bytes a token.
 func TestApplyLog(t *testing.T) {
 	m := model(t, readConfig(t, "llama-3.1-8b.json"), "")
-	ApplyLog(&m, 15, 40, 327680)
+	applyLog(&m, 15, 40, 327680)
 	if m.KVBytesPerToken != 131072 || m.WeightBytes != 15*gib || m.Sources["kv_cache"] != "vllm log" || !strings.HasPrefix(m.Sources["weights"], "vllm log") {
 		t.Errorf("after the log: %+v", m)
 	}
-	only := FromLog("m", "BF16", 15, 40, 327680)
+	only := fromLog("m", "BF16", 15, 40, 327680)
 	f := engine.NewRoofline(h100(t), only)
 	if c := f.Decode(0, 0, 1); !near(c.TokS, 3350e9/(15*gib), 1e-9) || f.Prefill(1024).TokS != 0 {
 		t.Errorf("log only: decode %+v (want weights ÷ bandwidth, no compute bound), prefill %+v (want none)", c, f.Prefill(1024))
@@ -323,7 +323,7 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := ParseConfig(data)
+		a, err := parseConfig(data)
 		if err != nil {
 			return
 		}
@@ -340,7 +340,7 @@ func FuzzParseConfig(f *testing.F) {
 }
 
 func TestConfigNegativeSizes(t *testing.T) {
-	_, err := ParseConfig([]byte(`{"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"vocab_size":10,"intermediate_size":-5,"num_experts":4,"num_experts_per_tok":2,"moe_intermediate_size":8,"enable_moe_block":true}`))
+	_, err := parseConfig([]byte(`{"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":2,"vocab_size":10,"intermediate_size":-5,"num_experts":4,"num_experts_per_tok":2,"moe_intermediate_size":8,"enable_moe_block":true}`))
 	if err == nil || !strings.Contains(err.Error(), "negative size") {
 		t.Errorf("negative intermediate size: %v", err)
 	}
@@ -354,12 +354,12 @@ func TestConfigNestedSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := ParseConfig(data)
+	plain, err := parseConfig(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, section := range []string{"llm_config", "language_config"} {
-		a, err := ParseConfig([]byte(`{"model_type": "vlm", "vision_config": {"hidden_size": 1}, "` + section + `": ` + string(data) + `}`))
+		a, err := parseConfig([]byte(`{"model_type": "vlm", "vision_config": {"hidden_size": 1}, "` + section + `": ` + string(data) + `}`))
 		if err != nil || a.Layers != plain.Layers || a.Hidden != plain.Hidden || a.KVHeads != plain.KVHeads || a.Vocab != plain.Vocab {
 			t.Errorf("under %s: %+v, %v; want %+v", section, a, err, plain)
 		}

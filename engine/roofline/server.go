@@ -39,12 +39,12 @@ func ForServer(h engine.Report, model string, s ServerFacts) *engine.RooflineFac
 	if model == "" {
 		return engine.RooflineUnavailable(errors.New("roofline unavailable: the model is unknown"))
 	}
-	m, err := FromConfig(model, s.KVCacheDType)
+	m, err := fromConfig(model, s.KVCacheDType)
 	switch {
 	case err == nil:
-		ApplyLog(&m, s.WeightGiB, s.KVCacheGiB, s.KVCacheTokens)
+		applyLog(&m, s.WeightGiB, s.KVCacheGiB, s.KVCacheTokens)
 	case s.WeightGiB > 0:
-		m = FromLog(model, s.WeightDType, s.WeightGiB, s.KVCacheGiB, s.KVCacheTokens)
+		m = fromLog(model, s.WeightDType, s.WeightGiB, s.KVCacheGiB, s.KVCacheTokens)
 	default:
 		return engine.RooflineUnavailable(err)
 	}

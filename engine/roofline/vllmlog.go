@@ -4,12 +4,12 @@ import "speedmatrix/engine"
 
 const gib = 1 << 30
 
-// ApplyLog puts what vLLM's start-up log measured over what the config
+// applyLog puts what vLLM's start-up log measured over what the config
 // predicts: the weights on the GPU ("Model loading took X GiB") and the KV
 // cache per token ("Available KV cache memory: Y GiB" ÷ "GPU KV cache
 // size: N tokens"). A model with sliding-window layers keeps the config's
 // KV figures: vLLM's token count then mixes the two kinds of layer.
-func ApplyLog(m *engine.RooflineModel, weightGiB, kvGiB float64, kvTokens int) {
+func applyLog(m *engine.RooflineModel, weightGiB, kvGiB float64, kvTokens int) {
 	if m.Sources == nil {
 		m.Sources = map[string]string{}
 	}
@@ -30,13 +30,13 @@ func sourceOr(m *engine.RooflineModel, key, fallback string) string {
 	return fallback
 }
 
-// FromLog is the model facts from vLLM's log alone, when no config.json is
+// fromLog is the model facts from vLLM's log alone, when no config.json is
 // at hand: the model is taken as dense (every weight read each step) and
 // its FLOPs are unknown, so there is no compute bound and no prefill
 // ceiling.
-func FromLog(name, weightDType string, weightGiB, kvGiB float64, kvTokens int) engine.RooflineModel {
-	m := engine.RooflineModel{Name: name, WeightDType: weightDType, ComputeDType: ComputeDType(weightDType), Sources: map[string]string{}}
-	ApplyLog(&m, weightGiB, kvGiB, kvTokens)
+func fromLog(name, weightDType string, weightGiB, kvGiB float64, kvTokens int) engine.RooflineModel {
+	m := engine.RooflineModel{Name: name, WeightDType: weightDType, ComputeDType: computeDType(weightDType), Sources: map[string]string{}}
+	applyLog(&m, weightGiB, kvGiB, kvTokens)
 	m.StepBytes = m.WeightBytes
 	return m
 }

@@ -9,11 +9,11 @@ import (
 	"speedmatrix/engine"
 )
 
-// RescueRoots are where a run goes when its own folder can't take a save:
+// rescueRoots are where a run goes when its own folder can't take a save:
 // speedmatrix/rescued in the user's cache folder (~/.cache on Linux), which
 // outlives a reboot, then speedmatrix-rescued in the temporary folder,
 // which may be on another disk.
-func RescueRoots() []string {
+func rescueRoots() []string {
 	var roots []string
 	if cache, err := os.UserCacheDir(); err == nil {
 		roots = append(roots, filepath.Join(cache, "speedmatrix", "rescued"))
@@ -36,7 +36,7 @@ func (s *Saver) rescue(save func(string, engine.Report) error, rep engine.Report
 	}
 	roots := s.Rescue
 	if roots == nil {
-		roots = RescueRoots()
+		roots = rescueRoots()
 	}
 	for _, root := range roots {
 		dir, err := newRescueFolder(root, rep, save)

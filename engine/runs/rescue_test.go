@@ -96,7 +96,7 @@ func TestRescueRoots(t *testing.T) {
 		t.Skip("the cache folder follows XDG_CACHE_HOME on Linux")
 	}
 	t.Setenv("XDG_CACHE_HOME", "/cache")
-	got := RescueRoots()
+	got := rescueRoots()
 	if len(got) != 2 || got[0] != "/cache/speedmatrix/rescued" || got[1] != filepath.Join(os.TempDir(), "speedmatrix-rescued") {
 		t.Errorf("RescueRoots() = %q", got)
 	}

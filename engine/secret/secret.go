@@ -50,8 +50,8 @@ func Args(argv []string) []string {
 	return out
 }
 
-// EnvValue is v, or Redacted when the variable name says it holds a secret.
-func EnvValue(name, v string) string {
+// envValue is v, or Redacted when the variable name says it holds a secret.
+func envValue(name, v string) string {
 	if v != "" && IsEnvName(name) {
 		return Redacted
 	}
@@ -149,7 +149,7 @@ func Env(environ []string, keep func(name string) bool) map[string]string {
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
 		if ok && keep(k) {
-			env[k] = Text(EnvValue(k, v))
+			env[k] = Text(envValue(k, v))
 		}
 	}
 	return env

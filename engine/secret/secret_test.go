@@ -40,7 +40,7 @@ func TestText(t *testing.T) {
 }
 
 func TestEnvValue(t *testing.T) {
-	if EnvValue("HF_TOKEN", "hf_x") != Redacted || EnvValue("CUDA_VISIBLE_DEVICES", "0,1") != "0,1" || EnvValue("VLLM_API_KEY", "") != "" {
+	if envValue("HF_TOKEN", "hf_x") != Redacted || envValue("CUDA_VISIBLE_DEVICES", "0,1") != "0,1" || envValue("VLLM_API_KEY", "") != "" {
 		t.Fatal("EnvValue misjudged a variable")
 	}
 }

@@ -41,6 +41,6 @@
 // checks.
 package sim
 
-// SimulatorField is the key in the /version answer that names the simulator
+// simulatorField is the key in the /version answer that names the simulator
 // profile; no real vLLM sends it.
-const SimulatorField = "speedmatrix_simulator_profile"
+const simulatorField = "speedmatrix_simulator_profile"

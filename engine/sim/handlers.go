@@ -47,7 +47,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) { w.WriteH
 // handleVersion answers like vLLM, plus SimulatorField naming the profile so
 // that a report made against `speedmatrix sim` over HTTP is labelled simulated.
 func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"version": s.version(), SimulatorField: s.prof.Name})
+	writeJSON(w, http.StatusOK, map[string]string{"version": s.version(), simulatorField: s.prof.Name})
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {

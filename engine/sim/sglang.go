@@ -140,7 +140,7 @@ func (s *Server) handleServerInfo(w http.ResponseWriter, _ *http.Request) {
 			"last_gen_throughput": tput,
 		}},
 		"version":      SGLangVersion,
-		SimulatorField: p.Name,
+		simulatorField: p.Name,
 	})
 }
 

@@ -61,7 +61,7 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 	tel := startTelemetry(s, opts.TimeScale)
 	stop := func() { _ = srv.Close(); tel.Stop(); s.Close() }
 	t := measure.Subject{Target: measure.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
-	t.Header = Header(p)
+	t.Header = header(p)
 	if opts.Engine == sim.EngineSGLang {
 		// The run reads the engine, its version and its limits from the
 		// simulator's SGLang endpoints, as from a real SGLang server.
@@ -80,9 +80,9 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 // run, by which a resumed run knows to start the simulator again.
 const HardwareType = "Discrete GPU (simulated)"
 
-// Header is the report header (RunOptions.Header) of a run against profile p: simulated
+// header is the report header (RunOptions.Header) of a run against profile p: simulated
 // hardware and engine, the profile's model and launch command.
-func Header(p sim.Profile) engine.Report {
+func header(p sim.Profile) engine.Report {
 	var h engine.Report
 	h.Hardware = engine.HardwareInfo{
 		Type: HardwareType, Whose: engine.HardwareOfSimulator,
@@ -113,5 +113,5 @@ func profileHeader(name string) (engine.Report, bool) {
 	if err != nil {
 		return engine.Report{}, false
 	}
-	return Header(p), true
+	return header(p), true
 }

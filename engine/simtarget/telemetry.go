@@ -11,24 +11,24 @@ import (
 	"speedmatrix/hw"
 )
 
-// Telemetry is the simulator's GPU telemetry: every model second it reads
+// telemetry is the simulator's GPU telemetry: every model second it reads
 // the scheduler's load and turns it, through the profile's Rig, into one
 // sample per simulated GPU, which an hw.Sampler keeps and summarises as it
 // does NVML's. Every summary is marked Simulated and the report's notes say
 // where the figures come from. Latest feeds the app's live GPU panels.
-type Telemetry struct {
+type telemetry struct {
 	*hw.Sampler
 	note string
 }
 
-var _ engine.TelemetryNoter = (*Telemetry)(nil)
+var _ engine.TelemetryNoter = (*telemetry)(nil)
 
 // telemetryHistory is how many samples a Telemetry keeps: two hours of
 // model time, whatever the time scale.
 const telemetryHistory = 7200
 
 // startTelemetry samples s every model second until Stop.
-func startTelemetry(s *sim.Server, scale float64) *Telemetry {
+func startTelemetry(s *sim.Server, scale float64) *telemetry {
 	if scale <= 0 {
 		scale = 1
 	}
@@ -39,11 +39,11 @@ func startTelemetry(s *sim.Server, scale float64) *Telemetry {
 	smp := hw.NewSampler(interval, hw.WithSource(src), hw.WithCapacity(telemetryHistory))
 	smp.Start(context.Background())
 	note := fmt.Sprintf("GPU telemetry is simulated: the simulator's model of %s derives utilization, power, temperature, clocks and VRAM from its own scheduler (no GPU was read; clock-event reasons and PCIe traffic are not modelled).", gpuCount(rig.GPUs(), p.GPUName))
-	return &Telemetry{Sampler: smp, note: note}
+	return &telemetry{Sampler: smp, note: note}
 }
 
 // Summary is the hw.Sampler's summary of [from, to], marked Simulated.
-func (t *Telemetry) Summary(from, to time.Time) *engine.Telemetry {
+func (t *telemetry) Summary(from, to time.Time) *engine.Telemetry {
 	s := t.Sampler.Summary(from, to)
 	if s != nil {
 		s.Simulated = true
@@ -52,10 +52,10 @@ func (t *Telemetry) Summary(from, to time.Time) *engine.Telemetry {
 }
 
 // TelemetryNotes says, once per report, that the GPU figures are simulated.
-func (t *Telemetry) TelemetryNotes() []string { return []string{t.note} }
+func (t *telemetry) TelemetryNotes() []string { return []string{t.note} }
 
 // TelemetryGap is "": the simulator's readings never go missing.
-func (t *Telemetry) TelemetryGap(from, to time.Time) string { return "" }
+func (t *telemetry) TelemetryGap(from, to time.Time) string { return "" }
 
 // gpuCount is "2 × RTX 3090", or "RTX 3090" for one.
 func gpuCount(n int, name string) string {

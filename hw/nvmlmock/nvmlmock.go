@@ -16,7 +16,7 @@ import (
 const (
 	H200BusWidthBits = 6144
 	H200MaxMemMHz    = 3201
-	H200MaxSMMHz     = 1980
+	h200MaxSMMHz     = 1980
 	H200PowerLimitMW = 700000
 	H200NVLinks      = 18 // NVLink 4, all up
 )
@@ -28,15 +28,15 @@ const (
 func DGXH200() *server.Server {
 	s := dgxh200.New()
 	for i, d := range s.Devices {
-		FillH200(d.(*server.Device), i)
+		fillH200(d.(*server.Device), i)
 	}
 	return s
 }
 
 // H100 SXM figures the dgxh100 mock leaves unset.
 const (
-	H100BusWidthBits = 5120
-	H100MaxMemMHz    = 2619
+	h100BusWidthBits = 5120
+	h100MaxMemMHz    = 2619
 )
 
 // DGXH100 is go-nvml's dgxh100 mock filled as DGXH200 describes, with an
@@ -45,20 +45,20 @@ func DGXH100() *server.Server {
 	s := dgxh100.New()
 	for i, d := range s.Devices {
 		md := d.(*server.Device)
-		FillH200(md, i)
-		md.GetMemoryBusWidthFunc = func() (uint32, nvml.Return) { return H100BusWidthBits, nvml.SUCCESS }
+		fillH200(md, i)
+		md.GetMemoryBusWidthFunc = func() (uint32, nvml.Return) { return h100BusWidthBits, nvml.SUCCESS }
 		md.GetMaxClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
 			if c == nvml.CLOCK_MEM {
-				return H100MaxMemMHz, nvml.SUCCESS
+				return h100MaxMemMHz, nvml.SUCCESS
 			}
-			return H200MaxSMMHz, nvml.SUCCESS
+			return h200MaxSMMHz, nvml.SUCCESS
 		}
 	}
 	return s
 }
 
-// FillH200 fills d, GPU i of a DGX H200, as DGXH200 describes.
-func FillH200(d *server.Device, i int) {
+// fillH200 fills d, GPU i of a DGX H200, as DGXH200 describes.
+func fillH200(d *server.Device, i int) {
 	d.MemoryInfo.Used = uint64(i+1) << 30
 	d.MemoryInfo.Free = d.MemoryInfo.Total - d.MemoryInfo.Used
 	ok := nvml.SUCCESS
@@ -72,7 +72,7 @@ func FillH200(d *server.Device, i int) {
 		if c == nvml.CLOCK_MEM {
 			return H200MaxMemMHz, ok
 		}
-		return H200MaxSMMHz, ok
+		return h200MaxSMMHz, ok
 	}
 	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
 		return nvml.Utilization{Gpu: uint32(10 * i), Memory: 5}, ok
