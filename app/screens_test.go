@@ -31,7 +31,7 @@ var fileClasses = map[string][]string{
 	"settings": {"settings_tab.go"},
 	wiring:     {"app.go", "autorun.go", "crash.go", "settings.go", "shortcuts.go", "tour.go"},
 	shared: {"advice.go", "appsettings.go", "banner.go", "chartcache.go", "chartview.go", "checks.go", "cpubuild.go", "delta.go", "deps.go", "dropdown.go",
-		"formgrid.go", "fynedo.go", "heatlegend.go", "heatlook.go", "heatmap.go", "heatroofline.go", "heatscale.go", "help.go", "logview.go",
+		"formgrid.go", "fynedo.go", "heatlegend.go", "heatlook.go", "heatmap.go", "heatroofline.go", "help.go", "logview.go",
 		"measurements.go", "memory.go", "output.go", "plan.go", "question.go", "realdeps.go", "reexec_other.go", "reexec_unix.go", "requests.go", "runsfolder.go",
 		"state.go", "table.go", "telemetry.go", "textpane.go", "theme.go", "widgets.go"},
 }
