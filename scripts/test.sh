@@ -35,8 +35,8 @@ go test -race -count=1 -timeout 30m ./...
 
 # Real-time tests at the specified tolerances (TTFT within 5 ms, tok/s
 # within 2 %; SPEEDMATRIX_REALTIME=1), one package at a time so no other test
-# binary competes for the CPU: in every other run (-race above, go test on a
-# busy machine) they hold 5x wider tolerances. They hold with the other core
+# binary competes for the CPU: every other run (-race above, go test on a
+# busy machine) checks only what timing cannot move. They hold with the other core
 # busy. Then the reference reports' matrices, every cell checked
 # on the simulator's own clock (under a second, deterministic). The same
 # agreement in real time over HTTP depends on the machine's load and is
