@@ -37,7 +37,7 @@ expect=(
 	"11-settings|Theme|Stall timeout|Runs folder"
 	"12-run-after|Finished in|Last run"
 	# The states that crowd a small window (checked in the pictures too).
-	"13-run-refused|The target is not ready|Events|Output"
+	"13-run-refused|Start run is off|Events|Output"
 	"14-results-export-failed|Nothing was exported: the folder|Export again"
 	"15-results-export-details|Hide details|not a directory"
 	"16-results-measurements|All measurements"
