@@ -151,7 +151,7 @@ type ColorScale struct {
 	Min       float64 `json:"min"`
 	Max       float64 `json:"max"`
 	Log       bool    `json:"log,omitempty"`
-	Diverging bool    `json:"diverging,omitempty"` // centred on zero (DrawDelta)
+	Diverging bool    `json:"diverging,omitempty"` // centred on zero (drawDelta)
 	Ticks     []Tick  `json:"ticks"`
 }
 

@@ -33,7 +33,7 @@ func (e *exitError) Error() string { return e.Err.Error() }
 func (e *exitError) Unwrap() error { return e.Err }
 
 // ExitCode is the process exit code for what a subcommand returned: 0 for
-// nil and for -h, an ExitError's code, and 1 for any other error.
+// nil and for -h, an exitError's code, and 1 for any other error.
 func ExitCode(err error) int {
 	var e *exitError
 	switch {

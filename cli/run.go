@@ -108,7 +108,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 // (an endpoint, the simulator, or a vllm it launches), prints one line per
 // cell with the ETA, and saves the report after every cell. It returns nil
 // when the run completed, whatever the cells' statuses; otherwise an
-// ExitError whose code says whether it could not start (1), stopped
+// exitError whose code says whether it could not start (1), stopped
 // resumable (3) or could not write a file (4).
 func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args, stderr)

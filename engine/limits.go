@@ -33,7 +33,7 @@ const (
 )
 
 // Overflow says which limit makes a cell over capacity, the KV cache
-// first; Fits when none does.
+// first; fits when none does.
 func (l Limits) Overflow(contextTokens, concurrency, outputTokens int) Overflow {
 	switch {
 	case l.KVCacheTokens > 0 && concurrency*(contextTokens+outputTokens) > l.KVCacheTokens:

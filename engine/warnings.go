@@ -17,9 +17,9 @@ const (
 )
 
 // PlanWarnings lists what in plan will run but measure less than a user
-// expects on a server with these limits: contexts under MinUsefulContext,
+// expects on a server with these limits: contexts under minUsefulContext,
 // more requests at once than the server runs, windows under
-// MinUsefulWindow. Each names its setting, so that a front end says it in
+// minUsefulWindow. Each names its setting, so that a front end says it in
 // its own words; none stops the run.
 func PlanWarnings(plan Plan, l Limits) []PlanProblem {
 	var out []PlanProblem

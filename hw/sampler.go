@@ -59,7 +59,7 @@ func WithClock(c Clock) SamplerOption {
 	return func(s *Sampler) { s.clock = c }
 }
 
-// WithCapacity keeps at most n samples (default: DefaultHistory / interval).
+// WithCapacity keeps at most n samples (default: defaultHistory / interval).
 func WithCapacity(n int) SamplerOption {
 	return func(s *Sampler) { s.ring = newRing(n) }
 }

@@ -149,7 +149,7 @@ func (a throttleAcc) throttle(gpus []engine.GPUTelemetry) *engine.Throttle {
 }
 
 // perGPUShares is each GPU's own share of its samples that saw reason: the
-// GPUs at or above ThrottleMinShare, or, when the reason was spread so
+// GPUs at or above throttleMinShare, or, when the reason was spread so
 // thin that none is, every GPU that saw it.
 func perGPUShares(reason string, gpus []engine.GPUTelemetry) []engine.GPUShare {
 	var above, all []engine.GPUShare

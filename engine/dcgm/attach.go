@@ -23,12 +23,12 @@ func SplitURLs(list string) []string {
 	return out
 }
 
-// Attach opens the exporters at urls (see Open), takes the GPUs they list
+// Attach opens the exporters at urls (see open), takes the GPUs they list
 // as the header's, notes in its Hardware section where they and their
 // telemetry come from and in its Run section the exporters (for a resumed
 // run), and samples them every interval until ctx ends or the Telemetry's
 // Stop. The cli and the app both reach exporters through it; its error is
-// Open's, for them to put in their own words.
+// open's, for them to put in their own words.
 func Attach(ctx context.Context, urls []string, header *engine.Report, interval time.Duration, opt Options) (*Telemetry, error) {
 	src, err := open(ctx, urls, opt)
 	if err != nil {

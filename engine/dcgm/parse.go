@@ -57,7 +57,7 @@ func (r reading) vramMiB() float64 {
 	return total
 }
 
-// field points at the Reading figure a metric fills.
+// field points at the reading figure a metric fills.
 var fields = map[string]func(*reading) *float64{
 	"DCGM_FI_DEV_GPU_UTIL":       func(r *reading) *float64 { return &r.UtilizationPct },
 	"DCGM_FI_DEV_POWER_USAGE":    func(r *reading) *float64 { return &r.PowerW },
@@ -77,9 +77,9 @@ const (
 	reasonsOld = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
 )
 
-// parse reads one exporter page into one Reading per whole GPU, in the
+// parse reads one exporter page into one reading per whole GPU, in the
 // page's order. Samples of MIG instances (a GPU_I_ID label) and lines that
-// don't parse are skipped; it fails with ErrNotExporter when no GPU is left.
+// don't parse are skipped; it fails with errNotExporter when no GPU is left.
 func parse(text string) ([]reading, error) {
 	m, _ := openai.ParseMetrics(text, nil) // the samples only; a bad line costs that line only
 	var out []reading

@@ -22,14 +22,14 @@ const defaultTimeout = 2 * time.Second
 // maxPageBytes bounds an exporter page: 8 GPUs with every field are ~200 KB.
 const maxPageBytes = 8 << 20
 
-// Options configure Open; zero values are the defaults.
+// Options configure open; zero values are the defaults.
 type Options struct {
 	Client  *http.Client     // default: http.DefaultClient
-	Timeout time.Duration    // per scrape; default DefaultTimeout
+	Timeout time.Duration    // per scrape; default defaultTimeout
 	Now     func() time.Time // when an exporter went quiet; default time.Now
 }
 
-// URLError is an exporter that Open could not read: its URL and why.
+// URLError is an exporter that open could not read: its URL and why.
 type URLError struct {
 	URL string
 	Err error
@@ -42,7 +42,7 @@ func (e *URLError) Unwrap() error { return e.Err }
 // the GPUs of all of them in one sequence (node by node, in the order of the
 // URLs), so that the run's telemetry, J/token and throttle verdict cover
 // every GPU seen. It implements hw.Source. An exporter that stops answering
-// leaves its GPUs out of the samples until it answers again; Notes says when.
+// leaves its GPUs out of the samples until it answers again; notes says when.
 type source struct {
 	opt    Options
 	ends   []*endpoint

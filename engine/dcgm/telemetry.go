@@ -26,8 +26,8 @@ func start(ctx context.Context, src *source, interval time.Duration, opts ...hw.
 	return &Telemetry{Sampler: s, src: src}
 }
 
-// TelemetryNotes are the Source's Notes.
+// TelemetryNotes are the Source's notes.
 func (t *Telemetry) TelemetryNotes() []string { return t.src.notes() }
 
-// TelemetryGap is the Source's Gap.
+// TelemetryGap is the Source's gap.
 func (t *Telemetry) TelemetryGap(from, to time.Time) string { return t.src.gap(from, to) }

@@ -85,7 +85,7 @@ func (cfg ServerConfig) usesRay() bool { return cfg.DistributedExecutorBackend =
 
 // MixedGPUs warns, in words for any front end, when the GPUs cfg's server
 // would use on this machine (its gpus, else all of gpus, the first
-// GPUsNeeded of them) are not all the same model and memory: "GPU 0 (NVIDIA
+// gpusNeeded of them) are not all the same model and memory: "GPU 0 (NVIDIA
 // GeForce RTX 4090, 24 GiB) and GPU 1 (…) differ: …". "" when they are, or
 // when the server uses one GPU.
 func MixedGPUs(cfg ServerConfig, gpus []engine.GPUInfo) string {

@@ -22,7 +22,7 @@ import (
 // that is still starting. Both are variables so that tests need not wait.
 var rayTimeout, rayStartingPoll = 30 * time.Second, 2 * time.Second
 
-// errRayStarting is ParseRayStatus's error for what `ray status` prints in
+// errRayStarting is parseRayStatus's error for what `ray status` prints in
 // the seconds after `ray start --head`, before the autoscaler's first report.
 var errRayStarting = errors.New("ray status has no cluster status yet: the cluster is starting")
 
@@ -84,7 +84,7 @@ func shortNode(n string) string {
 // and Idle ("1 node_…", "2 gpu-workers") and the GPUs of the first Total
 // Usage (older Rays: Usage) block, "0.0/16.0 GPU" or "1.0/2.0 GPU (1.0 used
 // of 2.0 reserved in placement groups)". A cluster without GPUs has no GPU
-// line. Output that says the cluster is starting is ErrRayStarting; other
+// line. Output that says the cluster is starting is errRayStarting; other
 // output without a Node status heading is an error.
 func parseRayStatus(text string) (RayCluster, error) {
 	var c RayCluster

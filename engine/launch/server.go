@@ -236,7 +236,7 @@ func (s *Server) LogPath() string { return s.logPath }
 // it) stays, and so does every log in a log_dir.
 func (s *Server) TemporaryLog() bool { return s.cfg.LogDir == "" }
 
-// Logs returns the last LogLines lines of the server's log, oldest first.
+// Logs returns the last logLines lines of the server's log, oldest first.
 func (s *Server) Logs() []string { return s.logs.last(0) }
 
 // Subscribe calls f with every new log line, from the goroutine that reads

@@ -5,8 +5,8 @@ import (
 )
 
 // Loop detection thresholds (docs/METHODOLOGY.md, "Looped"): the tail of a request's text is
-// periodic, some period repeated at least LoopMinRepeats times over at least
-// LoopMinChars characters.
+// periodic, some period repeated at least loopMinRepeats times over at least
+// loopMinChars characters.
 const (
 	loopMinChars   = 2048
 	loopMinRepeats = 4
@@ -25,8 +25,8 @@ const loopCheckEvery = 256
 const loopProbeBytes = 32
 
 // loopDetector watches a stream of text and reports when its tail has become
-// periodic: a period repeated at least LoopMinRepeats times over at least
-// LoopMinChars bytes. Short repeated phrases in prose never cover 2,048
+// periodic: a period repeated at least loopMinRepeats times over at least
+// loopMinChars bytes. Short repeated phrases in prose never cover 2,048
 // bytes exactly, so they don't fire. The zero value is ready to use.
 type loopDetector struct {
 	buf       []byte
@@ -66,7 +66,7 @@ func (d *loopDetector) Flush() bool {
 }
 
 // check looks for a period p whose repetition covers the last
-// max(LoopMinChars, LoopMinRepeats·p) bytes. On the reversed tail T, the
+// max(loopMinChars, loopMinRepeats·p) bytes. On the reversed tail T, the
 // periodic run of period p starting at T[0] is p + Z[p] long (Z-algorithm),
 // so one linear pass answers for every p at once.
 func (d *loopDetector) check() bool {

@@ -43,11 +43,11 @@ type Client struct {
 	// HTTP does the requests. It must not have a Timeout: streams are long
 	// and are bounded by their context and the timeouts below instead.
 	HTTP *http.Client
-	// FirstTokenTimeout ends a stream with ErrStalled when no token arrived
+	// FirstTokenTimeout ends a stream with errStalled when no token arrived
 	// this long after the request was sent, whatever else did (keep-alives,
 	// empty chunks): a deadline (DefaultFirstTokenTimeout when zero).
 	FirstTokenTimeout time.Duration
-	// StallTimeout ends a stream with ErrStalled when, after its first
+	// StallTimeout ends a stream with errStalled when, after its first
 	// token, no further token arrived for this long, whatever else did
 	// (DefaultStallTimeout when zero).
 	StallTimeout time.Duration

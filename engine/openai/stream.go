@@ -20,7 +20,7 @@ const (
 
 // StreamRequest is one streaming generation.
 type StreamRequest struct {
-	API            string // APIChat (one user message) or APICompletions; empty means chat
+	API            string // apiChat (one user message) or apiCompletions; empty means chat
 	Model          string
 	Prompt         string // text prompt
 	PromptTokenIDs []int  // completions only: sent as "prompt": [ids...] instead of Prompt
@@ -87,7 +87,7 @@ const drainAfterDone = 250 * time.Millisecond
 // token don't count), or ctx is done.
 //
 // A stream that ends without [DONE] returns SawDone false and no error when
-// a finish_reason was seen, and ErrIncomplete otherwise. The stats are
+// a finish_reason was seen, and errIncomplete otherwise. The stats are
 // filled in as far as the stream got, also when an error is returned.
 func (c *Client) Stream(ctx context.Context, req StreamRequest, onChunk func(Chunk)) (StreamStats, error) {
 	path, body, err := streamBodyParts(req)

@@ -98,7 +98,7 @@ func (w *watchdog) err(endpoint string) error {
 
 // StallError is a stream the client gave up on: no first token within the
 // first-token timeout of sending, or no further token for the stall
-// timeout. errors.Is(err, ErrStalled) holds.
+// timeout. errors.Is(err, errStalled) holds.
 type StallError struct {
 	Endpoint string
 	After    time.Duration
@@ -115,7 +115,7 @@ func (e *StallError) Error() string {
 	return fmt.Sprintf("%s: %v: no first token within %s (the server may be hung, overloaded or still prefilling)", e.Endpoint, errStalled, Seconds(e.After))
 }
 
-// Unwrap makes errors.Is(err, ErrStalled) work.
+// Unwrap makes errors.Is(err, errStalled) work.
 func (e *StallError) Unwrap() error { return errStalled }
 
 // Seconds writes a timeout the way messages say it: "30 s", "2.5 s", "5 min".

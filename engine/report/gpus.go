@@ -10,7 +10,7 @@ import (
 
 // GPUDetails are the lines that follow a Hardware section on screen: one
 // per run of consecutive GPUs with the same details, keyed "GPU 0" or
-// "GPU 0-7", valued as GPUDetail writes them.
+// "GPU 0-7", valued as gpuDetail writes them.
 func GPUDetails(gpus []engine.GPUInfo) []Row {
 	var out []Row
 	for i := 0; i < len(gpus); {
@@ -35,7 +35,7 @@ func GPUDetails(gpus []engine.GPUInfo) []Row {
 // gpuDetail is "node2 · driver 570.86.15 · CUDA 12.8 · compute 8.6 · power
 // limit 350 W · SM clock up to 1860 MHz · memory 936 GB/s (384-bit, 9751
 // MHz)", leaving out what is unknown; the node comes first only for a GPU
-// of another node, and the PCIe link is on the links line (GPULinks).
+// of another node, and the PCIe link is on the links line (gpuLinks).
 func gpuDetail(g engine.GPUInfo) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }

@@ -39,7 +39,7 @@ func (e *FormatError) Error() string {
 // Read loads a run from path in either Format: a report.json, a run's
 // folder that holds one, or an llm-inference-bench results file. A file
 // in neither format gives a *FormatError; one that cannot hold a real run
-// (too large, or claiming more than a run measures) an *ImplausibleError.
+// (too large, or claiming more than a run measures) an *implausibleError.
 func Read(path string) (engine.Report, Format, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JSONFile)

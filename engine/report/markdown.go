@@ -45,7 +45,7 @@ func Markdown(r engine.Report) string {
 }
 
 // ModelOnGPU is the line under the title: "gemma-4-E2B-it on RTX 3090 24GB",
-// the model on what served it (ServedOn), or "tiny · remote server,
+// the model on what served it (servedOn), or "tiny · remote server,
 // hardware unknown".
 func ModelOnGPU(r engine.Report) string {
 	model := modelName(r.Run)
@@ -68,7 +68,7 @@ func ModelOnGPU(r engine.Report) string {
 const remoteUnknown = "remote server, hardware unknown"
 
 // servedOn names what served the model, as far as the report knows it,
-// for a title or a list of runs: DeviceTitle (the GPUs, or the CPU of a
+// for a title or a list of runs: deviceTitle (the GPUs, or the CPU of a
 // server on the CPU); without either, by whose hardware the report
 // describes (HardwareInfo.Whose): a remote server's is unknown, the
 // simulator's is its profile, and a server on the measuring machine ran

@@ -248,7 +248,7 @@ func gpuTitle(h engine.HardwareInfo) string {
 }
 
 // deviceTitle is what served the model, for a title or a list of runs:
-// GPUTitle, or for a server that ran on the CPU "CPU AMD EPYC 7B13" ("CPU"
+// gpuTitle, or for a server that ran on the CPU "CPU AMD EPYC 7B13" ("CPU"
 // when its model is unknown).
 func deviceTitle(h engine.HardwareInfo) string {
 	if h.OnCPU() {

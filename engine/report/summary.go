@@ -13,8 +13,8 @@ import (
 
 // Summary is what a list of runs shows of each one (the app's History).
 type Summary struct {
-	Model string `json:"model"` // ModelName
-	GPU   string `json:"gpu"`   // ServedOn: what served the model, as far as known
+	Model string `json:"model"` // modelName
+	GPU   string `json:"gpu"`   // servedOn: what served the model, as far as known
 	// Cells is the number of cells planned (PlannedCells), Finished how many
 	// of them have a final status.
 	Cells    int `json:"cells"`

@@ -28,7 +28,7 @@ func (e *implausibleError) Error() string {
 	return fmt.Sprintf("%s cannot hold a real run: %s; no run writes that, so the file is damaged or was made by hand", e.File, e.Problem)
 }
 
-// ReadData reads a results file of at most MaxFileBytes from r; file
+// ReadData reads a results file of at most maxFileBytes from r; file
 // names it in the error.
 func ReadData(r io.Reader, file string) ([]byte, error) {
 	return readLimited(r, file, maxFileBytes)

@@ -7,7 +7,7 @@ import (
 )
 
 // Arch is a model's published architecture, as its config.json states it
-// (ParseConfig reads one; the simulator's profiles state theirs).
+// (parseConfig reads one; the simulator's profiles state theirs).
 type Arch struct {
 	ModelType                      string
 	Layers, Hidden, Heads, KVHeads int

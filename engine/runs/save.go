@@ -34,7 +34,7 @@ type Saver struct {
 	Now func() time.Time
 	// Rescue are the folders tried in turn, when Dir can't take a save,
 	// for a folder of the run's own that holds the whole report (nil:
-	// RescueRoots()).
+	// rescueRoots()).
 	Rescue []string
 	// Err is the last save's failure, a *SaveError; nil once a save into
 	// Dir works again.

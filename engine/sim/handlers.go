@@ -44,7 +44,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }
 
-// handleVersion answers like vLLM, plus SimulatorField naming the profile so
+// handleVersion answers like vLLM, plus simulatorField naming the profile so
 // that a report made against `speedmatrix sim` over HTTP is labelled simulated.
 func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": s.version(), simulatorField: s.prof.Name})
