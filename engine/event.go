@@ -14,6 +14,7 @@ const (
 	EventServer                    // Server is set
 	EventResult                    // Result is set: one cell finished
 	EventDone                      // the run ended; Report holds everything, Err why it stopped early
+	EventLoad                      // Load is set: one rate of a load test finished
 )
 
 // Event is one thing that happened during a run. Run sends them on a channel
@@ -25,6 +26,7 @@ type Event struct {
 	Log      string
 	Server   *ServerSample
 	Result   *Result
+	Load     *LoadResult
 	// Report is a snapshot of the whole report so far, set on EventResult
 	// (so the consumer can save after every cell) and on EventDone.
 	Report *Report
@@ -40,6 +42,21 @@ type Progress struct {
 	ETA       time.Duration // estimated time left for the whole run
 	// LiveTokPerSec is the current cell's output rate over the last second.
 	LiveTokPerSec float64
+	// Load is where a load test stands within its current rate (CellIndex
+	// and CellCount then count rates); nil for a matrix run.
+	Load *LoadProgress
+}
+
+// LoadProgress is where a load test stands within one rate.
+type LoadProgress struct {
+	RateRPS   float64 // the rate being measured; 0 for a burst
+	Sent      int     // requests sent so far
+	Done      int     // requests finished (completed or failed)
+	Requests  int     // requests the rate sends in all
+	InFlight  int     // requests open now
+	BehindMs  float64 // how late the client sends, now, behind the schedule
+	Completed int
+	Failed    int
 }
 
 // ServerSample is the server's state scraped from /metrics.

@@ -26,6 +26,9 @@ type Plan struct {
 	// KVBudgetTokens overrides the server's KV cache size for capacity checks (0: ask the server).
 	KVBudgetTokens int  `json:"kv_budget_tokens,omitempty"`
 	LoopDetection  bool `json:"loop_detection"`
+	// SLO, when on, is the latency objective each decode cell is judged
+	// against (see SLOVerdict); it changes no measurement.
+	SLO SLO `json:"slo,omitzero"`
 }
 
 // DefaultPlan is the reference reports' matrix: prefill 8K–128K; decode 8K–128K × 1–128

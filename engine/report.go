@@ -28,6 +28,9 @@ type Report struct {
 	// Roofline holds the GPU and model facts each cell's ceiling comes
 	// from, or why there is none; nil in reports written before it.
 	Roofline *RooflineFacts `json:"roofline,omitempty"`
+	// Load holds a load test's plan and its figures per rate; nil for a
+	// matrix run. A load test's report has no matrix cells.
+	Load *LoadSection `json:"load,omitempty"`
 }
 
 // Launched reports whether Speed Matrix started the server the report

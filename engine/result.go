@@ -60,12 +60,24 @@ func (c Cell) Key() string {
 	return fmt.Sprintf("%s/%d/%d", c.Phase, c.ContextTokens, c.Concurrency)
 }
 
-// Percentiles holds the 50th, 90th and 99th percentile of one figure.
+// Percentiles holds the 50th, 90th and 99th percentile of one figure, and
+// how many samples they were computed from.
 type Percentiles struct {
 	P50 float64 `json:"p50"`
 	P90 float64 `json:"p90"`
 	P99 float64 `json:"p99"`
+	// N is the number of samples behind the percentiles; 0 when unknown
+	// (reports written before it was recorded, imported files).
+	N int `json:"n,omitempty"`
 }
+
+// MinP99Samples is the fewest samples a p99 is read from without a mark: with
+// fewer, the p99 is one of the few slowest samples, not a percentile.
+const MinP99Samples = 100
+
+// FewForP99 reports whether the p99 rests on fewer than MinP99Samples known
+// samples (false when the count is unknown).
+func (p Percentiles) FewForP99() bool { return p.N > 0 && p.N < MinP99Samples }
 
 // RequestSample is what one request of a cell did, kept in report.json.
 type RequestSample struct {

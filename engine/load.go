@@ -1,0 +1,109 @@
+package engine
+
+import "time"
+
+// Arrivals is how a load test spaces the requests of one rate.
+type Arrivals string
+
+// The arrival processes of a load test.
+const (
+	// ArrivalsPoisson spaces requests by exponential gaps (seeded), as
+	// independent users arrive.
+	ArrivalsPoisson Arrivals = "poisson"
+	// ArrivalsConstant spaces requests evenly, 1/rate apart.
+	ArrivalsConstant Arrivals = "constant"
+	// ArrivalsBurst sends every request at once (LoadPlan.Burst).
+	ArrivalsBurst Arrivals = "burst"
+)
+
+// TokenRange is a length of prompt or output: Min == Max for a fixed length,
+// else drawn uniformly from [Min, Max] per request (seeded).
+type TokenRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Fixed reports whether every request gets the same length.
+func (t TokenRange) Fixed() bool { return t.Min == t.Max }
+
+// LoadPlan is a load test: requests arriving at set rates, each rate
+// measured in turn, with latency per request counted from its scheduled
+// arrival (no coordinated omission).
+type LoadPlan struct {
+	// RatesRPS are the request rates to measure, in requests per second.
+	// Empty with Sweep (rates chosen from the measured limit) or Burst.
+	RatesRPS []float64 `json:"rates_rps,omitempty"`
+	// Sweep first measures the throughput limit at high concurrency, then
+	// SweepRates rates spread up to it (GuideLLM's sweep).
+	Sweep      bool     `json:"sweep,omitempty"`
+	SweepRates int      `json:"sweep_rates,omitempty"`
+	Arrivals   Arrivals `json:"arrivals"`
+	// Burst, when > 0, sends Burst requests at once, end to end, instead of
+	// rates (the terminal tool's burst mode).
+	Burst int `json:"burst,omitempty"`
+	// Requests is how many requests each rate sends.
+	Requests int `json:"requests"`
+	// MaxConcurrency caps the requests open at once (0: no cap); a request
+	// due while the cap is reached waits, and its wait counts in its latency.
+	MaxConcurrency int        `json:"max_concurrency,omitempty"`
+	InputTokens    TokenRange `json:"input_tokens"`
+	OutputTokens   TokenRange `json:"output_tokens"`
+	// Dataset, when set, is the JSONL file of real prompts the requests
+	// use instead of sized ones (InputTokens then unused).
+	Dataset string `json:"dataset,omitempty"`
+	Seed    int64  `json:"seed"`
+	API     API    `json:"api"`
+	// SLO decides goodput: the requests per second that meet it.
+	SLO SLO `json:"slo,omitzero"`
+}
+
+// LoadResult is one rate of a load test: what its requests did, and the
+// trust checks of its window.
+type LoadResult struct {
+	RateRPS  float64  `json:"rate_rps"` // 0 for a burst
+	Arrivals Arrivals `json:"arrivals"`
+	Status   Status   `json:"status"`
+	Error    string   `json:"error,omitempty"`
+	Flags    []Flag   `json:"flags,omitempty"`
+
+	Requests  int     `json:"requests"`
+	Completed int     `json:"completed"`
+	Failed    int     `json:"failed"`
+	DurationS float64 `json:"duration_s"` // first scheduled arrival to last finish
+
+	RequestThroughputRPS float64 `json:"request_throughput_rps"`
+	OutputTokPerSec      float64 `json:"output_tok_s"`
+	InputTokens          int     `json:"input_tokens"`  // sent in all
+	OutputTokens         int     `json:"output_tokens"` // received in all
+
+	TTFTMs Percentiles `json:"ttft_ms"` // from scheduled arrival to first token
+	TPOTMs Percentiles `json:"tpot_ms"` // per request: (E2E − TTFT) ÷ (output tokens − 1)
+	ITLMs  Percentiles `json:"itl_ms"`  // every gap between tokens, all requests
+	E2EMs  Percentiles `json:"e2e_ms"`  // from scheduled arrival to last token
+
+	// GoodputRPS is completed requests per second that met the plan's SLO
+	// (every completed request when the SLO is off).
+	GoodputRPS float64 `json:"goodput_rps"`
+	// BehindMs is how late, at most, the client sent a request after its
+	// scheduled time; a late client is flagged, its latencies still count
+	// from the schedule.
+	BehindMs float64 `json:"behind_ms"`
+	// MaxInFlight is the most requests open at once.
+	MaxInFlight int `json:"max_in_flight"`
+
+	Server    *ServerCheck `json:"server,omitempty"`
+	DrainS    float64      `json:"drain_s,omitempty"`
+	Telemetry *Telemetry   `json:"telemetry,omitempty"`
+
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+}
+
+// LoadSection is a load test's part of report.json.
+type LoadSection struct {
+	Plan LoadPlan `json:"plan"`
+	// LimitRPS is the throughput limit a sweep measured first (requests per
+	// second at high concurrency); 0 without a sweep.
+	LimitRPS float64      `json:"limit_rps,omitempty"`
+	Results  []LoadResult `json:"results"`
+}
