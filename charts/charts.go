@@ -16,6 +16,10 @@ const (
 	KindPrefill    Kind = "prefill"        // prefill curve
 	KindHeatmap    Kind = "decode-heatmap" // sustained decode heatmap
 	KindPerRequest Kind = "per-request"    // per-request tok/s by concurrency
+	KindSLO        Kind = "decode-slo"     // each decode cell's pass or miss of the plan's SLO, with its margin
+	// A load test's pictures (Report.Load).
+	KindLoadLatency Kind = "load-latency" // latency (p50, p99) against throughput, a point per rate
+	KindLoadGoodput Kind = "load-goodput" // goodput against request rate
 )
 
 // Kinds lists every picture WriteAll writes, in order.

@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+func sloCell(conc int, ttftP99, itlP99 float64) Result {
+	return Result{Cell: Cell{Phase: PhaseDecode, ContextTokens: 8 * K, Concurrency: conc}, Status: StatusValid,
+		TTFTPct: Percentiles{P50: ttftP99 / 2, P90: ttftP99 * 0.9, P99: ttftP99, N: 200},
+		ITLPct:  Percentiles{P50: itlP99 / 2, P90: itlP99 * 0.9, P99: itlP99, N: 5000}}
+}
+
+func TestSLOJudgeAndMostRequests(t *testing.T) {
+	slo := SLO{TTFT: 2 * time.Second, ITL: 50 * time.Millisecond}
+	rs := []Result{sloCell(1, 100, 10), sloCell(2, 500, 20), sloCell(4, 1500, 40), sloCell(8, 2500, 45), sloCell(16, 1000, 30)}
+	c, ok := slo.Judge(rs[2])
+	if !ok || !c.Pass || c.TTFTMargin != 0.25 || c.ITLMargin < 0.199 || c.ITLMargin > 0.201 {
+		t.Fatalf("Judge(4) = %+v, %v; want pass with TTFT margin 0.25 and ITL margin 0.2", c, ok)
+	}
+	if c, _ := slo.Judge(rs[3]); c.Pass || c.TTFTMargin >= 0 {
+		t.Errorf("Judge(8) = %+v; want a miss with a negative TTFT margin", c)
+	}
+	best, ok := slo.MostRequests(rs, 8*K)
+	if !ok || best.Concurrency != 4 {
+		t.Errorf("MostRequests = %d, %v; want 4 (8 misses, so 16 does not count)", best.Concurrency, ok)
+	}
+	if _, ok := (SLO{}).Judge(rs[0]); ok {
+		t.Error("an SLO with no bound judged a cell")
+	}
+	p50 := SLO{ITL: 12 * time.Millisecond, Percentile: 50}
+	if best, ok := p50.MostRequests(rs, 8*K); !ok || best.Concurrency != 2 {
+		t.Errorf("p50 MostRequests = %d, %v; want 2 (ITL p50 10 ms at 2, 20 ms at 4)", best.Concurrency, ok)
+	}
+	if _, ok := slo.MostRequests([]Result{sloCell(1, 3000, 10)}, 8*K); ok {
+		t.Error("MostRequests found a cell when the first one misses")
+	}
+}
