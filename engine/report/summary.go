@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"speedmatrix/engine"
@@ -32,6 +33,19 @@ type Summary struct {
 	// model: "profile tiny" for the simulator, else the endpoint with its
 	// password hidden; "" when the report doesn't say.
 	Target string `json:"target"`
+	// Load sums up a load test; nil for a matrix run.
+	Load *LoadTestSummary `json:"load,omitempty"`
+}
+
+// LoadTestSummary is what a list of runs shows of a load test, which has
+// rates where a matrix has cells.
+type LoadTestSummary struct {
+	// RatesRPS are the rates measured (its finished ones, else its plan's).
+	RatesRPS []float64 `json:"rates_rps,omitempty"`
+	Sweep    bool      `json:"sweep,omitempty"`
+	Burst    int       `json:"burst,omitempty"` // requests at once; 0: rates
+	// PeakRPS is the highest request throughput of a finished rate.
+	PeakRPS float64 `json:"peak_rps,omitempty"`
 }
 
 // summarize sums a report up for a list of runs.
@@ -56,6 +70,27 @@ func summarize(r engine.Report) Summary {
 		if res.Phase == engine.PhaseDecode && res.Measured() {
 			s.PeakTokPerSec = max(s.PeakTokPerSec, res.TotalTokPerSec)
 		}
+	}
+	if r.Load != nil {
+		s.Load = summarizeLoad(*r.Load)
+	}
+	return s
+}
+
+// summarizeLoad sums up a load test for a list of runs.
+func summarizeLoad(l engine.LoadSection) *LoadTestSummary {
+	s := &LoadTestSummary{Sweep: l.Plan.Sweep, Burst: l.Plan.Burst}
+	for _, res := range l.Results {
+		if res.Status == engine.StatusNotRun || res.Status == engine.StatusPending {
+			continue
+		}
+		if res.RateRPS > 0 {
+			s.RatesRPS = append(s.RatesRPS, res.RateRPS)
+		}
+		s.PeakRPS = max(s.PeakRPS, res.RequestThroughputRPS)
+	}
+	if len(s.RatesRPS) == 0 {
+		s.RatesRPS = slices.Clone(l.Plan.RatesRPS)
 	}
 	return s
 }
@@ -98,6 +133,7 @@ type summaryDoc struct {
 	Engine        engine.EngineInfo   `json:"engine"`
 	Run           engine.RunInfo      `json:"run"`
 	Plan          engine.Plan         `json:"plan"`
+	Load          *engine.LoadSection `json:"load"` // small: no request samples
 	Results       []struct {
 		engine.Cell
 		Status         engine.Status `json:"status"`
@@ -123,7 +159,7 @@ func LoadSummary(path string) (Summary, error) {
 		_, err := decodeReport(data, path) // says which
 		return Summary{}, err
 	}
-	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan}
+	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan, Load: d.Load}
 	for _, res := range d.Results {
 		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
 	}
