@@ -110,6 +110,7 @@ type runStore interface {
 // deps are everything the screens use from the rest of the program.
 type deps struct {
 	engine    engineRunner
+	load      loadRunner // load tests (loadstate.go)
 	hardware  hardwareDetector
 	telemetry liveTelemetry // nil: no live telemetry
 	launcher  serverLauncher

@@ -20,8 +20,9 @@ import (
 
 // planSettings is the Matrix screen remembered between launches.
 type planSettings struct {
-	Preset string      `json:"preset"`
-	Plan   engine.Plan `json:"plan"`
+	Preset string       `json:"preset"`
+	Plan   engine.Plan  `json:"plan"`
+	Load   loadSettings `json:"load,omitzero"` // the load test (load_form.go)
 }
 
 // matrixTab edits the plan: contexts, concurrency levels, duration, output.
@@ -42,6 +43,7 @@ type matrixTab struct {
 	preview             *heatmap
 	applying            bool // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
+	load                *loadForm // the other kind of plan (load_form.go)
 }
 
 // newMatrixTab builds the Matrix screen from the remembered plan.
@@ -100,7 +102,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
-	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, split, nil))
+	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(split, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.
@@ -359,7 +361,7 @@ func (m *matrixTab) settings() planSettings {
 	if err != nil {
 		p = engine.DefaultPlan()
 	}
-	return planSettings{Preset: m.preset.Selected, Plan: p}
+	return planSettings{Preset: m.preset.Selected, Plan: p, Load: m.load.settings()}
 }
 
 // formatThousands writes 65536 as "65,536".

@@ -26,6 +26,7 @@ import (
 func realDeps() deps {
 	return deps{
 		engine:    engineFunc(measure.Run),
+		load:      loadFunc(measure.RunLoad),
 		hardware:  &hwDetector{},
 		launcher:  vllmLauncher{},
 		models:    modelCatalog{},

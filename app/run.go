@@ -53,6 +53,7 @@ type runTab struct {
 	found      serverFound   // what the run found of its server so far
 	confirming bool          // the cancel confirmation is open
 	lastRun    bool          // the grid shows the last run, not the plan
+	load       runLoad       // the load test shown instead of the grid (run_load.go)
 	// liftMemoryLimit ends the soft memory limit of the run in progress.
 	liftMemoryLimit func()
 }
@@ -121,6 +122,9 @@ func (r *runTab) showPlan() {
 	r.serverLine.SetText("")
 	r.current.SetText("")
 	r.progress.Hide()
+	if r.showLoadPlan() {
+		return
+	}
 	if s.planErr != nil {
 		r.progressLine.SetText("The plan is not ready: fix it on the Matrix screen.")
 		r.heat.setAxes(nil, nil)
@@ -169,10 +173,11 @@ func (r *runTab) setSimulated(on bool, label string) {
 	r.simBadge.Refresh()
 }
 
-// refreshStart enables Start run unless a run goes on or the target
-// cannot start one (targetInfo.NotReady, which the plan line then says).
+// refreshStart enables Start run unless a run goes on, the target
+// cannot start one (targetInfo.NotReady, which the plan line then says) or
+// the Matrix screen's load test has a field to fix.
 func (r *runTab) refreshStart() {
-	if r.running() || r.u.state.target.NotReady != "" {
+	if l := r.u.state.load; r.running() || r.u.state.target.NotReady != "" || l.On && l.Err != nil {
 		r.startBtn.Disable()
 	} else {
 		r.startBtn.Enable()
@@ -190,6 +195,10 @@ func (r *runTab) running() bool { return r.cancel != nil }
 // screen's target.
 func (r *runTab) onStart() {
 	if r.running() {
+		return
+	}
+	if r.u.state.load.On {
+		r.startLoad()
 		return
 	}
 	if err := r.u.state.planErr; err != nil {
@@ -213,14 +222,32 @@ func (r *runTab) resume(prev engine.Report, dir string) {
 // startWith starts plan against the Server screen's target; with prev it
 // resumes that run.
 func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
+	setup := runs.Setup{}
+	if prev != nil {
+		setup.Resume = &measure.Resume{Report: *prev}
+	}
+	target, ok := r.prepare(setup, dir)
+	if !ok {
+		return
+	}
+	r.begin(plan, target, prev)
+	r.launch(target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
+		return r.u.deps.engine.Run(ctx, plan, t)
+	})
+}
+
+// prepare readies the Server screen's target for a run (setup says what
+// runs.Prepare adds) and the saver of its History folder (dir when it
+// resumes one); ok is false when the run is refused, the banner says why.
+func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, ok bool) {
 	if why := r.u.state.target.NotReady; why != "" {
 		r.refuse(notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.show(tabServer) }}, errors.New(why))
-		return
+		return target, false
 	}
 	target, err := r.u.state.readyTarget()
 	if err != nil {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
-		return
+		return target, false
 	}
 	c := r.u.state.settings
 	target.FirstTokenTimeout, target.StallTimeout = c.firstToken(), c.stall()
@@ -229,27 +256,29 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	if r.u.deps.telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
 		target.Telemetry = r.u.deps.telemetry
 	}
-	setup := runs.Setup{Diagnostics: &diag, Version: r.u.opts.Version}
-	if prev != nil {
-		setup.Resume = &measure.Resume{Report: *prev}
-	}
+	setup.Diagnostics, setup.Version = &diag, r.u.opts.Version
 	runs.Prepare(&target, setup)
 	saver := runs.Saver{Dir: dir, Root: r.u.runsDir(), Save: r.u.deps.store.Save, Now: r.u.deps.now, Rescue: r.u.deps.rescue}
 	var busy *runs.BusyError
 	if dir != "" && errors.As(saver.Claim(), &busy) {
 		r.refuse(notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
-		return
+		return target, false
 	}
 	r.u.prefs.flush(r.u)
 	r.saver = saver
-	r.begin(plan, target, prev)
+	return target, true
+}
+
+// launch starts run on target (the screen already shows the run begun)
+// and follows its events until it ends.
+func (r *runTab) launch(target measure.Subject, run func(ctx context.Context, target measure.Subject) <-chan engine.Event) {
 	r.liftMemoryLimit = limitRunMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
 	acc := &accumulator{}
 	target.Output = r.output.newTap(acc.addOutput)
-	ch := r.u.deps.engine.Run(ctx, plan, target)
+	ch := run(ctx, target)
 	r.publish()
 	go consumeInto(acc, ch, r.u.do, r.apply, r.finished)
 }
@@ -286,6 +315,7 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
 	fitted := c.Fit(plan)
 	r.lastRun = false
+	r.hideLoad()
 	r.heatCard.SetTitle("Sustained decode")
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "waiting"
@@ -321,6 +351,9 @@ func (r *runTab) apply(u runUpdate) {
 	for _, res := range u.results {
 		r.heat.setResult(res)
 	}
+	for _, res := range u.loads {
+		r.loadView().setResult(res)
+	}
 	if len(u.results) > 0 || u.done {
 		r.heat.redraw()
 	}
@@ -348,6 +381,10 @@ func (r *runTab) apply(u runUpdate) {
 }
 
 func (r *runTab) showProgress(p engine.Progress) {
+	if p.Load != nil {
+		r.showLoadProgress(p)
+		return
+	}
 	if p.CellCount > 0 {
 		r.progress.SetValue(float64(p.CellIndex-1) / float64(p.CellCount))
 	}

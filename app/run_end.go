@@ -18,7 +18,11 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.cancelBtn.Disable()
 	r.heat.setRunning(0, 0)
 	took := r.u.deps.now().Sub(r.started)
-	r.progressLine.SetText(endLine(rep, err, formatDuration(took)))
+	line := endLine(rep, err, formatDuration(took))
+	if r.load.on {
+		line = loadEndLine(rep, err, formatDuration(took))
+	}
+	r.progressLine.SetText(line)
 	if rep != nil {
 		// The final report lists the cell cut short as Cancelled and the
 		// cells never reached as Not run.
@@ -42,21 +46,23 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.log.add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.deps.now().Format("15:04:05"), formatDuration(took), formatAbout(r.estimate)))
 	switch {
 	case errors.Is(err, context.Canceled):
-		r.log.add("run cancelled by you: the finished cells are kept")
+		r.log.add("run cancelled by you: the finished " + r.units() + " are kept")
 	case err != nil:
 		r.log.add("run ended: " + err.Error())
 		r.banner.show(noticeOf(err, "The run stopped early.", r.u.show))
+	case r.load.on && rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
+		r.banner.show(notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
 	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
 		r.banner.show(notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
 			Button: "Open Results screen", OnPress: func() { r.u.show(tabResults) }, Detail: rep.Run.Incomplete})
 	}
-	if rep != nil && len(rep.Results) > 0 {
+	if measuredAnything(rep) {
 		r.save(*rep)
 	}
 	r.saver.Release()
 	r.publish()
 	var drawn <-chan struct{}
-	if rep != nil && len(rep.Results) > 0 {
+	if measuredAnything(rep) {
 		drawn = r.u.state.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
 	}
 	r.u.onRunDone(rep, err)
@@ -120,8 +126,11 @@ func (r *runTab) onCancel() {
 		return
 	}
 	r.confirming = true
-	r.u.confirm("Cancel the run?",
-		fmt.Sprintf("It started at %s. The finished cells are kept (Resume in Results measures the rest); the cell being measured now is lost.", r.started.Format("15:04:05")),
+	what := fmt.Sprintf("It started at %s. The finished cells are kept (Resume in Results measures the rest); the cell being measured now is lost.", r.started.Format("15:04:05"))
+	if r.load.on {
+		what = fmt.Sprintf("It started at %s. The finished rates are kept; the rate being measured now is lost.", r.started.Format("15:04:05"))
+	}
+	r.u.confirm("Cancel the run?", what,
 		"Cancel the run", "Keep running",
 		func(ok bool) {
 			r.confirming = false

@@ -18,6 +18,7 @@ type runUpdate struct {
 	// cell being measured began (both by the engine's clock).
 	serverAt, cellFrom time.Time
 	results            []engine.Result
+	loads              []engine.LoadResult // rates of a load test that finished
 	logs               []string
 	output             []measure.OutputChunk // the followed stream's, coalesced (addOutput)
 	done               bool
@@ -56,6 +57,14 @@ func (a *accumulator) add(ev engine.Event) {
 		if ev.Result != nil {
 			a.cur.results = append(a.cur.results, *ev.Result)
 			a.cur.logs = append(a.cur.logs, report.CellLine(*ev.Result))
+		}
+		if ev.Report != nil {
+			a.cur.report = ev.Report
+		}
+	case engine.EventLoad:
+		if ev.Load != nil {
+			a.cur.loads = append(a.cur.loads, *ev.Load)
+			a.cur.logs = append(a.cur.logs, loadLine(*ev.Load))
 		}
 		if ev.Report != nil {
 			a.cur.report = ev.Report

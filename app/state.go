@@ -25,7 +25,10 @@ type appState struct {
 	target  targetInfo
 	plan    engine.Plan
 	planErr error // why the Matrix screen's form is not a plan; nil when it is
-	run     runInfo
+	// load is the Matrix screen's load test (loadstate.go); when load.On,
+	// Run starts it instead of plan.
+	load loadInfo
+	run  runInfo
 	// sample is the live telemetry's latest reading; sampled is false
 	// before the first, and when the target has none. sampleFrom says
 	// whose GPUs it reads: a panel labels it by that, never by the target.

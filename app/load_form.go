@@ -1,0 +1,197 @@
+package app
+
+import (
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// The kinds of plan the Matrix screen offers.
+const (
+	kindMatrix = "Matrix"
+	kindLoad   = "Load test"
+)
+
+// Arrivals as the load form names them.
+const (
+	arrivalsPoisson  = "Poisson (random)"
+	arrivalsConstant = "Constant"
+)
+
+// loadSweepRates is how many rates a sweep spreads up to the measured limit.
+const loadSweepRates = 8
+
+// maxLoadRequests bounds the requests of one rate: each keeps its timings
+// in memory until the rate ends.
+const maxLoadRequests = 100_000
+
+// loadSettings is the load test part of the Matrix screen, remembered
+// between launches.
+type loadSettings struct {
+	On   bool            `json:"on,omitempty"`
+	Plan engine.LoadPlan `json:"plan"`
+}
+
+// defaultLoadPlan is the load test the form starts with.
+func defaultLoadPlan() engine.LoadPlan {
+	return engine.LoadPlan{RatesRPS: []float64{1, 2, 4, 8}, Arrivals: engine.ArrivalsPoisson, Requests: 200,
+		InputTokens: engine.TokenRange{Min: 1024, Max: 1024}, OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat}
+}
+
+// loadForm is the Matrix screen's load test: requests arriving at set
+// rates, each rate measured in turn.
+type loadForm struct {
+	u *ui
+
+	kind                        *widget.RadioGroup
+	rates, requests             *widget.Entry
+	arrivals                    *widget.RadioGroup
+	input, output               *widget.Entry
+	maxConc, burst, seed        *widget.Entry
+	dataset                     string
+	datasetLine                 *widget.Label
+	datasetClear                *widget.Button
+	api                         *dropDown
+	slo                         *sloFields
+	banner                      *banner
+	estimate, warnings          *widget.Label
+	preview                     *loadTable
+	applying                    bool
+	matrixBody, loadBody, about fyne.CanvasObject
+	// pickDataset asks for a JSONL file of prompts; tests replace it.
+	pickDataset func(ok func(path string))
+}
+
+// withLoadTest is the Matrix screen's body with the choice between the
+// matrix (body) and a load test, saved the form remembered.
+func (m *matrixTab) withLoadTest(body fyne.CanvasObject, saved loadSettings) fyne.CanvasObject {
+	f := &loadForm{u: m.u, matrixBody: body, preview: newLoadTable([]int{loadColRate, loadColStatus})}
+	m.load = f
+	f.pickDataset = f.datasetDialog
+	f.rates, f.requests, f.input, f.output = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	f.maxConc, f.burst, f.seed = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	f.maxConc.PlaceHolder, f.burst.PlaceHolder = "no cap", "off"
+	for _, e := range []*widget.Entry{f.rates, f.requests, f.input, f.output, f.maxConc, f.burst, f.seed} {
+		e.OnChanged = func(string) { f.refresh() }
+	}
+	f.arrivals = widget.NewRadioGroup([]string{arrivalsPoisson, arrivalsConstant}, func(string) { f.refresh() })
+	f.arrivals.Horizontal, f.arrivals.Required = true, true
+	f.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { f.refresh() })
+	f.slo = newSLOFields(f.refresh)
+	f.datasetLine = widget.NewLabel("")
+	f.datasetLine.Truncation = fyne.TextTruncateEllipsis
+	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.onChooseDataset)
+	f.datasetClear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { f.setDataset("") })
+	f.banner = newBanner()
+	f.estimate, f.warnings = widget.NewLabel(""), widget.NewLabel("")
+	f.estimate.TextStyle = fyne.TextStyle{Bold: true}
+	f.estimate.Wrapping, f.warnings.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	f.warnings.Importance = widget.WarningImportance
+
+	form := widget.NewForm(
+		widget.NewFormItem("Rates", f.rates),
+		widget.NewFormItem("Arrivals", f.arrivals),
+		widget.NewFormItem("Requests per rate", f.requests),
+		widget.NewFormItem("Input tokens", f.input),
+		widget.NewFormItem("Output tokens", f.output),
+		widget.NewFormItem("Max concurrency", f.maxConc),
+		widget.NewFormItem("Burst", f.burst),
+		widget.NewFormItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine)),
+		widget.NewFormItem("Seed", f.seed),
+		widget.NewFormItem("API", f.api),
+	)
+	form.Items[0].HintText = "requests per second, e.g. 1, 2, 4, 8; or sweep (up to the measured limit)"
+	form.Items[3].HintText = "tokens per prompt: 1024, or a range such as 512:2048"
+	form.Items[5].HintText = "most requests open at once; a request due past it waits, and its wait counts"
+	form.Items[6].HintText = "N requests at once, end to end, instead of rates"
+	form.Items[7].HintText = "JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"
+	for _, it := range f.slo.items() {
+		form.AppendItem(it)
+	}
+	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
+	right := widget.NewCard("Rates", "each rate sends its requests in turn; latency counts from each request's scheduled arrival", f.preview.object())
+	split := container.NewHSplit(container.NewVScroll(left), right)
+	split.Offset = 0.5
+	f.loadBody = split
+
+	f.apply(saved)
+	f.kind = widget.NewRadioGroup([]string{kindMatrix, kindLoad}, f.onKind)
+	f.kind.Horizontal, f.kind.Required = true, true
+	f.about = widget.NewLabel("Requests arrive at set rates, as users do; each rate reports throughput, latency percentiles and goodput.")
+	f.about.(*widget.Label).Importance = widget.LowImportance
+	f.kind.SetSelected(map[bool]string{false: kindMatrix, true: kindLoad}[saved.On])
+	m.u.state.watch(changeTarget, f.refresh)
+	return container.NewBorder(container.NewHBox(f.kind, f.about), nil, nil, nil, container.NewStack(f.matrixBody, f.loadBody))
+}
+
+// onKind shows the matrix or the load test, and tells the state which
+// one Run starts.
+func (f *loadForm) onKind(kind string) {
+	on := kind == kindLoad
+	showIf(f.loadBody, on)
+	showIf(f.about, on)
+	showIf(f.matrixBody, !on)
+	f.refresh()
+}
+
+// on reports whether the screen is set to a load test.
+func (f *loadForm) on() bool { return f.kind != nil && f.kind.Selected == kindLoad }
+
+// apply shows the remembered load test in the form.
+func (f *loadForm) apply(s loadSettings) {
+	p := s.Plan
+	if p.Requests == 0 {
+		p = defaultLoadPlan()
+	}
+	f.applying = true
+	defer func() { f.applying = false }()
+	rates := engine.FormatRates(p.RatesRPS)
+	if p.Sweep {
+		rates = engine.SweepWord
+	}
+	f.rates.SetText(rates)
+	f.arrivals.SetSelected(arrivalsPoisson)
+	if p.Arrivals == engine.ArrivalsConstant {
+		f.arrivals.SetSelected(arrivalsConstant)
+	}
+	f.requests.SetText(strconv.Itoa(p.Requests))
+	f.input.SetText(engine.FormatTokenRange(p.InputTokens))
+	f.output.SetText(engine.FormatTokenRange(p.OutputTokens))
+	f.maxConc.SetText(optionalCount(p.MaxConcurrency))
+	f.burst.SetText(optionalCount(p.Burst))
+	f.seed.SetText(strconv.FormatInt(p.Seed, 10))
+	f.api.SetSelected(string(cmpAPI(p.API)))
+	f.slo.set(p.SLO)
+	f.dataset = p.Dataset
+	f.showDataset()
+}
+
+// cmpAPI is api, or chat when unset.
+func cmpAPI(api engine.API) engine.API {
+	if api == "" {
+		return engine.APIChat
+	}
+	return api
+}
+
+// optionalCount writes n for an optional field: "" for 0.
+func optionalCount(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// settings is what the screen remembers of the load test.
+func (f *loadForm) settings() loadSettings {
+	p, err := f.read()
+	if err != nil {
+		p = defaultLoadPlan()
+	}
+	return loadSettings{On: f.on(), Plan: p}
+}

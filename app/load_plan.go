@@ -1,0 +1,187 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+
+	"speedmatrix/engine"
+)
+
+// plan reads the form and checks it against the target's limits, as far
+// as known; the error names each field to fix, in the screen's words.
+// (engine.ValidateLoadPlan, once it lands, is the one home of these rules.)
+func (f *loadForm) plan() (engine.LoadPlan, error) {
+	p, err := f.read()
+	if err != nil {
+		return p, err
+	}
+	c := f.u.state.target.Capacity
+	if p.Dataset == "" && c.MaxModelLen > 0 && p.InputTokens.Max+p.OutputTokens.Max > c.MaxModelLen {
+		return p, fmt.Errorf("Input tokens and Output tokens: up to %s + %s tokens is more than the %s this server's model holds",
+			formatThousands(p.InputTokens.Max), formatThousands(p.OutputTokens.Max), formatThousands(c.MaxModelLen))
+	}
+	if p.Dataset != "" {
+		if st, err := os.Stat(p.Dataset); err != nil || !st.Mode().IsRegular() {
+			return p, fmt.Errorf("Dataset: %s cannot be read; choose another file or clear it", filepath.Base(p.Dataset))
+		}
+	}
+	return p, nil
+}
+
+// read parses the form; the error lists every field not written as it
+// should be.
+func (f *loadForm) read() (engine.LoadPlan, error) {
+	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.api.Selected), Dataset: f.dataset}
+	if f.arrivals.Selected == arrivalsConstant {
+		p.Arrivals = engine.ArrivalsConstant
+	}
+	var bad []string
+	fail := func(field string, err error) { bad = append(bad, field+": "+err.Error()) }
+	burst, err := optionalPositive(f.burst.Text, "requests at once, e.g. 64, or leave it empty")
+	if err != nil {
+		fail("Burst", err)
+	}
+	rates, sweep, err := engine.ParseRates(f.rates.Text)
+	switch {
+	case burst > 0:
+	case err != nil:
+		fail("Rates", err)
+	case !sweep && len(rates) == 0:
+		fail("Rates", errors.New("write at least one rate, e.g. 1, 2, 4, 8, or sweep"))
+	}
+	requests, err := strconv.Atoi(strings.TrimSpace(f.requests.Text))
+	if burst == 0 && (err != nil || requests < 1 || requests > maxLoadRequests) {
+		fail("Requests per rate", fmt.Errorf("write a whole number from 1 to %s, e.g. 200", formatThousands(maxLoadRequests)))
+	}
+	if p.InputTokens, err = engine.ParseTokenRange(f.input.Text); err != nil && f.dataset == "" {
+		fail("Input tokens", err)
+	}
+	if p.OutputTokens, err = engine.ParseTokenRange(f.output.Text); err != nil {
+		fail("Output tokens", err)
+	}
+	if p.MaxConcurrency, err = optionalPositive(f.maxConc.Text, "most requests open at once, e.g. 64, or leave it empty for no cap"); err != nil {
+		fail("Max concurrency", err)
+	}
+	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.seed.Text), 10, 64); err != nil {
+		fail("Seed", errors.New("write a whole number, e.g. 0"))
+	}
+	if p.SLO, err = f.slo.read(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	switch {
+	case burst > 0:
+		p.Burst, p.Requests, p.Arrivals = burst, burst, engine.ArrivalsBurst
+	case sweep:
+		p.Sweep, p.SweepRates, p.Requests = true, loadSweepRates, requests
+	default:
+		p.RatesRPS, p.Requests = rates, requests
+	}
+	if len(bad) > 0 {
+		return p, errors.New(strings.Join(bad, "; "))
+	}
+	return p, nil
+}
+
+// optionalPositive reads an optional whole number above 0 ("" is 0);
+// what says what to write instead.
+func optionalPositive(s, what string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxLoadRequests {
+		return 0, errors.New("write " + what)
+	}
+	return n, nil
+}
+
+// refresh reads the form into the state (Run starts what it says), and
+// shows its problems, its estimate, its warnings and the rates it measures.
+func (f *loadForm) refresh() {
+	if f.applying || f.kind == nil {
+		return
+	}
+	p, err := f.plan()
+	f.u.state.setLoad(loadInfo{On: f.on(), Plan: p, Err: err})
+	burst := strings.TrimSpace(f.burst.Text) != ""
+	enableIf(f.rates, !burst)
+	enableIf(f.arrivals, !burst)
+	enableIf(f.requests, !burst)
+	enableIf(f.input, f.dataset == "")
+	if err != nil {
+		f.banner.show(notice{Message: upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
+		f.estimate.SetText("")
+		setOptional(f.warnings, "")
+		f.preview.setPlanned(engine.LoadPlan{}, "")
+		return
+	}
+	f.banner.hide()
+	f.estimate.SetText(loadEstimate(p))
+	setOptional(f.warnings, loadWarnings(p, f.u.state.target.Capacity))
+	f.preview.setPlanned(p, "will run")
+}
+
+// enableIf enables w when on, else disables it.
+func enableIf(w fyne.Disableable, on bool) {
+	if on {
+		w.Enable()
+	} else {
+		w.Disable()
+	}
+}
+
+// loadWarnings are what will run but mislead, against the target's limits c.
+func loadWarnings(p engine.LoadPlan, c capacity) string {
+	var ws []string
+	if c.MaxNumSeqs > 0 && p.Burst > c.MaxNumSeqs {
+		ws = append(ws, fmt.Sprintf("⚠ Burst: the server runs at most %d requests at once (max_num_seqs); the other %d wait in its queue, and their wait counts.",
+			c.MaxNumSeqs, p.Burst-c.MaxNumSeqs))
+	}
+	if c.MaxNumSeqs > 0 && p.MaxConcurrency > c.MaxNumSeqs {
+		ws = append(ws, fmt.Sprintf("⚠ Max concurrency: the server runs at most %d requests at once (max_num_seqs), fewer than %d.", c.MaxNumSeqs, p.MaxConcurrency))
+	}
+	return strings.Join(ws, "\n")
+}
+
+// onChooseDataset asks for the dataset file.
+func (f *loadForm) onChooseDataset() { f.pickDataset(f.setDataset) }
+
+// setDataset uses the prompts of the file at path ("" for sized prompts).
+func (f *loadForm) setDataset(path string) {
+	f.dataset = path
+	f.showDataset()
+	f.refresh()
+}
+
+func (f *loadForm) showDataset() {
+	if f.dataset == "" {
+		f.datasetLine.SetText("none: prompts of the input tokens' size")
+		f.datasetClear.Hide()
+		return
+	}
+	f.datasetLine.SetText(filepath.Base(f.dataset))
+	f.datasetClear.Show()
+}
+
+// datasetDialog asks for a JSONL file of prompts.
+func (f *loadForm) datasetDialog(ok func(path string)) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return // cancelled, or refused by the dialog itself
+		}
+		_ = r.Close() // the runner reads it when the run starts
+		ok(r.URI().Path())
+	}, f.u.win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl", ".json"}))
+	d.SetConfirmText("Use")
+	d.Show()
+}

@@ -1,0 +1,171 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
+	"speedmatrix/engine/secret"
+)
+
+// behindShownMs is how far behind its schedule the client must send before
+// the Run screen says so: below it, the gap is the scheduler's own jitter.
+const behindShownMs = 50
+
+// runLoad is the Run screen's load test: its table of rates, shown in
+// place of the heatmap while a load test is planned, runs, or ran last.
+type runLoad struct {
+	on    bool // the table is shown
+	plan  engine.LoadPlan
+	table *loadTable
+}
+
+// loadView is the table of rates, made the first time it is needed.
+func (r *runTab) loadView() *loadTable {
+	if r.load.table == nil {
+		r.load.table = newLoadTable([]int{loadColRate, loadColStatus, loadColCompleted, loadColFailed, loadColThroughput,
+			loadColTokPerSec, loadColTTFTP50, loadColTTFTP99, loadColE2EP99, loadColGoodput})
+	}
+	return r.load.table
+}
+
+// showLoad puts the table of rates where the heatmap was.
+func (r *runTab) showLoad(subtitle string) *loadTable {
+	r.load.on = true
+	t := r.loadView()
+	r.heatCard.SetContent(t.object())
+	r.heatCard.SetTitle("Load test")
+	r.heatCard.SetSubTitle(subtitle)
+	return t
+}
+
+// hideLoad puts the heatmap back where the table of rates was.
+func (r *runTab) hideLoad() {
+	if r.load.on {
+		r.load.on = false
+		r.heatCard.SetContent(r.heat.object())
+	}
+}
+
+// showLoadPlan shows, when the Matrix screen is set to a load test, what
+// Start would measure, and reports true; else it puts the heatmap back
+// and reports false.
+func (r *runTab) showLoadPlan() bool {
+	l := r.u.state.load
+	if !l.On {
+		r.hideLoad()
+		return false
+	}
+	if l.Err != nil {
+		r.progressLine.SetText("The load test is not ready: fix it on the Matrix screen.")
+		r.showLoad("").setPlanned(engine.LoadPlan{}, "")
+		return true
+	}
+	text := fmt.Sprintf("Ready: a load test of %s, estimated %s. Ctrl+R starts it, Esc stops it.", loadWhat(l.Plan), loadAbout(l.Plan))
+	if why := r.u.state.target.NotReady; why != "" {
+		text = notReadyLine(why)
+	}
+	r.progressLine.SetText(text)
+	r.showLoad("one row per rate, filled in as each rate finishes").setPlanned(l.Plan, "will run")
+	return true
+}
+
+// startLoad starts the Matrix screen's load test against the Server
+// screen's target.
+func (r *runTab) startLoad() {
+	l := r.u.state.load
+	if l.Err != nil {
+		r.refuse(notice{Message: "The load test has a problem: " + l.Err.Error() + ".",
+			Action: "Fix it on the Matrix screen.", Button: "Open Matrix screen", OnPress: func() { r.u.show(tabMatrix) }}, l.Err)
+		return
+	}
+	target, ok := r.prepare(runs.Setup{}, "")
+	if !ok {
+		return
+	}
+	plan := l.Plan
+	r.beginLoad(plan, target)
+	r.launch(target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
+		return r.u.deps.load.RunLoad(ctx, plan, t)
+	})
+}
+
+// beginLoad resets the screen for a new load test.
+func (r *runTab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
+	r.plan, r.load.plan = engine.Plan{}, plan
+	r.started, r.estimate, r.found = r.u.deps.now(), measure.EstimateLoad(plan), serverFound{}
+	r.banner.hide()
+	r.startBtn.Disable()
+	r.cancelBtn.Enable()
+	r.progress.SetValue(0)
+	r.progress.Show()
+	r.progressLine.SetText("Connecting to " + secret.URL(target.BaseURL) + " …")
+	r.current.SetText("")
+	r.serverLine.SetText("")
+	r.log.clear()
+	r.log.add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
+		secret.URL(target.BaseURL), loadWhat(plan), loadAbout(plan)))
+	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
+	r.lastRun = false
+	r.showLoad("one row per rate, filled in as each rate finishes").setPlanned(plan, "waiting")
+	r.log.flush()
+}
+
+// showLoadProgress shows where a load test stands: which rate, and within
+// it the requests sent and done, those in flight, and how late the client
+// sends when it falls behind its schedule.
+func (r *runTab) showLoadProgress(p engine.Progress) {
+	lp := *p.Load
+	within := 0.0
+	if lp.Requests > 0 {
+		within = float64(lp.Done) / float64(lp.Requests)
+	}
+	line := fmt.Sprintf("Rate %d · elapsed %s", p.CellIndex, formatDuration(p.Elapsed))
+	if p.CellCount > 0 {
+		r.progress.SetValue((float64(p.CellIndex-1) + within) / float64(p.CellCount))
+		line = fmt.Sprintf("Rate %d of %d · elapsed %s · about %s left", p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA))
+	}
+	r.progressLine.SetText(line)
+	what := fmt.Sprintf("Now: %s · sent %s of %s · done %s", rateLabel(lp.RateRPS), report.Int(lp.Sent), report.Int(lp.Requests), report.Int(lp.Done))
+	if lp.Failed > 0 {
+		what += " (" + report.Int(lp.Failed) + " failed)"
+	}
+	what += " · " + report.Int(lp.InFlight) + " in flight"
+	if lp.BehindMs >= behindShownMs {
+		what += " · client " + report.Millis(lp.BehindMs) + " behind schedule"
+	}
+	if p.LiveTokPerSec > 0 {
+		what += " · " + report.TokPerSec(p.LiveTokPerSec) + " tok/s now"
+	}
+	r.current.SetText(what)
+	r.loadView().setNote(lp.RateRPS, fmt.Sprintf("measuring… %d/%d", lp.Done, lp.Requests), "waiting")
+}
+
+// loadEndLine is the progress line once a load test has ended.
+func loadEndLine(rep *engine.Report, err error, elapsed string) string {
+	rates := 0
+	if rep != nil && rep.Load != nil {
+		rates = len(rep.Load.Results)
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Sprintf("Stopped after %s: the finished rates are kept.", elapsed)
+	case err != nil:
+		return fmt.Sprintf("Stopped after %s.", elapsed)
+	case rep != nil && !rep.Run.Complete:
+		return fmt.Sprintf("Stopped after %s: the finished rates are kept.", elapsed)
+	}
+	return fmt.Sprintf("Finished in %s: %s.", elapsed, engine.Count(rates, "rate", "rates"))
+}
+
+// units names what the run measures one by one: cells, or a load test's rates.
+func (r *runTab) units() string {
+	if r.load.on {
+		return "rates"
+	}
+	return "cells"
+}
