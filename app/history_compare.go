@@ -59,6 +59,9 @@ func (h *historyTab) onCompare() {
 		var b engine.Report
 		if b, err = h.load(fb); err == nil {
 			h.banner.hide()
+			if h.compareLoads(a, b) { // history_load.go
+				return
+			}
 			h.showDelta(a, b)
 			return
 		}

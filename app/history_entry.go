@@ -25,7 +25,7 @@ const (
 	// hundreds of KB each; see BENCHMARKS.md). It is valid while newer than
 	// report.json and of summaryVersion.
 	summaryFile    = "history-summary.json"
-	summaryVersion = 3 // 2: GPU is report.ServedOn; 3: the summary names the run's target
+	summaryVersion = 4 // 2: GPU is report.ServedOn; 3: the summary names the run's target; 4: a load test's rates
 )
 
 // summaryCache is summaryFile's content.
@@ -122,10 +122,7 @@ func (e historyEntry) detail() string {
 	if e.sum.GPU != "" {
 		parts = append(parts, e.sum.GPU)
 	}
-	parts = append(parts, e.sum.CellsLine())
-	if e.sum.PeakTokPerSec > 0 {
-		parts = append(parts, "peak "+report.TokPerSec(e.sum.PeakTokPerSec)+" tok/s")
-	}
+	parts = append(parts, e.measured()...) // cells, or a load test's rates (history_load.go)
 	if !e.sum.Started.IsZero() {
 		parts = append(parts, e.sum.Started.Local().Format("2006-01-02 15:04"))
 	}
@@ -144,6 +141,9 @@ func (e historyEntry) label() string {
 	}
 	if e.sum.Target != "" {
 		parts = append(parts, e.sum.Target)
+	}
+	if e.sum.Load != nil {
+		parts = append(parts, "load test")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,4 +293,30 @@ func (t *loadTable) refresh() {
 	}
 	setOptional(t.notes, strings.Join(flags, "\n"))
 	t.table.Refresh()
+}
+
+// loadPlanLine says what a load test sent: "Load test at 1, 2, 4, 8 req/s
+// · Poisson arrivals · 200 requests per rate · 1024 input, 256 output tokens".
+func loadPlanLine(p engine.LoadPlan) string {
+	parts := []string{"Load test"}
+	switch {
+	case p.Burst > 0:
+		parts[0] += ": a burst of " + engine.Count(p.Burst, "request", "requests") + " at once"
+	case p.Sweep:
+		parts[0] += ": a sweep up to the measured limit"
+	default:
+		parts[0] += " at " + rateList(p.RatesRPS)
+	}
+	if p.Burst == 0 {
+		parts = append(parts, string(p.Arrivals)+" arrivals", engine.Count(p.Requests, "request", "requests")+" per rate")
+	}
+	if p.MaxConcurrency > 0 {
+		parts = append(parts, fmt.Sprintf("at most %d at once", p.MaxConcurrency))
+	}
+	input := engine.FormatTokenRange(p.InputTokens) + " input"
+	if p.Dataset != "" {
+		input = "prompts of " + filepath.Base(p.Dataset)
+	}
+	parts = append(parts, input+", "+engine.FormatTokenRange(p.OutputTokens)+" output tokens")
+	return strings.Join(parts, " · ")
 }

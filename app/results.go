@@ -41,6 +41,7 @@ type resultsTab struct {
 	status          *widget.Label
 	banner          *banner        // export problems
 	resumeBtn       *widget.Button // shown for a partial run saved in History
+	load            resultsLoad    // a load test's views (results_load.go)
 	rendered        chan struct{}  // closed when the charts of the shown report are drawn
 	exported        chan struct{}  // closed when the last export finished (tests wait on it)
 	// saveAs asks where to save one file (saveDialog); tests replace it.
@@ -92,7 +93,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
 	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
 	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
-	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, r.views, actions))
+	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, r.withLoadViews(r.views), actions))
 }
 
 func (r *resultsTab) setEnabled(on bool) {
@@ -110,6 +111,9 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
+	if isLoad(rep) {
+		sub += "\n" + loadPlanLine(rep.Load.Plan)
+	}
 	if imp := rep.Run.Imported; imp != nil {
 		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."
 	}
@@ -121,6 +125,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.badgeBox.Refresh()
 	r.table.setResults(rep.Results)
 	r.checks.show(rep)
+	r.showLoadViews(rep)
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.banner.hide()
@@ -202,6 +207,10 @@ func reportBadge(rep engine.Report) fyne.CanvasObject {
 // area the charts had last (a guess the first time), in the background,
 // and again for the area they get, each picture kept (pictureCache).
 func (r *resultsTab) drawCharts(rep engine.Report) {
+	if isLoad(rep) {
+		r.drawLoadCharts(rep)
+		return
+	}
 	last := charts.Pane{}
 	if r.group != nil {
 		last = r.group.pane

@@ -1,0 +1,109 @@
+package app
+
+import (
+	"fmt"
+	"image"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+)
+
+// loadKinds are the pictures of a load test, in the order of its tabs.
+var loadKinds = []charts.Kind{charts.KindLoadLatency, charts.KindLoadGoodput}
+
+// resultsLoad is the Results screen's view of a load test: its two curves
+// and its table of rates, shown instead of the matrix's views.
+type resultsLoad struct {
+	views  *container.AppTabs
+	charts map[charts.Kind]*fyne.Container
+	table  *loadTable
+}
+
+// withLoadViews is matrix (the matrix's views) with the load test's
+// views in its place, shown when the report is a load test.
+func (r *resultsTab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
+	l := &r.load
+	l.charts = map[charts.Kind]*fyne.Container{}
+	for _, k := range loadKinds {
+		l.charts[k] = container.NewStack()
+	}
+	l.table = newLoadTable(nil)
+	l.views = container.NewAppTabs(
+		container.NewTabItem("Latency", l.charts[charts.KindLoadLatency]),
+		container.NewTabItem("Goodput", l.charts[charts.KindLoadGoodput]),
+		container.NewTabItem("Per rate", l.table.object()),
+	)
+	l.views.Hide()
+	return container.NewStack(matrix, l.views)
+}
+
+// showLoadViews shows the load test's views for a load test's report, the
+// matrix's for any other.
+func (r *resultsTab) showLoadViews(rep engine.Report) {
+	on := isLoad(rep)
+	showIf(r.load.views, on)
+	showIf(r.views, !on)
+	if on {
+		r.load.table.setResults(rep.Load.Results)
+	} else {
+		r.load.table.setResults(nil)
+	}
+}
+
+// drawLoadCharts shows a view of each curve of a load test, drawn as
+// drawCharts draws the matrix's.
+func (r *resultsTab) drawLoadCharts(rep engine.Report) {
+	last := charts.Pane{}
+	if r.group != nil {
+		last = r.group.pane
+	}
+	g := newChartGroup(len(loadKinds))
+	r.group, r.rendered = g, g.done
+	id := reportKey(rep)
+	for _, k := range loadKinds {
+		ch := r.u.deps.charts
+		v := newChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
+			return safePicture(func() (image.Image, error) { return ch.Picture(k, rep, p, dark) })
+		})
+		v.onFail = func(err error) { r.showLoadFallback(k, err) }
+		g.add(v)
+		r.load.charts[k].Objects = []fyne.CanvasObject{v.object()}
+		r.load.charts[k].Refresh()
+	}
+	if last.Width == 0 {
+		last = r.paneGuess()
+	}
+	g.drawFor(last)
+}
+
+// safePicture draws, turning a panic of the drawing into its error: a
+// chart that cannot draw a report leaves its pane saying why, and the app
+// running.
+func safePicture(draw func() (image.Image, error)) (img image.Image, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			img, err = nil, fmt.Errorf("the chart failed: %v", p)
+		}
+	}()
+	return draw()
+}
+
+// showLoadFallback says in the pane of a curve why it could not be drawn.
+func (r *resultsTab) showLoadFallback(k charts.Kind, err error) {
+	b := newBanner()
+	b.show(notice{Message: fmt.Sprintf("The %s chart could not be drawn.", loadChartTitle(k)),
+		Action: "Its figures are in Per rate.", Detail: err.Error()})
+	r.load.charts[k].Objects = []fyne.CanvasObject{container.NewVBox(b.object())}
+	r.load.charts[k].Refresh()
+}
+
+// loadChartTitle is how a load test's chart is named in words.
+func loadChartTitle(k charts.Kind) string {
+	if k == charts.KindLoadGoodput {
+		return "goodput"
+	}
+	return "latency"
+}
