@@ -304,7 +304,7 @@ func (f fakeEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]op
 // and UI updates from background work wait in t's UI loop (see waitFor).
 func testDeps(t testing.TB, eng engineRunner) deps {
 	return deps{
-		engine: eng, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
+		engine: eng, load: &fakeLoad{}, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
 		models: fakeModels{}, endpoints: fakeEndpoints{models: []openai.Model{{ID: "served", MaxModelLen: 32768}}},
 		capture: fakeCapture{proc: notLocal},
 		runsDir: t.TempDir(),

@@ -1,0 +1,352 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+)
+
+// loadUI is the app on the simulator's tiny profile (model length 8,192,
+// 64 sequences at once) with the Matrix screen set to a load test.
+func loadUI(t *testing.T, ld *fakeLoad) (*ui, *loadForm) {
+	t.Helper()
+	d := testDeps(t, &fakeEngine{})
+	d.load = ld
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	f := u.matrix.load
+	f.kind.SetSelected(kindLoad)
+	return u, f
+}
+
+// TestLoadFormRefusesBadInput: each bad field gets one message in the
+// screen's words, and Start run is off until it is fixed.
+func TestLoadFormRefusesBadInput(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "prompts.jsonl")
+	for _, tc := range []struct {
+		name string
+		edit func(f *loadForm)
+		want string // in the error; "" for none
+	}{
+		{"defaults", func(f *loadForm) {}, ""},
+		{"rate of 0", func(f *loadForm) { f.rates.SetText("1, 0") }, `Rates: "0" is not a request rate`},
+		{"negative rate", func(f *loadForm) { f.rates.SetText("-2") }, `Rates: "-2" is not a request rate`},
+		{"no rate", func(f *loadForm) { f.rates.SetText("") }, "Rates: write at least one rate"},
+		{"no rate with a burst", func(f *loadForm) { f.rates.SetText(""); f.burst.SetText("64") }, ""},
+		{"requests", func(f *loadForm) { f.requests.SetText("many") }, "Requests per rate: write a whole number from 1 to 100,000"},
+		{"input range backwards", func(f *loadForm) { f.input.SetText("2048:512") }, "Input tokens: \"2048:512\" goes from more tokens to fewer"},
+		{"output of 0", func(f *loadForm) { f.output.SetText("0") }, "Output tokens: \"0\" is not a length in tokens"},
+		{"longer than the model", func(f *loadForm) { f.input.SetText("512:8000") }, "Input tokens and Output tokens: up to 8,000 + 256 tokens is more than the 8,192"},
+		{"max concurrency of 0", func(f *loadForm) { f.maxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
+		{"burst", func(f *loadForm) { f.burst.SetText("lots") }, "Burst: write requests at once"},
+		{"seed", func(f *loadForm) { f.seed.SetText("1.5") }, "Seed: write a whole number"},
+		{"TTFT without unit", func(f *loadForm) { f.slo.ttft.SetText("2") }, "TTFT bound: write a time above 0 with its unit"},
+		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "Dataset: prompts.jsonl cannot be read"},
+		{"two at once", func(f *loadForm) { f.rates.SetText("x"); f.seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, f := loadUI(t, &fakeLoad{})
+			tc.edit(f)
+			err := u.state.load.Err
+			if tc.want == "" {
+				if err != nil || f.banner.visible() || u.run.startBtn.Disabled() {
+					t.Fatalf("error %v, banner %v, Start off %v; want a plan and Start on", err, f.banner.visible(), u.run.startBtn.Disabled())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want it to say %q", err, tc.want)
+			}
+			if !f.banner.visible() || !u.run.startBtn.Disabled() {
+				t.Errorf("banner shown %v, Start off %v; want both", f.banner.visible(), u.run.startBtn.Disabled())
+			}
+			if !strings.Contains(u.run.progressLine.Text, "fix it on the Matrix screen") {
+				t.Errorf("Run screen says %q", u.run.progressLine.Text)
+			}
+		})
+	}
+}
+
+// TestLoadFormPlan: the plan built from the form is the engine.LoadPlan
+// the fields say, for rates, a burst and a sweep; the estimate comes from
+// measure.EstimateLoad; the form is remembered whole.
+func TestLoadFormPlan(t *testing.T) {
+	dataset := filepath.Join(t.TempDir(), "prompts.jsonl")
+	if err := os.WriteFile(dataset, []byte(`{"prompt": "hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	slo := engine.SLO{TTFT: 2 * time.Second, ITL: 50 * time.Millisecond, Percentile: 90}
+	for _, tc := range []struct {
+		name string
+		edit func(f *loadForm)
+		want engine.LoadPlan
+	}{
+		{"rates", func(f *loadForm) {
+			f.rates.SetText("2, 0.5 1")
+			f.arrivals.SetSelected(arrivalsConstant)
+			f.requests.SetText("50")
+			f.input.SetText("512:2K")
+			f.output.SetText("128")
+			f.maxConc.SetText("16")
+			f.seed.SetText("7")
+			f.api.SetSelected(string(engine.APICompletions))
+			f.slo.ttft.SetText("2s")
+			f.slo.itl.SetText("50ms")
+			f.slo.percentile.SetSelected("p90")
+		}, engine.LoadPlan{RatesRPS: []float64{0.5, 1, 2}, Arrivals: engine.ArrivalsConstant, Requests: 50, MaxConcurrency: 16,
+			InputTokens: engine.TokenRange{Min: 512, Max: 2048}, OutputTokens: engine.TokenRange{Min: 128, Max: 128}, Seed: 7,
+			API: engine.APICompletions, SLO: slo}},
+		{"burst", func(f *loadForm) { f.burst.SetText("64") }, engine.LoadPlan{Burst: 64, Requests: 64, Arrivals: engine.ArrivalsBurst,
+			InputTokens: engine.TokenRange{Min: 1024, Max: 1024}, OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat,
+			SLO: engine.SLO{Percentile: 99}}},
+		{"sweep with a dataset", func(f *loadForm) { f.rates.SetText("sweep"); f.setDataset(dataset) }, engine.LoadPlan{Sweep: true, SweepRates: loadSweepRates,
+			Requests: 200, Arrivals: engine.ArrivalsPoisson, Dataset: dataset, InputTokens: engine.TokenRange{Min: 1024, Max: 1024},
+			OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat, SLO: engine.SLO{Percentile: 99}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, f := loadUI(t, &fakeLoad{})
+			tc.edit(f)
+			l := u.state.load
+			if l.Err != nil || !l.On || !reflect.DeepEqual(l.Plan, tc.want) {
+				t.Fatalf("state's load test: on %v, error %v\nplan %+v\nwant %+v", l.On, l.Err, l.Plan, tc.want)
+			}
+			if want := "Estimated total: " + loadAbout(tc.want) + " · " + loadWhat(tc.want); f.estimate.Text != want {
+				t.Errorf("estimate %q, want %q", f.estimate.Text, want)
+			}
+			back := u.matrix.settings().Load
+			f.apply(loadSettings{Plan: engine.LoadPlan{Requests: 1, RatesRPS: []float64{9}}})
+			f.apply(back)
+			f.refresh()
+			if got := u.state.load.Plan; !back.On || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("remembered (on %v) and shown again, the form reads %+v", back.On, got)
+			}
+		})
+	}
+	u, f := loadUI(t, &fakeLoad{})
+	f.rates.SetText("1, 2")
+	f.requests.SetText("60")
+	if want := "Estimated total: " + formatAbout(measure.EstimateLoad(u.state.load.Plan)) + " · 2 rates × 60 requests"; f.estimate.Text != want {
+		t.Errorf("estimate %q, want %q", f.estimate.Text, want)
+	}
+	f.burst.SetText("100")
+	if !strings.Contains(f.warnings.Text, "Burst: the server runs at most 64 requests at once (max_num_seqs); the other 36 wait") {
+		t.Errorf("burst above max_num_seqs warns %q", f.warnings.Text)
+	}
+	if !f.rates.Disabled() || !f.requests.Disabled() {
+		t.Error("with a burst, Rates and Requests per rate still take input")
+	}
+	f.kind.SetSelected(kindMatrix)
+	if u.state.load.On || u.run.load.on {
+		t.Error("back on Matrix, Run would still start the load test")
+	}
+}
+
+// TestLoadRunFillsTheRates: the runner's events fill the Run screen's
+// table rate by rate; the finished load test is saved, shown on Results
+// and listed in History.
+func TestLoadRunFillsTheRates(t *testing.T) {
+	ld := &fakeLoad{events: cannedLoadEvents()}
+	u, f := loadUI(t, ld)
+	f.rates.SetText("1, 2")
+	if got := u.run.loadView().cells; len(got) != 2 || got[0][1] != "will run" {
+		t.Fatalf("Run screen's planned rates %v", got)
+	}
+	u.run.onStart()
+	if u.run.uiDone == nil {
+		t.Fatalf("load test did not start: %s", u.run.progressLine.Text)
+	}
+	waitFor(t, u.run.uiDone, "the load test to finish")
+	waitFor(t, u.results.rendered, "the curves")
+	if got := ld.lastPlan(); !reflect.DeepEqual(got, u.state.load.Plan) {
+		t.Errorf("runner got %+v, want the form's %+v", got, u.state.load.Plan)
+	}
+	cells := u.run.loadView().cells
+	want := [][]string{
+		{"1 req/s", "Valid", "198", "2", "0.98", "250.0", "40 ms", "100 ms", "1,500 ms", "0.90"},
+		{"2 req/s", "Valid", "198", "2", "1.96", "500.0", "80 ms", "200 ms", "3,000 ms", "1.80"},
+	}
+	if !reflect.DeepEqual(cells, want) {
+		t.Errorf("Run table\n%v\nwant\n%v", cells, want)
+	}
+	if got := u.run.progressLine.Text; got != "Finished in 0:00: 2 rates." {
+		t.Errorf("progress line %q", got)
+	}
+	if log := u.run.log.text(); !strings.Contains(log, "2 req/s: Valid · 1.96 req/s · 500.0 tok/s · TTFT p99 200 ms · E2E p99 3,000 ms · 2 failed") {
+		t.Errorf("event log lacks the finished rate:\n%s", log)
+	}
+	if u.tabs.Selected().Text != tabResults || !u.results.load.views.Visible() || u.results.views.Visible() {
+		t.Errorf("after the load test the app shows %q; load views shown %v", u.tabs.Selected().Text, u.results.load.views.Visible())
+	}
+	if got := u.history.entries; len(got) != 1 || got[0].sum.Load == nil {
+		t.Fatalf("History lists %+v, want the load test", got)
+	}
+	if got := u.history.entries[0].detail(); !strings.HasPrefix(got, "Load test at 1, 2 req/s · peak 1.96 req/s") {
+		t.Errorf("History's line %q", got)
+	}
+}
+
+// TestLoadRunProgress: the current rate's requests, in flight, and the
+// client's lag once it is large enough to matter.
+func TestLoadRunProgress(t *testing.T) {
+	u, f := loadUI(t, &fakeLoad{})
+	f.rates.SetText("1, 2, 4, 8")
+	for _, tc := range []struct {
+		behindMs float64
+		want     string
+	}{
+		{10, "Now: 4 req/s · sent 124 of 200 · done 120 (3 failed) · 4 in flight"},
+		{120, "Now: 4 req/s · sent 124 of 200 · done 120 (3 failed) · 4 in flight · client 120 ms behind schedule"},
+	} {
+		p := &engine.Progress{CellIndex: 3, CellCount: 4, Elapsed: 65 * time.Second, ETA: 130 * time.Second,
+			Load: &engine.LoadProgress{RateRPS: 4, Sent: 124, Done: 120, Requests: 200, InFlight: 4, BehindMs: tc.behindMs, Completed: 117, Failed: 3}}
+		u.run.apply(runUpdate{progress: p})
+		if got := u.run.current.Text; got != tc.want {
+			t.Errorf("behind %v ms: current line %q, want %q", tc.behindMs, got, tc.want)
+		}
+	}
+	if got := u.run.progressLine.Text; got != "Rate 3 of 4 · elapsed 1:05 · about 2:10 left" {
+		t.Errorf("progress line %q", got)
+	}
+	if got, want := u.run.progress.Value, (2+0.6)/4; got != want {
+		t.Errorf("progress bar %v, want %v (two rates and 60 %% of the third)", got, want)
+	}
+	if got := u.run.loadView().cells[2][1]; got != "measuring… 120/200" {
+		t.Errorf("the current rate's row says %q", got)
+	}
+}
+
+// TestLoadStopKeepsFinishedRates: Esc stops the load test; the rate that
+// finished is kept in its History folder and shown on Results.
+func TestLoadStopKeepsFinishedRates(t *testing.T) {
+	ld := &fakeLoad{events: cannedLoadEvents()[:2], hold: true}
+	u, _ := loadUI(t, ld)
+	u.run.onStart()
+	waitUntil(t, func() bool { return u.state.saved != "" }, "the first rate saved")
+	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	waitFor(t, ld.cancelled, "the runner to see the stop")
+	waitFor(t, u.run.uiDone, "the load test to end")
+	if got := u.run.progressLine.Text; got != "Stopped after 0:00: the finished rates are kept." {
+		t.Errorf("progress line %q", got)
+	}
+	rep, err := u.deps.store.Load(u.state.saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Load == nil || len(rep.Load.Results) != 1 || rep.Load.Results[0].RateRPS != 1 || len(rep.Results) != 0 || rep.Run.Complete {
+		t.Errorf("saved report: load %+v, %d cells, complete %v; want the 1 req/s rate, no cell, partial", rep.Load, len(rep.Results), rep.Run.Complete)
+	}
+	if !u.results.has || len(u.results.load.table.cells) != 1 {
+		t.Error("Results does not show the stopped load test's finished rate")
+	}
+	if u.history.resumable(u.history.entries[0]) {
+		t.Error("History offers to resume a load test")
+	}
+}
+
+// TestResultsShowsALoadTest: a load test's report shows its curves and its
+// table instead of the heatmaps; a curve that cannot be drawn (an error or
+// a panic) says so in its pane.
+func TestResultsShowsALoadTest(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		charts chartDrawer
+		drawn  bool
+	}{{"drawn", fakeCharts{}, true}, {"error", fakeCharts{err: errBoom}, false}, {"panic", panickyCharts{}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := testDeps(t, &fakeEngine{})
+			d.charts = tc.charts
+			u := newTestUI(t, d, Options{})
+			r := u.results
+			r.show(cannedLoadReport("tiny", 1, 2, 4), "")
+			waitFor(t, r.rendered, "the curves")
+			if !r.load.views.Visible() || r.views.Visible() {
+				t.Fatal("Results shows the matrix's views for a load test")
+			}
+			if got := len(r.load.table.cells); got != 3 {
+				t.Errorf("per-rate table has %d rows, want 3", got)
+			}
+			if !strings.Contains(r.subtitle.Text, "Load test at 1, 2, 4 req/s · poisson arrivals · 200 requests per rate") {
+				t.Errorf("subtitle %q", r.subtitle.Text)
+			}
+			for _, k := range loadKinds {
+				pane := r.load.charts[k]
+				img := chartImage(pane.Objects[0])
+				said := hasText(pane, "chart could not be drawn")
+				if tc.drawn && (said || img == nil || img.Image == nil) || !tc.drawn && !said {
+					t.Errorf("%s pane: says it could not be drawn %v, holds a picture %v; want a picture %v", k, said, img != nil && img.Image != nil, tc.drawn)
+				}
+			}
+			r.show(cannedReport("tiny", 195.7), "")
+			waitFor(t, r.rendered, "the matrix's charts")
+			if r.load.views.Visible() || !r.views.Visible() {
+				t.Error("a matrix run after a load test keeps the load views")
+			}
+		})
+	}
+}
+
+// TestHistoryComparesLoadTests: two load tests compare rate by rate,
+// matched by value; a load test and a matrix do not compare.
+func TestHistoryComparesLoadTests(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	h := u.history
+	a, b := cannedLoadReport("a", 1, 2, 4), cannedLoadReport("b", 2, 4, 8)
+	b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
+	b.Load.Results[0].RequestThroughputRPS = 2.94 // +50 % at 2 req/s
+	mustSave(t, h, a)
+	mustSave(t, h, b)
+	if got := h.entries[0].label(); !strings.HasSuffix(got, "b · profile tiny · load test") {
+		t.Errorf("picker label %q", got)
+	}
+	h.onCompare()
+	table, ok := h.compareResult.Objects[0].(*widget.Table)
+	if !ok {
+		t.Fatalf("comparison shows %T, want a table", h.compareResult.Objects[0])
+	}
+	rows, _ := table.Length()
+	if rows != 4 {
+		t.Errorf("comparison has %d rows, want 4 (1, 2, 4, 8 req/s)", rows)
+	}
+	if !strings.Contains(h.status.Text, "A: a · simulated (profile tiny)") || !strings.Contains(h.status.Text, "Load test at 2, 4, 8 req/s") {
+		t.Errorf("status %q", h.status.Text)
+	}
+	got := [][]string{}
+	for _, r := range loadComparison(*a.Load, *b.Load) {
+		got = append(got, r.cells())
+	}
+	want := [][]string{
+		{"1 req/s", "0.98 → —", "100 ms → —", "1,500 ms → —", "0.90 → —"},
+		{"2 req/s", "1.96 → 2.94 (+50.0%)", "200 ms → 200 ms (0.0%)", "3,000 ms → 3,000 ms (0.0%)", "1.80 → 1.80 (0.0%)"},
+		{"4 req/s", "3.92 → 3.92 (0.0%)", "400 ms → 400 ms (0.0%)", "6,000 ms → 6,000 ms (0.0%)", "3.60 → 3.60 (0.0%)"},
+		{"8 req/s", "— → 7.84", "— → 800 ms", "— → 12,000 ms", "— → 7.20"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("comparison rows\n%q\nwant\n%q", got, want)
+	}
+	mustSave(t, h, cannedReport("m", 100))
+	h.a.SetSelectedIndex(h.index(runsFolderOf(t, h, "m")))
+	h.onCompare()
+	if !strings.HasPrefix(h.status.Text, "A load test compares only with another load test") || len(h.compareResult.Objects) != 0 {
+		t.Errorf("a matrix against a load test: status %q, %d objects", h.status.Text, len(h.compareResult.Objects))
+	}
+}
+
+// runsFolderOf is the folder of the listed run titled title.
+func runsFolderOf(t *testing.T, h *historyTab, title string) string {
+	t.Helper()
+	for _, e := range h.entries {
+		if e.title() == title {
+			return e.folder
+		}
+	}
+	t.Fatalf("no run titled %q in %+v", title, h.entries)
+	return ""
+}
