@@ -225,7 +225,7 @@ func (u *ui) showRunInSidebar() {
 	if st := u.state.run; st.Running {
 		text = tabRun + " …"
 		if p := st.Progress; p != nil && p.CellCount > 0 {
-			text = fmt.Sprintf("%s %d%%", tabRun, 100*(p.CellIndex-1)/p.CellCount)
+			text = fmt.Sprintf("%s %d%%", tabRun, int(100*doneShare(*p)))
 		}
 	}
 	if u.runItem.Text != text {

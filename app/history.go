@@ -32,6 +32,7 @@ type historyTab struct {
 	a, b                                     *dropDown
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
+	compareCard                              *widget.Card  // its subtitle says what the comparison shows
 	status                                   *widget.Label // what the comparison compares
 	note                                     *widget.Label // the list's: what was imported, or that none is saved
 	banner                                   *banner
@@ -76,7 +77,8 @@ func newHistoryTab(u *ui) *container.TabItem {
 		container.NewBorder(container.NewVBox(container.NewHBox(h.importBtn), h.where, h.note), actions, nil, nil, h.list))
 	pick := widget.NewForm(widget.NewFormItem("A", h.a), widget.NewFormItem("B", h.b))
 	h.compareBox = container.NewBorder(container.NewVBox(pick, h.compareBtn, h.status), nil, nil, nil, h.compareResult)
-	right := widget.NewCard("Compare two runs", "% change of total tok/s in each decode cell, from A to B", h.compareBox)
+	right := widget.NewCard("Compare two runs", compareCells, h.compareBox)
+	h.compareCard = right
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.42
 	header := screenHeader("History", "Open a saved run or one imported from llm-inference-bench, or see what a change of settings, model or GPU did to each cell.")

@@ -37,12 +37,20 @@ func (e historyEntry) measured() []string {
 	return parts
 }
 
+// What the comparison of two runs shows, as the card's subtitle says it.
+const (
+	compareCells = "% change of total tok/s in each decode cell, from A to B"
+	compareRates = "each rate of two load tests side by side, with B's change from A"
+)
+
 // compareLoads compares runs a and b when either is a load test, and
 // reports whether it did: two load tests rate by rate; a load test and a
 // matrix not at all, which the status says.
 func (h *historyTab) compareLoads(a, b engine.Report) bool {
+	h.compareCard.SetSubTitle(compareRates)
 	switch {
 	case !isLoad(a) && !isLoad(b):
+		h.compareCard.SetSubTitle(compareCells)
 		return false
 	case !isLoad(a) || !isLoad(b):
 		h.status.SetText("A load test compares only with another load test: choose two load tests, or two matrix runs.")
@@ -95,9 +103,9 @@ func loadComparison(a, b engine.LoadSection) []loadCompareRow {
 }
 
 // loadCompareColumns are the headings of the comparison of two load tests.
-var loadCompareColumns = []string{"Rate", "Req/s A → B", "TTFT p99 A → B", "E2E p99 A → B", "Goodput req/s A → B"}
+var loadCompareColumns = []string{"Rate", "Req/s A → B", "TTFT p99 A → B", "E2E p99 A → B", "Good req/s A → B"}
 
-var loadCompareWidths = []float32{95, 200, 230, 230, 220}
+var loadCompareWidths = []float32{75, 150, 175, 205, 150}
 
 // cells is the row's figures: each A → B with B's change from A.
 func (r loadCompareRow) cells() []string {

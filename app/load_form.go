@@ -48,29 +48,38 @@ func defaultLoadPlan() engine.LoadPlan {
 type loadForm struct {
 	u *ui
 
-	kind                        *widget.RadioGroup
-	rates, requests             *widget.Entry
-	arrivals                    *widget.RadioGroup
-	input, output               *widget.Entry
-	maxConc, burst, seed        *widget.Entry
-	dataset                     string
-	datasetLine                 *widget.Label
-	datasetClear                *widget.Button
-	api                         *dropDown
-	slo                         *sloFields
-	banner                      *banner
-	estimate, warnings          *widget.Label
-	preview                     *loadTable
-	applying                    bool
-	matrixBody, loadBody, about fyne.CanvasObject
+	kind                 *widget.RadioGroup
+	rates, requests      *widget.Entry
+	arrivals             *widget.RadioGroup
+	input, output        *widget.Entry
+	maxConc, burst, seed *widget.Entry
+	dataset              string
+	datasetLine          *widget.Label
+	datasetClear         *widget.Button
+	api                  *dropDown
+	slo                  *sloFields
+	banner               *banner
+	estimate, warnings   *widget.Label
+	preview              *loadTable
+	applying             bool
+	matrixBody, loadBody fyne.CanvasObject
+	subtitle             *widget.Label // the screen's explanation line
+	matrixText           string        // its words for the matrix
 	// pickDataset asks for a JSONL file of prompts; tests replace it.
 	pickDataset func(ok func(path string))
 }
 
+// loadText is the Matrix screen's explanation line for a load test.
+const loadText = "Requests arrive at set rates, as users do; each rate reports throughput, latency percentiles and goodput."
+
 // withLoadTest is the Matrix screen's body with the choice between the
-// matrix (body) and a load test, saved the form remembered.
-func (m *matrixTab) withLoadTest(body fyne.CanvasObject, saved loadSettings) fyne.CanvasObject {
+// matrix (body) and a load test, saved the form remembered; the screen's
+// header explains the kind chosen.
+func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSettings) fyne.CanvasObject {
 	f := &loadForm{u: m.u, matrixBody: body, preview: newLoadTable([]int{loadColRate, loadColStatus})}
+	if f.subtitle = headerSubtitle(header); f.subtitle != nil {
+		f.matrixText = f.subtitle.Text
+	}
 	m.load = f
 	f.pickDataset = f.datasetDialog
 	f.rates, f.requests, f.input, f.output = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
@@ -114,7 +123,10 @@ func (m *matrixTab) withLoadTest(body fyne.CanvasObject, saved loadSettings) fyn
 		form.AppendItem(it)
 	}
 	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
-	right := widget.NewCard("Rates", "each rate sends its requests in turn; latency counts from each request's scheduled arrival", f.preview.object())
+	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
+		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
+	how.Wrapping = fyne.TextWrapWord
+	right := widget.NewCard("Rates", "one row per rate, in the order they run", container.NewBorder(nil, how, nil, nil, f.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.5
 	f.loadBody = split
@@ -122,11 +134,9 @@ func (m *matrixTab) withLoadTest(body fyne.CanvasObject, saved loadSettings) fyn
 	f.apply(saved)
 	f.kind = widget.NewRadioGroup([]string{kindMatrix, kindLoad}, f.onKind)
 	f.kind.Horizontal, f.kind.Required = true, true
-	f.about = widget.NewLabel("Requests arrive at set rates, as users do; each rate reports throughput, latency percentiles and goodput.")
-	f.about.(*widget.Label).Importance = widget.LowImportance
 	f.kind.SetSelected(map[bool]string{false: kindMatrix, true: kindLoad}[saved.On])
 	m.u.state.watch(changeTarget, f.refresh)
-	return container.NewBorder(container.NewHBox(f.kind, f.about), nil, nil, nil, container.NewStack(f.matrixBody, f.loadBody))
+	return container.NewBorder(f.kind, nil, nil, nil, container.NewStack(f.matrixBody, f.loadBody))
 }
 
 // onKind shows the matrix or the load test, and tells the state which
@@ -134,8 +144,10 @@ func (m *matrixTab) withLoadTest(body fyne.CanvasObject, saved loadSettings) fyn
 func (f *loadForm) onKind(kind string) {
 	on := kind == kindLoad
 	showIf(f.loadBody, on)
-	showIf(f.about, on)
 	showIf(f.matrixBody, !on)
+	if f.subtitle != nil {
+		f.subtitle.SetText(map[bool]string{true: loadText, false: f.matrixText}[on])
+	}
 	f.refresh()
 }
 

@@ -25,12 +25,12 @@ func (f *loadForm) plan() (engine.LoadPlan, error) {
 	}
 	c := f.u.state.target.Capacity
 	if p.Dataset == "" && c.MaxModelLen > 0 && p.InputTokens.Max+p.OutputTokens.Max > c.MaxModelLen {
-		return p, fmt.Errorf("Input tokens and Output tokens: up to %s + %s tokens is more than the %s this server's model holds",
+		return p, fmt.Errorf("input tokens and output tokens: up to %s + %s tokens is more than the %s this server's model holds",
 			formatThousands(p.InputTokens.Max), formatThousands(p.OutputTokens.Max), formatThousands(c.MaxModelLen))
 	}
 	if p.Dataset != "" {
 		if st, err := os.Stat(p.Dataset); err != nil || !st.Mode().IsRegular() {
-			return p, fmt.Errorf("Dataset: %s cannot be read; choose another file or clear it", filepath.Base(p.Dataset))
+			return p, fmt.Errorf("dataset: %s cannot be read; choose another file or clear it", filepath.Base(p.Dataset))
 		}
 	}
 	return p, nil

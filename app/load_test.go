@@ -44,12 +44,12 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 		{"requests", func(f *loadForm) { f.requests.SetText("many") }, "Requests per rate: write a whole number from 1 to 100,000"},
 		{"input range backwards", func(f *loadForm) { f.input.SetText("2048:512") }, "Input tokens: \"2048:512\" goes from more tokens to fewer"},
 		{"output of 0", func(f *loadForm) { f.output.SetText("0") }, "Output tokens: \"0\" is not a length in tokens"},
-		{"longer than the model", func(f *loadForm) { f.input.SetText("512:8000") }, "Input tokens and Output tokens: up to 8,000 + 256 tokens is more than the 8,192"},
+		{"longer than the model", func(f *loadForm) { f.input.SetText("512:8000") }, "input tokens and output tokens: up to 8,000 + 256 tokens is more than the 8,192"},
 		{"max concurrency of 0", func(f *loadForm) { f.maxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
 		{"burst", func(f *loadForm) { f.burst.SetText("lots") }, "Burst: write requests at once"},
 		{"seed", func(f *loadForm) { f.seed.SetText("1.5") }, "Seed: write a whole number"},
 		{"TTFT without unit", func(f *loadForm) { f.slo.ttft.SetText("2") }, "TTFT bound: write a time above 0 with its unit"},
-		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "Dataset: prompts.jsonl cannot be read"},
+		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "dataset: prompts.jsonl cannot be read"},
 		{"two at once", func(f *loadForm) { f.rates.SetText("x"); f.seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,8 +170,8 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 	}
 	cells := u.run.loadView().cells
 	want := [][]string{
-		{"1 req/s", "Valid", "198", "2", "0.98", "250.0", "40 ms", "100 ms", "1,500 ms", "0.90"},
-		{"2 req/s", "Valid", "198", "2", "1.96", "500.0", "80 ms", "200 ms", "3,000 ms", "1.80"},
+		{"1 req/s", "Valid", "198 / 2", "0.98", "250.0", "40 ms", "100 ms", "1,500 ms", "0.90"},
+		{"2 req/s", "Valid", "198 / 2", "1.96", "500.0", "80 ms", "200 ms", "3,000 ms", "1.80"},
 	}
 	if !reflect.DeepEqual(cells, want) {
 		t.Errorf("Run table\n%v\nwant\n%v", cells, want)
@@ -218,7 +218,7 @@ func TestLoadRunProgress(t *testing.T) {
 	if got, want := u.run.progress.Value, (2+0.6)/4; got != want {
 		t.Errorf("progress bar %v, want %v (two rates and 60 %% of the third)", got, want)
 	}
-	if got := u.run.loadView().cells[2][1]; got != "measuring… 120/200" {
+	if got := u.run.loadView().cells[2][1]; got != "120/200 done" {
 		t.Errorf("the current rate's row says %q", got)
 	}
 }
@@ -273,7 +273,7 @@ func TestResultsShowsALoadTest(t *testing.T) {
 			if got := len(r.load.table.cells); got != 3 {
 				t.Errorf("per-rate table has %d rows, want 3", got)
 			}
-			if !strings.Contains(r.subtitle.Text, "Load test at 1, 2, 4 req/s · poisson arrivals · 200 requests per rate") {
+			if !strings.Contains(r.subtitle.Text, "Load test at 1, 2, 4 req/s · Poisson arrivals · 200 requests per rate") {
 				t.Errorf("subtitle %q", r.subtitle.Text)
 			}
 			for _, k := range loadKinds {

@@ -74,3 +74,17 @@ func loadAbout(p engine.LoadPlan) string {
 func loadEstimate(p engine.LoadPlan) string {
 	return "Estimated total: " + loadAbout(p) + " · " + loadWhat(p)
 }
+
+// doneShare is the share of a run done, from 0 to 1: the cells (or a load
+// test's rates) finished, and of a load test's current rate the requests
+// done. 0 when the count of cells is not known.
+func doneShare(p engine.Progress) float64 {
+	if p.CellCount <= 0 {
+		return 0
+	}
+	done := float64(p.CellIndex - 1)
+	if l := p.Load; l != nil && l.Requests > 0 {
+		done += float64(min(l.Done, l.Requests)) / float64(l.Requests)
+	}
+	return done / float64(p.CellCount)
+}

@@ -31,14 +31,15 @@ const (
 	loadColE2EP99
 	loadColGoodput
 	loadColBehind
+	loadColDone // completed and failed in one: "198 / 2" (the Run screen's)
 )
 
 // loadColumns are the headings of a load test's table.
 var loadColumns = []string{"Rate", "Status", "Completed", "Failed", "Req/s", "Output tok/s", "TTFT p50", "TTFT p99",
-	"TPOT p50", "ITL p99", "E2E p50", "E2E p99", "Goodput req/s", "Behind"}
+	"TPOT p50", "ITL p99", "E2E p50", "E2E p99", "Good req/s", "Behind", "Completed / failed"}
 
 // loadWidths fit each column's figures at the default text size.
-var loadWidths = []float32{110, 90, 95, 70, 75, 110, 90, 90, 90, 85, 90, 90, 120, 80}
+var loadWidths = []float32{72, 100, 92, 62, 58, 100, 78, 78, 78, 74, 78, 78, 90, 74, 128}
 
 // fewMarker follows a p99 read from fewer than engine.MinP99Samples requests.
 const fewMarker = "*"
@@ -74,8 +75,9 @@ func loadRow(r engine.LoadResult) []string {
 	}
 	row[loadColCompleted] = report.Int(r.Completed)
 	row[loadColFailed] = report.Int(r.Failed)
+	row[loadColDone] = row[loadColCompleted] + " / " + row[loadColFailed]
 	if r.Completed == 0 {
-		for i := loadColThroughput; i < len(row); i++ {
+		for i := loadColThroughput; i <= loadColBehind; i++ {
 			row[i] = report.Dash
 		}
 		return row
@@ -133,10 +135,11 @@ type loadTable struct {
 	box   fyne.CanvasObject
 }
 
-// newLoadTable is an empty table of the columns cols (every column when nil).
+// newLoadTable is an empty table of the columns cols (when nil, every
+// column of the reports: completed and failed apart).
 func newLoadTable(cols []int) *loadTable {
 	if cols == nil {
-		for i := range loadColumns {
+		for i := range loadColDone {
 			cols = append(cols, i)
 		}
 	}
@@ -176,6 +179,8 @@ func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	row := t.rows[id.Row]
 	switch {
+	case t.cols[id.Col] == loadColRate:
+		l.Importance = widget.MediumImportance
 	case row.res == nil || row.res.Status != engine.StatusValid:
 		l.Importance = widget.LowImportance
 	case t.cols[id.Col] == loadColStatus && len(row.res.Flags) > 0:
@@ -253,17 +258,6 @@ func (t *loadTable) find(rateRPS float64) int {
 	return slices.IndexFunc(t.rows, func(r loadTableRow) bool { return r.rateRPS == rateRPS })
 }
 
-// finished is the rates with figures, in the table's order.
-func (t *loadTable) finished() []engine.LoadResult {
-	var out []engine.LoadResult
-	for _, r := range t.rows {
-		if r.res != nil {
-			out = append(out, *r.res)
-		}
-	}
-	return out
-}
-
 func (t *loadTable) refresh() {
 	t.cells = make([][]string, len(t.rows))
 	var flags []string
@@ -308,7 +302,7 @@ func loadPlanLine(p engine.LoadPlan) string {
 		parts[0] += " at " + rateList(p.RatesRPS)
 	}
 	if p.Burst == 0 {
-		parts = append(parts, string(p.Arrivals)+" arrivals", engine.Count(p.Requests, "request", "requests")+" per rate")
+		parts = append(parts, arrivalsWords(p.Arrivals), engine.Count(p.Requests, "request", "requests")+" per rate")
 	}
 	if p.MaxConcurrency > 0 {
 		parts = append(parts, fmt.Sprintf("at most %d at once", p.MaxConcurrency))
@@ -319,4 +313,28 @@ func loadPlanLine(p engine.LoadPlan) string {
 	}
 	parts = append(parts, input+", "+engine.FormatTokenRange(p.OutputTokens)+" output tokens")
 	return strings.Join(parts, " · ")
+}
+
+// headerSubtitle is the explanation line of a screenHeader, which a screen
+// with two kinds of plan words for the kind shown; nil if header is not one.
+func headerSubtitle(header fyne.CanvasObject) *widget.Label {
+	if c, ok := header.(*fyne.Container); ok {
+		for _, o := range c.Objects {
+			if l, ok := o.(*widget.Label); ok {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// arrivalsWords names how requests arrive: "Poisson arrivals".
+func arrivalsWords(a engine.Arrivals) string {
+	switch a {
+	case engine.ArrivalsPoisson:
+		return "Poisson arrivals"
+	case engine.ArrivalsConstant:
+		return "evenly spaced arrivals"
+	}
+	return string(a) + " arrivals"
 }

@@ -102,7 +102,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
-	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(split, saved.Load), nil))
+	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(header, split, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.

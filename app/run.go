@@ -94,6 +94,7 @@ func newRunTab(u *ui) *container.TabItem {
 	split := container.NewHSplit(left, side)
 	split.Offset = 0.62
 	header := screenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")
+	r.followHeader(header) // worded for a load test too (run_load.go)
 	content := screen(container.NewVBox(header, status), split, nil)
 	u.state.watch(changeTarget|changePlan, r.showPlan)
 	r.showPlan()

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -22,12 +25,36 @@ type runLoad struct {
 	on    bool // the table is shown
 	plan  engine.LoadPlan
 	table *loadTable
+	// subtitle is the screen's explanation line, matrixText its words
+	// for the matrix.
+	subtitle   *widget.Label
+	matrixText string
+}
+
+// loadSubtitle is the Run screen's explanation line for a load test.
+const loadSubtitle = "Requests arrive at each rate in turn, each one timed from its scheduled arrival; the table fills in as rates finish."
+
+// followHeader keeps the explanation line of header, the screen's, to
+// word it for the kind of plan shown.
+func (r *runTab) followHeader(header fyne.CanvasObject) {
+	if r.load.subtitle = headerSubtitle(header); r.load.subtitle != nil {
+		r.load.matrixText = r.load.subtitle.Text
+	}
+}
+
+// setLoadShown shows the table of rates (on) or the heatmap, and words
+// the screen's explanation line for it.
+func (r *runTab) setLoadShown(on bool) {
+	r.load.on = on
+	if r.load.subtitle != nil {
+		r.load.subtitle.SetText(map[bool]string{true: loadSubtitle, false: r.load.matrixText}[on])
+	}
 }
 
 // loadView is the table of rates, made the first time it is needed.
 func (r *runTab) loadView() *loadTable {
 	if r.load.table == nil {
-		r.load.table = newLoadTable([]int{loadColRate, loadColStatus, loadColCompleted, loadColFailed, loadColThroughput,
+		r.load.table = newLoadTable([]int{loadColRate, loadColStatus, loadColDone, loadColThroughput,
 			loadColTokPerSec, loadColTTFTP50, loadColTTFTP99, loadColE2EP99, loadColGoodput})
 	}
 	return r.load.table
@@ -35,7 +62,7 @@ func (r *runTab) loadView() *loadTable {
 
 // showLoad puts the table of rates where the heatmap was.
 func (r *runTab) showLoad(subtitle string) *loadTable {
-	r.load.on = true
+	r.setLoadShown(true)
 	t := r.loadView()
 	r.heatCard.SetContent(t.object())
 	r.heatCard.SetTitle("Load test")
@@ -46,7 +73,7 @@ func (r *runTab) showLoad(subtitle string) *loadTable {
 // hideLoad puts the heatmap back where the table of rates was.
 func (r *runTab) hideLoad() {
 	if r.load.on {
-		r.load.on = false
+		r.setLoadShown(false)
 		r.heatCard.SetContent(r.heat.object())
 	}
 }
@@ -120,13 +147,9 @@ func (r *runTab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
 // sends when it falls behind its schedule.
 func (r *runTab) showLoadProgress(p engine.Progress) {
 	lp := *p.Load
-	within := 0.0
-	if lp.Requests > 0 {
-		within = float64(lp.Done) / float64(lp.Requests)
-	}
 	line := fmt.Sprintf("Rate %d · elapsed %s", p.CellIndex, formatDuration(p.Elapsed))
 	if p.CellCount > 0 {
-		r.progress.SetValue((float64(p.CellIndex-1) + within) / float64(p.CellCount))
+		r.progress.SetValue(doneShare(p))
 		line = fmt.Sprintf("Rate %d of %d · elapsed %s · about %s left", p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA))
 	}
 	r.progressLine.SetText(line)
@@ -142,7 +165,7 @@ func (r *runTab) showLoadProgress(p engine.Progress) {
 		what += " · " + report.TokPerSec(p.LiveTokPerSec) + " tok/s now"
 	}
 	r.current.SetText(what)
-	r.loadView().setNote(lp.RateRPS, fmt.Sprintf("measuring… %d/%d", lp.Done, lp.Requests), "waiting")
+	r.loadView().setNote(lp.RateRPS, fmt.Sprintf("%d/%d done", lp.Done, lp.Requests), "waiting")
 }
 
 // loadEndLine is the progress line once a load test has ended.

@@ -74,6 +74,9 @@ func tourSteps() []tourStep {
 			u.history.onCompare()
 		}, ready: func(u *ui) bool { return compareDrawn(u.history) }},
 		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(presetStandard); u.show(tabMatrix) }},
+		// The load test, the other kind of plan: its form, and Run ready to start it.
+		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad) }},
+		{name: "run-load-ready", setup: show(tabRun)},
 	}
 }
 

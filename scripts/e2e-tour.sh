@@ -44,6 +44,8 @@ expect=(
 	"17-results-save-one|Save one file…"
 	"18-history-compare|A: tiny-sim|profile tiny"
 	"19-matrix-standard|Grey cells will not run|Standard"
+	"20-matrix-load|Load test|Requests per rate|Estimated total|will run"
+	"21-run-load-ready|Ready: a load test of 4 rates|Load test"
 )
 
 png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
