@@ -14,9 +14,10 @@ const Title = "Speed test matrix"
 
 // Markdown renders the report as the reference reports lay it out: title, model on GPU,
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
-// Sustained decode tables with their notes and flags, Checks (when the
-// cells carry the server's or the GPUs' figures), All measurements, and
-// the start-up Diagnostics when the run recorded them.
+// Sustained decode tables with their notes and flags, the SLO (when the
+// plan sets one), Checks (when the cells carry the server's or the GPUs'
+// figures), All measurements with p90 and p99, and the start-up
+// Diagnostics when the run recorded them.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
@@ -30,15 +31,10 @@ func Markdown(r engine.Report) string {
 	}
 	writePrefill(&b, r)
 	writeDecode(&b, r)
+	writeSLO(&b, r)
 	writeChecks(&b, r)
 	writeGPUs(&b, r)
-	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + "\n\n")
-	rows := make([][]string, 0, len(r.Results))
-	for _, res := range r.Results {
-		rows = append(rows, MeasurementRow(res))
-	}
-	writeTable(&b, MeasurementColumns, rows)
-	writeNotes(&b, r.Results, false)
+	writeMeasurements(&b, r.Results)
 	writeErrors(&b, r.Results)
 	writeDiagnostics(&b, r.Diagnostics)
 	return b.String()
@@ -323,4 +319,20 @@ func writeErrors(b *strings.Builder, rs []engine.Result) {
 	if !first {
 		b.WriteString("\n")
 	}
+}
+
+// writeMeasurements writes All measurements: the reference reports' columns,
+// then the p90 and p99 of TTFT and time between tokens, a p99 of few
+// samples marked, with the notes that explain them.
+func writeMeasurements(b *strings.Builder, rs []engine.Result) {
+	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + " " + NotePercentiles + "\n\n")
+	rows := make([][]string, 0, len(rs))
+	for _, res := range rs {
+		rows = append(rows, append(MeasurementRow(res), PercentileCells(res)...))
+	}
+	writeTable(b, append(slices.Clip(MeasurementColumns), PercentileColumns...), rows)
+	if AnyFewForP99(rs) {
+		b.WriteString(NoteFewSamples + "\n\n")
+	}
+	writeNotes(b, rs, false)
 }
