@@ -60,4 +60,3 @@ func AnyFewForP99(rs []engine.Result) bool {
 	}
 	return false
 }
-
