@@ -56,14 +56,19 @@ func (pct Percentiles) At(p int) float64 {
 	}
 }
 
-// Judge checks a cell against the SLO; ok is false when the SLO is off or
-// the cell is not a Valid decode cell (nothing to judge).
+// Judge checks a cell against the SLO; ok is false when the SLO is off,
+// the cell is not a Valid decode cell, or it kept no percentile of a
+// figure the SLO bounds (a file made without them): nothing to judge, where
+// a 0 would pass any bound.
 func (s SLO) Judge(r Result) (c SLOCheck, ok bool) {
 	if !s.On() || r.Phase != PhaseDecode || !r.Measured() {
 		return SLOCheck{}, false
 	}
-	c.Pass = true
 	c.TTFTMs, c.ITLMs = r.TTFTPct.At(s.At()), r.ITLPct.At(s.At())
+	if (s.TTFT > 0 && c.TTFTMs <= 0) || (s.ITL > 0 && c.ITLMs <= 0) {
+		return SLOCheck{}, false
+	}
+	c.Pass = true
 	if s.TTFT > 0 {
 		bound := float64(s.TTFT) / float64(time.Millisecond)
 		c.TTFTMargin = (bound - c.TTFTMs) / bound
@@ -116,6 +121,16 @@ var SLOPercentiles = []int{50, 90, 99}
 // maxSLOBound is the loosest bound an SLO may set: no request waits an
 // hour for a token, so a bound past it bounds nothing.
 const maxSLOBound = time.Hour
+
+// Check says what is wrong with s alone, as ValidatePlan would: a
+// *PlanError about its fields, or nil. Judging a saved report again
+// against another SLO checks it with this.
+func (s SLO) Check() error {
+	if bad := sloProblems(s); len(bad) > 0 {
+		return &PlanError{Problems: bad}
+	}
+	return nil
+}
 
 // sloProblems is what is wrong with an SLO, for ValidatePlan and for
 // report files (CheckPlanBounds): a negative bound, a bound past

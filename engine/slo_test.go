@@ -29,6 +29,14 @@ func TestSLOJudgeAndMostRequests(t *testing.T) {
 	if _, ok := (SLO{}).Judge(rs[0]); ok {
 		t.Error("an SLO with no bound judged a cell")
 	}
+	unkept := rs[0]
+	unkept.ITLPct = Percentiles{}
+	if _, ok := slo.Judge(unkept); ok {
+		t.Error("a cell without ITL percentiles was judged against an ITL bound")
+	}
+	if c, ok := (SLO{TTFT: time.Second}).Judge(unkept); !ok || !c.Pass {
+		t.Errorf("a TTFT-only SLO on a cell without ITL percentiles: %+v, %v; want a pass", c, ok)
+	}
 	p50 := SLO{ITL: 12 * time.Millisecond, Percentile: 50}
 	if best, ok := p50.MostRequests(rs, 8*K); !ok || best.Concurrency != 2 {
 		t.Errorf("p50 MostRequests = %d, %v; want 2 (ITL p50 10 ms at 2, 20 ms at 4)", best.Concurrency, ok)
