@@ -20,6 +20,7 @@ func BuildModel(r engine.Report) Model {
 		Roofline:   buildRooflineHeatmap(r),
 		PerRequest: buildPerRequest(r),
 		Table:      buildTable(r),
+		SLO:        buildSLO(r),
 	}
 	m.PrefillRows = buildPrefillRows(r)
 	m.Header = buildHeader(r)

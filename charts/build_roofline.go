@@ -13,12 +13,17 @@ import (
 const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
-// KindRoofline when r has a roofline.
+// KindRoofline when r has a roofline, then KindSLO when its plan sets an
+// SLO.
 func KindsFor(r engine.Report) []Kind {
-	if !HasRoofline(r) {
-		return Kinds
+	kinds := Kinds[:len(Kinds):len(Kinds)]
+	if HasRoofline(r) {
+		kinds = append(kinds, KindRoofline)
 	}
-	return append(Kinds[:len(Kinds):len(Kinds)], KindRoofline)
+	if r.Plan.SLO.On() {
+		kinds = append(kinds, KindSLO)
+	}
+	return kinds
 }
 
 // rooflineScaleLabel is the colour key's label of the roofline heatmap.

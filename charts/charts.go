@@ -87,6 +87,11 @@ func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 			return nil, fmt.Errorf("chart %s: this report has no roofline (its GPU or model facts are unknown)", kind)
 		}
 		d = layoutHeatmapFigure(m, *m.Roofline, p, frameFor(opts, figureWidth, heatFigureMinWidth(*m.Roofline)))
+	case KindSLO:
+		if m.SLO == nil {
+			return nil, fmt.Errorf("chart %s: this run's plan sets no SLO", kind)
+		}
+		d = layoutHeatmapFigure(m, m.SLO.Heatmap, p, frameFor(opts, figureWidth, heatFigureMinWidth(m.SLO.Heatmap)))
 	default:
 		return nil, fmt.Errorf("unknown chart %q: use one of %v", kind, Kinds)
 	}

@@ -19,6 +19,18 @@ type Model struct {
 	Roofline   *HeatmapModel `json:"roofline,omitempty"`
 	PerRequest LineChart     `json:"per_request"` // per-request tok/s by concurrency
 	Table      Table         `json:"table"`       // All measurements
+	// SLO is the plan's SLO and how the decode cells fare against it; nil
+	// when the plan sets none.
+	SLO *SLOModel `json:"slo,omitempty"`
+}
+
+// SLOModel is what the sheet and the SLO picture show of the plan's SLO:
+// its words, a line per decode context (report.SLOLines) and the pass or
+// miss of every decode cell with its margin.
+type SLOModel struct {
+	Text    string       `json:"text"` // "TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms"
+	Lines   []string     `json:"lines"`
+	Heatmap HeatmapModel `json:"heatmap"`
 }
 
 // Header is the top of the sheet.
@@ -126,6 +138,9 @@ type HeatmapModel struct {
 	Notes  []string     `json:"notes,omitempty"` // lines under the legend (the TTFT note)
 	// Flags lists the flagged cells, one line each (report.FlagLines).
 	Flags []string `json:"flags,omitempty"`
+	// SLOMiss explains the mark of the cells that miss the plan's SLO
+	// (HeatCell.Miss); empty when none does.
+	SLOMiss string `json:"slo_miss,omitempty"`
 }
 
 // StatusNote explains one status drawn in a heatmap.
@@ -143,6 +158,9 @@ type HeatCell struct {
 	// Pos is the cell's position (0–1) on the colour map; only cells with a
 	// Valid status are coloured.
 	Pos float64 `json:"pos"`
+	// Miss is set on a Valid cell that misses the plan's SLO: it is drawn
+	// with a mark in its corner.
+	Miss bool `json:"slo_miss,omitempty"`
 }
 
 // ColorScale maps cell values to colour-map positions.
