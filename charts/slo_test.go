@@ -101,3 +101,22 @@ func TestSLOMarksTheRightCells(t *testing.T) {
 		t.Errorf("the sheet lacks the SLO lines")
 	}
 }
+
+// TestSLOPictureOfAHostileFile: absurd percentiles within the bounds are
+// drawn, not a crash: a p99 past any float's millisecond, one of zero.
+func TestSLOPictureOfAHostileFile(t *testing.T) {
+	r := sloSeed(t)
+	for i := range r.Results {
+		if r.Results[i].Phase == engine.PhaseDecode {
+			r.Results[i].TTFTPct = engine.Percentiles{P50: 1, P90: 1e308, P99: 1e308, N: 1<<63 - 1}
+			r.Results[i].ITLPct.P99 = 0
+			break
+		}
+	}
+	r.Plan.SLO.Percentile = 90
+	for _, k := range KindsFor(r) {
+		if _, err := Draw(k, r, Options{}); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+}

@@ -88,10 +88,14 @@ func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver,
 }
 
 // writeSLOLines prints the SLO's line per decode context, when the plan
-// sets one.
+// sets one; a simulated run's say so.
 func writeSLOLines(w io.Writer, r engine.Report) {
+	prefix := "  SLO "
+	if sim := r.Engine.SimulatedLabel(); sim != "" {
+		prefix = "  SLO, " + sim + ": "
+	}
 	for _, l := range report.SLOLines(r) {
-		fmt.Fprintln(w, "  SLO "+l)
+		fmt.Fprintln(w, prefix+l)
 	}
 }
 

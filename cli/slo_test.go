@@ -54,7 +54,7 @@ func TestRunSLO(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// Bounds no simulated cell misses, whatever the machine's load.
-	if !strings.Contains(out, "SLO 1K: up to 2 simultaneous requests meet TTFT p90 ≤ 60 s and ITL p90 ≤ 1 s (") {
+	if !strings.Contains(out, "SLO, simulated (profile tiny): 1K: up to 2 simultaneous requests meet TTFT p90 ≤ 60 s and ITL p90 ≤ 1 s (") {
 		t.Errorf("output lacks the SLO line:\n%s", out)
 	}
 	rep, err := report.Load(dir)
