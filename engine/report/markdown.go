@@ -16,10 +16,11 @@ const Title = "Speed test matrix"
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
 // Sustained decode tables with their notes and flags, Checks (when the
 // cells carry the server's or the GPUs' figures), All measurements, and
-// the start-up Diagnostics when the run recorded them.
+// the start-up Diagnostics when the run recorded them. A load test's
+// report has its load sections (writeLoad) in place of the matrix's.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
+	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", TitleOf(r), mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
 	for _, sec := range Sections(r) {
 		writeSection(&b, sec)
 	}
@@ -27,6 +28,11 @@ func Markdown(r engine.Report) string {
 		cmd := strings.TrimRight(r.LaunchCommand, "\n")
 		fence := codeFence(cmd)
 		fmt.Fprintf(&b, "## Launch command\n\n%ssh\n%s\n%s\n\n", fence, cmd, fence)
+	}
+	if r.Load != nil { // a load test has no matrix cells
+		writeLoad(&b, r)
+		writeDiagnostics(&b, r.Diagnostics)
+		return b.String()
 	}
 	writePrefill(&b, r)
 	writeDecode(&b, r)
@@ -122,8 +128,12 @@ func Subtitle(r engine.Report) string {
 }
 
 // MatrixLine says what the matrix measured: "3 contexts (8K–32K) × 1
-// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order.
+// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order;
+// for a load test, what it measured (LoadLine).
 func MatrixLine(r engine.Report) string {
+	if r.Load != nil {
+		return LoadLine(*r.Load)
+	}
 	var parts []string
 	decode, conc := decodeAxes(r.Results)
 	if len(decode) > 0 {
