@@ -13,8 +13,11 @@ import (
 const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
-// KindRoofline when r has a roofline.
+// KindRoofline when r has a roofline; LoadKinds for a load test.
 func KindsFor(r engine.Report) []Kind {
+	if r.Load != nil {
+		return LoadKinds
+	}
 	if !HasRoofline(r) {
 		return Kinds
 	}

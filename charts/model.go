@@ -19,6 +19,9 @@ type Model struct {
 	Roofline   *HeatmapModel `json:"roofline,omitempty"`
 	PerRequest LineChart     `json:"per_request"` // per-request tok/s by concurrency
 	Table      Table         `json:"table"`       // All measurements
+	// Load is a load test's charts and table (engine.Report.Load); nil for
+	// a matrix.
+	Load *LoadModel `json:"load,omitempty"`
 }
 
 // Header is the top of the sheet.
@@ -84,17 +87,23 @@ type Series struct {
 	// Axis is 0 for the left value axis and 1 for the right one.
 	Axis   int  `json:"axis"`
 	Dashed bool `json:"dashed,omitempty"`
+	// Guide marks a reference line, not data: drawn thin, without markers
+	// or point labels (the y = x line, an SLO bound).
+	Guide bool `json:"guide,omitempty"`
 	// Color names the series colour: "primary", "secondary", or "ramp:F"
 	// for position F (0–1) along the theme's sequential ramp.
 	Color  string  `json:"color"`
 	Points []Point `json:"points"`
 }
 
-// LineChart is a chart of series over a log₂ x axis.
+// LineChart is a chart of series over a log₂ x axis, or a linear one.
 type LineChart struct {
-	Title    string   `json:"title"`
-	Subtitle string   `json:"subtitle"`
-	XLabel   string   `json:"x_label"`
+	Title    string `json:"title"`
+	Subtitle string `json:"subtitle"`
+	XLabel   string `json:"x_label"`
+	// XLinear spaces the x axis evenly from XMin (a load test's rates and
+	// throughputs) instead of by powers of two.
+	XLinear bool     `json:"x_linear,omitempty"`
 	XMin     float64  `json:"x_min"`
 	XMax     float64  `json:"x_max"`
 	XTicks   []Tick   `json:"x_ticks"`
