@@ -98,12 +98,9 @@ type Series struct {
 
 // LineChart is a chart of series over a log₂ x axis, or a linear one.
 type LineChart struct {
-	Title    string `json:"title"`
-	Subtitle string `json:"subtitle"`
-	XLabel   string `json:"x_label"`
-	// XLinear spaces the x axis evenly from XMin (a load test's rates and
-	// throughputs) instead of by powers of two.
-	XLinear bool     `json:"x_linear,omitempty"`
+	Title    string   `json:"title"`
+	Subtitle string   `json:"subtitle"`
+	XLabel   string   `json:"x_label"`
 	XMin     float64  `json:"x_min"`
 	XMax     float64  `json:"x_max"`
 	XTicks   []Tick   `json:"x_ticks"`
@@ -117,6 +114,10 @@ type LineChart struct {
 	// then one line per flagged cell (report.FlagLines).
 	Notes []string `json:"notes,omitempty"`
 	Flags []string `json:"flags,omitempty"`
+
+	// XLinear spaces the x axis evenly from XMin (a load test's rates and
+	// throughputs) instead of by powers of two.
+	XLinear bool `json:"x_linear,omitempty"`
 }
 
 // HeatmapModel is the decode matrix: one row per context, one column per

@@ -18,7 +18,8 @@ import (
 // report implements `speedmatrix report --in FILE [--out DIR]
 // [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports an
 // llm-inference-bench results file, and draws its pictures (report,
-// prefill, decode heatmap, per-request; PNG and SVG) and results.csv. An
+// prefill, decode heatmap, per-request; PNG and SVG) and results.csv; a
+// load test's pictures (charts.LoadKinds) and load.csv. An
 // import also writes report.json and report.md, so the app's History and
 // this command can open it again.
 func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,7 +31,7 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	scale := fs.Int("scale", 1, "pixel scale: 1, or 2 for high-density screens")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2]")
-		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv of a saved run again, or of an llm-inference-bench results file (JSON),")
+		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv (a load test's load.csv) of a saved run again, or of an llm-inference-bench results file (JSON),")
 		fmt.Fprintln(fs.Output(), "which is imported: its figures stay labelled as that tool's, and report.json and report.md are written too.")
 		fs.PrintDefaults()
 	}
@@ -102,7 +103,8 @@ func readRun(ctx context.Context, path string) (engine.Report, report.Format, er
 	}
 }
 
-// writeReport draws r's charts into dir, then writes results.csv, and
+// writeReport draws r's charts into dir, then writes results.csv (a load
+// test's load.csv), and
 // report.json and report.md too for an import. The charts go first: they
 // check the theme and scale before anything is written. It stops once ctx
 // is done.
@@ -116,7 +118,7 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	written := []string{report.CSVFile}
+	written := []string{report.CSVFileFor(r)}
 	var err error
 	if imported {
 		written = append(written, report.JSONFile, report.MarkdownFile)
@@ -133,11 +135,12 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	return nil
 }
 
-// writeCSV writes results.csv into dir.
+// writeCSV writes results.csv into dir, or a load test's load.csv
+// (report.CSVFileFor).
 func writeCSV(dir string, r engine.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteCSV(&b, r); err != nil {
+	if err := report.WriteCSVFor(&b, r); err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFile), b.Bytes())
+	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFileFor(r)), b.Bytes())
 }

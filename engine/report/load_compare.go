@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -160,4 +161,28 @@ func loadDifferences(a, b engine.Report) []string {
 		}
 	}
 	return out
+}
+
+// summarizeLoad sums a load test up for a list of runs: its rates planned
+// and finished (any final status), and its highest output tok/s.
+func summarizeLoad(s *Summary, l engine.LoadSection) {
+	s.Rates = max(len(l.Plan.RatesRPS), l.Plan.SweepRates, len(l.Results), 1)
+	s.Cells, s.Finished = s.Rates, 0
+	for _, r := range l.Results {
+		if r.Status != engine.StatusNotRun && r.Status != engine.StatusPending {
+			s.Finished++
+		}
+		if LoadMeasured(r) {
+			s.PeakTokPerSec = max(s.PeakTokPerSec, r.OutputTokPerSec)
+		}
+	}
+}
+
+// loadRatesLine is CellsLine for a load test: "load test · 5 rates", or
+// "load test · 2 of 3 rates".
+func loadRatesLine(s Summary) string {
+	if s.Finished < s.Rates {
+		return fmt.Sprintf("load test · %d of %s", s.Finished, engine.Count(s.Rates, "rate", "rates"))
+	}
+	return "load test · " + engine.Count(s.Rates, "rate", "rates")
 }

@@ -230,3 +230,38 @@ func TestLoadDifferences(t *testing.T) {
 		t.Errorf("the same test differs: %q", got)
 	}
 }
+
+// TestLoadTestSummary: History lists a load test by its rates, and its
+// peak is its highest output tok/s of a Valid rate; LoadSummary reads it
+// so from report.json.
+func TestLoadTestSummary(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    engine.Report
+		line string
+		peak float64
+	}{
+		{"simulated", loadReport(), "load test · 5 rates", 6.32 * 256},
+		{"sweep", loadFailedReport(), "load test · 3 rates", 4.28 * 0.97 * 256},
+	} {
+		s := summarize(c.r)
+		if got := s.CellsLine(); got != c.line {
+			t.Errorf("%s: CellsLine %q, want %q", c.name, got, c.line)
+		}
+		if math.Abs(s.PeakTokPerSec-c.peak) > 0.01 || s.Partial != (c.name == "sweep") {
+			t.Errorf("%s: peak %v partial %v, want %v", c.name, s.PeakTokPerSec, s.Partial, c.peak)
+		}
+		dir := t.TempDir()
+		if err := Save(dir, c.r); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := LoadSummary(dir); err != nil || !reflect.DeepEqual(got, s) {
+			t.Errorf("%s: LoadSummary = %+v, %v\nwant %+v", c.name, got, err, s)
+		}
+	}
+	r := loadFailedReport()
+	r.Load.Plan.SweepRates = 5
+	if got := summarize(r).CellsLine(); got != "load test · 3 of 5 rates" {
+		t.Errorf("a sweep stopped early: %q", got)
+	}
+}
