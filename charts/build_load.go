@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"speedmatrix/engine"
@@ -32,6 +33,9 @@ type LoadModel struct {
 	Table   Table     `json:"table"`   // one row per rate (report.LoadRow)
 	// Flags lists the flagged rates, one line each (report.LoadFlagLines).
 	Flags []string `json:"flags,omitempty"`
+	// NotDrawn names the rates the charts leave out, which have no valid
+	// figures: "Not drawn, without valid figures: 6.42 req/s (Failed)."
+	NotDrawn string `json:"not_drawn,omitempty"`
 }
 
 // buildLoad is a load test's model; nil for a matrix.
@@ -45,8 +49,25 @@ func buildLoad(r engine.Report) *LoadModel {
 	m.TTFT = buildLoadLatency(*l, "Time to first token", "TTFT", slo.TTFT, func(res engine.LoadResult) engine.Percentiles { return res.TTFTMs })
 	m.ITL = buildLoadLatency(*l, "Time between tokens", "ITL", slo.ITL, func(res engine.LoadResult) engine.Percentiles { return res.ITLMs })
 	m.Goodput = buildLoadGoodput(*l)
+	m.NotDrawn = notDrawn(l.Results)
+	m.Goodput.Notes, m.Goodput.Flags = nonEmpty(m.NotDrawn), m.Flags // under the goodput figure
 	m.Table = buildLoadTable(l.Results)
 	return m
+}
+
+// notDrawn names the rates without valid figures, which no chart draws;
+// "" when every rate is drawn.
+func notDrawn(rs []engine.LoadResult) string {
+	var names []string
+	for _, r := range rs {
+		if !report.LoadMeasured(r) {
+			names = append(names, report.RateLabel(r)+" ("+string(r.Status)+")")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "Not drawn, without valid figures: " + strings.Join(names, ", ") + "."
 }
 
 // validRates are the rates whose figures may be drawn, in the run's order.

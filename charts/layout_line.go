@@ -60,7 +60,7 @@ func drawLineChart(d *Drawing, p palette, m LineChart, x, y, w, h float64) []pla
 		return nil
 	}
 	drawLegend(d, p, m.Series, x, y+12)
-	leftW := maxTickWidth(m.Axes[0]) + 12
+	leftW := math.Max(maxTickWidth(m.Axes[0])+12, m.leftW)
 	rightW := 16.0
 	if len(m.Axes) > 1 {
 		rightW = maxTickWidth(m.Axes[1]) + 12

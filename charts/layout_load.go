@@ -37,14 +37,15 @@ func layoutLoadLatency(m Model, p palette, f frame) *Drawing {
 		"p50 and p99 at the request throughput each rate reached · one point per rate, labelled with its offered rate", margin, margin-8, inner)
 	panelH := loadPanelH
 	if f.screen && f.height > 0 {
-		notesH := drawFlags(&Drawing{}, p, l.Flags, margin, 0, inner)
+		notesH := drawFlags(&Drawing{}, p, l.Flags, margin, drawNotes(&Drawing{}, p, nonEmpty(l.NotDrawn), margin, 0, inner), inner)
 		panelH = math.Max(lineChartMinH, math.Min(lineChartMaxH, math.Floor((f.height-y-notesH-figureBottomM-loadPanelGap)/2)))
 	}
-	for _, c := range []LineChart{l.TTFT, l.ITL} {
+	for _, c := range alignLeftAxes(l.TTFT, l.ITL) {
 		d.text(margin, y+22, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
 		drawLineChart(d, p, c, margin, y+32, inner, panelH)
 		y += 32 + panelH + loadPanelGap
 	}
+	y = drawNotes(d, p, nonEmpty(l.NotDrawn), margin, y, inner)
 	y = drawFlags(d, p, l.Flags, margin, y, inner)
 	d.height = y + figureBottomM
 	return d
@@ -71,7 +72,7 @@ func layoutLoadSheet(m Model, p palette, f frame) *Drawing {
 	y = drawHeading(d, p, "Latency against throughput", "p50 and p99 at the request throughput each rate reached · labelled with the offered rate", x, y+sheetGap-16)
 	const gap = 32.0
 	half := (w - gap) / 2
-	for i, c := range []LineChart{l.TTFT, l.ITL} {
+	for i, c := range alignLeftAxes(l.TTFT, l.ITL) {
 		cx := x + float64(i)*(half+gap)
 		d.text(cx, y+16, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
 		drawLineChart(d, p, c, cx, y+24, half, loadSheetChartH)
@@ -93,4 +94,19 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
+}
+
+// alignLeftAxes gives charts drawn one above the other, or side by side,
+// the same left axis width, so that their plots line up.
+func alignLeftAxes(cs ...LineChart) []LineChart {
+	w := 0.0
+	for _, c := range cs {
+		if len(c.Axes) > 0 {
+			w = math.Max(w, maxTickWidth(c.Axes[0])+12)
+		}
+	}
+	for i := range cs {
+		cs[i].leftW = w
+	}
+	return cs
 }

@@ -215,3 +215,21 @@ func TestPreviewLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadNotDrawn: a Failed rate is named under the pictures that leave
+// it out, and the goodput figure lists the flagged rates.
+func TestLoadNotDrawn(t *testing.T) {
+	r := loadFixture(t, "load-failed")
+	for _, kind := range []Kind{KindLoadLatency, KindLoadGoodput} {
+		d, err := Draw(kind, r, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(d.Texts(), "\n")
+		for _, want := range []string{"6.42 req/s (Failed)", "4.28 req/s: GPU 0 throttled"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not say %q", kind, want)
+			}
+		}
+	}
+}

@@ -118,6 +118,9 @@ type LineChart struct {
 	// XLinear spaces the x axis evenly from XMin (a load test's rates and
 	// throughputs) instead of by powers of two.
 	XLinear bool `json:"x_linear,omitempty"`
+	// leftW, when set, is the least width of the left axis's ticks, so that
+	// charts stacked on one x axis line it up (alignLeftAxes).
+	leftW float64
 }
 
 // HeatmapModel is the decode matrix: one row per context, one column per
