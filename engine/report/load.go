@@ -222,4 +222,3 @@ func anyFewForP99(rs []engine.LoadResult) bool {
 		return LoadMeasured(r) && (r.TTFTMs.FewForP99() || r.TPOTMs.FewForP99() || r.ITLMs.FewForP99() || r.E2EMs.FewForP99())
 	})
 }
-
