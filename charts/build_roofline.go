@@ -14,8 +14,11 @@ const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
 // KindRoofline when r has a roofline, then KindSLO when its plan sets an
-// SLO.
+// SLO; LoadKinds for a load test.
 func KindsFor(r engine.Report) []Kind {
+	if r.Load != nil {
+		return LoadKinds
+	}
 	kinds := Kinds[:len(Kinds):len(Kinds)]
 	if HasRoofline(r) {
 		kinds = append(kinds, KindRoofline)

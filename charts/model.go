@@ -22,6 +22,9 @@ type Model struct {
 	// SLO is the plan's SLO and how the decode cells fare against it; nil
 	// when the plan sets none.
 	SLO *SLOModel `json:"slo,omitempty"`
+	// Load is a load test's charts and table (engine.Report.Load); nil for
+	// a matrix.
+	Load *LoadModel `json:"load,omitempty"`
 }
 
 // SLOModel is what the sheet and the SLO picture show of the plan's SLO:
@@ -96,13 +99,16 @@ type Series struct {
 	// Axis is 0 for the left value axis and 1 for the right one.
 	Axis   int  `json:"axis"`
 	Dashed bool `json:"dashed,omitempty"`
+	// Guide marks a reference line, not data: drawn thin, without markers
+	// or point labels (the y = x line, an SLO bound).
+	Guide bool `json:"guide,omitempty"`
 	// Color names the series colour: "primary", "secondary", or "ramp:F"
 	// for position F (0–1) along the theme's sequential ramp.
 	Color  string  `json:"color"`
 	Points []Point `json:"points"`
 }
 
-// LineChart is a chart of series over a log₂ x axis.
+// LineChart is a chart of series over a log₂ x axis, or a linear one.
 type LineChart struct {
 	Title    string   `json:"title"`
 	Subtitle string   `json:"subtitle"`
@@ -120,6 +126,13 @@ type LineChart struct {
 	// then one line per flagged cell (report.FlagLines).
 	Notes []string `json:"notes,omitempty"`
 	Flags []string `json:"flags,omitempty"`
+
+	// XLinear spaces the x axis evenly from XMin (a load test's rates and
+	// throughputs) instead of by powers of two.
+	XLinear bool `json:"x_linear,omitempty"`
+	// leftW, when set, is the least width of the left axis's ticks, so that
+	// charts stacked on one x axis line it up (alignLeftAxes).
+	leftW float64
 }
 
 // HeatmapModel is the decode matrix: one row per context, one column per

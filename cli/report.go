@@ -18,7 +18,8 @@ import (
 // report implements `speedmatrix report --in FILE [--out DIR]
 // [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports an
 // llm-inference-bench results file, and draws its pictures (report,
-// prefill, decode heatmap, per-request; PNG and SVG) and results.csv. An
+// prefill, decode heatmap, per-request; PNG and SVG) and results.csv; a
+// load test's pictures (charts.LoadKinds) and load.csv. An
 // import also writes report.json and report.md, so the app's History and
 // this command can open it again.
 func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,7 +33,7 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	slo.register(fs, "judge the run again, in place of its own SLO,")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2] [--slo-ttft 2s] [--slo-itl 50ms] [--slo-percentile 99]")
-		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv of a saved run again, or of an llm-inference-bench results file (JSON),")
+		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv (a load test's load.csv) of a saved run again, or of an llm-inference-bench results file (JSON),")
 		fmt.Fprintln(fs.Output(), "which is imported: its figures stay labelled as that tool's, and report.json and report.md are written too.")
 		fs.PrintDefaults()
 	}
@@ -121,7 +122,8 @@ type writes struct {
 	imported, rejudged bool
 }
 
-// writeReport draws r's charts into dir, then writes results.csv, and
+// writeReport draws r's charts into dir, then writes results.csv (a load
+// test's load.csv), and
 // report.json and report.md too for an import, report.md for a run judged
 // again. The charts go first: they check the theme and scale before
 // anything is written. It stops once ctx is done.
@@ -135,7 +137,7 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	written := []string{report.CSVFile}
+	written := []string{report.CSVFileFor(r)}
 	var err error
 	switch {
 	case w.imported:
@@ -170,11 +172,12 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	return nil
 }
 
-// writeCSV writes results.csv into dir.
+// writeCSV writes results.csv into dir, or a load test's load.csv
+// (report.CSVFileFor).
 func writeCSV(dir string, r engine.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteCSV(&b, r); err != nil {
+	if err := report.WriteCSVFor(&b, r); err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFile), b.Bytes())
+	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFileFor(r)), b.Bytes())
 }

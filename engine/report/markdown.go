@@ -17,10 +17,11 @@ const Title = "Speed test matrix"
 // Sustained decode tables with their notes and flags, the SLO (when the
 // plan sets one), Checks (when the cells carry the server's or the GPUs'
 // figures), All measurements with p90 and p99, and the start-up
-// Diagnostics when the run recorded them.
+// Diagnostics when the run recorded them. A load test's report has its
+// load sections (writeLoad) in place of the matrix's.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
+	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", TitleOf(r), mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
 	for _, sec := range Sections(r) {
 		writeSection(&b, sec)
 	}
@@ -28,6 +29,11 @@ func Markdown(r engine.Report) string {
 		cmd := strings.TrimRight(r.LaunchCommand, "\n")
 		fence := codeFence(cmd)
 		fmt.Fprintf(&b, "## Launch command\n\n%ssh\n%s\n%s\n\n", fence, cmd, fence)
+	}
+	if r.Load != nil { // a load test has no matrix cells
+		writeLoad(&b, r)
+		writeDiagnostics(&b, r.Diagnostics)
+		return b.String()
 	}
 	writePrefill(&b, r)
 	writeDecode(&b, r)
@@ -118,8 +124,12 @@ func Subtitle(r engine.Report) string {
 }
 
 // MatrixLine says what the matrix measured: "3 contexts (8K–32K) × 1
-// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order.
+// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order;
+// for a load test, what it measured (LoadLine).
 func MatrixLine(r engine.Report) string {
+	if r.Load != nil {
+		return LoadLine(*r.Load)
+	}
 	var parts []string
 	decode, conc := decodeAxes(r.Results)
 	if len(decode) > 0 {

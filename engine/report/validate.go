@@ -67,7 +67,8 @@ func readFile(path string) ([]byte, error) {
 
 // checkRun holds a loaded run to what a run can write: its plan within
 // engine's bounds, no more cells, contexts or concurrency levels than a
-// plan may have, and no negative figure.
+// plan may have, no negative figure, and a load section within what a
+// load test writes (loadProblem).
 func checkRun(r engine.Report, file string) error {
 	problem := planProblem(r.Plan)
 	if problem == "" {
@@ -78,6 +79,9 @@ func checkRun(r engine.Report, file string) error {
 	}
 	if problem == "" {
 		problem = runProblem(r)
+	}
+	if problem == "" {
+		problem = loadProblem(r.Load)
 	}
 	if problem != "" {
 		return &implausibleError{File: file, Problem: problem}
