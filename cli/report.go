@@ -74,6 +74,9 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("report: make output folder: %w", err)
 	}
 	imported := format == report.FormatLLMInferenceBench
+	if slo.anySet(set) && r.Load != nil {
+		return errors.New("report: --slo-ttft, --slo-itl and --slo-percentile judge a matrix again; a load test's goodput was counted per request while it ran: run speedmatrix load again with the SLO")
+	}
 	if slo.anySet(set) {
 		r.Plan.SLO = rejudge
 	}
