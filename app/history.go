@@ -176,7 +176,7 @@ func (h *historyTab) onSelect(i widget.ListItemID) {
 // resumable reports whether the engine can finish a listed run: a partial
 // matrix of ours (a load test is not resumed), while no other run goes on.
 func (h *historyTab) resumable(e historyEntry) bool {
-	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && e.sum.Load == nil && !h.u.state.run.Running
+	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && e.sum.Rates == 0 && !h.u.state.run.Running
 }
 
 // offerLatest offers the Results screen the newest saved run that can be

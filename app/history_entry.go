@@ -142,7 +142,7 @@ func (e historyEntry) label() string {
 	if e.sum.Target != "" {
 		parts = append(parts, e.sum.Target)
 	}
-	if e.sum.Load != nil {
+	if e.sum.Rates > 0 {
 		parts = append(parts, "load test")
 	}
 	return strings.Join(parts, " · ")

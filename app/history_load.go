@@ -1,8 +1,6 @@
 package app
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -12,27 +10,16 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// measured is what the list says a run measured: its cells and peak, or
-// for a load test "Load test at 1, 2, 4 req/s" and its best throughput.
+// measured is what the list says a run measured: its cells, or a load
+// test's rates ("load test · 4 rates (1, 2, 4, 8 req/s)"), and its peak.
 func (e historyEntry) measured() []string {
-	l := e.sum.Load
-	if l == nil {
-		parts := []string{e.sum.CellsLine()}
-		if e.sum.PeakTokPerSec > 0 {
-			parts = append(parts, "peak "+report.TokPerSec(e.sum.PeakTokPerSec)+" tok/s")
-		}
-		return parts
-	}
-	what := "Load test at " + rateList(l.RatesRPS)
-	switch {
-	case l.Burst > 0:
-		what = "Load test: a burst of " + engine.Count(l.Burst, "request", "requests")
-	case l.Sweep && len(l.RatesRPS) == 0:
-		what = "Load test: a sweep"
+	what := e.sum.CellsLine()
+	if e.sum.Rates > 0 && len(e.sum.RatesRPS) > 0 {
+		what += " (" + rateList(e.sum.RatesRPS) + ")"
 	}
 	parts := []string{what}
-	if l.PeakRPS > 0 {
-		parts = append(parts, "peak "+reqPerSec(l.PeakRPS)+" req/s")
+	if e.sum.PeakTokPerSec > 0 {
+		parts = append(parts, "peak "+report.TokPerSec(e.sum.PeakTokPerSec)+" tok/s")
 	}
 	return parts
 }
@@ -58,81 +45,22 @@ func (h *historyTab) compareLoads(a, b engine.Report) bool {
 		h.compareBox.Refresh()
 		return true
 	}
-	h.status.SetText(strings.Join([]string{
-		"A: " + runLine(a), "   " + loadPlanLine(a.Load.Plan),
-		"B: " + runLine(b), "   " + loadPlanLine(b.Load.Plan),
-		"Each rate of A beside the same rate of B (— where one did not measure it); the % is B's change from A.",
-	}, "\n"))
-	rows := loadComparison(*a.Load, *b.Load)
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = r.cells()
+	lines := []string{"A: " + runLine(a), "B: " + runLine(b)}
+	if d := report.Differences(a, b); len(d) > 0 {
+		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
 	}
-	h.compareResult.Objects = []fyne.CanvasObject{newTextTable(loadCompareColumns, loadCompareWidths, cells)}
+	h.status.SetText(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n"))
+	var cells [][]string
+	for _, r := range report.LoadComparison(a, b) {
+		cells = append(cells, r.Cells())
+	}
+	h.compareResult.Objects = []fyne.CanvasObject{newTextTable(report.LoadDiffColumns, loadDiffWidths, cells)}
 	h.compareBox.Refresh()
 	return true
 }
 
-// loadCompareRow is one rate of two load tests side by side, matched by
-// value; A or B is nil where that test did not measure the rate.
-type loadCompareRow struct {
-	RateRPS float64
-	A, B    *engine.LoadResult
-}
-
-// loadComparison matches the rates of two load tests by value (a burst's
-// with a burst's), in order of rate. (report.LoadComparison, once it
-// lands, is the one home of this rule.)
-func loadComparison(a, b engine.LoadSection) []loadCompareRow {
-	var rows []loadCompareRow
-	at := func(rate float64) int {
-		return slices.IndexFunc(rows, func(r loadCompareRow) bool { return r.RateRPS == rate })
-	}
-	for i := range a.Results {
-		rows = append(rows, loadCompareRow{RateRPS: a.Results[i].RateRPS, A: &a.Results[i]})
-	}
-	for i := range b.Results {
-		if j := at(b.Results[i].RateRPS); j >= 0 && rows[j].B == nil {
-			rows[j].B = &b.Results[i]
-		} else {
-			rows = append(rows, loadCompareRow{RateRPS: b.Results[i].RateRPS, B: &b.Results[i]})
-		}
-	}
-	slices.SortStableFunc(rows, func(x, y loadCompareRow) int { return cmp.Compare(x.RateRPS, y.RateRPS) })
-	return rows
-}
-
-// loadCompareColumns are the headings of the comparison of two load tests.
-var loadCompareColumns = []string{"Rate", "Req/s A → B", "TTFT p99 A → B", "E2E p99 A → B", "Good req/s A → B"}
-
-var loadCompareWidths = []float32{75, 150, 175, 205, 150}
-
-// cells is the row's figures: each A → B with B's change from A.
-func (r loadCompareRow) cells() []string {
-	pair := func(get func(engine.LoadResult) float64, format func(float64) string) string {
-		side := func(res *engine.LoadResult) (string, float64, bool) {
-			if res == nil || res.Completed == 0 {
-				return report.Dash, 0, false
-			}
-			v := get(*res)
-			return format(v), v, true
-		}
-		a, va, oka := side(r.A)
-		b, vb, okb := side(r.B)
-		s := a + " → " + b
-		if oka && okb && va != 0 {
-			s += " (" + report.Percent((vb-va)/va) + ")"
-		}
-		return s
-	}
-	return []string{
-		rateLabel(r.RateRPS),
-		pair(func(x engine.LoadResult) float64 { return x.RequestThroughputRPS }, reqPerSec),
-		pair(func(x engine.LoadResult) float64 { return x.TTFTMs.P99 }, report.Millis),
-		pair(func(x engine.LoadResult) float64 { return x.E2EMs.P99 }, report.Millis),
-		pair(func(x engine.LoadResult) float64 { return x.GoodputRPS }, reqPerSec),
-	}
-}
+// loadDiffWidths fit report.LoadDiffColumns' "A → B (change)" figures.
+var loadDiffWidths = []float32{90, 250, 250, 250, 230, 230, 230, 250}
 
 // newTextTable is a read-only table of cells under columns.
 func newTextTable(columns []string, widths []float32, cells [][]string) *widget.Table {

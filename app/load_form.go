@@ -76,7 +76,7 @@ const loadText = "Requests arrive at set rates, as users do; each rate reports t
 // matrix (body) and a load test, saved the form remembered; the screen's
 // header explains the kind chosen.
 func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSettings) fyne.CanvasObject {
-	f := &loadForm{u: m.u, matrixBody: body, preview: newLoadTable([]int{loadColRate, loadColStatus})}
+	f := &loadForm{u: m.u, matrixBody: body, preview: newLoadTable([]string{"Rate", "Status"})}
 	if f.subtitle = headerSubtitle(header); f.subtitle != nil {
 		f.matrixText = f.subtitle.Text
 	}

@@ -11,8 +11,10 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 )
 
 // loadUI is the app on the simulator's tiny profile (model length 8,192,
@@ -170,8 +172,8 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 	}
 	cells := u.run.loadView().cells
 	want := [][]string{
-		{"1 req/s", "Valid", "198 / 2", "0.98", "250.0", "40 ms", "100 ms", "1,500 ms", "0.90"},
-		{"2 req/s", "Valid", "198 / 2", "1.96", "500.0", "80 ms", "200 ms", "3,000 ms", "1.80"},
+		{"1 req/s", "Valid", "198 / 2", "0.98 req/s", "250.0", "40.0 ms", "100 ms", "1,500 ms", "0.90 req/s"},
+		{"2 req/s", "Valid", "198 / 2", "1.96 req/s", "500.0", "80.0 ms", "200 ms", "3,000 ms", "1.80 req/s"},
 	}
 	if !reflect.DeepEqual(cells, want) {
 		t.Errorf("Run table\n%v\nwant\n%v", cells, want)
@@ -185,10 +187,10 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 	if u.tabs.Selected().Text != tabResults || !u.results.load.views.Visible() || u.results.views.Visible() {
 		t.Errorf("after the load test the app shows %q; load views shown %v", u.tabs.Selected().Text, u.results.load.views.Visible())
 	}
-	if got := u.history.entries; len(got) != 1 || got[0].sum.Load == nil {
+	if got := u.history.entries; len(got) != 1 || got[0].sum.Rates != 2 {
 		t.Fatalf("History lists %+v, want the load test", got)
 	}
-	if got := u.history.entries[0].detail(); !strings.HasPrefix(got, "Load test at 1, 2 req/s · peak 1.96 req/s") {
+	if got := u.history.entries[0].detail(); !strings.HasPrefix(got, "load test · 2 rates (1, 2 req/s) · peak 500.0 tok/s") {
 		t.Errorf("History's line %q", got)
 	}
 }
@@ -273,10 +275,11 @@ func TestResultsShowsALoadTest(t *testing.T) {
 			if got := len(r.load.table.cells); got != 3 {
 				t.Errorf("per-rate table has %d rows, want 3", got)
 			}
-			if !strings.Contains(r.subtitle.Text, "Load test at 1, 2, 4 req/s · Poisson arrivals · 200 requests per rate") {
+			if !strings.Contains(r.subtitle.Text, "load test · 3 rates (1–4 req/s) · Poisson arrivals · 200 requests per rate") ||
+				!strings.Contains(r.subtitle.Text, "input 1,024 tokens · output 256 tokens") {
 				t.Errorf("subtitle %q", r.subtitle.Text)
 			}
-			for _, k := range loadKinds {
+			for _, k := range charts.LoadKinds {
 				pane := r.load.charts[k]
 				img := chartImage(pane.Objects[0])
 				said := hasText(pane, "chart could not be drawn")
@@ -315,21 +318,18 @@ func TestHistoryComparesLoadTests(t *testing.T) {
 	if rows != 4 {
 		t.Errorf("comparison has %d rows, want 4 (1, 2, 4, 8 req/s)", rows)
 	}
-	if !strings.Contains(h.status.Text, "A: a · simulated (profile tiny)") || !strings.Contains(h.status.Text, "Load test at 2, 4, 8 req/s") {
+	if !strings.HasPrefix(h.status.Text, "A: a · simulated (profile tiny)\nB: b · simulated (profile tiny)") {
 		t.Errorf("status %q", h.status.Text)
 	}
-	got := [][]string{}
-	for _, r := range loadComparison(*a.Load, *b.Load) {
-		got = append(got, r.cells())
+	cmp := report.LoadComparison(a, b)
+	if got := cmp[1].Cells()[1]; got != "1.96 req/s → 2.94 req/s (+50.0%)" {
+		t.Errorf("requests/s at 2 req/s = %q", got)
 	}
-	want := [][]string{
-		{"1 req/s", "0.98 → —", "100 ms → —", "1,500 ms → —", "0.90 → —"},
-		{"2 req/s", "1.96 → 2.94 (+50.0%)", "200 ms → 200 ms (0.0%)", "3,000 ms → 3,000 ms (0.0%)", "1.80 → 1.80 (0.0%)"},
-		{"4 req/s", "3.92 → 3.92 (0.0%)", "400 ms → 400 ms (0.0%)", "6,000 ms → 6,000 ms (0.0%)", "3.60 → 3.60 (0.0%)"},
-		{"8 req/s", "— → 7.84", "— → 800 ms", "— → 12,000 ms", "— → 7.20"},
+	if got := cmp[0].Cells()[1]; got != "0.98 req/s → not measured" {
+		t.Errorf("requests/s at 1 req/s, which B did not measure = %q", got)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("comparison rows\n%q\nwant\n%q", got, want)
+	if h.compareCard.Subtitle != compareRates {
+		t.Errorf("compare card says %q", h.compareCard.Subtitle)
 	}
 	mustSave(t, h, cannedReport("m", 100))
 	h.a.SetSelectedIndex(h.index(runsFolderOf(t, h, "m")))

@@ -1,10 +1,7 @@
 package app
 
 import (
-	"fmt"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -15,96 +12,58 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// The columns of a load test's table, one row per rate. loadRow fills them.
-const (
-	loadColRate = iota
-	loadColStatus
-	loadColCompleted
-	loadColFailed
-	loadColThroughput
-	loadColTokPerSec
-	loadColTTFTP50
-	loadColTTFTP99
-	loadColTPOTP50
-	loadColITLP99
-	loadColE2EP50
-	loadColE2EP99
-	loadColGoodput
-	loadColBehind
-	loadColDone // completed and failed in one: "198 / 2" (the Run screen's)
-)
+// colDone is the Run screen's column of completed and failed requests in
+// one ("198 / 2"), made from report.LoadRow's two.
+const colDone = "Completed / failed"
 
-// loadColumns are the headings of a load test's table.
-var loadColumns = []string{"Rate", "Status", "Completed", "Failed", "Req/s", "Output tok/s", "TTFT p50", "TTFT p99",
-	"TPOT p50", "ITL p99", "E2E p50", "E2E p99", "Good req/s", "Behind", "Completed / failed"}
+// loadRunColumns are the Run screen's columns of a load test: what a rate
+// tells at a glance, narrow enough for the screen's left pane.
+var loadRunColumns = []string{"Rate", "Status", colDone, "Requests/s", "Output tok/s", "TTFT p50", "TTFT p99", "E2E p99", "Goodput"}
 
 // loadWidths fit each column's figures at the default text size.
-var loadWidths = []float32{72, 100, 92, 62, 58, 100, 78, 78, 78, 74, 78, 78, 90, 74, 128}
+var loadWidths = map[string]float32{"Rate": 96, "Status": 104, "Completed": 92, "Failed": 62, colDone: 128, "Duration": 82,
+	"Requests/s": 96, "Output tok/s": 102, "Goodput": 96}
 
-// fewMarker follows a p99 read from fewer than engine.MinP99Samples requests.
-const fewMarker = "*"
-
-// noteFew explains fewMarker under a table that shows it.
-const noteFew = fewMarker + " p99 of fewer than 100 requests: the slowest few, not a percentile."
-
-// rateLabel names a rate as the tables and lines do: "4 req/s", "burst".
-func rateLabel(rateRPS float64) string {
-	if rateRPS <= 0 {
-		return "burst"
+// loadWidth is a column's width: loadWidths', else a latency's.
+func loadWidth(col string) float32 {
+	if w, ok := loadWidths[col]; ok {
+		return w
 	}
-	return strconv.FormatFloat(rateRPS, 'f', -1, 64) + " req/s"
+	return 84
 }
+
+// loadCells is one rate's figures by column: report.LoadRow's (the one
+// home of their formatting), and colDone.
+func loadCells(r engine.LoadResult) map[string]string {
+	row := report.LoadRow(r)
+	cells := make(map[string]string, len(row)+1)
+	for i, col := range report.LoadColumns {
+		cells[col] = row[i]
+	}
+	cells[colDone] = cells["Completed"] + " / " + cells["Failed"]
+	return cells
+}
+
+// planRateLabel names a rate a load test will measure, as report.RateLabel
+// names a measured one.
+func planRateLabel(rateRPS float64) string { return report.RateRPS(rateRPS) + " req/s" }
 
 // rateList writes rates as "1, 2, 4, 8 req/s".
 func rateList(rates []float64) string {
-	return engine.FormatRates(rates) + " req/s"
+	s := make([]string, len(rates))
+	for i, r := range rates {
+		s[i] = report.RateRPS(r)
+	}
+	return strings.Join(s, ", ") + " req/s"
 }
 
-// reqPerSec writes a request rate: 3.98.
-func reqPerSec(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-
-// loadRow is one rate's figures under loadColumns. Until the report
-// package formats load figures (report.md's load section), this is the
-// app's one home for them.
-func loadRow(r engine.LoadResult) []string {
-	row := make([]string, len(loadColumns))
-	row[loadColRate] = rateLabel(r.RateRPS)
-	row[loadColStatus] = string(r.Status)
-	if len(r.Flags) > 0 {
-		row[loadColStatus] += " " + report.FlagMarker
-	}
-	row[loadColCompleted] = report.Int(r.Completed)
-	row[loadColFailed] = report.Int(r.Failed)
-	row[loadColDone] = row[loadColCompleted] + " / " + row[loadColFailed]
-	if r.Completed == 0 {
-		for i := loadColThroughput; i <= loadColBehind; i++ {
-			row[i] = report.Dash
-		}
-		return row
-	}
-	p99 := func(p engine.Percentiles) string {
-		if p.FewForP99() {
-			return report.Millis(p.P99) + fewMarker
-		}
-		return report.Millis(p.P99)
-	}
-	row[loadColThroughput] = reqPerSec(r.RequestThroughputRPS)
-	row[loadColTokPerSec] = report.TokPerSec(r.OutputTokPerSec)
-	row[loadColTTFTP50], row[loadColTTFTP99] = report.Millis(r.TTFTMs.P50), p99(r.TTFTMs)
-	row[loadColTPOTP50], row[loadColITLP99] = report.Millis(r.TPOTMs.P50), p99(r.ITLMs)
-	row[loadColE2EP50], row[loadColE2EP99] = report.Millis(r.E2EMs.P50), p99(r.E2EMs)
-	row[loadColGoodput] = reqPerSec(r.GoodputRPS)
-	row[loadColBehind] = report.Millis(r.BehindMs)
-	return row
-}
-
-// loadLine is a finished rate in the event log: "4 req/s: Valid · 3.98 req/s ·
-// TTFT p99 412 ms · 2 failed".
+// loadLine is a finished rate in the event log: "4 req/s: Valid · 3.98
+// req/s · 995.0 tok/s · TTFT p99 412 ms · E2E p99 3,000 ms · 2 failed".
 func loadLine(r engine.LoadResult) string {
-	row := loadRow(r)
-	s := row[loadColRate] + ": " + row[loadColStatus]
-	if r.Completed > 0 {
-		s += " · " + row[loadColThroughput] + " req/s · " + row[loadColTokPerSec] + " tok/s · TTFT p99 " + row[loadColTTFTP99] + " · E2E p99 " + row[loadColE2EP99]
+	c := loadCells(r)
+	s := c["Rate"] + ": " + c["Status"]
+	if report.LoadMeasured(r) {
+		s += " · " + c["Requests/s"] + " · " + c["Output tok/s"] + " tok/s · TTFT p99 " + c["TTFT p99"] + " · E2E p99 " + c["E2E p99"]
 	}
 	if r.Failed > 0 {
 		s += " · " + report.Int(r.Failed) + " failed"
@@ -118,16 +77,17 @@ func loadLine(r engine.LoadResult) string {
 // loadTableRow is a row of a loadTable: a finished rate, or one planned or
 // being measured (res nil), whose note stands in the Status column.
 type loadTableRow struct {
-	rateRPS float64
+	rateRPS float64 // -1: the rates a sweep has yet to choose
+	label   string
 	res     *engine.LoadResult
 	note    string
 }
 
-// loadTable is a load test's table, one row per rate, showing the columns
-// cols of loadColumns; the flags and the few-samples mark are explained
-// under it.
+// loadTable is a load test's table, one row per rate, in the columns cols
+// (of report.LoadColumns, and colDone); its flags and the few-samples
+// marker are explained under it.
 type loadTable struct {
-	cols  []int
+	cols  []string
 	rows  []loadTableRow
 	cells [][]string
 	table *widget.Table
@@ -135,14 +95,8 @@ type loadTable struct {
 	box   fyne.CanvasObject
 }
 
-// newLoadTable is an empty table of the columns cols (when nil, every
-// column of the reports: completed and failed apart).
-func newLoadTable(cols []int) *loadTable {
-	if cols == nil {
-		for i := range loadColDone {
-			cols = append(cols, i)
-		}
-	}
+// newLoadTable is an empty table of the columns cols.
+func newLoadTable(cols []string) *loadTable {
 	t := &loadTable{cols: cols, notes: widget.NewLabel("")}
 	t.notes.Wrapping = fyne.TextWrapWord
 	t.notes.Hide()
@@ -155,11 +109,11 @@ func newLoadTable(cols []int) *loadTable {
 		if id.Col >= 0 && id.Col < len(t.cols) {
 			l := o.(*widget.Label)
 			l.TextStyle = fyne.TextStyle{Bold: true}
-			l.SetText(loadColumns[t.cols[id.Col]])
+			l.SetText(t.cols[id.Col])
 		}
 	}
 	for i, c := range cols {
-		t.table.SetColumnWidth(i, loadWidths[c])
+		t.table.SetColumnWidth(i, loadWidth(c))
 	}
 	t.box = container.NewBorder(nil, t.notes, nil, nil, t.table)
 	return t
@@ -173,17 +127,17 @@ func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		return
 	}
 	l.SetText(t.cells[id.Row][id.Col])
+	col, row := t.cols[id.Col], t.rows[id.Row]
 	l.Alignment = fyne.TextAlignTrailing
-	if c := t.cols[id.Col]; c == loadColRate || c == loadColStatus {
+	if col == "Rate" || col == "Status" {
 		l.Alignment = fyne.TextAlignLeading
 	}
-	row := t.rows[id.Row]
 	switch {
-	case t.cols[id.Col] == loadColRate:
+	case col == "Rate":
 		l.Importance = widget.MediumImportance
-	case row.res == nil || row.res.Status != engine.StatusValid:
+	case row.res == nil || !report.LoadMeasured(*row.res):
 		l.Importance = widget.LowImportance
-	case t.cols[id.Col] == loadColStatus && len(row.res.Flags) > 0:
+	case col == "Status" && len(row.res.Flags) > 0:
 		l.Importance = widget.WarningImportance
 	default:
 		l.Importance = widget.MediumImportance
@@ -192,17 +146,17 @@ func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 }
 
 // setPlanned lists the rates a load test will measure, each with note
-// ("will run"); a burst is one row.
+// ("will run"); a burst is one row, a sweep's rates one row until known.
 func (t *loadTable) setPlanned(p engine.LoadPlan, note string) {
 	t.rows = t.rows[:0]
 	switch {
 	case p.Burst > 0:
-		t.rows = append(t.rows, loadTableRow{note: note})
+		t.rows = append(t.rows, loadTableRow{label: "burst of " + report.Int(p.Burst), note: note})
 	case p.Sweep:
-		t.rows = append(t.rows, loadTableRow{rateRPS: -1, note: "the rates follow the limit it measures first"})
+		t.rows = append(t.rows, loadTableRow{rateRPS: -1, label: "sweep", note: "rates follow the limit it measures first"})
 	}
 	for _, r := range p.RatesRPS {
-		t.rows = append(t.rows, loadTableRow{rateRPS: r, note: note})
+		t.rows = append(t.rows, loadTableRow{rateRPS: r, label: planRateLabel(r), note: note})
 	}
 	t.refresh()
 }
@@ -230,8 +184,7 @@ func (t *loadTable) setResult(r engine.LoadResult) {
 }
 
 // setNote writes note in the row of a rate not finished yet (added when
-// the table has no such row); rows of other unfinished rates go back to
-// other.
+// the table has no such row); rows of other unfinished rates get other.
 func (t *loadTable) setNote(rateRPS float64, note, other string) {
 	t.dropSweepRow()
 	for i := range t.rows {
@@ -244,7 +197,11 @@ func (t *loadTable) setNote(rateRPS float64, note, other string) {
 			t.rows[i].note = note
 		}
 	} else {
-		t.rows = append(t.rows, loadTableRow{rateRPS: rateRPS, note: note})
+		label := planRateLabel(rateRPS)
+		if rateRPS <= 0 {
+			label = "burst"
+		}
+		t.rows = append(t.rows, loadTableRow{rateRPS: rateRPS, label: label, note: note})
 	}
 	t.refresh()
 }
@@ -260,59 +217,29 @@ func (t *loadTable) find(rateRPS float64) int {
 
 func (t *loadTable) refresh() {
 	t.cells = make([][]string, len(t.rows))
-	var flags []string
+	var finished []engine.LoadResult
 	few := false
 	for i, r := range t.rows {
-		full := make([]string, len(loadColumns))
+		cells := map[string]string{"Rate": r.label, "Status": r.note}
 		if r.res != nil {
-			full = loadRow(*r.res)
-			for _, f := range r.res.Flags {
-				flags = append(flags, report.FlagMarker+" "+full[loadColRate]+": "+f.Message)
-			}
-			few = few || strings.Contains(strings.Join(full, " "), fewMarker)
-		} else {
-			full[loadColRate] = rateLabel(r.rateRPS)
-			if r.rateRPS < 0 {
-				full[loadColRate] = "sweep"
-			}
-			full[loadColStatus] = r.note
+			cells = loadCells(*r.res)
+			finished = append(finished, *r.res)
 		}
 		t.cells[i] = make([]string, len(t.cols))
 		for j, c := range t.cols {
-			t.cells[i][j] = full[c]
+			t.cells[i][j] = cells[c]
+			few = few || strings.Contains(cells[c], report.FewSamplesMarker)
 		}
 	}
+	var notes []string
+	for _, l := range report.LoadFlagLines(finished) {
+		notes = append(notes, report.FlagMarker+" "+l)
+	}
 	if few {
-		flags = append(flags, noteFew)
+		notes = append(notes, report.NoteFewSamples)
 	}
-	setOptional(t.notes, strings.Join(flags, "\n"))
+	setOptional(t.notes, strings.Join(notes, "\n"))
 	t.table.Refresh()
-}
-
-// loadPlanLine says what a load test sent: "Load test at 1, 2, 4, 8 req/s
-// · Poisson arrivals · 200 requests per rate · 1024 input, 256 output tokens".
-func loadPlanLine(p engine.LoadPlan) string {
-	parts := []string{"Load test"}
-	switch {
-	case p.Burst > 0:
-		parts[0] += ": a burst of " + engine.Count(p.Burst, "request", "requests") + " at once"
-	case p.Sweep:
-		parts[0] += ": a sweep up to the measured limit"
-	default:
-		parts[0] += " at " + rateList(p.RatesRPS)
-	}
-	if p.Burst == 0 {
-		parts = append(parts, arrivalsWords(p.Arrivals), engine.Count(p.Requests, "request", "requests")+" per rate")
-	}
-	if p.MaxConcurrency > 0 {
-		parts = append(parts, fmt.Sprintf("at most %d at once", p.MaxConcurrency))
-	}
-	input := engine.FormatTokenRange(p.InputTokens) + " input"
-	if p.Dataset != "" {
-		input = "prompts of " + filepath.Base(p.Dataset)
-	}
-	parts = append(parts, input+", "+engine.FormatTokenRange(p.OutputTokens)+" output tokens")
-	return strings.Join(parts, " · ")
 }
 
 // headerSubtitle is the explanation line of a screenHeader, which a screen
@@ -326,15 +253,4 @@ func headerSubtitle(header fyne.CanvasObject) *widget.Label {
 		}
 	}
 	return nil
-}
-
-// arrivalsWords names how requests arrive: "Poisson arrivals".
-func arrivalsWords(a engine.Arrivals) string {
-	switch a {
-	case engine.ArrivalsPoisson:
-		return "Poisson arrivals"
-	case engine.ArrivalsConstant:
-		return "evenly spaced arrivals"
-	}
-	return string(a) + " arrivals"
 }

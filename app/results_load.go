@@ -9,10 +9,8 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 )
-
-// loadKinds are the pictures of a load test, in the order of its tabs.
-var loadKinds = []charts.Kind{charts.KindLoadLatency, charts.KindLoadGoodput}
 
 // resultsLoad is the Results screen's view of a load test: its two curves
 // and its table of rates, shown instead of the matrix's views.
@@ -27,14 +25,15 @@ type resultsLoad struct {
 func (r *resultsTab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 	l := &r.load
 	l.charts = map[charts.Kind]*fyne.Container{}
-	for _, k := range loadKinds {
+	for _, k := range charts.LoadKinds {
 		l.charts[k] = container.NewStack()
 	}
-	l.table = newLoadTable(nil)
+	l.table = newLoadTable(report.LoadColumns)
 	l.views = container.NewAppTabs(
 		container.NewTabItem("Latency", l.charts[charts.KindLoadLatency]),
 		container.NewTabItem("Goodput", l.charts[charts.KindLoadGoodput]),
 		container.NewTabItem("Per rate", l.table.object()),
+		container.NewTabItem("Report sheet", l.charts[charts.KindReport]),
 	)
 	l.views.Hide()
 	return container.NewStack(matrix, l.views)
@@ -60,10 +59,10 @@ func (r *resultsTab) drawLoadCharts(rep engine.Report) {
 	if r.group != nil {
 		last = r.group.pane
 	}
-	g := newChartGroup(len(loadKinds))
+	g := newChartGroup(len(charts.LoadKinds))
 	r.group, r.rendered = g, g.done
 	id := reportKey(rep)
-	for _, k := range loadKinds {
+	for _, k := range charts.LoadKinds {
 		ch := r.u.deps.charts
 		v := newChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
 			return safePicture(func() (image.Image, error) { return ch.Picture(k, rep, p, dark) })
@@ -102,8 +101,11 @@ func (r *resultsTab) showLoadFallback(k charts.Kind, err error) {
 
 // loadChartTitle is how a load test's chart is named in words.
 func loadChartTitle(k charts.Kind) string {
-	if k == charts.KindLoadGoodput {
+	switch k {
+	case charts.KindLoadGoodput:
 		return "goodput"
+	case charts.KindReport:
+		return "report sheet"
 	}
 	return "latency"
 }

@@ -54,8 +54,7 @@ func (r *runTab) setLoadShown(on bool) {
 // loadView is the table of rates, made the first time it is needed.
 func (r *runTab) loadView() *loadTable {
 	if r.load.table == nil {
-		r.load.table = newLoadTable([]int{loadColRate, loadColStatus, loadColDone, loadColThroughput,
-			loadColTokPerSec, loadColTTFTP50, loadColTTFTP99, loadColE2EP99, loadColGoodput})
+		r.load.table = newLoadTable(loadRunColumns)
 	}
 	return r.load.table
 }
@@ -153,7 +152,11 @@ func (r *runTab) showLoadProgress(p engine.Progress) {
 		line = fmt.Sprintf("Rate %d of %d · elapsed %s · about %s left", p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA))
 	}
 	r.progressLine.SetText(line)
-	what := fmt.Sprintf("Now: %s · sent %s of %s · done %s", rateLabel(lp.RateRPS), report.Int(lp.Sent), report.Int(lp.Requests), report.Int(lp.Done))
+	rate := "a burst"
+	if lp.RateRPS > 0 {
+		rate = planRateLabel(lp.RateRPS)
+	}
+	what := fmt.Sprintf("Now: %s · sent %s of %s · done %s", rate, report.Int(lp.Sent), report.Int(lp.Requests), report.Int(lp.Done))
 	if lp.Failed > 0 {
 		what += " (" + report.Int(lp.Failed) + " failed)"
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"speedmatrix/engine"
@@ -33,19 +32,13 @@ type Summary struct {
 	// model: "profile tiny" for the simulator, else the endpoint with its
 	// password hidden; "" when the report doesn't say.
 	Target string `json:"target"`
-	// Load sums up a load test; nil for a matrix run.
-	Load *LoadTestSummary `json:"load,omitempty"`
-}
-
-// LoadTestSummary is what a list of runs shows of a load test, which has
-// rates where a matrix has cells.
-type LoadTestSummary struct {
-	// RatesRPS are the rates measured (its finished ones, else its plan's).
+	// Rates is, for a load test, how many rates it planned (Cells and
+	// Finished then count its rates, PeakTokPerSec is its highest output
+	// tok/s of a Valid rate); 0 for a matrix.
+	Rates int `json:"rates,omitempty"`
+	// RatesRPS are a load test's rates in requests per second: those it
+	// finished, else those it planned (none for a burst).
 	RatesRPS []float64 `json:"rates_rps,omitempty"`
-	Sweep    bool      `json:"sweep,omitempty"`
-	Burst    int       `json:"burst,omitempty"` // requests at once; 0: rates
-	// PeakRPS is the highest request throughput of a finished rate.
-	PeakRPS float64 `json:"peak_rps,omitempty"`
 }
 
 // summarize sums a report up for a list of runs.
@@ -72,32 +65,17 @@ func summarize(r engine.Report) Summary {
 		}
 	}
 	if r.Load != nil {
-		s.Load = summarizeLoad(*r.Load)
-	}
-	return s
-}
-
-// summarizeLoad sums up a load test for a list of runs.
-func summarizeLoad(l engine.LoadSection) *LoadTestSummary {
-	s := &LoadTestSummary{Sweep: l.Plan.Sweep, Burst: l.Plan.Burst}
-	for _, res := range l.Results {
-		if res.Status == engine.StatusNotRun || res.Status == engine.StatusPending {
-			continue
-		}
-		if res.RateRPS > 0 {
-			s.RatesRPS = append(s.RatesRPS, res.RateRPS)
-		}
-		s.PeakRPS = max(s.PeakRPS, res.RequestThroughputRPS)
-	}
-	if len(s.RatesRPS) == 0 {
-		s.RatesRPS = slices.Clone(l.Plan.RatesRPS)
+		summarizeLoad(&s, *r.Load)
 	}
 	return s
 }
 
 // CellsLine says how many cells a run holds: "8 cells", or "3 of 8 cells"
-// when some have no final status.
+// when some have no final status; a load test's rates: "5 rates".
 func (s Summary) CellsLine() string {
+	if s.Rates > 0 {
+		return loadRatesLine(s)
+	}
 	if s.Finished < s.Cells {
 		return fmt.Sprintf("%d of %s", s.Finished, engine.Count(s.Cells, "cell", "cells"))
 	}
@@ -133,12 +111,13 @@ type summaryDoc struct {
 	Engine        engine.EngineInfo   `json:"engine"`
 	Run           engine.RunInfo      `json:"run"`
 	Plan          engine.Plan         `json:"plan"`
-	Load          *engine.LoadSection `json:"load"` // small: no request samples
 	Results       []struct {
 		engine.Cell
 		Status         engine.Status `json:"status"`
 		TotalTokPerSec float64       `json:"total_tok_s"`
 	} `json:"results"`
+	// Load is a load test's section whole: one row per rate, no samples.
+	Load *engine.LoadSection `json:"load,omitempty"`
 }
 
 // LoadSummary sums up the run in dir (or the report.json path) without

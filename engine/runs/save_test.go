@@ -91,27 +91,3 @@ func TestFolder(t *testing.T) {
 		}
 	}
 }
-
-// A load test is saved once a rate has finished: its cells are none
-// (Report.Results is empty), its rates in Report.Load.
-func TestSaverKeepsALoadTest(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		load *engine.LoadSection
-		want bool
-	}{
-		{"no load section", nil, false},
-		{"no rate yet", &engine.LoadSection{}, false},
-		{"every rate not run", &engine.LoadSection{Results: []engine.LoadResult{{RateRPS: 1, Status: engine.StatusNotRun}}}, false},
-		{"a rate finished", &engine.LoadSection{Results: []engine.LoadResult{{RateRPS: 1, Status: engine.StatusValid}}}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := Saver{Root: t.TempDir(), Save: func(string, engine.Report) error { return nil }}
-			rep := engine.Report{SchemaVersion: engine.SchemaVersion, Run: engine.RunInfo{ServedModel: "m"}, Load: tc.load}
-			if saved, err := s.Keep(rep); saved != tc.want || err != nil {
-				t.Errorf("Keep = %v, %v; want %v", saved, err, tc.want)
-			}
-			s.Release()
-		})
-	}
-}
