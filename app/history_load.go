@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -52,15 +53,31 @@ func (h *historyTab) compareLoads(a, b engine.Report) bool {
 	h.status.SetText(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n"))
 	var cells [][]string
 	for _, r := range report.LoadComparison(a, b) {
-		cells = append(cells, r.Cells())
+		cells = append(cells, pick(r.Cells(), loadDiffOrder))
 	}
-	h.compareResult.Objects = []fyne.CanvasObject{newTextTable(report.LoadDiffColumns, loadDiffWidths, cells)}
+	h.compareResult.Objects = []fyne.CanvasObject{newTextTable(pick(report.LoadDiffColumns, loadDiffOrder), loadDiffWidths, cells)}
 	h.compareBox.Refresh()
 	return true
 }
 
-// loadDiffWidths fit report.LoadDiffColumns' "A → B (change)" figures.
-var loadDiffWidths = []float32{90, 250, 250, 250, 230, 230, 230, 250}
+// loadDiffOrder puts report.LoadDiffColumns in the order that decides a
+// load test first: throughput, TTFT p99, E2E p99, goodput; the rest after.
+var loadDiffOrder = []string{"Rate", "Requests/s", "TTFT p99", "E2E p99", "Goodput", "Output tok/s", "TTFT p50", "ITL p99"}
+
+// loadDiffWidths fit the "A → B (change)" figures of loadDiffOrder.
+var loadDiffWidths = []float32{80, 230, 210, 230, 230, 210, 200, 200}
+
+// pick is the fields of row (under report.LoadDiffColumns) of the columns
+// cols, in their order; a column the report lacks is left empty.
+func pick(row []string, cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		if j := slices.Index(report.LoadDiffColumns, c); j >= 0 && j < len(row) {
+			out[i] = row[j]
+		}
+	}
+	return out
+}
 
 // newTextTable is a read-only table of cells under columns.
 func newTextTable(columns []string, widths []float32, cells [][]string) *widget.Table {

@@ -112,7 +112,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
 	if isLoad(rep) {
-		sub += "\n" + report.LoadPlanLine(rep.Load.Plan)
+		sub += "\n" + loadPlanRest(sub, rep.Load.Plan)
 	}
 	if imp := rep.Run.Imported; imp != nil {
 		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."

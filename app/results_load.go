@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"image"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -108,4 +109,16 @@ func loadChartTitle(k charts.Kind) string {
 		return "report sheet"
 	}
 	return "latency"
+}
+
+// loadPlanRest is what report.LoadPlanLine says of plan that the line
+// above it, said, does not: the seed, lengths, API and SLO.
+func loadPlanRest(said string, plan engine.LoadPlan) string {
+	var rest []string
+	for _, part := range strings.Split(report.LoadPlanLine(plan), " · ") {
+		if !strings.Contains(said, part) {
+			rest = append(rest, part)
+		}
+	}
+	return strings.Join(rest, " · ")
 }
