@@ -102,34 +102,7 @@ func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSetti
 	f.estimate.Wrapping, f.warnings.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	f.warnings.Importance = widget.WarningImportance
 
-	form := widget.NewForm(
-		widget.NewFormItem("Rates", f.rates),
-		widget.NewFormItem("Arrivals", f.arrivals),
-		widget.NewFormItem("Requests per rate", f.requests),
-		widget.NewFormItem("Input tokens", f.input),
-		widget.NewFormItem("Output tokens", f.output),
-		widget.NewFormItem("Max concurrency", f.maxConc),
-		widget.NewFormItem("Burst", f.burst),
-		widget.NewFormItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine)),
-		widget.NewFormItem("Seed", f.seed),
-		widget.NewFormItem("API", f.api),
-	)
-	form.Items[0].HintText = "requests per second, e.g. 1, 2, 4, 8; or sweep (up to the measured limit)"
-	form.Items[3].HintText = "tokens per prompt: 1024, or a range such as 512:2048"
-	form.Items[5].HintText = "most requests open at once; a request due past it waits, and its wait counts"
-	form.Items[6].HintText = "N requests at once, end to end, instead of rates"
-	form.Items[7].HintText = "JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"
-	for _, it := range f.slo.items() {
-		form.AppendItem(it)
-	}
-	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
-	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
-		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
-	how.Wrapping = fyne.TextWrapWord
-	right := widget.NewCard("Rates", "one row per rate, in the order they run", container.NewBorder(nil, how, nil, nil, f.preview.object()))
-	split := container.NewHSplit(container.NewVScroll(left), right)
-	split.Offset = 0.5
-	f.loadBody = split
+	f.loadBody = f.layout(choose)
 
 	f.apply(saved)
 	f.kind = widget.NewRadioGroup([]string{kindMatrix, kindLoad}, f.onKind)
@@ -206,4 +179,37 @@ func (f *loadForm) settings() loadSettings {
 		p = defaultLoadPlan()
 	}
 	return loadSettings{On: f.on(), Plan: p}
+}
+
+// layout is the load test's body: the form and its lines beside the rates
+// it measures; choose is the dataset's button.
+func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
+	form := widget.NewForm(
+		widget.NewFormItem("Rates", f.rates),
+		widget.NewFormItem("Arrivals", f.arrivals),
+		widget.NewFormItem("Requests per rate", f.requests),
+		widget.NewFormItem("Input tokens", f.input),
+		widget.NewFormItem("Output tokens", f.output),
+		widget.NewFormItem("Max concurrency", f.maxConc),
+		widget.NewFormItem("Burst", f.burst),
+		widget.NewFormItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine)),
+		widget.NewFormItem("Seed", f.seed),
+		widget.NewFormItem("API", f.api),
+	)
+	form.Items[0].HintText = "requests per second, e.g. 1, 2, 4, 8; or sweep (up to the measured limit)"
+	form.Items[3].HintText = "tokens per prompt: 1024, or a range such as 512:2048"
+	form.Items[5].HintText = "cap on requests open at once; a request kept waiting counts its wait"
+	form.Items[6].HintText = "N requests at once, end to end, instead of rates"
+	form.Items[7].HintText = "JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"
+	for _, it := range f.slo.items() {
+		form.AppendItem(it)
+	}
+	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
+	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
+		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
+	how.Wrapping = fyne.TextWrapWord
+	right := widget.NewCard("Rates", "one row per rate, in the order they run", container.NewBorder(nil, how, nil, nil, f.preview.object()))
+	split := container.NewHSplit(container.NewVScroll(left), right)
+	split.Offset = 0.5
+	return split
 }
