@@ -374,10 +374,3 @@ func (r *runner) probeClient() *openai.Client {
 	c.RequestTimeout = r.opts.probeTimeout
 	return &c
 }
-
-// RunLoad measures a load test against target and streams what happens, as
-// Run does: an EventLoad per rate, then EventDone, whose Report has no
-// matrix cells and holds the load test in Report.Load.
-func RunLoad(ctx context.Context, plan engine.LoadPlan, target Subject) <-chan engine.Event {
-	return runLoadWith(ctx, plan, target, defaultOptions())
-}
