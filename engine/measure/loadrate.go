@@ -189,6 +189,7 @@ func (l *loadRunner) dispatch(ctx context.Context, reqs []loadRequest, capN int,
 	var wg sync.WaitGroup
 	out := outcomeWindow
 	start := time.Now()
+	free := start // when the dispatcher was last free to take a request
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
@@ -221,7 +222,13 @@ send:
 		}
 		rec := recs[i]
 		rec.Scheduled, rec.Dispatched = due, true
-		rec.Waited = time.Since(woke) // the slot's wait; lateness before it is the client's
+		// The client's lateness is the dispatcher's, counted from when it
+		// was free to take the request (a wait for a slot held it up
+		// otherwise), and the request's own until it is sent (send).
+		rec.acquired = time.Now()
+		rec.Waited = rec.acquired.Sub(woke)
+		rec.Behind = max(0, woke.Sub(maxTime(due, free)))
+		free = rec.acquired
 		pg.sent.Add(1)
 		raise(&pg.maxInFlight, pg.inFlight.Add(1))
 		n := int(r.requests.Add(1))
@@ -276,7 +283,7 @@ func (l *loadRunner) send(ctx context.Context, n int, rec *loadRecord, q loadReq
 		}
 	})
 	rec.Sent = cmp.Or(st.Sent, time.Now())
-	rec.Behind = max(0, rec.Sent.Sub(rec.Scheduled)-rec.Waited)
+	rec.Behind += max(0, rec.Sent.Sub(rec.acquired))
 	raise(&pg.behindNs, int64(rec.Behind))
 	if st.Usage != nil {
 		rec.PromptTokens = st.Usage.PromptTokens
@@ -355,4 +362,12 @@ func (l *loadRunner) progressNow() engine.Progress {
 		p.ETA = EstimateLoad(left)
 	}
 	return p
+}
+
+// maxTime is the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -12,12 +12,16 @@ import (
 // it waited, and what it did (requestRecord, in client time).
 type loadRecord struct {
 	requestRecord
-	Scheduled  time.Time     // when it was due: its latencies count from here
-	Waited     time.Duration // for a slot under the max-concurrency cap
-	Behind     time.Duration // how late it was sent, the cap's wait aside
-	Dispatched bool          // sent; false when the rate ended before
-	Input      int           // prompt tokens drawn (0: a dataset prompt)
-	Output     int           // output tokens asked for
+	Scheduled time.Time     // when it was due: its latencies count from here
+	Waited    time.Duration // for a slot under the max-concurrency cap
+	// Behind is how late the client sent it: the dispatcher's lateness
+	// once free to take it, and the request's own to its send; the cap's
+	// waits are the plan's, not the client's.
+	Behind     time.Duration
+	acquired   time.Time // when it had its slot (when taken, uncapped)
+	Dispatched bool      // sent; false when the rate ended before
+	Input      int       // prompt tokens drawn (0: a dataset prompt)
+	Output     int       // output tokens asked for
 }
 
 // outputTokens is what the request generated: the server's final count,
