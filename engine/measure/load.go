@@ -121,7 +121,7 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 		return err
 	}
 	for _, w := range engine.LoadWarnings(l.load, engine.Limits{MaxNumSeqs: s.MaxNumSeqs}) {
-		r.logf("%s", w.Problem)
+		r.logf("warning: %s", w.Problem)
 	}
 	r.fillEngine()
 	var dataset []string

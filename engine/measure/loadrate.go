@@ -129,14 +129,10 @@ func (l *loadRunner) checkRate(ctx context.Context, res *engine.LoadResult, recs
 	res.DrainS = cell.DrainS
 	res.Flags = append(res.Flags, cell.Flags...)
 	if r.watch != nil && res.Status != engine.StatusCancelled && !from.IsZero() && to.After(from) {
-		res.Server = crossCheckWith(r.kind.Checks(), r.watch.cellSamples(), from, to, arrivalsIn(plain, from, to).gotTokens)
-		if res.Status == engine.StatusValid {
-			var tokens float64
-			for _, p := range plain {
-				t, _, _ := requestWindow(p, from, to)
-				tokens += t
-			}
-			res.Flags = append(res.Flags, checkFlags(res.Server, tokens/to.Sub(from).Seconds())...)
+		samples := r.watch.cellSamples()
+		res.Server = crossCheckWith(r.kind.Checks(), samples, from, to, arrivalsIn(plain, from, to).gotTokens)
+		if ours, ok := tokPerSecAsServer(plain, samples, from, to); ok && res.Status == engine.StatusValid {
+			res.Flags = append(res.Flags, checkFlags(res.Server, ours)...)
 		}
 	}
 	if r.target.AllowBusy && res.Status == engine.StatusValid {
@@ -370,4 +366,24 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// tokPerSecAsServer is our output rate over the span the server
+// cross-check reads its counter over (the first to the last fast sample
+// inside the window): a rate's load rises and falls, unlike a decode
+// cell's, so over the whole window the two would differ by its edges.
+func tokPerSecAsServer(recs []*requestRecord, samples []metricSample, from, to time.Time) (float64, bool) {
+	in := inside(samples, from, to)
+	median, _ := scrapeTimes(in)
+	in = trimSlow(in, median)
+	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
+		return 0, false
+	}
+	a, b := in[0].At, in[len(in)-1].At
+	var tokens float64
+	for _, r := range recs {
+		t, _, _ := requestWindow(r, a, b)
+		tokens += t
+	}
+	return tokens / b.Sub(a).Seconds(), true
 }

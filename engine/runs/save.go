@@ -79,10 +79,12 @@ func (e *SaveError) Unwrap() error { return e.Err }
 const maxSameName = 20
 
 // Keep saves rep unless the run reached no cell (every one Not run:
-// nothing was measured). It returns whether it wrote (or tried to) and the
-// save's error, a *SaveError, which Err keeps until a later save works.
+// nothing was measured) and no rate of a load test. It returns whether it
+// wrote (or tried to) and the save's error, a *SaveError, which Err keeps
+// until a later save works.
 func (s *Saver) Keep(rep engine.Report) (bool, error) {
-	if !slices.ContainsFunc(rep.Results, func(r engine.Result) bool { return r.Status != engine.StatusNotRun }) {
+	cells := slices.ContainsFunc(rep.Results, func(r engine.Result) bool { return r.Status != engine.StatusNotRun })
+	if !cells && (rep.Load == nil || len(rep.Load.Results) == 0) {
 		return false, nil
 	}
 	if s.Dir == "" && s.Root == "" {
@@ -158,13 +160,19 @@ func (s *Saver) claim(rep engine.Report) error {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Folder is the name of a run's folder in the runs folder:
-// <start time>-<served model>.
+// <start time>-<served model>, and <start time>-load-<served model> for a
+// load test (the time first, as every run's, so that the folders list in
+// the order they ran).
 func Folder(rep engine.Report) string {
 	model := rep.Run.ServedModel
 	if model == "" && rep.Run.Model != "" {
 		model = filepath.Base(rep.Run.Model)
 	}
-	return rep.Run.StartedAt.Format("20060102-150405") + "-" + cmp.Or(SafeName(model), "model")
+	kind := ""
+	if rep.Load != nil {
+		kind = "load-"
+	}
+	return rep.Run.StartedAt.Format("20060102-150405") + "-" + kind + cmp.Or(SafeName(model), "model")
 }
 
 // SafeName is s as a file name: runs of anything but letters, digits, '.',
