@@ -34,7 +34,7 @@ func TestValidateLoadPlan(t *testing.T) {
 		{"no requests", with(func(p *LoadPlan) { p.Requests = 0 }), Limits{}, FieldRequests, "use 1 to 1000000"},
 		{"bad arrivals", with(func(p *LoadPlan) { p.Arrivals = "gamma" }), Limits{}, FieldArrivals, `"gamma" is not an arrival process`},
 		{"cap", with(func(p *LoadPlan) { p.MaxConcurrency = -1 }), Limits{}, FieldMaxConcurrency, "use 0 (no cap)"},
-		{"burst too big", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, MaxLoadRequests + 1 }), Limits{}, FieldBurst, "use 1 to"},
+		{"burst too big", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, MaxLoadRequests+1 }), Limits{}, FieldBurst, "use 1 to"},
 		{"short prompt", with(func(p *LoadPlan) { p.InputTokens = TokenRange{8, 8} }), Limits{}, FieldInputTokens, "use at least 32"},
 		{"backwards range", with(func(p *LoadPlan) { p.InputTokens = TokenRange{2048, 512} }), Limits{}, FieldInputTokens, "runs backwards"},
 		{"no output", with(func(p *LoadPlan) { p.OutputTokens = TokenRange{0, 0} }), Limits{}, FieldOutputTokens, "use at least 1"},
