@@ -152,6 +152,7 @@ func (p LoadPlan) SweepRatesFor(limitRPS float64) []float64 {
 	for i := range n {
 		out[i] = limitRPS * float64(i+1) / float64(n)
 	}
+	out[n-1] = limitRPS // exactly, not a rounding above it
 	return out
 }
 

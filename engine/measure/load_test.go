@@ -3,9 +3,13 @@ package measure
 import (
 	"context"
 	"errors"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"speedmatrix/engine"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,8 +48,11 @@ func TestLoadSim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			loads := 0
+			loads, progress := 0, 0
 			for _, ev := range events {
+				if ev.Kind == engine.EventProgress && ev.Progress.Load != nil && ev.Progress.Load.Requests == plan.Requests {
+					progress++
+				}
 				if ev.Kind == engine.EventLoad {
 					loads++
 					if ev.Report == nil || ev.Report.Load == nil || len(ev.Report.Load.Results) != loads {
@@ -56,7 +63,17 @@ func TestLoadSim(t *testing.T) {
 			if loads != 2 || len(rep.Load.Results) != 2 || !rep.Run.Complete || !rep.Engine.Simulated {
 				t.Fatalf("%d EventLoad, %d results, complete %v, simulated %v; want 2, 2, complete, simulated", loads, len(rep.Load.Results), rep.Run.Complete, rep.Engine.Simulated)
 			}
+			if progress == 0 {
+				t.Error("no progress event with the rate's requests")
+			}
+			drawn := 0
+			for _, q := range loadSchedule(plan.Arrivals, 20, plan.Requests, plan.InputTokens, plan.OutputTokens, plan.Seed, 0, 0) {
+				drawn += q.InputTokens
+			}
 			for _, r := range rep.Load.Results {
+				if r.InputTokens != drawn {
+					t.Errorf("rate %g: the server counted %d prompt tokens, want exactly the %d drawn", r.RateRPS, r.InputTokens, drawn)
+				}
 				if r.Status != engine.StatusValid || r.Completed != plan.Requests || r.Failed != 0 {
 					t.Errorf("rate %g: %s %q, %d completed, %d failed", r.RateRPS, r.Status, r.Error, r.Completed, r.Failed)
 				}
@@ -160,36 +177,44 @@ func TestLoadSweep(t *testing.T) {
 		t.Fatalf("limit %g, %d rates, complete %v: want a limit and 3 rates", lim, len(rep.Load.Results), rep.Run.Complete)
 	}
 	for i, r := range rep.Load.Results {
-		if want := lim * float64(i+1) / 3; r.RateRPS != want || r.RateRPS > lim || r.Status != engine.StatusValid {
+		if want := lim * float64(i+1) / 3; math.Abs(r.RateRPS-want) > 1e-9*lim || r.RateRPS > lim || r.Status != engine.StatusValid {
 			t.Errorf("rate %d: %g (%s), want %g, at most the limit %g", i, r.RateRPS, r.Status, want, lim)
 		}
 	}
 }
 
-// TestLoadServerDies: a server that goes away after the first rate ends
-// the test as stopped, with the first rate kept.
+// TestLoadServerDies: a server that goes away in the middle of the second
+// rate (at its third request) ends the test as stopped, with the first
+// rate kept.
 func TestLoadServerDies(t *testing.T) {
-	srv := simServer(t, sim.Options{TimeScale: 20})
+	p, err := sim.LookupProfile("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(sim.Options{Profile: p, TimeScale: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
 	plan := loadPlan(engine.APIChat)
 	plan.InputTokens = engine.TokenRange{Min: 256, Max: 256}
-	var rep engine.Report
-	var err error
-	for ev := range runLoadWith(t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions()) {
-		switch ev.Kind {
-		case engine.EventLoad:
-			if len(ev.Report.Load.Results) == 1 {
-				srv.CloseClientConnections()
-				srv.Listener.Close()
-			}
-		case engine.EventDone:
-			rep, err = *ev.Report, ev.Err
+	var srv *httptest.Server
+	var generated atomic.Int64
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/chat/completions" && generated.Add(1) == int64(plan.Requests)+3 {
+			srv.Listener.Close()
+			go srv.CloseClientConnections()
+			return
 		}
-	}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	rep, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
 	if !errors.Is(err, ErrServerStopped) {
 		t.Fatalf("err %v, want ErrServerStopped", err)
 	}
-	if len(rep.Load.Results) < 1 || rep.Load.Results[0].Status != engine.StatusValid || rep.Run.Complete || rep.Run.Incomplete == "" {
-		t.Errorf("results %+v, complete %v, incomplete %q: want the first rate kept and the run incomplete", rep.Load.Results, rep.Run.Complete, rep.Run.Incomplete)
+	rs := rep.Load.Results
+	if len(rs) != 2 || rs[0].Status != engine.StatusValid || rs[1].Status != engine.StatusFailed || rep.Run.Complete || rep.Run.Incomplete == "" {
+		t.Errorf("results %+v, complete %v, incomplete %q: want the first rate kept, the second failed, the run incomplete", rs, rep.Run.Complete, rep.Run.Incomplete)
 	}
 }
 
