@@ -18,6 +18,19 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "--max-output",
 	engine.FieldAPI:             "--api",
 	engine.FieldKVBudget:        "--kv-budget",
+	engine.FieldSLOTTFT:         "--slo-ttft",
+	engine.FieldSLOITL:          "--slo-itl",
+	engine.FieldSLOPercentile:   "--slo-percentile",
+	// A load test's.
+	engine.FieldRates:          "--rates",
+	engine.FieldSweepRates:     "--sweep-rates",
+	engine.FieldArrivals:       "--arrivals",
+	engine.FieldBurst:          "--burst",
+	engine.FieldRequests:       "--requests",
+	engine.FieldMaxConcurrency: "--max-concurrency",
+	engine.FieldInputTokens:    "--input-tokens",
+	engine.FieldOutputTokens:   "--output-tokens",
+	engine.FieldDataset:        "--dataset",
 }
 
 // inFlags is a plan's problems (or warnings) in the words of the command

@@ -39,7 +39,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.targetFlags.add(fs)
-	f.slo.add(fs)
+	f.slo.register(fs, "count goodput (completed requests per second within the SLO: each request's TTFT, and its TPOT for the ITL bound)")
 	fs.StringVar(&f.rates, "rates", "", "request rates to measure, in requests per second (1,2,4,8), or sweep: the throughput limit first, then rates up to it")
 	fs.IntVar(&f.sweepRates, "sweep-rates", engine.DefaultSweepRates, "with --rates sweep: how many rates, spread evenly up to the limit")
 	fs.IntVar(&f.requests, "requests", 200, "requests per rate")
@@ -71,7 +71,11 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 // plan builds the load plan from the flags, checked.
 func (f loadFlags) plan() (engine.LoadPlan, error) {
 	p := engine.LoadPlan{Arrivals: engine.Arrivals(f.arrivals), Requests: f.requests, Burst: f.burst, MaxConcurrency: f.maxConcurrency,
-		Dataset: f.dataset, Seed: f.seed, API: engine.API(f.api), SLO: f.slo.slo()}
+		Dataset: f.dataset, Seed: f.seed, API: engine.API(f.api)}
+	var err error
+	if p.SLO, err = f.slo.slo("load", f.set); err != nil {
+		return p, err
+	}
 	switch {
 	case f.burst != 0 && f.rates != "":
 		return p, errors.New("load: give --rates or --burst, not both")
@@ -80,12 +84,10 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 	case f.rates == "sweep":
 		p.Sweep, p.SweepRates = true, f.sweepRates
 	case f.rates != "":
-		var err error
 		if p.RatesRPS, err = parseRates(f.rates); err != nil {
 			return p, err
 		}
 	}
-	var err error
 	if p.InputTokens, err = parseTokenRange(f.input, "--input-tokens"); err != nil {
 		return p, err
 	}
@@ -135,26 +137,14 @@ func parseTokenRange(s, flagName string) (engine.TokenRange, error) {
 	return engine.TokenRange{Min: a, Max: b}, nil
 }
 
-// loadFlagNames names the flags of each load plan setting.
-var loadFlagNames = map[engine.PlanField]string{
-	engine.FieldRates: "--rates", engine.FieldSweepRates: "--sweep-rates", engine.FieldArrivals: "--arrivals",
-	engine.FieldBurst: "--burst", engine.FieldRequests: "--requests", engine.FieldMaxConcurrency: "--max-concurrency",
-	engine.FieldInputTokens: "--input-tokens", engine.FieldOutputTokens: "--output-tokens", engine.FieldDataset: "--dataset",
-	engine.FieldAPI: "--api", engine.FieldLoadSLO: "--slo-ttft, --slo-itl or --slo-percentile",
-}
-
-// loadAdvice is withAdvice for the load command: a plan's problems with
-// their flags.
+// loadAdvice is withAdvice in the load command's words: a plan's
+// problems with their flags.
 func loadAdvice(err error) error {
 	var plan *engine.PlanError
-	if !errors.As(err, &plan) {
-		return withAdvice(err)
+	if errors.As(err, &plan) {
+		return errors.New("load: " + inFlags(plan.Problems))
 	}
-	parts := make([]string, len(plan.Problems))
-	for i, p := range plan.Problems {
-		parts[i] = loadFlagNames[p.Field] + ": " + p.Problem
-	}
-	return errors.New("load: " + strings.Join(parts, "; "))
+	return withAdvice(err)
 }
 
 // Load implements `speedmatrix load`: it runs a load test against a server

@@ -17,8 +17,6 @@ const (
 	FieldInputTokens    PlanField = "input_tokens"
 	FieldOutputTokens   PlanField = "output_tokens"
 	FieldDataset        PlanField = "dataset"
-	FieldSeed           PlanField = "seed"
-	FieldLoadSLO        PlanField = "slo"
 )
 
 // The bounds of a load plan: past them a test sends more than any server
@@ -85,9 +83,7 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 	if p.API != APIChat && p.API != APICompletions {
 		add(FieldAPI, "%q is not an API: use chat or completions", p.API)
 	}
-	if s := sloProblem(p.SLO); s != "" {
-		add(FieldLoadSLO, "%s", s)
-	}
+	bad = append(bad, sloProblems(p.SLO)...)
 	if len(bad) > 0 {
 		return &PlanError{Problems: bad}
 	}
@@ -129,17 +125,6 @@ func rangeProblem(t TokenRange, least int) string {
 		return fmt.Sprintf("the range %d:%d runs backwards: give the shorter length first", t.Min, t.Max)
 	case t.Max > MaxContextTokens:
 		return fmt.Sprintf("%d tokens are more than any model's context: use at most %d", t.Max, MaxContextTokens)
-	}
-	return ""
-}
-
-// sloProblem is what is wrong with an SLO, or "".
-func sloProblem(s SLO) string {
-	switch {
-	case s.TTFT < 0 || s.ITL < 0:
-		return "a bound below 0: give durations like 2s and 50ms"
-	case !slices.Contains([]int{0, 50, 90, 99}, s.Percentile):
-		return fmt.Sprintf("percentile %d: use 50, 90 or 99", s.Percentile)
 	}
 	return ""
 }

@@ -40,7 +40,7 @@ func TestValidateLoadPlan(t *testing.T) {
 		{"no output", with(func(p *LoadPlan) { p.OutputTokens = TokenRange{0, 0} }), Limits{}, FieldOutputTokens, "use at least 1"},
 		{"over the context", with(func(p *LoadPlan) { p.InputTokens = TokenRange{512, 4000} }), Limits{MaxModelLen: 4096}, FieldInputTokens, "do not fit the model's max_model_len 4096"},
 		{"api", with(func(p *LoadPlan) { p.API = "grpc" }), Limits{}, FieldAPI, "use chat or completions"},
-		{"slo percentile", with(func(p *LoadPlan) { p.SLO = SLO{TTFT: time.Second, Percentile: 95} }), Limits{}, FieldLoadSLO, "use 50, 90 or 99"},
+		{"slo percentile", with(func(p *LoadPlan) { p.SLO = SLO{TTFT: time.Second, Percentile: 95} }), Limits{}, FieldSLOPercentile, "use 50, 90 or 99"},
 		{"sweep rates", with(func(p *LoadPlan) { p.RatesRPS, p.Sweep, p.SweepRates = nil, true, 100 }), Limits{}, FieldSweepRates, "use 1 to 64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

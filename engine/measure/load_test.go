@@ -85,7 +85,7 @@ func TestLoadSim(t *testing.T) {
 						t.Errorf("rate %g: %s", r.RateRPS, f.Message)
 					}
 				}
-				if r.TTFTMs.N != plan.Requests || r.E2EMs.P50 < r.TTFTMs.P50 || r.TPOTMs.P50 <= 0 || r.ITLMs.N == 0 || r.ITLMs.N > 15*plan.Requests {
+				if r.TTFTMs.N != plan.Requests || r.E2EMs.P50 < r.TTFTMs.P50 || r.TPOTMs.P50 <= 0 || r.ITLMs.N == 0 || r.ITLMs.N > 15*plan.Requests || r.E2EMs.Mean <= r.TTFTMs.Mean {
 					t.Errorf("rate %g: TTFT %+v E2E %+v TPOT %+v ITL %+v", r.RateRPS, r.TTFTMs, r.E2EMs, r.TPOTMs, r.ITLMs)
 				}
 				if r.GoodputRPS != r.RequestThroughputRPS || r.DurationS <= 0 {

@@ -106,16 +106,28 @@ func computeLoad(recs []*loadRecord, slo engine.SLO) engine.LoadResult {
 	}
 	res.TTFTMs, res.TPOTMs, res.E2EMs = counted(ttft), counted(tpot), counted(e2e)
 	res.ITLMs = weightedPercentiles(gaps)
+	var gapMs, gapTokens float64
 	for _, g := range gaps {
-		res.ITLMs.N += int(math.Round(g.Weight))
+		gapMs += g.Value * g.Weight
+		gapTokens += g.Weight
+	}
+	if gapTokens > 0 {
+		res.ITLMs.Mean = gapMs / gapTokens
 	}
 	return res
 }
 
-// counted is percentiles with their sample count.
+// counted is percentiles with their mean, which a server's histograms
+// (sum ÷ count) can be compared with.
 func counted(v []float64) engine.Percentiles {
 	p := percentiles(v)
-	p.N = len(v)
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	if len(v) > 0 {
+		p.Mean = sum / float64(len(v))
+	}
 	return p
 }
 

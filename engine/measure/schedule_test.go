@@ -108,7 +108,7 @@ func TestComputeLoad(t *testing.T) {
 	if res.GoodputRPS != 1/1.6 {
 		t.Errorf("goodput %g, want the one request within TTFT 500 ms over 1.6 s", res.GoodputRPS)
 	}
-	if res.ITLMs.N != 18 || math.Abs(res.ITLMs.P50-100) > 0.01 {
+	if res.ITLMs.N != 18 || math.Abs(res.ITLMs.P50-100) > 0.01 || math.Abs(res.ITLMs.Mean-100) > 0.01 || res.TTFTMs.Mean != 350 {
 		t.Errorf("ITL %+v, want 18 gaps of 100 ms", res.ITLMs)
 	}
 	if off := computeLoad(recs, engine.SLO{}); off.GoodputRPS != off.RequestThroughputRPS {

@@ -55,16 +55,13 @@ func TestSaverKeepsOnlyWhatWasMeasured(t *testing.T) {
 	}
 }
 
-// A load test is kept once it measured a rate, in a folder named as one.
-func TestSaverKeepsALoadTest(t *testing.T) {
+// A load test's folder says it is one: <time>-load-<model>.
+func TestLoadFolderName(t *testing.T) {
 	root := t.TempDir()
 	start := time.Date(2026, 12, 4, 20, 30, 0, 0, time.UTC)
-	rep := engine.Report{Run: engine.RunInfo{ServedModel: "tiny", StartedAt: start}, Load: &engine.LoadSection{}}
+	rep := engine.Report{Run: engine.RunInfo{ServedModel: "tiny", StartedAt: start},
+		Load: &engine.LoadSection{Results: []engine.LoadResult{{RateRPS: 1, Status: engine.StatusValid}}}}
 	s := Saver{Root: root}
-	if saved, err := s.Keep(rep); saved || err != nil {
-		t.Errorf("no rate yet: Keep = %v, %v; want nothing saved", saved, err)
-	}
-	rep.Load.Results = []engine.LoadResult{{RateRPS: 1, Status: engine.StatusValid}}
 	if saved, err := s.Keep(rep); !saved || err != nil || s.Dir != filepath.Join(root, "20261204-203000-load-tiny") {
 		t.Errorf("Keep = %v, %v into %q; want saved into 20261204-203000-load-tiny", saved, err, s.Dir)
 	}
