@@ -39,7 +39,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.targetFlags.add(fs)
-	f.slo.register(fs, "count goodput (completed requests per second within the SLO: each request's TTFT, and its TPOT for the ITL bound)")
+	f.slo.register(fs, "count goodput (completed requests per second within the SLO: each request's TTFT, and its own gaps between tokens at the percentile)")
 	fs.StringVar(&f.rates, "rates", "", "request rates to measure, in requests per second (1,2,4,8), or sweep: the throughput limit first, then rates up to it")
 	fs.IntVar(&f.sweepRates, "sweep-rates", engine.DefaultSweepRates, "with --rates sweep: how many rates, spread evenly up to the limit")
 	fs.IntVar(&f.requests, "requests", 200, "requests per rate")

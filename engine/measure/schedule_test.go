@@ -116,6 +116,42 @@ func TestComputeLoad(t *testing.T) {
 	}
 }
 
+// TestGoodputJudgesEachStream: a request whose stream stalls once misses
+// an ITL bound at p99 but meets it at p50; its TPOT (its mean gap) would
+// have hidden the stall.
+func TestGoodputJudgesEachStream(t *testing.T) {
+	t0 := time.Now()
+	r := &loadRecord{requestRecord: requestRecord{Sent: t0, FirstToken: t0.Add(10 * time.Millisecond), Finished: true, FinalTokens: 51},
+		Scheduled: t0, Dispatched: true}
+	at := 10 * time.Millisecond
+	for i := range 51 {
+		if i == 25 {
+			at += 400 * time.Millisecond // one stall
+		} else if i > 0 {
+			at += 10 * time.Millisecond
+		}
+		r.add(chunkTokens{At: t0.Add(at), Tokens: 1})
+	}
+	r.End = t0.Add(at)
+	for _, tc := range []struct {
+		slo  engine.SLO
+		good bool
+	}{
+		{engine.SLO{ITL: 50 * time.Millisecond}, false},                // p99 of its gaps is the stall
+		{engine.SLO{ITL: 50 * time.Millisecond, Percentile: 50}, true}, // its median gap is 10 ms
+		{engine.SLO{ITL: 500 * time.Millisecond}, true},                // the stall is within
+		{engine.SLO{TTFT: 5 * time.Millisecond}, false},                // first token after 10 ms
+		{engine.SLO{}, true},
+	} {
+		if got := computeLoad([]*loadRecord{r}, tc.slo).GoodputRPS > 0; got != tc.good {
+			t.Errorf("SLO %+v: good %v, want %v", tc.slo, got, tc.good)
+		}
+	}
+	if tpot := computeLoad([]*loadRecord{r}, engine.SLO{}).TPOTMs.P50; tpot > 50 {
+		t.Errorf("TPOT %.1f ms: the test wants a mean under the bound, so that only the stream's own p99 catches the stall", tpot)
+	}
+}
+
 // TestBehindFlag: a client that sent late is flagged with how late; one
 // that kept up is not.
 func TestBehindFlag(t *testing.T) {
