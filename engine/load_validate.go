@@ -32,6 +32,10 @@ const (
 	// MinLoadInputTokens is the shortest prompt a load test sizes: its
 	// unique start and the chat template take some 20 tokens.
 	MinLoadInputTokens = 32
+	// MaxLoadOutputTokens bounds what one rate receives, requests × the
+	// longest output: every token's arrival is kept until the rate ends
+	// (8 bytes each, 512 MiB at the bound).
+	MaxLoadOutputTokens = 64 << 20
 	// maxLoadDuration bounds one rate: requests ÷ rate.
 	maxLoadDuration = 24 * time.Hour
 )
@@ -64,6 +68,10 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 	}
 	if p.Burst == 0 && (p.Requests < 1 || p.Requests > MaxLoadRequests) {
 		add(FieldRequests, "%d requests per rate: use 1 to %d", p.Requests, MaxLoadRequests)
+	}
+	if n := max(p.Requests, p.Burst); p.OutputTokens.Max > 0 && n > 0 && int64(n)*int64(p.OutputTokens.Max) > MaxLoadOutputTokens {
+		add(FieldRequests, "%d requests of up to %d output tokens are more tokens than a rate keeps (%d million): lower the requests or the output tokens",
+			n, p.OutputTokens.Max, MaxLoadOutputTokens>>20)
 	}
 	if p.MaxConcurrency < 0 || p.MaxConcurrency > MaxConcurrency {
 		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, MaxConcurrency)

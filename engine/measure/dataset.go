@@ -20,6 +20,8 @@ const (
 	MaxDatasetLineBytes = 1 << 20
 	// MaxDatasetPrompts is the most prompts a dataset may hold.
 	MaxDatasetPrompts = 100_000
+	// MaxDatasetBytes is the most text a dataset may hold in all.
+	MaxDatasetBytes = 256 << 20
 )
 
 // ReadDataset reads a JSONL dataset of prompts (parseDataset), naming the
@@ -59,9 +61,13 @@ func parseDataset(r io.Reader, name string) ([]string, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), MaxDatasetLineBytes)
 	var prompts []string
-	line := 0
+	line, total := 0, 0
 	for sc.Scan() {
 		line++
+		total += len(sc.Bytes())
+		if total > MaxDatasetBytes {
+			return nil, fmt.Errorf("%s: more than %d MiB of prompts: keep the ones to send", name, MaxDatasetBytes>>20)
+		}
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue

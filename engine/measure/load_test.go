@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"speedmatrix/engine"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -257,5 +258,20 @@ func TestLoadDataset(t *testing.T) {
 	}
 	if r := rep.Load.Results[0]; r.Completed != 4 || r.InputTokens <= 0 {
 		t.Errorf("%+v: want 4 completed with their prompts counted", r)
+	}
+}
+
+// TestLoadServerIgnoresMaxTokens: a server that streams on past max_tokens
+// is cut off, its request failed, so that it cannot fill memory.
+func TestLoadServerIgnoresMaxTokens(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{TTFT: time.Millisecond, Interval: time.Millisecond, ExtraTokens: 1000})
+	plan := engine.LoadPlan{Burst: 2, InputTokens: engine.TokenRange{Min: 64, Max: 64}, OutputTokens: engine.TokenRange{Min: 8, Max: 8}, API: engine.APICompletions}
+	rep, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Load.Results[0]
+	if r.Failed != 2 || r.Status != engine.StatusFailed || !strings.Contains(r.Error, "the server sent more than the 8 tokens asked for") {
+		t.Errorf("%+v: want both requests failed for the tokens past max_tokens", r)
 	}
 }

@@ -269,15 +269,27 @@ func (l *loadRunner) send(ctx context.Context, n int, rec *loadRecord, q loadReq
 		req.RID = r.requestID(n)
 	}
 	var counter tokenCounter
-	st, err := r.client.Stream(ctx, req, func(ch openai.Chunk) {
+	var got float64
+	over := false
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, err := r.client.Stream(sctx, req, func(ch openai.Chunk) {
 		if a, ok := counter.count(ch); ok {
 			rec.add(a)
 			r.liveTokens.Add(int64(a.Tokens * 1000))
 			if rec.FirstToken.IsZero() {
 				rec.FirstToken = ch.Arrived
 			}
+			// A server that ignores max_tokens would fill memory.
+			if got += a.Tokens; got > float64(2*q.OutputTokens+16) && !over {
+				over = true
+				cancel()
+			}
 		}
 	})
+	if over && ctx.Err() == nil {
+		err = fmt.Errorf("the server sent more than the %d tokens asked for: %w", q.OutputTokens, openai.ErrMalformed)
+	}
 	rec.Sent = cmp.Or(st.Sent, time.Now())
 	rec.Behind += max(0, rec.Sent.Sub(rec.acquired))
 	raise(&pg.behindNs, int64(rec.Behind))
