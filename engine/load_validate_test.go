@@ -32,7 +32,9 @@ func TestValidateLoadPlan(t *testing.T) {
 		{"more than a day", with(func(p *LoadPlan) { p.RatesRPS, p.Requests = []float64{0.001}, 1000 }), Limits{}, FieldRates, "more than a day"},
 		{"rates and sweep", with(func(p *LoadPlan) { p.Sweep = true }), Limits{}, FieldRates, "give one of"},
 		{"no requests", with(func(p *LoadPlan) { p.Requests = 0 }), Limits{}, FieldRequests, "use 1 to 1000000"},
-		{"too many tokens", with(func(p *LoadPlan) { p.RatesRPS, p.Requests, p.OutputTokens = []float64{1000}, 1_000_000, TokenRange{256, 256} }), Limits{}, FieldRequests, "more tokens than a rate keeps"},
+		{"too many tokens", with(func(p *LoadPlan) {
+			p.RatesRPS, p.Requests, p.OutputTokens = []float64{1000}, 1_000_000, TokenRange{256, 256}
+		}), Limits{}, FieldRequests, "more tokens than a rate keeps"},
 		{"bad arrivals", with(func(p *LoadPlan) { p.Arrivals = "gamma" }), Limits{}, FieldArrivals, `"gamma" is not an arrival process`},
 		{"cap", with(func(p *LoadPlan) { p.MaxConcurrency = -1 }), Limits{}, FieldMaxConcurrency, "use 0 (no cap)"},
 		{"burst too big", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, MaxLoadRequests+1 }), Limits{}, FieldBurst, "use 1 to"},
