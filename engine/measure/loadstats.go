@@ -107,16 +107,22 @@ func computeLoad(recs []*loadRecord, slo engine.SLO) engine.LoadResult {
 		res.GoodputRPS = float64(good) / res.DurationS
 	}
 	res.TTFTMs, res.TPOTMs, res.E2EMs = counted(ttft), counted(tpot), counted(e2e)
-	res.ITLMs = weightedPercentiles(gaps)
-	var gapMs, gapTokens float64
+	res.ITLMs = countedGaps(gaps)
+	return res
+}
+
+// countedGaps is weightedPercentiles with the mean gap per token.
+func countedGaps(gaps []weighted) engine.Percentiles {
+	p := weightedPercentiles(gaps)
+	var gapMs, tokens float64
 	for _, g := range gaps {
 		gapMs += g.Value * g.Weight
-		gapTokens += g.Weight
+		tokens += g.Weight
 	}
-	if gapTokens > 0 {
-		res.ITLMs.Mean = gapMs / gapTokens
+	if tokens > 0 {
+		p.Mean = gapMs / tokens
 	}
-	return res
+	return p
 }
 
 // counted is percentiles with their mean, which a server's histograms
