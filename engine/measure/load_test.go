@@ -275,3 +275,24 @@ func TestLoadServerIgnoresMaxTokens(t *testing.T) {
 		t.Errorf("%+v: want both requests failed for the tokens past max_tokens", r)
 	}
 }
+
+// TestLoadDatasetTooLong: a dataset prompt that does not fit the model with
+// its output is refused before any request, naming the prompt.
+func TestLoadDatasetTooLong(t *testing.T) {
+	srv := simServer(t, sim.Options{TimeScale: 20})
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	long := strings.Repeat("The river ran past the old stone mill. ", 2000) // ~16K tokens, over tiny's 8K
+	if err := os.WriteFile(path, []byte(`{"prompt": "short"}`+"\n"+`{"prompt": "`+long+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := loadPlan(engine.APIChat)
+	plan.Dataset, plan.InputTokens = path, engine.TokenRange{}
+	rep, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
+	var pe *engine.PlanError
+	if !errors.As(err, &pe) || pe.Problems[0].Field != engine.FieldDataset || !strings.Contains(err.Error(), "prompt 2 of long.jsonl has") {
+		t.Fatalf("err %v, want a dataset problem naming prompt 2", err)
+	}
+	if len(rep.Load.Results) != 0 {
+		t.Errorf("%d rates measured, want none", len(rep.Load.Results))
+	}
+}

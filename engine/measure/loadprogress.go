@@ -76,6 +76,10 @@ func (l *loadRunner) progressNow() engine.Progress {
 	if len(left.RatesRPS) > 0 {
 		p.ETA = EstimateLoad(left)
 	}
+	if pg := l.progress; pg != nil && pg.rate > 0 {
+		unsent := float64(pg.requests - int(pg.sent.Load()))
+		p.ETA += time.Duration(unsent/pg.rate*float64(time.Second)) + loadTail
+	}
 	return p
 }
 
