@@ -82,4 +82,3 @@ func (l *loadRunner) progressNow() engine.Progress {
 	}
 	return p
 }
-

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"speedmatrix/engine"
 	"time"
-
 )
 
 // measureRate measures one rate (index i; −1 for a sweep's limit): n
