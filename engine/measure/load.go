@@ -34,7 +34,7 @@ func runLoadWith(ctx context.Context, plan engine.LoadPlan, target Subject, opts
 	// The matrix plan carries what the shared machinery reads: the API,
 	// and a window for quietLimit.
 	mp := engine.Plan{API: plan.API, MaxOutputTokens: plan.OutputTokens.Max, Duration: time.Minute}
-	r := &runner{plan: mp, target: target, opts: opts, events: ch, kind: servers.Generic}
+	r := &runner{plan: mp, target: target, opts: opts, events: ch, kind: servers.Generic, checksLine: CheckServerMetricsLoad}
 	r.client = openai.New(target.BaseURL, target.APIKey)
 	r.client.MetricNames = servers.MetricNames
 	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)

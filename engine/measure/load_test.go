@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"speedmatrix/engine"
 	"strings"
 	"sync/atomic"
@@ -63,6 +64,9 @@ func TestLoadSim(t *testing.T) {
 			}
 			if loads != 2 || len(rep.Load.Results) != 2 || !rep.Run.Complete || !rep.Engine.Simulated {
 				t.Fatalf("%d EventLoad, %d results, complete %v, simulated %v; want 2, 2, complete, simulated", loads, len(rep.Load.Results), rep.Run.Complete, rep.Engine.Simulated)
+			}
+			if !slices.Contains(rep.Run.Checks, CheckServerMetricsLoad) {
+				t.Errorf("checks %q, want the load test's", rep.Run.Checks)
 			}
 			if progress == 0 {
 				t.Error("no progress event with the rate's requests")

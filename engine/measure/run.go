@@ -63,6 +63,9 @@ type runner struct {
 	watch   *serverWatch         // nil: the server has no usable /metrics
 	kind    servers.Kind         // the engine behind the endpoint, from servers.Detect
 	version openai.ServerVersion // its /version answer, read at detection
+	// checksLine is the Checks line when the server's metrics are read
+	// ("": CheckServerMetrics).
+	checksLine string
 	// stillBusy is the last sample of a drain barrier that gave up: the
 	// next cell is Failed unless the server is idle by then.
 	stillBusy *metricSample
