@@ -23,13 +23,6 @@ const (
 	arrivalsConstant = "Constant"
 )
 
-// loadSweepRates is how many rates a sweep spreads up to the measured limit.
-const loadSweepRates = 8
-
-// maxLoadRequests bounds the requests of one rate: each keeps its timings
-// in memory until the rate ends.
-const maxLoadRequests = 100_000
-
 // loadSettings is the load test part of the Matrix screen, remembered
 // between launches.
 type loadSettings struct {
@@ -54,6 +47,7 @@ type loadForm struct {
 	input, output        *widget.Entry
 	maxConc, burst, seed *widget.Entry
 	dataset              string
+	datasetErr           error // why the dataset cannot be used (measure.ReadDataset)
 	datasetLine          *widget.Label
 	datasetClear         *widget.Button
 	api                  *dropDown

@@ -1,9 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,27 +13,43 @@ import (
 	"fyne.io/fyne/v2/storage"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 )
 
 // plan reads the form and checks it against the target's limits, as far
-// as known; the error names each field to fix, in the screen's words.
-// (engine.ValidateLoadPlan, once it lands, is the one home of these rules.)
+// as known (engine.ValidateLoadPlan, as the CLI and the run do); the error
+// names each field to fix, in the screen's words.
 func (f *loadForm) plan() (engine.LoadPlan, error) {
 	p, err := f.read()
 	if err != nil {
 		return p, err
 	}
-	c := f.u.state.target.Capacity
-	if p.Dataset == "" && c.MaxModelLen > 0 && p.InputTokens.Max+p.OutputTokens.Max > c.MaxModelLen {
-		return p, fmt.Errorf("input tokens and output tokens: up to %s + %s tokens is more than the %s this server's model holds",
-			formatThousands(p.InputTokens.Max), formatThousands(p.OutputTokens.Max), formatThousands(c.MaxModelLen))
+	if f.datasetErr != nil {
+		return p, fmt.Errorf("dataset: %s cannot be used (%v): choose another file or clear it", filepath.Base(f.dataset), f.datasetErr)
 	}
-	if p.Dataset != "" {
-		if st, err := os.Stat(p.Dataset); err != nil || !st.Mode().IsRegular() {
-			return p, fmt.Errorf("dataset: %s cannot be read; choose another file or clear it", filepath.Base(p.Dataset))
-		}
+	var bad *engine.PlanError
+	if errors.As(engine.ValidateLoadPlan(p, f.u.state.target.Capacity), &bad) {
+		return p, errors.New(loadProblems(bad.Problems))
 	}
 	return p, nil
+}
+
+// loadProblems are a load plan's problems (or warnings) in the form's
+// words: "Rates: a rate of 0 or below sends nothing: …".
+func loadProblems(problems []engine.PlanProblem) string {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = cmp.Or(loadFields[p.Field], string(p.Field)) + ": " + p.Problem
+	}
+	return strings.Join(parts, "; ")
+}
+
+// loadFields names each load plan setting as the form labels it.
+var loadFields = map[engine.PlanField]string{
+	engine.FieldRates: "Rates", engine.FieldSweepRates: "Rates", engine.FieldArrivals: "Arrivals", engine.FieldBurst: "Burst",
+	engine.FieldRequests: "Requests per rate", engine.FieldMaxConcurrency: "Max concurrency", engine.FieldInputTokens: "Input tokens",
+	engine.FieldOutputTokens: "Output tokens", engine.FieldDataset: "Dataset", engine.FieldAPI: "API",
+	engine.FieldSLOTTFT: sloTTFTLabel, engine.FieldSLOITL: sloITLLabel, engine.FieldSLOPercentile: sloPercentileLabel,
 }
 
 // read parses the form; the error lists every field not written as it
@@ -58,8 +74,8 @@ func (f *loadForm) read() (engine.LoadPlan, error) {
 		fail("Rates", errors.New("write at least one rate, e.g. 1, 2, 4, 8, or sweep"))
 	}
 	requests, err := strconv.Atoi(strings.TrimSpace(f.requests.Text))
-	if burst == 0 && (err != nil || requests < 1 || requests > maxLoadRequests) {
-		fail("Requests per rate", fmt.Errorf("write a whole number from 1 to %s, e.g. 200", formatThousands(maxLoadRequests)))
+	if burst == 0 && err != nil {
+		fail("Requests per rate", errors.New("write a whole number of requests, e.g. 200"))
 	}
 	if p.InputTokens, err = engine.ParseTokenRange(f.input.Text); err != nil && f.dataset == "" {
 		fail("Input tokens", err)
@@ -80,9 +96,12 @@ func (f *loadForm) read() (engine.LoadPlan, error) {
 	case burst > 0:
 		p.Burst, p.Requests, p.Arrivals = burst, burst, engine.ArrivalsBurst
 	case sweep:
-		p.Sweep, p.SweepRates, p.Requests = true, loadSweepRates, requests
+		p.Sweep, p.SweepRates, p.Requests = true, engine.DefaultSweepRates, requests
 	default:
 		p.RatesRPS, p.Requests = rates, requests
+	}
+	if p.Dataset != "" {
+		p.InputTokens = engine.TokenRange{} // the dataset's prompts have their own lengths
 	}
 	if len(bad) > 0 {
 		return p, errors.New(strings.Join(bad, "; "))
@@ -98,7 +117,7 @@ func optionalPositive(s, what string) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > maxLoadRequests {
+	if err != nil || n < 1 || n > engine.MaxLoadRequests {
 		return 0, errors.New("write " + what)
 	}
 	return n, nil
@@ -139,17 +158,15 @@ func enableIf(w fyne.Disableable, on bool) {
 	}
 }
 
-// loadWarnings are what will run but mislead, against the target's limits c.
+// loadWarnings are what will run but mislead (engine.LoadWarnings), in
+// the form's words.
 func loadWarnings(p engine.LoadPlan, c capacity) string {
-	var ws []string
-	if c.MaxNumSeqs > 0 && p.Burst > c.MaxNumSeqs {
-		ws = append(ws, fmt.Sprintf("⚠ Burst: the server runs at most %d requests at once (max_num_seqs); the other %d wait in its queue, and their wait counts.",
-			c.MaxNumSeqs, p.Burst-c.MaxNumSeqs))
+	ws := engine.LoadWarnings(p, c)
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = "⚠ " + loadProblems([]engine.PlanProblem{w}) + "."
 	}
-	if c.MaxNumSeqs > 0 && p.MaxConcurrency > c.MaxNumSeqs {
-		ws = append(ws, fmt.Sprintf("⚠ Max concurrency: the server runs at most %d requests at once (max_num_seqs), fewer than %d.", c.MaxNumSeqs, p.MaxConcurrency))
-	}
-	return strings.Join(ws, "\n")
+	return strings.Join(lines, "\n")
 }
 
 // onChooseDataset asks for the dataset file.
@@ -162,7 +179,18 @@ func (f *loadForm) setDataset(path string) {
 	f.refresh()
 }
 
+// checkDataset reads the dataset once, when chosen (measure.ReadDataset,
+// as the CLI does): a file that is not JSONL of prompts is refused before
+// Start, not after.
+func (f *loadForm) checkDataset() {
+	f.datasetErr = nil
+	if f.dataset != "" {
+		_, f.datasetErr = measure.ReadDataset(f.dataset)
+	}
+}
+
 func (f *loadForm) showDataset() {
+	f.checkDataset()
 	if f.dataset == "" {
 		f.datasetLine.SetText("none: prompts of the input tokens' size")
 		f.datasetClear.Hide()

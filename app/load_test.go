@@ -33,6 +33,10 @@ func loadUI(t *testing.T, ld *fakeLoad) (*ui, *loadForm) {
 // screen's words, and Start run is off until it is fixed.
 func TestLoadFormRefusesBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "prompts.jsonl")
+	notJSONL := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notJSONL, []byte("just some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(f *loadForm)
@@ -43,15 +47,18 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 		{"negative rate", func(f *loadForm) { f.rates.SetText("-2") }, `Rates: "-2" is not a request rate`},
 		{"no rate", func(f *loadForm) { f.rates.SetText("") }, "Rates: write at least one rate"},
 		{"no rate with a burst", func(f *loadForm) { f.rates.SetText(""); f.burst.SetText("64") }, ""},
-		{"requests", func(f *loadForm) { f.requests.SetText("many") }, "Requests per rate: write a whole number from 1 to 100,000"},
+		{"requests", func(f *loadForm) { f.requests.SetText("many") }, "Requests per rate: write a whole number of requests"},
+		{"no request", func(f *loadForm) { f.requests.SetText("0") }, "Requests per rate: 0 requests per rate: use 1 to"},
+		{"short prompts", func(f *loadForm) { f.input.SetText("8") }, "Input tokens: 8 tokens: use at least 32"},
 		{"input range backwards", func(f *loadForm) { f.input.SetText("2048:512") }, "Input tokens: \"2048:512\" goes from more tokens to fewer"},
 		{"output of 0", func(f *loadForm) { f.output.SetText("0") }, "Output tokens: \"0\" is not a length in tokens"},
-		{"longer than the model", func(f *loadForm) { f.input.SetText("512:8000") }, "input tokens and output tokens: up to 8,000 + 256 tokens is more than the 8,192"},
+		{"longer than the model", func(f *loadForm) { f.input.SetText("512:8000") }, "Input tokens: 8000 prompt and 256 output tokens do not fit the model's max_model_len 8192"},
 		{"max concurrency of 0", func(f *loadForm) { f.maxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
 		{"burst", func(f *loadForm) { f.burst.SetText("lots") }, "Burst: write requests at once"},
 		{"seed", func(f *loadForm) { f.seed.SetText("1.5") }, "Seed: write a whole number"},
 		{"TTFT without unit", func(f *loadForm) { f.slo.ttft.SetText("2") }, "TTFT bound: write a time above 0 with its unit"},
-		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "dataset: prompts.jsonl cannot be read"},
+		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "dataset: prompts.jsonl cannot be used"},
+		{"dataset not JSONL", func(f *loadForm) { f.setDataset(notJSONL) }, "dataset: notes.txt cannot be used (notes.txt line 1: "},
 		{"two at once", func(f *loadForm) { f.rates.SetText("x"); f.seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,8 +116,8 @@ func TestLoadFormPlan(t *testing.T) {
 		{"burst", func(f *loadForm) { f.burst.SetText("64") }, engine.LoadPlan{Burst: 64, Requests: 64, Arrivals: engine.ArrivalsBurst,
 			InputTokens: engine.TokenRange{Min: 1024, Max: 1024}, OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat,
 			SLO: engine.SLO{Percentile: 99}}},
-		{"sweep with a dataset", func(f *loadForm) { f.rates.SetText("sweep"); f.setDataset(dataset) }, engine.LoadPlan{Sweep: true, SweepRates: loadSweepRates,
-			Requests: 200, Arrivals: engine.ArrivalsPoisson, Dataset: dataset, InputTokens: engine.TokenRange{Min: 1024, Max: 1024},
+		{"sweep with a dataset", func(f *loadForm) { f.rates.SetText("sweep"); f.setDataset(dataset) }, engine.LoadPlan{Sweep: true, SweepRates: engine.DefaultSweepRates,
+			Requests: 200, Arrivals: engine.ArrivalsPoisson, Dataset: dataset,
 			OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat, SLO: engine.SLO{Percentile: 99}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +146,7 @@ func TestLoadFormPlan(t *testing.T) {
 		t.Errorf("estimate %q, want %q", f.estimate.Text, want)
 	}
 	f.burst.SetText("100")
-	if !strings.Contains(f.warnings.Text, "Burst: the server runs at most 64 requests at once (max_num_seqs); the other 36 wait") {
+	if !strings.Contains(f.warnings.Text, "⚠ Burst: 100 requests at once are more than the server runs (max_num_seqs 64)") {
 		t.Errorf("burst above max_num_seqs warns %q", f.warnings.Text)
 	}
 	if !f.rates.Disabled() || !f.requests.Disabled() {
