@@ -40,7 +40,9 @@ type matrixTab struct {
 	capacityLine        *widget.Label
 	overLine            *widget.Label // why the grey cells will not run
 	preview             *heatmap
-	applying            bool // a preset is filling the form: edits are not "Custom"
+	slo                 *sloFields // the SLO runs are judged against (matrix_slo.go)
+	sloSeen             engine.SLO // the state's SLO as the fields last showed or wrote it
+	applying            bool       // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
 }
 
@@ -77,7 +79,11 @@ func newMatrixTab(u *ui) *container.TabItem {
 	u.prefs.load(prefPlan, &saved)
 	u.state.watch(changeTarget, m.targetChanged)
 	u.state.watch(changeTheme, m.preview.redraw)
+	m.slo = newSLOFields(m.refreshCapacity)
+	u.state.watch(changeSettings, m.showSLO)
 	m.applying = true
+	m.sloSeen = u.state.settings.SLO
+	m.slo.set(m.sloSeen)
 	m.preset.SetSelected(saved.Preset)
 	m.applying = false
 	m.applyPlan(saved.Plan)
@@ -91,6 +97,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	)
+	m.addSLOItems(form)
 	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[3].HintText = "streams per decode cell"
@@ -158,9 +165,19 @@ func (m *matrixTab) plan() (engine.Plan, error) {
 	return p, nil
 }
 
-// read parses the form; the error says which field is not written as it
-// should be.
+// read parses the form, the SLO included; the error says which field is
+// not written as it should be.
 func (m *matrixTab) read() (engine.Plan, error) {
+	p, err := m.readMatrix()
+	if err != nil {
+		return p, err
+	}
+	p.SLO, err = m.slo.read()
+	return p, err
+}
+
+// readMatrix parses the form's matrix: every field but the SLO's.
+func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	p := engine.DefaultPlan()
 	var err error
 	if p.PrefillContexts, err = engine.ParseContexts(m.prefill.Text); err != nil {
@@ -209,10 +226,11 @@ func (m *matrixTab) refreshCapacity() {
 }
 
 func (m *matrixTab) refreshCapacityLocked() {
+	m.pushSLO()
 	p, err := m.plan()
 	m.u.state.setPlan(p, err)
 	if err != nil {
-		m.banner.show(notice{Message: upper(err.Error()) + ".", Action: "The grid follows once the field is fixed."})
+		m.banner.show(matrixNotice(err))
 		m.estimate.SetText("")
 		return
 	}
@@ -355,7 +373,7 @@ func (m *matrixTab) targetChanged() {
 
 // settings is what the screen remembers.
 func (m *matrixTab) settings() planSettings {
-	p, err := m.read()
+	p, err := m.readMatrix()
 	if err != nil {
 		p = engine.DefaultPlan()
 	}
