@@ -163,7 +163,8 @@ func sloLine(s engine.SLO, results []engine.Result, ctx int) string {
 				fewest = r
 			}
 		}
-		return fmt.Sprintf("%s: even %s at once miss %s", label, engine.Count(fewest.Concurrency, "request", "requests"), terms)
+		return fmt.Sprintf("%s: even %s at once %s %s", label, engine.Count(fewest.Concurrency, "request", "requests"),
+			engine.Plural(fewest.Concurrency, "misses", "miss"), terms)
 	}
 	most := 0
 	for _, r := range judged {
