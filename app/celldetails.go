@@ -45,9 +45,15 @@ func cellDetails(r engine.Result, slo engine.SLO) string {
 
 // spread writes a figure's percentiles, "p50 812 ms · p90 1,402 ms · p99
 // 2,113 ms (1,204 samples)"; the count is left out when the report does not
-// know it (an imported or older report).
+// know it (an imported or older report), a percentile it lacks is a dash.
 func spread(p engine.Percentiles, format func(float64) string) string {
-	s := "p50 " + format(p.P50) + " · p90 " + format(p.P90) + " · p99 " + format(p.P99)
+	known := func(v float64) string {
+		if v == 0 && p.P50 != 0 {
+			return report.Dash // not in the report (an import that gives only medians)
+		}
+		return format(v)
+	}
+	s := "p50 " + format(p.P50) + " · p90 " + known(p.P90) + " · p99 " + known(p.P99)
 	if p.N > 0 {
 		s += " (" + report.Int(p.N) + " " + engine.Plural(p.N, "sample", "samples") + ")"
 	}

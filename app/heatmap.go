@@ -232,7 +232,7 @@ func (h *heatmap) look(hc *heatCell, mode string, scale charts.ColorScale) (cell
 		look, detail = rooflineLook(hc)
 	}
 	if h.missesSLO(hc) {
-		return markMiss(look)
+		return markMiss(look, hc.result)
 	}
 	return look, detail
 }

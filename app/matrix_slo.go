@@ -12,9 +12,8 @@ func (m *matrixTab) addSLOItems(form *widget.Form) {
 	form.Append(sloITLName, m.slo.itl)
 	form.Append(sloPctName, m.slo.pct)
 	n := len(form.Items)
-	form.Items[n-3].HintText = "SLO: the first token within this, e.g. 2s; empty: no bound"
-	form.Items[n-2].HintText = "SLO: the gap between tokens within this, e.g. 50ms"
-	form.Items[n-1].HintText = "which requests must meet the bounds: p99, all but the slowest 1 %"
+	form.Items[n-3].HintText = "SLO: first token within this"
+	form.Items[n-2].HintText = "SLO: each token gap within this"
 	form.Refresh()
 }
 

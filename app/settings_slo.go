@@ -6,16 +6,15 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// sloCard is the Settings screen's SLO: the same one the Matrix screen
-// edits, applied with the other settings.
+// sloCard is the Settings screen's SLO on one row: the same one the Matrix
+// screen edits, applied with the other settings.
 func (s *settingsTab) sloCard(col *formColumn) fyne.CanvasObject {
 	narrow := func(o fyne.CanvasObject) fyne.CanvasObject {
-		return container.NewHBox(container.NewGridWrap(fyne.NewSize(160, s.slo.ttft.MinSize().Height), o))
+		return container.NewGridWrap(fyne.NewSize(130, s.slo.ttft.MinSize().Height), o)
 	}
-	form := col.form(
-		formRow{sloTTFTName, narrow(s.slo.ttft), "The first token must come within this (2s, 500ms). Empty: no bound."},
-		formRow{sloITLName, narrow(s.slo.itl), "The gap between two tokens of a stream must stay within this (50ms). Empty: no bound."},
-		formRow{sloPctName, narrow(s.slo.pct), "Which requests must meet the bounds: p99 is all but the slowest 1 %."})
+	row := container.NewHBox(narrow(s.slo.ttft), widget.NewLabel(sloITLName), narrow(s.slo.itl), widget.NewLabel("at"), narrow(s.slo.pct))
+	form := col.form(formRow{sloTTFTName, row,
+		"First token within the TTFT bound (2s, 500ms), gaps between tokens within the ITL bound (50ms), for all but the slowest 1 % at p99. Empty: no bound."})
 	return widget.NewCard("Latency objective (SLO)", "each decode cell is judged against it; the Matrix screen shows the same fields", form)
 }
 

@@ -161,6 +161,10 @@ func TestCellDetails(t *testing.T) {
 	if !strings.Contains(got, "TTFT: p50 750 ms · p90 1,200 ms · p99 1,500 ms\n") || strings.Contains(got, "sample") || strings.Contains(got, "SLO") {
 		t.Errorf("a report without sample counts (or SLO) shows:\n%s", got)
 	}
+	imported.TTFTPct = engine.Percentiles{P50: 750}
+	if got := cellDetails(imported, engine.SLO{}); !strings.Contains(got, "TTFT: p50 750 ms · p90 — · p99 —\n") {
+		t.Errorf("a report with only the median TTFT shows:\n%s", got)
+	}
 }
 
 // TestHeatmapTapShowsDetails: tapping a finished cell shows its figures

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 )
 
 // heatModeSLO colours each Valid cell by whether it meets the SLO, with
@@ -79,7 +80,7 @@ func sloLook(hc *heatCell, s engine.SLO) (look cellStyle, detail string, ok bool
 	if !c.Pass {
 		fill, text = sloMissColor, "misses"
 	}
-	return cellStyle{fill: fill, ink: color.White, text: text}, marginWords(s, c), true
+	return cellStyle{fill: fill, ink: color.White, text: text}, report.Mark(marginWords(s, c), hc.result), true
 }
 
 // missesSLO reports whether a finished cell misses the heatmap's SLO.
@@ -89,10 +90,10 @@ func (h *heatmap) missesSLO(hc *heatCell) bool {
 }
 
 // markMiss outlines a cell that misses the SLO in the views that colour by
-// something else, and says so under its figure.
-func markMiss(look cellStyle) (cellStyle, string) {
+// something else, and says so under its figure (flagged as the figure was).
+func markMiss(look cellStyle, r engine.Result) (cellStyle, string) {
 	look.stroke, look.strokeW = sloMissColor, 3
-	return look, "misses SLO"
+	return look, report.Mark("misses SLO", r)
 }
 
 // showDetails shows under the grid the figures of the cell at key, or

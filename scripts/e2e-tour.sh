@@ -44,6 +44,7 @@ expect=(
 	"17-results-save-one|Save one file…"
 	"18-history-compare|A: tiny-sim|profile tiny"
 	"19-matrix-standard|Grey cells will not run|Standard"
+	"20-results-slo|SLO|simultaneous requests meet TTFT p99|meets|TTFT: p50"
 )
 
 png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
