@@ -34,14 +34,27 @@ func exportFileNames() []string {
 
 // exportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
 // when rep has a roofline, and telemetry.csv when its cells carry
-// telemetry.
+// telemetry. A load test's are its own: load.csv for results.csv, and its
+// pictures (charts.KindsFor).
 func exportFileNamesFor(rep engine.Report) []string {
 	names := exportFileNames()
+	if rep.Load != nil {
+		names = loadFileNames()
+	}
 	if charts.HasRoofline(rep) {
 		names = append(names, rooflineFileNames()...)
 	}
 	if report.HasTelemetry(rep) {
 		names = append(names, report.TelemetryCSVFile)
+	}
+	return names
+}
+
+// loadFileNames are the files of a load test's export.
+func loadFileNames() []string {
+	names := []string{report.JSONFile, report.LoadCSVFile, report.MarkdownFile}
+	for _, k := range charts.LoadKinds {
+		names = append(names, string(k)+".png", string(k)+".svg")
 	}
 	return names
 }
@@ -59,6 +72,10 @@ func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byt
 	case report.CSVFile:
 		var b bytes.Buffer
 		err := report.WriteCSV(&b, rep)
+		return b.Bytes(), err
+	case report.LoadCSVFile:
+		var b bytes.Buffer
+		err := report.WriteLoadCSV(&b, rep)
 		return b.Bytes(), err
 	case report.MarkdownFile:
 		return []byte(report.Markdown(rep)), nil
@@ -195,7 +212,7 @@ func (r *resultsTab) exportInto(parent string) {
 
 // holdsExport reports whether dir has any file an export writes.
 func holdsExport(dir string) bool {
-	for _, name := range append(exportFileNames(), rooflineFileNames()...) {
+	for _, name := range append(append(exportFileNames(), rooflineFileNames()...), loadFileNames()...) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}

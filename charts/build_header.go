@@ -20,6 +20,8 @@ func BuildModel(r engine.Report) Model {
 		Roofline:   buildRooflineHeatmap(r),
 		PerRequest: buildPerRequest(r),
 		Table:      buildTable(r),
+		SLO:        buildSLO(r),
+		Load:       buildLoad(r),
 	}
 	m.PrefillRows = buildPrefillRows(r)
 	m.Header = buildHeader(r)
@@ -27,7 +29,7 @@ func BuildModel(r engine.Report) Model {
 }
 
 func buildHeader(r engine.Report) Header {
-	h := Header{Title: report.Title, Badge: "Measured"}
+	h := Header{Title: report.TitleOf(r), Badge: "Measured"}
 	h.Model = report.ModelOnGPU(r)
 	var parts []string
 	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization} {
@@ -45,6 +47,9 @@ func buildHeader(r engine.Report) Header {
 		h.Badge = "Imported · " + imp.Label() // its figures are another tool's
 	}
 	h.Notice = partialNotice(r)
+	if r.Load != nil {
+		h.Notice = loadPartialNotice(r)
+	}
 	if line, ok := report.ThrottleSummary(r.Results); !ok {
 		h.Throttle = line
 	}

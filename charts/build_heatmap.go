@@ -70,6 +70,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 		h.Cells = append(h.Cells, row)
 	}
 	h.Scale = DecodeScale(values)
+	markSLOMisses(&h, r, ctxs, concs, cells)
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
 			if h.Cells[i][j].Status == engine.StatusValid {

@@ -13,12 +13,20 @@ import (
 const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
-// KindRoofline when r has a roofline.
+// KindRoofline when r has a roofline, then KindSLO when its plan sets an
+// SLO; LoadKinds for a load test.
 func KindsFor(r engine.Report) []Kind {
-	if !HasRoofline(r) {
-		return Kinds
+	if r.Load != nil {
+		return LoadKinds
 	}
-	return append(Kinds[:len(Kinds):len(Kinds)], KindRoofline)
+	kinds := Kinds[:len(Kinds):len(Kinds)]
+	if HasRoofline(r) {
+		kinds = append(kinds, KindRoofline)
+	}
+	if r.Plan.SLO.On() {
+		kinds = append(kinds, KindSLO)
+	}
+	return kinds
 }
 
 // rooflineScaleLabel is the colour key's label of the roofline heatmap.

@@ -72,6 +72,13 @@ func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 		return nil, err
 	}
 	p := paletteFor(opts.Theme)
+	if kind == KindLoadLatency || kind == KindLoadGoodput || (kind == KindReport && m.Load != nil) {
+		d, err := drawLoadModel(kind, m, p, opts)
+		if err != nil {
+			return nil, err
+		}
+		return finished(d, p), nil
+	}
 	var d *Drawing
 	switch kind {
 	case KindReport:
@@ -87,13 +94,23 @@ func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 			return nil, fmt.Errorf("chart %s: this report has no roofline (its GPU or model facts are unknown)", kind)
 		}
 		d = layoutHeatmapFigure(m, *m.Roofline, p, frameFor(opts, figureWidth, heatFigureMinWidth(*m.Roofline)))
+	case KindSLO:
+		if m.SLO == nil {
+			return nil, fmt.Errorf("chart %s: this run's plan sets no SLO", kind)
+		}
+		d = layoutHeatmapFigure(m, m.SLO.Heatmap, p, frameFor(opts, figureWidth, heatFigureMinWidth(m.SLO.Heatmap)))
 	default:
 		return nil, fmt.Errorf("unknown chart %q: use one of %v", kind, Kinds)
 	}
-	// Whole logical pixels, so that 2× is exactly twice 1×.
+	return finished(d, p), nil
+}
+
+// finished rounds d's height to whole logical pixels, so that 2× is
+// exactly twice 1×, and cuts a drawing too tall to render.
+func finished(d *Drawing, p palette) *Drawing {
 	d.height = math.Ceil(d.height)
 	d.cut(p)
-	return d, nil
+	return d
 }
 
 // RenderPNG draws one picture of a report as PNG.

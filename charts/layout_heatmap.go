@@ -180,6 +180,9 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 			return
 		}
 		d.roundRect(x, y, w, h, math.Min(5, w/3), colorAt(scaleStops(s), c.Pos), color.NRGBA{}, 0)
+		if c.Miss {
+			drawMissMark(d, p, x, y, w, h)
+		}
 		return
 	}
 	fit := g.fitText
@@ -188,6 +191,9 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 		fill := colorAt(scaleStops(s), c.Pos)
 		fg := TextOn(fill)
 		d.roundRect(x, y, w, h, 5, fill, color.NRGBA{}, 0)
+		if c.Miss {
+			drawMissMark(d, p, x, y, w, h)
+		}
 		if !fit {
 			d.text(x+w/2, y+h/2+1, c.Text, textStyle{size: 15, font: fontBold, anchor: anchorMiddle, color: fg})
 			d.text(x+w/2, y+h/2+16, c.Detail, textStyle{size: 11, anchor: anchorMiddle, color: withAlpha(fg, 0.86)})
@@ -333,6 +339,7 @@ func drawHeatLegend(d *Drawing, p palette, h HeatmapModel, x, y, w float64) floa
 		}
 		y += math.Max(26, float64(len(lines))*17+9)
 	}
+	y = drawMissLegend(d, p, h.SLOMiss, x, y, w)
 	y = drawNotes(d, p, h.Notes, x, y, w)
 	return drawFlags(d, p, h.Flags, x, y, w)
 }

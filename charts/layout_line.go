@@ -30,6 +30,9 @@ type plotArea struct {
 }
 
 func (a plotArea) x(v float64) float64 {
+	if a.m.XLinear {
+		return a.x0 + a.pad + (v-a.m.XMin)/(a.m.XMax-a.m.XMin)*(a.x1-a.x0-2*a.pad)
+	}
 	lo, hi := math.Log2(a.m.XMin), math.Log2(a.m.XMax)
 	return a.x0 + a.pad + (math.Log2(v)-lo)/(hi-lo)*(a.x1-a.x0-2*a.pad)
 }
@@ -57,7 +60,7 @@ func drawLineChart(d *Drawing, p palette, m LineChart, x, y, w, h float64) []pla
 		return nil
 	}
 	drawLegend(d, p, m.Series, x, y+12)
-	leftW := maxTickWidth(m.Axes[0]) + 12
+	leftW := math.Max(maxTickWidth(m.Axes[0])+12, m.leftW)
 	rightW := 16.0
 	if len(m.Axes) > 1 {
 		rightW = maxTickWidth(m.Axes[1]) + 12
@@ -95,6 +98,10 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 	for _, pnt := range s.Points {
 		ps = append(ps, pt{a.x(pnt.X), a.y(s.Axis, pnt.Y)})
 	}
+	if s.Guide {
+		d.polyline(ps, withAlpha(lineC, 0.8), 1.5, true)
+		return lineObstacles(ps, 1), nil
+	}
 	var obstacles []box
 	start := 0
 	for i := 1; i <= len(ps); i++ {
@@ -118,6 +125,8 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 		}
 		obstacles = append(obstacles, box{q.X - 6, q.Y - 6, q.X + 6, q.Y + 6})
 		switch {
+		case a.m.LabelPoints && s.Points[i].Label == "":
+			// an unlabelled point: no empty box over the line
 		case a.m.LabelPoints:
 			labels = append(labels, pointLabel{px: q.X, py: q.Y, text: s.Points[i].Label, style: st, below: s.Axis == 1})
 		case i == len(ps)-1:
@@ -170,6 +179,11 @@ func drawAxes(d *Drawing, p palette, a plotArea) {
 func drawLegend(d *Drawing, p palette, series []Series, x, y float64) {
 	for _, s := range series {
 		c, _ := seriesColor(p, s.Color)
+		if s.Guide {
+			d.polyline([]pt{{x, y - 4}, {x + 22, y - 4}}, withAlpha(c, 0.8), 1.5, true)
+			x += 30 + d.text(x+30, y, s.Name, textStyle{size: 12, color: p.text}) + 22
+			continue
+		}
 		d.polyline([]pt{{x, y - 4}, {x + 22, y - 4}}, c, 2.5, s.Dashed)
 		if s.Dashed {
 			d.circle(x+11, y-4, 3.5, p.bg, c, 2)

@@ -42,6 +42,9 @@ func layoutSheet(m Model, p palette, f frame) *Drawing {
 	y = drawChartNotes(d, p, m.Prefill, x, y, w)
 	y = drawHeading(d, p, m.Decode.Title, m.Decode.Subtitle, x, y+sheetGap)
 	y = drawHeatmap(d, p, m.Decode, x, y, w, heat)
+	if m.SLO != nil {
+		y = drawSLOSection(d, p, *m.SLO, x, y+sheetGap-8, w)
+	}
 	y = drawHeading(d, p, m.PerRequest.Title, m.PerRequest.Subtitle, x, y+sheetGap-8)
 	drawLineChart(d, p, m.PerRequest, x, y, w, sheetChartH-40)
 	y += sheetChartH - 40

@@ -19,6 +19,21 @@ type Model struct {
 	Roofline   *HeatmapModel `json:"roofline,omitempty"`
 	PerRequest LineChart     `json:"per_request"` // per-request tok/s by concurrency
 	Table      Table         `json:"table"`       // All measurements
+	// SLO is the plan's SLO and how the decode cells fare against it; nil
+	// when the plan sets none.
+	SLO *SLOModel `json:"slo,omitempty"`
+	// Load is a load test's charts and table (engine.Report.Load); nil for
+	// a matrix.
+	Load *LoadModel `json:"load,omitempty"`
+}
+
+// SLOModel is what the sheet and the SLO picture show of the plan's SLO:
+// its words, a line per decode context (report.SLOLines) and the pass or
+// miss of every decode cell with its margin.
+type SLOModel struct {
+	Text    string       `json:"text"` // "TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms"
+	Lines   []string     `json:"lines"`
+	Heatmap HeatmapModel `json:"heatmap"`
 }
 
 // Header is the top of the sheet.
@@ -84,13 +99,16 @@ type Series struct {
 	// Axis is 0 for the left value axis and 1 for the right one.
 	Axis   int  `json:"axis"`
 	Dashed bool `json:"dashed,omitempty"`
+	// Guide marks a reference line, not data: drawn thin, without markers
+	// or point labels (the y = x line, an SLO bound).
+	Guide bool `json:"guide,omitempty"`
 	// Color names the series colour: "primary", "secondary", or "ramp:F"
 	// for position F (0–1) along the theme's sequential ramp.
 	Color  string  `json:"color"`
 	Points []Point `json:"points"`
 }
 
-// LineChart is a chart of series over a log₂ x axis.
+// LineChart is a chart of series over a log₂ x axis, or a linear one.
 type LineChart struct {
 	Title    string   `json:"title"`
 	Subtitle string   `json:"subtitle"`
@@ -108,6 +126,13 @@ type LineChart struct {
 	// then one line per flagged cell (report.FlagLines).
 	Notes []string `json:"notes,omitempty"`
 	Flags []string `json:"flags,omitempty"`
+
+	// XLinear spaces the x axis evenly from XMin (a load test's rates and
+	// throughputs) instead of by powers of two.
+	XLinear bool `json:"x_linear,omitempty"`
+	// leftW, when set, is the least width of the left axis's ticks, so that
+	// charts stacked on one x axis line it up (alignLeftAxes).
+	leftW float64
 }
 
 // HeatmapModel is the decode matrix: one row per context, one column per
@@ -126,6 +151,9 @@ type HeatmapModel struct {
 	Notes  []string     `json:"notes,omitempty"` // lines under the legend (the TTFT note)
 	// Flags lists the flagged cells, one line each (report.FlagLines).
 	Flags []string `json:"flags,omitempty"`
+	// SLOMiss explains the mark of the cells that miss the plan's SLO
+	// (HeatCell.Miss); empty when none does.
+	SLOMiss string `json:"slo_miss,omitempty"`
 }
 
 // StatusNote explains one status drawn in a heatmap.
@@ -143,6 +171,9 @@ type HeatCell struct {
 	// Pos is the cell's position (0–1) on the colour map; only cells with a
 	// Valid status are coloured.
 	Pos float64 `json:"pos"`
+	// Miss is set on a Valid cell that misses the plan's SLO: it is drawn
+	// with a mark in its corner.
+	Miss bool `json:"slo_miss,omitempty"`
 }
 
 // ColorScale maps cell values to colour-map positions.

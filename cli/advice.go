@@ -18,6 +18,9 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "--max-output",
 	engine.FieldAPI:             "--api",
 	engine.FieldKVBudget:        "--kv-budget",
+	engine.FieldSLOTTFT:         "--slo-ttft",
+	engine.FieldSLOITL:          "--slo-itl",
+	engine.FieldSLOPercentile:   "--slo-percentile",
 }
 
 // inFlags is a plan's problems (or warnings) in the words of the command

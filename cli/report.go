@@ -18,7 +18,8 @@ import (
 // report implements `speedmatrix report --in FILE [--out DIR]
 // [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports an
 // llm-inference-bench results file, and draws its pictures (report,
-// prefill, decode heatmap, per-request; PNG and SVG) and results.csv. An
+// prefill, decode heatmap, per-request; PNG and SVG) and results.csv; a
+// load test's pictures (charts.LoadKinds) and load.csv. An
 // import also writes report.json and report.md, so the app's History and
 // this command can open it again.
 func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -28,9 +29,11 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	out := fs.String("out", "", "folder to write to (default: the folder of --in)")
 	theme := fs.String("theme", string(charts.Light), "colour theme: light or dark")
 	scale := fs.Int("scale", 1, "pixel scale: 1, or 2 for high-density screens")
+	var slo sloFlags
+	slo.register(fs, "judge the run again, in place of its own SLO,")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2]")
-		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv of a saved run again, or of an llm-inference-bench results file (JSON),")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2] [--slo-ttft 2s] [--slo-itl 50ms] [--slo-percentile 99]")
+		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv (a load test's load.csv) of a saved run again, or of an llm-inference-bench results file (JSON),")
 		fmt.Fprintln(fs.Output(), "which is imported: its figures stay labelled as that tool's, and report.json and report.md are written too.")
 		fs.PrintDefaults()
 	}
@@ -42,6 +45,12 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if *in == "" {
 		return fmt.Errorf("report: no run given: add --in with a run's report.json or its folder, or an llm-inference-bench results file")
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	rejudge, err := slo.slo("report", set)
+	if err != nil {
+		return err
 	}
 	opts := charts.Options{Theme: charts.Theme(*theme), Scale: *scale}
 	r, format, err := readRun(ctx, *in)
@@ -65,13 +74,19 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("report: make output folder: %w", err)
 	}
 	imported := format == report.FormatLLMInferenceBench
+	if slo.anySet(set) && r.Load != nil {
+		return errors.New("report: --slo-ttft, --slo-itl and --slo-percentile judge a matrix again; a load test's goodput was counted per request while it ran: run speedmatrix load again with the SLO")
+	}
+	if slo.anySet(set) {
+		r.Plan.SLO = rejudge
+	}
 	if imported {
 		if _, err := os.Stat(filepath.Join(dir, report.JSONFile)); err == nil {
 			return fmt.Errorf("report: %s already holds a run's report.json: choose another --out for the import", dir)
 		}
 		fmt.Fprintf(stdout, "imported %s results from %s: its figures are that tool's, not measured by Speed Matrix\n", r.Run.Imported.Label(), *in)
 	}
-	err = writeReport(ctx, dir, r, opts, imported, stdout)
+	err = writeReport(ctx, dir, r, opts, writes{imported: imported, rejudged: !imported && slo.anySet(set)}, stdout)
 	if ctx.Err() != nil {
 		return errReportInterrupted
 	}
@@ -102,11 +117,20 @@ func readRun(ctx context.Context, path string) (engine.Report, report.Format, er
 	}
 }
 
-// writeReport draws r's charts into dir, then writes results.csv, and
-// report.json and report.md too for an import. The charts go first: they
-// check the theme and scale before anything is written. It stops once ctx
-// is done.
-func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.Options, imported bool, stdout io.Writer) error {
+// writes says which files report writes beside the charts and
+// results.csv: an import's report.json and report.md (so that it opens
+// again), or a run judged again against another SLO's report.md (its SLO
+// section; report.json keeps the run as it was saved).
+type writes struct {
+	imported, rejudged bool
+}
+
+// writeReport draws r's charts into dir, then writes results.csv (a load
+// test's load.csv), and
+// report.json and report.md too for an import, report.md for a run judged
+// again. The charts go first: they check the theme and scale before
+// anything is written. It stops once ctx is done.
+func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.Options, w writes, stdout io.Writer) error {
 	if err := charts.WriteAllWith(ctx, dir, r, opts); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -116,12 +140,19 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	written := []string{report.CSVFile}
+	written := []string{report.CSVFileFor(r)}
 	var err error
-	if imported {
+	switch {
+	case w.imported:
 		written = append(written, report.JSONFile, report.MarkdownFile)
 		err = report.Save(dir, r)
-	} else {
+	case w.rejudged:
+		written = append(written, report.MarkdownFile)
+		err = writeCSV(dir, r)
+		if err == nil {
+			err = report.WriteFileAtomic(filepath.Join(dir, report.MarkdownFile), []byte(report.Markdown(r)))
+		}
+	default:
 		err = writeCSV(dir, r)
 	}
 	if err != nil {
@@ -130,14 +161,26 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	for _, name := range written {
 		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, name))
 	}
+	if w.imported {
+		writeSLOLines(stdout, r)
+	}
+	if w.rejudged {
+		judged := "no SLO"
+		if r.Plan.SLO.On() {
+			judged = report.SLOText(r.Plan.SLO)
+		}
+		fmt.Fprintf(stdout, "judged against %s; %s keeps the run's own SLO\n", judged, report.JSONFile)
+		writeSLOLines(stdout, r)
+	}
 	return nil
 }
 
-// writeCSV writes results.csv into dir.
+// writeCSV writes results.csv into dir, or a load test's load.csv
+// (report.CSVFileFor).
 func writeCSV(dir string, r engine.Report) error {
 	var b bytes.Buffer
-	if err := report.WriteCSV(&b, r); err != nil {
+	if err := report.WriteCSVFor(&b, r); err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFile), b.Bytes())
+	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFileFor(r)), b.Bytes())
 }

@@ -38,6 +38,7 @@ type runFlags struct {
 	gpuMetrics                   string // DCGM exporter URLs, comma-separated
 	modelConfig                  string // the model's folder (config.json), for the roofline
 	keepFailed, force            bool
+	slo                          sloFlags
 	set                          map[string]bool // flags given on the command line
 }
 
@@ -68,6 +69,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
+	f.slo.register(fs, "judge each decode cell")
 	fs.StringVar(&f.resume, "resume", "", "finish the partial run saved in this folder: measure its Failed, Cancelled and Not run cells")
 	fs.BoolVar(&f.keepFailed, "resume-keep-failed", false, "with --resume: keep the Failed cells instead of measuring them again")
 	fs.BoolVar(&f.force, "force", false, "with --resume: measure even if the server is not the one the run began with")
@@ -235,11 +237,20 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 				return engine.Plan{}, nil, fmt.Errorf("run --resume: --%s can't change on resume: drop it (the plan comes from %s)", name, f.resume)
 			}
 		}
+		if f.slo.anySet(f.set) {
+			// The SLO changes no measurement: a resumed run may judge by another.
+			if prev.Plan.SLO, err = f.slo.slo("run --resume", f.set); err != nil {
+				return engine.Plan{}, nil, err
+			}
+		}
 		return prev.Plan, &prev, nil
 	}
 	p := engine.Plan{Duration: f.duration, MaxOutputTokens: f.maxOutput, API: engine.API(f.api),
 		KVBudgetTokens: f.kvBudget, LoopDetection: !f.noLoopDetect}
 	var err error
+	if p.SLO, err = f.slo.slo("run", f.set); err != nil {
+		return p, nil, err
+	}
 	if p.PrefillContexts, err = engine.ParseContexts(f.prefill); err != nil {
 		return p, nil, fmt.Errorf("run: --prefill-contexts: %w", err)
 	}

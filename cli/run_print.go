@@ -83,7 +83,20 @@ func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver,
 		return err
 	}
 	fmt.Fprintln(stdout, summary(rep, saver.Dir))
+	writeSLOLines(stdout, rep)
 	return nil
+}
+
+// writeSLOLines prints the SLO's line per decode context, when the plan
+// sets one; a simulated run's say so.
+func writeSLOLines(w io.Writer, r engine.Report) {
+	prefix := "  SLO "
+	if sim := r.Engine.SimulatedLabel(); sim != "" {
+		prefix = "  SLO, " + sim + ": "
+	}
+	for _, l := range report.SLOLines(r) {
+		fmt.Fprintln(w, prefix+l)
+	}
 }
 
 // errUnsaved is a run stopped because nothing could take its report.

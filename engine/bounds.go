@@ -60,7 +60,7 @@ func planBounds(p Plan) []PlanProblem {
 	if p.MaxOutputTokens < 0 || p.MaxOutputTokens > MaxContextTokens {
 		add(FieldMaxOutput, "max output %d tokens is outside 0–%d", p.MaxOutputTokens, MaxContextTokens)
 	}
-	return bad
+	return append(bad, sloProblems(p.SLO)...)
 }
 
 // outside returns the first value of v outside lo–hi.

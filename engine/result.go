@@ -66,6 +66,9 @@ type Percentiles struct {
 	P50 float64 `json:"p50"`
 	P90 float64 `json:"p90"`
 	P99 float64 `json:"p99"`
+	// Mean is the samples' mean, for comparing with a server's histograms
+	// (sum ÷ count); 0 when unknown.
+	Mean float64 `json:"mean,omitempty"`
 	// N is the number of samples behind the percentiles; 0 when unknown
 	// (reports written before it was recorded, imported files).
 	N int `json:"n,omitempty"`

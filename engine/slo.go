@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -42,8 +43,9 @@ type SLOCheck struct {
 	ITLMargin  float64
 }
 
-// at is the percentile p of a figure's percentiles.
-func at(pct Percentiles, p int) float64 {
+// At is the percentile p (50, 90 or 99; anything else reads as 99) of a
+// figure, as an SLO and the tables that show it read it.
+func (pct Percentiles) At(p int) float64 {
 	switch p {
 	case 50:
 		return pct.P50
@@ -54,14 +56,19 @@ func at(pct Percentiles, p int) float64 {
 	}
 }
 
-// Judge checks a cell against the SLO; ok is false when the SLO is off or
-// the cell is not a Valid decode cell (nothing to judge).
+// Judge checks a cell against the SLO; ok is false when the SLO is off,
+// the cell is not a Valid decode cell, or it kept no percentile of a
+// figure the SLO bounds (a file made without them): nothing to judge, where
+// a 0 would pass any bound.
 func (s SLO) Judge(r Result) (c SLOCheck, ok bool) {
 	if !s.On() || r.Phase != PhaseDecode || !r.Measured() {
 		return SLOCheck{}, false
 	}
+	c.TTFTMs, c.ITLMs = r.TTFTPct.At(s.At()), r.ITLPct.At(s.At())
+	if (s.TTFT > 0 && c.TTFTMs <= 0) || (s.ITL > 0 && c.ITLMs <= 0) {
+		return SLOCheck{}, false
+	}
 	c.Pass = true
-	c.TTFTMs, c.ITLMs = at(r.TTFTPct, s.At()), at(r.ITLPct, s.At())
 	if s.TTFT > 0 {
 		bound := float64(s.TTFT) / float64(time.Millisecond)
 		c.TTFTMargin = (bound - c.TTFTMs) / bound
@@ -97,4 +104,52 @@ func (s SLO) MostRequests(rs []Result, contextTokens int) (best Result, ok bool)
 		best, ok = r, true
 	}
 	return best, ok
+}
+
+// The SLO's settings a PlanError can be about, so that each front end names
+// its own: --slo-ttft in the CLI, a field of the app.
+const (
+	FieldSLOTTFT       PlanField = "slo_ttft"
+	FieldSLOITL        PlanField = "slo_itl"
+	FieldSLOPercentile PlanField = "slo_percentile"
+)
+
+// SLOPercentiles are the percentiles an SLO can apply to: the ones every
+// cell keeps (Percentiles).
+var SLOPercentiles = []int{50, 90, 99}
+
+// maxSLOBound is the loosest bound an SLO may set: no request waits an
+// hour for a token, so a bound past it bounds nothing.
+const maxSLOBound = time.Hour
+
+// Check says what is wrong with s alone, as ValidatePlan would: a
+// *PlanError about its fields, or nil. Judging a saved report again
+// against another SLO checks it with this.
+func (s SLO) Check() error {
+	if bad := sloProblems(s); len(bad) > 0 {
+		return &PlanError{Problems: bad}
+	}
+	return nil
+}
+
+// sloProblems is what is wrong with an SLO, for ValidatePlan and for
+// report files (CheckPlanBounds): a negative bound, a bound past
+// maxSLOBound, or a percentile the cells don't keep.
+func sloProblems(s SLO) []PlanProblem {
+	var bad []PlanProblem
+	for _, b := range []struct {
+		field PlanField
+		bound time.Duration
+	}{{FieldSLOTTFT, s.TTFT}, {FieldSLOITL, s.ITL}} {
+		switch {
+		case b.bound < 0:
+			bad = append(bad, PlanProblem{b.field, fmt.Sprintf("%s is negative: use a positive time, e.g. 2s, or 0 for no bound", b.bound)})
+		case b.bound > maxSLOBound:
+			bad = append(bad, PlanProblem{b.field, fmt.Sprintf("%s is longer than any request waits for a token: use at most 1 hour", b.bound)})
+		}
+	}
+	if s.Percentile != 0 && !slices.Contains(SLOPercentiles, s.Percentile) {
+		bad = append(bad, PlanProblem{FieldSLOPercentile, fmt.Sprintf("%d is not a percentile the cells keep: use 50, 90 or 99", s.Percentile)})
+	}
+	return bad
 }

@@ -121,6 +121,7 @@ func ValidatePlan(p Plan, l Limits) error {
 	if p.KVBudgetTokens < 0 {
 		add(FieldKVBudget, "must be 0 (ask the server) or a number of tokens")
 	}
+	bad = append(bad, sloProblems(p.SLO)...)
 	if len(bad) > 0 {
 		return &PlanError{Problems: bad}
 	}

@@ -17,7 +17,7 @@
 #      (scripts/rig/ray-check.sh).
 # One line per check; exits 1 if any failed. Everything lands in OUTDIR.
 # Measure on a quiet machine: the server and the client share its cores.
-# SPEEDMATRIX_RIG_SKIP="peers ray" leaves parts out; --update-testdata copies
+# SPEEDMATRIX_RIG_SKIP="peers load ray" leaves parts out; --update-testdata copies
 # the recorded formats into the unit tests' testdata.
 set -uo pipefail
 shopt -s lastpipe # count, at the end of a pipe, adds up the failures in this shell
@@ -239,6 +239,16 @@ if [[ $skip != *" endpoint "* ]]; then
 			rc=$?
 			grep -E '^(PASS|FAIL|SKIP)' "$OUT/peers.log" | count
 			[ $rc -eq 0 ] && pass "peers: side by side in $OUT/peers/side-by-side.md" || fail "peers: exit $rc (see $OUT/peers.log)"
+		fi
+		if [[ $skip != *" load "* ]]; then
+			# The load test: every tool at 1 request/s (Poisson), 40 requests,
+			# next to the server's own TTFT and E2E histograms.
+			PEERS_RATE=1 PEERS_PROMPTS=40 VLLM_VENV=$venv SPEEDMATRIX=$sm VLLM_API_KEY=$key \
+				bgwait bash scripts/rig/peers.sh "$url" tiny-llama "$model" "$OUT/peers-load" 8 512 128 >"$OUT/peers-load.log" 2>&1
+			rc=$?
+			grep -E '^(PASS|FAIL|SKIP)' "$OUT/peers-load.log" | sed 's/^\(PASS\|FAIL\|SKIP\) peer/\1 load peer/' | count
+			[ $rc -eq 0 ] && pass "load peers: side by side in $OUT/peers-load/side-by-side.md" || fail "load peers: exit $rc (see $OUT/peers-load.log)"
+			python3 scripts/rig/check_report.py load "$OUT/peers-load/speedmatrix/run/report.json" | count
 		fi
 	else
 		fail "endpoint start: vllm serve did not answer /health (see $OUT/endpoint/vllm.log)"

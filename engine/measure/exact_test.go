@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"slices"
 	"speedmatrix/engine"
 	"testing"
 	"time"
@@ -179,17 +178,50 @@ func checkTiming(t *testing.T, f *fakeServer, r engine.Result, d time.Duration, 
 	}
 }
 
+// TestPercentiles: percentiles interpolate between ranks, weighted ones
+// count each value by its weight, and both say how many values they read.
 func TestPercentiles(t *testing.T) {
-	p := percentiles([]float64{5, 1, 4, 2, 3})
-	if p.P50 != 3 || math.Abs(p.P90-4.6) > 1e-9 {
-		t.Errorf("percentiles = %+v, want p50 3, p90 4.6", p)
+	for _, c := range []struct {
+		name          string
+		got           engine.Percentiles
+		p50, p90, p99 float64
+		n             int
+	}{
+		{"ranks", percentiles([]float64{5, 1, 4, 2, 3}), 3, 4.6, 4.96, 5},
+		{"weighted: 3 of 4 gaps are 2 ms", weightedPercentiles([]weighted{{Value: 10, Weight: 1}, {Value: 2, Weight: 3}}), 2, 10, 10, 2},
+		{"no values", percentiles(nil), 0, 0, 0, 0},
+		{"no weighted values", weightedPercentiles(nil), 0, 0, 0, 0},
+	} {
+		g := c.got
+		if math.Abs(g.P50-c.p50) > 1e-9 || math.Abs(g.P90-c.p90) > 1e-9 || math.Abs(g.P99-c.p99) > 1e-9 || g.N != c.n {
+			t.Errorf("%s: %+v, want p50 %v, p90 %v, p99 %v, n %d", c.name, g, c.p50, c.p90, c.p99, c.n)
+		}
 	}
-	w := weightedPercentiles([]weighted{{Value: 10, Weight: 1}, {Value: 2, Weight: 3}})
-	if w.P50 != 2 || w.P90 != 10 {
-		t.Errorf("weighted = %+v, want p50 2 (3 of 4 gaps), p90 10", w)
+}
+
+// TestDecodeSampleCounts: a decode cell's percentiles say what they were
+// computed from: TTFT over every request with a first token, per-request
+// tok/s over every request with a rate inside the window, and time between
+// tokens over every gap between chunks inside it, pooled across requests
+// (not per-request medians); a chunk of 3 tokens is one gap of the count.
+func TestDecodeSampleCounts(t *testing.T) {
+	from := time.Now()
+	to := from.Add(10 * time.Second)
+	stream := func(tokensPerChunk float64, chunks int) *requestRecord {
+		r := &requestRecord{Sent: from.Add(-time.Second), FirstToken: from.Add(-50 * time.Millisecond), FinalTokens: -1}
+		for j := range chunks {
+			r.add(chunkTokens{At: r.FirstToken.Add(time.Duration(j) * 100 * time.Millisecond), Tokens: tokensPerChunk})
+		}
+		return r
 	}
-	if got := slices.Max([]float64{percentiles(nil).P99, weightedPercentiles(nil).P99}); got != 0 {
-		t.Errorf("empty percentiles = %v, want 0", got)
+	// 1 chunk before the window and 50 inside each: 50 gaps inside.
+	recs := []*requestRecord{stream(1, 51), stream(3, 51), {Sent: from, FinalTokens: -1}}
+	f := computeDecode(recs, from, to)
+	if f.TTFTMs.N != 2 || f.PerRequest.N != 2 || f.ITLMs.N != 100 {
+		t.Errorf("samples: TTFT %d, per-request %d, time between tokens %d; want 2, 2 and 100", f.TTFTMs.N, f.PerRequest.N, f.ITLMs.N)
+	}
+	if !f.TTFTMs.FewForP99() || f.ITLMs.FewForP99() {
+		t.Errorf("few for p99: TTFT %v (2 samples), time between tokens %v (100)", f.TTFTMs.FewForP99(), f.ITLMs.FewForP99())
 	}
 }
 

@@ -44,7 +44,7 @@ func (r *runner) runPrefill(ctx context.Context, cell engine.Cell, cp *contextPr
 	res.Status = engine.StatusValid
 	res.PromptTokens = prompt
 	res.TTFTMs = ms(ttft)
-	res.TTFTPct = engine.Percentiles{P50: res.TTFTMs, P90: res.TTFTMs, P99: res.TTFTMs}
+	res.TTFTPct = engine.Percentiles{P50: res.TTFTMs, P90: res.TTFTMs, P99: res.TTFTMs, N: 1} // one request
 	if ttft > 0 {
 		res.TotalTokPerSec = float64(prompt) / ttft.Seconds()
 		sample.TokensPerSec = res.TotalTokPerSec

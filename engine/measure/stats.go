@@ -301,7 +301,7 @@ func inWindow(t, from, to time.Time) bool { return t.After(from) && !t.After(to)
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // percentiles returns p50, p90 and p99 of values, interpolating linearly
-// between the closest ranks; zero when there are none.
+// between the closest ranks, and their count N; zero when there are none.
 func percentiles(values []float64) engine.Percentiles {
 	if len(values) == 0 {
 		return engine.Percentiles{}
@@ -314,14 +314,16 @@ func percentiles(values []float64) engine.Percentiles {
 		hi := min(lo+1, len(v)-1)
 		return v[lo] + (v[hi]-v[lo])*(pos-float64(lo))
 	}
-	return engine.Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99)}
+	return engine.Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), N: len(v)}
 }
 
 // weighted is a value that counts Weight times.
 type weighted struct{ Value, Weight float64 }
 
 // weightedPercentiles returns the values at which the cumulative weight first
-// reaches 50 %, 90 % and 99 % of the total.
+// reaches 50 %, 90 % and 99 % of the total. N is the number of values, not
+// their weight: a chunk of k tokens is one measured gap (k gaps of g/k), so
+// a p99 over a few chunks of many tokens is marked as the few samples it is.
 func weightedPercentiles(values []weighted) engine.Percentiles {
 	var total float64
 	for _, w := range values {
@@ -353,5 +355,5 @@ func weightedPercentiles(values []weighted) engine.Percentiles {
 	for ; qi < len(qs); qi++ {
 		out[qi] = values[len(values)-1].Value
 	}
-	return engine.Percentiles{P50: out[0], P90: out[1], P99: out[2]}
+	return engine.Percentiles{P50: out[0], P90: out[1], P99: out[2], N: len(values)}
 }

@@ -9,7 +9,9 @@ import (
 // Differences says how two runs differ in what decides their figures, one
 // phrase each, from a to b: "benchmark tool: llm-inference-bench 0.4.18 →
 // speedmatrix v0.1.0", "time per measurement: 6 s → 30 s". A fact a run
-// doesn't know reads "unknown". Empty when the runs agree on all of them.
+// doesn't know reads "unknown". Two load tests also differ in their plans
+// (loadDifferences); LoadComparison lines up their figures. Empty when the
+// runs agree on all of them.
 func Differences(a, b engine.Report) []string {
 	seconds := func(r engine.Report) string {
 		if r.Run.DurationS <= 0 {
@@ -42,7 +44,7 @@ func Differences(a, b engine.Report) []string {
 			out = append(out, f.name+": "+va+" → "+vb)
 		}
 	}
-	return out
+	return append(out, loadDifferences(a, b)...)
 }
 
 // server is the Engine section's simulated label ("simulated (profile

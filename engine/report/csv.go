@@ -12,13 +12,18 @@ import (
 // CSVHeader is the exact header of results.csv: the twelve figures of the
 // reference reports' table, then the trust checks and the error, then
 // what the run measured, on every row, so that the file says it alone:
-// simulated (true for the built-in simulator) and target (Target).
-// Columns are only ever added at the end.
+// simulated (true for the built-in simulator) and target (Target); then
+// the p90 and p99 of TTFT and time between tokens with the number of
+// samples behind each (a p99 of fewer than engine.MinP99Samples is one of
+// the slowest few), and the SLO (report.SLOText) with each judged cell's
+// verdict. Columns are only ever added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
 	"server_tok_s", "server_active", "preemptions", "gpu_throttle", "error",
 	"simulated", "target",
+	"ttft_p90_ms", "ttft_p99_ms", "itl_p90_ms", "itl_p99_ms", "ttft_samples", "itl_samples",
+	"slo", "slo_pass",
 }
 
 // target names what a run measured as --target names it: sim:PROFILE for
@@ -51,6 +56,7 @@ func WriteCSV(w io.Writer, r engine.Report) error {
 	for _, res := range r.Results {
 		row := csvRow(res)
 		row[17], row[18] = simulated, target
+		csvSLO(row, r.Plan.SLO, res)
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -76,8 +82,36 @@ func csvRow(r engine.Result) []string {
 		row[8] = num(r.AvgActive, 2)
 		row[10] = strconv.Itoa(r.OutputTokens)
 		row[11] = num(r.MeasuredS, 3)
+		csvPercentiles(row, r)
 	}
 	return row
+}
+
+// csvPercentiles fills a Valid decode cell's p90 and p99 columns and their
+// sample counts; empty when the report did not keep them (older files,
+// imports without them).
+func csvPercentiles(row []string, r engine.Result) {
+	if p := r.TTFTPct; p.P99 > 0 {
+		row[19], row[20] = num(p.P90, 2), num(p.P99, 2)
+	}
+	if p := r.ITLPct; p.P99 > 0 {
+		row[21], row[22] = num(p.P90, 3), num(p.P99, 3)
+	}
+	if n := r.TTFTPct.N; n > 0 {
+		row[23] = strconv.Itoa(n)
+	}
+	if n := r.ITLPct.N; n > 0 {
+		row[24] = strconv.Itoa(n)
+	}
+}
+
+// csvSLO fills the SLO columns: the SLO on every row when it is on, and
+// the verdict of each cell it judges (empty for the others).
+func csvSLO(row []string, slo engine.SLO, r engine.Result) {
+	row[25] = SLOText(slo)
+	if c, ok := slo.Judge(r); ok {
+		row[26] = strconv.FormatBool(c.Pass)
+	}
 }
 
 // csvChecks fills the check columns of row from what r recorded.

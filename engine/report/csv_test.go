@@ -37,7 +37,7 @@ func TestCSVSaysWhatWasMeasured(t *testing.T) {
 			t.Fatalf("%s: %d rows, header %q", c.name, len(rows), rows[0])
 		}
 		for _, row := range rows[1:] {
-			if len(row) != 19 || row[17] != c.simulated || row[18] != c.target {
+			if len(row) != len(CSVHeader) || row[17] != c.simulated || row[18] != c.target {
 				t.Errorf("%s: row %q, want simulated %s and target %s at the end", c.name, row, c.simulated, c.target)
 			}
 		}

@@ -14,12 +14,14 @@ const Title = "Speed test matrix"
 
 // Markdown renders the report as the reference reports lay it out: title, model on GPU,
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
-// Sustained decode tables with their notes and flags, Checks (when the
-// cells carry the server's or the GPUs' figures), All measurements, and
-// the start-up Diagnostics when the run recorded them.
+// Sustained decode tables with their notes and flags, the SLO (when the
+// plan sets one), Checks (when the cells carry the server's or the GPUs'
+// figures), All measurements with p90 and p99, and the start-up
+// Diagnostics when the run recorded them. A load test's report has its
+// load sections (writeLoad) in place of the matrix's.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", Title, mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
+	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", TitleOf(r), mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
 	for _, sec := range Sections(r) {
 		writeSection(&b, sec)
 	}
@@ -28,17 +30,17 @@ func Markdown(r engine.Report) string {
 		fence := codeFence(cmd)
 		fmt.Fprintf(&b, "## Launch command\n\n%ssh\n%s\n%s\n\n", fence, cmd, fence)
 	}
+	if r.Load != nil { // a load test has no matrix cells
+		writeLoad(&b, r)
+		writeDiagnostics(&b, r.Diagnostics)
+		return b.String()
+	}
 	writePrefill(&b, r)
 	writeDecode(&b, r)
+	writeSLO(&b, r)
 	writeChecks(&b, r)
 	writeGPUs(&b, r)
-	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + "\n\n")
-	rows := make([][]string, 0, len(r.Results))
-	for _, res := range r.Results {
-		rows = append(rows, MeasurementRow(res))
-	}
-	writeTable(&b, MeasurementColumns, rows)
-	writeNotes(&b, r.Results, false)
+	writeMeasurements(&b, r.Results)
 	writeErrors(&b, r.Results)
 	writeDiagnostics(&b, r.Diagnostics)
 	return b.String()
@@ -122,8 +124,12 @@ func Subtitle(r engine.Report) string {
 }
 
 // MatrixLine says what the matrix measured: "3 contexts (8K–32K) × 1
-// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order.
+// concurrency level (8) · prefill at 8K, 32K", prefill contexts in order;
+// for a load test, what it measured (LoadLine).
 func MatrixLine(r engine.Report) string {
+	if r.Load != nil {
+		return LoadLine(*r.Load)
+	}
 	var parts []string
 	decode, conc := decodeAxes(r.Results)
 	if len(decode) > 0 {
@@ -323,4 +329,20 @@ func writeErrors(b *strings.Builder, rs []engine.Result) {
 	if !first {
 		b.WriteString("\n")
 	}
+}
+
+// writeMeasurements writes All measurements: the reference reports' columns,
+// then the p90 and p99 of TTFT and time between tokens, a p99 of few
+// samples marked, with the notes that explain them.
+func writeMeasurements(b *strings.Builder, rs []engine.Result) {
+	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + " " + NotePercentiles + "\n\n")
+	rows := make([][]string, 0, len(rs))
+	for _, res := range rs {
+		rows = append(rows, append(MeasurementRow(res), PercentileCells(res)...))
+	}
+	writeTable(b, append(slices.Clip(MeasurementColumns), PercentileColumns...), rows)
+	if AnyFewForP99(rs) {
+		b.WriteString(NoteFewSamples + "\n\n")
+	}
+	writeNotes(b, rs, false)
 }

@@ -28,8 +28,9 @@ const (
 	MarkdownFile = "report.md"
 )
 
-// Save writes report.json, results.csv and report.md into dir (created if
-// missing), and telemetry.csv when the cells carry hardware telemetry. Each file is written to a temporary file and renamed, so a
+// Save writes report.json, results.csv (load.csv for a load test: see
+// CSVFileFor) and report.md into dir (created if missing), and
+// telemetry.csv when the cells carry hardware telemetry. Each file is written to a temporary file and renamed, so a
 // reader never sees half a file, even if the run is killed mid-save.
 func Save(dir string, r engine.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -43,14 +44,14 @@ func Save(dir string, r engine.Report) error {
 		return fmt.Errorf("save report: %w", err)
 	}
 	var csvBuf bytes.Buffer
-	if err := WriteCSV(&csvBuf, r); err != nil {
+	if err := WriteCSVFor(&csvBuf, r); err != nil {
 		return fmt.Errorf("save report: %w", err)
 	}
 	type file struct {
 		name string
 		data []byte
 	}
-	files := []file{{JSONFile, js}, {CSVFile, csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
+	files := []file{{JSONFile, js}, {CSVFileFor(r), csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
 	if HasTelemetry(r) {
 		var tel bytes.Buffer
 		if err := WriteTelemetryCSV(&tel, r); err != nil {

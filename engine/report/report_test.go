@@ -23,7 +23,8 @@ func seedReport() engine.Report {
 			ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusValid, TotalTokPerSec: total,
 			PerRequestTokPerSec: per, TTFTMs: ttft, ITLMs: itl, AvgActive: active, Completed: completed,
 			OutputTokens: out, MeasuredS: 30, StartedAt: at, FinishedAt: at.Add(31 * time.Second),
-			TTFTPct:  engine.Percentiles{P50: ttft, P90: ttft * 1.2, P99: ttft * 1.5},
+			TTFTPct:  engine.Percentiles{P50: ttft, P90: ttft * 1.2, P99: ttft * 1.5, N: c + completed},
+			ITLPct:   engine.Percentiles{P50: itl, P90: itl * 1.3, P99: itl * 2.5, N: out},
 			Requests: []engine.RequestSample{{PromptTokens: ctx, OutputTokens: out, TTFTMs: ttft, TokensPerSec: per}}}
 	}
 	pre := func(ctx int, tps, ttft float64) engine.Result {
@@ -97,7 +98,8 @@ func TestCSVHeaderIsExact(t *testing.T) {
 	if err := WriteCSV(&b, engine.Report{}); err != nil {
 		t.Fatal(err)
 	}
-	const want = "phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error,simulated,target\n"
+	const want = "phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error,simulated,target," +
+		"ttft_p90_ms,ttft_p99_ms,itl_p90_ms,itl_p99_ms,ttft_samples,itl_samples,slo,slo_pass\n"
 	if b.String() != want {
 		t.Errorf("header %q, want %q", b.String(), want)
 	}

@@ -32,6 +32,10 @@ type Summary struct {
 	// model: "profile tiny" for the simulator, else the endpoint with its
 	// password hidden; "" when the report doesn't say.
 	Target string `json:"target"`
+	// Rates is, for a load test, how many rates it planned (Cells and
+	// Finished then count its rates, PeakTokPerSec is its highest output
+	// tok/s of a Valid rate); 0 for a matrix.
+	Rates int `json:"rates,omitempty"`
 }
 
 // summarize sums a report up for a list of runs.
@@ -57,12 +61,18 @@ func summarize(r engine.Report) Summary {
 			s.PeakTokPerSec = max(s.PeakTokPerSec, res.TotalTokPerSec)
 		}
 	}
+	if r.Load != nil {
+		summarizeLoad(&s, *r.Load)
+	}
 	return s
 }
 
 // CellsLine says how many cells a run holds: "8 cells", or "3 of 8 cells"
-// when some have no final status.
+// when some have no final status; a load test's rates: "5 rates".
 func (s Summary) CellsLine() string {
+	if s.Rates > 0 {
+		return loadRatesLine(s)
+	}
 	if s.Finished < s.Cells {
 		return fmt.Sprintf("%d of %s", s.Finished, engine.Count(s.Cells, "cell", "cells"))
 	}
@@ -103,6 +113,8 @@ type summaryDoc struct {
 		Status         engine.Status `json:"status"`
 		TotalTokPerSec float64       `json:"total_tok_s"`
 	} `json:"results"`
+	// Load is a load test's section whole: one row per rate, no samples.
+	Load *engine.LoadSection `json:"load,omitempty"`
 }
 
 // LoadSummary sums up the run in dir (or the report.json path) without
@@ -123,7 +135,7 @@ func LoadSummary(path string) (Summary, error) {
 		_, err := decodeReport(data, path) // says which
 		return Summary{}, err
 	}
-	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan}
+	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan, Load: d.Load}
 	for _, res := range d.Results {
 		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
 	}

