@@ -34,11 +34,7 @@ func cellDetails(r engine.Result, slo engine.SLO) string {
 		}
 	}
 	if c, ok := slo.Judge(r); ok {
-		verdict := "meets"
-		if !c.Pass {
-			verdict = "misses"
-		}
-		lines = append(lines, "SLO "+sloTerms(slo)+": "+verdict+", "+marginWords(slo, c))
+		lines = append(lines, "SLO "+report.SLOText(slo)+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -53,7 +49,7 @@ func spread(p engine.Percentiles, format func(float64) string) string {
 		}
 		return format(v)
 	}
-	s := "p50 " + format(p.P50) + " · p90 " + known(p.P90) + " · p99 " + known(p.P99)
+	s := "p50 " + format(p.P50) + " · p90 " + known(p.P90) + " · p99 " + report.P99(known(p.P99), p)
 	if p.N > 0 {
 		s += " (" + report.Int(p.N) + " " + engine.Plural(p.N, "sample", "samples") + ")"
 	}

@@ -359,6 +359,9 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "Max output tokens",
 	engine.FieldAPI:             "API",
 	engine.FieldKVBudget:        "KV budget",
+	engine.FieldSLOTTFT:         sloTTFTName,
+	engine.FieldSLOITL:          sloITLName,
+	engine.FieldSLOPercentile:   sloPctName,
 }
 
 // targetChanged re-derives a Quick plan for the new target and regreys

@@ -9,6 +9,7 @@ import (
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 )
 
 // resultsSLO is the Results screen's SLO: one line per decode context
@@ -69,7 +70,7 @@ func (s *resultsSLO) judge(slo engine.SLO) {
 	s.heat.redraw()
 	s.heat.mode.Hide()
 	s.r.table.setSLO(slo)
-	lines := sloLines(slo, s.r.report.Results)
+	lines := report.SLOLines(s.r.report)
 	setOptional(s.lines, strings.Join(lines, "\n"))
 	s.hint.Importance = widget.LowImportance
 	s.hint.SetText("Set a TTFT or ITL bound to judge this run against it: nothing is measured again, and the exports use it too.")

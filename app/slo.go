@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
-	"speedmatrix/engine/report"
 )
 
 // The names of the SLO's fields, as every screen labels them.
@@ -20,9 +20,11 @@ const (
 	sloPctName  = "SLO percentile"
 )
 
-// sloPercentiles are the percentiles an SLO can apply to, as the
-// percentile field offers them.
-var sloPercentiles = []string{"p50", "p90", "p99"}
+// sloFieldNames name the SLO's settings as the fields label them, for the
+// engine's problems with an SLO (engine.SLO.Check, ValidatePlan).
+var sloFieldNames = map[engine.PlanField]string{
+	engine.FieldSLOTTFT: sloTTFTName, engine.FieldSLOITL: sloITLName, engine.FieldSLOPercentile: sloPctName,
+}
 
 // sloFields are the fields that write an SLO: the TTFT and ITL bounds
 // ("2s", "50ms"; empty: no bound) and the percentile that must meet them.
@@ -40,7 +42,11 @@ func newSLOFields(changed func()) *sloFields {
 	f.itl.SetPlaceHolder("off, e.g. 50ms")
 	f.ttft.Validator = func(s string) error { _, err := parseSLOBound(sloTTFTName, s); return err }
 	f.itl.Validator = func(s string) error { _, err := parseSLOBound(sloITLName, s); return err }
-	f.pct = newDropDown(sloPercentiles, nil)
+	pcts := make([]string, len(engine.SLOPercentiles))
+	for i, p := range engine.SLOPercentiles {
+		pcts[i] = pctLabel(p)
+	}
+	f.pct = newDropDown(pcts, nil)
 	f.pct.SetSelected(pctLabel(engine.DefaultSLOPercentile))
 	if changed != nil {
 		f.ttft.OnChanged = func(string) { changed() }
@@ -71,6 +77,12 @@ func (f *sloFields) read() (engine.SLO, error) {
 	s.Percentile, _ = strconv.Atoi(strings.TrimPrefix(f.pct.Selected, "p"))
 	if s.Percentile == engine.DefaultSLOPercentile {
 		s.Percentile = 0 // the default, as the engine writes it
+	}
+	var bad *engine.PlanError
+	if errors.As(s.Check(), &bad) {
+		p := bad.Problems[0]
+		problem, fix, _ := strings.Cut(p.Problem, ": ")
+		return engine.SLO{}, &fieldError{sloFieldNames[p.Field], problem, fix}
 	}
 	return s, nil
 }
@@ -110,74 +122,6 @@ func boundText(d time.Duration) string {
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
 	}
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
-}
-
-// sloTerms is the SLO's bounds in words: "TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms".
-func sloTerms(s engine.SLO) string {
-	var terms []string
-	p := pctLabel(s.At())
-	if s.TTFT > 0 {
-		terms = append(terms, "TTFT "+p+" ≤ "+durationWords(s.TTFT))
-	}
-	if s.ITL > 0 {
-		terms = append(terms, "ITL "+p+" ≤ "+durationWords(s.ITL))
-	}
-	return strings.Join(terms, " and ")
-}
-
-// sloLines are, for each decode context of results in order, how many
-// simultaneous requests meet the SLO (sloLine); none when it is off.
-func sloLines(s engine.SLO, results []engine.Result) []string {
-	if !s.On() {
-		return nil
-	}
-	contexts, _ := decodeAxes(results)
-	lines := make([]string, 0, len(contexts))
-	for _, ctx := range contexts {
-		lines = append(lines, sloLine(s, results, ctx))
-	}
-	return lines
-}
-
-// sloLine says at one decode context how many simultaneous requests meet
-// the SLO: "8K: up to 32 simultaneous requests meet TTFT p99 ≤ 2 s and
-// ITL p99 ≤ 50 ms (3,842.0 tok/s)". When every judged level meets it, the
-// line says that the run measured no more.
-func sloLine(s engine.SLO, results []engine.Result, ctx int) string {
-	label := engine.ContextLabel(ctx)
-	var judged []engine.Result
-	for _, r := range results {
-		if _, ok := s.Judge(r); ok && r.ContextTokens == ctx {
-			judged = append(judged, r)
-		}
-	}
-	terms := sloTerms(s)
-	if len(judged) == 0 {
-		return label + ": no measured cell to judge against " + terms
-	}
-	best, ok := s.MostRequests(results, ctx)
-	if !ok {
-		fewest := judged[0]
-		for _, r := range judged {
-			if r.Concurrency < fewest.Concurrency {
-				fewest = r
-			}
-		}
-		return fmt.Sprintf("%s: even %s at once %s %s", label, engine.Count(fewest.Concurrency, "request", "requests"),
-			engine.Plural(fewest.Concurrency, "misses", "miss"), terms)
-	}
-	most := 0
-	for _, r := range judged {
-		most = max(most, r.Concurrency)
-	}
-	line := fmt.Sprintf("%s: up to %d simultaneous requests meet %s (%s tok/s)", label, best.Concurrency, terms, report.TokPerSec(best.TotalTokPerSec))
-	if best.Concurrency == 1 {
-		line = fmt.Sprintf("%s: 1 request at a time meets %s (%s tok/s)", label, terms, report.TokPerSec(best.TotalTokPerSec))
-	}
-	if best.Concurrency == most {
-		line += ", the most this run measured"
-	}
-	return line
 }
 
 // marginWords is a cell's binding margin against the SLO: the bound with

@@ -106,8 +106,8 @@ func TestResultsSLOView(t *testing.T) {
 	rep.Plan.SLO = testSLO
 	r.show(rep, "")
 	waitFor(t, r.rendered, "the charts")
-	if !strings.Contains(r.slo.lines.Text, "8K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms (3,842.0 tok/s)") ||
-		!strings.Contains(r.slo.lines.Text, "32K: even 1 request at once misses") || !r.slo.lines.Visible() {
+	if !strings.Contains(r.slo.lines.Text, "8K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms (3,842 tok/s)") ||
+		!strings.Contains(r.slo.lines.Text, "32K: even 1 request at a time misses") || !r.slo.lines.Visible() {
 		t.Errorf("SLO lines %q", r.slo.lines.Text)
 	}
 	if r.slo.heat.object().Visible() {
@@ -117,7 +117,7 @@ func TestResultsSLOView(t *testing.T) {
 	if !r.slo.heat.object().Visible() || r.charts[charts.KindHeatmap].Visible() {
 		t.Fatal("choosing SLO does not show the SLO view in place of the picture")
 	}
-	if got := r.slo.heat.cell(8*engine.K, 32).label(); got != "misses ITL 30 % over" {
+	if got := r.slo.heat.cell(8*engine.K, 32).label(); got != "Misses ITL 30 % over" {
 		t.Errorf("8K × 32 in the SLO view = %q", got)
 	}
 	r.slo.fields.itl.SetText("50ms0")
@@ -125,7 +125,7 @@ func TestResultsSLOView(t *testing.T) {
 		t.Errorf("a bad bound on Results says %q", r.slo.hint.Text)
 	}
 	r.slo.fields.itl.SetText("100ms")
-	if got := r.slo.heat.cell(8*engine.K, 32).label(); got != "meets TTFT 25 % to spare" {
+	if got := r.slo.heat.cell(8*engine.K, 32).label(); got != "Meets TTFT 25 % to spare" {
 		t.Errorf("judged again with ITL ≤ 100 ms, 8K × 32 = %q", got)
 	}
 	if r.report.Plan.SLO.ITL != 100*time.Millisecond || !strings.Contains(r.slo.lines.Text, "8K: up to 32 simultaneous requests") {

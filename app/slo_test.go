@@ -43,6 +43,26 @@ func TestParseSLOBound(t *testing.T) {
 	}
 }
 
+// TestSLOFieldsRead: the fields write an engine.SLO, the default
+// percentile as 0, and what the engine refuses is said in the fields' words.
+func TestSLOFieldsRead(t *testing.T) {
+	test.NewTempApp(t)
+	f := newSLOFields(nil)
+	f.ttft.SetText("2s")
+	if s, err := f.read(); err != nil || s != (engine.SLO{TTFT: 2 * time.Second}) {
+		t.Errorf("2s at p99 = %+v, %v", s, err)
+	}
+	f.ttft.SetText("2h")
+	_, err := f.read()
+	if err == nil || err.Error() != "TTFT bound: 2h0m0s is longer than any request waits for a token: use at most 1 hour" {
+		t.Errorf("2h: %v", err)
+	}
+	f.set(engine.SLO{ITL: 50 * time.Millisecond, Percentile: 90})
+	if f.ttft.Text != "" || f.itl.Text != "50ms" || f.pct.Selected != "p90" {
+		t.Errorf("set shows %q %q %q", f.ttft.Text, f.itl.Text, f.pct.Selected)
+	}
+}
+
 func TestBoundTextRoundTrips(t *testing.T) {
 	for _, d := range []time.Duration{0, 50 * time.Millisecond, 500 * time.Microsecond, 2 * time.Second, 1500 * time.Millisecond} {
 		back, err := parseSLOBound(sloITLName, boundText(d))
@@ -72,24 +92,6 @@ func sloResults() []engine.Result {
 }
 
 var testSLO = engine.SLO{TTFT: 2 * time.Second, ITL: 50 * time.Millisecond}
-
-func TestSLOLines(t *testing.T) {
-	got := sloLines(testSLO, sloResults())
-	want := []string{
-		"8K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms (3,842.0 tok/s)",
-		"32K: even 1 request at once misses TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("lines\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if got := sloLines(engine.SLO{}, sloResults()); got != nil {
-		t.Errorf("an SLO that is off gives lines %q", got)
-	}
-	all := sloLines(engine.SLO{TTFT: time.Hour, Percentile: 90}, sloResults()[:3])
-	if len(all) != 1 || all[0] != "8K: up to 32 simultaneous requests meet TTFT p90 ≤ 1 h (9,000.0 tok/s), the most this run measured" {
-		t.Errorf("every level met: %q", all)
-	}
-}
 
 // TestSLOViewMarksCells: the SLO view shows which cells meet the SLO with
 // their margin; the tok/s view outlines those that miss it.
@@ -123,10 +125,10 @@ func TestSLOViewMarksCells(t *testing.T) {
 		ctx, c int
 		want   string
 	}{
-		{8 * engine.K, 1, "meets ITL 60 % to spare"},
-		{8 * engine.K, 8, "meets ITL 20 % to spare"},
-		{8 * engine.K, 32, "misses ITL 30 % over"},
-		{32 * engine.K, 1, "misses TTFT 25 % over"},
+		{8 * engine.K, 1, "Meets ITL 60 % to spare"},
+		{8 * engine.K, 8, "Meets ITL 20 % to spare"},
+		{8 * engine.K, 32, "Misses ITL 30 % over"},
+		{32 * engine.K, 1, "Misses TTFT 25 % over"},
 	} {
 		if got := h.cell(tc.ctx, tc.c).label(); got != tc.want {
 			t.Errorf("SLO view %d × %d = %q, want %q", tc.ctx, tc.c, got, tc.want)
@@ -144,9 +146,9 @@ func TestCellDetails(t *testing.T) {
 	for _, want := range []string{
 		"TTFT: p50 750 ms · p90 1,200 ms · p99 1,500 ms (400 samples)",
 		"ITL: p50 32.5 ms · p90 52.0 ms · p99 65.0 ms (9,000 samples)",
-		"Per request tok/s: p50 41.2 · p90 45.0 · p99 47.1 (42 samples)",
+		"Per request tok/s: p50 41.2 · p90 45.0 · p99 47.1 ‡ (42 samples)",
 		"⚠ Per request tok/s p99 from 42 samples: read it as the slowest few",
-		"SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms: misses, ITL 30 % over",
+		"SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms: Misses, ITL 30 % over",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("details lack %q:\n%s", want, got)

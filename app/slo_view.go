@@ -57,7 +57,7 @@ func offerModes(g *widget.RadioGroup, options []string) {
 func (h *heatmap) setSLO(s engine.SLO) {
 	h.slo = s
 	if s.On() && h.sloKey != nil {
-		h.sloKey.SetText("SLO: " + sloTerms(s) + ". Green meets it, red misses it (outlined red in the other views); " +
+		h.sloKey.SetText("SLO: " + report.SLOText(s) + ". Green meets it, red misses it (outlined red in the other views); " +
 			"the figure is the bound with the least to spare, or the one missed by the most. Tap a cell for its figures.")
 	}
 }
@@ -76,11 +76,11 @@ func sloLook(hc *heatCell, s engine.SLO) (look cellStyle, detail string, ok bool
 	if !ok {
 		return cellStyle{}, "", false
 	}
-	fill, text := color.Color(sloPassColor), "meets"
+	fill := color.Color(sloPassColor)
 	if !c.Pass {
-		fill, text = sloMissColor, "misses"
+		fill = sloMissColor
 	}
-	return cellStyle{fill: fill, ink: color.White, text: text}, report.Mark(marginWords(s, c), hc.result), true
+	return cellStyle{fill: fill, ink: color.White, text: report.SLOVerdict(c)}, report.Mark(marginWords(s, c), hc.result), true
 }
 
 // missesSLO reports whether a finished cell misses the heatmap's SLO.
