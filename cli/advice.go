@@ -21,6 +21,16 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldSLOTTFT:         "--slo-ttft",
 	engine.FieldSLOITL:          "--slo-itl",
 	engine.FieldSLOPercentile:   "--slo-percentile",
+	// A load test's.
+	engine.FieldRates:          "--rates",
+	engine.FieldSweepRates:     "--sweep-rates",
+	engine.FieldArrivals:       "--arrivals",
+	engine.FieldBurst:          "--burst",
+	engine.FieldRequests:       "--requests",
+	engine.FieldMaxConcurrency: "--max-concurrency",
+	engine.FieldInputTokens:    "--input-tokens",
+	engine.FieldOutputTokens:   "--output-tokens",
+	engine.FieldDataset:        "--dataset",
 }
 
 // inFlags is a plan's problems (or warnings) in the words of the command

@@ -13,33 +13,24 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
-	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
-	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
-	"speedmatrix/engine/sim"
 	"speedmatrix/hw"
 )
 
 // runFlags are the options of `speedmatrix run`.
 type runFlags struct {
-	endpoint, simProfile, launch string
-	simEngine                    string // the engine the simulator speaks as
-	model, apiKeyEnv, api        string
-	passwordEnv                  string // the variable that holds --endpoint's password
-	prefill, contexts, conc      string
-	duration                     time.Duration
-	firstToken, stall, request   time.Duration
-	idleTimeout                  time.Duration // deprecated: sets first-token and stall
-	maxOutput, kvBudget          int
-	noLoopDetect, allowBusy      bool
-	resume, out                  string
-	gpuMetrics                   string // DCGM exporter URLs, comma-separated
-	modelConfig                  string // the model's folder (config.json), for the roofline
-	keepFailed, force            bool
-	slo                          sloFlags
-	set                          map[string]bool // flags given on the command line
+	targetFlags
+	api                     string
+	prefill, contexts, conc string
+	duration                time.Duration
+	maxOutput, kvBudget     int
+	noLoopDetect            bool
+	resume, out             string
+	keepFailed, force       bool
+	slo                     sloFlags
+	set                     map[string]bool // flags given on the command line
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
@@ -47,25 +38,12 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := engine.DefaultPlan()
-	fs.StringVar(&f.endpoint, "endpoint", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
-	fs.StringVar(&f.simProfile, "sim", "", "measure the built-in simulator with this profile (results are labelled simulated)")
-	fs.StringVar(&f.simEngine, "sim-engine", sim.EngineVLLM, "with --sim: the engine the simulator speaks as, vllm or sglang")
-	fs.StringVar(&f.launch, "launch", "", "start vllm from this server.toml, measure it, stop it")
-	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "with --endpoint: DCGM exporter URLs to read the GPUs and their telemetry from, comma-separated, e.g. http://node1:9400/metrics,http://node2:9400/metrics")
-	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
-	fs.StringVar(&f.modelConfig, "model-config", "", "folder holding the model's config.json, for the roofline (default: the model's in the Hugging Face cache)")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
-	fs.StringVar(&f.passwordEnv, "password-env", "", "name of the environment variable that holds the password of --endpoint's user (http://user@host:8000), kept out of the process list")
+	f.targetFlags.add(fs)
 	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")
 	fs.StringVar(&f.prefill, "prefill-contexts", engine.FormatContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.contexts, "contexts", engine.FormatContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.conc, "concurrency", engine.FormatCounts(def.Concurrency), "simultaneous requests per decode cell")
 	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell")
-	fs.DurationVar(&f.firstToken, "first-token-timeout", openai.DefaultFirstTokenTimeout, "a request with no first token this long after it was sent has stalled and fails")
-	fs.DurationVar(&f.stall, "stall-timeout", openai.DefaultStallTimeout, "a request that receives no further token for this long after its first has stalled; inside a window it fails the cell")
-	fs.DurationVar(&f.request, "request-timeout", openai.DefaultRequestTimeout, "timeout of every non-streaming request (models, tokenize, metrics, health, version)")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", 0, "deprecated: sets both --first-token-timeout and --stall-timeout")
-	fs.BoolVar(&f.allowBusy, "allow-busy", false, "measure a server that other clients use (the idle check and drain barrier are off; every cell is flagged)")
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
@@ -83,9 +61,6 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
-	if f.idleTimeout > 0 {
-		f.firstToken, f.stall = f.idleTimeout, f.idleTimeout
-	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("run: unexpected argument %q: every option is a flag, see speedmatrix run -h", fs.Arg(0))
 	}
@@ -94,16 +69,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	if f.resume == "" && (f.keepFailed || f.force) {
 		return f, errors.New("run: --resume-keep-failed and --force only apply with --resume DIR")
 	}
-	if f.firstToken <= 0 || f.stall <= 0 || f.request <= 0 {
-		return f, errors.New("run: --first-token-timeout, --stall-timeout and --request-timeout must be positive, e.g. 30s")
-	}
-	if f.simEngine != sim.EngineVLLM && f.simEngine != sim.EngineSGLang {
-		return f, fmt.Errorf("run: --sim-engine %q is not one the simulator speaks: use vllm or sglang", f.simEngine)
-	}
-	if f.set["sim-engine"] && f.simProfile == "" {
-		return f, errors.New("run: --sim-engine goes with --sim PROFILE")
-	}
-	return f, nil
+	return f, f.targetFlags.check("run", f.set)
 }
 
 // Run implements `speedmatrix run`: it measures the matrix against a server
@@ -135,16 +101,12 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return fmt.Errorf("run: %s already holds a report: choose another --out, or finish it with --resume %s", out, out)
 		}
 	}
-	target, stop, err := c.target(ctx, f, prev, stderr)
+	target, stop, err := c.target(ctx, f.targetFlags, prev, stderr)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	target.FirstTokenTimeout, target.StallTimeout, target.RequestTimeout = f.firstToken, f.stall, f.request
-	target.AllowBusy, target.IdleWait = f.allowBusy, c.IdleWait
-	if f.modelConfig != "" {
-		target.Header.Roofline = roofline.ForServer(target.Header, f.modelConfig, roofline.ServerFacts{})
-	}
+	c.settle(&target, f.targetFlags)
 	setup := runs.Setup{Diagnostics: c.diagnostics(), Version: c.Version}
 	if prev != nil {
 		setup.Resume = &measure.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}

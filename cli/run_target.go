@@ -22,7 +22,7 @@ import (
 
 // target builds the server to measure from the flags (or, on --resume
 // without a target flag, from the resumed report) and a func that stops it.
-func (c *CLI) target(ctx context.Context, f runFlags, prev *engine.Report, stderr io.Writer) (measure.Subject, func(), error) {
+func (c *CLI) target(ctx context.Context, f targetFlags, prev *engine.Report, stderr io.Writer) (measure.Subject, func(), error) {
 	given := 0
 	for _, s := range []string{f.endpoint, f.simProfile, f.launch} {
 		if s != "" {
@@ -103,7 +103,7 @@ func envSecret(name, flag string) (string, error) {
 // --password-env gives, in place of one the report hid. A password typed
 // in --endpoint works too, with a warning on stderr: the process list shows
 // it while the run lasts.
-func (f runFlags) endpointURL(stderr io.Writer) (string, error) {
+func (f targetFlags) endpointURL(stderr io.Writer) (string, error) {
 	if f.passwordEnv == "" {
 		if secret.URL(f.endpoint) != f.endpoint {
 			fmt.Fprintln(stderr, "warning: --endpoint: the process list (ps) shows its password while the run lasts: give it with --password-env VAR instead")

@@ -107,3 +107,58 @@ type LoadSection struct {
 	LimitRPS float64      `json:"limit_rps,omitempty"`
 	Results  []LoadResult `json:"results"`
 }
+
+// The flags a load test's rate can raise besides the matrix's trust checks.
+const (
+	// FlagClientBehind: the client sent requests later than their schedule
+	// (its machine is short of CPU); latencies still count from the
+	// schedule, but the load offered was burstier than planned.
+	FlagClientBehind FlagKind = "client_behind"
+	// FlagFailedRequests: some of the rate's requests failed.
+	FlagFailedRequests FlagKind = "failed_requests"
+	// FlagPromptSize: the server counted prompts of other sizes than drawn
+	// (a server without /tokenize, whose prompts are sized by estimate).
+	FlagPromptSize FlagKind = "prompt_size"
+)
+
+// Rates are the request rates a load test measures, as planned: the
+// burst's one row (rate 0), the rates given, or none yet for a sweep,
+// whose rates come from the limit it measures first.
+func (p LoadPlan) Rates() []float64 {
+	if p.Burst > 0 {
+		return []float64{0}
+	}
+	if p.Sweep {
+		return nil
+	}
+	return p.RatesRPS
+}
+
+// SweepRatesFor is the rates a sweep measures once it knows the limit:
+// SweepRates (DefaultSweepRates when 0) rates evenly spaced from
+// limit/SweepRates up to the limit. GuideLLM spreads them from the
+// synchronous rate instead; evenly from the first step keeps the sweep to
+// one measurement before the rates, and its first rate is as light as
+// GuideLLM's is for any sweep of 8 or more rates.
+func (p LoadPlan) SweepRatesFor(limitRPS float64) []float64 {
+	n := p.SweepRates
+	if n <= 0 {
+		n = DefaultSweepRates
+	}
+	if limitRPS <= 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	for i := range n {
+		out[i] = limitRPS * float64(i+1) / float64(n)
+	}
+	out[n-1] = limitRPS // exactly, not a rounding above it
+	return out
+}
+
+// DefaultSweepRates is how many rates a sweep measures unless set.
+const DefaultSweepRates = 8
+
+// SweepConcurrency is how many requests a sweep keeps open at once while it
+// measures the throughput limit, unless MaxConcurrency caps it lower.
+const SweepConcurrency = 64

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,9 @@ import (
 // Lines of the Run section's Checks, saying which trust checks ran.
 const (
 	CheckServerMetrics = "Server checks: idle before the run, drain barrier between cells, per-cell cross-check with the server's /metrics"
-	checkBusyAllowed   = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
+	// CheckServerMetricsLoad is CheckServerMetrics for a load test.
+	CheckServerMetricsLoad = "Server checks: idle before the test, drain barrier between rates, per-rate cross-check with the server's /metrics"
+	checkBusyAllowed       = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
 )
 
 // startWatch sees whether the server serves its engine's /metrics and,
@@ -54,7 +57,7 @@ func (r *runner) startWatch(ctx context.Context) (bool, error) {
 	if r.target.AllowBusy {
 		r.addCheck(checkBusyAllowed)
 	} else {
-		r.addCheck(CheckServerMetrics)
+		r.addCheck(cmp.Or(r.checksLine, CheckServerMetrics))
 	}
 	return true, nil
 }

@@ -51,6 +51,7 @@ type fakeOpts struct {
 	HugeEventAt    int // after this many tokens, send an event over the client's limit
 	LoopAfter      int // after this many tokens, repeat one phrase forever
 	Reasoning      int // chat: the first tokens are reasoning deltas
+	ExtraTokens    int // send this many tokens past max_tokens: a server that ignores it
 	// Hang, when set, makes every request wait without an answer until the
 	// client goes away: a server that accepts connections and never answers.
 	Hang *atomic.Bool
@@ -301,7 +302,8 @@ func (f *fakeServer) stream(w http.ResponseWriter, r *http.Request, g genRequest
 	rng := rand.New(rand.NewPCG(uint64(n), 7))
 	k := f.opts.TokensPerChunk
 	continuous := f.opts.Usage == usageContinuous && g.Options.ContinuousUsage
-	for j := 0; j < g.MaxTokens; j += k {
+	limit := g.MaxTokens + f.opts.ExtraTokens
+	for j := 0; j < limit; j += k {
 		if f.opts.StallAt > 0 && j >= f.opts.StallAt {
 			<-r.Context().Done()
 			return
@@ -317,7 +319,7 @@ func (f *fakeServer) stream(w http.ResponseWriter, r *http.Request, g genRequest
 		if r.Context().Err() != nil {
 			return
 		}
-		m := min(k, g.MaxTokens-j)
+		m := min(k, limit-j)
 		var text strings.Builder
 		for i := range m {
 			text.WriteString(f.word(rng, j+i))

@@ -1,27 +1,264 @@
 package measure
 
 import (
+	"cmp"
 	"context"
-	"errors"
+	"fmt"
+	"net/http"
+	"slices"
 	"speedmatrix/engine"
+	"sync"
 	"time"
+
+	"speedmatrix/engine/openai"
+	"speedmatrix/engine/servers"
 )
 
-// runLoadWith is a placeholder until the load runner lands.
+// loadRunner is one load test against a target: the matrix runner's
+// machinery (client, server detection, liveness, /metrics watch, idle
+// check, drain barrier) with rates in place of cells.
+type loadRunner struct {
+	*runner
+	load    engine.LoadPlan
+	prompts *loadPrompts
+
+	// Guarded by runner.mu.
+	section  engine.LoadSection
+	rates    []float64 // the rates to measure, once known (a sweep's after its limit)
+	rateAt   int       // index into rates of the rate being measured
+	progress *rateProgress
+}
+
 func runLoadWith(ctx context.Context, plan engine.LoadPlan, target Subject, opts runOptions) <-chan engine.Event {
-	ch := make(chan engine.Event, 1)
-	rep := engine.Report{Load: &engine.LoadSection{Plan: plan}}
-	ch <- engine.Event{Kind: engine.EventDone, Time: time.Now(), Report: &rep, Err: errors.New("load test: not built yet")}
-	close(ch)
+	ch := make(chan engine.Event, 64)
+	// The matrix plan carries what the shared machinery reads: the API,
+	// and a window for quietLimit.
+	mp := engine.Plan{API: plan.API, MaxOutputTokens: plan.OutputTokens.Max, Duration: time.Minute}
+	r := &runner{plan: mp, target: target, opts: opts, events: ch, kind: servers.Generic, checksLine: CheckServerMetricsLoad}
+	r.client = openai.New(target.BaseURL, target.APIKey)
+	r.client.MetricNames = servers.MetricNames
+	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)
+	r.client.StallTimeout = cmp.Or(target.StallTimeout, opts.stallTimeout)
+	r.client.RequestTimeout = cmp.Or(target.RequestTimeout, opts.requestTimeout)
+	if opts.wrapTransport != nil {
+		r.client.HTTP = &http.Client{Transport: opts.wrapTransport(r.client.HTTP.Transport)}
+	}
+	r.opts.idleWait = cmp.Or(target.IdleWait, opts.idleWait)
+	r.live = newLiveness(r.probe)
+	l := &loadRunner{runner: r, load: plan, section: engine.LoadSection{Plan: plan}}
+	go func() {
+		defer close(ch)
+		err := l.run(ctx)
+		r.live.settle()
+		r.mu.Lock()
+		if err != nil {
+			r.report.Run.Incomplete = err.Error()
+		}
+		rep := l.snapshot()
+		r.mu.Unlock()
+		r.events <- engine.Event{Kind: engine.EventDone, Time: time.Now(), Report: &rep, Err: err}
+	}()
 	return ch
 }
 
+func (l *loadRunner) run(ctx context.Context) error {
+	r := l.runner
+	r.started = time.Now()
+	r.report = l.header()
+	if err := engine.ValidateLoadPlan(l.load, engine.Limits{}); err != nil {
+		return err
+	}
+	if err := l.prepare(ctx); err != nil {
+		return err
+	}
+	monCtx, stopMon := context.WithCancel(ctx)
+	var mon sync.WaitGroup
+	defer func() { stopMon(); mon.Wait() }()
+	mon.Go(func() { l.monitor(monCtx) })
+	watching, err := r.startWatch(ctx)
+	if err != nil {
+		return err
+	}
+	if watching {
+		mon.Go(func() { r.watch.run(monCtx) })
+		if err := r.checkIdle(ctx); err != nil {
+			return err
+		}
+	}
+	if l.load.Sweep {
+		if err := l.measureLimit(ctx); err != nil {
+			return err
+		}
+	}
+	return l.measureRates(ctx)
+}
+
+// header is the report's start: the caller's sections and the run's
+// settings, with none of the matrix's.
+func (l *loadRunner) header() engine.Report {
+	rep := l.runner.header()
+	rep.Plan = engine.Plan{}
+	rep.Run.DecodeTest, rep.Run.PrefillMode, rep.Run.DurationS, rep.Run.MaxOutputTokens = "", "", 0, 0
+	return rep
+}
+
+// prepare asks the server what it is and holds, checks the plan against
+// it and sizes the prompts.
+func (l *loadRunner) prepare(ctx context.Context) error {
+	r := l.runner
+	if err := r.detect(ctx); err != nil {
+		return err
+	}
+	s, note, err := resolveServer(ctx, r.client, r.target, r.kind, 0)
+	if err != nil {
+		return err
+	}
+	r.setup = s
+	if note != "" {
+		r.addNote(note)
+	}
+	if err := engine.ValidateLoadPlan(l.load, engine.Limits{MaxModelLen: s.MaxModelLen}); err != nil {
+		return err
+	}
+	for _, w := range engine.LoadWarnings(l.load, engine.Limits{MaxNumSeqs: s.MaxNumSeqs}) {
+		r.logf("warning: %s", w.Problem)
+	}
+	r.fillEngine()
+	var dataset []string
+	if l.load.Dataset != "" {
+		if dataset, err = ReadDataset(l.load.Dataset); err != nil {
+			return &engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldDataset, Problem: err.Error()}}}
+		}
+	}
+	r.prompts = newPrompter(r.client, s.Model, l.load.API, newRunID())
+	r.prompts.maxModelLen = s.MaxModelLen
+	if err := r.prompts.setup(ctx, max(l.load.InputTokens.Max, 1)); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+		}
+		return fmt.Errorf("prepare prompts: %w", err)
+	}
+	l.prompts = newLoadPrompts(r.prompts, dataset)
+	if err := l.prompts.checkDataset(ctx, l.load, s.MaxModelLen); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	l.rates = slices.Clone(l.load.Rates())
+	r.mu.Unlock()
+	return nil
+}
+
+// measureLimit is a sweep's first step: Requests requests, all due at
+// once, at most SweepConcurrency (or MaxConcurrency) open: the requests
+// per second the server completes when it is never idle.
+func (l *loadRunner) measureLimit(ctx context.Context) error {
+	r := l.runner
+	capN := cmp.Or(l.load.MaxConcurrency, engine.SweepConcurrency)
+	r.logf("sweep: measuring the throughput limit with %d requests, %d at a time", l.load.Requests, capN)
+	res := l.measureRate(ctx, -1, 0, engine.ArrivalsBurst, l.load.Requests, capN)
+	switch {
+	case res.Status == engine.StatusCancelled:
+		return fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
+	case r.live.stopped():
+		return r.live.deathErr()
+	case res.RequestThroughputRPS <= 0:
+		return fmt.Errorf("sweep: the throughput limit could not be measured: %s", cmp.Or(res.Error, "no request completed"))
+	}
+	r.mu.Lock()
+	l.section.LimitRPS = res.RequestThroughputRPS
+	l.rates = l.load.SweepRatesFor(res.RequestThroughputRPS)
+	r.mu.Unlock()
+	r.logf("sweep: the server completes %.2f requests per second at most; measuring %d rates up to it", res.RequestThroughputRPS, len(l.rates))
+	return nil
+}
+
+// measureRates measures every rate in turn, sending each result with a
+// snapshot of the report.
+func (l *loadRunner) measureRates(ctx context.Context) error {
+	r := l.runner
+	r.mu.Lock()
+	rates := slices.Clone(l.rates)
+	r.mu.Unlock()
+	for i, rate := range rates {
+		r.live.settle()
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInterrupted, err)
+		}
+		if err := r.alive(); err != nil {
+			return err
+		}
+		arr, n, capN := l.load.Arrivals, l.load.Requests, l.load.MaxConcurrency
+		if l.load.Burst > 0 {
+			arr, n = engine.ArrivalsBurst, l.load.Burst
+		}
+		res := l.measureRate(ctx, i, rate, arr, n, capN)
+		l.finishRate(res)
+		r.live.settle()
+		switch {
+		case res.Status == engine.StatusCancelled:
+			return fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
+		case r.live.stopped():
+			return r.live.deathErr()
+		}
+	}
+	return nil
+}
+
+// finishRate records a rate and sends it with a snapshot of the report,
+// so that the consumer can save after every rate.
+func (l *loadRunner) finishRate(res engine.LoadResult) {
+	r := l.runner
+	r.mu.Lock()
+	l.section.Results = append(l.section.Results, res)
+	rep := l.snapshot()
+	r.mu.Unlock()
+	r.events <- engine.Event{Kind: engine.EventLoad, Time: time.Now(), Load: &res, Report: &rep}
+}
+
+// snapshot copies the report with the load test so far; r.mu is held.
+func (l *loadRunner) snapshot() engine.Report {
+	r := l.runner
+	rep := r.report
+	sec := l.section
+	sec.Results = slices.Clone(l.section.Results)
+	rep.Load = &sec
+	rep.Run.FinishedAt = time.Now()
+	if n, ok := r.target.Telemetry.(engine.TelemetryNoter); ok {
+		rep.Run.Notes = append(slices.Clip(rep.Run.Notes), n.TelemetryNotes()...)
+	}
+	rep.Run.Complete = rep.Run.Incomplete == "" && len(l.rates) > 0 && len(sec.Results) == len(l.rates)
+	return rep
+}
+
+// RunLoad measures a load test against target and streams what happens, as
+// Run does: progress a few times a second (Progress.Load), an EventLoad
+// per rate with a snapshot of the report (Report.Load), then EventDone,
+// whose Report has no matrix cells and whose Err says why the test stopped
+// early (ErrServerStopped, ErrInterrupted: the rates measured are kept).
+// The caller must read until the channel is closed.
+func RunLoad(ctx context.Context, plan engine.LoadPlan, target Subject) <-chan engine.Event {
+	return runLoadWith(ctx, plan, target, defaultOptions())
+}
+
+// loadTail is what a rate takes besides its arrivals: the last requests'
+// own time, the drain and the prompts' sizing.
+const loadTail = 10 * time.Second
+
 // EstimateLoad is how long a load test is expected to take: each rate's
-// requests at their rate, plus the last requests' own time. A placeholder
-// until the load runner lands.
+// requests at their rate (Requests ÷ rate) plus loadTail; a sweep first
+// measures its limit (its requests, about as long as its fastest rate) and
+// then SweepRates rates spread up to a limit it does not know yet, taken
+// as the highest rate of 10 requests per second; a burst takes its tail.
 func EstimateLoad(plan engine.LoadPlan) time.Duration {
+	rates := plan.Rates()
 	var total time.Duration
-	for _, rate := range plan.RatesRPS {
+	if plan.Sweep {
+		const guessRPS = 10
+		rates = plan.SweepRatesFor(guessRPS)
+		total += time.Duration(float64(plan.Requests)/guessRPS*float64(time.Second)) + loadTail
+	}
+	for _, rate := range rates {
+		total += loadTail
 		if rate > 0 {
 			total += time.Duration(float64(plan.Requests) / rate * float64(time.Second))
 		}

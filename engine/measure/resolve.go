@@ -54,6 +54,22 @@ func (s setup) overCapacity(contextTokens, concurrency, output int) bool {
 // /v1/models (vLLM's KV cache from /metrics, SGLang's server info); the
 // note says which it should have given and did not.
 func resolve(ctx context.Context, c *openai.Client, plan engine.Plan, target Subject, kind servers.Kind) (setup, string, error) {
+	s, note, err := resolveServer(ctx, c, target, kind, plan.KVBudgetTokens)
+	if err != nil {
+		return s, "", err
+	}
+	if err := engine.ValidatePlan(plan, engine.Limits{MaxModelLen: s.MaxModelLen}); err != nil {
+		return s, "", err
+	}
+	s.Prefill = engine.FitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
+	s.Decode = engine.FitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
+	return s, note, nil
+}
+
+// resolveServer asks the server for its model, context length, KV cache
+// (kvBudget, when set, instead) and max_num_seqs, with no plan to fit: a
+// load test's setup, and the start of a run's.
+func resolveServer(ctx context.Context, c *openai.Client, target Subject, kind servers.Kind, kvBudget int) (setup, string, error) {
 	var s setup
 	models, err := c.Models(ctx)
 	if err != nil {
@@ -68,12 +84,7 @@ func resolve(ctx context.Context, c *openai.Client, plan engine.Plan, target Sub
 	if s.MaxModelLen == 0 {
 		s.MaxModelLen = cmp.Or(target.Header.Engine.MaxModelLen, lim.ContextLength)
 	}
-	if err := engine.ValidatePlan(plan, engine.Limits{MaxModelLen: s.MaxModelLen}); err != nil {
-		return s, "", err
-	}
-	s.Prefill = engine.FitContexts(plan.PrefillContexts, s.MaxModelLen, 1)
-	s.Decode = engine.FitContexts(plan.DecodeContexts, s.MaxModelLen, plan.MaxOutputTokens)
-	s.KVTokens = cmp.Or(plan.KVBudgetTokens, lim.KVTokens)
+	s.KVTokens = cmp.Or(kvBudget, lim.KVTokens)
 	if s.KVTokens == 0 {
 		s.KVTokens = target.Header.Engine.KVCacheTokens
 	}

@@ -63,6 +63,9 @@ type runner struct {
 	watch   *serverWatch         // nil: the server has no usable /metrics
 	kind    servers.Kind         // the engine behind the endpoint, from servers.Detect
 	version openai.ServerVersion // its /version answer, read at detection
+	// checksLine is the Checks line when the server's metrics are read
+	// ("": CheckServerMetrics).
+	checksLine string
 	// stillBusy is the last sample of a drain barrier that gave up: the
 	// next cell is Failed unless the server is idle by then.
 	stillBusy *metricSample
@@ -373,11 +376,4 @@ func (r *runner) probeClient() *openai.Client {
 	c := *r.client
 	c.RequestTimeout = r.opts.probeTimeout
 	return &c
-}
-
-// RunLoad measures a load test against target and streams what happens, as
-// Run does: an EventLoad per rate, then EventDone, whose Report has no
-// matrix cells and holds the load test in Report.Load.
-func RunLoad(ctx context.Context, plan engine.LoadPlan, target Subject) <-chan engine.Event {
-	return runLoadWith(ctx, plan, target, defaultOptions())
 }

@@ -16,14 +16,9 @@ import (
 // the first that gets no answer at all (servers.Detect): a server that
 // never answers costs one request timeout.
 func (r *runner) prepare(ctx context.Context) error {
-	if err := r.alive(); err != nil {
+	if err := r.detect(ctx); err != nil {
 		return err
 	}
-	kind, version, err := servers.Detect(ctx, r.client)
-	if err != nil {
-		return fmt.Errorf("detect the server: %w", err)
-	}
-	r.kind, r.version = kind, version
 	s, note, err := resolve(ctx, r.client, r.plan, r.target, r.kind)
 	if err != nil {
 		return err
@@ -50,6 +45,20 @@ func (r *runner) prepare(ctx context.Context) error {
 	r.cells = s.cells(r.plan)
 	r.eta = newETAModel(r.plan, s)
 	r.mu.Unlock()
+	return nil
+}
+
+// detect finds which engine serves the endpoint, once the server (when
+// launched here) is alive: a run's and a load test's first step.
+func (r *runner) detect(ctx context.Context) error {
+	if err := r.alive(); err != nil {
+		return err
+	}
+	kind, version, err := servers.Detect(ctx, r.client)
+	if err != nil {
+		return fmt.Errorf("detect the server: %w", err)
+	}
+	r.kind, r.version = kind, version
 	return nil
 }
 

@@ -168,13 +168,19 @@ func (s *Saver) claim(rep engine.Report) error {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Folder is the name of a run's folder in the runs folder:
-// <start time>-<served model>.
+// <start time>-<served model>, and <start time>-load-<served model> for a
+// load test (the time first, as every run's, so that the folders list in
+// the order they ran).
 func Folder(rep engine.Report) string {
 	model := rep.Run.ServedModel
 	if model == "" && rep.Run.Model != "" {
 		model = filepath.Base(rep.Run.Model)
 	}
-	return rep.Run.StartedAt.Format("20060102-150405") + "-" + cmp.Or(SafeName(model), "model")
+	kind := ""
+	if rep.Load != nil {
+		kind = "load-"
+	}
+	return rep.Run.StartedAt.Format("20060102-150405") + "-" + kind + cmp.Or(SafeName(model), "model")
 }
 
 // SafeName is s as a file name: runs of anything but letters, digits, '.',

@@ -55,6 +55,19 @@ func TestSaverKeepsOnlyWhatWasMeasured(t *testing.T) {
 	}
 }
 
+// A load test's folder says it is one: <time>-load-<model>.
+func TestLoadFolderName(t *testing.T) {
+	root := t.TempDir()
+	start := time.Date(2026, 12, 4, 20, 30, 0, 0, time.UTC)
+	rep := engine.Report{Run: engine.RunInfo{ServedModel: "tiny", StartedAt: start},
+		Load: &engine.LoadSection{Results: []engine.LoadResult{{RateRPS: 1, Status: engine.StatusValid}}}}
+	s := Saver{Root: root}
+	if saved, err := s.Keep(rep); !saved || err != nil || s.Dir != filepath.Join(root, "20261204-203000-load-tiny") {
+		t.Errorf("Keep = %v, %v into %q; want saved into 20261204-203000-load-tiny", saved, err, s.Dir)
+	}
+	s.Release()
+}
+
 // A failed save is kept in Err until a save works again.
 func TestSaverRemembersTheFailure(t *testing.T) {
 	boom := errors.New("disk full")

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
+)
+
+// loadFlags are the options of `speedmatrix load`.
+type loadFlags struct {
+	targetFlags
+	slo                    sloFlags
+	rates, input, output   string
+	arrivals, api, dataset string
+	requests, sweepRates   int
+	burst, maxConcurrency  int
+	seed                   int64
+	out                    string
+	set                    map[string]bool
+}
+
+// loadUsage is the first line of `load -h`, and the README's.
+const loadUsage = "usage: speedmatrix load (--endpoint URL | --sim PROFILE | --launch server.toml) (--rates 1,2,4,8 | --rates sweep | --burst N) --out DIR [options]"
+
+func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
+	var f loadFlags
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.targetFlags.add(fs)
+	f.slo.register(fs, "count goodput (completed requests per second within the SLO: each request's TTFT, and its own gaps between tokens at the percentile)")
+	fs.StringVar(&f.rates, "rates", "", "request rates to measure, in requests per second (1,2,4,8), or sweep: the throughput limit first, then rates up to it")
+	fs.IntVar(&f.sweepRates, "sweep-rates", engine.DefaultSweepRates, "with --rates sweep: how many rates, spread evenly up to the limit")
+	fs.IntVar(&f.requests, "requests", 200, "requests per rate")
+	fs.StringVar(&f.input, "input-tokens", "1024", "prompt tokens per request: 1024, or a range drawn uniformly like 512:2048")
+	fs.StringVar(&f.output, "output-tokens", "256", "output tokens per request (ignore_eos): 256, or a range like 128:512")
+	fs.StringVar(&f.arrivals, "arrivals", string(engine.ArrivalsPoisson), "how requests arrive: poisson (random, as users do) or constant (evenly spaced)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the arrivals and the drawn lengths: the same seed sends the same test")
+	fs.IntVar(&f.burst, "burst", 0, "send N requests at once, end to end, instead of rates")
+	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most N requests open at once (0: no cap); a request due at the cap waits, and its wait counts in its latency")
+	fs.StringVar(&f.dataset, "dataset", "", `JSONL file of real prompts: {"prompt": "…"} per line, or ShareGPT-style conversations (the first human turn)`)
+	fs.StringVar(&f.api, "api", string(engine.APIChat), "API to measure: chat or completions")
+	fs.StringVar(&f.out, "out", "", "folder for report.json, load.csv, report.md and charts")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), loadUsage)
+		fmt.Fprintln(fs.Output(), "Load test at request rates: requests arrive on a schedule (Poisson, constant or a burst), and every latency counts from the request's scheduled arrival.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("load: unexpected argument %q: every option is a flag, see speedmatrix load -h", fs.Arg(0))
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f, f.targetFlags.check("load", f.set)
+}
+
+// plan builds the load plan from the flags, checked.
+func (f loadFlags) plan() (engine.LoadPlan, error) {
+	p := engine.LoadPlan{Arrivals: engine.Arrivals(f.arrivals), Requests: f.requests, Burst: f.burst, MaxConcurrency: f.maxConcurrency,
+		Dataset: f.dataset, Seed: f.seed, API: engine.API(f.api)}
+	var err error
+	if p.SLO, err = f.slo.slo("load", f.set); err != nil {
+		return p, err
+	}
+	switch {
+	case f.burst != 0 && f.rates != "":
+		return p, errors.New("load: give --rates or --burst, not both")
+	case f.set["sweep-rates"] && f.rates != "sweep":
+		return p, errors.New("load: --sweep-rates goes with --rates sweep")
+	case f.rates == "sweep":
+		p.Sweep, p.SweepRates = true, f.sweepRates
+	case f.rates != "":
+		if p.RatesRPS, err = parseRates(f.rates); err != nil {
+			return p, err
+		}
+	}
+	if p.InputTokens, err = parseTokenRange(f.input, "--input-tokens"); err != nil {
+		return p, err
+	}
+	if p.OutputTokens, err = parseTokenRange(f.output, "--output-tokens"); err != nil {
+		return p, err
+	}
+	if f.dataset != "" {
+		if f.set["input-tokens"] {
+			return p, errors.New("load: --input-tokens and --dataset: the dataset's prompts have their own lengths; drop --input-tokens")
+		}
+		p.InputTokens = engine.TokenRange{}
+		if _, err := measure.ReadDataset(f.dataset); err != nil {
+			return p, fmt.Errorf("load: --dataset: %w", err)
+		}
+	}
+	if err := engine.ValidateLoadPlan(p, engine.Limits{}); err != nil {
+		return p, loadAdvice(err)
+	}
+	return p, nil
+}
+
+// parseRates reads --rates: requests per second, comma-separated.
+func parseRates(s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("load: --rates: %q is not a number: give requests per second like 1,2,4,8, or sweep", part)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseTokenRange reads a length, 1024, or a range, 512:2048.
+func parseTokenRange(s, flagName string) (engine.TokenRange, error) {
+	lo, hi, isRange := strings.Cut(s, ":")
+	a, errA := strconv.Atoi(strings.TrimSpace(lo))
+	b, errB := a, error(nil)
+	if isRange {
+		b, errB = strconv.Atoi(strings.TrimSpace(hi))
+	}
+	if errA != nil || errB != nil {
+		return engine.TokenRange{}, fmt.Errorf("load: %s: %q is not a length: give tokens like 1024, or a range like 512:2048", flagName, s)
+	}
+	return engine.TokenRange{Min: a, Max: b}, nil
+}
+
+// loadAdvice is withAdvice in the load command's words: a plan's
+// problems with their flags.
+func loadAdvice(err error) error {
+	var plan *engine.PlanError
+	if errors.As(err, &plan) {
+		return errors.New("load: " + inFlags(plan.Problems))
+	}
+	return withAdvice(err)
+}
+
+// Load implements `speedmatrix load`: it runs a load test against a server
+// (an endpoint, the simulator, or a vllm it launches), prints one line per
+// rate, and saves the report after every rate; at the end it writes the
+// same files and charts as run. Exit codes as run's, with 3 for a test
+// that stopped early (its rates so far are saved; there is no resume).
+func (c *CLI) Load(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseLoadFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	plan, err := f.plan()
+	if err != nil {
+		return err
+	}
+	if f.out == "" {
+		return errors.New("load: no output folder: give --out DIR")
+	}
+	saver := &runs.Saver{Dir: f.out, Save: c.Save, Rescue: c.Rescue}
+	if err := claimLoadOut(saver); err != nil {
+		return err
+	}
+	defer saver.Release()
+	if _, err := os.Stat(filepath.Join(f.out, report.JSONFile)); err == nil {
+		return fmt.Errorf("load: %s already holds a report: choose another --out", f.out)
+	}
+	target, stop, err := c.target(ctx, f.targetFlags, nil, stderr)
+	if err != nil {
+		return retitle(err)
+	}
+	defer stop()
+	c.settle(&target, f.targetFlags)
+	runs.Prepare(&target, runs.Setup{Diagnostics: c.diagnostics(), Version: c.Version})
+	fmt.Fprintf(stdout, "load test against %s → %s\n", describeTarget(runFlags{targetFlags: f.targetFlags}, target), f.out)
+	writeStartedAs(stdout, target.Header)
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	return consumeLoad(ctx, measure.RunLoad(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun)
+}
+
+// claimLoadOut checks the output folder and takes it for this test.
+func claimLoadOut(s *runs.Saver) error {
+	if err := checkOut(s.Dir); err != nil {
+		return retitle(err)
+	}
+	err := s.Claim()
+	var busy *runs.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return fmt.Errorf("load: %v: wait for it to end, or choose another --out", err)
+	case err != nil:
+		return retitle(badOut(s.Dir, err))
+	}
+	return nil
+}
+
+// retitle is an error that the run command's shared code words as run's
+// ("run: …", "run --sim: …") in the load command's words.
+func retitle(err error) error {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "run"); ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, " --")) {
+		return &retitled{msg: "load" + rest, err: err}
+	}
+	return err
+}
+
+type retitled struct {
+	msg string
+	err error
+}
+
+func (r *retitled) Error() string { return r.msg }
+func (r *retitled) Unwrap() error { return r.err }

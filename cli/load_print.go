@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/runs"
+)
+
+// consumeLoad prints a load test's events, one line per rate, saves the
+// report after every rate and at the end with its charts (as consume does
+// for a run), and turns the end into Load's error and exit code.
+func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
+	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
+	var done engine.Event
+	var last engine.Progress
+	stopped := false
+	for ev := range events {
+		switch ev.Kind {
+		case engine.EventProgress:
+			last = *ev.Progress
+		case engine.EventLog:
+			if !strings.HasPrefix(ev.Log, "warning: ") {
+				ev.Log = "note: " + ev.Log
+			}
+			fmt.Fprintf(stdout, "  %s\n", ev.Log)
+		case engine.EventLoad:
+			fmt.Fprintln(stdout, rateLine(*ev.Load, last, ev.Report.Engine.Simulated))
+			for _, f := range ev.Load.Flags {
+				fmt.Fprintf(stdout, "    flag: %s\n", f.Message)
+			}
+			if !keepCell(saver, *ev.Report, stdout) && !stopped {
+				stopped = true
+				stop()
+			}
+		case engine.EventDone:
+			done = ev
+		}
+	}
+	if done.Report == nil {
+		return errors.New("load: the engine ended without a report")
+	}
+	rep := *done.Report
+	saveErr := saver.Err
+	if saved, err := saver.Keep(rep); saved {
+		saveErr = err
+		interrupted := done.Err != nil && ctx.Err() != nil
+		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) && !interrupted {
+			saveErr = cmp.Or(err, chartError(writeCharts(ctx, kept, rep), kept))
+		}
+	}
+	if err := finishLoad(done.Err, rep, saver.Dir, saveErr); err != nil {
+		return err
+	}
+	took := rep.Run.FinishedAt.Sub(rep.Run.StartedAt).Round(time.Second)
+	fmt.Fprintf(stdout, "done: %s in %s; saved in %s with its charts\n", engine.Count(len(rep.Load.Results), "rate", "rates"), took, saver.Dir)
+	return nil
+}
+
+// finishLoad is the test's last line and exit code.
+func finishLoad(runErr error, rep engine.Report, out string, saveErr error) error {
+	var busy *measure.BusyError
+	measured := 0
+	if rep.Load != nil {
+		measured = len(rep.Load.Results)
+	}
+	switch {
+	case errors.As(runErr, &busy):
+		return exitWith(exitCantStart, fmt.Errorf("load: %v. Stop them or pass --allow-busy", busy))
+	case errors.Is(runErr, measure.ErrServerStopped), errors.Is(runErr, measure.ErrInterrupted):
+		why := "interrupted"
+		if errors.Is(runErr, measure.ErrServerStopped) {
+			why = runErr.Error()
+		}
+		where := "the rates measured are saved in " + out
+		switch {
+		case measured == 0:
+			where = "nothing was measured"
+		case saveErr != nil:
+			where = saveErr.Error()
+		}
+		return exitWith(exitIncomplete, fmt.Errorf("load incomplete: %s measured (%s); %s", engine.Count(measured, "rate", "rates"), why, where))
+	case runErr != nil:
+		return exitWith(exitCantStart, loadAdvice(fmt.Errorf("load: %w", runErr)))
+	case errors.Is(saveErr, context.Canceled):
+		return exitWith(exitExport, fmt.Errorf("load: measured every rate, but the charts were not drawn (interrupted): draw them with speedmatrix report --in %s/report.json --out %s", out, out))
+	case saveErr != nil:
+		return exitWith(exitExport, fmt.Errorf("load: measured every rate, but %w: free space or fix the permissions of --out %s, then run again", saveErr, out))
+	}
+	return nil
+}
+
+// rateLine is the one line printed per finished rate.
+func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
+	var b strings.Builder
+	if p.CellCount > 0 {
+		fmt.Fprintf(&b, "[%*d/%d] ", width(p.CellCount), p.CellIndex, p.CellCount)
+	}
+	if r.Arrivals == engine.ArrivalsBurst {
+		fmt.Fprintf(&b, "burst of %d", r.Requests)
+	} else {
+		fmt.Fprintf(&b, "%.4g req/s %s", r.RateRPS, r.Arrivals)
+	}
+	if simulated {
+		b.WriteString(" (simulated)")
+	}
+	if r.Status != engine.StatusValid {
+		fmt.Fprintf(&b, ": %s: %s", strings.ToLower(string(r.Status)), r.Error)
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": %d/%d completed in %.1f s, %.2f req/s, %.0f tok/s out, TTFT p50 %s p99 %s, TPOT p50 %s, E2E p99 %s, goodput %.2f req/s",
+		r.Completed, r.Requests, r.DurationS, r.RequestThroughputRPS, r.OutputTokPerSec,
+		msText(r.TTFTMs.P50), msText(r.TTFTMs.P99), msText(r.TPOTMs.P50), msText(r.E2EMs.P99), r.GoodputRPS)
+	return b.String()
+}
+
+// msText is a latency in ms, in seconds from 10 s.
+func msText(v float64) string {
+	if v >= 10000 {
+		return fmt.Sprintf("%.1f s", v/1000)
+	}
+	if v >= 100 {
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}

@@ -1,0 +1,161 @@
+package measure
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"speedmatrix/engine"
+	"time"
+)
+
+// measureRate measures one rate (index i; −1 for a sweep's limit): n
+// requests on arr's schedule, at most capN open (0: no cap), then the
+// checks after it: the drain barrier, the server cross-check and the
+// telemetry.
+func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr engine.Arrivals, n, capN int) engine.LoadResult {
+	r := l.runner
+	res := engine.LoadResult{RateRPS: rate, Arrivals: arr, Requests: n, StartedAt: time.Now()}
+	if r.watch != nil {
+		r.watch.startCell()
+	}
+	fail := func(err error) engine.LoadResult {
+		res.Status, res.Error, res.FinishedAt = engine.StatusFailed, err.Error(), time.Now()
+		if ctx.Err() != nil {
+			res.Status, res.Error = engine.StatusCancelled, "cancelled"
+		}
+		return res
+	}
+	if err := r.stillBusyErr(); err != nil {
+		return fail(err)
+	}
+	reqs := loadSchedule(arr, rate, n, l.load.InputTokens, l.load.OutputTokens, l.load.Seed, max(i, 0)+1000*btoi(i < 0), len(l.prompts.dataset))
+	if err := l.prompts.prepare(ctx, reqs); err != nil {
+		return fail(fmt.Errorf("prepare the prompts: %w", err))
+	}
+	pg := &rateProgress{rate: rate, requests: n}
+	r.mu.Lock()
+	l.rateAt, l.progress = i, pg
+	r.mu.Unlock()
+	recs, out := l.dispatch(ctx, reqs, capN, pg)
+	fig := computeLoad(recs, l.load.SLO)
+	fig.RateRPS, fig.Arrivals, fig.StartedAt, fig.FinishedAt = rate, arr, res.StartedAt, time.Now()
+	fig.MaxInFlight = int(pg.maxInFlight.Load())
+	res = fig
+	from, to := l.span(recs)
+	switch {
+	case out == outcomeCancelled:
+		res.Status, res.Error = engine.StatusCancelled, "cancelled"
+	case out == outcomeDead:
+		res.Status, res.Error = engine.StatusFailed, errText(r.live.deathErr())
+	case res.Completed == 0:
+		f, _ := failedFlag(recs)
+		res.Status, res.Error = engine.StatusFailed, cmp.Or(f.Message, "no request completed")
+	default:
+		res.Status = engine.StatusValid
+	}
+	for _, flag := range []func([]*loadRecord) (engine.Flag, bool){behindFlag, failedFlag, promptSizeFlag} {
+		if f, ok := flag(recs); ok && res.Status == engine.StatusValid {
+			res.Flags = append(res.Flags, f)
+		}
+	}
+	l.checkRate(ctx, &res, recs, from, to)
+	return res
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// span is the rate's window: its first scheduled arrival to its last
+// finish (or now, for requests still open when it stopped).
+func (l *loadRunner) span(recs []*loadRecord) (from, to time.Time) {
+	for _, rec := range recs {
+		if !rec.Dispatched {
+			continue
+		}
+		if from.IsZero() || rec.Scheduled.Before(from) {
+			from = rec.Scheduled
+		}
+		end := rec.End
+		if end.IsZero() {
+			end = time.Now()
+		}
+		if end.After(to) {
+			to = end
+		}
+	}
+	return from, to
+}
+
+// checkRate runs the checks after a rate: the aborts of what it left
+// open, the drain barrier, the server cross-check and the telemetry.
+func (l *loadRunner) checkRate(ctx context.Context, res *engine.LoadResult, recs []*loadRecord, from, to time.Time) {
+	r := l.runner
+	plain := make([]*requestRecord, len(recs))
+	for i, rec := range recs {
+		plain[i] = &rec.requestRecord
+	}
+	var cell engine.Result
+	r.abortOpen(&cell, plain)
+	r.drain(ctx, &cell, time.Now())
+	res.DrainS = cell.DrainS
+	res.Flags = append(res.Flags, cell.Flags...)
+	if r.watch != nil && res.Status != engine.StatusCancelled && !from.IsZero() && to.After(from) {
+		samples := r.watch.cellSamples()
+		res.Server = crossCheckWith(r.kind.Checks(), samples, from, to, arrivalsIn(plain, from, to).gotTokens)
+		if ours, ok := tokPerSecAsServer(plain, samples, from, to); ok && res.Status == engine.StatusValid {
+			res.Flags = append(res.Flags, checkFlags(res.Server, ours)...)
+		}
+	}
+	if r.target.AllowBusy && res.Status == engine.StatusValid {
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBusy, Message: "measured while other clients were allowed to use the server: the idle check and the drain barrier were off"})
+	}
+	l.attachTelemetry(res, from, to)
+}
+
+// attachTelemetry summarises the hardware over the rate's window and
+// flags throttling and gaps, as the matrix's cells do.
+func (l *loadRunner) attachTelemetry(res *engine.LoadResult, from, to time.Time) {
+	r := l.runner
+	if r.target.Telemetry == nil || from.IsZero() || !to.After(from) {
+		return
+	}
+	res.Telemetry = r.target.Telemetry.Summary(from, to)
+	if r.target.Header.Hardware.OnCPU() {
+		res.Telemetry = res.Telemetry.CPUOnly()
+	}
+	if res.Telemetry == nil || res.Status != engine.StatusValid {
+		return
+	}
+	if th := res.Telemetry.Throttle; !th.OK() {
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagThrottled, Message: th.Message()})
+	}
+	if n, ok := r.target.Telemetry.(engine.TelemetryNoter); ok {
+		if gap := n.TelemetryGap(from, to); gap != "" {
+			res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagTelemetryGap, Message: "telemetry incomplete: " + gap})
+		}
+	}
+}
+
+// tokPerSecAsServer is our output rate over the span the server
+// cross-check reads its counter over (the first to the last fast sample
+// inside the window): a rate's load rises and falls, unlike a decode
+// cell's, so over the whole window the two would differ by its edges.
+func tokPerSecAsServer(recs []*requestRecord, samples []metricSample, from, to time.Time) (float64, bool) {
+	in := inside(samples, from, to)
+	median, _ := scrapeTimes(in)
+	in = trimSlow(in, median)
+	if len(in) < 2 || !in[len(in)-1].At.After(in[0].At) {
+		return 0, false
+	}
+	a, b := in[0].At, in[len(in)-1].At
+	var tokens float64
+	for _, r := range recs {
+		t, _, _ := requestWindow(r, a, b)
+		tokens += t
+	}
+	return tokens / b.Sub(a).Seconds(), true
+}
