@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/hw"
 )
@@ -24,6 +25,9 @@ type appSettings struct {
 	FirstTokenTimeout time.Duration `json:"firstTokenTimeout,omitempty"`
 	StallTimeout      time.Duration `json:"stallTimeout,omitempty"`
 	TelemetryInterval time.Duration `json:"telemetryInterval,omitempty"`
+	// SLO is the latency objective runs are judged against (the Matrix
+	// and Settings screens edit it; off: the zero SLO).
+	SLO engine.SLO `json:"slo,omitzero"`
 }
 
 // loadAppSettings reads the remembered settings; an earlier version's last

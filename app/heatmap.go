@@ -42,15 +42,27 @@ type heatmap struct {
 	legend                *colorLegend
 	flags                 *widget.Label // one line per flagged cell
 	idleText              string        // what a cell waiting to run shows
-	// mode chooses the colouring: total tok/s or % of roofline (heatroofline.go).
+	// mode chooses the colouring: total tok/s, % of roofline (heatroofline.go)
+	// or the SLO (slo_view.go).
 	mode *widget.RadioGroup
+	// slo judges the cells (off: the zero SLO); sloKey says what the SLO
+	// view shows.
+	slo    engine.SLO
+	sloKey *widget.Label
+	// details are the figures of the cell last tapped (chosen), under the grid.
+	details *widget.Label
+	chosen  [2]int
 }
 
 func newHeatmap(idleText string) *heatmap {
 	flags := widget.NewLabel("")
 	flags.Wrapping = fyne.TextWrapWord
 	flags.Hide()
-	h := &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, legend: newColorLegend(), flags: flags, idleText: idleText}
+	details := widget.NewLabel("")
+	details.Wrapping = fyne.TextWrapWord
+	details.Hide()
+	h := &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, legend: newColorLegend(), flags: flags, idleText: idleText,
+		sloKey: sloKeyLabel(), details: details}
 	h.mode = newHeatMode(h.redraw)
 	return h
 }
@@ -91,11 +103,12 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 			hc.detail.Alignment = fyne.TextAlignCenter
 			hc.detail.TextSize = theme.CaptionTextSize()
 			text := container.NewVBox(layout.NewSpacer(), hc.main, hc.detail, layout.NewSpacer())
-			h.cells[[2]int{ctx, c}] = hc
-			grid.Add(container.NewStack(hc.bg, text))
+			key := [2]int{ctx, c}
+			h.cells[key] = hc
+			grid.Add(newTapArea(container.NewStack(hc.bg, text), func() { h.showDetails(key) }))
 		}
 	}
-	below := container.NewVBox(h.legend.object(), h.flags)
+	below := container.NewVBox(h.legend.object(), h.sloKey, h.flags, h.details)
 	body := container.New(&underGrid{grid: grid.Layout.(*gridLayout)}, grid, below)
 	h.box.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(h.mode, head), nil, nil, nil, body)}
 	h.box.Refresh()
@@ -170,18 +183,19 @@ func sortedUnion(v []int, n int) []int {
 // (charts.DecodeScale of the cells shown), and refreshes the texts, the
 // colour key and the list of flags.
 func (h *heatmap) redraw() {
-	roof := h.byRoofline()
+	mode := h.viewMode()
 	scale := h.colorScale()
-	if roof {
+	switch mode {
+	case heatModeRoofline:
 		scale = charts.RooflineScale()
+	case heatModeSLO:
+		scale = charts.ColorScale{} // no colour key: the line under the grid says what the colours mean
 	}
 	h.legend.set(scale)
+	h.sloKey.Hidden = mode != heatModeSLO
+	h.sloKey.Refresh()
 	for _, hc := range h.cells {
-		look := cellLook(hc, scale, h.idleText)
-		detail := report.Mark(report.Millis(hc.ttftMs)+" TTFT", hc.result)
-		if roof && hc.status == engine.StatusValid {
-			look, detail = rooflineLook(hc)
-		}
+		look, detail := h.look(hc, mode, scale)
 		hc.bg.FillColor, hc.bg.StrokeColor, hc.bg.StrokeWidth = look.fill, look.stroke, look.strokeW
 		hc.main.Text, hc.main.Color, hc.detail.Color = look.text, look.ink, look.ink
 		hc.detail.Text = ""
@@ -197,6 +211,30 @@ func (h *heatmap) redraw() {
 		hc.detail.Refresh()
 	}
 	h.showFlags()
+	h.refreshDetails()
+}
+
+// look is a cell's style and detail line in a view: a Valid cell by its
+// roofline or SLO in those views, outlined when it misses the SLO in the
+// others.
+func (h *heatmap) look(hc *heatCell, mode string, scale charts.ColorScale) (cellStyle, string) {
+	look := cellLook(hc, scale, h.idleText)
+	detail := report.Mark(report.Millis(hc.ttftMs)+" TTFT", hc.result)
+	if hc.status != engine.StatusValid {
+		return look, detail
+	}
+	if mode == heatModeSLO {
+		if l, d, ok := sloLook(hc, h.slo); ok {
+			return l, d
+		}
+	}
+	if mode == heatModeRoofline {
+		look, detail = rooflineLook(hc)
+	}
+	if h.missesSLO(hc) {
+		return markMiss(look, hc.result)
+	}
+	return look, detail
 }
 
 // colorScale is the scale the cells are coloured by: the export's for the

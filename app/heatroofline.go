@@ -15,8 +15,8 @@ const (
 	heatModeRoofline = "% of roofline"
 )
 
-// newHeatMode is the heatmap's colouring selector, hidden until a cell has
-// a roofline; changing it redraws the heatmap.
+// newHeatMode is the heatmap's colouring selector, hidden until there is
+// a choice (offerModes); changing it redraws the heatmap.
 func newHeatMode(redraw func()) *widget.RadioGroup {
 	g := widget.NewRadioGroup([]string{heatModeTotal, heatModeRoofline}, func(string) { redraw() })
 	g.Horizontal = true
@@ -34,17 +34,6 @@ func (h *heatmap) hasRoofline() bool {
 		}
 	}
 	return false
-}
-
-// byRoofline shows or hides the selector as the cells allow and reports
-// whether the cells are coloured by their share of the roofline.
-func (h *heatmap) byRoofline() bool {
-	if !h.hasRoofline() {
-		h.mode.Hide()
-		return false
-	}
-	h.mode.Show()
-	return h.mode.Selected == heatModeRoofline
 }
 
 // rooflineLook is a Valid cell's style by its share of the roofline ("43 %",

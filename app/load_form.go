@@ -85,7 +85,9 @@ func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSetti
 	f.arrivals = widget.NewRadioGroup([]string{arrivalsPoisson, arrivalsConstant}, func(string) { f.refresh() })
 	f.arrivals.Horizontal, f.arrivals.Required = true, true
 	f.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { f.refresh() })
-	f.slo = newSLOFields(f.refresh)
+	// The app's one SLO (appState's, which the Matrix and Settings
+	// screens edit too): an edit here is the SLO in use.
+	f.slo = newSLOFields(f.onSLOEdit)
 	f.datasetLine = widget.NewLabel("")
 	f.datasetLine.Truncation = fyne.TextTruncateEllipsis
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.onChooseDataset)
@@ -103,6 +105,7 @@ func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSetti
 	f.kind.Horizontal, f.kind.Required = true, true
 	f.kind.SetSelected(map[bool]string{false: kindMatrix, true: kindLoad}[saved.On])
 	m.u.state.watch(changeTarget, f.refresh)
+	m.u.state.watch(changeSettings, f.showSLO)
 	return container.NewBorder(f.kind, nil, nil, nil, container.NewStack(f.matrixBody, f.loadBody))
 }
 
@@ -145,7 +148,7 @@ func (f *loadForm) apply(s loadSettings) {
 	f.burst.SetText(optionalCount(p.Burst))
 	f.seed.SetText(strconv.FormatInt(p.Seed, 10))
 	f.api.SetSelected(string(cmpAPI(p.API)))
-	f.slo.set(p.SLO)
+	f.slo.set(f.u.state.settings.SLO) // the SLO in use, not the one remembered with the plan
 	f.dataset = p.Dataset
 	f.showDataset()
 }
@@ -195,9 +198,10 @@ func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 	form.Items[5].HintText = "cap on requests open at once; a request kept waiting counts its wait"
 	form.Items[6].HintText = "N requests at once, end to end, instead of rates"
 	form.Items[7].HintText = "JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"
-	for _, it := range f.slo.items() {
-		form.AppendItem(it)
-	}
+	form.Append(sloTTFTName, f.slo.ttft)
+	form.Append(sloITLName, f.slo.itl)
+	form.Append(sloPctName, f.slo.pct)
+	form.Items[len(form.Items)-3].HintText = "goodput counts the requests within both bounds"
 	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
 	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
 		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
@@ -206,4 +210,29 @@ func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.5
 	return split
+}
+
+// onSLOEdit makes the fields' SLO the one in use when they write one, and
+// reads the form again.
+func (f *loadForm) onSLOEdit() {
+	if f.applying {
+		return
+	}
+	if slo, err := f.slo.read(); err == nil {
+		f.u.state.setSLO(slo)
+	}
+	f.refresh()
+}
+
+// showSLO fills the SLO fields with the SLO in use when it changed
+// elsewhere (the Matrix form, Settings): what is being typed here stays.
+func (f *loadForm) showSLO() {
+	slo := f.u.state.settings.SLO
+	if cur, err := f.slo.read(); err == nil && cur == slo {
+		return
+	}
+	f.applying = true
+	f.slo.set(slo)
+	f.applying = false
+	f.refresh()
 }

@@ -39,7 +39,7 @@ func (f *loadForm) plan() (engine.LoadPlan, error) {
 func loadProblems(problems []engine.PlanProblem) string {
 	parts := make([]string, len(problems))
 	for i, p := range problems {
-		parts[i] = cmp.Or(loadFields[p.Field], string(p.Field)) + ": " + p.Problem
+		parts[i] = loadFieldName(p.Field) + ": " + p.Problem
 	}
 	return strings.Join(parts, "; ")
 }
@@ -49,7 +49,12 @@ var loadFields = map[engine.PlanField]string{
 	engine.FieldRates: "Rates", engine.FieldSweepRates: "Rates", engine.FieldArrivals: "Arrivals", engine.FieldBurst: "Burst",
 	engine.FieldRequests: "Requests per rate", engine.FieldMaxConcurrency: "Max concurrency", engine.FieldInputTokens: "Input tokens",
 	engine.FieldOutputTokens: "Output tokens", engine.FieldDataset: "Dataset", engine.FieldAPI: "API",
-	engine.FieldSLOTTFT: sloTTFTLabel, engine.FieldSLOITL: sloITLLabel, engine.FieldSLOPercentile: sloPercentileLabel,
+}
+
+// loadFieldName is how the form labels a load plan setting (the SLO's as
+// every screen does).
+func loadFieldName(f engine.PlanField) string {
+	return cmp.Or(loadFields[f], sloFieldNames[f], string(f))
 }
 
 // read parses the form; the error lists every field not written as it

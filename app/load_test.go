@@ -56,7 +56,7 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 		{"max concurrency of 0", func(f *loadForm) { f.maxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
 		{"burst", func(f *loadForm) { f.burst.SetText("lots") }, "Burst: write requests at once"},
 		{"seed", func(f *loadForm) { f.seed.SetText("1.5") }, "Seed: write a whole number"},
-		{"TTFT without unit", func(f *loadForm) { f.slo.ttft.SetText("2") }, "TTFT bound: write a time above 0 with its unit"},
+		{"TTFT without unit", func(f *loadForm) { f.slo.ttft.SetText("2") }, `TTFT bound: "2" has no unit: write it like 2s or 500ms`},
 		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "dataset: prompts.jsonl cannot be used"},
 		{"dataset not JSONL", func(f *loadForm) { f.setDataset(notJSONL) }, "dataset: notes.txt cannot be used (notes.txt line 1: "},
 		{"two at once", func(f *loadForm) { f.rates.SetText("x"); f.seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
@@ -109,16 +109,15 @@ func TestLoadFormPlan(t *testing.T) {
 			f.api.SetSelected(string(engine.APICompletions))
 			f.slo.ttft.SetText("2s")
 			f.slo.itl.SetText("50ms")
-			f.slo.percentile.SetSelected("p90")
+			f.slo.pct.SetSelected("p90")
 		}, engine.LoadPlan{RatesRPS: []float64{0.5, 1, 2}, Arrivals: engine.ArrivalsConstant, Requests: 50, MaxConcurrency: 16,
 			InputTokens: engine.TokenRange{Min: 512, Max: 2048}, OutputTokens: engine.TokenRange{Min: 128, Max: 128}, Seed: 7,
 			API: engine.APICompletions, SLO: slo}},
 		{"burst", func(f *loadForm) { f.burst.SetText("64") }, engine.LoadPlan{Burst: 64, Requests: 64, Arrivals: engine.ArrivalsBurst,
-			InputTokens: engine.TokenRange{Min: 1024, Max: 1024}, OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat,
-			SLO: engine.SLO{Percentile: 99}}},
+			InputTokens: engine.TokenRange{Min: 1024, Max: 1024}, OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat}},
 		{"sweep with a dataset", func(f *loadForm) { f.rates.SetText("sweep"); f.setDataset(dataset) }, engine.LoadPlan{Sweep: true, SweepRates: engine.DefaultSweepRates,
 			Requests: 200, Arrivals: engine.ArrivalsPoisson, Dataset: dataset,
-			OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat, SLO: engine.SLO{Percentile: 99}}},
+			OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, f := loadUI(t, &fakeLoad{})
@@ -151,6 +150,17 @@ func TestLoadFormPlan(t *testing.T) {
 	}
 	if !f.rates.Disabled() || !f.requests.Disabled() {
 		t.Error("with a burst, Rates and Requests per rate still take input")
+	}
+	f.slo.ttft.SetText("1.5s")
+	if got := u.state.settings.SLO.TTFT; got != 1500*time.Millisecond {
+		t.Errorf("the load form's TTFT bound did not become the SLO in use: %v", got)
+	}
+	if got := u.matrix.slo.ttft.Text; got != "1.5s" {
+		t.Errorf("the Matrix form's TTFT bound shows %q, want the load form's 1.5s (one SLO)", got)
+	}
+	u.matrix.slo.itl.SetText("40ms")
+	if got := f.slo.itl.Text; got != "40ms" || u.state.load.Plan.SLO.ITL != 40*time.Millisecond {
+		t.Errorf("after the Matrix form's ITL bound, the load form shows %q, plans %v", got, u.state.load.Plan.SLO)
 	}
 	f.kind.SetSelected(kindMatrix)
 	if u.state.load.On || u.run.load.on {

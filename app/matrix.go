@@ -41,7 +41,9 @@ type matrixTab struct {
 	capacityLine        *widget.Label
 	overLine            *widget.Label // why the grey cells will not run
 	preview             *heatmap
-	applying            bool // a preset is filling the form: edits are not "Custom"
+	slo                 *sloFields // the SLO runs are judged against (matrix_slo.go)
+	sloSeen             engine.SLO // the state's SLO as the fields last showed or wrote it
+	applying            bool       // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
 	load                *loadForm // the other kind of plan (load_form.go)
 }
@@ -79,7 +81,11 @@ func newMatrixTab(u *ui) *container.TabItem {
 	u.prefs.load(prefPlan, &saved)
 	u.state.watch(changeTarget, m.targetChanged)
 	u.state.watch(changeTheme, m.preview.redraw)
+	m.slo = newSLOFields(m.refreshCapacity)
+	u.state.watch(changeSettings, m.showSLO)
 	m.applying = true
+	m.sloSeen = u.state.settings.SLO
+	m.slo.set(m.sloSeen)
 	m.preset.SetSelected(saved.Preset)
 	m.applying = false
 	m.applyPlan(saved.Plan)
@@ -93,6 +99,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	)
+	m.addSLOItems(form)
 	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[3].HintText = "streams per decode cell"
@@ -160,9 +167,19 @@ func (m *matrixTab) plan() (engine.Plan, error) {
 	return p, nil
 }
 
-// read parses the form; the error says which field is not written as it
-// should be.
+// read parses the form, the SLO included; the error says which field is
+// not written as it should be.
 func (m *matrixTab) read() (engine.Plan, error) {
+	p, err := m.readMatrix()
+	if err != nil {
+		return p, err
+	}
+	p.SLO, err = m.slo.read()
+	return p, err
+}
+
+// readMatrix parses the form's matrix: every field but the SLO's.
+func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	p := engine.DefaultPlan()
 	var err error
 	if p.PrefillContexts, err = engine.ParseContexts(m.prefill.Text); err != nil {
@@ -211,10 +228,11 @@ func (m *matrixTab) refreshCapacity() {
 }
 
 func (m *matrixTab) refreshCapacityLocked() {
+	m.pushSLO()
 	p, err := m.plan()
 	m.u.state.setPlan(p, err)
 	if err != nil {
-		m.banner.show(notice{Message: upper(err.Error()) + ".", Action: "The grid follows once the field is fixed."})
+		m.banner.show(matrixNotice(err))
 		m.estimate.SetText("")
 		return
 	}
@@ -343,6 +361,9 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "Max output tokens",
 	engine.FieldAPI:             "API",
 	engine.FieldKVBudget:        "KV budget",
+	engine.FieldSLOTTFT:         sloTTFTName,
+	engine.FieldSLOITL:          sloITLName,
+	engine.FieldSLOPercentile:   sloPctName,
 }
 
 // targetChanged re-derives a Quick plan for the new target and regreys
@@ -357,7 +378,7 @@ func (m *matrixTab) targetChanged() {
 
 // settings is what the screen remembers.
 func (m *matrixTab) settings() planSettings {
-	p, err := m.read()
+	p, err := m.readMatrix()
 	if err != nil {
 		p = engine.DefaultPlan()
 	}

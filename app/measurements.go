@@ -13,11 +13,13 @@ import (
 
 // measurementsTable is the reference reports' All measurements table. A flagged cell's
 // status carries report.FlagMarker, and the flags are listed under the
-// table.
+// table. Choosing a row shows the cell's details under them (cellDetails).
 type measurementsTable struct {
 	*resultTable
-	flags *widget.Label
-	box   fyne.CanvasObject
+	flags   *widget.Label
+	details *widget.Label
+	slo     engine.SLO // judges the chosen cell in its details
+	box     fyne.CanvasObject
 }
 
 // measurementsSpec is report.MeasurementRow as a resultTable.
@@ -30,11 +32,24 @@ var measurementsSpec = tableSpec{
 }
 
 func newMeasurementsTable() *measurementsTable {
-	m := &measurementsTable{resultTable: newResultTable(measurementsSpec, report.MeasurementColumns), flags: widget.NewLabel("")}
-	m.flags.Wrapping = fyne.TextWrapWord
+	m := &measurementsTable{resultTable: newResultTable(measurementsSpec, report.MeasurementColumns), flags: widget.NewLabel(""), details: widget.NewLabel("")}
+	m.flags.Wrapping, m.details.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	m.flags.Hide()
-	m.box = container.NewBorder(nil, m.flags, nil, nil, m.table)
+	m.details.Hide()
+	m.table.OnSelected = func(id widget.TableCellID) {
+		if id.Row >= 0 && id.Row < len(m.rows) {
+			setOptional(m.details, cellDetails(m.rows[id.Row], m.slo))
+		}
+	}
+	m.box = container.NewBorder(nil, container.NewVBox(m.flags, m.details), nil, nil, m.table)
 	return m
+}
+
+// setSLO judges the cell chosen from now on against slo.
+func (m *measurementsTable) setSLO(slo engine.SLO) {
+	m.slo = slo
+	m.table.UnselectAll()
+	m.details.Hide()
 }
 
 func (m *measurementsTable) object() fyne.CanvasObject { return m.box }
@@ -43,6 +58,8 @@ func (m *measurementsTable) object() fyne.CanvasObject { return m.box }
 func (m *measurementsTable) setResults(results []engine.Result) {
 	m.resultTable.setResults(report.MeasurementColumns, results)
 	showFlagLines(m.flags, report.FlagLines(results))
+	m.table.UnselectAll()
+	m.details.Hide()
 }
 
 // compareMeasurements orders two results by a column of the All

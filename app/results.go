@@ -31,7 +31,8 @@ type resultsTab struct {
 	charts          map[charts.Kind]*fyne.Container // each holds a chart view or a fallback
 	group           *chartGroup                     // the chart views of the shown report
 	heat            *heatmap                        // fallback when charts can't draw
-	heatMode        *widget.RadioGroup              // the decode heatmap by total tok/s or % of roofline
+	heatMode        *widget.RadioGroup              // the decode heatmap by total tok/s, % of roofline or SLO
+	slo             *resultsSLO                     // the SLO's lines and view (results_slo.go)
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
@@ -60,13 +61,11 @@ func newResultsTab(u *ui) *container.TabItem {
 	for _, k := range charts.Kinds {
 		r.charts[k] = container.NewStack()
 	}
-	r.heatMode = newHeatMode(func() {
-		if r.has {
-			r.drawCharts(r.report)
-		}
-	})
+	r.heatMode = newHeatMode(r.onHeatMode)
+	r.slo = newResultsSLO(r)
 	r.views = container.NewAppTabs(
-		container.NewTabItem("Decode heatmap", container.NewBorder(r.heatMode, nil, nil, nil, r.charts[charts.KindHeatmap])),
+		container.NewTabItem("Decode heatmap", container.NewBorder(container.NewVBox(r.heatMode, r.slo.top()), nil, nil, nil,
+			container.NewStack(r.charts[charts.KindHeatmap], r.slo.heat.object()))),
 		container.NewTabItem("Prefill", r.charts[charts.KindPrefill]),
 		container.NewTabItem("Per request", r.charts[charts.KindPerRequest]),
 		container.NewTabItem("All measurements", r.table.object()),
@@ -133,8 +132,9 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 		r.banner.show(n)
 	}
 	r.showResume()
-	r.heatMode.Hidden = !charts.HasRoofline(rep)
-	r.heatMode.Refresh()
+	offerModes(r.heatMode, heatModeOptions(charts.HasRoofline(rep), true))
+	r.slo.show(rep)
+	r.slo.setView(r.heatMode.Selected == heatModeSLO, r.charts[charts.KindHeatmap])
 	r.drawCharts(rep)
 }
 
@@ -263,6 +263,7 @@ func (r *resultsTab) showFallback(k charts.Kind, err error, rep engine.Report) {
 		r.heat.setAxes(nil, nil)
 		contexts, conc := decodeAxes(rep.Results)
 		r.heat.setAxes(contexts, conc)
+		r.heat.setSLO(rep.Plan.SLO)
 		for _, res := range rep.Results {
 			r.heat.setResult(res)
 		}

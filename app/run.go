@@ -272,6 +272,7 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 	r.heatCard.SetTitle("Sustained decode")
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
 	r.heat.idleText = "waiting"
+	r.heat.setSLO(plan.SLO)
 	previewPlan(r.heat, fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {

@@ -61,6 +61,7 @@ func (s *settings) flush(u *ui) {
 		prefTarget: u.server.settings(),
 		prefPlan:   u.matrix.settings(),
 		prefServer: u.server.form.config(false),
+		prefApp:    u.state.settings, // the SLO, which the Matrix screen edits too
 	})
 }
 

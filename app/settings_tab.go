@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
 )
 
 // Theme choices as the Settings screen labels them.
@@ -30,6 +32,8 @@ type settingsTab struct {
 	theme                       *widget.RadioGroup
 	exportDir, runsDir          *widget.Entry
 	firstToken, stall, interval *widget.Entry
+	slo                         *sloFields // settings_slo.go
+	sloSeen                     engine.SLO // the state's SLO as the fields last showed it
 	status                      *widget.Label
 	intervalPending             bool // the new interval waits for the run to end
 }
@@ -59,10 +63,13 @@ func newSettingsTab(u *ui) *container.TabItem {
 	s.exportDir, s.runsDir = entry(), entry()
 	s.exportDir.SetPlaceHolder("your home folder")
 	s.firstToken, s.stall, s.interval = entry(), entry(), entry()
+	s.slo = newSLOFields(nil)
+	s.slo.ttft.OnSubmitted, s.slo.itl.OnSubmitted = func(string) { s.onApply() }, func(string) { s.onApply() }
 	s.status = widget.NewLabel("")
 	s.status.Importance = widget.LowImportance
 	s.fill(current)
 	u.state.watch(changeRun, s.onRunChange)
+	u.state.watch(changeSettings, s.showSLO)
 	// Also when the system switches between light and dark.
 	u.app.Settings().AddListener(func(fyne.Settings) { u.do(u.state.themeChanged) })
 
@@ -82,6 +89,7 @@ func newSettingsTab(u *ui) *container.TabItem {
 		widget.NewCard("Appearance", "", appearance),
 		widget.NewCard("Folders", "", folders),
 		widget.NewCard("Runs", "a plain number counts the unit shown; 90s, 2 min or 250ms also work", runs),
+		s.sloCard(col),
 		container.NewBorder(nil, nil, container.NewHBox(apply, defaults), nil, s.status),
 		shortcutsCard(s.help))
 	header := screenHeader("Settings", "Remembered between launches. The theme changes at once; the other settings when you press Apply or Enter.")
@@ -115,6 +123,8 @@ func (s *settingsTab) fill(c appSettings) {
 	s.firstToken.SetText(firstTokenField.format(c.firstToken()))
 	s.stall.SetText(stallField.format(c.stall()))
 	s.interval.SetText(intervalField.format(c.interval()))
+	s.sloSeen = c.SLO
+	s.slo.set(c.SLO)
 }
 
 // read is the fields as settings, or the first field that cannot be used.
@@ -148,7 +158,8 @@ func (s *settingsTab) read() (appSettings, error) {
 			*f.dst = d
 		}
 	}
-	return c, nil
+	c.SLO, err = s.slo.read()
+	return c, err
 }
 
 // onApply checks every field and, when all can be used, applies and

@@ -176,6 +176,16 @@ func (s *appState) setSettings(c appSettings) {
 	s.notify(changeSettings)
 }
 
+// setSLO replaces the SLO in use, which the Matrix and Settings screens
+// both edit; watchers hear of it only when it changed.
+func (s *appState) setSLO(slo engine.SLO) {
+	if slo == s.settings.SLO {
+		return
+	}
+	s.settings.SLO = slo
+	s.notify(changeSettings)
+}
+
 // themeChanged says that the theme's colours changed.
 func (s *appState) themeChanged() { s.notify(changeTheme) }
 

@@ -16,6 +16,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
 )
 
 // The tour (--tour DIR) visits every screen as a new user would, runs the
@@ -74,9 +76,41 @@ func tourSteps() []tourStep {
 			u.history.onCompare()
 		}, ready: func(u *ui) bool { return compareDrawn(u.history) }},
 		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(presetStandard); u.show(tabMatrix) }},
+		// The run judged against an SLO on Results, one cell's figures shown.
+		{name: "results-slo", setup: func(u *ui) {
+			u.show(tabResults)
+			r := u.results
+			r.views.SelectIndex(0)
+			r.heatMode.SetSelected(heatModeSLO)
+			r.slo.fields.ttft.SetText(tourSLOTTFT)
+			r.slo.fields.itl.SetText(tourSLOITL)
+			tourChooseCell(r.slo.heat)
+		}, ready: func(u *ui) bool { return u.results.isRendered() }},
 		// The load test, the other kind of plan: its form, and Run ready to start it.
-		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad) }},
+		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad); u.show(tabMatrix) }},
 		{name: "run-load-ready", setup: show(tabRun)},
+	}
+}
+
+// The SLO the tour judges its Quick run on the tiny simulator against:
+// its first rows meet it at few requests and miss it at many.
+const (
+	tourSLOTTFT = "100ms"
+	tourSLOITL  = "20ms"
+)
+
+// tourChooseCell shows the figures of the first row's Valid cell with the
+// most requests.
+func tourChooseCell(h *heatmap) {
+	if len(h.contexts) == 0 {
+		return
+	}
+	for i := len(h.concurrency) - 1; i >= 0; i-- {
+		key := [2]int{h.contexts[0], h.concurrency[i]}
+		if hc := h.cells[key]; hc != nil && hc.status == engine.StatusValid {
+			h.showDetails(key)
+			return
+		}
 	}
 }
 
@@ -276,6 +310,8 @@ func visibleTexts(obj fyne.CanvasObject) []string {
 		case *container.Split:
 			visit(w.Leading)
 			visit(w.Trailing)
+		case *tapArea:
+			visit(w.content)
 		case *widget.Form:
 			for _, it := range w.Items {
 				out = append(out, it.Text)

@@ -79,6 +79,8 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 	switch {
 	case f.burst != 0 && f.rates != "":
 		return p, errors.New("load: give --rates or --burst, not both")
+	case f.burst != 0 && f.set["requests"]:
+		return p, errors.New("load: --requests and --burst: a burst sends --burst requests at once; drop --requests")
 	case f.set["sweep-rates"] && f.rates != "sweep":
 		return p, errors.New("load: --sweep-rates goes with --rates sweep")
 	case f.rates == "sweep":

@@ -68,6 +68,7 @@ func TestLoadFlagErrors(t *testing.T) {
 		{[]string{"--rates", "-1,2"}, "load: --rates: a rate of 0 or below sends nothing"},
 		{[]string{}, "load: --rates: no rate to measure"},
 		{[]string{"--rates", "1", "--burst", "8"}, "load: give --rates or --burst, not both"},
+		{[]string{"--burst", "8", "--requests", "20"}, "load: --requests and --burst: a burst sends --burst requests at once; drop --requests"},
 		{[]string{"--rates", "1", "--sweep-rates", "4"}, "load: --sweep-rates goes with --rates sweep"},
 		{[]string{"--rates", "1", "--input-tokens", "big"}, `load: --input-tokens: "big" is not a length: give tokens like 1024, or a range like 512:2048`},
 		{[]string{"--rates", "1", "--input-tokens", "2048:512"}, "load: --input-tokens: the range 2048:512 runs backwards"},

@@ -44,8 +44,9 @@ expect=(
 	"17-results-save-one|Save one file…"
 	"18-history-compare|A: tiny-sim|profile tiny"
 	"19-matrix-standard|Grey cells will not run|Standard"
-	"20-matrix-load|Load test|Requests per rate|Estimated total|will run"
-	"21-run-load-ready|Ready: a load test of 4 rates|Load test"
+	"20-results-slo|SLO|simultaneous requests meet TTFT p99|meets|TTFT: p50"
+	"21-matrix-load|Load test|Requests per rate|Estimated total|will run"
+	"22-run-load-ready|Ready: a load test of 4 rates|Load test"
 )
 
 png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian

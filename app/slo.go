@@ -1,0 +1,140 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// The names of the SLO's fields, as every screen labels them.
+const (
+	sloTTFTName = "TTFT bound"
+	sloITLName  = "ITL bound"
+	sloPctName  = "SLO percentile"
+)
+
+// sloFieldNames name the SLO's settings as the fields label them, for the
+// engine's problems with an SLO (engine.SLO.Check, ValidatePlan).
+var sloFieldNames = map[engine.PlanField]string{
+	engine.FieldSLOTTFT: sloTTFTName, engine.FieldSLOITL: sloITLName, engine.FieldSLOPercentile: sloPctName,
+}
+
+// sloFields are the fields that write an SLO: the TTFT and ITL bounds
+// ("2s", "50ms"; empty: no bound) and the percentile that must meet them.
+// The Matrix, Settings and Results screens each have a set; all read and
+// write engine.SLO one way.
+type sloFields struct {
+	ttft, itl *widget.Entry
+	pct       *dropDown
+}
+
+// newSLOFields is a set of SLO fields; changed, when set, hears every edit.
+func newSLOFields(changed func()) *sloFields {
+	f := &sloFields{ttft: widget.NewEntry(), itl: widget.NewEntry()}
+	f.ttft.SetPlaceHolder("off, e.g. 2s")
+	f.itl.SetPlaceHolder("off, e.g. 50ms")
+	f.ttft.Validator = func(s string) error { _, err := parseSLOBound(sloTTFTName, s); return err }
+	f.itl.Validator = func(s string) error { _, err := parseSLOBound(sloITLName, s); return err }
+	pcts := make([]string, len(engine.SLOPercentiles))
+	for i, p := range engine.SLOPercentiles {
+		pcts[i] = pctLabel(p)
+	}
+	f.pct = newDropDown(pcts, nil)
+	f.pct.SetSelected(pctLabel(engine.DefaultSLOPercentile))
+	if changed != nil {
+		f.ttft.OnChanged = func(string) { changed() }
+		f.itl.OnChanged = func(string) { changed() }
+		f.pct.OnChanged = func(string) { changed() }
+	}
+	return f
+}
+
+// set shows s in the fields.
+func (f *sloFields) set(s engine.SLO) {
+	f.ttft.SetText(boundText(s.TTFT))
+	f.itl.SetText(boundText(s.ITL))
+	f.pct.SetSelected(pctLabel(s.At()))
+}
+
+// read is the SLO the fields write, or the first field that cannot be used
+// in the fields' words.
+func (f *sloFields) read() (engine.SLO, error) {
+	var s engine.SLO
+	var err error
+	if s.TTFT, err = parseSLOBound(sloTTFTName, f.ttft.Text); err != nil {
+		return engine.SLO{}, err
+	}
+	if s.ITL, err = parseSLOBound(sloITLName, f.itl.Text); err != nil {
+		return engine.SLO{}, err
+	}
+	s.Percentile, _ = strconv.Atoi(strings.TrimPrefix(f.pct.Selected, "p"))
+	if s.Percentile == engine.DefaultSLOPercentile {
+		s.Percentile = 0 // the default, as the engine writes it
+	}
+	var bad *engine.PlanError
+	if errors.As(s.Check(), &bad) {
+		p := bad.Problems[0]
+		problem, fix, _ := strings.Cut(p.Problem, ": ")
+		return engine.SLO{}, &fieldError{sloFieldNames[p.Field], problem, fix}
+	}
+	return s, nil
+}
+
+// pctLabel is how the percentile field shows p: "p99".
+func pctLabel(p int) string { return "p" + strconv.Itoa(p) }
+
+// parseSLOBound reads an SLO bound written with its unit: "2s", "500ms",
+// "1.5 s"; "" or "0" is no bound. A number without a unit is refused: "2"
+// could be seconds or milliseconds.
+func parseSLOBound(field, text string) (time.Duration, error) {
+	s := strings.TrimSpace(text)
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	const fix = "write it like 2s or 500ms, or leave it empty for no bound"
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return 0, &fieldError{field, fmt.Sprintf("%q has no unit", s), fix}
+	}
+	d, err := parseDuration(s, time.Second)
+	if err != nil {
+		return 0, &fieldError{field, fmt.Sprintf("%q is not a duration", s), fix}
+	}
+	if d <= 0 {
+		return 0, &fieldError{field, fmt.Sprintf("%s is not above zero", s), fix}
+	}
+	return d, nil
+}
+
+// boundText writes a bound as the fields take it back: "2s", "50ms",
+// "1.5s"; "" for no bound.
+func boundText(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	if d < time.Second {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// marginWords is a cell's binding margin against the SLO: the bound with
+// the least to spare, "ITL 12 % to spare", or the one missed by the most,
+// "TTFT 40 % over".
+func marginWords(s engine.SLO, c engine.SLOCheck) string {
+	name, m := "TTFT", c.TTFTMargin
+	if s.ITL > 0 && (s.TTFT <= 0 || c.ITLMargin < c.TTFTMargin) {
+		name, m = "ITL", c.ITLMargin
+	}
+	pct := strconv.Itoa(int(math.Round(math.Abs(m) * 100)))
+	if m < 0 {
+		return name + " " + pct + " % over"
+	}
+	return name + " " + pct + " % to spare"
+}
