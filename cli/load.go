@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"speedmatrix/engine"
@@ -81,20 +79,26 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 		return p, errors.New("load: give --rates or --burst, not both")
 	case f.burst != 0 && f.set["requests"]:
 		return p, errors.New("load: --requests and --burst: a burst sends --burst requests at once; drop --requests")
-	case f.set["sweep-rates"] && f.rates != "sweep":
+	case f.burst != 0 && f.set["arrivals"]:
+		return p, errors.New("load: --arrivals and --burst: a burst sends every request at once; drop --arrivals")
+	case f.burst > 0:
+		// As the app writes a burst: its requests are the burst's, all due at once.
+		p.Requests, p.Arrivals = f.burst, engine.ArrivalsBurst
+	case f.set["sweep-rates"] && !strings.EqualFold(strings.TrimSpace(f.rates), engine.SweepWord):
 		return p, errors.New("load: --sweep-rates goes with --rates sweep")
-	case f.rates == "sweep":
-		p.Sweep, p.SweepRates = true, f.sweepRates
 	case f.rates != "":
-		if p.RatesRPS, err = parseRates(f.rates); err != nil {
-			return p, err
+		if p.RatesRPS, p.Sweep, err = engine.ParseRates(f.rates); err != nil {
+			return p, fmt.Errorf("load: --rates: %w", err)
+		}
+		if p.Sweep {
+			p.SweepRates = f.sweepRates
 		}
 	}
-	if p.InputTokens, err = parseTokenRange(f.input, "--input-tokens"); err != nil {
-		return p, err
+	if p.InputTokens, err = engine.ParseTokenRange(f.input); err != nil {
+		return p, fmt.Errorf("load: --input-tokens: %w", err)
 	}
-	if p.OutputTokens, err = parseTokenRange(f.output, "--output-tokens"); err != nil {
-		return p, err
+	if p.OutputTokens, err = engine.ParseTokenRange(f.output); err != nil {
+		return p, fmt.Errorf("load: --output-tokens: %w", err)
 	}
 	if f.dataset != "" {
 		if f.set["input-tokens"] {
@@ -109,34 +113,6 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 		return p, loadAdvice(err)
 	}
 	return p, nil
-}
-
-// parseRates reads --rates: requests per second, comma-separated.
-func parseRates(s string) ([]float64, error) {
-	var out []float64
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		v, err := strconv.ParseFloat(part, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("load: --rates: %q is not a number: give requests per second like 1,2,4,8, or sweep", part)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// parseTokenRange reads a length, 1024, or a range, 512:2048.
-func parseTokenRange(s, flagName string) (engine.TokenRange, error) {
-	lo, hi, isRange := strings.Cut(s, ":")
-	a, errA := strconv.Atoi(strings.TrimSpace(lo))
-	b, errB := a, error(nil)
-	if isRange {
-		b, errB = strconv.Atoi(strings.TrimSpace(hi))
-	}
-	if errA != nil || errB != nil {
-		return engine.TokenRange{}, fmt.Errorf("load: %s: %q is not a length: give tokens like 1024, or a range like 512:2048", flagName, s)
-	}
-	return engine.TokenRange{Min: a, Max: b}, nil
 }
 
 // loadAdvice is withAdvice in the load command's words: a plan's

@@ -63,16 +63,17 @@ func TestLoadFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--rates", "abc"}, `load: --rates: "abc" is not a number: give requests per second like 1,2,4,8, or sweep`},
-		{[]string{"--rates", "0"}, "load: --rates: a rate of 0 or below sends nothing: give requests per second above 0"},
-		{[]string{"--rates", "-1,2"}, "load: --rates: a rate of 0 or below sends nothing"},
+		{[]string{"--rates", "abc"}, `load: --rates: "abc" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep`},
+		{[]string{"--rates", "0"}, `load: --rates: "0" is not a request rate: write requests per second above 0`},
+		{[]string{"--rates", "-1,2"}, `load: --rates: "-1" is not a request rate`},
 		{[]string{}, "load: --rates: no rate to measure"},
 		{[]string{"--rates", "1", "--burst", "8"}, "load: give --rates or --burst, not both"},
 		{[]string{"--burst", "8", "--requests", "20"}, "load: --requests and --burst: a burst sends --burst requests at once; drop --requests"},
+		{[]string{"--burst", "8", "--arrivals", "constant"}, "load: --arrivals and --burst: a burst sends every request at once; drop --arrivals"},
 		{[]string{"--rates", "1", "--sweep-rates", "4"}, "load: --sweep-rates goes with --rates sweep"},
-		{[]string{"--rates", "1", "--input-tokens", "big"}, `load: --input-tokens: "big" is not a length: give tokens like 1024, or a range like 512:2048`},
-		{[]string{"--rates", "1", "--input-tokens", "2048:512"}, "load: --input-tokens: the range 2048:512 runs backwards"},
-		{[]string{"--rates", "1", "--output-tokens", "0"}, "load: --output-tokens: 0 tokens: use at least 1"},
+		{[]string{"--rates", "1", "--input-tokens", "big"}, `load: --input-tokens: "big" is not a length in tokens: write a whole number from 1, e.g. 1024, or a range such as 512:2048`},
+		{[]string{"--rates", "1", "--input-tokens", "2048:512"}, `load: --input-tokens: "2048:512" goes from more tokens to fewer: write the smaller length first, e.g. 512:2048`},
+		{[]string{"--rates", "1", "--output-tokens", "0"}, `load: --output-tokens: "0" is not a length in tokens`},
 		{[]string{"--rates", "1", "--arrivals", "gamma"}, `load: --arrivals: "gamma" is not an arrival process: use poisson or constant`},
 		{[]string{"--rates", "1", "--slo-ttft", "2s", "--slo-percentile", "95"}, "load: --slo-percentile: 95 is not a percentile the cells keep: use 50, 90 or 99"},
 		{[]string{"--rates", "1", "--dataset", bad}, "load: --dataset: bad.jsonl line 2: not JSON ("},
