@@ -24,8 +24,10 @@ func TestLoadSchedule(t *testing.T) {
 		tol     float64 // relative tolerance of the mean gap
 		exact   bool    // every gap is the mean
 	}{
-		{"poisson 4 rps", engine.ArrivalsPoisson, 4, 20000, 250 * time.Millisecond, 0.02, false},
-		{"poisson 100 rps", engine.ArrivalsPoisson, 100, 20000, 10 * time.Millisecond, 0.02, false},
+		// Scaled to the rate asked: the mean gap is exact, even for few requests.
+		{"poisson 4 rps", engine.ArrivalsPoisson, 4, 20000, 250 * time.Millisecond, 1e-6, false},
+		{"poisson 100 rps", engine.ArrivalsPoisson, 100, 20000, 10 * time.Millisecond, 1e-6, false},
+		{"poisson 2 rps, 20 requests", engine.ArrivalsPoisson, 2, 20, 500 * time.Millisecond, 1e-6, false},
 		{"constant 8 rps", engine.ArrivalsConstant, 8, 1000, 125 * time.Millisecond, 0, true},
 		{"burst", engine.ArrivalsBurst, 0, 100, 0, 0, true},
 	} {
@@ -38,11 +40,17 @@ func TestLoadSchedule(t *testing.T) {
 			if math.Abs(mean-float64(tc.meanGap)) > tc.tol*float64(tc.meanGap)+float64(time.Microsecond) {
 				t.Errorf("mean gap %s, want %s within %.0f %%", time.Duration(mean), tc.meanGap, 100*tc.tol)
 			}
+			var cv2 float64 // squared coefficient of variation of the gaps: 1 for exponential gaps
 			for i := 1; i < tc.n; i++ {
 				gap := s[i].At - s[i-1].At
+				d := (float64(gap) - mean) / max(mean, 1)
+				cv2 += d * d / float64(tc.n-1)
 				if gap < 0 || (tc.exact && (gap-tc.meanGap).Abs() > time.Microsecond) {
 					t.Fatalf("gap %d is %s, want %s", i, gap, tc.meanGap)
 				}
+			}
+			if tc.arr == engine.ArrivalsPoisson && tc.n > 1000 && math.Abs(cv2-1) > 0.05 {
+				t.Errorf("gaps' squared coefficient of variation %.3f, want 1 ± 0.05 (exponential gaps)", cv2)
 			}
 			if again := loadSchedule(tc.arr, tc.rate, tc.n, in, out, 42, 0, 0); !slices.Equal(s, again) {
 				t.Error("the same seed gave another schedule")
