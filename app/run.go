@@ -247,10 +247,9 @@ func (r *runTab) refuse(n notice, err error) {
 	}
 }
 
-// begin resets the screen for a new run.
-func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report) {
-	c := r.u.state.target.Capacity
-	r.plan, r.started, r.estimate, r.found = plan, r.u.deps.now(), measure.Estimate(plan, c), serverFound{}
+// resetFor clears what the last run or load test left on the screen and
+// shows that target is being connected to.
+func (r *runTab) resetFor(target measure.Subject) {
 	r.banner.hide()
 	r.startBtn.Disable()
 	r.cancelBtn.Enable()
@@ -260,6 +259,13 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 	r.current.SetText("")
 	r.serverLine.SetText("")
 	r.log.clear()
+}
+
+// begin resets the screen for a new run.
+func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report) {
+	c := r.u.state.target.Capacity
+	r.plan, r.started, r.estimate, r.found = plan, r.u.deps.now(), measure.Estimate(plan, c), serverFound{}
+	r.resetFor(target)
 	verb := "run started"
 	if prev != nil {
 		verb = "resuming the run of " + prev.Run.StartedAt.Format("2006-01-02 15:04")

@@ -124,15 +124,7 @@ func (r *runTab) startLoad() {
 func (r *runTab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
 	r.plan, r.load.plan = engine.Plan{}, plan
 	r.started, r.estimate, r.found = r.u.deps.now(), measure.EstimateLoad(plan), serverFound{}
-	r.banner.hide()
-	r.startBtn.Disable()
-	r.cancelBtn.Enable()
-	r.progress.SetValue(0)
-	r.progress.Show()
-	r.progressLine.SetText("Connecting to " + secret.URL(target.BaseURL) + " …")
-	r.current.SetText("")
-	r.serverLine.SetText("")
-	r.log.clear()
+	r.resetFor(target)
 	r.log.add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
 		secret.URL(target.BaseURL), loadWhat(plan), loadAbout(plan)))
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())

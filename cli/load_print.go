@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,14 +47,7 @@ func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 		return errors.New("load: the engine ended without a report")
 	}
 	rep := *done.Report
-	saveErr := saver.Err
-	if saved, err := saver.Keep(rep); saved {
-		saveErr = err
-		interrupted := done.Err != nil && ctx.Err() != nil
-		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) && !interrupted {
-			saveErr = cmp.Or(err, chartError(writeCharts(ctx, kept, rep), kept))
-		}
-	}
+	saveErr := keepFinal(ctx, saver, rep, done.Err, writeCharts)
 	if err := finishLoad(done.Err, rep, saver.Dir, saveErr); err != nil {
 		return err
 	}

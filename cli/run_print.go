@@ -64,14 +64,7 @@ func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver,
 		return errors.New("run: the engine ended without a report")
 	}
 	rep := *done.Report
-	saveErr := saver.Err
-	if saved, err := saver.Keep(rep); saved {
-		saveErr = err
-		interrupted := done.Err != nil && ctx.Err() != nil
-		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) && !interrupted {
-			saveErr = cmp.Or(err, chartError(writeCharts(ctx, kept, rep), kept))
-		}
-	}
+	saveErr := keepFinal(ctx, saver, rep, done.Err, writeCharts)
 	for _, w := range report.PCIeWarnings(rep.Results) {
 		fmt.Fprintf(stdout, "  warning: %s\n", w)
 	}
@@ -252,4 +245,21 @@ func summary(r engine.Report, out string) string {
 	took := r.Run.FinishedAt.Sub(r.Run.StartedAt).Round(time.Second)
 	return fmt.Sprintf("done: %d cells (%s) in %s; saved %s/{%s,%s,%s} and charts", len(r.Results), strings.Join(parts, ", "), took,
 		strings.TrimRight(out, "/"), report.JSONFile, report.CSVFile, report.MarkdownFile)
+}
+
+// keepFinal saves the report a run or a load test ended with, then its
+// charts beside it unless it was interrupted; it returns what went wrong
+// with either (or the saver's earlier error when this report was not
+// saved, being the one already kept).
+func keepFinal(ctx context.Context, saver *runs.Saver, rep engine.Report, runErr error,
+	writeCharts func(context.Context, string, engine.Report) error) error {
+	saveErr := saver.Err
+	if saved, err := saver.Keep(rep); saved {
+		saveErr = err
+		interrupted := runErr != nil && ctx.Err() != nil
+		if kept := saver.Kept(); kept != "" && (err == nil || rescued(err)) && !interrupted {
+			saveErr = cmp.Or(err, chartError(writeCharts(ctx, kept, rep), kept))
+		}
+	}
+	return saveErr
 }

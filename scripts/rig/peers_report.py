@@ -159,6 +159,7 @@ def own_speedmatrix(d):
             "tok_s": rate["output_tok_s"],
             "ttft_ms": (rate.get("ttft_ms") or {}).get("p50"),
             "ttft_mean_ms": (rate.get("ttft_ms") or {}).get("mean"),
+            "tpot_ms": (rate.get("tpot_ms") or {}).get("p50"),
             "e2e_mean_ms": (rate.get("e2e_ms") or {}).get("mean"),
             "req_s": rate.get("request_throughput_rps"),
             "output_tokens": rate.get("output_tokens"),
@@ -192,6 +193,7 @@ def own_vllm(d):
         "tok_s": r["output_throughput"],
         "ttft_ms": r.get("median_ttft_ms"),
         "ttft_mean_ms": r.get("mean_ttft_ms"),
+        "tpot_ms": r.get("median_tpot_ms"),
         "e2e_mean_ms": r.get("mean_e2el_ms"),
         "req_s": r.get("request_throughput"),
         "output_tokens": r.get("total_output_tokens"),
@@ -223,6 +225,7 @@ def own_guidellm(d):
         "tok_s": tok_s,
         "ttft_ms": ttft,
         "ttft_mean_ms": mean("time_to_first_token_ms"),
+        "tpot_ms": ((m.get("inter_token_latency_ms") or {}).get("successful") or {}).get("median"),  # GuideLLM: (E2E − TTFT) ÷ (tokens − 1)
         "e2e_mean_ms": mean("request_latency", 1000),  # seconds in GuideLLM
         "req_s": mean("requests_per_second"),
         "output_tokens": out_tok.get("total_sum"),
@@ -249,6 +252,7 @@ def own_aiperf(d):
         "tok_s": tok_s,
         "ttft_ms": stat("time_to_first_token", "p50"),
         "ttft_mean_ms": stat("time_to_first_token", "avg"),
+        "tpot_ms": stat("inter_token_latency", "p50"),
         "e2e_mean_ms": stat("request_latency", "avg"),
         "req_s": stat("request_throughput", "avg"),
         "output_tokens": stat("total_output_tokens", "avg"),
@@ -313,7 +317,8 @@ def cmd_table(out, conc, in_len, out_len, tools):
                   f"server {fmt(srv['tok_s_busy'])} tok/s busy, {fmt(srv['tok_s_run'])} over the run{notes}{label}")
 
     rate = os.environ.get("PEERS_RATE") or None
-    doc = {"simulated": simulated, "rate_rps": float(rate) if rate else None, "concurrency": conc, "input_len": in_len, "output_len": out_len, "tools": rows}
+    doc = {"simulated": simulated, "rate_rps": float(rate) if rate else None,
+           "arrivals": os.environ.get("PEERS_ARRIVALS") or "poisson", "concurrency": conc, "input_len": in_len, "output_len": out_len, "tools": rows}
     with open(os.path.join(out, "side-by-side.json"), "w") as f:
         json.dump(doc, f, indent=2)
     with open(os.path.join(out, "side-by-side.md"), "w") as f:
@@ -331,7 +336,7 @@ def gap(tool_ms, server_ms):
 def markdown_rate(doc):
     sim = doc["simulated"]
     lines = [
-        f"# Side by side: a load test at {doc['rate_rps']:g} requests/s (Poisson), input {doc['input_len']}, "
+        f"# Side by side: a load test at {doc['rate_rps']:g} requests/s ({doc['arrivals']}), input {doc['input_len']}, "
         f"output {doc['output_len']} tokens" + (" — SIMULATED" if sim else ""),
         "",
         "| tool | version | requests (failed) | req/s (tool) | output tok/s (tool) | mean TTFT ms (tool) "
@@ -344,8 +349,9 @@ def markdown_rate(doc):
             lines.append(f"| {r['name']} | {r['version'] or '–'} | SKIP: {r['why']} | | | | | | | | | |")
             continue
         own, srv = r.get("own") or {}, r.get("server") or {}
+        name = "speedmatrix load" if r["tool"] == "speedmatrix" else r["name"]
         lines.append("| " + " | ".join([
-            r["name"] + ("" if r["result"] == "PASS" else " (FAIL)"), r["version"] or "–",
+            name + ("" if r["result"] == "PASS" else " (FAIL)"), r["version"] or "–",
             f"{fmt(own.get('requests'), 0)} ({fmt(own.get('failed') or 0, 0)})", fmt(own.get("req_s"), 2),
             fmt(own.get("tok_s")), fmt(own.get("ttft_mean_ms")), fmt(srv.get("ttft_mean_ms")),
             gap(own.get("ttft_mean_ms"), srv.get("ttft_mean_ms")), fmt(own.get("e2e_mean_ms")),
@@ -353,13 +359,42 @@ def markdown_rate(doc):
             fmt(r.get("cpu_s_per_1k_tok"), 3)]) + " |")
     lines += [
         "",
-        "- Every tool sends the same number of requests at the same mean rate, Poisson arrivals, no warm-up, "
-        "no concurrency cap, ignore_eos, on the completions API; the draws of arrival times differ by tool.",
+        "- Every tool sends the same number of requests at the same mean rate, "
+        + ("Poisson arrivals (the draws of arrival times differ by tool)" if doc["arrivals"] == "poisson"
+           else "constant arrivals (the same times in every tool)")
+        + ", no warm-up, no concurrency cap, ignore_eos, on the completions API.",
         "- *server* means: the deltas of vllm:time_to_first_token_seconds and vllm:e2e_request_latency_seconds "
         "(sum ÷ count) over the tool's run. The server times a request from when it reached the engine, so a "
         "tool's mean is above the server's by what the request spent in HTTP, the API server and the client: "
         "the smaller that gap, the closer the tool's latency is to what the server did.",
         "- speedmatrix counts each request from its scheduled arrival, not from when its client sent it.",
+        "",
+        "## Agreement with speedmatrix",
+        "",
+        "| tool | request throughput | median TTFT | median TPOT |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    ours = next((r.get("own") or {} for r in doc["tools"] if r["tool"] == "speedmatrix" and r["result"] == "PASS"), {})
+    for r in doc["tools"]:
+        own = r.get("own") or {}
+        if r["result"] != "PASS":
+            continue
+        cells = []
+        for key, digits in (("req_s", 3), ("ttft_ms", 1), ("tpot_ms", 2)):
+            v, base = own.get(key), ours.get(key)
+            if v is None:
+                cells.append("–")
+            elif r["tool"] == "speedmatrix" or not base:
+                cells.append(fmt(v, digits))
+            else:
+                cells.append(f"{fmt(v, digits)} ({100 * (v - base) / base:+.1f} %)")
+        name = "speedmatrix load" if r["tool"] == "speedmatrix" else r["name"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "- Units: requests/s, ms, ms. In brackets: the peer's figure against speedmatrix's. TPOT per request is "
+        "(E2E − TTFT) ÷ (output tokens − 1), its median over the requests, in every tool; GuideLLM and "
+        "AIPerf call it inter-token latency (their median, p50).",
     ]
     return "\n".join(lines) + "\n"
 
