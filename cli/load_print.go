@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 )
 
@@ -59,9 +60,14 @@ func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 // finishLoad is the test's last line and exit code.
 func finishLoad(runErr error, rep engine.Report, out string, saveErr error) error {
 	var busy *measure.BusyError
-	measured := 0
+	measured, planned := 0, 0
 	if rep.Load != nil {
-		measured = len(rep.Load.Results)
+		for _, r := range rep.Load.Results {
+			if report.LoadMeasured(r) {
+				measured++
+			}
+		}
+		planned = max(len(rep.Load.Plan.RatesRPS), len(rep.Load.Results))
 	}
 	switch {
 	case errors.As(runErr, &busy):
@@ -71,14 +77,14 @@ func finishLoad(runErr error, rep engine.Report, out string, saveErr error) erro
 		if errors.Is(runErr, measure.ErrServerStopped) {
 			why = runErr.Error()
 		}
-		where := "the rates measured are saved in " + out
+		where := "what was measured is saved in " + out
 		switch {
 		case measured == 0:
 			where = "nothing was measured"
 		case saveErr != nil:
 			where = saveErr.Error()
 		}
-		return exitWith(exitIncomplete, fmt.Errorf("load incomplete: %s measured (%s); %s", engine.Count(measured, "rate", "rates"), why, where))
+		return exitWith(exitIncomplete, fmt.Errorf("load incomplete: %d of %s measured (%s); %s", measured, engine.Count(planned, "rate", "rates"), why, where))
 	case runErr != nil:
 		return exitWith(exitCantStart, loadAdvice(fmt.Errorf("load: %w", runErr)))
 	case errors.Is(saveErr, context.Canceled):
@@ -95,16 +101,18 @@ func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
 	if p.CellCount > 0 {
 		fmt.Fprintf(&b, "[%*d/%d] ", width(p.CellCount), p.CellIndex, p.CellCount)
 	}
-	if r.Arrivals == engine.ArrivalsBurst {
-		fmt.Fprintf(&b, "burst of %d", r.Requests)
-	} else {
-		fmt.Fprintf(&b, "%.4g req/s %s", r.RateRPS, r.Arrivals)
+	b.WriteString(report.RateLabel(r))
+	if !report.IsBurst(r) {
+		fmt.Fprintf(&b, " %s", r.Arrivals)
 	}
 	if simulated {
 		b.WriteString(" (simulated)")
 	}
 	if r.Status != engine.StatusValid {
-		fmt.Fprintf(&b, ": %s: %s", strings.ToLower(string(r.Status)), r.Error)
+		fmt.Fprintf(&b, ": %s", strings.ToLower(string(r.Status)))
+		if r.Error != "" && !strings.EqualFold(r.Error, string(r.Status)) {
+			fmt.Fprintf(&b, ": %s", r.Error)
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, ": %d/%d completed in %.1f s, %.2f req/s, %.0f tok/s out, TTFT p50 %s p99 %s, TPOT p50 %s, E2E p99 %s, goodput %.2f req/s",

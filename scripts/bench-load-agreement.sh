@@ -6,7 +6,8 @@
 # "A load test beside vllm bench serve"). It runs scripts/rig/peers.sh in
 # its load-test mode against `speedmatrix sim --profile tiny`, so it needs
 # the real-vLLM rig's venv (vllm bench) and tokenizer: run
-# scripts/real-vllm.sh once first, or set RIG. Every figure is simulated.
+# scripts/real-vllm.sh once first, or set RIG. On the simulator every figure
+# is simulated.
 #
 # AGREE_TARGET=vllm measures the rig's real vLLM (its CPU build serving the
 # tiny Llama, started as scripts/real-vllm.sh starts its hand server)
@@ -14,7 +15,8 @@
 #
 # Environment: RIG (default ~/.cache/speedmatrix); AGREE_RATE (default 8
 # requests/s, about a third of tiny's capacity for these lengths), AGREE_REQUESTS
-# (default 400), AGREE_IN / AGREE_OUT (default 512 / 128 tokens).
+# (default 400), AGREE_IN / AGREE_OUT (default 512 / 128 tokens), AGREE_TOOLS
+# (default "speedmatrix vllm": the order they run in).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: scripts/bench-load-agreement.sh OUTDIR" >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -53,7 +55,7 @@ curl -sf "http://127.0.0.1:$port/health" >/dev/null || { echo "the server did no
 for arrivals in poisson constant; do
 	echo "== $arrivals"
 	PEERS_RATE=$rate PEERS_PROMPTS=$requests PEERS_ARRIVALS=$arrivals \
-		PEERS_TOOLS="speedmatrix vllm" VLLM_VENV=$venv SPEEDMATRIX=$out/speedmatrix \
+		PEERS_TOOLS=${AGREE_TOOLS:-"speedmatrix vllm"} VLLM_VENV=$venv SPEEDMATRIX=$out/speedmatrix \
 		bash scripts/rig/peers.sh "http://127.0.0.1:$port" "$model" "$tokenizer" "$out/$arrivals" 1 \
 		"${AGREE_IN:-512}" "${AGREE_OUT:-128}"
 	sed -n '/^## Agreement/,$p' "$out/$arrivals/side-by-side.md"
