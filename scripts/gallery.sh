@@ -17,7 +17,7 @@ trap 'rm -rf "$charts"' EXIT
 "$charts/speedmatrix" load --sim tiny --rates 5,10,20,30,40 --requests 300 --input-tokens 512 \
 	--output-tokens 128 --slo-ttft 500ms --slo-itl 40ms --seed 1 --out "$charts/load" >/dev/null
 "$charts/speedmatrix" run --sim tiny --contexts 1K,4K --prefill-contexts none --concurrency 1,4,16,64 \
-	--duration 5s --slo-ttft 300ms --slo-itl 15ms --out "$charts/slo" >/dev/null
+	--duration 5s --slo-ttft 100ms --slo-itl 8ms --out "$charts/slo" >/dev/null
 cp "$charts/load/load-latency.png" docs/gallery/30-chart-load-latency.png
 cp "$charts/load/load-goodput.png" docs/gallery/31-chart-load-goodput.png
 cp "$charts/slo/decode-slo.png" docs/gallery/32-chart-decode-slo.png
