@@ -325,6 +325,20 @@ func visibleTexts(obj fyne.CanvasObject) []string {
 			out = append(out, w.Text)
 		case *widget.RadioGroup:
 			out = append(out, w.Options...)
+		case *widget.Table:
+			// A table makes its cells as it draws them: read its first rows
+			// from its own callbacks instead.
+			if w.Length == nil || w.CreateCell == nil || w.UpdateCell == nil {
+				return
+			}
+			rows, cols := w.Length()
+			for r := range min(rows, 50) {
+				for c := range cols {
+					cell := w.CreateCell()
+					w.UpdateCell(widget.TableCellID{Row: r, Col: c}, cell)
+					visit(cell)
+				}
+			}
 		}
 	}
 	visit(obj)

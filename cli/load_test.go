@@ -75,7 +75,7 @@ func TestLoadFlagErrors(t *testing.T) {
 		{[]string{"--rates", "1", "--input-tokens", "2048:512"}, `load: --input-tokens: "2048:512" goes from more tokens to fewer: write the smaller length first, e.g. 512:2048`},
 		{[]string{"--rates", "1", "--output-tokens", "0"}, `load: --output-tokens: "0" is not a length in tokens`},
 		{[]string{"--rates", "1", "--arrivals", "gamma"}, `load: --arrivals: "gamma" is not an arrival process: use poisson or constant`},
-		{[]string{"--rates", "1", "--slo-ttft", "2s", "--slo-percentile", "95"}, "load: --slo-percentile: 95 is not a percentile the cells keep: use 50, 90 or 99"},
+		{[]string{"--rates", "1", "--slo-ttft", "2s", "--slo-percentile", "95"}, "load: --slo-percentile: 95 is not a percentile reports keep: use 50, 90 or 99"},
 		{[]string{"--rates", "1", "--dataset", bad}, "load: --dataset: bad.jsonl line 2: not JSON ("},
 		{[]string{"--rates", "1", "--max-concurrency", "-2"}, "load: --max-concurrency: -2 requests at once"},
 		{[]string{"--rates", "1", "--api", "grpc"}, `load: --api: "grpc" is not an API`},

@@ -21,7 +21,7 @@ func TestSLOFlagsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"p95", []string{"--slo-ttft", "2s", "--slo-percentile", "95"}, "--slo-percentile: 95 is not a percentile the cells keep: use 50, 90 or 99"},
+		{"p95", []string{"--slo-ttft", "2s", "--slo-percentile", "95"}, "--slo-percentile: 95 is not a percentile reports keep: use 50, 90 or 99"},
 		{"negative TTFT", []string{"--slo-ttft", "-2s"}, "--slo-ttft: -2s is negative: use a positive time, e.g. 2s, or 0 for no bound"},
 		{"ITL of hours", []string{"--slo-itl", "2h"}, "--slo-itl: 2h0m0s is longer than any request waits for a token: use at most 1 hour"},
 		{"two bad settings", []string{"--slo-ttft", "-1s", "--slo-percentile", "0"}, "--slo-ttft: -1s is negative"},

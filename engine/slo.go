@@ -149,7 +149,7 @@ func sloProblems(s SLO) []PlanProblem {
 		}
 	}
 	if s.Percentile != 0 && !slices.Contains(SLOPercentiles, s.Percentile) {
-		bad = append(bad, PlanProblem{FieldSLOPercentile, fmt.Sprintf("%d is not a percentile the cells keep: use 50, 90 or 99", s.Percentile)})
+		bad = append(bad, PlanProblem{FieldSLOPercentile, fmt.Sprintf("%d is not a percentile reports keep: use 50, 90 or 99", s.Percentile)})
 	}
 	return bad
 }

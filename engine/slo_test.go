@@ -48,7 +48,7 @@ func TestSLOJudgeAndMostRequests(t *testing.T) {
 
 // TestSLOProblems: a plan to run and a plan a report file claims are both
 // held to an SLO that bounds something: no negative bound, none past an
-// hour, and only a percentile the cells keep; each problem names its field.
+// hour, and only a percentile reports keep; each problem names its field.
 func TestSLOProblems(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -58,7 +58,7 @@ func TestSLOProblems(t *testing.T) {
 	}{
 		{"negative TTFT", SLO{TTFT: -time.Second}, FieldSLOTTFT, "-1s is negative: use a positive time"},
 		{"ITL of a day", SLO{ITL: 24 * time.Hour}, FieldSLOITL, "use at most 1 hour"},
-		{"p95", SLO{TTFT: time.Second, Percentile: 95}, FieldSLOPercentile, "95 is not a percentile the cells keep: use 50, 90 or 99"},
+		{"p95", SLO{TTFT: time.Second, Percentile: 95}, FieldSLOPercentile, "95 is not a percentile reports keep: use 50, 90 or 99"},
 		{"negative percentile", SLO{Percentile: -99}, FieldSLOPercentile, "use 50, 90 or 99"},
 	} {
 		p := DefaultPlan()

@@ -84,7 +84,10 @@ got_header=$(head -n 1 "$export_dir/results.csv" | tr -d '\r')
 want
   $want_header"
 [ "$(wc -l <"$export_dir/results.csv")" -ge 2 ] || fail "results.csv has no measurement rows"
-tail -n +2 "$export_dir/results.csv" | tr -d '\r' | grep -qv ',true,sim:tiny$' && fail "results.csv has a row that does not end with simulated true and target sim:tiny"
+python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+sys.exit(0 if any(r["simulated"] != "true" or r["target"] != "sim:tiny" for r in rows) else 1)' "$export_dir/results.csv" &&
+	fail "results.csv has a row whose simulated and target columns are not true and sim:tiny"
 
 check_nonempty report.json
 grep -q '"schema_version"' "$export_dir/report.json" || fail "report.json has no schema_version"

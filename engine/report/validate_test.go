@@ -96,7 +96,7 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		{"negative plan duration", func(r *engine.Report) { r.Plan.Duration = -30 * time.Second }, "its plan: duration -30s is negative"},
 		{"negative plan concurrency", func(r *engine.Report) { r.Plan.Concurrency = []int{-4, 1} }, "its plan: concurrency -4 is outside 1–4096"},
 		{"negative KV budget", func(r *engine.Report) { r.Plan.KVBudgetTokens = -1 }, "its plan: KV budget -1 tokens is negative"},
-		{"SLO at p37", func(r *engine.Report) { r.Plan.SLO = engine.SLO{TTFT: time.Second, Percentile: 37} }, "its plan: 37 is not a percentile the cells keep"},
+		{"SLO at p37", func(r *engine.Report) { r.Plan.SLO = engine.SLO{TTFT: time.Second, Percentile: 37} }, "its plan: 37 is not a percentile reports keep"},
 		{"negative SLO bound", func(r *engine.Report) { r.Plan.SLO = engine.SLO{ITL: -time.Millisecond} }, "its plan: -1ms is negative"},
 		{"SLO bound of years", func(r *engine.Report) { r.Plan.SLO = engine.SLO{TTFT: 1 << 62} }, "use at most 1 hour"},
 		{"negative sample count", func(r *engine.Report) { r.Results[3].ITLPct.N = -5 }, "has a negative time between tokens samples (-5)"},
