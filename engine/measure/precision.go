@@ -28,6 +28,8 @@ const (
 	// maxLag1 caps the estimated lag-1 autocorrelation, so τ stays finite
 	// (τ = 39 at 0.95: every window short of 156 s falls to minBatches).
 	maxLag1 = 0.95
+	// maxBatchBias caps batchBias: the variance is at most doubled.
+	maxBatchBias = 2
 	// methodBatchMeans is Precision.Method for this estimator.
 	methodBatchMeans = "batch means"
 )
@@ -47,21 +49,37 @@ func precisionOf(values []float64) engine.Precision {
 		p.Unknown = "the figure is zero"
 		return p
 	}
-	batch := batchSize(values)
+	rho := lag1Corrected(values)
+	batch := batchSize(len(values), rho)
 	means := batchMeans(values, batch)
 	k := len(means)
-	half := tQuantile95(k-1) * math.Sqrt(sampleVariance(means)/float64(k))
+	v := sampleVariance(means) / float64(k) * batchBias(rho, batch, k)
+	half := tQuantile95(k-1) * math.Sqrt(v)
 	p.RelCI95, p.Batches, p.Method = half/m, k, methodBatchMeans
 	return p
 }
 
-// batchSize is how many buckets one batch holds: batchPerCorrelation
-// correlation times, at most as many as leave minBatches batches.
-func batchSize(values []float64) int {
-	rho := lag1Corrected(values)
+// batchSize is how many of n buckets one batch holds, for buckets with
+// lag-1 autocorrelation rho: batchPerCorrelation correlation times, at
+// most as many as leave minBatches batches.
+func batchSize(n int, rho float64) int {
 	tau := (1 + rho) / (1 - rho)
 	b := int(math.Ceil(batchPerCorrelation * tau))
-	return max(1, min(b, len(values)/minBatches))
+	return max(1, min(b, n/minBatches))
+}
+
+// batchBias is what the variance of k batch means of b buckets is
+// multiplied by for the correlation left between neighbouring batches: a
+// window too short for batches of several correlation times (30 s at
+// τ = 9 s leaves batches of 7 s) makes them alike and their spread too
+// small. Under the AR(1) reading, E[batch-means variance] ≈ σ²(1 −
+// (k+1)/k · γ/b) with γ = 2ρ/(1−ρ²) (Song and Schmeiser's bias of batch
+// means); the correction is capped at maxBatchBias, so that a noisy ρ
+// can't blow the interval up.
+func batchBias(rho float64, b, k int) float64 {
+	g := 2 * rho / (1 - rho*rho)
+	kept := 1 - float64(k+1)/float64(k)*g/float64(b)
+	return 1 / max(kept, 1/maxBatchBias)
 }
 
 // lag1Corrected is the lag-1 autocorrelation of values, corrected for the
