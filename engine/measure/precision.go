@@ -73,9 +73,10 @@ func batchSize(n int, rho float64) int {
 // window too short for batches of several correlation times (30 s at
 // τ = 9 s leaves batches of 7 s) makes them alike and their spread too
 // small. Under the AR(1) reading, E[batch-means variance] ≈ σ²(1 −
-// (k+1)/k · γ/b) with γ = 2ρ/(1−ρ²) (Song and Schmeiser's bias of batch
-// means); the correction is capped at maxBatchBias, so that a noisy ρ
-// can't blow the interval up.
+// (k+1)/k · γ/b), γ/σ² = 2ρ/(1−ρ²): the first-order bias of batch means,
+// from the covariance of neighbouring batches (γ = 2 Σ h·R(h)). The
+// correction is capped at maxBatchBias, so that a noisy ρ can't blow the
+// interval up.
 func batchBias(rho float64, b, k int) float64 {
 	g := 2 * rho / (1 - rho*rho)
 	kept := 1 - float64(k+1)/float64(k)*g/float64(b)
