@@ -133,6 +133,9 @@ type Result struct {
 	// generating after a disconnect); 0 on servers that stop on it.
 	Aborted int     `json:"aborted,omitempty"`
 	DrainS  float64 `json:"drain_s,omitempty"`
+	// Precision is how well a Valid decode cell's headline figures are
+	// known from the variation inside its window; nil for other cells.
+	Precision *CellPrecision `json:"precision,omitempty"`
 	// Partial holds a Failed decode cell's figures, for diagnosis only.
 	Partial *PartialFigures `json:"partial,omitempty"`
 

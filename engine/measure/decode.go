@@ -317,6 +317,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		res.OutputTokens = int(f.TokensInWindow + 0.5)
 		res.MeasuredS = d.r.plan.Duration.Seconds()
 		res.WindowStart = from
+		res.Precision = cellPrecision(d.recs, from, to)
 		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)
 	}
 	run.res = res

@@ -138,6 +138,10 @@ func TestDecodeExactness(t *testing.T) {
 			if r.MeasuredS != d.Seconds() {
 				t.Errorf("measured %.2f s, want the window's %.1f s", r.MeasuredS, d.Seconds())
 			}
+			// 2.01 s holds 2 whole one-second buckets: too few for a precision.
+			if p := r.Precision; p == nil || p.TotalTokPerSec.Buckets != 2 || p.TotalTokPerSec.Known() || p.ITLMs.Buckets != 2 {
+				t.Errorf("precision %+v: want 2 buckets each, too few to estimate", p)
+			}
 			if realtime() {
 				checkTiming(t, f, r, d, c.maxOut)
 			}

@@ -250,6 +250,13 @@ func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, 
 // HTTP client's chunked reader returned in several reads microseconds
 // apart; counted apart, half a cell's gaps were 0.002 ms.
 func appendGaps(gaps []weighted, r *requestRecord, from, to time.Time) []weighted {
+	eachGap(r, from, to, func(_ time.Time, g weighted) { gaps = append(gaps, g) })
+	return gaps
+}
+
+// eachGap calls yield with each of r's inter-token gaps whose chunk arrived
+// inside the window, and when that chunk arrived (see appendGaps).
+func eachGap(r *requestRecord, from, to time.Time, yield func(at time.Time, g weighted)) {
 	prev := time.Time{}
 	for i := 0; i < len(r.Arrivals); {
 		last := r.Arrivals[i].ticks
@@ -260,11 +267,10 @@ func appendGaps(gaps []weighted, r *requestRecord, from, to time.Time) []weighte
 		}
 		at := r.arrivalBase.Add(time.Duration(last) * arrivalTick)
 		if !prev.IsZero() && k > 0 && inWindow(at, from, to) {
-			gaps = append(gaps, weighted{Value: ms(at.Sub(prev)) / k, Weight: k})
+			yield(at, weighted{Value: ms(at.Sub(prev)) / k, Weight: k})
 		}
 		prev = at
 	}
-	return gaps
 }
 
 // burstGap is how close reads must follow each other to be one burst: far

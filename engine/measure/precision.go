@@ -1,0 +1,159 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+
+	"speedmatrix/engine"
+)
+
+// The estimator behind engine.Precision: batch means over one-second
+// buckets (METHODOLOGY, "Precision of a cell"). Buckets of a decode cell are
+// correlated (a slow second is followed by another: a longer batch, a
+// scheduler hiccup), so the naive standard error s/√n is too small; grouping
+// the buckets into batches longer than the correlation makes the batch
+// means nearly independent, and the Student-t on the few batches left pays
+// for how few they are.
+const (
+	// minPrecisionBuckets is the fewest whole buckets a precision is
+	// estimated from: one batch of one bucket each for minBatches.
+	minPrecisionBuckets = minBatches
+	// minBatches is the fewest batch means kept: fewer leave the variance
+	// to one or two differences.
+	minBatches = 4
+	// batchPerCorrelation is how many correlation times (τ, the buckets'
+	// integrated autocorrelation time under an AR(1) reading) one batch
+	// spans: at 4τ adjacent batch means correlate by about 1/8.
+	batchPerCorrelation = 4
+	// maxLag1 caps the estimated lag-1 autocorrelation, so τ stays finite
+	// (τ = 39 at 0.95: every window short of 156 s falls to minBatches).
+	maxLag1 = 0.95
+	// maxBatchBias caps batchBias: the variance is at most doubled.
+	maxBatchBias = 2
+	// methodBatchMeans is Precision.Method for this estimator.
+	methodBatchMeans = "batch means"
+)
+
+// precisionOf estimates the 95 % confidence half-width of the mean of
+// values, relative to it. values are a figure's one-second buckets over a
+// window, oldest first, whole buckets only.
+func precisionOf(values []float64) engine.Precision {
+	n := len(values)
+	p := engine.Precision{Buckets: n}
+	if n < minPrecisionBuckets {
+		p.Unknown = fmt.Sprintf("%d one-second %s: too few to estimate (at least %d)", n, engine.Plural(n, "bucket", "buckets"), minPrecisionBuckets)
+		return p
+	}
+	m := mean(values)
+	if m <= 0 || math.IsNaN(m) || math.IsInf(m, 0) {
+		p.Unknown = "the figure is zero"
+		return p
+	}
+	rho := lag1Corrected(values)
+	batch := batchSize(len(values), rho)
+	means := batchMeans(values, batch)
+	k := len(means)
+	v := sampleVariance(means) / float64(k) * batchBias(rho, batch, k)
+	half := tQuantile95(k-1) * math.Sqrt(v)
+	p.RelCI95, p.Batches, p.Method = half/m, k, methodBatchMeans
+	return p
+}
+
+// batchSize is how many of n buckets one batch holds, for buckets with
+// lag-1 autocorrelation rho: batchPerCorrelation correlation times, at
+// most as many as leave minBatches batches.
+func batchSize(n int, rho float64) int {
+	tau := (1 + rho) / (1 - rho)
+	b := int(math.Ceil(batchPerCorrelation * tau))
+	return max(1, min(b, n/minBatches))
+}
+
+// batchBias is what the variance of k batch means of b buckets is
+// multiplied by for the correlation left between neighbouring batches: a
+// window too short for batches of several correlation times (30 s at
+// τ = 9 s leaves batches of 7 s) makes them alike and their spread too
+// small. Under the AR(1) reading, E[batch-means variance] ≈ σ²(1 −
+// (k+1)/k · γ/b), γ/σ² = 2ρ/(1−ρ²): the first-order bias of batch means,
+// from the covariance of neighbouring batches (γ = 2 Σ h·R(h)). The
+// correction is capped at maxBatchBias, so that a noisy ρ can't blow the
+// interval up.
+func batchBias(rho float64, b, k int) float64 {
+	g := 2 * rho / (1 - rho*rho)
+	kept := 1 - float64(k+1)/float64(k)*g/float64(b)
+	return 1 / max(kept, 1/maxBatchBias)
+}
+
+// lag1Corrected is the lag-1 autocorrelation of values, corrected for the
+// estimator's bias in short series (E[r] ≈ ρ − (1+3ρ)/n, Kendall), within
+// [0, maxLag1]: a negative correlation only narrows the interval, and is
+// not relied on.
+func lag1Corrected(values []float64) float64 {
+	n := float64(len(values))
+	m := mean(values)
+	var num, den float64
+	for i, v := range values {
+		den += (v - m) * (v - m)
+		if i > 0 {
+			num += (v - m) * (values[i-1] - m)
+		}
+	}
+	if den == 0 || n <= 3 {
+		return 0
+	}
+	r := num / den
+	return max(0, min((r*n+1)/(n-3), maxLag1))
+}
+
+// batchMeans groups values into as many whole batches of size b as fit and
+// returns their means. The remainder left over is the oldest buckets, the
+// ones nearest warm-up.
+func batchMeans(values []float64, b int) []float64 {
+	k := len(values) / b
+	off := len(values) - k*b
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = mean(values[off+i*b : off+(i+1)*b])
+	}
+	return out
+}
+
+func mean(values []float64) float64 {
+	var s float64
+	for _, v := range values {
+		s += v
+	}
+	return s / float64(len(values))
+}
+
+func sampleVariance(values []float64) float64 {
+	m := mean(values)
+	var s float64
+	for _, v := range values {
+		s += (v - m) * (v - m)
+	}
+	return s / float64(len(values)-1)
+}
+
+// tTable95 holds the two-sided 95 % quantiles of Student's t for 1 to 30
+// degrees of freedom.
+var tTable95 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+
+// tQuantile95 is the two-sided 95 % quantile of Student's t with df degrees
+// of freedom: the table to 30, the Cornish–Fisher expansion around the
+// normal's 1.96 beyond (within 1e-4 there).
+func tQuantile95(df int) float64 {
+	if df < 1 {
+		return math.Inf(1)
+	}
+	if df <= len(tTable95) {
+		return tTable95[df-1]
+	}
+	const z = 1.959963984540054
+	v := float64(df)
+	g1 := (z*z*z + z) / 4
+	g2 := (5*math.Pow(z, 5) + 16*z*z*z + 3*z) / 96
+	g3 := (3*math.Pow(z, 7) + 19*math.Pow(z, 5) + 17*z*z*z - 15*z) / 384
+	return z + g1/v + g2/(v*v) + g3/(v*v*v)
+}
