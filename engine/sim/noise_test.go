@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -111,6 +112,29 @@ func TestNoiseKeepsCellRates(t *testing.T) {
 		t.Logf("%s %d×%d: %.1f tok/s exact, %.1f with noise (%+.2f%%)", tt.profile, tt.ctx, tt.conc, want, got, 100*(got/want-1))
 		if math.Abs(got/want-1) > 0.005 {
 			t.Errorf("%s %d×%d: noise moved the rate from %.1f to %.1f tok/s", tt.profile, tt.ctx, tt.conc, want, got)
+		}
+	}
+}
+
+func TestNoiseValidate(t *testing.T) {
+	p, _ := LookupProfile("tiny")
+	for _, tt := range []struct {
+		n    Noise
+		want string // in the error; "" for none
+	}{
+		{Noise{}, ""},
+		{p.Noise, ""},
+		{Noise{StepJitter: -0.1}, "≥ 0"},
+		{Noise{StepJitter: math.NaN()}, "≥ 0"},
+		{Noise{HiccupS: math.Inf(1)}, "≥ 0"},
+		{Noise{Drift: 0.01}, "DriftTimeS"},
+		{Noise{HiccupsPerS: 1}, "HiccupS"},
+	} {
+		q := p
+		q.Noise = tt.n
+		err := q.Validate()
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%+v: %v, want an error naming %q", tt.n, err, tt.want)
 		}
 	}
 }
