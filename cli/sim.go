@@ -20,7 +20,7 @@ import (
 // simFlags are the options of `speedmatrix sim`.
 type simFlags struct {
 	profile, addr, apiKeyEnv string
-	engine                   string
+	engine, noise            string
 	list, noMetrics          bool
 	timeScale                float64
 	seed                     int64
@@ -39,7 +39,8 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.StringVar(&f.engine, "engine", sim.EngineVLLM, "the server to speak as: vllm, or sglang (SGLang's endpoints and sglang:* metrics, no /tokenize, generates on after a disconnect until POST /abort_request)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "serve no /metrics, as SGLang without --enable-metrics")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "run the performance model this many times faster than real time")
-	fs.Int64Var(&f.seed, "seed", 0, "seed of the generated text")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the generated text and of the profile's noise")
+	fs.StringVar(&f.noise, "noise", "on", "the profile's step-time noise (per-step jitter, clock drift, rare hiccups): on, or off for exact step times")
 	fs.IntVar(&f.loopAfter, "loop-after", 0, "make every request repeat a phrase after this many tokens (0: the profile's behaviour)")
 	fs.Float64Var(&f.faults.ErrorRate, "error-rate", 0, "fraction of generation requests answered with HTTP 500")
 	fs.IntVar(&f.faults.DisconnectAfterTokens, "disconnect-after", 0, "drop each stream's connection after this many tokens (0: never)")
@@ -61,6 +62,9 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	}
 	if f.timeScale <= 0 {
 		return f, fmt.Errorf("sim: --time-scale %g must be positive: use 1 for real time", f.timeScale)
+	}
+	if f.noise != "on" && f.noise != "off" {
+		return f, fmt.Errorf("sim: --noise %q: use on, or off for exact step times", f.noise)
 	}
 	if f.engine != sim.EngineVLLM && f.engine != sim.EngineSGLang {
 		return f, fmt.Errorf("sim: --engine %q is not one the simulator speaks: use vllm or sglang", f.engine)
@@ -103,6 +107,9 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.loopAfter > 0 {
 		p.Loop = sim.Loop{AfterTokens: f.loopAfter}
 	}
+	if f.noise == "off" {
+		p.Noise = sim.Noise{}
+	}
 	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Engine: f.engine, NoMetrics: f.noMetrics}
 	if f.apiKeyEnv != "" {
 		key, ok := os.LookupEnv(f.apiKeyEnv)
@@ -129,6 +136,7 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.timeScale != 1 {
 		fmt.Fprintf(stdout, "  time scale:   %g× real time\n", f.timeScale)
 	}
+	fmt.Fprintf(stdout, "  noise:        %s\n", noiseNote(p.Noise, f.seed))
 	if notes := faultNotes(f.faults); len(notes) > 0 {
 		fmt.Fprintf(stdout, "  faults:       %s\n", strings.Join(notes, "; "))
 	}
@@ -180,6 +188,15 @@ func faultNotes(ft sim.Faults) []string {
 	add(ft.LingerAfterDisconnect > 0, "generates %s on after a client disconnects", ft.LingerAfterDisconnect)
 	add(ft.OtherLoad > 0, "%s of another client always in flight", engine.Count(ft.OtherLoad, "request", "requests"))
 	return notes
+}
+
+// noiseNote describes the profile's noise for the banner.
+func noiseNote(n sim.Noise, seed int64) string {
+	if !n.On() {
+		return "off (every step takes its modelled time)"
+	}
+	return fmt.Sprintf("step jitter %.3g %%, clock drift %.3g %% over %gs, %g hiccups/s of %gms (seed %d)",
+		100*n.StepJitter, 100*n.Drift, n.DriftTimeS, n.HiccupsPerS, 1000*n.HiccupS, seed)
 }
 
 func listProfiles(w io.Writer) {

@@ -47,6 +47,7 @@ func TestSimFlagErrors(t *testing.T) {
 		{[]string{"--stall-after", "-5"}, "--stall-after"},
 		{[]string{"--startup-delay", "-1s"}, "--startup-delay"},
 		{[]string{"--engine", "tgi"}, "--engine \"tgi\""},
+		{[]string{"--noise", "loud"}, "--noise \"loud\": use on, or off"},
 	} {
 		err := cliFor(t).sim(context.Background(), tc.args, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -82,6 +83,30 @@ func TestSimFaultFlags(t *testing.T) {
 		"-other-load N", "serve N requests of another client all the time"} {
 		if !strings.Contains(help.String(), doc) {
 			t.Errorf("-h lacks %q:\n%s", doc, help.String())
+		}
+	}
+}
+
+func TestSimNoiseNote(t *testing.T) {
+	t.Parallel()
+	p, _ := sim.LookupProfile("gemma-4-e2b-rtxpro6000")
+	for _, tc := range []struct {
+		n    sim.Noise
+		want string
+	}{
+		{sim.Noise{}, "off (every step takes its modelled time)"},
+		{p.Noise, "step jitter 3 %, clock drift 1 % over 1s, 0.1 hiccups/s of 20ms (seed 4)"},
+	} {
+		if got := noiseNote(tc.n, 4); got != tc.want {
+			t.Errorf("noiseNote(%+v) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{{nil, "on"}, {[]string{"--noise", "off"}, "off"}} {
+		if f, err := parseSimFlags(tc.args, io.Discard); err != nil || f.noise != tc.want {
+			t.Errorf("%v: noise %q (%v), want %q", tc.args, f.noise, err, tc.want)
 		}
 	}
 }

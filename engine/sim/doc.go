@@ -28,6 +28,11 @@
 // holds) unless it falls more than maxLag behind, when it skips ahead rather
 // than burst. Latencies in /metrics are model seconds.
 //
+// Noise: each step's time varies around the model's by a seeded per-step
+// jitter, a slow clock drift and rare hiccups (Profile.Noise, noise.go),
+// keeping its mean, so that a client's precision estimates have real
+// variation to measure; the zero Noise gives exact step times.
+//
 // Text: a fixed vocabulary of generated words, plus pieces of up to four
 // letters for other words (ordinary English costs about a token per four
 // characters) and byte fallback, so every text round-trips through

@@ -74,6 +74,8 @@ type decodeStats struct {
 	Completed   int
 	Preemptions int64
 	Loops       int // requests that started looping
+	// BucketTokens are the tokens generated in each second of the window.
+	BucketTokens []float64
 }
 
 // virtualCell is a sustained-decode cell in progress in virtual time.
@@ -92,14 +94,25 @@ type virtualCell struct {
 	counted     float64
 	sumDur      float64
 	sumB, sumCx float64
-	st          decodeStats
+	// buckets are the tokens of each second of the window, by the end
+	// time of the step that produced them.
+	buckets []float64
+	st      decodeStats
 }
 
 // virtualDecode runs a sustained-decode cell of conc clients at context n
 // for windowS model seconds after warm-up; the context's prefix is warmed
-// first as the engine's prefill cell does.
+// first as the engine's prefill cell does. The profile's noise is drawn
+// from seed 0, as a server's with Options.Seed 0.
 func virtualDecode(p Profile, n, conc, maxOut int, windowS float64) decodeStats {
-	v := &virtualCell{c: newCore(p), p: p, n: n, maxOut: maxOut, salt: uint64(n)*31 + 7,
+	return virtualDecodeSeed(p, n, conc, maxOut, windowS, 0)
+}
+
+// virtualDecodeSeed is virtualDecode with the profile's noise drawn from seed.
+func virtualDecodeSeed(p Profile, n, conc, maxOut int, windowS float64, seed uint64) decodeStats {
+	c := newCore(p)
+	c.noise = newNoiseState(p.Noise, seed)
+	v := &virtualCell{c: c, p: p, n: n, maxOut: maxOut, salt: uint64(n)*31 + 7,
 		clients: make([]*seq, conc), hasFirst: make([]bool, conc), looped: map[*seq]bool{},
 		windowAt: -1, windowS: windowS}
 	v.now = runUntilDone(v.c, submitAt(v.c, p, harnessPrompt(n, v.salt, 1<<40), 1, 0), 0)
@@ -115,6 +128,7 @@ func virtualDecode(p Profile, n, conc, maxOut int, windowS float64) decodeStats 
 	st.MeanBatch, st.MeanCtx = v.sumB/v.sumDur, v.sumCx/v.sumDur
 	st.MeanStepS = p.Perf.decodeStepS(conc, int(st.MeanCtx*float64(conc)))
 	st.Preemptions = v.c.stats.preemptions
+	st.BucketTokens = v.buckets
 	return st
 }
 
@@ -144,7 +158,14 @@ func (v *virtualCell) step() {
 	v.now += d
 	c.apply(v.now)
 	if v.inWindow() {
-		v.counted += float64(c.stats.generationTokens - before)
+		got := float64(c.stats.generationTokens - before)
+		v.counted += got
+		if i := int(v.now - v.windowAt); i < int(v.windowS) {
+			for len(v.buckets) <= i {
+				v.buckets = append(v.buckets, 0)
+			}
+			v.buckets[i] += got
+		}
 		v.sumDur += d
 		v.sumB += float64(b) * d
 		if b > 0 {

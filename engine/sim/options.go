@@ -77,7 +77,8 @@ type Options struct {
 	// TimeScale runs the model this many times faster than real time; 0 means 1.
 	TimeScale float64
 	Faults    Faults
-	// Seed selects the generated text (0 is a valid seed).
+	// Seed selects the generated text and the draws of the profile's Noise
+	// (0 is a valid seed).
 	Seed int64
 	// Engine is the server the simulator speaks as: EngineVLLM ("" too)
 	// or EngineSGLang.

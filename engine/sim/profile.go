@@ -27,7 +27,10 @@ type Profile struct {
 	// one scheduler step (decode tokens first, then prefill chunks).
 	MaxBatchedTokens int
 	Perf             Perf
-	Loop             Loop
+	// Noise makes step times vary around Perf's as a real server's do;
+	// the zero value is exact step times.
+	Noise Noise
+	Loop  Loop
 	// SpecDecode, when set, makes every decode step draft and verify
 	// tokens as vLLM's speculative decoding does; nil: one token a step.
 	SpecDecode *SpecDecode
@@ -130,6 +133,9 @@ func (p Profile) Validate() error {
 		return fmt.Errorf("profile %s: max model len, max num seqs and max batched tokens must be positive", p.Name)
 	case p.KVCacheTokens < p.MaxModelLen:
 		return fmt.Errorf("profile %s: KV cache of %d tokens can't hold one request of max model len %d", p.Name, p.KVCacheTokens, p.MaxModelLen)
+	}
+	if err := p.Noise.validate(); err != nil {
+		return fmt.Errorf("profile %s: %w", p.Name, err)
 	}
 	if err := p.SpecDecode.validate(); err != nil {
 		return fmt.Errorf("profile %s: %w", p.Name, err)

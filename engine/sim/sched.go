@@ -28,6 +28,7 @@ type core struct {
 	// for every later step of a sequence (metrics).
 	onFirst func(q *seq, ttftS float64)
 	onITL   func(itlS float64, n int)
+	noise   *noiseState // the profile's noise; nil: exact step times
 }
 
 // coreStats are the scheduler's counters, read for /metrics.
@@ -45,6 +46,7 @@ func newCore(p Profile) *core {
 		prof:  p,
 		kv:    newKVCache(p.KVCacheTokens/p.BlockSize, p.BlockSize),
 		stats: coreStats{finished: map[string]int64{}},
+		noise: newNoiseState(p.Noise, 0),
 	}
 	if p.SpecDecode != nil {
 		c.stats.spec.acceptedPerPos = make([]int64, p.SpecDecode.NumSpeculativeTokens)
@@ -152,7 +154,7 @@ func (c *core) plan(nowS float64) float64 {
 		c.chunks = append(c.chunks, chunk{q, k})
 		budget -= k
 	}
-	return c.stepCostS(ctxTokens)
+	return c.noise.stretch(c.stepCostS(ctxTokens))
 }
 
 func (c *core) stepCostS(ctxTokens int) float64 {

@@ -66,6 +66,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.faults.rng = rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa17))
 	s.core = newCore(s.prof)
+	s.core.noise = newNoiseState(s.prof.Noise, uint64(opts.Seed))
 	s.metrics = newMetricsState()
 	s.sglang = newSGLangState()
 	s.core.onFirst = func(_ *seq, ttftS float64) { s.metrics.ttft.observe(ttftS, 1) }

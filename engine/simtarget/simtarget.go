@@ -36,6 +36,12 @@ type Options struct {
 	// Engine is the engine the simulator speaks as: sim.EngineVLLM ("")
 	// or sim.EngineSGLang.
 	Engine string
+	// Seed selects the simulator's generated text and its noise draws, so
+	// that repeated runs of one cell can differ (or be the same).
+	Seed int64
+	// NoNoise runs the profile without its Noise: every step takes its
+	// modelled time, for tests that need exact figures.
+	NoNoise bool
 }
 
 // Start serves the named simulator profile on 127.0.0.1:0 and returns the
@@ -47,7 +53,7 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 	if err != nil {
 		return measure.Subject{}, nil, err
 	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults, Engine: opts.Engine})
+	s, err := sim.New(simOptions(p, opts))
 	if err != nil {
 		return measure.Subject{}, nil, err
 	}
@@ -74,6 +80,14 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 		t.ServingGPUs = append(t.ServingGPUs, engine.GPUKey{Index: g.Index})
 	}
 	return t, stop, nil
+}
+
+// simOptions are the simulator's options for profile p.
+func simOptions(p sim.Profile, opts Options) sim.Options {
+	if opts.NoNoise {
+		p.Noise = sim.Noise{}
+	}
+	return sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults, Engine: opts.Engine, Seed: opts.Seed}
 }
 
 // HardwareType is the Hardware section's type of an in-process simulator

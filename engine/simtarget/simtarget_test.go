@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"speedmatrix/engine/sim"
 )
 
 func status(t *testing.T, url, key string) int {
@@ -85,5 +87,27 @@ func TestUnknownProfile(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "tiny") {
 		t.Errorf("error %q should list the known profiles", err)
+	}
+}
+
+func TestSimOptionsNoise(t *testing.T) {
+	p, err := sim.LookupProfile("gemma-4-e2b-rtxpro6000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts  Options
+		noise bool
+	}{
+		{Options{Seed: 3}, true},
+		{Options{Seed: 3, NoNoise: true}, false},
+	} {
+		o := simOptions(p, tc.opts)
+		if o.Profile.Noise.On() != tc.noise || o.Seed != 3 {
+			t.Errorf("%+v: noise %+v, seed %d; want noise on = %v, seed 3", tc.opts, o.Profile.Noise, o.Seed, tc.noise)
+		}
+	}
+	if !p.Noise.On() {
+		t.Errorf("the profile itself lost its noise")
 	}
 }
