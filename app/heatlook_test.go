@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"fyne.io/fyne/v2/test"
-
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -36,7 +34,7 @@ func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
 // the plan's concurrency on this server), and the colour key under the
 // grid shows that range; a cell outside it widens the range.
 func TestLiveHeatmapKeepsItsColours(t *testing.T) {
-	test.NewTempApp(t)
+	newTempApp(t)
 	plan := engine.DefaultPlan()
 	h := newHeatmap("waiting")
 	h.setAxes(plan.DecodeContexts, plan.Concurrency)
@@ -81,7 +79,7 @@ func TestLiveHeatmapKeepsItsColours(t *testing.T) {
 // TestPreviewHeatmapSpansItsCells: without a run's fixed range (Results'
 // fallback) the range is the export's: from the slowest to the fastest cell.
 func TestPreviewHeatmapSpansItsCells(t *testing.T) {
-	test.NewTempApp(t)
+	newTempApp(t)
 	h := newHeatmap("")
 	h.setAxes([]int{1024}, []int{1, 2})
 	for i, v := range []float64{120, 950} {

@@ -208,7 +208,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	r.u.prefs.flush(r.u)
 	r.saveDir, r.saveErr = dir, nil
 	r.begin(plan, target, prev)
-	r.liftMemoryLimit = limitRunMemory()
+	r.liftMemoryLimit = r.u.deps.limitMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
