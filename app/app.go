@@ -152,6 +152,12 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	if d.do == nil {
 		d.do = fyne.Do
 	}
+	if d.limitMemory == nil {
+		d.limitMemory = limitRunMemory
+	}
+	if d.freeMemory == nil {
+		d.freeMemory = debug.FreeOSMemory
+	}
 	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}, pictures: newPictureCache(pictureCacheBytes)}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle, u.panicked = a.Quit, time.Second, logPanic
@@ -169,8 +175,12 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 		// wrapped label not laid out yet asks for one word per line).
 		t.Content = container.NewVScroll(t.Content)
 	}
-	u.tabs = container.NewAppTabs(hardware, server, matrix, run, results, history, settings)
+	// The screens go in once the tabs are on the left: SetTabLocation
+	// refreshes every screen in the tabs, twice the first time (it makes
+	// the tabs' renderer), and SetItems then refreshes them once.
+	u.tabs = container.NewAppTabs()
 	u.tabs.SetTabLocation(container.TabLocationLeading)
+	u.tabs.SetItems([]*container.TabItem{hardware, server, matrix, run, results, history, settings})
 	u.runItem = run
 	u.state.watch(changeRun, u.showRunInSidebar)
 	u.server.applyTarget(opts.Target)

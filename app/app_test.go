@@ -56,7 +56,7 @@ func TestCloseDuringRunAsksThenStopsEverything(t *testing.T) {
 	d := testDeps(t, eng)
 	d.sim = sim
 	// Not a temp window: confirming closes it, and a temp window may be closed only once.
-	a := test.NewTempApp(t)
+	a := newTempApp(t)
 	u := newUI(a, a.NewWindow("close"), d, Options{Target: "sim:tiny"})
 	u.win.SetContent(u.content())
 	u.win.Resize(fyne.NewSize(1280, 800))

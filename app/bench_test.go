@@ -12,7 +12,7 @@ import (
 // screen during the reference reports' matrix: progress, a server sample, one finished
 // cell and a log line, with the 5 × 8 heatmap recoloured.
 func BenchmarkRunApply(b *testing.B) {
-	u := newUI(test.NewTempApp(b), test.NewTempWindow(b, nil), testDeps(b, &fakeEngine{}), Options{})
+	u := newUI(newTempApp(b), test.NewTempWindow(b, nil), testDeps(b, &fakeEngine{}), Options{})
 	plan := engine.DefaultPlan()
 	u.run.heat.setAxes(plan.DecodeContexts, plan.Concurrency)
 	res := *cannedEvents()[3].Result

@@ -131,7 +131,7 @@ func (v *chartView) ask(p charts.Pane) {
 func (v *chartView) render(k pictureKey, p charts.Pane) {
 	var img image.Image
 	var err error
-	drawing(func() { img, err = v.draw(p, k.dark) })
+	drawing(func() { img, err = v.draw(p, k.dark) }, v.u.deps.freeMemory)
 	v.u.do(func() {
 		if k != v.want {
 			return // a newer size or theme is wanted

@@ -136,4 +136,13 @@ type deps struct {
 	// lookPath finds a program as exec.LookPath does (which it is when
 	// nil): Start server is disabled while vllm cannot be found.
 	lookPath func(file string) (string, error)
+	// limitMemory sets the soft memory limit of a run that starts now and
+	// returns what lifts it (limitRunMemory when nil). The limit is the
+	// process's: tests leave it alone, as a run a test leaves unfinished
+	// would keep it for every later test.
+	limitMemory func() (lift func())
+	// freeMemory gives the memory a picture's drawing used back to the
+	// system (debug.FreeOSMemory when nil). Tests leave it out: it is a
+	// full collection of the test process's heap for every picture.
+	freeMemory func()
 }

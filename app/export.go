@@ -315,7 +315,7 @@ func (r *resultsTab) onSaveOne(name string) {
 		go func() {
 			var data []byte
 			var err error
-			drawing(func() { data, err = fileBytes(name, rep, ch, dark) })
+			drawing(func() { data, err = fileBytes(name, rep, ch, dark) }, r.u.deps.freeMemory)
 			if err == nil {
 				_, err = io.Copy(w, bytes.NewReader(data))
 			}

@@ -313,13 +313,16 @@ func testDeps(t testing.TB, eng engineRunner) deps {
 		do:      loopFor(t).post,
 
 		lookPath: func(file string) (string, error) { return "/usr/bin/" + file, nil }, // vllm is installed
+		// The test process's memory is left alone (see deps).
+		limitMemory: func() func() { return func() {} },
+		freeMemory:  func() {},
 	}
 }
 
 // newTestUI builds the whole app on Fyne's test driver at 1280×800.
 func newTestUI(t *testing.T, d deps, opts Options) *ui {
 	t.Helper()
-	a := test.NewTempApp(t)
+	a := newTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	u := newUI(a, w, d, opts)
 	u.panicked = func(p any, stack []byte) { t.Errorf("panic in a UI callback: %v\n%s", p, stack) }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"fyne.io/fyne/v2/test"
-
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -49,7 +47,7 @@ func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
 // while the others fall inside the range, which is round (1-2-5 × 10ⁿ) and
 // shown by the colour key under the grid; a cell outside widens it.
 func TestLiveHeatmapWidensToRoundNumbers(t *testing.T) {
-	test.NewTempApp(t)
+	newTempApp(t)
 	plan := engine.DefaultPlan()
 	h := newHeatmap("waiting")
 	h.setAxes(plan.DecodeContexts, plan.Concurrency)
@@ -91,7 +89,7 @@ func TestLiveHeatmapWidensToRoundNumbers(t *testing.T) {
 // TestPreviewHeatmapSpansItsCells: Results' fallback heatmap colours by
 // the export's scale: the cells' range, rounded out.
 func TestPreviewHeatmapSpansItsCells(t *testing.T) {
-	test.NewTempApp(t)
+	newTempApp(t)
 	h := newHeatmap("")
 	h.setAxes([]int{1024}, []int{1, 2})
 	for i, v := range []float64{120, 950} {

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"fyne.io/fyne/v2/test"
-
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/roofline"
@@ -18,7 +16,7 @@ import (
 // cell has a roofline, shows each cell's share on the export's 0–100 %
 // scale, and the colour key says so; without a roofline it stays hidden.
 func TestHeatmapRooflineMode(t *testing.T) {
-	test.NewTempApp(t)
+	newTempApp(t)
 	h := newHeatmap("waiting")
 	h.setAxes([]int{8 * engine.K}, []int{1, 2})
 	plain := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8 * engine.K, Concurrency: 1},

@@ -54,7 +54,7 @@ func BenchmarkHistoryReload(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	u := newUI(test.NewTempApp(b), test.NewTempWindow(b, nil), d, Options{})
+	u := newUI(newTempApp(b), test.NewTempWindow(b, nil), d, Options{})
 	h := u.history
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {

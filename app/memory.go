@@ -97,15 +97,16 @@ var drawSlot = make(chan struct{}, 1)
 var waitingDraws atomic.Int32
 
 // drawing runs draw, which draws one picture, in drawSlot. When no other
-// picture waits, the memory drawing used goes back to the system at once:
-// the app is then mostly idle, and an idle Go program collects its garbage
-// only every two minutes (the report sheet alone leaves 30 MB of it).
-func drawing(draw func()) {
+// picture waits, the memory drawing used goes back to the system at once
+// (free: debug.FreeOSMemory): the app is then mostly idle, and an idle Go
+// program collects its garbage only every two minutes (the report sheet
+// alone leaves 30 MB of it).
+func drawing(draw, free func()) {
 	waitingDraws.Add(1)
 	drawSlot <- struct{}{}
 	draw()
 	<-drawSlot
 	if waitingDraws.Add(-1) == 0 {
-		debug.FreeOSMemory()
+		free()
 	}
 }

@@ -45,7 +45,7 @@ func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, 
 // launch starts run on target (the screen already shows the run begun)
 // and follows its events until it ends.
 func (r *runTab) launch(target measure.Subject, run func(ctx context.Context, target measure.Subject) <-chan engine.Event) {
-	r.liftMemoryLimit = limitRunMemory()
+	r.liftMemoryLimit = r.u.deps.limitMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})

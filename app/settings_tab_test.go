@@ -118,7 +118,7 @@ func TestSettingsBadInputIsRefused(t *testing.T) {
 }
 
 func TestSettingsRunsFolderMovesHistory(t *testing.T) {
-	a := test.NewTempApp(t)
+	a := newTempApp(t)
 	d := testDeps(t, &fakeEngine{})
 	u := newUI(a, test.NewTempWindow(t, nil), d, Options{})
 	defer u.shutdown()
@@ -150,7 +150,7 @@ func TestSettingsRunsFolderMovesHistory(t *testing.T) {
 }
 
 func TestSettingsThemeAppliedAtOnceAndRemembered(t *testing.T) {
-	a := test.NewTempApp(t)
+	a := newTempApp(t)
 	d := testDeps(t, &fakeEngine{})
 	u := newUI(a, test.NewTempWindow(t, nil), d, Options{})
 	defer u.shutdown()

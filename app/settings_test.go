@@ -8,7 +8,7 @@ import (
 )
 
 func TestSettingsRememberedBetweenLaunches(t *testing.T) {
-	a := test.NewTempApp(t)
+	a := newTempApp(t)
 	d := testDeps(t, &fakeEngine{})
 	first := newUI(a, test.NewTempWindow(t, nil), d, Options{})
 	first.server.selectKind(targetEndpoint)

@@ -39,8 +39,9 @@ func loadReport(tb testing.TB, name string) engine.Report {
 func BenchmarkScreenSwitch(b *testing.B) {
 	d := testDeps(b, &fakeEngine{})
 	d.charts = chartRenderer{}
+	d.freeMemory = nil // each picture's memory goes back, as in the app
 	w := test.NewTempWindow(b, nil)
-	u := newUI(test.NewTempApp(b), w, d, Options{})
+	u := newUI(newTempApp(b), w, d, Options{})
 	w.SetContent(u.content())
 	w.Resize(fyne.NewSize(1280, 800))
 	b.Cleanup(u.shutdown)

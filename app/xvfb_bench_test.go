@@ -66,6 +66,7 @@ func newPaintProbe() *paintProbe {
 func BenchmarkXvfbScreenSwitch(b *testing.B) {
 	d := testDeps(b, &fakeEngine{})
 	d.charts, d.do = chartRenderer{}, nil
+	d.freeMemory = nil // each picture's memory goes back, as in the app
 	probe := newPaintProbe()
 	var u *ui
 	var w fyne.Window

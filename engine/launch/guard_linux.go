@@ -27,12 +27,12 @@ const (
 )
 
 // Graces before the guard escalates from SIGTERM to SIGKILL: after our
-// death (then docker rm -f, all within 15 s), and for processes that
-// outlived the server's own exit (a clean Stop has already waited).
-const (
-	orphanGrace   = 5 * time.Second
-	leftoverGrace = 3 * time.Second
-)
+// death (then docker rm -f, all within 15 s; the tests' guards wait less,
+// see guard_test.go), and for processes that outlived the server's own
+// exit (a clean Stop has already waited).
+var orphanGrace = 5 * time.Second
+
+const leftoverGrace = 3 * time.Second
 
 const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
 
