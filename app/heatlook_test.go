@@ -15,7 +15,7 @@ import (
 // report so far; so the same 195.7 tok/s cell keeps its colour from the
 // end of the run to Results and the export.
 func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
-	test.NewTempApp(t)
+	newTempApp(t)
 	plan := engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 2, 128}}
 	h := newHeatmap("waiting")
 	h.setAxes(plan.DecodeContexts, plan.Concurrency)
