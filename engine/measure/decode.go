@@ -212,16 +212,9 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 	if !st.Sent.IsZero() {
 		rec.Sent = st.Sent
 	}
-	if st.Usage != nil {
-		rec.PromptTokens = st.Usage.PromptTokens
-	}
-	rec.FinishReason = st.FinishReason
+	rec.took(st, err)
 	switch {
-	case err == nil:
-		rec.Finished, rec.End = true, st.End
-		if st.Usage != nil {
-			rec.FinalTokens = st.Usage.CompletionTokens
-		}
+	case err == nil: // finished: took recorded it
 	case ctx.Err() != nil:
 		// Stopped by the cell at the window's end (or cancelled): still
 		// running as far as the measurement is concerned, and on a server
@@ -371,5 +364,21 @@ func (r *runner) preconnect(ctx context.Context, n int) {
 	}
 	if n > 0 && ctx.Err() == nil {
 		r.live.declare(errs[0])
+	}
+}
+
+// took records what a stream's end says of its request: the prompt tokens
+// and the finish reason, and for a stream that ended well (err nil) when it
+// finished and the output tokens the server counted.
+func (rec *requestRecord) took(st openai.StreamStats, err error) {
+	if st.Usage != nil {
+		rec.PromptTokens = st.Usage.PromptTokens
+	}
+	rec.FinishReason = st.FinishReason
+	if err == nil {
+		rec.Finished, rec.End = true, st.End
+		if st.Usage != nil {
+			rec.FinalTokens = st.Usage.CompletionTokens
+		}
 	}
 }

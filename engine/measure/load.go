@@ -157,12 +157,8 @@ func (l *loadRunner) measureRates(ctx context.Context) error {
 		}
 		res := l.measureRate(ctx, i, rate, arr, n, capN)
 		l.finishRate(res)
-		r.live.settle()
-		switch {
-		case res.Status == engine.StatusCancelled:
-			return fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
-		case r.live.stopped():
-			return r.live.deathErr()
+		if err := r.stopAfter(res.Status); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -129,16 +129,9 @@ func (l *loadRunner) send(ctx context.Context, n int, rec *loadRecord, q loadReq
 	rec.Sent = cmp.Or(st.Sent, time.Now())
 	rec.Behind += max(0, rec.Sent.Sub(rec.acquired))
 	raise(&pg.behindNs, int64(rec.Behind))
-	if st.Usage != nil {
-		rec.PromptTokens = st.Usage.PromptTokens
-	}
-	rec.FinishReason = st.FinishReason
+	rec.took(st, err)
 	switch {
 	case err == nil:
-		rec.Finished, rec.End = true, st.End
-		if st.Usage != nil {
-			rec.FinalTokens = st.Usage.CompletionTokens
-		}
 		reconcileAll([]*requestRecord{&rec.requestRecord})
 		pg.completed.Add(1)
 	case ctx.Err() != nil:

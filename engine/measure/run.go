@@ -190,12 +190,8 @@ func (r *runner) measureAll(ctx context.Context) error {
 		r.startCell(i)
 		res := r.measure(ctx, cell, warmed)
 		r.finishCell(i, res, true)
-		r.live.settle()
-		switch {
-		case res.Status == engine.StatusCancelled:
-			return fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
-		case r.live.stopped():
-			return r.live.deathErr()
+		if err := r.stopAfter(res.Status); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -400,4 +396,18 @@ func (r *runner) probeClient() *openai.Client {
 	c := *r.client
 	c.RequestTimeout = r.opts.probeTimeout
 	return &c
+}
+
+// stopAfter settles the server's liveness after a cell or a rate of this
+// status and says why the run must end now: it was interrupted, or the
+// server stopped; nil to go on.
+func (r *runner) stopAfter(status engine.Status) error {
+	r.live.settle()
+	switch {
+	case status == engine.StatusCancelled:
+		return fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
+	case r.live.stopped():
+		return r.live.deathErr()
+	}
+	return nil
 }
