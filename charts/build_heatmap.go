@@ -94,6 +94,9 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	if line := report.RooflineLine(r, engine.PhaseDecode); line != "" {
 		h.Notes = append(h.Notes, line)
 	}
+	if line := report.PrecisionLine(decode); line != "" {
+		h.Notes = append(h.Notes, line)
+	}
 	return h
 }
 

@@ -64,7 +64,7 @@ func TestRunSLO(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
 	csv, _ := os.ReadFile(filepath.Join(dir, report.CSVFile))
-	if !strings.Contains(string(md), "## SLO") || strings.Count(string(csv), ",TTFT p90 ≤ 60 s and ITL p90 ≤ 1 s,true\n") != 2 {
+	if !strings.Contains(string(md), "## SLO") || strings.Count(string(csv), ",TTFT p90 ≤ 60 s and ITL p90 ≤ 1 s,true,") != 2 {
 		t.Errorf("report.md or results.csv do not judge the cells:\n%s\n%s", md, csv)
 	}
 	for _, r := range rep.Results {

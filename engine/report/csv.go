@@ -16,7 +16,9 @@ import (
 // the p90 and p99 of TTFT and time between tokens with the number of
 // samples behind each (a p99 of fewer than engine.MinP99Samples is one of
 // the slowest few), and the SLO (report.SLOText) with each judged cell's
-// verdict. Columns are only ever added at the end.
+// verdict; then the 95 % interval of total tok/s in percent of it
+// (engine.Precision), empty where it is unknown. Columns are only ever
+// added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
@@ -24,6 +26,7 @@ var CSVHeader = []string{
 	"simulated", "target",
 	"ttft_p90_ms", "ttft_p99_ms", "itl_p90_ms", "itl_p99_ms", "ttft_samples", "itl_samples",
 	"slo", "slo_pass",
+	"total_tok_s_ci_pct",
 }
 
 // target names what a run measured as --target names it: sim:PROFILE for
@@ -83,6 +86,9 @@ func csvRow(r engine.Result) []string {
 		row[10] = strconv.Itoa(r.OutputTokens)
 		row[11] = num(r.MeasuredS, 3)
 		csvPercentiles(row, r)
+		if p := r.Precision; p != nil && p.TotalTokPerSec.Known() {
+			row[27] = num(p.TotalTokPerSec.RelCI95*100, 2)
+		}
 	}
 	return row
 }

@@ -332,15 +332,21 @@ func writeErrors(b *strings.Builder, rs []engine.Result) {
 }
 
 // writeMeasurements writes All measurements: the reference reports' columns,
-// then the p90 and p99 of TTFT and time between tokens, a p99 of few
-// samples marked, with the notes that explain them.
+// a decode cell's total tok/s with its ± (PlusMinus), then the p90 and p99
+// of TTFT and time between tokens, a p99 of few samples marked, with the
+// notes that explain them.
 func writeMeasurements(b *strings.Builder, rs []engine.Result) {
 	b.WriteString("## All measurements\n\n" + engine.NoteLatencies + " " + NotePercentiles + "\n\n")
 	rows := make([][]string, 0, len(rs))
 	for _, res := range rs {
-		rows = append(rows, append(MeasurementRow(res), PercentileCells(res)...))
+		row := MeasurementRow(res)
+		row[4] = WithPlusMinus(row[4], res, TotalPrecision)
+		rows = append(rows, append(row, PercentileCells(res)...))
 	}
 	writeTable(b, append(slices.Clip(MeasurementColumns), PercentileColumns...), rows)
+	if anyPrecision(rs) {
+		b.WriteString(NotePlusMinus + "\n\n")
+	}
 	if AnyFewForP99(rs) {
 		b.WriteString(NoteFewSamples + "\n\n")
 	}
