@@ -1,0 +1,49 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+)
+
+// TestCellDetailsPrecision: a cell's details give the ± of its headline
+// figures as report.md does (total tok/s in its line, the medians of ITL
+// and per-request tok/s after their p50), a dash where the window was too
+// short to tell, and nothing for a report without precision.
+func TestCellDetailsPrecision(t *testing.T) {
+	known := func(rel float64) engine.Precision {
+		return engine.Precision{RelCI95: rel, Buckets: 30, Batches: 10, Method: "batch means"}
+	}
+	tooShort := engine.Precision{Buckets: 3, Unknown: "3 one-second buckets: too few to estimate"}
+	r := sloCell(8*engine.K, 32, 1500, 65, 9000)
+	r.TotalTokPerSec = 1237.5
+	r.PerRequestPct = engine.Percentiles{P50: 41.2, P90: 45, P99: 47.1, N: 420}
+	for _, c := range []struct {
+		name      string
+		precision *engine.CellPrecision
+		want      []string
+		not       []string
+	}{
+		{"known", &engine.CellPrecision{TotalTokPerSec: known(0.004), PerRequestTokPerSec: known(0.0123), ITLMs: known(0.00004)},
+			[]string{"1,237.5 tok/s ± 0.4 % ·", "ITL: p50 32.5 ms ± <0.1 % · p90", "Per request tok/s: p50 41.2 ± 1.2 % · p90", "TTFT: p50 750 ms · p90"}, nil},
+		{"too short", &engine.CellPrecision{TotalTokPerSec: tooShort, PerRequestTokPerSec: tooShort, ITLMs: tooShort},
+			[]string{"1,237.5 tok/s ± — ·", "ITL: p50 32.5 ms ± — · p90", "Per request tok/s: p50 41.2 ± — · p90"}, nil},
+		{"older report", nil, []string{"1,237.5 tok/s ·", "ITL: p50 32.5 ms · p90"}, []string{"±"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r.Precision = c.precision
+			got := cellDetails(r, engine.SLO{})
+			for _, want := range c.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("details lack %q:\n%s", want, got)
+				}
+			}
+			for _, not := range c.not {
+				if strings.Contains(got, not) {
+					t.Errorf("details have %q:\n%s", not, got)
+				}
+			}
+		})
+	}
+}
