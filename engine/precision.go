@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // Precision is how well one headline figure of a cell is known: the
 // half-width of its 95 % confidence interval relative to the figure, from
 // the variation of the figure between the window's one-second buckets. A
@@ -19,8 +21,12 @@ type Precision struct {
 	Unknown string `json:"unknown,omitempty"`
 }
 
-// Known reports whether RelCI95 is an estimate rather than a placeholder.
-func (p Precision) Known() bool { return p.Unknown == "" && p.Method != "" }
+// Known reports whether RelCI95 is an estimate rather than a placeholder:
+// a finite, non-negative width (an infinite one says nothing, and
+// report.json can't hold it).
+func (p Precision) Known() bool {
+	return p.Unknown == "" && p.Method != "" && p.RelCI95 >= 0 && !math.IsInf(p.RelCI95, 1)
+}
 
 // CellPrecision is the precision of a Valid decode cell's headline figures,
 // over its window (MeasuredS).

@@ -80,7 +80,7 @@ func batchSize(n int, rho float64) int {
 func batchBias(rho float64, b, k int) float64 {
 	g := 2 * rho / (1 - rho*rho)
 	kept := 1 - float64(k+1)/float64(k)*g/float64(b)
-	return 1 / max(kept, 1/maxBatchBias)
+	return 1 / max(kept, 1.0/maxBatchBias) // 1.0: an untyped 1/2 is 0, and 1/0 an infinite interval
 }
 
 // lag1Corrected is the lag-1 autocorrelation of values, corrected for the

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -29,6 +30,8 @@ func TestPlusMinus(t *testing.T) {
 		{"too short", tooShort, "± —"},
 		{"zero value", engine.Precision{}, "± —"},
 		{"no method", engine.Precision{RelCI95: 0.01}, "± —"},
+		{"infinite", known(math.Inf(1)), "± —"},
+		{"not a number", known(math.NaN()), "± —"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := PlusMinus(c.p); got != c.want {
