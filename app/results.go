@@ -211,14 +211,7 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 		r.drawLoadCharts(rep)
 		return
 	}
-	last := charts.Pane{}
-	if r.group != nil {
-		last = r.group.pane
-	}
-	g := newChartGroup(len(charts.Kinds))
-	r.group, r.rendered = g, g.done
-	id := reportKey(rep)
-	for _, k := range charts.Kinds {
+	r.drawViews(rep, charts.Kinds, func(k charts.Kind, id string, g *chartGroup) {
 		ch := r.u.deps.charts
 		drawn := k
 		if k == charts.KindHeatmap && !r.heatMode.Hidden && r.heatMode.Selected == heatModeRoofline {
@@ -231,6 +224,22 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 		g.add(v)
 		r.charts[k].Objects = []fyne.CanvasObject{v.object()}
 		r.charts[k].Refresh()
+	})
+}
+
+// drawViews has view make a view of each of kinds (given the report's key),
+// add it to a new chart group and place it, then draws them for the area
+// the charts had last, or a guess the first time.
+func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func(k charts.Kind, id string, g *chartGroup)) {
+	last := charts.Pane{}
+	if r.group != nil {
+		last = r.group.pane
+	}
+	g := newChartGroup(len(kinds))
+	r.group, r.rendered = g, g.done
+	id := reportKey(rep)
+	for _, k := range kinds {
+		view(k, id, g)
 	}
 	if last.Width == 0 {
 		last = r.paneGuess()

@@ -56,14 +56,7 @@ func (r *resultsTab) showLoadViews(rep engine.Report) {
 // drawLoadCharts shows a view of each curve of a load test, drawn as
 // drawCharts draws the matrix's.
 func (r *resultsTab) drawLoadCharts(rep engine.Report) {
-	last := charts.Pane{}
-	if r.group != nil {
-		last = r.group.pane
-	}
-	g := newChartGroup(len(charts.LoadKinds))
-	r.group, r.rendered = g, g.done
-	id := reportKey(rep)
-	for _, k := range charts.LoadKinds {
+	r.drawViews(rep, charts.LoadKinds, func(k charts.Kind, id string, g *chartGroup) {
 		ch := r.u.deps.charts
 		v := newChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
 			return safePicture(func() (image.Image, error) { return ch.Picture(k, rep, p, dark) })
@@ -72,11 +65,7 @@ func (r *resultsTab) drawLoadCharts(rep engine.Report) {
 		g.add(v)
 		r.load.charts[k].Objects = []fyne.CanvasObject{v.object()}
 		r.load.charts[k].Refresh()
-	}
-	if last.Width == 0 {
-		last = r.paneGuess()
-	}
-	g.drawFor(last)
+	})
 }
 
 // safePicture draws, turning a panic of the drawing into its error: a

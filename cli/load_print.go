@@ -19,31 +19,12 @@ import (
 // for a run), and turns the end into Load's error and exit code.
 func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
 	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
-	var done engine.Event
-	var last engine.Progress
-	stopped := false
-	for ev := range events {
-		switch ev.Kind {
-		case engine.EventProgress:
-			last = *ev.Progress
-		case engine.EventLog:
-			if !strings.HasPrefix(ev.Log, "warning: ") {
-				ev.Log = "note: " + ev.Log
-			}
-			fmt.Fprintf(stdout, "  %s\n", ev.Log)
-		case engine.EventLoad:
-			fmt.Fprintln(stdout, rateLine(*ev.Load, last, ev.Report.Engine.Simulated))
-			for _, f := range ev.Load.Flags {
-				fmt.Fprintf(stdout, "    flag: %s\n", f.Message)
-			}
-			if !keepCell(saver, *ev.Report, stdout) && !stopped {
-				stopped = true
-				stop()
-			}
-		case engine.EventDone:
-			done = ev
+	done, _ := follow(events, saver, stdout, stop, func(ev engine.Event, last engine.Progress) {
+		fmt.Fprintln(stdout, rateLine(*ev.Load, last, ev.Report.Engine.Simulated))
+		for _, f := range ev.Load.Flags {
+			fmt.Fprintf(stdout, "    flag: %s\n", f.Message)
 		}
-	}
+	})
 	if done.Report == nil {
 		return errors.New("load: the engine ended without a report")
 	}

@@ -41,25 +41,9 @@ func writeStartedAs(w io.Writer, h engine.Report) {
 // ends at once; a signal while they are drawn stops them.
 func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
 	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
-	var last engine.Progress
-	var done engine.Event
-	stopped := false
-	for ev := range events {
-		switch ev.Kind {
-		case engine.EventProgress:
-			last = *ev.Progress
-		case engine.EventLog:
-			fmt.Fprintf(stdout, "  note: %s\n", ev.Log)
-		case engine.EventResult:
-			fmt.Fprintln(stdout, cellLine(*ev.Result, last))
-			if !keepCell(saver, *ev.Report, stdout) && !stopped {
-				stopped = true
-				stop()
-			}
-		case engine.EventDone:
-			done = ev
-		}
-	}
+	done, stopped := follow(events, saver, stdout, stop, func(ev engine.Event, last engine.Progress) {
+		fmt.Fprintln(stdout, cellLine(*ev.Result, last))
+	})
 	if done.Report == nil {
 		return errors.New("run: the engine ended without a report")
 	}
@@ -262,4 +246,35 @@ func keepFinal(ctx context.Context, saver *runs.Saver, rep engine.Report, runErr
 		}
 	}
 	return saveErr
+}
+
+// follow reads a run's or a load test's events to the end: it prints the
+// log (a note, or a warning), lets item print each finished cell or rate
+// (EventResult, EventLoad) with the progress before it, saves the report
+// after each and, once nothing can take it, stops the run (stop): what it
+// measured next would be lost. It returns the EventDone, and whether it
+// stopped the run.
+func follow(events <-chan engine.Event, saver *runs.Saver, stdout io.Writer, stop func(),
+	item func(ev engine.Event, last engine.Progress)) (done engine.Event, stopped bool) {
+	var last engine.Progress
+	for ev := range events {
+		switch ev.Kind {
+		case engine.EventProgress:
+			last = *ev.Progress
+		case engine.EventLog:
+			if !strings.HasPrefix(ev.Log, "warning: ") {
+				ev.Log = "note: " + ev.Log
+			}
+			fmt.Fprintf(stdout, "  %s\n", ev.Log)
+		case engine.EventResult, engine.EventLoad:
+			item(ev, last)
+			if !keepCell(saver, *ev.Report, stdout) && !stopped {
+				stopped = true
+				stop()
+			}
+		case engine.EventDone:
+			done = ev
+		}
+	}
+	return done, stopped
 }

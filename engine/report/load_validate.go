@@ -12,9 +12,9 @@ const (
 	// maxLoadRates is the most rates a load test measures: as many as a
 	// matrix has levels.
 	maxLoadRates = engine.MaxLevels
-	// maxLoadRequests is the most requests one rate sends (or one burst): a
-	// million, a day at 12 requests per second.
-	maxLoadRequests = 1_000_000
+	// maxLoadRequests is the most requests one rate sends (or one burst),
+	// the bound a plan is checked against (a million).
+	maxLoadRequests = engine.MaxLoadRequests
 	// maxRateRPS is the highest request rate a load test offers.
 	maxRateRPS = 1e6
 	// maxLatencyMs is the longest latency a request may have: a day.
