@@ -23,6 +23,7 @@ const (
 	FieldMaxOutput       PlanField = "max_output"
 	FieldAPI             PlanField = "api"
 	FieldKVBudget        PlanField = "kv_budget"
+	FieldPrecision       PlanField = "precision"
 )
 
 // The bounds of a plan that can run. Past them a plan measures nothing a
@@ -120,6 +121,9 @@ func ValidatePlan(p Plan, l Limits) error {
 	}
 	if p.KVBudgetTokens < 0 {
 		add(FieldKVBudget, "must be 0 (ask the server) or a number of tokens")
+	}
+	if problem := precisionProblem(p.Precision); problem != "" {
+		add(FieldPrecision, "%s", problem)
 	}
 	bad = append(bad, sloProblems(p.SLO)...)
 	if len(bad) > 0 {
