@@ -243,6 +243,8 @@ func TestRunBadInput(t *testing.T) {
 		{"huge duration", []string{"--sim", "tiny", "--duration", "1000000000s", "--out", dir}, "run: --duration: 277777h46m40s is longer than a cell needs: use at most 1 hour"},
 		{"huge concurrency", []string{"--sim", "tiny", "--concurrency", "1,100000", "--out", dir}, "run: --concurrency: 100000 requests at once are more than any server runs: use at most 4096"},
 		{"negative kv budget", []string{"--sim", "tiny", "--kv-budget", "-1", "--out", dir}, "run: --kv-budget: must be 0"},
+		{"precision not a percentage", []string{"--sim", "tiny", "--precision", "1", "--out", dir}, `run: --precision: "1" is not a precision: give a percentage such as 1% or 0.5%, or off for fixed windows`},
+		{"precision too coarse", []string{"--sim", "tiny", "--precision", "80%", "--out", dir}, "run: --precision: 80% is outside 0.1%–50%"},
 		{"two bad settings", []string{"--sim", "tiny", "--max-output", "0", "--duration", "-1s", "--out", dir}, "run: --duration: must be positive; --max-output: must be at least 1 token"},
 		{"unknown profile", []string{"--sim", "huge", "--out", dir}, "tiny"},
 		{"unset password variable", []string{"--endpoint", "http://ann@127.0.0.1:1", "--password-env", "SPEEDMATRIX_NO_SUCH_VAR", "--out", dir}, "environment variable SPEEDMATRIX_NO_SUCH_VAR is not set or empty: export it or drop --password-env"},

@@ -94,7 +94,6 @@ func (c CellPrecision) Reached() bool {
 // flagged), with the ± it did reach.
 func (c CellPrecision) Missed() bool { return c.Target > 0 && !c.Reached() }
 
-
 // ParsePrecision reads a precision target as a flag or field gives it: "1%"
 // (or "1 %", "0.5%"), or "off" for fixed windows (0).
 func ParsePrecision(s string) (float64, error) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -223,6 +224,26 @@ const (
 	DecodeTestFixedDuration = "Fixed duration"
 	PrefillModeDecodeWarmup = "Measured during decode warm-up"
 )
+
+// decodeTestAdaptivePrefix starts the Decode test of a run whose windows
+// adapt (DecodeTest).
+const decodeTestAdaptivePrefix = "Until known to "
+
+// DecodeTest words how a plan's decode windows end, for the Run section:
+// "Fixed duration", or "Until known to ±1 % (95 %), 5 s at least".
+func DecodeTest(p Plan) string {
+	if !p.Adaptive() {
+		return DecodeTestFixedDuration
+	}
+	return decodeTestAdaptivePrefix + "±" + strings.TrimSuffix(FormatPrecision(p.Precision), "%") + " % (95 %), " +
+		strconv.Itoa(int(MinAdaptiveWindow/time.Second)) + " s at least"
+}
+
+// AdaptiveDecodeTest reports whether a Run section's Decode test is an
+// adaptive one, whose time per measurement is the longest a window takes.
+func AdaptiveDecodeTest(decodeTest string) bool {
+	return strings.HasPrefix(decodeTest, decodeTestAdaptivePrefix)
+}
 
 // BenchmarkTool names a build of this version in the Run section:
 // "speedmatrix v0.1.0" ("speedmatrix" when the version is unknown).

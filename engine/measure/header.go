@@ -19,7 +19,7 @@ func (r *runner) header() engine.Report {
 	if run.BenchmarkTool == "" {
 		run.BenchmarkTool = engine.BenchmarkTool("")
 	}
-	run.DecodeTest = engine.DecodeTestFixedDuration
+	run.DecodeTest = engine.DecodeTest(r.plan)
 	run.PrefillMode = engine.PrefillModeDecodeWarmup
 	run.DurationS = r.plan.Duration.Seconds()
 	run.MaxOutputTokens = r.plan.MaxOutputTokens

@@ -99,11 +99,11 @@ func WindowText(r engine.Result) string {
 		return ""
 	}
 	c := *r.Precision
-	in := "in " + seconds(r.MeasuredS)
+	in := "in " + wholeSeconds(r.MeasuredS)
 	if c.Reached() {
 		return in
 	}
-	s := "did not reach ±" + ciPercent(c.Target) + " % " + in
+	s := "did not reach " + targetText(c.Target) + " " + in
 	if !c.TotalTokPerSec.Known() || c.TotalTokPerSec.RelCI95 <= c.Target {
 		for i, p := range c.Headlines()[1:] {
 			if !p.Known() || p.RelCI95 > c.Target {
@@ -153,11 +153,11 @@ func AdaptiveLine(rs []engine.Result) string {
 	if n == 0 {
 		return ""
 	}
-	s := "Windows adaptive to ±" + ciPercent(target) + " %: "
+	s := "Windows adaptive to " + targetText(target) + ": "
 	if len(reached) > 0 {
 		slices.Sort(reached)
 		s += fmt.Sprintf("%d of %s reached it in %s–%s (median %s)", len(reached), engine.Count(n, "cell", "cells"),
-			seconds(reached[0]), seconds(reached[len(reached)-1]), seconds(median(reached)))
+			strings.TrimSuffix(wholeSeconds(reached[0]), " s"), wholeSeconds(reached[len(reached)-1]), wholeSeconds(median(reached)))
 	}
 	if len(missed) > 0 {
 		if len(reached) > 0 {
@@ -166,7 +166,13 @@ func AdaptiveLine(rs []engine.Result) string {
 		if len(missed) > maxNamedMisses {
 			missed = append(missed[:maxNamedMisses], fmt.Sprintf("and %d more", len(missed)-maxNamedMisses))
 		}
-		s += fmt.Sprintf("%d did not in %s: %s", n-len(reached), seconds(maxS), strings.Join(missed, ", "))
+		s += fmt.Sprintf("%d did not in %s: %s", n-len(reached), wholeSeconds(maxS), strings.Join(missed, ", "))
 	}
 	return s
+}
+
+// targetText writes a precision target as the plan gave it: "±1 %",
+// "±0.5 %".
+func targetText(target float64) string {
+	return "±" + strconv.FormatFloat(math.Round(target*1e5)/1e3, 'f', -1, 64) + " %"
 }

@@ -142,3 +142,71 @@ func TestGoldenPrecision(t *testing.T) {
 		t.Error("report.md explains ± though no cell has one")
 	}
 }
+
+// adaptiveCell is a Valid decode cell whose window adapted to target and
+// took windowS, with the ± of its three headline figures.
+func adaptiveCell(n int, windowS, target, total, perRequest, itl float64) engine.Result {
+	known := func(rel float64) engine.Precision {
+		return engine.Precision{RelCI95: rel, Buckets: int(windowS), Batches: 4, Method: "batch means"}
+	}
+	return engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8 * engine.K, Concurrency: n},
+		ContextLabel: "8K", Status: engine.StatusValid, TotalTokPerSec: 1000, MeasuredS: windowS,
+		Precision: &engine.CellPrecision{TotalTokPerSec: known(total), PerRequestTokPerSec: known(perRequest), ITLMs: known(itl), Target: target}}
+}
+
+// TestWindowText: how an adaptive window ended, after the ± of every
+// surface, naming the figure that missed when it is not the one shown.
+func TestWindowText(t *testing.T) {
+	fixed := adaptiveCell(1, 30, 0, 0.004, 0.004, 0.004)
+	cases := []struct {
+		name string
+		r    engine.Result
+		want string
+		line string // CellLine's total tok/s part
+	}{
+		{"fixed", fixed, "", "1,000.0 tok/s ± 0.4 %"},
+		{"reached", adaptiveCell(1, 6, 0.01, 0.009, 0.004, 0.01), "in 6 s", "1,000.0 tok/s ± 0.9 % in 6 s"},
+		{"total missed", adaptiveCell(1, 30, 0.01, 0.023, 0.004, 0.004), "did not reach ±1 % in 30 s",
+			"1,000.0 tok/s ± 2.3 %, did not reach ±1 % in 30 s"},
+		{"ITL missed", adaptiveCell(1, 30, 0.01, 0.004, 0.004, 0.014), "did not reach ±1 % in 30 s (ITL ± 1.4 %)",
+			"1,000.0 tok/s ± 0.4 %, did not reach ±1 % in 30 s (ITL ± 1.4 %)"},
+	}
+	unknown := adaptiveCell(1, 30, 0.01, 0.004, 0.004, 0.004)
+	unknown.Precision.PerRequestTokPerSec = engine.Precision{Buckets: 3, Unknown: "3 one-second buckets: too few to estimate"}
+	cases = append(cases, struct {
+		name string
+		r    engine.Result
+		want string
+		line string
+	}{"per-request unknown", unknown, "did not reach ±1 % in 30 s (per-request tok/s ± —)", ""})
+	for _, c := range cases {
+		if got := WindowText(c.r); got != c.want {
+			t.Errorf("%s: WindowText = %q, want %q", c.name, got, c.want)
+		}
+		if line := CellLine(c.r); c.line != "" && !strings.Contains(line, "Valid · "+c.line+" · ") {
+			t.Errorf("%s: CellLine = %q, want it to hold %q", c.name, line, c.line)
+		}
+	}
+}
+
+// TestAdaptiveLine sums up a run's windows for the sheet and report.md:
+// nothing for fixed windows; the range and median of those that reached
+// the target; the cells that did not, the first six named.
+func TestAdaptiveLine(t *testing.T) {
+	if got := AdaptiveLine([]engine.Result{adaptiveCell(1, 30, 0, 0.004, 0.004, 0.004)}); got != "" {
+		t.Errorf("fixed windows: %q, want nothing", got)
+	}
+	rs := []engine.Result{adaptiveCell(1, 5, 0.01, 0.009, 0.004, 0.004), adaptiveCell(2, 9, 0.01, 0.009, 0.004, 0.004),
+		adaptiveCell(4, 7, 0.01, 0.009, 0.004, 0.004), adaptiveCell(8, 30, 0.01, 0.02, 0.004, 0.004)}
+	want := "Windows adaptive to ±1 %: 3 of 4 cells reached it in 5–9 s (median 7 s); 1 did not in 30 s: 8K × 8"
+	if got := AdaptiveLine(rs); got != want {
+		t.Errorf("AdaptiveLine =\n%q, want\n%q", got, want)
+	}
+	var missed []engine.Result
+	for n := range 8 {
+		missed = append(missed, adaptiveCell(n+1, 30, 0.01, 0.02, 0.004, 0.004))
+	}
+	if got := AdaptiveLine(missed); !strings.HasSuffix(got, "8K × 5, 8K × 6, and 2 more") || !strings.Contains(got, ": 8 did not in 30 s") {
+		t.Errorf("eight missed: %q, want six named and 2 more", got)
+	}
+}

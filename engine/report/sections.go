@@ -142,7 +142,10 @@ func runRows(r engine.RunInfo) []Row {
 	rs.add("Benchmark tool", r.BenchmarkTool)
 	rs.add("Decode test", r.DecodeTest)
 	rs.add("Prefill mode", r.PrefillMode)
-	if r.DurationS > 0 {
+	switch {
+	case r.DurationS > 0 && engine.AdaptiveDecodeTest(r.DecodeTest):
+		rs.add("Longest measurement", wholeSeconds(r.DurationS))
+	case r.DurationS > 0:
 		rs.add("Time per measurement", wholeSeconds(r.DurationS))
 	}
 	if r.MaxOutputTokens > 0 {

@@ -14,11 +14,11 @@ import (
 // (METHODOLOGY.md, "The simulator's noise").
 
 const (
-	precisionRuns     = 8  // seeds per cell
-	precisionWindowS  = 30 // each run's window: the plan's default
-	precisionBatchS   = 5  // buckets per batch: several drift correlation times
-	precisionTarget   = 0.01
-	precisionZ95      = 1.96
+	precisionRuns    = 8  // seeds per cell
+	precisionWindowS = 30 // each run's window: the plan's default
+	precisionBatchS  = 5  // buckets per batch: several drift correlation times
+	precisionTarget  = 0.01
+	precisionZ95     = 1.96
 	// The adaptive windows a profile's chosen cells take on average.
 	adaptiveMinMeanS = 5
 	adaptiveMaxMeanS = 20
