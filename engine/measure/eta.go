@@ -8,7 +8,8 @@ import (
 
 // etaModel estimates how long the rest of a run takes from what the cells
 // measured so far: decode cells take the duration plus their observed
-// warm-up, prefill cells scale with context as the last one measured.
+// warm-up, prefill cells scale with context as the last one measured, per
+// request (Plan.PrefillRepeatsAt).
 type etaModel struct {
 	duration   time.Duration
 	maxOutput  int
@@ -16,7 +17,11 @@ type etaModel struct {
 	overheadS  float64 // mean warm-up and teardown of decode cells
 	overheadN  int
 	prefillCtx int     // context of the last prefill measured
-	prefillS   float64 // its duration
+	prefillS   float64 // its duration per repeat
+
+	// repeats is the plan, whose PrefillRepeatsAt is how many requests
+	// each prefill cell takes.
+	repeats engine.Plan
 }
 
 // The priors, before a run has measured a cell. A decode cell takes its
@@ -32,7 +37,7 @@ const (
 )
 
 func newETAModel(plan engine.Plan, s setup) etaModel {
-	return etaModel{duration: plan.Duration, maxOutput: plan.MaxOutputTokens, setup: s}
+	return etaModel{duration: plan.Duration, maxOutput: plan.MaxOutputTokens, setup: s, repeats: plan}
 }
 
 // observe learns from a finished cell.
@@ -40,7 +45,7 @@ func (e *etaModel) observe(r engine.Result) {
 	took := r.FinishedAt.Sub(r.StartedAt).Seconds()
 	switch {
 	case r.Phase == engine.PhasePrefill && r.Status == engine.StatusValid:
-		e.prefillCtx, e.prefillS = r.ContextTokens, took
+		e.prefillCtx, e.prefillS = r.ContextTokens, took/float64(max(1, r.PrefillRepeats))
 	case r.Phase == engine.PhaseDecode && r.Status == engine.StatusValid:
 		e.overheadS = (e.overheadS*float64(e.overheadN) + max(0, took-e.duration.Seconds())) / float64(e.overheadN+1)
 		e.overheadN++
@@ -58,11 +63,12 @@ func (e *etaModel) estimate(c engine.Cell) time.Duration {
 		}
 		return e.duration + seconds(over)
 	}
+	repeats := float64(e.repeats.PrefillRepeatsAt(c.ContextTokens))
 	if e.prefillCtx == 0 {
-		return seconds(priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS)
+		return seconds(repeats * (priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS))
 	}
 	// Attention makes long prompts cost more than linearly.
-	return seconds(e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))
+	return seconds(repeats * e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))
 }
 
 // remaining is the estimated time left: the cells from the current one on,
