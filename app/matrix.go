@@ -33,6 +33,7 @@ type matrixTab struct {
 	prefill, decode     *widget.Entry
 	concurrency         *widget.Entry
 	durationS, maxOut   *widget.Entry
+	precision           *widget.Entry // the ± a window ends at, or off
 	api                 *dropDown
 	estimate            *widget.Label
 	banner              *banner       // why the form is not a plan
@@ -59,10 +60,10 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m := &matrixTab{u: u, preview: newHeatmap("will run")}
 	u.matrix = m
 	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
-	m.durationS, m.maxOut = widget.NewEntry(), widget.NewEntry()
+	m.durationS, m.maxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	repeats := m.newRepeatsItem()
 	m.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
-	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.maxOut} {
+	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.precision, m.maxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
 	}
 	m.estimate, m.capacityLine = widget.NewLabel(""), widget.NewLabel("")
@@ -104,6 +105,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("Decode contexts", m.decode),
 		widget.NewFormItem("Requests at once", m.concurrency),
 		widget.NewFormItem("Seconds per cell", m.durationS),
+		widget.NewFormItem(precisionName, m.precision),
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	)
@@ -111,6 +113,8 @@ func newMatrixTab(u *ui) *container.TabItem {
 	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[4].HintText = "streams per decode cell"
+	form.Items[5].HintText = "with a precision, the longest a cell measures"
+	form.Items[6].HintText = "end a cell once its figures are known to ±, e.g. 1%; off: whole windows"
 	m.form = form
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
@@ -156,6 +160,7 @@ func (m *matrixTab) applyPlan(p engine.Plan) {
 	m.decode.SetText(engine.FormatContexts(p.DecodeContexts))
 	m.concurrency.SetText(engine.FormatCounts(p.Concurrency))
 	m.durationS.SetText(strconv.FormatFloat(p.Duration.Seconds(), 'f', -1, 64))
+	m.precision.SetText(engine.FormatPrecision(p.Precision))
 	m.maxOut.SetText(strconv.Itoa(p.MaxOutputTokens))
 	m.showRepeats(p)
 	m.api.SetSelected(string(p.API))
@@ -211,6 +216,9 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	p.Duration = time.Duration(secs * float64(time.Second))
 	if secs >= float64(math.MaxInt64/time.Second) {
 		p.Duration = math.MaxInt64 // past what a Duration holds: ValidatePlan says it is too long
+	}
+	if p.Precision, err = engine.ParsePrecision(m.precision.Text); err != nil {
+		return p, fmt.Errorf("%s: %w", strings.ToLower(precisionName), err)
 	}
 	if p.MaxOutputTokens, err = strconv.Atoi(strings.TrimSpace(m.maxOut.Text)); err != nil {
 		return p, errors.New("max output tokens: write a whole number of tokens, e.g. 4096")
@@ -363,6 +371,9 @@ func warningText(ws []engine.PlanProblem) string {
 	return strings.Join(lines, "\n")
 }
 
+// precisionName labels the Matrix screen's precision field.
+const precisionName = "Precision"
+
 // matrixFields names each plan setting as the Matrix screen labels it (a
 // resumed run's KV budget comes from its report.json).
 var matrixFields = map[engine.PlanField]string{
@@ -374,6 +385,7 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "Max output tokens",
 	engine.FieldAPI:             "API",
 	engine.FieldKVBudget:        "KV budget",
+	engine.FieldPrecision:       precisionName,
 	engine.FieldPrefillRepeats:  prefillRepeatsName,
 	engine.FieldSLOTTFT:         sloTTFTName,
 	engine.FieldSLOITL:          sloITLName,

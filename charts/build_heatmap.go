@@ -94,8 +94,10 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	if line := report.RooflineLine(r, engine.PhaseDecode); line != "" {
 		h.Notes = append(h.Notes, line)
 	}
-	if line := report.PrecisionLine(decode); line != "" {
-		h.Notes = append(h.Notes, line)
+	for _, line := range []string{report.PrecisionLine(decode), report.AdaptiveLine(decode)} {
+		if line != "" {
+			h.Notes = append(h.Notes, line)
+		}
 	}
 	return h
 }

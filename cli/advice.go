@@ -18,6 +18,7 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "--max-output",
 	engine.FieldAPI:             "--api",
 	engine.FieldKVBudget:        "--kv-budget",
+	engine.FieldPrecision:       "--precision",
 	engine.FieldPrefillRepeats:  "--prefill-repeats",
 	engine.FieldSLOTTFT:         "--slo-ttft",
 	engine.FieldSLOITL:          "--slo-itl",

@@ -25,6 +25,7 @@ type runFlags struct {
 	api                     string
 	prefill, contexts, conc string
 	duration                time.Duration
+	precision               string
 	maxOutput, kvBudget     int
 	prefillRepeats          int
 	noLoopDetect            bool
@@ -44,7 +45,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.prefill, "prefill-contexts", engine.FormatContexts(def.PrefillContexts), "prefill contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.contexts, "contexts", engine.FormatContexts(def.DecodeContexts), "sustained-decode contexts (K = 1,024 tokens), or none")
 	fs.StringVar(&f.conc, "concurrency", engine.FormatCounts(def.Concurrency), "simultaneous requests per decode cell")
-	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell")
+	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell (with --precision: the longest)")
+	fs.StringVar(&f.precision, "precision", engine.FormatPrecision(def.Precision),
+		"end each decode window once total tok/s, per-request tok/s and ITL are known to this ± (95 %), after at least 5 s; off: fixed windows of --duration")
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
@@ -197,7 +200,7 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 		if err != nil {
 			return engine.Plan{}, nil, fmt.Errorf("run --resume: %w", err)
 		}
-		for _, name := range []string{"prefill-contexts", "contexts", "concurrency", "duration", "max-output", "api", "kv-budget", "no-loop-detect", "prefill-repeats"} {
+		for _, name := range []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api", "kv-budget", "no-loop-detect", "prefill-repeats"} {
 			if f.set[name] {
 				return engine.Plan{}, nil, fmt.Errorf("run --resume: --%s can't change on resume: drop it (the plan comes from %s)", name, f.resume)
 			}
@@ -218,6 +221,9 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 	var err error
 	if p.SLO, err = f.slo.slo("run", f.set); err != nil {
 		return p, nil, err
+	}
+	if p.Precision, err = engine.ParsePrecision(f.precision); err != nil {
+		return p, nil, fmt.Errorf("run: --precision: %w", err)
 	}
 	if p.PrefillContexts, err = engine.ParseContexts(f.prefill); err != nil {
 		return p, nil, fmt.Errorf("run: --prefill-contexts: %w", err)

@@ -60,6 +60,9 @@ func planBounds(p Plan) []PlanProblem {
 	if p.MaxOutputTokens < 0 || p.MaxOutputTokens > MaxContextTokens {
 		add(FieldMaxOutput, "max output %d tokens is outside 0–%d", p.MaxOutputTokens, MaxContextTokens)
 	}
+	if problem := precisionProblem(p.Precision); problem != "" {
+		add(FieldPrecision, "precision %s", problem)
+	}
 	return append(bad, sloProblems(p.SLO)...)
 }
 

@@ -39,11 +39,20 @@ type Plan struct {
 	// SLO, when on, is the latency objective each decode cell is judged
 	// against (see SLOVerdict); it changes no measurement.
 	SLO SLO `json:"slo,omitzero"`
+	// Precision, when above 0, makes decode windows adaptive: a cell's
+	// window ends once each headline figure is known to within this
+	// relative 95 % half-width (0.01: ±1 %), after at least
+	// MinAdaptiveWindow and at most Duration. 0 is a fixed window of
+	// Duration, as every plan before it had (an older report resumes so).
+	// Always written: a saved "off" must not read back as a default.
+	Precision float64 `json:"precision"`
 }
 
-// DefaultPlan is the reference reports' matrix: prefill 8K–128K, the median
-// of 3 cold requests below 64K and one from 64K; decode 8K–128K × 1–128
-// simultaneous requests for 30 s each, up to 4,096 output tokens.
+// DefaultPlan is the Standard plan, the reference reports' matrix: prefill
+// 8K–128K, the median of 3 cold requests below 64K and one from 64K;
+// decode 8K–128K × 1–128 simultaneous requests for up to 30 s each, ending
+// a window once its figures are known to ±1 % (Precision), up to 4,096
+// output tokens.
 func DefaultPlan() Plan {
 	p := Plan{
 		PrefillContexts: []int{8 * K, 16 * K, 32 * K, 64 * K, 128 * K},
@@ -53,6 +62,7 @@ func DefaultPlan() Plan {
 		MaxOutputTokens: 4096,
 		API:             APIChat,
 		LoopDetection:   true,
+		Precision:       DefaultPrecision,
 	}
 	p.PrefillRepeats, p.PrefillSingleFrom = 3, 64*K
 	return p

@@ -1,6 +1,12 @@
 package engine
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Precision is how well one headline figure of a cell is known: the
 // half-width of its 95 % confidence interval relative to the figure, from
@@ -34,4 +40,91 @@ type CellPrecision struct {
 	TotalTokPerSec      Precision `json:"total_tok_s"`
 	PerRequestTokPerSec Precision `json:"per_request_tok_s"`
 	ITLMs               Precision `json:"itl_ms"`
+	// Target is the plan's Precision the window adapted to; 0 for a fixed
+	// window (and in reports from before adaptive windows).
+	Target float64 `json:"target,omitempty"`
+}
+
+// The bounds of adaptive windows (Plan.Precision).
+const (
+	// DefaultPrecision is the Standard plan's target: ±1 %, finer than the
+	// differences between server settings users look for, and reached in
+	// 5–20 s by most cells.
+	DefaultPrecision = 0.01
+	// MinAdaptiveWindow is the shortest window an adaptive cell ends
+	// after: the estimate needs a few one-second buckets of its own to
+	// judge, and fewer than five leave one slow second to decide.
+	MinAdaptiveWindow = 5 * time.Second
+	// minPrecision and maxPrecision bound Plan.Precision: finer than
+	// ±0.1 % no window of an hour reaches on a real server; coarser than
+	// ±50 % is not a measurement.
+	minPrecision = 0.001
+	maxPrecision = 0.5
+)
+
+// Adaptive reports whether p ends decode windows by precision.
+func (p Plan) Adaptive() bool { return p.Precision > 0 }
+
+// Headlines are the figures an adaptive window waits for, in the order of
+// HeadlineNames: total tok/s, per-request tok/s and the median time
+// between tokens.
+func (c CellPrecision) Headlines() []Precision {
+	return []Precision{c.TotalTokPerSec, c.PerRequestTokPerSec, c.ITLMs}
+}
+
+// HeadlineNames name Headlines' figures, as the report and the app say them.
+var HeadlineNames = []string{"total tok/s", "per-request tok/s", "ITL"}
+
+// Reached reports whether every headline figure is known to within
+// Target; false for a fixed window (Target 0), which aimed at none.
+func (c CellPrecision) Reached() bool {
+	if c.Target <= 0 {
+		return false
+	}
+	for _, p := range c.Headlines() {
+		if !p.Known() || p.RelCI95 > c.Target {
+			return false
+		}
+	}
+	return true
+}
+
+// Missed reports whether the window adapted to a target and ended at the
+// plan's duration without reaching it: its figures stand (the cell is not
+// flagged), with the ± it did reach.
+func (c CellPrecision) Missed() bool { return c.Target > 0 && !c.Reached() }
+
+
+// ParsePrecision reads a precision target as a flag or field gives it: "1%"
+// (or "1 %", "0.5%"), or "off" for fixed windows (0).
+func ParsePrecision(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	if strings.EqualFold(t, "off") {
+		return 0, nil
+	}
+	num, ok := strings.CutSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("%q is not a precision: give a percentage such as 1%% or 0.5%%, or off for fixed windows", s)
+	}
+	return v / 100, nil
+}
+
+// FormatPrecision writes a target as ParsePrecision reads it: "1%", "off".
+func FormatPrecision(p float64) string {
+	if p <= 0 {
+		return "off"
+	}
+	return strconv.FormatFloat(p*100, 'f', -1, 64) + "%"
+}
+
+// precisionProblem is what is wrong with a plan's precision, or "".
+func precisionProblem(p float64) string {
+	if p == 0 {
+		return ""
+	}
+	if !(p >= minPrecision && p <= maxPrecision) {
+		return fmt.Sprintf("%s is outside 0.1%%–50%%: give a target in that range, or off for fixed windows", FormatPrecision(p))
+	}
+	return ""
 }

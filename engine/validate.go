@@ -23,6 +23,7 @@ const (
 	FieldMaxOutput       PlanField = "max_output"
 	FieldAPI             PlanField = "api"
 	FieldKVBudget        PlanField = "kv_budget"
+	FieldPrecision       PlanField = "precision"
 	FieldPrefillRepeats  PlanField = "prefill_repeats"
 )
 
@@ -125,6 +126,9 @@ func ValidatePlan(p Plan, l Limits) error {
 	}
 	if p.KVBudgetTokens < 0 {
 		add(FieldKVBudget, "must be 0 (ask the server) or a number of tokens")
+	}
+	if problem := precisionProblem(p.Precision); problem != "" {
+		add(FieldPrecision, "%s", problem)
 	}
 	if p.PrefillRepeats != 0 { // 0: one request, as plans before it
 		if problem := PrefillRepeatsProblem(p.PrefillRepeats); problem != "" {

@@ -56,5 +56,10 @@ func PlanWarnings(plan Plan, l Limits) []PlanProblem {
 			"a %s window is mostly ramp-up and drain: its figures vary more between runs than those of %s or longer",
 			plan.Duration, minUsefulWindow)})
 	}
+	if len(plan.DecodeContexts) > 0 && plan.Adaptive() && plan.Duration > 0 && plan.Duration <= MinAdaptiveWindow {
+		out = append(out, PlanProblem{FieldPrecision, fmt.Sprintf(
+			"a %s window is no longer than the %s an adaptive window lasts at least: every cell runs its whole window",
+			plan.Duration, MinAdaptiveWindow)})
+	}
 	return out
 }

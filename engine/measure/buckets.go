@@ -17,9 +17,9 @@ const precisionBucket = time.Second
 func cellPrecision(recs []*requestRecord, from, to time.Time) *engine.CellPrecision {
 	s := bucketSeriesOf(recs, from, int(to.Sub(from)/precisionBucket))
 	return &engine.CellPrecision{
-		TotalTokPerSec:      precisionOf(s.total),
-		PerRequestTokPerSec: precisionOf(s.perRequest),
-		ITLMs:               precisionOf(s.itl),
+		TotalTokPerSec:      engine.EstimatePrecision(s.total),
+		PerRequestTokPerSec: engine.EstimatePrecision(s.perRequest),
+		ITLMs:               engine.EstimatePrecision(s.itl),
 	}
 }
 

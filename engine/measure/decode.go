@@ -25,7 +25,14 @@ type decodeCell struct {
 	hasFirst []bool
 	warmed   int
 	windowAt time.Time // when the last worker got its first token
-	failures int       // failed requests of warm-up, rejections aside
+	// windowEnd is when the window ended: windowAt + the plan's duration,
+	// or earlier when an adaptive window knew its figures (wait).
+	windowEnd time.Time
+	// arrivals guards each worker's records' Arrivals while the cell runs,
+	// one lock per worker (only it appends), so that an adaptive window can
+	// read them (snapshot) without holding up the other streams.
+	arrivals []sync.Mutex
+	failures int // failed requests of warm-up, rejections aside
 
 	warm       chan struct{} // closed when every worker has its first token
 	looped     chan struct{} // closed when the loop detector fires
@@ -64,8 +71,8 @@ type decodeRun struct {
 func (r *runner) runDecode(ctx context.Context, cell engine.Cell, cp *contextPrompt) decodeRun {
 	d := &decodeCell{
 		r: r, cell: cell, cp: cp, concurrency: cell.Concurrency,
-		hasFirst: make([]bool, cell.Concurrency),
-		warm:     make(chan struct{}), looped: make(chan struct{}), tooMany: make(chan struct{}), failedIn: make(chan struct{}),
+		hasFirst: make([]bool, cell.Concurrency), arrivals: make([]sync.Mutex, cell.Concurrency),
+		warm: make(chan struct{}), looped: make(chan struct{}), tooMany: make(chan struct{}), failedIn: make(chan struct{}),
 	}
 	res := engine.Result{Cell: cell, ContextLabel: engine.ContextLabel(cell.ContextTokens), StartedAt: time.Now()}
 	r.preconnect(ctx, cell.Concurrency)
@@ -104,31 +111,48 @@ func (d *decodeCell) wait(ctx context.Context) (outcome, error) {
 	case <-d.r.live.dead:
 		return outcomeDead, d.r.live.deathErr()
 	}
+	return d.waitWindow(ctx)
+}
+
+// waitWindow blocks through the window, from the last worker's first
+// token to the plan's duration after it, or as soon as an adaptive
+// window's figures are known (known), checked at each whole second from
+// firstCheck on; or until something ends the cell early.
+func (d *decodeCell) waitWindow(ctx context.Context) (outcome, error) {
 	d.mu.Lock()
-	end := d.windowAt.Add(d.r.plan.Duration)
+	from := d.windowAt
 	d.mu.Unlock()
-	window := time.NewTimer(time.Until(end))
+	end := from.Add(d.r.plan.Duration)
+	next := d.firstCheck(from, end)
+	window := time.NewTimer(time.Until(next))
 	defer window.Stop()
-	select {
-	case <-window.C:
-		return outcomeWindow, nil
-	case <-d.looped:
-		return outcomeLooped, nil
-	case <-d.failedIn:
-		// Streams of a server that stalls stall together: give the others
-		// a moment to show it, so the reason counts them all.
-		grace := time.NewTimer(min(failureGrace, time.Until(end)))
-		defer grace.Stop()
+	for {
 		select {
-		case <-grace.C:
+		case <-window.C:
+			if !next.Before(end) || d.known(from, next) {
+				d.windowEnd = next
+				return outcomeWindow, nil
+			}
+			next = minTime(next.Add(precisionBucket), end)
+			window.Reset(time.Until(next))
+		case <-d.looped:
+			return outcomeLooped, nil
+		case <-d.failedIn:
+			// Streams of a server that stalls stall together: give the others
+			// a moment to show it, so the reason counts them all.
+			grace := time.NewTimer(min(failureGrace, time.Until(end)))
+			defer grace.Stop()
+			select {
+			case <-grace.C:
+			case <-ctx.Done():
+				return outcomeCancelled, ctx.Err()
+			}
+			return outcomeFailedInWindow, nil
 		case <-ctx.Done():
 			return outcomeCancelled, ctx.Err()
+		case <-d.r.live.dead:
+			return outcomeDead, d.r.live.deathErr()
 		}
-		return outcomeFailedInWindow, nil
-	case <-ctx.Done():
-		return outcomeCancelled, ctx.Err()
-	case <-d.r.live.dead:
-		return outcomeDead, d.r.live.deathErr()
 	}
 }
 
@@ -192,7 +216,9 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 	st, err := d.r.client.Stream(ctx, req, func(ch openai.Chunk) {
 		out.text(ch.Reasoning, ch.Content)
 		if a, ok := counter.count(ch); ok {
+			d.arrivals[w].Lock()
 			rec.add(a)
+			d.arrivals[w].Unlock()
 			d.r.liveTokens.Add(int64(a.Tokens * 1000))
 			if rec.FirstToken.IsZero() {
 				rec.FirstToken = ch.Arrived
@@ -271,7 +297,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	reconcileAll(d.recs)
-	from, to := d.windowAt, d.windowAt.Add(d.r.plan.Duration)
+	from, to := d.windowAt, d.windowEnd
 	if out != outcomeWindow || from.IsZero() {
 		from, to = res.StartedAt, res.FinishedAt
 	}
@@ -308,9 +334,10 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		res.TTFTPct, res.ITLPct, res.PerRequestPct = f.TTFTMs, f.ITLMs, f.PerRequest
 		res.AvgActive, res.Completed = f.AvgActive, f.Completed
 		res.OutputTokens = int(f.TokensInWindow + 0.5)
-		res.MeasuredS = d.r.plan.Duration.Seconds()
+		res.MeasuredS = to.Sub(from).Seconds()
 		res.WindowStart = from
 		res.Precision = cellPrecision(d.recs, from, to)
+		res.Precision.Target = d.r.plan.Precision
 		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)
 	}
 	run.res = res

@@ -7,15 +7,21 @@ import (
 )
 
 // etaModel estimates how long the rest of a run takes from what the cells
-// measured so far: decode cells take the duration plus their observed
+// measured so far: decode cells take their window plus their observed
 // warm-up, prefill cells scale with context as the last one measured, per
-// request (Plan.PrefillRepeatsAt).
+// request (Plan.PrefillRepeatsAt). An adaptive window's length is learnt
+// from the windows measured (window).
 type etaModel struct {
-	duration   time.Duration
-	maxOutput  int
-	setup      setup
-	overheadS  float64 // mean warm-up and teardown of decode cells
-	overheadN  int
+	duration  time.Duration
+	adaptive  bool
+	maxOutput int
+	setup     setup
+	overheadS float64 // mean warm-up and teardown of decode cells
+	overheadN int
+	// windowsS are the windows measured so far by concurrency: an adaptive
+	// window's length depends on how noisy the figures are, which depends
+	// most on how many streams share the server.
+	windowsS   map[int][]float64
 	prefillCtx int     // context of the last prefill measured
 	prefillS   float64 // its duration per repeat
 
@@ -34,10 +40,16 @@ const (
 	priorDecodeOverheadShare = 0.1
 	priorPrefillS            = 0.2
 	priorPrefillTokPerS      = 20000
+	// priorAdaptiveShare: an adaptive window is expected to take a third
+	// of the plan's duration until one is measured (the Standard plan's
+	// cells on the simulator's reference profile took 5–30 s, about 8 s on
+	// average, of 30 s).
+	priorAdaptiveShare = 3
 )
 
 func newETAModel(plan engine.Plan, s setup) etaModel {
-	return etaModel{duration: plan.Duration, maxOutput: plan.MaxOutputTokens, setup: s, repeats: plan}
+	return etaModel{duration: plan.Duration, adaptive: plan.Adaptive(), maxOutput: plan.MaxOutputTokens, setup: s,
+		windowsS: map[int][]float64{}, repeats: plan}
 }
 
 // observe learns from a finished cell.
@@ -47,8 +59,9 @@ func (e *etaModel) observe(r engine.Result) {
 	case r.Phase == engine.PhasePrefill && r.Status == engine.StatusValid:
 		e.prefillCtx, e.prefillS = r.ContextTokens, took/float64(max(1, r.PrefillRepeats))
 	case r.Phase == engine.PhaseDecode && r.Status == engine.StatusValid:
-		e.overheadS = (e.overheadS*float64(e.overheadN) + max(0, took-e.duration.Seconds())) / float64(e.overheadN+1)
+		e.overheadS = (e.overheadS*float64(e.overheadN) + max(0, took-r.MeasuredS)) / float64(e.overheadN+1)
 		e.overheadN++
+		e.windowsS[r.Concurrency] = append(e.windowsS[r.Concurrency], r.MeasuredS)
 	}
 }
 
@@ -61,7 +74,7 @@ func (e *etaModel) estimate(c engine.Cell) time.Duration {
 		if e.overheadN == 0 {
 			over = priorDecodeOverheadS + priorDecodeOverheadShare*e.duration.Seconds()
 		}
-		return e.duration + seconds(over)
+		return e.window(c.Concurrency) + seconds(over)
 	}
 	repeats := float64(e.repeats.PrefillRepeatsAt(c.ContextTokens))
 	if e.prefillCtx == 0 {
@@ -69,6 +82,30 @@ func (e *etaModel) estimate(c engine.Cell) time.Duration {
 	}
 	// Attention makes long prompts cost more than linearly.
 	return seconds(repeats * e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))
+}
+
+// window is the window a decode cell at concurrency n is expected to take:
+// the plan's duration for a fixed window; for an adaptive one, the mean of
+// the windows measured at n, else of all measured, else the prior (a third
+// of the duration, at least the minimum window).
+func (e *etaModel) window(n int) time.Duration {
+	if !e.adaptive {
+		return e.duration
+	}
+	w := e.windowsS[n]
+	if len(w) == 0 {
+		for _, ws := range e.windowsS {
+			w = append(w, ws...)
+		}
+	}
+	if len(w) == 0 {
+		return min(e.duration, max(engine.MinAdaptiveWindow, e.duration/priorAdaptiveShare))
+	}
+	var sum float64
+	for _, s := range w {
+		sum += s
+	}
+	return min(e.duration, seconds(sum/float64(len(w))))
 }
 
 // remaining is the estimated time left: the cells from the current one on,

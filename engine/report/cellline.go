@@ -10,8 +10,9 @@ import (
 // CellLine is the one line a finished cell gets in the CLI's output and the
 // app's event log: "Sustained decode 8K × 8: Valid · 1,237.5 tok/s ·
 // 160.1 tok/s/req · TTFT 128 ms · ITL 5.9 ms", total tok/s with its ±
-// (PlusMinus) when the cell carries precision, a prefill cell's prompt
-// tok/s with what it is the median of (PrefillRepeatsText), then the GPU power and
+// (PlusMinus) when the cell carries precision and how its adaptive window
+// ended (WindowText), a prefill cell's prompt tok/s with what it is the
+// median of (PrefillRepeatsText), then the GPU power and
 // energy when measured and each flag (" · † message"); a cell without
 // figures gives its status and error.
 func CellLine(r engine.Result) string {
@@ -26,7 +27,7 @@ func CellLine(r engine.Result) string {
 		add("%s", tps)
 		add("TTFT %s", Millis(r.TTFTMs))
 	case r.Measured():
-		add("%s", WithPlusMinus(TokPerSec(r.TotalTokPerSec)+" tok/s", r, TotalPrecision))
+		add("%s", withWindow(WithPlusMinus(TokPerSec(r.TotalTokPerSec)+" tok/s", r, TotalPrecision), r))
 		add("%s tok/s/req", PerRequest(r.PerRequestTokPerSec))
 		add("TTFT %s", Millis(r.TTFTMs))
 		add("ITL %s", millisFine(r.ITLMs))

@@ -358,6 +358,9 @@ func writeMeasurements(b *strings.Builder, rs []engine.Result) {
 	if anyPrecision(rs) {
 		b.WriteString(NotePlusMinus + "\n\n")
 	}
+	if line := AdaptiveLine(rs); line != "" {
+		b.WriteString(line + ".\n\n")
+	}
 	if AnyFewForP99(rs) {
 		b.WriteString(NoteFewSamples + "\n\n")
 	}

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"speedmatrix/engine"
 )
@@ -73,9 +75,98 @@ func PrecisionLine(rs []engine.Result) string {
 	if lo == hi {
 		return "±: total tok/s known to within ±" + lo + " % (95 %)"
 	}
-	mid := rels[len(rels)/2]
-	if len(rels)%2 == 0 {
-		mid = (rels[len(rels)/2-1] + mid) / 2
+	return "±: total tok/s known to within ±" + lo + "–" + hi + " % (95 %), median ±" + ciPercent(median(rels)) + " %"
+}
+
+// median is the middle of sorted values (the mean of the two middle ones
+// for an even count).
+func median(sorted []float64) float64 {
+	mid := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		mid = (sorted[len(sorted)/2-1] + mid) / 2
 	}
-	return "±: total tok/s known to within ±" + lo + "–" + hi + " % (95 %), median ±" + ciPercent(mid) + " %"
+	return mid
+}
+
+// WindowText says how an adaptive window ended, for the text after a
+// cell's ±: "in 6 s" when its figures reached the plan's precision; "did
+// not reach ±1 % in 30 s" when the window ran to the plan's duration
+// without (with the figure that missed, "(ITL ± 1.4 %)", when it is not
+// total tok/s, whose ± is the one shown); "" for a fixed window, a cell
+// without precision or figures.
+func WindowText(r engine.Result) string {
+	if r.Precision == nil || !r.Measured() || r.Phase != engine.PhaseDecode || r.Precision.Target <= 0 {
+		return ""
+	}
+	c := *r.Precision
+	in := "in " + seconds(r.MeasuredS)
+	if c.Reached() {
+		return in
+	}
+	s := "did not reach ±" + ciPercent(c.Target) + " % " + in
+	if !c.TotalTokPerSec.Known() || c.TotalTokPerSec.RelCI95 <= c.Target {
+		for i, p := range c.Headlines()[1:] {
+			if !p.Known() || p.RelCI95 > c.Target {
+				return s + " (" + engine.HeadlineNames[i+1] + " " + PlusMinus(p) + ")"
+			}
+		}
+	}
+	return s
+}
+
+// withWindow appends WindowText to a figure with its ±: "195.0 tok/s ±
+// 0.9 % in 5 s", "1,402.6 tok/s ± 2.3 %, did not reach ±1 % in 30 s".
+func withWindow(text string, r engine.Result) string {
+	switch w := WindowText(r); {
+	case w == "":
+		return text
+	case r.Precision.Reached():
+		return text + " " + w
+	default:
+		return text + ", " + w
+	}
+}
+
+// AdaptiveLine sums up a run's adaptive windows for the report sheet and
+// report.md: "Windows adaptive to ±1 %: 38 of 40 cells reached it in
+// 5–21 s (median 7 s); 2 did not in 30 s: 8K × 128, 16K × 64" (the first
+// maxNamedMisses named, so that a sheet's line stays one line or two); ""
+// when no cell's window adapted.
+func AdaptiveLine(rs []engine.Result) string {
+	const maxNamedMisses = 6
+	var reached []float64
+	var missed []string
+	var target, maxS float64
+	for _, r := range rs {
+		if r.Precision == nil || !r.Measured() || r.Phase != engine.PhaseDecode || r.Precision.Target <= 0 {
+			continue
+		}
+		target = r.Precision.Target
+		if r.Precision.Reached() {
+			reached = append(reached, r.MeasuredS)
+		} else {
+			missed = append(missed, fmt.Sprintf("%s × %d", label(r), r.Concurrency))
+			maxS = max(maxS, r.MeasuredS)
+		}
+	}
+	n := len(reached) + len(missed)
+	if n == 0 {
+		return ""
+	}
+	s := "Windows adaptive to ±" + ciPercent(target) + " %: "
+	if len(reached) > 0 {
+		slices.Sort(reached)
+		s += fmt.Sprintf("%d of %s reached it in %s–%s (median %s)", len(reached), engine.Count(n, "cell", "cells"),
+			seconds(reached[0]), seconds(reached[len(reached)-1]), seconds(median(reached)))
+	}
+	if len(missed) > 0 {
+		if len(reached) > 0 {
+			s += "; "
+		}
+		if len(missed) > maxNamedMisses {
+			missed = append(missed[:maxNamedMisses], fmt.Sprintf("and %d more", len(missed)-maxNamedMisses))
+		}
+		s += fmt.Sprintf("%d did not in %s: %s", n-len(reached), seconds(maxS), strings.Join(missed, ", "))
+	}
+	return s
 }

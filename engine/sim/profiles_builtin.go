@@ -5,16 +5,16 @@ package sim
 // table); their figures are simulated, not measured.
 
 // The built-in profiles' noise (METHODOLOGY.md, "The simulator's noise"):
-// chosen so that a reference decode cell's total tok/s, in one-second
-// buckets, is known to ±1 % (95 %) after about 5 to 20 s of window
+// chosen so that an adaptive window (engine.Plan.Precision ±1 %) on a
+// reference decode cell ends after 5 to 20 s, about 7 s on average
 // (TestNoisePrecisionWindow). A server GPU in a data-centre chassis holds
 // its clocks steadier than a desktop card near its power limit beside a
 // desktop CPU; two cards in tensor parallel also wait on each other's
 // all-reduce every step.
 var (
-	serverNoise     = Noise{StepJitter: 0.03, Drift: 0.01, DriftTimeS: 1, HiccupsPerS: 0.1, HiccupS: 0.02}
-	desktopNoise    = Noise{StepJitter: 0.03, Drift: 0.01, DriftTimeS: 1, HiccupsPerS: 0.2, HiccupS: 0.02}
-	tp2DesktopNoise = Noise{StepJitter: 0.04, Drift: 0.01, DriftTimeS: 1, HiccupsPerS: 0.2, HiccupS: 0.02}
+	serverNoise     = Noise{StepJitter: 0.015, Drift: 0.005, DriftTimeS: 1, HiccupsPerS: 0.05, HiccupS: 0.02}
+	desktopNoise    = Noise{StepJitter: 0.015, Drift: 0.005, DriftTimeS: 1, HiccupsPerS: 0.1, HiccupS: 0.02}
+	tp2DesktopNoise = Noise{StepJitter: 0.02, Drift: 0.005, DriftTimeS: 1, HiccupsPerS: 0.1, HiccupS: 0.02}
 )
 
 func tinyProfile() Profile {

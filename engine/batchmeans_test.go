@@ -1,4 +1,4 @@
-package measure
+package engine
 
 import (
 	"math"
@@ -29,7 +29,7 @@ func TestPrecisionOfEdges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := precisionOf(c.values)
+			p := EstimatePrecision(c.values)
 			if p.Buckets != len(c.values) {
 				t.Errorf("buckets %d, want %d", p.Buckets, len(c.values))
 			}
@@ -109,7 +109,7 @@ func coverage(gen synthetic, n, windows int, seed uint64, ci func([]float64) flo
 	hit := 0
 	for range windows {
 		x, mu := gen(r, n)
-		m := mean(x)
+		m := meanOf(x)
 		if math.Abs(m-mu) <= ci(x)*m {
 			hit++
 		}
@@ -120,10 +120,10 @@ func coverage(gen synthetic, n, windows int, seed uint64, ci func([]float64) flo
 // naiveRelCI95 is the textbook interval that treats buckets as independent:
 // t·s/√n. It is what this estimator must not be.
 func naiveRelCI95(x []float64) float64 {
-	return tQuantile95(len(x)-1) * math.Sqrt(sampleVariance(x)/float64(len(x))) / mean(x)
+	return tQuantile95(len(x)-1) * math.Sqrt(sampleVariance(x)/float64(len(x))) / meanOf(x)
 }
 
-func batchMeansRelCI95(x []float64) float64 { return precisionOf(x).RelCI95 }
+func batchMeansRelCI95(x []float64) float64 { return EstimatePrecision(x).RelCI95 }
 
 // TestPrecisionCoverage checks, on 1,000 seeded synthetic windows of each
 // kind, that about 95 % of the intervals hold the true mean, and that the

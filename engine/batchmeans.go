@@ -1,13 +1,11 @@
-package measure
+package engine
 
 import (
 	"fmt"
 	"math"
-
-	"speedmatrix/engine"
 )
 
-// The estimator behind engine.Precision: batch means over one-second
+// The estimator behind Precision: batch means over one-second
 // buckets (METHODOLOGY, "Precision of a cell"). Buckets of a decode cell are
 // correlated (a slow second is followed by another: a longer batch, a
 // scheduler hiccup), so the naive standard error s/√n is too small; grouping
@@ -34,17 +32,19 @@ const (
 	methodBatchMeans = "batch means"
 )
 
-// precisionOf estimates the 95 % confidence half-width of the mean of
-// values, relative to it. values are a figure's one-second buckets over a
-// window, oldest first, whole buckets only.
-func precisionOf(values []float64) engine.Precision {
+// EstimatePrecision estimates the 95 % confidence half-width of the mean
+// of values, relative to it. values are a figure's one-second buckets over
+// a window, oldest first, whole buckets only. It is the one estimator of a
+// cell's ±: the run's, and the simulator's tests that choose its noise by
+// the windows it makes adaptive cells take.
+func EstimatePrecision(values []float64) Precision {
 	n := len(values)
-	p := engine.Precision{Buckets: n}
+	p := Precision{Buckets: n}
 	if n < minPrecisionBuckets {
-		p.Unknown = fmt.Sprintf("%d one-second %s: too few to estimate (at least %d)", n, engine.Plural(n, "bucket", "buckets"), minPrecisionBuckets)
+		p.Unknown = fmt.Sprintf("%d one-second %s: too few to estimate (at least %d)", n, Plural(n, "bucket", "buckets"), minPrecisionBuckets)
 		return p
 	}
-	m := mean(values)
+	m := meanOf(values)
 	if m <= 0 || math.IsNaN(m) || math.IsInf(m, 0) {
 		p.Unknown = "the figure is zero"
 		return p
@@ -89,7 +89,7 @@ func batchBias(rho float64, b, k int) float64 {
 // not relied on.
 func lag1Corrected(values []float64) float64 {
 	n := float64(len(values))
-	m := mean(values)
+	m := meanOf(values)
 	var num, den float64
 	for i, v := range values {
 		den += (v - m) * (v - m)
@@ -112,12 +112,12 @@ func batchMeans(values []float64, b int) []float64 {
 	off := len(values) - k*b
 	out := make([]float64, k)
 	for i := range out {
-		out[i] = mean(values[off+i*b : off+(i+1)*b])
+		out[i] = meanOf(values[off+i*b : off+(i+1)*b])
 	}
 	return out
 }
 
-func mean(values []float64) float64 {
+func meanOf(values []float64) float64 {
 	var s float64
 	for _, v := range values {
 		s += v
@@ -126,7 +126,7 @@ func mean(values []float64) float64 {
 }
 
 func sampleVariance(values []float64) float64 {
-	m := mean(values)
+	m := meanOf(values)
 	var s float64
 	for _, v := range values {
 		s += (v - m) * (v - m)
