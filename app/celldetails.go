@@ -16,9 +16,18 @@ import (
 // each, a p99 from too few samples marked in words, the ± of the
 // headline figures (total tok/s in the first line, the medians of ITL and
 // per-request tok/s after their p50) when the cell carries precision, and
-// how the cell fares against the SLO when one is on.
+// how the cell fares against the SLO when one is on. A prefill cell that
+// is the median of repeats (its line says "median of 3, spread 1.2 %")
+// lists each request's TTFT, so that the slow one can be seen.
 func cellDetails(r engine.Result, slo engine.SLO) string {
 	lines := []string{report.CellLine(r)}
+	if r.Phase == engine.PhasePrefill && report.PrefillRepeatsText(r) != "" {
+		ttfts := make([]string, len(r.Requests))
+		for i, s := range r.Requests {
+			ttfts[i] = latencyText(s.TTFTMs)
+		}
+		return lines[0] + "\nTTFT of each request, in the order sent: " + strings.Join(ttfts, " · ")
+	}
 	if r.Phase != engine.PhaseDecode || !r.Measured() {
 		return lines[0]
 	}

@@ -47,3 +47,27 @@ func TestCellDetailsPrecision(t *testing.T) {
 		})
 	}
 }
+
+// TestCellDetailsPrefillRepeats: a prefill cell's details say what its
+// figure is the median of, and each request's TTFT; a single request's
+// say neither.
+func TestCellDetailsPrefillRepeats(t *testing.T) {
+	pre := engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 8 * engine.K, Concurrency: 1}, Status: engine.StatusValid,
+		TotalTokPerSec: 19980.5, TTFTMs: 410, PrefillRepeats: 3, PrefillSpreadPct: 22.2,
+		Requests: []engine.RequestSample{{TTFTMs: 400}, {TTFTMs: 500}, {TTFTMs: 410}}}
+	single := pre
+	single.PrefillRepeats, single.PrefillSpreadPct, single.Requests = 1, 0, pre.Requests[:1]
+	for _, c := range []struct {
+		name string
+		r    engine.Result
+		want string
+	}{
+		{"median of 3", pre, "Prefill 8K × 1: Valid · 20K prompt tok/s (median of 3, spread 22.2 %) · TTFT 410 ms\n" +
+			"TTFT of each request, in the order sent: 400 ms · 500 ms · 410 ms"},
+		{"one request", single, "Prefill 8K × 1: Valid · 20K prompt tok/s · TTFT 410 ms"},
+	} {
+		if got := cellDetails(c.r, engine.SLO{}); got != c.want {
+			t.Errorf("%s: details\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+}

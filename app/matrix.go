@@ -47,6 +47,12 @@ type matrixTab struct {
 	applying            bool       // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
 	load                *loadForm // the other kind of plan (load_form.go)
+	// The Prefill repeats field (matrix_prefill.go), and the plan's
+	// PrefillSingleFrom it keeps until edited.
+	repeats     *widget.Entry
+	repeatsItem *widget.FormItem
+	singleFrom  int
+	form        *widget.Form
 }
 
 // newMatrixTab builds the Matrix screen from the remembered plan.
@@ -55,6 +61,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	u.matrix = m
 	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	m.durationS, m.maxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	repeats := m.newRepeatsItem()
 	m.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
 	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.precision, m.maxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
@@ -94,6 +101,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	form := widget.NewForm(
 		widget.NewFormItem("Preset", m.preset),
 		widget.NewFormItem("Prefill contexts", m.prefill),
+		repeats,
 		widget.NewFormItem("Decode contexts", m.decode),
 		widget.NewFormItem("Requests at once", m.concurrency),
 		widget.NewFormItem("Seconds per cell", m.durationS),
@@ -104,9 +112,10 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.addSLOItems(form)
 	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
-	form.Items[3].HintText = "streams per decode cell"
-	form.Items[4].HintText = "with a precision, the longest a cell measures"
-	form.Items[5].HintText = "end a cell once its figures are known to ±, e.g. 1%; off: whole windows"
+	form.Items[4].HintText = "streams per decode cell"
+	form.Items[5].HintText = "with a precision, the longest a cell measures"
+	form.Items[6].HintText = "end a cell once its figures are known to ±, e.g. 1%; off: whole windows"
+	m.form = form
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
 		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
@@ -153,6 +162,7 @@ func (m *matrixTab) applyPlan(p engine.Plan) {
 	m.durationS.SetText(strconv.FormatFloat(p.Duration.Seconds(), 'f', -1, 64))
 	m.precision.SetText(engine.FormatPrecision(p.Precision))
 	m.maxOut.SetText(strconv.Itoa(p.MaxOutputTokens))
+	m.showRepeats(p)
 	m.api.SetSelected(string(p.API))
 	m.refreshCapacityLocked()
 }
@@ -189,6 +199,9 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	var err error
 	if p.PrefillContexts, err = engine.ParseContexts(m.prefill.Text); err != nil {
 		return p, fmt.Errorf("prefill contexts: %w", err)
+	}
+	if err := m.readRepeats(&p); err != nil {
+		return p, err
 	}
 	if p.DecodeContexts, err = engine.ParseContexts(m.decode.Text); err != nil {
 		return p, fmt.Errorf("decode contexts: %w", err)
@@ -373,6 +386,7 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldAPI:             "API",
 	engine.FieldKVBudget:        "KV budget",
 	engine.FieldPrecision:       precisionName,
+	engine.FieldPrefillRepeats:  prefillRepeatsName,
 	engine.FieldSLOTTFT:         sloTTFTName,
 	engine.FieldSLOITL:          sloITLName,
 	engine.FieldSLOPercentile:   sloPctName,

@@ -18,10 +18,12 @@ type capacity = engine.Limits
 
 // quickPlan is a matrix of about two minutes; for a small model (max length
 // 16K or less, such as the tiny simulator) one of about a minute that fits it.
-// Its windows are fixed: short already, they are what Quick is for.
+// Its windows are fixed: short already, they are what Quick is for; a
+// first look measures each prefill context once.
 func quickPlan(c capacity) engine.Plan {
 	p := engine.DefaultPlan()
 	p.Precision = 0
+	p.PrefillRepeats, p.PrefillSingleFrom = 1, 0
 	if c.MaxModelLen > 0 && c.MaxModelLen <= 16*engine.K {
 		p.PrefillContexts = []int{1 * engine.K, 2 * engine.K, 4 * engine.K}
 		p.DecodeContexts = []int{1 * engine.K, 2 * engine.K, 4 * engine.K}

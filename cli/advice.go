@@ -19,6 +19,7 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldAPI:             "--api",
 	engine.FieldKVBudget:        "--kv-budget",
 	engine.FieldPrecision:       "--precision",
+	engine.FieldPrefillRepeats:  "--prefill-repeats",
 	engine.FieldSLOTTFT:         "--slo-ttft",
 	engine.FieldSLOITL:          "--slo-itl",
 	engine.FieldSLOPercentile:   "--slo-percentile",

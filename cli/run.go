@@ -27,6 +27,7 @@ type runFlags struct {
 	duration                time.Duration
 	precision               string
 	maxOutput, kvBudget     int
+	prefillRepeats          int
 	noLoopDetect            bool
 	resume, out             string
 	keepFailed, force       bool
@@ -50,6 +51,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")
+	fs.IntVar(&f.prefillRepeats, "prefill-repeats", 0, "cold requests per prefill context, each with a prefix of its own; prompt tok/s is their median\n"+
+		"(default: the Standard plan's 3 below 64K, 1 at 64K and above; N applies to every context)")
 	f.slo.register(fs, "judge each decode cell")
 	fs.StringVar(&f.resume, "resume", "", "finish the partial run saved in this folder: measure its Failed, Cancelled and Not run cells")
 	fs.BoolVar(&f.keepFailed, "resume-keep-failed", false, "with --resume: keep the Failed cells instead of measuring them again")
@@ -197,7 +200,7 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 		if err != nil {
 			return engine.Plan{}, nil, fmt.Errorf("run --resume: %w", err)
 		}
-		for _, name := range []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api", "kv-budget", "no-loop-detect"} {
+		for _, name := range []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api", "kv-budget", "no-loop-detect", "prefill-repeats"} {
 			if f.set[name] {
 				return engine.Plan{}, nil, fmt.Errorf("run --resume: --%s can't change on resume: drop it (the plan comes from %s)", name, f.resume)
 			}
@@ -212,6 +215,9 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 	}
 	p := engine.Plan{Duration: f.duration, MaxOutputTokens: f.maxOutput, API: engine.API(f.api),
 		KVBudgetTokens: f.kvBudget, LoopDetection: !f.noLoopDetect}
+	if err := f.setPrefillRepeats(&p); err != nil {
+		return p, nil, err
+	}
 	var err error
 	if p.SLO, err = f.slo.slo("run", f.set); err != nil {
 		return p, nil, err
@@ -232,6 +238,21 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 		return p, nil, withAdvice(err)
 	}
 	return p, nil, nil
+}
+
+// setPrefillRepeats sets the plan's prefill repeats: --prefill-repeats N
+// for every context, else the Standard plan's rule.
+func (f runFlags) setPrefillRepeats(p *engine.Plan) error {
+	if !f.set["prefill-repeats"] {
+		def := engine.DefaultPlan()
+		p.PrefillRepeats, p.PrefillSingleFrom = def.PrefillRepeats, def.PrefillSingleFrom
+		return nil
+	}
+	if problem := engine.PrefillRepeatsProblem(f.prefillRepeats); problem != "" {
+		return withAdvice(&engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldPrefillRepeats, Problem: problem}}})
+	}
+	p.PrefillRepeats, p.PrefillSingleFrom = f.prefillRepeats, 0
+	return nil
 }
 
 func describeTarget(f runFlags, t measure.Subject) string {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +59,7 @@ func TestRunSim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"[1/3] Prefill 1K × 1: Valid", "[3/3] Sustained decode 1K × 2: Valid", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
+	for _, want := range []string{"[1/3] Prefill 1K × 1: Valid", "prompt tok/s (median of 3, spread ", "[3/3] Sustained decode 1K × 2: Valid", "Valid", "done: 3 cells (3 valid)", "the simulator (profile tiny)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -68,7 +69,8 @@ func TestRunSim(t *testing.T) {
 	if !strings.Contains(string(md), "simulated (profile tiny)") || !strings.Contains(string(md), "## Sustained decode") {
 		t.Errorf("report.md is not labelled simulated or lacks the decode table:\n%s", md)
 	}
-	if !strings.HasPrefix(string(csv), strings.Join(report.CSVHeader, ",")+"\n") || strings.Count(string(csv), "\n") != 4 {
+	if !strings.HasPrefix(string(csv), strings.Join(report.CSVHeader, ",")+"\n") || strings.Count(string(csv), "\n") != 4 ||
+		!regexp.MustCompile(`(?m)^prefill,1024,1,Valid,.*,3,[0-9.]+$`).Match(csv) || !strings.Contains(string(md), "median of 3, spread") {
 		t.Errorf("results.csv:\n%s", csv)
 	}
 	for _, name := range []string{"report.png", "decode-heatmap.svg"} {
@@ -102,8 +104,10 @@ func TestRunResume(t *testing.T) {
 	if _, err := runCLI(t, t.Context(), "--out", dir, "--sim", "tiny"); err == nil || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("a second run into the same folder: %v, want an error suggesting --resume", err)
 	}
-	if _, err := runCLI(t, t.Context(), "--resume", dir, "--contexts", "2K"); err == nil || !strings.Contains(err.Error(), "--contexts") {
-		t.Errorf("--resume with --contexts: %v, want an error naming --contexts", err)
+	for _, flag := range []string{"--contexts", "--prefill-repeats"} {
+		if _, err := runCLI(t, t.Context(), "--resume", dir, flag, "2"); err == nil || !strings.Contains(err.Error(), flag+" can't change on resume") {
+			t.Errorf("--resume with %s: %v, want an error naming %s", flag, err, flag)
+		}
 	}
 	out, err := runCLI(t, t.Context(), "--resume", dir)
 	if err != nil {
@@ -245,6 +249,8 @@ func TestRunBadInput(t *testing.T) {
 		{"negative kv budget", []string{"--sim", "tiny", "--kv-budget", "-1", "--out", dir}, "run: --kv-budget: must be 0"},
 		{"precision not a percentage", []string{"--sim", "tiny", "--precision", "1", "--out", dir}, `run: --precision: "1" is not a precision: give a percentage such as 1% or 0.5%, or off for fixed windows`},
 		{"precision too coarse", []string{"--sim", "tiny", "--precision", "80%", "--out", dir}, "run: --precision: 80% is outside 0.1%–50%"},
+		{"no prefill repeat", []string{"--sim", "tiny", "--prefill-repeats", "0", "--out", dir}, "run: --prefill-repeats: 0 is not a number of requests per prefill context: use 1 to 20"},
+		{"too many prefill repeats", []string{"--sim", "tiny", "--prefill-repeats", "21", "--out", dir}, "run: --prefill-repeats: 21 is not a number"},
 		{"two bad settings", []string{"--sim", "tiny", "--max-output", "0", "--duration", "-1s", "--out", dir}, "run: --duration: must be positive; --max-output: must be at least 1 token"},
 		{"unknown profile", []string{"--sim", "huge", "--out", dir}, "tiny"},
 		{"unset password variable", []string{"--endpoint", "http://ann@127.0.0.1:1", "--password-env", "SPEEDMATRIX_NO_SUCH_VAR", "--out", dir}, "environment variable SPEEDMATRIX_NO_SUCH_VAR is not set or empty: export it or drop --password-env"},
@@ -285,6 +291,32 @@ func TestRunWarns(t *testing.T) {
 	for _, want := range []string{"warning: --contexts: contexts under 256 tokens (128)", "warning: --concurrency: the server runs at most 64 sequences", "warning: --duration: a 1s window"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output misses %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestRunPrefillRepeatsFlag: without --prefill-repeats the plan is the
+// Standard plan's (3 below 64K, 1 from 64K); with it, N at every context.
+func TestRunPrefillRepeatsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		args         []string
+		at32K, at64K int
+	}{
+		{"standard", nil, 3, 1},
+		{"5 everywhere", []string{"--prefill-repeats", "5"}, 5, 5},
+		{"one", []string{"--prefill-repeats", "1"}, 1, 1},
+	} {
+		f, err := parseRunFlags(append([]string{"--sim", "tiny", "--out", t.TempDir()}, tc.args...), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := f.plan()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got32, got64 := p.PrefillRepeatsAt(32*engine.K), p.PrefillRepeatsAt(64*engine.K); got32 != tc.at32K || got64 != tc.at64K {
+			t.Errorf("%s: %d repeats at 32K, %d at 64K; want %d and %d", tc.name, got32, got64, tc.at32K, tc.at64K)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func TestSimNoiseNote(t *testing.T) {
 		want string
 	}{
 		{sim.Noise{}, "off (every step takes its modelled time)"},
-		{p.Noise, "step jitter 3 %, clock drift 1 % over 1s, 0.1 hiccups/s of 20ms (seed 4)"},
+		{p.Noise, "step jitter 1.5 %, clock drift 0.5 % over 1s, 0.05 hiccups/s of 20ms (seed 4)"},
 	} {
 		if got := noiseNote(tc.n, 4); got != tc.want {
 			t.Errorf("noiseNote(%+v) = %q, want %q", tc.n, got, tc.want)

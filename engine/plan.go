@@ -26,6 +26,16 @@ type Plan struct {
 	// KVBudgetTokens overrides the server's KV cache size for capacity checks (0: ask the server).
 	KVBudgetTokens int  `json:"kv_budget_tokens,omitempty"`
 	LoopDetection  bool `json:"loop_detection"`
+	// PrefillRepeats is how many cold requests measure each prefill cell,
+	// each with a prefix of its own, so that the cell's figure is their
+	// median and one slow request (a compile, a hiccup) cannot be it; 0 or
+	// 1 is one request, as every run measured before it existed (an older
+	// report.json resumes with one). Read it through PrefillRepeatsAt.
+	PrefillRepeats int `json:"prefill_repeats,omitempty"`
+	// PrefillSingleFrom is the context from which a prefill cell takes one
+	// request whatever PrefillRepeats says (0: none): on a slow GPU a
+	// repeat at 64K and above costs tens of seconds.
+	PrefillSingleFrom int `json:"prefill_single_from,omitempty"`
 	// SLO, when on, is the latency objective each decode cell is judged
 	// against (see SLOVerdict); it changes no measurement.
 	SLO SLO `json:"slo,omitzero"`
@@ -39,11 +49,12 @@ type Plan struct {
 }
 
 // DefaultPlan is the Standard plan, the reference reports' matrix: prefill
-// 8K–128K; decode 8K–128K × 1–128 simultaneous requests for up to 30 s
-// each, ending a window once its figures are known to ±1 % (Precision),
-// up to 4,096 output tokens.
+// 8K–128K, the median of 3 cold requests below 64K and one from 64K;
+// decode 8K–128K × 1–128 simultaneous requests for up to 30 s each, ending
+// a window once its figures are known to ±1 % (Precision), up to 4,096
+// output tokens.
 func DefaultPlan() Plan {
-	return Plan{
+	p := Plan{
 		PrefillContexts: []int{8 * K, 16 * K, 32 * K, 64 * K, 128 * K},
 		DecodeContexts:  []int{8 * K, 16 * K, 32 * K, 64 * K, 128 * K},
 		Concurrency:     []int{1, 2, 4, 8, 16, 32, 64, 128},
@@ -53,4 +64,16 @@ func DefaultPlan() Plan {
 		LoopDetection:   true,
 		Precision:       DefaultPrecision,
 	}
+	p.PrefillRepeats, p.PrefillSingleFrom = 3, 64*K
+	return p
+}
+
+// PrefillRepeatsAt is how many cold requests measure the prefill cell at
+// contextTokens: PrefillRepeats (at least one), one from PrefillSingleFrom
+// on. The one home of that rule, for the run, its ETA and its estimate.
+func (p Plan) PrefillRepeatsAt(contextTokens int) int {
+	if p.PrefillSingleFrom > 0 && contextTokens >= p.PrefillSingleFrom {
+		return 1
+	}
+	return max(1, p.PrefillRepeats)
 }

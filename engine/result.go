@@ -97,7 +97,8 @@ type RequestSample struct {
 // Result is one finished cell: its status and, when Valid, its figures.
 //
 // For a prefill cell TotalTokPerSec is prompt tokens per second (prompt
-// tokens ÷ TTFT) and the decode-only figures are zero.
+// tokens ÷ TTFT, the median TTFT of its repeats) and the decode-only
+// figures are zero.
 type Result struct {
 	Cell
 	ContextLabel string `json:"context_label"` // "8K", "123K", "0"
@@ -123,6 +124,15 @@ type Result struct {
 	TTFTPct       Percentiles `json:"ttft_ms_pct"`
 	ITLPct        Percentiles `json:"itl_ms_pct"`
 	PerRequestPct Percentiles `json:"per_request_tok_s_pct"`
+
+	// PrefillRepeats is how many cold requests a Valid prefill cell's
+	// figures are the median of (Plan.PrefillRepeatsAt); 0 in reports from
+	// before repeats, which measured one. PrefillSpreadPct is how far its
+	// requests' prompt tok/s lay apart, (max − min) ÷ median × 100: the
+	// median hides a slow request, the spread says there was one. Zero for
+	// one request, which has no spread.
+	PrefillRepeats   int     `json:"prefill_repeats,omitempty"`
+	PrefillSpreadPct float64 `json:"prefill_spread_pct,omitempty"`
 
 	// Server is the cross-check against the server's /metrics (decode cells).
 	Server *ServerCheck `json:"server,omitempty"`

@@ -24,6 +24,7 @@ const (
 	FieldAPI             PlanField = "api"
 	FieldKVBudget        PlanField = "kv_budget"
 	FieldPrecision       PlanField = "precision"
+	FieldPrefillRepeats  PlanField = "prefill_repeats"
 )
 
 // The bounds of a plan that can run. Past them a plan measures nothing a
@@ -35,6 +36,10 @@ const (
 	// MaxConcurrency is more requests at once than a server runs (vLLM's
 	// max_num_seqs defaults to 256 or 1,024); each is a connection here.
 	MaxConcurrency = 4096
+	// MaxPrefillRepeats is the most cold requests a prefill cell may take:
+	// a median of 20 is as steady as it gets, and each repeat of a long
+	// context costs seconds to tens of seconds.
+	MaxPrefillRepeats = 20
 	// maxWindow is the longest measurement window of a decode cell: after
 	// minutes, its figures no longer change.
 	maxWindow = time.Hour
@@ -125,6 +130,11 @@ func ValidatePlan(p Plan, l Limits) error {
 	if problem := precisionProblem(p.Precision); problem != "" {
 		add(FieldPrecision, "%s", problem)
 	}
+	if p.PrefillRepeats != 0 { // 0: one request, as plans before it
+		if problem := PrefillRepeatsProblem(p.PrefillRepeats); problem != "" {
+			add(FieldPrefillRepeats, "%s", problem)
+		}
+	}
 	bad = append(bad, sloProblems(p.SLO)...)
 	if len(bad) > 0 {
 		return &PlanError{Problems: bad}
@@ -140,6 +150,15 @@ func contextsProblem(contexts []int) string {
 	case slices.ContainsFunc(contexts, func(c int) bool { return c > MaxContextTokens }):
 		return fmt.Sprintf("%s is longer than any model's context: use at most %s",
 			FormatContexts([]int{slices.Max(contexts)}), FormatContexts([]int{MaxContextTokens}))
+	}
+	return ""
+}
+
+// PrefillRepeatsProblem is what is wrong with n cold requests per prefill
+// cell, or "": the check of a count the user gives (a plan's 0 means one).
+func PrefillRepeatsProblem(n int) string {
+	if n < 1 || n > MaxPrefillRepeats {
+		return fmt.Sprintf("%d is not a number of requests per prefill context: use 1 to %d", n, MaxPrefillRepeats)
 	}
 	return ""
 }

@@ -33,6 +33,8 @@ func TestValidatePlan(t *testing.T) {
 		{"output past this model", func(p *Plan) { p.MaxOutputTokens = 8192 }, Limits{MaxModelLen: 8192}, FieldMaxOutput, "do not fit the model's max_model_len 8192 with a prompt: use at most 7935"},
 		{"api", func(p *Plan) { p.API = "grpc" }, Limits{}, FieldAPI, `"grpc" is not an API`},
 		{"kv budget", func(p *Plan) { p.KVBudgetTokens = -1 }, Limits{}, FieldKVBudget, "must be 0"},
+		{"negative prefill repeats", func(p *Plan) { p.PrefillRepeats = -1 }, Limits{}, FieldPrefillRepeats, "-1 is not a number of requests per prefill context: use 1 to 20"},
+		{"too many prefill repeats", func(p *Plan) { p.PrefillRepeats = MaxPrefillRepeats + 1 }, Limits{}, FieldPrefillRepeats, "21 is not a number"},
 	} {
 		p := DefaultPlan()
 		tc.edit(&p)

@@ -8,8 +8,9 @@ import (
 
 // etaModel estimates how long the rest of a run takes from what the cells
 // measured so far: decode cells take their window plus their observed
-// warm-up, prefill cells scale with context as the last one measured. An
-// adaptive window's length is learnt from the windows measured (window).
+// warm-up, prefill cells scale with context as the last one measured, per
+// request (Plan.PrefillRepeatsAt). An adaptive window's length is learnt
+// from the windows measured (window).
 type etaModel struct {
 	duration  time.Duration
 	adaptive  bool
@@ -22,7 +23,11 @@ type etaModel struct {
 	// most on how many streams share the server.
 	windowsS   map[int][]float64
 	prefillCtx int     // context of the last prefill measured
-	prefillS   float64 // its duration
+	prefillS   float64 // its duration per repeat
+
+	// repeats is the plan, whose PrefillRepeatsAt is how many requests
+	// each prefill cell takes.
+	repeats engine.Plan
 }
 
 // The priors, before a run has measured a cell. A decode cell takes its
@@ -44,7 +49,7 @@ const (
 
 func newETAModel(plan engine.Plan, s setup) etaModel {
 	return etaModel{duration: plan.Duration, adaptive: plan.Adaptive(), maxOutput: plan.MaxOutputTokens, setup: s,
-		windowsS: map[int][]float64{}}
+		windowsS: map[int][]float64{}, repeats: plan}
 }
 
 // observe learns from a finished cell.
@@ -52,7 +57,7 @@ func (e *etaModel) observe(r engine.Result) {
 	took := r.FinishedAt.Sub(r.StartedAt).Seconds()
 	switch {
 	case r.Phase == engine.PhasePrefill && r.Status == engine.StatusValid:
-		e.prefillCtx, e.prefillS = r.ContextTokens, took
+		e.prefillCtx, e.prefillS = r.ContextTokens, took/float64(max(1, r.PrefillRepeats))
 	case r.Phase == engine.PhaseDecode && r.Status == engine.StatusValid:
 		e.overheadS = (e.overheadS*float64(e.overheadN) + max(0, took-r.MeasuredS)) / float64(e.overheadN+1)
 		e.overheadN++
@@ -71,11 +76,12 @@ func (e *etaModel) estimate(c engine.Cell) time.Duration {
 		}
 		return e.window(c.Concurrency) + seconds(over)
 	}
+	repeats := float64(e.repeats.PrefillRepeatsAt(c.ContextTokens))
 	if e.prefillCtx == 0 {
-		return seconds(priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS)
+		return seconds(repeats * (priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS))
 	}
 	// Attention makes long prompts cost more than linearly.
-	return seconds(e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))
+	return seconds(repeats * e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))
 }
 
 // window is the window a decode cell at concurrency n is expected to take:

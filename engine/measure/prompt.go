@@ -307,6 +307,22 @@ func (p *prompter) forContext(ctx context.Context, tokens int) (*contextPrompt, 
 		return cp, nil
 	}
 	cp := &contextPrompt{Tokens: tokens, prefix: p.prefixFor(tokens), letters: p.tailLetters}
+	err := p.fill(ctx, cp, func() error {
+		// The calibrated overhead holds the prefix's and the tail's tokens.
+		n, err := p.sizeCalibrated(ctx, tokens, int(math.Round((float64(tokens)-p.overhead)*p.charsPerToken)))
+		cp.text = cp.prefix + p.filler[:n]
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.cache[tokens] = cp
+	return cp, nil
+}
+
+// fill sizes cp, whose prefix is set, to cp.Tokens: exactly with
+// /tokenize, else by calibrated, which sets cp.text.
+func (p *prompter) fill(ctx context.Context, cp *contextPrompt, calibrated func() error) error {
 	var err error
 	switch {
 	case p.exact && p.api == engine.APICompletions:
@@ -314,18 +330,13 @@ func (p *prompter) forContext(ctx context.Context, tokens int) (*contextPrompt, 
 	case p.exact:
 		err = p.searchText(ctx, cp)
 	default:
-		// The calibrated overhead holds the prefix's and the tail's tokens.
-		n := int(math.Round((float64(tokens) - p.overhead) * p.charsPerToken))
-		if n, err = p.sizeCalibrated(ctx, tokens, n); err == nil {
-			cp.text = cp.prefix + p.filler[:n]
-		}
+		err = calibrated()
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cp.share()
-	p.cache[tokens] = cp
-	return cp, nil
+	return nil
 }
 
 // share encodes the start every request of the context sends: all of the

@@ -15,7 +15,8 @@ import (
 )
 
 // TestPromptSizes checks usage.prompt_tokens against the requested context:
-// exact with /tokenize, within 1 % without.
+// exact with /tokenize, within 1 % without; a prefill repeat's prompt, with
+// a start of its own, too.
 func TestPromptSizes(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -34,7 +35,7 @@ func TestPromptSizes(t *testing.T) {
 			t.Parallel()
 			f := newFakeServer(t, fakeOpts{NoTokenize: c.noTokenize, Interval: 5 * time.Millisecond})
 			plan := engine.Plan{PrefillContexts: contexts, DecodeContexts: []int{6000}, Concurrency: []int{2},
-				Duration: 200 * time.Millisecond, MaxOutputTokens: 100, API: c.api}
+				Duration: 200 * time.Millisecond, MaxOutputTokens: 100, API: c.api, PrefillRepeats: 2}
 			rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 			if err != nil {
 				t.Fatal(err)
@@ -59,8 +60,8 @@ func TestPromptSizes(t *testing.T) {
 					t.Errorf("a request for %d tokens had %d prompt tokens (%.2f %% off)", want, q.PromptTokens, 100*off)
 				}
 			}
-			if len(seen) != len(contexts) || seen[6000] < 3 {
-				t.Errorf("requests per context = %v, want every context, 6000 at least 3 times", seen)
+			if len(seen) != len(contexts) || seen[6000] < 4 || seen[1000] < 2 {
+				t.Errorf("requests per context = %v, want every context twice (prefill repeats), 6000 at least 4 times", seen)
 			}
 		})
 	}

@@ -11,7 +11,8 @@ import (
 // app's event log: "Sustained decode 8K × 8: Valid · 1,237.5 tok/s ·
 // 160.1 tok/s/req · TTFT 128 ms · ITL 5.9 ms", total tok/s with its ±
 // (PlusMinus) when the cell carries precision and how its adaptive window
-// ended (WindowText), then the GPU power and
+// ended (WindowText), a prefill cell's prompt tok/s with what it is the
+// median of (PrefillRepeatsText), then the GPU power and
 // energy when measured and each flag (" · † message"); a cell without
 // figures gives its status and error.
 func CellLine(r engine.Result) string {
@@ -19,7 +20,11 @@ func CellLine(r engine.Result) string {
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
 	switch {
 	case r.Measured() && r.Phase == engine.PhasePrefill:
-		add("%s prompt tok/s", TokPerSec(r.TotalTokPerSec))
+		tps := TokPerSec(r.TotalTokPerSec) + " prompt tok/s"
+		if text := PrefillRepeatsText(r); text != "" {
+			tps += " (" + text + ")"
+		}
+		add("%s", tps)
 		add("TTFT %s", Millis(r.TTFTMs))
 	case r.Measured():
 		add("%s", withWindow(WithPlusMinus(TokPerSec(r.TotalTokPerSec)+" tok/s", r, TotalPrecision), r))

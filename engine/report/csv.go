@@ -17,8 +17,11 @@ import (
 // samples behind each (a p99 of fewer than engine.MinP99Samples is one of
 // the slowest few), and the SLO (report.SLOText) with each judged cell's
 // verdict; then the 95 % interval of total tok/s in percent of it
-// (engine.Precision), empty where it is unknown. Columns are only ever
-// added at the end.
+// (engine.Precision), empty where it is unknown; then how many cold
+// requests a Valid prefill cell is the median of and their spread in
+// percent (engine.Result.PrefillRepeats, PrefillSpreadPct), empty on
+// decode rows, for one request's spread and in reports from before
+// repeats. Columns are only ever added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
@@ -27,6 +30,7 @@ var CSVHeader = []string{
 	"ttft_p90_ms", "ttft_p99_ms", "itl_p90_ms", "itl_p99_ms", "ttft_samples", "itl_samples",
 	"slo", "slo_pass",
 	"total_tok_s_ci_pct",
+	"prefill_repeats", "prefill_spread_pct",
 }
 
 // target names what a run measured as --target names it: sim:PROFILE for
@@ -88,6 +92,12 @@ func csvRow(r engine.Result) []string {
 		csvPercentiles(row, r)
 		if p := r.Precision; p != nil && p.TotalTokPerSec.Known() {
 			row[27] = num(p.TotalTokPerSec.RelCI95*100, 2)
+		}
+	}
+	if r.Phase == engine.PhasePrefill && r.PrefillRepeats > 0 {
+		row[28] = strconv.Itoa(r.PrefillRepeats)
+		if r.PrefillRepeats > 1 {
+			row[29] = num(r.PrefillSpreadPct, 2)
 		}
 	}
 	return row

@@ -199,24 +199,35 @@ func writeTable(b *strings.Builder, head []string, rows [][]string) {
 	b.WriteString("\n")
 }
 
+// writePrefill writes the Prefill table: the reference reports' context,
+// prompt tok/s and TTFT, and, when a cell is the median of repeats, what
+// each is measured as ("median of 3, spread 1.2 %") with its note.
 func writePrefill(b *strings.Builder, r engine.Report) {
+	prefill := ofPhase(r.Results, engine.PhasePrefill)
+	repeats := anyPrefillRepeats(prefill)
 	var rows [][]string
-	for _, res := range r.Results {
-		if res.Phase != engine.PhasePrefill {
-			continue
-		}
+	for _, res := range prefill {
+		row := []string{label(res), string(res.Status), Dash}
 		if res.Measured() {
-			rows = append(rows, []string{label(res), Mark(TokPerSec(res.TotalTokPerSec), res), Millis(res.TTFTMs)})
-		} else {
-			rows = append(rows, []string{label(res), string(res.Status), Dash})
+			row = []string{label(res), Mark(TokPerSec(res.TotalTokPerSec), res), Millis(res.TTFTMs)}
 		}
+		if repeats {
+			row = append(row, measuredAs(res))
+		}
+		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
 		return
 	}
 	b.WriteString("## Prefill\n\nprompt tok/s by context length\n\n")
-	writeTable(b, []string{"Context", "Prompt tok/s", "TTFT"}, rows)
-	prefill := ofPhase(r.Results, engine.PhasePrefill)
+	head := []string{"Context", "Prompt tok/s", "TTFT"}
+	if repeats {
+		head = append(head, "Measured as")
+	}
+	writeTable(b, head, rows)
+	if repeats {
+		b.WriteString(NotePrefillRepeats + "\n\n")
+	}
 	if AnyMarked(prefill) {
 		b.WriteString(NoteFlagged + "\n\n")
 	}

@@ -1,0 +1,69 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+)
+
+// prefillRepeatsName labels the Matrix screen's field for
+// engine.Plan.PrefillRepeats.
+const prefillRepeatsName = "Prefill repeats"
+
+// newRepeatsItem makes the Prefill repeats field. A preset's rule of one
+// request at long contexts (Plan.PrefillSingleFrom) stays with the form
+// until the field is edited: then, as with the CLI's --prefill-repeats,
+// the count typed applies to every context.
+func (m *matrixTab) newRepeatsItem() *widget.FormItem {
+	m.repeats = widget.NewEntry()
+	m.repeats.OnChanged = func(string) {
+		if !m.applying {
+			m.singleFrom = 0
+			m.showRepeatsHint()
+		}
+		m.onEdit()
+	}
+	m.repeatsItem = widget.NewFormItem(prefillRepeatsName, m.repeats)
+	return m.repeatsItem
+}
+
+// showRepeats fills the field with p's repeats, and keeps its rule for
+// long contexts.
+func (m *matrixTab) showRepeats(p engine.Plan) {
+	m.repeats.SetText(strconv.Itoa(max(1, p.PrefillRepeats)))
+	m.singleFrom = p.PrefillSingleFrom
+	m.showRepeatsHint()
+}
+
+// showRepeatsHint says under the field what its count means: "cold
+// requests per prefill context, their median shown; 1 at 64K and above".
+func (m *matrixTab) showRepeatsHint() {
+	hint := "cold requests per prefill context, their median shown"
+	if m.singleFrom > 0 {
+		hint += fmt.Sprintf("; 1 at %s and above", engine.ContextLabel(m.singleFrom))
+	}
+	if m.repeatsItem.HintText != hint {
+		m.repeatsItem.HintText = hint
+		if m.form != nil {
+			m.form.Refresh()
+		}
+	}
+}
+
+// readRepeats sets p's prefill repeats from the field; the error says what
+// to write.
+func (m *matrixTab) readRepeats(p *engine.Plan) error {
+	n, err := strconv.Atoi(strings.TrimSpace(m.repeats.Text))
+	if err != nil {
+		return fmt.Errorf("prefill repeats: write a whole number of requests, e.g. 3")
+	}
+	if problem := engine.PrefillRepeatsProblem(n); problem != "" {
+		return fmt.Errorf("prefill repeats: %s", problem)
+	}
+	p.PrefillRepeats, p.PrefillSingleFrom = n, m.singleFrom
+	return nil
+}
