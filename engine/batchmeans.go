@@ -37,7 +37,15 @@ const (
 // a window, oldest first, whole buckets only. It is the one estimator of a
 // cell's ±: the run's, and the simulator's tests that choose its noise by
 // the windows it makes adaptive cells take.
-func EstimatePrecision(values []float64) Precision {
+//
+// resolution is the step the values move by when they move at all (the
+// tokens one decode step adds across a cell's streams, for total tok/s), 0
+// for a series without one. Buckets that all hold the same whole number of
+// steps hide how the rate varied below one step; the variance of a batch
+// mean is then taken as at least that of a rounding to resolution,
+// resolution²/12 per bucket, so that a short window of identical buckets
+// does not claim to know its rate better than its buckets can tell.
+func EstimatePrecision(values []float64, resolution float64) Precision {
 	n := len(values)
 	p := Precision{Buckets: n}
 	if n < minPrecisionBuckets {
@@ -53,7 +61,8 @@ func EstimatePrecision(values []float64) Precision {
 	batch := batchSize(len(values), rho)
 	means := batchMeans(values, batch)
 	k := len(means)
-	v := sampleVariance(means) / float64(k) * batchBias(rho, batch, k)
+	rounding := resolution * resolution / 12 / float64(batch)
+	v := max(sampleVariance(means), rounding) / float64(k) * batchBias(rho, batch, k)
 	half := tQuantile95(k-1) * math.Sqrt(v)
 	p.RelCI95, p.Batches, p.Method = half/m, k, methodBatchMeans
 	return p

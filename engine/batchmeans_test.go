@@ -29,7 +29,7 @@ func TestPrecisionOfEdges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := EstimatePrecision(c.values)
+			p := EstimatePrecision(c.values, 0)
 			if p.Buckets != len(c.values) {
 				t.Errorf("buckets %d, want %d", p.Buckets, len(c.values))
 			}
@@ -123,7 +123,7 @@ func naiveRelCI95(x []float64) float64 {
 	return tQuantile95(len(x)-1) * math.Sqrt(sampleVariance(x)/float64(len(x))) / meanOf(x)
 }
 
-func batchMeansRelCI95(x []float64) float64 { return EstimatePrecision(x).RelCI95 }
+func batchMeansRelCI95(x []float64) float64 { return EstimatePrecision(x, 0).RelCI95 }
 
 // TestPrecisionCoverage checks, on 1,000 seeded synthetic windows of each
 // kind, that about 95 % of the intervals hold the true mean, and that the

@@ -29,7 +29,7 @@ func (d *decodeCell) firstCheck(from, end time.Time) time.Time {
 // whole number of steps, and identical buckets say the clock's resolution
 // was reached, not the figure's.
 func (d *decodeCell) known(from, to time.Time) bool {
-	c := cellPrecision(d.snapshot(), from, to)
+	c := cellPrecision(d.snapshot(), from, to, d.concurrency)
 	c.Target = d.r.plan.Precision
 	return c.Reached() && !slices.ContainsFunc(c.Headlines(), func(p engine.Precision) bool { return p.RelCI95 == 0 })
 }

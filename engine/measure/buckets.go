@@ -14,12 +14,21 @@ const precisionBucket = time.Second
 // the window [from, to] are known, from when its requests' tokens arrived.
 // Only whole buckets count: a partial last one (a window that is not a
 // whole number of seconds) is left out rather than weighed as a full one.
-func cellPrecision(recs []*requestRecord, from, to time.Time) *engine.CellPrecision {
+//
+// Total tok/s moves by whole decode steps: streams tokens at a time, each
+// stream's chunk holding the tokens its arrivals hold on average (one, for
+// vLLM's default stream interval); that is its resolution. The other two
+// figures are rates and gaps, continuous.
+func cellPrecision(recs []*requestRecord, from, to time.Time, streams int) *engine.CellPrecision {
 	s := bucketSeriesOf(recs, from, int(to.Sub(from)/precisionBucket))
+	step := float64(streams)
+	if s.arrivals > 0 {
+		step *= s.tokens / float64(s.arrivals)
+	}
 	return &engine.CellPrecision{
-		TotalTokPerSec:      engine.EstimatePrecision(s.total),
-		PerRequestTokPerSec: engine.EstimatePrecision(s.perRequest),
-		ITLMs:               engine.EstimatePrecision(s.itl),
+		TotalTokPerSec:      engine.EstimatePrecision(s.total, step),
+		PerRequestTokPerSec: engine.EstimatePrecision(s.perRequest, 0),
+		ITLMs:               engine.EstimatePrecision(s.itl, 0),
 	}
 }
 
@@ -37,6 +46,10 @@ type bucketSeries struct {
 	// bucket (ms), weighted as the cell's ITL is; a bucket without a
 	// gap is left out.
 	itl []float64
+	// tokens and arrivals count what arrived in the buckets, for the
+	// tokens an arrival holds on average.
+	tokens   float64
+	arrivals int
 }
 
 // bucketSeriesOf builds the series over the n whole buckets after from.
@@ -48,6 +61,7 @@ func bucketSeriesOf(recs []*requestRecord, from time.Time, n int) bucketSeries {
 	total := make([]float64, n)
 	decodedTokens, decodingS := make([]float64, n), make([]float64, n)
 	gaps := make([][]weighted, n)
+	var arrived int
 	for _, r := range recs {
 		var prev time.Time
 		for i := range r.Arrivals {
@@ -56,6 +70,7 @@ func bucketSeriesOf(recs []*requestRecord, from time.Time, n int) bucketSeries {
 				continue
 			}
 			total[bucketOf(at, from)] += r.tokens(i)
+			arrived++
 			if !prev.IsZero() {
 				spread(decodedTokens, decodingS, from, prev, at, r.tokens(i))
 			}
@@ -66,7 +81,10 @@ func bucketSeriesOf(recs []*requestRecord, from time.Time, n int) bucketSeries {
 			gaps[b] = append(gaps[b], g)
 		})
 	}
-	s := bucketSeries{total: total}
+	s := bucketSeries{total: total, arrivals: arrived}
+	for _, v := range total {
+		s.tokens += v
+	}
 	for b := range n {
 		if decodingS[b] > 0 {
 			s.perRequest = append(s.perRequest, decodedTokens[b]/decodingS[b])

@@ -83,7 +83,7 @@ func TestCellPrecision(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := cellPrecision([]*requestRecord{c.rec}, from, from.Add(c.window))
+			p := cellPrecision([]*requestRecord{c.rec}, from, from.Add(c.window), 1)
 			for i, f := range []engine.Precision{p.TotalTokPerSec, p.PerRequestTokPerSec, p.ITLMs} {
 				if f.Known() != c.known || (f.RelCI95 == 0) != c.flat[i] || f.Buckets != int(c.window/time.Second) {
 					t.Errorf("figure %d: %+v, want known %v, flat %v, %d buckets", i, f, c.known, c.flat[i], int(c.window/time.Second))

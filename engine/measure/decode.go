@@ -336,7 +336,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		res.OutputTokens = int(f.TokensInWindow + 0.5)
 		res.MeasuredS = to.Sub(from).Seconds()
 		res.WindowStart = from
-		res.Precision = cellPrecision(d.recs, from, to)
+		res.Precision = cellPrecision(d.recs, from, to, d.concurrency)
 		res.Precision.Target = d.r.plan.Precision
 		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)
 	}

@@ -32,10 +32,10 @@ func TestIntervalsCoverTheMean(t *testing.T) {
 		var fixedX, fixedCI, adX, adCI []float64
 		for seed := range uint64(coverageRuns) {
 			b := virtualDecodeSeed(p, cell.ctx, cell.conc, r.MaxOutputTokens, precisionWindowS, seed+1).BucketTokens
-			fx := engine.EstimatePrecision(b)
+			fx := engine.EstimatePrecision(b, float64(cell.conc))
 			fixedX, fixedCI = append(fixedX, meanOf(b)), append(fixedCI, fx.RelCI95)
-			w := adaptiveWindowS(b)
-			ad := engine.EstimatePrecision(b[:w])
+			w := adaptiveWindowS(b, cell.conc)
+			ad := engine.EstimatePrecision(b[:w], float64(cell.conc))
 			adX, adCI = append(adX, meanOf(b[:w])), append(adCI, ad.RelCI95)
 		}
 		fixed, adaptive := covered(fixedX, fixedCI), covered(adX, adCI)

@@ -30,9 +30,9 @@ const (
 // as the run's own check decides it (engine.EstimatePrecision, a width of
 // zero not counting), else the whole window. Total tok/s stands for the
 // three headline figures here: the run waits for all three.
-func adaptiveWindowS(buckets []float64) int {
+func adaptiveWindowS(buckets []float64, streams int) int {
 	for w := int(engine.MinAdaptiveWindow / time.Second); w < len(buckets); w++ {
-		if p := engine.EstimatePrecision(buckets[:w]); p.Known() && p.RelCI95 > 0 && p.RelCI95 <= precisionTarget {
+		if p := engine.EstimatePrecision(buckets[:w], float64(streams)); p.Known() && p.RelCI95 > 0 && p.RelCI95 <= precisionTarget {
 			return w
 		}
 	}
@@ -106,7 +106,7 @@ func estimatePrecision(p Profile, r SeedReport, cell SeedCell) precisionCell {
 		}
 		residuals = append(residuals, res)
 		wsum, wss = wsum+st.TokPerSec, wss+st.TokPerSec*st.TokPerSec
-		adaptive += float64(adaptiveWindowS(st.BucketTokens)) / precisionRuns
+		adaptive += float64(adaptiveWindowS(st.BucketTokens, cell.Concurrency)) / precisionRuns
 	}
 	mean := exact.TokPerSec
 	_, lrv := batchMeans(residuals, precisionBatchS)
