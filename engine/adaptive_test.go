@@ -62,7 +62,9 @@ func TestPrecisionBounds(t *testing.T) {
 // TestReached: a target is reached when all three headline figures are
 // known to it; a fixed window reaches and misses nothing.
 func TestReached(t *testing.T) {
-	k := func(rel float64) Precision { return Precision{RelCI95: rel, Buckets: 10, Batches: 5, Method: "batch means"} }
+	k := func(rel float64) Precision {
+		return Precision{RelCI95: rel, Buckets: 10, Batches: 5, Method: "batch means"}
+	}
 	for _, c := range []struct {
 		name            string
 		c               CellPrecision
