@@ -7,9 +7,10 @@
 #             each decode cell's figures compared (about 30 min; simulated)
 #   vllm      the same on the real-vLLM rig's vLLM (its CPU build serving
 #             the tiny Llama, as scripts/real-vllm.sh starts it) with a plan
-#             that fits it: PRECISION_VLLM_CONTEXTS (1K,2K) ×
-#             PRECISION_VLLM_CONCURRENCY (1,4,16), 30 s windows; needs the
-#             rig (run scripts/real-vllm.sh once first, or set RIG)
+#             that fits it: prefill and decode at PRECISION_VLLM_CONTEXTS
+#             (512,2K; prefill 3 repeats) × PRECISION_VLLM_CONCURRENCY
+#             (1,4,16), 30-s windows, 512 output tokens; needs the rig (run
+#             scripts/real-vllm.sh once first, or set RIG)
 #   coverage  one noisy cell (PRECISION_CELL_PROFILE gemma-4-e2b-rtxpro6000,
 #             PRECISION_CELL 128K × 1) measured PRECISION_REPEATS (20)
 #             times on simulators of different seeds, with fixed 30-s
@@ -70,9 +71,10 @@ part_vllm() {
 	set +m
 	trap "kill -INT -- -$server 2>/dev/null; sleep 3; kill -KILL -- -$server 2>/dev/null || true" EXIT
 	wait_health "$port" 300
-	pair "$out/vllm" --endpoint "http://127.0.0.1:$port" --model tiny-llama --prefill-contexts none \
-		--contexts "${PRECISION_VLLM_CONTEXTS:-1K,2K}" --concurrency "${PRECISION_VLLM_CONCURRENCY:-1,4,16}" \
-		--duration 30s --max-output 1024
+	local contexts=${PRECISION_VLLM_CONTEXTS:-512,2K}
+	pair "$out/vllm" --endpoint "http://127.0.0.1:$port" --model tiny-llama --prefill-contexts "$contexts" \
+		--prefill-repeats 3 --contexts "$contexts" --concurrency "${PRECISION_VLLM_CONCURRENCY:-1,4,16}" \
+		--duration 30s --max-output 512
 	kill -INT -- -"$server" 2>/dev/null || true
 	sleep 3
 	kill -KILL -- -"$server" 2>/dev/null || true

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -62,8 +63,10 @@ func TestBucketSeries(t *testing.T) {
 }
 
 // TestCellPrecision estimates a cell's three figures end to end: a flat
-// stream is known exactly, a stream with stalls has a margin on its tok/s
-// but none on its median ITL (a stall is one long gap among many), and a
+// stream's rate and ITL are known exactly, its total tok/s only to the
+// rounding of its buckets to whole tokens (10 a second here: a token is
+// 10 % of a bucket); a stream with stalls has a margin on its tok/s but
+// none on its median ITL (a stall is one long gap among many), and a
 // window under minPrecisionBuckets seconds says it can't tell.
 func TestCellPrecision(t *testing.T) {
 	from := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
@@ -77,13 +80,17 @@ func TestCellPrecision(t *testing.T) {
 		flat   [3]bool // total, per request, ITL exactly known (RelCI95 0)
 		known  bool
 	}{
-		{"steady, 8.5 s", steady, 8500 * ms, [3]bool{true, true, true}, true},
+		{"steady, 8.5 s", steady, 8500 * ms, [3]bool{false, true, true}, true},
 		{"two stalls, 8 s", stalled, 8 * time.Second, [3]bool{false, false, true}, true},
-		{"steady, 3.9 s", steady, 3900 * ms, [3]bool{true, true, true}, false},
+		{"steady, 3.9 s", steady, 3900 * ms, [3]bool{true, true, true}, false}, // unknown: 0
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := cellPrecision([]*requestRecord{c.rec}, from, from.Add(c.window), 1)
+			// 8 buckets of 10 tokens, batches of 2: t₃ · √(1/12 / 2 / 4) / 10.
+			if rounding := 3.182 * math.Sqrt(1.0/12/2/4) / 10; c.rec == steady && c.known && math.Abs(p.TotalTokPerSec.RelCI95-rounding) > 1e-4 {
+				t.Errorf("steady total tok/s ± %g, want the rounding to whole tokens, %g", p.TotalTokPerSec.RelCI95, rounding)
+			}
 			for i, f := range []engine.Precision{p.TotalTokPerSec, p.PerRequestTokPerSec, p.ITLMs} {
 				if f.Known() != c.known || (f.RelCI95 == 0) != c.flat[i] || f.Buckets != int(c.window/time.Second) {
 					t.Errorf("figure %d: %+v, want known %v, flat %v, %d buckets", i, f, c.known, c.flat[i], int(c.window/time.Second))
