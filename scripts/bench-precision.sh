@@ -11,6 +11,10 @@
 #             (512,2K; prefill 3 repeats) × PRECISION_VLLM_CONCURRENCY
 #             (1,4,16), 30-s windows, 512 output tokens; needs the rig (run
 #             scripts/real-vllm.sh once first, or set RIG)
+#   mock      the same on GuideLLM's `guidellm mock-server` (PyPI; a server
+#             we did not write: 10 ms ± 1 ms between tokens, normal), decode
+#             at 512 and 2K × 1, 4, 16, 30-s windows; needs GuideLLM
+#             (scripts/rig/peers.sh installs it; or set GUIDELLM)
 #   coverage  one noisy cell (PRECISION_CELL_PROFILE gemma-4-e2b-rtxpro6000,
 #             PRECISION_CELL 128K × 1) measured PRECISION_REPEATS (20)
 #             times on simulators of different seeds, with fixed 30-s
@@ -18,11 +22,11 @@
 #             hold the mean of all (simulated)
 # Each part writes OUTDIR/PART/precision.md (scripts/precision_compare.py).
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: scripts/bench-precision.sh OUTDIR [sim|vllm|coverage ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/bench-precision.sh OUTDIR [sim|vllm|mock|coverage ...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 out=$1
 shift
-parts=${*:-sim vllm coverage}
+parts=${*:-sim vllm mock coverage}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 (. scripts/goenv.sh && go build -o "$out/speedmatrix" .)
@@ -81,11 +85,27 @@ part_vllm() {
 	trap - EXIT
 }
 
+part_mock() {
+	local guidellm=${GUIDELLM:-${RIG:-$HOME/.cache/speedmatrix}/peers/guidellm/bin/guidellm}
+	[ -x "$guidellm" ] || { echo "no guidellm at $guidellm: run scripts/rig/peers.sh once, or set GUIDELLM" >&2; return 2; }
+	mkdir -p "$out/mock"
+	local port
+	port=$(free_port)
+	HF_HUB_OFFLINE=1 "$guidellm" mock-server --host 127.0.0.1 --port "$port" --model mock \
+		--ttft-ms 50 --itl-ms 10 --itl-ms-std 1 >"$out/mock/server.log" 2>&1 &
+	local server=$!
+	wait_health "$port" 60
+	pair "$out/mock" --endpoint "http://127.0.0.1:$port" --model mock --prefill-contexts none \
+		--contexts 512,2K --concurrency 1,4,16 --duration 30s --max-output 512
+	kill $server 2>/dev/null || true
+}
+
 part_coverage() {
 	local profile=${PRECISION_CELL_PROFILE:-gemma-4-e2b-rtxpro6000} cell=${PRECISION_CELL:-128K}
 	local conc=${PRECISION_CELL_CONCURRENCY:-1} n=${PRECISION_REPEATS:-20}
 	mkdir -p "$out/coverage"
 	for p in off 1%; do
+		mkdir -p "$out/coverage/$p"
 		for i in $(seq 1 "$n"); do
 			local port dir=$out/coverage/$p/$i
 			port=$(free_port)
@@ -105,7 +125,7 @@ part_coverage() {
 
 for part in $parts; do
 	case $part in
-	sim | vllm | coverage) "part_$part" ;;
-	*) echo "unknown part $part: use sim, vllm or coverage" >&2; exit 2 ;;
+	sim | vllm | mock | coverage) "part_$part" ;;
+	*) echo "unknown part $part: use sim, vllm, mock or coverage" >&2; exit 2 ;;
 	esac
 done

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"speedmatrix/engine"
 	"strings"
 
@@ -64,7 +65,7 @@ func newPrompter(client *openai.Client, model string, api engine.API, runID stri
 func (p *prompter) setup(ctx context.Context, maxTokens int) error {
 	p.filler = fillerText(max(6*(maxTokens+2*engine.K), 64*engine.K))
 	specials, err := p.specialTokens(ctx)
-	if errors.Is(err, openai.ErrNotSupported) {
+	if errors.Is(err, openai.ErrNotSupported) || foreignTokenize(err) {
 		return p.calibrate(ctx)
 	}
 	if err != nil {
@@ -89,6 +90,17 @@ func (p *prompter) setup(ctx context.Context, maxTokens int) error {
 		return p.measureChatOverhead(ctx)
 	}
 	return nil
+}
+
+// foreignTokenize reports a first /tokenize answer that refuses vLLM's
+// request body as malformed (400, 422) rather than the model or its
+// length: a /tokenize of another API (GuideLLM's mock server wants "text",
+// not "prompt"). The run sizes prompts by calibration then, as on a server
+// without /tokenize, instead of stopping at it.
+func foreignTokenize(err error) bool {
+	var apiErr *openai.APIError
+	return errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusBadRequest || apiErr.StatusCode == http.StatusUnprocessableEntity) &&
+		!errors.Is(err, openai.ErrModelNotFound) && !errors.Is(err, openai.ErrContextTooLong) && !errors.Is(err, openai.ErrUnauthorized)
 }
 
 // pickTailLetters keeps the letters whose tails tokenize to as many tokens

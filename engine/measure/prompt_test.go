@@ -2,6 +2,7 @@ package measure
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -146,6 +147,28 @@ func TestTailLettersTokenizeAlike(t *testing.T) {
 	for i := range 5000 {
 		if s := tailText(p.tailLetters, i); strings.ContainsAny(s[len("\n\nRequest"):], "qxz") || len(strings.Fields(s)) != want {
 			t.Fatalf("tail %d = %q", i, s)
+		}
+	}
+}
+
+// TestForeignTokenize: a first /tokenize answer that refuses vLLM's body
+// (GuideLLM's mock server wants "text") makes the run calibrate, as
+// without /tokenize; a refusal of the model, of the length or of the key
+// still stops it with its own message.
+func TestForeignTokenize(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&openai.APIError{StatusCode: 400, Message: "1 validation error for TokenizeRequest text Field required"}, true},
+		{&openai.APIError{StatusCode: 422, Message: "field required"}, true},
+		{&openai.APIError{StatusCode: 404, Message: "The model `x` does not exist.", Type: "NotFoundError"}, false},
+		{&openai.APIError{StatusCode: 401, Message: "unauthorized"}, false},
+		{&openai.APIError{StatusCode: 500, Message: "boom"}, false},
+		{errors.New("connection refused"), false},
+	} {
+		if got := foreignTokenize(c.err); got != c.want {
+			t.Errorf("foreignTokenize(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }
