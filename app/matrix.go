@@ -63,6 +63,9 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.durationS, m.maxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	repeats := m.newRepeatsItem()
 	m.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
+	// With a validator the form shows the field's hint, and marks a target
+	// it can't read as the user types.
+	m.precision.Validator = func(s string) error { _, err := engine.ParsePrecision(s); return err }
 	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.precision, m.maxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
 	}
@@ -113,8 +116,8 @@ func newMatrixTab(u *ui) *container.TabItem {
 	form.Items[0].HintText = "Quick: a first look, short windows"
 	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
 	form.Items[4].HintText = "streams per decode cell"
-	form.Items[5].HintText = "with a precision, the longest a cell measures"
-	form.Items[6].HintText = "end a cell once its figures are known to ±, e.g. 1%; off: whole windows"
+	form.Items[5].HintText = "with a precision: the longest"
+	form.Items[6].HintText = "end at this ±, e.g. 1%; or off"
 	m.form = form
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",

@@ -40,11 +40,12 @@ func (m *matrixTab) showRepeats(p engine.Plan) {
 }
 
 // showRepeatsHint says under the field what its count means: "cold
-// requests per prefill context, their median shown; 1 at 64K and above".
+// requests; their median; 1 from 64K" (short: the form is as wide as its
+// widest hint, and the Matrix screen must fit 1,024 px).
 func (m *matrixTab) showRepeatsHint() {
-	hint := "cold requests per prefill context, their median shown"
+	hint := "cold requests; their median"
 	if m.singleFrom > 0 {
-		hint += fmt.Sprintf("; 1 at %s and above", engine.ContextLabel(m.singleFrom))
+		hint += fmt.Sprintf("; 1 from %s", engine.ContextLabel(m.singleFrom))
 	}
 	if m.repeatsItem.HintText != hint {
 		m.repeatsItem.HintText = hint

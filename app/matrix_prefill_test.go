@@ -22,9 +22,9 @@ func TestMatrixPrefillRepeats(t *testing.T) {
 		at32K, at64K int
 		hint         string
 	}{
-		{"standard", func() { m.usePreset(presetStandard) }, 3, 1, "1 at 64K and above"},
-		{"quick", func() { m.usePreset(presetQuick) }, 1, 1, "their median shown"},
-		{"typed", func() { m.usePreset(presetStandard); m.repeats.SetText(""); test.Type(m.repeats, "5") }, 5, 5, "their median shown"},
+		{"standard", func() { m.usePreset(presetStandard) }, 3, 1, "; 1 from 64K"},
+		{"quick", func() { m.usePreset(presetQuick) }, 1, 1, "cold requests; their median"},
+		{"typed", func() { m.usePreset(presetStandard); m.repeats.SetText(""); test.Type(m.repeats, "5") }, 5, 5, "cold requests; their median"},
 	} {
 		tc.do()
 		p, err := m.plan()
