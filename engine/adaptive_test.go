@@ -75,8 +75,14 @@ func TestReached(t *testing.T) {
 		{"ITL wide", CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: k(0.005), ITLMs: k(0.011), Target: 0.01}, false, true},
 		{"one unknown", CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: Precision{Unknown: "too few"}, ITLMs: k(0.005), Target: 0.01}, false, true},
 	} {
-		if c.c.Reached() != c.reached || c.c.Missed() != c.missed {
-			t.Errorf("%s: reached %v missed %v, want %v %v", c.name, c.c.Reached(), c.c.Missed(), c.reached, c.missed)
+		if c.c.Reached() != c.reached || c.c.Missed() != c.missed || c.c.Ends() != c.reached {
+			t.Errorf("%s: reached %v missed %v ends %v, want %v %v %v", c.name, c.c.Reached(), c.c.Missed(), c.c.Ends(), c.reached, c.missed, c.reached)
 		}
+	}
+	// A width of exactly 0 is reached but does not end a window: identical
+	// buckets say the buckets' resolution was reached, not the figure's.
+	zero := CellPrecision{TotalTokPerSec: k(0), PerRequestTokPerSec: k(0.005), ITLMs: k(0.005), Target: 0.01}
+	if !zero.Reached() || zero.Ends() || k(0).Reaches(0.01) || !k(0.01).Reaches(0.01) {
+		t.Errorf("zero width: reached %v, ends %v; want reached, not ending", zero.Reached(), zero.Ends())
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +88,21 @@ func (c CellPrecision) Reached() bool {
 		}
 	}
 	return true
+}
+
+// Reaches reports whether p is known to within target in a way an
+// adaptive window may end on: a width of exactly 0 does not count, since
+// in a few seconds of a many-stream cell every bucket can hold the same
+// whole number of steps, which says the buckets' resolution was reached,
+// not the figure's.
+func (p Precision) Reaches(target float64) bool {
+	return p.Known() && p.RelCI95 > 0 && p.RelCI95 <= target
+}
+
+// Ends reports whether an adaptive window may end on c: every headline
+// figure Reaches the target.
+func (c CellPrecision) Ends() bool {
+	return c.Target > 0 && !slices.ContainsFunc(c.Headlines(), func(p Precision) bool { return !p.Reaches(c.Target) })
 }
 
 // Missed reports whether the window adapted to a target and ended at the

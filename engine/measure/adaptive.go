@@ -24,14 +24,11 @@ func (d *decodeCell) firstCheck(from, end time.Time) time.Time {
 }
 
 // known reports whether the window [from, to] already knows every headline
-// figure to the plan's precision. A width of exactly zero does not count:
-// in a few seconds of a many-stream cell every bucket can hold the same
-// whole number of steps, and identical buckets say the clock's resolution
-// was reached, not the figure's.
+// figure to the plan's precision (engine.CellPrecision.Ends).
 func (d *decodeCell) known(from, to time.Time) bool {
 	c := cellPrecision(d.snapshot(), from, to, d.concurrency)
 	c.Target = d.r.plan.Precision
-	return c.Reached() && !slices.ContainsFunc(c.Headlines(), func(p engine.Precision) bool { return p.RelCI95 == 0 })
+	return c.Ends()
 }
 
 // snapshot copies what the precision estimate reads of the cell's requests

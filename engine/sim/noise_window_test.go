@@ -27,12 +27,12 @@ const (
 // adaptiveWindowS is the window an adaptive cell (engine.Plan.Precision
 // ±1 %) takes over these buckets: the first whole second from
 // engine.MinAdaptiveWindow on at which total tok/s is known to the target,
-// as the run's own check decides it (engine.EstimatePrecision, a width of
-// zero not counting), else the whole window. Total tok/s stands for the
+// as the run's own check decides it (engine.EstimatePrecision and
+// Precision.Reaches), else the whole window. Total tok/s stands for the
 // three headline figures here: the run waits for all three.
 func adaptiveWindowS(buckets []float64, streams int) int {
 	for w := int(engine.MinAdaptiveWindow / time.Second); w < len(buckets); w++ {
-		if p := engine.EstimatePrecision(buckets[:w], float64(streams)); p.Known() && p.RelCI95 > 0 && p.RelCI95 <= precisionTarget {
+		if engine.EstimatePrecision(buckets[:w], float64(streams)).Reaches(precisionTarget) {
 			return w
 		}
 	}
