@@ -79,15 +79,7 @@ var HeadlineNames = []string{"total tok/s", "per-request tok/s", "ITL"}
 // Reached reports whether every headline figure is known to within
 // Target; false for a fixed window (Target 0), which aimed at none.
 func (c CellPrecision) Reached() bool {
-	if c.Target <= 0 {
-		return false
-	}
-	for _, p := range c.Headlines() {
-		if !p.Known() || p.RelCI95 > c.Target {
-			return false
-		}
-	}
-	return true
+	return c.every(func(p Precision) bool { return p.Known() && p.RelCI95 <= c.Target })
 }
 
 // Reaches reports whether p is known to within target in a way an
@@ -102,7 +94,13 @@ func (p Precision) Reaches(target float64) bool {
 // Ends reports whether an adaptive window may end on c: every headline
 // figure Reaches the target.
 func (c CellPrecision) Ends() bool {
-	return c.Target > 0 && !slices.ContainsFunc(c.Headlines(), func(p Precision) bool { return !p.Reaches(c.Target) })
+	return c.every(func(p Precision) bool { return p.Reaches(c.Target) })
+}
+
+// every reports whether c aimed at a target and ok holds for every
+// headline figure.
+func (c CellPrecision) every(ok func(Precision) bool) bool {
+	return c.Target > 0 && !slices.ContainsFunc(c.Headlines(), func(p Precision) bool { return !ok(p) })
 }
 
 // Missed reports whether the window adapted to a target and ended at the
@@ -131,6 +129,12 @@ func FormatPrecision(p float64) string {
 		return "off"
 	}
 	return strconv.FormatFloat(p*100, 'f', -1, 64) + "%"
+}
+
+// TargetText writes a target as the Run section and the report's lines say
+// it: "±1 %", "±0.5 %".
+func TargetText(p float64) string {
+	return "±" + strings.TrimSuffix(FormatPrecision(p), "%") + " %"
 }
 
 // precisionProblem is what is wrong with a plan's precision, or "".

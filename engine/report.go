@@ -235,7 +235,7 @@ func DecodeTest(p Plan) string {
 	if !p.Adaptive() {
 		return DecodeTestFixedDuration
 	}
-	return decodeTestAdaptivePrefix + "±" + strings.TrimSuffix(FormatPrecision(p.Precision), "%") + " % (95 %), " +
+	return decodeTestAdaptivePrefix + TargetText(p.Precision) + " (95 %), " +
 		strconv.Itoa(int(MinAdaptiveWindow/time.Second)) + " s at least"
 }
 

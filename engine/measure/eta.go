@@ -12,9 +12,7 @@ import (
 // request (Plan.PrefillRepeatsAt). An adaptive window's length is learnt
 // from the windows measured (window).
 type etaModel struct {
-	duration  time.Duration
-	adaptive  bool
-	maxOutput int
+	plan      engine.Plan // its duration, precision, output and prefill repeats
 	setup     setup
 	overheadS float64 // mean warm-up and teardown of decode cells
 	overheadN int
@@ -24,10 +22,6 @@ type etaModel struct {
 	windowsS   map[int][]float64
 	prefillCtx int     // context of the last prefill measured
 	prefillS   float64 // its duration per repeat
-
-	// repeats is the plan, whose PrefillRepeatsAt is how many requests
-	// each prefill cell takes.
-	repeats engine.Plan
 }
 
 // The priors, before a run has measured a cell. A decode cell takes its
@@ -48,8 +42,7 @@ const (
 )
 
 func newETAModel(plan engine.Plan, s setup) etaModel {
-	return etaModel{duration: plan.Duration, adaptive: plan.Adaptive(), maxOutput: plan.MaxOutputTokens, setup: s,
-		windowsS: map[int][]float64{}, repeats: plan}
+	return etaModel{plan: plan, setup: s, windowsS: map[int][]float64{}}
 }
 
 // observe learns from a finished cell.
@@ -67,16 +60,16 @@ func (e *etaModel) observe(r engine.Result) {
 
 func (e *etaModel) estimate(c engine.Cell) time.Duration {
 	if c.Phase == engine.PhaseDecode {
-		if e.setup.overCapacity(c.ContextTokens, c.Concurrency, e.maxOutput) {
+		if e.setup.overCapacity(c.ContextTokens, c.Concurrency, e.plan.MaxOutputTokens) {
 			return 0
 		}
 		over := e.overheadS
 		if e.overheadN == 0 {
-			over = priorDecodeOverheadS + priorDecodeOverheadShare*e.duration.Seconds()
+			over = priorDecodeOverheadS + priorDecodeOverheadShare*e.plan.Duration.Seconds()
 		}
 		return e.window(c.Concurrency) + seconds(over)
 	}
-	repeats := float64(e.repeats.PrefillRepeatsAt(c.ContextTokens))
+	repeats := float64(e.plan.PrefillRepeatsAt(c.ContextTokens))
 	if e.prefillCtx == 0 {
 		return seconds(repeats * (priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS))
 	}
@@ -89,8 +82,8 @@ func (e *etaModel) estimate(c engine.Cell) time.Duration {
 // the windows measured at n, else of all measured, else the prior (a third
 // of the duration, at least the minimum window).
 func (e *etaModel) window(n int) time.Duration {
-	if !e.adaptive {
-		return e.duration
+	if !e.plan.Adaptive() {
+		return e.plan.Duration
 	}
 	w := e.windowsS[n]
 	if len(w) == 0 {
@@ -99,13 +92,13 @@ func (e *etaModel) window(n int) time.Duration {
 		}
 	}
 	if len(w) == 0 {
-		return min(e.duration, max(engine.MinAdaptiveWindow, e.duration/priorAdaptiveShare))
+		return min(e.plan.Duration, max(engine.MinAdaptiveWindow, e.plan.Duration/priorAdaptiveShare))
 	}
 	var sum float64
 	for _, s := range w {
 		sum += s
 	}
-	return min(e.duration, seconds(sum/float64(len(w))))
+	return min(e.plan.Duration, seconds(sum/float64(len(w))))
 }
 
 // remaining is the estimated time left: the cells from the current one on,

@@ -39,7 +39,7 @@ func ciPercent(rel float64) string {
 // version that estimates it. Others (prefill, imports, older reports) keep
 // text alone, as they have nothing to say about it.
 func WithPlusMinus(text string, r engine.Result, pick func(engine.CellPrecision) engine.Precision) string {
-	if r.Precision == nil || !r.Measured() || r.Phase != engine.PhaseDecode {
+	if !hasPrecision(r) {
 		return text
 	}
 	return text + " " + PlusMinus(pick(*r.Precision))
@@ -48,13 +48,18 @@ func WithPlusMinus(text string, r engine.Result, pick func(engine.CellPrecision)
 // TotalPrecision picks the precision of total tok/s, the headline figure.
 func TotalPrecision(c engine.CellPrecision) engine.Precision { return c.TotalTokPerSec }
 
+// hasPrecision reports whether r carries precision: a Valid decode cell
+// measured by a version that estimates it.
+func hasPrecision(r engine.Result) bool {
+	return r.Precision != nil && r.Measured() && r.Phase == engine.PhaseDecode
+}
+
+// adapted reports whether r's window adapted to a precision target.
+func adapted(r engine.Result) bool { return hasPrecision(r) && r.Precision.Target > 0 }
+
 // anyPrecision reports whether a cell of rs carries precision, so that the
 // note explaining ± is written only where a ± is.
-func anyPrecision(rs []engine.Result) bool {
-	return slices.ContainsFunc(rs, func(r engine.Result) bool {
-		return r.Precision != nil && r.Measured() && r.Phase == engine.PhaseDecode
-	})
-}
+func anyPrecision(rs []engine.Result) bool { return slices.ContainsFunc(rs, hasPrecision) }
 
 // PrecisionLine sums up the report sheet's ±: "±: total tok/s known to
 // within ±0.2–1.8 % (95 %), median ±0.6 %" over the Valid decode cells
@@ -63,7 +68,7 @@ func anyPrecision(rs []engine.Result) bool {
 func PrecisionLine(rs []engine.Result) string {
 	var rels []float64
 	for _, r := range rs {
-		if r.Precision != nil && r.Measured() && r.Phase == engine.PhaseDecode && r.Precision.TotalTokPerSec.Known() {
+		if hasPrecision(r) && r.Precision.TotalTokPerSec.Known() {
 			rels = append(rels, r.Precision.TotalTokPerSec.RelCI95)
 		}
 	}
@@ -95,7 +100,7 @@ func median(sorted []float64) float64 {
 // total tok/s, whose ± is the one shown); "" for a fixed window, a cell
 // without precision or figures.
 func WindowText(r engine.Result) string {
-	if r.Precision == nil || !r.Measured() || r.Phase != engine.PhaseDecode || r.Precision.Target <= 0 {
+	if !adapted(r) {
 		return ""
 	}
 	c := *r.Precision
@@ -103,13 +108,10 @@ func WindowText(r engine.Result) string {
 	if c.Reached() {
 		return in
 	}
-	s := "did not reach " + targetText(c.Target) + " " + in
-	if !c.TotalTokPerSec.Known() || c.TotalTokPerSec.RelCI95 <= c.Target {
-		for i, p := range c.Headlines()[1:] {
-			if !p.Known() || p.RelCI95 > c.Target {
-				return s + " (" + engine.HeadlineNames[i+1] + " " + PlusMinus(p) + ")"
-			}
-		}
+	s := "did not reach " + engine.TargetText(c.Target) + " " + in
+	missed := slices.IndexFunc(c.Headlines(), func(p engine.Precision) bool { return !p.Known() || p.RelCI95 > c.Target })
+	if missed > 0 { // total tok/s's own ± is the one shown beside it
+		s += " (" + engine.HeadlineNames[missed] + " " + PlusMinus(c.Headlines()[missed]) + ")"
 	}
 	return s
 }
@@ -138,7 +140,7 @@ func AdaptiveLine(rs []engine.Result) string {
 	var missed []string
 	var target, maxS float64
 	for _, r := range rs {
-		if r.Precision == nil || !r.Measured() || r.Phase != engine.PhaseDecode || r.Precision.Target <= 0 {
+		if !adapted(r) {
 			continue
 		}
 		target = r.Precision.Target
@@ -153,7 +155,7 @@ func AdaptiveLine(rs []engine.Result) string {
 	if n == 0 {
 		return ""
 	}
-	s := "Windows adaptive to " + targetText(target) + ": "
+	s := "Windows adaptive to " + engine.TargetText(target) + ": "
 	if len(reached) > 0 {
 		slices.Sort(reached)
 		s += fmt.Sprintf("%d of %s reached it in %s–%s (median %s)", len(reached), engine.Count(n, "cell", "cells"),
@@ -169,10 +171,4 @@ func AdaptiveLine(rs []engine.Result) string {
 		s += fmt.Sprintf("%d did not in %s: %s", n-len(reached), wholeSeconds(maxS), strings.Join(missed, ", "))
 	}
 	return s
-}
-
-// targetText writes a precision target as the plan gave it: "±1 %",
-// "±0.5 %".
-func targetText(target float64) string {
-	return "±" + strconv.FormatFloat(math.Round(target*1e5)/1e3, 'f', -1, 64) + " %"
 }
