@@ -311,6 +311,8 @@ func (u *ui) onRunDone(rep *engine.Report, runErr error) {
 // busy describes what closing the window would stop ("" when nothing).
 func (u *ui) busy() string {
 	switch {
+	case u.state.run.Sweep:
+		return "A sweep is in progress: it starts and stops the server of each configuration."
 	case u.run.running() && u.server.serverUp():
 		return "A run is in progress and a vLLM server is up."
 	case u.run.running():

@@ -12,6 +12,7 @@ import (
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
 )
 
@@ -100,6 +101,17 @@ type chartDrawer interface {
 	Delta(base, other engine.Report, p charts.Pane, dark bool) (image.Image, error)
 }
 
+// sweepChartDrawer draws a sweep's pictures: charts.WriteSweep and
+// charts.SweepBestPicture, once package charts has them (issue 28). Until
+// then deps.sweepCharts is nil and the summary answers in words alone.
+type sweepChartDrawer interface {
+	// Write draws the summary's pictures into the sweep's folder dir
+	// (sweep.Hooks.Summarize).
+	Write(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error
+	// Best draws the best-configuration heatmap for a pane on screen.
+	Best(s sweep.Sweep, p charts.Pane, dark bool) (image.Image, error)
+}
+
 // runStore saves and loads reports (engine/report): Save writes report.json,
 // results.csv and report.md into dir.
 type runStore interface {
@@ -120,6 +132,12 @@ type deps struct {
 	sim       simService
 	charts    chartDrawer
 	store     runStore
+	// sweepCharts draws a sweep's pictures; nil: none (see sweepChartDrawer).
+	sweepCharts sweepChartDrawer
+	// gpuSource opens a reader of this machine's GPUs, for a sweep's wait
+	// until a stopped server's memory is free (nil: no wait). It is asked
+	// only where detection found a GPU.
+	gpuSource func() hw.Source
 	runsDir   string // where History keeps saved runs unless the Settings screen says
 	// rescue are where a run goes when its History folder can't take a
 	// save (nil: runs.RescueRoots()).

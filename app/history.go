@@ -168,7 +168,7 @@ func (h *historyTab) onSelect(i widget.ListItemID) {
 		}
 	}
 	h.resumeBtn.Disable()
-	if i >= 0 && i < len(h.entries) && h.resumable(h.entries[i]) {
+	if i >= 0 && i < len(h.entries) && (h.resumable(h.entries[i]) || h.sweepResumable(h.entries[i])) {
 		h.resumeBtn.Enable()
 	}
 }
@@ -183,7 +183,7 @@ func (h *historyTab) resumable(e historyEntry) bool {
 // read, so that a restarted app shows the last run rather than nothing.
 func (h *historyTab) offerLatest() {
 	for _, e := range h.entries {
-		if e.err != nil {
+		if e.err != nil || e.sweep != nil {
 			continue
 		}
 		if rep, err := h.load(e.folder); err == nil {
@@ -195,6 +195,11 @@ func (h *historyTab) offerLatest() {
 
 // onResume finishes the selected partial run in its own folder.
 func (h *historyTab) onResume() {
+	if e, ok := h.selectedSweep(); ok {
+		h.resumeBtn.Disable()
+		h.u.state.resumeSweep(filepath.Join(h.dir(), e.folder))
+		return
+	}
 	if rep, dir, ok := h.openSelected(); ok {
 		h.resumeBtn.Disable()
 		h.u.state.resumeRun(rep, dir)
@@ -203,6 +208,10 @@ func (h *historyTab) onResume() {
 
 // onOpen shows the selected run on the Results screen.
 func (h *historyTab) onOpen() {
+	if e, ok := h.selectedSweep(); ok {
+		h.u.state.openSweep(filepath.Join(h.dir(), e.folder))
+		return
+	}
 	if rep, dir, ok := h.openSelected(); ok {
 		h.u.state.openReport(rep, dir)
 	}
@@ -223,6 +232,15 @@ func (h *historyTab) openSelected() (rep engine.Report, dir string, ok bool) {
 	}
 	h.banner.hide()
 	return rep, dir, true
+}
+
+// selectedSweep is the selected entry when it is a sweep that can be read.
+func (h *historyTab) selectedSweep() (historyEntry, bool) {
+	if h.selected < 0 || h.selected >= len(h.entries) {
+		return historyEntry{}, false
+	}
+	e := h.entries[h.selected]
+	return e, e.sweep != nil
 }
 
 // load reads a run by its folder name.

@@ -54,6 +54,10 @@ func (h *historyTab) onCompare() {
 		h.status.SetText("Choose run A and run B to compare.")
 		return
 	}
+	if h.entries[h.index(fa)].sweep != nil || h.entries[h.index(fb)].sweep != nil {
+		h.status.SetText("A sweep compares its own configurations: open it (Open in Results) to see them, and any of its runs.")
+		return
+	}
 	a, err := h.load(fa)
 	if err == nil {
 		var b engine.Report

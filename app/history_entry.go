@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/sweep"
 )
 
 // Files History keeps in a run's folder beside the report's own.
@@ -39,17 +40,20 @@ type historyEntry struct {
 	folder  string
 	name    string // from Rename; "" when never renamed
 	sum     report.Summary
-	err     error     // why its report.json could not be read
-	modTime time.Time // of report.json and name.txt, to know when to read again
+	err     error     // why its report.json (or sweep.json) could not be read
+	modTime time.Time // of report.json (or sweep.json) and name.txt, to know when to read again
+	// sweep is set for a sweep's folder (history_sweep.go), which sum
+	// describes by its first run.
+	sweep *sweep.Sweep
 }
 
-// entry reads the run in folder, from memory while its files are
-// unchanged; ok is false when the folder holds no report.json.
+// entry reads the run (or the sweep) in folder, from memory while its
+// files are unchanged; ok is false when the folder holds neither.
 func (h *historyTab) entry(folder string) (historyEntry, bool) {
 	dir := filepath.Join(h.dir(), folder)
 	st, err := os.Stat(filepath.Join(dir, report.JSONFile))
 	if err != nil {
-		return historyEntry{}, false
+		return h.sweepEntry(folder)
 	}
 	mod := st.ModTime()
 	if ns, err := os.Stat(filepath.Join(dir, nameFile)); err == nil && ns.ModTime().After(mod) {
@@ -115,6 +119,9 @@ func (e historyEntry) detail() string {
 	if e.err != nil {
 		return "cannot be read: " + e.err.Error()
 	}
+	if e.sweep != nil {
+		return e.sweepDetail()
+	}
 	var parts []string
 	if e.name != "" {
 		parts = append(parts, e.sum.Model)
@@ -144,6 +151,9 @@ func (e historyEntry) label() string {
 	}
 	if e.sum.Rates > 0 {
 		parts = append(parts, "load test")
+	}
+	if e.sweep != nil {
+		parts = append(parts, "sweep")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -36,6 +36,9 @@ func realDeps() deps {
 		charts:    chartRenderer{},
 		store:     reportStore{},
 		runsDir:   runsDir(),
+		gpuSource: hw.SystemSource,
+		// sweepCharts: wire charts.WriteSweep and charts.SweepBestPicture
+		// here (a sweepChartDrawer) once package charts has them.
 
 		newTelemetry: func(interval time.Duration) liveTelemetry { return hw.NewSampler(interval) },
 		lookPath:     exec.LookPath,

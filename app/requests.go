@@ -19,6 +19,7 @@ type request struct {
 	offered bool
 	subject measure.Subject // askTarget: the target, ready to be measured
 	err     error           // askTarget: why it is not
+	sweep   *sweepJob       // askSweep: the sweep to run
 }
 
 // ask makes request r of the screens that watch c and returns it as they
@@ -61,3 +62,14 @@ func (s *appState) offerReport(rep engine.Report, dir string) {
 func (s *appState) resumeRun(rep engine.Report, dir string) {
 	s.ask(askResume, request{report: rep, dir: dir})
 }
+
+// startSweep asks the Run screen to come to the front and run job: a new
+// sweep of the Launch form's configurations, or a saved one to finish.
+func (s *appState) startSweep(job *sweepJob) { s.ask(askSweep, request{sweep: job}) }
+
+// resumeSweep asks the Run screen to finish the sweep saved in dir.
+func (s *appState) resumeSweep(dir string) { s.startSweep(&sweepJob{dir: dir}) }
+
+// openSweep asks the Results screen to come to the front showing the
+// summary of the sweep saved in dir.
+func (s *appState) openSweep(dir string) { s.ask(askSweepSummary, request{dir: dir}) }

@@ -43,6 +43,7 @@ type resultsTab struct {
 	banner          *banner        // export problems
 	resumeBtn       *widget.Button // shown for a partial run saved in History
 	load            resultsLoad    // a load test's views (results_load.go)
+	sweep           resultsSweep   // a sweep's summary (results_sweep.go)
 	rendered        chan struct{}  // closed when the charts of the shown report are drawn
 	exported        chan struct{}  // closed when the last export finished (tests wait on it)
 	// saveAs asks where to save one file (saveDialog); tests replace it.
@@ -90,9 +91,10 @@ func newResultsTab(u *ui) *container.TabItem {
 	u.state.watch(changeTheme, r.followTheme)
 
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
-	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
+	body := r.withSweepViews(r.withLoadViews(r.views))
+	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.sweep.back, r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
 	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
-	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, r.withLoadViews(r.views), actions))
+	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, body, actions))
 }
 
 func (r *resultsTab) setEnabled(on bool) {
@@ -108,6 +110,7 @@ func (r *resultsTab) setEnabled(on bool) {
 // show displays rep; source names the History folder it came from ("" for a new run).
 func (r *resultsTab) show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
+	r.hideSweep(source)
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
 	if isLoad(rep) {
@@ -128,7 +131,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.setEnabled(true)
 	r.status.SetText("")
 	r.banner.hide()
-	if n, ok := partialNotice(rep.Run, canResume(rep) && source != ""); ok {
+	if n, ok := partialNotice(rep.Run, canResume(rep) && source != "" && !isSweepRun(source)); ok {
 		r.banner.show(n)
 	}
 	r.showResume()
@@ -142,7 +145,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 // offered one it shows only when it shows nothing yet, where it is.
 func (r *resultsTab) openAsked() {
 	a := r.u.state.asked
-	if a.offered && r.has {
+	if a.offered && (r.has || r.sweep.shown) {
 		return
 	}
 	r.show(a.report, a.dir)
@@ -164,7 +167,7 @@ func (r *resultsTab) followTheme() {
 // showResume offers Resume for a partial run kept in History, while no
 // other run is going on.
 func (r *resultsTab) showResume() {
-	if r.has && !r.report.Run.Complete && r.source != "" && !r.u.state.run.Running && canResume(r.report) {
+	if r.has && !r.report.Run.Complete && r.source != "" && !r.u.state.run.Running && canResume(r.report) && !isSweepRun(r.source) {
 		r.resumeBtn.Show()
 	} else {
 		r.resumeBtn.Hide()

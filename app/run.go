@@ -53,13 +53,18 @@ type runTab struct {
 	confirming bool          // the cancel confirmation is open
 	lastRun    bool          // the grid shows the last run, not the plan
 	load       runLoad       // the load test shown instead of the grid (run_load.go)
+	sweep      *sweepRun     // the sweep in progress (run_sweep.go); nil when none
+	sweepView  *sweepView    // what the screen shows of a sweep
+	// ended, when set (a sweep's run), hears the run's end instead of
+	// the Results screen.
+	ended func(rep *engine.Report, err error)
 	// liftMemoryLimit ends the soft memory limit of the run in progress.
 	liftMemoryLimit func()
 }
 
 // newRunTab builds the Run screen.
 func newRunTab(u *ui) *container.TabItem {
-	r := &runTab{u: u, heat: newHeatmap("will run"), log: newLogView(1000), gauges: newTelemetryGauges(), banner: newBanner(), output: newOutputPanel()}
+	r := &runTab{u: u, heat: newHeatmap("will run"), log: newLogView(1000), gauges: newTelemetryGauges(), banner: newBanner(), output: newOutputPanel(), sweepView: newSweepView()}
 	u.run = r
 	r.startBtn = widget.NewButtonWithIcon("Start run (Ctrl+R)", theme.MediaPlayIcon(), r.onStart)
 	r.startBtn.Importance = widget.HighImportance
@@ -78,11 +83,11 @@ func newRunTab(u *ui) *container.TabItem {
 	r.serverLine.Wrapping = fyne.TextWrapWord
 
 	bar := container.NewBorder(nil, nil, container.NewHBox(r.startBtn, r.cancelBtn), container.NewHBox(r.simBadge), r.targetLine)
-	status := container.NewVBox(bar, r.progress, r.progressLine, r.current)
+	status := container.NewVBox(bar, r.sweepView.line, r.progress, r.progressLine, r.current)
 	r.heatCard = widget.NewCard("Plan", "", r.heat.object())
 	// The banner goes over the grid, not across the screen: the side's
 	// gauges, Events and Output keep their height.
-	left := container.NewBorder(r.banner.object(), nil, nil, nil, r.heatCard)
+	left := container.NewBorder(container.NewVBox(r.banner.object(), r.sweepView.card), nil, nil, nil, r.heatCard)
 	// The gauges take what they need while Events and Output keep 360 px,
 	// and 40 % of the side in a short window, where they scroll: Events and
 	// Output always keep the rest.
@@ -102,6 +107,7 @@ func newRunTab(u *ui) *container.TabItem {
 	u.state.watch(changeTelemetry|changeTarget, show)
 	u.state.watch(changeTheme, r.heat.redraw)
 	u.state.watch(askResume, func() { r.resume(u.state.asked.report, u.state.asked.dir) })
+	u.state.watch(askSweep, func() { r.startSweep(u.state.asked.sweep) })
 	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
 }
 
@@ -116,6 +122,7 @@ func (r *runTab) showPlan() {
 	r.lastRun = false
 	r.refreshStart()
 	r.banner.hide()
+	r.hideSweep()
 	r.targetLine.SetText("Target: " + s.target.Description)
 	label := s.target.Description
 	r.setSimulated(s.target.Simulated, label)
@@ -188,8 +195,8 @@ func (r *runTab) refreshStart() {
 // run, why being targetInfo.NotReady.
 func notReadyLine(why string) string { return "Start run is off: " + why }
 
-// running reports whether a run is in progress.
-func (r *runTab) running() bool { return r.cancel != nil }
+// running reports whether a run or a sweep is in progress.
+func (r *runTab) running() bool { return r.cancel != nil || r.sweep != nil }
 
 // onStart starts the run with the Matrix screen's plan and the Server
 // screen's target.
@@ -230,8 +237,15 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	if !ok {
 		return
 	}
-	r.begin(plan, target, prev)
-	r.launch(target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
+	r.measure(context.Background(), plan, target, prev, r.u.state.target.Capacity)
+}
+
+// measure runs plan against target, ready (prepare), until it ends or
+// parent does; with prev it resumes that run. c is what the server is
+// known to hold, for the screen's grid and estimate.
+func (r *runTab) measure(parent context.Context, plan engine.Plan, target measure.Subject, prev *engine.Report, c capacity) {
+	r.begin(plan, target, prev, c)
+	r.launch(parent, target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
 		return r.u.deps.engine.Run(ctx, plan, t)
 	})
 }
@@ -258,12 +272,14 @@ func (r *runTab) resetFor(target measure.Subject) {
 	r.progressLine.SetText("Connecting to " + secret.URL(target.BaseURL) + " …")
 	r.current.SetText("")
 	r.serverLine.SetText("")
-	r.log.clear()
+	if r.sweep == nil {
+		r.log.clear() // a sweep's tells the whole sweep
+		r.hideSweep()
+	}
 }
 
 // begin resets the screen for a new run.
-func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report) {
-	c := r.u.state.target.Capacity
+func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report, c capacity) {
 	r.plan, r.started, r.estimate, r.found = plan, r.u.deps.now(), measure.Estimate(plan, c), serverFound{}
 	r.resetFor(target)
 	verb := "run started"
@@ -293,7 +309,7 @@ func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Re
 
 // publish tells the other screens (the sidebar) how the run is going.
 func (r *runTab) publish() {
-	info := runInfo{Running: r.running(), Started: r.started, Found: r.found}
+	info := runInfo{Running: r.running(), Started: r.started, Found: r.found, Sweep: r.sweep != nil}
 	if r.running() {
 		info.Progress, info.Server = r.u.state.run.Progress, r.u.state.run.Server
 	}
@@ -304,6 +320,7 @@ func (r *runTab) publish() {
 func (r *runTab) apply(u runUpdate) {
 	if p := u.progress; p != nil {
 		r.showProgress(*p)
+		r.showSweepCells(*p)
 	}
 	if s := u.server; s != nil && !u.done {
 		r.serverLine.SetText(serverLine(*s, u.serverAt, u.cellFrom))

@@ -52,7 +52,7 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.banner.show(noticeOf(err, "The run stopped early.", r.u.show))
 	case r.load.on && rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
 		r.banner.show(notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
-	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
+	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "" && r.ended == nil:
 		r.banner.show(notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
 			Button: "Open Results screen", OnPress: func() { r.u.show(tabResults) }, Detail: rep.Run.Incomplete})
 	}
@@ -62,10 +62,16 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.saver.Release()
 	r.publish()
 	var drawn <-chan struct{}
-	if measuredAnything(rep) {
+	switch end := r.ended; {
+	case end != nil: // a sweep's run: the sweep goes on
+		r.ended = nil
+		end(rep, err)
+	case measuredAnything(rep):
 		drawn = r.u.state.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
+		fallthrough
+	default:
+		r.u.onRunDone(rep, err)
 	}
-	r.u.onRunDone(rep, err)
 	r.liftLimit(drawn)
 	close(r.uiDone)
 }
@@ -117,6 +123,10 @@ func resultCount(rep *engine.Report) int {
 // onCancel stops the run; finished cells are kept. A run that has gone on
 // for longer than confirmCancelAfter asks first.
 func (r *runTab) onCancel() {
+	if r.sweep != nil {
+		r.onStopSweep()
+		return
+	}
 	if r.cancel == nil || r.confirming {
 		return
 	}
@@ -152,6 +162,7 @@ func (r *runTab) cancelNow() {
 
 // stop cancels a run and waits up to timeout for the engine to stop.
 func (r *runTab) stop(timeout time.Duration) {
+	r.stopSweep(timeout)
 	if r.cancel == nil {
 		return
 	}

@@ -115,7 +115,7 @@ func (r *runTab) startLoad() {
 	}
 	plan := l.Plan
 	r.beginLoad(plan, target)
-	r.launch(target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
+	r.launch(context.Background(), target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
 		return r.u.deps.load.RunLoad(ctx, plan, t)
 	})
 }

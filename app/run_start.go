@@ -22,6 +22,14 @@ func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, 
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
 		return target, false
 	}
+	return target, r.ready(&target, setup, dir)
+}
+
+// ready readies target for a run (setup says what runs.Prepare adds) and
+// the saver of its folder (dir, when it is known: a resumed run's, a
+// sweep's configuration's); it is false when the run is refused, the
+// banner says why.
+func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bool {
 	c := r.u.state.settings
 	target.FirstTokenTimeout, target.StallTimeout = c.firstToken(), c.stall()
 	diag := r.u.diag
@@ -30,23 +38,23 @@ func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, 
 		target.Telemetry = r.u.deps.telemetry
 	}
 	setup.Diagnostics, setup.Version = &diag, r.u.opts.Version
-	runs.Prepare(&target, setup)
+	runs.Prepare(target, setup)
 	saver := runs.Saver{Dir: dir, Root: r.u.runsDir(), Save: r.u.deps.store.Save, Now: r.u.deps.now, Rescue: r.u.deps.rescue}
 	var busy *runs.BusyError
 	if dir != "" && errors.As(saver.Claim(), &busy) {
 		r.refuse(notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
-		return target, false
+		return false
 	}
 	r.u.prefs.flush(r.u)
 	r.saver = saver
-	return target, true
+	return true
 }
 
 // launch starts run on target (the screen already shows the run begun)
-// and follows its events until it ends.
-func (r *runTab) launch(target measure.Subject, run func(ctx context.Context, target measure.Subject) <-chan engine.Event) {
+// and follows its events until it ends, or parent does (a sweep's).
+func (r *runTab) launch(parent context.Context, target measure.Subject, run func(ctx context.Context, target measure.Subject) <-chan engine.Event) {
 	r.liftMemoryLimit = r.u.deps.limitMemory()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
 	acc := &accumulator{}

@@ -122,6 +122,7 @@ func newServerTab(u *ui) *container.TabItem {
 	u.state.watch(askTarget, s.answerTarget)
 	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
 	u.state.watch(changeRun, s.learnFromRun)
+	u.state.watch(changeRun, s.launch.followRun)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
 		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))

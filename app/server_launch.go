@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -28,6 +27,8 @@ type launchPanel struct {
 	notes       *widget.Label
 	everywhere  *widget.Label // under the command: it would listen on every interface
 	start, stop *widget.Button
+	compareBtn  *widget.Button // "Compare settings…" (server_compare.go)
+	compare     *compareForm   // its dialog, the last opened
 	log         *logView
 
 	localModels []string // ids in the local Hugging Face cache
@@ -36,6 +37,7 @@ type launchPanel struct {
 	srv     launchedServer
 	cancel  context.CancelFunc
 	ready   bool
+	running bool          // a run or a sweep goes on (followRun)
 	stopped chan struct{} // closed when the last Stop returned
 	settled chan struct{} // closed when the last start is ready or failed
 }
@@ -67,6 +69,7 @@ func newLaunchPanel(s *serverTab) *launchPanel {
 	l.start.Importance = widget.HighImportance
 	l.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), l.onStop)
 	l.stop.Disable()
+	l.compareBtn = widget.NewButtonWithIcon("Compare settings…", theme.ViewRestoreIcon(), l.onCompare)
 	return l
 }
 
@@ -80,7 +83,7 @@ func (l *launchPanel) object() fyne.CanvasObject {
 	// lines it wraps to.
 	cmdCard := widget.NewCard("Command", "exactly what Start runs (API key redacted)",
 		container.NewVBox(l.command, container.NewHBox(copyCmd, suggest), l.suggested))
-	controls := container.NewVBox(container.NewHBox(l.start, l.stop), l.why, l.state, l.kv)
+	controls := container.NewVBox(container.NewHBox(l.start, l.stop, l.compareBtn), l.why, l.state, l.kv)
 	right := container.NewBorder(container.NewVBox(cmdCard, l.everywhere, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		nil, nil, nil, panel(l.log.object()))
 	// The scroll bar and the split's divider overlay the right edge: keep
@@ -96,22 +99,10 @@ func (l *launchPanel) object() fyne.CanvasObject {
 
 // onStart launches the server and waits for it in the background.
 func (l *launchPanel) onStart() {
-	cfg := l.s.form.config(true)
-	if why := l.blocker(); why.problem != "" {
-		l.state.SetText(why.String())
+	cfg, ok := l.checkForm("then press Start server again")
+	if !ok {
 		return
 	}
-	if p := l.s.form.problems(); len(p) > 0 {
-		l.s.banner.show(notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, then press Start server again."})
-		return
-	}
-	resolved, _, _ := l.s.u.launchDevice(cfg) // with the device Launch decides, so that its checks apply
-	if err := resolved.WithDefaults().Validate(); err != nil {
-		l.s.banner.show(notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, then press Start server again."})
-		return
-	}
-	l.s.banner.hide()
-	launcher := l.s.u.deps.launcher
 	l.s.u.prefs.save(prefServer, l.s.form.config(false))
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel, l.ready = cancel, false
@@ -123,20 +114,12 @@ func (l *launchPanel) onStart() {
 	l.s.publish() // starting: a run waits until it is ready
 	settled := make(chan struct{})
 	l.settled = settled
-	go func() {
-		srv, err := launcher.Launch(ctx, cfg)
-		if err != nil {
-			l.s.u.do(func() { l.failed(err); close(settled) })
-			return
-		}
+	launched := func(srv launchedServer) {
 		l.s.u.do(func() { l.srv = srv })
-		unsubscribe := srv.Subscribe(l.log.add)
 		go l.log.pump(ctx, l.s.u.do)
-		err = srv.WaitReady(ctx)
-		if err != nil {
-			unsubscribe()
-			_ = srv.Stop()
-		}
+	}
+	go func() {
+		srv, _, err := l.s.u.startServer(ctx, cfg, launched, l.log.add)
 		l.s.u.do(func() {
 			defer close(settled)
 			if err != nil {
@@ -199,7 +182,11 @@ func (l *launchPanel) onReady(srv launchedServer) {
 }
 
 // onStop stops the server in the background.
-func (l *launchPanel) onStop() {
+func (l *launchPanel) onStop() { l.stopThen(nil) }
+
+// stopThen stops the server in the background, then runs then (when set)
+// on the UI goroutine once it is gone.
+func (l *launchPanel) stopThen(then func()) {
 	srv, done := l.srv, l.stopped
 	l.state.SetText("Stopping …")
 	l.stop.Disable()
@@ -220,6 +207,9 @@ func (l *launchPanel) onStop() {
 			l.kv.SetText("")
 			if l.stopped == done {
 				l.reset()
+			}
+			if then != nil {
+				then()
 			}
 		})
 	}()

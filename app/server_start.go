@@ -12,7 +12,15 @@ import (
 // up; otherwise it says why not.
 func (l *launchPanel) refreshStart() {
 	why := l.blocker()
+	if l.s.u.state.run.Sweep {
+		why = blocked{"A sweep is running", "it starts the server of each configuration itself (Run screen); Start server is back when it ends."}
+	}
 	l.why.SetText(why.String())
+	if l.s.u.state.run.Running {
+		l.compareBtn.Disable()
+	} else {
+		l.compareBtn.Enable()
+	}
 	switch {
 	case why.problem != "":
 		l.why.Show()
@@ -23,6 +31,15 @@ func (l *launchPanel) refreshStart() {
 	default:
 		l.why.Hide()
 		l.start.Enable()
+	}
+}
+
+// followRun enables Start and Compare settings… again once a run or a
+// sweep ends: neither starts a server while one goes on.
+func (l *launchPanel) followRun() {
+	if on := l.s.u.state.run.Running; on != l.running {
+		l.running = on
+		l.refreshStart()
 	}
 }
 

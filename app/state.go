@@ -68,6 +68,9 @@ type runInfo struct {
 	Progress *engine.Progress     // the latest; nil before the first
 	Server   *engine.ServerSample // the server's state now; nil when no run watches it
 	Found    serverFound          // what the run found of its server, once it has a report
+	// Sweep is set while a sweep runs (Running all along, between its
+	// runs too): it starts the servers itself.
+	Sweep bool
 }
 
 // serverFound is what a run found of the server it measures: its endpoint
@@ -112,6 +115,8 @@ const (
 	askKind
 	askReport
 	askResume
+	askSweep        // the Run screen runs a sweep (request.sweep)
+	askSweepSummary // the Results screen shows a sweep's summary (request.dir)
 )
 
 type watcher struct {

@@ -1,0 +1,254 @@
+package app
+
+import (
+	"fmt"
+	"image"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+	"speedmatrix/engine/sweep"
+)
+
+// headlineColumns are the Results screen's table of a sweep's
+// configurations (sweep.Headline), as sweep.md heads its own.
+var headlineColumns = []string{"Configuration", "Status", "Peak tok/s", "Peak at", "Tok/s, 1 request", "TTFT p50", "KV cache tokens", "Start-up"}
+
+// headlineWidths fit headlineColumns at the default text size.
+var headlineWidths = []float32{230, 120, 100, 90, 130, 90, 130, 80}
+
+// resultsSweep is the Results screen's view of a sweep: its summary in the
+// place of a run's views, each of its runs a button away.
+type resultsSweep struct {
+	shown bool
+	dir   string
+	s     sweep.Sweep
+	views *container.AppTabs // the summary's, hidden unless shown
+	// back, beside the title of a run of a sweep, shows that sweep's summary.
+	back *widget.Button
+}
+
+// withSweepViews is runs (the views of a run) with the sweep's summary in
+// their place, shown when a sweep is opened.
+func (r *resultsTab) withSweepViews(runs fyne.CanvasObject) fyne.CanvasObject {
+	r.sweep.views = container.NewAppTabs()
+	r.sweep.views.Hide()
+	r.sweep.back = widget.NewButtonWithIcon("Sweep summary", theme.NavigateBackIcon(), func() {
+		r.showSweep(filepath.Dir(r.source))
+	})
+	r.sweep.back.Hide()
+	r.u.state.watch(askSweepSummary, func() { r.showSweep(r.u.state.asked.dir) })
+	return container.NewStack(runs, r.sweep.views)
+}
+
+// showSweep comes to the front showing the summary of the sweep in dir.
+func (r *resultsTab) showSweep(dir string) {
+	r.u.show(tabResults)
+	s, err := sweep.Load(dir)
+	if err != nil {
+		r.banner.show(notice{Message: "This sweep could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
+		return
+	}
+	got, _ := sweep.LoadRuns(dir, s)
+	if s.Answer == nil { // it stopped before its first summary
+		a := sweep.Analyze(s, got)
+		s.Answer = &a
+	}
+	r.has, r.source = false, ""
+	r.sweep.shown, r.sweep.dir, r.sweep.s = true, dir, s
+	r.setEnabled(false)
+	r.status.SetText("")
+	r.banner.hide()
+	r.resumeBtn.Hide()
+	r.sweep.back.Hide()
+	r.title.SetText(sweepTitle(s, got))
+	r.subtitle.SetText(sweepSubtitle(s) + "\nSaved in " + dir)
+	r.badgeBox.Objects = []fyne.CanvasObject{sweepBadge(s)}
+	r.badgeBox.Refresh()
+	r.views.Hide()
+	r.load.views.Hide()
+	r.sweep.views.SetItems(r.sweepTabs(dir, s, got))
+	r.sweep.views.Show()
+}
+
+// hideSweep puts a run's views back in the sweep summary's place, and
+// offers the way back to the sweep of a run of one (source, its folder).
+func (r *resultsTab) hideSweep(source string) {
+	r.sweep.shown = false
+	r.sweep.views.Hide()
+	showIf(r.sweep.back, isSweepRun(source))
+}
+
+// sweepTitle names a sweep by its model on its GPU, from its first run.
+func sweepTitle(s sweep.Sweep, got map[string]engine.Report) string {
+	for _, c := range s.Configs {
+		if rep, ok := got[c.Name]; ok {
+			return "Sweep: " + report.ModelOnGPU(rep)
+		}
+	}
+	return "Sweep"
+}
+
+// sweepSubtitle says what a sweep varied, its plan, and how long it took.
+func sweepSubtitle(s sweep.Sweep) string {
+	var keys []string
+	for _, c := range s.Configs {
+		for _, st := range c.Settings {
+			if !slices.Contains(keys, st.Key) {
+				keys = append(keys, st.Key)
+			}
+		}
+	}
+	p := s.Plan
+	ctxs := make([]string, len(p.DecodeContexts))
+	for i, c := range p.DecodeContexts {
+		ctxs[i] = engine.ContextLabel(c)
+	}
+	line := fmt.Sprintf("%s varying %s · the same plan for each: decode %s × %s requests",
+		sweepCount(s), strings.Join(keys, ", "), strings.Join(ctxs, ", "), engine.FormatCounts(p.Concurrency))
+	est := formatAbout(time.Duration(s.EstimateS * float64(time.Second)))
+	if s.Ended.IsZero() {
+		return line + fmt.Sprintf(" · not finished (%s so far, estimated %s)", formatDuration(time.Duration(s.ActualS*float64(time.Second))), est)
+	}
+	return line + fmt.Sprintf(" · took %s (estimated %s)", formatDuration(time.Duration(s.ActualS*float64(time.Second))), est)
+}
+
+// sweepBadge says whether a sweep's figures were simulated or measured,
+// and that it did not finish.
+func sweepBadge(s sweep.Sweep) fyne.CanvasObject {
+	b := badge("Measured", measuredColor)
+	if s.Simulated {
+		b = badge("Simulated: the simulator stood in for the server", simulatedColor)
+	}
+	if s.Ended.IsZero() {
+		return container.NewHBox(badge("Not finished", partialColor), b)
+	}
+	return b
+}
+
+// sweepTabs are the summary's views: the answer, the best-configuration
+// heatmap (when charts draw it), and the runs.
+func (r *resultsTab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.Report) []*container.TabItem {
+	items := []*container.TabItem{container.NewTabItem("Answer", container.NewVScroll(r.sweepAnswer(s)))}
+	if d := r.u.deps.sweepCharts; d != nil {
+		v := newChartView(r.u, "sweep-best/"+dir+"/"+s.Ended.String()+fmt.Sprint(s.ActualS), func(p charts.Pane, dark bool) (image.Image, error) {
+			return d.Best(s, p, dark)
+		})
+		items = append(items, container.NewTabItem("Best heatmap", v.object()))
+	}
+	return append(items, container.NewTabItem("Runs", container.NewVScroll(r.sweepRuns(dir, s, got))))
+}
+
+// sweepAnswer is the answer of a sweep: its configurations' headline
+// figures, then the best configuration per cell, with its notes.
+func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
+	best := widget.NewLabel(sentence(sweepBestLine(s)))
+	best.TextStyle = fyne.TextStyle{Bold: true}
+	best.Wrapping = fyne.TextWrapWord
+	a := *s.Answer
+	cells := make([][]string, len(a.Headlines))
+	for i, h := range a.Headlines {
+		name := h.Config
+		if len(s.Configs[i].ChangesOutput) > 0 {
+			name += " †"
+		}
+		status := string(h.Status)
+		if reason := s.Configs[i].Reason; reason != "" {
+			status += ": " + reason
+		}
+		cells[i] = []string{name, status, figure(h.PeakTokS, report.TokPerSec), h.PeakCell, figure(h.SingleTokS, report.TokPerSec),
+			figure(h.TTFTP50Ms, report.Millis), figure(float64(h.KVCacheTokens), func(v float64) string { return report.Int(int(v)) }),
+			figure(h.StartupS, func(v float64) string { return formatDuration(time.Duration(v * float64(time.Second))) })}
+	}
+	table := newTextTable(headlineColumns, headlineWidths, cells)
+	n := len(cells)
+	lines := make([]string, len(a.Cells))
+	for i, ca := range a.Cells {
+		lines[i] = sweep.CellLine(ca)
+	}
+	perCell := widget.NewLabel(strings.Join(lines, "\n"))
+	perCell.Wrapping = fyne.TextWrapWord
+	heading := func(text string) fyne.CanvasObject {
+		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	objs := []fyne.CanvasObject{best, heading("Configurations"), container.New(&rowsHeight{rows: func() int { return n }, most: 8}, table),
+		heading("Best configuration per cell (total tok/s; a margin within both runs' noise reads \"no difference\")"), perCell}
+	if notes := sweepNotes(s); notes != "" {
+		l := widget.NewLabel(notes)
+		l.Wrapping = fyne.TextWrapWord
+		objs = append(objs, l)
+	}
+	return container.NewVBox(objs...)
+}
+
+// figure is v formatted, or a dash when the run has none.
+func figure(v float64, f func(float64) string) string {
+	if v <= 0 {
+		return report.Dash
+	}
+	return f(v)
+}
+
+// sweepNotes are the summary's notes: settings that change the model's
+// output, cells that went Looped, and that the figures are simulated.
+func sweepNotes(s sweep.Sweep) string {
+	var notes []string
+	if s.Simulated {
+		notes = append(notes, "Simulated: every configuration was served by the Speed Matrix simulator standing in for the server; no figure here is a real server's.")
+	}
+	var changes []string
+	for _, c := range s.Configs {
+		if len(c.ChangesOutput) > 0 {
+			changes = append(changes, fmt.Sprintf("%s (%s)", c.Name, strings.Join(c.ChangesOutput, ", ")))
+		}
+	}
+	if len(changes) > 0 {
+		notes = append(notes, "† Not the same model output: "+strings.Join(changes, "; ")+" change what the model answers: faster, perhaps, but not the same model quality.")
+	}
+	if a := s.Answer; a != nil && len(a.Looped) > 0 {
+		notes = append(notes, "Looped cells (the output repeated itself): "+strings.Join(a.Looped, "; ")+".")
+	}
+	return strings.Join(notes, "\n\n")
+}
+
+// sweepRuns lists a sweep's configurations, each run opening as any run
+// opens, with the folder and Resume for a sweep that did not finish.
+func (r *resultsTab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.Report) fyne.CanvasObject {
+	box := container.NewVBox()
+	for _, c := range s.Configs {
+		runDir := sweep.RunDir(dir, c)
+		rep, ok := got[c.Name]
+		open := widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { r.u.state.openReport(rep, runDir) })
+		text := c.Name + " · " + string(c.Status)
+		switch {
+		case c.Reason != "":
+			text += ": " + c.Reason
+		case ok:
+			text += " · " + sweepCellsText(rep)
+		}
+		if !ok {
+			open.Disable()
+		}
+		l := widget.NewLabel(text)
+		l.Truncation = fyne.TextTruncateEllipsis
+		box.Add(container.NewBorder(nil, nil, open, nil, l))
+	}
+	folder := widget.NewButtonWithIcon("Open folder", theme.FolderIcon(), func() { r.u.openFolder(dir) })
+	actions := container.NewHBox(folder)
+	if s.Ended.IsZero() && !r.u.state.run.Running {
+		resume := widget.NewButtonWithIcon("Resume sweep", theme.MediaPlayIcon(), func() { r.u.state.resumeSweep(dir) })
+		resume.Importance = widget.HighImportance
+		actions.Add(resume)
+	}
+	box.Add(actions)
+	return box
+}

@@ -1,0 +1,268 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/runs"
+	"speedmatrix/engine/sweep"
+	"speedmatrix/hw"
+)
+
+// sweepStopWait bounds how long a stopped sweep waits for the run being
+// measured to hand back its report: its end waits for the UI, which a
+// quitting app no longer serves.
+const sweepStopWait = 5 * time.Second
+
+// sweepRun is the sweep the Run screen runs (sweep.Runner, on a goroutine
+// of its own): each configuration launched as the Launch form launches a
+// server (startServer) and measured as Start run measures one (ready,
+// measure), the screen following it (run_sweep_view.go). Its fields are
+// the UI goroutine's, but for those the hooks read, set before it starts.
+type sweepRun struct {
+	r       *runTab
+	dir     string
+	plan    engine.Plan
+	secrets launch.ServerConfig // put back into every configuration (launch.WithSecrets)
+	total   int                 // configurations
+	cancel  context.CancelFunc
+	lock    *runs.FolderLock
+	source  hw.Source     // reads the GPUs' memory between two servers; nil without a GPU
+	ran     chan struct{} // closed when the runner returned
+	done    chan struct{} // closed once the screen shows the sweep's end (tests wait on it)
+
+	configs    []sweep.Config // as the runner last told
+	current    int            // the configuration starting or measured
+	cells      map[int]string // cells measured per configuration, as its run ended
+	stopping   bool
+	confirming bool
+}
+
+// measured is a configuration's run as it ended.
+type measured struct {
+	rep engine.Report
+	err error
+}
+
+// startSweep runs job: a new sweep of the Launch form's configurations
+// into a new folder of the runs folder, or a saved one to finish.
+func (r *runTab) startSweep(job *sweepJob) {
+	r.u.show(tabRun)
+	if r.running() {
+		r.banner.show(notice{Message: "A run is in progress, so the sweep did not start.", Action: "Wait for it to end, or cancel it, then start the sweep again."})
+		return
+	}
+	s, dir, base, err := job.open(r.u.runsDir(), r.u.deps.now())
+	if err != nil {
+		r.refuse(notice{Message: "The sweep could not start.", Action: sentence(err.Error()), Detail: err.Error()}, err)
+		return
+	}
+	lock, err := runs.LockFolder(dir)
+	if err != nil {
+		r.refuse(notice{Message: "Another Speed Matrix is running this sweep.", Action: "Wait for it to end, then resume it from History.", Detail: err.Error()}, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sr := &sweepRun{r: r, dir: dir, plan: s.Plan, secrets: job.secrets, total: len(s.Configs), cancel: cancel, lock: lock,
+		ran: make(chan struct{}), done: make(chan struct{}), cells: map[int]string{}}
+	if open := r.u.deps.gpuSource; open != nil && r.u.hasGPU() {
+		sr.source = open()
+	}
+	runner := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: sweep.Hooks{
+		Launch: sr.launch, Measure: sr.measure, Progress: sr.progress, GPUMemoryUsedMiB: sr.gpuMemory}}
+	if d := r.u.deps.sweepCharts; d != nil {
+		runner.Summarize = d.Write
+	}
+	r.sweep = sr
+	r.showSweepBegun(s)
+	r.publish()
+	go func() {
+		err := runner.Run(ctx, &s)
+		close(sr.ran)
+		end := s
+		end.Configs = slices.Clone(s.Configs)
+		r.u.do(func() { r.sweepEnded(sr, end, err) })
+	}()
+}
+
+// gpuMemory reads the GPUs' memory for the wait between two servers.
+func (sr *sweepRun) gpuMemory() ([]float64, bool) {
+	if sr.source == nil {
+		return nil, false
+	}
+	return hw.GPUMemoryUsedMiB(sr.source)
+}
+
+// launch is the sweep's Launch hook: configuration c's server, started as
+// the Launch form starts one, its start-up shown on the Run screen.
+func (sr *sweepRun) launch(ctx context.Context, c sweep.Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
+	r := sr.r
+	startCtx, started := context.WithCancel(ctx)
+	defer started()
+	began := r.u.deps.now()
+	r.u.do(func() { r.showStarting(sr, c, began) })
+	go sr.tick(startCtx, c, began)
+	go r.log.pump(startCtx, r.u.do)
+	srv, unsubscribe, err := r.u.startServer(ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.log.add)
+	if err != nil {
+		return measure.Subject{Target: measure.Target{}}, nil, err
+	}
+	unsubscribe() // its start-up is shown; the requests it logs while measured are not
+	stop := func() {
+		if err := srv.Stop(); err != nil {
+			r.log.add("the server of " + c.Name + " stopped with a problem: " + err.Error())
+		}
+	}
+	return runs.Launched(srv, r.u.hwInfo), stop, nil
+}
+
+// tick shows how long configuration c's server has been starting, every
+// second until ctx ends.
+func (sr *sweepRun) tick(ctx context.Context, c sweep.Config, began time.Time) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			sr.r.u.do(func() { sr.r.showStartingFor(sr, c, began) })
+		}
+	}
+}
+
+// measure is the sweep's Measure hook: the plan against configuration c's
+// server, run on the Run screen as Start run runs one, into dir.
+func (sr *sweepRun) measure(ctx context.Context, c sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
+	res := make(chan measured, 1)
+	sr.r.u.do(func() { sr.r.measureConfig(ctx, sr, c, target, dir, prev, res) })
+	select {
+	case m := <-res:
+		return m.rep, m.err
+	case <-ctx.Done():
+	}
+	select {
+	case m := <-res:
+		return m.rep, m.err
+	case <-time.After(sweepStopWait):
+		return engine.Report{}, fmt.Errorf("%w: %w", measure.ErrInterrupted, ctx.Err())
+	}
+}
+
+// measureConfig starts the run of a configuration; its end goes to res.
+func (r *runTab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config, target measure.Subject, dir string, prev *engine.Report, res chan<- measured) {
+	if r.sweep != sr || r.cancel != nil {
+		res <- measured{err: fmt.Errorf("%w: the sweep ended", measure.ErrInterrupted)}
+		return
+	}
+	setup := runs.Setup{}
+	if prev != nil {
+		setup.Resume = &measure.Resume{Report: *prev}
+	}
+	if !r.ready(&target, setup, dir) {
+		res <- measured{err: fmt.Errorf("its folder %s is taken by another run", dir)}
+		return
+	}
+	r.ended = func(rep *engine.Report, err error) {
+		if r.saver.Err != nil && err == nil {
+			err = fmt.Errorf("its run could not be saved into %s: %w", dir, r.saver.Err)
+		}
+		m := measured{err: err}
+		if rep != nil {
+			m.rep = *rep
+			sr.cells[sr.current] = sweepCellsText(*rep)
+		}
+		res <- m
+	}
+	e := target.Header.Engine
+	r.measure(ctx, sr.plan, target, prev, capacity{KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs, MaxModelLen: e.MaxModelLen})
+	r.heatCard.SetTitle("Sustained decode · " + c.Name)
+}
+
+// progress is the sweep's Progress hook: a configuration's new status, or
+// a note.
+func (sr *sweepRun) progress(s sweep.Sweep, i int, note string) {
+	cs := slices.Clone(s.Configs) // the runner goes on changing its own
+	sr.r.u.do(func() { sr.r.showSweepProgress(sr, cs, i, note) })
+}
+
+// onStopSweep asks, then stops the sweep: what it measured is kept, and
+// Resume in History finishes it.
+func (r *runTab) onStopSweep() {
+	sr := r.sweep
+	if sr.confirming || sr.stopping {
+		return
+	}
+	sr.confirming = true
+	r.u.confirm("Stop the sweep?",
+		"The configurations measured are kept, and so are the finished cells of the one measured now; its server stops. Resume in History finishes the sweep.",
+		"Stop the sweep", "Keep running", func(ok bool) {
+			sr.confirming = false
+			if ok && r.sweep == sr {
+				sr.stopping = true
+				r.progressLine.SetText("Stopping the sweep …")
+				r.cancelBtn.Disable()
+				sr.cancel()
+			}
+		})
+}
+
+// stopSweep stops a sweep without asking and waits up to timeout for its
+// runner to return (the app quits).
+func (r *runTab) stopSweep(timeout time.Duration) {
+	sr := r.sweep
+	if sr == nil {
+		return
+	}
+	sr.cancel()
+	select {
+	case <-sr.ran:
+	case <-time.After(timeout):
+	}
+}
+
+// sweepEnded shows how the sweep ended, lists its folder in History and
+// opens its summary in Results.
+func (r *runTab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
+	if r.sweep == sr {
+		r.sweep = nil
+	}
+	sr.cancel()
+	sr.lock.Unlock()
+	if sr.source != nil {
+		sr.source.Close()
+	}
+	r.showSweepEnd(sr, s, err)
+	r.refreshStart()
+	r.publish()
+	r.u.state.runSaved(sr.dir)
+	if got, _ := sweep.LoadRuns(sr.dir, s); len(got) > 0 {
+		r.u.state.openSweep(sr.dir)
+	}
+	close(sr.done)
+}
+
+// sweepEndLine is the progress line once a sweep has ended.
+func sweepEndLine(s sweep.Sweep, err error) string {
+	done := 0
+	for _, c := range s.Configs {
+		if c.Status == sweep.StatusDone || c.Status == sweep.StatusFailed {
+			done++
+		}
+	}
+	took := time.Duration(s.ActualS * float64(time.Second))
+	switch {
+	case err == nil:
+		return fmt.Sprintf("Sweep finished in %s (estimated %s): %s. Results shows its answer.", formatDuration(took),
+			formatAbout(time.Duration(s.EstimateS*float64(time.Second))), engine.Count(len(s.Configs), "configuration", "configurations"))
+	case errors.Is(err, measure.ErrInterrupted):
+		return fmt.Sprintf("Sweep stopped after %s: %d of %d configurations done. Resume in History measures the rest.", formatDuration(took), done, len(s.Configs))
+	}
+	return fmt.Sprintf("Sweep stopped after %s: %d of %d configurations done.", formatDuration(took), done, len(s.Configs))
+}

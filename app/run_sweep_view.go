@@ -1,0 +1,246 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/sweep"
+)
+
+// sweepRowsShown is how many configurations the Run screen lists before
+// the list scrolls: the heatmap under it keeps the rest of the height.
+const sweepRowsShown = 5
+
+// sweepColumns are the Run screen's list of configurations.
+var sweepColumns = []string{"Configuration", "Status", "Start-up", "Cells"}
+
+// sweepWidths fit sweepColumns in the Run screen's left side at 1,024 px.
+var sweepWidths = []float32{230, 130, 80, 105}
+
+// sweepView is the Run screen's part of a sweep: which configuration runs
+// (line, over the progress bar) and every configuration's progress (card,
+// over the heatmap). It is hidden outside a sweep and after a run.
+type sweepView struct {
+	line  *widget.Label
+	card  *widget.Card
+	table *widget.Table
+	rows  [][]string
+}
+
+func newSweepView() *sweepView {
+	v := &sweepView{line: widget.NewLabel("")}
+	v.line.TextStyle = fyne.TextStyle{Bold: true}
+	v.line.Truncation = fyne.TextTruncateEllipsis
+	v.line.Hide()
+	v.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(v.rows), len(sweepColumns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			if id.Row < len(v.rows) {
+				o.(*widget.Label).SetText(v.rows[id.Row][id.Col])
+			}
+		})
+	v.table.ShowHeaderColumn = false
+	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			l := o.(*widget.Label)
+			l.TextStyle = fyne.TextStyle{Bold: true}
+			l.SetText(sweepColumns[id.Col])
+		}
+	}
+	for i, w := range sweepWidths {
+		v.table.SetColumnWidth(i, w)
+	}
+	v.card = widget.NewCard("Sweep", "", container.New(&rowsHeight{rows: func() int { return len(v.rows) }, most: sweepRowsShown}, v.table))
+	v.card.Hide()
+	return v
+}
+
+// setRows lists the configurations of a sweep with what each measured.
+func (v *sweepView) setRows(sr *sweepRun, now time.Time, startedAt time.Time) {
+	v.rows = v.rows[:0]
+	for i, c := range sr.configs {
+		start := ""
+		switch {
+		case c.Status == sweep.StatusStarting && !startedAt.IsZero():
+			start = formatDuration(now.Sub(startedAt))
+		case c.StartupS > 0:
+			start = formatDuration(time.Duration(c.StartupS * float64(time.Second)))
+		}
+		v.rows = append(v.rows, []string{c.Name, string(c.Status), start, sr.cells[i]})
+	}
+	v.table.Refresh()
+}
+
+// showSweepBegun shows a sweep that starts (or resumes): its
+// configurations, the first still to run, and where it is saved.
+func (r *runTab) showSweepBegun(s sweep.Sweep) {
+	sr := r.sweep
+	sr.configs = s.Configs
+	r.banner.hide()
+	r.hideLoad()
+	r.startBtn.Disable()
+	r.cancelBtn.SetText("Stop sweep (Esc)")
+	r.cancelBtn.Enable()
+	r.targetLine.SetText("Target: the Launch form's server, " + engine.Count(len(s.Configs), "configuration", "configurations") + " in turn")
+	r.log.clear()
+	verb := "sweep started"
+	if !s.Started.IsZero() {
+		verb = "resuming the sweep of " + s.Started.Local().Format("2006-01-02 15:04")
+	}
+	r.log.add(fmt.Sprintf("%s  %s: %s into %s (estimated %s, start-ups included)", r.u.deps.now().Format("15:04:05"), verb,
+		engine.Count(len(s.Configs), "configuration", "configurations"), sr.dir, formatAbout(s.Estimate())))
+	r.log.flush()
+	v := r.sweepView
+	v.card.SetTitle("Sweep · " + engine.Count(len(s.Configs), "configuration", "configurations"))
+	v.card.SetSubTitle("saved in " + sr.dir)
+	v.card.Show()
+	v.line.Show()
+	for i, c := range s.Configs {
+		if c.Status != sweep.StatusDone {
+			sr.current = i
+			break
+		}
+	}
+	r.showSweepLine(sr)
+	v.setRows(sr, r.u.deps.now(), time.Time{})
+}
+
+// showSweepLine says which configuration runs: "Configuration 2 of 5:
+// max_num_seqs=4 · Measuring".
+func (r *runTab) showSweepLine(sr *sweepRun) {
+	c := sr.configs[sr.current]
+	r.sweepView.line.SetText(fmt.Sprintf("Configuration %d of %d: %s · %s", sr.current+1, sr.total, c.Name, c.Status))
+}
+
+// showStarting shows that configuration c's server starts: the plan it
+// will run, and its start-up's log in Events.
+func (r *runTab) showStarting(sr *sweepRun, c sweep.Config, began time.Time) {
+	if r.sweep != sr {
+		return
+	}
+	if !sr.stopping {
+		r.cancelBtn.Enable() // the last run's end disabled it
+	}
+	r.log.add(fmt.Sprintf("%s  ── %s: starting its server", began.Format("15:04:05"), c.Name))
+	r.log.flush()
+	r.current.SetText("")
+	r.serverLine.SetText("")
+	r.progress.Hide()
+	r.heatCard.SetTitle("Next: " + c.Name)
+	r.heatCard.SetSubTitle("its server is starting · the plan's decode cells, as they will run")
+	r.heat.idleText = "will run"
+	previewPlan(r.heat, sr.plan, capacity{})
+	r.heat.redraw()
+	r.showStartingFor(sr, c, began)
+}
+
+// showStartingFor says how long configuration c's server has been starting.
+func (r *runTab) showStartingFor(sr *sweepRun, c sweep.Config, began time.Time) {
+	if r.sweep != sr || sr.stopping || sr.configs[sr.current].Status != sweep.StatusStarting {
+		return
+	}
+	now := r.u.deps.now()
+	r.progressLine.SetText(fmt.Sprintf("Starting %s … %s (a vLLM start-up takes minutes on a large model)", c.Name, formatDuration(now.Sub(began))))
+	r.sweepView.setRows(sr, now, began)
+}
+
+// showSweepProgress shows a configuration's new status (i), or a note of
+// the sweep's.
+func (r *runTab) showSweepProgress(sr *sweepRun, cs []sweep.Config, i int, note string) {
+	if r.sweep != sr {
+		return
+	}
+	sr.configs = cs
+	if note != "" {
+		r.log.add(note)
+		r.log.flush()
+		return
+	}
+	c := cs[i]
+	sr.current = i
+	switch c.Status {
+	case sweep.StatusFailed:
+		r.log.add(fmt.Sprintf("%s failed to start: %s; the sweep goes on", c.Name, c.Reason))
+	case sweep.StatusDone:
+		r.log.add(fmt.Sprintf("%s done: %s", c.Name, sr.cells[i]))
+	case sweep.StatusPartial:
+		r.log.add(fmt.Sprintf("%s stopped early: %s", c.Name, c.Reason))
+	}
+	r.log.flush()
+	r.showSweepLine(sr)
+	r.sweepView.setRows(sr, r.u.deps.now(), time.Time{})
+}
+
+// showSweepCells shows how far the run of the configuration measured now
+// has gone.
+func (r *runTab) showSweepCells(p engine.Progress) {
+	sr := r.sweep
+	if sr == nil || p.CellCount == 0 || p.Load != nil {
+		return
+	}
+	sr.cells[sr.current] = fmt.Sprintf("%d of %d cells", p.CellIndex-1, p.CellCount)
+	r.sweepView.setRows(sr, r.u.deps.now(), time.Time{})
+}
+
+// showSweepEnd shows how the sweep ended, in the progress line and Events,
+// and in a banner when it stopped on a problem.
+func (r *runTab) showSweepEnd(sr *sweepRun, s sweep.Sweep, err error) {
+	sr.configs = s.Configs
+	r.cancelBtn.SetText("Cancel (Esc)")
+	r.cancelBtn.Disable()
+	r.current.SetText("")
+	r.serverLine.SetText("")
+	r.progressLine.SetText(sweepEndLine(s, err))
+	r.sweepView.line.SetText(fmt.Sprintf("Sweep of %s: %s", engine.Count(len(s.Configs), "configuration", "configurations"), sweepStates(s)))
+	r.sweepView.setRows(sr, r.u.deps.now(), time.Time{})
+	r.log.add(fmt.Sprintf("%s  sweep ended after %s; estimated %s", r.u.deps.now().Format("15:04:05"),
+		formatDuration(time.Duration(s.ActualS*float64(time.Second))), formatAbout(time.Duration(s.EstimateS*float64(time.Second)))))
+	switch {
+	case err == nil:
+	case errors.Is(err, measure.ErrInterrupted):
+		r.log.add("sweep stopped: Resume in History measures the configurations it did not finish")
+	default:
+		r.log.add("sweep stopped: " + err.Error())
+		r.banner.show(notice{Message: "The sweep stopped on a problem.", Action: "Fix it, then resume the sweep from History: it keeps what it measured.", Detail: err.Error()})
+	}
+	r.log.flush()
+}
+
+// sweepStates counts a sweep's configurations by status: "4 Done · 1
+// Failed to start".
+func sweepStates(s sweep.Sweep) string {
+	var order []sweep.Status
+	n := map[sweep.Status]int{}
+	for _, c := range s.Configs {
+		if n[c.Status] == 0 {
+			order = append(order, c.Status)
+		}
+		n[c.Status]++
+	}
+	text := ""
+	for i, st := range order {
+		if i > 0 {
+			text += " · "
+		}
+		text += fmt.Sprintf("%d %s", n[st], st)
+	}
+	return text
+}
+
+// hideSweep hides what the last sweep left on the screen.
+func (r *runTab) hideSweep() {
+	r.sweepView.card.Hide()
+	r.sweepView.line.Hide()
+}

@@ -1,0 +1,339 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/sweep"
+)
+
+// compareField is a field of the Launch form that "Compare settings…" can
+// vary: its server.toml key, its label on the form and example values.
+type compareField struct{ key, label, example string }
+
+// compareFields are the form's fields that change how fast the server
+// serves, each by its server.toml key (what a sweep varies and every
+// output names) and the form's label.
+var compareFields = []compareField{
+	{"max_num_seqs", "Max sequences", "64, 128, 256"},
+	{"gpu_memory_utilization", "GPU memory utilization", "0.85, 0.95"},
+	{"max_model_len", "Max model length", "8192, 32768"},
+	{"kv_cache_dtype", "KV cache data type", "auto, fp8"},
+	{"enable_prefix_caching", "Prefix caching", "true, false"},
+	{"async_scheduling", "async scheduling", "true, false"},
+	{"enforce_eager", "enforce eager", "true, false"},
+	{"tensor_parallel_size", "Tensor parallel", "1, 2"},
+	{"pipeline_parallel_size", "Pipeline parallel", "1, 2"},
+	{"data_parallel_size", "Data parallel", "1, 2"},
+	{"quantization", "Quantization", "fp8"},
+	{"dtype", "Data type", "bfloat16, float16"},
+	{"attention_backend", "Attention backend", "FLASH_ATTN, FLASHINFER"},
+	{"model", "Model", "Qwen/Qwen3-0.6B, Qwen/Qwen3-1.7B"},
+	{"cpu_kvcache_space_gib", "KV cache space (GiB)", "8, 16"},
+	{"cpu_omp_threads_bind", "OpenMP thread binding", "auto, 0-15"},
+	{"extra_args", "Extra arguments", `["--seed","1"], ["--seed","2"]`},
+}
+
+// option is how the field picker lists f: "max_num_seqs (Max sequences)".
+func (f compareField) option() string { return f.key + " (" + f.label + ")" }
+
+// compareRow is one field of the dialog and the values it takes.
+type compareRow struct {
+	field  *dropDown
+	values *widget.Entry
+	err    *widget.Label // why the values are not ones the field takes
+	box    *fyne.Container
+}
+
+// compareForm is the "Compare settings…" dialog: the fields to vary, the
+// configurations they make with the form as the baseline, and the start of
+// the sweep. UI goroutine only.
+type compareForm struct {
+	l        *launchPanel
+	base     string              // the form as server.toml, without its secrets
+	secrets  launch.ServerConfig // the form with them, kept in memory
+	plan     engine.Plan
+	rows     []*compareRow
+	rowsBox  *fyne.Container
+	count    *widget.Label // "baseline + 4 configurations, about 40 min with start-ups"
+	problem  *widget.Label // a configuration the server would refuse
+	many     *widget.Check // runs a grid of more than sweep.MaxConfigs
+	startBtn *widget.Button
+	dialog   dialog.Dialog
+	configs  []sweep.Config // what Start runs, once the form is valid
+}
+
+// onCompare opens "Compare settings…" for the form as it is now: the
+// baseline of the sweep.
+func (l *launchPanel) onCompare() {
+	cfg, ok := l.checkForm("then press Compare settings… again")
+	if !ok {
+		return
+	}
+	st := l.s.u.state
+	switch {
+	case st.planErr != nil:
+		l.s.banner.show(notice{Message: "The matrix has a problem: " + st.planErr.Error() + ".", Action: "Fix it on the Matrix screen, then press Compare settings… again."})
+		return
+	case st.load.On:
+		l.s.banner.show(notice{Message: "A sweep compares matrix runs, and the Matrix screen plans a load test.", Action: "Choose the matrix on the Matrix screen, then press Compare settings… again."})
+		return
+	}
+	base, err := launch.EncodeConfig(l.s.form.config(false))
+	if err != nil {
+		l.s.banner.show(notice{Message: "The form could not be written as server.toml.", Action: "Check its fields.", Detail: err.Error()})
+		return
+	}
+	f := &compareForm{l: l, base: base, secrets: cfg, plan: st.plan}
+	l.compare = f
+	f.build()
+	f.dialog.Show()
+}
+
+// checkForm reads the form with its API key, or shows on the screen why it
+// can't start a server (then, what to do); ok is false then.
+func (l *launchPanel) checkForm(then string) (cfg launch.ServerConfig, ok bool) {
+	cfg = l.s.form.config(true)
+	if why := l.blocker(); why.problem != "" {
+		l.state.SetText(why.String())
+		return cfg, false
+	}
+	if p := l.s.form.problems(); len(p) > 0 {
+		l.s.banner.show(notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, " + then + "."})
+		return cfg, false
+	}
+	resolved, _, _ := l.s.u.launchDevice(cfg) // with the device Launch decides, so that its checks apply
+	if err := resolved.WithDefaults().Validate(); err != nil {
+		l.s.banner.show(notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, " + then + "."})
+		return cfg, false
+	}
+	l.s.banner.hide()
+	return cfg, true
+}
+
+// build makes the dialog's widgets, with one field to fill in.
+func (f *compareForm) build() {
+	intro := widget.NewLabel("Each configuration starts the server with the form's settings and these changes, then runs the Matrix screen's plan. " +
+		"The form as it is runs first: the baseline. Type a field's values separated by commas; several fields run every combination.")
+	intro.Wrapping = fyne.TextWrapWord
+	f.rowsBox = container.NewVBox()
+	add := widget.NewButtonWithIcon("Add a field", theme.ContentAddIcon(), func() { f.addRow(); f.refresh() })
+	f.count = widget.NewLabel("")
+	f.count.TextStyle = fyne.TextStyle{Bold: true}
+	f.count.Wrapping = fyne.TextWrapWord
+	f.problem = widget.NewLabel("")
+	f.problem.Importance = widget.DangerImportance
+	f.problem.Wrapping = fyne.TextWrapWord
+	f.problem.Hide()
+	f.many = widget.NewCheck("", func(bool) { f.refresh() })
+	f.many.Hide()
+	f.startBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), f.onStart)
+	f.startBtn.Importance = widget.HighImportance
+	f.addRow()
+	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.count, f.problem, f.many)
+	d := dialog.NewCustomWithoutButtons("Compare settings", container.New(&fixedWidth{width: compareWidth}, content), f.l.s.u.win)
+	cancel := widget.NewButton("Cancel", d.Hide)
+	d.SetButtons([]fyne.CanvasObject{cancel, f.startBtn})
+	f.dialog = d
+	f.refresh()
+}
+
+// compareWidth is how wide the dialog's content is: a field and its
+// values side by side, and its text in a few lines.
+const compareWidth = 620
+
+// addRow adds a field to fill in: the first of compareFields not chosen yet.
+func (f *compareForm) addRow() {
+	options := make([]string, len(compareFields))
+	for i, c := range compareFields {
+		options[i] = c.option()
+	}
+	r := &compareRow{values: widget.NewEntry(), err: widget.NewLabel("")}
+	r.field = newDropDown(options, func(string) { f.onField(r) })
+	r.err.Importance = widget.DangerImportance
+	r.err.Wrapping = fyne.TextWrapWord
+	r.err.Hide()
+	r.values.OnChanged = func(string) { f.refresh() }
+	remove := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() { f.removeRow(r) })
+	r.box = container.NewVBox(container.NewBorder(nil, nil, container.New(&fixedWidth{width: 300}, r.field), remove, r.values), r.err)
+	f.rows = append(f.rows, r)
+	f.rowsBox.Add(r.box)
+	for _, c := range compareFields {
+		if !slices.ContainsFunc(f.rows, func(o *compareRow) bool { return o.key() == c.key }) {
+			r.field.SetSelected(c.option())
+			break
+		}
+	}
+}
+
+func (f *compareForm) removeRow(r *compareRow) {
+	f.rows = slices.DeleteFunc(f.rows, func(o *compareRow) bool { return o == r })
+	f.rowsBox.Remove(r.box)
+	f.refresh()
+}
+
+// onField shows the field's example values as the entry's placeholder.
+func (f *compareForm) onField(r *compareRow) {
+	if c, ok := r.compareField(); ok {
+		r.values.SetPlaceHolder("e.g. " + c.example)
+	}
+	f.refresh()
+}
+
+// compareField is the field chosen in r.
+func (r *compareRow) compareField() (compareField, bool) {
+	i := slices.IndexFunc(compareFields, func(c compareField) bool { return c.option() == r.field.Selected })
+	if i < 0 {
+		return compareField{}, false
+	}
+	return compareFields[i], true
+}
+
+// key is the server.toml key of the field chosen in r; "" for none.
+func (r *compareRow) key() string {
+	c, _ := r.compareField()
+	return c.key
+}
+
+// axes reads every row into the axes of a grid, showing under each row
+// what is wrong with it; ok is false when a row has a problem or none has
+// values.
+func (f *compareForm) axes() (axes [][]sweep.Setting, ok bool) {
+	ok = true
+	seen := map[string]bool{}
+	for _, r := range f.rows {
+		msg := ""
+		key, text := r.key(), strings.TrimSpace(r.values.Text)
+		switch {
+		case key == "":
+			msg = "Pick a field."
+		case seen[key]:
+			msg = key + " is listed above already: give all its values there."
+		case text == "":
+			ok = false // not wrong yet: not typed
+		default:
+			a, err := sweep.ParseVary([]string{key + "=" + text}, "")
+			if err != nil {
+				msg = varyWords(err)
+			} else {
+				axes = append(axes, a...)
+			}
+		}
+		seen[key] = true
+		r.showErr(msg)
+		ok = ok && msg == ""
+	}
+	return axes, ok && len(axes) > 0
+}
+
+// varyWords is a ParseVary error as the dialog says it: without the
+// option it names (the field shows it), as a sentence.
+func varyWords(err error) string {
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner
+	}
+	// Not sentence(): most begin with the key, which keeps its case.
+	return strings.TrimSuffix(formWords.Replace(strings.TrimSpace(err.Error())), ".") + "."
+}
+
+func (r *compareRow) showErr(msg string) {
+	r.err.SetText(msg)
+	showIf(r.err, msg != "")
+}
+
+// refresh reads the fields, counts the configurations they make and
+// enables Start sweep when they can run.
+func (f *compareForm) refresh() {
+	f.configs = nil
+	axes, ok := f.axes()
+	f.problem.Hide()
+	if !ok {
+		f.count.SetText("Type the values of each field to see the configurations they make.")
+		f.many.Hide()
+		f.startBtn.Disable()
+		return
+	}
+	cs := sweep.Grid(axes)
+	n := len(cs) - 1
+	large := n > sweep.MaxConfigs
+	if large {
+		f.many.SetText(fmt.Sprintf("Run all %d configurations: more than %d, each starting the server (minutes with vLLM)", n, sweep.MaxConfigs))
+	}
+	showIf(f.many, large)
+	if !large || f.many.Checked {
+		var dropped []string
+		var err error
+		if cs, dropped, err = sweep.Resolve("the Launch form", f.base, cs); err != nil {
+			f.showProblem(err)
+			return
+		}
+		if len(dropped) > 0 {
+			f.showNote(strings.Join(dropped, ", ") + " is the form's own setting: it runs once, as the baseline.")
+		}
+		n = len(cs) - 1
+	}
+	s := sweep.New("", f.plan, cs, "")
+	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), formatAbout(s.Estimate())))
+	if n == 0 || (large && !f.many.Checked) {
+		f.startBtn.Disable()
+		return
+	}
+	f.configs = cs
+	f.startBtn.Enable()
+}
+
+// showProblem says why a configuration can't start, in the form's words.
+func (f *compareForm) showProblem(err error) {
+	msg := strings.TrimPrefix(err.Error(), "server config ")
+	f.problem.Importance = widget.DangerImportance
+	f.problem.SetText(sentence(strings.ReplaceAll(formWords.Replace(msg), "\n", "; ")))
+	f.problem.Show()
+	f.count.SetText("Fix the values: every configuration must be one the server can start.")
+	f.startBtn.Disable()
+}
+
+// showNote says something about the configurations that is not a problem.
+func (f *compareForm) showNote(msg string) {
+	f.problem.Importance = widget.LowImportance
+	f.problem.SetText(msg)
+	f.problem.Show()
+}
+
+// onStart starts the sweep on the Run screen, stopping the server started
+// here first (asked): each configuration starts its own on the same port
+// and GPUs.
+func (f *compareForm) onStart() {
+	if f.configs == nil {
+		return
+	}
+	u := f.l.s.u
+	if u.state.run.Running {
+		f.showProblem(errors.New("a run is in progress: wait for it to end, or cancel it on the Run screen"))
+		return
+	}
+	job := &sweepJob{s: sweep.New("", f.plan, f.configs, u.opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
+	start := func() {
+		f.dialog.Hide()
+		u.state.startSweep(job)
+	}
+	if !f.l.up() {
+		start()
+		return
+	}
+	u.confirm("Stop the server?", "The server started here stops first: the sweep starts the server itself with each configuration, on the same port and GPUs.",
+		"Stop it and start the sweep", "Cancel", func(yes bool) {
+			if yes {
+				f.l.stopThen(start)
+			}
+		})
+}

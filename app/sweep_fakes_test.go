@@ -1,0 +1,177 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
+	"speedmatrix/engine/roofline"
+	"speedmatrix/engine/simtarget"
+	"speedmatrix/engine/sweep"
+)
+
+// errOOM is how simLauncher fails a configuration: as vLLM fails one whose
+// cache does not fit.
+var errOOM = errors.New("start vllm: torch.OutOfMemoryError: CUDA out of memory")
+
+// simLauncher launches every configuration as the tiny simulator (a
+// stand-in vLLM, fast), so that a sweep runs the real measurement against
+// it. It records the configurations it was given; fail, when set, makes
+// one fail to start; gate, when set, holds the start-up of the
+// configuration with that max_num_seqs until it is closed.
+type simLauncher struct {
+	t    testing.TB
+	fail func(launch.ServerConfig) error
+	gate map[int]chan struct{}
+
+	mu   sync.Mutex
+	cfgs []launch.ServerConfig
+}
+
+func (l *simLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+	l.mu.Lock()
+	l.cfgs = append(l.cfgs, cfg)
+	l.mu.Unlock()
+	if l.fail != nil {
+		if err := l.fail(cfg); err != nil {
+			return nil, err
+		}
+	}
+	t, stop, err := simtarget.Start("tiny", simtarget.Options{TimeScale: 20, NoNoise: true})
+	if err != nil {
+		return nil, err
+	}
+	return &simServer{subject: t, stop: stop, gate: l.gate[cfg.MaxNumSeqs]}, nil
+}
+
+// launched is what the launcher was asked to start, in order.
+func (l *simLauncher) launched() []launch.ServerConfig {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]launch.ServerConfig(nil), l.cfgs...)
+}
+
+// simServer is a launched server that is the simulator.
+type simServer struct {
+	subject measure.Subject
+	gate    chan struct{}
+	once    sync.Once
+	stop    func()
+}
+
+func (s *simServer) WaitReady(ctx context.Context) error {
+	if s.gate == nil {
+		return nil
+	}
+	select {
+	case <-s.gate:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *simServer) Stop() error { s.once.Do(s.stop); return nil }
+func (s *simServer) Subscribe(f func(string)) func() {
+	f("INFO simulated vLLM: loading the model")
+	return func() {}
+}
+func (s *simServer) Logs() []string                      { return nil }
+func (s *simServer) Facts() launch.LogFacts              { return launch.LogFacts{} }
+func (s *simServer) RooflineFacts() roofline.ServerFacts { return roofline.ServerFacts{} }
+func (s *simServer) Subject() measure.Subject            { return s.subject }
+func (s *simServer) Hardware(engine.HardwareInfo) engine.HardwareInfo {
+	return s.subject.Header.Hardware
+}
+func (s *simServer) OnCPU() bool { return false }
+
+// sweepPlan is a plan of a few seconds against the tiny simulator.
+func sweepPlan() engine.Plan {
+	p := engine.DefaultPlan()
+	p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K}, []int{1, 2}
+	p.Duration, p.MaxOutputTokens, p.Precision = 300*time.Millisecond, 128, 0
+	p.PrefillRepeats, p.PrefillSingleFrom = 1, 0
+	return p
+}
+
+// sweepUI is the app with one GPU, the Launch form set to a model, the
+// sweep's plan on the Matrix screen, runs measured for real and servers
+// launched as the simulator.
+func sweepUI(t *testing.T, l *simLauncher) *ui {
+	d := testDeps(t, engineFunc(measure.Run))
+	d.hardware = oneGPU
+	d.launcher = l
+	u := newTestUI(t, d, Options{})
+	u.server.selectKind(targetVLLM)
+	u.server.form.model.SetText("speedmatrix/tiny-sim")
+	u.state.setPlan(sweepPlan(), nil)
+	return u
+}
+
+// savedSweep writes a sweep of the configurations cs into a folder of the
+// runs folder as the app leaves one: server.toml, sweep.json, and the run
+// of each configuration runs names (its report, cells of tok/s by
+// concurrency; complete when whole). It returns the folder.
+func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]float64, whole map[string]bool) string {
+	t.Helper()
+	base := "model = \"speedmatrix/tiny-sim\"\n"
+	dir := filepath.Join(u.runsDir(), "20260102-030405-sweep-tiny-sim")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sweepServerFile), []byte(base), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sweep.New(filepath.Join(dir, sweepServerFile), sweepPlan(), cs, "test")
+	s.ServerSHA256, s.Started, s.Simulated = sweep.Digest([]byte(base)), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), true
+	got := map[string]engine.Report{}
+	for name, cells := range runs {
+		rep := engine.Report{SchemaVersion: engine.SchemaVersion, Plan: s.Plan, Run: engine.RunInfo{ServedModel: "tiny", Model: "speedmatrix/tiny-sim",
+			StartedAt: s.Started, Complete: whole[name]}, Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"}}
+		for conc, tokS := range cells {
+			rep.Results = append(rep.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: engine.K, Concurrency: conc},
+				ContextLabel: "1K", Status: engine.StatusValid, TotalTokPerSec: tokS, MeasuredS: 1})
+		}
+		if !whole[name] {
+			rep.Run.Incomplete = "interrupted: run interrupted"
+		}
+		i := sweepIndex(cs, name)
+		if err := report.Save(sweep.RunDir(dir, cs[i]), rep); err != nil {
+			t.Fatal(err)
+		}
+		got[name] = rep
+		if whole[name] {
+			s.Configs[i].Status = sweep.StatusDone
+		} else {
+			s.Configs[i].Status = sweep.StatusPartial
+		}
+	}
+	if len(runs) == len(cs) && !slices.Contains(slices.Collect(maps.Values(whole)), false) {
+		s.Ended = s.Started.Add(time.Minute)
+	}
+	a := sweep.Analyze(s, got)
+	s.Answer = &a
+	if err := sweep.Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func sweepIndex(cs []sweep.Config, name string) int {
+	for i, c := range cs {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("no configuration " + name)
+}

@@ -1,0 +1,265 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/sweep"
+)
+
+// setRow chooses a field of the Compare settings dialog and types its values.
+func setRow(f *compareForm, i int, key, values string) {
+	for len(f.rows) <= i {
+		f.addRow()
+	}
+	for _, c := range compareFields {
+		if c.key == key {
+			f.rows[i].field.SetSelected(c.option())
+		}
+	}
+	f.rows[i].values.SetText(values)
+}
+
+func configNames(cs []sweep.Config) []string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// TestCompareSettingsBuildsTheGrid: the dialog's fields make the baseline
+// and every combination, count them with their estimate, drop a value
+// that is the form's own, and refuse bad values under their field.
+func TestCompareSettingsBuildsTheGrid(t *testing.T) {
+	u := sweepUI(t, &simLauncher{t: t})
+	u.server.form.maxNumSeqs.SetText("16")
+	u.server.launch.onCompare()
+	f := u.server.launch.compare
+	if f == nil {
+		t.Fatalf("Compare settings… opened nothing: %s", u.server.launch.state.Text)
+	}
+	for _, tt := range []struct {
+		name    string
+		rows    [][2]string
+		configs []string // nil: Start sweep is off
+		count   string   // in the count line
+		errRow  int      // the row whose error is errText
+		errText string
+	}{
+		{"grid", [][2]string{{"max_num_seqs", "4, 8"}, {"enforce_eager", "true,false"}},
+			[]string{"baseline", "max_num_seqs=4 enforce_eager=true", "max_num_seqs=4 enforce_eager=false", "max_num_seqs=8 enforce_eager=true", "max_num_seqs=8 enforce_eager=false"},
+			"baseline + 4 configurations, about", 0, ""},
+		{"the form's own value runs once", [][2]string{{"max_num_seqs", "16, 32"}}, []string{"baseline", "max_num_seqs=32"}, "baseline + 1 configuration", 0, ""},
+		{"not a number", [][2]string{{"max_num_seqs", "4, many"}}, nil, "", 0, `max_num_seqs takes a whole number, not "many": e.g. max_num_seqs=16.`},
+		{"a value twice", [][2]string{{"max_num_seqs", "4,4"}}, nil, "", 0, "lists 4 twice: give each value once."},
+		{"not a fraction", [][2]string{{"max_num_seqs", "4"}, {"gpu_memory_utilization", "high"}}, nil, "", 1, `GPU memory utilization takes a number, not "high"`},
+		{"a field twice", [][2]string{{"max_num_seqs", "4"}, {"max_num_seqs", "8"}}, nil, "", 1, "max_num_seqs is listed above already"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for len(f.rows) > 1 {
+				f.removeRow(f.rows[len(f.rows)-1])
+			}
+			for i, r := range tt.rows {
+				setRow(f, i, r[0], r[1])
+			}
+			if got := configNames(f.configs); !slices.Equal(got, tt.configs) {
+				t.Errorf("configurations = %q, want %q", got, tt.configs)
+			}
+			if f.startBtn.Disabled() != (tt.configs == nil) {
+				t.Errorf("Start sweep disabled = %v with configurations %q", f.startBtn.Disabled(), tt.configs)
+			}
+			if !strings.Contains(f.count.Text, tt.count) {
+				t.Errorf("count = %q, want it to hold %q", f.count.Text, tt.count)
+			}
+			if got := f.rows[tt.errRow].err; tt.errText != "" && (got.Hidden || !strings.Contains(got.Text, tt.errText)) {
+				t.Errorf("row %d says %q (hidden %v), want %q", tt.errRow, got.Text, got.Hidden, tt.errText)
+			}
+		})
+	}
+}
+
+// TestCompareSettingsAsksBeforeALargeGrid: more than sweep.MaxConfigs
+// configurations start only once the box is ticked.
+func TestCompareSettingsAsksBeforeALargeGrid(t *testing.T) {
+	u := sweepUI(t, &simLauncher{t: t})
+	u.server.launch.onCompare()
+	f := u.server.launch.compare
+	values := make([]string, sweep.MaxConfigs+1)
+	for i := range values {
+		values[i] = strconv.Itoa(i + 1)
+	}
+	setRow(f, 0, "max_num_seqs", strings.Join(values, ","))
+	if f.many.Hidden || !f.startBtn.Disabled() {
+		t.Fatalf("65 configurations: confirm box hidden %v, Start sweep disabled %v; want the box shown and Start off", f.many.Hidden, f.startBtn.Disabled())
+	}
+	test.Tap(f.many)
+	if f.startBtn.Disabled() || len(f.configs) != sweep.MaxConfigs+2 {
+		t.Errorf("ticked: Start sweep disabled %v, %d configurations; want it on with the baseline and 65", f.startBtn.Disabled(), len(f.configs))
+	}
+}
+
+// TestSweepRunsEveryConfiguration: a sweep started from the dialog
+// launches each configuration in turn, the Run screen saying which, and
+// measures it for real (the simulator standing in for vLLM); one that
+// fails to start is recorded and the sweep goes on; History then lists the
+// sweep once and Results shows its summary.
+func TestSweepRunsEveryConfiguration(t *testing.T) {
+	gate := make(chan struct{})
+	l := &simLauncher{t: t, gate: map[int]chan struct{}{4: gate}, fail: func(cfg launch.ServerConfig) error {
+		if cfg.MaxNumSeqs == 8 {
+			return errOOM
+		}
+		return nil
+	}}
+	u := sweepUI(t, l)
+	u.server.launch.onCompare()
+	f := u.server.launch.compare
+	setRow(f, 0, "max_num_seqs", "4, 8")
+	test.Tap(f.startBtn)
+	sr := u.run.sweep
+	if sr == nil {
+		t.Fatalf("the sweep did not start: %s", u.run.progressLine.Text)
+	}
+	if u.tabs.Selected().Text != u.runItem.Text {
+		t.Errorf("the app shows %q, want the Run screen", u.tabs.Selected().Text)
+	}
+	// The second configuration's server holds its start-up until released.
+	waitUntil(t, func() bool { return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting") },
+		"the Run screen to show the second configuration starting")
+	if !strings.HasPrefix(u.run.progressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.log.text(), "INFO simulated vLLM: loading the model") {
+		t.Errorf("start-up: line %q, log:\n%s", u.run.progressLine.Text, u.run.log.text())
+	}
+	if row := u.run.sweepView.rows[0]; row[1] != string(sweep.StatusDone) || !strings.HasSuffix(row[3], "cells") {
+		t.Errorf("baseline's row = %q, want Done with its cells", row)
+	}
+	if u.server.launch.start.Disabled() == false || !strings.Contains(u.server.launch.why.Text, "A sweep is running") {
+		t.Errorf("Start server during a sweep: disabled %v, why %q", u.server.launch.start.Disabled(), u.server.launch.why.Text)
+	}
+	close(gate)
+	waitFor(t, sr.done, "the sweep to end")
+
+	s, err := sweep.Load(sr.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, c := range s.Configs {
+		statuses = append(statuses, c.Name+": "+string(c.Status))
+	}
+	want := []string{"baseline: Done", "max_num_seqs=4: Done", "max_num_seqs=8: Failed to start"}
+	if !slices.Equal(statuses, want) || s.Ended.IsZero() || !s.Simulated {
+		t.Errorf("sweep.json: %q, ended %v, simulated %v; want %q, ended and simulated", statuses, !s.Ended.IsZero(), s.Simulated, want)
+	}
+	if r := s.Configs[2].Reason; !strings.Contains(r, "CUDA out of memory") {
+		t.Errorf("failed configuration's reason = %q", r)
+	}
+	if got := l.launched(); len(got) != 3 || got[0].MaxNumSeqs != 0 || got[1].MaxNumSeqs != 4 {
+		t.Errorf("launched %d configurations (%+v), want the baseline then 4 and 8", len(got), got)
+	}
+	if !strings.HasPrefix(u.run.progressLine.Text, "Sweep finished in") || u.run.running() {
+		t.Errorf("after the sweep: line %q, running %v", u.run.progressLine.Text, u.run.running())
+	}
+	if len(u.history.entries) != 1 || u.history.entries[0].sweep == nil {
+		t.Fatalf("History lists %d entries (sweep %v), want the sweep once", len(u.history.entries), len(u.history.entries) > 0 && u.history.entries[0].sweep != nil)
+	}
+	if d := u.history.entries[0].detail(); !strings.HasPrefix(d, "Sweep · 3 configurations · simulated · best at 1K × ") {
+		t.Errorf("History's line = %q", d)
+	}
+	if !u.results.sweep.shown || u.tabs.Selected().Text != tabResults || !hasText(lastTab(u.results.sweep.views), "max_num_seqs=8 · Failed to start: start vllm: torch.OutOfMemoryError") {
+		t.Errorf("Results: sweep shown %v, screen %q", u.results.sweep.shown, u.tabs.Selected().Text)
+	}
+}
+
+// TestHistoryOpensASweep: a sweep's folder is one entry of History, not
+// its runs; opening it shows the summary, each of its runs opens as any
+// run, and the way back leads to the summary.
+func TestHistoryOpensASweep(t *testing.T) {
+	u := sweepUI(t, &simLauncher{t: t})
+	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
+	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})
+	u.state.runSaved(dir)
+	h := u.history
+	if len(h.entries) != 1 {
+		t.Fatalf("History lists %d entries, want the sweep once", len(h.entries))
+	}
+	e := h.entries[0]
+	if want := "Sweep · 2 configurations · simulated · best at 1K × 2: max_num_seqs=8 (+100.0%)"; !strings.HasPrefix(e.detail(), want) {
+		t.Errorf("line = %q, want it to begin %q", e.detail(), want)
+	}
+	h.list.Select(0)
+	if !h.resumeBtn.Disabled() {
+		t.Error("Resume is on for a sweep that ended")
+	}
+	h.onOpen()
+	r := u.results
+	if !r.sweep.shown || !strings.HasPrefix(r.title.Text, "Sweep: ") || !strings.Contains(r.subtitle.Text, "varying max_num_seqs") {
+		t.Fatalf("Results: shown %v, title %q, subtitle %q", r.sweep.shown, r.title.Text, r.subtitle.Text)
+	}
+	for _, want := range []string{"1K × 2: max_num_seqs=8, +100.0% over baseline", "Simulated: every configuration"} {
+		if !hasText(r.sweep.views, want) {
+			t.Errorf("the summary lacks %q", want)
+		}
+	}
+	open := findButton(lastTab(r.sweep.views), "Open")
+	if open == nil {
+		t.Fatal("the runs list has no Open")
+	}
+	test.Tap(open)
+	if r.sweep.shown || !r.has || r.source != sweep.RunDir(dir, cs[0]) || r.sweep.back.Hidden {
+		t.Errorf("opened run: sweep shown %v, report %v, source %q, back hidden %v", r.sweep.shown, r.has, r.source, r.sweep.back.Hidden)
+	}
+	test.Tap(r.sweep.back)
+	if !r.sweep.shown {
+		t.Error("Sweep summary did not go back to the sweep")
+	}
+}
+
+// TestResumeSweepRunsOnlyTheRest: a sweep stopped after its baseline
+// resumes from History: only the configuration without a run starts.
+func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
+	l := &simLauncher{t: t}
+	u := sweepUI(t, l)
+	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
+	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
+	u.state.runSaved(dir)
+	u.history.list.Select(0)
+	if u.history.resumeBtn.Disabled() {
+		t.Fatal("Resume is off for a sweep that did not end")
+	}
+	test.Tap(u.history.resumeBtn)
+	sr := u.run.sweep
+	if sr == nil {
+		t.Fatalf("the sweep did not resume: %s", u.run.progressLine.Text)
+	}
+	waitFor(t, sr.done, "the sweep to end")
+	var seqs []int
+	for _, cfg := range l.launched() {
+		seqs = append(seqs, cfg.MaxNumSeqs)
+	}
+	if !slices.Equal(seqs, []int{8, 16}) {
+		t.Errorf("launched max_num_seqs %v, want 8 and 16 alone: the baseline's run is kept", seqs)
+	}
+	s, err := sweep.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Ended.IsZero() || s.Configs[1].Status != sweep.StatusDone || s.Configs[2].Status != sweep.StatusDone {
+		t.Errorf("after resume: ended %v, statuses %v %v", !s.Ended.IsZero(), s.Configs[1].Status, s.Configs[2].Status)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "max_num_seqs-16", "report.json")); err != nil {
+		t.Errorf("the resumed configuration's run is not in the sweep's folder: %v", err)
+	}
+}
+
+// lastTab is the content of the last tab of tabs (a sweep's Runs).
+func lastTab(tabs *container.AppTabs) fyne.CanvasObject { return tabs.Items[len(tabs.Items)-1].Content }
