@@ -23,8 +23,9 @@ const statusNoDifference engine.Status = "No difference"
 const simulatedBadge = "simulated"
 
 // markChangesOutput follows the name of a configuration whose settings
-// change what the model answers, in the cells and in the legend.
-const markChangesOutput = "*"
+// change what the model answers, in the cells and in the legend, as
+// sweep.md marks it.
+const markChangesOutput = "†"
 
 // Words of the best-configuration picture.
 const (
@@ -32,7 +33,8 @@ const (
 	sweepBestSubtitle = "the fastest configuration in total tok/s and its gain · blue: a setting beats the baseline, red: the baseline beats every setting"
 	noteNoDifference  = "No difference: the fastest configuration's margin is within both runs' noise (the sum of their 95 % intervals), so the runs can't tell it from the other."
 	noteSweepCells    = "Each cell names the configuration with the highest total tok/s and its gain over the baseline; where the baseline is fastest, its margin over the runner-up. Full names are under the grid; sweep.md has every figure."
-	noteChangesOutput = markChangesOutput + " changes what the model answers (quantization, KV cache dtype, another model): faster, but not the same model quality."
+	noteChangesOutput = markChangesOutput + " Not the same model output: these settings change what the model answers (quantization, KV cache dtype, another model): faster, perhaps, but not the same model quality."
+	noteNoFigure      = "A cell whose comparison has no figure (\"baseline: Over capacity\", or \"—\") is drawn at the end of the key: the configuration compared did not measure it."
 )
 
 // sweepBest is what the best-configuration picture of a sweep shows.
@@ -82,11 +84,16 @@ func buildSweepBest(s sweep.Sweep, cellW float64) sweepBest {
 	return b
 }
 
-// sweepLabels names each configuration in the cells: its name (with the
-// mark of one that changes the output) where it fits a cell cellW wide at
-// the smallest size a cell draws its name, or else its number in the sweep,
-// "#3", which the key under the grid spells out.
+// sweepLabels names each configuration in the cells, with the mark of one
+// that changes the output: its name where it fits a cell cellW wide at the
+// smallest size a cell draws its name; or else its settings with their
+// keys shortened ("seqs=64 eager=true"); or else its number in the sweep,
+// "#3". The key under the grid spells each one out.
 func sweepLabels(cs []sweep.Config, cellW float64) map[string]string {
+	short := shortKeys(cs)
+	fits := func(label string) bool {
+		return cellW <= 0 || textWidth(label, fontBold, heatTextMinSize) <= cellW-12
+	}
 	labels := make(map[string]string, len(cs))
 	for i, c := range cs {
 		mark := ""
@@ -94,12 +101,50 @@ func sweepLabels(cs []sweep.Config, cellW float64) map[string]string {
 			mark = markChangesOutput
 		}
 		label := c.Name + mark
-		if cellW > 0 && textWidth(label, fontBold, heatTextMinSize) > cellW-12 {
+		if !fits(label) && len(c.Settings) > 0 {
+			parts := make([]string, len(c.Settings))
+			for k, st := range c.Settings {
+				v := st.Value
+				if u, err := strconv.Unquote(v); err == nil {
+					v = u
+				}
+				parts[k] = short[st.Key] + "=" + v
+			}
+			label = strings.Join(parts, " ") + mark
+		}
+		if !fits(label) {
 			label = "#" + strconv.Itoa(i+1) + mark
 		}
 		labels[c.Name] = label
 	}
 	return labels
+}
+
+// shortKeys shortens each server.toml key of a sweep to its last words
+// that no other key of the sweep ends with: max_num_seqs is "seqs" unless
+// another key ends in "_seqs".
+func shortKeys(cs []sweep.Config) map[string]string {
+	var keys []string
+	for _, c := range cs {
+		for _, st := range c.Settings {
+			if !slices.Contains(keys, st.Key) {
+				keys = append(keys, st.Key)
+			}
+		}
+	}
+	short := make(map[string]string, len(keys))
+	for _, k := range keys {
+		words := strings.Split(k, "_")
+		short[k] = k
+		for n := 1; n < len(words); n++ {
+			tail := strings.Join(words[len(words)-n:], "_")
+			if !slices.ContainsFunc(keys, func(o string) bool { return o != k && (o == tail || strings.HasSuffix(o, "_"+tail)) }) {
+				short[k] = tail
+				break
+			}
+		}
+	}
+	return short
 }
 
 // configKeys is the key under the grid: every configuration, the baseline
@@ -123,7 +168,7 @@ func configKeys(s sweep.Sweep, labels map[string]string) []configKey {
 			parts = append(parts, "the baseline: "+server+" unchanged")
 		}
 		if len(c.ChangesOutput) > 0 {
-			parts = append(parts, markChangesOutput+" changes the model's output ("+strings.Join(c.ChangesOutput, ", ")+"): faster, but not the same model quality")
+			parts = append(parts, markChangesOutput+" changes the model's output ("+strings.Join(c.ChangesOutput, ", ")+")")
 		}
 		k := configKey{label: labels[c.Name]}
 		switch c.Status {
@@ -199,7 +244,7 @@ func sweepHeatmap(cells []sweep.CellAnswer, labels map[string]string, cellW floa
 		h.Cols = append(h.Cols, strconv.Itoa(n))
 	}
 	present := map[engine.Status]bool{}
-	maxAbs := 0.1
+	maxAbs, noFigure := 0.1, false
 	for _, ctx := range ctxs {
 		h.Rows = append(h.Rows, cmp.Or(rowLabel[ctx], engine.ContextLabel(ctx)))
 		row := make([]HeatCell, 0, len(concs))
@@ -211,7 +256,9 @@ func sweepHeatmap(cells []sweep.CellAnswer, labels map[string]string, cellW floa
 			}
 			if cell.Status != engine.StatusValid {
 				present[cell.Status] = true
-			} else if !math.IsInf(cell.Value, 0) {
+			} else if math.IsInf(cell.Value, 0) {
+				noFigure = true
+			} else {
 				// A hostile sweep.json's gain of 1e300 must not make the key infinite.
 				maxAbs = math.Min(maxGain, math.Max(maxAbs, math.Abs(cell.Value)))
 			}
@@ -236,5 +283,8 @@ func sweepHeatmap(cells []sweep.CellAnswer, labels map[string]string, cellW floa
 		}
 	}
 	h.Notes = []string{noteSweepCells}
+	if noFigure {
+		h.Notes = append(h.Notes, noteNoFigure)
+	}
 	return h
 }

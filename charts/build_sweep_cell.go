@@ -35,16 +35,16 @@ func sweepCell(c sweep.CellAnswer, labels map[string]string, cellW float64) Heat
 	switch {
 	case m == nil: // no other configuration has a figure here
 		cell.Value = math.Inf(-1)
-		words = []string{"the only one valid", "only valid"}
+		words = []string{"others: —"}
 		if s := commonStatus(c.Entries, c.Best); s != "" {
-			words = []string{"others: " + string(s), "only valid"}
+			words = []string{"others: " + string(s), "others: —"}
 		}
 	case m.Status != "" && m.Status != engine.StatusValid: // Of has no figure
 		cell.Value = math.Inf(1)
 		if baselineWins {
 			cell.Value = math.Inf(-1)
 		}
-		words = []string{labelOf(labels, m.Of) + ": " + string(m.Status), string(m.Status), "only valid"}
+		words = []string{labelOf(labels, m.Of) + ": " + string(m.Status), labelOf(labels, m.Of) + ": —"}
 	case m.NoDifference:
 		return HeatCell{Status: statusNoDifference, Text: "no difference"}
 	case !baselineWins:
@@ -65,14 +65,15 @@ func sweepCell(c sweep.CellAnswer, labels map[string]string, cellW float64) Heat
 	return cell
 }
 
-// fitWords is the first of words that fits w at the detail's smallest
-// size (w ≤ 0: the first), or none: the cell's colour still says it.
+// fitWords is the first of words whose lines as a cell breaks them
+// (detailLines) fit w at the detail's smallest size (w ≤ 0: the first), or
+// none: the cell's colour still says it.
 func fitWords(words []string, w float64) string {
 	if w <= 0 {
 		return words[0]
 	}
 	for _, s := range words {
-		if textWidth(s, fontRegular, heatDetailMinSize) <= w {
+		if !slices.ContainsFunc(detailLines(s, w), func(l string) bool { return textWidth(l, fontRegular, heatDetailMinSize) > w }) {
 			return s
 		}
 	}

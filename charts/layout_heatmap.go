@@ -84,7 +84,7 @@ func screenHeat(p palette, h HeatmapModel, w, availH float64) heatGeom {
 	minH := heatMinCellH
 	for _, row := range h.Cells {
 		for _, c := range row {
-			if len(detailLines(c.Detail, cw-6)) > 1 {
+			if len(detailLines(c.Detail, cw-10)) > 1 {
 				minH = heatWrapCellH
 			}
 		}
@@ -241,14 +241,17 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 }
 
 // detailLines is a cell's detail as drawn in width w: one line, or two
-// broken after the arrow of "195.5 → 201.0" when one is too wide.
+// broken after the arrow of "195.5 → 201.0" or the colon of "baseline:
+// Over capacity" when one is too wide.
 func detailLines(detail string, w float64) []string {
 	if detail == "" {
 		return nil
 	}
 	if textWidth(detail, fontRegular, 11) > w {
-		if a, b, ok := strings.Cut(detail, " → "); ok {
-			return []string{a + " →", b}
+		for _, sep := range []string{" → ", ": "} {
+			if a, b, ok := strings.Cut(detail, sep); ok {
+				return []string{a + strings.TrimRight(sep, " "), b}
+			}
 		}
 	}
 	return []string{detail}

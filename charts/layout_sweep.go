@@ -110,6 +110,9 @@ func drawSweepBest(s sweep.Sweep, opts Options) (*Drawing, error) {
 	// for any text (then they are bare tiles, as a wide decode heatmap's).
 	g.fitText = g.fitText || cw >= heatMinCellW
 	b := buildSweepBest(s, cw)
+	if !f.screen && wrapsDetail(b.heat, cw) {
+		g.cellH = heatCellH + 6 // the label and two lines of detail
+	}
 	grid := b.heat
 	grid.Legend, grid.Notes = nil, nil
 	y = drawHeatmap(d, p, grid, x, y+6, w, g)
@@ -171,4 +174,17 @@ func drawConfigKeys(d *Drawing, p palette, keys []configKey, x, y, w float64) fl
 		y += float64(max(1, len(lines)))*lh + 4
 	}
 	return y + 10
+}
+
+// wrapsDetail reports whether a cell of h, cw wide, draws its detail on
+// two lines (detailLines).
+func wrapsDetail(h HeatmapModel, cw float64) bool {
+	for _, row := range h.Cells {
+		for _, c := range row {
+			if len(detailLines(c.Detail, cw-10)) > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }

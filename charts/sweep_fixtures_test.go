@@ -82,12 +82,12 @@ func exampleConfigs() []testConfig {
 	return []testConfig{
 		{cfg: sweep.Config{Name: sweep.BaselineName, Folder: "baseline", Baseline: true, Status: sweep.StatusDone},
 			speed: func(int, int) float64 { return 1 }, capTokens: 1024 * engine.K},
-		{cfg: sweep.Config{Name: "max_num_seqs=64", Folder: "max_num_seqs=64", Status: sweep.StatusDone},
+		{cfg: sweep.Config{Name: "max_num_seqs=64", Folder: "max_num_seqs=64", Status: sweep.StatusDone, Settings: settings("max_num_seqs", "64")},
 			speed: func(_, n int) float64 { return 0.9 + 0.05*math.Log2(float64(n)) }, capTokens: 1024 * engine.K},
 		{cfg: sweep.Config{Name: "max_num_seqs=64 enforce_eager=true kv_cache_dtype=fp8", Folder: "max_num_seqs=64_enforce_eager=true_kv_cache_dtype=fp8",
-			Status: sweep.StatusDone, ChangesOutput: []string{"kv_cache_dtype"}},
+			Status: sweep.StatusDone, ChangesOutput: []string{"kv_cache_dtype"}, Settings: settings("max_num_seqs", "64", "enforce_eager", "true", "kv_cache_dtype", `"fp8"`)},
 			speed: func(ctx, n int) float64 { return 0.92 + 0.03*math.Log2(float64(n)) + float64(ctx)/(1024*engine.K) }, capTokens: 2048 * engine.K},
-		{cfg: sweep.Config{Name: "gpu_memory_utilization=0.98", Folder: "gpu_memory_utilization=0.98", Status: sweep.StatusFailed,
+		{cfg: sweep.Config{Name: "gpu_memory_utilization=0.98", Folder: "gpu_memory_utilization=0.98", Status: sweep.StatusFailed, Settings: settings("gpu_memory_utilization", "0.98"),
 			Reason: "CUDA out of memory: tried to allocate 2.00 GiB"}},
 	}
 }
@@ -97,8 +97,10 @@ func exampleConfigs() []testConfig {
 func manyConfigs(n int) []testConfig {
 	cs := exampleConfigs()[:1]
 	for i := 1; i < n; i++ {
-		name := fmt.Sprintf("max_num_seqs=%d enforce_eager=%v kv_cache_dtype=%s gpu_memory_utilization=0.%d", 1<<(i%8+1), i%2 == 0, []string{"auto", "fp8"}[i/8], 80+i)
-		cfg := sweep.Config{Name: name, Folder: fmt.Sprintf("c%02d", i), Status: sweep.StatusDone}
+		seqs, eager, dtype, util := fmt.Sprint(1<<(i%8+1)), fmt.Sprint(i%2 == 0), []string{"auto", "fp8"}[i/8], fmt.Sprintf("0.%d", 80+i)
+		name := "max_num_seqs=" + seqs + " enforce_eager=" + eager + " kv_cache_dtype=" + dtype + " gpu_memory_utilization=" + util
+		cfg := sweep.Config{Name: name, Folder: fmt.Sprintf("c%02d", i), Status: sweep.StatusDone,
+			Settings: settings("max_num_seqs", seqs, "enforce_eager", eager, "kv_cache_dtype", `"`+dtype+`"`, "gpu_memory_utilization", util)}
 		if i >= 8 {
 			cfg.ChangesOutput = []string{"kv_cache_dtype"}
 		}
@@ -107,4 +109,13 @@ func manyConfigs(n int) []testConfig {
 			speed: func(_, conc int) float64 { return 1.3 - 0.1*math.Abs(math.Log2(float64(conc)/peak)) + 0.002*float64(i) }})
 	}
 	return cs
+}
+
+// settings pairs keys and values, values written as in TOML.
+func settings(kv ...string) []sweep.Setting {
+	var ss []sweep.Setting
+	for i := 0; i+1 < len(kv); i += 2 {
+		ss = append(ss, sweep.Setting{Key: kv[i], Value: kv[i+1]})
+	}
+	return ss
 }

@@ -37,7 +37,7 @@ func TestSweepCells(t *testing.T) {
 		cell         sweep.CellAnswer
 		status       engine.Status
 		text, detail string
-		side         int // +1 coloured as a gain, −1 as the baseline's win, 0 not coloured
+		side         int         // +1 coloured as a gain, −1 as the baseline's win, 0 not coloured
 		fill         color.NRGBA // the tile of a cell not coloured
 	}{
 		{"a setting wins", sweep.CellAnswer{Best: seqs, OverBaseline: &sweep.Margin{Of: "baseline", Gain: 0.12, NoisePct: 6}},
@@ -53,7 +53,7 @@ func TestSweepCells(t *testing.T) {
 		{"most configurations looped", sweep.CellAnswer{Entries: append(over(engine.StatusLooped, "baseline", seqs), over(engine.StatusOverCapacity, fp8)...)},
 			engine.StatusLooped, "Looped", "", 0, light.looped},
 		{"only a setting fits", sweep.CellAnswer{Best: fp8, OverBaseline: &sweep.Margin{Of: "baseline", Status: engine.StatusOverCapacity}},
-			engine.StatusValid, "#3*", "baseline: Over capacity", +1, color.NRGBA{}},
+			engine.StatusValid, "#3†", "baseline: Over capacity", +1, color.NRGBA{}},
 		{"only the baseline is valid", sweep.CellAnswer{Best: "baseline", Entries: append(over(engine.StatusValid, "baseline"), over(engine.StatusLooped, seqs, fp8)...)},
 			engine.StatusValid, "baseline", "others: Looped", -1, color.NRGBA{}},
 		{"no configuration ran it", sweep.CellAnswer{Entries: over("", "baseline", seqs)},
@@ -177,8 +177,9 @@ func TestSweepSimulatedBadge(t *testing.T) {
 }
 
 // TestSweepKey: the key under the grid lists every configuration, the
-// baseline first, with the full name of each shortened one, the mark of a
-// configuration that changes the output and the reason of one that failed.
+// baseline first, with the full name of each shortened one (its keys
+// shortened, or its number), the mark of a configuration that changes the
+// output and the reason of one that failed.
 func TestSweepKey(t *testing.T) {
 	s := makeSweep(exampleConfigs(), false)
 	d, err := drawSweepBest(s, DefaultOptions())
@@ -192,7 +193,7 @@ func TestSweepKey(t *testing.T) {
 		t.Fatal("no key of the configurations")
 	}
 	at := start
-	for _, want := range []string{"baseline", "max_num_seqs=64", "#3*", "#4"} {
+	for _, want := range []string{"baseline", "seqs=64", "max_num_seqs=64", "#3†", "utilization=0.98"} {
 		i := slices.Index(texts[at+1:], want)
 		if i < 0 {
 			t.Fatalf("the key has no %q after %q: %q", want, texts[at], texts[start:])
@@ -200,7 +201,7 @@ func TestSweepKey(t *testing.T) {
 		at += 1 + i
 	}
 	for _, want := range []string{
-		"max_num_seqs=64 enforce_eager=true kv_cache_dtype=fp8 · * changes the model's output (kv_cache_dtype): faster, but not the same model quality",
+		"max_num_seqs=64 enforce_eager=true kv_cache_dtype=fp8 · † changes the model's output (kv_cache_dtype)",
 		"gpu_memory_utilization=0.98 · Failed to start: CUDA out of memory: tried to allocate 2.00 GiB",
 		"the baseline: server.toml unchanged", noteChangesOutput, noteNoDifference,
 	} {
@@ -208,7 +209,7 @@ func TestSweepKey(t *testing.T) {
 			t.Errorf("%q is not drawn", want)
 		}
 	}
-	if !slices.Contains(texts, "#3*") || slices.Contains(texts, "#4") && strings.Count(joined, "#4") > 1 {
+	if !slices.Contains(texts, "#3†") || slices.Contains(texts, "#4") && strings.Count(joined, "#4") > 1 {
 		t.Errorf("the fp8 variant's cells are not labelled #3*, or the failed one labels a cell")
 	}
 }
