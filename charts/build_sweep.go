@@ -274,17 +274,25 @@ func sweepHeatmap(cells []sweep.CellAnswer, labels map[string]string, cellW floa
 			}
 		}
 	}
-	if present[statusNoDifference] {
-		h.Legend = append(h.Legend, StatusNote{Status: statusNoDifference, Note: noteNoDifference})
-	}
-	for _, s := range statusOrder {
-		if present[s] {
-			h.Legend = append(h.Legend, StatusNote{Status: s, Note: statusNote(s)})
-		}
-	}
+	h.Legend = sweepLegend(present)
 	h.Notes = []string{noteSweepCells}
 	if noFigure {
 		h.Notes = append(h.Notes, noteNoFigure)
 	}
 	return h
+}
+
+// sweepLegend explains the statuses drawn: No difference first, then the
+// cells' statuses in the decode heatmap's order.
+func sweepLegend(present map[engine.Status]bool) []StatusNote {
+	var l []StatusNote
+	if present[statusNoDifference] {
+		l = append(l, StatusNote{Status: statusNoDifference, Note: noteNoDifference})
+	}
+	for _, s := range statusOrder {
+		if present[s] {
+			l = append(l, StatusNote{Status: s, Note: statusNote(s)})
+		}
+	}
+	return l
 }

@@ -81,12 +81,12 @@ func fitWords(words []string, w float64) string {
 }
 
 // labelOf is a configuration's label in the cells; a name sweep.json does
-// not list among its configurations keeps its own.
+// not list among its configurations is "?".
 func labelOf(labels map[string]string, name string) string {
 	if l, ok := labels[name]; ok {
 		return l
 	}
-	return name
+	return "?"
 }
 
 // commonStatus is the status most configurations other than except got in

@@ -97,7 +97,7 @@ func exampleConfigs() []testConfig {
 func manyConfigs(n int) []testConfig {
 	cs := exampleConfigs()[:1]
 	for i := 1; i < n; i++ {
-		seqs, eager, dtype, util := fmt.Sprint(1<<(i%8+1)), fmt.Sprint(i%2 == 0), []string{"auto", "fp8"}[i/8], fmt.Sprintf("0.%d", 80+i)
+		seqs, eager, dtype, util := fmt.Sprint(1<<(i%8+1)), fmt.Sprint(i%2 == 0), []string{"auto", "fp8"}[i/8%2], fmt.Sprintf("0.%d", 80+i)
 		name := "max_num_seqs=" + seqs + " enforce_eager=" + eager + " kv_cache_dtype=" + dtype + " gpu_memory_utilization=" + util
 		cfg := sweep.Config{Name: name, Folder: fmt.Sprintf("c%02d", i), Status: sweep.StatusDone,
 			Settings: settings("max_num_seqs", seqs, "enforce_eager", eager, "kv_cache_dtype", `"`+dtype+`"`, "gpu_memory_utilization", util)}

@@ -212,4 +212,45 @@ func TestSweepKey(t *testing.T) {
 	if !slices.Contains(texts, "#3†") || slices.Contains(texts, "#4") && strings.Count(joined, "#4") > 1 {
 		t.Errorf("the fp8 variant's cells are not labelled #3*, or the failed one labels a cell")
 	}
+
+	s.Configs[1].Status = sweep.StatusMeasuring
+	s.Answer.Looped = []string{"kv_cache_dtype=fp8: 64K × 1"}
+	d, err = drawSweepBest(s, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined = strings.Join(d.Texts(), " ")
+	for _, want := range []string{"Unfinished sweep: 3 of 4 configurations measured or failed so far.",
+		"Went Looped under settings that change the output: kv_cache_dtype=fp8: 64K × 1.", "not measured yet (Measuring)"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("%q is not drawn", want)
+		}
+	}
+}
+
+// TestSweepOfAHostileFile: a sweep.json of 500 configurations, a winner it
+// does not list and a gain of 1e300 draws a bounded picture: 40 lines of
+// key that say where the rest is, and a finite key of gains.
+func TestSweepOfAHostileFile(t *testing.T) {
+	s := makeSweep(manyConfigs(500), false)
+	s.Answer.Cells[0].Best = "not a configuration"
+	s.Answer.Cells[1].OverBaseline = &sweep.Margin{Of: "baseline", Gain: 1e300}
+	d, err := drawSweepBest(s, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := d.Texts()
+	if !slices.Contains(texts, "and 461 more configurations: sweep.md lists every one.") {
+		t.Error("the key does not stop at 40 lines and say how many more")
+	}
+	if _, h := d.Size(); h > 3000 {
+		t.Errorf("picture %d px tall", h)
+	}
+	if !slices.Contains(texts, "+10000.0%") {
+		t.Error("the key of gains does not stop at +10,000 %")
+	}
+	if slices.Contains(texts, "not a configuration") || !slices.Contains(texts, "?") {
+		t.Error("a winner sweep.json does not list is not labelled ?")
+	}
+	checkCellTexts(t, d, "500 configurations")
 }
