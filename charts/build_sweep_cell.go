@@ -46,7 +46,10 @@ func sweepCell(c sweep.CellAnswer, labels map[string]string, cellW float64) Heat
 		}
 		words = []string{labelOf(labels, m.Of) + ": " + string(m.Status), labelOf(labels, m.Of) + ": —"}
 	case m.NoDifference:
-		return HeatCell{Status: statusNoDifference, Text: "no difference"}
+		// Which one led, and by how little, in the cell's second line.
+		gain := report.Percent(m.Gain)
+		return HeatCell{Status: statusNoDifference, Text: "no difference",
+			Detail: fitWords([]string{labelOf(labels, c.Best) + " " + gain, labelOf(labels, c.Best), gain}, cellW-10)}
 	case !baselineWins:
 		cell.Value = m.Gain
 		gain := report.Percent(m.Gain)

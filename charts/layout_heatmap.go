@@ -234,9 +234,20 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 	}
 	lines := wrapText(c.Text, fontBold, size, width)
 	lh := size * 1.25
-	top := y + h/2 + size*0.375 - float64(len(lines)-1)*lh/2
+	// A status cell's detail (a sweep's "no difference": who led, by how
+	// little) goes under its words, smaller.
+	var details []string
+	if c.Detail != "" {
+		details = detailLines(c.Detail, width)
+	}
+	const detailLH = 13.0
+	top := y + h/2 + size*0.375 - float64(len(lines)-1)*lh/2 - float64(len(details))*detailLH/2
 	for k, l := range lines {
 		d.text(x+w/2, top+float64(k)*lh, l, textStyle{size: size, font: fontBold, anchor: anchorMiddle, color: fg})
+	}
+	for k, l := range details {
+		ds := fitSize(l, fontRegular, 10.5, heatDetailMinSize, width)
+		d.text(x+w/2, top+float64(len(lines)-1)*lh+detailLH*float64(k+1), l, textStyle{size: ds, anchor: anchorMiddle, color: withAlpha(fg, 0.8)})
 	}
 }
 
