@@ -55,7 +55,10 @@ type CLI struct {
 // New returns the subcommands of a build of this version, working on the
 // real machine: real-time simulator, real charts, vllm, NVML and /proc.
 func New(version string) *CLI {
-	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect, Capture: capture.Read}
+	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect, Capture: capture.Read,
+		WriteSweepCharts: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
+			return charts.WriteSweep(ctx, dir, s, runs, charts.DefaultOptions())
+		}}
 	c.Launch = c.launchTarget
 	return c
 }

@@ -115,7 +115,7 @@ func margin(best, other Entry) *Margin {
 func commonLargest(s Sweep, runs map[string]engine.Report) (cell [2]int, ok bool) {
 	for _, ctx := range slices.Backward(slices.Sorted(slices.Values(s.Plan.DecodeContexts))) {
 		for _, conc := range slices.Backward(slices.Sorted(slices.Values(s.Plan.Concurrency))) {
-			all, any := true, false
+			all, some := true, false
 			for _, c := range s.Configs {
 				r, has := runs[c.Name]
 				if !has {
@@ -123,9 +123,9 @@ func commonLargest(s Sweep, runs map[string]engine.Report) (cell [2]int, ok bool
 				}
 				res, found := decodeResult(r, ctx, conc)
 				all = all && found && res.Measured()
-				any = true
+				some = true
 			}
-			if all && any {
+			if all && some {
 				return [2]int{ctx, conc}, true
 			}
 		}

@@ -268,7 +268,7 @@ func settingsName(ss []Setting) string {
 func named(cs []Config) []Config {
 	used := map[string]bool{}
 	for i := range cs {
-		base := runs.SafeName(strings.NewReplacer("=", "-", " ", "_").Replace(cs[i].Name))
+		base := strings.TrimLeft(runs.SafeName(strings.NewReplacer("=", "-", " ", "_").Replace(cs[i].Name)), ".-")
 		if base == "" {
 			base = "config"
 		}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"path/filepath"
@@ -63,7 +64,7 @@ func WriteCSV(b *bytes.Buffer, s Sweep, runs map[string]engine.Report) error {
 func notRun(s Sweep, c Config) engine.Report {
 	r := engine.Report{Plan: s.Plan}
 	r.Engine.Simulated = s.Simulated
-	reason := cmpOr(c.Reason, string(c.Status))
+	reason := cmp.Or(c.Reason, string(c.Status))
 	for _, ctx := range s.Plan.PrefillContexts {
 		r.Results = append(r.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: ctx, Concurrency: 1},
 			ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusNotRun, Error: reason})
@@ -75,13 +76,6 @@ func notRun(s Sweep, c Config) engine.Report {
 		}
 	}
 	return r
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Markdown is sweep.md: what was varied, the configurations' headline
@@ -109,7 +103,7 @@ func Markdown(s Sweep, runs map[string]engine.Report) string {
 
 func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	if r, ok := runs[BaselineName]; ok {
-		fmt.Fprintf(b, "- **Model:** %s on %s\n", cmpOr(r.Run.Model, r.Run.ServedModel), hardwareWords(r))
+		fmt.Fprintf(b, "- **Model:** %s on %s\n", cmp.Or(r.Run.Model, r.Run.ServedModel), hardwareWords(r))
 	}
 	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", s.Server,
 		engine.Count(len(s.Configs), "configuration", "configurations"), variedKeys(s))
@@ -236,7 +230,7 @@ func writeCells(b *strings.Builder, s Sweep, a Answer) {
 	}
 	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---:|", len(s.Configs)) + "\n")
 	for _, ca := range a.Cells {
-		best := cmpOr(ca.Best, "none Valid")
+		best := cmp.Or(ca.Best, "none Valid")
 		over := MarginText(ca.OverBaseline)
 		if ca.Best == BaselineName {
 			over = "(is the baseline)"
@@ -302,7 +296,7 @@ func CellLine(ca CellAnswer) string {
 				ss = append(ss, string(e.Status))
 			}
 		}
-		return fmt.Sprintf("%s: no configuration Valid (%s)", ca.Label, cmpOr(strings.Join(ss, ", "), "not measured"))
+		return fmt.Sprintf("%s: no configuration Valid (%s)", ca.Label, cmp.Or(strings.Join(ss, ", "), "not measured"))
 	case ca.Best == BaselineName && ca.OverRunnerUp == nil:
 		return fmt.Sprintf("%s: baseline, the only one Valid", ca.Label)
 	case ca.Best == BaselineName:
