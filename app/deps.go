@@ -101,9 +101,9 @@ type chartDrawer interface {
 	Delta(base, other engine.Report, p charts.Pane, dark bool) (image.Image, error)
 }
 
-// sweepChartDrawer draws a sweep's pictures: charts.WriteSweep and
-// charts.SweepBestPicture, once package charts has them (issue 28). Until
-// then deps.sweepCharts is nil and the summary answers in words alone.
+// sweepChartDrawer draws a sweep's pictures (charts.WriteSweep,
+// charts.SweepBestPicture); without one (nil) the summary answers in
+// words alone.
 type sweepChartDrawer interface {
 	// Write draws the summary's pictures into the sweep's folder dir
 	// (sweep.Hooks.Summarize).

@@ -170,6 +170,9 @@ func (e historyEntry) target() string {
 // partialColor marks runs that did not finish every cell.
 var partialColor = color.NRGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
 
+// sweepColor marks a sweep: several runs, one per configuration.
+var sweepColor = color.NRGBA{R: 0x6d, G: 0x28, B: 0xd9, A: 0xff}
+
 // importedColor marks runs another tool measured.
 var importedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
 
@@ -179,6 +182,7 @@ type historyRow struct {
 	box                   *fyne.Container
 	title, target, detail *widget.Label
 	partial, simulated    fyne.CanvasObject
+	sweep                 fyne.CanvasObject // the entry is a sweep
 	imported              fyne.CanvasObject
 	importedText          *canvas.Text
 }
@@ -190,10 +194,11 @@ func (h *historyTab) newRow() fyne.CanvasObject {
 	r.target.Truncation = fyne.TextTruncateEllipsis // a long URL gives way to the badges
 	r.detail.Truncation = fyne.TextTruncateEllipsis
 	r.partial = container.NewCenter(badge("Partial", partialColor))
+	r.sweep = container.NewCenter(badge("Sweep", sweepColor))
 	r.simulated = container.NewCenter(badge("Simulated", simulatedColor))
 	imported, text := textBadge("Imported", importedColor)
 	r.imported, r.importedText = container.NewCenter(imported), text
-	top := container.NewBorder(nil, nil, r.title, container.NewHBox(r.partial, r.simulated, r.imported), r.target)
+	top := container.NewBorder(nil, nil, r.title, container.NewHBox(r.sweep, r.partial, r.simulated, r.imported), r.target)
 	r.box = container.NewVBox(top, r.detail)
 	h.rows[r.box] = r
 	return r.box
@@ -210,6 +215,7 @@ func (h *historyTab) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	r.detail.SetText(e.detail())
 	showIf(r.partial, e.err == nil && e.sum.Partial)
 	showIf(r.simulated, e.sum.Simulated)
+	showIf(r.sweep, e.sweep != nil)
 	showIf(r.imported, e.sum.Imported != "")
 	r.importedText.Text = "Imported · " + e.sum.Imported
 	r.box.Refresh() // the title and badges changed width: lay the row out again

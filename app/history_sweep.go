@@ -61,18 +61,19 @@ func sweepSummary(dir string, s sweep.Sweep) report.Summary {
 	return sum
 }
 
-// sweepDetail is the line under a sweep's title: "Sweep · 5 configurations
-// · best at 8K × 64: max_num_seqs=256 (+18.0%) · RTX 3090 · 2026-12-01 05:42".
+// sweepDetail is the line under a sweep's title, the most telling first
+// (the row cuts it): "Sweep · 5 configurations · best at 8K × 64:
+// max_num_seqs=256 (+18.0%) · 2026-12-01 05:42 · RTX 3090".
 func (e historyEntry) sweepDetail() string {
 	parts := []string{sweepCount(*e.sweep), sweepBestLine(*e.sweep)}
 	if e.name != "" && e.sum.Model != "" {
 		parts = append([]string{e.sum.Model}, parts...)
 	}
-	if e.sum.GPU != "" {
-		parts = append(parts, e.sum.GPU)
-	}
 	if !e.sum.Started.IsZero() {
 		parts = append(parts, e.sum.Started.Local().Format("2006-01-02 15:04"))
+	}
+	if e.sum.GPU != "" {
+		parts = append(parts, e.sum.GPU)
 	}
 	return strings.Join(parts, " · ")
 }

@@ -17,6 +17,7 @@ import (
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/simtarget"
+	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
 )
 
@@ -37,8 +38,8 @@ func realDeps() deps {
 		store:     reportStore{},
 		runsDir:   runsDir(),
 		gpuSource: hw.SystemSource,
-		// sweepCharts: wire charts.WriteSweep and charts.SweepBestPicture
-		// here (a sweepChartDrawer) once package charts has them.
+
+		sweepCharts: sweepChartRenderer{},
 
 		newTelemetry: func(interval time.Duration) liveTelemetry { return hw.NewSampler(interval) },
 		lookPath:     exec.LookPath,
@@ -140,6 +141,19 @@ func (chartRenderer) Picture(kind charts.Kind, r engine.Report, p charts.Pane, d
 
 func (chartRenderer) Delta(base, other engine.Report, p charts.Pane, dark bool) (image.Image, error) {
 	return charts.DeltaPicture(base, other, chartOptions(dark).Theme, p)
+}
+
+// sweepChartRenderer draws a sweep's pictures with package charts: the
+// exports into its folder in the light theme (what people post), as the
+// CLI writes them, and the best-configuration heatmap for the screen.
+type sweepChartRenderer struct{}
+
+func (sweepChartRenderer) Write(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
+	return charts.WriteSweep(ctx, dir, s, runs, chartOptions(false))
+}
+
+func (sweepChartRenderer) Best(s sweep.Sweep, p charts.Pane, dark bool) (image.Image, error) {
+	return charts.SweepBestPicture(s, chartOptions(dark).Theme, p)
 }
 
 type reportStore struct{}

@@ -77,6 +77,7 @@ func (r *resultsTab) showSweep(dir string) {
 	r.views.Hide()
 	r.load.views.Hide()
 	r.sweep.views.SetItems(r.sweepTabs(dir, s, got))
+	r.sweep.views.SelectIndex(0)
 	r.sweep.views.Show()
 }
 
@@ -114,7 +115,10 @@ func sweepSubtitle(s sweep.Sweep) string {
 		ctxs[i] = engine.ContextLabel(c)
 	}
 	line := fmt.Sprintf("%s varying %s · the same plan for each: decode %s × %s requests",
-		sweepCount(s), strings.Join(keys, ", "), strings.Join(ctxs, ", "), engine.FormatCounts(p.Concurrency))
+		engine.Count(len(s.Configs), "configuration", "configurations"), strings.Join(keys, ", "), strings.Join(ctxs, ", "), engine.FormatCounts(p.Concurrency))
+	if s.Simulated {
+		line = "Simulated · " + line
+	}
 	est := formatAbout(time.Duration(s.EstimateS * float64(time.Second)))
 	if s.Ended.IsZero() {
 		return line + fmt.Sprintf(" · not finished (%s so far, estimated %s)", formatDuration(time.Duration(s.ActualS*float64(time.Second))), est)

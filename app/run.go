@@ -87,7 +87,7 @@ func newRunTab(u *ui) *container.TabItem {
 	r.heatCard = widget.NewCard("Plan", "", r.heat.object())
 	// The banner goes over the grid, not across the screen: the side's
 	// gauges, Events and Output keep their height.
-	left := container.NewBorder(container.NewVBox(r.banner.object(), r.sweepView.card), nil, nil, nil, r.heatCard)
+	left := container.NewBorder(container.NewVBox(r.banner.object(), r.sweepView.list), nil, nil, nil, r.heatCard)
 	// The gauges take what they need while Events and Output keep 360 px,
 	// and 40 % of the side in a short window, where they scroll: Events and
 	// Output always keep the rest.

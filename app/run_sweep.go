@@ -181,8 +181,8 @@ func (r *runTab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config
 		res <- m
 	}
 	e := target.Header.Engine
+	r.log.add(fmt.Sprintf("── %s: its server is ready", c.Name))
 	r.measure(ctx, sr.plan, target, prev, capacity{KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs, MaxModelLen: e.MaxModelLen})
-	r.heatCard.SetTitle("Sustained decode · " + c.Name)
 }
 
 // progress is the sweep's Progress hook: a configuration's new status, or

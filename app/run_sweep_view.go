@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
@@ -15,23 +16,26 @@ import (
 )
 
 // sweepRowsShown is how many configurations the Run screen lists before
-// the list scrolls: the heatmap under it keeps the rest of the height.
-const sweepRowsShown = 5
+// the list scrolls (to the one that runs): the heatmap under it keeps the
+// rest of the height.
+const sweepRowsShown = 3
 
 // sweepColumns are the Run screen's list of configurations.
 var sweepColumns = []string{"Configuration", "Status", "Start-up", "Cells"}
 
-// sweepWidths fit sweepColumns in the Run screen's left side at 1,024 px.
-var sweepWidths = []float32{230, 130, 80, 105}
+// sweepWidths fit sweepColumns in the Run screen's left side at 1,024 px;
+// the names take what the others leave (sweepLayout).
+var sweepWidths = []float32{230, 125, 75, 105}
 
 // sweepView is the Run screen's part of a sweep: which configuration runs
-// (line, over the progress bar) and every configuration's progress (card,
+// (line, over the progress bar) and every configuration's progress (list,
 // over the heatmap). It is hidden outside a sweep and after a run.
 type sweepView struct {
-	line  *widget.Label
-	card  *widget.Card
-	table *widget.Table
-	rows  [][]string
+	line      *widget.Label
+	list      fyne.CanvasObject // the table, laid out by sweepLayout
+	table     *widget.Table
+	rows      [][]string
+	nameWidth float32 // the names' column, as wide as the others leave
 }
 
 func newSweepView() *sweepView {
@@ -62,12 +66,33 @@ func newSweepView() *sweepView {
 	for i, w := range sweepWidths {
 		v.table.SetColumnWidth(i, w)
 	}
-	v.card = widget.NewCard("Sweep", "", container.New(&rowsHeight{rows: func() int { return len(v.rows) }, most: sweepRowsShown}, v.table))
-	v.card.Hide()
+	v.list = container.New(&sweepLayout{v: v, rowsHeight: rowsHeight{rows: func() int { return len(v.rows) }, most: sweepRowsShown}}, v.table)
+	v.list.Hide()
 	return v
 }
 
-// setRows lists the configurations of a sweep with what each measured.
+// sweepLayout lays the list of configurations out as a table of at most
+// sweepRowsShown rows, its names' column as wide as the others leave.
+type sweepLayout struct {
+	v *sweepView
+	rowsHeight
+}
+
+// Layout widens the names' column to the width the others leave.
+func (l *sweepLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	rest := theme.ScrollBarSize() + 2*theme.Padding()
+	for _, w := range sweepWidths[1:] {
+		rest += w + theme.Padding()
+	}
+	if w := max(sweepWidths[0], size.Width-rest); w != l.v.nameWidth {
+		l.v.nameWidth = w
+		l.v.table.SetColumnWidth(0, w)
+	}
+	l.rowsHeight.Layout(objects, size)
+}
+
+// setRows lists the configurations of a sweep with what each measured,
+// scrolled to the one that runs.
 func (v *sweepView) setRows(sr *sweepRun, now time.Time, startedAt time.Time) {
 	v.rows = v.rows[:0]
 	for i, c := range sr.configs {
@@ -81,6 +106,9 @@ func (v *sweepView) setRows(sr *sweepRun, now time.Time, startedAt time.Time) {
 		v.rows = append(v.rows, []string{c.Name, string(c.Status), start, sr.cells[i]})
 	}
 	v.table.Refresh()
+	if sr.current < len(v.rows) {
+		v.table.ScrollTo(widget.TableCellID{Row: sr.current, Col: 0})
+	}
 }
 
 // showSweepBegun shows a sweep that starts (or resumes): its
@@ -103,9 +131,7 @@ func (r *runTab) showSweepBegun(s sweep.Sweep) {
 		engine.Count(len(s.Configs), "configuration", "configurations"), sr.dir, formatAbout(s.Estimate())))
 	r.log.flush()
 	v := r.sweepView
-	v.card.SetTitle("Sweep · " + engine.Count(len(s.Configs), "configuration", "configurations"))
-	v.card.SetSubTitle("saved in " + sr.dir)
-	v.card.Show()
+	v.list.Show()
 	v.line.Show()
 	for i, c := range s.Configs {
 		if c.Status != sweep.StatusDone {
@@ -138,7 +164,12 @@ func (r *runTab) showStarting(sr *sweepRun, c sweep.Config, began time.Time) {
 	r.current.SetText("")
 	r.serverLine.SetText("")
 	r.progress.Hide()
-	r.heatCard.SetTitle("Next: " + c.Name)
+	st := r.u.state.run // the last run's progress is over (the sidebar shows it)
+	st.Progress, st.Server = nil, nil
+	r.u.state.setRun(st)
+	// The card's title does not name it: a title never truncates, and a
+	// long name would widen the screen (the line above names it).
+	r.heatCard.SetTitle("Next configuration")
 	r.heatCard.SetSubTitle("its server is starting · the plan's decode cells, as they will run")
 	r.heat.idleText = "will run"
 	previewPlan(r.heat, sr.plan, capacity{})
@@ -241,6 +272,6 @@ func sweepStates(s sweep.Sweep) string {
 
 // hideSweep hides what the last sweep left on the screen.
 func (r *runTab) hideSweep() {
-	r.sweepView.card.Hide()
+	r.sweepView.list.Hide()
 	r.sweepView.line.Hide()
 }

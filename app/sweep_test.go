@@ -172,8 +172,8 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 	if len(u.history.entries) != 1 || u.history.entries[0].sweep == nil {
 		t.Fatalf("History lists %d entries (sweep %v), want the sweep once", len(u.history.entries), len(u.history.entries) > 0 && u.history.entries[0].sweep != nil)
 	}
-	if d := u.history.entries[0].detail(); !strings.HasPrefix(d, "Sweep · 3 configurations · simulated · best at 1K × ") {
-		t.Errorf("History's line = %q", d)
+	if e := u.history.entries[0]; !strings.HasPrefix(e.detail(), "Sweep · 3 configurations · best at 1K × ") || !e.sum.Simulated {
+		t.Errorf("History's line = %q, simulated badge %v", e.detail(), e.sum.Simulated)
 	}
 	if !u.results.sweep.shown || u.tabs.Selected().Text != tabResults || !hasText(lastTab(u.results.sweep.views), "max_num_seqs=8 · Failed to start: start vllm: torch.OutOfMemoryError") {
 		t.Errorf("Results: sweep shown %v, screen %q", u.results.sweep.shown, u.tabs.Selected().Text)
@@ -193,8 +193,8 @@ func TestHistoryOpensASweep(t *testing.T) {
 		t.Fatalf("History lists %d entries, want the sweep once", len(h.entries))
 	}
 	e := h.entries[0]
-	if want := "Sweep · 2 configurations · simulated · best at 1K × 2: max_num_seqs=8 (+100.0%)"; !strings.HasPrefix(e.detail(), want) {
-		t.Errorf("line = %q, want it to begin %q", e.detail(), want)
+	if want := "Sweep · 2 configurations · best at 1K × 2: max_num_seqs=8 (+100.0%)"; !strings.HasPrefix(e.detail(), want) || !e.sum.Simulated {
+		t.Errorf("line = %q, simulated %v; want it to begin %q, simulated", e.detail(), e.sum.Simulated, want)
 	}
 	h.list.Select(0)
 	if !h.resumeBtn.Disabled() {

@@ -34,8 +34,12 @@ func sweepBestLine(s sweep.Sweep) string {
 	switch {
 	case best.Best == "":
 		return "no configuration measured a Valid cell yet"
+	case best.Best == sweep.BaselineName && best.OverRunnerUp == nil:
+		return fmt.Sprintf("best at %s: the baseline, the only one Valid there", best.Label)
+	case best.Best == sweep.BaselineName && best.OverRunnerUp.NoDifference:
+		return fmt.Sprintf("best at %s: the baseline, no difference from %s", best.Label, best.OverRunnerUp.Of)
 	case best.Best == sweep.BaselineName:
-		return fmt.Sprintf("best at %s: the baseline", best.Label)
+		return fmt.Sprintf("best at %s: the baseline, %s over %s", best.Label, sweep.MarginText(best.OverRunnerUp), best.OverRunnerUp.Of)
 	case m == nil:
 		return fmt.Sprintf("best at %s: %s", best.Label, best.Best)
 	case m.Status != "":
@@ -46,14 +50,9 @@ func sweepBestLine(s sweep.Sweep) string {
 	return fmt.Sprintf("best at %s: %s (%s)", best.Label, best.Best, report.Percent(m.Gain))
 }
 
-// sweepCount is "Sweep · 5 configurations", and "simulated" when its
-// servers were the simulator.
+// sweepCount is "Sweep · 5 configurations".
 func sweepCount(s sweep.Sweep) string {
-	text := "Sweep · " + engine.Count(len(s.Configs), "configuration", "configurations")
-	if s.Simulated {
-		text += " · simulated"
-	}
-	return text
+	return "Sweep · " + engine.Count(len(s.Configs), "configuration", "configurations")
 }
 
 // rowsHeight gives its object the height of a table of rows (at most

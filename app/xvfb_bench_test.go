@@ -27,7 +27,7 @@ import (
 var glApp fyne.App
 
 func TestMain(m *testing.M) {
-	glApp = fyneapp.NewWithID(ID + ".bench")
+	glApp = fyneapp.NewWithID(id + ".bench")
 	if os.Getenv("BENCH_FYNE_CHECKS") == "" {
 		declareFyneDo(glApp) // as Main does
 	}

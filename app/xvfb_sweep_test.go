@@ -1,0 +1,119 @@
+//go:build xvfb
+
+package app
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+)
+
+// TestXvfbSweepScreens runs a sweep in a real window against a stand-in
+// vLLM (STANDIN: a speedmatrix binary with `sim serve`, which
+// examples/sweep/vllm runs) and writes screenshots of the Run screen during
+// the sweep and of its summary into SWEEP_SHOTS:
+//
+//	SWEEP_SHOTS=/tmp/shots STANDIN=$PWD/speedmatrix LANG=en_US.UTF-8 \
+//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbSweepScreens ./app/
+func TestXvfbSweepScreens(t *testing.T) {
+	out, standin := os.Getenv("SWEEP_SHOTS"), os.Getenv("STANDIN")
+	if out == "" || standin == "" {
+		t.Skip("set SWEEP_SHOTS and STANDIN")
+	}
+	script := filepath.Join(t.TempDir(), "vllm")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec "+standin+" sim \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	d := testDeps(t, engineFunc(measure.Run))
+	d.do, d.hardware, d.launcher = nil, oneGPU, vllmLauncher{}
+	d.charts, d.sweepCharts, d.freeMemory = chartRenderer{}, sweepChartRenderer{}, nil
+	var u *ui
+	var w fyne.Window
+	fyne.DoAndWait(func() {
+		w = glApp.NewWindow("Speed Matrix")
+		u = newUI(glApp, w, d, Options{})
+		w.SetContent(u.content())
+		w.Resize(fyne.NewSize(1280, 800))
+		w.Show()
+		u.server.selectKind(targetVLLM)
+		f := u.server.form
+		f.executable.SetText(script)
+		f.model.SetText("speedmatrix/tiny-sim")
+		f.servedName.SetText("tiny")
+		f.port.SetText(strconv.Itoa(port))
+		f.extraArgs.SetText("--sim-profile tiny")
+		f.startupTimeoutMin.SetText("1")
+		p := engine.DefaultPlan()
+		p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K, 4 * engine.K}, []int{1, 4, 16, 32}
+		p.Duration, p.MaxOutputTokens, p.Precision, p.PrefillRepeats, p.PrefillSingleFrom = 2*time.Second, 256, 0, 1, 0
+		u.state.setPlan(p, nil)
+		u.server.launch.onCompare()
+		setRow(u.server.launch.compare, 0, "max_num_seqs", "16, 32")
+		setRow(u.server.launch.compare, 1, "enforce_eager", "false, true")
+	})
+	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	shot := func(name string) {
+		t.Helper()
+		time.Sleep(time.Second) // a frame or two, and the charts drawn
+		fyne.DoAndWait(func() {
+			if err := writePNG(filepath.Join(out, name), u.capture()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			ok := false
+			fyne.DoAndWait(func() { ok = cond() })
+			if ok {
+				return
+			}
+		}
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	shot("compare-dialog.png")
+	fyne.DoAndWait(func() { u.server.launch.compare.onStart() })
+	until("the second configuration starting", func() bool {
+		return u.run.sweep != nil && strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of ") &&
+			strings.HasSuffix(u.run.sweepView.line.Text, "Starting")
+	})
+	shot("run-starting.png")
+	until("the third configuration measuring", func() bool {
+		return u.run.sweep != nil && strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 3 of ") &&
+			strings.HasSuffix(u.run.sweepView.line.Text, "Measuring") && strings.HasPrefix(u.run.sweep.cells[2], "3 of")
+	})
+	shot("run-1280.png")
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1024, 700)) })
+	shot("run-1024.png")
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)) })
+	until("the sweep to end", func() bool { return u.run.sweep == nil })
+	shot("summary-answer.png")
+	fyne.DoAndWait(func() { u.results.sweep.views.SelectIndex(1) })
+	time.Sleep(2 * time.Second)
+	shot("summary-best.png")
+	fyne.DoAndWait(func() { u.results.sweep.views.SelectIndex(2) })
+	shot("summary-runs.png")
+	fyne.DoAndWait(func() {
+		u.show(tabHistory)
+		u.history.list.Select(0)
+	})
+	shot("history.png")
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1024, 700)); u.history.onOpen() })
+	shot("summary-1024.png")
+}
