@@ -134,7 +134,9 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 		t.Errorf("the app shows %q, want the Run screen", u.tabs.Selected().Text)
 	}
 	// The second configuration's server holds its start-up until released.
-	waitUntil(t, func() bool { return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting") },
+	waitUntil(t, func() bool {
+		return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
+	},
 		"the Run screen to show the second configuration starting")
 	if !strings.HasPrefix(u.run.progressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.log.text(), "INFO simulated vLLM: loading the model") {
 		t.Errorf("start-up: line %q, log:\n%s", u.run.progressLine.Text, u.run.log.text())
