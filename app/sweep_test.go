@@ -265,3 +265,44 @@ func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
 
 // lastTab is the content of the last tab of tabs (a sweep's Runs).
 func lastTab(tabs *container.AppTabs) fyne.CanvasObject { return tabs.Items[len(tabs.Items)-1].Content }
+
+// TestSweepStopsResumable: Esc, confirmed, stops a sweep while a server
+// starts: what it measured is kept, the configuration that was starting
+// is Pending again, and History offers to resume the sweep.
+func TestSweepStopsResumable(t *testing.T) {
+	gate := make(chan struct{}) // never released: the second server never gets ready
+	l := &simLauncher{t: t, gate: map[int]chan struct{}{4: gate}}
+	u := sweepUI(t, l)
+	var asked string
+	u.ask = func(title, _ string, _ []string, pick func(int)) { asked = title; pick(0) }
+	u.server.launch.onCompare()
+	setRow(u.server.launch.compare, 0, "max_num_seqs", "4, 8")
+	test.Tap(u.server.launch.compare.startBtn)
+	sr := u.run.sweep
+	waitUntil(t, func() bool {
+		return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
+	},
+		"the second configuration to start")
+	if !strings.Contains(u.busy(), "A sweep is in progress") {
+		t.Errorf("busy() = %q: closing the window would not say a sweep runs", u.busy())
+	}
+	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if asked != "Stop the sweep?" {
+		t.Errorf("Esc asked %q, want Stop the sweep?", asked)
+	}
+	waitFor(t, sr.done, "the sweep to stop")
+	s, err := sweep.Load(sr.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Ended.IsZero() || s.Configs[0].Status != sweep.StatusDone || s.Configs[1].Status != sweep.StatusPending {
+		t.Errorf("stopped sweep: ended %v, statuses %v %v; want not ended, the baseline Done, the next Pending", !s.Ended.IsZero(), s.Configs[0].Status, s.Configs[1].Status)
+	}
+	if !strings.HasPrefix(u.run.progressLine.Text, "Sweep stopped after") || !strings.Contains(u.run.progressLine.Text, "Resume in History") {
+		t.Errorf("progress line = %q", u.run.progressLine.Text)
+	}
+	u.history.list.Select(0)
+	if u.history.resumeBtn.Disabled() {
+		t.Error("History does not offer to resume the stopped sweep")
+	}
+}

@@ -87,6 +87,9 @@ func TestXvfbSweepScreens(t *testing.T) {
 		}
 		t.Fatalf("timed out waiting for %s", what)
 	}
+	fyne.DoAndWait(func() { u.server.launch.compare.dialog.Hide(); u.show(tabServer); w.Resize(fyne.NewSize(1024, 700)) })
+	shot("server-1024.png")
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)); u.server.launch.compare.dialog.Show() })
 	shot("compare-dialog.png")
 	fyne.DoAndWait(func() { u.server.launch.compare.onStart() })
 	until("the second configuration starting", func() bool {
