@@ -24,7 +24,7 @@ import (
 var headlineColumns = []string{"Configuration", "Status", "Peak tok/s", "Peak at", "Tok/s, 1 request", "TTFT p50", "KV cache tokens", "Start-up"}
 
 // headlineWidths fit headlineColumns at the default text size.
-var headlineWidths = []float32{230, 120, 100, 90, 130, 90, 130, 80}
+var headlineWidths = []float32{270, 120, 100, 90, 130, 90, 130, 80}
 
 // resultsSweep is the Results screen's view of a sweep: its summary in the
 // place of a run's views, each of its runs a button away.

@@ -339,6 +339,10 @@ func (r *runTab) apply(u runUpdate) {
 	}
 	if u.report != nil {
 		r.found = foundIn(*u.report)
+		if e := u.report.Engine; e.Simulated && len(r.simBadge.Objects) == 0 {
+			// Found simulated only by the run (a stand-in vllm, speedmatrix sim at an endpoint).
+			r.setSimulated(true, e.SimulatedLabel())
+		}
 		if !u.done {
 			r.save(*u.report)
 		}

@@ -28,14 +28,18 @@ var errOOM = errors.New("start vllm: torch.OutOfMemoryError: CUDA out of memory"
 // stand-in vLLM, fast), so that a sweep runs the real measurement against
 // it. It records the configurations it was given; fail, when set, makes
 // one fail to start; gate, when set, holds the start-up of the
-// configuration with that max_num_seqs until it is closed.
+// configuration with that max_num_seqs until it is closed; dead, when
+// set, makes the server of the configuration with that max_num_seqs stop
+// once its run has measured a cell (see measure).
 type simLauncher struct {
 	t    testing.TB
 	fail func(launch.ServerConfig) error
 	gate map[int]chan struct{}
+	dead map[int]bool
 
-	mu   sync.Mutex
-	cfgs []launch.ServerConfig
+	mu    sync.Mutex
+	cfgs  []launch.ServerConfig
+	dying map[string]*simServer // the dead ones, by their address
 }
 
 func (l *simLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
@@ -51,7 +55,35 @@ func (l *simLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (laun
 	if err != nil {
 		return nil, err
 	}
-	return &simServer{subject: t, stop: stop, gate: l.gate[cfg.MaxNumSeqs]}, nil
+	srv := &simServer{subject: t, stop: stop, gate: l.gate[cfg.MaxNumSeqs]}
+	if l.dead[cfg.MaxNumSeqs] {
+		l.mu.Lock()
+		if l.dying == nil {
+			l.dying = map[string]*simServer{}
+		}
+		l.dying[t.BaseURL] = srv
+		l.mu.Unlock()
+	}
+	return srv, nil
+}
+
+// measure is measure.Run, but the server of a dead configuration stops
+// once its run has measured a cell: the run finds it gone mid-way.
+func (l *simLauncher) measure(ctx context.Context, plan engine.Plan, t measure.Subject) <-chan engine.Event {
+	l.mu.Lock()
+	srv := l.dying[t.BaseURL]
+	l.mu.Unlock()
+	in, out := measure.Run(ctx, plan, t), make(chan engine.Event)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			out <- ev
+			if ev.Kind == engine.EventResult && srv != nil {
+				_ = srv.Stop()
+			}
+		}
+	}()
+	return out
 }
 
 // launched is what the launcher was asked to start, in order.
@@ -108,7 +140,7 @@ func sweepPlan() engine.Plan {
 // sweep's plan on the Matrix screen, runs measured for real and servers
 // launched as the simulator.
 func sweepUI(t *testing.T, l *simLauncher) *ui {
-	d := testDeps(t, engineFunc(measure.Run))
+	d := testDeps(t, engineFunc(l.measure))
 	d.hardware = oneGPU
 	d.launcher = l
 	u := newTestUI(t, d, Options{})

@@ -150,17 +150,9 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 	close(gate)
 	waitFor(t, sr.done, "the sweep to end")
 
-	s, err := sweep.Load(sr.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var statuses []string
-	for _, c := range s.Configs {
-		statuses = append(statuses, c.Name+": "+string(c.Status))
-	}
-	want := []string{"baseline: Done", "max_num_seqs=4: Done", "max_num_seqs=8: Failed to start"}
-	if !slices.Equal(statuses, want) || s.Ended.IsZero() || !s.Simulated {
-		t.Errorf("sweep.json: %q, ended %v, simulated %v; want %q, ended and simulated", statuses, !s.Ended.IsZero(), s.Simulated, want)
+	s := sweepStatuses(t, sr.dir, "baseline: Done", "max_num_seqs=4: Done", "max_num_seqs=8: Failed to start")
+	if s.Ended.IsZero() || !s.Simulated {
+		t.Errorf("sweep.json: ended %v, simulated %v; want both", !s.Ended.IsZero(), s.Simulated)
 	}
 	if r := s.Configs[2].Reason; !strings.Contains(r, "CUDA out of memory") {
 		t.Errorf("failed configuration's reason = %q", r)
@@ -304,5 +296,38 @@ func TestSweepStopsResumable(t *testing.T) {
 	u.history.list.Select(0)
 	if u.history.resumeBtn.Disabled() {
 		t.Error("History does not offer to resume the stopped sweep")
+	}
+}
+
+// sweepStatuses reads the sweep saved in dir and checks its configurations'
+// statuses ("name: status").
+func sweepStatuses(t *testing.T, dir string, want ...string) sweep.Sweep {
+	t.Helper()
+	s, err := sweep.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, c := range s.Configs {
+		statuses = append(statuses, c.Name+": "+string(c.Status))
+	}
+	if !slices.Equal(statuses, want) {
+		t.Errorf("sweep.json: %q, want %q", statuses, want)
+	}
+	return s
+}
+
+// TestSweepGoesOnAfterAServerDies: a configuration whose server stops
+// answering is Partial, with why, and the next one is measured.
+func TestSweepGoesOnAfterAServerDies(t *testing.T) {
+	u := sweepUI(t, &simLauncher{t: t, dead: map[int]bool{8: true}})
+	u.server.launch.onCompare()
+	setRow(u.server.launch.compare, 0, "max_num_seqs", "8, 16")
+	test.Tap(u.server.launch.compare.startBtn)
+	sr := u.run.sweep
+	waitFor(t, sr.done, "the sweep to end")
+	s := sweepStatuses(t, sr.dir, "baseline: Done", "max_num_seqs=8: Partial", "max_num_seqs=16: Done")
+	if r := s.Configs[1].Reason; !strings.Contains(r, "the server stopped answering") {
+		t.Errorf("the dead server's configuration says %q, want why", r)
 	}
 }

@@ -29,43 +29,7 @@ func TestXvfbSweepScreens(t *testing.T) {
 	if out == "" || standin == "" {
 		t.Skip("set SWEEP_SHOTS and STANDIN")
 	}
-	script := filepath.Join(t.TempDir(), "vllm")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec "+standin+" sim \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	d := testDeps(t, engineFunc(measure.Run))
-	d.do, d.hardware, d.launcher = nil, oneGPU, vllmLauncher{}
-	d.charts, d.sweepCharts, d.freeMemory = chartRenderer{}, sweepChartRenderer{}, nil
-	var u *ui
-	var w fyne.Window
-	fyne.DoAndWait(func() {
-		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, Options{})
-		w.SetContent(u.content())
-		w.Resize(fyne.NewSize(1280, 800))
-		w.Show()
-		u.server.selectKind(targetVLLM)
-		f := u.server.form
-		f.executable.SetText(script)
-		f.model.SetText("speedmatrix/tiny-sim")
-		f.servedName.SetText("tiny")
-		f.port.SetText(strconv.Itoa(port))
-		f.extraArgs.SetText("--sim-profile tiny")
-		f.startupTimeoutMin.SetText("1")
-		p := engine.DefaultPlan()
-		p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K, 4 * engine.K}, []int{1, 4, 16, 32}
-		p.Duration, p.MaxOutputTokens, p.Precision, p.PrefillRepeats, p.PrefillSingleFrom = 2*time.Second, 256, 0, 1, 0
-		u.state.setPlan(p, nil)
-		u.server.launch.onCompare()
-		setRow(u.server.launch.compare, 0, "max_num_seqs", "16, 32")
-		setRow(u.server.launch.compare, 1, "enforce_eager", "false, true")
-	})
+	u, w := xvfbSweepUI(t, standin)
 	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
 	shot := func(name string) {
 		t.Helper()
@@ -119,4 +83,48 @@ func TestXvfbSweepScreens(t *testing.T) {
 	shot("history.png")
 	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1024, 700)); u.history.onOpen() })
 	shot("summary-1024.png")
+}
+
+// xvfbSweepUI is the app in a real window with the Launch form set to the
+// stand-in vllm (standin: speedmatrix with sim serve) and the Compare
+// settings dialog open on a grid of four configurations.
+func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
+	script := filepath.Join(t.TempDir(), "vllm")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec "+standin+" sim \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	d := testDeps(t, engineFunc(measure.Run))
+	d.do, d.hardware, d.launcher = nil, oneGPU, vllmLauncher{}
+	d.charts, d.sweepCharts, d.freeMemory = chartRenderer{}, sweepChartRenderer{}, nil
+	var u *ui
+	var w fyne.Window
+	fyne.DoAndWait(func() {
+		w = glApp.NewWindow("Speed Matrix")
+		u = newUI(glApp, w, d, Options{})
+		w.SetContent(u.content())
+		w.Resize(fyne.NewSize(1280, 800))
+		w.Show()
+		u.server.selectKind(targetVLLM)
+		f := u.server.form
+		f.executable.SetText(script)
+		f.model.SetText("speedmatrix/tiny-sim")
+		f.servedName.SetText("tiny")
+		f.port.SetText(strconv.Itoa(port))
+		f.extraArgs.SetText("--sim-profile tiny")
+		f.startupTimeoutMin.SetText("1")
+		p := engine.DefaultPlan()
+		p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K, 4 * engine.K}, []int{1, 4, 16, 32}
+		p.Duration, p.MaxOutputTokens, p.Precision, p.PrefillRepeats, p.PrefillSingleFrom = 2*time.Second, 256, 0, 1, 0
+		u.state.setPlan(p, nil)
+		u.server.launch.onCompare()
+		setRow(u.server.launch.compare, 0, "max_num_seqs", "16, 32")
+		setRow(u.server.launch.compare, 1, "enforce_eager", "false, true")
+	})
+	return u, w
 }
