@@ -43,6 +43,12 @@ func TestKVCacheAt(t *testing.T) {
 			t.Errorf("KVCacheAt(%g, %g) = %d tokens: not whole blocks", tc.util, tc.factor, got)
 		}
 	}
+	if got := p.KVTokensIn(gib, 1); got != 32768 {
+		t.Errorf("KVTokensIn(1 GiB, 1) = %d, want 32,768", got)
+	}
+	if got := p.KVTokensIn(-gib, 1); got != 0 {
+		t.Errorf("KVTokensIn(-1 GiB, 1) = %d, want 0", got)
+	}
 	if got := p.KVBytesFor(8192, 0.5); got != 8192*16<<10 {
 		t.Errorf("KVBytesFor(8192, 0.5) = %g, want %d", got, 8192*16<<10)
 	}

@@ -39,12 +39,19 @@ func (p Profile) KVCacheAt(util, bytesFactor float64) (tokens int, memBytes floa
 	// Computed from the difference, so that p's own share gives p's own
 	// cache exactly.
 	memBytes = float64(p.KVCacheTokens)*perToken + (util-p.GPUMemoryUtilization())*vram
-	if memBytes <= 0 || perToken <= 0 || bytesFactor <= 0 {
-		return 0, memBytes
+	return p.KVTokensIn(memBytes, bytesFactor), memBytes
+}
+
+// KVTokensIn is how many tokens, in whole blocks, a KV cache of memBytes
+// holds in p's setup with KV entries bytesFactor times the size of p's
+// (vLLM's --kv-cache-memory-bytes, over all GPUs); 0 for no memory.
+func (p Profile) KVTokensIn(memBytes, bytesFactor float64) int {
+	perToken := p.KVBytesFor(1, bytesFactor)
+	if memBytes <= 0 || perToken <= 0 {
+		return 0
 	}
-	n := memBytes / (perToken * bytesFactor)
-	blocks := int(math.Floor(n/float64(p.BlockSize) + 1e-9))
-	return blocks * p.BlockSize, memBytes
+	blocks := int(math.Floor(memBytes/perToken/float64(p.BlockSize) + 1e-9))
+	return blocks * p.BlockSize
 }
 
 // KVBytesFor is the KV cache memory n tokens take in p's setup with KV
