@@ -80,11 +80,14 @@ func (c *CLI) simServe(ctx context.Context, args []string, getenv func(string) s
 	}
 	log := vllmLog{w: stdout, pid: os.Getpid()}
 	logStartup(log, a, s, scale)
+	if s.failure == startsFine || s.failure == failOutOfMemory {
+		// vLLM sizes the KV cache before it runs out warming up.
+		logKVCache(log, profileSize{kvTokens: s.profile.KVCacheTokens, maxModelLen: s.profile.MaxModelLen})
+	}
 	if s.failure != startsFine {
 		logFailure(log, s)
 		return fmt.Errorf("sim serve: start-up failed as vLLM's would: %s", s.failureReason())
 	}
-	logKVCache(log, profileSize{kvTokens: s.profile.KVCacheTokens, maxModelLen: s.profile.MaxModelLen})
 	delay := time.Duration(float64(s.startup) / scale)
 	srv, err := sim.New(sim.Options{Profile: s.profile, APIKey: cmp.Or(a.apiKey, getenv("VLLM_API_KEY")),
 		TimeScale: scale, Seed: a.seed, Faults: sim.Faults{StartupDelay: delay}})
@@ -102,7 +105,11 @@ func (c *CLI) simServe(ctx context.Context, args []string, getenv func(string) s
 	log.printf("APIServer", "INFO", "entry.py:140", "Starting vLLM server on http://%s", ln.Addr())
 	stop := announceReady(ctx, log, delay)
 	defer stop()
-	return serveUntilDone(ctx, ln, srv, srv.Close)
+	if err := serveUntilDone(ctx, ln, srv, srv.Close); err != nil {
+		return err
+	}
+	log.printf("APIServer", "INFO", "launcher.py:110", "Shutting down FastAPI HTTP server.")
+	return nil
 }
 
 // announceReady logs uvicorn's start-up lines once the start-up delay is

@@ -78,6 +78,7 @@ var serveFlags = map[string]serveFlag{
 	"--gpu-memory-utilization": {floatArg, func(a *serveArgs, v string) {
 		a.gpuMemoryUtilization, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
 	}, true},
+	"--kv-cache-memory-bytes": {intArg, setInt(func(a *serveArgs) *int { return &a.kvCacheMemoryBytes }), true},
 	"--kv-cache-dtype":        {strArg, setStr(func(a *serveArgs) *string { return &a.kvCacheDType }), true},
 	"--enforce-eager":         {boolArg, setBool(func(a *serveArgs) *bool { return &a.enforceEager }), true},
 	"--enable-prefix-caching": {boolArg, func(a *serveArgs, v string) { a.noPrefixCaching = v == "False" }, true},
