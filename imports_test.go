@@ -16,10 +16,10 @@ import (
 // no package imports a package in a folder inside its own.
 var allowedImports = map[string][]string{
 	"":                     {"app", "app/locale", "cli"},
-	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "hw"},
+	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
 	"assets":               {},
-	"charts":               {"engine", "engine/report"},
-	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "hw"},
+	"charts":               {"engine", "engine/report", "engine/sweep"},
+	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
 	"engine":               {},
 	"engine/capture":       {"engine", "engine/launch", "engine/secret"},
 	"engine/dcgm":          {"engine", "engine/openai", "engine/secret", "hw"},
@@ -31,6 +31,7 @@ var allowedImports = map[string][]string{
 	"engine/report":        {"engine", "engine/secret"},
 	"engine/roofline":      {"engine", "engine/hfcache"},
 	"engine/runs":          {"engine", "engine/measure", "engine/report", "engine/roofline"},
+	"engine/sweep":         {"engine", "engine/launch", "engine/measure", "engine/report", "engine/runs"},
 	"engine/secret":        {},
 	"engine/servers":       {"engine/openai"},
 	"engine/sim":           {"engine", "engine/roofline"},

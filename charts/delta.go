@@ -42,13 +42,7 @@ func buildDelta(a, b engine.Report) HeatmapModel {
 		}
 		h.Cells = append(h.Cells, row)
 	}
-	maxAbs = niceCeil(maxAbs)
-	// A run can lose at most all of its throughput: the key stops at
-	// −100 % however far it runs up.
-	h.Scale = ColorScale{Label: "change", Min: math.Max(-maxAbs, -1), Max: maxAbs, Diverging: true}
-	for _, v := range []float64{h.Scale.Min, h.Scale.Min / 2, 0, maxAbs / 2, maxAbs} {
-		h.Scale.Ticks = append(h.Scale.Ticks, Tick{Value: v, Label: report.Percent(v)})
-	}
+	h.Scale = changeScale("change", maxAbs)
 	for i := range h.Cells {
 		for j := range h.Cells[i] {
 			if h.Cells[i][j].Status == engine.StatusValid {
@@ -68,6 +62,20 @@ func buildDelta(a, b engine.Report) HeatmapModel {
 	}
 	h.Notes = []string{"Each cell: % change of B over A, then A → B in total tok/s. Cells without a valid figure in either run show that run's status."}
 	return h
+}
+
+// changeScale is the diverging key of a relative change in total tok/s,
+// blue for faster and red for slower, from −maxAbs to +maxAbs rounded out
+// (the comparison of two runs, and a sweep's best configuration).
+func changeScale(label string, maxAbs float64) ColorScale {
+	maxAbs = niceCeil(maxAbs)
+	// A run can lose at most all of its throughput: the key stops at
+	// −100 % however far it runs up.
+	s := ColorScale{Label: label, Min: math.Max(-maxAbs, -1), Max: maxAbs, Diverging: true}
+	for _, v := range []float64{s.Min, s.Min / 2, 0, maxAbs / 2, maxAbs} {
+		s.Ticks = append(s.Ticks, Tick{Value: v, Label: report.Percent(v)})
+	}
+	return s
 }
 
 // deltaCell is the cell ctx × conc of run B against run A.
@@ -98,8 +106,21 @@ func deltaCell(a, b decodeIndex, ctx, conc int) HeatCell {
 	}
 }
 
+// deltaSides is how a comparison names its two runs, A and B.
+type deltaSides struct {
+	a, b string // "A", or "A (baseline)"
+	// simulated labels the picture simulated whatever the runs' reports
+	// say: a sweep's runs of stand-in servers.
+	simulated bool
+}
+
 // drawDelta lays out the comparison heatmap of two runs.
 func drawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
+	return drawDeltaOf(a, b, deltaSides{a: "A", b: "B"}, opts)
+}
+
+// drawDeltaOf is drawDelta with the runs named by sides.
+func drawDeltaOf(a, b engine.Report, sides deltaSides, opts Options) (*Drawing, error) {
 	opts, err := opts.check()
 	if err != nil {
 		return nil, err
@@ -115,6 +136,9 @@ func drawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 	if ma.Header.Simulated && !hdr.Simulated {
 		hdr = ma.Header
 	}
+	if sides.simulated && !hdr.Simulated {
+		hdr.Simulated, hdr.Badge = true, simulatedBadge
+	}
 	y := x - 8
 	y += drawTitle(d, p, hdr, h.Title, x, y, w)
 	d.text(x, y+48, h.Subtitle, textStyle{size: 13, color: p.muted})
@@ -122,10 +146,12 @@ func drawDelta(a, b engine.Report, opts Options) (*Drawing, error) {
 	for _, run := range []struct {
 		name string
 		m    Model
-	}{{"A", ma}, {"B", mb}} {
+	}{{sides.a, ma}, {sides.b, mb}} {
 		line := run.name + ": " + run.m.Header.Model + " · " + run.m.Header.EngineLine
 		if run.m.Header.Simulated {
 			line += " · " + run.m.Header.Badge
+		} else if sides.simulated {
+			line += " · " + simulatedBadge
 		}
 		for _, l := range wrapText(line, fontRegular, 12, w) {
 			d.text(x, y, l, textStyle{size: 12, color: p.faint})

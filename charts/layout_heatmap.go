@@ -15,6 +15,10 @@ const (
 	heatCellMaxW   = 150.0
 	heatBarW       = 14.0
 	heatTop        = 42.0 // caption and column header above the cells
+	// The smallest sizes at which a cell that fits its text (fitText)
+	// draws its figure and its detail: what must fit a cell's width.
+	heatTextMinSize   = 11.0
+	heatDetailMinSize = 9.5
 )
 
 // heatGeom is how a heatmap's grid is sized, in logical pixels.
@@ -80,7 +84,7 @@ func screenHeat(p palette, h HeatmapModel, w, availH float64) heatGeom {
 	minH := heatMinCellH
 	for _, row := range h.Cells {
 		for _, c := range row {
-			if len(detailLines(c.Detail, cw-6)) > 1 {
+			if len(detailLines(c.Detail, cw-10)) > 1 {
 				minH = heatWrapCellH
 			}
 		}
@@ -103,6 +107,12 @@ func colorBarArea(s ColorScale) float64 {
 	return 28 + heatBarW + 8 + maxTickWidth(Axis{Ticks: s.Ticks})
 }
 
+// cellWidth is how wide drawHeatmap draws each cell of h in a column w
+// wide: the grid shares what the row labels and the colour bar leave.
+func (g heatGeom) cellWidth(h HeatmapModel, w float64) float64 {
+	return math.Min(g.cellMaxW, (w-g.rowHeaderW-g.barArea(h.Scale))/float64(max(1, len(h.Cols))))
+}
+
 func (g heatGeom) barArea(s ColorScale) float64 {
 	if g.barBelow {
 		return 0
@@ -120,7 +130,7 @@ func drawHeatmap(d *Drawing, p palette, h HeatmapModel, x, y, w float64, g heatG
 	}
 	barArea := g.barArea(h.Scale)
 	cols := float64(max(1, len(h.Cols)))
-	cw := math.Min(g.cellMaxW, (w-g.rowHeaderW-barArea)/cols)
+	cw := g.cellWidth(h, w)
 	g = g.tilesFor(cw)
 	gx, gy := x+g.rowHeaderW, y+heatTop
 	gridW, gridH := cw*cols, g.cellH*float64(len(h.Rows))
@@ -202,10 +212,10 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 		details := detailLines(c.Detail, w-6)
 		detailSize := 11.0
 		for _, l := range details {
-			detailSize = math.Min(detailSize, fitSize(l, fontRegular, 11, 9.5, w-6))
+			detailSize = math.Min(detailSize, fitSize(l, fontRegular, 11, heatDetailMinSize, w-6))
 		}
 		top := y + h/2 + 1 - 6.5*float64(len(details)-1)
-		d.text(x+w/2, top, c.Text, textStyle{size: fitSize(c.Text, fontBold, 15, 11, w-8), font: fontBold, anchor: anchorMiddle, color: fg})
+		d.text(x+w/2, top, c.Text, textStyle{size: fitSize(c.Text, fontBold, 15, heatTextMinSize, w-8), font: fontBold, anchor: anchorMiddle, color: fg})
 		for k, l := range details {
 			d.text(x+w/2, top+15+float64(k)*(detailSize+2), l, textStyle{size: detailSize, anchor: anchorMiddle, color: withAlpha(fg, 0.86)})
 		}
@@ -224,21 +234,35 @@ func drawHeatCell(d *Drawing, p palette, s ColorScale, c HeatCell, x, y, w, h fl
 	}
 	lines := wrapText(c.Text, fontBold, size, width)
 	lh := size * 1.25
-	top := y + h/2 + size*0.375 - float64(len(lines)-1)*lh/2
+	// A status cell's detail (a sweep's "no difference": who led, by how
+	// little) goes under its words, smaller.
+	var details []string
+	if c.Detail != "" {
+		details = detailLines(c.Detail, width)
+	}
+	const detailLH = 13.0
+	top := y + h/2 + size*0.375 - float64(len(lines)-1)*lh/2 - float64(len(details))*detailLH/2
 	for k, l := range lines {
 		d.text(x+w/2, top+float64(k)*lh, l, textStyle{size: size, font: fontBold, anchor: anchorMiddle, color: fg})
+	}
+	for k, l := range details {
+		ds := fitSize(l, fontRegular, 10.5, heatDetailMinSize, width)
+		d.text(x+w/2, top+float64(len(lines)-1)*lh+detailLH*float64(k+1), l, textStyle{size: ds, anchor: anchorMiddle, color: withAlpha(fg, 0.8)})
 	}
 }
 
 // detailLines is a cell's detail as drawn in width w: one line, or two
-// broken after the arrow of "195.5 → 201.0" when one is too wide.
+// broken after the arrow of "195.5 → 201.0" or the colon of "baseline:
+// Over capacity" when one is too wide.
 func detailLines(detail string, w float64) []string {
 	if detail == "" {
 		return nil
 	}
 	if textWidth(detail, fontRegular, 11) > w {
-		if a, b, ok := strings.Cut(detail, " → "); ok {
-			return []string{a + " →", b}
+		for _, sep := range []string{" → ", ": "} {
+			if a, b, ok := strings.Cut(detail, sep); ok {
+				return []string{a + strings.TrimRight(sep, " "), b}
+			}
 		}
 	}
 	return []string{detail}
@@ -255,7 +279,8 @@ func fitSize(s string, kind fontKind, size, minSize, w float64) float64 {
 }
 
 // drawStatusTile draws the background of a cell without figures: grey for
-// Over capacity, hatched for Looped and Failed, outlined for the rest. It
+// Over capacity, hatched for Looped and Failed, the key's middle outlined
+// for a sweep's No difference, outlined for the rest. It
 // returns the colour of the text on it.
 func drawStatusTile(d *Drawing, p palette, s engine.Status, x, y, w, h float64) color.NRGBA {
 	switch s {
@@ -270,6 +295,12 @@ func drawStatusTile(d *Drawing, p palette, s engine.Status, x, y, w, h float64) 
 		d.roundRect(x, y, w, h, 5, p.failed, color.NRGBA{}, 0)
 		hatch(d, x, y, w, h, 5, p.failedHatch, 1.5)
 		return p.failedText
+	case statusNoDifference:
+		// The middle of the comparison's key, "no change", outlined: a
+		// neutral tile that no gain colours.
+		fill := colorAt(divergingStops, 0.5)
+		d.roundRect(x+0.5, y+0.5, w-1, h-1, 5, fill, p.axis, 1.2)
+		return TextOn(fill)
 	case engine.StatusCancelled:
 		d.roundRect(x, y, w, h, 5, p.panel, color.NRGBA{}, 0)
 		d.polyline([]pt{{x + 1, y + 1}, {x + w - 1, y + 1}, {x + w - 1, y + h - 1}, {x + 1, y + h - 1}, {x + 1, y + 1}}, p.axis, 1.2, true)
@@ -310,7 +341,13 @@ func drawColorBarBelow(d *Drawing, p palette, s ColorScale, x, y, w float64) flo
 	const barH = 10.0
 	lw := d.text(x, y+barH-1, s.Label, textStyle{size: 11.5, font: fontBold, color: p.muted})
 	bx := x + lw + 10
-	bw := math.Max(80, w-lw-10)
+	// The last tick's label is centred on the bar's end: it needs half its
+	// width beyond, inside w.
+	last := 0.0
+	if n := len(s.Ticks); n > 0 {
+		last = textWidth(s.Ticks[n-1].Label, fontRegular, 11.5) / 2
+	}
+	bw := math.Max(80, w-lw-10-last)
 	// Bands of 2 px: every renderer draws rectangles (see the SVG gradient).
 	n := max(2, int(bw/2))
 	stops := scaleStops(s)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/sweep"
 )
 
 // frame is the area a layout fills: the export's fixed width, or a pane
@@ -88,6 +89,16 @@ func Picture(kind Kind, m Model, t Theme, p Pane) (*image.RGBA, error) {
 // DeltaPicture draws the comparison heatmap of two runs for a pane on screen.
 func DeltaPicture(a, b engine.Report, t Theme, p Pane) (*image.RGBA, error) {
 	d, err := drawDelta(a, b, p.options(t))
+	if err != nil {
+		return nil, err
+	}
+	return d.Rasterize(p.fit(d)), nil
+}
+
+// SweepBestPicture draws a sweep's best configuration per cell for a pane
+// on screen: the app's preview of sweep-best.png.
+func SweepBestPicture(s sweep.Sweep, t Theme, p Pane) (*image.RGBA, error) {
+	d, err := drawSweepBest(s, p.options(t))
 	if err != nil {
 		return nil, err
 	}

@@ -35,19 +35,26 @@ func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options
 		if err != nil {
 			return err
 		}
-		var png, svg bytes.Buffer
-		if err := d.writePNG(ctx, &png, opts.Scale); err != nil {
-			return fmt.Errorf("draw %s: %w", kind, err)
-		}
-		if err := d.writeSVG(ctx, &svg, opts.Scale); err != nil {
-			return fmt.Errorf("draw %s: %w", kind, err)
-		}
-		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".png"), png.Bytes()); err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(filepath.Join(dir, string(kind)+".svg"), svg.Bytes()); err != nil {
+		if err := writePicture(ctx, dir, string(kind), d, opts.Scale); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writePicture renders d as base.png and base.svg in dir, each written to
+// a temporary name and renamed, so a reader never sees half of one. Once
+// ctx is done it stops and returns ctx's error.
+func writePicture(ctx context.Context, dir, base string, d *Drawing, scale int) error {
+	var png, svg bytes.Buffer
+	if err := d.writePNG(ctx, &png, scale); err != nil {
+		return fmt.Errorf("draw %s: %w", base, err)
+	}
+	if err := d.writeSVG(ctx, &svg, scale); err != nil {
+		return fmt.Errorf("draw %s: %w", base, err)
+	}
+	if err := report.WriteFileAtomic(filepath.Join(dir, base+".png"), png.Bytes()); err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, base+".svg"), svg.Bytes())
 }

@@ -10,6 +10,7 @@ import (
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
 )
 
@@ -40,6 +41,12 @@ type CLI struct {
 	// Rescue are the folders a run's report goes to when --out can't take
 	// it (nil: runs.RescueRoots()).
 	Rescue []string
+	// WriteSweepCharts draws a sweep's pictures into its folder (nil:
+	// none; New sets charts.WriteSweep).
+	WriteSweepCharts func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error
+	// NoGPUWait skips a sweep's wait for the GPUs' memory between two
+	// servers (tests, whose fake servers hold none).
+	NoGPUWait bool
 	// IdleWait is how long a run waits for another client's requests to
 	// end before it refuses a busy server (zero: the engine's 30 s).
 	IdleWait time.Duration
@@ -48,7 +55,10 @@ type CLI struct {
 // New returns the subcommands of a build of this version, working on the
 // real machine: real-time simulator, real charts, vllm, NVML and /proc.
 func New(version string) *CLI {
-	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect, Capture: capture.Read}
+	c := &CLI{Version: version, SimTimeScale: 1, WriteCharts: charts.WriteAll, DetectHardware: hw.Detect, Capture: capture.Read,
+		WriteSweepCharts: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
+			return charts.WriteSweep(ctx, dir, s, runs, charts.DefaultOptions())
+		}}
 	c.Launch = c.launchTarget
 	return c
 }
@@ -59,5 +69,5 @@ type Command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // Commands maps each subcommand's name to its implementation.
 func (c *CLI) Commands() map[string]Command {
-	return map[string]Command{"run": c.Run, "load": c.Load, "sim": c.sim, "hw": c.hw, "report": c.report}
+	return map[string]Command{"run": c.Run, "load": c.Load, "sim": c.sim, "hw": c.hw, "report": c.report, "sweep": c.sweepCmd}
 }

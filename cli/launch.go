@@ -26,6 +26,12 @@ func (c *CLI) launchTarget(ctx context.Context, path string, stderr io.Writer) (
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
+	return c.launchConfig(ctx, cfg, path, stderr)
+}
+
+// launchConfig is launchTarget of a configuration read from path (a
+// sweep's: server.toml with some keys changed).
+func (c *CLI) launchConfig(ctx context.Context, cfg launch.ServerConfig, path string, stderr io.Writer) (measure.Subject, func(), error) {
 	if w := launch.ListensEverywhere(cfg); w != "" {
 		fmt.Fprintf(stderr, "warning: %s: set host = \"127.0.0.1\" in %s to keep it to this machine\n", w, path)
 	}

@@ -13,6 +13,7 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/sweep"
 )
 
 // report implements `speedmatrix report --in FILE [--out DIR]
@@ -53,6 +54,12 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	opts := charts.Options{Theme: charts.Theme(*theme), Scale: *scale}
+	if isSweep(*in) {
+		if slo.anySet(set) {
+			return errors.New("report: --slo-ttft, --slo-itl and --slo-percentile judge one run: give --in one of the sweep's run folders")
+		}
+		return reportSweep(ctx, *in, *out, opts, stdout)
+	}
 	r, format, err := readRun(ctx, *in)
 	var fe *report.FormatError
 	switch {
@@ -183,4 +190,54 @@ func writeCSV(dir string, r engine.Report) error {
 		return err
 	}
 	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFileFor(r)), b.Bytes())
+}
+
+// isSweep reports whether path is a sweep's folder or its sweep.json.
+func isSweep(path string) bool {
+	if filepath.Base(path) == sweep.JSONFile {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(path, sweep.JSONFile))
+	return err == nil
+}
+
+// reportSweep writes a sweep's summary again from its runs: sweep.json's
+// answer, sweep.md, sweep.csv and its pictures, into out (default: the
+// sweep's folder).
+func reportSweep(ctx context.Context, in, out string, opts charts.Options, stdout io.Writer) error {
+	dir := in
+	if filepath.Base(in) == sweep.JSONFile {
+		dir = filepath.Dir(in)
+	}
+	s, err := sweep.Load(dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if out == "" {
+		out = dir
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("report: make output folder: %w", err)
+	}
+	got, bad := sweep.LoadRuns(dir, s)
+	for name, err := range bad {
+		fmt.Fprintf(stdout, "warning: the run of %s is left out: %v\n", name, err)
+	}
+	a := sweep.Analyze(s, got)
+	s.Answer = &a
+	if err := charts.WriteSweep(ctx, out, s, got, opts); err != nil {
+		if ctx.Err() != nil {
+			return errReportInterrupted
+		}
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := sweep.WriteSummary(out, s, got); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and the pictures of a sweep of %s into %s\n", sweep.MDFile, sweep.CSVFile,
+		engine.Count(len(s.Configs), "configuration", "configurations"), out)
+	for _, ca := range a.Cells {
+		fmt.Fprintf(stdout, "  %s\n", sweep.CellLine(ca))
+	}
+	return nil
 }

@@ -33,12 +33,11 @@ type runFlags struct {
 	keepFailed, force       bool
 	slo                     sloFlags
 	set                     map[string]bool // flags given on the command line
+	name                    string          // the subcommand, in errors: run, sweep
 }
 
-func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
-	var f runFlags
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// register adds the plan and target flags run and sweep share to fs.
+func (f *runFlags) register(fs *flag.FlagSet) {
 	def := engine.DefaultPlan()
 	f.targetFlags.add(fs)
 	fs.StringVar(&f.api, "api", string(def.API), "API to measure: chat or completions")
@@ -54,6 +53,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.IntVar(&f.prefillRepeats, "prefill-repeats", 0, "cold requests per prefill context, each with a prefix of its own; prompt tok/s is their median\n"+
 		"(default: the Standard plan's 3 below 64K, 1 at 64K and above; N applies to every context)")
 	f.slo.register(fs, "judge each decode cell")
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
+	f := runFlags{name: "run"}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
 	fs.StringVar(&f.resume, "resume", "", "finish the partial run saved in this folder: measure its Failed, Cancelled and Not run cells")
 	fs.BoolVar(&f.keepFailed, "resume-keep-failed", false, "with --resume: keep the Failed cells instead of measuring them again")
 	fs.BoolVar(&f.force, "force", false, "with --resume: measure even if the server is not the one the run began with")
@@ -219,20 +225,20 @@ func (f runFlags) plan() (engine.Plan, *engine.Report, error) {
 		return p, nil, err
 	}
 	var err error
-	if p.SLO, err = f.slo.slo("run", f.set); err != nil {
+	if p.SLO, err = f.slo.slo(f.name, f.set); err != nil {
 		return p, nil, err
 	}
 	if p.Precision, err = engine.ParsePrecision(f.precision); err != nil {
-		return p, nil, fmt.Errorf("run: --precision: %w", err)
+		return p, nil, fmt.Errorf("%s: --precision: %w", f.name, err)
 	}
 	if p.PrefillContexts, err = engine.ParseContexts(f.prefill); err != nil {
-		return p, nil, fmt.Errorf("run: --prefill-contexts: %w", err)
+		return p, nil, fmt.Errorf("%s: --prefill-contexts: %w", f.name, err)
 	}
 	if p.DecodeContexts, err = engine.ParseContexts(f.contexts); err != nil {
-		return p, nil, fmt.Errorf("run: --contexts: %w", err)
+		return p, nil, fmt.Errorf("%s: --contexts: %w", f.name, err)
 	}
 	if p.Concurrency, err = engine.ParseCounts(f.conc); err != nil {
-		return p, nil, fmt.Errorf("run: --concurrency: %w", err)
+		return p, nil, fmt.Errorf("%s: --concurrency: %w", f.name, err)
 	}
 	if err := engine.ValidatePlan(p, engine.Limits{}); err != nil {
 		return p, nil, withAdvice(err)

@@ -41,11 +41,19 @@ func writeStartedAs(w io.Writer, h engine.Report) {
 // ends at once; a signal while they are drawn stops them.
 func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
 	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
+	_, err := consumeReport(ctx, events, saver, stdout, writeCharts, stop)
+	return err
+}
+
+// consumeReport is consume that also returns the run's last report (a
+// sweep's summary reads it).
+func consumeReport(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
+	writeCharts func(context.Context, string, engine.Report) error, stop func()) (engine.Report, error) {
 	done, stopped := follow(events, saver, stdout, stop, func(ev engine.Event, last engine.Progress) {
 		fmt.Fprintln(stdout, cellLine(*ev.Result, last))
 	})
 	if done.Report == nil {
-		return errors.New("run: the engine ended without a report")
+		return engine.Report{}, errors.New("run: the engine ended without a report")
 	}
 	rep := *done.Report
 	saveErr := keepFinal(ctx, saver, rep, done.Err, writeCharts)
@@ -57,11 +65,11 @@ func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver,
 		runErr = errUnsaved
 	}
 	if err := finish(runErr, rep, saver.Dir, saveErr); err != nil {
-		return err
+		return rep, err
 	}
 	fmt.Fprintln(stdout, summary(rep, saver.Dir))
 	writeSLOLines(stdout, rep)
-	return nil
+	return rep, nil
 }
 
 // writeSLOLines prints the SLO's line per decode context, when the plan

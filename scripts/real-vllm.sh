@@ -14,7 +14,9 @@
 #   4. kills speedmatrix with SIGKILL mid-run and checks its guard ends the
 #      whole vLLM tree;
 #   5. checks the Ray cluster check against a real Ray head
-#      (scripts/rig/ray-check.sh).
+#      (scripts/rig/ray-check.sh);
+#   6. sweeps max_num_seqs = 4, 16 × enforce_eager off, on (speedmatrix
+#      sweep), each configuration launched in turn.
 # One line per check; exits 1 if any failed. Everything lands in OUTDIR.
 # Measure on a quiet machine: the server and the client share its cores.
 # SPEEDMATRIX_RIG_SKIP="peers load ray" leaves parts out; --update-testdata copies
@@ -296,8 +298,29 @@ if [[ $skip != *" ray "* ]]; then
 	SPEEDMATRIX_BIN=$sm bgwait bash scripts/rig/ray-check.sh "$OUT" | count
 fi
 
+# 6. A sweep: max_num_seqs 4, 16 × enforce_eager off, on, each launched in
+# turn after the unchanged server.toml (the baseline).
+if [[ $skip != *" sweep "* ]]; then
+	port=$(freeport)
+	cfg=$(toml sweep "$port" 'kv_cache_memory_bytes = 33554432')
+	bgwait "$sm" sweep --launch "$cfg" --vary max_num_seqs=4,16 --vary enforce_eager=false,true --out "$OUT/sweep/out" \
+		--api completions --contexts 512 --prefill-contexts none --concurrency 1,4,16 --duration 10s --precision off \
+		--max-output 512 >"$OUT/sweep/sweep.log" 2>&1
+	rc=$?
+	done=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(c['status']=='Done' for c in d['configs']), len(d['configs']))" "$OUT/sweep/out/sweep.json" 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "${done% *}" = "${done#* }" ] && [ -s "$OUT/sweep/out/sweep.md" ]; then
+		pass "sweep: exit 0, ${done% *} of ${done#* } configurations Done; $(grep -m1 '^sweep done' "$OUT/sweep/sweep.log")"
+	else
+		fail "sweep: exit $rc, Done/configurations: ${done:-none}: $(tail -1 "$OUT/sweep/sweep.log")"
+	fi
+	sed -n '/^answer/,/^sweep done/p' "$OUT/sweep/sweep.log" | sed 's/^/  /'
+	left=$(vllm_pids)
+	[ -z "$left" ] && port_free "$port" && pass "sweep stop: no vLLM process left after 5 start-ups, port $port free" ||
+		fail "sweep stop: left running: $(describe "$left")"
+fi
+
 # The key in none of our files: logs, reports, recordings.
-leaks=$(grep -rlF -- "$key" "$OUT"/launch "$OUT"/preempt "$OUT"/endpoint "$OUT"/kill "$OUT"/recorded 2>/dev/null | head -3)
+leaks=$(grep -rlF -- "$key" "$OUT"/launch "$OUT"/preempt "$OUT"/endpoint "$OUT"/kill "$OUT"/recorded "$OUT"/sweep 2>/dev/null | head -3)
 [ -z "$leaks" ] && pass "secrets: the API key is in none of speedmatrix's logs, reports or the recorded server output" ||
 	fail "secrets: the API key is in $leaks"
 

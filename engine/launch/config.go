@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -150,8 +151,18 @@ type ServerConfig struct {
 // Unknown keys are an error naming the key. The result has defaults applied
 // and is validated.
 func LoadConfig(path string) (ServerConfig, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return ServerConfig{}, fmt.Errorf("read server config %s: %w", path, err)
+	}
+	return DecodeConfig(path, string(text))
+}
+
+// DecodeConfig is LoadConfig of a server.toml's text; name says where it
+// came from in errors (its path, or a sweep's configuration).
+func DecodeConfig(path, text string) (ServerConfig, error) {
 	var cfg ServerConfig
-	md, err := toml.DecodeFile(path, &cfg)
+	md, err := toml.Decode(text, &cfg)
 	if err != nil {
 		return ServerConfig{}, fmt.Errorf("read server config %s: %w", path, err)
 	}

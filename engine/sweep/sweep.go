@@ -93,6 +93,10 @@ type Sweep struct {
 	Tool string `json:"tool"`
 	// Server is the server.toml the configurations vary (its path as given).
 	Server string `json:"server_toml"`
+	// ServerSHA256 is the digest of server.toml's text when the sweep
+	// began: a resume refuses a changed file, whose configurations would
+	// not be the ones measured.
+	ServerSHA256 string `json:"server_toml_sha256"`
 	// Simulated is set when the configurations' servers were simulators
 	// (a stand-in vllm that serves engine/sim): every export says so.
 	Simulated bool        `json:"simulated,omitempty"`

@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/runs"
+	"speedmatrix/engine/sweep"
+	"speedmatrix/hw"
+)
+
+// sweepFlags are the options of `speedmatrix sweep`: run's plan and
+// target flags, and the configurations.
+type sweepFlags struct {
+	runFlags
+	vary     listFlag
+	varyFile string
+	yes      bool
+}
+
+// listFlag is a flag that may be given several times.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// sweepPlanFlags are the flags that make the plan, which a resumed sweep
+// keeps.
+var sweepPlanFlags = []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api",
+	"kv-budget", "no-loop-detect", "prefill-repeats", "vary", "vary-file", "slo-ttft", "slo-itl", "slo-percentile"}
+
+func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
+	f := sweepFlags{runFlags: runFlags{name: "sweep"}}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.Var(&f.vary, "vary", "a server.toml key and the values to try, KEY=V1,V2 (repeat for a grid: every combination runs)")
+	fs.StringVar(&f.varyFile, "vary-file", "", "a TOML file of named tables, one per configuration, each setting the server.toml keys it changes")
+	fs.BoolVar(&f.yes, "yes", false, fmt.Sprintf("run a grid of more than %d configurations", sweep.MaxConfigs))
+	fs.StringVar(&f.out, "out", "", "folder of the sweep: sweep.md, sweep.json, sweep.csv, pictures, and one run folder per configuration")
+	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
+		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
+		fmt.Fprintln(fs.Output(), "and answer per cell which configuration is fastest and by how much.")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), strings.Replace(exitHelp, "another run saves into", "another sweep saves into", 1))
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("sweep: unexpected argument %q: every option is a flag, see speedmatrix sweep -h", fs.Arg(0))
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	switch {
+	case f.endpoint != "":
+		return f, errors.New("sweep: --endpoint is a server that runs already, which a sweep can't reconfigure: give --launch server.toml, which it starts with each configuration")
+	case f.simProfile != "":
+		return f, errors.New("sweep: --sim has no settings to vary: give --launch server.toml (examples/sweep/server.toml launches the simulator as a stand-in vLLM)")
+	case f.resume != "" && f.out != "":
+		return f, errors.New("sweep: --resume DIR continues the sweep in DIR: drop --out")
+	case f.resume != "":
+		for _, name := range sweepPlanFlags {
+			if f.set[name] {
+				return f, fmt.Errorf("sweep --resume: --%s can't change on resume: drop it (the plan and configurations come from %s)", name, f.resume)
+			}
+		}
+		return f, nil
+	case f.launch == "":
+		return f, errors.New("sweep: nothing to launch: give --launch server.toml")
+	case len(f.vary) > 0 && f.varyFile != "":
+		return f, errors.New("sweep: give --vary or --vary-file, not both: a --vary-file lists every configuration")
+	case len(f.vary) == 0 && f.varyFile == "":
+		return f, errors.New("sweep: nothing to vary: give --vary KEY=V1,V2 (e.g. --vary max_num_seqs=64,128) or --vary-file sweep.toml")
+	case f.out == "":
+		return f, errors.New("sweep: no output folder: give --out DIR")
+	}
+	return f, nil
+}
+
+// sweepCmd implements `speedmatrix sweep`.
+func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseSweepFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	s, dir, base, err := f.begin(c.Version, stderr)
+	if err != nil {
+		return err
+	}
+	lock, err := runs.LockFolder(dir)
+	var busy *runs.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return fmt.Errorf("sweep: %v: wait for it to end", err)
+	case err != nil:
+		return badOut(dir, err)
+	}
+	defer lock.Unlock()
+	if err := checkOut(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included)\n",
+		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second))
+	r := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: c.sweepHooks(f, s.Plan, stdout, stderr)}
+	if src := c.gpuSource(); src != nil {
+		defer src.Close()
+		r.GPUMemoryUsedMiB = func() ([]float64, bool) { return hw.GPUMemoryUsedMiB(src) }
+	}
+	runErr := r.Run(ctx, &s)
+	return sweepEnd(stdout, dir, s, runErr)
+}
+
+// gpuSource reads this machine's GPUs for the wait between two servers;
+// nil where there is no NVIDIA driver (or in tests).
+func (c *CLI) gpuSource() hw.Source {
+	if c.NoGPUWait {
+		return nil
+	}
+	return hw.SystemSource()
+}
+
+// begin makes the sweep from the flags, or reopens the one --resume names.
+// It returns it with its folder and server.toml's text.
+func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string, string, error) {
+	if f.resume != "" {
+		return f.reopen()
+	}
+	text, err := os.ReadFile(f.launch)
+	if err != nil {
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --launch %s can't be read: %v", f.launch, errors.Unwrap(err))
+	}
+	if _, err := launch.DecodeConfig(f.launch, string(text)); err != nil {
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
+	}
+	var cs []sweep.Config
+	if f.varyFile != "" {
+		vt, err := os.ReadFile(f.varyFile)
+		if err != nil {
+			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --vary-file %s can't be read: %v", f.varyFile, errors.Unwrap(err))
+		}
+		if cs, err = sweep.ReadVaryFile(f.varyFile, string(vt)); err != nil {
+			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
+		}
+	} else {
+		axes, err := sweep.ParseVary(f.vary, "--vary")
+		if err != nil {
+			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
+		}
+		cs = sweep.Grid(axes)
+	}
+	if n := len(cs); n > sweep.MaxConfigs+1 && !f.yes {
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %d configurations, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", n, sweep.MaxConfigs)
+	}
+	cs, dropped, err := sweep.Resolve(f.launch, string(text), cs)
+	if err != nil {
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
+	}
+	for _, d := range dropped {
+		fmt.Fprintf(stderr, "note: %s is the baseline's configuration: it is measured once, as the baseline\n", d)
+	}
+	plan, _, err := f.plan()
+	if err != nil {
+		return sweep.Sweep{}, "", "", err
+	}
+	if _, err := os.Stat(filepath.Join(f.out, sweep.JSONFile)); err == nil {
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
+	}
+	s := sweep.New(f.launch, plan, cs, version)
+	s.ServerSHA256 = digest(text)
+	return s, f.out, string(text), nil
+}
+
+// reopen loads the sweep to resume, with its server.toml, which must not
+// have changed: its configurations would no longer be the ones measured.
+func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
+	s, err := sweep.Load(f.resume)
+	if err != nil {
+		return s, "", "", fmt.Errorf("sweep --resume: %w", err)
+	}
+	if f.launch != "" {
+		s.Server = f.launch
+	}
+	text, err := os.ReadFile(s.Server)
+	if err != nil {
+		return s, "", "", fmt.Errorf("sweep --resume: the sweep's server.toml %s can't be read (%v): give its new place with --launch", s.Server, errors.Unwrap(err))
+	}
+	if digest(text) != s.ServerSHA256 {
+		return s, "", "", fmt.Errorf("sweep --resume: %s changed since the sweep began: restore it, or begin a new sweep with another --out", s.Server)
+	}
+	sweep.Reopen(f.resume, &s)
+	return s, f.resume, string(text), nil
+}
+
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// sweepHooks launch each configuration as run --launch does and measure
+// it as run does, printing its cells.
+func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Writer) sweep.Hooks {
+	return sweep.Hooks{
+		Launch: func(ctx context.Context, conf sweep.Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
+			return c.launchConfig(ctx, cfg, f.launch+" ("+conf.Name+")", stderr)
+		},
+		Measure: func(ctx context.Context, conf sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
+			return c.measureInto(ctx, f, plan, target, dir, prev, stdout)
+		},
+		Summarize: c.WriteSweepCharts,
+		Progress: func(s sweep.Sweep, i int, note string) {
+			conf := s.Configs[i]
+			if note != "" {
+				fmt.Fprintf(stdout, "  %s\n", note)
+				return
+			}
+			line := fmt.Sprintf("── %d of %d: %s · %s", i+1, len(s.Configs), conf.Name, conf.Status)
+			if conf.Reason != "" {
+				line += ": " + conf.Reason
+			}
+			if conf.Status == sweep.StatusStarting {
+				line += fmt.Sprintf(" (sweep ETA %s)", s.Estimate().Round(time.Second))
+			}
+			fmt.Fprintln(stdout, line)
+		},
+	}
+}
+
+// measureInto runs the plan against target into dir, as `run` does.
+func (c *CLI) measureInto(ctx context.Context, f sweepFlags, plan engine.Plan, target measure.Subject, dir string, prev *engine.Report, stdout io.Writer) (engine.Report, error) {
+	saver := &runs.Saver{Dir: dir, Save: c.Save, Rescue: c.Rescue}
+	if err := saver.Claim(); err != nil {
+		return engine.Report{}, badOut(dir, err)
+	}
+	defer saver.Release()
+	c.settle(&target, f.targetFlags)
+	setup := runs.Setup{Diagnostics: c.diagnostics(), Version: c.Version}
+	if prev != nil {
+		setup.Resume = &measure.Resume{Report: *prev}
+	}
+	runs.Prepare(&target, setup)
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	return consumeReport(ctx, measure.Run(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun)
+}
+
+// sweepEnd prints the sweep's answer and turns its end into the exit code.
+func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
+	if runErr != nil {
+		done := 0
+		for _, conf := range s.Configs {
+			if conf.Status == sweep.StatusDone || conf.Status == sweep.StatusFailed {
+				done++
+			}
+		}
+		if errors.Is(runErr, measure.ErrInterrupted) {
+			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with speedmatrix sweep --resume %s", done, len(s.Configs), dir))
+		}
+		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with speedmatrix sweep --resume %s)", runErr, done, len(s.Configs), dir))
+	}
+	if s.Simulated {
+		fmt.Fprintln(w, "answer (simulated: the servers were the Speed Matrix simulator):")
+	} else {
+		fmt.Fprintln(w, "answer:")
+	}
+	if s.Answer != nil {
+		for _, ca := range s.Answer.Cells {
+			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
+		}
+	}
+	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", time.Duration(s.ActualS*float64(time.Second)).Round(time.Second),
+		time.Duration(s.EstimateS*float64(time.Second)).Round(time.Second), filepath.Join(dir, sweep.MDFile))
+	return nil
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sweepCLI runs speedmatrix sweep with args.
+func sweepCLI(t *testing.T, ctx context.Context, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := cliFor(t).sweepCmd(ctx, args, &out, &errOut)
+	return out.String() + errOut.String(), err
+}
+
+func TestSweepBadInput(t *testing.T) {
+	t.Parallel()
+	toml := filepath.Join(t.TempDir(), "server.toml")
+	if err := os.WriteFile(toml, []byte("model = \"m\"\nmax_num_seqs = 16\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]string, 33)
+	for i := range many {
+		many[i] = fmt.Sprint(i + 1)
+	}
+	out := filepath.Join(t.TempDir(), "sw")
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown key", []string{"--launch", toml, "--vary", "max_num_seq=4", "--out", out},
+			"sweep: --vary max_num_seq=4: server.toml has no key max_num_seq: did you mean max_num_seqs?"},
+		{"wrong type", []string{"--launch", toml, "--vary", "max_num_seqs=4,many", "--out", out},
+			`sweep: --vary max_num_seqs=4,many: max_num_seqs takes a whole number, not "many": e.g. max_num_seqs=16`},
+		{"too many", []string{"--launch", toml, "--vary", "max_num_seqs=" + strings.Join(many, ","), "--vary", "enforce_eager=false,true", "--out", out},
+			"sweep: 67 configurations, more than 64: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes"},
+		{"endpoint", []string{"--endpoint", "http://127.0.0.1:8000", "--vary", "max_num_seqs=4", "--out", out},
+			"sweep: --endpoint is a server that runs already, which a sweep can't reconfigure: give --launch server.toml"},
+		{"sim", []string{"--sim", "tiny", "--vary", "max_num_seqs=4", "--out", out}, "sweep: --sim has no settings to vary"},
+		{"nothing to vary", []string{"--launch", toml, "--out", out}, "sweep: nothing to vary: give --vary KEY=V1,V2"},
+		{"both", []string{"--launch", toml, "--vary", "max_num_seqs=4", "--vary-file", toml, "--out", out}, "give --vary or --vary-file, not both"},
+		{"invalid value", []string{"--launch", toml, "--vary", "gpu_memory_utilization=0.9,1.5", "--out", out},
+			"gpu_memory_utilization 1.5 is out of range: use a fraction between 0 and 1"},
+		{"bad plan", []string{"--launch", toml, "--vary", "max_num_seqs=4", "--contexts", "huge", "--out", out}, "sweep: --contexts:"},
+		{"resume changes the plan", []string{"--resume", out, "--contexts", "1K"}, "sweep --resume: --contexts can't change on resume"},
+		{"resume nothing", []string{"--resume", filepath.Join(out, "none")}, "sweep --resume: "},
+		{"no launch file", []string{"--launch", toml + ".missing", "--vary", "max_num_seqs=4", "--out", out}, "sweep: --launch " + toml + ".missing can't be read"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sweepCLI(t, t.Context(), tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %v (output %q), want one line with %q", err, got, tt.wantErr)
+			}
+		})
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused sweep made its folder %s", out)
+	}
+}
+
+// TestSweepFailsKilledResumed runs a sweep of the fake vllm in which one
+// configuration runs out of memory at start-up and the sweep is
+// interrupted in the next; --resume then finishes it.
+func TestSweepFailsKilledResumed(t *testing.T) {
+	t.Parallel()
+	hwCanned(t, hwCanned3090, nil)
+	c := cliFor(t)
+	c.NoGPUWait = true
+	noCharts(t)
+	exe := buildFakeVLLM(t)
+	toml := serverTOML(t, exe, "")
+	vary := filepath.Join(t.TempDir(), "sweep.toml")
+	if err := os.WriteFile(vary, []byte("[oom]\nenv = { FAKEVLLM_MODE = \"oom\" }\n\n[eager]\nenforce_eager = true\n\n[small]\nmax_num_seqs = 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "sw")
+	ctx, cancel := context.WithCancel(t.Context())
+	var stdout, stderr bytes.Buffer
+	err := c.sweepCmd(ctx, []string{"--launch", toml, "--vary-file", vary, "--out", dir, "--contexts", "1K", "--concurrency", "1,2",
+		"--prefill-contexts", "none", "--duration", "300ms", "--precision", "off", "--max-output", "64"},
+		io.MultiWriter(&stdout, cancelOn{text: "── 3 of 4: eager · Measuring", cancel: cancel}), &stderr)
+	if ExitCode(err) != exitIncomplete || !strings.Contains(err.Error(), "sweep incomplete: 2 of 4 configurations done; finish it with speedmatrix sweep --resume "+dir) {
+		t.Fatalf("err = %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "── 2 of 4: oom · Failed to start: vLLM server exited") || !strings.Contains(stdout.String(), "out of memory") {
+		t.Errorf("the failed start-up is not said in one line:\n%s", stdout.String())
+	}
+	var out bytes.Buffer
+	if err := c.sweepCmd(t.Context(), []string{"--resume", dir}, &out, &stderr); err != nil {
+		t.Fatalf("resume: %v\n%s\n%s", err, out.String(), stderr.String())
+	}
+	text := out.String()
+	for _, want := range []string{"── 2 of 4: oom · Starting", "── 3 of 4: eager · Measuring", "── 4 of 4: small · Done", "answer (simulated", "1K × 2: "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("resumed sweep's output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "baseline · Starting") {
+		t.Errorf("the resumed sweep measured the finished baseline again:\n%s", text)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "sweep.md"))
+	if err != nil || !strings.Contains(string(md), "| oom | Failed to start: ") || !strings.Contains(string(md), "(SIMULATED)") {
+		t.Errorf("sweep.md:\n%s", md)
+	}
+	for _, f := range []string{"baseline/report.json", "eager/report.json", "small/report.json", "sweep.csv", "sweep.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package sweep
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"speedmatrix/engine/launch"
+)
+
+// Apply is the server configuration c describes: the server.toml text
+// (base, read from path) with c's settings in place of its own values,
+// decoded and checked as launch.LoadConfig checks a file.
+func Apply(path, base string, c Config) (launch.ServerConfig, error) {
+	if len(c.Settings) == 0 {
+		return launch.DecodeConfig(path, base)
+	}
+	var m map[string]any
+	if _, err := toml.Decode(base, &m); err != nil {
+		return launch.ServerConfig{}, fmt.Errorf("read server config %s: %w", path, err)
+	}
+	for _, s := range c.Settings {
+		var h map[string]any
+		if _, err := toml.Decode("v = "+s.Value, &h); err != nil {
+			return launch.ServerConfig{}, fmt.Errorf("configuration %s: %s = %s is not a TOML value: %w", c.Name, s.Key, s.Value, err)
+		}
+		// A table (env) adds to server.toml's, key by key.
+		if add, ok := h["v"].(map[string]any); ok {
+			if old, ok := m[s.Key].(map[string]any); ok {
+				merged := maps.Clone(old)
+				maps.Copy(merged, add)
+				add = merged
+			}
+			m[s.Key] = add
+			continue
+		}
+		m[s.Key] = h["v"]
+	}
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(m); err != nil {
+		return launch.ServerConfig{}, fmt.Errorf("configuration %s: %w", c.Name, err)
+	}
+	cfg, err := launch.DecodeConfig(path+" with "+c.Name, b.String())
+	if err != nil {
+		return launch.ServerConfig{}, err
+	}
+	return cfg, nil
+}
+
+// Resolve checks every configuration against server.toml (base, read from
+// path) before anything starts: each must decode and validate. A
+// configuration whose server would be the baseline's is dropped: it is
+// measured once, as the baseline. dropped names those.
+func Resolve(path, base string, cs []Config) (kept []Config, dropped []string, err error) {
+	baseline, err := Apply(path, base, Config{Name: BaselineName})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range cs {
+		cfg, err := Apply(path, base, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !c.Baseline && reflect.DeepEqual(cfg, baseline) {
+			dropped = append(dropped, c.Name)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept, dropped, nil
+}

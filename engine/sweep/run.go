@@ -1,0 +1,300 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
+)
+
+// Hooks are what a sweep asks of the front end that runs it.
+type Hooks struct {
+	// Launch starts cfg (configuration c) with the launcher's guarantees
+	// and waits until it is ready; stop stops it and waits for its exit.
+	// An error is a server that did not start.
+	Launch func(ctx context.Context, c Config, cfg launch.ServerConfig) (target measure.Subject, stop func(), err error)
+	// Measure runs the plan against target into the run folder dir,
+	// saving after every cell (resume: the partial run to finish). It
+	// returns the run's report, and an error when the run did not end:
+	// interrupted, or its report could not be saved.
+	Measure func(ctx context.Context, c Config, target measure.Subject, dir string, resume *engine.Report) (engine.Report, error)
+	// GPUMemoryUsedMiB reads the memory in use on each of this machine's
+	// GPUs; ok is false where it can't (no NVIDIA driver), and then the
+	// sweep doesn't wait for memory between configurations.
+	GPUMemoryUsedMiB func() (used []float64, ok bool)
+	// Summarize draws the summary's pictures once sweep.json, sweep.md
+	// and sweep.csv are written; nil: none.
+	Summarize func(ctx context.Context, dir string, s Sweep, runs map[string]engine.Report) error
+	// Progress is told of every change of a configuration's status (i is
+	// its index); note is a line to show ("GPU memory freed in 4 s").
+	Progress func(s Sweep, i int, note string)
+}
+
+// Runner runs a sweep in its folder.
+type Runner struct {
+	Dir string
+	// Server is the server.toml's path, Base its text: every
+	// configuration is Base with its settings.
+	Server, Base string
+	Hooks
+	// MemoryWait bounds the wait for the GPUs' memory to come back after a
+	// server stops (default 2 min); MemoryPoll is how often it is read
+	// (default 1 s).
+	MemoryWait, MemoryPoll time.Duration
+}
+
+// memorySlackMiB is how much more GPU memory than before a launch may
+// stay in use when the next configuration starts: other processes come
+// and go; a stopped vLLM's tens of GiB do not.
+const memorySlackMiB = 1024
+
+// PriorStartupS is the start-up a sweep's estimate assumes until one has
+// been measured: vLLM loads weights, profiles memory and captures CUDA
+// graphs in one to a few minutes for the models our users sweep.
+const PriorStartupS = 120
+
+// Estimate is how long the configurations not yet done take: each one's
+// start-up (the mean of those measured, else PriorStartupS) and its plan
+// (measure.Estimate).
+func (s Sweep) Estimate() time.Duration {
+	startup, n := 0.0, 0
+	for _, c := range s.Configs {
+		if c.StartupS > 0 {
+			startup += c.StartupS
+			n++
+		}
+	}
+	per := float64(PriorStartupS)
+	if n > 0 {
+		per = startup / float64(n)
+	}
+	plan := measure.Estimate(s.Plan, engine.Limits{})
+	var total time.Duration
+	for _, c := range s.Configs {
+		if c.Status != StatusDone && c.Status != StatusFailed {
+			total += plan + time.Duration(per*float64(time.Second))
+		}
+	}
+	return total
+}
+
+// Reopen sets the status of every configuration from what its folder
+// holds, for --resume: a complete run is Done, a partial one Partial,
+// none Pending (a server that failed to start is tried again).
+func Reopen(dir string, s *Sweep) {
+	for i := range s.Configs {
+		c := &s.Configs[i]
+		r, err := report.Load(filepath.Join(RunDir(dir, *c), report.JSONFile))
+		switch {
+		case err == nil && r.Run.Complete:
+			c.Status = StatusDone
+		case err == nil:
+			c.Status, c.Reason = StatusPartial, cmp.Or(c.Reason, "interrupted")
+		default:
+			c.Status, c.Reason = StatusPending, ""
+		}
+	}
+}
+
+// Run measures every configuration of s not yet Done, in order, and
+// writes the summary after each. A configuration that fails to start, or
+// whose server dies, is recorded and the sweep goes on; ctx's end stops
+// it, resumable (measure.ErrInterrupted). s is updated in place.
+func (r *Runner) Run(ctx context.Context, s *Sweep) error {
+	if s.Started.IsZero() {
+		s.Started = time.Now()
+		s.EstimateS = s.Estimate().Seconds()
+	}
+	began := time.Now()
+	clock := func() { s.ActualS += time.Since(began).Seconds(); began = time.Now() }
+	if err := Save(r.Dir, *s); err != nil {
+		return err
+	}
+	for i := range s.Configs {
+		if s.Configs[i].Status == StatusDone {
+			continue
+		}
+		err := r.one(ctx, s, i)
+		clock()
+		if err != nil {
+			_ = r.summarize(context.WithoutCancel(ctx), s)
+			return err
+		}
+		if err := r.summarize(ctx, s); err != nil {
+			return err
+		}
+	}
+	clock()
+	s.Ended = time.Now()
+	return r.summarize(ctx, s)
+}
+
+// one starts, measures and stops configuration i.
+func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
+	c := &s.Configs[i]
+	cfg, err := Apply(r.Server, r.Base, *c)
+	if err != nil {
+		return err
+	}
+	dir := RunDir(r.Dir, *c)
+	var prev *engine.Report
+	if rep, err := report.Load(filepath.Join(dir, report.JSONFile)); err == nil && !rep.Run.Complete {
+		prev = &rep
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("make %s: %w", dir, err)
+	}
+	before, memKnown := r.memory()
+	r.set(s, i, StatusStarting, "", "")
+	start := time.Now()
+	target, stop, err := r.Launch(ctx, *c, cfg)
+	if ctx.Err() != nil {
+		r.set(s, i, statusAfterStop(prev), "interrupted while its server started", "")
+		return measure.ErrInterrupted
+	}
+	if err != nil {
+		r.set(s, i, StatusFailed, oneLine(err), "")
+		r.waitMemory(ctx, s, i, before, memKnown)
+		return nil
+	}
+	c.StartupS += time.Since(start).Seconds()
+	r.set(s, i, StatusMeasuring, "", "")
+	start = time.Now()
+	rep, err := r.Measure(ctx, *c, target, dir, prev)
+	c.MeasureS += time.Since(start).Seconds()
+	stop()
+	switch {
+	case err == nil && rep.Run.Complete:
+		r.set(s, i, StatusDone, "", "")
+	case err == nil || (ctx.Err() == nil && errors.Is(err, measure.ErrInterrupted)):
+		r.set(s, i, StatusPartial, cmp.Or(errText(err), "its run did not measure every cell"), "")
+	case ctx.Err() != nil:
+		r.set(s, i, StatusPartial, "interrupted", "")
+		return measure.ErrInterrupted
+	default:
+		r.set(s, i, StatusPartial, oneLine(err), "")
+		return err
+	}
+	r.waitMemory(ctx, s, i, before, memKnown)
+	return nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return oneLine(err)
+}
+
+// statusAfterStop is the status of a configuration interrupted before it
+// measured anything new: Partial when an earlier run of it exists.
+func statusAfterStop(prev *engine.Report) Status {
+	if prev != nil {
+		return StatusPartial
+	}
+	return StatusPending
+}
+
+// set records a configuration's new status, saves sweep.json and tells
+// Progress.
+func (r *Runner) set(s *Sweep, i int, st Status, reason, note string) {
+	s.Configs[i].Status, s.Configs[i].Reason = st, reason
+	_ = Save(r.Dir, *s) // the summary's save after the configuration reports a lasting failure
+	if r.Progress != nil {
+		r.Progress(*s, i, note)
+	}
+}
+
+// memory is the GPUs' memory in use now, MiB summed; ok is false without
+// a reader.
+func (r *Runner) memory() (float64, bool) {
+	if r.GPUMemoryUsedMiB == nil {
+		return 0, false
+	}
+	used, ok := r.GPUMemoryUsedMiB()
+	total := 0.0
+	for _, u := range used {
+		total += u
+	}
+	return total, ok
+}
+
+// waitMemory waits, after configuration i's server stopped, until the
+// GPUs hold no more than before it started (with memorySlackMiB), so that
+// the next configuration finds the memory free; it gives up after
+// MemoryWait with a note.
+func (r *Runner) waitMemory(ctx context.Context, s *Sweep, i int, before float64, known bool) {
+	if !known {
+		return
+	}
+	wait, poll := r.MemoryWait, r.MemoryPoll
+	if wait <= 0 {
+		wait = 2 * time.Minute
+	}
+	if poll <= 0 {
+		poll = time.Second
+	}
+	start := time.Now()
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		now, ok := r.memory()
+		if !ok || now <= before+memorySlackMiB {
+			if r.Progress != nil && time.Since(start) >= poll {
+				r.Progress(*s, i, fmt.Sprintf("GPU memory free again after %.0f s", time.Since(start).Seconds()))
+			}
+			return
+		}
+		if time.Since(start) >= wait {
+			if r.Progress != nil {
+				r.Progress(*s, i, fmt.Sprintf("GPU memory still holds %.0f MiB more than before %s started, after %s: the next configuration starts anyway", now-before, s.Configs[i].Name, wait))
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// summarize writes sweep.json with the answer, sweep.md, sweep.csv and
+// the pictures (Summarize).
+func (r *Runner) summarize(ctx context.Context, s *Sweep) error {
+	got, _ := LoadRuns(r.Dir, *s)
+	for _, rep := range got {
+		if rep.Engine.Simulated {
+			s.Simulated = true
+		}
+	}
+	a := Analyze(*s, got)
+	s.Answer = &a
+	if err := Save(r.Dir, *s); err != nil {
+		return err
+	}
+	if err := WriteSummary(r.Dir, *s, got); err != nil {
+		return err
+	}
+	if r.Summarize != nil {
+		return r.Summarize(ctx, r.Dir, *s, got)
+	}
+	return nil
+}
+
+// oneLine is err's first line, for a configuration's Reason, without a
+// run's advice to resume it alone: a sweep resumes as a whole.
+func oneLine(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	line, _, _ = strings.Cut(line, "; finish it with")
+	return strings.TrimSpace(line)
+}

@@ -1,0 +1,319 @@
+package sweep
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/report"
+)
+
+// WriteSummary writes sweep.md and sweep.csv of s into its folder dir,
+// from the runs of its configurations (LoadRuns).
+func WriteSummary(dir string, s Sweep, runs map[string]engine.Report) error {
+	if err := report.WriteFileAtomic(filepath.Join(dir, MDFile), []byte(Markdown(s, runs))); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, s, runs); err != nil {
+		return fmt.Errorf("write %s: %w", CSVFile, err)
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, CSVFile), b.Bytes())
+}
+
+// WriteCSV writes sweep.csv: results.csv's columns (report.CSVHeader),
+// simulated and target included, after a first column, config, for every
+// cell of every configuration's run. A configuration that failed to start
+// has one row per planned cell, Not run, with its reason as the error.
+func WriteCSV(b *bytes.Buffer, s Sweep, runs map[string]engine.Report) error {
+	w := csv.NewWriter(b)
+	if err := w.Write(append([]string{"config"}, report.CSVHeader...)); err != nil {
+		return err
+	}
+	for _, c := range s.Configs {
+		r, ok := runs[c.Name]
+		if !ok {
+			r = notRun(s, c)
+		}
+		var one bytes.Buffer
+		if err := report.WriteCSV(&one, r); err != nil {
+			return err
+		}
+		rows, err := csv.NewReader(&one).ReadAll()
+		if err != nil {
+			return err
+		}
+		for _, row := range rows[1:] {
+			if err := w.Write(append([]string{c.Name}, row...)); err != nil {
+				return err
+			}
+		}
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// notRun is the run a configuration without one stands for in sweep.csv:
+// every planned cell Not run, for the configuration's reason.
+func notRun(s Sweep, c Config) engine.Report {
+	r := engine.Report{Plan: s.Plan}
+	r.Engine.Simulated = s.Simulated
+	reason := cmp.Or(c.Reason, string(c.Status))
+	for _, ctx := range s.Plan.PrefillContexts {
+		r.Results = append(r.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: ctx, Concurrency: 1},
+			ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusNotRun, Error: reason})
+	}
+	for _, ctx := range s.Plan.DecodeContexts {
+		for _, conc := range s.Plan.Concurrency {
+			r.Results = append(r.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: conc},
+				ContextLabel: engine.ContextLabel(ctx), Status: engine.StatusNotRun, Error: reason})
+		}
+	}
+	return r
+}
+
+// Markdown is sweep.md: what was varied, the configurations' headline
+// figures, then per decode cell the best configuration and its margins.
+func Markdown(s Sweep, runs map[string]engine.Report) string {
+	var b strings.Builder
+	a := Analyze(s, runs)
+	if s.Answer != nil {
+		a = *s.Answer
+	}
+	title := "Sweep: which settings are fastest"
+	if s.Simulated {
+		title += " (SIMULATED)"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	if s.Simulated {
+		b.WriteString("**Simulated:** every configuration was served by the Speed Matrix simulator standing in for vLLM; no figure below is a real server's.\n\n")
+	}
+	writeWhat(&b, s, runs)
+	writeHeadlines(&b, s, a)
+	writeCells(&b, s, a)
+	writeNotes(&b, s, a)
+	return b.String()
+}
+
+func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
+	if r, ok := runs[BaselineName]; ok {
+		fmt.Fprintf(b, "- **Model:** %s on %s\n", cmp.Or(r.Run.Model, r.Run.ServedModel), hardwareWords(r))
+	}
+	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", s.Server,
+		engine.Count(len(s.Configs), "configuration", "configurations"), variedKeys(s))
+	fmt.Fprintf(b, "- **Plan, the same for every configuration:** decode contexts %s × concurrency %s; %s\n",
+		contextLabels(s.Plan.DecodeContexts), engine.FormatCounts(s.Plan.Concurrency), engine.DecodeTest(s.Plan))
+	est := fmt.Sprintf("estimated %s before it began, start-ups included", words(s.EstimateS))
+	switch {
+	case !s.Ended.IsZero():
+		fmt.Fprintf(b, "- **Time:** took %s; %s\n\n", words(s.ActualS), est)
+	default:
+		fmt.Fprintf(b, "- **Time:** not finished (%s so far); %s\n\n", words(s.ActualS), est)
+	}
+}
+
+func hardwareWords(r engine.Report) string {
+	if len(r.Hardware.GPUs) > 0 {
+		return fmt.Sprintf("%d × %s", len(r.Hardware.GPUs), r.Hardware.GPUs[0].Name)
+	}
+	if r.Hardware.CPU != "" {
+		return r.Hardware.CPU
+	}
+	return "unknown hardware"
+}
+
+func variedKeys(s Sweep) string {
+	var keys []string
+	for _, c := range s.Configs {
+		for _, st := range c.Settings {
+			if !slices.Contains(keys, st.Key) {
+				keys = append(keys, st.Key)
+			}
+		}
+	}
+	return "varying " + strings.Join(keys, ", ")
+}
+
+// words writes seconds as "7 min 12 s".
+func words(sec float64) string {
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	if sec < 10 {
+		return fmt.Sprintf("%.1f s", sec)
+	}
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
+	ttft := "TTFT p50"
+	for _, h := range a.Headlines {
+		if h.TTFTCell != "" {
+			ttft = "TTFT p50 at " + h.TTFTCell
+			break
+		}
+	}
+	single := "1 request"
+	for _, h := range a.Headlines {
+		if h.SingleCell != "" {
+			single = "tok/s, " + h.SingleCell
+			break
+		}
+	}
+	b.WriteString("## Configurations\n\n")
+	fmt.Fprintf(b, "| Configuration | Status | Peak total tok/s | %s | %s | KV cache tokens | Start-up |\n", single, ttft)
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+	for i, h := range a.Headlines {
+		name := h.Config
+		if len(s.Configs[i].ChangesOutput) > 0 {
+			name += " †"
+		}
+		status := string(h.Status)
+		if s.Configs[i].Reason != "" {
+			status += ": " + mdCell(s.Configs[i].Reason)
+		}
+		peak := dash(h.PeakTokS, report.TokPerSec)
+		if h.PeakCell != "" {
+			peak += " (" + h.PeakCell + ")"
+		}
+		kv := "—"
+		if h.KVCacheTokens > 0 {
+			kv = report.Int(h.KVCacheTokens)
+		}
+		start := "—"
+		if h.StartupS > 0 {
+			start = words(h.StartupS)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), status, peak,
+			dash(h.SingleTokS, report.TokPerSec), dash(h.TTFTP50Ms, report.Millis), kv, start)
+	}
+	b.WriteString("\n")
+}
+
+func dash(v float64, f func(float64) string) string {
+	if v <= 0 {
+		return "—"
+	}
+	return f(v)
+}
+
+// mdCell keeps text inside one Markdown table cell.
+func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
+
+// MarginText words a margin: "+12.5 %", "no difference (+0.4 %, noise ±1.8 %)",
+// or the other configuration's status ("Over capacity there").
+func MarginText(m *Margin) string {
+	switch {
+	case m == nil:
+		return "—"
+	case m.Status != "":
+		return string(m.Status) + " there"
+	case m.NoDifference:
+		return fmt.Sprintf("no difference (%s, noise ±%.1f %%)", report.Percent(m.Gain), m.NoisePct)
+	}
+	return report.Percent(m.Gain)
+}
+
+func writeCells(b *strings.Builder, s Sweep, a Answer) {
+	b.WriteString("## Best configuration per cell\n\n")
+	b.WriteString("Total tok/s of every configuration; the best in bold. A margin within the sum of both runs' 95 % intervals reads \"no difference\".\n\n")
+	b.WriteString("| Cell | Best | Over baseline | Over runner-up |")
+	for _, c := range s.Configs {
+		b.WriteString(" " + mdCell(c.Name) + " |")
+	}
+	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---:|", len(s.Configs)) + "\n")
+	for _, ca := range a.Cells {
+		best := cmp.Or(ca.Best, "none Valid")
+		over := MarginText(ca.OverBaseline)
+		if ca.Best == BaselineName {
+			over = "(is the baseline)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |", ca.Label, mdCell(best), over, MarginText(ca.OverRunnerUp))
+		for _, e := range ca.Entries {
+			v := string(e.Status)
+			switch {
+			case e.Status == "":
+				v = "—"
+			case e.Status == engine.StatusValid:
+				v = report.TokPerSec(e.TokS)
+				if e.Config == ca.Best {
+					v = "**" + v + "**"
+				}
+			}
+			fmt.Fprintf(b, " %s |", v)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func writeNotes(b *strings.Builder, s Sweep, a Answer) {
+	var changes []string
+	for _, c := range s.Configs {
+		if len(c.ChangesOutput) > 0 {
+			changes = append(changes, fmt.Sprintf("%s (%s)", c.Name, strings.Join(c.ChangesOutput, ", ")))
+		}
+	}
+	if len(changes) > 0 {
+		fmt.Fprintf(b, "† **Not the same model output:** %s change what the model answers: faster, perhaps, but not the same model quality. Check its answers before you adopt it.\n\n", strings.Join(changes, "; "))
+	}
+	if len(a.Looped) > 0 {
+		fmt.Fprintf(b, "**Looped cells** (the output repeated itself): %s.\n\n", strings.Join(a.Looped, "; "))
+	}
+	b.WriteString("## Pictures and runs\n\n")
+	fmt.Fprintf(b, "- %s.png: the best configuration per cell\n", BestName)
+	for _, c := range s.Configs {
+		if c.Baseline {
+			fmt.Fprintf(b, "- %s/: the baseline's run (report.md, charts)\n", c.Folder)
+			continue
+		}
+		if c.Status == StatusFailed || c.Status == StatusPending {
+			fmt.Fprintf(b, "- %s: no run (%s)\n", c.Name, strings.ToLower(string(c.Status)))
+			continue
+		}
+		fmt.Fprintf(b, "- %s/: the run of %s; %s%s.png: its change from the baseline per cell\n", c.Folder, c.Name, DeltaPrefix, c.Folder)
+	}
+}
+
+// CellLine is one cell's answer in a line: "1K × 8: max_num_seqs=8,
+// +85.2 % over baseline", "1K × 1: no difference (baseline best by +0.3 %,
+// noise ±1.8 %)".
+func CellLine(ca CellAnswer) string {
+	switch {
+	case ca.Best == "":
+		statuses := map[engine.Status]bool{}
+		var ss []string
+		for _, e := range ca.Entries {
+			if e.Status != "" && !statuses[e.Status] {
+				statuses[e.Status] = true
+				ss = append(ss, string(e.Status))
+			}
+		}
+		return fmt.Sprintf("%s: no configuration Valid (%s)", ca.Label, cmp.Or(strings.Join(ss, ", "), "not measured"))
+	case ca.Best == BaselineName && ca.OverRunnerUp == nil:
+		return fmt.Sprintf("%s: baseline, the only one Valid", ca.Label)
+	case ca.Best == BaselineName:
+		return fmt.Sprintf("%s: baseline, %s over %s", ca.Label, MarginText(ca.OverRunnerUp), ca.OverRunnerUp.Of)
+	}
+	line := fmt.Sprintf("%s: %s, %s over baseline", ca.Label, ca.Best, MarginText(ca.OverBaseline))
+	if ca.OverRunnerUp != nil && ca.OverRunnerUp.Of != BaselineName {
+		line += fmt.Sprintf(", %s over %s", MarginText(ca.OverRunnerUp), ca.OverRunnerUp.Of)
+	}
+	return line
+}
+
+// contextLabels lists contexts as the tables label them: "1K, 8K, 32K".
+func contextLabels(ctxs []int) string {
+	labels := make([]string, len(ctxs))
+	for i, c := range ctxs {
+		labels[i] = engine.ContextLabel(c)
+	}
+	return strings.Join(labels, ", ")
+}

@@ -1,0 +1,5 @@
+package sweep
+
+import "bytes"
+
+type bytesBuffer struct{ bytes.Buffer }
