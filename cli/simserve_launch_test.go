@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/report"
 	"speedmatrix/hw"
 )
@@ -122,6 +124,40 @@ func TestStandInLaunch(t *testing.T) {
 	for _, want := range []string{"'max_num_seqs': 2, 'enforce_eager': True", "Application startup complete.", "Shutting down FastAPI HTTP server."} {
 		if !strings.Contains(string(serverLog), want) {
 			t.Errorf("the server's log (%v) lacks %q:\n%s", logs, want, serverLog)
+		}
+	}
+}
+
+// TestStandInLaunchFailures: a configuration the stand-in cannot start
+// fails through the launcher as vLLM's would, with the launcher's
+// diagnosis of its lines and its exit status.
+func TestStandInLaunchFailures(t *testing.T) {
+	t.Parallel()
+	exe := buildSpeedmatrix(t)
+	for _, tc := range []struct {
+		extra  []string // server.toml lines
+		args   []string // more extra_args
+		status string
+		fatal  string
+	}{
+		{[]string{"gpu_memory_utilization = 0.99"}, nil, "exit status 1", "the GPU ran out of memory"},
+		{[]string{"max_model_len = 131072"}, nil, "exit status 1", "the KV cache cannot hold one request of --max-model-len tokens"},
+		{nil, []string{"--max-num-seqs", "abc"}, "exit status 2", "vLLM refused its command line"},
+	} {
+		cfg, err := launch.LoadConfig(exampleSweepTOML(t, exe, t.TempDir(), tc.extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ExtraArgs = append(cfg.ExtraArgs, tc.args...)
+		s, err := launch.Launch(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.WaitReady(t.Context())
+		_ = s.Stop()
+		var se *launch.ServerError
+		if !errors.As(err, &se) || se.Fatal == nil || se.Fatal.Summary != tc.fatal || !strings.Contains(se.Reason, tc.status) {
+			t.Errorf("%v %v: %v, want %s and %q", tc.extra, tc.args, err, tc.status, tc.fatal)
 		}
 	}
 }
