@@ -280,5 +280,14 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	}
 	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", time.Duration(s.ActualS*float64(time.Second)).Round(time.Second),
 		time.Duration(s.EstimateS*float64(time.Second)).Round(time.Second), filepath.Join(dir, sweep.MDFile))
+	var partial []string
+	for _, conf := range s.Configs {
+		if conf.Status == sweep.StatusPartial {
+			partial = append(partial, conf.Name+" ("+conf.Reason+")")
+		}
+	}
+	if len(partial) > 0 {
+		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with speedmatrix sweep --resume %s", strings.Join(partial, ", "), dir))
+	}
 	return nil
 }
