@@ -72,6 +72,9 @@ func (c *CLI) launchConfig(ctx context.Context, cfg launch.ServerConfig, path st
 	}
 	t = runs.Launched(s, local.Header.Hardware)
 	t.Telemetry = local.Telemetry
+	// A launched stand-in (speedmatrix sim serve) is described, as at an
+	// endpoint, by its profile's simulated rig, not this machine's GPUs.
+	t.SimulatorFor = local.SimulatorFor
 	if len(cfg.GPUMetrics) > 0 {
 		// The exporters number the GPUs their own way: J/token sums all of them.
 		t.ServingGPUs = nil

@@ -55,14 +55,10 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 		fmt.Fprintln(fs.Output(), "Load test at request rates: requests arrive on a schedule (Poisson, constant or a burst), and every latency counts from the request's scheduled arrival.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	var err error
+	if f.set, err = parseFlags(fs, args); err != nil {
 		return f, err
 	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("load: unexpected argument %q: every option is a flag, see speedmatrix load -h", fs.Arg(0))
-	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	return f, f.targetFlags.check("load", f.set)
 }
 

@@ -9,5 +9,7 @@ import (
 // as speedmatrix does: the guard is this test binary, re-executed.
 func TestMain(m *testing.M) {
 	RunGuardIfAsked()
-	os.Exit(m.Run())
+	code := m.Run()
+	removeSpeedmatrix()
+	os.Exit(code)
 }

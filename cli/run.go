@@ -70,14 +70,10 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), exitHelp)
 	}
-	if err := fs.Parse(args); err != nil {
+	var err error
+	if f.set, err = parseFlags(fs, args); err != nil {
 		return f, err
 	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("run: unexpected argument %q: every option is a flag, see speedmatrix run -h", fs.Arg(0))
-	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	if f.resume == "" && (f.keepFailed || f.force) {
 		return f, errors.New("run: --resume-keep-failed and --force only apply with --resume DIR")
 	}

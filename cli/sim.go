@@ -51,6 +51,7 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.IntVar(&f.faults.OtherLoad, "other-load", 0, fmt.Sprintf("serve `N` requests of another client all the time (%d prompt tokens, %d output tokens each)", sim.OtherPromptTokens, sim.OtherMaxTokens))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix sim [--profile NAME] [--engine vllm|sglang] [--addr 127.0.0.1:8000] [--api-key-env VAR] [--list] [fault options]")
+		fmt.Fprintln(fs.Output(), "       speedmatrix sim serve MODEL [vllm serve flags]   a stand-in for vllm serve (-h for its speed model)")
 		fmt.Fprintln(fs.Output(), "Serve a simulated vLLM or SGLang server (OpenAI-compatible API, simulated timings) for demos and tests.")
 		fs.PrintDefaults()
 	}
@@ -90,8 +91,12 @@ func checkFaultFlags(ft sim.Faults) error {
 }
 
 // sim implements `speedmatrix sim`: it serves the simulator until ctx is
-// cancelled, or lists the profiles with --list.
+// cancelled, or lists the profiles with --list; `sim serve` is a stand-in
+// for `vllm serve` (simserve.go).
 func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "serve" {
+		return c.simServe(ctx, args[1:], os.Getenv, stdout, stderr)
+	}
 	f, err := parseSimFlags(args, stderr)
 	if err != nil {
 		return err

@@ -58,14 +58,10 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), strings.Replace(exitHelp, "another run saves into", "another sweep saves into", 1))
 	}
-	if err := fs.Parse(args); err != nil {
+	var err error
+	if f.set, err = parseFlags(fs, args); err != nil {
 		return f, err
 	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("sweep: unexpected argument %q: every option is a flag, see speedmatrix sweep -h", fs.Arg(0))
-	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	switch {
 	case f.endpoint != "":
 		return f, errors.New("sweep: --endpoint is a server that runs already, which a sweep can't reconfigure: give --launch server.toml, which it starts with each configuration")
@@ -284,5 +280,14 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	}
 	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", time.Duration(s.ActualS*float64(time.Second)).Round(time.Second),
 		time.Duration(s.EstimateS*float64(time.Second)).Round(time.Second), filepath.Join(dir, sweep.MDFile))
+	var partial []string
+	for _, conf := range s.Configs {
+		if conf.Status == sweep.StatusPartial {
+			partial = append(partial, conf.Name+" ("+conf.Reason+")")
+		}
+	}
+	if len(partial) > 0 {
+		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with speedmatrix sweep --resume %s", strings.Join(partial, ", "), dir))
+	}
 	return nil
 }

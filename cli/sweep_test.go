@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/sweep"
+	"speedmatrix/hw"
 )
 
 // sweepCLI runs speedmatrix sweep with args.
@@ -113,5 +117,54 @@ func TestSweepFailsKilledResumed(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// TestSweepKnownAnswer sweeps the stand-in vLLM of examples/sweep, whose
+// speed follows its flags: max_num_seqs = 2 can't serve 4 requests (Over
+// capacity), enforce_eager makes every decode step 25 % longer. The
+// answer is known: no eager configuration wins a cell, each is about 20 %
+// slower than the baseline, and max_num_seqs = 2 is Over capacity at 4.
+func TestSweepKnownAnswer(t *testing.T) {
+	t.Parallel()
+	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
+	c := cliFor(t)
+	c.NoGPUWait = true
+	noCharts(t)
+	c.WriteSweepCharts = nil
+	toml := exampleSweepTOML(t, buildSpeedmatrix(t), t.TempDir())
+	dir := filepath.Join(t.TempDir(), "sw")
+	out, err := sweepCLI(t, t.Context(), "--launch", toml, "--vary", "max_num_seqs=2,8", "--vary", "enforce_eager=false,true",
+		"--out", dir, "--contexts", "1K", "--concurrency", "1,4", "--prefill-contexts", "none", "--duration", "1s",
+		"--precision", "off", "--max-output", "256")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s, err := sweep.Load(dir)
+	if err != nil || s.Answer == nil || len(s.Configs) != 5 || !s.Simulated {
+		t.Fatalf("sweep.json: %+v, %v", s, err)
+	}
+	for _, ca := range s.Answer.Cells {
+		if strings.Contains(ca.Best, "enforce_eager=true") || strings.Contains(ca.Best, "max_num_seqs=2") && ca.Concurrency == 4 || ca.Best == "" {
+			t.Errorf("%s: best %q", ca.Label, ca.Best)
+		}
+		base := ca.Entries[0]
+		for _, e := range ca.Entries[1:] {
+			switch {
+			case strings.HasPrefix(e.Config, "max_num_seqs=2") && ca.Concurrency == 4:
+				if e.Status != engine.StatusOverCapacity {
+					t.Errorf("%s %s: %s, want Over capacity", ca.Label, e.Config, e.Status)
+				}
+			case strings.Contains(e.Config, "enforce_eager=true"):
+				if ratio := e.TokS / base.TokS; ratio < 0.7 || ratio > 0.9 {
+					t.Errorf("%s %s: %.1f tok/s against the baseline's %.1f: %.2f×, want about 0.8×", ca.Label, e.Config, e.TokS, base.TokS, ratio)
+				}
+			}
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, sweep.MDFile))
+	csv, _ := os.ReadFile(filepath.Join(dir, sweep.CSVFile))
+	if !strings.Contains(string(md), "(SIMULATED)") || strings.Count(string(csv), ",true,sim:tiny,") != 10 {
+		t.Errorf("not labelled simulated:\n%s\n%s", md, csv)
 	}
 }

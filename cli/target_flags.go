@@ -71,3 +71,17 @@ func (c *CLI) settle(t *measure.Subject, f targetFlags) {
 		t.Header.Roofline = roofline.ForServer(t.Header, f.modelConfig, roofline.ServerFacts{})
 	}
 }
+
+// parseFlags parses a subcommand's args into fs, refuses arguments that
+// are not flags, and returns the flags given on the command line.
+func parseFlags(fs *flag.FlagSet, args []string) (map[string]bool, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%s: unexpected argument %q: every option is a flag, see speedmatrix %s -h", fs.Name(), fs.Arg(0), fs.Name())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set, nil
+}

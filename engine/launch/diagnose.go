@@ -26,6 +26,7 @@ const (
 	fatalContainerConflict FatalKind = "container-name-in-use"
 	FatalNotInstalled      FatalKind = "not-installed" // the engine's Python package is missing
 	fatalCPUMemory         FatalKind = "cpu-memory"    // vLLM's CPU build wants more RAM than is free
+	fatalBadArgument       FatalKind = "bad-argument"  // vLLM's argparse refused the command line
 )
 
 // Fatal is a recognised start-up failure: what happened, what to change, and
@@ -84,6 +85,9 @@ var vllmDiagnoses = []diagnosis{
 	{kind: FatalNotInstalled, summary: "the Python of the executable has no vllm package",
 		advice: "install vLLM in that environment (pip install vllm) or set executable to the bin/vllm of a venv that has it",
 		any:    []string{"No module named 'vllm'", "No module named vllm"}},
+	{kind: fatalBadArgument, summary: "vLLM refused its command line",
+		advice: "fix the server.toml key, or the extra_args entry, that gives it this flag (vllm serve --help lists what this vLLM takes)",
+		any:    []string{"serve: error: argument --", "serve: error: unrecognized arguments:"}},
 	{kind: fatalNoGPU, summary: "vLLM found no usable GPU",
 		advice: "check nvidia-smi and the NVIDIA driver (and CUDA_VISIBLE_DEVICES in env); without a GPU, install vLLM's CPU build and set device = \"cpu\"",
 		any: []string{"No CUDA GPUs are available", "Failed to infer device type", "CUDA driver version is insufficient",

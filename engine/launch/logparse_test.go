@@ -132,6 +132,10 @@ var diagnoseTests = []struct {
 	{"docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].", fatalDockerGPU, "NVIDIA Container Toolkit"},
 	{"RuntimeError: No CUDA GPUs are available", fatalNoGPU, "nvidia-smi"},
 	{"RuntimeError: Failed to infer device type", fatalNoGPU, "driver"},
+	// vLLM's argparse (prog "vllm serve"), and speedmatrix sim serve standing in for it.
+	{"vllm serve: error: argument --max-num-seqs: invalid int value: 'abc'", fatalBadArgument, "extra_args"},
+	{"vllm serve: error: unrecognized arguments: --max-num-seq 4", fatalBadArgument, "server.toml key"},
+	{"speedmatrix: sim serve: error: argument --gpu-memory-utilization: invalid float value: 'most'", fatalBadArgument, "extra_args"},
 	// vLLM 0.32's CPU worker (vllm/v1/worker/cpu_worker.py).
 	{"ValueError: Available memory on node 0 (1.20/3.80 GiB) on kv cache allocation is less than requested memory for kv (4.00 GiB). " +
 		"Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other processes.", fatalCPUMemory, "VLLM_CPU_KVCACHE_SPACE"},

@@ -102,8 +102,8 @@ func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
 	writeHistogram(&b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", lbl, &ttft)
 	writeHistogram(&b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", lbl, &itl)
 	fmt.Fprintf(&b, "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\n")
-	fmt.Fprintf(&b, "vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=\"True\",engine=\"0\",gpu_memory_utilization=\"0.9\",model_name=%q,num_cpu_blocks=\"None\",num_gpu_blocks=\"%d\",prefix_caching_hash_algo=\"sha256\"} 1.0\n",
-		s.prof.BlockSize, s.prof.ServedModel, s.prof.KVCacheTokens/s.prof.BlockSize)
+	fmt.Fprintf(&b, "vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=\"%s\",engine=\"0\",gpu_memory_utilization=\"0.9\",model_name=%q,num_cpu_blocks=\"None\",num_gpu_blocks=\"%d\",prefix_caching_hash_algo=\"sha256\"} 1.0\n",
+		s.prof.BlockSize, pyBool(!s.prof.NoPrefixCaching), s.prof.ServedModel, s.prof.KVCacheTokens/s.prof.BlockSize)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write([]byte(b.String()))
 }
@@ -156,4 +156,12 @@ func (r *tokenRate) perSecond() float64 {
 		return 0
 	}
 	return float64(r.tokens[n-1]-r.tokens[0]) / (r.at[n-1] - r.at[0])
+}
+
+// pyBool writes b as Python does, as vLLM's labels show it.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }

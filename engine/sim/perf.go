@@ -24,6 +24,25 @@ func curve(knots []Knot, b int) float64 {
 	return last.Seconds * float64(b) / float64(last.Batch)
 }
 
+// WithDecodeFactor is p with every decode step factor times as long (both
+// decode curves scaled; prefill and the front end unchanged), as a setting
+// that changes the decode kernels does: vLLM without CUDA graphs
+// (--enforce-eager) is slower, an FP8 KV cache reads fewer bytes a step.
+func (p Perf) WithDecodeFactor(factor float64) Perf {
+	p.DecodeBaseS = scaleKnots(p.DecodeBaseS, factor)
+	p.DecodeAttnS = scaleKnots(p.DecodeAttnS, factor)
+	return p
+}
+
+// scaleKnots is a copy of knots with every time times factor.
+func scaleKnots(knots []Knot, factor float64) []Knot {
+	out := make([]Knot, len(knots))
+	for i, k := range knots {
+		out[i] = Knot{Batch: k.Batch, Seconds: k.Seconds * factor}
+	}
+	return out
+}
+
 // decodeStepS is the time of a decode step over batch sequences holding
 // ctxTokens tokens of context in all.
 func (p Perf) decodeStepS(batch, ctxTokens int) float64 {

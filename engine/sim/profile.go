@@ -26,7 +26,10 @@ type Profile struct {
 	// MaxBatchedTokens is vLLM's max-num-batched-tokens: the token budget of
 	// one scheduler step (decode tokens first, then prefill chunks).
 	MaxBatchedTokens int
-	Perf             Perf
+	// NoPrefixCaching turns the prefix cache off, as vLLM's
+	// --no-enable-prefix-caching does: every prompt is computed in full.
+	NoPrefixCaching bool
+	Perf            Perf
 	// Noise makes step times vary around Perf's as a real server's do;
 	// the zero value is exact step times.
 	Noise Noise

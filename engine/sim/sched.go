@@ -209,6 +209,9 @@ func (c *core) allocate(q *seq) bool {
 	bs := c.kv.blockSize
 	need := (target + bs - 1) / bs
 	maxHits := (target - 1) / bs // at least one token is always computed
+	if c.prof.NoPrefixCaching {
+		maxHits = 0
+	}
 	hits, inLRU := c.kv.hits(q.hashes[:min(len(q.hashes), maxHits)])
 	if c.kv.available()-inLRU < need-hits {
 		return false

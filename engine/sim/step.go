@@ -58,8 +58,12 @@ func (c *core) end(q *seq, reason string) {
 	q.state = stDone
 }
 
-// register adds the prompt blocks q has computed to the prefix cache.
+// register adds the prompt blocks q has computed to the prefix cache,
+// when the profile has one.
 func (c *core) register(q *seq) {
+	if c.prof.NoPrefixCaching {
+		return
+	}
 	full := min(q.computed/c.kv.blockSize, len(q.hashes))
 	for ; q.regBlocks < full; q.regBlocks++ {
 		c.kv.register(q.blocks[q.regBlocks], q.hashes[q.regBlocks])

@@ -17,12 +17,13 @@ const UnknownNoisePct = 100 * engine.DefaultPrecision
 // (keyed by name; one that failed to start has none).
 func Analyze(s Sweep, runs map[string]engine.Report) Answer {
 	a := Answer{}
-	common, _ := commonLargest(s, runs)
+	ctxs, concs := decodeGrid(s, runs)
+	common, _ := commonLargest(s, runs, ctxs, concs)
 	for _, c := range s.Configs {
-		a.Headlines = append(a.Headlines, headline(s.Plan, c, runs, common))
+		a.Headlines = append(a.Headlines, headline(ctxs, c, runs, common))
 	}
-	for _, ctx := range s.Plan.DecodeContexts {
-		for _, conc := range s.Plan.Concurrency {
+	for _, ctx := range ctxs {
+		for _, conc := range concs {
 			a.Cells = append(a.Cells, cellAnswer(s, runs, ctx, conc))
 		}
 	}
@@ -38,6 +39,26 @@ func Analyze(s Sweep, runs map[string]engine.Report) Answer {
 		}
 	}
 	return a
+}
+
+// decodeGrid is the decode contexts and concurrency levels the runs
+// measured, in order: a run fits the plan's contexts to its server (4K
+// becomes 3,840 tokens where 256 must stay free for the output), so the
+// runs' own cells are compared, and the plan's where no run exists yet.
+func decodeGrid(s Sweep, runs map[string]engine.Report) (ctxs, concs []int) {
+	for _, r := range runs {
+		for _, res := range r.Results {
+			if res.Phase == engine.PhaseDecode {
+				ctxs, concs = append(ctxs, res.ContextTokens), append(concs, res.Concurrency)
+			}
+		}
+	}
+	if len(ctxs) == 0 {
+		ctxs, concs = slices.Clone(s.Plan.DecodeContexts), slices.Clone(s.Plan.Concurrency)
+	}
+	slices.Sort(ctxs)
+	slices.Sort(concs)
+	return slices.Compact(ctxs), slices.Compact(concs)
 }
 
 // cellLabel names a decode cell: "8K × 16".
@@ -112,9 +133,9 @@ func margin(best, other Entry) *Margin {
 // commonLargest is the largest decode cell (context, then requests) that
 // every configuration with a run has Valid: the cell whose TTFT the
 // headline table compares. ok is false when there is none.
-func commonLargest(s Sweep, runs map[string]engine.Report) (cell [2]int, ok bool) {
-	for _, ctx := range slices.Backward(slices.Sorted(slices.Values(s.Plan.DecodeContexts))) {
-		for _, conc := range slices.Backward(slices.Sorted(slices.Values(s.Plan.Concurrency))) {
+func commonLargest(s Sweep, runs map[string]engine.Report, ctxs, concs []int) (cell [2]int, ok bool) {
+	for _, ctx := range slices.Backward(ctxs) {
+		for _, conc := range slices.Backward(concs) {
 			all, some := true, false
 			for _, c := range s.Configs {
 				r, has := runs[c.Name]
@@ -133,7 +154,7 @@ func commonLargest(s Sweep, runs map[string]engine.Report) (cell [2]int, ok bool
 	return cell, false
 }
 
-func headline(p engine.Plan, c Config, runs map[string]engine.Report, common [2]int) Headline {
+func headline(ctxs []int, c Config, runs map[string]engine.Report, common [2]int) Headline {
 	h := Headline{Config: c.Name, Status: c.Status, StartupS: c.StartupS}
 	r, ok := runs[c.Name]
 	if !ok {
@@ -145,8 +166,8 @@ func headline(p engine.Plan, c Config, runs map[string]engine.Report, common [2]
 			h.PeakTokS, h.PeakCell = res.TotalTokPerSec, cellLabel(res.ContextTokens, res.Concurrency)
 		}
 	}
-	if len(p.DecodeContexts) > 0 {
-		ctx := slices.Min(p.DecodeContexts)
+	if len(ctxs) > 0 {
+		ctx := ctxs[0]
 		if res, ok := decodeResult(r, ctx, 1); ok && res.Measured() {
 			h.SingleTokS, h.SingleCell = res.TotalTokPerSec, cellLabel(ctx, 1)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -68,7 +69,29 @@ func Resolve(path, base string, cs []Config) (kept []Config, dropped []string, e
 			dropped = append(dropped, c.Name)
 			continue
 		}
+		c.ChangesOutput = changesOutput(cfg, baseline)
 		kept = append(kept, c)
 	}
 	return kept, dropped, nil
+}
+
+// changesOutput lists the keys of outputKeys whose value in cfg is not the
+// baseline's: settings that change what the model answers. "auto" is
+// vLLM's default where the baseline leaves the key out.
+func changesOutput(cfg, baseline launch.ServerConfig) []string {
+	var keys []string
+	a, b := reflect.ValueOf(cfg), reflect.ValueOf(baseline)
+	t := a.Type()
+	for i := range t.NumField() {
+		key := t.Field(i).Tag.Get("toml")
+		if !slices.Contains(outputKeys, key) {
+			continue
+		}
+		va, vb := a.Field(i).Interface(), b.Field(i).Interface()
+		if va == vb || (va == "auto" && vb == "") || (va == "" && vb == "auto") {
+			continue
+		}
+		keys = append(keys, key)
+	}
+	return keys
 }

@@ -3,7 +3,6 @@ package sweep
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -175,14 +174,13 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	switch {
 	case err == nil && rep.Run.Complete:
 		r.set(s, i, StatusDone, "", "")
-	case err == nil || (ctx.Err() == nil && errors.Is(err, measure.ErrInterrupted)):
-		r.set(s, i, StatusPartial, cmp.Or(errText(err), "its run did not measure every cell"), "")
 	case ctx.Err() != nil:
 		r.set(s, i, StatusPartial, "interrupted", "")
 		return measure.ErrInterrupted
 	default:
-		r.set(s, i, StatusPartial, oneLine(err), "")
-		return err
+		// Its server died, or its run could not finish: the next
+		// configuration may fare better, and --resume finishes this one.
+		r.set(s, i, StatusPartial, cmp.Or(errText(err), "its run did not measure every cell"), "")
 	}
 	r.waitMemory(ctx, s, i, before, memKnown)
 	return nil
@@ -295,6 +293,8 @@ func (r *Runner) summarize(ctx context.Context, s *Sweep) error {
 // run's advice to resume it alone: a sweep resumes as a whole.
 func oneLine(err error) string {
 	line, _, _ := strings.Cut(err.Error(), "\n")
-	line, _, _ = strings.Cut(line, "; finish it with")
+	for _, advice := range []string{"; finish it with", "; when the server is back"} {
+		line, _, _ = strings.Cut(line, advice)
+	}
 	return strings.TrimSpace(line)
 }

@@ -156,3 +156,27 @@ func TestLoadRefusesHostileFiles(t *testing.T) {
 		t.Errorf("big file: err = %v", err)
 	}
 }
+
+// TestServerDeathLeavesItPartialAndGoesOn: a run that ends because its
+// server died leaves its configuration Partial with the reason, without
+// the run's own advice to resume it alone, and the sweep measures the next.
+func TestServerDeathLeavesItPartialAndGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	cs := named([]Config{{Name: BaselineName, Baseline: true}, {Name: "b", Settings: []Setting{{"max_num_seqs", "8"}}}})
+	s := New("server.toml", engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 8}}, cs, "test")
+	f := &fakeSweep{cancel: func() {}}
+	r := f.runner(dir)
+	measure0 := r.Measure
+	r.Measure = func(ctx context.Context, c Config, tg measure.Subject, d string, prev *engine.Report) (engine.Report, error) {
+		if c.Baseline {
+			return engine.Report{}, errors.New("run incomplete: 0 of 2 cells done (the server stopped answering); when the server is back, finish with: speedmatrix run --resume x")
+		}
+		return measure0(ctx, c, tg, d, prev)
+	}
+	if err := r.Run(context.Background(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Configs[0].Status != StatusPartial || s.Configs[0].Reason != "run incomplete: 0 of 2 cells done (the server stopped answering)" || s.Configs[1].Status != StatusDone {
+		t.Errorf("configs %+v", s.Configs)
+	}
+}

@@ -264,7 +264,8 @@ func settingsName(ss []Setting) string {
 }
 
 // named gives every configuration its folder, unique and safe on any file
-// system, and the output keys it sets.
+// system, and the output keys it sets (Resolve then keeps those whose
+// value differs from the baseline's).
 func named(cs []Config) []Config {
 	used := map[string]bool{}
 	for i := range cs {

@@ -182,3 +182,14 @@ func TestResolveDropsTheBaselineTwin(t *testing.T) {
 		t.Errorf("kept %v, dropped %v", kept, dropped)
 	}
 }
+
+func TestOnlyChangedOutputKeysAreMarked(t *testing.T) {
+	axes, _ := ParseVary([]string{"kv_cache_dtype=auto,fp8", "max_num_seqs=4"}, "--vary")
+	kept, _, err := Resolve("server.toml", baseTOML, Grid(axes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 3 || len(kept[1].ChangesOutput) != 0 || len(kept[2].ChangesOutput) != 1 || kept[2].ChangesOutput[0] != "kv_cache_dtype" {
+		t.Errorf("configs %+v: auto is the default, fp8 changes the output", kept)
+	}
+}
