@@ -170,13 +170,8 @@ func (r *runTab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config
 		return
 	}
 	r.ended = func(rep *engine.Report, err error) {
-		switch {
-		case r.saver.Err != nil && err == nil:
+		if r.saver.Err != nil && err == nil {
 			err = fmt.Errorf("its run could not be saved into %s: %w", dir, r.saver.Err)
-		case errors.Is(err, measure.ErrServerStopped) && ctx.Err() == nil:
-			// Its server died: the configuration is Partial, with why, and
-			// the sweep goes on (the runner stops on any other error).
-			err = fmt.Errorf("%w: %w", measure.ErrInterrupted, err)
 		}
 		m := measured{err: err}
 		if rep != nil {
