@@ -11,6 +11,7 @@ import (
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/simtarget"
 	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
 )
@@ -119,7 +120,11 @@ func (sr *sweepRun) launch(ctx context.Context, c sweep.Config, cfg launch.Serve
 			r.log.add("the server of " + c.Name + " stopped with a problem: " + err.Error())
 		}
 	}
-	return runs.Launched(srv, r.u.hwInfo), stop, nil
+	t := runs.Launched(srv, r.u.hwInfo)
+	// A stand-in vllm (speedmatrix sim serve) is described by its
+	// profile's simulated rig, as a launched one is in the CLI.
+	simtarget.Recognize(&t)
+	return t, stop, nil
 }
 
 // tick shows how long configuration c's server has been starting, every

@@ -13,6 +13,7 @@ import (
 
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/simtarget"
 )
 
 // launchPanel is the "Launch a server" part of the Server screen: the form, the
@@ -243,6 +244,11 @@ func (l *launchPanel) target() (measure.Subject, error) {
 		return measure.Subject{Target: measure.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
 	t := runs.Launched(l.srv, l.s.u.hwInfo) // on the CPU: the CPU, no GPU
+	if len(l.s.form.config(false).GPUMetrics) == 0 {
+		// Without exporters naming its GPUs, a stand-in vllm (speedmatrix
+		// sim serve) is described by its profile's simulated rig.
+		simtarget.Recognize(&t)
+	}
 	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
 	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.state.settings.interval())
 }

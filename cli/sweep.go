@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -177,7 +175,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
-	s.ServerSHA256 = digest(text)
+	s.ServerSHA256 = sweep.Digest(text)
 	return s, f.out, string(text), nil
 }
 
@@ -195,17 +193,13 @@ func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
 	if err != nil {
 		return s, "", "", fmt.Errorf("sweep --resume: the sweep's server.toml %s can't be read (%v): give its new place with --launch", s.Server, errors.Unwrap(err))
 	}
-	if digest(text) != s.ServerSHA256 {
+	if sweep.Digest(text) != s.ServerSHA256 {
 		return s, "", "", fmt.Errorf("sweep --resume: %s changed since the sweep began: restore it, or begin a new sweep with another --out", s.Server)
 	}
 	sweep.Reopen(f.resume, &s)
 	return s, f.resume, string(text), nil
 }
 
-func digest(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
 
 // sweepHooks launch each configuration as run --launch does and measure
 // it as run does, printing its cells.
