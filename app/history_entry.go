@@ -55,10 +55,7 @@ func (h *historyTab) entry(folder string) (historyEntry, bool) {
 	if err != nil {
 		return h.sweepEntry(folder)
 	}
-	mod := st.ModTime()
-	if ns, err := os.Stat(filepath.Join(dir, nameFile)); err == nil && ns.ModTime().After(mod) {
-		mod = ns.ModTime()
-	}
+	mod := entryModTime(dir, st.ModTime())
 	if e, ok := h.cache[folder]; ok && e.modTime.Equal(mod) {
 		return e, true
 	}
@@ -227,4 +224,13 @@ func showIf(o fyne.CanvasObject, on bool) {
 	} else {
 		o.Hide()
 	}
+}
+
+// entryModTime is when a History folder last changed: its report.json or
+// sweep.json (saved), or its name file (renamed), whichever is later.
+func entryModTime(dir string, saved time.Time) time.Time {
+	if ns, err := os.Stat(filepath.Join(dir, nameFile)); err == nil && ns.ModTime().After(saved) {
+		return ns.ModTime()
+	}
+	return saved
 }

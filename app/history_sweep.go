@@ -21,10 +21,7 @@ func (h *historyTab) sweepEntry(folder string) (historyEntry, bool) {
 	if err != nil {
 		return historyEntry{}, false
 	}
-	mod := st.ModTime()
-	if ns, err := os.Stat(filepath.Join(dir, nameFile)); err == nil && ns.ModTime().After(mod) {
-		mod = ns.ModTime()
-	}
+	mod := entryModTime(dir, st.ModTime())
 	if e, ok := h.cache[folder]; ok && e.modTime.Equal(mod) {
 		return e, true
 	}

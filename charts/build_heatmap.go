@@ -71,13 +71,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	}
 	h.Scale = DecodeScale(values)
 	markSLOMisses(&h, r, ctxs, concs, cells)
-	for i := range h.Cells {
-		for j := range h.Cells[i] {
-			if h.Cells[i][j].Status == engine.StatusValid {
-				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
-			}
-		}
-	}
+	h.place()
 	for _, s := range statusOrder {
 		if present[s] {
 			h.Legend = append(h.Legend, StatusNote{Status: s, Note: statusNote(s)})

@@ -267,13 +267,7 @@ func sweepHeatmap(cells []sweep.CellAnswer, labels map[string]string, cellW floa
 		h.Cells = append(h.Cells, row)
 	}
 	h.Scale = changeScale("gain", maxAbs)
-	for i := range h.Cells {
-		for j := range h.Cells[i] {
-			if h.Cells[i][j].Status == engine.StatusValid {
-				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
-			}
-		}
-	}
+	h.place()
 	h.Legend = sweepLegend(present)
 	h.Notes = []string{noteSweepCells}
 	if noFigure {

@@ -43,13 +43,7 @@ func buildDelta(a, b engine.Report) HeatmapModel {
 		h.Cells = append(h.Cells, row)
 	}
 	h.Scale = changeScale("change", maxAbs)
-	for i := range h.Cells {
-		for j := range h.Cells[i] {
-			if h.Cells[i][j].Status == engine.StatusValid {
-				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
-			}
-		}
-	}
+	h.place()
 	for _, s := range statusOrder {
 		if !present[s] {
 			continue

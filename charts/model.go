@@ -156,6 +156,18 @@ type HeatmapModel struct {
 	SLOMiss string `json:"slo_miss,omitempty"`
 }
 
+// place puts every Valid cell on the colour map by its value (Pos),
+// once Scale is set.
+func (h *HeatmapModel) place() {
+	for i := range h.Cells {
+		for j := range h.Cells[i] {
+			if h.Cells[i][j].Status == engine.StatusValid {
+				h.Cells[i][j].Pos = h.Scale.Pos(h.Cells[i][j].Value)
+			}
+		}
+	}
+}
+
 // StatusNote explains one status drawn in a heatmap.
 type StatusNote struct {
 	Status engine.Status `json:"status"`

@@ -200,7 +200,6 @@ func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
 	return s, f.resume, string(text), nil
 }
 
-
 // sweepHooks launch each configuration as run --launch does and measure
 // it as run does, printing its cells.
 func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Writer) sweep.Hooks {
