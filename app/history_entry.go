@@ -192,6 +192,9 @@ func (h *historyTab) newRow() fyne.CanvasObject {
 	r.detail.Truncation = fyne.TextTruncateEllipsis
 	r.partial = container.NewCenter(badge("Partial", partialColor))
 	r.sweep = container.NewCenter(badge("Sweep", sweepColor))
+	// The list's rows are as wide as its template's least width: a sweep
+	// is never imported, so its badge takes no more room than the others.
+	r.sweep.Hide()
 	r.simulated = container.NewCenter(badge("Simulated", simulatedColor))
 	imported, text := textBadge("Imported", importedColor)
 	r.imported, r.importedText = container.NewCenter(imported), text
