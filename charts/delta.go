@@ -2,6 +2,7 @@ package charts
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"speedmatrix/engine"
@@ -18,10 +19,7 @@ func buildDelta(a, b engine.Report) HeatmapModel {
 		Subtitle:  "change in total tok/s per cell · blue is faster in B, red is slower",
 		RowHeader: "Context",
 	}
-	merged := engine.Report{Plan: b.Plan, Results: append(append([]engine.Result{}, a.Results...), b.Results...)}
-	merged.Plan.DecodeContexts = append(append([]int{}, a.Plan.DecodeContexts...), b.Plan.DecodeContexts...)
-	merged.Plan.Concurrency = append(append([]int{}, a.Plan.Concurrency...), b.Plan.Concurrency...)
-	ctxs, concs := decodeGrid(merged)
+	ctxs, concs := unionGrid(a, b)
 	ia, ib := indexDecode(a.Results), indexDecode(b.Results)
 	for _, c := range concs {
 		h.Cols = append(h.Cols, strconv.Itoa(c))
@@ -160,4 +158,24 @@ func drawDeltaOf(a, b engine.Report, sides deltaSides, opts Options) (*Drawing, 
 	d.height = math.Ceil(y + figureBottomM)
 	d.cut(p)
 	return d, nil
+}
+
+// unionGrid is the rows and columns of both runs' decode grids, each run's
+// planned contexts fitted to its own server (decodeGrid): a 4K planned
+// and measured as 3,840 tokens is one row, not two.
+func unionGrid(a, b engine.Report) ([]gridContext, []int) {
+	ca, na := decodeGrid(a)
+	cb, nb := decodeGrid(b)
+	seen := map[int]bool{}
+	var ctxs []gridContext
+	for _, c := range append(ca, cb...) {
+		if !seen[c.tokens] {
+			seen[c.tokens] = true
+			ctxs = append(ctxs, c)
+		}
+	}
+	sortBy(ctxs, func(c gridContext) int { return c.tokens })
+	concs := append(na, nb...)
+	slices.Sort(concs)
+	return ctxs, slices.Compact(concs)
 }

@@ -235,3 +235,20 @@ func TestDecodeScaleRoundsOut(t *testing.T) {
 		t.Errorf("DecodeScale(nil) = %+v, want an empty scale", s)
 	}
 }
+
+// TestDeltaOfFittedContexts: two runs that planned 4K and measured it
+// fitted to their server (its length less the output) compare in one row.
+func TestDeltaOfFittedContexts(t *testing.T) {
+	run := func(v float64) engine.Report {
+		r := engine.Report{Plan: engine.Plan{DecodeContexts: []int{4096}, Concurrency: []int{1}, MaxOutputTokens: 256}}
+		r.Engine.MaxModelLen = 4096
+		fitted := engine.FitContexts([]int{4096}, 4096, 256)[0]
+		r.Results = []engine.Result{{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: fitted, Concurrency: 1},
+			ContextLabel: engine.ContextLabel(fitted), Status: engine.StatusValid, TotalTokPerSec: v}}
+		return r
+	}
+	h := buildDelta(run(100), run(110))
+	if len(h.Rows) != 1 || h.Cells[0][0].Text != "+10.0%" {
+		t.Errorf("rows %v, cells %+v", h.Rows, h.Cells)
+	}
+}
