@@ -107,8 +107,12 @@ func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	}
 	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", s.Server,
 		engine.Count(len(s.Configs), "configuration", "configurations"), variedKeys(s))
+	ctxs := contextLabels(s.Plan.DecodeContexts)
+	if measured, _ := decodeGrid(s, runs); contextLabels(measured) != ctxs {
+		ctxs = contextLabels(measured) + " (planned " + ctxs + ", fitted to the servers' length)"
+	}
 	fmt.Fprintf(b, "- **Plan, the same for every configuration:** decode contexts %s × concurrency %s; %s\n",
-		contextLabels(s.Plan.DecodeContexts), engine.FormatCounts(s.Plan.Concurrency), engine.DecodeTest(s.Plan))
+		ctxs, engine.FormatCounts(s.Plan.Concurrency), engine.DecodeTest(s.Plan))
 	est := fmt.Sprintf("estimated %s before it began, start-ups included", words(s.EstimateS))
 	switch {
 	case !s.Ended.IsZero():
