@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing, then runs every check CI runs: gofmt, go vet,
-# staticcheck, go test -race (TestImportRules checks the import graph), the GUI binary build and
-# the end-to-end run of the real binary under Xvfb.
+# staticcheck, go test -race (TestImportRules checks the import graph), the GUI binary build,
+# report.html in headless Chromium and the end-to-end run of the real binary under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -47,6 +47,11 @@ SPEEDMATRIX_REALTIME=1 go test -count=1 -p 1 -run 'TestDecodeExactness|TestPromp
 
 step "reference agreement in virtual time"
 go test -count=1 -run 'TestProfilesMatchSeeds' ./engine/sim/
+
+# report.html in headless Chromium: a simulated Standard report and an
+# imported file at 1440 and 390 px; no console error, no network request.
+step "report.html in a real browser"
+bash scripts/html-check.sh
 
 # The end-to-end run and the tour side by side: each app spends most of its
 # minute waiting on the simulator's clock, a third of a core at most. The
