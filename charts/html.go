@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 
 	"speedmatrix/engine"
@@ -66,7 +67,7 @@ func HTML(r engine.Report) ([]byte, error) {
 		CSP: htmlCSP, Style: template.CSS(htmlThemeCSS() + htmlStyle), Script: template.JS(htmlScript),
 		Title: m.Header.Title, Model: m.Header.Model, Subtitle: report.Subtitle(r),
 		Banners: banners(r, m.Header), Sections: htmlSections(m.Sections),
-		Launch: secret.Text(strings.TrimRight(r.LaunchCommand, "\n")), Notes: r.Run.Notes,
+		Launch: launchText(r.LaunchCommand), Notes: r.Run.Notes,
 	}
 	for _, w := range []string{m.Header.Throttle, m.Header.PCIe} {
 		if w != "" {
@@ -95,6 +96,22 @@ func HTML(r engine.Report) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// launchText is the launch command as the page shows it: already
+// redacted in the report, and redacted again (secret flags' values, URL
+// passwords) in case the report came from elsewhere. A line is rewritten
+// only where something was hidden.
+func launchText(cmd string) string {
+	lines := strings.Split(strings.TrimRight(cmd, "\n"), "\n")
+	for i, line := range lines {
+		fields := strings.Fields(line)
+		if red := secret.Args(fields); !slices.Equal(red, fields) {
+			line = strings.Join(red, " ")
+		}
+		lines[i] = secret.Text(line)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // banners are the page's top bars, as prominent as the sheet's badge:
 // the simulated or imported badge (else Measured), then a partial run's
 // notice.
@@ -118,13 +135,14 @@ func banners(r engine.Report, h Header) []banner {
 }
 
 // htmlSections are the Hardware, Engine and Run sections less the run's
-// notes, which the page lists last under Notes.
+// notes, which the page lists last under Notes, any URL password hidden.
 func htmlSections(secs []report.Section) []report.Section {
 	out := make([]report.Section, 0, len(secs))
 	for _, s := range secs {
 		rows := make([]report.Row, 0, len(s.Rows))
 		for _, row := range s.Rows {
 			if row.Key != "Note" {
+				row.Value = secret.Text(row.Value)
 				rows = append(rows, row)
 			}
 		}

@@ -7,11 +7,13 @@ import (
 )
 
 // htmlScript is report.html's only script: the light/dark switch, the
-// heatmap cells' popup and the sortable tables. The page's CSP allows it
+// heatmap cells' popup (each cell's figures move from its title, the
+// fallback without scripts, to data-tip) and the sortable tables. The page's CSP allows it
 // by its hash (htmlCSP), so it must stay one constant.
 const htmlScript = `(function(){var d=document,r=d.documentElement,tip=d.getElementById('tip');
 function dark(){return r.dataset.theme?r.dataset.theme==='dark':matchMedia('(prefers-color-scheme: dark)').matches}
 d.getElementById('theme').onclick=function(){r.dataset.theme=dark()?'light':'dark'};
+[].forEach.call(d.querySelectorAll('table.heat td[title]'),function(c){c.setAttribute('data-tip',c.title);c.removeAttribute('title')});
 var shown=null;function hide(){tip.hidden=true;shown=null}
 function show(c){var t=c.getAttribute('data-tip');if(!t)return;shown=c;tip.textContent=t;tip.hidden=false;
 var e=c.getBoundingClientRect(),w=r.clientWidth,x=Math.min(e.left,w-tip.offsetWidth-6);

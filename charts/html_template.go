@@ -47,7 +47,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{range .Rows}}<tr class="st-{{.Status}}">{{range $i, $c := .Cells}}<td{{if index $.Right $i}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{range .NotesAfter}}<p class="muted">{{.}}</p>{{end}}{{with .Errors}}<h3>Errors</h3>{{template "lines" .}}{{end}}{{end}}
 {{define "heat"}}<p class="sub">{{.Subtitle}}</p><div class="scroll"><table class="heat"><thead><tr><th class="row" scope="col">{{.RowHeader}}</th>{{range .Cols}}<th scope="col">{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr><th class="row" scope="row">{{.Label}}</th>{{range .Cells}}<td class="hc hc-{{.Kind}}{{if .Miss}} miss{{end}}"{{with .Style}} style="{{.}}"{{end}} tabindex="0" title="{{.Tip}}" data-tip="{{.Tip}}"><b>{{.Text}}</b>{{with .Detail}}<small>{{.}}</small>{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr><th class="row" scope="row">{{.Label}}</th>{{range .Cells}}<td class="hc hc-{{.Kind}}{{if .Miss}} miss{{end}}"{{with .Style}} style="{{.}}"{{end}} tabindex="0" title="{{.Tip}}"><b>{{.Text}}</b>{{with .Detail}}<small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div><p class="muted">{{.Scale}}</p>{{range .Legend}}<p class="muted">{{.}}</p>{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
 {{define "load"}}<section id="load"><h2>Load test</h2><p>{{.Plan}}</p>{{with .Limit}}<p>{{.}}</p>{{end}}{{range .Figures}}<h3>{{.Title}}</h3>{{template "figure" .}}{{end}}<h3>By rate</h3>{{template "table" .Table}}{{with .Flags}}{{template "lines" .}}{{end}}</section>
 {{end}}`
