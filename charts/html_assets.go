@@ -24,10 +24,10 @@ d.addEventListener('mouseout',function(ev){if(cell(ev))hide()});
 d.addEventListener('focusin',function(ev){var c=cell(ev);if(c)show(c)});
 d.addEventListener('click',function(ev){var c=cell(ev);if(c&&c!==shown)show(c);else hide()});
 d.addEventListener('keydown',function(ev){if(ev.key==='Escape')hide()});
-function val(td){var s=td.textContent.trim(),n=parseFloat(s.replace(/,/g,''));return isNaN(n)?s:n}
+function val(td){var s=td.textContent.trim(),m=s.replace(/,/g,'').match(/^(-?[\d.]+)\s*([KM]?)/);return m?parseFloat(m[1])*(m[2]==='K'?1e3:m[2]==='M'?1e6:1):s}
 function sort(th,i){var tb=th.closest('table').tBodies[0],rows=[].slice.call(tb.rows),up=th.getAttribute('aria-sort')!=='ascending';
 [].forEach.call(th.parentNode.cells,function(h){h.removeAttribute('aria-sort')});th.setAttribute('aria-sort',up?'ascending':'descending');
-rows.sort(function(a,b){var x=val(a.cells[i]),y=val(b.cells[i]),c=typeof x===typeof y?(x<y?-1:x>y?1:0):(typeof x==='number'?-1:1);return up?c:-c});
+rows.sort(function(a,b){var x=val(a.cells[i]),y=val(b.cells[i]);if(typeof x!==typeof y)return typeof x==='number'?-1:1;var c=x<y?-1:x>y?1:0;return up?c:-c});
 rows.forEach(function(row){tb.appendChild(row)})}
 [].forEach.call(d.querySelectorAll('table.sortable th'),function(th,i){th.tabIndex=0;var i2=th.cellIndex;
 th.onclick=function(){sort(th,i2)};th.onkeydown=function(ev){if(ev.key==='Enter')sort(th,i2)}})})();`
@@ -43,7 +43,7 @@ h3{font-size:1.05em;margin:1em 0 .3em}
 .sub,.muted{color:var(--muted)}.model{font-size:1.15em;font-weight:600;margin:0}
 .banner{font-weight:700;font-size:1.1em;padding:12px 16px;margin:0 0 8px;border-radius:6px}
 .banner-simulated{background:var(--simulated);color:var(--simulatedText)}
-.banner-imported{background:var(--panel);color:var(--text);border:2px solid var(--border)}
+.banner-imported{background:var(--primary);color:var(--bg)}
 .banner-partial{background:var(--looped);color:var(--loopedText)}
 .banner-measured{background:var(--measured);color:var(--measuredText)}
 .top{display:flex;justify-content:space-between;align-items:flex-start;gap:8px}
