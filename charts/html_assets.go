@@ -78,7 +78,8 @@ ul{padding-left:1.2em}li{overflow-wrap:anywhere}p{overflow-wrap:anywhere}
 @media print{:root{color-scheme:light}body{background:#fff;color:#000}button,#tip{display:none!important}main{max-width:none;padding:0}
 .svg-dark{display:none!important}.svg-light{display:inline!important}.scroll,figure{overflow:visible}figure svg{min-width:0}
 tr,td,th,figure,.banner,dl{break-inside:avoid;page-break-inside:avoid}h2,h3{break-after:avoid;page-break-after:avoid}thead{display:table-header-group}th{position:static}
-td.hc,.banner{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+td.hc,.banner{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+table{font-size:10px}th,td{white-space:normal;padding:2px 4px}table.heat td{min-width:0;padding:3px}table.heat td b{font-size:11px}}
 @media (max-width:600px){main{padding:10px}h1{font-size:1.3em}}
 `
 
