@@ -61,7 +61,7 @@ tbody tr:nth-child(even) td{background:var(--zebra)}
 figure{margin:8px 0;overflow-x:auto}figure svg{max-width:100%;min-width:560px;height:auto}
 .svg-dark{display:none}
 table.heat{border-collapse:separate;border-spacing:3px}
-table.heat td{text-align:center;border:0;border-radius:5px;min-width:76px;padding:6px 6px;cursor:default;position:relative}
+table.heat td{text-align:center;border:0;border-radius:5px;min-width:76px;height:46px;padding:6px 6px;cursor:default;position:relative}
 table.heat tbody tr:nth-child(even) td.hc{background:none}
 table.heat td b{display:block;font-size:14px}table.heat td small{font-size:11px;opacity:.85}
 table.heat th{background:none;text-align:center;border:0}table.heat th.row{text-align:right}
@@ -79,7 +79,7 @@ ul{padding-left:1.2em}li{overflow-wrap:anywhere}p{overflow-wrap:anywhere}
 .svg-dark{display:none!important}.svg-light{display:inline!important}.scroll,figure{overflow:visible}figure svg{min-width:0}
 tr,td,th,figure,.banner,dl{break-inside:avoid;page-break-inside:avoid}h2,h3{break-after:avoid;page-break-after:avoid}thead{display:table-header-group}th{position:static}
 td.hc,.banner{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-table{font-size:10px}th,td{white-space:normal;padding:2px 4px}table.heat td{min-width:0;padding:3px}table.heat td b{font-size:11px}}
+table{font-size:10px}th,td{white-space:normal;padding:2px 4px}table.heat td{min-width:0;height:auto;padding:3px}table.heat td b{font-size:11px}}
 @media (max-width:600px){main{padding:10px}h1{font-size:1.3em}}
 `
 

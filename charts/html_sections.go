@@ -11,10 +11,10 @@ import (
 // figure is a chart of report.html: inline SVG in both themes (the page
 // shows the one its theme asks for), its table, notes and flags.
 type figure struct {
-	Title, Subtitle string
-	Light, Dark     template.HTML
-	Table           *table
-	Notes, Flags    []string
+	Title        string
+	Light, Dark  template.HTML
+	Table        *table
+	Notes, Flags []string
 }
 
 // table is a table of report.html; Right marks the right-aligned columns.
@@ -100,7 +100,7 @@ func plainTable(heads []string, right int, rows [][]string) *table {
 
 // chartFigure draws kind in both themes around c's words.
 func chartFigure(kind Kind, m Model, c LineChart) (*figure, error) {
-	f := &figure{Title: c.Title, Subtitle: c.Subtitle, Notes: c.Notes, Flags: c.Flags}
+	f := &figure{Title: c.Title, Notes: c.Notes, Flags: c.Flags}
 	var err error
 	if f.Light, err = inlineSVG(kind, m, Light); err != nil {
 		return nil, err

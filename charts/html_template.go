@@ -42,7 +42,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 </body>
 </html>
 {{define "lines"}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{define "figure"}}{{with .Subtitle}}<p class="sub">{{.}}</p>{{end}}{{if .Light}}<figure><span class="svg-light">{{.Light}}</span><span class="svg-dark">{{.Dark}}</span></figure>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
+{{define "figure"}}{{if .Light}}<figure><span class="svg-light">{{.Light}}</span><span class="svg-dark">{{.Dark}}</span></figure>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
 {{define "table"}}{{range .NotesBefore}}<p class="muted">{{.}}</p>{{end}}<div class="scroll"><table{{if .Sortable}} class="sortable"{{end}}><thead><tr>{{range .Columns}}<th{{if .Right}} class="r"{{end}} scope="col">{{.Title}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr class="st-{{.Status}}">{{range $i, $c := .Cells}}<td{{if index $.Right $i}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{range .NotesAfter}}<p class="muted">{{.}}</p>{{end}}{{with .Errors}}<h3>Errors</h3>{{template "lines" .}}{{end}}{{end}}
