@@ -121,10 +121,10 @@ func banners(r engine.Report, h Header) []banner {
 	case r.Run.Imported != nil:
 		out = append(out, banner{"imported", h.Badge + ": figures measured by another tool, read from its file"})
 		if h.Simulated {
-			out = append(out, banner{"simulated", "Simulated: " + r.Engine.SimulatedLabel()})
+			out = append(out, banner{"simulated", simulatedText(r.Engine.SimulatedLabel())})
 		}
 	case h.Simulated:
-		out = append(out, banner{"simulated", "Simulated: " + h.Badge + " — not a measurement of real hardware"})
+		out = append(out, banner{"simulated", simulatedText(h.Badge)})
 	default:
 		out = append(out, banner{"measured", h.Badge})
 	}
@@ -132,6 +132,15 @@ func banners(r engine.Report, h Header) []banner {
 		out = append(out, banner{"partial", h.Notice})
 	}
 	return out
+}
+
+// simulatedText is the simulated banner: the badge ("simulated (profile
+// tiny)") capitalised, and what it means.
+func simulatedText(badge string) string {
+	if badge == "" {
+		badge = "simulated"
+	}
+	return strings.ToUpper(badge[:1]) + badge[1:] + " — not a measurement of real hardware"
 }
 
 // htmlSections are the Hardware, Engine and Run sections less the run's

@@ -42,12 +42,12 @@ const htmlPageTemplate = `<!DOCTYPE html>
 </body>
 </html>
 {{define "lines"}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{define "figure"}}{{if .Light}}<figure><span class="svg-light">{{.Light}}</span><span class="svg-dark">{{.Dark}}</span></figure>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
+{{define "figure"}}{{if .Light}}<figure aria-label="{{.Title}}"><span class="svg-light">{{.Light}}</span><span class="svg-dark">{{.Dark}}</span></figure>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
 {{define "table"}}{{range .NotesBefore}}<p class="muted">{{.}}</p>{{end}}<div class="scroll"><table{{if .Sortable}} class="sortable"{{end}}><thead><tr>{{range .Columns}}<th{{if .Right}} class="r"{{end}} scope="col">{{.Title}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr class="st-{{.Status}}">{{range $i, $c := .Cells}}<td{{if index $.Right $i}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{range .NotesAfter}}<p class="muted">{{.}}</p>{{end}}{{with .Errors}}<h3>Errors</h3>{{template "lines" .}}{{end}}{{end}}
 {{define "heat"}}<p class="sub">{{.Subtitle}}</p><div class="scroll"><table class="heat"><thead><tr><th class="row" scope="col">{{.RowHeader}}</th>{{range .Cols}}<th scope="col">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr><th class="row" scope="row">{{.Label}}</th>{{range .Cells}}<td class="hc hc-{{.Kind}}{{if .Miss}} miss{{end}}"{{with .Style}} style="{{.}}"{{end}} tabindex="0" title="{{.Tip}}"><b>{{.Text}}</b>{{with .Detail}}<small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div><p class="muted">{{.Scale}}</p>{{range .Legend}}<p class="muted">{{.}}</p>{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
-{{define "load"}}<section id="load"><h2>Load test</h2><p>{{.Plan}}</p>{{with .Limit}}<p>{{.}}</p>{{end}}{{range .Figures}}<h3>{{.Title}}</h3>{{template "figure" .}}{{end}}<h3>By rate</h3>{{template "table" .Table}}{{with .Flags}}{{template "lines" .}}{{end}}</section>
+{{define "load"}}<section id="load"><h2>Load test</h2><p>{{.Plan}}</p>{{with .Limit}}<p>{{.}}</p>{{end}}{{range .Figures}}{{template "figure" .}}{{end}}<h3>By rate</h3>{{template "table" .Table}}{{with .Flags}}{{template "lines" .}}{{end}}</section>
 {{end}}`

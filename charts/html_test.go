@@ -223,7 +223,7 @@ func TestHTMLBanners(t *testing.T) {
 		want []string
 	}{
 		{"measured", loadSeed(t, "seed000"), []string{`banner-measured" role="note">Measured<`}},
-		{"simulated", simulated, []string{`banner-simulated" role="note">Simulated: simulated`}},
+		{"simulated", simulated, []string{`banner-simulated" role="note">Simulated (profile rtx3090) — not a measurement`}},
 		{"imported", imported, []string{`banner-imported" role="note">Imported · llm-inference-bench 0.4.18`}},
 		{"partial", partial, []string{`banner-partial" role="note">Partial run: `}},
 	} {
