@@ -26,7 +26,7 @@ func TestHTMLSectionsInOrder(t *testing.T) {
 	}
 	s := string(page)
 	last := -1
-	for _, id := range []string{`id="about"`, `id="launch"`, `id="decode"`, `id="checks"`, `id="measurements"`, `id="notes"`} {
+	for _, id := range []string{`id="about"`, `id="launch"`, `id="decode"`, `id="checks"`, `id="roofline"`, `id="measurements"`, `id="notes"`} {
 		i := strings.Index(s, id)
 		if i < 0 || strings.Count(s, id) != 1 || i < last {
 			t.Errorf("section %s at %d (count %d), after %d", id, i, strings.Count(s, id), last)
@@ -35,6 +35,9 @@ func TestHTMLSectionsInOrder(t *testing.T) {
 	}
 	if !strings.Contains(s, `<table class="sortable">`) {
 		t.Error("All measurements is not sortable")
+	}
+	if !strings.Contains(s, "Roofline share: 40 % of 300.0 tok/s") {
+		t.Error("a cell's popup lacks its roofline share")
 	}
 }
 
