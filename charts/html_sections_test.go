@@ -97,3 +97,21 @@ func TestWriteAllWritesHTML(t *testing.T) {
 		t.Errorf("report.html: %v, %d bytes", err, len(b))
 	}
 }
+
+// TestHTMLOfAnEmptyReport: a report without results (a run stopped before
+// its first cell) still makes a page, with no empty sections.
+func TestHTMLOfAnEmptyReport(t *testing.T) {
+	page, err := HTML(engine.Report{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	for _, absent := range []string{`id="prefill"`, `id="decode"`, `id="measurements"`, `<svg`} {
+		if strings.Contains(s, absent) {
+			t.Errorf("an empty report's page has %s", absent)
+		}
+	}
+	if !strings.Contains(s, "<h1>Speed test matrix</h1>") {
+		t.Error("no title")
+	}
+}
