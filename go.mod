@@ -8,6 +8,7 @@ require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/shirou/gopsutil/v4 v4.26.10
 	golang.org/x/image v0.48.0
+	golang.org/x/net v0.35.0
 )
 
 require (
@@ -43,7 +44,6 @@ require (
 	github.com/yuin/goldmark v1.7.8 // indirect
 	github.com/yusufpapurcu/wmi v1.2.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/net v0.35.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )

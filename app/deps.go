@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"image"
+	"net/url"
 	"time"
 
 	"speedmatrix/charts"
@@ -163,4 +164,7 @@ type deps struct {
 	// system (debug.FreeOSMemory when nil). Tests leave it out: it is a
 	// full collection of the test process's heap for every picture.
 	freeMemory func()
+	// openURL opens a link with the desktop (fyne's App.OpenURL when
+	// nil): Open in browser's report.html. Tests record it instead.
+	openURL func(link *url.URL) error
 }

@@ -25,7 +25,7 @@ const screenshotFile = "screenshot-results.png"
 
 // exportFileNames lists every file Export writes, in the order offered.
 func exportFileNames() []string {
-	names := []string{report.JSONFile, report.CSVFile, report.MarkdownFile}
+	names := []string{report.JSONFile, report.CSVFile, report.MarkdownFile, charts.HTMLFile}
 	for _, k := range charts.Kinds {
 		names = append(names, string(k)+".png", string(k)+".svg")
 	}
@@ -52,7 +52,7 @@ func exportFileNamesFor(rep engine.Report) []string {
 
 // loadFileNames are the files of a load test's export.
 func loadFileNames() []string {
-	names := []string{report.JSONFile, report.LoadCSVFile, report.MarkdownFile}
+	names := []string{report.JSONFile, report.LoadCSVFile, report.MarkdownFile, charts.HTMLFile}
 	for _, k := range charts.LoadKinds {
 		names = append(names, string(k)+".png", string(k)+".svg")
 	}
@@ -79,6 +79,8 @@ func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byt
 		return b.Bytes(), err
 	case report.MarkdownFile:
 		return []byte(report.Markdown(rep)), nil
+	case charts.HTMLFile: // the page has its own light/dark switch
+		return charts.HTML(rep)
 	case report.TelemetryCSVFile:
 		var b bytes.Buffer
 		err := report.WriteTelemetryCSV(&b, rep)
@@ -249,6 +251,7 @@ func (r *resultsTab) startExport(dir string) {
 // finishExport says where the files went, with a way to open the folder,
 // or which files were written where and which were not.
 func (r *resultsTab) finishExport(out exportOutcome) {
+	r.exportedHTML(htmlWritten(out))
 	if out.err != nil {
 		r.status.SetText("")
 		n := out.notice()

@@ -24,7 +24,7 @@ func TestExportLoadTest(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	want := []string{"report.json", "load.csv", "report.md"}
+	want := []string{"report.json", "load.csv", "report.md", "report.html"}
 	for _, k := range charts.LoadKinds {
 		want = append(want, string(k)+".png", string(k)+".svg")
 	}

@@ -36,6 +36,8 @@ type resultsTab struct {
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
+	openHTML        *widget.Button // opens the exported report.html (export_html.go)
+	htmlPath        string         // that report.html; "" before an export of the shown report
 	saveOne         *widget.Button // opens saveMenu
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
@@ -75,6 +77,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
 	r.exportAllBtn.Importance = widget.HighImportance
+	r.openHTML = r.newOpenHTMLButton()
 	r.saveOne = widget.NewButtonWithIcon("Save one file…", theme.MenuDropUpIcon(), r.onSaveMenu)
 	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
 	r.darkExport = widget.NewCheck("Export with dark background", nil)
@@ -93,7 +96,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
 	body := r.withSweepViews(r.withLoadViews(r.views))
 	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.sweep.back, r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
-	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
+	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.openHTML, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
 	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, body, actions))
 }
 
@@ -110,6 +113,7 @@ func (r *resultsTab) setEnabled(on bool) {
 // show displays rep; source names the History folder it came from ("" for a new run).
 func (r *resultsTab) show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
+	r.exportedHTML("") // an earlier export is another report's page
 	r.hideSweep(source)
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)

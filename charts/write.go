@@ -13,7 +13,7 @@ import (
 // WriteAll writes every picture of a report into dir, light theme at 1×:
 // report.png, prefill.png, decode-heatmap.png, per-request.png, and
 // decode-roofline.png when the report has a roofline, and an .svg twin of
-// each. Once ctx is done it stops, between files or inside one, and
+// each, then the whole report as one web page (HTMLFile). Once ctx is done it stops, between files or inside one, and
 // returns ctx's error: the files already written are whole.
 func WriteAll(ctx context.Context, dir string, r engine.Report) error {
 	return WriteAllWith(ctx, dir, r, DefaultOptions())
@@ -39,7 +39,14 @@ func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options
 			return err
 		}
 	}
-	return nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	page, err := HTML(r)
+	if err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, HTMLFile), page)
 }
 
 // writePicture renders d as base.png and base.svg in dir, each written to

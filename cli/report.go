@@ -144,6 +144,7 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	for _, k := range charts.KindsFor(r) {
 		fmt.Fprintf(stdout, "wrote %s {.png,.svg}\n", filepath.Join(dir, string(k)))
 	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, charts.HTMLFile))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
