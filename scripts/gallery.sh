@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 keep="${E2E_OUT:-/tmp/speedmatrix-e2e}"
 [ -d "$keep/tour-1440x900" ] || bash scripts/e2e-tour.sh
 mkdir -p docs/gallery
-rm -f docs/gallery/*.png
+# report-html-*.png are kept: taken by hand from scripts/html-check.sh's screenshots.
+find docs/gallery -maxdepth 1 -name '*.png' ! -name 'report-html-*' -delete
 cp "$keep"/tour-1440x900/*.png docs/gallery/
 # The exported charts of a load test (rates on both sides of the
 # simulator's capacity, about 28 requests/s here) and of a matrix judged
@@ -28,7 +29,8 @@ cp "$charts/slo/decode-slo.png" docs/gallery/32-chart-decode-slo.png
 	echo "it, then the exported charts of a load test (\`speedmatrix load --rates 5,10,20,30,40\`) and of a matrix"
 	echo "judged against an SLO: against the built-in simulator (profile tiny), so **every figure is simulated**. CI takes"
 	echo "the same pictures at 1024×700 and 1440×900 and checks their texts. \`bash scripts/gallery.sh\`"
-	echo "refreshes this folder."
+	echo "refreshes this folder; report-html-*.png, report.html in headless Chromium at 1440 and 390 px,"
+	echo "are taken by hand from \`scripts/html-check.sh\`'s screenshots and kept."
 	for f in docs/gallery/*.png; do
 		name=$(basename "$f" .png)
 		echo
