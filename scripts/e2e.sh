@@ -98,6 +98,10 @@ check_nonempty report.md
 grep -q '^# Speed test matrix' "$export_dir/report.md" || fail "report.md has no title"
 grep -q 'simulated (profile tiny)' "$export_dir/report.md" || fail "report.md does not label the run simulated"
 
+check_nonempty report.html
+grep -q 'Content-Security-Policy' "$export_dir/report.html" || fail "report.html has no Content-Security-Policy"
+grep -q 'Simulated (profile tiny)' "$export_dir/report.html" || fail "report.html does not label the run simulated"
+
 mkdir -p "$keep"
 cp "$export_dir"/* "$keep"/
 echo "e2e: ok: every export checked; screenshot of the Results screen: $keep/screenshot-results.png"
