@@ -55,10 +55,10 @@ func writeChecks(b *strings.Builder, r engine.Report) {
 	}
 	b.WriteString("## Checks\n\nwhat the server's /metrics and the GPUs said during each decode cell, beside our own count\n\n")
 	if line, _ := ThrottleSummary(r.Results); line != "" {
-		b.WriteString(mdText(line) + "\n\n")
+		b.WriteString(MDText(line) + "\n\n")
 	}
 	for _, line := range pcie {
-		b.WriteString(mdText(line) + "\n\n")
+		b.WriteString(MDText(line) + "\n\n")
 	}
 	results := CheckResults(r)
 	if len(results) == 0 {

@@ -95,7 +95,7 @@ func writeDiagnostics(b *strings.Builder, d *engine.Diagnostics) {
 	}
 	if notes = append(notes, t.Notes...); len(notes) > 0 {
 		for _, n := range notes {
-			b.WriteString("- " + mdText(n) + "\n")
+			b.WriteString("- " + MDText(n) + "\n")
 		}
 		b.WriteString("\n")
 	}

@@ -14,11 +14,11 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 	l := r.Load
 	b.WriteString("## Load test\n\n")
 	if r.Engine.Simulated {
-		b.WriteString("**" + mdText(r.Engine.SimulatedLabel()) + ": every figure below comes from Speed Matrix's built-in simulator, not from a real server.**\n\n")
+		b.WriteString("**" + MDText(r.Engine.SimulatedLabel()) + ": every figure below comes from Speed Matrix's built-in simulator, not from a real server.**\n\n")
 	}
-	b.WriteString("Plan: " + mdText(LoadPlanLine(l.Plan)) + "\n\n")
+	b.WriteString("Plan: " + MDText(LoadPlanLine(l.Plan)) + "\n\n")
 	if line := LoadLimitLine(*l); line != "" {
-		b.WriteString(mdText(line) + "\n\n")
+		b.WriteString(MDText(line) + "\n\n")
 	}
 	if len(l.Results) == 0 {
 		b.WriteString("No rate was measured.\n\n")
@@ -78,7 +78,7 @@ func writeLines(b *strings.Builder, heading string, lines []string) {
 		b.WriteString(heading + "\n\n")
 	}
 	for _, l := range lines {
-		b.WriteString("- " + mdText(l) + "\n")
+		b.WriteString("- " + MDText(l) + "\n")
 	}
 	b.WriteString("\n")
 }

@@ -21,7 +21,7 @@ const Title = "Speed test matrix"
 // load sections (writeLoad) in place of the matrix's.
 func Markdown(r engine.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", TitleOf(r), mdText(ModelOnGPU(r)), mdText(Subtitle(r)))
+	fmt.Fprintf(&b, "# %s\n\n**%s**\n\n%s\n\n", TitleOf(r), MDText(ModelOnGPU(r)), MDText(Subtitle(r)))
 	for _, sec := range Sections(r) {
 		writeSection(&b, sec)
 	}
@@ -187,7 +187,7 @@ func writeTable(b *strings.Builder, head []string, rows [][]string) {
 	line := func(cells []string) {
 		esc := make([]string, len(cells))
 		for i, c := range cells {
-			esc[i] = mdCell(c)
+			esc[i] = MDCell(c)
 		}
 		b.WriteString("| " + strings.Join(esc, " | ") + " |\n")
 	}
@@ -275,7 +275,7 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 // writeRoofline writes the phase's RooflineLine, when there is one.
 func writeRoofline(b *strings.Builder, r engine.Report, phase engine.Phase) {
 	if line := RooflineLine(r, phase); line != "" {
-		b.WriteString(mdText(line) + "\n\n")
+		b.WriteString(MDText(line) + "\n\n")
 	}
 }
 
@@ -283,7 +283,7 @@ func writeRoofline(b *strings.Builder, r engine.Report, phase engine.Phase) {
 func writeFlags(b *strings.Builder, rs []engine.Result) {
 	lines := FlagLines(rs)
 	for _, l := range lines {
-		b.WriteString("- " + mdText(l) + "\n")
+		b.WriteString("- " + MDText(l) + "\n")
 	}
 	if len(lines) > 0 {
 		b.WriteString("\n")
@@ -335,7 +335,7 @@ func writeErrors(b *strings.Builder, rs []engine.Result) {
 			b.WriteString("### Errors\n\n")
 			first = false
 		}
-		fmt.Fprintf(b, "- %s: %s\n", CellName(r), mdText(r.Error))
+		fmt.Fprintf(b, "- %s: %s\n", CellName(r), MDText(r.Error))
 	}
 	if !first {
 		b.WriteString("\n")

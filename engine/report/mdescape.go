@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// mdText is s as Markdown shows it literally, on one line: the characters
+// MDText is s as Markdown shows it literally, on one line: the characters
 // that would start HTML (< > &), a link or image ([ ]), code (`) or an
 // escape (\) are backslash-escaped, and control characters (a newline, a
 // tab) are written as their escapes (\n, \t), so that a name a server or a
 // file chose can neither break report.md's layout nor inject markup.
-func mdText(s string) string {
+func MDText(s string) string {
 	if !strings.ContainsFunc(s, needsEscape) {
 		return s
 	}
@@ -35,9 +35,9 @@ func mdText(s string) string {
 	return b.String()
 }
 
-// mdCell is mdText for a cell of a table, whose pipes would end the cell.
-func mdCell(s string) string {
-	return strings.ReplaceAll(mdText(s), "|", `\|`)
+// MDCell is MDText for a cell of a table, whose pipes would end the cell.
+func MDCell(s string) string {
+	return strings.ReplaceAll(MDText(s), "|", `\|`)
 }
 
 // needsEscape reports whether mdText changes r.

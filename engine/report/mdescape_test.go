@@ -40,11 +40,11 @@ func TestMDText(t *testing.T) {
 		`C:\models [fp8] & <b>`: `C:\\models \[fp8\] \& \<b\>`,
 		"`code`":                "\\`code\\`",
 	} {
-		if got := mdText(in); got != want {
-			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		if got := MDText(in); got != want {
+			t.Errorf("MDText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := mdCell(`a|b\|c`); got != `a\|b\\\|c` {
-		t.Errorf(`mdCell("a|b\|c") = %q`, got)
+	if got := MDCell(`a|b\|c`); got != `a\|b\\\|c` {
+		t.Errorf(`MDCell("a|b\|c") = %q`, got)
 	}
 }

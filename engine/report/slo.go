@@ -159,9 +159,9 @@ func writeSLO(b *strings.Builder, r engine.Report) {
 	if lines == nil {
 		return
 	}
-	fmt.Fprintf(b, "## SLO\n\n%s\n\n", mdText(SLOText(r.Plan.SLO)))
+	fmt.Fprintf(b, "## SLO\n\n%s\n\n", MDText(SLOText(r.Plan.SLO)))
 	for _, l := range lines {
-		b.WriteString("- " + mdText(l) + "\n")
+		b.WriteString("- " + MDText(l) + "\n")
 	}
 	b.WriteString("\n")
 	rows := SLORows(r)

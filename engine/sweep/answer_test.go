@@ -128,3 +128,19 @@ func TestSimulatedIsSaidEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileNamesStayText: a --vary-file table's name and a server's
+// start-up reason are escaped as report.md escapes a server's strings.
+func TestHostileNamesStayText(t *testing.T) {
+	s, runs := twoByTwo()
+	hostile := "<script>alert(1)</script>|[x](y)\nz"
+	s.Configs[1].Name = hostile
+	runs[hostile] = runs["a"]
+	s.Configs[2].Reason = hostile
+	md := Markdown(s, runs)
+	for _, raw := range []string{"<script>", "[x](y)", "alert(1)</script>|", "\nz"} {
+		if strings.Contains(md, raw) {
+			t.Errorf("sweep.md holds %q raw:\n%s", raw, md)
+		}
+	}
+}

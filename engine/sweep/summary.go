@@ -103,9 +103,9 @@ func Markdown(s Sweep, runs map[string]engine.Report) string {
 
 func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	if r, ok := runs[BaselineName]; ok {
-		fmt.Fprintf(b, "- **Model:** %s on %s\n", cmp.Or(r.Run.Model, r.Run.ServedModel), hardwareWords(r))
+		fmt.Fprintf(b, "- **Model:** %s on %s\n", report.MDText(cmp.Or(r.Run.Model, r.Run.ServedModel)), report.MDText(hardwareWords(r)))
 	}
-	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", s.Server,
+	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", report.MDText(s.Server),
 		engine.Count(len(s.Configs), "configuration", "configurations"), variedKeys(s))
 	ctxs := contextLabels(s.Plan.DecodeContexts)
 	if measured, _ := decodeGrid(s, runs); contextLabels(measured) != ctxs {
@@ -181,7 +181,7 @@ func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
 		}
 		status := string(h.Status)
 		if s.Configs[i].Reason != "" {
-			status += ": " + mdCell(s.Configs[i].Reason)
+			status += ": " + report.MDCell(s.Configs[i].Reason)
 		}
 		peak := dash(h.PeakTokS, report.TokPerSec)
 		if h.PeakCell != "" {
@@ -195,7 +195,7 @@ func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
 		if h.StartupS > 0 {
 			start = words(h.StartupS)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), status, peak,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", report.MDCell(name), status, peak,
 			dash(h.SingleTokS, report.TokPerSec), dash(h.TTFTP50Ms, report.Millis), kv, start)
 	}
 	b.WriteString("\n")
@@ -208,8 +208,6 @@ func dash(v float64, f func(float64) string) string {
 	return f(v)
 }
 
-// mdCell keeps text inside one Markdown table cell.
-func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
 
 // MarginText words a margin: "+12.5 %", "no difference (+0.4 %, noise ±1.8 %)",
 // or the other configuration's status ("Over capacity there").
@@ -230,7 +228,7 @@ func writeCells(b *strings.Builder, s Sweep, a Answer) {
 	b.WriteString("Total tok/s of every configuration; the best in bold. A margin within the sum of both runs' 95 % intervals reads \"no difference\".\n\n")
 	b.WriteString("| Cell | Best | Over baseline | Over runner-up |")
 	for _, c := range s.Configs {
-		b.WriteString(" " + mdCell(c.Name) + " |")
+		b.WriteString(" " + report.MDCell(c.Name) + " |")
 	}
 	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---:|", len(s.Configs)) + "\n")
 	for _, ca := range a.Cells {
@@ -239,7 +237,7 @@ func writeCells(b *strings.Builder, s Sweep, a Answer) {
 		if ca.Best == BaselineName {
 			over = "(is the baseline)"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s |", ca.Label, mdCell(best), over, MarginText(ca.OverRunnerUp))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |", ca.Label, report.MDCell(best), over, MarginText(ca.OverRunnerUp))
 		for _, e := range ca.Entries {
 			v := string(e.Status)
 			switch {
@@ -262,14 +260,14 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	var changes []string
 	for _, c := range s.Configs {
 		if len(c.ChangesOutput) > 0 {
-			changes = append(changes, fmt.Sprintf("%s (%s)", c.Name, strings.Join(c.ChangesOutput, ", ")))
+			changes = append(changes, fmt.Sprintf("%s (%s)", report.MDText(c.Name), strings.Join(c.ChangesOutput, ", ")))
 		}
 	}
 	if len(changes) > 0 {
 		fmt.Fprintf(b, "† **Not the same model output:** %s change what the model answers: faster, perhaps, but not the same model quality. Check its answers before you adopt it.\n\n", strings.Join(changes, "; "))
 	}
 	if len(a.Looped) > 0 {
-		fmt.Fprintf(b, "**Looped cells** (the output repeated itself): %s.\n\n", strings.Join(a.Looped, "; "))
+		fmt.Fprintf(b, "**Looped cells** (the output repeated itself): %s.\n\n", report.MDText(strings.Join(a.Looped, "; ")))
 	}
 	b.WriteString("## Pictures and runs\n\n")
 	fmt.Fprintf(b, "- %s.png: the best configuration per cell\n", BestName)
@@ -279,10 +277,10 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 			continue
 		}
 		if c.Status == StatusFailed || c.Status == StatusPending {
-			fmt.Fprintf(b, "- %s: no run (%s)\n", c.Name, strings.ToLower(string(c.Status)))
+			fmt.Fprintf(b, "- %s: no run (%s)\n", report.MDText(c.Name), strings.ToLower(string(c.Status)))
 			continue
 		}
-		fmt.Fprintf(b, "- %s/: the run of %s; %s%s.png: its change from the baseline per cell\n", c.Folder, c.Name, DeltaPrefix, c.Folder)
+		fmt.Fprintf(b, "- %s/: the run of %s; %s%s.png: its change from the baseline per cell\n", c.Folder, report.MDText(c.Name), DeltaPrefix, c.Folder)
 	}
 }
 
