@@ -103,7 +103,7 @@ func Markdown(s Sweep, runs map[string]engine.Report) string {
 
 func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	if r, ok := runs[BaselineName]; ok {
-		fmt.Fprintf(b, "- **Model:** %s on %s\n", report.MDText(cmp.Or(r.Run.Model, r.Run.ServedModel)), report.MDText(hardwareWords(r)))
+		fmt.Fprintf(b, "- **Model:** %s\n", report.MDText(report.ModelOnGPU(r)))
 	}
 	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", report.MDText(s.Server),
 		engine.Count(len(s.Configs), "configuration", "configurations"), variedKeys(s))
@@ -120,16 +120,6 @@ func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	default:
 		fmt.Fprintf(b, "- **Time:** not finished (%s so far); %s\n\n", words(s.ActualS), est)
 	}
-}
-
-func hardwareWords(r engine.Report) string {
-	if len(r.Hardware.GPUs) > 0 {
-		return fmt.Sprintf("%d × %s", len(r.Hardware.GPUs), r.Hardware.GPUs[0].Name)
-	}
-	if r.Hardware.CPU != "" {
-		return r.Hardware.CPU
-	}
-	return "unknown hardware"
 }
 
 func variedKeys(s Sweep) string {
@@ -207,7 +197,6 @@ func dash(v float64, f func(float64) string) string {
 	}
 	return f(v)
 }
-
 
 // MarginText words a margin: "+12.5 %", "no difference (+0.4 %, noise ±1.8 %)",
 // or the other configuration's status ("Over capacity there").
