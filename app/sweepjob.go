@@ -62,20 +62,18 @@ func (j *sweepJob) open(root string, now time.Time) (s sweep.Sweep, dir, base st
 // reopenSweep reads the sweep saved in dir, with the state of each of its
 // configurations from its folder (sweep.Reopen), to finish it.
 func reopenSweep(dir string) (s sweep.Sweep, _, base string, err error) {
-	if s, err = sweep.Load(dir); err != nil {
+	path := filepath.Join(dir, sweepServerFile) // the runs folder may have moved since
+	s, base, err = sweep.Resume(dir, path)
+	var se *sweep.ServerError
+	switch {
+	case errors.As(err, &se) && se.Err == sweep.ErrServerChanged:
+		return s, "", "", fmt.Errorf("%s changed since the sweep began: restore it, or compare settings anew from the Server screen", path)
+	case se != nil:
+		return s, "", "", fmt.Errorf("the sweep's server.toml can't be read (%v): it was made elsewhere, or moved; resume it with speedmatrix sweep --resume %s --launch SERVER.TOML", se.Err, dir)
+	case err != nil:
 		return s, "", "", err
 	}
-	path := filepath.Join(dir, sweepServerFile)
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return s, "", "", fmt.Errorf("the sweep's server.toml can't be read (%v): it was made elsewhere, or moved; resume it with speedmatrix sweep --resume %s --launch SERVER.TOML", errors.Unwrap(err), dir)
-	}
-	if sweep.Digest(text) != s.ServerSHA256 {
-		return s, "", "", fmt.Errorf("%s changed since the sweep began: restore it, or compare settings anew from the Server screen", path)
-	}
-	sweep.Reopen(dir, &s)
-	s.Server = path // the runs folder may have moved since
-	return s, dir, string(text), nil
+	return s, dir, base, nil
 }
 
 // makeSweepFolder makes a new folder for a sweep of model in root, named as

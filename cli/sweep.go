@@ -182,22 +182,17 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 // reopen loads the sweep to resume, with its server.toml, which must not
 // have changed: its configurations would no longer be the ones measured.
 func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
-	s, err := sweep.Load(f.resume)
-	if err != nil {
+	s, text, err := sweep.Resume(f.resume, f.launch)
+	var se *sweep.ServerError
+	switch {
+	case errors.As(err, &se) && se.Err == sweep.ErrServerChanged:
+		return s, "", "", fmt.Errorf("sweep --resume: %s changed since the sweep began: restore it, or begin a new sweep with another --out", se.Path)
+	case se != nil:
+		return s, "", "", fmt.Errorf("sweep --resume: the sweep's server.toml %s can't be read (%v): give its new place with --launch", se.Path, se.Err)
+	case err != nil:
 		return s, "", "", fmt.Errorf("sweep --resume: %w", err)
 	}
-	if f.launch != "" {
-		s.Server = f.launch
-	}
-	text, err := os.ReadFile(s.Server)
-	if err != nil {
-		return s, "", "", fmt.Errorf("sweep --resume: the sweep's server.toml %s can't be read (%v): give its new place with --launch", s.Server, errors.Unwrap(err))
-	}
-	if sweep.Digest(text) != s.ServerSHA256 {
-		return s, "", "", fmt.Errorf("sweep --resume: %s changed since the sweep began: restore it, or begin a new sweep with another --out", s.Server)
-	}
-	sweep.Reopen(f.resume, &s)
-	return s, f.resume, string(text), nil
+	return s, f.resume, text, nil
 }
 
 // sweepHooks launch each configuration as run --launch does and measure
