@@ -255,12 +255,7 @@ func (r *runTab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
 
 // sweepEndLine is the progress line once a sweep has ended.
 func sweepEndLine(s sweep.Sweep, err error) string {
-	done := 0
-	for _, c := range s.Configs {
-		if c.Status == sweep.StatusDone || c.Status == sweep.StatusFailed {
-			done++
-		}
-	}
+	done := s.Settled()
 	took := time.Duration(s.ActualS * float64(time.Second))
 	switch {
 	case err == nil:

@@ -67,7 +67,7 @@ func buildSweepBest(s sweep.Sweep, cellW float64) sweepBest {
 	}
 	b.heat = sweepHeatmap(cells, labels, cellW)
 	b.caption = []string{sweepCaption(s, cells)}
-	if n := measuredConfigs(s.Configs); n < len(s.Configs) {
+	if n := s.Settled(); n < len(s.Configs) {
 		b.caption = append(b.caption, "Unfinished sweep: "+strconv.Itoa(n)+" of "+
 			engine.Count(len(s.Configs), "configuration", "configurations")+" measured or failed so far.")
 	}
@@ -183,17 +183,6 @@ func configKeys(s sweep.Sweep, labels map[string]string) []configKey {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-// measuredConfigs counts the configurations a sweep is done with.
-func measuredConfigs(cs []sweep.Config) int {
-	n := 0
-	for _, c := range cs {
-		if c.Status == sweep.StatusDone || c.Status == sweep.StatusFailed {
-			n++
-		}
-	}
-	return n
 }
 
 // sweepCaption says what was compared: "4 configurations of server.toml ·

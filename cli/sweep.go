@@ -245,12 +245,7 @@ func (c *CLI) measureInto(ctx context.Context, f sweepFlags, plan engine.Plan, t
 // sweepEnd prints the sweep's answer and turns its end into the exit code.
 func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	if runErr != nil {
-		done := 0
-		for _, conf := range s.Configs {
-			if conf.Status == sweep.StatusDone || conf.Status == sweep.StatusFailed {
-				done++
-			}
-		}
+		done := s.Settled()
 		if errors.Is(runErr, measure.ErrInterrupted) {
 			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with speedmatrix sweep --resume %s", done, len(s.Configs), dir))
 		}

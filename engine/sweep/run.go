@@ -79,7 +79,7 @@ func (s Sweep) Estimate() time.Duration {
 	plan := measure.Estimate(s.Plan, engine.Limits{})
 	var total time.Duration
 	for _, c := range s.Configs {
-		if c.Status != StatusDone && c.Status != StatusFailed {
+		if !c.Settled() {
 			total += plan + time.Duration(per*float64(time.Second))
 		}
 	}

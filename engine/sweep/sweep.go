@@ -84,6 +84,21 @@ type Config struct {
 	ChangesOutput []string `json:"changes_output,omitempty"`
 }
 
+// Settled reports whether a sweep is done with c: its run completed, or
+// its server did not start (which a resume tries again).
+func (c Config) Settled() bool { return c.Status == StatusDone || c.Status == StatusFailed }
+
+// Settled counts the configurations the sweep is done with.
+func (s Sweep) Settled() int {
+	n := 0
+	for _, c := range s.Configs {
+		if c.Settled() {
+			n++
+		}
+	}
+	return n
+}
+
 // Sweep is sweep.json: the plan every configuration runs, the
 // configurations in order (the baseline first), the estimate and, once any
 // run exists, the answer.
