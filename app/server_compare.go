@@ -62,6 +62,7 @@ type compareForm struct {
 	startBtn *widget.Button
 	dialog   dialog.Dialog
 	configs  []sweep.Config // what Start runs, once the form is valid
+	vary     []string       // the rows that make them, as --vary options
 }
 
 // onCompare opens "Compare settings…" for the form as it is now: the
@@ -147,7 +148,7 @@ const compareWidth = 620
 // enables Start sweep when they can run.
 func (f *compareForm) refresh() {
 	f.configs = nil
-	axes, ok := f.axes()
+	axes, vary, ok := f.axes()
 	f.problem.Hide()
 	if !ok {
 		f.count.SetText("Type the values of each field to see the configurations they make.")
@@ -180,7 +181,7 @@ func (f *compareForm) refresh() {
 		f.startBtn.Disable()
 		return
 	}
-	f.configs = cs
+	f.configs, f.vary = cs, vary
 	f.startBtn.Enable()
 }
 
@@ -214,6 +215,7 @@ func (f *compareForm) onStart() {
 		return
 	}
 	job := &sweepJob{s: sweep.New("", f.plan, f.configs, u.opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
+	job.s.Vary = f.vary // a resume makes the configurations again from these
 	start := func() {
 		f.dialog.Hide()
 		u.state.startSweep(job)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,6 +167,7 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 	}
 	s := sweep.New(filepath.Join(dir, sweepServerFile), sweepPlan(), cs, "test")
 	s.ServerSHA256, s.Started, s.Simulated = sweep.Digest([]byte(base)), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), true
+	s.Vary = varyOf(cs)
 	got := map[string]engine.Report{}
 	for name, cells := range runs {
 		rep := engine.Report{SchemaVersion: engine.SchemaVersion, Plan: s.Plan, Run: engine.RunInfo{ServedModel: "tiny", Model: "speedmatrix/tiny-sim",
@@ -197,6 +199,28 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// varyOf is the --vary options of a grid's configurations cs, as the
+// Compare settings form records them: a resume makes cs again from them.
+func varyOf(cs []sweep.Config) []string {
+	var keys []string
+	values := map[string][]string{}
+	for _, c := range cs {
+		for _, st := range c.Settings {
+			if !slices.Contains(keys, st.Key) {
+				keys = append(keys, st.Key)
+			}
+			if !slices.Contains(values[st.Key], st.Value) {
+				values[st.Key] = append(values[st.Key], st.Value)
+			}
+		}
+	}
+	vary := make([]string, len(keys))
+	for i, k := range keys {
+		vary[i] = k + "=" + strings.Join(values[k], ",")
+	}
+	return vary
 }
 
 func sweepIndex(cs []sweep.Config, name string) int {

@@ -63,10 +63,10 @@ func (j *sweepJob) open(root string, now time.Time) (s sweep.Sweep, dir, base st
 // configurations from its folder (sweep.Reopen), to finish it.
 func reopenSweep(dir string) (s sweep.Sweep, _, base string, err error) {
 	path := filepath.Join(dir, sweepServerFile) // the runs folder may have moved since
-	s, base, err = sweep.Resume(dir, path)
-	var se *sweep.ServerError
+	s, base, err = sweep.Resume(dir, sweep.Inputs{Server: path})
+	var se *sweep.InputError
 	switch {
-	case errors.As(err, &se) && se.Err == sweep.ErrServerChanged:
+	case errors.As(err, &se) && se.Err == sweep.ErrChanged:
 		return s, "", "", fmt.Errorf("%s changed since the sweep began: restore it, or compare settings anew from the Server screen", path)
 	case se != nil:
 		return s, "", "", fmt.Errorf("the sweep's server.toml can't be read (%v): it was made elsewhere, or moved; resume it with speedmatrix sweep --resume %s --launch SERVER.TOML", se.Err, dir)

@@ -35,9 +35,10 @@ func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // sweepPlanFlags are the flags that make the plan, which a resumed sweep
-// keeps.
+// keeps. --vary and --vary-file may be given again on resume: the
+// configurations are made from them and must be the ones begun.
 var sweepPlanFlags = []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api",
-	"kv-budget", "no-loop-detect", "prefill-repeats", "vary", "vary-file", "slo-ttft", "slo-itl", "slo-percentile"}
+	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile"}
 
 func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	f := sweepFlags{runFlags: runFlags{name: "sweep"}}
@@ -48,7 +49,7 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	fs.StringVar(&f.varyFile, "vary-file", "", "a TOML file of named tables, one per configuration, each setting the server.toml keys it changes")
 	fs.BoolVar(&f.yes, "yes", false, fmt.Sprintf("run a grid of more than %d configurations", sweep.MaxConfigs))
 	fs.StringVar(&f.out, "out", "", "folder of the sweep: sweep.md, sweep.json, sweep.csv, pictures, and one run folder per configuration")
-	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others")
+	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others (--launch, --vary or --vary-file: the same ones, given again)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
 		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
@@ -67,6 +68,8 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 		return f, errors.New("sweep: --sim has no settings to vary: give --launch server.toml (examples/sweep/server.toml launches the simulator as a stand-in vLLM)")
 	case f.resume != "" && f.out != "":
 		return f, errors.New("sweep: --resume DIR continues the sweep in DIR: drop --out")
+	case len(f.vary) > 0 && f.varyFile != "":
+		return f, errors.New("sweep: give --vary or --vary-file, not both: a --vary-file lists every configuration")
 	case f.resume != "":
 		for _, name := range sweepPlanFlags {
 			if f.set[name] {
@@ -76,8 +79,6 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 		return f, nil
 	case f.launch == "":
 		return f, errors.New("sweep: nothing to launch: give --launch server.toml")
-	case len(f.vary) > 0 && f.varyFile != "":
-		return f, errors.New("sweep: give --vary or --vary-file, not both: a --vary-file lists every configuration")
 	case len(f.vary) == 0 && f.varyFile == "":
 		return f, errors.New("sweep: nothing to vary: give --vary KEY=V1,V2 (e.g. --vary max_num_seqs=64,128) or --vary-file sweep.toml")
 	case f.out == "":
@@ -129,7 +130,8 @@ func (c *CLI) gpuSource() hw.Source {
 }
 
 // begin makes the sweep from the flags, or reopens the one --resume names.
-// It returns it with its folder and server.toml's text.
+// It returns it with its folder and server.toml's text. Everything is
+// checked here, before the first server starts.
 func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string, string, error) {
 	if f.resume != "" {
 		return f.reopen()
@@ -141,28 +143,21 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	if _, err := launch.DecodeConfig(f.launch, string(text)); err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
 	}
-	var cs []sweep.Config
+	o, varyText := sweep.Origin{Vary: f.vary}, ""
 	if f.varyFile != "" {
 		vt, err := os.ReadFile(f.varyFile)
 		if err != nil {
 			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --vary-file %s can't be read: %v", f.varyFile, errors.Unwrap(err))
 		}
-		if cs, err = sweep.ReadVaryFile(f.varyFile, string(vt)); err != nil {
-			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
-		}
-	} else {
-		axes, err := sweep.ParseVary(f.vary, "--vary")
-		if err != nil {
-			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
-		}
-		cs = sweep.Grid(axes)
+		o = sweep.Origin{VaryFile: f.varyFile, VaryFileSHA256: sweep.Digest(vt)}
+		varyText = string(vt)
 	}
-	if n := len(cs); n > sweep.MaxConfigs+1 && !f.yes {
-		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %d configurations, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", n, sweep.MaxConfigs)
-	}
-	cs, dropped, err := sweep.Resolve(f.launch, string(text), cs)
+	cs, dropped, err := sweep.Derive(f.launch, string(text), o, varyText)
 	if err != nil {
-		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
+		return sweep.Sweep{}, "", "", sweepError("sweep", err)
+	}
+	if err := f.checkSize(len(cs)); err != nil {
+		return sweep.Sweep{}, "", "", err
 	}
 	for _, d := range dropped {
 		fmt.Fprintf(stderr, "note: %s is the baseline's configuration: it is measured once, as the baseline\n", d)
@@ -175,24 +170,31 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
-	s.ServerSHA256 = sweep.Digest(text)
+	s.ServerSHA256, s.Origin = sweep.Digest(text), o
 	return s, f.out, string(text), nil
 }
 
-// reopen loads the sweep to resume, with its server.toml, which must not
-// have changed: its configurations would no longer be the ones measured.
-func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
-	s, text, err := sweep.Resume(f.resume, f.launch)
-	var se *sweep.ServerError
-	switch {
-	case errors.As(err, &se) && se.Err == sweep.ErrServerChanged:
-		return s, "", "", fmt.Errorf("sweep --resume: %s changed since the sweep began: restore it, or begin a new sweep with another --out", se.Path)
-	case se != nil:
-		return s, "", "", fmt.Errorf("sweep --resume: the sweep's server.toml %s can't be read (%v): give its new place with --launch", se.Path, se.Err)
-	case err != nil:
-		return s, "", "", fmt.Errorf("sweep --resume: %w", err)
+// checkSize refuses a sweep of n configurations (the baseline included)
+// that takes more than sweep.MaxConfigs start-ups without --yes.
+func (f sweepFlags) checkSize(n int) error {
+	cmd := "sweep"
+	if f.resume != "" {
+		cmd = "sweep --resume"
 	}
-	return s, f.resume, text, nil
+	if n > sweep.MaxConfigs+1 && !f.yes {
+		return fmt.Errorf("%s: %d configurations, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", cmd, n, sweep.MaxConfigs)
+	}
+	return nil
+}
+
+// sweepError words an error of making a sweep's configurations for the
+// command cmd.
+func sweepError(cmd string, err error) error {
+	var size *sweep.SizeError
+	if errors.As(err, &size) {
+		return fmt.Errorf("%s: %d configurations, more than the %d a sweep runs even with --yes (each starts the server): split the --vary lists into several sweeps", cmd, size.N, sweep.HardMaxConfigs)
+	}
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 // sweepHooks launch each configuration as run --launch does and measure

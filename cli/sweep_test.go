@@ -40,11 +40,15 @@ func TestSweepBadInput(t *testing.T) {
 		wantErr string
 	}{
 		{"unknown key", []string{"--launch", toml, "--vary", "max_num_seq=4", "--out", out},
-			"sweep: --vary max_num_seq=4: server.toml has no key max_num_seq: did you mean max_num_seqs?"},
+			"sweep: --vary max_num_seq: server.toml has no key max_num_seq: did you mean max_num_seqs?"},
 		{"wrong type", []string{"--launch", toml, "--vary", "max_num_seqs=4,many", "--out", out},
-			`sweep: --vary max_num_seqs=4,many: max_num_seqs takes a whole number, not "many": e.g. max_num_seqs=16`},
+			`sweep: --vary max_num_seqs: max_num_seqs takes a whole number, not "many": e.g. max_num_seqs=16`},
 		{"too many", []string{"--launch", toml, "--vary", "max_num_seqs=" + strings.Join(many, ","), "--vary", "enforce_eager=false,true", "--out", out},
-			"sweep: 67 configurations, more than 64: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes"},
+			"sweep: 66 configurations, more than 64: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes"},
+		{"too many even with --yes", []string{"--launch", toml, "--vary", "max_num_seqs=" + strings.Join(numbers(1, 40), ","),
+			"--vary", "max_model_len=" + strings.Join(numbers(1000, 40), ","), "--yes", "--out", out},
+			"sweep: 1600 configurations, more than the 1024 a sweep runs even with --yes (each starts the server): split the --vary lists into several sweeps"},
+		{"resume with both", []string{"--resume", out, "--vary", "max_num_seqs=4", "--vary-file", toml}, "give --vary or --vary-file, not both"},
 		{"endpoint", []string{"--endpoint", "http://127.0.0.1:8000", "--vary", "max_num_seqs=4", "--out", out},
 			"sweep: --endpoint is a server that runs already, which a sweep can't reconfigure: give --launch server.toml"},
 		{"sim", []string{"--sim", "tiny", "--vary", "max_num_seqs=4", "--out", out}, "sweep: --sim has no settings to vary"},

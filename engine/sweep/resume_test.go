@@ -1,0 +1,250 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+)
+
+// okPlan is a plan that can run.
+var okPlan = engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1}, Duration: 3e9, MaxOutputTokens: 64, API: engine.APIChat}
+
+// savedSweep saves in a new folder the sweep of server.toml (baseTOML, in
+// a folder of its own) and o, as a new sweep does; it returns the folder
+// and server.toml's path.
+func savedSweep(t *testing.T, o Origin, varyText string) (dir, server string) {
+	t.Helper()
+	dir, server = t.TempDir(), filepath.Join(t.TempDir(), "server.toml")
+	if err := os.WriteFile(server, []byte(baseTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := Derive(server, baseTOML, o, varyText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(server, okPlan, cs, "test")
+	s.ServerSHA256, s.Origin = Digest([]byte(baseTOML)), o
+	if err := Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	return dir, server
+}
+
+// edit changes the sweep.json in dir as f says, as a hand (or someone
+// else's) would.
+func edit(t *testing.T, dir string, f func(m map[string]any)) {
+	t.Helper()
+	path := filepath.Join(dir, JSONFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// config is configuration i of a sweep.json being edited.
+func config(m map[string]any, i int) map[string]any { return m["configs"].([]any)[i].(map[string]any) }
+
+// TestResumeRunsNothingSweepJSONAloneSays: a resume makes the
+// configurations again from server.toml and the recorded --vary options,
+// and refuses a sweep.json that says otherwise, or whose plan can't run,
+// before anything starts.
+func TestResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
+	settings := func(key, value string) func(map[string]any) {
+		return func(m map[string]any) { config(m, 1)["settings"] = []any{map[string]any{"key": key, "value": value}} }
+	}
+	mismatch := func(i int, want string) func(error) bool {
+		return func(err error) bool {
+			var me *MismatchError
+			return errors.As(err, &me) && me.Index == i && me.Want == want
+		}
+	}
+	many := make([]any, 2*HardMaxConfigs)
+	for i := range many {
+		many[i] = map[string]any{"name": fmt.Sprint(i), "folder": fmt.Sprint("f", i), "status": "Pending"}
+	}
+	for _, tt := range []struct {
+		name  string
+		edit  func(map[string]any)
+		check func(error) bool
+	}{
+		{"as saved", func(map[string]any) {}, func(err error) bool { return err == nil }},
+		{"another executable", settings("executable", `"/tmp/evil-vllm"`), mismatch(1, "max_num_seqs=4")},
+		{"an API key", settings("api_key", `"sk-1"`), mismatch(1, "max_num_seqs=4")},
+		{"another value", settings("max_num_seqs", "5"), mismatch(1, "max_num_seqs=4")},
+		{"an unknown key", settings("max_num_seq", "4"), mismatch(1, "max_num_seqs=4")},
+		{"another name", func(m map[string]any) { config(m, 2)["name"] = "fastest" }, mismatch(2, "max_num_seqs=8")},
+		{"another folder", func(m map[string]any) { config(m, 2)["folder"] = "baseline-2" }, mismatch(2, "max_num_seqs=8")},
+		{"one more", func(m map[string]any) {
+			m["configs"] = append(m["configs"].([]any), map[string]any{"name": "x", "folder": "x", "status": "Pending"})
+		}, mismatch(3, "")},
+		{"one fewer", func(m map[string]any) { m["configs"] = m["configs"].([]any)[:2] }, mismatch(2, "max_num_seqs=8")},
+		{"vary options with an unknown key", func(m map[string]any) { m["vary"] = []any{"max_num_seq=4,8"} },
+			func(err error) bool {
+				return err != nil && strings.Contains(err.Error(), "server.toml has no key max_num_seq")
+			}},
+		{"vary options past the hard limit", func(m map[string]any) {
+			m["vary"] = []any{"max_num_seqs=" + seq(1, 40), "max_model_len=" + seq(1000, 40)}
+		}, func(err error) bool { var se *SizeError; return errors.As(err, &se) && se.N == 1600 }},
+		{"no origin", func(m map[string]any) { delete(m, "vary") }, func(err error) bool { return errors.Is(err, ErrNoOrigin) }},
+		{"a plan that can't run", func(m map[string]any) { m["plan"].(map[string]any)["concurrency"] = []any{0} },
+			func(err error) bool { var pe *engine.PlanError; return errors.As(err, &pe) }},
+		{"two of one name", func(m map[string]any) { config(m, 2)["name"] = "max_num_seqs=4" },
+			func(err error) bool {
+				return err != nil && strings.Contains(err.Error(), `two configurations are named "max_num_seqs=4"`)
+			}},
+		{"more than a sweep runs", func(m map[string]any) { m["configs"] = append(m["configs"].([]any)[:1], many...) },
+			func(err error) bool { return err != nil && strings.Contains(err.Error(), "more than a sweep runs") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, _ := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+			edit(t, dir, tt.edit)
+			s, _, err := Resume(dir, Inputs{})
+			if !tt.check(err) {
+				t.Fatalf("Resume = %v", err)
+			}
+			if err == nil && (len(s.Configs) != 3 || s.Configs[1].Settings[0] != (Setting{"max_num_seqs", "4"})) {
+				t.Errorf("configs %+v", s.Configs)
+			}
+		})
+	}
+}
+
+// seq is n whole numbers from first, written for --vary.
+func seq(first, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprint(first + i)
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestResumeGivenTheVaryOptions: a sweep.json without its origin (an
+// earlier version's) resumes when its user gives the options again, which
+// it then records; options that make other configurations are refused.
+func TestResumeGivenTheVaryOptions(t *testing.T) {
+	dir, _ := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	edit(t, dir, func(m map[string]any) { delete(m, "vary") })
+	var me *MismatchError
+	if _, _, err := Resume(dir, Inputs{Vary: []string{"max_num_seqs=4,9"}}); !errors.As(err, &me) || me.Index != 2 {
+		t.Errorf("other options: %v", err)
+	}
+	s, _, err := Resume(dir, Inputs{Vary: []string{"max_num_seqs=4, 8"}})
+	if err != nil || len(s.Vary) != 1 || s.Vary[0] != "max_num_seqs=4, 8" {
+		t.Errorf("Resume = %+v, %v", s.Origin, err)
+	}
+}
+
+// TestResumeReadsItsInputs: server.toml and the vary-file must be the ones
+// the sweep began with, found where sweep.json says (or where the user
+// says), and never one sweep.json names inside the sweep's folder.
+func TestResumeReadsItsInputs(t *testing.T) {
+	const varyText = "[small]\nmax_num_seqs = 4\n"
+	vary := filepath.Join(t.TempDir(), "sweep.toml")
+	if err := os.WriteFile(vary, []byte(varyText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Origin{VaryFile: vary, VaryFileSHA256: Digest([]byte(varyText))}
+	inputErr := func(path string, varyFile bool, reason error) func(error) bool {
+		return func(err error) bool {
+			var ie *InputError
+			return errors.As(err, &ie) && ie.Path == path && ie.VaryFile == varyFile && errors.Is(err, reason)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, dir, server string) (Inputs, func(error) bool)
+	}{
+		{"as they were", func(*testing.T, string, string) (Inputs, func(error) bool) {
+			return Inputs{}, func(err error) bool { return err == nil }
+		}},
+		{"server.toml changed", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
+			write(t, server, baseTOML+"max_model_len = 4096\n")
+			return Inputs{}, inputErr(server, false, ErrChanged)
+		}},
+		{"server.toml moved", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
+			return Inputs{Server: server + ".moved"}, inputErr(server+".moved", false, os.ErrNotExist)
+		}},
+		{"server.toml in the sweep's folder", func(t *testing.T, dir, _ string) (Inputs, func(error) bool) {
+			inside := filepath.Join(dir, "server.toml")
+			write(t, inside, baseTOML)
+			edit(t, dir, func(m map[string]any) { m["server_toml"] = inside })
+			return Inputs{}, inputErr(inside, false, ErrInFolder)
+		}},
+		{"server.toml in the folder, named by its user", func(t *testing.T, dir, _ string) (Inputs, func(error) bool) {
+			inside := filepath.Join(dir, "server.toml")
+			write(t, inside, baseTOML)
+			return Inputs{Server: inside}, func(err error) bool { return err == nil }
+		}},
+		{"vary-file changed", func(t *testing.T, _, _ string) (Inputs, func(error) bool) {
+			write(t, vary, varyText+"[big]\nmax_num_seqs = 64\n")
+			return Inputs{}, inputErr(vary, true, ErrChanged)
+		}},
+		{"vary-file in the sweep's folder", func(t *testing.T, dir, _ string) (Inputs, func(error) bool) {
+			inside := filepath.Join(dir, "sweep.toml")
+			write(t, inside, varyText)
+			edit(t, dir, func(m map[string]any) { m["vary_file"] = inside })
+			return Inputs{}, inputErr(inside, true, ErrInFolder)
+		}},
+		{"vary-file moved, given", func(t *testing.T, _, _ string) (Inputs, func(error) bool) {
+			moved := filepath.Join(t.TempDir(), "moved.toml")
+			write(t, moved, varyText)
+			return Inputs{VaryFile: moved}, func(err error) bool { return err == nil }
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			write(t, vary, varyText)
+			dir, server := savedSweep(t, o, varyText)
+			in, check := tt.setup(t, dir, server)
+			if _, text, err := Resume(dir, in); !check(err) || (err == nil && text != baseTOML) {
+				t.Errorf("Resume = %v", err)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProgramKeys: the keys that choose what runs are found wherever a
+// configuration sets them.
+func TestProgramKeys(t *testing.T) {
+	cs := []Config{{Name: BaselineName, Baseline: true}, {Settings: []Setting{{"max_num_seqs", "4"}, {"model", `"m"`}}},
+		{Settings: []Setting{{"executable", `"/x"`}, {"model", `"n"`}}}}
+	if got := ProgramKeys(cs); strings.Join(got, ",") != "model,executable" {
+		t.Errorf("ProgramKeys = %q", got)
+	}
+}
+
+// TestNamesAreUnique: every output finds a configuration's run by its
+// name, so no two share one.
+func TestNamesAreUnique(t *testing.T) {
+	cs := named([]Config{{Name: BaselineName, Baseline: true}, {Name: "x"}, {Name: "x"}, {Name: "x (2)"}})
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if seen[c.Name] {
+			t.Errorf("two configurations are named %q: %+v", c.Name, cs)
+		}
+		seen[c.Name] = true
+	}
+}
