@@ -297,6 +297,11 @@ func TestSweepStopsResumable(t *testing.T) {
 	if u.history.resumeBtn.Disabled() {
 		t.Error("History does not offer to resume the stopped sweep")
 	}
+	// A resume makes the configurations again from the fields as the
+	// sweep recorded them, and finds the ones begun.
+	if _, _, err := sweep.Resume(sr.dir, sweep.Inputs{Server: filepath.Join(sr.dir, sweepServerFile)}); err != nil || !slices.Equal(s.Vary, []string{"max_num_seqs=4, 8"}) {
+		t.Errorf("resume: %v; recorded vary options %q", err, s.Vary)
+	}
 }
 
 // sweepStatuses reads the sweep saved in dir and checks its configurations'

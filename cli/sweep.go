@@ -156,7 +156,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	if err != nil {
 		return sweep.Sweep{}, "", "", sweepError("sweep", err)
 	}
-	if err := f.checkSize(len(cs)); err != nil {
+	if err := f.checkSize(cs); err != nil {
 		return sweep.Sweep{}, "", "", err
 	}
 	for _, d := range dropped {
@@ -174,17 +174,18 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	return s, f.out, string(text), nil
 }
 
-// checkSize refuses a sweep of n configurations (the baseline included)
-// that takes more than sweep.MaxConfigs start-ups without --yes.
-func (f sweepFlags) checkSize(n int) error {
-	cmd := "sweep"
-	if f.resume != "" {
-		cmd = "sweep --resume"
+// checkSize refuses, without --yes, a sweep whose configurations cs (the
+// baseline first) take more than sweep.MaxConfigs start-ups besides the
+// baseline's.
+func (f sweepFlags) checkSize(cs []sweep.Config) error {
+	n := len(cs) - 1
+	switch {
+	case n <= sweep.MaxConfigs || f.yes:
+		return nil
+	case f.resume != "":
+		return fmt.Errorf("sweep --resume: %d configurations besides the baseline, more than %d: each starts the server (minutes with vLLM); pass --yes to run them", n, sweep.MaxConfigs)
 	}
-	if n > sweep.MaxConfigs+1 && !f.yes {
-		return fmt.Errorf("%s: %d configurations, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", cmd, n, sweep.MaxConfigs)
-	}
-	return nil
+	return fmt.Errorf("sweep: %d configurations besides the baseline, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", n, sweep.MaxConfigs)
 }
 
 // sweepError words an error of making a sweep's configurations for the

@@ -24,7 +24,7 @@ func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
 		return s, "", "", fmt.Errorf("%s: the sweep varies %s, which chooses what runs: a resume takes it only from your command line, never from %s; give the --vary options you began it with again",
 			cmd, strings.Join(keys, ", "), sweep.JSONFile)
 	}
-	if err := f.checkSize(len(s.Configs)); err != nil {
+	if err := f.checkSize(s.Configs); err != nil {
 		return s, "", "", err
 	}
 	return s, f.resume, text, nil

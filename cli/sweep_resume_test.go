@@ -114,7 +114,7 @@ func TestSweepResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 			_ = json.Unmarshal(data, &c)
 			m["configs"] = append(m["configs"].([]any), c)
 		}, "sweep --resume: the sweep varies executable, which chooses what runs: a resume takes it only from your command line, never from sweep.json"},
-		{"more than 64 configurations without --yes", nil, func(m map[string]any) {}, "sweep --resume: 70 configurations, more than 64"},
+		{"more than 64 configurations without --yes", nil, func(m map[string]any) {}, "sweep --resume: 69 configurations besides the baseline, more than 64: each starts the server (minutes with vLLM); pass --yes to run them"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _ = os.Remove(started), os.Remove(ran) // each case on its own

@@ -44,7 +44,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"wrong type", []string{"--launch", toml, "--vary", "max_num_seqs=4,many", "--out", out},
 			`sweep: --vary max_num_seqs: max_num_seqs takes a whole number, not "many": e.g. max_num_seqs=16`},
 		{"too many", []string{"--launch", toml, "--vary", "max_num_seqs=" + strings.Join(many, ","), "--vary", "enforce_eager=false,true", "--out", out},
-			"sweep: 66 configurations, more than 64: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes"},
+			"sweep: 65 configurations besides the baseline, more than 64: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes"},
 		{"too many even with --yes", []string{"--launch", toml, "--vary", "max_num_seqs=" + strings.Join(numbers(1, 40), ","),
 			"--vary", "max_model_len=" + strings.Join(numbers(1000, 40), ","), "--yes", "--out", out},
 			"sweep: 1600 configurations, more than the 1024 a sweep runs even with --yes (each starts the server): split the --vary lists into several sweeps"},
