@@ -51,8 +51,12 @@ func ParseVary(options []string, flag string) ([][]Setting, error) {
 			return nil, fmt.Errorf("%s %s is given twice: list all its values in one %s %s=V1,V2", flag, key, flag, key)
 		}
 		seen[key] = true
+		values := splitValues(list)
+		if len(values) > HardMaxConfigs { // before each is checked: a list from a file may be huge
+			return nil, &SizeError{N: len(values)}
+		}
 		var axis []Setting
-		for _, v := range splitValues(list) {
+		for _, v := range values {
 			value, err := tomlValue(key, v)
 			if err != nil {
 				// The key, not the option: a refused value may hold a secret.
@@ -155,17 +159,7 @@ func tomlValue(key, v string) (string, error) {
 	case t.Kind() == reflect.Slice:
 		return listValue(key, t, v)
 	case t.Kind() == reflect.Map && strings.HasPrefix(v, "{"):
-		var h struct{ V map[string]string }
-		if _, err := toml.Decode("v = "+v, &h); err != nil {
-			// Not v itself: one of its values may be a secret.
-			return "", fmt.Errorf("%s takes a table of strings: e.g. %s = { NAME = \"value\" } in a --vary-file", key, key)
-		}
-		for _, name := range slices.Sorted(maps.Keys(h.V)) {
-			if secret.IsName(name) {
-				return "", fmt.Errorf("%s %s is a secret and can't vary: each configuration's settings are written into sweep.json; set it in server.toml's %s", key, name, key)
-			}
-		}
-		return v, nil
+		return tableValue(key, v)
 	}
 	return "", fmt.Errorf("%s is a table: vary it with a --vary-file, whose tables can set it", key)
 }
@@ -184,6 +178,22 @@ func secretProblem(key, v string) error {
 		return fmt.Errorf("%s holds a URL with a password, which sweep.json would keep: give the URL without it", key)
 	}
 	return nil
+}
+
+// tableValue is a table key's value (env): an inline table of strings,
+// none of them named like a secret.
+func tableValue(key, v string) (string, error) {
+	var h struct{ V map[string]string }
+	if _, err := toml.Decode("v = "+v, &h); err != nil {
+		// Not v itself: one of its values may be a secret.
+		return "", fmt.Errorf("%s takes a table of strings: e.g. %s = { NAME = \"value\" } in a --vary-file", key, key)
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.V)) {
+		if secret.IsName(name) {
+			return "", fmt.Errorf("%s %s is a secret and can't vary: each configuration's settings are written into sweep.json; set it in server.toml's %s", key, name, key)
+		}
+	}
+	return v, nil
 }
 
 // listValue is a list key's value: a TOML array, or one bare element.
