@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"engine/report":        {"engine", "engine/secret"},
 	"engine/roofline":      {"engine", "engine/hfcache"},
 	"engine/runs":          {"engine", "engine/measure", "engine/report", "engine/roofline"},
-	"engine/sweep":         {"engine", "engine/launch", "engine/measure", "engine/report", "engine/runs"},
+	"engine/sweep":         {"engine", "engine/launch", "engine/measure", "engine/report", "engine/runs", "engine/secret"},
 	"engine/secret":        {},
 	"engine/servers":       {"engine/openai"},
 	"engine/sim":           {"engine", "engine/roofline"},
