@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
@@ -16,22 +17,34 @@ const (
 	// the default plan has 45, a 16 × 16 matrix with prefill 272.
 	maxTableRows = 300
 	// maxListed is the most lines a list under a chart or table draws
-	// (flagged cells, errors).
-	maxListed = 40
+	// (flagged cells, errors), and maxListedRunes the most runes of one
+	// (a cell's flags, its error), the last an ellipsis.
+	maxListed      = 40
+	maxListedRunes = 400
 	// maxDrawingHeight is where a picture is cut (logical pixels): it
 	// holds a 256 × 256 heatmap (54 px a row) and a full table, and keeps
 	// an export under 160 MB of pixels at 1×.
 	maxDrawingHeight = 30000.0
 )
 
-// listed is lines, cut to maxListed with a last line that says how many
-// more of what report.md lists.
+// listed is lines, each cut to maxListedRunes, at most maxListed of them
+// with a last line that says how many more of what report.md lists.
 func listed(lines []string, what string) []string {
-	if len(lines) <= maxListed {
+	if len(lines) == 0 {
 		return lines
 	}
-	more := len(lines) - (maxListed - 1)
-	return append(lines[:maxListed-1:maxListed-1], fmt.Sprintf("… and %s more %s: report.md lists every one.", report.Int(more), what))
+	keep := lines
+	if len(lines) > maxListed {
+		keep = lines[:maxListed-1]
+	}
+	out := make([]string, len(keep), len(keep)+1)
+	for i, l := range keep {
+		out[i] = engine.BoundText(l, maxListedRunes)
+	}
+	if more := len(lines) - len(keep); more > 0 {
+		out = append(out, fmt.Sprintf("… and %s more %s: report.md lists every one.", report.Int(more), what))
+	}
+	return out
 }
 
 // cut ends a drawing taller than maxDrawingHeight there: what lies below
