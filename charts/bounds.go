@@ -21,6 +21,13 @@ const (
 	// (a cell's flags, its error), the last an ellipsis.
 	maxListed      = 40
 	maxListedRunes = 400
+	// maxPageCells is the most cells a heatmap of report.html shows, each
+	// with all its figures (a 32 × 64 grid): the first contexts, whole
+	// rows, and a line saying how many more report.md lists. A
+	// 65,792-cell run made a 46 MB page that took a browser a minute.
+	maxPageCells = 2048
+	// maxTipRunes is the most runes of one cell's figures on the page.
+	maxTipRunes = 1000
 	// maxDrawingHeight is where a picture is cut (logical pixels): it
 	// holds a 256 × 256 heatmap (54 px a row) and a full table, and keeps
 	// an export under 160 MB of pixels at 1×.
@@ -45,6 +52,29 @@ func listed(lines []string, what string) []string {
 		out = append(out, fmt.Sprintf("… and %s more %s: report.md lists every one.", report.Int(more), what))
 	}
 	return out
+}
+
+// pageRows is how many of a heatmap's rows of cols cells report.html
+// shows, whole rows within maxPageCells and at least one, and the line
+// that says what it leaves out ("" when nothing).
+func pageRows(rows, cols int) (int, string) {
+	if rows*cols <= maxPageCells {
+		return rows, ""
+	}
+	keep := max(1, maxPageCells/max(cols, 1))
+	return keep, fmt.Sprintf("The page shows the first %s of %s contexts (%s of %s cells): report.md and results.csv list every cell.",
+		report.Int(keep), report.Int(rows), report.Int(keep*cols), report.Int(rows*cols))
+}
+
+// pageSection is s with at most maxTableRows rows, the last saying how
+// many more report.md lists.
+func pageSection(s report.Section) report.Section {
+	if len(s.Rows) <= maxTableRows {
+		return s
+	}
+	more := len(s.Rows) - (maxTableRows - 1)
+	s.Rows = append(s.Rows[:maxTableRows-1:maxTableRows-1], report.Row{Key: "…", Value: "and " + report.Int(more) + " more: report.md lists every one."})
+	return s
 }
 
 // cut ends a drawing taller than maxDrawingHeight there: what lies below

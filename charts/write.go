@@ -42,7 +42,7 @@ func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	page, err := HTML(r)
+	page, err := htmlOf(ctx, r, m)
 	if err != nil {
 		return err
 	}
