@@ -36,6 +36,7 @@ func TestHTMLOfAHugeRunIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("page of %d bytes", len(page))
 	if len(page) > maxPageBytes {
 		t.Errorf("page of %d bytes, more than %d", len(page), maxPageBytes)
 	}
