@@ -12,10 +12,6 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// bidiControls are the characters that display text in another order than
-// it is written; none may reach an output from a file or a server.
-const bidiControls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-
 // hostileFile writes what fixture holds, with edit's changes, into a
 // temporary folder.
 func hostileFile(t *testing.T, fixture string, edit func(map[string]any)) string {
@@ -60,7 +56,7 @@ func checkOutputs(t *testing.T, dir, stdout string, long string) {
 		texts[e.Name()] = string(b)
 	}
 	for name, s := range texts {
-		if i := strings.IndexAny(s, bidiControls); i >= 0 {
+		if i := strings.IndexAny(s, engine.BidiControls); i >= 0 {
 			t.Errorf("%s has a bidi control: %q", name, s[max(0, i-20):min(len(s), i+20)])
 		}
 		if strings.Contains(s, long) {

@@ -24,10 +24,14 @@ const (
 // Ellipsis ends a string that BoundText cut.
 const Ellipsis = "…"
 
-// BoundText is s as it may be shown: bidi controls (U+202A–U+202E,
-// U+2066–U+2069, U+200E, U+200F, U+061C), which would display text in
-// another order than it is written, and control characters other than tab
-// and newline (a terminal's escapes among them) removed; invalid UTF-8 as
+// BidiControls are the characters that display text in another order
+// than it is written, so that a name can read reversed: BoundText removes
+// them.
+const BidiControls = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+// BoundText is s as it may be shown: BidiControls (U+202A–U+202E,
+// U+2066–U+2069, U+200E, U+200F, U+061C) and control characters other
+// than tab and newline (a terminal's escapes among them) removed; invalid UTF-8 as
 // U+FFFD; and at most maxRunes runes, the last an ellipsis when it was
 // cut. It reads no more of s than it keeps.
 func BoundText(s string, maxRunes int) string { return bound(s, maxRunes, false) }
@@ -86,10 +90,8 @@ func hidden(r rune) bool {
 		return r != '\t' && r != '\n'
 	case r >= 0x7f && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
 	}
-	return false
+	return r >= 0x061c && strings.ContainsRune(BidiControls, r)
 }
 
 // BoundStrings holds every exported string reachable from v, a pointer

@@ -46,10 +46,6 @@ func TestLoadBoundsEveryString(t *testing.T) {
 	}
 }
 
-// bidiControls are the characters that display text in another order than
-// it is written; none may reach an output from a file or a server.
-const bidiControls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-
 // TestSummaryOfAHostileSweepHasNoBidi: a shared sweep folder whose
 // sweep.json names a configuration with a right-to-left override, and one
 // of whose runs has a model so named, gives a sweep.md and a sweep.csv
@@ -88,7 +84,7 @@ func TestSummaryOfAHostileSweepHasNoBidi(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i := strings.IndexAny(string(b), bidiControls); i >= 0 || !strings.Contains(string(b), "fastwols") {
+		if i := strings.IndexAny(string(b), engine.BidiControls); i >= 0 || !strings.Contains(string(b), "fastwols") {
 			t.Errorf("%s: a bidi control at %d, or the configuration is not named:\n%s", name, i, b)
 		}
 	}
