@@ -3,6 +3,7 @@ package engine
 import (
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Every string a server or a file gives is held to these bounds where it
@@ -101,10 +102,13 @@ func hidden(r rune) bool {
 func BoundStrings(v any) { boundValue(reflect.ValueOf(v)) }
 
 func boundValue(v reflect.Value) {
+	if !v.IsValid() || !holdsStrings(v.Type()) {
+		return
+	}
 	switch v.Kind() {
-	case reflect.Pointer:
+	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			boundValue(v.Elem())
+			boundValue(v.Elem()) // an interface's value is not settable: only what it points to is
 		}
 	case reflect.Struct:
 		t := v.Type()
@@ -126,6 +130,37 @@ func boundValue(v reflect.Value) {
 			}
 		}
 	}
+}
+
+// stringTypes caches holdsStrings: a report's thousands of cells are of a
+// few types.
+var stringTypes sync.Map // reflect.Type → bool
+
+// holdsStrings reports whether a value of t can reach an exported string,
+// so that BoundStrings skips numbers, times and their slices.
+func holdsStrings(t reflect.Type) bool {
+	if v, ok := stringTypes.Load(t); ok {
+		return v.(bool)
+	}
+	stringTypes.Store(t, true) // a type that holds itself: walk it
+	holds := false
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		holds = true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		holds = holdsStrings(t.Elem())
+	case reflect.Map:
+		holds = holdsStrings(t.Key()) || holdsStrings(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && holdsStrings(f.Type) {
+				holds = true
+				break
+			}
+		}
+	}
+	stringTypes.Store(t, holds)
+	return holds
 }
 
 // boundMap bounds m's keys and values; a value is copied to be changed,

@@ -97,3 +97,25 @@ func mapKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestBoundStringsWalksWhatHoldsStrings: strings behind pointers,
+// interfaces holding pointers, arrays and nested maps are bounded; numbers
+// and times are left alone.
+func TestBoundStringsWalksWhatHoldsStrings(t *testing.T) {
+	type inner struct{ S string }
+	type outer struct {
+		P      *inner
+		Any    any
+		Arr    [2]string
+		M      map[string][]inner
+		N      []float64
+		hidden string
+	}
+	in := &inner{S: "b\u202e"}
+	v := outer{P: &inner{S: "a\u202e"}, Any: in, Arr: [2]string{"c\u202e", "d"}, M: map[string][]inner{"k\u202e": {{S: "e\u202e"}}},
+		N: []float64{1, 2}, hidden: "h\u202e"}
+	BoundStrings(&v)
+	if v.P.S != "a" || in.S != "b" || v.Arr[0] != "c" || len(v.M["k"]) != 1 || v.M["k"][0].S != "e" || v.N[1] != 2 || v.hidden != "h\u202e" {
+		t.Errorf("BoundStrings = %+v (any → %+v)", v, in)
+	}
+}
