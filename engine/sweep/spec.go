@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
@@ -353,6 +355,10 @@ func ReadVaryFile(path, text string) ([]Config, error) {
 			continue
 		}
 		name, key := k[0], k[1]
+		if engine.BoundName(name) != name {
+			return nil, fmt.Errorf("--vary-file %s: the table [%s] (%d characters) can't name a configuration: a name has at most %d characters and no control characters; rename it",
+				path, engine.BoundText(name, 40), utf8.RuneCountInString(name), engine.MaxNameRunes)
+		}
 		if strings.EqualFold(name, BaselineName) {
 			return nil, fmt.Errorf("--vary-file %s: [%s] is the unchanged server.toml, always measured first: name your table otherwise", path, name)
 		}

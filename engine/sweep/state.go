@@ -57,6 +57,7 @@ func Load(path string) (Sweep, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return Sweep{}, fmt.Errorf("%s is not a sweep.json: %w", path, err)
 	}
+	engine.BoundStrings(&s) // a shared sweep folder is anyone's file
 	if problem := s.problem(); problem != "" {
 		return Sweep{}, fmt.Errorf("%s is not a sweep this build can read: %s", path, problem)
 	}
