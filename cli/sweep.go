@@ -261,8 +261,8 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
 		}
 	}
-	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", time.Duration(s.ActualS*float64(time.Second)).Round(time.Second),
-		time.Duration(s.EstimateS*float64(time.Second)).Round(time.Second), filepath.Join(dir, sweep.MDFile))
+	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", engine.DurationOf(s.ActualS).Round(time.Second),
+		engine.DurationOf(s.EstimateS).Round(time.Second), filepath.Join(dir, sweep.MDFile))
 	var partial []string
 	for _, conf := range s.Configs {
 		if conf.Status == sweep.StatusPartial {

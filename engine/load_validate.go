@@ -63,8 +63,10 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 		add(FieldRates, "give one of rates, sweep and burst")
 	}
 	bad = append(bad, rateProblems(p)...)
-	if p.Burst < 0 || p.Burst > MaxLoadRequests {
-		add(FieldBurst, "%d requests at once: use 1 to %d", p.Burst, MaxLoadRequests)
+	if p.Burst < 0 {
+		add(FieldBurst, "%d requests at once: use 1 to %d", p.Burst, p.MaxOpen())
+	} else if s := OpenProblem(p.Burst, p.InputTokens.Max); s != "" {
+		add(FieldBurst, "%s", s)
 	}
 	if p.Burst == 0 && (p.Requests < 1 || p.Requests > MaxLoadRequests) {
 		add(FieldRequests, "%d requests per rate: use 1 to %d", p.Requests, MaxLoadRequests)
@@ -74,7 +76,9 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 			n, p.OutputTokens.Max, MaxLoadOutputTokens>>20)
 	}
 	if p.MaxConcurrency < 0 || p.MaxConcurrency > MaxConcurrency {
-		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, MaxConcurrency)
+		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, min(MaxConcurrency, p.MaxOpen()))
+	} else if s := OpenProblem(p.MaxConcurrency, p.InputTokens.Max); s != "" {
+		add(FieldMaxConcurrency, "%s", s)
 	}
 	if p.Dataset == "" {
 		if s := rangeProblem(p.InputTokens, MinLoadInputTokens); s != "" {
@@ -111,7 +115,9 @@ func rateProblems(p LoadPlan) []PlanProblem {
 		add(FieldRates, "a rate of 0 or below sends nothing: give requests per second above 0")
 	case slices.ContainsFunc(p.RatesRPS, func(r float64) bool { return r > MaxRateRPS }):
 		add(FieldRates, "%g requests per second is more than a client sends on time: use at most %d", slices.Max(p.RatesRPS), MaxRateRPS)
-	case len(p.RatesRPS) > 0 && p.Requests > 0 && time.Duration(float64(p.Requests)/slices.Min(p.RatesRPS)*float64(time.Second)) > maxLoadDuration:
+	// In seconds, as floating point: a tiny rate's duration overflows a
+	// time.Duration, wraps negative and would pass.
+	case len(p.RatesRPS) > 0 && p.Requests > 0 && !(float64(p.Requests)/slices.Min(p.RatesRPS) <= maxLoadDuration.Seconds()):
 		add(FieldRates, "%d requests at %g per second take more than a day: raise the rate or lower the requests", p.Requests, slices.Min(p.RatesRPS))
 	}
 	if p.Sweep && (p.SweepRates < 0 || p.SweepRates > MaxLoadRates) {

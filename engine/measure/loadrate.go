@@ -36,7 +36,8 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	r.mu.Lock()
 	l.rateAt, l.progress = i, pg
 	r.mu.Unlock()
-	recs, out := l.dispatch(ctx, reqs, capN, pg)
+	open, own := l.openCap(capN)
+	recs, out := l.dispatch(ctx, reqs, open, pg)
 	fig := computeLoad(recs, l.load.SLO)
 	fig.RateRPS, fig.Arrivals, fig.StartedAt, fig.FinishedAt = rate, arr, res.StartedAt, time.Now()
 	fig.MaxInFlight = int(pg.maxInFlight.Load())
@@ -58,8 +59,23 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 			res.Flags = append(res.Flags, f)
 		}
 	}
+	if own && res.MaxInFlight >= open && res.Status == engine.StatusValid {
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagClientBehind, Message: fmt.Sprintf(
+			"the client held %d requests open at once, the most that fit in the memory it allows them (%d MiB): the next ones waited for one to end, and their waits count in their latency",
+			open, engine.MaxLoadOpenBytes>>20)})
+	}
 	l.checkRate(ctx, &res, recs, from, to)
 	return res
+}
+
+// openCap is the most requests a rate holds open: the plan's cap, or the
+// client's own (maxOpen, what fits in its memory) where the plan has none
+// or one above it; own says the client's holds.
+func (l *loadRunner) openCap(capN int) (n int, own bool) {
+	if l.maxOpen <= 0 || capN > 0 && capN <= l.maxOpen {
+		return capN, false
+	}
+	return l.maxOpen, true
 }
 
 func btoi(b bool) int {
