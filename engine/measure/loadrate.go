@@ -126,6 +126,9 @@ func (l *loadRunner) checkRate(ctx context.Context, res *engine.LoadResult, recs
 			res.Flags = append(res.Flags, checkFlags(res.Server, ours)...)
 		}
 	}
+	if f, ok := r.badSamples(res.Server != nil); ok && res.Status == engine.StatusValid {
+		res.Flags = append(res.Flags, f)
+	}
 	if r.target.AllowBusy && res.Status == engine.StatusValid {
 		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBusy, Message: "measured while other clients were allowed to use the server: the idle check and the drain barrier were off"})
 	}
