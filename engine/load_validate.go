@@ -29,8 +29,10 @@ const (
 	MaxLoadRequests = 1_000_000
 	// MaxLoadRates is the most rates a load test measures.
 	MaxLoadRates = 64
-	// MinLoadInputTokens is the shortest prompt a load test sizes: its
-	// unique start and the chat template take some 20 tokens.
+	// MinLoadInputTokens is the shortest prompt a load test asks for. Its
+	// own start (unique words and the run's id) and the chat template take
+	// some 30 to 60 tokens, depending on the tokenizer: a prompt drawn
+	// shorter is sent at that size, warned of and flagged.
 	MinLoadInputTokens = 32
 	// MaxLoadOutputTokens bounds what one rate receives, requests × the
 	// longest output: every token's arrival is kept until the rate ends

@@ -16,10 +16,13 @@ type loadRunner struct {
 	*runner
 	load    engine.LoadPlan
 	prompts *loadPrompts
+	maxOpen int // the most requests open at once (engine.MaxOpenFor), once prepared
+	// saidShortest: the warning that prompts were asked for below the
+	// shortest the test sends was given.
+	saidShortest bool
 
 	// Guarded by runner.mu.
 	section  engine.LoadSection
-	maxOpen  int       // the most requests open at once (engine.MaxOpenFor), once prepared
 	rates    []float64 // the rates to measure, once known (a sweep's after its limit)
 	rateAt   int       // index into rates of the rate being measured
 	progress *rateProgress

@@ -347,3 +347,42 @@ func TestLoadDatasetBurstTooBig(t *testing.T) {
 		t.Errorf("%d rates measured, want none", len(rep.Load.Results))
 	}
 }
+
+// TestLoadShortPromptsReason: prompts drawn shorter than the shortest a
+// test sends are flagged with the true reason: on a server with /tokenize
+// (it blamed a missing /tokenize), their own start and the chat template,
+// said once as a warning before; without /tokenize, its absence.
+func TestLoadShortPromptsReason(t *testing.T) {
+	for _, tc := range []struct {
+		engine, want string
+		warned       bool
+	}{
+		{sim.EngineVLLM, "the shortest prompt this test sends is ", true},
+		{sim.EngineSGLang, "the server has no /tokenize to size them exactly", false},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			srv := simServer(t, sim.Options{TimeScale: 20, Engine: tc.engine})
+			plan := engine.LoadPlan{RatesRPS: []float64{50, 100}, Arrivals: engine.ArrivalsConstant, Requests: 4, InputTokens: engine.TokenRange{Min: 32, Max: 32},
+				OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
+			rep, events, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Load.Results {
+				i := slices.IndexFunc(r.Flags, func(f engine.Flag) bool { return f.Kind == engine.FlagPromptSize })
+				if i < 0 || !strings.Contains(r.Flags[i].Message, tc.want) {
+					t.Errorf("rate %g: flags %+v, want %s saying %q", r.RateRPS, r.Flags, engine.FlagPromptSize, tc.want)
+				}
+			}
+			warned := 0
+			for _, ev := range events {
+				if ev.Kind == engine.EventLog && strings.HasPrefix(ev.Log, "warning: prompts shorter than ") {
+					warned++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.warned]; warned != want {
+				t.Errorf("the short prompts were warned of %d times, want %d", warned, want)
+			}
+		})
+	}
+}

@@ -32,6 +32,7 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	if err := l.prompts.prepare(ctx, reqs); err != nil {
 		return fail(fmt.Errorf("prepare the prompts: %w", err))
 	}
+	l.sayShortest()
 	pg := &rateProgress{rate: rate, requests: n}
 	r.mu.Lock()
 	l.rateAt, l.progress = i, pg
@@ -54,7 +55,8 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	default:
 		res.Status = engine.StatusValid
 	}
-	for _, flag := range []func([]*loadRecord) (engine.Flag, bool){behindFlag, failedFlag, promptSizeFlag} {
+	sizes := func(recs []*loadRecord) (engine.Flag, bool) { return promptSizeFlag(recs, l.prompts.sizeReason()) }
+	for _, flag := range []func([]*loadRecord) (engine.Flag, bool){behindFlag, failedFlag, sizes} {
 		if f, ok := flag(recs); ok && res.Status == engine.StatusValid {
 			res.Flags = append(res.Flags, f)
 		}
@@ -76,6 +78,15 @@ func (l *loadRunner) openCap(capN int) (n int, own bool) {
 		return capN, false
 	}
 	return l.maxOpen, true
+}
+
+// sayShortest warns, once, that prompts were asked for below the shortest
+// a test sends: they are sent at that size, and their rates flagged.
+func (l *loadRunner) sayShortest() {
+	if n := l.prompts.shortest; n > 0 && !l.saidShortest {
+		l.saidShortest = true
+		l.runner.logf("warning: prompts shorter than %d tokens can't be sent (%s): those drawn shorter are sent at %d tokens, and their rates flagged", n, shortestWhy, n)
+	}
 }
 
 func btoi(b bool) int {
