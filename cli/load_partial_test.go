@@ -26,14 +26,7 @@ import (
 func TestLoadServerKilledMidRate(t *testing.T) {
 	t.Parallel()
 	noCharts(t)
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := tinySim(t, sim.Faults{})
 	const dieAt = 11
 	var srv *httptest.Server
 	var generated atomic.Int64
@@ -45,7 +38,7 @@ func TestLoadServerKilledMidRate(t *testing.T) {
 		}
 		s.ServeHTTP(w, r)
 	}))
-	t.Cleanup(func() { srv.Close(); s.Close() })
+	t.Cleanup(srv.Close)
 	dir := filepath.Join(t.TempDir(), "out")
 	out, err := loadCLI(t, t.Context(), "--endpoint", srv.URL, "--rates", "40", "--arrivals", "constant", "--requests", "40",
 		"--input-tokens", "64", "--output-tokens", "16", "--request-timeout", "2s", "--out", dir)
