@@ -208,7 +208,12 @@ func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Write
 		Measure: func(ctx context.Context, conf sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 			return c.measureInto(ctx, f, plan, target, dir, prev, stdout)
 		},
-		Summarize: c.WriteSweepCharts,
+		Summarize: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
+			if c.WriteSweepCharts == nil {
+				return nil
+			}
+			return chartError(c.WriteSweepCharts(ctx, dir, s, runs), dir)
+		},
 		Progress: func(s sweep.Sweep, i int, note string) {
 			conf := s.Configs[i]
 			if note != "" {
@@ -252,6 +257,13 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 		if errors.Is(runErr, measure.ErrInterrupted) {
 			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with speedmatrix sweep --resume %s", done, len(s.Configs), dir))
 		}
+		if advice, ok := keptAdvice(runErr, dir); ok {
+			msg := fmt.Sprintf("sweep: %d of %d configurations done, but %v", done, len(s.Configs), advice)
+			if done < len(s.Configs) {
+				msg += "; then finish the sweep with speedmatrix sweep --resume " + dir
+			}
+			return exitWith(exitExport, errors.New(msg))
+		}
 		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with speedmatrix sweep --resume %s)", runErr, done, len(s.Configs), dir))
 	}
 	if s.Simulated {
@@ -264,8 +276,8 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
 		}
 	}
-	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", time.Duration(s.ActualS*float64(time.Second)).Round(time.Second),
-		time.Duration(s.EstimateS*float64(time.Second)).Round(time.Second), filepath.Join(dir, sweep.MDFile))
+	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", engine.DurationOf(s.ActualS).Round(time.Second),
+		engine.DurationOf(s.EstimateS).Round(time.Second), filepath.Join(dir, sweep.MDFile))
 	var partial []string
 	for _, conf := range s.Configs {
 		if conf.Status == sweep.StatusPartial {

@@ -201,6 +201,11 @@ func TestEstimateLoad(t *testing.T) {
 	if got := EstimateLoad(engine.LoadPlan{Sweep: true, SweepRates: 2, Requests: 10}); got <= 2*loadTail {
 		t.Errorf("sweep: %s, want the limit and its rates", got)
 	}
+	// A plan not yet checked (the app estimates as you type): 2 requests
+	// at 1e-13 per second wrapped round to a negative time.
+	if got := EstimateLoad(engine.LoadPlan{RatesRPS: []float64{1e-13}, Requests: 2}); got != math.MaxInt64 {
+		t.Errorf("rate 1e-13: %d, want the longest time", got)
+	}
 }
 
 // TestLoadPromptStarts: every request's text prompt starts differently,

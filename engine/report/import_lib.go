@@ -198,7 +198,7 @@ func libPlan(f libFile) engine.Plan {
 	p := engine.Plan{
 		DecodeContexts:  slices.Clone(m.ContextLengths),
 		Concurrency:     slices.Clone(m.ConcurrencyLevels),
-		Duration:        time.Duration(m.DurationPerTest * float64(time.Second)),
+		Duration:        engine.DurationOf(m.DurationPerTest),
 		MaxOutputTokens: m.MaxTokens,
 		KVBudgetTokens:  f.StartupDiagnostics.Args.KVBudget,
 		PrefillContexts: libPrefillContexts(f),

@@ -80,7 +80,7 @@ func (s Sweep) Estimate() time.Duration {
 	var total time.Duration
 	for _, c := range s.Configs {
 		if !c.Settled() {
-			total += plan + time.Duration(per*float64(time.Second))
+			total += plan + engine.DurationOf(per)
 		}
 	}
 	return total

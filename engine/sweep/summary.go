@@ -136,7 +136,7 @@ func variedKeys(s Sweep) string {
 
 // words writes seconds as "7 min 12 s".
 func words(sec float64) string {
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	d := engine.DurationOf(sec).Round(time.Second)
 	if sec < 10 {
 		return fmt.Sprintf("%.1f s", sec)
 	}
