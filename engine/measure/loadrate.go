@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"speedmatrix/engine"
 	"time"
 )
@@ -39,6 +40,16 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	r.mu.Unlock()
 	open, own := l.openCap(capN)
 	recs, out := l.dispatch(ctx, reqs, open, pg)
+	// A request that failed without an answer may have met a server on
+	// its way down (a probe on a connection it had not closed yet still got
+	// an answer): ask it once more now, so that whether this rate failed
+	// with the server does not depend on which finished first.
+	if out != outcomeCancelled && slices.ContainsFunc(recs, func(rec *loadRecord) bool { return rec.Err != nil && !answered(rec.Err) }) {
+		r.live.confirm(ctx)
+		if r.live.stopped() {
+			out = outcomeDead
+		}
+	}
 	fig := computeLoad(recs, l.load.SLO)
 	fig.RateRPS, fig.Arrivals, fig.StartedAt, fig.FinishedAt = rate, arr, res.StartedAt, time.Now()
 	fig.MaxInFlight = int(pg.maxInFlight.Load())
