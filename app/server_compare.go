@@ -92,11 +92,13 @@ func (l *launchPanel) onCompare() {
 }
 
 // checkForm reads the form with its API key, or shows on the screen why it
-// can't start a server (then, what to do); ok is false then.
+// can't start a server (then, what to do); ok is false then. What this
+// machine lacks is said beside Start (refreshStart), where it goes once
+// the cause is fixed, not in the server's state line, which would keep it.
 func (l *launchPanel) checkForm(then string) (cfg launch.ServerConfig, ok bool) {
 	cfg = l.s.form.config(true)
 	if why := l.blocker(); why.problem != "" {
-		l.state.SetText(why.String())
+		l.refreshStart()
 		return cfg, false
 	}
 	if p := l.s.form.problems(); len(p) > 0 {

@@ -9,14 +9,15 @@ import (
 )
 
 // refreshStart enables Start when a server can be launched here and none is
-// up; otherwise it says why not.
+// up; otherwise it says why not, beside it. Compare settings… starts
+// servers too: it is off whenever Start is blocked, and while a run goes on.
 func (l *launchPanel) refreshStart() {
 	why := l.blocker()
 	if l.s.u.state.run.Sweep {
 		why = blocked{"A sweep is running", "it starts the server of each configuration itself (Run screen); Start server is back when it ends."}
 	}
 	l.why.SetText(why.String())
-	if l.s.u.state.run.Running {
+	if l.s.u.state.run.Running || why.problem != "" {
 		l.compareBtn.Disable()
 	} else {
 		l.compareBtn.Enable()

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -79,12 +80,44 @@ func TestLaunchStartDisabledWithTheReason(t *testing.T) {
 		t.Errorf("without vllm: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
 	}
 	l.onStart() // a shortcut or a test may still call it
-	if l.up() || !strings.Contains(l.state.Text, "vllm is not on the PATH") {
-		t.Errorf("Start without vllm: up %v, state %q", l.up(), l.state.Text)
+	if l.up() || !l.why.Visible() || !strings.Contains(l.why.Text, "vllm is not on the PATH") || l.state.Text != "Not running." {
+		t.Errorf("Start without vllm: up %v, reason %q, state %q", l.up(), l.why.Text, l.state.Text)
 	}
 	f.executable.SetText("/opt/venv/bin/vllm")
 	if l.start.Disabled() || l.why.Visible() {
 		t.Errorf("with vllm found: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	}
+}
+
+// TestCompareSettingsFollowsStart: Compare settings… starts servers as
+// Start does, so it is off while Start is blocked, with the reason beside
+// them; tapping it then adds no second, bold copy of the reason; and once
+// the cause is fixed (Device CPU, on a machine without a GPU) both are on
+// and no reason is left on the screen.
+func TestCompareSettingsFollowsStart(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.lookPath = onlyFinds("vllm")
+	u := newTestUI(t, d, Options{})
+	u.show(tabServer)
+	u.server.selectKind(targetVLLM)
+	l, f := u.server.launch, u.server.form
+	f.model.SetText("Qwen/Qwen3-0.6B")
+	if !l.start.Disabled() || !l.compareBtn.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "no GPU") {
+		t.Fatalf("without a GPU or a CPU build: Start disabled %v, Compare settings… disabled %v, reason %q (shown %v)",
+			l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.why.Visible())
+	}
+	test.Tap(l.compareBtn)
+	l.onCompare() // a shortcut or a test may still call it
+	if l.compare != nil || l.state.Text != "Not running." {
+		t.Errorf("Compare settings… while Start is blocked: dialog %v, state %q", l.compare != nil, l.state.Text)
+	}
+	f.cpu.device.SetSelected(deviceCPU)
+	if l.start.Disabled() || l.compareBtn.Disabled() || l.why.Visible() {
+		t.Errorf("with Device CPU: Start disabled %v, Compare settings… disabled %v, reason %q (shown %v)",
+			l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.why.Visible())
+	}
+	if strings.Contains(l.state.Text, "GPU") || l.state.Text != "Not running." {
+		t.Errorf("after the cause is fixed the state line says %q", l.state.Text)
 	}
 }
 
