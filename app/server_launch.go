@@ -165,7 +165,10 @@ func (l *launchPanel) reset() {
 func (l *launchPanel) onReady(srv launchedServer) {
 	l.ready = true
 	device, where := "GPU", "."
-	if srv.OnCPU() {
+	switch {
+	case srv.Subject().Header.Engine.Simulated:
+		device, where = "Simulated GPU", ": Speed Matrix's simulator standing in for vLLM, every figure simulated."
+	case srv.OnCPU():
 		device, where = "CPU", ", on the CPU."
 	}
 	l.state.SetText("Ready at " + srv.Subject().BaseURL + where)
@@ -233,6 +236,15 @@ func (l *launchPanel) onCPU() bool {
 		return l.srv.OnCPU()
 	}
 	return l.s.u.launchOnCPU(l.s.form.config(false))
+}
+
+// standIn reports whether the server is (or, before Start, would be) Speed
+// Matrix's stand-in for vLLM: the simulator (launch.StandIn).
+func (l *launchPanel) standIn() bool {
+	if l.srv != nil {
+		return l.srv.Subject().Header.Engine.Simulated
+	}
+	return l.s.u.launchStandIn(l.s.form.config(false))
 }
 
 // up reports whether a server is starting or running.

@@ -47,7 +47,7 @@ func (l *launchPanel) followRun() {
 // blocker is why Start cannot launch the form's server on this machine.
 func (l *launchPanel) blocker() blocked {
 	cfg := l.s.form.config(false)
-	return startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath)
+	return startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), l.s.u.launchStandIn(cfg), cfg, l.s.u.lookPath)
 }
 
 // notReady says in one line why a run cannot start on the launched
@@ -81,9 +81,10 @@ func (b blocked) String() string {
 // startBlocker says why Start cannot launch cfg on this machine: the
 // program that runs the server (vllm, or docker for the Docker runner)
 // cannot be found, or there is no NVIDIA GPU and the server would not run
-// on the CPU (onCPU: vLLM's CPU build, see launchOnCPU). look finds a
-// program as exec.LookPath does.
-func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
+// on the CPU (onCPU: vLLM's CPU build, see launchOnCPU) nor is Speed
+// Matrix's stand-in (standIn: the simulator, see launchStandIn). look
+// finds a program as exec.LookPath does.
+func startBlocker(hasGPU, onCPU, standIn bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
 	d := cfg.WithDefaults()
 	if cfg.Runner == launch.RunnerDocker {
 		if _, err := look("docker"); err != nil {
@@ -100,7 +101,7 @@ func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string)
 		}
 	}
 	switch {
-	case hasGPU || onCPU:
+	case hasGPU || onCPU || standIn:
 		return blocked{}
 	case d.Engine != servers.VLLM:
 		return blocked{"Start server needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine", "benchmark an existing endpoint or the simulator instead."}

@@ -32,27 +32,29 @@ func onlyFinds(programs ...string) func(string) (string, error) {
 func TestStartBlocker(t *testing.T) {
 	docker := launch.ServerConfig{Runner: launch.RunnerDocker}
 	tests := []struct {
-		name       string
-		gpu, onCPU bool
-		cfg        launch.ServerConfig
-		finds      []string
-		want       string // in the reason; "" when Start can launch
+		name                string
+		gpu, onCPU, standIn bool
+		cfg                 launch.ServerConfig
+		finds               []string
+		want                string // in the reason; "" when Start can launch
 	}{
-		{"no GPU", false, false, launch.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
-		{"no GPU, vLLM's CPU build", false, true, launch.ServerConfig{}, []string{"vllm"}, ""},
-		{"no GPU, Device GPU", false, false, launch.ServerConfig{Device: launch.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
-		{"no GPU, SGLang", false, false, launch.ServerConfig{Engine: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
-		{"no GPU, no vllm", false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
-		{"vllm not on PATH", true, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
-		{"vllm found", true, false, launch.ServerConfig{}, []string{"vllm"}, ""},
-		{"venv path missing", true, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
-		{"venv path found", true, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
-		{"docker missing", true, false, docker, []string{"vllm"}, "needs Docker"},
-		{"docker found", true, false, docker, []string{"docker"}, ""},
+		{"no GPU", false, false, false, launch.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
+		{"no GPU, vLLM's CPU build", false, true, false, launch.ServerConfig{}, []string{"vllm"}, ""},
+		{"no GPU, Device GPU", false, false, false, launch.ServerConfig{Device: launch.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
+		{"no GPU, the stand-in for vLLM (the simulator)", false, false, true, launch.ServerConfig{Executable: "examples/sweep/vllm"}, []string{"examples/sweep/vllm"}, ""},
+		{"no GPU, the stand-in, Device GPU", false, false, true, launch.ServerConfig{Executable: "examples/sweep/vllm", Device: launch.DeviceGPU}, []string{"examples/sweep/vllm"}, ""},
+		{"no GPU, SGLang", false, false, false, launch.ServerConfig{Engine: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
+		{"no GPU, no vllm", false, false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
+		{"vllm not on PATH", true, false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
+		{"vllm found", true, false, false, launch.ServerConfig{}, []string{"vllm"}, ""},
+		{"venv path missing", true, false, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
+		{"venv path found", true, false, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
+		{"docker missing", true, false, false, docker, []string{"vllm"}, "needs Docker"},
+		{"docker found", true, false, false, docker, []string{"docker"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := startBlocker(tt.gpu, tt.onCPU, tt.cfg, onlyFinds(tt.finds...)).String()
+			got := startBlocker(tt.gpu, tt.onCPU, tt.standIn, tt.cfg, onlyFinds(tt.finds...)).String()
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("startBlocker = %q, want %q", got, tt.want)
 			}
