@@ -108,8 +108,12 @@ func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := checkOut(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included)\n",
-		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second))
+	assumes := "" // a resumed sweep's estimate counts what it measured
+	if s.Started.IsZero() {
+		assumes = "; it assumes " + s.EstimateBasis()
+	}
+	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included%s)\n",
+		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second), assumes)
 	r := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: c.sweepHooks(f, s.Plan, stdout, stderr)}
 	if src := c.gpuSource(); src != nil {
 		defer src.Close()
@@ -138,7 +142,8 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	if err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --launch %s can't be read: %v", f.launch, errors.Unwrap(err))
 	}
-	if _, err := launch.DecodeConfig(f.launch, string(text)); err != nil {
+	baseline, err := launch.DecodeConfig(f.launch, string(text))
+	if err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
 	}
 	var cs []sweep.Config
@@ -175,7 +180,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
-	s.ServerSHA256 = sweep.Digest(text)
+	s.ServerSHA256, s.Prior = sweep.Digest(text), sweep.PriorFor(baseline)
 	return s, f.out, string(text), nil
 }
 

@@ -8,11 +8,17 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // standInFlag is the flag only Speed Matrix's stand-in for vllm serve reads
 // (the simulator profile it serves); vLLM refuses it as unrecognized.
 const standInFlag = "--sim-profile"
+
+// StandInStartup is how long the stand-in takes to start with CUDA graphs
+// (its model time; without them, half): what a sweep's estimate assumes
+// of it until one start is measured.
+const StandInStartup = 2 * time.Second
 
 // standInScriptBytes bounds how much of an executable StandIn reads: a
 // wrapper script is a few lines; a program is not a script.
