@@ -59,15 +59,19 @@ func PriorFor(cfg launch.ServerConfig) Prior {
 	return p
 }
 
-// plausible reports whether p is a prior a sweep writes: a sweep.json is
-// data, and its figures are bounded where they enter.
-func (p Prior) plausible() bool {
-	switch p.Startup {
-	case StartupAssumed, StartupStandIn, StartupMeasured:
-	default:
-		return false
+// problem says why p is not a prior a sweep writes ("" when it is): a
+// sweep.json is data, and its figures are bounded where they enter. It
+// names no string of the file's.
+func (p Prior) problem() string {
+	switch {
+	case p.Startup != StartupAssumed && p.Startup != StartupStandIn && p.Startup != StartupMeasured:
+		return "its estimate's prior has an unknown start-up basis"
+	case !(p.StartupS >= 0 && p.StartupS <= 24*3600):
+		return fmt.Sprintf("its estimate's prior has a start-up of %g s, outside 0–86400", p.StartupS)
+	case p.MaxModelLen < 0 || p.MaxModelLen > engine.MaxContextTokens:
+		return fmt.Sprintf("its estimate's prior has max model length %d, outside 0–%d", p.MaxModelLen, engine.MaxContextTokens)
 	}
-	return p.StartupS >= 0 && p.StartupS <= 24*3600 && p.MaxModelLen >= 0 && p.MaxModelLen <= engine.MaxContextTokens
+	return ""
 }
 
 // Estimate is how long the configurations not yet done take: each one's

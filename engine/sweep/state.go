@@ -73,8 +73,8 @@ func (s Sweep) problem() string {
 		return "its first configuration is not the baseline"
 	case len(s.Configs) > 4*MaxConfigs*MaxConfigs:
 		return fmt.Sprintf("%d configurations", len(s.Configs))
-	case !s.Prior.plausible():
-		return fmt.Sprintf("its estimate's prior %+v", s.Prior)
+	case s.Prior.problem() != "":
+		return s.Prior.problem()
 	}
 	seen := map[string]bool{}
 	for _, c := range s.Configs {
