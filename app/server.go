@@ -234,7 +234,7 @@ func (s *serverTab) publish() {
 	s.u.state.setTarget(targetInfo{
 		Kind:        s.kind.Selected,
 		Description: s.description(),
-		Simulated:   s.kind.Selected == targetSim,
+		Simulated:   s.kind.Selected == targetSim || (s.kind.Selected == targetVLLM && s.launch.standIn()),
 		OnCPU:       s.kind.Selected == targetVLLM && s.launch.onCPU(),
 		Capacity:    s.capacity(),
 		NotReady:    s.notReady(),
@@ -278,7 +278,10 @@ func (s *serverTab) description() string {
 	case targetEndpoint:
 		return secret.URL(s.url.Text)
 	}
-	if s.launch.onCPU() {
+	switch {
+	case s.launch.standIn():
+		return "simulated (Speed Matrix's stand-in for vLLM): " + s.form.model.Text
+	case s.launch.onCPU():
 		return "vLLM on the CPU: " + s.form.model.Text
 	}
 	return "vLLM: " + s.form.model.Text

@@ -109,8 +109,12 @@ func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := checkOut(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included)\n",
-		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second))
+	assumes := "" // a resumed sweep's estimate counts what it measured
+	if s.Started.IsZero() {
+		assumes = "; it assumes " + s.EstimateBasis()
+	}
+	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included%s)\n",
+		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second), assumes)
 	r := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: c.sweepHooks(f, s.Plan, stdout, stderr)}
 	if src := c.gpuSource(); src != nil {
 		defer src.Close()
@@ -140,7 +144,8 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	if err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --launch %s can't be read: %v", f.launch, errors.Unwrap(err))
 	}
-	if _, err := launch.DecodeConfig(f.launch, string(text)); err != nil {
+	baseline, err := launch.DecodeConfig(f.launch, string(text))
+	if err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
 	}
 	o, varyText := sweep.Origin{Vary: f.vary}, ""
@@ -170,7 +175,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
-	s.ServerSHA256, s.Origin = sweep.Digest(text), o
+	s.ServerSHA256, s.Origin, s.Prior = sweep.Digest(text), o, sweep.PriorFor(baseline)
 	return s, f.out, string(text), nil
 }
 

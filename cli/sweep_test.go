@@ -171,4 +171,10 @@ func TestSweepKnownAnswer(t *testing.T) {
 	if !strings.Contains(string(md), "(SIMULATED)") || strings.Count(string(csv), ",true,sim:tiny,") != 10 {
 		t.Errorf("not labelled simulated:\n%s\n%s", md, csv)
 	}
+	// The stand-in starts in seconds (launch.StandIn, as the app knows it):
+	// the estimate assumes so, and says it, not two minutes a start-up.
+	const basis = "start-ups of 2.0 s each, the stand-in's (Speed Matrix's simulator)"
+	if s.Prior.Startup != sweep.StartupStandIn || s.EstimateS > 5*60 || !strings.Contains(out, "it assumes "+basis) || !strings.Contains(string(md), basis) {
+		t.Errorf("estimate %.0f s from %+v:\n%s\n%s", s.EstimateS, s.Prior, out, md)
+	}
 }

@@ -73,6 +73,8 @@ func (s Sweep) problem() string {
 		return "its first configuration is not the baseline"
 	case len(s.Configs) > HardMaxConfigs+1:
 		return fmt.Sprintf("%d configurations, more than a sweep runs (%d and the baseline)", len(s.Configs), HardMaxConfigs)
+	case s.Prior.problem() != "":
+		return s.Prior.problem()
 	}
 	seen, names := map[string]bool{}, map[string]bool{}
 	for _, c := range s.Configs {

@@ -124,9 +124,10 @@ type Sweep struct {
 	Started   time.Time   `json:"started"`
 	Ended     time.Time   `json:"ended,omitzero"`
 	// EstimateS is the estimate made before the first start-up, start-ups
-	// included; ActualS how long it took (without the pauses between
-	// resumes).
+	// included, from Prior (EstimateBasis says what it assumed); ActualS
+	// how long it took (without the pauses between resumes).
 	EstimateS float64 `json:"estimate_s"`
+	Prior     Prior   `json:"prior,omitzero"`
 	ActualS   float64 `json:"actual_s,omitempty"`
 	Answer    *Answer `json:"answer,omitempty"`
 }
