@@ -176,15 +176,8 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 		return s, "", fmt.Errorf("%s: %w", JSONFile, err)
 	}
 	restated := in.Vary != nil || in.VaryFile != ""
-	missing := MissingError{Server: in.Server == "" && in.ServerText == nil, VaryFile: s.VaryFile != "" && !restated}
-	if missing.Server {
-		missing.ServerPath = shownPath(s.Server)
-	}
-	if missing.VaryFile {
-		missing.VaryFilePath = shownPath(s.VaryFile)
-	}
-	if missing.Server || missing.VaryFile {
-		return s, "", &missing
+	if m := missing(s, in, restated); m != nil {
+		return s, "", m
 	}
 	s.Server = in.Server
 	var base string
@@ -227,6 +220,22 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	s.Configs, s.Origin = cs, o
 	Reopen(dir, &s)
 	return s, base, nil
+}
+
+// missing is the *MissingError of a resume of s given in (restated: its
+// vary options or vary-file), nil when it was given all it needs.
+func missing(s Sweep, in Inputs, restated bool) *MissingError {
+	m := MissingError{Server: in.Server == "" && in.ServerText == nil, VaryFile: s.VaryFile != "" && !restated}
+	if m.Server {
+		m.ServerPath = shownPath(s.Server)
+	}
+	if m.VaryFile {
+		m.VaryFilePath = shownPath(s.VaryFile)
+	}
+	if !m.Server && !m.VaryFile {
+		return nil
+	}
+	return &m
 }
 
 // shownPath is a path sweep.json records as a user may be shown it to
