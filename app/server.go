@@ -121,6 +121,7 @@ func newServerTab(u *ui) *container.TabItem {
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
 	u.state.watch(askTarget, s.answerTarget)
 	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
+	u.state.watch(askLaunchForm, func() { s.answerLaunchForm(u.state.asked.sweep) })
 	u.state.watch(changeRun, s.learnFromRun)
 	u.state.watch(changeRun, s.launch.followRun)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
@@ -285,6 +286,13 @@ func (s *serverTab) description() string {
 		return "vLLM on the CPU: " + s.form.model.Text
 	}
 	return "vLLM: " + s.form.model.Text
+}
+
+// answerLaunchForm gives the sweep job resumes the Launch form as it is:
+// the server.toml it would write now, and its secrets.
+func (s *serverTab) answerLaunchForm(job *sweepJob) {
+	job.secrets = s.form.config(true)
+	job.base, job.formErr = launch.EncodeConfig(s.form.config(false))
 }
 
 // answerTarget answers a run's askTarget with the target.

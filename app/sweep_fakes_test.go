@@ -152,12 +152,16 @@ func sweepUI(t *testing.T, l *simLauncher) *ui {
 }
 
 // savedSweep writes a sweep of the configurations cs into a folder of the
-// runs folder as the app leaves one: server.toml, sweep.json, and the run
-// of each configuration runs names (its report, cells of tok/s by
-// concurrency; complete when whole). It returns the folder.
+// runs folder as the app leaves one: server.toml (the Launch form as it is
+// now), sweep.json, and the run of each configuration runs names (its
+// report, cells of tok/s by concurrency; complete when whole). It returns
+// the folder.
 func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]float64, whole map[string]bool) string {
 	t.Helper()
-	base := "model = \"speedmatrix/tiny-sim\"\n"
+	base, err := launch.EncodeConfig(u.server.form.config(false))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(u.runsDir(), "20260102-030405-sweep-tiny-sim")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

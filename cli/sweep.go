@@ -35,8 +35,9 @@ func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // sweepPlanFlags are the flags that make the plan, which a resumed sweep
-// keeps. --vary and --vary-file may be given again on resume: the
-// configurations are made from them and must be the ones begun.
+// keeps. --launch (and --vary-file, where the sweep had one) must be given
+// again on resume, --vary may be: the configurations are made from them
+// and must be the ones begun.
 var sweepPlanFlags = []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api",
 	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile"}
 
@@ -49,9 +50,10 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	fs.StringVar(&f.varyFile, "vary-file", "", "a TOML file of named tables, one per configuration, each setting the server.toml keys it changes")
 	fs.BoolVar(&f.yes, "yes", false, fmt.Sprintf("run a grid of more than %d configurations", sweep.MaxConfigs))
 	fs.StringVar(&f.out, "out", "", "folder of the sweep: sweep.md, sweep.json, sweep.csv, pictures, and one run folder per configuration")
-	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others (--launch, --vary or --vary-file: the same ones, given again)")
+	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others; give --launch (and --vary-file, or --vary where it varies what runs) as the sweep began: a resume never takes what runs from the sweep's files")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
+		fmt.Fprintln(fs.Output(), "       speedmatrix sweep --resume DIR --launch server.toml [--vary-file sweep.toml | --vary …]")
 		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
 		fmt.Fprintln(fs.Output(), "and answer per cell which configuration is fastest and by how much.")
 		fs.PrintDefaults()
@@ -172,7 +174,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", err
 	}
 	if _, err := os.Stat(filepath.Join(f.out, sweep.JSONFile)); err == nil {
-		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s --launch %s", f.out, f.out, f.launch)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
 	s.ServerSHA256, s.Origin, s.Prior = sweep.Digest(text), o, sweep.PriorFor(baseline)
@@ -260,16 +262,16 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	if runErr != nil {
 		done := s.Settled()
 		if errors.Is(runErr, measure.ErrInterrupted) {
-			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with speedmatrix sweep --resume %s", done, len(s.Configs), dir))
+			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with %s", done, len(s.Configs), resumeCommand(dir, s)))
 		}
 		if advice, ok := keptAdvice(runErr, dir); ok {
 			msg := fmt.Sprintf("sweep: %d of %d configurations done, but %v", done, len(s.Configs), advice)
 			if done < len(s.Configs) {
-				msg += "; then finish the sweep with speedmatrix sweep --resume " + dir
+				msg += "; then finish the sweep with " + resumeCommand(dir, s)
 			}
 			return exitWith(exitExport, errors.New(msg))
 		}
-		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with speedmatrix sweep --resume %s)", runErr, done, len(s.Configs), dir))
+		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with %s)", runErr, done, len(s.Configs), resumeCommand(dir, s)))
 	}
 	if s.Simulated {
 		fmt.Fprintln(w, "answer (simulated: the servers were the Speed Matrix simulator):")
@@ -290,7 +292,7 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 		}
 	}
 	if len(partial) > 0 {
-		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with speedmatrix sweep --resume %s", strings.Join(partial, ", "), dir))
+		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with %s", strings.Join(partial, ", "), resumeCommand(dir, s)))
 	}
 	return nil
 }

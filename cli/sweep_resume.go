@@ -1,28 +1,25 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
 )
 
 // reopen loads the sweep to resume. Nothing starts unless everything holds:
-// its server.toml and vary-file are the ones it began with, its
-// configurations are the ones they make (sweep.json alone runs nothing),
-// its plan can run, and it is no larger than a new sweep may be.
+// the server.toml and vary-file given on the command line are the ones it
+// began with (sweep.json's own paths are never read), its configurations
+// are the ones they make (sweep.json alone runs nothing), its plan can
+// run, and it is no larger than a new sweep may be.
 func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
-	const cmd = "sweep --resume"
 	s, text, err := sweep.Resume(f.resume, sweep.Inputs{Server: f.launch, VaryFile: f.varyFile, Vary: f.vary})
 	if err != nil {
 		return s, "", "", resumeError(err)
-	}
-	restated := len(f.vary) > 0 || f.varyFile != ""
-	if keys := sweep.ProgramKeys(s.Configs); len(keys) > 0 && len(s.Vary) > 0 && !restated {
-		return s, "", "", fmt.Errorf("%s: the sweep varies %s, which chooses what runs: a resume takes it only from your command line, never from %s; give the --vary options you began it with again",
-			cmd, strings.Join(keys, ", "), sweep.JSONFile)
 	}
 	if err := f.checkSize(s.Configs); err != nil {
 		return s, "", "", err
@@ -35,6 +32,8 @@ func resumeError(err error) error {
 	const cmd = "sweep --resume"
 	var (
 		in       *sweep.InputError
+		missing  *sweep.MissingError
+		program  *sweep.ProgramError
 		mismatch *sweep.MismatchError
 		plan     *engine.PlanError
 	)
@@ -44,13 +43,15 @@ func resumeError(err error) error {
 		what, flag = "vary-file", "--vary-file"
 	}
 	switch {
+	case errors.As(err, &missing):
+		return missingInputs(missing)
 	case in != nil && errors.Is(err, sweep.ErrChanged):
 		return fmt.Errorf("%s: %s changed since the sweep began: restore it, or begin a new sweep with another --out", cmd, in.Path)
-	case in != nil && errors.Is(err, sweep.ErrInFolder):
-		return fmt.Errorf("%s: %s names %s as its %s, in the sweep's own folder, which whoever shared the folder could have written: if you trust it, give it with %s %s",
-			cmd, sweep.JSONFile, in.Path, what, flag, in.Path)
 	case in != nil:
-		return fmt.Errorf("%s: the sweep's %s %s can't be read (%v): give its new place with %s", cmd, what, in.Path, in.Err, flag)
+		return fmt.Errorf("%s: the %s %s can't be read (%v): give the %s the sweep began with, where it is now, with %s", cmd, what, in.Path, in.Err, what, flag)
+	case errors.As(err, &program):
+		return fmt.Errorf("%s: the sweep varies %s, which chooses what runs: a resume takes it only from your command line, never from %s; give the --vary options you began it with again",
+			cmd, strings.Join(program.Keys, ", "), sweep.JSONFile)
 	case errors.As(err, &mismatch):
 		return fmt.Errorf("%s: %v; %s", cmd, err, edited)
 	case errors.As(err, &plan):
@@ -59,4 +60,39 @@ func resumeError(err error) error {
 		return fmt.Errorf("%s: %v (an earlier version began it): give them again, --vary KEY=V1,V2 … or --vary-file FILE, as you began it", cmd, err)
 	}
 	return sweepError(cmd, err)
+}
+
+// missingInputs asks for the server.toml and vary-file a resume was not
+// given, with the flags that give them where sweep.json says they were,
+// ready to copy.
+func missingInputs(m *sweep.MissingError) error {
+	var what, words []string
+	give := func(name, flag, path, placeholder string) {
+		what = append(what, name)
+		words = append(words, flag, cmp.Or(path, placeholder))
+	}
+	if m.Server {
+		give("server.toml", "--launch", m.ServerPath, "SERVER.TOML")
+	}
+	if m.VaryFile {
+		give("vary-file", "--vary-file", m.VaryFilePath, "SWEEP.TOML")
+	}
+	return fmt.Errorf("sweep --resume: give the %s the sweep began with: %s (a resume never takes what runs from the sweep's files)",
+		strings.Join(what, " and "), launch.CommandLine(nil, words, ""))
+}
+
+// resumeCommand is the command that finishes the sweep s saved in dir:
+// its server.toml and vary-file given again, and its vary options where
+// they choose what runs, which a resume takes only from its command line.
+func resumeCommand(dir string, s sweep.Sweep) string {
+	words := []string{"speedmatrix", "sweep", "--resume", dir, "--launch", s.Server}
+	switch {
+	case s.VaryFile != "":
+		words = append(words, "--vary-file", s.VaryFile)
+	case len(sweep.ProgramKeys(s.Configs)) > 0:
+		for _, v := range s.Vary {
+			words = append(words, "--vary", v)
+		}
+	}
+	return launch.CommandLine(nil, words, "")
 }

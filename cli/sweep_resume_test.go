@@ -5,38 +5,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/sweeptest"
 )
-
-// markerProgram writes a program that leaves a file named marker in a
-// new folder when it runs, then fails; it returns the program and the
-// marker's path.
-func markerProgram(t *testing.T, name string) (exe, marker string) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("a shell script stands in for the server")
-	}
-	dir := t.TempDir()
-	exe, marker = filepath.Join(dir, name), filepath.Join(dir, name+".ran")
-	if err := os.WriteFile(exe, fmt.Appendf(nil, "#!/bin/sh\ntouch %q\nexit 1\n", marker), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return exe, marker
-}
 
 // savedCLISweep saves, as `sweep --launch server.toml --vary vary…` would
 // before its first start-up, a sweep whose server is exe; it returns the
-// sweep's folder.
-func savedCLISweep(t *testing.T, exe string, vary ...string) string {
+// sweep's folder and server.toml, which lies outside it.
+func savedCLISweep(t *testing.T, exe string, vary ...string) (dir, server string) {
 	t.Helper()
 	base := fmt.Sprintf("executable = %q\nmodel = \"fake/model\"\nmax_num_seqs = 16\nport = 1\nstartup_timeout = \"10s\"\n", exe)
-	server := filepath.Join(t.TempDir(), "server.toml")
+	server = filepath.Join(t.TempDir(), "server.toml")
 	if err := os.WriteFile(server, []byte(base), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -48,33 +32,19 @@ func savedCLISweep(t *testing.T, exe string, vary ...string) string {
 	plan := engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1}, Duration: 3e9, MaxOutputTokens: 64, API: engine.APIChat}
 	s := sweep.New(server, plan, cs, "test")
 	s.ServerSHA256, s.Origin = sweep.Digest([]byte(base)), o
-	dir := filepath.Join(t.TempDir(), "sw")
+	dir = filepath.Join(t.TempDir(), "sw")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := sweep.Save(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return dir, server
 }
 
 // editJSON changes the sweep.json of dir as f says.
 func editJSON(t *testing.T, dir string, f func(m map[string]any)) {
-	t.Helper()
-	path := filepath.Join(dir, sweep.JSONFile)
-	data, err := os.ReadFile(path)
-	var m map[string]any
-	if err == nil {
-		err = json.Unmarshal(data, &m)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	f(m)
-	data, _ = json.Marshal(m)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sweeptest.EditJSON(t, filepath.Join(dir, sweep.JSONFile), f)
 }
 
 // TestSweepResumeRunsNothingSweepJSONAloneSays: a sweep.json changed to
@@ -84,8 +54,8 @@ func editJSON(t *testing.T, dir string, f func(m map[string]any)) {
 // never runs.
 func TestSweepResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 	t.Parallel()
-	server, started := markerProgram(t, "vllm")
-	evil, ran := markerProgram(t, "evil-vllm")
+	server, started := sweeptest.MarkerProgram(t, "vllm")
+	evil, ran := sweeptest.MarkerProgram(t, "evil-vllm")
 	setting := func(key, value string) func(map[string]any) {
 		return func(m map[string]any) {
 			m["configs"].([]any)[1].(map[string]any)["settings"] = []any{map[string]any{"key": key, "value": value}}
@@ -122,11 +92,11 @@ func TestSweepResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 			if strings.HasPrefix(tt.name, "more than 64") {
 				vary = []string{"max_num_seqs=" + strings.Join(numbers(1, 70), ",")}
 			}
-			dir := savedCLISweep(t, server, vary...)
+			dir, toml := savedCLISweep(t, server, vary...)
 			editJSON(t, dir, tt.edit)
 			c := cliFor(t)
 			c.NoGPUWait = true
-			out, err := sweepCLI(t, t.Context(), append([]string{"--resume", dir}, tt.args...)...)
+			out, err := sweepCLI(t, t.Context(), append([]string{"--resume", dir, "--launch", toml}, tt.args...)...)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("err = %v (output %.300q), want one line with %q", err, out, tt.wantErr)
 			}
@@ -137,6 +107,59 @@ func TestSweepResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 			}
 			if strings.Contains(out+fmt.Sprint(err), "sk-evil-1") {
 				t.Errorf("the key is shown: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestSweepResumeTakesWhatRunsFromTheCommandLine: a shared sweep folder
+// whose sweep.json names a server.toml outside it, with the digest of its
+// text and an executable of its own, runs nothing: --resume without
+// --launch asks for the user's server.toml in one line, naming the path
+// to check, and the user's own server.toml is refused as changed.
+func TestSweepResumeTakesWhatRunsFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	evil, ran := sweeptest.MarkerProgram(t, "evil-vllm")
+	mine, started := sweeptest.MarkerProgram(t, "vllm")
+	_, myTOML := savedCLISweep(t, mine, "max_num_seqs=4,8")
+	vary := filepath.Join(t.TempDir(), "my sweep.toml")
+	if err := os.WriteFile(vary, []byte("[small]\nmax_num_seqs = 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		edit    func(map[string]any)
+		wantErr string // EVIL stands for the path sweep.json names
+	}{
+		{"no --launch", nil, nil,
+			"sweep --resume: give the server.toml the sweep began with: --launch EVIL (a resume never takes what runs from the sweep's files)"},
+		{"no --launch, a path no one can copy", nil, func(m map[string]any) { m["server_toml"] = strings.Repeat("/x", 3000) },
+			"sweep --resume: give the server.toml the sweep began with: --launch SERVER.TOML (a resume never takes what runs from the sweep's files)"},
+		{"no --vary-file", []string{"--launch", myTOML}, func(m map[string]any) {
+			m["vary_file"], m["vary_file_sha256"] = vary, "0"
+		}, "sweep --resume: give the vary-file the sweep began with: --vary-file '" + vary + "' (a resume never takes what runs from the sweep's files)"},
+		{"neither", nil, func(m map[string]any) { m["vary_file"] = vary },
+			"sweep --resume: give the server.toml and vary-file the sweep began with: --launch EVIL --vary-file '" + vary + "' (a resume"},
+		{"the user's own server.toml", []string{"--launch", myTOML}, nil,
+			"sweep --resume: " + myTOML + " changed since the sweep began: restore it, or begin a new sweep with another --out"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, evilTOML := savedCLISweep(t, evil, "max_num_seqs=4,8")
+			if tt.edit != nil {
+				editJSON(t, dir, tt.edit)
+			}
+			c := cliFor(t)
+			c.NoGPUWait = true
+			out, err := sweepCLI(t, t.Context(), append([]string{"--resume", dir}, tt.args...)...)
+			want := strings.ReplaceAll(tt.wantErr, "EVIL", evilTOML)
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %v (output %.300q), want one line with %q", err, out, want)
+			}
+			for _, marker := range []string{started, ran} {
+				if _, err := os.Stat(marker); err == nil {
+					t.Fatalf("%s ran", filepath.Base(marker))
+				}
 			}
 		})
 	}
@@ -156,7 +179,7 @@ func numbers(first, n int) []string {
 // the console, not in a file of the sweep's folder, not in its name.
 func TestSweepKeepsSecretsOutOfEverything(t *testing.T) {
 	t.Parallel()
-	exe, started := markerProgram(t, "vllm")
+	exe, started := sweeptest.MarkerProgram(t, "vllm")
 	server := filepath.Join(t.TempDir(), "server.toml")
 	if err := os.WriteFile(server, fmt.Appendf(nil, "executable = %q\nmodel = \"m\"\nport = 1\n", exe), 0o644); err != nil {
 		t.Fatal(err)
@@ -197,8 +220,8 @@ func TestSweepKeepsSecretsOutOfEverything(t *testing.T) {
 // run's folder does.
 func TestReportWaitsForARunningSweep(t *testing.T) {
 	t.Parallel()
-	exe, _ := markerProgram(t, "vllm")
-	dir := savedCLISweep(t, exe, "max_num_seqs=4")
+	exe, _ := sweeptest.MarkerProgram(t, "vllm")
+	dir, _ := savedCLISweep(t, exe, "max_num_seqs=4")
 	lock, err := runs.LockFolder(dir)
 	if err != nil {
 		t.Fatal(err)

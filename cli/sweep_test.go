@@ -94,14 +94,19 @@ func TestSweepFailsKilledResumed(t *testing.T) {
 	err := c.sweepCmd(ctx, []string{"--launch", toml, "--vary-file", vary, "--out", dir, "--contexts", "1K", "--concurrency", "1,2",
 		"--prefill-contexts", "none", "--duration", "300ms", "--precision", "off", "--max-output", "64"},
 		io.MultiWriter(&stdout, cancelOn{text: "── 3 of 4: eager · Measuring", cancel: cancel}), &stderr)
-	if ExitCode(err) != exitIncomplete || !strings.Contains(err.Error(), "sweep incomplete: 2 of 4 configurations done; finish it with speedmatrix sweep --resume "+dir) {
+	resume := "speedmatrix sweep --resume " + dir + " --launch " + toml + " --vary-file " + vary
+	if ExitCode(err) != exitIncomplete || !strings.Contains(err.Error(), "sweep incomplete: 2 of 4 configurations done; finish it with "+resume) {
 		t.Fatalf("err = %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "── 2 of 4: oom · Failed to start: vLLM server exited") || !strings.Contains(stdout.String(), "out of memory") {
 		t.Errorf("the failed start-up is not said in one line:\n%s", stdout.String())
 	}
 	var out bytes.Buffer
-	if err := c.sweepCmd(t.Context(), []string{"--resume", dir}, &out, &stderr); err != nil {
+	if err := c.sweepCmd(t.Context(), []string{"--resume", dir, "--launch", toml}, &out, &stderr); err == nil ||
+		err.Error() != "sweep --resume: give the vary-file the sweep began with: --vary-file "+vary+" (a resume never takes what runs from the sweep's files)" {
+		t.Errorf("resume without --vary-file: %v", err)
+	}
+	if err := c.sweepCmd(t.Context(), strings.Fields(strings.TrimPrefix(resume, "speedmatrix sweep ")), &out, &stderr); err != nil {
 		t.Fatalf("resume: %v\n%s\n%s", err, out.String(), stderr.String())
 	}
 	text := out.String()

@@ -1,14 +1,13 @@
 package sweep
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"speedmatrix/engine"
 )
@@ -30,8 +29,8 @@ type Origin struct {
 // a thousand start-ups of vLLM take days; a larger grid is several sweeps.
 const HardMaxConfigs = 1024
 
-// maxInputBytes bounds what a resume reads of a server.toml or vary-file
-// that sweep.json names: 1,024 tables of a few keys take tens of KB.
+// maxInputBytes bounds what a resume reads of the server.toml or
+// vary-file its user names: 1,024 tables of a few keys take tens of KB.
 const maxInputBytes = 1 << 20
 
 // SizeError is a sweep of more than HardMaxConfigs configurations: N of
@@ -81,26 +80,28 @@ func Derive(path, base string, o Origin, varyText string) (cs []Config, dropped 
 	return Resolve(path, base, cs)
 }
 
-// Inputs are what a resume is given again by its user in place of what
-// sweep.json records: server.toml's path, the vary-file's, or the vary
-// options themselves. Empty: the recorded one.
+// Inputs are what a resume is given again by its user: server.toml and
+// the vary-file (their paths), or the vary options themselves. A resume
+// reads server.toml and a vary-file only where its user names them, never
+// where sweep.json says: whoever wrote the folder could have written the
+// file it names and its digest too. Vary options not given are the
+// recorded ones, but for keys that choose what runs (programKeys).
 type Inputs struct {
 	Server, VaryFile string
 	Vary             []string
+	// ServerText, when set, is server.toml's text as its user's front end
+	// makes it now (the app's Launch form), in place of the file: Server
+	// then only names it.
+	ServerText *string
 }
 
 // ErrChanged is a server.toml or vary-file whose text is not the one the
 // sweep began with: its configurations would not be the ones measured.
 var ErrChanged = errors.New("changed since the sweep began")
 
-// ErrInFolder is a file that sweep.json names inside the sweep's own
-// folder: it came with the folder, which whoever shared it could have
-// written, so a resume reads it only when its user names it.
-var ErrInFolder = errors.New("lies in the sweep's own folder")
-
-// InputError is why Resume could not use a sweep's server.toml (or its
-// vary-file): it could not be read (Err from the file system), it changed
-// (ErrChanged), or sweep.json names one in the sweep's folder (ErrInFolder).
+// InputError is why Resume could not use the server.toml (or the
+// vary-file) its user gave: it could not be read (Err from the file
+// system), or it changed (ErrChanged).
 type InputError struct {
 	Path     string
 	VaryFile bool // the vary-file, not server.toml
@@ -111,6 +112,35 @@ func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
 
 // Unwrap returns the reason.
 func (e *InputError) Unwrap() error { return e.Err }
+
+// MissingError is a resume not given the server.toml (Server) or the
+// vary-file (VaryFile) its sweep began with. ServerPath and VaryFilePath
+// are where sweep.json says they were, for the user to check and give
+// ("" where it says nothing a user could give: see shownPath).
+type MissingError struct {
+	Server, VaryFile         bool
+	ServerPath, VaryFilePath string
+}
+
+func (e *MissingError) Error() string {
+	var what []string
+	if e.Server {
+		what = append(what, "server.toml")
+	}
+	if e.VaryFile {
+		what = append(what, "vary-file")
+	}
+	return "a resume is given the " + strings.Join(what, " and ") + " its sweep began with, never the one " + JSONFile + " names"
+}
+
+// ProgramError is a resume whose recorded vary options set Keys, which
+// choose what runs (programKeys): they are taken only from the user, who
+// gives the vary options again.
+type ProgramError struct{ Keys []string }
+
+func (e *ProgramError) Error() string {
+	return fmt.Sprintf("the sweep varies %s, which chooses what runs: a resume takes it only from its user, never from %s", strings.Join(e.Keys, ", "), JSONFile)
+}
 
 // MismatchError is a sweep.json whose configurations are not the ones its
 // inputs make: edited by hand, or by someone else. Index counts from 0 the
@@ -130,12 +160,13 @@ func (e *MismatchError) Error() string {
 
 // Resume reads the sweep saved in dir to finish it. Nothing in sweep.json
 // is run as it stands: its plan must be one that can run, and its
-// configurations are made again (Derive) from server.toml and the vary
-// options or vary-file, those given in in or else those recorded, and must
-// be the ones recorded (*MismatchError). A server.toml or vary-file that
-// can't be read, changed, or is named by sweep.json inside dir is an
-// *InputError. Each configuration's state comes from its folder (Reopen).
-// It returns the sweep with server.toml's text.
+// configurations are made again (Derive) from the server.toml and vary
+// options or vary-file given in in (the recorded vary options where none
+// are, unless they set a key of programKeys: *ProgramError), and must be
+// the ones recorded (*MismatchError). A server.toml or vary-file not given
+// is a *MissingError; one that can't be read or changed, an *InputError.
+// Each configuration's state comes from its folder (Reopen). It returns
+// the sweep with server.toml's text.
 func Resume(dir string, in Inputs) (Sweep, string, error) {
 	s, err := Load(dir)
 	if err != nil {
@@ -144,13 +175,21 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	if err := engine.ValidatePlan(s.Plan, engine.Limits{}); err != nil {
 		return s, "", fmt.Errorf("%s: %w", JSONFile, err)
 	}
-	s.Server = cmp.Or(in.Server, s.Server)
-	base, err := readInput(dir, s.Server, in.Server == "", s.ServerSHA256, false)
-	if err != nil {
+	restated := in.Vary != nil || in.VaryFile != ""
+	if m := missing(s, in, restated); m != nil {
+		return s, "", m
+	}
+	s.Server = in.Server
+	var base string
+	if in.ServerText != nil {
+		if base = *in.ServerText; s.ServerSHA256 != "" && Digest([]byte(base)) != s.ServerSHA256 {
+			return s, "", &InputError{Path: in.Server, Err: ErrChanged}
+		}
+	} else if base, err = readInput(in.Server, s.ServerSHA256, false); err != nil {
 		return s, "", err
 	}
 	o := s.Origin
-	if in.Vary != nil || in.VaryFile != "" {
+	if restated {
 		o = Origin{Vary: in.Vary, VaryFile: in.VaryFile}
 	}
 	varyText := ""
@@ -159,7 +198,7 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 		if s.VaryFile != "" {
 			want = s.VaryFileSHA256
 		}
-		if varyText, err = readInput(dir, o.VaryFile, in.VaryFile == "", want, true); err != nil {
+		if varyText, err = readInput(o.VaryFile, want, true); err != nil {
 			return s, "", err
 		}
 		o.VaryFileSHA256 = Digest([]byte(varyText))
@@ -167,6 +206,9 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	cs, _, err := Derive(s.Server, base, o, varyText)
 	if err != nil {
 		return s, "", err
+	}
+	if keys := ProgramKeys(cs); len(keys) > 0 && !restated {
+		return s, "", &ProgramError{Keys: keys}
 	}
 	if err := sameConfigs(cs, s.Configs); err != nil {
 		return s, "", err
@@ -178,6 +220,32 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	s.Configs, s.Origin = cs, o
 	Reopen(dir, &s)
 	return s, base, nil
+}
+
+// missing is the *MissingError of a resume of s given in (restated: its
+// vary options or vary-file), nil when it was given all it needs.
+func missing(s Sweep, in Inputs, restated bool) *MissingError {
+	m := MissingError{Server: in.Server == "" && in.ServerText == nil, VaryFile: s.VaryFile != "" && !restated}
+	if m.Server {
+		m.ServerPath = shownPath(s.Server)
+	}
+	if m.VaryFile {
+		m.VaryFilePath = shownPath(s.VaryFile)
+	}
+	if !m.Server && !m.VaryFile {
+		return nil
+	}
+	return &m
+}
+
+// shownPath is a path sweep.json records as a user may be shown it to
+// copy: "" where it is too long for a path or holds a control character,
+// which would break the line that shows it.
+func shownPath(p string) string {
+	if len(p) > 4096 || strings.ContainsFunc(p, unicode.IsControl) {
+		return ""
+	}
+	return p
 }
 
 // sameConfigs is a *MismatchError at the first configuration of got that
@@ -196,13 +264,9 @@ func sameConfigs(want, got []Config) error {
 }
 
 // readInput reads a sweep's server.toml or vary-file (varyFile) at path,
-// which must not lie in the sweep's folder dir when sweep.json named it
-// (recorded), and whose digest must be want ("": any).
-func readInput(dir, path string, recorded bool, want string, varyFile bool) (string, error) {
+// whose digest must be want ("": any).
+func readInput(path, want string, varyFile bool) (string, error) {
 	fail := func(err error) (string, error) { return "", &InputError{Path: path, VaryFile: varyFile, Err: err} }
-	if recorded && inFolder(dir, path) {
-		return fail(ErrInFolder)
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fail(errors.Unwrap(err))
@@ -218,26 +282,6 @@ func readInput(dir, path string, recorded bool, want string, varyFile bool) (str
 		return fail(ErrChanged)
 	}
 	return string(text), nil
-}
-
-// inFolder reports whether path lies in dir, as written or once its
-// symbolic links are followed.
-func inFolder(dir, path string) bool {
-	d, err1 := filepath.Abs(dir)
-	p, err2 := filepath.Abs(path)
-	if err1 != nil || err2 != nil {
-		return true // can't tell: not to be trusted
-	}
-	under := func(d, p string) bool {
-		rel, err := filepath.Rel(d, p)
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-	}
-	if under(d, p) {
-		return true
-	}
-	rd, err1 := filepath.EvalSymlinks(d)
-	rp, err2 := filepath.EvalSymlinks(p)
-	return err1 == nil && err2 == nil && under(rd, rp)
 }
 
 // programKeys choose the program a configuration runs and the code it

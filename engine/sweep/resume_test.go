@@ -1,15 +1,16 @@
 package sweep
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/sweep/sweeptest"
 )
 
 // okPlan is a plan that can run.
@@ -39,23 +40,7 @@ func savedSweep(t *testing.T, o Origin, varyText string) (dir, server string) {
 // edit changes the sweep.json in dir as f says, as a hand (or someone
 // else's) would.
 func edit(t *testing.T, dir string, f func(m map[string]any)) {
-	t.Helper()
-	path := filepath.Join(dir, JSONFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	f(m)
-	if data, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sweeptest.EditJSON(t, filepath.Join(dir, JSONFile), f)
 }
 
 // config is configuration i of a sweep.json being edited.
@@ -117,9 +102,9 @@ func TestResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 			func(err error) bool { return err != nil && strings.Contains(err.Error(), "more than a sweep runs") }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, _ := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+			dir, server := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 			edit(t, dir, tt.edit)
-			s, _, err := Resume(dir, Inputs{})
+			s, _, err := Resume(dir, Inputs{Server: server})
 			if !tt.check(err) {
 				t.Fatalf("Resume = %v", err)
 			}
@@ -143,27 +128,25 @@ func seq(first, n int) string {
 // earlier version's) resumes when its user gives the options again, which
 // it then records; options that make other configurations are refused.
 func TestResumeGivenTheVaryOptions(t *testing.T) {
-	dir, _ := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	dir, server := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 	edit(t, dir, func(m map[string]any) { delete(m, "vary") })
 	var me *MismatchError
-	if _, _, err := Resume(dir, Inputs{Vary: []string{"max_num_seqs=4,9"}}); !errors.As(err, &me) || me.Index != 2 {
+	if _, _, err := Resume(dir, Inputs{Server: server, Vary: []string{"max_num_seqs=4,9"}}); !errors.As(err, &me) || me.Index != 2 {
 		t.Errorf("other options: %v", err)
 	}
-	s, _, err := Resume(dir, Inputs{Vary: []string{"max_num_seqs=4, 8"}})
+	s, _, err := Resume(dir, Inputs{Server: server, Vary: []string{"max_num_seqs=4, 8"}})
 	if err != nil || len(s.Vary) != 1 || s.Vary[0] != "max_num_seqs=4, 8" {
 		t.Errorf("Resume = %+v, %v", s.Origin, err)
 	}
 }
 
-// TestResumeReadsItsInputs: server.toml and the vary-file must be the ones
-// the sweep began with, found where sweep.json says (or where the user
-// says), and never one sweep.json names inside the sweep's folder.
+// TestResumeReadsItsInputs: server.toml and the vary-file are read only
+// where the user says, never where sweep.json says (whoever wrote the
+// folder could have written the file it names, outside the folder, with a
+// digest to match), and must be the ones the sweep began with.
 func TestResumeReadsItsInputs(t *testing.T) {
 	const varyText = "[small]\nmax_num_seqs = 4\n"
 	vary := filepath.Join(t.TempDir(), "sweep.toml")
-	if err := os.WriteFile(vary, []byte(varyText), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	o := Origin{VaryFile: vary, VaryFileSHA256: Digest([]byte(varyText))}
 	inputErr := func(path string, varyFile bool, reason error) func(error) bool {
 		return func(err error) bool {
@@ -171,45 +154,65 @@ func TestResumeReadsItsInputs(t *testing.T) {
 			return errors.As(err, &ie) && ie.Path == path && ie.VaryFile == varyFile && errors.Is(err, reason)
 		}
 	}
+	missing := func(want MissingError) func(error) bool {
+		return func(err error) bool { var me *MissingError; return errors.As(err, &me) && *me == want }
+	}
+	ok := func(err error) bool { return err == nil }
 	for _, tt := range []struct {
 		name  string
 		setup func(t *testing.T, dir, server string) (Inputs, func(error) bool)
 	}{
-		{"as they were", func(*testing.T, string, string) (Inputs, func(error) bool) {
-			return Inputs{}, func(err error) bool { return err == nil }
+		{"as they were", func(_ *testing.T, _, server string) (Inputs, func(error) bool) {
+			return Inputs{Server: server, VaryFile: vary}, ok
+		}},
+		{"neither given", func(_ *testing.T, _, server string) (Inputs, func(error) bool) {
+			return Inputs{}, missing(MissingError{Server: true, VaryFile: true, ServerPath: server, VaryFilePath: vary})
+		}},
+		{"no server.toml", func(_ *testing.T, _, server string) (Inputs, func(error) bool) {
+			return Inputs{VaryFile: vary}, missing(MissingError{Server: true, ServerPath: server})
+		}},
+		{"no vary-file", func(_ *testing.T, _, server string) (Inputs, func(error) bool) {
+			return Inputs{Server: server}, missing(MissingError{VaryFile: true, VaryFilePath: vary})
+		}},
+		{"a path no one can copy", func(t *testing.T, dir, server string) (Inputs, func(error) bool) {
+			edit(t, dir, func(m map[string]any) { m["server_toml"] = "/tmp/a\nb" })
+			return Inputs{VaryFile: vary}, missing(MissingError{Server: true})
+		}},
+		{"vary options in place of the vary-file", func(_ *testing.T, _, server string) (Inputs, func(error) bool) {
+			return Inputs{Server: server, Vary: []string{"max_num_seqs=4"}}, func(err error) bool { var me *MismatchError; return errors.As(err, &me) }
 		}},
 		{"server.toml changed", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
 			write(t, server, baseTOML+"max_model_len = 4096\n")
-			return Inputs{}, inputErr(server, false, ErrChanged)
+			return Inputs{Server: server, VaryFile: vary}, inputErr(server, false, ErrChanged)
 		}},
 		{"server.toml moved", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
-			return Inputs{Server: server + ".moved"}, inputErr(server+".moved", false, os.ErrNotExist)
-		}},
-		{"server.toml in the sweep's folder", func(t *testing.T, dir, _ string) (Inputs, func(error) bool) {
-			inside := filepath.Join(dir, "server.toml")
-			write(t, inside, baseTOML)
-			edit(t, dir, func(m map[string]any) { m["server_toml"] = inside })
-			return Inputs{}, inputErr(inside, false, ErrInFolder)
+			return Inputs{Server: server + ".moved", VaryFile: vary}, inputErr(server+".moved", false, os.ErrNotExist)
 		}},
 		{"server.toml in the folder, named by its user", func(t *testing.T, dir, _ string) (Inputs, func(error) bool) {
 			inside := filepath.Join(dir, "server.toml")
 			write(t, inside, baseTOML)
-			return Inputs{Server: inside}, func(err error) bool { return err == nil }
+			return Inputs{Server: inside, VaryFile: vary}, ok
 		}},
-		{"vary-file changed", func(t *testing.T, _, _ string) (Inputs, func(error) bool) {
+		{"server.toml's text, as the app's form makes it", func(t *testing.T, _, _ string) (Inputs, func(error) bool) {
+			text := baseTOML
+			return Inputs{Server: "form", ServerText: &text, VaryFile: vary}, ok
+		}},
+		{"other text", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
+			text := baseTOML + "port = 1\n"
+			return Inputs{Server: "form", ServerText: &text, VaryFile: vary}, inputErr("form", false, ErrChanged)
+		}},
+		{"no text, even where a file is named", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
+			text := ""
+			return Inputs{Server: server, ServerText: &text, VaryFile: vary}, inputErr(server, false, ErrChanged)
+		}},
+		{"vary-file changed", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
 			write(t, vary, varyText+"[big]\nmax_num_seqs = 64\n")
-			return Inputs{}, inputErr(vary, true, ErrChanged)
+			return Inputs{Server: server, VaryFile: vary}, inputErr(vary, true, ErrChanged)
 		}},
-		{"vary-file in the sweep's folder", func(t *testing.T, dir, _ string) (Inputs, func(error) bool) {
-			inside := filepath.Join(dir, "sweep.toml")
-			write(t, inside, varyText)
-			edit(t, dir, func(m map[string]any) { m["vary_file"] = inside })
-			return Inputs{}, inputErr(inside, true, ErrInFolder)
-		}},
-		{"vary-file moved, given", func(t *testing.T, _, _ string) (Inputs, func(error) bool) {
+		{"vary-file moved, given", func(t *testing.T, _, server string) (Inputs, func(error) bool) {
 			moved := filepath.Join(t.TempDir(), "moved.toml")
 			write(t, moved, varyText)
-			return Inputs{VaryFile: moved}, func(err error) bool { return err == nil }
+			return Inputs{Server: server, VaryFile: moved}, ok
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,6 +223,46 @@ func TestResumeReadsItsInputs(t *testing.T) {
 				t.Errorf("Resume = %v", err)
 			}
 		})
+	}
+}
+
+// TestResumeTakesWhatRunsFromItsUser: a sweep.json that names a
+// server.toml outside its folder, with the digest of its text, runs
+// nothing it says: the user's own server.toml is another, and a resume
+// given none reads none. Recorded vary options that choose what runs are
+// refused unless the user gives them.
+func TestResumeTakesWhatRunsFromItsUser(t *testing.T) {
+	dir, mine := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	evilText := "executable = \"/tmp/evil-vllm\"\n" + baseTOML
+	evil := filepath.Join(t.TempDir(), "evil.toml")
+	write(t, evil, evilText)
+	cs, _, err := Derive(evil, evilText, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, dir, func(m map[string]any) {
+		m["server_toml"], m["server_toml_sha256"], m["configs"] = evil, Digest([]byte(evilText)), cs
+	})
+	var me *MissingError
+	if _, _, err := Resume(dir, Inputs{}); !errors.As(err, &me) || me.ServerPath != evil {
+		t.Errorf("given nothing: %v, want a *MissingError naming %s", err, evil)
+	}
+	if _, _, err := Resume(dir, Inputs{Server: mine}); !errors.Is(err, ErrChanged) {
+		t.Errorf("given the user's own server.toml: %v, want it refused as changed", err)
+	}
+
+	dir, mine = savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	vary := []string{"executable=/tmp/evil-vllm"}
+	if cs, _, err = Derive(mine, baseTOML, Origin{Vary: vary}, ""); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, dir, func(m map[string]any) { m["vary"], m["configs"] = vary, cs })
+	var pe *ProgramError
+	if _, _, err := Resume(dir, Inputs{Server: mine}); !errors.As(err, &pe) || strings.Join(pe.Keys, ",") != "executable" {
+		t.Errorf("recorded vary options that set the executable: %v, want a *ProgramError", err)
+	}
+	if _, _, err := Resume(dir, Inputs{Server: mine, Vary: vary}); err != nil {
+		t.Errorf("the same vary options, given by the user: %v", err)
 	}
 }
 
@@ -250,5 +293,20 @@ func TestNamesAreUnique(t *testing.T) {
 			t.Errorf("two configurations are named %q: %+v", c.Name, cs)
 		}
 		seen[c.Name] = true
+	}
+}
+
+// TestChanges: the settings between two server.toml texts, a table
+// compared whole and written inline, a key left out with no value.
+func TestChanges(t *testing.T) {
+	from := "model = \"m\"\nport = 8000\nmax_num_seqs = 16\n\n[env]\nA = \"1\"\n"
+	to := "executable = \"/x/vllm\"\nmodel = \"m\"\nmax_num_seqs = 8\n\n[env]\nA = \"1\"\nB = \"2\"\n"
+	got, err := Changes(from, to)
+	want := []Setting{{"env", `{ "A" = "1", "B" = "2" }`}, {"executable", `"/x/vllm"`}, {"max_num_seqs", "8"}, {"port", ""}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Changes = %q, %v; want %q", got, err, want)
+	}
+	if _, err := Changes("model = ", to); err == nil {
+		t.Error("text that is not TOML: no error")
 	}
 }
