@@ -11,7 +11,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"runtime/debug"
 	"time"
@@ -250,9 +249,9 @@ func (u *ui) openFolder(dir string) {
 		u.opened(dir)
 		return
 	}
-	if err := u.app.OpenURL(&url.URL{Scheme: "file", Path: dir}); err != nil {
-		dialog.ShowInformation("Open folder", "The folder is "+dir, u.win)
-	}
+	u.openPath(dir, func(err error) {
+		dialog.ShowInformation("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir), u.win)
+	})
 }
 
 // confirm asks a yes/no question in a dialog with these button labels:
