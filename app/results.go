@@ -242,10 +242,12 @@ func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func
 	last := charts.Pane{}
 	if r.group != nil {
 		last = r.group.pane
+		r.group.release() // its views are replaced, or hidden with the other kind's panes
 	}
 	g := newChartGroup(len(kinds))
 	r.group, r.rendered = g, g.done
 	id := reportKey(rep)
+	r.u.pictures.showing(placeResults, id+"/") // the last report's pictures go
 	for _, k := range kinds {
 		view(k, id, g)
 	}
