@@ -18,7 +18,6 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 
 	"speedmatrix/assets"
 	"speedmatrix/engine"
@@ -250,7 +249,7 @@ func (u *ui) openFolder(dir string) {
 		return
 	}
 	u.openPath(dir, func(err error) {
-		dialog.ShowInformation("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir), u.win)
+		u.cannotOpen("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir))
 	})
 }
 

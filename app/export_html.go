@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -77,6 +76,6 @@ func (r *resultsTab) onOpenHTML() {
 		return
 	}
 	r.u.openPath(page, func(err error) {
-		dialog.ShowInformation("Open in browser", fmt.Sprintf("The browser did not open the page (%v): open %s in a web browser yourself.", err, page), r.u.win)
+		r.u.cannotOpen("Open in browser", fmt.Sprintf("The browser did not open the page (%v): open %s in a web browser yourself.", err, page))
 	})
 }

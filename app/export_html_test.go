@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine/runs"
@@ -92,6 +94,12 @@ func TestOpenInBrowserSaysWhenTheBrowserDoesNot(t *testing.T) {
 			}
 			if top == nil || !hasText(top, tc.want) || !hasText(top, "open "+page+" in a web browser yourself") {
 				t.Fatalf("no line says the page did not open, with %q and its path %s", tc.want, page)
+			}
+			if !walk(top, func(o fyne.CanvasObject) bool {
+				l, ok := o.(*widget.Label)
+				return ok && l.Selectable && strings.Contains(l.Text, page)
+			}) {
+				t.Error("the path cannot be selected and copied")
 			}
 		})
 	}

@@ -7,6 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 )
 
 // openWithDesktop hands link to the desktop's opener (xdg-open, open,
@@ -63,6 +67,16 @@ func (u *ui) openPath(path string, failed func(err error)) {
 	if err := u.deps.openURL(link, exited); err != nil {
 		failed(err)
 	}
+}
+
+// cannotOpen says in a dialog that what was to be opened was not, in a
+// line that can be selected and copied: it holds the path to open by hand.
+func (u *ui) cannotOpen(title, line string) {
+	l := widget.NewLabel(line)
+	l.Wrapping, l.Selectable = fyne.TextWrapWord, true
+	d := dialog.NewCustom(title, "OK", l, u.win)
+	d.Resize(fyne.NewSize(min(600, u.win.Canvas().Size().Width-40), l.MinSize().Height))
+	d.Show()
 }
 
 // fileURL is the file:// URL of an absolute path.
