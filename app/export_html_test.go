@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
+	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 )
 
@@ -33,10 +34,7 @@ func TestExportWritesHTMLAndOpensIt(t *testing.T) {
 	if !u.results.openHTML.Disabled() {
 		t.Fatal("Open in browser is enabled before any export")
 	}
-	parent := t.TempDir()
-	u.results.exportInto(parent)
-	waitFor(t, u.results.exported, "the export")
-	page := filepath.Join(parent, runs.Folder(rep), charts.HTMLFile)
+	page := exportPage(t, u, rep)
 	b, err := os.ReadFile(page)
 	if err != nil || !strings.Contains(string(b), `class="banner banner-simulated"`) {
 		t.Fatalf("report.html: %v, simulated banner %v", err, strings.Contains(string(b), "banner-simulated"))
@@ -78,10 +76,7 @@ func TestOpenInBrowserSaysWhenTheBrowserDoesNot(t *testing.T) {
 			u := newTestUI(t, d, Options{})
 			rep := cannedReport("tiny", 195.7)
 			dir := t.TempDir()
-			page := filepath.Join(dir, charts.HTMLFile)
-			if err := os.WriteFile(page, []byte("<html>"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			page := writePage(t, filepath.Join(dir, charts.HTMLFile))
 			u.results.show(rep, dir)
 			test.Tap(u.results.openHTML)
 			waitFor(t, gone, "the opener to end")
@@ -119,10 +114,7 @@ func TestOpenInBrowserForEveryReportWithAPage(t *testing.T) {
 	if !u.results.openHTML.Disabled() {
 		t.Fatal("Open in browser is enabled for a report without a page")
 	}
-	parent := t.TempDir()
-	u.results.exportInto(parent)
-	waitFor(t, u.results.exported, "the export")
-	exported := filepath.Join(parent, runs.Folder(rep), charts.HTMLFile)
+	exported := exportPage(t, u, rep)
 	u.results.show(cannedReport("other", 100), "")
 	u.results.show(rep, history) // History: Open in Results
 	if u.results.openHTML.Disabled() || u.results.htmlPath != exported {
@@ -130,9 +122,7 @@ func TestOpenInBrowserForEveryReportWithAPage(t *testing.T) {
 	}
 
 	own := t.TempDir()
-	if err := os.WriteFile(filepath.Join(own, charts.HTMLFile), []byte("<html>"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writePage(t, filepath.Join(own, charts.HTMLFile))
 	u.results.show(cannedReport("sweep-run", 90), own)
 	if u.results.openHTML.Disabled() || u.results.htmlPath != filepath.Join(own, charts.HTMLFile) {
 		t.Errorf("a run with a page in its own folder: page %q", u.results.htmlPath)
@@ -140,17 +130,33 @@ func TestOpenInBrowserForEveryReportWithAPage(t *testing.T) {
 
 	u.state.settings.ExportDir = t.TempDir()
 	earlier := cannedReport("earlier", 80)
-	page := filepath.Join(u.state.settings.ExportDir, runs.Folder(earlier), charts.HTMLFile)
-	if err := os.MkdirAll(filepath.Dir(page), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, []byte("<html>"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	page := writePage(t, filepath.Join(u.state.settings.ExportDir, runs.Folder(earlier), charts.HTMLFile))
 	u.results.show(earlier, t.TempDir())
 	if u.results.openHTML.Disabled() || u.results.htmlPath != page {
 		t.Errorf("a run exported into the default export folder: page %q, want %s", u.results.htmlPath, page)
 	}
+}
+
+// exportPage exports the shown report, rep, into a new folder and returns
+// the path of the report.html it wrote.
+func exportPage(t *testing.T, u *ui, rep engine.Report) string {
+	t.Helper()
+	parent := t.TempDir()
+	u.results.exportInto(parent)
+	waitFor(t, u.results.exported, "the export")
+	return filepath.Join(parent, runs.Folder(rep), charts.HTMLFile)
+}
+
+// writePage writes a stand-in report.html at path, and returns path.
+func writePage(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("<html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestOpenWithDesktopWaitsForTheOpener: the real opener waits for the
