@@ -11,7 +11,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"runtime/debug"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 
 	"speedmatrix/assets"
 	"speedmatrix/engine"
@@ -250,9 +248,9 @@ func (u *ui) openFolder(dir string) {
 		u.opened(dir)
 		return
 	}
-	if err := u.app.OpenURL(&url.URL{Scheme: "file", Path: dir}); err != nil {
-		dialog.ShowInformation("Open folder", "The folder is "+dir, u.win)
-	}
+	u.openPath(dir, func(err error) {
+		u.cannotOpen("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir))
+	})
 }
 
 // confirm asks a yes/no question in a dialog with these button labels:

@@ -2,9 +2,14 @@ package app
 
 import (
 	"image"
+	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
 	"speedmatrix/charts"
+	"speedmatrix/engine"
 )
 
 // TestPictureCacheKeepsNewestSize: a chart drawn for a new area replaces
@@ -12,6 +17,7 @@ import (
 // nor another chart's.
 func TestPictureCacheKeepsNewestSize(t *testing.T) {
 	c := newPictureCache(1 << 30)
+	c.showing(placeResults, "r/")
 	pic := func(w int) image.Image { return image.NewRGBA(image.Rect(0, 0, w, 10)) }
 	small, large := charts.Pane{Width: 100, Height: 10, Scale: 1}, charts.Pane{Width: 200, Height: 10, Scale: 1}
 	c.put(keyFor("r/heatmap", small, false), pic(100))
@@ -29,5 +35,90 @@ func TestPictureCacheKeepsNewestSize(t *testing.T) {
 	}
 	if want := 4 * (200*10 + 100*10 + 100*10); c.used != want {
 		t.Errorf("used = %d bytes, want %d", c.used, want)
+	}
+}
+
+// TestPictureCacheKeepsWhatIsShown: a place that moves on to another report
+// lets the last one's pictures go, unless another place shows them; a
+// picture of what no place shows (a view replaced while it drew) is not
+// kept.
+func TestPictureCacheKeepsWhatIsShown(t *testing.T) {
+	c := newPictureCache(1 << 30)
+	pic := image.NewRGBA(image.Rect(0, 0, 100, 10))
+	pane := charts.Pane{Width: 100, Height: 10, Scale: 1}
+	c.showing(placeResults, "a/")
+	c.showing(placeSweep, "s/")
+	c.put(keyFor("a/heatmap", pane, false), pic)
+	c.put(keyFor("a/prefill", pane, true), pic)
+	c.put(keyFor("s/best", pane, false), pic)
+	c.put(keyFor("b/heatmap", pane, false), pic) // no place shows b yet
+	if len(c.entries) != 3 {
+		t.Fatalf("%d pictures kept, want 3", len(c.entries))
+	}
+	c.showing(placeResults, "a/") // the same report drawn again (a theme, a heatmap mode)
+	c.showing(placeCompare, "a/")
+	c.showing(placeResults, "b/")
+	if len(c.entries) != 3 {
+		t.Errorf("%d pictures kept, want a's two (History's comparison shows them) and the sweep's", len(c.entries))
+	}
+	c.showing(placeCompare, "")
+	for k := range c.entries {
+		if k.source != "s/best" {
+			t.Errorf("%s is kept after every place moved on from it", k.source)
+		}
+	}
+	if c.used != imageBytes(pic) || c.order.Len() != 1 {
+		t.Errorf("used %d bytes in %d pictures, want the sweep's %d", c.used, c.order.Len(), imageBytes(pic))
+	}
+}
+
+// TestResultsLetsTheLastReportsPicturesGo: once Results shows the next run,
+// no picture of the last one is held by the app, neither in the picture
+// cache nor in a chart view of the Results screen's hidden tabs; every run
+// used to add its pictures (15–25 MB at 1280×800) to what the app kept.
+func TestResultsLetsTheLastReportsPicturesGo(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.show(tabResults)
+	held := func(rep engine.Report) (cached, viewed int) {
+		key := reportKey(rep) + "/"
+		for k := range u.pictures.entries {
+			if strings.HasPrefix(k.source, key) {
+				cached++
+			}
+		}
+		for _, tabs := range []*container.AppTabs{u.results.views, u.results.load.views} {
+			for _, item := range tabs.Items {
+				walk(item.Content, func(o fyne.CanvasObject) bool {
+					if c, ok := o.(*fyne.Container); ok {
+						if v, ok := c.Layout.(*chartView); ok && strings.HasPrefix(v.source, key) && v.img.Image != nil {
+							viewed++
+						}
+					}
+					return false
+				})
+			}
+		}
+		return cached, viewed
+	}
+	quick, load, quick2 := cannedReport("quick", 195.7), cannedLoadReport("load", 1, 2), cannedReport("quick2", 200)
+	var lastViews []*chartView // Fyne may hold them a while after they left the screen
+	for i, rep := range []engine.Report{quick, load, quick2} {
+		u.results.show(rep, "")
+		waitFor(t, u.results.rendered, "the run's charts")
+		if cached, viewed := held(rep); cached == 0 || viewed == 0 {
+			t.Fatalf("run %d: %d of its pictures kept, %d shown", i+1, cached, viewed)
+		}
+		if i > 0 {
+			last := []engine.Report{quick, load}[i-1]
+			if cached, viewed := held(last); cached+viewed != 0 {
+				t.Errorf("run %d shown: the run before it still has %d pictures in the cache and %d in chart views", i+1, cached, viewed)
+			}
+			for _, v := range lastViews {
+				if v.img.Image != nil {
+					t.Errorf("run %d shown: a view of the run before it still holds its picture %s", i+1, v.source)
+				}
+			}
+		}
+		lastViews = u.results.group.views
 	}
 }

@@ -50,6 +50,7 @@ type chartView struct {
 	want    pictureKey // the picture asked for last
 	timer   *time.Timer
 	settled bool // the first picture is shown, or failed
+	gone    bool // released: it shows nothing and asks for nothing
 }
 
 // newChartView is a view of the pictures draw makes; source names them in
@@ -104,7 +105,7 @@ func (v *chartView) paneFor(size fyne.Size) charts.Pane {
 // picture is already shown (the area may still be changing).
 func (v *chartView) ask(p charts.Pane) {
 	k := keyFor(v.source, p, v.u.darkTheme())
-	if k == v.want {
+	if v.gone || k == v.want {
 		return
 	}
 	v.want = k
@@ -156,6 +157,20 @@ func (v *chartView) show(k pictureKey, p charts.Pane, img image.Image) {
 	v.img.Refresh()
 	v.place()
 	v.settle()
+}
+
+// release lets go of the picture of a view that left the screen for good:
+// Fyne keeps what it drew for an object until a frame after FYNE_CACHE,
+// which an idle window may not paint for minutes, and the view's picture
+// with it. A picture still being drawn for it is not shown.
+func (v *chartView) release() {
+	v.gone = true
+	if v.timer != nil {
+		v.timer.Stop()
+		v.timer = nil
+	}
+	v.want, v.shown = pictureKey{}, pictureKey{}
+	v.img.Image = nil
 }
 
 func (v *chartView) fail(err error) {
@@ -244,6 +259,13 @@ func (g *chartGroup) laidOut(from *chartView, p charts.Pane) {
 		if v != from {
 			v.ask(p)
 		}
+	}
+}
+
+// release lets go of every view's picture: the group was replaced.
+func (g *chartGroup) release() {
+	for _, v := range g.views {
+		v.release()
 	}
 }
 

@@ -130,6 +130,7 @@ func TestChartViewKeepsPictures(t *testing.T) {
 	applyTheme(u.app, themeLight)
 	d := &drawLog{}
 	size := fyne.NewSize(700, 400)
+	u.pictures.showing(placeResults, "report-1/")
 	v := newChartView(u, "report-1/prefill", d.draw)
 	v.ask(v.paneFor(size))
 	waitUntil(t, func() bool { return shownPixels(v) == image.Pt(700, 200) }, "the first picture")

@@ -42,7 +42,9 @@ func shortStatus(r engine.Result, ok bool) string {
 // charts' delta heatmap), or, when that cannot be drawn, deltaGrid in its
 // place in box.
 func newDeltaView(u *ui, base, other engine.Report, box *fyne.Container) fyne.CanvasObject {
-	v := newChartView(u, "delta/"+reportKey(base)+"/"+reportKey(other), func(p charts.Pane, dark bool) (image.Image, error) {
+	source := "delta/" + reportKey(base) + "/" + reportKey(other)
+	u.pictures.showing(placeCompare, source) // the last comparison's picture goes
+	v := newChartView(u, source, func(p charts.Pane, dark bool) (image.Image, error) {
 		return u.deps.charts.Delta(base, other, p, dark)
 	})
 	v.onFail = func(error) {

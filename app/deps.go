@@ -164,7 +164,9 @@ type deps struct {
 	// system (debug.FreeOSMemory when nil). Tests leave it out: it is a
 	// full collection of the test process's heap for every picture.
 	freeMemory func()
-	// openURL opens a link with the desktop (fyne's App.OpenURL when
-	// nil): Open in browser's report.html. Tests record it instead.
-	openURL func(link *url.URL) error
+	// openURL hands a link to the desktop's opener (openWithDesktop) and
+	// calls exited, from another goroutine, with how the opener ended: Open
+	// in browser's report.html, Open folder's folder. Tests record it
+	// instead; with none, fyne's App.OpenURL takes it.
+	openURL func(link *url.URL, exited func(error)) error
 }

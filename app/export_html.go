@@ -1,19 +1,20 @@
 package app
 
 import (
-	"net/url"
+	"fmt"
+	"os"
 	"path/filepath"
 
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
+	"speedmatrix/engine"
+	"speedmatrix/engine/runs"
 )
 
 // newOpenHTMLButton is "Open in browser", beside Export all: it opens the
-// report.html the last export wrote. Disabled until an export of the shown
-// report wrote one.
+// shown report's report.html. Disabled while it has none (pageOf).
 func (r *resultsTab) newOpenHTMLButton() *widget.Button {
 	b := widget.NewButtonWithIcon("Open in browser", theme.ComputerIcon(), r.onOpenHTML)
 	b.Disable()
@@ -21,14 +22,40 @@ func (r *resultsTab) newOpenHTMLButton() *widget.Button {
 }
 
 // exportedHTML remembers the report.html an export of the shown report
-// wrote ("" for none) and enables Open in browser when there is one.
+// wrote ("" for none), for as long as the app runs: the run opened again
+// from History finds it. Open in browser opens the page the report has.
 func (r *resultsTab) exportedHTML(path string) {
+	if path != "" {
+		r.pages[runs.Folder(r.report)] = path
+	}
+	r.showPage(r.pageOf(r.report, r.source))
+}
+
+// showPage enables Open in browser for the page at path, or disables it.
+func (r *resultsTab) showPage(path string) {
 	r.htmlPath = path
 	if path == "" {
 		r.openHTML.Disable()
 		return
 	}
 	r.openHTML.Enable()
+}
+
+// pageOf is the report.html of rep that exists, "" for none: the one its
+// last export wrote, the one in its own folder (source; a sweep's runs have
+// one), or the one an export into the default export folder left.
+func (r *resultsTab) pageOf(rep engine.Report, source string) string {
+	folder := runs.Folder(rep)
+	candidates := []string{r.pages[folder], filepath.Join(exportStart(r.u.state.settings), folder, charts.HTMLFile)}
+	if source != "" {
+		candidates = append(candidates, filepath.Join(source, charts.HTMLFile))
+	}
+	for _, page := range candidates {
+		if st, err := os.Stat(page); page != "" && err == nil && st.Mode().IsRegular() {
+			return page
+		}
+	}
+	return ""
 }
 
 // htmlWritten is the report.html an export wrote, or "".
@@ -41,25 +68,14 @@ func htmlWritten(out exportOutcome) string {
 	return ""
 }
 
-// onOpenHTML opens the exported report.html in the desktop's browser.
+// onOpenHTML opens the shown report's page in the desktop's browser; when
+// the browser can't, one line says so with the page's path, to open by hand.
 func (r *resultsTab) onOpenHTML() {
-	if r.htmlPath == "" {
+	page := r.htmlPath
+	if page == "" {
 		return
 	}
-	if err := r.u.openURL(fileURL(r.htmlPath)); err != nil {
-		dialog.ShowInformation("Open in browser", "The page could not be opened: open "+r.htmlPath+" in a web browser.", r.u.win)
-	}
-}
-
-// fileURL is the file:// URL of an absolute path.
-func fileURL(path string) *url.URL {
-	return &url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
-}
-
-// openURL opens u with the desktop (deps.openURL in tests).
-func (u *ui) openURL(link *url.URL) error {
-	if u.deps.openURL != nil {
-		return u.deps.openURL(link)
-	}
-	return u.app.OpenURL(link)
+	r.u.openPath(page, func(err error) {
+		r.u.cannotOpen("Open in browser", fmt.Sprintf("The browser did not open the page (%v): open %s in a web browser yourself.", err, page))
+	})
 }

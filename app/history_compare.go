@@ -11,8 +11,8 @@ import (
 )
 
 // setPickerOptions lists every run in the A and B pickers, keeping the
-// runs a and b (folders) picked; with none picked, A is the run before the
-// newest and B the newest: the usual question is what changed since.
+// runs a and b (folders) picked; with none picked, the newest pair that
+// compares (defaultPair): the usual question is what changed since.
 func (h *historyTab) setPickerOptions(a, b string) {
 	labels := make([]string, len(h.entries))
 	seen := map[string]int{}
@@ -28,8 +28,8 @@ func (h *historyTab) setPickerOptions(a, b string) {
 		s.ClearSelected()
 	}
 	ia, ib := h.index(a), h.index(b)
-	if a == "" && b == "" && len(h.entries) >= 2 {
-		ia, ib = 1, 0
+	if a == "" && b == "" {
+		ia, ib = h.defaultPair()
 	}
 	if ia >= 0 {
 		h.a.SetSelectedIndex(ia)
@@ -37,6 +37,37 @@ func (h *historyTab) setPickerOptions(a, b string) {
 	if ib >= 0 {
 		h.b.SetSelectedIndex(ib)
 	}
+}
+
+// defaultPair is the pair the pickers start on (indexes into entries): B
+// the newest run that has an older one of its kind, A the newest of those;
+// -1, -1 when no two runs compare.
+func (h *historyTab) defaultPair() (a, b int) {
+	for i, e := range h.entries {
+		kind := e.compareKind()
+		if kind == "" {
+			continue
+		}
+		for j := i + 1; j < len(h.entries); j++ {
+			if h.entries[j].compareKind() == kind {
+				return j, i
+			}
+		}
+	}
+	return -1, -1
+}
+
+// compareKind is what a run compares with (onCompare): a matrix with a
+// matrix, an imported one included, a load test with a load test; "" for
+// one that compares with none: a sweep, a run that can't be read.
+func (e historyEntry) compareKind() string {
+	switch {
+	case e.err != nil || e.sweep != nil:
+		return ""
+	case e.sum.Rates > 0:
+		return "load test"
+	}
+	return "matrix"
 }
 
 // pickedFolder is the folder of the run picked in s, "" for none.

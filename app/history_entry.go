@@ -134,7 +134,8 @@ func (e historyEntry) detail() string {
 }
 
 // label names the run in the compare pickers: "2026-12-01 05:42 ·
-// tiny-sim · profile tiny".
+// tiny-sim · profile tiny", with what else tells it apart: a load test, a
+// sweep, a run another tool measured.
 func (e historyEntry) label() string {
 	if e.err != nil {
 		return e.title()
@@ -151,6 +152,9 @@ func (e historyEntry) label() string {
 	}
 	if e.sweep != nil {
 		parts = append(parts, "sweep")
+	}
+	if e.sum.Imported != "" {
+		parts = append(parts, "imported")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -36,6 +36,9 @@ const (
 // matrix not at all, which the status says.
 func (h *historyTab) compareLoads(a, b engine.Report) bool {
 	h.compareCard.SetSubTitle(compareRates)
+	if isLoad(a) || isLoad(b) {
+		h.u.pictures.showing(placeCompare, "") // a table, or nothing, where the picture was
+	}
 	switch {
 	case !isLoad(a) && !isLoad(b):
 		h.compareCard.SetSubTitle(compareCells)

@@ -43,6 +43,7 @@ func realDeps() deps {
 
 		newTelemetry: func(interval time.Duration) liveTelemetry { return hw.NewSampler(interval) },
 		lookPath:     exec.LookPath,
+		openURL:      openWithDesktop,
 	}
 }
 

@@ -36,9 +36,10 @@ type resultsTab struct {
 	table           *measurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
-	openHTML        *widget.Button // opens the exported report.html (export_html.go)
-	htmlPath        string         // that report.html; "" before an export of the shown report
-	saveOne         *widget.Button // opens saveMenu
+	openHTML        *widget.Button    // opens the exported report.html (export_html.go)
+	htmlPath        string            // the shown report's report.html; "" for none
+	pages           map[string]string // the report.html each run's last export wrote, by runs.Folder
+	saveOne         *widget.Button    // opens saveMenu
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
@@ -54,7 +55,7 @@ type resultsTab struct {
 
 // newResultsTab builds the Results screen (empty until a run finishes).
 func newResultsTab(u *ui) *container.TabItem {
-	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
+	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, pages: map[string]string{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
 	u.results = r
 	r.saveAs = r.saveDialog
 	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -113,7 +114,7 @@ func (r *resultsTab) setEnabled(on bool) {
 // show displays rep; source names the History folder it came from ("" for a new run).
 func (r *resultsTab) show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
-	r.exportedHTML("") // an earlier export is another report's page
+	r.showPage(r.pageOf(rep, source)) // an earlier export is another report's page
 	r.hideSweep(source)
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
@@ -241,10 +242,12 @@ func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func
 	last := charts.Pane{}
 	if r.group != nil {
 		last = r.group.pane
+		r.group.release() // its views are replaced, or hidden with the other kind's panes
 	}
 	g := newChartGroup(len(kinds))
 	r.group, r.rendered = g, g.done
 	id := reportKey(rep)
+	r.u.pictures.showing(placeResults, id+"/") // the last report's pictures go
 	for _, k := range kinds {
 		view(k, id, g)
 	}

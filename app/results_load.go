@@ -41,15 +41,27 @@ func (r *resultsTab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 }
 
 // showLoadViews shows the load test's views for a load test's report, the
-// matrix's for any other.
+// matrix's for any other. The hidden kind's charts are let go: they showed
+// an earlier report, and hidden they held its pictures (15–25 MB) for as
+// long as the app ran.
 func (r *resultsTab) showLoadViews(rep engine.Report) {
 	on := isLoad(rep)
 	showIf(r.load.views, on)
 	showIf(r.views, !on)
 	if on {
 		r.load.table.setResults(rep.Load.Results)
+		emptyPanes(r.charts)
 	} else {
 		r.load.table.setResults(nil)
+		emptyPanes(r.load.charts)
+	}
+}
+
+// emptyPanes takes the charts out of panes.
+func emptyPanes(panes map[charts.Kind]*fyne.Container) {
+	for _, c := range panes {
+		c.Objects = nil
+		c.Refresh()
 	}
 }
 

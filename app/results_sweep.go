@@ -136,7 +136,9 @@ func sweepBadge(s sweep.Sweep) fyne.CanvasObject {
 func (r *resultsTab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.Report) []*container.TabItem {
 	items := []*container.TabItem{container.NewTabItem("Answer", container.NewVScroll(r.sweepAnswer(s)))}
 	if d := r.u.deps.sweepCharts; d != nil {
-		v := newChartView(r.u, "sweep-best/"+dir+"/"+s.Ended.String()+fmt.Sprint(s.ActualS), func(p charts.Pane, dark bool) (image.Image, error) {
+		source := "sweep-best/" + dir + "/" + s.Ended.String() + fmt.Sprint(s.ActualS)
+		r.u.pictures.showing(placeSweep, source) // the last sweep's picture goes
+		v := newChartView(r.u, source, func(p charts.Pane, dark bool) (image.Image, error) {
 			return d.Best(s, p, dark)
 		})
 		items = append(items, container.NewTabItem("Best heatmap", v.object()))

@@ -33,7 +33,8 @@ var fileClasses = map[string][]string{
 	shared: {"advice.go", "appsettings.go", "banner.go", "celldetails.go", "chartcache.go", "chartview.go", "checks.go", "cpubuild.go", "delta.go", "deps.go", "dropdown.go",
 		"formgrid.go", "fynedo.go", "heatlegend.go", "heatlook.go", "heatmap.go", "heatroofline.go", "help.go", "loadstate.go", "loadtable.go", "logview.go",
 		"measurements.go", "memory.go", "output.go", "plan.go", "question.go", "realdeps.go", "reexec_other.go", "reexec_unix.go", "requests.go", "runsfolder.go", "launching.go", "sweepjob.go", "sweeptext.go", "slo.go", "slo_view.go",
-		"state.go", "table.go", "telemetry.go", "textpane.go", "theme.go", "widgets.go"},
+		"state.go", "table.go", "telemetry.go", "textpane.go", "theme.go", "widgets.go",
+		"opener.go"},
 }
 
 // TestScreensDoNotCallEachOther holds the rule of appState (state.go): a
