@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -98,4 +100,40 @@ func (l *formLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		}
 		y += pad
 	}
+}
+
+// hintedItem is a row of a widget.Form with its hint. A hint must be on
+// its item before the form first draws: widget.Form makes room for a hint
+// only under an item that has one when it builds its renderer, and builds
+// it again when Fyne drops the renderer of a form hidden for a minute (the
+// Matrix form behind a load test). A hint set later appeared only then, and
+// its row's field was left where the old layout had put it, over other rows.
+func hintedItem(label string, field fyne.CanvasObject, hint string) *widget.FormItem {
+	return &widget.FormItem{Text: label, Widget: field, HintText: hint}
+}
+
+// formProblems lists the fields of a shown form that are not where a form
+// puts them: each inside the form, with a size, below the one before it.
+func formProblems(form *widget.Form) []string {
+	d := fyne.CurrentApp().Driver()
+	origin, size := d.AbsolutePositionForObject(form), form.Size()
+	var problems []string
+	var prevBottom float32
+	for _, it := range form.Items {
+		if it.Widget == nil || !it.Widget.Visible() {
+			continue
+		}
+		pos, s := d.AbsolutePositionForObject(it.Widget).Subtract(origin), it.Widget.Size()
+		const slack = 0.5 // rounding
+		switch {
+		case s.Width <= 0 || s.Height <= 0:
+			problems = append(problems, fmt.Sprintf("%s: the field has no size", it.Text))
+		case pos.X < -slack || pos.Y < -slack || pos.X+s.Width > size.Width+slack || pos.Y+s.Height > size.Height+slack:
+			problems = append(problems, fmt.Sprintf("%s: the field lies outside its form", it.Text))
+		case pos.Y < prevBottom-slack:
+			problems = append(problems, fmt.Sprintf("%s: the field overlaps the row above", it.Text))
+		}
+		prevBottom = max(prevBottom, pos.Y+s.Height)
+	}
+	return problems
 }

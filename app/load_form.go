@@ -57,6 +57,7 @@ type loadForm struct {
 	preview              *loadTable
 	applying             bool
 	matrixBody, loadBody fyne.CanvasObject
+	form                 *widget.Form
 	subtitle             *widget.Label // the screen's explanation line
 	matrixText           string        // its words for the matrix
 	// pickDataset asks for a JSONL file of prompts; tests replace it.
@@ -182,26 +183,22 @@ func (f *loadForm) settings() loadSettings {
 // it measures; choose is the dataset's button.
 func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 	form := widget.NewForm(
-		widget.NewFormItem("Rates", f.rates),
+		hintedItem("Rates", f.rates, "requests per second, e.g. 1, 2, 4, 8; or sweep (up to the measured limit)"),
 		widget.NewFormItem("Arrivals", f.arrivals),
 		widget.NewFormItem("Requests per rate", f.requests),
-		widget.NewFormItem("Input tokens", f.input),
+		hintedItem("Input tokens", f.input, "tokens per prompt: 1024, or a range such as 512:2048"),
 		widget.NewFormItem("Output tokens", f.output),
-		widget.NewFormItem("Max concurrency", f.maxConc),
-		widget.NewFormItem("Burst", f.burst),
-		widget.NewFormItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine)),
+		hintedItem("Max concurrency", f.maxConc, "cap on requests open at once; a request kept waiting counts its wait"),
+		hintedItem("Burst", f.burst, "N requests at once, end to end, instead of rates"),
+		hintedItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine),
+			"JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"),
 		widget.NewFormItem("Seed", f.seed),
 		widget.NewFormItem("API", f.api),
+		hintedItem(sloTTFTName, f.slo.ttft, "goodput counts the requests within both bounds"),
+		widget.NewFormItem(sloITLName, f.slo.itl),
+		widget.NewFormItem(sloPctName, f.slo.pct),
 	)
-	form.Items[0].HintText = "requests per second, e.g. 1, 2, 4, 8; or sweep (up to the measured limit)"
-	form.Items[3].HintText = "tokens per prompt: 1024, or a range such as 512:2048"
-	form.Items[5].HintText = "cap on requests open at once; a request kept waiting counts its wait"
-	form.Items[6].HintText = "N requests at once, end to end, instead of rates"
-	form.Items[7].HintText = "JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"
-	form.Append(sloTTFTName, f.slo.ttft)
-	form.Append(sloITLName, f.slo.itl)
-	form.Append(sloPctName, f.slo.pct)
-	form.Items[len(form.Items)-3].HintText = "goodput counts the requests within both bounds"
+	f.form = form
 	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
 	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
 		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")

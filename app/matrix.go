@@ -101,23 +101,17 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.applying = false
 	m.applyPlan(saved.Plan)
 
-	form := widget.NewForm(
-		widget.NewFormItem("Preset", m.preset),
-		widget.NewFormItem("Prefill contexts", m.prefill),
+	form := widget.NewForm(append([]*widget.FormItem{
+		hintedItem("Preset", m.preset, "Quick: a first look, short windows"),
+		hintedItem("Prefill contexts", m.prefill, "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"),
 		repeats,
 		widget.NewFormItem("Decode contexts", m.decode),
-		widget.NewFormItem("Requests at once", m.concurrency),
-		widget.NewFormItem("Seconds per cell", m.durationS),
-		widget.NewFormItem(precisionName, m.precision),
+		hintedItem("Requests at once", m.concurrency, "streams per decode cell"),
+		hintedItem("Seconds per cell", m.durationS, "with a precision: the longest"),
+		hintedItem(precisionName, m.precision, "end at this ±, e.g. 1%; or off"),
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
-	)
-	m.addSLOItems(form)
-	form.Items[0].HintText = "Quick: a first look, short windows"
-	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
-	form.Items[4].HintText = "streams per decode cell"
-	form.Items[5].HintText = "with a precision: the longest"
-	form.Items[6].HintText = "end at this ±, e.g. 1%; or off"
+	}, m.sloItems()...)...)
 	m.form = form
 	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
