@@ -147,7 +147,7 @@ func AdaptiveLine(rs []engine.Result) string {
 		if r.Precision.Reached() {
 			reached = append(reached, r.MeasuredS)
 		} else {
-			missed = append(missed, fmt.Sprintf("%s × %d", label(r), r.Concurrency))
+			missed = append(missed, fmt.Sprintf("%s × %d", r.ContextName(), r.Concurrency))
 			maxS = max(maxS, r.MeasuredS)
 		}
 	}
