@@ -54,6 +54,7 @@ type loadForm struct {
 	slo                  *sloFields
 	banner               *banner
 	estimate, warnings   *widget.Label
+	ratesCard            *widget.Card // the preview of the rates
 	preview              *loadTable
 	applying             bool
 	matrixBody, loadBody fyne.CanvasObject
@@ -199,15 +200,23 @@ func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 		widget.NewFormItem(sloPctName, f.slo.pct),
 	)
 	f.form = form
-	left := container.NewVBox(form, f.banner.object(), f.estimate, f.warnings)
+	left := container.NewVBox(form, f.estimate, f.warnings)
 	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
 		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
 	how.Wrapping = fyne.TextWrapWord
-	right := widget.NewCard("Rates", "one row per rate, in the order they run", container.NewBorder(nil, how, nil, nil, f.preview.object()))
-	split := container.NewHSplit(container.NewVScroll(left), right)
+	f.ratesCard = widget.NewCard("Rates", ratesSubtitle, container.NewBorder(nil, how, nil, nil, f.preview.object()))
+	split := container.NewHSplit(container.NewVScroll(left), f.ratesCard)
 	split.Offset = 0.5
-	return split
+	// The form's problem above both halves: under the form, a small
+	// window scrolled it out of sight.
+	return container.NewBorder(f.banner.object(), nil, nil, nil, split)
 }
+
+// The Rates card's line: what its rows are, or why it has none.
+const (
+	ratesSubtitle   = "one row per rate, in the order they run"
+	ratesNoneForNow = "none until the form's problem above is fixed"
+)
 
 // onSLOEdit makes the fields' SLO the one in use when they write one, and
 // reads the form again.

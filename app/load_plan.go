@@ -146,9 +146,11 @@ func (f *loadForm) refresh() {
 		f.estimate.SetText("")
 		setOptional(f.warnings, "")
 		f.preview.setPlanned(engine.LoadPlan{}, "")
+		f.ratesCard.SetSubTitle(ratesNoneForNow)
 		return
 	}
 	f.banner.hide()
+	f.ratesCard.SetSubTitle(ratesSubtitle)
 	f.estimate.SetText(loadEstimate(p))
 	setOptional(f.warnings, loadWarnings(p, f.u.state.target.Capacity))
 	f.preview.setPlanned(p, "will run")

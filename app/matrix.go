@@ -113,13 +113,16 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("API", m.api),
 	}, m.sloItems()...)...)
 	m.form = form
-	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
+	left := container.NewVBox(form, m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
 		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
-	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(header, split, saved.Load), nil))
+	// The form's problem above both halves, as the load test's: under the
+	// form, a small window scrolled it out of sight.
+	body := container.NewBorder(m.banner.object(), nil, nil, nil, split)
+	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(header, body, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.

@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
@@ -46,6 +47,48 @@ func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
 			test.TempWidgetRenderer(t, form).Layout(form.Size())
 			if p := formProblems(form); len(p) > 0 {
 				t.Errorf("after: %v", p)
+			}
+		})
+	}
+}
+
+// TestFormProblemInSightAtSmallSize: at 1,024 × 700, a problem in either
+// form is shown where the window shows it, not under the form's fold, and
+// the load test's Rates card says why it has no rows.
+func TestFormProblemInSightAtSmallSize(t *testing.T) {
+	cases := []struct {
+		name  string
+		kind  string
+		spoil func(m *matrixTab)
+		shown func(m *matrixTab) *banner
+	}{
+		{"load test", kindLoad, func(m *matrixTab) { m.load.rates.SetText("fast") }, func(m *matrixTab) *banner { return m.load.banner }},
+		{"matrix", kindMatrix, func(m *matrixTab) { m.concurrency.SetText("many") }, func(m *matrixTab) *banner { return m.banner }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+			m := u.matrix
+			u.show(tabMatrix)
+			m.load.kind.SetSelected(c.kind)
+			c.spoil(m)
+			u.win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out
+			b := c.shown(m)
+			if !b.visible() {
+				t.Fatal("no problem shown")
+			}
+			pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b.box)
+			if bottom, h := pos.Y+b.box.Size().Height, u.win.Canvas().Size().Height; bottom > h || b.box.Size().Height <= 0 {
+				t.Errorf("the problem ends at y = %.0f in a window %.0f high: out of sight", bottom, h)
+			}
+			if c.kind == kindLoad {
+				if got := m.load.ratesCard.Subtitle; got != ratesNoneForNow {
+					t.Errorf("Rates card without rows says %q, want why (%q)", got, ratesNoneForNow)
+				}
+				m.load.rates.SetText("20")
+				if got := m.load.ratesCard.Subtitle; got != ratesSubtitle || len(m.load.preview.rows) != 1 {
+					t.Errorf("fixed: Rates card %q with %d rows, want %q and the one rate", got, len(m.load.preview.rows), ratesSubtitle)
+				}
 			}
 		})
 	}

@@ -111,6 +111,11 @@ func tourSteps() []tourStep {
 			return !u.run.running() && u.results.has && u.results.report.Load != nil && u.results.isRendered()
 		}, hold: tourRendererExpiry},
 		{name: "matrix-after-load", setup: func(u *ui) { u.show(tabMatrix); u.matrix.load.kind.SetSelected(kindMatrix) }},
+		// A load test the form refuses: its problem in sight at 1,024 × 700.
+		{name: "matrix-load-refused", setup: func(u *ui) {
+			u.matrix.load.kind.SetSelected(kindLoad)
+			u.matrix.load.rates.SetText("fast")
+		}},
 	}
 }
 

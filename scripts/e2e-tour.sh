@@ -51,6 +51,7 @@ expect=(
 	# fails the tour if a form's fields are out of their rows).
 	"23-run-load-after|load test|20 req/s"
 	"24-matrix-after-load|Estimated total|Requests at once|Seconds per cell"
+	"25-matrix-load-refused|Start run is off until the field is fixed|none until the form's problem above is fixed"
 )
 
 png_dim() { # the PNG's width (offset 16) or height (offset 20), big-endian
