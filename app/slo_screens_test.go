@@ -106,7 +106,7 @@ func TestResultsSLOView(t *testing.T) {
 	rep.Plan.SLO = testSLO
 	r.show(rep, "")
 	waitFor(t, r.rendered, "the charts")
-	if !strings.Contains(r.slo.lines.Text, "8K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms (3,842 tok/s)") ||
+	if !strings.Contains(r.slo.lines.Text, "8K: up to 8 simultaneous requests meet TTFT p99 within 2 s and ITL p99 within 50 ms (3,842 tok/s)") ||
 		!strings.Contains(r.slo.lines.Text, "32K: even 1 request at a time misses") || !r.slo.lines.Visible() {
 		t.Errorf("SLO lines %q", r.slo.lines.Text)
 	}

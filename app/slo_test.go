@@ -148,7 +148,7 @@ func TestCellDetails(t *testing.T) {
 		"ITL: p50 32.5 ms · p90 52.0 ms · p99 65.0 ms (9,000 samples)",
 		"Per request tok/s: p50 41.2 · p90 45.0 · p99 47.1 ‡ (42 samples)",
 		"⚠ Per request tok/s p99 from 42 samples: read it as the slowest few",
-		"SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms: Misses, ITL 30 % over",
+		"SLO TTFT p99 within 2 s and ITL p99 within 50 ms: Misses, ITL 30 % over",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("details lack %q:\n%s", want, got)
