@@ -220,8 +220,8 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	if p.Precision, err = engine.ParsePrecision(m.precision.Text); err != nil {
 		return p, fmt.Errorf("%s: %w", strings.ToLower(precisionName), err)
 	}
-	if p.MaxOutputTokens, err = strconv.Atoi(strings.TrimSpace(m.maxOut.Text)); err != nil {
-		return p, errors.New("max output tokens: write a whole number of tokens, e.g. 4096")
+	if p.MaxOutputTokens, err = readWhole(m.maxOut.Text, engine.MaxContextTokens, "tokens", "4096"); err != nil {
+		return p, fmt.Errorf("max output tokens: %w", err)
 	}
 	p.API = engine.API(m.api.Selected)
 	return p, nil

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"fyne.io/fyne/v2/widget"
 
@@ -58,9 +57,9 @@ func (m *matrixTab) showRepeatsHint() {
 // readRepeats sets p's prefill repeats from the field; the error says what
 // to write.
 func (m *matrixTab) readRepeats(p *engine.Plan) error {
-	n, err := strconv.Atoi(strings.TrimSpace(m.repeats.Text))
+	n, err := readWhole(m.repeats.Text, engine.MaxPrefillRepeats, "requests", "3")
 	if err != nil {
-		return fmt.Errorf("prefill repeats: write a whole number of requests, e.g. 3")
+		return fmt.Errorf("prefill repeats: %w", err)
 	}
 	if problem := engine.PrefillRepeatsProblem(n); problem != "" {
 		return fmt.Errorf("prefill repeats: %s", problem)
