@@ -21,3 +21,17 @@ func TestLoadLineSaysItOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputPanelDuringALoadTest: the Output panel says it does not follow
+// a load test's requests ("Waiting for the first decode cell." waited for a
+// cell no load test has).
+func TestOutputPanelDuringALoadTest(t *testing.T) {
+	ld := &fakeLoad{events: cannedLoadEvents()[:2], hold: true}
+	u, _ := loadUI(t, ld)
+	u.run.onStart()
+	if got := u.run.output.status.Text; got != outputLoad || !u.run.output.status.Visible() {
+		t.Errorf("Output panel during a load test: %q (shown %v), want %q", got, u.run.output.status.Visible(), outputLoad)
+	}
+	u.run.onCancel()
+	waitFor(t, u.run.uiDone, "the load test to end")
+}

@@ -34,3 +34,31 @@ func TestFieldsSayTooLarge(t *testing.T) {
 		})
 	}
 }
+
+// TestQuitSaysWhatItStops: the Quit dialog frees GPU memory only where a
+// server started here holds some (it said so of the simulator).
+func TestQuitSaysWhatItStops(t *testing.T) {
+	for _, c := range []struct {
+		name                          string
+		sweep, running, server, onGPU bool
+		want                          string
+	}{
+		{"a run on the simulator", false, true, false, false, "Quitting cancels the run."},
+		{"a run on a launched server", false, true, true, true, "Quitting cancels the run and stops the server (its GPU memory is freed)."},
+		{"a launched CPU build", false, false, true, false, "Quitting stops the server."},
+		{"a launched server", false, false, true, true, "Quitting stops the server (its GPU memory is freed)."},
+		{"a sweep", true, true, true, true, "Quitting cancels the sweep and stops its server."},
+	} {
+		if got := quitText(c.sweep, c.running, c.server, c.onGPU); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
+	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u.run.onStart()
+	if got := u.quitStops(); got != "Quitting cancels the run." {
+		t.Errorf("during a run on the simulator: %q", got)
+	}
+	u.run.onCancel()
+	waitFor(t, eng.cancelled, "the engine to see the cancellation")
+}
