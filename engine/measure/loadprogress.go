@@ -57,7 +57,7 @@ func (l *loadRunner) progressNow() engine.Progress {
 	}
 	if pg := l.progress; pg != nil && pg.rate > 0 {
 		unsent := float64(pg.requests - int(pg.sent.Load()))
-		p.ETA += time.Duration(unsent/pg.rate*float64(time.Second)) + loadTail
+		p.ETA += durationOf(unsent/pg.rate + requestTime(l.load))
 	}
 	return p
 }
