@@ -137,3 +137,24 @@ func formProblems(form *widget.Form) []string {
 	}
 	return problems
 }
+
+// withHintRoom holds a widget.Form with the width its hints take: the form
+// draws a hint an inner padding in from its field but leaves that padding
+// out of its width, so the widest hint was cut at the edge of a pane only
+// as wide as the form (the Matrix screen at 1,024 px).
+func withHintRoom(form *widget.Form) fyne.CanvasObject {
+	return container.New(hintRoom{}, form)
+}
+
+// hintRoom lays its one object over its whole size, and asks for an inner
+// padding more than its width.
+type hintRoom struct{}
+
+func (hintRoom) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+}
+
+func (hintRoom) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return objs[0].MinSize().AddWidthHeight(theme.InnerPadding(), 0)
+}

@@ -200,7 +200,7 @@ func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 		widget.NewFormItem(sloPctName, f.slo.pct),
 	)
 	f.form = form
-	left := container.NewVBox(form, f.estimate, f.warnings)
+	left := container.NewVBox(withHintRoom(form), f.estimate, f.warnings)
 	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
 		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
 	how.Wrapping = fyne.TextWrapWord

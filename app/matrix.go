@@ -113,7 +113,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 		widget.NewFormItem("API", m.api),
 	}, m.sloItems()...)...)
 	m.form = form
-	left := container.NewVBox(form, m.estimate, m.shrunk, m.warnings)
+	left := container.NewVBox(withHintRoom(form), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
 		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)

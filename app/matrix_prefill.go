@@ -38,11 +38,11 @@ func (m *matrixTab) showRepeats(p engine.Plan) {
 	m.showRepeatsHint()
 }
 
-// showRepeatsHint says under the field what its count means: "cold
-// requests; their median; 1 from 64K" (short: the form is as wide as its
-// widest hint, and the Matrix screen must fit 1,024 px).
+// showRepeatsHint says under the field what its count means: "median of
+// cold requests; 1 from 64K" (short: the form is as wide as its widest
+// hint, and the Matrix screen must fit 1,024 px).
 func (m *matrixTab) showRepeatsHint() {
-	hint := "cold requests; their median"
+	hint := "median of cold requests"
 	if m.singleFrom > 0 {
 		hint += fmt.Sprintf("; 1 from %s", engine.ContextLabel(m.singleFrom))
 	}

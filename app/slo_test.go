@@ -134,7 +134,7 @@ func TestSLOViewMarksCells(t *testing.T) {
 			t.Errorf("SLO view %d × %d = %q, want %q", tc.ctx, tc.c, got, tc.want)
 		}
 	}
-	if h.sloKey.Hidden || !strings.Contains(h.sloKey.Text, "TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms") || h.legend.box.Visible() {
+	if h.sloKey.Hidden || !strings.Contains(h.sloKey.Text, "TTFT p99 within 2 s and ITL p99 within 50 ms") || h.legend.box.Visible() {
 		t.Errorf("SLO view key %q (hidden %v), colour key shown %v", h.sloKey.Text, h.sloKey.Hidden, h.legend.box.Visible())
 	}
 }
