@@ -14,13 +14,8 @@ import (
 // app's own font. Its font has no "≤": Fyne took it from a system font,
 // whose wider glyph and space read as "TTFT p99 ≤  50 ms".
 func TestSLOTextsInTheAppFont(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := resultsWithSLO(t)
 	r := u.results
-	rep := cannedReport("tiny", 195.7)
-	rep.Results = append(rep.Results, sloResults()...)
-	rep.Plan.SLO = testSLO
-	r.show(rep, "")
-	waitFor(t, r.rendered, "the charts")
 	u.show(tabResults)
 	r.heatMode.SetSelected(heatModeSLO)
 	r.slo.heat.showDetails([2]int{8 * engine.K, 32})
@@ -59,4 +54,16 @@ func notInFont(t *testing.T, s string) string {
 		}
 	}
 	return string(missing)
+}
+
+// resultsWithSLO is the app showing on Results a run judged against
+// testSLO, its charts drawn.
+func resultsWithSLO(t *testing.T) *ui {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	rep := cannedReport("tiny", 195.7)
+	rep.Results = append(rep.Results, sloResults()...)
+	rep.Plan.SLO = testSLO
+	u.results.show(rep, "")
+	waitFor(t, u.results.rendered, "the charts")
+	return u
 }
