@@ -11,9 +11,10 @@ import (
 
 // cellDetails is what one cell measured, for the pane a heatmap or the All
 // measurements table shows when a cell is chosen: its line as the log
-// writes it (report.CellLine), then for a decode cell the spread of TTFT,
-// ITL and per-request tok/s at p50, p90 and p99 with the samples behind
-// each, a p99 from too few samples marked in words, the ± of the
+// writes it (report.CellLine), then for a decode cell the spread of TTFT
+// and ITL at p50, p90 and p99 and of per-request tok/s at p50, p10 and p1
+// (a speed's slow requests are its low end), with the samples behind
+// each, a tail from too few samples marked in words, the ± of the
 // headline figures (total tok/s in the first line, the medians of ITL and
 // per-request tok/s after their p50) when the cell carries precision, and
 // how the cell fares against the SLO when one is on. A prefill cell that
@@ -34,14 +35,11 @@ func cellDetails(r engine.Result, slo engine.SLO) string {
 	lines = append(lines,
 		"TTFT: "+spread(r.TTFTPct, latencyText, ""),
 		"ITL: "+spread(r.ITLPct, latencyText, plusMinus(r, itlPrecision)),
-		"Per request tok/s: "+spread(r.PerRequestPct, report.PerRequest, plusMinus(r, perRequestPrecision)))
-	for _, f := range []struct {
-		name string
-		pct  engine.Percentiles
-	}{{"TTFT", r.TTFTPct}, {"ITL", r.ITLPct}, {"Per request tok/s", r.PerRequestPct}} {
-		if f.pct.FewForP99() {
-			lines = append(lines, fmt.Sprintf("⚠ %s p99 from %s: read it as the slowest few, not a tail you can plan on.",
-				f.name, engine.Count(f.pct.N, "sample", "samples")))
+		"Per request tok/s: "+speedSpread(r.PerRequestPct, plusMinus(r, perRequestPrecision)))
+	for _, f := range []tail{{"TTFT", "p99", "slowest", r.TTFTPct}, {"ITL", "p99", "slowest", r.ITLPct}, speedTail(r.PerRequestPct)} {
+		if f.of.FewForP99() {
+			lines = append(lines, fmt.Sprintf("⚠ %s %s from %s: read it as the %s few, not a tail you can plan on.",
+				f.name, f.pct, engine.Count(f.of.N, "sample", "samples"), f.few))
 		}
 	}
 	if c, ok := slo.Judge(r); ok {
@@ -66,6 +64,38 @@ func spread(p engine.Percentiles, format func(float64) string, pm string) string
 		s += " (" + report.Int(p.N) + " " + engine.Plural(p.N, "sample", "samples") + ")"
 	}
 	return s
+}
+
+// speedSpread writes per-request tok/s's percentiles, "p50 41.2 ± 1.2 % ·
+// p10 38.0 · p1 35.2 (420 samples) · p10 and p1 are the slowest requests":
+// a speed's slow requests are its low percentiles. A report written before
+// they were kept has only its p90 and p99, which are named for what they
+// are, the fastest requests.
+func speedSpread(p engine.Percentiles, pm string) string {
+	if p.P10 == 0 && p.P1 == 0 {
+		return spread(p, report.PerRequest, pm) + " · p90 and p99 are the fastest requests (this report kept no p10 or p1)"
+	}
+	s := "p50 " + report.PerRequest(p.P50) + pm + " · p10 " + report.PerRequest(p.P10) + " · p1 " + report.P99(report.PerRequest(p.P1), p)
+	if p.N > 0 {
+		s += " (" + report.Int(p.N) + " " + engine.Plural(p.N, "sample", "samples") + ")"
+	}
+	return s + " · p10 and p1 are the slowest requests"
+}
+
+// tail is a figure's tail percentile for the few-samples warning: its
+// name, the percentile and which requests it is the few of.
+type tail struct {
+	name, pct, few string
+	of             engine.Percentiles
+}
+
+// speedTail is per-request tok/s's tail: its p1, the slowest few, or in
+// an older report its p99, the fastest few.
+func speedTail(p engine.Percentiles) tail {
+	if p.P10 == 0 && p.P1 == 0 {
+		return tail{"Per request tok/s", "p99", "fastest", p}
+	}
+	return tail{"Per request tok/s", "p1", "slowest", p}
 }
 
 // latencyText writes a latency as the All measurements table does: whole

@@ -22,15 +22,29 @@ func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
 // (launch.ResolveDevice, with its program found through lookPath), and the
 // CPU build of vLLM it runs on the CPU, when it runs one.
 func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
+	r, b, ok := launch.ResolveDevice(u.withProgram(cfg))
+	cfg.Device = r.Device
+	return cfg, b, ok
+}
+
+// launchStandIn reports whether Start would launch Speed Matrix's stand-in
+// for vLLM (launch.StandIn, the rule the CLI's --launch follows, with its
+// program found through lookPath): the simulator, which needs no GPU and
+// runs on no CPU build.
+func (u *ui) launchStandIn(cfg launch.ServerConfig) bool {
+	return launch.StandIn(u.withProgram(cfg))
+}
+
+// withProgram is cfg with its defaults, and its exec runner's program
+// found through lookPath.
+func (u *ui) withProgram(cfg launch.ServerConfig) launch.ServerConfig {
 	d := cfg.WithDefaults()
 	if d.Runner != launch.RunnerDocker {
 		if p, err := u.lookPath(d.Executable); err == nil {
 			d.Executable = p
 		}
 	}
-	r, b, ok := launch.ResolveDevice(d)
-	cfg.Device = r.Device
-	return cfg, b, ok
+	return d
 }
 
 // savedCPUBuild is the CPU build of vLLM that the Launch form's saved

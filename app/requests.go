@@ -19,7 +19,7 @@ type request struct {
 	offered bool
 	subject measure.Subject // askTarget: the target, ready to be measured
 	err     error           // askTarget: why it is not
-	sweep   *sweepJob       // askSweep: the sweep to run
+	sweep   *sweepJob       // askSweep: the sweep to run; askLaunchForm: the resume to give the form
 }
 
 // ask makes request r of the screens that watch c and returns it as they
@@ -67,8 +67,13 @@ func (s *appState) resumeRun(rep engine.Report, dir string) {
 // sweep of the Launch form's configurations, or a saved one to finish.
 func (s *appState) startSweep(job *sweepJob) { s.ask(askSweep, request{sweep: job}) }
 
-// resumeSweep asks the Run screen to finish the sweep saved in dir.
-func (s *appState) resumeSweep(dir string) { s.startSweep(&sweepJob{dir: dir}) }
+// resumeSweep asks the Run screen to finish the sweep saved in dir with
+// the servers the Launch form starts now, which the Server screen gives.
+func (s *appState) resumeSweep(dir string) {
+	job := &sweepJob{dir: dir}
+	s.ask(askLaunchForm, request{sweep: job})
+	s.startSweep(job)
+}
 
 // openSweep asks the Results screen to come to the front showing the
 // summary of the sweep saved in dir.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -71,7 +70,7 @@ func (r *resultsTab) showSweep(dir string) {
 	r.resumeBtn.Hide()
 	r.sweep.back.Hide()
 	r.title.SetText(sweepTitle(s, got))
-	r.subtitle.SetText(sweepSubtitle(s) + "\nSaved in " + dir)
+	r.subtitle.SetText(sweepSubtitle(s, got) + "\nSaved in " + dir)
 	r.badgeBox.Objects = []fyne.CanvasObject{sweepBadge(s)}
 	r.badgeBox.Refresh()
 	r.views.Hide()
@@ -99,31 +98,24 @@ func sweepTitle(s sweep.Sweep, got map[string]engine.Report) string {
 	return "Sweep"
 }
 
-// sweepSubtitle says what a sweep varied, its plan, and how long it took.
-func sweepSubtitle(s sweep.Sweep) string {
-	var keys []string
-	for _, c := range s.Configs {
-		for _, st := range c.Settings {
-			if !slices.Contains(keys, st.Key) {
-				keys = append(keys, st.Key)
-			}
-		}
-	}
-	p := s.Plan
-	ctxs := make([]string, len(p.DecodeContexts))
-	for i, c := range p.DecodeContexts {
-		ctxs[i] = engine.ContextLabel(c)
-	}
+// sweepSubtitle says what a sweep varied, what its configurations
+// measured (runs, by name: the plan fitted to the servers, as sweep.md
+// says it), how long it took and what its estimate assumed.
+func sweepSubtitle(s sweep.Sweep, runs map[string]engine.Report) string {
 	line := fmt.Sprintf("%s varying %s · the same plan for each: decode %s × %s requests",
-		engine.Count(len(s.Configs), "configuration", "configurations"), strings.Join(keys, ", "), strings.Join(ctxs, ", "), engine.FormatCounts(p.Concurrency))
+		engine.Count(len(s.Configs), "configuration", "configurations"), strings.Join(s.Varied(), ", "),
+		sweep.MeasuredContexts(s, runs), engine.FormatCounts(s.Plan.Concurrency))
 	if s.Simulated {
 		line = "Simulated · " + line
 	}
 	est := formatAbout(time.Duration(s.EstimateS * float64(time.Second)))
+	took := formatDuration(time.Duration(s.ActualS * float64(time.Second)))
 	if s.Ended.IsZero() {
-		return line + fmt.Sprintf(" · not finished (%s so far, estimated %s)", formatDuration(time.Duration(s.ActualS*float64(time.Second))), est)
+		line += fmt.Sprintf(" · not finished (%s so far, estimated %s)", took, est)
+	} else {
+		line += fmt.Sprintf(" · took %s (estimated %s)", took, est)
 	}
-	return line + fmt.Sprintf(" · took %s (estimated %s)", formatDuration(time.Duration(s.ActualS*float64(time.Second))), est)
+	return line + "\nThe estimate assumed " + s.EstimateBasis() + "."
 }
 
 // sweepBadge says whether a sweep's figures were simulated or measured,

@@ -31,6 +31,7 @@ type runTab struct {
 	startBtn, cancelBtn *widget.Button
 	targetLine          *widget.Label
 	simBadge            *fyne.Container
+	simLabel            string // the badge's label; "" without one
 	banner              *banner
 	progress            *widget.ProgressBar
 	progressLine        *widget.Label
@@ -172,13 +173,18 @@ func previewPlan(h *heatmap, fitted engine.Plan, c capacity) {
 	}
 }
 
+// setSimulated shows the simulated badge with label, or none.
 func (r *runTab) setSimulated(on bool, label string) {
-	r.simBadge.Objects = nil
+	r.simBadge.Objects, r.simLabel = nil, ""
 	if on {
-		r.simBadge.Objects = []fyne.CanvasObject{badge(label, simulatedColor)}
+		r.simBadge.Objects, r.simLabel = []fyne.CanvasObject{badge(label, simulatedColor)}, label
 	}
 	r.simBadge.Refresh()
 }
+
+// simulatedNoProfile is the label of a stand-in vllm launched here until
+// its run names the profile it serves (engine.EngineInfo.SimulatedLabel).
+var simulatedNoProfile = engine.EngineInfo{Simulated: true}.SimulatedLabel()
 
 // refreshStart enables Start run unless a run goes on, the target
 // cannot start one (targetInfo.NotReady, which the plan line then says) or
@@ -339,8 +345,9 @@ func (r *runTab) apply(u runUpdate) {
 	}
 	if u.report != nil {
 		r.found = foundIn(*u.report)
-		if e := u.report.Engine; e.Simulated && len(r.simBadge.Objects) == 0 {
-			// Found simulated only by the run (a stand-in vllm, speedmatrix sim at an endpoint).
+		if e := u.report.Engine; e.Simulated && (len(r.simBadge.Objects) == 0 || r.simLabel == simulatedNoProfile) {
+			// Found simulated only by the run (speedmatrix sim at an
+			// endpoint), or its profile named only by the run (a stand-in vllm).
 			r.setSimulated(true, e.SimulatedLabel())
 		}
 		if !u.done {

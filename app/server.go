@@ -121,6 +121,7 @@ func newServerTab(u *ui) *container.TabItem {
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
 	u.state.watch(askTarget, s.answerTarget)
 	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
+	u.state.watch(askLaunchForm, func() { s.answerLaunchForm(u.state.asked.sweep) })
 	u.state.watch(changeRun, s.learnFromRun)
 	u.state.watch(changeRun, s.launch.followRun)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
@@ -234,7 +235,7 @@ func (s *serverTab) publish() {
 	s.u.state.setTarget(targetInfo{
 		Kind:        s.kind.Selected,
 		Description: s.description(),
-		Simulated:   s.kind.Selected == targetSim,
+		Simulated:   s.kind.Selected == targetSim || (s.kind.Selected == targetVLLM && s.launch.standIn()),
 		OnCPU:       s.kind.Selected == targetVLLM && s.launch.onCPU(),
 		Capacity:    s.capacity(),
 		NotReady:    s.notReady(),
@@ -278,10 +279,20 @@ func (s *serverTab) description() string {
 	case targetEndpoint:
 		return secret.URL(s.url.Text)
 	}
-	if s.launch.onCPU() {
+	switch {
+	case s.launch.standIn():
+		return "simulated (Speed Matrix's stand-in for vLLM): " + s.form.model.Text
+	case s.launch.onCPU():
 		return "vLLM on the CPU: " + s.form.model.Text
 	}
 	return "vLLM: " + s.form.model.Text
+}
+
+// answerLaunchForm gives the sweep job resumes the Launch form as it is:
+// the server.toml it would write now, and its secrets.
+func (s *serverTab) answerLaunchForm(job *sweepJob) {
+	job.secrets = s.form.config(true)
+	job.base, job.formErr = launch.EncodeConfig(s.form.config(false))
 }
 
 // answerTarget answers a run's askTarget with the target.

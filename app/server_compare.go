@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -57,11 +59,13 @@ type compareForm struct {
 	rows     []*compareRow
 	rowsBox  *fyne.Container
 	count    *widget.Label // "baseline + 4 configurations, about 40 min with start-ups"
+	basis    *widget.Label // what that estimate assumes (sweep.Sweep.EstimateBasis)
 	problem  *widget.Label // a configuration the server would refuse
 	many     *widget.Check // runs a grid of more than sweep.MaxConfigs
 	startBtn *widget.Button
 	dialog   dialog.Dialog
 	configs  []sweep.Config // what Start runs, once the form is valid
+	vary     []string       // the rows that make them, as --vary options
 }
 
 // onCompare opens "Compare settings…" for the form as it is now: the
@@ -92,11 +96,13 @@ func (l *launchPanel) onCompare() {
 }
 
 // checkForm reads the form with its API key, or shows on the screen why it
-// can't start a server (then, what to do); ok is false then.
+// can't start a server (then, what to do); ok is false then. What this
+// machine lacks is said beside Start (refreshStart), where it goes once
+// the cause is fixed, not in the server's state line, which would keep it.
 func (l *launchPanel) checkForm(then string) (cfg launch.ServerConfig, ok bool) {
 	cfg = l.s.form.config(true)
 	if why := l.blocker(); why.problem != "" {
-		l.state.SetText(why.String())
+		l.refreshStart()
 		return cfg, false
 	}
 	if p := l.s.form.problems(); len(p) > 0 {
@@ -122,6 +128,9 @@ func (f *compareForm) build() {
 	f.count = widget.NewLabel("")
 	f.count.TextStyle = fyne.TextStyle{Bold: true}
 	f.count.Wrapping = fyne.TextWrapWord
+	f.basis = widget.NewLabel("")
+	f.basis.Wrapping = fyne.TextWrapWord
+	f.basis.Importance = widget.LowImportance
 	f.problem = widget.NewLabel("")
 	f.problem.Importance = widget.DangerImportance
 	f.problem.Wrapping = fyne.TextWrapWord
@@ -131,7 +140,7 @@ func (f *compareForm) build() {
 	f.startBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), f.onStart)
 	f.startBtn.Importance = widget.HighImportance
 	f.addRow()
-	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.count, f.problem, f.many)
+	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.count, f.basis, f.problem, f.many)
 	d := dialog.NewCustomWithoutButtons("Compare settings", container.New(&fixedWidth{width: compareWidth}, content), f.l.s.u.win)
 	cancel := widget.NewButton("Cancel", d.Hide)
 	d.SetButtons([]fyne.CanvasObject{cancel, f.startBtn})
@@ -147,7 +156,7 @@ const compareWidth = 620
 // enables Start sweep when they can run.
 func (f *compareForm) refresh() {
 	f.configs = nil
-	axes, ok := f.axes()
+	axes, vary, ok := f.axes()
 	f.problem.Hide()
 	if !ok {
 		f.count.SetText("Type the values of each field to see the configurations they make.")
@@ -174,14 +183,50 @@ func (f *compareForm) refresh() {
 		}
 		n = len(cs) - 1
 	}
-	s := sweep.New("", f.plan, cs, "")
+	s := f.sweep(cs, "")
 	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), formatAbout(s.Estimate())))
+	f.basis.SetText("The estimate assumes " + s.EstimateBasis() + ".")
 	if n == 0 || (large && !f.many.Checked) {
 		f.startBtn.Disable()
 		return
 	}
-	f.configs = cs
+	f.configs, f.vary = cs, vary
 	f.startBtn.Enable()
+}
+
+// sweep is the sweep of configurations cs, with the prior its estimate
+// starts from: sweep.PriorFor the form (its program found as Start finds
+// it), and the start-up of the form's server where it was timed with the
+// form as it is now.
+func (f *compareForm) sweep(cs []sweep.Config, tool string) sweep.Sweep {
+	s := sweep.New("", f.plan, cs, tool)
+	s.Prior = sweep.PriorFor(f.l.s.u.withProgram(f.secrets))
+	if t := f.l.lastStart; t.took > 0 && t.base == f.base {
+		s.Prior.StartupS, s.Prior.Startup = t.took.Seconds(), sweep.StartupMeasured
+		s.Prior.MaxModelLen = cmp.Or(s.Prior.MaxModelLen, t.maxModelLen)
+	}
+	return s
+}
+
+// timedStart is a start of the Launch form's server: the form as it
+// started (server.toml's text, without secrets), how long it took to be
+// ready, and the max model length its log gave.
+type timedStart struct {
+	base        string
+	began       time.Time
+	took        time.Duration
+	maxModelLen int
+}
+
+// timing begins timing a start of the form as it is now.
+func (l *launchPanel) timing() timedStart {
+	base, _ := launch.EncodeConfig(l.s.form.config(false))
+	return timedStart{base: base, began: l.s.u.deps.now()}
+}
+
+// ready ends the timing: the server was ready at now, with facts.
+func (t *timedStart) ready(now time.Time, facts launch.LogFacts) {
+	t.took, t.maxModelLen = now.Sub(t.began), facts.ConcurrencyTokens
 }
 
 // showProblem says why a configuration can't start, in the form's words.
@@ -213,7 +258,8 @@ func (f *compareForm) onStart() {
 		f.showProblem(errors.New("a run is in progress: wait for it to end, or cancel it on the Run screen"))
 		return
 	}
-	job := &sweepJob{s: sweep.New("", f.plan, f.configs, u.opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
+	job := &sweepJob{s: f.sweep(f.configs, u.opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
+	job.s.Vary = f.vary // a resume makes the configurations again from these
 	start := func() {
 		f.dialog.Hide()
 		u.state.startSweep(job)

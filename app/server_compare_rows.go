@@ -75,9 +75,10 @@ func (r *compareRow) key() string {
 }
 
 // axes reads every row into the axes of a grid, showing under each row
-// what is wrong with it; ok is false when a row has a problem or none has
-// values.
-func (f *compareForm) axes() (axes [][]sweep.Setting, ok bool) {
+// what is wrong with it, and the rows as --vary options (what the sweep
+// records, to make its configurations again on resume); ok is false when a
+// row has a problem or none has values.
+func (f *compareForm) axes() (axes [][]sweep.Setting, vary []string, ok bool) {
 	ok = true
 	seen := map[string]bool{}
 	for _, r := range f.rows {
@@ -95,14 +96,14 @@ func (f *compareForm) axes() (axes [][]sweep.Setting, ok bool) {
 			if err != nil {
 				msg = varyWords(err)
 			} else {
-				axes = append(axes, a...)
+				axes, vary = append(axes, a...), append(vary, key+"="+text)
 			}
 		}
 		seen[key] = true
 		r.showErr(msg)
 		ok = ok && msg == ""
 	}
-	return axes, ok && len(axes) > 0
+	return axes, vary, ok && len(axes) > 0
 }
 
 // varyWords is a ParseVary error as the dialog says it: without the

@@ -35,12 +35,13 @@ type launchPanel struct {
 	localModels []string // ids in the local Hugging Face cache
 	lastModel   string
 
-	srv     launchedServer
-	cancel  context.CancelFunc
-	ready   bool
-	running bool          // a run or a sweep goes on (followRun)
-	stopped chan struct{} // closed when the last Stop returned
-	settled chan struct{} // closed when the last start is ready or failed
+	srv       launchedServer
+	lastStart timedStart // the last start that became ready, for a sweep's estimate
+	cancel    context.CancelFunc
+	ready     bool
+	running   bool          // a run or a sweep goes on (followRun)
+	stopped   chan struct{} // closed when the last Stop returned
+	settled   chan struct{} // closed when the last start is ready or failed
 }
 
 func newLaunchPanel(s *serverTab) *launchPanel {
@@ -105,6 +106,7 @@ func (l *launchPanel) onStart() {
 		return
 	}
 	l.s.u.prefs.save(prefServer, l.s.form.config(false))
+	timed := l.timing()
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel, l.ready = cancel, false
 	l.stopped = make(chan struct{})
@@ -127,6 +129,8 @@ func (l *launchPanel) onStart() {
 				l.failed(err)
 				return
 			}
+			timed.ready(l.s.u.deps.now(), srv.Facts())
+			l.lastStart = timed
 			l.onReady(srv)
 		})
 	}()
@@ -165,7 +169,10 @@ func (l *launchPanel) reset() {
 func (l *launchPanel) onReady(srv launchedServer) {
 	l.ready = true
 	device, where := "GPU", "."
-	if srv.OnCPU() {
+	switch {
+	case srv.Subject().Header.Engine.Simulated:
+		device, where = "Simulated GPU", ": Speed Matrix's simulator standing in for vLLM, every figure simulated."
+	case srv.OnCPU():
 		device, where = "CPU", ", on the CPU."
 	}
 	l.state.SetText("Ready at " + srv.Subject().BaseURL + where)
@@ -233,6 +240,15 @@ func (l *launchPanel) onCPU() bool {
 		return l.srv.OnCPU()
 	}
 	return l.s.u.launchOnCPU(l.s.form.config(false))
+}
+
+// standIn reports whether the server is (or, before Start, would be) Speed
+// Matrix's stand-in for vLLM: the simulator (launch.StandIn).
+func (l *launchPanel) standIn() bool {
+	if l.srv != nil {
+		return l.srv.Subject().Header.Engine.Simulated
+	}
+	return l.s.u.launchStandIn(l.s.form.config(false))
 }
 
 // up reports whether a server is starting or running.

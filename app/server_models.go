@@ -28,7 +28,9 @@ func (l *launchPanel) onFormChange() {
 		l.notes.SetText("Warning: " + w + ". Tick identical GPUs under GPU memory and parallelism.")
 	} else if isBuild {
 		l.notes.SetText(cpuBuildNote + build.String() + ": the server runs on the CPU (Device under CPU).")
-	} else if strings.HasPrefix(l.notes.Text, cpuBuildNote) {
+	} else if l.s.u.launchStandIn(cfg) {
+		l.notes.SetText(standInNote)
+	} else if strings.HasPrefix(l.notes.Text, cpuBuildNote) || l.notes.Text == standInNote {
 		l.notes.SetText("")
 	}
 	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.hasGPU() {
@@ -55,6 +57,9 @@ func everywhereText(cfg launch.ServerConfig) string {
 	}
 	return ""
 }
+
+// standInNote says that Executable is Speed Matrix's stand-in for vLLM.
+const standInNote = "Executable is Speed Matrix's stand-in for vLLM: its simulator serves, on no GPU or CPU of this machine, and every figure is simulated."
 
 // cpuBuildNote starts the note that Executable is vLLM's CPU build.
 const cpuBuildNote = "Executable runs "

@@ -9,14 +9,15 @@ import (
 )
 
 // refreshStart enables Start when a server can be launched here and none is
-// up; otherwise it says why not.
+// up; otherwise it says why not, beside it. Compare settings… starts
+// servers too: it is off whenever Start is blocked, and while a run goes on.
 func (l *launchPanel) refreshStart() {
 	why := l.blocker()
 	if l.s.u.state.run.Sweep {
 		why = blocked{"A sweep is running", "it starts the server of each configuration itself (Run screen); Start server is back when it ends."}
 	}
 	l.why.SetText(why.String())
-	if l.s.u.state.run.Running {
+	if l.s.u.state.run.Running || why.problem != "" {
 		l.compareBtn.Disable()
 	} else {
 		l.compareBtn.Enable()
@@ -46,7 +47,7 @@ func (l *launchPanel) followRun() {
 // blocker is why Start cannot launch the form's server on this machine.
 func (l *launchPanel) blocker() blocked {
 	cfg := l.s.form.config(false)
-	return startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), cfg, l.s.u.lookPath)
+	return startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), l.s.u.launchStandIn(cfg), cfg, l.s.u.lookPath)
 }
 
 // notReady says in one line why a run cannot start on the launched
@@ -80,9 +81,10 @@ func (b blocked) String() string {
 // startBlocker says why Start cannot launch cfg on this machine: the
 // program that runs the server (vllm, or docker for the Docker runner)
 // cannot be found, or there is no NVIDIA GPU and the server would not run
-// on the CPU (onCPU: vLLM's CPU build, see launchOnCPU). look finds a
-// program as exec.LookPath does.
-func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
+// on the CPU (onCPU: vLLM's CPU build, see launchOnCPU) nor is Speed
+// Matrix's stand-in (standIn: the simulator, see launchStandIn). look
+// finds a program as exec.LookPath does.
+func startBlocker(hasGPU, onCPU, standIn bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
 	d := cfg.WithDefaults()
 	if cfg.Runner == launch.RunnerDocker {
 		if _, err := look("docker"); err != nil {
@@ -99,7 +101,7 @@ func startBlocker(hasGPU, onCPU bool, cfg launch.ServerConfig, look func(string)
 		}
 	}
 	switch {
-	case hasGPU || onCPU:
+	case hasGPU || onCPU || standIn:
 		return blocked{}
 	case d.Engine != servers.VLLM:
 		return blocked{"Start server needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine", "benchmark an existing endpoint or the simulator instead."}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -31,27 +32,29 @@ func onlyFinds(programs ...string) func(string) (string, error) {
 func TestStartBlocker(t *testing.T) {
 	docker := launch.ServerConfig{Runner: launch.RunnerDocker}
 	tests := []struct {
-		name       string
-		gpu, onCPU bool
-		cfg        launch.ServerConfig
-		finds      []string
-		want       string // in the reason; "" when Start can launch
+		name                string
+		gpu, onCPU, standIn bool
+		cfg                 launch.ServerConfig
+		finds               []string
+		want                string // in the reason; "" when Start can launch
 	}{
-		{"no GPU", false, false, launch.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
-		{"no GPU, vLLM's CPU build", false, true, launch.ServerConfig{}, []string{"vllm"}, ""},
-		{"no GPU, Device GPU", false, false, launch.ServerConfig{Device: launch.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
-		{"no GPU, SGLang", false, false, launch.ServerConfig{Engine: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
-		{"no GPU, no vllm", false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
-		{"vllm not on PATH", true, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
-		{"vllm found", true, false, launch.ServerConfig{}, []string{"vllm"}, ""},
-		{"venv path missing", true, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
-		{"venv path found", true, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
-		{"docker missing", true, false, docker, []string{"vllm"}, "needs Docker"},
-		{"docker found", true, false, docker, []string{"docker"}, ""},
+		{"no GPU", false, false, false, launch.ServerConfig{}, []string{"vllm", "docker"}, "needs an NVIDIA GPU or vLLM's CPU build"},
+		{"no GPU, vLLM's CPU build", false, true, false, launch.ServerConfig{}, []string{"vllm"}, ""},
+		{"no GPU, Device GPU", false, false, false, launch.ServerConfig{Device: launch.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
+		{"no GPU, the stand-in for vLLM (the simulator)", false, false, true, launch.ServerConfig{Executable: "examples/sweep/vllm"}, []string{"examples/sweep/vllm"}, ""},
+		{"no GPU, the stand-in, Device GPU", false, false, true, launch.ServerConfig{Executable: "examples/sweep/vllm", Device: launch.DeviceGPU}, []string{"examples/sweep/vllm"}, ""},
+		{"no GPU, SGLang", false, false, false, launch.ServerConfig{Engine: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
+		{"no GPU, no vllm", false, false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
+		{"vllm not on PATH", true, false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
+		{"vllm found", true, false, false, launch.ServerConfig{}, []string{"vllm"}, ""},
+		{"venv path missing", true, false, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"vllm"}, "/opt/venv/bin/vllm is not a program"},
+		{"venv path found", true, false, false, launch.ServerConfig{Executable: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/vllm"}, ""},
+		{"docker missing", true, false, false, docker, []string{"vllm"}, "needs Docker"},
+		{"docker found", true, false, false, docker, []string{"docker"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := startBlocker(tt.gpu, tt.onCPU, tt.cfg, onlyFinds(tt.finds...)).String()
+			got := startBlocker(tt.gpu, tt.onCPU, tt.standIn, tt.cfg, onlyFinds(tt.finds...)).String()
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("startBlocker = %q, want %q", got, tt.want)
 			}
@@ -79,12 +82,44 @@ func TestLaunchStartDisabledWithTheReason(t *testing.T) {
 		t.Errorf("without vllm: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
 	}
 	l.onStart() // a shortcut or a test may still call it
-	if l.up() || !strings.Contains(l.state.Text, "vllm is not on the PATH") {
-		t.Errorf("Start without vllm: up %v, state %q", l.up(), l.state.Text)
+	if l.up() || !l.why.Visible() || !strings.Contains(l.why.Text, "vllm is not on the PATH") || l.state.Text != "Not running." {
+		t.Errorf("Start without vllm: up %v, reason %q, state %q", l.up(), l.why.Text, l.state.Text)
 	}
 	f.executable.SetText("/opt/venv/bin/vllm")
 	if l.start.Disabled() || l.why.Visible() {
 		t.Errorf("with vllm found: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	}
+}
+
+// TestCompareSettingsFollowsStart: Compare settings… starts servers as
+// Start does, so it is off while Start is blocked, with the reason beside
+// them; tapping it then adds no second, bold copy of the reason; and once
+// the cause is fixed (Device CPU, on a machine without a GPU) both are on
+// and no reason is left on the screen.
+func TestCompareSettingsFollowsStart(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.lookPath = onlyFinds("vllm")
+	u := newTestUI(t, d, Options{})
+	u.show(tabServer)
+	u.server.selectKind(targetVLLM)
+	l, f := u.server.launch, u.server.form
+	f.model.SetText("Qwen/Qwen3-0.6B")
+	if !l.start.Disabled() || !l.compareBtn.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "no GPU") {
+		t.Fatalf("without a GPU or a CPU build: Start disabled %v, Compare settings… disabled %v, reason %q (shown %v)",
+			l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.why.Visible())
+	}
+	test.Tap(l.compareBtn)
+	l.onCompare() // a shortcut or a test may still call it
+	if l.compare != nil || l.state.Text != "Not running." {
+		t.Errorf("Compare settings… while Start is blocked: dialog %v, state %q", l.compare != nil, l.state.Text)
+	}
+	f.cpu.device.SetSelected(deviceCPU)
+	if l.start.Disabled() || l.compareBtn.Disabled() || l.why.Visible() {
+		t.Errorf("with Device CPU: Start disabled %v, Compare settings… disabled %v, reason %q (shown %v)",
+			l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.why.Visible())
+	}
+	if strings.Contains(l.state.Text, "GPU") || l.state.Text != "Not running." {
+		t.Errorf("after the cause is fixed the state line says %q", l.state.Text)
 	}
 }
 

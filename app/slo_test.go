@@ -141,21 +141,36 @@ func TestSLOViewMarksCells(t *testing.T) {
 
 func TestCellDetails(t *testing.T) {
 	r := sloCell(8*engine.K, 32, 1500, 65, 9000)
-	r.PerRequestPct = engine.Percentiles{P50: 41.2, P90: 45, P99: 47.1, N: 42}
+	r.PerRequestPct = engine.Percentiles{P50: 41.2, P90: 45, P99: 47.1, P10: 38, P1: 35.2, N: 42}
 	got := cellDetails(r, testSLO)
 	for _, want := range []string{
 		"TTFT: p50 750 ms · p90 1,200 ms · p99 1,500 ms (400 samples)",
 		"ITL: p50 32.5 ms · p90 52.0 ms · p99 65.0 ms (9,000 samples)",
-		"Per request tok/s: p50 41.2 · p90 45.0 · p99 47.1 ‡ (42 samples)",
-		"⚠ Per request tok/s p99 from 42 samples: read it as the slowest few",
+		// A speed's slow requests are its low end: p10 and p1, not p90 and p99.
+		"Per request tok/s: p50 41.2 · p10 38.0 · p1 35.2 ‡ (42 samples) · p10 and p1 are the slowest requests\n",
+		"⚠ Per request tok/s p1 from 42 samples: read it as the slowest few",
 		"SLO TTFT p99 within 2 s and ITL p99 within 50 ms: Misses, ITL 30 % over",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("details lack %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "⚠ TTFT") || strings.Contains(got, "⚠ ITL") {
-		t.Errorf("a p99 from 400 or more samples is marked:\n%s", got)
+	if strings.Contains(got, "⚠ TTFT") || strings.Contains(got, "⚠ ITL") || strings.Contains(got, "47.1") {
+		t.Errorf("a p99 from 400 or more samples is marked, or a speed's p99 (its fastest requests) shown as its tail:\n%s", got)
+	}
+	older := r // a report from before the low tail was kept: its p90 and p99 are the fastest requests
+	older.PerRequestPct.P10, older.PerRequestPct.P1 = 0, 0
+	got = cellDetails(older, engine.SLO{})
+	for _, want := range []string{
+		"Per request tok/s: p50 41.2 · p90 45.0 · p99 47.1 ‡ (42 samples) · p90 and p99 are the fastest requests (this report kept no p10 or p1)",
+		"⚠ Per request tok/s p99 from 42 samples: read it as the fastest few",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("an older report's details lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Per request tok/s p99 from 42 samples: read it as the slowest") {
+		t.Errorf("a speed's p99 is called its slowest requests:\n%s", got)
 	}
 	imported := r
 	imported.TTFTPct.N, imported.ITLPct.N, imported.PerRequestPct.N = 0, 0, 0

@@ -117,6 +117,7 @@ const (
 	askResume
 	askSweep        // the Run screen runs a sweep (request.sweep)
 	askSweepSummary // the Results screen shows a sweep's summary (request.dir)
+	askLaunchForm   // the Server screen gives a resumed sweep (request.sweep) the Launch form as it is
 )
 
 type watcher struct {

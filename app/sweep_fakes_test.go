@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,12 +152,16 @@ func sweepUI(t *testing.T, l *simLauncher) *ui {
 }
 
 // savedSweep writes a sweep of the configurations cs into a folder of the
-// runs folder as the app leaves one: server.toml, sweep.json, and the run
-// of each configuration runs names (its report, cells of tok/s by
-// concurrency; complete when whole). It returns the folder.
+// runs folder as the app leaves one: server.toml (the Launch form as it is
+// now), sweep.json, and the run of each configuration runs names (its
+// report, cells of tok/s by concurrency; complete when whole). It returns
+// the folder.
 func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]float64, whole map[string]bool) string {
 	t.Helper()
-	base := "model = \"speedmatrix/tiny-sim\"\n"
+	base, err := launch.EncodeConfig(u.server.form.config(false))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(u.runsDir(), "20260102-030405-sweep-tiny-sim")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -166,6 +171,7 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 	}
 	s := sweep.New(filepath.Join(dir, sweepServerFile), sweepPlan(), cs, "test")
 	s.ServerSHA256, s.Started, s.Simulated = sweep.Digest([]byte(base)), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), true
+	s.Vary = varyOf(cs)
 	got := map[string]engine.Report{}
 	for name, cells := range runs {
 		rep := engine.Report{SchemaVersion: engine.SchemaVersion, Plan: s.Plan, Run: engine.RunInfo{ServedModel: "tiny", Model: "speedmatrix/tiny-sim",
@@ -197,6 +203,28 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// varyOf is the --vary options of a grid's configurations cs, as the
+// Compare settings form records them: a resume makes cs again from them.
+func varyOf(cs []sweep.Config) []string {
+	var keys []string
+	values := map[string][]string{}
+	for _, c := range cs {
+		for _, st := range c.Settings {
+			if !slices.Contains(keys, st.Key) {
+				keys = append(keys, st.Key)
+			}
+			if !slices.Contains(values[st.Key], st.Value) {
+				values[st.Key] = append(values[st.Key], st.Value)
+			}
+		}
+	}
+	vary := make([]string, len(keys))
+	for i, k := range keys {
+		vary[i] = k + "=" + strings.Join(values[k], ",")
+	}
+	return vary
 }
 
 func sweepIndex(cs []sweep.Config, name string) int {

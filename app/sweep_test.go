@@ -1,11 +1,14 @@
 package app
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -14,6 +17,7 @@ import (
 
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/sweeptest"
 )
 
 // setRow chooses a field of the Compare settings dialog and types its values.
@@ -255,6 +259,80 @@ func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
 	}
 }
 
+// recordingLauncher launches servers for real (launch.Launch), counting
+// them.
+type recordingLauncher struct{ n atomic.Int32 }
+
+func (l *recordingLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+	l.n.Add(1)
+	return vllmLauncher{}.Launch(ctx, cfg)
+}
+
+// TestResumeSweepRunsNothingTheFolderSays: a shared sweep folder whose
+// sweep.json names a server.toml outside it, with the digest of its text
+// (and the same text in the folder's server.toml), whose executable is
+// a program of its own, is not resumed: the Launch form is another server,
+// so nothing starts, and the Run screen says what to set the form to. A
+// sweep.json whose vary options set the executable or the model is refused
+// as well.
+func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
+	exe, marker := sweeptest.MarkerProgram(t, "evil-vllm")
+	evilText := fmt.Sprintf("executable = %q\nmodel = \"speedmatrix/tiny-sim\"\nport = 18801\n", exe)
+	evil := filepath.Join(t.TempDir(), "server.toml")
+	// varied records vary options in sweep.json, and the configurations
+	// they make of the form's server.toml.
+	varied := func(vary ...string) func(*testing.T, string, map[string]any) {
+		return func(t *testing.T, dir string, m map[string]any) {
+			base, err := os.ReadFile(filepath.Join(dir, sweepServerFile))
+			cs, _, err2 := sweep.Derive(evil, string(base), sweep.Origin{Vary: vary}, "")
+			if err != nil || err2 != nil {
+				t.Fatal(err, err2)
+			}
+			m["vary"], m["configs"] = vary, cs
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(t *testing.T, dir string, m map[string]any)
+		want string
+	}{
+		{"another server.toml", func(t *testing.T, dir string, m map[string]any) {
+			for _, path := range []string{evil, filepath.Join(dir, sweepServerFile)} {
+				if err := os.WriteFile(path, []byte(evilText), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m["server_toml"], m["server_toml_sha256"] = evil, sweep.Digest([]byte(evilText))
+		}, fmt.Sprintf("This sweep began with another server: set the Launch form on the Server screen to what it was (executable = %q, port = 18801", exe)},
+		{"vary options that set the executable", varied("executable=" + exe),
+			"This sweep compares executable, which chooses what runs, and a resume takes that only from you: compare settings anew from the Server screen."},
+		{"vary options that set the model", varied("model=a/b,c/d"), "This sweep compares model (Model), which chooses what runs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_ = os.Remove(marker) // each case on its own
+			l := &recordingLauncher{}
+			u := sweepUI(t, &simLauncher{t: t})
+			u.deps.launcher = l
+			cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
+			dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
+			sweeptest.EditJSON(t, filepath.Join(dir, sweep.JSONFile), func(m map[string]any) { tt.edit(t, dir, m) })
+			u.state.runSaved(dir)
+			u.history.list.Select(0)
+			test.Tap(u.history.resumeBtn)
+			if u.run.sweep != nil {
+				waitFor(t, u.run.sweep.done, "the sweep to end")
+				t.Error("the sweep resumed")
+			}
+			if n := u.run.banner.current; !u.run.banner.visible() || !strings.HasPrefix(n.Action, tt.want) || strings.Contains(n.Action, "\n") {
+				t.Errorf("banner = %+v, want one line that begins %q", n, tt.want)
+			}
+			if _, err := os.Stat(marker); err == nil || l.n.Load() != 0 {
+				t.Errorf("%d servers launched; the folder's program ran: %v", l.n.Load(), err == nil)
+			}
+		})
+	}
+}
+
 // lastTab is the content of the last tab of tabs (a sweep's Runs).
 func lastTab(tabs *container.AppTabs) fyne.CanvasObject { return tabs.Items[len(tabs.Items)-1].Content }
 
@@ -296,6 +374,11 @@ func TestSweepStopsResumable(t *testing.T) {
 	u.history.list.Select(0)
 	if u.history.resumeBtn.Disabled() {
 		t.Error("History does not offer to resume the stopped sweep")
+	}
+	// A resume makes the configurations again from the fields as the
+	// sweep recorded them, and finds the ones begun.
+	if _, _, err := sweep.Resume(sr.dir, sweep.Inputs{Server: filepath.Join(sr.dir, sweepServerFile)}); err != nil || !slices.Equal(s.Vary, []string{"max_num_seqs=4, 8"}) {
+		t.Errorf("resume: %v; recorded vary options %q", err, s.Vary)
 	}
 }
 

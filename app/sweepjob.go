@@ -3,13 +3,17 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sweep"
 )
 
@@ -17,10 +21,13 @@ import (
 // of the Launch form's configurations, the Run screen runs it (sweep.Runner)
 // into a folder of the runs folder, History lists that folder as one entry
 // and Results shows its summary. The folder holds what the CLI's --out
-// holds, and server.toml: the form as it was, which a resume reads.
+// holds, and server.toml: the form as it was. A resume runs what the
+// Launch form says now, which must be what it said then: it never takes
+// what runs from the folder, which someone else may have written.
 
 // sweepServerFile is the server.toml of a sweep's folder: the Launch form
-// as the sweep began, without its secrets.
+// as the sweep began, without its secrets. A resume reads it only to say
+// how the form differs, never to run it.
 const sweepServerFile = "server.toml"
 
 // sweepJob is a sweep the Run screen is asked to run: a new one, or one
@@ -34,8 +41,11 @@ type sweepJob struct {
 	model string
 	// secrets are the form's API key, HF token and secret variables, which
 	// server.toml leaves out (launch.WithSecrets): in memory only, so that
-	// a resumed sweep's servers get new keys.
+	// a resumed sweep's servers get the form's keys of the day.
 	secrets launch.ServerConfig
+	// formErr is why the Launch form could not be written as server.toml
+	// when a resume asked for it (base is its text otherwise).
+	formErr error
 }
 
 // open makes the folder of a new sweep in root (started now) and writes
@@ -44,7 +54,7 @@ type sweepJob struct {
 // app's words.
 func (j *sweepJob) open(root string, now time.Time) (s sweep.Sweep, dir, base string, err error) {
 	if j.dir != "" {
-		return reopenSweep(j.dir)
+		return j.reopen()
 	}
 	dir, err = makeSweepFolder(root, now, j.model)
 	if err != nil {
@@ -59,21 +69,86 @@ func (j *sweepJob) open(root string, now time.Time) (s sweep.Sweep, dir, base st
 	return s, dir, j.base, nil
 }
 
-// reopenSweep reads the sweep saved in dir, with the state of each of its
-// configurations from its folder (sweep.Reopen), to finish it.
-func reopenSweep(dir string) (s sweep.Sweep, _, base string, err error) {
-	path := filepath.Join(dir, sweepServerFile) // the runs folder may have moved since
-	s, base, err = sweep.Resume(dir, path)
-	var se *sweep.ServerError
+// reopen reads the sweep saved in j.dir, with the state of each of its
+// configurations from its folder (sweep.Reopen), to finish it with the
+// servers the Launch form starts now (j.base): they must be the ones the
+// sweep began with, and the configurations those sweep.json records.
+func (j *sweepJob) reopen() (s sweep.Sweep, dir, base string, err error) {
+	if j.formErr != nil {
+		return s, "", "", fmt.Errorf("the Launch form could not be written as server.toml (check its fields, then Resume again): %w", j.formErr)
+	}
+	path := filepath.Join(j.dir, sweepServerFile) // the runs folder may have moved since
+	s, base, err = sweep.Resume(j.dir, sweep.Inputs{Server: path, ServerText: &j.base})
+	var (
+		missing *sweep.MissingError
+		program *sweep.ProgramError
+	)
 	switch {
-	case errors.As(err, &se) && se.Err == sweep.ErrServerChanged:
-		return s, "", "", fmt.Errorf("%s changed since the sweep began: restore it, or compare settings anew from the Server screen", path)
-	case se != nil:
-		return s, "", "", fmt.Errorf("the sweep's server.toml can't be read (%v): it was made elsewhere, or moved; resume it with speedmatrix sweep --resume %s --launch SERVER.TOML", se.Err, dir)
+	case errors.Is(err, sweep.ErrChanged):
+		return s, "", "", fmt.Errorf("this sweep began with another server: set the Launch form on the Server screen to what it was%s, then Resume again", formChanges(path, s.ServerSHA256, j.base))
+	case errors.As(err, &missing):
+		return s, "", "", fmt.Errorf("this sweep was made from a vary-file, which a resume takes only from you: finish it with %s",
+			launch.CommandLine(nil, []string{"speedmatrix", "sweep", "--resume", j.dir, "--launch", "SERVER.TOML", "--vary-file", "SWEEP.TOML"}, userHome()))
+	case errors.As(err, &program):
+		return s, "", "", fmt.Errorf("this sweep compares %s, which chooses what runs, and a resume takes that only from you: compare settings anew from the Server screen", fieldNames(program.Keys))
 	case err != nil:
 		return s, "", "", err
 	}
-	return s, dir, base, nil
+	return s, j.dir, base, nil
+}
+
+// fieldNames names server.toml keys as Compare settings… lists them
+// ("model (Model)"), or as themselves where it does not offer them.
+func fieldNames(keys []string) string {
+	names := slices.Clone(keys)
+	for i, k := range names {
+		for _, f := range compareFields {
+			if f.key == k {
+				names[i] = f.option()
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// formChanges says what to change on the Launch form, whose server.toml
+// is now form, for it to be what it was when the sweep began: the settings
+// between them (sweep.Changes), at most a few, each cut short. It says
+// nothing where the folder's server.toml (path) is not the one sweep.json
+// records (digest), which then can't say what the form was.
+func formChanges(path, digest, form string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	was, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil || sweep.Digest(was) != digest {
+		return ""
+	}
+	changes, err := sweep.Changes(form, string(was))
+	if err != nil || len(changes) == 0 {
+		return ""
+	}
+	const most, width = 4, 160 // a path whole, in most cases
+	var parts []string
+	for _, c := range changes {
+		part := c.Key + " = " + c.Value
+		switch {
+		case c.Value == "":
+			part = "no " + c.Key
+		case secret.IsName(c.Key): // not its value, whoever wrote it
+			part = c.Key
+		}
+		if r := []rune(part); len(r) > width {
+			part = string(r[:width-1]) + "…"
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) > most {
+		parts = append(parts[:most-1], fmt.Sprintf("%d more", len(parts)-most+1))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // makeSweepFolder makes a new folder for a sweep of model in root, named as

@@ -129,7 +129,10 @@ func (g *telemetryGauges) setTiles(util, power, vram, temp string) {
 
 // noTelemetryNote says why a target has no GPU sample to show.
 func noTelemetryNote(t targetInfo) string {
-	if t.Simulated {
+	switch {
+	case t.Simulated && t.Kind == targetVLLM:
+		return "No GPU telemetry: the stand-in for vLLM is Speed Matrix's simulator, which no GPU serves."
+	case t.Simulated:
 		return "Simulated GPU telemetry starts with the simulator."
 	}
 	return "No GPU telemetry: no NVIDIA GPU on this machine, and no DCGM exporter given under GPU metrics on the Server screen."

@@ -100,7 +100,7 @@ func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	d := testDeps(t, engineFunc(measure.Run))
-	d.do, d.hardware, d.launcher = nil, oneGPU, vllmLauncher{}
+	d.do, d.hardware, d.launcher = nil, noGPU, vllmLauncher{} // the stand-in needs no GPU (launch.StandIn)
 	d.charts, d.sweepCharts, d.freeMemory = chartRenderer{}, sweepChartRenderer{}, nil
 	var u *ui
 	var w fyne.Window

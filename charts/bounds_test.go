@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"speedmatrix/engine"
 )
@@ -106,15 +107,17 @@ func TestNarrowCellsAreBareTiles(t *testing.T) {
 	}
 }
 
-// TestTallPictureIsCut: a 700 KB hardware note would make a sheet a
-// hundred thousand pixels tall; it ends at maxDrawingHeight and says so.
+// TestTallPictureIsCut: a drawing a hundred thousand pixels tall (what a
+// 700 KB note made before a picture drew at most maxPictureRunes of a
+// text) ends at maxDrawingHeight and says so.
 func TestTallPictureIsCut(t *testing.T) {
-	r := loadSeed(t, "seed000")
-	r.Hardware.Note = strings.Repeat("A note that goes on. ", 35000)
-	d, err := Draw(KindReport, r, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
+	p := paletteFor(Light)
+	d := &Drawing{width: sheetWidth, bg: p.bg}
+	for y := 20.0; y < 100000; y += 20 {
+		d.text(16, y, "A note that goes on.", textStyle{size: 13, color: p.text})
 	}
+	d.height = 100000
+	d = finished(d, p)
 	w, h := d.Size()
 	if h != maxDrawingHeight {
 		t.Fatalf("sheet %d px tall, want it cut at %v", h, maxDrawingHeight)
@@ -192,5 +195,16 @@ func BenchmarkWriteAll20000Cells(b *testing.B) {
 		if err := WriteAll(context.Background(), dir, r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestListedLinesAreCut: a flag's message of 2 KB (a hand-made file) is
+// listed under a chart in at most maxListedRunes runes.
+func TestListedLinesAreCut(t *testing.T) {
+	r := manyCells(t, 2, 2)
+	r.Results[1].Flags[0].Message = strings.Repeat("preempted ", 200)
+	m := BuildModel(r)
+	if n := utf8.RuneCountInString(m.Decode.Flags[0]); n != maxListedRunes || !strings.HasSuffix(m.Decode.Flags[0], "…") {
+		t.Errorf("first flag line: %d runes, want %d ending in …", n, maxListedRunes)
 	}
 }

@@ -3,6 +3,7 @@ package charts
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -206,11 +207,14 @@ func buildLoadTable(rs []engine.LoadResult) Table {
 	for _, res := range rs {
 		t.Rows = append(t.Rows, TableRow{Status: res.Status, Cells: report.LoadRow(res)})
 		flagged = flagged || (report.LoadMeasured(res) && len(res.Flags) > 0)
-		few = few || (report.LoadMeasured(res) && (res.TTFTMs.FewForP99() || res.ITLMs.FewForP99() || res.E2EMs.FewForP99()))
+		few = few || (report.LoadHasFigures(res) && (res.TTFTMs.FewForP99() || res.ITLMs.FewForP99() || res.E2EMs.FewForP99()))
 	}
 	t.NotesAfter = []string{report.NoteLoadLatencies}
 	if flagged {
 		t.NotesAfter = append(t.NotesAfter, report.NoteLoadFlagged)
+	}
+	if slices.ContainsFunc(rs, report.LoadPartial) {
+		t.NotesAfter = append(t.NotesAfter, report.NoteLoadPartial)
 	}
 	if few {
 		t.NotesAfter = append(t.NotesAfter, report.NoteFewSamples)

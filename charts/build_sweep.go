@@ -158,7 +158,7 @@ func configKeys(s sweep.Sweep, labels map[string]string) []configKey {
 		}
 		var parts []string
 		if strings.TrimSuffix(labels[c.Name], markChangesOutput) != c.Name {
-			parts = append(parts, c.Name)
+			parts = append(parts, engine.BoundName(c.Name))
 		}
 		if c.Baseline {
 			server := "server.toml"

@@ -98,9 +98,10 @@ func (d *Drawing) gradient(x, y, w, h float64, stops []color.NRGBA) {
 	d.add(item{kind: itemGradient, x: x, y: y, w: w, h: h, stops: stops})
 }
 
-// text draws s with its baseline at y; it returns the text's width.
+// text draws s (as pictureText cuts it) with its baseline at y; it
+// returns the text's width.
 func (d *Drawing) text(x, y float64, s string, st textStyle) float64 {
-	if s == "" {
+	if s = pictureText(s); s == "" {
 		return 0
 	}
 	d.add(item{kind: itemText, x: x, y: y, text: s, size: st.size, font: st.font, anchor: st.anchor, fill: st.color})

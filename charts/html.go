@@ -2,6 +2,7 @@ package charts
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -61,13 +62,18 @@ type banner struct {
 
 // HTML renders the report as report.html: one page that needs nothing
 // but a browser, with every string escaped and every secret redacted.
-func HTML(r engine.Report) ([]byte, error) {
-	m := BuildModel(r)
+// Like the pictures it stays of bounded size (charts/bounds.go), saying
+// what it leaves to report.md.
+func HTML(r engine.Report) ([]byte, error) { return htmlOf(context.Background(), r, BuildModel(r)) }
+
+// htmlOf is HTML of r, whose model is m; once ctx is done it stops and
+// returns ctx's error.
+func htmlOf(ctx context.Context, r engine.Report, m Model) ([]byte, error) {
 	p := page{
 		CSP: htmlCSP, Style: template.CSS(htmlThemeCSS() + htmlStyle), Script: template.JS(htmlScript),
 		Title: m.Header.Title, Model: m.Header.Model, Subtitle: report.Subtitle(r),
 		Banners: banners(r, m.Header), Sections: htmlSections(m.Sections),
-		Launch: launchText(r.LaunchCommand), Notes: r.Run.Notes,
+		Launch: launchText(r.LaunchCommand), Notes: listed(r.Run.Notes, "notes"),
 	}
 	for _, w := range []string{m.Header.Throttle, m.Header.PCIe} {
 		if w != "" {
@@ -76,11 +82,11 @@ func HTML(r engine.Report) ([]byte, error) {
 	}
 	var err error
 	if m.Load != nil {
-		if p.Load, err = loadFigures(m); err != nil {
+		if p.Load, err = loadFigures(ctx, m); err != nil {
 			return nil, err
 		}
 	} else {
-		if p.Prefill, err = prefillFigure(r, m); err != nil {
+		if p.Prefill, err = prefillFigure(ctx, r, m); err != nil {
 			return nil, err
 		}
 		p.Decode = decodeHeat(r, m.Decode)
@@ -88,6 +94,9 @@ func HTML(r engine.Report) ([]byte, error) {
 		p.Checks = htmlChecks(r)
 		p.Roofline = htmlRoofline(r, m)
 		p.Measurements = htmlTable(m.Table, true)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	if err := htmlPage.Execute(&b, p); err != nil {
@@ -156,23 +165,26 @@ func htmlSections(secs []report.Section) []report.Section {
 			}
 		}
 		s.Rows = rows
-		out = append(out, s)
+		out = append(out, pageSection(s))
 	}
 	return out
 }
 
 // inlineSVG draws one picture in theme as SVG that embeds in HTML: our
 // renderer's document without its XML prolog.
-func inlineSVG(kind Kind, m Model, theme Theme) (template.HTML, error) {
+func inlineSVG(ctx context.Context, kind Kind, m Model, theme Theme) (template.HTML, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	d, err := drawModel(kind, m, Options{Theme: theme, Scale: 1})
 	if err != nil {
 		return "", err
 	}
-	svg, err := d.svg(1)
-	if err != nil {
+	var svg bytes.Buffer
+	if err := d.writeSVG(ctx, &svg, 1); err != nil {
 		return "", err
 	}
-	s := string(svg)
+	s := svg.String()
 	if i := strings.Index(s, "<svg"); i >= 0 {
 		s = s[i:]
 	}

@@ -53,7 +53,11 @@ func decodeHeat(r engine.Report, h HeatmapModel) *heat {
 	ctxs, concs := decodeGrid(r)
 	cells := indexDecode(r.Results)
 	stops := scaleStops(h.Scale)
-	for i, label := range h.Rows {
+	keep, left := pageRows(len(h.Rows), len(h.Cols))
+	if left != "" {
+		out.Notes = append([]string{left}, out.Notes...)
+	}
+	for i, label := range h.Rows[:keep] {
 		row := heatRow{Label: label}
 		for j, c := range h.Cells[i] {
 			hc := heatCell{Text: c.Text, Detail: c.Detail, Kind: heatKind(c.Status), Miss: c.Miss}
@@ -64,7 +68,7 @@ func decodeHeat(r engine.Report, h HeatmapModel) *heat {
 			hc.Tip = c.Text
 			if i < len(ctxs) && j < len(concs) {
 				if res, ok := cells.find(ctxs[i].tokens, concs[j]); ok {
-					hc.Tip = cellTip(res)
+					hc.Tip = engine.BoundText(cellTip(res), maxTipRunes)
 				}
 			}
 			row.Cells = append(row.Cells, hc)

@@ -1,6 +1,8 @@
 package charts
 
 import (
+	"context"
+	"fmt"
 	"html/template"
 	"strings"
 
@@ -99,13 +101,13 @@ func plainTable(heads []string, right int, rows [][]string) *table {
 }
 
 // chartFigure draws kind in both themes around c's words.
-func chartFigure(kind Kind, m Model, c LineChart) (*figure, error) {
+func chartFigure(ctx context.Context, kind Kind, m Model, c LineChart) (*figure, error) {
 	f := &figure{Title: c.Title, Notes: c.Notes, Flags: c.Flags}
 	var err error
-	if f.Light, err = inlineSVG(kind, m, Light); err != nil {
+	if f.Light, err = inlineSVG(ctx, kind, m, Light); err != nil {
 		return nil, err
 	}
-	if f.Dark, err = inlineSVG(kind, m, Dark); err != nil {
+	if f.Dark, err = inlineSVG(ctx, kind, m, Dark); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -113,11 +115,11 @@ func chartFigure(kind Kind, m Model, c LineChart) (*figure, error) {
 
 // prefillFigure is the Prefill section: the curve and the reference
 // reports' list as a table; nil when the run measured no prefill.
-func prefillFigure(r engine.Report, m Model) (*figure, error) {
+func prefillFigure(ctx context.Context, r engine.Report, m Model) (*figure, error) {
 	if len(m.PrefillRows) == 0 {
 		return nil, nil
 	}
-	f, err := chartFigure(KindPrefill, m, m.Prefill)
+	f, err := chartFigure(ctx, KindPrefill, m, m.Prefill)
 	if err != nil {
 		return nil, err
 	}
@@ -133,18 +135,22 @@ func prefillFigure(r engine.Report, m Model) (*figure, error) {
 // (report.CheckRow) and the flagged cells of both phases; nil when there
 // is nothing to check or flag.
 func htmlChecks(r engine.Report) *checks {
-	c := &checks{Flags: report.FlagLines(r.Results)}
+	c := &checks{Flags: listed(report.FlagLines(r.Results), "flagged cells")}
 	if line, _ := report.ThrottleSummary(r.Results); line != "" {
 		c.Lines = append(c.Lines, line)
 	}
 	c.Lines = append(c.Lines, report.PCIeWarnings(r.Results)...)
 	if rs := report.CheckResults(r); len(rs) > 0 {
 		head := report.CheckHeader(rs)
-		rows := make([][]string, len(rs))
-		for i, res := range rs {
-			rows[i] = report.CheckRow(res)[:len(head)]
+		rows := make([][]string, min(len(rs), maxTableRows))
+		for i := range rows {
+			rows[i] = report.CheckRow(rs[i])[:len(head)]
 		}
 		c.Table = plainTable(head, 3, rows)
+		if len(rs) > len(rows) {
+			c.Table.NotesAfter = append(c.Table.NotesAfter, fmt.Sprintf("The table shows the first %s of %s checked cells: report.md lists every one.",
+				report.Int(len(rows)), report.Int(len(rs))))
+		}
 	}
 	if len(c.Lines) == 0 && c.Table == nil && len(c.Flags) == 0 {
 		return nil
@@ -172,14 +178,14 @@ func htmlRoofline(r engine.Report, m Model) *roofline {
 
 // loadFigures is a load test's part of the page: the latency panels, the
 // goodput chart and the per-rate table.
-func loadFigures(m Model) (*loadPage, error) {
+func loadFigures(ctx context.Context, m Model) (*loadPage, error) {
 	l := m.Load
 	p := &loadPage{Plan: l.Plan, Limit: l.Limit, Table: htmlTable(l.Table, true), Flags: l.Flags}
-	latency, err := chartFigure(KindLoadLatency, m, LineChart{Title: "Latency against throughput", Notes: l.TTFT.Notes})
+	latency, err := chartFigure(ctx, KindLoadLatency, m, LineChart{Title: "Latency against throughput", Notes: l.TTFT.Notes})
 	if err != nil {
 		return nil, err
 	}
-	goodput, err := chartFigure(KindLoadGoodput, m, l.Goodput)
+	goodput, err := chartFigure(ctx, KindLoadGoodput, m, l.Goodput)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func WriteSweep(ctx context.Context, dir string, s sweep.Sweep, runs map[string]
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sides := deltaSides{a: "A (" + base.Name + ")", b: "B (" + c.Name + ")", simulated: s.Simulated}
+		sides := deltaSides{a: "A (" + engine.BoundName(base.Name) + ")", b: "B (" + engine.BoundName(c.Name) + ")", simulated: s.Simulated}
 		d, err := drawDeltaOf(a, b, sides, opts)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/sweep"
@@ -253,4 +254,24 @@ func TestSweepOfAHostileFile(t *testing.T) {
 		t.Error("a winner sweep.json does not list is not labelled ?")
 	}
 	checkCellTexts(t, d, "500 configurations")
+}
+
+// TestSweepOfALongName: a configuration named by 1 MB of text (a hand-made
+// sweep.json) is drawn, its name in the key cut to a name's length
+// (engine.MaxNameRunes) and wrapped.
+func TestSweepOfALongName(t *testing.T) {
+	cs := exampleConfigs()
+	cs[1].cfg.Name = strings.Repeat("n", 1<<20)
+	d, err := drawSweepBest(makeSweep(cs, false), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range d.Texts() {
+		if n := utf8.RuneCountInString(s); n > engine.MaxNameRunes {
+			t.Fatalf("a text of %d runes is drawn: %.40q", n, s)
+		}
+	}
+	if key := strings.Join(d.Texts(), ""); !strings.Contains(key, strings.Repeat("n", 100)) || !strings.Contains(key, "n…") {
+		t.Error("the key does not name the configuration, ellipsized")
+	}
 }

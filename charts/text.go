@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"math"
 	"strings"
 	"sync"
 
@@ -10,6 +11,8 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
+
+	"speedmatrix/engine"
 )
 
 // fontKind selects one of the embedded Go fonts.
@@ -73,63 +76,143 @@ func newFace(kind fontKind, sizePx float64) font.Face {
 	return face
 }
 
-// textWidth is the advance width of s in logical pixels.
-func textWidth(s string, kind fontKind, sizePx float64) float64 {
-	measureMu.Lock()
-	defer measureMu.Unlock()
+// maxPictureRunes is the most runes of one text a picture draws: a longer
+// one (a launch command, a note) ends in "…", and report.md has it whole.
+// Names are shorter still where they enter (engine.MaxNameRunes).
+const maxPictureRunes = 1000
+
+// pictureText is s as a picture draws it: engine.BoundText to
+// maxPictureRunes.
+func pictureText(s string) string { return engine.BoundText(s, maxPictureRunes) }
+
+// measureFace is the shared face of kind and size; measureMu must be held.
+func measureFace(kind fontKind, sizePx float64) font.Face {
 	k := faceKey{kind, sizePx}
 	face, ok := measureFaces[k]
 	if !ok {
 		face = newFace(kind, sizePx)
 		measureFaces[k] = face
 	}
-	return fixedToFloat(font.MeasureString(face, s))
+	return face
+}
+
+// textWidth is the advance width of s (as pictureText draws it) in
+// logical pixels.
+func textWidth(s string, kind fontKind, sizePx float64) float64 {
+	measureMu.Lock()
+	defer measureMu.Unlock()
+	return fixedToFloat(font.MeasureString(measureFace(kind, sizePx), pictureText(s)))
 }
 
 func fixedToFloat(v fixed.Int26_6) float64 { return float64(v) / 64 }
 
-// wrapText breaks s into lines no wider than width, at spaces where it can
-// and inside words longer than a line where it must.
+// wrapText breaks s (as pictureText draws it) into lines no wider than
+// width, at spaces where it can and inside words longer than a line where
+// it must.
 func wrapText(s string, kind fontKind, sizePx, width float64) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Split(s, " ") {
-		try := word
-		if line != "" {
-			try = line + " " + word
-		}
-		if textWidth(try, kind, sizePx) <= width {
-			line = try
-			continue
-		}
-		if line != "" {
-			lines = append(lines, line)
-		}
-		line = word
-		for textWidth(line, kind, sizePx) > width && len([]rune(line)) > 1 {
-			head := breakAt(line, kind, sizePx, width)
-			lines = append(lines, head)
-			line = strings.TrimPrefix(line, head)
-		}
-	}
-	return append(lines, line)
+	measureMu.Lock()
+	defer measureMu.Unlock()
+	return wrapWith(measureFace(kind, sizePx), pictureText(s), fixed.Int26_6(math.Floor(width*64)))
 }
 
-// breakAt returns the longest prefix of s (at least one rune) that fits,
-// cut after a '/' or '-' in its second half if it has one, so that a model
-// id wraps as "RedHatAI/gemma-4-26B-A4B-it-" + "NVFP4".
-func breakAt(s string, kind fontKind, sizePx, width float64) string {
-	runes := []rune(s)
-	n := 1
-	for n < len(runes) && textWidth(string(runes[:n+1]), kind, sizePx) <= width {
-		n++
+// pen adds up a text's advance width rune by rune, as font.MeasureString
+// does (kerning each rune against the one before), so that a line grows
+// without being measured again.
+type pen struct {
+	face font.Face
+	w    fixed.Int26_6
+	prev rune
+}
+
+func newPen(face font.Face) pen { return pen{face: face, prev: -1} }
+
+func (p *pen) add(r rune) {
+	if p.prev >= 0 {
+		p.w += p.face.Kern(p.prev, r)
 	}
-	if n < len(runes) {
-		for i := n - 1; i >= n/2 && i > 0; i-- {
-			if runes[i] == '/' || runes[i] == '-' {
-				return string(runes[:i+1])
+	a, _ := p.face.GlyphAdvance(r)
+	p.w += a
+	p.prev = r
+}
+
+// addAll adds every rune of s.
+func (p *pen) addAll(s []rune) {
+	for _, r := range s {
+		p.add(r)
+	}
+}
+
+// wrapWith is wrapText with face's widths, in time linear in s: each rune
+// is measured a bounded number of times (a word tried on the line, then
+// alone, and the runes a break gives back), never the whole rest of a word
+// per line.
+func wrapWith(face font.Face, s string, width fixed.Int26_6) []string {
+	var lines []string
+	var line []rune
+	at := newPen(face) // line's width
+	for _, word := range strings.Split(s, " ") {
+		w := []rune(word)
+		try := at
+		if len(line) > 0 {
+			try.add(' ')
+		}
+		try.addAll(w)
+		if try.w <= width {
+			if len(line) > 0 {
+				line = append(line, ' ')
 			}
+			line, at = append(line, w...), try
+			continue
+		}
+		if len(line) > 0 {
+			lines = append(lines, string(line))
+		}
+		var rest []rune
+		lines, rest, at = breakWord(face, w, width, lines)
+		line = append(line[:0], rest...)
+	}
+	return append(lines, string(line))
+}
+
+// breakWord appends to lines the heads of w that fill a line (breakAt)
+// while w is wider than a line and longer than one rune, and returns w's
+// last part and its width.
+func breakWord(face font.Face, w []rune, width fixed.Int26_6, lines []string) ([]string, []rune, pen) {
+	for {
+		n, whole := fits(face, w, width)
+		if n == len(w) || len(w) <= 1 {
+			return lines, w, whole
+		}
+		cut := breakAt(w, n)
+		lines = append(lines, string(w[:cut]))
+		w = w[cut:]
+	}
+}
+
+// fits is how many runes of w, at least one, fit in width, each prefix
+// measured by adding one rune to the last; when all of them do, the pen
+// holds w's width.
+func fits(face font.Face, w []rune, width fixed.Int26_6) (int, pen) {
+	p := newPen(face)
+	for i, r := range w {
+		next := p
+		next.add(r)
+		if i > 0 && next.w > width {
+			return i, p
+		}
+		p = next
+	}
+	return len(w), p
+}
+
+// breakAt is where to break w, n of whose runes fit: after a '/' or '-'
+// in the second half of those when there is one, so that a model id wraps
+// as "RedHatAI/gemma-4-26B-A4B-it-" + "NVFP4", else after the n.
+func breakAt(w []rune, n int) int {
+	for i := n - 1; i >= n/2 && i > 0; i-- {
+		if w[i] == '/' || w[i] == '-' {
+			return i + 1
 		}
 	}
-	return string(runes[:n])
+	return n
 }

@@ -26,6 +26,9 @@ func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m := BuildModel(r)
 	for _, kind := range KindsFor(r) {
 		if err := ctx.Err(); err != nil {
@@ -42,7 +45,7 @@ func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	page, err := HTML(r)
+	page, err := htmlOf(ctx, r, m)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ type CLI struct {
 	// Save writes a run's report into a folder (nil: report.Save).
 	Save func(dir string, r engine.Report) error
 	// Rescue are the folders a run's report goes to when --out can't take
-	// it (nil: runs.RescueRoots()).
+	// it (nil: the user data folder's speedmatrix/rescued, then the temporary folder's).
 	Rescue []string
 	// WriteSweepCharts draws a sweep's pictures into its folder (nil:
 	// none; New sets charts.WriteSweep).

@@ -40,7 +40,10 @@ func (c *CLI) launchConfig(ctx context.Context, cfg launch.ServerConfig, path st
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	title, on := cfg.EngineTitle(), ""
-	if s.OnCPU() {
+	switch {
+	case s.StandIn():
+		on = " as Speed Matrix's simulated stand-in"
+	case s.OnCPU():
 		on = " on the CPU"
 	}
 	kept := ""

@@ -117,6 +117,30 @@ func TestLaunchTargetCPU(t *testing.T) {
 	}
 }
 
+// TestLaunchTargetStandIn: on a machine without a GPU, Speed Matrix's
+// stand-in for vllm serve (known by launch.StandIn, as the app knows it) is
+// launched as the simulator, even with device = "cpu": simulated from its
+// start, on no CPU, with no backend.
+func TestLaunchTargetStandIn(t *testing.T) {
+	t.Parallel()
+	noGPU := hw.Hardware{CPU: "AMD EPYC 7B13", CPUCores: 2, RAMBytes: 8 << 30, Note: "NVIDIA driver not found"}
+	hwCanned(t, noGPU, hw.ErrNoNVML)
+	exe := buildFakeVLLM(t)
+	var stderr strings.Builder
+	tg, stop, err := cliFor(t).launchTarget(context.Background(), serverTOML(t, exe, "", `device = "cpu"`, `extra_args = ["--sim-profile", "tiny"]`), &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	h, e := tg.Header.Hardware, tg.Header.Engine
+	if h.OnCPU() || h.CPUEngine != "" || !e.Simulated || e.Backend != "" || tg.SimulatorFor == nil {
+		t.Errorf("hardware %+v, engine %+v (simulator recognised %v): want the simulator, on no CPU", h, e, tg.SimulatorFor != nil)
+	}
+	if log := stderr.String(); !strings.Contains(log, "starting vLLM as Speed Matrix's simulated stand-in") || strings.Contains(log, "on the CPU") {
+		t.Errorf("stderr:\n%s", log)
+	}
+}
+
 func TestLaunchTargetErrors(t *testing.T) {
 	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
 	exe := buildFakeVLLM(t)

@@ -41,11 +41,14 @@ func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 // finishLoad is the test's last line and exit code.
 func finishLoad(runErr error, rep engine.Report, out string, saveErr error) error {
 	var busy *measure.BusyError
-	measured, planned := 0, 0
+	measured, partly, planned := 0, 0, 0
 	if rep.Load != nil {
 		for _, r := range rep.Load.Results {
-			if report.LoadMeasured(r) {
+			switch {
+			case report.LoadMeasured(r):
 				measured++
+			case report.LoadPartial(r):
+				partly++
 			}
 		}
 		planned = max(len(rep.Load.Plan.RatesRPS), len(rep.Load.Results))
@@ -58,22 +61,36 @@ func finishLoad(runErr error, rep engine.Report, out string, saveErr error) erro
 		if errors.Is(runErr, measure.ErrServerStopped) {
 			why = runErr.Error()
 		}
+		done := fmt.Sprintf("%d of %s measured", measured, engine.Count(planned, "rate", "rates"))
+		if partly > 0 {
+			done += fmt.Sprintf(", %d part-way", partly)
+		}
 		where := "what was measured is saved in " + out
 		switch {
-		case measured == 0:
+		case measured+partly == 0:
 			where = "nothing was measured"
 		case saveErr != nil:
-			where = saveErr.Error()
+			where = loadUnsaved(saveErr, out).Error()
 		}
-		return exitWith(exitIncomplete, fmt.Errorf("load incomplete: %d of %s measured (%s); %s", measured, engine.Count(planned, "rate", "rates"), why, where))
+		return exitWith(exitIncomplete, fmt.Errorf("load incomplete: %s (%s); %s", done, why, where))
 	case runErr != nil:
 		return exitWith(exitCantStart, loadAdvice(fmt.Errorf("load: %w", runErr)))
 	case errors.Is(saveErr, context.Canceled):
 		return exitWith(exitExport, fmt.Errorf("load: measured every rate, but the charts were not drawn (interrupted): draw them with speedmatrix report --in %s/report.json --out %s", out, out))
 	case saveErr != nil:
-		return exitWith(exitExport, fmt.Errorf("load: measured every rate, but %w: free space or fix the permissions of --out %s, then run again", saveErr, out))
+		return exitWith(exitExport, fmt.Errorf("load: measured every rate, but %w", loadUnsaved(saveErr, out)))
 	}
 	return nil
+}
+
+// loadUnsaved is saveErr, a save or the charts after it that failed, with
+// what to do about it: a load test has no resume, so a report not kept is
+// measured again.
+func loadUnsaved(saveErr error, out string) error {
+	if err, ok := keptAdvice(saveErr, out); ok {
+		return err
+	}
+	return fmt.Errorf("%w: free space or fix the permissions of --out %s, then run again", saveErr, out)
 }
 
 // rateLine is the one line printed per finished rate.
@@ -94,7 +111,10 @@ func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
 		if r.Error != "" && !strings.EqualFold(r.Error, string(r.Status)) {
 			fmt.Fprintf(&b, ": %s", r.Error)
 		}
-		return b.String()
+		if !report.LoadPartial(r) {
+			return b.String()
+		}
+		b.WriteString("; before it stopped")
 	}
 	fmt.Fprintf(&b, ": %d/%d completed in %.1f s, %.2f req/s, %.0f tok/s out, TTFT p50 %s p99 %s, TPOT p50 %s, E2E p99 %s, goodput %.2f req/s",
 		r.Completed, r.Requests, r.DurationS, r.RequestThroughputRPS, r.OutputTokPerSec,

@@ -78,6 +78,14 @@ func TestLoadFlagErrors(t *testing.T) {
 		{[]string{"--rates", "1", "--slo-ttft", "2s", "--slo-percentile", "95"}, "load: --slo-percentile: 95 is not a percentile reports keep: use 50, 90 or 99"},
 		{[]string{"--rates", "1", "--dataset", bad}, "load: --dataset: bad.jsonl line 2: not JSON ("},
 		{[]string{"--rates", "1", "--max-concurrency", "-2"}, "load: --max-concurrency: -2 requests at once"},
+		// Sizes that took the process down: 2 ÷ 1e-13 seconds wrapped a
+		// duration negative and 920 GB were asked for; 100,000 requests at
+		// once ran out of memory.
+		{[]string{"--rates", "1e-13", "--requests", "2", "--arrivals", "constant"}, "load: --rates: 2 requests at 1e-13 per second take more than a day"},
+		{[]string{"--burst", "100000"}, "load: --burst: 100000 requests open at once would take about 5.4 GiB of this machine's memory (57 KiB each with 1024-token prompts): use at most 18396"},
+		{[]string{"--burst", "1000000", "--output-tokens", "16"}, "load: --burst: 1000000 requests open at once would take about 54.4 GiB"},
+		{[]string{"--rates", "1", "--max-concurrency", "4000", "--input-tokens", "1000K"}, "load: --max-concurrency: 4000 requests open at once would take about"},
+		{[]string{"--rates", "10000", "--requests", "1000001", "--output-tokens", "16"}, "load: --requests: 1000001 requests per rate: use 1 to 1000000"},
 		{[]string{"--rates", "1", "--api", "grpc"}, `load: --api: "grpc" is not an API`},
 		{[]string{"--rates", "1", "--sim-engine", "tgi"}, `load: --sim-engine "tgi" is not one the simulator speaks`},
 		{[]string{"--rates", "1"}, "load: nothing to measure: give --endpoint URL, --sim PROFILE or --launch server.toml"},

@@ -13,6 +13,7 @@ import (
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
 )
 
@@ -77,9 +78,11 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 			dir = filepath.Dir(*in)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report: make output folder: %w", err)
+	lock, err := lockOut(dir)
+	if err != nil {
+		return err
 	}
+	defer lock.Unlock()
 	imported := format == report.FormatLLMInferenceBench
 	if slo.anySet(set) && r.Load != nil {
 		return errors.New("report: --slo-ttft, --slo-itl and --slo-percentile judge a matrix again; a load test's goodput was counted per request while it ran: run speedmatrix load again with the SLO")
@@ -193,6 +196,21 @@ func writeCSV(dir string, r engine.Report) error {
 	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFileFor(r)), b.Bytes())
 }
 
+// lockOut makes and takes the folder report writes into, as every writer
+// of a run's or a sweep's folder does: a run or sweep that saves into it
+// holds it, and report waits for it to end rather than write beside it.
+func lockOut(dir string) (*runs.FolderLock, error) {
+	l, err := runs.LockFolder(dir)
+	var busy *runs.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return nil, fmt.Errorf("report: %v: wait for it to end, or give --out another folder", err)
+	case err != nil:
+		return nil, fmt.Errorf("report: make output folder: %w", err)
+	}
+	return l, nil
+}
+
 // isSweep reports whether path is a sweep's folder or its sweep.json.
 func isSweep(path string) bool {
 	if filepath.Base(path) == sweep.JSONFile {
@@ -217,9 +235,11 @@ func reportSweep(ctx context.Context, in, out string, opts charts.Options, stdou
 	if out == "" {
 		out = dir
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("report: make output folder: %w", err)
+	lock, err := lockOut(out)
+	if err != nil {
+		return err
 	}
+	defer lock.Unlock()
 	got, bad := sweep.LoadRuns(dir, s)
 	for name, err := range bad {
 		fmt.Fprintf(stdout, "warning: the run of %s is left out: %v\n", name, err)

@@ -259,10 +259,10 @@ func (f runFlags) setPrefillRepeats(p *engine.Plan) error {
 
 func describeTarget(f runFlags, t measure.Subject) string {
 	switch {
+	case f.launch != "": // a stand-in's profile is known once it answers
+		return "vllm launched from " + f.launch
 	case f.simProfile != "" || (f.endpoint == "" && t.Header.Engine.Simulated):
 		return "the simulator (profile " + t.Header.Engine.SimProfile + ")"
-	case f.launch != "":
-		return "vllm launched from " + f.launch
 	}
 	return secret.URL(strings.TrimRight(t.BaseURL, "/"))
 }

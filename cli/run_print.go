@@ -167,17 +167,30 @@ func finish(runErr error, rep engine.Report, out string, saveErr error) error {
 // what to do about it.
 func unsavedAdvice(saveErr error, out string) error {
 	var se *runs.SaveError
+	if err, ok := keptAdvice(saveErr, out); ok {
+		return err
+	}
+	if errors.As(saveErr, &se) && se.Kept != "" {
+		return fmt.Errorf("%w: free space, then finish it with speedmatrix run --resume %s", saveErr, se.Kept)
+	}
+	return fmt.Errorf("%w: free space or fix the permissions of --out %s, then run again", saveErr, out)
+}
+
+// keptAdvice is saveErr with what to do when what was measured is kept
+// whole: a rescue folder to copy where it belongs, or charts to redraw
+// (report --in redraws them from the saved report; measuring again is not
+// needed); ok is false for neither. The one advice of run, load and sweep.
+func keptAdvice(saveErr error, out string) (err error, ok bool) {
+	var se *runs.SaveError
 	var uncharted *unchartedError
 	switch {
 	case errors.As(saveErr, &se) && se.Rescued:
-		return fmt.Errorf("%w: copy that folder where you want it (--out %s holds an older report)", saveErr, out)
-	case errors.As(saveErr, &se) && se.Kept != "":
-		return fmt.Errorf("%w: free space, then finish it with speedmatrix run --resume %s", saveErr, se.Kept)
+		return fmt.Errorf("%w: copy that folder where you want it (--out %s holds an older report)", saveErr, out), true
 	case errors.As(saveErr, &uncharted):
-		return fmt.Errorf("%w: free space or fix the permissions of %s, then redraw with speedmatrix report --in %s --out %s",
-			saveErr, uncharted.dir, filepath.Join(uncharted.dir, report.JSONFile), uncharted.dir)
+		return fmt.Errorf("%w: the measurements are saved; free space or fix the permissions of %s, then redraw the charts with speedmatrix report --in %s",
+			saveErr, uncharted.dir, uncharted.dir), true
 	}
-	return fmt.Errorf("%w: free space or fix the permissions of --out %s, then run again", saveErr, out)
+	return nil, false
 }
 
 // resumeAdvice says how to finish an incomplete run: from --out, or from

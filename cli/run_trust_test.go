@@ -20,14 +20,7 @@ import (
 // for any port) and returns its address and a func that kills it.
 func simAt(t *testing.T, addr string, faults sim.Faults) (string, func()) {
 	t.Helper()
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 20, Faults: faults})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := tinySim(t, faults)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +30,22 @@ func simAt(t *testing.T, addr string, faults sim.Faults) (string, func()) {
 	kill := func() { _ = hs.Close(); s.Close() }
 	t.Cleanup(kill)
 	return "http://" + ln.Addr().String(), kill
+}
+
+// tinySim is the tiny simulator at 20× real time, closed when the test
+// ends.
+func tinySim(t *testing.T, faults sim.Faults) *sim.Server {
+	t.Helper()
+	p, err := sim.LookupProfile("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(sim.Options{Profile: p, TimeScale: 20, Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
 
 func exitCode(t *testing.T, err error) int {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/sim"
 )
 
@@ -88,7 +89,7 @@ func (c *CLI) simServe(ctx context.Context, args []string, getenv func(string) s
 		logFailure(log, s)
 		return fmt.Errorf("sim serve: start-up failed as vLLM's would: %s", s.failureReason())
 	}
-	delay := time.Duration(float64(s.startup) / scale)
+	delay := engine.DurationOf(s.startup.Seconds() / scale)
 	srv, err := sim.New(sim.Options{Profile: s.profile, APIKey: cmp.Or(a.apiKey, getenv("VLLM_API_KEY")),
 		TimeScale: scale, Seed: a.seed, Faults: sim.Faults{StartupDelay: delay}})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sim"
 )
 
@@ -27,8 +28,8 @@ const (
 	// startupGraphs and startupEager are how long a start takes (model
 	// time, divided by the time scale): capturing CUDA graphs takes the
 	// difference.
-	startupGraphs = 2 * time.Second
-	startupEager  = time.Second
+	startupGraphs = launch.StandInStartup // what a sweep's estimate assumes of the stand-in
+	startupEager  = startupGraphs / 2
 	// defaultSimProfile is the profile served without --sim-profile.
 	defaultSimProfile = "tiny"
 )

@@ -35,9 +35,11 @@ func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // sweepPlanFlags are the flags that make the plan, which a resumed sweep
-// keeps.
+// keeps. --launch (and --vary-file, where the sweep had one) must be given
+// again on resume, --vary may be: the configurations are made from them
+// and must be the ones begun.
 var sweepPlanFlags = []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api",
-	"kv-budget", "no-loop-detect", "prefill-repeats", "vary", "vary-file", "slo-ttft", "slo-itl", "slo-percentile"}
+	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile"}
 
 func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	f := sweepFlags{runFlags: runFlags{name: "sweep"}}
@@ -48,9 +50,10 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	fs.StringVar(&f.varyFile, "vary-file", "", "a TOML file of named tables, one per configuration, each setting the server.toml keys it changes")
 	fs.BoolVar(&f.yes, "yes", false, fmt.Sprintf("run a grid of more than %d configurations", sweep.MaxConfigs))
 	fs.StringVar(&f.out, "out", "", "folder of the sweep: sweep.md, sweep.json, sweep.csv, pictures, and one run folder per configuration")
-	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others")
+	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others; give --launch (and --vary-file, or --vary where it varies what runs) as the sweep began: a resume never takes what runs from the sweep's files")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
+		fmt.Fprintln(fs.Output(), "       speedmatrix sweep --resume DIR --launch server.toml [--vary-file sweep.toml | --vary …]")
 		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
 		fmt.Fprintln(fs.Output(), "and answer per cell which configuration is fastest and by how much.")
 		fs.PrintDefaults()
@@ -67,6 +70,8 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 		return f, errors.New("sweep: --sim has no settings to vary: give --launch server.toml (examples/sweep/server.toml launches the simulator as a stand-in vLLM)")
 	case f.resume != "" && f.out != "":
 		return f, errors.New("sweep: --resume DIR continues the sweep in DIR: drop --out")
+	case len(f.vary) > 0 && f.varyFile != "":
+		return f, errors.New("sweep: give --vary or --vary-file, not both: a --vary-file lists every configuration")
 	case f.resume != "":
 		for _, name := range sweepPlanFlags {
 			if f.set[name] {
@@ -76,8 +81,6 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 		return f, nil
 	case f.launch == "":
 		return f, errors.New("sweep: nothing to launch: give --launch server.toml")
-	case len(f.vary) > 0 && f.varyFile != "":
-		return f, errors.New("sweep: give --vary or --vary-file, not both: a --vary-file lists every configuration")
 	case len(f.vary) == 0 && f.varyFile == "":
 		return f, errors.New("sweep: nothing to vary: give --vary KEY=V1,V2 (e.g. --vary max_num_seqs=64,128) or --vary-file sweep.toml")
 	case f.out == "":
@@ -108,8 +111,12 @@ func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := checkOut(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included)\n",
-		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second))
+	assumes := "" // a resumed sweep's estimate counts what it measured
+	if s.Started.IsZero() {
+		assumes = "; it assumes " + s.EstimateBasis()
+	}
+	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included%s)\n",
+		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second), assumes)
 	r := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: c.sweepHooks(f, s.Plan, stdout, stderr)}
 	if src := c.gpuSource(); src != nil {
 		defer src.Close()
@@ -129,7 +136,8 @@ func (c *CLI) gpuSource() hw.Source {
 }
 
 // begin makes the sweep from the flags, or reopens the one --resume names.
-// It returns it with its folder and server.toml's text.
+// It returns it with its folder and server.toml's text. Everything is
+// checked here, before the first server starts.
 func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string, string, error) {
 	if f.resume != "" {
 		return f.reopen()
@@ -138,31 +146,25 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	if err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --launch %s can't be read: %v", f.launch, errors.Unwrap(err))
 	}
-	if _, err := launch.DecodeConfig(f.launch, string(text)); err != nil {
+	baseline, err := launch.DecodeConfig(f.launch, string(text))
+	if err != nil {
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
 	}
-	var cs []sweep.Config
+	o, varyText := sweep.Origin{Vary: f.vary}, ""
 	if f.varyFile != "" {
 		vt, err := os.ReadFile(f.varyFile)
 		if err != nil {
 			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: --vary-file %s can't be read: %v", f.varyFile, errors.Unwrap(err))
 		}
-		if cs, err = sweep.ReadVaryFile(f.varyFile, string(vt)); err != nil {
-			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
-		}
-	} else {
-		axes, err := sweep.ParseVary(f.vary, "--vary")
-		if err != nil {
-			return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
-		}
-		cs = sweep.Grid(axes)
+		o = sweep.Origin{VaryFile: f.varyFile, VaryFileSHA256: sweep.Digest(vt)}
+		varyText = string(vt)
 	}
-	if n := len(cs); n > sweep.MaxConfigs+1 && !f.yes {
-		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %d configurations, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", n, sweep.MaxConfigs)
-	}
-	cs, dropped, err := sweep.Resolve(f.launch, string(text), cs)
+	cs, dropped, err := sweep.Derive(f.launch, string(text), o, varyText)
 	if err != nil {
-		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %w", err)
+		return sweep.Sweep{}, "", "", sweepError("sweep", err)
+	}
+	if err := f.checkSize(cs); err != nil {
+		return sweep.Sweep{}, "", "", err
 	}
 	for _, d := range dropped {
 		fmt.Fprintf(stderr, "note: %s is the baseline's configuration: it is measured once, as the baseline\n", d)
@@ -172,27 +174,35 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", err
 	}
 	if _, err := os.Stat(filepath.Join(f.out, sweep.JSONFile)); err == nil {
-		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s", f.out, f.out)
+		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s --launch %s", f.out, f.out, f.launch)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
-	s.ServerSHA256 = sweep.Digest(text)
+	s.ServerSHA256, s.Origin, s.Prior = sweep.Digest(text), o, sweep.PriorFor(baseline)
 	return s, f.out, string(text), nil
 }
 
-// reopen loads the sweep to resume, with its server.toml, which must not
-// have changed: its configurations would no longer be the ones measured.
-func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
-	s, text, err := sweep.Resume(f.resume, f.launch)
-	var se *sweep.ServerError
+// checkSize refuses, without --yes, a sweep whose configurations cs (the
+// baseline first) take more than sweep.MaxConfigs start-ups besides the
+// baseline's.
+func (f sweepFlags) checkSize(cs []sweep.Config) error {
+	n := len(cs) - 1
 	switch {
-	case errors.As(err, &se) && se.Err == sweep.ErrServerChanged:
-		return s, "", "", fmt.Errorf("sweep --resume: %s changed since the sweep began: restore it, or begin a new sweep with another --out", se.Path)
-	case se != nil:
-		return s, "", "", fmt.Errorf("sweep --resume: the sweep's server.toml %s can't be read (%v): give its new place with --launch", se.Path, se.Err)
-	case err != nil:
-		return s, "", "", fmt.Errorf("sweep --resume: %w", err)
+	case n <= sweep.MaxConfigs || f.yes:
+		return nil
+	case f.resume != "":
+		return fmt.Errorf("sweep --resume: %d configurations besides the baseline, more than %d: each starts the server (minutes with vLLM); pass --yes to run them", n, sweep.MaxConfigs)
 	}
-	return s, f.resume, text, nil
+	return fmt.Errorf("sweep: %d configurations besides the baseline, more than %d: each starts the server (minutes with vLLM); shorten the --vary lists, or pass --yes", n, sweep.MaxConfigs)
+}
+
+// sweepError words an error of making a sweep's configurations for the
+// command cmd.
+func sweepError(cmd string, err error) error {
+	var size *sweep.SizeError
+	if errors.As(err, &size) {
+		return fmt.Errorf("%s: %d configurations, more than the %d a sweep runs even with --yes (each starts the server): split the --vary lists into several sweeps", cmd, size.N, sweep.HardMaxConfigs)
+	}
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 // sweepHooks launch each configuration as run --launch does and measure
@@ -205,7 +215,12 @@ func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Write
 		Measure: func(ctx context.Context, conf sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 			return c.measureInto(ctx, f, plan, target, dir, prev, stdout)
 		},
-		Summarize: c.WriteSweepCharts,
+		Summarize: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
+			if c.WriteSweepCharts == nil {
+				return nil
+			}
+			return chartError(c.WriteSweepCharts(ctx, dir, s, runs), dir)
+		},
 		Progress: func(s sweep.Sweep, i int, note string) {
 			conf := s.Configs[i]
 			if note != "" {
@@ -247,9 +262,16 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	if runErr != nil {
 		done := s.Settled()
 		if errors.Is(runErr, measure.ErrInterrupted) {
-			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with speedmatrix sweep --resume %s", done, len(s.Configs), dir))
+			return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %d of %d configurations done; finish it with %s", done, len(s.Configs), resumeCommand(dir, s)))
 		}
-		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with speedmatrix sweep --resume %s)", runErr, done, len(s.Configs), dir))
+		if advice, ok := keptAdvice(runErr, dir); ok {
+			msg := fmt.Sprintf("sweep: %d of %d configurations done, but %v", done, len(s.Configs), advice)
+			if done < len(s.Configs) {
+				msg += "; then finish the sweep with " + resumeCommand(dir, s)
+			}
+			return exitWith(exitExport, errors.New(msg))
+		}
+		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with %s)", runErr, done, len(s.Configs), resumeCommand(dir, s)))
 	}
 	if s.Simulated {
 		fmt.Fprintln(w, "answer (simulated: the servers were the Speed Matrix simulator):")
@@ -261,8 +283,8 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
 		}
 	}
-	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", time.Duration(s.ActualS*float64(time.Second)).Round(time.Second),
-		time.Duration(s.EstimateS*float64(time.Second)).Round(time.Second), filepath.Join(dir, sweep.MDFile))
+	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", engine.DurationOf(s.ActualS).Round(time.Second),
+		engine.DurationOf(s.EstimateS).Round(time.Second), filepath.Join(dir, sweep.MDFile))
 	var partial []string
 	for _, conf := range s.Configs {
 		if conf.Status == sweep.StatusPartial {
@@ -270,7 +292,7 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 		}
 	}
 	if len(partial) > 0 {
-		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with speedmatrix sweep --resume %s", strings.Join(partial, ", "), dir))
+		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with %s", strings.Join(partial, ", "), resumeCommand(dir, s)))
 	}
 	return nil
 }

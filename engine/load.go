@@ -116,8 +116,10 @@ const (
 	FlagClientBehind FlagKind = "client_behind"
 	// FlagFailedRequests: some of the rate's requests failed.
 	FlagFailedRequests FlagKind = "failed_requests"
-	// FlagPromptSize: the server counted prompts of other sizes than drawn
-	// (a server without /tokenize, whose prompts are sized by estimate).
+	// FlagPromptSize: the server counted prompts of other sizes than drawn:
+	// a server without /tokenize, whose prompts are sized by estimate, or
+	// sizes below the shortest prompt a test sends (its own start and the
+	// chat template).
 	FlagPromptSize FlagKind = "prompt_size"
 )
 

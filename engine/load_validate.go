@@ -29,8 +29,10 @@ const (
 	MaxLoadRequests = 1_000_000
 	// MaxLoadRates is the most rates a load test measures.
 	MaxLoadRates = 64
-	// MinLoadInputTokens is the shortest prompt a load test sizes: its
-	// unique start and the chat template take some 20 tokens.
+	// MinLoadInputTokens is the shortest prompt a load test asks for. Its
+	// own start (unique words and the run's id) and the chat template take
+	// some 30 to 60 tokens, depending on the tokenizer: a prompt drawn
+	// shorter is sent at that size, warned of and flagged.
 	MinLoadInputTokens = 32
 	// MaxLoadOutputTokens bounds what one rate receives, requests × the
 	// longest output: every token's arrival is kept until the rate ends
@@ -63,8 +65,10 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 		add(FieldRates, "give one of rates, sweep and burst")
 	}
 	bad = append(bad, rateProblems(p)...)
-	if p.Burst < 0 || p.Burst > MaxLoadRequests {
-		add(FieldBurst, "%d requests at once: use 1 to %d", p.Burst, MaxLoadRequests)
+	if p.Burst < 0 {
+		add(FieldBurst, "%d requests at once: use 1 to %d", p.Burst, p.MaxOpen())
+	} else if s := OpenProblem(p.Burst, p.InputTokens.Max); s != "" {
+		add(FieldBurst, "%s", s)
 	}
 	if p.Burst == 0 && (p.Requests < 1 || p.Requests > MaxLoadRequests) {
 		add(FieldRequests, "%d requests per rate: use 1 to %d", p.Requests, MaxLoadRequests)
@@ -74,7 +78,9 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 			n, p.OutputTokens.Max, MaxLoadOutputTokens>>20)
 	}
 	if p.MaxConcurrency < 0 || p.MaxConcurrency > MaxConcurrency {
-		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, MaxConcurrency)
+		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, min(MaxConcurrency, p.MaxOpen()))
+	} else if s := OpenProblem(p.MaxConcurrency, p.InputTokens.Max); s != "" {
+		add(FieldMaxConcurrency, "%s", s)
 	}
 	if p.Dataset == "" {
 		if s := rangeProblem(p.InputTokens, MinLoadInputTokens); s != "" {
@@ -111,7 +117,9 @@ func rateProblems(p LoadPlan) []PlanProblem {
 		add(FieldRates, "a rate of 0 or below sends nothing: give requests per second above 0")
 	case slices.ContainsFunc(p.RatesRPS, func(r float64) bool { return r > MaxRateRPS }):
 		add(FieldRates, "%g requests per second is more than a client sends on time: use at most %d", slices.Max(p.RatesRPS), MaxRateRPS)
-	case len(p.RatesRPS) > 0 && p.Requests > 0 && time.Duration(float64(p.Requests)/slices.Min(p.RatesRPS)*float64(time.Second)) > maxLoadDuration:
+	// In seconds, as floating point: a tiny rate's duration overflows a
+	// time.Duration, wraps negative and would pass.
+	case len(p.RatesRPS) > 0 && p.Requests > 0 && !(float64(p.Requests)/slices.Min(p.RatesRPS) <= maxLoadDuration.Seconds()):
 		add(FieldRates, "%d requests at %g per second take more than a day: raise the rate or lower the requests", p.Requests, slices.Min(p.RatesRPS))
 	}
 	if p.Sweep && (p.SweepRates < 0 || p.SweepRates > MaxLoadRates) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,16 @@ func TestValidateLoadPlan(t *testing.T) {
 		}), Limits{}, FieldRequests, "more tokens than a rate keeps"},
 		{"bad arrivals", with(func(p *LoadPlan) { p.Arrivals = "gamma" }), Limits{}, FieldArrivals, `"gamma" is not an arrival process`},
 		{"cap", with(func(p *LoadPlan) { p.MaxConcurrency = -1 }), Limits{}, FieldMaxConcurrency, "use 0 (no cap)"},
-		{"burst too big", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, MaxLoadRequests+1 }), Limits{}, FieldBurst, "use 1 to"},
+		// Requests ÷ rate past 292 years wrapped a time.Duration negative,
+		// and the day's bound let it through (then 920 GB were asked for).
+		{"rate 1e-13", with(func(p *LoadPlan) { p.RatesRPS, p.Requests = []float64{1e-13}, 2 }), Limits{}, FieldRates, "more than a day"},
+		{"rate 5e-324", with(func(p *LoadPlan) { p.RatesRPS, p.Requests = []float64{5e-324}, 2 }), Limits{}, FieldRates, "more than a day"},
+		{"burst too big", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, MaxLoadRequests+1 }), Limits{}, FieldBurst, "use at most 18396"},
+		{"burst past memory", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, 100_000 }), Limits{}, FieldBurst,
+			"100000 requests open at once would take about 5.4 GiB of this machine's memory (57 KiB each with 1024-token prompts): use at most 18396"},
+		{"burst of long prompts", with(func(p *LoadPlan) { p.RatesRPS, p.Burst, p.InputTokens = nil, 500, TokenRange{1 << 20, 1 << 20} }), Limits{}, FieldBurst, "use at most 113"},
+		{"burst negative", with(func(p *LoadPlan) { p.RatesRPS, p.Burst = nil, -1 }), Limits{}, FieldBurst, "use 1 to 18396"},
+		{"cap of long prompts", with(func(p *LoadPlan) { p.MaxConcurrency, p.InputTokens = 4000, TokenRange{1 << 20, 1 << 20} }), Limits{}, FieldMaxConcurrency, "use at most 113"},
 		{"short prompt", with(func(p *LoadPlan) { p.InputTokens = TokenRange{8, 8} }), Limits{}, FieldInputTokens, "use at least 32"},
 		{"backwards range", with(func(p *LoadPlan) { p.InputTokens = TokenRange{2048, 512} }), Limits{}, FieldInputTokens, "runs backwards"},
 		{"no output", with(func(p *LoadPlan) { p.OutputTokens = TokenRange{0, 0} }), Limits{}, FieldOutputTokens, "use at least 1"},
@@ -81,5 +91,35 @@ func TestSweepRatesFor(t *testing.T) {
 	}
 	if none := (LoadPlan{}); len(none.SweepRatesFor(8)) != DefaultSweepRates || none.SweepRatesFor(0) != nil {
 		t.Error("want DefaultSweepRates rates, and none without a limit")
+	}
+}
+
+// TestDurationOf: seconds past what a time.Duration holds saturate
+// instead of wrapping round.
+func TestDurationOf(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want time.Duration
+	}{
+		{1.5, 1500 * time.Millisecond}, {2 / 1e-13, math.MaxInt64}, {math.Inf(1), math.MaxInt64},
+		{-1e300, math.MinInt64}, {math.NaN(), 0}, {0, 0},
+	} {
+		if got := DurationOf(tc.s); got != tc.want {
+			t.Errorf("DurationOf(%g) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestMaxOpenFor: the open requests a load test holds fit in its memory
+// budget, fewer with longer prompts.
+func TestMaxOpenFor(t *testing.T) {
+	for _, tokens := range []int{0, 32, 1024, 128 * K, MaxContextTokens} {
+		n := MaxOpenFor(tokens)
+		if n < 1 || int64(n)*OpenRequestBytes(tokens) > MaxLoadOpenBytes || int64(n+1)*OpenRequestBytes(tokens) <= MaxLoadOpenBytes {
+			t.Errorf("MaxOpenFor(%d) = %d: not the most that fit in %d bytes at %d each", tokens, n, MaxLoadOpenBytes, OpenRequestBytes(tokens))
+		}
+	}
+	if OpenProblem(MaxOpenFor(1024), 1024) != "" || OpenProblem(MaxOpenFor(1024)+1, 1024) == "" {
+		t.Error("OpenProblem does not refuse exactly past MaxOpenFor")
 	}
 }

@@ -167,8 +167,11 @@ type EngineInfo struct {
 
 // SimulatedLabel is how the Engine section names a simulated engine in every export.
 func (e EngineInfo) SimulatedLabel() string {
-	if !e.Simulated {
+	switch {
+	case !e.Simulated:
 		return ""
+	case e.SimProfile == "": // a stand-in launched here, before it named its profile
+		return "simulated"
 	}
 	return "simulated (profile " + e.SimProfile + ")"
 }

@@ -68,11 +68,17 @@ func (c Cell) Key() string {
 func (c Cell) ContextName() string { return ContextLabel(c.ContextTokens) }
 
 // Percentiles holds the 50th, 90th and 99th percentile of one figure, and
-// how many samples they were computed from.
+// how many samples they were computed from. For a latency the high
+// percentiles are the slow requests; for a speed (per-request tok/s) the
+// low ones are, so a speed also keeps its 10th and 1st.
 type Percentiles struct {
 	P50 float64 `json:"p50"`
 	P90 float64 `json:"p90"`
 	P99 float64 `json:"p99"`
+	// P10 and P1 are a speed's low tail, its slowest requests; 0 for a
+	// latency, and in reports written before they were kept.
+	P10 float64 `json:"p10,omitempty"`
+	P1  float64 `json:"p1,omitempty"`
 	// Mean is the samples' mean, for comparing with a server's histograms
 	// (sum ÷ count); 0 when unknown.
 	Mean float64 `json:"mean,omitempty"`
@@ -81,12 +87,13 @@ type Percentiles struct {
 	N int `json:"n,omitempty"`
 }
 
-// MinP99Samples is the fewest samples a p99 is read from without a mark: with
-// fewer, the p99 is one of the few slowest samples, not a percentile.
+// MinP99Samples is the fewest samples a p99 (or a speed's p1) is read from
+// without a mark: with fewer, it is one of the few slowest samples, not a
+// percentile.
 const MinP99Samples = 100
 
-// FewForP99 reports whether the p99 rests on fewer than MinP99Samples known
-// samples (false when the count is unknown).
+// FewForP99 reports whether the p99, and a speed's p1, rest on fewer than
+// MinP99Samples known samples (false when the count is unknown).
 func (p Percentiles) FewForP99() bool { return p.N > 0 && p.N < MinP99Samples }
 
 // RequestSample is what one request of a cell did, kept in report.json.

@@ -27,7 +27,9 @@ import (
 // was started. It never fails: what it could not read, and why, is in the
 // result's NotCaptured and Notes.
 func Read(ctx context.Context, baseURL string) engine.ServerProcess {
-	return read(ctx, procHost{}, baseURL)
+	p := read(ctx, procHost{}, baseURL)
+	engine.BoundStrings(&p) // what a process (or docker) says of itself is shown and saved
+	return p
 }
 
 func read(ctx context.Context, h host, baseURL string) engine.ServerProcess {

@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 )
 
@@ -131,8 +132,8 @@ func parse(text string) ([]reading, error) {
 func newReading(labels map[string]string, gpu int) reading {
 	nan := math.NaN()
 	return reading{
-		Host: labels["Hostname"], UUID: labels["UUID"], GPU: gpu, Model: labels["modelName"],
-		Driver:         labels["DCGM_FI_DRIVER_VERSION"],
+		Host: engine.BoundName(labels["Hostname"]), UUID: engine.BoundName(labels["UUID"]), GPU: gpu, Model: engine.BoundName(labels["modelName"]),
+		Driver:         engine.BoundName(labels["DCGM_FI_DRIVER_VERSION"]),
 		UtilizationPct: nan, PowerW: nan, TemperatureC: nan, SMClockMHz: nan, MemClockMHz: nan,
 		FBUsedMiB: nan, FBFreeMiB: nan, FBReservedMiB: nan, PCIeRxMBs: nan, PCIeTxMBs: nan,
 	}

@@ -27,7 +27,7 @@ const hfTokenEnv = "HF_TOKEN"
 // serveArgs builds the serve arguments with the address vLLM itself binds
 // and, when key is not empty, --api-key key (what Display shows).
 func serveArgs(cfg ServerConfig, listenHost, key string) []string {
-	a := flags{"serve", cfg.Model}
+	a := flags{"serve", positional(cfg.Model)}
 	str, num := a.str, a.num
 	str("--served-model-name", cfg.ServedModelName)
 	str("--revision", cfg.Revision)
@@ -84,11 +84,28 @@ type flags []string
 // add appends words.
 func (a *flags) add(w ...string) { *a = append(*a, w...) }
 
-// str appends flag v when v is set.
+// str appends flag v when v is set; a v that starts with "-" is joined to
+// its flag (--revision=-x), so that the server never reads it as a flag of
+// its own.
 func (a *flags) str(flag, v string) {
-	if v != "" {
+	switch {
+	case strings.HasPrefix(v, "-"):
+		a.add(flag + "=" + v)
+	case v != "":
 		a.add(flag, v)
 	}
+}
+
+// positional is v as a positional argument: one that starts with "-"
+// would be read as a flag (a model "--api-key=K" puts a key on the command
+// line), so it is written as the local path it can only be, ./-x.
+// Validate refuses such a model first; this keeps the command safe
+// whatever reaches it.
+func positional(v string) string {
+	if strings.HasPrefix(v, "-") {
+		return "./" + v
+	}
+	return v
 }
 
 // num appends flag v when v is positive.
@@ -160,7 +177,7 @@ func command(cfg ServerConfig, shown bool) []string {
 		switch {
 		case k == fl.keyEnv && shown:
 			// Display shows the key as --api-key, as the reference reports do.
-		case secret.IsEnvName(k) && !shown:
+		case secret.IsName(k) && !shown:
 			a = append(a, "-e", k)
 		default:
 			a = append(a, "-e", k+"="+env[k])
@@ -284,7 +301,7 @@ func argWord(w, home string) string {
 
 // envWord is K=V for a shell, with a secret's value redacted.
 func envWord(k, v, home string) string {
-	if secret.IsEnvName(k) && v != "" {
+	if secret.IsName(k) && v != "" {
 		return shellWord(k, home) + "=" + redacted
 	}
 	return shellWord(k, home) + "=" + shellWord(v, home)

@@ -145,3 +145,37 @@ func FuzzDisplayRedactsKey(f *testing.F) {
 		}
 	})
 }
+
+// A value that starts with "-" is never a word the server reads as a flag:
+// a model is the local path ./-x, another setting is joined to its flag;
+// and Validate refuses such a model with a line that hides the key.
+func TestDashValueIsNeverAFlag(t *testing.T) {
+	const key = "sk-Y-never-shown"
+	for _, tt := range []struct {
+		name string
+		cfg  ServerConfig
+		want []string // words of the command
+	}{
+		{"vllm model", ServerConfig{Model: "--api-key=" + key}, []string{"serve", "./--api-key=" + key}},
+		{"vllm revision", ServerConfig{Model: "m", Revision: "-x"}, []string{"--revision=-x"}},
+		{"sglang model", ServerConfig{Engine: "sglang", Model: "--api-key=" + key}, []string{"--model-path=--api-key=" + key}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			argv := Command(tt.cfg)
+			for _, w := range tt.want {
+				if !slices.Contains(argv, w) {
+					t.Errorf("command %q lacks %q", argv, w)
+				}
+			}
+			for _, w := range argv[1:] {
+				if w == "--api-key="+key || w == "-x" {
+					t.Errorf("command %q has %q as a word of its own", argv, w)
+				}
+			}
+		})
+	}
+	err := ServerConfig{Model: "--api-key=" + key}.WithDefaults().Validate()
+	if err == nil || !strings.Contains(err.Error(), "starts with -") || strings.Contains(err.Error(), key) {
+		t.Errorf("Validate = %v, want a refusal that hides the key", err)
+	}
+}

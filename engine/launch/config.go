@@ -219,6 +219,9 @@ func (cfg ServerConfig) Validate() error {
 	if strings.TrimSpace(cfg.Model) == "" {
 		add("model is empty: set model to a Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
 	}
+	if strings.HasPrefix(cfg.Model, "-") {
+		add("model %q starts with -, which the server would read as a flag: set a Hugging Face id, or write a local path as ./%s", secret.Args([]string{cfg.Model})[0], "NAME")
+	}
 	if err := engineProblem(cfg.Engine); err != nil {
 		errs = append(errs, err)
 	} else {

@@ -209,9 +209,15 @@ func distInfo(dir string) (name, version string, ok bool) {
 // ResolveDevice is cfg with its device decided, and the CPU build of vLLM
 // it runs when one was found: "cpu" when OnCPU says so, or, device unset,
 // when the exec runner's program is a CPU build (FindCPUBuild); "gpu"
-// otherwise. SGLang's servers keep theirs: they run on GPUs.
+// otherwise. SGLang's servers keep theirs: they run on GPUs. Speed
+// Matrix's stand-in (StandIn) runs on neither: its device is left out,
+// whatever the form or server.toml said, for the simulator serves.
 func ResolveDevice(cfg ServerConfig) (ServerConfig, CPUBuild, bool) {
 	if cfg.flavor() != &vllmFlavor {
+		return cfg, CPUBuild{}, false
+	}
+	if StandIn(cfg) {
+		cfg.Device = ""
 		return cfg, CPUBuild{}, false
 	}
 	var build CPUBuild

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"regexp"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // FatalKind names a start-up failure that vLLM's log makes recognisable.
@@ -41,10 +43,7 @@ type Fatal struct {
 
 // Error is one line: summary, advice and the engine's line (shortened).
 func (f Fatal) Error() string {
-	line := strings.TrimSpace(f.Line)
-	if len(line) > 300 {
-		line = line[:300] + "…"
-	}
+	line := engine.BoundText(strings.TrimSpace(f.Line), 300)
 	return f.Summary + ": " + f.Advice + " (" + cmp.Or(f.Engine, "vLLM") + ": " + line + ")"
 }
 

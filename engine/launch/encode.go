@@ -10,24 +10,21 @@ import (
 	"speedmatrix/engine/secret"
 )
 
-// secretKeys are the server.toml keys whose values are secrets: EncodeConfig
-// leaves them out of the text it writes.
-var secretKeys = map[string]bool{"api_key": true, "hf_token": true}
-
 // EncodeConfig writes cfg as server.toml text that DecodeConfig reads back
 // as the same server, so that a front end whose form edits a ServerConfig
 // (the app's Launch form) can hand it to what reads server.toml (a sweep).
 // Its keys come in ServerConfig's order; a key at its zero value (the
-// engine's default) is left out, and so are the secrets: api_key, hf_token
-// and every env variable secret.IsEnvName calls one. They stay where they
-// were, in memory: WithSecrets puts them back into a decoded config.
+// engine's default) is left out, and so are the keys and env variables
+// secret.IsName calls secrets (api_key, api_key_file, hf_token,
+// VLLM_API_KEY…). They stay where they were, in memory: WithSecrets puts
+// them back into a decoded config.
 func EncodeConfig(cfg ServerConfig) (string, error) {
 	var keys, tables strings.Builder
 	v := reflect.ValueOf(cfg)
 	t := v.Type()
 	for i := range t.NumField() {
 		key, f := t.Field(i).Tag.Get("toml"), v.Field(i)
-		if key == "" || secretKeys[key] || f.IsZero() {
+		if key == "" || secret.IsName(key) || f.IsZero() {
 			continue
 		}
 		if f.Kind() == reflect.Pointer {
@@ -54,17 +51,17 @@ func EncodeConfig(cfg ServerConfig) (string, error) {
 // publicEnv is env without its secret variables.
 func publicEnv(env map[string]string) map[string]string {
 	out := maps.Clone(env)
-	maps.DeleteFunc(out, func(k, _ string) bool { return secret.IsEnvName(k) })
+	maps.DeleteFunc(out, func(k, _ string) bool { return secret.IsName(k) })
 	return out
 }
 
 // WithSecrets is cfg (decoded from EncodeConfig's text, perhaps with some
-// keys changed) with the secrets of from put back: its API key, HF token
-// and secret env variables.
+// keys changed) with the secrets of from put back: its API key (or key
+// file), HF token and secret env variables.
 func WithSecrets(cfg, from ServerConfig) ServerConfig {
-	cfg.APIKey, cfg.HFToken = from.APIKey, from.HFToken
+	cfg.APIKey, cfg.APIKeyFile, cfg.HFToken = from.APIKey, from.APIKeyFile, from.HFToken
 	hidden := maps.Clone(from.Env)
-	maps.DeleteFunc(hidden, func(k, _ string) bool { return !secret.IsEnvName(k) })
+	maps.DeleteFunc(hidden, func(k, _ string) bool { return !secret.IsName(k) })
 	if len(hidden) > 0 {
 		env := maps.Clone(cfg.Env)
 		if env == nil {

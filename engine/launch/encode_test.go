@@ -42,7 +42,7 @@ func TestEncodeConfigReadsBack(t *testing.T) {
 					t.Errorf("text lacks %q:\n%s", w, text)
 				}
 			}
-			for _, s := range []string{"sm-secret-key", "hf_secret_token", "wandb-secret", "api_key =", "hf_token"} {
+			for _, s := range []string{"sm-secret-key", "hf_secret_token", "wandb-secret", "api_key", "hf_token"} {
 				if strings.Contains(text, s) {
 					t.Errorf("text holds the secret %q:\n%s", s, text)
 				}

@@ -291,8 +291,10 @@ func (s *Server) engineInfo() engine.EngineInfo {
 	}
 	maxLen := cmp.Or(s.cfg.MaxModelLen, f.ConcurrencyTokens)
 	fl := s.cfg.flavor()
+	// The stand-in is known to be the simulator before it answers; which
+	// profile it serves, its /version says (measure reads it).
 	return engine.EngineInfo{
-		Engine: fl.name, Version: version, Quantization: quant, Backend: s.backend(),
+		Engine: fl.name, Version: version, Quantization: quant, Backend: s.backend(), Simulated: s.standIn,
 		Repository: fl.repository, Build: buildInfo(s.cfg, s.exe), Commit: commit,
 		KVCacheTokens: f.KVCacheTokens, MaxNumSeqs: cmp.Or(s.cfg.MaxNumSeqs, f.MaxRunningRequests), MaxModelLen: maxLen,
 	}
@@ -347,14 +349,23 @@ func (s *Server) Hardware(local engine.HardwareInfo) engine.HardwareInfo {
 }
 
 // OnCPU reports whether the server runs on the CPU: its device resolved
-// to "cpu" at launch, or its log says vLLM picked its CPU platform.
+// to "cpu" at launch, or its log says vLLM picked its CPU platform; never
+// for the stand-in, whose simulator serves on no device of this machine.
 func (s *Server) OnCPU() bool {
-	return s.cfg.Device == DeviceCPU || s.Facts().Platform == DeviceCPU
+	return !s.standIn && (s.cfg.Device == DeviceCPU || s.Facts().Platform == DeviceCPU)
 }
 
-// backend is the Engine section's backend: "cpu" or "cuda".
+// StandIn reports whether the server is Speed Matrix's stand-in for vllm
+// serve (StandIn): everything measured against it is simulated.
+func (s *Server) StandIn() bool { return s.standIn }
+
+// backend is the Engine section's backend: "cpu" or "cuda"; none for the
+// stand-in, which has none (as the in-process simulator's report has none).
 func (s *Server) backend() string {
-	if s.OnCPU() {
+	switch {
+	case s.standIn:
+		return ""
+	case s.OnCPU():
 		return "cpu"
 	}
 	return "cuda"

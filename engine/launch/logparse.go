@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // LogFacts is what the server (vLLM, SGLang) said about itself while
@@ -71,6 +73,9 @@ func (f *LogFacts) add(fl *flavor, line string) {
 		line = ansiRE.ReplaceAllString(line, "")
 	}
 	fl.facts(f, line)
+	for _, s := range []*string{&f.Version, &f.Commit, &f.Platform, &f.Quantization, &f.DType} {
+		*s = engine.BoundName(*s) // a line may be 64 KB; these are shown and saved
+	}
 	if !f.LooksLikeServer {
 		f.LooksLikeServer = fl.looksLike(line)
 	}

@@ -35,6 +35,9 @@ type Server struct {
 	ray     *RayCluster // the cluster it runs on, as ray status saw it before the start
 	// cpuBuild is the CPU build of vLLM the executable runs, when it is one.
 	cpuBuild *CPUBuild
+	// standIn is set when the executable is Speed Matrix's stand-in for
+	// vllm serve (StandIn): the simulator serves, on no device of this machine.
+	standIn bool
 
 	mu         sync.Mutex
 	facts      LogFacts
@@ -89,7 +92,7 @@ func Launch(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		}
 	}
 	s := &Server{cfg: cfg, display: Display(cfg), logs: newLogBuffer(logLines),
-		exited: make(chan struct{}), readerDone: make(chan struct{}), ray: cluster}
+		exited: make(chan struct{}), readerDone: make(chan struct{}), ray: cluster, standIn: StandIn(cfg)}
 	if isCPU {
 		s.cpuBuild = &build
 	}

@@ -58,8 +58,9 @@ func sglangEntry(run bool) []string {
 // names them. --enable-metrics is always on: the idle check, the drain
 // barrier and the cross-check read SGLang's /metrics.
 func sglangArgs(cfg ServerConfig, listenHost, key string) []string {
-	a := flags{"--model-path", cfg.Model}
+	var a flags
 	str, num := a.str, a.num
+	str("--model-path", cfg.Model)
 	str("--served-model-name", cfg.ServedModelName)
 	str("--revision", cfg.Revision)
 	if cfg.TrustRemoteCode {

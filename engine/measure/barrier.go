@@ -18,6 +18,9 @@ const (
 	// CheckServerMetricsLoad is CheckServerMetrics for a load test.
 	CheckServerMetricsLoad = "Server checks: idle before the test, drain barrier between rates, per-rate cross-check with the server's /metrics"
 	checkBusyAllowed       = "Server checks partly off: other clients were allowed on the server, so the idle check and the drain barrier were skipped"
+	// checksNotAllDone ends the Checks line of a run in which one of them
+	// could not be done (notDone).
+	checksNotAllDone = "; not all could be done, as the notes say"
 )
 
 // startWatch sees whether the server serves its engine's /metrics and,
@@ -68,6 +71,19 @@ func (r *runner) addCheck(line string) {
 	r.mu.Unlock()
 }
 
+// notDone records that a trust check (the idle check, the drain barrier,
+// the cross-check) could not be done, and why: a note, and the Checks line
+// no longer says that they all ran.
+func (r *runner) notDone(check string, why error) {
+	r.addNote(fmt.Sprintf("%s not done: %v.", check, why))
+	line := cmp.Or(r.checksLine, CheckServerMetrics)
+	r.mu.Lock()
+	if i := slices.Index(r.report.Run.Checks, line); i >= 0 {
+		r.report.Run.Checks[i] = line + checksNotAllDone
+	}
+	r.mu.Unlock()
+}
+
 // addNote adds a sentence to the Run section's notes, once.
 func (r *runner) addNote(line string) {
 	r.mu.Lock()
@@ -99,7 +115,7 @@ func (r *runner) checkIdle(ctx context.Context) error {
 		return &BusyError{Running: int(last.Running + 0.5), Waiting: int(last.Waiting + 0.5)}
 	}
 	r.logf("the idle check could not read /metrics: %v", err)
-	r.addNote(fmt.Sprintf("Idle check not done: %v.", err))
+	r.notDone("Idle check", err)
 	return nil
 }
 
@@ -121,19 +137,41 @@ func (r *runner) drain(ctx context.Context, res *engine.Result, closed time.Time
 		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagNotDrained, Message: fmt.Sprintf("the server still held %d requests %s after this cell's streams were closed",
 			last.load(), openai.Seconds(r.opts.drainWait))})
 		r.stillBusy = &last
+	case ctx.Err() == nil && !r.live.stopped():
+		r.notDone("Drain barrier", err)
 	}
 }
 
 // flagBadSamples flags a measured cell during which scrapes were skipped
-// for a bad value: its checks saw fewer of the server's samples, or none.
+// for a bad value (badSamples); a prefill cell has no cross-check.
 func (r *runner) flagBadSamples(res *engine.Result) {
-	if r.watch == nil || !res.Measured() {
+	if !res.Measured() {
 		return
 	}
-	if bad := r.watch.cellBad(); bad.n > 0 {
-		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBadMetrics, Message: fmt.Sprintf("the server's /metrics gave %s: %d bad %s skipped",
-			bad.first.String(), bad.n, engine.Plural(bad.n, "sample", "samples"))})
+	if f, ok := r.badSamples(res.Phase == engine.PhasePrefill || res.Server != nil); ok {
+		res.Flags = append(res.Flags, f)
 	}
+}
+
+// badSamples is the flag of a cell or a load test's rate during which
+// scrapes were skipped for a bad value: its checks saw fewer of the
+// server's samples, or none, and then (checked false) its cross-check
+// could not be done, which the flag and the run's notes say. The one rule
+// of the matrix's cells and the load test's rates.
+func (r *runner) badSamples(checked bool) (engine.Flag, bool) {
+	if r.watch == nil {
+		return engine.Flag{}, false
+	}
+	bad := r.watch.cellBad()
+	if bad.n == 0 {
+		return engine.Flag{}, false
+	}
+	msg := fmt.Sprintf("the server's /metrics gave %s: %d bad %s skipped", bad.first.String(), bad.n, engine.Plural(bad.n, "sample", "samples"))
+	if !checked {
+		msg += "; the cross-check with the server's count could not be done"
+		r.notDone("Cross-check", bad.first)
+	}
+	return engine.Flag{Kind: engine.FlagBadMetrics, Message: msg}, true
 }
 
 // stillBusyErr fails a cell that follows a drain barrier which gave up,

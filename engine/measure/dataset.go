@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // Bounds of a dataset file: a hostile or mistaken file (a model's weights,
@@ -154,10 +156,4 @@ func contentText(c any) string {
 }
 
 // short is s cut to a length an error line can hold.
-func short(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func short(s string) string { return engine.BoundText(s, 80) }

@@ -115,7 +115,8 @@ func (e *etaModel) remaining(cells []engine.Cell, inCurrent time.Duration) time.
 	return total
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// seconds is s seconds as a Duration, saturated (engine.DurationOf).
+func seconds(s float64) time.Duration { return engine.DurationOf(s) }
 
 // Estimate is how long plan takes on a server with these limits before
 // anything is measured. It is the run's own ETA at its start, so the

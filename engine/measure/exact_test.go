@@ -203,6 +203,35 @@ func TestPercentiles(t *testing.T) {
 	}
 }
 
+// TestSpeedPercentilesLowTail: a speed's slow requests are its low end, so
+// its p10 and p1 are kept, below its median; a latency's are not.
+func TestSpeedPercentilesLowTail(t *testing.T) {
+	rates := make([]float64, 101) // 0, 1, … 100 tok/s
+	for i := range rates {
+		rates[100-i] = float64(i)
+	}
+	p := speedPercentiles(rates)
+	if p.P10 != 10 || p.P1 != 1 || p.P50 != 50 || p.P99 != 99 || p.N != 101 {
+		t.Errorf("speed percentiles %+v: want p1 1, p10 10, p50 50, p99 99 of 101", p)
+	}
+	if lat := percentiles(rates); lat.P10 != 0 || lat.P1 != 0 {
+		t.Errorf("a latency's percentiles keep a low tail: %+v", lat)
+	}
+	if z := speedPercentiles(nil); z != (engine.Percentiles{}) {
+		t.Errorf("no values: %+v", z)
+	}
+	from := time.Now()
+	slow, fast := &requestRecord{Sent: from, FirstToken: from, FinalTokens: -1}, &requestRecord{Sent: from, FirstToken: from, FinalTokens: -1}
+	for j := 1; j <= 10; j++ {
+		slow.add(chunkTokens{At: from.Add(time.Duration(j) * 200 * time.Millisecond), Tokens: 1}) // 5 tok/s
+		fast.add(chunkTokens{At: from.Add(time.Duration(j) * 50 * time.Millisecond), Tokens: 1})  // 20 tok/s
+	}
+	f := computeDecode([]*requestRecord{fast, slow}, from, from.Add(3*time.Second))
+	if f.PerRequest.P1 >= f.PerRequest.P50 || math.Abs(f.PerRequest.P1-5.15) > 0.01 {
+		t.Errorf("per-request tok/s %+v: want the slow request (5 tok/s) near p1, below the median", f.PerRequest)
+	}
+}
+
 // TestDecodeSampleCounts: a decode cell's percentiles say what they were
 // computed from: TTFT over every request with a first token, per-request
 // tok/s over every request with a rate inside the window, and time between

@@ -50,9 +50,11 @@ func (r *runner) fillEngine() serverIdentity {
 	if e.Engine == "" {
 		e.Engine = r.kind.Name()
 	}
-	// A simulator reached over HTTP (speedmatrix sim) is labelled like the
-	// in-process one: nothing measured against it passes as real.
-	if p := r.version.SimulatorProfile; p != "" && !e.Simulated {
+	// A simulator reached over HTTP (speedmatrix sim, or the stand-in for
+	// vllm serve a launch knew as simulated before it answered) is labelled
+	// like the in-process one, whose header names its profile already:
+	// nothing measured against it passes as real.
+	if p := r.version.SimulatorProfile; p != "" && e.SimProfile == "" {
 		e.Simulated, e.SimProfile = true, p
 		r.servedBySimulator(p)
 	}
@@ -86,6 +88,10 @@ func (r *runner) servedBySimulator(profile string) {
 	}
 	h, ok := r.target.SimulatorFor(profile)
 	r.target.Telemetry, r.target.ServingGPUs = nil, nil
+	// The roofline is the profile's, or none, as for the in-process
+	// simulator: not one of the measuring machine's hardware (a stand-in
+	// launched here was given "no GPU detected on this machine").
+	r.report.Roofline = h.Roofline
 	if !ok {
 		r.report.Hardware = engine.HardwareInfo{Whose: engine.HardwareOfSimulator}
 		r.report.Hardware.AddNote(note + " Its simulated GPUs are not known to this build.")
@@ -94,7 +100,4 @@ func (r *runner) servedBySimulator(profile string) {
 	r.report.Hardware = h.Hardware
 	r.report.Hardware.Whose = engine.HardwareOfSimulator
 	r.report.Hardware.AddNote(note)
-	if h.Roofline != nil {
-		r.report.Roofline = h.Roofline
-	}
 }

@@ -119,6 +119,19 @@ func (l *liveness) suspect(err error) {
 	}()
 }
 
+// confirm waits for the probe in flight, then probes the server again,
+// however recently it answered, and declares it stopped when it does not
+// answer: for the end of a step whose requests failed without an answer.
+func (l *liveness) confirm(ctx context.Context) {
+	l.settle()
+	if l.stopped() {
+		return
+	}
+	if perr := l.probe(ctx); !answered(perr) && ctx.Err() == nil {
+		l.declare(perr)
+	}
+}
+
 // settle waits for the probe in flight, if any, so that the next cell
 // starts only once the server's state is known.
 func (l *liveness) settle() {

@@ -16,6 +16,10 @@ type loadRunner struct {
 	*runner
 	load    engine.LoadPlan
 	prompts *loadPrompts
+	maxOpen int // the most requests open at once (engine.MaxOpenFor), once prepared
+	// saidShortest: the warning that prompts were asked for below the
+	// shortest the test sends was given.
+	saidShortest bool
 
 	// Guarded by runner.mu.
 	section  engine.LoadSection
@@ -106,9 +110,41 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 	if err := l.prompts.checkDataset(ctx, l.load, s.MaxModelLen); err != nil {
 		return err
 	}
+	if err := l.sizeOpen(dataset); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	l.rates = slices.Clone(l.load.Rates())
 	r.mu.Unlock()
+	return nil
+}
+
+// sizeOpen sets how many requests the test holds open at once: as many as
+// fit in the client's memory with its longest prompt. A dataset's prompts
+// are known only now, so a burst or a cap past what they allow is refused
+// here, as ValidateLoadPlan refuses sized prompts'.
+func (l *loadRunner) sizeOpen(dataset []string) error {
+	tokens := l.load.InputTokens.Max
+	if dataset != nil {
+		longest := 0
+		for _, p := range dataset {
+			longest = max(longest, len(p))
+		}
+		tokens = engine.DatasetPromptTokens(longest)
+	}
+	l.maxOpen = cmp.Or(l.opts.maxOpen, engine.MaxOpenFor(tokens))
+	var bad []engine.PlanProblem
+	for _, c := range []struct {
+		field engine.PlanField
+		n     int
+	}{{engine.FieldBurst, l.load.Burst}, {engine.FieldMaxConcurrency, l.load.MaxConcurrency}} {
+		if s := engine.OpenProblem(c.n, tokens); dataset != nil && s != "" {
+			bad = append(bad, engine.PlanProblem{Field: c.field, Problem: s})
+		}
+	}
+	if len(bad) > 0 {
+		return &engine.PlanError{Problems: bad}
+	}
 	return nil
 }
 

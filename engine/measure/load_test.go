@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -298,5 +299,90 @@ func TestLoadDatasetTooLong(t *testing.T) {
 	}
 	if len(rep.Load.Results) != 0 {
 		t.Errorf("%d rates measured, want none", len(rep.Load.Results))
+	}
+}
+
+// TestLoadOpenCap: a rate with no cap holds no more requests open than
+// fit in the client's memory (here 2); the rest wait for a slot, and the
+// rate says so.
+func TestLoadOpenCap(t *testing.T) {
+	f := newFakeServer(t, fakeOpts{TTFT: 20 * time.Millisecond, Interval: 5 * time.Millisecond})
+	plan := engine.LoadPlan{RatesRPS: []float64{1000}, Arrivals: engine.ArrivalsConstant, Requests: 8, InputTokens: engine.TokenRange{Min: 64, Max: 64},
+		OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
+	opts := testOptions()
+	opts.maxOpen = 2
+	rep, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Load.Results[0]
+	held := slices.ContainsFunc(r.Flags, func(f engine.Flag) bool {
+		return f.Kind == engine.FlagClientBehind && strings.Contains(f.Message, "the client held 2 requests open at once, the most that fit in the memory")
+	})
+	if r.Completed != 8 || r.MaxInFlight != 2 || !held {
+		t.Errorf("%d completed, %d at most in flight, flags %+v: want 8, 2, and the client's cap flagged", r.Completed, r.MaxInFlight, r.Flags)
+	}
+}
+
+// TestLoadDatasetBurstTooBig: a burst that fits short prompts but not the
+// dataset's longest is refused once the dataset is read, with the memory
+// it would take and the most that fit.
+func TestLoadDatasetBurstTooBig(t *testing.T) {
+	srv := simServer(t, sim.Options{TimeScale: 20})
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	text := strings.Repeat("The river ran past the old stone mill.", 513) // ~4K tokens, inside tiny's 8K
+	if err := os.WriteFile(path, []byte(`{"prompt": "`+text+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := engine.LoadPlan{Burst: 10_000, Dataset: path, OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
+	if err := engine.ValidateLoadPlan(plan, engine.Limits{}); err != nil {
+		t.Fatalf("the plan alone: %v, want it to pass before the dataset is read", err)
+	}
+	rep, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
+	var pe *engine.PlanError
+	if !errors.As(err, &pe) || pe.Problems[0].Field != engine.FieldBurst || !strings.Contains(err.Error(), fmt.Sprintf("use at most %d", engine.MaxOpenFor(engine.DatasetPromptTokens(len(text))))) {
+		t.Fatalf("err %v, want the burst refused for the dataset's prompts", err)
+	}
+	if len(rep.Load.Results) != 0 {
+		t.Errorf("%d rates measured, want none", len(rep.Load.Results))
+	}
+}
+
+// TestLoadShortPromptsReason: prompts drawn shorter than the shortest a
+// test sends are flagged with the true reason: on a server with /tokenize
+// (it blamed a missing /tokenize), their own start and the chat template,
+// said once as a warning before; without /tokenize, its absence.
+func TestLoadShortPromptsReason(t *testing.T) {
+	for _, tc := range []struct {
+		engine, want string
+		warned       bool
+	}{
+		{sim.EngineVLLM, "the shortest prompt this test sends is ", true},
+		{sim.EngineSGLang, "the server has no /tokenize to size them exactly", false},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			srv := simServer(t, sim.Options{TimeScale: 20, Engine: tc.engine})
+			plan := engine.LoadPlan{RatesRPS: []float64{50, 100}, Arrivals: engine.ArrivalsConstant, Requests: 4, InputTokens: engine.TokenRange{Min: 32, Max: 32},
+				OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
+			rep, events, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Load.Results {
+				i := slices.IndexFunc(r.Flags, func(f engine.Flag) bool { return f.Kind == engine.FlagPromptSize })
+				if i < 0 || !strings.Contains(r.Flags[i].Message, tc.want) {
+					t.Errorf("rate %g: flags %+v, want %s saying %q", r.RateRPS, r.Flags, engine.FlagPromptSize, tc.want)
+				}
+			}
+			warned := 0
+			for _, ev := range events {
+				if ev.Kind == engine.EventLog && strings.HasPrefix(ev.Log, "warning: prompts shorter than ") {
+					warned++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.warned]; warned != want {
+				t.Errorf("the short prompts were warned of %d times, want %d", warned, want)
+			}
+		})
 	}
 }

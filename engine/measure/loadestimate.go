@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"math"
 	"time"
 
 	"speedmatrix/engine"
@@ -49,7 +48,7 @@ func rateTime(plan engine.LoadPlan, n int, rateRPS float64) float64 {
 // server.
 func EstimateLoad(plan engine.LoadPlan) time.Duration {
 	if plan.Burst > 0 {
-		return durationOf(requestTime(plan) * (1 + float64(plan.Burst)/priorBurstShareReqs))
+		return seconds(requestTime(plan) * (1 + float64(plan.Burst)/priorBurstShareReqs))
 	}
 	rates := plan.Rates()
 	var total float64
@@ -60,14 +59,5 @@ func EstimateLoad(plan engine.LoadPlan) time.Duration {
 	for _, rate := range rates {
 		total += rateTime(plan, plan.Requests, rate)
 	}
-	return durationOf(total)
-}
-
-// durationOf is s seconds, held at the longest Duration past it: a rate
-// of 1e-13 must not wrap an estimate negative.
-func durationOf(s float64) time.Duration {
-	if s >= float64(math.MaxInt64)/float64(time.Second) {
-		return math.MaxInt64
-	}
-	return time.Duration(s * float64(time.Second))
+	return seconds(total)
 }

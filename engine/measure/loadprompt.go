@@ -31,6 +31,10 @@ type loadPrompts struct {
 	// fillerChars is, per size, how much filler a text prompt holds.
 	fillerChars map[int]int
 	dataset     []string
+	// shortest is the server's count of the shortest text prompt it can
+	// be sent (its start and the chat template, no filler), once a size
+	// asked for was below it; 0 until then.
+	shortest int
 }
 
 func newLoadPrompts(p *prompter, dataset []string) *loadPrompts {
@@ -108,8 +112,27 @@ func (lp *loadPrompts) size(ctx context.Context, tokens int) (int, error) {
 	if err := p.searchText(ctx, cp); err != nil {
 		return 0, err
 	}
+	if cp.text == cp.prefix && cp.counted > tokens {
+		lp.shortest = max(lp.shortest, cp.counted)
+	}
 	return len(cp.text) - len(cp.prefix), nil
 }
+
+// sizeReason says why the server counted prompts of other sizes than
+// drawn: a server without /tokenize, whose prompts are sized by estimate,
+// or, with it, sizes below the shortest prompt a test sends (shortest).
+func (lp *loadPrompts) sizeReason() string {
+	switch {
+	case !lp.p.exact:
+		return "the server has no /tokenize to size them exactly"
+	case lp.shortest > 0:
+		return fmt.Sprintf("the shortest prompt this test sends is %d tokens: %s", lp.shortest, shortestWhy)
+	}
+	return "the server counted them otherwise than its /tokenize"
+}
+
+// shortestWhy is why a load test's prompts have a least size.
+const shortestWhy = "each starts with words of its own and the run's id, so that no request finds another's in the prefix cache, and the chat template adds its tokens"
 
 // prefix is request i's start: its marker words, then the run's id.
 func (lp *loadPrompts) prefix(i int) string {

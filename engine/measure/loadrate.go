@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"speedmatrix/engine"
 	"time"
 )
@@ -32,11 +33,23 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	if err := l.prompts.prepare(ctx, reqs); err != nil {
 		return fail(fmt.Errorf("prepare the prompts: %w", err))
 	}
+	l.sayShortest()
 	pg := &rateProgress{rate: rate, requests: n}
 	r.mu.Lock()
 	l.rateAt, l.progress = i, pg
 	r.mu.Unlock()
-	recs, out := l.dispatch(ctx, reqs, capN, pg)
+	open, own := l.openCap(capN)
+	recs, out := l.dispatch(ctx, reqs, open, pg)
+	// A request that failed without an answer may have met a server on
+	// its way down (a probe on a connection it had not closed yet still got
+	// an answer): ask it once more now, so that whether this rate failed
+	// with the server does not depend on which finished first.
+	if out != outcomeCancelled && slices.ContainsFunc(recs, func(rec *loadRecord) bool { return rec.Err != nil && !answered(rec.Err) }) {
+		r.live.confirm(ctx)
+		if r.live.stopped() {
+			out = outcomeDead
+		}
+	}
 	fig := computeLoad(recs, l.load.SLO)
 	fig.RateRPS, fig.Arrivals, fig.StartedAt, fig.FinishedAt = rate, arr, res.StartedAt, time.Now()
 	fig.MaxInFlight = int(pg.maxInFlight.Load())
@@ -53,13 +66,38 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	default:
 		res.Status = engine.StatusValid
 	}
-	for _, flag := range []func([]*loadRecord) (engine.Flag, bool){behindFlag, failedFlag, promptSizeFlag} {
+	sizes := func(recs []*loadRecord) (engine.Flag, bool) { return promptSizeFlag(recs, l.prompts.sizeReason()) }
+	for _, flag := range []func([]*loadRecord) (engine.Flag, bool){behindFlag, failedFlag, sizes} {
 		if f, ok := flag(recs); ok && res.Status == engine.StatusValid {
 			res.Flags = append(res.Flags, f)
 		}
 	}
+	if own && res.MaxInFlight >= open && res.Status == engine.StatusValid {
+		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagClientBehind, Message: fmt.Sprintf(
+			"the client held %d requests open at once, the most that fit in the memory it allows them (%d MiB): the next ones waited for one to end, and their waits count in their latency",
+			open, engine.MaxLoadOpenBytes>>20)})
+	}
 	l.checkRate(ctx, &res, recs, from, to)
 	return res
+}
+
+// openCap is the most requests a rate holds open: the plan's cap, or the
+// client's own (maxOpen, what fits in its memory) where the plan has none
+// or one above it; own says the client's holds.
+func (l *loadRunner) openCap(capN int) (n int, own bool) {
+	if l.maxOpen <= 0 || capN > 0 && capN <= l.maxOpen {
+		return capN, false
+	}
+	return l.maxOpen, true
+}
+
+// sayShortest warns, once, that prompts were asked for below the shortest
+// a test sends: they are sent at that size, and their rates flagged.
+func (l *loadRunner) sayShortest() {
+	if n := l.prompts.shortest; n > 0 && !l.saidShortest {
+		l.saidShortest = true
+		l.runner.logf("warning: prompts shorter than %d tokens can't be sent (%s): those drawn shorter are sent at %d tokens, and their rates flagged", n, shortestWhy, n)
+	}
 }
 
 func btoi(b bool) int {
@@ -109,6 +147,9 @@ func (l *loadRunner) checkRate(ctx context.Context, res *engine.LoadResult, recs
 		if ours, ok := tokPerSecAsServer(plain, samples, from, to); ok && res.Status == engine.StatusValid {
 			res.Flags = append(res.Flags, checkFlags(res.Server, ours)...)
 		}
+	}
+	if f, ok := r.badSamples(res.Server != nil); ok && res.Status == engine.StatusValid {
+		res.Flags = append(res.Flags, f)
 	}
 	if r.target.AllowBusy && res.Status == engine.StatusValid {
 		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagBusy, Message: "measured while other clients were allowed to use the server: the idle check and the drain barrier were off"})

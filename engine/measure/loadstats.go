@@ -194,7 +194,7 @@ func failedFlag(recs []*loadRecord) (engine.Flag, bool) {
 // promptSizeFlag flags a rate whose prompts the server counted otherwise
 // than drawn (sized by estimate, without /tokenize): how many, and the
 // largest difference.
-func promptSizeFlag(recs []*loadRecord) (engine.Flag, bool) {
+func promptSizeFlag(recs []*loadRecord, why string) (engine.Flag, bool) {
 	off, worst := 0, 0
 	for _, r := range recs {
 		if r.Input > 0 && r.PromptTokens > 0 && r.PromptTokens != r.Input {
@@ -205,5 +205,5 @@ func promptSizeFlag(recs []*loadRecord) (engine.Flag, bool) {
 	if off == 0 {
 		return engine.Flag{}, false
 	}
-	return engine.Flag{Kind: engine.FlagPromptSize, Message: fmt.Sprintf("%d prompts were not their drawn size (by up to %d tokens): the server has no /tokenize to size them exactly", off, worst)}, true
+	return engine.Flag{Kind: engine.FlagPromptSize, Message: fmt.Sprintf("%d prompts were not their drawn size (by up to %d tokens): %s", off, worst, why)}, true
 }

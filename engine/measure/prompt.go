@@ -54,6 +54,9 @@ type contextPrompt struct {
 	shared *openai.SharedPrompt // the start of every request, as sent
 	// letters are the tails' letters (prompter.tailLetters).
 	letters string
+	// counted is the server's count of text, as searchText found it (0:
+	// not searched): above Tokens when even its prefix alone is longer.
+	counted int
 }
 
 func newPrompter(client *openai.Client, model string, api engine.API, runID string) *prompter {
@@ -395,7 +398,7 @@ func (p *prompter) searchText(ctx context.Context, cp *contextPrompt) error {
 		}
 		d := cp.Tokens - c
 		if abs(d) < bestDiff || (abs(d) == bestDiff && d > 0) {
-			best, bestDiff = n, abs(d)
+			best, bestDiff, cp.counted = n, abs(d), c
 		}
 		if d == 0 || hi-lo <= 1 {
 			break

@@ -33,6 +33,9 @@ type runOptions struct {
 	// sleep): the seam through which a test sees the backoff without
 	// sleeping.
 	pause func(ctx context.Context, d time.Duration)
+	// maxOpen, when set, is the most requests a load test holds open at
+	// once in place of what its memory budget allows (engine.MaxOpenFor).
+	maxOpen int
 }
 
 func defaultOptions() runOptions {

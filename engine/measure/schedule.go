@@ -40,7 +40,7 @@ func loadSchedule(arr engine.Arrivals, rateRPS float64, n int, in, out engine.To
 				t += gaps.ExpFloat64() / rateRPS
 			}
 		}
-		r := loadRequest{At: time.Duration(t * float64(time.Second)), Prompt: -1}
+		r := loadRequest{At: seconds(t), Prompt: -1}
 		if datasetSize > 0 {
 			r.Prompt = i % datasetSize
 		} else {
@@ -52,7 +52,7 @@ func loadSchedule(arr engine.Arrivals, rateRPS float64, n int, in, out engine.To
 	if arr != engine.ArrivalsConstant && rateRPS > 0 && n > 1 && t > 0 {
 		scale := float64(n-1) / rateRPS / t
 		for i := range reqs {
-			reqs[i].At = time.Duration(float64(reqs[i].At) * scale)
+			reqs[i].At = seconds(reqs[i].At.Seconds() * scale)
 		}
 	}
 	return reqs

@@ -89,6 +89,20 @@ func TestSimAtAnEndpointIsItsRig(t *testing.T) {
 		t.Errorf("asked for %q; Hardware %+v: want the tiny rig, the simulator's, without this machine's CPU", asked, h)
 	}
 
+	// A stand-in launched here is known as simulated before it answers,
+	// without its profile; its report then names the profile, and keeps no
+	// roofline of the measuring machine's.
+	standIn := target
+	standIn.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true}
+	standIn.Header.Roofline = &engine.RooflineFacts{Unavailable: "roofline unavailable: no GPU detected on this machine"}
+	rep, _, err = runAll(t, t.Context(), plan, standIn, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Engine; e.SimProfile != "tiny" || e.SimulatedLabel() != "simulated (profile tiny)" || rep.Hardware.Whose != engine.HardwareOfSimulator || rep.Roofline != nil {
+		t.Errorf("a launched stand-in: engine %+v, hardware %+v, roofline %+v: want the tiny rig's, no roofline", e, rep.Hardware, rep.Roofline)
+	}
+
 	target.SimulatorFor = func(string) (engine.Report, bool) { return engine.Report{}, false }
 	rep, _, err = runAll(t, t.Context(), plan, target, testOptions())
 	if err != nil {

@@ -209,7 +209,7 @@ func computeDecode(recs []*requestRecord, from, to time.Time) decodeFigures {
 	}
 	f.TotalTokPerSec = f.TokensInWindow / window
 	f.AvgActive = activeS / window
-	f.PerRequest = percentiles(rates)
+	f.PerRequest = speedPercentiles(rates)
 	f.TTFTMs = percentiles(ttfts)
 	f.ITLMs = weightedPercentiles(gaps)
 	return f
@@ -314,13 +314,28 @@ func percentiles(values []float64) engine.Percentiles {
 	}
 	v := slices.Clone(values)
 	slices.Sort(v)
-	at := func(q float64) float64 {
-		pos := q * float64(len(v)-1)
-		lo := int(math.Floor(pos))
-		hi := min(lo+1, len(v)-1)
-		return v[lo] + (v[hi]-v[lo])*(pos-float64(lo))
+	return engine.Percentiles{P50: quantile(v, 0.5), P90: quantile(v, 0.9), P99: quantile(v, 0.99), N: len(v)}
+}
+
+// speedPercentiles are percentiles of a speed with its low tail, p10 and
+// p1: a speed's slow requests are its low end, the tail users plan on.
+func speedPercentiles(values []float64) engine.Percentiles {
+	p := percentiles(values)
+	if len(values) > 0 {
+		v := slices.Clone(values)
+		slices.Sort(v)
+		p.P10, p.P1 = quantile(v, 0.1), quantile(v, 0.01)
 	}
-	return engine.Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), N: len(v)}
+	return p
+}
+
+// quantile is the q-quantile of sorted, interpolating linearly between the
+// closest ranks.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
 }
 
 // weighted is a value that counts Weight times.

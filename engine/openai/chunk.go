@@ -3,6 +3,8 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+
+	"speedmatrix/engine"
 )
 
 // flatChunk is what one stream event says, before it becomes a Chunk. Both
@@ -86,6 +88,9 @@ func codeStatus(code string) int {
 // chunk turns a parsed event into the Chunk handed to callers.
 func (f *flatChunk) chunk() Chunk {
 	c := Chunk{Content: f.content, Reasoning: f.reasoningContent, FinishReason: f.finish}
+	if c.FinishReason != "" { // kept in report.json: once a stream, bounded as a name
+		c.FinishReason = engine.BoundName(c.FinishReason)
+	}
 	if c.Content == "" {
 		c.Content = f.text
 	}

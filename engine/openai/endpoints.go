@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/secret"
 )
 
@@ -40,9 +42,23 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	}
 	models := make([]Model, len(out.Data))
 	for i, d := range out.Data {
-		models[i] = Model{ID: d.ID, MaxModelLen: d.MaxModelLen, Root: d.Root}
+		if err := checkModelID(d.ID); err != nil {
+			return nil, err
+		}
+		models[i] = Model{ID: d.ID, MaxModelLen: d.MaxModelLen, Root: engine.BoundName(d.Root)}
 	}
 	return models, nil
+}
+
+// checkModelID refuses a model id that engine.BoundName would change (too
+// long, or with a control character): it is sent back in every request,
+// so it can't be cut as a name that is only shown is.
+func checkModelID(id string) error {
+	if engine.BoundName(id) == id {
+		return nil
+	}
+	return fmt.Errorf("GET /v1/models: %w: the server names a model %q (%d characters): a model's name has at most %d, and no control characters; serve it under another name",
+		ErrMalformed, engine.BoundText(id, 40), utf8.RuneCountInString(id), engine.MaxNameRunes)
 }
 
 // Health returns nil when GET /health answers 200.
@@ -62,6 +78,7 @@ type ServerVersion struct {
 func (c *Client) VersionInfo(ctx context.Context) (ServerVersion, error) {
 	var out ServerVersion
 	err := c.doJSON(ctx, http.MethodGet, "/version", nil, &out, "")
+	out.Version, out.SimulatorProfile = engine.BoundName(out.Version), engine.BoundName(out.SimulatorProfile)
 	return out, err
 }
 

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/secret"
 )
 
@@ -210,6 +210,7 @@ func (e *APIError) fillFrom(w wireError) {
 			e.Message = list[0].Msg
 		}
 	}
+	e.Type, e.Code = engine.BoundName(e.Type), engine.BoundName(e.Code)
 }
 
 func rawCode(raw json.RawMessage) string {
@@ -223,18 +224,12 @@ func rawCode(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// oneLine folds a message onto one line and cuts it to a readable length.
+// oneLine folds a message onto one line and cuts it to a readable length
+// (engine.BoundText: what hides or reorders text is removed too). It
+// folds no more of s than it keeps.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
 	const most = 300
-	if len(s) <= most {
-		return s
-	}
-	cut := most
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return engine.BoundText(strings.Join(strings.Fields(engine.BoundText(s, 4*most)), " "), most)
 }
 
 // unreachableError is a failure to connect at all.

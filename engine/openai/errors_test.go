@@ -112,7 +112,8 @@ func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
 		"a\nb\r\n  c\t d": "a b c d",
 		"":                "",
-		long:              long[:300] + "…",
+		long:              strings.Repeat("é", 299) + "…",
+		"a\u202eb":        "ab",
 	} {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%.20q) = %.40q, want %.40q", in, got, want)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // parseSample parses one sample line:
@@ -144,9 +146,5 @@ func identLen(s string, colon bool) int {
 	return len(s)
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
-}
+// clip is s cut to the length an error quotes.
+func clip(s string) string { return engine.BoundText(s, 80) }

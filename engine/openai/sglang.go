@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+
+	"speedmatrix/engine"
 )
 
 // ServerInfo is what SGLang's GET /get_server_info (newer: /server_info)
@@ -37,6 +39,7 @@ func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
 		out = ServerInfo{}
 		err = c.doJSON(ctx, http.MethodGet, "/server_info", nil, &out, "")
 	}
+	out.Version, out.ModelPath, out.ServedModelName = engine.BoundName(out.Version), engine.BoundName(out.ModelPath), engine.BoundName(out.ServedModelName)
 	return out, err
 }
 

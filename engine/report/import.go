@@ -104,6 +104,7 @@ func decodeReport(data []byte, file string) (engine.Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return r, fmt.Errorf("load report %s: not a speedmatrix report.json (%v)", file, err)
 	}
+	engine.BoundReport(&r)
 	switch {
 	case r.SchemaVersion == 0:
 		return r, fmt.Errorf("load report %s: no schema_version: not a speedmatrix report.json", file)

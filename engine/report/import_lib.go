@@ -109,6 +109,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return engine.Report{}, fmt.Errorf("%s looks like an llm-inference-bench results file but cannot be read: %v", file, err)
 	}
+	engine.BoundStrings(&f) // its event log is parsed: bounded before
 	if f.Metadata.Version == "" {
 		return engine.Report{}, &FormatError{File: file, Reason: "its metadata has no version (llm-inference-bench writes one)"}
 	}
@@ -135,6 +136,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 		rep.Run.Complete = true
 	}
 	rep.Run.Notes = libNotes(f, rep)
+	engine.BoundReport(&rep)
 	return rep, checkRun(rep, file)
 }
 
@@ -196,7 +198,7 @@ func libPlan(f libFile) engine.Plan {
 	p := engine.Plan{
 		DecodeContexts:  slices.Clone(m.ContextLengths),
 		Concurrency:     slices.Clone(m.ConcurrencyLevels),
-		Duration:        time.Duration(m.DurationPerTest * float64(time.Second)),
+		Duration:        engine.DurationOf(m.DurationPerTest),
 		MaxOutputTokens: m.MaxTokens,
 		KVBudgetTokens:  f.StartupDiagnostics.Args.KVBudget,
 		PrefillContexts: libPrefillContexts(f),

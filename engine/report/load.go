@@ -36,6 +36,21 @@ const NoteLoadFlagged = "Flagged (" + FlagMarker + "): a trust check doubts this
 // it is Valid. Its request counts are shown whatever its status.
 func LoadMeasured(r engine.LoadResult) bool { return r.Status == engine.StatusValid }
 
+// LoadHasFigures reports whether a rate has latency and throughput figures
+// to show: it is Valid, or it failed or was cancelled after some requests
+// completed (a server that died part-way), whose figures are those of the
+// requests that completed before it stopped. Its tables, load.csv and the
+// CLI show them beside its status; its charts only a Valid rate's.
+func LoadHasFigures(r engine.LoadResult) bool { return LoadMeasured(r) || r.Completed > 0 }
+
+// LoadPartial reports whether a rate that isn't Valid has figures
+// (LoadHasFigures): those of the requests completed before it stopped.
+func LoadPartial(r engine.LoadResult) bool { return !LoadMeasured(r) && LoadHasFigures(r) }
+
+// NoteLoadPartial explains the figures of a rate that isn't Valid, under a
+// load test's tables.
+const NoteLoadPartial = "A rate that failed or was cancelled part-way shows the figures of the requests that completed before it stopped; why it stopped is under Errors."
+
 // IsBurst reports whether a rate is a burst: every request at once, no rate.
 func IsBurst(r engine.LoadResult) bool { return r.Arrivals == engine.ArrivalsBurst }
 
@@ -204,6 +219,6 @@ func loadMillis(ms float64) string {
 // anyFewForP99 reports whether a shown p99 of rs rests on too few samples.
 func anyFewForP99(rs []engine.LoadResult) bool {
 	return slices.ContainsFunc(rs, func(r engine.LoadResult) bool {
-		return LoadMeasured(r) && (r.TTFTMs.FewForP99() || r.TPOTMs.FewForP99() || r.ITLMs.FewForP99() || r.E2EMs.FewForP99())
+		return LoadHasFigures(r) && (r.TTFTMs.FewForP99() || r.TPOTMs.FewForP99() || r.ITLMs.FewForP99() || r.E2EMs.FewForP99())
 	})
 }

@@ -3,7 +3,9 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"speedmatrix/engine"
 )
@@ -12,14 +14,19 @@ import (
 // report writes it instead of results.csv, whose rows are matrix cells.
 const LoadCSVFile = "load.csv"
 
-// LoadCSVHeader is the exact header of load.csv, as the load test's issue
-// fixed it. Unlike results.csv it has no simulated and target columns: a
-// simulated load test says so in a comment line above the header instead
+// LoadCSVHeader is the exact header of load.csv: the 18 columns the load
+// test's issue fixed, which other tools read by position, then the rate's
+// status (Valid, Failed, Cancelled), its flags (their kinds, separated by
+// ";") and the reason of a rate that isn't Valid, so that a failed rate
+// never reads like a measured one. Columns are only ever added at the end.
+// Unlike results.csv it has no simulated and target columns: a simulated
+// load test says so in a comment line above the header instead
 // (LoadCSVComment).
 var LoadCSVHeader = []string{
 	"rate_rps", "arrivals", "requests", "completed", "failed", "duration_s", "request_throughput_rps", "output_tok_s",
 	"ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "itl_p50_ms", "itl_p99_ms",
 	"e2e_p50_ms", "e2e_p99_ms", "goodput_rps",
+	"status", "flags", "error",
 }
 
 // LoadCSVComment is the line load.csv starts with when its figures come
@@ -56,10 +63,11 @@ func WriteCSVFor(w io.Writer, r engine.Report) error {
 // WriteLoadCSV writes load.csv: LoadCSVComment when simulated, the header,
 // then one row per rate in the run's order. A burst's rate_rps is empty
 // (it has no rate; arrivals says "burst"). The request counts and the
-// duration are written whatever the status; the other figures only for a
-// Valid rate, as results.csv leaves a cell that isn't Valid empty (its
-// figures stay in report.json, its reason in report.md). A report without
-// a load section writes the header alone.
+// duration are written whatever the status; the other figures wherever
+// requests completed (LoadHasFigures): a rate that failed or was
+// cancelled part-way has the figures of the requests that completed
+// before it stopped, and its status and error say so. A report without a
+// load section writes the header alone.
 func WriteLoadCSV(w io.Writer, r engine.Report) error {
 	if c := LoadCSVComment(r); c != "" {
 		if _, err := io.WriteString(w, c+"\n"); err != nil {
@@ -88,7 +96,11 @@ func loadCSVRow(r engine.LoadResult) []string {
 	}
 	row[1], row[2], row[3], row[4] = string(r.Arrivals), strconv.Itoa(r.Requests), strconv.Itoa(r.Completed), strconv.Itoa(r.Failed)
 	row[5] = num(r.DurationS, 3)
+	row[18], row[19] = string(r.Status), flagKinds(r.Flags)
 	if !LoadMeasured(r) {
+		row[20] = r.Error
+	}
+	if !LoadHasFigures(r) {
 		return row
 	}
 	row[6], row[7] = num(r.RequestThroughputRPS, 3), num(r.OutputTokPerSec, 2)
@@ -98,4 +110,16 @@ func loadCSVRow(r engine.LoadResult) []string {
 	row[15], row[16] = num(r.E2EMs.P50, 2), num(r.E2EMs.P99, 2)
 	row[17] = num(r.GoodputRPS, 3)
 	return row
+}
+
+// flagKinds is a rate's flags for load.csv: their kinds, each once, in
+// order, separated by ";".
+func flagKinds(flags []engine.Flag) string {
+	var kinds []string
+	for _, f := range flags {
+		if k := string(f.Kind); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return strings.Join(kinds, ";")
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"speedmatrix/engine"
@@ -50,6 +51,9 @@ func loadNotes(rs []engine.LoadResult) []string {
 			notes = append(notes, NoteLoadFlagged)
 			break
 		}
+	}
+	if slices.ContainsFunc(rs, LoadPartial) {
+		notes = append(notes, NoteLoadPartial)
 	}
 	if anyFewForP99(rs) {
 		notes = append(notes, NoteFewSamples)

@@ -14,15 +14,16 @@ var LoadColumns = []string{
 }
 
 // LoadRow is one rate of the per-rate table, one field per LoadColumns. The
-// request counts are shown whatever the status; the figures only for a
-// Valid rate (Dash otherwise). A flagged Valid rate's status ends with
-// FlagMarker.
+// request counts are shown whatever the status; the figures wherever
+// requests completed (LoadHasFigures; Dash otherwise), beside the status
+// that says whether the rate ran to its end. A flagged Valid rate's status
+// ends with FlagMarker.
 func LoadRow(r engine.LoadResult) []string {
 	row := []string{RateLabel(r), string(r.Status), Int(r.Completed), Int(r.Failed), seconds(r.DurationS)}
 	if LoadMeasured(r) && len(r.Flags) > 0 {
 		row[1] += " " + FlagMarker
 	}
-	if !LoadMeasured(r) {
+	if !LoadHasFigures(r) {
 		for len(row) < len(LoadColumns) {
 			row = append(row, Dash)
 		}
@@ -40,13 +41,13 @@ var LoadLatencyColumns = []string{
 	"ITL p50", "ITL p90", "ITL p99", "E2E p50", "E2E p90", "E2E p99",
 }
 
-// LoadLatencyRow is one rate of the Latency table; Dash for a rate that
-// isn't Valid.
+// LoadLatencyRow is one rate of the Latency table; Dash for a rate without
+// figures (LoadHasFigures).
 func LoadLatencyRow(r engine.LoadResult) []string {
 	row := []string{RateLabel(r)}
 	for _, pct := range []engine.Percentiles{r.TTFTMs, r.TPOTMs, r.ITLMs, r.E2EMs} {
 		for _, p := range []int{50, 90, 99} {
-			if LoadMeasured(r) {
+			if LoadHasFigures(r) {
 				row = append(row, pctMillis(pct, p))
 			} else {
 				row = append(row, Dash)
@@ -68,7 +69,7 @@ var LoadCheckColumns = []string{
 func LoadCheckRow(r engine.LoadResult) []string {
 	d := Dash
 	row := []string{RateLabel(r), string(r.Status), d, d, d, d, d, d, d, loadMillis(r.BehindMs), Int(r.MaxInFlight)}
-	if LoadMeasured(r) {
+	if LoadHasFigures(r) {
 		row[2] = TokPerSec(r.OutputTokPerSec)
 	}
 	if s := r.Server; s != nil {

@@ -131,6 +131,37 @@ func TestSaveLoad(t *testing.T) {
 	}
 }
 
+// TestSpeedLowTailKept: report.json keeps a speed's low tail (per-request
+// tok/s p10 and p1, its slowest requests), and a file from before it was
+// kept still loads, with none.
+func TestSpeedLowTailKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := seedReport()
+	r.Results[3].PerRequestPct = engine.Percentiles{P50: 41.2, P90: 45, P99: 47.1, P10: 38, P1: 35.2, N: 420}
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"p10": 38,`) || !strings.Contains(string(data), `"p1": 35.2,`) {
+		t.Errorf("report.json lacks the per-request p10 and p1")
+	}
+	got, err := Load(dir)
+	if err != nil || got.Results[3].PerRequestPct != r.Results[3].PerRequestPct {
+		t.Errorf("loaded per-request percentiles %+v (%v), want %+v", got.Results[3].PerRequestPct, err, r.Results[3].PerRequestPct)
+	}
+	old := strings.NewReplacer(`"p10": 38,`, "", `"p1": 35.2,`, "").Replace(string(data))
+	if err := os.WriteFile(filepath.Join(dir, JSONFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Load(dir)
+	if p := got.Results[3].PerRequestPct; err != nil || p.P10 != 0 || p.P1 != 0 || p.P99 != 47.1 {
+		t.Errorf("an older report.json loads as %+v (%v)", p, err)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {

@@ -142,6 +142,7 @@ func LoadSummary(path string) (Summary, error) {
 	for _, res := range d.Results {
 		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
 	}
+	engine.BoundReport(&r)
 	if err := checkRun(r, path); err != nil {
 		return Summary{}, fmt.Errorf("load report: %w", err)
 	}

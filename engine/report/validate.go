@@ -166,7 +166,7 @@ func figures(r engine.Result) []figure {
 		pct  engine.Percentiles
 	}{{"TTFT", r.TTFTPct}, {"time between tokens", r.ITLPct}, {"per-request tok/s", r.PerRequestPct}} {
 		fs = append(fs, figure{p.name + " p50", p.pct.P50}, figure{p.name + " p90", p.pct.P90}, figure{p.name + " p99", p.pct.P99},
-			figure{p.name + " samples", float64(p.pct.N)})
+			figure{p.name + " p10", p.pct.P10}, figure{p.name + " p1", p.pct.P1}, figure{p.name + " samples", float64(p.pct.N)})
 	}
 	if p := r.Partial; p != nil {
 		fs = append(fs, figure{"partial total tok/s", p.TotalTokPerSec}, figure{"partial per-request tok/s", p.PerRequestTokPerSec},

@@ -90,6 +90,7 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		{"negative tok/s", func(r *engine.Report) { r.Results[4].TotalTokPerSec = -1237.5 }, "Sustained decode 8K × 8 has a negative total tok/s (-1237.5)"},
 		{"negative TTFT", func(r *engine.Report) { r.Results[0].TTFTMs = -203 }, "Prefill 8K × 1 has a negative TTFT (-203)"},
 		{"negative percentile", func(r *engine.Report) { r.Results[3].TTFTPct.P99 = -1 }, "has a negative TTFT p99 (-1)"},
+		{"negative low tail of a speed", func(r *engine.Report) { r.Results[3].PerRequestPct.P1 = -1 }, "has a negative per-request tok/s p1 (-1)"},
 		{"negative measured time", func(r *engine.Report) { r.Results[3].MeasuredS = -30 }, "has a negative measured time (-30)"},
 		{"negative partial figure", func(r *engine.Report) { r.Results[6].Partial = &engine.PartialFigures{ITLMs: -2} },
 			"Sustained decode 64K × 1 has a negative partial time between tokens (-2)"},

@@ -82,6 +82,7 @@ func parseConfig(data []byte) (Arch, error) {
 			c.TorchDType, c.DType = outer.TorchDType, outer.DType
 		}
 	}
+	engine.BoundStrings(&c) // a downloaded file: its names reach the report
 	if c.KVLoRARank > 0 {
 		return Arch{}, fmt.Errorf("roofline unavailable: %s uses multi-head latent attention, which the roofline does not model", c.ModelType)
 	}

@@ -4,21 +4,43 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"speedmatrix/engine"
 )
 
 // rescueRoots are where a run goes when its own folder can't take a save:
-// speedmatrix/rescued in the user's cache folder (~/.cache on Linux), which
-// outlives a reboot, then speedmatrix-rescued in the temporary folder,
-// which may be on another disk.
+// speedmatrix/rescued in the user's data folder (dataHome), which outlives
+// a reboot and which cleaning tools leave alone (measured results are data,
+// not a cache: ~/.cache also holds the rig's venv, and gets emptied), then
+// speedmatrix-rescued in the temporary folder, which may be on another disk.
 func rescueRoots() []string {
 	var roots []string
-	if cache, err := os.UserCacheDir(); err == nil {
-		roots = append(roots, filepath.Join(cache, "speedmatrix", "rescued"))
+	if data, err := dataHome(); err == nil {
+		roots = append(roots, filepath.Join(data, "speedmatrix", "rescued"))
 	}
 	return append(roots, filepath.Join(os.TempDir(), "speedmatrix-rescued"))
+}
+
+// dataHome is the user's folder for data an application keeps: on Linux
+// and the BSDs $XDG_DATA_HOME, else ~/.local/share (the XDG base directory
+// rules); on macOS and Windows the folder Go names for its settings
+// (~/Library/Application Support, %AppData%), where those systems keep
+// application data too.
+func dataHome() (string, error) {
+	switch runtime.GOOS {
+	case "darwin", "ios", "windows", "plan9":
+		return os.UserConfigDir()
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) { // the rules ignore a relative one
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share"), nil
 }
 
 // rescue saves rep, which Dir could not take (cause), whole in the rescue

@@ -89,15 +89,50 @@ func TestSaverNamesTheLastReportWhenNothingTakesIt(t *testing.T) {
 	}
 }
 
-// The default rescue folders are the user's cache folder, then the
-// temporary folder.
+// The default rescue folders are the user's data folder (measured results
+// are data: a cache folder gets emptied), then the temporary folder; a
+// relative XDG_DATA_HOME is ignored, as the XDG rules say.
 func TestRescueRoots(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("the cache folder follows XDG_CACHE_HOME on Linux")
+		t.Skip("the data folder follows XDG_DATA_HOME on Linux")
 	}
-	t.Setenv("XDG_CACHE_HOME", "/cache")
-	got := rescueRoots()
-	if len(got) != 2 || got[0] != "/cache/speedmatrix/rescued" || got[1] != filepath.Join(os.TempDir(), "speedmatrix-rescued") {
-		t.Errorf("RescueRoots() = %q", got)
+	tmp := filepath.Join(os.TempDir(), "speedmatrix-rescued")
+	for _, c := range []struct{ data, home, want string }{
+		{"/data", "/home/u", "/data/speedmatrix/rescued"},
+		{"", "/home/u", "/home/u/.local/share/speedmatrix/rescued"},
+		{"relative", "/home/u", "/home/u/.local/share/speedmatrix/rescued"},
+	} {
+		t.Setenv("XDG_DATA_HOME", c.data)
+		t.Setenv("XDG_CACHE_HOME", "/cache")
+		t.Setenv("HOME", c.home)
+		if got := rescueRoots(); len(got) != 2 || got[0] != c.want || got[1] != tmp {
+			t.Errorf("XDG_DATA_HOME=%q HOME=%s: rescueRoots() = %q, want [%s %s]", c.data, c.home, got, c.want, tmp)
+		}
 	}
+}
+
+// With no rescue folders given, a save the run's folder can't take goes to
+// $XDG_DATA_HOME/speedmatrix/rescued, and the error names the folder.
+func TestSaverRescuesIntoTheDataFolder(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the data folder follows XDG_DATA_HOME on Linux")
+	}
+	data, cache := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	t.Setenv("XDG_CACHE_HOME", cache)
+	dir := t.TempDir()
+	full := true
+	s := Saver{Dir: dir, Save: failingIn(dir, &full)}
+	_, err := s.Keep(cells(2))
+	root := filepath.Join(data, "speedmatrix", "rescued")
+	if filepath.Dir(s.Rescued) != root {
+		t.Fatalf("rescued in %q (%v), want a folder of %s", s.Rescued, err, root)
+	}
+	if err == nil || !strings.Contains(err.Error(), "every measured cell is saved in "+s.Rescued) {
+		t.Errorf("error %v does not name %s", err, s.Rescued)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("the cache folder holds %d entries, want none", len(entries))
+	}
+	_ = os.RemoveAll(s.Rescued)
 }

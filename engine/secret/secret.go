@@ -3,22 +3,39 @@
 // command lines, environments, URLs and free text such as log lines.
 package secret
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Redacted replaces a secret's value wherever it is shown.
 const Redacted = "<redacted>"
 
+// flags are the command-line flags whose value is a secret.
+var flags = []string{"--api-key", "--hf-token", "--token"}
+
 // IsFlag reports whether a command-line flag's value is a secret.
-func IsFlag(flag string) bool {
-	switch flag {
-	case "--api-key", "--hf-token", "--token":
-		return true
+func IsFlag(flag string) bool { return slices.Contains(flags, flag) }
+
+// FlagIn is the first secret flag written anywhere in text ("--api-key"
+// in `--api-key=sk-1`, or in a TOML list `["--api-key", "sk-1"]`), or ""
+// when there is none: a value that holds one would carry a secret onto a
+// command line, or into whatever shows the value.
+func FlagIn(text string) string {
+	for _, f := range flags {
+		if strings.Contains(text, f) {
+			return f
+		}
 	}
-	return false
+	return ""
 }
 
-// IsEnvName reports whether an environment variable holds a secret.
-func IsEnvName(name string) bool {
+// IsName reports whether a name says that its value is a secret: an
+// environment variable (VLLM_API_KEY, HF_TOKEN), a server.toml key
+// (api_key, hf_token, api_key_file) or any other setting's name with KEY,
+// TOKEN, SECRET or PASSWORD in it, in any case. It is the one rule: what it
+// calls a secret is never varied, written to a file or shown.
+func IsName(name string) bool {
 	u := strings.ToUpper(name)
 	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
 		if strings.Contains(u, s) {
@@ -52,7 +69,7 @@ func Args(argv []string) []string {
 
 // envValue is v, or Redacted when the variable name says it holds a secret.
 func envValue(name, v string) string {
-	if v != "" && IsEnvName(name) {
+	if v != "" && IsName(name) {
 		return Redacted
 	}
 	return v
@@ -89,7 +106,7 @@ func URL(raw string) string {
 func EnvValues(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && v != "" && IsEnvName(k) {
+		if k, v, ok := strings.Cut(kv, "="); ok && v != "" && IsName(k) {
 			out = append(out, v)
 		}
 	}

@@ -64,3 +64,31 @@ func TestEnvValues(t *testing.T) {
 		t.Errorf("EnvValues = %q", got)
 	}
 }
+
+// IsName is the one rule for names: variables and server.toml keys alike.
+func TestIsName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"VLLM_API_KEY": true, "HF_TOKEN": true, "db_password": true, "MY_SECRET": true,
+		"api_key": true, "api_key_file": true, "hf_token": true,
+		"max_num_seqs": false, "CUDA_VISIBLE_DEVICES": false, "model": false,
+	} {
+		if got := IsName(name); got != want {
+			t.Errorf("IsName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// FlagIn finds a secret flag wherever a value writes it.
+func TestFlagIn(t *testing.T) {
+	for text, want := range map[string]string{
+		"--api-key=sk-1":             "--api-key",
+		`["--seed", "1", "--token"]`: "--token",
+		`["--hf-token","hf_x"]`:      "--hf-token",
+		"Qwen/Qwen3-0.6B":            "",
+		`["--seed","1"]`:             "",
+	} {
+		if got := FlagIn(text); got != want {
+			t.Errorf("FlagIn(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"speedmatrix/engine"
 )
 
 // Server is a simulated vLLM server. It implements http.Handler; its
@@ -111,7 +113,7 @@ func (s *Server) modelNowS() float64 { return time.Since(s.start).Seconds() * s.
 
 // realUntil is how long in real time until model time t.
 func (s *Server) realUntil(tS float64) time.Duration {
-	return time.Duration((tS - s.modelNowS()) / s.scale * float64(time.Second))
+	return engine.DurationOf((tS - s.modelNowS()) / s.scale)
 }
 
 // schedule is the scheduler goroutine: it runs steps back to back in model

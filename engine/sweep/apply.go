@@ -95,3 +95,35 @@ func changesOutput(cfg, baseline launch.ServerConfig) []string {
 	}
 	return keys
 }
+
+// Changes are the settings that make the server.toml text from into to:
+// each key to sets otherwise, with its value there, then each key from
+// sets and to leaves out, with no value; by key, in order. A resume that
+// is given another server.toml than the sweep began with says so with
+// them. Text that is not TOML is an error.
+func Changes(from, to string) ([]Setting, error) {
+	var a, b map[string]any
+	if _, err := toml.Decode(from, &a); err != nil {
+		return nil, err
+	}
+	if _, err := toml.Decode(to, &b); err != nil {
+		return nil, err
+	}
+	var set, unset []Setting
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if old, ok := a[k]; ok && reflect.DeepEqual(old, b[k]) {
+			continue
+		}
+		v, err := encodeValue(b[k])
+		if err != nil {
+			return nil, err
+		}
+		set = append(set, Setting{Key: k, Value: v})
+	}
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if _, ok := b[k]; !ok {
+			unset = append(unset, Setting{Key: k})
+		}
+	}
+	return append(set, unset...), nil
+}

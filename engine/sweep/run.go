@@ -56,36 +56,6 @@ type Runner struct {
 // and go; a stopped vLLM's tens of GiB do not.
 const memorySlackMiB = 1024
 
-// PriorStartupS is the start-up a sweep's estimate assumes until one has
-// been measured: vLLM loads weights, profiles memory and captures CUDA
-// graphs in one to a few minutes for the models our users sweep.
-const PriorStartupS = 120
-
-// Estimate is how long the configurations not yet done take: each one's
-// start-up (the mean of those measured, else PriorStartupS) and its plan
-// (measure.Estimate).
-func (s Sweep) Estimate() time.Duration {
-	startup, n := 0.0, 0
-	for _, c := range s.Configs {
-		if c.StartupS > 0 {
-			startup += c.StartupS
-			n++
-		}
-	}
-	per := float64(PriorStartupS)
-	if n > 0 {
-		per = startup / float64(n)
-	}
-	plan := measure.Estimate(s.Plan, engine.Limits{})
-	var total time.Duration
-	for _, c := range s.Configs {
-		if !c.Settled() {
-			total += plan + time.Duration(per*float64(time.Second))
-		}
-	}
-	return total
-}
-
 // Reopen sets the status of every configuration from what its folder
 // holds, for --resume: a complete run is Done, a partial one Partial,
 // none Pending (a server that failed to start is tried again).

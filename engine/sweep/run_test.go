@@ -180,31 +180,3 @@ func TestServerDeathLeavesItPartialAndGoesOn(t *testing.T) {
 		t.Errorf("configs %+v", s.Configs)
 	}
 }
-
-// TestResumeRefusesAnotherServerTOML: a sweep resumes only with the
-// server.toml it began with.
-func TestResumeRefusesAnotherServerTOML(t *testing.T) {
-	dir := t.TempDir()
-	server := filepath.Join(dir, "server.toml")
-	if err := os.WriteFile(server, []byte(baseTOML), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := New(server, engine.Plan{}, named([]Config{{Name: BaselineName, Baseline: true}}), "test")
-	s.ServerSHA256 = Digest([]byte(baseTOML))
-	if err := Save(dir, s); err != nil {
-		t.Fatal(err)
-	}
-	if _, text, err := Resume(dir, ""); err != nil || text != baseTOML {
-		t.Fatalf("Resume = %q, %v", text, err)
-	}
-	if err := os.WriteFile(server, []byte(baseTOML+"max_model_len = 4096\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var se *ServerError
-	if _, _, err := Resume(dir, ""); !errors.As(err, &se) || se.Err != ErrServerChanged || se.Path != server {
-		t.Errorf("changed server.toml: %v", err)
-	}
-	if _, _, err := Resume(dir, server+".moved"); !errors.As(err, &se) || !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing server.toml: %v", err)
-	}
-}

@@ -9,11 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/secret"
 )
 
 // keyKinds maps every server.toml key to the Go type it decodes into,
@@ -29,10 +32,6 @@ var keyKinds = func() map[string]reflect.Type {
 	}
 	return m
 }()
-
-// secretKeys can't vary: each configuration's settings are written into
-// sweep.json, its name and its folder's name.
-var secretKeys = []string{"api_key", "api_key_file", "hf_token"}
 
 // outputKeys change what the model answers, not only how fast: a
 // configuration that sets one is labelled in the summary.
@@ -54,11 +53,16 @@ func ParseVary(options []string, flag string) ([][]Setting, error) {
 			return nil, fmt.Errorf("%s %s is given twice: list all its values in one %s %s=V1,V2", flag, key, flag, key)
 		}
 		seen[key] = true
+		values := splitValues(list)
+		if len(values) > HardMaxConfigs { // before each is checked: a list from a file may be huge
+			return nil, &SizeError{N: len(values)}
+		}
 		var axis []Setting
-		for _, v := range splitValues(list) {
+		for _, v := range values {
 			value, err := tomlValue(key, v)
 			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", flag, opt, err)
+				// The key, not the option: a refused value may hold a secret.
+				return nil, fmt.Errorf("%s %s: %w", flag, key, err)
 			}
 			s := Setting{Key: key, Value: value}
 			if slices.Contains(axis, s) {
@@ -71,8 +75,9 @@ func ParseVary(options []string, flag string) ([][]Setting, error) {
 	return axes, nil
 }
 
-// splitValues splits a --vary list at the commas outside brackets and
-// quotes, so that a list value ("gpus=[0],[0,1]") stays whole.
+// splitValues splits a --vary list at the commas outside brackets, braces
+// and quotes, so that a list value ("gpus=[0],[0,1]") or a table stays
+// whole.
 func splitValues(list string) []string {
 	var out []string
 	depth, quote, start := 0, rune(0), 0
@@ -84,9 +89,9 @@ func splitValues(list string) []string {
 			}
 		case r == '"' || r == '\'':
 			quote = r
-		case r == '[':
+		case r == '[' || r == '{':
 			depth++
-		case r == ']':
+		case r == ']' || r == '}':
 			depth--
 		case r == ',' && depth == 0:
 			out = append(out, strings.TrimSpace(list[start:i]))
@@ -98,16 +103,19 @@ func splitValues(list string) []string {
 
 // tomlValue checks that v suits key's type and writes it as TOML: a
 // string key takes bare words ("fp8"), a list key a TOML array ("[0,1]")
-// or one element.
+// or one element. Nothing secret may vary (secretProblem): each
+// configuration's settings are written into sweep.json, its name and its
+// folder's name, and reach the server's command line.
 func tomlValue(key, v string) (string, error) {
 	t, ok := keyKinds[key]
 	switch {
 	case !ok:
 		return "", unknownKey(key)
-	case slices.Contains(secretKeys, key):
-		return "", fmt.Errorf("%s is a secret and can't vary: each configuration's settings are written into sweep.json", key)
 	case v == "":
 		return "", fmt.Errorf("%s has an empty value: list values between commas", key)
+	}
+	if err := secretProblem(key, v); err != nil {
+		return "", err
 	}
 	bad := func(kind, example string) error {
 		return fmt.Errorf("%s takes %s, not %q: e.g. %s=%s", key, kind, v, key, example)
@@ -146,17 +154,48 @@ func tomlValue(key, v string) (string, error) {
 			}
 			v = h.V
 		}
+		if strings.HasPrefix(v, "-") {
+			return "", fmt.Errorf("%s %q starts with -, which the server would read as a flag: give a value that doesn't", key, v)
+		}
 		return strconv.Quote(v), nil
 	case t.Kind() == reflect.Slice:
 		return listValue(key, t, v)
 	case t.Kind() == reflect.Map && strings.HasPrefix(v, "{"):
-		var h struct{ V map[string]string }
-		if _, err := toml.Decode("v = "+v, &h); err != nil {
-			return "", fmt.Errorf("%s takes a table of strings, not %s: e.g. %s = { NAME = \"value\" } in a --vary-file", key, v, key)
-		}
-		return v, nil
+		return tableValue(key, v)
 	}
 	return "", fmt.Errorf("%s is a table: vary it with a --vary-file, whose tables can set it", key)
+}
+
+// secretProblem is why key = v can't vary, or nil: a key named like a
+// secret (secret.IsName), or a value that holds a secret flag
+// (--api-key=K) or a URL's password. It names the key and the flag, never
+// the value.
+func secretProblem(key, v string) error {
+	switch {
+	case secret.IsName(key):
+		return fmt.Errorf("%s is a secret and can't vary: each configuration's settings are written into sweep.json", key)
+	case secret.FlagIn(v) != "":
+		return fmt.Errorf("%s holds %s, whose value is a secret that would reach the server's command line and sweep.json: set api_key or hf_token in server.toml instead", key, secret.FlagIn(v))
+	case secret.Text(v) != v:
+		return fmt.Errorf("%s holds a URL with a password, which sweep.json would keep: give the URL without it", key)
+	}
+	return nil
+}
+
+// tableValue is a table key's value (env): an inline table of strings,
+// none of them named like a secret.
+func tableValue(key, v string) (string, error) {
+	var h struct{ V map[string]string }
+	if _, err := toml.Decode("v = "+v, &h); err != nil {
+		// Not v itself: one of its values may be a secret.
+		return "", fmt.Errorf("%s takes a table of strings: e.g. %s = { NAME = \"value\" } in a --vary-file", key, key)
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.V)) {
+		if secret.IsName(name) {
+			return "", fmt.Errorf("%s %s is a secret and can't vary: each configuration's settings are written into sweep.json; set it in server.toml's %s", key, name, key)
+		}
+	}
+	return v, nil
 }
 
 // listValue is a list key's value: a TOML array, or one bare element.
@@ -263,12 +302,18 @@ func settingsName(ss []Setting) string {
 	return strings.Join(parts, " ")
 }
 
-// named gives every configuration its folder, unique and safe on any file
-// system, and the output keys it sets (Resolve then keeps those whose
-// value differs from the baseline's).
+// named gives every configuration a name of its own (every output finds
+// its run by its name: "x (2)" for a second "x"), its folder, unique and
+// safe on any file system, and the output keys it sets (Resolve then keeps
+// those whose value differs from the baseline's).
 func named(cs []Config) []Config {
-	used := map[string]bool{}
+	used, names := map[string]bool{}, map[string]bool{}
 	for i := range cs {
+		name := cs[i].Name
+		for n := 2; names[name]; n++ {
+			name = fmt.Sprintf("%s (%d)", cs[i].Name, n)
+		}
+		cs[i].Name, names[name] = name, true
 		base := strings.TrimLeft(runs.SafeName(strings.NewReplacer("=", "-", " ", "_").Replace(cs[i].Name)), ".-")
 		if base == "" {
 			base = "config"
@@ -310,6 +355,10 @@ func ReadVaryFile(path, text string) ([]Config, error) {
 			continue
 		}
 		name, key := k[0], k[1]
+		if engine.BoundName(name) != name {
+			return nil, fmt.Errorf("--vary-file %s: the table [%s] (%d characters) can't name a configuration: a name has at most %d characters and no control characters; rename it",
+				path, engine.BoundText(name, 40), utf8.RuneCountInString(name), engine.MaxNameRunes)
+		}
 		if strings.EqualFold(name, BaselineName) {
 			return nil, fmt.Errorf("--vary-file %s: [%s] is the unchanged server.toml, always measured first: name your table otherwise", path, name)
 		}

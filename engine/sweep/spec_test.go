@@ -31,6 +31,15 @@ func TestParseVary(t *testing.T) {
 		{"duration", []string{"startup_timeout=soon"}, nil, "startup_timeout takes a duration"},
 		{"secret", []string{"api_key=a,b"}, nil, "api_key is a secret and can't vary"},
 		{"table", []string{"env=A"}, nil, "env is a table: vary it with a --vary-file"},
+		{"a table stays whole", []string{`env={ A = "1", B = "2" },{ A = "3" }`},
+			[][]Setting{{{"env", `{ A = "1", B = "2" }`}, {"env", `{ A = "3" }`}}}, ""},
+		{"secret key file", []string{"api_key_file=/k"}, nil, "api_key_file is a secret and can't vary"},
+		{"secret variable", []string{`env={ VLLM_API_KEY = "sk-X1" }`}, nil, "env VLLM_API_KEY is a secret and can't vary"},
+		{"secret variable among others", []string{`env={ A = "1", HF_TOKEN = "hf-X1" }`}, nil, "env HF_TOKEN is a secret"},
+		{"secret flag as a model", []string{"model=--api-key=sk-X1"}, nil, "model holds --api-key"},
+		{"secret flag in extra args", []string{`extra_args=["--seed","1"],["--api-key","sk-X1"]`}, nil, "extra_args holds --api-key"},
+		{"a value that reads as a flag", []string{"served_model_name=-x"}, nil, `served_model_name "-x" starts with -`},
+		{"a URL's password", []string{"gpu_metrics=http://u:pw-X1@h:9400/metrics"}, nil, "gpu_metrics holds a URL with a password"},
 		{"no equals", []string{"max_num_seqs"}, nil, "write KEY=V1,V2"},
 		{"empty value", []string{"max_num_seqs=4,,8"}, nil, "max_num_seqs has an empty value"},
 		{"twice", []string{"max_num_seqs=4", "max_num_seqs=8"}, nil, "max_num_seqs is given twice"},
@@ -43,6 +52,9 @@ func TestParseVary(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "--vary ") {
 					t.Fatalf("err = %v, want one with %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "-X1") {
+					t.Errorf("err = %v shows the secret", err)
 				}
 				return
 			}
@@ -137,6 +149,8 @@ env = { FAKEVLLM_MODE = "oom" }
 		{"", "has no configuration"},
 		{"[a\n", "--vary-file sweep.toml:"},
 		{"[a]\nhf_token = \"x\"\n", "hf_token is a secret"},
+		{"[a]\nenv = { VLLM_API_KEY = \"sk-X1\" }\n", "env VLLM_API_KEY is a secret"},
+		{"[a]\nmodel = \"--api-key=sk-X1\"\n", "model holds --api-key"},
 	} {
 		if _, err := ReadVaryFile("sweep.toml", tt.text); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("%q: err = %v, want %q", tt.text, err, tt.wantErr)

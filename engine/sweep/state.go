@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +57,7 @@ func Load(path string) (Sweep, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return Sweep{}, fmt.Errorf("%s is not a sweep.json: %w", path, err)
 	}
+	engine.BoundStrings(&s) // a shared sweep folder is anyone's file
 	if problem := s.problem(); problem != "" {
 		return Sweep{}, fmt.Errorf("%s is not a sweep this build can read: %s", path, problem)
 	}
@@ -71,15 +71,22 @@ func (s Sweep) problem() string {
 		return fmt.Sprintf("format version %d (this build reads %d)", s.FormatVersion, formatVersion)
 	case len(s.Configs) == 0 || !s.Configs[0].Baseline:
 		return "its first configuration is not the baseline"
-	case len(s.Configs) > 4*MaxConfigs*MaxConfigs:
-		return fmt.Sprintf("%d configurations", len(s.Configs))
+	case len(s.Configs) > HardMaxConfigs+1:
+		return fmt.Sprintf("%d configurations, more than a sweep runs (%d and the baseline)", len(s.Configs), HardMaxConfigs)
+	case s.Prior.problem() != "":
+		return s.Prior.problem()
 	}
-	seen := map[string]bool{}
+	seen, names := map[string]bool{}, map[string]bool{}
 	for _, c := range s.Configs {
 		if c.Folder == "" || c.Folder != filepath.Base(c.Folder) || c.Folder == "." || c.Folder == ".." || seen[c.Folder] {
 			return fmt.Sprintf("configuration %q has folder %q", c.Name, c.Folder)
 		}
-		seen[c.Folder] = true
+		// Every output finds a configuration's run by its name: two of one
+		// name would show one run's figures twice.
+		if names[c.Name] {
+			return fmt.Sprintf("two configurations are named %q", c.Name)
+		}
+		seen[c.Folder], names[c.Name] = true, true
 	}
 	return ""
 }
@@ -104,42 +111,4 @@ func LoadRuns(dir string, s Sweep) (map[string]engine.Report, map[string]error) 
 		got[c.Name] = r
 	}
 	return got, bad
-}
-
-// ErrServerChanged is a server.toml whose text is not the one its sweep
-// began with (ServerSHA256): its configurations would not be the ones
-// measured, so the sweep can't be resumed with it.
-var ErrServerChanged = errors.New("changed since the sweep began")
-
-// ServerError is why Resume could not use a sweep's server.toml: it could
-// not be read (Err from the file system), or it changed (ErrServerChanged).
-type ServerError struct {
-	Path string
-	Err  error
-}
-
-func (e *ServerError) Error() string { return e.Path + ": " + e.Err.Error() }
-
-// Unwrap returns the reason.
-func (e *ServerError) Unwrap() error { return e.Err }
-
-// Resume reads the sweep saved in dir to finish it, with server.toml's text
-// read from server ("": the path the sweep recorded, which it then keeps),
-// and each configuration's state from its folder (Reopen). A server.toml
-// that can't be read or has changed is a *ServerError.
-func Resume(dir, server string) (Sweep, string, error) {
-	s, err := Load(dir)
-	if err != nil {
-		return s, "", err
-	}
-	s.Server = cmp.Or(server, s.Server)
-	text, err := os.ReadFile(s.Server)
-	if err != nil {
-		return s, "", &ServerError{Path: s.Server, Err: errors.Unwrap(err)}
-	}
-	if Digest(text) != s.ServerSHA256 {
-		return s, "", &ServerError{Path: s.Server, Err: ErrServerChanged}
-	}
-	Reopen(dir, &s)
-	return s, string(text), nil
 }

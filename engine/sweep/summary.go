@@ -105,15 +105,11 @@ func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	if r, ok := runs[BaselineName]; ok {
 		fmt.Fprintf(b, "- **Model:** %s\n", report.MDText(report.ModelOnGPU(r)))
 	}
-	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then %s)\n", report.MDText(s.Server),
-		engine.Count(len(s.Configs), "configuration", "configurations"), variedKeys(s))
-	ctxs := contextLabels(s.Plan.DecodeContexts)
-	if measured, _ := decodeGrid(s, runs); contextLabels(measured) != ctxs {
-		ctxs = contextLabels(measured) + " (planned " + ctxs + ", fitted to the servers' length)"
-	}
+	fmt.Fprintf(b, "- **Server:** %s, %s (the baseline first, then varying %s)\n", report.MDText(s.Server),
+		engine.Count(len(s.Configs), "configuration", "configurations"), strings.Join(s.Varied(), ", "))
 	fmt.Fprintf(b, "- **Plan, the same for every configuration:** decode contexts %s × concurrency %s; %s\n",
-		ctxs, engine.FormatCounts(s.Plan.Concurrency), engine.DecodeTest(s.Plan))
-	est := fmt.Sprintf("estimated %s before it began, start-ups included", words(s.EstimateS))
+		MeasuredContexts(s, runs), engine.FormatCounts(s.Plan.Concurrency), engine.DecodeTest(s.Plan))
+	est := fmt.Sprintf("estimated %s before it began (%s)", words(s.EstimateS), s.EstimateBasis())
 	switch {
 	case !s.Ended.IsZero():
 		fmt.Fprintf(b, "- **Time:** took %s; %s\n\n", words(s.ActualS), est)
@@ -122,7 +118,9 @@ func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 	}
 }
 
-func variedKeys(s Sweep) string {
+// Varied lists the server.toml keys the sweep's configurations change, in
+// the order they first appear.
+func (s Sweep) Varied() []string {
 	var keys []string
 	for _, c := range s.Configs {
 		for _, st := range c.Settings {
@@ -131,12 +129,24 @@ func variedKeys(s Sweep) string {
 			}
 		}
 	}
-	return "varying " + strings.Join(keys, ", ")
+	return keys
+}
+
+// MeasuredContexts says which decode contexts the configurations measured
+// (runs, by name): "6K (planned 8K, 32K, fitted to the servers' length)"
+// when fitting to the servers' max model length changed the plan's, else
+// the plan's own, "8K, 32K".
+func MeasuredContexts(s Sweep, runs map[string]engine.Report) string {
+	ctxs := contextLabels(s.Plan.DecodeContexts)
+	if measured, _ := decodeGrid(s, runs); contextLabels(measured) != ctxs {
+		return contextLabels(measured) + " (planned " + ctxs + ", fitted to the servers' length)"
+	}
+	return ctxs
 }
 
 // words writes seconds as "7 min 12 s".
 func words(sec float64) string {
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	d := engine.DurationOf(sec).Round(time.Second)
 	if sec < 10 {
 		return fmt.Sprintf("%.1f s", sec)
 	}

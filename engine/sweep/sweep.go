@@ -31,7 +31,7 @@ const (
 	// server.toml.
 	BaselineName = "baseline"
 	// MaxConfigs is the largest grid a sweep runs without --yes (the app
-	// asks): 64 vLLM start-ups take hours.
+	// asks): 64 vLLM start-ups take hours. HardMaxConfigs bounds it even so.
 	MaxConfigs = 64
 	// formatVersion is sweep.json's format.
 	formatVersion = 1
@@ -112,6 +112,10 @@ type Sweep struct {
 	// began: a resume refuses a changed file, whose configurations would
 	// not be the ones measured.
 	ServerSHA256 string `json:"server_toml_sha256"`
+	// Origin is what the configurations were made of besides server.toml:
+	// a resume makes them again from it and from server.toml, and runs
+	// nothing else.
+	Origin
 	// Simulated is set when the configurations' servers were simulators
 	// (a stand-in vllm that serves engine/sim): every export says so.
 	Simulated bool        `json:"simulated,omitempty"`
@@ -120,9 +124,10 @@ type Sweep struct {
 	Started   time.Time   `json:"started"`
 	Ended     time.Time   `json:"ended,omitzero"`
 	// EstimateS is the estimate made before the first start-up, start-ups
-	// included; ActualS how long it took (without the pauses between
-	// resumes).
+	// included, from Prior (EstimateBasis says what it assumed); ActualS
+	// how long it took (without the pauses between resumes).
 	EstimateS float64 `json:"estimate_s"`
+	Prior     Prior   `json:"prior,omitzero"`
 	ActualS   float64 `json:"actual_s,omitempty"`
 	Answer    *Answer `json:"answer,omitempty"`
 }

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/runs"
+)
+
+// TestStandInIsTheSimulator: the repository's stand-in for vLLM
+// (examples/sweep/vllm) is the simulator on the Launch form, by the rule the
+// CLI's --launch follows (launch.StandIn): on a machine without a GPU Start
+// and Compare settings… are on without Device CPU, and with a Device CPU
+// left from before it is still not on the CPU; the target is simulated, the
+// Run screen has the badge, and the GPU panel does not say it runs on the
+// CPU.
+func TestStandInIsTheSimulator(t *testing.T) {
+	standIn, err := filepath.Abs("../examples/sweep/vllm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := testDeps(t, &fakeEngine{})
+	d.lookPath = onlyFinds(standIn)
+	u := newTestUI(t, d, Options{})
+	u.server.selectKind(targetVLLM)
+	l, f := u.server.launch, u.server.form
+	f.model.SetText("speedmatrix/tiny-sim")
+	f.executable.SetText(standIn)
+	for _, device := range []string{deviceDetect, deviceCPU} {
+		f.cpu.device.SetSelected(device)
+		st := u.state.target
+		if l.start.Disabled() || l.compareBtn.Disabled() || l.why.Visible() || l.notes.Text != standInNote {
+			t.Errorf("Device %s: Start disabled %v, Compare settings… disabled %v, reason %q, note %q", device, l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.notes.Text)
+		}
+		if !st.Simulated || st.OnCPU || !strings.HasPrefix(st.Description, "simulated") || strings.Contains(l.command.Text, "VLLM_TARGET_DEVICE") {
+			t.Errorf("Device %s: target %+v, command %q: want simulated, not on the CPU", device, st, l.command.Text)
+		}
+		u.run.showPlan()
+		if len(u.run.simBadge.Objects) == 0 || !hasText(u.run.simBadge, "simulated") {
+			t.Errorf("Device %s: the Run screen has no simulated badge", device)
+		}
+		if note := u.run.gauges.note.Text; strings.Contains(note, "CPU") || !strings.Contains(note, "simulator") {
+			t.Errorf("Device %s: the GPU panel says %q", device, note)
+		}
+	}
+}
+
+// TestLaunchedStandInRunsSimulated: a stand-in launched from the form (the
+// fake vllm given the stand-in's own flag, with Device CPU) is ready as the
+// simulator, not on the CPU, and a run of it begins with the simulated
+// badge, before the server has named its profile.
+func TestLaunchedStandInRunsSimulated(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "vllm")
+	if out, err := exec.Command("go", "build", "-o", exe, "speedmatrix/engine/launch/testdata/fakevllm").CombinedOutput(); err != nil {
+		t.Fatalf("build fake vllm: %v\n%s", err, out)
+	}
+	d := testDeps(t, &fakeEngine{})
+	d.lookPath, d.launcher = onlyFinds(exe), vllmLauncher{}
+	u := newTestUI(t, d, Options{})
+	u.server.selectKind(targetVLLM)
+	l, f := u.server.launch, u.server.form
+	f.model.SetText("fake/model")
+	f.executable.SetText(exe)
+	f.extraArgs.SetText("--sim-profile tiny")
+	f.port.SetText("18531")
+	f.cpu.device.SetSelected(deviceCPU)
+	if l.start.Disabled() {
+		t.Fatalf("Start is off: %q", l.why.Text)
+	}
+	l.onStart()
+	waitFor(t, l.settled, "the stand-in to be ready")
+	if !l.ready {
+		t.Fatalf("not ready: %q, banner %q", l.state.Text, u.server.banner.current.Message)
+	}
+	if st := u.state.target; !st.Simulated || st.OnCPU || !strings.Contains(l.state.Text, "simulator") || !strings.HasPrefix(l.kv.Text, "Simulated GPU KV cache") {
+		t.Errorf("ready stand-in: target %+v, state %q, KV %q", st, l.state.Text, l.kv.Text)
+	}
+	target, err := l.target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := target.Header.Hardware; h.OnCPU() || target.Header.Engine.Backend != "" {
+		t.Errorf("hardware %+v, backend %q: want no CPU, no backend", h, target.Header.Engine.Backend)
+	}
+	if !u.run.ready(&target, runs.Setup{}, filepath.Join(t.TempDir(), "run")) {
+		t.Fatal("the run was refused")
+	}
+	u.run.begin(u.state.plan, target, nil, capacity{})
+	if !hasText(u.run.simBadge, "simulated") {
+		t.Error("a run of the stand-in begins without the simulated badge")
+	}
+	var e engine.EngineInfo
+	e.Simulated, e.SimProfile = true, "tiny"
+	u.run.apply(runUpdate{report: &engine.Report{Engine: e}})
+	if !hasText(u.run.simBadge, "simulated (profile tiny)") {
+		t.Error("the badge does not name the profile once the run has")
+	}
+}
