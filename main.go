@@ -21,9 +21,6 @@ import (
 	"speedmatrix/cli"
 )
 
-// version is the release version; `-ldflags "-X main.version=..."` overrides it.
-var version = "0.1.0"
-
 func main() {
 	locale.Restore()      // Fyne has read the locale: what we start gets the user's environment
 	cli.RunGuardIfAsked() // then: a copy of us may be a launched server's guard
@@ -38,13 +35,13 @@ func main() {
 
 func dispatch(ctx context.Context, args []string) error {
 	if len(args) > 0 {
-		if cmd, ok := cli.New(version).Commands()[args[0]]; ok {
+		if cmd, ok := cli.New(release()).Commands()[args[0]]; ok {
 			return cmd(ctx, args[1:], os.Stdout, os.Stderr)
 		}
 	}
 	fs := flag.NewFlagSet("speedmatrix", flag.ContinueOnError)
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	opts := app.Options{Version: version}
+	opts := app.Options{Version: release()}
 	fs.StringVar(&opts.Target, "target", "", "preselect the target: sim:PROFILE or an endpoint URL")
 	fs.BoolVar(&opts.Autorun, "autorun", false, "start the run at launch")
 	fs.StringVar(&opts.Export, "export", "", "with --autorun: export every file into `DIR` when the run ends, then quit")
@@ -66,7 +63,7 @@ func dispatch(ctx context.Context, args []string) error {
 		return fmt.Errorf("--window %q is not a size: write it like 1280x800 (at least 320x320)", *window)
 	}
 	if *showVersion {
-		fmt.Println("speedmatrix", version)
+		fmt.Println("speedmatrix", release())
 		return nil
 	}
 	return app.Main(opts)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -330,13 +331,43 @@ func (u *ui) onClose() {
 		u.closeWindow()
 		return
 	}
-	u.confirm("Quit Speed Matrix?",
-		fmt.Sprintf("%s\nQuitting cancels the run and stops the server (its GPU memory is freed).", what),
+	u.confirm("Quit Speed Matrix?", what+"\n"+u.quitStops(),
 		"Quit", "Keep working", func(ok bool) {
 			if ok {
 				u.closeWindow()
 			}
 		})
+}
+
+// quitStops says what quitting stops (quitText) now.
+func (u *ui) quitStops() string {
+	up := u.server.serverUp()
+	return quitText(u.state.run.Sweep, u.run.running(), up, up && !u.server.launch.onCPU())
+}
+
+// quitText says what quitting stops: the sweep or the run, and the server
+// Speed Matrix started, whose GPU memory is freed only when it has some:
+// the simulator and a CPU build have none, and a sweep's configurations
+// may be either.
+func quitText(sweep, running, server, onGPU bool) string {
+	var stops []string
+	switch {
+	case sweep:
+		stops = append(stops, "cancels the sweep and stops its server")
+	case running:
+		stops = append(stops, "cancels the run")
+	}
+	if server && !sweep {
+		s := "stops the server"
+		if onGPU {
+			s += " (its GPU memory is freed)"
+		}
+		stops = append(stops, s)
+	}
+	if len(stops) == 0 {
+		return ""
+	}
+	return "Quitting " + strings.Join(stops, " and ") + "."
 }
 
 // closeWindow stops everything while the event loop still runs, then

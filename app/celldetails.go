@@ -43,7 +43,7 @@ func cellDetails(r engine.Result, slo engine.SLO) string {
 		}
 	}
 	if c, ok := slo.Judge(r); ok {
-		lines = append(lines, "SLO "+report.SLOText(slo)+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
+		lines = append(lines, "SLO "+onScreen(report.SLOText(slo))+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
 	}
 	return strings.Join(lines, "\n")
 }

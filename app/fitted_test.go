@@ -11,7 +11,7 @@ import (
 
 // TestDefaultPlanOn128KServerShowsFittedRows: the default plan asks for
 // 128K contexts; a server of 131,072 tokens has no room for 128K plus 4,096
-// output tokens, so the engine measures 123K instead (engine.FitContexts).
+// output tokens, so the engine measures 123.75K instead (engine.FitContexts).
 // Every view shows that row once, as measured, and no phantom "Pending"
 // 128K row: the Matrix preview, the Run screen's heatmap, and the
 // decode-heatmap chart and report sheet both exported and on screen.

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -98,4 +100,61 @@ func (l *formLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		}
 		y += pad
 	}
+}
+
+// hintedItem is a row of a widget.Form with its hint. A hint must be on
+// its item before the form first draws: widget.Form makes room for a hint
+// only under an item that has one when it builds its renderer, and builds
+// it again when Fyne drops the renderer of a form hidden for a minute (the
+// Matrix form behind a load test). A hint set later appeared only then, and
+// its row's field was left where the old layout had put it, over other rows.
+func hintedItem(label string, field fyne.CanvasObject, hint string) *widget.FormItem {
+	return &widget.FormItem{Text: label, Widget: field, HintText: hint}
+}
+
+// formProblems lists the fields of a shown form that are not where a form
+// puts them: each inside the form, with a size, below the one before it.
+func formProblems(form *widget.Form) []string {
+	d := fyne.CurrentApp().Driver()
+	origin, size := d.AbsolutePositionForObject(form), form.Size()
+	var problems []string
+	var prevBottom float32
+	for _, it := range form.Items {
+		if it.Widget == nil || !it.Widget.Visible() {
+			continue
+		}
+		pos, s := d.AbsolutePositionForObject(it.Widget).Subtract(origin), it.Widget.Size()
+		const slack = 0.5 // rounding
+		switch {
+		case s.Width <= 0 || s.Height <= 0:
+			problems = append(problems, fmt.Sprintf("%s: the field has no size", it.Text))
+		case pos.X < -slack || pos.Y < -slack || pos.X+s.Width > size.Width+slack || pos.Y+s.Height > size.Height+slack:
+			problems = append(problems, fmt.Sprintf("%s: the field lies outside its form", it.Text))
+		case pos.Y < prevBottom-slack:
+			problems = append(problems, fmt.Sprintf("%s: the field overlaps the row above", it.Text))
+		}
+		prevBottom = max(prevBottom, pos.Y+s.Height)
+	}
+	return problems
+}
+
+// withHintRoom holds a widget.Form with the width its hints take: the form
+// draws a hint an inner padding in from its field but leaves that padding
+// out of its width, so the widest hint was cut at the edge of a pane only
+// as wide as the form (the Matrix screen at 1,024 px).
+func withHintRoom(form *widget.Form) fyne.CanvasObject {
+	return container.New(hintRoom{}, form)
+}
+
+// hintRoom lays its one object over its whole size, and asks for an inner
+// padding more than its width.
+type hintRoom struct{}
+
+func (hintRoom) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(size)
+}
+
+func (hintRoom) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return objs[0].MinSize().AddWidthHeight(theme.InnerPadding(), 0)
 }

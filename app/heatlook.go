@@ -4,6 +4,7 @@ import (
 	"image/color"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
 
 	"speedmatrix/charts"
@@ -78,6 +79,45 @@ func (g *gridLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		o.Move(fyne.NewPos(float32(c)*(w+pad), float32(r)*(h+pad)))
 		o.Resize(fyne.NewSize(w, h))
 	}
+}
+
+// cellText centres a cell's figure (objs[0]) over its detail line
+// (objs[1]); a figure wider than the cell is drawn smaller until it fits,
+// down to the detail's size: cells at heatCellMinWidth are narrower than
+// "will run" or "measuring…" at the figure's size (a Standard plan's eight
+// columns at 1,024 px).
+type cellText struct {
+	size float32 // the figure's size when it fits
+}
+
+// Layout fits the figure to the width, then centres both lines.
+func (l *cellText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	main, detail := objs[0].(*canvas.Text), objs[1].(*canvas.Text)
+	room, fit := size.Width-2*theme.Padding(), l.size
+	if w := fyne.MeasureText(main.Text, l.size, main.TextStyle).Width; w > room && room > 0 {
+		fit = max(detail.TextSize, l.size*room/w)
+	}
+	if main.TextSize != fit {
+		main.TextSize = fit
+		main.Refresh() // drawn again at its new size
+	}
+	mh, dh := main.MinSize().Height, detail.MinSize().Height
+	if detail.Text == "" {
+		dh = 0
+	}
+	y := max(0, (size.Height-mh-dh)/2)
+	main.Move(fyne.NewPos(0, y))
+	main.Resize(fyne.NewSize(size.Width, mh))
+	detail.Move(fyne.NewPos(0, y+mh))
+	detail.Resize(fyne.NewSize(size.Width, dh))
+}
+
+// MinSize is both lines at the figure's own size, one above the other.
+func (l *cellText) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	main, detail := objs[0].(*canvas.Text), objs[1].(*canvas.Text)
+	m := fyne.MeasureText(main.Text, l.size, main.TextStyle)
+	d := detail.MinSize()
+	return fyne.NewSize(max(m.Width, d.Width), m.Height+d.Height)
 }
 
 // heatCellMinWidth caps what a cell asks for: a matrix of eight columns

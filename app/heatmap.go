@@ -27,6 +27,7 @@ type heatCell struct {
 	bg      *canvas.Rectangle
 	main    *canvas.Text
 	detail  *canvas.Text
+	text    *fyne.Container // main over detail (cellText)
 }
 
 // heatmap is the decode matrix drawn live with Fyne objects: one row per
@@ -102,10 +103,10 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 			hc.detail = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 			hc.detail.Alignment = fyne.TextAlignCenter
 			hc.detail.TextSize = theme.CaptionTextSize()
-			text := container.NewVBox(layout.NewSpacer(), hc.main, hc.detail, layout.NewSpacer())
+			hc.text = container.New(&cellText{size: hc.main.TextSize}, hc.main, hc.detail)
 			key := [2]int{ctx, c}
 			h.cells[key] = hc
-			grid.Add(newTapArea(container.NewStack(hc.bg, text), func() { h.showDetails(key) }))
+			grid.Add(newTapArea(container.NewStack(hc.bg, hc.text), func() { h.showDetails(key) }))
 		}
 	}
 	below := container.NewVBox(h.legend.object(), h.sloKey, h.flags, h.details)
@@ -207,8 +208,7 @@ func (h *heatmap) redraw() {
 			hc.main.Text, hc.detail.Text = "Over", "capacity"
 		}
 		hc.bg.Refresh()
-		hc.main.Refresh()
-		hc.detail.Refresh()
+		hc.text.Refresh() // lays the texts out again: a longer one is drawn smaller
 	}
 	h.showFlags()
 	h.refreshDetails()

@@ -53,7 +53,7 @@ func (h *historyTab) compareLoads(a, b engine.Report) bool {
 	if d := report.Differences(a, b); len(d) > 0 {
 		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
 	}
-	h.status.SetText(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n"))
+	h.status.SetText(onScreen(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n")))
 	var cells [][]string
 	for _, r := range report.LoadComparison(a, b) {
 		cells = append(cells, pick(r.Cells(), loadDiffOrder))

@@ -78,9 +78,9 @@ func (f *loadForm) read() (engine.LoadPlan, error) {
 	case !sweep && len(rates) == 0:
 		fail("Rates", errors.New("write at least one rate, e.g. 1, 2, 4, 8, or sweep"))
 	}
-	requests, err := strconv.Atoi(strings.TrimSpace(f.requests.Text))
+	requests, err := readWhole(f.requests.Text, engine.MaxLoadRequests, "requests", "200")
 	if burst == 0 && err != nil {
-		fail("Requests per rate", errors.New("write a whole number of requests, e.g. 200"))
+		fail("Requests per rate", err)
 	}
 	if p.InputTokens, err = engine.ParseTokenRange(f.input.Text); err != nil && f.dataset == "" {
 		fail("Input tokens", err)
@@ -146,9 +146,11 @@ func (f *loadForm) refresh() {
 		f.estimate.SetText("")
 		setOptional(f.warnings, "")
 		f.preview.setPlanned(engine.LoadPlan{}, "")
+		f.ratesCard.SetSubTitle(ratesNoneForNow)
 		return
 	}
 	f.banner.hide()
+	f.ratesCard.SetSubTitle(ratesSubtitle)
 	f.estimate.SetText(loadEstimate(p))
 	setOptional(f.warnings, loadWarnings(p, f.u.state.target.Capacity))
 	f.preview.setPlanned(p, "will run")

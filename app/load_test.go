@@ -293,7 +293,8 @@ func TestResultsShowsALoadTest(t *testing.T) {
 				t.Errorf("per-rate table has %d rows, want 3", got)
 			}
 			if !strings.Contains(r.subtitle.Text, "load test · 3 rates (1–4 req/s) · Poisson arrivals · 200 requests per rate") ||
-				!strings.Contains(r.subtitle.Text, "\nPoisson arrivals (seed 0) · input 1,024 tokens · output 256 tokens") {
+				!strings.Contains(r.subtitle.Text, "\nseed 0 · input 1,024 tokens · output 256 tokens") ||
+				strings.Count(r.subtitle.Text, "Poisson arrivals") != 1 {
 				t.Errorf("subtitle %q", r.subtitle.Text)
 			}
 			for _, k := range charts.LoadKinds {

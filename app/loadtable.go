@@ -68,8 +68,8 @@ func loadLine(r engine.LoadResult) string {
 	if r.Failed > 0 {
 		s += " · " + report.Int(r.Failed) + " failed"
 	}
-	if r.Error != "" {
-		s += " · " + r.Error
+	if why := report.StatusReason(r.Status, r.Error); why != "" {
+		s += " · " + why
 	}
 	return s
 }

@@ -101,31 +101,28 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.applying = false
 	m.applyPlan(saved.Plan)
 
-	form := widget.NewForm(
-		widget.NewFormItem("Preset", m.preset),
-		widget.NewFormItem("Prefill contexts", m.prefill),
+	form := widget.NewForm(append([]*widget.FormItem{
+		hintedItem("Preset", m.preset, "Quick: a first look, short windows"),
+		hintedItem("Prefill contexts", m.prefill, "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"),
 		repeats,
 		widget.NewFormItem("Decode contexts", m.decode),
-		widget.NewFormItem("Requests at once", m.concurrency),
-		widget.NewFormItem("Seconds per cell", m.durationS),
-		widget.NewFormItem(precisionName, m.precision),
+		hintedItem("Requests at once", m.concurrency, "streams per decode cell"),
+		hintedItem("Seconds per cell", m.durationS, "with a precision: the longest"),
+		hintedItem(precisionName, m.precision, "end at this ±, e.g. 1%; or off"),
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
-	)
-	m.addSLOItems(form)
-	form.Items[0].HintText = "Quick: a first look, short windows"
-	form.Items[1].HintText = "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"
-	form.Items[4].HintText = "streams per decode cell"
-	form.Items[5].HintText = "with a precision: the longest"
-	form.Items[6].HintText = "end at this ±, e.g. 1%; or off"
+	}, m.sloItems()...)...)
 	m.form = form
-	left := container.NewVBox(form, m.banner.object(), m.estimate, m.shrunk, m.warnings)
+	left := container.NewVBox(withHintRoom(form), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
 		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
-	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(header, split, saved.Load), nil))
+	// The form's problem above both halves, as the load test's: under the
+	// form, a small window scrolled it out of sight.
+	body := container.NewBorder(m.banner.object(), nil, nil, nil, split)
+	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(header, body, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.
@@ -223,8 +220,8 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	if p.Precision, err = engine.ParsePrecision(m.precision.Text); err != nil {
 		return p, fmt.Errorf("%s: %w", strings.ToLower(precisionName), err)
 	}
-	if p.MaxOutputTokens, err = strconv.Atoi(strings.TrimSpace(m.maxOut.Text)); err != nil {
-		return p, errors.New("max output tokens: write a whole number of tokens, e.g. 4096")
+	if p.MaxOutputTokens, err = readWhole(m.maxOut.Text, engine.MaxContextTokens, "tokens", "4096"); err != nil {
+		return p, fmt.Errorf("max output tokens: %w", err)
 	}
 	p.API = engine.API(m.api.Selected)
 	return p, nil

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"fyne.io/fyne/v2/widget"
 
@@ -39,11 +38,11 @@ func (m *matrixTab) showRepeats(p engine.Plan) {
 	m.showRepeatsHint()
 }
 
-// showRepeatsHint says under the field what its count means: "cold
-// requests; their median; 1 from 64K" (short: the form is as wide as its
-// widest hint, and the Matrix screen must fit 1,024 px).
+// showRepeatsHint says under the field what its count means: "median of
+// cold requests; 1 from 64K" (short: the form is as wide as its widest
+// hint, and the Matrix screen must fit 1,024 px).
 func (m *matrixTab) showRepeatsHint() {
-	hint := "cold requests; their median"
+	hint := "median of cold requests"
 	if m.singleFrom > 0 {
 		hint += fmt.Sprintf("; 1 from %s", engine.ContextLabel(m.singleFrom))
 	}
@@ -58,9 +57,9 @@ func (m *matrixTab) showRepeatsHint() {
 // readRepeats sets p's prefill repeats from the field; the error says what
 // to write.
 func (m *matrixTab) readRepeats(p *engine.Plan) error {
-	n, err := strconv.Atoi(strings.TrimSpace(m.repeats.Text))
+	n, err := readWhole(m.repeats.Text, engine.MaxPrefillRepeats, "requests", "3")
 	if err != nil {
-		return fmt.Errorf("prefill repeats: write a whole number of requests, e.g. 3")
+		return fmt.Errorf("prefill repeats: %w", err)
 	}
 	if problem := engine.PrefillRepeatsProblem(n); problem != "" {
 		return fmt.Errorf("prefill repeats: %s", problem)

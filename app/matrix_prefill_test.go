@@ -23,8 +23,8 @@ func TestMatrixPrefillRepeats(t *testing.T) {
 		hint         string
 	}{
 		{"standard", func() { m.usePreset(presetStandard) }, 3, 1, "; 1 from 64K"},
-		{"quick", func() { m.usePreset(presetQuick) }, 1, 1, "cold requests; their median"},
-		{"typed", func() { m.usePreset(presetStandard); m.repeats.SetText(""); test.Type(m.repeats, "5") }, 5, 5, "cold requests; their median"},
+		{"quick", func() { m.usePreset(presetQuick) }, 1, 1, "median of cold requests"},
+		{"typed", func() { m.usePreset(presetStandard); m.repeats.SetText(""); test.Type(m.repeats, "5") }, 5, 5, "median of cold requests"},
 	} {
 		tc.do()
 		p, err := m.plan()

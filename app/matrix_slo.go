@@ -6,15 +6,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// addSLOItems puts the SLO's fields at the end of the Matrix form.
-func (m *matrixTab) addSLOItems(form *widget.Form) {
-	form.Append(sloTTFTName, m.slo.ttft)
-	form.Append(sloITLName, m.slo.itl)
-	form.Append(sloPctName, m.slo.pct)
-	n := len(form.Items)
-	form.Items[n-3].HintText = "SLO: first token within this"
-	form.Items[n-2].HintText = "SLO: each token gap within this"
-	form.Refresh()
+// sloItems are the SLO's fields, for the end of the Matrix form.
+func (m *matrixTab) sloItems() []*widget.FormItem {
+	return []*widget.FormItem{
+		hintedItem(sloTTFTName, m.slo.ttft, "SLO: first token within this"),
+		hintedItem(sloITLName, m.slo.itl, "SLO: each token gap within this"),
+		widget.NewFormItem(sloPctName, m.slo.pct),
+	}
 }
 
 // showSLO fills the SLO fields with the state's SLO when it changed

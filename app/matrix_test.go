@@ -55,14 +55,14 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 	m := u.matrix
 	m.preset.SetSelected(presetStandard)
 	// tiny: max model length 8,192, so every context is measured at
-	// 8,192 − 4,096 output − 256 = 3,840 tokens ("3K"), and 65,536 KV
+	// 8,192 − 4,096 output − 256 = 3,840 tokens ("3.75K"), and 65,536 KV
 	// tokens: 16 × (3,840 + 4,096) = 126,976 does not fit; 1 × 7,936 does.
-	if len(m.preview.contexts) != 1 || m.shrunk.Hidden || !strings.Contains(m.shrunk.Text, "holds 8,192 tokens") || !strings.Contains(m.shrunk.Text, "measures decode at 3K") {
-		t.Errorf("preview rows %v, shrink note %q (hidden %v); want the one fitted 3K row explained", m.preview.contexts, m.shrunk.Text, m.shrunk.Hidden)
+	if len(m.preview.contexts) != 1 || m.shrunk.Hidden || !strings.Contains(m.shrunk.Text, "holds 8,192 tokens") || !strings.Contains(m.shrunk.Text, "measures decode at 3.75K") {
+		t.Errorf("preview rows %v, shrink note %q (hidden %v); want the one fitted 3.75K row explained", m.preview.contexts, m.shrunk.Text, m.shrunk.Hidden)
 	}
 	over, fits := m.preview.cell(3840, 16), m.preview.cell(3840, 1)
 	if over == nil || fits == nil {
-		t.Fatal("preview has no 3K row")
+		t.Fatal("preview has no 3.75K row")
 	}
 	if over.status != engine.StatusOverCapacity || over.label() != "Over capacity" {
 		t.Errorf("8K × 16 shows %q (%s), want Over capacity", over.label(), over.status)
@@ -74,7 +74,7 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 		t.Errorf("estimate %q does not count the over-capacity cells", m.estimate.Text)
 	}
 	// The grey cells say why: what the first of them needs of the KV cache.
-	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; m.overLine.Text != want || !m.overLine.Visible() {
+	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3.75K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; m.overLine.Text != want || !m.overLine.Visible() {
 		t.Errorf("under the grid %q, want %q", m.overLine.Text, want)
 	}
 	m.decode.SetText("1K") // 8 × (1,024 + 4,096) fits 65,536 tokens

@@ -70,6 +70,13 @@ func (p *outputPanel) newTap(feed func(measure.OutputChunk)) *measure.OutputTap 
 	return p.tap
 }
 
+// outputLoad is the panel's status line during a load test, which it does
+// not follow: "Waiting for the first decode cell." waited for nothing.
+const outputLoad = "A load test's requests are not shown here: this panel follows a stream of a matrix's decode cells."
+
+// forLoadTest says the panel shows nothing of the load test that runs.
+func (p *outputPanel) forLoadTest() { setOptional(p.status, outputLoad) }
+
 // onPick follows the chosen stream from its next chunk on.
 func (p *outputPanel) onPick(string) {
 	if i := p.picker.SelectedIndex(); i >= 0 && p.tap != nil {

@@ -1,6 +1,10 @@
 package app
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"speedmatrix/engine"
@@ -61,4 +65,19 @@ func cellCounts(p engine.Plan, c capacity) (run, over int) {
 		}
 	}
 	return run, over
+}
+
+// readWhole reads a field's whole number of unit. A number past what the
+// program holds is too large, with the most the field takes (max, its plan
+// check's bound): "write a whole number" was wrong for one of 20 digits.
+func readWhole(text string, max int, unit, example string) (int, error) {
+	t := strings.TrimSpace(text)
+	n, err := strconv.Atoi(t)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(t, "-"):
+		return 0, fmt.Errorf("too large: write at most %s %s", formatThousands(max), unit)
+	case err != nil:
+		return 0, fmt.Errorf("write a whole number of %s, e.g. %s", unit, example)
+	}
+	return n, nil
 }

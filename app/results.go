@@ -121,6 +121,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	if isLoad(rep) {
 		sub += "\n" + loadPlanRest(sub, rep.Load.Plan)
 	}
+	sub = onScreen(sub)
 	if imp := rep.Run.Imported; imp != nil {
 		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."
 	}

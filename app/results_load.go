@@ -113,10 +113,15 @@ func loadChartTitle(k charts.Kind) string {
 }
 
 // loadPlanRest is what report.LoadPlanLine says of plan that the line
-// above it, said, does not: the seed, lengths, API and SLO.
+// above it, said, does not: the seed, lengths, API and SLO. A part that
+// adds words in brackets to one said ("Poisson arrivals (seed 0)") gives
+// just those words.
 func loadPlanRest(said string, plan engine.LoadPlan) string {
 	var rest []string
 	for _, part := range strings.Split(report.LoadPlanLine(plan), " · ") {
+		if head, more, ok := strings.Cut(part, " ("); ok && strings.Contains(said, head) {
+			part = strings.TrimSuffix(more, ")")
+		}
 		if !strings.Contains(said, part) {
 			rest = append(rest, part)
 		}

@@ -71,7 +71,7 @@ func (s *resultsSLO) judge(slo engine.SLO) {
 	s.heat.mode.Hide()
 	s.r.table.setSLO(slo)
 	lines := report.SLOLines(s.r.report)
-	setOptional(s.lines, strings.Join(lines, "\n"))
+	setOptional(s.lines, onScreen(strings.Join(lines, "\n")))
 	s.hint.Importance = widget.LowImportance
 	s.hint.SetText("Set a TTFT or ITL bound to judge this run against it: nothing is measured again, and the exports use it too.")
 	if slo.On() {

@@ -118,6 +118,7 @@ func (r *runTab) startLoad() {
 	r.launch(context.Background(), target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
 		return r.u.deps.load.RunLoad(ctx, plan, t)
 	})
+	r.output.forLoadTest()
 }
 
 // beginLoad resets the screen for a new load test.

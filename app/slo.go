@@ -26,6 +26,13 @@ var sloFieldNames = map[engine.PlanField]string{
 	engine.FieldSLOTTFT: sloTTFTName, engine.FieldSLOITL: sloITLName, engine.FieldSLOPercentile: sloPctName,
 }
 
+// onScreen is a text of report's as the app shows it: its SLO bounds said
+// "within" where report writes "≤". The app's font has no "≤": Fyne draws
+// it from a system font, whose wider glyph and space read as "≤  50 ms".
+func onScreen(s string) string { return sloRelation.Replace(s) }
+
+var sloRelation = strings.NewReplacer(" ≤ ", " within ")
+
 // sloFields are the fields that write an SLO: the TTFT and ITL bounds
 // ("2s", "50ms"; empty: no bound) and the percentile that must meet them.
 // The Matrix, Settings and Results screens each have a set; all read and

@@ -99,14 +99,8 @@ func TestSettingsSLOReachesTheMatrix(t *testing.T) {
 // report's SLO, its SLO view marks each cell, and a new SLO typed there
 // judges the run again.
 func TestResultsSLOView(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	r := u.results
-	rep := cannedReport("tiny", 195.7)
-	rep.Results = append(rep.Results, sloResults()...)
-	rep.Plan.SLO = testSLO
-	r.show(rep, "")
-	waitFor(t, r.rendered, "the charts")
-	if !strings.Contains(r.slo.lines.Text, "8K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms (3,842 tok/s)") ||
+	r := resultsWithSLO(t).results
+	if !strings.Contains(r.slo.lines.Text, "8K: up to 8 simultaneous requests meet TTFT p99 within 2 s and ITL p99 within 50 ms (3,842 tok/s)") ||
 		!strings.Contains(r.slo.lines.Text, "32K: even 1 request at a time misses") || !r.slo.lines.Visible() {
 		t.Errorf("SLO lines %q", r.slo.lines.Text)
 	}

@@ -134,7 +134,7 @@ func TestSLOViewMarksCells(t *testing.T) {
 			t.Errorf("SLO view %d × %d = %q, want %q", tc.ctx, tc.c, got, tc.want)
 		}
 	}
-	if h.sloKey.Hidden || !strings.Contains(h.sloKey.Text, "TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms") || h.legend.box.Visible() {
+	if h.sloKey.Hidden || !strings.Contains(h.sloKey.Text, "TTFT p99 within 2 s and ITL p99 within 50 ms") || h.legend.box.Visible() {
 		t.Errorf("SLO view key %q (hidden %v), colour key shown %v", h.sloKey.Text, h.sloKey.Hidden, h.legend.box.Visible())
 	}
 }
@@ -149,7 +149,7 @@ func TestCellDetails(t *testing.T) {
 		// A speed's slow requests are its low end: p10 and p1, not p90 and p99.
 		"Per request tok/s: p50 41.2 · p10 38.0 · p1 35.2 ‡ (42 samples) · p10 and p1 are the slowest requests\n",
 		"⚠ Per request tok/s p1 from 42 samples: read it as the slowest few",
-		"SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms: Misses, ITL 30 % over",
+		"SLO TTFT p99 within 2 s and ITL p99 within 50 ms: Misses, ITL 30 % over",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("details lack %q:\n%s", want, got)

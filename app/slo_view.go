@@ -57,7 +57,7 @@ func offerModes(g *widget.RadioGroup, options []string) {
 func (h *heatmap) setSLO(s engine.SLO) {
 	h.slo = s
 	if s.On() && h.sloKey != nil {
-		h.sloKey.SetText("SLO: " + report.SLOText(s) + ". Green meets it, red misses it (outlined red in the other views); " +
+		h.sloKey.SetText("SLO: " + onScreen(report.SLOText(s)) + ". Green meets it, red misses it (outlined red in the other views); " +
 			"the figure is the bound with the least to spare, or the one missed by the most. Tap a cell for its figures.")
 	}
 }

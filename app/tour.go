@@ -31,7 +31,17 @@ type tourStep struct {
 	setup func(u *ui) // UI goroutine: bring the screen to the state shown
 	// ready, when set, is polled on the UI goroutine until it holds.
 	ready func(u *ui) bool
+	// hold, when set, is how long the step waits, once ready, before its
+	// picture: long enough for Fyne to drop the renderers of what is
+	// hidden (see tourRendererExpiry), as it does in an app left open.
+	hold time.Duration
 }
+
+// tourRendererExpiry is how long the tour waits for Fyne to drop the
+// renderers of hidden widgets: e2e-tour.sh sets FYNE_CACHE=2s (Fyne keeps an
+// unseen renderer 2 s then, a minute by default), and Fyne cleans its cache
+// at most every 10 s.
+const tourRendererExpiry = 13 * time.Second
 
 // tourSettle lets the window lay out and draw a screen before it is captured.
 const tourSettle = 700 * time.Millisecond
@@ -89,6 +99,23 @@ func tourSteps() []tourStep {
 		// The load test, the other kind of plan: its form, and Run ready to start it.
 		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad); u.show(tabMatrix) }},
 		{name: "run-load-ready", setup: show(tabRun)},
+		// A short load test, and the matrix form after it: the form hidden
+		// behind the load test's all that while must come back whole.
+		{name: "run-load-after", setup: func(u *ui) {
+			u.show(tabMatrix)
+			u.matrix.load.rates.SetText(tourLoadRates)
+			u.matrix.load.requests.SetText(tourLoadRequests)
+			u.show(tabRun)
+			u.run.onStart()
+		}, ready: func(u *ui) bool {
+			return !u.run.running() && u.results.has && u.results.report.Load != nil && u.results.isRendered()
+		}, hold: tourRendererExpiry},
+		{name: "matrix-after-load", setup: func(u *ui) { u.show(tabMatrix); u.matrix.load.kind.SetSelected(kindMatrix) }},
+		// A load test the form refuses: its problem in sight at 1,024 × 700.
+		{name: "matrix-load-refused", setup: func(u *ui) {
+			u.matrix.load.kind.SetSelected(kindLoad)
+			u.matrix.load.rates.SetText("fast")
+		}},
 	}
 }
 
@@ -97,6 +124,12 @@ func tourSteps() []tourStep {
 const (
 	tourSLOTTFT = "100ms"
 	tourSLOITL  = "20ms"
+)
+
+// The load test the tour runs: the steps (Rates 20, Requests 10).
+const (
+	tourLoadRates    = "20"
+	tourLoadRequests = "10"
 )
 
 // tourChooseCell shows the figures of the first row's Valid cell with the
@@ -170,7 +203,7 @@ func (u *ui) runTour(dir string) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(tourSettle)
+		time.Sleep(tourSettle + st.hold)
 		var err error
 		u.doWait(func() { err = u.captureScreen(filepath.Join(dir, name)) })
 		if err != nil {
@@ -208,11 +241,26 @@ func (u *ui) captureScreen(base string) error {
 	if n := distinctColors(img, 16); n < 16 {
 		return fmt.Errorf("tour: %s is blank (%d colours)", filepath.Base(base), n)
 	}
+	if p := u.layoutProblems(); len(p) > 0 {
+		return fmt.Errorf("tour: %s: %s", filepath.Base(base), strings.Join(p, "; "))
+	}
 	if err := writePNG(base+".png", img); err != nil {
 		return fmt.Errorf("tour: %w", err)
 	}
 	texts := strings.Join(visibleTexts(u.win.Content()), "\n") + "\n"
 	return os.WriteFile(base+".txt", []byte(texts), 0o644)
+}
+
+// layoutProblems lists the fields out of place on the screen shown: those
+// of the Matrix screen's form in view.
+func (u *ui) layoutProblems() []string {
+	if sel := u.tabs.Selected(); sel == nil || sel.Text != tabMatrix {
+		return nil
+	}
+	if u.matrix.load.on() {
+		return formProblems(u.matrix.load.form)
+	}
+	return formProblems(u.matrix.form)
 }
 
 // capture paints the window's content with Fyne's software painter:

@@ -63,7 +63,7 @@ func buildPrefill(r engine.Report) LineChart {
 func buildPrefillRows(r engine.Report) []PrefillRow {
 	var rows []PrefillRow
 	for _, res := range sortedResults(r.Results, engine.PhasePrefill) {
-		row := PrefillRow{Context: contextLabel(res) + " context", TokPerSec: string(res.Status)}
+		row := PrefillRow{Context: res.ContextName() + " context", TokPerSec: string(res.Status)}
 		if res.Measured() {
 			row.TokPerSec = report.Mark(formatPrefillLabel(res.TotalTokPerSec), res)
 			row.TTFT = report.Millis(res.TTFTMs) + " TTFT"
@@ -168,7 +168,7 @@ func decodeGrid(r engine.Report) ([]gridContext, []int) {
 		if res.Phase != engine.PhaseDecode {
 			continue
 		}
-		labels[res.ContextTokens] = contextLabel(res)
+		labels[res.ContextTokens] = res.ContextName()
 		concSet[res.Concurrency] = true
 	}
 	var ctxs []gridContext

@@ -70,13 +70,6 @@ func partialNotice(r engine.Report) string {
 	return notice
 }
 
-func contextLabel(res engine.Result) string {
-	if res.ContextLabel != "" {
-		return res.ContextLabel
-	}
-	return engine.ContextLabel(res.ContextTokens)
-}
-
 // sortedResults returns the results of one phase ordered by context, then
 // concurrency.
 func sortedResults(rs []engine.Result, phase engine.Phase) []engine.Result {

@@ -172,8 +172,8 @@ func TestPartialFiguresAreNotShown(t *testing.T) {
 
 // TestNoPhantomRow: a requested context the run fitted to the server's
 // max_model_len is one row, labelled with its real size: the default plan's
-// 128K on a 131,072-token server is the measured 123K, with no "Pending"
-// 128K row under it.
+// 128K on a 131,072-token server is the measured 123.75K, with no
+// "Pending" 128K row under it.
 func TestNoPhantomRow(t *testing.T) {
 	plan := engine.DefaultPlan()
 	rep := engine.Report{Plan: plan, Engine: engine.EngineInfo{MaxModelLen: 131072}}
@@ -184,7 +184,7 @@ func TestNoPhantomRow(t *testing.T) {
 		}
 	}
 	h := buildHeatmap(rep)
-	if want := []string{"8K", "16K", "32K", "64K", "123K"}; !slices.Equal(h.Rows, want) {
+	if want := []string{"8K", "16K", "32K", "64K", "123.75K"}; !slices.Equal(h.Rows, want) {
 		t.Errorf("rows %v, want %v", h.Rows, want)
 	}
 	for _, row := range h.Cells {

@@ -21,14 +21,15 @@ func ParseContexts(s string) ([]int, error) {
 		return nil, nil
 	}
 	var out []int
-	for _, f := range listFields(s) {
-		mult := 1
-		if t, ok := strings.CutSuffix(strings.ToUpper(f), "K"); ok {
+	for _, item := range listFields(s) {
+		f, mult := item, 1
+		if t, ok := strings.CutSuffix(strings.ToUpper(item), "K"); ok {
 			f, mult = t, K
 		}
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q is not a context length: write tokens or K (1,024 tokens), e.g. 8K, 16K or 32768", f)
+			// The item as written: "1.5K", not the "1.5" left of it.
+			return nil, fmt.Errorf("%q is not a context length: write tokens or K (1,024 tokens), e.g. 8K, 16K or 32768", item)
 		}
 		out = append(out, n*mult)
 	}

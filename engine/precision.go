@@ -128,7 +128,17 @@ func FormatPrecision(p float64) string {
 	if p <= 0 {
 		return "off"
 	}
-	return strconv.FormatFloat(p*100, 'f', -1, 64) + "%"
+	return strconv.FormatFloat(roundSignificant(p*100), 'f', -1, 64) + "%"
+}
+
+// roundSignificant rounds v to 12 significant digits: p×100 of a target
+// read from "0.0001%" is 0.00009999999999999999, which no one wrote.
+func roundSignificant(v float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'e', 11, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
 }
 
 // TargetText writes a target as the Run section and the report's lines say

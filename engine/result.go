@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -59,6 +60,12 @@ type Cell struct {
 func (c Cell) Key() string {
 	return fmt.Sprintf("%s/%d/%d", c.Phase, c.ContextTokens, c.Concurrency)
 }
+
+// ContextName is the cell's context as every surface writes it:
+// ContextLabel of its tokens. A Result's stored ContextLabel is not read
+// back: files written before the label stopped rounding down say "3K" for
+// 3,840 tokens, and a file's text is not ours to show unbounded.
+func (c Cell) ContextName() string { return ContextLabel(c.ContextTokens) }
 
 // Percentiles holds the 50th, 90th and 99th percentile of one figure, and
 // how many samples they were computed from. For a latency the high
@@ -179,13 +186,24 @@ type Result struct {
 // Measured reports whether the cell's figures are real measurements to show.
 func (r Result) Measured() bool { return r.Status == StatusValid }
 
-// ContextLabel formats a context length as the reference reports do: 0, 8K, 123K
-// (K = 1,024 tokens, rounded down; lengths under 1K are written in full).
+// ContextLabel writes a context length for people, the one rule for every
+// surface: 0, 1000, 8K, 3.75K, 123.75K. K is 1,024 tokens; a length that is
+// not a whole number of K gets up to two decimals, rounded up, so a label
+// never understates the context measured (3,840 tokens were once "3K");
+// lengths under 1K are written in full.
 func ContextLabel(tokens int) string {
-	if tokens < 1024 {
-		return fmt.Sprintf("%d", tokens)
+	if tokens < K {
+		return strconv.Itoa(tokens)
 	}
-	return fmt.Sprintf("%dK", tokens/1024)
+	hundredths := (int64(tokens)*100 + K - 1) / K
+	whole, frac := hundredths/100, hundredths%100
+	switch {
+	case frac == 0:
+		return fmt.Sprintf("%dK", whole)
+	case frac%10 == 0:
+		return fmt.Sprintf("%d.%dK", whole, frac/10)
+	}
+	return fmt.Sprintf("%d.%02dK", whole, frac)
 }
 
 // Final reports whether a cell with this status is done: Valid, Looped,

@@ -122,8 +122,8 @@ func TestContextLargerThanModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := findResult(t, rep, engine.PhaseDecode)
-	if r.ContextTokens != 8192-1024-engine.TemplateReserveTokens || r.ContextLabel != "6K" || r.Status != engine.StatusValid {
-		t.Errorf("cell %d tokens %q %s, want %d tokens labelled 6K, Valid", r.ContextTokens, r.ContextLabel, r.Status, 8192-1024-engine.TemplateReserveTokens)
+	if r.ContextTokens != 8192-1024-engine.TemplateReserveTokens || r.ContextLabel != "6.75K" || r.Status != engine.StatusValid {
+		t.Errorf("cell %d tokens %q %s, want %d tokens labelled 6.75K, Valid", r.ContextTokens, r.ContextLabel, r.Status, 8192-1024-engine.TemplateReserveTokens)
 	}
 }
 

@@ -235,31 +235,3 @@ func (l *loadRunner) snapshot() engine.Report {
 func RunLoad(ctx context.Context, plan engine.LoadPlan, target Subject) <-chan engine.Event {
 	return runLoadWith(ctx, plan, target, defaultOptions())
 }
-
-// loadTail is what a rate takes besides its arrivals: the last requests'
-// own time, the drain and the prompts' sizing.
-const loadTail = 10 * time.Second
-
-// EstimateLoad is how long a load test is expected to take: each rate's
-// requests at their rate (Requests ÷ rate) plus loadTail; a sweep first
-// measures its limit (its requests, about as long as its fastest rate) and
-// then SweepRates rates spread up to a limit it does not know yet, taken
-// as the highest rate of 10 requests per second; a burst takes its tail.
-func EstimateLoad(plan engine.LoadPlan) time.Duration {
-	rates := plan.Rates()
-	// In seconds, as floating point: a plan not yet checked may have a
-	// rate so low that its time overflows a Duration.
-	var totalS float64
-	if plan.Sweep {
-		const guessRPS = 10
-		rates = plan.SweepRatesFor(guessRPS)
-		totalS += float64(plan.Requests)/guessRPS + loadTail.Seconds()
-	}
-	for _, rate := range rates {
-		totalS += loadTail.Seconds()
-		if rate > 0 {
-			totalS += float64(plan.Requests) / rate
-		}
-	}
-	return seconds(totalS)
-}

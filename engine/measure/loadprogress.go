@@ -57,7 +57,7 @@ func (l *loadRunner) progressNow() engine.Progress {
 	}
 	if pg := l.progress; pg != nil && pg.rate > 0 {
 		unsent := float64(pg.requests - int(pg.sent.Load()))
-		p.ETA = seconds(p.ETA.Seconds() + unsent/pg.rate + loadTail.Seconds())
+		p.ETA = seconds(p.ETA.Seconds() + unsent/pg.rate + requestTime(l.load))
 	}
 	return p
 }

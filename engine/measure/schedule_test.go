@@ -189,25 +189,6 @@ func TestBehindFlag(t *testing.T) {
 	}
 }
 
-// TestEstimateLoad: requests ÷ rate plus a tail per rate.
-func TestEstimateLoad(t *testing.T) {
-	plan := engine.LoadPlan{RatesRPS: []float64{1, 2}, Requests: 10}
-	if got, want := EstimateLoad(plan), 15*time.Second+2*loadTail; got != want {
-		t.Errorf("rates: %s, want %s", got, want)
-	}
-	if got := EstimateLoad(engine.LoadPlan{Burst: 100}); got != loadTail {
-		t.Errorf("burst: %s, want %s", got, loadTail)
-	}
-	if got := EstimateLoad(engine.LoadPlan{Sweep: true, SweepRates: 2, Requests: 10}); got <= 2*loadTail {
-		t.Errorf("sweep: %s, want the limit and its rates", got)
-	}
-	// A plan not yet checked (the app estimates as you type): 2 requests
-	// at 1e-13 per second wrapped round to a negative time.
-	if got := EstimateLoad(engine.LoadPlan{RatesRPS: []float64{1e-13}, Requests: 2}); got != math.MaxInt64 {
-		t.Errorf("rate 1e-13: %d, want the longest time", got)
-	}
-}
-
 // TestLoadPromptStarts: every request's text prompt starts differently,
 // with the same length, and so do its token-id prompts, of their exact size.
 func TestLoadPromptStarts(t *testing.T) {

@@ -78,7 +78,7 @@ func writeChecks(b *strings.Builder, r engine.Report) {
 // shown whatever the status.
 func CheckRow(r engine.Result) []string {
 	d := Dash
-	row := []string{label(r), fmt.Sprint(r.Concurrency), Mark(string(r.Status), r), d, d, d, d, d, d, d, d}
+	row := []string{r.ContextName(), fmt.Sprint(r.Concurrency), Mark(string(r.Status), r), d, d, d, d, d, d, d, d}
 	if r.Measured() {
 		row[3] = TokPerSec(r.TotalTokPerSec)
 	}

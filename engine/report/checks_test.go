@@ -222,7 +222,7 @@ func TestMarkdownChecks(t *testing.T) {
 		"- Prefill 8K × 1: GPU throttled: power cap in 64 % of samples (GPU 0)\n",
 		"| 8K | 167.7 · 36 ms TTFT | 1,237.5 · 128 ms TTFT † | — | 9,005.7 · 1,147 ms TTFT † |",
 		"- Sustained decode 8K × 128: underfilled: 118.0 of 128 requests active on average; preempted 3 times: KV cache pressure\n",
-		"| 123K | Not run | — | Looped | Over capacity |",
+		"| 123.75K | Not run | — | Looped | Over capacity |",
 		engine.NoteNotRun,
 		"## Checks\n",
 		"GPUs 0 and 1 throttled (power cap, thermal) in 2 of 5 sampled cells",
@@ -263,7 +263,7 @@ func TestCheckResults(t *testing.T) {
 	rows := CheckResults(checkedReport())
 	var cells []string
 	for _, r := range rows {
-		cells = append(cells, label(r)+"×"+strconv.Itoa(r.Concurrency))
+		cells = append(cells, r.ContextName()+"×"+strconv.Itoa(r.Concurrency))
 	}
 	if want := []string{"8K×1", "8K×8", "8K×128", "64K×1", "64K×8"}; !slices.Equal(cells, want) {
 		t.Errorf("CheckResults = %q, want the decode cells with checks %q", cells, want)

@@ -19,7 +19,7 @@ const NoteFlagged = "Flagged (" + FlagMarker + "): a trust check doubts this cel
 // CellName names a cell as the lists under the tables do:
 // "Sustained decode 8K × 16", "Prefill 8K × 1".
 func CellName(r engine.Result) string {
-	return fmt.Sprintf("%s %s × %d", r.Phase.Title(), label(r), r.Concurrency)
+	return fmt.Sprintf("%s %s × %d", r.Phase.Title(), r.ContextName(), r.Concurrency)
 }
 
 // cellFlags are the flags of a cell. A report written before cells carried

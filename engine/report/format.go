@@ -130,7 +130,7 @@ func PerRequest(v float64) string {
 // cell's status ends with FlagMarker ("Valid †"). A Failed cell's partial
 // figures are never shown.
 func MeasurementRow(r engine.Result) []string {
-	row := []string{r.Phase.Title(), label(r), strconv.Itoa(r.Concurrency), Mark(string(r.Status), r),
+	row := []string{r.Phase.Title(), r.ContextName(), strconv.Itoa(r.Concurrency), Mark(string(r.Status), r),
 		Dash, Dash, Dash, Dash, Dash, Dash, Dash, Dash}
 	switch {
 	case r.Status == engine.StatusLooped:
@@ -145,11 +145,4 @@ func MeasurementRow(r engine.Result) []string {
 		row[10], row[11] = Int(r.OutputTokens), seconds(r.MeasuredS)
 	}
 	return row
-}
-
-func label(r engine.Result) string {
-	if r.ContextLabel != "" {
-		return r.ContextLabel
-	}
-	return engine.ContextLabel(r.ContextTokens)
 }

@@ -125,11 +125,21 @@ func LoadErrorLines(rs []engine.LoadResult) []string {
 	for _, r := range rs {
 		if !LoadMeasured(r) {
 			line := RateLabel(r) + ": " + string(r.Status)
-			if r.Error != "" {
-				line += ": " + r.Error
+			if why := StatusReason(r.Status, r.Error); why != "" {
+				line += ": " + why
 			}
 			lines = append(lines, line)
 		}
 	}
 	return lines
+}
+
+// StatusReason is the reason given for a status, "" when there is none or
+// it only repeats the status (a cancelled rate's "cancelled": "Cancelled ·
+// cancelled" said it twice).
+func StatusReason(status engine.Status, reason string) string {
+	if strings.EqualFold(strings.TrimSpace(reason), string(status)) {
+		return ""
+	}
+	return reason
 }

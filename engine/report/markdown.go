@@ -147,7 +147,7 @@ func MatrixLine(r engine.Report) string {
 	if len(prefill) > 0 {
 		labels := make([]string, len(prefill))
 		for i, res := range prefill {
-			labels[i] = label(res)
+			labels[i] = res.ContextName()
 		}
 		parts = append(parts, "prefill at "+strings.Join(labels, ", "))
 	}
@@ -207,9 +207,9 @@ func writePrefill(b *strings.Builder, r engine.Report) {
 	repeats := anyPrefillRepeats(prefill)
 	var rows [][]string
 	for _, res := range prefill {
-		row := []string{label(res), string(res.Status), Dash}
+		row := []string{res.ContextName(), string(res.Status), Dash}
 		if res.Measured() {
-			row = []string{label(res), Mark(TokPerSec(res.TotalTokPerSec), res), Millis(res.TTFTMs)}
+			row = []string{res.ContextName(), Mark(TokPerSec(res.TotalTokPerSec), res), Millis(res.TTFTMs)}
 		}
 		if repeats {
 			row = append(row, measuredAs(res))
@@ -245,7 +245,7 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 	for _, res := range r.Results {
 		if res.Phase == engine.PhaseDecode {
 			cells[[2]int{res.ContextTokens, res.Concurrency}] = res
-			labels[res.ContextTokens] = label(res)
+			labels[res.ContextTokens] = res.ContextName()
 		}
 	}
 	head := []string{"Context"}

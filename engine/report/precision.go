@@ -147,7 +147,7 @@ func AdaptiveLine(rs []engine.Result) string {
 		if r.Precision.Reached() {
 			reached = append(reached, r.MeasuredS)
 		} else {
-			missed = append(missed, fmt.Sprintf("%s × %d", label(r), r.Concurrency))
+			missed = append(missed, fmt.Sprintf("%s × %d", r.ContextName(), r.Concurrency))
 			maxS = max(maxS, r.MeasuredS)
 		}
 	}
@@ -158,8 +158,11 @@ func AdaptiveLine(rs []engine.Result) string {
 	s := "Windows adaptive to " + engine.TargetText(target) + ": "
 	if len(reached) > 0 {
 		slices.Sort(reached)
-		s += fmt.Sprintf("%d of %s reached it in %s–%s (median %s)", len(reached), engine.Count(n, "cell", "cells"),
-			strings.TrimSuffix(wholeSeconds(reached[0]), " s"), wholeSeconds(reached[len(reached)-1]), wholeSeconds(median(reached)))
+		in := wholeSeconds(reached[0]) // all in the same second: "in 5 s", not "in 5–5 s (median 5 s)"
+		if hi := wholeSeconds(reached[len(reached)-1]); hi != in {
+			in = fmt.Sprintf("%s–%s (median %s)", strings.TrimSuffix(in, " s"), hi, wholeSeconds(median(reached)))
+		}
+		s += fmt.Sprintf("%d of %s reached it in %s", len(reached), engine.Count(n, "cell", "cells"), in)
 	}
 	if len(missed) > 0 {
 		if len(reached) > 0 {

@@ -53,7 +53,7 @@ func RooflineLine(r engine.Report, phase engine.Phase) string {
 			of = "the " + hyphenBound(b) + " roofline"
 		}
 	}
-	cell := label(best)
+	cell := best.ContextName()
 	name := "Decode"
 	if phase == engine.PhasePrefill {
 		name = "Prefill"

@@ -64,7 +64,7 @@ func sloLine(slo engine.SLO, rs []engine.Result, ctx int) string {
 	if len(judged) == 0 {
 		return fmt.Sprintf("%s: no valid cell to judge against %s", name, text)
 	}
-	name = label(judged[0])
+	name = judged[0].ContextName()
 	fewest := slices.MinFunc(judged, func(a, b engine.Result) int { return a.Concurrency - b.Concurrency }).Concurrency
 	best, ok := slo.MostRequests(rs, ctx)
 	switch {
@@ -132,7 +132,7 @@ func SLORows(r engine.Report) [][]string {
 		if slo.ITL > 0 {
 			itlMargin = Percent(c.ITLMargin)
 		}
-		rows = append(rows, []string{label(res), strconv.Itoa(res.Concurrency), ttft, itl, ttftMargin, itlMargin, SLOVerdict(c)})
+		rows = append(rows, []string{res.ContextName(), strconv.Itoa(res.Concurrency), ttft, itl, ttftMargin, itlMargin, SLOVerdict(c)})
 	}
 	return rows
 }

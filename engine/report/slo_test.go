@@ -52,17 +52,17 @@ func TestSLOLines(t *testing.T) {
 		{"TTFT and ITL at p99", engine.SLO{TTFT: 2 * time.Second, ITL: 30 * time.Millisecond}, []string{
 			"8K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 30 ms (1,238 tok/s)",
 			"64K: up to 8 simultaneous requests meet TTFT p99 ≤ 2 s and ITL p99 ≤ 30 ms (840 tok/s)",
-			"123K: up to 1 simultaneous request meets TTFT p99 ≤ 2 s and ITL p99 ≤ 30 ms (87 tok/s)",
+			"123.75K: up to 1 simultaneous request meets TTFT p99 ≤ 2 s and ITL p99 ≤ 30 ms (87 tok/s)",
 		}},
 		{"every level meets it", engine.SLO{TTFT: time.Minute, Percentile: 50}, []string{
 			"8K: up to 128 simultaneous requests meet TTFT p50 ≤ 60 s (9,006 tok/s), the most measured",
 			"64K: up to 128 simultaneous requests meet TTFT p50 ≤ 60 s (4,139 tok/s), the most measured",
-			"123K: up to 1 simultaneous request meets TTFT p50 ≤ 60 s (87 tok/s)",
+			"123.75K: up to 1 simultaneous request meets TTFT p50 ≤ 60 s (87 tok/s)",
 		}},
 		{"none meets it", engine.SLO{ITL: 500 * time.Microsecond, Percentile: 90}, []string{
 			"8K: even 1 request at a time misses ITL p90 ≤ 0.5 ms",
 			"64K: even 8 simultaneous requests, the fewest measured, miss ITL p90 ≤ 0.5 ms",
-			"123K: even 1 request at a time misses ITL p90 ≤ 0.5 ms",
+			"123.75K: even 1 request at a time misses ITL p90 ≤ 0.5 ms",
 		}},
 	} {
 		r := seedReport()
@@ -74,7 +74,7 @@ func TestSLOLines(t *testing.T) {
 	r := seedReport()
 	r.Plan.SLO = engine.SLO{TTFT: time.Second}
 	r.Results = slices.DeleteFunc(r.Results, func(res engine.Result) bool { return res.ContextTokens == 126720 && res.Status == engine.StatusValid })
-	if got := SLOLines(r); len(got) != 3 || got[2] != "123K: no valid cell to judge against TTFT p99 ≤ 1 s" {
+	if got := SLOLines(r); len(got) != 3 || got[2] != "123.75K: no valid cell to judge against TTFT p99 ≤ 1 s" {
 		t.Errorf("a context without a valid cell: %q", got)
 	}
 }

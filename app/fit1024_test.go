@@ -1,0 +1,90 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+)
+
+// matrixAt1024 is the Matrix screen with a preset's plan and a kind of plan
+// shown, laid out in a window 1,024 × 700.
+func matrixAt1024(t *testing.T, preset, kind string) *ui {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	u.show(tabMatrix)
+	u.matrix.usePreset(preset)
+	u.matrix.load.kind.SetSelected(kind)
+	u.win.Resize(fyne.NewSize(1000, 700))
+	u.win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out again
+	return u
+}
+
+// TestHintsInSightAt1024: at 1,024 px every hint of the Matrix and load
+// test forms is whole inside its pane, even at the pane's narrowest
+// (Fyne's form leaves a hint's indent out of its width: the widest were
+// cut, "… 1 from 64").
+func TestHintsInSightAt1024(t *testing.T) {
+	for _, kind := range []string{kindMatrix, kindLoad} {
+		u := matrixAt1024(t, presetStandard, kind)
+		form := u.matrix.form
+		if kind == kindLoad {
+			form = u.matrix.load.form
+		}
+		var pane *container.Scroll
+		walk(u.win.Content(), func(o fyne.CanvasObject) bool {
+			if s, ok := o.(*container.Scroll); ok && walk(s.Content, func(c fyne.CanvasObject) bool { return c == form }) {
+				pane = s // the last found is the innermost
+			}
+			return false
+		})
+		if pane == nil {
+			t.Fatalf("%s: no pane holds the form", kind)
+		}
+		// As narrow as the split may make it: at 1,024 px it did.
+		pane.Resize(fyne.NewSize(pane.MinSize().Width, pane.Size().Height))
+		d := fyne.CurrentApp().Driver()
+		right := d.AbsolutePositionForObject(pane).X + pane.Size().Width
+		hints := map[string]bool{}
+		for _, it := range form.Items {
+			hints[it.HintText] = it.HintText != ""
+		}
+		seen := 0
+		walk(form, func(o fyne.CanvasObject) bool {
+			if txt, ok := o.(*canvas.Text); ok && hints[txt.Text] {
+				seen++
+				end := d.AbsolutePositionForObject(txt).X + fyne.MeasureText(txt.Text, txt.TextSize, txt.TextStyle).Width
+				if end > right+0.5 {
+					t.Errorf("%s: hint %q ends at x = %.0f, past its pane's edge at %.0f", kind, txt.Text, end, right)
+				}
+			}
+			return false
+		})
+		if seen < 4 {
+			t.Errorf("%s: %d hints found, want the form's", kind, seen)
+		}
+	}
+}
+
+// TestHeatCellsFitTheirText: a Standard plan's eight columns at 1,024 px
+// are narrower than "will run" at the cells' size: the text is drawn
+// smaller, never past its cell.
+func TestHeatCellsFitTheirText(t *testing.T) {
+	u := matrixAt1024(t, presetStandard, kindMatrix)
+	h := u.matrix.preview
+	if len(h.concurrency) < 8 {
+		t.Fatalf("the preview has %d columns, want the Standard plan's 8", len(h.concurrency))
+	}
+	for key, hc := range h.cells {
+		w := fyne.MeasureText(hc.main.Text, hc.main.TextSize, hc.main.TextStyle).Width
+		if cell := hc.text.Size().Width; cell <= 0 || w > cell-2*theme.Padding()+0.5 {
+			t.Errorf("%v: %q is %.0f px in a cell %.0f px wide", key, hc.main.Text, w, cell)
+		}
+	}
+	hc := h.cells[[2]int{h.contexts[0], 1}]
+	if hc.main.Text != "will run" || hc.main.TextSize >= hc.text.Layout.(*cellText).size || hc.main.TextSize < hc.detail.TextSize {
+		t.Errorf("a waiting cell says %q at %.1f px (the figure's size %.1f, the detail's %.1f): want it smaller, not tiny",
+			hc.main.Text, hc.main.TextSize, hc.text.Layout.(*cellText).size, hc.detail.TextSize)
+	}
+}

@@ -1,0 +1,95 @@
+package app
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// TestMatrixFormsAfterTheirRendererIsDropped: Fyne drops the renderer of a
+// widget hidden for a minute (the Matrix form behind a load test, the load
+// test's form behind the matrix) and builds it again when the form is
+// refreshed or shown. Each form must come back as it was: every field in
+// its row, none over another (after a load test, the Matrix form's fields
+// floated over other rows until a restart).
+func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
+	cases := []struct {
+		name         string
+		form         func(m *matrixTab) *widget.Form
+		shown, other string
+		// whileHidden is what the app does meanwhile.
+		whileHidden func(m *matrixTab)
+	}{
+		{"the Matrix form after a load test", func(m *matrixTab) *widget.Form { return m.form }, kindMatrix, kindLoad,
+			func(m *matrixTab) { m.usePreset(presetQuick) }}, // a new Prefill repeats hint: the form refreshes
+		{"the load test's form after the matrix", func(m *matrixTab) *widget.Form { return m.load.form }, kindLoad, kindMatrix,
+			func(m *matrixTab) { m.load.rates.SetText("20") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+			m := u.matrix
+			u.show(tabMatrix)
+			m.usePreset(presetStandard)
+			m.load.kind.SetSelected(c.shown)
+			form := c.form(m)
+			if p := formProblems(form); len(p) > 0 {
+				t.Fatalf("before: %v", p)
+			}
+			m.load.kind.SetSelected(c.other)
+			// Hidden long enough: Fyne drops its renderer (when this ends).
+			t.Run("hidden", func(t *testing.T) { test.TempWidgetRenderer(t, form) })
+			c.whileHidden(m)
+			m.load.kind.SetSelected(c.shown)
+			// What the window does with a renderer it has not laid out.
+			test.TempWidgetRenderer(t, form).Layout(form.Size())
+			if p := formProblems(form); len(p) > 0 {
+				t.Errorf("after: %v", p)
+			}
+		})
+	}
+}
+
+// TestFormProblemInSightAtSmallSize: at 1,024 × 700, a problem in either
+// form is shown where the window shows it, not under the form's fold, and
+// the load test's Rates card says why it has no rows.
+func TestFormProblemInSightAtSmallSize(t *testing.T) {
+	cases := []struct {
+		name  string
+		kind  string
+		spoil func(m *matrixTab)
+		shown func(m *matrixTab) *banner
+	}{
+		{"load test", kindLoad, func(m *matrixTab) { m.load.rates.SetText("fast") }, func(m *matrixTab) *banner { return m.load.banner }},
+		{"matrix", kindMatrix, func(m *matrixTab) { m.concurrency.SetText("many") }, func(m *matrixTab) *banner { return m.banner }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+			m := u.matrix
+			u.show(tabMatrix)
+			m.load.kind.SetSelected(c.kind)
+			c.spoil(m)
+			u.win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out
+			b := c.shown(m)
+			if !b.visible() {
+				t.Fatal("no problem shown")
+			}
+			pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b.box)
+			if bottom, h := pos.Y+b.box.Size().Height, u.win.Canvas().Size().Height; bottom > h || b.box.Size().Height <= 0 {
+				t.Errorf("the problem ends at y = %.0f in a window %.0f high: out of sight", bottom, h)
+			}
+			if c.kind == kindLoad {
+				if got := m.load.ratesCard.Subtitle; got != ratesNoneForNow {
+					t.Errorf("Rates card without rows says %q, want why (%q)", got, ratesNoneForNow)
+				}
+				m.load.rates.SetText("20")
+				if got := m.load.ratesCard.Subtitle; got != ratesSubtitle || len(m.load.preview.rows) != 1 {
+					t.Errorf("fixed: Rates card %q with %d rows, want %q and the one rate", got, len(m.load.preview.rows), ratesSubtitle)
+				}
+			}
+		})
+	}
+}
