@@ -94,7 +94,7 @@ func TestChartsNotWritten(t *testing.T) {
 	full := engine.Report{Run: engine.RunInfo{Complete: true}}
 	load := full
 	load.Load = &engine.LoadSection{Results: []engine.LoadResult{{RateRPS: 1, Status: engine.StatusValid, Completed: 1}}}
-	s := sweep.Sweep{Configs: []sweep.Config{{Name: "a", Status: sweep.StatusDone}, {Name: "b", Status: sweep.StatusPending}}}
+	s := sweep.Sweep{Server: "server.toml", Configs: []sweep.Config{{Name: "a", Status: sweep.StatusDone}, {Name: "b", Status: sweep.StatusPending}}}
 	redraw := "the measurements are saved; free space or fix the permissions of " + dir + ", then redraw the charts with speedmatrix report --in " + dir
 	for _, tc := range []struct {
 		name string
@@ -104,7 +104,7 @@ func TestChartsNotWritten(t *testing.T) {
 		{"run", finish(nil, full, dir, chartError(errNoSpace, dir)), "run: measured every cell, but " + errNoSpace.Error() + ": " + redraw},
 		{"load", finishLoad(nil, load, dir, chartError(errNoSpace, dir)), "load: measured every rate, but " + errNoSpace.Error() + ": " + redraw},
 		{"sweep", sweepEnd(nil, dir, s, chartError(errNoSpace, dir)), "sweep: 1 of 2 configurations done, but " + errNoSpace.Error() + ": " + redraw +
-			"; then finish the sweep with speedmatrix sweep --resume " + dir},
+			"; then finish the sweep with speedmatrix sweep --resume " + dir + " --launch server.toml"},
 	} {
 		if ExitCode(tc.err) != exitExport || tc.err.Error() != tc.want {
 			t.Errorf("%s: %v (exit %d), want exit 4: %q", tc.name, tc.err, ExitCode(tc.err), tc.want)
