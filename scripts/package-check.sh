@@ -15,9 +15,9 @@ seconds=${PACKAGE_CHECK_SECONDS:-10}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/speedmatrix-package-check.XXXXXX")
 app="" xvfb=""
-cleanup() {
-	[ -n "$app" ] && kill -KILL "$app" 2>/dev/null
-	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
+cleanup() { # under set -e: a kill of what has already gone must not fail the check
+	[ -z "$app" ] || kill -KILL "$app" 2>/dev/null || true
+	[ -z "$xvfb" ] || kill "$xvfb" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
