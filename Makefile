@@ -4,7 +4,6 @@
 
 GO ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-FYNE := fyne.io/tools/cmd/fyne@v1.7.4
 # As scripts/goenv.sh: Go's -O2 -g, without go-nvml's ~145 lines of
 # deprecation warnings (NVML functions it wraps) on a first build.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
@@ -31,9 +30,10 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/... ./charts/... ./hw/... ./app/...
 
+# fyne package --os linux --release, linked to bind lazily (go-nvml needs
+# it: see the script); scripts/package-check.sh installs and starts the result.
 package:
-	$(GO) run $(FYNE) package --os linux --release
-	@ls -l *.tar.xz
+	bash scripts/package.sh
 
 clean:
 	rm -f speedmatrix *.tar.xz

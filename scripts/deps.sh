@@ -2,11 +2,14 @@
 # Installs what Speed Matrix needs on Debian/Ubuntu and is missing: the C
 # toolchain and X11/GL headers that Fyne's cgo build needs, Xvfb for headless
 # screenshots and the end-to-end test, Chromium for the report.html browser
-# test (scripts/html-check.sh). Checks that Go >= 1.26 is on PATH.
+# test (scripts/html-check.sh), and what the package check needs (make, xz,
+# readelf, desktop-file-validate: scripts/package-check.sh). Checks that
+# Go >= 1.26 is on PATH.
 set -euo pipefail
 
 packages=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
-	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth chromium)
+	libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth chromium
+	make xz-utils binutils desktop-file-utils)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -44,6 +44,21 @@ count() { # count the FAIL lines of a checker's output, printing it
 vllm_pids() { pgrep -f "vllm serve|VLLM::" | grep -vx "$$" || true; }
 describe() { [ -n "$1" ] && ps -o pid=,args= -p "$(echo $1 | tr ' ' ',')" | cut -c1-80 | tr '\n' ';'; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# running URL: the requests the server is running now, from its /metrics (0
+# when it does not answer).
+running() { curl -s "$1/metrics" | awk '/^vllm:num_requests_running\{/ {s += $2} END {print int(s + 0.5)}'; }
+# keep_busy URL PROMPT TOKENS: one streamed request of TOKENS tokens after
+# another until it is killed; the request in flight is closed with it.
+keep_busy() {
+	local c=""
+	trap '[ -n "$c" ] && kill $c 2>/dev/null; exit 0' TERM
+	while :; do
+		printf 'header = "Authorization: Bearer %s"\n' "$key" | curl -s -K - -H 'content-type: application/json' "$1/v1/completions" \
+			-d "{\"model\":\"tiny-llama\",\"prompt\":\"$2\",\"max_tokens\":$3,\"ignore_eos\":true,\"stream\":true}" >/dev/null &
+		c=$!
+		wait $c || sleep 1 # a refused request is not retried in a tight loop
+	done
+}
 
 # Ctrl-C or an error mid-way leaves nothing running: the hand-started server
 # is in a process group of its own (the launched ones have speedmatrix's guard).
@@ -193,26 +208,41 @@ if [[ $skip != *" endpoint "* ]]; then
 		cp "$OUT/endpoint/vllm.log" "$OUT/recorded/startup.log"
 
 		# The idle check: a server busy with another client's requests for
-		# longer than the check waits (30 s) is refused. Six requests of
-		# 4,000 tokens keep it busy for about a minute. They stream: closing a
-		# stream aborts its request, where a killed client of a request that
-		# does not stream left it running for half a minute more.
+		# longer than the check waits (30 s) is refused. Six streams keep it
+		# busy until the check has answered, however fast the machine: each
+		# is started again as soon as it ends (a fast machine finished six
+		# 4,000-token streams inside the 30 s), and their lengths differ so
+		# they never all end at once. They stream: closing a stream aborts
+		# its request, where a killed client of a request that does not
+		# stream left it running for half a minute more. The server must be
+		# busy when the check starts and still busy when it has answered, or
+		# the check proved nothing.
 		busy=()
 		for i in 1 2 3 4 5 6; do
-			printf 'header = "Authorization: Bearer %s"\n' "$key" | curl -s -K - -H 'content-type: application/json' "$url/v1/completions" \
-				-d "{\"model\":\"tiny-llama\",\"prompt\":\"busy $i\",\"max_tokens\":4000,\"ignore_eos\":true,\"stream\":true}" >/dev/null &
+			keep_busy "$url" "busy $i" $((4000 - 400 * i)) &
 			busy+=($!)
 		done
-		sleep 2
+		before=0
+		for _ in $(seq 1 60); do
+			before=$(running "$url")
+			[ "$before" -gt 0 ] && break
+			sleep 1
+		done
 		bgwait "$sm" run --endpoint "$url" --api-key-env RIG_API_KEY --out "$OUT/endpoint/busy" --contexts 512 \
 			--prefill-contexts none --concurrency 1 --duration 5s --max-output 512 >"$OUT/endpoint/busy.log" 2>&1
 		rc=$?
+		after=$(running "$url")
 		kill "${busy[@]}" 2>/dev/null
 		wait "${busy[@]}" 2>/dev/null
-		[ $rc -eq 1 ] && pass "endpoint idle check: a busy server is refused (exit 1): $(grep -m1 -i busy "$OUT/endpoint/busy.log" | cut -c1-150)" ||
-			fail "endpoint idle check: exit $rc on a busy server: $(tail -1 "$OUT/endpoint/busy.log")"
+		if [ "$before" -eq 0 ] || [ "$after" -eq 0 ]; then
+			fail "endpoint idle check: the rig did not keep the server busy ($before requests running before the check, $after after it; exit $rc)"
+		elif [ $rc -eq 1 ]; then
+			pass "endpoint idle check: a busy server is refused (exit 1; $before requests running before, $after after): $(grep -m1 "is busy with" "$OUT/endpoint/busy.log" | cut -c1-150)"
+		else
+			fail "endpoint idle check: exit $rc on a busy server ($before requests running before, $after after): $(tail -1 "$OUT/endpoint/busy.log")"
+		fi
 		for _ in $(seq 1 30); do
-			[ "$(curl -s "$url/metrics" | awk '/^vllm:num_requests_running\{/ {s += $2} END {print s + 0}')" = 0 ] && break
+			[ "$(running "$url")" = 0 ] && break
 			sleep 1
 		done
 
