@@ -15,7 +15,6 @@ import (
 // types. Nesting means one thing (checked below, whatever the table says):
 // no package imports a package in a folder inside its own.
 var allowedImports = map[string][]string{
-<<<<<<< HEAD
 	"":                       {"app", "app/locale", "cli"},
 	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
 	"assets":                 {},
@@ -28,6 +27,7 @@ var allowedImports = map[string][]string{
 	"engine/hfcache":         {},
 	"engine/launch":          {"engine", "engine/hfcache", "engine/measure", "engine/roofline", "engine/secret", "engine/servers"},
 	"engine/measure":         {"engine", "engine/openai", "engine/secret", "engine/servers"},
+	"engine/quality":         {"engine"},
 	"engine/openai":          {"engine", "engine/secret"},
 	"engine/report":          {"engine", "engine/secret"},
 	"engine/roofline":        {"engine", "engine/hfcache"},
@@ -41,33 +41,6 @@ var allowedImports = map[string][]string{
 	"hw":                     {"engine", "engine/secret"},
 	"hw/nvmlmock":            {},
 	"app/locale":             {},
-=======
-	"":                     {"app", "app/locale", "cli"},
-	"app":                  {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
-	"assets":               {},
-	"charts":               {"engine", "engine/report", "engine/secret", "engine/sweep"},
-	"cli":                  {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
-	"engine":               {},
-	"engine/capture":       {"engine", "engine/launch", "engine/secret"},
-	"engine/dcgm":          {"engine", "engine/openai", "engine/secret", "hw"},
-	"engine/dcgm/dcgmtest": {},
-	"engine/hfcache":       {},
-	"engine/launch":        {"engine", "engine/hfcache", "engine/measure", "engine/roofline", "engine/secret", "engine/servers"},
-	"engine/measure":       {"engine", "engine/openai", "engine/secret", "engine/servers"},
-	"engine/quality":       {"engine"},
-	"engine/openai":        {"engine", "engine/secret"},
-	"engine/report":        {"engine", "engine/secret"},
-	"engine/roofline":      {"engine", "engine/hfcache"},
-	"engine/runs":          {"engine", "engine/measure", "engine/report", "engine/roofline"},
-	"engine/sweep":         {"engine", "engine/launch", "engine/measure", "engine/report", "engine/runs", "engine/secret"},
-	"engine/secret":        {},
-	"engine/servers":       {"engine/openai"},
-	"engine/sim":           {"engine", "engine/roofline"},
-	"engine/simtarget":     {"engine", "engine/measure", "engine/servers", "engine/sim", "hw"},
-	"hw":                   {"engine", "engine/secret"},
-	"hw/nvmlmock":          {},
-	"app/locale":           {},
->>>>>>> i38-stats
 }
 
 // fynePackages may depend on Fyne; everything else runs headless (the CLI,
