@@ -28,6 +28,7 @@ var allowedImports = map[string][]string{
 	"engine/launch":          {"engine", "engine/hfcache", "engine/measure", "engine/roofline", "engine/secret", "engine/servers"},
 	"engine/measure":         {"engine", "engine/openai", "engine/secret", "engine/servers"},
 	"engine/quality":         {"engine"},
+	"engine/quality/probe":   {"engine", "engine/openai", "engine/quality"},
 	"engine/openai":          {"engine", "engine/secret"},
 	"engine/report":          {"engine", "engine/secret"},
 	"engine/roofline":        {"engine", "engine/hfcache"},

@@ -13,6 +13,9 @@ type Report struct {
 	Reference  Header         `json:"reference"`
 	NoiseFloor NoiseFloor     `json:"noise_floor"`
 	Contexts   []ContextDrift `json:"contexts"`
+	// Needle is the needle task per context, each paired with the
+	// reference's run of the same trials where it has one.
+	Needle []NeedleContext `json:"needle,omitempty"`
 }
 
 // NoiseFloor is the reference server against itself, per context: each

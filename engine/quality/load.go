@@ -131,7 +131,7 @@ func (ref Reference) problem() string {
 			return fmt.Sprintf("probe %d: %s", i+1, problem)
 		}
 	}
-	return ""
+	return needleProblem(ref.Needle)
 }
 
 // problem is what is wrong with the header alone; "" when nothing.

@@ -9,8 +9,14 @@ import (
 	"unicode/utf8"
 )
 
-// NeedleQuestion follows the haystack in a needle prompt.
-const NeedleQuestion = "What is the secret number in the text above? Reply with the number only."
+// The needle's two phrases: NeedleKeyIntro and the key make the needle
+// sentence, NeedleQuestion follows the haystack. The simulator answers a
+// chat that uses them verbatim (engine/sim's tests hold its phrases equal
+// to these).
+const (
+	NeedleKeyIntro = "The secret key is "
+	NeedleQuestion = "What is the secret key? Answer with its six digits only."
+)
 
 // needleStream separates the needle's draws from other users of a seed.
 const needleStream = 0x6e656564 // "need"
@@ -55,7 +61,7 @@ type NeedleTrial struct {
 }
 
 // NeedleSentence is the needle that hides key.
-func NeedleSentence(key string) string { return "The secret number is " + key + "." }
+func NeedleSentence(key string) string { return NeedleKeyIntro + key + "." }
 
 // NewNeedleTrial builds a trial from seed: a key drawn from 100000–999999,
 // a depth drawn from [0, 1), and a haystack of text (natural text,
@@ -215,7 +221,7 @@ func needleAt(hay string, depth float64) int {
 
 // CheckNeedle reports whether a model's answer gives back key exactly: the
 // last run of ASCII digits in the answer is the key, so "482913",
-// "The secret number is 482913." and "**482913**" pass, "48291",
+// "The secret key is 482913." and "**482913**" pass, "48291",
 // "4829135" and "482,913" do not.
 func CheckNeedle(answer, key string) bool {
 	end := len(answer)

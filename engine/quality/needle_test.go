@@ -117,7 +117,7 @@ func TestCheckNeedle(t *testing.T) {
 	for answer, want := range map[string]bool{
 		"482913":                       true,
 		" 482913\n":                    true,
-		"The secret number is 482913.": true,
+		"The secret key is 482913.": true,
 		"**482913**":                   true,
 		"48291":                        false,
 		"4829135":                      false,

@@ -63,6 +63,9 @@ type Header struct {
 type Reference struct {
 	Header
 	Probes []Probe `json:"probes"`
+	// Needle is the reference server's needle runs, which later runs of
+	// the same trials pair with; empty when none ran.
+	Needle []NeedleContext `json:"needle,omitempty"`
 }
 
 // Probe is one probe text at one context, recorded: the prompt's token

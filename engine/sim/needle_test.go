@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"speedmatrix/engine/quality"
 )
 
 // needlePrompt is a chat request hiding key at depth (0–1) in about
@@ -140,5 +142,13 @@ func TestNeedleRecognition(t *testing.T) {
 	body, _ := json.Marshal(map[string]any{"max_tokens": 20, "messages": []map[string]string{{"role": "user", "content": "What is the capital of France?"}}})
 	if got, _ := chatAnswer(t, url, string(body)); len(got) < 20 {
 		t.Errorf("an ordinary chat answered %q, want the model's text", got)
+	}
+}
+
+// TestNeedlePhrasesAreQuality's: the quality check's needle task asks in
+// engine/quality's words, so the simulator must recognise exactly those.
+func TestNeedlePhrasesAreQuality(t *testing.T) {
+	if NeedleKeyIntro != quality.NeedleKeyIntro || NeedleQuestion != quality.NeedleQuestion {
+		t.Errorf("the simulator's needle phrases %q, %q differ from engine/quality's %q, %q", NeedleKeyIntro, NeedleQuestion, quality.NeedleKeyIntro, quality.NeedleQuestion)
 	}
 }
