@@ -5,17 +5,53 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"speedmatrix/engine"
 )
 
 // Report is quality.json: the reference compared with, its noise floor,
 // and the drift per context. Other tools read these names: keep them.
 type Report struct {
-	Reference  Header         `json:"reference"`
+	Reference Header `json:"reference"`
+	// Server is the server compared with the reference.
+	Server     ServerInfo     `json:"server"`
 	NoiseFloor NoiseFloor     `json:"noise_floor"`
 	Contexts   []ContextDrift `json:"contexts"`
 	// Needle is the needle task per context, each paired with the
 	// reference's run of the same trials where it has one.
 	Needle []NeedleContext `json:"needle,omitempty"`
+	// Budget is the budget the contexts were judged against, and
+	// Verdicts the judgement per context.
+	Budget   string   `json:"budget,omitempty"`
+	Verdicts []Judged `json:"verdicts,omitempty"`
+}
+
+// ServerInfo names a server compared with a reference: its model, its
+// tokenizer's fingerprint and its engine (simulated when it is).
+type ServerInfo struct {
+	Model     string            `json:"model"`
+	Tokenizer string            `json:"tokenizer"`
+	Engine    engine.EngineInfo `json:"engine"`
+}
+
+// Judged is one context's drift judged: real (above the noise floor
+// beyond both intervals; false where there is no floor, Floor false) and
+// over the budget.
+type Judged struct {
+	ContextTokens int  `json:"context_tokens"`
+	Floor         bool `json:"floor"`
+	Real          bool `json:"real"`
+	OverBudget    bool `json:"over_budget"`
+}
+
+// Judge fills Budget and Verdicts from the contexts, their floor and b.
+func (r *Report) Judge(b Budget) {
+	r.Budget, r.Verdicts = b.String(), r.Verdicts[:0]
+	for _, c := range r.Contexts {
+		floor, ok := r.NoiseFloor.At(c.ContextTokens)
+		v, _ := Judge(c, floor)
+		r.Verdicts = append(r.Verdicts, Judged{ContextTokens: c.ContextTokens, Floor: ok, Real: ok && v.Real(), OverBudget: b.Check(c, floor).Over()})
+	}
 }
 
 // NoiseFloor is the reference server against itself, per context: each

@@ -115,16 +115,16 @@ func TestNeedleTextWithoutSpaces(t *testing.T) {
 // TestCheckNeedle: the key given back exactly passes; anything else fails.
 func TestCheckNeedle(t *testing.T) {
 	for answer, want := range map[string]bool{
-		"482913":                       true,
-		" 482913\n":                    true,
+		"482913":                    true,
+		" 482913\n":                 true,
 		"The secret key is 482913.": true,
-		"**482913**":                   true,
-		"48291":                        false,
-		"4829135":                      false,
-		"482,913":                      false,
-		"482913 or maybe 123456":       false,
-		"":                             false,
-		"I don't know.":                false,
+		"**482913**":                true,
+		"48291":                     false,
+		"4829135":                   false,
+		"482,913":                   false,
+		"482913 or maybe 123456":    false,
+		"":                          false,
+		"I don't know.":             false,
 	} {
 		if got := CheckNeedle(answer, "482913"); got != want {
 			t.Errorf("CheckNeedle(%q) = %v, want %v", answer, got, want)

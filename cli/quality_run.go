@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/report"
+)
+
+// The files a comparison writes into --out.
+const (
+	qualityJSONFile = "quality.json"
+	qualityCSVFile  = "quality.csv"
+)
+
+// qualityRun is one `speedmatrix quality` against a connected server.
+type qualityRun struct {
+	f      qualityFlags
+	s      probe.Server
+	text   string
+	budget quality.Budget
+	eng    engine.EngineInfo
+	stdout io.Writer
+}
+
+// simulated is " (simulated)" for the simulator, "" otherwise.
+func (q qualityRun) simulated() string {
+	if q.eng.Simulated {
+		return " (simulated)"
+	}
+	return ""
+}
+
+// event prints a check's progress, one line per probe or trial.
+func (q qualityRun) event(e probe.Event) {
+	switch e.Phase {
+	case probe.PhaseRecord, probe.PhaseCompare:
+		fmt.Fprintf(q.stdout, "%s %s: probe %d of %d\n", e.Phase, engine.ContextLabel(e.ContextTokens), e.Done+1, e.Of)
+	case probe.PhaseNeedle:
+		if e.Done == 0 {
+			fmt.Fprintf(q.stdout, "needle %s: %d trials\n", engine.ContextLabel(e.ContextTokens), e.Of)
+		}
+	case probe.PhaseCap:
+		fmt.Fprintf(q.stdout, "the server allows %d logprobs a token (its --max-logprobs), not %d: comparing the top %d\n", e.Cap, e.Asked, e.Cap)
+	case probe.PhaseSkip:
+		fmt.Fprintf(q.stdout, "%s: skipped, longer than the server's max_model_len of %d with the continuation\n", engine.ContextLabel(e.ContextTokens), e.MaxModelLen)
+	case probe.PhaseContext:
+		fmt.Fprintf(q.stdout, "%s: compared in %d requests (one per probe, one more per divergence)\n", engine.ContextLabel(e.ContextTokens), e.Requests)
+	}
+}
+
+// writeJSON writes v to path atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(path, append(b, '\n'))
+}
+
+// stopped is a check's error with its exit code: 3 when the check had
+// begun (what it measured is saved), 4 when a file could not be written.
+func stopped(err error, saveErr error) error {
+	if saveErr != nil {
+		return exitWith(exitExport, fmt.Errorf("quality: %w", saveErr))
+	}
+	return exitWith(exitIncomplete, fmt.Errorf("quality: %w", withAdvice(err)))
+}
+
+// record records a reference into --save-reference, saved after every
+// context, then the needle task into it.
+func (q qualityRun) record(ctx context.Context) error {
+	fmt.Fprintf(q.stdout, "recording a quality reference of %s%s → %s\n", q.s.Model, q.simulated(), q.f.saveReference)
+	contexts, err := engine.ParseContexts(q.f.contexts)
+	if err != nil {
+		return fmt.Errorf("quality: --contexts: %v", err)
+	}
+	var saveErr error
+	save := func(r quality.Reference) error {
+		if saveErr = writeJSON(q.f.saveReference, r); saveErr != nil {
+			saveErr = fmt.Errorf("write %s: %w", q.f.saveReference, saveErr)
+		}
+		return saveErr
+	}
+	o := probe.Options{Contexts: contexts, Probes: q.f.probes, ContinuationTokens: q.f.continuation, Seed: q.f.seed, Text: q.text, Events: q.event}
+	ref, err := probe.Record(ctx, q.s, quality.Header{Engine: q.eng}, o, save)
+	var nl *probe.NoLogprobsError
+	if errors.As(err, &nl) {
+		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task still runs, but nothing is saved\n", err)
+		q.needleOnly(ctx, contexts)
+		return exitWith(exitCantStart, fmt.Errorf("quality: %w: record the reference on a server that gives logprobs (vLLM: --max-logprobs 20)", err))
+	}
+	if err != nil {
+		return stopped(err, saveErr)
+	}
+	if q.f.needle > 0 {
+		ref.Needle, err = probe.Needle(ctx, q.s, ref.Contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func(n []quality.NeedleContext) error {
+			r := ref
+			r.Needle = n
+			return save(r)
+		})
+		if err != nil {
+			return stopped(err, saveErr)
+		}
+	}
+	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), contextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
+	printNeedle(q.stdout, ref.Needle)
+	return nil
+}
+
+// needleOnly runs and prints the needle task where no drift can be had.
+func (q qualityRun) needleOnly(ctx context.Context, contexts []int) {
+	if q.f.needle == 0 {
+		return
+	}
+	n, err := probe.Needle(ctx, q.s, contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func([]quality.NeedleContext) error { return nil })
+	printNeedle(q.stdout, n)
+	if err != nil {
+		fmt.Fprintf(q.stdout, "needle: %v\n", err)
+	}
+}
+
+// compare measures the server against ref into --out, saved after every
+// context, then the needle task paired with the reference's.
+func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
+	fmt.Fprintf(q.stdout, "comparing %s%s with the reference of %s (%s) → %s\n", q.s.Model, q.simulated(), ref.Model, ref.RecordedAt.Format("2006-01-02 15:04"), q.f.out)
+	var rep quality.Report
+	var saveErr error
+	save := func(r quality.Report) error {
+		r.Server = quality.ServerInfo{Model: q.s.Model, Tokenizer: ref.Tokenizer, Engine: q.eng}
+		r.Needle = rep.Needle
+		r.Judge(q.budget)
+		rep = r
+		saveErr = writeQuality(q.f.out, r)
+		return saveErr
+	}
+	o := probe.Options{Events: q.event}
+	got, err := probe.Compare(ctx, q.s, ref, o, save)
+	var nl *probe.NoLogprobsError
+	var te *quality.TokenizerError
+	switch {
+	case errors.As(err, &te):
+		return exitWith(exitCantStart, fmt.Errorf("quality: --reference %s: %w: compare it with a server of the same model family, or record a new reference", q.f.reference, err))
+	case errors.As(err, &nl):
+		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task still runs\n", err)
+		got = quality.Report{Reference: ref.Header}
+	case err != nil:
+		return stopped(err, saveErr)
+	}
+	if q.f.needle > 0 {
+		contexts := ref.Contexts
+		if q.f.set["contexts"] {
+			if contexts, err = engine.ParseContexts(q.f.contexts); err != nil {
+				return fmt.Errorf("quality: --contexts: %v", err)
+			}
+		}
+		got.Needle, err = probe.Needle(ctx, q.s, contexts, q.f.needle, q.f.seed, q.text, ref.Needle, q.event, func(n []quality.NeedleContext) error {
+			r := got
+			rep.Needle = n
+			return save(r)
+		})
+		if err != nil {
+			return stopped(err, saveErr)
+		}
+	}
+	if err := save(got); err != nil {
+		return stopped(nil, err)
+	}
+	printDrift(q.stdout, rep, q.simulated())
+	printNeedle(q.stdout, rep.Needle)
+	if nl != nil {
+		return exitWith(exitIncomplete, fmt.Errorf("quality: %w: the drift was not measured; the needle task is in %s", nl, filepath.Join(q.f.out, qualityJSONFile)))
+	}
+	return nil
+}
+
+// contextLabels is contexts as a line says them: "512, 7.72K".
+func contextLabels(contexts []int) string {
+	out := make([]string, len(contexts))
+	for i, c := range contexts {
+		out[i] = engine.ContextLabel(c)
+	}
+	return strings.Join(out, ", ")
+}
