@@ -21,6 +21,7 @@ type qualityFlags struct {
 	saveReference, reference, out string
 	contexts, text, tasks, budget string
 	probes, continuation, needle  int
+	taskTokens                    int
 	seed                          uint64
 	set                           map[string]bool
 }
@@ -43,6 +44,7 @@ func parseQualityFlags(args []string, stderr io.Writer) (qualityFlags, error) {
 	fs.IntVar(&f.needle, "needle-trials", probe.DefaultNeedleTrials, "needle-retrieval trials per context (0: none)")
 	fs.StringVar(&f.text, "quality-text", "", "natural text (UTF-8) to build probes and needle haystacks from (default: the built-in, Newton's Opticks)")
 	fs.StringVar(&f.tasks, "tasks", "", `JSONL task file: {"prompt", "answer", "match": "exact|number|choice|regex"} per line`)
+	fs.IntVar(&f.taskTokens, "task-tokens", probe.DefaultTaskTokens, "with --tasks: the longest answer, in tokens")
 	fs.StringVar(&f.budget, "budget", quality.DefaultBudget().String(), "quality budget a drift must stay within, e.g. kld=0.01,top1=98%")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), qualityUsage)
@@ -76,8 +78,10 @@ func (f qualityFlags) checkQuality() error {
 		return fmt.Errorf("quality: --continuation-tokens %d: use 1 to %d", f.continuation, quality.MaxContinuationTokens)
 	case f.needle < 0 || f.needle > quality.MaxNeedleTrials:
 		return fmt.Errorf("quality: --needle-trials %d: use 0 (none) to %d", f.needle, quality.MaxNeedleTrials)
-	case f.tasks != "":
-		return errors.New("quality: --tasks is not measured by this build yet: leave it out (the drift and the needle task run without it)")
+	case f.taskTokens < 1 || f.taskTokens > engine.MaxContextTokens:
+		return fmt.Errorf("quality: --task-tokens %d: use 1 to %d", f.taskTokens, engine.MaxContextTokens)
+	case f.set["task-tokens"] && f.tasks == "":
+		return errors.New("quality: --task-tokens goes with --tasks FILE")
 	}
 	if _, err := quality.ParseBudget(f.budget); err != nil {
 		return fmt.Errorf("quality: --budget: %v", err)
@@ -112,6 +116,27 @@ func readText(path string) (string, error) {
 	return text, nil
 }
 
+// readTasks is --tasks's items, read within the engine's bounds; none
+// without it.
+func readTasks(path string) ([]quality.Task, error) {
+	if path == "" {
+		return nil, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("quality: --tasks: %v", err)
+	}
+	defer fh.Close()
+	tasks, err := quality.ParseTasks(fh)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("quality: --tasks %s: %w", path, err)
+	case len(tasks) == 0:
+		return nil, fmt.Errorf("quality: --tasks %s holds no items: one JSON object a line, {\"prompt\", \"answer\", \"match\"}", path)
+	}
+	return tasks, nil
+}
+
 // readReferenceFile is --reference's reference, read within the engine's
 // bounds.
 func readReferenceFile(path string) (quality.Reference, error) {
@@ -141,6 +166,10 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	tasks, err := readTasks(f.tasks)
+	if err != nil {
+		return err
+	}
 	budget, _ := quality.ParseBudget(f.budget)
 	var ref quality.Reference
 	if f.reference != "" {
@@ -162,7 +191,7 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("quality: %w", withAdvice(err))
 	}
-	q := qualityRun{f: f, s: s, text: text, budget: budget, eng: target.Header.Engine, stdout: stdout}
+	q := qualityRun{f: f, s: s, text: text, tasks: tasks, budget: budget, eng: target.Header.Engine, stdout: stdout}
 	if f.saveReference != "" {
 		return q.record(ctx)
 	}

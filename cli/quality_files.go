@@ -114,3 +114,29 @@ func printNeedle(w io.Writer, n []quality.NeedleContext) {
 		fmt.Fprintln(w, line)
 	}
 }
+
+// printTasks prints a task run: accuracy, the pairing with the
+// reference's, and the items that flipped, one a line.
+func printTasks(w io.Writer, t *quality.TaskRun) {
+	if t == nil {
+		return
+	}
+	right := 0
+	for _, ok := range t.Correct {
+		if ok {
+			right++
+		}
+	}
+	line := fmt.Sprintf("tasks %s: %d/%d right (%.0f–%.0f %%)", t.File, right, len(t.Correct), t.CI.Lo, t.CI.Hi)
+	if t.Reference != nil {
+		line += fmt.Sprintf("; against the reference: %s, %d flipped", t.Reference, len(t.Flipped))
+	}
+	fmt.Fprintln(w, line)
+	for _, f := range t.Flipped {
+		now := "now wrong"
+		if f.Now {
+			now = "now right"
+		}
+		fmt.Fprintf(w, "  line %d, %s: %q\n", f.Line, now, f.Prompt)
+	}
+}

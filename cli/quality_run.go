@@ -26,6 +26,7 @@ type qualityRun struct {
 	f      qualityFlags
 	s      probe.Server
 	text   string
+	tasks  []quality.Task
 	budget quality.Budget
 	eng    engine.EngineInfo
 	stdout io.Writer
@@ -47,6 +48,10 @@ func (q qualityRun) event(e probe.Event) {
 	case probe.PhaseNeedle:
 		if e.Done == 0 {
 			fmt.Fprintf(q.stdout, "needle %s: %d trials\n", engine.ContextLabel(e.ContextTokens), e.Of)
+		}
+	case probe.PhaseTasks:
+		if e.Done == 0 {
+			fmt.Fprintf(q.stdout, "tasks: %d items\n", e.Of)
 		}
 	case probe.PhaseCap:
 		fmt.Fprintf(q.stdout, "the server allows %d logprobs a token (its --max-logprobs), not %d: comparing the top %d\n", e.Cap, e.Asked, e.Cap)
@@ -94,8 +99,8 @@ func (q qualityRun) record(ctx context.Context) error {
 	ref, err := probe.Record(ctx, q.s, quality.Header{Engine: q.eng}, o, save)
 	var nl *probe.NoLogprobsError
 	if errors.As(err, &nl) {
-		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task still runs, but nothing is saved\n", err)
-		q.needleOnly(ctx, contexts)
+		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run, but no reference is saved\n", err)
+		q.withoutDrift(ctx, contexts)
 		return exitWith(exitCantStart, fmt.Errorf("quality: %w: record the reference on a server that gives logprobs (vLLM: --max-logprobs 20)", err))
 	}
 	if err != nil {
@@ -111,20 +116,48 @@ func (q qualityRun) record(ctx context.Context) error {
 			return stopped(err, saveErr)
 		}
 	}
+	if len(q.tasks) > 0 {
+		ref.Tasks = &quality.TaskRun{}
+		*ref.Tasks, err = probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, q.event, func(t quality.TaskRun) error {
+			r := ref
+			r.Tasks = &t
+			return save(r)
+		})
+		if err != nil {
+			return stopped(q.tasksErr(err), saveErr)
+		}
+	}
 	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), contextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
 	printNeedle(q.stdout, ref.Needle)
+	printTasks(q.stdout, ref.Tasks)
 	return nil
 }
 
-// needleOnly runs and prints the needle task where no drift can be had.
-func (q qualityRun) needleOnly(ctx context.Context, contexts []int) {
-	if q.f.needle == 0 {
-		return
+// tasksErr is a task run's error in the flags' words.
+func (q qualityRun) tasksErr(err error) error {
+	var tl *probe.TooLongError
+	if errors.As(err, &tl) {
+		return fmt.Errorf("--tasks %s: %w: shorten it, lower --task-tokens or serve a longer --max-model-len", q.f.tasks, err)
 	}
-	n, err := probe.Needle(ctx, q.s, contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func([]quality.NeedleContext) error { return nil })
-	printNeedle(q.stdout, n)
-	if err != nil {
-		fmt.Fprintf(q.stdout, "needle: %v\n", err)
+	return err
+}
+
+// withoutDrift runs and prints the needle task and the task file where
+// no drift can be had.
+func (q qualityRun) withoutDrift(ctx context.Context, contexts []int) {
+	if q.f.needle > 0 {
+		n, err := probe.Needle(ctx, q.s, contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func([]quality.NeedleContext) error { return nil })
+		printNeedle(q.stdout, n)
+		if err != nil {
+			fmt.Fprintf(q.stdout, "needle: %v\n", err)
+		}
+	}
+	if len(q.tasks) > 0 {
+		t, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, q.event, func(quality.TaskRun) error { return nil })
+		printTasks(q.stdout, &t)
+		if err != nil {
+			fmt.Fprintf(q.stdout, "tasks: %v\n", q.tasksErr(err))
+		}
 	}
 }
 
@@ -171,11 +204,24 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 			return stopped(err, saveErr)
 		}
 	}
+	if len(q.tasks) > 0 {
+		got.Needle = rep.Needle
+		tr, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, ref.Tasks, q.event, func(t quality.TaskRun) error {
+			r := got
+			r.Tasks = &t
+			return save(r)
+		})
+		if err != nil {
+			return stopped(q.tasksErr(err), saveErr)
+		}
+		got.Tasks = &tr
+	}
 	if err := save(got); err != nil {
 		return stopped(nil, err)
 	}
 	printDrift(q.stdout, rep, q.simulated())
 	printNeedle(q.stdout, rep.Needle)
+	printTasks(q.stdout, rep.Tasks)
 	if nl != nil {
 		return exitWith(exitIncomplete, fmt.Errorf("quality: %w: the drift was not measured; the needle task is in %s", nl, filepath.Join(q.f.out, qualityJSONFile)))
 	}

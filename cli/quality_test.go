@@ -43,14 +43,18 @@ func qualitySim(t *testing.T, n sim.Numerics) string {
 func recordQuality(t *testing.T) string {
 	t.Helper()
 	cliFor(t).SimTimeScale = 1000
-	ref := filepath.Join(t.TempDir(), "ref.quality.json")
+	tmp := t.TempDir()
+	ref, tasks := filepath.Join(tmp, "ref.quality.json"), filepath.Join(tmp, "t.jsonl")
+	if err := os.WriteFile(tasks, []byte(`{"prompt": "Say something.", "answer": ".", "match": "regex"}`+"\n"+`{"prompt": "Say nothing.", "answer": "^$", "match": "regex"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--contexts", "512,8K", "--probes", "3", "--continuation-tokens", "32",
-		"--needle-trials", "6", "--save-reference", ref)
+		"--needle-trials", "6", "--tasks", tasks, "--task-tokens", "16", "--save-reference", ref)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, want := range []string{"recording a quality reference of tiny (simulated)", "record 512: probe 3 of 3", "needle 7.72K: 6 trials",
-		"reference saved: 6 probes at 512, 7.72K, top 20 logprobs, 32 tokens each (simulated)", "needle 512: 6/6 right"} {
+		"reference saved: 6 probes at 512, 7.72K, top 20 logprobs, 32 tokens each (simulated)", "needle 512: 6/6 right", "tasks t.jsonl: 1/2 right (9–91 %)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("recording's output lacks %q:\n%s", want, out)
 		}
@@ -65,11 +69,12 @@ func TestQualityCLI(t *testing.T) {
 	t.Parallel()
 	ref := recordQuality(t)
 	dir := filepath.Join(t.TempDir(), "same")
-	out, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", dir, "--needle-trials", "6")
+	out, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", dir, "--needle-trials", "6",
+		"--tasks", filepath.Join(filepath.Dir(ref), "t.jsonl"), "--task-tokens", "16")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"512: top-1 100.00 % (100.00–100.00), KLD mean 0.00000", "at the noise floor (simulated)", "needle 7.72K: 6/6 right", "against the reference: 6/6 → 6/6, p = 1"} {
+	for _, want := range []string{"512: top-1 100.00 % (100.00–100.00), KLD mean 0.00000", "at the noise floor (simulated)", "needle 7.72K: 6/6 right", "against the reference: 6/6 → 6/6, p = 1", "tasks t.jsonl: 1/2 right (9–91 %); against the reference: 1/2 → 1/2, p = 1, 0 flipped"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comparison's output lacks %q:\n%s", want, out)
 		}
@@ -119,7 +124,8 @@ func TestQualityCLIRefuses(t *testing.T) {
 	r.Model, r.Tokenizer = "llama-3-8b", quality.Fingerprint([]int{1, 2, 3})
 	b, _ = json.Marshal(r)
 	hostile := filepath.Join(tmp, "hostile.quality.json")
-	for path, text := range map[string]string{other: string(b), hostile: `{"format_version": 1, "model": "m", "probes": [` + strings.Repeat(`{"prompt": [1,2,3]},`, 1<<16) + `{}]}`} {
+	badTasks := filepath.Join(tmp, "bad.jsonl")
+	for path, text := range map[string]string{other: string(b), badTasks: `{"prompt": "a", "answer": "b", "match": "exact"}` + "\nnot json\n", hostile: `{"format_version": 1, "model": "m", "probes": [` + strings.Repeat(`{"prompt": [1,2,3]},`, 1<<16) + `{}]}`} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -133,6 +139,8 @@ func TestQualityCLIRefuses(t *testing.T) {
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--budget", "kld=2x"}, "quality: --budget:"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--probes", "0"}, "quality: --probes 0: use 1 to"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--quality-text", filepath.Join(tmp, "none.txt")}, "quality: --quality-text:"},
+		{[]string{"--sim", "tiny", "--save-reference", ref, "--tasks", badTasks}, "quality: --tasks " + badTasks + ": task file: line 2:"},
+		{[]string{"--sim", "tiny", "--save-reference", ref, "--task-tokens", "9"}, "quality: --task-tokens goes with --tasks FILE"},
 		{[]string{"--sim", "tiny", "--reference", hostile, "--out", tmp}, "quality: --reference " + hostile + ": not a quality reference:"},
 		{[]string{"--sim", "tiny", "--reference", other, "--out", filepath.Join(tmp, "o")}, "the reference was recorded with llama-3-8b"},
 	} {

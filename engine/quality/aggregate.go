@@ -20,6 +20,8 @@ type Report struct {
 	// Needle is the needle task per context, each paired with the
 	// reference's run of the same trials where it has one.
 	Needle []NeedleContext `json:"needle,omitempty"`
+	// Tasks is the task file's run, paired with the reference's.
+	Tasks *TaskRun `json:"tasks,omitempty"`
 	// Budget is the budget the contexts were judged against, and
 	// Verdicts the judgement per context.
 	Budget   string   `json:"budget,omitempty"`

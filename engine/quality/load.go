@@ -131,7 +131,10 @@ func (ref Reference) problem() string {
 			return fmt.Sprintf("probe %d: %s", i+1, problem)
 		}
 	}
-	return needleProblem(ref.Needle)
+	if p := needleProblem(ref.Needle); p != "" {
+		return p
+	}
+	return taskProblem(ref.Tasks)
 }
 
 // problem is what is wrong with the header alone; "" when nothing.

@@ -66,6 +66,9 @@ type Reference struct {
 	// Needle is the reference server's needle runs, which later runs of
 	// the same trials pair with; empty when none ran.
 	Needle []NeedleContext `json:"needle,omitempty"`
+	// Tasks is the reference server's run of a task file; nil when none
+	// ran.
+	Tasks *TaskRun `json:"tasks,omitempty"`
 }
 
 // Probe is one probe text at one context, recorded: the prompt's token

@@ -8,6 +8,7 @@ const (
 	PhaseRecord  Phase = "record"  // recording a probe: Done of Of at ContextTokens
 	PhaseCompare Phase = "compare" // comparing a probe: Done of Of at ContextTokens
 	PhaseNeedle  Phase = "needle"  // a needle trial: Done of Of at ContextTokens
+	PhaseTasks   Phase = "tasks"   // a task item: Done of Of
 	PhaseCap     Phase = "cap"     // the server allows Cap logprobs, fewer than Asked: the check goes on at Cap
 	PhaseSkip    Phase = "skip"    // ContextTokens is beyond the server's MaxModelLen: its probes are skipped
 	PhaseContext Phase = "context" // ContextTokens is done (Drift holds its figures when compared)

@@ -12,8 +12,9 @@ import (
 // digits and a little wrapping.
 const needleAnswerTokens = 16
 
-// maxAnswerBytes bounds the answer text a needle trial reads.
-const maxAnswerBytes = 4096
+// maxAnswerBytes bounds the answer text a trial or a task reads: a
+// reasoning answer of DefaultTaskTokens and more.
+const maxAnswerBytes = 64 << 10
 
 // chatAnswer is the part of a chat answer read.
 type chatAnswer struct {
@@ -70,17 +71,27 @@ func (s Server) needleTrial(ctx context.Context, text string, c int, count quali
 	if err != nil {
 		return false, err
 	}
+	answer, err := s.chat(ctx, tr.Prompt, needleAnswerTokens)
+	if err != nil {
+		return false, err
+	}
+	return quality.CheckNeedle(answer, tr.Key), nil
+}
+
+// chat is the server's greedy answer to one user message, at most
+// maxTokens long and maxAnswerBytes read.
+func (s Server) chat(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	req := map[string]any{
-		"model": s.Model, "max_tokens": needleAnswerTokens, "temperature": 0,
-		"messages": []map[string]string{{"role": "user", "content": tr.Prompt}},
+		"model": s.Model, "max_tokens": maxTokens, "temperature": 0,
+		"messages": []map[string]string{{"role": "user", "content": prompt}},
 	}
 	var ans chatAnswer
 	if err := s.Client.PostJSON(ctx, "/v1/chat/completions", req, &ans, s.Model); err != nil {
-		return false, err
+		return "", err
 	}
 	if len(ans.Choices) == 0 {
-		return false, fmt.Errorf("%w: a chat answer without choices", openai.ErrMalformed)
+		return "", fmt.Errorf("%w: a chat answer without choices", openai.ErrMalformed)
 	}
 	answer := ans.Choices[0].Message.Content
-	return quality.CheckNeedle(answer[:min(len(answer), maxAnswerBytes)], tr.Key), nil
+	return answer[:min(len(answer), maxAnswerBytes)], nil
 }
