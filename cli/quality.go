@@ -83,6 +83,9 @@ func (f qualityFlags) checkQuality() error {
 	case f.set["task-tokens"] && f.tasks == "":
 		return errors.New("quality: --task-tokens goes with --tasks FILE")
 	}
+	if _, err := engine.ParseContexts(f.contexts); err != nil {
+		return fmt.Errorf("quality: --contexts: %v", err)
+	}
 	if _, err := quality.ParseBudget(f.budget); err != nil {
 		return fmt.Errorf("quality: --budget: %v", err)
 	}

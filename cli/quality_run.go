@@ -84,10 +84,7 @@ func stopped(err error, saveErr error) error {
 // context, then the needle task into it.
 func (q qualityRun) record(ctx context.Context) error {
 	fmt.Fprintf(q.stdout, "recording a quality reference of %s%s → %s\n", q.s.Model, q.simulated(), q.f.saveReference)
-	contexts, err := engine.ParseContexts(q.f.contexts)
-	if err != nil {
-		return fmt.Errorf("quality: --contexts: %v", err)
-	}
+	contexts, _ := engine.ParseContexts(q.f.contexts) // checked with the flags
 	var saveErr error
 	save := func(r quality.Reference) error {
 		if saveErr = writeJSON(q.f.saveReference, r); saveErr != nil {
@@ -165,67 +162,66 @@ func (q qualityRun) withoutDrift(ctx context.Context, contexts []int) {
 // context, then the needle task paired with the reference's.
 func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	fmt.Fprintf(q.stdout, "comparing %s%s with the reference of %s (%s) → %s\n", q.s.Model, q.simulated(), ref.Model, ref.RecordedAt.Format("2006-01-02 15:04"), q.f.out)
-	var rep quality.Report
+	// rep is what is saved: every phase adds its part and saves it whole.
+	rep := quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: q.s.Model, Tokenizer: ref.Tokenizer, Engine: q.eng}}
 	var saveErr error
-	save := func(r quality.Report) error {
-		r.Server = quality.ServerInfo{Model: q.s.Model, Tokenizer: ref.Tokenizer, Engine: q.eng}
-		r.Needle = rep.Needle
-		r.Judge(q.budget)
-		rep = r
-		saveErr = writeQuality(q.f.out, r)
+	save := func() error {
+		rep.Judge(q.budget)
+		saveErr = writeQuality(q.f.out, rep)
 		return saveErr
 	}
-	o := probe.Options{Events: q.event}
-	got, err := probe.Compare(ctx, q.s, ref, o, save)
+	_, err := probe.Compare(ctx, q.s, ref, probe.Options{Events: q.event}, func(r quality.Report) error {
+		rep.NoiseFloor, rep.Contexts = r.NoiseFloor, r.Contexts
+		return save()
+	})
 	var nl *probe.NoLogprobsError
 	var te *quality.TokenizerError
 	switch {
 	case errors.As(err, &te):
 		return exitWith(exitCantStart, fmt.Errorf("quality: --reference %s: %w: compare it with a server of the same model family, or record a new reference", q.f.reference, err))
 	case errors.As(err, &nl):
-		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task still runs\n", err)
-		got = quality.Report{Reference: ref.Header}
+		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run\n", err)
 	case err != nil:
 		return stopped(err, saveErr)
 	}
 	if q.f.needle > 0 {
-		contexts := ref.Contexts
-		if q.f.set["contexts"] {
-			if contexts, err = engine.ParseContexts(q.f.contexts); err != nil {
-				return fmt.Errorf("quality: --contexts: %v", err)
-			}
-		}
-		got.Needle, err = probe.Needle(ctx, q.s, contexts, q.f.needle, q.f.seed, q.text, ref.Needle, q.event, func(n []quality.NeedleContext) error {
-			r := got
+		_, err := probe.Needle(ctx, q.s, q.needleContexts(ref), q.f.needle, q.f.seed, q.text, ref.Needle, q.event, func(n []quality.NeedleContext) error {
 			rep.Needle = n
-			return save(r)
+			return save()
 		})
 		if err != nil {
 			return stopped(err, saveErr)
 		}
 	}
 	if len(q.tasks) > 0 {
-		got.Needle = rep.Needle
-		tr, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, ref.Tasks, q.event, func(t quality.TaskRun) error {
-			r := got
-			r.Tasks = &t
-			return save(r)
+		_, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, ref.Tasks, q.event, func(t quality.TaskRun) error {
+			rep.Tasks = &t
+			return save()
 		})
 		if err != nil {
 			return stopped(q.tasksErr(err), saveErr)
 		}
-		got.Tasks = &tr
 	}
-	if err := save(got); err != nil {
+	if err := save(); err != nil {
 		return stopped(nil, err)
 	}
 	printDrift(q.stdout, rep, q.simulated())
 	printNeedle(q.stdout, rep.Needle)
 	printTasks(q.stdout, rep.Tasks)
 	if nl != nil {
-		return exitWith(exitIncomplete, fmt.Errorf("quality: %w: the drift was not measured; the needle task is in %s", nl, filepath.Join(q.f.out, qualityJSONFile)))
+		return exitWith(exitIncomplete, fmt.Errorf("quality: %w: the drift was not measured; the needle task and tasks are in %s", nl, filepath.Join(q.f.out, qualityJSONFile)))
 	}
 	return nil
+}
+
+// needleContexts is where a comparison runs the needle task: --contexts
+// when given (checked with the flags), else the reference's.
+func (q qualityRun) needleContexts(ref quality.Reference) []int {
+	if !q.f.set["contexts"] {
+		return ref.Contexts
+	}
+	contexts, _ := engine.ParseContexts(q.f.contexts)
+	return contexts
 }
 
 // contextLabels is contexts as a line says them: "512, 7.72K".

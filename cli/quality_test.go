@@ -137,6 +137,7 @@ func TestQualityCLIRefuses(t *testing.T) {
 		{[]string{"--sim", "tiny"}, "quality: give --save-reference FILE to record a reference, or --reference FILE --out DIR"},
 		{[]string{"--sim", "tiny", "--reference", ref}, "quality: --reference needs --out DIR"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--budget", "kld=2x"}, "quality: --budget:"},
+		{[]string{"--sim", "tiny", "--save-reference", ref, "--contexts", "12x"}, "quality: --contexts:"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--probes", "0"}, "quality: --probes 0: use 1 to"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--quality-text", filepath.Join(tmp, "none.txt")}, "quality: --quality-text:"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--tasks", badTasks}, "quality: --tasks " + badTasks + ": task file: line 2:"},
