@@ -101,12 +101,7 @@ func printDrift(w io.Writer, r quality.Report, simulated string) {
 // reference's where it can be: "8K: 19/20 → 12/20, p = 0.016".
 func printNeedle(w io.Writer, n []quality.NeedleContext) {
 	for _, c := range n {
-		right := 0
-		for _, ok := range c.Correct {
-			if ok {
-				right++
-			}
-		}
+		right, _, _ := quality.Accuracy(c.Correct)
 		line := fmt.Sprintf("needle %s: %d/%d right (%.0f–%.0f %%)", engine.ContextLabel(c.ContextTokens), right, len(c.Correct), c.CI.Lo, c.CI.Hi)
 		if c.Reference != nil {
 			line += "; against the reference: " + c.Reference.String()
@@ -121,12 +116,7 @@ func printTasks(w io.Writer, t *quality.TaskRun) {
 	if t == nil {
 		return
 	}
-	right := 0
-	for _, ok := range t.Correct {
-		if ok {
-			right++
-		}
-	}
+	right, _, _ := quality.Accuracy(t.Correct)
 	line := fmt.Sprintf("tasks %s: %d/%d right (%.0f–%.0f %%)", t.File, right, len(t.Correct), t.CI.Lo, t.CI.Hi)
 	if t.Reference != nil {
 		line += fmt.Sprintf("; against the reference: %s, %d flipped", t.Reference, len(t.Flipped))

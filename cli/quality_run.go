@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
@@ -124,7 +123,7 @@ func (q qualityRun) record(ctx context.Context) error {
 			return stopped(q.tasksErr(err), saveErr)
 		}
 	}
-	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), contextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
+	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), engine.ContextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
 	printNeedle(q.stdout, ref.Needle)
 	printTasks(q.stdout, ref.Tasks)
 	return nil
@@ -222,13 +221,4 @@ func (q qualityRun) needleContexts(ref quality.Reference) []int {
 	}
 	contexts, _ := engine.ParseContexts(q.f.contexts)
 	return contexts
-}
-
-// contextLabels is contexts as a line says them: "512, 7.72K".
-func contextLabels(contexts []int) string {
-	out := make([]string, len(contexts))
-	for i, c := range contexts {
-		out[i] = engine.ContextLabel(c)
-	}
-	return strings.Join(out, ", ")
 }

@@ -46,18 +46,25 @@ func (p PairedRuns) String() string {
 // NewNeedleContext is a context's trials summarized: accuracy and its
 // Wilson interval, in percent.
 func NewNeedleContext(contextTokens int, seed uint64, correct []bool) NeedleContext {
-	right := 0
+	n := NeedleContext{ContextTokens: contextTokens, Seed: seed, Correct: correct}
+	_, n.AccuracyPct, n.CI = Accuracy(correct)
+	return n
+}
+
+// Accuracy is how many of a run's items were right, that share in percent
+// and its Wilson interval in percent; 0, 0 and 0–100 for no items.
+func Accuracy(correct []bool) (right int, pct float64, ci Interval) {
 	for _, c := range correct {
 		if c {
 			right++
 		}
 	}
-	n := NeedleContext{ContextTokens: contextTokens, Seed: seed, Correct: correct}
+	w := Wilson(right, len(correct))
+	ci = Interval{Lo: 100 * w.Lo, Hi: 100 * w.Hi}
 	if len(correct) > 0 {
-		w := Wilson(right, len(correct))
-		n.AccuracyPct, n.CI = 100*float64(right)/float64(len(correct)), Interval{Lo: 100 * w.Lo, Hi: 100 * w.Hi}
+		pct = 100 * float64(right) / float64(len(correct))
 	}
-	return n
+	return right, pct, ci
 }
 
 // Pair is runs before and after of the same items under the exact

@@ -87,6 +87,16 @@ func TestReadReferenceRefuses(t *testing.T) {
 		{name: "sum past 1", edit: func(r *Reference) {
 			r.Probes[0].TopK[1] = TopK{{1, math.Log(.6)}, {2, math.Log(.6)}, {3, -9}}
 		}, want: "sum to 1.2"},
+		{name: "needle without trials", edit: func(r *Reference) { r.Needle = []NeedleContext{{ContextTokens: 8}} }, want: "needle run at 8 tokens has 0 trials"},
+		{name: "needle with too many trials", edit: func(r *Reference) {
+			r.Needle = []NeedleContext{{ContextTokens: 8, Correct: make([]bool, MaxNeedleTrials+1)}}
+		}, want: "1001 trials"},
+		{name: "tasks past their items", edit: func(r *Reference) {
+			r.Tasks = &TaskRun{Digest: Fingerprint(nil), Items: 1, Correct: []bool{true, false}}
+		}, want: "task run has 2 of 1 items"},
+		{name: "tasks already paired", edit: func(r *Reference) {
+			r.Tasks = &TaskRun{Digest: Fingerprint(nil), Items: 1, Correct: []bool{true}, Flipped: []Flip{{Line: 1}}}
+		}, want: "paired with another"},
 		{name: "22 entries", raw: strings.Replace(string(encode(t, validReference())), `{"5":-0.1,`, `{`+manyEntries(22)+`,"5":-0.1,`, 1), want: "more than 21 tokens"},
 		{name: "a token twice", raw: strings.Replace(string(encode(t, validReference())), `{"5":-0.1,`, `{"5":-0.2,"5":-0.1,`, 1), want: "token 5 twice"},
 		{name: "a key not a token id", raw: strings.Replace(string(encode(t, validReference())), `{"5":-0.1,`, `{"he":-0.2,"5":-0.1,`, 1), want: `"he" is not a token id`},

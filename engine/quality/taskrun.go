@@ -55,16 +55,7 @@ func TasksDigest(tasks []Task) string {
 // Summarize fills the accuracy, and the pairing with ref (which may be
 // nil) when ref holds every item of the same file and this run does too.
 func (r *TaskRun) Summarize(tasks []Task, ref *TaskRun) {
-	right := 0
-	for _, c := range r.Correct {
-		if c {
-			right++
-		}
-	}
-	if n := len(r.Correct); n > 0 {
-		w := Wilson(right, n)
-		r.AccuracyPct, r.CI = 100*float64(right)/float64(n), Interval{Lo: 100 * w.Lo, Hi: 100 * w.Hi}
-	}
+	_, r.AccuracyPct, r.CI = Accuracy(r.Correct)
 	r.Reference, r.Flipped = nil, nil
 	if ref == nil || ref.Digest != r.Digest || len(ref.Correct) != r.Items || len(r.Correct) != r.Items || len(tasks) != r.Items {
 		return
