@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 
 	"speedmatrix/engine"
@@ -140,6 +141,30 @@ func readTasks(path string) ([]quality.Task, error) {
 	return tasks, nil
 }
 
+// checkReferenceOut refuses to record over a file (a reference is what
+// later servers are measured against), and checks that its folder takes
+// files before anything is measured.
+func checkReferenceOut(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("quality: --save-reference %s already exists: a reference is recorded once; choose another name, or remove it to record again", path)
+	}
+	if err := writable(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("quality: --save-reference %s: its folder is not usable (%v): choose a folder you can write", path, err)
+	}
+	return nil
+}
+
+// checkQualityOut checks --out and refuses one that holds a comparison.
+func checkQualityOut(dir string) error {
+	if _, err := os.Lstat(filepath.Join(dir, qualityJSONFile)); err == nil {
+		return fmt.Errorf("quality: --out %s already holds %s: choose another --out", dir, qualityJSONFile)
+	}
+	if err := writable(dir); err != nil {
+		return fmt.Errorf("quality: --out %s is not usable (%v): choose a folder you can write", dir, err)
+	}
+	return nil
+}
+
 // readReferenceFile is --reference's reference, read within the engine's
 // bounds.
 func readReferenceFile(path string) (quality.Reference, error) {
@@ -179,9 +204,11 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 		if ref, err = readReferenceFile(f.reference); err != nil {
 			return err
 		}
-		if err := checkOut(f.out); err != nil {
-			return retitleAs("quality", err)
+		if err := checkQualityOut(f.out); err != nil {
+			return err
 		}
+	} else if err := checkReferenceOut(f.saveReference); err != nil {
+		return err
 	}
 	target, stop, err := c.target(ctx, f.targetFlags, nil, stderr)
 	if err != nil {

@@ -70,11 +70,15 @@ func writeJSON(path string, v any) error {
 	return report.WriteFileAtomic(path, append(b, '\n'))
 }
 
-// stopped is a check's error with its exit code: 3 when the check had
-// begun (what it measured is saved), 4 when a file could not be written.
-func stopped(err error, saveErr error) error {
-	if saveErr != nil {
+// stopped is a check's error with its exit code: 1 when nothing was
+// saved yet (began false), 3 when it had begun (what it measured is
+// saved), 4 when a file could not be written.
+func stopped(err, saveErr error, began bool) error {
+	switch {
+	case saveErr != nil:
 		return exitWith(exitExport, fmt.Errorf("quality: %w", saveErr))
+	case !began:
+		return exitWith(exitCantStart, fmt.Errorf("quality: %w", withAdvice(err)))
 	}
 	return exitWith(exitIncomplete, fmt.Errorf("quality: %w", withAdvice(err)))
 }
@@ -85,7 +89,9 @@ func (q qualityRun) record(ctx context.Context) error {
 	fmt.Fprintf(q.stdout, "recording a quality reference of %s%s → %s\n", q.s.Model, q.simulated(), q.f.saveReference)
 	contexts, _ := engine.ParseContexts(q.f.contexts) // checked with the flags
 	var saveErr error
+	saves := 0
 	save := func(r quality.Reference) error {
+		saves++
 		if saveErr = writeJSON(q.f.saveReference, r); saveErr != nil {
 			saveErr = fmt.Errorf("write %s: %w", q.f.saveReference, saveErr)
 		}
@@ -100,7 +106,7 @@ func (q qualityRun) record(ctx context.Context) error {
 		return exitWith(exitCantStart, fmt.Errorf("quality: %w: record the reference on a server that gives logprobs (vLLM: --max-logprobs 20)", err))
 	}
 	if err != nil {
-		return stopped(err, saveErr)
+		return stopped(err, saveErr, saves > 0)
 	}
 	if q.f.needle > 0 {
 		ref.Needle, err = probe.Needle(ctx, q.s, ref.Contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func(n []quality.NeedleContext) error {
@@ -109,7 +115,7 @@ func (q qualityRun) record(ctx context.Context) error {
 			return save(r)
 		})
 		if err != nil {
-			return stopped(err, saveErr)
+			return stopped(err, saveErr, true)
 		}
 	}
 	if len(q.tasks) > 0 {
@@ -120,7 +126,7 @@ func (q qualityRun) record(ctx context.Context) error {
 			return save(r)
 		})
 		if err != nil {
-			return stopped(q.tasksErr(err), saveErr)
+			return stopped(q.tasksErr(err), saveErr, true)
 		}
 	}
 	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), engine.ContextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
@@ -164,7 +170,9 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	// rep is what is saved: every phase adds its part and saves it whole.
 	rep := quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: q.s.Model, Tokenizer: ref.Tokenizer, Engine: q.eng}}
 	var saveErr error
+	saves := 0
 	save := func() error {
+		saves++
 		rep.Judge(q.budget)
 		saveErr = writeQuality(q.f.out, rep)
 		return saveErr
@@ -181,7 +189,7 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	case errors.As(err, &nl):
 		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run\n", err)
 	case err != nil:
-		return stopped(err, saveErr)
+		return stopped(err, saveErr, saves > 0)
 	}
 	if q.f.needle > 0 {
 		_, err := probe.Needle(ctx, q.s, q.needleContexts(ref), q.f.needle, q.f.seed, q.text, ref.Needle, q.event, func(n []quality.NeedleContext) error {
@@ -189,7 +197,7 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 			return save()
 		})
 		if err != nil {
-			return stopped(err, saveErr)
+			return stopped(err, saveErr, true)
 		}
 	}
 	if len(q.tasks) > 0 {
@@ -198,11 +206,11 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 			return save()
 		})
 		if err != nil {
-			return stopped(q.tasksErr(err), saveErr)
+			return stopped(q.tasksErr(err), saveErr, true)
 		}
 	}
 	if err := save(); err != nil {
-		return stopped(nil, err)
+		return stopped(nil, err, true)
 	}
 	printDrift(q.stdout, rep, q.simulated())
 	printNeedle(q.stdout, rep.Needle)

@@ -103,6 +103,9 @@ func TestQualityCLI(t *testing.T) {
 			t.Errorf("quality.json's contexts lack %q", key)
 		}
 	}
+	if _, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", dir); err == nil || !strings.Contains(err.Error(), "already holds quality.json: choose another --out") {
+		t.Errorf("a second comparison into %s: %v, want it refused", dir, err)
+	}
 	csv, err := os.ReadFile(filepath.Join(dir, "quality.csv"))
 	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); err != nil || len(lines) != 3 || !strings.HasPrefix(lines[2], "7904,3,96,") || !strings.HasSuffix(lines[2], ",true,true,,,,false") {
 		t.Errorf("quality.csv: %v\n%s", err, csv)
@@ -142,6 +145,8 @@ func TestQualityCLIRefuses(t *testing.T) {
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--quality-text", filepath.Join(tmp, "none.txt")}, "quality: --quality-text:"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--tasks", badTasks}, "quality: --tasks " + badTasks + ": task file: line 2:"},
 		{[]string{"--sim", "tiny", "--save-reference", ref, "--task-tokens", "9"}, "quality: --task-tokens goes with --tasks FILE"},
+		{[]string{"--sim", "tiny", "--save-reference", ref}, "quality: --save-reference " + ref + " already exists: a reference is recorded once"},
+		{[]string{"--sim", "tiny", "--save-reference", filepath.Join(ref, "x.json")}, "quality: --save-reference " + filepath.Join(ref, "x.json") + ": its folder is not usable"},
 		{[]string{"--sim", "tiny", "--reference", hostile, "--out", tmp}, "quality: --reference " + hostile + ": not a quality reference:"},
 		{[]string{"--sim", "tiny", "--reference", other, "--out", filepath.Join(tmp, "o")}, "the reference was recorded with llama-3-8b"},
 	} {
