@@ -23,7 +23,7 @@ var qualityCSVHeader = []string{"context_tokens", "probes", "positions", "top1_p
 // writeQuality writes quality.json and quality.csv into dir, each
 // atomically.
 func writeQuality(dir string, r quality.Report) error {
-	if err := writeJSON(filepath.Join(dir, qualityJSONFile), r); err != nil {
+	if err := writeJSON(filepath.Join(dir, qualityJSONFile), r, true); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(dir, qualityJSONFile), err)
 	}
 	var b bytes.Buffer

@@ -61,9 +61,13 @@ func (q qualityRun) event(e probe.Event) {
 	}
 }
 
-// writeJSON writes v to path atomically.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", " ")
+// writeJSON writes v to path atomically, indented when indent (a
+// reference is not: its token ids would take a line each).
+func writeJSON(path string, v any, indent bool) error {
+	b, err := json.Marshal(v)
+	if indent {
+		b, err = json.MarshalIndent(v, "", " ")
+	}
 	if err != nil {
 		return err
 	}
@@ -92,7 +96,7 @@ func (q qualityRun) record(ctx context.Context) error {
 	saves := 0
 	save := func(r quality.Reference) error {
 		saves++
-		if saveErr = writeJSON(q.f.saveReference, r); saveErr != nil {
+		if saveErr = writeJSON(q.f.saveReference, r, false); saveErr != nil {
 			saveErr = fmt.Errorf("write %s: %w", q.f.saveReference, saveErr)
 		}
 		return saveErr

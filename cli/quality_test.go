@@ -84,7 +84,7 @@ func TestQualityCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "7.72K: top-1") || !strings.Contains(out, "real drift, above the noise floor") {
+	if !strings.Contains(out, "comparing tiny (simulated) with") || !strings.Contains(out, "7.72K: top-1") || !strings.Contains(out, "real drift, above the noise floor") {
 		t.Errorf("fp8's output says no real drift at 8K:\n%s", out)
 	}
 	var rep map[string]any
@@ -107,7 +107,7 @@ func TestQualityCLI(t *testing.T) {
 		t.Errorf("a second comparison into %s: %v, want it refused", dir, err)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, "quality.csv"))
-	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); err != nil || len(lines) != 3 || !strings.HasPrefix(lines[2], "7904,3,96,") || !strings.HasSuffix(lines[2], ",true,true,,,,false") {
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); err != nil || len(lines) != 3 || !strings.HasPrefix(lines[2], "7904,3,96,") || !strings.HasSuffix(lines[2], ",true,true,,,,true") {
 		t.Errorf("quality.csv: %v\n%s", err, csv)
 	}
 }

@@ -170,3 +170,23 @@ func topK(m map[string]float64) (quality.TopK, error) {
 	}
 	return quality.NewTopK(byID), nil
 }
+
+// Describe is base (what the caller knows of the server's engine) with
+// what the server says of itself: its version (GET /version, when it has
+// one), max_model_len, and, for Speed Matrix's simulator reached over
+// HTTP, Simulated and its profile, so that nothing measured against it
+// passes as real.
+func (s Server) Describe(ctx context.Context, base engine.EngineInfo) engine.EngineInfo {
+	base.MaxModelLen = s.MaxModelLen
+	v, err := s.Client.VersionInfo(ctx)
+	if err != nil {
+		return base
+	}
+	if base.Version == "" {
+		base.Version = v.Version
+	}
+	if v.SimulatorProfile != "" && base.SimProfile == "" {
+		base.Simulated, base.SimProfile = true, v.SimulatorProfile
+	}
+	return base
+}
