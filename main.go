@@ -1,5 +1,5 @@
 // Command speedmatrix measures how fast a vLLM server serves an LLM: the
-// desktop app by default, or headless with the run, load, sweep, sim, hw and report
+// desktop app by default, or headless with the run, load, sweep, quality, sim, hw and report
 // subcommands.
 //
 // main only wires: it imports app and cli (and app/locale, which lets Fyne
@@ -49,14 +49,14 @@ func dispatch(ctx context.Context, args []string) error {
 	window := fs.String("window", "1280x800", "the window's size, `WxH` in pixels")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: speedmatrix [flags]            the desktop app\n"+
-			"       speedmatrix run|load|sweep|sim|hw|report headless (add -h for each)\n\nFlags:\n")
+			"       speedmatrix run|load|sweep|quality|sim|hw|report headless (add -h for each)\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unknown command %q: use run, load, sweep, sim, hw or report, or no command for the app", fs.Arg(0))
+		return fmt.Errorf("unknown command %q: use run, load, sweep, quality, sim, hw or report, or no command for the app", fs.Arg(0))
 	}
 	var ok bool
 	if opts.Width, opts.Height, ok = parseSize(*window); !ok {

@@ -69,5 +69,5 @@ type Command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // Commands maps each subcommand's name to its implementation.
 func (c *CLI) Commands() map[string]Command {
-	return map[string]Command{"run": c.Run, "load": c.Load, "sim": c.sim, "hw": c.hw, "report": c.report, "sweep": c.sweepCmd}
+	return map[string]Command{"run": c.Run, "load": c.Load, "sim": c.sim, "hw": c.hw, "report": c.report, "sweep": c.sweepCmd, "quality": c.Quality}
 }

@@ -178,10 +178,13 @@ func claimLoadOut(s *runs.Saver) error {
 
 // retitle is an error that the run command's shared code words as run's
 // ("run: …", "run --sim: …") in the load command's words.
-func retitle(err error) error {
+func retitle(err error) error { return retitleAs("load", err) }
+
+// retitleAs is retitle in the words of command cmd.
+func retitleAs(cmd string, err error) error {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "run"); ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, " --")) {
-		return &retitled{msg: "load" + rest, err: err}
+		return &retitled{msg: cmd + rest, err: err}
 	}
 	return err
 }

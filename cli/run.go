@@ -170,21 +170,26 @@ func badOut(dir string, err error) error {
 // checkOut creates the output folder and writes a file into it, so that a
 // folder that can't hold the report is found before anything is measured.
 func checkOut(dir string) error {
-	bad := func(err error) error { return badOut(dir, err) }
+	if err := writable(dir); err != nil {
+		return badOut(dir, err)
+	}
+	return nil
+}
+
+// writable creates the folder dir and writes a file into it (then removes
+// it): the reason it can't, or nil.
+func writable(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return bad(errors.Unwrap(err))
+		return errors.Unwrap(err)
 	}
 	probe, err := os.CreateTemp(dir, ".speedmatrix-write-test-*")
 	if err != nil {
-		return bad(errors.Unwrap(err))
+		return errors.Unwrap(err)
 	}
 	_, werr := probe.WriteString("speedmatrix")
 	cerr := probe.Close()
 	_ = os.Remove(probe.Name())
-	if err := errors.Join(werr, cerr); err != nil {
-		return bad(err)
-	}
-	return nil
+	return errors.Join(werr, cerr)
 }
 
 // outDir is --out, or the resumed run's folder.

@@ -26,6 +26,9 @@ type simFlags struct {
 	seed                     int64
 	loopAfter                int
 	faults                   sim.Faults
+	numerics                 sim.Numerics
+	maxLogprobs              int
+	batchJitter              string
 }
 
 func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
@@ -39,7 +42,7 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.StringVar(&f.engine, "engine", sim.EngineVLLM, "the server to speak as: vllm, or sglang (SGLang's endpoints and sglang:* metrics, no /tokenize, generates on after a disconnect until POST /abort_request)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "serve no /metrics, as SGLang without --enable-metrics")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "run the performance model this many times faster than real time")
-	fs.Int64Var(&f.seed, "seed", 0, "seed of the generated text and of the profile's noise")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the profile's noise and of how long answers run (the greedy text is the same on every seed)")
 	fs.StringVar(&f.noise, "noise", "on", "the profile's step-time noise (per-step jitter, clock drift, rare hiccups): on, or off for exact step times")
 	fs.IntVar(&f.loopAfter, "loop-after", 0, "make every request repeat a phrase after this many tokens (0: the profile's behaviour)")
 	fs.Float64Var(&f.faults.ErrorRate, "error-rate", 0, "fraction of generation requests answered with HTTP 500")
@@ -48,6 +51,7 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.DurationVar(&f.faults.StartupDelay, "startup-delay", 0, "answer 503 (and /health 503) for this long after start")
 	fs.BoolVar(&f.faults.GenTokensAtFinish, "gen-counter-at-finish", false, "advance vllm:generation_tokens_total only when a request ends, by its whole output")
 	fs.DurationVar(&f.faults.LingerAfterDisconnect, "linger", 0, "keep generating this long after a client disconnects (model time)")
+	simNumericsFlags(fs, &f.numerics, &f.maxLogprobs, &f.batchJitter)
 	fs.IntVar(&f.faults.OtherLoad, "other-load", 0, fmt.Sprintf("serve `N` requests of another client all the time (%d prompt tokens, %d output tokens each)", sim.OtherPromptTokens, sim.OtherMaxTokens))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix sim [--profile NAME] [--engine vllm|sglang] [--addr 127.0.0.1:8000] [--api-key-env VAR] [--list] [fault options]")
@@ -69,6 +73,16 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	}
 	if f.engine != sim.EngineVLLM && f.engine != sim.EngineSGLang {
 		return f, fmt.Errorf("sim: --engine %q is not one the simulator speaks: use vllm or sglang", f.engine)
+	}
+	if f.batchJitter != "on" && f.batchJitter != "off" {
+		return f, fmt.Errorf("sim: --batch-jitter %q: use on, or off for logprobs that do not depend on the batch", f.batchJitter)
+	}
+	f.numerics.BatchInvariant = f.batchJitter == "off"
+	if err := checkNumerics(f.numerics, false); err != nil {
+		return f, fmt.Errorf("sim: %w", err)
+	}
+	if !maxLogprobsOK(f.maxLogprobs) {
+		return f, fmt.Errorf("sim: --max-logprobs %d: %s", f.maxLogprobs, maxLogprobsRange)
 	}
 	return f, checkFaultFlags(f.faults)
 }
@@ -115,7 +129,8 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.noise == "off" {
 		p.Noise = sim.Noise{}
 	}
-	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Engine: f.engine, NoMetrics: f.noMetrics}
+	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Engine: f.engine, NoMetrics: f.noMetrics,
+		Numerics: f.numerics, MaxLogprobs: f.maxLogprobs}
 	if f.apiKeyEnv != "" {
 		key, ok := os.LookupEnv(f.apiKeyEnv)
 		if !ok || key == "" {
@@ -142,6 +157,9 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "  time scale:   %g× real time\n", f.timeScale)
 	}
 	fmt.Fprintf(stdout, "  noise:        %s\n", noiseNote(p.Noise, f.seed))
+	if note := numericsNote(f.numerics); note != "" {
+		fmt.Fprintf(stdout, "  numerics:     %s\n", note)
+	}
 	if notes := faultNotes(f.faults); len(notes) > 0 {
 		fmt.Fprintf(stdout, "  faults:       %s\n", strings.Join(notes, "; "))
 	}

@@ -50,8 +50,18 @@ Speed model, applied to the profile:
                               --max-model-len request fails as vLLM does
   --kv-cache-memory-bytes B   the KV cache's memory per GPU, in place of U's rule
   --no-enable-prefix-caching  no prefix cache: every prompt is computed in full
-Other flags (--dtype, --quantization, --tensor-parallel-size, --async-scheduling,
-any other) are accepted and named once in a "stand-in ignores" line.
+What the model computes (its logprobs and greedy text, against the reference's):
+  --dtype float32|float16     drifts a little from bfloat16's (the reference)
+  --kv-cache-dtype fp8*       drifts, more the longer the context; a 4-bit cache
+                              (int4_per_token_head, nvfp4, …) more; a needle's
+                              answer then errs more often at long contexts
+  --quantization METHOD       fp8 drifts a little, awq, gptq, modelopt_fp4 … more,
+                              at every context
+  --max-logprobs N            the most logprobs a request may ask for (default 20,
+                              at most 32); more is vLLM's 400
+Other flags (--tensor-parallel-size, --async-scheduling, any other), and --dtype,
+--quantization and a KV cache dtype other than FP8 for the speed model, are
+accepted and named once in a "stand-in ignores" line.
 Environment: SPEEDMATRIX_SIM_TIME_SCALE runs time this many times faster (tests).
 Exit status: 2 for a malformed flag (as vLLM's argparse), 1 for a failed start.`
 
@@ -91,7 +101,7 @@ func (c *CLI) simServe(ctx context.Context, args []string, getenv func(string) s
 	}
 	delay := engine.DurationOf(s.startup.Seconds() / scale)
 	srv, err := sim.New(sim.Options{Profile: s.profile, APIKey: cmp.Or(a.apiKey, getenv("VLLM_API_KEY")),
-		TimeScale: scale, Seed: a.seed, Faults: sim.Faults{StartupDelay: delay}})
+		TimeScale: scale, Seed: a.seed, Faults: sim.Faults{StartupDelay: delay}, Numerics: s.numerics, MaxLogprobs: s.maxLogprobs})
 	if err != nil {
 		return fmt.Errorf("sim serve: %w", err)
 	}

@@ -13,7 +13,7 @@ type serveArgs struct {
 	model, served, host, apiKey       string
 	port, maxModelLen, maxNumSeqs     int
 	maxBatchedTokens, tensorParallel  int
-	kvCacheMemoryBytes                int
+	kvCacheMemoryBytes, maxLogprobs   int
 	gpuMemoryUtilization              float64
 	kvCacheDType, dtype, quantization string
 	enforceEager, noPrefixCaching     bool
@@ -86,6 +86,7 @@ var serveFlags = map[string]serveFlag{
 		a.seed, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	}, true},
 	"--sim-profile":             {strArg, setStr(func(a *serveArgs) *string { return &a.simProfile }), true},
+	"--max-logprobs":            {intArg, setInt(func(a *serveArgs) *int { return &a.maxLogprobs }), true},
 	"--dtype":                   {strArg, setStr(func(a *serveArgs) *string { return &a.dtype }), false},
 	"--quantization":            {strArg, setStr(func(a *serveArgs) *string { return &a.quantization }), false},
 	"--tensor-parallel-size":    {intArg, setInt(func(a *serveArgs) *int { return &a.tensorParallel }), false},

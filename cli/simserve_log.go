@@ -40,6 +40,9 @@ func logStartup(l vllmLog, a serveArgs, s standIn, timeScale float64) {
 	if len(a.ignored) > 0 {
 		l.printf("APIServer", "WARNING", "speedmatrix", "stand-in ignores: %s (no effect on its simulated speed)", strings.Join(a.ignored, ", "))
 	}
+	if note := numericsNote(s.numerics); note != "" {
+		l.printf("APIServer", "INFO", "speedmatrix", "stand-in numerics: %s", note)
+	}
 	l.printf("EngineCore_DP0", "INFO", "core.py:133", "Initializing a V1 LLM engine (v%s) with config: model='%s', speculative_config=None, tokenizer='%s', "+
 		"skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.%s, max_seq_len=%d, "+
 		"download_dir=None, load_format=auto, tensor_parallel_size=%d, pipeline_parallel_size=1, data_parallel_size=1, quantization=%s, "+

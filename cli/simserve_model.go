@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 	"time"
 
@@ -59,6 +60,12 @@ type standIn struct {
 	failure       startFailure
 	// fitTokens is the KV cache in tokens, also when too small to start.
 	fitTokens int
+	// numerics and maxLogprobs are what the served model computes: its
+	// logprobs drift from the reference's under --dtype, --kv-cache-dtype
+	// and --quantization (engine/sim's drift.go), whatever the speed model
+	// makes of them.
+	numerics    sim.Numerics
+	maxLogprobs int
 }
 
 // standInFor applies the speed model to the profile --sim-profile names
@@ -76,7 +83,15 @@ func standInFor(a serveArgs) (standIn, error) {
 	p.MaxBatchedTokens = max(cmp.Or(a.maxBatchedTokens, p.MaxBatchedTokens), p.MaxNumSeqs)
 	p.Quantization = cmp.Or(a.quantization, p.Quantization)
 	p.NoPrefixCaching = a.noPrefixCaching
-	s := standIn{startup: startupGraphs, utilization: cmp.Or(a.gpuMemoryUtilization, p.GPUMemoryUtilization())}
+	s := standIn{startup: startupGraphs, utilization: cmp.Or(a.gpuMemoryUtilization, p.GPUMemoryUtilization()),
+		numerics:    sim.Numerics{DType: a.dtype, KVCacheDType: a.kvCacheDType, Quantization: a.quantization},
+		maxLogprobs: cmp.Or(a.maxLogprobs, sim.DefaultMaxLogprobs)}
+	if err := checkNumerics(s.numerics, true); err != nil {
+		return standIn{}, err
+	}
+	if !maxLogprobsOK(s.maxLogprobs) {
+		return standIn{}, &argError{fmt.Sprintf("argument --max-logprobs: %d: %s", s.maxLogprobs, maxLogprobsRange)}
+	}
 	factor := 1.0
 	s.kvBytesFactor = 1
 	if a.enforceEager {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -185,6 +186,15 @@ type Result struct {
 
 // Measured reports whether the cell's figures are real measurements to show.
 func (r Result) Measured() bool { return r.Status == StatusValid }
+
+// ContextLabels lists contexts as ContextLabel writes them: "1K, 8K, 32K".
+func ContextLabels(ctxs []int) string {
+	labels := make([]string, len(ctxs))
+	for i, c := range ctxs {
+		labels[i] = ContextLabel(c)
+	}
+	return strings.Join(labels, ", ")
+}
 
 // ContextLabel writes a context length for people, the one rule for every
 // surface: 0, 1000, 8K, 3.75K, 123.75K. K is 1,024 tokens; a length that is

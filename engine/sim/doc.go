@@ -36,9 +36,36 @@
 // Text: a fixed vocabulary of generated words, plus pieces of up to four
 // letters for other words (ordinary English costs about a token per four
 // characters) and byte fallback, so every text round-trips through
-// /tokenize and /detokenize; output is generated words drawn from
-// the seed and the prompt, varied enough that a loop detector stays quiet,
+// /tokenize and /detokenize. Output is the greedy choice of a pseudo-model
+// (lm.go): a deterministic next-token distribution given every token so far,
+// drawn from a hash of the prefix and the model's name, with a language
+// model's shape (a peaked head, a power-law tail); its text is generated
+// words and punctuation, varied enough that a loop detector stays quiet,
 // except for requests a profile's Loop makes repeat a phrase.
+//
+// Logprobs: the pseudo-model's distributions are served as vLLM 0.32 serves
+// logprobs (lpjson.go; testdata/vllm-0.32.0-cpu holds the real answers the
+// shapes are tested against): logprobs on completions, logprobs and
+// top_logprobs on chat, streaming or not; prompt_logprobs (teacher-forced,
+// consistent with generation); return_token_ids and
+// return_tokens_as_token_ids; Options.MaxLogprobs as --max-logprobs, with
+// vLLM's 400s. A request that asks for none of it costs the argmax alone.
+//
+// Drift: Options.Numerics (vLLM's --dtype, --kv-cache-dtype,
+// --quantization) add bounded noise to every logit (drift.go): a KV cache
+// of 8 or 4 bits more the longer the context, quantized weights the same at
+// every context, float32 or float16 a little; greedy text changes where the
+// noise reorders the head. A small jitter keyed to how many sequences shared
+// a request's first step stands for GPUs' batch non-invariance: a request
+// alone gets exactly the reference's logprobs every time. TestDriftCalibration
+// measures what each setting gives, teacher-forced against the reference,
+// and METHODOLOGY's simulator section tabulates it, so that a quality check
+// of the simulator knows its answer.
+//
+// Needle: a chat whose last message ends with NeedleQuestion and which holds
+// NeedleKeyIntro and six digits is answered with the digits (needle.go); a
+// lossy KV cache gets one digit wrong with a chance that grows with the
+// prompt's length.
 //
 // The package is an adapter; engine/roofline gives the physical facts of a
 // profile's setup (roofline.go). What it may import is one table for the

@@ -22,7 +22,13 @@ var errorTypes = map[int]string{
 
 // writeError writes a vLLM-shaped error.
 func writeError(w http.ResponseWriter, code int, param, msg string) {
-	e := apiError{Message: msg, Type: errorTypes[code], Code: code}
+	writeErrorAs(w, code, errorTypes[code], param, msg)
+}
+
+// writeErrorAs writes a vLLM-shaped error of type typ ("Bad Request" for
+// what its request model refuses).
+func writeErrorAs(w http.ResponseWriter, code int, typ, param, msg string) {
+	e := apiError{Message: msg, Type: typ, Code: code}
 	if param != "" {
 		e.Param = &param
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -71,7 +72,7 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 func answerError(w http.ResponseWriter, err error) {
 	var br *badRequest
 	if errors.As(err, &br) {
-		writeError(w, br.Code, br.Param, br.Msg)
+		writeErrorAs(w, br.Code, cmp.Or(br.Type, errorTypes[br.Code]), br.Param, br.Msg)
 		return
 	}
 	writeError(w, http.StatusInternalServerError, "", err.Error())
@@ -137,6 +138,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	arrivalS := s.modelNowS()
 	var body genBody
 	ids, err := s.tokenized(r, &body, func(b *genBody) ([]int32, error) {
+		b.needleKey = findNeedle(b.Messages)
 		return s.chatIDs(b.Messages, b.AddGenerationPrompt)
 	})
 	limit := body.MaxCompletionTokens
@@ -176,10 +178,13 @@ type genRequest struct {
 	stopAt          int
 	reason          string
 	reasoningTokens int
-	textBase        uint64
+	textBase        uint64 // draws a looping request's phrase
 	includeUsage    bool
 	continuousUsage bool
 	q               *seq
+	lp              lpRequest
+	prompt          []int32 // the prompt's ids, kept for prompt_logprobs and return_token_ids only
+	out             textState
 }
 
 // generate validates and serves a generation request that arrived at model
@@ -187,6 +192,10 @@ type genRequest struct {
 // simulator's own parsing and tokenising (real time) overlap it rather than
 // adding to it.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody, ids []int32, limit *int, chat bool, arrivalS float64, err error) {
+	lp := noLogprobs
+	if err == nil {
+		lp, err = logprobParams(body, chat)
+	}
 	if err == nil {
 		err = s.checkModel(body.Model)
 	}
@@ -197,6 +206,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 	if err == nil {
 		maxTokens, err = s.maxTokens(len(ids), limit, body.MinTokens)
 	}
+	if err == nil {
+		err = s.checkCap(lp)
+	}
 	if err != nil {
 		answerError(w, err)
 		return
@@ -206,6 +218,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 		return
 	}
 	g := s.newGenRequest(body, ids, maxTokens, chat)
+	g.lp = lp
+	if lp.prompt != -1 || lp.tokenIDs {
+		g.prompt = ids
+	}
 	g.q.arrivalS = arrivalS
 	s.trackRID(g)
 	if !s.submit(g.q) {
@@ -223,12 +239,14 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, body *genBody,
 func (s *Server) newGenRequest(body *genBody, ids []int32, maxTokens int, chat bool) *genRequest {
 	hashes := blockHashes(ids, s.prof.BlockSize)
 	h := uint64(s.opts.Seed)
+	st := lmStart(s.lm.key)
 	for _, id := range ids {
 		h = mix64(h ^ uint64(uint32(id)))
+		st = st.then(id)
 	}
 	g := &genRequest{
 		chat: chat, created: time.Now().Unix(), promptLen: len(ids), maxTokens: maxTokens,
-		textBase: h, stopAt: maxTokens, reason: "length",
+		textBase: h, stopAt: maxTokens, reason: "length", out: textState{state: st},
 	}
 	g.id = s.faults.requestID(chat)
 	if s.isSGLang() && body.RID != "" {
@@ -244,6 +262,17 @@ func (s *Server) newGenRequest(body *genBody, ids []int32, maxTokens int, chat b
 	}
 	if chat && s.prof.ReasoningParser != "" {
 		g.reasoningTokens = s.prof.ReasoningTokens
+	}
+	if body.needleKey != "" {
+		// The answer follows the reasoning, and ends the reply.
+		answer := s.lm.needleAnswer(body.needleKey, st.h, len(ids))
+		g.out.forced, g.out.forcedAt = s.tok.encode(nil, answer), g.reasoningTokens
+		if end := max(g.reasoningTokens+len(g.out.forced), body.MinTokens); !body.IgnoreEOS {
+			g.stopAt, g.reason = min(end, maxTokens), "stop"
+			if end >= maxTokens {
+				g.reason = "length"
+			}
+		}
 	}
 	if o := body.StreamOptions; o != nil && o.IncludeUsage {
 		g.includeUsage, g.continuousUsage = true, o.ContinuousUsageStats

@@ -77,8 +77,10 @@ type Options struct {
 	// TimeScale runs the model this many times faster than real time; 0 means 1.
 	TimeScale float64
 	Faults    Faults
-	// Seed selects the generated text and the draws of the profile's Noise
-	// (0 is a valid seed).
+	// Seed selects the draws of the profile's Noise, how long answers run
+	// without ignore_eos, and a looping request's phrase (0 is a valid
+	// seed). The text itself is the pseudo-model's greedy choice, the same
+	// whatever the seed, as a real server's greedy text is.
 	Seed int64
 	// Engine is the server the simulator speaks as: EngineVLLM ("" too)
 	// or EngineSGLang.
@@ -86,6 +88,14 @@ type Options struct {
 	// NoMetrics serves no /metrics (404), as SGLang without
 	// --enable-metrics.
 	NoMetrics bool
+	// Numerics are the vLLM settings that change what the model computes
+	// (--dtype, --kv-cache-dtype, --quantization): the served logprobs and
+	// text drift from the zero value's as drift.go calibrates.
+	Numerics Numerics
+	// MaxLogprobs is vLLM's --max-logprobs: the most logprobs a request may
+	// ask for per token; 0 means vLLM's default, DefaultMaxLogprobs. At
+	// most MaxLogprobsLimit.
+	MaxLogprobs int
 }
 
 // The engines the simulator can speak as.
@@ -93,6 +103,14 @@ const (
 	EngineVLLM   = "vllm"
 	EngineSGLang = "sglang"
 )
+
+// validateLogprobs reports a MaxLogprobs the simulator cannot serve.
+func (o Options) validateLogprobs() error {
+	if o.MaxLogprobs < 0 || o.MaxLogprobs > MaxLogprobsLimit {
+		return fmt.Errorf("max logprobs %d: use 1 to %d, or 0 for vLLM's default of %d", o.MaxLogprobs, MaxLogprobsLimit, DefaultMaxLogprobs)
+	}
+	return nil
+}
 
 // validateEngine reports an Engine the simulator does not speak.
 func (o Options) validateEngine() error {

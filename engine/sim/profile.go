@@ -162,10 +162,7 @@ func (l Loop) matches(promptLen, inFlight int) bool {
 	if len(l.Rules) == 0 {
 		return true
 	}
-	c := 1
-	for c < inFlight {
-		c *= 2
-	}
+	c := powerOfTwoAtLeast(inFlight)
 	for _, r := range l.Rules {
 		if promptLen < r.MinPromptTokens || promptLen > r.MaxPromptTokens {
 			continue

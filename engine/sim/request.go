@@ -27,6 +27,16 @@ type genBody struct {
 	AddSpecialTokens    *bool  `json:"add_special_tokens"`
 	AddGenerationPrompt *bool  `json:"add_generation_prompt"`
 	RID                 string `json:"rid"` // SGLang: the request's id
+	// Logprobs is a number for completions, a bool for chat (with
+	// TopLogprobs); they and PromptLogprobs are read by logprobParams.
+	Logprobs               rawJSON `json:"logprobs"`
+	TopLogprobs            rawJSON `json:"top_logprobs"`
+	PromptLogprobs         rawJSON `json:"prompt_logprobs"`
+	ReturnTokenIDs         bool    `json:"return_token_ids"`
+	ReturnTokensAsTokenIDs bool    `json:"return_tokens_as_token_ids"`
+	// needleKey is the key of a needle question (needle.go), found while
+	// the prompt was read; "" for any other request.
+	needleKey string
 }
 
 type chatMessage struct {
@@ -47,9 +57,11 @@ func (r *rawJSON) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// badRequest is an error answered with HTTP 400 (or Code when set).
+// badRequest is an error answered with HTTP 400 (or Code when set), of
+// vLLM's type for the code unless Type is set.
 type badRequest struct {
 	Code  int
+	Type  string
 	Param string
 	Msg   string
 }

@@ -24,6 +24,9 @@ type seq struct {
 	regBlocks int // prompt blocks registered in the prefix cache
 	state     seqState
 	loopFrom  int // first looping output token; -1: not looping
+	// batch is how many sequences shared the step of its first token,
+	// rounded up to a power of two (the batch jitter's key, drift.go).
+	batch     int
 	decided   bool
 	counted   bool   // prompt tokens counted in the metrics
 	reason    string // finish reason when it reaches stopAt: "length" or "stop"

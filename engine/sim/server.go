@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -18,6 +19,7 @@ type Server struct {
 	prof   Profile
 	scale  float64
 	tok    *tokenizer
+	lm     *pseudoModel // what the model predicts: text and logprobs
 	start  time.Time
 	mux    *http.ServeMux
 	inbox  chan message
@@ -49,6 +51,12 @@ func New(opts Options) (*Server, error) {
 	if err := opts.validateEngine(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
+	if err := opts.Numerics.Validate(); err != nil {
+		return nil, fmt.Errorf("new simulator: %w", err)
+	}
+	if err := opts.validateLogprobs(); err != nil {
+		return nil, fmt.Errorf("new simulator: %w", err)
+	}
 	if opts.TimeScale < 0 {
 		return nil, fmt.Errorf("new simulator: time scale %g is negative; use 0 or 1 for real time", opts.TimeScale)
 	}
@@ -66,6 +74,7 @@ func New(opts Options) (*Server, error) {
 	if s.scale == 0 {
 		s.scale = 1
 	}
+	s.lm = newPseudoModel(s.tok, cmp.Or(s.prof.Model, s.prof.ServedModel), opts.Numerics)
 	s.faults.rng = rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa17))
 	s.core = newCore(s.prof)
 	s.core.noise = newNoiseState(s.prof.Noise, uint64(opts.Seed))

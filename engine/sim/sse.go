@@ -108,12 +108,15 @@ func (s *Server) stall(w http.ResponseWriter, rc *http.ResponseController, r *ht
 }
 
 // appendChunk appends the event for output token i (i < 0: chat's role
-// chunk). last is 1 when the token ends the sequence.
+// chunk). last is 1 when the token ends the sequence. Logprobs and token
+// ids appear only when the request asked for them.
 func (s *Server) appendChunk(buf []byte, g *genRequest, i int, snap *snapshot, last int) []byte {
 	buf = s.appendHead(buf, g)
-	text := ""
+	text, id := "", int32(-1)
+	var d *lmDist
 	if i >= 0 {
-		text = s.tok.pieces[s.tok.outputToken(g.textBase, i, snap.loop)]
+		id, d = s.nextToken(g, snap)
+		text = s.tok.pieces[id]
 	}
 	finish := "null"
 	if last == 1 {
@@ -121,27 +124,15 @@ func (s *Server) appendChunk(buf []byte, g *genRequest, i int, snap *snapshot, l
 	}
 	switch {
 	case !g.chat:
-		buf = append(buf, `"choices":[{"index":0,"text":`...)
-		buf = appendJSONString(buf, text)
-		buf = append(buf, `,"logprobs":null,"finish_reason":`...)
-		buf = append(buf, finish...)
-		buf = append(buf, `,"stop_reason":null}]`...)
+		buf = s.appendCompletionChoice(buf, g, i, id, text, d, finish)
 	case i < 0:
 		buf = append(buf, `"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]`...)
+		if g.lp.tokenIDs {
+			buf = append(buf, `,"prompt_token_ids":`...)
+			buf = appendIDs(buf, g.prompt)
+		}
 	default:
-		field := `"content":`
-		if i < g.reasoningTokens {
-			field = `"reasoning_content":`
-		}
-		buf = append(buf, `"choices":[{"index":0,"delta":{`...)
-		buf = append(buf, field...)
-		buf = appendJSONString(buf, text)
-		buf = append(buf, `},"logprobs":null,"finish_reason":`...)
-		buf = append(buf, finish...)
-		if last == 1 {
-			buf = append(buf, `,"stop_reason":null`...)
-		}
-		buf = append(buf, "}]"...)
+		buf = s.appendChatChoice(buf, g, i, id, text, d, finish)
 	}
 	switch {
 	case g.continuousUsage:
@@ -153,14 +144,84 @@ func (s *Server) appendChunk(buf []byte, g *genRequest, i int, snap *snapshot, l
 	return append(buf, "}\n\n"...)
 }
 
-func (s *Server) appendHead(buf []byte, g *genRequest) []byte {
-	buf = append(buf, `data: {"id":"`...)
-	buf = append(buf, g.id...)
-	if g.chat {
-		buf = append(buf, `","object":"chat.completion.chunk","created":`...)
-	} else {
-		buf = append(buf, `","object":"text_completion","created":`...)
+// appendCompletionChoice appends a completions chunk's choices for token
+// i (id, its text and distribution).
+func (s *Server) appendCompletionChoice(buf []byte, g *genRequest, i int, id int32, text string, d *lmDist, finish string) []byte {
+	buf = append(buf, `"choices":[{"index":0,"text":`...)
+	buf = appendJSONString(buf, text)
+	buf = append(buf, `,"logprobs":`...)
+	buf = s.appendChunkLogprobs(buf, g, d)
+	buf = append(buf, `,"finish_reason":`...)
+	buf = append(buf, finish...)
+	buf = append(buf, `,"stop_reason":null`...)
+	if g.lp.tokenIDs {
+		buf = append(buf, `,"prompt_token_ids":`...)
+		buf = appendIDsOrNull(buf, g.prompt, i == 0)
+		buf = append(buf, `,"token_ids":[`...)
+		buf = strconv.AppendInt(buf, int64(id), 10)
+		buf = append(buf, ']')
 	}
+	return append(buf, "}]"...)
+}
+
+// appendChatChoice appends a chat chunk's choices for token i: a content
+// delta, or a reasoning one while the reasoning lasts.
+func (s *Server) appendChatChoice(buf []byte, g *genRequest, i int, id int32, text string, d *lmDist, finish string) []byte {
+	field := `"content":`
+	if i < g.reasoningTokens {
+		field = `"reasoning_content":`
+	}
+	buf = append(buf, `"choices":[{"index":0,"delta":{`...)
+	buf = append(buf, field...)
+	buf = appendJSONString(buf, text)
+	buf = append(buf, `},"logprobs":`...)
+	buf = s.appendChunkLogprobs(buf, g, d)
+	buf = append(buf, `,"finish_reason":`...)
+	buf = append(buf, finish...)
+	if finish != "null" {
+		buf = append(buf, `,"stop_reason":null`...)
+	}
+	if g.lp.tokenIDs {
+		buf = append(buf, `,"token_ids":[`...)
+		buf = strconv.AppendInt(buf, int64(id), 10)
+		buf = append(buf, ']')
+	}
+	return append(buf, "}]"...)
+}
+
+// appendChunkLogprobs appends a chunk's logprobs value for its one token:
+// null when none were asked.
+func (s *Server) appendChunkLogprobs(buf []byte, g *genRequest, d *lmDist) []byte {
+	if d == nil {
+		return append(buf, "null"...)
+	}
+	if g.chat {
+		buf = append(buf, `{"content":[`...)
+		buf = s.appendChatLogprob(buf, d, g.lp.top, g.lp.asIDs)
+		return append(buf, "]}"...)
+	}
+	var c completionLogprobs
+	c.add(s, d, g.lp.top, g.lp.asIDs, &g.out.offset)
+	return c.appendTo(buf)
+}
+
+// appendHead starts a stream event: "data: " and the chunk's head.
+func (s *Server) appendHead(buf []byte, g *genRequest) []byte {
+	buf = append(buf, "data: "...)
+	if g.chat {
+		return s.appendObjectHead(buf, g, "chat.completion.chunk")
+	}
+	return s.appendObjectHead(buf, g, "text_completion")
+}
+
+// appendObjectHead appends an answer's opening fields: {"id", "object",
+// "created", "model", and the comma before the next.
+func (s *Server) appendObjectHead(buf []byte, g *genRequest, object string) []byte {
+	buf = append(buf, `{"id":"`...)
+	buf = append(buf, g.id...)
+	buf = append(buf, `","object":"`...)
+	buf = append(buf, object...)
+	buf = append(buf, `","created":`...)
 	buf = strconv.AppendInt(buf, g.created, 10)
 	buf = append(buf, `,"model":`...)
 	buf = appendJSONString(buf, s.prof.ServedModel)

@@ -72,6 +72,9 @@ func (c *core) register(q *seq) {
 
 // emit produces q's next n output tokens at model time nowS.
 func (c *core) emit(q *seq, n int, nowS float64) {
+	if q.generated == 0 {
+		q.batch = powerOfTwoAtLeast(len(c.dec) + len(c.chunks))
+	}
 	q.generated += n
 	q.lastTokS = nowS
 	c.stats.stepTokens += int64(n)
@@ -84,7 +87,7 @@ func (c *core) emit(q *seq, n int, nowS float64) {
 			q.loopFrom = l.AfterTokens
 		}
 	}
-	q.out.publish(q.generated, q.loopFrom, q.generated >= q.stopAt)
+	q.out.publish(q.generated, q.loopFrom, q.batch, q.generated >= q.stopAt)
 }
 
 // planned reports whether the last plan has any work.
@@ -99,4 +102,13 @@ func (c *core) firstTokenStep() bool {
 		}
 	}
 	return false
+}
+
+// powerOfTwoAtLeast is the least power of two ≥ n (1 for n ≤ 1).
+func powerOfTwoAtLeast(n int) int {
+	c := 1
+	for c < n {
+		c *= 2
+	}
+	return c
 }

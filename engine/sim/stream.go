@@ -10,6 +10,7 @@ type stream struct {
 	mu     sync.Mutex
 	tokens int
 	loop   int // first looping token, -1 if none
+	batch  int // sequences in the step of the first token, a power of two
 	done   bool
 	failed bool // the server closed before the sequence finished
 }
@@ -25,12 +26,12 @@ func (s *stream) poke() {
 
 // publish sets the token count; done marks the last token in the same
 // update, so a reader never sees the last token without knowing it is last.
-func (s *stream) publish(tokens, loopFrom int, done bool) {
+func (s *stream) publish(tokens, loopFrom, batch int, done bool) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
-	s.tokens, s.loop, s.done = tokens, loopFrom, done
+	s.tokens, s.loop, s.batch, s.done = tokens, loopFrom, batch, done
 	s.mu.Unlock()
 	s.poke()
 }
@@ -47,12 +48,12 @@ func (s *stream) fail() {
 
 // snapshot is the stream's state at one moment.
 type snapshot struct {
-	tokens, loop int
-	done, failed bool
+	tokens, loop, batch int
+	done, failed        bool
 }
 
 func (s *stream) snapshot() snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return snapshot{s.tokens, s.loop, s.done, s.failed}
+	return snapshot{s.tokens, s.loop, s.batch, s.done, s.failed}
 }

@@ -55,15 +55,29 @@ func FuzzTokenizerRoundTrip(f *testing.F) {
 	})
 }
 
+// generated is the first n tokens a server generates after a prompt
+// whose hashes are base, looping from loopFrom (≥ 0) as a profile's Loop
+// makes it.
+func generated(base uint64, n, loopFrom int) []int32 {
+	s := &Server{tok: sharedTokenizer()}
+	s.lm = newPseudoModel(s.tok, "test", Numerics{})
+	st := lmStart(s.lm.key)
+	st.h ^= base
+	g := &genRequest{textBase: base, lp: noLogprobs, out: textState{state: st}}
+	snap := &snapshot{loop: loopFrom, batch: 1}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i], _ = s.nextToken(g, snap)
+	}
+	return ids
+}
+
 // TestGeneratedTextTokenizesBack checks that N generated tokens, as text,
 // tokenise to the same N ids: what lets a client size prompts with /tokenize.
 func TestGeneratedTextTokenizesBack(t *testing.T) {
 	tok := sharedTokenizer()
 	for _, base := range []uint64{0, 1, 0xdeadbeef} {
-		ids := make([]int32, 2000)
-		for i := range ids {
-			ids[i] = tok.outputToken(base, i, -1)
-		}
+		ids := generated(base, 2000, -1)
 		text := string(tok.decode(nil, ids))
 		back := tok.encode(nil, text)
 		if len(back) != len(ids) {
@@ -83,11 +97,7 @@ func TestGeneratedTextTokenizesBack(t *testing.T) {
 func TestGeneratedTextIsVaried(t *testing.T) {
 	tok := sharedTokenizer()
 	text := func(loopFrom int) string {
-		var b []byte
-		for i := range 2000 {
-			b = append(b, tok.pieces[tok.outputToken(7, i, loopFrom)]...)
-		}
-		return string(b)
+		return string(tok.decode(nil, generated(7, 2000, loopFrom)))
 	}
 	plain := text(-1)
 	window := plain[1000:1300]

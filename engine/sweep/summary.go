@@ -137,9 +137,9 @@ func (s Sweep) Varied() []string {
 // when fitting to the servers' max model length changed the plan's, else
 // the plan's own, "8K, 32K".
 func MeasuredContexts(s Sweep, runs map[string]engine.Report) string {
-	ctxs := contextLabels(s.Plan.DecodeContexts)
-	if measured, _ := decodeGrid(s, runs); contextLabels(measured) != ctxs {
-		return contextLabels(measured) + " (planned " + ctxs + ", fitted to the servers' length)"
+	ctxs := engine.ContextLabels(s.Plan.DecodeContexts)
+	if measured, _ := decodeGrid(s, runs); engine.ContextLabels(measured) != ctxs {
+		return engine.ContextLabels(measured) + " (planned " + ctxs + ", fitted to the servers' length)"
 	}
 	return ctxs
 }
@@ -308,13 +308,4 @@ func CellLine(ca CellAnswer) string {
 		line += fmt.Sprintf(", %s over %s", MarginText(ca.OverRunnerUp), ca.OverRunnerUp.Of)
 	}
 	return line
-}
-
-// contextLabels lists contexts as the tables label them: "1K, 8K, 32K".
-func contextLabels(ctxs []int) string {
-	labels := make([]string, len(ctxs))
-	for i, c := range ctxs {
-		labels[i] = engine.ContextLabel(c)
-	}
-	return strings.Join(labels, ", ")
 }

@@ -1,0 +1,97 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+
+	"speedmatrix/engine/openai"
+	"speedmatrix/engine/quality"
+)
+
+// needleAnswerTokens is how many tokens a needle answer may take: six
+// digits and a little wrapping.
+const needleAnswerTokens = 16
+
+// maxAnswerBytes bounds the answer text a trial or a task reads: a
+// reasoning answer of DefaultTaskTokens and more.
+const maxAnswerBytes = 64 << 10
+
+// chatAnswer is the part of a chat answer read.
+type chatAnswer struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+	} `json:"choices"`
+}
+
+// Needle runs trials needle trials at each context (fitted to the server
+// with the answer after them), by chat, greedy; trial i of a context is
+// built from seed+i, so another run with the same seed and text pairs with
+// this one. Where ref (which may be nil) ran the same trials, each context
+// is paired with it (McNemar). save gets the contexts so far after each.
+func Needle(ctx context.Context, s Server, contexts []int, trials int, seed uint64, text string, ref []quality.NeedleContext, events func(Event), save func([]quality.NeedleContext) error) ([]quality.NeedleContext, error) {
+	o := Options{Text: text, Events: events}.withDefaults()
+	trials = min(cmpOr(trials, DefaultNeedleTrials), quality.MaxNeedleTrials)
+	count := func(t string) (int, error) {
+		ids, err := s.Client.Tokenize(ctx, s.Model, t)
+		return len(ids), err
+	}
+	var out []quality.NeedleContext
+	for _, c := range s.fitted(contexts, needleAnswerTokens) {
+		correct := make([]bool, trials)
+		for i := range trials {
+			o.event(Event{Phase: PhaseNeedle, ContextTokens: c, Done: i, Of: trials})
+			ok, err := s.needleTrial(ctx, o.Text, c, count, seed+uint64(i))
+			if err != nil {
+				return out, fmt.Errorf("needle at %d tokens, trial %d: %w", c, i+1, err)
+			}
+			correct[i] = ok
+		}
+		n := quality.NewNeedleContext(c, seed, correct)
+		for _, r := range ref {
+			if r.ContextTokens == c && r.Seed == seed && len(r.Correct) == trials {
+				p, err := quality.Pair(r.Correct, correct)
+				if err == nil {
+					n.Reference = &p
+				}
+			}
+		}
+		out = append(out, n)
+		if err := save(out); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// needleTrial builds one trial and asks it.
+func (s Server) needleTrial(ctx context.Context, text string, c int, count quality.TokenCounter, seed uint64) (bool, error) {
+	tr, err := quality.NewNeedleTrial(text, c, count, seed)
+	if err != nil {
+		return false, err
+	}
+	answer, err := s.chat(ctx, tr.Prompt, needleAnswerTokens)
+	if err != nil {
+		return false, err
+	}
+	return quality.CheckNeedle(answer, tr.Key), nil
+}
+
+// chat is the server's greedy answer to one user message, at most
+// maxTokens long and maxAnswerBytes read.
+func (s Server) chat(ctx context.Context, prompt string, maxTokens int) (string, error) {
+	req := map[string]any{
+		"model": s.Model, "max_tokens": maxTokens, "temperature": 0,
+		"messages": []map[string]string{{"role": "user", "content": prompt}},
+	}
+	var ans chatAnswer
+	if err := s.Client.PostJSON(ctx, "/v1/chat/completions", req, &ans, s.Model); err != nil {
+		return "", err
+	}
+	if len(ans.Choices) == 0 {
+		return "", fmt.Errorf("%w: a chat answer without choices", openai.ErrMalformed)
+	}
+	answer := ans.Choices[0].Message.Content
+	return answer[:min(len(answer), maxAnswerBytes)], nil
+}
