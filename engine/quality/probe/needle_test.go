@@ -54,7 +54,7 @@ func TestQualityNoLogprobs(t *testing.T) {
 		r.RequestURI = ""
 		resp, err := http.DefaultClient.Do(r)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()
