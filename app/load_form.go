@@ -184,7 +184,7 @@ func (f *loadForm) settings() loadSettings {
 // it measures; choose is the dataset's button.
 func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 	form := widget.NewForm(
-		hintedItem("Rates", f.rates, "requests per second, e.g. 1, 2, 4, 8; or sweep (up to the measured limit)"),
+		hintedItem("Rates", f.rates, "requests per second, e.g. 1, 2, 4, 8; or sweep to the limit"),
 		widget.NewFormItem("Arrivals", f.arrivals),
 		widget.NewFormItem("Requests per rate", f.requests),
 		hintedItem("Input tokens", f.input, "tokens per prompt: 1024, or a range such as 512:2048"),
