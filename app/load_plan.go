@@ -91,7 +91,9 @@ func (f *loadForm) read() (engine.LoadPlan, error) {
 	if p.MaxConcurrency, err = optionalPositive(f.maxConc.Text, "most requests open at once, e.g. 64, or leave it empty for no cap"); err != nil {
 		fail("Max concurrency", err)
 	}
-	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.seed.Text), 10, 64); err != nil {
+	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.seed.Text), 10, 64); errors.Is(err, strconv.ErrRange) {
+		fail("Seed", errors.New("too large: write a whole number of at most 18 digits, e.g. 0"))
+	} else if err != nil {
 		fail("Seed", errors.New("write a whole number, e.g. 0"))
 	}
 	if p.SLO, err = f.slo.read(); err != nil {
@@ -122,7 +124,10 @@ func optionalPositive(s, what string) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > engine.MaxLoadRequests {
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") || err == nil && n > engine.MaxLoadRequests:
+		return 0, fmt.Errorf("too large: write at most %s requests", formatThousands(engine.MaxLoadRequests))
+	case err != nil || n < 1:
 		return 0, errors.New("write " + what)
 	}
 	return n, nil

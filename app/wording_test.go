@@ -22,6 +22,12 @@ func TestFieldsSayTooLarge(t *testing.T) {
 			"Prefill repeats: too large: write at most 20 requests."},
 		{"requests per rate", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.requests.SetText(huge) },
 			func(m *matrixTab) string { return m.load.banner.current.Message }, "Requests per rate: too large: write at most "},
+		{"burst", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.burst.SetText(huge) },
+			func(m *matrixTab) string { return m.load.banner.current.Message }, "Burst: too large: write at most "},
+		{"max concurrency", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.maxConc.SetText(huge) },
+			func(m *matrixTab) string { return m.load.banner.current.Message }, "Max concurrency: too large: write at most "},
+		{"seed", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.seed.SetText(huge) },
+			func(m *matrixTab) string { return m.load.banner.current.Message }, "Seed: too large: write a whole number of at most 18 digits"},
 		{"not a number", func(m *matrixTab) { m.maxOut.SetText("4k") }, func(m *matrixTab) string { return m.banner.current.Message },
 			"Max output tokens: write a whole number of tokens, e.g. 4096."},
 	} {
