@@ -45,7 +45,8 @@ func TestHintsInSightAt1024(t *testing.T) {
 		// As narrow as the split may make it: at 1,024 px it did.
 		pane.Resize(fyne.NewSize(pane.MinSize().Width, pane.Size().Height))
 		d := fyne.CurrentApp().Driver()
-		right := d.AbsolutePositionForObject(pane).X + pane.Size().Width
+		// The pane's scroll bar is drawn over its right edge.
+		right := d.AbsolutePositionForObject(pane).X + pane.Size().Width - theme.ScrollBarSize()
 		hints := map[string]bool{}
 		for _, it := range form.Items {
 			hints[it.HintText] = it.HintText != ""

@@ -146,15 +146,17 @@ func withHintRoom(form *widget.Form) fyne.CanvasObject {
 	return container.New(hintRoom{}, form)
 }
 
-// hintRoom lays its one object over its whole size, and asks for an inner
-// padding more than its width.
+// hintRoom lays its one object over its size less a scroll bar's width at
+// the right (the pane's scroll bar is drawn over its content, and covered
+// the widest hint's last letters), and asks for an inner padding and that
+// bar more than the object's width.
 type hintRoom struct{}
 
 func (hintRoom) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(size)
+	objs[0].Resize(size.SubtractWidthHeight(theme.ScrollBarSize(), 0))
 }
 
 func (hintRoom) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return objs[0].MinSize().AddWidthHeight(theme.InnerPadding(), 0)
+	return objs[0].MinSize().AddWidthHeight(theme.InnerPadding()+theme.ScrollBarSize(), 0)
 }
