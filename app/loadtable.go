@@ -58,12 +58,17 @@ func rateList(rates []float64) string {
 }
 
 // loadLine is a finished rate in the event log: "4 req/s: Valid · 3.98
-// req/s · 995.0 tok/s · TTFT p99 412 ms · E2E p99 3,000 ms · 2 failed".
+// req/s · 995.0 tok/s · TTFT p99 412 ms · E2E p99 3,000 ms · 2 failed"; a
+// rate that stopped part-way gives its completed requests' figures too.
 func loadLine(r engine.LoadResult) string {
 	c := loadCells(r)
 	s := c["Rate"] + ": " + c["Status"]
-	if report.LoadMeasured(r) {
-		s += " · " + c["Requests/s"] + " · " + c["Output tok/s"] + " tok/s · TTFT p99 " + c["TTFT p99"] + " · E2E p99 " + c["E2E p99"]
+	if report.LoadHasFigures(r) {
+		s += " · "
+		if report.LoadPartial(r) {
+			s += "before it stopped: "
+		}
+		s += c["Requests/s"] + " · " + c["Output tok/s"] + " tok/s · TTFT p99 " + c["TTFT p99"] + " · E2E p99 " + c["E2E p99"]
 	}
 	if r.Failed > 0 {
 		s += " · " + report.Int(r.Failed) + " failed"

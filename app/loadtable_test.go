@@ -15,6 +15,10 @@ func TestLoadLineSaysItOnce(t *testing.T) {
 	}{
 		{engine.LoadResult{RateRPS: 4, Status: engine.StatusCancelled, Error: "cancelled"}, "4 req/s: Cancelled"},
 		{engine.LoadResult{RateRPS: 4, Status: engine.StatusFailed, Error: "connection refused"}, "4 req/s: Failed · connection refused"},
+		// A server that died part-way: what its completed requests measured.
+		{engine.LoadResult{RateRPS: 4, Status: engine.StatusFailed, Error: "the server stopped answering", Completed: 43, Failed: 57,
+			RequestThroughputRPS: 9.39, OutputTokPerSec: 1200, TTFTMs: engine.Percentiles{P50: 12, P99: 37.5, N: 43}, E2EMs: engine.Percentiles{P50: 300, P99: 460, N: 43}},
+			"4 req/s: Failed · before it stopped: 9.39 req/s · 1,200.0 tok/s · TTFT p99 37.5 ms ‡ · E2E p99 460 ms ‡ · 57 failed · the server stopped answering"},
 	} {
 		if got := loadLine(c.res); got != c.want {
 			t.Errorf("loadLine = %q, want %q", got, c.want)
