@@ -63,7 +63,7 @@ func EstimatePrecision(values []float64, resolution float64) Precision {
 	k := len(means)
 	rounding := resolution * resolution / 12 / float64(batch)
 	v := max(sampleVariance(means), rounding) / float64(k) * batchBias(rho, batch, k)
-	half := tQuantile95(k-1) * math.Sqrt(v)
+	half := TQuantile95(k-1) * math.Sqrt(v)
 	p.RelCI95, p.Batches, p.Method = half/m, k, methodBatchMeans
 	return p
 }
@@ -149,10 +149,11 @@ var tTable95 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.
 	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
 	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
 
-// tQuantile95 is the two-sided 95 % quantile of Student's t with df degrees
-// of freedom: the table to 30, the Cornish–Fisher expansion around the
-// normal's 1.96 beyond (within 1e-4 there).
-func tQuantile95(df int) float64 {
+// TQuantile95 is the two-sided 95 % quantile of Student's t with df degrees
+// of freedom (its one-sided 0.975 quantile): the table to 30, the
+// Cornish–Fisher expansion around the normal's 1.96 beyond (within 1e-4
+// there); +Inf below 1. The batch means and quality's bootstrap read it.
+func TQuantile95(df int) float64 {
 	if df < 1 {
 		return math.Inf(1)
 	}
@@ -165,4 +166,14 @@ func tQuantile95(df int) float64 {
 	g2 := (5*math.Pow(z, 5) + 16*z*z*z + 3*z) / 96
 	g3 := (3*math.Pow(z, 7) + 19*math.Pow(z, 5) + 17*z*z*z - 15*z) / 384
 	return z + g1/v + g2/(v*v) + g3/(v*v*v)
+}
+
+// Quantile is the q-quantile of sorted, interpolating linearly between the
+// closest ranks: the percentiles of a cell's requests and the ends of a
+// bootstrap interval.
+func Quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
 }

@@ -51,11 +51,11 @@ func TestTQuantile95(t *testing.T) {
 		want float64
 	}{{1, 12.706}, {3, 3.182}, {30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}, {100000, 1.960}}
 	for _, c := range cases {
-		if got := tQuantile95(c.df); math.Abs(got-c.want) > 0.001 {
+		if got := TQuantile95(c.df); math.Abs(got-c.want) > 0.001 {
 			t.Errorf("t(%d) = %.4f, want %.3f", c.df, got, c.want)
 		}
 	}
-	if !math.IsInf(tQuantile95(0), 1) {
+	if !math.IsInf(TQuantile95(0), 1) {
 		t.Error("t(0) must be infinite: one batch says nothing about the spread")
 	}
 }
@@ -120,7 +120,7 @@ func coverage(gen synthetic, n, windows int, seed uint64, ci func([]float64) flo
 // naiveRelCI95 is the textbook interval that treats buckets as independent:
 // t·s/√n. It is what this estimator must not be.
 func naiveRelCI95(x []float64) float64 {
-	return tQuantile95(len(x)-1) * math.Sqrt(sampleVariance(x)/float64(len(x))) / meanOf(x)
+	return TQuantile95(len(x)-1) * math.Sqrt(sampleVariance(x)/float64(len(x))) / meanOf(x)
 }
 
 func batchMeansRelCI95(x []float64) float64 { return EstimatePrecision(x, 0).RelCI95 }

@@ -314,7 +314,7 @@ func percentiles(values []float64) engine.Percentiles {
 	}
 	v := slices.Clone(values)
 	slices.Sort(v)
-	return engine.Percentiles{P50: quantile(v, 0.5), P90: quantile(v, 0.9), P99: quantile(v, 0.99), N: len(v)}
+	return engine.Percentiles{P50: engine.Quantile(v, 0.5), P90: engine.Quantile(v, 0.9), P99: engine.Quantile(v, 0.99), N: len(v)}
 }
 
 // speedPercentiles are percentiles of a speed with its low tail, p10 and
@@ -324,18 +324,9 @@ func speedPercentiles(values []float64) engine.Percentiles {
 	if len(values) > 0 {
 		v := slices.Clone(values)
 		slices.Sort(v)
-		p.P10, p.P1 = quantile(v, 0.1), quantile(v, 0.01)
+		p.P10, p.P1 = engine.Quantile(v, 0.1), engine.Quantile(v, 0.01)
 	}
 	return p
-}
-
-// quantile is the q-quantile of sorted, interpolating linearly between the
-// closest ranks.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(sorted)-1)
-	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
 }
 
 // weighted is a value that counts Weight times.

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"speedmatrix/engine"
 )
 
 func pos(top1 bool, kld, dp float64) PositionDrift {
@@ -98,7 +100,7 @@ func TestWeightedQuantiles(t *testing.T) {
 		slices.Sort(expanded)
 		got := weightedQuantiles(p.klds, w, total, 0.5, 0.99, 0, 1)
 		for i, q := range []float64{0.5, 0.99, 0, 1} {
-			if want := quantile(expanded, q); got[i] != want {
+			if want := engine.Quantile(expanded, q); got[i] != want {
 				t.Fatalf("q %v of %v (weights %v): %v, want %v", q, expanded, w, got[i], want)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"speedmatrix/engine"
 )
 
 // z95 is the standard normal's two-sided 95 % quantile.
@@ -56,7 +58,7 @@ func (s *pool) bootstrap(b Bootstrap, contextTokens int) [numFigures]Interval {
 	for i, d := range draws {
 		slices.Sort(d)
 		a := expandedAlpha(n)
-		out[i] = Interval{Lo: quantile(d, a), Hi: quantile(d, 1-a)}
+		out[i] = Interval{Lo: engine.Quantile(d, a), Hi: engine.Quantile(d, 1-a)}
 	}
 	return out
 }
@@ -99,15 +101,6 @@ func weightedQuantiles(sorted []ranked, w []int, total int, qs ...float64) []flo
 	return out
 }
 
-// quantile is the q-quantile of sorted, interpolating linearly between the
-// closest ranks.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(sorted)-1)
-	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
-}
-
 // expandedAlpha is the lower quantile the expanded percentile interval reads
 // for n probes (Hesterberg 2015): Φ(−√(n/(n−1))·t₀.₉₇₅,ₙ₋₁) in place of
 // 0.025, which widens the interval to make up for the bootstrap's
@@ -116,22 +109,6 @@ func expandedAlpha(n int) float64 {
 	if n < 2 {
 		return 0.025
 	}
-	x := math.Sqrt(float64(n)/float64(n-1)) * tQuantile975(n-1)
+	x := math.Sqrt(float64(n)/float64(n-1)) * engine.TQuantile95(n-1)
 	return 0.5 * math.Erfc(x/math.Sqrt2)
-}
-
-// tQuantile975 is Student's t 0.975 quantile for df degrees of freedom:
-// a table to 30, the Cornish–Fisher expansion beyond.
-func tQuantile975(df int) float64 {
-	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-	if df <= len(table) {
-		return table[df-1]
-	}
-	z, v := z95, float64(df)
-	g1 := (z*z*z + z) / 4
-	g2 := (5*math.Pow(z, 5) + 16*z*z*z + 3*z) / 96
-	g3 := (3*math.Pow(z, 7) + 19*math.Pow(z, 5) + 17*z*z*z - 15*z) / 384
-	return z + g1/v + g2/(v*v) + g3/(v*v*v)
 }
