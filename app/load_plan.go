@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 )
 
 // plan reads the form and checks it against the target's limits, as far
@@ -126,7 +127,7 @@ func optionalPositive(s, what string) (int, error) {
 	n, err := strconv.Atoi(s)
 	switch {
 	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") || err == nil && n > engine.MaxLoadRequests:
-		return 0, fmt.Errorf("too large: write at most %s requests", formatThousands(engine.MaxLoadRequests))
+		return 0, fmt.Errorf("too large: write at most %s requests", report.Int(engine.MaxLoadRequests))
 	case err != nil || n < 1:
 		return 0, errors.New("write " + what)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 )
 
 // planSettings is the Matrix screen remembered between launches.
@@ -298,7 +299,7 @@ func capacityText(c capacity, kind string) string {
 		text = "KV capacity unknown until a run asks the server for it: the run checks it before each cell."
 	}
 	if c.KVCacheTokens > 0 {
-		text = fmt.Sprintf("KV cache: %s tokens", formatThousands(c.KVCacheTokens))
+		text = fmt.Sprintf("KV cache: %s tokens", report.Int(c.KVCacheTokens))
 		if c.MaxNumSeqs > 0 {
 			text += fmt.Sprintf(" · at most %d sequences at once", c.MaxNumSeqs)
 		}
@@ -318,8 +319,8 @@ func overText(fitted engine.Plan, c capacity) string {
 			case engine.OverKVCache:
 				if kv == "" {
 					kv = fmt.Sprintf("their requests need more KV cache than the server's %s tokens (at %s, %s × (%s context + %s output) = %s)",
-						formatThousands(c.KVCacheTokens), engine.ContextLabel(ctx), engine.Count(n, "request", "requests"),
-						formatThousands(ctx), formatThousands(fitted.MaxOutputTokens), formatThousands(n*(ctx+fitted.MaxOutputTokens)))
+						report.Int(c.KVCacheTokens), engine.ContextLabel(ctx), engine.Count(n, "request", "requests"),
+						report.Int(ctx), report.Int(fitted.MaxOutputTokens), report.Int(n*(ctx+fitted.MaxOutputTokens)))
 				}
 			case engine.OverMaxSeqs:
 				seqs = fmt.Sprintf("the server runs at most %s at once (max_num_seqs)", engine.Count(c.MaxNumSeqs, "request", "requests"))
@@ -346,7 +347,7 @@ func shrunkText(c capacity, p, fitted engine.Plan) string {
 	}
 	return fmt.Sprintf("This server's model holds %s tokens, so the plan shrinks: with %s output tokens, contexts longer than %s are measured at %s. "+
 		"The run measures decode at %s and prefill at %s.",
-		formatThousands(c.MaxModelLen), formatThousands(p.MaxOutputTokens), engine.ContextLabel(slices.Max(fitted.DecodeContexts)),
+		report.Int(c.MaxModelLen), report.Int(p.MaxOutputTokens), engine.ContextLabel(slices.Max(fitted.DecodeContexts)),
 		engine.ContextLabel(slices.Max(fitted.DecodeContexts)), contextList(fitted.DecodeContexts), contextList(fitted.PrefillContexts))
 }
 
@@ -409,13 +410,4 @@ func (m *matrixTab) settings() planSettings {
 		p = engine.DefaultPlan()
 	}
 	return planSettings{Preset: m.preset.Selected, Plan: p, Load: m.load.settings()}
-}
-
-// formatThousands writes 65536 as "65,536".
-func formatThousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

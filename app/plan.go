@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/report"
 )
 
 // Matrix presets.
@@ -75,7 +76,7 @@ func readWhole(text string, max int, unit, example string) (int, error) {
 	n, err := strconv.Atoi(t)
 	switch {
 	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(t, "-"):
-		return 0, fmt.Errorf("too large: write at most %s %s", formatThousands(max), unit)
+		return 0, fmt.Errorf("too large: write at most %s %s", report.Int(max), unit)
 	case err != nil:
 		return 0, fmt.Errorf("write a whole number of %s, e.g. %s", unit, example)
 	}

@@ -18,6 +18,7 @@ import (
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/simtarget"
@@ -202,7 +203,7 @@ func (s *serverTab) showEstimate() {
 	run, _ := cellCounts(fitted, st.target.Capacity)
 	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, formatAbout(measure.Estimate(st.plan, st.target.Capacity)))
 	if c := st.target.Capacity; c.MaxModelLen > 0 {
-		text += fmt.Sprintf(" Contexts up to %s (the model holds %s tokens).", engine.ContextLabel(slices.Max(append(fitted.DecodeContexts, fitted.PrefillContexts...))), formatThousands(c.MaxModelLen))
+		text += fmt.Sprintf(" Contexts up to %s (the model holds %s tokens).", engine.ContextLabel(slices.Max(append(fitted.DecodeContexts, fitted.PrefillContexts...))), report.Int(c.MaxModelLen))
 	} else {
 		text += " The model's length is not known yet: detect or start the server to fit the plan to it."
 	}

@@ -15,6 +15,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
 )
 
@@ -92,7 +93,7 @@ func (s *serverTab) showModels(models []openai.Model, err error) {
 	s.endpointCap.MaxModelLen = models[0].MaxModelLen
 	msg := fmt.Sprintf("Found %s: %s.", engine.Count(len(ids), "model", "models"), strings.Join(ids, ", "))
 	if n := s.endpointCap.MaxModelLen; n > 0 {
-		msg += fmt.Sprintf(" Max model length %s tokens.", formatThousands(n))
+		msg += fmt.Sprintf(" Max model length %s tokens.", report.Int(n))
 	}
 	s.endpointStatus.SetText(msg)
 	s.publish()

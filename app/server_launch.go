@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/simtarget"
 )
@@ -180,9 +181,9 @@ func (l *launchPanel) onReady(srv launchedServer) {
 	l.state.Refresh()
 	f := srv.Facts()
 	if f.KVCacheTokens > 0 {
-		text := fmt.Sprintf("%s KV cache: %s tokens", device, formatThousands(f.KVCacheTokens))
+		text := fmt.Sprintf("%s KV cache: %s tokens", device, report.Int(f.KVCacheTokens))
 		if f.MaxConcurrency > 0 {
-			text += fmt.Sprintf(" · %.1f× requests of %s tokens at once", f.MaxConcurrency, formatThousands(f.ConcurrencyTokens))
+			text += fmt.Sprintf(" · %.1f× requests of %s tokens at once", f.MaxConcurrency, report.Int(f.ConcurrencyTokens))
 		}
 		l.kv.SetText(text)
 	}

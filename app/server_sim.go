@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
 )
 
@@ -45,9 +46,9 @@ func (s *serverTab) onProfile() {
 	s.profileFacts.Objects = []fyne.CanvasObject{keyValues(
 		[2]string{"Model", p.Model},
 		[2]string{"GPU it models", p.GPUName},
-		[2]string{"KV cache", formatThousands(p.KVCacheTokens) + " tokens"},
-		[2]string{"Max sequences", formatThousands(p.MaxNumSeqs)},
-		[2]string{"Max model length", formatThousands(p.MaxModelLen) + " tokens"},
+		[2]string{"KV cache", report.Int(p.KVCacheTokens) + " tokens"},
+		[2]string{"Max sequences", report.Int(p.MaxNumSeqs)},
+		[2]string{"Max model length", report.Int(p.MaxModelLen) + " tokens"},
 	)}
 	s.profileFacts.Refresh()
 	s.serveChosenSim()
