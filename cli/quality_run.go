@@ -124,7 +124,7 @@ func (q qualityRun) record(ctx context.Context) error {
 	}
 	if len(q.tasks) > 0 {
 		ref.Tasks = &quality.TaskRun{}
-		*ref.Tasks, err = probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, q.event, func(t quality.TaskRun) error {
+		*ref.Tasks, err = probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, nil, q.event, func(t quality.TaskRun) error {
 			r := ref
 			r.Tasks = &t
 			return save(r)
@@ -159,7 +159,7 @@ func (q qualityRun) withoutDrift(ctx context.Context, contexts []int) {
 		}
 	}
 	if len(q.tasks) > 0 {
-		t, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, q.event, func(quality.TaskRun) error { return nil })
+		t, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, nil, q.event, func(quality.TaskRun) error { return nil })
 		printTasks(q.stdout, &t)
 		if err != nil {
 			fmt.Fprintf(q.stdout, "tasks: %v\n", q.tasksErr(err))
@@ -168,22 +168,21 @@ func (q qualityRun) withoutDrift(ctx context.Context, contexts []int) {
 }
 
 // compare measures the server against ref into --out, saved after every
-// context, then the needle task paired with the reference's.
+// context: the drift, then the needle task and the tasks paired with the
+// reference's (probe.Run).
 func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	fmt.Fprintf(q.stdout, "comparing %s%s with the reference of %s (%s) → %s\n", q.s.Model, q.simulated(), ref.Model, ref.RecordedAt.Format("2006-01-02 15:04"), q.f.out)
-	// rep is what is saved: every phase adds its part and saves it whole.
-	rep := quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: q.s.Model, Tokenizer: ref.Tokenizer, Engine: q.eng}}
 	var saveErr error
 	saves := 0
-	save := func() error {
-		saves++
-		rep.Judge(q.budget)
-		saveErr = writeQuality(q.f.out, rep)
-		return saveErr
+	o := probe.RunOptions{Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens,
+		Budget: q.budget, Engine: q.eng, Events: q.event}
+	if q.f.needle > 0 {
+		o.NeedleTrials, o.NeedleContexts = q.f.needle, q.needleContexts(ref)
 	}
-	_, err := probe.Compare(ctx, q.s, ref, probe.Options{Events: q.event}, func(r quality.Report) error {
-		rep.NoiseFloor, rep.Contexts = r.NoiseFloor, r.Contexts
-		return save()
+	rep, err := probe.Run(ctx, q.s, ref, o, func(r quality.Report) error {
+		saves++
+		saveErr = writeQuality(q.f.out, r)
+		return saveErr
 	})
 	var nl *probe.NoLogprobsError
 	var te *quality.TokenizerError
@@ -191,30 +190,9 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	case errors.As(err, &te):
 		return exitWith(exitCantStart, fmt.Errorf("quality: --reference %s: %w: compare it with a server of the same model family, or record a new reference", q.f.reference, err))
 	case errors.As(err, &nl):
-		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run\n", err)
+		fmt.Fprintf(q.stdout, "%v: no drift could be measured against it; the needle task and --tasks ran\n", err)
 	case err != nil:
-		return stopped(err, saveErr, saves > 0)
-	}
-	if q.f.needle > 0 {
-		_, err := probe.Needle(ctx, q.s, q.needleContexts(ref), q.f.needle, q.f.seed, q.text, ref.Needle, q.event, func(n []quality.NeedleContext) error {
-			rep.Needle = n
-			return save()
-		})
-		if err != nil {
-			return stopped(err, saveErr, true)
-		}
-	}
-	if len(q.tasks) > 0 {
-		_, err := probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, ref.Tasks, q.event, func(t quality.TaskRun) error {
-			rep.Tasks = &t
-			return save()
-		})
-		if err != nil {
-			return stopped(q.tasksErr(err), saveErr, true)
-		}
-	}
-	if err := save(); err != nil {
-		return stopped(nil, err, true)
+		return stopped(q.tasksErr(err), saveErr, saves > 0)
 	}
 	printDrift(q.stdout, rep, q.simulated())
 	printNeedle(q.stdout, rep.Needle)

@@ -204,4 +204,7 @@ func BoundReport(r *Report) {
 	if f := r.Roofline; f != nil {
 		f.GPU.Name, f.Model.Name = BoundName(f.GPU.Name), BoundName(f.Model.Name)
 	}
+	if q := r.Quality; q != nil {
+		q.Reference.Model, q.Server.Model = BoundName(q.Reference.Model), BoundName(q.Server.Model)
+	}
 }

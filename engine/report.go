@@ -32,6 +32,9 @@ type Report struct {
 	// Load holds a load test's plan and its figures per rate; nil for a
 	// matrix run. A load test's report has no matrix cells.
 	Load *LoadSection `json:"load,omitempty"`
+	// Quality is the run's quality phase against a reference (the fields
+	// of quality.json); nil when the run had none.
+	Quality *QualityReport `json:"quality,omitempty"`
 }
 
 // Launched reports whether Speed Matrix started the server the report

@@ -5,120 +5,16 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
-	"speedmatrix/engine"
 )
 
-// Report is quality.json: the reference compared with, its noise floor,
-// and the drift per context. Other tools read these names: keep them.
-type Report struct {
-	Reference Header `json:"reference"`
-	// Server is the server compared with the reference.
-	Server     ServerInfo     `json:"server"`
-	NoiseFloor NoiseFloor     `json:"noise_floor"`
-	Contexts   []ContextDrift `json:"contexts"`
-	// Needle is the needle task per context, each paired with the
-	// reference's run of the same trials where it has one.
-	Needle []NeedleContext `json:"needle,omitempty"`
-	// Tasks is the task file's run, paired with the reference's.
-	Tasks *TaskRun `json:"tasks,omitempty"`
-	// Budget is the budget the contexts were judged against, and
-	// Verdicts the judgement per context.
-	Budget   string   `json:"budget,omitempty"`
-	Verdicts []Judged `json:"verdicts,omitempty"`
-}
-
-// ServerInfo names a server compared with a reference: its model, its
-// tokenizer's fingerprint and its engine (simulated when it is).
-type ServerInfo struct {
-	Model     string            `json:"model"`
-	Tokenizer string            `json:"tokenizer"`
-	Engine    engine.EngineInfo `json:"engine"`
-}
-
-// Judged is one context's drift judged: real (above the noise floor
-// beyond both intervals; false where there is no floor, Floor false) and
-// over the budget.
-type Judged struct {
-	ContextTokens int  `json:"context_tokens"`
-	Floor         bool `json:"floor"`
-	Real          bool `json:"real"`
-	OverBudget    bool `json:"over_budget"`
-}
-
-// Judge fills Budget and Verdicts from the contexts, their floor and b.
-func (r *Report) Judge(b Budget) {
+// Apply fills r's Budget and Verdicts from its contexts, their floor and b.
+func (b Budget) Apply(r *Report) {
 	r.Budget, r.Verdicts = b.String(), r.Verdicts[:0]
 	for _, c := range r.Contexts {
 		floor, ok := r.NoiseFloor.At(c.ContextTokens)
 		v, _ := Judge(c, floor)
 		r.Verdicts = append(r.Verdicts, Judged{ContextTokens: c.ContextTokens, Floor: ok, Real: ok && v.Real(), OverBudget: b.Check(c, floor).Over()})
 	}
-}
-
-// NoiseFloor is the reference server against itself, per context: each
-// probe recorded alone and again under load. Batched kernels are not
-// batch-invariant, so this is what "no difference" measures.
-type NoiseFloor struct {
-	Contexts []ContextDrift `json:"contexts"`
-}
-
-// At is the floor's figures at a context, when it has any positions there.
-func (f NoiseFloor) At(contextTokens int) (ContextDrift, bool) {
-	for _, c := range f.Contexts {
-		if c.ContextTokens == contextTokens && c.Positions > 0 {
-			return c, true
-		}
-	}
-	return ContextDrift{}, false
-}
-
-// Interval is a 95 % interval, Lo ≤ Hi.
-type Interval struct {
-	Lo float64 `json:"lo"`
-	Hi float64 `json:"hi"`
-}
-
-// Intervals are a context's 95 % bootstrap intervals, one per figure,
-// named as the figures are.
-type Intervals struct {
-	Top1Pct               Interval `json:"top1_pct"`
-	KLDMean               Interval `json:"kld_mean"`
-	KLDMedian             Interval `json:"kld_median"`
-	KLDP99                Interval `json:"kld_p99"`
-	KLDMax                Interval `json:"kld_max"`
-	DPMean                Interval `json:"dp_mean"`
-	FirstDivergenceMedian Interval `json:"first_divergence_median"`
-}
-
-// ContextDrift is the drift at one context, over the positions of all its
-// probes pooled: each position counts once, so a longer probe weighs more.
-// With one probe the intervals are the figures themselves: one probe
-// measures no spread between probes.
-type ContextDrift struct {
-	ContextTokens int `json:"context_tokens"`
-	Probes        int `json:"probes"`
-	// Positions is how many positions were compared.
-	Positions int `json:"positions"`
-	// Top1Pct is the share of positions whose most probable tokens agree.
-	Top1Pct float64 `json:"top1_pct"`
-	// KLDMean … KLDMax are the KL divergence's mean, median, 99th
-	// percentile and largest, in nats (Compare).
-	KLDMean   float64 `json:"kld_mean"`
-	KLDMedian float64 `json:"kld_median"`
-	KLDP99    float64 `json:"kld_p99"`
-	KLDMax    float64 `json:"kld_max"`
-	// DPMean is the mean change in the probability of the reference's
-	// most probable token.
-	DPMean float64 `json:"dp_mean"`
-	// FirstDivergenceMedian is, over probes, the median of how many
-	// positions agree on the top token before the first that does not (a
-	// probe that never diverges counts all its positions).
-	FirstDivergenceMedian float64 `json:"first_divergence_median"`
-	// SameTokensPct is the share of positions whose two top-K list the
-	// same tokens, where the KLD assumed nothing (Compare).
-	SameTokensPct float64   `json:"same_tokens_pct"`
-	CI            Intervals `json:"ci"`
 }
 
 // ProbeDrift is one probe's positions compared (CompareProbe).

@@ -46,7 +46,7 @@ func TestSummarizeHandComputed(t *testing.T) {
 			t.Errorf("%s = %v, want %v", f.name, f.got, f.want)
 		}
 	}
-	if one := got[1]; one.CI.KLDMean != (Interval{0, 0}) || one.CI.Top1Pct != (Interval{100, 100}) || one.FirstDivergenceMedian != 1 {
+	if one := got[1]; one.CI.KLDMean != (Interval{Lo: 0, Hi: 0}) || one.CI.Top1Pct != (Interval{Lo: 100, Hi: 100}) || one.FirstDivergenceMedian != 1 {
 		t.Errorf("one probe that never diverges: %+v; want its figures as its intervals, first divergence = its length", one)
 	}
 }

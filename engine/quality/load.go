@@ -68,7 +68,7 @@ func (e *TokenizerError) Error() string {
 // fingerprint (Fingerprint), can be compared with the reference: a
 // *TokenizerError when the fingerprints differ. Another model with the
 // same tokenizer (a quantization of it) is what a reference is for.
-func (h Header) CheckTokenizer(model, fingerprint string) error {
+func CheckTokenizer(h Header, model, fingerprint string) error {
 	if fingerprint != h.Tokenizer {
 		return &TokenizerError{ReferenceModel: h.Model, ReferenceTokenizer: h.Tokenizer, Model: model, Tokenizer: fingerprint}
 	}
@@ -120,7 +120,7 @@ func readReference(r io.Reader, limit int64) (Reference, error) {
 
 // problem is why ref is not one a recording writes; "" when it is.
 func (ref Reference) problem() string {
-	if p := ref.Header.problem(); p != "" {
+	if p := headerProblem(ref.Header); p != "" {
 		return p
 	}
 	if len(ref.Probes) == 0 || len(ref.Probes) > MaxProbes {
@@ -138,7 +138,7 @@ func (ref Reference) problem() string {
 }
 
 // problem is what is wrong with the header alone; "" when nothing.
-func (h Header) problem() string {
+func headerProblem(h Header) string {
 	switch {
 	case h.Model == "":
 		return "it names no model"

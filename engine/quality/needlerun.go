@@ -10,39 +10,6 @@ import (
 // reference or a report.
 const MaxNeedleTrials = 1000
 
-// NeedleContext is the needle task at one context: trial i was built from
-// Seed+i, so another run with the same seed and text asks the same
-// questions and the two pair.
-type NeedleContext struct {
-	ContextTokens int    `json:"context_tokens"`
-	Seed          uint64 `json:"seed"`
-	// Correct says, per trial, whether the key came back exactly.
-	Correct []bool `json:"correct"`
-	// AccuracyPct is the share right, with its Wilson interval (CI, in
-	// percent).
-	AccuracyPct float64  `json:"accuracy_pct"`
-	CI          Interval `json:"ci"`
-	// Reference is this run against the reference's run of the same
-	// trials; nil when the reference ran none at this context.
-	Reference *PairedRuns `json:"reference,omitempty"`
-}
-
-// PairedRuns is the exact McNemar test of two runs of the same items: how
-// many each got right of how many, the discordant pairs, and p.
-type PairedRuns struct {
-	Items      int     `json:"items"`
-	Before     int     `json:"before"`
-	After      int     `json:"after"`
-	BeforeOnly int     `json:"before_only"`
-	AfterOnly  int     `json:"after_only"`
-	P          float64 `json:"p"`
-}
-
-// String is the pair as a report line says it: "19/20 → 12/20, p = 0.016".
-func (p PairedRuns) String() string {
-	return fmt.Sprintf("%d/%d → %d/%d, p = %.3g", p.Before, p.Items, p.After, p.Items, p.P)
-}
-
 // NewNeedleContext is a context's trials summarized: accuracy and its
 // Wilson interval, in percent.
 func NewNeedleContext(contextTokens int, seed uint64, correct []bool) NeedleContext {

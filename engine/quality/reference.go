@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"speedmatrix/engine"
 )
@@ -35,29 +34,6 @@ const MaxTokenID = math.MaxInt32
 // FloorLogprob is how a logprob of −Inf is written, since JSON has no
 // infinity: vLLM's own floor, and exp(−9999) is 0 in float64 anyway.
 const FloorLogprob = -9999.0
-
-// Header is what a reference says about itself, and the "reference"
-// section of quality.json: who was recorded, with which settings.
-type Header struct {
-	FormatVersion int `json:"format_version"`
-	// Model is the model id the server reported.
-	Model string `json:"model"`
-	// Tokenizer is the tokenizer's fingerprint (Fingerprint).
-	Tokenizer string            `json:"tokenizer"`
-	Engine    engine.EngineInfo `json:"engine"`
-	// Settings are the server's settings that can change what it
-	// computes (dtype, kv_cache_dtype, quantization…), as written.
-	Settings map[string]string `json:"settings,omitempty"`
-	// K is how many top logprobs each position asked for.
-	K int `json:"k"`
-	// ContinuationTokens is how many greedy tokens each probe asked for.
-	ContinuationTokens int `json:"continuation_tokens"`
-	// Contexts are the context lengths probed, in tokens, ascending.
-	Contexts []int `json:"contexts"`
-	// Seed chose the probe texts.
-	Seed       uint64    `json:"seed"`
-	RecordedAt time.Time `json:"recorded_at"`
-}
 
 // Reference is a reference file: its header and its probes.
 type Reference struct {

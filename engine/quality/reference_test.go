@@ -173,10 +173,10 @@ func TestReadReferenceBoundsStrings(t *testing.T) {
 // quantization) compares; another tokenizer is refused, naming both.
 func TestCheckTokenizer(t *testing.T) {
 	h := validReference().Header
-	if err := h.CheckTokenizer("tiny-fp8", Fingerprint([]int{1, 2, 3})); err != nil {
+	if err := CheckTokenizer(h, "tiny-fp8", Fingerprint([]int{1, 2, 3})); err != nil {
 		t.Errorf("same tokenizer, quantized model: %v", err)
 	}
-	err := h.CheckTokenizer("other", Fingerprint([]int{1, 2, 4}))
+	err := CheckTokenizer(h, "other", Fingerprint([]int{1, 2, 4}))
 	var te *TokenizerError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "tiny") || !strings.Contains(err.Error(), "other") {
 		t.Errorf("another tokenizer: %v, want a *TokenizerError naming tiny and other", err)

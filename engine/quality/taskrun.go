@@ -13,33 +13,6 @@ import (
 // quotes.
 const maxFlipPromptRunes = 120
 
-// TaskRun is a task file's items asked of one server: right or wrong per
-// item, in the file's order. Digest names the file's items (TasksDigest),
-// so that only a run of the same items pairs with it.
-type TaskRun struct {
-	File   string `json:"file"`
-	Digest string `json:"digest"`
-	Items  int    `json:"items"`
-	// Correct says, per item asked so far, whether the answer matched.
-	Correct     []bool   `json:"correct"`
-	AccuracyPct float64  `json:"accuracy_pct"`
-	CI          Interval `json:"ci"`
-	// Reference is this run against the reference's run of the same
-	// items, and Flipped the items whose verdict changed; nil and empty
-	// when the reference ran none of them (or not all).
-	Reference *PairedRuns `json:"reference,omitempty"`
-	Flipped   []Flip      `json:"flipped,omitempty"`
-}
-
-// Flip is an item right in one run and wrong in the other.
-type Flip struct {
-	Line   int    `json:"line"`   // its line in the task file
-	Prompt string `json:"prompt"` // its prompt's start
-	// Now is whether this run got it right (the reference did not), or
-	// wrong (the reference did).
-	Now bool `json:"now_right"`
-}
-
 // TasksDigest is "sha256:" and the hash of the items' prompts, answers
 // and matchers, each length-prefixed.
 func TasksDigest(tasks []Task) string {
@@ -52,9 +25,9 @@ func TasksDigest(tasks []Task) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// Summarize fills the accuracy, and the pairing with ref (which may be
+// SummarizeTasks fills r's accuracy, and the pairing with ref (which may be
 // nil) when ref holds every item of the same file and this run does too.
-func (r *TaskRun) Summarize(tasks []Task, ref *TaskRun) {
+func SummarizeTasks(r *TaskRun, tasks []Task, ref *TaskRun) {
 	_, r.AccuracyPct, r.CI = Accuracy(r.Correct)
 	r.Reference, r.Flipped = nil, nil
 	if ref == nil || ref.Digest != r.Digest || len(ref.Correct) != r.Items || len(r.Correct) != r.Items || len(tasks) != r.Items {

@@ -23,18 +23,18 @@ func TestTaskRunPairs(t *testing.T) {
 	tasks := []Task{{Line: 1, Prompt: "a", Answer: "x", Match: MatchExact}, {Line: 2, Prompt: strings.Repeat("b", 500), Answer: "y", Match: MatchExact}}
 	ref := &TaskRun{Digest: TasksDigest(tasks), Items: 2, Correct: []bool{true, true}}
 	r := TaskRun{Digest: TasksDigest(tasks), Items: 2, Correct: []bool{true, false}}
-	r.Summarize(tasks, ref)
+	SummarizeTasks(&r, tasks, ref)
 	if r.Reference == nil || r.Reference.BeforeOnly != 1 || len(r.Flipped) != 1 || r.Flipped[0].Line != 2 || r.Flipped[0].Now || len([]rune(r.Flipped[0].Prompt)) > maxFlipPromptRunes {
 		t.Fatalf("paired %v, flipped %+v", r.Reference, r.Flipped)
 	}
 	other := append([]Task{}, tasks...)
 	other[0].Answer = "z"
 	r.Digest = TasksDigest(other)
-	if r.Summarize(other, ref); r.Reference != nil || r.Flipped != nil {
+	if SummarizeTasks(&r, other, ref); r.Reference != nil || r.Flipped != nil {
 		t.Errorf("another file's items paired: %v", r.Reference)
 	}
 	r = TaskRun{Digest: ref.Digest, Items: 2, Correct: []bool{true}}
-	if r.Summarize(tasks, ref); r.Reference != nil {
+	if SummarizeTasks(&r, tasks, ref); r.Reference != nil {
 		t.Errorf("a run of 1 of 2 items paired: %v", r.Reference)
 	}
 }

@@ -18,7 +18,7 @@ const (
 	MaxTaskFileBytes = 64 << 20
 	// MaxTasks is the most items a task file holds (MMLU-Pro's test set
 	// has about 12,000).
-	MaxTasks = 100_000
+	MaxTasks = engine.MaxQualityItems
 	// MaxTaskLineBytes is the longest line: a prompt of about 250K tokens.
 	MaxTaskLineBytes = 1 << 20
 	// maxLineErrors is how many bad lines a TasksError lists.

@@ -13,17 +13,17 @@ func drift(kld float64, kldCI Interval, top1 float64, top1CI Interval) ContextDr
 
 // TestJudge: a drift is real only beyond both intervals, on the worse side.
 func TestJudge(t *testing.T) {
-	floor := drift(0.001, Interval{0.0005, 0.002}, 99.5, Interval{99, 100})
+	floor := drift(0.001, Interval{Lo: 0.0005, Hi: 0.002}, 99.5, Interval{Lo: 99, Hi: 100})
 	for _, tc := range []struct {
 		name string
 		c    ContextDrift
 		want Verdict
 	}{
-		{"at the floor", drift(0.0015, Interval{0.001, 0.003}, 99.4, Interval{98.8, 99.9}), Verdict{}},
-		{"KLD above, intervals touching", drift(0.004, Interval{0.002, 0.006}, 99, Interval{98.5, 99.5}), Verdict{}},
-		{"KLD above beyond both", drift(0.01, Interval{0.0021, 0.02}, 99, Interval{98.5, 99.5}), Verdict{KLD: true}},
-		{"top-1 below beyond both", drift(0.01, Interval{0.001, 0.02}, 96, Interval{95, 98.9}), Verdict{Top1: true}},
-		{"better than the floor is no drift", drift(0, Interval{0, 0.0001}, 100, Interval{100, 100}), Verdict{}},
+		{"at the floor", drift(0.0015, Interval{Lo: 0.001, Hi: 0.003}, 99.4, Interval{Lo: 98.8, Hi: 99.9}), Verdict{}},
+		{"KLD above, intervals touching", drift(0.004, Interval{Lo: 0.002, Hi: 0.006}, 99, Interval{Lo: 98.5, Hi: 99.5}), Verdict{}},
+		{"KLD above beyond both", drift(0.01, Interval{Lo: 0.0021, Hi: 0.02}, 99, Interval{Lo: 98.5, Hi: 99.5}), Verdict{KLD: true}},
+		{"top-1 below beyond both", drift(0.01, Interval{Lo: 0.001, Hi: 0.02}, 96, Interval{Lo: 95, Hi: 98.9}), Verdict{Top1: true}},
+		{"better than the floor is no drift", drift(0, Interval{Lo: 0, Hi: 0.0001}, 100, Interval{Lo: 100, Hi: 100}), Verdict{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := Judge(tc.c, floor)
@@ -86,19 +86,19 @@ func TestParseBudget(t *testing.T) {
 // without a floor the figures alone decide.
 func TestBudgetCheck(t *testing.T) {
 	b := DefaultBudget()
-	floor := drift(0.001, Interval{0.0005, 0.002}, 99.5, Interval{99, 100})
-	noisyFloor := drift(0.02, Interval{0.01, 0.03}, 95, Interval{93, 97})
+	floor := drift(0.001, Interval{Lo: 0.0005, Hi: 0.002}, 99.5, Interval{Lo: 99, Hi: 100})
+	noisyFloor := drift(0.02, Interval{Lo: 0.01, Hi: 0.03}, 95, Interval{Lo: 93, Hi: 97})
 	for _, tc := range []struct {
 		name  string
 		c     ContextDrift
 		floor ContextDrift
 		want  BudgetCheck
 	}{
-		{"within", drift(0.005, Interval{0.004, 0.006}, 98.5, Interval{98, 99}), floor, BudgetCheck{}},
-		{"KLD over, real", drift(0.02, Interval{0.015, 0.03}, 98.5, Interval{98, 99}), floor, BudgetCheck{KLDOver: true}},
-		{"top-1 over, real", drift(0.005, Interval{0.004, 0.006}, 93.1, Interval{92, 94}), floor, BudgetCheck{Top1Over: true}},
-		{"over, but so is the floor", drift(0.02, Interval{0.015, 0.03}, 96, Interval{94, 97}), noisyFloor, BudgetCheck{}},
-		{"over, no floor", drift(0.02, Interval{0.015, 0.03}, 93.1, Interval{92, 94}), ContextDrift{}, BudgetCheck{KLDOver: true, Top1Over: true}},
+		{"within", drift(0.005, Interval{Lo: 0.004, Hi: 0.006}, 98.5, Interval{Lo: 98, Hi: 99}), floor, BudgetCheck{}},
+		{"KLD over, real", drift(0.02, Interval{Lo: 0.015, Hi: 0.03}, 98.5, Interval{Lo: 98, Hi: 99}), floor, BudgetCheck{KLDOver: true}},
+		{"top-1 over, real", drift(0.005, Interval{Lo: 0.004, Hi: 0.006}, 93.1, Interval{Lo: 92, Hi: 94}), floor, BudgetCheck{Top1Over: true}},
+		{"over, but so is the floor", drift(0.02, Interval{Lo: 0.015, Hi: 0.03}, 96, Interval{Lo: 94, Hi: 97}), noisyFloor, BudgetCheck{}},
+		{"over, no floor", drift(0.02, Interval{Lo: 0.015, Hi: 0.03}, 93.1, Interval{Lo: 92, Hi: 94}), ContextDrift{}, BudgetCheck{KLDOver: true, Top1Over: true}},
 		{"no positions", ContextDrift{}, floor, BudgetCheck{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestBudgetCheck(t *testing.T) {
 			}
 		})
 	}
-	if (Budget{KLD: 0.01}).Check(drift(0.005, Interval{0.004, 0.006}, 50, Interval{40, 60}), floor).Over() {
+	if (Budget{KLD: 0.01}).Check(drift(0.005, Interval{Lo: 0.004, Hi: 0.006}, 50, Interval{Lo: 40, Hi: 60}), floor).Over() {
 		t.Error("a budget without top1 bounded top-1")
 	}
 }

@@ -83,6 +83,9 @@ func checkRun(r engine.Report, file string) error {
 	if problem == "" {
 		problem = loadProblem(r.Load)
 	}
+	if problem == "" && r.Quality != nil {
+		problem = r.Quality.Problem()
+	}
 	if problem != "" {
 		return &implausibleError{File: file, Problem: problem}
 	}

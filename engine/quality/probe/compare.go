@@ -22,7 +22,7 @@ func Compare(ctx context.Context, s Server, ref quality.Reference, o Options, sa
 	if err != nil {
 		return rep, err
 	}
-	if err := ref.CheckTokenizer(s.Model, fp); err != nil {
+	if err := quality.CheckTokenizer(ref.Header, s.Model, fp); err != nil {
 		return rep, err
 	}
 	k := ref.K

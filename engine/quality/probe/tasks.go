@@ -28,9 +28,11 @@ func (e *TooLongError) Error() string {
 // (DefaultTaskTokens when 0), and checks each with its matcher; the run
 // is paired with ref's (which may be nil) when ref ran the same items.
 // Every prompt is measured first: one that does not fit the model is a
-// *TooLongError before anything is asked. save gets the run every
-// taskSaveEvery items and at the end.
-func Tasks(ctx context.Context, s Server, tasks []quality.Task, file string, maxTokens int, ref *quality.TaskRun, events func(Event), save func(quality.TaskRun) error) (quality.TaskRun, error) {
+// *TooLongError before anything is asked. prior (which may be nil) is an
+// interrupted run of the same items: its answers are kept and asking goes
+// on after them. save gets the run every taskSaveEvery items and at the
+// end.
+func Tasks(ctx context.Context, s Server, tasks []quality.Task, file string, maxTokens int, ref, prior *quality.TaskRun, events func(Event), save func(quality.TaskRun) error) (quality.TaskRun, error) {
 	maxTokens = cmpOr(maxTokens, DefaultTaskTokens)
 	o := Options{Events: events}
 	if s.MaxModelLen > 0 {
@@ -45,7 +47,13 @@ func Tasks(ctx context.Context, s Server, tasks []quality.Task, file string, max
 		}
 	}
 	run := quality.TaskRun{File: engine.BoundName(file), Digest: quality.TasksDigest(tasks), Items: len(tasks), Correct: make([]bool, 0, len(tasks))}
+	if prior != nil && prior.Digest == run.Digest && len(prior.Correct) <= len(tasks) {
+		run.Correct = append(run.Correct, prior.Correct...)
+	}
 	for i, t := range tasks {
+		if i < len(run.Correct) {
+			continue
+		}
 		o.event(Event{Phase: PhaseTasks, Done: i, Of: len(tasks)})
 		answer, err := s.chat(ctx, t.Prompt, maxTokens)
 		if err != nil {
@@ -53,7 +61,7 @@ func Tasks(ctx context.Context, s Server, tasks []quality.Task, file string, max
 		}
 		run.Correct = append(run.Correct, t.Correct(answer))
 		if (i+1)%taskSaveEvery == 0 || i+1 == len(tasks) {
-			run.Summarize(tasks, ref)
+			quality.SummarizeTasks(&run, tasks, ref)
 			if err := save(run); err != nil {
 				return run, err
 			}

@@ -32,7 +32,7 @@ func TestQualityTasks(t *testing.T) {
 	}
 	run := func(s Server, ref *quality.TaskRun) quality.TaskRun {
 		saves := 0
-		r, err := Tasks(context.Background(), s, tasks, "t.jsonl", 64, ref, nil, func(quality.TaskRun) error { saves++; return nil })
+		r, err := Tasks(context.Background(), s, tasks, "t.jsonl", 64, ref, nil, nil, func(quality.TaskRun) error { saves++; return nil })
 		if err != nil || saves != 1 {
 			t.Fatalf("tasks: %v, %d saves", err, saves)
 		}
@@ -49,7 +49,7 @@ func TestQualityTasks(t *testing.T) {
 	}
 	t.Logf("tasks: %s, %d flipped", p, len(int4.Flipped))
 	tasks[3].Prompt += longText(9000)
-	_, err := Tasks(context.Background(), base, tasks, "t.jsonl", 64, nil, nil, func(quality.TaskRun) error { t.Fatal("saved"); return nil })
+	_, err := Tasks(context.Background(), base, tasks, "t.jsonl", 64, nil, nil, nil, func(quality.TaskRun) error { t.Fatal("saved"); return nil })
 	var tl *TooLongError
 	if !errors.As(err, &tl) || tl.Line != 4 {
 		t.Fatalf("a prompt past max_model_len: %v, want a TooLongError at line 4", err)
