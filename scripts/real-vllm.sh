@@ -16,10 +16,16 @@
 #   5. checks the Ray cluster check against a real Ray head
 #      (scripts/rig/ray-check.sh);
 #   6. sweeps max_num_seqs = 4, 16 × enforce_eager off, on (speedmatrix
-#      sweep), each configuration launched in turn.
+#      sweep), each configuration launched in turn;
+#   7. quality: records a drift reference of the bf16 server (speedmatrix
+#      quality --save-reference), compares the same server with it (drift
+#      at the noise floor) and a float32 server (drift above it), checked
+#      by scripts/rig/check_quality.py, then sweeps dtype = bfloat16,
+#      float32 with --quality when this build's sweep has it.
 # One line per check; exits 1 if any failed. Everything lands in OUTDIR.
 # Measure on a quiet machine: the server and the client share its cores.
-# SPEEDMATRIX_RIG_SKIP="peers load ray" leaves parts out; --update-testdata copies
+# SPEEDMATRIX_RIG_SKIP="peers load ray" leaves parts out (the names: launch
+# preempt endpoint peers load kill ray sweep quality quality-sweep); --update-testdata copies
 # the recorded formats into the unit tests' testdata.
 set -uo pipefail
 shopt -s lastpipe # count, at the end of a pipe, adds up the failures in this shell
@@ -39,9 +45,13 @@ count() { # count the FAIL lines of a checker's output, printing it
 	printf '%s\n' "$out"
 	fails=$((fails + $(printf '%s\n' "$out" | grep -c '^FAIL')))
 }
-# vLLM's processes: the API server (`vllm serve`, or python running it),
-# EngineCore and workers (named VLLM::…); not the peers' `vllm bench`.
-vllm_pids() { pgrep -f "vllm serve|VLLM::" | grep -vx "$$" || true; }
+# vLLM's processes: the rig's API server ($venv/bin/vllm serve, or python
+# running it), EngineCore and workers (named VLLM::…); not the peers' `vllm
+# bench`, nor a simulator someone else runs on the machine through a
+# stand-in named vllm (examples/sweep/vllm: its guard's line reads
+# "speedmatrix-guard examples/sweep/vllm serve …", which failed the stop
+# checks of a rig that had left nothing).
+vllm_pids() { pgrep -f "$venv/bin/vllm serve|VLLM::" | grep -vx "$$" || true; }
 describe() { [ -n "$1" ] && ps -o pid=,args= -p "$(echo $1 | tr ' ' ',')" | cut -c1-80 | tr '\n' ';'; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # running URL: the requests the server is running now, from its /metrics (0
@@ -90,8 +100,9 @@ sm=$OUT/speedmatrix
 key=sm-rig-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 export RIG_API_KEY=$key
 
-# server.toml: what a CPU server needs, in our own keys.
-toml() { # toml NAME PORT [extra lines]
+# server.toml: what a CPU server needs, in our own keys; $dtype, when set,
+# in place of bfloat16.
+toml() { # [dtype=D] toml NAME PORT [extra lines]
 	local dir=$OUT/$1
 	mkdir -p "$dir"
 	{
@@ -101,7 +112,7 @@ toml() { # toml NAME PORT [extra lines]
 		echo "device = \"cpu\""
 		echo "port = $2"
 		echo "max_model_len = 4096"
-		echo "dtype = \"bfloat16\""
+		echo "dtype = \"${dtype:-bfloat16}\""
 		echo "api_key_file = \"$OUT/api-key\""
 		echo "log_dir = \"$dir\""
 		echo "startup_timeout = \"15m\""
@@ -349,8 +360,66 @@ if [[ $skip != *" sweep "* ]]; then
 		fail "sweep stop: left running: $(describe "$left")"
 fi
 
+# 7. Quality drift (speedmatrix quality): a reference of the bf16 server at
+# 512 and 2K (8 probes of 128 greedy tokens, top 20, each probe again under
+# load for the noise floor); the same server compared with it must sit at
+# the floor, a float32 server must drift above it beyond both intervals.
+# No needle trials: the tiny model's weights are random, so it retrieves
+# no needle on either side and a paired test of 0/20 → 0/20 proves nothing.
+# quality_run NAME LOG ARGS…: one `speedmatrix quality`, its exit checked.
+quality_run() {
+	local name=$1 log=$2
+	shift 2
+	bgwait "$sm" quality "$@" --needle-trials 0 >"$log" 2>&1
+	local rc=$?
+	[ $rc -eq 0 ] && pass "$name: exit 0, $(grep -v '^vllm|' "$log" | grep -m1 -E '^(reference saved|512: top-1)')" ||
+		fail "$name: exit $rc: $(tail -1 "$log")"
+}
+if [[ $skip != *" quality "* ]]; then
+	q=$OUT/quality
+	mkdir -p "$q"
+	ref=$q/ref.quality.json
+	rm -f "$ref" # a reference is recorded once: quality refuses to overwrite one
+	cfg=$(toml quality-bf16 "$(freeport)" 'kv_cache_memory_bytes = 33554432')
+	quality_run "quality record" "$q/record.log" --launch "$cfg" --contexts 512,2K --save-reference "$ref"
+	python3 scripts/rig/check_quality.py reference "quality reference" "$ref" 512,2048 | count
+	quality_run "quality same server" "$q/same.log" --launch "$cfg" --reference "$ref" --out "$q/same"
+	python3 scripts/rig/check_quality.py floor "quality same server" "$q/same/quality.json" | count
+	cfg=$(dtype=float32 toml quality-float32 "$(freeport)" 'kv_cache_memory_bytes = 33554432')
+	quality_run "quality float32" "$q/float32.log" --launch "$cfg" --reference "$ref" --out "$q/float32"
+	python3 scripts/rig/check_quality.py drift "quality float32" "$q/float32/quality.json" | count
+	left=$(vllm_pids)
+	[ -z "$left" ] && pass "quality stop: no vLLM process left after 3 start-ups" || fail "quality stop: left running: $(describe "$left")"
+fi
+
+# 8. A sweep with --quality over dtype = bfloat16, float32: the baseline
+# (bf16) recorded as the reference, float32 measured against it; its
+# answer names float32's drift. Skipped, saying so, where this build's
+# sweep has no --quality yet.
+if [[ $skip != *" quality-sweep "* ]]; then
+	if ! "$sm" sweep --help 2>&1 | grep -q -- '-quality'; then
+		echo "SKIP quality sweep: this build's speedmatrix sweep has no --quality flag"
+	else
+		port=$(freeport)
+		cfg=$(toml quality-sweep "$port" 'kv_cache_memory_bytes = 33554432')
+		rm -rf "$OUT/quality-sweep/out"
+		mkdir -p "$OUT/quality-sweep"
+		bgwait "$sm" sweep --launch "$cfg" --vary dtype=bfloat16,float32 --quality --quality-needle-trials 0 \
+			--out "$OUT/quality-sweep/out" --api completions --contexts 512,2K --prefill-contexts none --concurrency 1,4 \
+			--duration 10s --precision off --max-output 512 >"$OUT/quality-sweep/sweep.log" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] && pass "quality sweep: exit 0, $(grep -m1 '^sweep done' "$OUT/quality-sweep/sweep.log")" ||
+			fail "quality sweep: exit $rc: $(tail -1 "$OUT/quality-sweep/sweep.log")"
+		python3 scripts/rig/check_quality.py sweep "quality sweep" "$OUT/quality-sweep/out/sweep.json" | count
+		sed -n '/^answer/,/^sweep done/p' "$OUT/quality-sweep/sweep.log" | sed 's/^/  /'
+		left=$(vllm_pids)
+		[ -z "$left" ] && port_free "$port" && pass "quality sweep stop: no vLLM process left, port $port free" ||
+			fail "quality sweep stop: left running: $(describe "$left")"
+	fi
+fi
+
 # The key in none of our files: logs, reports, recordings.
-leaks=$(grep -rlF -- "$key" "$OUT"/launch "$OUT"/preempt "$OUT"/endpoint "$OUT"/kill "$OUT"/recorded "$OUT"/sweep 2>/dev/null | head -3)
+leaks=$(grep -rlF -- "$key" "$OUT"/launch "$OUT"/preempt "$OUT"/endpoint "$OUT"/kill "$OUT"/recorded "$OUT"/sweep "$OUT"/quality "$OUT"/quality-sweep 2>/dev/null | head -3)
 [ -z "$leaks" ] && pass "secrets: the API key is in none of speedmatrix's logs, reports or the recorded server output" ||
 	fail "secrets: the API key is in $leaks"
 
