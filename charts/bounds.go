@@ -36,7 +36,9 @@ const (
 
 // listed is lines, each cut to maxListedRunes, at most maxListed of them
 // with a last line that says how many more of what report.md lists.
-func listed(lines []string, what string) []string { return listedIn(lines, len(lines), what, "report.md") }
+func listed(lines []string, what string) []string {
+	return listedIn(lines, len(lines), what, "report.md")
+}
 
 // listedIn is listed for lines that are the first of total (a caller
 // need not format them all), the rest listed in the file where.

@@ -51,7 +51,7 @@ const (
 	qualityTitle    = "Quality drift against the reference"
 	qualitySubtitle = "KL divergence and top-1 agreement by context length · whiskers and bands are 95 % intervals"
 	// qualityKLDNote states the KL approximation (the issue asks for it).
-	qualityKLDNote = "KL divergence over each position's top-K tokens with one bucket for the rest of the vocabulary (which bounds it); intervals are 95 % bootstrap over probes."
+	qualityKLDNote  = "KL divergence over each position's top-K tokens with one bucket for the rest of the vocabulary (which bounds it); intervals are 95 % bootstrap over probes."
 	qualityZeroNote = "A KL divergence of 0 (the same distributions) is drawn at the foot of the log axis and labelled 0."
 )
 
