@@ -118,7 +118,10 @@ func drawQualitySection(d *Drawing, p palette, q QualityModel, x, y, w float64) 
 	}
 	y = drawNotes(d, p, q.Notes, x, y+24+qualitySheetPanelH+8, w)
 	if len(q.Drift.Rows) > 0 {
-		y = drawTable(d, p, q.Drift, x, y+8, w)
+		d.text(x, y+24, q.Drift.Title, textStyle{size: 15, font: fontBold, color: p.text})
+		// The sheet leaves out max, Δp and first divergence: the verdict
+		// must fit its width; report.html has every column.
+		y = drawTable(d, p, pickColumns(q.Drift, 0, 1, 2, 3, 4, 8, 9, 10), x, y+36, w)
 	}
 	return y
 }
@@ -126,4 +129,20 @@ func drawQualitySection(d *Drawing, p palette, q QualityModel, x, y, w float64) 
 // qualityError is why a report's drift chart cannot be drawn.
 func qualityError(kind Kind) error {
 	return fmt.Errorf("chart %s: this report has no quality section", kind)
+}
+
+// pickColumns is t with only the columns at idx, in that order.
+func pickColumns(t Table, idx ...int) Table {
+	out := Table{Title: t.Title, NotesBefore: t.NotesBefore, NotesAfter: t.NotesAfter}
+	for _, i := range idx {
+		out.Columns = append(out.Columns, t.Columns[i])
+	}
+	for _, r := range t.Rows {
+		row := TableRow{Status: r.Status, Cells: make([]string, len(idx))}
+		for j, i := range idx {
+			row.Cells[j] = r.Cells[i]
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
 }
