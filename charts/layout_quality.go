@@ -89,6 +89,9 @@ func layoutQualityFigure(m Model, q QualityModel, p palette, f frame) *Drawing {
 	d := &Drawing{width: f.width, bg: p.bg}
 	margin := f.margin(figureMargin)
 	inner := f.width - 2*margin
+	if q.Simulated && !m.Header.Simulated {
+		m.Header.Simulated, m.Header.Badge = true, q.Badge
+	}
 	y := drawChartHeader(d, p, m, q.Title, q.Subtitle, margin, margin-8, inner)
 	panelH := qualityPanelH
 	if f.screen && f.height > 0 {

@@ -187,6 +187,12 @@ func TestReportWithQuality(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	sim := qualityFixture(true)
+	r.Quality = &sim
+	if d, err := Draw(KindQuality, r, DefaultOptions()); err != nil || !slices.Contains(d.Texts(), "simulated (profile tiny)") {
+		t.Errorf("a measured run's chart of a simulated comparison has no simulated badge: %v", err)
+	}
+	r.Quality = &q
 	sheet, err := Draw(KindReport, r, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
