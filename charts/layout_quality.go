@@ -112,14 +112,8 @@ func layoutQualityFigure(m Model, q QualityModel, p palette, f frame) *Drawing {
 // side, the notes, and the drift table; it returns the y below.
 func drawQualitySection(d *Drawing, p palette, q QualityModel, x, y, w float64) float64 {
 	y = drawHeading(d, p, q.Title, q.Subtitle, x, y)
-	const gap = 32.0
-	half := (w - gap) / 2
-	for i, c := range alignLeftAxes(q.KLD, q.Top1) {
-		cx := x + float64(i)*(half+gap)
-		d.text(cx, y+16, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
-		drawLineChart(d, p, c, cx, y+24, half, qualitySheetPanelH)
-	}
-	y = drawNotes(d, p, q.Notes, x, y+24+qualitySheetPanelH+8, w)
+	y = drawPanelPair(d, p, q.KLD, q.Top1, x, y, w, qualitySheetPanelH)
+	y = drawNotes(d, p, q.Notes, x, y+8, w)
 	if len(q.Drift.Rows) > 0 {
 		d.text(x, y+24, q.Drift.Title, textStyle{size: 15, font: fontBold, color: p.text})
 		// The sheet leaves out max, Δp and first divergence: the verdict
