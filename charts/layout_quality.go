@@ -96,7 +96,7 @@ func layoutQualityFigure(m Model, q QualityModel, p palette, f frame) *Drawing {
 	panelH := qualityPanelH
 	if f.screen && f.height > 0 {
 		notesH := drawNotes(&Drawing{}, p, q.Notes, margin, 0, inner)
-		panelH = math.Max(lineChartMinH, math.Min(lineChartMaxH, math.Floor((f.height-y-notesH-figureBottomM-2*32)/2)))
+		panelH = math.Max(lineChartMinH, math.Min(lineChartMaxH, math.Floor((f.height-y-notesH-8-figureBottomM-2*32)/2)))
 	}
 	for _, c := range alignLeftAxes(q.KLD, q.Top1) {
 		d.text(margin, y+22, c.Title, textStyle{size: 15, font: fontBold, color: p.text})

@@ -262,3 +262,22 @@ func TestQualityHTML(t *testing.T) {
 		t.Error("a report without quality has a Quality section")
 	}
 }
+
+// TestQualityPicture: the app's Quality tab gets the chart laid out for
+// its pane, at the screen's density, its panels filling the height.
+func TestQualityPicture(t *testing.T) {
+	small, err := QualityPicture(qualityFixture(true), Dark, Pane{Width: 700, Height: 900, Scale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tall, err := QualityPicture(qualityFixture(true), Dark, Pane{Width: 700, Height: 1400, Scale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := small.Bounds().Dx(); w != 1400 {
+		t.Errorf("a 700 px pane at 2× gets a picture %d px wide, want 1400", w)
+	}
+	if hs, ht := small.Bounds().Dy(), tall.Bounds().Dy(); ht <= hs || ht > 2*1400 {
+		t.Errorf("pictures %d and %d px tall for panes of 900 and 1400: want the taller pane's taller, within it", hs, ht)
+	}
+}
