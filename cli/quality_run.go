@@ -28,6 +28,7 @@ type qualityRun struct {
 	tasks  []quality.Task
 	budget quality.Budget
 	eng    engine.EngineInfo
+	prior  *quality.Report // --resume's interrupted comparison
 	stdout io.Writer
 }
 
@@ -175,7 +176,7 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	var saveErr error
 	saves := 0
 	o := probe.RunOptions{Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens,
-		Budget: q.budget, Engine: q.eng, Events: q.event}
+		Budget: q.budget, Engine: q.eng, Prior: q.prior, Events: q.event}
 	if q.f.needle > 0 {
 		o.NeedleTrials, o.NeedleContexts = q.f.needle, q.needleContexts(ref)
 	}
@@ -187,12 +188,14 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	var nl *probe.NoLogprobsError
 	var te *quality.TokenizerError
 	switch {
+	case errors.Is(err, probe.ErrPriorReference):
+		return exitWith(exitCantStart, fmt.Errorf("quality: --resume: %s was compared with another reference than --reference %s: give that reference, or choose another --out", filepath.Join(q.f.out, qualityJSONFile), q.f.reference))
 	case errors.As(err, &te):
 		return exitWith(exitCantStart, fmt.Errorf("quality: --reference %s: %w: compare it with a server of the same model family, or record a new reference", q.f.reference, err))
 	case errors.As(err, &nl):
 		fmt.Fprintf(q.stdout, "%v: no drift could be measured against it; the needle task and --tasks ran\n", err)
 	case err != nil:
-		return stopped(q.tasksErr(err), saveErr, saves > 0)
+		return stopped(q.tasksErr(err), saveErr, saves > 0 || q.prior != nil)
 	}
 	printDrift(q.stdout, rep, q.simulated())
 	printNeedle(q.stdout, rep.Needle)
