@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/report"
@@ -103,7 +104,7 @@ func (q qualityRun) record(ctx context.Context) error {
 		return saveErr
 	}
 	o := probe.Options{Contexts: contexts, Probes: q.f.probes, ContinuationTokens: q.f.continuation, Seed: q.f.seed, Text: q.text, Events: q.event}
-	ref, err := probe.Record(ctx, q.s, quality.Header{Engine: q.eng}, o, save)
+	ref, err := probe.Record(ctx, q.s, quality.Header{Engine: q.eng, Settings: q.settings()}, o, save)
 	var nl *probe.NoLogprobsError
 	if errors.As(err, &nl) {
 		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run, but no reference is saved\n", err)
@@ -138,6 +139,22 @@ func (q qualityRun) record(ctx context.Context) error {
 	printNeedle(q.stdout, ref.Needle)
 	printTasks(q.stdout, ref.Tasks)
 	return nil
+}
+
+// settings are what the reference records of the server's settings that
+// change its answers: server.toml's (--launch), else the quantization the
+// server reports.
+func (q qualityRun) settings() map[string]string {
+	m := map[string]string{}
+	if q.f.launch != "" {
+		if cfg, err := launch.LoadConfig(q.f.launch); err == nil { // it launched: it loads
+			m = cfg.OutputSettings()
+		}
+	}
+	if _, ok := m["quantization"]; !ok && q.eng.Quantization != "" {
+		m["quantization"] = q.eng.Quantization
+	}
+	return m
 }
 
 // tasksErr is a task run's error in the flags' words.
