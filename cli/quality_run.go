@@ -104,7 +104,8 @@ func (q qualityRun) record(ctx context.Context) error {
 		return saveErr
 	}
 	o := probe.Options{Contexts: contexts, Probes: q.f.probes, ContinuationTokens: q.f.continuation, Seed: q.f.seed, Text: q.text, Events: q.event}
-	ref, err := probe.Record(ctx, q.s, quality.Header{Engine: q.eng, Settings: q.settings()}, o, save)
+	r := probe.RunOptions{NeedleTrials: q.f.needle, Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens}
+	ref, err := probe.RecordReference(ctx, q.s, quality.Header{Engine: q.eng, Settings: q.settings()}, o, r, save)
 	var nl *probe.NoLogprobsError
 	if errors.As(err, &nl) {
 		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run, but no reference is saved\n", err)
@@ -112,28 +113,7 @@ func (q qualityRun) record(ctx context.Context) error {
 		return exitWith(exitCantStart, fmt.Errorf("quality: %w: record the reference on a server that gives logprobs (vLLM: --max-logprobs 20)", err))
 	}
 	if err != nil {
-		return stopped(err, saveErr, saves > 0)
-	}
-	if q.f.needle > 0 {
-		ref.Needle, err = probe.Needle(ctx, q.s, ref.Contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func(n []quality.NeedleContext) error {
-			r := ref
-			r.Needle = n
-			return save(r)
-		})
-		if err != nil {
-			return stopped(err, saveErr, true)
-		}
-	}
-	if len(q.tasks) > 0 {
-		ref.Tasks = &quality.TaskRun{}
-		*ref.Tasks, err = probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, nil, q.event, func(t quality.TaskRun) error {
-			r := ref
-			r.Tasks = &t
-			return save(r)
-		})
-		if err != nil {
-			return stopped(q.tasksErr(err), saveErr, true)
-		}
+		return stopped(q.tasksErr(err), saveErr, saves > 0)
 	}
 	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), engine.ContextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
 	printNeedle(q.stdout, ref.Needle)
