@@ -74,6 +74,14 @@ func BuildQuality(q engine.QualityReport) QualityModel {
 		ctxs = ctxs[:engine.MaxLevels]
 	}
 	kldBudget, top1Budget, _ := engine.ParseQualityBudget(q.Budget)
+	// Strings from a file are bounded where they enter the pictures and
+	// the page: the budget is repeated on every verdict.
+	q.Budget = engine.BoundName(q.Budget)
+	if q.Tasks != nil {
+		t := *q.Tasks
+		t.File = engine.BoundName(t.File)
+		q.Tasks = &t
+	}
 	m.KLD, m.Top1 = buildQualityCharts(ctxs, q.NoiseFloor, kldBudget, top1Budget)
 	m.Drift = buildDriftTable(q, ctxs)
 	m.Needle = buildNeedleTable(q.Needle)

@@ -257,6 +257,12 @@ func TestQualityHTML(t *testing.T) {
 			t.Errorf("the Quality section lacks %q", want)
 		}
 	}
+	long := qualityFixture(false)
+	long.Budget, long.Tasks.File = "kld=0.01,"+strings.Repeat("x", 1<<20), strings.Repeat("f", 1<<20)
+	r.Quality = &long
+	if page, err := HTML(r); err != nil || len(page) > 1<<20 {
+		t.Errorf("a megabyte budget and task file name make a page of %d bytes: want them bounded", len(page))
+	}
 	r.Quality = nil
 	if page, _ := HTML(r); bytes.Contains(page, []byte(`id="quality"`)) {
 		t.Error("a report without quality has a Quality section")
