@@ -21,21 +21,15 @@ float32: the baseline recorded as the reference; float32 measured against
 it, its drift real at every context, and its run's report.json quality
 section passing the drift check above.
 
-NAME prefixes every line ("quality same", "quality float32").
+NAME prefixes every line ("quality same server", "quality float32").
 """
 
 import json
 import os
 import sys
 
-failed = False
-
-
-def line(ok, name, text):
-    """Prints a PASS or FAIL line."""
-    global failed
-    failed |= not ok
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {text}")
+import check_report
+from check_report import line  # the one PASS/FAIL line; check_report.failed counts them
 
 
 def label(tokens):
@@ -131,13 +125,17 @@ def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("reference", "floor", "drift", "sweep"):
         sys.exit(__doc__)
     mode, name, path = sys.argv[1:4]
-    if mode == "reference":
-        check_reference(name, path, sys.argv[4])
-    elif mode == "sweep":
-        check_sweep(name, path)
-    else:
-        check(name, path, mode == "drift")
-    sys.exit(1 if failed else 0)
+    try:
+        if mode == "reference":
+            check_reference(name, path, sys.argv[4])
+        elif mode == "sweep":
+            check_sweep(name, path)
+        else:
+            check(name, path, mode == "drift")
+    except (KeyError, TypeError, IndexError, ValueError) as e:
+        # A FAIL line, not only a traceback: the rig counts FAIL lines.
+        line(False, name, f"{path} is not what the check expects: {e!r}")
+    sys.exit(1 if check_report.failed else 0)
 
 
 main()
