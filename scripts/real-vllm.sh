@@ -397,7 +397,9 @@ fi
 # answer names float32's drift. Skipped, saying so, where this build's
 # sweep has no --quality yet.
 if [[ $skip != *" quality-sweep "* ]]; then
-	if ! "$sm" sweep --help 2>&1 | grep -q -- '-quality'; then
+	# Read whole, not piped into grep -q: under pipefail, grep's early exit
+	# made the help's SIGPIPE read as "no such flag" now and then.
+	if [[ $("$sm" sweep --help 2>&1) != *$'\n  -quality\n'* ]]; then
 		echo "SKIP quality sweep: this build's speedmatrix sweep has no --quality flag"
 	else
 		port=$(freeport)
