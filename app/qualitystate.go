@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"speedmatrix/engine/quality"
+	"speedmatrix/engine/runs"
 )
 
 // The Matrix screen's Quality choices: what a run does after its matrix.
@@ -48,34 +49,36 @@ func checkQuality(q qualityInfo) (quality.Reference, error) {
 		if q.Path == "" {
 			return quality.Reference{}, &fieldError{qualityField, "no reference chosen", "choose the reference file to compare with, or record one with Record a reference"}
 		}
-		return readReferenceFile(q.Path)
+		ref, _, err := readReferenceFile(q.Path)
+		return ref, err
 	case qualityRecord:
 		return quality.Reference{}, checkRecordPath(q.Path)
 	}
 	return quality.Reference{}, nil
 }
 
-// readReferenceFile reads the reference at path within the engine's bounds
-// (quality.ReadReference); the error is in the Quality field's words.
-func readReferenceFile(path string) (quality.Reference, error) {
+// readReferenceFile reads the reference at path within the engine's bounds,
+// with its bytes' SHA-256 (runs.ReadReference); the error is in the
+// Quality field's words.
+func readReferenceFile(path string) (quality.Reference, string, error) {
 	name := filepath.Base(path)
 	fh, err := os.Open(path)
 	if err != nil {
-		return quality.Reference{}, &fieldError{qualityField, name + " cannot be read (" + pathless(err) + ")", "choose the reference file again, or record one with Record a reference"}
+		return quality.Reference{}, "", &fieldError{qualityField, name + " cannot be read (" + pathless(err) + ")", "choose the reference file again, or record one with Record a reference"}
 	}
 	defer fh.Close()
-	ref, err := quality.ReadReference(fh)
+	ref, sum, err := runs.ReadReference(fh)
 	var version *quality.VersionError
 	var bad *quality.ReferenceError
 	switch {
 	case errors.As(err, &version):
-		return ref, &fieldError{qualityField, name + " is of " + err.Error(), "record the reference again with Record a reference"}
+		return ref, "", &fieldError{qualityField, name + " is of " + err.Error(), "record the reference again with Record a reference"}
 	case errors.As(err, &bad):
-		return ref, &fieldError{qualityField, name + " is " + err.Error(), "choose a file saved by Record a reference"}
+		return ref, "", &fieldError{qualityField, name + " is " + err.Error(), "choose a file saved by Record a reference"}
 	case err != nil:
-		return ref, &fieldError{qualityField, name + " cannot be read (" + pathless(err) + ")", "choose the reference file again"}
+		return ref, "", &fieldError{qualityField, name + " cannot be read (" + pathless(err) + ")", "choose the reference file again"}
 	}
-	return ref, nil
+	return ref, sum, nil
 }
 
 // checkRecordPath checks, before anything is measured, that a reference

@@ -1,0 +1,147 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/quality"
+)
+
+// writeReference writes a small, valid reference of model into dir and
+// returns its path.
+func writeReference(t *testing.T, dir, model string) string {
+	t.Helper()
+	top := quality.NewTopK(map[int]float64{5: -0.1, 6: -3})
+	ref := quality.Reference{Header: quality.Header{FormatVersion: quality.FormatVersion, Model: model, Tokenizer: "sha256:" + strings.Repeat("ab", 32),
+		K: 2, ContinuationTokens: 2, Contexts: []int{512}, RecordedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)},
+		Probes: []quality.Probe{{ContextTokens: 512, Prompt: []int{1, 2, 3}, Continuation: []int{5, 5}, TopK: []quality.TopK{top, top}}}}
+	data, err := json.Marshal(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ref.quality.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestQualityFieldStates: the Matrix screen's Quality field, in each
+// state, gives the state what the Run screen starts, and a file it can't
+// use is one line in the field's words, shown on the Matrix screen and
+// refused by Start before anything runs.
+func TestQualityFieldStates(t *testing.T) {
+	dir := t.TempDir()
+	good := writeReference(t, dir, "Qwen/Qwen3-0.6B")
+	notRef := filepath.Join(dir, "results.json")
+	if err := os.WriteFile(notRef, []byte(`{"schema_version": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	taken := filepath.Join(dir, "taken.quality.json")
+	if err := os.WriteFile(taken, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, mode, path string
+		want             string // the problem's line; "" for none
+	}{
+		{"off", qualityOff, "", ""},
+		{"compare, nothing chosen", qualityCompare, "", "Quality: no reference chosen."},
+		{"compare, a missing file", qualityCompare, filepath.Join(dir, "gone.json"), "Quality: gone.json cannot be read (no such file or directory)."},
+		{"compare, not a reference", qualityCompare, notRef, "Quality: results.json is not a quality reference: it has no format_version."},
+		{"compare, a reference", qualityCompare, good, ""},
+		{"record, nothing chosen", qualityRecord, "", "Quality: no file to record the reference into."},
+		{"record over a file", qualityRecord, taken, "Quality: taken.quality.json already exists, and a reference is recorded once."},
+		{"record, a new file", qualityRecord, filepath.Join(dir, "new.quality.json"), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			eng := &fakeEngine{events: cannedEvents()}
+			u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+			m := u.matrix
+			q := m.quality
+			q.pick = func(ok func(string)) { ok(c.path) }
+			q.save = q.pick
+			q.mode.SetSelected(c.mode)
+			if c.path != "" {
+				q.onChoose()
+			}
+			st := u.state.quality
+			if st.Mode != c.mode || (c.mode != qualityOff && st.Path != c.path) {
+				t.Errorf("state has %q %q; want %q %q", st.Mode, st.Path, c.mode, c.path)
+			}
+			if q.row.Visible() != (c.mode != qualityOff) {
+				t.Errorf("the file row shown %v with %s", q.row.Visible(), c.mode)
+			}
+			if c.want == "" {
+				if st.Err != nil || m.banner.visible() {
+					t.Fatalf("a usable field: error %v, banner %v %q", st.Err, m.banner.visible(), m.banner.current.Message)
+				}
+				return
+			}
+			if n := m.banner.current; !m.banner.visible() || n.Message != c.want || n.Action == "" {
+				t.Errorf("Matrix banner %v %q (%q); want %q with what to do", m.banner.visible(), n.Message, n.Action, c.want)
+			}
+			u.run.onStart()
+			if u.run.running() || len(eng.plans) != 0 {
+				t.Fatalf("a run started with Quality: %v", st.Err)
+			}
+			if n := u.run.banner.current; n.Message != c.want || n.Button != "Open Matrix screen" {
+				t.Errorf("Run banner %q (button %q); want %q", n.Message, n.Button, c.want)
+			}
+		})
+	}
+}
+
+// TestHistoryComparesQuality: two runs measured against the same reference
+// show, under the A/B chart, each side's drift per context both measured
+// and the needle McNemar test of the trials both ran; runs against
+// different references (or none) show none.
+func TestHistoryComparesQuality(t *testing.T) {
+	head := engine.QualityHeader{Model: "m", Tokenizer: "sha256:x", RecordedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	right := func(n, of int) []bool {
+		c := make([]bool, of)
+		for i := range n {
+			c[i] = true
+		}
+		return c
+	}
+	with := func(rep engine.Report, h engine.QualityHeader, top1, kld float64, needle []bool) engine.Report {
+		rep.Quality = &engine.QualityReport{Reference: h,
+			Contexts: []engine.ContextDrift{{ContextTokens: 8192, Positions: 1024, Top1Pct: top1, KLDMean: kld}},
+			Needle:   []engine.NeedleContext{{ContextTokens: 8192, Seed: 7, Correct: needle}}}
+		return rep
+	}
+	a := with(cannedReport("a", 100), head, 99.5, 0.0012, right(19, 20))
+	b := with(cannedReport("b", 120), head, 93.1, 0.034, right(12, 20))
+	got := strings.Join(qualityLines(a, b), "\n")
+	for _, want := range []string{"8K: top-1 99.50 % → 93.10 %, KLD mean 0.0012 → 0.034", "needle 8K: 19/20 → 12/20, p = 0.0156"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lines lack %q:\n%s", want, got)
+		}
+	}
+	other := head
+	other.RecordedAt = other.RecordedAt.Add(time.Hour)
+	if l := qualityLines(a, with(b, other, 93.1, 0.034, right(12, 20))); l != nil {
+		t.Errorf("another reference's run compared: %q", l)
+	}
+	if l := qualityLines(a, cannedReport("c", 1)); l != nil {
+		t.Errorf("a run without quality compared: %q", l)
+	}
+
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	h := u.history
+	b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
+	mustSave(t, h, a)
+	mustSave(t, h, b)
+	h.reload()
+	h.onCompare()
+	if !strings.Contains(h.status.Text, "8K: top-1 99.50 % → 93.10 %") || !strings.Contains(h.status.Text, "needle 8K: 19/20 → 12/20") {
+		t.Errorf("History's A/B status lacks the drift:\n%s", h.status.Text)
+	}
+}
