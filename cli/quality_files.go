@@ -80,16 +80,10 @@ func qualityRows(r quality.Report) [][]string {
 
 // printDrift prints the drift per context, judged.
 func printDrift(w io.Writer, r quality.Report, simulated string) {
-	for i, c := range r.Contexts {
+	for _, c := range r.Contexts {
 		verdict := "no noise floor to judge it by"
-		if i < len(r.Verdicts) && r.Verdicts[i].Floor {
-			verdict = "at the noise floor"
-			if r.Verdicts[i].Real {
-				verdict = "real drift, above the noise floor"
-			}
-		}
-		if i < len(r.Verdicts) && r.Verdicts[i].OverBudget {
-			verdict += ", over the budget " + r.Budget
+		if v, ok := r.VerdictAt(c.ContextTokens); ok {
+			verdict = v.Words(r.Budget)
 		}
 		fmt.Fprintf(w, "%s: top-1 %.2f %% (%.2f–%.2f), KLD mean %.5f (%.5f–%.5f), p99 %.4f, over %d positions: %s%s\n",
 			engine.ContextLabel(c.ContextTokens), c.Top1Pct, c.CI.Top1Pct.Lo, c.CI.Top1Pct.Hi, c.KLDMean, c.CI.KLDMean.Lo, c.CI.KLDMean.Hi,
