@@ -2,12 +2,16 @@ package app
 
 import (
 	"encoding/json"
+	"image"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
 )
@@ -143,5 +147,87 @@ func TestHistoryComparesQuality(t *testing.T) {
 	h.onCompare()
 	if !strings.Contains(h.status.Text, "8K: top-1 99.50 % → 93.10 %") || !strings.Contains(h.status.Text, "needle 8K: 19/20 → 12/20") {
 		t.Errorf("History's A/B status lacks the drift:\n%s", h.status.Text)
+	}
+}
+
+// kindsAsked is fakeCharts that records the kinds of picture asked for.
+type kindsAsked struct {
+	fakeCharts
+	mu    sync.Mutex
+	kinds []charts.Kind
+}
+
+func (k *kindsAsked) Picture(kind charts.Kind, r engine.Report, p charts.Pane, dark bool) (image.Image, error) {
+	k.mu.Lock()
+	k.kinds = append(k.kinds, kind)
+	k.mu.Unlock()
+	return k.fakeCharts.Picture(kind, r, p, dark)
+}
+
+// qualityReport is a simulated run with a quality section: drift over the
+// budget at 8K, the needle task paired with the reference's, and a task
+// run with a flipped item.
+func qualityReport() engine.Report {
+	rep := cannedReport("tiny", 195.7)
+	ci := func(lo, hi float64) engine.QualityInterval { return engine.QualityInterval{Lo: lo, Hi: hi} }
+	rep.Quality = &engine.QualityReport{
+		Reference: engine.QualityHeader{Model: "tiny", Tokenizer: "sha256:x", RecordedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)},
+		Server:    engine.QualityServer{Model: "tiny", Engine: rep.Engine},
+		Contexts: []engine.ContextDrift{
+			{ContextTokens: 1024, Probes: 8, Positions: 1024, Top1Pct: 99.5, KLDMean: 0.0012, KLDP99: 0.02, CI: engine.QualityIntervals{Top1Pct: ci(99.1, 99.8)}},
+			{ContextTokens: 8192, Probes: 8, Positions: 1024, Top1Pct: 93.1, KLDMean: 0.034, KLDP99: 0.4, CI: engine.QualityIntervals{Top1Pct: ci(92.0, 94.2)}},
+		},
+		Needle: []engine.NeedleContext{{ContextTokens: 8192, Seed: 7, Correct: make([]bool, 20), AccuracyPct: 60,
+			Reference: &engine.PairedRuns{Items: 20, Before: 19, After: 12, BeforeOnly: 7, P: 0.016}}},
+		Tasks: &engine.TaskRun{File: "gsm8k.jsonl", Items: 2, Correct: []bool{true, false}, AccuracyPct: 50,
+			Reference: &engine.PairedRuns{Items: 2, Before: 2, After: 1, BeforeOnly: 1, P: 1},
+			Flipped:   []engine.TaskFlip{{Line: 2, Prompt: "What is 6 × 7?", Now: false}}},
+		Budget:   "kld=0.01,top1=98%",
+		Verdicts: []engine.QualityJudged{{ContextTokens: 1024, Floor: true}, {ContextTokens: 8192, Floor: true, Real: true, OverBudget: true}},
+	}
+	return rep
+}
+
+// TestResultsQualityTab: a report with a quality section gets a Quality
+// tab with its drift chart drawn as the other charts are, and the tables
+// of its figures: drift per context, the needle McNemar line, the task run
+// and its flipped item, all saying simulated where the server was; a
+// report without one has no Quality tab.
+func TestResultsQualityTab(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	asked := &kindsAsked{}
+	d.charts = asked
+	u := newTestUI(t, d, Options{})
+	r := u.results
+	r.show(qualityReport(), "")
+	waitFor(t, r.rendered, "the charts")
+	if !containsTab(r.views, r.quality.tab) {
+		t.Fatal("no Quality tab for a report with a quality section")
+	}
+	asked.mu.Lock()
+	drawn := slices.Contains(asked.kinds, charts.KindQuality)
+	asked.mu.Unlock()
+	if !drawn || len(r.charts[charts.KindQuality].Objects) == 0 {
+		t.Errorf("the drift chart was not drawn: asked %v", asked.kinds)
+	}
+	var cells []string
+	for _, tbl := range []charts.Table{r.quality.model.Drift, r.quality.model.Needle, r.quality.model.Tasks} {
+		for _, row := range tbl.Rows {
+			cells = append(cells, strings.Join(row.Cells, " | "))
+		}
+	}
+	shown := strings.Join(cells, "\n") + "\n" + r.quality.title.Text + "\n" + strings.Join(r.quality.model.Flipped, "\n")
+	for _, want := range []string{"(simulated)", "93.1 %", "99.5 %", "19/20 → 12/20, p = 0.016", "gsm8k.jsonl", "line 2, now wrong", "over the budget"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the Quality tab lacks %q:\n%s", want, shown)
+		}
+	}
+	if len(r.quality.tables.Objects) < 6 {
+		t.Errorf("the tab shows %d tables and notes; want the three tables with their titles", len(r.quality.tables.Objects))
+	}
+	r.show(cannedReport("plain", 100), "")
+	waitFor(t, r.rendered, "the charts")
+	if containsTab(r.views, r.quality.tab) {
+		t.Error("a report without a quality section has a Quality tab")
 	}
 }

@@ -26,7 +26,7 @@ var fileClasses = map[string][]string{
 		"server_models.go", "server_parallel.go", "server_sim.go", "server_start.go", "server_started.go", "server_telemetry.go", "launch_advice.go", "server_compare.go", "server_compare_rows.go"},
 	"matrix":   {"matrix.go", "matrix_slo.go", "matrix_prefill.go", "matrix_quality.go", "load_form.go", "load_plan.go"},
 	"run":      {"run.go", "run_end.go", "runsave.go", "runstate.go", "run_load.go", "run_start.go", "run_sweep.go", "run_sweep_view.go", "run_quality.go"},
-	"results":  {"results.go", "export.go", "export_html.go", "results_slo.go", "results_load.go", "results_sweep.go"},
+	"results":  {"results.go", "export.go", "export_html.go", "results_slo.go", "results_load.go", "results_sweep.go", "results_quality.go"},
 	"history":  {"history.go", "history_compare.go", "history_entry.go", "history_manage.go", "history_load.go", "history_sweep.go", "history_quality.go"},
 	"settings": {"settings_tab.go", "settings_slo.go"},
 	wiring:     {"app.go", "autorun.go", "crash.go", "settings.go", "shortcuts.go", "tour.go"},
