@@ -139,7 +139,9 @@ func (e *ReferenceError) Unwrap() error { return e.Err }
 // held to quality.ReadReference's bounds and to the digest s recorded.
 func LoadReference(dir string, s Sweep) (quality.Reference, error) {
 	path := filepath.Join(dir, ReferenceFile)
-	fail := func(err error) (quality.Reference, error) { return quality.Reference{}, &ReferenceError{Path: path, Err: err} }
+	fail := func(err error) (quality.Reference, error) {
+		return quality.Reference{}, &ReferenceError{Path: path, Err: err}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fail(errors.Unwrap(err))

@@ -126,9 +126,9 @@ type Sweep struct {
 	// the baseline's, recorded as the reference (speedmatrix sweep
 	// --quality); the answer then names the best within its budget.
 	Quality *QualitySetup `json:"quality,omitempty"`
-	Configs   []Config    `json:"configs"`
-	Started   time.Time   `json:"started"`
-	Ended     time.Time   `json:"ended,omitzero"`
+	Configs []Config      `json:"configs"`
+	Started time.Time     `json:"started"`
+	Ended   time.Time     `json:"ended,omitzero"`
 	// EstimateS is the estimate made before the first start-up, start-ups
 	// included, from Prior (EstimateBasis says what it assumed); ActualS
 	// how long it took (without the pauses between resumes).
