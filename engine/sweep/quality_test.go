@@ -2,7 +2,10 @@ package sweep
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,7 +48,7 @@ func qualitySweep(t *testing.T) (s Sweep, dir, server string) {
 // cache dtype (drift calibrated, engine/sim/drift.go), and measures it
 // with fixed figures: int4 is the fastest everywhere (+30 %), fp8 next
 // (+10 %). notes gets every Progress note.
-func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string)) *Runner {
+func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string), noLogprobs ...string) *Runner {
 	p, err := sim.LookupProfile("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +60,18 @@ func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string
 			if err != nil {
 				return measure.Subject{}, nil, err
 			}
-			h := httptest.NewServer(srv)
+			var handler http.Handler = srv
+			if slices.Contains(noLogprobs, cfg.KVCacheDType) {
+				handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == "/v1/completions" {
+						w.Header().Set("Content-Type", "application/json")
+						_, _ = w.Write([]byte(`{"choices":[{"index":0,"text":"x","logprobs":null}]}`))
+						return
+					}
+					srv.ServeHTTP(w, r)
+				})
+			}
+			h := httptest.NewServer(handler)
 			return measure.Subject{Target: measure.Target{BaseURL: h.URL}}, func() { h.Close(); srv.Close() }, nil
 		},
 		Measure: func(ctx context.Context, c Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
@@ -142,5 +156,63 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	}
 	if strings.Contains(md, "†") {
 		t.Errorf("sweep.md keeps the † where a drift was measured:\n%s", md)
+	}
+}
+
+// TestSweepQualityResumeAndNoLogprobs: a sweep interrupted in fp8's
+// quality phase resumes it where it stopped, from the saved reference,
+// without recording the baseline again; a configuration whose server
+// gives no logprobs is "not measured", and the sweep goes on; a resume
+// refuses a reference whose digest is not sweep.json's.
+func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
+	s, dir, server := qualitySweep(t)
+	const fp8, int4 = "kv_cache_dtype=fp8", "kv_cache_dtype=int4_per_token_head"
+	ctx, cancel := context.WithCancel(t.Context())
+	var notes []string
+	err := qualityRunner(t, dir, &notes, func(n string) {
+		if n == fp8+": quality: 512 compared" {
+			cancel()
+		}
+	}, "int4_per_token_head").Run(ctx, &s)
+	if !errors.Is(err, measure.ErrInterrupted) || s.Configs[1].Quality == nil || s.Configs[1].Quality.State != QualityPartial {
+		t.Fatalf("interrupted: %v, %+v\n%s", err, s.Configs[1].Quality, strings.Join(notes, "\n"))
+	}
+	s, _, err = Resume(dir, Inputs{Server: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes = nil
+	if err := qualityRunner(t, dir, &notes, nil, "int4_per_token_head").Run(t.Context(), &s); err != nil {
+		t.Fatalf("resume: %v\n%s", err, strings.Join(notes, "\n"))
+	}
+	text := strings.Join(notes, "\n")
+	if strings.Contains(text, "recording the baseline") || strings.Contains(text, fp8+": quality: 512 compared") || !strings.Contains(text, fp8+": quality: 4K compared") {
+		t.Errorf("the resume did not go on from where it stopped:\n%s", text)
+	}
+	if q := s.Configs[1].Quality; q == nil || q.State != QualityMeasured || len(q.Contexts) != 2 {
+		t.Errorf("fp8's quality after the resume: %+v", q)
+	}
+	q := s.Configs[2].Quality
+	if s.Configs[2].Status != StatusDone || q == nil || q.State != QualityNotMeasured || !strings.Contains(q.Reason, "gives no logprobs") ||
+		QualityText(s.Configs[2]) != "not measured: "+q.Reason {
+		t.Errorf("int4 without logprobs: %s, %+v", s.Configs[2].Status, q)
+	}
+	// int4 is fastest, but its drift is unknown: fp8 is the best within.
+	for _, ca := range s.Answer.Cells {
+		if line := CellLine(ca); ca.WithinBudget != fp8 || !strings.Contains(line, int4+" is fastest here (+30.0% over baseline), but its drift was not measured; best within budget: "+fp8) {
+			t.Errorf("%s: %q", ca.Label, line)
+		}
+	}
+	path := filepath.Join(dir, ReferenceFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(data, ' '), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var re *ReferenceError
+	if _, _, err := Resume(dir, Inputs{Server: server}); !errors.As(err, &re) || !errors.Is(err, ErrChanged) {
+		t.Errorf("resume with an edited reference: %v, want a ReferenceError (changed)", err)
 	}
 }
