@@ -33,7 +33,7 @@ var allowedImports = map[string][]string{
 	"engine/report":          {"engine", "engine/secret"},
 	"engine/roofline":        {"engine", "engine/hfcache"},
 	"engine/runs":            {"engine", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline"},
-	"engine/sweep":           {"engine", "engine/launch", "engine/measure", "engine/report", "engine/runs", "engine/secret"},
+	"engine/sweep":           {"engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret"},
 	"engine/sweep/sweeptest": {},
 	"engine/secret":          {},
 	"engine/servers":         {"engine/openai"},
