@@ -231,3 +231,58 @@ func TestResultsQualityTab(t *testing.T) {
 		t.Error("a report without a quality section has a Quality tab")
 	}
 }
+
+// TestCompareSettingsQualityBudget: Compare settings… measures quality
+// when asked, at the default budget, and a budget field that does not read
+// is one line in its words that keeps Start sweep off.
+func TestCompareSettingsQualityBudget(t *testing.T) {
+	u := sweepUI(t, &simLauncher{t: t})
+	u.server.launch.onCompare()
+	f := u.server.launch.compare
+	setRow(f, 0, "kv_cache_dtype", "fp8")
+	q := f.quality
+	if q.fields.Visible() || q.setup != nil || f.startBtn.Disabled() {
+		t.Fatalf("quality off: fields shown %v, setup %v, Start off %v", q.fields.Visible(), q.setup, f.startBtn.Disabled())
+	}
+	for _, c := range []struct {
+		name, kld, top1 string
+		budget          string // the sweep's; "" when refused
+		problem         string
+	}{
+		{"the default", "0.01", "98 %", "kld=0.01,top1=98%", ""},
+		{"top-1 alone", "", "99.5", "top1=99.5%", ""},
+		{"a negative KLD", "-1", "98", "", "KLD mean at most: write a KL divergence in nats, a positive number such as 0.01."},
+		{"a KLD in percent", "1%", "98", "", "KLD mean at most: write a KL divergence in nats, a positive number such as 0.01."},
+		{"top-1 over 100", "0.01", "120 %", "", "Top-1 agreement at least: write a percentage above 0 and at most 100, such as 98 %."},
+		{"top-1 two numbers", "0.01", "98, 99", "", "Top-1 agreement at least: write a percentage above 0 and at most 100, such as 98 %."},
+		{"nothing bounded", " ", "", "", "Quality budget: write a KLD mean at most (e.g. 0.01) or a Top-1 agreement at least (e.g. 98 %)."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q.on.SetChecked(true)
+			q.kld.SetText(c.kld)
+			q.top1.SetText(c.top1)
+			if !q.fields.Visible() {
+				t.Error("the budget fields are hidden with quality on")
+			}
+			if c.budget != "" {
+				if q.setup == nil || q.setup.Budget != c.budget || q.problem.Visible() || f.startBtn.Disabled() {
+					t.Errorf("setup %+v, problem %q, Start off %v; want budget %q", q.setup, q.problem.Text, f.startBtn.Disabled(), c.budget)
+				}
+				return
+			}
+			if q.setup != nil || !q.problem.Visible() || q.problem.Text != c.problem || !f.startBtn.Disabled() {
+				t.Errorf("setup %+v, problem %v %q, Start off %v; want %q", q.setup, q.problem.Visible(), q.problem.Text, f.startBtn.Disabled(), c.problem)
+			}
+		})
+	}
+	// Start sweep runs the budget the fields write.
+	q.kld.SetText("0.02")
+	q.top1.SetText("97")
+	var job *sweepJob
+	u.state.watch(askSweep, func() { job = u.state.asked.sweep })
+	f.onStart()
+	u.run.stop(10 * time.Second)
+	if job == nil || job.s.Quality == nil || job.s.Quality.Budget != "kld=0.02,top1=97%" || job.s.Quality.NeedleTrials == 0 {
+		t.Errorf("Start sweep ran %+v; want quality at budget kld=0.02,top1=97%% with the needle task", job)
+	}
+}

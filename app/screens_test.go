@@ -23,7 +23,7 @@ const (
 var fileClasses = map[string][]string{
 	"hardware": {"hardware.go", "hardware_links.go"},
 	"server": {"server.go", "server_cpu.go", "server_endpoint.go", "server_exporters.go", "server_form.go", "server_launch.go",
-		"server_models.go", "server_parallel.go", "server_sim.go", "server_start.go", "server_started.go", "server_telemetry.go", "launch_advice.go", "server_compare.go", "server_compare_rows.go"},
+		"server_models.go", "server_parallel.go", "server_sim.go", "server_start.go", "server_started.go", "server_telemetry.go", "launch_advice.go", "server_compare.go", "server_compare_rows.go", "server_compare_quality.go"},
 	"matrix":   {"matrix.go", "matrix_slo.go", "matrix_prefill.go", "matrix_quality.go", "load_form.go", "load_plan.go"},
 	"run":      {"run.go", "run_end.go", "runsave.go", "runstate.go", "run_load.go", "run_start.go", "run_sweep.go", "run_sweep_view.go", "run_quality.go"},
 	"results":  {"results.go", "export.go", "export_html.go", "results_slo.go", "results_load.go", "results_sweep.go", "results_quality.go"},
