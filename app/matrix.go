@@ -272,7 +272,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 	if over > 0 {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
-	m.estimate.SetText(text)
+	m.estimate.SetText(text + m.qualityEstimate())
 	m.capacityLine.SetText(capacityText(c, m.u.state.target.Kind))
 	setOptional(m.overLine, overText(fitted, c))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))

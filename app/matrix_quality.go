@@ -10,6 +10,10 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/runs"
 )
 
 // qualitySettings is the Quality field remembered between launches.
@@ -33,9 +37,11 @@ type qualityForm struct {
 	// one; tests replace them.
 	pick, save func(ok func(path string))
 	changed    func()
-	// checked is the field as last checked: the reference is read once
-	// when chosen, not at every edit of the form (the run reads it again).
+	// checked is the field as last checked, and ref the reference it
+	// read: it is read once when chosen, not at every edit of the form
+	// (the run reads it again).
 	checked qualityInfo
+	ref     *quality.Reference
 }
 
 // newQualityForm builds the field from what was remembered; changed hears
@@ -67,8 +73,11 @@ func (q *qualityForm) info() qualityInfo {
 	if i.Mode == qualityCompare && q.checked.Mode == i.Mode && q.checked.Path == i.Path {
 		return q.checked
 	}
-	_, i.Err = checkQuality(i)
-	q.checked = i
+	ref, err := checkQuality(i)
+	i.Err, q.checked, q.ref = err, i, nil
+	if err == nil && i.Mode == qualityCompare {
+		q.ref = &ref
+	}
 	return i
 }
 
@@ -169,4 +178,18 @@ func (m *matrixTab) pushQuality(planOK bool) {
 	if planOK && q.Err != nil {
 		m.banner.show(matrixNotice(q.Err))
 	}
+}
+
+// qualityEstimate is what the estimate line adds for the phase: its
+// time at the priors' rates (runs.Quality.Estimate) when comparing, "" when
+// off.
+func (m *matrixTab) qualityEstimate() string {
+	switch q := m.quality; {
+	case q.mode.Selected == qualityCompare && q.ref != nil:
+		phase := runs.Quality{Reference: *q.ref, NeedleTrials: probe.DefaultNeedleTrials}
+		return " · then quality " + formatAbout(phase.Estimate(nil, runs.Rates{}))
+	case q.mode.Selected == qualityRecord:
+		return " · then a quality reference is recorded"
+	}
+	return ""
 }

@@ -256,6 +256,10 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	}
 	c := r.u.state.target.Capacity
 	r.begin(plan, target, prev, c)
+	if d := phase.estimate(prev); d > 0 {
+		r.estimate += d
+		r.log.add("then the quality phase, estimated " + formatAbout(d))
+	}
 	r.launch(context.Background(), target, run)
 }
 

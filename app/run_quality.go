@@ -59,6 +59,20 @@ func qualityPhaseOf(info qualityInfo, prev *engine.Report, timeout time.Duration
 	return p, nil
 }
 
+// estimate is how long a comparison takes after the cells, at the rates
+// prev measured where it resumes one (runs.Quality.Estimate), else the
+// priors'; 0 for none, or a recording (whose reference is not known yet).
+func (p *qualityPhase) estimate(prev *engine.Report) time.Duration {
+	if p == nil || p.record != "" {
+		return 0
+	}
+	var rates runs.Rates
+	if prev != nil {
+		rates = runs.RatesOf(*prev)
+	}
+	return p.q.Estimate(p.prior, rates)
+}
+
 // wrap is run with the phase after its cells: a comparison first checks
 // the server's tokenizer against the reference's (before any cell), and
 // runs only after a matrix that completed.
