@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/charts"
@@ -18,22 +19,40 @@ import (
 // run with its flipped items, as report.md and the sheet show them.
 type resultsQuality struct {
 	tab    *container.TabItem
-	title  *widget.Label // the model's title: "simulated" when it was
+	title  *widget.Label // what was compared with what: "simulated" when it was
+	view   *widget.RadioGroup
+	chart  fyne.CanvasObject
 	tables *fyne.Container
+	scroll *container.Scroll   // the tables
 	model  charts.QualityModel // what the tables show (tests read it)
 }
 
-// qualityTabName is the Quality tab's label.
-const qualityTabName = "Quality"
+// The Quality tab's name and its two views: the drift chart takes the
+// tab's whole height (its two panels stacked need it: under the tables it
+// showed one panel, at 1,440 × 900 too), the tables theirs.
+const (
+	qualityTabName    = "Quality"
+	qualityViewChart  = "Drift chart"
+	qualityViewTables = "Tables"
+)
 
 // newResultsQuality builds the tab around chart, the drift chart's place.
 func newResultsQuality(chart fyne.CanvasObject) *resultsQuality {
-	q := &resultsQuality{title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), tables: container.NewVBox()}
-	q.title.Wrapping = fyne.TextWrapWord
-	split := container.NewVSplit(chart, container.NewScroll(q.tables))
-	split.Offset = 0.55
-	q.tab = container.NewTabItem(qualityTabName, container.NewBorder(q.title, nil, nil, nil, split))
+	q := &resultsQuality{title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), tables: container.NewVBox(), chart: chart}
+	q.title.Truncation = fyne.TextTruncateEllipsis // beside the view's choice; the chart and the tables say it too
+	q.scroll = container.NewScroll(q.tables)
+	q.view = widget.NewRadioGroup([]string{qualityViewChart, qualityViewTables}, func(string) { q.showView() })
+	q.view.Horizontal, q.view.Required = true, true
+	q.view.Selected = qualityViewChart
+	q.tab = container.NewTabItem(qualityTabName, container.NewBorder(container.NewBorder(nil, nil, q.view, nil, q.title), nil, nil, nil, container.NewStack(chart, q.scroll)))
+	q.showView()
 	return q
+}
+
+// showView shows the view chosen: the chart or the tables.
+func (q *resultsQuality) showView() {
+	showIf(q.chart, q.view.Selected != qualityViewTables)
+	showIf(q.scroll, q.view.Selected == qualityViewTables)
 }
 
 // show fills the tab for rep and puts it among views when rep has a
@@ -48,7 +67,7 @@ func (q *resultsQuality) show(rep engine.Report, views *container.AppTabs) {
 		views.Append(q.tab)
 	}
 	q.model = charts.BuildQuality(*rep.Quality)
-	q.title.SetText(onScreen(q.model.Title + " · " + rep.Quality.Reference.Model + " recorded " + rep.Quality.Reference.RecordedAt.Format("2006-01-02 15:04")))
+	q.title.SetText(onScreen(qualityTitle(*rep.Quality, q.model)))
 	objs := []fyne.CanvasObject{}
 	for _, t := range []charts.Table{q.model.Drift, q.model.Needle, q.model.Tasks} {
 		if len(t.Rows) > 0 {
@@ -65,11 +84,21 @@ func (q *resultsQuality) show(rep engine.Report, views *container.AppTabs) {
 	q.tables.Refresh()
 }
 
-// note is a wrapped line of low importance.
+// qualityTitle says what was compared with what, and simulated when it
+// was: "Quality drift against the reference (simulated): tiny recorded
+// 2026-12-06 10:37 · budget kld=0.01,top1=98%".
+func qualityTitle(q engine.QualityReport, m charts.QualityModel) string {
+	s := m.Title + ": " + q.Reference.Model + " recorded " + q.Reference.RecordedAt.Format("2006-01-02 15:04")
+	if q.Budget != "" {
+		s += " · budget " + q.Budget
+	}
+	return s
+}
+
+// note is a wrapped line under the tables.
 func note(text string) *widget.Label {
 	l := widget.NewLabel(onScreen(text))
 	l.Wrapping = fyne.TextWrapWord
-	l.Importance = widget.LowImportance
 	return l
 }
 
@@ -93,7 +122,7 @@ const modelTableMaxColumn = 320
 func newModelTable(t charts.Table) fyne.CanvasObject {
 	widths := make([]float32, len(t.Columns))
 	measure := func(col int, text string) {
-		w := widget.NewLabel(text).MinSize().Width
+		w := widget.NewLabel(text).MinSize().Width + 2*theme.Padding() // the cell's own inset
 		widths[col] = min(max(widths[col], w), modelTableMaxColumn)
 	}
 	for i, c := range t.Columns {
@@ -101,7 +130,7 @@ func newModelTable(t charts.Table) fyne.CanvasObject {
 	}
 	for _, r := range t.Rows {
 		for i, c := range r.Cells[:min(len(r.Cells), len(widths))] {
-			measure(i, c)
+			measure(i, onScreen(c))
 		}
 	}
 	tbl := widget.NewTableWithHeaders(func() (int, int) { return len(t.Rows), len(t.Columns) },
