@@ -79,6 +79,9 @@ func TestQualityFieldStates(t *testing.T) {
 			if st.Mode != c.mode || (c.mode != qualityOff && st.Path != c.path) {
 				t.Errorf("state has %q %q; want %q %q", st.Mode, st.Path, c.mode, c.path)
 			}
+			if got := m.settings().Quality; got.Mode != c.mode || got.Path != c.path {
+				t.Errorf("remembered %+v; want %q %q", got, c.mode, c.path)
+			}
 			if q.row.Visible() != (c.mode != qualityOff) {
 				t.Errorf("the file row shown %v with %s", q.row.Visible(), c.mode)
 			}

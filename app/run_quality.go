@@ -209,8 +209,8 @@ func qualityNotice(err error, show func(string)) (notice, bool) {
 			Action: "Choose a reference recorded with this model (or a quantization of it), or set Quality to Record a reference.",
 			Button: "Open Matrix screen", OnPress: func() { show(tabMatrix) }, Detail: err.Error()}, true
 	case errors.As(err, &nl):
-		return notice{Message: "Quality: the server gives no logprobs, so no drift was measured; the needle task and the matrix are kept.",
-			Action: "Start vLLM with --max-logprobs 20 to measure drift.", Detail: err.Error()}, true
+		return notice{Message: "Quality: the server gives no logprobs, so its drift can't be measured or a reference recorded; the matrix's cells are kept.",
+			Action: "Serve logprobs (vLLM: --max-logprobs 20), then run again.", Detail: err.Error()}, true
 	}
 	return notice{}, false
 }
