@@ -26,6 +26,10 @@ type QualityModel struct {
 	Title     string `json:"title"`
 	Subtitle  string `json:"subtitle"`
 	Simulated bool   `json:"simulated,omitempty"`
+	// Badge is the server's simulated label ("simulated (profile
+	// tiny)"), "" when measured: the chart's badge says it even where
+	// the run around it does not.
+	Badge string `json:"badge,omitempty"`
 	// KLD is the KL divergence's mean and p99 per context (nats, log
 	// scale), with their 95 % intervals as whiskers, the noise floor's
 	// mean as a band and the budget's bound; Top1 is the top-1 agreement
@@ -63,12 +67,21 @@ func BuildQuality(q engine.QualityReport) QualityModel {
 	m := QualityModel{Title: qualityTitle, Subtitle: qualitySubtitle, Simulated: q.Server.Engine.Simulated}
 	if m.Simulated {
 		m.Title += " (simulated)"
+		m.Badge = q.Server.Engine.SimulatedLabel()
 	}
 	ctxs := q.Contexts
 	if len(ctxs) > engine.MaxLevels {
 		ctxs = ctxs[:engine.MaxLevels]
 	}
 	kldBudget, top1Budget, _ := engine.ParseQualityBudget(q.Budget)
+	// Strings from a file are bounded where they enter the pictures and
+	// the page: the budget is repeated on every verdict.
+	q.Budget = engine.BoundName(q.Budget)
+	if q.Tasks != nil {
+		t := *q.Tasks
+		t.File = engine.BoundName(t.File)
+		q.Tasks = &t
+	}
 	m.KLD, m.Top1 = buildQualityCharts(ctxs, q.NoiseFloor, kldBudget, top1Budget)
 	m.Drift = buildDriftTable(q, ctxs)
 	m.Needle = buildNeedleTable(q.Needle)

@@ -10,9 +10,17 @@ import (
 // labelled with their value; more get only their lines' names.
 const qualityLabelledPoints = 8
 
+// qualityDensePoints is the most contexts drawn with a marker and a
+// whisker each; more are drawn as lines with bands.
+const qualityDensePoints = 24
+
 // qualityKLDSpan is the most decades the KLD axis spans: a smaller
 // positive figure is drawn at its foot, like 0.
 const qualityKLDSpan = 1e-9
+
+// qualityMaxTicks is the most 1-2-5 ticks the KLD axis has; past it, it
+// has one a decade.
+const qualityMaxTicks = 8
 
 // qualitySeries are the series of the two drift charts as they are filled.
 type qualitySeries struct {
@@ -57,10 +65,13 @@ func buildQualityCharts(ctxs []engine.ContextDrift, floor engine.NoiseFloor, kld
 		top1.Empty = kld.Empty
 		return kld, top1
 	}
-	xMin, xMax, ticks := log2Range(lo, hi, func(v float64) string { return engine.ContextLabel(int(v)) })
+	xMin, xMax, ticks := contextAxis(s.agree.Points, lo, hi)
 	labelled := len(s.agree.Points) <= qualityLabelledPoints && len(s.mean.Points) <= qualityLabelledPoints
 	for _, c := range []*LineChart{&kld, &top1} {
 		c.XMin, c.XMax, c.XTicks, c.LabelPoints = xMin, xMax, ticks, labelled
+	}
+	for _, x := range []*Series{&s.mean, &s.p99, &s.agree, &s.floorK, &s.floorT} {
+		x.Dense = len(x.Points) > qualityDensePoints
 	}
 	kld.Series = nonEmptySeries(s.floorK, s.mean, s.p99)
 	top1.Series = nonEmptySeries(s.floorT, s.agree)
@@ -115,6 +126,28 @@ func (s *qualitySeries) addFloor(x float64, f engine.ContextDrift, gap bool) {
 	}
 }
 
+// qualityContextTicks is the most contexts the x axis names one by one.
+const qualityContextTicks = 12
+
+// contextAxis is the context axis from lo to hi: a tick at each context
+// compared (pts), named as every surface names it, when they are few and
+// far enough apart to read; else a tick at each power of two.
+func contextAxis(pts []Point, lo, hi float64) (minV, maxV float64, ticks []Tick) {
+	label := func(v float64) string { return engine.ContextLabel(int(v)) }
+	minV, maxV, ticks = log2Range(lo, hi, label)
+	if len(pts) == 0 || len(pts) > qualityContextTicks {
+		return minV, maxV, ticks
+	}
+	own := make([]Tick, 0, len(pts))
+	for i, q := range pts {
+		if i > 0 && q.X < pts[i-1].X*1.4 {
+			return minV, maxV, ticks // too close: the labels would overlap
+		}
+		own = append(own, Tick{Value: q.X, Label: label(q.X)})
+	}
+	return minV, maxV, own
+}
+
 // nonEmptySeries is the series that have points, in order.
 func nonEmptySeries(ss ...Series) []Series {
 	var out []Series
@@ -148,7 +181,18 @@ func kldAxis(vs []float64, zero bool) Axis {
 		lo /= 10
 	}
 	lo = math.Max(lo, hi*qualityKLDSpan)
-	return logAxis("KLD, nats (log scale)", lo, hi, formatNats)
+	a := logAxis("KLD, nats (log scale)", lo, hi, formatNats)
+	if len(a.Ticks) > qualityMaxTicks {
+		// Over many decades 1-2-5 crowds the axis: keep the powers of ten.
+		decades := a.Ticks[:0]
+		for _, t := range a.Ticks {
+			if m := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9)); m < 1.5 {
+				decades = append(decades, t)
+			}
+		}
+		a.Ticks = decades
+	}
+	return a
 }
 
 // top1Axis is the top-1 agreement's axis: from a round figure below the

@@ -31,11 +31,7 @@ func buildDriftTable(q engine.QualityReport, ctxs []engine.ContextDrift) Table {
 		if v, ok := q.VerdictAt(c.ContextTokens); ok {
 			row[10] = v.Words(q.Budget)
 		}
-		status := engine.StatusValid
-		if v, _ := q.VerdictAt(c.ContextTokens); v.OverBudget {
-			status = engine.StatusLooped // drawn as a warning row
-		}
-		t.Rows = append(t.Rows, TableRow{Status: status, Cells: row})
+		t.Rows = append(t.Rows, TableRow{Status: engine.StatusValid, Cells: row})
 	}
 	if len(q.Contexts) > len(ctxs) {
 		t.NotesAfter = append(t.NotesAfter, fmt.Sprintf("The table shows the first %s of %s contexts: %s lists every one.",

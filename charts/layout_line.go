@@ -106,7 +106,7 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 		d.polyline(ps, withAlpha(lineC, 0.8), 1.5, true)
 		return lineObstacles(ps, 1), nil
 	}
-	if s.Band {
+	if s.Band || s.Dense {
 		drawBand(d, a, s, withAlpha(lineC, 0.16))
 	} else {
 		drawWhiskers(d, a, s, lineC)
@@ -127,6 +127,9 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 	st := labelStyle
 	st.color = textC
 	for i, q := range ps {
+		if s.Dense && i < len(ps)-1 {
+			continue
+		}
 		if s.Dashed {
 			d.circle(q.X, q.Y, 4, p.bg, lineC, 2)
 		} else {

@@ -89,11 +89,14 @@ func layoutQualityFigure(m Model, q QualityModel, p palette, f frame) *Drawing {
 	d := &Drawing{width: f.width, bg: p.bg}
 	margin := f.margin(figureMargin)
 	inner := f.width - 2*margin
+	if q.Simulated && !m.Header.Simulated {
+		m.Header.Simulated, m.Header.Badge = true, q.Badge
+	}
 	y := drawChartHeader(d, p, m, q.Title, q.Subtitle, margin, margin-8, inner)
 	panelH := qualityPanelH
 	if f.screen && f.height > 0 {
 		notesH := drawNotes(&Drawing{}, p, q.Notes, margin, 0, inner)
-		panelH = math.Max(lineChartMinH, math.Min(lineChartMaxH, math.Floor((f.height-y-notesH-figureBottomM-2*32)/2)))
+		panelH = math.Max(lineChartMinH, math.Min(lineChartMaxH, math.Floor((f.height-y-notesH-8-figureBottomM-2*32)/2)))
 	}
 	for _, c := range alignLeftAxes(q.KLD, q.Top1) {
 		d.text(margin, y+22, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
@@ -109,16 +112,13 @@ func layoutQualityFigure(m Model, q QualityModel, p palette, f frame) *Drawing {
 // side, the notes, and the drift table; it returns the y below.
 func drawQualitySection(d *Drawing, p palette, q QualityModel, x, y, w float64) float64 {
 	y = drawHeading(d, p, q.Title, q.Subtitle, x, y)
-	const gap = 32.0
-	half := (w - gap) / 2
-	for i, c := range alignLeftAxes(q.KLD, q.Top1) {
-		cx := x + float64(i)*(half+gap)
-		d.text(cx, y+16, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
-		drawLineChart(d, p, c, cx, y+24, half, qualitySheetPanelH)
-	}
-	y = drawNotes(d, p, q.Notes, x, y+24+qualitySheetPanelH+8, w)
+	y = drawPanelPair(d, p, q.KLD, q.Top1, x, y, w, qualitySheetPanelH)
+	y = drawNotes(d, p, q.Notes, x, y+8, w)
 	if len(q.Drift.Rows) > 0 {
-		y = drawTable(d, p, q.Drift, x, y+8, w)
+		d.text(x, y+24, q.Drift.Title, textStyle{size: 15, font: fontBold, color: p.text})
+		// The sheet leaves out max, Δp and first divergence: the verdict
+		// must fit its width; report.html has every column.
+		y = drawTable(d, p, pickColumns(q.Drift, 0, 1, 2, 3, 4, 8, 9, 10), x, y+36, w)
 	}
 	return y
 }
@@ -126,4 +126,20 @@ func drawQualitySection(d *Drawing, p palette, q QualityModel, x, y, w float64) 
 // qualityError is why a report's drift chart cannot be drawn.
 func qualityError(kind Kind) error {
 	return fmt.Errorf("chart %s: this report has no quality section", kind)
+}
+
+// pickColumns is t with only the columns at idx, in that order.
+func pickColumns(t Table, idx ...int) Table {
+	out := Table{Title: t.Title, NotesBefore: t.NotesBefore, NotesAfter: t.NotesAfter}
+	for _, i := range idx {
+		out.Columns = append(out.Columns, t.Columns[i])
+	}
+	for _, r := range t.Rows {
+		row := TableRow{Status: r.Status, Cells: make([]string, len(idx))}
+		for j, i := range idx {
+			row.Cells[j] = r.Cells[i]
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
 }

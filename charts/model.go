@@ -112,6 +112,10 @@ type Series struct {
 	// Band draws the points' intervals as a shaded band along the line
 	// (a noise floor) instead of a whisker at each point.
 	Band bool `json:"band,omitempty"`
+	// Dense draws a series of many points as its line alone, without a
+	// marker at each point (the last keeps its own), its intervals as a
+	// band.
+	Dense bool `json:"dense,omitempty"`
 	// Color names the series colour: "primary", "secondary", "muted",
 	// "warning", or "ramp:F" for position F (0–1) along the theme's
 	// sequential ramp.

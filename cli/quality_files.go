@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/report"
@@ -20,7 +22,8 @@ var qualityCSVHeader = []string{"context_tokens", "probes", "positions", "top1_p
 	"dp_mean", "dp_mean_lo", "dp_mean_hi", "first_divergence_median", "same_tokens_pct",
 	"floor_top1_pct", "floor_kld_mean", "real", "over_budget", "needle_pct", "needle_lo", "needle_hi", "simulated"}
 
-// writeQuality writes quality.json and quality.csv into dir, each
+// writeQuality writes quality.json, quality.csv and the drift chart
+// (quality.png and quality.svg, charts.WriteQuality) into dir, each
 // atomically.
 func writeQuality(dir string, r quality.Report) error {
 	if err := writeJSON(filepath.Join(dir, qualityJSONFile), r, true); err != nil {
@@ -35,6 +38,12 @@ func writeQuality(dir string, r quality.Report) error {
 	w.Flush()
 	if err := report.WriteFileAtomic(filepath.Join(dir, qualityCSVFile), b.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(dir, qualityCSVFile), err)
+	}
+	// Not the run's ctx: the save after an interrupt draws the chart of
+	// what was compared too, and a chart of at most engine.MaxLevels
+	// contexts is quick.
+	if err := charts.WriteQuality(context.Background(), dir, r, charts.DefaultOptions()); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Join(dir, string(charts.KindQuality)+".png"), err)
 	}
 	return nil
 }
