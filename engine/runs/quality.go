@@ -148,7 +148,7 @@ func (q Quality) Run(ctx context.Context, s probe.Server, rep engine.Report, pri
 	})
 	set(r)
 	if err == nil || isNoLogprobs(err) {
-		rep.Run.Complete, rep.Run.Incomplete = true, ""
+		rep.Run.Complete, rep.Run.Incomplete, rep.Run.FinishedAt = true, "", time.Now()
 	}
 	return rep, err
 }
