@@ -174,4 +174,23 @@ func TestQualityCLIInterrupted(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Contexts) != 1 || rep.Contexts[0].ContextTokens != 512 {
 		t.Fatalf("quality.json after the interrupt: %v, %+v: want 512's drift", err, rep.Contexts)
 	}
+	// --resume goes on: 512 is not compared again, the rest is.
+	out, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", dir, "--resume")
+	if err != nil {
+		t.Fatalf("--resume: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "compare 512: probe") || !strings.Contains(out, "compare 7.72K: probe") {
+		t.Errorf("--resume compared 512 again, or not 8K:\n%s", out)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, "quality.json"))
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Contexts) < 2 || rep.Contexts[0].ContextTokens != 512 {
+		t.Fatalf("quality.json after --resume: %v, %+v: want every context", err, rep.Contexts)
+	}
+	// Without --resume the folder is refused; --resume of an empty one too.
+	if _, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", dir); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("an --out holding a comparison: %v, want a line naming --resume", err)
+	}
+	if _, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", t.TempDir(), "--resume"); err == nil || !strings.Contains(err.Error(), "leave out --resume") {
+		t.Errorf("--resume of an empty --out: %v", err)
+	}
 }
