@@ -8,9 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sim"
 )
 
@@ -139,5 +143,34 @@ func TestRunQualityRefuses(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, report.JSONFile)); err == nil {
 			t.Fatalf("%v: a cell was measured before the refusal", tc.args)
 		}
+	}
+}
+
+// TestRunQualityETA: with a quality phase, each cell's ETA adds the
+// phase's estimate, and no cell's save calls the run complete: the phase
+// follows the last cell.
+func TestRunQualityETA(t *testing.T) {
+	probes := make([]quality.Probe, 4)
+	for i := range probes {
+		probes[i] = quality.Probe{ContextTokens: 1000, Prompt: make([]int, 1000), Continuation: make([]int, 100)}
+	}
+	q := &runs.Quality{Reference: quality.Reference{Header: quality.Header{Contexts: []int{1000}}, Probes: probes}}
+	var saved []engine.Report
+	saver := &runs.Saver{Dir: t.TempDir(), Save: func(_ string, r engine.Report) error { saved = append(saved, r); return nil }}
+	cell := engine.Report{Run: engine.RunInfo{Complete: true}, Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 1024, Concurrency: 1}, Status: engine.StatusValid}}}
+	events := make(chan engine.Event, 4)
+	events <- engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: 1, CellCount: 2, ETA: 10 * time.Second}}
+	events <- engine.Event{Kind: engine.EventResult, Result: &cell.Results[0], Report: &cell}
+	events <- engine.Event{Kind: engine.EventDone, Report: &cell, Err: measure.ErrInterrupted}
+	close(events)
+	var out strings.Builder
+	phase := &qualityPhase{q: q, saver: saver, stdout: &out}
+	consumeWith(t.Context(), events, saver, &out, func(context.Context, string, engine.Report) error { return nil }, func() {}, phase)
+	want := 10*time.Second + q.Estimate(nil, runs.RatesOf(cell))
+	if !strings.Contains(out.String(), "(ETA "+want.Round(time.Second).String()+")") || want < 20*time.Second {
+		t.Errorf("the cell's ETA is not the cells' 10s plus the phase's estimate (%v):\n%s", want, out.String())
+	}
+	if len(saved) == 0 || saved[0].Run.Complete || saved[0].Run.Incomplete != runs.QualityUnfinished {
+		t.Errorf("the cell's save: %+v, want incomplete, the quality phase unfinished", saved)
 	}
 }
