@@ -96,10 +96,26 @@ func (q Quality) Prior(prev *engine.Report) (*quality.Report, error) {
 	return prev.Quality, nil
 }
 
-// Pending reports whether rep's quality phase began and did not end: a
-// resume must be given the reference again.
+// Pending reports whether rep's run has a quality phase that has not
+// ended (its cells may be unfinished too): a resume must be given the
+// reference again.
 func Pending(rep engine.Report) bool {
-	return rep.Quality != nil && rep.Run.Incomplete == QualityUnfinished
+	return rep.Quality != nil && !rep.Run.Complete
+}
+
+// Unfinished marks rep, a run with a quality phase still to run,
+// incomplete (QualityUnfinished), whatever its cells: a front end marks
+// each cell's report so, for the matrix's last cell completes no run
+// whose phase is to follow.
+func Unfinished(rep *engine.Report) {
+	rep.Run.Complete, rep.Run.Incomplete = false, cmp.Or(rep.Run.Incomplete, QualityUnfinished)
+}
+
+// Section is the quality section a run begins with, before its cells
+// (Subject.Header.Quality): it names the reference, so that a run
+// interrupted in its cells is Pending too.
+func (q Quality) Section() *engine.QualityReport {
+	return &engine.QualityReport{Reference: q.Reference.Header, ReferenceFile: filepath.Base(q.File), ReferenceSHA256: q.SHA256}
 }
 
 // Run runs the phase against s on rep, a complete matrix's last report,
@@ -109,7 +125,7 @@ func Pending(rep engine.Report) bool {
 // context and few task items (Saver.Keep). It returns the last report and
 // probe.Run's error: on ctx's end, what was compared is in it.
 func (q Quality) Run(ctx context.Context, s probe.Server, rep engine.Report, prior *quality.Report, events func(probe.Event), keep func(engine.Report) error) (engine.Report, error) {
-	rep.Run.Complete, rep.Run.Incomplete = false, QualityUnfinished
+	Unfinished(&rep)
 	eng := rep.Engine
 	eng.MaxModelLen = max(eng.MaxModelLen, s.MaxModelLen)
 	o := probe.RunOptions{Seed: q.needleSeed(), Text: q.text(), Tasks: q.Tasks, TaskFile: q.TaskFile, TaskTokens: q.TaskTokens,
@@ -132,7 +148,7 @@ func (q Quality) Run(ctx context.Context, s probe.Server, rep engine.Report, pri
 	})
 	set(r)
 	if err == nil || isNoLogprobs(err) {
-		rep.Run.Complete, rep.Run.Incomplete = true, ""
+		rep.Run.Complete, rep.Run.Incomplete, rep.Run.FinishedAt = true, "", time.Now()
 	}
 	return rep, err
 }
