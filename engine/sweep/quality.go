@@ -174,6 +174,9 @@ func (s Sweep) qualityProblem() string {
 		}
 	}
 	for _, c := range s.Configs {
+		if !(c.QualityS >= 0 && c.QualityS <= maxEstimateS) {
+			return fmt.Sprintf("configuration %q has a quality phase of %g s", c.Name, c.QualityS)
+		}
 		if q := c.Quality; q != nil && len(q.Contexts) > engine.MaxLevels {
 			return fmt.Sprintf("configuration %q has %d quality contexts; at most %d", c.Name, len(q.Contexts), engine.MaxLevels)
 		}

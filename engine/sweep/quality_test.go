@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
@@ -214,5 +215,20 @@ func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
 	var re *ReferenceError
 	if _, _, err := Resume(dir, Inputs{Server: server}); !errors.As(err, &re) || !errors.Is(err, ErrChanged) {
 		t.Errorf("resume with an edited reference: %v, want a ReferenceError (changed)", err)
+	}
+}
+
+// TestEstimateCountsQuality: once a configuration's quality phase has
+// been timed, the estimate of the others includes one each.
+func TestEstimateCountsQuality(t *testing.T) {
+	cs := named([]Config{{Name: BaselineName, Baseline: true, StartupS: 2, MeasureS: 10, QualityS: 30}, {Name: "a"}, {Name: "b"}})
+	cs[0].Status = StatusDone
+	s := New("server.toml", okPlan, cs, "test")
+	s.Quality = &QualitySetup{Budget: qualityBudget}
+	if got, want := s.Estimate(), 2*(2+10+30)*time.Second; got != want {
+		t.Errorf("estimate %s, want %s: two configurations of 2 s start-up, 10 s run and 30 s quality phase", got, want)
+	}
+	if b := s.EstimateBasis(); !strings.HasSuffix(b, ", its quality phase counted once the baseline's is timed") {
+		t.Errorf("the estimate's basis does not say it has no quality phase timed: %q", b)
 	}
 }

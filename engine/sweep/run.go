@@ -163,7 +163,9 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 		c.MeasureS += time.Since(start).Seconds()
 	}
 	if err == nil && rep.Run.Complete && s.qualityDue(i) {
+		start = time.Now()
 		err = r.qualityPhase(ctx, s, i, target, rep, dir)
+		c.QualityS += time.Since(start).Seconds()
 	}
 	stop()
 	var saveErr *SaveError
