@@ -280,6 +280,9 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	if len(a.Looped) > 0 {
 		fmt.Fprintf(b, "**Looped cells** (the output repeated itself): %s.\n\n", report.MDText(strings.Join(a.Looped, "; ")))
 		for i, h := range a.Headlines {
+			if i >= len(s.Configs) {
+				break
+			}
 			if line := LoopedText(h, s.Configs[i]); line != "" {
 				fmt.Fprintf(b, "- %s: %s\n", report.MDText(h.Config), report.MDText(line))
 			}
