@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -314,6 +315,7 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
 		}
 	}
+	printSweepQuality(w, s)
 	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", engine.DurationOf(s.ActualS).Round(time.Second),
 		engine.DurationOf(s.EstimateS).Round(time.Second), filepath.Join(dir, sweep.MDFile))
 	var partial []string
@@ -326,4 +328,23 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with %s", strings.Join(partial, ", "), resumeCommand(dir, s)))
 	}
 	return nil
+}
+
+// printSweepQuality prints, for a sweep with --quality, each
+// configuration's quality against the baseline's output, its Looped cells
+// beside it.
+func printSweepQuality(w io.Writer, s sweep.Sweep) {
+	if s.Quality == nil {
+		return
+	}
+	fmt.Fprintf(w, "quality against the baseline's output (budget %s):\n", s.Quality.Budget)
+	for i, conf := range s.Configs {
+		line := cmp.Or(sweep.QualityText(conf), "not measured yet")
+		if s.Answer != nil && i < len(s.Answer.Headlines) {
+			if looped := sweep.LoopedText(s.Answer.Headlines[i], conf); looped != "" {
+				line += "; " + looped
+			}
+		}
+		fmt.Fprintf(w, "  %s: %s\n", conf.Name, line)
+	}
 }

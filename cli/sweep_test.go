@@ -253,7 +253,9 @@ func TestSweepQualityWithinBudget(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, sweep.MDFile))
-	if !strings.Contains(out, "answer within the quality budget kld=0.03,top1=94% (simulated") || !strings.Contains(string(md), "| "+int4+" | Done |") ||
+	if !strings.Contains(out, "answer within the quality budget kld=0.03,top1=94% (simulated") ||
+		!strings.Contains(out, "quality against the baseline's output (budget kld=0.03,top1=94%):\n  baseline: the reference\n  kv_cache_dtype=fp8: within budget: top-1 ") ||
+		!strings.Contains(out, "\n  "+int4+": over budget: ") || !strings.Contains(string(md), "| "+int4+" | Done |") ||
 		!strings.Contains(string(md), "over budget: ") {
 		t.Errorf("output:\n%s\nsweep.md:\n%s", out, md)
 	}

@@ -54,6 +54,9 @@ type ConfigQuality struct {
 	// Reference is set on the baseline: it is the reference, and drifts
 	// from nothing.
 	Reference bool `json:"reference,omitempty"`
+	// AwaitsReference is a quality not measured for want of the
+	// baseline's reference: a resume that records it measures this one.
+	AwaitsReference bool `json:"awaits_reference,omitempty"`
 	// Contexts are the drift per context compared, ascending.
 	Contexts []Drift `json:"contexts,omitempty"`
 }

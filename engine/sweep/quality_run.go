@@ -30,7 +30,7 @@ func (s Sweep) qualityDue(i int) bool {
 		return false
 	}
 	q := s.Configs[i].Quality
-	return q == nil || q.State == QualityPending || q.State == QualityPartial
+	return q == nil || q.State == QualityPending || q.State == QualityPartial || (q.AwaitsReference && s.Quality.ReferenceSHA256 != "")
 }
 
 // SaveError is a quality phase whose results could not be saved: the sweep
@@ -59,7 +59,9 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 		return nil
 	}
 	if !c.Baseline && s.Quality.ReferenceSHA256 == "" {
-		return notMeasured("no reference: the baseline's was not recorded")
+		notMeasured("no reference: the baseline's was not recorded (a resume that records it measures this one)")
+		c.Quality.AwaitsReference = true
+		return nil
 	}
 	client := openai.New(target.BaseURL, target.APIKey)
 	client.RequestTimeout = max(target.RequestTimeout, cmp.Or(target.FirstTokenTimeout, qualityTimeout))

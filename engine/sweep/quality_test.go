@@ -50,6 +50,23 @@ func qualitySweep(t *testing.T) (s Sweep, dir, server string) {
 // with fixed figures: int4 is the fastest everywhere (+30 %), fp8 next
 // (+10 %). notes gets every Progress note.
 func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string), noLogprobs ...string) *Runner {
+	return qualityFakes{notes: notes, onNote: onNote, noLogprobs: noLogprobs}.runner(t, dir)
+}
+
+// qualityFakes are what qualityRunner's servers do: each Progress note
+// goes to notes and onNote, the configurations of kv_cache_dtype
+// noLogprobs answer without logprobs, the names in failLaunch fail to
+// start, and measured lists the runs measured.
+type qualityFakes struct {
+	notes      *[]string
+	onNote     func(string)
+	noLogprobs []string
+	failLaunch map[string]bool
+	measured   *[]string
+}
+
+func (f qualityFakes) runner(t *testing.T, dir string) *Runner {
+	notes, onNote, noLogprobs := f.notes, f.onNote, f.noLogprobs
 	p, err := sim.LookupProfile("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +74,9 @@ func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string
 	speed := map[string]float64{"": 100, "fp8": 110, "int4_per_token_head": 130}
 	return &Runner{Dir: dir, Server: "server.toml", Base: baseTOML, Hooks: Hooks{
 		Launch: func(ctx context.Context, c Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
+			if f.failLaunch[c.Name] {
+				return measure.Subject{}, nil, errors.New("CUDA out of memory")
+			}
 			srv, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: sim.Numerics{KVCacheDType: cfg.KVCacheDType}})
 			if err != nil {
 				return measure.Subject{}, nil, err
@@ -76,6 +96,9 @@ func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string
 			return measure.Subject{Target: measure.Target{BaseURL: h.URL}}, func() { h.Close(); srv.Close() }, nil
 		},
 		Measure: func(ctx context.Context, c Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
+			if f.measured != nil {
+				*f.measured = append(*f.measured, c.Name)
+			}
 			kv := ""
 			for _, st := range c.Settings {
 				kv = strings.Trim(st.Value, `"`)
@@ -230,5 +253,38 @@ func TestEstimateCountsQuality(t *testing.T) {
 	}
 	if b := s.EstimateBasis(); !strings.HasSuffix(b, ", its quality phase counted once the baseline's is timed") {
 		t.Errorf("the estimate's basis does not say it has no quality phase timed: %q", b)
+	}
+}
+
+// TestSweepQualityAwaitsTheReference: a baseline that did not start
+// records no reference, and the other configurations' quality waits for
+// it; the resume that measures the baseline records it and then measures
+// their quality alone, their runs kept.
+func TestSweepQualityAwaitsTheReference(t *testing.T) {
+	s, dir, server := qualitySweep(t)
+	var notes, measured []string
+	if err := (qualityFakes{notes: &notes, measured: &measured, failLaunch: map[string]bool{BaselineName: true}}).runner(t, dir).Run(t.Context(), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Configs[1:] {
+		if q := c.Quality; c.Status != StatusDone || q == nil || q.State != QualityNotMeasured || !q.AwaitsReference {
+			t.Fatalf("%s without a reference: %s, %+v", c.Name, c.Status, q)
+		}
+	}
+	s, _, err := Resume(dir, Inputs{Server: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, measured = nil, nil
+	if err := (qualityFakes{notes: &notes, measured: &measured}).runner(t, dir).Run(t.Context(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(measured, []string{BaselineName}) {
+		t.Errorf("the resume measured %v, want the baseline's run alone", measured)
+	}
+	for _, c := range s.Configs {
+		if q := c.Quality; c.Status != StatusDone || q == nil || q.State != QualityMeasured {
+			t.Errorf("%s after the resume: %s, %+v\n%s", c.Name, c.Status, q, strings.Join(notes, "\n"))
+		}
 	}
 }
