@@ -24,6 +24,7 @@ type qualityFlags struct {
 	probes, continuation, needle  int
 	taskTokens                    int
 	seed                          uint64
+	resume                        bool
 	set                           map[string]bool
 }
 
@@ -37,6 +38,7 @@ func parseQualityFlags(args []string, stderr io.Writer) (qualityFlags, error) {
 	f.targetFlags.add(fs)
 	fs.StringVar(&f.saveReference, "save-reference", "", "record a quality reference of this server into this file (before you change anything)")
 	fs.StringVar(&f.reference, "reference", "", "compare this server with the reference in this file")
+	fs.BoolVar(&f.resume, "resume", false, "with --reference: go on with the interrupted comparison in --out (its quality.json): what it compared is kept")
 	fs.StringVar(&f.out, "out", "", "with --reference: folder for quality.json and quality.csv")
 	fs.StringVar(&f.contexts, "contexts", "512,2K,8K", "with --save-reference: context lengths to probe, fitted to the model as a run fits them; with --reference: the needle task's (default: the reference's)")
 	fs.IntVar(&f.probes, "probes", probe.DefaultProbes, "with --save-reference: probe texts per context")
@@ -69,6 +71,8 @@ func (f qualityFlags) checkQuality() error {
 		return errors.New("quality: give --save-reference FILE to record a reference, or --reference FILE --out DIR to compare with one")
 	case f.reference != "" && f.out == "":
 		return errors.New("quality: --reference needs --out DIR for quality.json and quality.csv")
+	case f.resume && f.reference == "":
+		return errors.New("quality: --resume goes with --reference FILE --out DIR: it goes on with the comparison in DIR")
 	case f.saveReference != "" && f.out != "":
 		return errors.New("quality: --out goes with --reference; a recording writes --save-reference FILE")
 	case f.reference != "" && (f.set["probes"] || f.set["continuation-tokens"]):
@@ -154,15 +158,33 @@ func checkReferenceOut(path string) error {
 	return nil
 }
 
-// checkQualityOut checks --out and refuses one that holds a comparison.
-func checkQualityOut(dir string) error {
-	if _, err := os.Lstat(filepath.Join(dir, qualityJSONFile)); err == nil {
-		return fmt.Errorf("quality: --out %s already holds %s: choose another --out", dir, qualityJSONFile)
+// checkQualityOut checks --out: it refuses one that holds a comparison,
+// unless resume, when it reads that comparison (bounded) to go on from.
+func checkQualityOut(dir string, resume bool) (*quality.Report, error) {
+	path := filepath.Join(dir, qualityJSONFile)
+	_, err := os.Lstat(path)
+	switch {
+	case err == nil && !resume:
+		return nil, fmt.Errorf("quality: --out %s already holds %s: choose another --out, or add --resume to go on with it", dir, qualityJSONFile)
+	case err != nil && resume:
+		return nil, fmt.Errorf("quality: --resume: %s holds no %s to go on with: leave out --resume", dir, qualityJSONFile)
 	}
 	if err := writable(dir); err != nil {
-		return fmt.Errorf("quality: --out %s is not usable (%v): choose a folder you can write", dir, err)
+		return nil, fmt.Errorf("quality: --out %s is not usable (%v): choose a folder you can write", dir, err)
 	}
-	return nil
+	if !resume {
+		return nil, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("quality: --resume: %v", err)
+	}
+	defer fh.Close()
+	prior, err := quality.ReadReport(fh)
+	if err != nil {
+		return nil, fmt.Errorf("quality: --resume: %s: %v: choose another --out and leave out --resume", path, err)
+	}
+	return &prior, nil
 }
 
 // readReferenceFile is --reference's reference, read within the engine's
@@ -200,11 +222,12 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	budget, _ := quality.ParseBudget(f.budget)
 	var ref quality.Reference
+	var prior *quality.Report
 	if f.reference != "" {
 		if ref, err = readReferenceFile(f.reference); err != nil {
 			return err
 		}
-		if err := checkQualityOut(f.out); err != nil {
+		if prior, err = checkQualityOut(f.out, f.resume); err != nil {
 			return err
 		}
 	} else if err := checkReferenceOut(f.saveReference); err != nil {
@@ -221,7 +244,7 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("quality: %w", withAdvice(err))
 	}
-	q := qualityRun{f: f, s: s, text: text, tasks: tasks, budget: budget, eng: s.Describe(ctx, target.Header.Engine), stdout: stdout}
+	q := qualityRun{f: f, s: s, text: text, tasks: tasks, budget: budget, eng: s.Describe(ctx, target.Header.Engine), prior: prior, stdout: stdout}
 	if f.saveReference != "" {
 		return q.record(ctx)
 	}

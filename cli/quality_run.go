@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/launch"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/report"
@@ -28,6 +29,7 @@ type qualityRun struct {
 	tasks  []quality.Task
 	budget quality.Budget
 	eng    engine.EngineInfo
+	prior  *quality.Report // --resume's interrupted comparison
 	stdout io.Writer
 }
 
@@ -102,7 +104,8 @@ func (q qualityRun) record(ctx context.Context) error {
 		return saveErr
 	}
 	o := probe.Options{Contexts: contexts, Probes: q.f.probes, ContinuationTokens: q.f.continuation, Seed: q.f.seed, Text: q.text, Events: q.event}
-	ref, err := probe.Record(ctx, q.s, quality.Header{Engine: q.eng}, o, save)
+	r := probe.RunOptions{NeedleTrials: q.f.needle, Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens}
+	ref, err := probe.RecordReference(ctx, q.s, quality.Header{Engine: q.eng, Settings: q.settings()}, o, r, save)
 	var nl *probe.NoLogprobsError
 	if errors.As(err, &nl) {
 		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run, but no reference is saved\n", err)
@@ -110,33 +113,28 @@ func (q qualityRun) record(ctx context.Context) error {
 		return exitWith(exitCantStart, fmt.Errorf("quality: %w: record the reference on a server that gives logprobs (vLLM: --max-logprobs 20)", err))
 	}
 	if err != nil {
-		return stopped(err, saveErr, saves > 0)
-	}
-	if q.f.needle > 0 {
-		ref.Needle, err = probe.Needle(ctx, q.s, ref.Contexts, q.f.needle, q.f.seed, q.text, nil, q.event, func(n []quality.NeedleContext) error {
-			r := ref
-			r.Needle = n
-			return save(r)
-		})
-		if err != nil {
-			return stopped(err, saveErr, true)
-		}
-	}
-	if len(q.tasks) > 0 {
-		ref.Tasks = &quality.TaskRun{}
-		*ref.Tasks, err = probe.Tasks(ctx, q.s, q.tasks, filepath.Base(q.f.tasks), q.f.taskTokens, nil, nil, q.event, func(t quality.TaskRun) error {
-			r := ref
-			r.Tasks = &t
-			return save(r)
-		})
-		if err != nil {
-			return stopped(q.tasksErr(err), saveErr, true)
-		}
+		return stopped(q.tasksErr(err), saveErr, saves > 0)
 	}
 	fmt.Fprintf(q.stdout, "reference saved: %d probes at %s, top %d logprobs, %d tokens each%s\n", len(ref.Probes), engine.ContextLabels(ref.Contexts), ref.K, ref.ContinuationTokens, q.simulated())
 	printNeedle(q.stdout, ref.Needle)
 	printTasks(q.stdout, ref.Tasks)
 	return nil
+}
+
+// settings are what the reference records of the server's settings that
+// change its answers: server.toml's (--launch), else the quantization the
+// server reports.
+func (q qualityRun) settings() map[string]string {
+	m := map[string]string{}
+	if q.f.launch != "" {
+		if cfg, err := launch.LoadConfig(q.f.launch); err == nil { // it launched: it loads
+			m = cfg.OutputSettings()
+		}
+	}
+	if _, ok := m["quantization"]; !ok && q.eng.Quantization != "" {
+		m["quantization"] = q.eng.Quantization
+	}
+	return m
 }
 
 // tasksErr is a task run's error in the flags' words.
@@ -175,7 +173,7 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	var saveErr error
 	saves := 0
 	o := probe.RunOptions{Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens,
-		Budget: q.budget, Engine: q.eng, Events: q.event}
+		Budget: q.budget, Engine: q.eng, Prior: q.prior, Events: q.event}
 	if q.f.needle > 0 {
 		o.NeedleTrials, o.NeedleContexts = q.f.needle, q.needleContexts(ref)
 	}
@@ -187,12 +185,14 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	var nl *probe.NoLogprobsError
 	var te *quality.TokenizerError
 	switch {
+	case errors.Is(err, probe.ErrPriorReference):
+		return exitWith(exitCantStart, fmt.Errorf("quality: --resume: %s was compared with another reference than --reference %s: give that reference, or choose another --out", filepath.Join(q.f.out, qualityJSONFile), q.f.reference))
 	case errors.As(err, &te):
 		return exitWith(exitCantStart, fmt.Errorf("quality: --reference %s: %w: compare it with a server of the same model family, or record a new reference", q.f.reference, err))
 	case errors.As(err, &nl):
 		fmt.Fprintf(q.stdout, "%v: no drift could be measured against it; the needle task and --tasks ran\n", err)
 	case err != nil:
-		return stopped(q.tasksErr(err), saveErr, saves > 0)
+		return stopped(q.tasksErr(err), saveErr, saves > 0 || q.prior != nil)
 	}
 	printDrift(q.stdout, rep, q.simulated())
 	printNeedle(q.stdout, rep.Needle)

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -329,4 +331,23 @@ func newAPIKey() (string, error) {
 		return "", fmt.Errorf("generate api key: %w", err)
 	}
 	return "sm-" + hex.EncodeToString(b), nil
+}
+
+// OutputKeys are the server.toml keys that change what the model answers,
+// not only how fast: a sweep labels a configuration that sets one, and a
+// quality reference records them (OutputSettings).
+var OutputKeys = []string{"model", "revision", "quantization", "dtype", "kv_cache_dtype"}
+
+// OutputSettings is c's OutputKeys that are set, as written: what a quality
+// reference records of the server it measured.
+func (c ServerConfig) OutputSettings() map[string]string {
+	m := map[string]string{}
+	v, t := reflect.ValueOf(c), reflect.TypeOf(c)
+	for i := range t.NumField() {
+		key := strings.Split(t.Field(i).Tag.Get("toml"), ",")[0]
+		if f := v.Field(i); f.Kind() == reflect.String && f.String() != "" && slices.Contains(OutputKeys, key) {
+			m[key] = f.String()
+		}
+	}
+	return m
 }

@@ -127,3 +127,16 @@ func TestNewAPIKey(t *testing.T) {
 		t.Errorf("keys %q and %q", a, b)
 	}
 }
+
+// TestOutputSettings: every output key is a string field of server.toml,
+// and the settings a reference records are those that are set.
+func TestOutputSettings(t *testing.T) {
+	all := ServerConfig{Model: "m", Revision: "r", Quantization: "awq", DType: "float32", KVCacheDType: "fp8"}
+	if got := all.OutputSettings(); len(got) != len(OutputKeys) {
+		t.Errorf("every output key set gives %v: want one setting per key of %v", got, OutputKeys)
+	}
+	got := ServerConfig{Model: "m", KVCacheDType: "fp8", MaxNumSeqs: 4}.OutputSettings()
+	if len(got) != 2 || got["kv_cache_dtype"] != "fp8" || got["model"] != "m" {
+		t.Errorf("OutputSettings = %v, want model and kv_cache_dtype", got)
+	}
+}

@@ -35,7 +35,7 @@ var keyKinds = func() map[string]reflect.Type {
 
 // outputKeys change what the model answers, not only how fast: a
 // configuration that sets one is labelled in the summary.
-var outputKeys = []string{"model", "revision", "quantization", "dtype", "kv_cache_dtype"}
+var outputKeys = launch.OutputKeys
 
 // ParseVary reads the --vary options ("max_num_seqs=4,16") into the axes
 // of a grid, each a key and its values written as TOML. flag names the

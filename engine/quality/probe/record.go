@@ -162,3 +162,40 @@ func underLoad(ctx context.Context, s Server, prompt []int, o Options, f func() 
 	}
 	return err
 }
+
+// RecordReference records a whole reference, what `quality
+// --save-reference`, a sweep's baseline and the app all record: the probes
+// (Record), then the needle task at the reference's contexts and the task
+// file of r (its NeedleTrials, Seed, Text, Tasks, TaskFile and TaskTokens;
+// the rest is for comparing). save gets the reference after every context
+// and step; what was recorded when ctx ends is returned with ctx's error.
+// A server without logprobs gives a *NoLogprobsError before anything is
+// saved: a reference without probes compares nothing.
+func RecordReference(ctx context.Context, s Server, head quality.Header, o Options, r RunOptions, save func(quality.Reference) error) (quality.Reference, error) {
+	ref, err := Record(ctx, s, head, o, save)
+	if err != nil {
+		return ref, err
+	}
+	if r.NeedleTrials > 0 {
+		ref.Needle, err = Needle(ctx, s, ref.Contexts, r.NeedleTrials, r.Seed, r.Text, nil, o.Events, func(n []quality.NeedleContext) error {
+			withNeedle := ref
+			withNeedle.Needle = n
+			return save(withNeedle)
+		})
+		if err != nil {
+			return ref, err
+		}
+	}
+	if len(r.Tasks) > 0 {
+		t, err := Tasks(ctx, s, r.Tasks, r.TaskFile, r.TaskTokens, nil, nil, o.Events, func(t quality.TaskRun) error {
+			withTasks := ref
+			withTasks.Tasks = &t
+			return save(withTasks)
+		})
+		ref.Tasks = &t
+		if err != nil {
+			return ref, err
+		}
+	}
+	return ref, nil
+}

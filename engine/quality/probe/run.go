@@ -81,9 +81,15 @@ func Run(ctx context.Context, s Server, ref quality.Reference, o RunOptions, sav
 		if len(contexts) == 0 {
 			contexts = ref.Contexts
 		}
-		finished := rep.Needle
+		// A prior context of another seed or trial count asked other
+		// questions: it is asked again, not kept.
+		trials := min(o.NeedleTrials, quality.MaxNeedleTrials)
+		finished := slices.DeleteFunc(slices.Clone(rep.Needle), func(n quality.NeedleContext) bool {
+			return n.Seed != o.Seed || len(n.Correct) != trials || !slices.Contains(contexts, n.ContextTokens)
+		})
+		rep.Needle = finished
 		todo := slices.DeleteFunc(slices.Clone(contexts), func(c int) bool {
-			return slices.ContainsFunc(finished, func(n quality.NeedleContext) bool { return n.ContextTokens == c && n.Seed == o.Seed })
+			return slices.ContainsFunc(finished, func(n quality.NeedleContext) bool { return n.ContextTokens == c })
 		})
 		if len(todo) > 0 {
 			_, err := Needle(ctx, s, todo, o.NeedleTrials, o.Seed, o.Text, ref.Needle, o.Events, func(n []quality.NeedleContext) error {
