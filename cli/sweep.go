@@ -17,6 +17,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
@@ -243,6 +244,9 @@ func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Write
 		Measure: func(ctx context.Context, conf sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 			return c.measureInto(ctx, f, plan, target, dir, prev, stdout)
 		},
+		SaveReport: func(ctx context.Context, dir string, rep engine.Report, final bool) error {
+			return c.saveQuality(ctx, dir, rep, final, stderr)
+		},
 		Summarize: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
 			if c.WriteSweepCharts == nil {
 				return nil
@@ -347,4 +351,24 @@ func printSweepQuality(w io.Writer, s sweep.Sweep) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", conf.Name, line)
 	}
+}
+
+// saveQuality saves a configuration's report as its quality phase adds to
+// it, as a run saves it (c.Save), and at the phase's end draws its
+// pictures again (the drift chart among them); a picture that can't be
+// drawn is said, and the sweep goes on: its report is saved.
+func (c *CLI) saveQuality(ctx context.Context, dir string, rep engine.Report, final bool, stderr io.Writer) error {
+	save := c.Save
+	if save == nil {
+		save = report.Save
+	}
+	if err := save(dir, rep); err != nil {
+		return err
+	}
+	if final && c.WriteCharts != nil {
+		if err := c.WriteCharts(ctx, dir, rep); err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", chartError(err, dir))
+		}
+	}
+	return nil
 }

@@ -37,9 +37,11 @@ type Hooks struct {
 	// Progress is told of every change of a configuration's status (i is
 	// its index); note is a line to show ("GPU memory freed in 4 s").
 	Progress func(s Sweep, i int, note string)
-	// SaveReport writes a configuration's report again once its quality
-	// phase adds to it (nil: report.Save).
-	SaveReport func(dir string, rep engine.Report) error
+	// SaveReport writes a configuration's report again as its quality
+	// phase adds to it, after every context; final is the phase's last
+	// save, after which a front end draws the report's pictures again
+	// (nil: report.Save, no pictures).
+	SaveReport func(ctx context.Context, dir string, rep engine.Report, final bool) error
 }
 
 // Runner runs a sweep in its folder.
