@@ -259,4 +259,18 @@ func TestSweepQualityWithinBudget(t *testing.T) {
 		!strings.Contains(string(md), "over budget: ") {
 		t.Errorf("output:\n%s\nsweep.md:\n%s", out, md)
 	}
+	// The reference is a measurement in the sweep's folder: a resume
+	// refuses one whose bytes are not those sweep.json recorded.
+	ref := filepath.Join(dir, sweep.ReferenceFile)
+	data, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ref, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sweepCLI(t, t.Context(), "--resume", dir, "--launch", toml)
+	if want := "sweep --resume: " + ref + " is not the quality reference the sweep recorded (its sha256 differs from sweep.json's); nothing was started"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("resume with an edited reference: %v, want %q", err, want)
+	}
 }
