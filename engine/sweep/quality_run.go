@@ -74,6 +74,15 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 	if c.Baseline {
 		return r.recordReference(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
 	}
+	return r.compare(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
+}
+
+// compare compares configuration i's server with the baseline's reference
+// (probe.Run, going on from its report's quality section when its phase
+// was interrupted), saving its report after every context.
+func (r *Runner) compare(ctx context.Context, s *Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
+	events func(probe.Event), notMeasured func(string) error) error {
+	c := &s.Configs[i]
 	ref, err := LoadReference(r.Dir, *s)
 	if err != nil {
 		return err

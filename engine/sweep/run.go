@@ -155,20 +155,7 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 		return nil
 	}
 	c.StartupS += time.Since(start).Seconds()
-	r.set(s, i, StatusMeasuring, "", "")
-	var rep engine.Report
-	if done != nil {
-		rep = *done
-	} else {
-		start = time.Now()
-		rep, err = r.Measure(ctx, *c, target, dir, prev)
-		c.MeasureS += time.Since(start).Seconds()
-	}
-	if err == nil && rep.Run.Complete && s.qualityDue(i) {
-		start = time.Now()
-		err = r.qualityPhase(ctx, s, i, target, rep, dir)
-		c.QualityS += time.Since(start).Seconds()
-	}
+	rep, err := r.measure(ctx, s, i, target, dir, prev, done)
 	stop()
 	var saveErr *SaveError
 	switch {
@@ -187,6 +174,36 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	}
 	r.waitMemory(ctx, s, i, before, memKnown)
 	return nil
+}
+
+// measure runs configuration i's plan against target into dir (going on
+// from prev), or keeps done, its complete run, then runs its quality
+// phase when due. It returns the run's report and what stopped either.
+func (r *Runner) measure(ctx context.Context, s *Sweep, i int, target measure.Subject, dir string, prev, done *engine.Report) (engine.Report, error) {
+	c := &s.Configs[i]
+	r.set(s, i, StatusMeasuring, "", "")
+	if done != nil {
+		return *done, r.timedQuality(ctx, s, i, target, *done, dir)
+	}
+	start := time.Now()
+	rep, err := r.Measure(ctx, *c, target, dir, prev)
+	c.MeasureS += time.Since(start).Seconds()
+	if err == nil && rep.Run.Complete {
+		err = r.timedQuality(ctx, s, i, target, rep, dir)
+	}
+	return rep, err
+}
+
+// timedQuality runs configuration i's quality phase when it is due,
+// adding its time to the configuration's.
+func (r *Runner) timedQuality(ctx context.Context, s *Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
+	if !s.qualityDue(i) {
+		return nil
+	}
+	start := time.Now()
+	err := r.qualityPhase(ctx, s, i, target, rep, dir)
+	s.Configs[i].QualityS += time.Since(start).Seconds()
+	return err
 }
 
 func errText(err error) string {
