@@ -259,6 +259,10 @@ func TestSweepQualityWithinBudget(t *testing.T) {
 		!strings.Contains(string(md), "over budget: ") {
 		t.Errorf("output:\n%s\nsweep.md:\n%s", out, md)
 	}
+	var redrawn, stderr bytes.Buffer
+	if err := c.report(t.Context(), []string{"--in", dir}, &redrawn, &stderr); err != nil || !strings.Contains(redrawn.String(), "\n  "+int4+": over budget: ") {
+		t.Errorf("report --in a sweep with quality: %v\n%s%s", err, redrawn.String(), stderr.String())
+	}
 	// The reference is a measurement in the sweep's folder: a resume
 	// refuses one whose bytes are not those sweep.json recorded.
 	ref := filepath.Join(dir, sweep.ReferenceFile)
