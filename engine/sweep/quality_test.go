@@ -288,3 +288,28 @@ func TestSweepQualityAwaitsTheReference(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesAnImpossibleQuality: a sweep.json whose quality sections
+// claim what no sweep writes is refused where it is read, in one line.
+func TestLoadRefusesAnImpossibleQuality(t *testing.T) {
+	for name, edit := range map[string]func(*Sweep){
+		"budget":        func(s *Sweep) { s.Quality = &QualitySetup{Budget: "kld=-1"} },
+		"needle trials": func(s *Sweep) { s.Quality = &QualitySetup{Budget: qualityBudget, NeedleTrials: 1 << 30} },
+		"contexts": func(s *Sweep) {
+			s.Configs[1].Quality = &ConfigQuality{State: QualityMeasured, Contexts: make([]Drift, engine.MaxLevels+1)}
+		},
+		"quality time": func(s *Sweep) { s.Configs[1].QualityS = -5 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := New("server.toml", okPlan, named([]Config{{Name: BaselineName, Baseline: true}, {Name: "b", Settings: []Setting{{"max_num_seqs", "8"}}}}), "test")
+			edit(&s)
+			if err := Save(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "is not a sweep this build can read") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %v", err)
+			}
+		})
+	}
+}
