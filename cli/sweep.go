@@ -64,7 +64,7 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	fs.IntVar(&f.needleTrials, "quality-needle-trials", probe.DefaultNeedleTrials, "with --quality: needle-retrieval trials per context (0: none)")
 	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others; give --launch (and --vary-file, or --vary where it varies what runs) as the sweep began: a resume never takes what runs from the sweep's files")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [--quality [--quality-budget kld=0.01,top1=98%]] [plan options]")
 		fmt.Fprintln(fs.Output(), "       speedmatrix sweep --resume DIR --launch server.toml [--vary-file sweep.toml | --vary …]")
 		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
 		fmt.Fprintln(fs.Output(), "and answer per cell which configuration is fastest and by how much.")
