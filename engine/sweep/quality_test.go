@@ -181,6 +181,14 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	if strings.Contains(md, "†") {
 		t.Errorf("sweep.md keeps the † where a drift was measured:\n%s", md)
 	}
+	// A configuration's Looped cells stand beside its drift.
+	runs, _ := LoadRuns(dir, s)
+	r := runs[int4]
+	r.Results[1].Status = engine.StatusLooped
+	runs[int4], s.Answer = r, nil
+	if md := Markdown(s, runs); !strings.Contains(md, "- "+int4+": Looped in 1 of 2 cells; drift KLD 0.0") {
+		t.Errorf("sweep.md does not put int4's Looped cells beside its drift:\n%s", md)
+	}
 }
 
 // TestSweepQualityResumeAndNoLogprobs: a sweep interrupted in fp8's
