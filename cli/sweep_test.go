@@ -136,6 +136,20 @@ func TestSweepFailsKilledResumed(t *testing.T) {
 	}
 }
 
+// standInSweep is a CLI without GPUs or pictures, a server.toml of the
+// stand-in vLLM of examples/sweep, and a folder for its sweep.
+func standInSweep(t *testing.T) (c *CLI, toml, dir string) {
+	t.Helper()
+	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
+	c = cliFor(t)
+	c.NoGPUWait = true
+	noCharts(t)
+	c.WriteSweepCharts = nil
+	toml = exampleSweepTOML(t, buildSpeedmatrix(t), t.TempDir())
+	dir = filepath.Join(t.TempDir(), "sw")
+	return c, toml, dir
+}
+
 // TestSweepKnownAnswer sweeps the stand-in vLLM of examples/sweep, whose
 // speed follows its flags: max_num_seqs = 2 can't serve 4 requests (Over
 // capacity), enforce_eager makes every decode step 25 % longer. The
@@ -143,13 +157,7 @@ func TestSweepFailsKilledResumed(t *testing.T) {
 // slower than the baseline, and max_num_seqs = 2 is Over capacity at 4.
 func TestSweepKnownAnswer(t *testing.T) {
 	t.Parallel()
-	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
-	c := cliFor(t)
-	c.NoGPUWait = true
-	noCharts(t)
-	c.WriteSweepCharts = nil
-	toml := exampleSweepTOML(t, buildSpeedmatrix(t), t.TempDir())
-	dir := filepath.Join(t.TempDir(), "sw")
+	_, toml, dir := standInSweep(t)
 	out, err := sweepCLI(t, t.Context(), "--launch", toml, "--vary", "max_num_seqs=2,8", "--vary", "enforce_eager=false,true",
 		"--out", dir, "--contexts", "1K", "--concurrency", "1,4", "--prefill-contexts", "none", "--duration", "1s",
 		"--precision", "off", "--max-output", "256")
@@ -208,13 +216,7 @@ func TestSweepKnownAnswer(t *testing.T) {
 // a cell int4 wins at 4K names it with its figure.
 func TestSweepQualityWithinBudget(t *testing.T) {
 	t.Parallel()
-	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
-	c := cliFor(t)
-	c.NoGPUWait = true
-	noCharts(t)
-	c.WriteSweepCharts = nil
-	toml := exampleSweepTOML(t, buildSpeedmatrix(t), t.TempDir())
-	dir := filepath.Join(t.TempDir(), "sw")
+	c, toml, dir := standInSweep(t)
 	const int4 = "kv_cache_dtype=int4_per_token_head"
 	out, err := sweepCLI(t, t.Context(), "--launch", toml, "--vary", "kv_cache_dtype=fp8,int4_per_token_head", "--quality",
 		"--quality-budget", "kld=0.03,top1=94%", "--quality-needle-trials", "2", "--out", dir, "--contexts", "512,4K", "--concurrency", "1",
