@@ -208,10 +208,15 @@ func (r *Runner) saveReport(ctx context.Context, dir string, rep engine.Report, 
 	return report.Save(dir, rep)
 }
 
-// qualityEvent tells Progress of what a quality phase meets that changes
-// its figures: a context done, a cap below K, a context skipped.
+// qualityEvent tells Progress of a quality phase's steps (a context
+// recorded or compared, a needle context) and of what changes its
+// figures: a cap below K, a context skipped.
 func (r *Runner) qualityEvent(s *Sweep, i int, e probe.Event) {
 	switch e.Phase {
+	case probe.PhaseRecord:
+		if e.Done == 0 {
+			r.note(s, i, fmt.Sprintf("quality: recording %s, %d probes", engine.ContextLabel(e.ContextTokens), e.Of))
+		}
 	case probe.PhaseContext:
 		r.note(s, i, fmt.Sprintf("quality: %s compared", engine.ContextLabel(e.ContextTokens)))
 	case probe.PhaseCap:
