@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
@@ -62,7 +64,7 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	fs.IntVar(&f.needleTrials, "quality-needle-trials", probe.DefaultNeedleTrials, "with --quality: needle-retrieval trials per context (0: none)")
 	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others; give --launch (and --vary-file, or --vary where it varies what runs) as the sweep began: a resume never takes what runs from the sweep's files")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [--quality [--quality-budget kld=0.01,top1=98%]] [plan options]")
 		fmt.Fprintln(fs.Output(), "       speedmatrix sweep --resume DIR --launch server.toml [--vary-file sweep.toml | --vary …]")
 		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
 		fmt.Fprintln(fs.Output(), "and answer per cell which configuration is fastest and by how much.")
@@ -242,6 +244,9 @@ func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Write
 		Measure: func(ctx context.Context, conf sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 			return c.measureInto(ctx, f, plan, target, dir, prev, stdout)
 		},
+		SaveReport: func(ctx context.Context, dir string, rep engine.Report, final bool) error {
+			return c.saveQuality(ctx, dir, rep, final, stderr)
+		},
 		Summarize: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
 			if c.WriteSweepCharts == nil {
 				return nil
@@ -314,6 +319,7 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
 		}
 	}
+	printSweepQuality(w, s)
 	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", engine.DurationOf(s.ActualS).Round(time.Second),
 		engine.DurationOf(s.EstimateS).Round(time.Second), filepath.Join(dir, sweep.MDFile))
 	var partial []string
@@ -324,6 +330,45 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	}
 	if len(partial) > 0 {
 		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with %s", strings.Join(partial, ", "), resumeCommand(dir, s)))
+	}
+	return nil
+}
+
+// printSweepQuality prints, for a sweep with --quality, each
+// configuration's quality against the baseline's output, its Looped cells
+// beside it.
+func printSweepQuality(w io.Writer, s sweep.Sweep) {
+	if s.Quality == nil {
+		return
+	}
+	fmt.Fprintf(w, "quality against the baseline's output (budget %s):\n", s.Quality.Budget)
+	for i, conf := range s.Configs {
+		line := cmp.Or(sweep.QualityText(conf), "not measured yet")
+		if s.Answer != nil && i < len(s.Answer.Headlines) {
+			if looped := sweep.LoopedText(s.Answer.Headlines[i], conf); looped != "" {
+				line += "; " + looped
+			}
+		}
+		fmt.Fprintf(w, "  %s: %s\n", conf.Name, line)
+	}
+}
+
+// saveQuality saves a configuration's report as its quality phase adds to
+// it, as a run saves it (c.Save), and at the phase's end draws its
+// pictures again (the drift chart among them); a picture that can't be
+// drawn is said, and the sweep goes on: its report is saved.
+func (c *CLI) saveQuality(ctx context.Context, dir string, rep engine.Report, final bool, stderr io.Writer) error {
+	save := c.Save
+	if save == nil {
+		save = report.Save
+	}
+	if err := save(dir, rep); err != nil {
+		return err
+	}
+	if final && c.WriteCharts != nil {
+		if err := c.WriteCharts(ctx, dir, rep); err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", chartError(err, dir))
+		}
 	}
 	return nil
 }

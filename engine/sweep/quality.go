@@ -54,6 +54,9 @@ type ConfigQuality struct {
 	// Reference is set on the baseline: it is the reference, and drifts
 	// from nothing.
 	Reference bool `json:"reference,omitempty"`
+	// AwaitsReference is a quality not measured for want of the
+	// baseline's reference: a resume that records it measures this one.
+	AwaitsReference bool `json:"awaits_reference,omitempty"`
 	// Contexts are the drift per context compared, ascending.
 	Contexts []Drift `json:"contexts,omitempty"`
 }
@@ -174,6 +177,9 @@ func (s Sweep) qualityProblem() string {
 		}
 	}
 	for _, c := range s.Configs {
+		if !(c.QualityS >= 0 && c.QualityS <= maxEstimateS) {
+			return fmt.Sprintf("configuration %q has a quality phase of %g s", c.Name, c.QualityS)
+		}
 		if q := c.Quality; q != nil && len(q.Contexts) > engine.MaxLevels {
 			return fmt.Sprintf("configuration %q has %d quality contexts; at most %d", c.Name, len(q.Contexts), engine.MaxLevels)
 		}

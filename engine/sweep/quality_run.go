@@ -30,7 +30,7 @@ func (s Sweep) qualityDue(i int) bool {
 		return false
 	}
 	q := s.Configs[i].Quality
-	return q == nil || q.State == QualityPending || q.State == QualityPartial
+	return q == nil || q.State == QualityPending || q.State == QualityPartial || (q.AwaitsReference && s.Quality.ReferenceSHA256 != "")
 }
 
 // SaveError is a quality phase whose results could not be saved: the sweep
@@ -59,7 +59,9 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 		return nil
 	}
 	if !c.Baseline && s.Quality.ReferenceSHA256 == "" {
-		return notMeasured("no reference: the baseline's was not recorded")
+		notMeasured("no reference: the baseline's was not recorded (a resume that records it measures this one)")
+		c.Quality.AwaitsReference = true
+		return nil
 	}
 	client := openai.New(target.BaseURL, target.APIKey)
 	client.RequestTimeout = max(target.RequestTimeout, cmp.Or(target.FirstTokenTimeout, qualityTimeout))
@@ -72,6 +74,15 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 	if c.Baseline {
 		return r.recordReference(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
 	}
+	return r.compare(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
+}
+
+// compare compares configuration i's server with the baseline's reference
+// (probe.Run, going on from its report's quality section when its phase
+// was interrupted), saving its report after every context.
+func (r *Runner) compare(ctx context.Context, s *Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
+	events func(probe.Event), notMeasured func(string) error) error {
+	c := &s.Configs[i]
 	ref, err := LoadReference(r.Dir, *s)
 	if err != nil {
 		return err
@@ -86,10 +97,10 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 	save := func(q quality.Report) error {
 		rep.Quality = &q
 		c.Quality = &ConfigQuality{State: QualityPartial, Contexts: DriftsOf(q, budget)}
-		if saveErr = r.saveReport(dir, rep); saveErr != nil {
-			return saveErr
+		if saveErr = r.saveReport(ctx, dir, rep, false); saveErr == nil {
+			saveErr = Save(r.Dir, *s)
 		}
-		return Save(r.Dir, *s)
+		return saveErr
 	}
 	q, err := probe.Run(ctx, srv, ref, o, save)
 	if errors.Is(err, probe.ErrPriorReference) {
@@ -101,13 +112,21 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 	switch {
 	case saveErr != nil:
 		return &SaveError{saveErr}
-	case errors.As(err, &nl), errors.As(err, &te):
-		if serr := save(q); serr != nil {
+	case errors.As(err, &te):
+		return notMeasured(oneLine(err))
+	case errors.As(err, &nl):
+		// Its needle task ran: its report keeps it.
+		rep.Quality = &q
+		if serr := r.saveReport(ctx, dir, rep, true); serr != nil {
 			return &SaveError{serr}
 		}
 		return notMeasured(oneLine(err))
 	case err != nil:
 		return err
+	}
+	rep.Quality = &q
+	if err := r.saveReport(ctx, dir, rep, true); err != nil {
+		return &SaveError{err}
 	}
 	c.Quality = &ConfigQuality{State: QualityMeasured, Contexts: DriftsOf(q, budget)}
 	return nil
@@ -131,15 +150,12 @@ func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe
 	s.Quality.ReferenceSHA256 = ""
 	s.Configs[i].Quality = &ConfigQuality{State: QualityPartial, Reference: true}
 	r.note(s, i, "quality: recording the baseline as the reference")
-	o := probe.Options{Contexts: decodeContexts(s.Plan, rep), Probes: s.Quality.Probes, ContinuationTokens: s.Quality.ContinuationTokens, Events: events}
-	ref, err := probe.Record(ctx, srv, quality.Header{Engine: eng}, o, save)
-	if err == nil && s.Quality.NeedleTrials > 0 {
-		ref.Needle, err = probe.Needle(ctx, srv, ref.Contexts, s.Quality.NeedleTrials, ref.Seed, "", nil, events, func(n []quality.NeedleContext) error {
-			withNeedle := ref
-			withNeedle.Needle = n
-			return save(withNeedle)
-		})
+	head := quality.Header{Engine: eng}
+	if cfg, err := Apply(r.Server, r.Base, s.Configs[i]); err == nil { // it launched: it applies
+		head.Settings = cfg.OutputSettings()
 	}
+	o := probe.Options{Contexts: decodeContexts(s.Plan, rep), Probes: s.Quality.Probes, ContinuationTokens: s.Quality.ContinuationTokens, Events: events}
+	ref, err := probe.RecordReference(ctx, srv, head, o, probe.RunOptions{NeedleTrials: s.Quality.NeedleTrials}, save)
 	var nl *probe.NoLogprobsError
 	switch {
 	case saveErr != nil:
@@ -159,7 +175,7 @@ func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe
 	}
 	rep.Quality = &quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: srv.Model, Tokenizer: ref.Tokenizer, Engine: eng},
 		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget}
-	if err := r.saveReport(dir, rep); err != nil {
+	if err := r.saveReport(ctx, dir, rep, true); err != nil {
 		return &SaveError{err}
 	}
 	s.Configs[i].Quality = &ConfigQuality{State: QualityMeasured, Reference: true}
@@ -183,18 +199,24 @@ func decodeContexts(plan engine.Plan, rep engine.Report) []int {
 }
 
 // saveReport writes a configuration's report with its quality section
-// (SaveReport, or report.Save).
-func (r *Runner) saveReport(dir string, rep engine.Report) error {
+// (SaveReport, or report.Save); final is its last save, at the phase's
+// end.
+func (r *Runner) saveReport(ctx context.Context, dir string, rep engine.Report, final bool) error {
 	if r.SaveReport != nil {
-		return r.SaveReport(dir, rep)
+		return r.SaveReport(ctx, dir, rep, final)
 	}
 	return report.Save(dir, rep)
 }
 
-// qualityEvent tells Progress of what a quality phase meets that changes
-// its figures: a context done, a cap below K, a context skipped.
+// qualityEvent tells Progress of a quality phase's steps (a context
+// recorded or compared, a needle context) and of what changes its
+// figures: a cap below K, a context skipped.
 func (r *Runner) qualityEvent(s *Sweep, i int, e probe.Event) {
 	switch e.Phase {
+	case probe.PhaseRecord:
+		if e.Done == 0 {
+			r.note(s, i, fmt.Sprintf("quality: recording %s, %d probes", engine.ContextLabel(e.ContextTokens), e.Of))
+		}
 	case probe.PhaseContext:
 		r.note(s, i, fmt.Sprintf("quality: %s compared", engine.ContextLabel(e.ContextTokens)))
 	case probe.PhaseCap:

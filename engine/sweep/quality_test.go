@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
@@ -49,6 +50,23 @@ func qualitySweep(t *testing.T) (s Sweep, dir, server string) {
 // with fixed figures: int4 is the fastest everywhere (+30 %), fp8 next
 // (+10 %). notes gets every Progress note.
 func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string), noLogprobs ...string) *Runner {
+	return qualityFakes{notes: notes, onNote: onNote, noLogprobs: noLogprobs}.runner(t, dir)
+}
+
+// qualityFakes are what qualityRunner's servers do: each Progress note
+// goes to notes and onNote, the configurations of kv_cache_dtype
+// noLogprobs answer without logprobs, the names in failLaunch fail to
+// start, and measured lists the runs measured.
+type qualityFakes struct {
+	notes      *[]string
+	onNote     func(string)
+	noLogprobs []string
+	failLaunch map[string]bool
+	measured   *[]string
+}
+
+func (f qualityFakes) runner(t *testing.T, dir string) *Runner {
+	notes, onNote, noLogprobs := f.notes, f.onNote, f.noLogprobs
 	p, err := sim.LookupProfile("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +74,9 @@ func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string
 	speed := map[string]float64{"": 100, "fp8": 110, "int4_per_token_head": 130}
 	return &Runner{Dir: dir, Server: "server.toml", Base: baseTOML, Hooks: Hooks{
 		Launch: func(ctx context.Context, c Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
+			if f.failLaunch[c.Name] {
+				return measure.Subject{}, nil, errors.New("CUDA out of memory")
+			}
 			srv, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: sim.Numerics{KVCacheDType: cfg.KVCacheDType}})
 			if err != nil {
 				return measure.Subject{}, nil, err
@@ -75,6 +96,9 @@ func qualityRunner(t *testing.T, dir string, notes *[]string, onNote func(string
 			return measure.Subject{Target: measure.Target{BaseURL: h.URL}}, func() { h.Close(); srv.Close() }, nil
 		},
 		Measure: func(ctx context.Context, c Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
+			if f.measured != nil {
+				*f.measured = append(*f.measured, c.Name)
+			}
 			kv := ""
 			for _, st := range c.Settings {
 				kv = strings.Trim(st.Value, `"`)
@@ -157,6 +181,14 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	if strings.Contains(md, "†") {
 		t.Errorf("sweep.md keeps the † where a drift was measured:\n%s", md)
 	}
+	// A configuration's Looped cells stand beside its drift.
+	runs, _ := LoadRuns(dir, s)
+	r := runs[int4]
+	r.Results[1].Status = engine.StatusLooped
+	runs[int4], s.Answer = r, nil
+	if md := Markdown(s, runs); !strings.Contains(md, "- "+int4+": Looped in 1 of 2 cells; drift KLD 0.0") {
+		t.Errorf("sweep.md does not put int4's Looped cells beside its drift:\n%s", md)
+	}
 }
 
 // TestSweepQualityResumeAndNoLogprobs: a sweep interrupted in fp8's
@@ -214,5 +246,78 @@ func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
 	var re *ReferenceError
 	if _, _, err := Resume(dir, Inputs{Server: server}); !errors.As(err, &re) || !errors.Is(err, ErrChanged) {
 		t.Errorf("resume with an edited reference: %v, want a ReferenceError (changed)", err)
+	}
+}
+
+// TestEstimateCountsQuality: once a configuration's quality phase has
+// been timed, the estimate of the others includes one each.
+func TestEstimateCountsQuality(t *testing.T) {
+	cs := named([]Config{{Name: BaselineName, Baseline: true, StartupS: 2, MeasureS: 10, QualityS: 30}, {Name: "a"}, {Name: "b"}})
+	cs[0].Status = StatusDone
+	s := New("server.toml", okPlan, cs, "test")
+	s.Quality = &QualitySetup{Budget: qualityBudget}
+	if got, want := s.Estimate(), 2*(2+10+30)*time.Second; got != want {
+		t.Errorf("estimate %s, want %s: two configurations of 2 s start-up, 10 s run and 30 s quality phase", got, want)
+	}
+	if b := s.EstimateBasis(); !strings.HasSuffix(b, ", its quality phase counted once the baseline's is timed") {
+		t.Errorf("the estimate's basis does not say it has no quality phase timed: %q", b)
+	}
+}
+
+// TestSweepQualityAwaitsTheReference: a baseline that did not start
+// records no reference, and the other configurations' quality waits for
+// it; the resume that measures the baseline records it and then measures
+// their quality alone, their runs kept.
+func TestSweepQualityAwaitsTheReference(t *testing.T) {
+	s, dir, server := qualitySweep(t)
+	var notes, measured []string
+	if err := (qualityFakes{notes: &notes, measured: &measured, failLaunch: map[string]bool{BaselineName: true}}).runner(t, dir).Run(t.Context(), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Configs[1:] {
+		if q := c.Quality; c.Status != StatusDone || q == nil || q.State != QualityNotMeasured || !q.AwaitsReference {
+			t.Fatalf("%s without a reference: %s, %+v", c.Name, c.Status, q)
+		}
+	}
+	s, _, err := Resume(dir, Inputs{Server: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, measured = nil, nil
+	if err := (qualityFakes{notes: &notes, measured: &measured}).runner(t, dir).Run(t.Context(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(measured, []string{BaselineName}) {
+		t.Errorf("the resume measured %v, want the baseline's run alone", measured)
+	}
+	for _, c := range s.Configs {
+		if q := c.Quality; c.Status != StatusDone || q == nil || q.State != QualityMeasured {
+			t.Errorf("%s after the resume: %s, %+v\n%s", c.Name, c.Status, q, strings.Join(notes, "\n"))
+		}
+	}
+}
+
+// TestLoadRefusesAnImpossibleQuality: a sweep.json whose quality sections
+// claim what no sweep writes is refused where it is read, in one line.
+func TestLoadRefusesAnImpossibleQuality(t *testing.T) {
+	for name, edit := range map[string]func(*Sweep){
+		"budget":        func(s *Sweep) { s.Quality = &QualitySetup{Budget: "kld=-1"} },
+		"needle trials": func(s *Sweep) { s.Quality = &QualitySetup{Budget: qualityBudget, NeedleTrials: 1 << 30} },
+		"contexts": func(s *Sweep) {
+			s.Configs[1].Quality = &ConfigQuality{State: QualityMeasured, Contexts: make([]Drift, engine.MaxLevels+1)}
+		},
+		"quality time": func(s *Sweep) { s.Configs[1].QualityS = -5 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := New("server.toml", okPlan, named([]Config{{Name: BaselineName, Baseline: true}, {Name: "b", Settings: []Setting{{"max_num_seqs", "8"}}}}), "test")
+			edit(&s)
+			if err := Save(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "is not a sweep this build can read") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %v", err)
+			}
+		})
 	}
 }

@@ -37,9 +37,11 @@ type Hooks struct {
 	// Progress is told of every change of a configuration's status (i is
 	// its index); note is a line to show ("GPU memory freed in 4 s").
 	Progress func(s Sweep, i int, note string)
-	// SaveReport writes a configuration's report again once its quality
-	// phase adds to it (nil: report.Save).
-	SaveReport func(dir string, rep engine.Report) error
+	// SaveReport writes a configuration's report again as its quality
+	// phase adds to it, after every context; final is the phase's last
+	// save, after which a front end draws the report's pictures again
+	// (nil: report.Save, no pictures).
+	SaveReport func(ctx context.Context, dir string, rep engine.Report, final bool) error
 }
 
 // Runner runs a sweep in its folder.
@@ -153,18 +155,7 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 		return nil
 	}
 	c.StartupS += time.Since(start).Seconds()
-	r.set(s, i, StatusMeasuring, "", "")
-	var rep engine.Report
-	if done != nil {
-		rep = *done
-	} else {
-		start = time.Now()
-		rep, err = r.Measure(ctx, *c, target, dir, prev)
-		c.MeasureS += time.Since(start).Seconds()
-	}
-	if err == nil && rep.Run.Complete && s.qualityDue(i) {
-		err = r.qualityPhase(ctx, s, i, target, rep, dir)
-	}
+	rep, err := r.measure(ctx, s, i, target, dir, prev, done)
 	stop()
 	var saveErr *SaveError
 	switch {
@@ -183,6 +174,36 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	}
 	r.waitMemory(ctx, s, i, before, memKnown)
 	return nil
+}
+
+// measure runs configuration i's plan against target into dir (going on
+// from prev), or keeps done, its complete run, then runs its quality
+// phase when due. It returns the run's report and what stopped either.
+func (r *Runner) measure(ctx context.Context, s *Sweep, i int, target measure.Subject, dir string, prev, done *engine.Report) (engine.Report, error) {
+	c := &s.Configs[i]
+	r.set(s, i, StatusMeasuring, "", "")
+	if done != nil {
+		return *done, r.timedQuality(ctx, s, i, target, *done, dir)
+	}
+	start := time.Now()
+	rep, err := r.Measure(ctx, *c, target, dir, prev)
+	c.MeasureS += time.Since(start).Seconds()
+	if err == nil && rep.Run.Complete {
+		err = r.timedQuality(ctx, s, i, target, rep, dir)
+	}
+	return rep, err
+}
+
+// timedQuality runs configuration i's quality phase when it is due,
+// adding its time to the configuration's.
+func (r *Runner) timedQuality(ctx context.Context, s *Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
+	if !s.qualityDue(i) {
+		return nil
+	}
+	start := time.Now()
+	err := r.qualityPhase(ctx, s, i, target, rep, dir)
+	s.Configs[i].QualityS += time.Since(start).Seconds()
+	return err
 }
 
 func errText(err error) string {

@@ -181,7 +181,7 @@ func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|" + qualityRule + "\n")
 	for i, h := range a.Headlines {
 		name := h.Config
-		if unmeasuredChange(s.Configs[i]) {
+		if UnmeasuredChange(s.Configs[i]) {
 			name += " †"
 		}
 		status := string(h.Status)
@@ -270,7 +270,7 @@ func writeCells(b *strings.Builder, s Sweep, a Answer) {
 func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	var changes []string
 	for _, c := range s.Configs {
-		if unmeasuredChange(c) {
+		if UnmeasuredChange(c) {
 			changes = append(changes, fmt.Sprintf("%s (%s)", report.MDText(c.Name), strings.Join(c.ChangesOutput, ", ")))
 		}
 	}
@@ -280,6 +280,9 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	if len(a.Looped) > 0 {
 		fmt.Fprintf(b, "**Looped cells** (the output repeated itself): %s.\n\n", report.MDText(strings.Join(a.Looped, "; ")))
 		for i, h := range a.Headlines {
+			if i >= len(s.Configs) {
+				break
+			}
 			if line := LoopedText(h, s.Configs[i]); line != "" {
 				fmt.Fprintf(b, "- %s: %s\n", report.MDText(h.Config), report.MDText(line))
 			}

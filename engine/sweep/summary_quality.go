@@ -7,10 +7,10 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// unmeasuredChange reports whether c changes the model's output (its †)
+// UnmeasuredChange reports whether c changes the model's output (its †)
 // with no drift measured to say by how much: where one was, its figure
 // stands in the † mark's place.
-func unmeasuredChange(c Config) bool {
+func UnmeasuredChange(c Config) bool {
 	if len(c.ChangesOutput) == 0 {
 		return false
 	}

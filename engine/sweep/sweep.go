@@ -78,6 +78,8 @@ type Config struct {
 	// long its plan ran (both summed over resumes).
 	StartupS float64 `json:"startup_s,omitempty"`
 	MeasureS float64 `json:"measure_s,omitempty"`
+	// QualityS is how long its quality phase ran (summed over resumes).
+	QualityS float64 `json:"quality_s,omitempty"`
 	// ChangesOutput lists its settings that change what the model answers
 	// (quantization, KV cache dtype, another model): faster, perhaps, but
 	// not the same model quality.
