@@ -10,6 +10,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
+	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sim"
 )
 
@@ -141,5 +142,55 @@ func TestRunRefusesAnotherTokenizersReference(t *testing.T) {
 	defer eng.mu.Unlock()
 	if len(eng.plans) != 0 {
 		t.Error("the matrix ran before the tokenizer was checked")
+	}
+}
+
+// TestRunCutShortBeforeItsQualityPhase: a comparing run cancelled in its
+// cells names its reference in the report saved from the first cell on, is
+// not complete, and its Resume asks for the reference again, in the
+// Quality field's words, before anything runs; given it, Resume finishes
+// the run with its phase.
+func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
+	ref := filepath.Join(t.TempDir(), "ref.quality.json")
+	runWithQuality(t, sim.Numerics{}, qualityRecord, ref)
+
+	eng := &fakeEngine{events: cannedEvents(), hold: true}
+	d := testDeps(t, eng)
+	d.sim = newLogprobSim(t, sim.Numerics{})
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	q := u.matrix.quality
+	q.pick = func(ok func(string)) { ok(ref) }
+	q.mode.SetSelected(qualityCompare)
+	q.onChoose()
+	u.run.onStart()
+	waitUntil(t, func() bool { return u.run.saver.Kept() != "" }, "a cell saved")
+	u.run.cancelNow()
+	waitFor(t, u.run.uiDone, "the cancelled run")
+	rep, dir := u.results.report, u.run.saver.Kept()
+	if rep.Run.Complete || rep.Quality == nil || rep.Quality.ReferenceFile != "ref.quality.json" || !runs.Pending(rep) {
+		t.Fatalf("the cut-short run: complete %v, quality %+v", rep.Run.Complete, rep.Quality)
+	}
+	saved, err := u.deps.store.Load(filepath.Join(dir, "report.json"))
+	if err != nil || !runs.Pending(saved) {
+		t.Errorf("report.json: %v; pending %v", err, runs.Pending(saved))
+	}
+	q.mode.SetSelected(qualityOff)
+	u.run.resume(rep, dir)
+	if n := u.run.banner.current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
+		t.Errorf("Resume with Quality off: %q (%q)", n.Message, n.Action)
+	}
+	eng.mu.Lock()
+	runsSoFar := len(eng.plans)
+	eng.hold = false
+	eng.mu.Unlock()
+	if runsSoFar != 1 {
+		t.Errorf("the engine ran %d times; want once, Resume refused", runsSoFar)
+	}
+	// With the reference again, Resume finishes the cells and the phase.
+	q.mode.SetSelected(qualityCompare)
+	u.run.resume(rep, dir)
+	waitFor(t, u.run.uiDone, "the resumed run")
+	if got := u.results.report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
+		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.current.Message)
 	}
 }

@@ -253,6 +253,11 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	run := r.engineRun(plan)
 	if phase != nil {
 		run = phase.wrap(run)
+		if phase.record == "" && target.Header.Quality == nil {
+			// The reference is named from the first cell on: a run cut
+			// short anywhere resumes with it (runs.Pending).
+			target.Header.Quality = phase.q.Section()
+		}
 	}
 	c := r.u.state.target.Capacity
 	r.begin(plan, target, prev, c)

@@ -102,10 +102,14 @@ func (p *qualityPhase) follow(ctx context.Context, t measure.Subject, run runFun
 		}
 	}
 	var done engine.Event
+	var last engine.Report // the cells' latest report: the rates the phase's estimate assumes
 	for ev := range run(ctx, t) {
 		if ev.Kind == engine.EventDone {
 			done = ev
 			continue
+		}
+		if p.record == "" {
+			p.follows(&ev, &last)
 		}
 		out <- ev
 	}
@@ -130,6 +134,21 @@ func (p *qualityPhase) follow(ctx context.Context, t measure.Subject, run runFun
 		})
 	}
 	out <- engine.Event{Kind: engine.EventDone, Time: time.Now(), Report: &rep, Err: err}
+}
+
+// follows makes a cell's event say that a comparison follows the cells:
+// its report is not complete (runs.Unfinished: the last cell completes no
+// run whose phase is to follow), and its ETA includes the phase's.
+func (p *qualityPhase) follows(ev *engine.Event, last *engine.Report) {
+	if ev.Report != nil {
+		runs.Unfinished(ev.Report)
+		*last = *ev.Report
+	}
+	if ev.Progress != nil && ev.Progress.Load == nil {
+		pr := *ev.Progress
+		pr.ETA += p.q.Estimate(p.prior, runs.RatesOf(*last))
+		ev.Progress = &pr
+	}
 }
 
 // recordAfter records a reference of the server at the plan's decode
