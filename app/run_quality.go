@@ -152,9 +152,9 @@ func (p *qualityPhase) follows(ev *engine.Event, last *engine.Report) {
 }
 
 // recordAfter records a reference of the server at the plan's decode
-// contexts into p.record, saved after every context, then the needle task
-// into it (what `quality --save-reference` records), so that later
-// comparisons pair their trials with it.
+// contexts into p.record, saved after every context, with the needle task
+// (probe.RecordReference, what `quality --save-reference` records), so
+// that later comparisons pair their trials with it.
 func (p *qualityPhase) recordAfter(ctx context.Context, client *openai.Client, model string, eng engine.EngineInfo, plan engine.Plan, events func(probe.Event), log func(string)) error {
 	s, err := probe.Connect(ctx, client, model)
 	if err != nil {
@@ -169,15 +169,7 @@ func (p *qualityPhase) recordAfter(ctx context.Context, client *openai.Client, m
 	}
 	log("quality: recording a reference into " + filepath.Base(p.record))
 	o := probe.Options{Contexts: plan.DecodeContexts, Events: events}
-	ref, err := probe.Record(ctx, s, quality.Header{Engine: eng}, o, save)
-	if err != nil {
-		return err
-	}
-	ref.Needle, err = probe.Needle(ctx, s, ref.Contexts, probe.DefaultNeedleTrials, ref.Seed, quality.CleanText(quality.Text()), nil, events, func(n []quality.NeedleContext) error {
-		r := ref
-		r.Needle = n
-		return save(r)
-	})
+	ref, err := probe.RecordReference(ctx, s, quality.Header{Engine: s.Describe(ctx, eng)}, o, probe.RunOptions{NeedleTrials: probe.DefaultNeedleTrials, Text: quality.CleanText(quality.Text())}, save)
 	if err == nil {
 		log(fmt.Sprintf("quality: reference saved: %d probes at %s, top %d logprobs%s", len(ref.Probes), engine.ContextLabels(ref.Contexts), ref.K, simulatedSuffix(eng)))
 	}
