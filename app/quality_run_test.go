@@ -43,12 +43,12 @@ func (s *logprobSim) Start(profile, eng string) (measure.Subject, func(), error)
 	return t, stop, err
 }
 
-// runWithQuality runs the Matrix screen's plan (one decode context) on
-// the simulator with the Quality field set to mode and path, and returns
-// the report Results shows.
-func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engine.Report) {
+// qualityUI is the app with eng for the matrix and the simulator with
+// numerics n as its target, the Matrix screen's plan one decode context
+// and its Quality field set to mode and path.
+func qualityUI(t *testing.T, eng *fakeEngine, n sim.Numerics, mode, path string) *ui {
 	t.Helper()
-	d := testDeps(t, &fakeEngine{events: cannedEvents()})
+	d := testDeps(t, eng)
 	d.sim = newLogprobSim(t, n)
 	u := newTestUI(t, d, Options{Target: "sim:tiny"})
 	u.matrix.decode.SetText("1K")
@@ -57,6 +57,15 @@ func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engin
 	q.save = q.pick
 	q.mode.SetSelected(mode)
 	q.onChoose()
+	return u
+}
+
+// runWithQuality runs the Matrix screen's plan (one decode context) on
+// the simulator with the Quality field set to mode and path, and returns
+// the report Results shows.
+func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engine.Report) {
+	t.Helper()
+	u := qualityUI(t, &fakeEngine{events: cannedEvents()}, n, mode, path)
 	if err := u.state.quality.Err; err != nil {
 		t.Fatalf("Quality field: %v", err)
 	}
@@ -124,13 +133,7 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 func TestRunRefusesAnotherTokenizersReference(t *testing.T) {
 	ref := writeReference(t, t.TempDir(), "Qwen/Qwen3-0.6B")
 	eng := &fakeEngine{events: cannedEvents()}
-	d := testDeps(t, eng)
-	d.sim = newLogprobSim(t, sim.Numerics{})
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
-	q := u.matrix.quality
-	q.pick = func(ok func(string)) { ok(ref) }
-	q.mode.SetSelected(qualityCompare)
-	q.onChoose()
+	u := qualityUI(t, eng, sim.Numerics{}, qualityCompare, ref)
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run to be refused")
 	n := u.run.banner.current
@@ -155,13 +158,8 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 	runWithQuality(t, sim.Numerics{}, qualityRecord, ref)
 
 	eng := &fakeEngine{events: cannedEvents(), hold: true}
-	d := testDeps(t, eng)
-	d.sim = newLogprobSim(t, sim.Numerics{})
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	u := qualityUI(t, eng, sim.Numerics{}, qualityCompare, ref)
 	q := u.matrix.quality
-	q.pick = func(ok func(string)) { ok(ref) }
-	q.mode.SetSelected(qualityCompare)
-	q.onChoose()
 	u.run.onStart()
 	waitUntil(t, func() bool { return u.run.saver.Kept() != "" }, "a cell saved")
 	u.run.cancelNow()
