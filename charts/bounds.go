@@ -37,19 +37,25 @@ const (
 // listed is lines, each cut to maxListedRunes, at most maxListed of them
 // with a last line that says how many more of what report.md lists.
 func listed(lines []string, what string) []string {
+	return listedIn(lines, len(lines), what, "report.md")
+}
+
+// listedIn is listed for lines that are the first of total (a caller
+// need not format them all), the rest listed in the file where.
+func listedIn(lines []string, total int, what, where string) []string {
 	if len(lines) == 0 {
 		return lines
 	}
 	keep := lines
-	if len(lines) > maxListed {
-		keep = lines[:maxListed-1]
+	if total > maxListed {
+		keep = lines[:min(len(lines), maxListed-1)]
 	}
 	out := make([]string, len(keep), len(keep)+1)
 	for i, l := range keep {
 		out[i] = engine.BoundText(l, maxListedRunes)
 	}
-	if more := len(lines) - len(keep); more > 0 {
-		out = append(out, fmt.Sprintf("… and %s more %s: report.md lists every one.", report.Int(more), what))
+	if more := total - len(keep); more > 0 {
+		out = append(out, fmt.Sprintf("… and %s more %s: %s lists every one.", report.Int(more), what, where))
 	}
 	return out
 }
@@ -105,7 +111,7 @@ func itemTop(it item) float64 {
 		return it.y - it.size
 	case itemCircle:
 		return it.y - it.r
-	case itemLine:
+	case itemLine, itemArea:
 		top := math.Inf(1)
 		for _, q := range it.points {
 			top = math.Min(top, q.Y)

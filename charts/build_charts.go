@@ -13,6 +13,8 @@ import (
 const (
 	colorPrimary   = "primary"
 	colorSecondary = "secondary"
+	colorMuted     = "muted"   // a reference, not the data: a noise floor
+	colorWarning   = "warning" // a bound not to cross: a budget
 )
 
 func buildPrefill(r engine.Report) LineChart {

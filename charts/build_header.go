@@ -23,6 +23,10 @@ func BuildModel(r engine.Report) Model {
 		SLO:        buildSLO(r),
 		Load:       buildLoad(r),
 	}
+	if r.Quality != nil {
+		q := BuildQuality(*r.Quality)
+		m.Quality = &q
+	}
 	m.PrefillRows = buildPrefillRows(r)
 	m.Header = buildHeader(r)
 	return m

@@ -13,8 +13,10 @@ import (
 const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
-// KindRoofline when r has a roofline, then KindSLO when its plan sets an
-// SLO; LoadKinds for a load test.
+// KindRoofline when r has a roofline, KindSLO when its plan sets an SLO
+// and KindQuality when it has a quality section; LoadKinds for a load
+// test. It is the one list of a report's pictures: the CLI's report
+// command names what it wrote from it.
 func KindsFor(r engine.Report) []Kind {
 	if r.Load != nil {
 		return LoadKinds
@@ -25,6 +27,9 @@ func KindsFor(r engine.Report) []Kind {
 	}
 	if r.Plan.SLO.On() {
 		kinds = append(kinds, KindSLO)
+	}
+	if r.Quality != nil {
+		kinds = append(kinds, KindQuality)
 	}
 	return kinds
 }

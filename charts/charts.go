@@ -94,6 +94,11 @@ func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 			return nil, fmt.Errorf("chart %s: this report has no roofline (its GPU or model facts are unknown)", kind)
 		}
 		d = layoutHeatmapFigure(m, *m.Roofline, p, frameFor(opts, figureWidth, heatFigureMinWidth(*m.Roofline)))
+	case KindQuality:
+		if m.Quality == nil {
+			return nil, qualityError(kind)
+		}
+		d = layoutQualityFigure(m, *m.Quality, p, frameFor(opts, figureWidth, lineMinWidth))
 	case KindSLO:
 		if m.SLO == nil {
 			return nil, fmt.Errorf("chart %s: this run's plan sets no SLO", kind)

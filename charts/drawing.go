@@ -35,6 +35,7 @@ const (
 	itemCircle
 	itemText
 	itemGradient
+	itemArea // a filled polygon (an interval's band)
 )
 
 type anchor int
@@ -52,7 +53,7 @@ type item struct {
 	kind       itemKind
 	x, y, w, h float64 // rect, gradient; x,y = centre of a circle, baseline start of text
 	r          float64 // corner radius of a rect, radius of a circle
-	points     []pt    // line
+	points     []pt    // line, area
 	fill       color.NRGBA
 	stroke     color.NRGBA
 	strokeW    float64
@@ -92,6 +93,13 @@ func (d *Drawing) polyline(points []pt, c color.NRGBA, w float64, dashed bool) {
 
 func (d *Drawing) circle(x, y, r float64, fill, stroke color.NRGBA, strokeW float64) {
 	d.add(item{kind: itemCircle, x: x, y: y, r: r, fill: fill, stroke: stroke, strokeW: strokeW})
+}
+
+// area fills the polygon through points (at least three).
+func (d *Drawing) area(points []pt, fill color.NRGBA) {
+	if len(points) >= 3 {
+		d.add(item{kind: itemArea, points: points, fill: fill})
+	}
 }
 
 func (d *Drawing) gradient(x, y, w, h float64, stops []color.NRGBA) {

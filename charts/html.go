@@ -49,6 +49,7 @@ type page struct {
 	SLO                    *SLOModel
 	Checks                 *checks
 	Roofline               *roofline
+	Quality                *qualityPage
 	Measurements           *table
 	Notes                  []string
 	Load                   *loadPage
@@ -94,6 +95,9 @@ func htmlOf(ctx context.Context, r engine.Report, m Model) ([]byte, error) {
 		p.Checks = htmlChecks(r)
 		p.Roofline = htmlRoofline(r, m)
 		p.Measurements = htmlTable(m.Table, true)
+	}
+	if p.Quality, err = htmlQuality(ctx, r, m); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{end}}{{with .SLO}}<section id="slo"><h2>SLO</h2><p>{{.Text}}</p>{{template "lines" .Lines}}</section>
 {{end}}{{with .Checks}}<section id="checks"><h2>Checks and flags</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{with .Flags}}<h3>Flagged cells</h3>{{template "lines" .}}{{end}}</section>
 {{end}}{{with .Roofline}}<section id="roofline"><h2>Roofline share</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Heat}}{{template "heat" .}}{{end}}</section>
-{{end}}{{with .Measurements}}<section id="measurements"><h2>{{.Title}}</h2>{{template "table" .}}</section>
+{{end}}{{with .Quality}}{{template "quality" .}}{{end}}{{with .Measurements}}<section id="measurements"><h2>{{.Title}}</h2>{{template "table" .}}</section>
 {{end}}{{with .Notes}}<section id="notes"><h2>Notes</h2>{{template "lines" .}}</section>
 {{end}}<p class="muted">Written by Speed Matrix. Hover or tap a heatmap cell for all its figures; click a column heading of All measurements to sort.</p>
 </main>
@@ -49,5 +49,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{define "heat"}}<p class="sub">{{.Subtitle}}</p><div class="scroll"><table class="heat"><thead><tr><th class="row" scope="col">{{.RowHeader}}</th>{{range .Cols}}<th scope="col">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr><th class="row" scope="row">{{.Label}}</th>{{range .Cells}}<td class="hc hc-{{.Kind}}{{if .Miss}} miss{{end}}"{{with .Style}} style="{{.}}"{{end}} tabindex="0" title="{{.Tip}}"><b>{{.Text}}</b>{{with .Detail}}<small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div><p class="muted">{{.Scale}}</p>{{range .Legend}}<p class="muted">{{.}}</p>{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
+{{define "quality"}}<section id="quality"><h2>{{.Title}}</h2>{{with .Simulated}}<p class="banner banner-simulated">{{.}}</p>{{end}}<p>{{.Compared}}</p>{{template "figure" .Figure}}{{with .Drift}}<h3>Drift by context</h3>{{template "table" .}}{{end}}{{with .Needle}}<h3>Needle retrieval</h3>{{template "table" .}}{{end}}{{with .Tasks}}<h3>Tasks</h3>{{template "table" .}}{{end}}{{with .Flipped}}<h3>Items that flipped against the reference</h3>{{template "lines" .}}{{end}}</section>
+{{end}}
 {{define "load"}}<section id="load"><h2>Load test</h2><p>{{.Plan}}</p>{{with .Limit}}<p>{{.}}</p>{{end}}{{range .Figures}}{{template "figure" .}}{{end}}<h3>By rate</h3>{{template "table" .Table}}{{with .Flags}}{{template "lines" .}}{{end}}</section>
 {{end}}`

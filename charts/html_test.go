@@ -63,6 +63,26 @@ func parsePage(t *testing.T, b []byte) *html.Node {
 	return doc
 }
 
+// hostileAsText checks that page holds no hostile string (hostile) as
+// markup and every one tagged tags as text; it returns the parsed page
+// and its text (pageText).
+func hostileAsText(t *testing.T, page []byte, tags []string) (*html.Node, string) {
+	t.Helper()
+	for _, raw := range []string{"<script>alert", "</style><b>", `" onmouseover="`, "<b>x"} {
+		if bytes.Contains(page, []byte(raw)) {
+			t.Errorf("the page holds %q unescaped", raw)
+		}
+	}
+	doc := parsePage(t, page)
+	text := pageText(doc)
+	for _, tag := range tags {
+		if want := `<script>alert("` + tag + `")</script>`; !strings.Contains(text, want) {
+			t.Errorf("field %s: %q is not on the page as text", tag, want)
+		}
+	}
+	return doc, text
+}
+
 // walk calls f on every node under n.
 func walk(n *html.Node, f func(*html.Node)) {
 	f(n)
@@ -94,12 +114,7 @@ func TestHTMLEscapesEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, raw := range []string{"<script>alert", "</style><b>", `" onmouseover="`, "<b>x"} {
-		if bytes.Contains(page, []byte(raw)) {
-			t.Errorf("the page holds %q unescaped", raw)
-		}
-	}
-	doc := parsePage(t, page)
+	doc, text := hostileAsText(t, page, tags)
 	var scripts []string
 	walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode {
@@ -121,12 +136,6 @@ func TestHTMLEscapesEveryField(t *testing.T) {
 	})
 	if len(scripts) != 1 || scripts[0] != htmlScript {
 		t.Errorf("%d scripts, want ours alone", len(scripts))
-	}
-	text := pageText(doc)
-	for _, tag := range tags {
-		if want := `<script>alert("` + tag + `")</script>`; !strings.Contains(text, want) {
-			t.Errorf("field %s: %q is not on the page as text", tag, want)
-		}
 	}
 	if strings.Contains(text, `alert("label")`) {
 		t.Error("the page shows a result's stored context label: labels come from its tokens")

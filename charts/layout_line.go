@@ -14,6 +14,10 @@ func seriesColor(p palette, name string) (line, label color.NRGBA) {
 		return p.primary, p.primaryText
 	case name == colorSecondary:
 		return p.secondary, p.secondaryText
+	case name == colorMuted:
+		return p.muted, p.muted
+	case name == colorWarning:
+		return p.failedText, p.failedText
 	case strings.HasPrefix(name, "ramp:"):
 		f, _ := strconv.ParseFloat(strings.TrimPrefix(name, "ramp:"), 64)
 		c := colorAt(viridisStops, p.rampLo+(p.rampHi-p.rampLo)*f)
@@ -102,6 +106,11 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 		d.polyline(ps, withAlpha(lineC, 0.8), 1.5, true)
 		return lineObstacles(ps, 1), nil
 	}
+	if s.Band || s.Dense {
+		drawBand(d, a, s, withAlpha(lineC, 0.16))
+	} else {
+		drawWhiskers(d, a, s, lineC)
+	}
 	var obstacles []box
 	start := 0
 	for i := 1; i <= len(ps); i++ {
@@ -118,6 +127,9 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 	st := labelStyle
 	st.color = textC
 	for i, q := range ps {
+		if s.Dense && i < len(ps)-1 {
+			continue
+		}
 		if s.Dashed {
 			d.circle(q.X, q.Y, 4, p.bg, lineC, 2)
 		} else {
@@ -134,6 +146,52 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 		}
 	}
 	return obstacles, labels
+}
+
+// drawWhiskers draws each point's interval (Lo–Hi) as a vertical line
+// with short caps.
+func drawWhiskers(d *Drawing, a plotArea, s Series, c color.NRGBA) {
+	for _, q := range s.Points {
+		if !(q.Hi > q.Lo) {
+			continue
+		}
+		x, lo, hi := a.x(q.X), a.y(s.Axis, q.Lo), a.y(s.Axis, q.Hi)
+		d.line(x, lo, x, hi, withAlpha(c, 0.75), 1.5)
+		d.line(x-4, lo, x+4, lo, withAlpha(c, 0.75), 1.5)
+		d.line(x-4, hi, x+4, hi, withAlpha(c, 0.75), 1.5)
+	}
+}
+
+// drawBand shades the intervals of a series' points as one band, broken
+// where a point has none; a lone point's band is a short bar.
+func drawBand(d *Drawing, a plotArea, s Series, fill color.NRGBA) {
+	var run []Point
+	flush := func() {
+		if len(run) == 1 {
+			x := a.x(run[0].X)
+			d.rect(x-6, a.y(s.Axis, run[0].Hi), 12, a.y(s.Axis, run[0].Lo)-a.y(s.Axis, run[0].Hi), fill)
+		}
+		if len(run) > 1 {
+			poly := make([]pt, 0, 2*len(run))
+			for _, q := range run {
+				poly = append(poly, pt{a.x(q.X), a.y(s.Axis, q.Hi)})
+			}
+			for i := len(run) - 1; i >= 0; i-- {
+				poly = append(poly, pt{a.x(run[i].X), a.y(s.Axis, run[i].Lo)})
+			}
+			d.area(poly, fill)
+		}
+		run = run[:0]
+	}
+	for _, q := range s.Points {
+		if !(q.Hi > q.Lo) || q.Gap {
+			flush()
+		}
+		if q.Hi > q.Lo {
+			run = append(run, q)
+		}
+	}
+	flush()
 }
 
 func maxTickWidth(a Axis) float64 {

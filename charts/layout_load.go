@@ -70,14 +70,7 @@ func layoutLoadSheet(m Model, p palette, f frame) *Drawing {
 	y = drawHeading(d, p, "Load test", "", x, y+sheetGap)
 	y = drawNotes(d, p, append([]string{"Plan: " + l.Plan}, nonEmpty(l.Limit)...), x, y, w)
 	y = drawHeading(d, p, "Latency against throughput", "p50 and p99 at the request throughput each rate reached · labelled with the offered rate", x, y+sheetGap-16)
-	const gap = 32.0
-	half := (w - gap) / 2
-	for i, c := range alignLeftAxes(l.TTFT, l.ITL) {
-		cx := x + float64(i)*(half+gap)
-		d.text(cx, y+16, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
-		drawLineChart(d, p, c, cx, y+24, half, loadSheetChartH)
-	}
-	y += 24 + loadSheetChartH
+	y = drawPanelPair(d, p, l.TTFT, l.ITL, x, y, w, loadSheetChartH)
 	y = drawHeading(d, p, l.Goodput.Title, l.Goodput.Subtitle, x, y+sheetGap-8)
 	drawLineChart(d, p, l.Goodput, x, y, w, loadSheetChartH-40)
 	y += loadSheetChartH - 40
@@ -86,6 +79,19 @@ func layoutLoadSheet(m Model, p palette, f frame) *Drawing {
 	y = drawFlags(d, p, l.Flags, x, y+8, w)
 	d.height = math.Ceil(y + margin)
 	return d
+}
+
+// drawPanelPair draws two charts side by side on the same left axis
+// width, each under its title, h tall; it returns the y below.
+func drawPanelPair(d *Drawing, p palette, a, b LineChart, x, y, w, h float64) float64 {
+	const gap = 32.0
+	half := (w - gap) / 2
+	for i, c := range alignLeftAxes(a, b) {
+		cx := x + float64(i)*(half+gap)
+		d.text(cx, y+16, c.Title, textStyle{size: 15, font: fontBold, color: p.text})
+		drawLineChart(d, p, c, cx, y+24, half, h)
+	}
+	return y + 24 + h
 }
 
 // nonEmpty is s as a list, empty when s is "".

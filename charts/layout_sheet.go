@@ -48,6 +48,9 @@ func layoutSheet(m Model, p palette, f frame) *Drawing {
 	y = drawHeading(d, p, m.PerRequest.Title, m.PerRequest.Subtitle, x, y+sheetGap-8)
 	drawLineChart(d, p, m.PerRequest, x, y, w, sheetChartH-40)
 	y += sheetChartH - 40
+	if m.Quality != nil {
+		y = drawQualitySection(d, p, *m.Quality, x, y+sheetGap, w)
+	}
 	y = drawHeading(d, p, m.Table.Title, "", x, y+sheetGap)
 	y = drawTable(d, p, m.Table, x, y, w)
 	d.height = math.Ceil(y + margin)

@@ -25,6 +25,9 @@ type Model struct {
 	// Load is a load test's charts and table (engine.Report.Load); nil for
 	// a matrix.
 	Load *LoadModel `json:"load,omitempty"`
+	// Quality is the run's quality phase against a reference
+	// (engine.Report.Quality); nil when it had none.
+	Quality *QualityModel `json:"quality,omitempty"`
 }
 
 // SLOModel is what the sheet and the SLO picture show of the plan's SLO:
@@ -91,6 +94,10 @@ type Point struct {
 	// Gap is set when a cell between this point and the one before has no
 	// valid figure: the line is not drawn across it.
 	Gap bool `json:"gap,omitempty"`
+	// Lo and Hi, when Hi > Lo, are the point's 95 % interval: drawn as a
+	// whisker, or as a band where its series is Band.
+	Lo float64 `json:"lo,omitempty"`
+	Hi float64 `json:"hi,omitempty"`
 }
 
 // Series is one line of a LineChart.
@@ -102,8 +109,16 @@ type Series struct {
 	// Guide marks a reference line, not data: drawn thin, without markers
 	// or point labels (the y = x line, an SLO bound).
 	Guide bool `json:"guide,omitempty"`
-	// Color names the series colour: "primary", "secondary", or "ramp:F"
-	// for position F (0–1) along the theme's sequential ramp.
+	// Band draws the points' intervals as a shaded band along the line
+	// (a noise floor) instead of a whisker at each point.
+	Band bool `json:"band,omitempty"`
+	// Dense draws a series of many points as its line alone, without a
+	// marker at each point (the last keeps its own), its intervals as a
+	// band.
+	Dense bool `json:"dense,omitempty"`
+	// Color names the series colour: "primary", "secondary", "muted",
+	// "warning", or "ramp:F" for position F (0–1) along the theme's
+	// sequential ramp.
 	Color  string  `json:"color"`
 	Points []Point `json:"points"`
 }

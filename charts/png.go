@@ -116,6 +116,8 @@ func (r *rasterizer) draw(it item) {
 		}
 	case itemText:
 		r.text(it)
+	case itemArea:
+		r.fillPath(orient(append([]pt(nil), it.points...), false), it.fill)
 	case itemGradient:
 		x0, y0, x1, y1 := r.snap(it.x, it.y, it.w, it.h)
 		for y := y0; y < y1; y++ {

@@ -118,6 +118,12 @@ func (s *svgWriter) item(i int, it item) {
 		s.printf("/>\n")
 	case itemText:
 		s.text(it)
+	case itemArea:
+		var ps []string
+		for _, p := range it.points {
+			ps = append(ps, n2(p.X)+","+n2(p.Y))
+		}
+		s.printf(`<polygon points="%s" %s/>`+"\n", strings.Join(ps, " "), paint("fill", it.fill))
 	case itemGradient:
 		// Thin bands rather than a <linearGradient>: every SVG renderer
 		// draws rectangles, not every one draws gradients.

@@ -30,6 +30,12 @@ func (d *Drawing) dump() string {
 			fmt.Fprintf(&b, "circle %s,%s r%s fill %s stroke %s/%s\n", f(it.x), f(it.y), f(it.r), c(it.fill), c(it.stroke), f(it.strokeW))
 		case itemText:
 			fmt.Fprintf(&b, "text %s,%s size %s font %d anchor %d %s %q\n", f(it.x), f(it.y), f(it.size), it.font, it.anchor, c(it.fill), it.text)
+		case itemArea:
+			var ps []string
+			for _, p := range it.points {
+				ps = append(ps, f(p.X)+","+f(p.Y))
+			}
+			fmt.Fprintf(&b, "area %s fill %s\n", strings.Join(ps, " "), c(it.fill))
 		case itemGradient:
 			fmt.Fprintf(&b, "gradient %s,%s %s×%s stops %d\n", f(it.x), f(it.y), f(it.w), f(it.h), len(it.stops))
 		}

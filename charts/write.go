@@ -12,8 +12,9 @@ import (
 
 // WriteAll writes every picture of a report into dir, light theme at 1×:
 // report.png, prefill.png, decode-heatmap.png, per-request.png, and
-// decode-roofline.png when the report has a roofline, and an .svg twin of
-// each, then the whole report as one web page (HTMLFile). Once ctx is done it stops, between files or inside one, and
+// decode-roofline.png when the report has a roofline, decode-slo.png when
+// its plan sets an SLO, quality.png when it has a quality section
+// (KindsFor), and an .svg twin of each, then the whole report as one web page (HTMLFile). Once ctx is done it stops, between files or inside one, and
 // returns ctx's error: the files already written are whole.
 func WriteAll(ctx context.Context, dir string, r engine.Report) error {
 	return WriteAllWith(ctx, dir, r, DefaultOptions())

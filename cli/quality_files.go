@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/report"
@@ -20,7 +22,8 @@ var qualityCSVHeader = []string{"context_tokens", "probes", "positions", "top1_p
 	"dp_mean", "dp_mean_lo", "dp_mean_hi", "first_divergence_median", "same_tokens_pct",
 	"floor_top1_pct", "floor_kld_mean", "real", "over_budget", "needle_pct", "needle_lo", "needle_hi", "simulated"}
 
-// writeQuality writes quality.json and quality.csv into dir, each
+// writeQuality writes quality.json, quality.csv and the drift chart
+// (quality.png and quality.svg, charts.WriteQuality) into dir, each
 // atomically.
 func writeQuality(dir string, r quality.Report) error {
 	if err := writeJSON(filepath.Join(dir, qualityJSONFile), r, true); err != nil {
@@ -35,6 +38,12 @@ func writeQuality(dir string, r quality.Report) error {
 	w.Flush()
 	if err := report.WriteFileAtomic(filepath.Join(dir, qualityCSVFile), b.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(dir, qualityCSVFile), err)
+	}
+	// Not the run's ctx: the save after an interrupt draws the chart of
+	// what was compared too, and a chart of at most engine.MaxLevels
+	// contexts is quick.
+	if err := charts.WriteQuality(context.Background(), dir, r, charts.DefaultOptions()); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Join(dir, string(charts.KindQuality)+".png"), err)
 	}
 	return nil
 }
@@ -80,16 +89,10 @@ func qualityRows(r quality.Report) [][]string {
 
 // printDrift prints the drift per context, judged.
 func printDrift(w io.Writer, r quality.Report, simulated string) {
-	for i, c := range r.Contexts {
+	for _, c := range r.Contexts {
 		verdict := "no noise floor to judge it by"
-		if i < len(r.Verdicts) && r.Verdicts[i].Floor {
-			verdict = "at the noise floor"
-			if r.Verdicts[i].Real {
-				verdict = "real drift, above the noise floor"
-			}
-		}
-		if i < len(r.Verdicts) && r.Verdicts[i].OverBudget {
-			verdict += ", over the budget " + r.Budget
+		if v, ok := r.VerdictAt(c.ContextTokens); ok {
+			verdict = v.Words(r.Budget)
 		}
 		fmt.Fprintf(w, "%s: top-1 %.2f %% (%.2f–%.2f), KLD mean %.5f (%.5f–%.5f), p99 %.4f, over %d positions: %s%s\n",
 			engine.ContextLabel(c.ContextTokens), c.Top1Pct, c.CI.Top1Pct.Lo, c.CI.Top1Pct.Hi, c.KLDMean, c.CI.KLDMean.Lo, c.CI.KLDMean.Hi,

@@ -64,7 +64,7 @@ func recordQuality(t *testing.T) string {
 
 // TestQualityCLI: record a reference, compare the same server (at the
 // floor) and an FP8 KV cache (real drift at 8K) with it: quality.json
-// and quality.csv, one line per context.
+// and quality.csv, one line per context, and the drift chart.
 func TestQualityCLI(t *testing.T) {
 	t.Parallel()
 	ref := recordQuality(t)
@@ -105,6 +105,14 @@ func TestQualityCLI(t *testing.T) {
 	}
 	if _, err := qualityCLI(t, t.Context(), "--sim", "tiny", "--reference", ref, "--out", dir); err == nil || !strings.Contains(err.Error(), "already holds quality.json: choose another --out") {
 		t.Errorf("a second comparison into %s: %v, want it refused", dir, err)
+	}
+	for _, chart := range []string{"quality.png", "quality.svg"} {
+		if b, err := os.ReadFile(filepath.Join(dir, chart)); err != nil || len(b) == 0 {
+			t.Errorf("the drift chart %s: %v", chart, err)
+		}
+	}
+	if svg, _ := os.ReadFile(filepath.Join(dir, "quality.svg")); !strings.Contains(string(svg), "Quality drift against the reference (simulated)") || !strings.Contains(string(svg), "7.72K") {
+		t.Errorf("quality.svg does not say simulated or name 7.72K:\n%.2000s", svg)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, "quality.csv"))
 	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); err != nil || len(lines) != 3 || !strings.HasPrefix(lines[2], "7904,3,96,") || !strings.HasSuffix(lines[2], ",true,true,,,,true") {

@@ -245,3 +245,39 @@ func TestReportEndsWhenInterrupted(t *testing.T) {
 		t.Errorf("cancelled while drawing: report.json written (%v)", err)
 	}
 }
+
+// TestReportRedrawsQuality: a saved run with a quality section gets its
+// drift chart back from report --in, listed with the other pictures.
+func TestReportRedrawsQuality(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(seedFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r engine.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Quality = &engine.QualityReport{Server: engine.QualityServer{Model: "m", Engine: engine.EngineInfo{Engine: "vllm", Simulated: true}},
+		Contexts: []engine.ContextDrift{{ContextTokens: 8192, Probes: 2, Positions: 256, Top1Pct: 97.5, KLDMean: 0.012, KLDP99: 0.2}}}
+	in := filepath.Join(t.TempDir(), "report.json")
+	if b, err = json.Marshal(r); err != nil || os.WriteFile(in, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	stdout, _, err := runReport(t, "--in", in, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, filepath.Join(out, string(charts.KindQuality))+" {.png,.svg}") {
+		t.Errorf("stdout does not list the drift chart: %q", stdout)
+	}
+	for _, f := range []string{"quality.png", "quality.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if page, _ := os.ReadFile(filepath.Join(out, charts.HTMLFile)); !bytes.Contains(page, []byte(`<section id="quality">`)) {
+		t.Error("report.html has no Quality section")
+	}
+}

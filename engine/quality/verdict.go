@@ -1,10 +1,10 @@
 package quality
 
 import (
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"speedmatrix/engine"
 )
 
 // Verdict says which of a context's drifts are real: above the noise
@@ -67,57 +67,18 @@ func (b Budget) String() string {
 	return strings.Join(parts, ",")
 }
 
-// BudgetError says why a budget does not read: the item at fault ("" for
-// the whole text) and what is wrong with it.
-type BudgetError struct {
-	Item    string
-	Problem string
-}
+// BudgetError says why a budget does not read (engine.QualityBudgetError).
+type BudgetError = engine.QualityBudgetError
 
-// Error is "budget ITEM: PROBLEM".
-func (e *BudgetError) Error() string {
-	if e.Item == "" {
-		return "budget: " + e.Problem
-	}
-	return fmt.Sprintf("budget %q: %s", e.Item, e.Problem)
-}
-
-// ParseBudget reads a budget like "kld=0.01,top1=98%": key=value items
-// separated by commas, semicolons or spaces; kld a KL divergence in nats
-// (a positive number), top1 a percentage in (0, 100] ("%" optional). A key
-// not written bounds nothing; each may be written once. Errors are
-// *BudgetError, naming the item.
+// ParseBudget reads a budget like "kld=0.01,top1=98%"
+// (engine.ParseQualityBudget, the one reader of the form String writes).
+// Errors are *BudgetError, naming the item.
 func ParseBudget(s string) (Budget, error) {
-	var b Budget
-	seen := map[string]bool{}
-	items := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' || r == ' ' || r == '\t' })
-	if len(items) == 0 {
-		return Budget{}, &BudgetError{Problem: "it bounds nothing: write e.g. kld=0.01,top1=98%"}
+	kld, top1, err := engine.ParseQualityBudget(s)
+	if err != nil {
+		return Budget{}, err
 	}
-	for _, item := range items {
-		key, value, ok := strings.Cut(item, "=")
-		key = strings.ToLower(key)
-		switch {
-		case !ok || (key != "kld" && key != "top1"):
-			return Budget{}, &BudgetError{item, "not kld=NATS or top1=PERCENT"}
-		case seen[key]:
-			return Budget{}, &BudgetError{item, key + " is given twice"}
-		}
-		seen[key] = true
-		v, err := strconv.ParseFloat(strings.TrimSuffix(value, "%"), 64)
-		bad := err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0
-		switch {
-		case key == "kld" && (bad || strings.HasSuffix(value, "%")):
-			return Budget{}, &BudgetError{item, "kld is a KL divergence in nats, a positive number such as 0.01"}
-		case key == "top1" && (bad || v > 100):
-			return Budget{}, &BudgetError{item, "top1 is a percentage above 0 and at most 100, such as 98%"}
-		case key == "kld":
-			b.KLD = v
-		default:
-			b.Top1Pct = v
-		}
-	}
-	return b, nil
+	return Budget{KLD: kld, Top1Pct: top1}, nil
 }
 
 // BudgetCheck is how one context's drift fares against a budget.
