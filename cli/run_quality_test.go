@@ -48,7 +48,7 @@ func TestRunQuality(t *testing.T) {
 		t.Fatalf("quality section: %+v", q)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
-	for _, want := range []string{"## Quality (simulated)", "| 7.72K | 96 |", "real, over the budget", "Needle retrieval", "6/6 → 6/6, p = 1"} {
+	for _, want := range []string{"## Quality (simulated)", "| 7.72K | 96 |", "real drift, above the noise floor, over the budget", "Needle retrieval", "6/6 → 6/6, p = 1"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}

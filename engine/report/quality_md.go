@@ -63,26 +63,18 @@ func withCI(format string, v float64, ci engine.QualityInterval) string {
 	return fmt.Sprintf(format+" ("+format+"–"+format+")", v, ci.Lo, ci.Hi)
 }
 
-// verdict is a context's judgement in words: real or at the floor, over
-// or within the budget.
+// verdict is a context's judgement in words (QualityJudged.Words), and
+// "within the budget" where it is.
 func verdict(q engine.QualityReport, contextTokens int) string {
-	for _, v := range q.Verdicts {
-		if v.ContextTokens != contextTokens {
-			continue
-		}
-		floor := "no floor to judge by"
-		switch {
-		case v.Floor && v.Real:
-			floor = "real"
-		case v.Floor:
-			floor = "at the floor"
-		}
-		if v.OverBudget {
-			return floor + ", over the budget"
-		}
-		return floor + ", within the budget"
+	v, ok := q.VerdictAt(contextTokens)
+	if !ok {
+		return "not judged"
 	}
-	return "not judged"
+	w := v.Words(q.Budget)
+	if v.OverBudget {
+		return w
+	}
+	return w + ", within the budget"
 }
 
 // writeNeedle writes the needle task per context: accuracy with its

@@ -28,7 +28,7 @@ func TestMarkdownQuality(t *testing.T) {
 	}
 	md := Markdown(engine.Report{Quality: q})
 	for _, want := range []string{"## Quality (simulated)", "Compared with the reference ref.quality.json (gemma)", "budget kld=0.01,top1=98%",
-		"| 8K | 1,024 | 93.10 (91.20–94.80) | 0.02130 (0.01800–0.02500) |", "| 0.00020 · 99.90 | real, over the budget |",
+		"| 8K | 1,024 | 93.10 (91.20–94.80) | 0.02130 (0.01800–0.02500) |", "| 0.00020 · 99.90 | real drift, above the noise floor, over the budget kld=0.01,top1=98% |",
 		"| 8K | 12/20 | 60 % (39–78) | 19/20 → 12/20, p = 0.0156 |", "Tasks gsm.jsonl: 1/2 asked right", "- line 2, now wrong: What is 6 × 7?"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
