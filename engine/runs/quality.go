@@ -232,20 +232,32 @@ func (q Quality) Estimate(prior *quality.Report, r Rates) time.Duration {
 	if r.PrefillTokPerS <= 0 || r.DecodeTokPerS <= 0 {
 		r = RatesOf(engine.Report{})
 	}
-	request := func(prompt, output int) float64 {
-		return requestOverheadS + float64(prompt)/r.PrefillTokPerS + float64(output)/r.DecodeTokPerS
-	}
+	// A request's prefill is the server's whole compute, so prefills add
+	// up; decode streams batch, so those asked probe.DefaultParallel at a
+	// time (every probe of a context but its first, every needle trial)
+	// take about a DefaultParallel-th of their time each.
 	var s float64
+	request := func(prompt, output int, together bool) {
+		decode := requestOverheadS + float64(output)/r.DecodeTokPerS
+		if together {
+			decode /= probe.DefaultParallel
+		}
+		s += float64(prompt)/r.PrefillTokPerS + decode
+	}
 	ref := q.Reference
+	first := map[int]bool{}
 	for _, p := range ref.Probes {
 		if prior == nil || !slices.ContainsFunc(prior.Contexts, func(c quality.ContextDrift) bool { return c.ContextTokens == p.ContextTokens && c.Positions > 0 }) {
-			s += request(len(p.Prompt), len(p.Continuation))
+			request(len(p.Prompt), len(p.Continuation), first[p.ContextTokens])
+			first[p.ContextTokens] = true
 		}
 	}
 	if q.NeedleTrials > 0 {
 		for _, c := range ref.Contexts {
 			if prior == nil || !slices.ContainsFunc(prior.Needle, func(n quality.NeedleContext) bool { return n.ContextTokens == c }) {
-				s += float64(q.NeedleTrials) * request(c, needleAnswerTokens)
+				for range q.NeedleTrials {
+					request(c, needleAnswerTokens, true)
+				}
 			}
 		}
 	}
@@ -255,7 +267,7 @@ func (q Quality) Estimate(prior *quality.Report, r Rates) time.Duration {
 	}
 	tokens := cmp.Or(q.TaskTokens, probe.DefaultTaskTokens) / taskAnswerShare
 	for _, t := range q.Tasks[min(asked, len(q.Tasks)):] {
-		s += request(len(t.Prompt)/4, tokens)
+		request(len(t.Prompt)/4, tokens, false)
 	}
 	return engine.DurationOf(s)
 }

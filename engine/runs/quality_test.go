@@ -125,8 +125,11 @@ func TestQualityEstimate(t *testing.T) {
 	q := qualityPlan(t)
 	r := Rates{PrefillTokPerS: 1000, DecodeTokPerS: 10}
 	all := q.Estimate(nil, r)
-	// 4 probes of 32 tokens at 10 tok/s, their prompts at 1000 tok/s, plus 2 × 2 needle trials.
-	want := 4*(requestOverheadS+32.0/10) + 2*(512+4096)/1000.0 + 2*2*requestOverheadS + 2*(512+4096)/1000.0 + 4*needleAnswerTokens/10.0
+	// 2 probes of 32 tokens a context at 10 tok/s, the second's decode
+	// beside others (a DefaultParallel-th), their prompts at 1000 tok/s;
+	// 2 needle trials a context, all beside others.
+	decode, p := requestOverheadS+32.0/10, float64(probe.DefaultParallel)
+	want := 2*decode + 2*decode/p + 2*(512+4096)/1000.0 + 2*(512+4096)/1000.0 + 4*(requestOverheadS+needleAnswerTokens/10.0)/p
 	if got := all.Seconds(); got < want*0.999 || got > want*1.001 {
 		t.Errorf("Estimate = %.2f s, want %.2f s", got, want)
 	}
