@@ -16,7 +16,7 @@ import (
 // no package imports a package in a folder inside its own.
 var allowedImports = map[string][]string{
 	"":                       {"app", "app/locale", "cli"},
-	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
+	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
 	"assets":                 {},
 	"charts":                 {"engine", "engine/report", "engine/secret", "engine/sweep"},
 	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
@@ -32,8 +32,8 @@ var allowedImports = map[string][]string{
 	"engine/openai":          {"engine", "engine/secret"},
 	"engine/report":          {"engine", "engine/secret"},
 	"engine/roofline":        {"engine", "engine/hfcache"},
-	"engine/runs":            {"engine", "engine/measure", "engine/report", "engine/roofline"},
-	"engine/sweep":           {"engine", "engine/launch", "engine/measure", "engine/report", "engine/runs", "engine/secret"},
+	"engine/runs":            {"engine", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline"},
+	"engine/sweep":           {"engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret"},
 	"engine/sweep/sweeptest": {},
 	"engine/secret":          {},
 	"engine/servers":         {"engine/openai"},

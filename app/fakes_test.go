@@ -64,7 +64,7 @@ func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target measure.S
 	go func() {
 		defer close(ch)
 		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: ro.Header.Engine,
-			Hardware: ro.Header.Hardware, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+			Hardware: ro.Header.Hardware, Quality: ro.Header.Quality, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 				Complete: f.incomplete == "", Incomplete: f.incomplete, Endpoint: secret.URL(target.BaseURL)}}
 		if l := f.server; l != (engine.Limits{}) {
 			rep.Engine.KVCacheTokens, rep.Engine.MaxNumSeqs, rep.Engine.MaxModelLen = l.KVCacheTokens, l.MaxNumSeqs, l.MaxModelLen

@@ -111,6 +111,7 @@ func (h *historyTab) showDelta(a, b engine.Report) {
 	if d := report.Differences(a, b); len(d) > 0 {
 		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
 	}
+	lines = append(lines, qualityLines(a, b)...)
 	if a.Run.Imported != nil || b.Run.Imported != nil {
 		lines = append(lines, "An imported run was measured by another tool, whose method differs from ours: see the notes in its Run section.")
 	}

@@ -24,6 +24,8 @@ type planSettings struct {
 	Preset string       `json:"preset"`
 	Plan   engine.Plan  `json:"plan"`
 	Load   loadSettings `json:"load,omitzero"` // the load test (load_form.go)
+	// Quality is the phase after the matrix (matrix_quality.go).
+	Quality qualitySettings `json:"quality,omitzero"`
 }
 
 // matrixTab edits the plan: contexts, concurrency levels, duration, output.
@@ -54,6 +56,7 @@ type matrixTab struct {
 	repeatsItem *widget.FormItem
 	singleFrom  int
 	form        *widget.Form
+	quality     *qualityForm // the phase after the matrix (matrix_quality.go)
 }
 
 // newMatrixTab builds the Matrix screen from the remembered plan.
@@ -100,6 +103,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.slo.set(m.sloSeen)
 	m.preset.SetSelected(saved.Preset)
 	m.applying = false
+	qualityItem := m.newQualityForm(saved.Quality)
 	m.applyPlan(saved.Plan)
 
 	form := widget.NewForm(append([]*widget.FormItem{
@@ -112,7 +116,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 		hintedItem(precisionName, m.precision, "end at this ±, e.g. 1%; or off"),
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
-	}, m.sloItems()...)...)
+	}, append(m.sloItems(), qualityItem)...)...)
 	m.form = form
 	left := container.NewVBox(withHintRoom(form), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
@@ -253,12 +257,13 @@ func (m *matrixTab) refreshCapacityLocked() {
 	m.pushSLO()
 	p, err := m.plan()
 	m.u.state.setPlan(p, err)
+	m.banner.hide()
+	m.pushQuality(err == nil)
 	if err != nil {
 		m.banner.show(matrixNotice(err))
 		m.estimate.SetText("")
 		return
 	}
-	m.banner.hide()
 	c := m.capacity()
 	// Measure what the engine will measure: contexts fitted to the model.
 	fitted := c.Fit(p)
@@ -267,7 +272,7 @@ func (m *matrixTab) refreshCapacityLocked() {
 	if over > 0 {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
-	m.estimate.SetText(text)
+	m.estimate.SetText(text + m.qualityEstimate())
 	m.capacityLine.SetText(capacityText(c, m.u.state.target.Kind))
 	setOptional(m.overLine, overText(fitted, c))
 	setOptional(m.shrunk, shrunkText(c, p, fitted))
@@ -409,5 +414,5 @@ func (m *matrixTab) settings() planSettings {
 	if err != nil {
 		p = engine.DefaultPlan()
 	}
-	return planSettings{Preset: m.preset.Selected, Plan: p, Load: m.load.settings()}
+	return planSettings{Preset: m.preset.Selected, Plan: p, Load: m.load.settings(), Quality: m.quality.settings()}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -43,12 +44,13 @@ type resultsTab struct {
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
-	banner          *banner        // export problems
-	resumeBtn       *widget.Button // shown for a partial run saved in History
-	load            resultsLoad    // a load test's views (results_load.go)
-	sweep           resultsSweep   // a sweep's summary (results_sweep.go)
-	rendered        chan struct{}  // closed when the charts of the shown report are drawn
-	exported        chan struct{}  // closed when the last export finished (tests wait on it)
+	banner          *banner         // export problems
+	resumeBtn       *widget.Button  // shown for a partial run saved in History
+	load            resultsLoad     // a load test's views (results_load.go)
+	quality         *resultsQuality // the Quality tab (results_quality.go)
+	sweep           resultsSweep    // a sweep's summary (results_sweep.go)
+	rendered        chan struct{}   // closed when the charts of the shown report are drawn
+	exported        chan struct{}   // closed when the last export finished (tests wait on it)
 	// saveAs asks where to save one file (saveDialog); tests replace it.
 	saveAs func(name string, ok func(w io.WriteCloser, path string))
 }
@@ -62,9 +64,10 @@ func newResultsTab(u *ui) *container.TabItem {
 	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
 	r.subtitle.Wrapping = fyne.TextWrapWord
 	r.badgeBox = container.NewHBox()
-	for _, k := range charts.Kinds {
+	for _, k := range append(slices.Clone(charts.Kinds), charts.KindQuality) {
 		r.charts[k] = container.NewStack()
 	}
+	r.quality = newResultsQuality(r.charts[charts.KindQuality])
 	r.heatMode = newHeatMode(r.onHeatMode)
 	r.slo = newResultsSLO(r)
 	r.views = container.NewAppTabs(
@@ -133,6 +136,7 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.badgeBox.Refresh()
 	r.table.setResults(rep.Results)
 	r.checks.show(rep)
+	r.quality.show(rep, r.views)
 	r.showLoadViews(rep)
 	r.setEnabled(true)
 	r.status.SetText("")
@@ -220,7 +224,11 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 		r.drawLoadCharts(rep)
 		return
 	}
-	r.drawViews(rep, charts.Kinds, func(k charts.Kind, id string, g *chartGroup) {
+	kinds := charts.Kinds
+	if rep.Quality != nil {
+		kinds = append(slices.Clone(kinds), charts.KindQuality)
+	}
+	r.drawViews(rep, kinds, func(k charts.Kind, id string, g *chartGroup) {
 		ch := r.u.deps.charts
 		drawn := k
 		if k == charts.KindHeatmap && !r.heatMode.Hidden && r.heatMode.Selected == heatModeRoofline {
@@ -308,6 +316,8 @@ func chartTitle(k charts.Kind) string {
 		return "Per request"
 	case charts.KindReport:
 		return "report sheet"
+	case charts.KindQuality:
+		return "quality drift"
 	}
 	return "decode heatmap"
 }

@@ -156,7 +156,7 @@ func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
 	cells := make([][]string, len(a.Headlines))
 	for i, h := range a.Headlines {
 		name := h.Config
-		if len(s.Configs[i].ChangesOutput) > 0 {
+		if sweep.UnmeasuredChange(s.Configs[i]) {
 			name += " †"
 		}
 		status := string(h.Status)
@@ -203,17 +203,32 @@ func sweepNotes(s sweep.Sweep) string {
 	if s.Simulated {
 		notes = append(notes, "Simulated: every configuration was served by the Speed Matrix simulator standing in for the server; no figure here is a real server's.")
 	}
-	var changes []string
+	var changes, quality []string
 	for _, c := range s.Configs {
-		if len(c.ChangesOutput) > 0 {
+		if sweep.UnmeasuredChange(c) {
 			changes = append(changes, fmt.Sprintf("%s (%s)", c.Name, strings.Join(c.ChangesOutput, ", ")))
 		}
+		if q := sweep.QualityText(c); q != "" {
+			quality = append(quality, c.Name+": "+q)
+		}
+	}
+	if len(quality) > 0 && s.Quality != nil {
+		notes = append(notes, "Quality against the baseline's output (budget "+s.Quality.Budget+"): "+strings.Join(quality, "; ")+".")
 	}
 	if len(changes) > 0 {
 		notes = append(notes, "† Not the same model output: "+strings.Join(changes, "; ")+" change what the model answers: faster, perhaps, but not the same model quality.")
 	}
 	if a := s.Answer; a != nil && len(a.Looped) > 0 {
-		notes = append(notes, "Looped cells (the output repeated itself): "+strings.Join(a.Looped, "; ")+".")
+		looped := "Looped cells (the output repeated itself): " + strings.Join(a.Looped, "; ") + "."
+		for i, h := range a.Headlines {
+			if i >= len(s.Configs) {
+				break
+			}
+			if line := sweep.LoopedText(h, s.Configs[i]); line != "" {
+				looped += "\n" + h.Config + ": " + line
+			}
+		}
+		notes = append(notes, looped)
 	}
 	return strings.Join(notes, "\n\n")
 }

@@ -239,11 +239,40 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	if prev != nil {
 		setup.Resume = &measure.Resume{Report: *prev}
 	}
+	phase, err := qualityPhaseOf(r.u.state.quality, prev, r.u.state.settings.firstToken())
+	if err != nil {
+		n := problemNotice(err)
+		n.Button, n.OnPress = "Open Matrix screen", func() { r.u.show(tabMatrix) }
+		r.refuse(n, err)
+		return
+	}
 	target, ok := r.prepare(setup, dir)
 	if !ok {
 		return
 	}
-	r.measure(context.Background(), plan, target, prev, r.u.state.target.Capacity)
+	run := r.engineRun(plan)
+	if phase != nil {
+		run = phase.wrap(run)
+		if phase.record == "" && target.Header.Quality == nil {
+			// The reference is named from the first cell on: a run cut
+			// short anywhere resumes with it (runs.Pending).
+			target.Header.Quality = phase.q.Section()
+		}
+	}
+	c := r.u.state.target.Capacity
+	r.begin(plan, target, prev, c)
+	if d := phase.estimate(prev); d > 0 {
+		r.estimate += d
+		r.log.add("then the quality phase, estimated " + formatAbout(d))
+	}
+	r.launch(context.Background(), target, run)
+}
+
+// engineRun is the engine's run of plan.
+func (r *runTab) engineRun(plan engine.Plan) runFunc {
+	return func(ctx context.Context, t measure.Subject) <-chan engine.Event {
+		return r.u.deps.engine.Run(ctx, plan, t)
+	}
 }
 
 // measure runs plan against target, ready (prepare), until it ends or
@@ -251,9 +280,7 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 // known to hold, for the screen's grid and estimate.
 func (r *runTab) measure(parent context.Context, plan engine.Plan, target measure.Subject, prev *engine.Report, c capacity) {
 	r.begin(plan, target, prev, c)
-	r.launch(parent, target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
-		return r.u.deps.engine.Run(ctx, plan, t)
-	})
+	r.launch(parent, target, r.engineRun(plan))
 }
 
 // refuse explains why a run cannot start.

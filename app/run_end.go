@@ -49,7 +49,11 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.log.add("run cancelled by you: the finished " + r.units() + " are kept")
 	case err != nil:
 		r.log.add("run ended: " + err.Error())
-		r.banner.show(noticeOf(err, "The run stopped early.", r.u.show))
+		n, ok := qualityNotice(err, r.u.show)
+		if !ok {
+			n = noticeOf(err, "The run stopped early.", r.u.show)
+		}
+		r.banner.show(n)
 	case r.load.on && rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
 		r.banner.show(notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
 	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "" && r.ended == nil:

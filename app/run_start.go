@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/runs"
 )
@@ -52,7 +51,7 @@ func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bo
 
 // launch starts run on target (the screen already shows the run begun)
 // and follows its events until it ends, or parent does (a sweep's).
-func (r *runTab) launch(parent context.Context, target measure.Subject, run func(ctx context.Context, target measure.Subject) <-chan engine.Event) {
+func (r *runTab) launch(parent context.Context, target measure.Subject, run runFunc) {
 	r.liftMemoryLimit = r.u.deps.limitMemory()
 	ctx, cancel := context.WithCancel(parent)
 	r.cancel = cancel

@@ -23,18 +23,18 @@ const (
 var fileClasses = map[string][]string{
 	"hardware": {"hardware.go", "hardware_links.go"},
 	"server": {"server.go", "server_cpu.go", "server_endpoint.go", "server_exporters.go", "server_form.go", "server_launch.go",
-		"server_models.go", "server_parallel.go", "server_sim.go", "server_start.go", "server_started.go", "server_telemetry.go", "launch_advice.go", "server_compare.go", "server_compare_rows.go"},
-	"matrix":   {"matrix.go", "matrix_slo.go", "matrix_prefill.go", "load_form.go", "load_plan.go"},
-	"run":      {"run.go", "run_end.go", "runsave.go", "runstate.go", "run_load.go", "run_start.go", "run_sweep.go", "run_sweep_view.go"},
-	"results":  {"results.go", "export.go", "export_html.go", "results_slo.go", "results_load.go", "results_sweep.go"},
-	"history":  {"history.go", "history_compare.go", "history_entry.go", "history_manage.go", "history_load.go", "history_sweep.go"},
+		"server_models.go", "server_parallel.go", "server_sim.go", "server_start.go", "server_started.go", "server_telemetry.go", "launch_advice.go", "server_compare.go", "server_compare_rows.go", "server_compare_quality.go"},
+	"matrix":   {"matrix.go", "matrix_slo.go", "matrix_prefill.go", "matrix_quality.go", "load_form.go", "load_plan.go"},
+	"run":      {"run.go", "run_end.go", "runsave.go", "runstate.go", "run_load.go", "run_start.go", "run_sweep.go", "run_sweep_view.go", "run_quality.go"},
+	"results":  {"results.go", "export.go", "export_html.go", "results_slo.go", "results_load.go", "results_sweep.go", "results_quality.go"},
+	"history":  {"history.go", "history_compare.go", "history_entry.go", "history_manage.go", "history_load.go", "history_sweep.go", "history_quality.go"},
 	"settings": {"settings_tab.go", "settings_slo.go"},
 	wiring:     {"app.go", "autorun.go", "crash.go", "settings.go", "shortcuts.go", "tour.go"},
 	shared: {"advice.go", "appsettings.go", "banner.go", "celldetails.go", "chartcache.go", "chartview.go", "checks.go", "cpubuild.go", "delta.go", "deps.go", "dropdown.go",
 		"formgrid.go", "fynedo.go", "heatlegend.go", "heatlook.go", "heatmap.go", "heatroofline.go", "help.go", "loadstate.go", "loadtable.go", "logview.go",
 		"measurements.go", "memory.go", "output.go", "plan.go", "question.go", "realdeps.go", "reexec_other.go", "reexec_unix.go", "requests.go", "runsfolder.go", "launching.go", "sweepjob.go", "sweeptext.go", "slo.go", "slo_view.go",
 		"state.go", "table.go", "telemetry.go", "textpane.go", "theme.go", "widgets.go",
-		"opener.go"},
+		"opener.go", "qualitystate.go"},
 }
 
 // TestScreensDoNotCallEachOther holds the rule of appState (state.go): a

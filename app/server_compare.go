@@ -64,8 +64,9 @@ type compareForm struct {
 	many     *widget.Check // runs a grid of more than sweep.MaxConfigs
 	startBtn *widget.Button
 	dialog   dialog.Dialog
-	configs  []sweep.Config // what Start runs, once the form is valid
-	vary     []string       // the rows that make them, as --vary options
+	configs  []sweep.Config  // what Start runs, once the form is valid
+	vary     []string        // the rows that make them, as --vary options
+	quality  *compareQuality // the quality phase and its budget (server_compare_quality.go)
 }
 
 // onCompare opens "Compare settings…" for the form as it is now: the
@@ -139,8 +140,9 @@ func (f *compareForm) build() {
 	f.many.Hide()
 	f.startBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), f.onStart)
 	f.startBtn.Importance = widget.HighImportance
+	f.quality = newCompareQuality(f.refresh)
 	f.addRow()
-	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.count, f.basis, f.problem, f.many)
+	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.quality.object(), widget.NewSeparator(), f.count, f.basis, f.problem, f.many)
 	d := dialog.NewCustomWithoutButtons("Compare settings", container.New(&fixedWidth{width: compareWidth}, content), f.l.s.u.win)
 	cancel := widget.NewButton("Cancel", d.Hide)
 	d.SetButtons([]fyne.CanvasObject{cancel, f.startBtn})
@@ -156,6 +158,7 @@ const compareWidth = 620
 // enables Start sweep when they can run.
 func (f *compareForm) refresh() {
 	f.configs = nil
+	qualityErr := f.quality.read()
 	axes, vary, ok := f.axes()
 	f.problem.Hide()
 	if !ok {
@@ -186,7 +189,7 @@ func (f *compareForm) refresh() {
 	s := f.sweep(cs, "")
 	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), formatAbout(s.Estimate())))
 	f.basis.SetText("The estimate assumes " + s.EstimateBasis() + ".")
-	if n == 0 || (large && !f.many.Checked) {
+	if n == 0 || (large && !f.many.Checked) || qualityErr != nil {
 		f.startBtn.Disable()
 		return
 	}
@@ -260,6 +263,7 @@ func (f *compareForm) onStart() {
 	}
 	job := &sweepJob{s: f.sweep(f.configs, u.opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
 	job.s.Vary = f.vary // a resume makes the configurations again from these
+	job.s.Quality = f.quality.setup
 	start := func() {
 		f.dialog.Hide()
 		u.state.startSweep(job)

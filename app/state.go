@@ -28,7 +28,10 @@ type appState struct {
 	// load is the Matrix screen's load test (loadstate.go); when load.On,
 	// Run starts it instead of plan.
 	load loadInfo
-	run  runInfo
+	// quality is the Matrix screen's Quality field (qualitystate.go): the
+	// phase a matrix run adds after its cells.
+	quality qualityInfo
+	run     runInfo
 	// sample is the live telemetry's latest reading; sampled is false
 	// before the first, and when the target has none. sampleFrom says
 	// whose GPUs it reads: a panel labels it by that, never by the target.

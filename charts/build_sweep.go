@@ -71,9 +71,10 @@ func buildSweepBest(s sweep.Sweep, cellW float64) sweepBest {
 		b.caption = append(b.caption, "Unfinished sweep: "+strconv.Itoa(n)+" of "+
 			engine.Count(len(s.Configs), "configuration", "configurations")+" measured or failed so far.")
 	}
-	if slices.ContainsFunc(s.Configs, func(c sweep.Config) bool { return len(c.ChangesOutput) > 0 }) {
+	if slices.ContainsFunc(s.Configs, sweep.UnmeasuredChange) {
 		b.heat.Notes = append(b.heat.Notes, noteChangesOutput)
 	}
+	b.heat.Notes = append(b.heat.Notes, budgetNotes(s)...)
 	if s.Answer != nil && len(s.Answer.Looped) > 0 {
 		looped := s.Answer.Looped
 		if len(looped) > maxListed {
@@ -97,7 +98,7 @@ func sweepLabels(cs []sweep.Config, cellW float64) map[string]string {
 	labels := make(map[string]string, len(cs))
 	for i, c := range cs {
 		mark := ""
-		if len(c.ChangesOutput) > 0 {
+		if sweep.UnmeasuredChange(c) {
 			mark = markChangesOutput
 		}
 		label := c.Name + mark
@@ -167,7 +168,10 @@ func configKeys(s sweep.Sweep, labels map[string]string) []configKey {
 			}
 			parts = append(parts, "the baseline: "+server+" unchanged")
 		}
-		if len(c.ChangesOutput) > 0 {
+		switch q := sweep.QualityText(c); {
+		case q != "" && !c.Baseline:
+			parts = append(parts, "quality "+q)
+		case sweep.UnmeasuredChange(c):
 			parts = append(parts, markChangesOutput+" changes the model's output ("+strings.Join(c.ChangesOutput, ", ")+")")
 		}
 		k := configKey{label: labels[c.Name]}
@@ -278,4 +282,24 @@ func sweepLegend(present map[engine.Status]bool) []StatusNote {
 		}
 	}
 	return l
+}
+
+// budgetNotes are the heatmap's notes of a sweep that measured quality:
+// its budget, and each cell whose fastest configuration is over it
+// (sweep.CellLine), at most maxListed.
+func budgetNotes(s sweep.Sweep) []string {
+	if s.Answer == nil || s.Answer.Budget == "" {
+		return nil
+	}
+	notes := []string{"Quality budget " + s.Answer.Budget + ": each configuration's drift against the baseline's output, at the nearest context measured at or above the cell's."}
+	var missed []string
+	for _, ca := range s.Answer.Cells {
+		if ca.BudgetMissed {
+			missed = append(missed, sweep.CellLine(ca))
+		}
+	}
+	if len(missed) > maxListed {
+		missed = append(missed[:maxListed:maxListed], "… and "+report.Int(len(missed)-maxListed)+" more in sweep.md")
+	}
+	return append(notes, missed...)
 }

@@ -275,3 +275,32 @@ func TestSweepOfALongName(t *testing.T) {
 		t.Error("the key does not name the configuration, ellipsized")
 	}
 }
+
+// TestSweepQualityFigures: where a sweep measured the drift of a
+// configuration that changes the output, its figure stands in the † mark's
+// place, and a cell whose fastest configuration is over the budget is
+// noted with it.
+func TestSweepQualityFigures(t *testing.T) {
+	s := makeSweep(exampleConfigs(), false)
+	s.Quality = &sweep.QualitySetup{Budget: "kld=0.01,top1=98%", ReferenceSHA256: "x"}
+	s.Configs[0].Quality = &sweep.ConfigQuality{State: sweep.QualityMeasured, Reference: true}
+	over := sweep.Drift{ContextTokens: 8 * engine.K, Top1Pct: 93.1, KLDMean: 0.02, Real: true, Top1Over: true, KLDOver: true}
+	s.Configs[2].Quality = &sweep.ConfigQuality{State: sweep.QualityMeasured, Contexts: []sweep.Drift{over}}
+	s.Answer.Budget = s.Quality.Budget
+	s.Answer.Cells[0].Best, s.Answer.Cells[0].WithinBudget, s.Answer.Cells[0].BudgetMissed = s.Configs[2].Name, sweep.BaselineName, true
+	s.Answer.Cells[0].BestDrift = &over
+	d, err := drawSweepBest(s, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(d.Texts(), " ")
+	for _, want := range []string{"quality over budget: top-1 93.1 %, KLD 0.02 at 8K", "Quality budget kld=0.01,top1=98%",
+		"is fastest here", "but drifts: top-1 93.1 %, KLD 0.02 at 8K, over the budget; best within budget: baseline"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("%q is not drawn: %s", want, joined)
+		}
+	}
+	if strings.Contains(joined, "†") {
+		t.Errorf("the † stays where the drift was measured: %s", joined)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/runs"
 )
 
 // qualityFlags are the options of `speedmatrix quality`.
@@ -124,23 +125,23 @@ func readText(path string) (string, error) {
 	return text, nil
 }
 
-// readTasks is --tasks's items, read within the engine's bounds; none
-// without it.
-func readTasks(path string) ([]quality.Task, error) {
+// readTasks is a task file's items (flag names it: "quality: --tasks"),
+// read within the engine's bounds; none without one.
+func readTasks(flag, path string) ([]quality.Task, error) {
 	if path == "" {
 		return nil, nil
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("quality: --tasks: %v", err)
+		return nil, fmt.Errorf("%s: %v", flag, err)
 	}
 	defer fh.Close()
 	tasks, err := quality.ParseTasks(fh)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("quality: --tasks %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	case len(tasks) == 0:
-		return nil, fmt.Errorf("quality: --tasks %s holds no items: one JSON object a line, {\"prompt\", \"answer\", \"match\"}", path)
+		return nil, fmt.Errorf("%s %s holds no items: one JSON object a line, {\"prompt\", \"answer\", \"match\"}", flag, path)
 	}
 	return tasks, nil
 }
@@ -187,19 +188,19 @@ func checkQualityOut(dir string, resume bool) (*quality.Report, error) {
 	return &prior, nil
 }
 
-// readReferenceFile is --reference's reference, read within the engine's
-// bounds.
-func readReferenceFile(path string) (quality.Reference, error) {
+// readReferenceFile is a reference file (flag names it: "quality:
+// --reference"), read within the engine's bounds, and its SHA-256.
+func readReferenceFile(flag, path string) (quality.Reference, string, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return quality.Reference{}, fmt.Errorf("quality: --reference: %v", err)
+		return quality.Reference{}, "", fmt.Errorf("%s: %v", flag, err)
 	}
 	defer fh.Close()
-	ref, err := quality.ReadReference(fh)
+	ref, sum, err := runs.ReadReference(fh)
 	if err != nil {
-		return ref, fmt.Errorf("quality: --reference %s: %v: record one with --save-reference", path, err)
+		return ref, "", fmt.Errorf("%s %s: %v: record one with speedmatrix quality --save-reference", flag, path, err)
 	}
-	return ref, nil
+	return ref, sum, nil
 }
 
 // Quality implements `speedmatrix quality`: it records a reference
@@ -216,7 +217,7 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	tasks, err := readTasks(f.tasks)
+	tasks, err := readTasks("quality: --tasks", f.tasks)
 	if err != nil {
 		return err
 	}
@@ -224,7 +225,7 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	var ref quality.Reference
 	var prior *quality.Report
 	if f.reference != "" {
-		if ref, err = readReferenceFile(f.reference); err != nil {
+		if ref, _, err = readReferenceFile("quality: --reference", f.reference); err != nil {
 			return err
 		}
 		if prior, err = checkQualityOut(f.out, f.resume); err != nil {

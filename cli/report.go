@@ -260,5 +260,6 @@ func reportSweep(ctx context.Context, in, out string, opts charts.Options, stdou
 	for _, ca := range a.Cells {
 		fmt.Fprintf(stdout, "  %s\n", sweep.CellLine(ca))
 	}
+	printSweepQuality(stdout, s)
 	return nil
 }

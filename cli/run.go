@@ -32,6 +32,7 @@ type runFlags struct {
 	resume, out             string
 	keepFailed, force       bool
 	slo                     sloFlags
+	quality                 runQualityFlags // run's alone: a sweep has its own
 	set                     map[string]bool // flags given on the command line
 	name                    string          // the subcommand, in errors: run, sweep
 }
@@ -64,6 +65,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.BoolVar(&f.keepFailed, "resume-keep-failed", false, "with --resume: keep the Failed cells instead of measuring them again")
 	fs.BoolVar(&f.force, "force", false, "with --resume: measure even if the server is not the one the run began with")
 	fs.StringVar(&f.out, "out", "", "folder for report.json, results.csv, report.md and charts")
+	f.quality.add(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix run (--endpoint URL | --sim PROFILE | --launch server.toml) --out DIR [options]")
 		fmt.Fprintln(fs.Output(), "Run the speed test matrix headless: prefill per context, sustained decode per context × concurrency.")
@@ -95,6 +97,10 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	qp, err := f.quality.plan(f.set, prev, f.resume)
+	if err != nil {
+		return err
+	}
 	out := f.outDir()
 	if out == "" {
 		return errors.New("run: no output folder: give --out DIR")
@@ -120,6 +126,10 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		setup.Resume = &measure.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
 	runs.Prepare(&target, setup)
+	phase, err := c.qualityPhase(ctx, qp, &target, f, prev, saver, stdout)
+	if err != nil {
+		return err
+	}
 	limits := engine.Limits{MaxModelLen: target.Header.Engine.MaxModelLen, KVCacheTokens: target.Header.Engine.KVCacheTokens, MaxNumSeqs: target.Header.Engine.MaxNumSeqs}
 	for _, w := range engine.PlanWarnings(plan, limits) {
 		fmt.Fprintf(stderr, "warning: %s\n", inFlags([]engine.PlanProblem{w}))
@@ -128,7 +138,27 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	writeStartedAs(stdout, target.Header)
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
-	return consume(ctx, measure.Run(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun)
+	_, err = consumeWith(ctx, measure.Run(runCtx, plan, target), saver, stdout, c.WriteCharts, stopRun, phase)
+	return err
+}
+
+// qualityPhase connects the run's quality phase (nil without
+// --quality-reference) to its server, refusing a reference of another
+// tokenizer before any cell, and names the reference in the report from
+// its first cell on, so that a run interrupted anywhere resumes with it.
+func (c *CLI) qualityPhase(ctx context.Context, q *runs.Quality, target *measure.Subject, f runFlags, prev *engine.Report, saver *runs.Saver, stdout io.Writer) (*qualityPhase, error) {
+	if q == nil {
+		return nil, nil
+	}
+	s, err := connectQuality(ctx, q, *target, f.targetFlags)
+	if err != nil {
+		return nil, err
+	}
+	prior, _ := q.Prior(prev) // checked with the flags
+	if target.Header.Quality == nil {
+		target.Header.Quality = q.Section()
+	}
+	return &qualityPhase{q: q, s: s, prior: prior, saver: saver, stdout: stdout}, nil
 }
 
 // diagnostics are this machine's start-up diagnostics for report.json.

@@ -49,14 +49,36 @@ func consume(ctx context.Context, events <-chan engine.Event, saver *runs.Saver,
 // sweep's summary reads it).
 func consumeReport(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
 	writeCharts func(context.Context, string, engine.Report) error, stop func()) (engine.Report, error) {
+	return consumeWith(ctx, events, saver, stdout, writeCharts, stop, nil)
+}
+
+// consumeWith is consumeReport with a quality phase (nil: none) run once
+// every cell is measured, before the charts: the ETA of every cell
+// includes it.
+func consumeWith(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
+	writeCharts func(context.Context, string, engine.Report) error, stop func(), phase *qualityPhase) (engine.Report, error) {
 	done, stopped := follow(events, saver, stdout, stop, func(ev engine.Event, last engine.Progress) {
+		if phase != nil {
+			last.ETA += phase.estimate(*ev.Report)
+			runs.Unfinished(ev.Report) // the phase follows the last cell
+		}
 		fmt.Fprintln(stdout, cellLine(*ev.Result, last))
 	})
 	if done.Report == nil {
 		return engine.Report{}, errors.New("run: the engine ended without a report")
 	}
 	rep := *done.Report
-	saveErr := keepFinal(ctx, saver, rep, done.Err, writeCharts)
+	var phaseErr error
+	if phase != nil && done.Err == nil && !stopped {
+		rep, phaseErr = phase.run(ctx, rep)
+	}
+	saveErr := keepFinal(ctx, saver, rep, cmp.Or(done.Err, phaseErr), writeCharts)
+	if phaseErr != nil {
+		if errors.Is(phaseErr, errUnsaved) {
+			return rep, exitWith(exitExport, fmt.Errorf("run: measured every cell, but %w", unsavedAdvice(saveErr, saver.Dir)))
+		}
+		return rep, qualityStopped(phaseErr, rep, saver.Dir, phase.q.File)
+	}
 	for _, w := range report.PCIeWarnings(rep.Results) {
 		fmt.Fprintf(stdout, "  warning: %s\n", w)
 	}

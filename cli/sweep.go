@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,9 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
 	"speedmatrix/hw"
@@ -26,6 +30,10 @@ type sweepFlags struct {
 	vary     listFlag
 	varyFile string
 	yes      bool
+	// quality: --quality, its budget and needle trials.
+	quality       bool
+	qualityBudget string
+	needleTrials  int
 }
 
 // listFlag is a flag that may be given several times.
@@ -39,7 +47,8 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // again on resume, --vary may be: the configurations are made from them
 // and must be the ones begun.
 var sweepPlanFlags = []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api",
-	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile"}
+	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile",
+	"quality", "quality-budget", "quality-needle-trials"}
 
 func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	f := sweepFlags{runFlags: runFlags{name: "sweep"}}
@@ -50,9 +59,12 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	fs.StringVar(&f.varyFile, "vary-file", "", "a TOML file of named tables, one per configuration, each setting the server.toml keys it changes")
 	fs.BoolVar(&f.yes, "yes", false, fmt.Sprintf("run a grid of more than %d configurations", sweep.MaxConfigs))
 	fs.StringVar(&f.out, "out", "", "folder of the sweep: sweep.md, sweep.json, sweep.csv, pictures, and one run folder per configuration")
+	fs.BoolVar(&f.quality, "quality", false, "record the baseline's output as a quality reference ("+sweep.ReferenceFile+") and measure every configuration's drift against it; the answer names the fastest configuration within --quality-budget")
+	fs.StringVar(&f.qualityBudget, "quality-budget", quality.DefaultBudget().String(), "with --quality: the drift a configuration may show and still count as the same model, e.g. kld=0.01,top1=98%")
+	fs.IntVar(&f.needleTrials, "quality-needle-trials", probe.DefaultNeedleTrials, "with --quality: needle-retrieval trials per context (0: none)")
 	fs.StringVar(&f.resume, "resume", "", "finish the sweep saved in this folder: keep its finished configurations, finish a partial one, run the others; give --launch (and --vary-file, or --vary where it varies what runs) as the sweep began: a resume never takes what runs from the sweep's files")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [plan options]")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix sweep --launch server.toml (--vary KEY=V1,V2 [--vary …] | --vary-file sweep.toml) --out DIR [--quality [--quality-budget kld=0.01,top1=98%]] [plan options]")
 		fmt.Fprintln(fs.Output(), "       speedmatrix sweep --resume DIR --launch server.toml [--vary-file sweep.toml | --vary …]")
 		fmt.Fprintln(fs.Output(), "Launch each configuration of server.toml in turn (the unchanged one first: the baseline), measure the same plan,")
 		fmt.Fprintln(fs.Output(), "and answer per cell which configuration is fastest and by how much.")
@@ -72,6 +84,8 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 		return f, errors.New("sweep: --resume DIR continues the sweep in DIR: drop --out")
 	case len(f.vary) > 0 && f.varyFile != "":
 		return f, errors.New("sweep: give --vary or --vary-file, not both: a --vary-file lists every configuration")
+	case f.resume == "" && !f.quality && (f.set["quality-budget"] || f.set["quality-needle-trials"]):
+		return f, errors.New("sweep: --quality-budget and --quality-needle-trials go with --quality: add --quality to measure each configuration's drift against the baseline")
 	case f.resume != "":
 		for _, name := range sweepPlanFlags {
 			if f.set[name] {
@@ -86,7 +100,18 @@ func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {
 	case f.out == "":
 		return f, errors.New("sweep: no output folder: give --out DIR")
 	}
-	return f, nil
+	return f, f.checkQuality()
+}
+
+// checkQuality says what is wrong with the quality flags.
+func (f sweepFlags) checkQuality() error {
+	if _, err := quality.ParseBudget(f.qualityBudget); err != nil {
+		return fmt.Errorf("sweep: --quality-budget: %v", err)
+	}
+	if f.needleTrials < 0 || f.needleTrials > quality.MaxNeedleTrials {
+		return fmt.Errorf("sweep: --quality-needle-trials %d: use 0 (none) to %d", f.needleTrials, quality.MaxNeedleTrials)
+	}
+	return nil
 }
 
 // sweepCmd implements `speedmatrix sweep`.
@@ -178,6 +203,10 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 	}
 	s := sweep.New(f.launch, plan, cs, version)
 	s.ServerSHA256, s.Origin, s.Prior = sweep.Digest(text), o, sweep.PriorFor(baseline)
+	if f.quality {
+		budget, _ := quality.ParseBudget(f.qualityBudget) // checked with the flags
+		s.Quality = &sweep.QualitySetup{Budget: budget.String(), NeedleTrials: f.needleTrials}
+	}
 	return s, f.out, string(text), nil
 }
 
@@ -214,6 +243,9 @@ func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Write
 		},
 		Measure: func(ctx context.Context, conf sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 			return c.measureInto(ctx, f, plan, target, dir, prev, stdout)
+		},
+		SaveReport: func(ctx context.Context, dir string, rep engine.Report, final bool) error {
+			return c.saveQuality(ctx, dir, rep, final, stderr)
 		},
 		Summarize: func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
 			if c.WriteSweepCharts == nil {
@@ -273,16 +305,21 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 		}
 		return exitWith(exitExport, fmt.Errorf("sweep: %w (%d of %d configurations done; finish with %s)", runErr, done, len(s.Configs), resumeCommand(dir, s)))
 	}
+	budget := ""
+	if s.Answer != nil && s.Answer.Budget != "" {
+		budget = " within the quality budget " + s.Answer.Budget
+	}
 	if s.Simulated {
-		fmt.Fprintln(w, "answer (simulated: the servers were the Speed Matrix simulator):")
+		fmt.Fprintf(w, "answer%s (simulated: the servers were the Speed Matrix simulator):\n", budget)
 	} else {
-		fmt.Fprintln(w, "answer:")
+		fmt.Fprintf(w, "answer%s:\n", budget)
 	}
 	if s.Answer != nil {
 		for _, ca := range s.Answer.Cells {
 			fmt.Fprintf(w, "  %s\n", sweep.CellLine(ca))
 		}
 	}
+	printSweepQuality(w, s)
 	fmt.Fprintf(w, "sweep done in %s (estimated %s) → %s\n", engine.DurationOf(s.ActualS).Round(time.Second),
 		engine.DurationOf(s.EstimateS).Round(time.Second), filepath.Join(dir, sweep.MDFile))
 	var partial []string
@@ -293,6 +330,45 @@ func sweepEnd(w io.Writer, dir string, s sweep.Sweep, runErr error) error {
 	}
 	if len(partial) > 0 {
 		return exitWith(exitIncomplete, fmt.Errorf("sweep incomplete: %s did not finish; finish it with %s", strings.Join(partial, ", "), resumeCommand(dir, s)))
+	}
+	return nil
+}
+
+// printSweepQuality prints, for a sweep with --quality, each
+// configuration's quality against the baseline's output, its Looped cells
+// beside it.
+func printSweepQuality(w io.Writer, s sweep.Sweep) {
+	if s.Quality == nil {
+		return
+	}
+	fmt.Fprintf(w, "quality against the baseline's output (budget %s):\n", s.Quality.Budget)
+	for i, conf := range s.Configs {
+		line := cmp.Or(sweep.QualityText(conf), "not measured yet")
+		if s.Answer != nil && i < len(s.Answer.Headlines) {
+			if looped := sweep.LoopedText(s.Answer.Headlines[i], conf); looped != "" {
+				line += "; " + looped
+			}
+		}
+		fmt.Fprintf(w, "  %s: %s\n", conf.Name, line)
+	}
+}
+
+// saveQuality saves a configuration's report as its quality phase adds to
+// it, as a run saves it (c.Save), and at the phase's end draws its
+// pictures again (the drift chart among them); a picture that can't be
+// drawn is said, and the sweep goes on: its report is saved.
+func (c *CLI) saveQuality(ctx context.Context, dir string, rep engine.Report, final bool, stderr io.Writer) error {
+	save := c.Save
+	if save == nil {
+		save = report.Save
+	}
+	if err := save(dir, rep); err != nil {
+		return err
+	}
+	if final && c.WriteCharts != nil {
+		if err := c.WriteCharts(ctx, dir, rep); err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", chartError(err, dir))
+		}
 	}
 	return nil
 }

@@ -36,6 +36,7 @@ func resumeError(err error) error {
 		program  *sweep.ProgramError
 		mismatch *sweep.MismatchError
 		plan     *engine.PlanError
+		ref      *sweep.ReferenceError
 	)
 	edited := fmt.Sprintf("%s was edited; nothing was started: restore it, or begin a new sweep with another --out", sweep.JSONFile)
 	what, flag := "server.toml", "--launch"
@@ -54,6 +55,10 @@ func resumeError(err error) error {
 			cmd, strings.Join(program.Keys, ", "), sweep.JSONFile)
 	case errors.As(err, &mismatch):
 		return fmt.Errorf("%s: %v; %s", cmd, err, edited)
+	case errors.As(err, &ref) && errors.Is(err, sweep.ErrChanged):
+		return fmt.Errorf("%s: %s is not the quality reference the sweep recorded (its sha256 differs from %s's); nothing was started: restore it, or begin a new sweep with another --out", cmd, ref.Path, sweep.JSONFile)
+	case errors.As(err, &ref):
+		return fmt.Errorf("%s: the sweep's quality reference %s can't be used (%v); nothing was started: restore it, or begin a new sweep with another --out", cmd, ref.Path, ref.Err)
 	case errors.As(err, &plan):
 		return fmt.Errorf("%s: %s's plan can't run (%v); %s", cmd, sweep.JSONFile, plan, edited)
 	case errors.Is(err, sweep.ErrNoOrigin):

@@ -58,6 +58,13 @@ func TestSweepBadInput(t *testing.T) {
 			"gpu_memory_utilization 1.5 is out of range: use a fraction between 0 and 1"},
 		{"bad plan", []string{"--launch", toml, "--vary", "max_num_seqs=4", "--contexts", "huge", "--out", out}, "sweep: --contexts:"},
 		{"resume changes the plan", []string{"--resume", out, "--contexts", "1K"}, "sweep --resume: --contexts can't change on resume"},
+		{"budget without quality", []string{"--launch", toml, "--vary", "max_num_seqs=4", "--quality-budget", "kld=0.02", "--out", out},
+			"sweep: --quality-budget and --quality-needle-trials go with --quality: add --quality to measure each configuration's drift against the baseline"},
+		{"bad budget", []string{"--launch", toml, "--vary", "max_num_seqs=4", "--quality", "--quality-budget", "top1=120%", "--out", out},
+			`sweep: --quality-budget: budget "top1=120%": top1 is a percentage above 0 and at most 100, such as 98%`},
+		{"bad needle trials", []string{"--launch", toml, "--vary", "max_num_seqs=4", "--quality", "--quality-needle-trials", "-1", "--out", out},
+			"sweep: --quality-needle-trials -1: use 0 (none) to "},
+		{"resume changes the budget", []string{"--resume", out, "--quality-budget", "kld=0.1"}, "sweep --resume: --quality-budget can't change on resume"},
 		{"resume nothing", []string{"--resume", filepath.Join(out, "none")}, "sweep --resume: "},
 		{"no launch file", []string{"--launch", toml + ".missing", "--vary", "max_num_seqs=4", "--out", out}, "sweep: --launch " + toml + ".missing can't be read"},
 	} {
@@ -129,6 +136,20 @@ func TestSweepFailsKilledResumed(t *testing.T) {
 	}
 }
 
+// standInSweep is a CLI without GPUs or pictures, a server.toml of the
+// stand-in vLLM of examples/sweep, and a folder for its sweep.
+func standInSweep(t *testing.T) (c *CLI, toml, dir string) {
+	t.Helper()
+	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
+	c = cliFor(t)
+	c.NoGPUWait = true
+	noCharts(t)
+	c.WriteSweepCharts = nil
+	toml = exampleSweepTOML(t, buildSpeedmatrix(t), t.TempDir())
+	dir = filepath.Join(t.TempDir(), "sw")
+	return c, toml, dir
+}
+
 // TestSweepKnownAnswer sweeps the stand-in vLLM of examples/sweep, whose
 // speed follows its flags: max_num_seqs = 2 can't serve 4 requests (Over
 // capacity), enforce_eager makes every decode step 25 % longer. The
@@ -136,13 +157,7 @@ func TestSweepFailsKilledResumed(t *testing.T) {
 // slower than the baseline, and max_num_seqs = 2 is Over capacity at 4.
 func TestSweepKnownAnswer(t *testing.T) {
 	t.Parallel()
-	hwCanned(t, hw.Hardware{}, hw.ErrNoNVML)
-	c := cliFor(t)
-	c.NoGPUWait = true
-	noCharts(t)
-	c.WriteSweepCharts = nil
-	toml := exampleSweepTOML(t, buildSpeedmatrix(t), t.TempDir())
-	dir := filepath.Join(t.TempDir(), "sw")
+	_, toml, dir := standInSweep(t)
 	out, err := sweepCLI(t, t.Context(), "--launch", toml, "--vary", "max_num_seqs=2,8", "--vary", "enforce_eager=false,true",
 		"--out", dir, "--contexts", "1K", "--concurrency", "1,4", "--prefill-contexts", "none", "--duration", "1s",
 		"--precision", "off", "--max-output", "256")
@@ -189,5 +204,79 @@ func TestSweepKnownAnswer(t *testing.T) {
 	const basis = "start-ups of 2.0 s each, the stand-in's (Speed Matrix's simulator)"
 	if s.Prior.Startup != sweep.StartupStandIn || s.EstimateS > 5*60 || !strings.Contains(out, "it assumes "+basis) || !strings.Contains(string(md), basis) {
 		t.Errorf("estimate %.0f s from %+v:\n%s\n%s", s.EstimateS, s.Prior, out, md)
+	}
+}
+
+// TestSweepQualityWithinBudget sweeps the stand-in vLLM over
+// kv_cache_dtype auto, fp8 and int4_per_token_head with --quality. The
+// simulator's calibrated drift (engine/sim/drift.go) makes the budget
+// kld=0.03,top1=94% one that fp8 meets at every context and int4 meets at
+// 512 tokens but not at 4K (its KLD there is about 0.065): in every cell
+// the best within budget is the fastest configuration but int4 at 4K, and
+// a cell int4 wins at 4K names it with its figure.
+func TestSweepQualityWithinBudget(t *testing.T) {
+	t.Parallel()
+	c, toml, dir := standInSweep(t)
+	const int4 = "kv_cache_dtype=int4_per_token_head"
+	out, err := sweepCLI(t, t.Context(), "--launch", toml, "--vary", "kv_cache_dtype=fp8,int4_per_token_head", "--quality",
+		"--quality-budget", "kld=0.03,top1=94%", "--quality-needle-trials", "2", "--out", dir, "--contexts", "512,4K", "--concurrency", "1",
+		"--prefill-contexts", "none", "--duration", "300ms", "--precision", "off", "--max-output", "64")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s, err := sweep.Load(dir)
+	if err != nil || s.Answer == nil || len(s.Answer.Cells) != 2 || s.Quality == nil || s.Quality.ReferenceSHA256 == "" {
+		t.Fatalf("sweep.json: %+v, %v", s, err)
+	}
+	for i, conf := range s.Configs {
+		q := conf.Quality
+		if q == nil || q.State != sweep.QualityMeasured || (i > 0 && len(q.Contexts) != 2) {
+			t.Fatalf("%s: quality %+v\n%s", conf.Name, q, out)
+		}
+		for _, d := range q.Contexts {
+			if wantOver := conf.Name == int4 && d.ContextTokens > 1024; d.Over() != wantOver {
+				t.Errorf("%s at %d tokens: %+v, want over the budget: %v", conf.Name, d.ContextTokens, d, wantOver)
+			}
+		}
+	}
+	for _, ca := range s.Answer.Cells {
+		want, best := "", 0.0
+		for _, e := range ca.Entries {
+			if e.Status == engine.StatusValid && e.TokS > best && !(e.Config == int4 && ca.ContextTokens > 1024) {
+				want, best = e.Config, e.TokS
+			}
+		}
+		line := sweep.CellLine(ca)
+		if ca.WithinBudget != want || !strings.Contains(out, line) {
+			t.Errorf("%s: within budget %q, want %q; line %q", ca.Label, ca.WithinBudget, want, line)
+		}
+		if ca.Best == int4 && ca.ContextTokens > 1024 && !(strings.Contains(line, int4+" is fastest here") && strings.Contains(line, "over the budget; best within budget: "+want)) {
+			t.Errorf("%s: %q does not name the over-budget configuration", ca.Label, line)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, sweep.MDFile))
+	if !strings.Contains(out, "answer within the quality budget kld=0.03,top1=94% (simulated") ||
+		!strings.Contains(out, "quality against the baseline's output (budget kld=0.03,top1=94%):\n  baseline: the reference\n  kv_cache_dtype=fp8: within budget: top-1 ") ||
+		!strings.Contains(out, "\n  "+int4+": over budget: ") || !strings.Contains(string(md), "| "+int4+" | Done |") ||
+		!strings.Contains(string(md), "over budget: ") {
+		t.Errorf("output:\n%s\nsweep.md:\n%s", out, md)
+	}
+	var redrawn, stderr bytes.Buffer
+	if err := c.report(t.Context(), []string{"--in", dir}, &redrawn, &stderr); err != nil || !strings.Contains(redrawn.String(), "\n  "+int4+": over budget: ") {
+		t.Errorf("report --in a sweep with quality: %v\n%s%s", err, redrawn.String(), stderr.String())
+	}
+	// The reference is a measurement in the sweep's folder: a resume
+	// refuses one whose bytes are not those sweep.json recorded.
+	ref := filepath.Join(dir, sweep.ReferenceFile)
+	data, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ref, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sweepCLI(t, t.Context(), "--resume", dir, "--launch", toml)
+	if want := "sweep --resume: " + ref + " is not the quality reference the sweep recorded (its sha256 differs from sweep.json's); nothing was started"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("resume with an edited reference: %v, want %q", err, want)
 	}
 }

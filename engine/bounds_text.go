@@ -206,5 +206,7 @@ func BoundReport(r *Report) {
 	}
 	if q := r.Quality; q != nil {
 		q.Reference.Model, q.Server.Model = BoundName(q.Reference.Model), BoundName(q.Server.Model)
+		// The reference's name is said in one-line errors (run --resume).
+		q.ReferenceFile, q.ReferenceSHA256 = BoundName(q.ReferenceFile), BoundName(q.ReferenceSHA256)
 	}
 }

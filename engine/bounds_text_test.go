@@ -119,3 +119,15 @@ func TestBoundStringsWalksWhatHoldsStrings(t *testing.T) {
 		t.Errorf("BoundStrings = %+v (any → %+v)", v, in)
 	}
 }
+
+// TestBoundReportQualityNames: a report.json's quality section names its
+// reference file in one-line errors: a hostile name is one short line.
+func TestBoundReportQualityNames(t *testing.T) {
+	r := Report{Quality: &QualityReport{ReferenceFile: "ref\nrun rm -rf /" + strings.Repeat("x", 10_000), ReferenceSHA256: "ab\rcd"}}
+	BoundReport(&r)
+	for _, s := range []string{r.Quality.ReferenceFile, r.Quality.ReferenceSHA256} {
+		if strings.ContainsAny(s, "\n\r") || len([]rune(s)) > MaxNameRunes+1 {
+			t.Errorf("bounded to %q", s)
+		}
+	}
+}

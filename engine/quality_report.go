@@ -49,6 +49,12 @@ type QualityReport struct {
 	// Verdicts the judgement per context.
 	Budget   string          `json:"budget,omitempty"`
 	Verdicts []QualityJudged `json:"verdicts,omitempty"`
+	// ReferenceFile and ReferenceSHA256 name the reference file a run's
+	// quality phase compared with (report.json; its name only, never a
+	// path to read): a resumed phase checks that the file given again is
+	// the same one.
+	ReferenceFile   string `json:"reference_file,omitempty"`
+	ReferenceSHA256 string `json:"reference_sha256,omitempty"`
 }
 
 // QualityServer names a server compared with a reference: its model, its

@@ -24,7 +24,7 @@ func TestEstimateIsTheRunsFirstETA(t *testing.T) {
 		t.Fatalf("Estimate = %v, the run's first ETA is %v", got, want)
 	}
 	decode := seconds(10 + priorDecodeOverheadS + priorDecodeOverheadShare*10)
-	prefill := seconds(priorPrefillS + float64(4*engine.K)/priorPrefillTokPerS)
+	prefill := seconds(priorPrefillS + float64(4*engine.K)/PriorPrefillTokPerS)
 	// 4K×1, 4K×8, 7K×1 run; 7K×8 is over capacity.
 	if want := prefill + 3*decode; Estimate(plan, l) != want {
 		t.Fatalf("Estimate = %v, want %v (one prefill, three decode cells)", Estimate(plan, l), want)
@@ -37,7 +37,7 @@ func TestEstimateIsTheRunsFirstETA(t *testing.T) {
 func TestETAPrefillRepeats(t *testing.T) {
 	plan := engine.Plan{PrefillRepeats: 3, PrefillSingleFrom: 64 * engine.K}
 	e := newETAModel(plan, setup{})
-	prior := func(ctx int) time.Duration { return seconds(priorPrefillS + float64(ctx)/priorPrefillTokPerS) }
+	prior := func(ctx int) time.Duration { return seconds(priorPrefillS + float64(ctx)/PriorPrefillTokPerS) }
 	start := time.Now()
 	measured := engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 8 * engine.K}, Status: engine.StatusValid,
 		PrefillRepeats: 3, StartedAt: start, FinishedAt: start.Add(3 * time.Second)}

@@ -33,7 +33,9 @@ const (
 	priorDecodeOverheadS     = 0.1
 	priorDecodeOverheadShare = 0.1
 	priorPrefillS            = 0.2
-	priorPrefillTokPerS      = 20000
+	// PriorPrefillTokPerS is also the quality phase's estimate's prior
+	// (runs.Quality.Estimate): one home for the guess.
+	PriorPrefillTokPerS = 20000
 	// priorAdaptiveShare: an adaptive window is expected to take a third
 	// of the plan's duration until one is measured (the Standard plan's
 	// cells on the simulator's reference profile took 5–30 s, about 8 s on
@@ -71,7 +73,7 @@ func (e *etaModel) estimate(c engine.Cell) time.Duration {
 	}
 	repeats := float64(e.plan.PrefillRepeatsAt(c.ContextTokens))
 	if e.prefillCtx == 0 {
-		return seconds(repeats * (priorPrefillS + float64(c.ContextTokens)/priorPrefillTokPerS))
+		return seconds(repeats * (priorPrefillS + float64(c.ContextTokens)/PriorPrefillTokPerS))
 	}
 	// Attention makes long prompts cost more than linearly.
 	return seconds(repeats * e.prefillS * math.Pow(float64(c.ContextTokens)/float64(e.prefillCtx), 1.5))

@@ -15,7 +15,7 @@ const Title = "Speed test matrix"
 // Markdown renders the report as the reference reports lay it out: title, model on GPU,
 // a subtitle line, Hardware, Engine, Run, Launch command, the Prefill and
 // Sustained decode tables with their notes and flags, the SLO (when the
-// plan sets one), Checks (when the cells carry the server's or the GPUs'
+// plan sets one), Quality (when the run had a quality phase), Checks (when the cells carry the server's or the GPUs'
 // figures), All measurements with p90 and p99, and the start-up
 // Diagnostics when the run recorded them. A load test's report has its
 // load sections (writeLoad) in place of the matrix's.
@@ -38,6 +38,7 @@ func Markdown(r engine.Report) string {
 	writePrefill(&b, r)
 	writeDecode(&b, r)
 	writeSLO(&b, r)
+	writeQuality(&b, r)
 	writeChecks(&b, r)
 	writeGPUs(&b, r)
 	writeMeasurements(&b, r.Results)

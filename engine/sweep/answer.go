@@ -17,6 +17,9 @@ const UnknownNoisePct = 100 * engine.DefaultPrecision
 // (keyed by name; one that failed to start has none).
 func Analyze(s Sweep, runs map[string]engine.Report) Answer {
 	a := Answer{}
+	if s.qualityActive() {
+		a.Budget = s.Quality.Budget
+	}
 	ctxs, concs := decodeGrid(s, runs)
 	common, _ := commonLargest(s, runs, ctxs, concs)
 	for _, c := range s.Configs {
@@ -102,6 +105,9 @@ func cellAnswer(s Sweep, runs map[string]engine.Report, ctx, conc int) CellAnswe
 		}
 	}
 	if len(valid) == 0 {
+		if s.qualityActive() {
+			weighQuality(s, &ca, nil)
+		}
 		return ca
 	}
 	// Stable: between equal figures the earlier configuration wins.
@@ -113,6 +119,9 @@ func cellAnswer(s Sweep, runs map[string]engine.Report, ctx, conc int) CellAnswe
 	}
 	if len(valid) > 1 {
 		ca.OverRunnerUp = margin(best, valid[1])
+	}
+	if s.qualityActive() {
+		weighQuality(s, &ca, valid)
 	}
 	return ca
 }
@@ -162,6 +171,12 @@ func headline(ctxs []int, c Config, runs map[string]engine.Report, common [2]int
 	}
 	h.KVCacheTokens = r.Engine.KVCacheTokens
 	for _, res := range r.Results {
+		if res.Phase == engine.PhaseDecode {
+			h.DecodeCells++
+			if res.Status == engine.StatusLooped {
+				h.LoopedCells++
+			}
+		}
 		if res.Phase == engine.PhaseDecode && res.Measured() && res.TotalTokPerSec > h.PeakTokS {
 			h.PeakTokS, h.PeakCell = res.TotalTokPerSec, cellLabel(res.ContextTokens, res.Concurrency)
 		}

@@ -77,7 +77,8 @@ func (p Prior) problem() string {
 // Estimate is how long the configurations not yet done take: each one's
 // start-up (the mean of those measured, else the Prior's, else
 // PriorStartupS) and its plan (the mean time of the runs done, else
-// measure.Estimate of the plan fitted to its max model length when known).
+// measure.Estimate of the plan fitted to its max model length when known),
+// its quality phase included once one has been timed.
 func (s Sweep) Estimate() time.Duration {
 	startup, starts, measured, runs := 0.0, 0, 0.0, 0
 	for _, c := range s.Configs {
@@ -85,7 +86,9 @@ func (s Sweep) Estimate() time.Duration {
 			startup, starts = startup+c.StartupS, starts+1
 		}
 		if c.Status == StatusDone && c.MeasureS > 0 {
-			measured, runs = measured+c.MeasureS, runs+1
+			// A run's quality phase, where the sweep has one, is part of
+			// what each configuration takes.
+			measured, runs = measured+c.MeasureS+c.QualityS, runs+1
 		}
 	}
 	per := s.priorStartupS()
@@ -156,5 +159,9 @@ func (s Sweep) EstimateBasis() string {
 	if n := s.maxModelLen(base); n > 0 {
 		plan = "the plan fitted to max model length " + report.Int(n)
 	}
-	return fmt.Sprintf("start-ups of %s each, %s, and %s: %s per configuration", words(s.priorStartupS()), startup, plan, words(s.planEstimate(base).Seconds()))
+	basis := fmt.Sprintf("start-ups of %s each, %s, and %s: %s per configuration", words(s.priorStartupS()), startup, plan, words(s.planEstimate(base).Seconds()))
+	if s.Quality != nil {
+		basis += ", its quality phase counted once the baseline's is timed"
+	}
+	return basis
 }

@@ -216,8 +216,14 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	for i := range cs {
 		// Only what a sweep measured carries over; what runs is made anew.
 		cs[i].StartupS, cs[i].MeasureS, cs[i].Reason = s.Configs[i].StartupS, s.Configs[i].MeasureS, s.Configs[i].Reason
+		cs[i].Quality, cs[i].QualityS = s.Configs[i].Quality, s.Configs[i].QualityS
 	}
 	s.Configs, s.Origin = cs, o
+	if s.Quality != nil && s.Quality.ReferenceSHA256 != "" {
+		if _, err := LoadReference(dir, s); err != nil {
+			return s, "", err
+		}
+	}
 	Reopen(dir, &s)
 	return s, base, nil
 }

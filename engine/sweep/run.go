@@ -3,6 +3,7 @@ package sweep
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +37,11 @@ type Hooks struct {
 	// Progress is told of every change of a configuration's status (i is
 	// its index); note is a line to show ("GPU memory freed in 4 s").
 	Progress func(s Sweep, i int, note string)
+	// SaveReport writes a configuration's report again as its quality
+	// phase adds to it, after every context; final is the phase's last
+	// save, after which a front end draws the report's pictures again
+	// (nil: report.Save, no pictures).
+	SaveReport func(ctx context.Context, dir string, rep engine.Report, final bool) error
 }
 
 // Runner runs a sweep in its folder.
@@ -67,9 +73,9 @@ func Reopen(dir string, s *Sweep) {
 		case err == nil && r.Run.Complete:
 			c.Status = StatusDone
 		case err == nil:
-			c.Status, c.Reason = StatusPartial, cmp.Or(c.Reason, "interrupted")
+			c.Status, c.Reason, c.Quality = StatusPartial, cmp.Or(c.Reason, "interrupted"), nil
 		default:
-			c.Status, c.Reason = StatusPending, ""
+			c.Status, c.Reason, c.Quality = StatusPending, "", nil
 		}
 	}
 }
@@ -89,7 +95,7 @@ func (r *Runner) Run(ctx context.Context, s *Sweep) error {
 		return err
 	}
 	for i := range s.Configs {
-		if s.Configs[i].Status == StatusDone {
+		if s.Configs[i].Status == StatusDone && !s.qualityDue(i) {
 			continue
 		}
 		err := r.one(ctx, s, i)
@@ -107,7 +113,9 @@ func (r *Runner) Run(ctx context.Context, s *Sweep) error {
 	return r.summarize(ctx, s)
 }
 
-// one starts, measures and stops configuration i.
+// one starts, measures and stops configuration i, and runs its quality
+// phase (qualityPhase) once its run is complete: a configuration Done
+// whose quality phase is due is started again for that alone.
 func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	c := &s.Configs[i]
 	cfg, err := Apply(r.Server, r.Base, *c)
@@ -115,9 +123,13 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 		return err
 	}
 	dir := RunDir(r.Dir, *c)
-	var prev *engine.Report
-	if rep, err := report.Load(filepath.Join(dir, report.JSONFile)); err == nil && !rep.Run.Complete {
-		prev = &rep
+	var prev, done *engine.Report
+	if rep, err := report.Load(filepath.Join(dir, report.JSONFile)); err == nil {
+		if !rep.Run.Complete {
+			prev = &rep
+		} else if c.Status == StatusDone {
+			done = &rep
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("make %s: %w", dir, err)
@@ -127,8 +139,15 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	start := time.Now()
 	target, stop, err := r.Launch(ctx, *c, cfg)
 	if ctx.Err() != nil {
-		r.set(s, i, statusAfterStop(prev), "interrupted while its server started", "")
+		r.set(s, i, statusAfterStop(prev, done), "interrupted while its server started", "")
 		return measure.ErrInterrupted
+	}
+	if err != nil && done != nil {
+		// Its run is whole; only its quality phase needed the server.
+		c.Quality = &ConfigQuality{State: QualityNotMeasured, Reason: "its server did not start again for the quality phase: " + oneLine(err)}
+		r.set(s, i, StatusDone, "", "")
+		r.waitMemory(ctx, s, i, before, memKnown)
+		return nil
 	}
 	if err != nil {
 		r.set(s, i, StatusFailed, oneLine(err), "")
@@ -136,17 +155,18 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 		return nil
 	}
 	c.StartupS += time.Since(start).Seconds()
-	r.set(s, i, StatusMeasuring, "", "")
-	start = time.Now()
-	rep, err := r.Measure(ctx, *c, target, dir, prev)
-	c.MeasureS += time.Since(start).Seconds()
+	rep, err := r.measure(ctx, s, i, target, dir, prev, done)
 	stop()
+	var saveErr *SaveError
 	switch {
 	case err == nil && rep.Run.Complete:
 		r.set(s, i, StatusDone, "", "")
 	case ctx.Err() != nil:
 		r.set(s, i, StatusPartial, "interrupted", "")
 		return measure.ErrInterrupted
+	case errors.As(err, &saveErr):
+		r.set(s, i, StatusPartial, oneLine(err), "")
+		return err
 	default:
 		// Its server died, or its run could not finish: the next
 		// configuration may fare better, and --resume finishes this one.
@@ -154,6 +174,36 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	}
 	r.waitMemory(ctx, s, i, before, memKnown)
 	return nil
+}
+
+// measure runs configuration i's plan against target into dir (going on
+// from prev), or keeps done, its complete run, then runs its quality
+// phase when due. It returns the run's report and what stopped either.
+func (r *Runner) measure(ctx context.Context, s *Sweep, i int, target measure.Subject, dir string, prev, done *engine.Report) (engine.Report, error) {
+	c := &s.Configs[i]
+	r.set(s, i, StatusMeasuring, "", "")
+	if done != nil {
+		return *done, r.timedQuality(ctx, s, i, target, *done, dir)
+	}
+	start := time.Now()
+	rep, err := r.Measure(ctx, *c, target, dir, prev)
+	c.MeasureS += time.Since(start).Seconds()
+	if err == nil && rep.Run.Complete {
+		err = r.timedQuality(ctx, s, i, target, rep, dir)
+	}
+	return rep, err
+}
+
+// timedQuality runs configuration i's quality phase when it is due,
+// adding its time to the configuration's.
+func (r *Runner) timedQuality(ctx context.Context, s *Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
+	if !s.qualityDue(i) {
+		return nil
+	}
+	start := time.Now()
+	err := r.qualityPhase(ctx, s, i, target, rep, dir)
+	s.Configs[i].QualityS += time.Since(start).Seconds()
+	return err
 }
 
 func errText(err error) string {
@@ -165,7 +215,10 @@ func errText(err error) string {
 
 // statusAfterStop is the status of a configuration interrupted before it
 // measured anything new: Partial when an earlier run of it exists.
-func statusAfterStop(prev *engine.Report) Status {
+func statusAfterStop(prev, done *engine.Report) Status {
+	if done != nil {
+		return StatusDone
+	}
 	if prev != nil {
 		return StatusPartial
 	}

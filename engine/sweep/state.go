@@ -75,6 +75,8 @@ func (s Sweep) problem() string {
 		return fmt.Sprintf("%d configurations, more than a sweep runs (%d and the baseline)", len(s.Configs), HardMaxConfigs)
 	case s.Prior.problem() != "":
 		return s.Prior.problem()
+	case s.qualityProblem() != "":
+		return s.qualityProblem()
 	}
 	seen, names := map[string]bool{}, map[string]bool{}
 	for _, c := range s.Configs {

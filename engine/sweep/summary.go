@@ -97,6 +97,7 @@ func Markdown(s Sweep, runs map[string]engine.Report) string {
 	writeWhat(&b, s, runs)
 	writeHeadlines(&b, s, a)
 	writeCells(&b, s, a)
+	writeBudget(&b, s, a)
 	writeNotes(&b, s, a)
 	return b.String()
 }
@@ -172,11 +173,15 @@ func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
 		}
 	}
 	b.WriteString("## Configurations\n\n")
-	fmt.Fprintf(b, "| Configuration | Status | Peak total tok/s | %s | %s | KV cache tokens | Start-up |\n", single, ttft)
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+	qualityCol, qualityRule := "", ""
+	if s.Quality != nil {
+		qualityCol, qualityRule = " Quality ("+s.Quality.Budget+") |", "---|"
+	}
+	fmt.Fprintf(b, "| Configuration | Status | Peak total tok/s | %s | %s | KV cache tokens | Start-up |%s\n", single, ttft, qualityCol)
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|" + qualityRule + "\n")
 	for i, h := range a.Headlines {
 		name := h.Config
-		if len(s.Configs[i].ChangesOutput) > 0 {
+		if UnmeasuredChange(s.Configs[i]) {
 			name += " †"
 		}
 		status := string(h.Status)
@@ -195,8 +200,12 @@ func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
 		if h.StartupS > 0 {
 			start = words(h.StartupS)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", report.MDCell(name), status, peak,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", report.MDCell(name), status, peak,
 			dash(h.SingleTokS, report.TokPerSec), dash(h.TTFTP50Ms, report.Millis), kv, start)
+		if s.Quality != nil {
+			fmt.Fprintf(b, " %s |", report.MDCell(cmp.Or(QualityText(s.Configs[i]), "—")))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n")
 }
@@ -232,6 +241,9 @@ func writeCells(b *strings.Builder, s Sweep, a Answer) {
 	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---:|", len(s.Configs)) + "\n")
 	for _, ca := range a.Cells {
 		best := cmp.Or(ca.Best, "none Valid")
+		if ca.BudgetMissed {
+			best += " (over budget; within: " + cmp.Or(ca.WithinBudget, "none") + ")"
+		}
 		over := MarginText(ca.OverBaseline)
 		if ca.Best == BaselineName {
 			over = "(is the baseline)"
@@ -258,7 +270,7 @@ func writeCells(b *strings.Builder, s Sweep, a Answer) {
 func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	var changes []string
 	for _, c := range s.Configs {
-		if len(c.ChangesOutput) > 0 {
+		if UnmeasuredChange(c) {
 			changes = append(changes, fmt.Sprintf("%s (%s)", report.MDText(c.Name), strings.Join(c.ChangesOutput, ", ")))
 		}
 	}
@@ -267,6 +279,15 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	}
 	if len(a.Looped) > 0 {
 		fmt.Fprintf(b, "**Looped cells** (the output repeated itself): %s.\n\n", report.MDText(strings.Join(a.Looped, "; ")))
+		for i, h := range a.Headlines {
+			if i >= len(s.Configs) {
+				break
+			}
+			if line := LoopedText(h, s.Configs[i]); line != "" {
+				fmt.Fprintf(b, "- %s: %s\n", report.MDText(h.Config), report.MDText(line))
+			}
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## Pictures and runs\n\n")
 	fmt.Fprintf(b, "- %s.png: the best configuration per cell\n", BestName)
@@ -288,6 +309,8 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 // noise ±1.8 %)".
 func CellLine(ca CellAnswer) string {
 	switch {
+	case ca.BudgetMissed:
+		return budgetLine(ca)
 	case ca.Best == "":
 		statuses := map[engine.Status]bool{}
 		var ss []string

@@ -78,10 +78,14 @@ type Config struct {
 	// long its plan ran (both summed over resumes).
 	StartupS float64 `json:"startup_s,omitempty"`
 	MeasureS float64 `json:"measure_s,omitempty"`
+	// QualityS is how long its quality phase ran (summed over resumes).
+	QualityS float64 `json:"quality_s,omitempty"`
 	// ChangesOutput lists its settings that change what the model answers
 	// (quantization, KV cache dtype, another model): faster, perhaps, but
 	// not the same model quality.
 	ChangesOutput []string `json:"changes_output,omitempty"`
+	// Quality is what its quality phase found, in a sweep with one.
+	Quality *ConfigQuality `json:"quality,omitempty"`
 }
 
 // Settled reports whether a sweep is done with c: its run completed, or
@@ -120,9 +124,13 @@ type Sweep struct {
 	// (a stand-in vllm that serves engine/sim): every export says so.
 	Simulated bool        `json:"simulated,omitempty"`
 	Plan      engine.Plan `json:"plan"`
-	Configs   []Config    `json:"configs"`
-	Started   time.Time   `json:"started"`
-	Ended     time.Time   `json:"ended,omitzero"`
+	// Quality, when set, measures every configuration's drift against
+	// the baseline's, recorded as the reference (speedmatrix sweep
+	// --quality); the answer then names the best within its budget.
+	Quality *QualitySetup `json:"quality,omitempty"`
+	Configs []Config      `json:"configs"`
+	Started time.Time     `json:"started"`
+	Ended   time.Time     `json:"ended,omitzero"`
 	// EstimateS is the estimate made before the first start-up, start-ups
 	// included, from Prior (EstimateBasis says what it assumed); ActualS
 	// how long it took (without the pauses between resumes).
@@ -140,6 +148,9 @@ type Answer struct {
 	// Looped lists, for configurations whose settings change the model's
 	// output, the cells that went Looped: "kv_cache_dtype=fp8: 64K × 1".
 	Looped []string `json:"looped,omitempty"`
+	// Budget is the quality budget the cells were answered by, when the
+	// sweep measured quality ("kld=0.01,top1=98%").
+	Budget string `json:"quality_budget,omitempty"`
 }
 
 // Headline is one configuration's row of the summary table. A figure the
@@ -160,6 +171,9 @@ type Headline struct {
 	TTFTCell      string  `json:"ttft_cell,omitempty"`
 	KVCacheTokens int     `json:"kv_cache_tokens,omitempty"`
 	StartupS      float64 `json:"startup_s,omitempty"`
+	// LoopedCells of its DecodeCells went Looped.
+	LoopedCells int `json:"looped_cells,omitempty"`
+	DecodeCells int `json:"decode_cells,omitempty"`
 }
 
 // CellAnswer is one decode cell (context × concurrency) across the
@@ -178,6 +192,16 @@ type CellAnswer struct {
 	// configuration has this cell Valid (then its status says why).
 	OverBaseline *Margin `json:"over_baseline,omitempty"`
 	OverRunnerUp *Margin `json:"over_runner_up,omitempty"`
+	// WithinBudget is, in a sweep that measured quality, the fastest
+	// Valid configuration within the quality budget at this cell's
+	// context (withinBudget); "" when none is. Where it is not Best,
+	// BestDrift is Best's drift there (nil: not measured) and
+	// WithinOverBaseline its own margin (nil when it is the baseline).
+	WithinBudget string `json:"within_budget,omitempty"`
+	// BudgetMissed is set when Best is not within the budget here.
+	BudgetMissed       bool    `json:"budget_missed,omitempty"`
+	BestDrift          *Drift  `json:"best_drift,omitempty"`
+	WithinOverBaseline *Margin `json:"within_over_baseline,omitempty"`
 }
 
 // Entry is one configuration's result in one cell.
@@ -187,6 +211,9 @@ type Entry struct {
 	TokS   float64       `json:"total_tok_s,omitempty"`
 	// CIPct is the 95 % half-width of TokS in percent; 0 when unknown.
 	CIPct float64 `json:"ci_pct,omitempty"`
+	// Drift is its drift against the reference at this cell's context
+	// (ConfigQuality.DriftAt); nil where none was measured.
+	Drift *Drift `json:"drift,omitempty"`
 }
 
 // Margin is how much faster Best is than another configuration in a cell.

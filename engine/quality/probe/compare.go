@@ -34,24 +34,40 @@ func Compare(ctx context.Context, s Server, ref quality.Reference, o Options, sa
 			o.event(Event{Phase: PhaseSkip, ContextTokens: c, MaxModelLen: s.MaxModelLen})
 			continue
 		}
-		requests := 0
-		for i, p := range probes {
+		// The first probe alone finds the server's cap; the rest go
+		// o.Parallel at a time at that k.
+		drift := make([]quality.ProbeDrift, len(probes))
+		sent := make([]int, len(probes))
+		one := func(ctx context.Context, i int) error {
 			o.event(Event{Phase: PhaseCompare, ContextTokens: c, Done: i, Of: len(probes)})
-			var got []quality.TopK
-			var n int
-			k, err = capped(k, func(e CapError) { o.event(Event{Phase: PhaseCap, Cap: e.Cap, Asked: e.Asked}) }, func(k int) error {
-				got, n, err = s.force(ctx, p.Prompt, p.Continuation, k)
-				return err
+			got, n, err := s.force(ctx, probes[i].Prompt, probes[i].Continuation, k)
+			sent[i] = n
+			if err != nil {
+				return fmt.Errorf("%d tokens, probe %d: %w", c, i+1, err)
+			}
+			d, err := quality.CompareProbe(probes[i].TopK, got, k)
+			if err != nil {
+				return fmt.Errorf("%d tokens, probe %d: %w", c, i+1, err)
+			}
+			drift[i] = quality.ProbeDrift{ContextTokens: c, Positions: d}
+			return nil
+		}
+		if len(probes) > 0 {
+			k, err = capped(k, func(e CapError) { o.event(Event{Phase: PhaseCap, Cap: e.Cap, Asked: e.Asked}) }, func(k2 int) error {
+				k = k2
+				return one(ctx, 0)
 			})
+			if err != nil {
+				return rep, err
+			}
+		}
+		if err := each(ctx, len(probes)-1, o.Parallel, func(ctx context.Context, i int) error { return one(ctx, i+1) }); err != nil {
+			return rep, err
+		}
+		drifts = append(drifts, drift...)
+		requests := 0
+		for _, n := range sent {
 			requests += n
-			if err != nil {
-				return rep, fmt.Errorf("%d tokens, probe %d: %w", c, i+1, err)
-			}
-			d, err := quality.CompareProbe(p.TopK, got, k)
-			if err != nil {
-				return rep, fmt.Errorf("%d tokens, probe %d: %w", c, i+1, err)
-			}
-			drifts = append(drifts, quality.ProbeDrift{ContextTokens: c, Positions: d})
 		}
 		rep.Contexts = quality.Summarize(drifts, b)
 		if rep.NoiseFloor, err = quality.Floor(ref, k, b); err != nil {

@@ -28,7 +28,7 @@ type chatAnswer struct {
 // Needle runs trials needle trials at each context (fitted to the server
 // with the answer after them), by chat, greedy; trial i of a context is
 // built from seed+i, so another run with the same seed and text pairs with
-// this one. Where ref (which may be nil) ran the same trials, each context
+// this one; DefaultParallel trials are asked at once. Where ref (which may be nil) ran the same trials, each context
 // is paired with it (McNemar). save gets the contexts so far after each.
 func Needle(ctx context.Context, s Server, contexts []int, trials int, seed uint64, text string, ref []quality.NeedleContext, events func(Event), save func([]quality.NeedleContext) error) ([]quality.NeedleContext, error) {
 	o := Options{Text: text, Events: events}.withDefaults()
@@ -40,13 +40,17 @@ func Needle(ctx context.Context, s Server, contexts []int, trials int, seed uint
 	var out []quality.NeedleContext
 	for _, c := range s.fitted(contexts, needleAnswerTokens) {
 		correct := make([]bool, trials)
-		for i := range trials {
+		err := each(ctx, trials, o.Parallel, func(ctx context.Context, i int) error {
 			o.event(Event{Phase: PhaseNeedle, ContextTokens: c, Done: i, Of: trials})
 			ok, err := s.needleTrial(ctx, o.Text, c, count, seed+uint64(i))
 			if err != nil {
-				return out, fmt.Errorf("needle at %d tokens, trial %d: %w", c, i+1, err)
+				return fmt.Errorf("needle at %d tokens, trial %d: %w", c, i+1, err)
 			}
 			correct[i] = ok
+			return nil
+		})
+		if err != nil {
+			return out, err
 		}
 		n := quality.NewNeedleContext(c, seed, correct)
 		for _, r := range ref {

@@ -31,6 +31,9 @@ type Options struct {
 	// Background is how many requests run beside a probe while the noise
 	// floor is recorded (DefaultBackground).
 	Background int
+	// Parallel is how many probes a comparison asks at once
+	// (DefaultParallel); a recording asks one at a time.
+	Parallel int
 	// Events hears the check's progress; nil: nothing.
 	Events func(Event)
 }
@@ -40,6 +43,15 @@ func (o Options) withDefaults() Options {
 	o.ContinuationTokens = cmpOr(o.ContinuationTokens, DefaultContinuationTokens)
 	o.K = min(cmpOr(o.K, quality.MaxK), quality.MaxK)
 	o.Background = cmpOr(o.Background, DefaultBackground)
+	o.Parallel = cmpOr(o.Parallel, DefaultParallel)
+	if hear := o.Events; hear != nil {
+		var mu sync.Mutex // probes and trials run o.Parallel at once: one event at a time
+		o.Events = func(e Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			hear(e)
+		}
+	}
 	if o.Text == "" {
 		o.Text = quality.CleanText(quality.Text())
 	}

@@ -1,0 +1,195 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/runs"
+)
+
+// qualitySettings is the Quality field remembered between launches.
+type qualitySettings struct {
+	Mode string `json:"mode,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// referenceName is the name Save as… offers for a new reference.
+const referenceName = "reference.quality.json"
+
+// qualityForm is the Matrix screen's Quality field: off, record a
+// reference after the matrix, or compare the server with one after it.
+type qualityForm struct {
+	mode   *dropDown
+	file   *widget.Label  // the reference's name, or what to choose
+	choose *widget.Button // Choose… (compare) or Save as… (record)
+	row    *fyne.Container
+	path   string
+	// pick asks for a reference to compare with, save where to record
+	// one; tests replace them.
+	pick, save func(ok func(path string))
+	changed    func()
+	// checked is the field as last checked, and ref the reference it
+	// read: it is read once when chosen, not at every edit of the form
+	// (the run reads it again).
+	checked qualityInfo
+	ref     *quality.Reference
+}
+
+// newQualityForm builds the field from what was remembered; changed hears
+// every edit.
+func (m *matrixTab) newQualityForm(saved qualitySettings) *widget.FormItem {
+	q := &qualityForm{changed: func() {}, path: saved.Path}
+	m.quality = q
+	q.pick, q.save = m.referenceDialog(false), m.referenceDialog(true)
+	q.file = widget.NewLabel("")
+	q.file.Truncation = fyne.TextTruncateEllipsis
+	q.choose = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), q.onChoose)
+	q.mode = newDropDown([]string{qualityOff, qualityRecord, qualityCompare}, func(string) { q.show(); q.changed() })
+	q.row = container.NewBorder(nil, nil, nil, q.choose, q.file)
+	q.mode.SetSelected(qualityOff)
+	if saved.Mode == qualityRecord || saved.Mode == qualityCompare {
+		q.mode.SetSelected(saved.Mode)
+	}
+	q.show()
+	q.changed = m.refreshCapacity
+	return hintedItem(qualityField, container.NewVBox(q.mode, q.row), "after the matrix: drift against a reference recorded once")
+}
+
+// info is the field as the state keeps it, checked (checkQuality).
+func (q *qualityForm) info() qualityInfo {
+	i := qualityInfo{Mode: q.mode.Selected, Path: q.path}
+	if i.Mode == qualityOff {
+		i.Path = ""
+	}
+	if i.Mode == qualityCompare && q.checked.Mode == i.Mode && q.checked.Path == i.Path {
+		return q.checked
+	}
+	ref, err := checkQuality(i)
+	i.Err, q.checked, q.ref = err, i, nil
+	if err == nil && i.Mode == qualityCompare {
+		q.ref = &ref
+	}
+	return i
+}
+
+// settings is what the screen remembers of the field.
+func (q *qualityForm) settings() qualitySettings {
+	return qualitySettings{Mode: q.mode.Selected, Path: q.path}
+}
+
+// show shows the file row of the mode chosen: the reference to compare
+// with, or the file to record into.
+func (q *qualityForm) show() {
+	switch q.mode.Selected {
+	case qualityCompare:
+		q.choose.SetText("Choose…")
+		q.choose.SetIcon(theme.FolderOpenIcon())
+		q.file.SetText(fileOr(q.path, "no reference chosen"))
+	case qualityRecord:
+		q.choose.SetText("Save as…")
+		q.choose.SetIcon(theme.DocumentSaveIcon())
+		q.file.SetText(fileOr(q.path, "choose where to save the reference"))
+	default:
+		q.row.Hide()
+		return
+	}
+	q.row.Show()
+}
+
+// fileOr is path's name, or none when there is no path.
+func fileOr(path, none string) string {
+	if path == "" {
+		return none
+	}
+	return filepath.Base(path)
+}
+
+// onChoose asks for the reference (compare) or where to save it (record).
+func (q *qualityForm) onChoose() {
+	ask := q.pick
+	if q.mode.Selected == qualityRecord {
+		ask = q.save
+	}
+	ask(func(path string) {
+		q.path, q.checked = path, qualityInfo{} // read it again, even where it was chosen before
+		q.show()
+		q.changed()
+	})
+}
+
+// referenceDialog asks for a reference file: one to open, or (save) where
+// to write one.
+func (m *matrixTab) referenceDialog(save bool) func(ok func(path string)) {
+	return func(ok func(path string)) {
+		filter := storage.NewExtensionFileFilter([]string{".json"})
+		if save {
+			d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+				if err != nil || w == nil {
+					return
+				}
+				path := w.URI().Path()
+				_ = w.Close()
+				_ = removeEmpty(path) // the dialog made it; the run writes it when the matrix is done
+				ok(path)
+			}, m.u.win)
+			d.SetFileName(referenceName)
+			d.SetFilter(filter)
+			d.Show()
+			return
+		}
+		d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil || r == nil {
+				return
+			}
+			_ = r.Close() // read when chosen and again at Start
+			ok(r.URI().Path())
+		}, m.u.win)
+		d.SetFilter(filter)
+		d.SetConfirmText("Use")
+		d.Show()
+	}
+}
+
+// removeEmpty removes the empty file the save dialog made at path, so that
+// the field does not find its own file taken; a file with anything in it
+// stays.
+func removeEmpty(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() > 0 {
+		return err
+	}
+	return os.Remove(path)
+}
+
+// pushQuality gives the state the field as it is now, and shows its
+// problem when the plan has none.
+func (m *matrixTab) pushQuality(planOK bool) {
+	q := m.quality.info()
+	m.u.state.setQuality(q)
+	if planOK && q.Err != nil {
+		m.banner.show(matrixNotice(q.Err))
+	}
+}
+
+// qualityEstimate is what the estimate line adds for the phase: its
+// time at the priors' rates (runs.Quality.Estimate) when comparing, "" when
+// off.
+func (m *matrixTab) qualityEstimate() string {
+	switch q := m.quality; {
+	case q.mode.Selected == qualityCompare && q.ref != nil:
+		phase := runs.Quality{Reference: *q.ref, NeedleTrials: probe.DefaultNeedleTrials}
+		return " · then quality " + formatAbout(phase.Estimate(nil, runs.Rates{}))
+	case q.mode.Selected == qualityRecord:
+		return " · then a quality reference is recorded"
+	}
+	return ""
+}

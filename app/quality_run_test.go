@@ -1,0 +1,194 @@
+package app
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/runs"
+	"speedmatrix/engine/sim"
+)
+
+// logprobSim is fakeSim whose target is the real simulator (tiny, fast
+// clock) with numerics n, which serves logprobs: the quality phase runs
+// against it while the matrix is the fake engine's.
+type logprobSim struct {
+	fakeSim
+	url string
+}
+
+func newLogprobSim(t *testing.T, n sim.Numerics) *logprobSim {
+	t.Helper()
+	p, err := sim.LookupProfile("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	return &logprobSim{url: srv.URL}
+}
+
+func (s *logprobSim) Start(profile, eng string) (measure.Subject, func(), error) {
+	t, stop, err := s.fakeSim.Start(profile, eng)
+	t.BaseURL = s.url
+	return t, stop, err
+}
+
+// qualityUI is the app with eng for the matrix and the simulator with
+// numerics n as its target, the Matrix screen's plan one decode context
+// and its Quality field set to mode and path.
+func qualityUI(t *testing.T, eng *fakeEngine, n sim.Numerics, mode, path string) *ui {
+	t.Helper()
+	d := testDeps(t, eng)
+	d.sim = newLogprobSim(t, n)
+	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	u.matrix.decode.SetText("1K")
+	q := u.matrix.quality
+	q.pick = func(ok func(string)) { ok(path) }
+	q.save = q.pick
+	q.mode.SetSelected(mode)
+	q.onChoose()
+	return u
+}
+
+// runWithQuality runs the Matrix screen's plan (one decode context) on
+// the simulator with the Quality field set to mode and path, and returns
+// the report Results shows.
+func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engine.Report) {
+	t.Helper()
+	u := qualityUI(t, &fakeEngine{events: cannedEvents()}, n, mode, path)
+	if err := u.state.quality.Err; err != nil {
+		t.Fatalf("Quality field: %v", err)
+	}
+	u.run.onStart()
+	if u.run.uiDone == nil {
+		t.Fatalf("the run did not start: %s", u.run.banner.current.Message)
+	}
+	waitFor(t, u.run.uiDone, "the run and its quality phase")
+	if u.run.banner.visible() {
+		t.Fatalf("the run ended with %q (%s)", u.run.banner.current.Message, u.run.banner.current.Detail)
+	}
+	return u, u.results.report
+}
+
+// TestRunRecordsThenComparesQuality: Record a reference saves one after
+// the matrix, from the server the run measured; Compare with it then adds
+// the quality section to the next run's report (drift at the noise floor
+// against the same server, simulated), which Results shows in its
+// Quality tab.
+func TestRunRecordsThenComparesQuality(t *testing.T) {
+	ref := filepath.Join(t.TempDir(), "ref.quality.json")
+	u, rep := runWithQuality(t, sim.Numerics{}, qualityRecord, ref)
+	fh, err := os.Open(ref)
+	if err != nil {
+		t.Fatalf("no reference recorded: %v", err)
+	}
+	r, err := quality.ReadReference(fh)
+	fh.Close()
+	if err != nil || len(r.Probes) == 0 || len(r.Needle) == 0 || !r.Engine.Simulated {
+		t.Fatalf("the reference: %v, %d probes, %d needle contexts, simulated %v", err, len(r.Probes), len(r.Needle), r.Engine.Simulated)
+	}
+	if rep.Quality != nil || !rep.Run.Complete {
+		t.Errorf("a recording run's report: quality %v, complete %v", rep.Quality, rep.Run.Complete)
+	}
+	if log := u.run.log.text(); !strings.Contains(log, "quality: reference saved") || !strings.Contains(log, "(simulated)") {
+		t.Errorf("the log does not say the reference was saved, simulated:\n%s", log)
+	}
+
+	u, rep = runWithQuality(t, sim.Numerics{}, qualityCompare, ref)
+	q := rep.Quality
+	if q == nil || len(q.Contexts) == 0 || !rep.Run.Complete || !q.Server.Engine.Simulated {
+		t.Fatalf("the comparing run's report: quality %+v, complete %v", q, rep.Run.Complete)
+	}
+	if c := q.Contexts[0]; c.Positions == 0 || c.Top1Pct < 90 {
+		t.Errorf("the same server against its own reference: %+v", c)
+	}
+	if len(q.Needle) == 0 || q.Needle[0].Reference == nil {
+		t.Errorf("the needle task is not paired with the reference's: %+v", q.Needle)
+	}
+	if !strings.Contains(u.matrix.estimate.Text, " · then quality about") || !strings.Contains(u.run.log.text(), "then the quality phase, estimated about") {
+		t.Errorf("the estimates leave the phase out: Matrix %q; Run's log:\n%s", u.matrix.estimate.Text, u.run.log.text())
+	}
+	if !containsTab(u.results.views, u.results.quality.tab) || !strings.Contains(u.results.quality.title.Text, "simulated") {
+		t.Errorf("Results: Quality tab %v, title %q", containsTab(u.results.views, u.results.quality.tab), u.results.quality.title.Text)
+	}
+	saved, err := u.deps.store.Load(filepath.Join(u.run.saver.Kept(), "report.json"))
+	if err != nil || saved.Quality == nil {
+		t.Errorf("report.json in History: %v, quality %v", err, saved.Quality)
+	}
+}
+
+// TestRunRefusesAnotherTokenizersReference: a reference recorded with
+// another tokenizer is refused before any cell is measured, in the
+// Quality field's words, naming both models in its detail.
+func TestRunRefusesAnotherTokenizersReference(t *testing.T) {
+	ref := writeReference(t, t.TempDir(), "Qwen/Qwen3-0.6B")
+	eng := &fakeEngine{events: cannedEvents()}
+	u := qualityUI(t, eng, sim.Numerics{}, qualityCompare, ref)
+	u.run.onStart()
+	waitFor(t, u.run.uiDone, "the run to be refused")
+	n := u.run.banner.current
+	if !strings.HasPrefix(n.Message, "Quality: the reference's model and the server's use different tokenizers") ||
+		!strings.Contains(n.Detail, "Qwen/Qwen3-0.6B") || !strings.Contains(n.Detail, "tiny") || n.Button != "Open Matrix screen" {
+		t.Errorf("banner %q, detail %q, button %q", n.Message, n.Detail, n.Button)
+	}
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	if len(eng.plans) != 0 {
+		t.Error("the matrix ran before the tokenizer was checked")
+	}
+}
+
+// TestRunCutShortBeforeItsQualityPhase: a comparing run cancelled in its
+// cells names its reference in the report saved from the first cell on, is
+// not complete, and its Resume asks for the reference again, in the
+// Quality field's words, before anything runs; given it, Resume finishes
+// the run with its phase.
+func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
+	ref := filepath.Join(t.TempDir(), "ref.quality.json")
+	runWithQuality(t, sim.Numerics{}, qualityRecord, ref)
+
+	eng := &fakeEngine{events: cannedEvents(), hold: true}
+	u := qualityUI(t, eng, sim.Numerics{}, qualityCompare, ref)
+	q := u.matrix.quality
+	u.run.onStart()
+	waitUntil(t, func() bool { return u.run.saver.Kept() != "" }, "a cell saved")
+	u.run.cancelNow()
+	waitFor(t, u.run.uiDone, "the cancelled run")
+	rep, dir := u.results.report, u.run.saver.Kept()
+	if rep.Run.Complete || rep.Quality == nil || rep.Quality.ReferenceFile != "ref.quality.json" || !runs.Pending(rep) {
+		t.Fatalf("the cut-short run: complete %v, quality %+v", rep.Run.Complete, rep.Quality)
+	}
+	saved, err := u.deps.store.Load(filepath.Join(dir, "report.json"))
+	if err != nil || !runs.Pending(saved) {
+		t.Errorf("report.json: %v; pending %v", err, runs.Pending(saved))
+	}
+	q.mode.SetSelected(qualityOff)
+	u.run.resume(rep, dir)
+	if n := u.run.banner.current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
+		t.Errorf("Resume with Quality off: %q (%q)", n.Message, n.Action)
+	}
+	eng.mu.Lock()
+	runsSoFar := len(eng.plans)
+	eng.hold = false
+	eng.mu.Unlock()
+	if runsSoFar != 1 {
+		t.Errorf("the engine ran %d times; want once, Resume refused", runsSoFar)
+	}
+	// With the reference again, Resume finishes the cells and the phase.
+	q.mode.SetSelected(qualityCompare)
+	u.run.resume(rep, dir)
+	waitFor(t, u.run.uiDone, "the resumed run")
+	if got := u.results.report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
+		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.current.Message)
+	}
+}

@@ -1,0 +1,168 @@
+package app
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/charts"
+	"speedmatrix/engine"
+)
+
+// resultsQuality is the Results screen's Quality tab, there while the
+// report shown has a quality section: the drift chart (drawn as the other
+// charts are, charts.KindQuality) above the tables charts.BuildQuality
+// makes of it: the drift per context, the needle task and the task file's
+// run with its flipped items, as report.md and the sheet show them.
+type resultsQuality struct {
+	tab    *container.TabItem
+	title  *widget.Label // what was compared with what: "simulated" when it was
+	view   *widget.RadioGroup
+	chart  fyne.CanvasObject
+	tables *fyne.Container
+	scroll *container.Scroll   // the tables
+	model  charts.QualityModel // what the tables show (tests read it)
+}
+
+// The Quality tab's name and its two views: the drift chart takes the
+// tab's whole height (its two panels stacked need it: under the tables it
+// showed one panel, at 1,440 × 900 too), the tables theirs.
+const (
+	qualityTabName    = "Quality"
+	qualityViewChart  = "Drift chart"
+	qualityViewTables = "Tables"
+)
+
+// newResultsQuality builds the tab around chart, the drift chart's place.
+func newResultsQuality(chart fyne.CanvasObject) *resultsQuality {
+	q := &resultsQuality{title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), tables: container.NewVBox(), chart: chart}
+	q.title.Truncation = fyne.TextTruncateEllipsis // beside the view's choice; the chart and the tables say it too
+	q.scroll = container.NewScroll(q.tables)
+	q.view = widget.NewRadioGroup([]string{qualityViewChart, qualityViewTables}, func(string) { q.showView() })
+	q.view.Horizontal, q.view.Required = true, true
+	q.view.Selected = qualityViewChart
+	q.tab = container.NewTabItem(qualityTabName, container.NewBorder(container.NewBorder(nil, nil, q.view, nil, q.title), nil, nil, nil, container.NewStack(chart, q.scroll)))
+	q.showView()
+	return q
+}
+
+// showView shows the view chosen: the chart or the tables.
+func (q *resultsQuality) showView() {
+	showIf(q.chart, q.view.Selected != qualityViewTables)
+	showIf(q.scroll, q.view.Selected == qualityViewTables)
+}
+
+// show fills the tab for rep and puts it among views when rep has a
+// quality section; takes it away otherwise.
+func (q *resultsQuality) show(rep engine.Report, views *container.AppTabs) {
+	has := rep.Quality != nil
+	if !has {
+		views.Remove(q.tab)
+		return
+	}
+	if !containsTab(views, q.tab) {
+		views.Append(q.tab)
+	}
+	q.model = charts.BuildQuality(*rep.Quality)
+	q.title.SetText(onScreen(qualityTitle(*rep.Quality, q.model)))
+	objs := []fyne.CanvasObject{}
+	for _, t := range []charts.Table{q.model.Drift, q.model.Needle, q.model.Tasks} {
+		if len(t.Rows) > 0 {
+			objs = append(objs, widget.NewLabelWithStyle(t.Title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), newModelTable(t))
+		}
+	}
+	if len(q.model.Flipped) > 0 {
+		objs = append(objs, note("Flipped against the reference:\n"+strings.Join(q.model.Flipped, "\n")))
+	}
+	for _, n := range q.model.Notes {
+		objs = append(objs, note(n))
+	}
+	q.tables.Objects = objs
+	q.tables.Refresh()
+}
+
+// qualityTitle says what was compared with what, and simulated when it
+// was: "Quality drift against the reference (simulated): tiny recorded
+// 2026-12-06 10:37 · budget kld=0.01,top1=98%".
+func qualityTitle(q engine.QualityReport, m charts.QualityModel) string {
+	s := m.Title + ": " + q.Reference.Model + " recorded " + q.Reference.RecordedAt.Format("2006-01-02 15:04")
+	if q.Budget != "" {
+		s += " · budget " + q.Budget
+	}
+	return s
+}
+
+// note is a wrapped line under the tables.
+func note(text string) *widget.Label {
+	l := widget.NewLabel(onScreen(text))
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// containsTab reports whether views holds item.
+func containsTab(views *container.AppTabs, item *container.TabItem) bool {
+	for _, it := range views.Items {
+		if it == item {
+			return true
+		}
+	}
+	return false
+}
+
+// modelTableMaxColumn is the widest a column of a model's table grows:
+// a longer cell is cut with an ellipsis (the exports hold it whole).
+const modelTableMaxColumn = 320
+
+// newModelTable shows a table of the charts' model: its header, and each
+// row's cells, a row over budget (StatusLooped in the model) as a
+// warning. Its size is its content's, so that tables stack in a scroll.
+func newModelTable(t charts.Table) fyne.CanvasObject {
+	widths := make([]float32, len(t.Columns))
+	measure := func(col int, text string) {
+		w := widget.NewLabel(text).MinSize().Width + 2*theme.Padding() // the cell's own inset
+		widths[col] = min(max(widths[col], w), modelTableMaxColumn)
+	}
+	for i, c := range t.Columns {
+		measure(i, c.Title)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r.Cells[:min(len(r.Cells), len(widths))] {
+			measure(i, onScreen(c))
+		}
+	}
+	tbl := widget.NewTableWithHeaders(func() (int, int) { return len(t.Rows), len(t.Columns) },
+		func() fyne.CanvasObject { l := widget.NewLabel(""); l.Truncation = fyne.TextTruncateEllipsis; return l },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			l := o.(*widget.Label)
+			row := t.Rows[id.Row]
+			l.SetText("")
+			if id.Col < len(row.Cells) {
+				l.SetText(onScreen(row.Cells[id.Col]))
+			}
+			l.Alignment = fyne.TextAlignLeading
+			if t.Columns[id.Col].Right {
+				l.Alignment = fyne.TextAlignTrailing
+			}
+			l.Importance = widget.MediumImportance
+			if row.Status != engine.StatusValid {
+				l.Importance = widget.WarningImportance
+			}
+			l.Refresh()
+		})
+	tbl.ShowHeaderColumn = false
+	tbl.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			o.(*widget.Label).SetText(t.Columns[id.Col].Title)
+		}
+	}
+	var total float32
+	for i, w := range widths {
+		tbl.SetColumnWidth(i, w)
+		total += w + 4
+	}
+	rowH := widget.NewLabel("X").MinSize().Height + 4
+	return container.NewGridWrap(fyne.NewSize(total, rowH*float32(len(t.Rows)+1)+4), tbl)
+}

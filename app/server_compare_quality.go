@@ -1,0 +1,101 @@
+package app
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/sweep"
+)
+
+// The Compare settings dialog's quality fields, as it labels them.
+const (
+	compareQualityName = "Measure quality"
+	budgetKLDName      = "KLD mean at most"
+	budgetTop1Name     = "Top-1 agreement at least"
+)
+
+// compareQuality is the dialog's quality: off, or the baseline recorded as
+// the reference after its matrix and every configuration compared with it,
+// the cells answered within a budget (sweep.QualitySetup).
+type compareQuality struct {
+	on         *widget.Check
+	kld, top1  *widget.Entry
+	fields     *fyne.Container
+	problem    *widget.Label
+	setup      *sweep.QualitySetup // what Start runs; nil when off or not valid
+	invalidErr error               // why the budget does not read
+}
+
+// newCompareQuality builds the quality fields, at the default budget;
+// changed hears every edit.
+func newCompareQuality(changed func()) *compareQuality {
+	q := &compareQuality{kld: widget.NewEntry(), top1: widget.NewEntry(), problem: widget.NewLabel("")}
+	d := quality.DefaultBudget()
+	q.kld.SetText(strconv.FormatFloat(d.KLD, 'g', -1, 64))
+	q.top1.SetText(strconv.FormatFloat(d.Top1Pct, 'g', -1, 64) + " %")
+	q.kld.OnChanged, q.top1.OnChanged = func(string) { changed() }, func(string) { changed() }
+	q.on = widget.NewCheck(compareQualityName+": record the baseline as the reference, then compare every configuration's drift with it", func(bool) { changed() })
+	q.problem.Importance, q.problem.Wrapping = widget.DangerImportance, fyne.TextWrapWord
+	q.problem.Hide()
+	entry := func(e *widget.Entry) fyne.CanvasObject { return container.New(&fixedWidth{width: 110}, e) }
+	q.fields = container.NewHBox(widget.NewLabel(budgetKLDName), entry(q.kld), widget.NewLabel("nats ·"), widget.NewLabel(budgetTop1Name), entry(q.top1))
+	return q
+}
+
+// object is the fields as the dialog shows them.
+func (q *compareQuality) object() fyne.CanvasObject {
+	return container.NewVBox(q.on, q.fields, q.problem)
+}
+
+// read checks the fields: setup is what a sweep runs (nil when off); err
+// says, in the fields' words, why the budget does not read.
+func (q *compareQuality) read() error {
+	q.setup, q.invalidErr = nil, nil
+	showIf(q.fields, q.on.Checked)
+	q.problem.Hide()
+	if !q.on.Checked {
+		return nil
+	}
+	b, err := readBudget(q.kld.Text, q.top1.Text)
+	if err != nil {
+		q.invalidErr = err
+		q.problem.SetText(sentence(err.Error()))
+		q.problem.Show()
+		return err
+	}
+	q.setup = &sweep.QualitySetup{Budget: b.String(), NeedleTrials: probe.DefaultNeedleTrials}
+	return nil
+}
+
+// readBudget reads the budget fields (quality.ParseBudget keeps the rule);
+// an empty field bounds nothing, but one must bound something. The error
+// names the field and what to write in it.
+func readBudget(kld, top1 string) (quality.Budget, error) {
+	kld, top1 = strings.TrimSpace(kld), strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(top1), "%"))
+	if kld == "" && top1 == "" {
+		return quality.Budget{}, errors.New("quality budget: write a " + budgetKLDName + " (e.g. 0.01) or a " + budgetTop1Name + " (e.g. 98 %)")
+	}
+	var b quality.Budget
+	if kld != "" {
+		k, err := quality.ParseBudget("kld=" + kld)
+		if err != nil || strings.ContainsAny(kld, ", ;") {
+			return b, errors.New(budgetKLDName + ": write a KL divergence in nats, a positive number such as 0.01")
+		}
+		b.KLD = k.KLD
+	}
+	if top1 != "" {
+		t, err := quality.ParseBudget("top1=" + top1)
+		if err != nil || strings.ContainsAny(top1, ", ;") {
+			return b, errors.New(budgetTop1Name + ": write a percentage above 0 and at most 100, such as 98 %")
+		}
+		b.Top1Pct = t.Top1Pct
+	}
+	return b, nil
+}

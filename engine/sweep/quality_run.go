@@ -1,0 +1,238 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/openai"
+	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
+	"speedmatrix/engine/report"
+)
+
+// qualityTimeout bounds one request of the quality phase where the
+// target sets no first-token timeout: a greedy continuation after a long
+// prompt is one non-streaming request, its prefill included.
+const qualityTimeout = 5 * time.Minute
+
+// qualityDue reports whether configuration i's quality phase is still to
+// run: the sweep has one and i's is not begun or was interrupted.
+func (s Sweep) qualityDue(i int) bool {
+	if s.Quality == nil {
+		return false
+	}
+	q := s.Configs[i].Quality
+	return q == nil || q.State == QualityPending || q.State == QualityPartial || (q.AwaitsReference && s.Quality.ReferenceSHA256 != "")
+}
+
+// SaveError is a quality phase whose results could not be saved: the sweep
+// stops, since going on would measure what it can't keep.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// qualityPhase runs configuration i's quality phase against target, after
+// its complete run rep saved in dir: the baseline is recorded as the
+// reference (ReferenceFile), every other configuration compared with it
+// (probe.Run, the one quality phase). Its report.json gains the quality
+// section, saved after every context. A server that gives no logprobs, a
+// reference that was not recorded or another tokenizer leave its quality
+// "not measured" with the reason, and nil is returned: the sweep goes on.
+// It returns ctx's error when interrupted (resumable), a *SaveError when
+// nothing could be saved, or why the phase failed otherwise.
+func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
+	c := &s.Configs[i]
+	notMeasured := func(reason string) error {
+		c.Quality = &ConfigQuality{State: QualityNotMeasured, Reason: reason}
+		r.note(s, i, "quality not measured: "+reason)
+		return nil
+	}
+	if !c.Baseline && s.Quality.ReferenceSHA256 == "" {
+		notMeasured("no reference: the baseline's was not recorded (a resume that records it measures this one)")
+		c.Quality.AwaitsReference = true
+		return nil
+	}
+	client := openai.New(target.BaseURL, target.APIKey)
+	client.RequestTimeout = max(target.RequestTimeout, cmp.Or(target.FirstTokenTimeout, qualityTimeout))
+	srv, err := probe.Connect(ctx, client, target.Model)
+	if err != nil {
+		return err
+	}
+	eng := srv.Describe(ctx, rep.Engine)
+	events := func(e probe.Event) { r.qualityEvent(s, i, e) }
+	if c.Baseline {
+		return r.recordReference(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
+	}
+	return r.compare(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
+}
+
+// compare compares configuration i's server with the baseline's reference
+// (probe.Run, going on from its report's quality section when its phase
+// was interrupted), saving its report after every context.
+func (r *Runner) compare(ctx context.Context, s *Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
+	events func(probe.Event), notMeasured func(string) error) error {
+	c := &s.Configs[i]
+	ref, err := LoadReference(r.Dir, *s)
+	if err != nil {
+		return err
+	}
+	budget, _ := quality.ParseBudget(s.Quality.Budget) // checked where the sweep began or was read
+	o := probe.RunOptions{NeedleTrials: s.Quality.NeedleTrials, Budget: budget, Engine: eng, Events: events}
+	if c.Quality != nil && c.Quality.State == QualityPartial {
+		o.Prior = rep.Quality
+	}
+	r.note(s, i, "quality: comparing with the baseline's reference")
+	var saveErr error
+	save := func(q quality.Report) error {
+		rep.Quality = &q
+		c.Quality = &ConfigQuality{State: QualityPartial, Contexts: DriftsOf(q, budget)}
+		if saveErr = r.saveReport(ctx, dir, rep, false); saveErr == nil {
+			saveErr = Save(r.Dir, *s)
+		}
+		return saveErr
+	}
+	q, err := probe.Run(ctx, srv, ref, o, save)
+	if errors.Is(err, probe.ErrPriorReference) {
+		o.Prior = nil
+		q, err = probe.Run(ctx, srv, ref, o, save)
+	}
+	var nl *probe.NoLogprobsError
+	var te *quality.TokenizerError
+	switch {
+	case saveErr != nil:
+		return &SaveError{saveErr}
+	case errors.As(err, &te):
+		return notMeasured(oneLine(err))
+	case errors.As(err, &nl):
+		// Its needle task ran: its report keeps it.
+		rep.Quality = &q
+		if serr := r.saveReport(ctx, dir, rep, true); serr != nil {
+			return &SaveError{serr}
+		}
+		return notMeasured(oneLine(err))
+	case err != nil:
+		return err
+	}
+	rep.Quality = &q
+	if err := r.saveReport(ctx, dir, rep, true); err != nil {
+		return &SaveError{err}
+	}
+	c.Quality = &ConfigQuality{State: QualityMeasured, Contexts: DriftsOf(q, budget)}
+	return nil
+}
+
+// recordReference records the baseline's quality reference into
+// ReferenceFile, saved after every context, then the needle task into it,
+// and records its digest in s once whole. The baseline's report.json gains
+// the reference's noise floor and needle runs as its quality section.
+func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
+	events func(probe.Event), notMeasured func(string) error) error {
+	path := filepath.Join(r.Dir, ReferenceFile)
+	var data []byte
+	var saveErr error
+	save := func(ref quality.Reference) error {
+		if data, saveErr = json.Marshal(ref); saveErr == nil {
+			saveErr = report.WriteFileAtomic(path, data)
+		}
+		return saveErr
+	}
+	s.Quality.ReferenceSHA256 = ""
+	s.Configs[i].Quality = &ConfigQuality{State: QualityPartial, Reference: true}
+	r.note(s, i, "quality: recording the baseline as the reference")
+	head := quality.Header{Engine: eng}
+	if cfg, err := Apply(r.Server, r.Base, s.Configs[i]); err == nil { // it launched: it applies
+		head.Settings = cfg.OutputSettings()
+	}
+	o := probe.Options{Contexts: decodeContexts(s.Plan, rep), Probes: s.Quality.Probes, ContinuationTokens: s.Quality.ContinuationTokens, Events: events}
+	ref, err := probe.RecordReference(ctx, srv, head, o, probe.RunOptions{NeedleTrials: s.Quality.NeedleTrials}, save)
+	var nl *probe.NoLogprobsError
+	switch {
+	case saveErr != nil:
+		return &SaveError{fmt.Errorf("write %s: %w", path, saveErr)}
+	case errors.As(err, &nl):
+		return notMeasured(oneLine(err) + "; no configuration's drift can be measured")
+	case err != nil:
+		return err
+	}
+	if err := save(ref); err != nil {
+		return &SaveError{fmt.Errorf("write %s: %w", path, err)}
+	}
+	s.Quality.ReferenceSHA256 = Digest(data)
+	floor, err := quality.Floor(ref, ref.K, quality.Bootstrap{Seed: ref.Seed})
+	if err != nil {
+		return err
+	}
+	rep.Quality = &quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: srv.Model, Tokenizer: ref.Tokenizer, Engine: eng},
+		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget}
+	if err := r.saveReport(ctx, dir, rep, true); err != nil {
+		return &SaveError{err}
+	}
+	s.Configs[i].Quality = &ConfigQuality{State: QualityMeasured, Reference: true}
+	return nil
+}
+
+// decodeContexts is where the reference is probed: the decode contexts
+// the baseline's run measured (fitted to its server), else the plan's.
+func decodeContexts(plan engine.Plan, rep engine.Report) []int {
+	var ctxs []int
+	for _, res := range rep.Results {
+		if res.Phase == engine.PhaseDecode {
+			ctxs = append(ctxs, res.ContextTokens)
+		}
+	}
+	if len(ctxs) == 0 {
+		ctxs = slices.Clone(plan.DecodeContexts)
+	}
+	slices.Sort(ctxs)
+	return slices.Compact(ctxs)
+}
+
+// saveReport writes a configuration's report with its quality section
+// (SaveReport, or report.Save); final is its last save, at the phase's
+// end.
+func (r *Runner) saveReport(ctx context.Context, dir string, rep engine.Report, final bool) error {
+	if r.SaveReport != nil {
+		return r.SaveReport(ctx, dir, rep, final)
+	}
+	return report.Save(dir, rep)
+}
+
+// qualityEvent tells Progress of a quality phase's steps (a context
+// recorded or compared, a needle context) and of what changes its
+// figures: a cap below K, a context skipped.
+func (r *Runner) qualityEvent(s *Sweep, i int, e probe.Event) {
+	switch e.Phase {
+	case probe.PhaseRecord:
+		if e.Done == 0 {
+			r.note(s, i, fmt.Sprintf("quality: recording %s, %d probes", engine.ContextLabel(e.ContextTokens), e.Of))
+		}
+	case probe.PhaseContext:
+		r.note(s, i, fmt.Sprintf("quality: %s compared", engine.ContextLabel(e.ContextTokens)))
+	case probe.PhaseCap:
+		r.note(s, i, fmt.Sprintf("quality: the server allows %d logprobs a token, not %d: comparing the top %d", e.Cap, e.Asked, e.Cap))
+	case probe.PhaseSkip:
+		r.note(s, i, fmt.Sprintf("quality: %s skipped, longer than the server's max_model_len of %d with the continuation", engine.ContextLabel(e.ContextTokens), e.MaxModelLen))
+	case probe.PhaseNeedle:
+		if e.Done == 0 {
+			r.note(s, i, fmt.Sprintf("quality: needle task at %s, %d trials", engine.ContextLabel(e.ContextTokens), e.Of))
+		}
+	}
+}
+
+// note tells Progress a line about configuration i.
+func (r *Runner) note(s *Sweep, i int, line string) {
+	if r.Progress != nil {
+		r.Progress(*s, i, line)
+	}
+}
