@@ -1,15 +1,14 @@
 package sweep
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
+	"speedmatrix/engine/runs"
 )
 
 // ReferenceFile is the quality reference a sweep with quality records of
@@ -139,29 +138,26 @@ func (e *ReferenceError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *ReferenceError) Unwrap() error { return e.Err }
 
 // LoadReference reads the quality reference of the sweep s saved in dir,
-// held to quality.ReadReference's bounds and to the digest s recorded.
-func LoadReference(dir string, s Sweep) (quality.Reference, error) {
+// held to quality.ReadReference's bounds (runs.ReadReference) and to the
+// digest s recorded, which it returns with it.
+func LoadReference(dir string, s Sweep) (quality.Reference, string, error) {
 	path := filepath.Join(dir, ReferenceFile)
-	fail := func(err error) (quality.Reference, error) {
-		return quality.Reference{}, &ReferenceError{Path: path, Err: err}
+	fail := func(err error) (quality.Reference, string, error) {
+		return quality.Reference{}, "", &ReferenceError{Path: path, Err: err}
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fail(errors.Unwrap(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, quality.MaxReferenceBytes+1))
-	if err != nil {
-		return fail(err)
-	}
-	if s.Quality == nil || Digest(data) != s.Quality.ReferenceSHA256 {
+	ref, sum, err := runs.ReadReference(f)
+	switch {
+	case s.Quality == nil || sum != s.Quality.ReferenceSHA256:
 		return fail(ErrChanged)
-	}
-	ref, err := quality.ReadReference(bytes.NewReader(data))
-	if err != nil {
+	case err != nil:
 		return fail(err)
 	}
-	return ref, nil
+	return ref, sum, nil
 }
 
 // qualityProblem is why s's quality sections are not ones a sweep writes;

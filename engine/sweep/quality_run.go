@@ -16,6 +16,7 @@ import (
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // qualityTimeout bounds one request of the quality phase where the
@@ -65,70 +66,74 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 	}
 	client := openai.New(target.BaseURL, target.APIKey)
 	client.RequestTimeout = max(target.RequestTimeout, cmp.Or(target.FirstTokenTimeout, qualityTimeout))
-	srv, err := probe.Connect(ctx, client, target.Model)
-	if err != nil {
-		return err
-	}
-	eng := srv.Describe(ctx, rep.Engine)
 	events := func(e probe.Event) { r.qualityEvent(s, i, e) }
 	if c.Baseline {
-		return r.recordReference(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
+		srv, err := probe.Connect(ctx, client, target.Model)
+		if err != nil {
+			return err
+		}
+		return r.recordReference(ctx, s, i, srv, srv.Describe(ctx, rep.Engine), rep, dir, events, notMeasured)
 	}
-	return r.compare(ctx, s, i, srv, eng, rep, dir, events, notMeasured)
-}
-
-// compare compares configuration i's server with the baseline's reference
-// (probe.Run, going on from its report's quality section when its phase
-// was interrupted), saving its report after every context.
-func (r *Runner) compare(ctx context.Context, s *Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
-	events func(probe.Event), notMeasured func(string) error) error {
-	c := &s.Configs[i]
-	ref, err := LoadReference(r.Dir, *s)
+	ref, sum, err := LoadReference(r.Dir, *s)
 	if err != nil {
 		return err
 	}
 	budget, _ := quality.ParseBudget(s.Quality.Budget) // checked where the sweep began or was read
-	o := probe.RunOptions{NeedleTrials: s.Quality.NeedleTrials, Budget: budget, Engine: eng, Events: events}
-	if c.Quality != nil && c.Quality.State == QualityPartial {
-		o.Prior = rep.Quality
+	phase := runs.Quality{Reference: ref, File: ReferenceFile, SHA256: sum, NeedleTrials: s.Quality.NeedleTrials, Budget: budget}
+	srv, err := phase.Connect(ctx, client, target.Model)
+	var te *quality.TokenizerError
+	switch {
+	case errors.As(err, &te):
+		return notMeasured(oneLine(err))
+	case err != nil:
+		return err
+	}
+	rep.Engine = srv.Describe(ctx, rep.Engine)
+	return r.compare(ctx, s, i, phase, srv, rep, dir, events, notMeasured)
+}
+
+// compare runs configuration i's quality phase against the baseline's
+// reference (runs.Quality, the one phase a run adds after its cells),
+// going on from its report's quality section when its phase was
+// interrupted, and saves its report after every context.
+func (r *Runner) compare(ctx context.Context, s *Sweep, i int, phase runs.Quality, srv probe.Server, rep engine.Report, dir string,
+	events func(probe.Event), notMeasured func(string) error) error {
+	c := &s.Configs[i]
+	prior, err := phase.Prior(&rep)
+	if err != nil {
+		prior = nil // another reference's phase: begun anew
 	}
 	r.note(s, i, "quality: comparing with the baseline's reference")
 	var saveErr error
-	save := func(q quality.Report) error {
-		rep.Quality = &q
-		c.Quality = &ConfigQuality{State: QualityPartial, Contexts: DriftsOf(q, budget)}
+	keep := func(rep engine.Report) error {
+		if rep.Quality != nil {
+			c.Quality = &ConfigQuality{State: QualityPartial, Contexts: DriftsOf(*rep.Quality, phase.Budget)}
+		}
 		if saveErr = r.saveReport(ctx, dir, rep, false); saveErr == nil {
 			saveErr = Save(r.Dir, *s)
 		}
 		return saveErr
 	}
-	q, err := probe.Run(ctx, srv, ref, o, save)
+	out, err := phase.Run(ctx, srv, rep, prior, events, keep)
 	if errors.Is(err, probe.ErrPriorReference) {
-		o.Prior = nil
-		q, err = probe.Run(ctx, srv, ref, o, save)
+		out, err = phase.Run(ctx, srv, rep, nil, events, keep)
 	}
 	var nl *probe.NoLogprobsError
-	var te *quality.TokenizerError
 	switch {
 	case saveErr != nil:
 		return &SaveError{saveErr}
-	case errors.As(err, &te):
-		return notMeasured(oneLine(err))
-	case errors.As(err, &nl):
-		// Its needle task ran: its report keeps it.
-		rep.Quality = &q
-		if serr := r.saveReport(ctx, dir, rep, true); serr != nil {
-			return &SaveError{serr}
-		}
-		return notMeasured(oneLine(err))
-	case err != nil:
+	case err != nil && !errors.As(err, &nl):
 		return err
 	}
-	rep.Quality = &q
-	if err := r.saveReport(ctx, dir, rep, true); err != nil {
-		return &SaveError{err}
+	// The phase ended (without logprobs, its needle task ran): its
+	// report, complete again, keeps it.
+	if serr := r.saveReport(ctx, dir, out, true); serr != nil {
+		return &SaveError{serr}
 	}
-	c.Quality = &ConfigQuality{State: QualityMeasured, Contexts: DriftsOf(q, budget)}
+	if nl != nil {
+		return notMeasured(oneLine(err))
+	}
+	c.Quality = &ConfigQuality{State: QualityMeasured, Contexts: DriftsOf(*out.Quality, phase.Budget)}
 	return nil
 }
 
@@ -174,7 +179,7 @@ func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe
 		return err
 	}
 	rep.Quality = &quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: srv.Model, Tokenizer: ref.Tokenizer, Engine: eng},
-		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget}
+		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget, ReferenceFile: ReferenceFile, ReferenceSHA256: s.Quality.ReferenceSHA256}
 	if err := r.saveReport(ctx, dir, rep, true); err != nil {
 		return &SaveError{err}
 	}

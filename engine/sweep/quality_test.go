@@ -169,7 +169,7 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 			t.Errorf("%s's report.json: quality %+v, %v", c.Name, r.Quality, err)
 		}
 	}
-	if _, err := LoadReference(dir, s); err != nil {
+	if _, _, err := LoadReference(dir, s); err != nil {
 		t.Errorf("reference: %v", err)
 	}
 	md := Markdown(s, nil)
@@ -221,8 +221,11 @@ func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
 	if strings.Contains(text, "recording the baseline") || strings.Contains(text, fp8+": quality: 512 compared") || !strings.Contains(text, fp8+": quality: 4K compared") {
 		t.Errorf("the resume did not go on from where it stopped:\n%s", text)
 	}
-	if q := s.Configs[1].Quality; q == nil || q.State != QualityMeasured || len(q.Contexts) != 2 {
-		t.Errorf("fp8's quality after the resume: %+v", q)
+	if q := s.Configs[1].Quality; s.Configs[1].Status != StatusDone || q == nil || q.State != QualityMeasured || len(q.Contexts) != 2 {
+		t.Errorf("fp8 after the resume: %s, quality %+v", s.Configs[1].Status, q)
+	}
+	if r, err := report.Load(filepath.Join(RunDir(dir, s.Configs[1]), report.JSONFile)); err != nil || !r.Run.Complete || r.Quality == nil || r.Quality.ReferenceSHA256 != s.Quality.ReferenceSHA256 {
+		t.Errorf("fp8's report.json after the resume: %v, complete %v, quality %+v", err, r.Run.Complete, r.Quality)
 	}
 	q := s.Configs[2].Quality
 	if s.Configs[2].Status != StatusDone || q == nil || q.State != QualityNotMeasured || !strings.Contains(q.Reason, "gives no logprobs") ||

@@ -220,7 +220,7 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	}
 	s.Configs, s.Origin = cs, o
 	if s.Quality != nil && s.Quality.ReferenceSHA256 != "" {
-		if _, err := LoadReference(dir, s); err != nil {
+		if _, _, err := LoadReference(dir, s); err != nil {
 			return s, "", err
 		}
 	}

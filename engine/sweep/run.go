@@ -14,6 +14,7 @@ import (
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/runs"
 )
 
 // Hooks are what a sweep asks of the front end that runs it.
@@ -70,7 +71,7 @@ func Reopen(dir string, s *Sweep) {
 		c := &s.Configs[i]
 		r, err := report.Load(filepath.Join(RunDir(dir, *c), report.JSONFile))
 		switch {
-		case err == nil && r.Run.Complete:
+		case err == nil && matrixDone(r):
 			c.Status = StatusDone
 		case err == nil:
 			c.Status, c.Reason, c.Quality = StatusPartial, cmp.Or(c.Reason, "interrupted"), nil
@@ -125,7 +126,7 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	dir := RunDir(r.Dir, *c)
 	var prev, done *engine.Report
 	if rep, err := report.Load(filepath.Join(dir, report.JSONFile)); err == nil {
-		if !rep.Run.Complete {
+		if !matrixDone(rep) {
 			prev = &rep
 		} else if c.Status == StatusDone {
 			done = &rep
@@ -159,7 +160,7 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	stop()
 	var saveErr *SaveError
 	switch {
-	case err == nil && rep.Run.Complete:
+	case err == nil && matrixDone(rep):
 		r.set(s, i, StatusDone, "", "")
 	case ctx.Err() != nil:
 		r.set(s, i, StatusPartial, "interrupted", "")
@@ -204,6 +205,14 @@ func (r *Runner) timedQuality(ctx context.Context, s *Sweep, i int, target measu
 	err := r.qualityPhase(ctx, s, i, target, rep, dir)
 	s.Configs[i].QualityS += time.Since(start).Seconds()
 	return err
+}
+
+// matrixDone reports whether a configuration's run measured every cell:
+// it is complete, or only its quality phase is unfinished
+// (runs.QualityUnfinished, which a sweep's phase alone sets on a complete
+// matrix).
+func matrixDone(rep engine.Report) bool {
+	return rep.Run.Complete || rep.Run.Incomplete == runs.QualityUnfinished
 }
 
 func errText(err error) string {
