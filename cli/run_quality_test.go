@@ -167,7 +167,7 @@ func TestRunQualityETA(t *testing.T) {
 	phase := &qualityPhase{q: q, saver: saver, stdout: &out}
 	consumeWith(t.Context(), events, saver, &out, func(context.Context, string, engine.Report) error { return nil }, func() {}, phase)
 	want := 10*time.Second + q.Estimate(nil, runs.RatesOf(cell))
-	if !strings.Contains(out.String(), "(ETA "+want.Round(time.Second).String()+")") || want < 20*time.Second {
+	if !strings.Contains(out.String(), "(ETA "+want.Round(time.Second).String()+")") || want < 12*time.Second {
 		t.Errorf("the cell's ETA is not the cells' 10s plus the phase's estimate (%v):\n%s", want, out.String())
 	}
 	if len(saved) == 0 || saved[0].Run.Complete || saved[0].Run.Incomplete != runs.QualityUnfinished {
