@@ -82,11 +82,12 @@ func loopFor(t testing.TB) *uiLoop {
 
 // waitFor runs t's UI loop until ch is closed, then runs what is still
 // queued (the updates posted before ch closed); it fails the test when ch
-// is not closed within a generous bound.
+// is not closed within a generous bound (a hang detector: a busy machine
+// under -race took over 20 s to export an autorun's files).
 func waitFor(t testing.TB, ch <-chan struct{}, what string) {
 	t.Helper()
 	l := loopFor(t)
-	deadline := time.NewTimer(20 * time.Second)
+	deadline := time.NewTimer(2 * time.Minute)
 	defer deadline.Stop()
 	for {
 		l.runPending()
