@@ -21,13 +21,13 @@ func testOptions() runOptions {
 		warmupTimeout:     10 * time.Second,
 		firstTokenTimeout: 2 * time.Second,
 		stallTimeout:      2 * time.Second,
-		requestTimeout:    2 * time.Second,
+		requestTimeout:    10 * time.Second, // hang bounds: a busy machine took over 2 s to answer /tokenize
 		sampleEvery:       100 * time.Millisecond,
 		metricsEvery:      25 * time.Millisecond,
 		retryPause:        20 * time.Millisecond,
 		idleWait:          time.Second,
-		drainWait:         2 * time.Second,
-		probeTimeout:      2 * time.Second,
+		drainWait:         5 * time.Second,
+		probeTimeout:      10 * time.Second,
 	}
 }
 
