@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"speedmatrix/engine/openai"
@@ -12,6 +13,11 @@ import (
 // digits and a little wrapping.
 const needleAnswerTokens = 16
 
+// needleReasoningTokens is how many a reasoning model's needle answer may
+// take, asked again when its first needleAnswerTokens were all reasoning:
+// the task file's default answer length.
+const needleReasoningTokens = DefaultTaskTokens
+
 // maxAnswerBytes bounds the answer text a trial or a task reads: a
 // reasoning answer of DefaultTaskTokens and more.
 const maxAnswerBytes = 64 << 10
@@ -21,7 +27,12 @@ type chatAnswer struct {
 	Choices []struct {
 		Message struct {
 			Content string `json:"content"`
+			// vLLM's reasoning parsers name it reasoning_content (and
+			// reasoning in later builds).
+			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
 		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 }
 
@@ -76,10 +87,25 @@ func (s Server) needleTrial(ctx context.Context, text string, c int, count quali
 		return false, err
 	}
 	answer, err := s.chat(ctx, tr.Prompt, needleAnswerTokens)
+	var cut *reasoningCutError
+	if errors.As(err, &cut) { // a reasoning model: room to reason, then answer
+		answer, err = s.chat(ctx, tr.Prompt, needleReasoningTokens)
+		if errors.As(err, &cut) {
+			return false, nil // still reasoning: no answer is a wrong one
+		}
+	}
 	if err != nil {
 		return false, err
 	}
 	return quality.CheckNeedle(answer, tr.Key), nil
+}
+
+// reasoningCutError is a chat answer whose tokens were all reasoning, cut
+// at MaxTokens before any content.
+type reasoningCutError struct{ MaxTokens int }
+
+func (e *reasoningCutError) Error() string {
+	return fmt.Sprintf("the model reasoned for all of its %d tokens and gave no answer: give it more (--task-tokens)", e.MaxTokens)
 }
 
 // chat is the server's greedy answer to one user message, at most
@@ -96,6 +122,10 @@ func (s Server) chat(ctx context.Context, prompt string, maxTokens int) (string,
 	if len(ans.Choices) == 0 {
 		return "", fmt.Errorf("%w: a chat answer without choices", openai.ErrMalformed)
 	}
-	answer := ans.Choices[0].Message.Content
+	c := ans.Choices[0]
+	if c.Message.Content == "" && c.FinishReason == "length" && c.Message.ReasoningContent+c.Message.Reasoning != "" {
+		return "", &reasoningCutError{MaxTokens: maxTokens}
+	}
+	answer := c.Message.Content
 	return answer[:min(len(answer), maxAnswerBytes)], nil
 }

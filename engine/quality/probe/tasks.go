@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"speedmatrix/engine"
@@ -56,6 +57,10 @@ func Tasks(ctx context.Context, s Server, tasks []quality.Task, file string, max
 		}
 		o.event(Event{Phase: PhaseTasks, Done: i, Of: len(tasks)})
 		answer, err := s.chat(ctx, t.Prompt, maxTokens)
+		var cut *reasoningCutError
+		if errors.As(err, &cut) { // reasoned to the end: no answer is a wrong one
+			answer, err = "", nil
+		}
 		if err != nil {
 			return run, fmt.Errorf("task on line %d: %w", t.Line, err)
 		}
