@@ -74,8 +74,18 @@ func TestQualitySameServer(t *testing.T) {
 		if !ok {
 			t.Fatalf("%d tokens: no noise floor", c.ContextTokens)
 		}
-		if v, _ := quality.Judge(c, floor); c.Top1Pct != 100 || c.KLDMean != 0 || c.Positions != 96 || v.Real() {
-			t.Errorf("%d tokens: top-1 %.2f %%, KLD %g over %d positions, real %v: want 100, 0, 96, at the floor", c.ContextTokens, c.Top1Pct, c.KLDMean, c.Positions, v.Real())
+		// Four probes at a time batch, and the simulator's batch jitter
+		// (a GPU's) moves a few logits: at the floor, not exactly 0.
+		if v, _ := quality.Judge(c, floor); c.Top1Pct < 99 || c.KLDMean > 1e-4 || c.Positions != 96 || v.Real() {
+			t.Errorf("%d tokens: top-1 %.2f %%, KLD %g over %d positions, real %v: want ≥ 99, ≤ 1e-4, 96, at the floor", c.ContextTokens, c.Top1Pct, c.KLDMean, c.Positions, v.Real())
+		}
+	}
+	// A batch-invariant server computes alone what it computes beside
+	// others: the same pseudo-model then agrees with the reference
+	// (recorded alone) exactly.
+	for _, c := range compare(t, simServer(t, sim.Numerics{BatchInvariant: true}, 0), ref).Contexts {
+		if c.Top1Pct != 100 || c.KLDMean != 0 || c.KLDMax != 0 {
+			t.Errorf("%d tokens, batch-invariant: top-1 %.2f %%, KLD mean %g, max %g: want 100, 0, 0", c.ContextTokens, c.Top1Pct, c.KLDMean, c.KLDMax)
 		}
 	}
 }
