@@ -61,7 +61,7 @@ func (m *matrixTab) newQualityForm(saved qualitySettings) *widget.FormItem {
 	}
 	q.show()
 	q.changed = m.refreshCapacity
-	return hintedItem(qualityField, container.NewVBox(q.mode, q.row), "after the matrix: drift against a reference recorded once")
+	return hintedItem(qualityField, container.NewVBox(q.mode, q.row), "measured after the cells")
 }
 
 // info is the field as the state keeps it, checked (checkQuality).
