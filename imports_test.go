@@ -38,6 +38,7 @@ var allowedImports = map[string][]string{
 	"engine/secret":          {},
 	"engine/servers":         {"engine/openai"},
 	"engine/sim":             {"engine", "engine/roofline"},
+	"engine/sim/simtest":     {"engine/sim"},
 	"engine/simtarget":       {"engine", "engine/measure", "engine/servers", "engine/sim", "hw"},
 	"hw":                     {"engine", "engine/secret"},
 	"hw/nvmlmock":            {},

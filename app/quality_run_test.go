@@ -1,7 +1,6 @@
 package app
 
 import (
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sim/simtest"
 )
 
 // logprobSim is fakeSim whose target is the real simulator (tiny, fast
@@ -23,18 +23,7 @@ type logprobSim struct {
 }
 
 func newLogprobSim(t *testing.T, n sim.Numerics) *logprobSim {
-	t.Helper()
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	return &logprobSim{url: srv.URL}
+	return &logprobSim{url: simtest.URL(t, "tiny", sim.Options{Numerics: n})}
 }
 
 func (s *logprobSim) Start(profile, eng string) (measure.Subject, func(), error) {

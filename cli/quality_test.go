@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sim/simtest"
 )
 
 func qualityCLI(t *testing.T, ctx context.Context, args ...string) (string, error) {
@@ -25,18 +25,7 @@ func qualityCLI(t *testing.T, ctx context.Context, args ...string) (string, erro
 // qualitySim is the simulator's tiny profile with numerics n, at an
 // endpoint.
 func qualitySim(t *testing.T, n sim.Numerics) string {
-	t.Helper()
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	return srv.URL
+	return simtest.URL(t, "tiny", sim.Options{Numerics: n})
 }
 
 // recordQuality records a small reference of the tiny simulator.

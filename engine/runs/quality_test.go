@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"testing"
 
 	"speedmatrix/engine"
@@ -13,22 +12,12 @@ import (
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sim/simtest"
 )
 
 // simClient is the simulator's tiny profile with numerics n, fast.
 func simClient(t *testing.T, n sim.Numerics) *openai.Client {
-	t.Helper()
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	return openai.New(srv.URL, "")
+	return openai.New(simtest.URL(t, "tiny", sim.Options{Numerics: n}), "")
 }
 
 // qualityPlan records a small reference of the plain simulator and reads

@@ -3,29 +3,25 @@ package probe
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"testing"
 
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sim/simtest"
 )
 
 // simServer is the simulator's tiny profile (max_model_len 8192) with
 // these numerics and logprobs cap, fast, as a Server.
 func simServer(t *testing.T, n sim.Numerics, maxLogprobs int) Server {
 	t.Helper()
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 1000, Numerics: n, MaxLogprobs: maxLogprobs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	server, err := Connect(context.Background(), openai.New(srv.URL, ""), "")
+	return connect(t, simtest.URL(t, "tiny", sim.Options{Numerics: n, MaxLogprobs: maxLogprobs}))
+}
+
+// connect is the Server at url.
+func connect(t *testing.T, url string) Server {
+	t.Helper()
+	server, err := Connect(context.Background(), openai.New(url, ""), "")
 	if err != nil {
 		t.Fatal(err)
 	}

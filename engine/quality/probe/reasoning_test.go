@@ -2,12 +2,11 @@ package probe
 
 import (
 	"context"
-	"net/http/httptest"
 	"testing"
 
-	"speedmatrix/engine/openai"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sim/simtest"
 )
 
 // TestNeedleReasoningModel: a reasoning model (the simulator's gemma
@@ -22,16 +21,7 @@ func TestNeedleReasoningModel(t *testing.T) {
 	if p.ReasoningParser == "" || p.ReasoningTokens <= needleAnswerTokens {
 		t.Fatalf("profile %s reasons for %d tokens: this test needs more than %d", p.Name, p.ReasoningTokens, needleAnswerTokens)
 	}
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	server, err := Connect(context.Background(), openai.New(srv.URL, ""), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	server := connect(t, simtest.URL(t, p.Name, sim.Options{}))
 	n, err := Needle(context.Background(), server, []int{1024}, 4, 1, "", nil, nil, func([]quality.NeedleContext) error { return nil })
 	if err != nil || len(n) != 1 || n[0].AccuracyPct != 100 {
 		t.Fatalf("needle on a reasoning model: %v, %+v: want 4 of 4", err, n)
