@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
+	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/sim/simtest"
@@ -179,5 +181,27 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 	waitFor(t, u.run.uiDone, "the resumed run")
 	if got := u.results.report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
 		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.current.Message)
+	}
+}
+
+// TestQualityPhaseProgress: during the phase the Run screen says what it
+// does and what is left, instead of the last cell's line.
+func TestQualityPhaseProgress(t *testing.T) {
+	cells := engine.Report{Results: make([]engine.Result, 5)}
+	if phaseProgress(probe.Event{Phase: probe.PhaseContext}, cells, 0, 0) != nil {
+		t.Error("a context's end is no step of progress")
+	}
+	p := phaseProgress(probe.Event{Phase: probe.PhaseCompare, ContextTokens: 8192, Done: 2, Of: 8}, cells, 10*time.Second, 30*time.Second)
+	if p == nil || p.CellIndex != 5 || p.CellCount != 5 || p.ETA != 20*time.Second || p.Quality == nil {
+		t.Fatalf("progress %+v: want cell 5 of 5, 20 s left, the phase's step", p)
+	}
+	if got, want := qualityNow(*p.Quality), "Now: quality, comparing with the reference · 8K context · probe 3 of 8"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	if got := qualityNow(engine.QualityProgress{Step: "needle", ContextTokens: 512, Done: 0, Of: 20}); got != "Now: quality, needle trials · 512 context · trial 1 of 20" {
+		t.Errorf("needle line %q", got)
+	}
+	if p := phaseProgress(probe.Event{Phase: probe.PhaseNeedle}, cells, time.Minute, 30*time.Second); p.ETA != 0 {
+		t.Errorf("past the estimate: %v left, want 0", p.ETA)
 	}
 }

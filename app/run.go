@@ -400,6 +400,16 @@ func (r *runTab) showProgress(p engine.Progress) {
 		r.showLoadProgress(p)
 		return
 	}
+	if q := p.Quality; q != nil {
+		r.progress.SetValue(1)
+		line := "Every cell measured · quality phase · elapsed " + formatDuration(p.Elapsed)
+		if p.ETA > 0 { // a recording has no estimate: its reference is not known yet
+			line += " · about " + formatDuration(p.ETA) + " left"
+		}
+		r.progressLine.SetText(line)
+		r.current.SetText(qualityNow(*q))
+		return
+	}
 	if p.CellCount > 0 {
 		r.progress.SetValue(float64(p.CellIndex-1) / float64(p.CellCount))
 	}
@@ -415,4 +425,17 @@ func (r *runTab) showProgress(p engine.Progress) {
 		what += " · " + report.TokPerSec(p.LiveTokPerSec) + " tok/s now"
 	}
 	r.current.SetText(what)
+}
+
+// qualityNow is the Run screen's line of the quality phase's step.
+func qualityNow(q engine.QualityProgress) string {
+	what := map[string]string{"record": "recording the reference", "compare": "comparing with the reference", "needle": "needle trials", "tasks": "task items"}[q.Step]
+	if q.Step == "tasks" {
+		return fmt.Sprintf("Now: quality, %s · %d of %d", what, q.Done+1, q.Of)
+	}
+	unit := map[string]string{"needle": "trial"}[q.Step]
+	if unit == "" {
+		unit = "probe"
+	}
+	return fmt.Sprintf("Now: quality, %s · %s context · %s %d of %d", what, engine.ContextLabel(q.ContextTokens), unit, q.Done+1, q.Of)
 }

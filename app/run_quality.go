@@ -118,9 +118,13 @@ func (p *qualityPhase) follow(ctx context.Context, t measure.Subject, run runFun
 		return
 	}
 	log := func(line string) { out <- engine.Event{Kind: engine.EventLog, Time: time.Now(), Log: line} }
+	began, left := time.Now(), p.estimate(&last)
 	events := func(e probe.Event) {
 		if line := qualityEventLine(e); line != "" {
 			log(line)
+		}
+		if pr := phaseProgress(e, last, time.Since(began), left); pr != nil {
+			out <- engine.Event{Kind: engine.EventProgress, Time: time.Now(), Progress: pr}
 		}
 	}
 	rep := *done.Report
@@ -182,6 +186,25 @@ func simulatedSuffix(e engine.EngineInfo) string {
 		return " (simulated)"
 	}
 	return ""
+}
+
+// phaseProgress is the Run screen's progress during the phase: the cells
+// done, the phase's step, the time since the cells' last progress plus
+// the phase's, and what is left of its estimate (left, at its start); nil
+// for events that are no step.
+func phaseProgress(e probe.Event, cells engine.Report, since, left time.Duration) *engine.Progress {
+	switch e.Phase {
+	case probe.PhaseRecord, probe.PhaseCompare, probe.PhaseNeedle, probe.PhaseTasks:
+	default:
+		return nil
+	}
+	n := len(cells.Results)
+	elapsed := since
+	if !cells.Run.StartedAt.IsZero() {
+		elapsed = time.Since(cells.Run.StartedAt)
+	}
+	return &engine.Progress{CellIndex: n, CellCount: n, Elapsed: elapsed, ETA: max(0, left-since),
+		Quality: &engine.QualityProgress{Step: string(e.Phase), ContextTokens: e.ContextTokens, Done: e.Done, Of: e.Of}}
 }
 
 // qualityEventLine is the Events log's line of a quality phase's

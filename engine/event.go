@@ -45,6 +45,18 @@ type Progress struct {
 	// Load is where a load test stands within its current rate (CellIndex
 	// and CellCount then count rates); nil for a matrix run.
 	Load *LoadProgress
+	// Quality is where a run's quality phase stands, after its cells
+	// (CellIndex is then CellCount); nil while cells are measured.
+	Quality *QualityProgress
+}
+
+// QualityProgress is where a quality phase stands: Step ("record",
+// "compare", "needle", "tasks") at ContextTokens (0 for tasks), Done of Of
+// probes, trials or items begun.
+type QualityProgress struct {
+	Step          string
+	ContextTokens int
+	Done, Of      int
 }
 
 // LoadProgress is where a load test stands within one rate.
