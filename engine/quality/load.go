@@ -82,14 +82,28 @@ func CheckTokenizer(h Header, model, fingerprint string) error {
 // returned wrapped.
 func ReadReference(r io.Reader) (Reference, error) { return readReference(r, MaxReferenceBytes) }
 
+// CheckReferenceSize refuses, before it is read, a reference file of size
+// bytes that ReadReference would refuse for its size: a caller that knows
+// the size (a file's Stat) reads no byte of a 10 GB file.
+func CheckReferenceSize(size int64) error { return sizeProblem(size, MaxReferenceBytes) }
+
+// sizeProblem is the *ReferenceError of a file over limit bytes; nil
+// within it.
+func sizeProblem(size, limit int64) error {
+	if size > limit {
+		return &ReferenceError{fmt.Sprintf("it is larger than %d MiB, more than a recording writes", limit>>20)}
+	}
+	return nil
+}
+
 // readReference is ReadReference with a limit in bytes.
 func readReference(r io.Reader, limit int64) (Reference, error) {
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return Reference{}, fmt.Errorf("read quality reference: %w", err)
 	}
-	if int64(len(data)) > limit {
-		return Reference{}, &ReferenceError{fmt.Sprintf("it is larger than %d MiB, more than a recording writes", limit>>20)}
+	if err := sizeProblem(int64(len(data)), limit); err != nil {
+		return Reference{}, err
 	}
 	var v struct {
 		FormatVersion *int `json:"format_version"`

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"time"
@@ -51,8 +52,16 @@ const QualityUnfinished = "the quality phase is unfinished"
 
 // ReadReference reads a reference file from r within quality's bounds
 // (quality.ReadReference), with the SHA-256 of the bytes read, which a
-// resumed phase checks the file given again against.
+// resumed phase checks the file given again against. A file (r has Stat)
+// over the bounds is refused before a byte is read.
 func ReadReference(r io.Reader) (quality.Reference, string, error) {
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if err := quality.CheckReferenceSize(st.Size()); err != nil {
+				return quality.Reference{}, "", err
+			}
+		}
+	}
 	h := sha256.New()
 	ref, err := quality.ReadReference(io.TeeReader(r, h))
 	return ref, hex.EncodeToString(h.Sum(nil)), err

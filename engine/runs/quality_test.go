@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"speedmatrix/engine"
@@ -131,5 +135,26 @@ func TestQualityEstimate(t *testing.T) {
 	}
 	if got := RatesOf(engine.Report{}); got.DecodeTokPerS != PriorDecodeTokPerS {
 		t.Errorf("RatesOf an empty report: %+v, want the priors", got)
+	}
+}
+
+// TestReadReferenceRefusesAHugeFileUnread: a file over the reference's
+// bounds is refused by its size, before a byte is read.
+func TestReadReferenceRefusesAHugeFileUnread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.quality.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(quality.MaxReferenceBytes + 1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	var re *quality.ReferenceError
+	if _, _, err := ReadReference(f); !errors.As(err, &re) || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("a file over the bounds: %v, want a ReferenceError for its size", err)
+	}
+	if pos, _ := f.Seek(0, io.SeekCurrent); pos != 0 {
+		t.Errorf("read %d bytes of it before refusing", pos)
 	}
 }
