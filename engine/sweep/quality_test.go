@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -180,6 +182,28 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	}
 	if strings.Contains(md, "†") {
 		t.Errorf("sweep.md keeps the † where a drift was measured:\n%s", md)
+	}
+	// sweep.csv gives each cell its configuration's drift at the cell's
+	// context: int4 is over the budget at 4K only, the baseline blank.
+	var csvBuf bytes.Buffer
+	all, _ := LoadRuns(dir, s)
+	if err := WriteCSV(&csvBuf, s, all); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := csv.NewReader(&csvBuf).ReadAll()
+	col := len(rows[0]) - len(qualityCSVHeader)
+	if !slices.Equal(rows[0][col:], qualityCSVHeader) {
+		t.Fatalf("sweep.csv header %v", rows[0])
+	}
+	for _, row := range rows[1:] {
+		over, name, ctx := row[len(row)-1], row[0], row[2]
+		want := map[bool]string{true: "true", false: "false"}[name == int4 && ctx == "4096"]
+		if name == s.Configs[0].Name {
+			want = ""
+		}
+		if over != want || (want != "" && row[col] != ctx) {
+			t.Errorf("sweep.csv row %v: over budget %q at %s, want %q measured at the cell's context", row, over, row[col], want)
+		}
 	}
 	// A configuration's Looped cells stand beside its drift.
 	runs, _ := LoadRuns(dir, s)

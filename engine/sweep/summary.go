@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,9 +32,18 @@ func WriteSummary(dir string, s Sweep, runs map[string]engine.Report) error {
 // simulated and target included, after a first column, config, for every
 // cell of every configuration's run. A configuration that failed to start
 // has one row per planned cell, Not run, with its reason as the error.
+//
+// With --quality, four columns follow: the drift that stands for the
+// cell's context (ConfigQuality.DriftAt): the context it was measured at,
+// top-1 agreement, KLD mean, and whether it is over the budget; empty
+// where it was not measured, and for the baseline, the reference.
 func WriteCSV(b *bytes.Buffer, s Sweep, runs map[string]engine.Report) error {
 	w := csv.NewWriter(b)
-	if err := w.Write(append([]string{"config"}, report.CSVHeader...)); err != nil {
+	header := append([]string{"config"}, report.CSVHeader...)
+	if s.Quality != nil {
+		header = append(header, qualityCSVHeader...)
+	}
+	if err := w.Write(header); err != nil {
 		return err
 	}
 	for _, c := range s.Configs {
@@ -49,8 +59,14 @@ func WriteCSV(b *bytes.Buffer, s Sweep, runs map[string]engine.Report) error {
 		if err != nil {
 			return err
 		}
+		ctxCol := slices.Index(report.CSVHeader, "context_tokens")
 		for _, row := range rows[1:] {
-			if err := w.Write(append([]string{c.Name}, row...)); err != nil {
+			ctx, _ := strconv.Atoi(row[ctxCol])
+			row = append([]string{c.Name}, row...)
+			if s.Quality != nil {
+				row = append(row, qualityCSVCells(c.Quality, ctx)...)
+			}
+			if err := w.Write(row); err != nil {
 				return err
 			}
 		}
@@ -331,4 +347,18 @@ func CellLine(ca CellAnswer) string {
 		line += fmt.Sprintf(", %s over %s", MarginText(ca.OverRunnerUp), ca.OverRunnerUp.Of)
 	}
 	return line
+}
+
+// qualityCSVHeader names sweep.csv's quality columns (WriteCSV).
+var qualityCSVHeader = []string{"quality_context_tokens", "quality_top1_pct", "quality_kld_mean", "quality_over_budget"}
+
+// qualityCSVCells are a cell's quality columns: the drift that stands for
+// a cell of ctx tokens, or empty cells.
+func qualityCSVCells(q *ConfigQuality, ctx int) []string {
+	d, ok := q.DriftAt(ctx)
+	if !ok || q.Reference {
+		return make([]string, len(qualityCSVHeader))
+	}
+	return []string{strconv.Itoa(d.ContextTokens), strconv.FormatFloat(d.Top1Pct, 'f', 2, 64),
+		strconv.FormatFloat(d.KLDMean, 'g', 4, 64), strconv.FormatBool(d.Over())}
 }
