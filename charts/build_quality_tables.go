@@ -48,18 +48,8 @@ func buildNeedleTable(needle []engine.NeedleContext) Table {
 		{Title: "Right", Right: true}, {Title: "Accuracy (95 % CI)", Right: true}, {Title: "Against the reference"}}}
 	shown := needle[:min(len(needle), engine.MaxLevels)]
 	for _, n := range shown {
-		right := 0
-		for _, ok := range n.Correct {
-			if ok {
-				right++
-			}
-		}
-		pair := "no reference run of these trials"
-		if n.Reference != nil {
-			pair = n.Reference.String()
-		}
 		t.Rows = append(t.Rows, TableRow{Status: engine.StatusValid, Cells: []string{engine.ContextLabel(n.ContextTokens),
-			report.Int(len(n.Correct)), report.Int(right), withInterval(n.AccuracyPct, n.CI, formatQualityPct), pair}})
+			report.Int(len(n.Correct)), report.Int(engine.Right(n.Correct)), withInterval(n.AccuracyPct, n.CI, formatQualityPct), engine.PairedLine(n.Reference, "trials")}})
 	}
 	if len(needle) > len(shown) {
 		t.NotesAfter = append(t.NotesAfter, fmt.Sprintf("The table shows the first %s of %s contexts: %s lists every one.",
@@ -77,25 +67,15 @@ func buildTaskTable(tr *engine.TaskRun) (Table, []string) {
 	if tr == nil {
 		return t, nil
 	}
-	right := 0
-	for _, ok := range tr.Correct {
-		if ok {
-			right++
-		}
-	}
-	pair, flipped := "no reference run of these items", "—"
+	pair, flipped := engine.PairedLine(tr.Reference, "items"), "—"
 	if tr.Reference != nil {
-		pair, flipped = tr.Reference.String(), report.Int(len(tr.Flipped))
+		flipped = report.Int(len(tr.Flipped))
 	}
 	t.Rows = []TableRow{{Status: engine.StatusValid, Cells: []string{tr.File, fmt.Sprintf("%s of %s", report.Int(len(tr.Correct)), report.Int(tr.Items)),
-		report.Int(right), withInterval(tr.AccuracyPct, tr.CI, formatQualityPct), pair, flipped}}}
+		report.Int(engine.Right(tr.Correct)), withInterval(tr.AccuracyPct, tr.CI, formatQualityPct), pair, flipped}}}
 	lines := make([]string, 0, min(len(tr.Flipped), maxListed))
 	for _, f := range tr.Flipped[:min(len(tr.Flipped), maxListed)] {
-		now := "now wrong"
-		if f.Now {
-			now = "now right"
-		}
-		lines = append(lines, fmt.Sprintf("line %d, %s: %q", f.Line, now, engine.BoundText(f.Prompt, 160)))
+		lines = append(lines, fmt.Sprintf("line %d, %s: %q", f.Line, f.Words(), engine.BoundText(f.Prompt, 160)))
 	}
 	return t, listedIn(lines, len(tr.Flipped), "flipped items", qualityFile)
 }

@@ -126,10 +126,6 @@ func printTasks(w io.Writer, t *quality.TaskRun) {
 	}
 	fmt.Fprintln(w, line)
 	for _, f := range t.Flipped {
-		now := "now wrong"
-		if f.Now {
-			now = "now right"
-		}
-		fmt.Fprintf(w, "  line %d, %s: %q\n", f.Line, now, f.Prompt)
+		fmt.Fprintf(w, "  line %d, %s: %q\n", f.Line, f.Words(), f.Prompt)
 	}
 }

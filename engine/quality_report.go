@@ -226,3 +226,34 @@ func (q *QualityReport) Problem() string {
 	}
 	return ""
 }
+
+// Right is how many of a run's items (needle trials, task items) were
+// right.
+func Right(correct []bool) int {
+	n := 0
+	for _, c := range correct {
+		if c {
+			n++
+		}
+	}
+	return n
+}
+
+// Words is how a report says which way an item flipped: "now right" (the
+// reference got it wrong) or "now wrong".
+func (f TaskFlip) Words() string {
+	if f.Now {
+		return "now right"
+	}
+	return "now wrong"
+}
+
+// PairedLine is a run against the reference's run of the same items
+// (PairedRuns.String), or, where the reference ran none, that it has no
+// run of these items ("trials", "items").
+func PairedLine(p *PairedRuns, items string) string {
+	if p == nil {
+		return "no reference run of these " + items
+	}
+	return p.String()
+}

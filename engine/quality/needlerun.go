@@ -21,11 +21,7 @@ func NewNeedleContext(contextTokens int, seed uint64, correct []bool) NeedleCont
 // Accuracy is how many of a run's items were right, that share in percent
 // and its Wilson interval in percent; 0, 0 and 0–100 for no items.
 func Accuracy(correct []bool) (right int, pct float64, ci Interval) {
-	for _, c := range correct {
-		if c {
-			right++
-		}
-	}
+	right = engine.Right(correct)
 	w := Wilson(right, len(correct))
 	ci = Interval{Lo: 100 * w.Lo, Hi: 100 * w.Hi}
 	if len(correct) > 0 {

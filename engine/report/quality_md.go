@@ -86,8 +86,8 @@ func writeNeedle(b *strings.Builder, n []engine.NeedleContext) {
 	b.WriteString("Needle retrieval: a seeded 6-digit key in natural text, asked back by chat, exact match; Wilson 95 % interval; against the reference: its run of the same trials, exact McNemar test.\n\n")
 	rows := make([][]string, 0, len(n))
 	for _, c := range n {
-		rows = append(rows, []string{engine.ContextLabel(c.ContextTokens), fmt.Sprintf("%d/%d", right(c.Correct), len(c.Correct)),
-			fmt.Sprintf("%.0f %% (%.0f–%.0f)", c.AccuracyPct, c.CI.Lo, c.CI.Hi), paired(c.Reference)})
+		rows = append(rows, []string{engine.ContextLabel(c.ContextTokens), fmt.Sprintf("%d/%d", engine.Right(c.Correct), len(c.Correct)),
+			fmt.Sprintf("%.0f %% (%.0f–%.0f)", c.AccuracyPct, c.CI.Lo, c.CI.Hi), engine.PairedLine(c.Reference, "trials")})
 	}
 	writeTable(b, []string{"Context", "Right", "Accuracy", "Against the reference"}, rows)
 }
@@ -98,33 +98,11 @@ func writeTaskRun(b *strings.Builder, t *engine.TaskRun) {
 		return
 	}
 	fmt.Fprintf(b, "Tasks %s: %d/%d asked right, %.0f %% (%.0f–%.0f); against the reference: %s.\n\n",
-		MDText(t.File), right(t.Correct), len(t.Correct), t.AccuracyPct, t.CI.Lo, t.CI.Hi, paired(t.Reference))
+		MDText(t.File), engine.Right(t.Correct), len(t.Correct), t.AccuracyPct, t.CI.Lo, t.CI.Hi, engine.PairedLine(t.Reference, "items"))
 	for _, f := range t.Flipped {
-		now := "now wrong"
-		if f.Now {
-			now = "now right"
-		}
-		fmt.Fprintf(b, "- line %d, %s: %s\n", f.Line, now, MDText(f.Prompt))
+		fmt.Fprintf(b, "- line %d, %s: %s\n", f.Line, f.Words(), MDText(f.Prompt))
 	}
 	if len(t.Flipped) > 0 {
 		b.WriteString("\n")
 	}
-}
-
-// paired is a pairing with the reference's run, or why there is none.
-func paired(p *engine.PairedRuns) string {
-	if p == nil {
-		return "the reference ran no such trials"
-	}
-	return p.String()
-}
-
-func right(correct []bool) int {
-	n := 0
-	for _, c := range correct {
-		if c {
-			n++
-		}
-	}
-	return n
 }
