@@ -62,44 +62,13 @@ func Run(ctx context.Context, s Server, ref quality.Reference, o RunOptions, sav
 		o.Budget.Apply(&rep)
 		return save(rep)
 	}
-	// Drift: the contexts the prior phase did not finish.
-	rest := ref
-	rest.Contexts = slices.DeleteFunc(slices.Clone(ref.Contexts), func(c int) bool { return hasContext(rep.Contexts, c) })
-	done := rep.Contexts
+	err := drift(ctx, s, ref, o, &rep, emit)
 	var noLogprobs *NoLogprobsError
-	if len(rest.Contexts) > 0 {
-		_, err := Compare(ctx, s, rest, Options{Events: o.Events}, func(r quality.Report) error {
-			rep.NoiseFloor, rep.Contexts = r.NoiseFloor, merged(done, r.Contexts)
-			return emit()
-		})
-		if !errors.As(err, &noLogprobs) && err != nil {
-			return rep, err
-		}
+	if !errors.As(err, &noLogprobs) && err != nil {
+		return rep, err
 	}
-	if o.NeedleTrials > 0 {
-		contexts := o.NeedleContexts
-		if len(contexts) == 0 {
-			contexts = ref.Contexts
-		}
-		// A prior context of another seed or trial count asked other
-		// questions: it is asked again, not kept.
-		trials := min(o.NeedleTrials, quality.MaxNeedleTrials)
-		finished := slices.DeleteFunc(slices.Clone(rep.Needle), func(n quality.NeedleContext) bool {
-			return n.Seed != o.Seed || len(n.Correct) != trials || !slices.Contains(contexts, n.ContextTokens)
-		})
-		rep.Needle = finished
-		todo := slices.DeleteFunc(slices.Clone(contexts), func(c int) bool {
-			return slices.ContainsFunc(finished, func(n quality.NeedleContext) bool { return n.ContextTokens == c })
-		})
-		if len(todo) > 0 {
-			_, err := Needle(ctx, s, todo, o.NeedleTrials, o.Seed, o.Text, ref.Needle, o.Events, func(n []quality.NeedleContext) error {
-				rep.Needle = mergedNeedle(finished, n)
-				return emit()
-			})
-			if err != nil {
-				return rep, err
-			}
-		}
+	if err := needle(ctx, s, ref, o, &rep, emit); err != nil {
+		return rep, err
 	}
 	if len(o.Tasks) > 0 {
 		_, err := Tasks(ctx, s, o.Tasks, o.TaskFile, o.TaskTokens, ref.Tasks, rep.Tasks, o.Events, func(t quality.TaskRun) error {
@@ -119,21 +88,56 @@ func Run(ctx context.Context, s Server, ref quality.Reference, o RunOptions, sav
 	return rep, nil
 }
 
-// hasContext is whether cs holds context c with positions compared.
-func hasContext(cs []quality.ContextDrift, c int) bool {
-	return slices.ContainsFunc(cs, func(d quality.ContextDrift) bool { return d.ContextTokens == c && d.Positions > 0 })
+// drift compares the contexts of ref that rep (the prior phase's) has
+// not, into rep, emitting after each.
+func drift(ctx context.Context, s Server, ref quality.Reference, o RunOptions, rep *quality.Report, emit func() error) error {
+	rest, done := ref, rep.Contexts
+	rest.Contexts = slices.DeleteFunc(slices.Clone(ref.Contexts), func(c int) bool {
+		return slices.ContainsFunc(done, func(d quality.ContextDrift) bool { return d.ContextTokens == c && d.Positions > 0 })
+	})
+	if len(rest.Contexts) == 0 {
+		return nil
+	}
+	_, err := Compare(ctx, s, rest, Options{Events: o.Events}, func(r quality.Report) error {
+		rep.NoiseFloor, rep.Contexts = r.NoiseFloor, byContext(done, r.Contexts, func(d quality.ContextDrift) int { return d.ContextTokens })
+		return emit()
+	})
+	return err
 }
 
-// merged is a and b's contexts, ascending (b's are new ones).
-func merged(a, b []quality.ContextDrift) []quality.ContextDrift {
-	out := append(slices.Clone(a), b...)
-	slices.SortStableFunc(out, func(x, y quality.ContextDrift) int { return x.ContextTokens - y.ContextTokens })
-	return out
+// needle runs the needle task at the contexts rep (the prior phase's)
+// has not finished with o's seed and trial count, into rep; a prior
+// context of another seed or count asked other questions, and is asked
+// again.
+func needle(ctx context.Context, s Server, ref quality.Reference, o RunOptions, rep *quality.Report, emit func() error) error {
+	if o.NeedleTrials <= 0 {
+		return nil
+	}
+	contexts := o.NeedleContexts
+	if len(contexts) == 0 {
+		contexts = ref.Contexts
+	}
+	trials := min(o.NeedleTrials, quality.MaxNeedleTrials)
+	finished := slices.DeleteFunc(slices.Clone(rep.Needle), func(n quality.NeedleContext) bool {
+		return n.Seed != o.Seed || len(n.Correct) != trials || !slices.Contains(contexts, n.ContextTokens)
+	})
+	rep.Needle = finished
+	todo := slices.DeleteFunc(slices.Clone(contexts), func(c int) bool {
+		return slices.ContainsFunc(finished, func(n quality.NeedleContext) bool { return n.ContextTokens == c })
+	})
+	if len(todo) == 0 {
+		return nil
+	}
+	_, err := Needle(ctx, s, todo, o.NeedleTrials, o.Seed, o.Text, ref.Needle, o.Events, func(n []quality.NeedleContext) error {
+		rep.Needle = byContext(finished, n, func(c quality.NeedleContext) int { return c.ContextTokens })
+		return emit()
+	})
+	return err
 }
 
-// mergedNeedle is a and b's needle contexts, ascending.
-func mergedNeedle(a, b []quality.NeedleContext) []quality.NeedleContext {
+// byContext is a's entries and b's (new ones), ascending by context.
+func byContext[T any](a, b []T, context func(T) int) []T {
 	out := append(slices.Clone(a), b...)
-	slices.SortStableFunc(out, func(x, y quality.NeedleContext) int { return x.ContextTokens - y.ContextTokens })
+	slices.SortStableFunc(out, func(x, y T) int { return context(x) - context(y) })
 	return out
 }
