@@ -208,26 +208,11 @@ func phaseProgress(e probe.Event, cells engine.Report, since, left time.Duration
 }
 
 // qualityEventLine is the Events log's line of a quality phase's
-// progress: one per context, and what changes how it measures; "" for
-// the rest.
+// progress: one per context and step, and what changes how it measures
+// (probe.Event.Line); "" for the rest.
 func qualityEventLine(e probe.Event) string {
-	switch e.Phase {
-	case probe.PhaseRecord, probe.PhaseCompare:
-		if e.Done == 0 {
-			return fmt.Sprintf("quality: %s %s, %d probes", e.Phase, engine.ContextLabel(e.ContextTokens), e.Of)
-		}
-	case probe.PhaseNeedle:
-		if e.Done == 0 {
-			return fmt.Sprintf("quality: needle %s, %d trials", engine.ContextLabel(e.ContextTokens), e.Of)
-		}
-	case probe.PhaseTasks:
-		if e.Done == 0 {
-			return fmt.Sprintf("quality: tasks, %d items", e.Of)
-		}
-	case probe.PhaseCap:
-		return fmt.Sprintf("quality: the server allows %d logprobs a token, not %d: comparing the top %d", e.Cap, e.Asked, e.Cap)
-	case probe.PhaseSkip:
-		return fmt.Sprintf("quality: %s skipped, longer than the server's max model length of %d with the continuation", engine.ContextLabel(e.ContextTokens), e.MaxModelLen)
+	if line := e.Line(); line != "" {
+		return "quality: " + line
 	}
 	return ""
 }

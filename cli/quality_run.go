@@ -41,25 +41,14 @@ func (q qualityRun) simulated() string {
 	return ""
 }
 
-// event prints a check's progress, one line per probe or trial.
+// event prints a check's progress: a line per probe, and the event's
+// own line (probe.Event.Line) for the rest.
 func (q qualityRun) event(e probe.Event) {
-	switch e.Phase {
-	case probe.PhaseRecord, probe.PhaseCompare:
+	switch {
+	case e.Phase == probe.PhaseRecord || e.Phase == probe.PhaseCompare:
 		fmt.Fprintf(q.stdout, "%s %s: probe %d of %d\n", e.Phase, engine.ContextLabel(e.ContextTokens), e.Done+1, e.Of)
-	case probe.PhaseNeedle:
-		if e.Done == 0 {
-			fmt.Fprintf(q.stdout, "needle %s: %d trials\n", engine.ContextLabel(e.ContextTokens), e.Of)
-		}
-	case probe.PhaseTasks:
-		if e.Done == 0 {
-			fmt.Fprintf(q.stdout, "tasks: %d items\n", e.Of)
-		}
-	case probe.PhaseCap:
-		fmt.Fprintf(q.stdout, "the server allows %d logprobs a token (its --max-logprobs), not %d: comparing the top %d\n", e.Cap, e.Asked, e.Cap)
-	case probe.PhaseSkip:
-		fmt.Fprintf(q.stdout, "%s: skipped, longer than the server's max_model_len of %d with the continuation\n", engine.ContextLabel(e.ContextTokens), e.MaxModelLen)
-	case probe.PhaseContext:
-		fmt.Fprintf(q.stdout, "%s: compared in %d requests (one per probe, one more per divergence)\n", engine.ContextLabel(e.ContextTokens), e.Requests)
+	case e.Line() != "":
+		fmt.Fprintln(q.stdout, e.Line())
 	}
 }
 

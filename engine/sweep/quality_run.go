@@ -218,19 +218,9 @@ func (r *Runner) saveReport(ctx context.Context, dir string, rep engine.Report, 
 // figures: a cap below K, a context skipped.
 func (r *Runner) qualityEvent(s *Sweep, i int, e probe.Event) {
 	switch e.Phase {
-	case probe.PhaseRecord:
-		if e.Done == 0 {
-			r.note(s, i, fmt.Sprintf("quality: recording %s, %d probes", engine.ContextLabel(e.ContextTokens), e.Of))
-		}
-	case probe.PhaseContext:
-		r.note(s, i, fmt.Sprintf("quality: %s compared", engine.ContextLabel(e.ContextTokens)))
-	case probe.PhaseCap:
-		r.note(s, i, fmt.Sprintf("quality: the server allows %d logprobs a token, not %d: comparing the top %d", e.Cap, e.Asked, e.Cap))
-	case probe.PhaseSkip:
-		r.note(s, i, fmt.Sprintf("quality: %s skipped, longer than the server's max_model_len of %d with the continuation", engine.ContextLabel(e.ContextTokens), e.MaxModelLen))
-	case probe.PhaseNeedle:
-		if e.Done == 0 {
-			r.note(s, i, fmt.Sprintf("quality: needle task at %s, %d trials", engine.ContextLabel(e.ContextTokens), e.Of))
+	case probe.PhaseRecord, probe.PhaseContext, probe.PhaseCap, probe.PhaseSkip, probe.PhaseNeedle:
+		if line := e.Line(); line != "" {
+			r.note(s, i, "quality: "+line)
 		}
 	}
 }
