@@ -34,8 +34,8 @@ func cellDetails(r engine.Result, slo engine.SLO) string {
 	}
 	lines = append(lines,
 		"TTFT: "+spread(r.TTFTPct, latencyText, ""),
-		"ITL: "+spread(r.ITLPct, latencyText, plusMinus(r, itlPrecision)),
-		"Per request tok/s: "+speedSpread(r.PerRequestPct, plusMinus(r, perRequestPrecision)))
+		"ITL: "+spread(r.ITLPct, latencyText, plusMinus(r, report.ITLPrecision)),
+		"Per request tok/s: "+speedSpread(r.PerRequestPct, plusMinus(r, report.PerRequestPrecision)))
 	for _, f := range []tail{{"TTFT", "p99", "slowest", r.TTFTPct}, {"ITL", "p99", "slowest", r.ITLPct}, speedTail(r.PerRequestPct)} {
 		if f.of.FewForP99() {
 			lines = append(lines, fmt.Sprintf("⚠ %s %s from %s: read it as the %s few, not a tail you can plan on.",
@@ -60,10 +60,7 @@ func spread(p engine.Percentiles, format func(float64) string, pm string) string
 		return format(v)
 	}
 	s := "p50 " + format(p.P50) + pm + " · p90 " + known(p.P90) + " · p99 " + report.P99(known(p.P99), p)
-	if p.N > 0 {
-		s += " (" + report.Int(p.N) + " " + engine.Plural(p.N, "sample", "samples") + ")"
-	}
-	return s
+	return s + report.SamplesText(p, "sample", "samples")
 }
 
 // speedSpread writes per-request tok/s's percentiles, "p50 41.2 ± 1.2 % ·
@@ -76,10 +73,7 @@ func speedSpread(p engine.Percentiles, pm string) string {
 		return spread(p, report.PerRequest, pm) + " · p90 and p99 are the fastest requests (this report kept no p10 or p1)"
 	}
 	s := "p50 " + report.PerRequest(p.P50) + pm + " · p10 " + report.PerRequest(p.P10) + " · p1 " + report.P99(report.PerRequest(p.P1), p)
-	if p.N > 0 {
-		s += " (" + report.Int(p.N) + " " + engine.Plural(p.N, "sample", "samples") + ")"
-	}
-	return s + " · p10 and p1 are the slowest requests"
+	return s + report.SamplesText(p, "sample", "samples") + " · p10 and p1 are the slowest requests"
 }
 
 // tail is a figure's tail percentile for the few-samples warning: its
@@ -113,6 +107,3 @@ func latencyText(ms float64) string {
 func plusMinus(r engine.Result, pick func(engine.CellPrecision) engine.Precision) string {
 	return report.WithPlusMinus("", r, pick)
 }
-
-func itlPrecision(c engine.CellPrecision) engine.Precision        { return c.ITLMs }
-func perRequestPrecision(c engine.CellPrecision) engine.Precision { return c.PerRequestTokPerSec }

@@ -88,7 +88,7 @@ func buildHeatmap(r engine.Report) HeatmapModel {
 	if line := report.RooflineLine(r, engine.PhaseDecode); line != "" {
 		h.Notes = append(h.Notes, line)
 	}
-	for _, line := range []string{report.PrecisionLine(decode), report.AdaptiveLine(decode)} {
+	for _, line := range []string{report.PrecisionLine(decode), report.AdaptiveLine(decode), report.DriftLine(decode)} {
 		if line != "" {
 			h.Notes = append(h.Notes, line)
 		}

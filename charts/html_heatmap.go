@@ -116,9 +116,14 @@ func cellTip(res engine.Result) string {
 		name, v := report.MeasurementColumns[i], row[i]
 		switch i {
 		case 4: // the headline figure, with how well it is known
-			v = strings.TrimSpace(report.WithPlusMinus(v, res, report.TotalPrecision) + " " + report.WindowText(res))
-		case 6, 7:
+			v = report.WithWindow(v, res)
+		case 5: // the medians with their own ± and the samples behind it
+			v = report.WithPlusMinus(v, res, report.PerRequestPrecision) + report.SamplesText(res.PerRequestPct, "request", "requests")
+		case 6:
 			name += " (median)"
+		case 7:
+			name += " (median)"
+			v = report.WithPlusMinus(v, res, report.ITLPrecision) + report.SamplesText(res.ITLPct, "gap", "gaps")
 		}
 		lines = append(lines, name+": "+v)
 	}

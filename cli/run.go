@@ -47,7 +47,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.conc, "concurrency", engine.FormatCounts(def.Concurrency), "simultaneous requests per decode cell")
 	fs.DurationVar(&f.duration, "duration", def.Duration, "measurement window of each decode cell (with --precision: the longest)")
 	fs.StringVar(&f.precision, "precision", engine.FormatPrecision(def.Precision),
-		"end each decode window once total tok/s, per-request tok/s and ITL are known to this ± (95 %), after at least 5 s; off: fixed windows of --duration")
+		"end each decode window once its total tok/s is known to this ± (95 %) and not moving, after at least 5 s; off: fixed windows of --duration")
 	fs.IntVar(&f.maxOutput, "max-output", def.MaxOutputTokens, "max output tokens per request")
 	fs.IntVar(&f.kvBudget, "kv-budget", 0, "KV cache size in tokens for capacity checks (default: ask the server)")
 	fs.BoolVar(&f.noLoopDetect, "no-loop-detect", false, "don't mark cells whose output loops as Looped")

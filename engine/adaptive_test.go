@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +60,9 @@ func TestPrecisionBounds(t *testing.T) {
 	}
 }
 
-// TestReached: a target is reached when all three headline figures are
-// known to it; a fixed window reaches and misses nothing.
+// TestReached: a target is reached when total tok/s is known to it,
+// whatever the medians' ± (they don't hold a window); a fixed window
+// reaches and misses nothing; a moving rate doesn't end a window.
 func TestReached(t *testing.T) {
 	k := func(rel float64) Precision {
 		return Precision{RelCI95: rel, Buckets: 10, Batches: 5, Method: "batch means"}
@@ -72,12 +74,32 @@ func TestReached(t *testing.T) {
 	}{
 		{"fixed", CellPrecision{TotalTokPerSec: k(0.001), PerRequestTokPerSec: k(0.001), ITLMs: k(0.001)}, false, false},
 		{"all within", CellPrecision{TotalTokPerSec: k(0.01), PerRequestTokPerSec: k(0.005), ITLMs: k(0.002), Target: 0.01}, true, false},
-		{"ITL wide", CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: k(0.005), ITLMs: k(0.011), Target: 0.01}, false, true},
-		{"one unknown", CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: Precision{Unknown: "too few"}, ITLMs: k(0.005), Target: 0.01}, false, true},
+		{"medians wide", CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: k(0.03), ITLMs: k(0.2), Target: 0.01}, true, false},
+		{"total wide", CellPrecision{TotalTokPerSec: k(0.011), PerRequestTokPerSec: k(0.005), ITLMs: k(0.005), Target: 0.01}, false, true},
+		{"total unknown", CellPrecision{TotalTokPerSec: Precision{Unknown: "too few"}, PerRequestTokPerSec: k(0.005), ITLMs: k(0.005), Target: 0.01}, false, true},
 	} {
 		if c.c.Reached() != c.reached || c.c.Missed() != c.missed || c.c.Ends() != c.reached {
 			t.Errorf("%s: reached %v missed %v ends %v, want %v %v %v", c.name, c.c.Reached(), c.c.Missed(), c.c.Ends(), c.reached, c.missed, c.reached)
 		}
+	}
+	moving := CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: k(0.005), Target: 0.01,
+		Drift: &Drift{RelPer10s: -0.019, RelCI95: 0.01, Batches: 6}}
+	if !moving.Reached() || moving.Ends() {
+		t.Errorf("moving: reached %v, ends %v; want reached, not ending", moving.Reached(), moving.Ends())
+	}
+	moving.Drift.RelCI95 = 0.02 // within its noise
+	if !moving.Ends() {
+		t.Error("a slope within its noise: the window does not end, want it to")
+	}
+	var stop Stopper
+	ends := CellPrecision{TotalTokPerSec: k(0.005), PerRequestTokPerSec: k(0.005), Target: 0.01}
+	wide := CellPrecision{TotalTokPerSec: k(0.02), PerRequestTokPerSec: k(0.005), Target: 0.01}
+	var got []bool
+	for _, c := range []CellPrecision{ends, wide, ends, ends} {
+		got = append(got, stop.Done(c))
+	}
+	if !slices.Equal(got, []bool{false, false, false, true}) {
+		t.Errorf("Stopper over ends, wide, ends, ends: %v, want the window to end at the second check in a row only", got)
 	}
 	// A width of exactly 0 is reached but does not end a window: identical
 	// buckets say the buckets' resolution was reached, not the figure's.

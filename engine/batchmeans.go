@@ -5,13 +5,14 @@ import (
 	"math"
 )
 
-// The estimator behind Precision: batch means over one-second
-// buckets (METHODOLOGY, "Precision of a cell"). Buckets of a decode cell are
-// correlated (a slow second is followed by another: a longer batch, a
-// scheduler hiccup), so the naive standard error s/√n is too small; grouping
-// the buckets into batches longer than the correlation makes the batch
-// means nearly independent, and the Student-t on the few batches left pays
-// for how few they are.
+// The estimators behind Precision: overlapping batch means over one-second
+// buckets for a mean (total tok/s), sectioning for a median (METHODOLOGY,
+// "Precision of a cell"). Buckets of a decode cell are correlated (a slow
+// second is followed by another: a longer batch, a scheduler hiccup), so
+// the naive standard error s/√n is too small; grouping the buckets into
+// batches longer than the correlation makes the batch means nearly
+// independent, and Student's t on the batches' degrees of freedom pays for
+// how few they are.
 const (
 	// minPrecisionBuckets is the fewest whole buckets a precision is
 	// estimated from: one batch of one bucket each for minBatches.
@@ -28,8 +29,10 @@ const (
 	maxLag1 = 0.95
 	// maxBatchBias caps batchBias: the variance is at most doubled.
 	maxBatchBias = 2
-	// methodBatchMeans is Precision.Method for this estimator.
+	// methodBatchMeans is Precision.Method for this estimator;
+	// methodSectioning EstimateSectioned's.
 	methodBatchMeans = "batch means"
+	methodSectioning = "sectioning"
 )
 
 // EstimatePrecision estimates the 95 % confidence half-width of the mean
@@ -41,10 +44,10 @@ const (
 // resolution is the step the values move by when they move at all (the
 // tokens one decode step adds across a cell's streams, for total tok/s), 0
 // for a series without one. Buckets that all hold the same whole number of
-// steps hide how the rate varied below one step; the variance of a batch
-// mean is then taken as at least that of a rounding to resolution,
-// resolution²/12 per bucket, so that a short window of identical buckets
-// does not claim to know its rate better than its buckets can tell.
+// steps hide how the rate varied below one step; the long-run variance is
+// then taken as at least that of a rounding to resolution, resolution²/12
+// per bucket, so that a short window of identical buckets does not claim
+// to know its rate better than its buckets can tell.
 func EstimatePrecision(values []float64, resolution float64) Precision {
 	n := len(values)
 	p := Precision{Buckets: n}
@@ -57,15 +60,102 @@ func EstimatePrecision(values []float64, resolution float64) Precision {
 		p.Unknown = "the figure is zero"
 		return p
 	}
-	rho := lag1Corrected(values)
-	batch := batchSize(len(values), rho)
-	means := batchMeans(values, batch)
-	k := len(means)
-	rounding := resolution * resolution / 12 / float64(batch)
-	v := max(sampleVariance(means), rounding) / float64(k) * batchBias(rho, batch, k)
-	half := TQuantile95(k-1) * math.Sqrt(v)
+	batch, rho := BatchPlan(values)
+	k := n / batch
+	v := max(overlappingBatchVar(values, batch), resolution*resolution/12) / float64(n) * batchBias(rho, batch, k)
+	half := TQuantile95(obmDF(n, batch)) * math.Sqrt(v)
 	p.RelCI95, p.Batches, p.Method = half/m, k, methodBatchMeans
 	return p
+}
+
+// overlappingBatchVar is the long-run variance of values (the variance of
+// their mean times their count) from the means of every run of b
+// consecutive values, overlapping (Meketon & Schmeiser, 1984): the same
+// batches as batch means, slid a bucket at a time, so that a short window
+// pays for its few batches with about half again as many degrees of
+// freedom (obmDF), and a pattern that repeats (a dip at each request's
+// end) is averaged over its phase rather than read as noise.
+func overlappingBatchVar(values []float64, b int) float64 {
+	n := len(values)
+	m := meanOf(values)
+	var ss, run float64
+	for i, v := range values {
+		run += v
+		if i >= b {
+			run -= values[i-b]
+		}
+		if i >= b-1 {
+			d := run/float64(b) - m
+			ss += d * d
+		}
+	}
+	if n == b {
+		return 0
+	}
+	return float64(n) * float64(b) * ss / float64(n-b+1) / float64(n-b)
+}
+
+// obmDF is the degrees of freedom of overlapping batch means over n values
+// in batches of b: 1.5 (n/b − 1), rounded down (Meketon & Schmeiser).
+func obmDF(n, b int) int {
+	return max(1, int(1.5*(float64(n)/float64(b)-1)))
+}
+
+// BatchPlan is how a figure's one-second series is cut into batches: b
+// buckets a batch (batchSize) for the series' lag-1 autocorrelation rho
+// (lag1Corrected). Precisions of figures that are not means of their
+// buckets (EstimateSectioned) batch by the plan of their per-second series.
+func BatchPlan(values []float64) (b int, rho float64) {
+	rho = lag1Corrected(values)
+	return batchSize(len(values), rho), rho
+}
+
+// EstimateSectioned estimates the 95 % confidence half-width of a figure
+// that is not the mean of its buckets (a median of requests' rates, a
+// median of gaps), relative to it: sectioning (Asmussen & Glynn, Stochastic
+// Simulation, IV.5). whole is the figure over the whole window; sections
+// are the same figure computed over each of k consecutive batches of b
+// buckets (BatchPlan of its per-second series, whose lag-1
+// autocorrelation is rho); buckets is how many whole buckets the window
+// holds. The interval is centred on whole, and its variance is that of
+// the sections about it over k: a figure whose batches are alike is known
+// well, and one whose median jumps between batches (gaps with two modes
+// whose weights shift) is not, however many gaps each batch held. The
+// neighbouring-batch correction and Student's t are batch means'.
+func EstimateSectioned(whole float64, sections []float64, b int, rho float64, buckets int) Precision {
+	p := Precision{Buckets: buckets}
+	k := len(sections)
+	if k < minBatches {
+		p.Unknown = fmt.Sprintf("%d one-second %s: too few to estimate (at least %d)", buckets, Plural(buckets, "bucket", "buckets"), minPrecisionBuckets)
+		return p
+	}
+	if whole <= 0 || math.IsNaN(whole) || math.IsInf(whole, 0) {
+		p.Unknown = "the figure is zero"
+		return p
+	}
+	var ss float64
+	for _, f := range sections {
+		ss += (f - whole) * (f - whole)
+	}
+	v := ss / float64(k-1) / float64(k) * batchBias(rho, b, k)
+	p.RelCI95, p.Batches, p.Method = TQuantile95(k-1)*math.Sqrt(v)/whole, k, methodSectioning
+	return p
+}
+
+// Sections returns the k = n/b batches of n buckets that sectioning uses,
+// as [first, end) bucket indices, oldest first: the oldest remainder,
+// nearest warm-up, is left out.
+func Sections(n, b int) [][2]int {
+	if b <= 0 {
+		return nil
+	}
+	k := n / b
+	off := n - k*b
+	out := make([][2]int, k)
+	for i := range out {
+		out[i] = [2]int{off + i*b, off + (i+1)*b}
+	}
+	return out
 }
 
 // batchSize is how many of n buckets one batch holds, for buckets with
@@ -111,19 +201,6 @@ func lag1Corrected(values []float64) float64 {
 	}
 	r := num / den
 	return max(0, min((r*n+1)/(n-3), maxLag1))
-}
-
-// batchMeans groups values into as many whole batches of size b as fit and
-// returns their means. The remainder left over is the oldest buckets, the
-// ones nearest warm-up.
-func batchMeans(values []float64, b int) []float64 {
-	k := len(values) / b
-	off := len(values) - k*b
-	out := make([]float64, k)
-	for i := range out {
-		out[i] = meanOf(values[off+i*b : off+(i+1)*b])
-	}
-	return out
 }
 
 func meanOf(values []float64) float64 {

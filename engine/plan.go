@@ -40,9 +40,9 @@ type Plan struct {
 	// against (see SLOVerdict); it changes no measurement.
 	SLO SLO `json:"slo,omitzero"`
 	// Precision, when above 0, makes decode windows adaptive: a cell's
-	// window ends once each headline figure is known to within this
-	// relative 95 % half-width (0.01: ±1 %), after at least
-	// MinAdaptiveWindow and at most Duration. 0 is a fixed window of
+	// window ends once its total tok/s is known to within this relative
+	// 95 % half-width (0.01: ±1 %) and is not moving, at two checks in a
+	// row (Stopper), after at least MinAdaptiveWindow and at most Duration. 0 is a fixed window of
 	// Duration, as every plan before it had (an older report resumes so).
 	// Always written: a saved "off" must not read back as a default.
 	Precision float64 `json:"precision"`

@@ -9,19 +9,24 @@ import (
 	"time"
 )
 
-// Precision is how well one headline figure of a cell is known: the
-// half-width of its 95 % confidence interval relative to the figure, from
-// the variation of the figure between the window's one-second buckets. A
-// figure without it can't say whether a second run would agree.
+// Precision is how well one headline figure of a cell's window is known:
+// the half-width of its 95 % confidence interval relative to the figure,
+// from the variation of the figure between the window's one-second
+// buckets. It is the window's: the rate the server held while it ran, as
+// if its pace held; a run at another minute can differ by more, which no
+// window sees (METHODOLOGY, "Precision of a cell").
 type Precision struct {
 	// RelCI95 is the 95 % half-width ÷ the figure (0.004 is ±0.4 %); 0
 	// with Unknown set when it couldn't be estimated.
 	RelCI95 float64 `json:"rel_ci95"`
 	// Buckets is how many whole one-second buckets of the window it rests
-	// on; Batches how many batch means those were grouped into.
+	// on; Batches how many batches those were grouped into (k = buckets ÷
+	// batch size: separate batches for a median's sections, the nominal
+	// count for overlapping batch means).
 	Buckets int `json:"buckets"`
 	Batches int `json:"batches,omitempty"`
-	// Method names the estimator ("batch means").
+	// Method names the estimator: "batch means" (total tok/s, overlapping)
+	// or "sectioning" (the medians).
 	Method string `json:"method,omitempty"`
 	// Unknown says why there is no estimate ("3 one-second buckets: too
 	// few to estimate"); "" when RelCI95 is known.
@@ -44,6 +49,9 @@ type CellPrecision struct {
 	// Target is the plan's Precision the window adapted to; 0 for a fixed
 	// window (and in reports from before adaptive windows).
 	Target float64 `json:"target,omitempty"`
+	// Drift is total tok/s's slope across the window; nil for a window
+	// under MinAdaptiveWindow (and in reports from before it was measured).
+	Drift *Drift `json:"drift,omitempty"`
 }
 
 // The bounds of adaptive windows (Plan.Precision).
@@ -66,9 +74,8 @@ const (
 // Adaptive reports whether p ends decode windows by precision.
 func (p Plan) Adaptive() bool { return p.Precision > 0 }
 
-// Headlines are the figures an adaptive window waits for, in the order of
-// HeadlineNames: total tok/s, per-request tok/s and the median time
-// between tokens.
+// Headlines are a cell's figures with a ±, in the order of HeadlineNames:
+// total tok/s, per-request tok/s and the median time between tokens.
 func (c CellPrecision) Headlines() []Precision {
 	return []Precision{c.TotalTokPerSec, c.PerRequestTokPerSec, c.ITLMs}
 }
@@ -76,8 +83,21 @@ func (c CellPrecision) Headlines() []Precision {
 // HeadlineNames name Headlines' figures, as the report and the app say them.
 var HeadlineNames = []string{"total tok/s", "per-request tok/s", "ITL"}
 
-// Reached reports whether every headline figure is known to within
-// Target; false for a fixed window (Target 0), which aimed at none.
+// gates is how many of Headlines an adaptive window waits for: total
+// tok/s, the figure the heatmaps and the reports lead with. Per-request
+// tok/s and ITL keep their own ± without holding the window: they are
+// medians, whose ± rests on few batches of few requests at low
+// concurrency and moved between ±0.6 % and ±2.6 % from one second's
+// check to the next; waiting for them made windows on servers we didn't
+// write run up to 10 s longer than their total tok/s needed, and the
+// whole 30 s for ITL (METHODOLOGY, "Adaptive windows").
+const gates = 1
+
+// Gates are the figures an adaptive window waits for (gates of Headlines).
+func (c CellPrecision) Gates() []Precision { return c.Headlines()[:gates] }
+
+// Reached reports whether every figure the window waits for is known to
+// within Target; false for a fixed window (Target 0), which aimed at none.
 func (c CellPrecision) Reached() bool {
 	return c.every(func(p Precision) bool { return p.Known() && p.RelCI95 <= c.Target })
 }
@@ -91,16 +111,33 @@ func (p Precision) Reaches(target float64) bool {
 	return p.Known() && p.RelCI95 > 0 && p.RelCI95 <= target
 }
 
-// Ends reports whether an adaptive window may end on c: every headline
-// figure Reaches the target.
+// Ends reports whether an adaptive window's check finds c done: every
+// figure it waits for Reaches the target and total tok/s is not moving
+// (Drift.Moving). The window ends at the second of two such checks in a
+// row (Stopper).
 func (c CellPrecision) Ends() bool {
-	return c.every(func(p Precision) bool { return p.Reaches(c.Target) })
+	return c.every(func(p Precision) bool { return p.Reaches(c.Target) }) && !c.Drift.Moving()
 }
 
-// every reports whether c aimed at a target and ok holds for every
-// headline figure.
+// Stopper is an adaptive window's stopping rule over its checks, one a
+// second: the window ends at the second of two checks in a row at which
+// Ends holds. One check alone would end it at the first second whose
+// spread happened to look small, and its ± would be too narrow for the
+// windows it picked (BENCHMARKS.md, "Adaptive windows").
+type Stopper struct{ before bool }
+
+// Done takes one check's precision and reports whether the window ends.
+func (s *Stopper) Done(c CellPrecision) bool {
+	ends := c.Ends()
+	twice := ends && s.before
+	s.before = ends
+	return twice
+}
+
+// every reports whether c aimed at a target and ok holds for every figure
+// the window waits for.
 func (c CellPrecision) every(ok func(Precision) bool) bool {
-	return c.Target > 0 && !slices.ContainsFunc(c.Headlines(), func(p Precision) bool { return !ok(p) })
+	return c.Target > 0 && !slices.ContainsFunc(c.Gates(), func(p Precision) bool { return !ok(p) })
 }
 
 // Missed reports whether the window adapted to a target and ended at the

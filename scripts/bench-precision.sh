@@ -1,36 +1,45 @@
 #!/usr/bin/env bash
 # bench-precision.sh OUTDIR [PART...]: adaptive windows (--precision 1%)
-# beside fixed ones (--precision off), side by side in one run
-# (BENCHMARKS.md, "Adaptive windows"). Parts, in this order by default:
+# beside fixed ones (--precision off), side by side (BENCHMARKS.md,
+# "Adaptive windows"). Parts, in this order by default:
 #   sim       the Standard plan on `speedmatrix sim --profile
 #             gemma-4-e2b-rtxpro6000` (noise on): each run's wall time, and
 #             each decode cell's figures compared (about 30 min; simulated)
+#   mock      the same on GuideLLM's `guidellm mock-server` (PyPI; a server
+#             we did not write: 10 ms ± 1 ms between tokens, normal), decode
+#             at 512 and 2K × 1, 4, 16, 30-s windows; needs GuideLLM
+#             (scripts/rig/peers.sh installs it; or set GUIDELLM)
+#   noisy     the same with the mock's noise between tokens raised to ±30 %
+#             and its pace doubled (5 ms ± 1.5 ms, the reviewer's vLLM
+#             simulator of issue 39)
 #   vllm      the same on the real-vLLM rig's vLLM (its CPU build serving
 #             the tiny Llama, as scripts/real-vllm.sh starts it) with a plan
 #             that fits it: prefill and decode at PRECISION_VLLM_CONTEXTS
 #             (512,2K; prefill 3 repeats) × PRECISION_VLLM_CONCURRENCY
 #             (1,4,16), 30-s windows, 512 output tokens; needs the rig (run
 #             scripts/real-vllm.sh once first, or set RIG)
-#   mock      the same on GuideLLM's `guidellm mock-server` (PyPI; a server
-#             we did not write: 10 ms ± 1 ms between tokens, normal), decode
-#             at 512 and 2K × 1, 4, 16, 30-s windows; needs GuideLLM
-#             (scripts/rig/peers.sh installs it; or set GUIDELLM)
-#   coverage  one noisy cell (PRECISION_CELL_PROFILE gemma-4-e2b-rtxpro6000,
-#             PRECISION_CELL 128K × 1) measured PRECISION_REPEATS (20)
-#             times on simulators of different seeds, with fixed 30-s
-#             windows and with adaptive ones: how many runs' 95 % intervals
-#             hold the mean of all (simulated)
-# Each part writes OUTDIR/PART/precision.md (scripts/precision_compare.py).
+#   coverage-sim   one noisy cell (PRECISION_CELL_PROFILE
+#             gemma-4-e2b-rtxpro6000, PRECISION_CELL 128K × 1) measured
+#             PRECISION_REPEATS (20) times on simulators of different seeds,
+#             with fixed 30-s windows and with adaptive ones (simulated)
+#   coverage-mock  one cell (PRECISION_MOCK_CELL 1K × 8) on one GuideLLM
+#             mock server (5 ms ± 1.5 ms, as noisy), PRECISION_REPEATS times
+#             each way, fixed and adaptive runs alternating
+# Each part writes OUTDIR/PART/precision.md (scripts/precision_compare.py);
+# the comparisons write OUTDIR/PART/summary.json, and the end
+# OUTDIR/targets.md and OUTDIR/coverage.md from whatever OUTDIR holds.
+# SPEEDMATRIX_BIN names a binary already built, so that two runs of the
+# script may share OUTDIR.
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: scripts/bench-precision.sh OUTDIR [sim|vllm|mock|coverage ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/bench-precision.sh OUTDIR [sim|mock|noisy|vllm|coverage-sim|coverage-mock ...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 out=$1
 shift
-parts=${*:-sim vllm mock coverage}
+parts=${*:-sim mock noisy vllm coverage-sim coverage-mock}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-(. scripts/goenv.sh && go build -o "$out/speedmatrix" .)
-sm=$out/speedmatrix
+sm=${SPEEDMATRIX_BIN:-$out/speedmatrix}
+[ -n "${SPEEDMATRIX_BIN:-}" ] || (. scripts/goenv.sh && go build -o "$sm" .)
 compare="python3 scripts/precision_compare.py"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -50,7 +59,7 @@ pair() {
 		"$sm" run "$@" --precision "$p" --out "$dir/$p" >"$dir/$p.log" 2>&1 || { tail -3 "$dir/$p.log" >&2; return 1; }
 		tail -1 "$dir/$p.log"
 	done
-	$compare pair "$dir/1%/report.json" "$dir/off/report.json" | tee "$dir/precision.md"
+	$compare pair "$dir/1%/report.json" "$dir/off/report.json" "$dir/summary.json" | tee "$dir/precision.md"
 }
 
 part_sim() {
@@ -85,31 +94,42 @@ part_vllm() {
 	trap - EXIT
 }
 
-part_mock() {
+# mock_server PORT ITL ITL_STD LOG: GuideLLM's mock server in the
+# background, ITL ms ± ITL_STD ms (normal) between tokens.
+mock_server() {
 	local guidellm=${GUIDELLM:-${RIG:-$HOME/.cache/speedmatrix}/peers/guidellm/bin/guidellm}
 	[ -x "$guidellm" ] || { echo "no guidellm at $guidellm: run scripts/rig/peers.sh once, or set GUIDELLM" >&2; return 2; }
-	mkdir -p "$out/mock"
+	HF_HUB_OFFLINE=1 "$guidellm" mock-server --host 127.0.0.1 --port "$1" --model mock \
+		--ttft-ms 50 --itl-ms "$2" --itl-ms-std "$3" >"$4" 2>&1 &
+}
+
+# part_mock_with NAME ITL ITL_STD: the mock part with that time between
+# tokens.
+part_mock_with() {
+	mkdir -p "$out/$1"
 	local port
 	port=$(free_port)
-	HF_HUB_OFFLINE=1 "$guidellm" mock-server --host 127.0.0.1 --port "$port" --model mock \
-		--ttft-ms 50 --itl-ms 10 --itl-ms-std 1 >"$out/mock/server.log" 2>&1 &
+	mock_server "$port" "$2" "$3" "$out/$1/server.log"
 	local server=$!
 	wait_health "$port" 60
-	pair "$out/mock" --endpoint "http://127.0.0.1:$port" --model mock --prefill-contexts none \
+	pair "$out/$1" --endpoint "http://127.0.0.1:$port" --model mock --prefill-contexts none \
 		--contexts 512,2K --concurrency 1,4,16 --duration 30s --max-output 512
 	kill $server 2>/dev/null || true
 }
 
-part_coverage() {
+part_mock() { part_mock_with mock 10 1; }
+part_noisy() { part_mock_with noisy 5 1.5; }
+
+part_coverage_sim() {
 	local profile=${PRECISION_CELL_PROFILE:-gemma-4-e2b-rtxpro6000} cell=${PRECISION_CELL:-128K}
 	local conc=${PRECISION_CELL_CONCURRENCY:-1} n=${PRECISION_REPEATS:-20}
-	mkdir -p "$out/coverage"
+	mkdir -p "$out/coverage-sim"
 	for p in off 1%; do
-		mkdir -p "$out/coverage/$p"
+		mkdir -p "$out/coverage-sim/$p"
 		for i in $(seq 1 "$n"); do
-			local port dir=$out/coverage/$p/$i
+			local port dir=$out/coverage-sim/$p/$i
 			port=$(free_port)
-			"$sm" sim --profile "$profile" --seed "$i" --addr "127.0.0.1:$port" >"$out/coverage/sim.log" 2>&1 &
+			"$sm" sim --profile "$profile" --seed "$i" --addr "127.0.0.1:$port" >"$out/coverage-sim/sim.log" 2>&1 &
 			local server=$!
 			wait_health "$port" 50
 			"$sm" run --endpoint "http://127.0.0.1:$port" --prefill-contexts none --contexts "$cell" \
@@ -117,15 +137,46 @@ part_coverage() {
 				{ tail -3 "$dir.log" >&2; kill $server; return 1; }
 			kill $server
 			wait $server 2>/dev/null || true
-			echo "$p run $i: $(grep -o 'Valid ·[^·]*' "$dir.log" | head -1)"
+			echo "coverage-sim $p run $i: $(grep -o 'Valid ·[^·]*' "$dir.log" | head -1)"
 		done
 	done
-	$compare coverage "$out/coverage/off" "$out/coverage/1%" | tee "$out/coverage/precision.md"
+}
+
+part_coverage_mock() {
+	local cell=${PRECISION_MOCK_CELL:-1K} conc=${PRECISION_MOCK_CONCURRENCY:-8} n=${PRECISION_REPEATS:-20}
+	mkdir -p "$out/coverage-mock"
+	local port
+	port=$(free_port)
+	mock_server "$port" 5 1.5 "$out/coverage-mock/server.log"
+	local server=$!
+	wait_health "$port" 60
+	# Fixed and adaptive runs alternate, so that a slow minute of the
+	# machine falls on both.
+	for i in $(seq 1 "$n"); do
+		for p in off 1%; do
+			local dir=$out/coverage-mock/$p/$i
+			mkdir -p "$out/coverage-mock/$p"
+			"$sm" run --endpoint "http://127.0.0.1:$port" --model mock --prefill-contexts none --contexts "$cell" \
+				--concurrency "$conc" --duration 30s --max-output 512 --precision "$p" --out "$dir" >"$dir.log" 2>&1 ||
+				{ tail -3 "$dir.log" >&2; kill $server; return 1; }
+			echo "coverage-mock $p run $i: $(grep -o 'Valid ·[^·]*' "$dir.log" | head -1)"
+		done
+	done
+	kill $server 2>/dev/null || true
 }
 
 for part in $parts; do
 	case $part in
-	sim | vllm | mock | coverage) "part_$part" ;;
-	*) echo "unknown part $part: use sim, vllm, mock or coverage" >&2; exit 2 ;;
+	sim | mock | noisy | vllm) "part_$part" ;;
+	coverage-sim | coverage-mock) "part_${part/-/_}" ;;
+	*) echo "unknown part $part: use sim, mock, noisy, vllm, coverage-sim or coverage-mock" >&2; exit 2 ;;
 	esac
 done
+$compare targets "$out" | tee "$out/targets.md"
+cov=()
+for d in coverage-sim coverage-mock; do
+	for p in off 1%; do
+		[ -d "$out/$d/$p" ] && cov+=("$d $p=$out/$d/$p")
+	done
+done
+[ ${#cov[@]} -eq 0 ] || $compare coverage "${cov[@]}" | tee "$out/coverage.md"

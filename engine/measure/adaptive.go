@@ -7,28 +7,32 @@ import (
 	"speedmatrix/engine"
 )
 
-// Adaptive windows (engine.Plan.Precision): a decode cell's window ends at
-// the first whole second, from engine.MinAdaptiveWindow on, at which every
-// headline figure over the window so far is known to the plan's precision,
-// and at the plan's duration otherwise. The figures are then those of the
-// window it ended at, counted as a fixed window of that length would count
-// them (finish); only the window's length adapts.
+// Adaptive windows (engine.Plan.Precision): a decode cell's window is
+// checked at each whole second from a second before
+// engine.MinAdaptiveWindow, and ends at the second of two checks in a row
+// that find its figures known to the plan's precision and its rate not
+// moving (engine.CellPrecision.Ends), so never before MinAdaptiveWindow;
+// at the plan's duration otherwise (engine.Stopper). The figures are then
+// those of the window it ended at, counted as a fixed window of that
+// length would count them (finish); only the window's length adapts.
 
-// firstCheck is when the window is first checked: MinAdaptiveWindow after
-// it opened for an adaptive plan, never after end; end for a fixed one.
+// firstCheck is when the window is first checked: a second before
+// MinAdaptiveWindow after it opened for an adaptive plan, never after end;
+// end for a fixed one.
 func (d *decodeCell) firstCheck(from, end time.Time) time.Time {
 	if !d.r.plan.Adaptive() {
 		return end
 	}
-	return minTime(from.Add(engine.MinAdaptiveWindow), end)
+	return minTime(from.Add(engine.MinAdaptiveWindow-precisionBucket), end)
 }
 
-// known reports whether the window [from, to] already knows every headline
-// figure to the plan's precision (engine.CellPrecision.Ends).
+// known reports whether the window [from, to] knows every figure the
+// window waits for to the plan's precision, and did at the check a second
+// before (engine.Stopper).
 func (d *decodeCell) known(from, to time.Time) bool {
-	c := cellPrecision(d.snapshot(), from, to, d.concurrency)
+	c := cellPrecision(d.snapshot(), from, to, d.concurrency, false)
 	c.Target = d.r.plan.Precision
-	return c.Ends()
+	return d.stopper.Done(*c)
 }
 
 // snapshot copies what the precision estimate reads of the cell's requests

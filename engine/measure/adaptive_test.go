@@ -13,7 +13,7 @@ import (
 // simulator with fixed windows and with adaptive ones. A fixed window is
 // exactly the plan's duration, as before adaptive windows. An adaptive one
 // is a whole number of seconds from MinAdaptiveWindow to the duration, and
-// ends early only with every headline figure known to the target; its
+// ends early only with total tok/s known to the target and not moving; its
 // figures count only the tokens inside it. Nothing here depends on how
 // fast the machine is: a busy machine that makes the figures noisier only
 // makes the window longer, up to the duration.
@@ -42,6 +42,8 @@ func TestAdaptiveWindows(t *testing.T) {
 				t.Errorf("adaptive %s: target %g, want %g", r.Key(), c.Target, precision)
 			case r.MeasuredS < duration.Seconds() && !c.Reached():
 				t.Errorf("adaptive %s: ended after %g s without reaching ±%g: %+v", r.Key(), r.MeasuredS, precision, c)
+			case r.MeasuredS < duration.Seconds() && c.Drift.Moving():
+				t.Errorf("adaptive %s: ended after %g s while its rate was moving (%s)", r.Key(), r.MeasuredS, c.Drift.Text())
 			}
 			// Only tokens inside the window count: the figure is its tokens
 			// over its length.

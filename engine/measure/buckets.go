@@ -11,25 +11,144 @@ import (
 const precisionBucket = time.Second
 
 // cellPrecision estimates how well a decode cell's headline figures over
-// the window [from, to] are known, from when its requests' tokens arrived.
-// Only whole buckets count: a partial last one (a window that is not a
-// whole number of seconds) is left out rather than weighed as a full one.
+// the window [from, to] are known, from when its requests' tokens arrived,
+// and how total tok/s moved across it (engine.EstimateDrift). Only whole
+// buckets count: a partial last one (a window that is not a whole number of
+// seconds) is left out rather than weighed as a full one. withMedians
+// false leaves the ± of per-request tok/s and ITL out, for an adaptive
+// window's check, which doesn't wait for them (engine.CellPrecision.Gates)
+// and runs every second.
 //
-// Total tok/s moves by whole decode steps: streams tokens at a time, each
-// stream's chunk holding the tokens its arrivals hold on average (one, for
-// vLLM's default stream interval); that is its resolution. The other two
-// figures are rates and gaps, continuous.
-func cellPrecision(recs []*requestRecord, from, to time.Time, streams int) *engine.CellPrecision {
-	s := bucketSeriesOf(recs, from, int(to.Sub(from)/precisionBucket))
+// Total tok/s is the mean of its buckets (overlapping batch means). It
+// moves by whole decode steps: streams tokens at a time, each stream's
+// chunk holding the tokens its arrivals hold on average (one, for vLLM's
+// default stream interval); that is its resolution. Per-request tok/s and ITL are
+// medians, of the requests' rates and of the gaps between tokens, and are
+// sectioned (engine.EstimateSectioned): the same median over each batch,
+// about the window's own, batched by the plan of their per-second series.
+func cellPrecision(recs []*requestRecord, from, to time.Time, streams int, withMedians bool) *engine.CellPrecision {
+	n := int(to.Sub(from) / precisionBucket)
+	s := bucketSeriesOf(recs, from, n)
 	step := float64(streams)
 	if s.arrivals > 0 {
 		step *= s.tokens / float64(s.arrivals)
 	}
-	return &engine.CellPrecision{
-		TotalTokPerSec:      engine.EstimatePrecision(s.total, step),
-		PerRequestTokPerSec: engine.EstimatePrecision(s.perRequest, 0),
-		ITLMs:               engine.EstimatePrecision(s.itl, 0),
+	c := &engine.CellPrecision{
+		TotalTokPerSec: engine.EstimatePrecision(s.total, step),
+		Drift:          engine.EstimateDrift(s.total, step),
 	}
+	if withMedians {
+		c.PerRequestTokPerSec, c.ITLMs = perRequestPrecision(recs, from, n, s.perRequest), itlPrecision(s, n)
+	}
+	return c
+}
+
+// perRequestPrecision sections the median of the requests' rates: over
+// each batch, the median of the rates the requests decoded at inside it
+// (as requestWindow measures a request), about the median over the n
+// whole buckets. One pass over the arrivals, however many batches.
+func perRequestPrecision(recs []*requestRecord, from time.Time, n int, perSecond []float64) engine.Precision {
+	b, rho := engine.BatchPlan(perSecond)
+	secs := engine.Sections(n, b)
+	to := bucketStart(from, n)
+	byBatch := make([][]float64, len(secs))
+	var whole []float64
+	for _, r := range recs {
+		var all, cur rateRun
+		batch := -1
+		for i := range r.Arrivals {
+			at := r.at(i)
+			if !inWindow(at, from, to) {
+				continue
+			}
+			all.add(at, r.tokens(i))
+			j := batchOf(bucketOf(at, from), n, b)
+			if j != batch {
+				cur.into(byBatch, batch)
+				cur, batch = rateRun{}, j
+			}
+			cur.add(at, r.tokens(i))
+		}
+		cur.into(byBatch, batch)
+		if rate, ok := all.rate(); ok {
+			whole = append(whole, rate)
+		}
+	}
+	var sections []float64
+	for _, rates := range byBatch {
+		if len(rates) > 0 {
+			sections = append(sections, percentiles(rates).P50)
+		}
+	}
+	return engine.EstimateSectioned(percentiles(whole).P50, sections, b, rho, n)
+}
+
+// batchOf is the batch of engine.Sections(n, b) that bucket i falls in,
+// -1 for the oldest remainder that no batch holds.
+func batchOf(i, n, b int) int {
+	if b <= 0 || i < n-n/b*b {
+		return -1
+	}
+	return (i - (n - n/b*b)) / b
+}
+
+// rateRun measures one request's rate over a stretch of its arrivals as
+// requestWindow does: the tokens after its first arrival there over the
+// time from that arrival to its last.
+type rateRun struct {
+	first, last   time.Time
+	tokens, after float64
+}
+
+func (w *rateRun) add(at time.Time, tokens float64) {
+	w.tokens += tokens
+	if w.first.IsZero() {
+		w.first = at
+		return
+	}
+	w.after += tokens
+	w.last = at
+}
+
+// rate is the stretch's rate; false with fewer than two arrivals apart.
+func (w rateRun) rate() (float64, bool) {
+	if w.last.IsZero() || !w.last.After(w.first) {
+		return 0, false
+	}
+	return w.after / w.last.Sub(w.first).Seconds(), true
+}
+
+// into adds the stretch's rate to batch j of byBatch, if it has one.
+func (w rateRun) into(byBatch [][]float64, j int) {
+	if rate, ok := w.rate(); ok && j >= 0 {
+		byBatch[j] = append(byBatch[j], rate)
+	}
+}
+
+// itlPrecision sections the median gap: over each batch, the weighted
+// median of the gaps whose chunks arrived inside it, about the median of
+// all the window's.
+func itlPrecision(s bucketSeries, n int) engine.Precision {
+	b, rho := engine.BatchPlan(s.itl)
+	medianIn := func(lo, hi int) float64 {
+		var gaps []weighted
+		for _, g := range s.gaps[lo:hi] {
+			gaps = append(gaps, g...)
+		}
+		return weightedPercentiles(gaps).P50
+	}
+	var sections []float64
+	for _, sec := range engine.Sections(n, b) {
+		if f := medianIn(sec[0], sec[1]); f > 0 {
+			sections = append(sections, f)
+		}
+	}
+	return engine.EstimateSectioned(medianIn(0, n), sections, b, rho, n)
+}
+
+// bucketStart is when bucket i opens: from + i s.
+func bucketStart(from time.Time, i int) time.Time {
+	return from.Add(time.Duration(i) * precisionBucket)
 }
 
 // bucketSeries are a cell's headline figures second by second.
@@ -46,6 +165,9 @@ type bucketSeries struct {
 	// bucket (ms), weighted as the cell's ITL is; a bucket without a
 	// gap is left out.
 	itl []float64
+	// gaps are each bucket's gaps between tokens (weighted), for the
+	// median over a batch.
+	gaps [][]weighted
 	// tokens and arrivals count what arrived in the buckets, for the
 	// tokens an arrival holds on average.
 	tokens   float64
@@ -81,7 +203,7 @@ func bucketSeriesOf(recs []*requestRecord, from time.Time, n int) bucketSeries {
 			gaps[b] = append(gaps[b], g)
 		})
 	}
-	s := bucketSeries{total: total, arrivals: arrived}
+	s := bucketSeries{total: total, arrivals: arrived, gaps: gaps}
 	for _, v := range total {
 		s.tokens += v
 	}

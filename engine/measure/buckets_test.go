@@ -86,9 +86,10 @@ func TestCellPrecision(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := cellPrecision([]*requestRecord{c.rec}, from, from.Add(c.window), 1)
-			// 8 buckets of 10 tokens, batches of 2: t₃ · √(1/12 / 2 / 4) / 10.
-			if rounding := 3.182 * math.Sqrt(1.0/12/2/4) / 10; c.rec == steady && c.known && math.Abs(p.TotalTokPerSec.RelCI95-rounding) > 1e-4 {
+			p := cellPrecision([]*requestRecord{c.rec}, from, from.Add(c.window), 1, true)
+			// 8 buckets of 10 tokens, overlapping batches of 2 (4.5 degrees
+			// of freedom, rounded down): t₄ · √(1/12 / 8) / 10.
+			if rounding := 2.776 * math.Sqrt(1.0/12/8) / 10; c.rec == steady && c.known && math.Abs(p.TotalTokPerSec.RelCI95-rounding) > 1e-4 {
 				t.Errorf("steady total tok/s ± %g, want the rounding to whole tokens, %g", p.TotalTokPerSec.RelCI95, rounding)
 			}
 			for i, f := range []engine.Precision{p.TotalTokPerSec, p.PerRequestTokPerSec, p.ITLMs} {
@@ -97,5 +98,41 @@ func TestCellPrecision(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPerRequestSectionsOnePass: the one pass over the arrivals that
+// sections per-request tok/s gives what measuring each request over each
+// batch with requestWindow gives.
+func TestPerRequestSectionsOnePass(t *testing.T) {
+	from := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+	recs := []*requestRecord{
+		steadyRecord(from, -500*ms, 9000*ms, 100*ms),
+		steadyRecord(from, -300*ms, 4000*ms, 70*ms, [2]time.Duration{2050 * ms, 2550 * ms}),
+		steadyRecord(from, 4200*ms, 9500*ms, 90*ms, [2]time.Duration{6050 * ms, 6850 * ms}),
+	}
+	const n = 9
+	s := bucketSeriesOf(recs, from, n)
+	got := perRequestPrecision(recs, from, n, s.perRequest)
+	b, rho := engine.BatchPlan(s.perRequest)
+	medianIn := func(lo, hi int) float64 {
+		var rates []float64
+		for _, r := range recs {
+			if _, rate, ok := requestWindow(r, bucketStart(from, lo), bucketStart(from, hi)); ok {
+				rates = append(rates, rate)
+			}
+		}
+		return percentiles(rates).P50
+	}
+	var sections []float64
+	for _, sec := range engine.Sections(n, b) {
+		if f := medianIn(sec[0], sec[1]); f > 0 {
+			sections = append(sections, f)
+		}
+	}
+	want := engine.EstimateSectioned(medianIn(0, n), sections, b, rho, n)
+	if got != want || !got.Known() {
+		t.Errorf("one pass %+v, batch by batch %+v", got, want)
 	}
 }

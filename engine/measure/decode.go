@@ -28,6 +28,8 @@ type decodeCell struct {
 	// windowEnd is when the window ended: windowAt + the plan's duration,
 	// or earlier when an adaptive window knew its figures (wait).
 	windowEnd time.Time
+	// stopper is an adaptive window's stopping rule over its checks.
+	stopper engine.Stopper
 	// arrivals guards each worker's records' Arrivals while the cell runs,
 	// one lock per worker (only it appends), so that an adaptive window can
 	// read them (snapshot) without holding up the other streams.
@@ -336,7 +338,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		res.OutputTokens = int(f.TokensInWindow + 0.5)
 		res.MeasuredS = to.Sub(from).Seconds()
 		res.WindowStart = from
-		res.Precision = cellPrecision(d.recs, from, to, d.concurrency)
+		res.Precision = cellPrecision(d.recs, from, to, d.concurrency, true)
 		res.Precision.Target = d.r.plan.Precision
 		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)
 	}

@@ -221,25 +221,14 @@ func computeDecode(recs []*requestRecord, from, to time.Time) decodeFigures {
 // keeps a chunked stream's rate exact however the window cuts it, and leaves
 // out the wait for the first token of a request that starts in the window.
 func requestWindow(r *requestRecord, from, to time.Time) (tokens, rate float64, ok bool) {
-	var first, last time.Time
-	var after float64
+	var w rateRun
 	for i := range r.Arrivals {
-		at := r.at(i)
-		if !inWindow(at, from, to) {
-			continue
+		if at := r.at(i); inWindow(at, from, to) {
+			w.add(at, r.tokens(i))
 		}
-		tokens += r.tokens(i)
-		if first.IsZero() {
-			first = at
-			continue
-		}
-		after += r.tokens(i)
-		last = at
 	}
-	if last.IsZero() || !last.After(first) {
-		return tokens, 0, false
-	}
-	return tokens, after / last.Sub(first).Seconds(), true
+	rate, ok = w.rate()
+	return w.tokens, rate, ok
 }
 
 // appendGaps adds r's inter-token gaps for chunks that arrived inside the

@@ -27,7 +27,7 @@ func CellLine(r engine.Result) string {
 		add("%s", tps)
 		add("TTFT %s", Millis(r.TTFTMs))
 	case r.Measured():
-		add("%s", withWindow(WithPlusMinus(TokPerSec(r.TotalTokPerSec)+" tok/s", r, TotalPrecision), r))
+		add("%s", WithWindow(TokPerSec(r.TotalTokPerSec)+" tok/s", r))
 		add("%s tok/s/req", PerRequest(r.PerRequestTokPerSec))
 		add("TTFT %s", Millis(r.TTFTMs))
 		add("ITL %s", millisFine(r.ITLMs))

@@ -352,15 +352,17 @@ func writeMeasurements(b *strings.Builder, rs []engine.Result) {
 	rows := make([][]string, 0, len(rs))
 	for _, res := range rs {
 		row := MeasurementRow(res)
-		row[4] = WithPlusMinus(row[4], res, TotalPrecision)
+		row[4] = WithWindow(row[4], res)
 		rows = append(rows, append(row, PercentileCells(res)...))
 	}
 	writeTable(b, append(slices.Clip(MeasurementColumns), PercentileColumns...), rows)
 	if anyPrecision(rs) {
 		b.WriteString(NotePlusMinus + "\n\n")
 	}
-	if line := AdaptiveLine(rs); line != "" {
-		b.WriteString(line + ".\n\n")
+	for _, line := range []string{AdaptiveLine(rs), DriftLine(rs)} {
+		if line != "" {
+			b.WriteString(line + ".\n\n")
+		}
 	}
 	if AnyFewForP99(rs) {
 		b.WriteString(NoteFewSamples + "\n\n")

@@ -60,3 +60,13 @@ func AnyFewForP99(rs []engine.Result) bool {
 	}
 	return false
 }
+
+// SamplesText is " (1,204 samples)", the samples behind a percentile's
+// figure in the words given ("gap", "gaps"); "" when the report doesn't
+// say (an import, an older report).
+func SamplesText(p engine.Percentiles, one, many string) string {
+	if p.N <= 0 {
+		return ""
+	}
+	return " (" + Int(p.N) + " " + engine.Plural(p.N, one, many) + ")"
+}

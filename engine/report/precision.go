@@ -12,7 +12,7 @@ import (
 
 // NotePlusMinus explains the ± beside a cell's total tok/s in All
 // measurements.
-const NotePlusMinus = "±: the 95 % interval of the cell's total tok/s over its window, from one-second buckets (batch means); — when the window was too short to tell."
+const NotePlusMinus = "±: the 95 % interval of the cell's total tok/s over its window, from one-second buckets (overlapping batch means); — when the window was too short to tell. It is the window's: a run at another minute can differ by more."
 
 // PlusMinus writes how well a figure is known, as every surface shows it:
 // "± 0.4 %" (the 95 % half-width relative to the figure), "± <0.1 %" when
@@ -45,8 +45,11 @@ func WithPlusMinus(text string, r engine.Result, pick func(engine.CellPrecision)
 	return text + " " + PlusMinus(pick(*r.Precision))
 }
 
-// TotalPrecision picks the precision of total tok/s, the headline figure.
-func TotalPrecision(c engine.CellPrecision) engine.Precision { return c.TotalTokPerSec }
+// TotalPrecision picks the precision of total tok/s, the headline figure;
+// PerRequestPrecision and ITLPrecision those of the two medians.
+func TotalPrecision(c engine.CellPrecision) engine.Precision      { return c.TotalTokPerSec }
+func PerRequestPrecision(c engine.CellPrecision) engine.Precision { return c.PerRequestTokPerSec }
+func ITLPrecision(c engine.CellPrecision) engine.Precision        { return c.ITLMs }
 
 // hasPrecision reports whether r carries precision: a Valid decode cell
 // measured by a version that estimates it.
@@ -61,8 +64,9 @@ func adapted(r engine.Result) bool { return hasPrecision(r) && r.Precision.Targe
 // note explaining ± is written only where a ± is.
 func anyPrecision(rs []engine.Result) bool { return slices.ContainsFunc(rs, hasPrecision) }
 
-// PrecisionLine sums up the report sheet's ±: "±: total tok/s known to
-// within ±0.2–1.8 % (95 %), median ±0.6 %" over the Valid decode cells
+// PrecisionLine sums up the report sheet's ±: "±: each window's total
+// tok/s known to within ±0.2–1.8 % (95 %), median ±0.6 %" (the ± is the
+// window's, not a promise about a re-run) over the Valid decode cells
 // whose precision is known; "" when none is, so that a sheet from an older
 // report or an import says nothing rather than something made up.
 func PrecisionLine(rs []engine.Result) string {
@@ -78,9 +82,9 @@ func PrecisionLine(rs []engine.Result) string {
 	slices.Sort(rels)
 	lo, hi := ciPercent(rels[0]), ciPercent(rels[len(rels)-1])
 	if lo == hi {
-		return "±: total tok/s known to within ±" + lo + " % (95 %)"
+		return "±: each window's total tok/s known to within ±" + lo + " % (95 %)"
 	}
-	return "±: total tok/s known to within ±" + lo + "–" + hi + " % (95 %), median ±" + ciPercent(median(rels)) + " %"
+	return "±: each window's total tok/s known to within ±" + lo + "–" + hi + " % (95 %), median ±" + ciPercent(median(rels)) + " %"
 }
 
 // median is the middle of sorted values (the mean of the two middle ones
@@ -94,11 +98,9 @@ func median(sorted []float64) float64 {
 }
 
 // WindowText says how an adaptive window ended, for the text after a
-// cell's ±: "in 6 s" when its figures reached the plan's precision; "did
+// cell's ±: "in 6 s" when total tok/s reached the plan's precision; "did
 // not reach ±1 % in 30 s" when the window ran to the plan's duration
-// without (with the figure that missed, "(ITL ± 1.4 %)", when it is not
-// total tok/s, whose ± is the one shown); "" for a fixed window, a cell
-// without precision or figures.
+// without; "" for a fixed window, a cell without precision or figures.
 func WindowText(r engine.Result) string {
 	if !adapted(r) {
 		return ""
@@ -108,25 +110,73 @@ func WindowText(r engine.Result) string {
 	if c.Reached() {
 		return in
 	}
-	s := "did not reach " + engine.TargetText(c.Target) + " " + in
-	missed := slices.IndexFunc(c.Headlines(), func(p engine.Precision) bool { return !p.Known() || p.RelCI95 > c.Target })
-	if missed > 0 { // total tok/s's own ± is the one shown beside it
-		s += " (" + engine.HeadlineNames[missed] + " " + PlusMinus(c.Headlines()[missed]) + ")"
-	}
-	return s
+	return "did not reach " + engine.TargetText(c.Target) + " " + in
 }
 
-// withWindow appends WindowText to a figure with its ±: "195.0 tok/s ±
-// 0.9 % in 5 s", "1,402.6 tok/s ± 2.3 %, did not reach ±1 % in 30 s".
+// DriftText says how a cell's total tok/s moved across its window when it
+// moved beyond its noise: "falling 1.9 % per 10 s"; "" otherwise, and for
+// a cell without precision.
+func DriftText(r engine.Result) string {
+	if !hasPrecision(r) {
+		return ""
+	}
+	return r.Precision.Drift.Text()
+}
+
+// WithWindow is total tok/s as every surface leads with it: text (the
+// figure) with its ± (WithPlusMinus), how an adaptive window ended
+// (WindowText) and how the rate moved (DriftText): "195.0 tok/s ± 0.9 %
+// in 5 s", "1,402.6 tok/s ± 2.3 %, did not reach ±1 % in 30 s",
+// "9,104.0 tok/s ± 0.3 %, falling 1.5 % per 10 s".
+func WithWindow(text string, r engine.Result) string {
+	return withWindow(WithPlusMinus(text, r, TotalPrecision), r)
+}
+
+// withWindow appends WindowText and DriftText to a figure with its ±.
 func withWindow(text string, r engine.Result) string {
 	switch w := WindowText(r); {
 	case w == "":
-		return text
 	case r.Precision.Reached():
-		return text + " " + w
+		text += " " + w
 	default:
-		return text + ", " + w
+		text += ", " + w
 	}
+	if d := DriftText(r); d != "" {
+		text += ", " + d
+	}
+	return text
+}
+
+// DriftLine names a run's cells whose rate moved across their windows,
+// for the report sheet and report.md: "Drift: 3 of 40 cells moved across
+// their windows: 8K × 128 falling 1.5 % per 10 s, …" (the first
+// maxNamedDrifts named); "" when none did.
+func DriftLine(rs []engine.Result) string {
+	const maxNamedDrifts = 6
+	var named []string
+	var n int
+	for _, r := range rs {
+		if hasPrecision(r) && r.Precision.Drift != nil {
+			n++
+		}
+		if d := DriftText(r); d != "" {
+			named = append(named, fmt.Sprintf("%s × %d %s", r.ContextName(), r.Concurrency, d))
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Drift: %d of %s moved across their windows beyond their noise: %s", len(named), engine.Count(n, "cell", "cells"),
+		firstNamed(named, maxNamedDrifts))
+}
+
+// firstNamed joins the first most of names, "and 3 more" for the rest,
+// so that a sheet's line stays one line or two.
+func firstNamed(names []string, most int) string {
+	if len(names) > most {
+		names = append(names[:most:most], fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return strings.Join(names, ", ")
 }
 
 // AdaptiveLine sums up a run's adaptive windows for the report sheet and
@@ -168,10 +218,7 @@ func AdaptiveLine(rs []engine.Result) string {
 		if len(reached) > 0 {
 			s += "; "
 		}
-		if len(missed) > maxNamedMisses {
-			missed = append(missed[:maxNamedMisses], fmt.Sprintf("and %d more", len(missed)-maxNamedMisses))
-		}
-		s += fmt.Sprintf("%d did not in %s: %s", n-len(reached), wholeSeconds(maxS), strings.Join(missed, ", "))
+		s += fmt.Sprintf("%d did not in %s: %s", n-len(reached), wholeSeconds(maxS), firstNamed(missed, maxNamedMisses))
 	}
 	return s
 }

@@ -86,9 +86,9 @@ func TestPrecisionLine(t *testing.T) {
 		rs   []engine.Result
 		want string
 	}{
-		{"range and median", cells(known(0.018), known(0.002), known(0.006), tooShort), "±: total tok/s known to within ±0.2–1.8 % (95 %), median ±0.6 %"},
-		{"even count", cells(known(0.002), known(0.004), known(0.008), known(0.018)), "±: total tok/s known to within ±0.2–1.8 % (95 %), median ±0.6 %"},
-		{"one width", cells(known(0.004)), "±: total tok/s known to within ±0.4 % (95 %)"},
+		{"range and median", cells(known(0.018), known(0.002), known(0.006), tooShort), "±: each window's total tok/s known to within ±0.2–1.8 % (95 %), median ±0.6 %"},
+		{"even count", cells(known(0.002), known(0.004), known(0.008), known(0.018)), "±: each window's total tok/s known to within ±0.2–1.8 % (95 %), median ±0.6 %"},
+		{"one width", cells(known(0.004)), "±: each window's total tok/s known to within ±0.4 % (95 %)"},
 		{"none known", cells(tooShort), ""},
 		{"older report", []engine.Result{dec}, ""},
 	} {
@@ -168,17 +168,16 @@ func TestWindowText(t *testing.T) {
 		{"reached", adaptiveCell(1, 6, 0.01, 0.009, 0.004, 0.01), "in 6 s", "1,000.0 tok/s ± 0.9 % in 6 s"},
 		{"total missed", adaptiveCell(1, 30, 0.01, 0.023, 0.004, 0.004), "did not reach ±1 % in 30 s",
 			"1,000.0 tok/s ± 2.3 %, did not reach ±1 % in 30 s"},
-		{"ITL missed", adaptiveCell(1, 30, 0.01, 0.004, 0.004, 0.014), "did not reach ±1 % in 30 s (ITL ± 1.4 %)",
-			"1,000.0 tok/s ± 0.4 %, did not reach ±1 % in 30 s (ITL ± 1.4 %)"},
+		{"medians wide", adaptiveCell(1, 6, 0.01, 0.004, 0.03, 0.05), "in 6 s", "1,000.0 tok/s ± 0.4 % in 6 s"},
 	}
 	unknown := adaptiveCell(1, 30, 0.01, 0.004, 0.004, 0.004)
-	unknown.Precision.PerRequestTokPerSec = engine.Precision{Buckets: 3, Unknown: "3 one-second buckets: too few to estimate"}
+	unknown.Precision.TotalTokPerSec = engine.Precision{Buckets: 3, Unknown: "3 one-second buckets: too few to estimate"}
 	cases = append(cases, struct {
 		name string
 		r    engine.Result
 		want string
 		line string
-	}{"per-request unknown", unknown, "did not reach ±1 % in 30 s (per-request tok/s ± —)", ""})
+	}{"total unknown", unknown, "did not reach ±1 % in 30 s", ""})
 	for _, c := range cases {
 		if got := WindowText(c.r); got != c.want {
 			t.Errorf("%s: WindowText = %q, want %q", c.name, got, c.want)
@@ -208,5 +207,28 @@ func TestAdaptiveLine(t *testing.T) {
 	}
 	if got := AdaptiveLine(missed); !strings.HasSuffix(got, "8K × 5, 8K × 6, and 2 more") || !strings.Contains(got, ": 8 did not in 30 s") {
 		t.Errorf("eight missed: %q, want six named and 2 more", got)
+	}
+}
+
+// TestDriftShown: a cell whose rate moved beyond its noise says so after
+// its ± on the cell line, and the run's DriftLine names it; a slope within
+// its noise says nothing.
+func TestDriftShown(t *testing.T) {
+	moving := adaptiveCell(128, 30, 0.01, 0.003, 0.004, 0.004)
+	moving.Precision.Drift = &engine.Drift{RelPer10s: -0.0153, RelCI95: 0.005, Batches: 7}
+	still := adaptiveCell(1, 6, 0.01, 0.009, 0.004, 0.004)
+	still.Precision.Drift = &engine.Drift{RelPer10s: 0.004, RelCI95: 0.006, Batches: 6}
+	if got, want := CellLine(moving), "1,000.0 tok/s ± 0.3 % in 30 s, falling 1.5 % per 10 s · "; !strings.Contains(got, want) {
+		t.Errorf("CellLine = %q, want it to hold %q", got, want)
+	}
+	if got := CellLine(still); strings.Contains(got, "per 10 s") {
+		t.Errorf("a slope within its noise: CellLine = %q, want no drift", got)
+	}
+	want := "Drift: 1 of 2 cells moved across their windows beyond their noise: 8K × 128 falling 1.5 % per 10 s"
+	if got := DriftLine([]engine.Result{moving, still}); got != want {
+		t.Errorf("DriftLine = %q, want %q", got, want)
+	}
+	if got := DriftLine([]engine.Result{still}); got != "" {
+		t.Errorf("DriftLine without a moving cell = %q, want nothing", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"speedmatrix/engine"
@@ -146,7 +147,18 @@ func resultProblem(res engine.Result) string {
 			return fmt.Sprintf("%s has a negative %s (%v)", name, f.name, f.value)
 		}
 	}
+	if d := driftOf(res); d != nil && (d.RelCI95 < 0 || math.Abs(d.RelPer10s) > engine.MaxDrift) {
+		return fmt.Sprintf("%s has a drift of %v per 10 s (± %v), outside what a window can measure", name, d.RelPer10s, d.RelCI95)
+	}
 	return ""
+}
+
+// driftOf is res's drift, nil without one.
+func driftOf(res engine.Result) *engine.Drift {
+	if res.Precision == nil {
+		return nil
+	}
+	return res.Precision.Drift
 }
 
 // figure is one number of a cell, named as report.md names it.

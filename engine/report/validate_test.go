@@ -92,6 +92,9 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		{"negative percentile", func(r *engine.Report) { r.Results[3].TTFTPct.P99 = -1 }, "has a negative TTFT p99 (-1)"},
 		{"negative low tail of a speed", func(r *engine.Report) { r.Results[3].PerRequestPct.P1 = -1 }, "has a negative per-request tok/s p1 (-1)"},
 		{"negative measured time", func(r *engine.Report) { r.Results[3].MeasuredS = -30 }, "has a negative measured time (-30)"},
+		{"absurd drift", func(r *engine.Report) {
+			r.Results[4].Precision = &engine.CellPrecision{Drift: &engine.Drift{RelPer10s: -1e300, RelCI95: 0.01}}
+		}, "Sustained decode 8K × 8 has a drift of -1e+300 per 10 s (± 0.01), outside what a window can measure"},
 		{"negative partial figure", func(r *engine.Report) { r.Results[6].Partial = &engine.PartialFigures{ITLMs: -2} },
 			"Sustained decode 64K × 1 has a negative partial time between tokens (-2)"},
 		{"negative plan duration", func(r *engine.Report) { r.Plan.Duration = -30 * time.Second }, "its plan: duration -30s is negative"},

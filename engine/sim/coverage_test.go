@@ -14,11 +14,13 @@ const coverageRuns = 100
 // noisy reference cell run with coverageRuns seeds in virtual time, each
 // run's 95 % interval of total tok/s (engine.EstimatePrecision over its
 // one-second buckets) should hold the mean of all runs about 95 % of the
-// time. Fixed 30-s windows must reach 85 %; adaptive ones (ended at the
-// first second their ±1 % is reached, MinAdaptiveWindow on) are logged
-// beside them: stopping when the interval first looks narrow picks the
-// runs whose spread looked small, and the figure's slow trend (the context
-// grows as the streams decode) puts short and long windows' means apart.
+// time, with fixed 30-s windows and with adaptive ones (adaptiveWindowS:
+// the run's stopping rule). Both must reach 85 % where the cell's rate
+// holds across the window. Where it falls (8K × 128 here: 1.5 % per 10 s
+// as the streams' contexts grow), adaptive windows are logged only: the
+// runs that end at 6 s read the start of the slope and those whose drift
+// was seen run 30 s, so their mean is a mixture of two windows no interval
+// of one of them holds (METHODOLOGY, "A cell's drift").
 func TestIntervalsCoverTheMean(t *testing.T) {
 	p, _ := LookupProfile("gemma-4-e2b-rtxpro6000")
 	r := SeedReports[0]
@@ -27,7 +29,10 @@ func TestIntervalsCoverTheMean(t *testing.T) {
 			r = rr
 		}
 	}
-	cells := []struct{ ctx, conc int }{{126720, 1}, {32 * kTok, 16}, {8 * kTok, 128}}
+	cells := []struct {
+		ctx, conc int
+		moving    bool
+	}{{126720, 1, false}, {32 * kTok, 16, false}, {8 * kTok, 128, true}}
 	for _, cell := range cells {
 		var fixedX, fixedCI, adX, adCI []float64
 		for seed := range uint64(coverageRuns) {
@@ -43,6 +48,9 @@ func TestIntervalsCoverTheMean(t *testing.T) {
 			cell.ctx, cell.conc, coverageRuns, 100*fixed, 100*adaptive)
 		if fixed < 0.85 {
 			t.Errorf("%d×%d: fixed windows' 95 %% intervals hold the mean in %.0f %% of runs, want at least 85 %%", cell.ctx, cell.conc, 100*fixed)
+		}
+		if !cell.moving && adaptive < 0.85 {
+			t.Errorf("%d×%d: adaptive windows' 95 %% intervals hold the mean in %.0f %% of runs, want at least 85 %%", cell.ctx, cell.conc, 100*adaptive)
 		}
 	}
 }

@@ -25,14 +25,18 @@ const (
 )
 
 // adaptiveWindowS is the window an adaptive cell (engine.Plan.Precision
-// ±1 %) takes over these buckets: the first whole second from
-// engine.MinAdaptiveWindow on at which total tok/s is known to the target,
-// as the run's own check decides it (engine.EstimatePrecision and
-// Precision.Reaches), else the whole window. Total tok/s stands for the
-// three headline figures here: the run waits for all three.
+// ±1 %) takes over these buckets, as the run's own rule decides it
+// (engine.Stopper over a check a second from a second before
+// engine.MinAdaptiveWindow on), else the whole window. Total tok/s stands
+// for both figures the run waits for here: at one stream per-request
+// tok/s is the same rate, and at many it is known at least as well.
 func adaptiveWindowS(buckets []float64, streams int) int {
-	for w := int(engine.MinAdaptiveWindow / time.Second); w < len(buckets); w++ {
-		if engine.EstimatePrecision(buckets[:w], float64(streams)).Reaches(precisionTarget) {
+	var stop engine.Stopper
+	for w := int((engine.MinAdaptiveWindow - time.Second) / time.Second); w < len(buckets); w++ {
+		total := engine.EstimatePrecision(buckets[:w], float64(streams))
+		c := engine.CellPrecision{TotalTokPerSec: total, PerRequestTokPerSec: total, Target: precisionTarget,
+			Drift: engine.EstimateDrift(buckets[:w], float64(streams))}
+		if stop.Done(c) {
 			return w
 		}
 	}
