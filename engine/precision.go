@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -74,32 +73,17 @@ const (
 // Adaptive reports whether p ends decode windows by precision.
 func (p Plan) Adaptive() bool { return p.Precision > 0 }
 
-// Headlines are a cell's figures with a ±, in the order of HeadlineNames:
-// total tok/s, per-request tok/s and the median time between tokens.
-func (c CellPrecision) Headlines() []Precision {
-	return []Precision{c.TotalTokPerSec, c.PerRequestTokPerSec, c.ITLMs}
-}
-
-// HeadlineNames name Headlines' figures, as the report and the app say them.
-var HeadlineNames = []string{"total tok/s", "per-request tok/s", "ITL"}
-
-// gates is how many of Headlines an adaptive window waits for: total
-// tok/s, the figure the heatmaps and the reports lead with. Per-request
-// tok/s and ITL keep their own ± without holding the window: they are
-// medians, whose ± rests on few batches of few requests at low
-// concurrency and moved between ±0.6 % and ±2.6 % from one second's
-// check to the next; waiting for them made windows on servers we didn't
-// write run up to 10 s longer than their total tok/s needed, and the
-// whole 30 s for ITL (METHODOLOGY, "Adaptive windows").
-const gates = 1
-
-// Gates are the figures an adaptive window waits for (gates of Headlines).
-func (c CellPrecision) Gates() []Precision { return c.Headlines()[:gates] }
-
-// Reached reports whether every figure the window waits for is known to
-// within Target; false for a fixed window (Target 0), which aimed at none.
+// Reached reports whether total tok/s, the figure an adaptive window
+// waits for, is known to within Target; false for a fixed window (Target
+// 0), which aimed at none. Per-request tok/s and ITL keep their own ±
+// without holding the window: they are medians, whose ± rests on few
+// batches of few requests at low concurrency and moved between ±0.6 %
+// and ±2.6 % from one second's check to the next; waiting for them made
+// windows on servers we didn't write run up to 10 s longer than their
+// total tok/s needed, and the whole 30 s for ITL (METHODOLOGY, "Adaptive
+// windows").
 func (c CellPrecision) Reached() bool {
-	return c.every(func(p Precision) bool { return p.Known() && p.RelCI95 <= c.Target })
+	return c.Target > 0 && c.TotalTokPerSec.Known() && c.TotalTokPerSec.RelCI95 <= c.Target
 }
 
 // Reaches reports whether p is known to within target in a way an
@@ -111,12 +95,11 @@ func (p Precision) Reaches(target float64) bool {
 	return p.Known() && p.RelCI95 > 0 && p.RelCI95 <= target
 }
 
-// Ends reports whether an adaptive window's check finds c done: every
-// figure it waits for Reaches the target and total tok/s is not moving
-// (Drift.Moving). The window ends at the second of two such checks in a
-// row (Stopper).
+// Ends reports whether an adaptive window's check finds c done: total
+// tok/s Reaches the target and is not moving (Drift.Moving). The window
+// ends at the second of two such checks in a row (Stopper).
 func (c CellPrecision) Ends() bool {
-	return c.every(func(p Precision) bool { return p.Reaches(c.Target) }) && !c.Drift.Moving()
+	return c.Target > 0 && c.TotalTokPerSec.Reaches(c.Target) && !c.Drift.Moving()
 }
 
 // Stopper is an adaptive window's stopping rule over its checks, one a
@@ -132,12 +115,6 @@ func (s *Stopper) Done(c CellPrecision) bool {
 	twice := ends && s.before
 	s.before = ends
 	return twice
-}
-
-// every reports whether c aimed at a target and ok holds for every figure
-// the window waits for.
-func (c CellPrecision) every(ok func(Precision) bool) bool {
-	return c.Target > 0 && !slices.ContainsFunc(c.Gates(), func(p Precision) bool { return !ok(p) })
 }
 
 // Missed reports whether the window adapted to a target and ended at the

@@ -16,7 +16,7 @@ const precisionBucket = time.Second
 // buckets count: a partial last one (a window that is not a whole number of
 // seconds) is left out rather than weighed as a full one. withMedians
 // false leaves the ± of per-request tok/s and ITL out, for an adaptive
-// window's check, which doesn't wait for them (engine.CellPrecision.Gates)
+// window's check, which doesn't wait for them (engine.CellPrecision.Reached)
 // and runs every second.
 //
 // Total tok/s is the mean of its buckets (overlapping batch means). It
