@@ -56,9 +56,8 @@ func (d *Drift) Text() string {
 // first, and its 95 % interval; nil for fewer than MinAdaptiveWindow's
 // buckets or a figure of zero. Buckets are correlated as they are for the
 // figure's ±, so the slope's variance is the long-run variance of the
-// buckets about their line (overlapping batch means, batched by the
-// residuals' own lag-1 autocorrelation: a trend is not correlation) over
-// the spread of their times, with batch means' neighbouring-batch
+// buckets about their line (overlapping batch means) over the spread of
+// their times, with batch means' neighbouring-batch
 // correction, Student's t on the batches' degrees of freedom less one for
 // the slope, and resolution flooring the buckets' variance as
 // EstimatePrecision does. A slope fitted to four batch means instead left
@@ -78,7 +77,7 @@ func EstimateDrift(values []float64, resolution float64) *Drift {
 	for i := range at {
 		at[i] = float64(i) + 0.5
 	}
-	a, slope := fitLine(at, values)
+	a, slope, sxx := fitLine(at, values)
 	resid := make([]float64, n)
 	for i, v := range values {
 		resid[i] = v - (a + slope*at[i])
@@ -90,27 +89,24 @@ func EstimateDrift(values []float64, resolution float64) *Drift {
 	rho := max(lag1Corrected(values), lag1Corrected(resid))
 	b := batchSize(n, rho)
 	k := n / b
-	mt := meanOf(at)
-	var sxx float64
-	for _, t := range at {
-		sxx += (t - mt) * (t - mt)
-	}
 	lr := max(overlappingBatchVar(resid, b), resolution*resolution/12) * batchBias(rho, b, k)
 	half := TQuantile95(max(1, obmDF(n, b)-1)) * math.Sqrt(lr/sxx)
 	return &Drift{RelPer10s: slope * 10 / m, RelCI95: half * 10 / m, Batches: k}
 }
 
-// fitLine is the least-squares line through (xs, ys): intercept and slope.
-func fitLine(xs, ys []float64) (a, slope float64) {
+// fitLine is the least-squares line through (xs, ys): intercept and
+// slope, and the spread of xs about their mean (Σ(x − x̄)²) that the
+// slope's variance is divided by.
+func fitLine(xs, ys []float64) (a, slope, sxx float64) {
 	mx, my := meanOf(xs), meanOf(ys)
-	var sxy, sxx float64
+	var sxy float64
 	for i := range xs {
 		sxy += (xs[i] - mx) * (ys[i] - my)
 		sxx += (xs[i] - mx) * (xs[i] - mx)
 	}
 	if sxx == 0 {
-		return my, 0
+		return my, 0, 0
 	}
 	slope = sxy / sxx
-	return my - slope*mx, slope
+	return my - slope*mx, slope, sxx
 }

@@ -3,7 +3,6 @@ package measure
 import (
 	"errors"
 	"math"
-	"net/http/httptest"
 	"os"
 	"speedmatrix/engine"
 	"strings"
@@ -11,29 +10,8 @@ import (
 	"time"
 
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sim/simtest"
 )
-
-// simProfileServer is simServer with another built-in profile.
-func simProfileServer(t *testing.T, name string, o sim.Options) string {
-	t.Helper()
-	p, err := sim.LookupProfile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Profile = p
-	return simServerWith(t, o)
-}
-
-func simServerWith(t *testing.T, o sim.Options) string {
-	t.Helper()
-	s, err := sim.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	return srv.URL
-}
 
 // TestBusyServerRefused: a server busy with another client's requests is
 // refused before anything is measured; allowed, every cell is flagged.
@@ -143,7 +121,7 @@ func TestPreemptionsFlagged(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.KVCacheTokens = 8192 // one 2K prompt with its output, four don't fit
-	url := simServerWith(t, sim.Options{Profile: p, TimeScale: 20})
+	url := simtest.Serve(t, sim.Options{Profile: p, TimeScale: 20})
 	plan := decodePlan(2*engine.K, 4, time.Second, 2000, engine.APICompletions)
 	plan.KVBudgetTokens = 1 << 20 // let the run ask for more than the server holds
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, testOptions())
@@ -158,7 +136,7 @@ func TestPreemptionsFlagged(t *testing.T) {
 
 // TestSpecDecodeAcceptance reads speculative decoding's acceptance per cell.
 func TestSpecDecodeAcceptance(t *testing.T) {
-	url := simProfileServer(t, "tiny-spec", sim.Options{TimeScale: 20})
+	url := simtest.URL(t, "tiny-spec", sim.Options{TimeScale: 20})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 4, time.Second, 4000, engine.APICompletions), Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {
 		t.Fatal(err)

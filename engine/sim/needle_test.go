@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
 )
 
@@ -75,16 +76,6 @@ func needleErrors(t *testing.T, url string, tokens, trials int) []bool {
 	return wrong
 }
 
-func count(b []bool) int {
-	n := 0
-	for _, x := range b {
-		if x {
-			n++
-		}
-	}
-	return n
-}
-
 // TestNeedleAnswers checks the needle task against the simulator: the
 // reference answers every trial at every context; an int4 KV cache errs,
 // more at 7K than at 512 tokens; FP8's errors at 7K are a subset of
@@ -96,13 +87,13 @@ func TestNeedleAnswers(t *testing.T) {
 	_, fp8 := newTestServer(t, Options{Numerics: Numerics{KVCacheDType: "fp8"}})
 	_, int4 := newTestServer(t, Options{Numerics: Numerics{KVCacheDType: "int4_per_token_head"}})
 	for _, tokens := range []int{512, 7000} {
-		if n := count(needleErrors(t, ref, tokens, trials)); n != 0 {
+		if n := engine.Right(needleErrors(t, ref, tokens, trials)); n != 0 {
 			t.Errorf("the reference answered %d of %d trials wrong at %d tokens", n, trials, tokens)
 		}
 	}
 	short, long := needleErrors(t, int4, 512, trials), needleErrors(t, int4, 7000, trials)
-	if count(long) < 10 || count(short) > 6 || count(long) <= count(short) {
-		t.Errorf("int4 KV cache: %d of %d wrong at 512 tokens, %d at 7K; calibrated for about 5 %% and 40 %%", count(short), trials, count(long))
+	if engine.Right(long) < 10 || engine.Right(short) > 6 || engine.Right(long) <= engine.Right(short) {
+		t.Errorf("int4 KV cache: %d of %d wrong at 512 tokens, %d at 7K; calibrated for about 5 %% and 40 %%", engine.Right(short), trials, engine.Right(long))
 	}
 	fp8Long := needleErrors(t, fp8, 7000, trials)
 	for i := range trials {
@@ -110,7 +101,7 @@ func TestNeedleAnswers(t *testing.T) {
 			t.Errorf("trial %d: FP8 answered wrong at 7K where int4 answered right", i)
 		}
 	}
-	t.Logf("wrong of %d: int4 KV %d at 512 tokens, %d at 7K; FP8 KV %d at 7K", trials, count(short), count(long), count(fp8Long))
+	t.Logf("wrong of %d: int4 KV %d at 512 tokens, %d at 7K; FP8 KV %d at 7K", trials, engine.Right(short), engine.Right(long), engine.Right(fp8Long))
 	if again := needleErrors(t, int4, 7000, trials); fmt.Sprint(again) != fmt.Sprint(long) {
 		t.Error("int4 at 7K answered differently when asked again")
 	}

@@ -22,6 +22,13 @@ func URL(t testing.TB, profile string, o sim.Options) string {
 	if o.TimeScale == 0 {
 		o.TimeScale = 1000
 	}
+	return Serve(t, o)
+}
+
+// Serve serves a simulator with o exactly as given (its profile already
+// set, perhaps changed) at a URL for the rest of t.
+func Serve(t testing.TB, o sim.Options) string {
+	t.Helper()
 	s, err := sim.New(o)
 	if err != nil {
 		t.Fatal(err)
