@@ -4,7 +4,8 @@
 // docs/reference). Number formatting shared with the charts and the app
 // lives in format.go.
 //
-// report is part of the domain. What it may import is one table for the
+// report is output, beside the charts: it reads the domain's types and
+// writes and reads files. What it may import is one table for the
 // whole tree, allowedImports in imports_test.go, which TestImportRules
 // checks.
 package report
