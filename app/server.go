@@ -20,6 +20,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/simtarget"
 )
@@ -273,8 +274,9 @@ func (s *serverTab) capacity() capacity {
 func (s *serverTab) description() string {
 	switch s.kind.Selected {
 	case targetSim:
-		if s.simEngine() == sim.EngineSGLang {
-			return "simulated SGLang (profile " + s.profile.Selected + ")"
+		if mode := s.simEngine(); mode != sim.EngineVLLM {
+			e, _ := servers.BySimMode(mode)
+			return "simulated " + e.Title + " (profile " + s.profile.Selected + ")"
 		}
 		return "simulated (profile " + s.profile.Selected + ")"
 	case targetEndpoint:

@@ -259,10 +259,7 @@ func (f *vllmForm) config(withKey bool) launch.ServerConfig {
 	if err := f.parallel.gpuMetrics.check(); err != nil {
 		f.problemsFor["gpu metrics"] = "GPU metrics: " + secret.URL(exporterURL(err)) + " is not an exporter address like http://node2:9400/metrics"
 	}
-	if cfg.Engine == servers.SGLang { // disabled on the form (see onEngine)
-		cfg.AsyncScheduling, cfg.DistributedExecutorBackend, cfg.RayAddress = false, "", ""
-		cfg.EnforceEager, cfg.KVCacheMemoryBytes, cfg.Device = false, 0, ""
-		cfg.CPUKVCacheSpaceGiB, cfg.CPUOMPThreadsBind, cfg.CPUNumReservedCPUs = 0, "", nil
+	if e, _ := servers.Lookup(cfg.Engine); !e.Supports("kv_cache_memory_bytes") { // disabled on the form (see onEngine)
 		delete(f.problemsFor, "kv cache memory")
 	}
 	if withKey {
@@ -283,7 +280,7 @@ func (f *vllmForm) config(withKey bool) launch.ServerConfig {
 	cfg.Env = parseEnv(f.env.Text)
 	cfg.StartupTimeout = time.Duration(atoi("start-up timeout", f.startupTimeoutMin)) * time.Minute
 	cfg.StopGrace = time.Duration(atoi("stop grace", f.stopGraceS)) * time.Second
-	return cfg
+	return cfg.OnlySupported() // the fields onEngine disabled
 }
 
 // engineChoices are the Engine select's choices: vLLM, SGLang.
@@ -306,23 +303,44 @@ func (f *vllmForm) engineName() string {
 }
 
 // onEngine shows the selected engine's program and image as placeholders,
-// and disables vLLM's own settings (executor, Ray, async scheduling, eager
-// mode, KV cache memory, the CPU build's) for SGLang, which has no flags
-// for them; config then leaves them out.
+// and disables the settings the engine has no flags for (its
+// servers.Entry's Unsupported keys: for SGLang, vLLM's executor, Ray,
+// async scheduling, eager mode, KV cache memory and CPU build); config then
+// leaves them out.
 func (f *vllmForm) onEngine() {
 	d := launch.ServerConfig{Engine: f.engineName(), Runner: launch.RunnerDocker}.WithDefaults()
 	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
-	if f.parallel == nil || f.asyncScheduling == nil || f.cpu == nil {
+	if f.logDir == nil {
 		return // still being built
 	}
-	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling,
-		f.enforceEager, f.kvCacheGiB, f.cpu.device, f.cpu.kvSpace, f.cpu.bind, f.cpu.reserv} {
-		if d.Engine == servers.SGLang {
-			w.Disable()
-		} else {
+	e, _ := servers.Lookup(d.Engine)
+	for key, w := range f.keyed() {
+		if e.Supports(key) {
 			w.Enable()
+		} else {
+			w.Disable()
 		}
+	}
+}
+
+// keyed are the form's fields by the server.toml key each sets.
+func (f *vllmForm) keyed() map[string]fyne.Disableable {
+	return map[string]fyne.Disableable{
+		"runner": f.runner, "executable": f.executable, "docker_image": f.dockerImage, "hf_cache": f.hfCache,
+		"model": f.model, "served_model_name": f.servedName, "revision": f.revision, "trust_remote_code": f.trustRemoteCode,
+		"tensor_parallel_size": f.tp, "pipeline_parallel_size": f.pp, "data_parallel_size": f.parallel.dp,
+		"enable_expert_parallel": f.parallel.ep, "gpus": f.parallel.gpus,
+		"distributed_executor_backend": f.parallel.executor, "ray_address": f.parallel.rayAddress,
+		"max_model_len": f.maxModelLen, "gpu_memory_utilization": f.gpuUtil, "kv_cache_memory_bytes": f.kvCacheGiB,
+		"max_num_seqs": f.maxNumSeqs, "quantization": f.quantization, "dtype": f.dtype, "kv_cache_dtype": f.kvCacheDType,
+		"enable_prefix_caching": f.prefixCaching, "attention_backend": f.attention,
+		"reasoning_parser": f.reasoningParser, "tool_call_parser": f.toolCallParser,
+		"async_scheduling": f.asyncScheduling, "enforce_eager": f.enforceEager,
+		"host": f.host, "port": f.port, "api_key": f.apiKey, "api_key_file": f.apiKeyFile,
+		"extra_args": f.extraArgs, "env": f.env, "startup_timeout": f.startupTimeoutMin, "stop_grace": f.stopGraceS,
+		"log_dir": f.logDir, "device": f.cpu.device, "cpu_kvcache_space_gib": f.cpu.kvSpace,
+		"cpu_omp_threads_bind": f.cpu.bind, "cpu_num_reserved_cpus": f.cpu.reserv,
 	}
 }
 

@@ -78,3 +78,24 @@ func TestSGLangStartFailureWords(t *testing.T) {
 		t.Errorf("venv without SGLang: %+v", n)
 	}
 }
+
+// TestLaunchFormHasEveryUnsupportedKey: the Launch form has a field for
+// every key an engine it launches does not support, which onEngine
+// disables for that engine.
+func TestLaunchFormHasEveryUnsupportedKey(t *testing.T) {
+	u, _, _ := launchUI(t)
+	keyed := u.server.form.keyed()
+	for _, name := range launch.Engines {
+		e, _ := servers.Lookup(name)
+		for _, k := range e.Unsupported {
+			if w, ok := keyed[k]; !ok && k != "ray_executable" {
+				t.Errorf("%s's unsupported key %s has no field on the form", name, k)
+			} else if ok && name == servers.SGLang {
+				u.server.form.engine.SetSelected(servers.SGLangTitle)
+				if !w.(interface{ Disabled() bool }).Disabled() {
+					t.Errorf("%s stays enabled for SGLang", k)
+				}
+			}
+		}
+	}
+}

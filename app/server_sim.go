@@ -11,6 +11,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/sim"
 )
 
@@ -24,7 +25,7 @@ func (s *serverTab) simPanel() fyne.CanvasObject {
 	s.profileInfo.Wrapping = fyne.TextWrapWord
 	s.profileFacts = container.NewStack()
 	s.profile = newDropDown(names, func(string) { s.onProfile() })
-	s.speaks = widget.NewRadioGroup([]string{speaksVLLM, speaksSGLang}, nil)
+	s.speaks = widget.NewRadioGroup(speaksChoices(), nil)
 	s.speaks.Horizontal = true
 	s.speaks.Required = true
 	s.speaks.SetSelected(speaksVLLM)
@@ -77,25 +78,38 @@ func (s *serverTab) simProfile() (sim.Profile, bool) {
 	return sim.Profile{}, false
 }
 
-// The choices of the simulator's "Speaks as".
+// The choices of the simulator's "Speaks as" that the tests pick.
 const (
-	speaksVLLM   = "vLLM"
-	speaksSGLang = "SGLang"
+	speaksVLLM   = servers.VLLMTitle
+	speaksSGLang = servers.SGLangTitle
 )
 
-// simEngine is the engine the simulator is to speak as (sim.EngineVLLM or
+// speaksChoices are the choices of the simulator's "Speaks as": the titles
+// of the engines it speaks as (servers.SimModes).
+func speaksChoices() []string {
+	var titles []string
+	for _, mode := range servers.SimModes() {
+		e, _ := servers.BySimMode(mode)
+		titles = append(titles, e.Title)
+	}
+	return titles
+}
+
+// simEngine is the mode the simulator is to speak as (sim.EngineVLLM,
 // sim.EngineSGLang).
 func (s *serverTab) simEngine() string {
-	if s.speaks != nil && s.speaks.Selected == speaksSGLang {
-		return sim.EngineSGLang
+	for _, mode := range servers.SimModes() {
+		if e, _ := servers.BySimMode(mode); s.speaks != nil && s.speaks.Selected == e.Title {
+			return mode
+		}
 	}
 	return sim.EngineVLLM
 }
 
-// speaksLabel is the "Speaks as" choice of a saved engine.
-func speaksLabel(engine string) string {
-	if engine == sim.EngineSGLang {
-		return speaksSGLang
+// speaksLabel is the "Speaks as" choice of a saved mode.
+func speaksLabel(mode string) string {
+	if e, err := servers.BySimMode(mode); err == nil {
+		return e.Title
 	}
 	return speaksVLLM
 }

@@ -13,6 +13,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/launch"
+	"speedmatrix/engine/servers"
 )
 
 // startedCard is the Server screen's "Started as" card: how the endpoint's
@@ -74,10 +75,10 @@ func (c *startedCard) show(p engine.ServerProcess, at time.Time, home string) {
 // hide forgets what was shown: another address is another server.
 func (c *startedCard) hide() { c.card.Hide() }
 
-// envFacts lists the server's variables of engine.EnvPrefixes, sorted.
+// envFacts lists the server's variables of servers.EnvPrefixes, sorted.
 func envFacts(env map[string]string) fyne.CanvasObject {
 	if len(env) == 0 {
-		return widget.NewLabel("Environment: none of " + strings.Join(engine.EnvPrefixes, "*, ") + "* set.")
+		return widget.NewLabel("Environment: none of " + strings.Join(servers.EnvPrefixes, "*, ") + "* set.")
 	}
 	keys := make([]string, 0, len(env))
 	for k := range env {

@@ -15,7 +15,7 @@ import (
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
-	"speedmatrix/engine/sim"
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/hw"
 )
@@ -38,8 +38,8 @@ func (c *CLI) target(ctx context.Context, f targetFlags, prev *engine.Report, st
 		// run recorded the process at the endpoint (Server).
 		case prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType && prev.Server == nil:
 			f.simProfile = prev.Engine.SimProfile
-			if prev.Engine.Engine == sim.EngineSGLang {
-				f.simEngine = sim.EngineSGLang
+			if e, ok := servers.Lookup(prev.Engine.Engine); ok && e.SimMode != "" {
+				f.simEngine = e.SimMode
 			}
 		case prev.Launched():
 			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the run you resume launched its %s server, which stopped with it: give --launch server.toml to launch it again", cmp.Or(prev.Engine.Engine, "vllm"))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/sim"
 )
 
@@ -71,8 +72,8 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	if f.noise != "on" && f.noise != "off" {
 		return f, fmt.Errorf("sim: --noise %q: use on, or off for exact step times", f.noise)
 	}
-	if f.engine != sim.EngineVLLM && f.engine != sim.EngineSGLang {
-		return f, fmt.Errorf("sim: --engine %q is not one the simulator speaks: use vllm or sglang", f.engine)
+	if _, err := servers.BySimMode(f.engine); err != nil {
+		return f, fmt.Errorf("sim: --engine %w", err)
 	}
 	if f.batchJitter != "on" && f.batchJitter != "off" {
 		return f, fmt.Errorf("sim: --batch-jitter %q: use on, or off for logprobs that do not depend on the batch", f.batchJitter)

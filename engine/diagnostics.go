@@ -1,10 +1,5 @@
 package engine
 
-import (
-	"slices"
-	"strings"
-)
-
 // Diagnostics is what report.json records of the machine that ran the
 // benchmark at start-up, so that a surprising figure can be traced to the
 // OS, the driver, the GPUs' wiring or an environment variable.
@@ -16,7 +11,7 @@ type Diagnostics struct {
 	// Topology is how the GPUs are connected; nil without NVML.
 	Topology *Topology `json:"topology,omitempty"`
 	// Env holds speedmatrix's own variables with the prefixes of
-	// EnvPrefixes, secret values redacted.
+	// servers.EnvPrefixes, secret values redacted.
 	Env map[string]string `json:"env"`
 }
 
@@ -65,15 +60,4 @@ var TopologyPaths = map[string]string{
 	"PHB":  "a PCIe host bridge",
 	"NODE": "host bridges within one NUMA node",
 	"SYS":  "across NUMA nodes (SMP interconnect)",
-}
-
-// EnvPrefixes are the prefixes of the environment variables that change
-// how vLLM, CUDA, NCCL, PyTorch and Hugging Face behave.
-var EnvPrefixes = []string{"VLLM_", "CUDA_", "NCCL_", "TORCH_", "HF_"}
-
-// IsRelevantEnv reports whether the environment variable name has one of
-// EnvPrefixes: a variable that changes how the server behaves, which the
-// report keeps (with secret.Env, its secret values redacted).
-func IsRelevantEnv(name string) bool {
-	return slices.ContainsFunc(EnvPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
 }

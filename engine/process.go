@@ -14,7 +14,7 @@ type ServerProcess struct {
 	// From says where Command was read: "/proc/PID" or "docker inspect".
 	From string `json:"from,omitempty"`
 	// Env holds the variables that change how a server runs (see
-	// IsRelevantEnv), secret values redacted.
+	// servers.IsRelevantEnv), secret values redacted.
 	Env       map[string]string `json:"env,omitempty"`
 	StartedAt time.Time         `json:"started_at,omitzero"`
 	// EngineVersion is the vLLM version the command runs, when it names

@@ -3,6 +3,7 @@ package hw
 import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/servers"
 )
 
 // Info maps Hardware to the report's Hardware section.
@@ -29,5 +30,5 @@ func (h Hardware) Info() engine.HardwareInfo {
 // change how a server runs, secrets redacted.
 func (h Hardware) Diagnostics(environ []string) engine.Diagnostics {
 	return engine.Diagnostics{Hostname: h.Hostname, OS: h.OS, Uname: h.Uname, NVIDIA: h.NVIDIA,
-		Topology: h.Topology, Env: secret.Env(environ, engine.IsRelevantEnv)}
+		Topology: h.Topology, Env: secret.Env(environ, servers.IsRelevantEnv)}
 }

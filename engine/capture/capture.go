@@ -21,6 +21,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/servers"
 )
 
 // Read finds the process serving baseURL on this machine and reads how it
@@ -127,7 +128,7 @@ func fromProcess(pr proc) engine.ServerProcess {
 	if pr.EnvErr != nil {
 		p.Notes = append(p.Notes, "environment: not captured: "+why(pr.PID, "environ", pr.UID, pr.EnvErr))
 	} else {
-		p.Env = secret.Env(pr.Environ, engine.IsRelevantEnv)
+		p.Env = secret.Env(pr.Environ, servers.IsRelevantEnv)
 	}
 	return p
 }

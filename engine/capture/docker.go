@@ -13,6 +13,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/servers"
 )
 
 // errNoDocker is why a container's details are missing without the CLI.
@@ -142,7 +143,7 @@ func fromContainer(p *engine.ServerProcess, c inspected) {
 	}
 	if len(p.Command) == 0 && c.Path != "" {
 		p.Command, p.From = redactArgv(append([]string{c.Path}, c.Args...)), "docker inspect"
-		p.Env = secret.Env(c.Config.Env, engine.IsRelevantEnv)
+		p.Env = secret.Env(c.Config.Env, servers.IsRelevantEnv)
 		p.NotCaptured = ""
 	}
 	if p.EngineVersion == "" {

@@ -227,6 +227,7 @@ func (cfg ServerConfig) Validate() error {
 	if err := engineProblem(cfg.Engine); err != nil {
 		errs = append(errs, err)
 	} else {
+		errs = append(errs, cfg.unsupportedProblems()...)
 		errs = append(errs, cfg.flavor().problems(cfg)...)
 	}
 	switch cfg.Runner {

@@ -2,13 +2,15 @@ package launch
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"speedmatrix/engine/servers"
 	"strings"
 )
 
-// Engines are the engines Launch can start, in the order a front end offers them.
-var Engines = []string{servers.VLLM, servers.SGLang}
+// Engines are the engines Launch can start, in the order a front end
+// offers them: servers.Registry's entries that Launches.
+var Engines = servers.Launchable()
 
 // flavor is what differs between the engines Launch starts: how the command
 // is built, where the API key goes, what the log says and what its failures
@@ -45,11 +47,20 @@ type flavor struct {
 	readyLine bool
 	// versionPaths are asked, in order, for the version the log did not name.
 	versionPaths []string
-	// problems are the settings this engine cannot honour.
+	// problems are the settings this engine cannot honour beyond the keys
+	// its servers.Entry does not support (unsupportedProblems).
 	problems func(cfg ServerConfig) []error
 }
 
-var flavors = map[string]*flavor{servers.VLLM: &vllmFlavor, servers.SGLang: &sglangFlavor}
+// flavors are the flavors by engine name: each flavor's file registers its
+// own, for the servers.Registry entry that Launches (a test checks that
+// the two agree).
+var flavors = map[string]*flavor{}
+
+// register makes fl the flavor of its engine.
+func register(fl *flavor) { flavors[fl.name] = fl }
+
+func init() { register(&vllmFlavor) }
 
 // vllmFlavor is `vllm serve`.
 var vllmFlavor = flavor{
@@ -91,6 +102,53 @@ func (cfg ServerConfig) flavor() *flavor {
 		return f
 	}
 	return &vllmFlavor
+}
+
+// unsupportedProblems are the keys cfg sets that its engine has no flag
+// for (servers.Entry.Unsupported), in the entry's order. Device "gpu" is
+// what every engine assumes, so only device = "cpu" counts as set.
+func (cfg ServerConfig) unsupportedProblems() []error {
+	e, _ := servers.Lookup(cfg.flavor().name)
+	var errs []error
+	for _, key := range e.Unsupported {
+		switch {
+		case key == "device" && cfg.Device == DeviceCPU:
+			errs = append(errs, fmt.Errorf("device = \"cpu\" is for vLLM's CPU build; Speed Matrix launches %s on GPUs only: remove device, or use engine = \"vllm\"", e.Title))
+		case key != "device" && cfg.sets(key):
+			errs = append(errs, fmt.Errorf("%s is a vLLM setting that %s has no flag for: remove it, or use engine = \"vllm\"", key, e.Title))
+		}
+	}
+	return errs
+}
+
+// sets reports whether cfg gives the server.toml key a value.
+func (cfg ServerConfig) sets(key string) bool {
+	f, ok := configField(reflect.ValueOf(&cfg).Elem(), key)
+	return ok && !f.IsZero()
+}
+
+// OnlySupported is cfg without the keys its engine has no flag for, as the
+// Launch form leaves out the fields it disables for that engine.
+func (cfg ServerConfig) OnlySupported() ServerConfig {
+	e, _ := servers.Lookup(cfg.flavor().name)
+	v := reflect.ValueOf(&cfg).Elem()
+	for _, key := range e.Unsupported {
+		if f, ok := configField(v, key); ok {
+			f.SetZero()
+		}
+	}
+	return cfg
+}
+
+// configField is the field of ServerConfig v whose server.toml key is key.
+func configField(v reflect.Value, key string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		if strings.Split(t.Field(i).Tag.Get("toml"), ",")[0] == key {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
 }
 
 // engineProblem is the error of an unknown engine name, nil for a known one.

@@ -30,6 +30,8 @@ const sglangLauncher = `import os,runpy,sys;k=os.environ.pop("` + sgLangAPIKeyEn
 	`sys.argv+=["--api-key",k] if k else [];` +
 	`runpy.run_module("sglang.launch_server",run_name="__main__",alter_sys=True)`
 
+func init() { register(&sglangFlavor) }
+
 // sglangFlavor is `python3 -m sglang.launch_server`.
 var sglangFlavor = flavor{
 	name: servers.SGLang, title: servers.SGLangTitle, repository: "github.com/sgl-project/sglang",
@@ -95,26 +97,10 @@ func sglangArgs(cfg ServerConfig, listenHost, key string) []string {
 	return append(a, cfg.ExtraArgs...)
 }
 
-// sglangProblems are the settings of cfg SGLang has no flag for.
+// sglangProblems are the settings of cfg SGLang cannot honour beyond the
+// keys it has no flag for (servers.Entry.Unsupported).
 func sglangProblems(cfg ServerConfig) []error {
 	var errs []error
-	vllmOnly := func(key string, set bool) {
-		if set {
-			errs = append(errs, fmt.Errorf("%s is a vLLM setting that SGLang has no flag for: remove it, or use engine = \"vllm\"", key))
-		}
-	}
-	vllmOnly("async_scheduling", cfg.AsyncScheduling) // SGLang overlaps scheduling by default
-	vllmOnly("distributed_executor_backend", cfg.DistributedExecutorBackend != "")
-	vllmOnly("ray_address", cfg.RayAddress != "")
-	vllmOnly("ray_executable", cfg.RayExecutable != "")
-	vllmOnly("enforce_eager", cfg.EnforceEager) // SGLang's is --disable-cuda-graph, in extra_args
-	vllmOnly("kv_cache_memory_bytes", cfg.KVCacheMemoryBytes != 0)
-	if cfg.Device == DeviceCPU {
-		errs = append(errs, fmt.Errorf("device = \"cpu\" is for vLLM's CPU build; Speed Matrix launches SGLang on GPUs only: remove device, or use engine = \"vllm\""))
-	}
-	for _, k := range cfg.cpuKeys() {
-		vllmOnly(k, true)
-	}
 	if cfg.EnableExpertParallel && cfg.TensorParallelSize < 2 {
 		errs = append(errs, fmt.Errorf("enable_expert_parallel spreads the experts over the tensor_parallel_size GPUs (SGLang's --ep-size): set tensor_parallel_size to 2 or more"))
 	}

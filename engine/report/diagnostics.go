@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/servers"
 )
 
 // diagnosticsRows are the lines of report.md's Diagnostics section: the
@@ -43,7 +44,7 @@ func diagnosticsRows(d engine.Diagnostics) []Row {
 // envLine lists variables as K=V, sorted, or says none was set.
 func envLine(env map[string]string) string {
 	if len(env) == 0 {
-		return "none of " + strings.Join(engine.EnvPrefixes, "*, ") + "* set"
+		return "none of " + strings.Join(servers.EnvPrefixes, "*, ") + "* set"
 	}
 	keys := make([]string, 0, len(env))
 	for k := range env {

@@ -178,8 +178,8 @@ func TestMetricsEngine(t *testing.T) {
 		{"python_gc_objects_collected_total 3\n", false, false},
 	} {
 		m, _ := openai.ParseMetrics(tc.in, MetricNames)
-		if m.HasPrefix(vllmPrefix) != tc.vllm || m.HasPrefix(sglangPrefix) != tc.sglang {
-			t.Errorf("%q: vllm %v sglang %v, want %v %v", tc.in, m.HasPrefix(vllmPrefix), m.HasPrefix(sglangPrefix), tc.vllm, tc.sglang)
+		if m.HasPrefix(vllmEntry.MetricPrefix) != tc.vllm || m.HasPrefix(sglangEntry.MetricPrefix) != tc.sglang {
+			t.Errorf("%q: vllm %v sglang %v, want %v %v", tc.in, m.HasPrefix(vllmEntry.MetricPrefix), m.HasPrefix(sglangEntry.MetricPrefix), tc.vllm, tc.sglang)
 		}
 	}
 }
@@ -210,8 +210,8 @@ func TestRealVLLMMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !m.HasPrefix(vllmPrefix) || m.HasPrefix(sglangPrefix) {
-				t.Errorf("HasVLLM %v, HasSGLang %v: want a vLLM page", m.HasPrefix(vllmPrefix), m.HasPrefix(sglangPrefix))
+			if !m.HasPrefix(vllmEntry.MetricPrefix) || m.HasPrefix(sglangEntry.MetricPrefix) {
+				t.Errorf("HasVLLM %v, HasSGLang %v: want a vLLM page", m.HasPrefix(vllmEntry.MetricPrefix), m.HasPrefix(sglangEntry.MetricPrefix))
 			}
 			if m.Running != tc.running || m.Waiting != 0 {
 				t.Errorf("running %g, waiting %g; want %g, 0", m.Running, m.Waiting, tc.running)

@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"speedmatrix/engine/openai"
 )
@@ -55,19 +56,19 @@ type Checks struct {
 // MetricNames are every engine's /metrics names with the figure each
 // gives: a client with them reads any engine's page (the names don't
 // overlap: each engine has its own prefix).
-var MetricNames = merged(vllmMetricNames, sglangMetricNames)
+var MetricNames = merged(Registry)
 
-func merged(tables ...openai.MetricNames) openai.MetricNames {
+func merged(entries []Entry) openai.MetricNames {
 	all := openai.MetricNames{}
-	for _, t := range tables {
-		maps.Copy(all, t)
+	for _, e := range entries {
+		maps.Copy(all, e.MetricNames)
 	}
 	return all
 }
 
 // Detect asks the server what it is: its /version, SGLang's server info
-// (/get_server_info or /server_info), and the names on its /metrics
-// (vllm: or sglang:). A server that answers none is a generic
+// (/get_server_info or /server_info), and the names on its /metrics (each
+// Registry entry's MetricPrefix). A server that answers none is a generic
 // OpenAI-compatible one. It also returns the /version answer (zero when
 // there is none), which says whether the server is our simulator. c reads
 // the metrics with MetricNames.
@@ -81,23 +82,47 @@ func Detect(ctx context.Context, c *openai.Client) (Kind, openai.ServerVersion, 
 		return Generic, v, verr
 	}
 	info, err := c.ServerInfo(ctx)
-	switch {
-	case openai.NoAnswer(err):
+	if openai.NoAnswer(err) {
 		return Generic, v, err
-	case err == nil && isSGLang(info):
-		if info.Version == "" {
-			info.Version = v.Version
+	}
+	for _, e := range Registry {
+		if e.fromInfo == nil || err != nil {
+			continue
 		}
-		return &sglangKind{info: info, hasInfo: true}, v, nil
+		if k, ok := e.fromInfo(info, v); ok {
+			return k, v, nil
+		}
 	}
 	m, merr := c.Metrics(ctx)
-	switch {
-	case openai.NoAnswer(merr):
+	if openai.NoAnswer(merr) {
 		return Generic, v, merr
-	case merr == nil && m.HasPrefix(sglangPrefix):
-		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}, v, nil
-	case verr == nil || merr == nil && m.HasPrefix(vllmPrefix):
-		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}, v, nil
+	}
+	for _, e := range detectOrder() {
+		if merr == nil && e.MetricPrefix != "" && m.HasPrefix(e.MetricPrefix) {
+			return e.kind(m, v), v, nil
+		}
+	}
+	for _, e := range Registry {
+		if verr == nil && e.answersVersion {
+			return e.kind(m, v), v, nil
+		}
 	}
 	return Generic, v, nil
+}
+
+// detectOrder is Registry with the entries that answersVersion last: an
+// engine known by its own metrics is that engine even when it also answers
+// /version (SGLang does).
+func detectOrder() []Entry {
+	order := slices.Clone(Registry)
+	slices.SortStableFunc(order, func(a, b Entry) int {
+		switch {
+		case a.answersVersion == b.answersVersion:
+			return 0
+		case a.answersVersion:
+			return 1
+		}
+		return -1
+	})
+	return order
 }

@@ -16,7 +16,28 @@ const CheckNoSGLangMetrics = "Server checks not done: the SGLang server serves n
 // info gives no KV cache size.
 const NoteSGLangNoKVBudget = "SGLang's server info gives no KV cache size (max_total_num_tokens), so no cell could be marked Over capacity: set the run's KV budget to have them"
 
-const sglangPrefix = "sglang:"
+// sglangEntry is SGLang in Registry: Launch starts it on GPUs, the
+// simulator speaks as it, and its server info or sglang:* metrics give it
+// away. Its Unsupported keys are vLLM's own (SGLang overlaps scheduling by
+// default; its eager mode is --disable-cuda-graph, in extra_args).
+var sglangEntry = Entry{
+	Name: SGLang, Title: SGLangTitle, MetricPrefix: "sglang:", MetricNames: sglangMetricNames,
+	fromInfo: func(info openai.ServerInfo, v openai.ServerVersion) (Kind, bool) {
+		if !isSGLang(info) {
+			return nil, false
+		}
+		if info.Version == "" {
+			info.Version = v.Version
+		}
+		return &sglangKind{info: info, hasInfo: true}, true
+	},
+	kind: func(_ openai.Metrics, v openai.ServerVersion) Kind {
+		return &sglangKind{info: openai.ServerInfo{Version: v.Version}}
+	},
+	Unsupported: []string{"async_scheduling", "distributed_executor_backend", "ray_address", "ray_executable",
+		"enforce_eager", "kv_cache_memory_bytes", "device", "cpu_kvcache_space_gib", "cpu_omp_threads_bind", "cpu_num_reserved_cpus"},
+	Launches: true, SimMode: SGLang,
+}
 
 // sglangKind is an SGLang server: its limits come from its server info,
 // its metrics are sglang:* (with --enable-metrics), and a request whose

@@ -13,7 +13,16 @@ const (
 // without /metrics.
 const CheckNoVLLMMetrics = "Server checks not done: the server serves no vLLM /metrics, so the idle check, the drain barrier and the server cross-check were skipped"
 
-const vllmPrefix = "vllm:"
+// vllmEntry is vLLM in Registry: Launch starts it (on GPUs, or its CPU
+// build), the simulator speaks as it, and a server that answers /version
+// and is known no other way is taken for it.
+var vllmEntry = Entry{
+	Name: VLLM, Title: VLLMTitle, MetricPrefix: "vllm:", MetricNames: vllmMetricNames,
+	kind: func(m openai.Metrics, v openai.ServerVersion) Kind {
+		return vllmKind{version: v.Version, kvTokens: m.KVCacheTokens()}
+	},
+	answersVersion: true, Launches: true, SimMode: VLLM, EnvPrefixes: []string{"VLLM_"},
+}
 
 // vllmKind is a vLLM server: it answers /version and serves vllm:* metrics,
 // whose vllm:cache_config_info gives its KV cache size (num_gpu_blocks ×

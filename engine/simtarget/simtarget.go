@@ -68,9 +68,10 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 	stop := func() { _ = srv.Close(); tel.Stop(); s.Close() }
 	t := measure.Subject{Target: measure.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
 	t.Header = header(p)
-	if opts.Engine == sim.EngineSGLang {
-		// The run reads the engine, its version and its limits from the
-		// simulator's SGLang endpoints, as from a real SGLang server.
+	if opts.Engine != "" && opts.Engine != sim.EngineVLLM {
+		// header names vLLM, as the simulator's /version does; in any other
+		// mode (SGLang) the run reads the engine, its version and its
+		// limits from the simulator's endpoints, as from a real server.
 		t.Header.Engine.Engine, t.Header.Engine.Version = "", ""
 		t.Header.Engine.KVCacheTokens, t.Header.Engine.MaxNumSeqs, t.Header.Engine.MaxModelLen = 0, 0, 0
 		t.Header.LaunchCommand = ""

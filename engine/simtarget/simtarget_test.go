@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/engine/servers"
 	"speedmatrix/engine/sim"
 )
 
@@ -109,5 +110,18 @@ func TestSimOptionsNoise(t *testing.T) {
 	}
 	if !p.Noise.On() {
 		t.Errorf("the profile itself lost its noise")
+	}
+}
+
+// TestEverySimModeStarts: the simulator speaks every mode servers.Registry
+// names, as the CLI and the app offer them.
+func TestEverySimModeStarts(t *testing.T) {
+	for _, mode := range servers.SimModes() {
+		_, stop, err := Start("tiny", Options{TimeScale: 50, Engine: mode})
+		if err != nil {
+			t.Errorf("Start in mode %q: %v", mode, err)
+			continue
+		}
+		stop()
 	}
 }
