@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,71 +24,41 @@ import (
 // screenshotFile is the Results screen's capture written by --autorun --export.
 const screenshotFile = "screenshot-results.png"
 
-// exportFileNames lists every file Export writes, in the order offered.
-func exportFileNames() []string {
-	names := []string{report.JSONFile, report.CSVFile, report.MarkdownFile, charts.HTMLFile}
-	for _, k := range charts.Kinds {
-		names = append(names, string(k)+".png", string(k)+".svg")
-	}
-	return names
+// exportFiles is every file Export writes of rep, in the order written:
+// the one list of a run's files (charts.Artifacts), its pictures drawn by
+// ch in the dark theme when dark is set.
+func exportFiles(rep engine.Report, ch chartDrawer, dark bool) []report.Artifact {
+	return charts.Artifacts(rep, chartPainter{ch: ch, rep: rep, dark: dark})
 }
 
-// exportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
-// when rep has a roofline, and telemetry.csv when its cells carry
-// telemetry. A load test's are its own: load.csv for results.csv, and its
-// pictures (charts.KindsFor).
+// chartPainter draws an export's pictures with the app's chartDrawer.
+type chartPainter struct {
+	ch   chartDrawer
+	rep  engine.Report
+	dark bool
+}
+
+func (p chartPainter) Paint(_ context.Context, kind charts.Kind, format string) ([]byte, error) {
+	return p.ch.Render(kind, format, p.rep, p.dark)
+}
+
+// exportFileNamesFor lists the name of every file Export writes of rep.
 func exportFileNamesFor(rep engine.Report) []string {
-	names := exportFileNames()
-	if rep.Load != nil {
-		names = loadFileNames()
-	}
-	if charts.HasRoofline(rep) {
-		names = append(names, rooflineFileNames()...)
-	}
-	if report.HasTelemetry(rep) {
-		names = append(names, report.TelemetryCSVFile)
+	var names []string
+	for _, a := range exportFiles(rep, nil, false) {
+		names = append(names, a.Name)
 	}
 	return names
-}
-
-// loadFileNames are the files of a load test's export.
-func loadFileNames() []string {
-	names := []string{report.JSONFile, report.LoadCSVFile, report.MarkdownFile, charts.HTMLFile}
-	for _, k := range charts.LoadKinds {
-		names = append(names, string(k)+".png", string(k)+".svg")
-	}
-	return names
-}
-
-// rooflineFileNames are the files of the "% of roofline" heatmap.
-func rooflineFileNames() []string {
-	return []string{string(charts.KindRoofline) + ".png", string(charts.KindRoofline) + ".svg"}
 }
 
 // fileBytes is the content of one export file of rep.
 func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byte, error) {
-	switch name {
-	case report.JSONFile:
-		return report.JSON(rep)
-	case report.CSVFile:
-		var b bytes.Buffer
-		err := report.WriteCSV(&b, rep)
-		return b.Bytes(), err
-	case report.LoadCSVFile:
-		var b bytes.Buffer
-		err := report.WriteLoadCSV(&b, rep)
-		return b.Bytes(), err
-	case report.MarkdownFile:
-		return []byte(report.Markdown(rep)), nil
-	case charts.HTMLFile: // the page has its own light/dark switch
-		return charts.HTML(rep)
-	case report.TelemetryCSVFile:
-		var b bytes.Buffer
-		err := report.WriteTelemetryCSV(&b, rep)
-		return b.Bytes(), err
+	for _, a := range exportFiles(rep, ch, dark) {
+		if a.Name == name {
+			return a.Bytes(context.Background())
+		}
 	}
-	base, format, _ := strings.Cut(name, ".")
-	return ch.Render(charts.Kind(base), format, rep, dark)
+	return nil, fmt.Errorf("%s is not a file of this run's export", name)
 }
 
 // exportAll writes every export file of the shown report into dir.
@@ -117,25 +88,23 @@ type exportOutcome struct {
 // goroutine.
 func exportReport(dir string, rep engine.Report, ch chartDrawer, dark bool) exportOutcome {
 	out := exportOutcome{dir: dir}
-	names := exportFileNamesFor(rep)
+	files := exportFiles(rep, ch, dark)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		out.failed = names
+		for _, a := range files {
+			out.failed = append(out.failed, a.Name)
+		}
 		out.err = fmt.Errorf("export: %w", err)
 		return out
 	}
 	out.made = true
 	var errs []error
-	for _, name := range names {
-		data, err := fileBytes(name, rep, ch, dark)
-		if err == nil {
-			err = report.WriteFileAtomic(filepath.Join(dir, name), data)
-		}
-		if err != nil {
-			out.failed = append(out.failed, name)
-			errs = append(errs, fmt.Errorf("export %s: %w", name, err))
+	for _, a := range files {
+		if err := a.Write(context.Background(), dir); err != nil {
+			out.failed = append(out.failed, a.Name)
+			errs = append(errs, fmt.Errorf("export %s: %w", a.Name, err))
 			continue
 		}
-		out.written = append(out.written, name)
+		out.written = append(out.written, a.Name)
 	}
 	out.err = errors.Join(errs...)
 	return out
@@ -196,7 +165,7 @@ func exportStart(c appSettings) string {
 // when that folder already holds an export.
 func (r *resultsTab) exportInto(parent string) {
 	dir := filepath.Join(parent, runs.Folder(r.report))
-	if !holdsExport(dir) {
+	if !holdsExport(dir, r.report) {
 		r.startExport(dir)
 		return
 	}
@@ -212,9 +181,9 @@ func (r *resultsTab) exportInto(parent string) {
 		})
 }
 
-// holdsExport reports whether dir has any file an export writes.
-func holdsExport(dir string) bool {
-	for _, name := range append(append(exportFileNames(), rooflineFileNames()...), loadFileNames()...) {
+// holdsExport reports whether dir has any file an export of rep writes.
+func holdsExport(dir string, rep engine.Report) bool {
+	for _, name := range exportFileNamesFor(rep) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}
@@ -286,19 +255,20 @@ func (r *resultsTab) onSaveMenu() {
 func (r *resultsTab) saveMenu() *fyne.Menu {
 	var data, pictures []*fyne.MenuItem
 	byChart := map[string]*fyne.MenuItem{}
-	for _, name := range exportFileNamesFor(r.report) {
-		item := fyne.NewMenuItem(name, func() { r.onSaveOne(name) })
-		base, format, _ := strings.Cut(name, ".")
-		if format != "png" && format != "svg" {
+	for _, a := range exportFiles(r.report, nil, false) {
+		item := fyne.NewMenuItem(a.Name, func() { r.onSaveOne(a.Name) })
+		if a.Picture == "" {
 			data = append(data, item)
 			continue
 		}
-		chart := byChart[base]
-		if chart == nil {
-			chart = fyne.NewMenuItem(base+".png / .svg", nil)
+		chart := byChart[a.Picture]
+		if chart == nil { // its label names every format: "report.png / .svg"
+			chart = fyne.NewMenuItem(a.Name, nil)
 			chart.ChildMenu = fyne.NewMenu("")
-			byChart[base] = chart
+			byChart[a.Picture] = chart
 			pictures = append(pictures, chart)
+		} else {
+			chart.Label += " / " + strings.TrimPrefix(a.Name, a.Picture)
 		}
 		chart.ChildMenu.Items = append(chart.ChildMenu.Items, item)
 	}

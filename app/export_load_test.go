@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/charts"
+	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
@@ -24,10 +26,11 @@ func TestExportLoadTest(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	want := []string{"report.json", "load.csv", "report.md", "report.html"}
+	want := []string{"report.json", "load.csv", "report.md"}
 	for _, k := range charts.LoadKinds {
 		want = append(want, string(k)+".png", string(k)+".svg")
 	}
+	want = append(want, "report.html")
 	if !slices.Equal(out.written, want) {
 		t.Errorf("written %v, want %v", out.written, want)
 	}
@@ -35,7 +38,37 @@ func TestExportLoadTest(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(csv), "# simulated (profile tiny)") {
 		t.Errorf("load.csv: %v\n%s", err, csv)
 	}
-	if !holdsExport(dir) {
+	if !holdsExport(dir, rep) {
 		t.Error("a folder with a load test's export does not count as one")
+	}
+}
+
+// TestExportWritesTheArtifactList: Export all writes exactly the files of
+// the one list of a run's files (charts.Artifacts), in its order, the
+// SLO's picture among them, and Save one file offers each of them.
+func TestExportWritesTheArtifactList(t *testing.T) {
+	rep := cannedReport("tiny", 195.7)
+	rep.Plan.SLO = engine.SLO{TTFT: 2 * time.Second}
+	var want []string
+	for _, a := range charts.Artifacts(rep, nil) {
+		want = append(want, a.Name)
+	}
+	if !slices.Contains(want, string(charts.KindSLO)+".png") {
+		t.Fatalf("the list of a run with an SLO has no SLO picture: %v", want)
+	}
+	dir := t.TempDir()
+	out := exportReport(dir, rep, fakeCharts{}, false)
+	if out.err != nil || !slices.Equal(out.written, want) {
+		t.Fatalf("written %v (%v), want %v", out.written, out.err, want)
+	}
+	for _, name := range want {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", name, err)
+		}
+	}
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u.results.show(rep, "")
+	if got := menuFiles(u.results.saveMenu()); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("Save one file offers %q, want %q", got, want)
 	}
 }

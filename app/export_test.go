@@ -12,8 +12,13 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 )
+
+// exportFileNames lists the files Export writes of a report with no
+// roofline, SLO, quality section or telemetry: those of every export.
+func exportFileNames() []string { return exportFileNamesFor(engine.Report{}) }
 
 // TestExportNeverOverwritesSilently: an export goes into a new folder named
 // after the run; a second one into the same place asks, and "New folder"
@@ -40,8 +45,8 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 
 	u.results.exportInto(parent)
 	waitFor(t, u.results.exported, "the export")
-	if !holdsExport(want) || len(asked) != 1 || asked[0] != "Export done | Open folder | Close" || len(opened) != 1 || opened[0] != want {
-		t.Fatalf("first export: files in %s %v, asked %q, opened %q", want, holdsExport(want), asked, opened)
+	if !holdsExport(want, rep) || len(asked) != 1 || asked[0] != "Export done | Open folder | Close" || len(opened) != 1 || opened[0] != want {
+		t.Fatalf("first export: files in %s %v, asked %q, opened %q", want, holdsExport(want, rep), asked, opened)
 	}
 	stamp := filepath.Join(want, "report.md")
 	if err := os.WriteFile(stamp, []byte("the user's edit"), 0o644); err != nil {
@@ -56,7 +61,7 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	if b, _ := os.ReadFile(stamp); string(b) != "the user's edit" {
 		t.Error("the first export was overwritten")
 	}
-	if !holdsExport(want + "-2") {
+	if !holdsExport(want+"-2", rep) {
 		t.Errorf("the second export is not in %s-2", want)
 	}
 

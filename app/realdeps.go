@@ -129,11 +129,9 @@ func chartOptions(dark bool) charts.Options {
 	return o
 }
 
+// Render draws kind as format the way every export does (charts.Pictures).
 func (chartRenderer) Render(kind charts.Kind, format string, r engine.Report, dark bool) ([]byte, error) {
-	if format == "svg" {
-		return charts.RenderSVG(kind, r, chartOptions(dark))
-	}
-	return charts.RenderPNG(kind, r, chartOptions(dark))
+	return charts.Pictures(r, chartOptions(dark)).Paint(context.Background(), kind, format)
 }
 
 func (chartRenderer) Picture(kind charts.Kind, r engine.Report, p charts.Pane, dark bool) (image.Image, error) {

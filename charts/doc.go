@@ -16,6 +16,11 @@
 // with its colour bar under the grid and its cell texts fitted, rendered at
 // the screen's own (possibly fractional) scale.
 //
+// Artifacts is the one list of the files a run exports: the saved files
+// (report.Artifacts), each picture in each format, and report.html. The
+// run's saver, the CLI's report command and run's end, and the app's Export
+// all walk it, so a new file format is one entry there.
+//
 // charts is an output adapter on golang.org/x/image (fonts and the
 // rasterizer), headless, so the app, the CLI and tests all use it. What it
 // may import is one table for the whole tree, allowedImports in

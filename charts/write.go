@@ -10,12 +10,14 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// WriteAll writes every picture of a report into dir, light theme at 1×:
-// report.png, prefill.png, decode-heatmap.png, per-request.png, and
-// decode-roofline.png when the report has a roofline, decode-slo.png when
-// its plan sets an SLO, quality.png when it has a quality section
-// (KindsFor), and an .svg twin of each, then the whole report as one web page (HTMLFile). Once ctx is done it stops, between files or inside one, and
-// returns ctx's error: the files already written are whole.
+// WriteAll writes the drawn files of a report (Artifacts, report.Drawn)
+// into dir, light theme at 1×: report.png, prefill.png, decode-heatmap.png,
+// per-request.png, and decode-roofline.png when the report has a roofline,
+// decode-slo.png when its plan sets an SLO, quality.png when it has a
+// quality section (KindsFor), and an .svg twin of each, then the whole
+// report as one web page (HTMLFile). Once ctx is done it stops, between
+// files or inside one, and returns ctx's error: the files already written
+// are whole.
 func WriteAll(ctx context.Context, dir string, r engine.Report) error {
 	return WriteAllWith(ctx, dir, r, DefaultOptions())
 }
@@ -23,49 +25,35 @@ func WriteAll(ctx context.Context, dir string, r engine.Report) error {
 // WriteAllWith is WriteAll with a chosen theme and scale. Each file is
 // written to a temporary name and renamed, so a reader never sees half.
 func WriteAllWith(ctx context.Context, dir string, r engine.Report, opts Options) error {
-	opts, err := opts.check()
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m := BuildModel(r)
-	for _, kind := range KindsFor(r) {
-		if err := ctx.Err(); err != nil {
-			return err
+	for _, a := range Artifacts(r, Pictures(r, opts)) {
+		if a.Stage != report.Drawn {
+			continue
 		}
-		d, err := drawModel(kind, m, opts)
-		if err != nil {
-			return err
-		}
-		if err := writePicture(ctx, dir, string(kind), d, opts.Scale); err != nil {
+		if err := a.Write(ctx, dir); err != nil {
 			return err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	page, err := htmlOf(ctx, r, m)
-	if err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(filepath.Join(dir, HTMLFile), page)
+	return nil
 }
 
-// writePicture renders d as base.png and base.svg in dir, each written to
-// a temporary name and renamed, so a reader never sees half of one. Once
-// ctx is done it stops and returns ctx's error.
+// writePicture renders d in each of pictureFormats as base.png, base.svg
+// in dir (the quality command's drift chart, a sweep's pictures), each
+// written to a temporary name and renamed, so a reader never sees half of
+// one. Every format is rendered before any is written. Once ctx is done it
+// stops and returns ctx's error.
 func writePicture(ctx context.Context, dir, base string, d *Drawing, scale int) error {
-	var png, svg bytes.Buffer
-	if err := d.writePNG(ctx, &png, scale); err != nil {
-		return fmt.Errorf("draw %s: %w", base, err)
+	data := make([][]byte, len(pictureFormats))
+	for i, f := range pictureFormats {
+		var b bytes.Buffer
+		if err := f.write(d, ctx, &b, scale); err != nil {
+			return fmt.Errorf("draw %s: %w", base, err)
+		}
+		data[i] = b.Bytes()
 	}
-	if err := d.writeSVG(ctx, &svg, scale); err != nil {
-		return fmt.Errorf("draw %s: %w", base, err)
+	for i, f := range pictureFormats {
+		if err := report.WriteFileAtomic(filepath.Join(dir, base+"."+f.name), data[i]); err != nil {
+			return err
+		}
 	}
-	if err := report.WriteFileAtomic(filepath.Join(dir, base+".png"), png.Bytes()); err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(filepath.Join(dir, base+".svg"), svg.Bytes())
+	return nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -127,51 +127,62 @@ func readRun(ctx context.Context, path string) (engine.Report, report.Format, er
 	}
 }
 
-// writes says which files report writes beside the charts and
-// results.csv: an import's report.json and report.md (so that it opens
-// again), or a run judged again against another SLO's report.md (its SLO
-// section; report.json keeps the run as it was saved).
+// writes says which saved files report writes beside the drawn ones (each
+// file's report.Again): results.csv (a load test's load.csv) always; an
+// import's every file, report.json and report.md among them (so that it
+// opens again); a run judged again against another SLO's report.md too (its
+// SLO section; report.json keeps the run as it was saved).
 type writes struct {
 	imported, rejudged bool
 }
 
-// writeReport draws r's charts into dir, then writes results.csv (a load
-// test's load.csv), and
-// report.json and report.md too for an import, report.md for a run judged
-// again. The charts go first: they check the theme and scale before
-// anything is written. It stops once ctx is done.
+// again reports whether report writes the saved file a.
+func (w writes) again(a report.Artifact) bool {
+	return w.imported || a.Again == report.Redrawn || (w.rejudged && a.Again == report.Judged)
+}
+
+// writeReport writes r's files (charts.Artifacts) into dir: the drawn ones
+// (the pictures and the page), then the saved ones w says. The drawn go
+// first: they check the theme and scale before anything is written. It
+// stops once ctx is done.
 func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.Options, w writes, stdout io.Writer) error {
-	if err := charts.WriteAllWith(ctx, dir, r, opts); err != nil {
-		return fmt.Errorf("report: %w", err)
+	// The saved file written again every time comes first, then those w
+	// adds: that order is the one report has always named them in.
+	var drawn, saved, added []report.Artifact
+	for _, a := range charts.Artifacts(r, charts.Pictures(r, opts)) {
+		switch {
+		case a.Stage == report.Drawn:
+			drawn = append(drawn, a)
+		case a.Again == report.Redrawn:
+			saved = append(saved, a)
+		case w.again(a):
+			added = append(added, a)
+		}
 	}
-	for _, k := range charts.KindsFor(r) {
-		fmt.Fprintf(stdout, "wrote %s {.png,.svg}\n", filepath.Join(dir, string(k)))
+	saved = append(saved, added...)
+	for _, a := range drawn {
+		if err := a.Write(ctx, dir); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, charts.HTMLFile))
+	printWritten(stdout, dir, drawn)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	written := []string{report.CSVFileFor(r)}
 	var err error
-	switch {
-	case w.imported:
-		written = append(written, report.JSONFile, report.MarkdownFile)
-		err = report.Save(dir, r)
-	case w.rejudged:
-		written = append(written, report.MarkdownFile)
-		err = writeCSV(dir, r)
-		if err == nil {
-			err = report.WriteFileAtomic(filepath.Join(dir, report.MarkdownFile), []byte(report.Markdown(r)))
+	if w.imported {
+		err = report.Save(dir, r) // every saved file, as a run saves them
+	} else {
+		for _, a := range saved {
+			if err = a.Write(ctx, dir); err != nil {
+				break
+			}
 		}
-	default:
-		err = writeCSV(dir, r)
 	}
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	for _, name := range written {
-		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, name))
-	}
+	printWritten(stdout, dir, saved)
 	if w.imported {
 		writeSLOLines(stdout, r)
 	}
@@ -186,14 +197,22 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 	return nil
 }
 
-// writeCSV writes results.csv into dir, or a load test's load.csv
-// (report.CSVFileFor).
-func writeCSV(dir string, r engine.Report) error {
-	var b bytes.Buffer
-	if err := report.WriteCSVFor(&b, r); err != nil {
-		return err
+// printWritten says which files were written into dir, one line each; a
+// picture's formats share one ("wrote DIR/report {.png,.svg}").
+func printWritten(stdout io.Writer, dir string, files []report.Artifact) {
+	for i := 0; i < len(files); {
+		a := files[i]
+		if a.Picture == "" {
+			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, a.Name))
+			i++
+			continue
+		}
+		var formats []string
+		for ; i < len(files) && files[i].Picture == a.Picture; i++ {
+			formats = append(formats, "."+strings.TrimPrefix(files[i].Name, a.Picture+"."))
+		}
+		fmt.Fprintf(stdout, "wrote %s {%s}\n", filepath.Join(dir, a.Picture), strings.Join(formats, ","))
 	}
-	return report.WriteFileAtomic(filepath.Join(dir, report.CSVFileFor(r)), b.Bytes())
 }
 
 // lockOut makes and takes the folder report writes into, as every writer

@@ -11,7 +11,7 @@
 package report
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,46 +22,33 @@ import (
 	"speedmatrix/engine"
 )
 
-// File names written by Save.
+// File names of the saved files (Artifacts).
 const (
 	JSONFile     = "report.json"
 	CSVFile      = "results.csv"
 	MarkdownFile = "report.md"
 )
 
-// Save writes report.json, results.csv (load.csv for a load test: see
-// CSVFileFor) and report.md into dir (created if missing), and
-// telemetry.csv when the cells carry hardware telemetry. Each file is written to a temporary file and renamed, so a
-// reader never sees half a file, even if the run is killed mid-save.
+// Save writes the saved files of r (Artifacts: report.json, results.csv or
+// a load test's load.csv, report.md, and telemetry.csv when the cells carry
+// hardware telemetry) into dir (created if missing). Every file is made
+// before any is written; each is written to a temporary file and renamed,
+// so a reader never sees half a file, even if the run is killed mid-save.
 func Save(dir string, r engine.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save report: %w", err)
 	}
-	if r.SchemaVersion == 0 {
-		r.SchemaVersion = engine.SchemaVersion
-	}
-	js, err := JSON(r)
-	if err != nil {
-		return fmt.Errorf("save report: %w", err)
-	}
-	var csvBuf bytes.Buffer
-	if err := WriteCSVFor(&csvBuf, r); err != nil {
-		return fmt.Errorf("save report: %w", err)
-	}
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{{JSONFile, js}, {CSVFileFor(r), csvBuf.Bytes()}, {MarkdownFile, []byte(Markdown(r))}}
-	if HasTelemetry(r) {
-		var tel bytes.Buffer
-		if err := WriteTelemetryCSV(&tel, r); err != nil {
+	files := Artifacts(r)
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		b, err := f.Bytes(context.Background())
+		if err != nil {
 			return fmt.Errorf("save report: %w", err)
 		}
-		files = append(files, file{TelemetryCSVFile, tel.Bytes()})
+		data[i] = b
 	}
-	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+	for i, f := range files {
+		if err := WriteFileAtomic(filepath.Join(dir, f.Name), data[i]); err != nil {
 			return fmt.Errorf("save report: %w", err)
 		}
 	}

@@ -16,8 +16,9 @@ import (
 
 // Saver keeps what a run measures: both front ends hand it the run's
 // report after every cell and at the end, and it saves the report into the
-// run's folder (report.Save writes each file atomically, so a failed save
-// leaves the last good files), so nothing measured is lost if the front end
+// run's folder (report.Save writes the saved files of the one list of a
+// run's files, charts.Artifacts, each atomically, so a failed save leaves
+// the last good files), so nothing measured is lost if the front end
 // dies. The folder is the run's alone while the Saver holds it (Claim). A
 // save the folder can't take (a full disk, a folder made read-only) goes
 // whole into a folder of its own in a rescue folder instead (Rescue), and

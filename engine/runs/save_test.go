@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +105,45 @@ func TestFolder(t *testing.T) {
 			t.Errorf("Folder(%q, %q) = %q, want %q", tc.served, tc.model, got, tc.want)
 		}
 	}
+}
+
+// The Saver writes exactly the saved files of the one list of a run's
+// files (report.Artifacts, the saved part of charts.Artifacts): after every
+// cell, nothing drawn.
+func TestSaverWritesTheSavedArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	s := Saver{Dir: dir}
+	rep := measured(engine.StatusValid)
+	rep.Results[0].Telemetry = &engine.Telemetry{Samples: 1}
+	if _, err := s.Keep(rep); err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+	var want []string
+	for _, a := range report.Artifacts(rep) {
+		if a.Stage != report.Saved {
+			t.Errorf("%s is not a saved file", a.Name)
+		}
+		want = append(want, a.Name)
+	}
+	if got := visibleFiles(t, dir); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("the run's folder holds %v, want %v", got, want)
+	}
+}
+
+// visibleFiles are the names in dir, sorted, less the lock and other
+// hidden files.
+func visibleFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
