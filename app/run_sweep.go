@@ -13,6 +13,7 @@ import (
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/telemetry"
 	"speedmatrix/hw"
 )
 
@@ -34,9 +35,9 @@ type sweepRun struct {
 	total   int                 // configurations
 	cancel  context.CancelFunc
 	lock    *runs.FolderLock
-	source  hw.Source     // reads the GPUs' memory between two servers; nil without a GPU
-	ran     chan struct{} // closed when the runner returned
-	done    chan struct{} // closed once the screen shows the sweep's end (tests wait on it)
+	source  telemetry.Source // reads the GPUs' memory between two servers; nil without a GPU
+	ran     chan struct{}    // closed when the runner returned
+	done    chan struct{}    // closed once the screen shows the sweep's end (tests wait on it)
 
 	configs    []sweep.Config // as the runner last told
 	current    int            // the configuration starting or measured

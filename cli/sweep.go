@@ -20,6 +20,7 @@ import (
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/telemetry"
 	"speedmatrix/hw"
 )
 
@@ -153,7 +154,7 @@ func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 
 // gpuSource reads this machine's GPUs for the wait between two servers;
 // nil where there is no NVIDIA driver (or in tests).
-func (c *CLI) gpuSource() hw.Source {
+func (c *CLI) gpuSource() telemetry.Source {
 	if c.NoGPUWait {
 		return nil
 	}

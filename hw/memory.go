@@ -1,15 +1,15 @@
 package hw
 
-import "math"
+import (
+	"math"
 
-// SystemSource is NewSource of the system's NVML: what a Sampler reads.
-// Close it when done.
-func SystemSource() Source { return NewSource(defaultLibrary()) }
+	"speedmatrix/engine/telemetry"
+)
 
 // GPUMemoryUsedMiB is the memory in use on each GPU of src, for a sweep's
 // wait between two servers; ok is false when src reads no GPU or one of
 // them could not be read.
-func GPUMemoryUsedMiB(src Source) (used []float64, ok bool) {
+func GPUMemoryUsedMiB(src telemetry.Source) (used []float64, ok bool) {
 	s := src.Read()
 	if len(s.GPUs) == 0 {
 		return nil, false
