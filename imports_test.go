@@ -19,10 +19,10 @@ import (
 // Sources, and only hw needs NVML and gopsutil.
 var allowedImports = map[string][]string{
 	"":                       {"app", "app/locale", "cli"},
-	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/telemetry", "hw"},
+	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry", "hw"},
 	"assets":                 {},
 	"charts":                 {"engine", "engine/report", "engine/secret", "engine/sweep"},
-	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/sweep", "engine/telemetry", "hw"},
+	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry", "hw"},
 	"engine":                 {},
 	"engine/capture":         {"engine", "engine/launch", "engine/secret"},
 	"engine/dcgm":            {"engine", "engine/openai", "engine/secret", "engine/telemetry"},
@@ -36,7 +36,8 @@ var allowedImports = map[string][]string{
 	"engine/report":          {"engine", "engine/secret"},
 	"engine/roofline":        {"engine", "engine/hfcache"},
 	"engine/runs":            {"engine", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline"},
-	"engine/sweep":           {"engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret"},
+	"engine/sweep":           {"engine", "engine/quality", "engine/report"},
+	"engine/sweep/runner":    {"engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/sweep", "engine/telemetry"},
 	"engine/sweep/sweeptest": {},
 	"engine/secret":          {},
 	"engine/servers":         {"engine/openai"},

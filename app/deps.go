@@ -107,7 +107,7 @@ type chartDrawer interface {
 // words alone.
 type sweepChartDrawer interface {
 	// Write draws the summary's pictures into the sweep's folder dir
-	// (sweep.Hooks.Summarize).
+	// (runner.Hooks.Summarize).
 	Write(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error
 	// Best draws the best-configuration heatmap for a pane on screen.
 	Best(s sweep.Sweep, p charts.Pane, dark bool) (image.Image, error)
