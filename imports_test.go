@@ -13,16 +13,19 @@ import (
 // top and nothing imports them but main; engine, the domain, is at the
 // bottom and imports no Speed Matrix package; hw and charts read engine's
 // types. Nesting means one thing (checked below, whatever the table says):
-// no package imports a package in a folder inside its own.
+// no package imports a package in a folder inside its own. Nothing under
+// engine reaches up to hw, directly or through another package (checked
+// below too): the domain samples hardware through engine/telemetry's
+// Sources, and only hw needs NVML and gopsutil.
 var allowedImports = map[string][]string{
 	"":                       {"app", "app/locale", "cli"},
-	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
+	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry", "hw"},
 	"assets":                 {},
 	"charts":                 {"engine", "engine/report", "engine/secret", "engine/sweep"},
-	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
+	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry", "hw"},
 	"engine":                 {},
 	"engine/capture":         {"engine", "engine/launch", "engine/secret", "engine/servers"},
-	"engine/dcgm":            {"engine", "engine/openai", "engine/secret", "hw"},
+	"engine/dcgm":            {"engine", "engine/openai", "engine/secret", "engine/telemetry"},
 	"engine/dcgm/dcgmtest":   {},
 	"engine/hfcache":         {},
 	"engine/launch":          {"engine", "engine/hfcache", "engine/measure", "engine/roofline", "engine/secret", "engine/servers"},
@@ -33,14 +36,16 @@ var allowedImports = map[string][]string{
 	"engine/report":          {"engine", "engine/secret", "engine/servers"},
 	"engine/roofline":        {"engine", "engine/hfcache"},
 	"engine/runs":            {"engine", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline"},
-	"engine/sweep":           {"engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret"},
+	"engine/sweep":           {"engine", "engine/quality", "engine/report"},
+	"engine/sweep/runner":    {"engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/sweep", "engine/telemetry"},
 	"engine/sweep/sweeptest": {},
 	"engine/secret":          {},
 	"engine/servers":         {"engine/openai"},
 	"engine/sim":             {"engine", "engine/roofline"},
 	"engine/sim/simtest":     {"engine/sim"},
-	"engine/simtarget":       {"engine", "engine/measure", "engine/servers", "engine/sim", "hw"},
-	"hw":                     {"engine", "engine/secret", "engine/servers"},
+	"engine/simtarget":       {"engine", "engine/measure", "engine/servers", "engine/sim", "engine/telemetry"},
+	"engine/telemetry":       {"engine"},
+	"hw":                     {"engine", "engine/secret", "engine/servers", "engine/telemetry"},
 	"hw/nvmlmock":            {},
 	"app/locale":             {},
 }
@@ -76,6 +81,13 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("%s imports %s, a package inside its own folder: a folder inside a package holds what builds on it, so move what %s needs up into it", fields[0], imp, pkg)
 			}
 		}
+		if underEngine(pkg) {
+			for _, dep := range strings.Split(fields[2], ",") {
+				if dep == "speedmatrix/hw" || strings.HasPrefix(dep, "speedmatrix/hw/") {
+					t.Errorf("%s depends on %s: nothing under engine may reach up to hw (NVML, gopsutil); give it an engine/telemetry Source instead", fields[0], dep)
+				}
+			}
+		}
 		if slices.Contains(fynePackages, pkg) {
 			continue
 		}
@@ -86,7 +98,16 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+	for pkg, allowed := range allowedImports {
+		if underEngine(pkg) && slices.ContainsFunc(allowed, func(imp string) bool { return imp == "hw" || strings.HasPrefix(imp, "hw/") }) {
+			t.Errorf("allowedImports lets %s import hw: nothing under engine may reach up to hw", pkg)
+		}
+	}
 	if seen < len(allowedImports) {
 		t.Errorf("go list showed %d of the %d packages in allowedImports: remove the ones that are gone", seen, len(allowedImports))
 	}
 }
+
+// underEngine reports whether pkg (a path below the module) is engine or
+// a package under it.
+func underEngine(pkg string) bool { return pkg == "engine" || strings.HasPrefix(pkg, "engine/") }

@@ -13,7 +13,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // appSettings are the Settings screen's choices, remembered under prefApp.
@@ -51,7 +51,7 @@ func (c appSettings) stall() time.Duration { return cmp.Or(c.StallTimeout, opena
 
 // interval is how often the hardware sampler reads the GPUs.
 func (c appSettings) interval() time.Duration {
-	return cmp.Or(c.TelemetryInterval, hw.DefaultSampleInterval)
+	return cmp.Or(c.TelemetryInterval, telemetry.DefaultSampleInterval)
 }
 
 // durationField is a duration the Settings screen edits as a number of
@@ -71,7 +71,7 @@ var (
 	stallField = durationField{name: "Stall timeout", unit: time.Second, unitName: "s",
 		def: openai.DefaultStallTimeout, min: time.Second, max: 30 * time.Minute}
 	intervalField = durationField{name: "Telemetry interval", unit: time.Second, unitName: "s",
-		def: hw.DefaultSampleInterval, min: 250 * time.Millisecond, max: time.Minute}
+		def: telemetry.DefaultSampleInterval, min: 250 * time.Millisecond, max: time.Minute}
 )
 
 // fieldError is a field that cannot be used: what is wrong, what to write.

@@ -14,7 +14,7 @@ import (
 	"speedmatrix/engine/roofline"
 	"speedmatrix/engine/sim"
 	"speedmatrix/engine/sweep"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // engineRunner runs a plan against a target; measure.Run is the real one.
@@ -43,10 +43,10 @@ type serverCapture interface {
 	Capture(ctx context.Context, baseURL string) engine.ServerProcess
 }
 
-// liveTelemetry is the live hardware sampler (hw.Sampler).
+// liveTelemetry is the live hardware sampler (hw.NewSampler).
 type liveTelemetry interface {
 	engine.TelemetrySource
-	Latest() (hw.Sample, bool)
+	Latest() (telemetry.Sample, bool)
 }
 
 // serverLauncher starts a vLLM server (launch.Launch) and returns at once.
@@ -107,7 +107,7 @@ type chartDrawer interface {
 // words alone.
 type sweepChartDrawer interface {
 	// Write draws the summary's pictures into the sweep's folder dir
-	// (sweep.Hooks.Summarize).
+	// (runner.Hooks.Summarize).
 	Write(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error
 	// Best draws the best-configuration heatmap for a pane on screen.
 	Best(s sweep.Sweep, p charts.Pane, dark bool) (image.Image, error)
@@ -138,7 +138,7 @@ type deps struct {
 	// gpuSource opens a reader of this machine's GPUs, for a sweep's wait
 	// until a stopped server's memory is free (nil: no wait). It is asked
 	// only where detection found a GPU.
-	gpuSource func() hw.Source
+	gpuSource func() telemetry.Source
 	runsDir   string // where History keeps saved runs unless the Settings screen says
 	// rescue are where a run goes when its History folder can't take a
 	// save (nil: runs.RescueRoots()).

@@ -9,6 +9,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/telemetry"
 	"speedmatrix/hw"
 	"speedmatrix/hw/nvmlmock"
 )
@@ -69,13 +70,13 @@ var pcieBox = func() fakeHardware {
 }()
 
 // loaded is a sample of pcieBox's GPUs at util %, GPU 1's link at width lanes.
-func loaded(util float64, width int) hw.Sample {
+func loaded(util float64, width int) telemetry.Sample {
 	gpu := func(i, w int) engine.GPUSample {
 		return engine.GPUSample{Index: i, UtilizationPct: util, PowerW: 300 + float64(i), MemoryUsedMiB: 20 * 1024,
 			TemperatureC: 60, SMClockMHz: 1695, MemClockMHz: 9751, PCIe: engine.PCIeLink{Gen: 4, Width: w},
 			PCIeMax: engine.PCIeLink{Gen: 4, Width: 16}, ClockEventsRead: true}
 	}
-	s := hw.Sample{GPUs: []engine.GPUSample{gpu(0, 16), gpu(1, width)}}
+	s := telemetry.Sample{GPUs: []engine.GPUSample{gpu(0, 16), gpu(1, width)}}
 	s.GPUs[1].ClockEventReasons = nvml.ClocksEventReasonSwPowerCap
 	return s
 }

@@ -16,6 +16,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // headlineColumns are the Results screen's table of a sweep's
@@ -115,7 +116,7 @@ func sweepSubtitle(s sweep.Sweep, runs map[string]engine.Report) string {
 	} else {
 		line += fmt.Sprintf(" · took %s (estimated %s)", took, est)
 	}
-	return line + "\nThe estimate assumed " + s.EstimateBasis() + "."
+	return line + "\nThe estimate assumed " + runner.EstimateBasis(s) + "."
 }
 
 // sweepBadge says whether a sweep's figures were simulated or measured,

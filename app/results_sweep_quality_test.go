@@ -6,13 +6,14 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // TestSweepNotesQuality: where a sweep measured the drift of a
 // configuration that changes the output, Results names its figure in the
 // † mark's place, and its Looped cells stand beside its drift.
 func TestSweepNotesQuality(t *testing.T) {
-	cs := sweep.Grid([][]sweep.Setting{{{Key: "kv_cache_dtype", Value: `"fp8"`}}})
+	cs := runner.Grid([][]sweep.Setting{{{Key: "kv_cache_dtype", Value: `"fp8"`}}})
 	s := sweep.New("server.toml", engine.Plan{}, cs, "test")
 	s.Configs[1].ChangesOutput = []string{"kv_cache_dtype"}
 	s.Quality = &sweep.QualitySetup{Budget: "kld=0.01,top1=98%", ReferenceSHA256: "x"}

@@ -13,7 +13,8 @@ import (
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/simtarget"
 	"speedmatrix/engine/sweep"
-	"speedmatrix/hw"
+	"speedmatrix/engine/sweep/runner"
+	"speedmatrix/engine/telemetry"
 )
 
 // sweepStopWait bounds how long a stopped sweep waits for the run being
@@ -21,7 +22,7 @@ import (
 // quitting app no longer serves.
 const sweepStopWait = 5 * time.Second
 
-// sweepRun is the sweep the Run screen runs (sweep.Runner, on a goroutine
+// sweepRun is the sweep the Run screen runs (runner.Runner, on a goroutine
 // of its own): each configuration launched as the Launch form launches a
 // server (startServer) and measured as Start run measures one (ready,
 // measure), the screen following it (run_sweep_view.go). Its fields are
@@ -34,9 +35,9 @@ type sweepRun struct {
 	total   int                 // configurations
 	cancel  context.CancelFunc
 	lock    *runs.FolderLock
-	source  hw.Source     // reads the GPUs' memory between two servers; nil without a GPU
-	ran     chan struct{} // closed when the runner returned
-	done    chan struct{} // closed once the screen shows the sweep's end (tests wait on it)
+	source  telemetry.Source // reads the GPUs' memory between two servers; nil without a GPU
+	ran     chan struct{}    // closed when the runner returned
+	done    chan struct{}    // closed once the screen shows the sweep's end (tests wait on it)
 
 	configs    []sweep.Config // as the runner last told
 	current    int            // the configuration starting or measured
@@ -75,29 +76,21 @@ func (r *runTab) startSweep(job *sweepJob) {
 	if open := r.u.deps.gpuSource; open != nil && r.u.hasGPU() {
 		sr.source = open()
 	}
-	runner := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: sweep.Hooks{
-		Launch: sr.launch, Measure: sr.measure, Progress: sr.progress, GPUMemoryUsedMiB: sr.gpuMemory}}
+	sw := &runner.Runner{Dir: dir, Server: s.Server, Base: base, GPUs: sr.source, Hooks: runner.Hooks{
+		Launch: sr.launch, Measure: sr.measure, Progress: sr.progress}}
 	if d := r.u.deps.sweepCharts; d != nil {
-		runner.Summarize = d.Write
+		sw.Summarize = d.Write
 	}
 	r.sweep = sr
 	r.showSweepBegun(s)
 	r.publish()
 	go func() {
-		err := runner.Run(ctx, &s)
+		err := sw.Run(ctx, &s)
 		close(sr.ran)
 		end := s
 		end.Configs = slices.Clone(s.Configs)
 		r.u.do(func() { r.sweepEnded(sr, end, err) })
 	}()
-}
-
-// gpuMemory reads the GPUs' memory for the wait between two servers.
-func (sr *sweepRun) gpuMemory() ([]float64, bool) {
-	if sr.source == nil {
-		return nil, false
-	}
-	return hw.GPUMemoryUsedMiB(sr.source)
 }
 
 // launch is the sweep's Launch hook: configuration c's server, started as

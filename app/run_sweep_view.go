@@ -13,6 +13,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // sweepRowsShown is how many configurations the Run screen lists before
@@ -128,7 +129,7 @@ func (r *runTab) showSweepBegun(s sweep.Sweep) {
 		verb = "resuming the sweep of " + s.Started.Local().Format("2006-01-02 15:04")
 	}
 	r.log.add(fmt.Sprintf("%s  %s: %s into %s (estimated %s, start-ups included)", r.u.deps.now().Format("15:04:05"), verb,
-		engine.Count(len(s.Configs), "configuration", "configurations"), sr.dir, formatAbout(s.Estimate())))
+		engine.Count(len(s.Configs), "configuration", "configurations"), sr.dir, formatAbout(runner.Estimate(s))))
 	r.log.flush()
 	v := r.sweepView
 	v.list.Show()

@@ -16,6 +16,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // compareField is a field of the Launch form that "Compare settings…" can
@@ -167,7 +168,7 @@ func (f *compareForm) refresh() {
 		f.startBtn.Disable()
 		return
 	}
-	cs := sweep.Grid(axes)
+	cs := runner.Grid(axes)
 	n := len(cs) - 1
 	large := n > sweep.MaxConfigs
 	if large {
@@ -177,7 +178,7 @@ func (f *compareForm) refresh() {
 	if !large || f.many.Checked {
 		var dropped []string
 		var err error
-		if cs, dropped, err = sweep.Resolve("the Launch form", f.base, cs); err != nil {
+		if cs, dropped, err = runner.Resolve("the Launch form", f.base, cs); err != nil {
 			f.showProblem(err)
 			return
 		}
@@ -187,8 +188,8 @@ func (f *compareForm) refresh() {
 		n = len(cs) - 1
 	}
 	s := f.sweep(cs, "")
-	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), formatAbout(s.Estimate())))
-	f.basis.SetText("The estimate assumes " + s.EstimateBasis() + ".")
+	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), formatAbout(runner.Estimate(s))))
+	f.basis.SetText("The estimate assumes " + runner.EstimateBasis(s) + ".")
 	if n == 0 || (large && !f.many.Checked) || qualityErr != nil {
 		f.startBtn.Disable()
 		return
@@ -198,12 +199,12 @@ func (f *compareForm) refresh() {
 }
 
 // sweep is the sweep of configurations cs, with the prior its estimate
-// starts from: sweep.PriorFor the form (its program found as Start finds
+// starts from: runner.PriorFor the form (its program found as Start finds
 // it), and the start-up of the form's server where it was timed with the
 // form as it is now.
 func (f *compareForm) sweep(cs []sweep.Config, tool string) sweep.Sweep {
 	s := sweep.New("", f.plan, cs, tool)
-	s.Prior = sweep.PriorFor(f.l.s.u.withProgram(f.secrets))
+	s.Prior = runner.PriorFor(f.l.s.u.withProgram(f.secrets))
 	if t := f.l.lastStart; t.took > 0 && t.base == f.base {
 		s.Prior.StartupS, s.Prior.Startup = t.took.Seconds(), sweep.StartupMeasured
 		s.Prior.MaxModelLen = cmp.Or(s.Prior.MaxModelLen, t.maxModelLen)

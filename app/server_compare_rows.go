@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // compareRow is one field of the dialog and the values it takes.
@@ -92,7 +93,7 @@ func (f *compareForm) axes() (axes [][]sweep.Setting, vary []string, ok bool) {
 		case text == "":
 			ok = false // not wrong yet: not typed
 		default:
-			a, err := sweep.ParseVary([]string{key + "=" + text}, "")
+			a, err := runner.ParseVary([]string{key + "=" + text}, "")
 			if err != nil {
 				msg = varyWords(err)
 			} else {

@@ -3,7 +3,7 @@ package app
 import (
 	"time"
 
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // targetTelemetry is the chosen target's own GPU telemetry and whose GPUs
@@ -53,7 +53,7 @@ func (s *serverTab) pollTelemetry() {
 	}
 	if src == nil {
 		if s.u.state.sampled {
-			s.u.state.setSample(hw.Sample{}, false, fromNone)
+			s.u.state.setSample(telemetry.Sample{}, false, fromNone)
 		}
 		return
 	}

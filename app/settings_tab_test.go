@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"speedmatrix/engine"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // fakeSampler is a live telemetry source that records its interval and
@@ -26,7 +26,7 @@ type fakeSampler struct {
 }
 
 func (f *fakeSampler) Summary(from, to time.Time) *engine.Telemetry { return nil }
-func (f *fakeSampler) Latest() (hw.Sample, bool)                    { return hw.Sample{}, false }
+func (f *fakeSampler) Latest() (telemetry.Sample, bool)             { return telemetry.Sample{}, false }
 func (f *fakeSampler) Start(context.Context)                        { f.mu.Lock(); f.started = true; f.mu.Unlock() }
 func (f *fakeSampler) Stop()                                        { f.mu.Lock(); f.stopped = true; f.mu.Unlock() }
 

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // appState is what every screen observes: the target, what its server is
@@ -35,7 +35,7 @@ type appState struct {
 	// sample is the live telemetry's latest reading; sampled is false
 	// before the first, and when the target has none. sampleFrom says
 	// whose GPUs it reads: a panel labels it by that, never by the target.
-	sample     hw.Sample
+	sample     telemetry.Sample
 	sampled    bool
 	sampleFrom telemetrySource
 	// simHardware is, while the simulator is the target and runs, the
@@ -162,11 +162,11 @@ func (s *appState) setRun(r runInfo) {
 	s.notify(changeRun)
 }
 
-// setSample replaces the latest hardware sample (hw.Sampler.Latest) and
+// setSample replaces the latest hardware sample (telemetry.Sampler.Latest) and
 // says whose GPUs it reads; ok false (or fromNone) leaves no sample.
-func (s *appState) setSample(smp hw.Sample, ok bool, from telemetrySource) {
+func (s *appState) setSample(smp telemetry.Sample, ok bool, from telemetrySource) {
 	if !ok || from == fromNone {
-		smp, ok, from = hw.Sample{}, false, fromNone
+		smp, ok, from = telemetry.Sample{}, false, fromNone
 	}
 	s.sample, s.sampled, s.sampleFrom = smp, ok, from
 	s.notify(changeTelemetry)

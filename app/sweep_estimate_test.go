@@ -9,6 +9,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // TestSweepHeaderSaysWhatWasMeasured: a sweep whose servers fitted the
@@ -17,7 +18,7 @@ import (
 // alone, and what its estimate assumed.
 func TestSweepHeaderSaysWhatWasMeasured(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t})
-	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
+	cs := runner.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})
 	s, err := sweep.Load(dir)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 	"speedmatrix/engine/sweep/sweeptest"
 )
 
@@ -183,7 +184,7 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 // run, and the way back leads to the summary.
 func TestHistoryOpensASweep(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t})
-	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
+	cs := runner.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})
 	u.state.runSaved(dir)
 	h := u.history
@@ -227,7 +228,7 @@ func TestHistoryOpensASweep(t *testing.T) {
 func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
 	l := &simLauncher{t: t}
 	u := sweepUI(t, l)
-	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
+	cs := runner.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
 	u.state.runSaved(dir)
 	u.history.list.Select(0)
@@ -284,7 +285,7 @@ func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
 	varied := func(vary ...string) func(*testing.T, string, map[string]any) {
 		return func(t *testing.T, dir string, m map[string]any) {
 			base, err := os.ReadFile(filepath.Join(dir, sweepServerFile))
-			cs, _, err2 := sweep.Derive(evil, string(base), sweep.Origin{Vary: vary}, "")
+			cs, _, err2 := runner.Derive(evil, string(base), sweep.Origin{Vary: vary}, "")
 			if err != nil || err2 != nil {
 				t.Fatal(err, err2)
 			}
@@ -313,7 +314,7 @@ func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
 			l := &recordingLauncher{}
 			u := sweepUI(t, &simLauncher{t: t})
 			u.deps.launcher = l
-			cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
+			cs := runner.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
 			dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
 			sweeptest.EditJSON(t, filepath.Join(dir, sweep.JSONFile), func(m map[string]any) { tt.edit(t, dir, m) })
 			u.state.runSaved(dir)
@@ -377,7 +378,7 @@ func TestSweepStopsResumable(t *testing.T) {
 	}
 	// A resume makes the configurations again from the fields as the
 	// sweep recorded them, and finds the ones begun.
-	if _, _, err := sweep.Resume(sr.dir, sweep.Inputs{Server: filepath.Join(sr.dir, sweepServerFile)}); err != nil || !slices.Equal(s.Vary, []string{"max_num_seqs=4, 8"}) {
+	if _, _, err := runner.Resume(sr.dir, runner.Inputs{Server: filepath.Join(sr.dir, sweepServerFile)}); err != nil || !slices.Equal(s.Vary, []string{"max_num_seqs=4, 8"}) {
 		t.Errorf("resume: %v; recorded vary options %q", err, s.Vary)
 	}
 }

@@ -15,10 +15,11 @@ import (
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // A sweep in the app: the Server screen's "Compare settings…" makes one
-// of the Launch form's configurations, the Run screen runs it (sweep.Runner)
+// of the Launch form's configurations, the Run screen runs it (runner.Runner)
 // into a folder of the runs folder, History lists that folder as one entry
 // and Results shows its summary. The folder holds what the CLI's --out
 // holds, and server.toml: the form as it was. A resume runs what the
@@ -70,7 +71,7 @@ func (j *sweepJob) open(root string, now time.Time) (s sweep.Sweep, dir, base st
 }
 
 // reopen reads the sweep saved in j.dir, with the state of each of its
-// configurations from its folder (sweep.Reopen), to finish it with the
+// configurations from its folder (runner.Reopen), to finish it with the
 // servers the Launch form starts now (j.base): they must be the ones the
 // sweep began with, and the configurations those sweep.json records.
 func (j *sweepJob) reopen() (s sweep.Sweep, dir, base string, err error) {
@@ -78,13 +79,13 @@ func (j *sweepJob) reopen() (s sweep.Sweep, dir, base string, err error) {
 		return s, "", "", fmt.Errorf("the Launch form could not be written as server.toml (check its fields, then Resume again): %w", j.formErr)
 	}
 	path := filepath.Join(j.dir, sweepServerFile) // the runs folder may have moved since
-	s, base, err = sweep.Resume(j.dir, sweep.Inputs{Server: path, ServerText: &j.base})
+	s, base, err = runner.Resume(j.dir, runner.Inputs{Server: path, ServerText: &j.base})
 	var (
-		missing *sweep.MissingError
-		program *sweep.ProgramError
+		missing *runner.MissingError
+		program *runner.ProgramError
 	)
 	switch {
-	case errors.Is(err, sweep.ErrChanged):
+	case errors.Is(err, runner.ErrChanged):
 		return s, "", "", fmt.Errorf("this sweep began with another server: set the Launch form on the Server screen to what it was%s, then Resume again", formChanges(path, s.ServerSHA256, j.base))
 	case errors.As(err, &missing):
 		return s, "", "", fmt.Errorf("this sweep was made from a vary-file, which a resume takes only from you: finish it with %s",
@@ -113,7 +114,7 @@ func fieldNames(keys []string) string {
 
 // formChanges says what to change on the Launch form, whose server.toml
 // is now form, for it to be what it was when the sweep began: the settings
-// between them (sweep.Changes), at most a few, each cut short. It says
+// between them (runner.Changes), at most a few, each cut short. It says
 // nothing where the folder's server.toml (path) is not the one sweep.json
 // records (digest), which then can't say what the form was.
 func formChanges(path, digest, form string) string {
@@ -126,7 +127,7 @@ func formChanges(path, digest, form string) string {
 	if err != nil || sweep.Digest(was) != digest {
 		return ""
 	}
-	changes, err := sweep.Changes(form, string(was))
+	changes, err := runner.Changes(form, string(was))
 	if err != nil || len(changes) == 0 {
 		return ""
 	}

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/engine"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // telemetryGauges shows the latest GPU sample: utilization, power, VRAM
@@ -140,7 +140,7 @@ func noTelemetryNote(t targetInfo) string {
 
 // sampleNote says whose GPUs s reads and when: "this machine's 2 GPUs,
 // sampled 14:03:05 · busiest and hottest GPU, power and VRAM summed".
-func sampleNote(s hw.Sample, from telemetrySource) string {
+func sampleNote(s telemetry.Sample, from telemetrySource) string {
 	n := len(s.GPUs)
 	gpus := engine.Count(n, "GPU", "GPUs")
 	var note string
@@ -199,7 +199,7 @@ func gpuLine(g engine.GPUSample) string {
 		parts = append(parts, fmt.Sprintf("SM %.0f / memory %.0f MHz", g.SMClockMHz, g.MemClockMHz))
 	}
 	if g.ClockEventsRead {
-		for _, r := range hw.ReasonNames(g.ClockEventReasons) {
+		for _, r := range telemetry.ReasonNames(g.ClockEventReasons) {
 			parts = append(parts, engine.ThrottleReasonName(r))
 		}
 	}

@@ -6,7 +6,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/dcgm"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // gpuMetrics is where a run's GPU telemetry comes from when the GPUs are
@@ -21,7 +21,7 @@ type gpuMetrics struct {
 // starts sampling them; an exporter that doesn't answer with DCGM metrics
 // is an error naming it and the setting.
 func (g gpuMetrics) sampleExporters(ctx context.Context, h *engine.Report) (engine.TelemetrySource, func(), error) {
-	tel, err := dcgm.Attach(ctx, g.urls, h, hw.DefaultSampleInterval, dcgm.Options{})
+	tel, err := dcgm.Attach(ctx, g.urls, h, telemetry.DefaultSampleInterval, dcgm.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %s %v: check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or leave the URL out", g.setting, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // report implements `speedmatrix report --in FILE [--out DIR]
@@ -271,7 +272,7 @@ func reportSweep(ctx context.Context, in, out string, opts charts.Options, stdou
 		}
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := sweep.WriteSummary(out, s, got); err != nil {
+	if err := sweep.WriteSummary(out, s, got, runner.EstimateBasis(s)); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s, %s and the pictures of a sweep of %s into %s\n", sweep.MDFile, sweep.CSVFile,

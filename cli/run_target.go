@@ -17,6 +17,7 @@ import (
 	"speedmatrix/engine/secret"
 	"speedmatrix/engine/servers"
 	"speedmatrix/engine/simtarget"
+	"speedmatrix/engine/telemetry"
 	"speedmatrix/hw"
 )
 
@@ -181,7 +182,7 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 		t.Telemetry = tel
 		return t, stop, nil
 	}
-	sampler := hw.NewSampler(hw.DefaultSampleInterval)
+	sampler := hw.NewSampler(telemetry.DefaultSampleInterval)
 	sctx, cancel := context.WithCancel(ctx)
 	sampler.Start(sctx)
 	t.Telemetry = sampler

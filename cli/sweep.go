@@ -20,6 +20,8 @@ import (
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
+	"speedmatrix/engine/telemetry"
 	"speedmatrix/hw"
 )
 
@@ -138,14 +140,14 @@ func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	assumes := "" // a resumed sweep's estimate counts what it measured
 	if s.Started.IsZero() {
-		assumes = "; it assumes " + s.EstimateBasis()
+		assumes = "; it assumes " + runner.EstimateBasis(s)
 	}
 	fmt.Fprintf(stdout, "sweep of %s over %s → %s (estimated %s, start-ups included%s)\n",
-		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, s.Estimate().Round(time.Second), assumes)
-	r := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: c.sweepHooks(f, s.Plan, stdout, stderr)}
+		s.Server, engine.Count(len(s.Configs), "configuration", "configurations"), dir, runner.Estimate(s).Round(time.Second), assumes)
+	r := &runner.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: c.sweepHooks(f, s.Plan, stdout, stderr)}
 	if src := c.gpuSource(); src != nil {
 		defer src.Close()
-		r.GPUMemoryUsedMiB = func() ([]float64, bool) { return hw.GPUMemoryUsedMiB(src) }
+		r.GPUs = src
 	}
 	runErr := r.Run(ctx, &s)
 	return sweepEnd(stdout, dir, s, runErr)
@@ -153,7 +155,7 @@ func (c *CLI) sweepCmd(ctx context.Context, args []string, stdout, stderr io.Wri
 
 // gpuSource reads this machine's GPUs for the wait between two servers;
 // nil where there is no NVIDIA driver (or in tests).
-func (c *CLI) gpuSource() hw.Source {
+func (c *CLI) gpuSource() telemetry.Source {
 	if c.NoGPUWait {
 		return nil
 	}
@@ -184,7 +186,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		o = sweep.Origin{VaryFile: f.varyFile, VaryFileSHA256: sweep.Digest(vt)}
 		varyText = string(vt)
 	}
-	cs, dropped, err := sweep.Derive(f.launch, string(text), o, varyText)
+	cs, dropped, err := runner.Derive(f.launch, string(text), o, varyText)
 	if err != nil {
 		return sweep.Sweep{}, "", "", sweepError("sweep", err)
 	}
@@ -202,7 +204,7 @@ func (f sweepFlags) begin(version string, stderr io.Writer) (sweep.Sweep, string
 		return sweep.Sweep{}, "", "", fmt.Errorf("sweep: %s already holds a sweep: choose another --out, or finish it with --resume %s --launch %s", f.out, f.out, f.launch)
 	}
 	s := sweep.New(f.launch, plan, cs, version)
-	s.ServerSHA256, s.Origin, s.Prior = sweep.Digest(text), o, sweep.PriorFor(baseline)
+	s.ServerSHA256, s.Origin, s.Prior = sweep.Digest(text), o, runner.PriorFor(baseline)
 	if f.quality {
 		budget, _ := quality.ParseBudget(f.qualityBudget) // checked with the flags
 		s.Quality = &sweep.QualitySetup{Budget: budget.String(), NeedleTrials: f.needleTrials}
@@ -227,7 +229,7 @@ func (f sweepFlags) checkSize(cs []sweep.Config) error {
 // sweepError words an error of making a sweep's configurations for the
 // command cmd.
 func sweepError(cmd string, err error) error {
-	var size *sweep.SizeError
+	var size *runner.SizeError
 	if errors.As(err, &size) {
 		return fmt.Errorf("%s: %d configurations, more than the %d a sweep runs even with --yes (each starts the server): split the --vary lists into several sweeps", cmd, size.N, sweep.HardMaxConfigs)
 	}
@@ -236,8 +238,8 @@ func sweepError(cmd string, err error) error {
 
 // sweepHooks launch each configuration as run --launch does and measure
 // it as run does, printing its cells.
-func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Writer) sweep.Hooks {
-	return sweep.Hooks{
+func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Writer) runner.Hooks {
+	return runner.Hooks{
 		Launch: func(ctx context.Context, conf sweep.Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
 			return c.launchConfig(ctx, cfg, f.launch+" ("+conf.Name+")", stderr)
 		},
@@ -264,7 +266,7 @@ func (c *CLI) sweepHooks(f sweepFlags, plan engine.Plan, stdout, stderr io.Write
 				line += ": " + conf.Reason
 			}
 			if conf.Status == sweep.StatusStarting {
-				line += fmt.Sprintf(" (sweep ETA %s)", s.Estimate().Round(time.Second))
+				line += fmt.Sprintf(" (sweep ETA %s)", runner.Estimate(s).Round(time.Second))
 			}
 			fmt.Fprintln(stdout, line)
 		},

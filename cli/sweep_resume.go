@@ -9,6 +9,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 )
 
 // reopen loads the sweep to resume. Nothing starts unless everything holds:
@@ -17,7 +18,7 @@ import (
 // are the ones they make (sweep.json alone runs nothing), its plan can
 // run, and it is no larger than a new sweep may be.
 func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
-	s, text, err := sweep.Resume(f.resume, sweep.Inputs{Server: f.launch, VaryFile: f.varyFile, Vary: f.vary})
+	s, text, err := runner.Resume(f.resume, runner.Inputs{Server: f.launch, VaryFile: f.varyFile, Vary: f.vary})
 	if err != nil {
 		return s, "", "", resumeError(err)
 	}
@@ -31,12 +32,12 @@ func (f sweepFlags) reopen() (sweep.Sweep, string, string, error) {
 func resumeError(err error) error {
 	const cmd = "sweep --resume"
 	var (
-		in       *sweep.InputError
-		missing  *sweep.MissingError
-		program  *sweep.ProgramError
-		mismatch *sweep.MismatchError
+		in       *runner.InputError
+		missing  *runner.MissingError
+		program  *runner.ProgramError
+		mismatch *runner.MismatchError
 		plan     *engine.PlanError
-		ref      *sweep.ReferenceError
+		ref      *runner.ReferenceError
 	)
 	edited := fmt.Sprintf("%s was edited; nothing was started: restore it, or begin a new sweep with another --out", sweep.JSONFile)
 	what, flag := "server.toml", "--launch"
@@ -46,7 +47,7 @@ func resumeError(err error) error {
 	switch {
 	case errors.As(err, &missing):
 		return missingInputs(missing)
-	case in != nil && errors.Is(err, sweep.ErrChanged):
+	case in != nil && errors.Is(err, runner.ErrChanged):
 		return fmt.Errorf("%s: %s changed since the sweep began: restore it, or begin a new sweep with another --out", cmd, in.Path)
 	case in != nil:
 		return fmt.Errorf("%s: the %s %s can't be read (%v): give the %s the sweep began with, where it is now, with %s", cmd, what, in.Path, in.Err, what, flag)
@@ -55,13 +56,13 @@ func resumeError(err error) error {
 			cmd, strings.Join(program.Keys, ", "), sweep.JSONFile)
 	case errors.As(err, &mismatch):
 		return fmt.Errorf("%s: %v; %s", cmd, err, edited)
-	case errors.As(err, &ref) && errors.Is(err, sweep.ErrChanged):
+	case errors.As(err, &ref) && errors.Is(err, runner.ErrChanged):
 		return fmt.Errorf("%s: %s is not the quality reference the sweep recorded (its sha256 differs from %s's); nothing was started: restore it, or begin a new sweep with another --out", cmd, ref.Path, sweep.JSONFile)
 	case errors.As(err, &ref):
 		return fmt.Errorf("%s: the sweep's quality reference %s can't be used (%v); nothing was started: restore it, or begin a new sweep with another --out", cmd, ref.Path, ref.Err)
 	case errors.As(err, &plan):
 		return fmt.Errorf("%s: %s's plan can't run (%v); %s", cmd, sweep.JSONFile, plan, edited)
-	case errors.Is(err, sweep.ErrNoOrigin):
+	case errors.Is(err, runner.ErrNoOrigin):
 		return fmt.Errorf("%s: %v (an earlier version began it): give them again, --vary KEY=V1,V2 … or --vary-file FILE, as you began it", cmd, err)
 	}
 	return sweepError(cmd, err)
@@ -70,7 +71,7 @@ func resumeError(err error) error {
 // missingInputs asks for the server.toml and vary-file a resume was not
 // given, with the flags that give them where sweep.json says they were,
 // ready to copy.
-func missingInputs(m *sweep.MissingError) error {
+func missingInputs(m *runner.MissingError) error {
 	var what, words []string
 	give := func(name, flag, path, placeholder string) {
 		what = append(what, name)
@@ -94,7 +95,7 @@ func resumeCommand(dir string, s sweep.Sweep) string {
 	switch {
 	case s.VaryFile != "":
 		words = append(words, "--vary-file", s.VaryFile)
-	case len(sweep.ProgramKeys(s.Configs)) > 0:
+	case len(runner.ProgramKeys(s.Configs)) > 0:
 		for _, v := range s.Vary {
 			words = append(words, "--vary", v)
 		}

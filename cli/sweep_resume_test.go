@@ -11,6 +11,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/sweep/runner"
 	"speedmatrix/engine/sweep/sweeptest"
 )
 
@@ -25,7 +26,7 @@ func savedCLISweep(t *testing.T, exe string, vary ...string) (dir, server string
 		t.Fatal(err)
 	}
 	o := sweep.Origin{Vary: vary}
-	cs, _, err := sweep.Derive(server, base, o, "")
+	cs, _, err := runner.Derive(server, base, o, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestSweepResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 		{"vary options that run another program", nil, func(m map[string]any) {
 			m["vary"] = []any{"executable=" + evil}
 			m["configs"] = m["configs"].([]any)[:1]
-			cs, _, _ := sweep.Derive("x", fmt.Sprintf("executable = %q\nmodel = \"m\"\n", server), sweep.Origin{Vary: []string{"executable=" + evil}}, "")
+			cs, _, _ := runner.Derive("x", fmt.Sprintf("executable = %q\nmodel = \"m\"\n", server), sweep.Origin{Vary: []string{"executable=" + evil}}, "")
 			data, _ := json.Marshal(cs[1])
 			var c map[string]any
 			_ = json.Unmarshal(data, &c)

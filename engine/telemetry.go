@@ -2,8 +2,8 @@ package engine
 
 import "time"
 
-// TelemetrySource summarises hardware telemetry over a time window; hw.Sampler
-// implements it. Run attaches the summary of each cell's window to its Result.
+// TelemetrySource summarises hardware telemetry over a time window;
+// engine/telemetry's Sampler implements it. Run attaches the summary of each cell's window to its Result.
 type TelemetrySource interface {
 	Summary(from, to time.Time) *Telemetry
 }

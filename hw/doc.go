@@ -1,6 +1,7 @@
-// Package hw detects the machine a benchmark runs on and samples what its
-// hardware does during a run: NVIDIA GPUs through NVML (go-nvml), the host
-// (CPU, RAM, OS, kernel) through gopsutil. It is a headless adapter that the
+// Package hw detects the machine a benchmark runs on and reads what its
+// hardware does during a run, as the telemetry.Source that
+// engine/telemetry's Sampler samples (NewSampler): NVIDIA GPUs through NVML
+// (go-nvml), the host (CPU, RAM, OS, kernel) through gopsutil. It is a headless adapter that the
 // CLI, the app and tests share. What it may import is one table for the
 // whole tree, allowedImports in imports_test.go, which TestImportRules
 // checks.

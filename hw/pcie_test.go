@@ -12,6 +12,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/telemetry"
 	"speedmatrix/hw/nvmlmock"
 )
 
@@ -27,7 +28,7 @@ func sampleBox(t *testing.T, cs *countingServer, n int) *engine.Telemetry {
 	src := newSystemSource(cs.Server)
 	src.cpuTimes = func() (cpu.TimesStat, error) { return cpu.TimesStat{}, nil }
 	clock := newFakeClock()
-	s := NewSampler(time.Second, WithClock(clock), WithSource(src))
+	s := telemetry.NewSampler(time.Second, func() telemetry.Source { return src }, telemetry.WithClock(clock))
 	s.Start(context.Background())
 	for range n - 1 {
 		clock.advance(time.Second)

@@ -3,11 +3,13 @@ package hw
 import (
 	"math"
 	"sync"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/shirou/gopsutil/v4/cpu"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/telemetry"
 )
 
 // systemSource reads the GPUs through an NVML session (when one opened) and
@@ -22,10 +24,21 @@ type systemSource struct {
 	havePrev bool
 }
 
-// NewSource is the Source a Sampler reads: the GPUs of the NVML lib (the
-// system's by default, or go-nvml's mock servers of hw/nvmlmock) and the
-// host CPU. Without a usable NVML it reads the CPU only.
-func NewSource(lib nvml.Interface) Source { return newSystemSource(lib) }
+// NewSource is the telemetry.Source of the GPUs of the NVML lib (the
+// system's, or go-nvml's mock servers of hw/nvmlmock) and the host CPU.
+// Without a usable NVML it reads the CPU only.
+func NewSource(lib nvml.Interface) telemetry.Source { return newSystemSource(lib) }
+
+// SystemSource is NewSource of the system's NVML: what NewSampler reads.
+// Close it when done.
+func SystemSource() telemetry.Source { return NewSource(defaultLibrary()) }
+
+// NewSampler is a telemetry.Sampler of this machine's GPUs (NVML) and CPU,
+// reading every interval (telemetry.DefaultSampleInterval when <= 0). It
+// opens NVML only when started.
+func NewSampler(interval time.Duration, opts ...telemetry.SamplerOption) *telemetry.Sampler {
+	return telemetry.NewSampler(interval, SystemSource, opts...)
+}
 
 func newSystemSource(lib library) *systemSource {
 	src := &systemSource{cpuTimes: readCPUTimes}
@@ -47,8 +60,8 @@ func readCPUTimes() (cpu.TimesStat, error) {
 // Read takes one sample: CPU utilisation since the previous Read (NaN on
 // the first) and every GPU's figures, read in parallel because NVML's PCIe
 // counters block for 20 ms each.
-func (src *systemSource) Read() Sample {
-	smp := Sample{CPUUtilPct: math.NaN()}
+func (src *systemSource) Read() telemetry.Sample {
+	smp := telemetry.Sample{CPUUtilPct: math.NaN()}
 	if t, err := src.cpuTimes(); err == nil {
 		if src.havePrev {
 			smp.CPUUtilPct = cpuBusyPct(src.prev, t)
@@ -58,7 +71,7 @@ func (src *systemSource) Read() Sample {
 	if src.nvml == nil {
 		return smp
 	}
-	smp.GPUs = make([]GPUSample, len(src.nvml.devices))
+	smp.GPUs = make([]engine.GPUSample, len(src.nvml.devices))
 	var wg sync.WaitGroup
 	for i, d := range src.nvml.devices {
 		wg.Go(func() { smp.GPUs[i] = readGPU(i, d, src.events) })
@@ -78,9 +91,9 @@ func (src *systemSource) Close() error {
 
 // readGPU reads one GPU's figures; any that fails is NaN, and failed
 // clock-event reasons leave ClockEventsRead false.
-func readGPU(index int, d nvml.Device, events clockEventQuery) GPUSample {
+func readGPU(index int, d nvml.Device, events clockEventQuery) engine.GPUSample {
 	nan := math.NaN()
-	g := GPUSample{Index: index, UtilizationPct: nan, MemoryUsedMiB: nan, PowerW: nan,
+	g := engine.GPUSample{Index: index, UtilizationPct: nan, MemoryUsedMiB: nan, PowerW: nan,
 		TemperatureC: nan, SMClockMHz: nan, MemClockMHz: nan, PCIeRxMBs: nan, PCIeTxMBs: nan}
 	if d == nil {
 		return g

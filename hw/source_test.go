@@ -12,6 +12,7 @@ import (
 	"github.com/shirou/gopsutil/v4/cpu"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/telemetry"
 )
 
 // cpuScript feeds systemSource fixed CPU times, one per Read.
@@ -46,7 +47,7 @@ func TestSystemSourceH200(t *testing.T) {
 		t.Fatalf("got %d GPU samples, want 8", len(second.GPUs))
 	}
 	g5 := second.GPUs[5]
-	want := GPUSample{Index: 5, UtilizationPct: 50, MemoryUsedMiB: 6 * 1024, PowerW: 105, TemperatureC: 55,
+	want := engine.GPUSample{Index: 5, UtilizationPct: 50, MemoryUsedMiB: 6 * 1024, PowerW: 105, TemperatureC: 55,
 		SMClockMHz: 1755, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5, ClockEventsRead: true,
 		UUID: g5.UUID, PCIe: engine.PCIeLink{Gen: 1, Width: 16}, PCIeMax: engine.PCIeLink{Gen: 5, Width: 16}}
 	if g5 != want || g5.UUID == "" {
@@ -74,7 +75,7 @@ func TestSystemSourceNoGPU(t *testing.T) {
 // The Sampler's default source on this machine: CPU always, GPUs if any.
 func TestSamplerDefaultSource(t *testing.T) {
 	clock := newFakeClock()
-	s := NewSampler(time.Second, WithClock(clock))
+	s := NewSampler(time.Second, telemetry.WithClock(clock))
 	s.Start(context.Background())
 	clock.advance(time.Second)
 	s.Stop()

@@ -1,5 +1,5 @@
 package dcgm
 
-import "speedmatrix/hw"
+import "speedmatrix/engine/telemetry"
 
-func hwClock(c *fakeClock) hw.SamplerOption { return hw.WithClock(c) }
+func hwClock(c *fakeClock) telemetry.SamplerOption { return telemetry.WithClock(c) }

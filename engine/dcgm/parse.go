@@ -3,7 +3,8 @@
 // sites) run on every node, so that a run against a remote server or a
 // multi-node cluster samples the GPUs that serve the model. It parses the
 // exporter's /metrics text with engine/openai's Prometheus parser and feeds
-// the readings to an hw.Sampler, which summarises them per cell like NVML's.
+// the readings to a telemetry.Sampler, which summarises them per cell like
+// NVML's.
 package dcgm
 
 import (

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"speedmatrix/engine"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
 // defaultTimeout bounds one scrape of one exporter.
@@ -41,8 +41,9 @@ func (e *URLError) Unwrap() error { return e.Err }
 // source scrapes every exporter once per Read, concurrently, and numbers
 // the GPUs of all of them in one sequence (node by node, in the order of the
 // URLs), so that the run's telemetry, J/token and throttle verdict cover
-// every GPU seen. It implements hw.Source. An exporter that stops answering
-// leaves its GPUs out of the samples until it answers again; notes says when.
+// every GPU seen. It implements telemetry.Source. An exporter that stops
+// answering leaves its GPUs out of the samples until it answers again;
+// notes says when.
 type source struct {
 	opt    Options
 	ends   []*endpoint
@@ -54,7 +55,7 @@ type source struct {
 	gpus  []engine.GPUInfo
 }
 
-var _ hw.Source = (*source)(nil)
+var _ telemetry.Source = (*source)(nil)
 
 // endpoint is one exporter and the times it went quiet.
 type endpoint struct {
@@ -134,7 +135,7 @@ func (s *source) GPUs() []engine.GPUInfo {
 
 // Read scrapes every exporter and returns one sample of all their GPUs.
 // The CPU is not this machine's concern here: CPUUtilPct is NaN.
-func (s *source) Read() hw.Sample {
+func (s *source) Read() telemetry.Sample {
 	pages := make([][]reading, len(s.ends))
 	errs := make([]error, len(s.ends))
 	var wg sync.WaitGroup
@@ -142,7 +143,7 @@ func (s *source) Read() hw.Sample {
 		wg.Go(func() { pages[i], errs[i] = s.scrape(s.ctx, e.url) })
 	}
 	wg.Wait()
-	smp := hw.Sample{CPUUtilPct: math.NaN()}
+	smp := telemetry.Sample{CPUUtilPct: math.NaN()}
 	now := s.opt.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,8 +235,8 @@ func (s *source) indexOf(e *endpoint, r reading) int {
 	return i
 }
 
-func (s *source) sampleOf(e *endpoint, r reading) hw.GPUSample {
-	return hw.GPUSample{Index: s.indexOf(e, r), UUID: r.UUID, UtilizationPct: r.UtilizationPct, MemoryUsedMiB: r.FBUsedMiB,
+func (s *source) sampleOf(e *endpoint, r reading) engine.GPUSample {
+	return engine.GPUSample{Index: s.indexOf(e, r), UUID: r.UUID, UtilizationPct: r.UtilizationPct, MemoryUsedMiB: r.FBUsedMiB,
 		PowerW: r.PowerW, TemperatureC: r.TemperatureC, SMClockMHz: r.SMClockMHz, MemClockMHz: r.MemClockMHz,
 		PCIeRxMBs: r.PCIeRxMBs, PCIeTxMBs: r.PCIeTxMBs,
 		ClockEventReasons: r.ClockEventReasons, ClockEventsRead: r.ClockEventsRead}

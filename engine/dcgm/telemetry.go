@@ -5,23 +5,23 @@ import (
 	"time"
 
 	"speedmatrix/engine"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
-// Telemetry samples a Source every interval through an hw.Sampler: the run
-// summarises it per cell as it does NVML's, and its report notes say when
-// an exporter went quiet.
+// Telemetry samples a Source every interval through a telemetry.Sampler:
+// the run summarises it per cell as it does NVML's, and its report notes
+// say when an exporter went quiet.
 type Telemetry struct {
-	*hw.Sampler
+	*telemetry.Sampler
 	src *source
 }
 
 var _ engine.TelemetryNoter = (*Telemetry)(nil)
 
-// start samples src every interval (hw.DefaultSampleInterval when <= 0)
-// until ctx ends or Stop is called; Stop closes src.
-func start(ctx context.Context, src *source, interval time.Duration, opts ...hw.SamplerOption) *Telemetry {
-	s := hw.NewSampler(interval, append([]hw.SamplerOption{hw.WithSource(src)}, opts...)...)
+// start samples src every interval (telemetry.DefaultSampleInterval when
+// <= 0) until ctx ends or Stop is called; Stop closes src.
+func start(ctx context.Context, src *source, interval time.Duration, opts ...telemetry.SamplerOption) *Telemetry {
+	s := telemetry.NewSampler(interval, func() telemetry.Source { return src }, opts...)
 	s.Start(ctx)
 	return &Telemetry{Sampler: s, src: src}
 }

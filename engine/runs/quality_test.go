@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,7 +94,10 @@ func TestQualityPhase(t *testing.T) {
 		t.Errorf("fp8 at %d tokens: KLD %g, top-1 %.2f %%: want real drift", long.ContextTokens, long.KLDMean, long.Top1Pct)
 	}
 	other := q
-	other.SHA256, other.File = "0"+q.SHA256[1:], "other.json"
+	// Another digest: its first digit changed, whatever it was ("0" + the
+	// rest was the same digest for 1 in 16 references).
+	flip := map[byte]string{'0': "1"}[q.SHA256[0]]
+	other.SHA256, other.File = cmp.Or(flip, "0")+q.SHA256[1:], "other.json"
 	var changed *ReferenceChangedError
 	if _, err := other.Prior(&done); !errors.As(err, &changed) {
 		t.Errorf("another file's Prior: %v, want a ReferenceChangedError", err)

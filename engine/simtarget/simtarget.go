@@ -4,8 +4,8 @@
 // from the simulator's own scheduler. The app and the cli share it so that
 // a simulated run reads the same whichever started it.
 //
-// It is an adapter; hw's Sampler keeps and summarises its samples as it does
-// NVML's. What it may import is one table for the whole tree, allowedImports
+// It is an adapter; engine/telemetry's Sampler keeps and summarises its
+// samples as it does NVML's. What it may import is one table for the whole tree, allowedImports
 // in imports_test.go, which TestImportRules checks.
 package simtarget
 

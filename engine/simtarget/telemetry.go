@@ -8,27 +8,27 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/sim"
-	"speedmatrix/hw"
+	"speedmatrix/engine/telemetry"
 )
 
-// telemetry is the simulator's GPU telemetry: every model second it reads
+// simTelemetry is the simulator's GPU telemetry: every model second it reads
 // the scheduler's load and turns it, through the profile's Rig, into one
-// sample per simulated GPU, which an hw.Sampler keeps and summarises as it
-// does NVML's. Every summary is marked Simulated and the report's notes say
+// sample per simulated GPU, which a telemetry.Sampler keeps and summarises
+// as it does NVML's. Every summary is marked Simulated and the report's notes say
 // where the figures come from. Latest feeds the app's live GPU panels.
-type telemetry struct {
-	*hw.Sampler
+type simTelemetry struct {
+	*telemetry.Sampler
 	note string
 }
 
-var _ engine.TelemetryNoter = (*telemetry)(nil)
+var _ engine.TelemetryNoter = (*simTelemetry)(nil)
 
 // telemetryHistory is how many samples a Telemetry keeps: two hours of
 // model time, whatever the time scale.
 const telemetryHistory = 7200
 
 // startTelemetry samples s every model second until Stop.
-func startTelemetry(s *sim.Server, scale float64) *telemetry {
+func startTelemetry(s *sim.Server, scale float64) *simTelemetry {
 	if scale <= 0 {
 		scale = 1
 	}
@@ -36,14 +36,14 @@ func startTelemetry(s *sim.Server, scale float64) *telemetry {
 	p := s.Profile()
 	rig := p.GPURig()
 	src := newGPUSource(s.Load, rig, p.KVCacheTokens)
-	smp := hw.NewSampler(interval, hw.WithSource(src), hw.WithCapacity(telemetryHistory))
+	smp := telemetry.NewSampler(interval, func() telemetry.Source { return src }, telemetry.WithCapacity(telemetryHistory))
 	smp.Start(context.Background())
 	note := fmt.Sprintf("GPU telemetry is simulated: the simulator's model of %s derives utilization, power, temperature, clocks and VRAM from its own scheduler (no GPU was read; clock-event reasons and PCIe traffic are not modelled).", gpuCount(rig.GPUs(), p.GPUName))
-	return &telemetry{Sampler: smp, note: note}
+	return &simTelemetry{Sampler: smp, note: note}
 }
 
-// Summary is the hw.Sampler's summary of [from, to], marked Simulated.
-func (t *telemetry) Summary(from, to time.Time) *engine.Telemetry {
+// Summary is the telemetry.Sampler's summary of [from, to], marked Simulated.
+func (t *simTelemetry) Summary(from, to time.Time) *engine.Telemetry {
 	s := t.Sampler.Summary(from, to)
 	if s != nil {
 		s.Simulated = true
@@ -52,10 +52,10 @@ func (t *telemetry) Summary(from, to time.Time) *engine.Telemetry {
 }
 
 // TelemetryNotes says, once per report, that the GPU figures are simulated.
-func (t *telemetry) TelemetryNotes() []string { return []string{t.note} }
+func (t *simTelemetry) TelemetryNotes() []string { return []string{t.note} }
 
 // TelemetryGap is "": the simulator's readings never go missing.
-func (t *telemetry) TelemetryGap(from, to time.Time) string { return "" }
+func (t *simTelemetry) TelemetryGap(from, to time.Time) string { return "" }
 
 // gpuCount is "2 × RTX 3090", or "RTX 3090" for one.
 func gpuCount(n int, name string) string {
@@ -69,7 +69,7 @@ func gpuCount(n int, name string) string {
 // power: a few tens of seconds for a heatsink with its fans.
 const thermalTauS = 40
 
-// gpuSource models the rig's GPUs from the scheduler's load (hw.Source).
+// gpuSource models the rig's GPUs from the scheduler's load (telemetry.Source).
 // Read runs on the sampler's goroutine only.
 type gpuSource struct {
 	load    func() sim.Load
@@ -97,7 +97,7 @@ func (g *gpuSource) steadyC(i int, powerW float64) float64 {
 // Read is one sample of every GPU over the model time since the last one.
 // Tensor parallelism splits each step evenly, so the GPUs share the load;
 // they differ in temperature by their place in the case.
-func (g *gpuSource) Read() hw.Sample {
+func (g *gpuSource) Read() telemetry.Sample {
 	l := g.load()
 	busy, power, dt := 0.0, 0.0, 0.0
 	if g.read && l.NowS > g.prev.NowS {
@@ -114,7 +114,7 @@ func (g *gpuSource) Read() hw.Sample {
 		sm = float64(r.BoostSMClockMHz) * (1 - 0.06*max(0, power-0.8)/0.2)
 		mem, link = float64(r.LoadMemClockMHz), engine.PCIeLink{Gen: r.PCIeGen, Width: r.PCIeWidth}
 	}
-	smp := hw.Sample{CPUUtilPct: math.NaN()}
+	smp := telemetry.Sample{CPUUtilPct: math.NaN()}
 	for i := range g.tempC {
 		g.tempC[i] += (g.steadyC(i, watts) - g.tempC[i]) * (1 - math.Exp(-dt/thermalTauS))
 		smp.GPUs = append(smp.GPUs, engine.GPUSample{

@@ -91,7 +91,7 @@ func TestLoopedAndQualityAreSaid(t *testing.T) {
 		t.Errorf("Looped = %v", a.Looped)
 	}
 	s.Answer = &a
-	md := Markdown(s, runs)
+	md := Markdown(s, runs, basis)
 	for _, w := range []string{"| a † |", "**Not the same model output:** a (kv_cache_dtype)", "**Looped cells**", "a: 1K × 1", "out of memory"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("sweep.md lacks %q:\n%s", w, md)
@@ -106,7 +106,7 @@ func TestSimulatedIsSaidEverywhere(t *testing.T) {
 		runs[k] = r
 	}
 	s.Simulated = true
-	if md := Markdown(s, runs); !strings.Contains(md, "(SIMULATED)") || !strings.Contains(md, "**Simulated:**") {
+	if md := Markdown(s, runs, basis); !strings.Contains(md, "(SIMULATED)") || !strings.Contains(md, "**Simulated:**") {
 		t.Errorf("sweep.md does not say simulated:\n%s", md)
 	}
 	var b strings.Builder
@@ -137,7 +137,7 @@ func TestHostileNamesStayText(t *testing.T) {
 	s.Configs[1].Name = hostile
 	runs[hostile] = runs["a"]
 	s.Configs[2].Reason = hostile
-	md := Markdown(s, runs)
+	md := Markdown(s, runs, basis)
 	for _, raw := range []string{"<script>", "[x](y)", "alert(1)</script>|", "\nz"} {
 		if strings.Contains(md, raw) {
 			t.Errorf("sweep.md holds %q raw:\n%s", raw, md)

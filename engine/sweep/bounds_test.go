@@ -11,21 +11,6 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// TestVaryFileNamesAreNames: a --vary-file table names a configuration in
-// every output, so a name too long or with a bidi control is refused in
-// one line that says what to do.
-func TestVaryFileNamesAreNames(t *testing.T) {
-	for name, table := range map[string]string{
-		"1 MB": strings.Repeat("n", 1<<20), "257 runes": strings.Repeat("n", engine.MaxNameRunes+1), "RLO": "fast\u202ewols",
-	} {
-		_, err := ReadVaryFile("sweep.toml", "[\""+table+"\"]\nmax_num_seqs = 4\n")
-		if err == nil || !strings.Contains(err.Error(), "can't name a configuration") || !strings.HasSuffix(err.Error(), "rename it") ||
-			len(err.Error()) > 300 || strings.ContainsRune(err.Error(), '\u202e') {
-			t.Errorf("%s: err = %.300v", name, err)
-		}
-	}
-}
-
 // TestLoadBoundsEveryString: a sweep.json someone edited loads with its
 // configurations' names and reasons bounded and without bidi controls.
 func TestLoadBoundsEveryString(t *testing.T) {
@@ -76,7 +61,7 @@ func TestSummaryOfAHostileSweepHasNoBidi(t *testing.T) {
 	if len(runs) != 1 || len(bad) != 0 {
 		t.Fatalf("runs %d, errors %v", len(runs), bad)
 	}
-	if err := WriteSummary(dir, loaded, runs); err != nil {
+	if err := WriteSummary(dir, loaded, runs, basis); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{MDFile, CSVFile} {
@@ -87,5 +72,36 @@ func TestSummaryOfAHostileSweepHasNoBidi(t *testing.T) {
 		if i := strings.IndexAny(string(b), engine.BidiControls); i >= 0 || !strings.Contains(string(b), "fastwols") {
 			t.Errorf("%s: a bidi control at %d, or the configuration is not named:\n%s", name, i, b)
 		}
+	}
+}
+
+func TestLoadRefusesHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := New("server.toml", engine.Plan{}, named([]Config{{Name: BaselineName, Baseline: true}}), "test")
+	for _, tt := range []struct {
+		name    string
+		mutate  func(s *Sweep)
+		wantErr string
+	}{
+		{"escaping folder", func(s *Sweep) { s.Configs[0].Folder = "../x" }, `folder "../x"`},
+		{"no baseline", func(s *Sweep) { s.Configs[0].Baseline = false }, "not the baseline"},
+		{"other version", func(s *Sweep) { s.FormatVersion = 9 }, "format version 9"},
+	} {
+		s := good
+		s.Configs = append([]Config(nil), good.Configs...)
+		tt.mutate(&s)
+		if err := Save(dir, s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%s: err = %v", tt.name, err)
+		}
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, make([]byte, maxJSONBytes+2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "larger than any sweep.json") {
+		t.Errorf("big file: err = %v", err)
 	}
 }

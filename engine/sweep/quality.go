@@ -1,14 +1,10 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
-	"speedmatrix/engine/runs"
 )
 
 // ReferenceFile is the quality reference a sweep with quality records of
@@ -124,42 +120,6 @@ func (q *ConfigQuality) Worst() (Drift, bool) {
 	return q.Contexts[len(q.Contexts)-1], true
 }
 
-// ReferenceError is a resume whose ReferenceFile can't be used: it can't be
-// read, it is not a reference (quality.ReadReference's bounds), or its
-// digest is not the one sweep.json recorded (ErrChanged).
-type ReferenceError struct {
-	Path string
-	Err  error
-}
-
-func (e *ReferenceError) Error() string { return e.Path + ": " + e.Err.Error() }
-
-// Unwrap returns the reason.
-func (e *ReferenceError) Unwrap() error { return e.Err }
-
-// LoadReference reads the quality reference of the sweep s saved in dir,
-// held to quality.ReadReference's bounds (runs.ReadReference) and to the
-// digest s recorded, which it returns with it.
-func LoadReference(dir string, s Sweep) (quality.Reference, string, error) {
-	path := filepath.Join(dir, ReferenceFile)
-	fail := func(err error) (quality.Reference, string, error) {
-		return quality.Reference{}, "", &ReferenceError{Path: path, Err: err}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fail(errors.Unwrap(err))
-	}
-	defer f.Close()
-	ref, sum, err := runs.ReadReference(f)
-	switch {
-	case s.Quality == nil || sum != s.Quality.ReferenceSHA256:
-		return fail(ErrChanged)
-	case err != nil:
-		return fail(err)
-	}
-	return ref, sum, nil
-}
-
 // qualityProblem is why s's quality sections are not ones a sweep writes;
 // "" when they are.
 func (s Sweep) qualityProblem() string {
@@ -173,7 +133,7 @@ func (s Sweep) qualityProblem() string {
 		}
 	}
 	for _, c := range s.Configs {
-		if !(c.QualityS >= 0 && c.QualityS <= maxEstimateS) {
+		if !(c.QualityS >= 0 && c.QualityS <= MaxEstimateS) {
 			return fmt.Sprintf("configuration %q has a quality phase of %g s", c.Name, c.QualityS)
 		}
 		if q := c.Quality; q != nil && len(q.Contexts) > engine.MaxLevels {

@@ -16,9 +16,10 @@ import (
 )
 
 // WriteSummary writes sweep.md and sweep.csv of s into its folder dir,
-// from the runs of its configurations (LoadRuns).
-func WriteSummary(dir string, s Sweep, runs map[string]engine.Report) error {
-	if err := report.WriteFileAtomic(filepath.Join(dir, MDFile), []byte(Markdown(s, runs))); err != nil {
+// from the runs of its configurations (LoadRuns); basis is what the
+// estimate assumed (Markdown).
+func WriteSummary(dir string, s Sweep, runs map[string]engine.Report, basis string) error {
+	if err := report.WriteFileAtomic(filepath.Join(dir, MDFile), []byte(Markdown(s, runs, basis))); err != nil {
 		return err
 	}
 	var b bytes.Buffer
@@ -96,7 +97,10 @@ func notRun(s Sweep, c Config) engine.Report {
 
 // Markdown is sweep.md: what was varied, the configurations' headline
 // figures, then per decode cell the best configuration and its margins.
-func Markdown(s Sweep, runs map[string]engine.Report) string {
+// basis says what the estimate made before the sweep began assumed
+// (runner.EstimateBasis): the estimate is the runner's model of a run, so
+// its caller gives it.
+func Markdown(s Sweep, runs map[string]engine.Report, basis string) string {
 	var b strings.Builder
 	a := Analyze(s, runs)
 	if s.Answer != nil {
@@ -110,7 +114,7 @@ func Markdown(s Sweep, runs map[string]engine.Report) string {
 	if s.Simulated {
 		b.WriteString("**Simulated:** every configuration was served by the Speed Matrix simulator standing in for vLLM; no figure below is a real server's.\n\n")
 	}
-	writeWhat(&b, s, runs)
+	writeWhat(&b, s, runs, basis)
 	writeHeadlines(&b, s, a)
 	writeCells(&b, s, a)
 	writeBudget(&b, s, a)
@@ -118,7 +122,7 @@ func Markdown(s Sweep, runs map[string]engine.Report) string {
 	return b.String()
 }
 
-func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
+func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report, basis string) {
 	if r, ok := runs[BaselineName]; ok {
 		fmt.Fprintf(b, "- **Model:** %s\n", report.MDText(report.ModelOnGPU(r)))
 	}
@@ -126,12 +130,12 @@ func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
 		engine.Count(len(s.Configs), "configuration", "configurations"), strings.Join(s.Varied(), ", "))
 	fmt.Fprintf(b, "- **Plan, the same for every configuration:** decode contexts %s × concurrency %s; %s\n",
 		MeasuredContexts(s, runs), engine.FormatCounts(s.Plan.Concurrency), engine.DecodeTest(s.Plan))
-	est := fmt.Sprintf("estimated %s before it began (%s)", words(s.EstimateS), s.EstimateBasis())
+	est := fmt.Sprintf("estimated %s before it began (%s)", Words(s.EstimateS), basis)
 	switch {
 	case !s.Ended.IsZero():
-		fmt.Fprintf(b, "- **Time:** took %s; %s\n\n", words(s.ActualS), est)
+		fmt.Fprintf(b, "- **Time:** took %s; %s\n\n", Words(s.ActualS), est)
 	default:
-		fmt.Fprintf(b, "- **Time:** not finished (%s so far); %s\n\n", words(s.ActualS), est)
+		fmt.Fprintf(b, "- **Time:** not finished (%s so far); %s\n\n", Words(s.ActualS), est)
 	}
 }
 
@@ -161,8 +165,8 @@ func MeasuredContexts(s Sweep, runs map[string]engine.Report) string {
 	return ctxs
 }
 
-// words writes seconds as "7 min 12 s".
-func words(sec float64) string {
+// Words writes seconds as "7 min 12 s", as every sweep output does.
+func Words(sec float64) string {
 	d := engine.DurationOf(sec).Round(time.Second)
 	if sec < 10 {
 		return fmt.Sprintf("%.1f s", sec)
@@ -214,7 +218,7 @@ func writeHeadlines(b *strings.Builder, s Sweep, a Answer) {
 		}
 		start := "—"
 		if h.StartupS > 0 {
-			start = words(h.StartupS)
+			start = Words(h.StartupS)
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", report.MDCell(name), status, peak,
 			dash(h.SingleTokS, report.TokPerSec), dash(h.TTFTP50Ms, report.Millis), kv, start)

@@ -1,7 +1,10 @@
-// Package sweep runs one plan against several configurations of the same
-// server, launching each in turn (speedmatrix sweep, the app's "Compare
-// settings…"), and answers per cell which configuration is fastest and by
-// how much, with the noise of both runs beside the margin.
+// Package sweep is a sweep's data and its answer: one plan run against
+// several configurations of the same server (speedmatrix sweep, the app's
+// "Compare settings…"), and per cell which configuration is fastest and by
+// how much, with the noise of both runs beside the margin. Its child
+// engine/sweep/runner launches each configuration in turn and measures it;
+// this package imports none of what that takes (launch, measure, runs,
+// TOML), so that charts can draw a sweep from its data alone.
 //
 // A sweep's folder holds sweep.json (this package's Sweep: the
 // configurations, their state and, once runs exist, the Answer), one
@@ -132,8 +135,8 @@ type Sweep struct {
 	Started time.Time     `json:"started"`
 	Ended   time.Time     `json:"ended,omitzero"`
 	// EstimateS is the estimate made before the first start-up, start-ups
-	// included, from Prior (EstimateBasis says what it assumed); ActualS
-	// how long it took (without the pauses between resumes).
+	// included, from Prior (runner.EstimateBasis says what it assumed);
+	// ActualS how long it took (without the pauses between resumes).
 	EstimateS float64 `json:"estimate_s"`
 	Prior     Prior   `json:"prior,omitzero"`
 	ActualS   float64 `json:"actual_s,omitempty"`
@@ -231,3 +234,20 @@ type Margin struct {
 	// Status is Of's status when it isn't Valid (Over capacity, Failed…).
 	Status engine.Status `json:"status,omitempty"`
 }
+
+// Origin is what a sweep's configurations were made of besides
+// server.toml: the --vary options as given (the app writes its fields the
+// same way), or a --vary-file with the digest of its text. A resume makes
+// the configurations again from them and refuses a sweep.json whose
+// configurations differ: a results file is data, never instructions.
+type Origin struct {
+	Vary []string `json:"vary,omitempty"`
+	// VaryFile is the --vary-file's path as given; VaryFileSHA256 the
+	// digest of its text, which a resume compares as it does server.toml's.
+	VaryFile       string `json:"vary_file,omitempty"`
+	VaryFileSHA256 string `json:"vary_file_sha256,omitempty"`
+}
+
+// HardMaxConfigs is the most configurations a sweep runs, --yes or not:
+// a thousand start-ups of vLLM take days; a larger grid is several sweeps.
+const HardMaxConfigs = 1024

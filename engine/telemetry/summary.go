@@ -1,4 +1,4 @@
-package hw
+package telemetry
 
 import (
 	"math"
@@ -13,12 +13,8 @@ import (
 type Sample struct {
 	Time       time.Time
 	CPUUtilPct float64
-	GPUs       []GPUSample
+	GPUs       []engine.GPUSample
 }
-
-// GPUSample is one GPU's figures in a Sample; engine defines it so that
-// other sources (a node's DCGM exporter) fill the same one.
-type GPUSample = engine.GPUSample
 
 // ring keeps the newest limit samples in time order. It grows as samples
 // come, so a long history costs memory only once it is filled.
@@ -88,7 +84,7 @@ type gpuAcc struct {
 	pcie         *engine.PCIeLoad
 }
 
-func (g *gpuAcc) add(s GPUSample) {
+func (g *gpuAcc) add(s engine.GPUSample) {
 	if s.UUID != "" {
 		g.uuid = s.UUID
 	}
@@ -104,7 +100,7 @@ func (g *gpuAcc) add(s GPUSample) {
 }
 
 // addPCIe keeps the slowest link seen under load (engine.LoadUtilPct).
-func (g *gpuAcc) addPCIe(s GPUSample) {
+func (g *gpuAcc) addPCIe(s engine.GPUSample) {
 	if !s.PCIe.Known() || !(s.UtilizationPct >= engine.LoadUtilPct) {
 		return
 	}

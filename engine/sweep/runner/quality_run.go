@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/sweep"
 )
 
 // qualityTimeout bounds one request of the quality phase where the
@@ -26,12 +27,12 @@ const qualityTimeout = 5 * time.Minute
 
 // qualityDue reports whether configuration i's quality phase is still to
 // run: the sweep has one and i's is not begun or was interrupted.
-func (s Sweep) qualityDue(i int) bool {
+func qualityDue(s *sweep.Sweep, i int) bool {
 	if s.Quality == nil {
 		return false
 	}
 	q := s.Configs[i].Quality
-	return q == nil || q.State == QualityPending || q.State == QualityPartial || (q.AwaitsReference && s.Quality.ReferenceSHA256 != "")
+	return q == nil || q.State == sweep.QualityPending || q.State == sweep.QualityPartial || (q.AwaitsReference && s.Quality.ReferenceSHA256 != "")
 }
 
 // SaveError is a quality phase whose results could not be saved: the sweep
@@ -52,10 +53,10 @@ func (e *SaveError) Unwrap() error { return e.Err }
 // "not measured" with the reason, and nil is returned: the sweep goes on.
 // It returns ctx's error when interrupted (resumable), a *SaveError when
 // nothing could be saved, or why the phase failed otherwise.
-func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
+func (r *Runner) qualityPhase(ctx context.Context, s *sweep.Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
 	c := &s.Configs[i]
 	notMeasured := func(reason string) error {
-		c.Quality = &ConfigQuality{State: QualityNotMeasured, Reason: reason}
+		c.Quality = &sweep.ConfigQuality{State: sweep.QualityNotMeasured, Reason: reason}
 		r.note(s, i, "quality not measured: "+reason)
 		return nil
 	}
@@ -79,7 +80,7 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 		return err
 	}
 	budget, _ := quality.ParseBudget(s.Quality.Budget) // checked where the sweep began or was read
-	phase := runs.Quality{Reference: ref, File: ReferenceFile, SHA256: sum, NeedleTrials: s.Quality.NeedleTrials, Budget: budget}
+	phase := runs.Quality{Reference: ref, File: sweep.ReferenceFile, SHA256: sum, NeedleTrials: s.Quality.NeedleTrials, Budget: budget}
 	srv, err := phase.Connect(ctx, client, target.Model)
 	var te *quality.TokenizerError
 	switch {
@@ -96,7 +97,7 @@ func (r *Runner) qualityPhase(ctx context.Context, s *Sweep, i int, target measu
 // reference (runs.Quality, the one phase a run adds after its cells),
 // going on from its report's quality section when its phase was
 // interrupted, and saves its report after every context.
-func (r *Runner) compare(ctx context.Context, s *Sweep, i int, phase runs.Quality, srv probe.Server, rep engine.Report, dir string,
+func (r *Runner) compare(ctx context.Context, s *sweep.Sweep, i int, phase runs.Quality, srv probe.Server, rep engine.Report, dir string,
 	events func(probe.Event), notMeasured func(string) error) error {
 	c := &s.Configs[i]
 	prior, err := phase.Prior(&rep)
@@ -107,10 +108,10 @@ func (r *Runner) compare(ctx context.Context, s *Sweep, i int, phase runs.Qualit
 	var saveErr error
 	keep := func(rep engine.Report) error {
 		if rep.Quality != nil {
-			c.Quality = &ConfigQuality{State: QualityPartial, Contexts: DriftsOf(*rep.Quality, phase.Budget)}
+			c.Quality = &sweep.ConfigQuality{State: sweep.QualityPartial, Contexts: sweep.DriftsOf(*rep.Quality, phase.Budget)}
 		}
 		if saveErr = r.saveReport(ctx, dir, rep, false); saveErr == nil {
-			saveErr = Save(r.Dir, *s)
+			saveErr = sweep.Save(r.Dir, *s)
 		}
 		return saveErr
 	}
@@ -133,7 +134,7 @@ func (r *Runner) compare(ctx context.Context, s *Sweep, i int, phase runs.Qualit
 	if nl != nil {
 		return notMeasured(oneLine(err))
 	}
-	c.Quality = &ConfigQuality{State: QualityMeasured, Contexts: DriftsOf(*out.Quality, phase.Budget)}
+	c.Quality = &sweep.ConfigQuality{State: sweep.QualityMeasured, Contexts: sweep.DriftsOf(*out.Quality, phase.Budget)}
 	return nil
 }
 
@@ -141,9 +142,9 @@ func (r *Runner) compare(ctx context.Context, s *Sweep, i int, phase runs.Qualit
 // ReferenceFile, saved after every context, then the needle task into it,
 // and records its digest in s once whole. The baseline's report.json gains
 // the reference's noise floor and needle runs as its quality section.
-func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
+func (r *Runner) recordReference(ctx context.Context, s *sweep.Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
 	events func(probe.Event), notMeasured func(string) error) error {
-	path := filepath.Join(r.Dir, ReferenceFile)
+	path := filepath.Join(r.Dir, sweep.ReferenceFile)
 	var data []byte
 	var saveErr error
 	save := func(ref quality.Reference) error {
@@ -153,7 +154,7 @@ func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe
 		return saveErr
 	}
 	s.Quality.ReferenceSHA256 = ""
-	s.Configs[i].Quality = &ConfigQuality{State: QualityPartial, Reference: true}
+	s.Configs[i].Quality = &sweep.ConfigQuality{State: sweep.QualityPartial, Reference: true}
 	r.note(s, i, "quality: recording the baseline as the reference")
 	head := quality.Header{Engine: eng}
 	if cfg, err := Apply(r.Server, r.Base, s.Configs[i]); err == nil { // it launched: it applies
@@ -173,17 +174,17 @@ func (r *Runner) recordReference(ctx context.Context, s *Sweep, i int, srv probe
 	if err := save(ref); err != nil {
 		return &SaveError{fmt.Errorf("write %s: %w", path, err)}
 	}
-	s.Quality.ReferenceSHA256 = Digest(data)
+	s.Quality.ReferenceSHA256 = sweep.Digest(data)
 	floor, err := quality.Floor(ref, ref.K, quality.Bootstrap{Seed: ref.Seed})
 	if err != nil {
 		return err
 	}
 	rep.Quality = &quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: srv.Model, Tokenizer: ref.Tokenizer, Engine: eng},
-		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget, ReferenceFile: ReferenceFile, ReferenceSHA256: s.Quality.ReferenceSHA256}
+		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget, ReferenceFile: sweep.ReferenceFile, ReferenceSHA256: s.Quality.ReferenceSHA256}
 	if err := r.saveReport(ctx, dir, rep, true); err != nil {
 		return &SaveError{err}
 	}
-	s.Configs[i].Quality = &ConfigQuality{State: QualityMeasured, Reference: true}
+	s.Configs[i].Quality = &sweep.ConfigQuality{State: sweep.QualityMeasured, Reference: true}
 	return nil
 }
 
@@ -216,7 +217,7 @@ func (r *Runner) saveReport(ctx context.Context, dir string, rep engine.Report, 
 // qualityEvent tells Progress of a quality phase's steps (a context
 // recorded or compared, a needle context) and of what changes its
 // figures: a cap below K, a context skipped.
-func (r *Runner) qualityEvent(s *Sweep, i int, e probe.Event) {
+func (r *Runner) qualityEvent(s *sweep.Sweep, i int, e probe.Event) {
 	switch e.Phase {
 	case probe.PhaseRecord, probe.PhaseContext, probe.PhaseCap, probe.PhaseSkip, probe.PhaseNeedle:
 		if line := e.Line(); line != "" {
@@ -226,7 +227,7 @@ func (r *Runner) qualityEvent(s *Sweep, i int, e probe.Event) {
 }
 
 // note tells Progress a line about configuration i.
-func (r *Runner) note(s *Sweep, i int, line string) {
+func (r *Runner) note(s *sweep.Sweep, i int, line string) {
 	if r.Progress != nil {
 		r.Progress(*s, i, line)
 	}

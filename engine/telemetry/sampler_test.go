@@ -1,4 +1,4 @@
-package hw
+package telemetry
 
 import (
 	"context"
@@ -55,15 +55,18 @@ func (s *scriptSource) Read() Sample {
 
 func (s *scriptSource) Close() error { s.mu.Lock(); s.closed = true; s.mu.Unlock(); return nil }
 
-func gpuSample(index int, util, powerW float64) GPUSample {
-	return GPUSample{Index: index, UtilizationPct: util, MemoryUsedMiB: 1000, PowerW: powerW,
+// opened is a Sampler's open func for a source already made.
+func opened(src Source) func() Source { return func() Source { return src } }
+
+func gpuSample(index int, util, powerW float64) engine.GPUSample {
+	return engine.GPUSample{Index: index, UtilizationPct: util, MemoryUsedMiB: 1000, PowerW: powerW,
 		TemperatureC: 60, SMClockMHz: 1800, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5}
 }
 
 func TestSamplerStartStop(t *testing.T) {
 	clock := newFakeClock()
 	src := &scriptSource{samples: []Sample{{CPUUtilPct: 10}, {CPUUtilPct: 20}, {CPUUtilPct: 30}}}
-	s := NewSampler(time.Second, WithClock(clock), WithSource(src))
+	s := NewSampler(time.Second, opened(src), WithClock(clock))
 	if _, ok := s.Latest(); ok {
 		t.Fatal("Latest before Start reported a sample")
 	}
@@ -96,7 +99,7 @@ func TestSamplerStartStop(t *testing.T) {
 func TestSamplerStopsWithContext(t *testing.T) {
 	clock := newFakeClock()
 	src := &scriptSource{samples: []Sample{{CPUUtilPct: 1}}}
-	s := NewSampler(0, WithClock(clock), WithSource(src))
+	s := NewSampler(0, opened(src), WithClock(clock))
 	if s.interval != DefaultSampleInterval || s.ring.limit != 7200 {
 		t.Errorf("interval %v, capacity %d; want 1s and 2 h of samples", s.interval, s.ring.limit)
 	}
@@ -111,14 +114,14 @@ func TestSamplerStopsWithContext(t *testing.T) {
 }
 
 func TestSummaryMath(t *testing.T) {
-	s := NewSampler(time.Second, WithCapacity(100))
+	s := NewSampler(time.Second, nil, WithCapacity(100)) // never started: the test fills its ring
 	nan := math.NaN()
 	for i, smp := range []Sample{
-		{CPUUtilPct: 50, GPUs: []GPUSample{gpuSample(0, 0, 100), gpuSample(1, 0, 100)}}, // before window
-		{CPUUtilPct: nan, GPUs: []GPUSample{gpuSample(0, 40, 300), gpuSample(1, 80, 200)}},
-		{CPUUtilPct: 20, GPUs: []GPUSample{gpuSample(0, 60, 500), gpuSample(1, 100, nan)}},
-		{CPUUtilPct: 40, GPUs: []GPUSample{gpuSample(0, 80, 400), gpuSample(1, 90, 250)}},
-		{CPUUtilPct: 90, GPUs: []GPUSample{gpuSample(0, 0, 100), gpuSample(1, 0, 100)}}, // after window
+		{CPUUtilPct: 50, GPUs: []engine.GPUSample{gpuSample(0, 0, 100), gpuSample(1, 0, 100)}}, // before window
+		{CPUUtilPct: nan, GPUs: []engine.GPUSample{gpuSample(0, 40, 300), gpuSample(1, 80, 200)}},
+		{CPUUtilPct: 20, GPUs: []engine.GPUSample{gpuSample(0, 60, 500), gpuSample(1, 100, nan)}},
+		{CPUUtilPct: 40, GPUs: []engine.GPUSample{gpuSample(0, 80, 400), gpuSample(1, 90, 250)}},
+		{CPUUtilPct: 90, GPUs: []engine.GPUSample{gpuSample(0, 0, 100), gpuSample(1, 0, 100)}}, // after window
 	} {
 		smp.Time = t0.Add(time.Duration(i) * time.Second)
 		s.ring.push(smp)
@@ -159,7 +162,7 @@ func TestSummaryMath(t *testing.T) {
 
 // The ring keeps the newest samples; a CPU-only sample has no GPUs.
 func TestSamplerRingBounded(t *testing.T) {
-	s := NewSampler(time.Second, WithCapacity(3))
+	s := NewSampler(time.Second, nil, WithCapacity(3)) // never started
 	for i := range 5 {
 		s.ring.push(Sample{Time: t0.Add(time.Duration(i) * time.Second), CPUUtilPct: float64(i)})
 	}
@@ -178,7 +181,7 @@ func TestSamplerRingBounded(t *testing.T) {
 // BenchmarkSummary2h8GPUs summarises a 30 s cell out of a full 2 h ring of
 // 8-GPU samples, as the engine does after every cell.
 func BenchmarkSummary2h8GPUs(b *testing.B) {
-	s := NewSampler(time.Second)
+	s := NewSampler(time.Second, nil) // never started
 	for i := range 7200 {
 		smp := Sample{Time: t0.Add(time.Duration(i) * time.Second), CPUUtilPct: 10}
 		for g := range 8 {

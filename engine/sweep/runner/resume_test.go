@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/sweep"
 	"speedmatrix/engine/sweep/sweeptest"
 )
 
@@ -19,7 +20,7 @@ var okPlan = engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1}, Dur
 // savedSweep saves in a new folder the sweep of server.toml (baseTOML, in
 // a folder of its own) and o, as a new sweep does; it returns the folder
 // and server.toml's path.
-func savedSweep(t *testing.T, o Origin, varyText string) (dir, server string) {
+func savedSweep(t *testing.T, o sweep.Origin, varyText string) (dir, server string) {
 	t.Helper()
 	dir, server = t.TempDir(), filepath.Join(t.TempDir(), "server.toml")
 	if err := os.WriteFile(server, []byte(baseTOML), 0o644); err != nil {
@@ -29,9 +30,9 @@ func savedSweep(t *testing.T, o Origin, varyText string) (dir, server string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(server, okPlan, cs, "test")
-	s.ServerSHA256, s.Origin = Digest([]byte(baseTOML)), o
-	if err := Save(dir, s); err != nil {
+	s := sweep.New(server, okPlan, cs, "test")
+	s.ServerSHA256, s.Origin = sweep.Digest([]byte(baseTOML)), o
+	if err := sweep.Save(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	return dir, server
@@ -40,7 +41,7 @@ func savedSweep(t *testing.T, o Origin, varyText string) (dir, server string) {
 // edit changes the sweep.json in dir as f says, as a hand (or someone
 // else's) would.
 func edit(t *testing.T, dir string, f func(m map[string]any)) {
-	sweeptest.EditJSON(t, filepath.Join(dir, JSONFile), f)
+	sweeptest.EditJSON(t, filepath.Join(dir, sweep.JSONFile), f)
 }
 
 // config is configuration i of a sweep.json being edited.
@@ -60,7 +61,7 @@ func TestResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 			return errors.As(err, &me) && me.Index == i && me.Want == want
 		}
 	}
-	many := make([]any, 2*HardMaxConfigs)
+	many := make([]any, 2*sweep.HardMaxConfigs)
 	for i := range many {
 		many[i] = map[string]any{"name": fmt.Sprint(i), "folder": fmt.Sprint("f", i), "status": "Pending"}
 	}
@@ -90,7 +91,7 @@ func TestResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 		{"one list past the hard limit", func(m map[string]any) { m["vary"] = []any{"max_num_seqs=" + seq(1, 100000)} },
 			// sweep.json's strings are cut to engine.MaxTextRunes as they are
 			// read: the list is refused with what is left of it.
-			func(err error) bool { var se *SizeError; return errors.As(err, &se) && se.N > HardMaxConfigs }},
+			func(err error) bool { var se *SizeError; return errors.As(err, &se) && se.N > sweep.HardMaxConfigs }},
 		{"no origin", func(m map[string]any) { delete(m, "vary") }, func(err error) bool { return errors.Is(err, ErrNoOrigin) }},
 		{"a plan that can't run", func(m map[string]any) { m["plan"].(map[string]any)["concurrency"] = []any{0} },
 			func(err error) bool { var pe *engine.PlanError; return errors.As(err, &pe) }},
@@ -102,13 +103,13 @@ func TestResumeRunsNothingSweepJSONAloneSays(t *testing.T) {
 			func(err error) bool { return err != nil && strings.Contains(err.Error(), "more than a sweep runs") }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, server := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+			dir, server := savedSweep(t, sweep.Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 			edit(t, dir, tt.edit)
 			s, _, err := Resume(dir, Inputs{Server: server})
 			if !tt.check(err) {
 				t.Fatalf("Resume = %v", err)
 			}
-			if err == nil && (len(s.Configs) != 3 || s.Configs[1].Settings[0] != (Setting{"max_num_seqs", "4"})) {
+			if err == nil && (len(s.Configs) != 3 || s.Configs[1].Settings[0] != (sweep.Setting{Key: "max_num_seqs", Value: "4"})) {
 				t.Errorf("configs %+v", s.Configs)
 			}
 		})
@@ -128,7 +129,7 @@ func seq(first, n int) string {
 // earlier version's) resumes when its user gives the options again, which
 // it then records; options that make other configurations are refused.
 func TestResumeGivenTheVaryOptions(t *testing.T) {
-	dir, server := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	dir, server := savedSweep(t, sweep.Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 	edit(t, dir, func(m map[string]any) { delete(m, "vary") })
 	var me *MismatchError
 	if _, _, err := Resume(dir, Inputs{Server: server, Vary: []string{"max_num_seqs=4,9"}}); !errors.As(err, &me) || me.Index != 2 {
@@ -147,7 +148,7 @@ func TestResumeGivenTheVaryOptions(t *testing.T) {
 func TestResumeReadsItsInputs(t *testing.T) {
 	const varyText = "[small]\nmax_num_seqs = 4\n"
 	vary := filepath.Join(t.TempDir(), "sweep.toml")
-	o := Origin{VaryFile: vary, VaryFileSHA256: Digest([]byte(varyText))}
+	o := sweep.Origin{VaryFile: vary, VaryFileSHA256: sweep.Digest([]byte(varyText))}
 	inputErr := func(path string, varyFile bool, reason error) func(error) bool {
 		return func(err error) bool {
 			var ie *InputError
@@ -232,16 +233,16 @@ func TestResumeReadsItsInputs(t *testing.T) {
 // given none reads none. Recorded vary options that choose what runs are
 // refused unless the user gives them.
 func TestResumeTakesWhatRunsFromItsUser(t *testing.T) {
-	dir, mine := savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	dir, mine := savedSweep(t, sweep.Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 	evilText := "executable = \"/tmp/evil-vllm\"\n" + baseTOML
 	evil := filepath.Join(t.TempDir(), "evil.toml")
 	write(t, evil, evilText)
-	cs, _, err := Derive(evil, evilText, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	cs, _, err := Derive(evil, evilText, sweep.Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(t, dir, func(m map[string]any) {
-		m["server_toml"], m["server_toml_sha256"], m["configs"] = evil, Digest([]byte(evilText)), cs
+		m["server_toml"], m["server_toml_sha256"], m["configs"] = evil, sweep.Digest([]byte(evilText)), cs
 	})
 	var me *MissingError
 	if _, _, err := Resume(dir, Inputs{}); !errors.As(err, &me) || me.ServerPath != evil {
@@ -251,9 +252,9 @@ func TestResumeTakesWhatRunsFromItsUser(t *testing.T) {
 		t.Errorf("given the user's own server.toml: %v, want it refused as changed", err)
 	}
 
-	dir, mine = savedSweep(t, Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
+	dir, mine = savedSweep(t, sweep.Origin{Vary: []string{"max_num_seqs=4,8"}}, "")
 	vary := []string{"executable=/tmp/evil-vllm"}
-	if cs, _, err = Derive(mine, baseTOML, Origin{Vary: vary}, ""); err != nil {
+	if cs, _, err = Derive(mine, baseTOML, sweep.Origin{Vary: vary}, ""); err != nil {
 		t.Fatal(err)
 	}
 	edit(t, dir, func(m map[string]any) { m["vary"], m["configs"] = vary, cs })
@@ -276,8 +277,8 @@ func write(t *testing.T, path, text string) {
 // TestProgramKeys: the keys that choose what runs are found wherever a
 // configuration sets them.
 func TestProgramKeys(t *testing.T) {
-	cs := []Config{{Name: BaselineName, Baseline: true}, {Settings: []Setting{{"max_num_seqs", "4"}, {"model", `"m"`}}},
-		{Settings: []Setting{{"executable", `"/x"`}, {"model", `"n"`}}}}
+	cs := []sweep.Config{{Name: sweep.BaselineName, Baseline: true}, {Settings: []sweep.Setting{{Key: "max_num_seqs", Value: "4"}, {Key: "model", Value: `"m"`}}},
+		{Settings: []sweep.Setting{{Key: "executable", Value: `"/x"`}, {Key: "model", Value: `"n"`}}}}
 	if got := ProgramKeys(cs); strings.Join(got, ",") != "model,executable" {
 		t.Errorf("ProgramKeys = %q", got)
 	}
@@ -286,7 +287,7 @@ func TestProgramKeys(t *testing.T) {
 // TestNamesAreUnique: every output finds a configuration's run by its
 // name, so no two share one.
 func TestNamesAreUnique(t *testing.T) {
-	cs := named([]Config{{Name: BaselineName, Baseline: true}, {Name: "x"}, {Name: "x"}, {Name: "x (2)"}})
+	cs := named([]sweep.Config{{Name: sweep.BaselineName, Baseline: true}, {Name: "x"}, {Name: "x"}, {Name: "x (2)"}})
 	seen := map[string]bool{}
 	for _, c := range cs {
 		if seen[c.Name] {
@@ -302,7 +303,7 @@ func TestChanges(t *testing.T) {
 	from := "model = \"m\"\nport = 8000\nmax_num_seqs = 16\n\n[env]\nA = \"1\"\n"
 	to := "executable = \"/x/vllm\"\nmodel = \"m\"\nmax_num_seqs = 8\n\n[env]\nA = \"1\"\nB = \"2\"\n"
 	got, err := Changes(from, to)
-	want := []Setting{{"env", `{ "A" = "1", "B" = "2" }`}, {"executable", `"/x/vllm"`}, {"max_num_seqs", "8"}, {"port", ""}}
+	want := []sweep.Setting{{Key: "env", Value: `{ "A" = "1", "B" = "2" }`}, {Key: "executable", Value: `"/x/vllm"`}, {Key: "max_num_seqs", Value: "8"}, {Key: "port", Value: ""}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Changes = %q, %v; want %q", got, err, want)
 	}

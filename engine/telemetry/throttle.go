@@ -1,9 +1,7 @@
-package hw
+package telemetry
 
 import (
 	"strings"
-
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"speedmatrix/engine"
 )
@@ -13,19 +11,31 @@ import (
 // 10 %, so that a single power-cap blip in a long cell doesn't flag it.
 const throttleMinShare = 0.10
 
-// throttleReasons maps NVML's clock-event reason bits to the verdict's
+// The clock-event reason bits of engine.GPUSample.ClockEventReasons that a
+// verdict names: NVML's nvmlClocksEventReason… values, which DCGM's
+// DCGM_FI_DEV_CLOCKS_EVENT_REASONS reports too. They are NVML's ABI,
+// written out here so that summarising needs no cgo; hw's tests hold them
+// to go-nvml's constants.
+const (
+	ReasonSwPowerCap           uint64 = 0x04
+	ReasonHwSlowdown           uint64 = 0x08
+	ReasonSwThermalSlowdown    uint64 = 0x20
+	ReasonHwThermalSlowdown    uint64 = 0x40
+	ReasonHwPowerBrakeSlowdown uint64 = 0x80
+)
+
+// throttleReasons maps the clock-event reason bits to the verdict's
 // names, in the order the verdict lists them. GpuIdle,
 // ApplicationsClocksSetting, SyncBoost and DisplayClockSetting are left out:
-// they don't slow down a loaded GPU. go-nvml names the hardware bits only
-// in the older ClocksThrottleReason spelling; the values are the same.
+// they don't slow down a loaded GPU.
 var throttleReasons = [...]struct {
 	name string
 	mask uint64
 }{
-	{engine.ThrottlePowerCap, nvml.ClocksEventReasonSwPowerCap},
-	{engine.ThrottleThermal, nvml.ClocksEventReasonSwThermalSlowdown | nvml.ClocksThrottleReasonHwThermalSlowdown},
-	{engine.ThrottleHWSlowdown, nvml.ClocksThrottleReasonHwSlowdown},
-	{engine.ThrottlePowerBrake, nvml.ClocksThrottleReasonHwPowerBrakeSlowdown},
+	{engine.ThrottlePowerCap, ReasonSwPowerCap},
+	{engine.ThrottleThermal, ReasonSwThermalSlowdown | ReasonHwThermalSlowdown},
+	{engine.ThrottleHWSlowdown, ReasonHwSlowdown},
+	{engine.ThrottlePowerBrake, ReasonHwPowerBrakeSlowdown},
 }
 
 // reasonCounts counts samples per throttle reason, in throttleReasons order.
@@ -52,51 +62,6 @@ func (c reasonCounts) byName() map[string]int {
 	return m
 }
 
-// NVML symbols for the current clock-event reasons: the name since driver
-// 535, and the deprecated one before it.
-const (
-	symClockEvents    = "nvmlDeviceGetCurrentClocksEventReasons"
-	symClockThrottles = "nvmlDeviceGetCurrentClocksThrottleReasons"
-)
-
-// clockEventQuery reads a GPU's current clock-event reasons through
-// whichever of NVML's two calls the driver exports. NVML is loaded lazily,
-// so calling a function the driver lacks kills the process with a symbol
-// lookup error instead of returning ERROR_FUNCTION_NOT_FOUND; the session
-// looks both up once before either is called.
-type clockEventQuery struct {
-	events, throttles bool // the driver exports the symbol
-}
-
-// clockEventQuery finds which reason calls this session's driver exports.
-func (s *session) clockEventQuery() clockEventQuery {
-	ext := s.lib.Extensions()
-	return clockEventQuery{
-		events:    ext.LookupSymbol(symClockEvents) == nil,
-		throttles: ext.LookupSymbol(symClockThrottles) == nil,
-	}
-}
-
-// read returns d's current reason bits, and false when they couldn't be
-// read. It falls back to the deprecated call when the new one says it is
-// not supported or not found.
-func (q clockEventQuery) read(d nvml.Device) (uint64, bool) {
-	if q.events {
-		bits, ret := d.GetCurrentClocksEventReasons()
-		if ret == nvml.SUCCESS {
-			return bits, true
-		}
-		if ret != nvml.ERROR_NOT_SUPPORTED && ret != nvml.ERROR_FUNCTION_NOT_FOUND {
-			return 0, false
-		}
-	}
-	if q.throttles {
-		bits, ret := d.GetCurrentClocksThrottleReasons()
-		return bits, ret == nvml.SUCCESS
-	}
-	return 0, false
-}
-
 // throttleAcc accumulates a window's throttle verdict across GPUs.
 type throttleAcc struct {
 	samples int          // samples in which at least one GPU's reasons were read
@@ -104,7 +69,7 @@ type throttleAcc struct {
 }
 
 // add counts one sample's GPUs.
-func (a *throttleAcc) add(gpus []GPUSample) {
+func (a *throttleAcc) add(gpus []engine.GPUSample) {
 	read, bits := false, uint64(0)
 	for _, g := range gpus {
 		if g.ClockEventsRead {
@@ -170,7 +135,7 @@ func perGPUShares(reason string, gpus []engine.GPUTelemetry) []engine.GPUShare {
 	return all
 }
 
-// ReasonNames are the throttle reasons set in NVML's clock-event bits, by
+// ReasonNames are the throttle reasons set in clock-event bits, by
 // their engine names (engine.ThrottlePowerCap, …) in the verdict's order;
 // idle and clock settings are left out, as in the verdict.
 func ReasonNames(bits uint64) []string {

@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"errors"
@@ -10,24 +10,8 @@ import (
 	"unicode"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/sweep"
 )
-
-// Origin is what a sweep's configurations were made of besides
-// server.toml: the --vary options as given (the app writes its fields the
-// same way), or a --vary-file with the digest of its text. A resume makes
-// the configurations again from them and refuses a sweep.json whose
-// configurations differ: a results file is data, never instructions.
-type Origin struct {
-	Vary []string `json:"vary,omitempty"`
-	// VaryFile is the --vary-file's path as given; VaryFileSHA256 the
-	// digest of its text, which a resume compares as it does server.toml's.
-	VaryFile       string `json:"vary_file,omitempty"`
-	VaryFileSHA256 string `json:"vary_file_sha256,omitempty"`
-}
-
-// HardMaxConfigs is the most configurations a sweep runs, --yes or not:
-// a thousand start-ups of vLLM take days; a larger grid is several sweeps.
-const HardMaxConfigs = 1024
 
 // maxInputBytes bounds what a resume reads of the server.toml or
 // vary-file its user names: 1,024 tables of a few keys take tens of KB.
@@ -38,13 +22,13 @@ const maxInputBytes = 1 << 20
 type SizeError struct{ N int }
 
 func (e *SizeError) Error() string {
-	return fmt.Sprintf("%d configurations, more than the %d a sweep runs: each starts the server; split them into several sweeps", e.N, HardMaxConfigs)
+	return fmt.Sprintf("%d configurations, more than the %d a sweep runs: each starts the server; split them into several sweeps", e.N, sweep.HardMaxConfigs)
 }
 
 // ErrNoOrigin is a sweep.json that records neither the vary options nor
 // the vary file its configurations were made of (an earlier version wrote
 // it), resumed without either: its configurations can't be checked.
-var ErrNoOrigin = errors.New(JSONFile + " records neither the vary options nor the vary file its configurations were made of")
+var ErrNoOrigin = errors.New(sweep.JSONFile + " records neither the vary options nor the vary file its configurations were made of")
 
 // Derive makes a sweep's configurations from its user's inputs:
 // server.toml (base, read from path), then o's vary options (a grid) or its
@@ -52,7 +36,7 @@ var ErrNoOrigin = errors.New(JSONFile + " records neither the vary options nor t
 // (Resolve). A new sweep and a resume both make them here, so that a resume
 // can refuse a sweep.json whose configurations are not these. More than
 // HardMaxConfigs is a *SizeError, found before the grid is made.
-func Derive(path, base string, o Origin, varyText string) (cs []Config, dropped []string, err error) {
+func Derive(path, base string, o sweep.Origin, varyText string) (cs []sweep.Config, dropped []string, err error) {
 	switch {
 	case len(o.Vary) > 0:
 		axes, err := ParseVary(o.Vary, "--vary")
@@ -63,7 +47,7 @@ func Derive(path, base string, o Origin, varyText string) (cs []Config, dropped 
 		for _, a := range axes {
 			n *= float64(len(a))
 		}
-		if n > HardMaxConfigs {
+		if n > sweep.HardMaxConfigs {
 			return nil, nil, &SizeError{N: int(min(n, 1e15))}
 		}
 		cs = Grid(axes)
@@ -71,7 +55,7 @@ func Derive(path, base string, o Origin, varyText string) (cs []Config, dropped 
 		if cs, err = ReadVaryFile(o.VaryFile, varyText); err != nil {
 			return nil, nil, err
 		}
-		if n := len(cs) - 1; n > HardMaxConfigs {
+		if n := len(cs) - 1; n > sweep.HardMaxConfigs {
 			return nil, nil, &SizeError{N: n}
 		}
 	default:
@@ -130,7 +114,7 @@ func (e *MissingError) Error() string {
 	if e.VaryFile {
 		what = append(what, "vary-file")
 	}
-	return "a resume is given the " + strings.Join(what, " and ") + " its sweep began with, never the one " + JSONFile + " names"
+	return "a resume is given the " + strings.Join(what, " and ") + " its sweep began with, never the one " + sweep.JSONFile + " names"
 }
 
 // ProgramError is a resume whose recorded vary options set Keys, which
@@ -139,7 +123,7 @@ func (e *MissingError) Error() string {
 type ProgramError struct{ Keys []string }
 
 func (e *ProgramError) Error() string {
-	return fmt.Sprintf("the sweep varies %s, which chooses what runs: a resume takes it only from its user, never from %s", strings.Join(e.Keys, ", "), JSONFile)
+	return fmt.Sprintf("the sweep varies %s, which chooses what runs: a resume takes it only from its user, never from %s", strings.Join(e.Keys, ", "), sweep.JSONFile)
 }
 
 // MismatchError is a sweep.json whose configurations are not the ones its
@@ -155,7 +139,7 @@ func (e *MismatchError) Error() string {
 	if e.Want != "" {
 		want = e.Want
 	}
-	return fmt.Sprintf("configuration %d of %s is not what server.toml and the sweep's vary options make there (%s)", e.Index+1, JSONFile, want)
+	return fmt.Sprintf("configuration %d of %s is not what server.toml and the sweep's vary options make there (%s)", e.Index+1, sweep.JSONFile, want)
 }
 
 // Resume reads the sweep saved in dir to finish it. Nothing in sweep.json
@@ -167,13 +151,13 @@ func (e *MismatchError) Error() string {
 // is a *MissingError; one that can't be read or changed, an *InputError.
 // Each configuration's state comes from its folder (Reopen). It returns
 // the sweep with server.toml's text.
-func Resume(dir string, in Inputs) (Sweep, string, error) {
-	s, err := Load(dir)
+func Resume(dir string, in Inputs) (sweep.Sweep, string, error) {
+	s, err := sweep.Load(dir)
 	if err != nil {
 		return s, "", err
 	}
 	if err := engine.ValidatePlan(s.Plan, engine.Limits{}); err != nil {
-		return s, "", fmt.Errorf("%s: %w", JSONFile, err)
+		return s, "", fmt.Errorf("%s: %w", sweep.JSONFile, err)
 	}
 	restated := in.Vary != nil || in.VaryFile != ""
 	if m := missing(s, in, restated); m != nil {
@@ -182,7 +166,7 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	s.Server = in.Server
 	var base string
 	if in.ServerText != nil {
-		if base = *in.ServerText; s.ServerSHA256 != "" && Digest([]byte(base)) != s.ServerSHA256 {
+		if base = *in.ServerText; s.ServerSHA256 != "" && sweep.Digest([]byte(base)) != s.ServerSHA256 {
 			return s, "", &InputError{Path: in.Server, Err: ErrChanged}
 		}
 	} else if base, err = readInput(in.Server, s.ServerSHA256, false); err != nil {
@@ -190,7 +174,7 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 	}
 	o := s.Origin
 	if restated {
-		o = Origin{Vary: in.Vary, VaryFile: in.VaryFile}
+		o = sweep.Origin{Vary: in.Vary, VaryFile: in.VaryFile}
 	}
 	varyText := ""
 	if o.VaryFile != "" {
@@ -201,7 +185,7 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 		if varyText, err = readInput(o.VaryFile, want, true); err != nil {
 			return s, "", err
 		}
-		o.VaryFileSHA256 = Digest([]byte(varyText))
+		o.VaryFileSHA256 = sweep.Digest([]byte(varyText))
 	}
 	cs, _, err := Derive(s.Server, base, o, varyText)
 	if err != nil {
@@ -230,7 +214,7 @@ func Resume(dir string, in Inputs) (Sweep, string, error) {
 
 // missing is the *MissingError of a resume of s given in (restated: its
 // vary options or vary-file), nil when it was given all it needs.
-func missing(s Sweep, in Inputs, restated bool) *MissingError {
+func missing(s sweep.Sweep, in Inputs, restated bool) *MissingError {
 	m := MissingError{Server: in.Server == "" && in.ServerText == nil, VaryFile: s.VaryFile != "" && !restated}
 	if m.Server {
 		m.ServerPath = shownPath(s.Server)
@@ -256,7 +240,7 @@ func shownPath(p string) string {
 
 // sameConfigs is a *MismatchError at the first configuration of got that
 // is not want's.
-func sameConfigs(want, got []Config) error {
+func sameConfigs(want, got []sweep.Config) error {
 	for i := range max(len(want), len(got)) {
 		if i >= len(want) {
 			return &MismatchError{Index: i}
@@ -284,7 +268,7 @@ func readInput(path, want string, varyFile bool) (string, error) {
 		return fail(err)
 	case len(text) > maxInputBytes:
 		return fail(fmt.Errorf("is larger than any server.toml or vary-file (%d MiB)", maxInputBytes>>20))
-	case want != "" && Digest(text) != want:
+	case want != "" && sweep.Digest(text) != want:
 		return fail(ErrChanged)
 	}
 	return string(text), nil
@@ -299,7 +283,7 @@ var programKeys = []string{"engine", "runner", "executable", "docker_image", "ra
 	"extra_args", "env", "hf_cache", "model", "trust_remote_code"}
 
 // ProgramKeys lists the keys of programKeys that cs set, in order.
-func ProgramKeys(cs []Config) []string {
+func ProgramKeys(cs []sweep.Config) []string {
 	var keys []string
 	for _, c := range cs {
 		for _, s := range c.Settings {

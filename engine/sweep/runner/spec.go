@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"errors"
@@ -17,6 +17,7 @@ import (
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/runs"
 	"speedmatrix/engine/secret"
+	"speedmatrix/engine/sweep"
 )
 
 // keyKinds maps every server.toml key to the Go type it decodes into,
@@ -40,8 +41,8 @@ var outputKeys = launch.OutputKeys
 // ParseVary reads the --vary options ("max_num_seqs=4,16") into the axes
 // of a grid, each a key and its values written as TOML. flag names the
 // option in errors ("--vary").
-func ParseVary(options []string, flag string) ([][]Setting, error) {
-	var axes [][]Setting
+func ParseVary(options []string, flag string) ([][]sweep.Setting, error) {
+	var axes [][]sweep.Setting
 	seen := map[string]bool{}
 	for _, opt := range options {
 		key, list, ok := strings.Cut(opt, "=")
@@ -54,17 +55,17 @@ func ParseVary(options []string, flag string) ([][]Setting, error) {
 		}
 		seen[key] = true
 		values := splitValues(list)
-		if len(values) > HardMaxConfigs { // before each is checked: a list from a file may be huge
+		if len(values) > sweep.HardMaxConfigs { // before each is checked: a list from a file may be huge
 			return nil, &SizeError{N: len(values)}
 		}
-		var axis []Setting
+		var axis []sweep.Setting
 		for _, v := range values {
 			value, err := tomlValue(key, v)
 			if err != nil {
 				// The key, not the option: a refused value may hold a secret.
 				return nil, fmt.Errorf("%s %s: %w", flag, key, err)
 			}
-			s := Setting{Key: key, Value: value}
+			s := sweep.Setting{Key: key, Value: value}
 			if slices.Contains(axis, s) {
 				return nil, fmt.Errorf("%s %s lists %s twice: give each value once", flag, opt, v)
 			}
@@ -268,10 +269,10 @@ func editDistance(a, b string) int {
 
 // Grid is the configurations of a grid: the baseline, then the product of
 // the axes in order (the last axis changes fastest).
-func Grid(axes [][]Setting) []Config {
-	combos := [][]Setting{nil}
+func Grid(axes [][]sweep.Setting) []sweep.Config {
+	combos := [][]sweep.Setting{nil}
 	for _, axis := range axes {
-		var next [][]Setting
+		var next [][]sweep.Setting
 		for _, c := range combos {
 			for _, s := range axis {
 				next = append(next, append(slices.Clone(c), s))
@@ -279,10 +280,10 @@ func Grid(axes [][]Setting) []Config {
 		}
 		combos = next
 	}
-	cs := []Config{{Name: BaselineName, Baseline: true}}
+	cs := []sweep.Config{{Name: sweep.BaselineName, Baseline: true}}
 	for _, c := range combos {
 		if len(c) > 0 {
-			cs = append(cs, Config{Name: settingsName(c), Settings: c})
+			cs = append(cs, sweep.Config{Name: settingsName(c), Settings: c})
 		}
 	}
 	return named(cs)
@@ -290,7 +291,7 @@ func Grid(axes [][]Setting) []Config {
 
 // settingsName names a configuration by its settings, strings bare:
 // "max_num_seqs=4 kv_cache_dtype=fp8".
-func settingsName(ss []Setting) string {
+func settingsName(ss []sweep.Setting) string {
 	parts := make([]string, len(ss))
 	for i, s := range ss {
 		v := s.Value
@@ -306,7 +307,7 @@ func settingsName(ss []Setting) string {
 // its run by its name: "x (2)" for a second "x"), its folder, unique and
 // safe on any file system, and the output keys it sets (Resolve then keeps
 // those whose value differs from the baseline's).
-func named(cs []Config) []Config {
+func named(cs []sweep.Config) []sweep.Config {
 	used, names := map[string]bool{}, map[string]bool{}
 	for i := range cs {
 		name := cs[i].Name
@@ -324,7 +325,7 @@ func named(cs []Config) []Config {
 		}
 		used[strings.ToLower(f)] = true
 		cs[i].Folder = f
-		cs[i].Status = StatusPending
+		cs[i].Status = sweep.StatusPending
 		cs[i].ChangesOutput = nil
 		for _, s := range cs[i].Settings {
 			if slices.Contains(outputKeys, s.Key) {
@@ -342,13 +343,13 @@ func named(cs []Config) []Config {
 //	kv_cache_dtype = "fp8"
 //
 // The baseline comes first, unchanged, as with --vary.
-func ReadVaryFile(path, text string) ([]Config, error) {
+func ReadVaryFile(path, text string) ([]sweep.Config, error) {
 	var tables map[string]map[string]toml.Primitive
 	md, err := toml.Decode(text, &tables)
 	if err != nil {
 		return nil, fmt.Errorf("--vary-file %s: %w", path, err)
 	}
-	cs := []Config{{Name: BaselineName, Baseline: true}}
+	cs := []sweep.Config{{Name: sweep.BaselineName, Baseline: true}}
 	seen := map[string]bool{}
 	for _, k := range md.Keys() {
 		if len(k) != 2 {
@@ -359,12 +360,12 @@ func ReadVaryFile(path, text string) ([]Config, error) {
 			return nil, fmt.Errorf("--vary-file %s: the table [%s] (%d characters) can't name a configuration: a name has at most %d characters and no control characters; rename it",
 				path, engine.BoundText(name, 40), utf8.RuneCountInString(name), engine.MaxNameRunes)
 		}
-		if strings.EqualFold(name, BaselineName) {
+		if strings.EqualFold(name, sweep.BaselineName) {
 			return nil, fmt.Errorf("--vary-file %s: [%s] is the unchanged server.toml, always measured first: name your table otherwise", path, name)
 		}
 		if !seen[name] {
 			seen[name] = true
-			cs = append(cs, Config{Name: name})
+			cs = append(cs, sweep.Config{Name: name})
 		}
 		var v any
 		if err := md.PrimitiveDecode(tables[name][key], &v); err != nil {
@@ -378,7 +379,7 @@ func ReadVaryFile(path, text string) ([]Config, error) {
 			return nil, fmt.Errorf("--vary-file %s: [%s]: %w", path, name, err)
 		}
 		c := &cs[len(cs)-1]
-		c.Settings = append(c.Settings, Setting{Key: key, Value: value})
+		c.Settings = append(c.Settings, sweep.Setting{Key: key, Value: value})
 	}
 	for _, k := range md.Keys() {
 		if len(k) == 1 && len(tables[k[0]]) == 0 {

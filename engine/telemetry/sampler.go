@@ -1,4 +1,4 @@
-package hw
+package telemetry
 
 import (
 	"context"
@@ -14,14 +14,14 @@ const DefaultSampleInterval = time.Second
 // defaultHistory is how far back a Sampler keeps samples.
 const defaultHistory = 2 * time.Hour
 
-// Sampler reads GPU and CPU telemetry every interval into a bounded ring of
-// samples, and summarises any window of it for the engine (it implements
-// engine.TelemetrySource) and the latest sample for the live UI. Without
-// NVML it samples the CPU only.
+// Sampler reads GPU and CPU telemetry from a Source every interval into a
+// bounded ring of samples, and summarises any window of it for the engine
+// (it implements engine.TelemetrySource) and the latest sample for the live
+// UI.
 type Sampler struct {
 	interval time.Duration
 	clock    Clock
-	newSrc   func() Source
+	open     func() Source
 
 	mu      sync.Mutex
 	ring    ring
@@ -48,12 +48,6 @@ type Clock interface {
 // SamplerOption configures NewSampler.
 type SamplerOption func(*Sampler)
 
-// WithSource makes the Sampler read src instead of NVML and the host CPU;
-// Stop closes it.
-func WithSource(src Source) SamplerOption {
-	return func(s *Sampler) { s.newSrc = func() Source { return src } }
-}
-
 // WithClock makes the Sampler tick and stamp samples by c.
 func WithClock(c Clock) SamplerOption {
 	return func(s *Sampler) { s.clock = c }
@@ -64,15 +58,18 @@ func WithCapacity(n int) SamplerOption {
 	return func(s *Sampler) { s.ring = newRing(n) }
 }
 
-// NewSampler makes a Sampler that reads every interval (DefaultSampleInterval
-// when interval <= 0) once started. It opens nothing until Start.
-func NewSampler(interval time.Duration, opts ...SamplerOption) *Sampler {
+// NewSampler makes a Sampler that reads the Source open returns every
+// interval (DefaultSampleInterval when interval <= 0) once started. It
+// opens nothing until Start, which calls open on the sampling goroutine;
+// Stop closes what open returned. hw.NewSampler reads this machine's NVML
+// and CPU.
+func NewSampler(interval time.Duration, open func() Source, opts ...SamplerOption) *Sampler {
 	if interval <= 0 {
 		interval = DefaultSampleInterval
 	}
 	s := &Sampler{
 		interval: interval,
-		newSrc:   func() Source { return NewSource(defaultLibrary()) },
+		open:     open,
 		ring:     newRing(int(defaultHistory / interval)),
 	}
 	// The system clock is the first option, so that another replaces it.
@@ -100,7 +97,7 @@ func (s *Sampler) Start(ctx context.Context) {
 // not under the lock) and samples until ctx is done.
 func (s *Sampler) loop(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
-	src := s.newSrc()
+	src := s.open()
 	defer src.Close()
 	tick, stopTick := s.clock.NewTicker(s.interval)
 	defer stopTick()
@@ -146,7 +143,7 @@ func (s *Sampler) Latest() (Sample, bool) {
 	if !ok {
 		return Sample{}, false
 	}
-	smp.GPUs = append([]GPUSample(nil), smp.GPUs...)
+	smp.GPUs = append([]engine.GPUSample(nil), smp.GPUs...)
 	return smp, true
 }
 

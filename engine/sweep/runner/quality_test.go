@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sim"
+	"speedmatrix/engine/sweep"
 )
 
 // qualityBudget is met by an fp8 KV cache at 512 and 4K tokens and by an
@@ -31,17 +32,17 @@ const qualityBudget = "kld=0.03,top1=94%"
 // qualitySweep is a sweep of kv_cache_dtype auto (the baseline), fp8 and
 // int4_per_token_head with a quality phase, saved in a new folder with
 // its server.toml.
-func qualitySweep(t *testing.T) (s Sweep, dir, server string) {
+func qualitySweep(t *testing.T) (s sweep.Sweep, dir, server string) {
 	t.Helper()
-	o := Origin{Vary: []string{"kv_cache_dtype=fp8,int4_per_token_head"}}
+	o := sweep.Origin{Vary: []string{"kv_cache_dtype=fp8,int4_per_token_head"}}
 	dir, server = savedSweep(t, o, "")
-	s, err := Load(dir)
+	s, err := sweep.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Plan.DecodeContexts = []int{512, 4096}
-	s.Quality = &QualitySetup{Budget: qualityBudget, NeedleTrials: 2, Probes: 3, ContinuationTokens: 24}
-	if err := Save(dir, s); err != nil {
+	s.Quality = &sweep.QualitySetup{Budget: qualityBudget, NeedleTrials: 2, Probes: 3, ContinuationTokens: 24}
+	if err := sweep.Save(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	return s, dir, server
@@ -75,7 +76,7 @@ func (f qualityFakes) runner(t *testing.T, dir string) *Runner {
 	}
 	speed := map[string]float64{"": 100, "fp8": 110, "int4_per_token_head": 130}
 	return &Runner{Dir: dir, Server: "server.toml", Base: baseTOML, Hooks: Hooks{
-		Launch: func(ctx context.Context, c Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
+		Launch: func(ctx context.Context, c sweep.Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
 			if f.failLaunch[c.Name] {
 				return measure.Subject{}, nil, errors.New("CUDA out of memory")
 			}
@@ -97,7 +98,7 @@ func (f qualityFakes) runner(t *testing.T, dir string) *Runner {
 			h := httptest.NewServer(handler)
 			return measure.Subject{Target: measure.Target{BaseURL: h.URL}}, func() { h.Close(); srv.Close() }, nil
 		},
-		Measure: func(ctx context.Context, c Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
+		Measure: func(ctx context.Context, c sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 			if f.measured != nil {
 				*f.measured = append(*f.measured, c.Name)
 			}
@@ -111,7 +112,7 @@ func (f qualityFakes) runner(t *testing.T, dir string) *Runner {
 			r.Run.Complete = true
 			return r, report.Save(dir, r)
 		},
-		Progress: func(s Sweep, i int, note string) {
+		Progress: func(s sweep.Sweep, i int, note string) {
 			if note != "" {
 				*notes = append(*notes, s.Configs[i].Name+": "+note)
 				if onNote != nil {
@@ -136,17 +137,17 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	}
 	const fp8, int4 = "kv_cache_dtype=fp8", "kv_cache_dtype=int4_per_token_head"
 	for i, c := range s.Configs {
-		if c.Status != StatusDone || c.Quality == nil || c.Quality.State != QualityMeasured || c.Quality.Reference != (i == 0) || (i > 0) != (len(c.Quality.Contexts) == 2) {
+		if c.Status != sweep.StatusDone || c.Quality == nil || c.Quality.State != sweep.QualityMeasured || c.Quality.Reference != (i == 0) || (i > 0) != (len(c.Quality.Contexts) == 2) {
 			t.Fatalf("%s: %s, quality %+v", c.Name, c.Status, c.Quality)
 		}
-		t.Logf("%s: %s", c.Name, QualityText(c))
+		t.Logf("%s: %s", c.Name, sweep.QualityText(c))
 	}
 	if s.Answer == nil || s.Answer.Budget != qualityBudget || len(s.Answer.Cells) != 2 {
 		t.Fatalf("answer %+v", s.Answer)
 	}
 	want := map[int]string{512: int4, 4096: fp8}
 	for _, ca := range s.Answer.Cells {
-		line := CellLine(ca)
+		line := sweep.CellLine(ca)
 		t.Log(line)
 		if ca.Best != int4 || ca.WithinBudget != want[ca.ContextTokens] || ca.BudgetMissed != (ca.ContextTokens == 4096) {
 			t.Errorf("%s: best %q, within budget %q (want %q), missed %v", ca.Label, ca.Best, ca.WithinBudget, want[ca.ContextTokens], ca.BudgetMissed)
@@ -159,14 +160,14 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 		if ca.ContextTokens == 512 && line != "512 × 1: "+int4+", +30.0% over baseline, +18.2% over "+fp8 {
 			t.Errorf("%s: %q", ca.Label, line)
 		}
-		if slices.ContainsFunc(ca.Entries[1:], func(e Entry) bool { return e.Drift == nil }) {
+		if slices.ContainsFunc(ca.Entries[1:], func(e sweep.Entry) bool { return e.Drift == nil }) {
 			t.Errorf("%s: an entry lacks its drift: %+v", ca.Label, ca.Entries)
 		}
 	}
 	// The report of each run carries its quality section; the reference
 	// is in the folder, as sweep.json's digest says.
 	for _, c := range s.Configs {
-		r, err := report.Load(filepath.Join(RunDir(dir, c), report.JSONFile))
+		r, err := report.Load(filepath.Join(sweep.RunDir(dir, c), report.JSONFile))
 		if err != nil || r.Quality == nil || (!c.Baseline && len(r.Quality.Contexts) != 2) || len(r.Quality.Needle) != 2 {
 			t.Errorf("%s's report.json: quality %+v, %v", c.Name, r.Quality, err)
 		}
@@ -174,7 +175,7 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	if _, _, err := LoadReference(dir, s); err != nil {
 		t.Errorf("reference: %v", err)
 	}
-	md := Markdown(s, nil)
+	md := sweep.Markdown(s, nil, EstimateBasis(s))
 	for _, w := range []string{"## Quality budget", "Budget: " + qualityBudget, "| " + int4 + " | Done |", "over budget: KLD 0.0", "within budget: top-1 "} {
 		if !strings.Contains(md, w) {
 			t.Errorf("sweep.md lacks %q:\n%s", w, md)
@@ -186,11 +187,12 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 	// sweep.csv gives each cell its configuration's drift at the cell's
 	// context: int4 is over the budget at 4K only, the baseline blank.
 	var csvBuf bytes.Buffer
-	all, _ := LoadRuns(dir, s)
-	if err := WriteCSV(&csvBuf, s, all); err != nil {
+	all, _ := sweep.LoadRuns(dir, s)
+	if err := sweep.WriteCSV(&csvBuf, s, all); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := csv.NewReader(&csvBuf).ReadAll()
+	qualityCSVHeader := []string{"quality_context_tokens", "quality_top1_pct", "quality_kld_mean", "quality_over_budget"}
 	col := len(rows[0]) - len(qualityCSVHeader)
 	if !slices.Equal(rows[0][col:], qualityCSVHeader) {
 		t.Fatalf("sweep.csv header %v", rows[0])
@@ -206,11 +208,11 @@ func TestSweepQualityBestWithinBudget(t *testing.T) {
 		}
 	}
 	// A configuration's Looped cells stand beside its drift.
-	runs, _ := LoadRuns(dir, s)
+	runs, _ := sweep.LoadRuns(dir, s)
 	r := runs[int4]
 	r.Results[1].Status = engine.StatusLooped
 	runs[int4], s.Answer = r, nil
-	if md := Markdown(s, runs); !strings.Contains(md, "- "+int4+": Looped in 1 of 2 cells; drift KLD 0.0") {
+	if md := sweep.Markdown(s, runs, EstimateBasis(s)); !strings.Contains(md, "- "+int4+": Looped in 1 of 2 cells; drift KLD 0.0") {
 		t.Errorf("sweep.md does not put int4's Looped cells beside its drift:\n%s", md)
 	}
 }
@@ -230,7 +232,7 @@ func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
 			cancel()
 		}
 	}, "int4_per_token_head").Run(ctx, &s)
-	if !errors.Is(err, measure.ErrInterrupted) || s.Configs[1].Quality == nil || s.Configs[1].Quality.State != QualityPartial {
+	if !errors.Is(err, measure.ErrInterrupted) || s.Configs[1].Quality == nil || s.Configs[1].Quality.State != sweep.QualityPartial {
 		t.Fatalf("interrupted: %v, %+v\n%s", err, s.Configs[1].Quality, strings.Join(notes, "\n"))
 	}
 	s, _, err = Resume(dir, Inputs{Server: server})
@@ -245,24 +247,24 @@ func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
 	if strings.Contains(text, "recording the baseline") || strings.Contains(text, fp8+": quality: 512: compared in") || !strings.Contains(text, fp8+": quality: 4K: compared in") {
 		t.Errorf("the resume did not go on from where it stopped:\n%s", text)
 	}
-	if q := s.Configs[1].Quality; s.Configs[1].Status != StatusDone || q == nil || q.State != QualityMeasured || len(q.Contexts) != 2 {
+	if q := s.Configs[1].Quality; s.Configs[1].Status != sweep.StatusDone || q == nil || q.State != sweep.QualityMeasured || len(q.Contexts) != 2 {
 		t.Errorf("fp8 after the resume: %s, quality %+v", s.Configs[1].Status, q)
 	}
-	if r, err := report.Load(filepath.Join(RunDir(dir, s.Configs[1]), report.JSONFile)); err != nil || !r.Run.Complete || r.Quality == nil || r.Quality.ReferenceSHA256 != s.Quality.ReferenceSHA256 {
+	if r, err := report.Load(filepath.Join(sweep.RunDir(dir, s.Configs[1]), report.JSONFile)); err != nil || !r.Run.Complete || r.Quality == nil || r.Quality.ReferenceSHA256 != s.Quality.ReferenceSHA256 {
 		t.Errorf("fp8's report.json after the resume: %v, complete %v, quality %+v", err, r.Run.Complete, r.Quality)
 	}
 	q := s.Configs[2].Quality
-	if s.Configs[2].Status != StatusDone || q == nil || q.State != QualityNotMeasured || !strings.Contains(q.Reason, "gives no logprobs") ||
-		QualityText(s.Configs[2]) != "not measured: "+q.Reason {
+	if s.Configs[2].Status != sweep.StatusDone || q == nil || q.State != sweep.QualityNotMeasured || !strings.Contains(q.Reason, "gives no logprobs") ||
+		sweep.QualityText(s.Configs[2]) != "not measured: "+q.Reason {
 		t.Errorf("int4 without logprobs: %s, %+v", s.Configs[2].Status, q)
 	}
 	// int4 is fastest, but its drift is unknown: fp8 is the best within.
 	for _, ca := range s.Answer.Cells {
-		if line := CellLine(ca); ca.WithinBudget != fp8 || !strings.Contains(line, int4+" is fastest here (+30.0% over baseline), but its drift was not measured; best within budget: "+fp8) {
+		if line := sweep.CellLine(ca); ca.WithinBudget != fp8 || !strings.Contains(line, int4+" is fastest here (+30.0% over baseline), but its drift was not measured; best within budget: "+fp8) {
 			t.Errorf("%s: %q", ca.Label, line)
 		}
 	}
-	path := filepath.Join(dir, ReferenceFile)
+	path := filepath.Join(dir, sweep.ReferenceFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -279,14 +281,14 @@ func TestSweepQualityResumeAndNoLogprobs(t *testing.T) {
 // TestEstimateCountsQuality: once a configuration's quality phase has
 // been timed, the estimate of the others includes one each.
 func TestEstimateCountsQuality(t *testing.T) {
-	cs := named([]Config{{Name: BaselineName, Baseline: true, StartupS: 2, MeasureS: 10, QualityS: 30}, {Name: "a"}, {Name: "b"}})
-	cs[0].Status = StatusDone
-	s := New("server.toml", okPlan, cs, "test")
-	s.Quality = &QualitySetup{Budget: qualityBudget}
-	if got, want := s.Estimate(), 2*(2+10+30)*time.Second; got != want {
+	cs := named([]sweep.Config{{Name: sweep.BaselineName, Baseline: true, StartupS: 2, MeasureS: 10, QualityS: 30}, {Name: "a"}, {Name: "b"}})
+	cs[0].Status = sweep.StatusDone
+	s := sweep.New("server.toml", okPlan, cs, "test")
+	s.Quality = &sweep.QualitySetup{Budget: qualityBudget}
+	if got, want := Estimate(s), 2*(2+10+30)*time.Second; got != want {
 		t.Errorf("estimate %s, want %s: two configurations of 2 s start-up, 10 s run and 30 s quality phase", got, want)
 	}
-	if b := s.EstimateBasis(); !strings.HasSuffix(b, ", its quality phase counted once the baseline's is timed") {
+	if b := EstimateBasis(s); !strings.HasSuffix(b, ", its quality phase counted once the baseline's is timed") {
 		t.Errorf("the estimate's basis does not say it has no quality phase timed: %q", b)
 	}
 }
@@ -298,11 +300,11 @@ func TestEstimateCountsQuality(t *testing.T) {
 func TestSweepQualityAwaitsTheReference(t *testing.T) {
 	s, dir, server := qualitySweep(t)
 	var notes, measured []string
-	if err := (qualityFakes{notes: &notes, measured: &measured, failLaunch: map[string]bool{BaselineName: true}}).runner(t, dir).Run(t.Context(), &s); err != nil {
+	if err := (qualityFakes{notes: &notes, measured: &measured, failLaunch: map[string]bool{sweep.BaselineName: true}}).runner(t, dir).Run(t.Context(), &s); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range s.Configs[1:] {
-		if q := c.Quality; c.Status != StatusDone || q == nil || q.State != QualityNotMeasured || !q.AwaitsReference {
+		if q := c.Quality; c.Status != sweep.StatusDone || q == nil || q.State != sweep.QualityNotMeasured || !q.AwaitsReference {
 			t.Fatalf("%s without a reference: %s, %+v", c.Name, c.Status, q)
 		}
 	}
@@ -314,11 +316,11 @@ func TestSweepQualityAwaitsTheReference(t *testing.T) {
 	if err := (qualityFakes{notes: &notes, measured: &measured}).runner(t, dir).Run(t.Context(), &s); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(measured, []string{BaselineName}) {
+	if !slices.Equal(measured, []string{sweep.BaselineName}) {
 		t.Errorf("the resume measured %v, want the baseline's run alone", measured)
 	}
 	for _, c := range s.Configs {
-		if q := c.Quality; c.Status != StatusDone || q == nil || q.State != QualityMeasured {
+		if q := c.Quality; c.Status != sweep.StatusDone || q == nil || q.State != sweep.QualityMeasured {
 			t.Errorf("%s after the resume: %s, %+v\n%s", c.Name, c.Status, q, strings.Join(notes, "\n"))
 		}
 	}
@@ -327,22 +329,22 @@ func TestSweepQualityAwaitsTheReference(t *testing.T) {
 // TestLoadRefusesAnImpossibleQuality: a sweep.json whose quality sections
 // claim what no sweep writes is refused where it is read, in one line.
 func TestLoadRefusesAnImpossibleQuality(t *testing.T) {
-	for name, edit := range map[string]func(*Sweep){
-		"budget":        func(s *Sweep) { s.Quality = &QualitySetup{Budget: "kld=-1"} },
-		"needle trials": func(s *Sweep) { s.Quality = &QualitySetup{Budget: qualityBudget, NeedleTrials: 1 << 30} },
-		"contexts": func(s *Sweep) {
-			s.Configs[1].Quality = &ConfigQuality{State: QualityMeasured, Contexts: make([]Drift, engine.MaxLevels+1)}
+	for name, edit := range map[string]func(*sweep.Sweep){
+		"budget":        func(s *sweep.Sweep) { s.Quality = &sweep.QualitySetup{Budget: "kld=-1"} },
+		"needle trials": func(s *sweep.Sweep) { s.Quality = &sweep.QualitySetup{Budget: qualityBudget, NeedleTrials: 1 << 30} },
+		"contexts": func(s *sweep.Sweep) {
+			s.Configs[1].Quality = &sweep.ConfigQuality{State: sweep.QualityMeasured, Contexts: make([]sweep.Drift, engine.MaxLevels+1)}
 		},
-		"quality time": func(s *Sweep) { s.Configs[1].QualityS = -5 },
+		"quality time": func(s *sweep.Sweep) { s.Configs[1].QualityS = -5 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := New("server.toml", okPlan, named([]Config{{Name: BaselineName, Baseline: true}, {Name: "b", Settings: []Setting{{"max_num_seqs", "8"}}}}), "test")
+			s := sweep.New("server.toml", okPlan, named([]sweep.Config{{Name: sweep.BaselineName, Baseline: true}, {Name: "b", Settings: []sweep.Setting{{Key: "max_num_seqs", Value: "8"}}}}), "test")
 			edit(&s)
-			if err := Save(dir, s); err != nil {
+			if err := sweep.Save(dir, s); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "is not a sweep this build can read") || strings.Contains(err.Error(), "\n") {
+			if _, err := sweep.Load(dir); err == nil || !strings.Contains(err.Error(), "is not a sweep this build can read") || strings.Contains(err.Error(), "\n") {
 				t.Errorf("err = %v", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/telemetry"
 )
 
 // fakeSweep drives a Runner whose servers are fakes: launches of names in
@@ -30,7 +32,7 @@ type fakeSweep struct {
 func (f *fakeSweep) runner(dir string) *Runner {
 	return &Runner{Dir: dir, Server: "server.toml", Base: baseTOML, MemoryPoll: time.Millisecond, MemoryWait: time.Minute,
 		Hooks: Hooks{
-			Launch: func(ctx context.Context, c Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
+			Launch: func(ctx context.Context, c sweep.Config, cfg launch.ServerConfig) (measure.Subject, func(), error) {
 				if f.failLaunch[c.Name] {
 					return measure.Subject{}, nil, errors.New("vLLM server exited (exit status 1) before it was ready: the GPU ran out of memory\nmore")
 				}
@@ -40,7 +42,7 @@ func (f *fakeSweep) runner(dir string) *Runner {
 				f.memory = []float64{30000, 20000, 1500}
 				return measure.Subject{}, func() { f.stops++ }, nil
 			},
-			Measure: func(ctx context.Context, c Config, _ measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
+			Measure: func(ctx context.Context, c sweep.Config, _ measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 				name := c.Name
 				if prev != nil {
 					name += " (resumed)"
@@ -62,21 +64,23 @@ func (f *fakeSweep) runner(dir string) *Runner {
 				r.Run.Complete = true
 				return r, report.Save(dir, r)
 			},
-			GPUMemoryUsedMiB: func() ([]float64, bool) {
-				if len(f.memory) == 0 {
-					return []float64{1000}, true
-				}
-				m := f.memory[0]
-				f.memory = f.memory[1:]
-				return []float64{m}, true
-			},
-		}}
+		},
+		GPUs: f}
+}
+
+// Read is one GPU's memory in use: the next of f.memory, else 1000 MiB.
+func (f *fakeSweep) Read() telemetry.Sample {
+	m := 1000.0
+	if len(f.memory) > 0 {
+		m, f.memory = f.memory[0], f.memory[1:]
+	}
+	return telemetry.Sample{GPUs: []engine.GPUSample{{MemoryUsedMiB: m}}}
 }
 
 func TestRunFailsOnInterruptsAndResumes(t *testing.T) {
 	dir := t.TempDir()
-	cs := named([]Config{{Name: BaselineName, Baseline: true}, {Name: "a", Settings: []Setting{{"max_num_seqs", "4"}}}, {Name: "b", Settings: []Setting{{"max_num_seqs", "8"}}}})
-	s := New("server.toml", engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 8}}, cs, "test")
+	cs := named([]sweep.Config{{Name: sweep.BaselineName, Baseline: true}, {Name: "a", Settings: []sweep.Setting{{Key: "max_num_seqs", Value: "4"}}}, {Name: "b", Settings: []sweep.Setting{{Key: "max_num_seqs", Value: "8"}}}})
+	s := sweep.New("server.toml", engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 8}}, cs, "test")
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakeSweep{failLaunch: map[string]bool{"a": true}, interruptAt: "b", cancel: cancel}
 	err := f.runner(dir).Run(ctx, &s)
@@ -91,11 +95,11 @@ func TestRunFailsOnInterruptsAndResumes(t *testing.T) {
 	if strings.Join(got, "|") != want {
 		t.Errorf("statuses\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
-	saved, err := Load(dir)
-	if err != nil || saved.Configs[2].Status != StatusPartial || saved.Answer == nil {
+	saved, err := sweep.Load(dir)
+	if err != nil || saved.Configs[2].Status != sweep.StatusPartial || saved.Answer == nil {
 		t.Fatalf("sweep.json = %+v, %v", saved, err)
 	}
-	for _, name := range []string{MDFile, CSVFile} {
+	for _, name := range []string{sweep.MDFile, sweep.CSVFile} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%s not written after the interrupt: %v", name, err)
 		}
@@ -114,7 +118,7 @@ func TestRunFailsOnInterruptsAndResumes(t *testing.T) {
 		t.Errorf("%d stops, memory readings left %v: each server stops and its memory is waited for", f2.stops, f2.memory)
 	}
 	for _, c := range saved.Configs {
-		if c.Status != StatusDone {
+		if c.Status != sweep.StatusDone {
 			t.Errorf("%s: %s", c.Name, c.Status)
 		}
 	}
@@ -126,48 +130,17 @@ func TestRunFailsOnInterruptsAndResumes(t *testing.T) {
 	}
 }
 
-func TestLoadRefusesHostileFiles(t *testing.T) {
-	dir := t.TempDir()
-	good := New("server.toml", engine.Plan{}, named([]Config{{Name: BaselineName, Baseline: true}}), "test")
-	for _, tt := range []struct {
-		name    string
-		mutate  func(s *Sweep)
-		wantErr string
-	}{
-		{"escaping folder", func(s *Sweep) { s.Configs[0].Folder = "../x" }, `folder "../x"`},
-		{"no baseline", func(s *Sweep) { s.Configs[0].Baseline = false }, "not the baseline"},
-		{"other version", func(s *Sweep) { s.FormatVersion = 9 }, "format version 9"},
-	} {
-		s := good
-		s.Configs = append([]Config(nil), good.Configs...)
-		tt.mutate(&s)
-		if err := Save(dir, s); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-			t.Errorf("%s: err = %v", tt.name, err)
-		}
-	}
-	big := filepath.Join(dir, "big.json")
-	if err := os.WriteFile(big, make([]byte, maxJSONBytes+2), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "larger than any sweep.json") {
-		t.Errorf("big file: err = %v", err)
-	}
-}
-
 // TestServerDeathLeavesItPartialAndGoesOn: a run that ends because its
 // server died leaves its configuration Partial with the reason, without
 // the run's own advice to resume it alone, and the sweep measures the next.
 func TestServerDeathLeavesItPartialAndGoesOn(t *testing.T) {
 	dir := t.TempDir()
-	cs := named([]Config{{Name: BaselineName, Baseline: true}, {Name: "b", Settings: []Setting{{"max_num_seqs", "8"}}}})
-	s := New("server.toml", engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 8}}, cs, "test")
+	cs := named([]sweep.Config{{Name: sweep.BaselineName, Baseline: true}, {Name: "b", Settings: []sweep.Setting{{Key: "max_num_seqs", Value: "8"}}}})
+	s := sweep.New("server.toml", engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 8}}, cs, "test")
 	f := &fakeSweep{cancel: func() {}}
 	r := f.runner(dir)
 	measure0 := r.Measure
-	r.Measure = func(ctx context.Context, c Config, tg measure.Subject, d string, prev *engine.Report) (engine.Report, error) {
+	r.Measure = func(ctx context.Context, c sweep.Config, tg measure.Subject, d string, prev *engine.Report) (engine.Report, error) {
 		if c.Baseline {
 			return engine.Report{}, errors.New("run incomplete: 0 of 2 cells done (the server stopped answering); when the server is back, finish with: speedmatrix run --resume x")
 		}
@@ -176,7 +149,7 @@ func TestServerDeathLeavesItPartialAndGoesOn(t *testing.T) {
 	if err := r.Run(context.Background(), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Configs[0].Status != StatusPartial || s.Configs[0].Reason != "run incomplete: 0 of 2 cells done (the server stopped answering)" || s.Configs[1].Status != StatusDone {
+	if s.Configs[0].Status != sweep.StatusPartial || s.Configs[0].Reason != "run incomplete: 0 of 2 cells done (the server stopped answering)" || s.Configs[1].Status != sweep.StatusDone {
 		t.Errorf("configs %+v", s.Configs)
 	}
 }

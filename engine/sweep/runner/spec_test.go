@@ -1,28 +1,31 @@
-package sweep
+package runner
 
 import (
 	"strings"
 	"testing"
+
+	"speedmatrix/engine"
+	"speedmatrix/engine/sweep"
 )
 
 func TestParseVary(t *testing.T) {
 	tests := []struct {
 		name    string
 		options []string
-		want    [][]Setting // nil with wantErr
+		want    [][]sweep.Setting // nil with wantErr
 		wantErr string
 	}{
 		{"ints and bools", []string{"max_num_seqs=4,16", "enforce_eager=false,true"},
-			[][]Setting{{{"max_num_seqs", "4"}, {"max_num_seqs", "16"}}, {{"enforce_eager", "false"}, {"enforce_eager", "true"}}}, ""},
+			[][]sweep.Setting{{{Key: "max_num_seqs", Value: "4"}, {Key: "max_num_seqs", Value: "16"}}, {{Key: "enforce_eager", Value: "false"}, {Key: "enforce_eager", Value: "true"}}}, ""},
 		{"bare and quoted strings", []string{`kv_cache_dtype=auto,"fp8"`},
-			[][]Setting{{{"kv_cache_dtype", `"auto"`}, {"kv_cache_dtype", `"fp8"`}}}, ""},
+			[][]sweep.Setting{{{Key: "kv_cache_dtype", Value: `"auto"`}, {Key: "kv_cache_dtype", Value: `"fp8"`}}}, ""},
 		{"model with a slash", []string{"model=Qwen/Qwen3-0.6B,Qwen/Qwen3-0.6B-FP8"},
-			[][]Setting{{{"model", `"Qwen/Qwen3-0.6B"`}, {"model", `"Qwen/Qwen3-0.6B-FP8"`}}}, ""},
+			[][]sweep.Setting{{{Key: "model", Value: `"Qwen/Qwen3-0.6B"`}, {Key: "model", Value: `"Qwen/Qwen3-0.6B-FP8"`}}}, ""},
 		{"lists keep their commas", []string{"gpus=[0],[0,1]"},
-			[][]Setting{{{"gpus", "[0]"}, {"gpus", "[0,1]"}}}, ""},
-		{"one bare list element", []string{"gpus=1"}, [][]Setting{{{"gpus", "[1]"}}}, ""},
+			[][]sweep.Setting{{{Key: "gpus", Value: "[0]"}, {Key: "gpus", Value: "[0,1]"}}}, ""},
+		{"one bare list element", []string{"gpus=1"}, [][]sweep.Setting{{{Key: "gpus", Value: "[1]"}}}, ""},
 		{"a float", []string{"gpu_memory_utilization=0.8,0.9"},
-			[][]Setting{{{"gpu_memory_utilization", "0.8"}, {"gpu_memory_utilization", "0.9"}}}, ""},
+			[][]sweep.Setting{{{Key: "gpu_memory_utilization", Value: "0.8"}, {Key: "gpu_memory_utilization", Value: "0.9"}}}, ""},
 		{"unknown key, nearest named", []string{"max_num_seq=4"}, nil, "server.toml has no key max_num_seq: did you mean max_num_seqs?"},
 		{"unknown key, none near", []string{"speed=fast"}, nil, "server.toml has no key speed"},
 		{"wrong type", []string{"max_num_seqs=4,lots"}, nil, `max_num_seqs takes a whole number, not "lots"`},
@@ -32,7 +35,7 @@ func TestParseVary(t *testing.T) {
 		{"secret", []string{"api_key=a,b"}, nil, "api_key is a secret and can't vary"},
 		{"table", []string{"env=A"}, nil, "env is a table: vary it with a --vary-file"},
 		{"a table stays whole", []string{`env={ A = "1", B = "2" },{ A = "3" }`},
-			[][]Setting{{{"env", `{ A = "1", B = "2" }`}, {"env", `{ A = "3" }`}}}, ""},
+			[][]sweep.Setting{{{Key: "env", Value: `{ A = "1", B = "2" }`}, {Key: "env", Value: `{ A = "3" }`}}}, ""},
 		{"secret key file", []string{"api_key_file=/k"}, nil, "api_key_file is a secret and can't vary"},
 		{"secret variable", []string{`env={ VLLM_API_KEY = "sk-X1" }`}, nil, "env VLLM_API_KEY is a secret and can't vary"},
 		{"secret variable among others", []string{`env={ A = "1", HF_TOKEN = "hf-X1" }`}, nil, "env HF_TOKEN is a secret"},
@@ -73,7 +76,7 @@ func TestParseVary(t *testing.T) {
 	}
 }
 
-func values(ss []Setting) []string {
+func values(ss []sweep.Setting) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Key+"="+s.Value)
@@ -94,7 +97,7 @@ func TestGrid(t *testing.T) {
 		t.Fatalf("%d configurations, want %d", len(cs), len(want))
 	}
 	for i, c := range cs {
-		if c.Name != want[i] || c.Status != StatusPending {
+		if c.Name != want[i] || c.Status != sweep.StatusPending {
 			t.Errorf("config %d = %q (%s), want %q", i, c.Name, c.Status, want[i])
 		}
 	}
@@ -107,7 +110,7 @@ func TestGrid(t *testing.T) {
 }
 
 func TestFoldersAreUnique(t *testing.T) {
-	cs := named([]Config{{Name: BaselineName, Baseline: true}, {Name: "a/b"}, {Name: "a b"}, {Name: "A-B"}, {Name: "../.."}})
+	cs := named([]sweep.Config{{Name: sweep.BaselineName, Baseline: true}, {Name: "a/b"}, {Name: "a b"}, {Name: "A-B"}, {Name: "../.."}})
 	seen := map[string]bool{}
 	for _, c := range cs {
 		if seen[strings.ToLower(c.Folder)] || c.Folder == "" || strings.ContainsAny(c.Folder, "/\\ ") || strings.HasPrefix(c.Folder, ".") {
@@ -166,8 +169,8 @@ A = "1"
 `
 
 func TestApply(t *testing.T) {
-	c := Config{Name: "x", Settings: []Setting{{"max_num_seqs", "4"}, {"enforce_eager", "true"}, {"kv_cache_dtype", `"fp8"`},
-		{"env", `{ "B" = "2" }`}, {"gpus", "[0,1]"}}}
+	c := sweep.Config{Name: "x", Settings: []sweep.Setting{{Key: "max_num_seqs", Value: "4"}, {Key: "enforce_eager", Value: "true"}, {Key: "kv_cache_dtype", Value: `"fp8"`},
+		{Key: "env", Value: `{ "B" = "2" }`}, {Key: "gpus", Value: "[0,1]"}}}
 	cfg, err := Apply("server.toml", baseTOML, c)
 	if err != nil {
 		t.Fatal(err)
@@ -176,11 +179,11 @@ func TestApply(t *testing.T) {
 		cfg.Env["A"] != "1" || cfg.Env["B"] != "2" || len(cfg.GPUs) != 2 {
 		t.Errorf("config = %+v", cfg)
 	}
-	base, err := Apply("server.toml", baseTOML, Config{Name: BaselineName})
+	base, err := Apply("server.toml", baseTOML, sweep.Config{Name: sweep.BaselineName})
 	if err != nil || base.MaxNumSeqs != 16 || base.EnforceEager {
 		t.Errorf("baseline = %+v, %v", base, err)
 	}
-	if _, err := Apply("server.toml", baseTOML, Config{Name: "bad", Settings: []Setting{{"gpu_memory_utilization", "1.5"}}}); err == nil ||
+	if _, err := Apply("server.toml", baseTOML, sweep.Config{Name: "bad", Settings: []sweep.Setting{{Key: "gpu_memory_utilization", Value: "1.5"}}}); err == nil ||
 		!strings.Contains(err.Error(), "gpu_memory_utilization 1.5 is out of range") || !strings.Contains(err.Error(), "with bad") {
 		t.Errorf("out of range value: err = %v", err)
 	}
@@ -205,5 +208,20 @@ func TestOnlyChangedOutputKeysAreMarked(t *testing.T) {
 	}
 	if len(kept) != 3 || len(kept[1].ChangesOutput) != 0 || len(kept[2].ChangesOutput) != 1 || kept[2].ChangesOutput[0] != "kv_cache_dtype" {
 		t.Errorf("configs %+v: auto is the default, fp8 changes the output", kept)
+	}
+}
+
+// TestVaryFileNamesAreNames: a --vary-file table names a configuration in
+// every output, so a name too long or with a bidi control is refused in
+// one line that says what to do.
+func TestVaryFileNamesAreNames(t *testing.T) {
+	for name, table := range map[string]string{
+		"1 MB": strings.Repeat("n", 1<<20), "257 runes": strings.Repeat("n", engine.MaxNameRunes+1), "RLO": "fast\u202ewols",
+	} {
+		_, err := ReadVaryFile("sweep.toml", "[\""+table+"\"]\nmax_num_seqs = 4\n")
+		if err == nil || !strings.Contains(err.Error(), "can't name a configuration") || !strings.HasSuffix(err.Error(), "rename it") ||
+			len(err.Error()) > 300 || strings.ContainsRune(err.Error(), '\u202e') {
+			t.Errorf("%s: err = %.300v", name, err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"fmt"
@@ -10,12 +10,13 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"speedmatrix/engine/launch"
+	"speedmatrix/engine/sweep"
 )
 
 // Apply is the server configuration c describes: the server.toml text
 // (base, read from path) with c's settings in place of its own values,
 // decoded and checked as launch.LoadConfig checks a file.
-func Apply(path, base string, c Config) (launch.ServerConfig, error) {
+func Apply(path, base string, c sweep.Config) (launch.ServerConfig, error) {
 	if len(c.Settings) == 0 {
 		return launch.DecodeConfig(path, base)
 	}
@@ -55,8 +56,8 @@ func Apply(path, base string, c Config) (launch.ServerConfig, error) {
 // path) before anything starts: each must decode and validate. A
 // configuration whose server would be the baseline's is dropped: it is
 // measured once, as the baseline. dropped names those.
-func Resolve(path, base string, cs []Config) (kept []Config, dropped []string, err error) {
-	baseline, err := Apply(path, base, Config{Name: BaselineName})
+func Resolve(path, base string, cs []sweep.Config) (kept []sweep.Config, dropped []string, err error) {
+	baseline, err := Apply(path, base, sweep.Config{Name: sweep.BaselineName})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,7 +102,7 @@ func changesOutput(cfg, baseline launch.ServerConfig) []string {
 // sets and to leaves out, with no value; by key, in order. A resume that
 // is given another server.toml than the sweep began with says so with
 // them. Text that is not TOML is an error.
-func Changes(from, to string) ([]Setting, error) {
+func Changes(from, to string) ([]sweep.Setting, error) {
 	var a, b map[string]any
 	if _, err := toml.Decode(from, &a); err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func Changes(from, to string) ([]Setting, error) {
 	if _, err := toml.Decode(to, &b); err != nil {
 		return nil, err
 	}
-	var set, unset []Setting
+	var set, unset []sweep.Setting
 	for _, k := range slices.Sorted(maps.Keys(b)) {
 		if old, ok := a[k]; ok && reflect.DeepEqual(old, b[k]) {
 			continue
@@ -118,11 +119,11 @@ func Changes(from, to string) ([]Setting, error) {
 		if err != nil {
 			return nil, err
 		}
-		set = append(set, Setting{Key: k, Value: v})
+		set = append(set, sweep.Setting{Key: k, Value: v})
 	}
 	for _, k := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[k]; !ok {
-			unset = append(unset, Setting{Key: k})
+			unset = append(unset, sweep.Setting{Key: k})
 		}
 	}
 	return append(set, unset...), nil

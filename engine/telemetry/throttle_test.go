@@ -1,23 +1,20 @@
-package hw
+package telemetry
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 
 	"speedmatrix/engine"
 )
 
 const (
-	powerCap  = nvml.ClocksEventReasonSwPowerCap
-	swThermal = nvml.ClocksEventReasonSwThermalSlowdown
-	hwThermal = nvml.ClocksThrottleReasonHwThermalSlowdown
-	notLoaded = nvml.ClocksEventReasonGpuIdle | nvml.ClocksEventReasonApplicationsClocksSetting |
-		nvml.ClocksEventReasonSyncBoost | nvml.ClocksEventReasonDisplayClockSetting
+	powerCap  = ReasonSwPowerCap
+	swThermal = ReasonSwThermalSlowdown
+	hwThermal = ReasonHwThermalSlowdown
+	// notLoaded are NVML's GpuIdle, ApplicationsClocksSetting, SyncBoost
+	// and DisplayClockSetting bits, which no verdict names.
+	notLoaded = 0x01 | 0x02 | 0x10 | 0x100
 )
 
 // reasonsFunc gives GPU g's reason bits in sample i, and whether they were read.
@@ -48,7 +45,7 @@ func both(fs ...reasonsFunc) reasonsFunc {
 
 // summariseReasons summarises n two-GPU samples with the reasons f gives.
 func summariseReasons(n int, f reasonsFunc) *engine.Telemetry {
-	s := NewSampler(time.Second, WithCapacity(n))
+	s := NewSampler(time.Second, nil, WithCapacity(n)) // never started
 	for i := range n {
 		smp := Sample{Time: t0.Add(time.Duration(i) * time.Second), CPUUtilPct: 10}
 		for g := range 2 {
@@ -88,7 +85,7 @@ func TestSummaryThrottle(t *testing.T) {
 				{Reason: "power_cap", Share: 0.1, GPUs: []int{1}, PerGPU: []engine.GPUShare{{Index: 1, Share: 0.1}}}}},
 			[2]map[string]int{none, {"power_cap": 2}}},
 		{"every reason, in fixed order", 4, both(
-			when(1, 0, 4, nvml.ClocksThrottleReasonHwPowerBrakeSlowdown|nvml.ClocksThrottleReasonHwSlowdown),
+			when(1, 0, 4, ReasonHwPowerBrakeSlowdown|ReasonHwSlowdown),
 			when(0, 0, 2, hwThermal), when(0, 3, 4, powerCap)),
 			&engine.Throttle{Verdict: "power_cap+thermal+hw_slowdown+power_brake", Samples: 4,
 				Reasons: []engine.ThrottleReason{
@@ -117,74 +114,6 @@ func TestSummaryThrottle(t *testing.T) {
 				if ev := got.GPUs[g].ClockEvents; !reflect.DeepEqual(ev, want) || (ev == nil) != (want == nil) {
 					t.Errorf("GPU %d ClockEvents = %#v, want %#v", g, ev, want)
 				}
-			}
-		})
-	}
-}
-
-// reasonsDevice is a mock GPU whose reason calls return what the test
-// says; a nil return leaves the call unset, so the mock panics if it is made.
-func reasonsDevice(events, throttles *nvml.Return) *mock.Device {
-	d := &mock.Device{}
-	if events != nil {
-		d.GetCurrentClocksEventReasonsFunc = func() (uint64, nvml.Return) { return powerCap, *events }
-	}
-	if throttles != nil {
-		d.GetCurrentClocksThrottleReasonsFunc = func() (uint64, nvml.Return) { return swThermal, *throttles }
-	}
-	return d
-}
-
-func TestClockEventQueryRead(t *testing.T) {
-	ret := func(r nvml.Return) *nvml.Return { return &r }
-	for _, tc := range []struct {
-		name              string
-		query             clockEventQuery
-		events, throttles *nvml.Return // nil: must not be called
-		want              uint64
-		wantRead          bool
-	}{
-		{"new call", clockEventQuery{true, true}, ret(nvml.SUCCESS), nil, powerCap, true},
-		{"not supported falls back", clockEventQuery{true, true}, ret(nvml.ERROR_NOT_SUPPORTED), ret(nvml.SUCCESS), swThermal, true},
-		{"not found falls back", clockEventQuery{true, true}, ret(nvml.ERROR_FUNCTION_NOT_FOUND), ret(nvml.SUCCESS), swThermal, true},
-		{"other errors don't fall back", clockEventQuery{true, true}, ret(nvml.ERROR_GPU_IS_LOST), nil, 0, false},
-		{"both not supported", clockEventQuery{true, true}, ret(nvml.ERROR_NOT_SUPPORTED), ret(nvml.ERROR_NOT_SUPPORTED), swThermal, false},
-		{"no fallback in the driver", clockEventQuery{true, false}, ret(nvml.ERROR_NOT_SUPPORTED), nil, 0, false},
-		{"old driver: deprecated call only", clockEventQuery{false, true}, nil, ret(nvml.SUCCESS), swThermal, true},
-		{"neither exported: nothing called", clockEventQuery{}, nil, nil, 0, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			bits, read := tc.query.read(reasonsDevice(tc.events, tc.throttles))
-			if read != tc.wantRead || (read && bits != tc.want) {
-				t.Errorf("read = %#x, %v; want %#x, %v", bits, read, tc.want, tc.wantRead)
-			}
-		})
-	}
-}
-
-// The source looks the reason calls up in the driver before calling either.
-func TestSystemSourceLooksUpReasonCalls(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		missing string
-		want    clockEventQuery
-	}{
-		{"both exported", "", clockEventQuery{events: true, throttles: true}},
-		{"driver before 535", symClockEvents, clockEventQuery{events: false, throttles: true}},
-		{"deprecated call removed", symClockThrottles, clockEventQuery{events: true, throttles: false}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cs := newH200(t)
-			cs.LookupSymbolFunc = func(sym string) error {
-				if sym == tc.missing {
-					return errors.New("undefined symbol " + sym)
-				}
-				return nil
-			}
-			src := newSystemSource(cs.Server)
-			defer src.Close()
-			if src.events != tc.want {
-				t.Errorf("events query = %+v, want %+v", src.events, tc.want)
 			}
 		})
 	}

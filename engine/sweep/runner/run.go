@@ -1,10 +1,11 @@
-package sweep
+package runner
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/sweep"
+	"speedmatrix/engine/telemetry"
 )
 
 // Hooks are what a sweep asks of the front end that runs it.
@@ -22,22 +25,19 @@ type Hooks struct {
 	// Launch starts cfg (configuration c) with the launcher's guarantees
 	// and waits until it is ready; stop stops it and waits for its exit.
 	// An error is a server that did not start.
-	Launch func(ctx context.Context, c Config, cfg launch.ServerConfig) (target measure.Subject, stop func(), err error)
+	Launch func(ctx context.Context, c sweep.Config, cfg launch.ServerConfig) (target measure.Subject, stop func(), err error)
 	// Measure runs the plan against target into the run folder dir,
 	// saving after every cell (resume: the partial run to finish). It
 	// returns the run's report, and an error when the run did not end:
 	// interrupted, or its report could not be saved.
-	Measure func(ctx context.Context, c Config, target measure.Subject, dir string, resume *engine.Report) (engine.Report, error)
-	// GPUMemoryUsedMiB reads the memory in use on each of this machine's
-	// GPUs; ok is false where it can't (no NVIDIA driver), and then the
-	// sweep doesn't wait for memory between configurations.
-	GPUMemoryUsedMiB func() (used []float64, ok bool)
+	Measure func(ctx context.Context, c sweep.Config, target measure.Subject, dir string, resume *engine.Report) (engine.Report, error)
 	// Summarize draws the summary's pictures once sweep.json, sweep.md
-	// and sweep.csv are written; nil: none.
-	Summarize func(ctx context.Context, dir string, s Sweep, runs map[string]engine.Report) error
+	// and sweep.csv are written; nil: none. The front end gives it
+	// (charts.WriteSweep), whose tests leave it nil to draw nothing.
+	Summarize func(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error
 	// Progress is told of every change of a configuration's status (i is
 	// its index); note is a line to show ("GPU memory freed in 4 s").
-	Progress func(s Sweep, i int, note string)
+	Progress func(s sweep.Sweep, i int, note string)
 	// SaveReport writes a configuration's report again as its quality
 	// phase adds to it, after every context; final is the phase's last
 	// save, after which a front end draws the report's pictures again
@@ -52,10 +52,22 @@ type Runner struct {
 	// configuration is Base with its settings.
 	Server, Base string
 	Hooks
+	// GPUs reads this machine's GPUs for the wait between two servers;
+	// nil, or a reader that reads no GPU or not every GPU's memory (no
+	// NVIDIA driver), and the sweep doesn't wait for memory between
+	// configurations.
+	GPUs GPUReader
 	// MemoryWait bounds the wait for the GPUs' memory to come back after a
 	// server stops (default 2 min); MemoryPoll is how often it is read
 	// (default 1 s).
 	MemoryWait, MemoryPoll time.Duration
+}
+
+// GPUReader reads the GPUs once: a telemetry.Source, such as hw's
+// SystemSource on this machine. The runner reads their memory in use from
+// it, and leaves it open.
+type GPUReader interface {
+	Read() telemetry.Sample
 }
 
 // memorySlackMiB is how much more GPU memory than before a launch may
@@ -66,17 +78,17 @@ const memorySlackMiB = 1024
 // Reopen sets the status of every configuration from what its folder
 // holds, for --resume: a complete run is Done, a partial one Partial,
 // none Pending (a server that failed to start is tried again).
-func Reopen(dir string, s *Sweep) {
+func Reopen(dir string, s *sweep.Sweep) {
 	for i := range s.Configs {
 		c := &s.Configs[i]
-		r, err := report.Load(filepath.Join(RunDir(dir, *c), report.JSONFile))
+		r, err := report.Load(filepath.Join(sweep.RunDir(dir, *c), report.JSONFile))
 		switch {
 		case err == nil && matrixDone(r):
-			c.Status = StatusDone
+			c.Status = sweep.StatusDone
 		case err == nil:
-			c.Status, c.Reason, c.Quality = StatusPartial, cmp.Or(c.Reason, "interrupted"), nil
+			c.Status, c.Reason, c.Quality = sweep.StatusPartial, cmp.Or(c.Reason, "interrupted"), nil
 		default:
-			c.Status, c.Reason, c.Quality = StatusPending, "", nil
+			c.Status, c.Reason, c.Quality = sweep.StatusPending, "", nil
 		}
 	}
 }
@@ -85,18 +97,18 @@ func Reopen(dir string, s *Sweep) {
 // writes the summary after each. A configuration that fails to start, or
 // whose server dies, is recorded and the sweep goes on; ctx's end stops
 // it, resumable (measure.ErrInterrupted). s is updated in place.
-func (r *Runner) Run(ctx context.Context, s *Sweep) error {
+func (r *Runner) Run(ctx context.Context, s *sweep.Sweep) error {
 	if s.Started.IsZero() {
 		s.Started = time.Now()
-		s.EstimateS = s.Estimate().Seconds()
+		s.EstimateS = Estimate(*s).Seconds()
 	}
 	began := time.Now()
 	clock := func() { s.ActualS += time.Since(began).Seconds(); began = time.Now() }
-	if err := Save(r.Dir, *s); err != nil {
+	if err := sweep.Save(r.Dir, *s); err != nil {
 		return err
 	}
 	for i := range s.Configs {
-		if s.Configs[i].Status == StatusDone && !s.qualityDue(i) {
+		if s.Configs[i].Status == sweep.StatusDone && !qualityDue(s, i) {
 			continue
 		}
 		err := r.one(ctx, s, i)
@@ -117,18 +129,18 @@ func (r *Runner) Run(ctx context.Context, s *Sweep) error {
 // one starts, measures and stops configuration i, and runs its quality
 // phase (qualityPhase) once its run is complete: a configuration Done
 // whose quality phase is due is started again for that alone.
-func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
+func (r *Runner) one(ctx context.Context, s *sweep.Sweep, i int) error {
 	c := &s.Configs[i]
 	cfg, err := Apply(r.Server, r.Base, *c)
 	if err != nil {
 		return err
 	}
-	dir := RunDir(r.Dir, *c)
+	dir := sweep.RunDir(r.Dir, *c)
 	var prev, done *engine.Report
 	if rep, err := report.Load(filepath.Join(dir, report.JSONFile)); err == nil {
 		if !matrixDone(rep) {
 			prev = &rep
-		} else if c.Status == StatusDone {
+		} else if c.Status == sweep.StatusDone {
 			done = &rep
 		}
 	}
@@ -136,7 +148,7 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 		return fmt.Errorf("make %s: %w", dir, err)
 	}
 	before, memKnown := r.memory()
-	r.set(s, i, StatusStarting, "", "")
+	r.set(s, i, sweep.StatusStarting, "", "")
 	start := time.Now()
 	target, stop, err := r.Launch(ctx, *c, cfg)
 	if ctx.Err() != nil {
@@ -145,13 +157,13 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	}
 	if err != nil && done != nil {
 		// Its run is whole; only its quality phase needed the server.
-		c.Quality = &ConfigQuality{State: QualityNotMeasured, Reason: "its server did not start again for the quality phase: " + oneLine(err)}
-		r.set(s, i, StatusDone, "", "")
+		c.Quality = &sweep.ConfigQuality{State: sweep.QualityNotMeasured, Reason: "its server did not start again for the quality phase: " + oneLine(err)}
+		r.set(s, i, sweep.StatusDone, "", "")
 		r.waitMemory(ctx, s, i, before, memKnown)
 		return nil
 	}
 	if err != nil {
-		r.set(s, i, StatusFailed, oneLine(err), "")
+		r.set(s, i, sweep.StatusFailed, oneLine(err), "")
 		r.waitMemory(ctx, s, i, before, memKnown)
 		return nil
 	}
@@ -161,17 +173,17 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 	var saveErr *SaveError
 	switch {
 	case err == nil && matrixDone(rep):
-		r.set(s, i, StatusDone, "", "")
+		r.set(s, i, sweep.StatusDone, "", "")
 	case ctx.Err() != nil:
-		r.set(s, i, StatusPartial, "interrupted", "")
+		r.set(s, i, sweep.StatusPartial, "interrupted", "")
 		return measure.ErrInterrupted
 	case errors.As(err, &saveErr):
-		r.set(s, i, StatusPartial, oneLine(err), "")
+		r.set(s, i, sweep.StatusPartial, oneLine(err), "")
 		return err
 	default:
 		// Its server died, or its run could not finish: the next
 		// configuration may fare better, and --resume finishes this one.
-		r.set(s, i, StatusPartial, cmp.Or(errText(err), "its run did not measure every cell"), "")
+		r.set(s, i, sweep.StatusPartial, cmp.Or(errText(err), "its run did not measure every cell"), "")
 	}
 	r.waitMemory(ctx, s, i, before, memKnown)
 	return nil
@@ -180,9 +192,9 @@ func (r *Runner) one(ctx context.Context, s *Sweep, i int) error {
 // measure runs configuration i's plan against target into dir (going on
 // from prev), or keeps done, its complete run, then runs its quality
 // phase when due. It returns the run's report and what stopped either.
-func (r *Runner) measure(ctx context.Context, s *Sweep, i int, target measure.Subject, dir string, prev, done *engine.Report) (engine.Report, error) {
+func (r *Runner) measure(ctx context.Context, s *sweep.Sweep, i int, target measure.Subject, dir string, prev, done *engine.Report) (engine.Report, error) {
 	c := &s.Configs[i]
-	r.set(s, i, StatusMeasuring, "", "")
+	r.set(s, i, sweep.StatusMeasuring, "", "")
 	if done != nil {
 		return *done, r.timedQuality(ctx, s, i, target, *done, dir)
 	}
@@ -197,8 +209,8 @@ func (r *Runner) measure(ctx context.Context, s *Sweep, i int, target measure.Su
 
 // timedQuality runs configuration i's quality phase when it is due,
 // adding its time to the configuration's.
-func (r *Runner) timedQuality(ctx context.Context, s *Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
-	if !s.qualityDue(i) {
+func (r *Runner) timedQuality(ctx context.Context, s *sweep.Sweep, i int, target measure.Subject, rep engine.Report, dir string) error {
+	if !qualityDue(s, i) {
 		return nil
 	}
 	start := time.Now()
@@ -224,45 +236,51 @@ func errText(err error) string {
 
 // statusAfterStop is the status of a configuration interrupted before it
 // measured anything new: Partial when an earlier run of it exists.
-func statusAfterStop(prev, done *engine.Report) Status {
+func statusAfterStop(prev, done *engine.Report) sweep.Status {
 	if done != nil {
-		return StatusDone
+		return sweep.StatusDone
 	}
 	if prev != nil {
-		return StatusPartial
+		return sweep.StatusPartial
 	}
-	return StatusPending
+	return sweep.StatusPending
 }
 
 // set records a configuration's new status, saves sweep.json and tells
 // Progress.
-func (r *Runner) set(s *Sweep, i int, st Status, reason, note string) {
+func (r *Runner) set(s *sweep.Sweep, i int, st sweep.Status, reason, note string) {
 	s.Configs[i].Status, s.Configs[i].Reason = st, reason
-	_ = Save(r.Dir, *s) // the summary's save after the configuration reports a lasting failure
+	_ = sweep.Save(r.Dir, *s) // the summary's save after the configuration reports a lasting failure
 	if r.Progress != nil {
 		r.Progress(*s, i, note)
 	}
 }
 
 // memory is the GPUs' memory in use now, MiB summed; ok is false without
-// a reader.
+// a reader, or when it reads no GPU or one of them could not be read.
 func (r *Runner) memory() (float64, bool) {
-	if r.GPUMemoryUsedMiB == nil {
+	if r.GPUs == nil {
 		return 0, false
 	}
-	used, ok := r.GPUMemoryUsedMiB()
-	total := 0.0
-	for _, u := range used {
-		total += u
+	s := r.GPUs.Read()
+	if len(s.GPUs) == 0 {
+		return 0, false
 	}
-	return total, ok
+	total := 0.0
+	for _, g := range s.GPUs {
+		if math.IsNaN(g.MemoryUsedMiB) {
+			return 0, false
+		}
+		total += g.MemoryUsedMiB
+	}
+	return total, true
 }
 
 // waitMemory waits, after configuration i's server stopped, until the
 // GPUs hold no more than before it started (with memorySlackMiB), so that
 // the next configuration finds the memory free; it gives up after
 // MemoryWait with a note.
-func (r *Runner) waitMemory(ctx context.Context, s *Sweep, i int, before float64, known bool) {
+func (r *Runner) waitMemory(ctx context.Context, s *sweep.Sweep, i int, before float64, known bool) {
 	if !known {
 		return
 	}
@@ -300,19 +318,19 @@ func (r *Runner) waitMemory(ctx context.Context, s *Sweep, i int, before float64
 
 // summarize writes sweep.json with the answer, sweep.md, sweep.csv and
 // the pictures (Summarize).
-func (r *Runner) summarize(ctx context.Context, s *Sweep) error {
-	got, _ := LoadRuns(r.Dir, *s)
+func (r *Runner) summarize(ctx context.Context, s *sweep.Sweep) error {
+	got, _ := sweep.LoadRuns(r.Dir, *s)
 	for _, rep := range got {
 		if rep.Engine.Simulated {
 			s.Simulated = true
 		}
 	}
-	a := Analyze(*s, got)
+	a := sweep.Analyze(*s, got)
 	s.Answer = &a
-	if err := Save(r.Dir, *s); err != nil {
+	if err := sweep.Save(r.Dir, *s); err != nil {
 		return err
 	}
-	if err := WriteSummary(r.Dir, *s, got); err != nil {
+	if err := sweep.WriteSummary(r.Dir, *s, got, EstimateBasis(*s)); err != nil {
 		return err
 	}
 	if r.Summarize != nil {
