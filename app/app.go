@@ -181,6 +181,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	u.tabs.SetTabLocation(container.TabLocationLeading)
 	u.tabs.SetItems([]*container.TabItem{hardware, server, matrix, run, results, history, settings})
 	u.runItem = run
+	u.connect()
 	u.state.watch(changeRun, u.showRunInSidebar)
 	u.server.applyTarget(opts.Target)
 	if opts.Autorun || opts.Tour != "" {
@@ -195,6 +196,16 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	}
 	addShortcuts(u)
 	return u
+}
+
+// connect gives each screen the others it asks of, as the small interfaces
+// of requests.go.
+func (u *ui) connect() {
+	u.hardware.targets = u.server
+	u.server.runs = u.run
+	u.run.targets, u.run.reports = u.server, u.results
+	u.results.runs, u.results.targets = u.run, u.server
+	u.history.reports, u.history.runs, u.history.targets = u.results, u.run, u.server
 }
 
 // do runs f on the UI goroutine, later: background goroutines update the

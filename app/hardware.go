@@ -15,9 +15,15 @@ import (
 	"speedmatrix/engine/simtarget"
 )
 
+// kindChooser is what the Hardware screen asks of the Server screen.
+type kindChooser interface{ chooseKind(kind string) }
+
 // hardwareTab shows the detected GPUs and host.
 type hardwareTab struct {
 	u *ui
+	// targets is the Server screen, which offers the kind of target a
+	// button here chooses (connected by newUI).
+	targets kindChooser
 	// status is the one line that sums up the machine (tests read it).
 	status         *widget.Label
 	simBtn, urlBtn *widget.Button // the ways forward without a GPU
@@ -85,17 +91,17 @@ func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
 		h.status.Importance = widget.SuccessImportance
 		explain.SetText("Launch a server runs " + build.Executable + " on this CPU: no GPU is needed (" + reason + ").")
 		h.cpuBtn = widget.NewButtonWithIcon("Launch on the CPU", theme.MediaPlayIcon(), func() {
-			h.u.state.chooseKind(targetVLLM)
+			h.targets.chooseKind(targetVLLM)
 			h.u.show(tabServer)
 		})
 		h.cpuBtn.Importance = widget.HighImportance
 	}
 	h.urlBtn = widget.NewButtonWithIcon("Benchmark an existing endpoint", theme.ComputerIcon(), func() {
-		h.u.state.chooseKind(targetEndpoint)
+		h.targets.chooseKind(targetEndpoint)
 		h.u.show(tabServer)
 	})
 	h.simBtn = widget.NewButtonWithIcon("Use the simulator", theme.MediaPlayIcon(), func() {
-		h.u.state.chooseKind(targetSim)
+		h.targets.chooseKind(targetSim)
 		h.u.show(tabServer)
 	})
 	h.simBtn.Importance = widget.HighImportance

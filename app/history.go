@@ -18,6 +18,10 @@ import (
 // renames, deletes and imports runs, and compares two (history_compare.go).
 type historyTab struct {
 	u *ui
+	// The screens it asks to show or finish a saved run (connected by newUI).
+	reports reportViewer
+	runs    runStarter
+	targets targetSource
 
 	entries  []historyEntry          // newest first
 	cache    map[string]historyEntry // by folder: a report.json is read once
@@ -187,7 +191,7 @@ func (h *historyTab) offerLatest() {
 			continue
 		}
 		if rep, err := h.load(e.folder); err == nil {
-			h.u.state.offerReport(rep, filepath.Join(h.dir(), e.folder))
+			h.reports.offerReport(rep, filepath.Join(h.dir(), e.folder))
 			return
 		}
 	}
@@ -197,23 +201,23 @@ func (h *historyTab) offerLatest() {
 func (h *historyTab) onResume() {
 	if e, ok := h.selectedSweep(); ok {
 		h.resumeBtn.Disable()
-		h.u.state.resumeSweep(filepath.Join(h.dir(), e.folder))
+		resumeSweep(h.targets, h.runs, filepath.Join(h.dir(), e.folder))
 		return
 	}
 	if rep, dir, ok := h.openSelected(); ok {
 		h.resumeBtn.Disable()
-		h.u.state.resumeRun(rep, dir)
+		h.runs.resumeRun(rep, dir)
 	}
 }
 
 // onOpen shows the selected run on the Results screen.
 func (h *historyTab) onOpen() {
 	if e, ok := h.selectedSweep(); ok {
-		h.u.state.openSweep(filepath.Join(h.dir(), e.folder))
+		h.reports.openSweep(filepath.Join(h.dir(), e.folder))
 		return
 	}
 	if rep, dir, ok := h.openSelected(); ok {
-		h.u.state.openReport(rep, dir)
+		h.reports.openReport(rep, dir)
 	}
 }
 

@@ -164,7 +164,7 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 		t.Errorf("report.json: %v; pending %v", err, runs.Pending(saved))
 	}
 	q.mode.SetSelected(qualityOff)
-	u.run.resume(rep, dir)
+	u.run.resumeRun(rep, dir)
 	if n := u.run.banner.current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
 		t.Errorf("Resume with Quality off: %q (%q)", n.Message, n.Action)
 	}
@@ -177,7 +177,7 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 	}
 	// With the reference again, Resume finishes the cells and the phase.
 	q.mode.SetSelected(qualityCompare)
-	u.run.resume(rep, dir)
+	u.run.resumeRun(rep, dir)
 	waitFor(t, u.run.uiDone, "the resumed run")
 	if got := u.results.report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
 		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.current.Message)

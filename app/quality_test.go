@@ -282,10 +282,17 @@ func TestCompareSettingsQualityBudget(t *testing.T) {
 	q.kld.SetText("0.02")
 	q.top1.SetText("97")
 	var job *sweepJob
-	u.state.watch(askSweep, func() { job = u.state.asked.sweep })
+	u.server.runs = sweepCatcher{&job}
 	f.onStart()
 	u.run.stop(10 * time.Second)
 	if job == nil || job.s.Quality == nil || job.s.Quality.Budget != "kld=0.02,top1=97%" || job.s.Quality.NeedleTrials == 0 {
 		t.Errorf("Start sweep ran %+v; want quality at budget kld=0.02,top1=97%% with the needle task", job)
 	}
 }
+
+// sweepCatcher stands in for the Run screen: it keeps the sweep it is
+// asked to run.
+type sweepCatcher struct{ job **sweepJob }
+
+func (c sweepCatcher) resumeRun(engine.Report, string) {}
+func (c sweepCatcher) startSweep(job *sweepJob)        { *c.job = job }

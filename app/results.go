@@ -21,6 +21,10 @@ import (
 // Checks tables, and the exports.
 type resultsTab struct {
 	u *ui
+	// runs and targets finish a partial run or sweep shown here (connected
+	// by newUI).
+	runs    runStarter
+	targets targetSource
 
 	has    bool
 	report engine.Report
@@ -90,11 +94,10 @@ func newResultsTab(u *ui) *container.TabItem {
 	r.status.Wrapping = fyne.TextWrapWord
 	r.setEnabled(false)
 	r.banner = newBanner()
-	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { u.state.resumeRun(r.report, r.source) })
+	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { r.runs.resumeRun(r.report, r.source) })
 	r.resumeBtn.Importance = widget.HighImportance
 	r.resumeBtn.Hide()
 	u.state.watch(changeRun, r.showResume)
-	u.state.watch(askReport, r.openAsked)
 	u.state.watch(changeTheme, r.followTheme)
 
 	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
@@ -151,18 +154,22 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.drawCharts(rep)
 }
 
-// openAsked shows the report of an askReport and comes to the front; an
-// offered one it shows only when it shows nothing yet, where it is.
-func (r *resultsTab) openAsked() {
-	a := r.u.state.asked
-	if a.offered && (r.has || r.sweep.shown) {
+// openReport comes to the front showing rep, kept in the History folder
+// dir ("" for a run just finished) (reportViewer). It returns a channel closed
+// once the charts are drawn.
+func (r *resultsTab) openReport(rep engine.Report, dir string) <-chan struct{} {
+	r.show(rep, dir)
+	r.u.show(tabResults)
+	return r.rendered
+}
+
+// offerReport shows rep, kept in the History folder dir, if nothing is
+// shown yet, staying where it is (reportViewer): the latest saved run at start.
+func (r *resultsTab) offerReport(rep engine.Report, dir string) {
+	if r.has || r.sweep.shown {
 		return
 	}
-	r.show(a.report, a.dir)
-	a.drawn = r.rendered
-	if !a.offered {
-		r.u.show(tabResults)
-	}
+	r.show(rep, dir)
 }
 
 // followTheme draws the fallback heatmap and the charts again in the

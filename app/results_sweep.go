@@ -45,9 +45,12 @@ func (r *resultsTab) withSweepViews(runs fyne.CanvasObject) fyne.CanvasObject {
 		r.showSweep(filepath.Dir(r.source))
 	})
 	r.sweep.back.Hide()
-	r.u.state.watch(askSweepSummary, func() { r.showSweep(r.u.state.asked.dir) })
 	return container.NewStack(runs, r.sweep.views)
 }
+
+// openSweep comes to the front showing the summary of the sweep saved in
+// dir (reportViewer).
+func (r *resultsTab) openSweep(dir string) { r.showSweep(dir) }
 
 // showSweep comes to the front showing the summary of the sweep in dir.
 func (r *resultsTab) showSweep(dir string) {
@@ -240,7 +243,7 @@ func (r *resultsTab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.
 	for _, c := range s.Configs {
 		runDir := sweep.RunDir(dir, c)
 		rep, ok := got[c.Name]
-		open := widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { r.u.state.openReport(rep, runDir) })
+		open := widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { r.openReport(rep, runDir) })
 		text := c.Name + " · " + string(c.Status)
 		switch {
 		case c.Reason != "":
@@ -258,7 +261,7 @@ func (r *resultsTab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.
 	folder := widget.NewButtonWithIcon("Open folder", theme.FolderIcon(), func() { r.u.openFolder(dir) })
 	actions := container.NewHBox(folder)
 	if s.Ended.IsZero() && !r.u.state.run.Running {
-		resume := widget.NewButtonWithIcon("Resume sweep", theme.MediaPlayIcon(), func() { r.u.state.resumeSweep(dir) })
+		resume := widget.NewButtonWithIcon("Resume sweep", theme.MediaPlayIcon(), func() { resumeSweep(r.targets, r.runs, dir) })
 		resume.Importance = widget.HighImportance
 		actions.Add(resume)
 	}

@@ -27,6 +27,10 @@ const confirmCancelAfter = 10 * time.Second
 // and the plan as they are now, from the app state.
 type runTab struct {
 	u *ui
+	// targets gives the target a run measures; reports shows a run once it
+	// ends (connected by newUI).
+	targets targetSource
+	reports reportViewer
 
 	startBtn, cancelBtn *widget.Button
 	targetLine          *widget.Label
@@ -107,8 +111,6 @@ func newRunTab(u *ui) *container.TabItem {
 	show()
 	u.state.watch(changeTelemetry|changeTarget, show)
 	u.state.watch(changeTheme, r.heat.redraw)
-	u.state.watch(askResume, func() { r.resume(u.state.asked.report, u.state.asked.dir) })
-	u.state.watch(askSweep, func() { r.startSweep(u.state.asked.sweep) })
 	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
 }
 
@@ -222,9 +224,9 @@ func (r *runTab) onStart() {
 	r.startWith(r.u.state.plan, nil, "")
 }
 
-// resume finishes a partial run saved in dir: the engine measures the cells
-// it did not finish and keeps the rest.
-func (r *runTab) resume(prev engine.Report, dir string) {
+// resumeRun comes to the front and finishes a partial run saved in dir
+// (runStarter): the engine measures the cells it did not finish and keeps the rest.
+func (r *runTab) resumeRun(prev engine.Report, dir string) {
 	if r.running() {
 		return
 	}

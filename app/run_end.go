@@ -71,7 +71,7 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.ended = nil
 		end(rep, err)
 	case measuredAnything(rep):
-		drawn = r.u.state.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
+		drawn = r.reports.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
 		fallthrough
 	default:
 		r.u.onRunDone(rep, err)

@@ -16,7 +16,7 @@ func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, 
 		r.refuse(notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.show(tabServer) }}, errors.New(why))
 		return target, false
 	}
-	target, err := r.u.state.readyTarget()
+	target, err := r.targets.readyTarget()
 	if err != nil {
 		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
 		return target, false

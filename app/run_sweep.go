@@ -248,7 +248,7 @@ func (r *runTab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
 	r.publish()
 	r.u.state.runSaved(sr.dir)
 	if got, _ := sweep.LoadRuns(sr.dir, s); len(got) > 0 {
-		r.u.state.openSweep(sr.dir)
+		r.reports.openSweep(sr.dir)
 	}
 	close(sr.done)
 }

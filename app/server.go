@@ -52,6 +52,7 @@ const defaultSimProfile = "tiny"
 // existing endpoint, or the built-in simulator.
 type serverTab struct {
 	u        *ui
+	runs     runStarter // runs the sweep the compare form starts (connected by newUI)
 	kind     *widget.RadioGroup
 	banner   *banner       // problems of Detect, the simulator and the endpoint
 	estimate *widget.Label // how long the Matrix screen's plan takes here
@@ -120,9 +121,6 @@ func newServerTab(u *ui) *container.TabItem {
 	s.estimateLine.Truncation = fyne.TextTruncateEllipsis
 	s.preview = newHeatmap("will run")
 	u.state.watch(changeTarget|changePlan, s.showEstimate)
-	u.state.watch(askTarget, s.answerTarget)
-	u.state.watch(askKind, func() { s.selectKind(u.state.asked.kind) })
-	u.state.watch(askLaunchForm, func() { s.answerLaunchForm(u.state.asked.sweep) })
 	u.state.watch(changeRun, s.learnFromRun)
 	u.state.watch(changeRun, s.launch.followRun)
 	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
@@ -291,16 +289,16 @@ func (s *serverTab) description() string {
 
 // answerLaunchForm gives the sweep job resumes the Launch form as it is:
 // the server.toml it would write now, and its secrets.
-func (s *serverTab) answerLaunchForm(job *sweepJob) {
+func (s *serverTab) fillLaunchForm(job *sweepJob) {
 	job.secrets = s.form.config(true)
 	job.base, job.formErr = launch.EncodeConfig(s.form.config(false))
 }
 
-// answerTarget answers a run's askTarget with the target.
-func (s *serverTab) answerTarget() {
-	a := s.u.state.asked
-	a.subject, a.err = s.target()
-}
+// readyTarget is the target a run measures now (targetSource).
+func (s *serverTab) readyTarget() (measure.Subject, error) { return s.target() }
+
+// chooseKind offers this kind of target (targetSource).
+func (s *serverTab) chooseKind(kind string) { s.selectKind(kind) }
 
 // target is what a run measures (a simulator not started yet starts here).
 func (s *serverTab) target() (measure.Subject, error) {

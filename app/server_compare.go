@@ -266,7 +266,7 @@ func (f *compareForm) onStart() {
 	job.s.Quality = f.quality.setup
 	start := func() {
 		f.dialog.Hide()
-		u.state.startSweep(job)
+		f.l.s.runs.startSweep(job)
 	}
 	if !f.l.up() {
 		start()

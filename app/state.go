@@ -13,8 +13,8 @@ import (
 //
 // Screens never call each other. A screen changes the state only through
 // its setters, learns of every change through watch, and asks another
-// screen for something (show a report, resume a run) through a request
-// (requests.go). So a screen's files name no other screen: not its field
+// screen for something (show a report, resume a run) through the small
+// interface that screen implements (requests.go), which newUI connects. So a screen's files name no other screen: not its field
 // on ui, nor a type declared in its files, nor a function there that takes
 // the ui. Only the wiring files put screens together: app.go, which builds
 // them, and the app-wide work it starts (autorun, shortcuts, the tour,
@@ -45,7 +45,6 @@ type appState struct {
 	settings    appSettings // the Settings screen's, applied
 	// saved is the History folder a run was last saved in.
 	saved    string
-	asked    *request // the request being made (requests.go)
 	watchers []watcher
 }
 
@@ -100,7 +99,7 @@ const (
 	fromExporters                        // the DCGM exporters of the target
 )
 
-// change says which part of the state changed, or which request is made.
+// change says which part of the state changed.
 type change uint16
 
 const (
@@ -114,13 +113,6 @@ const (
 	// the system); what is drawn in them is drawn again.
 	changeTheme
 	changeSaved // a run was written into its History folder
-	askTarget   // the requests of requests.go
-	askKind
-	askReport
-	askResume
-	askSweep        // the Run screen runs a sweep (request.sweep)
-	askSweepSummary // the Results screen shows a sweep's summary (request.dir)
-	askLaunchForm   // the Server screen gives a resumed sweep (request.sweep) the Launch form as it is
 )
 
 type watcher struct {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,24 +153,5 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	}
 	if u.run.saver.Dir != dir {
 		t.Errorf("the resumed run was saved in %q, want the first run's %q", u.run.saver.Dir, dir)
-	}
-}
-
-// TestRequestsNest: a screen answering a request may ask in turn (Resume
-// asks for the target); the outer request is the one asked again after.
-func TestRequestsNest(t *testing.T) {
-	s := &appState{}
-	noTarget := errors.New("no target")
-	s.watch(askTarget, func() { s.asked.err = noTarget })
-	var dirs []string
-	s.watch(askResume, func() {
-		if _, err := s.readyTarget(); err != noTarget {
-			t.Errorf("the inner request was answered %v, want %v", err, noTarget)
-		}
-		dirs = append(dirs, s.asked.dir)
-	})
-	s.resumeRun(engine.Report{}, "runs/a")
-	if len(dirs) != 1 || dirs[0] != "runs/a" || s.asked != nil {
-		t.Errorf("after the inner request the outer one asked for %q; afterwards the state holds %+v", dirs, s.asked)
 	}
 }
