@@ -24,35 +24,8 @@ import (
 	"speedmatrix/engine"
 )
 
-// Screen titles, as the tabs show them.
-const (
-	tabHardware = "Hardware"
-	tabServer   = "Server"
-	tabMatrix   = "Matrix"
-	tabRun      = "Run"
-	tabResults  = "Results"
-	tabHistory  = "History"
-	tabSettings = "Settings"
-)
-
 // id is the application ID; Fyne keeps preferences and storage under it.
 const id = "io.speedmatrix.app"
-
-// Options are the command-line settings of the desktop app.
-type Options struct {
-	Version string
-	// Target preselects what to benchmark: "sim:PROFILE" or an endpoint URL.
-	Target string
-	// Autorun starts the run at launch; with Export set, the app exports
-	// every file into that folder when the run ends, then quits.
-	Autorun bool
-	Export  string
-	// Tour, when set, visits every screen, runs the Quick plan and writes
-	// a screenshot of each screen into this folder, then quits (see tour.go).
-	Tour string
-	// Width and Height are the window's size in pixels; zero: 1280×800.
-	Width, Height int
-}
 
 // icon is the application icon as a Fyne resource.
 var icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
@@ -99,19 +72,7 @@ func (u *ui) showAndRun(w fyne.Window) (err error) {
 
 // ui holds the window, the screens and what they share.
 type ui struct {
-	app   fyne.App
-	win   fyne.Window
-	deps  deps
-	opts  Options
-	prefs *settings
-
-	hwInfo engine.HardwareInfo
-	hwErr  error
-	diag   engine.Diagnostics // this machine's start-up diagnostics, for every run
-
-	state    *appState // what every screen observes
-	tabs     *container.AppTabs
-	runItem  *container.TabItem // its title shows a run's progress from every screen
+	*base
 	hardware *hardwareTab
 	server   *serverTab
 	matrix   *matrixTab
@@ -122,25 +83,13 @@ type ui struct {
 
 	exitErr error // what Main returns (autorun)
 
-	bg     context.Context // ends at shutdown: background loops stop
-	stopBg context.CancelFunc
+	stopBg context.CancelFunc // ends bg
 
 	quit func() // ends the app after an autorun export (tests replace it)
 	// armExit, when set (Main sets it; tests do not), makes the process
 	// exit quitGrace after a quit whose ShowAndRun never returns.
 	armExit func()
 	settle  time.Duration // lets the window draw the charts before the screenshot
-
-	pictures *pictureCache // the charts drawn for the screen
-
-	// ask, when set (tests), answers a question (confirm, choose) instead
-	// of a dialog: pick gets the index of the answer.
-	ask func(title, message string, answers []string, pick func(int))
-	// opened, when set (tests), is told of a folder instead of opening it.
-	opened func(dir string)
-	// panicked is told of a panic recovered in a callback of ours (survive):
-	// logPanic; tests fail on it.
-	panicked func(p any, stack []byte)
 }
 
 // newUI detects the hardware and builds every screen.
@@ -157,15 +106,17 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	if d.freeMemory == nil {
 		d.freeMemory = debug.FreeOSMemory
 	}
-	u := &ui{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}, pictures: newPictureCache(pictureCacheBytes)}
+	u := &ui{base: &base{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}, pictures: newPictureCache(pictureCacheBytes)}}
 	u.bg, u.stopBg = context.WithCancel(context.Background())
 	u.quit, u.settle, u.panicked = a.Quit, time.Second, logPanic
 	u.hwInfo, u.hwErr = d.hardware.Detect()
 	u.diag = d.hardware.Diagnostics()
 	// Each newXxxTab sets u.xxx. Settings comes first: the others read the
 	// settings it puts in the state as they are built.
-	settings := newSettingsTab(u)
-	hardware, matrix := newHardwareTab(u), newMatrixTab(u)
+	var settings, hardware *container.TabItem
+	u.settings, settings = newSettingsTab(u.base)
+	u.hardware, hardware = newHardwareTab(u.base)
+	matrix := newMatrixTab(u)
 	server, results := newServerTab(u), newResultsTab(u)
 	run, history := newRunTab(u), newHistoryTab(u)
 	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history, settings} {
@@ -208,34 +159,8 @@ func (u *ui) connect() {
 	u.history.reports, u.history.runs, u.history.targets = u.results, u.run, u.server
 }
 
-// do runs f on the UI goroutine, later: background goroutines update the
-// widgets only through it. A panic in f is logged and recovered (survive).
-func (u *ui) do(f func()) {
-	u.deps.do(func() {
-		defer u.survive()
-		f()
-	})
-}
-
 // content is the window's content.
 func (u *ui) content() fyne.CanvasObject { return u.tabs }
-
-// hasGPU reports whether hardware detection found an NVIDIA GPU.
-func (u *ui) hasGPU() bool { return u.hwErr == nil && len(u.hwInfo.GPUs) > 0 }
-
-// show selects the screen whose tab has this title.
-func (u *ui) show(title string) {
-	if title == tabRun {
-		u.tabs.Select(u.runItem) // its title may carry the progress
-		return
-	}
-	for _, t := range u.tabs.Items {
-		if t.Text == title {
-			u.tabs.Select(t)
-			return
-		}
-	}
-}
 
 // showRunInSidebar puts a run's progress in the Run tab's title, so that
 // it shows from every screen: "Run 40%". It is short: a longer title would
@@ -252,34 +177,6 @@ func (u *ui) showRunInSidebar() {
 		u.runItem.Text = text
 		u.tabs.Refresh()
 	}
-}
-
-// openFolder shows dir in the desktop's file manager.
-func (u *ui) openFolder(dir string) {
-	if u.opened != nil {
-		u.opened(dir)
-		return
-	}
-	u.openPath(dir, func(err error) {
-		u.cannotOpen("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir))
-	})
-}
-
-// confirm asks a yes/no question in a dialog with these button labels:
-// answer gets true for yes.
-func (u *ui) confirm(title, message, yes, no string, answer func(bool)) {
-	u.choose(title, message, []string{yes, no}, func(i int) { answer(i == 0) })
-}
-
-// choose asks a question with these answers, the main one first and the
-// one that changes nothing last (showQuestion); pick gets the index of the
-// answer chosen.
-func (u *ui) choose(title, message string, answers []string, pick func(int)) {
-	if u.ask != nil {
-		u.ask(title, message, answers, pick)
-		return
-	}
-	showQuestion(u.win, title, message, answers, pick)
 }
 
 // start begins the background work of a launched app: telemetry, autorun.
@@ -336,7 +233,7 @@ func (u *ui) busy() string {
 // onClose asks before stopping a run or a server, then closes the window.
 func (u *ui) onClose() {
 	// Remember the settings now: Fyne saves preferences before it exits.
-	u.prefs.flush(u)
+	u.flushPrefs()
 	what := u.busy()
 	if what == "" {
 		u.closeWindow()
@@ -399,5 +296,15 @@ func (u *ui) shutdown() {
 	if s, ok := u.deps.telemetry.(interface{ Stop() }); ok && u.deps.telemetry != nil {
 		s.Stop()
 	}
-	u.prefs.flush(u)
+	u.flushPrefs()
+}
+
+// flushPrefs remembers every screen's current settings.
+func (u *ui) flushPrefs() {
+	u.prefs.saveAll(map[string]any{
+		prefTarget: u.server.settings(),
+		prefPlan:   u.matrix.settings(),
+		prefServer: u.server.form.config(false),
+		prefApp:    u.state.settings, // the SLO, which the Matrix screen edits too
+	})
 }

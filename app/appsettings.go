@@ -189,6 +189,17 @@ type folderProblem struct {
 
 func (p folderProblem) Error() string { return p.field + ": " + p.err.Error() }
 
+// notice is a problem as every screen shows it: what happened in plain
+// words, what to do, an optional button that does it, and the technical
+// detail behind a "Details" toggle.
+type notice struct {
+	Message string // plain words, a sentence: "The server does not answer."
+	Action  string // what to do: "Check URL on the Server screen."
+	Button  string // a button's label; "" for none
+	OnPress func() // what the button does
+	Detail  string // the error as the program saw it; "" for none
+}
+
 // problemNotice is how the Settings screen shows a field it cannot use.
 func problemNotice(err error) notice {
 	var fp folderProblem

@@ -7,17 +7,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// notice is a problem as every screen shows it: what happened in plain
-// words, what to do, an optional button that does it, and the technical
-// detail behind a "Details" toggle.
-type notice struct {
-	Message string // plain words, a sentence: "The server does not answer."
-	Action  string // what to do: "Check URL on the Server screen."
-	Button  string // a button's label; "" for none
-	OnPress func() // what the button does
-	Detail  string // the error as the program saw it; "" for none
-}
-
 // banner is the one error style of the app: a red box with white text. It
 // is hidden until show.
 type banner struct {
@@ -154,3 +143,6 @@ func setSegment(r *widget.RichText, text string) {
 	}
 	r.Refresh()
 }
+
+// visible reports whether the banner shows a problem.
+func (b *banner) visible() bool { return b.box.Visible() }

@@ -13,7 +13,7 @@ import (
 // launchOnCPU reports whether Start would run cfg on the CPU, as
 // launch.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
 // Executable whose venv holds vLLM's CPU build.
-func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
+func (u *base) launchOnCPU(cfg launch.ServerConfig) bool {
 	c, _, _ := u.launchDevice(cfg)
 	return c.OnCPU()
 }
@@ -21,7 +21,7 @@ func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
 // launchDevice is cfg with its device decided as Start will decide it
 // (launch.ResolveDevice, with its program found through lookPath), and the
 // CPU build of vLLM it runs on the CPU, when it runs one.
-func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
+func (u *base) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
 	r, b, ok := launch.ResolveDevice(u.withProgram(cfg))
 	cfg.Device = r.Device
 	return cfg, b, ok
@@ -31,13 +31,13 @@ func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.
 // for vLLM (launch.StandIn, the rule the CLI's --launch follows, with its
 // program found through lookPath): the simulator, which needs no GPU and
 // runs on no CPU build.
-func (u *ui) launchStandIn(cfg launch.ServerConfig) bool {
+func (u *base) launchStandIn(cfg launch.ServerConfig) bool {
 	return launch.StandIn(u.withProgram(cfg))
 }
 
 // withProgram is cfg with its defaults, and its exec runner's program
 // found through lookPath.
-func (u *ui) withProgram(cfg launch.ServerConfig) launch.ServerConfig {
+func (u *base) withProgram(cfg launch.ServerConfig) launch.ServerConfig {
 	d := cfg.WithDefaults()
 	if d.Runner != launch.RunnerDocker {
 		if p, err := u.lookPath(d.Executable); err == nil {
@@ -50,7 +50,7 @@ func (u *ui) withProgram(cfg launch.ServerConfig) launch.ServerConfig {
 // savedCPUBuild is the CPU build of vLLM that the Launch form's saved
 // Executable (vllm on the PATH when none was saved) runs on the CPU, when
 // it runs one.
-func (u *ui) savedCPUBuild() (launch.CPUBuild, bool) {
+func (u *base) savedCPUBuild() (launch.CPUBuild, bool) {
 	var cfg launch.ServerConfig
 	u.prefs.load(prefServer, &cfg)
 	_, b, ok := u.launchDevice(cfg)
@@ -58,7 +58,7 @@ func (u *ui) savedCPUBuild() (launch.CPUBuild, bool) {
 }
 
 // lookPath finds a program on the PATH (deps.lookPath, else exec.LookPath).
-func (u *ui) lookPath(file string) (string, error) {
+func (u *base) lookPath(file string) (string, error) {
 	if u.deps.lookPath != nil {
 		return u.deps.lookPath(file)
 	}

@@ -4,18 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 )
-
-// survive, deferred in a callback of ours on the UI goroutine (every
-// u.do), recovers a panic in it: the panic is logged with its stack
-// (u.panicked) and the app goes on. Whatever a run has measured is saved
-// after every cell (runs.Saver) either way.
-func (u *ui) survive() {
-	if p := recover(); p != nil {
-		u.panicked(p, debug.Stack())
-	}
-}
 
 // logPanic writes a recovered panic and its stack to stderr, the app's log.
 func logPanic(p any, stack []byte) {

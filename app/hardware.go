@@ -20,7 +20,7 @@ type kindChooser interface{ chooseKind(kind string) }
 
 // hardwareTab shows the detected GPUs and host.
 type hardwareTab struct {
-	u *ui
+	u *base
 	// targets is the Server screen, which offers the kind of target a
 	// button here chooses (connected by newUI).
 	targets kindChooser
@@ -38,9 +38,8 @@ type hardwareTab struct {
 }
 
 // newHardwareTab builds the Hardware screen.
-func newHardwareTab(u *ui) *container.TabItem {
+func newHardwareTab(u *base) (*hardwareTab, *container.TabItem) {
 	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch(), sim: container.NewVBox()}
-	u.hardware = h
 	h.status.Wrapping = fyne.TextWrapWord
 	h.status.TextStyle = fyne.TextStyle{Bold: true}
 	// Cards side by side in a wide window, one above the other in a narrow one.
@@ -69,7 +68,7 @@ func newHardwareTab(u *ui) *container.TabItem {
 	h.load.relayout = body.Refresh
 	u.state.watch(changeSimulator, h.showSim)
 	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
-	return container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
+	return h, container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
 }
 
 // noGPUCard says why no GPU was found and offers the two ways forward.

@@ -104,3 +104,12 @@ func (g *legendLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	}
 	return fyne.NewSize(120, h+(theme.CaptionTextSize()-legendRampH)/2)
 }
+
+// ticks are the labels shown, in order (tests read them).
+func (l *colorLegend) ticks() []string {
+	var out []string
+	for _, t := range l.scale.Ticks {
+		out = append(out, t.Label)
+	}
+	return out
+}

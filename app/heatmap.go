@@ -280,3 +280,11 @@ func showFlagLines(l *widget.Label, lines []string) {
 	l.SetText(strings.Join(marked, "\n"))
 	l.Show()
 }
+
+// label is the text a cell shows, both lines joined (tests read it).
+func (hc *heatCell) label() string {
+	if hc.detail.Text == "" {
+		return hc.main.Text
+	}
+	return hc.main.Text + " " + hc.detail.Text
+}

@@ -86,3 +86,10 @@ func (v *logView) pump(ctx context.Context, do func(func())) {
 		}
 	}
 }
+
+// text is the whole log as shown.
+func (v *logView) text() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return strings.Join(v.lines, "\n")
+}

@@ -7,7 +7,6 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -85,28 +84,4 @@ func limitRunMemory() (lift func()) {
 	held := samples[0].Value.Uint64() - samples[1].Value.Uint64()
 	debug.SetMemoryLimit(int64(held) + runMemoryHeadroom)
 	return func() { debug.SetMemoryLimit(math.MaxInt64) }
-}
-
-// drawSlot lets one picture be drawn at a time. Results asks for its four
-// at once when a run ends, and drawing them side by side held all their
-// working buffers together; one after another they hold one picture's (at
-// the end of a Standard run: 313 MB instead of 332 MB).
-var drawSlot = make(chan struct{}, 1)
-
-// waitingDraws counts the pictures being drawn or waiting for drawSlot.
-var waitingDraws atomic.Int32
-
-// drawing runs draw, which draws one picture, in drawSlot. When no other
-// picture waits, the memory drawing used goes back to the system at once
-// (free: debug.FreeOSMemory): the app is then mostly idle, and an idle Go
-// program collects its garbage only every two minutes (the report sheet
-// alone leaves 30 MB of it).
-func drawing(draw, free func()) {
-	waitingDraws.Add(1)
-	drawSlot <- struct{}{}
-	draw()
-	<-drawSlot
-	if waitingDraws.Add(-1) == 0 {
-		free()
-	}
 }

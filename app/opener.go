@@ -51,7 +51,7 @@ func desktopOpener(goos string) (string, []string) {
 // openPath opens the file or folder at path with the desktop: a page in
 // the browser, a folder in the file manager. When the desktop can't, now
 // or once its opener ends, failed is told why, on the UI goroutine.
-func (u *ui) openPath(path string, failed func(err error)) {
+func (u *base) openPath(path string, failed func(err error)) {
 	link := fileURL(path)
 	if u.deps.openURL == nil { // tests that open nothing: fyne's test app takes it
 		if err := u.app.OpenURL(link); err != nil {
@@ -71,7 +71,7 @@ func (u *ui) openPath(path string, failed func(err error)) {
 
 // cannotOpen says in a dialog that what was to be opened was not, in a
 // line that can be selected and copied: it holds the path to open by hand.
-func (u *ui) cannotOpen(title, line string) {
+func (u *base) cannotOpen(title, line string) {
 	l := widget.NewLabel(line)
 	l.Wrapping, l.Selectable = fyne.TextWrapWord, true
 	d := dialog.NewCustom(title, "OK", l, u.win)

@@ -82,3 +82,27 @@ func readWhole(text string, max int, unit, example string) (int, error) {
 	}
 	return n, nil
 }
+
+// formatDuration writes a duration the way a progress line reads: 1:05:03, 4:07, 0:09.
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// formatAbout writes an estimate in words: "about 2 min", "about 1 h 5 min".
+func formatAbout(d time.Duration) string {
+	m := int(d.Round(time.Minute).Minutes())
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("about %d s", int(d.Round(time.Second).Seconds()))
+	case m < 60:
+		return fmt.Sprintf("about %d min", m)
+	}
+	return fmt.Sprintf("about %d h %d min", m/60, m%60)
+}

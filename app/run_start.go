@@ -44,7 +44,7 @@ func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bo
 		r.refuse(notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
 		return false
 	}
-	r.u.prefs.flush(r.u)
+	r.u.flushPrefs()
 	r.saver = saver
 	return true
 }

@@ -10,4 +10,4 @@ import (
 
 // runsDir is the runs folder: the Settings screen's, else the default
 // (deps.runsDir).
-func (u *ui) runsDir() string { return cmp.Or(u.state.settings.RunsDir, u.deps.runsDir) }
+func (u *base) runsDir() string { return cmp.Or(u.state.settings.RunsDir, u.deps.runsDir) }

@@ -24,14 +24,6 @@ import (
 	"speedmatrix/engine/simtarget"
 )
 
-// The three kinds of target, as the Server screen names them (and its
-// saved settings keep them).
-const (
-	targetVLLM     = "Launch a server" // vLLM or SGLang, from the Launch form
-	targetEndpoint = "Existing endpoint"
-	targetSim      = "Simulator"
-)
-
 // savedKind is a kind of target as settings saved before its name changed
 // keep it: "Launch vLLM" became targetVLLM when SGLang could be launched too.
 func savedKind(kind string) string {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -135,12 +134,4 @@ func (s *serverTab) stopSim() {
 		s.simStop()
 		s.simStop, s.simName, s.simSpeaks = nil, "", ""
 	}
-}
-
-// sentence capitalises s and ends it with a full stop.
-func sentence(s string) string {
-	if s == "" {
-		return ""
-	}
-	return strings.ToUpper(s[:1]) + strings.TrimSuffix(s[1:], ".") + "."
 }

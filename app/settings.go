@@ -55,16 +55,6 @@ func (s *settings) save(key string, v any) {
 	s.p.SetString(key, string(b))
 }
 
-// flush remembers every screen's current settings.
-func (s *settings) flush(u *ui) {
-	s.saveAll(map[string]any{
-		prefTarget: u.server.settings(),
-		prefPlan:   u.matrix.settings(),
-		prefServer: u.server.form.config(false),
-		prefApp:    u.state.settings, // the SLO, which the Matrix screen edits too
-	})
-}
-
 // saveAll stores the values whose JSON changed, as one write of the
 // preferences file where Fyne allows it: after a burst of SetString calls
 // Fyne rewrites the file from a goroutine 100 ms later, and an app that

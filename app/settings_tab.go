@@ -25,7 +25,7 @@ var themeLabels = map[string]string{themeSystem: "Follow system", themeLight: "L
 // The theme applies as soon as it is chosen, the rest on Apply; the
 // settings in use are the state's (appState.settings).
 type settingsTab struct {
-	u    *ui
+	u    *base
 	help *helpOverlay
 
 	banner                      *banner
@@ -41,9 +41,8 @@ type settingsTab struct {
 // newSettingsTab builds the Settings screen and applies the remembered
 // settings: the theme, the sampler at the remembered interval, and the
 // state's settings. It is built before the screens that read them.
-func newSettingsTab(u *ui) *container.TabItem {
+func newSettingsTab(u *base) (*settingsTab, *container.TabItem) {
 	s := &settingsTab{u: u, help: &helpOverlay{win: u.win}, banner: newBanner()}
-	u.settings = s
 	u.state.setSettings(loadAppSettings(u.prefs))
 	current := u.state.settings
 	if current.Theme != themeSystem {
@@ -93,7 +92,7 @@ func newSettingsTab(u *ui) *container.TabItem {
 		container.NewBorder(nil, nil, container.NewHBox(apply, defaults), nil, s.status),
 		shortcutsCard(s.help))
 	header := screenHeader("Settings", "Remembered between launches. The theme changes at once; the other settings when you press Apply or Enter.")
-	return container.NewTabItemWithIcon(tabSettings, theme.SettingsIcon(), screen(header, body, nil))
+	return s, container.NewTabItemWithIcon(tabSettings, theme.SettingsIcon(), screen(header, body, nil))
 }
 
 // unitRow is an entry wide enough for a number, its unit after it.

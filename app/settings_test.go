@@ -45,11 +45,11 @@ func TestFlushWritesOnce(t *testing.T) {
 	u.app.Preferences().AddChangeListener(func() { changes++ })
 	u.matrix.concurrency.SetText("1, 4")
 	u.server.url.SetText("http://127.0.0.1:9001")
-	u.prefs.flush(u)
+	u.flushPrefs()
 	if changes != 1 {
 		t.Errorf("flush of two changed settings made %d changes, want 1", changes)
 	}
-	u.prefs.flush(u)
+	u.flushPrefs()
 	if changes != 1 {
 		t.Errorf("flush of unchanged settings made %d more changes, want none", changes-1)
 	}

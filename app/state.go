@@ -48,6 +48,14 @@ type appState struct {
 	watchers []watcher
 }
 
+// The three kinds of target, as the Server screen names them (and its
+// saved settings keep them).
+const (
+	targetVLLM     = "Launch a server" // vLLM or SGLang, from the Launch form
+	targetEndpoint = "Existing endpoint"
+	targetSim      = "Simulator"
+)
+
 // targetInfo is the target a run would measure now.
 type targetInfo struct {
 	Kind        string // targetVLLM, targetEndpoint or targetSim

@@ -156,3 +156,6 @@ func printable(s string) string {
 		return r
 	}, strings.ReplaceAll(s, "\t", "    "))
 }
+
+// text is what the pane shows, its lines joined (tests read it).
+func (p *textPane) text() string { return strings.Join(p.lines, "\n") }

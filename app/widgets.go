@@ -1,9 +1,8 @@
 package app
 
 import (
-	"fmt"
 	"image/color"
-	"time"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -73,30 +72,6 @@ var simulatedColor = color.NRGBA{R: 0xb4, G: 0x53, B: 0x09, A: 0xff}
 
 // measuredColor is the colour of the "Measured" badge.
 var measuredColor = color.NRGBA{R: 0x15, G: 0x80, B: 0x3d, A: 0xff}
-
-// formatDuration writes a duration the way a progress line reads: 1:05:03, 4:07, 0:09.
-func formatDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int(d.Round(time.Second).Seconds())
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
-}
-
-// formatAbout writes an estimate in words: "about 2 min", "about 1 h 5 min".
-func formatAbout(d time.Duration) string {
-	m := int(d.Round(time.Minute).Minutes())
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("about %d s", int(d.Round(time.Second).Seconds()))
-	case m < 60:
-		return fmt.Sprintf("about %d min", m)
-	}
-	return fmt.Sprintf("about %d h %d min", m/60, m%60)
-}
 
 // columnsLayout puts its objects side by side in as many columns as the
 // width allows (each at least colWidth wide, at most maxCols), row by row:
@@ -237,4 +212,12 @@ func setOptional(l *widget.Label, text string) {
 	} else {
 		l.Show()
 	}
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + strings.TrimSuffix(s[1:], ".") + "."
 }
