@@ -18,6 +18,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/locale"
+	"speedmatrix/app/shell"
 	"speedmatrix/cli"
 )
 
@@ -66,7 +67,7 @@ func dispatch(ctx context.Context, args []string) error {
 		fmt.Println("speedmatrix", release())
 		return nil
 	}
-	return app.Main(opts)
+	return shell.Main(opts)
 }
 
 // parseSize reads "WxH" with both sides at least 320 pixels.

@@ -8,16 +8,16 @@ import (
 
 // Preference keys. Values are JSON so that a struct travels as one string.
 const (
-	prefTarget = "target" // targetSettings
-	prefPlan   = "plan"   // planSettings
-	prefServer = "server" // launch.ServerConfig without its API key
-	prefExport = "export" // earlier versions' last export folder (a plain string)
-	prefApp    = "app"    // appSettings: the Settings screen
+	PrefTarget = "target" // targetSettings
+	PrefPlan   = "plan"   // planSettings
+	PrefServer = "server" // launch.ServerConfig without its API key
+	PrefExport = "export" // earlier versions' last export folder (a plain string)
+	PrefApp    = "app"    // appSettings: the Settings screen
 )
 
-// targetSettings is the Server screen's choice, remembered between launches.
+// TargetSettings is the Server screen's choice, remembered between launches.
 // The endpoint's API key is not kept: preferences are a plain file.
-type targetSettings struct {
+type TargetSettings struct {
 	Kind    string `json:"kind"` // targetVLLM, targetEndpoint or targetSim
 	URL     string `json:"url,omitempty"`
 	Model   string `json:"model,omitempty"`
@@ -31,35 +31,35 @@ type targetSettings struct {
 
 // settings reads and writes the app's preferences.
 type settings struct {
-	p fyne.Preferences
+	P fyne.Preferences
 }
 
-func newSettings(p fyne.Preferences) *settings { return &settings{p: p} }
+func NewPrefs(p fyne.Preferences) *settings { return &settings{P: p} }
 
-// load decodes the value under key into v; it reports whether there was one.
-func (s *settings) load(key string, v any) bool {
-	raw := s.p.String(key)
+// Load decodes the value under key into v; it reports whether there was one.
+func (s *settings) Load(key string, v any) bool {
+	raw := s.P.String(key)
 	if raw == "" {
 		return false
 	}
 	return json.Unmarshal([]byte(raw), v) == nil
 }
 
-// save stores v under key.
-func (s *settings) save(key string, v any) {
+// Save stores v under key.
+func (s *settings) Save(key string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		fyne.LogError("save preference "+key, err)
 		return
 	}
-	s.p.SetString(key, string(b))
+	s.P.SetString(key, string(b))
 }
 
-// saveAll stores the values whose JSON changed, as one write of the
+// SaveAll stores the values whose JSON changed, as one write of the
 // preferences file where Fyne allows it: after a burst of SetString calls
 // Fyne rewrites the file from a goroutine 100 ms later, and an app that
 // exits meanwhile leaves it empty.
-func (s *settings) saveAll(values map[string]any) {
+func (s *settings) SaveAll(values map[string]any) {
 	changed := map[string]string{}
 	for key, v := range values {
 		b, err := json.Marshal(v)
@@ -67,14 +67,14 @@ func (s *settings) saveAll(values map[string]any) {
 			fyne.LogError("save preference "+key, err)
 			continue
 		}
-		if s.p.String(key) != string(b) {
+		if s.P.String(key) != string(b) {
 			changed[key] = string(b)
 		}
 	}
 	if len(changed) == 0 {
 		return
 	}
-	if w, ok := s.p.(interface{ WriteValues(func(map[string]any)) }); ok {
+	if w, ok := s.P.(interface{ WriteValues(func(map[string]any)) }); ok {
 		w.WriteValues(func(m map[string]any) {
 			for key, v := range changed {
 				m[key] = v
@@ -83,6 +83,6 @@ func (s *settings) saveAll(values map[string]any) {
 		return
 	}
 	for key, v := range changed {
-		s.p.SetString(key, v)
+		s.P.SetString(key, v)
 	}
 }

@@ -9,31 +9,31 @@ import (
 
 // Theme choices, as the preferences keep them ("" follows the system).
 const (
-	themeSystem = ""
-	themeLight  = "light"
-	themeDark   = "dark"
+	ThemeSystem = ""
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
 )
 
-// variantTheme is Fyne's default theme held in one variant whatever the
+// VariantTheme is Fyne's default theme held in one variant whatever the
 // system prefers: Fyne 2.7 has no other way to force light or dark.
-type variantTheme struct {
+type VariantTheme struct {
 	fyne.Theme
 	variant fyne.ThemeVariant
 }
 
 // Color is the default theme's colour n in the held variant.
-func (t variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+func (t VariantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
 	return t.Theme.Color(n, t.variant)
 }
 
-// applyTheme shows the app in choice (themeSystem, themeLight or
+// ApplyTheme shows the app in choice (themeSystem, themeLight or
 // themeDark), at once: Fyne refreshes every widget on screen.
-func applyTheme(a fyne.App, choice string) {
+func ApplyTheme(a fyne.App, choice string) {
 	switch choice {
-	case themeLight:
-		a.Settings().SetTheme(variantTheme{theme.DefaultTheme(), theme.VariantLight})
-	case themeDark:
-		a.Settings().SetTheme(variantTheme{theme.DefaultTheme(), theme.VariantDark})
+	case ThemeLight:
+		a.Settings().SetTheme(VariantTheme{theme.DefaultTheme(), theme.VariantLight})
+	case ThemeDark:
+		a.Settings().SetTheme(VariantTheme{theme.DefaultTheme(), theme.VariantDark})
 	default:
 		a.Settings().SetTheme(theme.DefaultTheme())
 	}
@@ -42,7 +42,7 @@ func applyTheme(a fyne.App, choice string) {
 // shownVariant is the variant the app shows: the one held by a forced
 // theme, else the system's.
 func shownVariant(a fyne.App) fyne.ThemeVariant {
-	if t, ok := a.Settings().Theme().(variantTheme); ok {
+	if t, ok := a.Settings().Theme().(VariantTheme); ok {
 		return t.variant
 	}
 	return a.Settings().ThemeVariant()

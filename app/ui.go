@@ -14,13 +14,13 @@ import (
 
 // Screen titles, as the tabs show them.
 const (
-	tabHardware = "Hardware"
-	tabServer   = "Server"
-	tabMatrix   = "Matrix"
-	tabRun      = "Run"
-	tabResults  = "Results"
-	tabHistory  = "History"
-	tabSettings = "Settings"
+	TabHardware = "Hardware"
+	TabServer   = "Server"
+	TabMatrix   = "Matrix"
+	TabRun      = "Run"
+	TabResults  = "Results"
+	TabHistory  = "History"
+	TabSettings = "Settings"
 )
 
 // Options are the command-line settings of the desktop app.
@@ -39,110 +39,110 @@ type Options struct {
 	Width, Height int
 }
 
-// base is what every screen is given: the window, the app's
+// UI is what every screen is given: the window, the app's
 // dependencies, its preferences, the hardware found, the state every screen
 // observes and the cache of drawn charts.
-type base struct {
-	app   fyne.App
-	win   fyne.Window
-	deps  deps
-	opts  Options
-	prefs *settings
+type UI struct {
+	App   fyne.App
+	Win   fyne.Window
+	Deps  Deps
+	Opts  Options
+	Prefs *settings
 
-	hwInfo engine.HardwareInfo
-	hwErr  error
-	diag   engine.Diagnostics // this machine's start-up diagnostics, for every run
+	HwInfo engine.HardwareInfo
+	HwErr  error
+	Diag   engine.Diagnostics // this machine's start-up diagnostics, for every run
 
-	state   *appState // what every screen observes
-	tabs    *container.AppTabs
-	runItem *container.TabItem // its title shows a run's progress from every screen
+	State   *State // what every screen observes
+	Tabs    *container.AppTabs
+	RunItem *container.TabItem // its title shows a run's progress from every screen
 
-	bg context.Context // ends at shutdown: background loops stop
+	Bg context.Context // ends at shutdown: background loops stop
 
-	pictures *pictureCache // the charts drawn for the screen
+	Pictures *PictureCache // the charts drawn for the screen
 
-	// ask, when set (tests), answers a question (confirm, choose) instead
+	// Ask, when set (tests), answers a question (confirm, choose) instead
 	// of a dialog: pick gets the index of the answer.
-	ask func(title, message string, answers []string, pick func(int))
-	// opened, when set (tests), is told of a folder instead of opening it.
-	opened func(dir string)
-	// panicked is told of a panic recovered in a callback of ours (survive):
+	Ask func(title, message string, answers []string, pick func(int))
+	// Opened, when set (tests), is told of a folder instead of opening it.
+	Opened func(dir string)
+	// Panicked is told of a panic recovered in a callback of ours (survive):
 	// logPanic; tests fail on it.
-	panicked func(p any, stack []byte)
+	Panicked func(p any, stack []byte)
 }
 
-// do runs f on the UI goroutine, later: background goroutines update the
+// Do runs f on the UI goroutine, later: background goroutines update the
 // widgets only through it. A panic in f is logged and recovered (survive).
-func (u *base) do(f func()) {
-	u.deps.do(func() {
+func (u *UI) Do(f func()) {
+	u.Deps.Do(func() {
 		defer u.survive()
 		f()
 	})
 }
 
-// hasGPU reports whether hardware detection found an NVIDIA GPU.
-func (u *base) hasGPU() bool { return u.hwErr == nil && len(u.hwInfo.GPUs) > 0 }
+// HasGPU reports whether hardware detection found an NVIDIA GPU.
+func (u *UI) HasGPU() bool { return u.HwErr == nil && len(u.HwInfo.GPUs) > 0 }
 
-// show selects the screen whose tab has this title.
-func (u *base) show(title string) {
-	if title == tabRun {
-		u.tabs.Select(u.runItem) // its title may carry the progress
+// Show selects the screen whose tab has this title.
+func (u *UI) Show(title string) {
+	if title == TabRun {
+		u.Tabs.Select(u.RunItem) // its title may carry the progress
 		return
 	}
-	for _, t := range u.tabs.Items {
+	for _, t := range u.Tabs.Items {
 		if t.Text == title {
-			u.tabs.Select(t)
+			u.Tabs.Select(t)
 			return
 		}
 	}
 }
 
-// openFolder shows dir in the desktop's file manager.
-func (u *base) openFolder(dir string) {
-	if u.opened != nil {
-		u.opened(dir)
+// OpenFolder shows dir in the desktop's file manager.
+func (u *UI) OpenFolder(dir string) {
+	if u.Opened != nil {
+		u.Opened(dir)
 		return
 	}
-	u.openPath(dir, func(err error) {
-		u.cannotOpen("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir))
+	u.OpenPath(dir, func(err error) {
+		u.CannotOpen("Open folder", fmt.Sprintf("The file manager did not open the folder (%v): it is %s.", err, dir))
 	})
 }
 
-// confirm asks a yes/no question in a dialog with these button labels:
+// Confirm asks a yes/no question in a dialog with these button labels:
 // answer gets true for yes.
-func (u *base) confirm(title, message, yes, no string, answer func(bool)) {
-	u.choose(title, message, []string{yes, no}, func(i int) { answer(i == 0) })
+func (u *UI) Confirm(title, message, yes, no string, answer func(bool)) {
+	u.Choose(title, message, []string{yes, no}, func(i int) { answer(i == 0) })
 }
 
-// choose asks a question with these answers, the main one first and the
+// Choose asks a question with these answers, the main one first and the
 // one that changes nothing last (showQuestion); pick gets the index of the
 // answer chosen.
-func (u *base) choose(title, message string, answers []string, pick func(int)) {
-	if u.ask != nil {
-		u.ask(title, message, answers, pick)
+func (u *UI) Choose(title, message string, answers []string, pick func(int)) {
+	if u.Ask != nil {
+		u.Ask(title, message, answers, pick)
 		return
 	}
-	showQuestion(u.win, title, message, answers, pick)
+	showQuestion(u.Win, title, message, answers, pick)
 }
 
 // survive, deferred in a callback of ours on the UI goroutine (every
 // u.do), recovers a panic in it: the panic is logged with its stack
 // (u.panicked) and the app goes on. Whatever a run has measured is saved
 // after every cell (runs.Saver) either way.
-func (u *base) survive() {
+func (u *UI) survive() {
 	if p := recover(); p != nil {
-		u.panicked(p, debug.Stack())
+		u.Panicked(p, debug.Stack())
 	}
 }
 
-// darkTheme reports whether the app shows its dark theme variant: the
+// DarkTheme reports whether the app shows its dark theme variant: the
 // on-screen charts then use the charts' dark theme too.
-func (u *base) darkTheme() bool {
-	return shownVariant(u.app) == theme.VariantDark
+func (u *UI) DarkTheme() bool {
+	return shownVariant(u.App) == theme.VariantDark
 }
 
-// chartCache is the cache of the charts drawn for the screen (chartHost).
-func (u *base) chartCache() *pictureCache { return u.pictures }
+// ChartCache is the cache of the charts drawn for the screen (chartHost).
+func (u *UI) ChartCache() *PictureCache { return u.Pictures }
 
-// freeMemory gives the memory drawing used back to the system (chartHost).
-func (u *base) freeMemory() { u.deps.freeMemory() }
+// FreeMemory gives the memory drawing used back to the system (chartHost).
+func (u *UI) FreeMemory() { u.Deps.FreeMemory() }

@@ -1,4 +1,4 @@
-package app
+package apptest
 
 import (
 	"sync"
@@ -34,10 +34,10 @@ func nextTempApp() fyne.App {
 	return a
 }
 
-// newTempApp is test.NewTempApp without emptying Fyne's caches: a fresh
+// NewTempApp is test.NewTempApp without emptying Fyne's caches: a fresh
 // test app (its own preferences, settings and theme) is the current app
 // until t ends, then another fresh one is.
-func newTempApp(t testing.TB) fyne.App {
+func NewTempApp(t testing.TB) fyne.App {
 	a := nextTempApp()
 	fyne.SetCurrentApp(a)
 	t.Cleanup(func() { fyne.SetCurrentApp(nextTempApp()) })

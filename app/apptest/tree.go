@@ -1,4 +1,4 @@
-package app
+package apptest
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// walk calls f on obj and every object inside it (widgets through their renderers).
-func walk(obj fyne.CanvasObject, f func(fyne.CanvasObject) bool) bool {
+// Walk calls f on obj and every object inside it (widgets through their renderers).
+func Walk(obj fyne.CanvasObject, f func(fyne.CanvasObject) bool) bool {
 	if obj == nil {
 		return false
 	}
@@ -20,13 +20,13 @@ func walk(obj fyne.CanvasObject, f func(fyne.CanvasObject) bool) bool {
 	switch o := obj.(type) {
 	case *fyne.Container:
 		for _, c := range o.Objects {
-			if walk(c, f) {
+			if Walk(c, f) {
 				return true
 			}
 		}
 	case fyne.Widget:
 		for _, c := range test.WidgetRenderer(o).Objects() {
-			if walk(c, f) {
+			if Walk(c, f) {
 				return true
 			}
 		}
@@ -34,9 +34,9 @@ func walk(obj fyne.CanvasObject, f func(fyne.CanvasObject) bool) bool {
 	return false
 }
 
-// hasText reports whether a label, text or card inside obj shows s.
-func hasText(obj fyne.CanvasObject, s string) bool {
-	return walk(obj, func(o fyne.CanvasObject) bool {
+// HasText reports whether a label, text or card inside obj shows s.
+func HasText(obj fyne.CanvasObject, s string) bool {
+	return Walk(obj, func(o fyne.CanvasObject) bool {
 		switch w := o.(type) {
 		case *widget.Label:
 			return strings.Contains(w.Text, s)
@@ -49,10 +49,10 @@ func hasText(obj fyne.CanvasObject, s string) bool {
 	})
 }
 
-// findButton returns the button inside obj whose text is s.
-func findButton(obj fyne.CanvasObject, s string) *widget.Button {
+// FindButton returns the button inside obj whose text is s.
+func FindButton(obj fyne.CanvasObject, s string) *widget.Button {
 	var found *widget.Button
-	walk(obj, func(o fyne.CanvasObject) bool {
+	Walk(obj, func(o fyne.CanvasObject) bool {
 		if b, ok := o.(*widget.Button); ok && b.Text == s {
 			found = b
 			return true

@@ -1,4 +1,4 @@
-package app
+package hardware
 
 import (
 	"cmp"
@@ -73,32 +73,32 @@ func peerLines(index int, top *engine.Topology) string {
 // is flagged there and in the screen's warning line.
 type loadWatch struct {
 	worst  map[engine.GPUKey]engine.PCIeLoad
-	labels map[engine.GPUKey]*widget.Label
-	warn   *widget.Label
+	Labels map[engine.GPUKey]*widget.Label
+	Warn   *widget.Label
 	// relayout lays the screen out again once warn shows or hides.
 	relayout func()
 }
 
 func newLoadWatch() *loadWatch {
-	w := &loadWatch{worst: map[engine.GPUKey]engine.PCIeLoad{}, labels: map[engine.GPUKey]*widget.Label{},
-		warn: widget.NewLabel("")}
-	w.warn.Wrapping = fyne.TextWrapWord
-	w.warn.Importance = widget.WarningImportance
-	w.warn.TextStyle = fyne.TextStyle{Bold: true}
-	w.warn.Hide()
+	w := &loadWatch{worst: map[engine.GPUKey]engine.PCIeLoad{}, Labels: map[engine.GPUKey]*widget.Label{},
+		Warn: widget.NewLabel("")}
+	w.Warn.Wrapping = fyne.TextWrapWord
+	w.Warn.Importance = widget.WarningImportance
+	w.Warn.TextStyle = fyne.TextStyle{Bold: true}
+	w.Warn.Hide()
 	return w
 }
 
-// label is GPU index's "Under load" value, made once.
-func (w *loadWatch) label(index int) *widget.Label {
+// Label is GPU index's "Under load" value, made once.
+func (w *loadWatch) Label(index int) *widget.Label {
 	l := widget.NewLabel("not seen under load yet: the link is checked while the GPU works, during a run")
 	l.Wrapping = fyne.TextWrapWord
-	w.labels[engine.GPUKey{Index: index}] = l
+	w.Labels[engine.GPUKey{Index: index}] = l
 	return l
 }
 
-// add takes one sample's GPUs; UI goroutine only.
-func (w *loadWatch) add(gpus []engine.GPUSample) {
+// Add takes one sample's GPUs; UI goroutine only.
+func (w *loadWatch) Add(gpus []engine.GPUSample) {
 	changed := false
 	for _, g := range gpus {
 		if !(g.UtilizationPct >= engine.LoadUtilPct) || !g.PCIe.Known() {
@@ -119,7 +119,7 @@ func (w *loadWatch) add(gpus []engine.GPUSample) {
 func (w *loadWatch) refresh() {
 	var warnings []string
 	for k, load := range w.worst {
-		l := w.labels[k]
+		l := w.Labels[k]
 		warning := engine.GPUTelemetry{Index: k.Index, Host: k.Host, PCIe: &load}.PCIeWarning()
 		if warning != "" {
 			warnings = append(warnings, warning+" under load.")
@@ -138,11 +138,11 @@ func (w *loadWatch) refresh() {
 		l.Refresh()
 	}
 	if len(warnings) == 0 {
-		w.warn.Hide()
+		w.Warn.Hide()
 	} else {
 		slices.Sort(warnings)
-		w.warn.SetText(strings.Join(warnings, " "))
-		w.warn.Show()
+		w.Warn.SetText(strings.Join(warnings, " "))
+		w.Warn.Show()
 	}
 	if w.relayout != nil {
 		w.relayout()

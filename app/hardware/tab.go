@@ -1,4 +1,4 @@
-package app
+package hardware
 
 import (
 	"fmt"
@@ -10,104 +10,106 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/simtarget"
 )
 
 // kindChooser is what the Hardware screen asks of the Server screen.
-type kindChooser interface{ chooseKind(kind string) }
+type kindChooser interface{ ChooseKind(kind string) }
 
-// hardwareTab shows the detected GPUs and host.
-type hardwareTab struct {
-	u *base
-	// targets is the Server screen, which offers the kind of target a
+// Tab shows the detected GPUs and host.
+type Tab struct {
+	u *app.UI
+	// Targets is the Server screen, which offers the kind of target a
 	// button here chooses (connected by newUI).
-	targets kindChooser
-	// status is the one line that sums up the machine (tests read it).
-	status         *widget.Label
-	simBtn, urlBtn *widget.Button // the ways forward without a GPU
-	cpuBtn         *widget.Button // and with vLLM's CPU build: launch on the CPU
-	// load shows each GPU's PCIe link under load from the live samples.
-	load *loadWatch
-	// sim says, while the simulator is the target, that its GPUs are
+	Targets kindChooser
+	// Status is the one line that sums up the machine (tests read it).
+	Status         *widget.Label
+	SimBtn, UrlBtn *widget.Button // the ways forward without a GPU
+	CpuBtn         *widget.Button // and with vLLM's CPU build: launch on the CPU
+	// Load shows each GPU's PCIe link under load from the live samples.
+	Load *loadWatch
+	// Sim says, while the simulator is the target, that its GPUs are
 	// simulated; their cards come first in cards, before this machine's.
-	sim          *fyne.Container
-	cards        *fyne.Container
-	machineCards []fyne.CanvasObject
+	Sim          *fyne.Container
+	Cards        *fyne.Container
+	MachineCards []fyne.CanvasObject
 }
 
-// newHardwareTab builds the Hardware screen.
-func newHardwareTab(u *base) (*hardwareTab, *container.TabItem) {
-	h := &hardwareTab{u: u, status: widget.NewLabel(""), load: newLoadWatch(), sim: container.NewVBox()}
-	h.status.Wrapping = fyne.TextWrapWord
-	h.status.TextStyle = fyne.TextStyle{Bold: true}
+// New builds the Hardware screen.
+func New(u *app.UI) (*Tab, *container.TabItem) {
+	h := &Tab{u: u, Status: widget.NewLabel(""), Load: newLoadWatch(), Sim: container.NewVBox()}
+	h.Status.Wrapping = fyne.TextWrapWord
+	h.Status.TextStyle = fyne.TextStyle{Bold: true}
 	// Cards side by side in a wide window, one above the other in a narrow one.
-	cards := newColumns(560, 3)
-	if u.hasGPU() {
-		h.status.SetText(engine.Count(len(u.hwInfo.GPUs), "NVIDIA GPU", "NVIDIA GPUs") + " ready for vLLM.")
-		h.status.Importance = widget.SuccessImportance
-		for _, g := range u.hwInfo.GPUs {
-			cards.Add(gpuCard(g, u.diag.Topology, h.load.label(g.Index)))
+	cards := appwidget.NewColumns(560, 3)
+	if u.HasGPU() {
+		h.Status.SetText(engine.Count(len(u.HwInfo.GPUs), "NVIDIA GPU", "NVIDIA GPUs") + " ready for vLLM.")
+		h.Status.Importance = widget.SuccessImportance
+		for _, g := range u.HwInfo.GPUs {
+			cards.Add(gpuCard(g, u.Diag.Topology, h.Load.Label(g.Index)))
 		}
-		u.state.watch(changeTelemetry, func() {
-			if u.state.sampleFrom == fromMachine { // the simulator's or exporters' GPUs are not this machine's
-				h.load.add(u.state.sample.GPUs)
+		u.State.Watch(app.ChangeTelemetry, func() {
+			if u.State.SampleFrom == app.FromMachine { // the simulator's or exporters' GPUs are not this machine's
+				h.Load.Add(u.State.Sample.GPUs)
 			}
 		})
 	} else {
 		cards.Add(h.noGPUCard())
 	}
-	host := u.hwInfo
-	if b, ok := u.savedCPUBuild(); ok {
+	host := u.HwInfo
+	if b, ok := u.SavedCPUBuild(); ok {
 		host.CPUEngine = b.String()
 	}
 	cards.Add(hostCard(host))
-	h.cards, h.machineCards = cards, cards.Objects
-	body := container.NewVBox(h.status, h.load.warn, h.sim, cards)
-	h.load.relayout = body.Refresh
-	u.state.watch(changeSimulator, h.showSim)
-	header := screenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
-	return h, container.NewTabItemWithIcon(tabHardware, theme.ComputerIcon(), screen(header, container.NewVScroll(body), nil))
+	h.Cards, h.MachineCards = cards, cards.Objects
+	body := container.NewVBox(h.Status, h.Load.Warn, h.Sim, cards)
+	h.Load.relayout = body.Refresh
+	u.State.Watch(app.ChangeSimulator, h.showSim)
+	header := appwidget.ScreenHeader("Hardware", "What this machine brings to the benchmark. Decode speed is bound by GPU memory bandwidth; the KV cache by VRAM.")
+	return h, container.NewTabItemWithIcon(app.TabHardware, theme.ComputerIcon(), appwidget.Screen(header, container.NewVScroll(body), nil))
 }
 
 // noGPUCard says why no GPU was found and offers the two ways forward.
-func (h *hardwareTab) noGPUCard() fyne.CanvasObject {
-	reason := h.u.hwInfo.Note
-	if reason == "" && h.u.hwErr != nil {
-		reason = h.u.hwErr.Error()
+func (h *Tab) noGPUCard() fyne.CanvasObject {
+	reason := h.u.HwInfo.Note
+	if reason == "" && h.u.HwErr != nil {
+		reason = h.u.HwErr.Error()
 	}
 	if reason == "" {
 		reason = "no NVIDIA GPU found"
 	}
-	h.status.SetText("No NVIDIA GPU: " + reason + ".")
-	h.status.Importance = widget.WarningImportance
+	h.Status.SetText("No NVIDIA GPU: " + reason + ".")
+	h.Status.Importance = widget.WarningImportance
 	explain := widget.NewLabel("vLLM cannot be launched on this machine. You can still benchmark a server that runs elsewhere, or try the whole app against the built-in simulator (its numbers are labelled simulated).")
 	explain.Wrapping = fyne.TextWrapWord
-	build, cpu := h.u.savedCPUBuild()
+	build, cpu := h.u.SavedCPUBuild()
 	if cpu {
-		h.status.SetText("No NVIDIA GPU, and " + build.String() + " serves on this CPU: " + report.CPULine(engine.HardwareInfo{CPU: h.u.hwInfo.CPU, CPUCores: h.u.hwInfo.CPUCores, Type: engine.TypeCPU}) + ".")
-		h.status.Importance = widget.SuccessImportance
+		h.Status.SetText("No NVIDIA GPU, and " + build.String() + " serves on this CPU: " + report.CPULine(engine.HardwareInfo{CPU: h.u.HwInfo.CPU, CPUCores: h.u.HwInfo.CPUCores, Type: engine.TypeCPU}) + ".")
+		h.Status.Importance = widget.SuccessImportance
 		explain.SetText("Launch a server runs " + build.Executable + " on this CPU: no GPU is needed (" + reason + ").")
-		h.cpuBtn = widget.NewButtonWithIcon("Launch on the CPU", theme.MediaPlayIcon(), func() {
-			h.targets.chooseKind(targetVLLM)
-			h.u.show(tabServer)
+		h.CpuBtn = widget.NewButtonWithIcon("Launch on the CPU", theme.MediaPlayIcon(), func() {
+			h.Targets.ChooseKind(app.TargetVLLM)
+			h.u.Show(app.TabServer)
 		})
-		h.cpuBtn.Importance = widget.HighImportance
+		h.CpuBtn.Importance = widget.HighImportance
 	}
-	h.urlBtn = widget.NewButtonWithIcon("Benchmark an existing endpoint", theme.ComputerIcon(), func() {
-		h.targets.chooseKind(targetEndpoint)
-		h.u.show(tabServer)
+	h.UrlBtn = widget.NewButtonWithIcon("Benchmark an existing endpoint", theme.ComputerIcon(), func() {
+		h.Targets.ChooseKind(app.TargetEndpoint)
+		h.u.Show(app.TabServer)
 	})
-	h.simBtn = widget.NewButtonWithIcon("Use the simulator", theme.MediaPlayIcon(), func() {
-		h.targets.chooseKind(targetSim)
-		h.u.show(tabServer)
+	h.SimBtn = widget.NewButtonWithIcon("Use the simulator", theme.MediaPlayIcon(), func() {
+		h.Targets.ChooseKind(app.TargetSim)
+		h.u.Show(app.TabServer)
 	})
-	h.simBtn.Importance = widget.HighImportance
-	buttons := container.NewHBox(h.simBtn, h.urlBtn)
-	if h.cpuBtn != nil {
-		h.simBtn.Importance = widget.MediumImportance
-		buttons.Objects = append([]fyne.CanvasObject{h.cpuBtn}, buttons.Objects...)
+	h.SimBtn.Importance = widget.HighImportance
+	buttons := container.NewHBox(h.SimBtn, h.UrlBtn)
+	if h.CpuBtn != nil {
+		h.SimBtn.Importance = widget.MediumImportance
+		buttons.Objects = append([]fyne.CanvasObject{h.CpuBtn}, buttons.Objects...)
 	}
 	return widget.NewCard("Ways forward", "", container.NewVBox(explain, buttons))
 }
@@ -140,7 +142,7 @@ func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fy
 		{"Power limit", power},
 		{"MIG", mig},
 	}
-	form := keyValues(append(rows, linkRows(g, top)...)...)
+	form := appwidget.KeyValues(append(rows, linkRows(g, top)...)...)
 	if g.PCIeMax().Known() {
 		form.Append("Under load", underLoad)
 	}
@@ -149,18 +151,18 @@ func gpuCard(g engine.GPUInfo, top *engine.Topology, underLoad *widget.Label) fy
 
 // showSim lists, while the simulator is the target, the GPUs its profile
 // models, each labelled simulated, with how they are joined.
-func (h *hardwareTab) showSim() {
-	info, ok := h.u.state.simHardware, h.u.state.simulating
-	h.sim.Objects = nil
+func (h *Tab) showSim() {
+	info, ok := h.u.State.SimHardware, h.u.State.Simulating
+	h.Sim.Objects = nil
 	var cards []fyne.CanvasObject
 	if ok && len(info.GPUs) > 0 {
 		n := len(info.GPUs)
 		title := widget.NewLabelWithStyle("The simulator is the target: "+engine.Count(n, "simulated GPU", "simulated GPUs")+", modelled by it; no GPU is used.",
 			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		title.Wrapping = fyne.TextWrapWord
-		note := widget.NewLabel(sentence(info.Note))
+		note := widget.NewLabel(appwidget.Sentence(info.Note))
 		note.Wrapping = fyne.TextWrapWord
-		h.sim.Objects = []fyne.CanvasObject{title, note}
+		h.Sim.Objects = []fyne.CanvasObject{title, note}
 		top := simtarget.Topology(info)
 		for _, g := range info.GPUs {
 			if !strings.Contains(strings.ToLower(g.Name), "simulated") {
@@ -170,22 +172,22 @@ func (h *hardwareTab) showSim() {
 			cards = append(cards, gpuCard(g, top, link))
 		}
 	}
-	h.cards.Objects = append(cards, h.machineCards...)
-	h.sim.Refresh()
-	h.cards.Refresh()
-	if h.simBtn != nil {
+	h.Cards.Objects = append(cards, h.MachineCards...)
+	h.Sim.Refresh()
+	h.Cards.Refresh()
+	if h.SimBtn != nil {
 		// Once the simulator is the target, its button only leads to its
 		// settings; the other way forward is then the one to offer.
-		h.simBtn.SetText("Use the simulator")
-		h.simBtn.Importance = widget.HighImportance
-		if h.cpuBtn != nil {
-			h.simBtn.Importance = widget.MediumImportance // launching on the CPU is the way forward
+		h.SimBtn.SetText("Use the simulator")
+		h.SimBtn.Importance = widget.HighImportance
+		if h.CpuBtn != nil {
+			h.SimBtn.Importance = widget.MediumImportance // launching on the CPU is the way forward
 		}
 		if ok {
-			h.simBtn.SetText("Simulator settings")
-			h.simBtn.Importance = widget.MediumImportance
+			h.SimBtn.SetText("Simulator settings")
+			h.SimBtn.Importance = widget.MediumImportance
 		}
-		h.simBtn.Refresh()
+		h.SimBtn.Refresh()
 	}
 }
 
@@ -202,7 +204,7 @@ func hostCard(info engine.HardwareInfo) fyne.CanvasObject {
 	if info.RAMBytes > 0 {
 		ram = report.GB(info.RAMBytes)
 	}
-	return widget.NewCard("Host", "", keyValues(
+	return widget.NewCard("Host", "", appwidget.KeyValues(
 		[2]string{"CPU", cpu},
 		[2]string{"RAM", ram},
 		[2]string{"OS", info.OS},

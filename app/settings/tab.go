@@ -1,4 +1,4 @@
-package app
+package settings
 
 import (
 	"cmp"
@@ -14,212 +14,214 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
 // Theme choices as the Settings screen labels them.
-var themeLabels = map[string]string{themeSystem: "Follow system", themeLight: "Light", themeDark: "Dark"}
+var themeLabels = map[string]string{app.ThemeSystem: "Follow system", app.ThemeLight: "Light", app.ThemeDark: "Dark"}
 
-// settingsTab edits what the app remembers besides the screens' own
+// Tab edits what the app remembers besides the screens' own
 // choices: theme, folders, the run's timeouts and the telemetry interval.
 // The theme applies as soon as it is chosen, the rest on Apply; the
 // settings in use are the state's (appState.settings).
-type settingsTab struct {
-	u    *base
-	help *helpOverlay
+type Tab struct {
+	U    *app.UI
+	Help *appwidget.HelpOverlay
 
-	banner                      *banner
-	theme                       *widget.RadioGroup
-	exportDir, runsDir          *widget.Entry
-	firstToken, stall, interval *widget.Entry
-	slo                         *sloFields // settings_slo.go
-	sloSeen                     engine.SLO // the state's SLO as the fields last showed it
-	status                      *widget.Label
+	Banner                      *appwidget.Banner
+	Theme                       *widget.RadioGroup
+	ExportDir, RunsDir          *widget.Entry
+	FirstToken, Stall, Interval *widget.Entry
+	Slo                         *appwidget.SloFields // settings_slo.go
+	sloSeen                     engine.SLO           // the state's SLO as the fields last showed it
+	Status                      *widget.Label
 	intervalPending             bool // the new interval waits for the run to end
 }
 
-// newSettingsTab builds the Settings screen and applies the remembered
+// New builds the Settings screen and applies the remembered
 // settings: the theme, the sampler at the remembered interval, and the
 // state's settings. It is built before the screens that read them.
-func newSettingsTab(u *base) (*settingsTab, *container.TabItem) {
-	s := &settingsTab{u: u, help: &helpOverlay{win: u.win}, banner: newBanner()}
-	u.state.setSettings(loadAppSettings(u.prefs))
-	current := u.state.settings
-	if current.Theme != themeSystem {
-		applyTheme(u.app, current.Theme)
+func New(u *app.UI) (*Tab, *container.TabItem) {
+	s := &Tab{U: u, Help: &appwidget.HelpOverlay{Win: u.Win}, Banner: appwidget.NewBanner()}
+	u.State.SetSettings(app.LoadSettings(u.Prefs))
+	current := u.State.Settings
+	if current.Theme != app.ThemeSystem {
+		app.ApplyTheme(u.App, current.Theme)
 	}
-	if u.deps.newTelemetry != nil {
-		u.deps.telemetry = u.deps.newTelemetry(current.interval())
+	if u.Deps.NewTelemetry != nil {
+		u.Deps.Telemetry = u.Deps.NewTelemetry(current.Interval())
 	}
-	s.theme = widget.NewRadioGroup([]string{themeLabels[themeSystem], themeLabels[themeLight], themeLabels[themeDark]}, s.onTheme)
-	s.theme.Horizontal, s.theme.Required = true, true
-	s.theme.SetSelected(themeLabels[current.Theme])
+	s.Theme = widget.NewRadioGroup([]string{themeLabels[app.ThemeSystem], themeLabels[app.ThemeLight], themeLabels[app.ThemeDark]}, s.onTheme)
+	s.Theme.Horizontal, s.Theme.Required = true, true
+	s.Theme.SetSelected(themeLabels[current.Theme])
 	entry := func() *widget.Entry {
 		e := widget.NewEntry()
-		e.OnSubmitted = func(string) { s.onApply() }
+		e.OnSubmitted = func(string) { s.OnApply() }
 		return e
 	}
-	s.exportDir, s.runsDir = entry(), entry()
-	s.exportDir.SetPlaceHolder("your home folder")
-	s.firstToken, s.stall, s.interval = entry(), entry(), entry()
-	s.slo = newSLOFields(nil)
-	s.slo.ttft.OnSubmitted, s.slo.itl.OnSubmitted = func(string) { s.onApply() }, func(string) { s.onApply() }
-	s.status = widget.NewLabel("")
-	s.status.Importance = widget.LowImportance
+	s.ExportDir, s.RunsDir = entry(), entry()
+	s.ExportDir.SetPlaceHolder("your home folder")
+	s.FirstToken, s.Stall, s.Interval = entry(), entry(), entry()
+	s.Slo = appwidget.NewSLOFields(nil)
+	s.Slo.Ttft.OnSubmitted, s.Slo.Itl.OnSubmitted = func(string) { s.OnApply() }, func(string) { s.OnApply() }
+	s.Status = widget.NewLabel("")
+	s.Status.Importance = widget.LowImportance
 	s.fill(current)
-	u.state.watch(changeRun, s.onRunChange)
-	u.state.watch(changeSettings, s.showSLO)
+	u.State.Watch(app.ChangeRun, s.onRunChange)
+	u.State.Watch(app.ChangeSettings, s.showSLO)
 	// Also when the system switches between light and dark.
-	u.app.Settings().AddListener(func(fyne.Settings) { u.do(u.state.themeChanged) })
+	u.App.Settings().AddListener(func(fyne.Settings) { u.Do(u.State.ThemeChanged) })
 
-	col := &formColumn{}
-	appearance := col.form(formRow{"Theme", s.theme, ""})
-	folders := col.form(
-		formRow{"Default export folder", s.folderRow(s.exportDir), "Export all… (Ctrl+E) opens here. Empty: your home folder."},
-		formRow{"Runs folder", s.folderRow(s.runsDir), "Every run is saved here as it goes; History lists the runs in it."})
-	runs := col.form(
-		formRow{firstTokenField.name, unitRow(s.firstToken, firstTokenField), "A request with no first token after this long has stalled and fails. Default " + durationWords(firstTokenField.def) + "."},
-		formRow{stallField.name, unitRow(s.stall, stallField), "A request whose stream stops this long after its first token has stalled and fails. Default " + durationWords(stallField.def) + "."},
-		formRow{intervalField.name, unitRow(s.interval, intervalField), "How often GPU utilization, power, memory and temperature are read. Default " + durationWords(intervalField.def) + "."})
-	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), s.onApply)
+	col := &appwidget.FormColumn{}
+	appearance := col.Form(appwidget.FormRow{Label: "Theme", Field: s.Theme, Hint: ""})
+	folders := col.Form(
+		appwidget.FormRow{Label: "Default export folder", Field: s.folderRow(s.ExportDir), Hint: "Export all… (Ctrl+E) opens here. Empty: your home folder."},
+		appwidget.FormRow{Label: "Runs folder", Field: s.folderRow(s.RunsDir), Hint: "Every run is saved here as it goes; History lists the runs in it."})
+	runs := col.Form(
+		appwidget.FormRow{Label: app.FirstTokenField.Name, Field: unitRow(s.FirstToken, app.FirstTokenField), Hint: "A request with no first token after this long has stalled and fails. Default " + app.DurationWords(app.FirstTokenField.Def) + "."},
+		appwidget.FormRow{Label: app.StallField.Name, Field: unitRow(s.Stall, app.StallField), Hint: "A request whose stream stops this long after its first token has stalled and fails. Default " + app.DurationWords(app.StallField.Def) + "."},
+		appwidget.FormRow{Label: app.IntervalField.Name, Field: unitRow(s.Interval, app.IntervalField), Hint: "How often GPU utilization, power, memory and temperature are read. Default " + app.DurationWords(app.IntervalField.Def) + "."})
+	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), s.OnApply)
 	apply.Importance = widget.HighImportance
-	defaults := widget.NewButtonWithIcon("Restore defaults", theme.ViewRefreshIcon(), s.onDefaults)
-	body := container.NewVBox(s.banner.object(),
+	defaults := widget.NewButtonWithIcon("Restore defaults", theme.ViewRefreshIcon(), s.OnDefaults)
+	body := container.NewVBox(s.Banner.Object(),
 		widget.NewCard("Appearance", "", appearance),
 		widget.NewCard("Folders", "", folders),
 		widget.NewCard("Runs", "a plain number counts the unit shown; 90s, 2 min or 250ms also work", runs),
 		s.sloCard(col),
-		container.NewBorder(nil, nil, container.NewHBox(apply, defaults), nil, s.status),
-		shortcutsCard(s.help))
-	header := screenHeader("Settings", "Remembered between launches. The theme changes at once; the other settings when you press Apply or Enter.")
-	return s, container.NewTabItemWithIcon(tabSettings, theme.SettingsIcon(), screen(header, body, nil))
+		container.NewBorder(nil, nil, container.NewHBox(apply, defaults), nil, s.Status),
+		appwidget.ShortcutsCard(s.Help))
+	header := appwidget.ScreenHeader("Settings", "Remembered between launches. The theme changes at once; the other settings when you press Apply or Enter.")
+	return s, container.NewTabItemWithIcon(app.TabSettings, theme.SettingsIcon(), appwidget.Screen(header, body, nil))
 }
 
 // unitRow is an entry wide enough for a number, its unit after it.
-func unitRow(e *widget.Entry, f durationField) fyne.CanvasObject {
-	e.SetPlaceHolder(f.format(f.def))
+func unitRow(e *widget.Entry, f app.DurationField) fyne.CanvasObject {
+	e.SetPlaceHolder(f.Format(f.Def))
 	e.Validator = func(text string) error {
-		_, err := f.parse(text)
+		_, err := f.Parse(text)
 		return err
 	}
 	box := container.NewGridWrap(fyne.NewSize(160, e.MinSize().Height), e)
-	return container.NewHBox(box, widget.NewLabel(f.unitName))
+	return container.NewHBox(box, widget.NewLabel(f.UnitName))
 }
 
 // folderRow is an entry with a "Choose folder" button after it.
-func (s *settingsTab) folderRow(e *widget.Entry) fyne.CanvasObject {
+func (s *Tab) folderRow(e *widget.Entry) fyne.CanvasObject {
 	choose := widget.NewButtonWithIcon("Choose folder", theme.FolderOpenIcon(), func() { s.onChooseFolder(e) })
 	return container.NewBorder(nil, nil, nil, choose, e)
 }
 
 // fill shows c in the fields, the defaults spelt out.
-func (s *settingsTab) fill(c appSettings) {
-	s.exportDir.SetText(c.ExportDir)
-	s.runsDir.SetText(c.RunsDir)
+func (s *Tab) fill(c app.Settings) {
+	s.ExportDir.SetText(c.ExportDir)
+	s.RunsDir.SetText(c.RunsDir)
 	if c.RunsDir == "" {
-		s.runsDir.SetText(s.u.deps.runsDir)
+		s.RunsDir.SetText(s.U.Deps.RunsDir)
 	}
-	s.firstToken.SetText(firstTokenField.format(c.firstToken()))
-	s.stall.SetText(stallField.format(c.stall()))
-	s.interval.SetText(intervalField.format(c.interval()))
+	s.FirstToken.SetText(app.FirstTokenField.Format(c.FirstToken()))
+	s.Stall.SetText(app.StallField.Format(c.Stall()))
+	s.Interval.SetText(app.IntervalField.Format(c.Interval()))
 	s.sloSeen = c.SLO
-	s.slo.set(c.SLO)
+	s.Slo.Set(c.SLO)
 }
 
-// read is the fields as settings, or the first field that cannot be used.
+// Read is the fields as settings, or the first field that cannot be used.
 // The folders are created when missing.
-func (s *settingsTab) read() (appSettings, error) {
-	c := appSettings{Theme: s.u.state.settings.Theme}
+func (s *Tab) Read() (app.Settings, error) {
+	c := app.Settings{Theme: s.U.State.Settings.Theme}
 	var err error
-	if text := strings.TrimSpace(s.exportDir.Text); text != "" {
-		if c.ExportDir, err = usableFolder(text); err != nil {
-			return c, folderProblem{"default export folder", err}
+	if text := strings.TrimSpace(s.ExportDir.Text); text != "" {
+		if c.ExportDir, err = app.UsableFolder(text); err != nil {
+			return c, app.FolderProblem{Field: "default export folder", Err: err}
 		}
 	}
-	if runs := cmp.Or(strings.TrimSpace(s.runsDir.Text), s.u.deps.runsDir); runs != "" {
-		if c.RunsDir, err = usableFolder(runs); err != nil {
-			return c, folderProblem{"runs folder", err}
+	if runs := cmp.Or(strings.TrimSpace(s.RunsDir.Text), s.U.Deps.RunsDir); runs != "" {
+		if c.RunsDir, err = app.UsableFolder(runs); err != nil {
+			return c, app.FolderProblem{Field: "runs folder", Err: err}
 		}
 	}
-	if c.RunsDir == s.u.deps.runsDir {
+	if c.RunsDir == s.U.Deps.RunsDir {
 		c.RunsDir = "" // follows the default
 	}
 	for _, f := range []struct {
-		field durationField
+		field app.DurationField
 		entry *widget.Entry
 		dst   *time.Duration
-	}{{firstTokenField, s.firstToken, &c.FirstTokenTimeout}, {stallField, s.stall, &c.StallTimeout}, {intervalField, s.interval, &c.TelemetryInterval}} {
-		d, err := f.field.parse(f.entry.Text)
+	}{{app.FirstTokenField, s.FirstToken, &c.FirstTokenTimeout}, {app.StallField, s.Stall, &c.StallTimeout}, {app.IntervalField, s.Interval, &c.TelemetryInterval}} {
+		d, err := f.field.Parse(f.entry.Text)
 		if err != nil {
 			return c, err
 		}
-		if d != f.field.def {
+		if d != f.field.Def {
 			*f.dst = d
 		}
 	}
-	c.SLO, err = s.slo.read()
+	c.SLO, err = s.Slo.Read()
 	return c, err
 }
 
-// onApply checks every field and, when all can be used, applies and
+// OnApply checks every field and, when all can be used, applies and
 // remembers them; otherwise the banner says which field to fix and
 // nothing changes.
-func (s *settingsTab) onApply() {
-	next, err := s.read()
+func (s *Tab) OnApply() {
+	next, err := s.Read()
 	if err != nil {
-		s.banner.show(problemNotice(err))
-		s.status.SetText("Not saved.")
+		s.Banner.Show(app.ProblemNotice(err))
+		s.Status.SetText("Not saved.")
 		return
 	}
-	s.banner.hide()
+	s.Banner.Hide()
 	s.apply(next)
 }
 
-// onDefaults puts every field back to its default and applies them.
-func (s *settingsTab) onDefaults() {
-	s.fill(appSettings{Theme: s.u.state.settings.Theme})
-	s.onApply()
+// OnDefaults puts every field back to its default and applies them.
+func (s *Tab) OnDefaults() {
+	s.fill(app.Settings{Theme: s.U.State.Settings.Theme})
+	s.OnApply()
 }
 
 // apply makes next the settings in use.
-func (s *settingsTab) apply(next appSettings) {
-	prev := s.u.state.settings
-	s.u.prefs.save(prefApp, next)
-	s.u.state.setSettings(next)
+func (s *Tab) apply(next app.Settings) {
+	prev := s.U.State.Settings
+	s.U.Prefs.Save(app.PrefApp, next)
+	s.U.State.SetSettings(next)
 	s.fill(next)
-	s.status.SetText("Saved.")
-	if next.interval() != prev.interval() {
+	s.Status.SetText("Saved.")
+	if next.Interval() != prev.Interval() {
 		s.applyInterval()
 	}
 }
 
 // onTheme applies and remembers the theme chosen.
-func (s *settingsTab) onTheme(label string) {
-	choice := themeSystem
+func (s *Tab) onTheme(label string) {
+	choice := app.ThemeSystem
 	for k, v := range themeLabels {
 		if v == label {
 			choice = k
 		}
 	}
-	next := s.u.state.settings
+	next := s.U.State.Settings
 	if choice == next.Theme {
 		return
 	}
 	next.Theme = choice
-	s.u.prefs.save(prefApp, next)
-	s.u.state.setSettings(next)
-	applyTheme(s.u.app, choice)
+	s.U.Prefs.Save(app.PrefApp, next)
+	s.U.State.SetSettings(next)
+	app.ApplyTheme(s.U.App, choice)
 }
 
 // onChooseFolder picks a folder for e and applies it.
-func (s *settingsTab) onChooseFolder(e *widget.Entry) {
+func (s *Tab) onChooseFolder(e *widget.Entry) {
 	d := dialog.NewFolderOpen(func(uri fyne.ListableURI, err error) {
 		if err != nil || uri == nil {
 			return
 		}
 		e.SetText(uri.Path())
-		s.onApply()
-	}, s.u.win)
+		s.OnApply()
+	}, s.U.Win)
 	d.SetConfirmText("Choose folder")
 	d.SetTitleText("Choose a folder") // else Fyne writes "Choose folder Folder"
 	if dir := e.Text; dir != "" {
@@ -235,30 +237,30 @@ func (s *settingsTab) onChooseFolder(e *widget.Entry) {
 // applyInterval makes the sampler read at the new interval. A Sampler's
 // interval is fixed, so a new one replaces it; a run reading the old one
 // keeps it until it ends.
-func (s *settingsTab) applyInterval() {
-	newTelemetry := s.u.deps.newTelemetry
+func (s *Tab) applyInterval() {
+	newTelemetry := s.U.Deps.NewTelemetry
 	if newTelemetry == nil {
 		return
 	}
-	if s.u.state.run.Running {
+	if s.U.State.Run.Running {
 		s.intervalPending = true
-		s.status.SetText("Saved. The new telemetry interval applies when the run ends.")
+		s.Status.SetText("Saved. The new telemetry interval applies when the run ends.")
 		return
 	}
 	s.intervalPending = false
-	old := s.u.deps.telemetry
-	s.u.deps.telemetry = newTelemetry(s.u.state.settings.interval())
+	old := s.U.Deps.Telemetry
+	s.U.Deps.Telemetry = newTelemetry(s.U.State.Settings.Interval())
 	if st, ok := old.(interface{ Stop() }); ok {
 		st.Stop()
 	}
-	if st, ok := s.u.deps.telemetry.(interface{ Start(ctx context.Context) }); ok {
-		st.Start(s.u.bg)
+	if st, ok := s.U.Deps.Telemetry.(interface{ Start(ctx context.Context) }); ok {
+		st.Start(s.U.Bg)
 	}
 }
 
 // onRunChange applies an interval that waited for the run to end.
-func (s *settingsTab) onRunChange() {
-	if s.intervalPending && !s.u.state.run.Running {
+func (s *Tab) onRunChange() {
+	if s.intervalPending && !s.U.State.Run.Running {
 		s.applyInterval()
 	}
 }

@@ -1,6 +1,7 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 )
@@ -51,24 +52,24 @@ var problemMessages = map[measure.Problem]string{
 
 // problemScreens is the screen that fixes each kind of problem.
 var problemScreens = map[measure.Problem]string{
-	measure.ProblemPlan:           tabMatrix,
-	measure.ProblemModel:          tabServer,
-	measure.ProblemAuth:           tabServer,
-	measure.ProblemContextTooLong: tabMatrix,
-	measure.ProblemUnreachable:    tabServer,
-	measure.ProblemNotOpenAI:      tabServer,
-	measure.ProblemServerChanged:  tabServer,
+	measure.ProblemPlan:           app.TabMatrix,
+	measure.ProblemModel:          app.TabServer,
+	measure.ProblemAuth:           app.TabServer,
+	measure.ProblemContextTooLong: app.TabMatrix,
+	measure.ProblemUnreachable:    app.TabServer,
+	measure.ProblemNotOpenAI:      app.TabServer,
+	measure.ProblemServerChanged:  app.TabServer,
 }
 
 // noticeOf is err as a banner shows it: the plain message of its kind (or
 // fallback for a kind without one), the advice, a button to the screen
 // that fixes it (through show, when set), and err itself as the detail.
-func noticeOf(err error, fallback string, show func(screen string)) notice {
+func noticeOf(err error, fallback string, show func(screen string)) app.Notice {
 	if n, ok := exporterNotice(err, show); ok {
 		return n
 	}
 	p := measure.ProblemOf(err)
-	n := notice{Message: problemMessages[p], Action: upper(advice(err)), Detail: err.Error()}
+	n := app.Notice{Message: problemMessages[p], Action: upper(advice(err)), Detail: err.Error()}
 	if n.Message == "" {
 		n.Message = fallback
 	}

@@ -1,12 +1,12 @@
-// Package app is the Speed Matrix desktop UI (Fyne): a file or a few per
-// screen, the screens working together only through appState (state.go).
-// It talks to engine, hw and charts through narrow interfaces so that its
-// tests can drive every screen with fakes.
+// Package shell is the window of the Speed Matrix desktop app: it builds
+// every screen, gives each the others it asks of (connect), and holds what
+// spans the screens: quitting, the autorun, the tour, the shortcuts. It is
+// the one package that imports every screen; main imports it.
 //
-// app is a front end, and the only package on Fyne. What it may import is
-// one table for the whole tree, allowedImports in imports_test.go, which
-// TestImportRules checks.
-package app
+// The screens not yet in packages of their own (Server, Matrix, Run,
+// Results, History) still live here, each in its files
+// (TestScreensDoNotCallEachOther keeps them apart).
+package shell
 
 import (
 	"context"
@@ -20,6 +20,9 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
 
+	"speedmatrix/app"
+	"speedmatrix/app/hardware"
+	"speedmatrix/app/settings"
 	"speedmatrix/assets"
 	"speedmatrix/engine"
 )
@@ -32,7 +35,7 @@ var icon = fyne.NewStaticResource("icon.png", assets.IconPNG)
 
 // Main opens the main window and blocks until it is closed. With Autorun and
 // Export it returns the run's or the export's error, if any.
-func Main(opts Options) error {
+func Main(opts app.Options) error {
 	withDrawCacheLifetime()
 	tuneMemory()
 	a := fyneapp.NewWithID(id)
@@ -72,14 +75,14 @@ func (u *ui) showAndRun(w fyne.Window) (err error) {
 
 // ui holds the window, the screens and what they share.
 type ui struct {
-	*base
-	hardware *hardwareTab
+	*app.UI
+	hardware *hardware.Tab
 	server   *serverTab
 	matrix   *matrixTab
 	run      *runTab
 	results  *resultsTab
 	history  *historyTab
-	settings *settingsTab
+	settings *settings.Tab
 
 	exitErr error // what Main returns (autorun)
 
@@ -93,33 +96,34 @@ type ui struct {
 }
 
 // newUI detects the hardware and builds every screen.
-func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
-	if d.now == nil {
-		d.now = time.Now
+func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
+	if d.Now == nil {
+		d.Now = time.Now
 	}
-	if d.do == nil {
-		d.do = fyne.Do
+	if d.Do == nil {
+		d.Do = fyne.Do
 	}
-	if d.limitMemory == nil {
-		d.limitMemory = limitRunMemory
+	if d.LimitMemory == nil {
+		d.LimitMemory = limitRunMemory
 	}
-	if d.freeMemory == nil {
-		d.freeMemory = debug.FreeOSMemory
+	if d.FreeMemory == nil {
+		d.FreeMemory = debug.FreeOSMemory
 	}
-	u := &ui{base: &base{app: a, win: w, deps: d, opts: opts, prefs: newSettings(a.Preferences()), state: &appState{}, pictures: newPictureCache(pictureCacheBytes)}}
-	u.bg, u.stopBg = context.WithCancel(context.Background())
-	u.quit, u.settle, u.panicked = a.Quit, time.Second, logPanic
-	u.hwInfo, u.hwErr = d.hardware.Detect()
-	u.diag = d.hardware.Diagnostics()
+	u := &ui{UI: &app.UI{App: a, Win: w, Deps: d, Opts: opts, Prefs: app.NewPrefs(a.Preferences()), State: &app.State{}, Pictures: app.NewPictureCache(app.PictureCacheBytes)}}
+	u.Bg, u.stopBg = context.WithCancel(context.Background())
+	u.quit, u.settle, u.Panicked = a.Quit, time.Second, logPanic
+	u.HwInfo, u.HwErr = d.Hardware.Detect()
+	u.Diag = d.Hardware.Diagnostics()
 	// Each newXxxTab sets u.xxx. Settings comes first: the others read the
 	// settings it puts in the state as they are built.
-	var settings, hardware *container.TabItem
-	u.settings, settings = newSettingsTab(u.base)
-	u.hardware, hardware = newHardwareTab(u.base)
-	matrix := newMatrixTab(u)
-	server, results := newServerTab(u), newResultsTab(u)
-	run, history := newRunTab(u), newHistoryTab(u)
-	for _, t := range []*container.TabItem{hardware, server, matrix, run, results, history, settings} {
+	var settingsItem, hardwareItem *container.TabItem
+	u.settings, settingsItem = settings.New(u.UI)
+	u.hardware, hardwareItem = hardware.New(u.UI)
+	matrixItem := newMatrixTab(u)
+	serverItem, resultsItem := newServerTab(u), newResultsTab(u)
+	runItem, historyItem := newRunTab(u), newHistoryTab(u)
+	items := []*container.TabItem{hardwareItem, serverItem, matrixItem, runItem, resultsItem, historyItem, settingsItem}
+	for _, t := range items {
 		// A screen taller than the window scrolls: the window keeps the size
 		// it was given (Fyne grows a window to its content's MinSize, and a
 		// wrapped label not laid out yet asks for one word per line).
@@ -128,16 +132,16 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 	// The screens go in once the tabs are on the left: SetTabLocation
 	// refreshes every screen in the tabs, twice the first time (it makes
 	// the tabs' renderer), and SetItems then refreshes them once.
-	u.tabs = container.NewAppTabs()
-	u.tabs.SetTabLocation(container.TabLocationLeading)
-	u.tabs.SetItems([]*container.TabItem{hardware, server, matrix, run, results, history, settings})
-	u.runItem = run
+	u.Tabs = container.NewAppTabs()
+	u.Tabs.SetTabLocation(container.TabLocationLeading)
+	u.Tabs.SetItems(items)
+	u.RunItem = runItem
 	u.connect()
-	u.state.watch(changeRun, u.showRunInSidebar)
+	u.State.Watch(app.ChangeRun, u.showRunInSidebar)
 	u.server.applyTarget(opts.Target)
 	if opts.Autorun || opts.Tour != "" {
 		// A scripted run wants a result in minutes: the Quick plan fitted to the target.
-		u.matrix.usePreset(presetQuick)
+		u.matrix.usePreset(app.PresetQuick)
 	}
 	u.matrix.refreshCapacity()
 	if !opts.Autorun && opts.Tour == "" {
@@ -152,7 +156,7 @@ func newUI(a fyne.App, w fyne.Window, d deps, opts Options) *ui {
 // connect gives each screen the others it asks of, as the small interfaces
 // of requests.go.
 func (u *ui) connect() {
-	u.hardware.targets = u.server
+	u.hardware.Targets = u.server
 	u.server.runs = u.run
 	u.run.targets, u.run.reports = u.server, u.results
 	u.results.runs, u.results.targets = u.run, u.server
@@ -160,42 +164,42 @@ func (u *ui) connect() {
 }
 
 // content is the window's content.
-func (u *ui) content() fyne.CanvasObject { return u.tabs }
+func (u *ui) content() fyne.CanvasObject { return u.Tabs }
 
 // showRunInSidebar puts a run's progress in the Run tab's title, so that
 // it shows from every screen: "Run 40%". It is short: a longer title would
 // widen the sidebar, and with it the window.
 func (u *ui) showRunInSidebar() {
-	text := tabRun
-	if st := u.state.run; st.Running {
-		text = tabRun + " …"
+	text := app.TabRun
+	if st := u.State.Run; st.Running {
+		text = app.TabRun + " …"
 		if p := st.Progress; p != nil && p.CellCount > 0 {
-			text = fmt.Sprintf("%s %d%%", tabRun, int(100*doneShare(*p)))
+			text = fmt.Sprintf("%s %d%%", app.TabRun, int(100*app.DoneShare(*p)))
 		}
 	}
-	if u.runItem.Text != text {
-		u.runItem.Text = text
-		u.tabs.Refresh()
+	if u.RunItem.Text != text {
+		u.RunItem.Text = text
+		u.Tabs.Refresh()
 	}
 }
 
 // start begins the background work of a launched app: telemetry, autorun.
 func (u *ui) start() {
-	if u.deps.telemetry != nil {
-		if s, ok := u.deps.telemetry.(interface{ Start(context.Context) }); ok {
-			s.Start(u.bg)
+	if u.Deps.Telemetry != nil {
+		if s, ok := u.Deps.Telemetry.(interface{ Start(context.Context) }); ok {
+			s.Start(u.Bg)
 		}
 	}
 	u.server.startTelemetry()
 	if u.server.detectAtStart {
 		u.server.onDetect()
 	}
-	if u.opts.Autorun {
-		u.show(tabRun)
+	if u.Opts.Autorun {
+		u.Show(app.TabRun)
 		u.run.onStart()
 	}
-	if u.opts.Tour != "" {
-		go u.runTour(u.opts.Tour)
+	if u.Opts.Tour != "" {
+		go u.runTour(u.Opts.Tour)
 	}
 }
 
@@ -210,7 +214,7 @@ func windowSize(w, h int) fyne.Size {
 // onRunDone is called on the UI goroutine when a run ends, once Results
 // shows it: an autorun with Export exports it and quits.
 func (u *ui) onRunDone(rep *engine.Report, runErr error) {
-	if u.opts.Autorun && u.opts.Export != "" {
+	if u.Opts.Autorun && u.Opts.Export != "" {
 		u.finishAutorun(rep, runErr)
 	}
 }
@@ -218,7 +222,7 @@ func (u *ui) onRunDone(rep *engine.Report, runErr error) {
 // busy describes what closing the window would stop ("" when nothing).
 func (u *ui) busy() string {
 	switch {
-	case u.state.run.Sweep:
+	case u.State.Run.Sweep:
 		return "A sweep is in progress: it starts and stops the server of each configuration."
 	case u.run.running() && u.server.serverUp():
 		return "A run is in progress and a vLLM server is up."
@@ -239,7 +243,7 @@ func (u *ui) onClose() {
 		u.closeWindow()
 		return
 	}
-	u.confirm("Quit Speed Matrix?", what+"\n"+u.quitStops(),
+	u.Confirm("Quit Speed Matrix?", what+"\n"+u.quitStops(),
 		"Quit", "Keep working", func(ok bool) {
 			if ok {
 				u.closeWindow()
@@ -250,7 +254,7 @@ func (u *ui) onClose() {
 // quitStops says what quitting stops (quitText) now.
 func (u *ui) quitStops() string {
 	up := u.server.serverUp()
-	return quitText(u.state.run.Sweep, u.run.running(), up, up && !u.server.launch.onCPU())
+	return quitText(u.State.Run.Sweep, u.run.running(), up, up && !u.server.launch.onCPU())
 }
 
 // quitText says what quitting stops: the sweep or the run, and the server
@@ -285,7 +289,7 @@ func (u *ui) closeWindow() {
 	if u.armExit != nil {
 		u.armExit()
 	}
-	u.win.Close()
+	u.Win.Close()
 }
 
 // shutdown cancels a run, stops the servers and the sampler; safe to repeat.
@@ -293,7 +297,7 @@ func (u *ui) shutdown() {
 	u.stopBg()
 	u.run.stop(10 * time.Second)
 	u.server.stopAll()
-	if s, ok := u.deps.telemetry.(interface{ Stop() }); ok && u.deps.telemetry != nil {
+	if s, ok := u.Deps.Telemetry.(interface{ Stop() }); ok && u.Deps.Telemetry != nil {
 		s.Stop()
 	}
 	u.flushPrefs()
@@ -301,10 +305,10 @@ func (u *ui) shutdown() {
 
 // flushPrefs remembers every screen's current settings.
 func (u *ui) flushPrefs() {
-	u.prefs.saveAll(map[string]any{
-		prefTarget: u.server.settings(),
-		prefPlan:   u.matrix.settings(),
-		prefServer: u.server.form.config(false),
-		prefApp:    u.state.settings, // the SLO, which the Matrix screen edits too
+	u.Prefs.SaveAll(map[string]any{
+		app.PrefTarget: u.server.settings(),
+		app.PrefPlan:   u.matrix.settings(),
+		app.PrefServer: u.server.form.config(false),
+		app.PrefApp:    u.State.Settings, // the SLO, which the Matrix screen edits too
 	})
 }

@@ -1,9 +1,11 @@
-package app
+package shell
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,17 +19,17 @@ import (
 func TestScreensFit1280x800(t *testing.T) {
 	for _, hwd := range []fakeHardware{noGPU, oneGPU} {
 		d := testDeps(t, &fakeEngine{})
-		d.hardware = hwd
-		u := newTestUI(t, d, Options{})
-		for _, item := range u.tabs.Items {
-			u.tabs.Select(item)
+		d.Hardware = hwd
+		u := newTestUI(t, d, app.Options{})
+		for _, item := range u.Tabs.Items {
+			u.Tabs.Select(item)
 			min := item.Content.MinSize()
 			if min.Width > 1180 || min.Height > 760 {
 				t.Errorf("gpus=%d: screen %s needs %.0f×%.0f, more than fits 1280×800 with the tab bar",
 					len(hwd.info.GPUs), item.Text, min.Width, min.Height)
 			}
 		}
-		if got := u.win.Canvas().Content().MinSize(); got.Width > 1280 || got.Height > 800 {
+		if got := u.Win.Canvas().Content().MinSize(); got.Width > 1280 || got.Height > 800 {
 			t.Errorf("gpus=%d: window needs %v", len(hwd.info.GPUs), got)
 		}
 	}
@@ -35,18 +37,18 @@ func TestScreensFit1280x800(t *testing.T) {
 
 // TestStartupSelectsSimulatorWithoutGPU: the app works on first launch.
 func TestStartupSelectsSimulatorWithoutGPU(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	if got := u.server.kind.Selected; got != targetSim {
-		t.Errorf("target kind = %q, want %q without a GPU", got, targetSim)
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	if got := u.server.kind.Selected; got != app.TargetSim {
+		t.Errorf("target kind = %q, want %q without a GPU", got, app.TargetSim)
 	}
 	if got := u.server.profile.Selected; got != "tiny" {
 		t.Errorf("profile = %q, want tiny", got)
 	}
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	u = newTestUI(t, d, Options{})
-	if got := u.server.kind.Selected; got != targetVLLM {
-		t.Errorf("with a GPU the target kind = %q, want %q", got, targetVLLM)
+	d.Hardware = oneGPU
+	u = newTestUI(t, d, app.Options{})
+	if got := u.server.kind.Selected; got != app.TargetVLLM {
+		t.Errorf("with a GPU the target kind = %q, want %q", got, app.TargetVLLM)
 	}
 }
 
@@ -54,20 +56,20 @@ func TestCloseDuringRunAsksThenStopsEverything(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:2], hold: true}
 	sim := &fakeSim{}
 	d := testDeps(t, eng)
-	d.sim = sim
+	d.Sim = sim
 	// Not a temp window: confirming closes it, and a temp window may be closed only once.
-	a := newTempApp(t)
-	u := newUI(a, a.NewWindow("close"), d, Options{Target: "sim:tiny"})
-	u.win.SetContent(u.content())
-	u.win.Resize(fyne.NewSize(1280, 800))
+	a := apptest.NewTempApp(t)
+	u := newUI(a, a.NewWindow("close"), d, app.Options{Target: "sim:tiny"})
+	u.Win.SetContent(u.content())
+	u.Win.Resize(fyne.NewSize(1280, 800))
 	defer u.shutdown()
 	u.run.onStart()
 	u.onClose()
-	top := u.win.Canvas().Overlays().Top()
-	if top == nil || !hasText(top, "A run is in progress") {
+	top := u.Win.Canvas().Overlays().Top()
+	if top == nil || !apptest.HasText(top, "A run is in progress") {
 		t.Fatal("closing during a run does not ask first")
 	}
-	yes := findButton(top, "Quit")
+	yes := apptest.FindButton(top, "Quit")
 	if yes == nil {
 		t.Fatal("the confirmation has no Quit button")
 	}
@@ -83,7 +85,7 @@ func TestCloseDuringRunAsksThenStopsEverything(t *testing.T) {
 func TestAutorunExportsAndQuits(t *testing.T) {
 	dir := t.TempDir()
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny", Autorun: true, Export: dir})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny", Autorun: true, Export: dir})
 	quit := make(chan struct{})
 	u.quit, u.settle = func() { close(quit) }, 0
 	u.start()
@@ -103,7 +105,7 @@ func TestAutorunExportsAndQuits(t *testing.T) {
 
 func TestAutorunFailureIsTheExitError(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:3], err: errBoom}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny", Autorun: true, Export: t.TempDir()})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny", Autorun: true, Export: t.TempDir()})
 	quit := make(chan struct{})
 	u.quit, u.settle = func() { close(quit) }, 0
 	u.start()
@@ -116,12 +118,12 @@ func TestAutorunFailureIsTheExitError(t *testing.T) {
 // TestContentFitsWindow guards the window size: Fyne grows a window to its
 // content's MinSize, so every screen must fit 1280×800 (or scroll).
 func TestContentFitsWindow(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.results.show(cannedReport("tiny", 195.7), "")
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.results.Show(cannedReport("tiny", 195.7), "")
 	waitFor(t, u.results.rendered, "the charts")
-	for _, it := range u.tabs.Items {
-		u.tabs.Select(it)
-		if got := u.tabs.MinSize(); got.Width > 1280 || got.Height > 800 {
+	for _, it := range u.Tabs.Items {
+		u.Tabs.Select(it)
+		if got := u.Tabs.MinSize(); got.Width > 1280 || got.Height > 800 {
 			t.Errorf("with %s shown the window content asks for %v, more than 1280×800", it.Text, got)
 		}
 	}
@@ -133,8 +135,8 @@ func TestContentFitsWindow(t *testing.T) {
 func TestAutorunWithoutResultsQuits(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:2], err: errBoom}
 	d := testDeps(t, eng)
-	sim := d.sim.(*fakeSim)
-	u := newTestUI(t, d, Options{Target: "sim:tiny", Autorun: true, Export: t.TempDir()})
+	sim := d.Sim.(*fakeSim)
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny", Autorun: true, Export: t.TempDir()})
 	quit := make(chan struct{})
 	stoppedAtQuit := -1
 	u.quit, u.settle = func() {

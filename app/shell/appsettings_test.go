@@ -1,9 +1,10 @@
-package app
+package shell
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+	"speedmatrix/app"
 	"strings"
 	"testing"
 	"time"
@@ -11,51 +12,51 @@ import (
 
 func TestDurationFieldParse(t *testing.T) {
 	tests := []struct {
-		field   durationField
+		field   app.DurationField
 		text    string
 		want    time.Duration
 		problem string // "" when it parses
 	}{
-		{firstTokenField, "", 5 * time.Minute, ""},
-		{firstTokenField, "5", 5 * time.Minute, ""},
-		{firstTokenField, " 1.5 ", 90 * time.Second, ""},
-		{firstTokenField, "90s", 90 * time.Second, ""},
-		{firstTokenField, "2 min", 2 * time.Minute, ""},
-		{firstTokenField, "1m30s", 90 * time.Second, ""},
-		{firstTokenField, "2h", 0, "2h is out of range"},
-		{firstTokenField, "abc", 0, `"abc" is not a duration`},
-		{firstTokenField, "NaN", 0, `"NaN" is not a duration`},
-		{stallField, "", 30 * time.Second, ""},
-		{stallField, "45", 45 * time.Second, ""},
-		{stallField, "0", 0, "0 is out of range"},
-		{stallField, "-5", 0, "-5 is out of range"},
-		{intervalField, "", time.Second, ""},
-		{intervalField, "0.25", 250 * time.Millisecond, ""},
-		{intervalField, "500ms", 500 * time.Millisecond, ""},
-		{intervalField, "100ms", 0, "100ms is out of range"},
+		{app.FirstTokenField, "", 5 * time.Minute, ""},
+		{app.FirstTokenField, "5", 5 * time.Minute, ""},
+		{app.FirstTokenField, " 1.5 ", 90 * time.Second, ""},
+		{app.FirstTokenField, "90s", 90 * time.Second, ""},
+		{app.FirstTokenField, "2 min", 2 * time.Minute, ""},
+		{app.FirstTokenField, "1m30s", 90 * time.Second, ""},
+		{app.FirstTokenField, "2h", 0, "2h is out of range"},
+		{app.FirstTokenField, "abc", 0, `"abc" is not a duration`},
+		{app.FirstTokenField, "NaN", 0, `"NaN" is not a duration`},
+		{app.StallField, "", 30 * time.Second, ""},
+		{app.StallField, "45", 45 * time.Second, ""},
+		{app.StallField, "0", 0, "0 is out of range"},
+		{app.StallField, "-5", 0, "-5 is out of range"},
+		{app.IntervalField, "", time.Second, ""},
+		{app.IntervalField, "0.25", 250 * time.Millisecond, ""},
+		{app.IntervalField, "500ms", 500 * time.Millisecond, ""},
+		{app.IntervalField, "100ms", 0, "100ms is out of range"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.field.name+"/"+tt.text, func(t *testing.T) {
-			got, err := tt.field.parse(tt.text)
+		t.Run(tt.field.Name+"/"+tt.text, func(t *testing.T) {
+			got, err := tt.field.Parse(tt.text)
 			if tt.problem == "" {
 				if err != nil || got != tt.want {
 					t.Errorf("parse(%q) = %v, %v; want %v", tt.text, got, err, tt.want)
 				}
 				return
 			}
-			var fe *fieldError
-			if !errors.As(err, &fe) || fe.Problem != tt.problem || fe.Field != tt.field.name || fe.Fix == "" {
-				t.Errorf("parse(%q) error = %#v, want %s: %s and a fix", tt.text, err, tt.field.name, tt.problem)
+			var fe *app.FieldError
+			if !errors.As(err, &fe) || fe.Problem != tt.problem || fe.Field != tt.field.Name || fe.Fix == "" {
+				t.Errorf("parse(%q) error = %#v, want %s: %s and a fix", tt.text, err, tt.field.Name, tt.problem)
 			}
 		})
 	}
 }
 
 func TestDurationFieldFormatRoundTrips(t *testing.T) {
-	for _, f := range []durationField{firstTokenField, stallField, intervalField} {
-		for _, d := range []time.Duration{f.def, f.min, f.max} {
-			if got, err := f.parse(f.format(d)); err != nil || got != d {
-				t.Errorf("%s: parse(format(%v) = %q) = %v, %v", f.name, d, f.format(d), got, err)
+	for _, f := range []app.DurationField{app.FirstTokenField, app.StallField, app.IntervalField} {
+		for _, d := range []time.Duration{f.Def, f.Min, f.Max} {
+			if got, err := f.Parse(f.Format(d)); err != nil || got != d {
+				t.Errorf("%s: parse(format(%v) = %q) = %v, %v", f.Name, d, f.Format(d), got, err)
 			}
 		}
 	}
@@ -79,7 +80,7 @@ func TestUsableFolder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := usableFolder(tt.dir)
+			got, err := app.UsableFolder(tt.dir)
 			if tt.problem == "" {
 				if err != nil {
 					t.Fatalf("usableFolder(%q): %v", tt.dir, err)
@@ -89,7 +90,7 @@ func TestUsableFolder(t *testing.T) {
 				}
 				return
 			}
-			var fe *folderError
+			var fe *app.FolderError
 			if !errors.As(err, &fe) || fe.Problem != tt.problem {
 				t.Errorf("usableFolder(%q) error = %v, want %q", tt.dir, err, tt.problem)
 			}
@@ -103,15 +104,15 @@ func TestUsableFolder(t *testing.T) {
 		if err := os.Mkdir(ro, 0o500); err != nil {
 			t.Fatal(err)
 		}
-		var fe *folderError
-		if _, err := usableFolder(ro); !errors.As(err, &fe) || fe.Problem != "is not writable" {
+		var fe *app.FolderError
+		if _, err := app.UsableFolder(ro); !errors.As(err, &fe) || fe.Problem != "is not writable" {
 			t.Errorf("read-only folder: %v, want is not writable", err)
 		}
 	})
 	t.Run("home", func(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("HOME", home)
-		got, err := usableFolder("~/speedmatrix-runs")
+		got, err := app.UsableFolder("~/speedmatrix-runs")
 		if err != nil || got != filepath.Join(home, "speedmatrix-runs") {
 			t.Errorf("~/speedmatrix-runs = %q, %v; want it under %s", got, err, home)
 		}
@@ -119,16 +120,16 @@ func TestUsableFolder(t *testing.T) {
 }
 
 func TestLoadAppSettingsKeepsTheLastExportFolder(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.prefs.p.SetString(prefExport, "/data/exports")
-	if got := loadAppSettings(u.prefs).ExportDir; got != "/data/exports" {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Prefs.P.SetString(app.PrefExport, "/data/exports")
+	if got := app.LoadSettings(u.Prefs).ExportDir; got != "/data/exports" {
 		t.Errorf("export folder from an earlier version = %q, want /data/exports", got)
 	}
-	u.prefs.save(prefApp, appSettings{ExportDir: "/data/new"})
-	if got := loadAppSettings(u.prefs).ExportDir; got != "/data/new" {
+	u.Prefs.Save(app.PrefApp, app.Settings{ExportDir: "/data/new"})
+	if got := app.LoadSettings(u.Prefs).ExportDir; got != "/data/new" {
 		t.Errorf("export folder = %q, want the Settings screen's /data/new", got)
 	}
-	if !strings.Contains(u.prefs.p.String(prefApp), "/data/new") {
-		t.Errorf("app preference = %q", u.prefs.p.String(prefApp))
+	if !strings.Contains(u.Prefs.P.String(app.PrefApp), "/data/new") {
+		t.Errorf("app preference = %q", u.Prefs.P.String(app.PrefApp))
 	}
 }

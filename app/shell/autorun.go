@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func (u *ui) finishAutorun(rep *engine.Report, runErr error) {
 		u.endAutorun()
 		return
 	}
-	if err := u.results.exportAll(u.opts.Export); err != nil {
+	if err := u.results.exportAll(u.Opts.Export); err != nil {
 		u.exitErr = errors.Join(u.exitErr, err)
 	}
 	if !u.results.has {
@@ -40,8 +40,8 @@ func (u *ui) finishAutorun(rep *engine.Report, runErr error) {
 	go func() {
 		<-rendered
 		time.Sleep(settle)
-		u.do(func() {
-			if err := u.results.screenshot(u.opts.Export); err != nil {
+		u.Do(func() {
+			if err := u.results.screenshot(u.Opts.Export); err != nil {
 				u.exitErr = errors.Join(u.exitErr, err)
 			}
 			u.endAutorun()

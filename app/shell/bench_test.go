@@ -1,10 +1,12 @@
-package app
+package shell
 
 import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 )
 
@@ -12,9 +14,9 @@ import (
 // screen during the reference reports' matrix: progress, a server sample, one finished
 // cell and a log line, with the 5 × 8 heatmap recoloured.
 func BenchmarkRunApply(b *testing.B) {
-	u := newUI(newTempApp(b), test.NewTempWindow(b, nil), testDeps(b, &fakeEngine{}), Options{})
+	u := newUI(apptest.NewTempApp(b), test.NewTempWindow(b, nil), testDeps(b, &fakeEngine{}), app.Options{})
 	plan := engine.DefaultPlan()
-	u.run.heat.setAxes(plan.DecodeContexts, plan.Concurrency)
+	u.run.heat.SetAxes(plan.DecodeContexts, plan.Concurrency)
 	res := *cannedEvents()[3].Result
 	res.ContextTokens = 8 * engine.K
 	upd := runUpdate{
@@ -35,6 +37,6 @@ func BenchmarkAccumulatorAdd(b *testing.B) {
 	var a accumulator
 	ev := engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: 1}}
 	for b.Loop() {
-		a.add(ev)
+		a.Add(ev)
 	}
 }

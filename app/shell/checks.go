@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -21,45 +22,45 @@ const noChecksLine = "No server cross-check was recorded in this run: no decode 
 // the GPU throttle verdict when it is not ok, and report.md's Checks table.
 type checksView struct {
 	lines *widget.Label
-	table *resultTable
+	table *appwidget.ResultTable
 	box   fyne.CanvasObject
 }
 
 // checksSpec is report.CheckRow as a resultTable.
-var checksSpec = tableSpec{
-	row:       report.CheckRow,
-	compare:   compareChecks,
-	statusCol: 2,
-	leading:   []int{0, 2, 9, 10},
-	widths:    []float32{70, 82, 82, 95, 105, 125, 110, 110, 70, 320, 320},
+var checksSpec = appwidget.TableSpec{
+	Row:       report.CheckRow,
+	Compare:   compareChecks,
+	StatusCol: 2,
+	Leading:   []int{0, 2, 9, 10},
+	Widths:    []float32{70, 82, 82, 95, 105, 125, 110, 110, 70, 320, 320},
 }
 
 func newChecksView() *checksView {
-	c := &checksView{lines: widget.NewLabel(""), table: newResultTable(checksSpec, report.CheckColumns)}
+	c := &checksView{lines: widget.NewLabel(""), table: appwidget.NewResultTable(checksSpec, report.CheckColumns)}
 	c.lines.Wrapping = fyne.TextWrapWord
-	c.box = container.NewBorder(c.lines, nil, nil, nil, c.table.table)
+	c.box = container.NewBorder(c.lines, nil, nil, nil, c.table.Table)
 	return c
 }
 
-func (c *checksView) object() fyne.CanvasObject { return c.box }
+func (c *checksView) Object() fyne.CanvasObject { return c.box }
 
-// show puts rep's checks on the tab: the Run section's Checks lines, the
+// Show puts rep's checks on the tab: the Run section's Checks lines, the
 // throttle summary when a GPU throttled, a line for each GPU whose PCIe
 // link ran below its maximum under load, then the table, or a sentence
 // saying there is none.
-func (c *checksView) show(rep engine.Report) {
+func (c *checksView) Show(rep engine.Report) {
 	lines := slices.Clone(rep.Run.Checks)
 	if line, ok := report.ThrottleSummary(rep.Results); !ok {
 		lines = append(lines, line)
 	}
 	lines = append(lines, report.PCIeWarnings(rep.Results)...)
 	rows := report.CheckResults(rep)
-	c.table.setResults(report.CheckHeader(rows), rows)
+	c.table.SetResults(report.CheckHeader(rows), rows)
 	if len(rows) == 0 {
 		lines = append(lines, noChecksLine)
-		c.table.table.Hide()
+		c.table.Table.Hide()
 	} else {
-		c.table.table.Show()
+		c.table.Table.Show()
 	}
 	c.lines.SetText(strings.Join(lines, "\n"))
 }
@@ -68,7 +69,7 @@ func (c *checksView) show(rep engine.Report) {
 func compareChecks(col int, a, b engine.Result) int {
 	switch col {
 	case 0, 1, 2: // Context, Requests at once, Status: as All measurements
-		return compareMeasurements(col+1, a, b)
+		return appwidget.CompareMeasurements(col+1, a, b)
 	case 9: // GPU throttle: by the verdict as shown
 		return cmp.Compare(report.CheckRow(a)[col], report.CheckRow(b)[col])
 	}
@@ -81,7 +82,7 @@ func checkKey(col int, r engine.Result) float64 {
 	s := r.Server
 	switch {
 	case col == 3:
-		return measuredKey(r, r.TotalTokPerSec)
+		return appwidget.MeasuredKey(r, r.TotalTokPerSec)
 	case col == 5:
 		if v, ok := report.ServerVsOurs(r); ok {
 			return v

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"slices"
@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -37,9 +39,9 @@ func checkedCannedReport() engine.Report {
 // and returns that tab after checking it follows All measurements.
 func showChecks(t *testing.T, rep engine.Report) (*ui, fyne.CanvasObject) {
 	t.Helper()
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.show(tabResults)
-	u.results.show(rep, "")
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Show(app.TabResults)
+	u.results.Show(rep, "")
 	items := u.results.views.Items
 	at := slices.IndexFunc(items, func(it *container.TabItem) bool { return it.Text == "Checks" })
 	if at < 1 || items[at-1].Text != "All measurements" {
@@ -51,7 +53,7 @@ func showChecks(t *testing.T, rep engine.Report) (*ui, fyne.CanvasObject) {
 
 // hasLabel reports whether a label inside obj shows exactly s.
 func hasLabel(obj fyne.CanvasObject, s string) bool {
-	return walk(obj, func(o fyne.CanvasObject) bool {
+	return apptest.Walk(obj, func(o fyne.CanvasObject) bool {
 		l, ok := o.(*widget.Label)
 		return ok && l.Text == s
 	})
@@ -60,14 +62,14 @@ func hasLabel(obj fyne.CanvasObject, s string) bool {
 func TestChecksTabShowsServerFigures(t *testing.T) {
 	u, tab := showChecks(t, checkedCannedReport())
 	for _, want := range []string{"318.4", "Preemptions", measure.CheckServerMetrics} {
-		if !hasText(tab, want) {
+		if !apptest.HasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}
 	}
 	if !hasLabel(tab, "7") {
 		t.Error("the Checks tab does not show the 7 preemptions")
 	}
-	cells := u.results.checks.table.cells
+	cells := u.results.checks.table.Cells
 	if len(cells) != 2 {
 		t.Fatalf("Checks table has %d rows, want the 2 decode cells with server figures", len(cells))
 	}
@@ -75,12 +77,12 @@ func TestChecksTabShowsServerFigures(t *testing.T) {
 	if got := cells[1][col]; got != "7" {
 		t.Errorf("preemptions of 1K × 2 = %q, want 7", got)
 	}
-	u.results.checks.table.sortBy(col)
-	u.results.checks.table.sortBy(col) // descending: the preempted cell first
-	if got := u.results.checks.table.cells[0][col]; got != "7" {
+	u.results.checks.table.SortBy(col)
+	u.results.checks.table.SortBy(col) // descending: the preempted cell first
+	if got := u.results.checks.table.Cells[0][col]; got != "7" {
 		t.Errorf("sorted by preemptions descending, first row shows %q, want 7", got)
 	}
-	if hasText(tab, noChecksLine) {
+	if apptest.HasText(tab, noChecksLine) {
 		t.Error("a run with server figures says no cross-check was recorded")
 	}
 }
@@ -90,11 +92,11 @@ func TestChecksTabWithoutServerMetrics(t *testing.T) {
 	rep.Run.Checks = []string{servers.CheckNoVLLMMetrics}
 	u, tab := showChecks(t, rep)
 	for _, want := range []string{servers.CheckNoVLLMMetrics, noChecksLine} {
-		if !hasText(tab, want) {
+		if !apptest.HasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}
 	}
-	if u.results.checks.table.table.Visible() {
+	if u.results.checks.table.Table.Visible() {
 		t.Error("the Checks table is shown with no rows to show")
 	}
 }
@@ -114,7 +116,7 @@ func TestChecksTabNamesSlowLinkAndThrottledGPU(t *testing.T) {
 	_, tab := showChecks(t, rep)
 	for _, want := range []string{"GPU 1 runs at PCIe 4.0 x8 (max x16) under load", "GPU 1 throttled (power cap) in 1 of 1 sampled cells",
 		"GPU 1 throttled: power cap, 34 % of the window"} {
-		if !hasText(tab, want) {
+		if !apptest.HasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}
 	}

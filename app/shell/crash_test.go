@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/report"
 )
 
@@ -22,7 +25,7 @@ import (
 // then a Select). The app's drop-downs open no menu then, and open it on
 // the next click.
 func TestDropDownNeverOpensOnNoCanvas(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	func() {
 		defer func() {
 			if recover() == nil {
@@ -32,21 +35,21 @@ func TestDropDownNeverOpensOnNoCanvas(t *testing.T) {
 		widget.NewPopUpMenu(fyne.NewMenu("", fyne.NewMenuItem("report.md", nil)), nil)
 	}()
 
-	d := newDropDown([]string{"report.md", "results.csv"}, func(string) {})
-	u.win.SetContent(d)
-	overlays := u.win.Canvas().Overlays()
+	d := appwidget.NewDropDown([]string{"report.md", "results.csv"}, func(string) {})
+	u.Win.SetContent(d)
+	overlays := u.Win.Canvas().Overlays()
 	forgotten := func(fyne.CanvasObject) fyne.Canvas { return nil }
-	known := d.canvasFor
-	d.canvasFor = forgotten
+	known := d.CanvasFor
+	d.CanvasFor = forgotten
 	test.Tap(d)
 	d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	if overlays.Top() != nil {
 		t.Fatalf("a menu opened on a canvas Fyne does not know: %T", overlays.Top())
 	}
-	d.canvasFor = known
+	d.CanvasFor = known
 	test.Tap(d)
-	menu := walk(overlays.Top(), func(o fyne.CanvasObject) bool { _, ok := o.(*widget.PopUpMenu); return ok })
-	if !menu || !hasText(overlays.Top(), report.MarkdownFile) {
+	menu := apptest.Walk(overlays.Top(), func(o fyne.CanvasObject) bool { _, ok := o.(*widget.PopUpMenu); return ok })
+	if !menu || !apptest.HasText(overlays.Top(), report.MarkdownFile) {
 		t.Errorf("the next click opened %T (a menu: %v), want the menu of options", overlays.Top(), menu)
 	}
 }
@@ -54,10 +57,10 @@ func TestDropDownNeverOpensOnNoCanvas(t *testing.T) {
 // TestSaveOneFileInTheBackground: the file chosen in Save one file… is
 // made and written off the UI goroutine, then the status says where.
 func TestSaveOneFileInTheBackground(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	r := u.results
 	rep := cannedReport("tiny", 195.7)
-	r.show(rep, "")
+	r.Show(rep, "")
 	path := filepath.Join(t.TempDir(), "report.md")
 	saved := make(chan struct{})
 	r.saveAs = func(name string, ok func(w io.WriteCloser, path string)) {
@@ -92,12 +95,12 @@ func (c closeNotifier) Close() error {
 // TestPanicInACallbackIsRecovered: a panic in a callback of ours on the UI
 // goroutine is logged with its stack, and the app goes on.
 func TestPanicInACallbackIsRecovered(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	var got []string
-	u.panicked = func(p any, stack []byte) { got = append(got, p.(string)+"\n"+string(stack)) }
+	u.Panicked = func(p any, stack []byte) { got = append(got, p.(string)+"\n"+string(stack)) }
 	done := make(chan struct{})
-	u.do(func() { panic("boom") })
-	u.do(func() { close(done) })
+	u.Do(func() { panic("boom") })
+	u.Do(func() { close(done) })
 	waitFor(t, done, "the next callback")
 	if len(got) != 1 || !strings.HasPrefix(got[0], "boom\n") || !strings.Contains(got[0], "TestPanicInACallbackIsRecovered") {
 		t.Errorf("logged %q, want the panic and its stack", got)
@@ -111,8 +114,8 @@ func TestCrashKeepsTheRun(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:4], hold: true}
 	d := testDeps(t, eng)
 	sims := &fakeSim{}
-	d.sim = sims
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	d.Sim = sims
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	waitUntil(t, func() bool { return u.run.saver.Dir != "" }, "the first cell to be saved")
 	var log bytes.Buffer

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -42,24 +44,24 @@ func shortStatus(r engine.Result, ok bool) string {
 // charts' delta heatmap), or, when that cannot be drawn, deltaGrid in its
 // place in box.
 func newDeltaView(u *ui, base, other engine.Report, box *fyne.Container) fyne.CanvasObject {
-	source := "delta/" + reportKey(base) + "/" + reportKey(other)
-	u.pictures.showing(placeCompare, source) // the last comparison's picture goes
-	v := newChartView(u, source, func(p charts.Pane, dark bool) (image.Image, error) {
-		return u.deps.charts.Delta(base, other, p, dark)
+	source := "delta/" + app.ReportKey(base) + "/" + app.ReportKey(other)
+	u.Pictures.Showing(app.PlaceCompare, source) // the last comparison's picture goes
+	v := appwidget.NewChartView(u, source, func(p charts.Pane, dark bool) (image.Image, error) {
+		return u.Deps.Charts.Delta(base, other, p, dark)
 	})
-	v.onFail = func(error) {
+	v.OnFail = func(error) {
 		box.Objects = []fyne.CanvasObject{deltaGrid(base, other)}
 		box.Refresh()
 	}
 	// Start drawing for the area the comparison had (or about the History
 	// pane's): the view corrects it when laid out.
 	size := box.Size()
-	if size.Width < chartMinSize.Width || size.Height < chartMinSize.Height {
-		win := u.win.Canvas().Size()
-		size = fyne.NewSize(max(chartMinSize.Width, win.Width*0.59), max(chartMinSize.Height, win.Height-333))
+	if size.Width < appwidget.ChartMinSize.Width || size.Height < appwidget.ChartMinSize.Height {
+		win := u.Win.Canvas().Size()
+		size = fyne.NewSize(max(appwidget.ChartMinSize.Width, win.Width*0.59), max(appwidget.ChartMinSize.Height, win.Height-333))
 	}
-	v.ask(v.paneFor(size))
-	return v.object()
+	v.Ask(v.PaneFor(size))
+	return v.Object()
 }
 
 // deltaGrid is a table of deltaText for every decode cell of either run,

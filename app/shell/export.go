@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -65,7 +67,7 @@ func rooflineFileNames() []string {
 }
 
 // fileBytes is the content of one export file of rep.
-func fileBytes(name string, rep engine.Report, ch chartDrawer, dark bool) ([]byte, error) {
+func fileBytes(name string, rep engine.Report, ch app.ChartDrawer, dark bool) ([]byte, error) {
 	switch name {
 	case report.JSONFile:
 		return report.JSON(rep)
@@ -95,7 +97,7 @@ func (r *resultsTab) exportAll(dir string) error {
 	if !r.has {
 		return errors.New("export: there is no report yet: run the matrix first")
 	}
-	out := exportReport(dir, r.report, r.u.deps.charts, r.darkExport.Checked)
+	out := exportReport(dir, r.report, r.u.Deps.Charts, r.darkExport.Checked)
 	if !out.made {
 		return fmt.Errorf("%w: choose a folder you can write to", out.err)
 	}
@@ -115,7 +117,7 @@ type exportOutcome struct {
 // exportReport writes every export file of rep into dir, carrying on past
 // a failed file; dark draws the charts in the dark theme. Safe off the UI
 // goroutine.
-func exportReport(dir string, rep engine.Report, ch chartDrawer, dark bool) exportOutcome {
+func exportReport(dir string, rep engine.Report, ch app.ChartDrawer, dark bool) exportOutcome {
 	out := exportOutcome{dir: dir}
 	names := exportFileNamesFor(rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -142,8 +144,8 @@ func exportReport(dir string, rep engine.Report, ch chartDrawer, dark bool) expo
 }
 
 // notice says what a failed export wrote, and where, and what it did not.
-func (o exportOutcome) notice() notice {
-	n := notice{Action: "Choose a folder you can write to (or free some disk space) and export again.", Detail: o.err.Error()}
+func (o exportOutcome) notice() app.Notice {
+	n := app.Notice{Action: "Choose a folder you can write to (or free some disk space) and export again.", Detail: o.err.Error()}
 	switch {
 	case !o.made:
 		n.Message = "Nothing was exported: the folder " + o.dir + " could not be made."
@@ -169,10 +171,10 @@ func (r *resultsTab) onExport() {
 			return
 		}
 		r.exportInto(uri.Path())
-	}, r.u.win)
+	}, r.u.Win)
 	d.SetTitleText("Export every file of this run into a new folder in …")
 	d.SetConfirmText("Choose folder")
-	if l, err := storage.ListerForURI(storage.NewFileURI(exportStart(r.u.state.settings))); err == nil {
+	if l, err := storage.ListerForURI(storage.NewFileURI(exportStart(r.u.State.Settings))); err == nil {
 		d.SetLocation(l)
 	}
 	d.Show()
@@ -182,7 +184,7 @@ func (r *resultsTab) onExport() {
 // folder of the settings, or the home folder when there is none (or it is
 // gone). Always a folder of ours: else Fyne opens the folder its last
 // dialog showed, the Import one's.
-func exportStart(c appSettings) string {
+func exportStart(c app.Settings) string {
 	if st, err := os.Stat(c.ExportDir); c.ExportDir != "" && err == nil && st.IsDir() {
 		return c.ExportDir
 	}
@@ -200,7 +202,7 @@ func (r *resultsTab) exportInto(parent string) {
 		r.startExport(dir)
 		return
 	}
-	r.u.choose("Replace the earlier export?",
+	r.u.Choose("Replace the earlier export?",
 		fmt.Sprintf("%s already holds an export of this run. Replace its files, or export into a new folder next to it?", dir),
 		[]string{"Replace", "New folder", "Cancel"}, func(i int) {
 			switch i {
@@ -234,14 +236,14 @@ func freeFolder(dir string) string {
 
 // startExport writes every file into dir in the background.
 func (r *resultsTab) startExport(dir string) {
-	rep, ch, dark := r.report, r.u.deps.charts, r.darkExport.Checked
-	r.banner.hide()
+	rep, ch, dark := r.report, r.u.Deps.Charts, r.darkExport.Checked
+	r.banner.Hide()
 	r.status.SetText("Exporting to " + dir + " …")
 	r.exported = make(chan struct{})
 	done := r.exported
 	go func() {
 		out := exportReport(dir, rep, ch, dark)
-		r.u.do(func() {
+		r.u.Do(func() {
 			r.finishExport(out)
 			close(done)
 		})
@@ -256,14 +258,14 @@ func (r *resultsTab) finishExport(out exportOutcome) {
 		r.status.SetText("")
 		n := out.notice()
 		n.Button, n.OnPress = "Export again", r.onExport
-		r.banner.show(n)
+		r.banner.Show(n)
 		return
 	}
 	n := len(out.written)
 	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, out.dir))
-	r.u.confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, out.dir), "Open folder", "Close", func(open bool) {
+	r.u.Confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, out.dir), "Open folder", "Close", func(open bool) {
 		if open {
-			r.u.openFolder(out.dir)
+			r.u.OpenFolder(out.dir)
 		}
 	})
 }
@@ -274,7 +276,7 @@ func (r *resultsTab) onSaveMenu() {
 	if !r.has {
 		return
 	}
-	c := r.u.win.Canvas()
+	c := r.u.Win.Canvas()
 	m := widget.NewPopUpMenu(r.saveMenu(), c)
 	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(r.saveOne)
 	m.ShowAtPosition(fyne.NewPos(at.X, max(0, at.Y-m.MinSize().Height)))
@@ -312,20 +314,20 @@ func (r *resultsTab) onSaveOne(name string) {
 	if name == "" || !r.has {
 		return
 	}
-	rep, ch, dark := r.report, r.u.deps.charts, r.darkExport.Checked
+	rep, ch, dark := r.report, r.u.Deps.Charts, r.darkExport.Checked
 	r.saveAs(name, func(w io.WriteCloser, path string) {
 		r.status.SetText("Saving " + path + " …")
 		go func() {
 			var data []byte
 			var err error
-			drawing(func() { data, err = fileBytes(name, rep, ch, dark) }, r.u.deps.freeMemory)
+			appwidget.Drawing(func() { data, err = fileBytes(name, rep, ch, dark) }, r.u.Deps.FreeMemory)
 			if err == nil {
 				_, err = io.Copy(w, bytes.NewReader(data))
 			}
 			if cerr := w.Close(); err == nil {
 				err = cerr
 			}
-			r.u.do(func() { r.savedOne(name, path, err) })
+			r.u.Do(func() { r.savedOne(name, path, err) })
 		}()
 	})
 }
@@ -334,7 +336,7 @@ func (r *resultsTab) onSaveOne(name string) {
 func (r *resultsTab) savedOne(name, path string, err error) {
 	if err != nil {
 		r.status.SetText("")
-		r.banner.show(notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: err.Error()})
+		r.banner.Show(app.Notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: err.Error()})
 		return
 	}
 	r.status.SetText("Saved " + path + ".")
@@ -348,7 +350,7 @@ func (r *resultsTab) saveDialog(name string, ok func(w io.WriteCloser, path stri
 			return
 		}
 		ok(w, w.URI().Path())
-	}, r.u.win)
+	}, r.u.Win)
 	d.SetFileName(name)
 	d.Show()
 }

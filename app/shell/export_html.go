@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ func (r *resultsTab) showPage(path string) {
 // one), or the one an export into the default export folder left.
 func (r *resultsTab) pageOf(rep engine.Report, source string) string {
 	folder := runs.Folder(rep)
-	candidates := []string{r.pages[folder], filepath.Join(exportStart(r.u.state.settings), folder, charts.HTMLFile)}
+	candidates := []string{r.pages[folder], filepath.Join(exportStart(r.u.State.Settings), folder, charts.HTMLFile)}
 	if source != "" {
 		candidates = append(candidates, filepath.Join(source, charts.HTMLFile))
 	}
@@ -75,7 +75,7 @@ func (r *resultsTab) onOpenHTML() {
 	if page == "" {
 		return
 	}
-	r.u.openPath(page, func(err error) {
-		r.u.cannotOpen("Open in browser", fmt.Sprintf("The browser did not open the page (%v): open %s in a web browser yourself.", err, page))
+	r.u.OpenPath(page, func(err error) {
+		r.u.CannotOpen("Open in browser", fmt.Sprintf("The browser did not open the page (%v): open %s in a web browser yourself.", err, page))
 	})
 }

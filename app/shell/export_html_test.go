@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
@@ -25,12 +27,12 @@ import (
 func TestExportWritesHTMLAndOpensIt(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	var links []*url.URL
-	d.openURL = func(link *url.URL, _ func(error)) error { links = append(links, link); return nil }
-	u := newTestUI(t, d, Options{})
-	u.ask = func(_, _ string, _ []string, pick func(int)) { pick(1) } // "Close"
+	d.OpenURL = func(link *url.URL, _ func(error)) error { links = append(links, link); return nil }
+	u := newTestUI(t, d, app.Options{})
+	u.Ask = func(_, _ string, _ []string, pick func(int)) { pick(1) } // "Close"
 	rep := cannedReport("tiny", 195.7)
 	rep.Engine.Simulated, rep.Engine.SimProfile = true, "tiny"
-	u.results.show(rep, "")
+	u.results.Show(rep, "")
 	if !u.results.openHTML.Disabled() {
 		t.Fatal("Open in browser is enabled before any export")
 	}
@@ -43,7 +45,7 @@ func TestExportWritesHTMLAndOpensIt(t *testing.T) {
 	if len(links) != 1 || links[0].Scheme != "file" || links[0].Path != filepath.ToSlash(page) {
 		t.Errorf("opened %v, want file://%s", links, page)
 	}
-	u.results.show(cannedReport("other", 100), "")
+	u.results.Show(cannedReport("other", 100), "")
 	if !u.results.openHTML.Disabled() {
 		t.Error("Open in browser still opens the previous report's page")
 	}
@@ -65,7 +67,7 @@ func TestOpenInBrowserSaysWhenTheBrowserDoesNot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})
 			gone := make(chan struct{})
-			d.openURL = func(_ *url.URL, exited func(error)) error {
+			d.OpenURL = func(_ *url.URL, exited func(error)) error {
 				if tc.start != nil {
 					close(gone)
 					return tc.start
@@ -73,24 +75,24 @@ func TestOpenInBrowserSaysWhenTheBrowserDoesNot(t *testing.T) {
 				go func() { exited(tc.ended); close(gone) }() // as the opener's Wait returns
 				return nil
 			}
-			u := newTestUI(t, d, Options{})
+			u := newTestUI(t, d, app.Options{})
 			rep := cannedReport("tiny", 195.7)
 			dir := t.TempDir()
 			page := writePage(t, filepath.Join(dir, charts.HTMLFile))
-			u.results.show(rep, dir)
+			u.results.Show(rep, dir)
 			test.Tap(u.results.openHTML)
 			waitFor(t, gone, "the opener to end")
-			top := u.win.Canvas().Overlays().Top()
+			top := u.Win.Canvas().Overlays().Top()
 			if tc.want == "" {
 				if top != nil {
 					t.Fatal("a page that opened shows a dialog")
 				}
 				return
 			}
-			if top == nil || !hasText(top, tc.want) || !hasText(top, "open "+page+" in a web browser yourself") {
+			if top == nil || !apptest.HasText(top, tc.want) || !apptest.HasText(top, "open "+page+" in a web browser yourself") {
 				t.Fatalf("no line says the page did not open, with %q and its path %s", tc.want, page)
 			}
-			if !walk(top, func(o fyne.CanvasObject) bool {
+			if !apptest.Walk(top, func(o fyne.CanvasObject) bool {
 				l, ok := o.(*widget.Label)
 				return ok && l.Selectable && strings.Contains(l.Text, page)
 			}) {
@@ -106,32 +108,32 @@ func TestOpenInBrowserSaysWhenTheBrowserDoesNot(t *testing.T) {
 // export into the default export folder left in an earlier session; and
 // disabled for a report without one.
 func TestOpenInBrowserForEveryReportWithAPage(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.ask = func(_, _ string, _ []string, pick func(int)) { pick(1) } // "Close"
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Ask = func(_, _ string, _ []string, pick func(int)) { pick(1) } // "Close"
 	rep := cannedReport("tiny", 195.7)
 	history := t.TempDir()
-	u.results.show(rep, history)
+	u.results.Show(rep, history)
 	if !u.results.openHTML.Disabled() {
 		t.Fatal("Open in browser is enabled for a report without a page")
 	}
 	exported := exportPage(t, u, rep)
-	u.results.show(cannedReport("other", 100), "")
-	u.results.show(rep, history) // History: Open in Results
+	u.results.Show(cannedReport("other", 100), "")
+	u.results.Show(rep, history) // History: Open in Results
 	if u.results.openHTML.Disabled() || u.results.htmlPath != exported {
 		t.Errorf("the exported run opened again from History: page %q, enabled %v; want %s", u.results.htmlPath, !u.results.openHTML.Disabled(), exported)
 	}
 
 	own := t.TempDir()
 	writePage(t, filepath.Join(own, charts.HTMLFile))
-	u.results.show(cannedReport("sweep-run", 90), own)
+	u.results.Show(cannedReport("sweep-run", 90), own)
 	if u.results.openHTML.Disabled() || u.results.htmlPath != filepath.Join(own, charts.HTMLFile) {
 		t.Errorf("a run with a page in its own folder: page %q", u.results.htmlPath)
 	}
 
-	u.state.settings.ExportDir = t.TempDir()
+	u.State.Settings.ExportDir = t.TempDir()
 	earlier := cannedReport("earlier", 80)
-	page := writePage(t, filepath.Join(u.state.settings.ExportDir, runs.Folder(earlier), charts.HTMLFile))
-	u.results.show(earlier, t.TempDir())
+	page := writePage(t, filepath.Join(u.State.Settings.ExportDir, runs.Folder(earlier), charts.HTMLFile))
+	u.results.Show(earlier, t.TempDir())
 	if u.results.openHTML.Disabled() || u.results.htmlPath != page {
 		t.Errorf("a run exported into the default export folder: page %q, want %s", u.results.htmlPath, page)
 	}
@@ -163,7 +165,7 @@ func writePage(t *testing.T, path string) string {
 // program it starts, so no defunct child is left behind, and passes on how
 // it ended: xdg-open's exit status 4 reaches the app.
 func TestOpenWithDesktopWaitsForTheOpener(t *testing.T) {
-	if name, _ := desktopOpener(runtime.GOOS); name != "xdg-open" {
+	if name, _ := app.DesktopOpener(runtime.GOOS); name != "xdg-open" {
 		t.Skip("the stand-in opener is a shell script named xdg-open")
 	}
 	bin := t.TempDir()
@@ -174,7 +176,7 @@ func TestOpenWithDesktopWaitsForTheOpener(t *testing.T) {
 	}
 	t.Setenv("PATH", bin)
 	ended := make(chan error, 1)
-	if err := openWithDesktop(fileURL("/nowhere/report.html"), func(err error) { ended <- err }); err != nil {
+	if err := app.OpenWithDesktop(app.FileURL("/nowhere/report.html"), func(err error) { ended <- err }); err != nil {
 		t.Fatal(err)
 	}
 	var err error

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 // report.md and its three pictures, and neither results.csv nor the
 // matrix's pictures; a folder holding them counts as an export.
 func TestExportLoadTest(t *testing.T) {
-	rep, err := report.Load(filepath.Join("..", "engine", "report", "testdata", "load.report.json"))
+	rep, err := report.Load(filepath.Join("..", "..", "engine", "report", "testdata", "load.report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

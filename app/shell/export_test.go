@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine/runs"
 )
 
@@ -20,10 +22,10 @@ import (
 // keeps the first. The confirmation offers to open the folder, and a
 // folder that cannot be written gets the banner.
 func TestExportNeverOverwritesSilently(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	var asked []string
 	answer := true // "Open folder" for the done dialog
-	u.ask = func(title, message string, answers []string, pick func(int)) {
+	u.Ask = func(title, message string, answers []string, pick func(int)) {
 		asked = append(asked, title+" | "+strings.Join(answers, " | "))
 		if answer {
 			pick(0)
@@ -32,9 +34,9 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 		}
 	}
 	var opened []string
-	u.opened = func(dir string) { opened = append(opened, dir) }
+	u.Opened = func(dir string) { opened = append(opened, dir) }
 	rep := cannedReport("tiny", 195.7)
-	u.results.show(rep, "")
+	u.results.Show(rep, "")
 	parent := t.TempDir()
 	want := filepath.Join(parent, runs.Folder(rep))
 
@@ -66,7 +68,7 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	}
 	u.results.exportInto(blocked) // a file, not a folder
 	waitFor(t, u.results.exported, "the failed export")
-	if n := u.results.banner.current; !u.results.banner.visible() || n.Button != "Export again" || n.Detail == "" {
+	if n := u.results.banner.Current; !u.results.banner.Visible() || n.Button != "Export again" || n.Detail == "" {
 		t.Errorf("failed export banner = %+v", n)
 	}
 }
@@ -76,9 +78,9 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 // pretending other files are there; one that wrote some files names the
 // folder, how many, and the files that are missing.
 func TestFailedExportSaysWhatIsWhere(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	rep := cannedReport("tiny", 195.7)
-	u.results.show(rep, "")
+	u.results.Show(rep, "")
 	blocked := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -86,10 +88,10 @@ func TestFailedExportSaysWhatIsWhere(t *testing.T) {
 	dir := filepath.Join(blocked, runs.Folder(rep))
 	u.results.exportInto(blocked)
 	waitFor(t, u.results.exported, "the export into a file")
-	if got, want := u.results.banner.current.Message, "Nothing was exported: the folder "+dir+" could not be made."; got != want {
+	if got, want := u.results.banner.Current.Message, "Nothing was exported: the folder "+dir+" could not be made."; got != want {
 		t.Errorf("banner %q, want %q", got, want)
 	}
-	if a := u.results.banner.current.Action; strings.Contains(a, "other files") {
+	if a := u.results.banner.Current.Action; strings.Contains(a, "other files") {
 		t.Errorf("the banner says other files were written: %q", a)
 	}
 
@@ -104,7 +106,7 @@ func TestFailedExportSaysWhatIsWhere(t *testing.T) {
 	waitFor(t, u.results.exported, "the partial export")
 	total := len(exportFileNamesFor(rep))
 	want := fmt.Sprintf("%d files of %d were exported to %s; these were not: report.md, prefill.png.", total-2, total, dir)
-	if got := u.results.banner.current.Message; got != want {
+	if got := u.results.banner.Current.Message; got != want {
 		t.Errorf("banner %q, want %q", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
@@ -125,16 +127,16 @@ func TestExportOpensInTheExportFolder(t *testing.T) {
 	}
 	t.Setenv("HOME", home)
 	for _, tc := range []struct{ setting, want string }{{exports, "export-folder"}, {"", "home-folder"}} {
-		u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-		u.app.Preferences().SetString("fyne:fileDialogLastFolder", storage.NewFileURI(imports).String()) // where Import last was
-		u.state.settings.ExportDir = tc.setting
-		u.results.show(cannedReport("tiny", 195.7), "")
+		u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+		u.App.Preferences().SetString("fyne:fileDialogLastFolder", storage.NewFileURI(imports).String()) // where Import last was
+		u.State.Settings.ExportDir = tc.setting
+		u.results.Show(cannedReport("tiny", 195.7), "")
 		u.results.onExport()
-		top := u.win.Canvas().Overlays().Top()
+		top := u.Win.Canvas().Overlays().Top()
 		if top == nil {
 			t.Fatal("Export all shows no dialog")
 		}
-		if findButton(top, tc.want) == nil || findButton(top, "import-folder") != nil {
+		if apptest.FindButton(top, tc.want) == nil || apptest.FindButton(top, "import-folder") != nil {
 			t.Errorf("export folder %q: the dialog does not open in %s", tc.setting, tc.want)
 		}
 	}
@@ -158,11 +160,11 @@ func menuFiles(m *fyne.Menu) []string {
 // file, each chart's PNG and SVG under one item, and its menu opens inside
 // a 1024×700 window, above the button at its bottom.
 func TestSaveOneFileMenuFitsTheWindow(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.win.Resize(fyne.NewSize(1024, 700))
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Win.Resize(fyne.NewSize(1024, 700))
 	rep := cannedReport("tiny", 195.7)
-	u.results.show(rep, "")
-	u.show(tabResults)
+	u.results.Show(rep, "")
+	u.Show(app.TabResults)
 	m := u.results.saveMenu()
 	if got, want := menuFiles(m), exportFileNamesFor(rep); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
 		t.Errorf("Save one file offers %q, want %q", got, want)
@@ -171,12 +173,12 @@ func TestSaveOneFileMenuFitsTheWindow(t *testing.T) {
 		t.Errorf("the menu has %d rows", len(m.Items))
 	}
 	u.results.onSaveMenu()
-	top := u.win.Canvas().Overlays().Top()
+	top := u.Win.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no menu")
 	}
 	var menu *widget.PopUpMenu
-	walk(top, func(o fyne.CanvasObject) bool { menu, _ = o.(*widget.PopUpMenu); return menu != nil })
+	apptest.Walk(top, func(o fyne.CanvasObject) bool { menu, _ = o.(*widget.PopUpMenu); return menu != nil })
 	if menu == nil {
 		t.Fatal("the overlay holds no menu")
 	}

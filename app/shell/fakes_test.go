@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
@@ -269,7 +271,7 @@ type fakeLauncher struct {
 	err  error // what Launch returns instead of srv
 }
 
-func (f fakeLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+func (f fakeLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (app.LaunchedServer, error) {
 	f.cfgs <- cfg
 	if f.err != nil {
 		return nil, f.err
@@ -299,30 +301,30 @@ func (f fakeEndpoints) Models(ctx context.Context, baseURL, apiKey string) ([]op
 
 // testDeps are fakes for every dependency; runs are saved under a temp dir
 // and UI updates from background work wait in t's UI loop (see waitFor).
-func testDeps(t testing.TB, eng engineRunner) deps {
-	return deps{
-		engine: eng, load: &fakeLoad{}, hardware: noGPU, sim: &fakeSim{}, charts: fakeCharts{}, store: reportStore{},
-		models: fakeModels{}, endpoints: fakeEndpoints{models: []openai.Model{{ID: "served", MaxModelLen: 32768}}},
-		capture: fakeCapture{proc: notLocal},
-		runsDir: t.TempDir(),
-		rescue:  []string{t.TempDir()},
-		now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
-		do:      loopFor(t).post,
+func testDeps(t testing.TB, eng app.EngineRunner) app.Deps {
+	return app.Deps{
+		Engine: eng, Load: &fakeLoad{}, Hardware: noGPU, Sim: &fakeSim{}, Charts: fakeCharts{}, Store: reportStore{},
+		Models: fakeModels{}, Endpoints: fakeEndpoints{models: []openai.Model{{ID: "served", MaxModelLen: 32768}}},
+		Capture: fakeCapture{proc: notLocal},
+		RunsDir: t.TempDir(),
+		Rescue:  []string{t.TempDir()},
+		Now:     func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		Do:      loopFor(t).post,
 
-		lookPath: func(file string) (string, error) { return "/usr/bin/" + file, nil }, // vllm is installed
+		LookPath: func(file string) (string, error) { return "/usr/bin/" + file, nil }, // vllm is installed
 		// The test process's memory is left alone (see deps).
-		limitMemory: func() func() { return func() {} },
-		freeMemory:  func() {},
+		LimitMemory: func() func() { return func() {} },
+		FreeMemory:  func() {},
 	}
 }
 
 // newTestUI builds the whole app on Fyne's test driver at 1280×800.
-func newTestUI(t *testing.T, d deps, opts Options) *ui {
+func newTestUI(t *testing.T, d app.Deps, opts app.Options) *ui {
 	t.Helper()
-	a := newTempApp(t)
+	a := apptest.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	u := newUI(a, w, d, opts)
-	u.panicked = func(p any, stack []byte) { t.Errorf("panic in a UI callback: %v\n%s", p, stack) }
+	u.Panicked = func(p any, stack []byte) { t.Errorf("panic in a UI callback: %v\n%s", p, stack) }
 	w.SetContent(u.content())
 	w.Resize(fyne.NewSize(1280, 800))
 	t.Cleanup(u.shutdown)
@@ -356,21 +358,21 @@ var errBoom = errors.New("boom")
 // srv.ready is closed.
 func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
+	d.Hardware = oneGPU
 	srv = &fakeServer{ready: make(chan struct{})}
 	cfgs = make(chan launch.ServerConfig, 1)
-	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
-	return newTestUI(t, d, Options{}), srv, cfgs
+	d.Launcher = fakeLauncher{srv: srv, cfgs: cfgs}
+	return newTestUI(t, d, app.Options{}), srv, cfgs
 }
 
 // saveRun saves rep in a new folder of the runs folder, as the Run screen
 // saves a run, and tells the state (History lists it).
 func (u *ui) saveRun(rep engine.Report) (string, error) {
-	s := runs.Saver{Root: u.runsDir(), Save: u.deps.store.Save, Now: u.deps.now, Rescue: u.deps.rescue}
+	s := runs.Saver{Root: u.RunsDir(), Save: u.Deps.Store.Save, Now: u.Deps.Now, Rescue: u.Deps.Rescue}
 	defer s.Release()
 	if _, err := s.Keep(rep); err != nil {
 		return s.Dir, err
 	}
-	u.state.runSaved(s.Dir)
+	u.State.RunSaved(s.Dir)
 	return s.Dir, nil
 }

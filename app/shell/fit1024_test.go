@@ -1,6 +1,9 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -12,12 +15,12 @@ import (
 // matrixAt1024 is the Matrix screen with a preset's plan and a kind of plan
 // shown, laid out in a window 1,024 × 700.
 func matrixAt1024(t *testing.T, preset, kind string) *ui {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
-	u.show(tabMatrix)
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
+	u.Show(app.TabMatrix)
 	u.matrix.usePreset(preset)
 	u.matrix.load.kind.SetSelected(kind)
-	u.win.Resize(fyne.NewSize(1000, 700))
-	u.win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out again
+	u.Win.Resize(fyne.NewSize(1000, 700))
+	u.Win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out again
 	return u
 }
 
@@ -27,14 +30,14 @@ func matrixAt1024(t *testing.T, preset, kind string) *ui {
 // cut, "… 1 from 64").
 func TestHintsInSightAt1024(t *testing.T) {
 	for _, kind := range []string{kindMatrix, kindLoad} {
-		u := matrixAt1024(t, presetStandard, kind)
+		u := matrixAt1024(t, app.PresetStandard, kind)
 		form := u.matrix.form
 		if kind == kindLoad {
 			form = u.matrix.load.form
 		}
 		var pane *container.Scroll
-		walk(u.win.Content(), func(o fyne.CanvasObject) bool {
-			if s, ok := o.(*container.Scroll); ok && walk(s.Content, func(c fyne.CanvasObject) bool { return c == form }) {
+		apptest.Walk(u.Win.Content(), func(o fyne.CanvasObject) bool {
+			if s, ok := o.(*container.Scroll); ok && apptest.Walk(s.Content, func(c fyne.CanvasObject) bool { return c == form }) {
 				pane = s // the last found is the innermost
 			}
 			return false
@@ -52,7 +55,7 @@ func TestHintsInSightAt1024(t *testing.T) {
 			hints[it.HintText] = it.HintText != ""
 		}
 		seen := 0
-		walk(form, func(o fyne.CanvasObject) bool {
+		apptest.Walk(form, func(o fyne.CanvasObject) bool {
 			if txt, ok := o.(*canvas.Text); ok && hints[txt.Text] {
 				seen++
 				end := d.AbsolutePositionForObject(txt).X + fyne.MeasureText(txt.Text, txt.TextSize, txt.TextStyle).Width
@@ -72,20 +75,20 @@ func TestHintsInSightAt1024(t *testing.T) {
 // are narrower than "will run" at the cells' size: the text is drawn
 // smaller, never past its cell.
 func TestHeatCellsFitTheirText(t *testing.T) {
-	u := matrixAt1024(t, presetStandard, kindMatrix)
+	u := matrixAt1024(t, app.PresetStandard, kindMatrix)
 	h := u.matrix.preview
-	if len(h.concurrency) < 8 {
-		t.Fatalf("the preview has %d columns, want the Standard plan's 8", len(h.concurrency))
+	if len(h.Concurrency) < 8 {
+		t.Fatalf("the preview has %d columns, want the Standard plan's 8", len(h.Concurrency))
 	}
-	for key, hc := range h.cells {
-		w := fyne.MeasureText(hc.main.Text, hc.main.TextSize, hc.main.TextStyle).Width
-		if cell := hc.text.Size().Width; cell <= 0 || w > cell-2*theme.Padding()+0.5 {
-			t.Errorf("%v: %q is %.0f px in a cell %.0f px wide", key, hc.main.Text, w, cell)
+	for key, hc := range h.Cells {
+		w := fyne.MeasureText(hc.Main.Text, hc.Main.TextSize, hc.Main.TextStyle).Width
+		if cell := hc.Text.Size().Width; cell <= 0 || w > cell-2*theme.Padding()+0.5 {
+			t.Errorf("%v: %q is %.0f px in a cell %.0f px wide", key, hc.Main.Text, w, cell)
 		}
 	}
-	hc := h.cells[[2]int{h.contexts[0], 1}]
-	if hc.main.Text != "will run" || hc.main.TextSize >= hc.text.Layout.(*cellText).size || hc.main.TextSize < hc.detail.TextSize {
+	hc := h.Cells[[2]int{h.Contexts[0], 1}]
+	if hc.Main.Text != "will run" || hc.Main.TextSize >= hc.Text.Layout.(*appwidget.CellText).Size || hc.Main.TextSize < hc.Detail.TextSize {
 		t.Errorf("a waiting cell says %q at %.1f px (the figure's size %.1f, the detail's %.1f): want it smaller, not tiny",
-			hc.main.Text, hc.main.TextSize, hc.text.Layout.(*cellText).size, hc.detail.TextSize)
+			hc.Main.Text, hc.Main.TextSize, hc.Text.Layout.(*appwidget.CellText).Size, hc.Detail.TextSize)
 	}
 }

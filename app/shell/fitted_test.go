@@ -1,9 +1,10 @@
-package app
+package shell
 
 import (
 	"slices"
 	"testing"
 
+	"speedmatrix/app"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
@@ -34,10 +35,10 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 	}
 	eng := &fakeEngine{events: events}
 	d := testDeps(t, eng)
-	d.sim = readsModelLen{&fakeSim{}}
-	u := newTestUI(t, d, Options{Target: "sim:big"})
-	u.matrix.usePreset(presetStandard)
-	if got := u.matrix.preview.contexts; !slices.Equal(got, fitted) {
+	d.Sim = readsModelLen{&fakeSim{}}
+	u := newTestUI(t, d, app.Options{Target: "sim:big"})
+	u.matrix.usePreset(app.PresetStandard)
+	if got := u.matrix.preview.Contexts; !slices.Equal(got, fitted) {
 		t.Errorf("Matrix preview rows %v, want the fitted %v", got, fitted)
 	}
 	u.run.onStart()
@@ -48,12 +49,12 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 		t.Fatalf("the engine got contexts %v, want the default plan's %v", got, plan.DecodeContexts)
 	}
 	waitFor(t, u.run.uiDone, "the run")
-	if got := u.run.heat.contexts; !slices.Equal(got, fitted) {
+	if got := u.run.heat.Contexts; !slices.Equal(got, fitted) {
 		t.Errorf("Run heatmap rows %v, want the fitted %v", got, fitted)
 	}
-	for _, ctx := range u.run.heat.contexts {
+	for _, ctx := range u.run.heat.Contexts {
 		for _, n := range plan.Concurrency {
-			if c := u.run.heat.cell(ctx, n); c == nil || c.status != engine.StatusValid {
+			if c := u.run.heat.Cell(ctx, n); c == nil || c.Status != engine.StatusValid {
 				t.Errorf("Run heatmap %s × %d is not the measured cell", engine.ContextLabel(ctx), n)
 			}
 		}

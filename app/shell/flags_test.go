@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 )
 
@@ -35,14 +36,14 @@ func checkedResults() []engine.Result {
 // Cancelled and a waiting one; a Failed cell shows none of its partial
 // figures.
 func TestHeatmapMarksFlagsAndNotRun(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.run.heat
-	h.idleText = "waiting" // as during a run
-	h.setAxes([]int{1024}, []int{1, 2, 8, 16, 32, 64})
+	h.IdleText = "waiting" // as during a run
+	h.SetAxes([]int{1024}, []int{1, 2, 8, 16, 32, 64})
 	for _, r := range checkedResults() {
-		h.setResult(r)
+		h.SetResult(r)
 	}
-	h.redraw()
+	h.Redraw()
 	cases := []struct {
 		name  string
 		conc  int
@@ -57,16 +58,16 @@ func TestHeatmapMarksFlagsAndNotRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := h.cell(1024, c.conc).label(); got != c.label {
+			if got := h.Cell(1024, c.conc).Label(); got != c.label {
 				t.Errorf("1K × %d shows %q, want %q", c.conc, got, c.label)
 			}
 		})
 	}
-	if got, want := h.flags.Text, "† Sustained decode 1K × 8: preempted 3 times: KV cache pressure"; got != want || h.flags.Hidden {
-		t.Errorf("flags under the heatmap = %q (hidden %v), want %q", got, h.flags.Hidden, want)
+	if got, want := h.Flags.Text, "† Sustained decode 1K × 8: preempted 3 times: KV cache pressure"; got != want || h.Flags.Hidden {
+		t.Errorf("flags under the heatmap = %q (hidden %v), want %q", got, h.Flags.Hidden, want)
 	}
 	look := func(conc int) string {
-		bg := h.cell(1024, conc).bg
+		bg := h.Cell(1024, conc).Bg
 		return lookKey(bg.FillColor, bg.StrokeColor, bg.StrokeWidth)
 	}
 	if notRun := look(32); notRun == look(16) || notRun == look(64) {
@@ -89,18 +90,18 @@ func lookKey(fill, stroke color.Color, w float32) string {
 // TestResultsShowFlagsAndIncomplete: the Results screen says why a run
 // stopped, marks the flagged cell's status and lists its flag.
 func TestResultsShowFlagsAndIncomplete(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	rep := cannedReport("tiny", 195.7)
 	rep.Results = append(rep.Results, checkedResults()...)
 	rep.Run.Incomplete = "the server stopped answering: connection refused"
-	u.results.show(rep, "")
+	u.results.Show(rep, "")
 	waitFor(t, u.results.rendered, "the charts")
-	if n := u.results.banner.current; !u.results.banner.visible() || n.Message != "This run is partial: the server stopped answering." ||
+	if n := u.results.banner.Current; !u.results.banner.Visible() || n.Message != "This run is partial: the server stopped answering." ||
 		n.Detail != "the server stopped answering: connection refused" {
 		t.Errorf("banner %+v does not say in plain words why the run stopped", n)
 	}
 	statuses := map[string]bool{}
-	for _, row := range u.results.table.cells {
+	for _, row := range u.results.table.Cells {
 		statuses[row[3]] = true
 		if strings.Contains(strings.Join(row, " "), "4,321") {
 			t.Errorf("the table shows the Failed cell's partial figures: %q", row)
@@ -111,8 +112,8 @@ func TestResultsShowFlagsAndIncomplete(t *testing.T) {
 			t.Errorf("no row with status %q in %v", want, statuses)
 		}
 	}
-	if got := u.results.table.flags.Text; !strings.Contains(got, "† Sustained decode 1K × 8: preempted 3 times") || u.results.table.flags.Hidden {
-		t.Errorf("flags under the table = %q (hidden %v)", got, u.results.table.flags.Hidden)
+	if got := u.results.table.Flags.Text; !strings.Contains(got, "† Sustained decode 1K × 8: preempted 3 times") || u.results.table.Flags.Hidden {
+		t.Errorf("flags under the table = %q (hidden %v)", got, u.results.table.Flags.Hidden)
 	}
 }
 
@@ -120,14 +121,14 @@ func TestResultsShowFlagsAndIncomplete(t *testing.T) {
 // error, the Run screen gives its reason.
 func TestRunSaysWhyItStopped(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents(), incomplete: "the server stopped answering: connection refused"}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run to finish")
 	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Stopped after ") {
 		t.Errorf("progress line %q does not say the run stopped", got)
 	}
-	n := u.run.banner.current
-	if !u.run.banner.visible() || n.Message == "" || n.Detail != "the server stopped answering: connection refused" || n.Button != "Open Results screen" {
-		t.Errorf("banner = %+v (visible %v), want the reason in its detail and a way to Resume", n, u.run.banner.visible())
+	n := u.run.banner.Current
+	if !u.run.banner.Visible() || n.Message == "" || n.Detail != "the server stopped answering: connection refused" || n.Button != "Open Results screen" {
+		t.Errorf("banner = %+v (visible %v), want the reason in its detail and a way to Resume", n, u.run.banner.Visible())
 	}
 }

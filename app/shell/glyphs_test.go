@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"golang.org/x/image/font/sfnt"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -16,11 +18,11 @@ import (
 func TestSLOTextsInTheAppFont(t *testing.T) {
 	u := resultsWithSLO(t)
 	r := u.results
-	u.show(tabResults)
-	r.heatMode.SetSelected(heatModeSLO)
-	r.slo.heat.showDetails([2]int{8 * engine.K, 32})
+	u.Show(app.TabResults)
+	r.heatMode.SetSelected(appwidget.HeatModeSLO)
+	r.slo.heat.ShowDetails([2]int{8 * engine.K, 32})
 	var said int
-	for _, text := range visibleTexts(u.win.Content()) {
+	for _, text := range visibleTexts(u.Win.Content()) {
 		if !strings.Contains(text, "TTFT p") {
 			continue
 		}
@@ -59,11 +61,11 @@ func notInFont(t *testing.T, s string) string {
 // resultsWithSLO is the app showing on Results a run judged against
 // testSLO, its charts drawn.
 func resultsWithSLO(t *testing.T) *ui {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	rep := cannedReport("tiny", 195.7)
 	rep.Results = append(rep.Results, sloResults()...)
 	rep.Plan.SLO = testSLO
-	u.results.show(rep, "")
+	u.results.Show(rep, "")
 	waitFor(t, u.results.rendered, "the charts")
 	return u
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -8,48 +8,50 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 	"speedmatrix/hw"
 	"speedmatrix/hw/nvmlmock"
 )
 
 func TestHardwareWithoutGPUOffersWaysForward(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.hardware
-	if got := h.status.Text; !strings.Contains(got, "No NVIDIA GPU") || !strings.Contains(got, "NVIDIA driver not found") {
+	if got := h.Status.Text; !strings.Contains(got, "No NVIDIA GPU") || !strings.Contains(got, "NVIDIA driver not found") {
 		t.Errorf("status = %q, want the missing GPU and its reason", got)
 	}
-	if h.simBtn == nil || h.urlBtn == nil {
+	if h.SimBtn == nil || h.UrlBtn == nil {
 		t.Fatal("no ways-forward buttons without a GPU")
 	}
-	test.Tap(h.urlBtn)
-	if u.server.kind.Selected != targetEndpoint || u.tabs.Selected().Text != tabServer {
-		t.Errorf("endpoint button: kind %q on tab %q, want %q on %q", u.server.kind.Selected, u.tabs.Selected().Text, targetEndpoint, tabServer)
+	test.Tap(h.UrlBtn)
+	if u.server.kind.Selected != app.TargetEndpoint || u.Tabs.Selected().Text != app.TabServer {
+		t.Errorf("endpoint button: kind %q on tab %q, want %q on %q", u.server.kind.Selected, u.Tabs.Selected().Text, app.TargetEndpoint, app.TabServer)
 	}
-	if h.simBtn.Text != "Use the simulator" || h.simBtn.Importance != widget.HighImportance {
-		t.Errorf("with an endpoint chosen the simulator button reads %q", h.simBtn.Text)
+	if h.SimBtn.Text != "Use the simulator" || h.SimBtn.Importance != widget.HighImportance {
+		t.Errorf("with an endpoint chosen the simulator button reads %q", h.SimBtn.Text)
 	}
-	test.Tap(h.simBtn)
-	if u.server.kind.Selected != targetSim {
-		t.Errorf("simulator button: kind %q, want %q", u.server.kind.Selected, targetSim)
+	test.Tap(h.SimBtn)
+	if u.server.kind.Selected != app.TargetSim {
+		t.Errorf("simulator button: kind %q, want %q", u.server.kind.Selected, app.TargetSim)
 	}
 	// The simulator is now the target: its button leads to its settings.
-	if h.simBtn.Text != "Simulator settings" || h.simBtn.Importance == widget.HighImportance {
-		t.Errorf("with the simulator chosen its button reads %q", h.simBtn.Text)
+	if h.SimBtn.Text != "Simulator settings" || h.SimBtn.Importance == widget.HighImportance {
+		t.Errorf("with the simulator chosen its button reads %q", h.SimBtn.Text)
 	}
 }
 
 func TestHardwareWithGPU(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	u := newTestUI(t, d, Options{})
-	if got := u.hardware.status.Text; got != "1 NVIDIA GPU ready for vLLM." {
+	d.Hardware = oneGPU
+	u := newTestUI(t, d, app.Options{})
+	if got := u.hardware.Status.Text; got != "1 NVIDIA GPU ready for vLLM." {
 		t.Errorf("status = %q", got)
 	}
-	if u.hardware.simBtn != nil {
+	if u.hardware.SimBtn != nil {
 		t.Error("ways forward shown although a GPU was found")
 	}
-	if !hasText(u.tabs.Items[0].Content, "GPU 0 · RTX 3090") || !hasText(u.tabs.Items[0].Content, "936 GB/s") {
+	if !apptest.HasText(u.Tabs.Items[0].Content, "GPU 0 · RTX 3090") || !apptest.HasText(u.Tabs.Items[0].Content, "936 GB/s") {
 		t.Error("the GPU card does not show the GPU's name and bandwidth")
 	}
 }
@@ -82,16 +84,16 @@ func loaded(util float64, width int) hw.Sample {
 
 func TestHardwareShowsLinks(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = pcieBox
-	u := newTestUI(t, d, Options{})
-	screen := u.tabs.Items[0].Content
+	d.Hardware = pcieBox
+	u := newTestUI(t, d, app.Options{})
+	screen := u.Tabs.Items[0].Content
 	for _, want := range []string{"PCIe 4.0 x16 at most · 1.0 x16 at idle", "none", "GPU 1 through a PCIe host bridge: not supported by the chipset",
 		"GPU 0 through a PCIe host bridge: not supported by the chipset", "SM up to 2100 MHz · memory 9751 MHz", "not seen under load yet"} {
-		if !hasText(screen, want) {
+		if !apptest.HasText(screen, want) {
 			t.Errorf("the Hardware screen lacks %q", want)
 		}
 	}
-	if u.hardware.load.warn.Visible() {
+	if u.hardware.Load.Warn.Visible() {
 		t.Error("a link warning before any load")
 	}
 }
@@ -99,22 +101,22 @@ func TestHardwareShowsLinks(t *testing.T) {
 // TestHardwareFlagsDegradedLink: idle at x8 is not judged; under load it is.
 func TestHardwareFlagsDegradedLink(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = pcieBox
-	u := newTestUI(t, d, Options{})
-	u.state.setSample(loaded(5, 8), true, fromMachine)
-	if u.hardware.load.warn.Visible() {
+	d.Hardware = pcieBox
+	u := newTestUI(t, d, app.Options{})
+	u.State.SetSample(loaded(5, 8), true, app.FromMachine)
+	if u.hardware.Load.Warn.Visible() {
 		t.Error("an idle GPU's narrow link was flagged")
 	}
-	u.state.setSample(loaded(95, 8), true, fromMachine)
-	u.state.setSample(loaded(95, 16), true, fromMachine) // the worst link seen stays
-	w := u.hardware.load.warn
+	u.State.SetSample(loaded(95, 8), true, app.FromMachine)
+	u.State.SetSample(loaded(95, 16), true, app.FromMachine) // the worst link seen stays
+	w := u.hardware.Load.Warn
 	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
 		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
 	}
-	if l := u.hardware.load.labels[engine.GPUKey{Index: 1}]; !strings.HasPrefix(l.Text, "PCIe 4.0 x8, below its maximum PCIe 4.0 x16") || l.Importance != widget.WarningImportance {
+	if l := u.hardware.Load.Labels[engine.GPUKey{Index: 1}]; !strings.HasPrefix(l.Text, "PCIe 4.0 x8, below its maximum PCIe 4.0 x16") || l.Importance != widget.WarningImportance {
 		t.Errorf("GPU 1 under load: %q", l.Text)
 	}
-	if l := u.hardware.load.labels[engine.GPUKey{Index: 0}]; l.Text != "PCIe 4.0 x16, the link's full speed" {
+	if l := u.hardware.Load.Labels[engine.GPUKey{Index: 0}]; l.Text != "PCIe 4.0 x16, the link's full speed" {
 		t.Errorf("GPU 0 under load: %q", l.Text)
 	}
 }
@@ -122,9 +124,9 @@ func TestHardwareFlagsDegradedLink(t *testing.T) {
 // TestRunShowsEveryGPU: the Run screen's gauges sum the GPUs and list each.
 func TestRunShowsEveryGPU(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = pcieBox
-	u := newTestUI(t, d, Options{})
-	u.state.setSample(loaded(95, 8), true, fromMachine)
+	d.Hardware = pcieBox
+	u := newTestUI(t, d, app.Options{})
+	u.State.SetSample(loaded(95, 8), true, app.FromMachine)
 	g := u.run.gauges
 	if g.power.Text != "601 W" || g.vram.Text != "40.0 GB" {
 		t.Errorf("totals %s, %s; want 601 W, 40.0 GB", g.power.Text, g.vram.Text)
@@ -153,21 +155,21 @@ func TestRunShowsEveryGPU(t *testing.T) {
 func TestHardwareOnTheNVMLMock(t *testing.T) {
 	lib := nvmlmock.PCIeBox()
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = &hwDetector{detect: func() (hw.Hardware, error) { return hw.DetectWith(lib) }}
-	u := newTestUI(t, d, Options{})
-	if got := u.hardware.status.Text; got != "2 NVIDIA GPUs ready for vLLM." {
+	d.Hardware = &hwDetector{detect: func() (hw.Hardware, error) { return hw.DetectWith(lib) }}
+	u := newTestUI(t, d, app.Options{})
+	if got := u.hardware.Status.Text; got != "2 NVIDIA GPUs ready for vLLM." {
 		t.Fatalf("status %q", got)
 	}
-	screen := u.tabs.Items[0].Content
+	screen := u.Tabs.Items[0].Content
 	for _, want := range []string{"PCIe 4.0 x16 at most", "GPU 1 through a PCIe host bridge: not supported by the chipset", "none"} {
-		if !hasText(screen, want) {
+		if !apptest.HasText(screen, want) {
 			t.Errorf("the Hardware screen lacks %q", want)
 		}
 	}
 	src := hw.NewSource(lib)
 	defer src.Close()
-	u.state.setSample(src.Read(), true, fromMachine)
-	w, status := u.hardware.load.warn, u.hardware.status
+	u.State.SetSample(src.Read(), true, app.FromMachine)
+	w, status := u.hardware.Load.Warn, u.hardware.Status
 	if !w.Visible() || w.Text != "GPU 1 runs at PCIe 4.0 x8 (max x16) under load." {
 		t.Errorf("warning %q (visible %v)", w.Text, w.Visible())
 	}

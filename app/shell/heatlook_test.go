@@ -1,10 +1,12 @@
-package app
+package shell
 
 import (
 	"image/color"
 	"slices"
 	"testing"
 
+	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -15,17 +17,17 @@ import (
 // report so far; so the same 195.7 tok/s cell keeps its colour from the
 // end of the run to Results and the export.
 func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
-	newTempApp(t)
+	apptest.NewTempApp(t)
 	plan := engine.Plan{DecodeContexts: []int{1024}, Concurrency: []int{1, 2, 128}}
-	h := newHeatmap("waiting")
-	h.setAxes(plan.DecodeContexts, plan.Concurrency)
+	h := appwidget.NewHeatmap("waiting")
+	h.SetAxes(plan.DecodeContexts, plan.Concurrency)
 	rep := engine.Report{Plan: plan}
 	for _, ev := range cannedEvents() {
 		if ev.Result == nil || ev.Result.Phase != engine.PhaseDecode {
 			continue
 		}
-		h.setResult(*ev.Result)
-		h.redraw()
+		h.SetResult(*ev.Result)
+		h.Redraw()
 		rep.Results = append(rep.Results, *ev.Result)
 		exported := charts.BuildModel(rep).Decode
 		for j, n := range plan.Concurrency {
@@ -33,11 +35,11 @@ func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
 			if c.Status != engine.StatusValid {
 				continue
 			}
-			if got, want := h.cell(1024, n).bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
+			if got, want := h.Cell(1024, n).Bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
 				t.Errorf("after %d cells, 1K × %d (%s tok/s): live %v, exported %v", len(rep.Results), n, c.Text, got, want)
 			}
 		}
-		if live, exp := h.colorScale(), exported.Scale; live.Min != exp.Min || live.Max != exp.Max || live.Log != exp.Log {
+		if live, exp := h.ColorScale(), exported.Scale; live.Min != exp.Min || live.Max != exp.Max || live.Log != exp.Log {
 			t.Errorf("after %d cells: live scale %v–%v, exported %v–%v", len(rep.Results), live.Min, live.Max, exp.Min, exp.Max)
 		}
 	}
@@ -47,40 +49,40 @@ func TestLiveHeatmapColoursAsTheExport(t *testing.T) {
 // while the others fall inside the range, which is round (1-2-5 × 10ⁿ) and
 // shown by the colour key under the grid; a cell outside widens it.
 func TestLiveHeatmapWidensToRoundNumbers(t *testing.T) {
-	newTempApp(t)
+	apptest.NewTempApp(t)
 	plan := engine.DefaultPlan()
-	h := newHeatmap("waiting")
-	h.setAxes(plan.DecodeContexts, plan.Concurrency)
-	if !h.legend.box.Hidden {
+	h := appwidget.NewHeatmap("waiting")
+	h.SetAxes(plan.DecodeContexts, plan.Concurrency)
+	if !h.Legend.Box.Hidden {
 		t.Error("the colour key shows before any cell has a figure")
 	}
 	dec := func(ctx, n int, v float64) engine.Result {
 		return engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: n}, Status: engine.StatusValid, TotalTokPerSec: v}
 	}
 	// Reference report 000's first cells, then its fastest and slowest.
-	h.setResult(dec(8*engine.K, 1, 375.5))
-	h.setResult(dec(8*engine.K, 2, 690.2))
-	h.redraw()
-	if s := h.colorScale(); s.Min != 200 || s.Max != 1000 {
+	h.SetResult(dec(8*engine.K, 1, 375.5))
+	h.SetResult(dec(8*engine.K, 2, 690.2))
+	h.Redraw()
+	if s := h.ColorScale(); s.Min != 200 || s.Max != 1000 {
 		t.Errorf("range %v–%v, want 200–1000", s.Min, s.Max)
 	}
-	first := h.cell(8*engine.K, 1).bg.FillColor
-	ticks := h.legend.ticks()
-	if h.legend.box.Hidden || len(ticks) < 2 {
-		t.Fatalf("colour key hidden %v, ticks %q", h.legend.box.Hidden, ticks)
+	first := h.Cell(8*engine.K, 1).Bg.FillColor
+	ticks := h.Legend.Ticks()
+	if h.Legend.Box.Hidden || len(ticks) < 2 {
+		t.Fatalf("colour key hidden %v, ticks %q", h.Legend.Box.Hidden, ticks)
 	}
-	h.setResult(dec(8*engine.K, 4, 980))
-	h.redraw()
-	if got := h.cell(8*engine.K, 1).bg.FillColor; got != first || !slices.Equal(h.legend.ticks(), ticks) {
-		t.Errorf("a cell inside the range recoloured 375.5 tok/s (%v → %v) or the key (%q → %q)", first, got, ticks, h.legend.ticks())
+	h.SetResult(dec(8*engine.K, 4, 980))
+	h.Redraw()
+	if got := h.Cell(8*engine.K, 1).Bg.FillColor; got != first || !slices.Equal(h.Legend.Ticks(), ticks) {
+		t.Errorf("a cell inside the range recoloured 375.5 tok/s (%v → %v) or the key (%q → %q)", first, got, ticks, h.Legend.Ticks())
 	}
-	h.setResult(dec(8*engine.K, 128, 9005.7))
-	h.setResult(dec(128*engine.K, 1, 86.7))
-	h.redraw()
-	if s := h.colorScale(); s.Min != 50 || s.Max != 10000 || !s.Log {
+	h.SetResult(dec(8*engine.K, 128, 9005.7))
+	h.SetResult(dec(128*engine.K, 1, 86.7))
+	h.Redraw()
+	if s := h.ColorScale(); s.Min != 50 || s.Max != 10000 || !s.Log {
 		t.Errorf("range %v–%v (log %v), want 50–10000 on a log scale", s.Min, s.Max, s.Log)
 	}
-	lo, hi := h.cell(128*engine.K, 1).bg.FillColor, h.cell(8*engine.K, 128).bg.FillColor
+	lo, hi := h.Cell(128*engine.K, 1).Bg.FillColor, h.Cell(8*engine.K, 128).Bg.FillColor
 	if lo == hi || lo == first || hi == first {
 		t.Errorf("86.7, 375.5 and 9,005.7 tok/s share colours: %v %v %v", lo, first, hi)
 	}
@@ -89,14 +91,14 @@ func TestLiveHeatmapWidensToRoundNumbers(t *testing.T) {
 // TestPreviewHeatmapSpansItsCells: Results' fallback heatmap colours by
 // the export's scale: the cells' range, rounded out.
 func TestPreviewHeatmapSpansItsCells(t *testing.T) {
-	newTempApp(t)
-	h := newHeatmap("")
-	h.setAxes([]int{1024}, []int{1, 2})
+	apptest.NewTempApp(t)
+	h := appwidget.NewHeatmap("")
+	h.SetAxes([]int{1024}, []int{1, 2})
 	for i, v := range []float64{120, 950} {
-		h.setResult(engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: i + 1}, Status: engine.StatusValid, TotalTokPerSec: v})
+		h.SetResult(engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 1024, Concurrency: i + 1}, Status: engine.StatusValid, TotalTokPerSec: v})
 	}
-	h.redraw()
-	if s := h.colorScale(); s.Min != 100 || s.Max != 1000 {
+	h.Redraw()
+	if s := h.ColorScale(); s.Min != 100 || s.Max != 1000 {
 		t.Errorf("range %v–%v, want 100–1000 as the export", s.Min, s.Max)
 	}
 }

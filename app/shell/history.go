@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -33,13 +35,13 @@ type historyTab struct {
 	resumeBtn                                *widget.Button // for a partial run of ours
 	where                                    *widget.Label  // the runs folder
 	listed                                   string         // the runs folder entries come from
-	a, b                                     *dropDown
+	a, b                                     *appwidget.DropDown
 	compareBtn                               *widget.Button
 	compareResult, compareBox                *fyne.Container
 	compareCard                              *widget.Card  // its subtitle says what the comparison shows
 	status                                   *widget.Label // what the comparison compares
 	note                                     *widget.Label // the list's: what was imported, or that none is saved
-	banner                                   *banner
+	banner                                   *appwidget.Banner
 
 	// The dialogs of the screen; tests replace them.
 	confirm  func(title, message string, ok func())
@@ -61,20 +63,20 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.importBtn = widget.NewButtonWithIcon("Import…", theme.UploadIcon(), h.onImport)
 	h.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), h.onResume)
 	h.resumeBtn.Disable()
-	h.a, h.b = newDropDown(nil, nil), newDropDown(nil, nil)
+	h.a, h.b = appwidget.NewDropDown(nil, nil), appwidget.NewDropDown(nil, nil)
 	h.a.PlaceHolder, h.b.PlaceHolder = "Run A (the base)", "Run B (compared with A)"
 	h.compareBtn = widget.NewButtonWithIcon("Compare", theme.ViewRefreshIcon(), h.onCompare)
 	h.compareResult = container.NewStack()
 	h.status, h.note = widget.NewLabel(""), widget.NewLabel("")
 	h.status.Wrapping, h.note.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
-	h.banner = newBanner()
+	h.banner = appwidget.NewBanner()
 	h.where = widget.NewLabel("")
 	h.where.Truncation = fyne.TextTruncateEllipsis
 	h.where.Importance = widget.LowImportance
 	h.reload()
-	u.state.watch(changeRun, func() { h.onSelect(h.selected) })
-	u.state.watch(changeSaved, h.onSaved)
-	u.state.watch(changeSettings, h.followFolder)
+	u.State.Watch(app.ChangeRun, func() { h.onSelect(h.selected) })
+	u.State.Watch(app.ChangeSaved, h.onSaved)
+	u.State.Watch(app.ChangeSettings, h.followFolder)
 
 	actions := container.NewHBox(h.openBtn, h.resumeBtn, h.renameBtn, h.deleteBtn)
 	left := widget.NewCard("Saved runs", "newest first",
@@ -85,17 +87,17 @@ func newHistoryTab(u *ui) *container.TabItem {
 	h.compareCard = right
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.42
-	header := screenHeader("History", "Open a saved run or one imported from llm-inference-bench, or see what a change of settings, model or GPU did to each cell.")
-	body := container.NewBorder(h.banner.object(), nil, nil, nil, split)
-	return container.NewTabItemWithIcon(tabHistory, theme.HistoryIcon(), screen(header, body, nil))
+	header := appwidget.ScreenHeader("History", "Open a saved run or one imported from llm-inference-bench, or see what a change of settings, model or GPU did to each cell.")
+	body := container.NewBorder(h.banner.Object(), nil, nil, nil, split)
+	return container.NewTabItemWithIcon(app.TabHistory, theme.HistoryIcon(), appwidget.Screen(header, body, nil))
 }
 
 // dir is where History keeps runs.
-func (h *historyTab) dir() string { return h.u.runsDir() }
+func (h *historyTab) dir() string { return h.u.RunsDir() }
 
 // onSaved lists the runs again, the one just saved read afresh.
 func (h *historyTab) onSaved() {
-	h.forget(filepath.Base(h.u.state.saved))
+	h.forget(filepath.Base(h.u.State.Saved))
 	h.reload()
 }
 
@@ -133,9 +135,9 @@ func (h *historyTab) reload() {
 	h.list.Refresh()
 	h.selectFolder(selected)
 	if len(h.entries) == 0 {
-		setOptional(h.note, "No saved runs yet: every finished run is saved here automatically, and Import… adds one made elsewhere.")
+		appwidget.SetOptional(h.note, "No saved runs yet: every finished run is saved here automatically, and Import… adds one made elsewhere.")
 	} else if strings.HasPrefix(h.note.Text, "No saved runs") {
-		setOptional(h.note, "")
+		appwidget.SetOptional(h.note, "")
 	}
 }
 
@@ -180,7 +182,7 @@ func (h *historyTab) onSelect(i widget.ListItemID) {
 // resumable reports whether the engine can finish a listed run: a partial
 // matrix of ours (a load test is not resumed), while no other run goes on.
 func (h *historyTab) resumable(e historyEntry) bool {
-	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && e.sum.Rates == 0 && !h.u.state.run.Running
+	return e.err == nil && e.sum.Partial && e.sum.Imported == "" && e.sum.Rates == 0 && !h.u.State.Run.Running
 }
 
 // offerLatest offers the Results screen the newest saved run that can be
@@ -190,7 +192,7 @@ func (h *historyTab) offerLatest() {
 		if e.err != nil || e.sweep != nil {
 			continue
 		}
-		if rep, err := h.load(e.folder); err == nil {
+		if rep, err := h.Load(e.folder); err == nil {
 			h.reports.offerReport(rep, filepath.Join(h.dir(), e.folder))
 			return
 		}
@@ -229,12 +231,12 @@ func (h *historyTab) openSelected() (rep engine.Report, dir string, ok bool) {
 		return rep, "", false
 	}
 	dir = filepath.Join(h.dir(), folder)
-	rep, err := h.load(folder)
+	rep, err := h.Load(folder)
 	if err != nil {
-		h.banner.show(notice{Message: "This run could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
+		h.banner.Show(app.Notice{Message: "This run could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
 		return rep, dir, false
 	}
-	h.banner.hide()
+	h.banner.Hide()
 	return rep, dir, true
 }
 
@@ -247,7 +249,7 @@ func (h *historyTab) selectedSweep() (historyEntry, bool) {
 	return e, e.sweep != nil
 }
 
-// load reads a run by its folder name.
-func (h *historyTab) load(folder string) (engine.Report, error) {
-	return h.u.deps.store.Load(filepath.Join(h.dir(), folder))
+// Load reads a run by its folder name.
+func (h *historyTab) Load(folder string) (engine.Report, error) {
+	return h.u.Deps.Store.Load(filepath.Join(h.dir(), folder))
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -49,12 +51,12 @@ func BenchmarkHistoryReload(b *testing.B) {
 	var folders []string
 	for i := range 50 {
 		rep := standardReport(time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC))
-		folders = append(folders, filepath.Join(d.runsDir, fmt.Sprintf("run-%02d", i)))
+		folders = append(folders, filepath.Join(d.RunsDir, fmt.Sprintf("run-%02d", i)))
 		if err := report.Save(folders[i], rep); err != nil {
 			b.Fatal(err)
 		}
 	}
-	u := newUI(newTempApp(b), test.NewTempWindow(b, nil), d, Options{})
+	u := newUI(apptest.NewTempApp(b), test.NewTempWindow(b, nil), d, app.Options{})
 	h := u.history
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {

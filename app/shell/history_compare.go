@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -17,13 +19,13 @@ func (h *historyTab) setPickerOptions(a, b string) {
 	labels := make([]string, len(h.entries))
 	seen := map[string]int{}
 	for i, e := range h.entries {
-		l := e.label()
+		l := e.Label()
 		if seen[l]++; seen[l] > 1 {
 			l = fmt.Sprintf("%s (%d)", l, seen[l]) // a picker tells runs apart by label
 		}
 		labels[i] = l
 	}
-	for _, s := range []*dropDown{h.a, h.b} {
+	for _, s := range []*appwidget.DropDown{h.a, h.b} {
 		s.SetOptions(labels)
 		s.ClearSelected()
 	}
@@ -71,7 +73,7 @@ func (e historyEntry) compareKind() string {
 }
 
 // pickedFolder is the folder of the run picked in s, "" for none.
-func (h *historyTab) pickedFolder(s *dropDown) string {
+func (h *historyTab) pickedFolder(s *appwidget.DropDown) string {
 	if i := s.SelectedIndex(); i >= 0 && i < len(h.entries) {
 		return h.entries[i].folder
 	}
@@ -89,11 +91,11 @@ func (h *historyTab) onCompare() {
 		h.status.SetText("A sweep compares its own configurations: open it (Open in Results) to see them, and any of its runs.")
 		return
 	}
-	a, err := h.load(fa)
+	a, err := h.Load(fa)
 	if err == nil {
 		var b engine.Report
-		if b, err = h.load(fb); err == nil {
-			h.banner.hide()
+		if b, err = h.Load(fb); err == nil {
+			h.banner.Hide()
 			if h.compareLoads(a, b) { // history_load.go
 				return
 			}
@@ -101,7 +103,7 @@ func (h *historyTab) onCompare() {
 			return
 		}
 	}
-	h.banner.show(notice{Message: "The runs could not be compared: one of them cannot be read.", Action: "Open each run to see which one, or delete it.", Detail: err.Error()})
+	h.banner.Show(app.Notice{Message: "The runs could not be compared: one of them cannot be read.", Action: "Open each run to see which one, or delete it.", Detail: err.Error()})
 }
 
 // showDelta shows the comparison chart (or a grid when charts fail), with

@@ -1,10 +1,11 @@
-package app
+package shell
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 )
@@ -31,7 +32,7 @@ func TestHistoryPicksAPairThatCompares(t *testing.T) {
 		{"a matrix and a load test", []engine.Report{m1, l1}, engine.Report{}, engine.Report{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 			h := u.history
 			for _, rep := range tc.saved {
 				mustSave(t, h, rep)
@@ -56,7 +57,7 @@ func TestHistoryPicksAPairThatCompares(t *testing.T) {
 // TestHistoryPickerMarksImportedRuns: a run another tool measured says so
 // in the A and B pickers, as load tests and sweeps do.
 func TestHistoryPickerMarksImportedRuns(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	imp := cannedReport("theirs", 120)
 	imp.Run.Imported = &engine.Import{Tool: "llm-inference-bench", Version: "0.4.18"}

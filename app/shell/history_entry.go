@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sweep"
 )
@@ -133,10 +134,10 @@ func (e historyEntry) detail() string {
 	return strings.Join(parts, " · ")
 }
 
-// label names the run in the compare pickers: "2026-12-01 05:42 ·
+// Label names the run in the compare pickers: "2026-12-01 05:42 ·
 // tiny-sim · profile tiny", with what else tells it apart: a load test, a
 // sweep, a run another tool measured.
-func (e historyEntry) label() string {
+func (e historyEntry) Label() string {
 	if e.err != nil {
 		return e.title()
 	}
@@ -194,13 +195,13 @@ func (h *historyTab) newRow() fyne.CanvasObject {
 	r.target = widget.NewLabel("")
 	r.target.Truncation = fyne.TextTruncateEllipsis // a long URL gives way to the badges
 	r.detail.Truncation = fyne.TextTruncateEllipsis
-	r.partial = container.NewCenter(badge("Partial", partialColor))
-	r.sweep = container.NewCenter(badge("Sweep", sweepColor))
+	r.partial = container.NewCenter(appwidget.Badge("Partial", partialColor))
+	r.sweep = container.NewCenter(appwidget.Badge("Sweep", sweepColor))
 	// The list's rows are as wide as its template's least width: a sweep
 	// is never imported, so its badge takes no more room than the others.
 	r.sweep.Hide()
-	r.simulated = container.NewCenter(badge("Simulated", simulatedColor))
-	imported, text := textBadge("Imported", importedColor)
+	r.simulated = container.NewCenter(appwidget.Badge("Simulated", appwidget.SimulatedColor))
+	imported, text := appwidget.TextBadge("Imported", importedColor)
 	r.imported, r.importedText = container.NewCenter(imported), text
 	top := container.NewBorder(nil, nil, r.title, container.NewHBox(r.sweep, r.partial, r.simulated, r.imported), r.target)
 	r.box = container.NewVBox(top, r.detail)

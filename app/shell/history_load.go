@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"slices"
@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -36,14 +38,14 @@ const (
 // matrix not at all, which the status says.
 func (h *historyTab) compareLoads(a, b engine.Report) bool {
 	h.compareCard.SetSubTitle(compareRates)
-	if isLoad(a) || isLoad(b) {
-		h.u.pictures.showing(placeCompare, "") // a table, or nothing, where the picture was
+	if app.IsLoad(a) || app.IsLoad(b) {
+		h.u.Pictures.Showing(app.PlaceCompare, "") // a table, or nothing, where the picture was
 	}
 	switch {
-	case !isLoad(a) && !isLoad(b):
+	case !app.IsLoad(a) && !app.IsLoad(b):
 		h.compareCard.SetSubTitle(compareCells)
 		return false
-	case !isLoad(a) || !isLoad(b):
+	case !app.IsLoad(a) || !app.IsLoad(b):
 		h.status.SetText("A load test compares only with another load test: choose two load tests, or two matrix runs.")
 		h.compareResult.Objects = nil
 		h.compareBox.Refresh()
@@ -53,7 +55,7 @@ func (h *historyTab) compareLoads(a, b engine.Report) bool {
 	if d := report.Differences(a, b); len(d) > 0 {
 		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
 	}
-	h.status.SetText(onScreen(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n")))
+	h.status.SetText(appwidget.OnScreen(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n")))
 	var cells [][]string
 	for _, r := range report.LoadComparison(a, b) {
 		cells = append(cells, pick(r.Cells(), loadDiffOrder))

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
@@ -41,10 +43,10 @@ func (h *historyTab) rename(folder, name string) {
 		err = report.WriteFileAtomic(path, []byte(name+"\n"))
 	}
 	if err != nil {
-		h.banner.show(notice{Message: "The run could not be renamed.", Action: "Check that " + filepath.Join(h.dir(), folder) + " is writable.", Detail: err.Error()})
+		h.banner.Show(app.Notice{Message: "The run could not be renamed.", Action: "Check that " + filepath.Join(h.dir(), folder) + " is writable.", Detail: err.Error()})
 		return
 	}
-	h.banner.hide()
+	h.banner.Hide()
 	delete(h.cache, folder)
 	h.reload()
 }
@@ -67,9 +69,9 @@ func (h *historyTab) remove(folder string) {
 		return
 	}
 	if err := os.RemoveAll(filepath.Join(h.dir(), folder)); err != nil {
-		h.banner.show(notice{Message: "The run could not be deleted.", Action: "Check that " + h.dir() + " is writable.", Detail: err.Error()})
+		h.banner.Show(app.Notice{Message: "The run could not be deleted.", Action: "Check that " + h.dir() + " is writable.", Detail: err.Error()})
 	} else {
-		h.banner.hide()
+		h.banner.Hide()
 	}
 	delete(h.cache, folder)
 	h.reload()
@@ -87,19 +89,19 @@ func (h *historyTab) importData(data []byte, name string) {
 	var fe *report.FormatError
 	switch {
 	case errors.As(err, &fe):
-		h.banner.show(notice{Message: "This file is not a run Speed Matrix can import.",
+		h.banner.Show(app.Notice{Message: "This file is not a run Speed Matrix can import.",
 			Action: "Choose a report.json saved by Speed Matrix, or the results file llm-inference-bench writes at the end of a run (benchmark_results.json unless it was told otherwise).", Detail: err.Error()})
 		return
 	case err != nil:
-		h.banner.show(notice{Message: "This file could not be imported.", Action: "It may be damaged, or from a newer version of its tool.", Detail: err.Error()})
+		h.banner.Show(app.Notice{Message: "This file could not be imported.", Action: "It may be damaged, or from a newer version of its tool.", Detail: err.Error()})
 		return
 	}
 	folder := h.importFolder(rep)
-	if err := h.u.deps.store.Save(filepath.Join(h.dir(), folder), rep); err != nil {
-		h.banner.show(notice{Message: "The run was not imported.", Action: "Check that " + h.dir() + " is writable.", Detail: err.Error()})
+	if err := h.u.Deps.Store.Save(filepath.Join(h.dir(), folder), rep); err != nil {
+		h.banner.Show(app.Notice{Message: "The run was not imported.", Action: "Check that " + h.dir() + " is writable.", Detail: err.Error()})
 		return
 	}
-	h.banner.hide()
+	h.banner.Hide()
 	h.forget(folder)
 	h.reload()
 	h.selectFolder(folder)
@@ -107,14 +109,14 @@ func (h *historyTab) importData(data []byte, name string) {
 	if imp := rep.Run.Imported; imp != nil {
 		msg = fmt.Sprintf("Imported %s: %s measured these figures, not Speed Matrix, and the run says so wherever it is shown.", filepath.Base(name), imp.Label())
 	}
-	setOptional(h.note, msg) // by the list it was added to, not above a comparison
+	appwidget.SetOptional(h.note, msg) // by the list it was added to, not above a comparison
 }
 
 // importFolder is a new folder name for an imported run: <timestamp>-<model>,
 // with the tool's name for another tool's run, and a number when taken.
 func (h *historyTab) importFolder(rep engine.Report) string {
 	if rep.Run.StartedAt.IsZero() {
-		rep.Run.StartedAt = h.u.deps.now()
+		rep.Run.StartedAt = h.u.Deps.Now()
 	}
 	base := runs.Folder(rep)
 	if imp := rep.Run.Imported; imp != nil {
@@ -131,7 +133,7 @@ func (h *historyTab) importFolder(rep engine.Report) string {
 
 // confirmDialog asks whether to delete; ok runs on yes.
 func (h *historyTab) confirmDialog(title, message string, ok func()) {
-	h.u.confirm(title, message, "Delete", "Cancel", func(yes bool) {
+	h.u.Confirm(title, message, "Delete", "Cancel", func(yes bool) {
 		if yes {
 			ok()
 		}
@@ -148,7 +150,7 @@ func (h *historyTab) nameDialog(current string, ok func(string)) {
 		if yes {
 			ok(entry.Text)
 		}
-	}, h.u.win)
+	}, h.u.Win)
 	d.Resize(fyne.NewSize(420, d.MinSize().Height))
 	d.Show()
 }
@@ -157,7 +159,7 @@ func (h *historyTab) nameDialog(current string, ok func(string)) {
 func (h *historyTab) fileDialog(ok func(data []byte, name string)) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			h.banner.show(notice{Message: "The file could not be opened.", Action: "Choose another file.", Detail: err.Error()})
+			h.banner.Show(app.Notice{Message: "The file could not be opened.", Action: "Choose another file.", Detail: err.Error()})
 			return
 		}
 		if r == nil {
@@ -166,11 +168,11 @@ func (h *historyTab) fileDialog(ok func(data []byte, name string)) {
 		defer r.Close()
 		data, err := report.ReadData(r, r.URI().Name())
 		if err != nil {
-			h.banner.show(notice{Message: "The file could not be read.", Action: "Choose another file.", Detail: err.Error()})
+			h.banner.Show(app.Notice{Message: "The file could not be read.", Action: "Choose another file.", Detail: err.Error()})
 			return
 		}
 		ok(data, r.URI().Name())
-	}, h.u.win)
+	}, h.u.Win)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
 	d.SetConfirmText("Import")
 	d.Show()

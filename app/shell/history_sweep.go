@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -78,5 +78,5 @@ func (e historyEntry) sweepDetail() string {
 // sweepResumable reports whether a listed sweep can be finished: it did
 // not end, and nothing runs now.
 func (h *historyTab) sweepResumable(e historyEntry) bool {
-	return e.err == nil && e.sweep != nil && e.sweep.Ended.IsZero() && !h.u.state.run.Running
+	return e.err == nil && e.sweep != nil && e.sweep.Ended.IsZero() && !h.u.State.Run.Running
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -10,6 +10,9 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
@@ -17,7 +20,7 @@ import (
 
 // libFixture is a real llm-inference-bench 0.4.18 results file (see
 // engine/report/testdata/README.md).
-const libFixture = "../engine/report/testdata/llm-inference-bench-0.4.18.json"
+const libFixture = "../../engine/report/testdata/llm-inference-bench-0.4.18.json"
 
 func readFixture(t *testing.T, path string) []byte {
 	t.Helper()
@@ -44,11 +47,11 @@ func rowOf(t *testing.T, h *historyTab, title string) *historyRow {
 func TestHistorySavesEveryRunAndOpensIt(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
 	d := testDeps(t, eng)
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run")
 	waitFor(t, u.results.rendered, "the charts")
-	if _, err := os.Stat(filepath.Join(d.runsDir, "20260102-030405-tiny", "report.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(d.RunsDir, "20260102-030405-tiny", "report.json")); err != nil {
 		t.Fatalf("run not saved under <timestamp>-<model>: %v", err)
 	}
 	h := u.history
@@ -56,7 +59,7 @@ func TestHistorySavesEveryRunAndOpensIt(t *testing.T) {
 		t.Fatalf("history lists %+v", h.entries)
 	}
 	date := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Local().Format("2006-01-02 15:04")
-	u.show(tabHistory)
+	u.Show(app.TabHistory)
 	row := rowOf(t, h, "tiny")
 	// The fake engine ran 4 cells of the Standard plan's 45.
 	if want := "4 of 45 cells · peak 316.5 tok/s · " + date; row.detail.Text != want {
@@ -65,7 +68,7 @@ func TestHistorySavesEveryRunAndOpensIt(t *testing.T) {
 	u.results.has = false
 	h.list.Select(0)
 	h.onOpen()
-	if !u.results.has || u.tabs.Selected().Text != tabResults {
+	if !u.results.has || u.Tabs.Selected().Text != app.TabResults {
 		t.Error("opening a saved run does not show it on Results")
 	}
 	if len(u.results.report.Results) != 4 {
@@ -78,7 +81,7 @@ func TestHistorySavesEveryRunAndOpensIt(t *testing.T) {
 // Simulated, an imported one names its tool; a complete measured run has
 // none of them.
 func TestHistoryBadges(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	complete := cannedReport("complete-model", 100)
 	complete.Run.Complete, complete.Engine.Simulated = true, false
@@ -93,7 +96,7 @@ func TestHistoryBadges(t *testing.T) {
 	if len(h.entries) != 3 {
 		t.Fatalf("history lists %d runs, want 3", len(h.entries))
 	}
-	u.show(tabHistory)
+	u.Show(app.TabHistory)
 	for _, tc := range []struct {
 		title                        string
 		partial, simulated, imported bool
@@ -112,7 +115,7 @@ func TestHistoryBadges(t *testing.T) {
 			t.Errorf("%s: detail %q, want it to start %q", tc.title, r.detail.Text, tc.detail)
 		}
 	}
-	if !hasText(rowOf(t, h, "tiny").imported, "Imported · llm-inference-bench 0.4.18") {
+	if !apptest.HasText(rowOf(t, h, "tiny").imported, "Imported · llm-inference-bench 0.4.18") {
 		t.Error("the imported badge does not name the tool")
 	}
 }
@@ -121,7 +124,7 @@ func TestHistoryBadges(t *testing.T) {
 // profiles and an endpoint each name their target, in the list and in the
 // compare pickers, without the endpoint's password.
 func TestHistoryTellsRunsApart(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	tiny, big, remote := cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100)
 	big.Engine.SimProfile = "big"
@@ -132,7 +135,7 @@ func TestHistoryTellsRunsApart(t *testing.T) {
 	for _, r := range []engine.Report{tiny, big, remote} {
 		mustSave(t, h, r)
 	}
-	u.show(tabHistory)
+	u.Show(app.TabHistory)
 	h.list.Refresh()
 	var targets []string
 	for _, r := range h.rows {
@@ -147,7 +150,7 @@ func TestHistoryTellsRunsApart(t *testing.T) {
 	date := func(r engine.Report) string { return r.Run.StartedAt.Local().Format("2006-01-02 15:04") }
 	want := []string{date(remote) + " · tiny-sim · http://bench:<redacted>@gpu1:8000",
 		date(big) + " · tiny-sim · profile big", date(tiny) + " · tiny-sim · profile tiny"}
-	for _, s := range []*dropDown{h.a, h.b} {
+	for _, s := range []*appwidget.DropDown{h.a, h.b} {
 		if !slices.Equal(s.Options, want) {
 			t.Errorf("picker options %q, want %q", s.Options, want)
 		}
@@ -156,7 +159,7 @@ func TestHistoryTellsRunsApart(t *testing.T) {
 
 func TestHistoryRenameAndDelete(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	u := newTestUI(t, d, Options{})
+	u := newTestUI(t, d, app.Options{})
 	h := u.history
 	a, b := cannedReport("a", 100), cannedReport("b", 150)
 	b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
@@ -191,7 +194,7 @@ func TestHistoryRenameAndDelete(t *testing.T) {
 	h.confirm = func(title, message string, ok func()) { asked = message; ok() }
 	h.list.Select(0)
 	h.onDelete()
-	gone := filepath.Join(d.runsDir, runs.Folder(b))
+	gone := filepath.Join(d.RunsDir, runs.Folder(b))
 	if !strings.Contains(asked, gone) {
 		t.Errorf("the question %q does not name the folder %s", asked, gone)
 	}
@@ -207,8 +210,8 @@ func TestHistoryRenameAndDelete(t *testing.T) {
 // Results, and compares it with a run of ours.
 func TestHistoryImport(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.charts = fakeCharts{err: errBoom} // the compare falls back to the grid, which the test reads
-	u := newTestUI(t, d, Options{})
+	d.Charts = fakeCharts{err: errBoom} // the compare falls back to the grid, which the test reads
+	u := newTestUI(t, d, app.Options{})
 	h := u.history
 	data := readFixture(t, libFixture)
 	h.pickFile = func(ok func([]byte, string)) { ok(data, "llm-inference-bench-0.4.18.json") }
@@ -234,7 +237,7 @@ func TestHistoryImport(t *testing.T) {
 	if got := u.results.report; len(got.Results) != 8 || got.Run.Imported == nil {
 		t.Errorf("opened import: %d results, imported %v", len(got.Results), got.Run.Imported)
 	}
-	if !hasText(u.results.badgeBox, "Imported · llm-inference-bench 0.4.18") {
+	if !apptest.HasText(u.results.badgeBox, "Imported · llm-inference-bench 0.4.18") {
 		t.Error("the Results screen does not say the run is imported")
 	}
 	waitFor(t, u.results.rendered, "the charts of the import")
@@ -257,15 +260,15 @@ func TestHistoryImport(t *testing.T) {
 	}
 	// 1K × 1: 194.0 tok/s imported, 195.7 ours; the grid replaces the
 	// chart once drawing it failed, in the background.
-	waitUntil(t, func() bool { return hasText(h.compareResult, "+0.9 %") }, "the compare grid with the +0.9 % change of the 1K × 1 cell")
+	waitUntil(t, func() bool { return apptest.HasText(h.compareResult, "+0.9 %") }, "the compare grid with the +0.9 % change of the 1K × 1 cell")
 }
 
 func TestHistoryImportRejects(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	h.importData([]byte("not a results file"), "notes.txt")
-	n := h.banner.current
-	if !h.banner.visible() || n.Message != "This file is not a run Speed Matrix can import." ||
+	n := h.banner.Current
+	if !h.banner.Visible() || n.Message != "This file is not a run Speed Matrix can import." ||
 		!strings.Contains(n.Detail, "notes.txt is neither a Speed Matrix report.json nor an llm-inference-bench results file") ||
 		strings.Contains(n.Message+n.Action, "--") {
 		t.Errorf("banner %+v", n)
@@ -274,29 +277,29 @@ func TestHistoryImportRejects(t *testing.T) {
 		t.Errorf("a rejected file was listed: %+v", h.entries)
 	}
 	// One that claims more levels than a run has is refused, saying so.
-	huge := strings.Replace(string(readFixture(t, "../engine/report/testdata/report.json")), `"concurrency": [`,
+	huge := strings.Replace(string(readFixture(t, "../../engine/report/testdata/report.json")), `"concurrency": [`,
 		`"concurrency": [`+strings.Repeat("7, ", 300), 1)
 	h.importData([]byte(huge), "huge.json")
-	if n := h.banner.current; !h.banner.visible() || n.Message != "This file could not be imported." ||
+	if n := h.banner.Current; !h.banner.Visible() || n.Message != "This file could not be imported." ||
 		!strings.Contains(n.Detail, "huge.json cannot hold a real run: its plan: 308 concurrency levels, more than the 256 a plan may have") || len(h.entries) != 0 {
 		t.Errorf("a file claiming 308 levels: banner %+v, entries %+v", n, h.entries)
 	}
 	// A report.json saved elsewhere imports as one of ours.
-	h.importData(readFixture(t, "../engine/report/testdata/report.json"), "report.json")
-	if h.banner.visible() || len(h.entries) != 1 || h.entries[0].sum.Imported != "" {
-		t.Errorf("report.json: banner %v, entries %+v", h.banner.visible(), h.entries)
+	h.importData(readFixture(t, "../../engine/report/testdata/report.json"), "report.json")
+	if h.banner.Visible() || len(h.entries) != 1 || h.entries[0].sum.Imported != "" {
+		t.Errorf("report.json: banner %v, entries %+v", h.banner.Visible(), h.entries)
 	}
 }
 
 func TestHistoryCompare(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		charts chartDrawer
+		charts app.ChartDrawer
 	}{{"chart image", fakeCharts{}}, {"fallback grid", fakeCharts{err: errBoom}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})
-			d.charts = tc.charts
-			u := newTestUI(t, d, Options{})
+			d.Charts = tc.charts
+			u := newTestUI(t, d, app.Options{})
 			h := u.history
 			a, b := cannedReport("a", 100), cannedReport("b", 150)
 			b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
@@ -316,13 +319,13 @@ func TestHistoryCompare(t *testing.T) {
 			h.onCompare()
 			waitUntil(t, func() bool {
 				img := chartImage(h.compareResult.Objects[0])
-				return img != nil && img.Image != nil || hasText(h.compareResult, "+50.0 %")
+				return img != nil && img.Image != nil || apptest.HasText(h.compareResult, "+50.0 %")
 			}, "the comparison")
 			obj := h.compareResult.Objects[0]
 			if isImg := chartImage(obj) != nil; isImg != (tc.name == "chart image") {
 				t.Errorf("compare shows %T", obj)
 			}
-			if tc.name == "fallback grid" && !hasText(obj, "+50.0 %") {
+			if tc.name == "fallback grid" && !apptest.HasText(obj, "+50.0 %") {
 				t.Error("fallback grid lacks the +50.0 % change of the 1K × 1 cell")
 			}
 			if !strings.HasPrefix(h.status.Text, "A: a · simulated (profile tiny)\nB: b · simulated") {
@@ -335,16 +338,16 @@ func TestHistoryCompare(t *testing.T) {
 // TestHistoryWordsMatchTheChart: the pickers and the card say A and B, as
 // the compare chart does ("B vs A").
 func TestHistoryWordsMatchTheChart(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.show(tabHistory)
-	content := u.win.Canvas().Content()
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Show(app.TabHistory)
+	content := u.Win.Canvas().Content()
 	for _, want := range []string{"from A to B"} {
-		if !hasText(content, want) {
+		if !apptest.HasText(content, want) {
 			t.Errorf("History lacks %q", want)
 		}
 	}
 	for _, gone := range []string{"Base", "Compared"} {
-		if hasText(content, gone) {
+		if apptest.HasText(content, gone) {
 			t.Errorf("History still says %q", gone)
 		}
 	}
@@ -380,11 +383,11 @@ func TestDeltaText(t *testing.T) {
 // lists a damaged run with the reason.
 func TestHistorySummaryFiles(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	u := newTestUI(t, d, Options{})
+	u := newTestUI(t, d, app.Options{})
 	h := u.history
 	a := cannedReport("a", 100)
 	mustSave(t, h, a)
-	dir := filepath.Join(d.runsDir, runs.Folder(a))
+	dir := filepath.Join(d.RunsDir, runs.Folder(a))
 	if _, err := os.Stat(filepath.Join(dir, summaryFile)); err != nil {
 		t.Fatalf("no summary file after listing: %v", err)
 	}
@@ -415,7 +418,7 @@ func TestHistorySummaryFiles(t *testing.T) {
 	if got := h.entries[0].sum.PeakTokPerSec; got != 316.5 {
 		t.Errorf("with a damaged summary file the peak reads %v", got)
 	}
-	broken := filepath.Join(d.runsDir, "20250101-000000-broken")
+	broken := filepath.Join(d.RunsDir, "20250101-000000-broken")
 	if err := os.MkdirAll(broken, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +445,7 @@ func mustSave(t *testing.T, h *historyTab, rep engine.Report) {
 // finishes it in its own folder; a complete one does not.
 func TestHistoryResumesAPartialRun(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	h := u.history
 	partial := cannedReport("tiny", 100)
 	partial.Plan = engine.DefaultPlan()

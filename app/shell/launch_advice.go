@@ -1,10 +1,11 @@
-package app
+package shell
 
 import (
 	"cmp"
 	"errors"
 	"path/filepath"
 
+	"speedmatrix/app"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/servers"
 )
@@ -13,13 +14,13 @@ import (
 // a setting that cannot work on this machine (a launch.SetupError), what is
 // wrong and the field of the Server screen that fixes it; otherwise that it
 // did not start and that its log says why. err is the detail.
-func launchNotice(err error) notice {
+func launchNotice(err error) app.Notice {
 	title := "vLLM"
 	var sv *launch.ServerError
 	if errors.As(err, &sv) && sv.Engine != "" {
 		title = sv.Engine
 	}
-	n := notice{Message: "The " + title + " server did not start.",
+	n := app.Notice{Message: "The " + title + " server did not start.",
 		Action: "Its last lines are in Server log; fix the form and press Start server again.", Detail: err.Error()}
 	var fatal launch.Fatal
 	if errors.As(err, &fatal) {

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/app"
 	"speedmatrix/engine/launch"
 )
 
@@ -23,17 +24,17 @@ func TestLaunchSetupProblemsAreBanners(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})
-			d.hardware = oneGPU
+			d.Hardware = oneGPU
 			se := &launch.SetupError{Kind: kind, Subject: "/opt/venv", Fact: "fact of " + string(kind), Fix: "set executable = x in server.toml"}
-			d.launcher = fakeLauncher{cfgs: make(chan launch.ServerConfig, 1), err: fmt.Errorf("wrapped: %w", se)}
-			u := newTestUI(t, d, Options{})
+			d.Launcher = fakeLauncher{cfgs: make(chan launch.ServerConfig, 1), err: fmt.Errorf("wrapped: %w", se)}
+			u := newTestUI(t, d, app.Options{})
 			l := u.server.launch
 			u.server.form.model.SetText("Qwen/Qwen3-0.6B")
 			l.onStart()
 			waitFor(t, l.settled, "the launch to fail")
-			n := u.server.banner.current
+			n := u.server.banner.Current
 			words := n.Message + " " + n.Action
-			if !u.server.banner.visible() || n.Detail != "wrapped: start vllm: fact of "+string(kind)+": set executable = x in server.toml" ||
+			if !u.server.banner.Visible() || n.Detail != "wrapped: start vllm: fact of "+string(kind)+": set executable = x in server.toml" ||
 				!strings.Contains(words, "/opt/venv") && kind != launch.SetupNoDocker && kind != launch.SetupDockerDown {
 				t.Errorf("banner = %+v", n)
 			}

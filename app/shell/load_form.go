@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strconv"
@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -50,9 +52,9 @@ type loadForm struct {
 	datasetErr           error // why the dataset cannot be used (measure.ReadDataset)
 	datasetLine          *widget.Label
 	datasetClear         *widget.Button
-	api                  *dropDown
-	slo                  *sloFields
-	banner               *banner
+	api                  *appwidget.DropDown
+	slo                  *appwidget.SloFields
+	banner               *appwidget.Banner
 	estimate, warnings   *widget.Label
 	ratesCard            *widget.Card // the preview of the rates
 	preview              *loadTable
@@ -86,15 +88,15 @@ func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSetti
 	}
 	f.arrivals = widget.NewRadioGroup([]string{arrivalsPoisson, arrivalsConstant}, func(string) { f.refresh() })
 	f.arrivals.Horizontal, f.arrivals.Required = true, true
-	f.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { f.refresh() })
+	f.api = appwidget.NewDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { f.refresh() })
 	// The app's one SLO (appState's, which the Matrix and Settings
 	// screens edit too): an edit here is the SLO in use.
-	f.slo = newSLOFields(f.onSLOEdit)
+	f.slo = appwidget.NewSLOFields(f.onSLOEdit)
 	f.datasetLine = widget.NewLabel("")
 	f.datasetLine.Truncation = fyne.TextTruncateEllipsis
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.onChooseDataset)
 	f.datasetClear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { f.setDataset("") })
-	f.banner = newBanner()
+	f.banner = appwidget.NewBanner()
 	f.estimate, f.warnings = widget.NewLabel(""), widget.NewLabel("")
 	f.estimate.TextStyle = fyne.TextStyle{Bold: true}
 	f.estimate.Wrapping, f.warnings.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
@@ -106,8 +108,8 @@ func (m *matrixTab) withLoadTest(header, body fyne.CanvasObject, saved loadSetti
 	f.kind = widget.NewRadioGroup([]string{kindMatrix, kindLoad}, f.onKind)
 	f.kind.Horizontal, f.kind.Required = true, true
 	f.kind.SetSelected(map[bool]string{false: kindMatrix, true: kindLoad}[saved.On])
-	m.u.state.watch(changeTarget, f.refresh)
-	m.u.state.watch(changeSettings, f.showSLO)
+	m.u.State.Watch(app.ChangeTarget, f.refresh)
+	m.u.State.Watch(app.ChangeSettings, f.showSLO)
 	return container.NewBorder(f.kind, nil, nil, nil, container.NewStack(f.matrixBody, f.loadBody))
 }
 
@@ -123,8 +125,8 @@ func (f *loadForm) onKind(kind string) {
 	f.refresh()
 }
 
-// on reports whether the screen is set to a load test.
-func (f *loadForm) on() bool { return f.kind != nil && f.kind.Selected == kindLoad }
+// On reports whether the screen is set to a load test.
+func (f *loadForm) On() bool { return f.kind != nil && f.kind.Selected == kindLoad }
 
 // apply shows the remembered load test in the form.
 func (f *loadForm) apply(s loadSettings) {
@@ -150,7 +152,7 @@ func (f *loadForm) apply(s loadSettings) {
 	f.burst.SetText(optionalCount(p.Burst))
 	f.seed.SetText(strconv.FormatInt(p.Seed, 10))
 	f.api.SetSelected(string(cmpAPI(p.API)))
-	f.slo.set(f.u.state.settings.SLO) // the SLO in use, not the one remembered with the plan
+	f.slo.Set(f.u.State.Settings.SLO) // the SLO in use, not the one remembered with the plan
 	f.dataset = p.Dataset
 	f.showDataset()
 }
@@ -173,43 +175,43 @@ func optionalCount(n int) string {
 
 // settings is what the screen remembers of the load test.
 func (f *loadForm) settings() loadSettings {
-	p, err := f.read()
+	p, err := f.Read()
 	if err != nil {
 		p = defaultLoadPlan()
 	}
-	return loadSettings{On: f.on(), Plan: p}
+	return loadSettings{On: f.On(), Plan: p}
 }
 
 // layout is the load test's body: the form and its lines beside the rates
 // it measures; choose is the dataset's button.
 func (f *loadForm) layout(choose *widget.Button) fyne.CanvasObject {
 	form := widget.NewForm(
-		hintedItem("Rates", f.rates, "requests per second, e.g. 1, 2, 4, 8; or sweep to the limit"),
+		appwidget.HintedItem("Rates", f.rates, "requests per second, e.g. 1, 2, 4, 8; or sweep to the limit"),
 		widget.NewFormItem("Arrivals", f.arrivals),
 		widget.NewFormItem("Requests per rate", f.requests),
-		hintedItem("Input tokens", f.input, "tokens per prompt: 1024, or a range such as 512:2048"),
+		appwidget.HintedItem("Input tokens", f.input, "tokens per prompt: 1024, or a range such as 512:2048"),
 		widget.NewFormItem("Output tokens", f.output),
-		hintedItem("Max concurrency", f.maxConc, "cap on requests open at once; a request kept waiting counts its wait"),
-		hintedItem("Burst", f.burst, "N requests at once, end to end, instead of rates"),
-		hintedItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine),
+		appwidget.HintedItem("Max concurrency", f.maxConc, "cap on requests open at once; a request kept waiting counts its wait"),
+		appwidget.HintedItem("Burst", f.burst, "N requests at once, end to end, instead of rates"),
+		appwidget.HintedItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine),
 			"JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"),
 		widget.NewFormItem("Seed", f.seed),
 		widget.NewFormItem("API", f.api),
-		hintedItem(sloTTFTName, f.slo.ttft, "goodput counts the requests within both bounds"),
-		widget.NewFormItem(sloITLName, f.slo.itl),
-		widget.NewFormItem(sloPctName, f.slo.pct),
+		appwidget.HintedItem(appwidget.SloTTFTName, f.slo.Ttft, "goodput counts the requests within both bounds"),
+		widget.NewFormItem(appwidget.SloITLName, f.slo.Itl),
+		widget.NewFormItem(appwidget.SloPctName, f.slo.Pct),
 	)
 	f.form = form
-	left := container.NewVBox(withHintRoom(form), f.estimate, f.warnings)
+	left := container.NewVBox(appwidget.WithHintRoom(form), f.estimate, f.warnings)
 	how := widget.NewLabel("Each rate sends its requests in turn, spaced by the arrivals chosen. Every request's latency counts from its " +
 		"scheduled arrival, not from when the client sent it: a client that falls behind its schedule is flagged, and its lateness counts.")
 	how.Wrapping = fyne.TextWrapWord
-	f.ratesCard = widget.NewCard("Rates", ratesSubtitle, container.NewBorder(nil, how, nil, nil, f.preview.object()))
+	f.ratesCard = widget.NewCard("Rates", ratesSubtitle, container.NewBorder(nil, how, nil, nil, f.preview.Object()))
 	split := container.NewHSplit(container.NewVScroll(left), f.ratesCard)
 	split.Offset = 0.5
 	// The form's problem above both halves: under the form, a small
 	// window scrolled it out of sight.
-	return container.NewBorder(f.banner.object(), nil, nil, nil, split)
+	return container.NewBorder(f.banner.Object(), nil, nil, nil, split)
 }
 
 // The Rates card's line: what its rows are, or why it has none.
@@ -224,8 +226,8 @@ func (f *loadForm) onSLOEdit() {
 	if f.applying {
 		return
 	}
-	if slo, err := f.slo.read(); err == nil {
-		f.u.state.setSLO(slo)
+	if slo, err := f.slo.Read(); err == nil {
+		f.u.State.SetSLO(slo)
 	}
 	f.refresh()
 }
@@ -233,12 +235,12 @@ func (f *loadForm) onSLOEdit() {
 // showSLO fills the SLO fields with the SLO in use when it changed
 // elsewhere (the Matrix form, Settings): what is being typed here stays.
 func (f *loadForm) showSLO() {
-	slo := f.u.state.settings.SLO
-	if cur, err := f.slo.read(); err == nil && cur == slo {
+	slo := f.u.State.Settings.SLO
+	if cur, err := f.slo.Read(); err == nil && cur == slo {
 		return
 	}
 	f.applying = true
-	f.slo.set(slo)
+	f.slo.Set(slo)
 	f.applying = false
 	f.refresh()
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -21,7 +23,7 @@ import (
 // as known (engine.ValidateLoadPlan, as the CLI and the run do); the error
 // names each field to fix, in the screen's words.
 func (f *loadForm) plan() (engine.LoadPlan, error) {
-	p, err := f.read()
+	p, err := f.Read()
 	if err != nil {
 		return p, err
 	}
@@ -29,7 +31,7 @@ func (f *loadForm) plan() (engine.LoadPlan, error) {
 		return p, fmt.Errorf("dataset: %s cannot be used (%v): choose another file or clear it", filepath.Base(f.dataset), f.datasetErr)
 	}
 	var bad *engine.PlanError
-	if errors.As(engine.ValidateLoadPlan(p, f.u.state.target.Capacity), &bad) {
+	if errors.As(engine.ValidateLoadPlan(p, f.u.State.Target.Capacity), &bad) {
 		return p, errors.New(loadProblems(bad.Problems))
 	}
 	return p, nil
@@ -55,12 +57,12 @@ var loadFields = map[engine.PlanField]string{
 // loadFieldName is how the form labels a load plan setting (the SLO's as
 // every screen does).
 func loadFieldName(f engine.PlanField) string {
-	return cmp.Or(loadFields[f], sloFieldNames[f], string(f))
+	return cmp.Or(loadFields[f], appwidget.SloFieldNames[f], string(f))
 }
 
-// read parses the form; the error lists every field not written as it
+// Read parses the form; the error lists every field not written as it
 // should be.
-func (f *loadForm) read() (engine.LoadPlan, error) {
+func (f *loadForm) Read() (engine.LoadPlan, error) {
 	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.api.Selected), Dataset: f.dataset}
 	if f.arrivals.Selected == arrivalsConstant {
 		p.Arrivals = engine.ArrivalsConstant
@@ -79,7 +81,7 @@ func (f *loadForm) read() (engine.LoadPlan, error) {
 	case !sweep && len(rates) == 0:
 		fail("Rates", errors.New("write at least one rate, e.g. 1, 2, 4, 8, or sweep"))
 	}
-	requests, err := readWhole(f.requests.Text, engine.MaxLoadRequests, "requests", "200")
+	requests, err := app.ReadWhole(f.requests.Text, engine.MaxLoadRequests, "requests", "200")
 	if burst == 0 && err != nil {
 		fail("Requests per rate", err)
 	}
@@ -97,7 +99,7 @@ func (f *loadForm) read() (engine.LoadPlan, error) {
 	} else if err != nil {
 		fail("Seed", errors.New("write a whole number, e.g. 0"))
 	}
-	if p.SLO, err = f.slo.read(); err != nil {
+	if p.SLO, err = f.slo.Read(); err != nil {
 		bad = append(bad, err.Error())
 	}
 	switch {
@@ -141,25 +143,25 @@ func (f *loadForm) refresh() {
 		return
 	}
 	p, err := f.plan()
-	f.u.state.setLoad(loadInfo{On: f.on(), Plan: p, Err: err})
+	f.u.State.SetLoad(app.LoadInfo{On: f.On(), Plan: p, Err: err})
 	burst := strings.TrimSpace(f.burst.Text) != ""
 	enableIf(f.rates, !burst)
 	enableIf(f.arrivals, !burst)
 	enableIf(f.requests, !burst)
 	enableIf(f.input, f.dataset == "")
 	if err != nil {
-		f.banner.show(notice{Message: upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
+		f.banner.Show(app.Notice{Message: upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
 		f.estimate.SetText("")
-		setOptional(f.warnings, "")
-		f.preview.setPlanned(engine.LoadPlan{}, "")
+		appwidget.SetOptional(f.warnings, "")
+		f.preview.SetPlanned(engine.LoadPlan{}, "")
 		f.ratesCard.SetSubTitle(ratesNoneForNow)
 		return
 	}
-	f.banner.hide()
+	f.banner.Hide()
 	f.ratesCard.SetSubTitle(ratesSubtitle)
-	f.estimate.SetText(loadEstimate(p))
-	setOptional(f.warnings, loadWarnings(p, f.u.state.target.Capacity))
-	f.preview.setPlanned(p, "will run")
+	f.estimate.SetText(app.LoadEstimate(p))
+	appwidget.SetOptional(f.warnings, loadWarnings(p, f.u.State.Target.Capacity))
+	f.preview.SetPlanned(p, "will run")
 }
 
 // enableIf enables w when on, else disables it.
@@ -173,7 +175,7 @@ func enableIf(w fyne.Disableable, on bool) {
 
 // loadWarnings are what will run but mislead (engine.LoadWarnings), in
 // the form's words.
-func loadWarnings(p engine.LoadPlan, c capacity) string {
+func loadWarnings(p engine.LoadPlan, c app.Capacity) string {
 	ws := engine.LoadWarnings(p, c)
 	lines := make([]string, len(ws))
 	for i, w := range ws {
@@ -221,7 +223,7 @@ func (f *loadForm) datasetDialog(ok func(path string)) {
 		}
 		_ = r.Close() // the runner reads it when the run starts
 		ok(r.URI().Path())
-	}, f.u.win)
+	}, f.u.Win)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl", ".json"}))
 	d.SetConfirmText("Use")
 	d.Show()

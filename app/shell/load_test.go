@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
@@ -22,8 +24,8 @@ import (
 func loadUI(t *testing.T, ld *fakeLoad) (*ui, *loadForm) {
 	t.Helper()
 	d := testDeps(t, &fakeEngine{})
-	d.load = ld
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	d.Load = ld
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	f := u.matrix.load
 	f.kind.SetSelected(kindLoad)
 	return u, f
@@ -56,7 +58,7 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 		{"max concurrency of 0", func(f *loadForm) { f.maxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
 		{"burst", func(f *loadForm) { f.burst.SetText("lots") }, "Burst: write requests at once"},
 		{"seed", func(f *loadForm) { f.seed.SetText("1.5") }, "Seed: write a whole number"},
-		{"TTFT without unit", func(f *loadForm) { f.slo.ttft.SetText("2") }, `TTFT bound: "2" has no unit: write it like 2s or 500ms`},
+		{"TTFT without unit", func(f *loadForm) { f.slo.Ttft.SetText("2") }, `TTFT bound: "2" has no unit: write it like 2s or 500ms`},
 		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "dataset: prompts.jsonl cannot be used"},
 		{"dataset not JSONL", func(f *loadForm) { f.setDataset(notJSONL) }, "dataset: notes.txt cannot be used (notes.txt line 1: "},
 		{"two at once", func(f *loadForm) { f.rates.SetText("x"); f.seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
@@ -64,18 +66,18 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			u, f := loadUI(t, &fakeLoad{})
 			tc.edit(f)
-			err := u.state.load.Err
+			err := u.State.Load.Err
 			if tc.want == "" {
-				if err != nil || f.banner.visible() || u.run.startBtn.Disabled() {
-					t.Fatalf("error %v, banner %v, Start off %v; want a plan and Start on", err, f.banner.visible(), u.run.startBtn.Disabled())
+				if err != nil || f.banner.Visible() || u.run.startBtn.Disabled() {
+					t.Fatalf("error %v, banner %v, Start off %v; want a plan and Start on", err, f.banner.Visible(), u.run.startBtn.Disabled())
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want it to say %q", err, tc.want)
 			}
-			if !f.banner.visible() || !u.run.startBtn.Disabled() {
-				t.Errorf("banner shown %v, Start off %v; want both", f.banner.visible(), u.run.startBtn.Disabled())
+			if !f.banner.Visible() || !u.run.startBtn.Disabled() {
+				t.Errorf("banner shown %v, Start off %v; want both", f.banner.Visible(), u.run.startBtn.Disabled())
 			}
 			if !strings.Contains(u.run.progressLine.Text, "fix it on the Matrix screen") {
 				t.Errorf("Run screen says %q", u.run.progressLine.Text)
@@ -107,9 +109,9 @@ func TestLoadFormPlan(t *testing.T) {
 			f.maxConc.SetText("16")
 			f.seed.SetText("7")
 			f.api.SetSelected(string(engine.APICompletions))
-			f.slo.ttft.SetText("2s")
-			f.slo.itl.SetText("50ms")
-			f.slo.pct.SetSelected("p90")
+			f.slo.Ttft.SetText("2s")
+			f.slo.Itl.SetText("50ms")
+			f.slo.Pct.SetSelected("p90")
 		}, engine.LoadPlan{RatesRPS: []float64{0.5, 1, 2}, Arrivals: engine.ArrivalsConstant, Requests: 50, MaxConcurrency: 16,
 			InputTokens: engine.TokenRange{Min: 512, Max: 2048}, OutputTokens: engine.TokenRange{Min: 128, Max: 128}, Seed: 7,
 			API: engine.APICompletions, SLO: slo}},
@@ -122,18 +124,18 @@ func TestLoadFormPlan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			u, f := loadUI(t, &fakeLoad{})
 			tc.edit(f)
-			l := u.state.load
+			l := u.State.Load
 			if l.Err != nil || !l.On || !reflect.DeepEqual(l.Plan, tc.want) {
 				t.Fatalf("state's load test: on %v, error %v\nplan %+v\nwant %+v", l.On, l.Err, l.Plan, tc.want)
 			}
-			if want := "Estimated total: " + loadAbout(tc.want) + " · " + loadWhat(tc.want); f.estimate.Text != want {
+			if want := "Estimated total: " + app.LoadAbout(tc.want) + " · " + app.LoadWhat(tc.want); f.estimate.Text != want {
 				t.Errorf("estimate %q, want %q", f.estimate.Text, want)
 			}
 			back := u.matrix.settings().Load
 			f.apply(loadSettings{Plan: engine.LoadPlan{Requests: 1, RatesRPS: []float64{9}}})
 			f.apply(back)
 			f.refresh()
-			if got := u.state.load.Plan; !back.On || !reflect.DeepEqual(got, tc.want) {
+			if got := u.State.Load.Plan; !back.On || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("remembered (on %v) and shown again, the form reads %+v", back.On, got)
 			}
 		})
@@ -141,7 +143,7 @@ func TestLoadFormPlan(t *testing.T) {
 	u, f := loadUI(t, &fakeLoad{})
 	f.rates.SetText("1, 2")
 	f.requests.SetText("60")
-	if want := "Estimated total: " + formatAbout(measure.EstimateLoad(u.state.load.Plan)) + " · 2 rates × 60 requests"; f.estimate.Text != want {
+	if want := "Estimated total: " + app.FormatAbout(measure.EstimateLoad(u.State.Load.Plan)) + " · 2 rates × 60 requests"; f.estimate.Text != want {
 		t.Errorf("estimate %q, want %q", f.estimate.Text, want)
 	}
 	f.burst.SetText("100")
@@ -151,19 +153,19 @@ func TestLoadFormPlan(t *testing.T) {
 	if !f.rates.Disabled() || !f.requests.Disabled() {
 		t.Error("with a burst, Rates and Requests per rate still take input")
 	}
-	f.slo.ttft.SetText("1.5s")
-	if got := u.state.settings.SLO.TTFT; got != 1500*time.Millisecond {
+	f.slo.Ttft.SetText("1.5s")
+	if got := u.State.Settings.SLO.TTFT; got != 1500*time.Millisecond {
 		t.Errorf("the load form's TTFT bound did not become the SLO in use: %v", got)
 	}
-	if got := u.matrix.slo.ttft.Text; got != "1.5s" {
+	if got := u.matrix.slo.Ttft.Text; got != "1.5s" {
 		t.Errorf("the Matrix form's TTFT bound shows %q, want the load form's 1.5s (one SLO)", got)
 	}
-	u.matrix.slo.itl.SetText("40ms")
-	if got := f.slo.itl.Text; got != "40ms" || u.state.load.Plan.SLO.ITL != 40*time.Millisecond {
-		t.Errorf("after the Matrix form's ITL bound, the load form shows %q, plans %v", got, u.state.load.Plan.SLO)
+	u.matrix.slo.Itl.SetText("40ms")
+	if got := f.slo.Itl.Text; got != "40ms" || u.State.Load.Plan.SLO.ITL != 40*time.Millisecond {
+		t.Errorf("after the Matrix form's ITL bound, the load form shows %q, plans %v", got, u.State.Load.Plan.SLO)
 	}
 	f.kind.SetSelected(kindMatrix)
-	if u.state.load.On || u.run.load.on {
+	if u.State.Load.On || u.run.load.on {
 		t.Error("back on Matrix, Run would still start the load test")
 	}
 }
@@ -184,8 +186,8 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 	}
 	waitFor(t, u.run.uiDone, "the load test to finish")
 	waitFor(t, u.results.rendered, "the curves")
-	if got := ld.lastPlan(); !reflect.DeepEqual(got, u.state.load.Plan) {
-		t.Errorf("runner got %+v, want the form's %+v", got, u.state.load.Plan)
+	if got := ld.lastPlan(); !reflect.DeepEqual(got, u.State.Load.Plan) {
+		t.Errorf("runner got %+v, want the form's %+v", got, u.State.Load.Plan)
 	}
 	cells := u.run.loadView().cells
 	want := [][]string{
@@ -198,11 +200,11 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 	if got := u.run.progressLine.Text; got != "Finished in 0:00: 2 rates." {
 		t.Errorf("progress line %q", got)
 	}
-	if log := u.run.log.text(); !strings.Contains(log, "2 req/s: Valid · 1.96 req/s · 500.0 tok/s · TTFT p99 200 ms · E2E p99 3,000 ms · 2 failed") {
+	if log := u.run.log.Text(); !strings.Contains(log, "2 req/s: Valid · 1.96 req/s · 500.0 tok/s · TTFT p99 200 ms · E2E p99 3,000 ms · 2 failed") {
 		t.Errorf("event log lacks the finished rate:\n%s", log)
 	}
-	if u.tabs.Selected().Text != tabResults || !u.results.load.views.Visible() || u.results.views.Visible() {
-		t.Errorf("after the load test the app shows %q; load views shown %v", u.tabs.Selected().Text, u.results.load.views.Visible())
+	if u.Tabs.Selected().Text != app.TabResults || !u.results.load.views.Visible() || u.results.views.Visible() {
+		t.Errorf("after the load test the app shows %q; load views shown %v", u.Tabs.Selected().Text, u.results.load.views.Visible())
 	}
 	if got := u.history.entries; len(got) != 1 || got[0].sum.Rates != 2 {
 		t.Fatalf("History lists %+v, want the load test", got)
@@ -248,14 +250,14 @@ func TestLoadStopKeepsFinishedRates(t *testing.T) {
 	ld := &fakeLoad{events: cannedLoadEvents()[:2], hold: true}
 	u, _ := loadUI(t, ld)
 	u.run.onStart()
-	waitUntil(t, func() bool { return u.state.saved != "" }, "the first rate saved")
-	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	waitUntil(t, func() bool { return u.State.Saved != "" }, "the first rate saved")
+	u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	waitFor(t, ld.cancelled, "the runner to see the stop")
 	waitFor(t, u.run.uiDone, "the load test to end")
 	if got := u.run.progressLine.Text; got != "Stopped after 0:00: the finished rates are kept." {
 		t.Errorf("progress line %q", got)
 	}
-	rep, err := u.deps.store.Load(u.state.saved)
+	rep, err := u.Deps.Store.Load(u.State.Saved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,15 +278,15 @@ func TestLoadStopKeepsFinishedRates(t *testing.T) {
 func TestResultsShowsALoadTest(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		charts chartDrawer
+		charts app.ChartDrawer
 		drawn  bool
 	}{{"drawn", fakeCharts{}, true}, {"error", fakeCharts{err: errBoom}, false}, {"panic", panickyCharts{}, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})
-			d.charts = tc.charts
-			u := newTestUI(t, d, Options{})
+			d.Charts = tc.charts
+			u := newTestUI(t, d, app.Options{})
 			r := u.results
-			r.show(cannedLoadReport("tiny", 1, 2, 4), "")
+			r.Show(cannedLoadReport("tiny", 1, 2, 4), "")
 			waitFor(t, r.rendered, "the curves")
 			if !r.load.views.Visible() || r.views.Visible() {
 				t.Fatal("Results shows the matrix's views for a load test")
@@ -300,12 +302,12 @@ func TestResultsShowsALoadTest(t *testing.T) {
 			for _, k := range charts.LoadKinds {
 				pane := r.load.charts[k]
 				img := chartImage(pane.Objects[0])
-				said := hasText(pane, "chart could not be drawn")
+				said := apptest.HasText(pane, "chart could not be drawn")
 				if tc.drawn && (said || img == nil || img.Image == nil) || !tc.drawn && !said {
 					t.Errorf("%s pane: says it could not be drawn %v, holds a picture %v; want a picture %v", k, said, img != nil && img.Image != nil, tc.drawn)
 				}
 			}
-			r.show(cannedReport("tiny", 195.7), "")
+			r.Show(cannedReport("tiny", 195.7), "")
 			waitFor(t, r.rendered, "the matrix's charts")
 			if r.load.views.Visible() || !r.views.Visible() {
 				t.Error("a matrix run after a load test keeps the load views")
@@ -317,14 +319,14 @@ func TestResultsShowsALoadTest(t *testing.T) {
 // TestHistoryComparesLoadTests: two load tests compare rate by rate,
 // matched by value; a load test and a matrix do not compare.
 func TestHistoryComparesLoadTests(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	a, b := cannedLoadReport("a", 1, 2, 4), cannedLoadReport("b", 2, 4, 8)
 	b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
 	b.Load.Results[0].RequestThroughputRPS = 2.94 // +50 % at 2 req/s
 	mustSave(t, h, a)
 	mustSave(t, h, b)
-	if got := h.entries[0].label(); !strings.HasSuffix(got, "b · profile tiny · load test") {
+	if got := h.entries[0].Label(); !strings.HasSuffix(got, "b · profile tiny · load test") {
 		t.Errorf("picker label %q", got)
 	}
 	h.onCompare()

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -124,7 +125,7 @@ func newLoadTable(cols []string) *loadTable {
 	return t
 }
 
-func (t *loadTable) object() fyne.CanvasObject { return t.box }
+func (t *loadTable) Object() fyne.CanvasObject { return t.box }
 
 func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	l := o.(*widget.Label)
@@ -150,9 +151,9 @@ func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	l.Refresh()
 }
 
-// setPlanned lists the rates a load test will measure, each with note
+// SetPlanned lists the rates a load test will measure, each with note
 // ("will run"); a burst is one row, a sweep's rates one row until known.
-func (t *loadTable) setPlanned(p engine.LoadPlan, note string) {
+func (t *loadTable) SetPlanned(p engine.LoadPlan, note string) {
 	t.rows = t.rows[:0]
 	switch {
 	case p.Burst > 0:
@@ -166,8 +167,8 @@ func (t *loadTable) setPlanned(p engine.LoadPlan, note string) {
 	t.refresh()
 }
 
-// setResults shows the finished rates of a load test, in its order.
-func (t *loadTable) setResults(rs []engine.LoadResult) {
+// SetResults shows the finished rates of a load test, in its order.
+func (t *loadTable) SetResults(rs []engine.LoadResult) {
 	t.rows = t.rows[:0]
 	for i := range rs {
 		t.rows = append(t.rows, loadTableRow{rateRPS: rs[i].RateRPS, res: &rs[i]})
@@ -175,9 +176,9 @@ func (t *loadTable) setResults(rs []engine.LoadResult) {
 	t.refresh()
 }
 
-// setResult shows a finished rate in its row, or a new one (a sweep's
+// SetResult shows a finished rate in its row, or a new one (a sweep's
 // rates are known only as they come).
-func (t *loadTable) setResult(r engine.LoadResult) {
+func (t *loadTable) SetResult(r engine.LoadResult) {
 	t.dropSweepRow()
 	row := loadTableRow{rateRPS: r.RateRPS, res: &r}
 	if i := t.find(r.RateRPS); i >= 0 {
@@ -243,7 +244,7 @@ func (t *loadTable) refresh() {
 	if few {
 		notes = append(notes, report.NoteFewSamples)
 	}
-	setOptional(t.notes, strings.Join(notes, "\n"))
+	appwidget.SetOptional(t.notes, strings.Join(notes, "\n"))
 	t.table.Refresh()
 }
 

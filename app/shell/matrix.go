@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -37,17 +39,17 @@ type matrixTab struct {
 	concurrency         *widget.Entry
 	durationS, maxOut   *widget.Entry
 	precision           *widget.Entry // the ± a window ends at, or off
-	api                 *dropDown
+	api                 *appwidget.DropDown
 	estimate            *widget.Label
-	banner              *banner       // why the form is not a plan
-	warnings            *widget.Label // what will run but mislead
-	shrunk              *widget.Label // the plan fitted to a smaller model, in its real sizes
+	banner              *appwidget.Banner // why the form is not a plan
+	warnings            *widget.Label     // what will run but mislead
+	shrunk              *widget.Label     // the plan fitted to a smaller model, in its real sizes
 	capacityLine        *widget.Label
 	overLine            *widget.Label // why the grey cells will not run
-	preview             *heatmap
-	slo                 *sloFields // the SLO runs are judged against (matrix_slo.go)
-	sloSeen             engine.SLO // the state's SLO as the fields last showed or wrote it
-	applying            bool       // a preset is filling the form: edits are not "Custom"
+	preview             *appwidget.Heatmap
+	slo                 *appwidget.SloFields // the SLO runs are judged against (matrix_slo.go)
+	sloSeen             engine.SLO           // the state's SLO as the fields last showed or wrote it
+	applying            bool                 // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
 	load                *loadForm // the other kind of plan (load_form.go)
 	// The Prefill repeats field (matrix_prefill.go), and the plan's
@@ -61,12 +63,12 @@ type matrixTab struct {
 
 // newMatrixTab builds the Matrix screen from the remembered plan.
 func newMatrixTab(u *ui) *container.TabItem {
-	m := &matrixTab{u: u, preview: newHeatmap("will run")}
+	m := &matrixTab{u: u, preview: appwidget.NewHeatmap("will run")}
 	u.matrix = m
 	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	m.durationS, m.maxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	repeats := m.newRepeatsItem()
-	m.api = newDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
+	m.api = appwidget.NewDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
 	// With a validator the form shows the field's hint, and marks a target
 	// it can't read as the user types.
 	m.precision.Validator = func(s string) error { _, err := engine.ParsePrecision(s); return err }
@@ -76,7 +78,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.estimate, m.capacityLine = widget.NewLabel(""), widget.NewLabel("")
 	m.estimate.TextStyle = fyne.TextStyle{Bold: true}
 	m.estimate.Wrapping = fyne.TextWrapWord
-	m.banner = newBanner()
+	m.banner = appwidget.NewBanner()
 	m.warnings, m.shrunk = widget.NewLabel(""), widget.NewLabel("")
 	m.warnings.Importance, m.shrunk.Importance = widget.WarningImportance, widget.WarningImportance
 	m.warnings.Wrapping, m.shrunk.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
@@ -86,56 +88,56 @@ func newMatrixTab(u *ui) *container.TabItem {
 	m.overLine = widget.NewLabel("")
 	m.overLine.Wrapping = fyne.TextWrapWord
 	m.overLine.Hide()
-	m.preset = widget.NewRadioGroup([]string{presetQuick, presetStandard, presetCustom}, m.onPreset)
+	m.preset = widget.NewRadioGroup([]string{app.PresetQuick, app.PresetStandard, app.PresetCustom}, m.onPreset)
 	// One above the other: side by side they made the form too wide for the
 	// grid of a Standard plan beside it at 1,024 px.
 	m.preset.Horizontal = false
 	m.preset.Required = true
 
-	saved := planSettings{Preset: presetStandard, Plan: engine.DefaultPlan()}
-	u.prefs.load(prefPlan, &saved)
-	u.state.watch(changeTarget, m.targetChanged)
-	u.state.watch(changeTheme, m.preview.redraw)
-	m.slo = newSLOFields(m.refreshCapacity)
-	u.state.watch(changeSettings, m.showSLO)
+	saved := planSettings{Preset: app.PresetStandard, Plan: engine.DefaultPlan()}
+	u.Prefs.Load(app.PrefPlan, &saved)
+	u.State.Watch(app.ChangeTarget, m.targetChanged)
+	u.State.Watch(app.ChangeTheme, m.preview.Redraw)
+	m.slo = appwidget.NewSLOFields(m.refreshCapacity)
+	u.State.Watch(app.ChangeSettings, m.showSLO)
 	m.applying = true
-	m.sloSeen = u.state.settings.SLO
-	m.slo.set(m.sloSeen)
+	m.sloSeen = u.State.Settings.SLO
+	m.slo.Set(m.sloSeen)
 	m.preset.SetSelected(saved.Preset)
 	m.applying = false
 	qualityItem := m.newQualityForm(saved.Quality)
 	m.applyPlan(saved.Plan)
 
 	form := widget.NewForm(append([]*widget.FormItem{
-		hintedItem("Preset", m.preset, "Quick: a first look, short windows"),
-		hintedItem("Prefill contexts", m.prefill, "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"),
+		appwidget.HintedItem("Preset", m.preset, "Quick: a first look, short windows"),
+		appwidget.HintedItem("Prefill contexts", m.prefill, "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"),
 		repeats,
 		widget.NewFormItem("Decode contexts", m.decode),
-		hintedItem("Requests at once", m.concurrency, "streams per decode cell"),
-		hintedItem("Seconds per cell", m.durationS, "with a precision: the longest"),
-		hintedItem(precisionName, m.precision, "end at this ±, e.g. 1%; or off"),
+		appwidget.HintedItem("Requests at once", m.concurrency, "streams per decode cell"),
+		appwidget.HintedItem("Seconds per cell", m.durationS, "with a precision: the longest"),
+		appwidget.HintedItem(precisionName, m.precision, "end at this ±, e.g. 1%; or off"),
 		widget.NewFormItem("Max output tokens", m.maxOut),
 		widget.NewFormItem("API", m.api),
 	}, append(m.sloItems(), qualityItem)...)...)
 	m.form = form
-	left := container.NewVBox(withHintRoom(form), m.estimate, m.shrunk, m.warnings)
+	left := container.NewVBox(appwidget.WithHintRoom(form), m.estimate, m.shrunk, m.warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
-		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.object()))
+		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.Object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
-	header := screenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
+	header := appwidget.ScreenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
 	// The form's problem above both halves, as the load test's: under the
 	// form, a small window scrolled it out of sight.
-	body := container.NewBorder(m.banner.object(), nil, nil, nil, split)
-	return container.NewTabItemWithIcon(tabMatrix, theme.GridIcon(), screen(header, m.withLoadTest(header, body, saved.Load), nil))
+	body := container.NewBorder(m.banner.Object(), nil, nil, nil, split)
+	return container.NewTabItemWithIcon(app.TabMatrix, theme.GridIcon(), appwidget.Screen(header, m.withLoadTest(header, body, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.
 func (m *matrixTab) onPreset(name string) {
-	if m.applying || name == presetCustom || name == "" {
+	if m.applying || name == app.PresetCustom || name == "" {
 		return
 	}
-	m.applyPlan(presetPlan(name, m.capacity()))
+	m.applyPlan(app.PresetPlan(name, m.capacity()))
 }
 
 // usePreset selects a preset and fills the form with its plan.
@@ -143,7 +145,7 @@ func (m *matrixTab) usePreset(name string) {
 	m.applying = true
 	m.preset.SetSelected(name)
 	m.applying = false
-	m.applyPlan(presetPlan(name, m.capacity()))
+	m.applyPlan(app.PresetPlan(name, m.capacity()))
 }
 
 // onEdit marks the plan Custom and updates the estimate and the preview.
@@ -152,7 +154,7 @@ func (m *matrixTab) onEdit() {
 		return
 	}
 	m.applying = true
-	m.preset.SetSelected(presetCustom)
+	m.preset.SetSelected(app.PresetCustom)
 	m.applying = false
 	m.refreshCapacity()
 }
@@ -176,7 +178,7 @@ func (m *matrixTab) applyPlan(p engine.Plan) {
 // (engine.ValidatePlan, as the run does); the error names each field to
 // fix.
 func (m *matrixTab) plan() (engine.Plan, error) {
-	p, err := m.read()
+	p, err := m.Read()
 	if err != nil {
 		return p, err
 	}
@@ -187,14 +189,14 @@ func (m *matrixTab) plan() (engine.Plan, error) {
 	return p, nil
 }
 
-// read parses the form, the SLO included; the error says which field is
+// Read parses the form, the SLO included; the error says which field is
 // not written as it should be.
-func (m *matrixTab) read() (engine.Plan, error) {
+func (m *matrixTab) Read() (engine.Plan, error) {
 	p, err := m.readMatrix()
 	if err != nil {
 		return p, err
 	}
-	p.SLO, err = m.slo.read()
+	p.SLO, err = m.slo.Read()
 	return p, err
 }
 
@@ -225,7 +227,7 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 	if p.Precision, err = engine.ParsePrecision(m.precision.Text); err != nil {
 		return p, fmt.Errorf("%s: %w", strings.ToLower(precisionName), err)
 	}
-	if p.MaxOutputTokens, err = readWhole(m.maxOut.Text, engine.MaxContextTokens, "tokens", "4096"); err != nil {
+	if p.MaxOutputTokens, err = app.ReadWhole(m.maxOut.Text, engine.MaxContextTokens, "tokens", "4096"); err != nil {
 		return p, fmt.Errorf("max output tokens: %w", err)
 	}
 	p.API = engine.API(m.api.Selected)
@@ -243,7 +245,7 @@ func matrixProblems(problems []engine.PlanProblem) string {
 }
 
 // capacity is the chosen target's, as far as known.
-func (m *matrixTab) capacity() capacity { return m.u.state.target.Capacity }
+func (m *matrixTab) capacity() app.Capacity { return m.u.State.Target.Capacity }
 
 // refreshCapacity recomputes the estimate and greys the over-capacity cells.
 func (m *matrixTab) refreshCapacity() {
@@ -256,51 +258,51 @@ func (m *matrixTab) refreshCapacity() {
 func (m *matrixTab) refreshCapacityLocked() {
 	m.pushSLO()
 	p, err := m.plan()
-	m.u.state.setPlan(p, err)
-	m.banner.hide()
+	m.u.State.SetPlan(p, err)
+	m.banner.Hide()
 	m.pushQuality(err == nil)
 	if err != nil {
-		m.banner.show(matrixNotice(err))
+		m.banner.Show(matrixNotice(err))
 		m.estimate.SetText("")
 		return
 	}
 	c := m.capacity()
 	// Measure what the engine will measure: contexts fitted to the model.
 	fitted := c.Fit(p)
-	run, over := cellCounts(fitted, c)
-	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", formatAbout(measure.Estimate(p, c)), len(fitted.PrefillContexts), run)
+	run, over := app.CellCounts(fitted, c)
+	text := fmt.Sprintf("Estimated total: %s · %d prefill + %d decode cells", app.FormatAbout(measure.Estimate(p, c)), len(fitted.PrefillContexts), run)
 	if over > 0 {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
 	m.estimate.SetText(text + m.qualityEstimate())
-	m.capacityLine.SetText(capacityText(c, m.u.state.target.Kind))
-	setOptional(m.overLine, overText(fitted, c))
-	setOptional(m.shrunk, shrunkText(c, p, fitted))
+	m.capacityLine.SetText(capacityText(c, m.u.State.Target.Kind))
+	appwidget.SetOptional(m.overLine, overText(fitted, c))
+	appwidget.SetOptional(m.shrunk, shrunkText(c, p, fitted))
 	ws := engine.PlanWarnings(p, c)
-	if m.preset.Selected == presetQuick {
+	if m.preset.Selected == app.PresetQuick {
 		// Short windows are what Quick is for, and its hint says so: it
 		// does not warn against itself. Edited, the plan is Custom and does.
 		ws = slices.DeleteFunc(ws, func(w engine.PlanProblem) bool { return w.Field == engine.FieldDuration })
 	}
-	setOptional(m.warnings, warningText(ws))
+	appwidget.SetOptional(m.warnings, warningText(ws))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
-		m.preview.setAxes(fitted.DecodeContexts, p.Concurrency)
+		m.preview.SetAxes(fitted.DecodeContexts, p.Concurrency)
 		m.lastContexts, m.lastC = fitted.DecodeContexts, p.Concurrency
 	}
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range p.Concurrency {
-			m.preview.setPlanned(ctx, n, c.OverCapacity(ctx, n, p.MaxOutputTokens))
+			m.preview.SetPlanned(ctx, n, c.OverCapacity(ctx, n, p.MaxOutputTokens))
 		}
 	}
-	m.preview.redraw()
+	m.preview.Redraw()
 }
 
 // capacityText explains the limits the preview applies on a target of
 // this kind: a launched server's KV cache is known once it is up, an
 // endpoint's once a run has asked it (Detect lists only its models).
-func capacityText(c capacity, kind string) string {
+func capacityText(c app.Capacity, kind string) string {
 	text := "KV capacity unknown until the server is up: the run checks it before each cell."
-	if kind == targetEndpoint {
+	if kind == app.TargetEndpoint {
 		text = "KV capacity unknown until a run asks the server for it: the run checks it before each cell."
 	}
 	if c.KVCacheTokens > 0 {
@@ -316,7 +318,7 @@ func capacityText(c capacity, kind string) string {
 // overText says why the grey cells of the fitted plan will not run: what
 // the first cell over the KV cache needs, and how many requests the
 // server runs at once; "" when no cell is grey.
-func overText(fitted engine.Plan, c capacity) string {
+func overText(fitted engine.Plan, c app.Capacity) string {
 	var kv, seqs string
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range fitted.Concurrency {
@@ -346,7 +348,7 @@ func overText(fitted engine.Plan, c capacity) string {
 
 // shrunkText says, when the server's model is shorter than the plan's
 // contexts, what the run measures instead: "" when nothing is replaced.
-func shrunkText(c capacity, p, fitted engine.Plan) string {
+func shrunkText(c app.Capacity, p, fitted engine.Plan) string {
 	if slices.Equal(fitted.DecodeContexts, p.DecodeContexts) && slices.Equal(fitted.PrefillContexts, p.PrefillContexts) {
 		return ""
 	}
@@ -393,16 +395,16 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldKVBudget:        "KV budget",
 	engine.FieldPrecision:       precisionName,
 	engine.FieldPrefillRepeats:  prefillRepeatsName,
-	engine.FieldSLOTTFT:         sloTTFTName,
-	engine.FieldSLOITL:          sloITLName,
-	engine.FieldSLOPercentile:   sloPctName,
+	engine.FieldSLOTTFT:         appwidget.SloTTFTName,
+	engine.FieldSLOITL:          appwidget.SloITLName,
+	engine.FieldSLOPercentile:   appwidget.SloPctName,
 }
 
 // targetChanged re-derives a Quick plan for the new target and regreys
 // the cells over its capacity.
 func (m *matrixTab) targetChanged() {
-	if m.preset.Selected == presetQuick {
-		m.applyPlan(quickPlan(m.capacity()))
+	if m.preset.Selected == app.PresetQuick {
+		m.applyPlan(app.QuickPlan(m.capacity()))
 		return
 	}
 	m.refreshCapacity()

@@ -1,6 +1,8 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -23,19 +25,19 @@ func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
 		whileHidden func(m *matrixTab)
 	}{
 		{"the Matrix form after a load test", func(m *matrixTab) *widget.Form { return m.form }, kindMatrix, kindLoad,
-			func(m *matrixTab) { m.usePreset(presetQuick) }}, // a new Prefill repeats hint: the form refreshes
+			func(m *matrixTab) { m.usePreset(app.PresetQuick) }}, // a new Prefill repeats hint: the form refreshes
 		{"the load test's form after the matrix", func(m *matrixTab) *widget.Form { return m.load.form }, kindLoad, kindMatrix,
 			func(m *matrixTab) { m.load.rates.SetText("20") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 			m := u.matrix
-			u.show(tabMatrix)
-			m.usePreset(presetStandard)
+			u.Show(app.TabMatrix)
+			m.usePreset(app.PresetStandard)
 			m.load.kind.SetSelected(c.shown)
 			form := c.form(m)
-			if p := formProblems(form); len(p) > 0 {
+			if p := appwidget.FormProblems(form); len(p) > 0 {
 				t.Fatalf("before: %v", p)
 			}
 			m.load.kind.SetSelected(c.other)
@@ -45,7 +47,7 @@ func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
 			m.load.kind.SetSelected(c.shown)
 			// What the window does with a renderer it has not laid out.
 			test.TempWidgetRenderer(t, form).Layout(form.Size())
-			if p := formProblems(form); len(p) > 0 {
+			if p := appwidget.FormProblems(form); len(p) > 0 {
 				t.Errorf("after: %v", p)
 			}
 		})
@@ -60,25 +62,25 @@ func TestFormProblemInSightAtSmallSize(t *testing.T) {
 		name  string
 		kind  string
 		spoil func(m *matrixTab)
-		shown func(m *matrixTab) *banner
+		shown func(m *matrixTab) *appwidget.Banner
 	}{
-		{"load test", kindLoad, func(m *matrixTab) { m.load.rates.SetText("fast") }, func(m *matrixTab) *banner { return m.load.banner }},
-		{"matrix", kindMatrix, func(m *matrixTab) { m.concurrency.SetText("many") }, func(m *matrixTab) *banner { return m.banner }},
+		{"load test", kindLoad, func(m *matrixTab) { m.load.rates.SetText("fast") }, func(m *matrixTab) *appwidget.Banner { return m.load.banner }},
+		{"matrix", kindMatrix, func(m *matrixTab) { m.concurrency.SetText("many") }, func(m *matrixTab) *appwidget.Banner { return m.banner }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 			m := u.matrix
-			u.show(tabMatrix)
+			u.Show(app.TabMatrix)
 			m.load.kind.SetSelected(c.kind)
 			c.spoil(m)
-			u.win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out
+			u.Win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out
 			b := c.shown(m)
-			if !b.visible() {
+			if !b.Visible() {
 				t.Fatal("no problem shown")
 			}
-			pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b.box)
-			if bottom, h := pos.Y+b.box.Size().Height, u.win.Canvas().Size().Height; bottom > h || b.box.Size().Height <= 0 {
+			pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b.Box)
+			if bottom, h := pos.Y+b.Box.Size().Height, u.Win.Canvas().Size().Height; bottom > h || b.Box.Size().Height <= 0 {
 				t.Errorf("the problem ends at y = %.0f in a window %.0f high: out of sight", bottom, h)
 			}
 			if c.kind == kindLoad {

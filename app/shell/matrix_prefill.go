@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 )
 
@@ -57,7 +58,7 @@ func (m *matrixTab) showRepeatsHint() {
 // readRepeats sets p's prefill repeats from the field; the error says what
 // to write.
 func (m *matrixTab) readRepeats(p *engine.Plan) error {
-	n, err := readWhole(m.repeats.Text, engine.MaxPrefillRepeats, "requests", "3")
+	n, err := app.ReadWhole(m.repeats.Text, engine.MaxPrefillRepeats, "requests", "3")
 	if err != nil {
 		return fmt.Errorf("prefill repeats: %w", err)
 	}

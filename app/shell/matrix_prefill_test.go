@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 )
 
@@ -14,7 +15,7 @@ import (
 // count typed in applies to every context and makes the plan Custom; a
 // count out of range is refused in the field's words.
 func TestMatrixPrefillRepeats(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	m := u.matrix
 	for _, tc := range []struct {
 		name         string
@@ -22,9 +23,9 @@ func TestMatrixPrefillRepeats(t *testing.T) {
 		at32K, at64K int
 		hint         string
 	}{
-		{"standard", func() { m.usePreset(presetStandard) }, 3, 1, "; 1 from 64K"},
-		{"quick", func() { m.usePreset(presetQuick) }, 1, 1, "median of cold requests"},
-		{"typed", func() { m.usePreset(presetStandard); m.repeats.SetText(""); test.Type(m.repeats, "5") }, 5, 5, "median of cold requests"},
+		{"standard", func() { m.usePreset(app.PresetStandard) }, 3, 1, "; 1 from 64K"},
+		{"quick", func() { m.usePreset(app.PresetQuick) }, 1, 1, "median of cold requests"},
+		{"typed", func() { m.usePreset(app.PresetStandard); m.repeats.SetText(""); test.Type(m.repeats, "5") }, 5, 5, "median of cold requests"},
 	} {
 		tc.do()
 		p, err := m.plan()
@@ -38,7 +39,7 @@ func TestMatrixPrefillRepeats(t *testing.T) {
 			t.Errorf("%s: hint %q, want it to end %q", tc.name, m.repeatsItem.HintText, tc.hint)
 		}
 	}
-	if m.preset.Selected != presetCustom {
+	if m.preset.Selected != app.PresetCustom {
 		t.Errorf("preset after typing a count = %q, want Custom", m.preset.Selected)
 	}
 	for _, text := range []string{"0", "21", "three"} {

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/runs"
@@ -28,7 +30,7 @@ const referenceName = "reference.quality.json"
 // qualityForm is the Matrix screen's Quality field: off, record a
 // reference after the matrix, or compare the server with one after it.
 type qualityForm struct {
-	mode   *dropDown
+	mode   *appwidget.DropDown
 	file   *widget.Label  // the reference's name, or what to choose
 	choose *widget.Button // Choose… (compare) or Save as… (record)
 	row    *fyne.Container
@@ -40,7 +42,7 @@ type qualityForm struct {
 	// checked is the field as last checked, and ref the reference it
 	// read: it is read once when chosen, not at every edit of the form
 	// (the run reads it again).
-	checked qualityInfo
+	checked app.QualityInfo
 	ref     *quality.Reference
 }
 
@@ -53,29 +55,29 @@ func (m *matrixTab) newQualityForm(saved qualitySettings) *widget.FormItem {
 	q.file = widget.NewLabel("")
 	q.file.Truncation = fyne.TextTruncateEllipsis
 	q.choose = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), q.onChoose)
-	q.mode = newDropDown([]string{qualityOff, qualityRecord, qualityCompare}, func(string) { q.show(); q.changed() })
+	q.mode = appwidget.NewDropDown([]string{app.QualityOff, app.QualityRecord, app.QualityCompare}, func(string) { q.Show(); q.changed() })
 	q.row = container.NewBorder(nil, nil, nil, q.choose, q.file)
-	q.mode.SetSelected(qualityOff)
-	if saved.Mode == qualityRecord || saved.Mode == qualityCompare {
+	q.mode.SetSelected(app.QualityOff)
+	if saved.Mode == app.QualityRecord || saved.Mode == app.QualityCompare {
 		q.mode.SetSelected(saved.Mode)
 	}
-	q.show()
+	q.Show()
 	q.changed = m.refreshCapacity
-	return hintedItem(qualityField, container.NewVBox(q.mode, q.row), "measured after the cells")
+	return appwidget.HintedItem(app.QualityField, container.NewVBox(q.mode, q.row), "measured after the cells")
 }
 
 // info is the field as the state keeps it, checked (checkQuality).
-func (q *qualityForm) info() qualityInfo {
-	i := qualityInfo{Mode: q.mode.Selected, Path: q.path}
-	if i.Mode == qualityOff {
+func (q *qualityForm) info() app.QualityInfo {
+	i := app.QualityInfo{Mode: q.mode.Selected, Path: q.path}
+	if i.Mode == app.QualityOff {
 		i.Path = ""
 	}
-	if i.Mode == qualityCompare && q.checked.Mode == i.Mode && q.checked.Path == i.Path {
+	if i.Mode == app.QualityCompare && q.checked.Mode == i.Mode && q.checked.Path == i.Path {
 		return q.checked
 	}
-	ref, err := checkQuality(i)
+	ref, err := app.CheckQuality(i)
 	i.Err, q.checked, q.ref = err, i, nil
-	if err == nil && i.Mode == qualityCompare {
+	if err == nil && i.Mode == app.QualityCompare {
 		q.ref = &ref
 	}
 	return i
@@ -86,15 +88,15 @@ func (q *qualityForm) settings() qualitySettings {
 	return qualitySettings{Mode: q.mode.Selected, Path: q.path}
 }
 
-// show shows the file row of the mode chosen: the reference to compare
+// Show shows the file row of the mode chosen: the reference to compare
 // with, or the file to record into.
-func (q *qualityForm) show() {
+func (q *qualityForm) Show() {
 	switch q.mode.Selected {
-	case qualityCompare:
+	case app.QualityCompare:
 		q.choose.SetText("Choose…")
 		q.choose.SetIcon(theme.FolderOpenIcon())
 		q.file.SetText(fileOr(q.path, "no reference chosen"))
-	case qualityRecord:
+	case app.QualityRecord:
 		q.choose.SetText("Save as…")
 		q.choose.SetIcon(theme.DocumentSaveIcon())
 		q.file.SetText(fileOr(q.path, "choose where to save the reference"))
@@ -116,12 +118,12 @@ func fileOr(path, none string) string {
 // onChoose asks for the reference (compare) or where to save it (record).
 func (q *qualityForm) onChoose() {
 	ask := q.pick
-	if q.mode.Selected == qualityRecord {
+	if q.mode.Selected == app.QualityRecord {
 		ask = q.save
 	}
 	ask(func(path string) {
-		q.path, q.checked = path, qualityInfo{} // read it again, even where it was chosen before
-		q.show()
+		q.path, q.checked = path, app.QualityInfo{} // read it again, even where it was chosen before
+		q.Show()
 		q.changed()
 	})
 }
@@ -140,7 +142,7 @@ func (m *matrixTab) referenceDialog(save bool) func(ok func(path string)) {
 				_ = w.Close()
 				_ = removeEmpty(path) // the dialog made it; the run writes it when the matrix is done
 				ok(path)
-			}, m.u.win)
+			}, m.u.Win)
 			d.SetFileName(referenceName)
 			d.SetFilter(filter)
 			d.Show()
@@ -152,7 +154,7 @@ func (m *matrixTab) referenceDialog(save bool) func(ok func(path string)) {
 			}
 			_ = r.Close() // read when chosen and again at Start
 			ok(r.URI().Path())
-		}, m.u.win)
+		}, m.u.Win)
 		d.SetFilter(filter)
 		d.SetConfirmText("Use")
 		d.Show()
@@ -174,9 +176,9 @@ func removeEmpty(path string) error {
 // problem when the plan has none.
 func (m *matrixTab) pushQuality(planOK bool) {
 	q := m.quality.info()
-	m.u.state.setQuality(q)
+	m.u.State.SetQuality(q)
 	if planOK && q.Err != nil {
-		m.banner.show(matrixNotice(q.Err))
+		m.banner.Show(matrixNotice(q.Err))
 	}
 }
 
@@ -185,10 +187,10 @@ func (m *matrixTab) pushQuality(planOK bool) {
 // off.
 func (m *matrixTab) qualityEstimate() string {
 	switch q := m.quality; {
-	case q.mode.Selected == qualityCompare && q.ref != nil:
+	case q.mode.Selected == app.QualityCompare && q.ref != nil:
 		phase := runs.Quality{Reference: *q.ref, NeedleTrials: probe.DefaultNeedleTrials}
-		return " · then quality " + formatAbout(phase.Estimate(nil, runs.Rates{}))
-	case q.mode.Selected == qualityRecord:
+		return " · then quality " + app.FormatAbout(phase.Estimate(nil, runs.Rates{}))
+	case q.mode.Selected == app.QualityRecord:
 		return " · then a quality reference is recorded"
 	}
 	return ""

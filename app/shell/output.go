@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 )
@@ -25,8 +26,8 @@ const outputMaxBytes = 16 << 10
 // UI goroutine only, except the tap's function.
 type outputPanel struct {
 	status *widget.Label
-	picker *dropDown
-	pane   *textPane
+	picker *appwidget.DropDown
+	pane   *appwidget.TextPane
 	box    fyne.CanvasObject
 
 	tap       *measure.OutputTap // the run's; nil before the first run
@@ -43,20 +44,20 @@ type outputPanel struct {
 const outputIdle = "Shows the text one stream generates during the decode cells, to check that the model writes sense."
 
 func newOutputPanel() *outputPanel {
-	p := &outputPanel{status: widget.NewLabel(""), pane: newTextPane()}
+	p := &outputPanel{status: widget.NewLabel(""), pane: appwidget.NewTextPane()}
 	p.status.Wrapping = fyne.TextWrapWord
 	p.idle()
-	p.picker = newDropDown(nil, p.onPick)
+	p.picker = appwidget.NewDropDown(nil, p.onPick)
 	p.picker.PlaceHolder = "Stream"
 	p.picker.Disable()
 	title := widget.NewLabelWithStyle("Output", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	head := container.NewBorder(nil, nil, title, p.picker)
-	p.box = container.NewBorder(container.NewVBox(head, p.status), nil, nil, nil, panel(p.pane.object()))
+	p.box = container.NewBorder(container.NewVBox(head, p.status), nil, nil, nil, appwidget.Panel(p.pane.Object()))
 	return p
 }
 
-// object is the panel's canvas object.
-func (p *outputPanel) object() fyne.CanvasObject { return p.box }
+// Object is the panel's canvas object.
+func (p *outputPanel) Object() fyne.CanvasObject { return p.box }
 
 // newTap starts following a new run: it returns the tap for
 // RunOptions.Output, which hands the chunks to feed (from the streams'
@@ -65,8 +66,8 @@ func (p *outputPanel) newTap(feed func(measure.OutputChunk)) *measure.OutputTap 
 	p.tap = measure.NewOutputTap(feed)
 	p.tap.Follow(max(p.picker.SelectedIndex(), 0))
 	p.text, p.reasoning, p.cell, p.request, p.state = "", false, engine.Cell{}, 0, ""
-	setOptional(p.status, "Waiting for the first decode cell.")
-	p.pane.setLines(nil)
+	appwidget.SetOptional(p.status, "Waiting for the first decode cell.")
+	p.pane.SetLines(nil)
 	return p.tap
 }
 
@@ -75,7 +76,7 @@ func (p *outputPanel) newTap(feed func(measure.OutputChunk)) *measure.OutputTap 
 const outputLoad = "A load test's requests are not shown here: this panel follows a stream of a matrix's decode cells."
 
 // forLoadTest says the panel shows nothing of the load test that runs.
-func (p *outputPanel) forLoadTest() { setOptional(p.status, outputLoad) }
+func (p *outputPanel) forLoadTest() { appwidget.SetOptional(p.status, outputLoad) }
 
 // onPick follows the chosen stream from its next chunk on.
 func (p *outputPanel) onPick(string) {
@@ -84,19 +85,19 @@ func (p *outputPanel) onPick(string) {
 	}
 }
 
-// show applies the chunks of one UI update, in order.
-func (p *outputPanel) show(chunks []measure.OutputChunk) {
+// Show applies the chunks of one UI update, in order.
+func (p *outputPanel) Show(chunks []measure.OutputChunk) {
 	if len(chunks) == 0 {
 		return
 	}
 	for _, c := range chunks {
-		p.add(c)
+		p.Add(c)
 	}
-	setOptional(p.status, p.describe())
-	p.pane.setLines(strings.Split(p.text, "\n"))
+	appwidget.SetOptional(p.status, p.describe())
+	p.pane.SetLines(strings.Split(p.text, "\n"))
 }
 
-func (p *outputPanel) add(c measure.OutputChunk) {
+func (p *outputPanel) Add(c measure.OutputChunk) {
 	if c.Cell != p.cell {
 		p.setStreams(c.Cell.Concurrency, c.Stream)
 	}
@@ -182,12 +183,12 @@ func (p *outputPanel) runEnded() {
 		p.idle()
 		return
 	}
-	setOptional(p.status, p.describe()+" · the run has ended")
+	appwidget.SetOptional(p.status, p.describe()+" · the run has ended")
 }
 
 // idle says in the pane what it is for, with no status line: before a run
 // has reached a decode cell.
 func (p *outputPanel) idle() {
-	setOptional(p.status, "")
-	p.pane.setLines([]string{outputIdle})
+	appwidget.SetOptional(p.status, "")
+	p.pane.SetLines([]string{outputIdle})
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -22,11 +22,11 @@ func outChunk(kind measure.OutputKind, request int, text string) measure.OutputC
 // the last outputMaxBytes of it, and a row without spaces does not widen it.
 func TestOutputPanelIsBounded(t *testing.T) {
 	p := newOutputPanel()
-	w := test.NewTempWindow(t, p.object())
+	w := test.NewTempWindow(t, p.Object())
 	w.Resize(fyne.NewSize(500, 400))
-	small := p.object().MinSize()
+	small := p.Object().MinSize()
 	p.newTap(func(measure.OutputChunk) {})
-	p.show([]measure.OutputChunk{outChunk(measure.OutputStart, 7, "")})
+	p.Show([]measure.OutputChunk{outChunk(measure.OutputStart, 7, "")})
 	piece := strings.Repeat("y", 999) + "\n"
 	for i := range 100 { // 100 KB in 1 KB chunks, 10 per update
 		chunks := make([]measure.OutputChunk, 10)
@@ -34,7 +34,7 @@ func TestOutputPanelIsBounded(t *testing.T) {
 			chunks[j] = outChunk(measure.OutputText, 7, piece)
 		}
 		chunks[9].Text = "end of update " + string(rune('a'+i%26)) + " "
-		p.show(chunks)
+		p.Show(chunks)
 	}
 	if n := len(p.text); n > outputMaxBytes || n < outputMaxBytes-len(piece) {
 		t.Errorf("the panel keeps %d bytes, want the last %d", n, outputMaxBytes)
@@ -42,10 +42,10 @@ func TestOutputPanelIsBounded(t *testing.T) {
 	if !strings.HasSuffix(p.text, "end of update v ") {
 		t.Errorf("the panel ends with %q, want the last text received", p.text[len(p.text)-20:])
 	}
-	if n := len(p.pane.lines); n > outputMaxBytes/len(piece)+2 {
+	if n := len(p.pane.Lines); n > outputMaxBytes/len(piece)+2 {
 		t.Errorf("the pane holds %d lines, want at most %d", n, outputMaxBytes/len(piece)+2)
 	}
-	if got := p.object().MinSize(); got.Width > small.Width {
+	if got := p.Object().MinSize(); got.Width > small.Width {
 		t.Errorf("min width %v after 100 KB of 1,000-character lines, was %v", got.Width, small.Width)
 	}
 	if got := p.status.Text; got != "Sustained decode 8K × 16 · stream 3 · request 7 · generating" {
@@ -58,9 +58,9 @@ func TestOutputPanelIsBounded(t *testing.T) {
 // offers one stream per request of the cell.
 func TestOutputPanelStates(t *testing.T) {
 	p := newOutputPanel()
-	test.NewTempWindow(t, p.object())
-	if p.status.Visible() || !strings.HasPrefix(p.pane.text(), "Shows the text one stream generates") || !p.picker.Disabled() {
-		t.Fatalf("before a run: status shown %v, pane %q, picker disabled %v", p.status.Visible(), p.pane.text(), p.picker.Disabled())
+	test.NewTempWindow(t, p.Object())
+	if p.status.Visible() || !strings.HasPrefix(p.pane.Text(), "Shows the text one stream generates") || !p.picker.Disabled() {
+		t.Fatalf("before a run: status shown %v, pane %q, picker disabled %v", p.status.Visible(), p.pane.Text(), p.picker.Disabled())
 	}
 	var fed []measure.OutputChunk
 	tap := p.newTap(func(c measure.OutputChunk) { fed = append(fed, c) })
@@ -85,17 +85,17 @@ func TestOutputPanelStates(t *testing.T) {
 			"stream ended: the cell's measurement is over", "… rest"},
 	}
 	for i, s := range steps {
-		p.show(s.chunks)
-		if !strings.HasSuffix(p.status.Text, " · "+s.state) || p.pane.text() != s.text {
-			t.Errorf("step %d: status %q, text %q; want state %q, text %q", i, p.status.Text, p.pane.text(), s.state, s.text)
+		p.Show(s.chunks)
+		if !strings.HasSuffix(p.status.Text, " · "+s.state) || p.pane.Text() != s.text {
+			t.Errorf("step %d: status %q, text %q; want state %q, text %q", i, p.status.Text, p.pane.Text(), s.state, s.text)
 		}
 	}
 	if len(p.picker.Options) != 16 || p.picker.Selected != "Stream 3" || p.picker.Disabled() {
 		t.Errorf("picker: %d options, %q selected, disabled %v; want 16 streams, stream 3", len(p.picker.Options), p.picker.Selected, p.picker.Disabled())
 	}
 	p.runEnded()
-	if !strings.HasSuffix(p.status.Text, "the run has ended") || p.pane.text() != "… rest" || !p.picker.Disabled() {
-		t.Errorf("after the run: status %q, text %q, picker disabled %v", p.status.Text, p.pane.text(), p.picker.Disabled())
+	if !strings.HasSuffix(p.status.Text, "the run has ended") || p.pane.Text() != "… rest" || !p.picker.Disabled() {
+		t.Errorf("after the run: status %q, text %q, picker disabled %v", p.status.Text, p.pane.Text(), p.picker.Disabled())
 	}
 }
 

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
@@ -40,8 +41,8 @@ func (s *logprobSim) Start(profile, eng string) (measure.Subject, func(), error)
 func qualityUI(t *testing.T, eng *fakeEngine, n sim.Numerics, mode, path string) *ui {
 	t.Helper()
 	d := testDeps(t, eng)
-	d.sim = newLogprobSim(t, n)
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	d.Sim = newLogprobSim(t, n)
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	u.matrix.decode.SetText("1K")
 	q := u.matrix.quality
 	q.pick = func(ok func(string)) { ok(path) }
@@ -57,16 +58,16 @@ func qualityUI(t *testing.T, eng *fakeEngine, n sim.Numerics, mode, path string)
 func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engine.Report) {
 	t.Helper()
 	u := qualityUI(t, &fakeEngine{events: cannedEvents()}, n, mode, path)
-	if err := u.state.quality.Err; err != nil {
+	if err := u.State.Quality.Err; err != nil {
 		t.Fatalf("Quality field: %v", err)
 	}
 	u.run.onStart()
 	if u.run.uiDone == nil {
-		t.Fatalf("the run did not start: %s", u.run.banner.current.Message)
+		t.Fatalf("the run did not start: %s", u.run.banner.Current.Message)
 	}
 	waitFor(t, u.run.uiDone, "the run and its quality phase")
-	if u.run.banner.visible() {
-		t.Fatalf("the run ended with %q (%s)", u.run.banner.current.Message, u.run.banner.current.Detail)
+	if u.run.banner.Visible() {
+		t.Fatalf("the run ended with %q (%s)", u.run.banner.Current.Message, u.run.banner.Current.Detail)
 	}
 	return u, u.results.report
 }
@@ -78,7 +79,7 @@ func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engin
 // Quality tab.
 func TestRunRecordsThenComparesQuality(t *testing.T) {
 	ref := filepath.Join(t.TempDir(), "ref.quality.json")
-	u, rep := runWithQuality(t, sim.Numerics{}, qualityRecord, ref)
+	u, rep := runWithQuality(t, sim.Numerics{}, app.QualityRecord, ref)
 	fh, err := os.Open(ref)
 	if err != nil {
 		t.Fatalf("no reference recorded: %v", err)
@@ -91,11 +92,11 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 	if rep.Quality != nil || !rep.Run.Complete {
 		t.Errorf("a recording run's report: quality %v, complete %v", rep.Quality, rep.Run.Complete)
 	}
-	if log := u.run.log.text(); !strings.Contains(log, "quality: reference saved") || !strings.Contains(log, "(simulated)") {
+	if log := u.run.log.Text(); !strings.Contains(log, "quality: reference saved") || !strings.Contains(log, "(simulated)") {
 		t.Errorf("the log does not say the reference was saved, simulated:\n%s", log)
 	}
 
-	u, rep = runWithQuality(t, sim.Numerics{}, qualityCompare, ref)
+	u, rep = runWithQuality(t, sim.Numerics{}, app.QualityCompare, ref)
 	q := rep.Quality
 	if q == nil || len(q.Contexts) == 0 || !rep.Run.Complete || !q.Server.Engine.Simulated {
 		t.Fatalf("the comparing run's report: quality %+v, complete %v", q, rep.Run.Complete)
@@ -106,13 +107,13 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 	if len(q.Needle) == 0 || q.Needle[0].Reference == nil {
 		t.Errorf("the needle task is not paired with the reference's: %+v", q.Needle)
 	}
-	if !strings.Contains(u.matrix.estimate.Text, " · then quality about") || !strings.Contains(u.run.log.text(), "then the quality phase, estimated about") {
-		t.Errorf("the estimates leave the phase out: Matrix %q; Run's log:\n%s", u.matrix.estimate.Text, u.run.log.text())
+	if !strings.Contains(u.matrix.estimate.Text, " · then quality about") || !strings.Contains(u.run.log.Text(), "then the quality phase, estimated about") {
+		t.Errorf("the estimates leave the phase out: Matrix %q; Run's log:\n%s", u.matrix.estimate.Text, u.run.log.Text())
 	}
 	if !containsTab(u.results.views, u.results.quality.tab) || !strings.Contains(u.results.quality.title.Text, "simulated") {
 		t.Errorf("Results: Quality tab %v, title %q", containsTab(u.results.views, u.results.quality.tab), u.results.quality.title.Text)
 	}
-	saved, err := u.deps.store.Load(filepath.Join(u.run.saver.Kept(), "report.json"))
+	saved, err := u.Deps.Store.Load(filepath.Join(u.run.saver.Kept(), "report.json"))
 	if err != nil || saved.Quality == nil {
 		t.Errorf("report.json in History: %v, quality %v", err, saved.Quality)
 	}
@@ -124,10 +125,10 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 func TestRunRefusesAnotherTokenizersReference(t *testing.T) {
 	ref := writeReference(t, t.TempDir(), "Qwen/Qwen3-0.6B")
 	eng := &fakeEngine{events: cannedEvents()}
-	u := qualityUI(t, eng, sim.Numerics{}, qualityCompare, ref)
+	u := qualityUI(t, eng, sim.Numerics{}, app.QualityCompare, ref)
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run to be refused")
-	n := u.run.banner.current
+	n := u.run.banner.Current
 	if !strings.HasPrefix(n.Message, "Quality: the reference's model and the server's use different tokenizers") ||
 		!strings.Contains(n.Detail, "Qwen/Qwen3-0.6B") || !strings.Contains(n.Detail, "tiny") || n.Button != "Open Matrix screen" {
 		t.Errorf("banner %q, detail %q, button %q", n.Message, n.Detail, n.Button)
@@ -146,10 +147,10 @@ func TestRunRefusesAnotherTokenizersReference(t *testing.T) {
 // the run with its phase.
 func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 	ref := filepath.Join(t.TempDir(), "ref.quality.json")
-	runWithQuality(t, sim.Numerics{}, qualityRecord, ref)
+	runWithQuality(t, sim.Numerics{}, app.QualityRecord, ref)
 
 	eng := &fakeEngine{events: cannedEvents(), hold: true}
-	u := qualityUI(t, eng, sim.Numerics{}, qualityCompare, ref)
+	u := qualityUI(t, eng, sim.Numerics{}, app.QualityCompare, ref)
 	q := u.matrix.quality
 	u.run.onStart()
 	waitUntil(t, func() bool { return u.run.saver.Kept() != "" }, "a cell saved")
@@ -159,13 +160,13 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 	if rep.Run.Complete || rep.Quality == nil || rep.Quality.ReferenceFile != "ref.quality.json" || !runs.Pending(rep) {
 		t.Fatalf("the cut-short run: complete %v, quality %+v", rep.Run.Complete, rep.Quality)
 	}
-	saved, err := u.deps.store.Load(filepath.Join(dir, "report.json"))
+	saved, err := u.Deps.Store.Load(filepath.Join(dir, "report.json"))
 	if err != nil || !runs.Pending(saved) {
 		t.Errorf("report.json: %v; pending %v", err, runs.Pending(saved))
 	}
-	q.mode.SetSelected(qualityOff)
+	q.mode.SetSelected(app.QualityOff)
 	u.run.resumeRun(rep, dir)
-	if n := u.run.banner.current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
+	if n := u.run.banner.Current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
 		t.Errorf("Resume with Quality off: %q (%q)", n.Message, n.Action)
 	}
 	eng.mu.Lock()
@@ -176,11 +177,11 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 		t.Errorf("the engine ran %d times; want once, Resume refused", runsSoFar)
 	}
 	// With the reference again, Resume finishes the cells and the phase.
-	q.mode.SetSelected(qualityCompare)
+	q.mode.SetSelected(app.QualityCompare)
 	u.run.resumeRun(rep, dir)
 	waitFor(t, u.run.uiDone, "the resumed run")
 	if got := u.results.report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
-		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.current.Message)
+		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.Current.Message)
 	}
 }
 

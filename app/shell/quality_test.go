@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
@@ -54,19 +55,19 @@ func TestQualityFieldStates(t *testing.T) {
 		name, mode, path string
 		want             string // the problem's line; "" for none
 	}{
-		{"off", qualityOff, "", ""},
-		{"compare, nothing chosen", qualityCompare, "", "Quality: no reference chosen."},
-		{"compare, a missing file", qualityCompare, filepath.Join(dir, "gone.json"), "Quality: gone.json cannot be read (no such file or directory)."},
-		{"compare, not a reference", qualityCompare, notRef, "Quality: results.json is not a quality reference: it has no format_version."},
-		{"compare, a reference", qualityCompare, good, ""},
-		{"record, nothing chosen", qualityRecord, "", "Quality: no file to record the reference into."},
-		{"record over a file", qualityRecord, taken, "Quality: taken.quality.json already exists, and a reference is recorded once."},
-		{"record, a new file", qualityRecord, filepath.Join(dir, "new.quality.json"), ""},
+		{"off", app.QualityOff, "", ""},
+		{"compare, nothing chosen", app.QualityCompare, "", "Quality: no reference chosen."},
+		{"compare, a missing file", app.QualityCompare, filepath.Join(dir, "gone.json"), "Quality: gone.json cannot be read (no such file or directory)."},
+		{"compare, not a reference", app.QualityCompare, notRef, "Quality: results.json is not a quality reference: it has no format_version."},
+		{"compare, a reference", app.QualityCompare, good, ""},
+		{"record, nothing chosen", app.QualityRecord, "", "Quality: no file to record the reference into."},
+		{"record over a file", app.QualityRecord, taken, "Quality: taken.quality.json already exists, and a reference is recorded once."},
+		{"record, a new file", app.QualityRecord, filepath.Join(dir, "new.quality.json"), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			eng := &fakeEngine{events: cannedEvents()}
-			u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+			u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 			m := u.matrix
 			q := m.quality
 			q.pick = func(ok func(string)) { ok(c.path) }
@@ -75,30 +76,30 @@ func TestQualityFieldStates(t *testing.T) {
 			if c.path != "" {
 				q.onChoose()
 			}
-			st := u.state.quality
-			if st.Mode != c.mode || (c.mode != qualityOff && st.Path != c.path) {
+			st := u.State.Quality
+			if st.Mode != c.mode || (c.mode != app.QualityOff && st.Path != c.path) {
 				t.Errorf("state has %q %q; want %q %q", st.Mode, st.Path, c.mode, c.path)
 			}
 			if got := m.settings().Quality; got.Mode != c.mode || got.Path != c.path {
 				t.Errorf("remembered %+v; want %q %q", got, c.mode, c.path)
 			}
-			if q.row.Visible() != (c.mode != qualityOff) {
+			if q.row.Visible() != (c.mode != app.QualityOff) {
 				t.Errorf("the file row shown %v with %s", q.row.Visible(), c.mode)
 			}
 			if c.want == "" {
-				if st.Err != nil || m.banner.visible() {
-					t.Fatalf("a usable field: error %v, banner %v %q", st.Err, m.banner.visible(), m.banner.current.Message)
+				if st.Err != nil || m.banner.Visible() {
+					t.Fatalf("a usable field: error %v, banner %v %q", st.Err, m.banner.Visible(), m.banner.Current.Message)
 				}
 				return
 			}
-			if n := m.banner.current; !m.banner.visible() || n.Message != c.want || n.Action == "" {
-				t.Errorf("Matrix banner %v %q (%q); want %q with what to do", m.banner.visible(), n.Message, n.Action, c.want)
+			if n := m.banner.Current; !m.banner.Visible() || n.Message != c.want || n.Action == "" {
+				t.Errorf("Matrix banner %v %q (%q); want %q with what to do", m.banner.Visible(), n.Message, n.Action, c.want)
 			}
 			u.run.onStart()
 			if u.run.running() || len(eng.plans) != 0 {
 				t.Fatalf("a run started with Quality: %v", st.Err)
 			}
-			if n := u.run.banner.current; n.Message != c.want || n.Button != "Open Matrix screen" {
+			if n := u.run.banner.Current; n.Message != c.want || n.Button != "Open Matrix screen" {
 				t.Errorf("Run banner %q (button %q); want %q", n.Message, n.Button, c.want)
 			}
 		})
@@ -141,7 +142,7 @@ func TestHistoryComparesQuality(t *testing.T) {
 		t.Errorf("a run without quality compared: %q", l)
 	}
 
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
 	mustSave(t, h, a)
@@ -199,10 +200,10 @@ func qualityReport() engine.Report {
 func TestResultsQualityTab(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	asked := &kindsAsked{}
-	d.charts = asked
-	u := newTestUI(t, d, Options{})
+	d.Charts = asked
+	u := newTestUI(t, d, app.Options{})
 	r := u.results
-	r.show(qualityReport(), "")
+	r.Show(qualityReport(), "")
 	waitFor(t, r.rendered, "the charts")
 	if !containsTab(r.views, r.quality.tab) {
 		t.Fatal("no Quality tab for a report with a quality section")
@@ -228,7 +229,7 @@ func TestResultsQualityTab(t *testing.T) {
 	if len(r.quality.tables.Objects) < 6 {
 		t.Errorf("the tab shows %d tables and notes; want the three tables with their titles", len(r.quality.tables.Objects))
 	}
-	r.show(cannedReport("plain", 100), "")
+	r.Show(cannedReport("plain", 100), "")
 	waitFor(t, r.rendered, "the charts")
 	if containsTab(r.views, r.quality.tab) {
 		t.Error("a report without a quality section has a Quality tab")

@@ -1,6 +1,8 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -14,16 +16,16 @@ import (
 // not a cancel, the main answer rightmost and highlighted, a Cancel that
 // picks nothing else.
 func TestQuestionIsWordsOnly(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	picked := -1
-	u.choose("Replace the earlier export?", "/tmp/x already holds an export of this run.",
+	u.Choose("Replace the earlier export?", "/tmp/x already holds an export of this run.",
 		[]string{"Replace", "New folder", "Cancel"}, func(i int) { picked = i })
-	top := u.win.Canvas().Overlays().Top()
-	if top == nil || !hasText(top, "already holds an export") {
+	top := u.Win.Canvas().Overlays().Top()
+	if top == nil || !apptest.HasText(top, "already holds an export") {
 		t.Fatal("no dialog with the message")
 	}
 	var buttons []*widget.Button
-	walk(top, func(o fyne.CanvasObject) bool {
+	apptest.Walk(top, func(o fyne.CanvasObject) bool {
 		switch w := o.(type) {
 		case *widget.Button:
 			buttons = append(buttons, w)
@@ -48,7 +50,7 @@ func TestQuestionIsWordsOnly(t *testing.T) {
 		t.Error("the main answer is not highlighted")
 	}
 	test.Tap(buttons[0])
-	if picked != 2 || u.win.Canvas().Overlays().Top() != nil {
-		t.Errorf("Cancel picked %d, dialog open %v", picked, u.win.Canvas().Overlays().Top() != nil)
+	if picked != 2 || u.Win.Canvas().Overlays().Top() != nil {
+		t.Errorf("Cancel picked %d, dialog open %v", picked, u.Win.Canvas().Overlays().Top() != nil)
 	}
 }

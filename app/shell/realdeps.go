@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
@@ -24,31 +25,31 @@ import (
 // realDeps wires the real engine, hardware, launcher, simulator, charts and
 // report store. The sampler, made at the Settings screen's interval, starts
 // with the window and stops at shutdown.
-func realDeps() deps {
-	return deps{
-		engine:    engineFunc(measure.Run),
-		load:      loadFunc(measure.RunLoad),
-		hardware:  &hwDetector{},
-		launcher:  vllmLauncher{},
-		models:    modelCatalog{},
-		endpoints: openaiEndpoints{},
-		capture:   processCapture{},
-		sim:       simulator{},
-		charts:    chartRenderer{},
-		store:     reportStore{},
-		runsDir:   runsDir(),
-		gpuSource: hw.SystemSource,
+func realDeps() app.Deps {
+	return app.Deps{
+		Engine:    app.EngineFunc(measure.Run),
+		Load:      app.LoadFunc(measure.RunLoad),
+		Hardware:  &hwDetector{},
+		Launcher:  vllmLauncher{},
+		Models:    modelCatalog{},
+		Endpoints: openaiEndpoints{},
+		Capture:   processCapture{},
+		Sim:       simulator{},
+		Charts:    chartRenderer{},
+		Store:     reportStore{},
+		RunsDir:   RunsDir(),
+		GpuSource: hw.SystemSource,
 
-		sweepCharts: sweepChartRenderer{},
+		SweepCharts: sweepChartRenderer{},
 
-		newTelemetry: func(interval time.Duration) liveTelemetry { return hw.NewSampler(interval) },
-		lookPath:     exec.LookPath,
-		openURL:      openWithDesktop,
+		NewTelemetry: func(interval time.Duration) app.LiveTelemetry { return hw.NewSampler(interval) },
+		LookPath:     exec.LookPath,
+		OpenURL:      app.OpenWithDesktop,
 	}
 }
 
-// runsDir is where History keeps runs: <user config dir>/speedmatrix/runs.
-func runsDir() string {
+// RunsDir is where History keeps runs: <user config dir>/speedmatrix/runs.
+func RunsDir() string {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		dir = os.TempDir()
@@ -87,7 +88,7 @@ func (processCapture) Capture(ctx context.Context, baseURL string) engine.Server
 
 type vllmLauncher struct{}
 
-func (vllmLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+func (vllmLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (app.LaunchedServer, error) {
 	s, err := launch.Launch(ctx, cfg)
 	if err != nil {
 		return nil, err

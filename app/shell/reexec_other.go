@@ -1,6 +1,6 @@
 //go:build !unix
 
-package app
+package shell
 
 // reexec is not done where a process cannot replace itself: the app keeps
 // Fyne's default draw cache lifetime there.

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"speedmatrix/engine"
@@ -14,9 +14,9 @@ type targetSource interface {
 	// readyTarget is the target a run measures now (a simulator not
 	// started yet starts).
 	readyTarget() (measure.Subject, error)
-	// chooseKind offers this kind of target (targetVLLM, targetEndpoint
+	// ChooseKind offers this kind of target (targetVLLM, targetEndpoint
 	// or targetSim).
-	chooseKind(kind string)
+	ChooseKind(kind string)
 	// fillLaunchForm gives a resumed sweep the Launch form as it is.
 	fillLaunchForm(job *sweepJob)
 }

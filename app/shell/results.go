@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -34,11 +36,11 @@ type resultsTab struct {
 	badgeBox        *fyne.Container
 	views           *container.AppTabs
 	charts          map[charts.Kind]*fyne.Container // each holds a chart view or a fallback
-	group           *chartGroup                     // the chart views of the shown report
-	heat            *heatmap                        // fallback when charts can't draw
+	group           *appwidget.ChartGroup           // the chart views of the shown report
+	heat            *appwidget.Heatmap              // fallback when charts can't draw
 	heatMode        *widget.RadioGroup              // the decode heatmap by total tok/s, % of roofline or SLO
 	slo             *resultsSLO                     // the SLO's lines and view (results_slo.go)
-	table           *measurementsTable
+	table           *appwidget.MeasurementsTable
 	checks          *checksView
 	exportAllBtn    *widget.Button
 	openHTML        *widget.Button    // opens the exported report.html (export_html.go)
@@ -48,20 +50,20 @@ type resultsTab struct {
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
 	status          *widget.Label
-	banner          *banner         // export problems
-	resumeBtn       *widget.Button  // shown for a partial run saved in History
-	load            resultsLoad     // a load test's views (results_load.go)
-	quality         *resultsQuality // the Quality tab (results_quality.go)
-	sweep           resultsSweep    // a sweep's summary (results_sweep.go)
-	rendered        chan struct{}   // closed when the charts of the shown report are drawn
-	exported        chan struct{}   // closed when the last export finished (tests wait on it)
+	banner          *appwidget.Banner // export problems
+	resumeBtn       *widget.Button    // shown for a partial run saved in History
+	load            resultsLoad       // a load test's views (results_load.go)
+	quality         *resultsQuality   // the Quality tab (results_quality.go)
+	sweep           resultsSweep      // a sweep's summary (results_sweep.go)
+	rendered        chan struct{}     // closed when the charts of the shown report are drawn
+	exported        chan struct{}     // closed when the last export finished (tests wait on it)
 	// saveAs asks where to save one file (saveDialog); tests replace it.
 	saveAs func(name string, ok func(w io.WriteCloser, path string))
 }
 
 // newResultsTab builds the Results screen (empty until a run finishes).
 func newResultsTab(u *ui) *container.TabItem {
-	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, pages: map[string]string{}, heat: newHeatmap(""), table: newMeasurementsTable(), checks: newChecksView()}
+	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, pages: map[string]string{}, heat: appwidget.NewHeatmap(""), table: appwidget.NewMeasurementsTable(), checks: newChecksView()}
 	u.results = r
 	r.saveAs = r.saveDialog
 	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -72,15 +74,15 @@ func newResultsTab(u *ui) *container.TabItem {
 		r.charts[k] = container.NewStack()
 	}
 	r.quality = newResultsQuality(r.charts[charts.KindQuality])
-	r.heatMode = newHeatMode(r.onHeatMode)
+	r.heatMode = appwidget.NewHeatMode(r.onHeatMode)
 	r.slo = newResultsSLO(r)
 	r.views = container.NewAppTabs(
 		container.NewTabItem("Decode heatmap", container.NewBorder(container.NewVBox(r.heatMode, r.slo.top()), nil, nil, nil,
-			container.NewStack(r.charts[charts.KindHeatmap], r.slo.heat.object()))),
+			container.NewStack(r.charts[charts.KindHeatmap], r.slo.heat.Object()))),
 		container.NewTabItem("Prefill", r.charts[charts.KindPrefill]),
 		container.NewTabItem("Per request", r.charts[charts.KindPerRequest]),
-		container.NewTabItem("All measurements", r.table.object()),
-		container.NewTabItem("Checks", r.checks.object()),
+		container.NewTabItem("All measurements", r.table.Object()),
+		container.NewTabItem("Checks", r.checks.Object()),
 		container.NewTabItem("Report sheet", r.charts[charts.KindReport]),
 	)
 	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
@@ -93,18 +95,18 @@ func newResultsTab(u *ui) *container.TabItem {
 	r.status.Importance = widget.LowImportance
 	r.status.Wrapping = fyne.TextWrapWord
 	r.setEnabled(false)
-	r.banner = newBanner()
+	r.banner = appwidget.NewBanner()
 	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { r.runs.resumeRun(r.report, r.source) })
 	r.resumeBtn.Importance = widget.HighImportance
 	r.resumeBtn.Hide()
-	u.state.watch(changeRun, r.showResume)
-	u.state.watch(changeTheme, r.followTheme)
+	u.State.Watch(app.ChangeRun, r.showResume)
+	u.State.Watch(app.ChangeTheme, r.followTheme)
 
-	head := screenHeader("Results", "Charts and every measurement of a run, ready to share.")
+	head := appwidget.ScreenHeader("Results", "Charts and every measurement of a run, ready to share.")
 	body := r.withSweepViews(r.withLoadViews(r.views))
-	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.sweep.back, r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.object())
+	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.sweep.back, r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.Object())
 	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.openHTML, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
-	return container.NewTabItemWithIcon(tabResults, theme.DocumentIcon(), screen(top, body, actions))
+	return container.NewTabItemWithIcon(app.TabResults, theme.DocumentIcon(), appwidget.Screen(top, body, actions))
 }
 
 func (r *resultsTab) setEnabled(on bool) {
@@ -117,17 +119,17 @@ func (r *resultsTab) setEnabled(on bool) {
 	}
 }
 
-// show displays rep; source names the History folder it came from ("" for a new run).
-func (r *resultsTab) show(rep engine.Report, source string) {
+// Show displays rep; source names the History folder it came from ("" for a new run).
+func (r *resultsTab) Show(rep engine.Report, source string) {
 	r.has, r.report, r.source = true, rep, source
 	r.showPage(r.pageOf(rep, source)) // an earlier export is another report's page
 	r.hideSweep(source)
 	r.title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
-	if isLoad(rep) {
+	if app.IsLoad(rep) {
 		sub += "\n" + loadPlanRest(sub, rep.Load.Plan)
 	}
-	sub = onScreen(sub)
+	sub = appwidget.OnScreen(sub)
 	if imp := rep.Run.Imported; imp != nil {
 		sub += "\nMeasured by " + imp.Label() + ", not by Speed Matrix: the Report sheet's Run section says where its method differs from ours."
 	}
@@ -137,20 +139,20 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 	r.subtitle.SetText(sub)
 	r.badgeBox.Objects = []fyne.CanvasObject{reportBadge(rep)}
 	r.badgeBox.Refresh()
-	r.table.setResults(rep.Results)
-	r.checks.show(rep)
-	r.quality.show(rep, r.views)
+	r.table.SetResults(rep.Results)
+	r.checks.Show(rep)
+	r.quality.Show(rep, r.views)
 	r.showLoadViews(rep)
 	r.setEnabled(true)
 	r.status.SetText("")
-	r.banner.hide()
+	r.banner.Hide()
 	if n, ok := partialNotice(rep.Run, canResume(rep) && source != "" && !isSweepRun(source)); ok {
-		r.banner.show(n)
+		r.banner.Show(n)
 	}
 	r.showResume()
-	offerModes(r.heatMode, heatModeOptions(charts.HasRoofline(rep), true))
-	r.slo.show(rep)
-	r.slo.setView(r.heatMode.Selected == heatModeSLO, r.charts[charts.KindHeatmap])
+	appwidget.OfferModes(r.heatMode, appwidget.HeatModeOptions(charts.HasRoofline(rep), true))
+	r.slo.Show(rep)
+	r.slo.setView(r.heatMode.Selected == appwidget.HeatModeSLO, r.charts[charts.KindHeatmap])
 	r.drawCharts(rep)
 }
 
@@ -158,8 +160,8 @@ func (r *resultsTab) show(rep engine.Report, source string) {
 // dir ("" for a run just finished) (reportViewer). It returns a channel closed
 // once the charts are drawn.
 func (r *resultsTab) openReport(rep engine.Report, dir string) <-chan struct{} {
-	r.show(rep, dir)
-	r.u.show(tabResults)
+	r.Show(rep, dir)
+	r.u.Show(app.TabResults)
 	return r.rendered
 }
 
@@ -169,13 +171,13 @@ func (r *resultsTab) offerReport(rep engine.Report, dir string) {
 	if r.has || r.sweep.shown {
 		return
 	}
-	r.show(rep, dir)
+	r.Show(rep, dir)
 }
 
 // followTheme draws the fallback heatmap and the charts again in the
 // theme's variant.
 func (r *resultsTab) followTheme() {
-	r.heat.redraw()
+	r.heat.Redraw()
 	if r.has {
 		r.drawCharts(r.report)
 	}
@@ -184,7 +186,7 @@ func (r *resultsTab) followTheme() {
 // showResume offers Resume for a partial run kept in History, while no
 // other run is going on.
 func (r *resultsTab) showResume() {
-	if r.has && !r.report.Run.Complete && r.source != "" && !r.u.state.run.Running && canResume(r.report) && !isSweepRun(r.source) {
+	if r.has && !r.report.Run.Complete && r.source != "" && !r.u.State.Run.Running && canResume(r.report) && !isSweepRun(r.source) {
 		r.resumeBtn.Show()
 	} else {
 		r.resumeBtn.Hide()
@@ -199,12 +201,12 @@ func canResume(rep engine.Report) bool {
 
 // partialNotice tells that a run is partial, in plain words, with the
 // engine's reason as the detail; resumable adds what Resume does.
-func partialNotice(run engine.RunInfo, resumable bool) (notice, bool) {
+func partialNotice(run engine.RunInfo, resumable bool) (app.Notice, bool) {
 	if run.Complete || run.Incomplete == "" {
-		return notice{}, false
+		return app.Notice{}, false
 	}
 	what, _, _ := strings.Cut(run.Incomplete, ":")
-	n := notice{Message: "This run is partial: " + what + ".", Detail: run.Incomplete}
+	n := app.Notice{Message: "This run is partial: " + what + ".", Detail: run.Incomplete}
 	if resumable {
 		n.Action = "Resume measures the cells it did not finish and keeps the rest; start the server first if it stopped."
 	}
@@ -215,19 +217,19 @@ func partialNotice(run engine.RunInfo, resumable bool) (notice, bool) {
 // imported from another tool.
 func reportBadge(rep engine.Report) fyne.CanvasObject {
 	if imp := rep.Run.Imported; imp != nil {
-		return badge("Imported · "+imp.Label(), importedColor)
+		return appwidget.Badge("Imported · "+imp.Label(), importedColor)
 	}
 	if rep.Engine.Simulated {
-		return badge(rep.Engine.SimulatedLabel(), simulatedColor)
+		return appwidget.Badge(rep.Engine.SimulatedLabel(), appwidget.SimulatedColor)
 	}
-	return badge("Measured", measuredColor)
+	return appwidget.Badge("Measured", appwidget.MeasuredColor)
 }
 
 // drawCharts shows a view of every chart of rep. The views draw for the
 // area the charts had last (a guess the first time), in the background,
 // and again for the area they get, each picture kept (pictureCache).
 func (r *resultsTab) drawCharts(rep engine.Report) {
-	if isLoad(rep) {
+	if app.IsLoad(rep) {
 		r.drawLoadCharts(rep)
 		return
 	}
@@ -235,18 +237,18 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 	if rep.Quality != nil {
 		kinds = append(slices.Clone(kinds), charts.KindQuality)
 	}
-	r.drawViews(rep, kinds, func(k charts.Kind, id string, g *chartGroup) {
-		ch := r.u.deps.charts
+	r.drawViews(rep, kinds, func(k charts.Kind, id string, g *appwidget.ChartGroup) {
+		ch := r.u.Deps.Charts
 		drawn := k
-		if k == charts.KindHeatmap && !r.heatMode.Hidden && r.heatMode.Selected == heatModeRoofline {
+		if k == charts.KindHeatmap && !r.heatMode.Hidden && r.heatMode.Selected == appwidget.HeatModeRoofline {
 			drawn = charts.KindRoofline
 		}
-		v := newChartView(r.u, id+"/"+string(drawn), func(p charts.Pane, dark bool) (image.Image, error) {
+		v := appwidget.NewChartView(r.u, id+"/"+string(drawn), func(p charts.Pane, dark bool) (image.Image, error) {
 			return ch.Picture(drawn, rep, p, dark)
 		})
-		v.onFail = func(err error) { r.showFallback(k, err, rep) }
-		g.add(v)
-		r.charts[k].Objects = []fyne.CanvasObject{v.object()}
+		v.OnFail = func(err error) { r.showFallback(k, err, rep) }
+		g.Add(v)
+		r.charts[k].Objects = []fyne.CanvasObject{v.Object()}
 		r.charts[k].Refresh()
 	})
 }
@@ -254,35 +256,35 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 // drawViews has view make a view of each of kinds (given the report's key),
 // add it to a new chart group and place it, then draws them for the area
 // the charts had last, or a guess the first time.
-func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func(k charts.Kind, id string, g *chartGroup)) {
+func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func(k charts.Kind, id string, g *appwidget.ChartGroup)) {
 	last := charts.Pane{}
 	if r.group != nil {
-		last = r.group.pane
-		r.group.release() // its views are replaced, or hidden with the other kind's panes
+		last = r.group.Pane
+		r.group.Release() // its views are replaced, or hidden with the other kind's panes
 	}
-	g := newChartGroup(len(kinds))
-	r.group, r.rendered = g, g.done
-	id := reportKey(rep)
-	r.u.pictures.showing(placeResults, id+"/") // the last report's pictures go
+	g := appwidget.NewChartGroup(len(kinds))
+	r.group, r.rendered = g, g.Done
+	id := app.ReportKey(rep)
+	r.u.Pictures.Showing(app.PlaceResults, id+"/") // the last report's pictures go
 	for _, k := range kinds {
 		view(k, id, g)
 	}
 	if last.Width == 0 {
 		last = r.paneGuess()
 	}
-	g.drawFor(last)
+	g.DrawFor(last)
 }
 
 // paneGuess is about the area of the Results charts in the window as it is
 // now, before they were ever laid out.
 func (r *resultsTab) paneGuess() charts.Pane {
-	s := r.u.win.Canvas().Size()
-	scale := r.u.win.Canvas().Scale()
+	s := r.u.Win.Canvas().Size()
+	scale := r.u.Win.Canvas().Scale()
 	if scale <= 0 {
 		scale = 1
 	}
-	return charts.Pane{Width: float64(max(s.Width-resultsChrome.Width, chartMinSize.Width)),
-		Height: float64(max(s.Height-resultsChrome.Height, chartMinSize.Height)), Scale: float64(scale)}
+	return charts.Pane{Width: float64(max(s.Width-resultsChrome.Width, appwidget.ChartMinSize.Width)),
+		Height: float64(max(s.Height-resultsChrome.Height, appwidget.ChartMinSize.Height)), Scale: float64(scale)}
 }
 
 // resultsChrome is how much of the window the sidebar and the Results
@@ -295,20 +297,20 @@ var resultsChrome = fyne.NewSize(97, 255)
 func (r *resultsTab) showFallback(k charts.Kind, err error, rep engine.Report) {
 	var obj fyne.CanvasObject
 	if k == charts.KindHeatmap {
-		r.heat.setAxes(nil, nil)
+		r.heat.SetAxes(nil, nil)
 		contexts, conc := decodeAxes(rep.Results)
-		r.heat.setAxes(contexts, conc)
-		r.heat.setSLO(rep.Plan.SLO)
+		r.heat.SetAxes(contexts, conc)
+		r.heat.SetSLO(rep.Plan.SLO)
 		for _, res := range rep.Results {
-			r.heat.setResult(res)
+			r.heat.SetResult(res)
 		}
-		r.heat.redraw()
-		obj = r.heat.object()
+		r.heat.Redraw()
+		obj = r.heat.Object()
 	} else {
-		b := newBanner()
-		b.show(notice{Message: fmt.Sprintf("The %s chart could not be drawn.", chartTitle(k)),
+		b := appwidget.NewBanner()
+		b.Show(app.Notice{Message: fmt.Sprintf("The %s chart could not be drawn.", chartTitle(k)),
 			Action: "Its figures are in All measurements, and Export all writes every file.", Detail: err.Error()})
-		obj = container.NewVBox(b.object())
+		obj = container.NewVBox(b.Object())
 	}
 	r.charts[k].Objects = []fyne.CanvasObject{obj}
 	r.charts[k].Refresh()
@@ -333,8 +335,8 @@ func chartTitle(k charts.Kind) string {
 func decodeAxes(results []engine.Result) (contexts, concurrency []int) {
 	for _, res := range results {
 		if res.Phase == engine.PhaseDecode {
-			contexts = sortedUnion(contexts, res.ContextTokens)
-			concurrency = sortedUnion(concurrency, res.Concurrency)
+			contexts = appwidget.SortedUnion(contexts, res.ContextTokens)
+			concurrency = appwidget.SortedUnion(concurrency, res.Concurrency)
 		}
 	}
 	return contexts, concurrency
@@ -345,6 +347,6 @@ func (r *resultsTab) onCopyMarkdown() {
 	if !r.has {
 		return
 	}
-	r.u.app.Clipboard().SetContent(report.Markdown(r.report))
+	r.u.App.Clipboard().SetContent(report.Markdown(r.report))
 	r.status.SetText("Markdown copied to the clipboard.")
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -33,7 +35,7 @@ func (r *resultsTab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 	l.views = container.NewAppTabs(
 		container.NewTabItem("Latency", l.charts[charts.KindLoadLatency]),
 		container.NewTabItem("Goodput", l.charts[charts.KindLoadGoodput]),
-		container.NewTabItem("Per rate", l.table.object()),
+		container.NewTabItem("Per rate", l.table.Object()),
 		container.NewTabItem("Report sheet", l.charts[charts.KindReport]),
 	)
 	l.views.Hide()
@@ -45,14 +47,14 @@ func (r *resultsTab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 // an earlier report, and hidden they held its pictures (15–25 MB) for as
 // long as the app ran.
 func (r *resultsTab) showLoadViews(rep engine.Report) {
-	on := isLoad(rep)
+	on := app.IsLoad(rep)
 	showIf(r.load.views, on)
 	showIf(r.views, !on)
 	if on {
-		r.load.table.setResults(rep.Load.Results)
+		r.load.table.SetResults(rep.Load.Results)
 		emptyPanes(r.charts)
 	} else {
-		r.load.table.setResults(nil)
+		r.load.table.SetResults(nil)
 		emptyPanes(r.load.charts)
 	}
 }
@@ -68,14 +70,14 @@ func emptyPanes(panes map[charts.Kind]*fyne.Container) {
 // drawLoadCharts shows a view of each curve of a load test, drawn as
 // drawCharts draws the matrix's.
 func (r *resultsTab) drawLoadCharts(rep engine.Report) {
-	r.drawViews(rep, charts.LoadKinds, func(k charts.Kind, id string, g *chartGroup) {
-		ch := r.u.deps.charts
-		v := newChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
+	r.drawViews(rep, charts.LoadKinds, func(k charts.Kind, id string, g *appwidget.ChartGroup) {
+		ch := r.u.Deps.Charts
+		v := appwidget.NewChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
 			return safePicture(func() (image.Image, error) { return ch.Picture(k, rep, p, dark) })
 		})
-		v.onFail = func(err error) { r.showLoadFallback(k, err) }
-		g.add(v)
-		r.load.charts[k].Objects = []fyne.CanvasObject{v.object()}
+		v.OnFail = func(err error) { r.showLoadFallback(k, err) }
+		g.Add(v)
+		r.load.charts[k].Objects = []fyne.CanvasObject{v.Object()}
 		r.load.charts[k].Refresh()
 	})
 }
@@ -94,10 +96,10 @@ func safePicture(draw func() (image.Image, error)) (img image.Image, err error) 
 
 // showLoadFallback says in the pane of a curve why it could not be drawn.
 func (r *resultsTab) showLoadFallback(k charts.Kind, err error) {
-	b := newBanner()
-	b.show(notice{Message: fmt.Sprintf("The %s chart could not be drawn.", loadChartTitle(k)),
+	b := appwidget.NewBanner()
+	b.Show(app.Notice{Message: fmt.Sprintf("The %s chart could not be drawn.", loadChartTitle(k)),
 		Action: "Its figures are in Per rate.", Detail: err.Error()})
-	r.load.charts[k].Objects = []fyne.CanvasObject{container.NewVBox(b.object())}
+	r.load.charts[k].Objects = []fyne.CanvasObject{container.NewVBox(b.Object())}
 	r.load.charts[k].Refresh()
 }
 

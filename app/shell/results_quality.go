@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -55,9 +56,9 @@ func (q *resultsQuality) showView() {
 	showIf(q.scroll, q.view.Selected == qualityViewTables)
 }
 
-// show fills the tab for rep and puts it among views when rep has a
+// Show fills the tab for rep and puts it among views when rep has a
 // quality section; takes it away otherwise.
-func (q *resultsQuality) show(rep engine.Report, views *container.AppTabs) {
+func (q *resultsQuality) Show(rep engine.Report, views *container.AppTabs) {
 	has := rep.Quality != nil
 	if !has {
 		views.Remove(q.tab)
@@ -67,7 +68,7 @@ func (q *resultsQuality) show(rep engine.Report, views *container.AppTabs) {
 		views.Append(q.tab)
 	}
 	q.model = charts.BuildQuality(*rep.Quality)
-	q.title.SetText(onScreen(qualityTitle(*rep.Quality, q.model)))
+	q.title.SetText(appwidget.OnScreen(qualityTitle(*rep.Quality, q.model)))
 	objs := []fyne.CanvasObject{}
 	for _, t := range []charts.Table{q.model.Drift, q.model.Needle, q.model.Tasks} {
 		if len(t.Rows) > 0 {
@@ -97,7 +98,7 @@ func qualityTitle(q engine.QualityReport, m charts.QualityModel) string {
 
 // note is a wrapped line under the tables.
 func note(text string) *widget.Label {
-	l := widget.NewLabel(onScreen(text))
+	l := widget.NewLabel(appwidget.OnScreen(text))
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }
@@ -130,7 +131,7 @@ func newModelTable(t charts.Table) fyne.CanvasObject {
 	}
 	for _, r := range t.Rows {
 		for i, c := range r.Cells[:min(len(r.Cells), len(widths))] {
-			measure(i, onScreen(c))
+			measure(i, appwidget.OnScreen(c))
 		}
 	}
 	tbl := widget.NewTableWithHeaders(func() (int, int) { return len(t.Rows), len(t.Columns) },
@@ -140,7 +141,7 @@ func newModelTable(t charts.Table) fyne.CanvasObject {
 			row := t.Rows[id.Row]
 			l.SetText("")
 			if id.Col < len(row.Cells) {
-				l.SetText(onScreen(row.Cells[id.Col]))
+				l.SetText(appwidget.OnScreen(row.Cells[id.Col]))
 			}
 			l.Alignment = fyne.TextAlignLeading
 			if t.Columns[id.Col].Right {

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -18,9 +20,9 @@ import (
 // judge the run again against another SLO without measuring it again.
 type resultsSLO struct {
 	r       *resultsTab
-	fields  *sloFields
+	fields  *appwidget.SloFields
 	lines   *widget.Label
-	heat    *heatmap
+	heat    *appwidget.Heatmap
 	form    fyne.CanvasObject // the fields, shown in the SLO view
 	hint    *widget.Label
 	filling bool // show is filling the fields: not an edit
@@ -28,19 +30,19 @@ type resultsSLO struct {
 
 // newResultsSLO builds the SLO's parts of the Results screen.
 func newResultsSLO(r *resultsTab) *resultsSLO {
-	s := &resultsSLO{r: r, lines: widget.NewLabel(""), heat: newHeatmap(""), hint: widget.NewLabel("")}
-	s.fields = newSLOFields(s.onEdit)
+	s := &resultsSLO{r: r, lines: widget.NewLabel(""), heat: appwidget.NewHeatmap(""), hint: widget.NewLabel("")}
+	s.fields = appwidget.NewSLOFields(s.onEdit)
 	s.lines.Wrapping, s.hint.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	s.lines.TextStyle = fyne.TextStyle{Bold: true}
 	s.lines.Hide()
 	s.hint.Importance = widget.LowImportance
-	s.heat.mode.Hide() // the Results screen's own selector chooses the view
+	s.heat.Mode.Hide() // the Results screen's own selector chooses the view
 	entry := func(o fyne.CanvasObject) fyne.CanvasObject {
-		return container.NewGridWrap(fyne.NewSize(130, s.fields.ttft.MinSize().Height), o)
+		return container.NewGridWrap(fyne.NewSize(130, s.fields.Ttft.MinSize().Height), o)
 	}
-	s.form = container.NewHBox(widget.NewLabel(sloTTFTName), entry(s.fields.ttft), widget.NewLabel(sloITLName), entry(s.fields.itl),
-		widget.NewLabel("at"), s.fields.pct)
-	s.heat.object().Hide()
+	s.form = container.NewHBox(widget.NewLabel(appwidget.SloTTFTName), entry(s.fields.Ttft), widget.NewLabel(appwidget.SloITLName), entry(s.fields.Itl),
+		widget.NewLabel("at"), s.fields.Pct)
+	s.heat.Object().Hide()
 	s.form.Hide()
 	s.hint.Hide()
 	return s
@@ -49,29 +51,29 @@ func newResultsSLO(r *resultsTab) *resultsSLO {
 // top is what goes above the decode heatmap: the fields and the lines.
 func (s *resultsSLO) top() fyne.CanvasObject { return container.NewVBox(s.form, s.hint, s.lines) }
 
-// show judges rep against its plan's SLO.
-func (s *resultsSLO) show(rep engine.Report) {
+// Show judges rep against its plan's SLO.
+func (s *resultsSLO) Show(rep engine.Report) {
 	s.filling = true
-	s.fields.set(rep.Plan.SLO)
+	s.fields.Set(rep.Plan.SLO)
 	s.filling = false
 	contexts, conc := decodeAxes(rep.Results)
-	s.heat.setAxes(nil, nil)
-	s.heat.setAxes(contexts, conc)
+	s.heat.SetAxes(nil, nil)
+	s.heat.SetAxes(contexts, conc)
 	for _, res := range rep.Results {
-		s.heat.setResult(res)
+		s.heat.SetResult(res)
 	}
 	s.judge(rep.Plan.SLO)
 }
 
 // judge shows the lines and the SLO view for slo.
 func (s *resultsSLO) judge(slo engine.SLO) {
-	s.heat.setSLO(slo)
-	s.heat.mode.Selected = heatModeSLO
-	s.heat.redraw()
-	s.heat.mode.Hide()
-	s.r.table.setSLO(slo)
+	s.heat.SetSLO(slo)
+	s.heat.Mode.Selected = appwidget.HeatModeSLO
+	s.heat.Redraw()
+	s.heat.Mode.Hide()
+	s.r.table.SetSLO(slo)
 	lines := report.SLOLines(s.r.report)
-	setOptional(s.lines, onScreen(strings.Join(lines, "\n")))
+	appwidget.SetOptional(s.lines, appwidget.OnScreen(strings.Join(lines, "\n")))
 	s.hint.Importance = widget.LowImportance
 	s.hint.SetText("Set a TTFT or ITL bound to judge this run against it: nothing is measured again, and the exports use it too.")
 	if slo.On() {
@@ -85,9 +87,9 @@ func (s *resultsSLO) onEdit() {
 	if s.filling || !s.r.has {
 		return
 	}
-	slo, err := s.fields.read()
+	slo, err := s.fields.Read()
 	if err != nil {
-		n := problemNotice(err)
+		n := app.ProblemNotice(err)
 		s.hint.Importance = widget.WarningImportance
 		s.hint.SetText(n.Message + " " + n.Action)
 		return
@@ -104,7 +106,7 @@ func (s *resultsSLO) onEdit() {
 // setView shows the SLO view (the fields and the heatmap by pass or miss)
 // in place of the decode heatmap picture, or the picture again.
 func (s *resultsSLO) setView(on bool, picture fyne.CanvasObject) {
-	for _, o := range []fyne.CanvasObject{s.form, s.hint, s.heat.object()} {
+	for _, o := range []fyne.CanvasObject{s.form, s.hint, s.heat.Object()} {
 		if on {
 			o.Show()
 		} else {
@@ -124,7 +126,7 @@ func (r *resultsTab) onHeatMode() {
 	if !r.has {
 		return
 	}
-	slo := r.heatMode.Selected == heatModeSLO
+	slo := r.heatMode.Selected == appwidget.HeatModeSLO
 	r.slo.setView(slo, r.charts[charts.KindHeatmap])
 	if !slo {
 		r.drawCharts(r.report)

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -54,10 +56,10 @@ func (r *resultsTab) openSweep(dir string) { r.showSweep(dir) }
 
 // showSweep comes to the front showing the summary of the sweep in dir.
 func (r *resultsTab) showSweep(dir string) {
-	r.u.show(tabResults)
+	r.u.Show(app.TabResults)
 	s, err := sweep.Load(dir)
 	if err != nil {
-		r.banner.show(notice{Message: "This sweep could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
+		r.banner.Show(app.Notice{Message: "This sweep could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
 		return
 	}
 	got, _ := sweep.LoadRuns(dir, s)
@@ -69,7 +71,7 @@ func (r *resultsTab) showSweep(dir string) {
 	r.sweep.shown, r.sweep.dir, r.sweep.s = true, dir, s
 	r.setEnabled(false)
 	r.status.SetText("")
-	r.banner.hide()
+	r.banner.Hide()
 	r.resumeBtn.Hide()
 	r.sweep.back.Hide()
 	r.title.SetText(sweepTitle(s, got))
@@ -111,8 +113,8 @@ func sweepSubtitle(s sweep.Sweep, runs map[string]engine.Report) string {
 	if s.Simulated {
 		line = "Simulated · " + line
 	}
-	est := formatAbout(time.Duration(s.EstimateS * float64(time.Second)))
-	took := formatDuration(time.Duration(s.ActualS * float64(time.Second)))
+	est := app.FormatAbout(time.Duration(s.EstimateS * float64(time.Second)))
+	took := app.FormatDuration(time.Duration(s.ActualS * float64(time.Second)))
 	if s.Ended.IsZero() {
 		line += fmt.Sprintf(" · not finished (%s so far, estimated %s)", took, est)
 	} else {
@@ -124,12 +126,12 @@ func sweepSubtitle(s sweep.Sweep, runs map[string]engine.Report) string {
 // sweepBadge says whether a sweep's figures were simulated or measured,
 // and that it did not finish.
 func sweepBadge(s sweep.Sweep) fyne.CanvasObject {
-	b := badge("Measured", measuredColor)
+	b := appwidget.Badge("Measured", appwidget.MeasuredColor)
 	if s.Simulated {
-		b = badge("Simulated: the simulator stood in for the server", simulatedColor)
+		b = appwidget.Badge("Simulated: the simulator stood in for the server", appwidget.SimulatedColor)
 	}
 	if s.Ended.IsZero() {
-		return container.NewHBox(badge("Not finished", partialColor), b)
+		return container.NewHBox(appwidget.Badge("Not finished", partialColor), b)
 	}
 	return b
 }
@@ -138,13 +140,13 @@ func sweepBadge(s sweep.Sweep) fyne.CanvasObject {
 // heatmap (when charts draw it), and the runs.
 func (r *resultsTab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.Report) []*container.TabItem {
 	items := []*container.TabItem{container.NewTabItem("Answer", container.NewVScroll(r.sweepAnswer(s)))}
-	if d := r.u.deps.sweepCharts; d != nil {
+	if d := r.u.Deps.SweepCharts; d != nil {
 		source := "sweep-best/" + dir + "/" + s.Ended.String() + fmt.Sprint(s.ActualS)
-		r.u.pictures.showing(placeSweep, source) // the last sweep's picture goes
-		v := newChartView(r.u, source, func(p charts.Pane, dark bool) (image.Image, error) {
+		r.u.Pictures.Showing(app.PlaceSweep, source) // the last sweep's picture goes
+		v := appwidget.NewChartView(r.u, source, func(p charts.Pane, dark bool) (image.Image, error) {
 			return d.Best(s, p, dark)
 		})
-		items = append(items, container.NewTabItem("Best heatmap", v.object()))
+		items = append(items, container.NewTabItem("Best heatmap", v.Object()))
 	}
 	return append(items, container.NewTabItem("Runs", container.NewVScroll(r.sweepRuns(dir, s, got))))
 }
@@ -152,7 +154,7 @@ func (r *resultsTab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.
 // sweepAnswer is the answer of a sweep: its configurations' headline
 // figures, then the best configuration per cell, with its notes.
 func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
-	best := widget.NewLabel(sentence(sweepBestLine(s)))
+	best := widget.NewLabel(appwidget.Sentence(sweepBestLine(s)))
 	best.TextStyle = fyne.TextStyle{Bold: true}
 	best.Wrapping = fyne.TextWrapWord
 	a := *s.Answer
@@ -168,7 +170,7 @@ func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
 		}
 		cells[i] = []string{name, status, figure(h.PeakTokS, report.TokPerSec), h.PeakCell, figure(h.SingleTokS, report.TokPerSec),
 			figure(h.TTFTP50Ms, report.Millis), figure(float64(h.KVCacheTokens), func(v float64) string { return report.Int(int(v)) }),
-			figure(h.StartupS, func(v float64) string { return formatDuration(time.Duration(v * float64(time.Second))) })}
+			figure(h.StartupS, func(v float64) string { return app.FormatDuration(time.Duration(v * float64(time.Second))) })}
 	}
 	table := newTextTable(headlineColumns, headlineWidths, cells)
 	n := len(cells)
@@ -258,9 +260,9 @@ func (r *resultsTab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.
 		l.Truncation = fyne.TextTruncateEllipsis
 		box.Add(container.NewBorder(nil, nil, open, nil, l))
 	}
-	folder := widget.NewButtonWithIcon("Open folder", theme.FolderIcon(), func() { r.u.openFolder(dir) })
+	folder := widget.NewButtonWithIcon("Open folder", theme.FolderIcon(), func() { r.u.OpenFolder(dir) })
 	actions := container.NewHBox(folder)
-	if s.Ended.IsZero() && !r.u.state.run.Running {
+	if s.Ended.IsZero() && !r.u.State.Run.Running {
 		resume := widget.NewButtonWithIcon("Resume sweep", theme.MediaPlayIcon(), func() { resumeSweep(r.targets, r.runs, dir) })
 		resume.Importance = widget.HighImportance
 		actions.Add(resume)

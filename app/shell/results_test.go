@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -34,56 +36,56 @@ func cannedReport(served string, decodeTokPerSec float64) engine.Report {
 }
 
 func TestResultsShowsChartsTableAndBadge(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	r := u.results
-	r.show(cannedReport("tiny", 195.7), "")
+	r.Show(cannedReport("tiny", 195.7), "")
 	waitFor(t, r.rendered, "the charts")
 	if chartImage(r.charts[charts.KindPrefill].Objects[0]) == nil {
 		t.Errorf("prefill view holds %T, want the chart image", r.charts[charts.KindPrefill].Objects[0])
 	}
-	if !hasText(r.badgeBox, "simulated (profile tiny)") {
+	if !apptest.HasText(r.badgeBox, "simulated (profile tiny)") {
 		t.Error("Results does not label a simulated run")
 	}
-	if got := len(r.table.cells); got != 4 {
+	if got := len(r.table.Cells); got != 4 {
 		t.Fatalf("table has %d rows, want 4", got)
 	}
-	r.table.sortBy(4) // Total tok/s, ascending: unmeasured first, then 195.7
-	if got := r.table.cells[1][4]; got != "195.7" {
+	r.table.SortBy(4) // Total tok/s, ascending: unmeasured first, then 195.7
+	if got := r.table.Cells[1][4]; got != "195.7" {
 		t.Errorf("second row by total tok/s ascending = %q, want 195.7", got)
 	}
-	r.table.sortBy(4) // tapping again reverses
-	if got := r.table.cells[0][4]; got != "20K" {
+	r.table.SortBy(4) // tapping again reverses
+	if got := r.table.Cells[0][4]; got != "20K" {
 		t.Errorf("first row by total tok/s descending = %q, want the prefill's 20K", got)
 	}
-	if got := r.table.headerText(4); !strings.HasSuffix(got, "▼") {
+	if got := r.table.HeaderText(4); !strings.HasSuffix(got, "▼") {
 		t.Errorf("sorted header = %q, want a ▼", got)
 	}
 }
 
 func TestResultsFallsBackWithoutCharts(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.charts = fakeCharts{err: errBoom}
-	u := newTestUI(t, d, Options{})
-	u.results.show(cannedReport("tiny", 195.7), "")
+	d.Charts = fakeCharts{err: errBoom}
+	u := newTestUI(t, d, app.Options{})
+	u.results.Show(cannedReport("tiny", 195.7), "")
 	waitFor(t, u.results.rendered, "the charts")
-	if u.results.charts[charts.KindHeatmap].Objects[0] != u.results.heat.object() {
+	if u.results.charts[charts.KindHeatmap].Objects[0] != u.results.heat.Object() {
 		t.Error("without charts the decode view does not fall back to the live heatmap")
 	}
-	if c := u.results.heat.cell(1024, 128); c == nil || c.label() != "Over capacity" {
+	if c := u.results.heat.Cell(1024, 128); c == nil || c.Label() != "Over capacity" {
 		t.Error("fallback heatmap misses the Over capacity cell")
 	}
-	if !hasText(u.results.charts[charts.KindPrefill], "boom") {
+	if !apptest.HasText(u.results.charts[charts.KindPrefill], "boom") {
 		t.Error("the prefill view does not say why the chart is missing")
 	}
 }
 
 func TestExportWritesEveryFile(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	dir := filepath.Join(t.TempDir(), "out")
 	if err := u.results.exportAll(dir); err == nil {
 		t.Error("export without a report did not fail")
 	}
-	u.results.show(cannedReport("tiny", 195.7), "")
+	u.results.Show(cannedReport("tiny", 195.7), "")
 	if err := u.results.exportAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -103,18 +105,18 @@ func TestExportWritesEveryFile(t *testing.T) {
 }
 
 func TestCopyMarkdown(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.results.show(cannedReport("tiny", 195.7), "")
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.results.Show(cannedReport("tiny", 195.7), "")
 	u.results.onCopyMarkdown()
-	got := u.app.Clipboard().Content()
+	got := u.App.Clipboard().Content()
 	if !strings.HasPrefix(got, "# Speed test matrix") || !strings.Contains(got, "simulated (profile tiny)") {
 		t.Errorf("clipboard holds %.80q…, want the report's Markdown", got)
 	}
 }
 
 func TestScreenshotOfResults(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.results.show(cannedReport("tiny", 195.7), "")
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.results.Show(cannedReport("tiny", 195.7), "")
 	waitFor(t, u.results.rendered, "the charts")
 	dir := t.TempDir()
 	if err := u.results.screenshot(dir); err != nil {
@@ -130,15 +132,15 @@ func TestScreenshotOfResults(t *testing.T) {
 // wide enough for its header, sort arrow included ("Measured for" was cut
 // to "Measured fo…").
 func TestMeasurementsHeadersShowWhole(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.win.Resize(fyne.NewSize(2400, 800)) // every column on screen
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Win.Resize(fyne.NewSize(2400, 800)) // every column on screen
 	r := u.results
-	r.show(cannedReport("tiny", 195.7), "")
-	u.show(tabResults)
+	r.Show(cannedReport("tiny", 195.7), "")
+	u.Show(app.TabResults)
 	r.views.SelectIndex(3)
-	r.table.sortBy(len(r.table.columns) - 1) // the last column carries the arrow
+	r.table.SortBy(len(r.table.Columns) - 1) // the last column carries the arrow
 	seen := 0
-	walk(r.table.table, func(o fyne.CanvasObject) bool {
+	apptest.Walk(r.table.Table, func(o fyne.CanvasObject) bool {
 		if b, ok := o.(*widget.Button); ok && b.Visible() && b.Text != "" {
 			seen++
 			if b.Size().Width < b.MinSize().Width {
@@ -147,8 +149,8 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 		}
 		return false
 	})
-	if seen != len(r.table.columns) {
-		t.Errorf("found %d headers, want %d", seen, len(r.table.columns))
+	if seen != len(r.table.Columns) {
+		t.Errorf("found %d headers, want %d", seen, len(r.table.Columns))
 	}
 }
 
@@ -156,19 +158,19 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 // its details open, sits above the chart tabs, not over them, and leaves
 // the charts most of their height.
 func TestResultsBannerLeavesTheCharts(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.win.Resize(fyne.NewSize(1024, 700))
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.Win.Resize(fyne.NewSize(1024, 700))
 	r := u.results
-	r.show(cannedReport("tiny", 195.7), "")
-	u.show(tabResults)
+	r.Show(cannedReport("tiny", 195.7), "")
+	u.Show(app.TabResults)
 	dir := "/nonexistent-parent/" + strings.Repeat("a-long-folder-name/", 4) + "20260102-030405-tiny"
 	r.finishExport(exportOutcome{dir: dir, failed: exportFileNames(), err: errors.New("export: mkdir " + dir + ": permission denied")})
-	r.banner.onToggle()
-	u.win.Content().Refresh()
+	r.banner.OnToggle()
+	u.Win.Content().Refresh()
 	pos := func(o fyne.CanvasObject) fyne.Position {
 		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
 	}
-	bannerBottom := pos(r.banner.object()).Y + r.banner.object().Size().Height
+	bannerBottom := pos(r.banner.Object()).Y + r.banner.Object().Size().Height
 	if tabs := pos(r.views).Y; tabs < bannerBottom {
 		t.Errorf("the chart tabs start at y %.0f, inside the banner (to %.0f)", tabs, bannerBottom)
 	}
@@ -182,7 +184,7 @@ func TestResultsBannerLeavesTheCharts(t *testing.T) {
 // screen it opens on; a scripted run (--autorun) shows only its own.
 func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	u := newTestUI(t, d, Options{})
+	u := newTestUI(t, d, app.Options{})
 	older, newer := cannedReport("older", 120), cannedReport("newer", 195.7)
 	newer.Run.StartedAt = older.Run.StartedAt.Add(time.Hour)
 	for _, rep := range []engine.Report{newer, older} {
@@ -194,17 +196,17 @@ func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 		t.Fatal("saving runs filled Results")
 	}
 
-	again := newTestUI(t, d, Options{})
+	again := newTestUI(t, d, app.Options{})
 	r := again.results
-	if !r.has || r.report.Run.ServedModel != "newer" || !strings.Contains(r.subtitle.Text, "Saved in "+d.runsDir) {
+	if !r.has || r.report.Run.ServedModel != "newer" || !strings.Contains(r.subtitle.Text, "Saved in "+d.RunsDir) {
 		t.Fatalf("after a restart Results shows %v %q, subtitle %q; want the newest saved run", r.has, r.report.Run.ServedModel, r.subtitle.Text)
 	}
-	if got := again.tabs.Selected().Text; got != tabHardware {
+	if got := again.Tabs.Selected().Text; got != app.TabHardware {
 		t.Errorf("the app opened on %s, want the Hardware screen as ever", got)
 	}
 	waitFor(t, r.rendered, "the charts of the saved run")
 
-	if scripted := newTestUI(t, d, Options{Autorun: true}); scripted.results.has {
+	if scripted := newTestUI(t, d, app.Options{Autorun: true}); scripted.results.has {
 		t.Error("--autorun shows a saved run before its own")
 	}
 }
@@ -215,7 +217,7 @@ func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 // hardware is unknown.
 func TestRemoteEndpointIsNotThisMachine(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "http://192.0.2.10:8000"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "http://192.0.2.10:8000"})
 	u.server.model.SetText("tiny")
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run")

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -36,15 +38,15 @@ type runTab struct {
 	targetLine          *widget.Label
 	simBadge            *fyne.Container
 	simLabel            string // the badge's label; "" without one
-	banner              *banner
+	banner              *appwidget.Banner
 	progress            *widget.ProgressBar
 	progressLine        *widget.Label
 	current             *widget.Label
 	serverLine          *widget.Label
 	heatCard            *widget.Card
-	heat                *heatmap
+	heat                *appwidget.Heatmap
 	gauges              *telemetryGauges
-	log                 *logView
+	log                 *appwidget.LogView
 	output              *outputPanel // the text one stream generates now
 
 	cancel     context.CancelFunc // set while a run is in progress
@@ -52,14 +54,14 @@ type runTab struct {
 	uiDone     chan struct{}      // closed after the final UI update (tests wait on it)
 	plan       engine.Plan
 	started    time.Time
-	estimate   time.Duration // what the estimator said at the start
-	saver      runs.Saver    // the run's History folder (the resumed one, else made by the first save) and its last save's failure
-	found      serverFound   // what the run found of its server so far
-	confirming bool          // the cancel confirmation is open
-	lastRun    bool          // the grid shows the last run, not the plan
-	load       runLoad       // the load test shown instead of the grid (run_load.go)
-	sweep      *sweepRun     // the sweep in progress (run_sweep.go); nil when none
-	sweepView  *sweepView    // what the screen shows of a sweep
+	estimate   time.Duration   // what the estimator said at the start
+	saver      runs.Saver      // the run's History folder (the resumed one, else made by the first save) and its last save's failure
+	found      app.ServerFound // what the run found of its server so far
+	confirming bool            // the cancel confirmation is open
+	lastRun    bool            // the grid shows the last run, not the plan
+	load       runLoad         // the load test shown instead of the grid (run_load.go)
+	sweep      *sweepRun       // the sweep in progress (run_sweep.go); nil when none
+	sweepView  *sweepView      // what the screen shows of a sweep
 	// ended, when set (a sweep's run), hears the run's end instead of
 	// the Results screen.
 	ended func(rep *engine.Report, err error)
@@ -69,7 +71,7 @@ type runTab struct {
 
 // newRunTab builds the Run screen.
 func newRunTab(u *ui) *container.TabItem {
-	r := &runTab{u: u, heat: newHeatmap("will run"), log: newLogView(1000), gauges: newTelemetryGauges(), banner: newBanner(), output: newOutputPanel(), sweepView: newSweepView()}
+	r := &runTab{u: u, heat: appwidget.NewHeatmap("will run"), log: appwidget.NewLogView(1000), gauges: newTelemetryGauges(), banner: appwidget.NewBanner(), output: newOutputPanel(), sweepView: newSweepView()}
 	u.run = r
 	r.startBtn = widget.NewButtonWithIcon("Start run (Ctrl+R)", theme.MediaPlayIcon(), r.onStart)
 	r.startBtn.Importance = widget.HighImportance
@@ -89,29 +91,29 @@ func newRunTab(u *ui) *container.TabItem {
 
 	bar := container.NewBorder(nil, nil, container.NewHBox(r.startBtn, r.cancelBtn), container.NewHBox(r.simBadge), r.targetLine)
 	status := container.NewVBox(bar, r.sweepView.line, r.progress, r.progressLine, r.current)
-	r.heatCard = widget.NewCard("Plan", "", r.heat.object())
+	r.heatCard = widget.NewCard("Plan", "", r.heat.Object())
 	// The banner goes over the grid, not across the screen: the side's
 	// gauges, Events and Output keep their height.
-	left := container.NewBorder(container.NewVBox(r.banner.object(), r.sweepView.list), nil, nil, nil, r.heatCard)
+	left := container.NewBorder(container.NewVBox(r.banner.Object(), r.sweepView.list), nil, nil, nil, r.heatCard)
 	// The gauges take what they need while Events and Output keep 360 px,
 	// and 40 % of the side in a short window, where they scroll: Events and
 	// Output always keep the rest.
-	gauges := container.NewVBox(r.gauges.object(), r.serverLine)
+	gauges := container.NewVBox(r.gauges.Object(), r.serverLine)
 	events := container.NewBorder(widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		nil, nil, nil, container.NewVSplit(panel(r.log.object()), r.output.object()))
-	side := container.New(&shareTop{share: 0.4, keep: 360, natural: gauges}, container.NewVScroll(gauges), events)
+		nil, nil, nil, container.NewVSplit(appwidget.Panel(r.log.Object()), r.output.Object()))
+	side := container.New(&appwidget.ShareTop{Share: 0.4, Keep: 360, Natural: gauges}, container.NewVScroll(gauges), events)
 	split := container.NewHSplit(left, side)
 	split.Offset = 0.62
-	header := screenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")
+	header := appwidget.ScreenHeader("Run", "Each cell keeps its requests streaming for the whole measurement; the heatmap fills in as cells finish.")
 	r.followHeader(header) // worded for a load test too (run_load.go)
-	content := screen(container.NewVBox(header, status), split, nil)
-	u.state.watch(changeTarget|changePlan, r.showPlan)
+	content := appwidget.Screen(container.NewVBox(header, status), split, nil)
+	u.State.Watch(app.ChangeTarget|app.ChangePlan, r.showPlan)
 	r.showPlan()
-	show := func() { r.gauges.show(u.state) }
+	show := func() { r.gauges.Show(u.State) }
 	show()
-	u.state.watch(changeTelemetry|changeTarget, show)
-	u.state.watch(changeTheme, r.heat.redraw)
-	return container.NewTabItemWithIcon(tabRun, theme.MediaPlayIcon(), content)
+	u.State.Watch(app.ChangeTelemetry|app.ChangeTarget, show)
+	u.State.Watch(app.ChangeTheme, r.heat.Redraw)
+	return container.NewTabItemWithIcon(app.TabRun, theme.MediaPlayIcon(), content)
 }
 
 // showPlan shows, while no run is going on, what Start would measure: the
@@ -121,30 +123,30 @@ func (r *runTab) showPlan() {
 	if r.running() {
 		return
 	}
-	s := r.u.state
+	s := r.u.State
 	r.lastRun = false
 	r.refreshStart()
-	r.banner.hide()
+	r.banner.Hide()
 	r.hideSweep()
-	r.targetLine.SetText("Target: " + s.target.Description)
-	label := s.target.Description
-	r.setSimulated(s.target.Simulated, label)
+	r.targetLine.SetText("Target: " + s.Target.Description)
+	label := s.Target.Description
+	r.setSimulated(s.Target.Simulated, label)
 	r.serverLine.SetText("")
 	r.current.SetText("")
 	r.progress.Hide()
 	if r.showLoadPlan() {
 		return
 	}
-	if s.planErr != nil {
+	if s.PlanErr != nil {
 		r.progressLine.SetText("The plan is not ready: fix it on the Matrix screen.")
-		r.heat.setAxes(nil, nil)
+		r.heat.SetAxes(nil, nil)
 		r.heatCard.SetTitle("Plan")
 		r.heatCard.SetSubTitle("")
 		return
 	}
-	fitted := s.fitted()
-	run, over := cellCounts(fitted, s.target.Capacity)
-	text := fmt.Sprintf("Ready: %d prefill + %d decode cells, estimated %s.", len(fitted.PrefillContexts), run, formatAbout(measure.Estimate(s.plan, s.target.Capacity)))
+	fitted := s.Fitted()
+	run, over := app.CellCounts(fitted, s.Target.Capacity)
+	text := fmt.Sprintf("Ready: %d prefill + %d decode cells, estimated %s.", len(fitted.PrefillContexts), run, app.FormatAbout(measure.Estimate(s.Plan, s.Target.Capacity)))
 	switch {
 	case over == 1:
 		text += " 1 cell is over the server's capacity and will not run."
@@ -152,25 +154,25 @@ func (r *runTab) showPlan() {
 		text += fmt.Sprintf(" %d cells are over the server's capacity and will not run.", over)
 	}
 	text += " Ctrl+R starts the run, Esc cancels it."
-	if why := s.target.NotReady; why != "" {
+	if why := s.Target.NotReady; why != "" {
 		text = notReadyLine(why)
 	}
 	r.progressLine.SetText(text)
 	r.heatCard.SetTitle("Plan")
 	r.heatCard.SetSubTitle("sustained decode cells · rows are context length, columns are simultaneous requests")
-	r.heat.idleText = "will run"
-	previewPlan(r.heat, fitted, s.target.Capacity)
-	r.heat.redraw()
+	r.heat.IdleText = "will run"
+	previewPlan(r.heat, fitted, s.Target.Capacity)
+	r.heat.Redraw()
 }
 
 // previewPlan lays h out afresh for the fitted plan's decode cells, with
 // those over the capacity c marked; the caller redraws.
-func previewPlan(h *heatmap, fitted engine.Plan, c capacity) {
-	h.setAxes(nil, nil)
-	h.setAxes(fitted.DecodeContexts, fitted.Concurrency)
+func previewPlan(h *appwidget.Heatmap, fitted engine.Plan, c app.Capacity) {
+	h.SetAxes(nil, nil)
+	h.SetAxes(fitted.DecodeContexts, fitted.Concurrency)
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range fitted.Concurrency {
-			h.setPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
+			h.SetPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
 		}
 	}
 }
@@ -179,7 +181,7 @@ func previewPlan(h *heatmap, fitted engine.Plan, c capacity) {
 func (r *runTab) setSimulated(on bool, label string) {
 	r.simBadge.Objects, r.simLabel = nil, ""
 	if on {
-		r.simBadge.Objects, r.simLabel = []fyne.CanvasObject{badge(label, simulatedColor)}, label
+		r.simBadge.Objects, r.simLabel = []fyne.CanvasObject{appwidget.Badge(label, appwidget.SimulatedColor)}, label
 	}
 	r.simBadge.Refresh()
 }
@@ -192,7 +194,7 @@ var simulatedNoProfile = engine.EngineInfo{Simulated: true}.SimulatedLabel()
 // cannot start one (targetInfo.NotReady, which the plan line then says) or
 // the Matrix screen's load test has a field to fix.
 func (r *runTab) refreshStart() {
-	if l := r.u.state.load; r.running() || r.u.state.target.NotReady != "" || l.On && l.Err != nil {
+	if l := r.u.State.Load; r.running() || r.u.State.Target.NotReady != "" || l.On && l.Err != nil {
 		r.startBtn.Disable()
 	} else {
 		r.startBtn.Enable()
@@ -212,16 +214,16 @@ func (r *runTab) onStart() {
 	if r.running() {
 		return
 	}
-	if r.u.state.load.On {
+	if r.u.State.Load.On {
 		r.startLoad()
 		return
 	}
-	if err := r.u.state.planErr; err != nil {
-		r.refuse(notice{Message: "The matrix has a problem: " + err.Error() + ".",
-			Action: "Fix it on the Matrix screen.", Button: "Open Matrix screen", OnPress: func() { r.u.show(tabMatrix) }}, err)
+	if err := r.u.State.PlanErr; err != nil {
+		r.refuse(app.Notice{Message: "The matrix has a problem: " + err.Error() + ".",
+			Action: "Fix it on the Matrix screen.", Button: "Open Matrix screen", OnPress: func() { r.u.Show(app.TabMatrix) }}, err)
 		return
 	}
-	r.startWith(r.u.state.plan, nil, "")
+	r.startWith(r.u.State.Plan, nil, "")
 }
 
 // resumeRun comes to the front and finishes a partial run saved in dir
@@ -230,7 +232,7 @@ func (r *runTab) resumeRun(prev engine.Report, dir string) {
 	if r.running() {
 		return
 	}
-	r.u.show(tabRun)
+	r.u.Show(app.TabRun)
 	r.startWith(prev.Plan, &prev, dir)
 }
 
@@ -241,10 +243,10 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 	if prev != nil {
 		setup.Resume = &measure.Resume{Report: *prev}
 	}
-	phase, err := qualityPhaseOf(r.u.state.quality, prev, r.u.state.settings.firstToken())
+	phase, err := qualityPhaseOf(r.u.State.Quality, prev, r.u.State.Settings.FirstToken())
 	if err != nil {
-		n := problemNotice(err)
-		n.Button, n.OnPress = "Open Matrix screen", func() { r.u.show(tabMatrix) }
+		n := app.ProblemNotice(err)
+		n.Button, n.OnPress = "Open Matrix screen", func() { r.u.Show(app.TabMatrix) }
 		r.refuse(n, err)
 		return
 	}
@@ -261,11 +263,11 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 			target.Header.Quality = phase.q.Section()
 		}
 	}
-	c := r.u.state.target.Capacity
+	c := r.u.State.Target.Capacity
 	r.begin(plan, target, prev, c)
 	if d := phase.estimate(prev); d > 0 {
 		r.estimate += d
-		r.log.add("then the quality phase, estimated " + formatAbout(d))
+		r.log.Add("then the quality phase, estimated " + app.FormatAbout(d))
 	}
 	r.launch(context.Background(), target, run)
 }
@@ -273,33 +275,33 @@ func (r *runTab) startWith(plan engine.Plan, prev *engine.Report, dir string) {
 // engineRun is the engine's run of plan.
 func (r *runTab) engineRun(plan engine.Plan) runFunc {
 	return func(ctx context.Context, t measure.Subject) <-chan engine.Event {
-		return r.u.deps.engine.Run(ctx, plan, t)
+		return r.u.Deps.Engine.Run(ctx, plan, t)
 	}
 }
 
 // measure runs plan against target, ready (prepare), until it ends or
 // parent does; with prev it resumes that run. c is what the server is
 // known to hold, for the screen's grid and estimate.
-func (r *runTab) measure(parent context.Context, plan engine.Plan, target measure.Subject, prev *engine.Report, c capacity) {
+func (r *runTab) measure(parent context.Context, plan engine.Plan, target measure.Subject, prev *engine.Report, c app.Capacity) {
 	r.begin(plan, target, prev, c)
 	r.launch(parent, target, r.engineRun(plan))
 }
 
 // refuse explains why a run cannot start.
-func (r *runTab) refuse(n notice, err error) {
-	r.banner.show(n)
+func (r *runTab) refuse(n app.Notice, err error) {
+	r.banner.Show(n)
 	r.progressLine.SetText("Not started.")
-	if r.u.opts.Autorun && r.u.opts.Export != "" {
+	if r.u.Opts.Autorun && r.u.Opts.Export != "" {
 		r.u.exitErr = err
 		// Quit from the event loop: this may run before the window is shown.
-		go r.u.do(r.u.endAutorun)
+		go r.u.Do(r.u.endAutorun)
 	}
 }
 
 // resetFor clears what the last run or load test left on the screen and
 // shows that target is being connected to.
 func (r *runTab) resetFor(target measure.Subject) {
-	r.banner.hide()
+	r.banner.Hide()
 	r.startBtn.Disable()
 	r.cancelBtn.Enable()
 	r.progress.SetValue(0)
@@ -308,47 +310,47 @@ func (r *runTab) resetFor(target measure.Subject) {
 	r.current.SetText("")
 	r.serverLine.SetText("")
 	if r.sweep == nil {
-		r.log.clear() // a sweep's tells the whole sweep
+		r.log.Clear() // a sweep's tells the whole sweep
 		r.hideSweep()
 	}
 }
 
 // begin resets the screen for a new run.
-func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report, c capacity) {
-	r.plan, r.started, r.estimate, r.found = plan, r.u.deps.now(), measure.Estimate(plan, c), serverFound{}
+func (r *runTab) begin(plan engine.Plan, target measure.Subject, prev *engine.Report, c app.Capacity) {
+	r.plan, r.started, r.estimate, r.found = plan, r.u.Deps.Now(), measure.Estimate(plan, c), app.ServerFound{}
 	r.resetFor(target)
 	verb := "run started"
 	if prev != nil {
 		verb = "resuming the run of " + prev.Run.StartedAt.Format("2006-01-02 15:04")
 	}
-	r.log.add(fmt.Sprintf("%s  %s against %s (estimated %s)", r.started.Format("15:04:05"), verb, secret.URL(target.BaseURL), formatAbout(r.estimate)))
+	r.log.Add(fmt.Sprintf("%s  %s against %s (estimated %s)", r.started.Format("15:04:05"), verb, secret.URL(target.BaseURL), app.FormatAbout(r.estimate)))
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
 	fitted := c.Fit(plan)
 	r.lastRun = false
 	r.hideLoad()
 	r.heatCard.SetTitle("Sustained decode")
 	r.heatCard.SetSubTitle("total tok/s · rows are context length, columns are simultaneous requests")
-	r.heat.idleText = "waiting"
-	r.heat.setSLO(plan.SLO)
+	r.heat.IdleText = "waiting"
+	r.heat.SetSLO(plan.SLO)
 	previewPlan(r.heat, fitted, c)
 	if prev != nil {
 		for _, res := range prev.Results {
 			if res.Phase == engine.PhaseDecode && res.Status.Final() {
-				r.heat.setResult(res)
+				r.heat.SetResult(res)
 			}
 		}
 	}
-	r.heat.redraw()
-	r.log.flush()
+	r.heat.Redraw()
+	r.log.Flush()
 }
 
 // publish tells the other screens (the sidebar) how the run is going.
 func (r *runTab) publish() {
-	info := runInfo{Running: r.running(), Started: r.started, Found: r.found, Sweep: r.sweep != nil}
+	info := app.RunInfo{Running: r.running(), Started: r.started, Found: r.found, Sweep: r.sweep != nil}
 	if r.running() {
-		info.Progress, info.Server = r.u.state.run.Progress, r.u.state.run.Server
+		info.Progress, info.Server = r.u.State.Run.Progress, r.u.State.Run.Server
 	}
-	r.u.state.setRun(info)
+	r.u.State.SetRun(info)
 }
 
 // apply shows a coalesced update; UI goroutine only.
@@ -361,40 +363,40 @@ func (r *runTab) apply(u runUpdate) {
 		r.serverLine.SetText(serverLine(*s, u.serverAt, u.cellFrom))
 	}
 	for _, res := range u.results {
-		r.heat.setResult(res)
+		r.heat.SetResult(res)
 	}
 	for _, res := range u.loads {
-		r.loadView().setResult(res)
+		r.loadView().SetResult(res)
 	}
 	if len(u.results) > 0 || u.done {
-		r.heat.redraw()
+		r.heat.Redraw()
 	}
 	for _, line := range u.logs {
-		r.log.add(line)
+		r.log.Add(line)
 	}
 	if u.report != nil {
-		r.found = foundIn(*u.report)
+		r.found = app.FoundIn(*u.report)
 		if e := u.report.Engine; e.Simulated && (len(r.simBadge.Objects) == 0 || r.simLabel == simulatedNoProfile) {
 			// Found simulated only by the run (speedmatrix sim at an
 			// endpoint), or its profile named only by the run (a stand-in vllm).
 			r.setSimulated(true, e.SimulatedLabel())
 		}
 		if !u.done {
-			r.save(*u.report)
+			r.Save(*u.report)
 		}
 	}
 	if len(u.output) > 0 {
-		r.output.show(u.output)
+		r.output.Show(u.output)
 	}
 	if u.progress != nil || u.server != nil || u.report != nil {
-		st := r.u.state.run
+		st := r.u.State.Run
 		st.Progress, st.Server, st.Found = cmp.Or(u.progress, st.Progress), cmp.Or(u.server, st.Server), r.found
-		r.u.state.setRun(st)
+		r.u.State.SetRun(st)
 	}
 	if u.done {
 		r.finish(u.report, u.err)
 	}
-	r.log.flush()
+	r.log.Flush()
 }
 
 func (r *runTab) showProgress(p engine.Progress) {
@@ -404,9 +406,9 @@ func (r *runTab) showProgress(p engine.Progress) {
 	}
 	if q := p.Quality; q != nil {
 		r.progress.SetValue(1)
-		line := "Every cell measured · quality phase · elapsed " + formatDuration(p.Elapsed)
+		line := "Every cell measured · quality phase · elapsed " + app.FormatDuration(p.Elapsed)
 		if p.ETA > 0 { // a recording has no estimate: its reference is not known yet
-			line += " · about " + formatDuration(p.ETA) + " left"
+			line += " · about " + app.FormatDuration(p.ETA) + " left"
 		}
 		r.progressLine.SetText(line)
 		r.current.SetText(qualityNow(*q))
@@ -416,12 +418,12 @@ func (r *runTab) showProgress(p engine.Progress) {
 		r.progress.SetValue(float64(p.CellIndex-1) / float64(p.CellCount))
 	}
 	r.progressLine.SetText(fmt.Sprintf("Cell %d of %d · elapsed %s · about %s left",
-		p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA)))
+		p.CellIndex, p.CellCount, app.FormatDuration(p.Elapsed), app.FormatDuration(p.ETA)))
 	what := fmt.Sprintf("Now: %s · %s context", p.Cell.Phase.Title(), engine.ContextLabel(p.Cell.ContextTokens))
 	if p.Cell.Phase == engine.PhaseDecode {
 		what += " · " + engine.Count(p.Cell.Concurrency, "request", "requests") + " at once"
-		r.heat.setRunning(p.Cell.ContextTokens, p.Cell.Concurrency)
-		r.heat.redraw()
+		r.heat.SetRunning(p.Cell.ContextTokens, p.Cell.Concurrency)
+		r.heat.Redraw()
 	}
 	if p.LiveTokPerSec > 0 {
 		what += " · " + report.TokPerSec(p.LiveTokPerSec) + " tok/s now"

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 )
 
@@ -16,11 +17,11 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	r.confirming = false
 	r.refreshStart()
 	r.cancelBtn.Disable()
-	r.heat.setRunning(0, 0)
-	took := r.u.deps.now().Sub(r.started)
-	line := endLine(rep, err, formatDuration(took))
+	r.heat.SetRunning(0, 0)
+	took := r.u.Deps.Now().Sub(r.started)
+	line := endLine(rep, err, app.FormatDuration(took))
 	if r.load.on {
-		line = loadEndLine(rep, err, formatDuration(took))
+		line = loadEndLine(rep, err, app.FormatDuration(took))
 	}
 	r.progressLine.SetText(line)
 	if rep != nil {
@@ -28,40 +29,40 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		// cells never reached as Not run.
 		for _, res := range rep.Results {
 			if res.Phase == engine.PhaseDecode {
-				r.heat.setResult(res)
+				r.heat.SetResult(res)
 			}
 		}
 	}
 	if err == nil && rep != nil && rep.Run.Complete {
 		r.progress.SetValue(1)
-		r.heat.dropEmptyRows()
+		r.heat.DropEmptyRows()
 	}
-	r.heat.idleText = "not run"
-	r.heat.redraw()
+	r.heat.IdleText = "not run"
+	r.heat.Redraw()
 	r.lastRun = true
 	r.heatCard.SetTitle("Last run")
 	r.output.runEnded()
 	r.current.SetText("")
 	r.serverLine.SetText("")
-	r.log.add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.deps.now().Format("15:04:05"), formatDuration(took), formatAbout(r.estimate)))
+	r.log.Add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.Deps.Now().Format("15:04:05"), app.FormatDuration(took), app.FormatAbout(r.estimate)))
 	switch {
 	case errors.Is(err, context.Canceled):
-		r.log.add("run cancelled by you: the finished " + r.units() + " are kept")
+		r.log.Add("run cancelled by you: the finished " + r.units() + " are kept")
 	case err != nil:
-		r.log.add("run ended: " + err.Error())
-		n, ok := qualityNotice(err, r.u.show)
+		r.log.Add("run ended: " + err.Error())
+		n, ok := qualityNotice(err, r.u.Show)
 		if !ok {
-			n = noticeOf(err, "The run stopped early.", r.u.show)
+			n = noticeOf(err, "The run stopped early.", r.u.Show)
 		}
-		r.banner.show(n)
+		r.banner.Show(n)
 	case r.load.on && rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
-		r.banner.show(notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
+		r.banner.Show(app.Notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
 	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "" && r.ended == nil:
-		r.banner.show(notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
-			Button: "Open Results screen", OnPress: func() { r.u.show(tabResults) }, Detail: rep.Run.Incomplete})
+		r.banner.Show(app.Notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
+			Button: "Open Results screen", OnPress: func() { r.u.Show(app.TabResults) }, Detail: rep.Run.Incomplete})
 	}
-	if measuredAnything(rep) {
-		r.save(*rep)
+	if app.MeasuredAnything(rep) {
+		r.Save(*rep)
 	}
 	r.saver.Release()
 	r.publish()
@@ -70,7 +71,7 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 	case end != nil: // a sweep's run: the sweep goes on
 		r.ended = nil
 		end(rep, err)
-	case measuredAnything(rep):
+	case app.MeasuredAnything(rep):
 		drawn = r.reports.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
 		fallthrough
 	default:
@@ -134,7 +135,7 @@ func (r *runTab) onCancel() {
 	if r.cancel == nil || r.confirming {
 		return
 	}
-	took := r.u.deps.now().Sub(r.started)
+	took := r.u.Deps.Now().Sub(r.started)
 	if took <= confirmCancelAfter {
 		r.cancelNow()
 		return
@@ -144,7 +145,7 @@ func (r *runTab) onCancel() {
 	if r.load.on {
 		what = fmt.Sprintf("It started at %s. The finished rates are kept; the rate being measured now is lost.", r.started.Format("15:04:05"))
 	}
-	r.u.confirm("Cancel the run?", what,
+	r.u.Confirm("Cancel the run?", what,
 		"Cancel the run", "Keep running",
 		func(ok bool) {
 			r.confirming = false

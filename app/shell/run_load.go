@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -63,7 +64,7 @@ func (r *runTab) loadView() *loadTable {
 func (r *runTab) showLoad(subtitle string) *loadTable {
 	r.setLoadShown(true)
 	t := r.loadView()
-	r.heatCard.SetContent(t.object())
+	r.heatCard.SetContent(t.Object())
 	r.heatCard.SetTitle("Load test")
 	r.heatCard.SetSubTitle(subtitle)
 	return t
@@ -73,7 +74,7 @@ func (r *runTab) showLoad(subtitle string) *loadTable {
 func (r *runTab) hideLoad() {
 	if r.load.on {
 		r.setLoadShown(false)
-		r.heatCard.SetContent(r.heat.object())
+		r.heatCard.SetContent(r.heat.Object())
 	}
 }
 
@@ -81,32 +82,32 @@ func (r *runTab) hideLoad() {
 // Start would measure, and reports true; else it puts the heatmap back
 // and reports false.
 func (r *runTab) showLoadPlan() bool {
-	l := r.u.state.load
+	l := r.u.State.Load
 	if !l.On {
 		r.hideLoad()
 		return false
 	}
 	if l.Err != nil {
 		r.progressLine.SetText("The load test is not ready: fix it on the Matrix screen.")
-		r.showLoad("").setPlanned(engine.LoadPlan{}, "")
+		r.showLoad("").SetPlanned(engine.LoadPlan{}, "")
 		return true
 	}
-	text := fmt.Sprintf("Ready: a load test of %s, estimated %s. Ctrl+R starts it, Esc stops it.", loadWhat(l.Plan), loadAbout(l.Plan))
-	if why := r.u.state.target.NotReady; why != "" {
+	text := fmt.Sprintf("Ready: a load test of %s, estimated %s. Ctrl+R starts it, Esc stops it.", app.LoadWhat(l.Plan), app.LoadAbout(l.Plan))
+	if why := r.u.State.Target.NotReady; why != "" {
 		text = notReadyLine(why)
 	}
 	r.progressLine.SetText(text)
-	r.showLoad("one row per rate, filled in as each rate finishes").setPlanned(l.Plan, "will run")
+	r.showLoad("one row per rate, filled in as each rate finishes").SetPlanned(l.Plan, "will run")
 	return true
 }
 
 // startLoad starts the Matrix screen's load test against the Server
 // screen's target.
 func (r *runTab) startLoad() {
-	l := r.u.state.load
+	l := r.u.State.Load
 	if l.Err != nil {
-		r.refuse(notice{Message: "The load test has a problem: " + l.Err.Error() + ".",
-			Action: "Fix it on the Matrix screen.", Button: "Open Matrix screen", OnPress: func() { r.u.show(tabMatrix) }}, l.Err)
+		r.refuse(app.Notice{Message: "The load test has a problem: " + l.Err.Error() + ".",
+			Action: "Fix it on the Matrix screen.", Button: "Open Matrix screen", OnPress: func() { r.u.Show(app.TabMatrix) }}, l.Err)
 		return
 	}
 	target, ok := r.prepare(runs.Setup{}, "")
@@ -116,7 +117,7 @@ func (r *runTab) startLoad() {
 	plan := l.Plan
 	r.beginLoad(plan, target)
 	r.launch(context.Background(), target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
-		return r.u.deps.load.RunLoad(ctx, plan, t)
+		return r.u.Deps.Load.RunLoad(ctx, plan, t)
 	})
 	r.output.forLoadTest()
 }
@@ -124,14 +125,14 @@ func (r *runTab) startLoad() {
 // beginLoad resets the screen for a new load test.
 func (r *runTab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
 	r.plan, r.load.plan = engine.Plan{}, plan
-	r.started, r.estimate, r.found = r.u.deps.now(), measure.EstimateLoad(plan), serverFound{}
+	r.started, r.estimate, r.found = r.u.Deps.Now(), measure.EstimateLoad(plan), app.ServerFound{}
 	r.resetFor(target)
-	r.log.add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
-		secret.URL(target.BaseURL), loadWhat(plan), loadAbout(plan)))
+	r.log.Add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
+		secret.URL(target.BaseURL), app.LoadWhat(plan), app.LoadAbout(plan)))
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
 	r.lastRun = false
-	r.showLoad("one row per rate, filled in as each rate finishes").setPlanned(plan, "waiting")
-	r.log.flush()
+	r.showLoad("one row per rate, filled in as each rate finishes").SetPlanned(plan, "waiting")
+	r.log.Flush()
 }
 
 // showLoadProgress shows where a load test stands: which rate, and within
@@ -139,10 +140,10 @@ func (r *runTab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
 // sends when it falls behind its schedule.
 func (r *runTab) showLoadProgress(p engine.Progress) {
 	lp := *p.Load
-	line := fmt.Sprintf("Rate %d · elapsed %s", p.CellIndex, formatDuration(p.Elapsed))
+	line := fmt.Sprintf("Rate %d · elapsed %s", p.CellIndex, app.FormatDuration(p.Elapsed))
 	if p.CellCount > 0 {
-		r.progress.SetValue(doneShare(p))
-		line = fmt.Sprintf("Rate %d of %d · elapsed %s · about %s left", p.CellIndex, p.CellCount, formatDuration(p.Elapsed), formatDuration(p.ETA))
+		r.progress.SetValue(app.DoneShare(p))
+		line = fmt.Sprintf("Rate %d of %d · elapsed %s · about %s left", p.CellIndex, p.CellCount, app.FormatDuration(p.Elapsed), app.FormatDuration(p.ETA))
 	}
 	r.progressLine.SetText(line)
 	rate := "a burst"

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/openai"
@@ -36,25 +37,25 @@ type qualityPhase struct {
 // reference is read again (it may have changed since it was chosen), and
 // a resumed run whose phase began against another file is refused; the
 // error is in the field's words.
-func qualityPhaseOf(info qualityInfo, prev *engine.Report, timeout time.Duration) (*qualityPhase, error) {
+func qualityPhaseOf(info app.QualityInfo, prev *engine.Report, timeout time.Duration) (*qualityPhase, error) {
 	pending := prev != nil && runs.Pending(*prev)
-	if pending && info.Mode != qualityCompare {
-		return nil, &fieldError{qualityField, "this run's quality phase is unfinished", "set it to Compare with a reference, with the file it began with, then Resume"}
+	if pending && info.Mode != app.QualityCompare {
+		return nil, &app.FieldError{Field: app.QualityField, Problem: "this run's quality phase is unfinished", Fix: "set it to Compare with a reference, with the file it began with, then Resume"}
 	}
-	if !info.on() {
+	if !info.On() {
 		return nil, nil
 	}
-	if info.Mode == qualityRecord || info.Path == "" {
-		_, err := checkQuality(info) // what a new file is checked for, or that none is chosen
+	if info.Mode == app.QualityRecord || info.Path == "" {
+		_, err := app.CheckQuality(info) // what a new file is checked for, or that none is chosen
 		return &qualityPhase{record: info.Path, timeout: timeout}, err
 	}
-	ref, sum, err := readReferenceFile(info.Path)
+	ref, sum, err := app.ReadReferenceFile(info.Path)
 	if err != nil {
 		return nil, err
 	}
 	p := &qualityPhase{q: runs.Quality{Reference: ref, File: info.Path, SHA256: sum, NeedleTrials: probe.DefaultNeedleTrials, Budget: quality.DefaultBudget()}, timeout: timeout}
 	if p.prior, err = p.q.Prior(prev); err != nil {
-		return nil, &fieldError{qualityField, err.Error(), "choose the file the phase began with"}
+		return nil, &app.FieldError{Field: app.QualityField, Problem: err.Error(), Fix: "choose the file the phase began with"}
 	}
 	return p, nil
 }
@@ -219,17 +220,17 @@ func qualityEventLine(e probe.Event) string {
 
 // qualityNotice is the banner of a run that stopped on its quality phase,
 // in the Quality field's words; ok is false for any other stop.
-func qualityNotice(err error, show func(string)) (notice, bool) {
+func qualityNotice(err error, show func(string)) (app.Notice, bool) {
 	var te *quality.TokenizerError
 	var nl *probe.NoLogprobsError
 	switch {
 	case errors.As(err, &te):
-		return notice{Message: "Quality: the reference's model and the server's use different tokenizers, so nothing compares.",
+		return app.Notice{Message: "Quality: the reference's model and the server's use different tokenizers, so nothing compares.",
 			Action: "Choose a reference recorded with this model (or a quantization of it), or set Quality to Record a reference.",
-			Button: "Open Matrix screen", OnPress: func() { show(tabMatrix) }, Detail: err.Error()}, true
+			Button: "Open Matrix screen", OnPress: func() { show(app.TabMatrix) }, Detail: err.Error()}, true
 	case errors.As(err, &nl):
-		return notice{Message: "Quality: the server gives no logprobs, so its drift can't be measured or a reference recorded; the matrix's cells are kept.",
+		return app.Notice{Message: "Quality: the server gives no logprobs, so its drift can't be measured or a reference recorded; the matrix's cells are kept.",
 			Action: "Serve logprobs (vLLM: --max-logprobs 20), then run again.", Detail: err.Error()}, true
 	}
-	return notice{}, false
+	return app.Notice{}, false
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 )
@@ -28,20 +29,20 @@ func (f fullStore) Save(dir string, r engine.Report) error {
 // Run screen's banner names; Results opens it from there.
 func TestRunRescuesWhatHistoryCantTake(t *testing.T) {
 	d := testDeps(t, &fakeEngine{events: cannedEvents()})
-	d.store = fullStore{root: d.runsDir}
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	d.Store = fullStore{root: d.RunsDir}
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run to finish")
 	rescued := u.run.saver.Rescued
-	if filepath.Dir(rescued) != d.rescue[0] {
-		t.Fatalf("rescued in %q, want a folder of %s", rescued, d.rescue[0])
+	if filepath.Dir(rescued) != d.Rescue[0] {
+		t.Fatalf("rescued in %q, want a folder of %s", rescued, d.Rescue[0])
 	}
-	n := u.run.banner.current
-	if !u.run.banner.visible() || n.Message != "The run cannot be saved to History, so every measured cell is saved in "+rescued+"." ||
+	n := u.run.banner.Current
+	if !u.run.banner.Visible() || n.Message != "The run cannot be saved to History, so every measured cell is saved in "+rescued+"." ||
 		!strings.Contains(n.Detail, "no space left on device") {
-		t.Errorf("banner %+v (visible %v), want it to name %s", n, u.run.banner.visible(), rescued)
+		t.Errorf("banner %+v (visible %v), want it to name %s", n, u.run.banner.Visible(), rescued)
 	}
-	if rep, err := u.deps.store.Load(rescued); err != nil || len(rep.Results) != 4 {
+	if rep, err := u.Deps.Store.Load(rescued); err != nil || len(rep.Results) != 4 {
 		t.Errorf("rescued report: %d cells (%v), want all 4", len(rep.Results), err)
 	}
 	if u.results.source != rescued {
@@ -52,17 +53,17 @@ func TestRunRescuesWhatHistoryCantTake(t *testing.T) {
 // A run another run is saving into is not resumed: the banner says why.
 func TestResumeRefusesARunInUse(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
-	dir := filepath.Join(u.runsDir(), "20260102-030405-tiny")
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
+	dir := filepath.Join(u.RunsDir(), "20260102-030405-tiny")
 	held, err := runs.LockFolder(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Unlock()
-	prev := engine.Report{Plan: quickPlan(capacity{}), Results: []engine.Result{{Status: engine.StatusValid}}}
+	prev := engine.Report{Plan: app.QuickPlan(app.Capacity{}), Results: []engine.Result{{Status: engine.StatusValid}}}
 	u.run.startWith(prev.Plan, &prev, dir)
-	n := u.run.banner.current
-	if u.run.running() || !u.run.banner.visible() || n.Message != "Another run is saving into this run's folder." || n.Detail != "another speedmatrix run is saving into "+dir {
+	n := u.run.banner.Current
+	if u.run.running() || !u.run.banner.Visible() || n.Message != "Another run is saving into this run's folder." || n.Detail != "another speedmatrix run is saving into "+dir {
 		t.Errorf("running %v, banner %+v; want the resume refused, naming %s", u.run.running(), n, dir)
 	}
 	if len(eng.plans) != 0 {

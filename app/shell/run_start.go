@@ -1,9 +1,10 @@
-package app
+package shell
 
 import (
 	"context"
 	"errors"
 
+	"speedmatrix/app"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/runs"
 )
@@ -12,13 +13,13 @@ import (
 // runs.Prepare adds) and the saver of its History folder (dir when it
 // resumes one); ok is false when the run is refused, the banner says why.
 func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, ok bool) {
-	if why := r.u.state.target.NotReady; why != "" {
-		r.refuse(notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.show(tabServer) }}, errors.New(why))
+	if why := r.u.State.Target.NotReady; why != "" {
+		r.refuse(app.Notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.Show(app.TabServer) }}, errors.New(why))
 		return target, false
 	}
 	target, err := r.targets.readyTarget()
 	if err != nil {
-		r.refuse(noticeOf(err, "The target is not ready.", r.u.show), err)
+		r.refuse(noticeOf(err, "The target is not ready.", r.u.Show), err)
 		return target, false
 	}
 	return target, r.ready(&target, setup, dir)
@@ -29,19 +30,19 @@ func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, 
 // sweep's configuration's); it is false when the run is refused, the
 // banner says why.
 func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bool {
-	c := r.u.state.settings
-	target.FirstTokenTimeout, target.StallTimeout = c.firstToken(), c.stall()
-	diag := r.u.diag
+	c := r.u.State.Settings
+	target.FirstTokenTimeout, target.StallTimeout = c.FirstToken(), c.Stall()
+	diag := r.u.Diag
 	// On the CPU, the sampler's CPU load is the telemetry (measure.Run keeps no GPU figure).
-	if r.u.deps.telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
-		target.Telemetry = r.u.deps.telemetry
+	if r.u.Deps.Telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
+		target.Telemetry = r.u.Deps.Telemetry
 	}
-	setup.Diagnostics, setup.Version = &diag, r.u.opts.Version
+	setup.Diagnostics, setup.Version = &diag, r.u.Opts.Version
 	runs.Prepare(target, setup)
-	saver := runs.Saver{Dir: dir, Root: r.u.runsDir(), Save: r.u.deps.store.Save, Now: r.u.deps.now, Rescue: r.u.deps.rescue}
+	saver := runs.Saver{Dir: dir, Root: r.u.RunsDir(), Save: r.u.Deps.Store.Save, Now: r.u.Deps.Now, Rescue: r.u.Deps.Rescue}
 	var busy *runs.BusyError
 	if dir != "" && errors.As(saver.Claim(), &busy) {
-		r.refuse(notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
+		r.refuse(app.Notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
 		return false
 	}
 	r.u.flushPrefs()
@@ -52,7 +53,7 @@ func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bo
 // launch starts run on target (the screen already shows the run begun)
 // and follows its events until it ends, or parent does (a sweep's).
 func (r *runTab) launch(parent context.Context, target measure.Subject, run runFunc) {
-	r.liftMemoryLimit = r.u.deps.limitMemory()
+	r.liftMemoryLimit = r.u.Deps.LimitMemory()
 	ctx, cancel := context.WithCancel(parent)
 	r.cancel = cancel
 	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
@@ -60,5 +61,5 @@ func (r *runTab) launch(parent context.Context, target measure.Subject, run runF
 	target.Output = r.output.newTap(acc.addOutput)
 	ch := run(ctx, target)
 	r.publish()
-	go consumeInto(acc, ch, r.u.do, r.apply, r.finished)
+	go consumeInto(acc, ch, r.u.Do, r.apply, r.finished)
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
@@ -54,30 +56,30 @@ type measured struct {
 // startSweep runs job: a new sweep of the Launch form's configurations
 // into a new folder of the runs folder, or a saved one to finish.
 func (r *runTab) startSweep(job *sweepJob) {
-	r.u.show(tabRun)
+	r.u.Show(app.TabRun)
 	if r.running() {
-		r.banner.show(notice{Message: "A run is in progress, so the sweep did not start.", Action: "Wait for it to end, or cancel it, then start the sweep again."})
+		r.banner.Show(app.Notice{Message: "A run is in progress, so the sweep did not start.", Action: "Wait for it to end, or cancel it, then start the sweep again."})
 		return
 	}
-	s, dir, base, err := job.open(r.u.runsDir(), r.u.deps.now())
+	s, dir, base, err := job.Open(r.u.RunsDir(), r.u.Deps.Now())
 	if err != nil {
-		r.refuse(notice{Message: "The sweep could not start.", Action: sentence(err.Error()), Detail: err.Error()}, err)
+		r.refuse(app.Notice{Message: "The sweep could not start.", Action: appwidget.Sentence(err.Error()), Detail: err.Error()}, err)
 		return
 	}
 	lock, err := runs.LockFolder(dir)
 	if err != nil {
-		r.refuse(notice{Message: "Another Speed Matrix is running this sweep.", Action: "Wait for it to end, then resume it from History.", Detail: err.Error()}, err)
+		r.refuse(app.Notice{Message: "Another Speed Matrix is running this sweep.", Action: "Wait for it to end, then resume it from History.", Detail: err.Error()}, err)
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sr := &sweepRun{r: r, dir: dir, plan: s.Plan, secrets: job.secrets, total: len(s.Configs), cancel: cancel, lock: lock,
 		ran: make(chan struct{}), done: make(chan struct{}), cells: map[int]string{}}
-	if open := r.u.deps.gpuSource; open != nil && r.u.hasGPU() {
+	if open := r.u.Deps.GpuSource; open != nil && r.u.HasGPU() {
 		sr.source = open()
 	}
 	runner := &sweep.Runner{Dir: dir, Server: s.Server, Base: base, Hooks: sweep.Hooks{
 		Launch: sr.launch, Measure: sr.measure, Progress: sr.progress, GPUMemoryUsedMiB: sr.gpuMemory}}
-	if d := r.u.deps.sweepCharts; d != nil {
+	if d := r.u.Deps.SweepCharts; d != nil {
 		runner.Summarize = d.Write
 	}
 	r.sweep = sr
@@ -88,7 +90,7 @@ func (r *runTab) startSweep(job *sweepJob) {
 		close(sr.ran)
 		end := s
 		end.Configs = slices.Clone(s.Configs)
-		r.u.do(func() { r.sweepEnded(sr, end, err) })
+		r.u.Do(func() { r.sweepEnded(sr, end, err) })
 	}()
 }
 
@@ -106,21 +108,21 @@ func (sr *sweepRun) launch(ctx context.Context, c sweep.Config, cfg launch.Serve
 	r := sr.r
 	startCtx, started := context.WithCancel(ctx)
 	defer started()
-	began := r.u.deps.now()
-	r.u.do(func() { r.showStarting(sr, c, began) })
+	began := r.u.Deps.Now()
+	r.u.Do(func() { r.showStarting(sr, c, began) })
 	go sr.tick(startCtx, c, began)
-	go r.log.pump(startCtx, r.u.do)
-	srv, unsubscribe, err := r.u.startServer(ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.log.add)
+	go r.log.Pump(startCtx, r.u.Do)
+	srv, unsubscribe, err := r.u.startServer(ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.log.Add)
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	unsubscribe() // its start-up is shown; the requests it logs while measured are not
 	stop := func() {
 		if err := srv.Stop(); err != nil {
-			r.log.add("the server of " + c.Name + " stopped with a problem: " + err.Error())
+			r.log.Add("the server of " + c.Name + " stopped with a problem: " + err.Error())
 		}
 	}
-	t := runs.Launched(srv, r.u.hwInfo)
+	t := runs.Launched(srv, r.u.HwInfo)
 	// A stand-in vllm (speedmatrix sim serve) is described by its
 	// profile's simulated rig, as a launched one is in the CLI.
 	simtarget.Recognize(&t)
@@ -137,7 +139,7 @@ func (sr *sweepRun) tick(ctx context.Context, c sweep.Config, began time.Time) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			sr.r.u.do(func() { sr.r.showStartingFor(sr, c, began) })
+			sr.r.u.Do(func() { sr.r.showStartingFor(sr, c, began) })
 		}
 	}
 }
@@ -146,7 +148,7 @@ func (sr *sweepRun) tick(ctx context.Context, c sweep.Config, began time.Time) {
 // server, run on the Run screen as Start run runs one, into dir.
 func (sr *sweepRun) measure(ctx context.Context, c sweep.Config, target measure.Subject, dir string, prev *engine.Report) (engine.Report, error) {
 	res := make(chan measured, 1)
-	sr.r.u.do(func() { sr.r.measureConfig(ctx, sr, c, target, dir, prev, res) })
+	sr.r.u.Do(func() { sr.r.measureConfig(ctx, sr, c, target, dir, prev, res) })
 	select {
 	case m := <-res:
 		return m.rep, m.err
@@ -186,15 +188,15 @@ func (r *runTab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config
 		res <- m
 	}
 	e := target.Header.Engine
-	r.log.add(fmt.Sprintf("── %s: its server is ready", c.Name))
-	r.measure(ctx, sr.plan, target, prev, capacity{KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs, MaxModelLen: e.MaxModelLen})
+	r.log.Add(fmt.Sprintf("── %s: its server is ready", c.Name))
+	r.measure(ctx, sr.plan, target, prev, app.Capacity{KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs, MaxModelLen: e.MaxModelLen})
 }
 
 // progress is the sweep's Progress hook: a configuration's new status, or
 // a note.
 func (sr *sweepRun) progress(s sweep.Sweep, i int, note string) {
 	cs := slices.Clone(s.Configs) // the runner goes on changing its own
-	sr.r.u.do(func() { sr.r.showSweepProgress(sr, cs, i, note) })
+	sr.r.u.Do(func() { sr.r.showSweepProgress(sr, cs, i, note) })
 }
 
 // onStopSweep asks, then stops the sweep: what it measured is kept, and
@@ -205,7 +207,7 @@ func (r *runTab) onStopSweep() {
 		return
 	}
 	sr.confirming = true
-	r.u.confirm("Stop the sweep?",
+	r.u.Confirm("Stop the sweep?",
 		"The configurations measured are kept, and so are the finished cells of the one measured now; its server stops. Resume in History finishes the sweep.",
 		"Stop the sweep", "Keep running", func(ok bool) {
 			sr.confirming = false
@@ -246,7 +248,7 @@ func (r *runTab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
 	r.showSweepEnd(sr, s, err)
 	r.refreshStart()
 	r.publish()
-	r.u.state.runSaved(sr.dir)
+	r.u.State.RunSaved(sr.dir)
 	if got, _ := sweep.LoadRuns(sr.dir, s); len(got) > 0 {
 		r.reports.openSweep(sr.dir)
 	}
@@ -259,10 +261,10 @@ func sweepEndLine(s sweep.Sweep, err error) string {
 	took := time.Duration(s.ActualS * float64(time.Second))
 	switch {
 	case err == nil:
-		return fmt.Sprintf("Sweep finished in %s (estimated %s): %s. Results shows its answer.", formatDuration(took),
-			formatAbout(time.Duration(s.EstimateS*float64(time.Second))), engine.Count(len(s.Configs), "configuration", "configurations"))
+		return fmt.Sprintf("Sweep finished in %s (estimated %s): %s. Results shows its answer.", app.FormatDuration(took),
+			app.FormatAbout(time.Duration(s.EstimateS*float64(time.Second))), engine.Count(len(s.Configs), "configuration", "configurations"))
 	case errors.Is(err, measure.ErrInterrupted):
-		return fmt.Sprintf("Sweep stopped after %s: %d of %d configurations done. Resume in History measures the rest.", formatDuration(took), done, len(s.Configs))
+		return fmt.Sprintf("Sweep stopped after %s: %d of %d configurations done. Resume in History measures the rest.", app.FormatDuration(took), done, len(s.Configs))
 	}
-	return fmt.Sprintf("Sweep stopped after %s: %d of %d configurations done.", formatDuration(took), done, len(s.Configs))
+	return fmt.Sprintf("Sweep stopped after %s: %d of %d configurations done.", app.FormatDuration(took), done, len(s.Configs))
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/sweep"
@@ -99,9 +100,9 @@ func (v *sweepView) setRows(sr *sweepRun, now time.Time, startedAt time.Time) {
 		start := ""
 		switch {
 		case c.Status == sweep.StatusStarting && !startedAt.IsZero():
-			start = formatDuration(now.Sub(startedAt))
+			start = app.FormatDuration(now.Sub(startedAt))
 		case c.StartupS > 0:
-			start = formatDuration(time.Duration(c.StartupS * float64(time.Second)))
+			start = app.FormatDuration(time.Duration(c.StartupS * float64(time.Second)))
 		}
 		v.rows = append(v.rows, []string{c.Name, string(c.Status), start, sr.cells[i]})
 	}
@@ -116,20 +117,20 @@ func (v *sweepView) setRows(sr *sweepRun, now time.Time, startedAt time.Time) {
 func (r *runTab) showSweepBegun(s sweep.Sweep) {
 	sr := r.sweep
 	sr.configs = s.Configs
-	r.banner.hide()
+	r.banner.Hide()
 	r.hideLoad()
 	r.startBtn.Disable()
 	r.cancelBtn.SetText("Stop sweep (Esc)")
 	r.cancelBtn.Enable()
 	r.targetLine.SetText("Target: the Launch form's server, " + engine.Count(len(s.Configs), "configuration", "configurations") + " in turn")
-	r.log.clear()
+	r.log.Clear()
 	verb := "sweep started"
 	if !s.Started.IsZero() {
 		verb = "resuming the sweep of " + s.Started.Local().Format("2006-01-02 15:04")
 	}
-	r.log.add(fmt.Sprintf("%s  %s: %s into %s (estimated %s, start-ups included)", r.u.deps.now().Format("15:04:05"), verb,
-		engine.Count(len(s.Configs), "configuration", "configurations"), sr.dir, formatAbout(s.Estimate())))
-	r.log.flush()
+	r.log.Add(fmt.Sprintf("%s  %s: %s into %s (estimated %s, start-ups included)", r.u.Deps.Now().Format("15:04:05"), verb,
+		engine.Count(len(s.Configs), "configuration", "configurations"), sr.dir, app.FormatAbout(s.Estimate())))
+	r.log.Flush()
 	v := r.sweepView
 	v.list.Show()
 	v.line.Show()
@@ -140,7 +141,7 @@ func (r *runTab) showSweepBegun(s sweep.Sweep) {
 		}
 	}
 	r.showSweepLine(sr)
-	v.setRows(sr, r.u.deps.now(), time.Time{})
+	v.setRows(sr, r.u.Deps.Now(), time.Time{})
 }
 
 // showSweepLine says which configuration runs: "Configuration 2 of 5:
@@ -159,21 +160,21 @@ func (r *runTab) showStarting(sr *sweepRun, c sweep.Config, began time.Time) {
 	if !sr.stopping {
 		r.cancelBtn.Enable() // the last run's end disabled it
 	}
-	r.log.add(fmt.Sprintf("%s  ── %s: starting its server", began.Format("15:04:05"), c.Name))
-	r.log.flush()
+	r.log.Add(fmt.Sprintf("%s  ── %s: starting its server", began.Format("15:04:05"), c.Name))
+	r.log.Flush()
 	r.current.SetText("")
 	r.serverLine.SetText("")
 	r.progress.Hide()
-	st := r.u.state.run // the last run's progress is over (the sidebar shows it)
+	st := r.u.State.Run // the last run's progress is over (the sidebar shows it)
 	st.Progress, st.Server = nil, nil
-	r.u.state.setRun(st)
+	r.u.State.SetRun(st)
 	// The card's title does not name it: a title never truncates, and a
 	// long name would widen the screen (the line above names it).
 	r.heatCard.SetTitle("Next configuration")
 	r.heatCard.SetSubTitle("its server is starting · the plan's decode cells, as they will run")
-	r.heat.idleText = "will run"
-	previewPlan(r.heat, sr.plan, capacity{})
-	r.heat.redraw()
+	r.heat.IdleText = "will run"
+	previewPlan(r.heat, sr.plan, app.Capacity{})
+	r.heat.Redraw()
 	r.showStartingFor(sr, c, began)
 }
 
@@ -182,8 +183,8 @@ func (r *runTab) showStartingFor(sr *sweepRun, c sweep.Config, began time.Time) 
 	if r.sweep != sr || sr.stopping || sr.configs[sr.current].Status != sweep.StatusStarting {
 		return
 	}
-	now := r.u.deps.now()
-	r.progressLine.SetText(fmt.Sprintf("Starting %s … %s (a vLLM start-up takes minutes on a large model)", c.Name, formatDuration(now.Sub(began))))
+	now := r.u.Deps.Now()
+	r.progressLine.SetText(fmt.Sprintf("Starting %s … %s (a vLLM start-up takes minutes on a large model)", c.Name, app.FormatDuration(now.Sub(began))))
 	r.sweepView.setRows(sr, now, began)
 }
 
@@ -195,23 +196,23 @@ func (r *runTab) showSweepProgress(sr *sweepRun, cs []sweep.Config, i int, note 
 	}
 	sr.configs = cs
 	if note != "" {
-		r.log.add(note)
-		r.log.flush()
+		r.log.Add(note)
+		r.log.Flush()
 		return
 	}
 	c := cs[i]
 	sr.current = i
 	switch c.Status {
 	case sweep.StatusFailed:
-		r.log.add(fmt.Sprintf("%s failed to start: %s; the sweep goes on", c.Name, c.Reason))
+		r.log.Add(fmt.Sprintf("%s failed to start: %s; the sweep goes on", c.Name, c.Reason))
 	case sweep.StatusDone:
-		r.log.add(fmt.Sprintf("%s done: %s", c.Name, sr.cells[i]))
+		r.log.Add(fmt.Sprintf("%s done: %s", c.Name, sr.cells[i]))
 	case sweep.StatusPartial:
-		r.log.add(fmt.Sprintf("%s stopped early: %s", c.Name, c.Reason))
+		r.log.Add(fmt.Sprintf("%s stopped early: %s", c.Name, c.Reason))
 	}
-	r.log.flush()
+	r.log.Flush()
 	r.showSweepLine(sr)
-	r.sweepView.setRows(sr, r.u.deps.now(), time.Time{})
+	r.sweepView.setRows(sr, r.u.Deps.Now(), time.Time{})
 }
 
 // showSweepCells shows how far the run of the configuration measured now
@@ -222,7 +223,7 @@ func (r *runTab) showSweepCells(p engine.Progress) {
 		return
 	}
 	sr.cells[sr.current] = fmt.Sprintf("%d of %d cells", p.CellIndex-1, p.CellCount)
-	r.sweepView.setRows(sr, r.u.deps.now(), time.Time{})
+	r.sweepView.setRows(sr, r.u.Deps.Now(), time.Time{})
 }
 
 // showSweepEnd shows how the sweep ended, in the progress line and Events,
@@ -235,18 +236,18 @@ func (r *runTab) showSweepEnd(sr *sweepRun, s sweep.Sweep, err error) {
 	r.serverLine.SetText("")
 	r.progressLine.SetText(sweepEndLine(s, err))
 	r.sweepView.line.SetText(fmt.Sprintf("Sweep of %s: %s", engine.Count(len(s.Configs), "configuration", "configurations"), sweepStates(s)))
-	r.sweepView.setRows(sr, r.u.deps.now(), time.Time{})
-	r.log.add(fmt.Sprintf("%s  sweep ended after %s; estimated %s", r.u.deps.now().Format("15:04:05"),
-		formatDuration(time.Duration(s.ActualS*float64(time.Second))), formatAbout(time.Duration(s.EstimateS*float64(time.Second)))))
+	r.sweepView.setRows(sr, r.u.Deps.Now(), time.Time{})
+	r.log.Add(fmt.Sprintf("%s  sweep ended after %s; estimated %s", r.u.Deps.Now().Format("15:04:05"),
+		app.FormatDuration(time.Duration(s.ActualS*float64(time.Second))), app.FormatAbout(time.Duration(s.EstimateS*float64(time.Second)))))
 	switch {
 	case err == nil:
 	case errors.Is(err, measure.ErrInterrupted):
-		r.log.add("sweep stopped: Resume in History measures the configurations it did not finish")
+		r.log.Add("sweep stopped: Resume in History measures the configurations it did not finish")
 	default:
-		r.log.add("sweep stopped: " + err.Error())
-		r.banner.show(notice{Message: "The sweep stopped on a problem.", Action: "Fix it, then resume the sweep from History: it keeps what it measured.", Detail: err.Error()})
+		r.log.Add("sweep stopped: " + err.Error())
+		r.banner.Show(app.Notice{Message: "The sweep stopped on a problem.", Action: "Fix it, then resume the sweep from History: it keeps what it measured.", Detail: err.Error()})
 	}
-	r.log.flush()
+	r.log.Flush()
 }
 
 // sweepStates counts a sweep's configurations by status: "4 Done · 1

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -9,13 +9,16 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
 
 func TestRunFillsHeatmapAndHandsOnTheReport(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	// The run's UI updates wait in the test's UI loop: waitFor runs them.
 	done := u.run.uiDone
@@ -25,34 +28,34 @@ func TestRunFillsHeatmapAndHandsOnTheReport(t *testing.T) {
 	waitFor(t, done, "the run to finish")
 	waitFor(t, u.results.rendered, "the charts")
 
-	if c := u.run.heat.cell(1024, 128); c == nil || c.label() != "Over capacity" {
+	if c := u.run.heat.Cell(1024, 128); c == nil || c.Label() != "Over capacity" {
 		t.Errorf("1K × 128 cell = %+v, want Over capacity", c)
 	}
-	if c := u.run.heat.cell(1024, 1); c == nil || c.label() != "195.7 8 ms TTFT" {
-		t.Errorf("1K × 1 cell shows %q, want 195.7 8 ms TTFT", c.label())
+	if c := u.run.heat.Cell(1024, 1); c == nil || c.Label() != "195.7 8 ms TTFT" {
+		t.Errorf("1K × 1 cell shows %q, want 195.7 8 ms TTFT", c.Label())
 	}
 	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Finished in") {
 		t.Errorf("progress line = %q", got)
 	}
-	if got := u.run.log.text(); !strings.Contains(got, "Sustained decode 1K × 1: Valid · 195.7 tok/s · 197.0 tok/s/req") || !strings.Contains(got, "tokenizer ready") {
+	if got := u.run.log.Text(); !strings.Contains(got, "Sustained decode 1K × 1: Valid · 195.7 tok/s · 197.0 tok/s/req") || !strings.Contains(got, "tokenizer ready") {
 		t.Errorf("event log misses the result or the engine's line:\n%s", got)
 	}
 	tgt := eng.lastTarget()
 	if !tgt.Header.Engine.Simulated || tgt.Telemetry != nil {
 		t.Errorf("simulator target: simulated %v, telemetry %v; want simulated without GPU telemetry", tgt.Header.Engine.Simulated, tgt.Telemetry)
 	}
-	if len(u.run.simBadge.Objects) == 0 || !hasText(u.run.simBadge, "simulated (profile tiny)") {
+	if len(u.run.simBadge.Objects) == 0 || !apptest.HasText(u.run.simBadge, "simulated (profile tiny)") {
 		t.Error("Run screen does not label the run simulated (profile tiny)")
 	}
-	if u.tabs.Selected().Text != tabResults || !u.results.has {
-		t.Errorf("after the run the app shows %q, has results %v", u.tabs.Selected().Text, u.results.has)
+	if u.Tabs.Selected().Text != app.TabResults || !u.results.has {
+		t.Errorf("after the run the app shows %q, has results %v", u.Tabs.Selected().Text, u.results.has)
 	}
 }
 
 func TestRunProgressLine(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	p := cannedEvents()[1].Progress
-	u.run.heat.setAxes([]int{1024}, []int{1, 2})
+	u.run.heat.SetAxes([]int{1024}, []int{1, 2})
 	u.run.apply(runUpdate{progress: p})
 	if got, want := u.run.progressLine.Text, "Cell 2 of 4 · elapsed 1:05 · about 2:10 left"; got != want {
 		t.Errorf("progress line = %q, want %q", got, want)
@@ -63,20 +66,20 @@ func TestRunProgressLine(t *testing.T) {
 	if got := u.run.progress.Value; got != 0.25 {
 		t.Errorf("progress bar = %v, want 0.25 (one of four cells done)", got)
 	}
-	if c := u.run.heat.cell(1024, 1); !c.running || c.label() != "measuring…" {
-		t.Errorf("current cell in the heatmap = %q (running %v)", c.label(), c.running)
+	if c := u.run.heat.Cell(1024, 1); !c.Running || c.Label() != "measuring…" {
+		t.Errorf("current cell in the heatmap = %q (running %v)", c.Label(), c.Running)
 	}
 }
 
 func TestRunCancelStopsTheEngine(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	if u.busy() == "" {
 		t.Error("busy() is empty during a run: closing would not ask")
 	}
 	// Esc cancels, as the Run screen says.
-	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	waitFor(t, eng.cancelled, "the engine to see the cancellation")
 	waitFor(t, u.run.uiDone, "the run to end")
 	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Cancelled after") {
@@ -90,9 +93,9 @@ func TestRunCancelStopsTheEngine(t *testing.T) {
 func TestAccumulatorCoalesces(t *testing.T) {
 	var a accumulator
 	for i := range 1000 {
-		a.add(engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: i}})
+		a.Add(engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: i}})
 	}
-	a.add(cannedEvents()[3])
+	a.Add(cannedEvents()[3])
 	u, ok := a.take()
 	if !ok || u.progress.CellIndex != 999 || len(u.results) != 1 || len(u.logs) != 1 {
 		t.Errorf("take = %v, progress %+v, %d results, %d logs; want the last progress, 1 result, 1 log line", ok, u.progress, len(u.results), len(u.logs))
@@ -120,7 +123,7 @@ func TestConsumeThrottles(t *testing.T) {
 	close(ch)
 	waitFor(t, finished, "consume to end")
 	elapsed := time.Since(start)
-	if limit := int(elapsed/uiUpdateEvery) + 2; applies > limit {
+	if limit := int(elapsed/appwidget.UiUpdateEvery) + 2; applies > limit {
 		t.Errorf("%d UI updates in %v, want at most %d", applies, elapsed, limit)
 	}
 	if results != 20 {
@@ -132,17 +135,17 @@ func TestConsumeThrottles(t *testing.T) {
 // banner shown, the Events log and the Output pane each keep a usable
 // height (the gauges above them had squeezed them to nothing).
 func TestRunKeepsEventsAndOutputInASmallWindow(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
-	u.win.Resize(fyne.NewSize(1024, 700))
-	u.show(tabRun)
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
+	u.Win.Resize(fyne.NewSize(1024, 700))
+	u.Show(app.TabRun)
 	r := u.run
 	r.progress.Show()
 	r.apply(runUpdate{progress: cannedEvents()[1].Progress})
-	r.banner.show(notice{Message: "The run cannot be saved to History.", Action: "Choose a runs folder you can write on the Settings screen; the measurements are kept in memory until then.",
+	r.banner.Show(app.Notice{Message: "The run cannot be saved to History.", Action: "Choose a runs folder you can write on the Settings screen; the measurements are kept in memory until then.",
 		Detail: "save report: open /x/report.json: permission denied"})
-	r.banner.onToggle()
-	u.win.Content().Refresh()
-	for name, o := range map[string]fyne.CanvasObject{"Events": r.log.object(), "Output": r.output.pane.object()} {
+	r.banner.OnToggle()
+	u.Win.Content().Refresh()
+	for name, o := range map[string]fyne.CanvasObject{"Events": r.log.Object(), "Output": r.output.pane.Object()} {
 		if h := o.Size().Height; h < 60 {
 			t.Errorf("%s is %.0f px tall at 1024×700 with a banner", name, h)
 		}
@@ -155,8 +158,8 @@ func TestRunKeepsEventsAndOutputInASmallWindow(t *testing.T) {
 // runs nothing. Once a server can start and is up, Start run is on.
 func TestStartRunOffWhileTheTargetCannotStart(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{})
-	u.server.selectKind(targetVLLM)
+	u := newTestUI(t, testDeps(t, eng), app.Options{})
+	u.server.selectKind(app.TargetVLLM)
 	why := u.server.launch.blocker().problem
 	if why == "" || !u.server.launch.start.Disabled() {
 		t.Fatalf("Start server is not disabled without a GPU (reason %q)", why)
@@ -166,12 +169,12 @@ func TestStartRunOffWhileTheTargetCannotStart(t *testing.T) {
 		t.Errorf("Start run disabled %v, line %q; want disabled with %q", u.run.startBtn.Disabled(), u.run.progressLine.Text, want)
 	}
 	u.run.onStart() // Ctrl+R
-	if b := u.run.banner; u.run.running() || len(eng.plans) != 0 || !b.box.Visible() || b.current.Message != want {
-		t.Errorf("Ctrl+R: running %v, %d runs, banner %q; want no run and the same line", u.run.running(), len(eng.plans), b.current.Message)
+	if b := u.run.banner; u.run.running() || len(eng.plans) != 0 || !b.Box.Visible() || b.Current.Message != want {
+		t.Errorf("Ctrl+R: running %v, %d runs, banner %q; want no run and the same line", u.run.running(), len(eng.plans), b.Current.Message)
 	}
 
 	u, srv, _ := launchUI(t)
-	u.server.selectKind(targetVLLM)
+	u.server.selectKind(app.TargetVLLM)
 	u.server.form.model.SetText("Qwen/Qwen3-0.6B")
 	if !u.run.startBtn.Disabled() || !strings.Contains(u.run.progressLine.Text, "the server is not running: press Start server") {
 		t.Errorf("before Start server: Start run disabled %v, line %q", u.run.startBtn.Disabled(), u.run.progressLine.Text)
@@ -189,7 +192,7 @@ func TestStartRunOffWhileTheTargetCannotStart(t *testing.T) {
 // charts.DecodeScale): 195.7 tok/s is not teal live and purple in Results.
 func TestRunColoursAsResults(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run to finish")
 	exported := charts.BuildModel(u.results.report).Decode
@@ -204,7 +207,7 @@ func TestRunColoursAsResults(t *testing.T) {
 			if exported.Rows[i] != engine.ContextLabel(ctx) {
 				t.Fatalf("row %q, want the canned 1K", exported.Rows[i])
 			}
-			if got, want := u.run.heat.cell(ctx, n).bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
+			if got, want := u.run.heat.Cell(ctx, n).Bg.FillColor, color.Color(charts.Viridis(c.Pos)); got != want {
 				t.Errorf("%s × %d (%s tok/s): Run %v, Results and export %v", exported.Rows[i], n, c.Text, got, want)
 			}
 			checked++
@@ -230,21 +233,21 @@ func TestServerLineSaysWhenItWasScraped(t *testing.T) {
 		return engine.Event{Kind: engine.EventServer, Time: at, Server: &engine.ServerSample{Running: running, KVUsagePct: 3}}
 	}
 	var a accumulator
-	a.add(cell(1, 16, t0))
-	a.add(server(8, t0.Add(400*time.Millisecond)))
-	a.add(cell(1, 16, t0.Add(time.Second))) // the monitor's progress of the same cell
+	a.Add(cell(1, 16, t0))
+	a.Add(server(8, t0.Add(400*time.Millisecond)))
+	a.Add(cell(1, 16, t0.Add(time.Second))) // the monitor's progress of the same cell
 	u, _ := a.take()
 	if got, want := serverLine(*u.server, u.serverAt, u.cellFrom), "Server (/metrics, 0.4 s into this cell): 8 running · 0 waiting · KV cache 3 % used"; got != want {
 		t.Errorf("ramp: %q, want %q", got, want)
 	}
-	a.add(server(0, t0.Add(2500*time.Millisecond))) // the drain barrier
-	a.add(cell(2, 1, t0.Add(2600*time.Millisecond)))
+	a.Add(server(0, t0.Add(2500*time.Millisecond))) // the drain barrier
+	a.Add(cell(2, 1, t0.Add(2600*time.Millisecond)))
 	u, _ = a.take()
 	if got, want := serverLine(*u.server, u.serverAt, u.cellFrom), "Server (/metrics, 0.1 s before this cell began): 0 running · 0 waiting · KV cache 3 % used"; got != want {
 		t.Errorf("drain: %q, want %q", got, want)
 	}
 
-	ui := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	ui := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	ui.run.apply(u)
 	if !strings.HasPrefix(ui.run.serverLine.Text, "Server (/metrics, 0.1 s before this cell began): 0 running") {
 		t.Errorf("Run screen's server line %q", ui.run.serverLine.Text)

@@ -1,10 +1,11 @@
-package app
+package shell
 
 import (
 	"fmt"
 	"sync"
 	"time"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -37,8 +38,8 @@ type accumulator struct {
 	cellFrom time.Time
 }
 
-// add records one event.
-func (a *accumulator) add(ev engine.Event) {
+// Add records one event.
+func (a *accumulator) Add(ev engine.Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.any = true
@@ -118,7 +119,7 @@ func (a *accumulator) take() (u runUpdate, ok bool) {
 // also feeds (acc.addOutput).
 func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
 	defer close(finished)
-	tick := time.NewTicker(uiUpdateEvery)
+	tick := time.NewTicker(appwidget.UiUpdateEvery)
 	defer tick.Stop()
 	flush := func() {
 		if u, ok := acc.take(); ok {
@@ -132,7 +133,7 @@ func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), appl
 				flush()
 				return
 			}
-			acc.add(ev)
+			acc.Add(ev)
 			if ev.Kind == engine.EventDone {
 				flush()
 			}

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/launch"
@@ -28,7 +30,7 @@ import (
 // keep it: "Launch vLLM" became targetVLLM when SGLang could be launched too.
 func savedKind(kind string) string {
 	if kind == "Launch vLLM" {
-		return targetVLLM
+		return app.TargetVLLM
 	}
 	return kind
 }
@@ -46,9 +48,9 @@ type serverTab struct {
 	u        *ui
 	runs     runStarter // runs the sweep the compare form starts (connected by newUI)
 	kind     *widget.RadioGroup
-	banner   *banner       // problems of Detect, the simulator and the endpoint
-	estimate *widget.Label // how long the Matrix screen's plan takes here
-	preview  *heatmap      // its decode cells on this target
+	banner   *appwidget.Banner  // problems of Detect, the simulator and the endpoint
+	estimate *widget.Label      // how long the Matrix screen's plan takes here
+	preview  *appwidget.Heatmap // its decode cells on this target
 	// estimateLine is the estimate alone, for a window too narrow for the summary.
 	estimateLine *widget.Label
 	panels       map[string]fyne.CanvasObject
@@ -62,12 +64,12 @@ type serverTab struct {
 	endpointStatus *widget.Label
 	// endpointCap is what the endpoint's server holds, as far as known:
 	// its model length from Detect, its KV cache and sequences from a run.
-	endpointCap   capacity
+	endpointCap   app.Capacity
 	started       *startedCard  // how the endpoint's server was started
 	detectAtStart bool          // --target URL: ask for its models at start
 	detected      chan struct{} // closed when the last detection is shown
 
-	profile      *dropDown
+	profile      *appwidget.DropDown
 	speaks       *widget.RadioGroup // the engine the simulator speaks as
 	profileInfo  *widget.Label
 	profileFacts *fyne.Container
@@ -79,49 +81,49 @@ type serverTab struct {
 
 // newServerTab builds the Server screen.
 func newServerTab(u *ui) *container.TabItem {
-	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: newBanner()}
+	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: appwidget.NewBanner()}
 	u.server = s
 	s.form = newVLLMForm(func() { s.launch.onFormChange() })
-	s.form.parallel.setGPUs(u.hwInfo.GPUs)
+	s.form.parallel.setGPUs(u.HwInfo.GPUs)
 	s.launch = newLaunchPanel(s)
-	s.panels[targetVLLM] = s.launch.object()
-	s.panels[targetEndpoint] = s.endpointPanel()
-	s.panels[targetSim] = s.simPanel()
+	s.panels[app.TargetVLLM] = s.launch.Object()
+	s.panels[app.TargetEndpoint] = s.endpointPanel()
+	s.panels[app.TargetSim] = s.simPanel()
 	stack := container.NewStack()
-	for _, k := range []string{targetVLLM, targetEndpoint, targetSim} {
+	for _, k := range []string{app.TargetVLLM, app.TargetEndpoint, app.TargetSim} {
 		stack.Add(s.panels[k])
 	}
-	s.kind = widget.NewRadioGroup([]string{targetVLLM, targetEndpoint, targetSim}, s.onKind)
+	s.kind = widget.NewRadioGroup([]string{app.TargetVLLM, app.TargetEndpoint, app.TargetSim}, s.onKind)
 	s.kind.Horizontal = true
 	s.kind.Required = true
 
 	var cfg launch.ServerConfig
-	u.prefs.load(prefServer, &cfg)
+	u.Prefs.Load(app.PrefServer, &cfg)
 	s.form.fill(cfg)
 	s.launch.onFormChange() // fill does not report its edits
 	s.launch.loadModels()
-	if u.hasGPU() {
+	if u.HasGPU() {
 		s.launch.onSuggest(false)
 	} else if s.launch.onCPU() {
 		s.form.openSection(cpuSection) // its settings are the ones that matter here
 	}
 
-	header := screenHeader("Server", "What to benchmark: a vLLM or SGLang server launched from here, a server already running, or the built-in simulator.")
+	header := appwidget.ScreenHeader("Server", "What to benchmark: a vLLM or SGLang server launched from here, a server already running, or the built-in simulator.")
 	s.estimate = widget.NewLabel("")
 	s.estimate.Wrapping = fyne.TextWrapWord
 	s.estimateLine = widget.NewLabel("")
 	s.estimateLine.Truncation = fyne.TextTruncateEllipsis
-	s.preview = newHeatmap("will run")
-	u.state.watch(changeTarget|changePlan, s.showEstimate)
-	u.state.watch(changeRun, s.learnFromRun)
-	u.state.watch(changeRun, s.launch.followRun)
-	top := container.NewVBox(header, s.kind, s.banner.object(), widget.NewSeparator())
+	s.preview = appwidget.NewHeatmap("will run")
+	u.State.Watch(app.ChangeTarget|app.ChangePlan, s.showEstimate)
+	u.State.Watch(app.ChangeRun, s.learnFromRun)
+	u.State.Watch(app.ChangeRun, s.launch.followRun)
+	top := container.NewVBox(header, s.kind, s.banner.Object(), widget.NewSeparator())
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
-		container.NewBorder(s.estimate, nil, nil, nil, s.preview.object()))
+		container.NewBorder(s.estimate, nil, nil, nil, s.preview.Object()))
 	// Side by side in a wide window; the summary under the form in a narrow one.
 	// A narrow window shows the estimate in one line under the choice of
 	// target; a wide one the whole summary beside the form.
-	body := newSide(1400, 0.4, func(wide bool) {
+	body := appwidget.NewSide(1400, 0.4, func(wide bool) {
 		if wide {
 			s.estimateLine.Hide()
 		} else {
@@ -130,15 +132,15 @@ func newServerTab(u *ui) *container.TabItem {
 	}, stack, summary)
 	top.Add(s.estimateLine)
 	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, body))
-	return container.NewTabItemWithIcon(tabServer, theme.StorageIcon(), content)
+	return container.NewTabItemWithIcon(app.TabServer, theme.StorageIcon(), content)
 }
 
 // applyTarget selects the target from --target, else the remembered one,
 // else a launched server where one can run (a GPU, or vLLM's CPU build),
 // else the simulator.
 func (s *serverTab) applyTarget(opt string) {
-	var saved targetSettings
-	s.u.prefs.load(prefTarget, &saved)
+	var saved app.TargetSettings
+	s.u.Prefs.Load(app.PrefTarget, &saved)
 	s.url.SetText(saved.URL)
 	s.model.SetText(saved.Model)
 	s.exporters.field.SetText(saved.GPUMetrics)
@@ -149,17 +151,17 @@ func (s *serverTab) applyTarget(opt string) {
 	kind := savedKind(saved.Kind)
 	switch {
 	case strings.HasPrefix(opt, "sim:"):
-		kind = targetSim
+		kind = app.TargetSim
 		s.profile.SetSelected(strings.TrimPrefix(opt, "sim:"))
 	case opt != "":
-		kind = targetEndpoint
+		kind = app.TargetEndpoint
 		s.url.SetText(opt)
 		s.model.SetText("")
 		s.detectAtStart = true // fill in the model and its length once the app runs
-	case kind == "" || (kind == targetVLLM && !s.canLaunch()):
-		kind = targetVLLM
+	case kind == "" || (kind == app.TargetVLLM && !s.canLaunch()):
+		kind = app.TargetVLLM
 		if !s.canLaunch() {
-			kind = targetSim
+			kind = app.TargetSim
 		}
 	}
 	if s.profile.Selected == "" {
@@ -171,7 +173,7 @@ func (s *serverTab) applyTarget(opt string) {
 // canLaunch reports whether the Launch form's server can run here: on a
 // GPU, or on the CPU (vLLM's CPU build, see launchOnCPU).
 func (s *serverTab) canLaunch() bool {
-	return s.u.hasGPU() || s.u.launchOnCPU(s.form.config(false))
+	return s.u.HasGPU() || s.u.LaunchOnCPU(s.form.config(false))
 }
 
 // selectKind shows one kind of target.
@@ -182,29 +184,29 @@ func (s *serverTab) selectKind(kind string) {
 
 // showEstimate says how long the plan takes on the chosen target.
 func (s *serverTab) showEstimate() {
-	st := s.u.state
-	if st.planErr != nil {
+	st := s.u.State
+	if st.PlanErr != nil {
 		s.estimate.SetText("The plan on the Matrix screen has a problem: fix it there.")
 		s.estimateLine.SetText(s.estimate.Text)
-		s.preview.setAxes(nil, nil)
+		s.preview.SetAxes(nil, nil)
 		return
 	}
-	fitted := st.fitted()
-	run, _ := cellCounts(fitted, st.target.Capacity)
-	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, formatAbout(measure.Estimate(st.plan, st.target.Capacity)))
-	if c := st.target.Capacity; c.MaxModelLen > 0 {
+	fitted := st.Fitted()
+	run, _ := app.CellCounts(fitted, st.Target.Capacity)
+	text := fmt.Sprintf("%d prefill + %d decode cells, %s.", len(fitted.PrefillContexts), run, app.FormatAbout(measure.Estimate(st.Plan, st.Target.Capacity)))
+	if c := st.Target.Capacity; c.MaxModelLen > 0 {
 		text += fmt.Sprintf(" Contexts up to %s (the model holds %s tokens).", engine.ContextLabel(slices.Max(append(fitted.DecodeContexts, fitted.PrefillContexts...))), report.Int(c.MaxModelLen))
 	} else {
 		text += " The model's length is not known yet: detect or start the server to fit the plan to it."
 	}
 	s.estimate.SetText(text)
 	s.estimateLine.SetText("On this target: " + text)
-	previewPlan(s.preview, fitted, st.target.Capacity)
-	s.preview.redraw()
+	previewPlan(s.preview, fitted, st.Target.Capacity)
+	s.preview.Redraw()
 }
 
 func (s *serverTab) onKind(kind string) {
-	s.banner.hide()
+	s.banner.Hide()
 	for k, p := range s.panels {
 		if k == kind {
 			p.Show()
@@ -223,11 +225,11 @@ func (s *serverTab) publish() {
 		return // still being built
 	}
 	s.pollTelemetry() // the new target's telemetry, not the last one's
-	s.u.state.setTarget(targetInfo{
+	s.u.State.SetTarget(app.TargetInfo{
 		Kind:        s.kind.Selected,
 		Description: s.description(),
-		Simulated:   s.kind.Selected == targetSim || (s.kind.Selected == targetVLLM && s.launch.standIn()),
-		OnCPU:       s.kind.Selected == targetVLLM && s.launch.onCPU(),
+		Simulated:   s.kind.Selected == app.TargetSim || (s.kind.Selected == app.TargetVLLM && s.launch.standIn()),
+		OnCPU:       s.kind.Selected == app.TargetVLLM && s.launch.onCPU(),
 		Capacity:    s.capacity(),
 		NotReady:    s.notReady(),
 	})
@@ -237,9 +239,9 @@ func (s *serverTab) publish() {
 // now; "" when it can.
 func (s *serverTab) notReady() string {
 	switch s.kind.Selected {
-	case targetVLLM:
+	case app.TargetVLLM:
 		return s.launch.notReady()
-	case targetEndpoint:
+	case app.TargetEndpoint:
 		if err := checkURL(strings.TrimSpace(s.url.Text)); err != nil {
 			return "the endpoint " + err.Error() + " on the Server screen."
 		}
@@ -248,12 +250,12 @@ func (s *serverTab) notReady() string {
 }
 
 // capacity is what the chosen target can hold, when known.
-func (s *serverTab) capacity() capacity {
+func (s *serverTab) capacity() app.Capacity {
 	switch s.kind.Selected {
-	case targetSim:
+	case app.TargetSim:
 		p, _ := s.simProfile()
-		return capacity{KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen}
-	case targetEndpoint:
+		return app.Capacity{KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen}
+	case app.TargetEndpoint:
 		return s.endpointCap
 	}
 	return s.launch.capacity()
@@ -262,12 +264,12 @@ func (s *serverTab) capacity() capacity {
 // description names the chosen target for the Run screen.
 func (s *serverTab) description() string {
 	switch s.kind.Selected {
-	case targetSim:
+	case app.TargetSim:
 		if s.simEngine() == sim.EngineSGLang {
 			return "simulated SGLang (profile " + s.profile.Selected + ")"
 		}
 		return "simulated (profile " + s.profile.Selected + ")"
-	case targetEndpoint:
+	case app.TargetEndpoint:
 		return secret.URL(s.url.Text)
 	}
 	switch {
@@ -289,16 +291,16 @@ func (s *serverTab) fillLaunchForm(job *sweepJob) {
 // readyTarget is the target a run measures now (targetSource).
 func (s *serverTab) readyTarget() (measure.Subject, error) { return s.target() }
 
-// chooseKind offers this kind of target (targetSource).
-func (s *serverTab) chooseKind(kind string) { s.selectKind(kind) }
+// ChooseKind offers this kind of target (targetSource).
+func (s *serverTab) ChooseKind(kind string) { s.selectKind(kind) }
 
 // target is what a run measures (a simulator not started yet starts here).
 func (s *serverTab) target() (measure.Subject, error) {
 	var t measure.Subject
 	switch s.kind.Selected {
-	case targetSim:
+	case app.TargetSim:
 		return s.startSim()
-	case targetEndpoint:
+	case app.TargetEndpoint:
 		base := strings.TrimSpace(s.url.Text)
 		if err := checkURL(base); err != nil {
 			return t, fmt.Errorf("endpoint: %w (Server screen)", err)
@@ -308,17 +310,17 @@ func (s *serverTab) target() (measure.Subject, error) {
 		// Read again at the start: the server may have been restarted since Detect.
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
 		defer cancel()
-		proc := s.u.deps.capture.Capture(ctx, base)
+		proc := s.u.Deps.Capture.Capture(ctx, base)
 		capture.Header(&t.Header, proc)
-		s.started.show(proc, s.u.deps.now(), userHome()) // what the run records
-		err := s.exporters.attach(&t, s.u.state.settings.interval())
+		s.started.Show(proc, s.u.Deps.Now(), userHome()) // what the run records
+		err := s.exporters.attach(&t, s.u.State.Settings.Interval())
 		if t.Telemetry == nil {
 			// Without exporters naming its GPUs, a simulator at the
 			// endpoint (speedmatrix sim) is described by its profile's rig.
 			simtarget.Recognize(&t)
 		}
 		return t, err
-	case targetVLLM:
+	case app.TargetVLLM:
 		return s.launch.target()
 	}
 	return t, errors.New("no target chosen: pick one on the Server screen")
@@ -330,7 +332,7 @@ func (s *serverTab) target() (measure.Subject, error) {
 func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
 	u, err := url.Parse(base)
 	if err == nil && capture.IsLocal(context.Background(), u.Hostname()) {
-		h := s.u.hwInfo
+		h := s.u.HwInfo
 		h.Whose = engine.HardwareOfServer
 		return h
 	}
@@ -350,7 +352,7 @@ func (s *serverTab) stopAll() {
 
 // settings is what the screen remembers: never the API keys, nor the
 // password of the URL (it comes back as <redacted>, to be typed again).
-func (s *serverTab) settings() targetSettings {
-	return targetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected,
+func (s *serverTab) settings() app.TargetSettings {
+	return app.TargetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected,
 		SimEngine: s.simEngine(), GPUMetrics: s.exporters.saved()}
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
@@ -76,21 +78,21 @@ func (l *launchPanel) onCompare() {
 	if !ok {
 		return
 	}
-	st := l.s.u.state
+	st := l.s.u.State
 	switch {
-	case st.planErr != nil:
-		l.s.banner.show(notice{Message: "The matrix has a problem: " + st.planErr.Error() + ".", Action: "Fix it on the Matrix screen, then press Compare settings… again."})
+	case st.PlanErr != nil:
+		l.s.banner.Show(app.Notice{Message: "The matrix has a problem: " + st.PlanErr.Error() + ".", Action: "Fix it on the Matrix screen, then press Compare settings… again."})
 		return
-	case st.load.On:
-		l.s.banner.show(notice{Message: "A sweep compares matrix runs, and the Matrix screen plans a load test.", Action: "Choose the matrix on the Matrix screen, then press Compare settings… again."})
+	case st.Load.On:
+		l.s.banner.Show(app.Notice{Message: "A sweep compares matrix runs, and the Matrix screen plans a load test.", Action: "Choose the matrix on the Matrix screen, then press Compare settings… again."})
 		return
 	}
 	base, err := launch.EncodeConfig(l.s.form.config(false))
 	if err != nil {
-		l.s.banner.show(notice{Message: "The form could not be written as server.toml.", Action: "Check its fields.", Detail: err.Error()})
+		l.s.banner.Show(app.Notice{Message: "The form could not be written as server.toml.", Action: "Check its fields.", Detail: err.Error()})
 		return
 	}
-	f := &compareForm{l: l, base: base, secrets: cfg, plan: st.plan}
+	f := &compareForm{l: l, base: base, secrets: cfg, plan: st.Plan}
 	l.compare = f
 	f.build()
 	f.dialog.Show()
@@ -107,15 +109,15 @@ func (l *launchPanel) checkForm(then string) (cfg launch.ServerConfig, ok bool) 
 		return cfg, false
 	}
 	if p := l.s.form.problems(); len(p) > 0 {
-		l.s.banner.show(notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, " + then + "."})
+		l.s.banner.Show(app.Notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, " + then + "."})
 		return cfg, false
 	}
-	resolved, _, _ := l.s.u.launchDevice(cfg) // with the device Launch decides, so that its checks apply
+	resolved, _, _ := l.s.u.LaunchDevice(cfg) // with the device Launch decides, so that its checks apply
 	if err := resolved.WithDefaults().Validate(); err != nil {
-		l.s.banner.show(notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, " + then + "."})
+		l.s.banner.Show(app.Notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, " + then + "."})
 		return cfg, false
 	}
-	l.s.banner.hide()
+	l.s.banner.Hide()
 	return cfg, true
 }
 
@@ -142,8 +144,8 @@ func (f *compareForm) build() {
 	f.startBtn.Importance = widget.HighImportance
 	f.quality = newCompareQuality(f.refresh)
 	f.addRow()
-	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.quality.object(), widget.NewSeparator(), f.count, f.basis, f.problem, f.many)
-	d := dialog.NewCustomWithoutButtons("Compare settings", container.New(&fixedWidth{width: compareWidth}, content), f.l.s.u.win)
+	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.quality.Object(), widget.NewSeparator(), f.count, f.basis, f.problem, f.many)
+	d := dialog.NewCustomWithoutButtons("Compare settings", container.New(&app.FixedWidth{Width: compareWidth}, content), f.l.s.u.Win)
 	cancel := widget.NewButton("Cancel", d.Hide)
 	d.SetButtons([]fyne.CanvasObject{cancel, f.startBtn})
 	f.dialog = d
@@ -158,7 +160,7 @@ const compareWidth = 620
 // enables Start sweep when they can run.
 func (f *compareForm) refresh() {
 	f.configs = nil
-	qualityErr := f.quality.read()
+	qualityErr := f.quality.Read()
 	axes, vary, ok := f.axes()
 	f.problem.Hide()
 	if !ok {
@@ -187,7 +189,7 @@ func (f *compareForm) refresh() {
 		n = len(cs) - 1
 	}
 	s := f.sweep(cs, "")
-	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), formatAbout(s.Estimate())))
+	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), app.FormatAbout(s.Estimate())))
 	f.basis.SetText("The estimate assumes " + s.EstimateBasis() + ".")
 	if n == 0 || (large && !f.many.Checked) || qualityErr != nil {
 		f.startBtn.Disable()
@@ -203,7 +205,7 @@ func (f *compareForm) refresh() {
 // form as it is now.
 func (f *compareForm) sweep(cs []sweep.Config, tool string) sweep.Sweep {
 	s := sweep.New("", f.plan, cs, tool)
-	s.Prior = sweep.PriorFor(f.l.s.u.withProgram(f.secrets))
+	s.Prior = sweep.PriorFor(f.l.s.u.WithProgram(f.secrets))
 	if t := f.l.lastStart; t.took > 0 && t.base == f.base {
 		s.Prior.StartupS, s.Prior.Startup = t.took.Seconds(), sweep.StartupMeasured
 		s.Prior.MaxModelLen = cmp.Or(s.Prior.MaxModelLen, t.maxModelLen)
@@ -224,7 +226,7 @@ type timedStart struct {
 // timing begins timing a start of the form as it is now.
 func (l *launchPanel) timing() timedStart {
 	base, _ := launch.EncodeConfig(l.s.form.config(false))
-	return timedStart{base: base, began: l.s.u.deps.now()}
+	return timedStart{base: base, began: l.s.u.Deps.Now()}
 }
 
 // ready ends the timing: the server was ready at now, with facts.
@@ -236,7 +238,7 @@ func (t *timedStart) ready(now time.Time, facts launch.LogFacts) {
 func (f *compareForm) showProblem(err error) {
 	msg := strings.TrimPrefix(err.Error(), "server config ")
 	f.problem.Importance = widget.DangerImportance
-	f.problem.SetText(sentence(strings.ReplaceAll(formWords.Replace(msg), "\n", "; ")))
+	f.problem.SetText(appwidget.Sentence(strings.ReplaceAll(formWords.Replace(msg), "\n", "; ")))
 	f.problem.Show()
 	f.count.SetText("Fix the values: every configuration must be one the server can start.")
 	f.startBtn.Disable()
@@ -257,11 +259,11 @@ func (f *compareForm) onStart() {
 		return
 	}
 	u := f.l.s.u
-	if u.state.run.Running {
+	if u.State.Run.Running {
 		f.showProblem(errors.New("a run is in progress: wait for it to end, or cancel it on the Run screen"))
 		return
 	}
-	job := &sweepJob{s: f.sweep(f.configs, u.opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
+	job := &sweepJob{s: f.sweep(f.configs, u.Opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
 	job.s.Vary = f.vary // a resume makes the configurations again from these
 	job.s.Quality = f.quality.setup
 	start := func() {
@@ -272,7 +274,7 @@ func (f *compareForm) onStart() {
 		start()
 		return
 	}
-	u.confirm("Stop the server?", "The server started here stops first: the sweep starts the server itself with each configuration, on the same port and GPUs.",
+	u.Confirm("Stop the server?", "The server started here stops first: the sweep starts the server itself with each configuration, on the same port and GPUs.",
 		"Stop it and start the sweep", "Cancel", func(yes bool) {
 			if yes {
 				f.l.stopThen(start)

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/quality"
 	"speedmatrix/engine/quality/probe"
 	"speedmatrix/engine/sweep"
@@ -44,19 +46,19 @@ func newCompareQuality(changed func()) *compareQuality {
 	q.on = widget.NewCheck(compareQualityName+": record the baseline as the reference, then compare every configuration's drift with it", func(bool) { changed() })
 	q.problem.Importance, q.problem.Wrapping = widget.DangerImportance, fyne.TextWrapWord
 	q.problem.Hide()
-	entry := func(e *widget.Entry) fyne.CanvasObject { return container.New(&fixedWidth{width: 110}, e) }
+	entry := func(e *widget.Entry) fyne.CanvasObject { return container.New(&app.FixedWidth{Width: 110}, e) }
 	q.fields = container.NewHBox(widget.NewLabel(budgetKLDName), entry(q.kld), widget.NewLabel("nats ·"), widget.NewLabel(budgetTop1Name), entry(q.top1))
 	return q
 }
 
-// object is the fields as the dialog shows them.
-func (q *compareQuality) object() fyne.CanvasObject {
+// Object is the fields as the dialog shows them.
+func (q *compareQuality) Object() fyne.CanvasObject {
 	return container.NewVBox(q.on, q.fields, q.problem)
 }
 
-// read checks the fields: setup is what a sweep runs (nil when off); err
-// says, in the fields' words, why the budget does not read.
-func (q *compareQuality) read() error {
+// Read checks the fields: setup is what a sweep runs (nil when off); err
+// says, in the fields' words, why the budget does not Read.
+func (q *compareQuality) Read() error {
 	q.setup, q.invalidErr = nil, nil
 	showIf(q.fields, q.on.Checked)
 	q.problem.Hide()
@@ -66,7 +68,7 @@ func (q *compareQuality) read() error {
 	b, err := readBudget(q.kld.Text, q.top1.Text)
 	if err != nil {
 		q.invalidErr = err
-		q.problem.SetText(sentence(err.Error()))
+		q.problem.SetText(appwidget.Sentence(err.Error()))
 		q.problem.Show()
 		return err
 	}

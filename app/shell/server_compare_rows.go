@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -10,12 +10,14 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/sweep"
 )
 
 // compareRow is one field of the dialog and the values it takes.
 type compareRow struct {
-	field  *dropDown
+	field  *appwidget.DropDown
 	values *widget.Entry
 	err    *widget.Label // why the values are not ones the field takes
 	box    *fyne.Container
@@ -28,13 +30,13 @@ func (f *compareForm) addRow() {
 		options[i] = c.option()
 	}
 	r := &compareRow{values: widget.NewEntry(), err: widget.NewLabel("")}
-	r.field = newDropDown(options, func(string) { f.onField(r) })
+	r.field = appwidget.NewDropDown(options, func(string) { f.onField(r) })
 	r.err.Importance = widget.DangerImportance
 	r.err.Wrapping = fyne.TextWrapWord
 	r.err.Hide()
 	r.values.OnChanged = func(string) { f.refresh() }
 	remove := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() { f.removeRow(r) })
-	r.box = container.NewVBox(container.NewBorder(nil, nil, container.New(&fixedWidth{width: 300}, r.field), remove, r.values), r.err)
+	r.box = container.NewVBox(container.NewBorder(nil, nil, container.New(&app.FixedWidth{Width: 300}, r.field), remove, r.values), r.err)
 	f.rows = append(f.rows, r)
 	f.rowsBox.Add(r.box)
 	for _, c := range compareFields {

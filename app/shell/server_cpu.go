@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/launch"
 )
 
@@ -28,13 +29,13 @@ const gib = 1 << 30
 // server runs, and the build's KV cache space, thread binding and
 // reserved cores (server.toml's device and cpu_* keys).
 type cpuFields struct {
-	device                *dropDown
+	device                *appwidget.DropDown
 	kvSpace, bind, reserv *widget.Entry
 }
 
 func newCPUFields(entry func(string) *widget.Entry, changed func()) *cpuFields {
 	c := &cpuFields{}
-	c.device = newDropDown([]string{deviceDetect, deviceGPU, deviceCPU}, nil)
+	c.device = appwidget.NewDropDown([]string{deviceDetect, deviceGPU, deviceCPU}, nil)
 	c.device.SetSelected(deviceDetect)
 	c.device.OnChanged = func(string) { changed() }
 	c.kvSpace = entry("vLLM's choice (e.g. 40)")
@@ -63,9 +64,9 @@ func (c *cpuFields) fill(cfg launch.ServerConfig) {
 	}
 }
 
-// read sets cfg's CPU settings from the fields; atoi reads a whole number,
+// Read sets cfg's CPU settings from the fields; atoi reads a whole number,
 // noting a field that isn't one.
-func (c *cpuFields) read(cfg *launch.ServerConfig, atoi func(name string, e *widget.Entry) int) {
+func (c *cpuFields) Read(cfg *launch.ServerConfig, atoi func(name string, e *widget.Entry) int) {
 	switch c.device.Selected {
 	case deviceGPU:
 		cfg.Device = launch.DeviceGPU

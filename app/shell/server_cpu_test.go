@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/app"
 	"speedmatrix/engine/launch"
 )
 
@@ -32,7 +33,7 @@ func cpuVenv(t *testing.T) string {
 func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig) {
 	d := testDeps(t, &fakeEngine{})
 	exe := cpuVenv(t)
-	d.lookPath = func(file string) (string, error) {
+	d.LookPath = func(file string) (string, error) {
 		if file == "vllm" {
 			return exe, nil
 		}
@@ -40,8 +41,8 @@ func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig)
 	}
 	srv = &fakeServer{ready: make(chan struct{}), onCPU: true}
 	cfgs = make(chan launch.ServerConfig, 1)
-	d.launcher = fakeLauncher{srv: srv, cfgs: cfgs}
-	return newTestUI(t, d, Options{}), srv, cfgs
+	d.Launcher = fakeLauncher{srv: srv, cfgs: cfgs}
+	return newTestUI(t, d, app.Options{}), srv, cfgs
 }
 
 // TestLaunchOnTheCPU: without a GPU, a CPU build of vLLM makes "Launch a
@@ -50,11 +51,11 @@ func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig)
 func TestLaunchOnTheCPU(t *testing.T) {
 	u, srv, cfgs := cpuUI(t)
 	s, l, f := u.server, u.server.launch, u.server.form
-	if s.kind.Selected != targetVLLM {
-		t.Errorf("without a GPU but with vLLM's CPU build, the first target is %q, want %q", s.kind.Selected, targetVLLM)
+	if s.kind.Selected != app.TargetVLLM {
+		t.Errorf("without a GPU but with vLLM's CPU build, the first target is %q, want %q", s.kind.Selected, app.TargetVLLM)
 	}
-	if h := u.hardware; !strings.Contains(h.status.Text, "vLLM CPU build 0.32.0 serves on this CPU: Test CPU, 8 cores") || h.cpuBtn == nil {
-		t.Errorf("Hardware screen: %q, Launch on the CPU offered %v", h.status.Text, h.cpuBtn != nil)
+	if h := u.hardware; !strings.Contains(h.Status.Text, "vLLM CPU build 0.32.0 serves on this CPU: Test CPU, 8 cores") || h.CpuBtn == nil {
+		t.Errorf("Hardware screen: %q, Launch on the CPU offered %v", h.Status.Text, h.CpuBtn != nil)
 	}
 	for _, item := range f.accordion.Items {
 		if item.Title == cpuSection && !item.Open {
@@ -77,8 +78,8 @@ func TestLaunchOnTheCPU(t *testing.T) {
 			t.Errorf("command %q lacks %q", l.command.Text, want)
 		}
 	}
-	if !u.state.target.OnCPU || !strings.Contains(s.description(), "on the CPU") {
-		t.Errorf("target %+v, %q: want it on the CPU", u.state.target, s.description())
+	if !u.State.Target.OnCPU || !strings.Contains(s.description(), "on the CPU") {
+		t.Errorf("target %+v, %q: want it on the CPU", u.State.Target, s.description())
 	}
 
 	l.onStart()
@@ -103,11 +104,11 @@ func TestLaunchOnTheCPU(t *testing.T) {
 // TestNoCPUBuildStaysOnTheSimulator: without a GPU and with a CUDA build
 // of vLLM, the simulator is still the first target and Start says why not.
 func TestNoCPUBuildStaysOnTheSimulator(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	if u.server.kind.Selected != targetSim || u.hardware.cpuBtn != nil {
-		t.Errorf("first target %q, Launch on the CPU offered %v", u.server.kind.Selected, u.hardware.cpuBtn != nil)
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	if u.server.kind.Selected != app.TargetSim || u.hardware.CpuBtn != nil {
+		t.Errorf("first target %q, Launch on the CPU offered %v", u.server.kind.Selected, u.hardware.CpuBtn != nil)
 	}
-	u.server.selectKind(targetVLLM)
+	u.server.selectKind(app.TargetVLLM)
 	u.server.form.model.SetText("m")
 	if l := u.server.launch; !l.start.Disabled() || !strings.Contains(l.why.Text, "NVIDIA GPU or vLLM's CPU build") {
 		t.Errorf("Start disabled %v: %q", l.start.Disabled(), l.why.Text)
@@ -127,14 +128,14 @@ func TestCPUFormProblemsNameFields(t *testing.T) {
 	f.model.SetText("m")
 	f.kvCacheGiB.SetText("lots")
 	s.launch.onStart()
-	if !strings.Contains(s.banner.current.Message, `KV cache memory (GiB): "lots" is not a size like 16`) {
-		t.Errorf("banner = %q", s.banner.current.Message)
+	if !strings.Contains(s.banner.Current.Message, `KV cache memory (GiB): "lots" is not a size like 16`) {
+		t.Errorf("banner = %q", s.banner.Current.Message)
 	}
 	f.kvCacheGiB.SetText("4")
 	f.cpu.kvSpace.SetText("4")
 	f.cpu.bind.SetText("0 to 31")
 	s.launch.onStart()
-	msg := s.banner.current.Message
+	msg := s.banner.Current.Message
 	for _, want := range []string{"KV cache memory and KV cache space both size the KV cache", `OpenMP thread binding "0 to 31" is not a list of CPU cores`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("banner %q lacks %q", msg, want)

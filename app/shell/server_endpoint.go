@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/report"
@@ -29,7 +30,7 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 	s.exporters = newExporters()
 	s.started = newStartedCard()
 	// Another address is another server: what was detected no longer holds.
-	s.url.OnChanged = func(string) { s.endpointCap = capacity{}; s.started.hide(); s.publish() }
+	s.url.OnChanged = func(string) { s.endpointCap = app.Capacity{}; s.started.Hide(); s.publish() }
 	s.model.SetPlaceHolder("the first model the server lists")
 	s.endpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
 	s.endpointStatus.Wrapping = fyne.TextWrapWord
@@ -40,7 +41,7 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 		widget.NewFormItem("Model", container.NewBorder(nil, nil, nil, detect, s.model)),
 		s.exporters.formItem(),
 	)
-	return container.NewVBox(form, s.endpointStatus, s.started.object())
+	return container.NewVBox(form, s.endpointStatus, s.started.Object())
 }
 
 // onDetect asks the endpoint for its models (GET /v1/models) and, for a
@@ -48,26 +49,26 @@ func (s *serverTab) endpointPanel() fyne.CanvasObject {
 func (s *serverTab) onDetect() {
 	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
 	if err := checkURL(base); err != nil {
-		s.banner.show(notice{Message: "That URL is not a server address.", Action: "Write it as a URL like http://127.0.0.1:8000.", Detail: err.Error()})
+		s.banner.Show(app.Notice{Message: "That URL is not a server address.", Action: "Write it as a URL like http://127.0.0.1:8000.", Detail: err.Error()})
 		return
 	}
 	if err := s.exporters.check(); err != nil {
 		n, _ := exporterNotice(err, nil)
-		s.banner.show(n)
+		s.banner.Show(n)
 		return
 	}
-	s.banner.hide()
+	s.banner.Hide()
 	s.endpointStatus.SetText("Asking " + secret.URL(base) + "/v1/models …")
 	done := make(chan struct{})
 	s.detected = done
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		models, err := s.u.deps.endpoints.Models(ctx, base, key)
-		proc := s.u.deps.capture.Capture(ctx, base)
-		s.u.do(func() {
+		models, err := s.u.Deps.Endpoints.Models(ctx, base, key)
+		proc := s.u.Deps.Capture.Capture(ctx, base)
+		s.u.Do(func() {
 			s.showModels(models, err)
-			s.started.show(proc, s.u.deps.now(), userHome())
+			s.started.Show(proc, s.u.Deps.Now(), userHome())
 			close(done)
 		})
 	}()
@@ -76,12 +77,12 @@ func (s *serverTab) onDetect() {
 func (s *serverTab) showModels(models []openai.Model, err error) {
 	if err != nil {
 		s.endpointStatus.SetText("")
-		s.banner.show(noticeOf(err, "The server's models could not be listed.", nil))
+		s.banner.Show(noticeOf(err, "The server's models could not be listed.", nil))
 		return
 	}
 	if len(models) == 0 {
 		s.endpointStatus.SetText("")
-		s.banner.show(notice{Message: "The server lists no model.", Action: "Wait until it has finished loading, then press Detect models again."})
+		s.banner.Show(app.Notice{Message: "The server lists no model.", Action: "Wait until it has finished loading, then press Detect models again."})
 		return
 	}
 	ids := make([]string, len(models))
@@ -112,8 +113,8 @@ func checkURL(base string) error {
 // server's limits (its KV cache, sequences and model length, which Detect
 // cannot list), so that the Matrix screen greys the cells over them.
 func (s *serverTab) learnFromRun() {
-	found := s.u.state.run.Found
-	if s.kind == nil || s.kind.Selected != targetEndpoint || found.Endpoint == "" || found.Endpoint != secret.URL(strings.TrimSpace(s.url.Text)) {
+	found := s.u.State.Run.Found
+	if s.kind == nil || s.kind.Selected != app.TargetEndpoint || found.Endpoint == "" || found.Endpoint != secret.URL(strings.TrimSpace(s.url.Text)) {
 		return
 	}
 	c := s.endpointCap

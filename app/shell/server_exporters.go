@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
@@ -89,12 +90,12 @@ func (e *exporters) saved() string {
 
 // exporterNotice is err, an exporter the run cannot read, as the banner
 // says it; ok is false when err is about something else.
-func exporterNotice(err error, show func(screen string)) (notice, bool) {
+func exporterNotice(err error, show func(screen string)) (app.Notice, bool) {
 	var ue *dcgm.URLError
 	if !errors.As(err, &ue) {
-		return notice{}, false
+		return app.Notice{}, false
 	}
-	n := notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
+	n := app.Notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
 		Action: "Check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or clear GPU metrics on the Server screen.",
 		Detail: err.Error()}
 	if errors.Is(err, dcgm.ErrNotURL) {
@@ -102,7 +103,7 @@ func exporterNotice(err error, show func(screen string)) (notice, bool) {
 		n.Action = "Write each like http://node2:9400/metrics in GPU metrics on the Server screen, separated by commas."
 	}
 	if show != nil {
-		n.Button, n.OnPress = "Open Server screen", func() { show(tabServer) }
+		n.Button, n.OnPress = "Open Server screen", func() { show(app.TabServer) }
 	}
 	return n, true
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"net/http/httptest"
@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/dcgm/dcgmtest"
 	"speedmatrix/engine/launch"
@@ -18,15 +19,15 @@ import (
 // and the field is remembered.
 func TestGPUMetricsField(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{})
+	u := newTestUI(t, testDeps(t, eng), app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("http://127.0.0.1:9")
 	n1, n2 := dcgmtest.Exporter(t, "node1.prom"), dcgmtest.Exporter(t, "node2.prom")
 	s.exporters.field.SetText(n1 + ", " + n2)
 	u.run.onStart()
 	if u.run.uiDone == nil {
-		t.Fatalf("run did not start: %s (%s)", u.run.progressLine.Text, u.run.banner.current.Message)
+		t.Fatalf("run did not start: %s (%s)", u.run.progressLine.Text, u.run.banner.Current.Message)
 	}
 	waitFor(t, u.run.uiDone, "the run to finish")
 	tgt := eng.lastTarget()
@@ -40,7 +41,7 @@ func TestGPUMetricsField(t *testing.T) {
 	if saved := s.settings().GPUMetrics; saved != n1+", "+n2 {
 		t.Errorf("saved GPU metrics %q, want both URLs", saved)
 	}
-	if tel, from := s.targetTelemetry(); tel == nil || from != fromExporters {
+	if tel, from := s.targetTelemetry(); tel == nil || from != app.FromExporters {
 		t.Errorf("the live panels read %T from source %d, want the exporters", tel, from)
 	}
 }
@@ -58,12 +59,12 @@ func TestGPUMetricsBadInput(t *testing.T) {
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			eng := &fakeEngine{events: cannedEvents()}
-			u := newTestUI(t, testDeps(t, eng), Options{})
-			u.server.selectKind(targetEndpoint)
+			u := newTestUI(t, testDeps(t, eng), app.Options{})
+			u.server.selectKind(app.TargetEndpoint)
 			u.server.url.SetText("http://127.0.0.1:9")
 			u.server.exporters.field.SetText(tc.field)
 			u.run.onStart()
-			n := u.run.banner.current
+			n := u.run.banner.Current
 			if u.run.uiDone != nil || n.Message != tc.message || !strings.Contains(n.Action, "GPU metrics on the Server screen") || n.Detail == "" {
 				t.Errorf("started %v, banner %+v; want refused with %q", u.run.uiDone != nil, n, tc.message)
 			}
@@ -72,12 +73,12 @@ func TestGPUMetricsBadInput(t *testing.T) {
 			}
 		})
 	}
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.server.selectKind(targetEndpoint)
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.server.selectKind(app.TargetEndpoint)
 	u.server.url.SetText("http://127.0.0.1:9")
 	u.server.exporters.field.SetText("ftp://node2/metrics")
 	u.server.onDetect()
-	if n := u.server.banner.current; n.Message != "ftp://node2/metrics in GPU metrics is not an exporter address." {
+	if n := u.server.banner.Current; n.Message != "ftp://node2/metrics in GPU metrics is not an exporter address." {
 		t.Errorf("Detect with a bad GPU metrics URL: banner %q", n.Message)
 	}
 }
@@ -116,7 +117,7 @@ func TestLaunchGPUMetrics(t *testing.T) {
 		t.Errorf("GPUs by host %v, telemetry %v, serving %v: want both nodes' exporters", hosts, tg.Telemetry != nil, tg.ServingGPUs)
 	}
 	var saved launch.ServerConfig
-	u.prefs.load(prefServer, &saved)
+	u.Prefs.Load(app.PrefServer, &saved)
 	if len(saved.GPUMetrics) != 2 {
 		t.Errorf("remembered gpu_metrics %q", saved.GPUMetrics)
 	}

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/hfcache"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/secret"
@@ -28,15 +29,15 @@ const (
 type vllmForm struct {
 	onChange func()
 
-	engine                            *dropDown // vLLM or SGLang (see engineChoices)
-	runner                            *dropDown
+	engine                            *appwidget.DropDown // vLLM or SGLang (see engineChoices)
+	runner                            *appwidget.DropDown
 	executable, dockerImage, hfCache  *widget.Entry
 	model                             *widget.SelectEntry
 	servedName, revision              *widget.Entry
 	tp, pp, maxModelLen, gpuUtil      *widget.Entry
 	quantization, dtype, kvCacheDType *widget.Entry
 	maxNumSeqs, kvCacheGiB            *widget.Entry
-	prefixCaching                     *dropDown
+	prefixCaching                     *appwidget.DropDown
 	attention                         *widget.Entry
 	asyncScheduling, trustRemoteCode  *widget.Check
 	enforceEager                      *widget.Check
@@ -62,10 +63,10 @@ func newVLLMForm(onChange func()) *vllmForm {
 		f.entries = append(f.entries, e)
 		return e
 	}
-	f.runner = newDropDown([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
+	f.runner = appwidget.NewDropDown([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
 	f.executable = entry("")
 	f.dockerImage = entry("")
-	f.engine = newDropDown(engineChoices(), nil)
+	f.engine = appwidget.NewDropDown(engineChoices(), nil)
 	f.engine.SetSelected(launch.EngineTitle(servers.VLLM))
 	f.onEngine()
 	f.engine.OnChanged = func(string) { f.onEngine(); f.changed() }
@@ -82,7 +83,7 @@ func newVLLMForm(onChange func()) *vllmForm {
 	f.kvCacheGiB = entry("from memory utilization (e.g. 16)")
 	f.cpu = newCPUFields(entry, f.changed)
 	f.enforceEager = widget.NewCheck("enforce eager (starts faster, serves slower)", func(bool) { f.changed() })
-	f.prefixCaching = newDropDown([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
+	f.prefixCaching = appwidget.NewDropDown([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
 	f.attention = entry("vLLM's choice (e.g. FLASH_ATTN)")
 	f.asyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
 	f.trustRemoteCode = widget.NewCheck("trust remote code", func(bool) { f.changed() })
@@ -110,11 +111,13 @@ func (f *vllmForm) changed() {
 	}
 }
 
-// object lays the fields out in sections whose labels share one column.
-func (f *vllmForm) object() fyne.CanvasObject {
-	col := &formColumn{}
-	form := func(rows ...formRow) fyne.CanvasObject { return col.form(rows...) }
-	item := func(label string, field fyne.CanvasObject) formRow { return formRow{label: label, field: field} }
+// Object lays the fields out in sections whose labels share one column.
+func (f *vllmForm) Object() fyne.CanvasObject {
+	col := &appwidget.FormColumn{}
+	form := func(rows ...appwidget.FormRow) fyne.CanvasObject { return col.Form(rows...) }
+	item := func(label string, field fyne.CanvasObject) appwidget.FormRow {
+		return appwidget.FormRow{Label: label, Field: field}
+	}
 	f.accordion = widget.NewAccordion(
 		widget.NewAccordionItem("Model", form(
 			item("Engine", f.engine),
@@ -250,8 +253,8 @@ func (f *vllmForm) config(withKey bool) launch.ServerConfig {
 		Host: strings.TrimSpace(f.host.Text), Port: atoi("port", f.port), APIKeyFile: strings.TrimSpace(f.apiKeyFile.Text),
 		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
-	f.parallel.read(&cfg, atoi("data parallel", f.parallel.dp))
-	f.cpu.read(&cfg, atoi)
+	f.parallel.Read(&cfg, atoi("data parallel", f.parallel.dp))
+	f.cpu.Read(&cfg, atoi)
 	var kvProblem string
 	if cfg.KVCacheMemoryBytes, kvProblem = kvBytes(f.kvCacheGiB.Text); kvProblem != "" {
 		f.problemsFor["kv cache memory"] = kvProblem

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
@@ -31,12 +33,12 @@ type launchPanel struct {
 	start, stop *widget.Button
 	compareBtn  *widget.Button // "Compare settings…" (server_compare.go)
 	compare     *compareForm   // its dialog, the last opened
-	log         *logView
+	log         *appwidget.LogView
 
 	localModels []string // ids in the local Hugging Face cache
 	lastModel   string
 
-	srv       launchedServer
+	srv       app.LaunchedServer
 	lastStart timedStart // the last start that became ready, for a sweep's estimate
 	cancel    context.CancelFunc
 	ready     bool
@@ -46,7 +48,7 @@ type launchPanel struct {
 }
 
 func newLaunchPanel(s *serverTab) *launchPanel {
-	l := &launchPanel{s: s, log: newLogView(500)}
+	l := &launchPanel{s: s, log: appwidget.NewLogView(500)}
 	l.command = widget.NewLabel("")
 	l.command.TextStyle = fyne.TextStyle{Monospace: true}
 	l.command.Wrapping = fyne.TextWrapWord // at spaces: an argument stays whole
@@ -76,10 +78,10 @@ func newLaunchPanel(s *serverTab) *launchPanel {
 	return l
 }
 
-// object lays out the form on the left, command, state and log on the right.
-func (l *launchPanel) object() fyne.CanvasObject {
+// Object lays out the form on the left, command, state and log on the right.
+func (l *launchPanel) Object() fyne.CanvasObject {
 	copyCmd := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
-		l.s.u.app.Clipboard().SetContent(l.command.Text)
+		l.s.u.App.Clipboard().SetContent(l.command.Text)
 	})
 	suggest := widget.NewButtonWithIcon("Suggest from hardware", theme.ComputerIcon(), func() { l.onSuggest(true) })
 	// A VBox, not a Border: the buttons go under the command however many
@@ -88,11 +90,11 @@ func (l *launchPanel) object() fyne.CanvasObject {
 		container.NewVBox(l.command, container.NewHBox(copyCmd, suggest), l.suggested))
 	controls := container.NewVBox(container.NewHBox(l.start, l.stop, l.compareBtn), l.why, l.state, l.kv)
 	right := container.NewBorder(container.NewVBox(cmdCard, l.everywhere, controls, widget.NewLabelWithStyle("Server log", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
-		nil, nil, nil, panel(l.log.object()))
+		nil, nil, nil, appwidget.Panel(l.log.Object()))
 	// The scroll bar and the split's divider overlay the right edge: keep
 	// the fields clear of them.
 	inset := theme.ScrollBarSize() + theme.Padding()
-	form := container.New(layout.NewCustomPaddedLayout(0, 0, 0, inset), container.NewVBox(l.s.form.object(), l.notes))
+	form := container.New(layout.NewCustomPaddedLayout(0, 0, 0, inset), container.NewVBox(l.s.form.Object(), l.notes))
 	left := container.NewVScroll(form)
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.45
@@ -106,31 +108,31 @@ func (l *launchPanel) onStart() {
 	if !ok {
 		return
 	}
-	l.s.u.prefs.save(prefServer, l.s.form.config(false))
+	l.s.u.Prefs.Save(app.PrefServer, l.s.form.config(false))
 	timed := l.timing()
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel, l.ready = cancel, false
 	l.stopped = make(chan struct{})
 	l.start.Disable()
 	l.stop.Enable()
-	l.log.clear()
+	l.log.Clear()
 	l.state.SetText("Starting " + cfg.Model + " …")
 	l.s.publish() // starting: a run waits until it is ready
 	settled := make(chan struct{})
 	l.settled = settled
-	launched := func(srv launchedServer) {
-		l.s.u.do(func() { l.srv = srv })
-		go l.log.pump(ctx, l.s.u.do)
+	launched := func(srv app.LaunchedServer) {
+		l.s.u.Do(func() { l.srv = srv })
+		go l.log.Pump(ctx, l.s.u.Do)
 	}
 	go func() {
-		srv, _, err := l.s.u.startServer(ctx, cfg, launched, l.log.add)
-		l.s.u.do(func() {
+		srv, _, err := l.s.u.startServer(ctx, cfg, launched, l.log.Add)
+		l.s.u.Do(func() {
 			defer close(settled)
 			if err != nil {
 				l.failed(err)
 				return
 			}
-			timed.ready(l.s.u.deps.now(), srv.Facts())
+			timed.ready(l.s.u.Deps.Now(), srv.Facts())
 			l.lastStart = timed
 			l.onReady(srv)
 		})
@@ -145,7 +147,7 @@ func (l *launchPanel) failed(err error) {
 	l.state.SetText("Not running.")
 	l.state.Importance = widget.MediumImportance
 	l.state.Refresh()
-	l.s.banner.show(launchNotice(err))
+	l.s.banner.Show(launchNotice(err))
 	l.reset()
 }
 
@@ -167,7 +169,7 @@ func (l *launchPanel) reset() {
 }
 
 // onReady shows the KV capacity vLLM reported, and where the server runs.
-func (l *launchPanel) onReady(srv launchedServer) {
+func (l *launchPanel) onReady(srv app.LaunchedServer) {
 	l.ready = true
 	device, where := "GPU", "."
 	switch {
@@ -207,7 +209,7 @@ func (l *launchPanel) stopThen(then func()) {
 		if srv != nil {
 			err = srv.Stop()
 		}
-		l.s.u.do(func() {
+		l.s.u.Do(func() {
 			l.state.Importance = widget.MediumImportance
 			l.state.SetText("Stopped.")
 			if err != nil {
@@ -240,7 +242,7 @@ func (l *launchPanel) onCPU() bool {
 	if l.srv != nil {
 		return l.srv.OnCPU()
 	}
-	return l.s.u.launchOnCPU(l.s.form.config(false))
+	return l.s.u.LaunchOnCPU(l.s.form.config(false))
 }
 
 // standIn reports whether the server is (or, before Start, would be) Speed
@@ -249,7 +251,7 @@ func (l *launchPanel) standIn() bool {
 	if l.srv != nil {
 		return l.srv.Subject().Header.Engine.Simulated
 	}
-	return l.s.u.launchStandIn(l.s.form.config(false))
+	return l.s.u.LaunchStandIn(l.s.form.config(false))
 }
 
 // up reports whether a server is starting or running.
@@ -260,20 +262,20 @@ func (l *launchPanel) target() (measure.Subject, error) {
 	if l.srv == nil || !l.ready {
 		return measure.Subject{Target: measure.Target{}}, errors.New("the vLLM server is not running: start it on the Server screen (or choose an endpoint or the simulator)")
 	}
-	t := runs.Launched(l.srv, l.s.u.hwInfo) // on the CPU: the CPU, no GPU
+	t := runs.Launched(l.srv, l.s.u.HwInfo) // on the CPU: the CPU, no GPU
 	if len(l.s.form.config(false).GPUMetrics) == 0 {
 		// Without exporters naming its GPUs, a stand-in vllm (speedmatrix
 		// sim serve) is described by its profile's simulated rig.
 		simtarget.Recognize(&t)
 	}
 	// The GPUs of a cluster's nodes, and their telemetry, from its exporters.
-	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.state.settings.interval())
+	return t, l.s.form.parallel.gpuMetrics.attach(&t, l.s.u.State.Settings.Interval())
 }
 
 // capacity is what the server reported, or what the form says before.
-func (l *launchPanel) capacity() capacity {
+func (l *launchPanel) capacity() app.Capacity {
 	cfg := l.s.form.config(false)
-	c := capacity{MaxNumSeqs: cfg.MaxNumSeqs, MaxModelLen: cfg.MaxModelLen}
+	c := app.Capacity{MaxNumSeqs: cfg.MaxNumSeqs, MaxModelLen: cfg.MaxModelLen}
 	if l.srv != nil && l.ready {
 		f := l.srv.Facts()
 		c.KVCacheTokens = f.KVCacheTokens

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/hfcache"
 	"speedmatrix/engine/launch"
 )
@@ -19,21 +20,21 @@ func (l *launchPanel) onFormChange() {
 	}
 	l.s.publish()
 	l.refreshStart()
-	cfg, build, isBuild := l.s.u.launchDevice(l.s.form.config(true))
+	cfg, build, isBuild := l.s.u.LaunchDevice(l.s.form.config(true))
 	cfg = cfg.WithDefaults()
-	setOptional(l.everywhere, everywhereText(cfg))
+	appwidget.SetOptional(l.everywhere, everywhereText(cfg))
 	if p := l.s.form.problems(); len(p) > 0 {
 		l.notes.SetText(strings.Join(p, "\n"))
-	} else if w := launch.MixedGPUs(cfg, l.s.u.hwInfo.GPUs); w != "" && !cfg.OnCPU() {
+	} else if w := launch.MixedGPUs(cfg, l.s.u.HwInfo.GPUs); w != "" && !cfg.OnCPU() {
 		l.notes.SetText("Warning: " + w + ". Tick identical GPUs under GPU memory and parallelism.")
 	} else if isBuild {
 		l.notes.SetText(cpuBuildNote + build.String() + ": the server runs on the CPU (Device under CPU).")
-	} else if l.s.u.launchStandIn(cfg) {
+	} else if l.s.u.LaunchStandIn(cfg) {
 		l.notes.SetText(standInNote)
 	} else if strings.HasPrefix(l.notes.Text, cpuBuildNote) || l.notes.Text == standInNote {
 		l.notes.SetText("")
 	}
-	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.hasGPU() {
+	if cfg.Model != l.lastModel && slices.Contains(l.localModels, cfg.Model) && l.s.u.HasGPU() {
 		// A model from the cache brings its config.json: fill what is still empty.
 		l.lastModel = cfg.Model
 		l.onSuggest(false)
@@ -66,13 +67,13 @@ const cpuBuildNote = "Executable runs "
 
 // loadModels fills the model picker from the local Hugging Face cache.
 func (l *launchPanel) loadModels() {
-	cat := l.s.u.deps.models
+	cat := l.s.u.Deps.Models
 	if cat == nil {
 		return
 	}
 	go func() {
 		models, err := cat.LocalModels()
-		l.s.u.do(func() {
+		l.s.u.Do(func() {
 			if err != nil {
 				l.notes.SetText(fmt.Sprintf("Could not list the local Hugging Face cache: %v. Type a model id instead.", err))
 				return
@@ -93,13 +94,13 @@ func (l *launchPanel) loadModels() {
 // onSuggest fills tensor-parallel size, memory utilization and max length
 // from the hardware and the model's config; overwrite replaces set values.
 func (l *launchPanel) onSuggest(overwrite bool) {
-	cat := l.s.u.deps.models
+	cat := l.s.u.Deps.Models
 	if cat == nil {
 		l.notes.SetText("Suggestions are not available in this build.")
 		return
 	}
 	f := l.s.form
-	h := l.s.u.hwInfo
+	h := l.s.u.HwInfo
 	h.GPUs = f.parallel.picked(h.GPUs) // the GPUs picked for vLLM, when some are
 	sug := cat.Suggest(h, strings.TrimSpace(f.model.Text))
 	set := func(e *widget.Entry, v string) {
@@ -108,15 +109,15 @@ func (l *launchPanel) onSuggest(overwrite bool) {
 		}
 	}
 	set(f.maxModelLen, strconv.Itoa(sug.MaxModelLen))
-	if why := noSizing(l.s.u.hasGPU(), l.onCPU()); why != "" {
-		setOptional(l.suggested, why)
+	if why := noSizing(l.s.u.HasGPU(), l.onCPU()); why != "" {
+		appwidget.SetOptional(l.suggested, why)
 		return
 	}
 	set(f.tp, strconv.Itoa(sug.TensorParallelSize))
 	if sug.GPUMemoryUtilization > 0 {
 		set(f.gpuUtil, strconv.FormatFloat(sug.GPUMemoryUtilization, 'f', -1, 64))
 	}
-	setOptional(l.suggested, "Suggested: "+strings.Join(sug.Notes, "; ")+".")
+	appwidget.SetOptional(l.suggested, "Suggested: "+strings.Join(sug.Notes, "; ")+".")
 }
 
 // noSizing says, in one line, why Suggest from hardware has no GPU to size

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/report"
@@ -31,7 +32,7 @@ type parallelFields struct {
 	gpus       *widget.CheckGroup
 	noGPU      *widget.Label  // in the GPUs' place when none was detected
 	index      map[string]int // GPU option → index
-	executor   *dropDown
+	executor   *appwidget.DropDown
 	rayAddress *widget.Entry
 	// gpuMetrics are the DCGM exporters of the cluster's nodes
 	// (server.toml's gpu_metrics), read while a run measures the server.
@@ -45,7 +46,7 @@ func newParallelFields(entry func(string) *widget.Entry, changed func()) *parall
 	p.gpus = widget.NewCheckGroup(nil, func([]string) { changed() })
 	p.gpus.Horizontal = false // eight GPUs side by side would widen the form past the window
 	p.noGPU = widget.NewLabel("none detected here")
-	p.executor = newDropDown([]string{executorDefault, executorMP, executorRay}, func(string) { changed() })
+	p.executor = appwidget.NewDropDown([]string{executorDefault, executorMP, executorRay}, func(string) { changed() })
 	p.rayAddress = entry("RAY_ADDRESS (e.g. 10.0.0.1:6379)")
 	p.gpuMetrics = newExporters()
 	return p
@@ -127,8 +128,8 @@ func (p *parallelFields) optionOf(i int) string {
 	return ""
 }
 
-// read sets cfg's parallel fields; dp is read by the form's atoi.
-func (p *parallelFields) read(cfg *launch.ServerConfig, dp int) {
+// Read sets cfg's parallel fields; dp is read by the form's atoi.
+func (p *parallelFields) Read(cfg *launch.ServerConfig, dp int) {
 	cfg.DataParallelSize = dp
 	cfg.EnableExpertParallel = p.ep.Checked
 	cfg.GPUs = nil

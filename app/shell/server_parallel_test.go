@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/hw"
@@ -21,8 +22,8 @@ var fourGPUs = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, 
 // the command, and suggests over the picked GPUs only.
 func TestLaunchFormParallel(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = fourGPUs
-	u := newTestUI(t, d, Options{})
+	d.Hardware = fourGPUs
+	u := newTestUI(t, d, app.Options{})
 	f, l := u.server.form, u.server.launch
 	if want := []string{"0: RTX 3090 24 GB", "1: RTX 3090 24 GB", "2: RTX 3090 24 GB", "3: RTX 3090 24 GB"}; !slices.Equal(f.parallel.gpus.Options, want) {
 		t.Fatalf("GPU options %q, want %q", f.parallel.gpus.Options, want)
@@ -61,8 +62,8 @@ func TestLaunchFormGPUPickFitsEightGPUs(t *testing.T) {
 		gpus = append(gpus, engine.GPUInfo{Index: i, Name: "NVIDIA H200", VRAMBytes: 141 << 30})
 	}
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, GPUs: gpus}}
-	u := newTestUI(t, d, Options{})
+	d.Hardware = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, GPUs: gpus}}
+	u := newTestUI(t, d, app.Options{})
 	p := u.server.form.parallel
 	if len(p.gpus.Options) != 8 || !p.gpus.Visible() || p.noGPU.Visible() {
 		t.Fatalf("options %q, check boxes shown %v, 'none detected' shown %v", p.gpus.Options, p.gpus.Visible(), p.noGPU.Visible())
@@ -76,9 +77,9 @@ func TestLaunchFormGPUPickFitsEightGPUs(t *testing.T) {
 // warned of in the form's notes, in the screen's words.
 func TestLaunchFormWarnsOfMixedGPUs(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, GPUs: []engine.GPUInfo{
+	d.Hardware = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, GPUs: []engine.GPUInfo{
 		{Index: 0, Name: "NVIDIA GeForce RTX 4090", VRAMBytes: 24 << 30}, {Index: 1, Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}}}
-	u := newTestUI(t, d, Options{})
+	u := newTestUI(t, d, app.Options{})
 	f, l := u.server.form, u.server.launch
 	test.Type(f.model, "m")
 	f.tp.SetText("2")
@@ -91,7 +92,7 @@ func TestLaunchFormWarnsOfMixedGPUs(t *testing.T) {
 // on every interface is warned of under the form, with the fix in the
 // screen's words, for as long as it is typed there.
 func TestLaunchFormWarnsOfEveryInterface(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	f, l := u.server.form, u.server.launch
 	test.Type(f.model, "m")
 	if l.everywhere.Visible() {

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -16,13 +18,13 @@ import (
 // simPanel picks a simulator profile.
 func (s *serverTab) simPanel() fyne.CanvasObject {
 	var names []string
-	for _, p := range s.u.deps.sim.Profiles() {
+	for _, p := range s.u.Deps.Sim.Profiles() {
 		names = append(names, p.Name)
 	}
 	s.profileInfo = widget.NewLabel("")
 	s.profileInfo.Wrapping = fyne.TextWrapWord
 	s.profileFacts = container.NewStack()
-	s.profile = newDropDown(names, func(string) { s.onProfile() })
+	s.profile = appwidget.NewDropDown(names, func(string) { s.onProfile() })
 	s.speaks = widget.NewRadioGroup([]string{speaksVLLM, speaksSGLang}, nil)
 	s.speaks.Horizontal = true
 	s.speaks.Required = true
@@ -41,8 +43,8 @@ func (s *serverTab) onProfile() {
 	if !ok {
 		return
 	}
-	s.profileInfo.SetText(sentence(p.Description))
-	s.profileFacts.Objects = []fyne.CanvasObject{keyValues(
+	s.profileInfo.SetText(appwidget.Sentence(p.Description))
+	s.profileFacts.Objects = []fyne.CanvasObject{appwidget.KeyValues(
 		[2]string{"Model", p.Model},
 		[2]string{"GPU it models", p.GPUName},
 		[2]string{"KV cache", report.Int(p.KVCacheTokens) + " tokens"},
@@ -61,14 +63,14 @@ func (s *serverTab) onProfile() {
 // that would stop the server it measures. A failure to start is shown when
 // a run asks for the target.
 func (s *serverTab) serveChosenSim() {
-	if s.kind == nil || s.kind.Selected != targetSim || s.profile.Selected == "" || s.u.state.run.Running {
+	if s.kind == nil || s.kind.Selected != app.TargetSim || s.profile.Selected == "" || s.u.State.Run.Running {
 		return
 	}
 	_, _ = s.startSim()
 }
 
 func (s *serverTab) simProfile() (sim.Profile, bool) {
-	for _, p := range s.u.deps.sim.Profiles() {
+	for _, p := range s.u.Deps.Sim.Profiles() {
 		if p.Name == s.profile.Selected {
 			return p, true
 		}
@@ -108,11 +110,11 @@ func (s *serverTab) startSim() (measure.Subject, error) {
 	}
 	defer s.publishSimulator() // stopped, then started or failed
 	s.stopSim()
-	t, stop, err := s.u.deps.sim.Start(name, speaks)
+	t, stop, err := s.u.Deps.Sim.Start(name, speaks)
 	if err != nil {
 		return t, fmt.Errorf("start the simulator: %w", err)
 	}
-	host := s.u.hwInfo
+	host := s.u.HwInfo
 	t.Header.Hardware.CPU, t.Header.Hardware.CPUCores = host.CPU, host.CPUCores
 	t.Header.Hardware.RAMBytes, t.Header.Hardware.OS, t.Header.Hardware.Kernel = host.RAMBytes, host.OS, host.Kernel
 	s.simStop, s.simName, s.simSpeaks, s.simTarget = stop, name, speaks, t
@@ -122,11 +124,11 @@ func (s *serverTab) startSim() (measure.Subject, error) {
 // publishSimulator tells every screen the running simulator's Hardware
 // section while it is the chosen target.
 func (s *serverTab) publishSimulator() {
-	if s.kind == nil || s.kind.Selected != targetSim || s.simStop == nil {
-		s.u.state.setSimulator(engine.HardwareInfo{}, false)
+	if s.kind == nil || s.kind.Selected != app.TargetSim || s.simStop == nil {
+		s.u.State.SetSimulator(engine.HardwareInfo{}, false)
 		return
 	}
-	s.u.state.setSimulator(s.simTarget.Header.Hardware, true)
+	s.u.State.SetSimulator(s.simTarget.Header.Hardware, true)
 }
 
 func (s *serverTab) stopSim() {

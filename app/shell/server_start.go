@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"path/filepath"
@@ -13,11 +13,11 @@ import (
 // servers too: it is off whenever Start is blocked, and while a run goes on.
 func (l *launchPanel) refreshStart() {
 	why := l.blocker()
-	if l.s.u.state.run.Sweep {
+	if l.s.u.State.Run.Sweep {
 		why = blocked{"A sweep is running", "it starts the server of each configuration itself (Run screen); Start server is back when it ends."}
 	}
 	l.why.SetText(why.String())
-	if l.s.u.state.run.Running || why.problem != "" {
+	if l.s.u.State.Run.Running || why.problem != "" {
 		l.compareBtn.Disable()
 	} else {
 		l.compareBtn.Enable()
@@ -38,7 +38,7 @@ func (l *launchPanel) refreshStart() {
 // followRun enables Start and Compare settings… again once a run or a
 // sweep ends: neither starts a server while one goes on.
 func (l *launchPanel) followRun() {
-	if on := l.s.u.state.run.Running; on != l.running {
+	if on := l.s.u.State.Run.Running; on != l.running {
 		l.running = on
 		l.refreshStart()
 	}
@@ -47,7 +47,7 @@ func (l *launchPanel) followRun() {
 // blocker is why Start cannot launch the form's server on this machine.
 func (l *launchPanel) blocker() blocked {
 	cfg := l.s.form.config(false)
-	return startBlocker(l.s.u.hasGPU(), l.s.u.launchOnCPU(cfg), l.s.u.launchStandIn(cfg), cfg, l.s.u.lookPath)
+	return startBlocker(l.s.u.HasGPU(), l.s.u.LaunchOnCPU(cfg), l.s.u.LaunchStandIn(cfg), cfg, l.s.u.LookPath)
 }
 
 // notReady says in one line why a run cannot start on the launched

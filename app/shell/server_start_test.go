@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/servers"
 )
@@ -66,16 +68,16 @@ func TestStartBlocker(t *testing.T) {
 }
 
 func TestLaunchStartDisabledWithTheReason(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	l := u.server.launch
-	u.server.selectKind(targetVLLM)
+	u.server.selectKind(app.TargetVLLM)
 	if !l.start.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "NVIDIA GPU") {
 		t.Errorf("without a GPU: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
 	}
 
 	d := testDeps(t, &fakeEngine{})
-	d.hardware, d.lookPath = oneGPU, onlyFinds("/opt/venv/bin/vllm")
-	u = newTestUI(t, d, Options{})
+	d.Hardware, d.LookPath = oneGPU, onlyFinds("/opt/venv/bin/vllm")
+	u = newTestUI(t, d, app.Options{})
 	l, f := u.server.launch, u.server.form
 	f.model.SetText("Qwen/Qwen3-0.6B")
 	if !l.start.Disabled() || !strings.Contains(l.why.Text, "vllm is not on the PATH") {
@@ -98,10 +100,10 @@ func TestLaunchStartDisabledWithTheReason(t *testing.T) {
 // and no reason is left on the screen.
 func TestCompareSettingsFollowsStart(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.lookPath = onlyFinds("vllm")
-	u := newTestUI(t, d, Options{})
-	u.show(tabServer)
-	u.server.selectKind(targetVLLM)
+	d.LookPath = onlyFinds("vllm")
+	u := newTestUI(t, d, app.Options{})
+	u.Show(app.TabServer)
+	u.server.selectKind(app.TargetVLLM)
 	l, f := u.server.launch, u.server.form
 	f.model.SetText("Qwen/Qwen3-0.6B")
 	if !l.start.Disabled() || !l.compareBtn.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "no GPU") {
@@ -131,18 +133,18 @@ func TestLaunchFormLayout(t *testing.T) {
 	for _, size := range []fyne.Size{{Width: 1024, Height: 700}, {Width: 1440, Height: 900}} {
 		t.Run(fmt.Sprintf("%.0fx%.0f", size.Width, size.Height), func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})
-			d.hardware = oneGPU
-			u := newTestUI(t, d, Options{})
-			u.show(tabServer)
-			u.server.selectKind(targetVLLM)
+			d.Hardware = oneGPU
+			u := newTestUI(t, d, app.Options{})
+			u.Show(app.TabServer)
+			u.server.selectKind(app.TargetVLLM)
 			f := u.server.form
 			f.model.SetText("Qwen/Qwen3-0.6B")
 			f.extraArgs.SetText("--enforce-eager --max-num-batched-tokens 8192")
 			f.accordion.OpenAll()
-			u.win.Resize(size)
-			u.win.Content().Refresh()
+			u.Win.Resize(size)
+			u.Win.Content().Refresh()
 
-			split := u.server.panels[targetVLLM].(*container.Split)
+			split := u.server.panels[app.TargetVLLM].(*container.Split)
 			scroll := split.Leading.(*container.Scroll)
 			var fieldX []float32
 			var right float32
@@ -179,7 +181,7 @@ func TestLaunchFormLayout(t *testing.T) {
 // renderedLines are the lines a label draws.
 func renderedLines(l *widget.Label) []string {
 	var lines []string
-	walk(l, func(o fyne.CanvasObject) bool {
+	apptest.Walk(l, func(o fyne.CanvasObject) bool {
 		if t, ok := o.(*canvas.Text); ok && t.Text != "" {
 			lines = append(lines, strings.TrimSpace(t.Text))
 		}

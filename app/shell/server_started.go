@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/capture"
 	"speedmatrix/engine/launch"
@@ -37,11 +38,11 @@ func newStartedCard() *startedCard {
 	return c
 }
 
-func (c *startedCard) object() fyne.CanvasObject { return c.card }
+func (c *startedCard) Object() fyne.CanvasObject { return c.card }
 
-// show describes p, read at; home is written $HOME in the command, as in
+// Show describes p, read at; home is written $HOME in the command, as in
 // reports.
-func (c *startedCard) show(p engine.ServerProcess, at time.Time, home string) {
+func (c *startedCard) Show(p engine.ServerProcess, at time.Time, home string) {
 	c.card.Show()
 	read := " · read " + at.Format("15:04:05")
 	if len(p.Command) == 0 {
@@ -61,18 +62,18 @@ func (c *startedCard) show(p engine.ServerProcess, at time.Time, home string) {
 	c.env.Refresh()
 	var notes []string
 	if p.Container != nil {
-		notes = append(notes, sentence(capture.ContainerLine(*p.Container)))
+		notes = append(notes, appwidget.Sentence(capture.ContainerLine(*p.Container)))
 	}
 	for _, n := range p.Notes {
-		notes = append(notes, sentence(n))
+		notes = append(notes, appwidget.Sentence(n))
 	}
 	c.note.SetText(strings.Join(notes, " "))
 	c.note.Hidden = len(notes) == 0
 	c.note.Refresh()
 }
 
-// hide forgets what was shown: another address is another server.
-func (c *startedCard) hide() { c.card.Hide() }
+// Hide forgets what was shown: another address is another server.
+func (c *startedCard) Hide() { c.card.Hide() }
 
 // envFacts lists the server's variables of engine.EnvPrefixes, sorted.
 func envFacts(env map[string]string) fyne.CanvasObject {
@@ -88,7 +89,7 @@ func envFacts(env map[string]string) fyne.CanvasObject {
 	for i, k := range keys {
 		rows[i] = [2]string{k, env[k]}
 	}
-	return keyValues(rows...)
+	return appwidget.KeyValues(rows...)
 }
 
 // userHome is the home directory paths are written under as $HOME.

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 )
 
@@ -22,10 +24,10 @@ func TestServerStartedAs(t *testing.T) {
 	eng := &fakeEngine{}
 	d := testDeps(t, eng)
 	var asked atomic.Int32
-	d.capture = fakeCapture{proc: byHand, asked: &asked}
-	u := newTestUI(t, d, Options{})
+	d.Capture = fakeCapture{proc: byHand, asked: &asked}
+	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("http://127.0.0.1:8000")
 	if s.started.card.Visible() {
 		t.Error("the Started as card shows before Detect")
@@ -39,7 +41,7 @@ func TestServerStartedAs(t *testing.T) {
 	if c.command.Text != "/opt/venv/bin/vllm serve fake/model --api-key <redacted>" {
 		t.Errorf("command %q", c.command.Text)
 	}
-	if !hasText(c.env, "VLLM_API_KEY") || !hasText(c.env, "CUDA_VISIBLE_DEVICES") || !strings.Contains(c.note.Text, "In Docker container vllm (3f2a1b9c0d1e), image vllm/vllm-openai:v0.32.0.") {
+	if !apptest.HasText(c.env, "VLLM_API_KEY") || !apptest.HasText(c.env, "CUDA_VISIBLE_DEVICES") || !strings.Contains(c.note.Text, "In Docker container vllm (3f2a1b9c0d1e), image vllm/vllm-openai:v0.32.0.") {
 		t.Errorf("environment or container not shown; note %q", c.note.Text)
 	}
 
@@ -65,10 +67,10 @@ func TestServerStartedAs(t *testing.T) {
 // TestServerStartedAsNotCaptured: the card says why the command is unknown.
 func TestServerStartedAsNotCaptured(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.capture = fakeCapture{proc: engine.ServerProcess{UID: 1001, NotCaptured: "the server runs as another user (uid 1001)"}}
-	u := newTestUI(t, d, Options{})
+	d.Capture = fakeCapture{proc: engine.ServerProcess{UID: 1001, NotCaptured: "the server runs as another user (uid 1001)"}}
+	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("http://127.0.0.1:8000")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
@@ -87,17 +89,17 @@ func TestServerStartedAsFollowsARestart(t *testing.T) {
 	d := testDeps(t, eng)
 	before := byHand
 	before.PID, before.From = 12361, "/proc/12361"
-	d.capture = fakeCapture{proc: before}
-	u := newTestUI(t, d, Options{})
+	d.Capture = fakeCapture{proc: before}
+	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("http://127.0.0.1:8000")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
 	if sub := s.started.card.Subtitle; !strings.Contains(sub, "(pid 12361)") || !strings.HasSuffix(sub, " · read 03:04:05") {
 		t.Fatalf("after Detect: subtitle %q", sub)
 	}
-	u.deps.capture = fakeCapture{proc: byHand} // restarted as pid 4242
+	u.Deps.Capture = fakeCapture{proc: byHand} // restarted as pid 4242
 	u.run.onStart()
 	waitFor(t, u.run.uiDone, "the run")
 	if sub := s.started.card.Subtitle; !strings.Contains(sub, "(pid 4242)") || strings.Contains(sub, "12361") {

@@ -1,27 +1,28 @@
-package app
+package shell
 
 import (
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/hw"
 )
 
 // targetTelemetry is the chosen target's own GPU telemetry and whose GPUs
 // it reads: the running simulator's model of its GPUs, or the DCGM
 // exporters a run reads; nil when this machine's sampler is the one to show.
-func (s *serverTab) targetTelemetry() (liveTelemetry, telemetrySource) {
+func (s *serverTab) targetTelemetry() (app.LiveTelemetry, app.TelemetrySource) {
 	switch {
 	case s.kind == nil:
-	case s.kind.Selected == targetSim && s.simStop != nil:
-		if lt, ok := s.simTarget.Telemetry.(liveTelemetry); ok {
-			return lt, fromSimulator
+	case s.kind.Selected == app.TargetSim && s.simStop != nil:
+		if lt, ok := s.simTarget.Telemetry.(app.LiveTelemetry); ok {
+			return lt, app.FromSimulator
 		}
-	case s.kind.Selected == targetEndpoint && s.exporters.tel != nil:
-		return s.exporters.tel, fromExporters
-	case s.kind.Selected == targetVLLM && s.form.parallel.gpuMetrics.tel != nil:
-		return s.form.parallel.gpuMetrics.tel, fromExporters
+	case s.kind.Selected == app.TargetEndpoint && s.exporters.tel != nil:
+		return s.exporters.tel, app.FromExporters
+	case s.kind.Selected == app.TargetVLLM && s.form.parallel.gpuMetrics.tel != nil:
+		return s.form.parallel.gpuMetrics.tel, app.FromExporters
 	}
-	return nil, fromNone
+	return nil, app.FromNone
 }
 
 // startTelemetry polls the live telemetry every second into the state,
@@ -32,10 +33,10 @@ func (s *serverTab) startTelemetry() {
 		defer tick.Stop()
 		for {
 			select {
-			case <-s.u.bg.Done():
+			case <-s.u.Bg.Done():
 				return
 			case <-tick.C:
-				s.u.do(s.pollTelemetry)
+				s.u.Do(s.pollTelemetry)
 			}
 		}
 	}()
@@ -48,15 +49,15 @@ func (s *serverTab) startTelemetry() {
 // a sample never outlives the target it belongs to; UI goroutine only.
 func (s *serverTab) pollTelemetry() {
 	src, from := s.targetTelemetry()
-	if src == nil && s.u.deps.telemetry != nil && s.u.hasGPU() {
-		src, from = s.u.deps.telemetry, fromMachine
+	if src == nil && s.u.Deps.Telemetry != nil && s.u.HasGPU() {
+		src, from = s.u.Deps.Telemetry, app.FromMachine
 	}
 	if src == nil {
-		if s.u.state.sampled {
-			s.u.state.setSample(hw.Sample{}, false, fromNone)
+		if s.u.State.Sampled {
+			s.u.State.SetSample(hw.Sample{}, false, app.FromNone)
 		}
 		return
 	}
 	smp, ok := src.Latest()
-	s.u.state.setSample(smp, ok, from)
+	s.u.State.SetSample(smp, ok, from)
 }

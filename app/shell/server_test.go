@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -8,26 +8,28 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/sim"
 )
 
 func TestServerTargetFromFlag(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:big"})
-	if u.server.kind.Selected != targetSim || u.server.profile.Selected != "big" {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:big"})
+	if u.server.kind.Selected != app.TargetSim || u.server.profile.Selected != "big" {
 		t.Errorf("--target sim:big selected %q / %q", u.server.kind.Selected, u.server.profile.Selected)
 	}
 	if c := u.server.capacity(); c.KVCacheTokens != 10_000_000 || c.MaxNumSeqs != 256 {
 		t.Errorf("capacity of the big profile = %+v", c)
 	}
-	u = newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "http://10.0.0.5:8000"})
+	u = newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "http://10.0.0.5:8000"})
 	u.start()
 	waitFor(t, u.server.detected, "the models of the --target endpoint")
 	if u.server.model.Text != "served" {
 		t.Errorf("model of the --target endpoint = %q, want it detected", u.server.model.Text)
 	}
-	if u.server.kind.Selected != targetEndpoint || u.server.url.Text != "http://10.0.0.5:8000" {
+	if u.server.kind.Selected != app.TargetEndpoint || u.server.url.Text != "http://10.0.0.5:8000" {
 		t.Errorf("--target URL selected %q / %q", u.server.kind.Selected, u.server.url.Text)
 	}
 	tgt, err := u.server.target()
@@ -37,19 +39,19 @@ func TestServerTargetFromFlag(t *testing.T) {
 }
 
 func TestServerEndpointDetectsModels(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("not a url")
 	s.onDetect()
-	if n := s.banner.current; !s.banner.visible() || n.Message != "That URL is not a server address." || n.Action != "Write it as a URL like http://127.0.0.1:8000." {
+	if n := s.banner.Current; !s.banner.Visible() || n.Message != "That URL is not a server address." || n.Action != "Write it as a URL like http://127.0.0.1:8000." {
 		t.Errorf("bad URL banner = %+v", n)
 	}
 	s.url.SetText("http://127.0.0.1:8000")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
-	if s.model.Text != "served" || !strings.HasPrefix(s.endpointStatus.Text, "Found 1 model: served.") || s.banner.visible() {
-		t.Errorf("model %q, status %q, banner %q; want the detected model and no banner", s.model.Text, s.endpointStatus.Text, s.banner.current.Message)
+	if s.model.Text != "served" || !strings.HasPrefix(s.endpointStatus.Text, "Found 1 model: served.") || s.banner.Visible() {
+		t.Errorf("model %q, status %q, banner %q; want the detected model and no banner", s.model.Text, s.endpointStatus.Text, s.banner.Current.Message)
 	}
 	if got := s.capacity().MaxModelLen; got != 32768 {
 		t.Errorf("max model length from /v1/models = %d, want 32768", got)
@@ -59,7 +61,7 @@ func TestServerEndpointDetectsModels(t *testing.T) {
 func TestServerLaunchFormCommandAndLifecycle(t *testing.T) {
 	u, srv, cfgs := launchUI(t)
 	s, l := u.server, u.server.launch
-	if s.kind.Selected != targetVLLM {
+	if s.kind.Selected != app.TargetVLLM {
 		t.Fatalf("with a GPU the target is %q", s.kind.Selected)
 	}
 	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
@@ -135,14 +137,14 @@ func TestServerFormRoundTrip(t *testing.T) {
 // in plain words, with the engine's error only behind Details.
 func TestServerDetectFailureIsABanner(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.endpoints = fakeEndpoints{err: fmt.Errorf("cannot reach http://127.0.0.1:9: %w (%w)", openai.ErrUnreachable, errBoom)}
-	u := newTestUI(t, d, Options{})
+	d.Endpoints = fakeEndpoints{err: fmt.Errorf("cannot reach http://127.0.0.1:9: %w (%w)", openai.ErrUnreachable, errBoom)}
+	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("http://127.0.0.1:9")
 	s.onDetect()
 	waitFor(t, s.detected, "model detection")
-	n := s.banner.current
+	n := s.banner.Current
 	if n.Message != "The server does not answer." || !strings.Contains(n.Action, "URL on the Server screen") || !strings.Contains(n.Detail, "boom") {
 		t.Errorf("banner = %+v", n)
 	}
@@ -155,11 +157,11 @@ func TestServerDetectFailureIsABanner(t *testing.T) {
 // banner, with the launcher's error behind Details.
 func TestLaunchFailureIsABanner(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	u := newTestUI(t, d, Options{})
+	d.Hardware = oneGPU
+	u := newTestUI(t, d, app.Options{})
 	u.server.launch.failed(errBoom)
-	n := u.server.banner.current
-	if !u.server.banner.visible() || n.Message != "The vLLM server did not start." || n.Detail != "boom" || u.server.launch.state.Text != "Not running." {
+	n := u.server.banner.Current
+	if !u.server.banner.Visible() || n.Message != "The vLLM server did not start." || n.Detail != "boom" || u.server.launch.state.Text != "Not running." {
 		t.Errorf("banner %+v, state %q", n, u.server.launch.state.Text)
 	}
 }
@@ -169,16 +171,16 @@ func TestLaunchFailureIsABanner(t *testing.T) {
 // its progress line and log, the saved settings.
 func TestEndpointPasswordHidden(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{})
+	u := newTestUI(t, testDeps(t, eng), app.Options{})
 	s := u.server
-	s.selectKind(targetEndpoint)
+	s.selectKind(app.TargetEndpoint)
 	s.url.SetText("http://ann:pw-app-secret@127.0.0.1:9")
 	u.run.onStart()
 	if u.run.uiDone == nil {
 		t.Fatalf("run did not start: %s", u.run.progressLine.Text)
 	}
 	shown := map[string]string{"target line": u.run.targetLine.Text, "progress line": u.run.progressLine.Text,
-		"run log": u.run.log.text(), "saved URL": s.settings().URL, "state": u.state.target.Description}
+		"run log": u.run.log.Text(), "saved URL": s.settings().URL, "state": u.State.Target.Description}
 	waitFor(t, u.run.uiDone, "the run to finish")
 	for name, text := range shown {
 		if strings.Contains(text, "pw-app-secret") || !strings.Contains(text, "ann:<redacted>@127.0.0.1:9") {
@@ -194,8 +196,8 @@ func TestEndpointPasswordHidden(t *testing.T) {
 // again as SGLang, the target says so, and the choice is remembered.
 func TestSimulatorSpeaksSGLang(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	fs := d.sim.(*fakeSim)
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	fs := d.Sim.(*fakeSim)
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	s := u.server
 	s.speaks.SetSelected(speaksSGLang)
 	tg, err := s.target()
@@ -220,13 +222,13 @@ func TestSimulatorSpeaksSGLang(t *testing.T) {
 // "Launch vLLM" still choose it.
 func TestSavedLaunchKind(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.hardware = oneGPU
-	u := newTestUI(t, d, Options{})
-	u.server.selectKind(targetEndpoint)
-	u.prefs.save(prefTarget, targetSettings{Kind: "Launch vLLM"})
+	d.Hardware = oneGPU
+	u := newTestUI(t, d, app.Options{})
+	u.server.selectKind(app.TargetEndpoint)
+	u.Prefs.Save(app.PrefTarget, app.TargetSettings{Kind: "Launch vLLM"})
 	u.server.applyTarget("")
-	if got := u.server.kind.Selected; got != targetVLLM {
-		t.Errorf("saved \"Launch vLLM\" chose %q, want %q", got, targetVLLM)
+	if got := u.server.kind.Selected; got != app.TargetVLLM {
+		t.Errorf("saved \"Launch vLLM\" chose %q, want %q", got, app.TargetVLLM)
 	}
 }
 
@@ -234,12 +236,12 @@ func TestSavedLaunchKind(t *testing.T) {
 // hardware says, under its button, that there is no GPU to size to and
 // what to do; with a GPU it says what it suggested, there too.
 func TestSuggestWithoutGPUSaysWhy(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
-	u.server.selectKind(targetVLLM)
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	u.server.selectKind(app.TargetVLLM)
 	l := u.server.launch
 	test.Type(u.server.form.model, "Qwen/Qwen3-0.6B")
 	tp := u.server.form.tp.Text
-	test.Tap(findButton(u.server.panels[targetVLLM], "Suggest from hardware"))
+	test.Tap(apptest.FindButton(u.server.panels[app.TargetVLLM], "Suggest from hardware"))
 	if want := "No NVIDIA GPU was found on this machine"; !l.suggested.Visible() || !strings.HasPrefix(l.suggested.Text, want) {
 		t.Errorf("Suggest without a GPU says %q (shown %v), want it to start %q", l.suggested.Text, l.suggested.Visible(), want)
 	}

@@ -1,6 +1,8 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"strings"
 	"testing"
 
@@ -8,10 +10,10 @@ import (
 )
 
 func TestSettingsRememberedBetweenLaunches(t *testing.T) {
-	a := newTempApp(t)
+	a := apptest.NewTempApp(t)
 	d := testDeps(t, &fakeEngine{})
-	first := newUI(a, test.NewTempWindow(t, nil), d, Options{})
-	first.server.selectKind(targetEndpoint)
+	first := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})
+	first.server.selectKind(app.TargetEndpoint)
 	first.server.url.SetText("http://127.0.0.1:9000")
 	first.server.apiKey.SetText("endpoint-secret")
 	first.server.form.model.SetText("Qwen/Qwen3-0.6B")
@@ -19,20 +21,20 @@ func TestSettingsRememberedBetweenLaunches(t *testing.T) {
 	first.matrix.concurrency.SetText("1, 4")
 	first.shutdown()
 
-	for _, key := range []string{prefTarget, prefPlan, prefServer} {
+	for _, key := range []string{app.PrefTarget, app.PrefPlan, app.PrefServer} {
 		if v := a.Preferences().String(key); strings.Contains(v, "secret") {
 			t.Errorf("preference %s stores an API key: %s", key, v)
 		}
 	}
-	second := newUI(a, test.NewTempWindow(t, nil), d, Options{})
+	second := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})
 	defer second.shutdown()
-	if second.server.kind.Selected != targetEndpoint || second.server.url.Text != "http://127.0.0.1:9000" {
+	if second.server.kind.Selected != app.TargetEndpoint || second.server.url.Text != "http://127.0.0.1:9000" {
 		t.Errorf("target after relaunch: %q %q", second.server.kind.Selected, second.server.url.Text)
 	}
 	if second.server.form.model.Text != "Qwen/Qwen3-0.6B" {
 		t.Errorf("server form model after relaunch: %q", second.server.form.model.Text)
 	}
-	if p, _ := second.matrix.plan(); len(p.Concurrency) != 2 || p.Concurrency[1] != 4 || second.matrix.preset.Selected != presetCustom {
+	if p, _ := second.matrix.plan(); len(p.Concurrency) != 2 || p.Concurrency[1] != 4 || second.matrix.preset.Selected != app.PresetCustom {
 		t.Errorf("plan after relaunch: %v (%s)", p.Concurrency, second.matrix.preset.Selected)
 	}
 }
@@ -40,9 +42,9 @@ func TestSettingsRememberedBetweenLaunches(t *testing.T) {
 // TestFlushWritesOnce guards the preferences file: a flush is one change
 // (one write of the file) and an unchanged flush writes nothing.
 func TestFlushWritesOnce(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	changes := 0
-	u.app.Preferences().AddChangeListener(func() { changes++ })
+	u.App.Preferences().AddChangeListener(func() { changes++ })
 	u.matrix.concurrency.SetText("1, 4")
 	u.server.url.SetText("http://127.0.0.1:9001")
 	u.flushPrefs()
@@ -53,7 +55,7 @@ func TestFlushWritesOnce(t *testing.T) {
 	if changes != 1 {
 		t.Errorf("flush of unchanged settings made %d more changes, want none", changes-1)
 	}
-	if !strings.Contains(u.app.Preferences().String(prefTarget), "9001") {
-		t.Errorf("target preference = %q, want the new URL", u.app.Preferences().String(prefTarget))
+	if !strings.Contains(u.App.Preferences().String(app.PrefTarget), "9001") {
+		t.Errorf("target preference = %q, want the new URL", u.App.Preferences().String(app.PrefTarget))
 	}
 }

@@ -1,6 +1,8 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 )
@@ -14,26 +16,26 @@ var (
 
 // addShortcuts binds the shortcuts on the window's canvas.
 func addShortcuts(u *ui) {
-	c := u.win.Canvas()
+	c := u.Win.Canvas()
 	c.AddShortcut(shortcutStart, func(fyne.Shortcut) {
-		u.show(tabRun)
+		u.Show(app.TabRun)
 		u.run.onStart()
 	})
 	c.AddShortcut(shortcutExport, func(fyne.Shortcut) {
 		if u.results.has {
-			u.show(tabResults)
+			u.Show(app.TabResults)
 			u.results.onExport()
 		}
 	})
-	help := u.settings.help
+	help := u.settings.Help
 	prev := c.OnTypedKey()
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		switch {
 		case ev.Name == fyne.KeyF1:
-			help.toggle()
+			help.Toggle()
 			return
-		case ev.Name == fyne.KeyEscape && help.open():
-			help.close()
+		case ev.Name == fyne.KeyEscape && help.Open():
+			help.Close()
 			return
 		}
 		if ev.Name == fyne.KeyEscape && u.run.running() {
@@ -47,7 +49,7 @@ func addShortcuts(u *ui) {
 	prevRune := c.OnTypedRune()
 	c.SetOnTypedRune(func(r rune) {
 		if r == '?' {
-			help.toggle()
+			help.Toggle()
 			return
 		}
 		if prevRune != nil {

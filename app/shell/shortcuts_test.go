@@ -1,6 +1,7 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -13,20 +14,20 @@ type shortcutter interface {
 
 func TestShortcutsStartAndCancel(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:4], hold: true}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
-	c, ok := u.win.Canvas().(shortcutter)
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
+	c, ok := u.Win.Canvas().(shortcutter)
 	if !ok {
 		t.Skip("the test canvas does not dispatch shortcuts")
 	}
 	c.TypedShortcut(shortcutStart)
-	if !u.run.running() || u.tabs.Selected() != u.runItem {
-		t.Fatalf("Ctrl+R: running %v on %q", u.run.running(), u.tabs.Selected().Text)
+	if !u.run.running() || u.Tabs.Selected() != u.RunItem {
+		t.Fatalf("Ctrl+R: running %v on %q", u.run.running(), u.Tabs.Selected().Text)
 	}
-	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	waitFor(t, eng.cancelled, "Esc to cancel the run")
 	waitFor(t, u.run.uiDone, "the run to end")
 	c.TypedShortcut(shortcutExport) // with results shown, Ctrl+E opens the export dialog
-	if u.tabs.Selected().Text != tabResults || u.win.Canvas().Overlays().Top() == nil {
-		t.Errorf("Ctrl+E: on %q, dialog shown %v", u.tabs.Selected().Text, u.win.Canvas().Overlays().Top() != nil)
+	if u.Tabs.Selected().Text != app.TabResults || u.Win.Canvas().Overlays().Top() == nil {
+		t.Errorf("Ctrl+E: on %q, dialog shown %v", u.Tabs.Selected().Text, u.Win.Canvas().Overlays().Top() != nil)
 	}
 }

@@ -1,6 +1,8 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"strings"
 	"testing"
 
@@ -15,13 +17,13 @@ const tp2Profile = "llama-3.3-70b-awq-2x3090-tp2"
 // GPU with its figures, and the Hardware screen lists both simulated GPUs.
 func TestSimulatedTwoGPUPanels(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.sim = simulator{}
-	u := newTestUI(t, d, Options{})
-	u.server.selectKind(targetSim)
+	d.Sim = simulator{}
+	u := newTestUI(t, d, app.Options{})
+	u.server.selectKind(app.TargetSim)
 	u.server.profile.SetSelected(tp2Profile)
 	waitUntil(t, func() bool {
 		u.server.pollTelemetry()
-		return u.state.sampled
+		return u.State.Sampled
 	}, "the simulator's first GPU sample")
 
 	g := u.run.gauges
@@ -41,15 +43,15 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 		t.Errorf("total power %q, want both GPUs' idle power summed", g.power.Text)
 	}
 
-	if len(u.hardware.sim.Objects) == 0 {
+	if len(u.hardware.Sim.Objects) == 0 {
 		t.Fatal("the Hardware screen does not say the simulator is the target")
 	}
 	// Before any run it says what is, not what was.
-	if !hasText(u.hardware.sim, "2 simulated GPUs, modelled by it; no GPU is used") || !hasText(u.hardware.sim, "not from a GPU") || hasText(u.hardware.sim, "was used") {
-		t.Errorf("the Hardware screen says %q", visibleTexts(u.hardware.sim))
+	if !apptest.HasText(u.hardware.Sim, "2 simulated GPUs, modelled by it; no GPU is used") || !apptest.HasText(u.hardware.Sim, "not from a GPU") || apptest.HasText(u.hardware.Sim, "was used") {
+		t.Errorf("the Hardware screen says %q", visibleTexts(u.hardware.Sim))
 	}
 	var sims []string
-	for _, c := range u.hardware.cards.Objects {
+	for _, c := range u.hardware.Cards.Objects {
 		if title := c.(*widget.Card).Title; strings.HasSuffix(title, "RTX 3090 (simulated)") {
 			sims = append(sims, title)
 		}
@@ -58,9 +60,9 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 		t.Errorf("Hardware screen: simulated GPU cards %q, want 2 RTX 3090s", sims)
 	}
 	// Another target: the simulated GPUs leave the Hardware screen.
-	u.server.selectKind(targetEndpoint)
-	if len(u.hardware.sim.Objects) != 0 || len(u.hardware.cards.Objects) != len(u.hardware.machineCards) {
-		t.Errorf("with an endpoint: %d sim lines, %d cards; want none simulated", len(u.hardware.sim.Objects), len(u.hardware.cards.Objects))
+	u.server.selectKind(app.TargetEndpoint)
+	if len(u.hardware.Sim.Objects) != 0 || len(u.hardware.Cards.Objects) != len(u.hardware.MachineCards) {
+		t.Errorf("with an endpoint: %d sim lines, %d cards; want none simulated", len(u.hardware.Sim.Objects), len(u.hardware.Cards.Objects))
 	}
 }
 
@@ -71,17 +73,17 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 // rather than the simulator's last readings without their label.
 func TestSimulatedReadingsLeaveWithTheSimulator(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
-	d.sim = simulator{}
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	d.Sim = simulator{}
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	waitUntil(t, func() bool {
 		u.server.pollTelemetry()
-		return u.state.sampled
+		return u.State.Sampled
 	}, "the simulator's first GPU sample")
 	g := u.run.gauges
 	if g.card.Title != "GPU (simulated)" || g.power.Text == "—" {
 		t.Fatalf("with the simulator: card %q, power %q; want simulated readings", g.card.Title, g.power.Text)
 	}
-	for _, kind := range []string{targetEndpoint, targetVLLM} {
+	for _, kind := range []string{app.TargetEndpoint, app.TargetVLLM} {
 		u.server.selectKind(kind)
 		tiles := []string{g.util.Text, g.power.Text, g.vram.Text, g.temp.Text}
 		if g.card.Title != "GPU" || len(g.panels) != 0 || strings.Join(tiles, " ") != "— — — —" {
@@ -90,8 +92,8 @@ func TestSimulatedReadingsLeaveWithTheSimulator(t *testing.T) {
 		if !strings.HasPrefix(g.note.Text, "No GPU telemetry: no NVIDIA GPU on this machine") {
 			t.Errorf("%s: note %q, want it to say there is no GPU telemetry", kind, g.note.Text)
 		}
-		if u.state.sampled || u.state.sampleFrom != fromNone {
-			t.Errorf("%s: the state keeps a sample from source %d", kind, u.state.sampleFrom)
+		if u.State.Sampled || u.State.SampleFrom != app.FromNone {
+			t.Errorf("%s: the state keeps a sample from source %d", kind, u.State.SampleFrom)
 		}
 	}
 }

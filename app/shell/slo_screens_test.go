@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -16,12 +18,12 @@ import (
 // plan's, reaches the engine when the run starts, and shows on Settings.
 func TestMatrixSLOGoesIntoThePlan(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	m := u.matrix
 	preset := m.preset.Selected
-	test.Type(m.slo.ttft, "2s")
-	test.Type(m.slo.itl, "50ms")
-	m.slo.pct.SetSelected("p90")
+	test.Type(m.slo.Ttft, "2s")
+	test.Type(m.slo.Itl, "50ms")
+	m.slo.Pct.SetSelected("p90")
 	want := engine.SLO{TTFT: 2 * time.Second, ITL: 50 * time.Millisecond, Percentile: 90}
 	if p, err := m.plan(); err != nil || p.SLO != want {
 		t.Fatalf("plan SLO = %+v, %v; want %+v", p.SLO, err, want)
@@ -29,8 +31,8 @@ func TestMatrixSLOGoesIntoThePlan(t *testing.T) {
 	if m.preset.Selected != preset {
 		t.Errorf("an SLO edit made the preset %q: the SLO is not part of the matrix", m.preset.Selected)
 	}
-	if got := u.settings.slo; got.ttft.Text != "2s" || got.itl.Text != "50ms" || got.pct.Selected != "p90" {
-		t.Errorf("Settings shows %q %q %q, want the Matrix screen's SLO", got.ttft.Text, got.itl.Text, got.pct.Selected)
+	if got := u.settings.Slo; got.Ttft.Text != "2s" || got.Itl.Text != "50ms" || got.Pct.Selected != "p90" {
+		t.Errorf("Settings shows %q %q %q, want the Matrix screen's SLO", got.Ttft.Text, got.Itl.Text, got.Pct.Selected)
 	}
 	u.run.onStart()
 	if u.run.uiDone == nil {
@@ -40,8 +42,8 @@ func TestMatrixSLOGoesIntoThePlan(t *testing.T) {
 		t.Errorf("the engine got SLO %+v, want %+v", got, want)
 	}
 	waitFor(t, u.run.uiDone, "the run")
-	if u.run.heat.slo != want {
-		t.Errorf("the Run heatmap judges against %+v, want the run's SLO", u.run.heat.slo)
+	if u.run.heat.Slo != want {
+		t.Errorf("the Run heatmap judges against %+v, want the run's SLO", u.run.heat.Slo)
 	}
 }
 
@@ -49,48 +51,48 @@ func TestMatrixSLOGoesIntoThePlan(t *testing.T) {
 // field's words, and no run starts until it is fixed.
 func TestMatrixRefusesBadSLO(t *testing.T) {
 	eng := &fakeEngine{}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	m := u.matrix
-	test.Type(m.slo.ttft, "2 seconds")
-	n := m.banner.current
-	if !m.banner.visible() || n.Message != `TTFT bound: "2 seconds" is not a duration.` || !strings.Contains(n.Action, "Write it like 2s or 500ms") {
+	test.Type(m.slo.Ttft, "2 seconds")
+	n := m.banner.Current
+	if !m.banner.Visible() || n.Message != `TTFT bound: "2 seconds" is not a duration.` || !strings.Contains(n.Action, "Write it like 2s or 500ms") {
 		t.Errorf("Matrix banner = %+v", n)
 	}
-	if u.state.planErr == nil {
+	if u.State.PlanErr == nil {
 		t.Fatal("a bad SLO leaves the plan ready")
 	}
 	u.run.onStart()
 	if u.run.running() {
 		t.Error("a run started with a bad SLO")
 	}
-	m.slo.ttft.SetText("2s")
-	if m.banner.visible() || u.state.planErr != nil || u.state.plan.SLO.TTFT != 2*time.Second {
-		t.Errorf("fixed: banner %v, plan error %v, SLO %+v", m.banner.visible(), u.state.planErr, u.state.plan.SLO)
+	m.slo.Ttft.SetText("2s")
+	if m.banner.Visible() || u.State.PlanErr != nil || u.State.Plan.SLO.TTFT != 2*time.Second {
+		t.Errorf("fixed: banner %v, plan error %v, SLO %+v", m.banner.Visible(), u.State.PlanErr, u.State.Plan.SLO)
 	}
 }
 
 // TestSettingsSLOReachesTheMatrix: an SLO applied on Settings is the
 // Matrix screen's and is remembered; a bad one is refused in its words.
 func TestSettingsSLOReachesTheMatrix(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	s := u.settings
-	s.slo.itl.SetText("40")
-	s.onApply()
-	if !s.banner.visible() || !strings.Contains(s.banner.current.Message, `ITL bound: "40" has no unit`) {
-		t.Errorf("Settings banner = %+v", s.banner.current)
+	s.Slo.Itl.SetText("40")
+	s.OnApply()
+	if !s.Banner.Visible() || !strings.Contains(s.Banner.Current.Message, `ITL bound: "40" has no unit`) {
+		t.Errorf("Settings banner = %+v", s.Banner.Current)
 	}
-	s.slo.itl.SetText("40ms")
-	s.slo.pct.SetSelected("p50")
-	s.onApply()
+	s.Slo.Itl.SetText("40ms")
+	s.Slo.Pct.SetSelected("p50")
+	s.OnApply()
 	want := engine.SLO{ITL: 40 * time.Millisecond, Percentile: 50}
-	if u.state.settings.SLO != want || u.state.plan.SLO != want {
-		t.Fatalf("state SLO %+v, plan SLO %+v; want %+v", u.state.settings.SLO, u.state.plan.SLO, want)
+	if u.State.Settings.SLO != want || u.State.Plan.SLO != want {
+		t.Fatalf("state SLO %+v, plan SLO %+v; want %+v", u.State.Settings.SLO, u.State.Plan.SLO, want)
 	}
-	if m := u.matrix.slo; m.itl.Text != "40ms" || m.ttft.Text != "" || m.pct.Selected != "p50" {
-		t.Errorf("Matrix shows %q %q %q", m.ttft.Text, m.itl.Text, m.pct.Selected)
+	if m := u.matrix.slo; m.Itl.Text != "40ms" || m.Ttft.Text != "" || m.Pct.Selected != "p50" {
+		t.Errorf("Matrix shows %q %q %q", m.Ttft.Text, m.Itl.Text, m.Pct.Selected)
 	}
-	var saved appSettings
-	if !u.prefs.load(prefApp, &saved) || saved.SLO != want {
+	var saved app.Settings
+	if !u.Prefs.Load(app.PrefApp, &saved) || saved.SLO != want {
 		t.Errorf("remembered SLO %+v, want %+v", saved.SLO, want)
 	}
 }
@@ -104,30 +106,30 @@ func TestResultsSLOView(t *testing.T) {
 		!strings.Contains(r.slo.lines.Text, "32K: even 1 request at a time misses") || !r.slo.lines.Visible() {
 		t.Errorf("SLO lines %q", r.slo.lines.Text)
 	}
-	if r.slo.heat.object().Visible() {
+	if r.slo.heat.Object().Visible() {
 		t.Error("the SLO view shows before it is chosen")
 	}
-	r.heatMode.SetSelected(heatModeSLO)
-	if !r.slo.heat.object().Visible() || r.charts[charts.KindHeatmap].Visible() {
+	r.heatMode.SetSelected(appwidget.HeatModeSLO)
+	if !r.slo.heat.Object().Visible() || r.charts[charts.KindHeatmap].Visible() {
 		t.Fatal("choosing SLO does not show the SLO view in place of the picture")
 	}
-	if got := r.slo.heat.cell(8*engine.K, 32).label(); got != "Misses ITL 30 % over" {
+	if got := r.slo.heat.Cell(8*engine.K, 32).Label(); got != "Misses ITL 30 % over" {
 		t.Errorf("8K × 32 in the SLO view = %q", got)
 	}
-	r.slo.fields.itl.SetText("50ms0")
+	r.slo.fields.Itl.SetText("50ms0")
 	if r.slo.hint.Importance != widget.WarningImportance || !strings.Contains(r.slo.hint.Text, `ITL bound: "50ms0" is not a duration.`) {
 		t.Errorf("a bad bound on Results says %q", r.slo.hint.Text)
 	}
-	r.slo.fields.itl.SetText("100ms")
-	if got := r.slo.heat.cell(8*engine.K, 32).label(); got != "Meets TTFT 25 % to spare" {
+	r.slo.fields.Itl.SetText("100ms")
+	if got := r.slo.heat.Cell(8*engine.K, 32).Label(); got != "Meets TTFT 25 % to spare" {
 		t.Errorf("judged again with ITL ≤ 100 ms, 8K × 32 = %q", got)
 	}
 	if r.report.Plan.SLO.ITL != 100*time.Millisecond || !strings.Contains(r.slo.lines.Text, "8K: up to 32 simultaneous requests") {
 		t.Errorf("report SLO %+v, lines %q", r.report.Plan.SLO, r.slo.lines.Text)
 	}
 	r.views.SelectIndex(3) // All measurements
-	r.table.table.Select(widget.TableCellID{Row: len(r.table.rows) - 1})
-	if !r.table.details.Visible() || !strings.Contains(r.table.details.Text, "TTFT: p50 1,250 ms · p90 2,000 ms · p99 2,500 ms (400 samples)") {
-		t.Errorf("All measurements details %q", r.table.details.Text)
+	r.table.Table.Select(widget.TableCellID{Row: len(r.table.Rows) - 1})
+	if !r.table.Details.Visible() || !strings.Contains(r.table.Details.Text, "TTFT: p50 1,250 ms · p90 2,000 ms · p99 2,500 ms (400 samples)") {
+		t.Errorf("All measurements details %q", r.table.Details.Text)
 	}
 }

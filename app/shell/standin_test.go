@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os/exec"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 )
@@ -18,20 +20,20 @@ import (
 // Run screen has the badge, and the GPU panel does not say it runs on the
 // CPU.
 func TestStandInIsTheSimulator(t *testing.T) {
-	standIn, err := filepath.Abs("../examples/sweep/vllm")
+	standIn, err := filepath.Abs("../../examples/sweep/vllm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := testDeps(t, &fakeEngine{})
-	d.lookPath = onlyFinds(standIn)
-	u := newTestUI(t, d, Options{})
-	u.server.selectKind(targetVLLM)
+	d.LookPath = onlyFinds(standIn)
+	u := newTestUI(t, d, app.Options{})
+	u.server.selectKind(app.TargetVLLM)
 	l, f := u.server.launch, u.server.form
 	f.model.SetText("speedmatrix/tiny-sim")
 	f.executable.SetText(standIn)
 	for _, device := range []string{deviceDetect, deviceCPU} {
 		f.cpu.device.SetSelected(device)
-		st := u.state.target
+		st := u.State.Target
 		if l.start.Disabled() || l.compareBtn.Disabled() || l.why.Visible() || l.notes.Text != standInNote {
 			t.Errorf("Device %s: Start disabled %v, Compare settings… disabled %v, reason %q, note %q", device, l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.notes.Text)
 		}
@@ -39,7 +41,7 @@ func TestStandInIsTheSimulator(t *testing.T) {
 			t.Errorf("Device %s: target %+v, command %q: want simulated, not on the CPU", device, st, l.command.Text)
 		}
 		u.run.showPlan()
-		if len(u.run.simBadge.Objects) == 0 || !hasText(u.run.simBadge, "simulated") {
+		if len(u.run.simBadge.Objects) == 0 || !apptest.HasText(u.run.simBadge, "simulated") {
 			t.Errorf("Device %s: the Run screen has no simulated badge", device)
 		}
 		if note := u.run.gauges.note.Text; strings.Contains(note, "CPU") || !strings.Contains(note, "simulator") {
@@ -58,9 +60,9 @@ func TestLaunchedStandInRunsSimulated(t *testing.T) {
 		t.Fatalf("build fake vllm: %v\n%s", err, out)
 	}
 	d := testDeps(t, &fakeEngine{})
-	d.lookPath, d.launcher = onlyFinds(exe), vllmLauncher{}
-	u := newTestUI(t, d, Options{})
-	u.server.selectKind(targetVLLM)
+	d.LookPath, d.Launcher = onlyFinds(exe), vllmLauncher{}
+	u := newTestUI(t, d, app.Options{})
+	u.server.selectKind(app.TargetVLLM)
 	l, f := u.server.launch, u.server.form
 	f.model.SetText("fake/model")
 	f.executable.SetText(exe)
@@ -73,9 +75,9 @@ func TestLaunchedStandInRunsSimulated(t *testing.T) {
 	l.onStart()
 	waitFor(t, l.settled, "the stand-in to be ready")
 	if !l.ready {
-		t.Fatalf("not ready: %q, banner %q", l.state.Text, u.server.banner.current.Message)
+		t.Fatalf("not ready: %q, banner %q", l.state.Text, u.server.banner.Current.Message)
 	}
-	if st := u.state.target; !st.Simulated || st.OnCPU || !strings.Contains(l.state.Text, "simulator") || !strings.HasPrefix(l.kv.Text, "Simulated GPU KV cache") {
+	if st := u.State.Target; !st.Simulated || st.OnCPU || !strings.Contains(l.state.Text, "simulator") || !strings.HasPrefix(l.kv.Text, "Simulated GPU KV cache") {
 		t.Errorf("ready stand-in: target %+v, state %q, KV %q", st, l.state.Text, l.kv.Text)
 	}
 	target, err := l.target()
@@ -88,14 +90,14 @@ func TestLaunchedStandInRunsSimulated(t *testing.T) {
 	if !u.run.ready(&target, runs.Setup{}, filepath.Join(t.TempDir(), "run")) {
 		t.Fatal("the run was refused")
 	}
-	u.run.begin(u.state.plan, target, nil, capacity{})
-	if !hasText(u.run.simBadge, "simulated") {
+	u.run.begin(u.State.Plan, target, nil, app.Capacity{})
+	if !apptest.HasText(u.run.simBadge, "simulated") {
 		t.Error("a run of the stand-in begins without the simulated badge")
 	}
 	var e engine.EngineInfo
 	e.Simulated, e.SimProfile = true, "tiny"
 	u.run.apply(runUpdate{report: &engine.Report{Engine: e}})
-	if !hasText(u.run.simBadge, "simulated (profile tiny)") {
+	if !apptest.HasText(u.run.simBadge, "simulated (profile tiny)") {
 		t.Error("the badge does not name the profile once the run has")
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -19,11 +20,11 @@ import (
 // plan fitted to it (the "Target: http://127.0.0.1:1" after the URL
 // was edited).
 func TestRunScreenFollowsTheTarget(t *testing.T) {
-	u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	if got := u.run.targetLine.Text; got != "Target: simulated (profile tiny)" {
 		t.Errorf("target line = %q", got)
 	}
-	u.server.selectKind(targetEndpoint)
+	u.server.selectKind(app.TargetEndpoint)
 	test.Type(u.server.url, "http://10.0.0.7:8000")
 	if got := u.run.targetLine.Text; got != "Target: http://10.0.0.7:8000" {
 		t.Errorf("after typing the URL the Run screen says %q", got)
@@ -33,17 +34,17 @@ func TestRunScreenFollowsTheTarget(t *testing.T) {
 	}
 	u.server.onDetect()
 	waitFor(t, u.server.detected, "the models")
-	if got := u.state.target.Capacity.MaxModelLen; got != 32768 {
+	if got := u.State.Target.Capacity.MaxModelLen; got != 32768 {
 		t.Errorf("detected max model length %d reached the state as %d", 32768, got)
 	}
 	// A Standard plan on a 32K model: the 64K and 128K rows are measured at
 	// the longest context that fits, one row, never a phantom one.
-	u.matrix.usePreset(presetStandard)
+	u.matrix.usePreset(app.PresetStandard)
 	want := engine.FitContexts(engine.DefaultPlan().DecodeContexts, 32768, engine.DefaultPlan().MaxOutputTokens)
-	if got := u.run.heat.contexts; len(got) != len(want) || got[len(got)-1] != want[len(want)-1] {
+	if got := u.run.heat.Contexts; len(got) != len(want) || got[len(got)-1] != want[len(want)-1] {
 		t.Errorf("Run preview rows = %v, want the fitted %v", got, want)
 	}
-	u.server.selectKind(targetSim)
+	u.server.selectKind(app.TargetSim)
 	u.server.profile.SetSelected("big")
 	if got := u.run.targetLine.Text; got != "Target: simulated (profile big)" {
 		t.Errorf("after choosing profile big the Run screen says %q", got)
@@ -59,12 +60,12 @@ func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
 	d := testDeps(t, eng)
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	d.now = func() time.Time { return now }
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	d.Now = func() time.Time { return now }
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	var asked []string
 	var said string
 	answer := false
-	u.ask = func(title, message string, answers []string, pick func(int)) {
+	u.Ask = func(title, message string, answers []string, pick func(int)) {
 		asked = append(asked, title+" | "+strings.Join(answers, " | "))
 		said = message
 		if answer {
@@ -75,7 +76,7 @@ func TestCancelAsksOnceTheRunIsLong(t *testing.T) {
 	}
 	u.run.onStart()
 	now = now.Add(11 * time.Second)
-	esc := func() { u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) }
+	esc := func() { u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) }
 	esc()
 	if len(asked) != 1 || asked[0] != "Cancel the run? | Cancel the run | Keep running" {
 		t.Fatalf("Esc after 11 s asked %q", asked)
@@ -108,7 +109,7 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()[:5], hold: true,
 		final: []engine.Result{dec(4, engine.StatusCancelled), dec(8, engine.StatusNotRun)}}
 	d := testDeps(t, eng)
-	u := newTestUI(t, d, Options{Target: "sim:tiny"})
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	u.matrix.decode.SetText("1K")
 	u.matrix.concurrency.SetText("1, 2, 4, 8")
 	u.run.onStart()
@@ -116,26 +117,26 @@ func TestCancelledAndNotRunCells(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(u.run.saver.Dir, report.JSONFile)); err != nil {
 		t.Fatalf("the run is not saved after its first cells: %v", err)
 	}
-	if got := u.runItem.Text; got != "Run 25%" {
+	if got := u.RunItem.Text; got != "Run 25%" {
 		t.Errorf("sidebar during the run = %q, want Run 25%% (cell 2 of 4 under way)", got)
 	}
 	u.run.onCancel()
 	waitFor(t, u.run.uiDone, "the run to end")
-	if got := u.runItem.Text; got != tabRun {
+	if got := u.RunItem.Text; got != app.TabRun {
 		t.Errorf("sidebar after the run = %q", got)
 	}
-	cancelled, notRun := u.run.heat.cell(1024, 4), u.run.heat.cell(1024, 8)
-	if cancelled.label() != "Cancelled" || notRun.label() != "Not run" {
-		t.Fatalf("cells read %q and %q, want Cancelled and Not run", cancelled.label(), notRun.label())
+	cancelled, notRun := u.run.heat.Cell(1024, 4), u.run.heat.Cell(1024, 8)
+	if cancelled.Label() != "Cancelled" || notRun.Label() != "Not run" {
+		t.Fatalf("cells read %q and %q, want Cancelled and Not run", cancelled.Label(), notRun.Label())
 	}
-	if lookKey(cancelled.bg.FillColor, cancelled.bg.StrokeColor, cancelled.bg.StrokeWidth) == lookKey(notRun.bg.FillColor, notRun.bg.StrokeColor, notRun.bg.StrokeWidth) {
+	if lookKey(cancelled.Bg.FillColor, cancelled.Bg.StrokeColor, cancelled.Bg.StrokeWidth) == lookKey(notRun.Bg.FillColor, notRun.Bg.StrokeColor, notRun.Bg.StrokeWidth) {
 		t.Error("Cancelled and Not run cells look the same")
 	}
-	if strings.Contains(u.run.log.text(), "context canceled") {
-		t.Errorf("the log speaks Go:\n%s", u.run.log.text())
+	if strings.Contains(u.run.log.Text(), "context canceled") {
+		t.Errorf("the log speaks Go:\n%s", u.run.log.Text())
 	}
-	if !strings.Contains(u.run.log.text(), "estimated") {
-		t.Errorf("the log does not record the estimate against the actual time:\n%s", u.run.log.text())
+	if !strings.Contains(u.run.log.Text(), "estimated") {
+		t.Errorf("the log does not record the estimate against the actual time:\n%s", u.run.log.Text())
 	}
 	dir := u.run.saver.Dir
 	if u.results.source != dir || !u.results.resumeBtn.Visible() {

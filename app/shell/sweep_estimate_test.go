@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"path/filepath"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
@@ -47,19 +48,19 @@ func TestSweepHeaderSaysWhatWasMeasured(t *testing.T) {
 // says so; once the form's server has been started, the start-up it took
 // and the length it reported take the place of what was assumed.
 func TestCompareSettingsEstimate(t *testing.T) {
-	standIn, err := filepath.Abs("../examples/sweep/vllm")
+	standIn, err := filepath.Abs("../../examples/sweep/vllm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := testDeps(t, &fakeEngine{})
-	d.lookPath = onlyFinds(standIn) // no GPU: the stand-in needs none
-	u := newTestUI(t, d, Options{})
-	u.server.selectKind(targetVLLM)
+	d.LookPath = onlyFinds(standIn) // no GPU: the stand-in needs none
+	u := newTestUI(t, d, app.Options{})
+	u.server.selectKind(app.TargetVLLM)
 	u.server.form.model.SetText("speedmatrix/tiny-sim")
 	u.server.form.executable.SetText(standIn)
 	plan := sweepPlan()
 	plan.DecodeContexts, plan.Duration, plan.MaxOutputTokens = []int{8 * engine.K, 32 * engine.K}, 10*time.Second, 1024
-	u.state.setPlan(plan, nil)
+	u.State.SetPlan(plan, nil)
 	u.server.launch.onCompare()
 	f := u.server.launch.compare
 	if f == nil {

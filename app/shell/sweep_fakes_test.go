@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/measure"
@@ -43,7 +44,7 @@ type simLauncher struct {
 	dying map[string]*simServer // the dead ones, by their address
 }
 
-func (l *simLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+func (l *simLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (app.LaunchedServer, error) {
 	l.mu.Lock()
 	l.cfgs = append(l.cfgs, cfg)
 	l.mu.Unlock()
@@ -141,13 +142,13 @@ func sweepPlan() engine.Plan {
 // sweep's plan on the Matrix screen, runs measured for real and servers
 // launched as the simulator.
 func sweepUI(t *testing.T, l *simLauncher) *ui {
-	d := testDeps(t, engineFunc(l.measure))
-	d.hardware = oneGPU
-	d.launcher = l
-	u := newTestUI(t, d, Options{})
-	u.server.selectKind(targetVLLM)
+	d := testDeps(t, app.EngineFunc(l.measure))
+	d.Hardware = oneGPU
+	d.Launcher = l
+	u := newTestUI(t, d, app.Options{})
+	u.server.selectKind(app.TargetVLLM)
 	u.server.form.model.SetText("speedmatrix/tiny-sim")
-	u.state.setPlan(sweepPlan(), nil)
+	u.State.SetPlan(sweepPlan(), nil)
 	return u
 }
 
@@ -162,7 +163,7 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(u.runsDir(), "20260102-030405-sweep-tiny-sim")
+	dir := filepath.Join(u.RunsDir(), "20260102-030405-sweep-tiny-sim")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

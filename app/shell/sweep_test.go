@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
 	"speedmatrix/engine/sweep/sweeptest"
@@ -134,16 +136,16 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 	if sr == nil {
 		t.Fatalf("the sweep did not start: %s", u.run.progressLine.Text)
 	}
-	if u.tabs.Selected().Text != u.runItem.Text {
-		t.Errorf("the app shows %q, want the Run screen", u.tabs.Selected().Text)
+	if u.Tabs.Selected().Text != u.RunItem.Text {
+		t.Errorf("the app shows %q, want the Run screen", u.Tabs.Selected().Text)
 	}
 	// The second configuration's server holds its start-up until released.
 	waitUntil(t, func() bool {
 		return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
 	},
 		"the Run screen to show the second configuration starting")
-	if !strings.HasPrefix(u.run.progressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.log.text(), "INFO simulated vLLM: loading the model") {
-		t.Errorf("start-up: line %q, log:\n%s", u.run.progressLine.Text, u.run.log.text())
+	if !strings.HasPrefix(u.run.progressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.log.Text(), "INFO simulated vLLM: loading the model") {
+		t.Errorf("start-up: line %q, log:\n%s", u.run.progressLine.Text, u.run.log.Text())
 	}
 	if row := u.run.sweepView.rows[0]; row[1] != string(sweep.StatusDone) || !strings.HasSuffix(row[3], "cells") {
 		t.Errorf("baseline's row = %q, want Done with its cells", row)
@@ -173,8 +175,8 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 	if e := u.history.entries[0]; !strings.HasPrefix(e.detail(), "Sweep · 3 configurations · best at 1K × ") || !e.sum.Simulated {
 		t.Errorf("History's line = %q, simulated badge %v", e.detail(), e.sum.Simulated)
 	}
-	if !u.results.sweep.shown || u.tabs.Selected().Text != tabResults || !hasText(lastTab(u.results.sweep.views), "max_num_seqs=8 · Failed to start: start vllm: torch.OutOfMemoryError") {
-		t.Errorf("Results: sweep shown %v, screen %q", u.results.sweep.shown, u.tabs.Selected().Text)
+	if !u.results.sweep.shown || u.Tabs.Selected().Text != app.TabResults || !apptest.HasText(lastTab(u.results.sweep.views), "max_num_seqs=8 · Failed to start: start vllm: torch.OutOfMemoryError") {
+		t.Errorf("Results: sweep shown %v, screen %q", u.results.sweep.shown, u.Tabs.Selected().Text)
 	}
 }
 
@@ -185,7 +187,7 @@ func TestHistoryOpensASweep(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t})
 	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})
-	u.state.runSaved(dir)
+	u.State.RunSaved(dir)
 	h := u.history
 	if len(h.entries) != 1 {
 		t.Fatalf("History lists %d entries, want the sweep once", len(h.entries))
@@ -204,11 +206,11 @@ func TestHistoryOpensASweep(t *testing.T) {
 		t.Fatalf("Results: shown %v, title %q, subtitle %q", r.sweep.shown, r.title.Text, r.subtitle.Text)
 	}
 	for _, want := range []string{"1K × 2: max_num_seqs=8, +100.0% over baseline", "Simulated: every configuration"} {
-		if !hasText(r.sweep.views, want) {
+		if !apptest.HasText(r.sweep.views, want) {
 			t.Errorf("the summary lacks %q", want)
 		}
 	}
-	open := findButton(lastTab(r.sweep.views), "Open")
+	open := apptest.FindButton(lastTab(r.sweep.views), "Open")
 	if open == nil {
 		t.Fatal("the runs list has no Open")
 	}
@@ -229,7 +231,7 @@ func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
 	u := sweepUI(t, l)
 	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
-	u.state.runSaved(dir)
+	u.State.RunSaved(dir)
 	u.history.list.Select(0)
 	if u.history.resumeBtn.Disabled() {
 		t.Fatal("Resume is off for a sweep that did not end")
@@ -263,7 +265,7 @@ func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
 // them.
 type recordingLauncher struct{ n atomic.Int32 }
 
-func (l *recordingLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error) {
+func (l *recordingLauncher) Launch(ctx context.Context, cfg launch.ServerConfig) (app.LaunchedServer, error) {
 	l.n.Add(1)
 	return vllmLauncher{}.Launch(ctx, cfg)
 }
@@ -312,18 +314,18 @@ func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
 			_ = os.Remove(marker) // each case on its own
 			l := &recordingLauncher{}
 			u := sweepUI(t, &simLauncher{t: t})
-			u.deps.launcher = l
+			u.Deps.Launcher = l
 			cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
 			dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
 			sweeptest.EditJSON(t, filepath.Join(dir, sweep.JSONFile), func(m map[string]any) { tt.edit(t, dir, m) })
-			u.state.runSaved(dir)
+			u.State.RunSaved(dir)
 			u.history.list.Select(0)
 			test.Tap(u.history.resumeBtn)
 			if u.run.sweep != nil {
 				waitFor(t, u.run.sweep.done, "the sweep to end")
 				t.Error("the sweep resumed")
 			}
-			if n := u.run.banner.current; !u.run.banner.visible() || !strings.HasPrefix(n.Action, tt.want) || strings.Contains(n.Action, "\n") {
+			if n := u.run.banner.Current; !u.run.banner.Visible() || !strings.HasPrefix(n.Action, tt.want) || strings.Contains(n.Action, "\n") {
 				t.Errorf("banner = %+v, want one line that begins %q", n, tt.want)
 			}
 			if _, err := os.Stat(marker); err == nil || l.n.Load() != 0 {
@@ -344,7 +346,7 @@ func TestSweepStopsResumable(t *testing.T) {
 	l := &simLauncher{t: t, gate: map[int]chan struct{}{4: gate}}
 	u := sweepUI(t, l)
 	var asked string
-	u.ask = func(title, _ string, _ []string, pick func(int)) { asked = title; pick(0) }
+	u.Ask = func(title, _ string, _ []string, pick func(int)) { asked = title; pick(0) }
 	u.server.launch.onCompare()
 	setRow(u.server.launch.compare, 0, "max_num_seqs", "4, 8")
 	test.Tap(u.server.launch.compare.startBtn)
@@ -356,7 +358,7 @@ func TestSweepStopsResumable(t *testing.T) {
 	if !strings.Contains(u.busy(), "A sweep is in progress") {
 		t.Errorf("busy() = %q: closing the window would not say a sweep runs", u.busy())
 	}
-	u.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	if asked != "Stop the sweep?" {
 		t.Errorf("Esc asked %q, want Stop the sweep?", asked)
 	}

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -48,11 +48,11 @@ type sweepJob struct {
 	formErr error
 }
 
-// open makes the folder of a new sweep in root (started now) and writes
+// Open makes the folder of a new sweep in root (started now) and writes
 // its server.toml, or reads the saved sweep to resume. It returns the sweep,
 // its folder and server.toml's text; its errors say what to do in the
 // app's words.
-func (j *sweepJob) open(root string, now time.Time) (s sweep.Sweep, dir, base string, err error) {
+func (j *sweepJob) Open(root string, now time.Time) (s sweep.Sweep, dir, base string, err error) {
 	if j.dir != "" {
 		return j.reopen()
 	}

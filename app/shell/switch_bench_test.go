@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 	"speedmatrix/engine"
 )
 
@@ -16,7 +18,7 @@ import (
 // reference report 000 (default plan on a 128K-context server).
 func loadReport(tb testing.TB, name string) engine.Report {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "charts", "testdata", name+".json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "charts", "testdata", name+".json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -38,15 +40,15 @@ func loadReport(tb testing.TB, name string) engine.Report {
 //	LANG=en_US.UTF-8 go test -tags ci -run '^$' -bench ScreenSwitch -benchtime 10x ./app/
 func BenchmarkScreenSwitch(b *testing.B) {
 	d := testDeps(b, &fakeEngine{})
-	d.charts = chartRenderer{}
-	d.freeMemory = nil // each picture's memory goes back, as in the app
+	d.Charts = chartRenderer{}
+	d.FreeMemory = nil // each picture's memory goes back, as in the app
 	w := test.NewTempWindow(b, nil)
-	u := newUI(newTempApp(b), w, d, Options{})
+	u := newUI(apptest.NewTempApp(b), w, d, app.Options{})
 	w.SetContent(u.content())
 	w.Resize(fyne.NewSize(1280, 800))
 	b.Cleanup(u.shutdown)
-	u.results.show(loadReport(b, "seed000"), "")
-	u.show(tabResults)
+	u.results.Show(loadReport(b, "seed000"), "")
+	u.Show(app.TabResults)
 	waitFor(b, u.results.rendered, "the UI")
 	w.Canvas().Capture()
 
@@ -77,21 +79,21 @@ type switchCase struct {
 // switchCases are every screen and every Results tab, each reached from
 // another screen or tab.
 func switchCases(u *ui) []switchCase {
-	screen := func(title string) func() { return func() { u.show(title) } }
+	screen := func(title string) func() { return func() { u.Show(title) } }
 	resultsTab := func(i int) func() {
 		return func() {
-			u.show(tabResults)
+			u.Show(app.TabResults)
 			u.results.views.SelectIndex(i)
 		}
 	}
 	cases := []switchCase{
-		{"Hardware", screen(tabRun), screen(tabHardware)},
-		{"Server", screen(tabHardware), screen(tabServer)},
-		{"Matrix", screen(tabHardware), screen(tabMatrix)},
-		{"Run", screen(tabHardware), screen(tabRun)},
-		{"History", screen(tabHardware), screen(tabHistory)},
-		{"Results", screen(tabHardware), screen(tabResults)},
-		{"Settings", screen(tabHardware), screen(tabSettings)},
+		{"Hardware", screen(app.TabRun), screen(app.TabHardware)},
+		{"Server", screen(app.TabHardware), screen(app.TabServer)},
+		{"Matrix", screen(app.TabHardware), screen(app.TabMatrix)},
+		{"Run", screen(app.TabHardware), screen(app.TabRun)},
+		{"History", screen(app.TabHardware), screen(app.TabHistory)},
+		{"Results", screen(app.TabHardware), screen(app.TabResults)},
+		{"Settings", screen(app.TabHardware), screen(app.TabSettings)},
 	}
 	for i, item := range u.results.views.Items {
 		away := (i + 1) % len(u.results.views.Items)

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/hw"
 )
@@ -39,12 +41,12 @@ func newGPUPanel() gpuPanel {
 	p := gpuPanel{title: &widget.TextSegment{Style: widget.RichTextStyleStrong}, figures: &widget.TextSegment{Style: widget.RichTextStyleInline}}
 	p.text = widget.NewRichText(p.title, p.figures)
 	p.text.Wrapping = fyne.TextWrapWord
-	p.box = panel(p.text)
+	p.box = appwidget.Panel(p.text)
 	return p
 }
 
-// set shows one GPU's name and figures.
-func (p gpuPanel) set(title, figures string) {
+// Set shows one GPU's name and figures.
+func (p gpuPanel) Set(title, figures string) {
 	p.title.Text, p.figures.Text = title, " · "+figures
 	p.text.Refresh()
 }
@@ -53,10 +55,10 @@ func newTelemetryGauges() *telemetryGauges {
 	g := &telemetryGauges{note: widget.NewLabel(""), perGPU: container.NewVBox()}
 	g.note.Wrapping = fyne.TextWrapWord
 	tile := func(caption string) (*canvas.Text, fyne.CanvasObject) {
-		v := newThemedText("—", theme.ColorNameForeground)
+		v := appwidget.NewThemedText("—", theme.ColorNameForeground)
 		v.Text.TextSize = theme.TextHeadingSize()
 		v.Text.TextStyle = fyne.TextStyle{Bold: true}
-		c := newThemedText(caption, theme.ColorNamePlaceHolder)
+		c := appwidget.NewThemedText(caption, theme.ColorNamePlaceHolder)
 		c.Text.TextSize = theme.CaptionTextSize()
 		return v.Text, container.NewVBox(v, c)
 	}
@@ -70,13 +72,13 @@ func newTelemetryGauges() *telemetryGauges {
 	return g
 }
 
-func (g *telemetryGauges) object() fyne.CanvasObject { return g.card }
+func (g *telemetryGauges) Object() fyne.CanvasObject { return g.card }
 
-// show displays the state's latest sample, labelled by whose GPUs it
+// Show displays the state's latest sample, labelled by whose GPUs it
 // reads (simulated only when the simulator's model made it); without one
 // it says why there is none and shows no figure; UI goroutine only.
-func (g *telemetryGauges) show(st *appState) {
-	simulated := st.sampleFrom == fromSimulator
+func (g *telemetryGauges) Show(st *app.State) {
+	simulated := st.SampleFrom == app.FromSimulator
 	title := "GPU"
 	if simulated {
 		title = "GPU (simulated)"
@@ -84,13 +86,13 @@ func (g *telemetryGauges) show(st *appState) {
 	if g.card.Title != title {
 		g.card.SetTitle(title)
 	}
-	s := st.sample
+	s := st.Sample
 	switch {
-	case st.target.OnCPU:
-		g.clear("No GPU telemetry: the server runs on the CPU (vLLM's CPU build); each cell records the CPU's load.")
+	case st.Target.OnCPU:
+		g.Clear("No GPU telemetry: the server runs on the CPU (vLLM's CPU build); each cell records the CPU's load.")
 		return
-	case !st.sampled || len(s.GPUs) == 0:
-		g.clear(noTelemetryNote(st.target))
+	case !st.Sampled || len(s.GPUs) == 0:
+		g.Clear(noTelemetryNote(st.Target))
 		return
 	}
 	var util, power, mem, temp float64
@@ -106,11 +108,11 @@ func (g *telemetryGauges) show(st *appState) {
 	}
 	g.setTiles(fmt.Sprintf("%.0f %%", util), fmt.Sprintf("%.0f W", power), fmt.Sprintf("%.1f GB", mem/1024), fmt.Sprintf("%.0f °C", temp))
 	g.showPanels(s.GPUs, simulated)
-	g.note.SetText(sampleNote(s, st.sampleFrom))
+	g.note.SetText(sampleNote(s, st.SampleFrom))
 }
 
-// clear shows no figure and no panel, and note for why.
-func (g *telemetryGauges) clear(note string) {
+// Clear shows no figure and no panel, and note for why.
+func (g *telemetryGauges) Clear(note string) {
 	g.note.SetText(note)
 	g.setTiles("—", "—", "—", "—")
 	g.showPanels(nil, false)
@@ -128,9 +130,9 @@ func (g *telemetryGauges) setTiles(util, power, vram, temp string) {
 }
 
 // noTelemetryNote says why a target has no GPU sample to show.
-func noTelemetryNote(t targetInfo) string {
+func noTelemetryNote(t app.TargetInfo) string {
 	switch {
-	case t.Simulated && t.Kind == targetVLLM:
+	case t.Simulated && t.Kind == app.TargetVLLM:
 		return "No GPU telemetry: the stand-in for vLLM is Speed Matrix's simulator, which no GPU serves."
 	case t.Simulated:
 		return "Simulated GPU telemetry starts with the simulator."
@@ -140,14 +142,14 @@ func noTelemetryNote(t targetInfo) string {
 
 // sampleNote says whose GPUs s reads and when: "this machine's 2 GPUs,
 // sampled 14:03:05 · busiest and hottest GPU, power and VRAM summed".
-func sampleNote(s hw.Sample, from telemetrySource) string {
+func sampleNote(s hw.Sample, from app.TelemetrySource) string {
 	n := len(s.GPUs)
 	gpus := engine.Count(n, "GPU", "GPUs")
 	var note string
 	switch from {
-	case fromSimulator:
+	case app.FromSimulator:
 		note = "Simulated by the simulator's model of its GPUs, no GPU read · " + gpus
-	case fromExporters:
+	case app.FromExporters:
 		note = gpus + " from the DCGM exporters"
 	default:
 		note = "This machine's " + gpus
@@ -177,7 +179,7 @@ func (g *telemetryGauges) showPanels(gpus []engine.GPUSample, simulated bool) {
 		if simulated {
 			title += " (simulated)"
 		}
-		g.panels[i].set(title, strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
+		g.panels[i].Set(title, strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
 	}
 }
 

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"errors"
@@ -17,6 +17,8 @@ import (
 	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -48,69 +50,73 @@ const tourSettle = 700 * time.Millisecond
 
 // tourSteps are the tour's pictures, in order.
 func tourSteps() []tourStep {
-	show := func(title string) func(u *ui) { return func(u *ui) { u.show(title) } }
+	show := func(title string) func(u *ui) { return func(u *ui) { u.Show(title) } }
 	return []tourStep{
-		{name: "hardware", setup: show(tabHardware)},
-		{name: "server-simulator", setup: show(tabServer)},
-		{name: "server-launch", setup: func(u *ui) { u.show(tabServer); u.server.selectKind(targetVLLM) }},
-		{name: "server-endpoint", setup: func(u *ui) { u.server.selectKind(targetEndpoint) }},
-		{name: "matrix", setup: func(u *ui) { u.server.selectKind(targetSim); u.matrix.usePreset(presetQuick); u.show(tabMatrix) }},
-		{name: "run-ready", setup: show(tabRun)},
+		{name: "hardware", setup: show(app.TabHardware)},
+		{name: "server-simulator", setup: show(app.TabServer)},
+		{name: "server-launch", setup: func(u *ui) { u.Show(app.TabServer); u.server.selectKind(app.TargetVLLM) }},
+		{name: "server-endpoint", setup: func(u *ui) { u.server.selectKind(app.TargetEndpoint) }},
+		{name: "matrix", setup: func(u *ui) {
+			u.server.selectKind(app.TargetSim)
+			u.matrix.usePreset(app.PresetQuick)
+			u.Show(app.TabMatrix)
+		}},
+		{name: "run-ready", setup: show(app.TabRun)},
 		{name: "run-midrun", setup: func(u *ui) { u.run.onStart() }, ready: func(u *ui) bool {
-			p := u.state.run.Progress
+			p := u.State.Run.Progress
 			return p != nil && p.CellIndex >= 6
 		}},
 		{name: "results", setup: func(*ui) {}, ready: func(u *ui) bool { return !u.run.running() && u.results.has && u.results.isRendered() }},
 		{name: "results-checks", setup: func(u *ui) { u.results.views.SelectIndex(len(u.results.views.Items) - 2) }},
-		{name: "history", setup: show(tabHistory)},
-		{name: "settings", setup: show(tabSettings)},
-		{name: "run-after", setup: show(tabRun)},
+		{name: "history", setup: show(app.TabHistory)},
+		{name: "settings", setup: show(app.TabSettings)},
+		{name: "run-after", setup: show(app.TabRun)},
 		// The states that crowd a small window: a banner on Run, a failed
 		// export with its details, the widest table, the longest list and
 		// the compare chart beside the list of runs.
-		{name: "run-refused", setup: func(u *ui) { u.server.selectKind(targetEndpoint); u.show(tabRun); u.run.onStart() }},
+		{name: "run-refused", setup: func(u *ui) { u.server.selectKind(app.TargetEndpoint); u.Show(app.TabRun); u.run.onStart() }},
 		{name: "results-export-failed", setup: func(u *ui) {
-			u.server.selectKind(targetSim)
-			u.show(tabResults)
+			u.server.selectKind(app.TargetSim)
+			u.Show(app.TabResults)
 			u.results.views.SelectIndex(0)
 			u.results.exportInto(tourNotAFolder(u))
 		}, ready: func(u *ui) bool { return isClosed(u.results.exported) }},
-		{name: "results-export-details", setup: func(u *ui) { u.results.banner.onToggle() }},
-		{name: "results-measurements", setup: func(u *ui) { u.results.banner.hide(); u.results.views.SelectIndex(3) }},
+		{name: "results-export-details", setup: func(u *ui) { u.results.banner.OnToggle() }},
+		{name: "results-measurements", setup: func(u *ui) { u.results.banner.Hide(); u.results.views.SelectIndex(3) }},
 		{name: "results-save-one", setup: func(u *ui) { u.results.onSaveMenu() }},
 		{name: "history-compare", setup: func(u *ui) {
-			u.win.Canvas().Overlays().Top().Hide()
-			u.show(tabHistory)
+			u.Win.Canvas().Overlays().Top().Hide()
+			u.Show(app.TabHistory)
 			u.history.a.SetSelectedIndex(0)
 			u.history.b.SetSelectedIndex(0)
 			u.history.onCompare()
 		}, ready: func(u *ui) bool { return compareDrawn(u.history) }},
-		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(presetStandard); u.show(tabMatrix) }},
+		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(app.PresetStandard); u.Show(app.TabMatrix) }},
 		// The run judged against an SLO on Results, one cell's figures shown.
 		{name: "results-slo", setup: func(u *ui) {
-			u.show(tabResults)
+			u.Show(app.TabResults)
 			r := u.results
 			r.views.SelectIndex(0)
-			r.heatMode.SetSelected(heatModeSLO)
-			r.slo.fields.ttft.SetText(tourSLOTTFT)
-			r.slo.fields.itl.SetText(tourSLOITL)
+			r.heatMode.SetSelected(appwidget.HeatModeSLO)
+			r.slo.fields.Ttft.SetText(tourSLOTTFT)
+			r.slo.fields.Itl.SetText(tourSLOITL)
 			tourChooseCell(r.slo.heat)
 		}, ready: func(u *ui) bool { return u.results.isRendered() }},
 		// The load test, the other kind of plan: its form, and Run ready to start it.
-		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad); u.show(tabMatrix) }},
-		{name: "run-load-ready", setup: show(tabRun)},
+		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad); u.Show(app.TabMatrix) }},
+		{name: "run-load-ready", setup: show(app.TabRun)},
 		// A short load test, and the matrix form after it: the form hidden
 		// behind the load test's all that while must come back whole.
 		{name: "run-load-after", setup: func(u *ui) {
-			u.show(tabMatrix)
+			u.Show(app.TabMatrix)
 			u.matrix.load.rates.SetText(tourLoadRates)
 			u.matrix.load.requests.SetText(tourLoadRequests)
-			u.show(tabRun)
+			u.Show(app.TabRun)
 			u.run.onStart()
 		}, ready: func(u *ui) bool {
 			return !u.run.running() && u.results.has && u.results.report.Load != nil && u.results.isRendered()
 		}, hold: tourRendererExpiry},
-		{name: "matrix-after-load", setup: func(u *ui) { u.show(tabMatrix); u.matrix.load.kind.SetSelected(kindMatrix) }},
+		{name: "matrix-after-load", setup: func(u *ui) { u.Show(app.TabMatrix); u.matrix.load.kind.SetSelected(kindMatrix) }},
 		// A load test the form refuses: its problem in sight at 1,024 × 700.
 		{name: "matrix-load-refused", setup: func(u *ui) {
 			u.matrix.load.kind.SetSelected(kindLoad)
@@ -134,14 +140,14 @@ const (
 
 // tourChooseCell shows the figures of the first row's Valid cell with the
 // most requests.
-func tourChooseCell(h *heatmap) {
-	if len(h.contexts) == 0 {
+func tourChooseCell(h *appwidget.Heatmap) {
+	if len(h.Contexts) == 0 {
 		return
 	}
-	for i := len(h.concurrency) - 1; i >= 0; i-- {
-		key := [2]int{h.contexts[0], h.concurrency[i]}
-		if hc := h.cells[key]; hc != nil && hc.status == engine.StatusValid {
-			h.showDetails(key)
+	for i := len(h.Concurrency) - 1; i >= 0; i-- {
+		key := [2]int{h.Contexts[0], h.Concurrency[i]}
+		if hc := h.Cells[key]; hc != nil && hc.Status == engine.StatusValid {
+			h.ShowDetails(key)
 			return
 		}
 	}
@@ -150,7 +156,7 @@ func tourChooseCell(h *heatmap) {
 // tourNotAFolder is a file in the tour's folder that an export cannot
 // make its folder in.
 func tourNotAFolder(u *ui) string {
-	path := filepath.Join(u.opts.Tour, "not-a-folder")
+	path := filepath.Join(u.Opts.Tour, "not-a-folder")
 	_ = os.WriteFile(path, nil, 0o644)
 	return path
 }
@@ -162,8 +168,8 @@ func compareDrawn(h *historyTab) bool {
 		return false
 	}
 	if c, ok := h.compareResult.Objects[0].(*fyne.Container); ok {
-		if v, ok := c.Layout.(*chartView); ok {
-			return v.settled
+		if v, ok := c.Layout.(*appwidget.ChartView); ok {
+			return v.Settled
 		}
 	}
 	return true
@@ -183,7 +189,7 @@ func isClosed(ch chan struct{}) bool {
 // exitErr. A step that is not ready within a minute fails the tour.
 func (u *ui) runTour(dir string) {
 	fail := func(err error) {
-		u.do(func() {
+		u.Do(func() {
 			u.exitErr = err
 			u.endAutorun()
 		})
@@ -211,13 +217,13 @@ func (u *ui) runTour(dir string) {
 			return
 		}
 	}
-	u.do(u.endAutorun)
+	u.Do(u.endAutorun)
 }
 
 // doWait runs f on the UI goroutine and waits for it.
 func (u *ui) doWait(f func()) {
 	done := make(chan struct{})
-	u.do(func() {
+	u.Do(func() {
 		defer close(done)
 		f()
 	})
@@ -247,31 +253,31 @@ func (u *ui) captureScreen(base string) error {
 	if err := writePNG(base+".png", img); err != nil {
 		return fmt.Errorf("tour: %w", err)
 	}
-	texts := strings.Join(visibleTexts(u.win.Content()), "\n") + "\n"
+	texts := strings.Join(visibleTexts(u.Win.Content()), "\n") + "\n"
 	return os.WriteFile(base+".txt", []byte(texts), 0o644)
 }
 
 // layoutProblems lists the fields out of place on the screen shown: those
 // of the Matrix screen's form in view.
 func (u *ui) layoutProblems() []string {
-	if sel := u.tabs.Selected(); sel == nil || sel.Text != tabMatrix {
+	if sel := u.Tabs.Selected(); sel == nil || sel.Text != app.TabMatrix {
 		return nil
 	}
-	if u.matrix.load.on() {
-		return formProblems(u.matrix.load.form)
+	if u.matrix.load.On() {
+		return appwidget.FormProblems(u.matrix.load.form)
 	}
-	return formProblems(u.matrix.form)
+	return appwidget.FormProblems(u.matrix.form)
 }
 
 // capture paints the window's content with Fyne's software painter:
 // reading back the GL front buffer gives a blank image under Xvfb.
 func (u *ui) capture() image.Image {
-	content, size := u.win.Content(), u.win.Canvas().Size()
+	content, size := u.Win.Content(), u.Win.Canvas().Size()
 	c := software.NewCanvas()
 	c.SetPadded(false)
 	c.SetContent(content)
 	c.Resize(size)
-	overlays := u.win.Canvas().Overlays().List() // an open menu or dialog is part of the picture
+	overlays := u.Win.Canvas().Overlays().List() // an open menu or dialog is part of the picture
 	for _, o := range overlays {
 		c.Overlays().Add(o)
 	}
@@ -279,7 +285,7 @@ func (u *ui) capture() image.Image {
 	for _, o := range slices.Backward(overlays) {
 		c.Overlays().Remove(o)
 	}
-	u.win.SetContent(content)
+	u.Win.SetContent(content)
 	return img
 }
 
@@ -358,14 +364,14 @@ func visibleTexts(obj fyne.CanvasObject) []string {
 		case *container.Split:
 			visit(w.Leading)
 			visit(w.Trailing)
-		case *tapArea:
-			visit(w.content)
+		case *appwidget.TapArea:
+			visit(w.Content)
 		case *widget.Form:
 			for _, it := range w.Items {
 				out = append(out, it.Text)
 				visit(it.Widget)
 			}
-		case *dropDown:
+		case *appwidget.DropDown:
 			out = append(out, w.Selected)
 		case *widget.SelectEntry:
 			out = append(out, w.Text)

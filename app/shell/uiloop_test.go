@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"sync"
@@ -50,8 +50,8 @@ func (l *uiLoop) runPending() {
 	}
 }
 
-// close drops what is queued and every later post: the app is gone.
-func (l *uiLoop) close() {
+// Close drops what is queued and every later post: the app is gone.
+func (l *uiLoop) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed, l.queue = true, nil
@@ -72,7 +72,7 @@ func loopFor(t testing.TB) *uiLoop {
 	l := &uiLoop{wake: make(chan struct{}, 1)}
 	loops[t] = l
 	t.Cleanup(func() {
-		l.close()
+		l.Close()
 		loopsMu.Lock()
 		delete(loops, t)
 		loopsMu.Unlock()

@@ -1,6 +1,7 @@
-package app
+package shell
 
 import (
+	"speedmatrix/app"
 	"strings"
 	"testing"
 )
@@ -16,23 +17,23 @@ func TestFieldsSayTooLarge(t *testing.T) {
 		said func(m *matrixTab) string
 		want string
 	}{
-		{"max output", func(m *matrixTab) { m.maxOut.SetText(huge) }, func(m *matrixTab) string { return m.banner.current.Message },
+		{"max output", func(m *matrixTab) { m.maxOut.SetText(huge) }, func(m *matrixTab) string { return m.banner.Current.Message },
 			"Max output tokens: too large: write at most 10,485,760 tokens."},
-		{"prefill repeats", func(m *matrixTab) { m.repeats.SetText(huge) }, func(m *matrixTab) string { return m.banner.current.Message },
+		{"prefill repeats", func(m *matrixTab) { m.repeats.SetText(huge) }, func(m *matrixTab) string { return m.banner.Current.Message },
 			"Prefill repeats: too large: write at most 20 requests."},
 		{"requests per rate", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.requests.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.current.Message }, "Requests per rate: too large: write at most "},
+			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Requests per rate: too large: write at most "},
 		{"burst", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.burst.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.current.Message }, "Burst: too large: write at most "},
+			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Burst: too large: write at most "},
 		{"max concurrency", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.maxConc.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.current.Message }, "Max concurrency: too large: write at most "},
+			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Max concurrency: too large: write at most "},
 		{"seed", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.seed.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.current.Message }, "Seed: too large: write a whole number of at most 18 digits"},
-		{"not a number", func(m *matrixTab) { m.maxOut.SetText("4k") }, func(m *matrixTab) string { return m.banner.current.Message },
+			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Seed: too large: write a whole number of at most 18 digits"},
+		{"not a number", func(m *matrixTab) { m.maxOut.SetText("4k") }, func(m *matrixTab) string { return m.banner.Current.Message },
 			"Max output tokens: write a whole number of tokens, e.g. 4096."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			u := newTestUI(t, testDeps(t, &fakeEngine{}), Options{Target: "sim:tiny"})
+			u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 			c.set(u.matrix)
 			if got := c.said(u.matrix); !strings.HasPrefix(got, c.want) {
 				t.Errorf("the form says %q, want %q", got, c.want)
@@ -60,7 +61,7 @@ func TestQuitSaysWhatItStops(t *testing.T) {
 		}
 	}
 	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
-	u := newTestUI(t, testDeps(t, eng), Options{Target: "sim:tiny"})
+	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 	u.run.onStart()
 	if got := u.quitStops(); got != "Quitting cancels the run." {
 		t.Errorf("during a run on the simulator: %q", got)

@@ -1,11 +1,13 @@
 //go:build xvfb
 
-package app
+package shell
 
 import (
 	"image"
 	"image/color"
 	"os"
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"testing"
 	"time"
 
@@ -65,19 +67,19 @@ func newPaintProbe() *paintProbe {
 // iteration first shows another screen and lets it paint (not timed).
 func BenchmarkXvfbScreenSwitch(b *testing.B) {
 	d := testDeps(b, &fakeEngine{})
-	d.charts, d.do = chartRenderer{}, nil
-	d.freeMemory = nil // each picture's memory goes back, as in the app
+	d.Charts, d.Do = chartRenderer{}, nil
+	d.FreeMemory = nil // each picture's memory goes back, as in the app
 	probe := newPaintProbe()
 	var u *ui
 	var w fyne.Window
 	fyne.DoAndWait(func() {
 		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, Options{})
+		u = newUI(glApp, w, d, app.Options{})
 		w.SetContent(container.NewStack(u.content(), container.NewWithoutLayout(probe.raster)))
 		w.Resize(fyne.NewSize(1280, 800))
 		w.Show()
-		u.results.show(loadReport(b, "seed000"), "")
-		u.show(tabResults)
+		u.results.Show(loadReport(b, "seed000"), "")
+		u.Show(app.TabResults)
 	})
 	b.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
 	<-u.results.rendered
@@ -99,11 +101,11 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 	// blank reports whether a chart on screen lacks the picture for its area.
 	blank := func() (n float64) {
 		fyne.DoAndWait(func() {
-			if u.tabs.Selected().Text != tabResults {
+			if u.Tabs.Selected().Text != app.TabResults {
 				return
 			}
 			for _, obj := range u.results.views.Selected().Content.(*fyne.Container).Objects {
-				if v := viewOf(u.results, obj); v != nil && v.shown != v.want {
+				if v := viewOf(u.results, obj); v != nil && v.Shown != v.Want {
 					n = 1
 				}
 			}
@@ -130,12 +132,12 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 }
 
 // viewOf is the chart view of r whose object obj is, if any.
-func viewOf(r *resultsTab, obj fyne.CanvasObject) *chartView {
+func viewOf(r *resultsTab, obj fyne.CanvasObject) *appwidget.ChartView {
 	if r.group == nil {
 		return nil
 	}
-	for _, v := range r.group.views {
-		if v.object() == obj {
+	for _, v := range r.group.Views {
+		if v.Object() == obj {
 			return v
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build xvfb
 
-package app
+package shell
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"speedmatrix/app"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +31,12 @@ func TestXvfbMemoryAfterRuns(t *testing.T) {
 		t.Skip("set MEM_PROFILES")
 	}
 	d := realDeps()
-	d.runsDir = t.TempDir()
+	d.RunsDir = t.TempDir()
 	var u *ui
 	var w fyne.Window
 	fyne.DoAndWait(func() {
 		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, Options{Target: "sim:tiny"})
+		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
 		w.SetContent(u.content())
 		w.Resize(fyne.NewSize(1280, 800))
 		w.Show()
@@ -79,7 +80,7 @@ func TestXvfbMemoryAfterRuns(t *testing.T) {
 	}
 	time.Sleep(3 * time.Second)
 	measure("start")
-	fyne.DoAndWait(func() { u.matrix.usePreset(presetQuick); u.show(tabRun); u.run.onStart() })
+	fyne.DoAndWait(func() { u.matrix.usePreset(app.PresetQuick); u.Show(app.TabRun); u.run.onStart() })
 	until("the Quick run to end", func() bool { return !u.run.running() && u.results.has && u.results.isRendered() })
 	measure("quick")
 	fyne.DoAndWait(func() {
@@ -87,16 +88,16 @@ func TestXvfbMemoryAfterRuns(t *testing.T) {
 		f.kind.SetSelected(kindLoad)
 		f.rates.SetText("20")
 		f.requests.SetText("10")
-		u.show(tabRun)
+		u.Show(app.TabRun)
 		u.run.onStart()
 	})
 	until("the load test to end", func() bool {
-		return !u.run.running() && u.results.has && isLoad(u.results.report) && u.results.isRendered()
+		return !u.run.running() && u.results.has && app.IsLoad(u.results.report) && u.results.isRendered()
 	})
 	measure("load")
-	fyne.DoAndWait(func() { u.matrix.load.kind.SetSelected(kindMatrix); u.show(tabRun); u.run.onStart() })
+	fyne.DoAndWait(func() { u.matrix.load.kind.SetSelected(kindMatrix); u.Show(app.TabRun); u.run.onStart() })
 	until("the second Quick run to end", func() bool {
-		return !u.run.running() && u.results.has && !isLoad(u.results.report) && u.results.isRendered()
+		return !u.run.running() && u.results.has && !app.IsLoad(u.results.report) && u.results.isRendered()
 	})
 	measure("quick2")
 	time.Sleep(60 * time.Second)

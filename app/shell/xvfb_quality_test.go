@@ -1,6 +1,6 @@
 //go:build xvfb
 
-package app
+package shell
 
 import (
 	"os"
@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/quality"
@@ -37,18 +38,18 @@ func TestXvfbQualityScreens(t *testing.T) {
 	rep.Quality = &q
 	refPath := writeReference(t, t.TempDir(), "tiny")
 	d := testDeps(t, &fakeEngine{})
-	d.do, d.charts, d.freeMemory = nil, chartRenderer{}, nil
+	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
 	var u *ui
 	var w fyne.Window
 	fyne.DoAndWait(func() {
 		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, Options{Target: "sim:tiny"})
+		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
 		w.SetContent(u.content())
 		w.Resize(fyne.NewSize(1024, 700))
 		w.Show()
 		m := u.matrix.quality
 		m.pick = func(ok func(string)) { ok(refPath) }
-		m.mode.SetSelected(qualityCompare)
+		m.mode.SetSelected(app.QualityCompare)
 		m.onChoose()
 	})
 	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
@@ -70,7 +71,7 @@ func TestXvfbQualityScreens(t *testing.T) {
 	}
 	for _, size := range []fyne.Size{{Width: 1024, Height: 700}, {Width: 1440, Height: 900}} {
 		suffix := map[float32]string{1024: "-1024.png", 1440: "-1440.png"}[size.Width]
-		fyne.DoAndWait(func() { w.Resize(size); u.show(tabMatrix) })
+		fyne.DoAndWait(func() { w.Resize(size); u.Show(app.TabMatrix) })
 		time.Sleep(500 * time.Millisecond)
 		fyne.DoAndWait(func() {
 			if s := scrollOf(w.Content(), u.matrix.form); s != nil {
@@ -79,8 +80,8 @@ func TestXvfbQualityScreens(t *testing.T) {
 		})
 		shot("matrix" + suffix)
 		fyne.DoAndWait(func() {
-			u.results.show(rep, "")
-			u.show(tabResults)
+			u.results.Show(rep, "")
+			u.Show(app.TabResults)
 			u.results.views.Select(u.results.quality.tab)
 			u.results.quality.view.SetSelected(qualityViewChart)
 		})

@@ -1,6 +1,6 @@
 //go:build xvfb
 
-package app
+package shell
 
 import (
 	"net"
@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 )
@@ -51,7 +52,11 @@ func TestXvfbSweepScreens(t *testing.T) {
 		}
 		t.Fatalf("timed out waiting for %s", what)
 	}
-	fyne.DoAndWait(func() { u.server.launch.compare.dialog.Hide(); u.show(tabServer); w.Resize(fyne.NewSize(1024, 700)) })
+	fyne.DoAndWait(func() {
+		u.server.launch.compare.dialog.Hide()
+		u.Show(app.TabServer)
+		w.Resize(fyne.NewSize(1024, 700))
+	})
 	shot("server-1024.png")
 	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)); u.server.launch.compare.dialog.Show() })
 	shot("compare-dialog.png")
@@ -77,7 +82,7 @@ func TestXvfbSweepScreens(t *testing.T) {
 	fyne.DoAndWait(func() { u.results.sweep.views.SelectIndex(2) })
 	shot("summary-runs.png")
 	fyne.DoAndWait(func() {
-		u.show(tabHistory)
+		u.Show(app.TabHistory)
 		u.history.list.Select(0)
 	})
 	shot("history.png")
@@ -99,18 +104,18 @@ func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	d := testDeps(t, engineFunc(measure.Run))
-	d.do, d.hardware, d.launcher = nil, noGPU, vllmLauncher{} // the stand-in needs no GPU (launch.StandIn)
-	d.charts, d.sweepCharts, d.freeMemory = chartRenderer{}, sweepChartRenderer{}, nil
+	d := testDeps(t, app.EngineFunc(measure.Run))
+	d.Do, d.Hardware, d.Launcher = nil, noGPU, vllmLauncher{} // the stand-in needs no GPU (launch.StandIn)
+	d.Charts, d.SweepCharts, d.FreeMemory = chartRenderer{}, sweepChartRenderer{}, nil
 	var u *ui
 	var w fyne.Window
 	fyne.DoAndWait(func() {
 		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, Options{})
+		u = newUI(glApp, w, d, app.Options{})
 		w.SetContent(u.content())
 		w.Resize(fyne.NewSize(1280, 800))
 		w.Show()
-		u.server.selectKind(targetVLLM)
+		u.server.selectKind(app.TargetVLLM)
 		f := u.server.form
 		f.executable.SetText(script)
 		f.model.SetText("speedmatrix/tiny-sim")
@@ -121,7 +126,7 @@ func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
 		p := engine.DefaultPlan()
 		p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K, 4 * engine.K}, []int{1, 4, 16, 32}
 		p.Duration, p.MaxOutputTokens, p.Precision, p.PrefillRepeats, p.PrefillSingleFrom = 2*time.Second, 256, 0, 1, 0
-		u.state.setPlan(p, nil)
+		u.State.SetPlan(p, nil)
 		u.server.launch.onCompare()
 		setRow(u.server.launch.compare, 0, "max_num_seqs", "16, 32")
 		setRow(u.server.launch.compare, 1, "enforce_eager", "false, true")

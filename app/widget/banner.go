@@ -1,35 +1,37 @@
-package app
+package widget
 
 import (
+	"speedmatrix/app"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
-// banner is the one error style of the app: a red box with white text. It
+// Banner is the one error style of the app: a red box with white text. It
 // is hidden until show.
-type banner struct {
-	box             *fyne.Container
+type Banner struct {
+	Box             *fyne.Container
 	message, action *widget.RichText
 	detail          *widget.Label
 	detailBox       fyne.CanvasObject // the detail on its panel, hidden until Details
 	toggle, button  *widget.Button
 	detailShown     bool
 	onPress         func()
-	current         notice
+	Current         app.Notice
 }
 
-// newBanner makes a hidden banner.
-func newBanner() *banner {
-	b := &banner{}
+// NewBanner makes a hidden banner.
+func NewBanner() *Banner {
+	b := &Banner{}
 	b.message = widget.NewRichText(&widget.TextSegment{Style: bannerStyle(true)})
 	b.action = widget.NewRichText(&widget.TextSegment{Style: bannerStyle(false)})
 	b.message.Wrapping, b.action.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	b.detail = widget.NewLabel("")
 	b.detail.Wrapping = fyne.TextWrapBreak
 	b.detail.TextStyle = fyne.TextStyle{Monospace: true}
-	b.toggle = widget.NewButton("Details", b.onToggle)
+	b.toggle = widget.NewButton("Details", b.OnToggle)
 	b.toggle.Importance = widget.LowImportance
 	b.button = widget.NewButton("", func() {
 		if b.onPress != nil {
@@ -41,13 +43,13 @@ func newBanner() *banner {
 	// panel of a few lines that scrolls: a banner takes little of a
 	// screen's height, whatever it says.
 	buttons := container.NewCenter(container.NewHBox(b.button, b.toggle))
-	b.detailBox = panel(container.New(&cappedHeight{max: bannerDetailHeight, of: b.detail}, container.NewVScroll(b.detail)))
+	b.detailBox = Panel(container.New(&cappedHeight{max: bannerDetailHeight, of: b.detail}, container.NewVScroll(b.detail)))
 	b.detailBox.Hide()
 	text := container.NewVBox(b.message, b.action)
 	bg := newThemedRect(theme.ColorNameError)
 	row := container.NewBorder(nil, nil, container.NewVBox(icon), buttons, text)
-	b.box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, b.detailBox, nil, nil, row)))
-	b.box.Hide()
+	b.Box = container.NewStack(bg, container.NewPadded(container.NewBorder(nil, b.detailBox, nil, nil, row)))
+	b.Box.Hide()
 	return b
 }
 
@@ -87,12 +89,12 @@ func bannerStyle(bold bool) widget.RichTextStyle {
 	return s
 }
 
-// object is the banner's widget tree.
-func (b *banner) object() fyne.CanvasObject { return b.box }
+// Object is the banner's widget tree.
+func (b *Banner) Object() fyne.CanvasObject { return b.Box }
 
-// show replaces what the banner says and shows it.
-func (b *banner) show(n notice) {
-	b.current = n
+// Show replaces what the banner says and shows it.
+func (b *Banner) Show(n app.Notice) {
+	b.Current = n
 	setSegment(b.message, n.Message)
 	setSegment(b.action, n.Action)
 	b.onPress = n.OnPress
@@ -111,17 +113,17 @@ func (b *banner) show(n notice) {
 	} else {
 		b.toggle.Show()
 	}
-	b.box.Show()
-	b.box.Refresh()
+	b.Box.Show()
+	b.Box.Refresh()
 }
 
-// hide clears the banner.
-func (b *banner) hide() {
-	b.current = notice{}
-	b.box.Hide()
+// Hide clears the banner.
+func (b *Banner) Hide() {
+	b.Current = app.Notice{}
+	b.Box.Hide()
 }
 
-func (b *banner) onToggle() {
+func (b *Banner) OnToggle() {
 	b.detailShown = !b.detailShown
 	if b.detailShown {
 		b.detailBox.Show()
@@ -130,7 +132,7 @@ func (b *banner) onToggle() {
 		b.detailBox.Hide()
 		b.toggle.SetText("Details")
 	}
-	b.box.Refresh()
+	b.Box.Refresh()
 }
 
 func setSegment(r *widget.RichText, text string) {
@@ -144,5 +146,5 @@ func setSegment(r *widget.RichText, text string) {
 	r.Refresh()
 }
 
-// visible reports whether the banner shows a problem.
-func (b *banner) visible() bool { return b.box.Visible() }
+// Visible reports whether the banner shows a problem.
+func (b *Banner) Visible() bool { return b.Box.Visible() }

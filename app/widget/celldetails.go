@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// cellDetails is what one cell measured, for the pane a heatmap or the All
+// CellDetails is what one cell measured, for the pane a heatmap or the All
 // measurements table shows when a cell is chosen: its line as the log
 // writes it (report.CellLine), then for a decode cell the spread of TTFT
 // and ITL at p50, p90 and p99 and of per-request tok/s at p50, p10 and p1
@@ -20,7 +20,7 @@ import (
 // how the cell fares against the SLO when one is on. A prefill cell that
 // is the median of repeats (its line says "median of 3, spread 1.2 %")
 // lists each request's TTFT, so that the slow one can be seen.
-func cellDetails(r engine.Result, slo engine.SLO) string {
+func CellDetails(r engine.Result, slo engine.SLO) string {
 	lines := []string{report.CellLine(r)}
 	if r.Phase == engine.PhasePrefill && report.PrefillRepeatsText(r) != "" {
 		ttfts := make([]string, len(r.Requests))
@@ -43,7 +43,7 @@ func cellDetails(r engine.Result, slo engine.SLO) string {
 		}
 	}
 	if c, ok := slo.Judge(r); ok {
-		lines = append(lines, "SLO "+onScreen(report.SLOText(slo))+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
+		lines = append(lines, "SLO "+OnScreen(report.SLOText(slo))+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
 	}
 	return strings.Join(lines, "\n")
 }

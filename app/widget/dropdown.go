@@ -1,11 +1,11 @@
-package app
+package widget
 
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
 
-// dropDown is the app's drop-down: a widget.Select whose menu opens only
+// DropDown is the app's drop-down: a widget.Select whose menu opens only
 // while Fyne knows which canvas it is on.
 //
 // A Select asks the driver for its canvas as its menu opens, and Fyne's
@@ -21,23 +21,23 @@ import (
 // after clicking "Save one file…" at 1920 × 1080. Such a click now asks for
 // the window to be redrawn, which registers the drop-down again, and the
 // next click opens the menu.
-type dropDown struct {
+type DropDown struct {
 	widget.Select
-	// canvasFor is the driver's CanvasForObject; tests replace it.
-	canvasFor func(fyne.CanvasObject) fyne.Canvas
+	// CanvasFor is the driver's CanvasForObject; tests replace it.
+	CanvasFor func(fyne.CanvasObject) fyne.Canvas
 }
 
-// newDropDown is a drop-down of options; changed, when set, hears every
+// NewDropDown is a drop-down of options; changed, when set, hears every
 // choice (Select's OnChanged).
-func newDropDown(options []string, changed func(string)) *dropDown {
-	d := &dropDown{canvasFor: func(o fyne.CanvasObject) fyne.Canvas { return fyne.CurrentApp().Driver().CanvasForObject(o) }}
+func NewDropDown(options []string, changed func(string)) *DropDown {
+	d := &DropDown{CanvasFor: func(o fyne.CanvasObject) fyne.Canvas { return fyne.CurrentApp().Driver().CanvasForObject(o) }}
 	d.Options, d.OnChanged = options, changed
 	d.ExtendBaseWidget(d)
 	return d
 }
 
 // Tapped opens the menu, once the drop-down is on a known canvas.
-func (d *dropDown) Tapped(ev *fyne.PointEvent) {
+func (d *DropDown) Tapped(ev *fyne.PointEvent) {
 	if d.known() {
 		d.Select.Tapped(ev)
 	}
@@ -45,7 +45,7 @@ func (d *dropDown) Tapped(ev *fyne.PointEvent) {
 
 // TypedKey opens the menu (Space, Up, Down) once the drop-down is on a
 // known canvas; Left and Right choose the previous and next option.
-func (d *dropDown) TypedKey(ev *fyne.KeyEvent) {
+func (d *DropDown) TypedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeySpace, fyne.KeyUp, fyne.KeyDown:
 		if !d.known() {
@@ -57,8 +57,8 @@ func (d *dropDown) TypedKey(ev *fyne.KeyEvent) {
 
 // known reports whether Fyne knows the drop-down's canvas; when it does
 // not, it has every window redraw the drop-down, which registers it again.
-func (d *dropDown) known() bool {
-	if d.canvasFor(d) != nil {
+func (d *DropDown) known() bool {
+	if d.CanvasFor(d) != nil {
 		return true
 	}
 	for _, w := range fyne.CurrentApp().Driver().AllWindows() {

@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"fmt"
@@ -9,34 +9,34 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// formRow is one row of a form: a label, its field, and an optional hint
+// FormRow is one row of a form: a label, its field, and an optional hint
 // under the field.
-type formRow struct {
-	label string
-	field fyne.CanvasObject
-	hint  string
+type FormRow struct {
+	Label string
+	Field fyne.CanvasObject
+	Hint  string
 }
 
-// formColumn is the label column shared by several forms of one screen:
+// FormColumn is the label column shared by several forms of one screen:
 // every label takes the width of the widest, so the fields of all the forms
 // line up (each widget.Form sizes its own column, and sections of
 // different forms then zigzag).
-type formColumn struct {
+type FormColumn struct {
 	labels []*widget.Label
 }
 
-// form lays rows out as label, field and hint, in this column.
-func (c *formColumn) form(rows ...formRow) *fyne.Container {
+// Form lays rows out as label, field and hint, in this column.
+func (c *FormColumn) Form(rows ...FormRow) *fyne.Container {
 	objs := make([]fyne.CanvasObject, 0, 3*len(rows))
 	for _, r := range rows {
-		l := widget.NewLabelWithStyle(r.label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+		l := widget.NewLabelWithStyle(r.Label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
 		c.labels = append(c.labels, l)
-		hint := widget.NewRichText(&widget.TextSegment{Text: r.hint, Style: hintStyle})
+		hint := widget.NewRichText(&widget.TextSegment{Text: r.Hint, Style: hintStyle})
 		hint.Wrapping = fyne.TextWrapWord
-		if r.hint == "" {
+		if r.Hint == "" {
 			hint.Hide()
 		}
-		objs = append(objs, l, r.field, hint)
+		objs = append(objs, l, r.Field, hint)
 	}
 	return container.New(&formLayout{col: c}, objs...)
 }
@@ -46,7 +46,7 @@ func (c *formColumn) form(rows ...formRow) *fyne.Container {
 var hintStyle = widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText, Inline: true}
 
 // width is the width of the widest label.
-func (c *formColumn) width() float32 {
+func (c *FormColumn) width() float32 {
 	var w float32
 	for _, l := range c.labels {
 		w = max(w, l.MinSize().Width)
@@ -57,7 +57,7 @@ func (c *formColumn) width() float32 {
 // formLayout places objects in threes: label, field (the rest of the
 // width) and hint (under the field, when visible).
 type formLayout struct {
-	col *formColumn
+	col *FormColumn
 }
 
 func (l *formLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
@@ -102,19 +102,19 @@ func (l *formLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// hintedItem is a row of a widget.Form with its hint. A hint must be on
+// HintedItem is a row of a widget.Form with its hint. A hint must be on
 // its item before the form first draws: widget.Form makes room for a hint
 // only under an item that has one when it builds its renderer, and builds
 // it again when Fyne drops the renderer of a form hidden for a minute (the
 // Matrix form behind a load test). A hint set later appeared only then, and
 // its row's field was left where the old layout had put it, over other rows.
-func hintedItem(label string, field fyne.CanvasObject, hint string) *widget.FormItem {
+func HintedItem(label string, field fyne.CanvasObject, hint string) *widget.FormItem {
 	return &widget.FormItem{Text: label, Widget: field, HintText: hint}
 }
 
-// formProblems lists the fields of a shown form that are not where a form
+// FormProblems lists the fields of a shown form that are not where a form
 // puts them: each inside the form, with a size, below the one before it.
-func formProblems(form *widget.Form) []string {
+func FormProblems(form *widget.Form) []string {
 	d := fyne.CurrentApp().Driver()
 	origin, size := d.AbsolutePositionForObject(form), form.Size()
 	var problems []string
@@ -138,11 +138,11 @@ func formProblems(form *widget.Form) []string {
 	return problems
 }
 
-// withHintRoom holds a widget.Form with the width its hints take: the form
+// WithHintRoom holds a widget.Form with the width its hints take: the form
 // draws a hint an inner padding in from its field but leaves that padding
 // out of its width, so the widest hint was cut at the edge of a pane only
 // as wide as the form (the Matrix screen at 1,024 px).
-func withHintRoom(form *widget.Form) fyne.CanvasObject {
+func WithHintRoom(form *widget.Form) fyne.CanvasObject {
 	return container.New(hintRoom{}, form)
 }
 

@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"image/color"
@@ -15,8 +15,8 @@ import (
 // under a narrow grid: "total tok/s", the colour ramp, and its ticks. It is
 // hidden while the scale has no ticks (no valid cell yet).
 type colorLegend struct {
-	box   *fyne.Container
-	label *canvas.Text
+	Box   *fyne.Container
+	Label *canvas.Text
 	ramp  *canvas.Raster
 	marks *fyne.Container // the tick labels, placed by legendLayout
 	lay   *legendLayout
@@ -30,34 +30,34 @@ const (
 )
 
 func newColorLegend() *colorLegend {
-	l := &colorLegend{label: canvas.NewText(charts.DecodeScaleLabel, theme.Color(theme.ColorNamePlaceHolder))}
-	l.label.TextStyle = fyne.TextStyle{Bold: true}
-	l.label.TextSize = theme.CaptionTextSize()
+	l := &colorLegend{Label: canvas.NewText(charts.DecodeScaleLabel, theme.Color(theme.ColorNamePlaceHolder))}
+	l.Label.TextStyle = fyne.TextStyle{Bold: true}
+	l.Label.TextSize = theme.CaptionTextSize()
 	l.ramp = canvas.NewRasterWithPixels(func(x, _, w, _ int) color.Color {
 		return charts.Viridis((float64(x) + 0.5) / float64(max(w, 1)))
 	})
 	l.lay = &legendLayout{legend: l}
 	l.marks = container.New(l.lay)
-	l.box = container.NewBorder(nil, nil, container.NewVBox(l.label), nil, l.marks)
-	l.box.Hide()
+	l.Box = container.NewBorder(nil, nil, container.NewVBox(l.Label), nil, l.marks)
+	l.Box.Hide()
 	return l
 }
 
-// object is the legend's canvas object.
-func (l *colorLegend) object() fyne.CanvasObject { return l.box }
+// Object is the legend's canvas object.
+func (l *colorLegend) Object() fyne.CanvasObject { return l.Box }
 
-// set shows the ticks of s, or hides the legend when it has none.
-func (l *colorLegend) set(s charts.ColorScale) {
+// Set shows the ticks of s, or hides the legend when it has none.
+func (l *colorLegend) Set(s charts.ColorScale) {
 	if s.Min == l.scale.Min && s.Max == l.scale.Max && s.Log == l.scale.Log && len(s.Ticks) == len(l.scale.Ticks) && len(l.marks.Objects) > 0 {
 		return // as shown: a run's range stays put from cell to cell
 	}
 	l.scale = s
 	if s.Label != "" {
-		l.label.Text = s.Label
-		l.label.Refresh()
+		l.Label.Text = s.Label
+		l.Label.Refresh()
 	}
 	if len(s.Ticks) == 0 {
-		l.box.Hide()
+		l.Box.Hide()
 		return
 	}
 	objs := []fyne.CanvasObject{l.ramp}
@@ -68,7 +68,7 @@ func (l *colorLegend) set(s charts.ColorScale) {
 		objs = append(objs, txt)
 	}
 	l.marks.Objects = objs
-	l.box.Show()
+	l.Box.Show()
 	l.marks.Refresh()
 }
 
@@ -105,8 +105,8 @@ func (g *legendLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return fyne.NewSize(120, h+(theme.CaptionTextSize()-legendRampH)/2)
 }
 
-// ticks are the labels shown, in order (tests read them).
-func (l *colorLegend) ticks() []string {
+// Ticks are the labels shown, in order (tests read them).
+func (l *colorLegend) Ticks() []string {
 	var out []string
 	for _, t := range l.scale.Ticks {
 		out = append(out, t.Label)

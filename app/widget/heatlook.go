@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"image/color"
@@ -27,24 +27,24 @@ type cellStyle struct {
 func cellLook(hc *heatCell, scale charts.ColorScale, idle string) cellStyle {
 	fg := theme.Color(theme.ColorNameForeground)
 	plain := func(fill, ink color.Color, text string) cellStyle { return cellStyle{fill: fill, ink: ink, text: text} }
-	switch hc.status {
+	switch hc.Status {
 	case engine.StatusValid:
 		c := charts.Viridis(scale.Pos(hc.value))
 		return plain(c, charts.TextOn(c), report.TokPerSec(hc.value))
 	case engine.StatusOverCapacity:
-		return plain(color.NRGBA{R: 0x9c, G: 0xa3, B: 0xaf, A: 0x40}, theme.Color(theme.ColorNamePlaceHolder), string(hc.status))
+		return plain(color.NRGBA{R: 0x9c, G: 0xa3, B: 0xaf, A: 0x40}, theme.Color(theme.ColorNamePlaceHolder), string(hc.Status))
 	case engine.StatusLooped:
-		return plain(color.NRGBA{R: 0xf5, G: 0x9e, B: 0x0b, A: 0x66}, fg, string(hc.status))
+		return plain(color.NRGBA{R: 0xf5, G: 0x9e, B: 0x0b, A: 0x66}, fg, string(hc.Status))
 	case engine.StatusFailed:
-		return plain(color.NRGBA{R: 0xdc, G: 0x26, B: 0x26, A: 0x66}, fg, string(hc.status))
+		return plain(color.NRGBA{R: 0xdc, G: 0x26, B: 0x26, A: 0x66}, fg, string(hc.Status))
 	case engine.StatusCancelled:
 		// Cut short by the user: a solid grey, as readable as a result.
-		return plain(color.NRGBA{R: 0x6b, G: 0x72, B: 0x80, A: 0x99}, fg, string(hc.status))
+		return plain(color.NRGBA{R: 0x6b, G: 0x72, B: 0x80, A: 0x99}, fg, string(hc.Status))
 	case engine.StatusNotRun:
 		ink := theme.Color(theme.ColorNamePlaceHolder)
-		return cellStyle{fill: color.Transparent, stroke: ink, strokeW: 1, ink: ink, text: string(hc.status)}
+		return cellStyle{fill: color.Transparent, stroke: ink, strokeW: 1, ink: ink, text: string(hc.Status)}
 	}
-	if hc.running {
+	if hc.Running {
 		return cellStyle{fill: pendingColor(), stroke: theme.Color(theme.ColorNamePrimary), strokeW: 2, ink: fg, text: "measuring…"}
 	}
 	return plain(pendingColor(), theme.Color(theme.ColorNamePlaceHolder), idle)
@@ -81,21 +81,21 @@ func (g *gridLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// cellText centres a cell's figure (objs[0]) over its detail line
+// CellText centres a cell's figure (objs[0]) over its detail line
 // (objs[1]); a figure wider than the cell is drawn smaller until it fits,
 // down to the detail's size: cells at heatCellMinWidth are narrower than
 // "will run" or "measuring…" at the figure's size (a Standard plan's eight
 // columns at 1,024 px).
-type cellText struct {
-	size float32 // the figure's size when it fits
+type CellText struct {
+	Size float32 // the figure's size when it fits
 }
 
 // Layout fits the figure to the width, then centres both lines.
-func (l *cellText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+func (l *CellText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	main, detail := objs[0].(*canvas.Text), objs[1].(*canvas.Text)
-	room, fit := size.Width-2*theme.Padding(), l.size
-	if w := fyne.MeasureText(main.Text, l.size, main.TextStyle).Width; w > room && room > 0 {
-		fit = max(detail.TextSize, l.size*room/w)
+	room, fit := size.Width-2*theme.Padding(), l.Size
+	if w := fyne.MeasureText(main.Text, l.Size, main.TextStyle).Width; w > room && room > 0 {
+		fit = max(detail.TextSize, l.Size*room/w)
 	}
 	if main.TextSize != fit {
 		main.TextSize = fit
@@ -113,9 +113,9 @@ func (l *cellText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 // MinSize is both lines at the figure's own size, one above the other.
-func (l *cellText) MinSize(objs []fyne.CanvasObject) fyne.Size {
+func (l *CellText) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	main, detail := objs[0].(*canvas.Text), objs[1].(*canvas.Text)
-	m := fyne.MeasureText(main.Text, l.size, main.TextStyle)
+	m := fyne.MeasureText(main.Text, l.Size, main.TextStyle)
 	d := detail.MinSize()
 	return fyne.NewSize(max(m.Width, d.Width), m.Height+d.Height)
 }

@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"slices"
@@ -19,64 +19,64 @@ import (
 
 // heatCell is one square of a heatmap: its state and what it draws.
 type heatCell struct {
-	status  engine.Status // "" while waiting
+	Status  engine.Status // "" while waiting
 	value   float64       // total tok/s when Valid
 	ttftMs  float64
-	running bool
+	Running bool
 	result  engine.Result // the finished cell, for its flags
-	bg      *canvas.Rectangle
-	main    *canvas.Text
-	detail  *canvas.Text
-	text    *fyne.Container // main over detail (cellText)
+	Bg      *canvas.Rectangle
+	Main    *canvas.Text
+	Detail  *canvas.Text
+	Text    *fyne.Container // main over detail (cellText)
 }
 
-// heatmap is the decode matrix drawn live with Fyne objects: one row per
+// Heatmap is the decode matrix drawn live with Fyne objects: one row per
 // context, one column per concurrency level, coloured by total tok/s on
-// the exported heatmap's colour map and scale, with its colour key under
+// the exported Heatmap's colour map and scale, with its colour key under
 // the grid.
 // A flagged cell carries report.FlagMarker; the flags are listed under the
 // key.
-type heatmap struct {
-	contexts, concurrency []int
-	cells                 map[[2]int]*heatCell // [context, concurrency]
+type Heatmap struct {
+	Contexts, Concurrency []int
+	Cells                 map[[2]int]*heatCell // [context, concurrency]
 	box                   *fyne.Container
-	legend                *colorLegend
-	flags                 *widget.Label // one line per flagged cell
-	idleText              string        // what a cell waiting to run shows
-	// mode chooses the colouring: total tok/s, % of roofline (heatroofline.go)
+	Legend                *colorLegend
+	Flags                 *widget.Label // one line per flagged cell
+	IdleText              string        // what a cell waiting to run shows
+	// Mode chooses the colouring: total tok/s, % of roofline (heatroofline.go)
 	// or the SLO (slo_view.go).
-	mode *widget.RadioGroup
-	// slo judges the cells (off: the zero SLO); sloKey says what the SLO
+	Mode *widget.RadioGroup
+	// Slo judges the cells (off: the zero SLO); sloKey says what the SLO
 	// view shows.
-	slo    engine.SLO
-	sloKey *widget.Label
-	// details are the figures of the cell last tapped (chosen), under the grid.
-	details *widget.Label
+	Slo    engine.SLO
+	SloKey *widget.Label
+	// Details are the figures of the cell last tapped (chosen), under the grid.
+	Details *widget.Label
 	chosen  [2]int
 }
 
-func newHeatmap(idleText string) *heatmap {
+func NewHeatmap(idleText string) *Heatmap {
 	flags := widget.NewLabel("")
 	flags.Wrapping = fyne.TextWrapWord
 	flags.Hide()
 	details := widget.NewLabel("")
 	details.Wrapping = fyne.TextWrapWord
 	details.Hide()
-	h := &heatmap{box: container.NewStack(), cells: map[[2]int]*heatCell{}, legend: newColorLegend(), flags: flags, idleText: idleText,
-		sloKey: sloKeyLabel(), details: details}
-	h.mode = newHeatMode(h.redraw)
+	h := &Heatmap{box: container.NewStack(), Cells: map[[2]int]*heatCell{}, Legend: newColorLegend(), Flags: flags, IdleText: idleText,
+		SloKey: sloKeyLabel(), Details: details}
+	h.Mode = NewHeatMode(h.Redraw)
 	return h
 }
 
-// object is the heatmap's canvas object.
-func (h *heatmap) object() fyne.CanvasObject { return h.box }
+// Object is the heatmap's canvas object.
+func (h *Heatmap) Object() fyne.CanvasObject { return h.box }
 
-// setAxes lays the grid out again for these contexts and concurrency
+// SetAxes lays the grid out again for these contexts and concurrency
 // levels, keeping the state of the cells that remain.
-func (h *heatmap) setAxes(contexts, concurrency []int) {
-	h.contexts, h.concurrency = slices.Clone(contexts), slices.Clone(concurrency)
-	old := h.cells
-	h.cells = map[[2]int]*heatCell{}
+func (h *Heatmap) SetAxes(contexts, concurrency []int) {
+	h.Contexts, h.Concurrency = slices.Clone(contexts), slices.Clone(concurrency)
+	old := h.Cells
+	h.Cells = map[[2]int]*heatCell{}
 	if len(contexts) == 0 || len(concurrency) == 0 {
 		h.box.Objects = nil
 		h.box.Refresh()
@@ -91,124 +91,124 @@ func (h *heatmap) setAxes(contexts, concurrency []int) {
 	for _, ctx := range contexts {
 		grid.Add(axisText(engine.ContextLabel(ctx), fyne.TextAlignCenter))
 		for _, c := range concurrency {
-			hc := &heatCell{bg: canvas.NewRectangle(pendingColor())}
+			hc := &heatCell{Bg: canvas.NewRectangle(pendingColor())}
 			if o := old[[2]int{ctx, c}]; o != nil {
-				hc.status, hc.value, hc.ttftMs, hc.running, hc.result = o.status, o.value, o.ttftMs, o.running, o.result
+				hc.Status, hc.value, hc.ttftMs, hc.Running, hc.result = o.Status, o.value, o.ttftMs, o.Running, o.result
 			}
-			hc.bg.CornerRadius = 4
-			hc.main = canvas.NewText("", theme.Color(theme.ColorNameForeground))
-			hc.main.Alignment = fyne.TextAlignCenter
-			hc.main.TextStyle = fyne.TextStyle{Bold: true}
-			hc.main.TextSize = theme.TextSize() + 1
-			hc.detail = canvas.NewText("", theme.Color(theme.ColorNameForeground))
-			hc.detail.Alignment = fyne.TextAlignCenter
-			hc.detail.TextSize = theme.CaptionTextSize()
-			hc.text = container.New(&cellText{size: hc.main.TextSize}, hc.main, hc.detail)
+			hc.Bg.CornerRadius = 4
+			hc.Main = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+			hc.Main.Alignment = fyne.TextAlignCenter
+			hc.Main.TextStyle = fyne.TextStyle{Bold: true}
+			hc.Main.TextSize = theme.TextSize() + 1
+			hc.Detail = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+			hc.Detail.Alignment = fyne.TextAlignCenter
+			hc.Detail.TextSize = theme.CaptionTextSize()
+			hc.Text = container.New(&CellText{Size: hc.Main.TextSize}, hc.Main, hc.Detail)
 			key := [2]int{ctx, c}
-			h.cells[key] = hc
-			grid.Add(newTapArea(container.NewStack(hc.bg, hc.text), func() { h.showDetails(key) }))
+			h.Cells[key] = hc
+			grid.Add(newTapArea(container.NewStack(hc.Bg, hc.Text), func() { h.ShowDetails(key) }))
 		}
 	}
-	below := container.NewVBox(h.legend.object(), h.sloKey, h.flags, h.details)
+	below := container.NewVBox(h.Legend.Object(), h.SloKey, h.Flags, h.Details)
 	body := container.New(&underGrid{grid: grid.Layout.(*gridLayout)}, grid, below)
-	h.box.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(h.mode, head), nil, nil, nil, body)}
+	h.box.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(h.Mode, head), nil, nil, nil, body)}
 	h.box.Refresh()
 }
 
 func axisText(s string, align fyne.TextAlign) fyne.CanvasObject {
-	t := newThemedText(s, theme.ColorNameForeground)
+	t := NewThemedText(s, theme.ColorNameForeground)
 	t.Text.Alignment = align
 	t.Text.TextStyle = fyne.TextStyle{Bold: true}
 	return container.NewVBox(layout.NewSpacer(), t, layout.NewSpacer())
 }
 
-// cell returns the cell at ctx × concurrency, or nil.
-func (h *heatmap) cell(ctx, concurrency int) *heatCell { return h.cells[[2]int{ctx, concurrency}] }
+// Cell returns the cell at ctx × concurrency, or nil.
+func (h *Heatmap) Cell(ctx, concurrency int) *heatCell { return h.Cells[[2]int{ctx, concurrency}] }
 
-// setPlanned marks a cell as waiting, or as Over capacity before the run.
-func (h *heatmap) setPlanned(ctx, concurrency int, over bool) {
-	hc := h.cell(ctx, concurrency)
+// SetPlanned marks a cell as waiting, or as Over capacity before the run.
+func (h *Heatmap) SetPlanned(ctx, concurrency int, over bool) {
+	hc := h.Cell(ctx, concurrency)
 	if hc == nil {
 		return
 	}
-	hc.status, hc.value, hc.running, hc.result = "", 0, false, engine.Result{}
+	hc.Status, hc.value, hc.Running, hc.result = "", 0, false, engine.Result{}
 	if over {
-		hc.status = engine.StatusOverCapacity
+		hc.Status = engine.StatusOverCapacity
 	}
 }
 
-// setRunning highlights the cell being measured (and no other).
-func (h *heatmap) setRunning(ctx, concurrency int) {
-	for k, hc := range h.cells {
-		hc.running = k == [2]int{ctx, concurrency} && hc.status == ""
+// SetRunning highlights the cell being measured (and no other).
+func (h *Heatmap) SetRunning(ctx, concurrency int) {
+	for k, hc := range h.Cells {
+		hc.Running = k == [2]int{ctx, concurrency} && hc.Status == ""
 	}
 }
 
-// setResult records a finished decode cell, adding its row or column when
+// SetResult records a finished decode cell, adding its row or column when
 // the engine fitted the plan to the server (128K measured as 123K).
-func (h *heatmap) setResult(r engine.Result) {
+func (h *Heatmap) SetResult(r engine.Result) {
 	if r.Phase != engine.PhaseDecode {
 		return
 	}
-	if h.cell(r.ContextTokens, r.Concurrency) == nil {
-		h.setAxes(sortedUnion(h.contexts, r.ContextTokens), sortedUnion(h.concurrency, r.Concurrency))
+	if h.Cell(r.ContextTokens, r.Concurrency) == nil {
+		h.SetAxes(SortedUnion(h.Contexts, r.ContextTokens), SortedUnion(h.Concurrency, r.Concurrency))
 	}
-	hc := h.cell(r.ContextTokens, r.Concurrency)
-	hc.status, hc.value, hc.ttftMs, hc.running, hc.result = r.Status, r.TotalTokPerSec, r.TTFTMs, false, r
+	hc := h.Cell(r.ContextTokens, r.Concurrency)
+	hc.Status, hc.value, hc.ttftMs, hc.Running, hc.result = r.Status, r.TotalTokPerSec, r.TTFTMs, false, r
 }
 
-// dropEmptyRows removes the rows without any finished cell (contexts the
+// DropEmptyRows removes the rows without any finished cell (contexts the
 // engine replaced by a fitted one).
-func (h *heatmap) dropEmptyRows() {
+func (h *Heatmap) DropEmptyRows() {
 	var keep []int
-	for _, ctx := range h.contexts {
-		for _, c := range h.concurrency {
-			if st := h.cell(ctx, c).status; st != "" {
+	for _, ctx := range h.Contexts {
+		for _, c := range h.Concurrency {
+			if st := h.Cell(ctx, c).Status; st != "" {
 				keep = append(keep, ctx)
 				break
 			}
 		}
 	}
-	if len(keep) > 0 && len(keep) != len(h.contexts) {
-		h.setAxes(keep, h.concurrency)
+	if len(keep) > 0 && len(keep) != len(h.Contexts) {
+		h.SetAxes(keep, h.Concurrency)
 	}
 }
 
-func sortedUnion(v []int, n int) []int {
+func SortedUnion(v []int, n int) []int {
 	out := append(slices.Clone(v), n)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// redraw recolours every cell on the colour scale of every decode heatmap
+// Redraw recolours every cell on the colour scale of every decode heatmap
 // (charts.DecodeScale of the cells shown), and refreshes the texts, the
 // colour key and the list of flags.
-func (h *heatmap) redraw() {
+func (h *Heatmap) Redraw() {
 	mode := h.viewMode()
-	scale := h.colorScale()
+	scale := h.ColorScale()
 	switch mode {
-	case heatModeRoofline:
+	case HeatModeRoofline:
 		scale = charts.RooflineScale()
-	case heatModeSLO:
+	case HeatModeSLO:
 		scale = charts.ColorScale{} // no colour key: the line under the grid says what the colours mean
 	}
-	h.legend.set(scale)
-	h.sloKey.Hidden = mode != heatModeSLO
-	h.sloKey.Refresh()
-	for _, hc := range h.cells {
+	h.Legend.Set(scale)
+	h.SloKey.Hidden = mode != HeatModeSLO
+	h.SloKey.Refresh()
+	for _, hc := range h.Cells {
 		look, detail := h.look(hc, mode, scale)
-		hc.bg.FillColor, hc.bg.StrokeColor, hc.bg.StrokeWidth = look.fill, look.stroke, look.strokeW
-		hc.main.Text, hc.main.Color, hc.detail.Color = look.text, look.ink, look.ink
-		hc.detail.Text = ""
-		switch hc.status {
+		hc.Bg.FillColor, hc.Bg.StrokeColor, hc.Bg.StrokeWidth = look.fill, look.stroke, look.strokeW
+		hc.Main.Text, hc.Main.Color, hc.Detail.Color = look.text, look.ink, look.ink
+		hc.Detail.Text = ""
+		switch hc.Status {
 		case engine.StatusValid:
-			hc.detail.Text = detail
+			hc.Detail.Text = detail
 		case engine.StatusOverCapacity:
 			// Two lines keep the columns narrow enough for 8 levels at 1280 px.
-			hc.main.Text, hc.detail.Text = "Over", "capacity"
+			hc.Main.Text, hc.Detail.Text = "Over", "capacity"
 		}
-		hc.bg.Refresh()
-		hc.text.Refresh() // lays the texts out again: a longer one is drawn smaller
+		hc.Bg.Refresh()
+		hc.Text.Refresh() // lays the texts out again: a longer one is drawn smaller
 	}
 	h.showFlags()
 	h.refreshDetails()
@@ -217,18 +217,18 @@ func (h *heatmap) redraw() {
 // look is a cell's style and detail line in a view: a Valid cell by its
 // roofline or SLO in those views, outlined when it misses the SLO in the
 // others.
-func (h *heatmap) look(hc *heatCell, mode string, scale charts.ColorScale) (cellStyle, string) {
-	look := cellLook(hc, scale, h.idleText)
+func (h *Heatmap) look(hc *heatCell, mode string, scale charts.ColorScale) (cellStyle, string) {
+	look := cellLook(hc, scale, h.IdleText)
 	detail := report.Mark(report.Millis(hc.ttftMs)+" TTFT", hc.result)
-	if hc.status != engine.StatusValid {
+	if hc.Status != engine.StatusValid {
 		return look, detail
 	}
-	if mode == heatModeSLO {
-		if l, d, ok := sloLook(hc, h.slo); ok {
+	if mode == HeatModeSLO {
+		if l, d, ok := sloLook(hc, h.Slo); ok {
 			return l, d
 		}
 	}
-	if mode == heatModeRoofline {
+	if mode == HeatModeRoofline {
 		look, detail = rooflineLook(hc)
 	}
 	if h.missesSLO(hc) {
@@ -237,12 +237,12 @@ func (h *heatmap) look(hc *heatCell, mode string, scale charts.ColorScale) (cell
 	return look, detail
 }
 
-// colorScale is the scale the cells are coloured by: the export's for the
+// ColorScale is the scale the cells are coloured by: the export's for the
 // same cells, live or not.
-func (h *heatmap) colorScale() charts.ColorScale {
+func (h *Heatmap) ColorScale() charts.ColorScale {
 	var values []float64
-	for _, hc := range h.cells {
-		if hc.status == engine.StatusValid && hc.value > 0 {
+	for _, hc := range h.Cells {
+		if hc.Status == engine.StatusValid && hc.value > 0 {
 			values = append(values, hc.value)
 		}
 	}
@@ -250,11 +250,11 @@ func (h *heatmap) colorScale() charts.ColorScale {
 }
 
 // flagLines lists the flagged cells, row by row, as report.md does.
-func (h *heatmap) flagLines() []string {
+func (h *Heatmap) flagLines() []string {
 	var done []engine.Result
-	for _, ctx := range h.contexts {
-		for _, c := range h.concurrency {
-			if hc := h.cell(ctx, c); hc.status != "" {
+	for _, ctx := range h.Contexts {
+		for _, c := range h.Concurrency {
+			if hc := h.Cell(ctx, c); hc.Status != "" {
 				done = append(done, hc.result)
 			}
 		}
@@ -263,7 +263,7 @@ func (h *heatmap) flagLines() []string {
 }
 
 // showFlags puts the flag lines under the grid, or hides them when none.
-func (h *heatmap) showFlags() { showFlagLines(h.flags, h.flagLines()) }
+func (h *Heatmap) showFlags() { showFlagLines(h.Flags, h.flagLines()) }
 
 // showFlagLines shows report.FlagLines in l, each after the flag marker as
 // the charts draw them, and hides l when there are none.
@@ -281,10 +281,10 @@ func showFlagLines(l *widget.Label, lines []string) {
 	l.Show()
 }
 
-// label is the text a cell shows, both lines joined (tests read it).
-func (hc *heatCell) label() string {
-	if hc.detail.Text == "" {
-		return hc.main.Text
+// Label is the text a cell shows, both lines joined (tests read it).
+func (hc *heatCell) Label() string {
+	if hc.Detail.Text == "" {
+		return hc.Main.Text
 	}
-	return hc.main.Text + " " + hc.detail.Text
+	return hc.Main.Text + " " + hc.Detail.Text
 }

@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"fyne.io/fyne/v2/widget"
@@ -11,25 +11,25 @@ import (
 // The heatmap's colourings: by total tok/s, or by the share of each cell's
 // roofline (offered only once a cell has one).
 const (
-	heatModeTotal    = "total tok/s"
-	heatModeRoofline = "% of roofline"
+	HeatModeTotal    = "total tok/s"
+	HeatModeRoofline = "% of roofline"
 )
 
-// newHeatMode is the heatmap's colouring selector, hidden until there is
+// NewHeatMode is the heatmap's colouring selector, hidden until there is
 // a choice (offerModes); changing it redraws the heatmap.
-func newHeatMode(redraw func()) *widget.RadioGroup {
-	g := widget.NewRadioGroup([]string{heatModeTotal, heatModeRoofline}, func(string) { redraw() })
+func NewHeatMode(redraw func()) *widget.RadioGroup {
+	g := widget.NewRadioGroup([]string{HeatModeTotal, HeatModeRoofline}, func(string) { redraw() })
 	g.Horizontal = true
 	g.Required = true
-	g.Selected = heatModeTotal
+	g.Selected = HeatModeTotal
 	g.Hide()
 	return g
 }
 
 // hasRoofline reports whether a finished cell carries its roofline.
-func (h *heatmap) hasRoofline() bool {
-	for _, hc := range h.cells {
-		if hc.status == engine.StatusValid && hc.result.RooflineTokS > 0 {
+func (h *Heatmap) hasRoofline() bool {
+	for _, hc := range h.Cells {
+		if hc.Status == engine.StatusValid && hc.result.RooflineTokS > 0 {
 			return true
 		}
 	}
@@ -42,7 +42,7 @@ func (h *heatmap) hasRoofline() bool {
 func rooflineLook(hc *heatCell) (cellStyle, string) {
 	r := hc.result
 	if r.RooflineTokS <= 0 {
-		look := cellLook(&heatCell{status: engine.StatusOverCapacity}, charts.ColorScale{}, "")
+		look := cellLook(&heatCell{Status: engine.StatusOverCapacity}, charts.ColorScale{}, "")
 		look.text = report.TokPerSec(hc.value)
 		return look, "no roofline"
 	}

@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"context"
@@ -10,31 +10,31 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// uiUpdateEvery is how often background work may refresh the widgets: at
+// UiUpdateEvery is how often background work may refresh the widgets: at
 // most 5 updates a second keeps the UI responsive however fast events come.
-const uiUpdateEvery = 200 * time.Millisecond
+const UiUpdateEvery = 200 * time.Millisecond
 
-// logView shows the last lines of a log, wrapped (textPane). add may be
+// LogView shows the last lines of a log, wrapped (textPane). add may be
 // called from any goroutine; flush only on the UI goroutine.
-type logView struct {
+type LogView struct {
 	maxLines int
-	pane     *textPane
+	pane     *TextPane
 
 	mu    sync.Mutex
 	lines []string
 	dirty bool
 }
 
-func newLogView(maxLines int) *logView {
-	return &logView{maxLines: maxLines, pane: newTextPane()}
+func NewLogView(maxLines int) *LogView {
+	return &LogView{maxLines: maxLines, pane: NewTextPane()}
 }
 
-// object is the log's canvas object.
-func (v *logView) object() fyne.CanvasObject { return v.pane.object() }
+// Object is the log's canvas object.
+func (v *LogView) Object() fyne.CanvasObject { return v.pane.Object() }
 
-// add appends a line (or several, split at newlines), dropping the oldest
+// Add appends a line (or several, split at newlines), dropping the oldest
 // beyond maxLines.
-func (v *logView) add(line string) {
+func (v *LogView) Add(line string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for l := range strings.SplitSeq(strings.TrimRight(line, "\r\n"), "\n") {
@@ -46,15 +46,15 @@ func (v *logView) add(line string) {
 	v.dirty = true
 }
 
-// clear empties the log.
-func (v *logView) clear() {
+// Clear empties the log.
+func (v *LogView) Clear() {
 	v.mu.Lock()
 	v.lines, v.dirty = nil, true
 	v.mu.Unlock()
 }
 
-// flush shows new lines, following the end; UI goroutine only.
-func (v *logView) flush() {
+// Flush shows new lines, following the end; UI goroutine only.
+func (v *LogView) Flush() {
 	v.mu.Lock()
 	if !v.dirty {
 		v.mu.Unlock()
@@ -63,32 +63,32 @@ func (v *logView) flush() {
 	lines := slices.Clone(v.lines)
 	v.dirty = false
 	v.mu.Unlock()
-	v.pane.setLines(lines)
+	v.pane.SetLines(lines)
 }
 
-// pump flushes on the UI goroutine (through do) every uiUpdateEvery
+// Pump flushes on the UI goroutine (through do) every uiUpdateEvery
 // until ctx ends.
-func (v *logView) pump(ctx context.Context, do func(func())) {
-	t := time.NewTicker(uiUpdateEvery)
+func (v *LogView) Pump(ctx context.Context, do func(func())) {
+	t := time.NewTicker(UiUpdateEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			do(v.flush)
+			do(v.Flush)
 			return
 		case <-t.C:
 			v.mu.Lock()
 			dirty := v.dirty
 			v.mu.Unlock()
 			if dirty {
-				do(v.flush)
+				do(v.Flush)
 			}
 		}
 	}
 }
 
-// text is the whole log as shown.
-func (v *logView) text() string {
+// Text is the whole log as shown.
+func (v *LogView) Text() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return strings.Join(v.lines, "\n")

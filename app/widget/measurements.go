@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"cmp"
@@ -11,60 +11,60 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// measurementsTable is the reference reports' All measurements table. A flagged cell's
+// MeasurementsTable is the reference reports' All measurements table. A flagged cell's
 // status carries report.FlagMarker, and the flags are listed under the
 // table. Choosing a row shows the cell's details under them (cellDetails).
-type measurementsTable struct {
-	*resultTable
-	flags   *widget.Label
-	details *widget.Label
+type MeasurementsTable struct {
+	*ResultTable
+	Flags   *widget.Label
+	Details *widget.Label
 	slo     engine.SLO // judges the chosen cell in its details
 	box     fyne.CanvasObject
 }
 
 // measurementsSpec is report.MeasurementRow as a resultTable.
-var measurementsSpec = tableSpec{
-	row:       report.MeasurementRow,
-	compare:   compareMeasurements,
-	statusCol: 3,
-	leading:   []int{0, 1, 3},
-	widths:    []float32{135, 70, 82, 105, 90, 105, 75, 112, 88, 92, 100, 100},
+var measurementsSpec = TableSpec{
+	Row:       report.MeasurementRow,
+	Compare:   CompareMeasurements,
+	StatusCol: 3,
+	Leading:   []int{0, 1, 3},
+	Widths:    []float32{135, 70, 82, 105, 90, 105, 75, 112, 88, 92, 100, 100},
 }
 
-func newMeasurementsTable() *measurementsTable {
-	m := &measurementsTable{resultTable: newResultTable(measurementsSpec, report.MeasurementColumns), flags: widget.NewLabel(""), details: widget.NewLabel("")}
-	m.flags.Wrapping, m.details.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
-	m.flags.Hide()
-	m.details.Hide()
-	m.table.OnSelected = func(id widget.TableCellID) {
-		if id.Row >= 0 && id.Row < len(m.rows) {
-			setOptional(m.details, cellDetails(m.rows[id.Row], m.slo))
+func NewMeasurementsTable() *MeasurementsTable {
+	m := &MeasurementsTable{ResultTable: NewResultTable(measurementsSpec, report.MeasurementColumns), Flags: widget.NewLabel(""), Details: widget.NewLabel("")}
+	m.Flags.Wrapping, m.Details.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	m.Flags.Hide()
+	m.Details.Hide()
+	m.Table.OnSelected = func(id widget.TableCellID) {
+		if id.Row >= 0 && id.Row < len(m.Rows) {
+			SetOptional(m.Details, CellDetails(m.Rows[id.Row], m.slo))
 		}
 	}
-	m.box = container.NewBorder(nil, container.NewVBox(m.flags, m.details), nil, nil, m.table)
+	m.box = container.NewBorder(nil, container.NewVBox(m.Flags, m.Details), nil, nil, m.Table)
 	return m
 }
 
-// setSLO judges the cell chosen from now on against slo.
-func (m *measurementsTable) setSLO(slo engine.SLO) {
+// SetSLO judges the cell chosen from now on against slo.
+func (m *MeasurementsTable) SetSLO(slo engine.SLO) {
 	m.slo = slo
-	m.table.UnselectAll()
-	m.details.Hide()
+	m.Table.UnselectAll()
+	m.Details.Hide()
 }
 
-func (m *measurementsTable) object() fyne.CanvasObject { return m.box }
+func (m *MeasurementsTable) Object() fyne.CanvasObject { return m.box }
 
-// setResults shows results in the run's order, and lists their flags.
-func (m *measurementsTable) setResults(results []engine.Result) {
-	m.resultTable.setResults(report.MeasurementColumns, results)
-	showFlagLines(m.flags, report.FlagLines(results))
-	m.table.UnselectAll()
-	m.details.Hide()
+// SetResults shows results in the run's order, and lists their flags.
+func (m *MeasurementsTable) SetResults(results []engine.Result) {
+	m.ResultTable.SetResults(report.MeasurementColumns, results)
+	showFlagLines(m.Flags, report.FlagLines(results))
+	m.Table.UnselectAll()
+	m.Details.Hide()
 }
 
-// compareMeasurements orders two results by a column of the All
+// CompareMeasurements orders two results by a column of the All
 // measurements table.
-func compareMeasurements(col int, a, b engine.Result) int {
+func CompareMeasurements(col int, a, b engine.Result) int {
 	switch col {
 	case 0:
 		return cmp.Compare(a.Phase, b.Phase)
@@ -76,7 +76,7 @@ func compareMeasurements(col int, a, b engine.Result) int {
 		return cmp.Compare(a.Status, b.Status)
 	}
 	key := func(r engine.Result) float64 {
-		return measuredKey(r, []float64{r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive,
+		return MeasuredKey(r, []float64{r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive,
 			float64(r.Completed), float64(r.OutputTokens), r.MeasuredS}[col-4])
 	}
 	return cmp.Compare(key(a), key(b))

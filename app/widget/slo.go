@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"errors"
@@ -10,78 +10,79 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	"speedmatrix/app"
 	"speedmatrix/engine"
 )
 
 // The names of the SLO's fields, as every screen labels them.
 const (
-	sloTTFTName = "TTFT bound"
-	sloITLName  = "ITL bound"
-	sloPctName  = "SLO percentile"
+	SloTTFTName = "TTFT bound"
+	SloITLName  = "ITL bound"
+	SloPctName  = "SLO percentile"
 )
 
-// sloFieldNames name the SLO's settings as the fields label them, for the
+// SloFieldNames name the SLO's settings as the fields label them, for the
 // engine's problems with an SLO (engine.SLO.Check, ValidatePlan).
-var sloFieldNames = map[engine.PlanField]string{
-	engine.FieldSLOTTFT: sloTTFTName, engine.FieldSLOITL: sloITLName, engine.FieldSLOPercentile: sloPctName,
+var SloFieldNames = map[engine.PlanField]string{
+	engine.FieldSLOTTFT: SloTTFTName, engine.FieldSLOITL: SloITLName, engine.FieldSLOPercentile: SloPctName,
 }
 
-// onScreen is a text of report's as the app shows it: its SLO bounds said
+// OnScreen is a text of report's as the app shows it: its SLO bounds said
 // "within" where report writes "≤". The app's font has no "≤": Fyne draws
 // it from a system font, whose wider glyph and space read as "≤  50 ms".
-func onScreen(s string) string { return sloRelation.Replace(s) }
+func OnScreen(s string) string { return sloRelation.Replace(s) }
 
 var sloRelation = strings.NewReplacer(" ≤ ", " within ")
 
-// sloFields are the fields that write an SLO: the TTFT and ITL bounds
+// SloFields are the fields that write an SLO: the TTFT and ITL bounds
 // ("2s", "50ms"; empty: no bound) and the percentile that must meet them.
 // The Matrix, Settings and Results screens each have a set; all read and
 // write engine.SLO one way.
-type sloFields struct {
-	ttft, itl *widget.Entry
-	pct       *dropDown
+type SloFields struct {
+	Ttft, Itl *widget.Entry
+	Pct       *DropDown
 }
 
-// newSLOFields is a set of SLO fields; changed, when set, hears every edit.
-func newSLOFields(changed func()) *sloFields {
-	f := &sloFields{ttft: widget.NewEntry(), itl: widget.NewEntry()}
-	f.ttft.SetPlaceHolder("off, e.g. 2s")
-	f.itl.SetPlaceHolder("off, e.g. 50ms")
-	f.ttft.Validator = func(s string) error { _, err := parseSLOBound(sloTTFTName, s); return err }
-	f.itl.Validator = func(s string) error { _, err := parseSLOBound(sloITLName, s); return err }
+// NewSLOFields is a set of SLO fields; changed, when set, hears every edit.
+func NewSLOFields(changed func()) *SloFields {
+	f := &SloFields{Ttft: widget.NewEntry(), Itl: widget.NewEntry()}
+	f.Ttft.SetPlaceHolder("off, e.g. 2s")
+	f.Itl.SetPlaceHolder("off, e.g. 50ms")
+	f.Ttft.Validator = func(s string) error { _, err := ParseSLOBound(SloTTFTName, s); return err }
+	f.Itl.Validator = func(s string) error { _, err := ParseSLOBound(SloITLName, s); return err }
 	pcts := make([]string, len(engine.SLOPercentiles))
 	for i, p := range engine.SLOPercentiles {
 		pcts[i] = pctLabel(p)
 	}
-	f.pct = newDropDown(pcts, nil)
-	f.pct.SetSelected(pctLabel(engine.DefaultSLOPercentile))
+	f.Pct = NewDropDown(pcts, nil)
+	f.Pct.SetSelected(pctLabel(engine.DefaultSLOPercentile))
 	if changed != nil {
-		f.ttft.OnChanged = func(string) { changed() }
-		f.itl.OnChanged = func(string) { changed() }
-		f.pct.OnChanged = func(string) { changed() }
+		f.Ttft.OnChanged = func(string) { changed() }
+		f.Itl.OnChanged = func(string) { changed() }
+		f.Pct.OnChanged = func(string) { changed() }
 	}
 	return f
 }
 
-// set shows s in the fields.
-func (f *sloFields) set(s engine.SLO) {
-	f.ttft.SetText(boundText(s.TTFT))
-	f.itl.SetText(boundText(s.ITL))
-	f.pct.SetSelected(pctLabel(s.At()))
+// Set shows s in the fields.
+func (f *SloFields) Set(s engine.SLO) {
+	f.Ttft.SetText(BoundText(s.TTFT))
+	f.Itl.SetText(BoundText(s.ITL))
+	f.Pct.SetSelected(pctLabel(s.At()))
 }
 
-// read is the SLO the fields write, or the first field that cannot be used
+// Read is the SLO the fields write, or the first field that cannot be used
 // in the fields' words.
-func (f *sloFields) read() (engine.SLO, error) {
+func (f *SloFields) Read() (engine.SLO, error) {
 	var s engine.SLO
 	var err error
-	if s.TTFT, err = parseSLOBound(sloTTFTName, f.ttft.Text); err != nil {
+	if s.TTFT, err = ParseSLOBound(SloTTFTName, f.Ttft.Text); err != nil {
 		return engine.SLO{}, err
 	}
-	if s.ITL, err = parseSLOBound(sloITLName, f.itl.Text); err != nil {
+	if s.ITL, err = ParseSLOBound(SloITLName, f.Itl.Text); err != nil {
 		return engine.SLO{}, err
 	}
-	s.Percentile, _ = strconv.Atoi(strings.TrimPrefix(f.pct.Selected, "p"))
+	s.Percentile, _ = strconv.Atoi(strings.TrimPrefix(f.Pct.Selected, "p"))
 	if s.Percentile == engine.DefaultSLOPercentile {
 		s.Percentile = 0 // the default, as the engine writes it
 	}
@@ -89,7 +90,7 @@ func (f *sloFields) read() (engine.SLO, error) {
 	if errors.As(s.Check(), &bad) {
 		p := bad.Problems[0]
 		problem, fix, _ := strings.Cut(p.Problem, ": ")
-		return engine.SLO{}, &fieldError{sloFieldNames[p.Field], problem, fix}
+		return engine.SLO{}, &app.FieldError{Field: SloFieldNames[p.Field], Problem: problem, Fix: fix}
 	}
 	return s, nil
 }
@@ -97,31 +98,31 @@ func (f *sloFields) read() (engine.SLO, error) {
 // pctLabel is how the percentile field shows p: "p99".
 func pctLabel(p int) string { return "p" + strconv.Itoa(p) }
 
-// parseSLOBound reads an SLO bound written with its unit: "2s", "500ms",
+// ParseSLOBound reads an SLO bound written with its unit: "2s", "500ms",
 // "1.5 s"; "" or "0" is no bound. A number without a unit is refused: "2"
 // could be seconds or milliseconds.
-func parseSLOBound(field, text string) (time.Duration, error) {
+func ParseSLOBound(field, text string) (time.Duration, error) {
 	s := strings.TrimSpace(text)
 	if s == "" || s == "0" {
 		return 0, nil
 	}
 	const fix = "write it like 2s or 500ms, or leave it empty for no bound"
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return 0, &fieldError{field, fmt.Sprintf("%q has no unit", s), fix}
+		return 0, &app.FieldError{Field: field, Problem: fmt.Sprintf("%q has no unit", s), Fix: fix}
 	}
-	d, err := parseDuration(s, time.Second)
+	d, err := app.ParseDuration(s, time.Second)
 	if err != nil {
-		return 0, &fieldError{field, fmt.Sprintf("%q is not a duration", s), fix}
+		return 0, &app.FieldError{Field: field, Problem: fmt.Sprintf("%q is not a duration", s), Fix: fix}
 	}
 	if d <= 0 {
-		return 0, &fieldError{field, fmt.Sprintf("%s is not above zero", s), fix}
+		return 0, &app.FieldError{Field: field, Problem: fmt.Sprintf("%s is not above zero", s), Fix: fix}
 	}
 	return d, nil
 }
 
-// boundText writes a bound as the fields take it back: "2s", "50ms",
+// BoundText writes a bound as the fields take it back: "2s", "50ms",
 // "1.5s"; "" for no bound.
-func boundText(d time.Duration) string {
+func BoundText(d time.Duration) string {
 	if d <= 0 {
 		return ""
 	}

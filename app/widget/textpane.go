@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// textPane shows lines of text in a monospaced font, wrapped at its width
+// TextPane shows lines of text in a monospaced font, wrapped at its width
 // like a terminal. It is a virtual list of one-line rows: only the rows on
 // screen exist as canvas objects, one text each, however much text the pane
 // holds. (widget.TextGrid, which the logs used before, draws a text, a
@@ -22,10 +22,10 @@ import (
 // The pane asks for little room: long rows wrap, they never widen the
 // window. It follows the end of the text while the user has not scrolled
 // up. UI goroutine only.
-type textPane struct {
+type TextPane struct {
 	list  *widget.List
 	box   *fyne.Container
-	lines []string // the text, one line each
+	Lines []string // the text, one line each
 	rows  []string // lines wrapped at cols
 	cols  int      // characters per row at the pane's width
 	cell  fyne.Size
@@ -34,8 +34,8 @@ type textPane struct {
 // paneMinCols and paneMinRows are the smallest size a pane asks for.
 const paneMinCols, paneMinRows = 16, 3
 
-func newTextPane() *textPane {
-	p := &textPane{cell: fyne.MeasureText("M", theme.TextSize(), fyne.TextStyle{Monospace: true})}
+func NewTextPane() *TextPane {
+	p := &TextPane{cell: fyne.MeasureText("M", theme.TextSize(), fyne.TextStyle{Monospace: true})}
 	p.list = widget.NewList(func() int { return len(p.rows) }, p.newRow, p.updateRow)
 	p.list.HideSeparators = true
 	// Read-only: a tapped row is not left selected.
@@ -44,17 +44,17 @@ func newTextPane() *textPane {
 	return p
 }
 
-// object is the pane's canvas object.
-func (p *textPane) object() fyne.CanvasObject { return p.box }
+// Object is the pane's canvas object.
+func (p *TextPane) Object() fyne.CanvasObject { return p.box }
 
-func (p *textPane) newRow() fyne.CanvasObject {
+func (p *TextPane) newRow() fyne.CanvasObject {
 	t := canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	t.TextStyle = fyne.TextStyle{Monospace: true}
 	pad := theme.Padding()
 	return container.New(layout.NewCustomPaddedLayout(0, 0, pad, pad), t)
 }
 
-func (p *textPane) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
+func (p *TextPane) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	t := o.(*fyne.Container).Objects[0].(*canvas.Text)
 	text := ""
 	if id >= 0 && id < len(p.rows) {
@@ -64,11 +64,11 @@ func (p *textPane) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	t.Refresh()
 }
 
-// setLines shows lines (the pane keeps the slice) and, when the end was in
+// SetLines shows lines (the pane keeps the slice) and, when the end was in
 // view, scrolls to the new end.
-func (p *textPane) setLines(lines []string) {
+func (p *TextPane) SetLines(lines []string) {
 	follow := p.atEnd()
-	p.lines = lines
+	p.Lines = lines
 	p.rewrap()
 	p.list.Refresh()
 	if follow {
@@ -77,22 +77,22 @@ func (p *textPane) setLines(lines []string) {
 }
 
 // atEnd reports whether the last row is in view (or nearly).
-func (p *textPane) atEnd() bool {
+func (p *TextPane) atEnd() bool {
 	rowH := p.cell.Height + theme.Padding()
 	content := rowH * float32(len(p.rows))
 	return p.list.GetScrollOffset()+p.list.Size().Height >= content-2*rowH
 }
 
-func (p *textPane) rewrap() {
+func (p *TextPane) rewrap() {
 	p.rows = p.rows[:0]
-	for _, l := range p.lines {
+	for _, l := range p.Lines {
 		p.rows = wrapLine(l, max(p.cols, paneMinCols), p.rows)
 	}
 }
 
 // paneLayout gives the list the pane's whole area and rewraps the text
 // when the width holds another number of characters.
-type paneLayout struct{ p *textPane }
+type paneLayout struct{ p *TextPane }
 
 // Layout sizes the list and rewraps at the new width.
 func (l *paneLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
@@ -157,5 +157,5 @@ func printable(s string) string {
 	}, strings.ReplaceAll(s, "\t", "    "))
 }
 
-// text is what the pane shows, its lines joined (tests read it).
-func (p *textPane) text() string { return strings.Join(p.lines, "\n") }
+// Text is what the pane shows, its lines joined (tests read it).
+func (p *TextPane) Text() string { return strings.Join(p.Lines, "\n") }

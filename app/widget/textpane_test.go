@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"fmt"
@@ -38,12 +38,12 @@ func TestWrapLine(t *testing.T) {
 // TestTextPaneNeverWidens: a line far longer than the pane wraps into rows
 // that fit, and the pane asks for no more room than a few short rows.
 func TestTextPaneNeverWidens(t *testing.T) {
-	p := newTextPane()
-	w := test.NewTempWindow(t, p.object())
+	p := NewTextPane()
+	w := test.NewTempWindow(t, p.Object())
 	w.Resize(fyne.NewSize(400, 300))
-	small := p.object().MinSize()
-	p.setLines([]string{strings.Repeat("x", 5000), strings.Repeat("word ", 1000)})
-	if got := p.object().MinSize(); got != small {
+	small := p.Object().MinSize()
+	p.SetLines([]string{strings.Repeat("x", 5000), strings.Repeat("word ", 1000)})
+	if got := p.Object().MinSize(); got != small {
 		t.Errorf("min size %v with 10,000 characters of text, want %v (as when empty)", got, small)
 	}
 	if small.Width > 300 {
@@ -63,17 +63,17 @@ func TestTextPaneNeverWidens(t *testing.T) {
 }
 
 func TestLogViewKeepsTheLastLines(t *testing.T) {
-	v := newLogView(1000)
+	v := NewLogView(1000)
 	for i := range 1500 {
-		v.add(fmt.Sprintf("line %d", i))
+		v.Add(fmt.Sprintf("line %d", i))
 	}
-	v.add("two\nlines\n")
-	v.flush()
-	lines := strings.Split(v.text(), "\n")
+	v.Add("two\nlines\n")
+	v.Flush()
+	lines := strings.Split(v.Text(), "\n")
 	if len(lines) != 1000 || lines[0] != "line 502" || lines[998] != "two" || lines[999] != "lines" {
 		t.Errorf("%d lines from %q to %q, want the last 1,000 (line 502 … two, lines)", len(lines), lines[0], lines[len(lines)-1])
 	}
-	if got := v.pane.text(); got != v.text() {
-		t.Errorf("the pane shows %d bytes, the log holds %d", len(got), len(v.text()))
+	if got := v.pane.Text(); got != v.Text() {
+		t.Errorf("the pane shows %d bytes, the log holds %d", len(got), len(v.Text()))
 	}
 }

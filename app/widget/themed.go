@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"fyne.io/fyne/v2"
@@ -41,8 +41,8 @@ type themedText struct {
 	Text *canvas.Text
 }
 
-// newThemedText is s in colour name.
-func newThemedText(s string, name fyne.ThemeColorName) *themedText {
+// NewThemedText is s in colour name.
+func NewThemedText(s string, name fyne.ThemeColorName) *themedText {
 	t := &themedText{name: name, Text: canvas.NewText(s, theme.Color(name))}
 	t.ExtendBaseWidget(t)
 	return t

@@ -1,4 +1,4 @@
-package app
+package widget
 
 import (
 	"image/color"
@@ -12,9 +12,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// screenHeader is the title and one-line explanation at the top of a screen.
-func screenHeader(title, subtitle string) fyne.CanvasObject {
-	t := newThemedText(title, theme.ColorNameForeground)
+// ScreenHeader is the title and one-line explanation at the top of a screen.
+func ScreenHeader(title, subtitle string) fyne.CanvasObject {
+	t := NewThemedText(title, theme.ColorNameForeground)
 	t.Text.TextSize = theme.TextHeadingSize()
 	t.Text.TextStyle = fyne.TextStyle{Bold: true}
 	sub := widget.NewLabel(subtitle)
@@ -22,9 +22,9 @@ func screenHeader(title, subtitle string) fyne.CanvasObject {
 	return container.NewVBox(t, sub)
 }
 
-// screen lays out a header, a body that takes the remaining space, and an
+// Screen lays out a header, a body that takes the remaining space, and an
 // optional bar of actions at the bottom, with padding around.
-func screen(header, body, actions fyne.CanvasObject) fyne.CanvasObject {
+func Screen(header, body, actions fyne.CanvasObject) fyne.CanvasObject {
 	var bottom fyne.CanvasObject
 	if actions != nil {
 		bottom = container.NewVBox(widget.NewSeparator(), actions)
@@ -32,13 +32,13 @@ func screen(header, body, actions fyne.CanvasObject) fyne.CanvasObject {
 	return container.NewPadded(container.NewBorder(header, bottom, nil, nil, body))
 }
 
-// panel puts obj on the input background, framing a log or a preview.
-func panel(obj fyne.CanvasObject) fyne.CanvasObject {
+// Panel puts obj on the input background, framing a log or a preview.
+func Panel(obj fyne.CanvasObject) fyne.CanvasObject {
 	return container.NewStack(newThemedRect(theme.ColorNameInputBackground), obj)
 }
 
-// keyValues is a two-column form of read-only facts.
-func keyValues(rows ...[2]string) *widget.Form {
+// KeyValues is a two-column form of read-only facts.
+func KeyValues(rows ...[2]string) *widget.Form {
 	f := widget.NewForm()
 	for _, r := range rows {
 		if r[1] == "" {
@@ -52,14 +52,14 @@ func keyValues(rows ...[2]string) *widget.Form {
 	return f
 }
 
-// badge is a small coloured label, e.g. "simulated (profile tiny)".
-func badge(text string, fill color.Color) fyne.CanvasObject {
-	b, _ := textBadge(text, fill)
+// Badge is a small coloured label, e.g. "simulated (profile tiny)".
+func Badge(text string, fill color.Color) fyne.CanvasObject {
+	b, _ := TextBadge(text, fill)
 	return b
 }
 
-// textBadge is a badge with its text, to change later.
-func textBadge(text string, fill color.Color) (fyne.CanvasObject, *canvas.Text) {
+// TextBadge is a badge with its text, to change later.
+func TextBadge(text string, fill color.Color) (fyne.CanvasObject, *canvas.Text) {
 	bg := canvas.NewRectangle(fill)
 	bg.CornerRadius = 6
 	l := canvas.NewText(text, color.White)
@@ -67,11 +67,11 @@ func textBadge(text string, fill color.Color) (fyne.CanvasObject, *canvas.Text) 
 	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(2, 2, 8, 8), l)), l
 }
 
-// simulatedColor is the colour of every "simulated" badge.
-var simulatedColor = color.NRGBA{R: 0xb4, G: 0x53, B: 0x09, A: 0xff}
+// SimulatedColor is the colour of every "simulated" badge.
+var SimulatedColor = color.NRGBA{R: 0xb4, G: 0x53, B: 0x09, A: 0xff}
 
-// measuredColor is the colour of the "Measured" badge.
-var measuredColor = color.NRGBA{R: 0x15, G: 0x80, B: 0x3d, A: 0xff}
+// MeasuredColor is the colour of the "Measured" badge.
+var MeasuredColor = color.NRGBA{R: 0x15, G: 0x80, B: 0x3d, A: 0xff}
 
 // columnsLayout puts its objects side by side in as many columns as the
 // width allows (each at least colWidth wide, at most maxCols), row by row:
@@ -81,8 +81,8 @@ type columnsLayout struct {
 	maxCols  int
 }
 
-// newColumns lays objs out in columns of at least colWidth, at most maxCols.
-func newColumns(colWidth float32, maxCols int, objs ...fyne.CanvasObject) *fyne.Container {
+// NewColumns lays objs out in columns of at least colWidth, at most maxCols.
+func NewColumns(colWidth float32, maxCols int, objs ...fyne.CanvasObject) *fyne.Container {
 	return container.New(&columnsLayout{colWidth: colWidth, maxCols: maxCols}, objs...)
 }
 
@@ -145,8 +145,8 @@ type sideLayout struct {
 	wide, known       bool
 }
 
-// newSide lays main and side out with a sideLayout.
-func newSide(wideAt, sideShare float32, onWide func(bool), main, side fyne.CanvasObject) *fyne.Container {
+// NewSide lays main and side out with a sideLayout.
+func NewSide(wideAt, sideShare float32, onWide func(bool), main, side fyne.CanvasObject) *fyne.Container {
 	return container.New(&sideLayout{wideAt: wideAt, sideShare: sideShare, onWide: onWide}, main, side)
 }
 
@@ -179,20 +179,20 @@ func (l *sideLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 // MinSize is the main panel's: the side panel shows only when there is room.
 func (l *sideLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
 
-// shareTop lays out two objects one above the other: the first (a scroll)
+// ShareTop lays out two objects one above the other: the first (a scroll)
 // as tall as natural asks, up to what leaves the second keep, and at least
 // share of the height when there is less; the second under it in the rest.
 // So a panel of figures over a log stays whole in a tall window, scrolls
 // in a short one, and the log keeps the rest.
-type shareTop struct {
-	share   float32
-	keep    float32           // what the second object gets when the height allows
-	natural fyne.CanvasObject // what the first object scrolls
+type ShareTop struct {
+	Share   float32
+	Keep    float32           // what the second object gets when the height allows
+	Natural fyne.CanvasObject // what the first object scrolls
 }
 
 // Layout places the first object on top and the second under it.
-func (l *shareTop) Layout(objects []fyne.CanvasObject, size fyne.Size) {
-	top := min(l.natural.MinSize().Height, max(size.Height*l.share, size.Height-l.keep))
+func (l *ShareTop) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	top := min(l.Natural.MinSize().Height, max(size.Height*l.Share, size.Height-l.Keep))
 	objects[0].Move(fyne.NewPos(0, 0))
 	objects[0].Resize(fyne.NewSize(size.Width, top))
 	objects[1].Move(fyne.NewPos(0, top))
@@ -200,12 +200,12 @@ func (l *shareTop) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 }
 
 // MinSize is as wide as either object, and as tall as the second needs.
-func (l *shareTop) MinSize(objects []fyne.CanvasObject) fyne.Size {
+func (l *ShareTop) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	return fyne.NewSize(max(objects[0].MinSize().Width, objects[1].MinSize().Width), objects[1].MinSize().Height)
 }
 
-// setOptional shows text in l, or hides l when text is "".
-func setOptional(l *widget.Label, text string) {
+// SetOptional shows text in l, or hides l when text is "".
+func SetOptional(l *widget.Label, text string) {
 	l.SetText(text)
 	if text == "" {
 		l.Hide()
@@ -214,8 +214,8 @@ func setOptional(l *widget.Label, text string) {
 	}
 }
 
-// sentence capitalises s and ends it with a full stop.
-func sentence(s string) string {
+// Sentence capitalises s and ends it with a full stop.
+func Sentence(s string) string {
 	if s == "" {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package app
+package shell
 
 import (
 	"strings"
@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -29,7 +31,7 @@ func TestParseSLOBound(t *testing.T) {
 		{"-1s", 0, "TTFT bound: -1s is not above zero"},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
-			got, err := parseSLOBound(sloTTFTName, tc.text)
+			got, err := appwidget.ParseSLOBound(appwidget.SloTTFTName, tc.text)
 			if tc.problem == "" {
 				if err != nil || got != tc.want {
 					t.Errorf("= %v, %v; want %v", got, err, tc.want)
@@ -47,27 +49,27 @@ func TestParseSLOBound(t *testing.T) {
 // percentile as 0, and what the engine refuses is said in the fields' words.
 func TestSLOFieldsRead(t *testing.T) {
 	test.NewTempApp(t)
-	f := newSLOFields(nil)
-	f.ttft.SetText("2s")
-	if s, err := f.read(); err != nil || s != (engine.SLO{TTFT: 2 * time.Second}) {
+	f := appwidget.NewSLOFields(nil)
+	f.Ttft.SetText("2s")
+	if s, err := f.Read(); err != nil || s != (engine.SLO{TTFT: 2 * time.Second}) {
 		t.Errorf("2s at p99 = %+v, %v", s, err)
 	}
-	f.ttft.SetText("2h")
-	_, err := f.read()
+	f.Ttft.SetText("2h")
+	_, err := f.Read()
 	if err == nil || err.Error() != "TTFT bound: 2h0m0s is longer than any request waits for a token: use at most 1 hour" {
 		t.Errorf("2h: %v", err)
 	}
-	f.set(engine.SLO{ITL: 50 * time.Millisecond, Percentile: 90})
-	if f.ttft.Text != "" || f.itl.Text != "50ms" || f.pct.Selected != "p90" {
-		t.Errorf("set shows %q %q %q", f.ttft.Text, f.itl.Text, f.pct.Selected)
+	f.Set(engine.SLO{ITL: 50 * time.Millisecond, Percentile: 90})
+	if f.Ttft.Text != "" || f.Itl.Text != "50ms" || f.Pct.Selected != "p90" {
+		t.Errorf("set shows %q %q %q", f.Ttft.Text, f.Itl.Text, f.Pct.Selected)
 	}
 }
 
 func TestBoundTextRoundTrips(t *testing.T) {
 	for _, d := range []time.Duration{0, 50 * time.Millisecond, 500 * time.Microsecond, 2 * time.Second, 1500 * time.Millisecond} {
-		back, err := parseSLOBound(sloITLName, boundText(d))
+		back, err := appwidget.ParseSLOBound(appwidget.SloITLName, appwidget.BoundText(d))
 		if err != nil || back != d {
-			t.Errorf("%v written %q reads back as %v, %v", d, boundText(d), back, err)
+			t.Errorf("%v written %q reads back as %v, %v", d, appwidget.BoundText(d), back, err)
 		}
 	}
 }
@@ -97,30 +99,30 @@ var testSLO = engine.SLO{TTFT: 2 * time.Second, ITL: 50 * time.Millisecond}
 // their margin; the tok/s view outlines those that miss it.
 func TestSLOViewMarksCells(t *testing.T) {
 	test.NewTempApp(t)
-	h := newHeatmap("")
-	h.setAxes([]int{8 * engine.K, 32 * engine.K}, []int{1, 8, 32})
+	h := appwidget.NewHeatmap("")
+	h.SetAxes([]int{8 * engine.K, 32 * engine.K}, []int{1, 8, 32})
 	for _, r := range sloResults() {
-		h.setResult(r)
+		h.SetResult(r)
 	}
-	h.redraw()
-	if !h.mode.Hidden || h.cell(8*engine.K, 32).bg.StrokeWidth != 0 {
+	h.Redraw()
+	if !h.Mode.Hidden || h.Cell(8*engine.K, 32).Bg.StrokeWidth != 0 {
 		t.Fatal("without an SLO the heatmap offers a choice or marks a cell")
 	}
-	h.setSLO(testSLO)
-	h.redraw()
-	if h.mode.Hidden || h.mode.Options[len(h.mode.Options)-1] != heatModeSLO {
-		t.Fatalf("with an SLO the views offered are %q (hidden %v)", h.mode.Options, h.mode.Hidden)
+	h.SetSLO(testSLO)
+	h.Redraw()
+	if h.Mode.Hidden || h.Mode.Options[len(h.Mode.Options)-1] != appwidget.HeatModeSLO {
+		t.Fatalf("with an SLO the views offered are %q (hidden %v)", h.Mode.Options, h.Mode.Hidden)
 	}
 	for _, tc := range []struct {
 		ctx, c int
 		miss   bool
 	}{{8 * engine.K, 1, false}, {8 * engine.K, 8, false}, {8 * engine.K, 32, true}, {32 * engine.K, 1, true}} {
-		hc := h.cell(tc.ctx, tc.c)
-		if marked := hc.bg.StrokeColor == sloMissColor && hc.detail.Text == "misses SLO"; marked != tc.miss {
-			t.Errorf("tok/s view: %d × %d marked %v (%q), want %v", tc.ctx, tc.c, marked, hc.label(), tc.miss)
+		hc := h.Cell(tc.ctx, tc.c)
+		if marked := hc.Bg.StrokeColor == appwidget.SloMissColor && hc.Detail.Text == "misses SLO"; marked != tc.miss {
+			t.Errorf("tok/s view: %d × %d marked %v (%q), want %v", tc.ctx, tc.c, marked, hc.Label(), tc.miss)
 		}
 	}
-	h.mode.SetSelected(heatModeSLO)
+	h.Mode.SetSelected(appwidget.HeatModeSLO)
 	for _, tc := range []struct {
 		ctx, c int
 		want   string
@@ -130,19 +132,19 @@ func TestSLOViewMarksCells(t *testing.T) {
 		{8 * engine.K, 32, "Misses ITL 30 % over"},
 		{32 * engine.K, 1, "Misses TTFT 25 % over"},
 	} {
-		if got := h.cell(tc.ctx, tc.c).label(); got != tc.want {
+		if got := h.Cell(tc.ctx, tc.c).Label(); got != tc.want {
 			t.Errorf("SLO view %d × %d = %q, want %q", tc.ctx, tc.c, got, tc.want)
 		}
 	}
-	if h.sloKey.Hidden || !strings.Contains(h.sloKey.Text, "TTFT p99 within 2 s and ITL p99 within 50 ms") || h.legend.box.Visible() {
-		t.Errorf("SLO view key %q (hidden %v), colour key shown %v", h.sloKey.Text, h.sloKey.Hidden, h.legend.box.Visible())
+	if h.SloKey.Hidden || !strings.Contains(h.SloKey.Text, "TTFT p99 within 2 s and ITL p99 within 50 ms") || h.Legend.Box.Visible() {
+		t.Errorf("SLO view key %q (hidden %v), colour key shown %v", h.SloKey.Text, h.SloKey.Hidden, h.Legend.Box.Visible())
 	}
 }
 
 func TestCellDetails(t *testing.T) {
 	r := sloCell(8*engine.K, 32, 1500, 65, 9000)
 	r.PerRequestPct = engine.Percentiles{P50: 41.2, P90: 45, P99: 47.1, P10: 38, P1: 35.2, N: 42}
-	got := cellDetails(r, testSLO)
+	got := appwidget.CellDetails(r, testSLO)
 	for _, want := range []string{
 		"TTFT: p50 750 ms · p90 1,200 ms · p99 1,500 ms (400 samples)",
 		"ITL: p50 32.5 ms · p90 52.0 ms · p99 65.0 ms (9,000 samples)",
@@ -160,7 +162,7 @@ func TestCellDetails(t *testing.T) {
 	}
 	older := r // a report from before the low tail was kept: its p90 and p99 are the fastest requests
 	older.PerRequestPct.P10, older.PerRequestPct.P1 = 0, 0
-	got = cellDetails(older, engine.SLO{})
+	got = appwidget.CellDetails(older, engine.SLO{})
 	for _, want := range []string{
 		"Per request tok/s: p50 41.2 · p90 45.0 · p99 47.1 ‡ (42 samples) · p90 and p99 are the fastest requests (this report kept no p10 or p1)",
 		"⚠ Per request tok/s p99 from 42 samples: read it as the fastest few",
@@ -174,12 +176,12 @@ func TestCellDetails(t *testing.T) {
 	}
 	imported := r
 	imported.TTFTPct.N, imported.ITLPct.N, imported.PerRequestPct.N = 0, 0, 0
-	got = cellDetails(imported, engine.SLO{})
+	got = appwidget.CellDetails(imported, engine.SLO{})
 	if !strings.Contains(got, "TTFT: p50 750 ms · p90 1,200 ms · p99 1,500 ms\n") || strings.Contains(got, "sample") || strings.Contains(got, "SLO") {
 		t.Errorf("a report without sample counts (or SLO) shows:\n%s", got)
 	}
 	imported.TTFTPct = engine.Percentiles{P50: 750}
-	if got := cellDetails(imported, engine.SLO{}); !strings.Contains(got, "TTFT: p50 750 ms · p90 — · p99 —\n") {
+	if got := appwidget.CellDetails(imported, engine.SLO{}); !strings.Contains(got, "TTFT: p50 750 ms · p90 — · p99 —\n") {
 		t.Errorf("a report with only the median TTFT shows:\n%s", got)
 	}
 }
@@ -188,13 +190,13 @@ func TestCellDetails(t *testing.T) {
 // under the grid; tapping it again hides them.
 func TestHeatmapTapShowsDetails(t *testing.T) {
 	test.NewTempApp(t)
-	h := newHeatmap("")
-	h.setAxes([]int{8 * engine.K}, []int{1, 8})
-	h.setResult(sloCell(8*engine.K, 8, 900, 40, 3842))
-	h.redraw()
-	var areas []*tapArea
-	walk(h.object(), func(o fyne.CanvasObject) bool {
-		if a, ok := o.(*tapArea); ok {
+	h := appwidget.NewHeatmap("")
+	h.SetAxes([]int{8 * engine.K}, []int{1, 8})
+	h.SetResult(sloCell(8*engine.K, 8, 900, 40, 3842))
+	h.Redraw()
+	var areas []*appwidget.TapArea
+	apptest.Walk(h.Object(), func(o fyne.CanvasObject) bool {
+		if a, ok := o.(*appwidget.TapArea); ok {
 			areas = append(areas, a)
 		}
 		return false
@@ -203,15 +205,15 @@ func TestHeatmapTapShowsDetails(t *testing.T) {
 		t.Fatalf("%d tappable cells, want 2", len(areas))
 	}
 	test.Tap(areas[0]) // 8K × 1: still waiting, nothing to show
-	if h.details.Visible() {
-		t.Errorf("a waiting cell shows details %q", h.details.Text)
+	if h.Details.Visible() {
+		t.Errorf("a waiting cell shows details %q", h.Details.Text)
 	}
 	test.Tap(areas[1])
-	if !h.details.Visible() || !strings.Contains(h.details.Text, "TTFT: p50 450 ms · p90 720 ms · p99 900 ms (400 samples)") {
-		t.Errorf("details after a tap: %q (shown %v)", h.details.Text, h.details.Visible())
+	if !h.Details.Visible() || !strings.Contains(h.Details.Text, "TTFT: p50 450 ms · p90 720 ms · p99 900 ms (400 samples)") {
+		t.Errorf("details after a tap: %q (shown %v)", h.Details.Text, h.Details.Visible())
 	}
 	test.Tap(areas[1])
-	if h.details.Visible() {
+	if h.Details.Visible() {
 		t.Error("a second tap leaves the details shown")
 	}
 }

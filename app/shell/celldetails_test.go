@@ -1,9 +1,10 @@
-package app
+package shell
 
 import (
 	"strings"
 	"testing"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -33,7 +34,7 @@ func TestCellDetailsPrecision(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r.Precision = c.precision
-			got := cellDetails(r, engine.SLO{})
+			got := appwidget.CellDetails(r, engine.SLO{})
 			for _, want := range c.want {
 				if !strings.Contains(got, want) {
 					t.Errorf("details lack %q:\n%s", want, got)
@@ -66,7 +67,7 @@ func TestCellDetailsPrefillRepeats(t *testing.T) {
 			"TTFT of each request, in the order sent: 400 ms · 500 ms · 410 ms"},
 		{"one request", single, "Prefill 8K × 1: Valid · 20K prompt tok/s · TTFT 410 ms"},
 	} {
-		if got := cellDetails(c.r, engine.SLO{}); got != c.want {
+		if got := appwidget.CellDetails(c.r, engine.SLO{}); got != c.want {
 			t.Errorf("%s: details\n%s\nwant\n%s", c.name, got, c.want)
 		}
 	}
