@@ -119,9 +119,12 @@ func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
 	var settingsItem, hardwareItem *container.TabItem
 	u.settings, settingsItem = settings.New(u.UI)
 	u.hardware, hardwareItem = hardware.New(u.UI)
-	matrixItem := newMatrixTab(u)
-	serverItem, resultsItem := newServerTab(u), newResultsTab(u)
-	runItem, historyItem := newRunTab(u), newHistoryTab(u)
+	var matrixItem, serverItem, resultsItem, runItem, historyItem *container.TabItem
+	u.matrix, matrixItem = newMatrixTab(u.UI)
+	u.server, serverItem = newServerTab(u.UI)
+	u.results, resultsItem = newResultsTab(u.UI)
+	u.run, runItem = newRunTab(u.UI)
+	u.history, historyItem = newHistoryTab(u.UI)
 	items := []*container.TabItem{hardwareItem, serverItem, matrixItem, runItem, resultsItem, historyItem, settingsItem}
 	for _, t := range items {
 		// A screen taller than the window scrolls: the window keeps the size
@@ -158,6 +161,7 @@ func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
 func (u *ui) connect() {
 	u.hardware.Targets = u.server
 	u.server.runs = u.run
+	u.run.host = u
 	u.run.targets, u.run.reports = u.server, u.results
 	u.results.runs, u.results.targets = u.run, u.server
 	u.history.reports, u.history.runs, u.history.targets = u.results, u.run, u.server

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"speedmatrix/app"
-	"speedmatrix/app/apptest"
 	"strings"
 	"testing"
 	"time"
+
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"

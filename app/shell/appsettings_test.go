@@ -4,10 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"speedmatrix/app"
 	"strings"
 	"testing"
 	"time"
+
+	"speedmatrix/app"
 )
 
 func TestDurationFieldParse(t *testing.T) {

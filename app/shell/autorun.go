@@ -49,6 +49,14 @@ func (u *ui) finishAutorun(rep *engine.Report, runErr error) {
 	}()
 }
 
+// autorunRefused ends an autorun whose run could not start, with err
+// (window, for the Run screen).
+func (u *ui) autorunRefused(err error) {
+	u.exitErr = err
+	// Quit from the event loop: this may run before the window is shown.
+	go u.Do(u.endAutorun)
+}
+
 // endAutorun stops the simulator, servers and sampler and saves the
 // settings while the event loop still runs, then quits: nothing is left for
 // after ShowAndRun returns, so nothing there can keep the process alive.

@@ -43,7 +43,7 @@ func shortStatus(r engine.Result, ok bool) string {
 // newDeltaView is the comparison of two runs drawn for its pane (the
 // charts' delta heatmap), or, when that cannot be drawn, deltaGrid in its
 // place in box.
-func newDeltaView(u *ui, base, other engine.Report, box *fyne.Container) fyne.CanvasObject {
+func newDeltaView(u *app.UI, base, other engine.Report, box *fyne.Container) fyne.CanvasObject {
 	source := "delta/" + app.ReportKey(base) + "/" + app.ReportKey(other)
 	u.Pictures.Showing(app.PlaceCompare, source) // the last comparison's picture goes
 	v := appwidget.NewChartView(u, source, func(p charts.Pane, dark bool) (image.Image, error) {

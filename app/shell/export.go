@@ -357,7 +357,7 @@ func (r *resultsTab) saveDialog(name string, ok func(w io.WriteCloser, path stri
 
 // screenshot writes the window as it looks now into dir.
 func (r *resultsTab) screenshot(dir string) error {
-	img := r.u.capture()
+	img := captureWindow(r.u.Win)
 	if img == nil {
 		return errors.New("screenshot: the window could not be captured")
 	}

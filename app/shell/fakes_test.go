@@ -367,7 +367,7 @@ func launchUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConf
 
 // saveRun saves rep in a new folder of the runs folder, as the Run screen
 // saves a run, and tells the state (History lists it).
-func (u *ui) saveRun(rep engine.Report) (string, error) {
+func saveRun(u *app.UI, rep engine.Report) (string, error) {
 	s := runs.Saver{Root: u.RunsDir(), Save: u.Deps.Store.Save, Now: u.Deps.Now, Rescue: u.Deps.Rescue}
 	defer s.Release()
 	if _, err := s.Keep(rep); err != nil {

@@ -1,10 +1,11 @@
 package shell
 
 import (
+	"testing"
+
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
 	appwidget "speedmatrix/app/widget"
-	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"

@@ -19,7 +19,7 @@ import (
 // historyTab lists the saved runs with what each measured; it opens,
 // renames, deletes and imports runs, and compares two (history_compare.go).
 type historyTab struct {
-	u *ui
+	u *app.UI
 	// The screens it asks to show or finish a saved run (connected by newUI).
 	reports reportViewer
 	runs    runStarter
@@ -50,9 +50,8 @@ type historyTab struct {
 }
 
 // newHistoryTab builds the History screen.
-func newHistoryTab(u *ui) *container.TabItem {
+func newHistoryTab(u *app.UI) (*historyTab, *container.TabItem) {
 	h := &historyTab{u: u, selected: -1, cache: map[string]historyEntry{}, rows: map[fyne.CanvasObject]*historyRow{}}
-	u.history = h
 	h.confirm, h.askName, h.pickFile = h.confirmDialog, h.nameDialog, h.fileDialog
 	h.list = widget.NewList(func() int { return len(h.entries) }, h.newRow, h.updateRow)
 	h.list.OnSelected = h.onSelect
@@ -89,7 +88,7 @@ func newHistoryTab(u *ui) *container.TabItem {
 	split.Offset = 0.42
 	header := appwidget.ScreenHeader("History", "Open a saved run or one imported from llm-inference-bench, or see what a change of settings, model or GPU did to each cell.")
 	body := container.NewBorder(h.banner.Object(), nil, nil, nil, split)
-	return container.NewTabItemWithIcon(app.TabHistory, theme.HistoryIcon(), appwidget.Screen(header, body, nil))
+	return h, container.NewTabItemWithIcon(app.TabHistory, theme.HistoryIcon(), appwidget.Screen(header, body, nil))
 }
 
 // dir is where History keeps runs.

@@ -169,14 +169,8 @@ func (e historyEntry) target() string {
 	return e.sum.Target
 }
 
-// partialColor marks runs that did not finish every cell.
-var partialColor = color.NRGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
-
 // sweepColor marks a sweep: several runs, one per configuration.
 var sweepColor = color.NRGBA{R: 0x6d, G: 0x28, B: 0xd9, A: 0xff}
-
-// importedColor marks runs another tool measured.
-var importedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
 
 // historyRow is one line of the list: the title with its badges, then the
 // detail.
@@ -224,14 +218,6 @@ func (h *historyTab) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	showIf(r.imported, e.sum.Imported != "")
 	r.importedText.Text = "Imported · " + e.sum.Imported
 	r.box.Refresh() // the title and badges changed width: lay the row out again
-}
-
-func showIf(o fyne.CanvasObject, on bool) {
-	if on {
-		o.Show()
-	} else {
-		o.Hide()
-	}
 }
 
 // entryModTime is when a History folder last changed: its report.json or

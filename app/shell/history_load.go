@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
 	appwidget "speedmatrix/app/widget"
@@ -82,32 +81,4 @@ func pick(row []string, cols []string) []string {
 		}
 	}
 	return out
-}
-
-// newTextTable is a read-only table of cells under columns.
-func newTextTable(columns []string, widths []float32, cells [][]string) *widget.Table {
-	t := widget.NewTableWithHeaders(
-		func() (int, int) { return len(cells), len(columns) },
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			l := o.(*widget.Label)
-			l.SetText(cells[id.Row][id.Col])
-			l.Alignment = fyne.TextAlignTrailing
-			if id.Col == 0 {
-				l.Alignment = fyne.TextAlignLeading
-			}
-			l.Refresh()
-		})
-	t.ShowHeaderColumn = false
-	t.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		if id.Col >= 0 {
-			l := o.(*widget.Label)
-			l.TextStyle = fyne.TextStyle{Bold: true}
-			l.SetText(columns[id.Col])
-		}
-	}
-	for i, w := range widths {
-		t.SetColumnWidth(i, w)
-	}
-	return t
 }

@@ -303,10 +303,10 @@ func TestHistoryCompare(t *testing.T) {
 			h := u.history
 			a, b := cannedReport("a", 100), cannedReport("b", 150)
 			b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
-			if _, err := h.u.saveRun(a); err != nil {
+			if _, err := saveRun(h.u, a); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.u.saveRun(b); err != nil {
+			if _, err := saveRun(h.u, b); err != nil {
 				t.Fatal(err)
 			}
 			if len(h.entries) != 2 {
@@ -436,7 +436,7 @@ func TestHistorySummaryFiles(t *testing.T) {
 // mustSave saves rep in a new History folder.
 func mustSave(t *testing.T, h *historyTab, rep engine.Report) {
 	t.Helper()
-	if _, err := h.u.saveRun(rep); err != nil {
+	if _, err := saveRun(h.u, rep); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // lines, secrets redacted, from the log reader's goroutine until
 // unsubscribe. A server that does not become ready is stopped. The Launch
 // form's Start and every configuration of a sweep start a server through it.
-func (u *ui) startServer(ctx context.Context, cfg launch.ServerConfig, launched func(app.LaunchedServer), line func(string)) (srv app.LaunchedServer, unsubscribe func(), err error) {
+func startServer(u *app.UI, ctx context.Context, cfg launch.ServerConfig, launched func(app.LaunchedServer), line func(string)) (srv app.LaunchedServer, unsubscribe func(), err error) {
 	srv, err = u.Deps.Launcher.Launch(ctx, cfg)
 	if err != nil {
 		return nil, nil, err

@@ -41,7 +41,7 @@ func defaultLoadPlan() engine.LoadPlan {
 // loadForm is the Matrix screen's load test: requests arriving at set
 // rates, each rate measured in turn.
 type loadForm struct {
-	u *ui
+	u *app.UI
 
 	kind                 *widget.RadioGroup
 	rates, requests      *widget.Entry

@@ -32,7 +32,7 @@ type planSettings struct {
 
 // matrixTab edits the plan: contexts, concurrency levels, duration, output.
 type matrixTab struct {
-	u *ui
+	u *app.UI
 
 	preset              *widget.RadioGroup
 	prefill, decode     *widget.Entry
@@ -62,9 +62,8 @@ type matrixTab struct {
 }
 
 // newMatrixTab builds the Matrix screen from the remembered plan.
-func newMatrixTab(u *ui) *container.TabItem {
+func newMatrixTab(u *app.UI) (*matrixTab, *container.TabItem) {
 	m := &matrixTab{u: u, preview: appwidget.NewHeatmap("will run")}
-	u.matrix = m
 	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	m.durationS, m.maxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	repeats := m.newRepeatsItem()
@@ -129,7 +128,7 @@ func newMatrixTab(u *ui) *container.TabItem {
 	// The form's problem above both halves, as the load test's: under the
 	// form, a small window scrolled it out of sight.
 	body := container.NewBorder(m.banner.Object(), nil, nil, nil, split)
-	return container.NewTabItemWithIcon(app.TabMatrix, theme.GridIcon(), appwidget.Screen(header, m.withLoadTest(header, body, saved.Load), nil))
+	return m, container.NewTabItemWithIcon(app.TabMatrix, theme.GridIcon(), appwidget.Screen(header, m.withLoadTest(header, body, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.

@@ -1,9 +1,10 @@
 package shell
 
 import (
+	"testing"
+
 	"speedmatrix/app"
 	appwidget "speedmatrix/app/widget"
-	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"errors"
+
 	"speedmatrix/app"
 	appwidget "speedmatrix/app/widget"
 

@@ -7,7 +7,6 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
-	"time"
 )
 
 // gcPercent is the desktop app's GOGC. The app's heap holds more than the
@@ -66,10 +65,6 @@ func drawCacheEnv(environ []string) ([]string, bool) {
 // from the live heap, and in the bursts of a cell's first requests that
 // let the app grow by 30–60 MB more than it kept.
 const runMemoryHeadroom = 40 << 20
-
-// liftMemoryLimitAfter is how long the end of a run waits for Results to
-// draw it before lifting the run's memory limit anyway.
-const liftMemoryLimitAfter = 30 * time.Second
 
 // limitRunMemory sets the soft memory limit for a run that starts now, and
 // returns what lifts it again once the run ends: at rest the app may keep

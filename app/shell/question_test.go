@@ -1,9 +1,10 @@
 package shell
 
 import (
+	"testing"
+
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
-	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"

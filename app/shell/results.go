@@ -22,7 +22,7 @@ import (
 // resultsTab shows a finished run: the charts, the All measurements and
 // Checks tables, and the exports.
 type resultsTab struct {
-	u *ui
+	u *app.UI
 	// runs and targets finish a partial run or sweep shown here (connected
 	// by newUI).
 	runs    runStarter
@@ -62,9 +62,8 @@ type resultsTab struct {
 }
 
 // newResultsTab builds the Results screen (empty until a run finishes).
-func newResultsTab(u *ui) *container.TabItem {
+func newResultsTab(u *app.UI) (*resultsTab, *container.TabItem) {
 	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, pages: map[string]string{}, heat: appwidget.NewHeatmap(""), table: appwidget.NewMeasurementsTable(), checks: newChecksView()}
-	u.results = r
 	r.saveAs = r.saveDialog
 	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
@@ -106,7 +105,7 @@ func newResultsTab(u *ui) *container.TabItem {
 	body := r.withSweepViews(r.withLoadViews(r.views))
 	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.sweep.back, r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.Object())
 	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.openHTML, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
-	return container.NewTabItemWithIcon(app.TabResults, theme.DocumentIcon(), appwidget.Screen(top, body, actions))
+	return r, container.NewTabItemWithIcon(app.TabResults, theme.DocumentIcon(), appwidget.Screen(top, body, actions))
 }
 
 func (r *resultsTab) setEnabled(on bool) {
@@ -331,17 +330,6 @@ func chartTitle(k charts.Kind) string {
 	return "decode heatmap"
 }
 
-// decodeAxes lists the decode contexts and concurrency levels of results.
-func decodeAxes(results []engine.Result) (contexts, concurrency []int) {
-	for _, res := range results {
-		if res.Phase == engine.PhaseDecode {
-			contexts = appwidget.SortedUnion(contexts, res.ContextTokens)
-			concurrency = appwidget.SortedUnion(concurrency, res.Concurrency)
-		}
-	}
-	return contexts, concurrency
-}
-
 // onCopyMarkdown puts the report's Markdown on the clipboard.
 func (r *resultsTab) onCopyMarkdown() {
 	if !r.has {
@@ -350,3 +338,6 @@ func (r *resultsTab) onCopyMarkdown() {
 	r.u.App.Clipboard().SetContent(report.Markdown(r.report))
 	r.status.SetText("Markdown copied to the clipboard.")
 }
+
+// isRendered reports whether the charts of the shown report are drawn.
+func (r *resultsTab) isRendered() bool { return isClosed(r.rendered) }

@@ -188,7 +188,7 @@ func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 	older, newer := cannedReport("older", 120), cannedReport("newer", 195.7)
 	newer.Run.StartedAt = older.Run.StartedAt.Add(time.Hour)
 	for _, rep := range []engine.Report{newer, older} {
-		if _, err := u.saveRun(rep); err != nil {
+		if _, err := saveRun(u.UI, rep); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,11 +24,25 @@ import (
 // a run of seconds is cheap to start again, a longer one is not.
 const confirmCancelAfter = 10 * time.Second
 
+// window is what the Run screen asks of the window around it: an autorun
+// ends with the run.
+type window interface {
+	// onRunDone is told, on the UI goroutine, of a run that ended, once
+	// Results shows it.
+	onRunDone(rep *engine.Report, err error)
+	// autorunRefused ends an autorun whose run could not start, with err.
+	autorunRefused(err error)
+	// flushPrefs remembers every screen's settings.
+	flushPrefs()
+}
+
 // runTab starts and watches a run: progress, the decode heatmap filling in,
 // live GPU telemetry and the event log. Before a run it shows the target
 // and the plan as they are now, from the app state.
 type runTab struct {
-	u *ui
+	u *app.UI
+	// host is the window around the screen (connected by newUI).
+	host window
 	// targets gives the target a run measures; reports shows a run once it
 	// ends (connected by newUI).
 	targets targetSource
@@ -70,9 +84,8 @@ type runTab struct {
 }
 
 // newRunTab builds the Run screen.
-func newRunTab(u *ui) *container.TabItem {
+func newRunTab(u *app.UI) (*runTab, *container.TabItem) {
 	r := &runTab{u: u, heat: appwidget.NewHeatmap("will run"), log: appwidget.NewLogView(1000), gauges: newTelemetryGauges(), banner: appwidget.NewBanner(), output: newOutputPanel(), sweepView: newSweepView()}
-	u.run = r
 	r.startBtn = widget.NewButtonWithIcon("Start run (Ctrl+R)", theme.MediaPlayIcon(), r.onStart)
 	r.startBtn.Importance = widget.HighImportance
 	r.cancelBtn = widget.NewButtonWithIcon("Cancel (Esc)", theme.CancelIcon(), r.onCancel)
@@ -113,7 +126,7 @@ func newRunTab(u *ui) *container.TabItem {
 	show()
 	u.State.Watch(app.ChangeTelemetry|app.ChangeTarget, show)
 	u.State.Watch(app.ChangeTheme, r.heat.Redraw)
-	return container.NewTabItemWithIcon(app.TabRun, theme.MediaPlayIcon(), content)
+	return r, container.NewTabItemWithIcon(app.TabRun, theme.MediaPlayIcon(), content)
 }
 
 // showPlan shows, while no run is going on, what Start would measure: the
@@ -163,18 +176,6 @@ func (r *runTab) showPlan() {
 	r.heat.IdleText = "will run"
 	previewPlan(r.heat, fitted, s.Target.Capacity)
 	r.heat.Redraw()
-}
-
-// previewPlan lays h out afresh for the fitted plan's decode cells, with
-// those over the capacity c marked; the caller redraws.
-func previewPlan(h *appwidget.Heatmap, fitted engine.Plan, c app.Capacity) {
-	h.SetAxes(nil, nil)
-	h.SetAxes(fitted.DecodeContexts, fitted.Concurrency)
-	for _, ctx := range fitted.DecodeContexts {
-		for _, n := range fitted.Concurrency {
-			h.SetPlanned(ctx, n, c.OverCapacity(ctx, n, fitted.MaxOutputTokens))
-		}
-	}
 }
 
 // setSimulated shows the simulated badge with label, or none.
@@ -292,9 +293,7 @@ func (r *runTab) refuse(n app.Notice, err error) {
 	r.banner.Show(n)
 	r.progressLine.SetText("Not started.")
 	if r.u.Opts.Autorun && r.u.Opts.Export != "" {
-		r.u.exitErr = err
-		// Quit from the event loop: this may run before the window is shown.
-		go r.u.Do(r.u.endAutorun)
+		r.host.autorunRefused(err)
 	}
 }
 

@@ -75,7 +75,7 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		drawn = r.reports.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
 		fallthrough
 	default:
-		r.u.onRunDone(rep, err)
+		r.host.onRunDone(rep, err)
 	}
 	r.liftLimit(drawn)
 	close(r.uiDone)
@@ -177,3 +177,7 @@ func (r *runTab) stop(timeout time.Duration) {
 	case <-time.After(timeout):
 	}
 }
+
+// liftMemoryLimitAfter is how long the end of a run waits for Results to
+// draw it before lifting the run's memory limit anyway.
+const liftMemoryLimitAfter = 30 * time.Second

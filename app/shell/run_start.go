@@ -45,7 +45,7 @@ func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bo
 		r.refuse(app.Notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
 		return false
 	}
-	r.u.flushPrefs()
+	r.host.flushPrefs()
 	r.saver = saver
 	return true
 }

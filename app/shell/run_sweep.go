@@ -112,7 +112,7 @@ func (sr *sweepRun) launch(ctx context.Context, c sweep.Config, cfg launch.Serve
 	r.u.Do(func() { r.showStarting(sr, c, began) })
 	go sr.tick(startCtx, c, began)
 	go r.log.Pump(startCtx, r.u.Do)
-	srv, unsubscribe, err := r.u.startServer(ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.log.Add)
+	srv, unsubscribe, err := startServer(r.u, ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.log.Add)
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}

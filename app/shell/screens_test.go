@@ -29,7 +29,7 @@ var fileClasses = map[string][]string{
 	"history": {"history.go", "history_compare.go", "history_entry.go", "history_manage.go", "history_load.go", "history_sweep.go", "history_quality.go"},
 	wiring:    {"app.go", "autorun.go", "crash.go", "shortcuts.go", "tour.go"},
 	shared: {"advice.go", "checks.go", "delta.go", "fynedo.go", "loadtable.go", "memory.go", "output.go", "realdeps.go", "reexec_other.go", "reexec_unix.go",
-		"requests.go", "launching.go", "sweepjob.go", "sweeptext.go", "telemetry.go"},
+		"requests.go", "launching.go", "sweepjob.go", "sweeptext.go", "telemetry.go", "capture.go", "heatplan.go", "look.go"},
 }
 
 // TestScreensDoNotCallEachOther holds the rule of appState (state.go): a

@@ -45,7 +45,7 @@ const defaultSimProfile = "tiny"
 // serverTab chooses what to benchmark: a vLLM server it launches, an
 // existing endpoint, or the built-in simulator.
 type serverTab struct {
-	u        *ui
+	u        *app.UI
 	runs     runStarter // runs the sweep the compare form starts (connected by newUI)
 	kind     *widget.RadioGroup
 	banner   *appwidget.Banner  // problems of Detect, the simulator and the endpoint
@@ -80,9 +80,8 @@ type serverTab struct {
 }
 
 // newServerTab builds the Server screen.
-func newServerTab(u *ui) *container.TabItem {
+func newServerTab(u *app.UI) (*serverTab, *container.TabItem) {
 	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: appwidget.NewBanner()}
-	u.server = s
 	s.form = newVLLMForm(func() { s.launch.onFormChange() })
 	s.form.parallel.setGPUs(u.HwInfo.GPUs)
 	s.launch = newLaunchPanel(s)
@@ -132,7 +131,7 @@ func newServerTab(u *ui) *container.TabItem {
 	}, stack, summary)
 	top.Add(s.estimateLine)
 	content := container.NewPadded(container.NewBorder(top, nil, nil, nil, body))
-	return container.NewTabItemWithIcon(app.TabServer, theme.StorageIcon(), content)
+	return s, container.NewTabItemWithIcon(app.TabServer, theme.StorageIcon(), content)
 }
 
 // applyTarget selects the target from --target, else the remembered one,

@@ -125,7 +125,7 @@ func (l *launchPanel) onStart() {
 		go l.log.Pump(ctx, l.s.u.Do)
 	}
 	go func() {
-		srv, _, err := l.s.u.startServer(ctx, cfg, launched, l.log.Add)
+		srv, _, err := startServer(l.s.u, ctx, cfg, launched, l.log.Add)
 		l.s.u.Do(func() {
 			defer close(settled)
 			if err != nil {

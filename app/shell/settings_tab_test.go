@@ -134,7 +134,7 @@ func TestSettingsRunsFolderMovesHistory(t *testing.T) {
 	}
 	rep := engine.Report{Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 		Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 1024}, Status: engine.StatusValid}}}
-	saved, err := u.saveRun(rep)
+	saved, err := saveRun(u.UI, rep)
 	if err != nil || filepath.Dir(saved) != dir {
 		t.Fatalf("saved in %q (%v), want under %s", saved, err, dir)
 	}

@@ -1,10 +1,11 @@
 package shell
 
 import (
-	"speedmatrix/app"
-	"speedmatrix/app/apptest"
 	"strings"
 	"testing"
+
+	"speedmatrix/app"
+	"speedmatrix/app/apptest"
 
 	"fyne.io/fyne/v2/test"
 )

@@ -1,8 +1,9 @@
 package shell
 
 import (
-	"speedmatrix/app"
 	"testing"
+
+	"speedmatrix/app"
 
 	"fyne.io/fyne/v2"
 )

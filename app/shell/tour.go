@@ -4,17 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
@@ -240,7 +237,7 @@ func (u *ui) doCheck(cond func(*ui) bool) bool {
 // captureScreen writes the window as PNG and its visible texts beside it;
 // a blank picture is an error.
 func (u *ui) captureScreen(base string) error {
-	img := u.capture()
+	img := captureWindow(u.Win)
 	if img == nil {
 		return errors.New("tour: the window could not be captured")
 	}
@@ -267,42 +264,6 @@ func (u *ui) layoutProblems() []string {
 		return appwidget.FormProblems(u.matrix.load.form)
 	}
 	return appwidget.FormProblems(u.matrix.form)
-}
-
-// capture paints the window's content with Fyne's software painter:
-// reading back the GL front buffer gives a blank image under Xvfb.
-func (u *ui) capture() image.Image {
-	content, size := u.Win.Content(), u.Win.Canvas().Size()
-	c := software.NewCanvas()
-	c.SetPadded(false)
-	c.SetContent(content)
-	c.Resize(size)
-	overlays := u.Win.Canvas().Overlays().List() // an open menu or dialog is part of the picture
-	for _, o := range overlays {
-		c.Overlays().Add(o)
-	}
-	img := c.Capture()
-	for _, o := range slices.Backward(overlays) {
-		c.Overlays().Remove(o)
-	}
-	u.Win.SetContent(content)
-	return img
-}
-
-// isRendered reports whether the charts of the shown report are drawn.
-func (r *resultsTab) isRendered() bool { return isClosed(r.rendered) }
-
-// writePNG writes img into the file at path.
-func writePNG(path string, img image.Image) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // distinctColors counts the colours of img, stopping at limit.

@@ -1,9 +1,10 @@
 package shell
 
 import (
-	"speedmatrix/app"
 	"strings"
 	"testing"
+
+	"speedmatrix/app"
 )
 
 // TestFieldsSayTooLarge: a number of 20 digits is too large, and the

@@ -6,10 +6,11 @@ import (
 	"image"
 	"image/color"
 	"os"
-	"speedmatrix/app"
-	appwidget "speedmatrix/app/widget"
 	"testing"
 	"time"
+
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"

@@ -10,10 +10,11 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"speedmatrix/app"
 	"strings"
 	"testing"
 	"time"
+
+	"speedmatrix/app"
 
 	"fyne.io/fyne/v2"
 )

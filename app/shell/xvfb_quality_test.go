@@ -57,7 +57,7 @@ func TestXvfbQualityScreens(t *testing.T) {
 		t.Helper()
 		time.Sleep(1500 * time.Millisecond) // a frame or two, and the charts drawn
 		fyne.DoAndWait(func() {
-			if err := writePNG(filepath.Join(out, name), u.capture()); err != nil {
+			if err := writePNG(filepath.Join(out, name), captureWindow(u.Win)); err != nil {
 				t.Error(err)
 			}
 		})

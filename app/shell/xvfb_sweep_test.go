@@ -36,7 +36,7 @@ func TestXvfbSweepScreens(t *testing.T) {
 		t.Helper()
 		time.Sleep(time.Second) // a frame or two, and the charts drawn
 		fyne.DoAndWait(func() {
-			if err := writePNG(filepath.Join(out, name), u.capture()); err != nil {
+			if err := writePNG(filepath.Join(out, name), captureWindow(u.Win)); err != nil {
 				t.Error(err)
 			}
 		})
