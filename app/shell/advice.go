@@ -1,9 +1,14 @@
 package shell
 
 import (
+	"errors"
+
 	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
+	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/secret"
 )
 
 // problemAdvice is what to do in the app for each kind of problem: which
@@ -80,4 +85,49 @@ func noticeOf(err error, fallback string, show func(screen string)) app.Notice {
 		n.Button, n.OnPress = "Open "+screen+" screen", func() { show(screen) }
 	}
 	return n
+}
+
+// precisionName labels the Matrix screen's precision field.
+const precisionName = "Precision"
+
+// prefillRepeatsName labels the Matrix screen's field for
+// engine.Plan.PrefillRepeats.
+const prefillRepeatsName = "Prefill repeats"
+
+// matrixFields names each plan setting as the Matrix screen labels it (a
+// resumed run's KV budget comes from its report.json).
+var matrixFields = map[engine.PlanField]string{
+	engine.FieldContexts:        "Prefill or Decode contexts",
+	engine.FieldPrefillContexts: "Prefill contexts",
+	engine.FieldDecodeContexts:  "Decode contexts",
+	engine.FieldConcurrency:     "Requests at once",
+	engine.FieldDuration:        "Seconds per cell",
+	engine.FieldMaxOutput:       "Max output tokens",
+	engine.FieldAPI:             "API",
+	engine.FieldKVBudget:        "KV budget",
+	engine.FieldPrecision:       precisionName,
+	engine.FieldPrefillRepeats:  prefillRepeatsName,
+	engine.FieldSLOTTFT:         appwidget.SloTTFTName,
+	engine.FieldSLOITL:          appwidget.SloITLName,
+	engine.FieldSLOPercentile:   appwidget.SloPctName,
+}
+
+// exporterNotice is err, an exporter the run cannot read, as the banner
+// says it; ok is false when err is about something else.
+func exporterNotice(err error, show func(screen string)) (app.Notice, bool) {
+	var ue *dcgm.URLError
+	if !errors.As(err, &ue) {
+		return app.Notice{}, false
+	}
+	n := app.Notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
+		Action: "Check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or clear GPU metrics on the Server screen.",
+		Detail: err.Error()}
+	if errors.Is(err, dcgm.ErrNotURL) {
+		n.Message = secret.URL(ue.URL) + " in GPU metrics is not an exporter address."
+		n.Action = "Write each like http://node2:9400/metrics in GPU metrics on the Server screen, separated by commas."
+	}
+	if show != nil {
+		n.Button, n.OnPress = "Open Server screen", func() { show(app.TabServer) }
+	}
+	return n, true
 }

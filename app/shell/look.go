@@ -49,3 +49,13 @@ func newTextTable(columns []string, widths []float32, cells [][]string) *widget.
 	}
 	return t
 }
+
+// isClosed reports whether ch is closed.
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -378,27 +378,6 @@ func warningText(ws []engine.PlanProblem) string {
 	return strings.Join(lines, "\n")
 }
 
-// precisionName labels the Matrix screen's precision field.
-const precisionName = "Precision"
-
-// matrixFields names each plan setting as the Matrix screen labels it (a
-// resumed run's KV budget comes from its report.json).
-var matrixFields = map[engine.PlanField]string{
-	engine.FieldContexts:        "Prefill or Decode contexts",
-	engine.FieldPrefillContexts: "Prefill contexts",
-	engine.FieldDecodeContexts:  "Decode contexts",
-	engine.FieldConcurrency:     "Requests at once",
-	engine.FieldDuration:        "Seconds per cell",
-	engine.FieldMaxOutput:       "Max output tokens",
-	engine.FieldAPI:             "API",
-	engine.FieldKVBudget:        "KV budget",
-	engine.FieldPrecision:       precisionName,
-	engine.FieldPrefillRepeats:  prefillRepeatsName,
-	engine.FieldSLOTTFT:         appwidget.SloTTFTName,
-	engine.FieldSLOITL:          appwidget.SloITLName,
-	engine.FieldSLOPercentile:   appwidget.SloPctName,
-}
-
 // targetChanged re-derives a Quick plan for the new target and regreys
 // the cells over its capacity.
 func (m *matrixTab) targetChanged() {

@@ -10,10 +10,6 @@ import (
 	"speedmatrix/engine"
 )
 
-// prefillRepeatsName labels the Matrix screen's field for
-// engine.Plan.PrefillRepeats.
-const prefillRepeatsName = "Prefill repeats"
-
 // newRepeatsItem makes the Prefill repeats field. A preset's rule of one
 // request at long contexts (Plan.PrefillSingleFrom) stays with the form
 // until the field is edited: then, as with the CLI's --prefill-repeats,

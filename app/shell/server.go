@@ -55,7 +55,7 @@ type serverTab struct {
 	estimateLine *widget.Label
 	panels       map[string]fyne.CanvasObject
 
-	form   *vllmForm
+	form   *launchForm
 	launch *launchPanel
 
 	url, apiKey    *widget.Entry
@@ -82,7 +82,7 @@ type serverTab struct {
 // newServerTab builds the Server screen.
 func newServerTab(u *app.UI) (*serverTab, *container.TabItem) {
 	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: appwidget.NewBanner()}
-	s.form = newVLLMForm(func() { s.launch.onFormChange() })
+	s.form = newLaunchForm(func() { s.launch.onFormChange() })
 	s.form.parallel.setGPUs(u.HwInfo.GPUs)
 	s.launch = newLaunchPanel(s)
 	s.panels[app.TargetVLLM] = s.launch.Object()

@@ -152,7 +152,7 @@ func TestCPUFormRoundTrip(t *testing.T) {
 	reserved := 2
 	cfg := launch.ServerConfig{Model: "m", Device: launch.DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 8_000_000_000,
 		CPUKVCacheSpaceGiB: 40, CPUOMPThreadsBind: "0-15|16-31", CPUNumReservedCPUs: &reserved}
-	f := newVLLMForm(nil)
+	f := newLaunchForm(nil)
 	f.fill(cfg)
 	got := f.config(false)
 	if got.Device != launch.DeviceCPU || !got.EnforceEager || got.KVCacheMemoryBytes != 8_000_000_000 || got.CPUKVCacheSpaceGiB != 40 ||

@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
-	"speedmatrix/app"
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/secret"
@@ -86,26 +85,6 @@ func (e *exporters) saved() string {
 		urls[i] = secret.URL(u)
 	}
 	return strings.Join(urls, ", ")
-}
-
-// exporterNotice is err, an exporter the run cannot read, as the banner
-// says it; ok is false when err is about something else.
-func exporterNotice(err error, show func(screen string)) (app.Notice, bool) {
-	var ue *dcgm.URLError
-	if !errors.As(err, &ue) {
-		return app.Notice{}, false
-	}
-	n := app.Notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
-		Action: "Check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or clear GPU metrics on the Server screen.",
-		Detail: err.Error()}
-	if errors.Is(err, dcgm.ErrNotURL) {
-		n.Message = secret.URL(ue.URL) + " in GPU metrics is not an exporter address."
-		n.Action = "Write each like http://node2:9400/metrics in GPU metrics on the Server screen, separated by commas."
-	}
-	if show != nil {
-		n.Button, n.OnPress = "Open Server screen", func() { show(app.TabServer) }
-	}
-	return n, true
 }
 
 // exporterURL is the URL err, from check or attach, is about ("" when it

@@ -25,8 +25,9 @@ const (
 	prefixOff     = "off"
 )
 
-// vllmForm edits every field of a launch.ServerConfig.
-type vllmForm struct {
+// launchForm is the Launch form: it edits every field of a
+// launch.ServerConfig, for vLLM and SGLang alike.
+type launchForm struct {
 	onChange func()
 
 	engine                            *appwidget.DropDown // vLLM or SGLang (see engineChoices)
@@ -54,8 +55,8 @@ type vllmForm struct {
 	problemsFor                       map[string]string
 }
 
-func newVLLMForm(onChange func()) *vllmForm {
-	f := &vllmForm{onChange: onChange}
+func newLaunchForm(onChange func()) *launchForm {
+	f := &launchForm{onChange: onChange}
 	entry := func(placeholder string) *widget.Entry {
 		e := widget.NewEntry()
 		e.SetPlaceHolder(placeholder)
@@ -105,14 +106,14 @@ func newVLLMForm(onChange func()) *vllmForm {
 }
 
 // changed reports an edit unless the form is being filled in.
-func (f *vllmForm) changed() {
+func (f *launchForm) changed() {
 	if !f.filling && f.onChange != nil {
 		f.onChange()
 	}
 }
 
 // Object lays the fields out in sections whose labels share one column.
-func (f *vllmForm) Object() fyne.CanvasObject {
+func (f *launchForm) Object() fyne.CanvasObject {
 	col := &appwidget.FormColumn{}
 	form := func(rows ...appwidget.FormRow) fyne.CanvasObject { return col.Form(rows...) }
 	item := func(label string, field fyne.CanvasObject) appwidget.FormRow {
@@ -154,7 +155,7 @@ func (f *vllmForm) Object() fyne.CanvasObject {
 }
 
 // openSection opens the form's section with this title.
-func (f *vllmForm) openSection(title string) {
+func (f *launchForm) openSection(title string) {
 	for i, item := range f.accordion.Items {
 		if item.Title == title {
 			f.accordion.Open(i)
@@ -163,7 +164,7 @@ func (f *vllmForm) openSection(title string) {
 }
 
 // fill shows cfg in the form.
-func (f *vllmForm) fill(cfg launch.ServerConfig) {
+func (f *launchForm) fill(cfg launch.ServerConfig) {
 	f.filling = true
 	defer func() { f.filling = false }()
 	num := func(n int) string {
@@ -225,7 +226,7 @@ func (f *vllmForm) fill(cfg launch.ServerConfig) {
 
 // config reads the form. Fields that don't parse are left at zero (vLLM's
 // default) and listed by problems. withKey false leaves the API key out.
-func (f *vllmForm) config(withKey bool) launch.ServerConfig {
+func (f *launchForm) config(withKey bool) launch.ServerConfig {
 	f.problemsFor = map[string]string{}
 	atoi := func(name string, e *widget.Entry) int {
 		s := strings.TrimSpace(e.Text)
@@ -299,7 +300,7 @@ func engineChoices() []string {
 }
 
 // engineName is the server.toml name of the engine selected.
-func (f *vllmForm) engineName() string {
+func (f *launchForm) engineName() string {
 	for _, name := range launch.Engines {
 		if launch.EngineTitle(name) == f.engine.Selected {
 			return name
@@ -312,7 +313,7 @@ func (f *vllmForm) engineName() string {
 // and disables vLLM's own settings (executor, Ray, async scheduling, eager
 // mode, KV cache memory, the CPU build's) for SGLang, which has no flags
 // for them; config then leaves them out.
-func (f *vllmForm) onEngine() {
+func (f *launchForm) onEngine() {
 	d := launch.ServerConfig{Engine: f.engineName(), Runner: launch.RunnerDocker}.WithDefaults()
 	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
@@ -330,7 +331,7 @@ func (f *vllmForm) onEngine() {
 }
 
 // problems lists the fields config could not read, sorted.
-func (f *vllmForm) problems() []string {
+func (f *launchForm) problems() []string {
 	var out []string
 	for _, p := range f.problemsFor {
 		out = append(out, p)

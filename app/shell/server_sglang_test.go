@@ -48,7 +48,7 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 	if cfg := <-cfgs; cfg.Engine != servers.SGLang {
 		t.Errorf("launched engine %q", cfg.Engine)
 	}
-	f := newVLLMForm(nil)
+	f := newLaunchForm(nil)
 	f.fill(s.form.config(false))
 	if f.engine.Selected != "SGLang" {
 		t.Errorf("a saved SGLang form fills back as %q", f.engine.Selected)

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -90,10 +89,4 @@ func envFacts(env map[string]string) fyne.CanvasObject {
 		rows[i] = [2]string{k, env[k]}
 	}
 	return appwidget.KeyValues(rows...)
-}
-
-// userHome is the home directory paths are written under as $HOME.
-func userHome() string {
-	home, _ := os.UserHomeDir()
-	return home
 }

@@ -115,7 +115,7 @@ func TestServerFormRoundTrip(t *testing.T) {
 		TensorParallelSize: 2, MaxModelLen: 8192, GPUMemoryUtilization: 0.85, MaxNumSeqs: 64, EnablePrefixCaching: &on,
 		AsyncScheduling: true, ReasoningParser: "qwen3", Host: "0.0.0.0", Port: 8001, APIKey: "k",
 		APIKeyFile: "/run/key", ExtraArgs: []string{"--enforce-eager"}, Env: map[string]string{"A": "1"}}
-	f := newVLLMForm(nil)
+	f := newLaunchForm(nil)
 	f.fill(cfg)
 	got := f.config(true)
 	if got.Runner != cfg.Runner || got.TensorParallelSize != 2 || got.GPUMemoryUtilization != 0.85 ||

@@ -179,3 +179,39 @@ func isSweepRun(dir string) bool {
 	_, err := os.Stat(filepath.Join(filepath.Dir(dir), sweep.JSONFile))
 	return err == nil
 }
+
+// compareField is a field of the Launch form that "Compare settings…" can
+// vary: its server.toml key, its label on the form and example values.
+type compareField struct{ key, label, example string }
+
+// compareFields are the form's fields that change how fast the server
+// serves, each by its server.toml key (what a sweep varies and every
+// output names) and the form's label.
+var compareFields = []compareField{
+	{"max_num_seqs", "Max sequences", "64, 128, 256"},
+	{"gpu_memory_utilization", "GPU memory utilization", "0.85, 0.95"},
+	{"max_model_len", "Max model length", "8192, 32768"},
+	{"kv_cache_dtype", "KV cache data type", "auto, fp8"},
+	{"enable_prefix_caching", "Prefix caching", "true, false"},
+	{"async_scheduling", "async scheduling", "true, false"},
+	{"enforce_eager", "enforce eager", "true, false"},
+	{"tensor_parallel_size", "Tensor parallel", "1, 2"},
+	{"pipeline_parallel_size", "Pipeline parallel", "1, 2"},
+	{"data_parallel_size", "Data parallel", "1, 2"},
+	{"quantization", "Quantization", "fp8"},
+	{"dtype", "Data type", "bfloat16, float16"},
+	{"attention_backend", "Attention backend", "FLASH_ATTN, FLASHINFER"},
+	{"model", "Model", "Qwen/Qwen3-0.6B, Qwen/Qwen3-1.7B"},
+	{"cpu_kvcache_space_gib", "KV cache space (GiB)", "8, 16"},
+	{"cpu_omp_threads_bind", "OpenMP thread binding", "auto, 0-15"},
+	{"extra_args", "Extra arguments", `["--seed","1"], ["--seed","2"]`},
+}
+
+// option is how the field picker lists f: "max_num_seqs (Max sequences)".
+func (f compareField) option() string { return f.key + " (" + f.label + ")" }
+
+// userHome is the home directory paths are written under as $HOME.
+func userHome() string {
+	home, _ := os.UserHomeDir()
+	return home
+}

@@ -172,16 +172,6 @@ func compareDrawn(h *historyTab) bool {
 	return true
 }
 
-// isClosed reports whether ch is closed.
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
 // runTour walks the steps in the background and quits; errors end in
 // exitErr. A step that is not ready within a minute fails the tour.
 func (u *ui) runTour(dir string) {
