@@ -18,12 +18,17 @@ import (
 // no package imports a package in a folder inside its own.
 var allowedImports = map[string][]string{
 	"":                       {"app", "app/locale", "app/shell", "cli"},
-	"app":                    {"charts", "engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/report", "engine/roofline", "engine/runs", "engine/sim", "engine/sweep", "hw"},
+	"app":                    {"charts", "engine", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/sweep", "hw"},
 	"app/apptest":            {},
 	"app/hardware":           {"app", "app/widget", "engine", "engine/report", "engine/simtarget"},
+	"app/history":            {"app", "app/widget", "charts", "engine", "engine/quality", "engine/report", "engine/runs", "engine/sweep"},
+	"app/matrix":             {"app", "app/widget", "engine", "engine/measure", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs"},
+	"app/results":            {"app", "app/widget", "charts", "engine", "engine/report", "engine/runs", "engine/sweep"},
+	"app/run":                {"app", "app/widget", "engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/simtarget", "engine/sweep", "hw"},
+	"app/server":             {"app", "app/widget", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
 	"app/settings":           {"app", "app/widget", "engine"},
-	"app/shell":              {"app", "app/hardware", "app/settings", "app/widget", "assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
-	"app/widget":             {"app", "charts", "engine", "engine/report"},
+	"app/shell":              {"app", "app/hardware", "app/history", "app/matrix", "app/results", "app/run", "app/server", "app/settings", "app/widget", "assets", "charts", "engine", "engine/capture", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
+	"app/widget":             {"app", "charts", "engine", "engine/measure", "engine/report", "engine/sweep", "hw"},
 	"assets":                 {},
 	"charts":                 {"engine", "engine/report", "engine/secret", "engine/sweep"},
 	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
@@ -54,7 +59,7 @@ var allowedImports = map[string][]string{
 
 // fynePackages may depend on Fyne; everything else runs headless (the CLI,
 // the tests, CI).
-var fynePackages = []string{"", "app", "app/apptest", "app/hardware", "app/settings", "app/shell", "app/widget"}
+var fynePackages = []string{"", "app", "app/apptest", "app/history", "app/hardware", "app/matrix", "app/results", "app/run", "app/server", "app/settings", "app/shell", "app/widget"}
 
 // TestImportRules checks the import graph that `go list` shows against
 // allowedImports, and that no package but app's (and main) depends on Fyne,
@@ -78,6 +83,9 @@ func TestImportRules(t *testing.T) {
 			own, ok := strings.CutPrefix(imp, "speedmatrix/")
 			if ok && !slices.Contains(allowed, own) {
 				t.Errorf("%s imports %s, which the layout does not allow (allowedImports)", fields[0], imp)
+			}
+			if ok && strings.HasPrefix(pkg, "app/") && pkg != "app/shell" && strings.HasPrefix(own, "app/") && own != "app/widget" {
+				t.Errorf("%s imports %s: a screen imports app and app/widget, never another screen; it asks another screen through a small interface that app/shell connects", fields[0], imp)
 			}
 			if ok && pkg != "" && strings.HasPrefix(own, pkg+"/") {
 				t.Errorf("%s imports %s, a package inside its own folder: a folder inside a package holds what builds on it, so move what %s needs up into it", fields[0], imp, pkg)

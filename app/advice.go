@@ -1,10 +1,8 @@
-package shell
+package app
 
 import (
 	"errors"
 
-	"speedmatrix/app"
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/dcgm"
 	"speedmatrix/engine/measure"
@@ -24,17 +22,17 @@ var problemAdvice = map[measure.Problem]string{
 	measure.ProblemTimeout:        "check that the server is not hung or overloaded",
 }
 
-// advice is what to do in the app about an error of the engine, which
+// Advice is what to do in the app about an error of the engine, which
 // states facts in its own terms; "" when no setting would help.
-func advice(err error) string {
+func Advice(err error) string {
 	p := measure.ProblemOf(err)
 	if p != measure.ProblemPlan {
 		return problemAdvice[p]
 	}
-	return "change " + matrixFields[engine.PlanFields(err)[0]] + " on the Matrix screen"
+	return "change " + MatrixFields[engine.PlanFields(err)[0]] + " on the Matrix screen"
 }
 
-func upper(s string) string {
+func Upper(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
 	}
@@ -57,24 +55,24 @@ var problemMessages = map[measure.Problem]string{
 
 // problemScreens is the screen that fixes each kind of problem.
 var problemScreens = map[measure.Problem]string{
-	measure.ProblemPlan:           app.TabMatrix,
-	measure.ProblemModel:          app.TabServer,
-	measure.ProblemAuth:           app.TabServer,
-	measure.ProblemContextTooLong: app.TabMatrix,
-	measure.ProblemUnreachable:    app.TabServer,
-	measure.ProblemNotOpenAI:      app.TabServer,
-	measure.ProblemServerChanged:  app.TabServer,
+	measure.ProblemPlan:           TabMatrix,
+	measure.ProblemModel:          TabServer,
+	measure.ProblemAuth:           TabServer,
+	measure.ProblemContextTooLong: TabMatrix,
+	measure.ProblemUnreachable:    TabServer,
+	measure.ProblemNotOpenAI:      TabServer,
+	measure.ProblemServerChanged:  TabServer,
 }
 
-// noticeOf is err as a banner shows it: the plain message of its kind (or
+// NoticeOf is err as a banner shows it: the plain message of its kind (or
 // fallback for a kind without one), the advice, a button to the screen
 // that fixes it (through show, when set), and err itself as the detail.
-func noticeOf(err error, fallback string, show func(screen string)) app.Notice {
-	if n, ok := exporterNotice(err, show); ok {
+func NoticeOf(err error, fallback string, show func(screen string)) Notice {
+	if n, ok := ExporterNotice(err, show); ok {
 		return n
 	}
 	p := measure.ProblemOf(err)
-	n := app.Notice{Message: problemMessages[p], Action: upper(advice(err)), Detail: err.Error()}
+	n := Notice{Message: problemMessages[p], Action: Upper(Advice(err)), Detail: err.Error()}
 	if n.Message == "" {
 		n.Message = fallback
 	}
@@ -87,16 +85,23 @@ func noticeOf(err error, fallback string, show func(screen string)) app.Notice {
 	return n
 }
 
-// precisionName labels the Matrix screen's precision field.
-const precisionName = "Precision"
+// PrecisionName labels the Matrix screen's precision field.
+const PrecisionName = "Precision"
 
-// prefillRepeatsName labels the Matrix screen's field for
+// PrefillRepeatsName labels the Matrix screen's field for
 // engine.Plan.PrefillRepeats.
-const prefillRepeatsName = "Prefill repeats"
+const PrefillRepeatsName = "Prefill repeats"
 
-// matrixFields names each plan setting as the Matrix screen labels it (a
+// The names of the SLO's fields, as every screen labels them.
+const (
+	SloTTFTName = "TTFT bound"
+	SloITLName  = "ITL bound"
+	SloPctName  = "SLO percentile"
+)
+
+// MatrixFields names each plan setting as the Matrix screen labels it (a
 // resumed run's KV budget comes from its report.json).
-var matrixFields = map[engine.PlanField]string{
+var MatrixFields = map[engine.PlanField]string{
 	engine.FieldContexts:        "Prefill or Decode contexts",
 	engine.FieldPrefillContexts: "Prefill contexts",
 	engine.FieldDecodeContexts:  "Decode contexts",
@@ -105,21 +110,21 @@ var matrixFields = map[engine.PlanField]string{
 	engine.FieldMaxOutput:       "Max output tokens",
 	engine.FieldAPI:             "API",
 	engine.FieldKVBudget:        "KV budget",
-	engine.FieldPrecision:       precisionName,
-	engine.FieldPrefillRepeats:  prefillRepeatsName,
-	engine.FieldSLOTTFT:         appwidget.SloTTFTName,
-	engine.FieldSLOITL:          appwidget.SloITLName,
-	engine.FieldSLOPercentile:   appwidget.SloPctName,
+	engine.FieldPrecision:       PrecisionName,
+	engine.FieldPrefillRepeats:  PrefillRepeatsName,
+	engine.FieldSLOTTFT:         SloTTFTName,
+	engine.FieldSLOITL:          SloITLName,
+	engine.FieldSLOPercentile:   SloPctName,
 }
 
-// exporterNotice is err, an exporter the run cannot read, as the banner
+// ExporterNotice is err, an exporter the run cannot read, as the banner
 // says it; ok is false when err is about something else.
-func exporterNotice(err error, show func(screen string)) (app.Notice, bool) {
+func ExporterNotice(err error, show func(screen string)) (Notice, bool) {
 	var ue *dcgm.URLError
 	if !errors.As(err, &ue) {
-		return app.Notice{}, false
+		return Notice{}, false
 	}
-	n := app.Notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
+	n := Notice{Message: "The GPU metrics exporter " + secret.URL(ue.URL) + " did not answer with DCGM metrics.",
 		Action: "Check that dcgm-exporter runs there (it listens on :9400 by default) and that this machine reaches it, or clear GPU metrics on the Server screen.",
 		Detail: err.Error()}
 	if errors.Is(err, dcgm.ErrNotURL) {
@@ -127,7 +132,7 @@ func exporterNotice(err error, show func(screen string)) (app.Notice, bool) {
 		n.Action = "Write each like http://node2:9400/metrics in GPU metrics on the Server screen, separated by commas."
 	}
 	if show != nil {
-		n.Button, n.OnPress = "Open Server screen", func() { show(app.TabServer) }
+		n.Button, n.OnPress = "Open Server screen", func() { show(TabServer) }
 	}
 	return n, true
 }

@@ -14,13 +14,9 @@ import (
 // Screens never call each other. A screen changes the state only through
 // its setters, learns of every change through watch, and asks another
 // screen for something (show a report, resume a run) through the small
-// interface that screen implements (requests.go), which newUI connects. So a screen's files name no other screen: not its field
-// on ui, nor a type declared in its files, nor a function there that takes
-// the ui. Only the wiring files put screens together: app.go, which builds
-// them, and the app-wide work it starts (autorun, shortcuts, the tour,
-// saving the preferences). TestScreensDoNotCallEachOther (screens_test.go)
-// holds this rule; its fileClasses sorts every file into a screen's,
-// wiring or shared.
+// interface that screen implements (requests.go), which app/shell
+// connects. Each screen is a package that imports app and app/widget and
+// no other screen (TestImportRules), so the compiler keeps them apart.
 type State struct {
 	Target  TargetInfo
 	Plan    engine.Plan

@@ -1,4 +1,4 @@
-package shell
+package app
 
 import (
 	"errors"
@@ -25,70 +25,70 @@ import (
 // Launch form says now, which must be what it said then: it never takes
 // what runs from the folder, which someone else may have written.
 
-// sweepServerFile is the server.toml of a sweep's folder: the Launch form
+// SweepServerFile is the server.toml of a sweep's folder: the Launch form
 // as the sweep began, without its secrets. A resume reads it only to say
 // how the form differs, never to run it.
-const sweepServerFile = "server.toml"
+const SweepServerFile = "server.toml"
 
-// sweepJob is a sweep the Run screen is asked to run: a new one, or one
+// SweepJob is a sweep the Run screen is asked to run: a new one, or one
 // saved in dir to resume.
-type sweepJob struct {
+type SweepJob struct {
 	dir string // the sweep's folder; "" for a new sweep, whose folder the Run screen makes
-	// s, base and model make a new sweep: its configurations and plan,
-	// server.toml's text, and the model its folder is named after.
-	s     sweep.Sweep
-	base  string
-	model string
-	// secrets are the form's API key, HF token and secret variables, which
+	// S, base and model make a new sweep: its configurations and plan,
+	// server.toml'S text, and the model its folder is named after.
+	S     sweep.Sweep
+	Base  string
+	Model string
+	// Secrets are the form's API key, HF token and secret variables, which
 	// server.toml leaves out (launch.WithSecrets): in memory only, so that
 	// a resumed sweep's servers get the form's keys of the day.
-	secrets launch.ServerConfig
-	// formErr is why the Launch form could not be written as server.toml
+	Secrets launch.ServerConfig
+	// FormErr is why the Launch form could not be written as server.toml
 	// when a resume asked for it (base is its text otherwise).
-	formErr error
+	FormErr error
 }
 
 // Open makes the folder of a new sweep in root (started now) and writes
 // its server.toml, or reads the saved sweep to resume. It returns the sweep,
 // its folder and server.toml's text; its errors say what to do in the
 // app's words.
-func (j *sweepJob) Open(root string, now time.Time) (s sweep.Sweep, dir, base string, err error) {
+func (j *SweepJob) Open(root string, now time.Time) (s sweep.Sweep, dir, base string, err error) {
 	if j.dir != "" {
 		return j.reopen()
 	}
-	dir, err = makeSweepFolder(root, now, j.model)
+	dir, err = makeSweepFolder(root, now, j.Model)
 	if err != nil {
 		return s, "", "", fmt.Errorf("the sweep's folder could not be made in %s (check that it is writable, or choose another runs folder in Settings): %w", root, err)
 	}
-	path := filepath.Join(dir, sweepServerFile)
-	if err := os.WriteFile(path, []byte(j.base), 0o644); err != nil {
+	path := filepath.Join(dir, SweepServerFile)
+	if err := os.WriteFile(path, []byte(j.Base), 0o644); err != nil {
 		return s, "", "", fmt.Errorf("%s could not be written (check that %s is writable): %w", path, dir, err)
 	}
-	s = j.s
-	s.Server, s.ServerSHA256 = path, sweep.Digest([]byte(j.base))
-	return s, dir, j.base, nil
+	s = j.S
+	s.Server, s.ServerSHA256 = path, sweep.Digest([]byte(j.Base))
+	return s, dir, j.Base, nil
 }
 
 // reopen reads the sweep saved in j.dir, with the state of each of its
 // configurations from its folder (sweep.Reopen), to finish it with the
 // servers the Launch form starts now (j.base): they must be the ones the
 // sweep began with, and the configurations those sweep.json records.
-func (j *sweepJob) reopen() (s sweep.Sweep, dir, base string, err error) {
-	if j.formErr != nil {
-		return s, "", "", fmt.Errorf("the Launch form could not be written as server.toml (check its fields, then Resume again): %w", j.formErr)
+func (j *SweepJob) reopen() (s sweep.Sweep, dir, base string, err error) {
+	if j.FormErr != nil {
+		return s, "", "", fmt.Errorf("the Launch form could not be written as server.toml (check its fields, then Resume again): %w", j.FormErr)
 	}
-	path := filepath.Join(j.dir, sweepServerFile) // the runs folder may have moved since
-	s, base, err = sweep.Resume(j.dir, sweep.Inputs{Server: path, ServerText: &j.base})
+	path := filepath.Join(j.dir, SweepServerFile) // the runs folder may have moved since
+	s, base, err = sweep.Resume(j.dir, sweep.Inputs{Server: path, ServerText: &j.Base})
 	var (
 		missing *sweep.MissingError
 		program *sweep.ProgramError
 	)
 	switch {
 	case errors.Is(err, sweep.ErrChanged):
-		return s, "", "", fmt.Errorf("this sweep began with another server: set the Launch form on the Server screen to what it was%s, then Resume again", formChanges(path, s.ServerSHA256, j.base))
+		return s, "", "", fmt.Errorf("this sweep began with another server: set the Launch form on the Server screen to what it was%s, then Resume again", formChanges(path, s.ServerSHA256, j.Base))
 	case errors.As(err, &missing):
 		return s, "", "", fmt.Errorf("this sweep was made from a vary-file, which a resume takes only from you: finish it with %s",
-			launch.CommandLine(nil, []string{"speedmatrix", "sweep", "--resume", j.dir, "--launch", "SERVER.TOML", "--vary-file", "SWEEP.TOML"}, userHome()))
+			launch.CommandLine(nil, []string{"speedmatrix", "sweep", "--resume", j.dir, "--launch", "SERVER.TOML", "--vary-file", "SWEEP.TOML"}, UserHome()))
 	case errors.As(err, &program):
 		return s, "", "", fmt.Errorf("this sweep compares %s, which chooses what runs, and a resume takes that only from you: compare settings anew from the Server screen", fieldNames(program.Keys))
 	case err != nil:
@@ -102,9 +102,9 @@ func (j *sweepJob) reopen() (s sweep.Sweep, dir, base string, err error) {
 func fieldNames(keys []string) string {
 	names := slices.Clone(keys)
 	for i, k := range names {
-		for _, f := range compareFields {
-			if f.key == k {
-				names[i] = f.option()
+		for _, f := range CompareFields {
+			if f.Key == k {
+				names[i] = f.Option()
 			}
 		}
 	}
@@ -169,10 +169,10 @@ func makeSweepFolder(root string, now time.Time, model string) (string, error) {
 	}
 }
 
-// isSweepRun reports whether the run folder dir is a configuration's of a
+// IsSweepRun reports whether the run folder dir is a configuration's of a
 // sweep: its parent holds sweep.json. A sweep resumes as a whole, so such
 // a run is not resumed alone.
-func isSweepRun(dir string) bool {
+func IsSweepRun(dir string) bool {
 	if dir == "" {
 		return false
 	}
@@ -180,14 +180,14 @@ func isSweepRun(dir string) bool {
 	return err == nil
 }
 
-// compareField is a field of the Launch form that "Compare settings…" can
+// CompareField is a field of the Launch form that "Compare settings…" can
 // vary: its server.toml key, its label on the form and example values.
-type compareField struct{ key, label, example string }
+type CompareField struct{ Key, label, Example string }
 
-// compareFields are the form's fields that change how fast the server
+// CompareFields are the form's fields that change how fast the server
 // serves, each by its server.toml key (what a sweep varies and every
 // output names) and the form's label.
-var compareFields = []compareField{
+var CompareFields = []CompareField{
 	{"max_num_seqs", "Max sequences", "64, 128, 256"},
 	{"gpu_memory_utilization", "GPU memory utilization", "0.85, 0.95"},
 	{"max_model_len", "Max model length", "8192, 32768"},
@@ -207,11 +207,11 @@ var compareFields = []compareField{
 	{"extra_args", "Extra arguments", `["--seed","1"], ["--seed","2"]`},
 }
 
-// option is how the field picker lists f: "max_num_seqs (Max sequences)".
-func (f compareField) option() string { return f.key + " (" + f.label + ")" }
+// Option is how the field picker lists f: "max_num_seqs (Max sequences)".
+func (f CompareField) Option() string { return f.Key + " (" + f.label + ")" }
 
-// userHome is the home directory paths are written under as $HOME.
-func userHome() string {
+// UserHome is the home directory paths are written under as $HOME.
+func UserHome() string {
 	home, _ := os.UserHomeDir()
 	return home
 }

@@ -33,7 +33,7 @@ type Options struct {
 	Autorun bool
 	Export  string
 	// Tour, when set, visits every screen, runs the Quick plan and writes
-	// a screenshot of each screen into this folder, then quits (see tour.go).
+	// a screenshot of each screen into this folder, then quits (see app/shell/tour.go).
 	Tour string
 	// Width and Height are the window's size in pixels; zero: 1280×800.
 	Width, Height int

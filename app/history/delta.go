@@ -1,4 +1,4 @@
-package shell
+package history
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 	"speedmatrix/engine"
 )
 
-// deltaText is the % change of total tok/s of one decode cell from base to
+// DeltaText is the % change of total tok/s of one decode cell from base to
 // other, or why there is none ("—" when either cell was not measured).
-func deltaText(base, other engine.Result, okBase, okOther bool) string {
+func DeltaText(base, other engine.Result, okBase, okOther bool) string {
 	switch {
 	case !okBase || !okOther:
 		return "—"
@@ -77,7 +77,7 @@ func deltaGrid(base, other engine.Report) fyne.CanvasObject {
 		return m
 	}
 	b, o := index(base.Results), index(other.Results)
-	contexts, conc := decodeAxes(append(append([]engine.Result{}, base.Results...), other.Results...))
+	contexts, conc := appwidget.DecodeAxes(append(append([]engine.Result{}, base.Results...), other.Results...))
 	grid := container.NewGridWithColumns(len(conc) + 1)
 	grid.Add(widget.NewLabelWithStyle("Context", fyne.TextAlignCenter, fyne.TextStyle{Bold: true}))
 	for _, c := range conc {
@@ -89,7 +89,7 @@ func deltaGrid(base, other engine.Report) fyne.CanvasObject {
 			k := [2]int{ctx, c}
 			rb, okB := b[k]
 			ro, okO := o[k]
-			grid.Add(widget.NewLabelWithStyle(deltaText(rb, ro, okB, okO), fyne.TextAlignCenter, fyne.TextStyle{}))
+			grid.Add(widget.NewLabelWithStyle(DeltaText(rb, ro, okB, okO), fyne.TextAlignCenter, fyne.TextStyle{}))
 		}
 	}
 	return container.NewVScroll(grid)

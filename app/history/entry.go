@@ -1,4 +1,4 @@
-package shell
+package history
 
 import (
 	"encoding/json"
@@ -22,11 +22,11 @@ import (
 const (
 	// nameFile holds the name a run was given with Rename.
 	nameFile = "name.txt"
-	// summaryFile caches what the list shows of the run (report.Summary),
+	// SummaryFile caches what the list shows of the run (report.Summary),
 	// so that listing many runs doesn't read every report.json (they are
 	// hundreds of KB each; see BENCHMARKS.md). It is valid while newer than
 	// report.json and of summaryVersion.
-	summaryFile    = "history-summary.json"
+	SummaryFile    = "history-summary.json"
 	summaryVersion = 4 // 2: GPU is report.ServedOn; 3: the summary names the run's target; 4: a load test's rates
 )
 
@@ -36,36 +36,36 @@ type summaryCache struct {
 	Summary report.Summary `json:"summary"`
 }
 
-// historyEntry is one saved run as History lists it.
-type historyEntry struct {
-	folder  string
+// Entry is one saved run as History lists it.
+type Entry struct {
+	Folder  string
 	name    string // from Rename; "" when never renamed
-	sum     report.Summary
+	Sum     report.Summary
 	err     error     // why its report.json (or sweep.json) could not be read
 	modTime time.Time // of report.json (or sweep.json) and name.txt, to know when to read again
-	// sweep is set for a sweep's folder (history_sweep.go), which sum
+	// Sweep is set for a sweep's folder (sweep.go), which sum
 	// describes by its first run.
-	sweep *sweep.Sweep
+	Sweep *sweep.Sweep
 }
 
 // entry reads the run (or the sweep) in folder, from memory while its
 // files are unchanged; ok is false when the folder holds neither.
-func (h *historyTab) entry(folder string) (historyEntry, bool) {
-	dir := filepath.Join(h.dir(), folder)
+func (h *Tab) entry(folder string) (Entry, bool) {
+	dir := filepath.Join(h.Dir(), folder)
 	st, err := os.Stat(filepath.Join(dir, report.JSONFile))
 	if err != nil {
 		return h.sweepEntry(folder)
 	}
 	mod := entryModTime(dir, st.ModTime())
-	if e, ok := h.cache[folder]; ok && e.modTime.Equal(mod) {
+	if e, ok := h.Cache[folder]; ok && e.modTime.Equal(mod) {
 		return e, true
 	}
-	e := historyEntry{folder: folder, modTime: mod}
-	e.sum, e.err = summaryOf(dir, st.ModTime())
+	e := Entry{Folder: folder, modTime: mod}
+	e.Sum, e.err = summaryOf(dir, st.ModTime())
 	if b, err := os.ReadFile(filepath.Join(dir, nameFile)); err == nil {
 		e.name = strings.TrimSpace(string(b))
 	}
-	h.cache[folder] = e
+	h.Cache[folder] = e
 	return e, true
 }
 
@@ -73,7 +73,7 @@ func (h *historyTab) entry(folder string) (historyEntry, bool) {
 // than its report.json (modified at reportMod), else from the report, and
 // then writes the summaryFile for next time.
 func summaryOf(dir string, reportMod time.Time) (report.Summary, error) {
-	path := filepath.Join(dir, summaryFile)
+	path := filepath.Join(dir, SummaryFile)
 	if st, err := os.Stat(path); err == nil && !st.ModTime().Before(reportMod) {
 		var c summaryCache
 		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &c) == nil && c.Version == summaryVersion {
@@ -92,44 +92,44 @@ func summaryOf(dir string, reportMod time.Time) (report.Summary, error) {
 
 // forget drops what History knows of the run in folder, after its
 // report.json was written: the next list reads it again.
-func (h *historyTab) forget(folder string) {
-	delete(h.cache, folder)
-	_ = os.Remove(filepath.Join(h.dir(), folder, summaryFile))
+func (h *Tab) forget(folder string) {
+	delete(h.Cache, folder)
+	_ = os.Remove(filepath.Join(h.Dir(), folder, SummaryFile))
 }
 
 // started is when the run began; runs that don't say sort last.
-func (e historyEntry) started() time.Time { return e.sum.Started }
+func (e Entry) started() time.Time { return e.Sum.Started }
 
-// title is the run's name, else its model.
-func (e historyEntry) title() string {
+// Title is the run's name, else its model.
+func (e Entry) Title() string {
 	switch {
 	case e.name != "":
 		return e.name
 	case e.err != nil:
-		return e.folder
+		return e.Folder
 	}
-	return e.sum.Model
+	return e.Sum.Model
 }
 
-// detail is the line under the title: "RTX 3090 24GB · 3 of 8 cells ·
+// Detail is the line under the title: "RTX 3090 24GB · 3 of 8 cells ·
 // peak 4,863.4 tok/s · 2026-12-01 05:42", or why the run can't be read.
-func (e historyEntry) detail() string {
+func (e Entry) Detail() string {
 	if e.err != nil {
 		return "cannot be read: " + e.err.Error()
 	}
-	if e.sweep != nil {
+	if e.Sweep != nil {
 		return e.sweepDetail()
 	}
 	var parts []string
 	if e.name != "" {
-		parts = append(parts, e.sum.Model)
+		parts = append(parts, e.Sum.Model)
 	}
-	if e.sum.GPU != "" {
-		parts = append(parts, e.sum.GPU)
+	if e.Sum.GPU != "" {
+		parts = append(parts, e.Sum.GPU)
 	}
-	parts = append(parts, e.measured()...) // cells, or a load test's rates (history_load.go)
-	if !e.sum.Started.IsZero() {
-		parts = append(parts, e.sum.Started.Local().Format("2006-01-02 15:04"))
+	parts = append(parts, e.measured()...) // cells, or a load test's rates (load.go)
+	if !e.Sum.Started.IsZero() {
+		parts = append(parts, e.Sum.Started.Local().Format("2006-01-02 15:04"))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -137,86 +137,86 @@ func (e historyEntry) detail() string {
 // Label names the run in the compare pickers: "2026-12-01 05:42 ·
 // tiny-sim · profile tiny", with what else tells it apart: a load test, a
 // sweep, a run another tool measured.
-func (e historyEntry) Label() string {
+func (e Entry) Label() string {
 	if e.err != nil {
-		return e.title()
+		return e.Title()
 	}
-	parts := []string{e.title()}
-	if !e.sum.Started.IsZero() {
-		parts = append([]string{e.sum.Started.Local().Format("2006-01-02 15:04")}, parts...)
+	parts := []string{e.Title()}
+	if !e.Sum.Started.IsZero() {
+		parts = append([]string{e.Sum.Started.Local().Format("2006-01-02 15:04")}, parts...)
 	}
-	if e.sum.Target != "" {
-		parts = append(parts, e.sum.Target)
+	if e.Sum.Target != "" {
+		parts = append(parts, e.Sum.Target)
 	}
-	if e.sum.Rates > 0 {
+	if e.Sum.Rates > 0 {
 		parts = append(parts, "load test")
 	}
-	if e.sweep != nil {
+	if e.Sweep != nil {
 		parts = append(parts, "sweep")
 	}
-	if e.sum.Imported != "" {
+	if e.Sum.Imported != "" {
 		parts = append(parts, "imported")
 	}
 	return strings.Join(parts, " · ")
 }
 
-// target is what the run measured, after its title in the list: the
+// Target is what the run measured, after its title in the list: the
 // simulator's profile or the endpoint (password hidden).
-func (e historyEntry) target() string {
+func (e Entry) Target() string {
 	if e.err != nil {
 		return ""
 	}
-	return e.sum.Target
+	return e.Sum.Target
 }
 
 // sweepColor marks a sweep: several runs, one per configuration.
 var sweepColor = color.NRGBA{R: 0x6d, G: 0x28, B: 0xd9, A: 0xff}
 
-// historyRow is one line of the list: the title with its badges, then the
+// Row is one line of the list: the title with its badges, then the
 // detail.
-type historyRow struct {
+type Row struct {
 	box                   *fyne.Container
-	title, target, detail *widget.Label
-	partial, simulated    fyne.CanvasObject
+	Title, Target, Detail *widget.Label
+	Partial, Simulated    fyne.CanvasObject
 	sweep                 fyne.CanvasObject // the entry is a sweep
-	imported              fyne.CanvasObject
+	Imported              fyne.CanvasObject
 	importedText          *canvas.Text
 }
 
-func (h *historyTab) newRow() fyne.CanvasObject {
-	r := &historyRow{title: widget.NewLabel("model-name-placeholder"), detail: widget.NewLabel("RTX PRO 6000 96GB · 45 cells · peak 9,005.7 tok/s · 2026-01-01 00:00")}
-	r.title.TextStyle = fyne.TextStyle{Bold: true}
-	r.target = widget.NewLabel("")
-	r.target.Truncation = fyne.TextTruncateEllipsis // a long URL gives way to the badges
-	r.detail.Truncation = fyne.TextTruncateEllipsis
-	r.partial = container.NewCenter(appwidget.Badge("Partial", partialColor))
+func (h *Tab) newRow() fyne.CanvasObject {
+	r := &Row{Title: widget.NewLabel("model-name-placeholder"), Detail: widget.NewLabel("RTX PRO 6000 96GB · 45 cells · peak 9,005.7 tok/s · 2026-01-01 00:00")}
+	r.Title.TextStyle = fyne.TextStyle{Bold: true}
+	r.Target = widget.NewLabel("")
+	r.Target.Truncation = fyne.TextTruncateEllipsis // a long URL gives way to the badges
+	r.Detail.Truncation = fyne.TextTruncateEllipsis
+	r.Partial = container.NewCenter(appwidget.Badge("Partial", appwidget.PartialColor))
 	r.sweep = container.NewCenter(appwidget.Badge("Sweep", sweepColor))
 	// The list's rows are as wide as its template's least width: a sweep
 	// is never imported, so its badge takes no more room than the others.
 	r.sweep.Hide()
-	r.simulated = container.NewCenter(appwidget.Badge("Simulated", appwidget.SimulatedColor))
-	imported, text := appwidget.TextBadge("Imported", importedColor)
-	r.imported, r.importedText = container.NewCenter(imported), text
-	top := container.NewBorder(nil, nil, r.title, container.NewHBox(r.sweep, r.partial, r.simulated, r.imported), r.target)
-	r.box = container.NewVBox(top, r.detail)
-	h.rows[r.box] = r
+	r.Simulated = container.NewCenter(appwidget.Badge("Simulated", appwidget.SimulatedColor))
+	imported, text := appwidget.TextBadge("Imported", appwidget.ImportedColor)
+	r.Imported, r.importedText = container.NewCenter(imported), text
+	top := container.NewBorder(nil, nil, r.Title, container.NewHBox(r.sweep, r.Partial, r.Simulated, r.Imported), r.Target)
+	r.box = container.NewVBox(top, r.Detail)
+	h.Rows[r.box] = r
 	return r.box
 }
 
-func (h *historyTab) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
-	r, ok := h.rows[o]
-	if !ok || i >= len(h.entries) {
+func (h *Tab) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
+	r, ok := h.Rows[o]
+	if !ok || i >= len(h.Entries) {
 		return
 	}
-	e := h.entries[i]
-	r.title.SetText(e.title())
-	r.target.SetText(e.target())
-	r.detail.SetText(e.detail())
-	showIf(r.partial, e.err == nil && e.sum.Partial)
-	showIf(r.simulated, e.sum.Simulated)
-	showIf(r.sweep, e.sweep != nil)
-	showIf(r.imported, e.sum.Imported != "")
-	r.importedText.Text = "Imported · " + e.sum.Imported
+	e := h.Entries[i]
+	r.Title.SetText(e.Title())
+	r.Target.SetText(e.Target())
+	r.Detail.SetText(e.Detail())
+	appwidget.ShowIf(r.Partial, e.err == nil && e.Sum.Partial)
+	appwidget.ShowIf(r.Simulated, e.Sum.Simulated)
+	appwidget.ShowIf(r.sweep, e.Sweep != nil)
+	appwidget.ShowIf(r.Imported, e.Sum.Imported != "")
+	r.importedText.Text = "Imported · " + e.Sum.Imported
 	r.box.Refresh() // the title and badges changed width: lay the row out again
 }
 

@@ -1,4 +1,4 @@
-package shell
+package history
 
 import (
 	"slices"
@@ -14,14 +14,14 @@ import (
 
 // measured is what the list says a run measured: its cells, or a load
 // test's rates ("load test · 4 rates (1, 2, 4, 8 req/s)"), and its peak.
-func (e historyEntry) measured() []string {
-	what := e.sum.CellsLine()
-	if e.sum.Rates > 0 && len(e.sum.RatesRPS) > 0 {
-		what += " (" + rateList(e.sum.RatesRPS) + ")"
+func (e Entry) measured() []string {
+	what := e.Sum.CellsLine()
+	if e.Sum.Rates > 0 && len(e.Sum.RatesRPS) > 0 {
+		what += " (" + appwidget.RateList(e.Sum.RatesRPS) + ")"
 	}
 	parts := []string{what}
-	if e.sum.PeakTokPerSec > 0 {
-		parts = append(parts, "peak "+report.TokPerSec(e.sum.PeakTokPerSec)+" tok/s")
+	if e.Sum.PeakTokPerSec > 0 {
+		parts = append(parts, "peak "+report.TokPerSec(e.Sum.PeakTokPerSec)+" tok/s")
 	}
 	return parts
 }
@@ -29,24 +29,24 @@ func (e historyEntry) measured() []string {
 // What the comparison of two runs shows, as the card's subtitle says it.
 const (
 	compareCells = "% change of total tok/s in each decode cell, from A to B"
-	compareRates = "each rate of two load tests side by side, with B's change from A"
+	CompareRates = "each rate of two load tests side by side, with B's change from A"
 )
 
 // compareLoads compares runs a and b when either is a load test, and
 // reports whether it did: two load tests rate by rate; a load test and a
 // matrix not at all, which the status says.
-func (h *historyTab) compareLoads(a, b engine.Report) bool {
-	h.compareCard.SetSubTitle(compareRates)
+func (h *Tab) compareLoads(a, b engine.Report) bool {
+	h.CompareCard.SetSubTitle(CompareRates)
 	if app.IsLoad(a) || app.IsLoad(b) {
-		h.u.Pictures.Showing(app.PlaceCompare, "") // a table, or nothing, where the picture was
+		h.U.Pictures.Showing(app.PlaceCompare, "") // a table, or nothing, where the picture was
 	}
 	switch {
 	case !app.IsLoad(a) && !app.IsLoad(b):
-		h.compareCard.SetSubTitle(compareCells)
+		h.CompareCard.SetSubTitle(compareCells)
 		return false
 	case !app.IsLoad(a) || !app.IsLoad(b):
-		h.status.SetText("A load test compares only with another load test: choose two load tests, or two matrix runs.")
-		h.compareResult.Objects = nil
+		h.Status.SetText("A load test compares only with another load test: choose two load tests, or two matrix runs.")
+		h.CompareResult.Objects = nil
 		h.compareBox.Refresh()
 		return true
 	}
@@ -54,12 +54,12 @@ func (h *historyTab) compareLoads(a, b engine.Report) bool {
 	if d := report.Differences(a, b); len(d) > 0 {
 		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
 	}
-	h.status.SetText(appwidget.OnScreen(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n")))
+	h.Status.SetText(appwidget.OnScreen(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n")))
 	var cells [][]string
 	for _, r := range report.LoadComparison(a, b) {
 		cells = append(cells, pick(r.Cells(), loadDiffOrder))
 	}
-	h.compareResult.Objects = []fyne.CanvasObject{newTextTable(pick(report.LoadDiffColumns, loadDiffOrder), loadDiffWidths, cells)}
+	h.CompareResult.Objects = []fyne.CanvasObject{appwidget.NewTextTable(pick(report.LoadDiffColumns, loadDiffOrder), loadDiffWidths, cells)}
 	h.compareBox.Refresh()
 	return true
 }

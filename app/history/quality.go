@@ -1,4 +1,4 @@
-package shell
+package history
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"speedmatrix/engine/quality"
 )
 
-// qualityLines is the drift between runs a and b where both compared the
+// QualityLines is the drift between runs a and b where both compared the
 // server with the same reference (its model, tokenizer and recording
 // time): per context both measured, each side's top-1 agreement and KLD
 // mean; per needle context both ran with the same trials, the paired
 // McNemar test of A against B. None when they share no reference.
-func qualityLines(a, b engine.Report) []string {
+func QualityLines(a, b engine.Report) []string {
 	qa, qb := a.Quality, b.Quality
 	if qa == nil || qb == nil || !sameReference(qa.Reference, qb.Reference) {
 		return nil

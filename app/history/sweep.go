@@ -1,10 +1,11 @@
-package shell
+package history
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/sweep"
 )
@@ -15,26 +16,26 @@ import (
 
 // sweepEntry reads the sweep in folder (its sweep.json), from memory while
 // its files are unchanged; ok is false when the folder holds no sweep.
-func (h *historyTab) sweepEntry(folder string) (historyEntry, bool) {
-	dir := filepath.Join(h.dir(), folder)
+func (h *Tab) sweepEntry(folder string) (Entry, bool) {
+	dir := filepath.Join(h.Dir(), folder)
 	st, err := os.Stat(filepath.Join(dir, sweep.JSONFile))
 	if err != nil {
-		return historyEntry{}, false
+		return Entry{}, false
 	}
 	mod := entryModTime(dir, st.ModTime())
-	if e, ok := h.cache[folder]; ok && e.modTime.Equal(mod) {
+	if e, ok := h.Cache[folder]; ok && e.modTime.Equal(mod) {
 		return e, true
 	}
-	e := historyEntry{folder: folder, modTime: mod}
+	e := Entry{Folder: folder, modTime: mod}
 	s, err := sweep.Load(dir)
 	if e.err = err; err == nil {
-		e.sweep = &s
-		e.sum = sweepSummary(dir, s)
+		e.Sweep = &s
+		e.Sum = sweepSummary(dir, s)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, nameFile)); err == nil {
 		e.name = strings.TrimSpace(string(b))
 	}
-	h.cache[folder] = e
+	h.Cache[folder] = e
 	return e, true
 }
 
@@ -61,22 +62,22 @@ func sweepSummary(dir string, s sweep.Sweep) report.Summary {
 // sweepDetail is the line under a sweep's title, the most telling first
 // (the row cuts it): "Sweep · 5 configurations · best at 8K × 64:
 // max_num_seqs=256 (+18.0%) · 2026-12-01 05:42 · RTX 3090".
-func (e historyEntry) sweepDetail() string {
-	parts := []string{sweepCount(*e.sweep), sweepBestLine(*e.sweep)}
-	if e.name != "" && e.sum.Model != "" {
-		parts = append([]string{e.sum.Model}, parts...)
+func (e Entry) sweepDetail() string {
+	parts := []string{appwidget.SweepCount(*e.Sweep), appwidget.SweepBestLine(*e.Sweep)}
+	if e.name != "" && e.Sum.Model != "" {
+		parts = append([]string{e.Sum.Model}, parts...)
 	}
-	if !e.sum.Started.IsZero() {
-		parts = append(parts, e.sum.Started.Local().Format("2006-01-02 15:04"))
+	if !e.Sum.Started.IsZero() {
+		parts = append(parts, e.Sum.Started.Local().Format("2006-01-02 15:04"))
 	}
-	if e.sum.GPU != "" {
-		parts = append(parts, e.sum.GPU)
+	if e.Sum.GPU != "" {
+		parts = append(parts, e.Sum.GPU)
 	}
 	return strings.Join(parts, " · ")
 }
 
 // sweepResumable reports whether a listed sweep can be finished: it did
 // not end, and nothing runs now.
-func (h *historyTab) sweepResumable(e historyEntry) bool {
-	return e.err == nil && e.sweep != nil && e.sweep.Ended.IsZero() && !h.u.State.Run.Running
+func (h *Tab) sweepResumable(e Entry) bool {
+	return e.err == nil && e.Sweep != nil && e.Sweep.Ended.IsZero() && !h.U.State.Run.Running
 }

@@ -1,4 +1,4 @@
-package shell
+package matrix
 
 import (
 	"cmp"
@@ -19,10 +19,10 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// plan reads the form and checks it against the target's limits, as far
+// Plan reads the form and checks it against the target's limits, as far
 // as known (engine.ValidateLoadPlan, as the CLI and the run do); the error
 // names each field to fix, in the screen's words.
-func (f *loadForm) plan() (engine.LoadPlan, error) {
+func (f *LoadForm) Plan() (engine.LoadPlan, error) {
 	p, err := f.Read()
 	if err != nil {
 		return p, err
@@ -62,18 +62,18 @@ func loadFieldName(f engine.PlanField) string {
 
 // Read parses the form; the error lists every field not written as it
 // should be.
-func (f *loadForm) Read() (engine.LoadPlan, error) {
-	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.api.Selected), Dataset: f.dataset}
-	if f.arrivals.Selected == arrivalsConstant {
+func (f *LoadForm) Read() (engine.LoadPlan, error) {
+	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.Api.Selected), Dataset: f.dataset}
+	if f.Arrivals.Selected == ArrivalsConstant {
 		p.Arrivals = engine.ArrivalsConstant
 	}
 	var bad []string
 	fail := func(field string, err error) { bad = append(bad, field+": "+err.Error()) }
-	burst, err := optionalPositive(f.burst.Text, "requests at once, e.g. 64, or leave it empty")
+	burst, err := optionalPositive(f.Burst.Text, "requests at once, e.g. 64, or leave it empty")
 	if err != nil {
 		fail("Burst", err)
 	}
-	rates, sweep, err := engine.ParseRates(f.rates.Text)
+	rates, sweep, err := engine.ParseRates(f.Rates.Text)
 	switch {
 	case burst > 0:
 	case err != nil:
@@ -81,25 +81,25 @@ func (f *loadForm) Read() (engine.LoadPlan, error) {
 	case !sweep && len(rates) == 0:
 		fail("Rates", errors.New("write at least one rate, e.g. 1, 2, 4, 8, or sweep"))
 	}
-	requests, err := app.ReadWhole(f.requests.Text, engine.MaxLoadRequests, "requests", "200")
+	requests, err := app.ReadWhole(f.Requests.Text, engine.MaxLoadRequests, "requests", "200")
 	if burst == 0 && err != nil {
 		fail("Requests per rate", err)
 	}
-	if p.InputTokens, err = engine.ParseTokenRange(f.input.Text); err != nil && f.dataset == "" {
+	if p.InputTokens, err = engine.ParseTokenRange(f.Input.Text); err != nil && f.dataset == "" {
 		fail("Input tokens", err)
 	}
-	if p.OutputTokens, err = engine.ParseTokenRange(f.output.Text); err != nil {
+	if p.OutputTokens, err = engine.ParseTokenRange(f.Output.Text); err != nil {
 		fail("Output tokens", err)
 	}
-	if p.MaxConcurrency, err = optionalPositive(f.maxConc.Text, "most requests open at once, e.g. 64, or leave it empty for no cap"); err != nil {
+	if p.MaxConcurrency, err = optionalPositive(f.MaxConc.Text, "most requests open at once, e.g. 64, or leave it empty for no cap"); err != nil {
 		fail("Max concurrency", err)
 	}
-	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.seed.Text), 10, 64); errors.Is(err, strconv.ErrRange) {
+	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.Seed.Text), 10, 64); errors.Is(err, strconv.ErrRange) {
 		fail("Seed", errors.New("too large: write a whole number of at most 18 digits, e.g. 0"))
 	} else if err != nil {
 		fail("Seed", errors.New("write a whole number, e.g. 0"))
 	}
-	if p.SLO, err = f.slo.Read(); err != nil {
+	if p.SLO, err = f.Slo.Read(); err != nil {
 		bad = append(bad, err.Error())
 	}
 	switch {
@@ -136,32 +136,32 @@ func optionalPositive(s, what string) (int, error) {
 	return n, nil
 }
 
-// refresh reads the form into the state (Run starts what it says), and
+// Refresh reads the form into the state (Run starts what it says), and
 // shows its problems, its estimate, its warnings and the rates it measures.
-func (f *loadForm) refresh() {
-	if f.applying || f.kind == nil {
+func (f *LoadForm) Refresh() {
+	if f.applying || f.Kind == nil {
 		return
 	}
-	p, err := f.plan()
+	p, err := f.Plan()
 	f.u.State.SetLoad(app.LoadInfo{On: f.On(), Plan: p, Err: err})
-	burst := strings.TrimSpace(f.burst.Text) != ""
-	enableIf(f.rates, !burst)
-	enableIf(f.arrivals, !burst)
-	enableIf(f.requests, !burst)
-	enableIf(f.input, f.dataset == "")
+	burst := strings.TrimSpace(f.Burst.Text) != ""
+	enableIf(f.Rates, !burst)
+	enableIf(f.Arrivals, !burst)
+	enableIf(f.Requests, !burst)
+	enableIf(f.Input, f.dataset == "")
 	if err != nil {
-		f.banner.Show(app.Notice{Message: upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
-		f.estimate.SetText("")
-		appwidget.SetOptional(f.warnings, "")
-		f.preview.SetPlanned(engine.LoadPlan{}, "")
-		f.ratesCard.SetSubTitle(ratesNoneForNow)
+		f.Banner.Show(app.Notice{Message: app.Upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
+		f.Estimate.SetText("")
+		appwidget.SetOptional(f.Warnings, "")
+		f.Preview.SetPlanned(engine.LoadPlan{}, "")
+		f.RatesCard.SetSubTitle(RatesNoneForNow)
 		return
 	}
-	f.banner.Hide()
-	f.ratesCard.SetSubTitle(ratesSubtitle)
-	f.estimate.SetText(app.LoadEstimate(p))
-	appwidget.SetOptional(f.warnings, loadWarnings(p, f.u.State.Target.Capacity))
-	f.preview.SetPlanned(p, "will run")
+	f.Banner.Hide()
+	f.RatesCard.SetSubTitle(RatesSubtitle)
+	f.Estimate.SetText(app.LoadEstimate(p))
+	appwidget.SetOptional(f.Warnings, loadWarnings(p, f.u.State.Target.Capacity))
+	f.Preview.SetPlanned(p, "will run")
 }
 
 // enableIf enables w when on, else disables it.
@@ -185,26 +185,26 @@ func loadWarnings(p engine.LoadPlan, c app.Capacity) string {
 }
 
 // onChooseDataset asks for the dataset file.
-func (f *loadForm) onChooseDataset() { f.pickDataset(f.setDataset) }
+func (f *LoadForm) onChooseDataset() { f.pickDataset(f.SetDataset) }
 
-// setDataset uses the prompts of the file at path ("" for sized prompts).
-func (f *loadForm) setDataset(path string) {
+// SetDataset uses the prompts of the file at path ("" for sized prompts).
+func (f *LoadForm) SetDataset(path string) {
 	f.dataset = path
 	f.showDataset()
-	f.refresh()
+	f.Refresh()
 }
 
 // checkDataset reads the dataset once, when chosen (measure.ReadDataset,
 // as the CLI does): a file that is not JSONL of prompts is refused before
 // Start, not after.
-func (f *loadForm) checkDataset() {
+func (f *LoadForm) checkDataset() {
 	f.datasetErr = nil
 	if f.dataset != "" {
 		_, f.datasetErr = measure.ReadDataset(f.dataset)
 	}
 }
 
-func (f *loadForm) showDataset() {
+func (f *LoadForm) showDataset() {
 	f.checkDataset()
 	if f.dataset == "" {
 		f.datasetLine.SetText("none: prompts of the input tokens' size")
@@ -216,7 +216,7 @@ func (f *loadForm) showDataset() {
 }
 
 // datasetDialog asks for a JSONL file of prompts.
-func (f *loadForm) datasetDialog(ok func(path string)) {
+func (f *LoadForm) datasetDialog(ok func(path string)) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			return // cancelled, or refused by the dialog itself

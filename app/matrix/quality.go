@@ -1,4 +1,4 @@
-package shell
+package matrix
 
 import (
 	"os"
@@ -30,14 +30,14 @@ const referenceName = "reference.quality.json"
 // qualityForm is the Matrix screen's Quality field: off, record a
 // reference after the matrix, or compare the server with one after it.
 type qualityForm struct {
-	mode   *appwidget.DropDown
+	Mode   *appwidget.DropDown
 	file   *widget.Label  // the reference's name, or what to choose
 	choose *widget.Button // Choose… (compare) or Save as… (record)
-	row    *fyne.Container
+	Row    *fyne.Container
 	path   string
-	// pick asks for a reference to compare with, save where to record
+	// Pick asks for a reference to compare with, save where to record
 	// one; tests replace them.
-	pick, save func(ok func(path string))
+	Pick, Save func(ok func(path string))
 	changed    func()
 	// checked is the field as last checked, and ref the reference it
 	// read: it is read once when chosen, not at every edit of the form
@@ -48,27 +48,27 @@ type qualityForm struct {
 
 // newQualityForm builds the field from what was remembered; changed hears
 // every edit.
-func (m *matrixTab) newQualityForm(saved qualitySettings) *widget.FormItem {
+func (m *Tab) newQualityForm(saved qualitySettings) *widget.FormItem {
 	q := &qualityForm{changed: func() {}, path: saved.Path}
-	m.quality = q
-	q.pick, q.save = m.referenceDialog(false), m.referenceDialog(true)
+	m.Quality = q
+	q.Pick, q.Save = m.referenceDialog(false), m.referenceDialog(true)
 	q.file = widget.NewLabel("")
 	q.file.Truncation = fyne.TextTruncateEllipsis
-	q.choose = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), q.onChoose)
-	q.mode = appwidget.NewDropDown([]string{app.QualityOff, app.QualityRecord, app.QualityCompare}, func(string) { q.Show(); q.changed() })
-	q.row = container.NewBorder(nil, nil, nil, q.choose, q.file)
-	q.mode.SetSelected(app.QualityOff)
+	q.choose = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), q.OnChoose)
+	q.Mode = appwidget.NewDropDown([]string{app.QualityOff, app.QualityRecord, app.QualityCompare}, func(string) { q.Show(); q.changed() })
+	q.Row = container.NewBorder(nil, nil, nil, q.choose, q.file)
+	q.Mode.SetSelected(app.QualityOff)
 	if saved.Mode == app.QualityRecord || saved.Mode == app.QualityCompare {
-		q.mode.SetSelected(saved.Mode)
+		q.Mode.SetSelected(saved.Mode)
 	}
 	q.Show()
-	q.changed = m.refreshCapacity
-	return appwidget.HintedItem(app.QualityField, container.NewVBox(q.mode, q.row), "measured after the cells")
+	q.changed = m.RefreshCapacity
+	return appwidget.HintedItem(app.QualityField, container.NewVBox(q.Mode, q.Row), "measured after the cells")
 }
 
 // info is the field as the state keeps it, checked (checkQuality).
 func (q *qualityForm) info() app.QualityInfo {
-	i := app.QualityInfo{Mode: q.mode.Selected, Path: q.path}
+	i := app.QualityInfo{Mode: q.Mode.Selected, Path: q.path}
 	if i.Mode == app.QualityOff {
 		i.Path = ""
 	}
@@ -83,15 +83,15 @@ func (q *qualityForm) info() app.QualityInfo {
 	return i
 }
 
-// settings is what the screen remembers of the field.
-func (q *qualityForm) settings() qualitySettings {
-	return qualitySettings{Mode: q.mode.Selected, Path: q.path}
+// Settings is what the screen remembers of the field.
+func (q *qualityForm) Settings() qualitySettings {
+	return qualitySettings{Mode: q.Mode.Selected, Path: q.path}
 }
 
 // Show shows the file row of the mode chosen: the reference to compare
 // with, or the file to record into.
 func (q *qualityForm) Show() {
-	switch q.mode.Selected {
+	switch q.Mode.Selected {
 	case app.QualityCompare:
 		q.choose.SetText("Choose…")
 		q.choose.SetIcon(theme.FolderOpenIcon())
@@ -101,10 +101,10 @@ func (q *qualityForm) Show() {
 		q.choose.SetIcon(theme.DocumentSaveIcon())
 		q.file.SetText(fileOr(q.path, "choose where to save the reference"))
 	default:
-		q.row.Hide()
+		q.Row.Hide()
 		return
 	}
-	q.row.Show()
+	q.Row.Show()
 }
 
 // fileOr is path's name, or none when there is no path.
@@ -115,11 +115,11 @@ func fileOr(path, none string) string {
 	return filepath.Base(path)
 }
 
-// onChoose asks for the reference (compare) or where to save it (record).
-func (q *qualityForm) onChoose() {
-	ask := q.pick
-	if q.mode.Selected == app.QualityRecord {
-		ask = q.save
+// OnChoose asks for the reference (compare) or where to save it (record).
+func (q *qualityForm) OnChoose() {
+	ask := q.Pick
+	if q.Mode.Selected == app.QualityRecord {
+		ask = q.Save
 	}
 	ask(func(path string) {
 		q.path, q.checked = path, app.QualityInfo{} // read it again, even where it was chosen before
@@ -130,7 +130,7 @@ func (q *qualityForm) onChoose() {
 
 // referenceDialog asks for a reference file: one to open, or (save) where
 // to write one.
-func (m *matrixTab) referenceDialog(save bool) func(ok func(path string)) {
+func (m *Tab) referenceDialog(save bool) func(ok func(path string)) {
 	return func(ok func(path string)) {
 		filter := storage.NewExtensionFileFilter([]string{".json"})
 		if save {
@@ -174,23 +174,23 @@ func removeEmpty(path string) error {
 
 // pushQuality gives the state the field as it is now, and shows its
 // problem when the plan has none.
-func (m *matrixTab) pushQuality(planOK bool) {
-	q := m.quality.info()
+func (m *Tab) pushQuality(planOK bool) {
+	q := m.Quality.info()
 	m.u.State.SetQuality(q)
 	if planOK && q.Err != nil {
-		m.banner.Show(matrixNotice(q.Err))
+		m.Banner.Show(matrixNotice(q.Err))
 	}
 }
 
 // qualityEstimate is what the estimate line adds for the phase: its
 // time at the priors' rates (runs.Quality.Estimate) when comparing, "" when
 // off.
-func (m *matrixTab) qualityEstimate() string {
-	switch q := m.quality; {
-	case q.mode.Selected == app.QualityCompare && q.ref != nil:
+func (m *Tab) qualityEstimate() string {
+	switch q := m.Quality; {
+	case q.Mode.Selected == app.QualityCompare && q.ref != nil:
 		phase := runs.Quality{Reference: *q.ref, NeedleTrials: probe.DefaultNeedleTrials}
 		return " · then quality " + app.FormatAbout(phase.Estimate(nil, runs.Rates{}))
-	case q.mode.Selected == app.QualityRecord:
+	case q.Mode.Selected == app.QualityRecord:
 		return " · then a quality reference is recorded"
 	}
 	return ""

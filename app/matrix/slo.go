@@ -1,4 +1,4 @@
-package shell
+package matrix
 
 import (
 	"errors"
@@ -10,34 +10,34 @@ import (
 )
 
 // sloItems are the SLO's fields, for the end of the Matrix form.
-func (m *matrixTab) sloItems() []*widget.FormItem {
+func (m *Tab) sloItems() []*widget.FormItem {
 	return []*widget.FormItem{
-		appwidget.HintedItem(appwidget.SloTTFTName, m.slo.Ttft, "SLO: first token within this"),
-		appwidget.HintedItem(appwidget.SloITLName, m.slo.Itl, "SLO: each token gap within this"),
-		widget.NewFormItem(appwidget.SloPctName, m.slo.Pct),
+		appwidget.HintedItem(app.SloTTFTName, m.Slo.Ttft, "SLO: first token within this"),
+		appwidget.HintedItem(app.SloITLName, m.Slo.Itl, "SLO: each token gap within this"),
+		widget.NewFormItem(app.SloPctName, m.Slo.Pct),
 	}
 }
 
 // showSLO fills the SLO fields with the state's SLO when it changed
 // elsewhere (the Settings screen): what is being typed here stays.
-func (m *matrixTab) showSLO() {
+func (m *Tab) showSLO() {
 	slo := m.u.State.Settings.SLO
 	if slo == m.sloSeen {
 		return
 	}
 	m.sloSeen = slo
-	if cur, err := m.slo.Read(); err == nil && cur == slo {
+	if cur, err := m.Slo.Read(); err == nil && cur == slo {
 		return
 	}
-	m.applying = true
-	m.slo.Set(slo)
-	m.applying = false
-	m.refreshCapacity()
+	m.Applying = true
+	m.Slo.Set(slo)
+	m.Applying = false
+	m.RefreshCapacity()
 }
 
 // pushSLO makes the fields' SLO the one in use, when they write one.
-func (m *matrixTab) pushSLO() {
-	if slo, err := m.slo.Read(); err == nil {
+func (m *Tab) pushSLO() {
+	if slo, err := m.Slo.Read(); err == nil {
 		m.sloSeen = slo
 		m.u.State.SetSLO(slo)
 	}
@@ -53,5 +53,5 @@ func matrixNotice(err error) app.Notice {
 		n.Action += " Start run stays off until then."
 		return n
 	}
-	return app.Notice{Message: upper(err.Error()) + ".", Action: "The grid follows once the field is fixed."}
+	return app.Notice{Message: app.Upper(err.Error()) + ".", Action: "The grid follows once the field is fixed."}
 }

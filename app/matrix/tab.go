@@ -1,4 +1,4 @@
-package shell
+package matrix
 
 import (
 	"errors"
@@ -25,164 +25,164 @@ import (
 type planSettings struct {
 	Preset string       `json:"preset"`
 	Plan   engine.Plan  `json:"plan"`
-	Load   loadSettings `json:"load,omitzero"` // the load test (load_form.go)
-	// Quality is the phase after the matrix (matrix_quality.go).
+	Load   LoadSettings `json:"load,omitzero"` // the load test (load_form.go)
+	// Quality is the phase after the matrix (quality.go).
 	Quality qualitySettings `json:"quality,omitzero"`
 }
 
-// matrixTab edits the plan: contexts, concurrency levels, duration, output.
-type matrixTab struct {
+// Tab edits the plan: contexts, concurrency levels, duration, output.
+type Tab struct {
 	u *app.UI
 
-	preset              *widget.RadioGroup
-	prefill, decode     *widget.Entry
-	concurrency         *widget.Entry
-	durationS, maxOut   *widget.Entry
+	Preset              *widget.RadioGroup
+	Prefill, Decode     *widget.Entry
+	Concurrency         *widget.Entry
+	DurationS, MaxOut   *widget.Entry
 	precision           *widget.Entry // the ± a window ends at, or off
 	api                 *appwidget.DropDown
-	estimate            *widget.Label
-	banner              *appwidget.Banner // why the form is not a plan
-	warnings            *widget.Label     // what will run but mislead
-	shrunk              *widget.Label     // the plan fitted to a smaller model, in its real sizes
-	capacityLine        *widget.Label
-	overLine            *widget.Label // why the grey cells will not run
-	preview             *appwidget.Heatmap
-	slo                 *appwidget.SloFields // the SLO runs are judged against (matrix_slo.go)
+	Estimate            *widget.Label
+	Banner              *appwidget.Banner // why the form is not a plan
+	Warnings            *widget.Label     // what will run but mislead
+	Shrunk              *widget.Label     // the plan fitted to a smaller model, in its real sizes
+	CapacityLine        *widget.Label
+	OverLine            *widget.Label // why the grey cells will not run
+	Preview             *appwidget.Heatmap
+	Slo                 *appwidget.SloFields // the SLO runs are judged against (slo.go)
 	sloSeen             engine.SLO           // the state's SLO as the fields last showed or wrote it
-	applying            bool                 // a preset is filling the form: edits are not "Custom"
+	Applying            bool                 // a preset is filling the form: edits are not "Custom"
 	lastContexts, lastC []int
-	load                *loadForm // the other kind of plan (load_form.go)
-	// The Prefill repeats field (matrix_prefill.go), and the plan's
+	Load                *LoadForm // the other kind of plan (load_form.go)
+	// The Prefill Repeats field (prefill.go), and the plan's
 	// PrefillSingleFrom it keeps until edited.
-	repeats     *widget.Entry
-	repeatsItem *widget.FormItem
+	Repeats     *widget.Entry
+	RepeatsItem *widget.FormItem
 	singleFrom  int
-	form        *widget.Form
-	quality     *qualityForm // the phase after the matrix (matrix_quality.go)
+	Form        *widget.Form
+	Quality     *qualityForm // the phase after the matrix (quality.go)
 }
 
-// newMatrixTab builds the Matrix screen from the remembered plan.
-func newMatrixTab(u *app.UI) (*matrixTab, *container.TabItem) {
-	m := &matrixTab{u: u, preview: appwidget.NewHeatmap("will run")}
-	m.prefill, m.decode, m.concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
-	m.durationS, m.maxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+// New builds the Matrix screen from the remembered plan.
+func New(u *app.UI) (*Tab, *container.TabItem) {
+	m := &Tab{u: u, Preview: appwidget.NewHeatmap("will run")}
+	m.Prefill, m.Decode, m.Concurrency = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	m.DurationS, m.MaxOut, m.precision = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	repeats := m.newRepeatsItem()
 	m.api = appwidget.NewDropDown([]string{string(engine.APIChat), string(engine.APICompletions)}, func(string) { m.onEdit() })
 	// With a validator the form shows the field's hint, and marks a target
 	// it can't read as the user types.
 	m.precision.Validator = func(s string) error { _, err := engine.ParsePrecision(s); return err }
-	for _, e := range []*widget.Entry{m.prefill, m.decode, m.concurrency, m.durationS, m.precision, m.maxOut} {
+	for _, e := range []*widget.Entry{m.Prefill, m.Decode, m.Concurrency, m.DurationS, m.precision, m.MaxOut} {
 		e.OnChanged = func(string) { m.onEdit() }
 	}
-	m.estimate, m.capacityLine = widget.NewLabel(""), widget.NewLabel("")
-	m.estimate.TextStyle = fyne.TextStyle{Bold: true}
-	m.estimate.Wrapping = fyne.TextWrapWord
-	m.banner = appwidget.NewBanner()
-	m.warnings, m.shrunk = widget.NewLabel(""), widget.NewLabel("")
-	m.warnings.Importance, m.shrunk.Importance = widget.WarningImportance, widget.WarningImportance
-	m.warnings.Wrapping, m.shrunk.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
-	m.shrunk.TextStyle = fyne.TextStyle{Bold: true}
-	m.capacityLine.Wrapping = fyne.TextWrapWord
-	m.capacityLine.Importance = widget.LowImportance
-	m.overLine = widget.NewLabel("")
-	m.overLine.Wrapping = fyne.TextWrapWord
-	m.overLine.Hide()
-	m.preset = widget.NewRadioGroup([]string{app.PresetQuick, app.PresetStandard, app.PresetCustom}, m.onPreset)
+	m.Estimate, m.CapacityLine = widget.NewLabel(""), widget.NewLabel("")
+	m.Estimate.TextStyle = fyne.TextStyle{Bold: true}
+	m.Estimate.Wrapping = fyne.TextWrapWord
+	m.Banner = appwidget.NewBanner()
+	m.Warnings, m.Shrunk = widget.NewLabel(""), widget.NewLabel("")
+	m.Warnings.Importance, m.Shrunk.Importance = widget.WarningImportance, widget.WarningImportance
+	m.Warnings.Wrapping, m.Shrunk.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	m.Shrunk.TextStyle = fyne.TextStyle{Bold: true}
+	m.CapacityLine.Wrapping = fyne.TextWrapWord
+	m.CapacityLine.Importance = widget.LowImportance
+	m.OverLine = widget.NewLabel("")
+	m.OverLine.Wrapping = fyne.TextWrapWord
+	m.OverLine.Hide()
+	m.Preset = widget.NewRadioGroup([]string{app.PresetQuick, app.PresetStandard, app.PresetCustom}, m.onPreset)
 	// One above the other: side by side they made the form too wide for the
 	// grid of a Standard plan beside it at 1,024 px.
-	m.preset.Horizontal = false
-	m.preset.Required = true
+	m.Preset.Horizontal = false
+	m.Preset.Required = true
 
 	saved := planSettings{Preset: app.PresetStandard, Plan: engine.DefaultPlan()}
 	u.Prefs.Load(app.PrefPlan, &saved)
 	u.State.Watch(app.ChangeTarget, m.targetChanged)
-	u.State.Watch(app.ChangeTheme, m.preview.Redraw)
-	m.slo = appwidget.NewSLOFields(m.refreshCapacity)
+	u.State.Watch(app.ChangeTheme, m.Preview.Redraw)
+	m.Slo = appwidget.NewSLOFields(m.RefreshCapacity)
 	u.State.Watch(app.ChangeSettings, m.showSLO)
-	m.applying = true
+	m.Applying = true
 	m.sloSeen = u.State.Settings.SLO
-	m.slo.Set(m.sloSeen)
-	m.preset.SetSelected(saved.Preset)
-	m.applying = false
+	m.Slo.Set(m.sloSeen)
+	m.Preset.SetSelected(saved.Preset)
+	m.Applying = false
 	qualityItem := m.newQualityForm(saved.Quality)
 	m.applyPlan(saved.Plan)
 
 	form := widget.NewForm(append([]*widget.FormItem{
-		appwidget.HintedItem("Preset", m.preset, "Quick: a first look, short windows"),
-		appwidget.HintedItem("Prefill contexts", m.prefill, "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"),
+		appwidget.HintedItem("Preset", m.Preset, "Quick: a first look, short windows"),
+		appwidget.HintedItem("Prefill contexts", m.Prefill, "tokens; K = 1,024 (e.g. 8K, 16K, 32K)"),
 		repeats,
-		widget.NewFormItem("Decode contexts", m.decode),
-		appwidget.HintedItem("Requests at once", m.concurrency, "streams per decode cell"),
-		appwidget.HintedItem("Seconds per cell", m.durationS, "with a precision: the longest"),
-		appwidget.HintedItem(precisionName, m.precision, "end at this ±, e.g. 1%; or off"),
-		widget.NewFormItem("Max output tokens", m.maxOut),
+		widget.NewFormItem("Decode contexts", m.Decode),
+		appwidget.HintedItem("Requests at once", m.Concurrency, "streams per decode cell"),
+		appwidget.HintedItem("Seconds per cell", m.DurationS, "with a precision: the longest"),
+		appwidget.HintedItem(app.PrecisionName, m.precision, "end at this ±, e.g. 1%; or off"),
+		widget.NewFormItem("Max output tokens", m.MaxOut),
 		widget.NewFormItem("API", m.api),
 	}, append(m.sloItems(), qualityItem)...)...)
-	m.form = form
-	left := container.NewVBox(appwidget.WithHintRoom(form), m.estimate, m.shrunk, m.warnings)
+	m.Form = form
+	left := container.NewVBox(appwidget.WithHintRoom(form), m.Estimate, m.Shrunk, m.Warnings)
 	right := widget.NewCard("Decode cells", "grey: over the server's capacity, will not run",
-		container.NewBorder(nil, container.NewVBox(m.overLine, m.capacityLine), nil, nil, m.preview.Object()))
+		container.NewBorder(nil, container.NewVBox(m.OverLine, m.CapacityLine), nil, nil, m.Preview.Object()))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.42
 	header := appwidget.ScreenHeader("Matrix", "Prefill at each context, then sustained decode at each context × number of simultaneous requests.")
 	// The form's problem above both halves, as the load test's: under the
 	// form, a small window scrolled it out of sight.
-	body := container.NewBorder(m.banner.Object(), nil, nil, nil, split)
+	body := container.NewBorder(m.Banner.Object(), nil, nil, nil, split)
 	return m, container.NewTabItemWithIcon(app.TabMatrix, theme.GridIcon(), appwidget.Screen(header, m.withLoadTest(header, body, saved.Load), nil))
 }
 
 // onPreset fills the form with a preset's plan.
-func (m *matrixTab) onPreset(name string) {
-	if m.applying || name == app.PresetCustom || name == "" {
+func (m *Tab) onPreset(name string) {
+	if m.Applying || name == app.PresetCustom || name == "" {
 		return
 	}
-	m.applyPlan(app.PresetPlan(name, m.capacity()))
+	m.applyPlan(app.PresetPlan(name, m.Capacity()))
 }
 
-// usePreset selects a preset and fills the form with its plan.
-func (m *matrixTab) usePreset(name string) {
-	m.applying = true
-	m.preset.SetSelected(name)
-	m.applying = false
-	m.applyPlan(app.PresetPlan(name, m.capacity()))
+// UsePreset selects a preset and fills the form with its plan.
+func (m *Tab) UsePreset(name string) {
+	m.Applying = true
+	m.Preset.SetSelected(name)
+	m.Applying = false
+	m.applyPlan(app.PresetPlan(name, m.Capacity()))
 }
 
 // onEdit marks the plan Custom and updates the estimate and the preview.
-func (m *matrixTab) onEdit() {
-	if m.applying {
+func (m *Tab) onEdit() {
+	if m.Applying {
 		return
 	}
-	m.applying = true
-	m.preset.SetSelected(app.PresetCustom)
-	m.applying = false
-	m.refreshCapacity()
+	m.Applying = true
+	m.Preset.SetSelected(app.PresetCustom)
+	m.Applying = false
+	m.RefreshCapacity()
 }
 
 // applyPlan shows p in the form.
-func (m *matrixTab) applyPlan(p engine.Plan) {
-	m.applying = true
-	defer func() { m.applying = false }()
-	m.prefill.SetText(engine.FormatContexts(p.PrefillContexts))
-	m.decode.SetText(engine.FormatContexts(p.DecodeContexts))
-	m.concurrency.SetText(engine.FormatCounts(p.Concurrency))
-	m.durationS.SetText(strconv.FormatFloat(p.Duration.Seconds(), 'f', -1, 64))
+func (m *Tab) applyPlan(p engine.Plan) {
+	m.Applying = true
+	defer func() { m.Applying = false }()
+	m.Prefill.SetText(engine.FormatContexts(p.PrefillContexts))
+	m.Decode.SetText(engine.FormatContexts(p.DecodeContexts))
+	m.Concurrency.SetText(engine.FormatCounts(p.Concurrency))
+	m.DurationS.SetText(strconv.FormatFloat(p.Duration.Seconds(), 'f', -1, 64))
 	m.precision.SetText(engine.FormatPrecision(p.Precision))
-	m.maxOut.SetText(strconv.Itoa(p.MaxOutputTokens))
+	m.MaxOut.SetText(strconv.Itoa(p.MaxOutputTokens))
 	m.showRepeats(p)
 	m.api.SetSelected(string(p.API))
 	m.refreshCapacityLocked()
 }
 
-// plan reads the form and checks it against the target's limits
+// Plan reads the form and checks it against the target's limits
 // (engine.ValidatePlan, as the run does); the error names each field to
 // fix.
-func (m *matrixTab) plan() (engine.Plan, error) {
+func (m *Tab) Plan() (engine.Plan, error) {
 	p, err := m.Read()
 	if err != nil {
 		return p, err
 	}
 	var bad *engine.PlanError
-	if errors.As(engine.ValidatePlan(p, m.capacity()), &bad) {
+	if errors.As(engine.ValidatePlan(p, m.Capacity()), &bad) {
 		return p, errors.New(matrixProblems(bad.Problems))
 	}
 	return p, nil
@@ -190,32 +190,32 @@ func (m *matrixTab) plan() (engine.Plan, error) {
 
 // Read parses the form, the SLO included; the error says which field is
 // not written as it should be.
-func (m *matrixTab) Read() (engine.Plan, error) {
+func (m *Tab) Read() (engine.Plan, error) {
 	p, err := m.readMatrix()
 	if err != nil {
 		return p, err
 	}
-	p.SLO, err = m.slo.Read()
+	p.SLO, err = m.Slo.Read()
 	return p, err
 }
 
 // readMatrix parses the form's matrix: every field but the SLO's.
-func (m *matrixTab) readMatrix() (engine.Plan, error) {
+func (m *Tab) readMatrix() (engine.Plan, error) {
 	p := engine.DefaultPlan()
 	var err error
-	if p.PrefillContexts, err = engine.ParseContexts(m.prefill.Text); err != nil {
+	if p.PrefillContexts, err = engine.ParseContexts(m.Prefill.Text); err != nil {
 		return p, fmt.Errorf("prefill contexts: %w", err)
 	}
 	if err := m.readRepeats(&p); err != nil {
 		return p, err
 	}
-	if p.DecodeContexts, err = engine.ParseContexts(m.decode.Text); err != nil {
+	if p.DecodeContexts, err = engine.ParseContexts(m.Decode.Text); err != nil {
 		return p, fmt.Errorf("decode contexts: %w", err)
 	}
-	if p.Concurrency, err = engine.ParseCounts(m.concurrency.Text); err != nil {
+	if p.Concurrency, err = engine.ParseCounts(m.Concurrency.Text); err != nil {
 		return p, fmt.Errorf("requests at once: %w", err)
 	}
-	secs, err := strconv.ParseFloat(strings.TrimSpace(m.durationS.Text), 64)
+	secs, err := strconv.ParseFloat(strings.TrimSpace(m.DurationS.Text), 64)
 	if err != nil || math.IsNaN(secs) {
 		return p, errors.New("seconds per cell: write a number of seconds, e.g. 30")
 	}
@@ -224,9 +224,9 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 		p.Duration = math.MaxInt64 // past what a Duration holds: ValidatePlan says it is too long
 	}
 	if p.Precision, err = engine.ParsePrecision(m.precision.Text); err != nil {
-		return p, fmt.Errorf("%s: %w", strings.ToLower(precisionName), err)
+		return p, fmt.Errorf("%s: %w", strings.ToLower(app.PrecisionName), err)
 	}
-	if p.MaxOutputTokens, err = app.ReadWhole(m.maxOut.Text, engine.MaxContextTokens, "tokens", "4096"); err != nil {
+	if p.MaxOutputTokens, err = app.ReadWhole(m.MaxOut.Text, engine.MaxContextTokens, "tokens", "4096"); err != nil {
 		return p, fmt.Errorf("max output tokens: %w", err)
 	}
 	p.API = engine.API(m.api.Selected)
@@ -238,34 +238,34 @@ func (m *matrixTab) readMatrix() (engine.Plan, error) {
 func matrixProblems(problems []engine.PlanProblem) string {
 	parts := make([]string, len(problems))
 	for i, p := range problems {
-		parts[i] = matrixFields[p.Field] + ": " + p.Problem
+		parts[i] = app.MatrixFields[p.Field] + ": " + p.Problem
 	}
 	return strings.Join(parts, "; ")
 }
 
-// capacity is the chosen target's, as far as known.
-func (m *matrixTab) capacity() app.Capacity { return m.u.State.Target.Capacity }
+// Capacity is the chosen target's, as far as known.
+func (m *Tab) Capacity() app.Capacity { return m.u.State.Target.Capacity }
 
-// refreshCapacity recomputes the estimate and greys the over-capacity cells.
-func (m *matrixTab) refreshCapacity() {
-	if m.applying {
+// RefreshCapacity recomputes the estimate and greys the over-capacity cells.
+func (m *Tab) RefreshCapacity() {
+	if m.Applying {
 		return
 	}
 	m.refreshCapacityLocked()
 }
 
-func (m *matrixTab) refreshCapacityLocked() {
+func (m *Tab) refreshCapacityLocked() {
 	m.pushSLO()
-	p, err := m.plan()
+	p, err := m.Plan()
 	m.u.State.SetPlan(p, err)
-	m.banner.Hide()
+	m.Banner.Hide()
 	m.pushQuality(err == nil)
 	if err != nil {
-		m.banner.Show(matrixNotice(err))
-		m.estimate.SetText("")
+		m.Banner.Show(matrixNotice(err))
+		m.Estimate.SetText("")
 		return
 	}
-	c := m.capacity()
+	c := m.Capacity()
 	// Measure what the engine will measure: contexts fitted to the model.
 	fitted := c.Fit(p)
 	run, over := app.CellCounts(fitted, c)
@@ -273,27 +273,27 @@ func (m *matrixTab) refreshCapacityLocked() {
 	if over > 0 {
 		text += fmt.Sprintf(" · %d over capacity", over)
 	}
-	m.estimate.SetText(text + m.qualityEstimate())
-	m.capacityLine.SetText(capacityText(c, m.u.State.Target.Kind))
-	appwidget.SetOptional(m.overLine, overText(fitted, c))
-	appwidget.SetOptional(m.shrunk, shrunkText(c, p, fitted))
+	m.Estimate.SetText(text + m.qualityEstimate())
+	m.CapacityLine.SetText(capacityText(c, m.u.State.Target.Kind))
+	appwidget.SetOptional(m.OverLine, overText(fitted, c))
+	appwidget.SetOptional(m.Shrunk, shrunkText(c, p, fitted))
 	ws := engine.PlanWarnings(p, c)
-	if m.preset.Selected == app.PresetQuick {
+	if m.Preset.Selected == app.PresetQuick {
 		// Short windows are what Quick is for, and its hint says so: it
 		// does not warn against itself. Edited, the plan is Custom and does.
 		ws = slices.DeleteFunc(ws, func(w engine.PlanProblem) bool { return w.Field == engine.FieldDuration })
 	}
-	appwidget.SetOptional(m.warnings, warningText(ws))
+	appwidget.SetOptional(m.Warnings, warningText(ws))
 	if !slices.Equal(m.lastContexts, fitted.DecodeContexts) || !slices.Equal(m.lastC, p.Concurrency) {
-		m.preview.SetAxes(fitted.DecodeContexts, p.Concurrency)
+		m.Preview.SetAxes(fitted.DecodeContexts, p.Concurrency)
 		m.lastContexts, m.lastC = fitted.DecodeContexts, p.Concurrency
 	}
 	for _, ctx := range fitted.DecodeContexts {
 		for _, n := range p.Concurrency {
-			m.preview.SetPlanned(ctx, n, c.OverCapacity(ctx, n, p.MaxOutputTokens))
+			m.Preview.SetPlanned(ctx, n, c.OverCapacity(ctx, n, p.MaxOutputTokens))
 		}
 	}
-	m.preview.Redraw()
+	m.Preview.Redraw()
 }
 
 // capacityText explains the limits the preview applies on a target of
@@ -380,19 +380,19 @@ func warningText(ws []engine.PlanProblem) string {
 
 // targetChanged re-derives a Quick plan for the new target and regreys
 // the cells over its capacity.
-func (m *matrixTab) targetChanged() {
-	if m.preset.Selected == app.PresetQuick {
-		m.applyPlan(app.QuickPlan(m.capacity()))
+func (m *Tab) targetChanged() {
+	if m.Preset.Selected == app.PresetQuick {
+		m.applyPlan(app.QuickPlan(m.Capacity()))
 		return
 	}
-	m.refreshCapacity()
+	m.RefreshCapacity()
 }
 
-// settings is what the screen remembers.
-func (m *matrixTab) settings() planSettings {
+// Settings is what the screen remembers.
+func (m *Tab) Settings() planSettings {
 	p, err := m.readMatrix()
 	if err != nil {
 		p = engine.DefaultPlan()
 	}
-	return planSettings{Preset: m.preset.Selected, Plan: p, Load: m.load.settings(), Quality: m.quality.settings()}
+	return planSettings{Preset: m.Preset.Selected, Plan: p, Load: m.Load.Settings(), Quality: m.Quality.Settings()}
 }

@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"bytes"
@@ -22,11 +22,11 @@ import (
 	"speedmatrix/engine/runs"
 )
 
-// screenshotFile is the Results screen's capture written by --autorun --export.
-const screenshotFile = "screenshot-results.png"
+// ScreenshotFile is the Results screen's capture written by --autorun --export.
+const ScreenshotFile = "screenshot-results.png"
 
-// exportFileNames lists every file Export writes, in the order offered.
-func exportFileNames() []string {
+// ExportFileNames lists every file Export writes, in the order offered.
+func ExportFileNames() []string {
 	names := []string{report.JSONFile, report.CSVFile, report.MarkdownFile, charts.HTMLFile}
 	for _, k := range charts.Kinds {
 		names = append(names, string(k)+".png", string(k)+".svg")
@@ -34,12 +34,12 @@ func exportFileNames() []string {
 	return names
 }
 
-// exportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
+// ExportFileNamesFor is exportFileNames plus the "% of roofline" heatmap
 // when rep has a roofline, and telemetry.csv when its cells carry
 // telemetry. A load test's are its own: load.csv for results.csv, and its
 // pictures (charts.KindsFor).
-func exportFileNamesFor(rep engine.Report) []string {
-	names := exportFileNames()
+func ExportFileNamesFor(rep engine.Report) []string {
+	names := ExportFileNames()
 	if rep.Load != nil {
 		names = loadFileNames()
 	}
@@ -92,37 +92,37 @@ func fileBytes(name string, rep engine.Report, ch app.ChartDrawer, dark bool) ([
 	return ch.Render(charts.Kind(base), format, rep, dark)
 }
 
-// exportAll writes every export file of the shown report into dir.
-func (r *resultsTab) exportAll(dir string) error {
-	if !r.has {
+// ExportAll writes every export file of the shown report into dir.
+func (r *Tab) ExportAll(dir string) error {
+	if !r.Has {
 		return errors.New("export: there is no report yet: run the matrix first")
 	}
-	out := exportReport(dir, r.report, r.u.Deps.Charts, r.darkExport.Checked)
+	out := ExportReport(dir, r.Report, r.u.Deps.Charts, r.darkExport.Checked)
 	if !out.made {
-		return fmt.Errorf("%w: choose a folder you can write to", out.err)
+		return fmt.Errorf("%w: choose a folder you can write to", out.Err)
 	}
-	return out.err
+	return out.Err
 }
 
-// exportOutcome is what an export did: the files it wrote into dir, those
+// ExportOutcome is what an export did: the files it wrote into dir, those
 // it did not, and why (every failure, joined; nil when all were written).
 // made is false when dir itself could not be made: then nothing is there.
-type exportOutcome struct {
-	dir             string
+type ExportOutcome struct {
+	Dir             string
 	made            bool
-	written, failed []string
-	err             error
+	Written, Failed []string
+	Err             error
 }
 
-// exportReport writes every export file of rep into dir, carrying on past
+// ExportReport writes every export file of rep into dir, carrying on past
 // a failed file; dark draws the charts in the dark theme. Safe off the UI
 // goroutine.
-func exportReport(dir string, rep engine.Report, ch app.ChartDrawer, dark bool) exportOutcome {
-	out := exportOutcome{dir: dir}
-	names := exportFileNamesFor(rep)
+func ExportReport(dir string, rep engine.Report, ch app.ChartDrawer, dark bool) ExportOutcome {
+	out := ExportOutcome{Dir: dir}
+	names := ExportFileNamesFor(rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		out.failed = names
-		out.err = fmt.Errorf("export: %w", err)
+		out.Failed = names
+		out.Err = fmt.Errorf("export: %w", err)
 		return out
 	}
 	out.made = true
@@ -133,44 +133,44 @@ func exportReport(dir string, rep engine.Report, ch app.ChartDrawer, dark bool) 
 			err = report.WriteFileAtomic(filepath.Join(dir, name), data)
 		}
 		if err != nil {
-			out.failed = append(out.failed, name)
+			out.Failed = append(out.Failed, name)
 			errs = append(errs, fmt.Errorf("export %s: %w", name, err))
 			continue
 		}
-		out.written = append(out.written, name)
+		out.Written = append(out.Written, name)
 	}
-	out.err = errors.Join(errs...)
+	out.Err = errors.Join(errs...)
 	return out
 }
 
 // notice says what a failed export wrote, and where, and what it did not.
-func (o exportOutcome) notice() app.Notice {
-	n := app.Notice{Action: "Choose a folder you can write to (or free some disk space) and export again.", Detail: o.err.Error()}
+func (o ExportOutcome) notice() app.Notice {
+	n := app.Notice{Action: "Choose a folder you can write to (or free some disk space) and export again.", Detail: o.Err.Error()}
 	switch {
 	case !o.made:
-		n.Message = "Nothing was exported: the folder " + o.dir + " could not be made."
+		n.Message = "Nothing was exported: the folder " + o.Dir + " could not be made."
 		n.Action = "Choose a folder you can write to and export again."
-	case len(o.written) == 0:
-		n.Message = fmt.Sprintf("Nothing was exported: none of the %d files could be written to %s.", len(o.failed), o.dir)
+	case len(o.Written) == 0:
+		n.Message = fmt.Sprintf("Nothing was exported: none of the %d files could be written to %s.", len(o.Failed), o.Dir)
 	default:
-		n.Message = fmt.Sprintf("%s of %d were exported to %s; %s not: %s.", engine.Count(len(o.written), "file", "files"),
-			len(o.written)+len(o.failed), o.dir, engine.Plural(len(o.failed), "this one was", "these were"), strings.Join(o.failed, ", "))
+		n.Message = fmt.Sprintf("%s of %d were exported to %s; %s not: %s.", engine.Count(len(o.Written), "file", "files"),
+			len(o.Written)+len(o.Failed), o.Dir, engine.Plural(len(o.Failed), "this one was", "these were"), strings.Join(o.Failed, ", "))
 	}
 	return n
 }
 
-// onExport asks for a folder and exports into a new subfolder of it named
+// OnExport asks for a folder and exports into a new subfolder of it named
 // after the run; an earlier export there is replaced only when the user
 // says so.
-func (r *resultsTab) onExport() {
-	if !r.has {
+func (r *Tab) OnExport() {
+	if !r.Has {
 		return
 	}
 	d := dialog.NewFolderOpen(func(uri fyne.ListableURI, err error) {
 		if err != nil || uri == nil {
 			return
 		}
-		r.exportInto(uri.Path())
+		r.ExportInto(uri.Path())
 	}, r.u.Win)
 	d.SetTitleText("Export every file of this run into a new folder in …")
 	d.SetConfirmText("Choose folder")
@@ -194,12 +194,12 @@ func exportStart(c app.Settings) string {
 	return string(filepath.Separator)
 }
 
-// exportInto exports the shown report into parent/RUN-FOLDER, asking first
+// ExportInto exports the shown report into parent/RUN-FOLDER, asking first
 // when that folder already holds an export.
-func (r *resultsTab) exportInto(parent string) {
-	dir := filepath.Join(parent, runs.Folder(r.report))
-	if !holdsExport(dir) {
-		r.startExport(dir)
+func (r *Tab) ExportInto(parent string) {
+	dir := filepath.Join(parent, runs.Folder(r.Report))
+	if !HoldsExport(dir) {
+		r.StartExport(dir)
 		return
 	}
 	r.u.Choose("Replace the earlier export?",
@@ -207,16 +207,16 @@ func (r *resultsTab) exportInto(parent string) {
 		[]string{"Replace", "New folder", "Cancel"}, func(i int) {
 			switch i {
 			case 0:
-				r.startExport(dir)
+				r.StartExport(dir)
 			case 1:
-				r.startExport(freeFolder(dir))
+				r.StartExport(freeFolder(dir))
 			}
 		})
 }
 
-// holdsExport reports whether dir has any file an export writes.
-func holdsExport(dir string) bool {
-	for _, name := range append(append(exportFileNames(), rooflineFileNames()...), loadFileNames()...) {
+// HoldsExport reports whether dir has any file an export writes.
+func HoldsExport(dir string) bool {
+	for _, name := range append(append(ExportFileNames(), rooflineFileNames()...), loadFileNames()...) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}
@@ -234,62 +234,62 @@ func freeFolder(dir string) string {
 	}
 }
 
-// startExport writes every file into dir in the background.
-func (r *resultsTab) startExport(dir string) {
-	rep, ch, dark := r.report, r.u.Deps.Charts, r.darkExport.Checked
-	r.banner.Hide()
-	r.status.SetText("Exporting to " + dir + " …")
-	r.exported = make(chan struct{})
-	done := r.exported
+// StartExport writes every file into dir in the background.
+func (r *Tab) StartExport(dir string) {
+	rep, ch, dark := r.Report, r.u.Deps.Charts, r.darkExport.Checked
+	r.Banner.Hide()
+	r.Status.SetText("Exporting to " + dir + " …")
+	r.Exported = make(chan struct{})
+	done := r.Exported
 	go func() {
-		out := exportReport(dir, rep, ch, dark)
+		out := ExportReport(dir, rep, ch, dark)
 		r.u.Do(func() {
-			r.finishExport(out)
+			r.FinishExport(out)
 			close(done)
 		})
 	}()
 }
 
-// finishExport says where the files went, with a way to open the folder,
+// FinishExport says where the files went, with a way to open the folder,
 // or which files were written where and which were not.
-func (r *resultsTab) finishExport(out exportOutcome) {
+func (r *Tab) FinishExport(out ExportOutcome) {
 	r.exportedHTML(htmlWritten(out))
-	if out.err != nil {
-		r.status.SetText("")
+	if out.Err != nil {
+		r.Status.SetText("")
 		n := out.notice()
-		n.Button, n.OnPress = "Export again", r.onExport
-		r.banner.Show(n)
+		n.Button, n.OnPress = "Export again", r.OnExport
+		r.Banner.Show(n)
 		return
 	}
-	n := len(out.written)
-	r.status.SetText(fmt.Sprintf("Exported %d files to %s.", n, out.dir))
-	r.u.Confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, out.dir), "Open folder", "Close", func(open bool) {
+	n := len(out.Written)
+	r.Status.SetText(fmt.Sprintf("Exported %d files to %s.", n, out.Dir))
+	r.u.Confirm("Export done", fmt.Sprintf("%d files are in\n%s", n, out.Dir), "Open folder", "Close", func(open bool) {
 		if open {
-			r.u.OpenFolder(out.dir)
+			r.u.OpenFolder(out.Dir)
 		}
 	})
 }
 
-// onSaveMenu opens saveMenu upward from its button, which sits at the
+// OnSaveMenu opens saveMenu upward from its button, which sits at the
 // window's bottom: the menu stays inside the window.
-func (r *resultsTab) onSaveMenu() {
-	if !r.has {
+func (r *Tab) OnSaveMenu() {
+	if !r.Has {
 		return
 	}
 	c := r.u.Win.Canvas()
-	m := widget.NewPopUpMenu(r.saveMenu(), c)
+	m := widget.NewPopUpMenu(r.SaveMenu(), c)
 	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(r.saveOne)
 	m.ShowAtPosition(fyne.NewPos(at.X, max(0, at.Y-m.MinSize().Height)))
 }
 
-// saveMenu offers every export file of the shown report: the data files,
+// SaveMenu offers every export file of the shown report: the data files,
 // then each chart under one item that opens its PNG and SVG, so that the
 // menu is short enough for a small window.
-func (r *resultsTab) saveMenu() *fyne.Menu {
+func (r *Tab) SaveMenu() *fyne.Menu {
 	var data, pictures []*fyne.MenuItem
 	byChart := map[string]*fyne.MenuItem{}
-	for _, name := range exportFileNamesFor(r.report) {
-		item := fyne.NewMenuItem(name, func() { r.onSaveOne(name) })
+	for _, name := range ExportFileNamesFor(r.Report) {
+		item := fyne.NewMenuItem(name, func() { r.OnSaveOne(name) })
 		base, format, _ := strings.Cut(name, ".")
 		if format != "png" && format != "svg" {
 			data = append(data, item)
@@ -307,16 +307,16 @@ func (r *resultsTab) saveMenu() *fyne.Menu {
 	return fyne.NewMenu("", append(append(data, fyne.NewMenuItemSeparator()), pictures...)...)
 }
 
-// onSaveOne asks where to save one file of the shown report, then makes
+// OnSaveOne asks where to save one file of the shown report, then makes
 // and writes it in the background: a picture of the report sheet takes
 // long enough to freeze the window if drawn in the menu's callback.
-func (r *resultsTab) onSaveOne(name string) {
-	if name == "" || !r.has {
+func (r *Tab) OnSaveOne(name string) {
+	if name == "" || !r.Has {
 		return
 	}
-	rep, ch, dark := r.report, r.u.Deps.Charts, r.darkExport.Checked
-	r.saveAs(name, func(w io.WriteCloser, path string) {
-		r.status.SetText("Saving " + path + " …")
+	rep, ch, dark := r.Report, r.u.Deps.Charts, r.darkExport.Checked
+	r.SaveAs(name, func(w io.WriteCloser, path string) {
+		r.Status.SetText("Saving " + path + " …")
 		go func() {
 			var data []byte
 			var err error
@@ -333,18 +333,18 @@ func (r *resultsTab) onSaveOne(name string) {
 }
 
 // savedOne says where the file went, or why it was not saved.
-func (r *resultsTab) savedOne(name, path string, err error) {
+func (r *Tab) savedOne(name, path string, err error) {
 	if err != nil {
-		r.status.SetText("")
-		r.banner.Show(app.Notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: err.Error()})
+		r.Status.SetText("")
+		r.Banner.Show(app.Notice{Message: "The file " + name + " was not saved.", Action: "Choose a folder you can write to.", Detail: err.Error()})
 		return
 	}
-	r.status.SetText("Saved " + path + ".")
+	r.Status.SetText("Saved " + path + ".")
 }
 
 // saveDialog asks where to save name and hands over the file chosen and
 // its path; nothing when cancelled.
-func (r *resultsTab) saveDialog(name string, ok func(w io.WriteCloser, path string)) {
+func (r *Tab) saveDialog(name string, ok func(w io.WriteCloser, path string)) {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
 			return
@@ -355,13 +355,13 @@ func (r *resultsTab) saveDialog(name string, ok func(w io.WriteCloser, path stri
 	d.Show()
 }
 
-// screenshot writes the window as it looks now into dir.
-func (r *resultsTab) screenshot(dir string) error {
-	img := captureWindow(r.u.Win)
+// Screenshot writes the window as it looks now into dir.
+func (r *Tab) Screenshot(dir string) error {
+	img := appwidget.CaptureWindow(r.u.Win)
 	if img == nil {
 		return errors.New("screenshot: the window could not be captured")
 	}
-	if err := writePNG(filepath.Join(dir, screenshotFile), img); err != nil {
+	if err := appwidget.WritePNG(filepath.Join(dir, ScreenshotFile), img); err != nil {
 		return fmt.Errorf("screenshot: %w", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 
 // newOpenHTMLButton is "Open in browser", beside Export all: it opens the
 // shown report's report.html. Disabled while it has none (pageOf).
-func (r *resultsTab) newOpenHTMLButton() *widget.Button {
+func (r *Tab) newOpenHTMLButton() *widget.Button {
 	b := widget.NewButtonWithIcon("Open in browser", theme.ComputerIcon(), r.onOpenHTML)
 	b.Disable()
 	return b
@@ -24,27 +24,27 @@ func (r *resultsTab) newOpenHTMLButton() *widget.Button {
 // exportedHTML remembers the report.html an export of the shown report
 // wrote ("" for none), for as long as the app runs: the run opened again
 // from History finds it. Open in browser opens the page the report has.
-func (r *resultsTab) exportedHTML(path string) {
+func (r *Tab) exportedHTML(path string) {
 	if path != "" {
-		r.pages[runs.Folder(r.report)] = path
+		r.pages[runs.Folder(r.Report)] = path
 	}
-	r.showPage(r.pageOf(r.report, r.source))
+	r.showPage(r.pageOf(r.Report, r.Source))
 }
 
 // showPage enables Open in browser for the page at path, or disables it.
-func (r *resultsTab) showPage(path string) {
-	r.htmlPath = path
+func (r *Tab) showPage(path string) {
+	r.HtmlPath = path
 	if path == "" {
-		r.openHTML.Disable()
+		r.OpenHTML.Disable()
 		return
 	}
-	r.openHTML.Enable()
+	r.OpenHTML.Enable()
 }
 
 // pageOf is the report.html of rep that exists, "" for none: the one its
 // last export wrote, the one in its own folder (source; a sweep's runs have
 // one), or the one an export into the default export folder left.
-func (r *resultsTab) pageOf(rep engine.Report, source string) string {
+func (r *Tab) pageOf(rep engine.Report, source string) string {
 	folder := runs.Folder(rep)
 	candidates := []string{r.pages[folder], filepath.Join(exportStart(r.u.State.Settings), folder, charts.HTMLFile)}
 	if source != "" {
@@ -59,10 +59,10 @@ func (r *resultsTab) pageOf(rep engine.Report, source string) string {
 }
 
 // htmlWritten is the report.html an export wrote, or "".
-func htmlWritten(out exportOutcome) string {
-	for _, name := range out.written {
+func htmlWritten(out ExportOutcome) string {
+	for _, name := range out.Written {
 		if name == charts.HTMLFile {
-			return filepath.Join(out.dir, name)
+			return filepath.Join(out.Dir, name)
 		}
 	}
 	return ""
@@ -70,8 +70,8 @@ func htmlWritten(out exportOutcome) string {
 
 // onOpenHTML opens the shown report's page in the desktop's browser; when
 // the browser can't, one line says so with the page's path, to open by hand.
-func (r *resultsTab) onOpenHTML() {
-	page := r.htmlPath
+func (r *Tab) onOpenHTML() {
+	page := r.HtmlPath
 	if page == "" {
 		return
 	}

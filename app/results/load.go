@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"fmt"
@@ -18,44 +18,44 @@ import (
 // resultsLoad is the Results screen's view of a load test: its two curves
 // and its table of rates, shown instead of the matrix's views.
 type resultsLoad struct {
-	views  *container.AppTabs
-	charts map[charts.Kind]*fyne.Container
-	table  *loadTable
+	Views  *container.AppTabs
+	Charts map[charts.Kind]*fyne.Container
+	Table  *appwidget.LoadTable
 }
 
 // withLoadViews is matrix (the matrix's views) with the load test's
 // views in its place, shown when the report is a load test.
-func (r *resultsTab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
-	l := &r.load
-	l.charts = map[charts.Kind]*fyne.Container{}
+func (r *Tab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
+	l := &r.Load
+	l.Charts = map[charts.Kind]*fyne.Container{}
 	for _, k := range charts.LoadKinds {
-		l.charts[k] = container.NewStack()
+		l.Charts[k] = container.NewStack()
 	}
-	l.table = newLoadTable(report.LoadColumns)
-	l.views = container.NewAppTabs(
-		container.NewTabItem("Latency", l.charts[charts.KindLoadLatency]),
-		container.NewTabItem("Goodput", l.charts[charts.KindLoadGoodput]),
-		container.NewTabItem("Per rate", l.table.Object()),
-		container.NewTabItem("Report sheet", l.charts[charts.KindReport]),
+	l.Table = appwidget.NewLoadTable(report.LoadColumns)
+	l.Views = container.NewAppTabs(
+		container.NewTabItem("Latency", l.Charts[charts.KindLoadLatency]),
+		container.NewTabItem("Goodput", l.Charts[charts.KindLoadGoodput]),
+		container.NewTabItem("Per rate", l.Table.Object()),
+		container.NewTabItem("Report sheet", l.Charts[charts.KindReport]),
 	)
-	l.views.Hide()
-	return container.NewStack(matrix, l.views)
+	l.Views.Hide()
+	return container.NewStack(matrix, l.Views)
 }
 
 // showLoadViews shows the load test's views for a load test's report, the
 // matrix's for any other. The hidden kind's charts are let go: they showed
 // an earlier report, and hidden they held its pictures (15–25 MB) for as
 // long as the app ran.
-func (r *resultsTab) showLoadViews(rep engine.Report) {
+func (r *Tab) showLoadViews(rep engine.Report) {
 	on := app.IsLoad(rep)
-	showIf(r.load.views, on)
-	showIf(r.views, !on)
+	appwidget.ShowIf(r.Load.Views, on)
+	appwidget.ShowIf(r.Views, !on)
 	if on {
-		r.load.table.SetResults(rep.Load.Results)
-		emptyPanes(r.charts)
+		r.Load.Table.SetResults(rep.Load.Results)
+		emptyPanes(r.Charts)
 	} else {
-		r.load.table.SetResults(nil)
-		emptyPanes(r.load.charts)
+		r.Load.Table.SetResults(nil)
+		emptyPanes(r.Load.Charts)
 	}
 }
 
@@ -69,7 +69,7 @@ func emptyPanes(panes map[charts.Kind]*fyne.Container) {
 
 // drawLoadCharts shows a view of each curve of a load test, drawn as
 // drawCharts draws the matrix's.
-func (r *resultsTab) drawLoadCharts(rep engine.Report) {
+func (r *Tab) drawLoadCharts(rep engine.Report) {
 	r.drawViews(rep, charts.LoadKinds, func(k charts.Kind, id string, g *appwidget.ChartGroup) {
 		ch := r.u.Deps.Charts
 		v := appwidget.NewChartView(r.u, id+"/"+string(k), func(p charts.Pane, dark bool) (image.Image, error) {
@@ -77,8 +77,8 @@ func (r *resultsTab) drawLoadCharts(rep engine.Report) {
 		})
 		v.OnFail = func(err error) { r.showLoadFallback(k, err) }
 		g.Add(v)
-		r.load.charts[k].Objects = []fyne.CanvasObject{v.Object()}
-		r.load.charts[k].Refresh()
+		r.Load.Charts[k].Objects = []fyne.CanvasObject{v.Object()}
+		r.Load.Charts[k].Refresh()
 	})
 }
 
@@ -95,12 +95,12 @@ func safePicture(draw func() (image.Image, error)) (img image.Image, err error) 
 }
 
 // showLoadFallback says in the pane of a curve why it could not be drawn.
-func (r *resultsTab) showLoadFallback(k charts.Kind, err error) {
+func (r *Tab) showLoadFallback(k charts.Kind, err error) {
 	b := appwidget.NewBanner()
 	b.Show(app.Notice{Message: fmt.Sprintf("The %s chart could not be drawn.", loadChartTitle(k)),
 		Action: "Its figures are in Per rate.", Detail: err.Error()})
-	r.load.charts[k].Objects = []fyne.CanvasObject{container.NewVBox(b.Object())}
-	r.load.charts[k].Refresh()
+	r.Load.Charts[k].Objects = []fyne.CanvasObject{container.NewVBox(b.Object())}
+	r.Load.Charts[k].Refresh()
 }
 
 // loadChartTitle is how a load test's chart is named in words.

@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"strings"
@@ -19,13 +19,13 @@ import (
 // makes of it: the drift per context, the needle task and the task file's
 // run with its flipped items, as report.md and the sheet show them.
 type resultsQuality struct {
-	tab    *container.TabItem
-	title  *widget.Label // what was compared with what: "simulated" when it was
-	view   *widget.RadioGroup
+	Tab    *container.TabItem
+	Title  *widget.Label // what was compared with what: "simulated" when it was
+	View   *widget.RadioGroup
 	chart  fyne.CanvasObject
-	tables *fyne.Container
+	Tables *fyne.Container
 	scroll *container.Scroll   // the tables
-	model  charts.QualityModel // what the tables show (tests read it)
+	Model  charts.QualityModel // what the tables show (tests read it)
 }
 
 // The Quality tab's name and its two views: the drift chart takes the
@@ -33,27 +33,27 @@ type resultsQuality struct {
 // showed one panel, at 1,440 × 900 too), the tables theirs.
 const (
 	qualityTabName    = "Quality"
-	qualityViewChart  = "Drift chart"
-	qualityViewTables = "Tables"
+	QualityViewChart  = "Drift chart"
+	QualityViewTables = "Tables"
 )
 
 // newResultsQuality builds the tab around chart, the drift chart's place.
 func newResultsQuality(chart fyne.CanvasObject) *resultsQuality {
-	q := &resultsQuality{title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), tables: container.NewVBox(), chart: chart}
-	q.title.Truncation = fyne.TextTruncateEllipsis // beside the view's choice; the chart and the tables say it too
-	q.scroll = container.NewScroll(q.tables)
-	q.view = widget.NewRadioGroup([]string{qualityViewChart, qualityViewTables}, func(string) { q.showView() })
-	q.view.Horizontal, q.view.Required = true, true
-	q.view.Selected = qualityViewChart
-	q.tab = container.NewTabItem(qualityTabName, container.NewBorder(container.NewBorder(nil, nil, q.view, nil, q.title), nil, nil, nil, container.NewStack(chart, q.scroll)))
+	q := &resultsQuality{Title: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), Tables: container.NewVBox(), chart: chart}
+	q.Title.Truncation = fyne.TextTruncateEllipsis // beside the view's choice; the chart and the tables say it too
+	q.scroll = container.NewScroll(q.Tables)
+	q.View = widget.NewRadioGroup([]string{QualityViewChart, QualityViewTables}, func(string) { q.showView() })
+	q.View.Horizontal, q.View.Required = true, true
+	q.View.Selected = QualityViewChart
+	q.Tab = container.NewTabItem(qualityTabName, container.NewBorder(container.NewBorder(nil, nil, q.View, nil, q.Title), nil, nil, nil, container.NewStack(chart, q.scroll)))
 	q.showView()
 	return q
 }
 
 // showView shows the view chosen: the chart or the tables.
 func (q *resultsQuality) showView() {
-	showIf(q.chart, q.view.Selected != qualityViewTables)
-	showIf(q.scroll, q.view.Selected == qualityViewTables)
+	appwidget.ShowIf(q.chart, q.View.Selected != QualityViewTables)
+	appwidget.ShowIf(q.scroll, q.View.Selected == QualityViewTables)
 }
 
 // Show fills the tab for rep and puts it among views when rep has a
@@ -61,28 +61,28 @@ func (q *resultsQuality) showView() {
 func (q *resultsQuality) Show(rep engine.Report, views *container.AppTabs) {
 	has := rep.Quality != nil
 	if !has {
-		views.Remove(q.tab)
+		views.Remove(q.Tab)
 		return
 	}
-	if !containsTab(views, q.tab) {
-		views.Append(q.tab)
+	if !ContainsTab(views, q.Tab) {
+		views.Append(q.Tab)
 	}
-	q.model = charts.BuildQuality(*rep.Quality)
-	q.title.SetText(appwidget.OnScreen(qualityTitle(*rep.Quality, q.model)))
+	q.Model = charts.BuildQuality(*rep.Quality)
+	q.Title.SetText(appwidget.OnScreen(qualityTitle(*rep.Quality, q.Model)))
 	objs := []fyne.CanvasObject{}
-	for _, t := range []charts.Table{q.model.Drift, q.model.Needle, q.model.Tasks} {
+	for _, t := range []charts.Table{q.Model.Drift, q.Model.Needle, q.Model.Tasks} {
 		if len(t.Rows) > 0 {
 			objs = append(objs, widget.NewLabelWithStyle(t.Title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), newModelTable(t))
 		}
 	}
-	if len(q.model.Flipped) > 0 {
-		objs = append(objs, note("Flipped against the reference:\n"+strings.Join(q.model.Flipped, "\n")))
+	if len(q.Model.Flipped) > 0 {
+		objs = append(objs, note("Flipped against the reference:\n"+strings.Join(q.Model.Flipped, "\n")))
 	}
-	for _, n := range q.model.Notes {
+	for _, n := range q.Model.Notes {
 		objs = append(objs, note(n))
 	}
-	q.tables.Objects = objs
-	q.tables.Refresh()
+	q.Tables.Objects = objs
+	q.Tables.Refresh()
 }
 
 // qualityTitle says what was compared with what, and simulated when it
@@ -103,8 +103,8 @@ func note(text string) *widget.Label {
 	return l
 }
 
-// containsTab reports whether views holds item.
-func containsTab(views *container.AppTabs, item *container.TabItem) bool {
+// ContainsTab reports whether views holds item.
+func ContainsTab(views *container.AppTabs, item *container.TabItem) bool {
 	for _, it := range views.Items {
 		if it == item {
 			return true

@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"strings"
@@ -19,94 +19,94 @@ import (
 // heatmap by pass or miss with each cell's margin, under fields that
 // judge the run again against another SLO without measuring it again.
 type resultsSLO struct {
-	r       *resultsTab
-	fields  *appwidget.SloFields
-	lines   *widget.Label
-	heat    *appwidget.Heatmap
+	r       *Tab
+	Fields  *appwidget.SloFields
+	Lines   *widget.Label
+	Heat    *appwidget.Heatmap
 	form    fyne.CanvasObject // the fields, shown in the SLO view
-	hint    *widget.Label
+	Hint    *widget.Label
 	filling bool // show is filling the fields: not an edit
 }
 
 // newResultsSLO builds the SLO's parts of the Results screen.
-func newResultsSLO(r *resultsTab) *resultsSLO {
-	s := &resultsSLO{r: r, lines: widget.NewLabel(""), heat: appwidget.NewHeatmap(""), hint: widget.NewLabel("")}
-	s.fields = appwidget.NewSLOFields(s.onEdit)
-	s.lines.Wrapping, s.hint.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
-	s.lines.TextStyle = fyne.TextStyle{Bold: true}
-	s.lines.Hide()
-	s.hint.Importance = widget.LowImportance
-	s.heat.Mode.Hide() // the Results screen's own selector chooses the view
+func newResultsSLO(r *Tab) *resultsSLO {
+	s := &resultsSLO{r: r, Lines: widget.NewLabel(""), Heat: appwidget.NewHeatmap(""), Hint: widget.NewLabel("")}
+	s.Fields = appwidget.NewSLOFields(s.onEdit)
+	s.Lines.Wrapping, s.Hint.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	s.Lines.TextStyle = fyne.TextStyle{Bold: true}
+	s.Lines.Hide()
+	s.Hint.Importance = widget.LowImportance
+	s.Heat.Mode.Hide() // the Results screen's own selector chooses the view
 	entry := func(o fyne.CanvasObject) fyne.CanvasObject {
-		return container.NewGridWrap(fyne.NewSize(130, s.fields.Ttft.MinSize().Height), o)
+		return container.NewGridWrap(fyne.NewSize(130, s.Fields.Ttft.MinSize().Height), o)
 	}
-	s.form = container.NewHBox(widget.NewLabel(appwidget.SloTTFTName), entry(s.fields.Ttft), widget.NewLabel(appwidget.SloITLName), entry(s.fields.Itl),
-		widget.NewLabel("at"), s.fields.Pct)
-	s.heat.Object().Hide()
+	s.form = container.NewHBox(widget.NewLabel(app.SloTTFTName), entry(s.Fields.Ttft), widget.NewLabel(app.SloITLName), entry(s.Fields.Itl),
+		widget.NewLabel("at"), s.Fields.Pct)
+	s.Heat.Object().Hide()
 	s.form.Hide()
-	s.hint.Hide()
+	s.Hint.Hide()
 	return s
 }
 
 // top is what goes above the decode heatmap: the fields and the lines.
-func (s *resultsSLO) top() fyne.CanvasObject { return container.NewVBox(s.form, s.hint, s.lines) }
+func (s *resultsSLO) top() fyne.CanvasObject { return container.NewVBox(s.form, s.Hint, s.Lines) }
 
 // Show judges rep against its plan's SLO.
 func (s *resultsSLO) Show(rep engine.Report) {
 	s.filling = true
-	s.fields.Set(rep.Plan.SLO)
+	s.Fields.Set(rep.Plan.SLO)
 	s.filling = false
-	contexts, conc := decodeAxes(rep.Results)
-	s.heat.SetAxes(nil, nil)
-	s.heat.SetAxes(contexts, conc)
+	contexts, conc := appwidget.DecodeAxes(rep.Results)
+	s.Heat.SetAxes(nil, nil)
+	s.Heat.SetAxes(contexts, conc)
 	for _, res := range rep.Results {
-		s.heat.SetResult(res)
+		s.Heat.SetResult(res)
 	}
 	s.judge(rep.Plan.SLO)
 }
 
 // judge shows the lines and the SLO view for slo.
 func (s *resultsSLO) judge(slo engine.SLO) {
-	s.heat.SetSLO(slo)
-	s.heat.Mode.Selected = appwidget.HeatModeSLO
-	s.heat.Redraw()
-	s.heat.Mode.Hide()
-	s.r.table.SetSLO(slo)
-	lines := report.SLOLines(s.r.report)
-	appwidget.SetOptional(s.lines, appwidget.OnScreen(strings.Join(lines, "\n")))
-	s.hint.Importance = widget.LowImportance
-	s.hint.SetText("Set a TTFT or ITL bound to judge this run against it: nothing is measured again, and the exports use it too.")
+	s.Heat.SetSLO(slo)
+	s.Heat.Mode.Selected = appwidget.HeatModeSLO
+	s.Heat.Redraw()
+	s.Heat.Mode.Hide()
+	s.r.Table.SetSLO(slo)
+	lines := report.SLOLines(s.r.Report)
+	appwidget.SetOptional(s.Lines, appwidget.OnScreen(strings.Join(lines, "\n")))
+	s.Hint.Importance = widget.LowImportance
+	s.Hint.SetText("Set a TTFT or ITL bound to judge this run against it: nothing is measured again, and the exports use it too.")
 	if slo.On() {
-		s.hint.SetText("Change the SLO to judge this run again: nothing is measured again, and the exports use it too.")
+		s.Hint.SetText("Change the SLO to judge this run again: nothing is measured again, and the exports use it too.")
 	}
 }
 
 // onEdit judges the run again against the SLO the fields write; a field
 // that is not an SLO yet waits, its problem said under the fields.
 func (s *resultsSLO) onEdit() {
-	if s.filling || !s.r.has {
+	if s.filling || !s.r.Has {
 		return
 	}
-	slo, err := s.fields.Read()
+	slo, err := s.Fields.Read()
 	if err != nil {
 		n := app.ProblemNotice(err)
-		s.hint.Importance = widget.WarningImportance
-		s.hint.SetText(n.Message + " " + n.Action)
+		s.Hint.Importance = widget.WarningImportance
+		s.Hint.SetText(n.Message + " " + n.Action)
 		return
 	}
-	if slo == s.r.report.Plan.SLO {
+	if slo == s.r.Report.Plan.SLO {
 		s.judge(slo)
 		return
 	}
-	s.r.report.Plan.SLO = slo
+	s.r.Report.Plan.SLO = slo
 	s.judge(slo)
-	s.r.drawCharts(s.r.report)
+	s.r.drawCharts(s.r.Report)
 }
 
 // setView shows the SLO view (the fields and the heatmap by pass or miss)
 // in place of the decode heatmap picture, or the picture again.
 func (s *resultsSLO) setView(on bool, picture fyne.CanvasObject) {
-	for _, o := range []fyne.CanvasObject{s.form, s.hint, s.heat.Object()} {
+	for _, o := range []fyne.CanvasObject{s.form, s.Hint, s.Heat.Object()} {
 		if on {
 			o.Show()
 		} else {
@@ -122,13 +122,13 @@ func (s *resultsSLO) setView(on bool, picture fyne.CanvasObject) {
 
 // onHeatMode shows the decode heatmap in the view chosen: the SLO view,
 // or the picture by total tok/s or % of roofline.
-func (r *resultsTab) onHeatMode() {
-	if !r.has {
+func (r *Tab) onHeatMode() {
+	if !r.Has {
 		return
 	}
-	slo := r.heatMode.Selected == appwidget.HeatModeSLO
-	r.slo.setView(slo, r.charts[charts.KindHeatmap])
+	slo := r.HeatMode.Selected == appwidget.HeatModeSLO
+	r.Slo.setView(slo, r.Charts[charts.KindHeatmap])
 	if !slo {
-		r.drawCharts(r.report)
+		r.drawCharts(r.Report)
 	}
 }

@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"fmt"
@@ -30,36 +30,36 @@ var headlineWidths = []float32{270, 120, 100, 90, 130, 90, 130, 80}
 // resultsSweep is the Results screen's view of a sweep: its summary in the
 // place of a run's views, each of its runs a button away.
 type resultsSweep struct {
-	shown bool
+	Shown bool
 	dir   string
 	s     sweep.Sweep
-	views *container.AppTabs // the summary's, hidden unless shown
-	// back, beside the title of a run of a sweep, shows that sweep's summary.
-	back *widget.Button
+	Views *container.AppTabs // the summary's, hidden unless shown
+	// Back, beside the title of a run of a sweep, shows that sweep's summary.
+	Back *widget.Button
 }
 
 // withSweepViews is runs (the views of a run) with the sweep's summary in
 // their place, shown when a sweep is opened.
-func (r *resultsTab) withSweepViews(runs fyne.CanvasObject) fyne.CanvasObject {
-	r.sweep.views = container.NewAppTabs()
-	r.sweep.views.Hide()
-	r.sweep.back = widget.NewButtonWithIcon("Sweep summary", theme.NavigateBackIcon(), func() {
-		r.showSweep(filepath.Dir(r.source))
+func (r *Tab) withSweepViews(runs fyne.CanvasObject) fyne.CanvasObject {
+	r.Sweep.Views = container.NewAppTabs()
+	r.Sweep.Views.Hide()
+	r.Sweep.Back = widget.NewButtonWithIcon("Sweep summary", theme.NavigateBackIcon(), func() {
+		r.ShowSweep(filepath.Dir(r.Source))
 	})
-	r.sweep.back.Hide()
-	return container.NewStack(runs, r.sweep.views)
+	r.Sweep.Back.Hide()
+	return container.NewStack(runs, r.Sweep.Views)
 }
 
-// openSweep comes to the front showing the summary of the sweep saved in
+// OpenSweep comes to the front showing the summary of the sweep saved in
 // dir (reportViewer).
-func (r *resultsTab) openSweep(dir string) { r.showSweep(dir) }
+func (r *Tab) OpenSweep(dir string) { r.ShowSweep(dir) }
 
-// showSweep comes to the front showing the summary of the sweep in dir.
-func (r *resultsTab) showSweep(dir string) {
+// ShowSweep comes to the front showing the summary of the sweep in dir.
+func (r *Tab) ShowSweep(dir string) {
 	r.u.Show(app.TabResults)
 	s, err := sweep.Load(dir)
 	if err != nil {
-		r.banner.Show(app.Notice{Message: "This sweep could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
+		r.Banner.Show(app.Notice{Message: "This sweep could not be opened.", Action: "Its folder may be from a newer Speed Matrix, or damaged: " + dir + ".", Detail: err.Error()})
 		return
 	}
 	got, _ := sweep.LoadRuns(dir, s)
@@ -67,30 +67,30 @@ func (r *resultsTab) showSweep(dir string) {
 		a := sweep.Analyze(s, got)
 		s.Answer = &a
 	}
-	r.has, r.source = false, ""
-	r.sweep.shown, r.sweep.dir, r.sweep.s = true, dir, s
+	r.Has, r.Source = false, ""
+	r.Sweep.Shown, r.Sweep.dir, r.Sweep.s = true, dir, s
 	r.setEnabled(false)
-	r.status.SetText("")
-	r.banner.Hide()
-	r.resumeBtn.Hide()
-	r.sweep.back.Hide()
-	r.title.SetText(sweepTitle(s, got))
-	r.subtitle.SetText(sweepSubtitle(s, got) + "\nSaved in " + dir)
-	r.badgeBox.Objects = []fyne.CanvasObject{sweepBadge(s)}
-	r.badgeBox.Refresh()
-	r.views.Hide()
-	r.load.views.Hide()
-	r.sweep.views.SetItems(r.sweepTabs(dir, s, got))
-	r.sweep.views.SelectIndex(0)
-	r.sweep.views.Show()
+	r.Status.SetText("")
+	r.Banner.Hide()
+	r.ResumeBtn.Hide()
+	r.Sweep.Back.Hide()
+	r.Title.SetText(sweepTitle(s, got))
+	r.Subtitle.SetText(sweepSubtitle(s, got) + "\nSaved in " + dir)
+	r.BadgeBox.Objects = []fyne.CanvasObject{sweepBadge(s)}
+	r.BadgeBox.Refresh()
+	r.Views.Hide()
+	r.Load.Views.Hide()
+	r.Sweep.Views.SetItems(r.sweepTabs(dir, s, got))
+	r.Sweep.Views.SelectIndex(0)
+	r.Sweep.Views.Show()
 }
 
 // hideSweep puts a run's views back in the sweep summary's place, and
 // offers the way back to the sweep of a run of one (source, its folder).
-func (r *resultsTab) hideSweep(source string) {
-	r.sweep.shown = false
-	r.sweep.views.Hide()
-	showIf(r.sweep.back, isSweepRun(source))
+func (r *Tab) hideSweep(source string) {
+	r.Sweep.Shown = false
+	r.Sweep.Views.Hide()
+	appwidget.ShowIf(r.Sweep.Back, app.IsSweepRun(source))
 }
 
 // sweepTitle names a sweep by its model on its GPU, from its first run.
@@ -131,14 +131,14 @@ func sweepBadge(s sweep.Sweep) fyne.CanvasObject {
 		b = appwidget.Badge("Simulated: the simulator stood in for the server", appwidget.SimulatedColor)
 	}
 	if s.Ended.IsZero() {
-		return container.NewHBox(appwidget.Badge("Not finished", partialColor), b)
+		return container.NewHBox(appwidget.Badge("Not finished", appwidget.PartialColor), b)
 	}
 	return b
 }
 
 // sweepTabs are the summary's views: the answer, the best-configuration
 // heatmap (when charts draw it), and the runs.
-func (r *resultsTab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.Report) []*container.TabItem {
+func (r *Tab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.Report) []*container.TabItem {
 	items := []*container.TabItem{container.NewTabItem("Answer", container.NewVScroll(r.sweepAnswer(s)))}
 	if d := r.u.Deps.SweepCharts; d != nil {
 		source := "sweep-best/" + dir + "/" + s.Ended.String() + fmt.Sprint(s.ActualS)
@@ -153,8 +153,8 @@ func (r *resultsTab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.
 
 // sweepAnswer is the answer of a sweep: its configurations' headline
 // figures, then the best configuration per cell, with its notes.
-func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
-	best := widget.NewLabel(appwidget.Sentence(sweepBestLine(s)))
+func (r *Tab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
+	best := widget.NewLabel(appwidget.Sentence(appwidget.SweepBestLine(s)))
 	best.TextStyle = fyne.TextStyle{Bold: true}
 	best.Wrapping = fyne.TextWrapWord
 	a := *s.Answer
@@ -172,7 +172,7 @@ func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
 			figure(h.TTFTP50Ms, report.Millis), figure(float64(h.KVCacheTokens), func(v float64) string { return report.Int(int(v)) }),
 			figure(h.StartupS, func(v float64) string { return app.FormatDuration(time.Duration(v * float64(time.Second))) })}
 	}
-	table := newTextTable(headlineColumns, headlineWidths, cells)
+	table := appwidget.NewTextTable(headlineColumns, headlineWidths, cells)
 	n := len(cells)
 	lines := make([]string, len(a.Cells))
 	for i, ca := range a.Cells {
@@ -183,7 +183,7 @@ func (r *resultsTab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
 	heading := func(text string) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
-	objs := []fyne.CanvasObject{best, heading("Configurations"), container.New(&rowsHeight{rows: func() int { return n }, most: 8}, table),
+	objs := []fyne.CanvasObject{best, heading("Configurations"), container.New(&appwidget.RowsHeight{Rows: func() int { return n }, Most: 8}, table),
 		heading("Best configuration per cell (total tok/s; a margin within both runs' noise reads \"no difference\")"), perCell}
 	if notes := sweepNotes(s); notes != "" {
 		l := widget.NewLabel(notes)
@@ -240,18 +240,18 @@ func sweepNotes(s sweep.Sweep) string {
 
 // sweepRuns lists a sweep's configurations, each run opening as any run
 // opens, with the folder and Resume for a sweep that did not finish.
-func (r *resultsTab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.Report) fyne.CanvasObject {
+func (r *Tab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.Report) fyne.CanvasObject {
 	box := container.NewVBox()
 	for _, c := range s.Configs {
 		runDir := sweep.RunDir(dir, c)
 		rep, ok := got[c.Name]
-		open := widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { r.openReport(rep, runDir) })
+		open := widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { r.OpenReport(rep, runDir) })
 		text := c.Name + " · " + string(c.Status)
 		switch {
 		case c.Reason != "":
 			text += ": " + c.Reason
 		case ok:
-			text += " · " + sweepCellsText(rep)
+			text += " · " + appwidget.SweepCellsText(rep)
 		}
 		if !ok {
 			open.Disable()
@@ -263,7 +263,7 @@ func (r *resultsTab) sweepRuns(dir string, s sweep.Sweep, got map[string]engine.
 	folder := widget.NewButtonWithIcon("Open folder", theme.FolderIcon(), func() { r.u.OpenFolder(dir) })
 	actions := container.NewHBox(folder)
 	if s.Ended.IsZero() && !r.u.State.Run.Running {
-		resume := widget.NewButtonWithIcon("Resume sweep", theme.MediaPlayIcon(), func() { resumeSweep(r.targets, r.runs, dir) })
+		resume := widget.NewButtonWithIcon("Resume sweep", theme.MediaPlayIcon(), func() { app.ResumeSweep(r.Targets, r.Runs, dir) })
 		resume.Importance = widget.HighImportance
 		actions.Add(resume)
 	}

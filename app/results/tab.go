@@ -1,4 +1,4 @@
-package shell
+package results
 
 import (
 	"fmt"
@@ -19,97 +19,97 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// resultsTab shows a finished run: the charts, the All measurements and
+// Tab shows a finished run: the charts, the All measurements and
 // Checks tables, and the exports.
-type resultsTab struct {
+type Tab struct {
 	u *app.UI
-	// runs and targets finish a partial run or sweep shown here (connected
+	// Runs and targets finish a partial run or sweep shown here (connected
 	// by newUI).
-	runs    runStarter
-	targets targetSource
+	Runs    app.RunStarter
+	Targets app.TargetSource
 
-	has    bool
-	report engine.Report
-	source string // "" for the run just finished, else the History folder
+	Has    bool
+	Report engine.Report
+	Source string // "" for the run just finished, else the History folder
 
-	title, subtitle *widget.Label
-	badgeBox        *fyne.Container
-	views           *container.AppTabs
-	charts          map[charts.Kind]*fyne.Container // each holds a chart view or a fallback
-	group           *appwidget.ChartGroup           // the chart views of the shown report
-	heat            *appwidget.Heatmap              // fallback when charts can't draw
-	heatMode        *widget.RadioGroup              // the decode heatmap by total tok/s, % of roofline or SLO
-	slo             *resultsSLO                     // the SLO's lines and view (results_slo.go)
-	table           *appwidget.MeasurementsTable
-	checks          *checksView
-	exportAllBtn    *widget.Button
-	openHTML        *widget.Button    // opens the exported report.html (export_html.go)
-	htmlPath        string            // the shown report's report.html; "" for none
+	Title, Subtitle *widget.Label
+	BadgeBox        *fyne.Container
+	Views           *container.AppTabs
+	Charts          map[charts.Kind]*fyne.Container // each holds a chart view or a fallback
+	Group           *appwidget.ChartGroup           // the chart views of the shown report
+	Heat            *appwidget.Heatmap              // fallback when charts can't draw
+	HeatMode        *widget.RadioGroup              // the decode heatmap by total tok/s, % of roofline or SLO
+	Slo             *resultsSLO                     // the SLO's lines and view (slo.go)
+	Table           *appwidget.MeasurementsTable
+	Checks          *appwidget.ChecksView
+	ExportAllBtn    *widget.Button
+	OpenHTML        *widget.Button    // opens the exported report.html (export_html.go)
+	HtmlPath        string            // the shown report's report.html; "" for none
 	pages           map[string]string // the report.html each run's last export wrote, by runs.Folder
 	saveOne         *widget.Button    // opens saveMenu
 	copyMD          *widget.Button
 	darkExport      *widget.Check // exports with the dark background (on screen the charts follow the app's theme)
-	status          *widget.Label
-	banner          *appwidget.Banner // export problems
-	resumeBtn       *widget.Button    // shown for a partial run saved in History
-	load            resultsLoad       // a load test's views (results_load.go)
-	quality         *resultsQuality   // the Quality tab (results_quality.go)
-	sweep           resultsSweep      // a sweep's summary (results_sweep.go)
-	rendered        chan struct{}     // closed when the charts of the shown report are drawn
-	exported        chan struct{}     // closed when the last export finished (tests wait on it)
-	// saveAs asks where to save one file (saveDialog); tests replace it.
-	saveAs func(name string, ok func(w io.WriteCloser, path string))
+	Status          *widget.Label
+	Banner          *appwidget.Banner // export problems
+	ResumeBtn       *widget.Button    // shown for a partial run saved in History
+	Load            resultsLoad       // a load test's views (load.go)
+	Quality         *resultsQuality   // the Quality tab (quality.go)
+	Sweep           resultsSweep      // a sweep's summary (sweep.go)
+	Rendered        chan struct{}     // closed when the charts of the shown report are drawn
+	Exported        chan struct{}     // closed when the last export finished (tests wait on it)
+	// SaveAs asks where to save one file (saveDialog); tests replace it.
+	SaveAs func(name string, ok func(w io.WriteCloser, path string))
 }
 
-// newResultsTab builds the Results screen (empty until a run finishes).
-func newResultsTab(u *app.UI) (*resultsTab, *container.TabItem) {
-	r := &resultsTab{u: u, charts: map[charts.Kind]*fyne.Container{}, pages: map[string]string{}, heat: appwidget.NewHeatmap(""), table: appwidget.NewMeasurementsTable(), checks: newChecksView()}
-	r.saveAs = r.saveDialog
-	r.title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	r.subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
-	r.subtitle.Wrapping = fyne.TextWrapWord
-	r.badgeBox = container.NewHBox()
+// New builds the Results screen (empty until a run finishes).
+func New(u *app.UI) (*Tab, *container.TabItem) {
+	r := &Tab{u: u, Charts: map[charts.Kind]*fyne.Container{}, pages: map[string]string{}, Heat: appwidget.NewHeatmap(""), Table: appwidget.NewMeasurementsTable(), Checks: appwidget.NewChecksView()}
+	r.SaveAs = r.saveDialog
+	r.Title = widget.NewLabelWithStyle("No results yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.Subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
+	r.Subtitle.Wrapping = fyne.TextWrapWord
+	r.BadgeBox = container.NewHBox()
 	for _, k := range append(slices.Clone(charts.Kinds), charts.KindQuality) {
-		r.charts[k] = container.NewStack()
+		r.Charts[k] = container.NewStack()
 	}
-	r.quality = newResultsQuality(r.charts[charts.KindQuality])
-	r.heatMode = appwidget.NewHeatMode(r.onHeatMode)
-	r.slo = newResultsSLO(r)
-	r.views = container.NewAppTabs(
-		container.NewTabItem("Decode heatmap", container.NewBorder(container.NewVBox(r.heatMode, r.slo.top()), nil, nil, nil,
-			container.NewStack(r.charts[charts.KindHeatmap], r.slo.heat.Object()))),
-		container.NewTabItem("Prefill", r.charts[charts.KindPrefill]),
-		container.NewTabItem("Per request", r.charts[charts.KindPerRequest]),
-		container.NewTabItem("All measurements", r.table.Object()),
-		container.NewTabItem("Checks", r.checks.Object()),
-		container.NewTabItem("Report sheet", r.charts[charts.KindReport]),
+	r.Quality = newResultsQuality(r.Charts[charts.KindQuality])
+	r.HeatMode = appwidget.NewHeatMode(r.onHeatMode)
+	r.Slo = newResultsSLO(r)
+	r.Views = container.NewAppTabs(
+		container.NewTabItem("Decode heatmap", container.NewBorder(container.NewVBox(r.HeatMode, r.Slo.top()), nil, nil, nil,
+			container.NewStack(r.Charts[charts.KindHeatmap], r.Slo.Heat.Object()))),
+		container.NewTabItem("Prefill", r.Charts[charts.KindPrefill]),
+		container.NewTabItem("Per request", r.Charts[charts.KindPerRequest]),
+		container.NewTabItem("All measurements", r.Table.Object()),
+		container.NewTabItem("Checks", r.Checks.Object()),
+		container.NewTabItem("Report sheet", r.Charts[charts.KindReport]),
 	)
-	r.exportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.onExport)
-	r.exportAllBtn.Importance = widget.HighImportance
-	r.openHTML = r.newOpenHTMLButton()
-	r.saveOne = widget.NewButtonWithIcon("Save one file…", theme.MenuDropUpIcon(), r.onSaveMenu)
-	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.onCopyMarkdown)
+	r.ExportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.OnExport)
+	r.ExportAllBtn.Importance = widget.HighImportance
+	r.OpenHTML = r.newOpenHTMLButton()
+	r.saveOne = widget.NewButtonWithIcon("Save one file…", theme.MenuDropUpIcon(), r.OnSaveMenu)
+	r.copyMD = widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), r.OnCopyMarkdown)
 	r.darkExport = widget.NewCheck("Export with dark background", nil)
-	r.status = widget.NewLabel("")
-	r.status.Importance = widget.LowImportance
-	r.status.Wrapping = fyne.TextWrapWord
+	r.Status = widget.NewLabel("")
+	r.Status.Importance = widget.LowImportance
+	r.Status.Wrapping = fyne.TextWrapWord
 	r.setEnabled(false)
-	r.banner = appwidget.NewBanner()
-	r.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { r.runs.resumeRun(r.report, r.source) })
-	r.resumeBtn.Importance = widget.HighImportance
-	r.resumeBtn.Hide()
+	r.Banner = appwidget.NewBanner()
+	r.ResumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { r.Runs.ResumeRun(r.Report, r.Source) })
+	r.ResumeBtn.Importance = widget.HighImportance
+	r.ResumeBtn.Hide()
 	u.State.Watch(app.ChangeRun, r.showResume)
 	u.State.Watch(app.ChangeTheme, r.followTheme)
 
 	head := appwidget.ScreenHeader("Results", "Charts and every measurement of a run, ready to share.")
-	body := r.withSweepViews(r.withLoadViews(r.views))
-	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.sweep.back, r.resumeBtn, r.badgeBox), r.title), r.subtitle, r.banner.Object())
-	actions := container.NewBorder(nil, nil, container.NewHBox(r.exportAllBtn, r.openHTML, r.saveOne, r.darkExport, r.copyMD), nil, r.status)
+	body := r.withSweepViews(r.withLoadViews(r.Views))
+	top := container.NewVBox(head, container.NewBorder(nil, nil, nil, container.NewHBox(r.Sweep.Back, r.ResumeBtn, r.BadgeBox), r.Title), r.Subtitle, r.Banner.Object())
+	actions := container.NewBorder(nil, nil, container.NewHBox(r.ExportAllBtn, r.OpenHTML, r.saveOne, r.darkExport, r.copyMD), nil, r.Status)
 	return r, container.NewTabItemWithIcon(app.TabResults, theme.DocumentIcon(), appwidget.Screen(top, body, actions))
 }
 
-func (r *resultsTab) setEnabled(on bool) {
-	for _, w := range []fyne.Disableable{r.exportAllBtn, r.saveOne, r.copyMD, r.darkExport} {
+func (r *Tab) setEnabled(on bool) {
+	for _, w := range []fyne.Disableable{r.ExportAllBtn, r.saveOne, r.copyMD, r.darkExport} {
 		if on {
 			w.Enable()
 		} else {
@@ -119,11 +119,11 @@ func (r *resultsTab) setEnabled(on bool) {
 }
 
 // Show displays rep; source names the History folder it came from ("" for a new run).
-func (r *resultsTab) Show(rep engine.Report, source string) {
-	r.has, r.report, r.source = true, rep, source
+func (r *Tab) Show(rep engine.Report, source string) {
+	r.Has, r.Report, r.Source = true, rep, source
 	r.showPage(r.pageOf(rep, source)) // an earlier export is another report's page
 	r.hideSweep(source)
-	r.title.SetText(report.ModelOnGPU(rep))
+	r.Title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
 	if app.IsLoad(rep) {
 		sub += "\n" + loadPlanRest(sub, rep.Load.Plan)
@@ -135,39 +135,39 @@ func (r *resultsTab) Show(rep engine.Report, source string) {
 	if source != "" {
 		sub += "\nSaved in " + source
 	}
-	r.subtitle.SetText(sub)
-	r.badgeBox.Objects = []fyne.CanvasObject{reportBadge(rep)}
-	r.badgeBox.Refresh()
-	r.table.SetResults(rep.Results)
-	r.checks.Show(rep)
-	r.quality.Show(rep, r.views)
+	r.Subtitle.SetText(sub)
+	r.BadgeBox.Objects = []fyne.CanvasObject{reportBadge(rep)}
+	r.BadgeBox.Refresh()
+	r.Table.SetResults(rep.Results)
+	r.Checks.Show(rep)
+	r.Quality.Show(rep, r.Views)
 	r.showLoadViews(rep)
 	r.setEnabled(true)
-	r.status.SetText("")
-	r.banner.Hide()
-	if n, ok := partialNotice(rep.Run, canResume(rep) && source != "" && !isSweepRun(source)); ok {
-		r.banner.Show(n)
+	r.Status.SetText("")
+	r.Banner.Hide()
+	if n, ok := partialNotice(rep.Run, canResume(rep) && source != "" && !app.IsSweepRun(source)); ok {
+		r.Banner.Show(n)
 	}
 	r.showResume()
-	appwidget.OfferModes(r.heatMode, appwidget.HeatModeOptions(charts.HasRoofline(rep), true))
-	r.slo.Show(rep)
-	r.slo.setView(r.heatMode.Selected == appwidget.HeatModeSLO, r.charts[charts.KindHeatmap])
+	appwidget.OfferModes(r.HeatMode, appwidget.HeatModeOptions(charts.HasRoofline(rep), true))
+	r.Slo.Show(rep)
+	r.Slo.setView(r.HeatMode.Selected == appwidget.HeatModeSLO, r.Charts[charts.KindHeatmap])
 	r.drawCharts(rep)
 }
 
-// openReport comes to the front showing rep, kept in the History folder
+// OpenReport comes to the front showing rep, kept in the History folder
 // dir ("" for a run just finished) (reportViewer). It returns a channel closed
 // once the charts are drawn.
-func (r *resultsTab) openReport(rep engine.Report, dir string) <-chan struct{} {
+func (r *Tab) OpenReport(rep engine.Report, dir string) <-chan struct{} {
 	r.Show(rep, dir)
 	r.u.Show(app.TabResults)
-	return r.rendered
+	return r.Rendered
 }
 
-// offerReport shows rep, kept in the History folder dir, if nothing is
+// OfferReport shows rep, kept in the History folder dir, if nothing is
 // shown yet, staying where it is (reportViewer): the latest saved run at start.
-func (r *resultsTab) offerReport(rep engine.Report, dir string) {
-	if r.has || r.sweep.shown {
+func (r *Tab) OfferReport(rep engine.Report, dir string) {
+	if r.Has || r.Sweep.Shown {
 		return
 	}
 	r.Show(rep, dir)
@@ -175,20 +175,20 @@ func (r *resultsTab) offerReport(rep engine.Report, dir string) {
 
 // followTheme draws the fallback heatmap and the charts again in the
 // theme's variant.
-func (r *resultsTab) followTheme() {
-	r.heat.Redraw()
-	if r.has {
-		r.drawCharts(r.report)
+func (r *Tab) followTheme() {
+	r.Heat.Redraw()
+	if r.Has {
+		r.drawCharts(r.Report)
 	}
 }
 
 // showResume offers Resume for a partial run kept in History, while no
 // other run is going on.
-func (r *resultsTab) showResume() {
-	if r.has && !r.report.Run.Complete && r.source != "" && !r.u.State.Run.Running && canResume(r.report) && !isSweepRun(r.source) {
-		r.resumeBtn.Show()
+func (r *Tab) showResume() {
+	if r.Has && !r.Report.Run.Complete && r.Source != "" && !r.u.State.Run.Running && canResume(r.Report) && !app.IsSweepRun(r.Source) {
+		r.ResumeBtn.Show()
 	} else {
-		r.resumeBtn.Hide()
+		r.ResumeBtn.Hide()
 	}
 }
 
@@ -216,7 +216,7 @@ func partialNotice(run engine.RunInfo, resumable bool) (app.Notice, bool) {
 // imported from another tool.
 func reportBadge(rep engine.Report) fyne.CanvasObject {
 	if imp := rep.Run.Imported; imp != nil {
-		return appwidget.Badge("Imported · "+imp.Label(), importedColor)
+		return appwidget.Badge("Imported · "+imp.Label(), appwidget.ImportedColor)
 	}
 	if rep.Engine.Simulated {
 		return appwidget.Badge(rep.Engine.SimulatedLabel(), appwidget.SimulatedColor)
@@ -227,7 +227,7 @@ func reportBadge(rep engine.Report) fyne.CanvasObject {
 // drawCharts shows a view of every chart of rep. The views draw for the
 // area the charts had last (a guess the first time), in the background,
 // and again for the area they get, each picture kept (pictureCache).
-func (r *resultsTab) drawCharts(rep engine.Report) {
+func (r *Tab) drawCharts(rep engine.Report) {
 	if app.IsLoad(rep) {
 		r.drawLoadCharts(rep)
 		return
@@ -239,7 +239,7 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 	r.drawViews(rep, kinds, func(k charts.Kind, id string, g *appwidget.ChartGroup) {
 		ch := r.u.Deps.Charts
 		drawn := k
-		if k == charts.KindHeatmap && !r.heatMode.Hidden && r.heatMode.Selected == appwidget.HeatModeRoofline {
+		if k == charts.KindHeatmap && !r.HeatMode.Hidden && r.HeatMode.Selected == appwidget.HeatModeRoofline {
 			drawn = charts.KindRoofline
 		}
 		v := appwidget.NewChartView(r.u, id+"/"+string(drawn), func(p charts.Pane, dark bool) (image.Image, error) {
@@ -247,22 +247,22 @@ func (r *resultsTab) drawCharts(rep engine.Report) {
 		})
 		v.OnFail = func(err error) { r.showFallback(k, err, rep) }
 		g.Add(v)
-		r.charts[k].Objects = []fyne.CanvasObject{v.Object()}
-		r.charts[k].Refresh()
+		r.Charts[k].Objects = []fyne.CanvasObject{v.Object()}
+		r.Charts[k].Refresh()
 	})
 }
 
 // drawViews has view make a view of each of kinds (given the report's key),
 // add it to a new chart group and place it, then draws them for the area
 // the charts had last, or a guess the first time.
-func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func(k charts.Kind, id string, g *appwidget.ChartGroup)) {
+func (r *Tab) drawViews(rep engine.Report, kinds []charts.Kind, view func(k charts.Kind, id string, g *appwidget.ChartGroup)) {
 	last := charts.Pane{}
-	if r.group != nil {
-		last = r.group.Pane
-		r.group.Release() // its views are replaced, or hidden with the other kind's panes
+	if r.Group != nil {
+		last = r.Group.Pane
+		r.Group.Release() // its views are replaced, or hidden with the other kind's panes
 	}
 	g := appwidget.NewChartGroup(len(kinds))
-	r.group, r.rendered = g, g.Done
+	r.Group, r.Rendered = g, g.Done
 	id := app.ReportKey(rep)
 	r.u.Pictures.Showing(app.PlaceResults, id+"/") // the last report's pictures go
 	for _, k := range kinds {
@@ -276,7 +276,7 @@ func (r *resultsTab) drawViews(rep engine.Report, kinds []charts.Kind, view func
 
 // paneGuess is about the area of the Results charts in the window as it is
 // now, before they were ever laid out.
-func (r *resultsTab) paneGuess() charts.Pane {
+func (r *Tab) paneGuess() charts.Pane {
 	s := r.u.Win.Canvas().Size()
 	scale := r.u.Win.Canvas().Scale()
 	if scale <= 0 {
@@ -293,26 +293,26 @@ var resultsChrome = fyne.NewSize(97, 255)
 
 // showFallback replaces a chart that could not be drawn: the decode
 // heatmap by the live one, another chart by a notice saying why.
-func (r *resultsTab) showFallback(k charts.Kind, err error, rep engine.Report) {
+func (r *Tab) showFallback(k charts.Kind, err error, rep engine.Report) {
 	var obj fyne.CanvasObject
 	if k == charts.KindHeatmap {
-		r.heat.SetAxes(nil, nil)
-		contexts, conc := decodeAxes(rep.Results)
-		r.heat.SetAxes(contexts, conc)
-		r.heat.SetSLO(rep.Plan.SLO)
+		r.Heat.SetAxes(nil, nil)
+		contexts, conc := appwidget.DecodeAxes(rep.Results)
+		r.Heat.SetAxes(contexts, conc)
+		r.Heat.SetSLO(rep.Plan.SLO)
 		for _, res := range rep.Results {
-			r.heat.SetResult(res)
+			r.Heat.SetResult(res)
 		}
-		r.heat.Redraw()
-		obj = r.heat.Object()
+		r.Heat.Redraw()
+		obj = r.Heat.Object()
 	} else {
 		b := appwidget.NewBanner()
 		b.Show(app.Notice{Message: fmt.Sprintf("The %s chart could not be drawn.", chartTitle(k)),
 			Action: "Its figures are in All measurements, and Export all writes every file.", Detail: err.Error()})
 		obj = container.NewVBox(b.Object())
 	}
-	r.charts[k].Objects = []fyne.CanvasObject{obj}
-	r.charts[k].Refresh()
+	r.Charts[k].Objects = []fyne.CanvasObject{obj}
+	r.Charts[k].Refresh()
 }
 
 // chartTitle is how the Results tabs name a chart.
@@ -330,14 +330,14 @@ func chartTitle(k charts.Kind) string {
 	return "decode heatmap"
 }
 
-// onCopyMarkdown puts the report's Markdown on the clipboard.
-func (r *resultsTab) onCopyMarkdown() {
-	if !r.has {
+// OnCopyMarkdown puts the report's Markdown on the clipboard.
+func (r *Tab) OnCopyMarkdown() {
+	if !r.Has {
 		return
 	}
-	r.u.App.Clipboard().SetContent(report.Markdown(r.report))
-	r.status.SetText("Markdown copied to the clipboard.")
+	r.u.App.Clipboard().SetContent(report.Markdown(r.Report))
+	r.Status.SetText("Markdown copied to the clipboard.")
 }
 
-// isRendered reports whether the charts of the shown report are drawn.
-func (r *resultsTab) isRendered() bool { return isClosed(r.rendered) }
+// IsRendered reports whether the charts of the shown report are drawn.
+func (r *Tab) IsRendered() bool { return appwidget.IsClosed(r.Rendered) }

@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"cmp"
@@ -12,59 +12,59 @@ import (
 )
 
 // finish ends the run on screen and hands the report on.
-func (r *runTab) finish(rep *engine.Report, err error) {
+func (r *Tab) finish(rep *engine.Report, err error) {
 	r.cancel = nil
 	r.confirming = false
 	r.refreshStart()
-	r.cancelBtn.Disable()
-	r.heat.SetRunning(0, 0)
+	r.CancelBtn.Disable()
+	r.Heat.SetRunning(0, 0)
 	took := r.u.Deps.Now().Sub(r.started)
 	line := endLine(rep, err, app.FormatDuration(took))
-	if r.load.on {
+	if r.Load.On {
 		line = loadEndLine(rep, err, app.FormatDuration(took))
 	}
-	r.progressLine.SetText(line)
+	r.ProgressLine.SetText(line)
 	if rep != nil {
 		// The final report lists the cell cut short as Cancelled and the
 		// cells never reached as Not run.
 		for _, res := range rep.Results {
 			if res.Phase == engine.PhaseDecode {
-				r.heat.SetResult(res)
+				r.Heat.SetResult(res)
 			}
 		}
 	}
 	if err == nil && rep != nil && rep.Run.Complete {
-		r.progress.SetValue(1)
-		r.heat.DropEmptyRows()
+		r.Progress.SetValue(1)
+		r.Heat.DropEmptyRows()
 	}
-	r.heat.IdleText = "not run"
-	r.heat.Redraw()
+	r.Heat.IdleText = "not run"
+	r.Heat.Redraw()
 	r.lastRun = true
 	r.heatCard.SetTitle("Last run")
-	r.output.runEnded()
-	r.current.SetText("")
-	r.serverLine.SetText("")
-	r.log.Add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.Deps.Now().Format("15:04:05"), app.FormatDuration(took), app.FormatAbout(r.estimate)))
+	r.Output.RunEnded()
+	r.Current.SetText("")
+	r.ServerLine.SetText("")
+	r.Log.Add(fmt.Sprintf("%s  run ended after %s; estimated %s", r.u.Deps.Now().Format("15:04:05"), app.FormatDuration(took), app.FormatAbout(r.estimate)))
 	switch {
 	case errors.Is(err, context.Canceled):
-		r.log.Add("run cancelled by you: the finished " + r.units() + " are kept")
+		r.Log.Add("run cancelled by you: the finished " + r.units() + " are kept")
 	case err != nil:
-		r.log.Add("run ended: " + err.Error())
+		r.Log.Add("run ended: " + err.Error())
 		n, ok := qualityNotice(err, r.u.Show)
 		if !ok {
-			n = noticeOf(err, "The run stopped early.", r.u.Show)
+			n = app.NoticeOf(err, "The run stopped early.", r.u.Show)
 		}
-		r.banner.Show(n)
-	case r.load.on && rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
-		r.banner.Show(app.Notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
+		r.Banner.Show(n)
+	case r.Load.On && rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "":
+		r.Banner.Show(app.Notice{Message: "The load test stopped before every rate was measured.", Action: "Its finished rates are kept: Results shows them.", Detail: rep.Run.Incomplete})
 	case rep != nil && !rep.Run.Complete && rep.Run.Incomplete != "" && r.ended == nil:
-		r.banner.Show(app.Notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
+		r.Banner.Show(app.Notice{Message: "The run stopped before every cell was measured.", Action: "Resume it from Results when the server is back.",
 			Button: "Open Results screen", OnPress: func() { r.u.Show(app.TabResults) }, Detail: rep.Run.Incomplete})
 	}
 	if app.MeasuredAnything(rep) {
 		r.Save(*rep)
 	}
-	r.saver.Release()
+	r.Saver.Release()
 	r.publish()
 	var drawn <-chan struct{}
 	switch end := r.ended; {
@@ -72,20 +72,20 @@ func (r *runTab) finish(rep *engine.Report, err error) {
 		r.ended = nil
 		end(rep, err)
 	case app.MeasuredAnything(rep):
-		drawn = r.reports.openReport(*rep, cmp.Or(r.saver.Kept(), r.saver.Dir))
+		drawn = r.Reports.OpenReport(*rep, cmp.Or(r.Saver.Kept(), r.Saver.Dir))
 		fallthrough
 	default:
-		r.host.onRunDone(rep, err)
+		r.Host.OnRunDone(rep, err)
 	}
 	r.liftLimit(drawn)
-	close(r.uiDone)
+	close(r.UiDone)
 }
 
 // liftLimit ends the run's memory limit once Results has drawn the run
 // (drawn is closed, nil when Results shows nothing): that too is within the
 // limit. Pictures that are never drawn (a Results screen that is not shown)
 // do not keep it.
-func (r *runTab) liftLimit(drawn <-chan struct{}) {
+func (r *Tab) liftLimit(drawn <-chan struct{}) {
 	lift := r.liftMemoryLimit
 	if lift == nil {
 		return
@@ -125,10 +125,10 @@ func resultCount(rep *engine.Report) int {
 	return len(rep.Results)
 }
 
-// onCancel stops the run; finished cells are kept. A run that has gone on
+// OnCancel stops the run; finished cells are kept. A run that has gone on
 // for longer than confirmCancelAfter asks first.
-func (r *runTab) onCancel() {
-	if r.sweep != nil {
+func (r *Tab) OnCancel() {
+	if r.Sweep != nil {
 		r.onStopSweep()
 		return
 	}
@@ -137,12 +137,12 @@ func (r *runTab) onCancel() {
 	}
 	took := r.u.Deps.Now().Sub(r.started)
 	if took <= confirmCancelAfter {
-		r.cancelNow()
+		r.CancelNow()
 		return
 	}
 	r.confirming = true
 	what := fmt.Sprintf("It started at %s. The finished cells are kept (Resume in Results measures the rest); the cell being measured now is lost.", r.started.Format("15:04:05"))
-	if r.load.on {
+	if r.Load.On {
 		what = fmt.Sprintf("It started at %s. The finished rates are kept; the rate being measured now is lost.", r.started.Format("15:04:05"))
 	}
 	r.u.Confirm("Cancel the run?", what,
@@ -150,23 +150,23 @@ func (r *runTab) onCancel() {
 		func(ok bool) {
 			r.confirming = false
 			if ok {
-				r.cancelNow()
+				r.CancelNow()
 			}
 		})
 }
 
-// cancelNow cancels the run without asking.
-func (r *runTab) cancelNow() {
+// CancelNow cancels the run without asking.
+func (r *Tab) CancelNow() {
 	if r.cancel == nil {
 		return
 	}
-	r.progressLine.SetText("Cancelling …")
-	r.cancelBtn.Disable()
+	r.ProgressLine.SetText("Cancelling …")
+	r.CancelBtn.Disable()
 	r.cancel()
 }
 
-// stop cancels a run and waits up to timeout for the engine to stop.
-func (r *runTab) stop(timeout time.Duration) {
+// Stop cancels a run and waits up to timeout for the engine to stop.
+func (r *Tab) Stop(timeout time.Duration) {
 	r.stopSweep(timeout)
 	if r.cancel == nil {
 		return

@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -23,9 +24,9 @@ const behindShownMs = 50
 // runLoad is the Run screen's load test: its table of rates, shown in
 // place of the heatmap while a load test is planned, runs, or ran last.
 type runLoad struct {
-	on    bool // the table is shown
+	On    bool // the table is shown
 	plan  engine.LoadPlan
-	table *loadTable
+	table *appwidget.LoadTable
 	// subtitle is the screen's explanation line, matrixText its words
 	// for the matrix.
 	subtitle   *widget.Label
@@ -37,33 +38,33 @@ const loadSubtitle = "Requests arrive at each rate in turn, each one timed from 
 
 // followHeader keeps the explanation line of header, the screen's, to
 // word it for the kind of plan shown.
-func (r *runTab) followHeader(header fyne.CanvasObject) {
-	if r.load.subtitle = headerSubtitle(header); r.load.subtitle != nil {
-		r.load.matrixText = r.load.subtitle.Text
+func (r *Tab) followHeader(header fyne.CanvasObject) {
+	if r.Load.subtitle = appwidget.HeaderSubtitle(header); r.Load.subtitle != nil {
+		r.Load.matrixText = r.Load.subtitle.Text
 	}
 }
 
 // setLoadShown shows the table of rates (on) or the heatmap, and words
 // the screen's explanation line for it.
-func (r *runTab) setLoadShown(on bool) {
-	r.load.on = on
-	if r.load.subtitle != nil {
-		r.load.subtitle.SetText(map[bool]string{true: loadSubtitle, false: r.load.matrixText}[on])
+func (r *Tab) setLoadShown(on bool) {
+	r.Load.On = on
+	if r.Load.subtitle != nil {
+		r.Load.subtitle.SetText(map[bool]string{true: loadSubtitle, false: r.Load.matrixText}[on])
 	}
 }
 
-// loadView is the table of rates, made the first time it is needed.
-func (r *runTab) loadView() *loadTable {
-	if r.load.table == nil {
-		r.load.table = newLoadTable(loadRunColumns)
+// LoadView is the table of rates, made the first time it is needed.
+func (r *Tab) LoadView() *appwidget.LoadTable {
+	if r.Load.table == nil {
+		r.Load.table = appwidget.NewLoadTable(appwidget.LoadRunColumns)
 	}
-	return r.load.table
+	return r.Load.table
 }
 
 // showLoad puts the table of rates where the heatmap was.
-func (r *runTab) showLoad(subtitle string) *loadTable {
+func (r *Tab) showLoad(subtitle string) *appwidget.LoadTable {
 	r.setLoadShown(true)
-	t := r.loadView()
+	t := r.LoadView()
 	r.heatCard.SetContent(t.Object())
 	r.heatCard.SetTitle("Load test")
 	r.heatCard.SetSubTitle(subtitle)
@@ -71,24 +72,24 @@ func (r *runTab) showLoad(subtitle string) *loadTable {
 }
 
 // hideLoad puts the heatmap back where the table of rates was.
-func (r *runTab) hideLoad() {
-	if r.load.on {
+func (r *Tab) hideLoad() {
+	if r.Load.On {
 		r.setLoadShown(false)
-		r.heatCard.SetContent(r.heat.Object())
+		r.heatCard.SetContent(r.Heat.Object())
 	}
 }
 
 // showLoadPlan shows, when the Matrix screen is set to a load test, what
 // Start would measure, and reports true; else it puts the heatmap back
 // and reports false.
-func (r *runTab) showLoadPlan() bool {
+func (r *Tab) showLoadPlan() bool {
 	l := r.u.State.Load
 	if !l.On {
 		r.hideLoad()
 		return false
 	}
 	if l.Err != nil {
-		r.progressLine.SetText("The load test is not ready: fix it on the Matrix screen.")
+		r.ProgressLine.SetText("The load test is not ready: fix it on the Matrix screen.")
 		r.showLoad("").SetPlanned(engine.LoadPlan{}, "")
 		return true
 	}
@@ -96,14 +97,14 @@ func (r *runTab) showLoadPlan() bool {
 	if why := r.u.State.Target.NotReady; why != "" {
 		text = notReadyLine(why)
 	}
-	r.progressLine.SetText(text)
+	r.ProgressLine.SetText(text)
 	r.showLoad("one row per rate, filled in as each rate finishes").SetPlanned(l.Plan, "will run")
 	return true
 }
 
 // startLoad starts the Matrix screen's load test against the Server
 // screen's target.
-func (r *runTab) startLoad() {
+func (r *Tab) startLoad() {
 	l := r.u.State.Load
 	if l.Err != nil {
 		r.refuse(app.Notice{Message: "The load test has a problem: " + l.Err.Error() + ".",
@@ -119,36 +120,36 @@ func (r *runTab) startLoad() {
 	r.launch(context.Background(), target, func(ctx context.Context, t measure.Subject) <-chan engine.Event {
 		return r.u.Deps.Load.RunLoad(ctx, plan, t)
 	})
-	r.output.forLoadTest()
+	r.Output.ForLoadTest()
 }
 
 // beginLoad resets the screen for a new load test.
-func (r *runTab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
-	r.plan, r.load.plan = engine.Plan{}, plan
+func (r *Tab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
+	r.plan, r.Load.plan = engine.Plan{}, plan
 	r.started, r.estimate, r.found = r.u.Deps.Now(), measure.EstimateLoad(plan), app.ServerFound{}
 	r.resetFor(target)
-	r.log.Add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
+	r.Log.Add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
 		secret.URL(target.BaseURL), app.LoadWhat(plan), app.LoadAbout(plan)))
 	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
 	r.lastRun = false
 	r.showLoad("one row per rate, filled in as each rate finishes").SetPlanned(plan, "waiting")
-	r.log.Flush()
+	r.Log.Flush()
 }
 
 // showLoadProgress shows where a load test stands: which rate, and within
 // it the requests sent and done, those in flight, and how late the client
 // sends when it falls behind its schedule.
-func (r *runTab) showLoadProgress(p engine.Progress) {
+func (r *Tab) showLoadProgress(p engine.Progress) {
 	lp := *p.Load
 	line := fmt.Sprintf("Rate %d · elapsed %s", p.CellIndex, app.FormatDuration(p.Elapsed))
 	if p.CellCount > 0 {
-		r.progress.SetValue(app.DoneShare(p))
+		r.Progress.SetValue(app.DoneShare(p))
 		line = fmt.Sprintf("Rate %d of %d · elapsed %s · about %s left", p.CellIndex, p.CellCount, app.FormatDuration(p.Elapsed), app.FormatDuration(p.ETA))
 	}
-	r.progressLine.SetText(line)
+	r.ProgressLine.SetText(line)
 	rate := "a burst"
 	if lp.RateRPS > 0 {
-		rate = planRateLabel(lp.RateRPS)
+		rate = appwidget.PlanRateLabel(lp.RateRPS)
 	}
 	what := fmt.Sprintf("Now: %s · sent %s of %s · done %s", rate, report.Int(lp.Sent), report.Int(lp.Requests), report.Int(lp.Done))
 	if lp.Failed > 0 {
@@ -161,8 +162,8 @@ func (r *runTab) showLoadProgress(p engine.Progress) {
 	if p.LiveTokPerSec > 0 {
 		what += " · " + report.TokPerSec(p.LiveTokPerSec) + " tok/s now"
 	}
-	r.current.SetText(what)
-	r.loadView().setNote(lp.RateRPS, fmt.Sprintf("%d/%d done", lp.Done, lp.Requests), "waiting")
+	r.Current.SetText(what)
+	r.LoadView().SetNote(lp.RateRPS, fmt.Sprintf("%d/%d done", lp.Done, lp.Requests), "waiting")
 }
 
 // loadEndLine is the progress line once a load test has ended.
@@ -183,8 +184,8 @@ func loadEndLine(rep *engine.Report, err error, elapsed string) string {
 }
 
 // units names what the run measures one by one: cells, or a load test's rates.
-func (r *runTab) units() string {
-	if r.load.on {
+func (r *Tab) units() string {
+	if r.Load.On {
 		return "rates"
 	}
 	return "cells"

@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"context"
@@ -124,7 +124,7 @@ func (p *qualityPhase) follow(ctx context.Context, t measure.Subject, run runFun
 		if line := qualityEventLine(e); line != "" {
 			log(line)
 		}
-		if pr := phaseProgress(e, last, time.Since(began), left); pr != nil {
+		if pr := PhaseProgress(e, last, time.Since(began), left); pr != nil {
 			out <- engine.Event{Kind: engine.EventProgress, Time: time.Now(), Progress: pr}
 		}
 	}
@@ -189,11 +189,11 @@ func simulatedSuffix(e engine.EngineInfo) string {
 	return ""
 }
 
-// phaseProgress is the Run screen's progress during the phase: the cells
+// PhaseProgress is the Run screen's progress during the phase: the cells
 // done, the phase's step, the time since the cells' last progress plus
 // the phase's, and what is left of its estimate (left, at its start); nil
 // for events that are no step.
-func phaseProgress(e probe.Event, cells engine.Report, since, left time.Duration) *engine.Progress {
+func PhaseProgress(e probe.Event, cells engine.Report, since, left time.Duration) *engine.Progress {
 	switch e.Phase {
 	case probe.PhaseRecord, probe.PhaseCompare, probe.PhaseNeedle, probe.PhaseTasks:
 	default:

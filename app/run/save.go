@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"speedmatrix/app"
@@ -9,20 +9,20 @@ import (
 // cell: nothing measured is lost if the app dies. A Save History can't take
 // goes whole into a rescue folder (runs.Saver), which the banner names; the
 // banner says so once, and again when where the run is kept changes.
-func (r *runTab) Save(rep engine.Report) {
-	failing, rescue := r.saver.Err != nil, r.saver.Rescued
-	saved, err := r.saver.Keep(rep)
+func (r *Tab) Save(rep engine.Report) {
+	failing, rescue := r.Saver.Err != nil, r.Saver.Rescued
+	saved, err := r.Saver.Keep(rep)
 	switch {
 	case !saved:
 	case err == nil:
-		r.u.State.RunSaved(r.saver.Dir)
+		r.u.State.RunSaved(r.Saver.Dir)
 		if failing {
-			r.log.Add("the run is saved in " + r.saver.Dir + " again")
-			r.banner.Hide()
+			r.Log.Add("the run is saved in " + r.Saver.Dir + " again")
+			r.Banner.Hide()
 		}
-	case !failing || r.saver.Rescued != rescue:
-		r.log.Add("cannot save the run in " + r.saver.Dir + ": " + err.Error())
-		r.banner.Show(unsavedNotice(r.saver.Rescued, err))
+	case !failing || r.Saver.Rescued != rescue:
+		r.Log.Add("cannot save the run in " + r.Saver.Dir + ": " + err.Error())
+		r.Banner.Show(unsavedNotice(r.Saver.Rescued, err))
 	}
 }
 

@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"context"
@@ -12,24 +12,24 @@ import (
 // prepare readies the Server screen's target for a run (setup says what
 // runs.Prepare adds) and the saver of its History folder (dir when it
 // resumes one); ok is false when the run is refused, the banner says why.
-func (r *runTab) prepare(setup runs.Setup, dir string) (target measure.Subject, ok bool) {
+func (r *Tab) prepare(setup runs.Setup, dir string) (target measure.Subject, ok bool) {
 	if why := r.u.State.Target.NotReady; why != "" {
 		r.refuse(app.Notice{Message: notReadyLine(why), Button: "Open Server screen", OnPress: func() { r.u.Show(app.TabServer) }}, errors.New(why))
 		return target, false
 	}
-	target, err := r.targets.readyTarget()
+	target, err := r.Targets.ReadyTarget()
 	if err != nil {
-		r.refuse(noticeOf(err, "The target is not ready.", r.u.Show), err)
+		r.refuse(app.NoticeOf(err, "The target is not ready.", r.u.Show), err)
 		return target, false
 	}
-	return target, r.ready(&target, setup, dir)
+	return target, r.Ready(&target, setup, dir)
 }
 
-// ready readies target for a run (setup says what runs.Prepare adds) and
+// Ready readies target for a run (setup says what runs.Prepare adds) and
 // the saver of its folder (dir, when it is known: a resumed run's, a
 // sweep's configuration's); it is false when the run is refused, the
 // banner says why.
-func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bool {
+func (r *Tab) Ready(target *measure.Subject, setup runs.Setup, dir string) bool {
 	c := r.u.State.Settings
 	target.FirstTokenTimeout, target.StallTimeout = c.FirstToken(), c.Stall()
 	diag := r.u.Diag
@@ -45,21 +45,21 @@ func (r *runTab) ready(target *measure.Subject, setup runs.Setup, dir string) bo
 		r.refuse(app.Notice{Message: "Another run is saving into this run's folder.", Action: "Wait for it to end, then resume this run from Results.", Detail: busy.Error()}, busy)
 		return false
 	}
-	r.host.flushPrefs()
-	r.saver = saver
+	r.Host.FlushPrefs()
+	r.Saver = saver
 	return true
 }
 
 // launch starts run on target (the screen already shows the run begun)
 // and follows its events until it ends, or parent does (a sweep's).
-func (r *runTab) launch(parent context.Context, target measure.Subject, run runFunc) {
+func (r *Tab) launch(parent context.Context, target measure.Subject, run runFunc) {
 	r.liftMemoryLimit = r.u.Deps.LimitMemory()
 	ctx, cancel := context.WithCancel(parent)
 	r.cancel = cancel
-	r.finished, r.uiDone = make(chan struct{}), make(chan struct{})
-	acc := &accumulator{}
-	target.Output = r.output.newTap(acc.addOutput)
+	r.finished, r.UiDone = make(chan struct{}), make(chan struct{})
+	acc := &Accumulator{}
+	target.Output = r.Output.NewTap(acc.AddOutput)
 	ch := run(ctx, target)
 	r.publish()
-	go consumeInto(acc, ch, r.u.Do, r.apply, r.finished)
+	go ConsumeInto(acc, ch, r.u.Do, r.Apply, r.finished)
 }

@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"fmt"
@@ -11,27 +11,27 @@ import (
 	"speedmatrix/engine/report"
 )
 
-// runUpdate is what happened since the last UI update, coalesced.
-type runUpdate struct {
-	progress *engine.Progress
-	server   *engine.ServerSample
-	// serverAt is when the server sample was scraped; cellFrom when the
+// RunUpdate is what happened since the last UI update, coalesced.
+type RunUpdate struct {
+	Progress *engine.Progress
+	Server   *engine.ServerSample
+	// ServerAt is when the server sample was scraped; cellFrom when the
 	// cell being measured began (both by the engine's clock).
-	serverAt, cellFrom time.Time
-	results            []engine.Result
+	ServerAt, CellFrom time.Time
+	Results            []engine.Result
 	loads              []engine.LoadResult // rates of a load test that finished
-	logs               []string
-	output             []measure.OutputChunk // the followed stream's, coalesced (addOutput)
+	Logs               []string
+	Output             []measure.OutputChunk // the followed stream's, coalesced (addOutput)
 	done               bool
-	report             *engine.Report
+	Report             *engine.Report
 	err                error
 }
 
-// accumulator gathers a run's events between UI updates, so that a run
+// Accumulator gathers a run's events between UI updates, so that a run
 // with 128 streams costs the UI at most one update per uiUpdateEvery.
-type accumulator struct {
+type Accumulator struct {
 	mu  sync.Mutex
-	cur runUpdate
+	cur RunUpdate
 	any bool
 	// cell is the index of the cell being measured, which began at cellFrom.
 	cell     int
@@ -39,90 +39,90 @@ type accumulator struct {
 }
 
 // Add records one event.
-func (a *accumulator) Add(ev engine.Event) {
+func (a *Accumulator) Add(ev engine.Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.any = true
 	switch ev.Kind {
 	case engine.EventProgress:
-		a.cur.progress = ev.Progress
+		a.cur.Progress = ev.Progress
 		if ev.Progress != nil && ev.Progress.CellIndex != a.cell {
 			a.cell, a.cellFrom = ev.Progress.CellIndex, ev.Time
 		}
-		a.cur.cellFrom = a.cellFrom
+		a.cur.CellFrom = a.cellFrom
 	case engine.EventServer:
-		a.cur.server, a.cur.serverAt, a.cur.cellFrom = ev.Server, ev.Time, a.cellFrom
+		a.cur.Server, a.cur.ServerAt, a.cur.CellFrom = ev.Server, ev.Time, a.cellFrom
 	case engine.EventLog:
-		a.cur.logs = append(a.cur.logs, ev.Log)
+		a.cur.Logs = append(a.cur.Logs, ev.Log)
 	case engine.EventResult:
 		if ev.Result != nil {
-			a.cur.results = append(a.cur.results, *ev.Result)
-			a.cur.logs = append(a.cur.logs, report.CellLine(*ev.Result))
+			a.cur.Results = append(a.cur.Results, *ev.Result)
+			a.cur.Logs = append(a.cur.Logs, report.CellLine(*ev.Result))
 		}
 		if ev.Report != nil {
-			a.cur.report = ev.Report
+			a.cur.Report = ev.Report
 		}
 	case engine.EventLoad:
 		if ev.Load != nil {
 			a.cur.loads = append(a.cur.loads, *ev.Load)
-			a.cur.logs = append(a.cur.logs, loadLine(*ev.Load))
+			a.cur.Logs = append(a.cur.Logs, appwidget.LoadLine(*ev.Load))
 		}
 		if ev.Report != nil {
-			a.cur.report = ev.Report
+			a.cur.Report = ev.Report
 		}
 	case engine.EventDone:
 		a.cur.done, a.cur.err = true, ev.Err
 		if ev.Report != nil {
-			a.cur.report = ev.Report
+			a.cur.Report = ev.Report
 		}
 	}
 }
 
-// addOutput records a chunk of the stream the output panel follows; any
+// AddOutput records a chunk of the stream the output panel follows; any
 // goroutine (the tap calls it from the stream's).
-func (a *accumulator) addOutput(c measure.OutputChunk) {
+func (a *Accumulator) AddOutput(c measure.OutputChunk) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.any = true
-	a.cur.output = coalesceOutput(a.cur.output, c)
+	a.cur.Output = CoalesceOutput(a.cur.Output, c)
 }
 
-// coalesceOutput appends c to the chunks of one update, keeping them few
+// CoalesceOutput appends c to the chunks of one update, keeping them few
 // however fast the stream: text joins the text before it of the same
 // request and kind, up to the last outputMaxBytes; a new request (start or
 // join) drops what came before it, which the panel would clear anyway.
-func coalesceOutput(pending []measure.OutputChunk, c measure.OutputChunk) []measure.OutputChunk {
+func CoalesceOutput(pending []measure.OutputChunk, c measure.OutputChunk) []measure.OutputChunk {
 	if c.Kind == measure.OutputStart || c.Kind == measure.OutputJoin {
 		return append(pending[:0], c)
 	}
-	c.Text = keepTail(c.Text, outputMaxBytes)
+	c.Text = appwidget.KeepTail(c.Text, appwidget.OutputMaxBytes)
 	if n := len(pending); n > 0 && c.Kind == measure.OutputText {
 		last := &pending[n-1]
 		if last.Kind == measure.OutputText && last.Request == c.Request && last.Reasoning == c.Reasoning {
-			last.Text = keepTail(last.Text+c.Text, outputMaxBytes)
+			last.Text = appwidget.KeepTail(last.Text+c.Text, appwidget.OutputMaxBytes)
 			return pending
 		}
 	}
 	return append(pending, c)
 }
 
-// take returns what was gathered and starts afresh; ok is false when nothing was.
-func (a *accumulator) take() (u runUpdate, ok bool) {
+// Take returns what was gathered and starts afresh; ok is false when nothing was.
+func (a *Accumulator) Take() (u RunUpdate, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	u, ok = a.cur, a.any
-	a.cur, a.any = runUpdate{}, false
+	a.cur, a.any = RunUpdate{}, false
 	return u, ok
 }
 
-// consumeInto is consume gathering into acc, which the run's output tap
+// ConsumeInto is consume gathering into acc, which the run's output tap
 // also feeds (acc.addOutput).
-func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
+func ConsumeInto(acc *Accumulator, ch <-chan engine.Event, do func(func()), apply func(RunUpdate), finished chan<- struct{}) {
 	defer close(finished)
 	tick := time.NewTicker(appwidget.UiUpdateEvery)
 	defer tick.Stop()
 	flush := func() {
-		if u, ok := acc.take(); ok {
+		if u, ok := acc.Take(); ok {
 			do(func() { apply(u) })
 		}
 	}
@@ -143,12 +143,12 @@ func consumeInto(acc *accumulator, ch <-chan engine.Event, do func(func()), appl
 	}
 }
 
-// serverLine is the server's state from a /metrics sample scraped at, and
+// ServerLine is the server's state from a /metrics sample scraped at, and
 // when that was from the start of the cell being measured (cellFrom): the
 // engine scrapes between cells too (the drain barrier) and sends at most a
 // sample a second, so the latest may predate the cell, or catch its
 // requests still starting.
-func serverLine(s engine.ServerSample, at, cellFrom time.Time) string {
+func ServerLine(s engine.ServerSample, at, cellFrom time.Time) string {
 	when := ""
 	switch {
 	case at.IsZero() || cellFrom.IsZero():

@@ -1,4 +1,4 @@
-package shell
+package run
 
 import (
 	"context"
@@ -26,11 +26,11 @@ const sweepStopWait = 5 * time.Second
 // sweepRun is the sweep the Run screen runs (sweep.Runner, on a goroutine
 // of its own): each configuration launched as the Launch form launches a
 // server (startServer) and measured as Start run measures one (ready,
-// measure), the screen following it (run_sweep_view.go). Its fields are
+// measure), the screen following it (sweep_view.go). Its fields are
 // the UI goroutine's, but for those the hooks read, set before it starts.
 type sweepRun struct {
-	r       *runTab
-	dir     string
+	r       *Tab
+	Dir     string
 	plan    engine.Plan
 	secrets launch.ServerConfig // put back into every configuration (launch.WithSecrets)
 	total   int                 // configurations
@@ -38,11 +38,11 @@ type sweepRun struct {
 	lock    *runs.FolderLock
 	source  hw.Source     // reads the GPUs' memory between two servers; nil without a GPU
 	ran     chan struct{} // closed when the runner returned
-	done    chan struct{} // closed once the screen shows the sweep's end (tests wait on it)
+	Done    chan struct{} // closed once the screen shows the sweep's end (tests wait on it)
 
 	configs    []sweep.Config // as the runner last told
 	current    int            // the configuration starting or measured
-	cells      map[int]string // cells measured per configuration, as its run ended
+	Cells      map[int]string // cells measured per configuration, as its run ended
 	stopping   bool
 	confirming bool
 }
@@ -53,12 +53,12 @@ type measured struct {
 	err error
 }
 
-// startSweep runs job: a new sweep of the Launch form's configurations
+// StartSweep runs job: a new sweep of the Launch form's configurations
 // into a new folder of the runs folder, or a saved one to finish.
-func (r *runTab) startSweep(job *sweepJob) {
+func (r *Tab) StartSweep(job *app.SweepJob) {
 	r.u.Show(app.TabRun)
-	if r.running() {
-		r.banner.Show(app.Notice{Message: "A run is in progress, so the sweep did not start.", Action: "Wait for it to end, or cancel it, then start the sweep again."})
+	if r.Running() {
+		r.Banner.Show(app.Notice{Message: "A run is in progress, so the sweep did not start.", Action: "Wait for it to end, or cancel it, then start the sweep again."})
 		return
 	}
 	s, dir, base, err := job.Open(r.u.RunsDir(), r.u.Deps.Now())
@@ -72,8 +72,8 @@ func (r *runTab) startSweep(job *sweepJob) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	sr := &sweepRun{r: r, dir: dir, plan: s.Plan, secrets: job.secrets, total: len(s.Configs), cancel: cancel, lock: lock,
-		ran: make(chan struct{}), done: make(chan struct{}), cells: map[int]string{}}
+	sr := &sweepRun{r: r, Dir: dir, plan: s.Plan, secrets: job.Secrets, total: len(s.Configs), cancel: cancel, lock: lock,
+		ran: make(chan struct{}), Done: make(chan struct{}), Cells: map[int]string{}}
 	if open := r.u.Deps.GpuSource; open != nil && r.u.HasGPU() {
 		sr.source = open()
 	}
@@ -82,7 +82,7 @@ func (r *runTab) startSweep(job *sweepJob) {
 	if d := r.u.Deps.SweepCharts; d != nil {
 		runner.Summarize = d.Write
 	}
-	r.sweep = sr
+	r.Sweep = sr
 	r.showSweepBegun(s)
 	r.publish()
 	go func() {
@@ -111,15 +111,15 @@ func (sr *sweepRun) launch(ctx context.Context, c sweep.Config, cfg launch.Serve
 	began := r.u.Deps.Now()
 	r.u.Do(func() { r.showStarting(sr, c, began) })
 	go sr.tick(startCtx, c, began)
-	go r.log.Pump(startCtx, r.u.Do)
-	srv, unsubscribe, err := startServer(r.u, ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.log.Add)
+	go r.Log.Pump(startCtx, r.u.Do)
+	srv, unsubscribe, err := app.StartServer(r.u, ctx, launch.WithSecrets(cfg, sr.secrets), nil, r.Log.Add)
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
 	unsubscribe() // its start-up is shown; the requests it logs while measured are not
 	stop := func() {
 		if err := srv.Stop(); err != nil {
-			r.log.Add("the server of " + c.Name + " stopped with a problem: " + err.Error())
+			r.Log.Add("the server of " + c.Name + " stopped with a problem: " + err.Error())
 		}
 	}
 	t := runs.Launched(srv, r.u.HwInfo)
@@ -163,8 +163,8 @@ func (sr *sweepRun) measure(ctx context.Context, c sweep.Config, target measure.
 }
 
 // measureConfig starts the run of a configuration; its end goes to res.
-func (r *runTab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config, target measure.Subject, dir string, prev *engine.Report, res chan<- measured) {
-	if r.sweep != sr || r.cancel != nil {
+func (r *Tab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config, target measure.Subject, dir string, prev *engine.Report, res chan<- measured) {
+	if r.Sweep != sr || r.cancel != nil {
 		res <- measured{err: fmt.Errorf("%w: the sweep ended", measure.ErrInterrupted)}
 		return
 	}
@@ -172,23 +172,23 @@ func (r *runTab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config
 	if prev != nil {
 		setup.Resume = &measure.Resume{Report: *prev}
 	}
-	if !r.ready(&target, setup, dir) {
+	if !r.Ready(&target, setup, dir) {
 		res <- measured{err: fmt.Errorf("its folder %s is taken by another run", dir)}
 		return
 	}
 	r.ended = func(rep *engine.Report, err error) {
-		if r.saver.Err != nil && err == nil {
-			err = fmt.Errorf("its run could not be saved into %s: %w", dir, r.saver.Err)
+		if r.Saver.Err != nil && err == nil {
+			err = fmt.Errorf("its run could not be saved into %s: %w", dir, r.Saver.Err)
 		}
 		m := measured{err: err}
 		if rep != nil {
 			m.rep = *rep
-			sr.cells[sr.current] = sweepCellsText(*rep)
+			sr.Cells[sr.current] = appwidget.SweepCellsText(*rep)
 		}
 		res <- m
 	}
 	e := target.Header.Engine
-	r.log.Add(fmt.Sprintf("── %s: its server is ready", c.Name))
+	r.Log.Add(fmt.Sprintf("── %s: its server is ready", c.Name))
 	r.measure(ctx, sr.plan, target, prev, app.Capacity{KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs, MaxModelLen: e.MaxModelLen})
 }
 
@@ -201,8 +201,8 @@ func (sr *sweepRun) progress(s sweep.Sweep, i int, note string) {
 
 // onStopSweep asks, then stops the sweep: what it measured is kept, and
 // Resume in History finishes it.
-func (r *runTab) onStopSweep() {
-	sr := r.sweep
+func (r *Tab) onStopSweep() {
+	sr := r.Sweep
 	if sr.confirming || sr.stopping {
 		return
 	}
@@ -211,10 +211,10 @@ func (r *runTab) onStopSweep() {
 		"The configurations measured are kept, and so are the finished cells of the one measured now; its server stops. Resume in History finishes the sweep.",
 		"Stop the sweep", "Keep running", func(ok bool) {
 			sr.confirming = false
-			if ok && r.sweep == sr {
+			if ok && r.Sweep == sr {
 				sr.stopping = true
-				r.progressLine.SetText("Stopping the sweep …")
-				r.cancelBtn.Disable()
+				r.ProgressLine.SetText("Stopping the sweep …")
+				r.CancelBtn.Disable()
 				sr.cancel()
 			}
 		})
@@ -222,8 +222,8 @@ func (r *runTab) onStopSweep() {
 
 // stopSweep stops a sweep without asking and waits up to timeout for its
 // runner to return (the app quits).
-func (r *runTab) stopSweep(timeout time.Duration) {
-	sr := r.sweep
+func (r *Tab) stopSweep(timeout time.Duration) {
+	sr := r.Sweep
 	if sr == nil {
 		return
 	}
@@ -236,9 +236,9 @@ func (r *runTab) stopSweep(timeout time.Duration) {
 
 // sweepEnded shows how the sweep ended, lists its folder in History and
 // opens its summary in Results.
-func (r *runTab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
-	if r.sweep == sr {
-		r.sweep = nil
+func (r *Tab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
+	if r.Sweep == sr {
+		r.Sweep = nil
 	}
 	sr.cancel()
 	sr.lock.Unlock()
@@ -248,11 +248,11 @@ func (r *runTab) sweepEnded(sr *sweepRun, s sweep.Sweep, err error) {
 	r.showSweepEnd(sr, s, err)
 	r.refreshStart()
 	r.publish()
-	r.u.State.RunSaved(sr.dir)
-	if got, _ := sweep.LoadRuns(sr.dir, s); len(got) > 0 {
-		r.reports.openSweep(sr.dir)
+	r.u.State.RunSaved(sr.Dir)
+	if got, _ := sweep.LoadRuns(sr.Dir, s); len(got) > 0 {
+		r.Reports.OpenSweep(sr.Dir)
 	}
-	close(sr.done)
+	close(sr.Done)
 }
 
 // sweepEndLine is the progress line once a sweep has ended.

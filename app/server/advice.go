@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"cmp"
@@ -10,11 +10,11 @@ import (
 	"speedmatrix/engine/servers"
 )
 
-// launchNotice is a server that did not start as the banner shows it: for
+// LaunchNotice is a server that did not start as the banner shows it: for
 // a setting that cannot work on this machine (a launch.SetupError), what is
 // wrong and the field of the Server screen that fixes it; otherwise that it
 // did not start and that its log says why. err is the detail.
-func launchNotice(err error) app.Notice {
+func LaunchNotice(err error) app.Notice {
 	title := "vLLM"
 	var sv *launch.ServerError
 	if errors.As(err, &sv) && sv.Engine != "" {

@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"cmp"
@@ -20,30 +20,30 @@ import (
 	"speedmatrix/engine/sweep"
 )
 
-// compareForm is the "Compare settings…" dialog: the fields to vary, the
+// CompareForm is the "Compare settings…" dialog: the fields to vary, the
 // configurations they make with the form as the baseline, and the start of
 // the sweep. UI goroutine only.
-type compareForm struct {
+type CompareForm struct {
 	l        *launchPanel
 	base     string              // the form as server.toml, without its secrets
 	secrets  launch.ServerConfig // the form with them, kept in memory
 	plan     engine.Plan
-	rows     []*compareRow
+	Rows     []*compareRow
 	rowsBox  *fyne.Container
-	count    *widget.Label // "baseline + 4 configurations, about 40 min with start-ups"
-	basis    *widget.Label // what that estimate assumes (sweep.Sweep.EstimateBasis)
+	Count    *widget.Label // "baseline + 4 configurations, about 40 min with start-ups"
+	Basis    *widget.Label // what that estimate assumes (sweep.Sweep.EstimateBasis)
 	problem  *widget.Label // a configuration the server would refuse
-	many     *widget.Check // runs a grid of more than sweep.MaxConfigs
-	startBtn *widget.Button
-	dialog   dialog.Dialog
-	configs  []sweep.Config  // what Start runs, once the form is valid
+	Many     *widget.Check // runs a grid of more than sweep.MaxConfigs
+	StartBtn *widget.Button
+	Dialog   dialog.Dialog
+	Configs  []sweep.Config  // what Start runs, once the form is valid
 	vary     []string        // the rows that make them, as --vary options
-	quality  *compareQuality // the quality phase and its budget (server_compare_quality.go)
+	Quality  *compareQuality // the quality phase and its budget (compare_quality.go)
 }
 
-// onCompare opens "Compare settings…" for the form as it is now: the
+// OnCompare opens "Compare settings…" for the form as it is now: the
 // baseline of the sweep.
-func (l *launchPanel) onCompare() {
+func (l *launchPanel) OnCompare() {
 	cfg, ok := l.checkForm("then press Compare settings… again")
 	if !ok {
 		return
@@ -51,21 +51,21 @@ func (l *launchPanel) onCompare() {
 	st := l.s.u.State
 	switch {
 	case st.PlanErr != nil:
-		l.s.banner.Show(app.Notice{Message: "The matrix has a problem: " + st.PlanErr.Error() + ".", Action: "Fix it on the Matrix screen, then press Compare settings… again."})
+		l.s.Banner.Show(app.Notice{Message: "The matrix has a problem: " + st.PlanErr.Error() + ".", Action: "Fix it on the Matrix screen, then press Compare settings… again."})
 		return
 	case st.Load.On:
-		l.s.banner.Show(app.Notice{Message: "A sweep compares matrix runs, and the Matrix screen plans a load test.", Action: "Choose the matrix on the Matrix screen, then press Compare settings… again."})
+		l.s.Banner.Show(app.Notice{Message: "A sweep compares matrix runs, and the Matrix screen plans a load test.", Action: "Choose the matrix on the Matrix screen, then press Compare settings… again."})
 		return
 	}
-	base, err := launch.EncodeConfig(l.s.form.config(false))
+	base, err := launch.EncodeConfig(l.s.Form.Config(false))
 	if err != nil {
-		l.s.banner.Show(app.Notice{Message: "The form could not be written as server.toml.", Action: "Check its fields.", Detail: err.Error()})
+		l.s.Banner.Show(app.Notice{Message: "The form could not be written as server.toml.", Action: "Check its fields.", Detail: err.Error()})
 		return
 	}
-	f := &compareForm{l: l, base: base, secrets: cfg, plan: st.Plan}
-	l.compare = f
+	f := &CompareForm{l: l, base: base, secrets: cfg, plan: st.Plan}
+	l.Compare = f
 	f.build()
-	f.dialog.Show()
+	f.Dialog.Show()
 }
 
 // checkForm reads the form with its API key, or shows on the screen why it
@@ -73,80 +73,80 @@ func (l *launchPanel) onCompare() {
 // machine lacks is said beside Start (refreshStart), where it goes once
 // the cause is fixed, not in the server's state line, which would keep it.
 func (l *launchPanel) checkForm(then string) (cfg launch.ServerConfig, ok bool) {
-	cfg = l.s.form.config(true)
-	if why := l.blocker(); why.problem != "" {
+	cfg = l.s.Form.Config(true)
+	if why := l.Blocker(); why.Problem != "" {
 		l.refreshStart()
 		return cfg, false
 	}
-	if p := l.s.form.problems(); len(p) > 0 {
-		l.s.banner.Show(app.Notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, " + then + "."})
+	if p := l.s.Form.Problems(); len(p) > 0 {
+		l.s.Banner.Show(app.Notice{Message: "The form has a problem: " + strings.Join(p, "; ") + ".", Action: "Fix it, " + then + "."})
 		return cfg, false
 	}
 	resolved, _, _ := l.s.u.LaunchDevice(cfg) // with the device Launch decides, so that its checks apply
 	if err := resolved.WithDefaults().Validate(); err != nil {
-		l.s.banner.Show(app.Notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, " + then + "."})
+		l.s.Banner.Show(app.Notice{Message: "The form has a problem: " + strings.ReplaceAll(formWords.Replace(err.Error()), "\n", "; ") + ".", Action: "Fix it, " + then + "."})
 		return cfg, false
 	}
-	l.s.banner.Hide()
+	l.s.Banner.Hide()
 	return cfg, true
 }
 
 // build makes the dialog's widgets, with one field to fill in.
-func (f *compareForm) build() {
+func (f *CompareForm) build() {
 	intro := widget.NewLabel("Each configuration starts the server with the form's settings and these changes, then runs the Matrix screen's plan. " +
 		"The form as it is runs first: the baseline. Type a field's values separated by commas; several fields run every combination.")
 	intro.Wrapping = fyne.TextWrapWord
 	f.rowsBox = container.NewVBox()
-	add := widget.NewButtonWithIcon("Add a field", theme.ContentAddIcon(), func() { f.addRow(); f.refresh() })
-	f.count = widget.NewLabel("")
-	f.count.TextStyle = fyne.TextStyle{Bold: true}
-	f.count.Wrapping = fyne.TextWrapWord
-	f.basis = widget.NewLabel("")
-	f.basis.Wrapping = fyne.TextWrapWord
-	f.basis.Importance = widget.LowImportance
+	add := widget.NewButtonWithIcon("Add a field", theme.ContentAddIcon(), func() { f.AddRow(); f.Refresh() })
+	f.Count = widget.NewLabel("")
+	f.Count.TextStyle = fyne.TextStyle{Bold: true}
+	f.Count.Wrapping = fyne.TextWrapWord
+	f.Basis = widget.NewLabel("")
+	f.Basis.Wrapping = fyne.TextWrapWord
+	f.Basis.Importance = widget.LowImportance
 	f.problem = widget.NewLabel("")
 	f.problem.Importance = widget.DangerImportance
 	f.problem.Wrapping = fyne.TextWrapWord
 	f.problem.Hide()
-	f.many = widget.NewCheck("", func(bool) { f.refresh() })
-	f.many.Hide()
-	f.startBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), f.onStart)
-	f.startBtn.Importance = widget.HighImportance
-	f.quality = newCompareQuality(f.refresh)
-	f.addRow()
-	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.quality.Object(), widget.NewSeparator(), f.count, f.basis, f.problem, f.many)
+	f.Many = widget.NewCheck("", func(bool) { f.Refresh() })
+	f.Many.Hide()
+	f.StartBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), f.OnStart)
+	f.StartBtn.Importance = widget.HighImportance
+	f.Quality = newCompareQuality(f.Refresh)
+	f.AddRow()
+	content := container.NewVBox(intro, f.rowsBox, container.NewHBox(add), widget.NewSeparator(), f.Quality.Object(), widget.NewSeparator(), f.Count, f.Basis, f.problem, f.Many)
 	d := dialog.NewCustomWithoutButtons("Compare settings", container.New(&app.FixedWidth{Width: compareWidth}, content), f.l.s.u.Win)
 	cancel := widget.NewButton("Cancel", d.Hide)
-	d.SetButtons([]fyne.CanvasObject{cancel, f.startBtn})
-	f.dialog = d
-	f.refresh()
+	d.SetButtons([]fyne.CanvasObject{cancel, f.StartBtn})
+	f.Dialog = d
+	f.Refresh()
 }
 
 // compareWidth is how wide the dialog's content is: a field and its
 // values side by side, and its text in a few lines.
 const compareWidth = 620
 
-// refresh reads the fields, counts the configurations they make and
+// Refresh reads the fields, counts the configurations they make and
 // enables Start sweep when they can run.
-func (f *compareForm) refresh() {
-	f.configs = nil
-	qualityErr := f.quality.Read()
+func (f *CompareForm) Refresh() {
+	f.Configs = nil
+	qualityErr := f.Quality.Read()
 	axes, vary, ok := f.axes()
 	f.problem.Hide()
 	if !ok {
-		f.count.SetText("Type the values of each field to see the configurations they make.")
-		f.many.Hide()
-		f.startBtn.Disable()
+		f.Count.SetText("Type the values of each field to see the configurations they make.")
+		f.Many.Hide()
+		f.StartBtn.Disable()
 		return
 	}
 	cs := sweep.Grid(axes)
 	n := len(cs) - 1
 	large := n > sweep.MaxConfigs
 	if large {
-		f.many.SetText(fmt.Sprintf("Run all %d configurations: more than %d, each starting the server (minutes with vLLM)", n, sweep.MaxConfigs))
+		f.Many.SetText(fmt.Sprintf("Run all %d configurations: more than %d, each starting the server (minutes with vLLM)", n, sweep.MaxConfigs))
 	}
-	showIf(f.many, large)
-	if !large || f.many.Checked {
+	appwidget.ShowIf(f.Many, large)
+	if !large || f.Many.Checked {
 		var dropped []string
 		var err error
 		if cs, dropped, err = sweep.Resolve("the Launch form", f.base, cs); err != nil {
@@ -159,24 +159,24 @@ func (f *compareForm) refresh() {
 		n = len(cs) - 1
 	}
 	s := f.sweep(cs, "")
-	f.count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), app.FormatAbout(s.Estimate())))
-	f.basis.SetText("The estimate assumes " + s.EstimateBasis() + ".")
-	if n == 0 || (large && !f.many.Checked) || qualityErr != nil {
-		f.startBtn.Disable()
+	f.Count.SetText(fmt.Sprintf("baseline + %s, %s with start-ups", engine.Count(n, "configuration", "configurations"), app.FormatAbout(s.Estimate())))
+	f.Basis.SetText("The estimate assumes " + s.EstimateBasis() + ".")
+	if n == 0 || (large && !f.Many.Checked) || qualityErr != nil {
+		f.StartBtn.Disable()
 		return
 	}
-	f.configs, f.vary = cs, vary
-	f.startBtn.Enable()
+	f.Configs, f.vary = cs, vary
+	f.StartBtn.Enable()
 }
 
 // sweep is the sweep of configurations cs, with the prior its estimate
 // starts from: sweep.PriorFor the form (its program found as Start finds
 // it), and the start-up of the form's server where it was timed with the
 // form as it is now.
-func (f *compareForm) sweep(cs []sweep.Config, tool string) sweep.Sweep {
+func (f *CompareForm) sweep(cs []sweep.Config, tool string) sweep.Sweep {
 	s := sweep.New("", f.plan, cs, tool)
 	s.Prior = sweep.PriorFor(f.l.s.u.WithProgram(f.secrets))
-	if t := f.l.lastStart; t.took > 0 && t.base == f.base {
+	if t := f.l.LastStart; t.took > 0 && t.base == f.base {
 		s.Prior.StartupS, s.Prior.Startup = t.took.Seconds(), sweep.StartupMeasured
 		s.Prior.MaxModelLen = cmp.Or(s.Prior.MaxModelLen, t.maxModelLen)
 	}
@@ -188,44 +188,44 @@ func (f *compareForm) sweep(cs []sweep.Config, tool string) sweep.Sweep {
 // ready, and the max model length its log gave.
 type timedStart struct {
 	base        string
-	began       time.Time
+	Began       time.Time
 	took        time.Duration
 	maxModelLen int
 }
 
-// timing begins timing a start of the form as it is now.
-func (l *launchPanel) timing() timedStart {
-	base, _ := launch.EncodeConfig(l.s.form.config(false))
-	return timedStart{base: base, began: l.s.u.Deps.Now()}
+// Timing begins timing a start of the form as it is now.
+func (l *launchPanel) Timing() timedStart {
+	base, _ := launch.EncodeConfig(l.s.Form.Config(false))
+	return timedStart{base: base, Began: l.s.u.Deps.Now()}
 }
 
-// ready ends the timing: the server was ready at now, with facts.
-func (t *timedStart) ready(now time.Time, facts launch.LogFacts) {
-	t.took, t.maxModelLen = now.Sub(t.began), facts.ConcurrencyTokens
+// Ready ends the timing: the server was ready at now, with facts.
+func (t *timedStart) Ready(now time.Time, facts launch.LogFacts) {
+	t.took, t.maxModelLen = now.Sub(t.Began), facts.ConcurrencyTokens
 }
 
 // showProblem says why a configuration can't start, in the form's words.
-func (f *compareForm) showProblem(err error) {
+func (f *CompareForm) showProblem(err error) {
 	msg := strings.TrimPrefix(err.Error(), "server config ")
 	f.problem.Importance = widget.DangerImportance
 	f.problem.SetText(appwidget.Sentence(strings.ReplaceAll(formWords.Replace(msg), "\n", "; ")))
 	f.problem.Show()
-	f.count.SetText("Fix the values: every configuration must be one the server can start.")
-	f.startBtn.Disable()
+	f.Count.SetText("Fix the values: every configuration must be one the server can start.")
+	f.StartBtn.Disable()
 }
 
 // showNote says something about the configurations that is not a problem.
-func (f *compareForm) showNote(msg string) {
+func (f *CompareForm) showNote(msg string) {
 	f.problem.Importance = widget.LowImportance
 	f.problem.SetText(msg)
 	f.problem.Show()
 }
 
-// onStart starts the sweep on the Run screen, stopping the server started
+// OnStart starts the sweep on the Run screen, stopping the server started
 // here first (asked): each configuration starts its own on the same port
 // and GPUs.
-func (f *compareForm) onStart() {
-	if f.configs == nil {
+func (f *CompareForm) OnStart() {
+	if f.Configs == nil {
 		return
 	}
 	u := f.l.s.u
@@ -233,14 +233,14 @@ func (f *compareForm) onStart() {
 		f.showProblem(errors.New("a run is in progress: wait for it to end, or cancel it on the Run screen"))
 		return
 	}
-	job := &sweepJob{s: f.sweep(f.configs, u.Opts.Version), base: f.base, model: f.secrets.Model, secrets: f.secrets}
-	job.s.Vary = f.vary // a resume makes the configurations again from these
-	job.s.Quality = f.quality.setup
+	job := &app.SweepJob{S: f.sweep(f.Configs, u.Opts.Version), Base: f.base, Model: f.secrets.Model, Secrets: f.secrets}
+	job.S.Vary = f.vary // a resume makes the configurations again from these
+	job.S.Quality = f.Quality.Setup
 	start := func() {
-		f.dialog.Hide()
-		f.l.s.runs.startSweep(job)
+		f.Dialog.Hide()
+		f.l.s.Runs.StartSweep(job)
 	}
-	if !f.l.up() {
+	if !f.l.Up() {
 		start()
 		return
 	}

@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"errors"
@@ -27,52 +27,52 @@ const (
 // the reference after its matrix and every configuration compared with it,
 // the cells answered within a budget (sweep.QualitySetup).
 type compareQuality struct {
-	on         *widget.Check
-	kld, top1  *widget.Entry
-	fields     *fyne.Container
-	problem    *widget.Label
-	setup      *sweep.QualitySetup // what Start runs; nil when off or not valid
+	On         *widget.Check
+	Kld, Top1  *widget.Entry
+	Fields     *fyne.Container
+	Problem    *widget.Label
+	Setup      *sweep.QualitySetup // what Start runs; nil when off or not valid
 	invalidErr error               // why the budget does not read
 }
 
 // newCompareQuality builds the quality fields, at the default budget;
 // changed hears every edit.
 func newCompareQuality(changed func()) *compareQuality {
-	q := &compareQuality{kld: widget.NewEntry(), top1: widget.NewEntry(), problem: widget.NewLabel("")}
+	q := &compareQuality{Kld: widget.NewEntry(), Top1: widget.NewEntry(), Problem: widget.NewLabel("")}
 	d := quality.DefaultBudget()
-	q.kld.SetText(strconv.FormatFloat(d.KLD, 'g', -1, 64))
-	q.top1.SetText(strconv.FormatFloat(d.Top1Pct, 'g', -1, 64) + " %")
-	q.kld.OnChanged, q.top1.OnChanged = func(string) { changed() }, func(string) { changed() }
-	q.on = widget.NewCheck(compareQualityName+": record the baseline as the reference, then compare every configuration's drift with it", func(bool) { changed() })
-	q.problem.Importance, q.problem.Wrapping = widget.DangerImportance, fyne.TextWrapWord
-	q.problem.Hide()
+	q.Kld.SetText(strconv.FormatFloat(d.KLD, 'g', -1, 64))
+	q.Top1.SetText(strconv.FormatFloat(d.Top1Pct, 'g', -1, 64) + " %")
+	q.Kld.OnChanged, q.Top1.OnChanged = func(string) { changed() }, func(string) { changed() }
+	q.On = widget.NewCheck(compareQualityName+": record the baseline as the reference, then compare every configuration's drift with it", func(bool) { changed() })
+	q.Problem.Importance, q.Problem.Wrapping = widget.DangerImportance, fyne.TextWrapWord
+	q.Problem.Hide()
 	entry := func(e *widget.Entry) fyne.CanvasObject { return container.New(&app.FixedWidth{Width: 110}, e) }
-	q.fields = container.NewHBox(widget.NewLabel(budgetKLDName), entry(q.kld), widget.NewLabel("nats ·"), widget.NewLabel(budgetTop1Name), entry(q.top1))
+	q.Fields = container.NewHBox(widget.NewLabel(budgetKLDName), entry(q.Kld), widget.NewLabel("nats ·"), widget.NewLabel(budgetTop1Name), entry(q.Top1))
 	return q
 }
 
 // Object is the fields as the dialog shows them.
 func (q *compareQuality) Object() fyne.CanvasObject {
-	return container.NewVBox(q.on, q.fields, q.problem)
+	return container.NewVBox(q.On, q.Fields, q.Problem)
 }
 
 // Read checks the fields: setup is what a sweep runs (nil when off); err
 // says, in the fields' words, why the budget does not Read.
 func (q *compareQuality) Read() error {
-	q.setup, q.invalidErr = nil, nil
-	showIf(q.fields, q.on.Checked)
-	q.problem.Hide()
-	if !q.on.Checked {
+	q.Setup, q.invalidErr = nil, nil
+	appwidget.ShowIf(q.Fields, q.On.Checked)
+	q.Problem.Hide()
+	if !q.On.Checked {
 		return nil
 	}
-	b, err := readBudget(q.kld.Text, q.top1.Text)
+	b, err := readBudget(q.Kld.Text, q.Top1.Text)
 	if err != nil {
 		q.invalidErr = err
-		q.problem.SetText(appwidget.Sentence(err.Error()))
-		q.problem.Show()
+		q.Problem.SetText(appwidget.Sentence(err.Error()))
+		q.Problem.Show()
 		return err
 	}
-	q.setup = &sweep.QualitySetup{Budget: b.String(), NeedleTrials: probe.DefaultNeedleTrials}
+	q.Setup = &sweep.QualitySetup{Budget: b.String(), NeedleTrials: probe.DefaultNeedleTrials}
 	return nil
 }
 

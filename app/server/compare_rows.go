@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"errors"
@@ -17,75 +17,75 @@ import (
 
 // compareRow is one field of the dialog and the values it takes.
 type compareRow struct {
-	field  *appwidget.DropDown
-	values *widget.Entry
-	err    *widget.Label // why the values are not ones the field takes
+	Field  *appwidget.DropDown
+	Values *widget.Entry
+	Err    *widget.Label // why the values are not ones the field takes
 	box    *fyne.Container
 }
 
-// addRow adds a field to fill in: the first of compareFields not chosen yet.
-func (f *compareForm) addRow() {
-	options := make([]string, len(compareFields))
-	for i, c := range compareFields {
-		options[i] = c.option()
+// AddRow adds a field to fill in: the first of compareFields not chosen yet.
+func (f *CompareForm) AddRow() {
+	options := make([]string, len(app.CompareFields))
+	for i, c := range app.CompareFields {
+		options[i] = c.Option()
 	}
-	r := &compareRow{values: widget.NewEntry(), err: widget.NewLabel("")}
-	r.field = appwidget.NewDropDown(options, func(string) { f.onField(r) })
-	r.err.Importance = widget.DangerImportance
-	r.err.Wrapping = fyne.TextWrapWord
-	r.err.Hide()
-	r.values.OnChanged = func(string) { f.refresh() }
-	remove := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() { f.removeRow(r) })
-	r.box = container.NewVBox(container.NewBorder(nil, nil, container.New(&app.FixedWidth{Width: 300}, r.field), remove, r.values), r.err)
-	f.rows = append(f.rows, r)
+	r := &compareRow{Values: widget.NewEntry(), Err: widget.NewLabel("")}
+	r.Field = appwidget.NewDropDown(options, func(string) { f.onField(r) })
+	r.Err.Importance = widget.DangerImportance
+	r.Err.Wrapping = fyne.TextWrapWord
+	r.Err.Hide()
+	r.Values.OnChanged = func(string) { f.Refresh() }
+	remove := widget.NewButtonWithIcon("", theme.ContentRemoveIcon(), func() { f.RemoveRow(r) })
+	r.box = container.NewVBox(container.NewBorder(nil, nil, container.New(&app.FixedWidth{Width: 300}, r.Field), remove, r.Values), r.Err)
+	f.Rows = append(f.Rows, r)
 	f.rowsBox.Add(r.box)
-	for _, c := range compareFields {
-		if !slices.ContainsFunc(f.rows, func(o *compareRow) bool { return o.key() == c.key }) {
-			r.field.SetSelected(c.option())
+	for _, c := range app.CompareFields {
+		if !slices.ContainsFunc(f.Rows, func(o *compareRow) bool { return o.key() == c.Key }) {
+			r.Field.SetSelected(c.Option())
 			break
 		}
 	}
 }
 
-func (f *compareForm) removeRow(r *compareRow) {
-	f.rows = slices.DeleteFunc(f.rows, func(o *compareRow) bool { return o == r })
+func (f *CompareForm) RemoveRow(r *compareRow) {
+	f.Rows = slices.DeleteFunc(f.Rows, func(o *compareRow) bool { return o == r })
 	f.rowsBox.Remove(r.box)
-	f.refresh()
+	f.Refresh()
 }
 
 // onField shows the field's example values as the entry's placeholder.
-func (f *compareForm) onField(r *compareRow) {
+func (f *CompareForm) onField(r *compareRow) {
 	if c, ok := r.compareField(); ok {
-		r.values.SetPlaceHolder("e.g. " + c.example)
+		r.Values.SetPlaceHolder("e.g. " + c.Example)
 	}
-	f.refresh()
+	f.Refresh()
 }
 
 // compareField is the field chosen in r.
-func (r *compareRow) compareField() (compareField, bool) {
-	i := slices.IndexFunc(compareFields, func(c compareField) bool { return c.option() == r.field.Selected })
+func (r *compareRow) compareField() (app.CompareField, bool) {
+	i := slices.IndexFunc(app.CompareFields, func(c app.CompareField) bool { return c.Option() == r.Field.Selected })
 	if i < 0 {
-		return compareField{}, false
+		return app.CompareField{}, false
 	}
-	return compareFields[i], true
+	return app.CompareFields[i], true
 }
 
 // key is the server.toml key of the field chosen in r; "" for none.
 func (r *compareRow) key() string {
 	c, _ := r.compareField()
-	return c.key
+	return c.Key
 }
 
 // axes reads every row into the axes of a grid, showing under each row
 // what is wrong with it, and the rows as --vary options (what the sweep
 // records, to make its configurations again on resume); ok is false when a
 // row has a problem or none has values.
-func (f *compareForm) axes() (axes [][]sweep.Setting, vary []string, ok bool) {
+func (f *CompareForm) axes() (axes [][]sweep.Setting, vary []string, ok bool) {
 	ok = true
 	seen := map[string]bool{}
-	for _, r := range f.rows {
+	for _, r := range f.Rows {
 		msg := ""
-		key, text := r.key(), strings.TrimSpace(r.values.Text)
+		key, text := r.key(), strings.TrimSpace(r.Values.Text)
 		switch {
 		case key == "":
 			msg = "Pick a field."
@@ -119,6 +119,6 @@ func varyWords(err error) string {
 }
 
 func (r *compareRow) showErr(msg string) {
-	r.err.SetText(msg)
-	showIf(r.err, msg != "")
+	r.Err.SetText(msg)
+	appwidget.ShowIf(r.Err, msg != "")
 }

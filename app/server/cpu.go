@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"fmt"
@@ -14,13 +14,13 @@ import (
 
 // Choices of the Device select.
 const (
-	deviceDetect = "Detect"
+	DeviceDetect = "Detect"
 	deviceGPU    = "GPU"
-	deviceCPU    = "CPU (vLLM's CPU build)"
+	DeviceCPU    = "CPU (vLLM's CPU build)"
 )
 
-// cpuSection is the title of the Launch form's section of CPU settings.
-const cpuSection = "CPU (vLLM's CPU build)"
+// CpuSection is the title of the Launch form's section of CPU settings.
+const CpuSection = "CPU (vLLM's CPU build)"
 
 // gib is a GiB in bytes.
 const gib = 1 << 30
@@ -29,35 +29,35 @@ const gib = 1 << 30
 // server runs, and the build's KV cache space, thread binding and
 // reserved cores (server.toml's device and cpu_* keys).
 type cpuFields struct {
-	device                *appwidget.DropDown
-	kvSpace, bind, reserv *widget.Entry
+	Device                *appwidget.DropDown
+	KvSpace, Bind, reserv *widget.Entry
 }
 
 func newCPUFields(entry func(string) *widget.Entry, changed func()) *cpuFields {
 	c := &cpuFields{}
-	c.device = appwidget.NewDropDown([]string{deviceDetect, deviceGPU, deviceCPU}, nil)
-	c.device.SetSelected(deviceDetect)
-	c.device.OnChanged = func(string) { changed() }
-	c.kvSpace = entry("vLLM's choice (e.g. 40)")
-	c.bind = entry("auto (e.g. 0-31, or nobind)")
+	c.Device = appwidget.NewDropDown([]string{DeviceDetect, deviceGPU, DeviceCPU}, nil)
+	c.Device.SetSelected(DeviceDetect)
+	c.Device.OnChanged = func(string) { changed() }
+	c.KvSpace = entry("vLLM's choice (e.g. 40)")
+	c.Bind = entry("auto (e.g. 0-31, or nobind)")
 	c.reserv = entry("one per rank")
 	return c
 }
 
-func (c *cpuFields) fill(cfg launch.ServerConfig) {
+func (c *cpuFields) Fill(cfg launch.ServerConfig) {
 	switch cfg.Device {
 	case launch.DeviceGPU:
-		c.device.SetSelected(deviceGPU)
+		c.Device.SetSelected(deviceGPU)
 	case launch.DeviceCPU:
-		c.device.SetSelected(deviceCPU)
+		c.Device.SetSelected(DeviceCPU)
 	default:
-		c.device.SetSelected(deviceDetect)
+		c.Device.SetSelected(DeviceDetect)
 	}
-	c.kvSpace.SetText("")
+	c.KvSpace.SetText("")
 	if cfg.CPUKVCacheSpaceGiB != 0 {
-		c.kvSpace.SetText(strconv.Itoa(cfg.CPUKVCacheSpaceGiB))
+		c.KvSpace.SetText(strconv.Itoa(cfg.CPUKVCacheSpaceGiB))
 	}
-	c.bind.SetText(cfg.CPUOMPThreadsBind)
+	c.Bind.SetText(cfg.CPUOMPThreadsBind)
 	c.reserv.SetText("")
 	if n := cfg.CPUNumReservedCPUs; n != nil {
 		c.reserv.SetText(strconv.Itoa(*n))
@@ -67,14 +67,14 @@ func (c *cpuFields) fill(cfg launch.ServerConfig) {
 // Read sets cfg's CPU settings from the fields; atoi reads a whole number,
 // noting a field that isn't one.
 func (c *cpuFields) Read(cfg *launch.ServerConfig, atoi func(name string, e *widget.Entry) int) {
-	switch c.device.Selected {
+	switch c.Device.Selected {
 	case deviceGPU:
 		cfg.Device = launch.DeviceGPU
-	case deviceCPU:
+	case DeviceCPU:
 		cfg.Device = launch.DeviceCPU
 	}
-	cfg.CPUKVCacheSpaceGiB = atoi("KV cache space (GiB)", c.kvSpace)
-	cfg.CPUOMPThreadsBind = strings.TrimSpace(c.bind.Text)
+	cfg.CPUKVCacheSpaceGiB = atoi("KV cache space (GiB)", c.KvSpace)
+	cfg.CPUOMPThreadsBind = strings.TrimSpace(c.Bind.Text)
 	if strings.TrimSpace(c.reserv.Text) != "" {
 		n := atoi("reserved cores", c.reserv)
 		cfg.CPUNumReservedCPUs = &n

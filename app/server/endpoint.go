@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"cmp"
@@ -21,46 +21,46 @@ import (
 )
 
 // endpointPanel edits an existing server's address.
-func (s *serverTab) endpointPanel() fyne.CanvasObject {
-	s.url = widget.NewEntry()
-	s.url.SetPlaceHolder("http://127.0.0.1:8000")
-	s.apiKey = widget.NewPasswordEntry()
-	s.apiKey.SetPlaceHolder("none")
-	s.model = widget.NewSelectEntry(nil)
-	s.exporters = newExporters()
-	s.started = newStartedCard()
+func (s *Tab) endpointPanel() fyne.CanvasObject {
+	s.Url = widget.NewEntry()
+	s.Url.SetPlaceHolder("http://127.0.0.1:8000")
+	s.ApiKey = widget.NewPasswordEntry()
+	s.ApiKey.SetPlaceHolder("none")
+	s.Model = widget.NewSelectEntry(nil)
+	s.Exporters = newExporters()
+	s.Started = newStartedCard()
 	// Another address is another server: what was detected no longer holds.
-	s.url.OnChanged = func(string) { s.endpointCap = app.Capacity{}; s.started.Hide(); s.publish() }
-	s.model.SetPlaceHolder("the first model the server lists")
-	s.endpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
-	s.endpointStatus.Wrapping = fyne.TextWrapWord
-	detect := widget.NewButtonWithIcon("Detect models", theme.SearchIcon(), s.onDetect)
+	s.Url.OnChanged = func(string) { s.endpointCap = app.Capacity{}; s.Started.Hide(); s.publish() }
+	s.Model.SetPlaceHolder("the first model the server lists")
+	s.EndpointStatus = widget.NewLabel("Any OpenAI-compatible server; vLLM gives the most detail (KV cache, version).")
+	s.EndpointStatus.Wrapping = fyne.TextWrapWord
+	detect := widget.NewButtonWithIcon("Detect models", theme.SearchIcon(), s.OnDetect)
 	form := widget.NewForm(
-		widget.NewFormItem("URL", s.url),
-		widget.NewFormItem("API key", s.apiKey),
-		widget.NewFormItem("Model", container.NewBorder(nil, nil, nil, detect, s.model)),
-		s.exporters.formItem(),
+		widget.NewFormItem("URL", s.Url),
+		widget.NewFormItem("API key", s.ApiKey),
+		widget.NewFormItem("Model", container.NewBorder(nil, nil, nil, detect, s.Model)),
+		s.Exporters.formItem(),
 	)
-	return container.NewVBox(form, s.endpointStatus, s.started.Object())
+	return container.NewVBox(form, s.EndpointStatus, s.Started.Object())
 }
 
-// onDetect asks the endpoint for its models (GET /v1/models) and, for a
+// OnDetect asks the endpoint for its models (GET /v1/models) and, for a
 // server on this machine, reads how it was started.
-func (s *serverTab) onDetect() {
-	base, key := strings.TrimSpace(s.url.Text), s.apiKey.Text
+func (s *Tab) OnDetect() {
+	base, key := strings.TrimSpace(s.Url.Text), s.ApiKey.Text
 	if err := checkURL(base); err != nil {
-		s.banner.Show(app.Notice{Message: "That URL is not a server address.", Action: "Write it as a URL like http://127.0.0.1:8000.", Detail: err.Error()})
+		s.Banner.Show(app.Notice{Message: "That URL is not a server address.", Action: "Write it as a URL like http://127.0.0.1:8000.", Detail: err.Error()})
 		return
 	}
-	if err := s.exporters.check(); err != nil {
-		n, _ := exporterNotice(err, nil)
-		s.banner.Show(n)
+	if err := s.Exporters.check(); err != nil {
+		n, _ := app.ExporterNotice(err, nil)
+		s.Banner.Show(n)
 		return
 	}
-	s.banner.Hide()
-	s.endpointStatus.SetText("Asking " + secret.URL(base) + "/v1/models …")
+	s.Banner.Hide()
+	s.EndpointStatus.SetText("Asking " + secret.URL(base) + "/v1/models …")
 	done := make(chan struct{})
-	s.detected = done
+	s.Detected = done
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -68,35 +68,35 @@ func (s *serverTab) onDetect() {
 		proc := s.u.Deps.Capture.Capture(ctx, base)
 		s.u.Do(func() {
 			s.showModels(models, err)
-			s.started.Show(proc, s.u.Deps.Now(), userHome())
+			s.Started.Show(proc, s.u.Deps.Now(), app.UserHome())
 			close(done)
 		})
 	}()
 }
 
-func (s *serverTab) showModels(models []openai.Model, err error) {
+func (s *Tab) showModels(models []openai.Model, err error) {
 	if err != nil {
-		s.endpointStatus.SetText("")
-		s.banner.Show(noticeOf(err, "The server's models could not be listed.", nil))
+		s.EndpointStatus.SetText("")
+		s.Banner.Show(app.NoticeOf(err, "The server's models could not be listed.", nil))
 		return
 	}
 	if len(models) == 0 {
-		s.endpointStatus.SetText("")
-		s.banner.Show(app.Notice{Message: "The server lists no model.", Action: "Wait until it has finished loading, then press Detect models again."})
+		s.EndpointStatus.SetText("")
+		s.Banner.Show(app.Notice{Message: "The server lists no model.", Action: "Wait until it has finished loading, then press Detect models again."})
 		return
 	}
 	ids := make([]string, len(models))
 	for i, m := range models {
 		ids[i] = m.ID
 	}
-	s.model.SetOptions(ids)
-	s.model.SetText(ids[0])
+	s.Model.SetOptions(ids)
+	s.Model.SetText(ids[0])
 	s.endpointCap.MaxModelLen = models[0].MaxModelLen
 	msg := fmt.Sprintf("Found %s: %s.", engine.Count(len(ids), "model", "models"), strings.Join(ids, ", "))
 	if n := s.endpointCap.MaxModelLen; n > 0 {
 		msg += fmt.Sprintf(" Max model length %s tokens.", report.Int(n))
 	}
-	s.endpointStatus.SetText(msg)
+	s.EndpointStatus.SetText(msg)
 	s.publish()
 }
 
@@ -112,9 +112,9 @@ func checkURL(base string) error {
 // learnFromRun keeps what a run of the chosen endpoint found of its
 // server's limits (its KV cache, sequences and model length, which Detect
 // cannot list), so that the Matrix screen greys the cells over them.
-func (s *serverTab) learnFromRun() {
+func (s *Tab) learnFromRun() {
 	found := s.u.State.Run.Found
-	if s.kind == nil || s.kind.Selected != app.TargetEndpoint || found.Endpoint == "" || found.Endpoint != secret.URL(strings.TrimSpace(s.url.Text)) {
+	if s.Kind == nil || s.Kind.Selected != app.TargetEndpoint || found.Endpoint == "" || found.Endpoint != secret.URL(strings.TrimSpace(s.Url.Text)) {
 		return
 	}
 	c := s.endpointCap

@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"context"
@@ -18,26 +18,26 @@ import (
 // machines (or of this one through its exporter), as the cli's
 // --gpu-metrics reads them.
 type exporters struct {
-	field *widget.Entry
+	Field *widget.Entry
 	tel   *dcgm.Telemetry // nil until a run attaches them
 	stop  func()
 }
 
 func newExporters() *exporters {
-	e := &exporters{field: widget.NewEntry()}
-	e.field.SetPlaceHolder("none: http://node1:9400/metrics, http://node2:9400/metrics")
+	e := &exporters{Field: widget.NewEntry()}
+	e.Field.SetPlaceHolder("none: http://node1:9400/metrics, http://node2:9400/metrics")
 	return e
 }
 
 // formItem is the field as the endpoint form shows it.
 func (e *exporters) formItem() *widget.FormItem {
-	item := widget.NewFormItem("GPU metrics", e.field)
+	item := widget.NewFormItem("GPU metrics", e.Field)
 	item.HintText = "DCGM exporter URLs, comma-separated: the GPUs and telemetry of the server's machines"
 	return item
 }
 
 // urls are the field's URLs.
-func (e *exporters) urls() []string { return dcgm.SplitURLs(e.field.Text) }
+func (e *exporters) urls() []string { return dcgm.SplitURLs(e.Field.Text) }
 
 // check is the first URL of the field that is not an exporter address.
 func (e *exporters) check() error {

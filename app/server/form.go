@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"cmp"
@@ -30,32 +30,32 @@ const (
 type launchForm struct {
 	onChange func()
 
-	engine                            *appwidget.DropDown // vLLM or SGLang (see engineChoices)
+	Engine                            *appwidget.DropDown // vLLM or SGLang (see engineChoices)
 	runner                            *appwidget.DropDown
-	executable, dockerImage, hfCache  *widget.Entry
-	model                             *widget.SelectEntry
-	servedName, revision              *widget.Entry
-	tp, pp, maxModelLen, gpuUtil      *widget.Entry
-	quantization, dtype, kvCacheDType *widget.Entry
-	maxNumSeqs, kvCacheGiB            *widget.Entry
+	Executable, dockerImage, hfCache  *widget.Entry
+	Model                             *widget.SelectEntry
+	ServedName, revision              *widget.Entry
+	Tp, pp, MaxModelLen, GpuUtil      *widget.Entry
+	quantization, Dtype, kvCacheDType *widget.Entry
+	MaxNumSeqs, KvCacheGiB            *widget.Entry
 	prefixCaching                     *appwidget.DropDown
 	attention                         *widget.Entry
-	asyncScheduling, trustRemoteCode  *widget.Check
-	enforceEager                      *widget.Check
+	AsyncScheduling, trustRemoteCode  *widget.Check
+	EnforceEager                      *widget.Check
 	reasoningParser, toolCallParser   *widget.Entry
-	host, port, apiKey, apiKeyFile    *widget.Entry
-	extraArgs, env                    *widget.Entry
-	startupTimeoutMin, stopGraceS     *widget.Entry
+	Host, Port, ApiKey, apiKeyFile    *widget.Entry
+	ExtraArgs, env                    *widget.Entry
+	StartupTimeoutMin, stopGraceS     *widget.Entry
 	logDir                            *widget.Entry
-	parallel                          *parallelFields
-	cpu                               *cpuFields
+	Parallel                          *parallelFields
+	Cpu                               *cpuFields
 	filling                           bool
-	accordion                         *widget.Accordion
+	Accordion                         *widget.Accordion
 	entries                           []*widget.Entry
 	problemsFor                       map[string]string
 }
 
-func newLaunchForm(onChange func()) *launchForm {
+func NewLaunchForm(onChange func()) *launchForm {
 	f := &launchForm{onChange: onChange}
 	entry := func(placeholder string) *widget.Entry {
 		e := widget.NewEntry()
@@ -65,41 +65,41 @@ func newLaunchForm(onChange func()) *launchForm {
 		return e
 	}
 	f.runner = appwidget.NewDropDown([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
-	f.executable = entry("")
+	f.Executable = entry("")
 	f.dockerImage = entry("")
-	f.engine = appwidget.NewDropDown(engineChoices(), nil)
-	f.engine.SetSelected(launch.EngineTitle(servers.VLLM))
+	f.Engine = appwidget.NewDropDown(engineChoices(), nil)
+	f.Engine.SetSelected(launch.EngineTitle(servers.VLLM))
 	f.onEngine()
-	f.engine.OnChanged = func(string) { f.onEngine(); f.changed() }
+	f.Engine.OnChanged = func(string) { f.onEngine(); f.changed() }
 	f.hfCache = entry(hfcache.Home())
-	f.model = widget.NewSelectEntry(nil)
-	f.model.SetPlaceHolder("Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
-	f.model.OnChanged = func(string) { f.changed() }
-	f.servedName, f.revision = entry("the model id"), entry("main")
-	f.tp, f.pp = entry("1"), entry("1")
-	f.parallel = newParallelFields(entry, f.changed)
-	f.maxModelLen, f.gpuUtil = entry("from the model's config"), entry("0.90")
-	f.quantization, f.dtype, f.kvCacheDType = entry("none (e.g. fp8)"), entry("auto"), entry("auto (e.g. fp8)")
-	f.maxNumSeqs = entry("vLLM default (e.g. 256)")
-	f.kvCacheGiB = entry("from memory utilization (e.g. 16)")
-	f.cpu = newCPUFields(entry, f.changed)
-	f.enforceEager = widget.NewCheck("enforce eager (starts faster, serves slower)", func(bool) { f.changed() })
+	f.Model = widget.NewSelectEntry(nil)
+	f.Model.SetPlaceHolder("Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
+	f.Model.OnChanged = func(string) { f.changed() }
+	f.ServedName, f.revision = entry("the model id"), entry("main")
+	f.Tp, f.pp = entry("1"), entry("1")
+	f.Parallel = newParallelFields(entry, f.changed)
+	f.MaxModelLen, f.GpuUtil = entry("from the model's config"), entry("0.90")
+	f.quantization, f.Dtype, f.kvCacheDType = entry("none (e.g. fp8)"), entry("auto"), entry("auto (e.g. fp8)")
+	f.MaxNumSeqs = entry("vLLM default (e.g. 256)")
+	f.KvCacheGiB = entry("from memory utilization (e.g. 16)")
+	f.Cpu = newCPUFields(entry, f.changed)
+	f.EnforceEager = widget.NewCheck("enforce eager (starts faster, serves slower)", func(bool) { f.changed() })
 	f.prefixCaching = appwidget.NewDropDown([]string{prefixDefault, prefixOn, prefixOff}, func(string) { f.changed() })
 	f.attention = entry("vLLM's choice (e.g. FLASH_ATTN)")
-	f.asyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
+	f.AsyncScheduling = widget.NewCheck("async scheduling", func(bool) { f.changed() })
 	f.trustRemoteCode = widget.NewCheck("trust remote code", func(bool) { f.changed() })
 	f.reasoningParser, f.toolCallParser = entry("none (e.g. qwen3)"), entry("none (adds --enable-auto-tool-choice)")
-	f.host, f.port = entry(launch.DefaultHost), entry(strconv.Itoa(launch.DefaultPort))
-	f.apiKey = widget.NewPasswordEntry()
-	f.apiKey.SetPlaceHolder("generated at start when empty")
-	f.apiKey.OnChanged = func(string) { f.changed() }
+	f.Host, f.Port = entry(launch.DefaultHost), entry(strconv.Itoa(launch.DefaultPort))
+	f.ApiKey = widget.NewPasswordEntry()
+	f.ApiKey.SetPlaceHolder("generated at start when empty")
+	f.ApiKey.OnChanged = func(string) { f.changed() }
 	f.apiKeyFile = entry("or a file whose first line is the key")
-	f.extraArgs = entry("appended verbatim, e.g. --enforce-eager")
+	f.ExtraArgs = entry("appended verbatim, e.g. --enforce-eager")
 	f.env = widget.NewMultiLineEntry()
 	f.env.SetPlaceHolder("KEY=VALUE, one per line")
 	f.env.SetMinRowsVisible(2)
 	f.env.OnChanged = func(string) { f.changed() }
-	f.startupTimeoutMin, f.stopGraceS = entry("20"), entry("15")
+	f.StartupTimeoutMin, f.stopGraceS = entry("20"), entry("15")
 	f.logDir = entry("system temp folder")
 	f.onEngine()
 	return f
@@ -119,52 +119,52 @@ func (f *launchForm) Object() fyne.CanvasObject {
 	item := func(label string, field fyne.CanvasObject) appwidget.FormRow {
 		return appwidget.FormRow{Label: label, Field: field}
 	}
-	f.accordion = widget.NewAccordion(
+	f.Accordion = widget.NewAccordion(
 		widget.NewAccordionItem("Model", form(
-			item("Engine", f.engine),
-			item("Model", f.model), item("Served model name", f.servedName), item("Revision", f.revision),
+			item("Engine", f.Engine),
+			item("Model", f.Model), item("Served model name", f.ServedName), item("Revision", f.revision),
 			item("", f.trustRemoteCode))),
-		widget.NewAccordionItem(cpuSection, form(
-			item("Device", f.cpu.device), item("KV cache space (GiB)", f.cpu.kvSpace),
-			item("OpenMP thread binding", f.cpu.bind), item("Reserved cores", f.cpu.reserv))),
+		widget.NewAccordionItem(CpuSection, form(
+			item("Device", f.Cpu.Device), item("KV cache space (GiB)", f.Cpu.KvSpace),
+			item("OpenMP thread binding", f.Cpu.Bind), item("Reserved cores", f.Cpu.reserv))),
 		widget.NewAccordionItem("GPU memory and parallelism", form(
-			item("Tensor parallel", f.tp), item("Pipeline parallel", f.pp),
-			item("Data parallel", f.parallel.dp), item("", f.parallel.ep), item("GPUs (none ticked: all)", f.parallel.gpuField()),
-			item("Executor", f.parallel.executor), item("Ray address", f.parallel.rayAddress),
-			item("GPU metrics", f.parallel.gpuMetrics.field),
-			item("Max model length", f.maxModelLen), item("GPU memory utilization", f.gpuUtil),
-			item("KV cache memory (GiB)", f.kvCacheGiB),
-			item("Max sequences", f.maxNumSeqs), item("Quantization", f.quantization),
-			item("Data type", f.dtype), item("KV cache data type", f.kvCacheDType))),
+			item("Tensor parallel", f.Tp), item("Pipeline parallel", f.pp),
+			item("Data parallel", f.Parallel.Dp), item("", f.Parallel.Ep), item("GPUs (none ticked: all)", f.Parallel.gpuField()),
+			item("Executor", f.Parallel.Executor), item("Ray address", f.Parallel.RayAddress),
+			item("GPU metrics", f.Parallel.GpuMetrics.Field),
+			item("Max model length", f.MaxModelLen), item("GPU memory utilization", f.GpuUtil),
+			item("KV cache memory (GiB)", f.KvCacheGiB),
+			item("Max sequences", f.MaxNumSeqs), item("Quantization", f.quantization),
+			item("Data type", f.Dtype), item("KV cache data type", f.kvCacheDType))),
 		widget.NewAccordionItem("Features", form(
 			item("Prefix caching", f.prefixCaching), item("Attention backend", f.attention),
 			item("Reasoning parser", f.reasoningParser), item("Tool-call parser", f.toolCallParser),
-			item("", f.asyncScheduling), item("", f.enforceEager))),
+			item("", f.AsyncScheduling), item("", f.EnforceEager))),
 		widget.NewAccordionItem("Network", form(
-			item("Host", f.host), item("Port", f.port), item("API key", f.apiKey), item("API key file", f.apiKeyFile))),
+			item("Host", f.Host), item("Port", f.Port), item("API key", f.ApiKey), item("API key file", f.apiKeyFile))),
 		widget.NewAccordionItem("How to run", form(
-			item("Runner", f.runner), item("Executable", f.executable), item("Docker image", f.dockerImage),
-			item("HF cache (Docker)", f.hfCache), item("Extra arguments", f.extraArgs), item("Environment", f.env),
-			item("Start-up timeout (min)", f.startupTimeoutMin), item("Stop grace (s)", f.stopGraceS),
+			item("Runner", f.runner), item("Executable", f.Executable), item("Docker image", f.dockerImage),
+			item("HF cache (Docker)", f.hfCache), item("Extra arguments", f.ExtraArgs), item("Environment", f.env),
+			item("Start-up timeout (min)", f.StartupTimeoutMin), item("Stop grace (s)", f.stopGraceS),
 			item("Log folder", f.logDir))),
 	)
-	f.accordion.MultiOpen = true
+	f.Accordion.MultiOpen = true
 	f.openSection("Model")
 	f.openSection("GPU memory and parallelism")
-	return f.accordion
+	return f.Accordion
 }
 
 // openSection opens the form's section with this title.
 func (f *launchForm) openSection(title string) {
-	for i, item := range f.accordion.Items {
+	for i, item := range f.Accordion.Items {
 		if item.Title == title {
-			f.accordion.Open(i)
+			f.Accordion.Open(i)
 		}
 	}
 }
 
-// fill shows cfg in the form.
-func (f *launchForm) fill(cfg launch.ServerConfig) {
+// Fill shows cfg in the form.
+func (f *launchForm) Fill(cfg launch.ServerConfig) {
 	f.filling = true
 	defer func() { f.filling = false }()
 	num := func(n int) string {
@@ -173,33 +173,33 @@ func (f *launchForm) fill(cfg launch.ServerConfig) {
 		}
 		return strconv.Itoa(n)
 	}
-	f.engine.SetSelected(launch.EngineTitle(cmp.Or(cfg.Engine, servers.VLLM)))
+	f.Engine.SetSelected(launch.EngineTitle(cmp.Or(cfg.Engine, servers.VLLM)))
 	runner := cfg.Runner
 	if runner == "" {
 		runner = launch.RunnerExec
 	}
 	f.runner.SetSelected(string(runner))
-	f.executable.SetText(cfg.Executable)
+	f.Executable.SetText(cfg.Executable)
 	f.dockerImage.SetText(cfg.DockerImage)
 	f.hfCache.SetText(cfg.HFCache)
-	f.model.SetText(cfg.Model)
-	f.servedName.SetText(cfg.ServedModelName)
+	f.Model.SetText(cfg.Model)
+	f.ServedName.SetText(cfg.ServedModelName)
 	f.revision.SetText(cfg.Revision)
-	f.tp.SetText(num(cfg.TensorParallelSize))
+	f.Tp.SetText(num(cfg.TensorParallelSize))
 	f.pp.SetText(num(cfg.PipelineParallelSize))
-	f.parallel.fill(cfg)
-	f.maxModelLen.SetText(num(cfg.MaxModelLen))
-	f.gpuUtil.SetText("")
+	f.Parallel.Fill(cfg)
+	f.MaxModelLen.SetText(num(cfg.MaxModelLen))
+	f.GpuUtil.SetText("")
 	if cfg.GPUMemoryUtilization > 0 {
-		f.gpuUtil.SetText(strconv.FormatFloat(cfg.GPUMemoryUtilization, 'f', -1, 64))
+		f.GpuUtil.SetText(strconv.FormatFloat(cfg.GPUMemoryUtilization, 'f', -1, 64))
 	}
 	f.quantization.SetText(cfg.Quantization)
-	f.dtype.SetText(cfg.DType)
+	f.Dtype.SetText(cfg.DType)
 	f.kvCacheDType.SetText(cfg.KVCacheDType)
-	f.maxNumSeqs.SetText(num(cfg.MaxNumSeqs))
-	f.kvCacheGiB.SetText(kvGiBText(cfg.KVCacheMemoryBytes))
-	f.cpu.fill(cfg)
-	f.enforceEager.SetChecked(cfg.EnforceEager)
+	f.MaxNumSeqs.SetText(num(cfg.MaxNumSeqs))
+	f.KvCacheGiB.SetText(kvGiBText(cfg.KVCacheMemoryBytes))
+	f.Cpu.Fill(cfg)
+	f.EnforceEager.SetChecked(cfg.EnforceEager)
 	switch {
 	case cfg.EnablePrefixCaching == nil:
 		f.prefixCaching.SetSelected(prefixDefault)
@@ -209,24 +209,24 @@ func (f *launchForm) fill(cfg launch.ServerConfig) {
 		f.prefixCaching.SetSelected(prefixOff)
 	}
 	f.attention.SetText(cfg.AttentionBackend)
-	f.asyncScheduling.SetChecked(cfg.AsyncScheduling)
+	f.AsyncScheduling.SetChecked(cfg.AsyncScheduling)
 	f.trustRemoteCode.SetChecked(cfg.TrustRemoteCode)
 	f.reasoningParser.SetText(cfg.ReasoningParser)
 	f.toolCallParser.SetText(cfg.ToolCallParser)
-	f.host.SetText(cfg.Host)
-	f.port.SetText(num(cfg.Port))
-	f.apiKey.SetText(cfg.APIKey)
+	f.Host.SetText(cfg.Host)
+	f.Port.SetText(num(cfg.Port))
+	f.ApiKey.SetText(cfg.APIKey)
 	f.apiKeyFile.SetText(cfg.APIKeyFile)
-	f.extraArgs.SetText(strings.Join(cfg.ExtraArgs, " "))
+	f.ExtraArgs.SetText(strings.Join(cfg.ExtraArgs, " "))
 	f.env.SetText(formatEnv(cfg.Env))
-	f.startupTimeoutMin.SetText(durationText(cfg.StartupTimeout, time.Minute))
+	f.StartupTimeoutMin.SetText(durationText(cfg.StartupTimeout, time.Minute))
 	f.stopGraceS.SetText(durationText(cfg.StopGrace, time.Second))
 	f.logDir.SetText(cfg.LogDir)
 }
 
-// config reads the form. Fields that don't parse are left at zero (vLLM's
+// Config reads the form. Fields that don't parse are left at zero (vLLM's
 // default) and listed by problems. withKey false leaves the API key out.
-func (f *launchForm) config(withKey bool) launch.ServerConfig {
+func (f *launchForm) Config(withKey bool) launch.ServerConfig {
 	f.problemsFor = map[string]string{}
 	atoi := func(name string, e *widget.Entry) int {
 		s := strings.TrimSpace(e.Text)
@@ -241,26 +241,26 @@ func (f *launchForm) config(withKey bool) launch.ServerConfig {
 	}
 	cfg := launch.ServerConfig{
 		Engine: f.engineName(),
-		Runner: launch.Runner(f.runner.Selected), Executable: strings.TrimSpace(f.executable.Text),
+		Runner: launch.Runner(f.runner.Selected), Executable: strings.TrimSpace(f.Executable.Text),
 		DockerImage: strings.TrimSpace(f.dockerImage.Text), HFCache: strings.TrimSpace(f.hfCache.Text),
-		Model: strings.TrimSpace(f.model.Text), ServedModelName: strings.TrimSpace(f.servedName.Text),
+		Model: strings.TrimSpace(f.Model.Text), ServedModelName: strings.TrimSpace(f.ServedName.Text),
 		Revision:           strings.TrimSpace(f.revision.Text),
-		TensorParallelSize: atoi("tensor parallel", f.tp), PipelineParallelSize: atoi("pipeline parallel", f.pp),
-		MaxModelLen: atoi("max model length", f.maxModelLen), MaxNumSeqs: atoi("max sequences", f.maxNumSeqs),
-		Quantization: strings.TrimSpace(f.quantization.Text), DType: strings.TrimSpace(f.dtype.Text),
+		TensorParallelSize: atoi("tensor parallel", f.Tp), PipelineParallelSize: atoi("pipeline parallel", f.pp),
+		MaxModelLen: atoi("max model length", f.MaxModelLen), MaxNumSeqs: atoi("max sequences", f.MaxNumSeqs),
+		Quantization: strings.TrimSpace(f.quantization.Text), DType: strings.TrimSpace(f.Dtype.Text),
 		KVCacheDType: strings.TrimSpace(f.kvCacheDType.Text), AttentionBackend: strings.TrimSpace(f.attention.Text),
-		AsyncScheduling: f.asyncScheduling.Checked, TrustRemoteCode: f.trustRemoteCode.Checked, EnforceEager: f.enforceEager.Checked,
+		AsyncScheduling: f.AsyncScheduling.Checked, TrustRemoteCode: f.trustRemoteCode.Checked, EnforceEager: f.EnforceEager.Checked,
 		ReasoningParser: strings.TrimSpace(f.reasoningParser.Text), ToolCallParser: strings.TrimSpace(f.toolCallParser.Text),
-		Host: strings.TrimSpace(f.host.Text), Port: atoi("port", f.port), APIKeyFile: strings.TrimSpace(f.apiKeyFile.Text),
-		ExtraArgs: strings.Fields(f.extraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
+		Host: strings.TrimSpace(f.Host.Text), Port: atoi("port", f.Port), APIKeyFile: strings.TrimSpace(f.apiKeyFile.Text),
+		ExtraArgs: strings.Fields(f.ExtraArgs.Text), LogDir: strings.TrimSpace(f.logDir.Text),
 	}
-	f.parallel.Read(&cfg, atoi("data parallel", f.parallel.dp))
-	f.cpu.Read(&cfg, atoi)
+	f.Parallel.Read(&cfg, atoi("data parallel", f.Parallel.Dp))
+	f.Cpu.Read(&cfg, atoi)
 	var kvProblem string
-	if cfg.KVCacheMemoryBytes, kvProblem = kvBytes(f.kvCacheGiB.Text); kvProblem != "" {
+	if cfg.KVCacheMemoryBytes, kvProblem = kvBytes(f.KvCacheGiB.Text); kvProblem != "" {
 		f.problemsFor["kv cache memory"] = kvProblem
 	}
-	if err := f.parallel.gpuMetrics.check(); err != nil {
+	if err := f.Parallel.GpuMetrics.check(); err != nil {
 		f.problemsFor["gpu metrics"] = "GPU metrics: " + secret.URL(exporterURL(err)) + " is not an exporter address like http://node2:9400/metrics"
 	}
 	if cfg.Engine == servers.SGLang { // disabled on the form (see onEngine)
@@ -270,9 +270,9 @@ func (f *launchForm) config(withKey bool) launch.ServerConfig {
 		delete(f.problemsFor, "kv cache memory")
 	}
 	if withKey {
-		cfg.APIKey = f.apiKey.Text
+		cfg.APIKey = f.ApiKey.Text
 	}
-	if s := strings.TrimSpace(f.gpuUtil.Text); s != "" {
+	if s := strings.TrimSpace(f.GpuUtil.Text); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			f.problemsFor["gpu"] = fmt.Sprintf("GPU memory utilization: %q is not a fraction like 0.9", s)
@@ -285,7 +285,7 @@ func (f *launchForm) config(withKey bool) launch.ServerConfig {
 		cfg.EnablePrefixCaching = &on
 	}
 	cfg.Env = parseEnv(f.env.Text)
-	cfg.StartupTimeout = time.Duration(atoi("start-up timeout", f.startupTimeoutMin)) * time.Minute
+	cfg.StartupTimeout = time.Duration(atoi("start-up timeout", f.StartupTimeoutMin)) * time.Minute
 	cfg.StopGrace = time.Duration(atoi("stop grace", f.stopGraceS)) * time.Second
 	return cfg
 }
@@ -302,7 +302,7 @@ func engineChoices() []string {
 // engineName is the server.toml name of the engine selected.
 func (f *launchForm) engineName() string {
 	for _, name := range launch.Engines {
-		if launch.EngineTitle(name) == f.engine.Selected {
+		if launch.EngineTitle(name) == f.Engine.Selected {
 			return name
 		}
 	}
@@ -315,13 +315,13 @@ func (f *launchForm) engineName() string {
 // for them; config then leaves them out.
 func (f *launchForm) onEngine() {
 	d := launch.ServerConfig{Engine: f.engineName(), Runner: launch.RunnerDocker}.WithDefaults()
-	f.executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
+	f.Executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
-	if f.parallel == nil || f.asyncScheduling == nil || f.cpu == nil {
+	if f.Parallel == nil || f.AsyncScheduling == nil || f.Cpu == nil {
 		return // still being built
 	}
-	for _, w := range []fyne.Disableable{f.parallel.executor, f.parallel.rayAddress, f.asyncScheduling,
-		f.enforceEager, f.kvCacheGiB, f.cpu.device, f.cpu.kvSpace, f.cpu.bind, f.cpu.reserv} {
+	for _, w := range []fyne.Disableable{f.Parallel.Executor, f.Parallel.RayAddress, f.AsyncScheduling,
+		f.EnforceEager, f.KvCacheGiB, f.Cpu.Device, f.Cpu.KvSpace, f.Cpu.Bind, f.Cpu.reserv} {
 		if d.Engine == servers.SGLang {
 			w.Disable()
 		} else {
@@ -330,8 +330,8 @@ func (f *launchForm) onEngine() {
 	}
 }
 
-// problems lists the fields config could not read, sorted.
-func (f *launchForm) problems() []string {
+// Problems lists the fields config could not read, sorted.
+func (f *launchForm) Problems() []string {
 	var out []string
 	for _, p := range f.problemsFor {
 		out = append(out, p)

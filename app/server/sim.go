@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 )
 
 // simPanel picks a simulator profile.
-func (s *serverTab) simPanel() fyne.CanvasObject {
+func (s *Tab) simPanel() fyne.CanvasObject {
 	var names []string
 	for _, p := range s.u.Deps.Sim.Profiles() {
 		names = append(names, p.Name)
@@ -24,21 +24,21 @@ func (s *serverTab) simPanel() fyne.CanvasObject {
 	s.profileInfo = widget.NewLabel("")
 	s.profileInfo.Wrapping = fyne.TextWrapWord
 	s.profileFacts = container.NewStack()
-	s.profile = appwidget.NewDropDown(names, func(string) { s.onProfile() })
-	s.speaks = widget.NewRadioGroup([]string{speaksVLLM, speaksSGLang}, nil)
-	s.speaks.Horizontal = true
-	s.speaks.Required = true
-	s.speaks.SetSelected(speaksVLLM)
-	s.speaks.OnChanged = func(string) { s.serveChosenSim(); s.publish() }
+	s.Profile = appwidget.NewDropDown(names, func(string) { s.onProfile() })
+	s.Speaks = widget.NewRadioGroup([]string{speaksVLLM, SpeaksSGLang}, nil)
+	s.Speaks.Horizontal = true
+	s.Speaks.Required = true
+	s.Speaks.SetSelected(speaksVLLM)
+	s.Speaks.OnChanged = func(string) { s.serveChosenSim(); s.publish() }
 	note := widget.NewLabelWithStyle("The simulator is a vLLM- or SGLang-compatible server inside this app with a performance model fitted to real runs. "+
 		"Every number it produces is labelled simulated on the Run and Results screens and in every export.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	note.Wrapping = fyne.TextWrapWord
 	card := widget.NewCard("Simulator", "try the whole app without a GPU",
-		container.NewVBox(widget.NewForm(widget.NewFormItem("Profile", s.profile), widget.NewFormItem("Speaks as", s.speaks)), s.profileInfo, s.profileFacts))
+		container.NewVBox(widget.NewForm(widget.NewFormItem("Profile", s.Profile), widget.NewFormItem("Speaks as", s.Speaks)), s.profileInfo, s.profileFacts))
 	return container.NewVBox(card, note)
 }
 
-func (s *serverTab) onProfile() {
+func (s *Tab) onProfile() {
 	p, ok := s.simProfile()
 	if !ok {
 		return
@@ -62,16 +62,16 @@ func (s *serverTab) onProfile() {
 // profile) rather than growing the app by it. Never while a run goes on:
 // that would stop the server it measures. A failure to start is shown when
 // a run asks for the target.
-func (s *serverTab) serveChosenSim() {
-	if s.kind == nil || s.kind.Selected != app.TargetSim || s.profile.Selected == "" || s.u.State.Run.Running {
+func (s *Tab) serveChosenSim() {
+	if s.Kind == nil || s.Kind.Selected != app.TargetSim || s.Profile.Selected == "" || s.u.State.Run.Running {
 		return
 	}
 	_, _ = s.startSim()
 }
 
-func (s *serverTab) simProfile() (sim.Profile, bool) {
+func (s *Tab) simProfile() (sim.Profile, bool) {
 	for _, p := range s.u.Deps.Sim.Profiles() {
-		if p.Name == s.profile.Selected {
+		if p.Name == s.Profile.Selected {
 			return p, true
 		}
 	}
@@ -81,13 +81,13 @@ func (s *serverTab) simProfile() (sim.Profile, bool) {
 // The choices of the simulator's "Speaks as".
 const (
 	speaksVLLM   = "vLLM"
-	speaksSGLang = "SGLang"
+	SpeaksSGLang = "SGLang"
 )
 
 // simEngine is the engine the simulator is to speak as (sim.EngineVLLM or
 // sim.EngineSGLang).
-func (s *serverTab) simEngine() string {
-	if s.speaks != nil && s.speaks.Selected == speaksSGLang {
+func (s *Tab) simEngine() string {
+	if s.Speaks != nil && s.Speaks.Selected == SpeaksSGLang {
 		return sim.EngineSGLang
 	}
 	return sim.EngineVLLM
@@ -96,15 +96,15 @@ func (s *serverTab) simEngine() string {
 // speaksLabel is the "Speaks as" choice of a saved engine.
 func speaksLabel(engine string) string {
 	if engine == sim.EngineSGLang {
-		return speaksSGLang
+		return SpeaksSGLang
 	}
 	return speaksVLLM
 }
 
 // startSim serves the chosen profile as the chosen engine, reusing a
 // running one.
-func (s *serverTab) startSim() (measure.Subject, error) {
-	name, speaks := s.profile.Selected, s.simEngine()
+func (s *Tab) startSim() (measure.Subject, error) {
+	name, speaks := s.Profile.Selected, s.simEngine()
 	if s.simStop != nil && s.simName == name && s.simSpeaks == speaks {
 		return s.simTarget, nil
 	}
@@ -123,15 +123,15 @@ func (s *serverTab) startSim() (measure.Subject, error) {
 
 // publishSimulator tells every screen the running simulator's Hardware
 // section while it is the chosen target.
-func (s *serverTab) publishSimulator() {
-	if s.kind == nil || s.kind.Selected != app.TargetSim || s.simStop == nil {
+func (s *Tab) publishSimulator() {
+	if s.Kind == nil || s.Kind.Selected != app.TargetSim || s.simStop == nil {
 		s.u.State.SetSimulator(engine.HardwareInfo{}, false)
 		return
 	}
 	s.u.State.SetSimulator(s.simTarget.Header.Hardware, true)
 }
 
-func (s *serverTab) stopSim() {
+func (s *Tab) stopSim() {
 	if s.simStop != nil {
 		s.simStop()
 		s.simStop, s.simName, s.simSpeaks = nil, "", ""

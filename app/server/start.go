@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"path/filepath"
@@ -12,26 +12,26 @@ import (
 // up; otherwise it says why not, beside it. Compare settings… starts
 // servers too: it is off whenever Start is blocked, and while a run goes on.
 func (l *launchPanel) refreshStart() {
-	why := l.blocker()
+	why := l.Blocker()
 	if l.s.u.State.Run.Sweep {
 		why = blocked{"A sweep is running", "it starts the server of each configuration itself (Run screen); Start server is back when it ends."}
 	}
-	l.why.SetText(why.String())
-	if l.s.u.State.Run.Running || why.problem != "" {
-		l.compareBtn.Disable()
+	l.Why.SetText(why.String())
+	if l.s.u.State.Run.Running || why.Problem != "" {
+		l.CompareBtn.Disable()
 	} else {
-		l.compareBtn.Enable()
+		l.CompareBtn.Enable()
 	}
 	switch {
-	case why.problem != "":
-		l.why.Show()
-		l.start.Disable()
-	case l.up():
-		l.why.Hide()
-		l.start.Disable()
+	case why.Problem != "":
+		l.Why.Show()
+		l.Start.Disable()
+	case l.Up():
+		l.Why.Hide()
+		l.Start.Disable()
 	default:
-		l.why.Hide()
-		l.start.Enable()
+		l.Why.Hide()
+		l.Start.Enable()
 	}
 }
 
@@ -44,10 +44,10 @@ func (l *launchPanel) followRun() {
 	}
 }
 
-// blocker is why Start cannot launch the form's server on this machine.
-func (l *launchPanel) blocker() blocked {
-	cfg := l.s.form.config(false)
-	return startBlocker(l.s.u.HasGPU(), l.s.u.LaunchOnCPU(cfg), l.s.u.LaunchStandIn(cfg), cfg, l.s.u.LookPath)
+// Blocker is why Start cannot launch the form's server on this machine.
+func (l *launchPanel) Blocker() blocked {
+	cfg := l.s.Form.Config(false)
+	return StartBlocker(l.s.u.HasGPU(), l.s.u.LaunchOnCPU(cfg), l.s.u.LaunchStandIn(cfg), cfg, l.s.u.LookPath)
 }
 
 // notReady says in one line why a run cannot start on the launched
@@ -55,36 +55,36 @@ func (l *launchPanel) blocker() blocked {
 // Start run.
 func (l *launchPanel) notReady() string {
 	switch {
-	case l.ready:
+	case l.Ready:
 		return ""
-	case l.up():
+	case l.Up():
 		return "the server is starting (Server screen); Start run is on once it is ready."
 	}
-	if why := l.blocker(); why.problem != "" {
-		return why.problem + "; see the Server screen."
+	if why := l.Blocker(); why.Problem != "" {
+		return why.Problem + "; see the Server screen."
 	}
 	return "the server is not running: press Start server on the Server screen."
 }
 
 // blocked is why Start cannot launch a server: the problem, then what to
 // do about it; both "" when it can.
-type blocked struct{ problem, remedy string }
+type blocked struct{ Problem, remedy string }
 
 // String is the whole reason, as the Server screen shows it.
 func (b blocked) String() string {
-	if b.problem == "" {
+	if b.Problem == "" {
 		return ""
 	}
-	return b.problem + ": " + b.remedy
+	return b.Problem + ": " + b.remedy
 }
 
-// startBlocker says why Start cannot launch cfg on this machine: the
+// StartBlocker says why Start cannot launch cfg on this machine: the
 // program that runs the server (vllm, or docker for the Docker runner)
 // cannot be found, or there is no NVIDIA GPU and the server would not run
 // on the CPU (onCPU: vLLM's CPU build, see launchOnCPU) nor is Speed
 // Matrix's stand-in (standIn: the simulator, see launchStandIn). look
 // finds a program as exec.LookPath does.
-func startBlocker(hasGPU, onCPU, standIn bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
+func StartBlocker(hasGPU, onCPU, standIn bool, cfg launch.ServerConfig, look func(string) (string, error)) blocked {
 	d := cfg.WithDefaults()
 	if cfg.Runner == launch.RunnerDocker {
 		if _, err := look("docker"); err != nil {

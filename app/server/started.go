@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"slices"
@@ -21,44 +21,44 @@ import (
 // command, or why that could not be read. It says when it was read: a
 // server restarted since is another process. UI goroutine only.
 type startedCard struct {
-	card    *widget.Card
-	command *widget.Label // the command line, monospaced
-	env     *fyne.Container
-	note    *widget.Label // the container, what could not be read
+	Card    *widget.Card
+	Command *widget.Label // the command line, monospaced
+	Env     *fyne.Container
+	Note    *widget.Label // the container, what could not be read
 }
 
 func newStartedCard() *startedCard {
-	c := &startedCard{command: widget.NewLabel(""), env: container.NewStack(), note: widget.NewLabel("")}
-	c.command.TextStyle = fyne.TextStyle{Monospace: true}
-	c.command.Wrapping = fyne.TextWrapBreak
-	c.note.Wrapping = fyne.TextWrapWord
-	c.card = widget.NewCard("Started as", "", container.NewVBox(c.command, c.env, c.note))
-	c.card.Hide()
+	c := &startedCard{Command: widget.NewLabel(""), Env: container.NewStack(), Note: widget.NewLabel("")}
+	c.Command.TextStyle = fyne.TextStyle{Monospace: true}
+	c.Command.Wrapping = fyne.TextWrapBreak
+	c.Note.Wrapping = fyne.TextWrapWord
+	c.Card = widget.NewCard("Started as", "", container.NewVBox(c.Command, c.Env, c.Note))
+	c.Card.Hide()
 	return c
 }
 
-func (c *startedCard) Object() fyne.CanvasObject { return c.card }
+func (c *startedCard) Object() fyne.CanvasObject { return c.Card }
 
 // Show describes p, read at; home is written $HOME in the command, as in
 // reports.
 func (c *startedCard) Show(p engine.ServerProcess, at time.Time, home string) {
-	c.card.Show()
+	c.Card.Show()
 	read := " · read " + at.Format("15:04:05")
 	if len(p.Command) == 0 {
-		c.card.SetSubTitle("not read from its process" + read)
-		c.command.Hide()
-		c.env.Hide()
-		c.note.SetText("How this server was started could not be read: " + strings.TrimSuffix(p.NotCaptured, ".") +
+		c.Card.SetSubTitle("not read from its process" + read)
+		c.Command.Hide()
+		c.Env.Hide()
+		c.Note.SetText("How this server was started could not be read: " + strings.TrimSuffix(p.NotCaptured, ".") +
 			". Reports of runs against it say so in their Launch command.")
-		c.note.Show()
+		c.Note.Show()
 		return
 	}
-	c.card.SetSubTitle(capture.StartedLine(p) + read)
-	c.command.SetText(launch.CommandLine(nil, p.Command, home))
-	c.command.Show()
-	c.env.Objects = []fyne.CanvasObject{envFacts(p.Env)}
-	c.env.Show()
-	c.env.Refresh()
+	c.Card.SetSubTitle(capture.StartedLine(p) + read)
+	c.Command.SetText(launch.CommandLine(nil, p.Command, home))
+	c.Command.Show()
+	c.Env.Objects = []fyne.CanvasObject{envFacts(p.Env)}
+	c.Env.Show()
+	c.Env.Refresh()
 	var notes []string
 	if p.Container != nil {
 		notes = append(notes, appwidget.Sentence(capture.ContainerLine(*p.Container)))
@@ -66,13 +66,13 @@ func (c *startedCard) Show(p engine.ServerProcess, at time.Time, home string) {
 	for _, n := range p.Notes {
 		notes = append(notes, appwidget.Sentence(n))
 	}
-	c.note.SetText(strings.Join(notes, " "))
-	c.note.Hidden = len(notes) == 0
-	c.note.Refresh()
+	c.Note.SetText(strings.Join(notes, " "))
+	c.Note.Hidden = len(notes) == 0
+	c.Note.Refresh()
 }
 
 // Hide forgets what was shown: another address is another server.
-func (c *startedCard) Hide() { c.card.Hide() }
+func (c *startedCard) Hide() { c.Card.Hide() }
 
 // envFacts lists the server's variables of engine.EnvPrefixes, sorted.
 func envFacts(env map[string]string) fyne.CanvasObject {

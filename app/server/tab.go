@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"context"
@@ -42,35 +42,35 @@ const captureTimeout = 5 * time.Second
 // defaultSimProfile is the profile preselected without a GPU.
 const defaultSimProfile = "tiny"
 
-// serverTab chooses what to benchmark: a vLLM server it launches, an
+// Tab chooses what to benchmark: a vLLM server it launches, an
 // existing endpoint, or the built-in simulator.
-type serverTab struct {
+type Tab struct {
 	u        *app.UI
-	runs     runStarter // runs the sweep the compare form starts (connected by newUI)
-	kind     *widget.RadioGroup
-	banner   *appwidget.Banner  // problems of Detect, the simulator and the endpoint
+	Runs     app.RunStarter // runs the sweep the compare form starts (connected by newUI)
+	Kind     *widget.RadioGroup
+	Banner   *appwidget.Banner  // problems of Detect, the simulator and the endpoint
 	estimate *widget.Label      // how long the Matrix screen's plan takes here
 	preview  *appwidget.Heatmap // its decode cells on this target
 	// estimateLine is the estimate alone, for a window too narrow for the summary.
 	estimateLine *widget.Label
-	panels       map[string]fyne.CanvasObject
+	Panels       map[string]fyne.CanvasObject
 
-	form   *launchForm
-	launch *launchPanel
+	Form   *launchForm
+	Launch *launchPanel
 
-	url, apiKey    *widget.Entry
-	model          *widget.SelectEntry
-	exporters      *exporters // GPU metrics: DCGM exporters
-	endpointStatus *widget.Label
+	Url, ApiKey    *widget.Entry
+	Model          *widget.SelectEntry
+	Exporters      *exporters // GPU metrics: DCGM exporters
+	EndpointStatus *widget.Label
 	// endpointCap is what the endpoint's server holds, as far as known:
 	// its model length from Detect, its KV cache and sequences from a run.
 	endpointCap   app.Capacity
-	started       *startedCard  // how the endpoint's server was started
-	detectAtStart bool          // --target URL: ask for its models at start
-	detected      chan struct{} // closed when the last detection is shown
+	Started       *startedCard  // how the endpoint's server was started
+	DetectAtStart bool          // --target URL: ask for its models at start
+	Detected      chan struct{} // closed when the last detection is shown
 
-	profile      *appwidget.DropDown
-	speaks       *widget.RadioGroup // the engine the simulator speaks as
+	Profile      *appwidget.DropDown
+	Speaks       *widget.RadioGroup // the engine the simulator speaks as
 	profileInfo  *widget.Label
 	profileFacts *fyne.Container
 	simStop      func()
@@ -79,32 +79,32 @@ type serverTab struct {
 	simTarget    measure.Subject
 }
 
-// newServerTab builds the Server screen.
-func newServerTab(u *app.UI) (*serverTab, *container.TabItem) {
-	s := &serverTab{u: u, panels: map[string]fyne.CanvasObject{}, banner: appwidget.NewBanner()}
-	s.form = newLaunchForm(func() { s.launch.onFormChange() })
-	s.form.parallel.setGPUs(u.HwInfo.GPUs)
-	s.launch = newLaunchPanel(s)
-	s.panels[app.TargetVLLM] = s.launch.Object()
-	s.panels[app.TargetEndpoint] = s.endpointPanel()
-	s.panels[app.TargetSim] = s.simPanel()
+// New builds the Server screen.
+func New(u *app.UI) (*Tab, *container.TabItem) {
+	s := &Tab{u: u, Panels: map[string]fyne.CanvasObject{}, Banner: appwidget.NewBanner()}
+	s.Form = NewLaunchForm(func() { s.Launch.onFormChange() })
+	s.Form.Parallel.setGPUs(u.HwInfo.GPUs)
+	s.Launch = newLaunchPanel(s)
+	s.Panels[app.TargetVLLM] = s.Launch.Object()
+	s.Panels[app.TargetEndpoint] = s.endpointPanel()
+	s.Panels[app.TargetSim] = s.simPanel()
 	stack := container.NewStack()
 	for _, k := range []string{app.TargetVLLM, app.TargetEndpoint, app.TargetSim} {
-		stack.Add(s.panels[k])
+		stack.Add(s.Panels[k])
 	}
-	s.kind = widget.NewRadioGroup([]string{app.TargetVLLM, app.TargetEndpoint, app.TargetSim}, s.onKind)
-	s.kind.Horizontal = true
-	s.kind.Required = true
+	s.Kind = widget.NewRadioGroup([]string{app.TargetVLLM, app.TargetEndpoint, app.TargetSim}, s.onKind)
+	s.Kind.Horizontal = true
+	s.Kind.Required = true
 
 	var cfg launch.ServerConfig
 	u.Prefs.Load(app.PrefServer, &cfg)
-	s.form.fill(cfg)
-	s.launch.onFormChange() // fill does not report its edits
-	s.launch.loadModels()
+	s.Form.Fill(cfg)
+	s.Launch.onFormChange() // fill does not report its edits
+	s.Launch.loadModels()
 	if u.HasGPU() {
-		s.launch.onSuggest(false)
-	} else if s.launch.onCPU() {
-		s.form.openSection(cpuSection) // its settings are the ones that matter here
+		s.Launch.OnSuggest(false)
+	} else if s.Launch.OnCPU() {
+		s.Form.openSection(CpuSection) // its settings are the ones that matter here
 	}
 
 	header := appwidget.ScreenHeader("Server", "What to benchmark: a vLLM or SGLang server launched from here, a server already running, or the built-in simulator.")
@@ -115,8 +115,8 @@ func newServerTab(u *app.UI) (*serverTab, *container.TabItem) {
 	s.preview = appwidget.NewHeatmap("will run")
 	u.State.Watch(app.ChangeTarget|app.ChangePlan, s.showEstimate)
 	u.State.Watch(app.ChangeRun, s.learnFromRun)
-	u.State.Watch(app.ChangeRun, s.launch.followRun)
-	top := container.NewVBox(header, s.kind, s.banner.Object(), widget.NewSeparator())
+	u.State.Watch(app.ChangeRun, s.Launch.followRun)
+	top := container.NewVBox(header, s.Kind, s.Banner.Object(), widget.NewSeparator())
 	summary := widget.NewCard("On this target", "what a run of the Matrix screen's plan measures here",
 		container.NewBorder(s.estimate, nil, nil, nil, s.preview.Object()))
 	// Side by side in a wide window; the summary under the form in a narrow one.
@@ -134,55 +134,55 @@ func newServerTab(u *app.UI) (*serverTab, *container.TabItem) {
 	return s, container.NewTabItemWithIcon(app.TabServer, theme.StorageIcon(), content)
 }
 
-// applyTarget selects the target from --target, else the remembered one,
+// ApplyTarget selects the target from --target, else the remembered one,
 // else a launched server where one can run (a GPU, or vLLM's CPU build),
 // else the simulator.
-func (s *serverTab) applyTarget(opt string) {
+func (s *Tab) ApplyTarget(opt string) {
 	var saved app.TargetSettings
 	s.u.Prefs.Load(app.PrefTarget, &saved)
-	s.url.SetText(saved.URL)
-	s.model.SetText(saved.Model)
-	s.exporters.field.SetText(saved.GPUMetrics)
-	s.speaks.SetSelected(speaksLabel(saved.SimEngine))
+	s.Url.SetText(saved.URL)
+	s.Model.SetText(saved.Model)
+	s.Exporters.Field.SetText(saved.GPUMetrics)
+	s.Speaks.SetSelected(speaksLabel(saved.SimEngine))
 	if saved.Profile != "" {
-		s.profile.SetSelected(saved.Profile)
+		s.Profile.SetSelected(saved.Profile)
 	}
 	kind := savedKind(saved.Kind)
 	switch {
 	case strings.HasPrefix(opt, "sim:"):
 		kind = app.TargetSim
-		s.profile.SetSelected(strings.TrimPrefix(opt, "sim:"))
+		s.Profile.SetSelected(strings.TrimPrefix(opt, "sim:"))
 	case opt != "":
 		kind = app.TargetEndpoint
-		s.url.SetText(opt)
-		s.model.SetText("")
-		s.detectAtStart = true // fill in the model and its length once the app runs
+		s.Url.SetText(opt)
+		s.Model.SetText("")
+		s.DetectAtStart = true // fill in the model and its length once the app runs
 	case kind == "" || (kind == app.TargetVLLM && !s.canLaunch()):
 		kind = app.TargetVLLM
 		if !s.canLaunch() {
 			kind = app.TargetSim
 		}
 	}
-	if s.profile.Selected == "" {
-		s.profile.SetSelected(defaultSimProfile)
+	if s.Profile.Selected == "" {
+		s.Profile.SetSelected(defaultSimProfile)
 	}
-	s.selectKind(kind)
+	s.SelectKind(kind)
 }
 
 // canLaunch reports whether the Launch form's server can run here: on a
 // GPU, or on the CPU (vLLM's CPU build, see launchOnCPU).
-func (s *serverTab) canLaunch() bool {
-	return s.u.HasGPU() || s.u.LaunchOnCPU(s.form.config(false))
+func (s *Tab) canLaunch() bool {
+	return s.u.HasGPU() || s.u.LaunchOnCPU(s.Form.Config(false))
 }
 
-// selectKind shows one kind of target.
-func (s *serverTab) selectKind(kind string) {
-	s.kind.SetSelected(kind)
+// SelectKind shows one kind of target.
+func (s *Tab) SelectKind(kind string) {
+	s.Kind.SetSelected(kind)
 	s.onKind(kind)
 }
 
 // showEstimate says how long the plan takes on the chosen target.
-func (s *serverTab) showEstimate() {
+func (s *Tab) showEstimate() {
 	st := s.u.State
 	if st.PlanErr != nil {
 		s.estimate.SetText("The plan on the Matrix screen has a problem: fix it there.")
@@ -200,13 +200,13 @@ func (s *serverTab) showEstimate() {
 	}
 	s.estimate.SetText(text)
 	s.estimateLine.SetText("On this target: " + text)
-	previewPlan(s.preview, fitted, st.Target.Capacity)
+	appwidget.PreviewPlan(s.preview, fitted, st.Target.Capacity)
 	s.preview.Redraw()
 }
 
-func (s *serverTab) onKind(kind string) {
-	s.banner.Hide()
-	for k, p := range s.panels {
+func (s *Tab) onKind(kind string) {
+	s.Banner.Hide()
+	for k, p := range s.Panels {
 		if k == kind {
 			p.Show()
 		} else {
@@ -219,100 +219,100 @@ func (s *serverTab) onKind(kind string) {
 }
 
 // publish tells every screen what the chosen target is now.
-func (s *serverTab) publish() {
-	if s.kind == nil {
+func (s *Tab) publish() {
+	if s.Kind == nil {
 		return // still being built
 	}
-	s.pollTelemetry() // the new target's telemetry, not the last one's
+	s.PollTelemetry() // the new target's telemetry, not the last one's
 	s.u.State.SetTarget(app.TargetInfo{
-		Kind:        s.kind.Selected,
-		Description: s.description(),
-		Simulated:   s.kind.Selected == app.TargetSim || (s.kind.Selected == app.TargetVLLM && s.launch.standIn()),
-		OnCPU:       s.kind.Selected == app.TargetVLLM && s.launch.onCPU(),
-		Capacity:    s.capacity(),
+		Kind:        s.Kind.Selected,
+		Description: s.Description(),
+		Simulated:   s.Kind.Selected == app.TargetSim || (s.Kind.Selected == app.TargetVLLM && s.Launch.standIn()),
+		OnCPU:       s.Kind.Selected == app.TargetVLLM && s.Launch.OnCPU(),
+		Capacity:    s.Capacity(),
 		NotReady:    s.notReady(),
 	})
 }
 
 // notReady says in one line why a run cannot start on the chosen target
 // now; "" when it can.
-func (s *serverTab) notReady() string {
-	switch s.kind.Selected {
+func (s *Tab) notReady() string {
+	switch s.Kind.Selected {
 	case app.TargetVLLM:
-		return s.launch.notReady()
+		return s.Launch.notReady()
 	case app.TargetEndpoint:
-		if err := checkURL(strings.TrimSpace(s.url.Text)); err != nil {
+		if err := checkURL(strings.TrimSpace(s.Url.Text)); err != nil {
 			return "the endpoint " + err.Error() + " on the Server screen."
 		}
 	}
 	return ""
 }
 
-// capacity is what the chosen target can hold, when known.
-func (s *serverTab) capacity() app.Capacity {
-	switch s.kind.Selected {
+// Capacity is what the chosen target can hold, when known.
+func (s *Tab) Capacity() app.Capacity {
+	switch s.Kind.Selected {
 	case app.TargetSim:
 		p, _ := s.simProfile()
 		return app.Capacity{KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen}
 	case app.TargetEndpoint:
 		return s.endpointCap
 	}
-	return s.launch.capacity()
+	return s.Launch.Capacity()
 }
 
-// description names the chosen target for the Run screen.
-func (s *serverTab) description() string {
-	switch s.kind.Selected {
+// Description names the chosen target for the Run screen.
+func (s *Tab) Description() string {
+	switch s.Kind.Selected {
 	case app.TargetSim:
 		if s.simEngine() == sim.EngineSGLang {
-			return "simulated SGLang (profile " + s.profile.Selected + ")"
+			return "simulated SGLang (profile " + s.Profile.Selected + ")"
 		}
-		return "simulated (profile " + s.profile.Selected + ")"
+		return "simulated (profile " + s.Profile.Selected + ")"
 	case app.TargetEndpoint:
-		return secret.URL(s.url.Text)
+		return secret.URL(s.Url.Text)
 	}
 	switch {
-	case s.launch.standIn():
-		return "simulated (Speed Matrix's stand-in for vLLM): " + s.form.model.Text
-	case s.launch.onCPU():
-		return "vLLM on the CPU: " + s.form.model.Text
+	case s.Launch.standIn():
+		return "simulated (Speed Matrix's stand-in for vLLM): " + s.Form.Model.Text
+	case s.Launch.OnCPU():
+		return "vLLM on the CPU: " + s.Form.Model.Text
 	}
-	return "vLLM: " + s.form.model.Text
+	return "vLLM: " + s.Form.Model.Text
 }
 
 // answerLaunchForm gives the sweep job resumes the Launch form as it is:
 // the server.toml it would write now, and its secrets.
-func (s *serverTab) fillLaunchForm(job *sweepJob) {
-	job.secrets = s.form.config(true)
-	job.base, job.formErr = launch.EncodeConfig(s.form.config(false))
+func (s *Tab) FillLaunchForm(job *app.SweepJob) {
+	job.Secrets = s.Form.Config(true)
+	job.Base, job.FormErr = launch.EncodeConfig(s.Form.Config(false))
 }
 
-// readyTarget is the target a run measures now (targetSource).
-func (s *serverTab) readyTarget() (measure.Subject, error) { return s.target() }
+// ReadyTarget is the target a run measures now (targetSource).
+func (s *Tab) ReadyTarget() (measure.Subject, error) { return s.Target() }
 
 // ChooseKind offers this kind of target (targetSource).
-func (s *serverTab) ChooseKind(kind string) { s.selectKind(kind) }
+func (s *Tab) ChooseKind(kind string) { s.SelectKind(kind) }
 
-// target is what a run measures (a simulator not started yet starts here).
-func (s *serverTab) target() (measure.Subject, error) {
+// Target is what a run measures (a simulator not started yet starts here).
+func (s *Tab) Target() (measure.Subject, error) {
 	var t measure.Subject
-	switch s.kind.Selected {
+	switch s.Kind.Selected {
 	case app.TargetSim:
 		return s.startSim()
 	case app.TargetEndpoint:
-		base := strings.TrimSpace(s.url.Text)
+		base := strings.TrimSpace(s.Url.Text)
 		if err := checkURL(base); err != nil {
 			return t, fmt.Errorf("endpoint: %w (Server screen)", err)
 		}
-		t = measure.Subject{Target: measure.Target{BaseURL: base, APIKey: s.apiKey.Text, Model: strings.TrimSpace(s.model.Text)}}
+		t = measure.Subject{Target: measure.Target{BaseURL: base, APIKey: s.ApiKey.Text, Model: strings.TrimSpace(s.Model.Text)}}
 		t.Header.Hardware = s.endpointHardware(base)
 		// Read again at the start: the server may have been restarted since Detect.
 		ctx, cancel := context.WithTimeout(context.Background(), captureTimeout)
 		defer cancel()
 		proc := s.u.Deps.Capture.Capture(ctx, base)
 		capture.Header(&t.Header, proc)
-		s.started.Show(proc, s.u.Deps.Now(), userHome()) // what the run records
-		err := s.exporters.attach(&t, s.u.State.Settings.Interval())
+		s.Started.Show(proc, s.u.Deps.Now(), app.UserHome()) // what the run records
+		err := s.Exporters.attach(&t, s.u.State.Settings.Interval())
 		if t.Telemetry == nil {
 			// Without exporters naming its GPUs, a simulator at the
 			// endpoint (speedmatrix sim) is described by its profile's rig.
@@ -320,7 +320,7 @@ func (s *serverTab) target() (measure.Subject, error) {
 		}
 		return t, err
 	case app.TargetVLLM:
-		return s.launch.target()
+		return s.Launch.Target()
 	}
 	return t, errors.New("no target chosen: pick one on the Server screen")
 }
@@ -328,7 +328,7 @@ func (s *serverTab) target() (measure.Subject, error) {
 // endpointHardware is this machine's hardware for a local endpoint; a remote
 // one's hardware is unknown here (its DCGM exporters may add its GPUs):
 // this machine's is not the server's.
-func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
+func (s *Tab) endpointHardware(base string) engine.HardwareInfo {
 	u, err := url.Parse(base)
 	if err == nil && capture.IsLocal(context.Background(), u.Hostname()) {
 		h := s.u.HwInfo
@@ -338,20 +338,20 @@ func (s *serverTab) endpointHardware(base string) engine.HardwareInfo {
 	return engine.HardwareInfo{Whose: engine.HardwareOfRemote, Note: "remote endpoint: its hardware is not detected from here"}
 }
 
-// serverUp reports whether a vLLM server launched here is running.
-func (s *serverTab) serverUp() bool { return s.launch.up() }
+// ServerUp reports whether a vLLM server launched here is running.
+func (s *Tab) ServerUp() bool { return s.Launch.Up() }
 
-// stopAll stops the simulator and a launched server, waiting for both.
-func (s *serverTab) stopAll() {
+// StopAll stops the simulator and a launched server, waiting for both.
+func (s *Tab) StopAll() {
 	s.stopSim()
-	s.exporters.end()
-	s.form.parallel.gpuMetrics.end()
-	s.launch.stopAndWait()
+	s.Exporters.end()
+	s.Form.Parallel.GpuMetrics.end()
+	s.Launch.stopAndWait()
 }
 
-// settings is what the screen remembers: never the API keys, nor the
+// Settings is what the screen remembers: never the API keys, nor the
 // password of the URL (it comes back as <redacted>, to be typed again).
-func (s *serverTab) settings() app.TargetSettings {
-	return app.TargetSettings{Kind: s.kind.Selected, URL: secret.URL(s.url.Text), Model: s.model.Text, Profile: s.profile.Selected,
-		SimEngine: s.simEngine(), GPUMetrics: s.exporters.saved()}
+func (s *Tab) Settings() app.TargetSettings {
+	return app.TargetSettings{Kind: s.Kind.Selected, URL: secret.URL(s.Url.Text), Model: s.Model.Text, Profile: s.Profile.Selected,
+		SimEngine: s.simEngine(), GPUMetrics: s.Exporters.saved()}
 }

@@ -1,4 +1,4 @@
-package shell
+package server
 
 import (
 	"time"
@@ -7,27 +7,27 @@ import (
 	"speedmatrix/hw"
 )
 
-// targetTelemetry is the chosen target's own GPU telemetry and whose GPUs
+// TargetTelemetry is the chosen target's own GPU telemetry and whose GPUs
 // it reads: the running simulator's model of its GPUs, or the DCGM
 // exporters a run reads; nil when this machine's sampler is the one to show.
-func (s *serverTab) targetTelemetry() (app.LiveTelemetry, app.TelemetrySource) {
+func (s *Tab) TargetTelemetry() (app.LiveTelemetry, app.TelemetrySource) {
 	switch {
-	case s.kind == nil:
-	case s.kind.Selected == app.TargetSim && s.simStop != nil:
+	case s.Kind == nil:
+	case s.Kind.Selected == app.TargetSim && s.simStop != nil:
 		if lt, ok := s.simTarget.Telemetry.(app.LiveTelemetry); ok {
 			return lt, app.FromSimulator
 		}
-	case s.kind.Selected == app.TargetEndpoint && s.exporters.tel != nil:
-		return s.exporters.tel, app.FromExporters
-	case s.kind.Selected == app.TargetVLLM && s.form.parallel.gpuMetrics.tel != nil:
-		return s.form.parallel.gpuMetrics.tel, app.FromExporters
+	case s.Kind.Selected == app.TargetEndpoint && s.Exporters.tel != nil:
+		return s.Exporters.tel, app.FromExporters
+	case s.Kind.Selected == app.TargetVLLM && s.Form.Parallel.GpuMetrics.tel != nil:
+		return s.Form.Parallel.GpuMetrics.tel, app.FromExporters
 	}
 	return nil, app.FromNone
 }
 
-// startTelemetry polls the live telemetry every second into the state,
+// StartTelemetry polls the live telemetry every second into the state,
 // which the Run screen's gauges and the Hardware screen observe.
-func (s *serverTab) startTelemetry() {
+func (s *Tab) StartTelemetry() {
 	go func() {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
@@ -36,19 +36,19 @@ func (s *serverTab) startTelemetry() {
 			case <-s.u.Bg.Done():
 				return
 			case <-tick.C:
-				s.u.Do(s.pollTelemetry)
+				s.u.Do(s.PollTelemetry)
 			}
 		}
 	}()
 }
 
-// pollTelemetry reads the live telemetry of the chosen target into the
+// PollTelemetry reads the live telemetry of the chosen target into the
 // state: the target's own (the simulator's model of its GPUs, the DCGM
 // exporters of a run), else this machine's sampler (the Settings screen
 // may have replaced it), else none. The target's kind is read afresh, so
 // a sample never outlives the target it belongs to; UI goroutine only.
-func (s *serverTab) pollTelemetry() {
-	src, from := s.targetTelemetry()
+func (s *Tab) PollTelemetry() {
+	src, from := s.TargetTelemetry()
 	if src == nil && s.u.Deps.Telemetry != nil && s.u.HasGPU() {
 		src, from = s.u.Deps.Telemetry, app.FromMachine
 	}

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"speedmatrix/app"
 	appwidget "speedmatrix/app/widget"
 
 	"fyne.io/fyne/v2"
@@ -14,8 +15,8 @@ func (s *Tab) sloCard(col *appwidget.FormColumn) fyne.CanvasObject {
 	narrow := func(o fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(130, s.Slo.Ttft.MinSize().Height), o)
 	}
-	row := container.NewHBox(narrow(s.Slo.Ttft), widget.NewLabel(appwidget.SloITLName), narrow(s.Slo.Itl), widget.NewLabel("at"), narrow(s.Slo.Pct))
-	form := col.Form(appwidget.FormRow{Label: appwidget.SloTTFTName, Field: row,
+	row := container.NewHBox(narrow(s.Slo.Ttft), widget.NewLabel(app.SloITLName), narrow(s.Slo.Itl), widget.NewLabel("at"), narrow(s.Slo.Pct))
+	form := col.Form(appwidget.FormRow{Label: app.SloTTFTName, Field: row,
 		Hint: "First token within the TTFT bound (2s, 500ms), gaps between tokens within the ITL bound (50ms), for all but the slowest 1 % at p99. Empty: no bound."})
 	return widget.NewCard("Latency objective (SLO)", "each decode cell is judged against it; the Matrix screen shows the same fields", form)
 }

@@ -25,7 +25,7 @@ var themeLabels = map[string]string{app.ThemeSystem: "Follow system", app.ThemeL
 // Tab edits what the app remembers besides the screens' own
 // choices: theme, folders, the run's timeouts and the telemetry interval.
 // The theme applies as soon as it is chosen, the rest on Apply; the
-// settings in use are the state's (appState.settings).
+// settings in use are the state's (app.State.Settings).
 type Tab struct {
 	U    *app.UI
 	Help *appwidget.HelpOverlay
@@ -34,7 +34,7 @@ type Tab struct {
 	Theme                       *widget.RadioGroup
 	ExportDir, RunsDir          *widget.Entry
 	FirstToken, Stall, Interval *widget.Entry
-	Slo                         *appwidget.SloFields // settings_slo.go
+	Slo                         *appwidget.SloFields // slo.go
 	sloSeen                     engine.SLO           // the state's SLO as the fields last showed it
 	Status                      *widget.Label
 	intervalPending             bool // the new interval waits for the run to end

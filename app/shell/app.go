@@ -1,11 +1,8 @@
 // Package shell is the window of the Speed Matrix desktop app: it builds
 // every screen, gives each the others it asks of (connect), and holds what
 // spans the screens: quitting, the autorun, the tour, the shortcuts. It is
-// the one package that imports every screen; main imports it.
-//
-// The screens not yet in packages of their own (Server, Matrix, Run,
-// Results, History) still live here, each in its files
-// (TestScreensDoNotCallEachOther keeps them apart).
+// the one package that imports every screen; main imports it. Its tests
+// drive the whole window with fakes (newTestUI), across screens.
 package shell
 
 import (
@@ -22,6 +19,11 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/hardware"
+	"speedmatrix/app/history"
+	"speedmatrix/app/matrix"
+	"speedmatrix/app/results"
+	"speedmatrix/app/run"
+	"speedmatrix/app/server"
 	"speedmatrix/app/settings"
 	"speedmatrix/assets"
 	"speedmatrix/engine"
@@ -77,11 +79,11 @@ func (u *ui) showAndRun(w fyne.Window) (err error) {
 type ui struct {
 	*app.UI
 	hardware *hardware.Tab
-	server   *serverTab
-	matrix   *matrixTab
-	run      *runTab
-	results  *resultsTab
-	history  *historyTab
+	server   *server.Tab
+	matrix   *matrix.Tab
+	run      *run.Tab
+	results  *results.Tab
+	history  *history.Tab
 	settings *settings.Tab
 
 	exitErr error // what Main returns (autorun)
@@ -120,11 +122,11 @@ func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
 	u.settings, settingsItem = settings.New(u.UI)
 	u.hardware, hardwareItem = hardware.New(u.UI)
 	var matrixItem, serverItem, resultsItem, runItem, historyItem *container.TabItem
-	u.matrix, matrixItem = newMatrixTab(u.UI)
-	u.server, serverItem = newServerTab(u.UI)
-	u.results, resultsItem = newResultsTab(u.UI)
-	u.run, runItem = newRunTab(u.UI)
-	u.history, historyItem = newHistoryTab(u.UI)
+	u.matrix, matrixItem = matrix.New(u.UI)
+	u.server, serverItem = server.New(u.UI)
+	u.results, resultsItem = results.New(u.UI)
+	u.run, runItem = run.New(u.UI)
+	u.history, historyItem = history.New(u.UI)
 	items := []*container.TabItem{hardwareItem, serverItem, matrixItem, runItem, resultsItem, historyItem, settingsItem}
 	for _, t := range items {
 		// A screen taller than the window scrolls: the window keeps the size
@@ -141,30 +143,30 @@ func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
 	u.RunItem = runItem
 	u.connect()
 	u.State.Watch(app.ChangeRun, u.showRunInSidebar)
-	u.server.applyTarget(opts.Target)
+	u.server.ApplyTarget(opts.Target)
 	if opts.Autorun || opts.Tour != "" {
 		// A scripted run wants a result in minutes: the Quick plan fitted to the target.
-		u.matrix.usePreset(app.PresetQuick)
+		u.matrix.UsePreset(app.PresetQuick)
 	}
-	u.matrix.refreshCapacity()
+	u.matrix.RefreshCapacity()
 	if !opts.Autorun && opts.Tour == "" {
 		// Results shows the last saved run until a run ends (a scripted run
 		// shows and exports its own, or nothing).
-		u.history.offerLatest()
+		u.history.OfferLatest()
 	}
 	addShortcuts(u)
 	return u
 }
 
 // connect gives each screen the others it asks of, as the small interfaces
-// of requests.go.
+// of app/requests.go.
 func (u *ui) connect() {
 	u.hardware.Targets = u.server
-	u.server.runs = u.run
-	u.run.host = u
-	u.run.targets, u.run.reports = u.server, u.results
-	u.results.runs, u.results.targets = u.run, u.server
-	u.history.reports, u.history.runs, u.history.targets = u.results, u.run, u.server
+	u.server.Runs = u.run
+	u.run.Host = u
+	u.run.Targets, u.run.Reports = u.server, u.results
+	u.results.Runs, u.results.Targets = u.run, u.server
+	u.history.Reports, u.history.Runs, u.history.Targets = u.results, u.run, u.server
 }
 
 // content is the window's content.
@@ -194,13 +196,13 @@ func (u *ui) start() {
 			s.Start(u.Bg)
 		}
 	}
-	u.server.startTelemetry()
-	if u.server.detectAtStart {
-		u.server.onDetect()
+	u.server.StartTelemetry()
+	if u.server.DetectAtStart {
+		u.server.OnDetect()
 	}
 	if u.Opts.Autorun {
 		u.Show(app.TabRun)
-		u.run.onStart()
+		u.run.OnStart()
 	}
 	if u.Opts.Tour != "" {
 		go u.runTour(u.Opts.Tour)
@@ -215,9 +217,9 @@ func windowSize(w, h int) fyne.Size {
 	return fyne.NewSize(float32(w), float32(h))
 }
 
-// onRunDone is called on the UI goroutine when a run ends, once Results
+// OnRunDone is called on the UI goroutine when a run ends, once Results
 // shows it: an autorun with Export exports it and quits.
-func (u *ui) onRunDone(rep *engine.Report, runErr error) {
+func (u *ui) OnRunDone(rep *engine.Report, runErr error) {
 	if u.Opts.Autorun && u.Opts.Export != "" {
 		u.finishAutorun(rep, runErr)
 	}
@@ -228,11 +230,11 @@ func (u *ui) busy() string {
 	switch {
 	case u.State.Run.Sweep:
 		return "A sweep is in progress: it starts and stops the server of each configuration."
-	case u.run.running() && u.server.serverUp():
+	case u.run.Running() && u.server.ServerUp():
 		return "A run is in progress and a vLLM server is up."
-	case u.run.running():
+	case u.run.Running():
 		return "A run is in progress."
-	case u.server.serverUp():
+	case u.server.ServerUp():
 		return "A vLLM server started by Speed Matrix is up."
 	}
 	return ""
@@ -241,7 +243,7 @@ func (u *ui) busy() string {
 // onClose asks before stopping a run or a server, then closes the window.
 func (u *ui) onClose() {
 	// Remember the settings now: Fyne saves preferences before it exits.
-	u.flushPrefs()
+	u.FlushPrefs()
 	what := u.busy()
 	if what == "" {
 		u.closeWindow()
@@ -257,8 +259,8 @@ func (u *ui) onClose() {
 
 // quitStops says what quitting stops (quitText) now.
 func (u *ui) quitStops() string {
-	up := u.server.serverUp()
-	return quitText(u.State.Run.Sweep, u.run.running(), up, up && !u.server.launch.onCPU())
+	up := u.server.ServerUp()
+	return quitText(u.State.Run.Sweep, u.run.Running(), up, up && !u.server.Launch.OnCPU())
 }
 
 // quitText says what quitting stops: the sweep or the run, and the server
@@ -299,20 +301,20 @@ func (u *ui) closeWindow() {
 // shutdown cancels a run, stops the servers and the sampler; safe to repeat.
 func (u *ui) shutdown() {
 	u.stopBg()
-	u.run.stop(10 * time.Second)
-	u.server.stopAll()
+	u.run.Stop(10 * time.Second)
+	u.server.StopAll()
 	if s, ok := u.Deps.Telemetry.(interface{ Stop() }); ok && u.Deps.Telemetry != nil {
 		s.Stop()
 	}
-	u.flushPrefs()
+	u.FlushPrefs()
 }
 
-// flushPrefs remembers every screen's current settings.
-func (u *ui) flushPrefs() {
+// FlushPrefs remembers every screen's current settings.
+func (u *ui) FlushPrefs() {
 	u.Prefs.SaveAll(map[string]any{
-		app.PrefTarget: u.server.settings(),
-		app.PrefPlan:   u.matrix.settings(),
-		app.PrefServer: u.server.form.config(false),
+		app.PrefTarget: u.server.Settings(),
+		app.PrefPlan:   u.matrix.Settings(),
+		app.PrefServer: u.server.Form.Config(false),
 		app.PrefApp:    u.State.Settings, // the SLO, which the Matrix screen edits too
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/results"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -39,16 +40,16 @@ func TestScreensFit1280x800(t *testing.T) {
 // TestStartupSelectsSimulatorWithoutGPU: the app works on first launch.
 func TestStartupSelectsSimulatorWithoutGPU(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
-	if got := u.server.kind.Selected; got != app.TargetSim {
+	if got := u.server.Kind.Selected; got != app.TargetSim {
 		t.Errorf("target kind = %q, want %q without a GPU", got, app.TargetSim)
 	}
-	if got := u.server.profile.Selected; got != "tiny" {
+	if got := u.server.Profile.Selected; got != "tiny" {
 		t.Errorf("profile = %q, want tiny", got)
 	}
 	d := testDeps(t, &fakeEngine{})
 	d.Hardware = oneGPU
 	u = newTestUI(t, d, app.Options{})
-	if got := u.server.kind.Selected; got != app.TargetVLLM {
+	if got := u.server.Kind.Selected; got != app.TargetVLLM {
 		t.Errorf("with a GPU the target kind = %q, want %q", got, app.TargetVLLM)
 	}
 }
@@ -64,7 +65,7 @@ func TestCloseDuringRunAsksThenStopsEverything(t *testing.T) {
 	u.Win.SetContent(u.content())
 	u.Win.Resize(fyne.NewSize(1280, 800))
 	defer u.shutdown()
-	u.run.onStart()
+	u.run.OnStart()
 	u.onClose()
 	top := u.Win.Canvas().Overlays().Top()
 	if top == nil || !apptest.HasText(top, "A run is in progress") {
@@ -97,7 +98,7 @@ func TestAutorunExportsAndQuits(t *testing.T) {
 	if p := eng.lastPlan(); p.Duration > 5*time.Second || len(p.DecodeContexts) == 0 || p.DecodeContexts[len(p.DecodeContexts)-1] > 4096 {
 		t.Errorf("autorun on sim:tiny used %v × %v for %v, want the tiny Quick plan", p.DecodeContexts, p.Concurrency, p.Duration)
 	}
-	for _, name := range append(exportFileNames(), screenshotFile) {
+	for _, name := range append(results.ExportFileNames(), results.ScreenshotFile) {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", name, err)
 		}
@@ -121,7 +122,7 @@ func TestAutorunFailureIsTheExitError(t *testing.T) {
 func TestContentFitsWindow(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.results.Show(cannedReport("tiny", 195.7), "")
-	waitFor(t, u.results.rendered, "the charts")
+	waitFor(t, u.results.Rendered, "the charts")
 	for _, it := range u.Tabs.Items {
 		u.Tabs.Select(it)
 		if got := u.Tabs.MinSize(); got.Width > 1280 || got.Height > 800 {

@@ -27,21 +27,21 @@ func (u *ui) finishAutorun(rep *engine.Report, runErr error) {
 		u.endAutorun()
 		return
 	}
-	if err := u.results.exportAll(u.Opts.Export); err != nil {
+	if err := u.results.ExportAll(u.Opts.Export); err != nil {
 		u.exitErr = errors.Join(u.exitErr, err)
 	}
-	if !u.results.has {
+	if !u.results.Has {
 		// Nothing is shown (the run measured no cell): no charts to wait for.
 		u.endAutorun()
 		return
 	}
 	// Wait for the charts, then give the window a few frames to draw them.
-	rendered, settle := u.results.rendered, u.settle
+	rendered, settle := u.results.Rendered, u.settle
 	go func() {
 		<-rendered
 		time.Sleep(settle)
 		u.Do(func() {
-			if err := u.results.screenshot(u.Opts.Export); err != nil {
+			if err := u.results.Screenshot(u.Opts.Export); err != nil {
 				u.exitErr = errors.Join(u.exitErr, err)
 			}
 			u.endAutorun()
@@ -49,9 +49,9 @@ func (u *ui) finishAutorun(rep *engine.Report, runErr error) {
 	}()
 }
 
-// autorunRefused ends an autorun whose run could not start, with err
+// AutorunRefused ends an autorun whose run could not start, with err
 // (window, for the Run screen).
-func (u *ui) autorunRefused(err error) {
+func (u *ui) AutorunRefused(err error) {
 	u.exitErr = err
 	// Quit from the event loop: this may run before the window is shown.
 	go u.Do(u.endAutorun)

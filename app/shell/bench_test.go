@@ -7,6 +7,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/run"
 	"speedmatrix/engine"
 )
 
@@ -16,25 +17,25 @@ import (
 func BenchmarkRunApply(b *testing.B) {
 	u := newUI(apptest.NewTempApp(b), test.NewTempWindow(b, nil), testDeps(b, &fakeEngine{}), app.Options{})
 	plan := engine.DefaultPlan()
-	u.run.heat.SetAxes(plan.DecodeContexts, plan.Concurrency)
+	u.run.Heat.SetAxes(plan.DecodeContexts, plan.Concurrency)
 	res := *cannedEvents()[3].Result
 	res.ContextTokens = 8 * engine.K
-	upd := runUpdate{
-		progress: cannedEvents()[1].Progress,
-		server:   &engine.ServerSample{Running: 128, KVUsagePct: 43},
-		results:  []engine.Result{res},
-		logs:     []string{"a log line"},
+	upd := run.RunUpdate{
+		Progress: cannedEvents()[1].Progress,
+		Server:   &engine.ServerSample{Running: 128, KVUsagePct: 43},
+		Results:  []engine.Result{res},
+		Logs:     []string{"a log line"},
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		u.run.apply(upd)
+		u.run.Apply(upd)
 	}
 }
 
 // BenchmarkAccumulatorAdd is the cost per engine event on the consumer
 // goroutine, before any UI work.
 func BenchmarkAccumulatorAdd(b *testing.B) {
-	var a accumulator
+	var a run.Accumulator
 	ev := engine.Event{Kind: engine.EventProgress, Progress: &engine.Progress{CellIndex: 1}}
 	for b.Loop() {
 		a.Add(ev)

@@ -89,7 +89,7 @@ func TestResultsLetsTheLastReportsPicturesGo(t *testing.T) {
 				cached++
 			}
 		}
-		for _, tabs := range []*container.AppTabs{u.results.views, u.results.load.views} {
+		for _, tabs := range []*container.AppTabs{u.results.Views, u.results.Load.Views} {
 			for _, item := range tabs.Items {
 				apptest.Walk(item.Content, func(o fyne.CanvasObject) bool {
 					if c, ok := o.(*fyne.Container); ok {
@@ -107,7 +107,7 @@ func TestResultsLetsTheLastReportsPicturesGo(t *testing.T) {
 	var lastViews []*appwidget.ChartView // Fyne may hold them a while after they left the screen
 	for i, rep := range []engine.Report{quick, load, quick2} {
 		u.results.Show(rep, "")
-		waitFor(t, u.results.rendered, "the run's charts")
+		waitFor(t, u.results.Rendered, "the run's charts")
 		if cached, viewed := held(rep); cached == 0 || viewed == 0 {
 			t.Fatalf("run %d: %d of its pictures kept, %d shown", i+1, cached, viewed)
 		}
@@ -122,6 +122,6 @@ func TestResultsLetsTheLastReportsPicturesGo(t *testing.T) {
 				}
 			}
 		}
-		lastViews = u.results.group.Views
+		lastViews = u.results.Group.Views
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/results"
 	appwidget "speedmatrix/app/widget"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
@@ -216,8 +217,8 @@ func (c *themeCharts) Render(kind charts.Kind, format string, r engine.Report, d
 func TestExportThemeFollowsCheck(t *testing.T) {
 	for _, dark := range []bool{false, true} {
 		c := &themeCharts{}
-		if out := exportReport(filepath.Join(t.TempDir(), "out"), cannedReport("tiny", 1), c, dark); out.err != nil {
-			t.Fatal(out.err)
+		if out := results.ExportReport(filepath.Join(t.TempDir(), "out"), cannedReport("tiny", 1), c, dark); out.Err != nil {
+			t.Fatal(out.Err)
 		}
 		if len(c.dark) == 0 {
 			t.Fatal("export drew no chart")

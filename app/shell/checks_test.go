@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -42,12 +43,12 @@ func showChecks(t *testing.T, rep engine.Report) (*ui, fyne.CanvasObject) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.Show(app.TabResults)
 	u.results.Show(rep, "")
-	items := u.results.views.Items
+	items := u.results.Views.Items
 	at := slices.IndexFunc(items, func(it *container.TabItem) bool { return it.Text == "Checks" })
 	if at < 1 || items[at-1].Text != "All measurements" {
 		t.Fatalf("Results has the Checks tab at %d, want it right after All measurements", at)
 	}
-	u.results.views.Select(items[at])
+	u.results.Views.Select(items[at])
 	return u, items[at].Content
 }
 
@@ -69,7 +70,7 @@ func TestChecksTabShowsServerFigures(t *testing.T) {
 	if !hasLabel(tab, "7") {
 		t.Error("the Checks tab does not show the 7 preemptions")
 	}
-	cells := u.results.checks.table.Cells
+	cells := u.results.Checks.Table.Cells
 	if len(cells) != 2 {
 		t.Fatalf("Checks table has %d rows, want the 2 decode cells with server figures", len(cells))
 	}
@@ -77,12 +78,12 @@ func TestChecksTabShowsServerFigures(t *testing.T) {
 	if got := cells[1][col]; got != "7" {
 		t.Errorf("preemptions of 1K × 2 = %q, want 7", got)
 	}
-	u.results.checks.table.SortBy(col)
-	u.results.checks.table.SortBy(col) // descending: the preempted cell first
-	if got := u.results.checks.table.Cells[0][col]; got != "7" {
+	u.results.Checks.Table.SortBy(col)
+	u.results.Checks.Table.SortBy(col) // descending: the preempted cell first
+	if got := u.results.Checks.Table.Cells[0][col]; got != "7" {
 		t.Errorf("sorted by preemptions descending, first row shows %q, want 7", got)
 	}
-	if apptest.HasText(tab, noChecksLine) {
+	if apptest.HasText(tab, appwidget.NoChecksLine) {
 		t.Error("a run with server figures says no cross-check was recorded")
 	}
 }
@@ -91,12 +92,12 @@ func TestChecksTabWithoutServerMetrics(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
 	rep.Run.Checks = []string{servers.CheckNoVLLMMetrics}
 	u, tab := showChecks(t, rep)
-	for _, want := range []string{servers.CheckNoVLLMMetrics, noChecksLine} {
+	for _, want := range []string{servers.CheckNoVLLMMetrics, appwidget.NoChecksLine} {
 		if !apptest.HasText(tab, want) {
 			t.Errorf("the Checks tab does not show %q", want)
 		}
 	}
-	if u.results.checks.table.Table.Visible() {
+	if u.results.Checks.Table.Table.Visible() {
 		t.Error("the Checks table is shown with no rows to show")
 	}
 }

@@ -18,7 +18,7 @@ func logPanic(p any, stack []byte) {
 // returns what Main reports: where the run is kept.
 func (u *ui) crashed(p any, stack []byte, log io.Writer) error {
 	fmt.Fprintf(log, "speedmatrix: internal error in the window: %v\n%s", p, stack)
-	dir := u.run.saver.Dir
+	dir := u.run.Saver.Dir
 	func() {
 		defer func() {
 			if q := recover(); q != nil {

@@ -63,21 +63,21 @@ func TestSaveOneFileInTheBackground(t *testing.T) {
 	r.Show(rep, "")
 	path := filepath.Join(t.TempDir(), "report.md")
 	saved := make(chan struct{})
-	r.saveAs = func(name string, ok func(w io.WriteCloser, path string)) {
+	r.SaveAs = func(name string, ok func(w io.WriteCloser, path string)) {
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ok(closeNotifier{f, saved}, path)
 	}
-	r.onSaveOne(report.MarkdownFile) // the menu item's action
+	r.OnSaveOne(report.MarkdownFile) // the menu item's action
 	waitFor(t, saved, "the file to be written")
-	waitUntil(t, func() bool { return strings.HasPrefix(r.status.Text, "Saved ") }, "the status")
+	waitUntil(t, func() bool { return strings.HasPrefix(r.Status.Text, "Saved ") }, "the status")
 	if b, err := os.ReadFile(path); err != nil || string(b) != report.Markdown(rep) {
 		t.Errorf("saved %d bytes (%v), want report.md", len(b), err)
 	}
-	if r.status.Text != "Saved "+path+"." {
-		t.Errorf("status %q; want where it went", r.status.Text)
+	if r.Status.Text != "Saved "+path+"." {
+		t.Errorf("status %q; want where it went", r.Status.Text)
 	}
 }
 
@@ -116,11 +116,11 @@ func TestCrashKeepsTheRun(t *testing.T) {
 	sims := &fakeSim{}
 	d.Sim = sims
 	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
-	u.run.onStart()
-	waitUntil(t, func() bool { return u.run.saver.Dir != "" }, "the first cell to be saved")
+	u.run.OnStart()
+	waitUntil(t, func() bool { return u.run.Saver.Dir != "" }, "the first cell to be saved")
 	var log bytes.Buffer
 	err := u.crashed(errors.New("nil pointer"), []byte("goroutine 1 [running]:\n"), &log)
-	if err == nil || !strings.Contains(err.Error(), "every finished cell of the run is saved in "+u.run.saver.Dir) {
+	if err == nil || !strings.Contains(err.Error(), "every finished cell of the run is saved in "+u.run.Saver.Dir) {
 		t.Errorf("Main would report %v", err)
 	}
 	if !strings.HasPrefix(log.String(), "speedmatrix: internal error in the window: nil pointer\ngoroutine 1") {
@@ -134,7 +134,7 @@ func TestCrashKeepsTheRun(t *testing.T) {
 	if sims.stopped == 0 {
 		t.Error("the simulator was not stopped")
 	}
-	if rep, err := report.Load(u.run.saver.Dir); err != nil || len(rep.Results) == 0 {
+	if rep, err := report.Load(u.run.Saver.Dir); err != nil || len(rep.Results) == 0 {
 		t.Errorf("the saved run: %d cells, %v", len(rep.Results), err)
 	}
 }

@@ -33,7 +33,7 @@ func TestExportWritesHTMLAndOpensIt(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
 	rep.Engine.Simulated, rep.Engine.SimProfile = true, "tiny"
 	u.results.Show(rep, "")
-	if !u.results.openHTML.Disabled() {
+	if !u.results.OpenHTML.Disabled() {
 		t.Fatal("Open in browser is enabled before any export")
 	}
 	page := exportPage(t, u, rep)
@@ -41,12 +41,12 @@ func TestExportWritesHTMLAndOpensIt(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `class="banner banner-simulated"`) {
 		t.Fatalf("report.html: %v, simulated banner %v", err, strings.Contains(string(b), "banner-simulated"))
 	}
-	test.Tap(u.results.openHTML)
+	test.Tap(u.results.OpenHTML)
 	if len(links) != 1 || links[0].Scheme != "file" || links[0].Path != filepath.ToSlash(page) {
 		t.Errorf("opened %v, want file://%s", links, page)
 	}
 	u.results.Show(cannedReport("other", 100), "")
-	if !u.results.openHTML.Disabled() {
+	if !u.results.OpenHTML.Disabled() {
 		t.Error("Open in browser still opens the previous report's page")
 	}
 }
@@ -80,7 +80,7 @@ func TestOpenInBrowserSaysWhenTheBrowserDoesNot(t *testing.T) {
 			dir := t.TempDir()
 			page := writePage(t, filepath.Join(dir, charts.HTMLFile))
 			u.results.Show(rep, dir)
-			test.Tap(u.results.openHTML)
+			test.Tap(u.results.OpenHTML)
 			waitFor(t, gone, "the opener to end")
 			top := u.Win.Canvas().Overlays().Top()
 			if tc.want == "" {
@@ -113,29 +113,29 @@ func TestOpenInBrowserForEveryReportWithAPage(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
 	history := t.TempDir()
 	u.results.Show(rep, history)
-	if !u.results.openHTML.Disabled() {
+	if !u.results.OpenHTML.Disabled() {
 		t.Fatal("Open in browser is enabled for a report without a page")
 	}
 	exported := exportPage(t, u, rep)
 	u.results.Show(cannedReport("other", 100), "")
 	u.results.Show(rep, history) // History: Open in Results
-	if u.results.openHTML.Disabled() || u.results.htmlPath != exported {
-		t.Errorf("the exported run opened again from History: page %q, enabled %v; want %s", u.results.htmlPath, !u.results.openHTML.Disabled(), exported)
+	if u.results.OpenHTML.Disabled() || u.results.HtmlPath != exported {
+		t.Errorf("the exported run opened again from History: page %q, enabled %v; want %s", u.results.HtmlPath, !u.results.OpenHTML.Disabled(), exported)
 	}
 
 	own := t.TempDir()
 	writePage(t, filepath.Join(own, charts.HTMLFile))
 	u.results.Show(cannedReport("sweep-run", 90), own)
-	if u.results.openHTML.Disabled() || u.results.htmlPath != filepath.Join(own, charts.HTMLFile) {
-		t.Errorf("a run with a page in its own folder: page %q", u.results.htmlPath)
+	if u.results.OpenHTML.Disabled() || u.results.HtmlPath != filepath.Join(own, charts.HTMLFile) {
+		t.Errorf("a run with a page in its own folder: page %q", u.results.HtmlPath)
 	}
 
 	u.State.Settings.ExportDir = t.TempDir()
 	earlier := cannedReport("earlier", 80)
 	page := writePage(t, filepath.Join(u.State.Settings.ExportDir, runs.Folder(earlier), charts.HTMLFile))
 	u.results.Show(earlier, t.TempDir())
-	if u.results.openHTML.Disabled() || u.results.htmlPath != page {
-		t.Errorf("a run exported into the default export folder: page %q, want %s", u.results.htmlPath, page)
+	if u.results.OpenHTML.Disabled() || u.results.HtmlPath != page {
+		t.Errorf("a run exported into the default export folder: page %q, want %s", u.results.HtmlPath, page)
 	}
 }
 
@@ -144,8 +144,8 @@ func TestOpenInBrowserForEveryReportWithAPage(t *testing.T) {
 func exportPage(t *testing.T, u *ui, rep engine.Report) string {
 	t.Helper()
 	parent := t.TempDir()
-	u.results.exportInto(parent)
-	waitFor(t, u.results.exported, "the export")
+	u.results.ExportInto(parent)
+	waitFor(t, u.results.Exported, "the export")
 	return filepath.Join(parent, runs.Folder(rep), charts.HTMLFile)
 }
 

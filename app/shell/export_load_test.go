@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"speedmatrix/app/results"
 	"speedmatrix/charts"
 	"speedmatrix/engine/report"
 )
@@ -20,22 +21,22 @@ func TestExportLoadTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	out := exportReport(dir, rep, fakeCharts{}, false)
-	if out.err != nil {
-		t.Fatal(out.err)
+	out := results.ExportReport(dir, rep, fakeCharts{}, false)
+	if out.Err != nil {
+		t.Fatal(out.Err)
 	}
 	want := []string{"report.json", "load.csv", "report.md", "report.html"}
 	for _, k := range charts.LoadKinds {
 		want = append(want, string(k)+".png", string(k)+".svg")
 	}
-	if !slices.Equal(out.written, want) {
-		t.Errorf("written %v, want %v", out.written, want)
+	if !slices.Equal(out.Written, want) {
+		t.Errorf("written %v, want %v", out.Written, want)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, report.LoadCSVFile))
 	if err != nil || !strings.HasPrefix(string(csv), "# simulated (profile tiny)") {
 		t.Errorf("load.csv: %v\n%s", err, csv)
 	}
-	if !holdsExport(dir) {
+	if !results.HoldsExport(dir) {
 		t.Error("a folder with a load test's export does not count as one")
 	}
 }

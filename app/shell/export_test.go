@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/results"
 	"speedmatrix/engine/runs"
 )
 
@@ -40,25 +41,25 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	parent := t.TempDir()
 	want := filepath.Join(parent, runs.Folder(rep))
 
-	u.results.exportInto(parent)
-	waitFor(t, u.results.exported, "the export")
-	if !holdsExport(want) || len(asked) != 1 || asked[0] != "Export done | Open folder | Close" || len(opened) != 1 || opened[0] != want {
-		t.Fatalf("first export: files in %s %v, asked %q, opened %q", want, holdsExport(want), asked, opened)
+	u.results.ExportInto(parent)
+	waitFor(t, u.results.Exported, "the export")
+	if !results.HoldsExport(want) || len(asked) != 1 || asked[0] != "Export done | Open folder | Close" || len(opened) != 1 || opened[0] != want {
+		t.Fatalf("first export: files in %s %v, asked %q, opened %q", want, results.HoldsExport(want), asked, opened)
 	}
 	stamp := filepath.Join(want, "report.md")
 	if err := os.WriteFile(stamp, []byte("the user's edit"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	answer = false // "New folder", then "Close"
-	u.results.exportInto(parent)
-	waitFor(t, u.results.exported, "the second export")
+	u.results.ExportInto(parent)
+	waitFor(t, u.results.Exported, "the second export")
 	if len(asked) != 3 || asked[1] != "Replace the earlier export? | Replace | New folder | Cancel" {
 		t.Fatalf("second export asked %q, want whether to replace", asked)
 	}
 	if b, _ := os.ReadFile(stamp); string(b) != "the user's edit" {
 		t.Error("the first export was overwritten")
 	}
-	if !holdsExport(want + "-2") {
+	if !results.HoldsExport(want + "-2") {
 		t.Errorf("the second export is not in %s-2", want)
 	}
 
@@ -66,9 +67,9 @@ func TestExportNeverOverwritesSilently(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u.results.exportInto(blocked) // a file, not a folder
-	waitFor(t, u.results.exported, "the failed export")
-	if n := u.results.banner.Current; !u.results.banner.Visible() || n.Button != "Export again" || n.Detail == "" {
+	u.results.ExportInto(blocked) // a file, not a folder
+	waitFor(t, u.results.Exported, "the failed export")
+	if n := u.results.Banner.Current; !u.results.Banner.Visible() || n.Button != "Export again" || n.Detail == "" {
 		t.Errorf("failed export banner = %+v", n)
 	}
 }
@@ -86,12 +87,12 @@ func TestFailedExportSaysWhatIsWhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(blocked, runs.Folder(rep))
-	u.results.exportInto(blocked)
-	waitFor(t, u.results.exported, "the export into a file")
-	if got, want := u.results.banner.Current.Message, "Nothing was exported: the folder "+dir+" could not be made."; got != want {
+	u.results.ExportInto(blocked)
+	waitFor(t, u.results.Exported, "the export into a file")
+	if got, want := u.results.Banner.Current.Message, "Nothing was exported: the folder "+dir+" could not be made."; got != want {
 		t.Errorf("banner %q, want %q", got, want)
 	}
-	if a := u.results.banner.Current.Action; strings.Contains(a, "other files") {
+	if a := u.results.Banner.Current.Action; strings.Contains(a, "other files") {
 		t.Errorf("the banner says other files were written: %q", a)
 	}
 
@@ -102,11 +103,11 @@ func TestFailedExportSaysWhatIsWhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	u.results.startExport(dir)
-	waitFor(t, u.results.exported, "the partial export")
-	total := len(exportFileNamesFor(rep))
+	u.results.StartExport(dir)
+	waitFor(t, u.results.Exported, "the partial export")
+	total := len(results.ExportFileNamesFor(rep))
 	want := fmt.Sprintf("%d files of %d were exported to %s; these were not: report.md, prefill.png.", total-2, total, dir)
-	if got := u.results.banner.Current.Message; got != want {
+	if got := u.results.Banner.Current.Message; got != want {
 		t.Errorf("banner %q, want %q", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
@@ -131,7 +132,7 @@ func TestExportOpensInTheExportFolder(t *testing.T) {
 		u.App.Preferences().SetString("fyne:fileDialogLastFolder", storage.NewFileURI(imports).String()) // where Import last was
 		u.State.Settings.ExportDir = tc.setting
 		u.results.Show(cannedReport("tiny", 195.7), "")
-		u.results.onExport()
+		u.results.OnExport()
 		top := u.Win.Canvas().Overlays().Top()
 		if top == nil {
 			t.Fatal("Export all shows no dialog")
@@ -165,14 +166,14 @@ func TestSaveOneFileMenuFitsTheWindow(t *testing.T) {
 	rep := cannedReport("tiny", 195.7)
 	u.results.Show(rep, "")
 	u.Show(app.TabResults)
-	m := u.results.saveMenu()
-	if got, want := menuFiles(m), exportFileNamesFor(rep); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+	m := u.results.SaveMenu()
+	if got, want := menuFiles(m), results.ExportFileNamesFor(rep); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
 		t.Errorf("Save one file offers %q, want %q", got, want)
 	}
 	if len(m.Items) > 10 {
 		t.Errorf("the menu has %d rows", len(m.Items))
 	}
-	u.results.onSaveMenu()
+	u.results.OnSaveMenu()
 	top := u.Win.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no menu")

@@ -5,6 +5,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/matrix"
 	appwidget "speedmatrix/app/widget"
 
 	"fyne.io/fyne/v2"
@@ -18,8 +19,8 @@ import (
 func matrixAt1024(t *testing.T, preset, kind string) *ui {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	u.Show(app.TabMatrix)
-	u.matrix.usePreset(preset)
-	u.matrix.load.kind.SetSelected(kind)
+	u.matrix.UsePreset(preset)
+	u.matrix.Load.Kind.SetSelected(kind)
 	u.Win.Resize(fyne.NewSize(1000, 700))
 	u.Win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out again
 	return u
@@ -30,11 +31,11 @@ func matrixAt1024(t *testing.T, preset, kind string) *ui {
 // (Fyne's form leaves a hint's indent out of its width: the widest were
 // cut, "… 1 from 64").
 func TestHintsInSightAt1024(t *testing.T) {
-	for _, kind := range []string{kindMatrix, kindLoad} {
+	for _, kind := range []string{matrix.KindMatrix, matrix.KindLoad} {
 		u := matrixAt1024(t, app.PresetStandard, kind)
-		form := u.matrix.form
-		if kind == kindLoad {
-			form = u.matrix.load.form
+		form := u.matrix.Form
+		if kind == matrix.KindLoad {
+			form = u.matrix.Load.Form
 		}
 		var pane *container.Scroll
 		apptest.Walk(u.Win.Content(), func(o fyne.CanvasObject) bool {
@@ -76,8 +77,8 @@ func TestHintsInSightAt1024(t *testing.T) {
 // are narrower than "will run" at the cells' size: the text is drawn
 // smaller, never past its cell.
 func TestHeatCellsFitTheirText(t *testing.T) {
-	u := matrixAt1024(t, app.PresetStandard, kindMatrix)
-	h := u.matrix.preview
+	u := matrixAt1024(t, app.PresetStandard, matrix.KindMatrix)
+	h := u.matrix.Preview
 	if len(h.Concurrency) < 8 {
 		t.Fatalf("the preview has %d columns, want the Standard plan's 8", len(h.Concurrency))
 	}

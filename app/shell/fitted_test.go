@@ -37,29 +37,29 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 	d := testDeps(t, eng)
 	d.Sim = readsModelLen{&fakeSim{}}
 	u := newTestUI(t, d, app.Options{Target: "sim:big"})
-	u.matrix.usePreset(app.PresetStandard)
-	if got := u.matrix.preview.Contexts; !slices.Equal(got, fitted) {
+	u.matrix.UsePreset(app.PresetStandard)
+	if got := u.matrix.Preview.Contexts; !slices.Equal(got, fitted) {
 		t.Errorf("Matrix preview rows %v, want the fitted %v", got, fitted)
 	}
-	u.run.onStart()
-	if u.run.uiDone == nil {
-		t.Fatalf("the run did not start: %s", u.run.progressLine.Text)
+	u.run.OnStart()
+	if u.run.UiDone == nil {
+		t.Fatalf("the run did not start: %s", u.run.ProgressLine.Text)
 	}
 	if got := eng.lastPlan().DecodeContexts; !slices.Equal(got, plan.DecodeContexts) {
 		t.Fatalf("the engine got contexts %v, want the default plan's %v", got, plan.DecodeContexts)
 	}
-	waitFor(t, u.run.uiDone, "the run")
-	if got := u.run.heat.Contexts; !slices.Equal(got, fitted) {
+	waitFor(t, u.run.UiDone, "the run")
+	if got := u.run.Heat.Contexts; !slices.Equal(got, fitted) {
 		t.Errorf("Run heatmap rows %v, want the fitted %v", got, fitted)
 	}
-	for _, ctx := range u.run.heat.Contexts {
+	for _, ctx := range u.run.Heat.Contexts {
 		for _, n := range plan.Concurrency {
-			if c := u.run.heat.Cell(ctx, n); c == nil || c.Status != engine.StatusValid {
+			if c := u.run.Heat.Cell(ctx, n); c == nil || c.Status != engine.StatusValid {
 				t.Errorf("Run heatmap %s × %d is not the measured cell", engine.ContextLabel(ctx), n)
 			}
 		}
 	}
-	rep := u.results.report
+	rep := u.results.Report
 	if rep.Engine.MaxModelLen != maxModelLen || !slices.Equal(rep.Plan.DecodeContexts, plan.DecodeContexts) {
 		t.Fatalf("report: max_model_len %d, plan %v; want the server's and the requested plan", rep.Engine.MaxModelLen, rep.Plan.DecodeContexts)
 	}

@@ -37,7 +37,7 @@ func checkedResults() []engine.Result {
 // figures.
 func TestHeatmapMarksFlagsAndNotRun(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
-	h := u.run.heat
+	h := u.run.Heat
 	h.IdleText = "waiting" // as during a run
 	h.SetAxes([]int{1024}, []int{1, 2, 8, 16, 32, 64})
 	for _, r := range checkedResults() {
@@ -95,13 +95,13 @@ func TestResultsShowFlagsAndIncomplete(t *testing.T) {
 	rep.Results = append(rep.Results, checkedResults()...)
 	rep.Run.Incomplete = "the server stopped answering: connection refused"
 	u.results.Show(rep, "")
-	waitFor(t, u.results.rendered, "the charts")
-	if n := u.results.banner.Current; !u.results.banner.Visible() || n.Message != "This run is partial: the server stopped answering." ||
+	waitFor(t, u.results.Rendered, "the charts")
+	if n := u.results.Banner.Current; !u.results.Banner.Visible() || n.Message != "This run is partial: the server stopped answering." ||
 		n.Detail != "the server stopped answering: connection refused" {
 		t.Errorf("banner %+v does not say in plain words why the run stopped", n)
 	}
 	statuses := map[string]bool{}
-	for _, row := range u.results.table.Cells {
+	for _, row := range u.results.Table.Cells {
 		statuses[row[3]] = true
 		if strings.Contains(strings.Join(row, " "), "4,321") {
 			t.Errorf("the table shows the Failed cell's partial figures: %q", row)
@@ -112,8 +112,8 @@ func TestResultsShowFlagsAndIncomplete(t *testing.T) {
 			t.Errorf("no row with status %q in %v", want, statuses)
 		}
 	}
-	if got := u.results.table.Flags.Text; !strings.Contains(got, "† Sustained decode 1K × 8: preempted 3 times") || u.results.table.Flags.Hidden {
-		t.Errorf("flags under the table = %q (hidden %v)", got, u.results.table.Flags.Hidden)
+	if got := u.results.Table.Flags.Text; !strings.Contains(got, "† Sustained decode 1K × 8: preempted 3 times") || u.results.Table.Flags.Hidden {
+		t.Errorf("flags under the table = %q (hidden %v)", got, u.results.Table.Flags.Hidden)
 	}
 }
 
@@ -122,13 +122,13 @@ func TestResultsShowFlagsAndIncomplete(t *testing.T) {
 func TestRunSaysWhyItStopped(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents(), incomplete: "the server stopped answering: connection refused"}
 	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the run to finish")
-	if got := u.run.progressLine.Text; !strings.HasPrefix(got, "Stopped after ") {
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the run to finish")
+	if got := u.run.ProgressLine.Text; !strings.HasPrefix(got, "Stopped after ") {
 		t.Errorf("progress line %q does not say the run stopped", got)
 	}
-	n := u.run.banner.Current
-	if !u.run.banner.Visible() || n.Message == "" || n.Detail != "the server stopped answering: connection refused" || n.Button != "Open Results screen" {
-		t.Errorf("banner = %+v (visible %v), want the reason in its detail and a way to Resume", n, u.run.banner.Visible())
+	n := u.run.Banner.Current
+	if !u.run.Banner.Visible() || n.Message == "" || n.Detail != "the server stopped answering: connection refused" || n.Button != "Open Results screen" {
+		t.Errorf("banner = %+v (visible %v), want the reason in its detail and a way to Resume", n, u.run.Banner.Visible())
 	}
 }

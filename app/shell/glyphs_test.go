@@ -19,8 +19,8 @@ func TestSLOTextsInTheAppFont(t *testing.T) {
 	u := resultsWithSLO(t)
 	r := u.results
 	u.Show(app.TabResults)
-	r.heatMode.SetSelected(appwidget.HeatModeSLO)
-	r.slo.heat.ShowDetails([2]int{8 * engine.K, 32})
+	r.HeatMode.SetSelected(appwidget.HeatModeSLO)
+	r.Slo.Heat.ShowDetails([2]int{8 * engine.K, 32})
 	var said int
 	for _, text := range visibleTexts(u.Win.Content()) {
 		if !strings.Contains(text, "TTFT p") {
@@ -66,6 +66,6 @@ func resultsWithSLO(t *testing.T) *ui {
 	rep.Results = append(rep.Results, sloResults()...)
 	rep.Plan.SLO = testSLO
 	u.results.Show(rep, "")
-	waitFor(t, u.results.rendered, "the charts")
+	waitFor(t, u.results.Rendered, "the charts")
 	return u
 }

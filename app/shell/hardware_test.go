@@ -25,15 +25,15 @@ func TestHardwareWithoutGPUOffersWaysForward(t *testing.T) {
 		t.Fatal("no ways-forward buttons without a GPU")
 	}
 	test.Tap(h.UrlBtn)
-	if u.server.kind.Selected != app.TargetEndpoint || u.Tabs.Selected().Text != app.TabServer {
-		t.Errorf("endpoint button: kind %q on tab %q, want %q on %q", u.server.kind.Selected, u.Tabs.Selected().Text, app.TargetEndpoint, app.TabServer)
+	if u.server.Kind.Selected != app.TargetEndpoint || u.Tabs.Selected().Text != app.TabServer {
+		t.Errorf("endpoint button: kind %q on tab %q, want %q on %q", u.server.Kind.Selected, u.Tabs.Selected().Text, app.TargetEndpoint, app.TabServer)
 	}
 	if h.SimBtn.Text != "Use the simulator" || h.SimBtn.Importance != widget.HighImportance {
 		t.Errorf("with an endpoint chosen the simulator button reads %q", h.SimBtn.Text)
 	}
 	test.Tap(h.SimBtn)
-	if u.server.kind.Selected != app.TargetSim {
-		t.Errorf("simulator button: kind %q, want %q", u.server.kind.Selected, app.TargetSim)
+	if u.server.Kind.Selected != app.TargetSim {
+		t.Errorf("simulator button: kind %q, want %q", u.server.Kind.Selected, app.TargetSim)
 	}
 	// The simulator is now the target: its button leads to its settings.
 	if h.SimBtn.Text != "Simulator settings" || h.SimBtn.Importance == widget.HighImportance {
@@ -127,24 +127,24 @@ func TestRunShowsEveryGPU(t *testing.T) {
 	d.Hardware = pcieBox
 	u := newTestUI(t, d, app.Options{})
 	u.State.SetSample(loaded(95, 8), true, app.FromMachine)
-	g := u.run.gauges
-	if g.power.Text != "601 W" || g.vram.Text != "40.0 GB" {
-		t.Errorf("totals %s, %s; want 601 W, 40.0 GB", g.power.Text, g.vram.Text)
+	g := u.run.Gauges
+	if g.Power.Text != "601 W" || g.Vram.Text != "40.0 GB" {
+		t.Errorf("totals %s, %s; want 601 W, 40.0 GB", g.Power.Text, g.Vram.Text)
 	}
 	want := [][2]string{
 		{"GPU 0", "95 % · 300 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz"},
 		{"GPU 1", "95 % · 301 W · 20.0 GB · 60 °C · SM 1695 / memory 9751 MHz · power cap · PCIe 4.0 x8 (max x16)"},
 	}
-	if len(g.panels) != len(want) || len(g.perGPU.Objects) != len(want) {
-		t.Fatalf("%d GPU panels (%d shown), want %d", len(g.panels), len(g.perGPU.Objects), len(want))
+	if len(g.Panels) != len(want) || len(g.PerGPU.Objects) != len(want) {
+		t.Fatalf("%d GPU panels (%d shown), want %d", len(g.Panels), len(g.PerGPU.Objects), len(want))
 	}
 	for i, w := range want {
-		if p := g.panels[i]; p.title.Text != w[0] || p.figures.Text != " · "+w[1] {
-			t.Errorf("panel %d: %q, %q; want %q, %q", i, p.title.Text, p.figures.Text, w[0], w[1])
+		if p := g.Panels[i]; p.Title.Text != w[0] || p.Figures.Text != " · "+w[1] {
+			t.Errorf("panel %d: %q, %q; want %q, %q", i, p.Title.Text, p.Figures.Text, w[0], w[1])
 		}
 	}
-	if g.card.Title != "GPU" {
-		t.Errorf("card title %q, want GPU", g.card.Title)
+	if g.Card.Title != "GPU" {
+		t.Errorf("card title %q, want GPU", g.Card.Title)
 	}
 }
 

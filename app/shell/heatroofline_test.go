@@ -96,9 +96,9 @@ func TestResultsRooflineMode(t *testing.T) {
 	u := newTestUI(t, d, app.Options{})
 	r := u.results
 	r.Show(cannedReport("tiny", 195.7), "")
-	waitFor(t, r.rendered, "the charts")
+	waitFor(t, r.Rendered, "the charts")
 	// The SLO view is always offered on Results; % of roofline only with a roofline.
-	if slices.Contains(r.heatMode.Options, appwidget.HeatModeRoofline) || slices.Contains(menuFiles(r.saveMenu()), "decode-roofline.png") {
+	if slices.Contains(r.HeatMode.Options, appwidget.HeatModeRoofline) || slices.Contains(menuFiles(r.SaveMenu()), "decode-roofline.png") {
 		t.Fatal("a report without a roofline offers the roofline heatmap")
 	}
 	rep := cannedReport("tiny", 195.7)
@@ -106,15 +106,15 @@ func TestResultsRooflineMode(t *testing.T) {
 	rep.Roofline = engine.NewRoofline(g, engine.RooflineModel{ComputeDType: engine.BF16, StepBytes: 16e9, ActiveParams: 8e9})
 	rep.ApplyRoofline()
 	r.Show(rep, "")
-	waitFor(t, r.rendered, "the charts")
-	if files := menuFiles(r.saveMenu()); !slices.Contains(files, "decode-roofline.png") || !slices.Contains(files, "decode-roofline.svg") {
+	waitFor(t, r.Rendered, "the charts")
+	if files := menuFiles(r.SaveMenu()); !slices.Contains(files, "decode-roofline.png") || !slices.Contains(files, "decode-roofline.svg") {
 		t.Errorf("Save one file offers %q, without the roofline heatmap", files)
 	}
-	if !slices.Contains(r.heatMode.Options, appwidget.HeatModeRoofline) || rec.drew(charts.KindRoofline) {
-		t.Fatalf("modes %q; roofline drawn before it was chosen %v", r.heatMode.Options, rec.drew(charts.KindRoofline))
+	if !slices.Contains(r.HeatMode.Options, appwidget.HeatModeRoofline) || rec.drew(charts.KindRoofline) {
+		t.Fatalf("modes %q; roofline drawn before it was chosen %v", r.HeatMode.Options, rec.drew(charts.KindRoofline))
 	}
-	r.heatMode.SetSelected(appwidget.HeatModeRoofline)
-	waitFor(t, r.rendered, "the roofline chart")
+	r.HeatMode.SetSelected(appwidget.HeatModeRoofline)
+	waitFor(t, r.Rendered, "the roofline chart")
 	if !rec.drew(charts.KindRoofline) {
 		t.Error("choosing % of roofline did not draw the roofline heatmap")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/history"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -62,25 +63,25 @@ func BenchmarkHistoryReload(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			for _, f := range folders {
-				_ = os.Remove(filepath.Join(f, summaryFile))
+				_ = os.Remove(filepath.Join(f, history.SummaryFile))
 			}
-			h.cache = map[string]historyEntry{}
+			h.Cache = map[string]history.Entry{}
 			b.StartTimer()
-			h.reload()
+			h.Reload()
 		}
 	})
 	b.Run("start-up", func(b *testing.B) {
 		for b.Loop() {
-			h.cache = map[string]historyEntry{}
-			h.reload()
+			h.Cache = map[string]history.Entry{}
+			h.Reload()
 		}
 	})
 	b.Run("again", func(b *testing.B) {
 		for b.Loop() {
-			h.reload()
+			h.Reload()
 		}
 	})
-	if len(h.entries) != 50 || h.entries[0].sum.Cells != 45 {
-		b.Fatalf("listed %d runs", len(h.entries))
+	if len(h.Entries) != 50 || h.Entries[0].Sum.Cells != 45 {
+		b.Fatalf("listed %d runs", len(h.Entries))
 	}
 }

@@ -37,10 +37,10 @@ func TestHistoryPicksAPairThatCompares(t *testing.T) {
 			for _, rep := range tc.saved {
 				mustSave(t, h, rep)
 			}
-			h.a.ClearSelected() // as an app started afresh lists them
-			h.b.ClearSelected()
-			h.reload()
-			gotA, gotB := h.pickedFolder(h.a), h.pickedFolder(h.b)
+			h.A.ClearSelected() // as an app started afresh lists them
+			h.B.ClearSelected()
+			h.Reload()
+			gotA, gotB := h.PickedFolder(h.A), h.PickedFolder(h.B)
 			if tc.none {
 				if gotA != "" || gotB != "" {
 					t.Errorf("picked A %q, B %q: a pair that can't be compared", gotA, gotB)
@@ -65,12 +65,12 @@ func TestHistoryPickerMarksImportedRuns(t *testing.T) {
 	ours.Run.StartedAt = ours.Run.StartedAt.Add(time.Hour)
 	mustSave(t, h, imp)
 	mustSave(t, h, ours)
-	for _, opt := range h.a.Options {
+	for _, opt := range h.A.Options {
 		if imported := strings.Contains(opt, "theirs"); strings.HasSuffix(opt, " · imported") != imported {
 			t.Errorf("picker option %q: imported %v", opt, imported)
 		}
 	}
-	if len(h.a.Options) != 2 {
-		t.Errorf("picker options %q, want 2", h.a.Options)
+	if len(h.A.Options) != 2 {
+		t.Errorf("picker options %q, want 2", h.A.Options)
 	}
 }

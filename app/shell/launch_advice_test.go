@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"speedmatrix/app"
+	"speedmatrix/app/server"
 	"speedmatrix/engine/launch"
 )
 
@@ -28,13 +29,13 @@ func TestLaunchSetupProblemsAreBanners(t *testing.T) {
 			se := &launch.SetupError{Kind: kind, Subject: "/opt/venv", Fact: "fact of " + string(kind), Fix: "set executable = x in server.toml"}
 			d.Launcher = fakeLauncher{cfgs: make(chan launch.ServerConfig, 1), err: fmt.Errorf("wrapped: %w", se)}
 			u := newTestUI(t, d, app.Options{})
-			l := u.server.launch
-			u.server.form.model.SetText("Qwen/Qwen3-0.6B")
-			l.onStart()
-			waitFor(t, l.settled, "the launch to fail")
-			n := u.server.banner.Current
+			l := u.server.Launch
+			u.server.Form.Model.SetText("Qwen/Qwen3-0.6B")
+			l.OnStart()
+			waitFor(t, l.Settled, "the launch to fail")
+			n := u.server.Banner.Current
 			words := n.Message + " " + n.Action
-			if !u.server.banner.Visible() || n.Detail != "wrapped: start vllm: fact of "+string(kind)+": set executable = x in server.toml" ||
+			if !u.server.Banner.Visible() || n.Detail != "wrapped: start vllm: fact of "+string(kind)+": set executable = x in server.toml" ||
 				!strings.Contains(words, "/opt/venv") && kind != launch.SetupNoDocker && kind != launch.SetupDockerDown {
 				t.Errorf("banner = %+v", n)
 			}
@@ -42,12 +43,12 @@ func TestLaunchSetupProblemsAreBanners(t *testing.T) {
 				strings.Contains(words, "_") || strings.Contains(words, " = ") {
 				t.Errorf("banner words %q: want the field %q and no flag or server.toml key", words, fields[kind])
 			}
-			if l.state.Text != "Not running." || l.up() {
-				t.Errorf("state %q, up %v", l.state.Text, l.up())
+			if l.State.Text != "Not running." || l.Up() {
+				t.Errorf("state %q, up %v", l.State.Text, l.Up())
 			}
 		})
 	}
-	if n := launchNotice(errors.New("boom")); n.Message != "The vLLM server did not start." || n.Detail != "boom" {
+	if n := server.LaunchNotice(errors.New("boom")); n.Message != "The vLLM server did not start." || n.Detail != "boom" {
 		t.Errorf("another error: %+v", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"speedmatrix/app/matrix"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
@@ -100,7 +101,7 @@ func cannedLoadReport(served string, rates ...float64) engine.Report {
 	rep := engine.Report{SchemaVersion: engine.SchemaVersion,
 		Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"},
 		Run:    engine.RunInfo{ServedModel: served, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Complete: true},
-		Load:   &engine.LoadSection{Plan: defaultLoadPlan()}}
+		Load:   &engine.LoadSection{Plan: matrix.DefaultLoadPlan()}}
 	rep.Load.Plan.RatesRPS = rates
 	for _, r := range rates {
 		rep.Load.Results = append(rep.Load.Results, loadRate(r))

@@ -13,6 +13,9 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/history"
+	"speedmatrix/app/matrix"
+	"speedmatrix/app/run"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
@@ -21,13 +24,13 @@ import (
 
 // loadUI is the app on the simulator's tiny profile (model length 8,192,
 // 64 sequences at once) with the Matrix screen set to a load test.
-func loadUI(t *testing.T, ld *fakeLoad) (*ui, *loadForm) {
+func loadUI(t *testing.T, ld *fakeLoad) (*ui, *matrix.LoadForm) {
 	t.Helper()
 	d := testDeps(t, &fakeEngine{})
 	d.Load = ld
 	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
-	f := u.matrix.load
-	f.kind.SetSelected(kindLoad)
+	f := u.matrix.Load
+	f.Kind.SetSelected(matrix.KindLoad)
 	return u, f
 }
 
@@ -41,46 +44,46 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(f *loadForm)
+		edit func(f *matrix.LoadForm)
 		want string // in the error; "" for none
 	}{
-		{"defaults", func(f *loadForm) {}, ""},
-		{"rate of 0", func(f *loadForm) { f.rates.SetText("1, 0") }, `Rates: "0" is not a request rate`},
-		{"negative rate", func(f *loadForm) { f.rates.SetText("-2") }, `Rates: "-2" is not a request rate`},
-		{"no rate", func(f *loadForm) { f.rates.SetText("") }, "Rates: write at least one rate"},
-		{"no rate with a burst", func(f *loadForm) { f.rates.SetText(""); f.burst.SetText("64") }, ""},
-		{"requests", func(f *loadForm) { f.requests.SetText("many") }, "Requests per rate: write a whole number of requests"},
-		{"no request", func(f *loadForm) { f.requests.SetText("0") }, "Requests per rate: 0 requests per rate: use 1 to"},
-		{"short prompts", func(f *loadForm) { f.input.SetText("8") }, "Input tokens: 8 tokens: use at least 32"},
-		{"input range backwards", func(f *loadForm) { f.input.SetText("2048:512") }, "Input tokens: \"2048:512\" goes from more tokens to fewer"},
-		{"output of 0", func(f *loadForm) { f.output.SetText("0") }, "Output tokens: \"0\" is not a length in tokens"},
-		{"longer than the model", func(f *loadForm) { f.input.SetText("512:8000") }, "Input tokens: 8000 prompt and 256 output tokens do not fit the model's max_model_len 8192"},
-		{"max concurrency of 0", func(f *loadForm) { f.maxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
-		{"burst", func(f *loadForm) { f.burst.SetText("lots") }, "Burst: write requests at once"},
-		{"seed", func(f *loadForm) { f.seed.SetText("1.5") }, "Seed: write a whole number"},
-		{"TTFT without unit", func(f *loadForm) { f.slo.Ttft.SetText("2") }, `TTFT bound: "2" has no unit: write it like 2s or 500ms`},
-		{"dataset gone", func(f *loadForm) { f.setDataset(missing) }, "dataset: prompts.jsonl cannot be used"},
-		{"dataset not JSONL", func(f *loadForm) { f.setDataset(notJSONL) }, "dataset: notes.txt cannot be used (notes.txt line 1: "},
-		{"two at once", func(f *loadForm) { f.rates.SetText("x"); f.seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
+		{"defaults", func(f *matrix.LoadForm) {}, ""},
+		{"rate of 0", func(f *matrix.LoadForm) { f.Rates.SetText("1, 0") }, `Rates: "0" is not a request rate`},
+		{"negative rate", func(f *matrix.LoadForm) { f.Rates.SetText("-2") }, `Rates: "-2" is not a request rate`},
+		{"no rate", func(f *matrix.LoadForm) { f.Rates.SetText("") }, "Rates: write at least one rate"},
+		{"no rate with a burst", func(f *matrix.LoadForm) { f.Rates.SetText(""); f.Burst.SetText("64") }, ""},
+		{"requests", func(f *matrix.LoadForm) { f.Requests.SetText("many") }, "Requests per rate: write a whole number of requests"},
+		{"no request", func(f *matrix.LoadForm) { f.Requests.SetText("0") }, "Requests per rate: 0 requests per rate: use 1 to"},
+		{"short prompts", func(f *matrix.LoadForm) { f.Input.SetText("8") }, "Input tokens: 8 tokens: use at least 32"},
+		{"input range backwards", func(f *matrix.LoadForm) { f.Input.SetText("2048:512") }, "Input tokens: \"2048:512\" goes from more tokens to fewer"},
+		{"output of 0", func(f *matrix.LoadForm) { f.Output.SetText("0") }, "Output tokens: \"0\" is not a length in tokens"},
+		{"longer than the model", func(f *matrix.LoadForm) { f.Input.SetText("512:8000") }, "Input tokens: 8000 prompt and 256 output tokens do not fit the model's max_model_len 8192"},
+		{"max concurrency of 0", func(f *matrix.LoadForm) { f.MaxConc.SetText("0") }, "Max concurrency: write most requests open at once"},
+		{"burst", func(f *matrix.LoadForm) { f.Burst.SetText("lots") }, "Burst: write requests at once"},
+		{"seed", func(f *matrix.LoadForm) { f.Seed.SetText("1.5") }, "Seed: write a whole number"},
+		{"TTFT without unit", func(f *matrix.LoadForm) { f.Slo.Ttft.SetText("2") }, `TTFT bound: "2" has no unit: write it like 2s or 500ms`},
+		{"dataset gone", func(f *matrix.LoadForm) { f.SetDataset(missing) }, "dataset: prompts.jsonl cannot be used"},
+		{"dataset not JSONL", func(f *matrix.LoadForm) { f.SetDataset(notJSONL) }, "dataset: notes.txt cannot be used (notes.txt line 1: "},
+		{"two at once", func(f *matrix.LoadForm) { f.Rates.SetText("x"); f.Seed.SetText("y") }, `Rates: "x" is not a request rate: write requests per second above 0, e.g. 1, 2, 4, 8, or sweep; Seed:`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, f := loadUI(t, &fakeLoad{})
 			tc.edit(f)
 			err := u.State.Load.Err
 			if tc.want == "" {
-				if err != nil || f.banner.Visible() || u.run.startBtn.Disabled() {
-					t.Fatalf("error %v, banner %v, Start off %v; want a plan and Start on", err, f.banner.Visible(), u.run.startBtn.Disabled())
+				if err != nil || f.Banner.Visible() || u.run.StartBtn.Disabled() {
+					t.Fatalf("error %v, banner %v, Start off %v; want a plan and Start on", err, f.Banner.Visible(), u.run.StartBtn.Disabled())
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want it to say %q", err, tc.want)
 			}
-			if !f.banner.Visible() || !u.run.startBtn.Disabled() {
-				t.Errorf("banner shown %v, Start off %v; want both", f.banner.Visible(), u.run.startBtn.Disabled())
+			if !f.Banner.Visible() || !u.run.StartBtn.Disabled() {
+				t.Errorf("banner shown %v, Start off %v; want both", f.Banner.Visible(), u.run.StartBtn.Disabled())
 			}
-			if !strings.Contains(u.run.progressLine.Text, "fix it on the Matrix screen") {
-				t.Errorf("Run screen says %q", u.run.progressLine.Text)
+			if !strings.Contains(u.run.ProgressLine.Text, "fix it on the Matrix screen") {
+				t.Errorf("Run screen says %q", u.run.ProgressLine.Text)
 			}
 		})
 	}
@@ -97,27 +100,27 @@ func TestLoadFormPlan(t *testing.T) {
 	slo := engine.SLO{TTFT: 2 * time.Second, ITL: 50 * time.Millisecond, Percentile: 90}
 	for _, tc := range []struct {
 		name string
-		edit func(f *loadForm)
+		edit func(f *matrix.LoadForm)
 		want engine.LoadPlan
 	}{
-		{"rates", func(f *loadForm) {
-			f.rates.SetText("2, 0.5 1")
-			f.arrivals.SetSelected(arrivalsConstant)
-			f.requests.SetText("50")
-			f.input.SetText("512:2K")
-			f.output.SetText("128")
-			f.maxConc.SetText("16")
-			f.seed.SetText("7")
-			f.api.SetSelected(string(engine.APICompletions))
-			f.slo.Ttft.SetText("2s")
-			f.slo.Itl.SetText("50ms")
-			f.slo.Pct.SetSelected("p90")
+		{"rates", func(f *matrix.LoadForm) {
+			f.Rates.SetText("2, 0.5 1")
+			f.Arrivals.SetSelected(matrix.ArrivalsConstant)
+			f.Requests.SetText("50")
+			f.Input.SetText("512:2K")
+			f.Output.SetText("128")
+			f.MaxConc.SetText("16")
+			f.Seed.SetText("7")
+			f.Api.SetSelected(string(engine.APICompletions))
+			f.Slo.Ttft.SetText("2s")
+			f.Slo.Itl.SetText("50ms")
+			f.Slo.Pct.SetSelected("p90")
 		}, engine.LoadPlan{RatesRPS: []float64{0.5, 1, 2}, Arrivals: engine.ArrivalsConstant, Requests: 50, MaxConcurrency: 16,
 			InputTokens: engine.TokenRange{Min: 512, Max: 2048}, OutputTokens: engine.TokenRange{Min: 128, Max: 128}, Seed: 7,
 			API: engine.APICompletions, SLO: slo}},
-		{"burst", func(f *loadForm) { f.burst.SetText("64") }, engine.LoadPlan{Burst: 64, Requests: 64, Arrivals: engine.ArrivalsBurst,
+		{"burst", func(f *matrix.LoadForm) { f.Burst.SetText("64") }, engine.LoadPlan{Burst: 64, Requests: 64, Arrivals: engine.ArrivalsBurst,
 			InputTokens: engine.TokenRange{Min: 1024, Max: 1024}, OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat}},
-		{"sweep with a dataset", func(f *loadForm) { f.rates.SetText("sweep"); f.setDataset(dataset) }, engine.LoadPlan{Sweep: true, SweepRates: engine.DefaultSweepRates,
+		{"sweep with a dataset", func(f *matrix.LoadForm) { f.Rates.SetText("sweep"); f.SetDataset(dataset) }, engine.LoadPlan{Sweep: true, SweepRates: engine.DefaultSweepRates,
 			Requests: 200, Arrivals: engine.ArrivalsPoisson, Dataset: dataset,
 			OutputTokens: engine.TokenRange{Min: 256, Max: 256}, API: engine.APIChat}},
 	} {
@@ -128,44 +131,44 @@ func TestLoadFormPlan(t *testing.T) {
 			if l.Err != nil || !l.On || !reflect.DeepEqual(l.Plan, tc.want) {
 				t.Fatalf("state's load test: on %v, error %v\nplan %+v\nwant %+v", l.On, l.Err, l.Plan, tc.want)
 			}
-			if want := "Estimated total: " + app.LoadAbout(tc.want) + " · " + app.LoadWhat(tc.want); f.estimate.Text != want {
-				t.Errorf("estimate %q, want %q", f.estimate.Text, want)
+			if want := "Estimated total: " + app.LoadAbout(tc.want) + " · " + app.LoadWhat(tc.want); f.Estimate.Text != want {
+				t.Errorf("estimate %q, want %q", f.Estimate.Text, want)
 			}
-			back := u.matrix.settings().Load
-			f.apply(loadSettings{Plan: engine.LoadPlan{Requests: 1, RatesRPS: []float64{9}}})
-			f.apply(back)
-			f.refresh()
+			back := u.matrix.Settings().Load
+			f.Apply(matrix.LoadSettings{Plan: engine.LoadPlan{Requests: 1, RatesRPS: []float64{9}}})
+			f.Apply(back)
+			f.Refresh()
 			if got := u.State.Load.Plan; !back.On || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("remembered (on %v) and shown again, the form reads %+v", back.On, got)
 			}
 		})
 	}
 	u, f := loadUI(t, &fakeLoad{})
-	f.rates.SetText("1, 2")
-	f.requests.SetText("60")
-	if want := "Estimated total: " + app.FormatAbout(measure.EstimateLoad(u.State.Load.Plan)) + " · 2 rates × 60 requests"; f.estimate.Text != want {
-		t.Errorf("estimate %q, want %q", f.estimate.Text, want)
+	f.Rates.SetText("1, 2")
+	f.Requests.SetText("60")
+	if want := "Estimated total: " + app.FormatAbout(measure.EstimateLoad(u.State.Load.Plan)) + " · 2 rates × 60 requests"; f.Estimate.Text != want {
+		t.Errorf("estimate %q, want %q", f.Estimate.Text, want)
 	}
-	f.burst.SetText("100")
-	if !strings.Contains(f.warnings.Text, "⚠ Burst: 100 requests at once are more than the server runs (max_num_seqs 64)") {
-		t.Errorf("burst above max_num_seqs warns %q", f.warnings.Text)
+	f.Burst.SetText("100")
+	if !strings.Contains(f.Warnings.Text, "⚠ Burst: 100 requests at once are more than the server runs (max_num_seqs 64)") {
+		t.Errorf("burst above max_num_seqs warns %q", f.Warnings.Text)
 	}
-	if !f.rates.Disabled() || !f.requests.Disabled() {
+	if !f.Rates.Disabled() || !f.Requests.Disabled() {
 		t.Error("with a burst, Rates and Requests per rate still take input")
 	}
-	f.slo.Ttft.SetText("1.5s")
+	f.Slo.Ttft.SetText("1.5s")
 	if got := u.State.Settings.SLO.TTFT; got != 1500*time.Millisecond {
 		t.Errorf("the load form's TTFT bound did not become the SLO in use: %v", got)
 	}
-	if got := u.matrix.slo.Ttft.Text; got != "1.5s" {
+	if got := u.matrix.Slo.Ttft.Text; got != "1.5s" {
 		t.Errorf("the Matrix form's TTFT bound shows %q, want the load form's 1.5s (one SLO)", got)
 	}
-	u.matrix.slo.Itl.SetText("40ms")
-	if got := f.slo.Itl.Text; got != "40ms" || u.State.Load.Plan.SLO.ITL != 40*time.Millisecond {
+	u.matrix.Slo.Itl.SetText("40ms")
+	if got := f.Slo.Itl.Text; got != "40ms" || u.State.Load.Plan.SLO.ITL != 40*time.Millisecond {
 		t.Errorf("after the Matrix form's ITL bound, the load form shows %q, plans %v", got, u.State.Load.Plan.SLO)
 	}
-	f.kind.SetSelected(kindMatrix)
-	if u.State.Load.On || u.run.load.on {
+	f.Kind.SetSelected(matrix.KindMatrix)
+	if u.State.Load.On || u.run.Load.On {
 		t.Error("back on Matrix, Run would still start the load test")
 	}
 }
@@ -176,20 +179,20 @@ func TestLoadFormPlan(t *testing.T) {
 func TestLoadRunFillsTheRates(t *testing.T) {
 	ld := &fakeLoad{events: cannedLoadEvents()}
 	u, f := loadUI(t, ld)
-	f.rates.SetText("1, 2")
-	if got := u.run.loadView().cells; len(got) != 2 || got[0][1] != "will run" {
+	f.Rates.SetText("1, 2")
+	if got := u.run.LoadView().Cells; len(got) != 2 || got[0][1] != "will run" {
 		t.Fatalf("Run screen's planned rates %v", got)
 	}
-	u.run.onStart()
-	if u.run.uiDone == nil {
-		t.Fatalf("load test did not start: %s", u.run.progressLine.Text)
+	u.run.OnStart()
+	if u.run.UiDone == nil {
+		t.Fatalf("load test did not start: %s", u.run.ProgressLine.Text)
 	}
-	waitFor(t, u.run.uiDone, "the load test to finish")
-	waitFor(t, u.results.rendered, "the curves")
+	waitFor(t, u.run.UiDone, "the load test to finish")
+	waitFor(t, u.results.Rendered, "the curves")
 	if got := ld.lastPlan(); !reflect.DeepEqual(got, u.State.Load.Plan) {
 		t.Errorf("runner got %+v, want the form's %+v", got, u.State.Load.Plan)
 	}
-	cells := u.run.loadView().cells
+	cells := u.run.LoadView().Cells
 	want := [][]string{
 		{"1 req/s", "Valid", "198 / 2", "0.98 req/s", "250.0", "40.0 ms", "100 ms", "1,500 ms", "0.90 req/s"},
 		{"2 req/s", "Valid", "198 / 2", "1.96 req/s", "500.0", "80.0 ms", "200 ms", "3,000 ms", "1.80 req/s"},
@@ -197,19 +200,19 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 	if !reflect.DeepEqual(cells, want) {
 		t.Errorf("Run table\n%v\nwant\n%v", cells, want)
 	}
-	if got := u.run.progressLine.Text; got != "Finished in 0:00: 2 rates." {
+	if got := u.run.ProgressLine.Text; got != "Finished in 0:00: 2 rates." {
 		t.Errorf("progress line %q", got)
 	}
-	if log := u.run.log.Text(); !strings.Contains(log, "2 req/s: Valid · 1.96 req/s · 500.0 tok/s · TTFT p99 200 ms · E2E p99 3,000 ms · 2 failed") {
+	if log := u.run.Log.Text(); !strings.Contains(log, "2 req/s: Valid · 1.96 req/s · 500.0 tok/s · TTFT p99 200 ms · E2E p99 3,000 ms · 2 failed") {
 		t.Errorf("event log lacks the finished rate:\n%s", log)
 	}
-	if u.Tabs.Selected().Text != app.TabResults || !u.results.load.views.Visible() || u.results.views.Visible() {
-		t.Errorf("after the load test the app shows %q; load views shown %v", u.Tabs.Selected().Text, u.results.load.views.Visible())
+	if u.Tabs.Selected().Text != app.TabResults || !u.results.Load.Views.Visible() || u.results.Views.Visible() {
+		t.Errorf("after the load test the app shows %q; load views shown %v", u.Tabs.Selected().Text, u.results.Load.Views.Visible())
 	}
-	if got := u.history.entries; len(got) != 1 || got[0].sum.Rates != 2 {
+	if got := u.history.Entries; len(got) != 1 || got[0].Sum.Rates != 2 {
 		t.Fatalf("History lists %+v, want the load test", got)
 	}
-	if got := u.history.entries[0].detail(); !strings.HasPrefix(got, "load test · 2 rates (1, 2 req/s) · peak 500.0 tok/s") {
+	if got := u.history.Entries[0].Detail(); !strings.HasPrefix(got, "load test · 2 rates (1, 2 req/s) · peak 500.0 tok/s") {
 		t.Errorf("History's line %q", got)
 	}
 }
@@ -218,7 +221,7 @@ func TestLoadRunFillsTheRates(t *testing.T) {
 // client's lag once it is large enough to matter.
 func TestLoadRunProgress(t *testing.T) {
 	u, f := loadUI(t, &fakeLoad{})
-	f.rates.SetText("1, 2, 4, 8")
+	f.Rates.SetText("1, 2, 4, 8")
 	for _, tc := range []struct {
 		behindMs float64
 		want     string
@@ -228,18 +231,18 @@ func TestLoadRunProgress(t *testing.T) {
 	} {
 		p := &engine.Progress{CellIndex: 3, CellCount: 4, Elapsed: 65 * time.Second, ETA: 130 * time.Second,
 			Load: &engine.LoadProgress{RateRPS: 4, Sent: 124, Done: 120, Requests: 200, InFlight: 4, BehindMs: tc.behindMs, Completed: 117, Failed: 3}}
-		u.run.apply(runUpdate{progress: p})
-		if got := u.run.current.Text; got != tc.want {
+		u.run.Apply(run.RunUpdate{Progress: p})
+		if got := u.run.Current.Text; got != tc.want {
 			t.Errorf("behind %v ms: current line %q, want %q", tc.behindMs, got, tc.want)
 		}
 	}
-	if got := u.run.progressLine.Text; got != "Rate 3 of 4 · elapsed 1:05 · about 2:10 left" {
+	if got := u.run.ProgressLine.Text; got != "Rate 3 of 4 · elapsed 1:05 · about 2:10 left" {
 		t.Errorf("progress line %q", got)
 	}
-	if got, want := u.run.progress.Value, (2+0.6)/4; got != want {
+	if got, want := u.run.Progress.Value, (2+0.6)/4; got != want {
 		t.Errorf("progress bar %v, want %v (two rates and 60 %% of the third)", got, want)
 	}
-	if got := u.run.loadView().cells[2][1]; got != "120/200 done" {
+	if got := u.run.LoadView().Cells[2][1]; got != "120/200 done" {
 		t.Errorf("the current rate's row says %q", got)
 	}
 }
@@ -249,12 +252,12 @@ func TestLoadRunProgress(t *testing.T) {
 func TestLoadStopKeepsFinishedRates(t *testing.T) {
 	ld := &fakeLoad{events: cannedLoadEvents()[:2], hold: true}
 	u, _ := loadUI(t, ld)
-	u.run.onStart()
+	u.run.OnStart()
 	waitUntil(t, func() bool { return u.State.Saved != "" }, "the first rate saved")
 	u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	waitFor(t, ld.cancelled, "the runner to see the stop")
-	waitFor(t, u.run.uiDone, "the load test to end")
-	if got := u.run.progressLine.Text; got != "Stopped after 0:00: the finished rates are kept." {
+	waitFor(t, u.run.UiDone, "the load test to end")
+	if got := u.run.ProgressLine.Text; got != "Stopped after 0:00: the finished rates are kept." {
 		t.Errorf("progress line %q", got)
 	}
 	rep, err := u.Deps.Store.Load(u.State.Saved)
@@ -264,10 +267,10 @@ func TestLoadStopKeepsFinishedRates(t *testing.T) {
 	if rep.Load == nil || len(rep.Load.Results) != 1 || rep.Load.Results[0].RateRPS != 1 || len(rep.Results) != 0 || rep.Run.Complete {
 		t.Errorf("saved report: load %+v, %d cells, complete %v; want the 1 req/s rate, no cell, partial", rep.Load, len(rep.Results), rep.Run.Complete)
 	}
-	if !u.results.has || len(u.results.load.table.cells) != 1 {
+	if !u.results.Has || len(u.results.Load.Table.Cells) != 1 {
 		t.Error("Results does not show the stopped load test's finished rate")
 	}
-	if u.history.resumable(u.history.entries[0]) {
+	if u.history.Resumable(u.history.Entries[0]) {
 		t.Error("History offers to resume a load test")
 	}
 }
@@ -287,20 +290,20 @@ func TestResultsShowsALoadTest(t *testing.T) {
 			u := newTestUI(t, d, app.Options{})
 			r := u.results
 			r.Show(cannedLoadReport("tiny", 1, 2, 4), "")
-			waitFor(t, r.rendered, "the curves")
-			if !r.load.views.Visible() || r.views.Visible() {
+			waitFor(t, r.Rendered, "the curves")
+			if !r.Load.Views.Visible() || r.Views.Visible() {
 				t.Fatal("Results shows the matrix's views for a load test")
 			}
-			if got := len(r.load.table.cells); got != 3 {
+			if got := len(r.Load.Table.Cells); got != 3 {
 				t.Errorf("per-rate table has %d rows, want 3", got)
 			}
-			if !strings.Contains(r.subtitle.Text, "load test · 3 rates (1–4 req/s) · Poisson arrivals · 200 requests per rate") ||
-				!strings.Contains(r.subtitle.Text, "\nseed 0 · input 1,024 tokens · output 256 tokens") ||
-				strings.Count(r.subtitle.Text, "Poisson arrivals") != 1 {
-				t.Errorf("subtitle %q", r.subtitle.Text)
+			if !strings.Contains(r.Subtitle.Text, "load test · 3 rates (1–4 req/s) · Poisson arrivals · 200 requests per rate") ||
+				!strings.Contains(r.Subtitle.Text, "\nseed 0 · input 1,024 tokens · output 256 tokens") ||
+				strings.Count(r.Subtitle.Text, "Poisson arrivals") != 1 {
+				t.Errorf("subtitle %q", r.Subtitle.Text)
 			}
 			for _, k := range charts.LoadKinds {
-				pane := r.load.charts[k]
+				pane := r.Load.Charts[k]
 				img := chartImage(pane.Objects[0])
 				said := apptest.HasText(pane, "chart could not be drawn")
 				if tc.drawn && (said || img == nil || img.Image == nil) || !tc.drawn && !said {
@@ -308,8 +311,8 @@ func TestResultsShowsALoadTest(t *testing.T) {
 				}
 			}
 			r.Show(cannedReport("tiny", 195.7), "")
-			waitFor(t, r.rendered, "the matrix's charts")
-			if r.load.views.Visible() || !r.views.Visible() {
+			waitFor(t, r.Rendered, "the matrix's charts")
+			if r.Load.Views.Visible() || !r.Views.Visible() {
 				t.Error("a matrix run after a load test keeps the load views")
 			}
 		})
@@ -326,20 +329,20 @@ func TestHistoryComparesLoadTests(t *testing.T) {
 	b.Load.Results[0].RequestThroughputRPS = 2.94 // +50 % at 2 req/s
 	mustSave(t, h, a)
 	mustSave(t, h, b)
-	if got := h.entries[0].Label(); !strings.HasSuffix(got, "b · profile tiny · load test") {
+	if got := h.Entries[0].Label(); !strings.HasSuffix(got, "b · profile tiny · load test") {
 		t.Errorf("picker label %q", got)
 	}
-	h.onCompare()
-	table, ok := h.compareResult.Objects[0].(*widget.Table)
+	h.OnCompare()
+	table, ok := h.CompareResult.Objects[0].(*widget.Table)
 	if !ok {
-		t.Fatalf("comparison shows %T, want a table", h.compareResult.Objects[0])
+		t.Fatalf("comparison shows %T, want a table", h.CompareResult.Objects[0])
 	}
 	rows, _ := table.Length()
 	if rows != 4 {
 		t.Errorf("comparison has %d rows, want 4 (1, 2, 4, 8 req/s)", rows)
 	}
-	if !strings.HasPrefix(h.status.Text, "A: a · simulated (profile tiny)\nB: b · simulated (profile tiny)") {
-		t.Errorf("status %q", h.status.Text)
+	if !strings.HasPrefix(h.Status.Text, "A: a · simulated (profile tiny)\nB: b · simulated (profile tiny)") {
+		t.Errorf("status %q", h.Status.Text)
 	}
 	cmp := report.LoadComparison(a, b)
 	if got := cmp[1].Cells()[1]; got != "1.96 req/s → 2.94 req/s (+50.0%)" {
@@ -348,25 +351,25 @@ func TestHistoryComparesLoadTests(t *testing.T) {
 	if got := cmp[0].Cells()[1]; got != "0.98 req/s → not measured" {
 		t.Errorf("requests/s at 1 req/s, which B did not measure = %q", got)
 	}
-	if h.compareCard.Subtitle != compareRates {
-		t.Errorf("compare card says %q", h.compareCard.Subtitle)
+	if h.CompareCard.Subtitle != history.CompareRates {
+		t.Errorf("compare card says %q", h.CompareCard.Subtitle)
 	}
 	mustSave(t, h, cannedReport("m", 100))
-	h.a.SetSelectedIndex(h.index(runsFolderOf(t, h, "m")))
-	h.onCompare()
-	if !strings.HasPrefix(h.status.Text, "A load test compares only with another load test") || len(h.compareResult.Objects) != 0 {
-		t.Errorf("a matrix against a load test: status %q, %d objects", h.status.Text, len(h.compareResult.Objects))
+	h.A.SetSelectedIndex(h.Index(runsFolderOf(t, h, "m")))
+	h.OnCompare()
+	if !strings.HasPrefix(h.Status.Text, "A load test compares only with another load test") || len(h.CompareResult.Objects) != 0 {
+		t.Errorf("a matrix against a load test: status %q, %d objects", h.Status.Text, len(h.CompareResult.Objects))
 	}
 }
 
 // runsFolderOf is the folder of the listed run titled title.
-func runsFolderOf(t *testing.T, h *historyTab, title string) string {
+func runsFolderOf(t *testing.T, h *history.Tab, title string) string {
 	t.Helper()
-	for _, e := range h.entries {
-		if e.title() == title {
-			return e.folder
+	for _, e := range h.Entries {
+		if e.Title() == title {
+			return e.Folder
 		}
 	}
-	t.Fatalf("no run titled %q in %+v", title, h.entries)
+	t.Fatalf("no run titled %q in %+v", title, h.Entries)
 	return ""
 }

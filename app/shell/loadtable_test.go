@@ -3,6 +3,7 @@ package shell
 import (
 	"testing"
 
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
 
@@ -20,7 +21,7 @@ func TestLoadLineSaysItOnce(t *testing.T) {
 			RequestThroughputRPS: 9.39, OutputTokPerSec: 1200, TTFTMs: engine.Percentiles{P50: 12, P99: 37.5, N: 43}, E2EMs: engine.Percentiles{P50: 300, P99: 460, N: 43}},
 			"4 req/s: Failed · before it stopped: 9.39 req/s · 1,200.0 tok/s · TTFT p99 37.5 ms ‡ · E2E p99 460 ms ‡ · 57 failed · the server stopped answering"},
 	} {
-		if got := loadLine(c.res); got != c.want {
+		if got := appwidget.LoadLine(c.res); got != c.want {
 			t.Errorf("loadLine = %q, want %q", got, c.want)
 		}
 	}
@@ -32,10 +33,10 @@ func TestLoadLineSaysItOnce(t *testing.T) {
 func TestOutputPanelDuringALoadTest(t *testing.T) {
 	ld := &fakeLoad{events: cannedLoadEvents()[:2], hold: true}
 	u, _ := loadUI(t, ld)
-	u.run.onStart()
-	if got := u.run.output.status.Text; got != outputLoad || !u.run.output.status.Visible() {
-		t.Errorf("Output panel during a load test: %q (shown %v), want %q", got, u.run.output.status.Visible(), outputLoad)
+	u.run.OnStart()
+	if got := u.run.Output.Status.Text; got != appwidget.OutputLoad || !u.run.Output.Status.Visible() {
+		t.Errorf("Output panel during a load test: %q (shown %v), want %q", got, u.run.Output.Status.Visible(), appwidget.OutputLoad)
 	}
-	u.run.onCancel()
-	waitFor(t, u.run.uiDone, "the load test to end")
+	u.run.OnCancel()
+	waitFor(t, u.run.UiDone, "the load test to end")
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"speedmatrix/app"
+	"speedmatrix/app/matrix"
 	appwidget "speedmatrix/app/widget"
 
 	"fyne.io/fyne/v2"
@@ -20,32 +21,32 @@ import (
 func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
 	cases := []struct {
 		name         string
-		form         func(m *matrixTab) *widget.Form
+		form         func(m *matrix.Tab) *widget.Form
 		shown, other string
 		// whileHidden is what the app does meanwhile.
-		whileHidden func(m *matrixTab)
+		whileHidden func(m *matrix.Tab)
 	}{
-		{"the Matrix form after a load test", func(m *matrixTab) *widget.Form { return m.form }, kindMatrix, kindLoad,
-			func(m *matrixTab) { m.usePreset(app.PresetQuick) }}, // a new Prefill repeats hint: the form refreshes
-		{"the load test's form after the matrix", func(m *matrixTab) *widget.Form { return m.load.form }, kindLoad, kindMatrix,
-			func(m *matrixTab) { m.load.rates.SetText("20") }},
+		{"the Matrix form after a load test", func(m *matrix.Tab) *widget.Form { return m.Form }, matrix.KindMatrix, matrix.KindLoad,
+			func(m *matrix.Tab) { m.UsePreset(app.PresetQuick) }}, // a new Prefill repeats hint: the form refreshes
+		{"the load test's form after the matrix", func(m *matrix.Tab) *widget.Form { return m.Load.Form }, matrix.KindLoad, matrix.KindMatrix,
+			func(m *matrix.Tab) { m.Load.Rates.SetText("20") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 			m := u.matrix
 			u.Show(app.TabMatrix)
-			m.usePreset(app.PresetStandard)
-			m.load.kind.SetSelected(c.shown)
+			m.UsePreset(app.PresetStandard)
+			m.Load.Kind.SetSelected(c.shown)
 			form := c.form(m)
 			if p := appwidget.FormProblems(form); len(p) > 0 {
 				t.Fatalf("before: %v", p)
 			}
-			m.load.kind.SetSelected(c.other)
+			m.Load.Kind.SetSelected(c.other)
 			// Hidden long enough: Fyne drops its renderer (when this ends).
 			t.Run("hidden", func(t *testing.T) { test.TempWidgetRenderer(t, form) })
 			c.whileHidden(m)
-			m.load.kind.SetSelected(c.shown)
+			m.Load.Kind.SetSelected(c.shown)
 			// What the window does with a renderer it has not laid out.
 			test.TempWidgetRenderer(t, form).Layout(form.Size())
 			if p := appwidget.FormProblems(form); len(p) > 0 {
@@ -62,18 +63,18 @@ func TestFormProblemInSightAtSmallSize(t *testing.T) {
 	cases := []struct {
 		name  string
 		kind  string
-		spoil func(m *matrixTab)
-		shown func(m *matrixTab) *appwidget.Banner
+		spoil func(m *matrix.Tab)
+		shown func(m *matrix.Tab) *appwidget.Banner
 	}{
-		{"load test", kindLoad, func(m *matrixTab) { m.load.rates.SetText("fast") }, func(m *matrixTab) *appwidget.Banner { return m.load.banner }},
-		{"matrix", kindMatrix, func(m *matrixTab) { m.concurrency.SetText("many") }, func(m *matrixTab) *appwidget.Banner { return m.banner }},
+		{"load test", matrix.KindLoad, func(m *matrix.Tab) { m.Load.Rates.SetText("fast") }, func(m *matrix.Tab) *appwidget.Banner { return m.Load.Banner }},
+		{"matrix", matrix.KindMatrix, func(m *matrix.Tab) { m.Concurrency.SetText("many") }, func(m *matrix.Tab) *appwidget.Banner { return m.Banner }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 			m := u.matrix
 			u.Show(app.TabMatrix)
-			m.load.kind.SetSelected(c.kind)
+			m.Load.Kind.SetSelected(c.kind)
 			c.spoil(m)
 			u.Win.Resize(fyne.NewSize(1024, 700)) // and lays the screen out
 			b := c.shown(m)
@@ -84,13 +85,13 @@ func TestFormProblemInSightAtSmallSize(t *testing.T) {
 			if bottom, h := pos.Y+b.Box.Size().Height, u.Win.Canvas().Size().Height; bottom > h || b.Box.Size().Height <= 0 {
 				t.Errorf("the problem ends at y = %.0f in a window %.0f high: out of sight", bottom, h)
 			}
-			if c.kind == kindLoad {
-				if got := m.load.ratesCard.Subtitle; got != ratesNoneForNow {
-					t.Errorf("Rates card without rows says %q, want why (%q)", got, ratesNoneForNow)
+			if c.kind == matrix.KindLoad {
+				if got := m.Load.RatesCard.Subtitle; got != matrix.RatesNoneForNow {
+					t.Errorf("Rates card without rows says %q, want why (%q)", got, matrix.RatesNoneForNow)
 				}
-				m.load.rates.SetText("20")
-				if got := m.load.ratesCard.Subtitle; got != ratesSubtitle || len(m.load.preview.rows) != 1 {
-					t.Errorf("fixed: Rates card %q with %d rows, want %q and the one rate", got, len(m.load.preview.rows), ratesSubtitle)
+				m.Load.Rates.SetText("20")
+				if got := m.Load.RatesCard.Subtitle; got != matrix.RatesSubtitle || len(m.Load.Preview.Rows) != 1 {
+					t.Errorf("fixed: Rates card %q with %d rows, want %q and the one rate", got, len(m.Load.Preview.Rows), matrix.RatesSubtitle)
 				}
 			}
 		})

@@ -19,34 +19,34 @@ import (
 func TestMatrixPresets(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	m := u.matrix
-	m.preset.SetSelected(app.PresetStandard)
-	p, err := m.plan()
+	m.Preset.SetSelected(app.PresetStandard)
+	p, err := m.Plan()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := engine.DefaultPlan(); !reflect.DeepEqual(p, want) {
 		t.Errorf("Standard plan = %+v, want the reference reports' matrix %+v", p, want)
 	}
-	m.preset.SetSelected(app.PresetQuick)
-	if got := m.prefill.Text; got != "1K, 2K, 4K" {
+	m.Preset.SetSelected(app.PresetQuick)
+	if got := m.Prefill.Text; got != "1K, 2K, 4K" {
 		t.Errorf("Quick prefill contexts for the tiny simulator = %q, want 1K, 2K, 4K", got)
 	}
-	p, _ = m.plan()
-	if total := measure.Estimate(p, m.capacity()); total > 2*time.Minute {
+	p, _ = m.Plan()
+	if total := measure.Estimate(p, m.Capacity()); total > 2*time.Minute {
 		t.Errorf("Quick plan for tiny is estimated at %v, want about a minute", total)
 	}
-	u.server.profile.SetSelected("big")
-	if got := m.prefill.Text; got != "8K, 32K" {
+	u.server.Profile.SetSelected("big")
+	if got := m.Prefill.Text; got != "8K, 32K" {
 		t.Errorf("Quick prefill contexts for a 128K model = %q, want 8K, 32K", got)
 	}
-	m.applying = true // as if a preset had filled the field
-	m.durationS.SetText("")
-	m.applying = false
-	test.Type(m.durationS, "5")
-	if m.preset.Selected != app.PresetCustom {
-		t.Errorf("preset after an edit = %q, want Custom", m.preset.Selected)
+	m.Applying = true // as if a preset had filled the field
+	m.DurationS.SetText("")
+	m.Applying = false
+	test.Type(m.DurationS, "5")
+	if m.Preset.Selected != app.PresetCustom {
+		t.Errorf("preset after an edit = %q, want Custom", m.Preset.Selected)
 	}
-	if p, _ := m.plan(); p.Duration != 5*time.Second {
+	if p, _ := m.Plan(); p.Duration != 5*time.Second {
 		t.Errorf("duration after typing 5 = %v, want 5 s", p.Duration)
 	}
 }
@@ -54,14 +54,14 @@ func TestMatrixPresets(t *testing.T) {
 func TestMatrixGreysOverCapacityCells(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	m := u.matrix
-	m.preset.SetSelected(app.PresetStandard)
+	m.Preset.SetSelected(app.PresetStandard)
 	// tiny: max model length 8,192, so every context is measured at
 	// 8,192 − 4,096 output − 256 = 3,840 tokens ("3.75K"), and 65,536 KV
 	// tokens: 16 × (3,840 + 4,096) = 126,976 does not fit; 1 × 7,936 does.
-	if len(m.preview.Contexts) != 1 || m.shrunk.Hidden || !strings.Contains(m.shrunk.Text, "holds 8,192 tokens") || !strings.Contains(m.shrunk.Text, "measures decode at 3.75K") {
-		t.Errorf("preview rows %v, shrink note %q (hidden %v); want the one fitted 3.75K row explained", m.preview.Contexts, m.shrunk.Text, m.shrunk.Hidden)
+	if len(m.Preview.Contexts) != 1 || m.Shrunk.Hidden || !strings.Contains(m.Shrunk.Text, "holds 8,192 tokens") || !strings.Contains(m.Shrunk.Text, "measures decode at 3.75K") {
+		t.Errorf("preview rows %v, shrink note %q (hidden %v); want the one fitted 3.75K row explained", m.Preview.Contexts, m.Shrunk.Text, m.Shrunk.Hidden)
 	}
-	over, fits := m.preview.Cell(3840, 16), m.preview.Cell(3840, 1)
+	over, fits := m.Preview.Cell(3840, 16), m.Preview.Cell(3840, 1)
 	if over == nil || fits == nil {
 		t.Fatal("preview has no 3.75K row")
 	}
@@ -71,17 +71,17 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 	if fits.Status != "" {
 		t.Errorf("8K × 1 is %q before the run, want waiting", fits.Status)
 	}
-	if !strings.Contains(m.estimate.Text, "over capacity") {
-		t.Errorf("estimate %q does not count the over-capacity cells", m.estimate.Text)
+	if !strings.Contains(m.Estimate.Text, "over capacity") {
+		t.Errorf("estimate %q does not count the over-capacity cells", m.Estimate.Text)
 	}
 	// The grey cells say why: what the first of them needs of the KV cache.
-	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3.75K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; m.overLine.Text != want || !m.overLine.Visible() {
-		t.Errorf("under the grid %q, want %q", m.overLine.Text, want)
+	if want := "Grey cells will not run: their requests need more KV cache than the server's 65,536 tokens (at 3.75K, 16 requests × (3,840 context + 4,096 output) = 126,976)."; m.OverLine.Text != want || !m.OverLine.Visible() {
+		t.Errorf("under the grid %q, want %q", m.OverLine.Text, want)
 	}
-	m.decode.SetText("1K") // 8 × (1,024 + 4,096) fits 65,536 tokens
-	m.concurrency.SetText("1, 8")
-	if m.overLine.Visible() {
-		t.Errorf("no cell is grey, yet the grid says %q", m.overLine.Text)
+	m.Decode.SetText("1K") // 8 × (1,024 + 4,096) fits 65,536 tokens
+	m.Concurrency.SetText("1, 8")
+	if m.OverLine.Visible() {
+		t.Errorf("no cell is grey, yet the grid says %q", m.OverLine.Text)
 	}
 }
 
@@ -91,36 +91,36 @@ func TestMatrixGreysOverCapacityCells(t *testing.T) {
 func TestMatrixQuickDoesNotWarnAgainstItself(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	m := u.matrix
-	m.usePreset(app.PresetQuick)
-	if m.durationS.Text != "2" || !m.warnings.Hidden {
-		t.Errorf("Quick (%s s) warns: %q", m.durationS.Text, m.warnings.Text)
+	m.UsePreset(app.PresetQuick)
+	if m.DurationS.Text != "2" || !m.Warnings.Hidden {
+		t.Errorf("Quick (%s s) warns: %q", m.DurationS.Text, m.Warnings.Text)
 	}
-	m.maxOut.SetText("200") // an edit: Custom
-	if m.preset.Selected != app.PresetCustom || !strings.Contains(m.warnings.Text, "Seconds per cell: a 2s window") {
-		t.Errorf("a Custom plan of 2 s windows (preset %s) warns %q", m.preset.Selected, m.warnings.Text)
+	m.MaxOut.SetText("200") // an edit: Custom
+	if m.Preset.Selected != app.PresetCustom || !strings.Contains(m.Warnings.Text, "Seconds per cell: a 2s window") {
+		t.Errorf("a Custom plan of 2 s windows (preset %s) warns %q", m.Preset.Selected, m.Warnings.Text)
 	}
 }
 
 func TestMatrixRejectsBadInput(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	m := u.matrix
-	m.concurrency.SetText("1, two")
-	if _, err := m.plan(); err == nil || !strings.Contains(err.Error(), "two") {
+	m.Concurrency.SetText("1, two")
+	if _, err := m.Plan(); err == nil || !strings.Contains(err.Error(), "two") {
 		t.Errorf("plan error = %v, want one naming the bad value", err)
 	}
-	if n := m.banner.Current; !m.banner.Visible() || !strings.Contains(n.Message, "Requests at once") {
+	if n := m.Banner.Current; !m.Banner.Visible() || !strings.Contains(n.Message, "Requests at once") {
 		t.Errorf("Matrix banner = %+v", n)
 	}
-	u.run.onStart()
-	if u.run.running() {
+	u.run.OnStart()
+	if u.run.Running() {
 		t.Error("a run started with a broken matrix")
 	}
-	if n := u.run.banner.Current; !u.run.banner.Visible() || !strings.Contains(n.Message, "requests at once") || n.Button != "Open Matrix screen" {
+	if n := u.run.Banner.Current; !u.run.Banner.Visible() || !strings.Contains(n.Message, "requests at once") || n.Button != "Open Matrix screen" {
 		t.Errorf("Run screen banner = %+v, want why it cannot start and a way to the Matrix screen", n)
 	}
-	m.concurrency.SetText("1, 2")
-	if u.run.banner.Visible() {
-		t.Errorf("the banner still says %q after the matrix was fixed", u.run.banner.Current.Message)
+	m.Concurrency.SetText("1, 2")
+	if u.run.Banner.Visible() {
+		t.Errorf("the banner still says %q after the matrix was fixed", u.run.Banner.Current.Message)
 	}
 }
 
@@ -138,25 +138,25 @@ func TestMatrixRefusesWhatTheRunRefuses(t *testing.T) {
 		field     *widget.Entry
 		text, msg string
 	}{
-		{m.maxOut, "99999999999", "Max output tokens: 99999999999 tokens are more than any model's context: use at most 10485760."},
-		{m.maxOut, strconv.Itoa(maxLen), fmt.Sprintf("Max output tokens: %d tokens do not fit the model's max_model_len %d with a prompt: use at most %d.", maxLen, maxLen, maxLen-257)},
-		{m.prefill, "0, 1K", "Prefill contexts: a context of 0 tokens has no prompt to measure: use 1 token or more (K = 1,024 tokens)."},
-		{m.decode, "20000K", "Decode contexts: 20000K is longer than any model's context: use at most 10240K."},
-		{m.concurrency, "1, 5000", "Requests at once: 5000 requests at once are more than any server runs: use at most 4096."},
-		{m.durationS, "1e300", "Seconds per cell: 2562047h47m16.854775807s is longer than a cell needs: use at most 1 hour."},
-		{m.durationS, "0", "Seconds per cell: must be positive."},
+		{m.MaxOut, "99999999999", "Max output tokens: 99999999999 tokens are more than any model's context: use at most 10485760."},
+		{m.MaxOut, strconv.Itoa(maxLen), fmt.Sprintf("Max output tokens: %d tokens do not fit the model's max_model_len %d with a prompt: use at most %d.", maxLen, maxLen, maxLen-257)},
+		{m.Prefill, "0, 1K", "Prefill contexts: a context of 0 tokens has no prompt to measure: use 1 token or more (K = 1,024 tokens)."},
+		{m.Decode, "20000K", "Decode contexts: 20000K is longer than any model's context: use at most 10240K."},
+		{m.Concurrency, "1, 5000", "Requests at once: 5000 requests at once are more than any server runs: use at most 4096."},
+		{m.DurationS, "1e300", "Seconds per cell: 2562047h47m16.854775807s is longer than a cell needs: use at most 1 hour."},
+		{m.DurationS, "0", "Seconds per cell: must be positive."},
 	} {
-		m.usePreset(app.PresetQuick)
+		m.UsePreset(app.PresetQuick)
 		tc.field.SetText(tc.text)
-		if n := m.banner.Current; !m.banner.Visible() || n.Message != tc.msg || m.estimate.Text != "" {
-			t.Errorf("%q: banner %q (visible %v), estimate %q; want %q and no estimate", tc.text, n.Message, m.banner.Visible(), m.estimate.Text, tc.msg)
+		if n := m.Banner.Current; !m.Banner.Visible() || n.Message != tc.msg || m.Estimate.Text != "" {
+			t.Errorf("%q: banner %q (visible %v), estimate %q; want %q and no estimate", tc.text, n.Message, m.Banner.Visible(), m.Estimate.Text, tc.msg)
 		}
 		if p, _ := m.Read(); engine.ValidatePlan(p, u.State.Target.Capacity) == nil {
 			t.Errorf("%q: the run would take the plan the screen refuses", tc.text)
 		}
-		u.run.onStart()
-		if u.run.running() || !strings.HasPrefix(u.run.banner.Current.Message, "The matrix has a problem: "+strings.TrimSuffix(tc.msg, ".")) {
-			t.Errorf("%q: Start was not refused with the field's problem: %q", tc.text, u.run.banner.Current.Message)
+		u.run.OnStart()
+		if u.run.Running() || !strings.HasPrefix(u.run.Banner.Current.Message, "The matrix has a problem: "+strings.TrimSuffix(tc.msg, ".")) {
+			t.Errorf("%q: Start was not refused with the field's problem: %q", tc.text, u.run.Banner.Current.Message)
 		}
 	}
 }
@@ -176,23 +176,23 @@ func TestCellCounts(t *testing.T) {
 func TestMatrixWarns(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:big"}) // max_num_seqs 256
 	m := u.matrix
-	m.preset.SetSelected(app.PresetStandard)
-	if !m.warnings.Hidden {
-		t.Errorf("the Standard plan warns: %q", m.warnings.Text)
+	m.Preset.SetSelected(app.PresetStandard)
+	if !m.Warnings.Hidden {
+		t.Errorf("the Standard plan warns: %q", m.Warnings.Text)
 	}
-	u.server.profile.SetSelected("tiny") // max_num_seqs 64
-	m.decode.SetText("128, 1K")
-	m.concurrency.SetText("1, 128")
-	m.durationS.SetText("2")
+	u.server.Profile.SetSelected("tiny") // max_num_seqs 64
+	m.Decode.SetText("128, 1K")
+	m.Concurrency.SetText("1, 128")
+	m.DurationS.SetText("2")
 	for _, want := range []string{"Decode contexts: contexts under 256 tokens (128)", "Requests at once: the server runs at most 64 sequences at once (max_num_seqs): 128 requests", "Seconds per cell: a 2s window"} {
-		if !strings.Contains(m.warnings.Text, want) || m.warnings.Hidden {
-			t.Errorf("warnings %q miss %q", m.warnings.Text, want)
+		if !strings.Contains(m.Warnings.Text, want) || m.Warnings.Hidden {
+			t.Errorf("warnings %q miss %q", m.Warnings.Text, want)
 		}
 	}
-	if got := m.preview.Concurrency; len(got) != 2 || got[1] != 128 {
+	if got := m.Preview.Concurrency; len(got) != 2 || got[1] != 128 {
 		t.Errorf("the grid did not follow the typing: columns %v", got)
 	}
-	if _, err := m.plan(); err != nil {
+	if _, err := m.Plan(); err != nil {
 		t.Errorf("a warned plan does not run: %v", err)
 	}
 }
@@ -203,22 +203,22 @@ func TestMatrixWarns(t *testing.T) {
 func TestMatrixLearnsTheEndpointsCapacity(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents(), server: engine.Limits{KVCacheTokens: 98304, MaxNumSeqs: 64, MaxModelLen: 32768}}
 	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "http://127.0.0.1:8000"})
-	u.server.onDetect()
-	waitFor(t, u.server.detected, "model detection")
+	u.server.OnDetect()
+	waitFor(t, u.server.Detected, "model detection")
 	m := u.matrix
-	if want := "KV capacity unknown until a run asks the server for it: the run checks it before each cell."; m.capacityLine.Text != want {
-		t.Errorf("after Detect: %q, want %q", m.capacityLine.Text, want)
+	if want := "KV capacity unknown until a run asks the server for it: the run checks it before each cell."; m.CapacityLine.Text != want {
+		t.Errorf("after Detect: %q, want %q", m.CapacityLine.Text, want)
 	}
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the run")
-	if want := "KV cache: 98,304 tokens · at most 64 sequences at once."; m.capacityLine.Text != want {
-		t.Errorf("after a run: %q, want %q", m.capacityLine.Text, want)
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the run")
+	if want := "KV cache: 98,304 tokens · at most 64 sequences at once."; m.CapacityLine.Text != want {
+		t.Errorf("after a run: %q, want %q", m.CapacityLine.Text, want)
 	}
 	if c := u.State.Target.Capacity; c.KVCacheTokens != 98304 || c.MaxNumSeqs != 64 || c.MaxModelLen != 32768 {
 		t.Errorf("endpoint capacity %+v", c)
 	}
-	u.server.url.SetText("http://127.0.0.1:8001") // another server
-	if c := u.State.Target.Capacity; c != (app.Capacity{}) || !strings.HasPrefix(m.capacityLine.Text, "KV capacity unknown") {
-		t.Errorf("another address keeps capacity %+v (%q)", c, m.capacityLine.Text)
+	u.server.Url.SetText("http://127.0.0.1:8001") // another server
+	if c := u.State.Target.Capacity; c != (app.Capacity{}) || !strings.HasPrefix(m.CapacityLine.Text, "KV capacity unknown") {
+		t.Errorf("another address keeps capacity %+v (%q)", c, m.CapacityLine.Text)
 	}
 }

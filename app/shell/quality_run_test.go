@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"speedmatrix/app"
+	"speedmatrix/app/results"
+	"speedmatrix/app/run"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/quality"
@@ -43,12 +45,12 @@ func qualityUI(t *testing.T, eng *fakeEngine, n sim.Numerics, mode, path string)
 	d := testDeps(t, eng)
 	d.Sim = newLogprobSim(t, n)
 	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
-	u.matrix.decode.SetText("1K")
-	q := u.matrix.quality
-	q.pick = func(ok func(string)) { ok(path) }
-	q.save = q.pick
-	q.mode.SetSelected(mode)
-	q.onChoose()
+	u.matrix.Decode.SetText("1K")
+	q := u.matrix.Quality
+	q.Pick = func(ok func(string)) { ok(path) }
+	q.Save = q.Pick
+	q.Mode.SetSelected(mode)
+	q.OnChoose()
 	return u
 }
 
@@ -61,15 +63,15 @@ func runWithQuality(t *testing.T, n sim.Numerics, mode, path string) (*ui, engin
 	if err := u.State.Quality.Err; err != nil {
 		t.Fatalf("Quality field: %v", err)
 	}
-	u.run.onStart()
-	if u.run.uiDone == nil {
-		t.Fatalf("the run did not start: %s", u.run.banner.Current.Message)
+	u.run.OnStart()
+	if u.run.UiDone == nil {
+		t.Fatalf("the run did not start: %s", u.run.Banner.Current.Message)
 	}
-	waitFor(t, u.run.uiDone, "the run and its quality phase")
-	if u.run.banner.Visible() {
-		t.Fatalf("the run ended with %q (%s)", u.run.banner.Current.Message, u.run.banner.Current.Detail)
+	waitFor(t, u.run.UiDone, "the run and its quality phase")
+	if u.run.Banner.Visible() {
+		t.Fatalf("the run ended with %q (%s)", u.run.Banner.Current.Message, u.run.Banner.Current.Detail)
 	}
-	return u, u.results.report
+	return u, u.results.Report
 }
 
 // TestRunRecordsThenComparesQuality: Record a reference saves one after
@@ -92,7 +94,7 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 	if rep.Quality != nil || !rep.Run.Complete {
 		t.Errorf("a recording run's report: quality %v, complete %v", rep.Quality, rep.Run.Complete)
 	}
-	if log := u.run.log.Text(); !strings.Contains(log, "quality: reference saved") || !strings.Contains(log, "(simulated)") {
+	if log := u.run.Log.Text(); !strings.Contains(log, "quality: reference saved") || !strings.Contains(log, "(simulated)") {
 		t.Errorf("the log does not say the reference was saved, simulated:\n%s", log)
 	}
 
@@ -107,13 +109,13 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 	if len(q.Needle) == 0 || q.Needle[0].Reference == nil {
 		t.Errorf("the needle task is not paired with the reference's: %+v", q.Needle)
 	}
-	if !strings.Contains(u.matrix.estimate.Text, " · then quality about") || !strings.Contains(u.run.log.Text(), "then the quality phase, estimated about") {
-		t.Errorf("the estimates leave the phase out: Matrix %q; Run's log:\n%s", u.matrix.estimate.Text, u.run.log.Text())
+	if !strings.Contains(u.matrix.Estimate.Text, " · then quality about") || !strings.Contains(u.run.Log.Text(), "then the quality phase, estimated about") {
+		t.Errorf("the estimates leave the phase out: Matrix %q; Run's log:\n%s", u.matrix.Estimate.Text, u.run.Log.Text())
 	}
-	if !containsTab(u.results.views, u.results.quality.tab) || !strings.Contains(u.results.quality.title.Text, "simulated") {
-		t.Errorf("Results: Quality tab %v, title %q", containsTab(u.results.views, u.results.quality.tab), u.results.quality.title.Text)
+	if !results.ContainsTab(u.results.Views, u.results.Quality.Tab) || !strings.Contains(u.results.Quality.Title.Text, "simulated") {
+		t.Errorf("Results: Quality tab %v, title %q", results.ContainsTab(u.results.Views, u.results.Quality.Tab), u.results.Quality.Title.Text)
 	}
-	saved, err := u.Deps.Store.Load(filepath.Join(u.run.saver.Kept(), "report.json"))
+	saved, err := u.Deps.Store.Load(filepath.Join(u.run.Saver.Kept(), "report.json"))
 	if err != nil || saved.Quality == nil {
 		t.Errorf("report.json in History: %v, quality %v", err, saved.Quality)
 	}
@@ -126,9 +128,9 @@ func TestRunRefusesAnotherTokenizersReference(t *testing.T) {
 	ref := writeReference(t, t.TempDir(), "Qwen/Qwen3-0.6B")
 	eng := &fakeEngine{events: cannedEvents()}
 	u := qualityUI(t, eng, sim.Numerics{}, app.QualityCompare, ref)
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the run to be refused")
-	n := u.run.banner.Current
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the run to be refused")
+	n := u.run.Banner.Current
 	if !strings.HasPrefix(n.Message, "Quality: the reference's model and the server's use different tokenizers") ||
 		!strings.Contains(n.Detail, "Qwen/Qwen3-0.6B") || !strings.Contains(n.Detail, "tiny") || n.Button != "Open Matrix screen" {
 		t.Errorf("banner %q, detail %q, button %q", n.Message, n.Detail, n.Button)
@@ -151,12 +153,12 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 
 	eng := &fakeEngine{events: cannedEvents(), hold: true}
 	u := qualityUI(t, eng, sim.Numerics{}, app.QualityCompare, ref)
-	q := u.matrix.quality
-	u.run.onStart()
-	waitUntil(t, func() bool { return u.run.saver.Kept() != "" }, "a cell saved")
-	u.run.cancelNow()
-	waitFor(t, u.run.uiDone, "the cancelled run")
-	rep, dir := u.results.report, u.run.saver.Kept()
+	q := u.matrix.Quality
+	u.run.OnStart()
+	waitUntil(t, func() bool { return u.run.Saver.Kept() != "" }, "a cell saved")
+	u.run.CancelNow()
+	waitFor(t, u.run.UiDone, "the cancelled run")
+	rep, dir := u.results.Report, u.run.Saver.Kept()
 	if rep.Run.Complete || rep.Quality == nil || rep.Quality.ReferenceFile != "ref.quality.json" || !runs.Pending(rep) {
 		t.Fatalf("the cut-short run: complete %v, quality %+v", rep.Run.Complete, rep.Quality)
 	}
@@ -164,9 +166,9 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 	if err != nil || !runs.Pending(saved) {
 		t.Errorf("report.json: %v; pending %v", err, runs.Pending(saved))
 	}
-	q.mode.SetSelected(app.QualityOff)
-	u.run.resumeRun(rep, dir)
-	if n := u.run.banner.Current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
+	q.Mode.SetSelected(app.QualityOff)
+	u.run.ResumeRun(rep, dir)
+	if n := u.run.Banner.Current; n.Message != "Quality: this run's quality phase is unfinished." || !strings.Contains(n.Action, "Compare with a reference") {
 		t.Errorf("Resume with Quality off: %q (%q)", n.Message, n.Action)
 	}
 	eng.mu.Lock()
@@ -177,11 +179,11 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 		t.Errorf("the engine ran %d times; want once, Resume refused", runsSoFar)
 	}
 	// With the reference again, Resume finishes the cells and the phase.
-	q.mode.SetSelected(app.QualityCompare)
-	u.run.resumeRun(rep, dir)
-	waitFor(t, u.run.uiDone, "the resumed run")
-	if got := u.results.report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
-		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.banner.Current.Message)
+	q.Mode.SetSelected(app.QualityCompare)
+	u.run.ResumeRun(rep, dir)
+	waitFor(t, u.run.UiDone, "the resumed run")
+	if got := u.results.Report; !got.Run.Complete || got.Quality == nil || len(got.Quality.Contexts) == 0 {
+		t.Errorf("the resumed run: complete %v (%q), quality %+v; banner %q", got.Run.Complete, got.Run.Incomplete, got.Quality, u.run.Banner.Current.Message)
 	}
 }
 
@@ -189,20 +191,20 @@ func TestRunCutShortBeforeItsQualityPhase(t *testing.T) {
 // does and what is left, instead of the last cell's line.
 func TestQualityPhaseProgress(t *testing.T) {
 	cells := engine.Report{Results: make([]engine.Result, 5)}
-	if phaseProgress(probe.Event{Phase: probe.PhaseContext}, cells, 0, 0) != nil {
+	if run.PhaseProgress(probe.Event{Phase: probe.PhaseContext}, cells, 0, 0) != nil {
 		t.Error("a context's end is no step of progress")
 	}
-	p := phaseProgress(probe.Event{Phase: probe.PhaseCompare, ContextTokens: 8192, Done: 2, Of: 8}, cells, 10*time.Second, 30*time.Second)
+	p := run.PhaseProgress(probe.Event{Phase: probe.PhaseCompare, ContextTokens: 8192, Done: 2, Of: 8}, cells, 10*time.Second, 30*time.Second)
 	if p == nil || p.CellIndex != 5 || p.CellCount != 5 || p.ETA != 20*time.Second || p.Quality == nil {
 		t.Fatalf("progress %+v: want cell 5 of 5, 20 s left, the phase's step", p)
 	}
-	if got, want := qualityNow(*p.Quality), "Now: quality, comparing with the reference · 8K context · probe 3 of 8"; got != want {
+	if got, want := run.QualityNow(*p.Quality), "Now: quality, comparing with the reference · 8K context · probe 3 of 8"; got != want {
 		t.Errorf("line %q, want %q", got, want)
 	}
-	if got := qualityNow(engine.QualityProgress{Step: "needle", ContextTokens: 512, Done: 0, Of: 20}); got != "Now: quality, needle trials · 512 context · trial 1 of 20" {
+	if got := run.QualityNow(engine.QualityProgress{Step: "needle", ContextTokens: 512, Done: 0, Of: 20}); got != "Now: quality, needle trials · 512 context · trial 1 of 20" {
 		t.Errorf("needle line %q", got)
 	}
-	if p := phaseProgress(probe.Event{Phase: probe.PhaseNeedle}, cells, time.Minute, 30*time.Second); p.ETA != 0 {
+	if p := run.PhaseProgress(probe.Event{Phase: probe.PhaseNeedle}, cells, time.Minute, 30*time.Second); p.ETA != 0 {
 		t.Errorf("past the estimate: %v left, want 0", p.ETA)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"speedmatrix/app"
+	"speedmatrix/app/history"
+	"speedmatrix/app/results"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 	"speedmatrix/engine/quality"
@@ -69,37 +71,37 @@ func TestQualityFieldStates(t *testing.T) {
 			eng := &fakeEngine{events: cannedEvents()}
 			u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
 			m := u.matrix
-			q := m.quality
-			q.pick = func(ok func(string)) { ok(c.path) }
-			q.save = q.pick
-			q.mode.SetSelected(c.mode)
+			q := m.Quality
+			q.Pick = func(ok func(string)) { ok(c.path) }
+			q.Save = q.Pick
+			q.Mode.SetSelected(c.mode)
 			if c.path != "" {
-				q.onChoose()
+				q.OnChoose()
 			}
 			st := u.State.Quality
 			if st.Mode != c.mode || (c.mode != app.QualityOff && st.Path != c.path) {
 				t.Errorf("state has %q %q; want %q %q", st.Mode, st.Path, c.mode, c.path)
 			}
-			if got := m.settings().Quality; got.Mode != c.mode || got.Path != c.path {
+			if got := m.Settings().Quality; got.Mode != c.mode || got.Path != c.path {
 				t.Errorf("remembered %+v; want %q %q", got, c.mode, c.path)
 			}
-			if q.row.Visible() != (c.mode != app.QualityOff) {
-				t.Errorf("the file row shown %v with %s", q.row.Visible(), c.mode)
+			if q.Row.Visible() != (c.mode != app.QualityOff) {
+				t.Errorf("the file row shown %v with %s", q.Row.Visible(), c.mode)
 			}
 			if c.want == "" {
-				if st.Err != nil || m.banner.Visible() {
-					t.Fatalf("a usable field: error %v, banner %v %q", st.Err, m.banner.Visible(), m.banner.Current.Message)
+				if st.Err != nil || m.Banner.Visible() {
+					t.Fatalf("a usable field: error %v, banner %v %q", st.Err, m.Banner.Visible(), m.Banner.Current.Message)
 				}
 				return
 			}
-			if n := m.banner.Current; !m.banner.Visible() || n.Message != c.want || n.Action == "" {
-				t.Errorf("Matrix banner %v %q (%q); want %q with what to do", m.banner.Visible(), n.Message, n.Action, c.want)
+			if n := m.Banner.Current; !m.Banner.Visible() || n.Message != c.want || n.Action == "" {
+				t.Errorf("Matrix banner %v %q (%q); want %q with what to do", m.Banner.Visible(), n.Message, n.Action, c.want)
 			}
-			u.run.onStart()
-			if u.run.running() || len(eng.plans) != 0 {
+			u.run.OnStart()
+			if u.run.Running() || len(eng.plans) != 0 {
 				t.Fatalf("a run started with Quality: %v", st.Err)
 			}
-			if n := u.run.banner.Current; n.Message != c.want || n.Button != "Open Matrix screen" {
+			if n := u.run.Banner.Current; n.Message != c.want || n.Button != "Open Matrix screen" {
 				t.Errorf("Run banner %q (button %q); want %q", n.Message, n.Button, c.want)
 			}
 		})
@@ -127,7 +129,7 @@ func TestHistoryComparesQuality(t *testing.T) {
 	}
 	a := with(cannedReport("a", 100), head, 99.5, 0.0012, right(19, 20))
 	b := with(cannedReport("b", 120), head, 93.1, 0.034, right(12, 20))
-	got := strings.Join(qualityLines(a, b), "\n")
+	got := strings.Join(history.QualityLines(a, b), "\n")
 	for _, want := range []string{"8K: top-1 99.50 % → 93.10 %, KLD mean 0.0012 → 0.034", "needle 8K: 19/20 → 12/20, p = 0.0156"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lines lack %q:\n%s", want, got)
@@ -135,10 +137,10 @@ func TestHistoryComparesQuality(t *testing.T) {
 	}
 	other := head
 	other.RecordedAt = other.RecordedAt.Add(time.Hour)
-	if l := qualityLines(a, with(b, other, 93.1, 0.034, right(12, 20))); l != nil {
+	if l := history.QualityLines(a, with(b, other, 93.1, 0.034, right(12, 20))); l != nil {
 		t.Errorf("another reference's run compared: %q", l)
 	}
-	if l := qualityLines(a, cannedReport("c", 1)); l != nil {
+	if l := history.QualityLines(a, cannedReport("c", 1)); l != nil {
 		t.Errorf("a run without quality compared: %q", l)
 	}
 
@@ -147,10 +149,10 @@ func TestHistoryComparesQuality(t *testing.T) {
 	b.Run.StartedAt = b.Run.StartedAt.Add(time.Hour)
 	mustSave(t, h, a)
 	mustSave(t, h, b)
-	h.reload()
-	h.onCompare()
-	if !strings.Contains(h.status.Text, "8K: top-1 99.50 % → 93.10 %") || !strings.Contains(h.status.Text, "needle 8K: 19/20 → 12/20") {
-		t.Errorf("History's A/B status lacks the drift:\n%s", h.status.Text)
+	h.Reload()
+	h.OnCompare()
+	if !strings.Contains(h.Status.Text, "8K: top-1 99.50 % → 93.10 %") || !strings.Contains(h.Status.Text, "needle 8K: 19/20 → 12/20") {
+		t.Errorf("History's A/B status lacks the drift:\n%s", h.Status.Text)
 	}
 }
 
@@ -204,34 +206,34 @@ func TestResultsQualityTab(t *testing.T) {
 	u := newTestUI(t, d, app.Options{})
 	r := u.results
 	r.Show(qualityReport(), "")
-	waitFor(t, r.rendered, "the charts")
-	if !containsTab(r.views, r.quality.tab) {
+	waitFor(t, r.Rendered, "the charts")
+	if !results.ContainsTab(r.Views, r.Quality.Tab) {
 		t.Fatal("no Quality tab for a report with a quality section")
 	}
 	asked.mu.Lock()
 	drawn := slices.Contains(asked.kinds, charts.KindQuality)
 	asked.mu.Unlock()
-	if !drawn || len(r.charts[charts.KindQuality].Objects) == 0 {
+	if !drawn || len(r.Charts[charts.KindQuality].Objects) == 0 {
 		t.Errorf("the drift chart was not drawn: asked %v", asked.kinds)
 	}
 	var cells []string
-	for _, tbl := range []charts.Table{r.quality.model.Drift, r.quality.model.Needle, r.quality.model.Tasks} {
+	for _, tbl := range []charts.Table{r.Quality.Model.Drift, r.Quality.Model.Needle, r.Quality.Model.Tasks} {
 		for _, row := range tbl.Rows {
 			cells = append(cells, strings.Join(row.Cells, " | "))
 		}
 	}
-	shown := strings.Join(cells, "\n") + "\n" + r.quality.title.Text + "\n" + strings.Join(r.quality.model.Flipped, "\n")
+	shown := strings.Join(cells, "\n") + "\n" + r.Quality.Title.Text + "\n" + strings.Join(r.Quality.Model.Flipped, "\n")
 	for _, want := range []string{"(simulated)", "93.1 %", "99.5 %", "19/20 → 12/20, p = 0.016", "gsm8k.jsonl", "line 2, now wrong", "over the budget"} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("the Quality tab lacks %q:\n%s", want, shown)
 		}
 	}
-	if len(r.quality.tables.Objects) < 6 {
-		t.Errorf("the tab shows %d tables and notes; want the three tables with their titles", len(r.quality.tables.Objects))
+	if len(r.Quality.Tables.Objects) < 6 {
+		t.Errorf("the tab shows %d tables and notes; want the three tables with their titles", len(r.Quality.Tables.Objects))
 	}
 	r.Show(cannedReport("plain", 100), "")
-	waitFor(t, r.rendered, "the charts")
-	if containsTab(r.views, r.quality.tab) {
+	waitFor(t, r.Rendered, "the charts")
+	if results.ContainsTab(r.Views, r.Quality.Tab) {
 		t.Error("a report without a quality section has a Quality tab")
 	}
 }
@@ -241,12 +243,12 @@ func TestResultsQualityTab(t *testing.T) {
 // is one line in its words that keeps Start sweep off.
 func TestCompareSettingsQualityBudget(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t})
-	u.server.launch.onCompare()
-	f := u.server.launch.compare
+	u.server.Launch.OnCompare()
+	f := u.server.Launch.Compare
 	setRow(f, 0, "kv_cache_dtype", "fp8")
-	q := f.quality
-	if q.fields.Visible() || q.setup != nil || f.startBtn.Disabled() {
-		t.Fatalf("quality off: fields shown %v, setup %v, Start off %v", q.fields.Visible(), q.setup, f.startBtn.Disabled())
+	q := f.Quality
+	if q.Fields.Visible() || q.Setup != nil || f.StartBtn.Disabled() {
+		t.Fatalf("quality off: fields shown %v, setup %v, Start off %v", q.Fields.Visible(), q.Setup, f.StartBtn.Disabled())
 	}
 	for _, c := range []struct {
 		name, kld, top1 string
@@ -262,38 +264,38 @@ func TestCompareSettingsQualityBudget(t *testing.T) {
 		{"nothing bounded", " ", "", "", "Quality budget: write a KLD mean at most (e.g. 0.01) or a Top-1 agreement at least (e.g. 98 %)."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			q.on.SetChecked(true)
-			q.kld.SetText(c.kld)
-			q.top1.SetText(c.top1)
-			if !q.fields.Visible() {
+			q.On.SetChecked(true)
+			q.Kld.SetText(c.kld)
+			q.Top1.SetText(c.top1)
+			if !q.Fields.Visible() {
 				t.Error("the budget fields are hidden with quality on")
 			}
 			if c.budget != "" {
-				if q.setup == nil || q.setup.Budget != c.budget || q.problem.Visible() || f.startBtn.Disabled() {
-					t.Errorf("setup %+v, problem %q, Start off %v; want budget %q", q.setup, q.problem.Text, f.startBtn.Disabled(), c.budget)
+				if q.Setup == nil || q.Setup.Budget != c.budget || q.Problem.Visible() || f.StartBtn.Disabled() {
+					t.Errorf("setup %+v, problem %q, Start off %v; want budget %q", q.Setup, q.Problem.Text, f.StartBtn.Disabled(), c.budget)
 				}
 				return
 			}
-			if q.setup != nil || !q.problem.Visible() || q.problem.Text != c.problem || !f.startBtn.Disabled() {
-				t.Errorf("setup %+v, problem %v %q, Start off %v; want %q", q.setup, q.problem.Visible(), q.problem.Text, f.startBtn.Disabled(), c.problem)
+			if q.Setup != nil || !q.Problem.Visible() || q.Problem.Text != c.problem || !f.StartBtn.Disabled() {
+				t.Errorf("setup %+v, problem %v %q, Start off %v; want %q", q.Setup, q.Problem.Visible(), q.Problem.Text, f.StartBtn.Disabled(), c.problem)
 			}
 		})
 	}
 	// Start sweep runs the budget the fields write.
-	q.kld.SetText("0.02")
-	q.top1.SetText("97")
-	var job *sweepJob
-	u.server.runs = sweepCatcher{&job}
-	f.onStart()
-	u.run.stop(10 * time.Second)
-	if job == nil || job.s.Quality == nil || job.s.Quality.Budget != "kld=0.02,top1=97%" || job.s.Quality.NeedleTrials == 0 {
+	q.Kld.SetText("0.02")
+	q.Top1.SetText("97")
+	var job *app.SweepJob
+	u.server.Runs = sweepCatcher{&job}
+	f.OnStart()
+	u.run.Stop(10 * time.Second)
+	if job == nil || job.S.Quality == nil || job.S.Quality.Budget != "kld=0.02,top1=97%" || job.S.Quality.NeedleTrials == 0 {
 		t.Errorf("Start sweep ran %+v; want quality at budget kld=0.02,top1=97%% with the needle task", job)
 	}
 }
 
 // sweepCatcher stands in for the Run screen: it keeps the sweep it is
 // asked to run.
-type sweepCatcher struct{ job **sweepJob }
+type sweepCatcher struct{ job **app.SweepJob }
 
-func (c sweepCatcher) resumeRun(engine.Report, string) {}
-func (c sweepCatcher) startSweep(job *sweepJob)        { *c.job = job }
+func (c sweepCatcher) ResumeRun(engine.Report, string) {}
+func (c sweepCatcher) StartSweep(job *app.SweepJob)    { *c.job = job }

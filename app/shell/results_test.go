@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/results"
 	"speedmatrix/charts"
 	"speedmatrix/engine"
 )
@@ -39,25 +40,25 @@ func TestResultsShowsChartsTableAndBadge(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	r := u.results
 	r.Show(cannedReport("tiny", 195.7), "")
-	waitFor(t, r.rendered, "the charts")
-	if chartImage(r.charts[charts.KindPrefill].Objects[0]) == nil {
-		t.Errorf("prefill view holds %T, want the chart image", r.charts[charts.KindPrefill].Objects[0])
+	waitFor(t, r.Rendered, "the charts")
+	if chartImage(r.Charts[charts.KindPrefill].Objects[0]) == nil {
+		t.Errorf("prefill view holds %T, want the chart image", r.Charts[charts.KindPrefill].Objects[0])
 	}
-	if !apptest.HasText(r.badgeBox, "simulated (profile tiny)") {
+	if !apptest.HasText(r.BadgeBox, "simulated (profile tiny)") {
 		t.Error("Results does not label a simulated run")
 	}
-	if got := len(r.table.Cells); got != 4 {
+	if got := len(r.Table.Cells); got != 4 {
 		t.Fatalf("table has %d rows, want 4", got)
 	}
-	r.table.SortBy(4) // Total tok/s, ascending: unmeasured first, then 195.7
-	if got := r.table.Cells[1][4]; got != "195.7" {
+	r.Table.SortBy(4) // Total tok/s, ascending: unmeasured first, then 195.7
+	if got := r.Table.Cells[1][4]; got != "195.7" {
 		t.Errorf("second row by total tok/s ascending = %q, want 195.7", got)
 	}
-	r.table.SortBy(4) // tapping again reverses
-	if got := r.table.Cells[0][4]; got != "20K" {
+	r.Table.SortBy(4) // tapping again reverses
+	if got := r.Table.Cells[0][4]; got != "20K" {
 		t.Errorf("first row by total tok/s descending = %q, want the prefill's 20K", got)
 	}
-	if got := r.table.HeaderText(4); !strings.HasSuffix(got, "▼") {
+	if got := r.Table.HeaderText(4); !strings.HasSuffix(got, "▼") {
 		t.Errorf("sorted header = %q, want a ▼", got)
 	}
 }
@@ -67,14 +68,14 @@ func TestResultsFallsBackWithoutCharts(t *testing.T) {
 	d.Charts = fakeCharts{err: errBoom}
 	u := newTestUI(t, d, app.Options{})
 	u.results.Show(cannedReport("tiny", 195.7), "")
-	waitFor(t, u.results.rendered, "the charts")
-	if u.results.charts[charts.KindHeatmap].Objects[0] != u.results.heat.Object() {
+	waitFor(t, u.results.Rendered, "the charts")
+	if u.results.Charts[charts.KindHeatmap].Objects[0] != u.results.Heat.Object() {
 		t.Error("without charts the decode view does not fall back to the live heatmap")
 	}
-	if c := u.results.heat.Cell(1024, 128); c == nil || c.Label() != "Over capacity" {
+	if c := u.results.Heat.Cell(1024, 128); c == nil || c.Label() != "Over capacity" {
 		t.Error("fallback heatmap misses the Over capacity cell")
 	}
-	if !apptest.HasText(u.results.charts[charts.KindPrefill], "boom") {
+	if !apptest.HasText(u.results.Charts[charts.KindPrefill], "boom") {
 		t.Error("the prefill view does not say why the chart is missing")
 	}
 }
@@ -82,14 +83,14 @@ func TestResultsFallsBackWithoutCharts(t *testing.T) {
 func TestExportWritesEveryFile(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	dir := filepath.Join(t.TempDir(), "out")
-	if err := u.results.exportAll(dir); err == nil {
+	if err := u.results.ExportAll(dir); err == nil {
 		t.Error("export without a report did not fail")
 	}
 	u.results.Show(cannedReport("tiny", 195.7), "")
-	if err := u.results.exportAll(dir); err != nil {
+	if err := u.results.ExportAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range exportFileNames() {
+	for _, name := range results.ExportFileNames() {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || len(b) == 0 {
 			t.Errorf("%s: %v, %d bytes", name, err, len(b))
@@ -107,7 +108,7 @@ func TestExportWritesEveryFile(t *testing.T) {
 func TestCopyMarkdown(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.results.Show(cannedReport("tiny", 195.7), "")
-	u.results.onCopyMarkdown()
+	u.results.OnCopyMarkdown()
 	got := u.App.Clipboard().Content()
 	if !strings.HasPrefix(got, "# Speed test matrix") || !strings.Contains(got, "simulated (profile tiny)") {
 		t.Errorf("clipboard holds %.80q…, want the report's Markdown", got)
@@ -117,12 +118,12 @@ func TestCopyMarkdown(t *testing.T) {
 func TestScreenshotOfResults(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.results.Show(cannedReport("tiny", 195.7), "")
-	waitFor(t, u.results.rendered, "the charts")
+	waitFor(t, u.results.Rendered, "the charts")
 	dir := t.TempDir()
-	if err := u.results.screenshot(dir); err != nil {
+	if err := u.results.Screenshot(dir); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, screenshotFile))
+	b, err := os.ReadFile(filepath.Join(dir, results.ScreenshotFile))
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("screenshot: %v, PNG %v", err, bytes.HasPrefix(b, []byte("\x89PNG")))
 	}
@@ -137,10 +138,10 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 	r := u.results
 	r.Show(cannedReport("tiny", 195.7), "")
 	u.Show(app.TabResults)
-	r.views.SelectIndex(3)
-	r.table.SortBy(len(r.table.Columns) - 1) // the last column carries the arrow
+	r.Views.SelectIndex(3)
+	r.Table.SortBy(len(r.Table.Columns) - 1) // the last column carries the arrow
 	seen := 0
-	apptest.Walk(r.table.Table, func(o fyne.CanvasObject) bool {
+	apptest.Walk(r.Table.Table, func(o fyne.CanvasObject) bool {
 		if b, ok := o.(*widget.Button); ok && b.Visible() && b.Text != "" {
 			seen++
 			if b.Size().Width < b.MinSize().Width {
@@ -149,8 +150,8 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 		}
 		return false
 	})
-	if seen != len(r.table.Columns) {
-		t.Errorf("found %d headers, want %d", seen, len(r.table.Columns))
+	if seen != len(r.Table.Columns) {
+		t.Errorf("found %d headers, want %d", seen, len(r.Table.Columns))
 	}
 }
 
@@ -164,17 +165,17 @@ func TestResultsBannerLeavesTheCharts(t *testing.T) {
 	r.Show(cannedReport("tiny", 195.7), "")
 	u.Show(app.TabResults)
 	dir := "/nonexistent-parent/" + strings.Repeat("a-long-folder-name/", 4) + "20260102-030405-tiny"
-	r.finishExport(exportOutcome{dir: dir, failed: exportFileNames(), err: errors.New("export: mkdir " + dir + ": permission denied")})
-	r.banner.OnToggle()
+	r.FinishExport(results.ExportOutcome{Dir: dir, Failed: results.ExportFileNames(), Err: errors.New("export: mkdir " + dir + ": permission denied")})
+	r.Banner.OnToggle()
 	u.Win.Content().Refresh()
 	pos := func(o fyne.CanvasObject) fyne.Position {
 		return fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
 	}
-	bannerBottom := pos(r.banner.Object()).Y + r.banner.Object().Size().Height
-	if tabs := pos(r.views).Y; tabs < bannerBottom {
+	bannerBottom := pos(r.Banner.Object()).Y + r.Banner.Object().Size().Height
+	if tabs := pos(r.Views).Y; tabs < bannerBottom {
 		t.Errorf("the chart tabs start at y %.0f, inside the banner (to %.0f)", tabs, bannerBottom)
 	}
-	if h := r.views.Size().Height; h < 250 {
+	if h := r.Views.Size().Height; h < 250 {
 		t.Errorf("the charts keep %.0f px of 700", h)
 	}
 }
@@ -192,21 +193,21 @@ func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if u.results.has {
+	if u.results.Has {
 		t.Fatal("saving runs filled Results")
 	}
 
 	again := newTestUI(t, d, app.Options{})
 	r := again.results
-	if !r.has || r.report.Run.ServedModel != "newer" || !strings.Contains(r.subtitle.Text, "Saved in "+d.RunsDir) {
-		t.Fatalf("after a restart Results shows %v %q, subtitle %q; want the newest saved run", r.has, r.report.Run.ServedModel, r.subtitle.Text)
+	if !r.Has || r.Report.Run.ServedModel != "newer" || !strings.Contains(r.Subtitle.Text, "Saved in "+d.RunsDir) {
+		t.Fatalf("after a restart Results shows %v %q, subtitle %q; want the newest saved run", r.Has, r.Report.Run.ServedModel, r.Subtitle.Text)
 	}
 	if got := again.Tabs.Selected().Text; got != app.TabHardware {
 		t.Errorf("the app opened on %s, want the Hardware screen as ever", got)
 	}
-	waitFor(t, r.rendered, "the charts of the saved run")
+	waitFor(t, r.Rendered, "the charts of the saved run")
 
-	if scripted := newTestUI(t, d, app.Options{Autorun: true}); scripted.results.has {
+	if scripted := newTestUI(t, d, app.Options{Autorun: true}); scripted.results.Has {
 		t.Error("--autorun shows a saved run before its own")
 	}
 }
@@ -218,21 +219,21 @@ func TestResultsShowsTheLatestSavedRunAtStart(t *testing.T) {
 func TestRemoteEndpointIsNotThisMachine(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
 	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "http://192.0.2.10:8000"})
-	u.server.model.SetText("tiny")
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the run")
+	u.server.Model.SetText("tiny")
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the run")
 	h := eng.lastTarget().Header.Hardware
 	if h.Whose != engine.HardwareOfRemote || h.CPU != "" || eng.lastTarget().SimulatorFor == nil {
 		t.Errorf("run header Hardware %+v (simulator recognised %v): want a remote server's, without this machine's CPU", h, eng.lastTarget().SimulatorFor != nil)
 	}
-	if got, want := u.results.title.Text, "tiny · remote server, hardware unknown"; got != want {
+	if got, want := u.results.Title.Text, "tiny · remote server, hardware unknown"; got != want {
 		t.Errorf("Results title %q, want %q", got, want)
 	}
-	if strings.Contains(u.results.title.Text, "Test CPU") {
+	if strings.Contains(u.results.Title.Text, "Test CPU") {
 		t.Error("the title names the client's CPU")
 	}
-	u.history.reload()
-	if e := u.history.entries; len(e) != 1 || e[0].sum.GPU != "remote server, hardware unknown" {
+	u.history.Reload()
+	if e := u.history.Entries; len(e) != 1 || e[0].Sum.GPU != "remote server, hardware unknown" {
 		t.Errorf("History lists %+v", e)
 	}
 }

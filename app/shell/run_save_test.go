@@ -31,22 +31,22 @@ func TestRunRescuesWhatHistoryCantTake(t *testing.T) {
 	d := testDeps(t, &fakeEngine{events: cannedEvents()})
 	d.Store = fullStore{root: d.RunsDir}
 	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the run to finish")
-	rescued := u.run.saver.Rescued
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the run to finish")
+	rescued := u.run.Saver.Rescued
 	if filepath.Dir(rescued) != d.Rescue[0] {
 		t.Fatalf("rescued in %q, want a folder of %s", rescued, d.Rescue[0])
 	}
-	n := u.run.banner.Current
-	if !u.run.banner.Visible() || n.Message != "The run cannot be saved to History, so every measured cell is saved in "+rescued+"." ||
+	n := u.run.Banner.Current
+	if !u.run.Banner.Visible() || n.Message != "The run cannot be saved to History, so every measured cell is saved in "+rescued+"." ||
 		!strings.Contains(n.Detail, "no space left on device") {
-		t.Errorf("banner %+v (visible %v), want it to name %s", n, u.run.banner.Visible(), rescued)
+		t.Errorf("banner %+v (visible %v), want it to name %s", n, u.run.Banner.Visible(), rescued)
 	}
 	if rep, err := u.Deps.Store.Load(rescued); err != nil || len(rep.Results) != 4 {
 		t.Errorf("rescued report: %d cells (%v), want all 4", len(rep.Results), err)
 	}
-	if u.results.source != rescued {
-		t.Errorf("Results opened the run from %q, want %s", u.results.source, rescued)
+	if u.results.Source != rescued {
+		t.Errorf("Results opened the run from %q, want %s", u.results.Source, rescued)
 	}
 }
 
@@ -61,10 +61,10 @@ func TestResumeRefusesARunInUse(t *testing.T) {
 	}
 	defer held.Unlock()
 	prev := engine.Report{Plan: app.QuickPlan(app.Capacity{}), Results: []engine.Result{{Status: engine.StatusValid}}}
-	u.run.startWith(prev.Plan, &prev, dir)
-	n := u.run.banner.Current
-	if u.run.running() || !u.run.banner.Visible() || n.Message != "Another run is saving into this run's folder." || n.Detail != "another speedmatrix run is saving into "+dir {
-		t.Errorf("running %v, banner %+v; want the resume refused, naming %s", u.run.running(), n, dir)
+	u.run.StartWith(prev.Plan, &prev, dir)
+	n := u.run.Banner.Current
+	if u.run.Running() || !u.run.Banner.Visible() || n.Message != "Another run is saving into this run's folder." || n.Detail != "another speedmatrix run is saving into "+dir {
+		t.Errorf("running %v, banner %+v; want the resume refused, naming %s", u.run.Running(), n, dir)
 	}
 	if len(eng.plans) != 0 {
 		t.Errorf("the engine ran %d plans", len(eng.plans))

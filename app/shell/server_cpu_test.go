@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"speedmatrix/app"
+	"speedmatrix/app/server"
 	"speedmatrix/engine/launch"
 )
 
@@ -50,48 +51,48 @@ func cpuUI(t *testing.T) (u *ui, srv *fakeServer, cfgs chan launch.ServerConfig)
 // command, and a run's Hardware section naming the CPU, not a GPU.
 func TestLaunchOnTheCPU(t *testing.T) {
 	u, srv, cfgs := cpuUI(t)
-	s, l, f := u.server, u.server.launch, u.server.form
-	if s.kind.Selected != app.TargetVLLM {
-		t.Errorf("without a GPU but with vLLM's CPU build, the first target is %q, want %q", s.kind.Selected, app.TargetVLLM)
+	s, l, f := u.server, u.server.Launch, u.server.Form
+	if s.Kind.Selected != app.TargetVLLM {
+		t.Errorf("without a GPU but with vLLM's CPU build, the first target is %q, want %q", s.Kind.Selected, app.TargetVLLM)
 	}
 	if h := u.hardware; !strings.Contains(h.Status.Text, "vLLM CPU build 0.32.0 serves on this CPU: Test CPU, 8 cores") || h.CpuBtn == nil {
 		t.Errorf("Hardware screen: %q, Launch on the CPU offered %v", h.Status.Text, h.CpuBtn != nil)
 	}
-	for _, item := range f.accordion.Items {
-		if item.Title == cpuSection && !item.Open {
+	for _, item := range f.Accordion.Items {
+		if item.Title == server.CpuSection && !item.Open {
 			t.Error("the CPU section is closed on a machine whose server runs on the CPU")
 		}
 	}
-	f.model.SetText("Qwen/Qwen3-0.6B")
-	if l.start.Disabled() || l.why.Visible() {
-		t.Errorf("Start disabled %v: %q", l.start.Disabled(), l.why.Text)
+	f.Model.SetText("Qwen/Qwen3-0.6B")
+	if l.Start.Disabled() || l.Why.Visible() {
+		t.Errorf("Start disabled %v: %q", l.Start.Disabled(), l.Why.Text)
 	}
-	if !strings.Contains(l.notes.Text, "Executable runs vLLM CPU build 0.32.0: the server runs on the CPU") {
-		t.Errorf("notes = %q", l.notes.Text)
+	if !strings.Contains(l.Notes.Text, "Executable runs vLLM CPU build 0.32.0: the server runs on the CPU") {
+		t.Errorf("notes = %q", l.Notes.Text)
 	}
-	f.kvCacheGiB.SetText("16")
-	f.cpu.bind.SetText("0-31")
-	f.dtype.SetText("bfloat16")
-	f.enforceEager.SetChecked(true)
+	f.KvCacheGiB.SetText("16")
+	f.Cpu.Bind.SetText("0-31")
+	f.Dtype.SetText("bfloat16")
+	f.EnforceEager.SetChecked(true)
 	for _, want := range []string{"VLLM_CPU_OMP_THREADS_BIND=0-31", "VLLM_TARGET_DEVICE=cpu", "--kv-cache-memory-bytes 17179869184", "--dtype bfloat16", "--enforce-eager"} {
-		if !strings.Contains(l.command.Text, want) {
-			t.Errorf("command %q lacks %q", l.command.Text, want)
+		if !strings.Contains(l.Command.Text, want) {
+			t.Errorf("command %q lacks %q", l.Command.Text, want)
 		}
 	}
-	if !u.State.Target.OnCPU || !strings.Contains(s.description(), "on the CPU") {
-		t.Errorf("target %+v, %q: want it on the CPU", u.State.Target, s.description())
+	if !u.State.Target.OnCPU || !strings.Contains(s.Description(), "on the CPU") {
+		t.Errorf("target %+v, %q: want it on the CPU", u.State.Target, s.Description())
 	}
 
-	l.onStart()
+	l.OnStart()
 	if cfg := <-cfgs; cfg.KVCacheMemoryBytes != 16<<30 || cfg.CPUOMPThreadsBind != "0-31" || !cfg.EnforceEager {
 		t.Errorf("launched config %+v", cfg)
 	}
 	close(srv.ready)
-	waitFor(t, l.settled, "the server to be ready")
-	if !strings.Contains(l.state.Text, "on the CPU") || !strings.HasPrefix(l.kv.Text, "CPU KV cache: 123,456 tokens") {
-		t.Errorf("state %q, KV %q", l.state.Text, l.kv.Text)
+	waitFor(t, l.Settled, "the server to be ready")
+	if !strings.Contains(l.State.Text, "on the CPU") || !strings.HasPrefix(l.Kv.Text, "CPU KV cache: 123,456 tokens") {
+		t.Errorf("state %q, KV %q", l.State.Text, l.Kv.Text)
 	}
-	tgt, err := s.target()
+	tgt, err := s.Target()
 	if h := tgt.Header.Hardware; err != nil || !h.OnCPU() || len(h.GPUs) != 0 || h.CPU != "Test CPU" || h.CPUEngine != "vLLM CPU build 0.32.0" {
 		t.Errorf("target hardware %+v, %v", tgt.Header.Hardware, err)
 	}
@@ -105,18 +106,18 @@ func TestLaunchOnTheCPU(t *testing.T) {
 // of vLLM, the simulator is still the first target and Start says why not.
 func TestNoCPUBuildStaysOnTheSimulator(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
-	if u.server.kind.Selected != app.TargetSim || u.hardware.CpuBtn != nil {
-		t.Errorf("first target %q, Launch on the CPU offered %v", u.server.kind.Selected, u.hardware.CpuBtn != nil)
+	if u.server.Kind.Selected != app.TargetSim || u.hardware.CpuBtn != nil {
+		t.Errorf("first target %q, Launch on the CPU offered %v", u.server.Kind.Selected, u.hardware.CpuBtn != nil)
 	}
-	u.server.selectKind(app.TargetVLLM)
-	u.server.form.model.SetText("m")
-	if l := u.server.launch; !l.start.Disabled() || !strings.Contains(l.why.Text, "NVIDIA GPU or vLLM's CPU build") {
-		t.Errorf("Start disabled %v: %q", l.start.Disabled(), l.why.Text)
+	u.server.SelectKind(app.TargetVLLM)
+	u.server.Form.Model.SetText("m")
+	if l := u.server.Launch; !l.Start.Disabled() || !strings.Contains(l.Why.Text, "NVIDIA GPU or vLLM's CPU build") {
+		t.Errorf("Start disabled %v: %q", l.Start.Disabled(), l.Why.Text)
 	}
 	// Device CPU says the server runs on the CPU whatever the build.
-	u.server.form.cpu.device.SetSelected(deviceCPU)
-	if l := u.server.launch; l.start.Disabled() || !strings.Contains(l.command.Text, "VLLM_TARGET_DEVICE=cpu") {
-		t.Errorf("with Device CPU: Start disabled %v (%q), command %q", l.start.Disabled(), l.why.Text, l.command.Text)
+	u.server.Form.Cpu.Device.SetSelected(server.DeviceCPU)
+	if l := u.server.Launch; l.Start.Disabled() || !strings.Contains(l.Command.Text, "VLLM_TARGET_DEVICE=cpu") {
+		t.Errorf("with Device CPU: Start disabled %v (%q), command %q", l.Start.Disabled(), l.Why.Text, l.Command.Text)
 	}
 }
 
@@ -124,18 +125,18 @@ func TestNoCPUBuildStaysOnTheSimulator(t *testing.T) {
 // fields' names, never in server.toml's keys.
 func TestCPUFormProblemsNameFields(t *testing.T) {
 	u, _, _ := cpuUI(t)
-	s, f := u.server, u.server.form
-	f.model.SetText("m")
-	f.kvCacheGiB.SetText("lots")
-	s.launch.onStart()
-	if !strings.Contains(s.banner.Current.Message, `KV cache memory (GiB): "lots" is not a size like 16`) {
-		t.Errorf("banner = %q", s.banner.Current.Message)
+	s, f := u.server, u.server.Form
+	f.Model.SetText("m")
+	f.KvCacheGiB.SetText("lots")
+	s.Launch.OnStart()
+	if !strings.Contains(s.Banner.Current.Message, `KV cache memory (GiB): "lots" is not a size like 16`) {
+		t.Errorf("banner = %q", s.Banner.Current.Message)
 	}
-	f.kvCacheGiB.SetText("4")
-	f.cpu.kvSpace.SetText("4")
-	f.cpu.bind.SetText("0 to 31")
-	s.launch.onStart()
-	msg := s.banner.Current.Message
+	f.KvCacheGiB.SetText("4")
+	f.Cpu.KvSpace.SetText("4")
+	f.Cpu.Bind.SetText("0 to 31")
+	s.Launch.OnStart()
+	msg := s.Banner.Current.Message
 	for _, want := range []string{"KV cache memory and KV cache space both size the KV cache", `OpenMP thread binding "0 to 31" is not a list of CPU cores`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("banner %q lacks %q", msg, want)
@@ -152,15 +153,15 @@ func TestCPUFormRoundTrip(t *testing.T) {
 	reserved := 2
 	cfg := launch.ServerConfig{Model: "m", Device: launch.DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 8_000_000_000,
 		CPUKVCacheSpaceGiB: 40, CPUOMPThreadsBind: "0-15|16-31", CPUNumReservedCPUs: &reserved}
-	f := newLaunchForm(nil)
-	f.fill(cfg)
-	got := f.config(false)
+	f := server.NewLaunchForm(nil)
+	f.Fill(cfg)
+	got := f.Config(false)
 	if got.Device != launch.DeviceCPU || !got.EnforceEager || got.KVCacheMemoryBytes != 8_000_000_000 || got.CPUKVCacheSpaceGiB != 40 ||
 		got.CPUOMPThreadsBind != "0-15|16-31" || got.CPUNumReservedCPUs == nil || *got.CPUNumReservedCPUs != 2 {
 		t.Errorf("form round trip = %+v", got)
 	}
-	f.fill(launch.ServerConfig{Model: "m"})
-	if got := f.config(false); got.Device != "" || got.CPUNumReservedCPUs != nil || got.KVCacheMemoryBytes != 0 || got.EnforceEager {
+	f.Fill(launch.ServerConfig{Model: "m"})
+	if got := f.Config(false); got.Device != "" || got.CPUNumReservedCPUs != nil || got.KVCacheMemoryBytes != 0 || got.EnforceEager {
 		t.Errorf("an empty form = %+v", got)
 	}
 }

@@ -21,15 +21,15 @@ func TestGPUMetricsField(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
 	u := newTestUI(t, testDeps(t, eng), app.Options{})
 	s := u.server
-	s.selectKind(app.TargetEndpoint)
-	s.url.SetText("http://127.0.0.1:9")
+	s.SelectKind(app.TargetEndpoint)
+	s.Url.SetText("http://127.0.0.1:9")
 	n1, n2 := dcgmtest.Exporter(t, "node1.prom"), dcgmtest.Exporter(t, "node2.prom")
-	s.exporters.field.SetText(n1 + ", " + n2)
-	u.run.onStart()
-	if u.run.uiDone == nil {
-		t.Fatalf("run did not start: %s (%s)", u.run.progressLine.Text, u.run.banner.Current.Message)
+	s.Exporters.Field.SetText(n1 + ", " + n2)
+	u.run.OnStart()
+	if u.run.UiDone == nil {
+		t.Fatalf("run did not start: %s (%s)", u.run.ProgressLine.Text, u.run.Banner.Current.Message)
 	}
-	waitFor(t, u.run.uiDone, "the run to finish")
+	waitFor(t, u.run.UiDone, "the run to finish")
 	tgt := eng.lastTarget()
 	if _, ok := tgt.Telemetry.(*dcgm.Telemetry); !ok || tgt.ServingGPUs != nil {
 		t.Errorf("telemetry %T, serving %v: want the exporters' over every GPU", tgt.Telemetry, tgt.ServingGPUs)
@@ -38,10 +38,10 @@ func TestGPUMetricsField(t *testing.T) {
 	if len(g) != 4 || g[0].Host != "node1" || g[3].Host != "node2" {
 		t.Errorf("Hardware GPUs %+v: want node1's 2 then node2's 2", g)
 	}
-	if saved := s.settings().GPUMetrics; saved != n1+", "+n2 {
+	if saved := s.Settings().GPUMetrics; saved != n1+", "+n2 {
 		t.Errorf("saved GPU metrics %q, want both URLs", saved)
 	}
-	if tel, from := s.targetTelemetry(); tel == nil || from != app.FromExporters {
+	if tel, from := s.TargetTelemetry(); tel == nil || from != app.FromExporters {
 		t.Errorf("the live panels read %T from source %d, want the exporters", tel, from)
 	}
 }
@@ -60,13 +60,13 @@ func TestGPUMetricsBadInput(t *testing.T) {
 		t.Run(tc.field, func(t *testing.T) {
 			eng := &fakeEngine{events: cannedEvents()}
 			u := newTestUI(t, testDeps(t, eng), app.Options{})
-			u.server.selectKind(app.TargetEndpoint)
-			u.server.url.SetText("http://127.0.0.1:9")
-			u.server.exporters.field.SetText(tc.field)
-			u.run.onStart()
-			n := u.run.banner.Current
-			if u.run.uiDone != nil || n.Message != tc.message || !strings.Contains(n.Action, "GPU metrics on the Server screen") || n.Detail == "" {
-				t.Errorf("started %v, banner %+v; want refused with %q", u.run.uiDone != nil, n, tc.message)
+			u.server.SelectKind(app.TargetEndpoint)
+			u.server.Url.SetText("http://127.0.0.1:9")
+			u.server.Exporters.Field.SetText(tc.field)
+			u.run.OnStart()
+			n := u.run.Banner.Current
+			if u.run.UiDone != nil || n.Message != tc.message || !strings.Contains(n.Action, "GPU metrics on the Server screen") || n.Detail == "" {
+				t.Errorf("started %v, banner %+v; want refused with %q", u.run.UiDone != nil, n, tc.message)
 			}
 			if strings.Contains(n.Message, "--") {
 				t.Errorf("banner names a flag: %q", n.Message)
@@ -74,11 +74,11 @@ func TestGPUMetricsBadInput(t *testing.T) {
 		})
 	}
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
-	u.server.selectKind(app.TargetEndpoint)
-	u.server.url.SetText("http://127.0.0.1:9")
-	u.server.exporters.field.SetText("ftp://node2/metrics")
-	u.server.onDetect()
-	if n := u.server.banner.Current; n.Message != "ftp://node2/metrics in GPU metrics is not an exporter address." {
+	u.server.SelectKind(app.TargetEndpoint)
+	u.server.Url.SetText("http://127.0.0.1:9")
+	u.server.Exporters.Field.SetText("ftp://node2/metrics")
+	u.server.OnDetect()
+	if n := u.server.Banner.Current; n.Message != "ftp://node2/metrics in GPU metrics is not an exporter address." {
 		t.Errorf("Detect with a bad GPU metrics URL: banner %q", n.Message)
 	}
 }
@@ -88,24 +88,24 @@ func TestGPUMetricsBadInput(t *testing.T) {
 // problem in the field's words, and the field is remembered.
 func TestLaunchGPUMetrics(t *testing.T) {
 	u, srv, cfgs := launchUI(t)
-	s, l := u.server, u.server.launch
-	test.Type(s.form.model, "Qwen/Qwen3-0.6B")
-	field := s.form.parallel.gpuMetrics.field
+	s, l := u.server, u.server.Launch
+	test.Type(s.Form.Model, "Qwen/Qwen3-0.6B")
+	field := s.Form.Parallel.GpuMetrics.Field
 
 	field.SetText("node2:9400")
-	s.form.config(false)
-	if got := strings.Join(s.form.problems(), "\n"); !strings.Contains(got, "GPU metrics: node2:9400 is not an exporter address") {
+	s.Form.Config(false)
+	if got := strings.Join(s.Form.Problems(), "\n"); !strings.Contains(got, "GPU metrics: node2:9400 is not an exporter address") {
 		t.Errorf("form problems %q, want the bad exporter address named", got)
 	}
 
 	field.SetText(dcgmtest.Exporter(t, "node1.prom") + ", " + dcgmtest.Exporter(t, "node2.prom"))
-	l.onStart()
+	l.OnStart()
 	if cfg := <-cfgs; len(cfg.GPUMetrics) != 2 {
 		t.Errorf("launched with gpu_metrics %q, want both exporters", cfg.GPUMetrics)
 	}
 	close(srv.ready)
-	waitFor(t, l.settled, "the server to be ready")
-	tg, err := s.target()
+	waitFor(t, l.Settled, "the server to be ready")
+	tg, err := s.Target()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/server"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/servers"
 )
@@ -56,7 +57,7 @@ func TestStartBlocker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := startBlocker(tt.gpu, tt.onCPU, tt.standIn, tt.cfg, onlyFinds(tt.finds...)).String()
+			got := server.StartBlocker(tt.gpu, tt.onCPU, tt.standIn, tt.cfg, onlyFinds(tt.finds...)).String()
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("startBlocker = %q, want %q", got, tt.want)
 			}
@@ -69,27 +70,27 @@ func TestStartBlocker(t *testing.T) {
 
 func TestLaunchStartDisabledWithTheReason(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
-	l := u.server.launch
-	u.server.selectKind(app.TargetVLLM)
-	if !l.start.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "NVIDIA GPU") {
-		t.Errorf("without a GPU: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	l := u.server.Launch
+	u.server.SelectKind(app.TargetVLLM)
+	if !l.Start.Disabled() || !l.Why.Visible() || !strings.Contains(l.Why.Text, "NVIDIA GPU") {
+		t.Errorf("without a GPU: Start disabled %v, reason %q", l.Start.Disabled(), l.Why.Text)
 	}
 
 	d := testDeps(t, &fakeEngine{})
 	d.Hardware, d.LookPath = oneGPU, onlyFinds("/opt/venv/bin/vllm")
 	u = newTestUI(t, d, app.Options{})
-	l, f := u.server.launch, u.server.form
-	f.model.SetText("Qwen/Qwen3-0.6B")
-	if !l.start.Disabled() || !strings.Contains(l.why.Text, "vllm is not on the PATH") {
-		t.Errorf("without vllm: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	l, f := u.server.Launch, u.server.Form
+	f.Model.SetText("Qwen/Qwen3-0.6B")
+	if !l.Start.Disabled() || !strings.Contains(l.Why.Text, "vllm is not on the PATH") {
+		t.Errorf("without vllm: Start disabled %v, reason %q", l.Start.Disabled(), l.Why.Text)
 	}
-	l.onStart() // a shortcut or a test may still call it
-	if l.up() || !l.why.Visible() || !strings.Contains(l.why.Text, "vllm is not on the PATH") || l.state.Text != "Not running." {
-		t.Errorf("Start without vllm: up %v, reason %q, state %q", l.up(), l.why.Text, l.state.Text)
+	l.OnStart() // a shortcut or a test may still call it
+	if l.Up() || !l.Why.Visible() || !strings.Contains(l.Why.Text, "vllm is not on the PATH") || l.State.Text != "Not running." {
+		t.Errorf("Start without vllm: up %v, reason %q, state %q", l.Up(), l.Why.Text, l.State.Text)
 	}
-	f.executable.SetText("/opt/venv/bin/vllm")
-	if l.start.Disabled() || l.why.Visible() {
-		t.Errorf("with vllm found: Start disabled %v, reason %q", l.start.Disabled(), l.why.Text)
+	f.Executable.SetText("/opt/venv/bin/vllm")
+	if l.Start.Disabled() || l.Why.Visible() {
+		t.Errorf("with vllm found: Start disabled %v, reason %q", l.Start.Disabled(), l.Why.Text)
 	}
 }
 
@@ -103,25 +104,25 @@ func TestCompareSettingsFollowsStart(t *testing.T) {
 	d.LookPath = onlyFinds("vllm")
 	u := newTestUI(t, d, app.Options{})
 	u.Show(app.TabServer)
-	u.server.selectKind(app.TargetVLLM)
-	l, f := u.server.launch, u.server.form
-	f.model.SetText("Qwen/Qwen3-0.6B")
-	if !l.start.Disabled() || !l.compareBtn.Disabled() || !l.why.Visible() || !strings.Contains(l.why.Text, "no GPU") {
+	u.server.SelectKind(app.TargetVLLM)
+	l, f := u.server.Launch, u.server.Form
+	f.Model.SetText("Qwen/Qwen3-0.6B")
+	if !l.Start.Disabled() || !l.CompareBtn.Disabled() || !l.Why.Visible() || !strings.Contains(l.Why.Text, "no GPU") {
 		t.Fatalf("without a GPU or a CPU build: Start disabled %v, Compare settings… disabled %v, reason %q (shown %v)",
-			l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.why.Visible())
+			l.Start.Disabled(), l.CompareBtn.Disabled(), l.Why.Text, l.Why.Visible())
 	}
-	test.Tap(l.compareBtn)
-	l.onCompare() // a shortcut or a test may still call it
-	if l.compare != nil || l.state.Text != "Not running." {
-		t.Errorf("Compare settings… while Start is blocked: dialog %v, state %q", l.compare != nil, l.state.Text)
+	test.Tap(l.CompareBtn)
+	l.OnCompare() // a shortcut or a test may still call it
+	if l.Compare != nil || l.State.Text != "Not running." {
+		t.Errorf("Compare settings… while Start is blocked: dialog %v, state %q", l.Compare != nil, l.State.Text)
 	}
-	f.cpu.device.SetSelected(deviceCPU)
-	if l.start.Disabled() || l.compareBtn.Disabled() || l.why.Visible() {
+	f.Cpu.Device.SetSelected(server.DeviceCPU)
+	if l.Start.Disabled() || l.CompareBtn.Disabled() || l.Why.Visible() {
 		t.Errorf("with Device CPU: Start disabled %v, Compare settings… disabled %v, reason %q (shown %v)",
-			l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.why.Visible())
+			l.Start.Disabled(), l.CompareBtn.Disabled(), l.Why.Text, l.Why.Visible())
 	}
-	if strings.Contains(l.state.Text, "GPU") || l.state.Text != "Not running." {
-		t.Errorf("after the cause is fixed the state line says %q", l.state.Text)
+	if strings.Contains(l.State.Text, "GPU") || l.State.Text != "Not running." {
+		t.Errorf("after the cause is fixed the state line says %q", l.State.Text)
 	}
 }
 
@@ -136,19 +137,19 @@ func TestLaunchFormLayout(t *testing.T) {
 			d.Hardware = oneGPU
 			u := newTestUI(t, d, app.Options{})
 			u.Show(app.TabServer)
-			u.server.selectKind(app.TargetVLLM)
-			f := u.server.form
-			f.model.SetText("Qwen/Qwen3-0.6B")
-			f.extraArgs.SetText("--enforce-eager --max-num-batched-tokens 8192")
-			f.accordion.OpenAll()
+			u.server.SelectKind(app.TargetVLLM)
+			f := u.server.Form
+			f.Model.SetText("Qwen/Qwen3-0.6B")
+			f.ExtraArgs.SetText("--enforce-eager --max-num-batched-tokens 8192")
+			f.Accordion.OpenAll()
 			u.Win.Resize(size)
 			u.Win.Content().Refresh()
 
-			split := u.server.panels[app.TargetVLLM].(*container.Split)
+			split := u.server.Panels[app.TargetVLLM].(*container.Split)
 			scroll := split.Leading.(*container.Scroll)
 			var fieldX []float32
 			var right float32
-			for _, item := range f.accordion.Items {
+			for _, item := range f.Accordion.Items {
 				grid, ok := item.Detail.(*fyne.Container)
 				if !ok {
 					t.Fatalf("section %s is a %T, not a form of the shared column", item.Title, item.Detail)
@@ -167,11 +168,11 @@ func TestLaunchFormLayout(t *testing.T) {
 				t.Errorf("fields end at %.0f, under the scroll bar or the divider (from %.0f)", right, limit)
 			}
 
-			lines := renderedLines(u.server.launch.command)
+			lines := renderedLines(u.server.Launch.Command)
 			if len(lines) < 2 {
 				t.Fatalf("the command is on %d line(s) at %v, want it wrapped", len(lines), size)
 			}
-			if got, want := strings.Join(lines, " "), u.server.launch.command.Text; got != want {
+			if got, want := strings.Join(lines, " "), u.server.Launch.Command.Text; got != want {
 				t.Errorf("the command wraps inside a word:\n%q\nwant the lines of\n%q", lines, want)
 			}
 		})

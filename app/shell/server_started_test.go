@@ -27,27 +27,27 @@ func TestServerStartedAs(t *testing.T) {
 	d.Capture = fakeCapture{proc: byHand, asked: &asked}
 	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(app.TargetEndpoint)
-	s.url.SetText("http://127.0.0.1:8000")
-	if s.started.card.Visible() {
+	s.SelectKind(app.TargetEndpoint)
+	s.Url.SetText("http://127.0.0.1:8000")
+	if s.Started.Card.Visible() {
 		t.Error("the Started as card shows before Detect")
 	}
-	s.onDetect()
-	waitFor(t, s.detected, "model detection")
-	c := s.started
-	if !c.card.Visible() || !strings.Contains(c.card.Subtitle, "by alice (pid 4242), read from /proc/4242") {
-		t.Fatalf("card visible %v, subtitle %q", c.card.Visible(), c.card.Subtitle)
+	s.OnDetect()
+	waitFor(t, s.Detected, "model detection")
+	c := s.Started
+	if !c.Card.Visible() || !strings.Contains(c.Card.Subtitle, "by alice (pid 4242), read from /proc/4242") {
+		t.Fatalf("card visible %v, subtitle %q", c.Card.Visible(), c.Card.Subtitle)
 	}
-	if c.command.Text != "/opt/venv/bin/vllm serve fake/model --api-key <redacted>" {
-		t.Errorf("command %q", c.command.Text)
+	if c.Command.Text != "/opt/venv/bin/vllm serve fake/model --api-key <redacted>" {
+		t.Errorf("command %q", c.Command.Text)
 	}
-	if !apptest.HasText(c.env, "VLLM_API_KEY") || !apptest.HasText(c.env, "CUDA_VISIBLE_DEVICES") || !strings.Contains(c.note.Text, "In Docker container vllm (3f2a1b9c0d1e), image vllm/vllm-openai:v0.32.0.") {
-		t.Errorf("environment or container not shown; note %q", c.note.Text)
+	if !apptest.HasText(c.Env, "VLLM_API_KEY") || !apptest.HasText(c.Env, "CUDA_VISIBLE_DEVICES") || !strings.Contains(c.Note.Text, "In Docker container vllm (3f2a1b9c0d1e), image vllm/vllm-openai:v0.32.0.") {
+		t.Errorf("environment or container not shown; note %q", c.Note.Text)
 	}
 
-	u.run.onStart()
-	if u.run.uiDone == nil {
-		t.Fatalf("the run did not start: %s", u.run.progressLine.Text)
+	u.run.OnStart()
+	if u.run.UiDone == nil {
+		t.Fatalf("the run did not start: %s", u.run.ProgressLine.Text)
 	}
 	h := eng.lastTarget().Header
 	if h.Server == nil || h.Server.PID != 4242 || !strings.HasSuffix(h.LaunchCommand, "/opt/venv/bin/vllm serve fake/model --api-key <redacted>") || asked.Load() != 2 {
@@ -56,10 +56,10 @@ func TestServerStartedAs(t *testing.T) {
 	if h.Diagnostics == nil || h.Diagnostics.NVIDIA.Note != "NVIDIA driver not found" || h.Diagnostics.Env["CUDA_VISIBLE_DEVICES"] != "0" {
 		t.Errorf("diagnostics %+v", h.Diagnostics)
 	}
-	waitFor(t, u.run.uiDone, "the run")
+	waitFor(t, u.run.UiDone, "the run")
 
-	s.url.SetText("http://127.0.0.1:8001")
-	if c.card.Visible() {
+	s.Url.SetText("http://127.0.0.1:8001")
+	if c.Card.Visible() {
 		t.Error("another address still shows the last server's command")
 	}
 }
@@ -70,14 +70,14 @@ func TestServerStartedAsNotCaptured(t *testing.T) {
 	d.Capture = fakeCapture{proc: engine.ServerProcess{UID: 1001, NotCaptured: "the server runs as another user (uid 1001)"}}
 	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(app.TargetEndpoint)
-	s.url.SetText("http://127.0.0.1:8000")
-	s.onDetect()
-	waitFor(t, s.detected, "model detection")
-	c := s.started
+	s.SelectKind(app.TargetEndpoint)
+	s.Url.SetText("http://127.0.0.1:8000")
+	s.OnDetect()
+	waitFor(t, s.Detected, "model detection")
+	c := s.Started
 	want := "How this server was started could not be read: the server runs as another user (uid 1001)."
-	if !c.card.Visible() || c.command.Visible() || !strings.HasPrefix(c.note.Text, want) || strings.Contains(c.note.Text, "--") {
-		t.Errorf("card visible %v, command visible %v, note %q; want %q", c.card.Visible(), c.command.Visible(), c.note.Text, want)
+	if !c.Card.Visible() || c.Command.Visible() || !strings.HasPrefix(c.Note.Text, want) || strings.Contains(c.Note.Text, "--") {
+		t.Errorf("card visible %v, command visible %v, note %q; want %q", c.Card.Visible(), c.Command.Visible(), c.Note.Text, want)
 	}
 }
 
@@ -92,17 +92,17 @@ func TestServerStartedAsFollowsARestart(t *testing.T) {
 	d.Capture = fakeCapture{proc: before}
 	u := newTestUI(t, d, app.Options{})
 	s := u.server
-	s.selectKind(app.TargetEndpoint)
-	s.url.SetText("http://127.0.0.1:8000")
-	s.onDetect()
-	waitFor(t, s.detected, "model detection")
-	if sub := s.started.card.Subtitle; !strings.Contains(sub, "(pid 12361)") || !strings.HasSuffix(sub, " · read 03:04:05") {
+	s.SelectKind(app.TargetEndpoint)
+	s.Url.SetText("http://127.0.0.1:8000")
+	s.OnDetect()
+	waitFor(t, s.Detected, "model detection")
+	if sub := s.Started.Card.Subtitle; !strings.Contains(sub, "(pid 12361)") || !strings.HasSuffix(sub, " · read 03:04:05") {
 		t.Fatalf("after Detect: subtitle %q", sub)
 	}
 	u.Deps.Capture = fakeCapture{proc: byHand} // restarted as pid 4242
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the run")
-	if sub := s.started.card.Subtitle; !strings.Contains(sub, "(pid 4242)") || strings.Contains(sub, "12361") {
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the run")
+	if sub := s.Started.Card.Subtitle; !strings.Contains(sub, "(pid 4242)") || strings.Contains(sub, "12361") {
 		t.Errorf("after the run: subtitle %q, want the restarted server's pid 4242", sub)
 	}
 	if h := eng.lastTarget().Header; h.Server == nil || h.Server.PID != 4242 {

@@ -59,8 +59,8 @@ func TestSettingsIsTheLastScreen(t *testing.T) {
 func TestSettingsTimeoutsReachTheRun(t *testing.T) {
 	eng := &fakeEngine{events: cannedEvents()}
 	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the first run")
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the first run")
 	if tgt := eng.lastTarget(); tgt.FirstTokenTimeout != 5*time.Minute || tgt.StallTimeout != 30*time.Second {
 		t.Errorf("default timeouts: first token %v, stall %v; want the engine's 5m0s and 30s", tgt.FirstTokenTimeout, tgt.StallTimeout)
 	}
@@ -72,8 +72,8 @@ func TestSettingsTimeoutsReachTheRun(t *testing.T) {
 	if s.Banner.Visible() || s.Status.Text != "Saved." {
 		t.Fatalf("apply: banner %q, status %q", s.Banner.Current.Message, s.Status.Text)
 	}
-	u.run.onStart()
-	waitFor(t, u.run.uiDone, "the second run")
+	u.run.OnStart()
+	waitFor(t, u.run.UiDone, "the second run")
 	if tgt := eng.lastTarget(); tgt.FirstTokenTimeout != 2*time.Minute || tgt.StallTimeout != 45*time.Second {
 		t.Errorf("timeouts after Apply: first token %v, stall %v; want 2m0s and 45s", tgt.FirstTokenTimeout, tgt.StallTimeout)
 	}
@@ -138,18 +138,18 @@ func TestSettingsRunsFolderMovesHistory(t *testing.T) {
 	if err != nil || filepath.Dir(saved) != dir {
 		t.Fatalf("saved in %q (%v), want under %s", saved, err, dir)
 	}
-	if len(u.history.entries) != 1 || !strings.Contains(u.history.where.Text, dir) {
-		t.Errorf("History lists %d runs under %q", len(u.history.entries), u.history.where.Text)
+	if len(u.history.Entries) != 1 || !strings.Contains(u.history.Where.Text, dir) {
+		t.Errorf("History lists %d runs under %q", len(u.history.Entries), u.history.Where.Text)
 	}
 
 	again := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})
 	defer again.shutdown()
-	if again.RunsDir() != dir || again.settings.RunsDir.Text != dir || len(again.history.entries) != 1 {
-		t.Errorf("after relaunch: runs folder %q (field %q), %d runs listed", again.RunsDir(), again.settings.RunsDir.Text, len(again.history.entries))
+	if again.RunsDir() != dir || again.settings.RunsDir.Text != dir || len(again.history.Entries) != 1 {
+		t.Errorf("after relaunch: runs folder %q (field %q), %d runs listed", again.RunsDir(), again.settings.RunsDir.Text, len(again.history.Entries))
 	}
 	again.settings.OnDefaults()
-	if again.RunsDir() != d.RunsDir || len(again.history.entries) != 0 {
-		t.Errorf("Restore defaults: runs folder %q, %d runs listed; want %s, none", again.RunsDir(), len(again.history.entries), d.RunsDir)
+	if again.RunsDir() != d.RunsDir || len(again.history.Entries) != 0 {
+		t.Errorf("Restore defaults: runs folder %q, %d runs listed; want %s, none", again.RunsDir(), len(again.history.Entries), d.RunsDir)
 	}
 }
 
@@ -202,14 +202,14 @@ func TestSettingsIntervalReplacesTheSampler(t *testing.T) {
 	}
 
 	// During a run the engine reads the sampler: the new one waits for the end.
-	u.run.onStart()
+	u.run.OnStart()
 	u.settings.Interval.SetText("2")
 	u.settings.OnApply()
 	if len(made.made) != 2 || !strings.Contains(u.settings.Status.Text, "when the run ends") {
 		t.Errorf("during a run: %d samplers, status %q", len(made.made), u.settings.Status.Text)
 	}
-	u.run.cancelNow()
-	waitFor(t, u.run.uiDone, "the run to end")
+	u.run.CancelNow()
+	waitFor(t, u.run.UiDone, "the run to end")
 	if len(made.made) != 3 || made.last().interval != 2*time.Second || u.Deps.Telemetry != made.last() {
 		t.Errorf("after the run: %d samplers, last at %v", len(made.made), made.last().interval)
 	}
@@ -236,10 +236,10 @@ func TestHelpOverlayOpensWithF1AndQuestionMarkAndClosesWithEsc(t *testing.T) {
 	if !u.settings.Help.Open() {
 		t.Error("? does not show the shortcuts")
 	}
-	u.run.onStart()
+	u.run.OnStart()
 	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if u.settings.Help.Open() || !u.run.running() {
-		t.Errorf("Esc with the help open during a run: help open %v, running %v; want the help closed, the run going", u.settings.Help.Open(), u.run.running())
+	if u.settings.Help.Open() || !u.run.Running() {
+		t.Errorf("Esc with the help open during a run: help open %v, running %v; want the help closed, the run going", u.settings.Help.Open(), u.run.Running())
 	}
 	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	waitFor(t, eng.cancelled, "the second Esc to cancel the run")
@@ -250,7 +250,7 @@ func TestHelpOverlayOpensWithF1AndQuestionMarkAndClosesWithEsc(t *testing.T) {
 // Settings screen lists every shortcut.
 func TestShortcutsAreNamedWhereTheyAct(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
-	for keys, label := range map[string]string{"Ctrl+R": u.run.startBtn.Text, "Esc": u.run.cancelBtn.Text, "Ctrl+E": u.results.exportAllBtn.Text} {
+	for keys, label := range map[string]string{"Ctrl+R": u.run.StartBtn.Text, "Esc": u.run.CancelBtn.Text, "Ctrl+E": u.results.ExportAllBtn.Text} {
 		if !strings.Contains(label, "("+keys+")") {
 			t.Errorf("button %q does not name its shortcut %s", label, keys)
 		}

@@ -14,12 +14,12 @@ func TestSettingsRememberedBetweenLaunches(t *testing.T) {
 	a := apptest.NewTempApp(t)
 	d := testDeps(t, &fakeEngine{})
 	first := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})
-	first.server.selectKind(app.TargetEndpoint)
-	first.server.url.SetText("http://127.0.0.1:9000")
-	first.server.apiKey.SetText("endpoint-secret")
-	first.server.form.model.SetText("Qwen/Qwen3-0.6B")
-	first.server.form.apiKey.SetText("server-secret")
-	first.matrix.concurrency.SetText("1, 4")
+	first.server.SelectKind(app.TargetEndpoint)
+	first.server.Url.SetText("http://127.0.0.1:9000")
+	first.server.ApiKey.SetText("endpoint-secret")
+	first.server.Form.Model.SetText("Qwen/Qwen3-0.6B")
+	first.server.Form.ApiKey.SetText("server-secret")
+	first.matrix.Concurrency.SetText("1, 4")
 	first.shutdown()
 
 	for _, key := range []string{app.PrefTarget, app.PrefPlan, app.PrefServer} {
@@ -29,14 +29,14 @@ func TestSettingsRememberedBetweenLaunches(t *testing.T) {
 	}
 	second := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})
 	defer second.shutdown()
-	if second.server.kind.Selected != app.TargetEndpoint || second.server.url.Text != "http://127.0.0.1:9000" {
-		t.Errorf("target after relaunch: %q %q", second.server.kind.Selected, second.server.url.Text)
+	if second.server.Kind.Selected != app.TargetEndpoint || second.server.Url.Text != "http://127.0.0.1:9000" {
+		t.Errorf("target after relaunch: %q %q", second.server.Kind.Selected, second.server.Url.Text)
 	}
-	if second.server.form.model.Text != "Qwen/Qwen3-0.6B" {
-		t.Errorf("server form model after relaunch: %q", second.server.form.model.Text)
+	if second.server.Form.Model.Text != "Qwen/Qwen3-0.6B" {
+		t.Errorf("server form model after relaunch: %q", second.server.Form.Model.Text)
 	}
-	if p, _ := second.matrix.plan(); len(p.Concurrency) != 2 || p.Concurrency[1] != 4 || second.matrix.preset.Selected != app.PresetCustom {
-		t.Errorf("plan after relaunch: %v (%s)", p.Concurrency, second.matrix.preset.Selected)
+	if p, _ := second.matrix.Plan(); len(p.Concurrency) != 2 || p.Concurrency[1] != 4 || second.matrix.Preset.Selected != app.PresetCustom {
+		t.Errorf("plan after relaunch: %v (%s)", p.Concurrency, second.matrix.Preset.Selected)
 	}
 }
 
@@ -46,13 +46,13 @@ func TestFlushWritesOnce(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	changes := 0
 	u.App.Preferences().AddChangeListener(func() { changes++ })
-	u.matrix.concurrency.SetText("1, 4")
-	u.server.url.SetText("http://127.0.0.1:9001")
-	u.flushPrefs()
+	u.matrix.Concurrency.SetText("1, 4")
+	u.server.Url.SetText("http://127.0.0.1:9001")
+	u.FlushPrefs()
 	if changes != 1 {
 		t.Errorf("flush of two changed settings made %d changes, want 1", changes)
 	}
-	u.flushPrefs()
+	u.FlushPrefs()
 	if changes != 1 {
 		t.Errorf("flush of unchanged settings made %d more changes, want none", changes-1)
 	}

@@ -19,12 +19,12 @@ func addShortcuts(u *ui) {
 	c := u.Win.Canvas()
 	c.AddShortcut(shortcutStart, func(fyne.Shortcut) {
 		u.Show(app.TabRun)
-		u.run.onStart()
+		u.run.OnStart()
 	})
 	c.AddShortcut(shortcutExport, func(fyne.Shortcut) {
-		if u.results.has {
+		if u.results.Has {
 			u.Show(app.TabResults)
-			u.results.onExport()
+			u.results.OnExport()
 		}
 	})
 	help := u.settings.Help
@@ -38,8 +38,8 @@ func addShortcuts(u *ui) {
 			help.Close()
 			return
 		}
-		if ev.Name == fyne.KeyEscape && u.run.running() {
-			u.run.onCancel()
+		if ev.Name == fyne.KeyEscape && u.run.Running() {
+			u.run.OnCancel()
 			return
 		}
 		if prev != nil {

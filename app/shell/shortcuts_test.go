@@ -21,12 +21,12 @@ func TestShortcutsStartAndCancel(t *testing.T) {
 		t.Skip("the test canvas does not dispatch shortcuts")
 	}
 	c.TypedShortcut(shortcutStart)
-	if !u.run.running() || u.Tabs.Selected() != u.RunItem {
-		t.Fatalf("Ctrl+R: running %v on %q", u.run.running(), u.Tabs.Selected().Text)
+	if !u.run.Running() || u.Tabs.Selected() != u.RunItem {
+		t.Fatalf("Ctrl+R: running %v on %q", u.run.Running(), u.Tabs.Selected().Text)
 	}
 	u.Win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	waitFor(t, eng.cancelled, "Esc to cancel the run")
-	waitFor(t, u.run.uiDone, "the run to end")
+	waitFor(t, u.run.UiDone, "the run to end")
 	c.TypedShortcut(shortcutExport) // with results shown, Ctrl+E opens the export dialog
 	if u.Tabs.Selected().Text != app.TabResults || u.Win.Canvas().Overlays().Top() == nil {
 		t.Errorf("Ctrl+E: on %q, dialog shown %v", u.Tabs.Selected().Text, u.Win.Canvas().Overlays().Top() != nil)

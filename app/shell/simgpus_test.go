@@ -20,28 +20,28 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.Sim = simulator{}
 	u := newTestUI(t, d, app.Options{})
-	u.server.selectKind(app.TargetSim)
-	u.server.profile.SetSelected(tp2Profile)
+	u.server.SelectKind(app.TargetSim)
+	u.server.Profile.SetSelected(tp2Profile)
 	waitUntil(t, func() bool {
-		u.server.pollTelemetry()
+		u.server.PollTelemetry()
 		return u.State.Sampled
 	}, "the simulator's first GPU sample")
 
-	g := u.run.gauges
-	if g.card.Title != "GPU (simulated)" || !strings.HasPrefix(g.note.Text, "Simulated") {
-		t.Errorf("card %q, note %q; want both to say simulated", g.card.Title, g.note.Text)
+	g := u.run.Gauges
+	if g.Card.Title != "GPU (simulated)" || !strings.HasPrefix(g.Note.Text, "Simulated") {
+		t.Errorf("card %q, note %q; want both to say simulated", g.Card.Title, g.Note.Text)
 	}
-	if len(g.panels) != 2 || len(g.perGPU.Objects) != 2 {
-		t.Fatalf("%d GPU panels (%d shown), want 2", len(g.panels), len(g.perGPU.Objects))
+	if len(g.Panels) != 2 || len(g.PerGPU.Objects) != 2 {
+		t.Fatalf("%d GPU panels (%d shown), want 2", len(g.Panels), len(g.PerGPU.Objects))
 	}
 	for i, want := range []string{"GPU 0 (simulated)", "GPU 1 (simulated)"} {
-		p := g.panels[i]
-		if p.title.Text != want || !strings.Contains(p.figures.Text, " W · ") || !strings.Contains(p.figures.Text, " GB · ") {
-			t.Errorf("panel %d: %q, %q; want %q with power and VRAM", i, p.title.Text, p.figures.Text, want)
+		p := g.Panels[i]
+		if p.Title.Text != want || !strings.Contains(p.Figures.Text, " W · ") || !strings.Contains(p.Figures.Text, " GB · ") {
+			t.Errorf("panel %d: %q, %q; want %q with power and VRAM", i, p.Title.Text, p.Figures.Text, want)
 		}
 	}
-	if g.power.Text == "—" || g.power.Text == "0 W" {
-		t.Errorf("total power %q, want both GPUs' idle power summed", g.power.Text)
+	if g.Power.Text == "—" || g.Power.Text == "0 W" {
+		t.Errorf("total power %q, want both GPUs' idle power summed", g.Power.Text)
 	}
 
 	if len(u.hardware.Sim.Objects) == 0 {
@@ -61,7 +61,7 @@ func TestSimulatedTwoGPUPanels(t *testing.T) {
 		t.Errorf("Hardware screen: simulated GPU cards %q, want 2 RTX 3090s", sims)
 	}
 	// Another target: the simulated GPUs leave the Hardware screen.
-	u.server.selectKind(app.TargetEndpoint)
+	u.server.SelectKind(app.TargetEndpoint)
 	if len(u.hardware.Sim.Objects) != 0 || len(u.hardware.Cards.Objects) != len(u.hardware.MachineCards) {
 		t.Errorf("with an endpoint: %d sim lines, %d cards; want none simulated", len(u.hardware.Sim.Objects), len(u.hardware.Cards.Objects))
 	}
@@ -77,21 +77,21 @@ func TestSimulatedReadingsLeaveWithTheSimulator(t *testing.T) {
 	d.Sim = simulator{}
 	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
 	waitUntil(t, func() bool {
-		u.server.pollTelemetry()
+		u.server.PollTelemetry()
 		return u.State.Sampled
 	}, "the simulator's first GPU sample")
-	g := u.run.gauges
-	if g.card.Title != "GPU (simulated)" || g.power.Text == "—" {
-		t.Fatalf("with the simulator: card %q, power %q; want simulated readings", g.card.Title, g.power.Text)
+	g := u.run.Gauges
+	if g.Card.Title != "GPU (simulated)" || g.Power.Text == "—" {
+		t.Fatalf("with the simulator: card %q, power %q; want simulated readings", g.Card.Title, g.Power.Text)
 	}
 	for _, kind := range []string{app.TargetEndpoint, app.TargetVLLM} {
-		u.server.selectKind(kind)
-		tiles := []string{g.util.Text, g.power.Text, g.vram.Text, g.temp.Text}
-		if g.card.Title != "GPU" || len(g.panels) != 0 || strings.Join(tiles, " ") != "— — — —" {
-			t.Errorf("%s: card %q, %d GPU panels, tiles %q; want no reading", kind, g.card.Title, len(g.panels), tiles)
+		u.server.SelectKind(kind)
+		tiles := []string{g.Util.Text, g.Power.Text, g.Vram.Text, g.Temp.Text}
+		if g.Card.Title != "GPU" || len(g.Panels) != 0 || strings.Join(tiles, " ") != "— — — —" {
+			t.Errorf("%s: card %q, %d GPU panels, tiles %q; want no reading", kind, g.Card.Title, len(g.Panels), tiles)
 		}
-		if !strings.HasPrefix(g.note.Text, "No GPU telemetry: no NVIDIA GPU on this machine") {
-			t.Errorf("%s: note %q, want it to say there is no GPU telemetry", kind, g.note.Text)
+		if !strings.HasPrefix(g.Note.Text, "No GPU telemetry: no NVIDIA GPU on this machine") {
+			t.Errorf("%s: note %q, want it to say there is no GPU telemetry", kind, g.Note.Text)
 		}
 		if u.State.Sampled || u.State.SampleFrom != app.FromNone {
 			t.Errorf("%s: the state keeps a sample from source %d", kind, u.State.SampleFrom)

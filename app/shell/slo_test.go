@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"speedmatrix/app"
 	"speedmatrix/app/apptest"
 	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
@@ -31,7 +32,7 @@ func TestParseSLOBound(t *testing.T) {
 		{"-1s", 0, "TTFT bound: -1s is not above zero"},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
-			got, err := appwidget.ParseSLOBound(appwidget.SloTTFTName, tc.text)
+			got, err := appwidget.ParseSLOBound(app.SloTTFTName, tc.text)
 			if tc.problem == "" {
 				if err != nil || got != tc.want {
 					t.Errorf("= %v, %v; want %v", got, err, tc.want)
@@ -67,7 +68,7 @@ func TestSLOFieldsRead(t *testing.T) {
 
 func TestBoundTextRoundTrips(t *testing.T) {
 	for _, d := range []time.Duration{0, 50 * time.Millisecond, 500 * time.Microsecond, 2 * time.Second, 1500 * time.Millisecond} {
-		back, err := appwidget.ParseSLOBound(appwidget.SloITLName, appwidget.BoundText(d))
+		back, err := appwidget.ParseSLOBound(app.SloITLName, appwidget.BoundText(d))
 		if err != nil || back != d {
 			t.Errorf("%v written %q reads back as %v, %v", d, appwidget.BoundText(d), back, err)
 		}

@@ -8,6 +8,8 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/run"
+	"speedmatrix/app/server"
 	"speedmatrix/engine"
 	"speedmatrix/engine/runs"
 )
@@ -27,24 +29,24 @@ func TestStandInIsTheSimulator(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.LookPath = onlyFinds(standIn)
 	u := newTestUI(t, d, app.Options{})
-	u.server.selectKind(app.TargetVLLM)
-	l, f := u.server.launch, u.server.form
-	f.model.SetText("speedmatrix/tiny-sim")
-	f.executable.SetText(standIn)
-	for _, device := range []string{deviceDetect, deviceCPU} {
-		f.cpu.device.SetSelected(device)
+	u.server.SelectKind(app.TargetVLLM)
+	l, f := u.server.Launch, u.server.Form
+	f.Model.SetText("speedmatrix/tiny-sim")
+	f.Executable.SetText(standIn)
+	for _, device := range []string{server.DeviceDetect, server.DeviceCPU} {
+		f.Cpu.Device.SetSelected(device)
 		st := u.State.Target
-		if l.start.Disabled() || l.compareBtn.Disabled() || l.why.Visible() || l.notes.Text != standInNote {
-			t.Errorf("Device %s: Start disabled %v, Compare settings… disabled %v, reason %q, note %q", device, l.start.Disabled(), l.compareBtn.Disabled(), l.why.Text, l.notes.Text)
+		if l.Start.Disabled() || l.CompareBtn.Disabled() || l.Why.Visible() || l.Notes.Text != server.StandInNote {
+			t.Errorf("Device %s: Start disabled %v, Compare settings… disabled %v, reason %q, note %q", device, l.Start.Disabled(), l.CompareBtn.Disabled(), l.Why.Text, l.Notes.Text)
 		}
-		if !st.Simulated || st.OnCPU || !strings.HasPrefix(st.Description, "simulated") || strings.Contains(l.command.Text, "VLLM_TARGET_DEVICE") {
-			t.Errorf("Device %s: target %+v, command %q: want simulated, not on the CPU", device, st, l.command.Text)
+		if !st.Simulated || st.OnCPU || !strings.HasPrefix(st.Description, "simulated") || strings.Contains(l.Command.Text, "VLLM_TARGET_DEVICE") {
+			t.Errorf("Device %s: target %+v, command %q: want simulated, not on the CPU", device, st, l.Command.Text)
 		}
-		u.run.showPlan()
-		if len(u.run.simBadge.Objects) == 0 || !apptest.HasText(u.run.simBadge, "simulated") {
+		u.run.ShowPlan()
+		if len(u.run.SimBadge.Objects) == 0 || !apptest.HasText(u.run.SimBadge, "simulated") {
 			t.Errorf("Device %s: the Run screen has no simulated badge", device)
 		}
-		if note := u.run.gauges.note.Text; strings.Contains(note, "CPU") || !strings.Contains(note, "simulator") {
+		if note := u.run.Gauges.Note.Text; strings.Contains(note, "CPU") || !strings.Contains(note, "simulator") {
 			t.Errorf("Device %s: the GPU panel says %q", device, note)
 		}
 	}
@@ -62,42 +64,42 @@ func TestLaunchedStandInRunsSimulated(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.LookPath, d.Launcher = onlyFinds(exe), vllmLauncher{}
 	u := newTestUI(t, d, app.Options{})
-	u.server.selectKind(app.TargetVLLM)
-	l, f := u.server.launch, u.server.form
-	f.model.SetText("fake/model")
-	f.executable.SetText(exe)
-	f.extraArgs.SetText("--sim-profile tiny")
-	f.port.SetText("18531")
-	f.cpu.device.SetSelected(deviceCPU)
-	if l.start.Disabled() {
-		t.Fatalf("Start is off: %q", l.why.Text)
+	u.server.SelectKind(app.TargetVLLM)
+	l, f := u.server.Launch, u.server.Form
+	f.Model.SetText("fake/model")
+	f.Executable.SetText(exe)
+	f.ExtraArgs.SetText("--sim-profile tiny")
+	f.Port.SetText("18531")
+	f.Cpu.Device.SetSelected(server.DeviceCPU)
+	if l.Start.Disabled() {
+		t.Fatalf("Start is off: %q", l.Why.Text)
 	}
-	l.onStart()
-	waitFor(t, l.settled, "the stand-in to be ready")
-	if !l.ready {
-		t.Fatalf("not ready: %q, banner %q", l.state.Text, u.server.banner.Current.Message)
+	l.OnStart()
+	waitFor(t, l.Settled, "the stand-in to be ready")
+	if !l.Ready {
+		t.Fatalf("not ready: %q, banner %q", l.State.Text, u.server.Banner.Current.Message)
 	}
-	if st := u.State.Target; !st.Simulated || st.OnCPU || !strings.Contains(l.state.Text, "simulator") || !strings.HasPrefix(l.kv.Text, "Simulated GPU KV cache") {
-		t.Errorf("ready stand-in: target %+v, state %q, KV %q", st, l.state.Text, l.kv.Text)
+	if st := u.State.Target; !st.Simulated || st.OnCPU || !strings.Contains(l.State.Text, "simulator") || !strings.HasPrefix(l.Kv.Text, "Simulated GPU KV cache") {
+		t.Errorf("ready stand-in: target %+v, state %q, KV %q", st, l.State.Text, l.Kv.Text)
 	}
-	target, err := l.target()
+	target, err := l.Target()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h := target.Header.Hardware; h.OnCPU() || target.Header.Engine.Backend != "" {
 		t.Errorf("hardware %+v, backend %q: want no CPU, no backend", h, target.Header.Engine.Backend)
 	}
-	if !u.run.ready(&target, runs.Setup{}, filepath.Join(t.TempDir(), "run")) {
+	if !u.run.Ready(&target, runs.Setup{}, filepath.Join(t.TempDir(), "run")) {
 		t.Fatal("the run was refused")
 	}
-	u.run.begin(u.State.Plan, target, nil, app.Capacity{})
-	if !apptest.HasText(u.run.simBadge, "simulated") {
+	u.run.Begin(u.State.Plan, target, nil, app.Capacity{})
+	if !apptest.HasText(u.run.SimBadge, "simulated") {
 		t.Error("a run of the stand-in begins without the simulated badge")
 	}
 	var e engine.EngineInfo
 	e.Simulated, e.SimProfile = true, "tiny"
-	u.run.apply(runUpdate{report: &engine.Report{Engine: e}})
-	if !apptest.HasText(u.run.simBadge, "simulated (profile tiny)") {
+	u.run.Apply(run.RunUpdate{Report: &engine.Report{Engine: e}})
+	if !apptest.HasText(u.run.SimBadge, "simulated (profile tiny)") {
 		t.Error("the badge does not name the profile once the run has")
 	}
 }

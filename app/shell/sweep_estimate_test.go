@@ -30,8 +30,8 @@ func TestSweepHeaderSaysWhatWasMeasured(t *testing.T) {
 	if err := sweep.Save(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	u.results.showSweep(dir)
-	sub := u.results.subtitle.Text
+	u.results.ShowSweep(dir)
+	sub := u.results.Subtitle.Text
 	for _, want := range []string{"the same plan for each: decode 1K (planned 8K, 32K, fitted to the servers' length) × 1, 2 requests",
 		"took 0:50 (estimated about 1 min)", "\nThe estimate assumed start-ups of 2.0 s each, the stand-in's (Speed Matrix's simulator)"} {
 		if !strings.Contains(sub, want) {
@@ -55,31 +55,31 @@ func TestCompareSettingsEstimate(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.LookPath = onlyFinds(standIn) // no GPU: the stand-in needs none
 	u := newTestUI(t, d, app.Options{})
-	u.server.selectKind(app.TargetVLLM)
-	u.server.form.model.SetText("speedmatrix/tiny-sim")
-	u.server.form.executable.SetText(standIn)
+	u.server.SelectKind(app.TargetVLLM)
+	u.server.Form.Model.SetText("speedmatrix/tiny-sim")
+	u.server.Form.Executable.SetText(standIn)
 	plan := sweepPlan()
 	plan.DecodeContexts, plan.Duration, plan.MaxOutputTokens = []int{8 * engine.K, 32 * engine.K}, 10*time.Second, 1024
 	u.State.SetPlan(plan, nil)
-	u.server.launch.onCompare()
-	f := u.server.launch.compare
+	u.server.Launch.OnCompare()
+	f := u.server.Launch.Compare
 	if f == nil {
-		t.Fatalf("Compare settings… opened nothing: %s", u.server.launch.why.Text)
+		t.Fatalf("Compare settings… opened nothing: %s", u.server.Launch.Why.Text)
 	}
 	setRow(f, 0, "max_num_seqs", "4, 8")
 	// 3 × (2 s + 46 s of the plan as planned), where 2 min a start-up made it 8 min.
-	if !strings.Contains(f.basis.Text, "start-ups of 2.0 s each, the stand-in's") || !strings.Contains(f.count.Text, "about 2 min") {
-		t.Errorf("the stand-in: count %q, basis %q; want seconds a start-up, about 2 min in all", f.count.Text, f.basis.Text)
+	if !strings.Contains(f.Basis.Text, "start-ups of 2.0 s each, the stand-in's") || !strings.Contains(f.Count.Text, "about 2 min") {
+		t.Errorf("the stand-in: count %q, basis %q; want seconds a start-up, about 2 min in all", f.Count.Text, f.Basis.Text)
 	}
-	before := f.count.Text
-	l := u.server.launch
-	l.lastStart = l.timing()
-	l.lastStart.ready(l.lastStart.began.Add(3*time.Second), launch.LogFacts{ConcurrencyTokens: 8192})
-	f.refresh()
+	before := f.Count.Text
+	l := u.server.Launch
+	l.LastStart = l.Timing()
+	l.LastStart.Ready(l.LastStart.Began.Add(3*time.Second), launch.LogFacts{ConcurrencyTokens: 8192})
+	f.Refresh()
 	// 3 × (3 s + 23 s of the plan fitted to 8,192: 32K drops out).
-	if !strings.Contains(f.basis.Text, "start-ups of 3.0 s each, as the baseline's server took to start before the sweep, and the plan fitted to max model length 8,192") ||
-		!strings.Contains(f.count.Text, "about 1 min") {
-		t.Errorf("after a timed start: count %q (before %q), basis %q", f.count.Text, before, f.basis.Text)
+	if !strings.Contains(f.Basis.Text, "start-ups of 3.0 s each, as the baseline's server took to start before the sweep, and the plan fitted to max model length 8,192") ||
+		!strings.Contains(f.Count.Text, "about 1 min") {
+		t.Errorf("after a timed start: count %q (before %q), basis %q", f.Count.Text, before, f.Basis.Text)
 	}
-	f.dialog.Hide()
+	f.Dialog.Hide()
 }

@@ -146,8 +146,8 @@ func sweepUI(t *testing.T, l *simLauncher) *ui {
 	d.Hardware = oneGPU
 	d.Launcher = l
 	u := newTestUI(t, d, app.Options{})
-	u.server.selectKind(app.TargetVLLM)
-	u.server.form.model.SetText("speedmatrix/tiny-sim")
+	u.server.SelectKind(app.TargetVLLM)
+	u.server.Form.Model.SetText("speedmatrix/tiny-sim")
 	u.State.SetPlan(sweepPlan(), nil)
 	return u
 }
@@ -159,7 +159,7 @@ func sweepUI(t *testing.T, l *simLauncher) *ui {
 // the folder.
 func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]float64, whole map[string]bool) string {
 	t.Helper()
-	base, err := launch.EncodeConfig(u.server.form.config(false))
+	base, err := launch.EncodeConfig(u.server.Form.Config(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,10 +167,10 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, sweepServerFile), []byte(base), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, app.SweepServerFile), []byte(base), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := sweep.New(filepath.Join(dir, sweepServerFile), sweepPlan(), cs, "test")
+	s := sweep.New(filepath.Join(dir, app.SweepServerFile), sweepPlan(), cs, "test")
 	s.ServerSHA256, s.Started, s.Simulated = sweep.Digest([]byte(base)), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), true
 	s.Vary = varyOf(cs)
 	got := map[string]engine.Report{}

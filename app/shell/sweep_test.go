@@ -17,22 +17,23 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
+	"speedmatrix/app/server"
 	"speedmatrix/engine/launch"
 	"speedmatrix/engine/sweep"
 	"speedmatrix/engine/sweep/sweeptest"
 )
 
 // setRow chooses a field of the Compare settings dialog and types its values.
-func setRow(f *compareForm, i int, key, values string) {
-	for len(f.rows) <= i {
-		f.addRow()
+func setRow(f *server.CompareForm, i int, key, values string) {
+	for len(f.Rows) <= i {
+		f.AddRow()
 	}
-	for _, c := range compareFields {
-		if c.key == key {
-			f.rows[i].field.SetSelected(c.option())
+	for _, c := range app.CompareFields {
+		if c.Key == key {
+			f.Rows[i].Field.SetSelected(c.Option())
 		}
 	}
-	f.rows[i].values.SetText(values)
+	f.Rows[i].Values.SetText(values)
 }
 
 func configNames(cs []sweep.Config) []string {
@@ -48,11 +49,11 @@ func configNames(cs []sweep.Config) []string {
 // that is the form's own, and refuse bad values under their field.
 func TestCompareSettingsBuildsTheGrid(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t})
-	u.server.form.maxNumSeqs.SetText("16")
-	u.server.launch.onCompare()
-	f := u.server.launch.compare
+	u.server.Form.MaxNumSeqs.SetText("16")
+	u.server.Launch.OnCompare()
+	f := u.server.Launch.Compare
 	if f == nil {
-		t.Fatalf("Compare settings… opened nothing: %s", u.server.launch.state.Text)
+		t.Fatalf("Compare settings… opened nothing: %s", u.server.Launch.State.Text)
 	}
 	for _, tt := range []struct {
 		name    string
@@ -72,22 +73,22 @@ func TestCompareSettingsBuildsTheGrid(t *testing.T) {
 		{"a field twice", [][2]string{{"max_num_seqs", "4"}, {"max_num_seqs", "8"}}, nil, "", 1, "max_num_seqs is listed above already"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			for len(f.rows) > 1 {
-				f.removeRow(f.rows[len(f.rows)-1])
+			for len(f.Rows) > 1 {
+				f.RemoveRow(f.Rows[len(f.Rows)-1])
 			}
 			for i, r := range tt.rows {
 				setRow(f, i, r[0], r[1])
 			}
-			if got := configNames(f.configs); !slices.Equal(got, tt.configs) {
+			if got := configNames(f.Configs); !slices.Equal(got, tt.configs) {
 				t.Errorf("configurations = %q, want %q", got, tt.configs)
 			}
-			if f.startBtn.Disabled() != (tt.configs == nil) {
-				t.Errorf("Start sweep disabled = %v with configurations %q", f.startBtn.Disabled(), tt.configs)
+			if f.StartBtn.Disabled() != (tt.configs == nil) {
+				t.Errorf("Start sweep disabled = %v with configurations %q", f.StartBtn.Disabled(), tt.configs)
 			}
-			if !strings.Contains(f.count.Text, tt.count) {
-				t.Errorf("count = %q, want it to hold %q", f.count.Text, tt.count)
+			if !strings.Contains(f.Count.Text, tt.count) {
+				t.Errorf("count = %q, want it to hold %q", f.Count.Text, tt.count)
 			}
-			if got := f.rows[tt.errRow].err; tt.errText != "" && (got.Hidden || !strings.Contains(got.Text, tt.errText)) {
+			if got := f.Rows[tt.errRow].Err; tt.errText != "" && (got.Hidden || !strings.Contains(got.Text, tt.errText)) {
 				t.Errorf("row %d says %q (hidden %v), want %q", tt.errRow, got.Text, got.Hidden, tt.errText)
 			}
 		})
@@ -98,19 +99,19 @@ func TestCompareSettingsBuildsTheGrid(t *testing.T) {
 // configurations start only once the box is ticked.
 func TestCompareSettingsAsksBeforeALargeGrid(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t})
-	u.server.launch.onCompare()
-	f := u.server.launch.compare
+	u.server.Launch.OnCompare()
+	f := u.server.Launch.Compare
 	values := make([]string, sweep.MaxConfigs+1)
 	for i := range values {
 		values[i] = strconv.Itoa(i + 1)
 	}
 	setRow(f, 0, "max_num_seqs", strings.Join(values, ","))
-	if f.many.Hidden || !f.startBtn.Disabled() {
-		t.Fatalf("65 configurations: confirm box hidden %v, Start sweep disabled %v; want the box shown and Start off", f.many.Hidden, f.startBtn.Disabled())
+	if f.Many.Hidden || !f.StartBtn.Disabled() {
+		t.Fatalf("65 configurations: confirm box hidden %v, Start sweep disabled %v; want the box shown and Start off", f.Many.Hidden, f.StartBtn.Disabled())
 	}
-	test.Tap(f.many)
-	if f.startBtn.Disabled() || len(f.configs) != sweep.MaxConfigs+2 {
-		t.Errorf("ticked: Start sweep disabled %v, %d configurations; want it on with the baseline and 65", f.startBtn.Disabled(), len(f.configs))
+	test.Tap(f.Many)
+	if f.StartBtn.Disabled() || len(f.Configs) != sweep.MaxConfigs+2 {
+		t.Errorf("ticked: Start sweep disabled %v, %d configurations; want it on with the baseline and 65", f.StartBtn.Disabled(), len(f.Configs))
 	}
 }
 
@@ -128,35 +129,35 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 		return nil
 	}}
 	u := sweepUI(t, l)
-	u.server.launch.onCompare()
-	f := u.server.launch.compare
+	u.server.Launch.OnCompare()
+	f := u.server.Launch.Compare
 	setRow(f, 0, "max_num_seqs", "4, 8")
-	test.Tap(f.startBtn)
-	sr := u.run.sweep
+	test.Tap(f.StartBtn)
+	sr := u.run.Sweep
 	if sr == nil {
-		t.Fatalf("the sweep did not start: %s", u.run.progressLine.Text)
+		t.Fatalf("the sweep did not start: %s", u.run.ProgressLine.Text)
 	}
 	if u.Tabs.Selected().Text != u.RunItem.Text {
 		t.Errorf("the app shows %q, want the Run screen", u.Tabs.Selected().Text)
 	}
 	// The second configuration's server holds its start-up until released.
 	waitUntil(t, func() bool {
-		return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
+		return strings.HasPrefix(u.run.SweepView.Line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
 	},
 		"the Run screen to show the second configuration starting")
-	if !strings.HasPrefix(u.run.progressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.log.Text(), "INFO simulated vLLM: loading the model") {
-		t.Errorf("start-up: line %q, log:\n%s", u.run.progressLine.Text, u.run.log.Text())
+	if !strings.HasPrefix(u.run.ProgressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.Log.Text(), "INFO simulated vLLM: loading the model") {
+		t.Errorf("start-up: line %q, log:\n%s", u.run.ProgressLine.Text, u.run.Log.Text())
 	}
-	if row := u.run.sweepView.rows[0]; row[1] != string(sweep.StatusDone) || !strings.HasSuffix(row[3], "cells") {
+	if row := u.run.SweepView.Rows[0]; row[1] != string(sweep.StatusDone) || !strings.HasSuffix(row[3], "cells") {
 		t.Errorf("baseline's row = %q, want Done with its cells", row)
 	}
-	if u.server.launch.start.Disabled() == false || !strings.Contains(u.server.launch.why.Text, "A sweep is running") {
-		t.Errorf("Start server during a sweep: disabled %v, why %q", u.server.launch.start.Disabled(), u.server.launch.why.Text)
+	if u.server.Launch.Start.Disabled() == false || !strings.Contains(u.server.Launch.Why.Text, "A sweep is running") {
+		t.Errorf("Start server during a sweep: disabled %v, why %q", u.server.Launch.Start.Disabled(), u.server.Launch.Why.Text)
 	}
 	close(gate)
-	waitFor(t, sr.done, "the sweep to end")
+	waitFor(t, sr.Done, "the sweep to end")
 
-	s := sweepStatuses(t, sr.dir, "baseline: Done", "max_num_seqs=4: Done", "max_num_seqs=8: Failed to start")
+	s := sweepStatuses(t, sr.Dir, "baseline: Done", "max_num_seqs=4: Done", "max_num_seqs=8: Failed to start")
 	if s.Ended.IsZero() || !s.Simulated {
 		t.Errorf("sweep.json: ended %v, simulated %v; want both", !s.Ended.IsZero(), s.Simulated)
 	}
@@ -166,17 +167,17 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 	if got := l.launched(); len(got) != 3 || got[0].MaxNumSeqs != 0 || got[1].MaxNumSeqs != 4 {
 		t.Errorf("launched %d configurations (%+v), want the baseline then 4 and 8", len(got), got)
 	}
-	if !strings.HasPrefix(u.run.progressLine.Text, "Sweep finished in") || u.run.running() {
-		t.Errorf("after the sweep: line %q, running %v", u.run.progressLine.Text, u.run.running())
+	if !strings.HasPrefix(u.run.ProgressLine.Text, "Sweep finished in") || u.run.Running() {
+		t.Errorf("after the sweep: line %q, running %v", u.run.ProgressLine.Text, u.run.Running())
 	}
-	if len(u.history.entries) != 1 || u.history.entries[0].sweep == nil {
-		t.Fatalf("History lists %d entries (sweep %v), want the sweep once", len(u.history.entries), len(u.history.entries) > 0 && u.history.entries[0].sweep != nil)
+	if len(u.history.Entries) != 1 || u.history.Entries[0].Sweep == nil {
+		t.Fatalf("History lists %d entries (sweep %v), want the sweep once", len(u.history.Entries), len(u.history.Entries) > 0 && u.history.Entries[0].Sweep != nil)
 	}
-	if e := u.history.entries[0]; !strings.HasPrefix(e.detail(), "Sweep · 3 configurations · best at 1K × ") || !e.sum.Simulated {
-		t.Errorf("History's line = %q, simulated badge %v", e.detail(), e.sum.Simulated)
+	if e := u.history.Entries[0]; !strings.HasPrefix(e.Detail(), "Sweep · 3 configurations · best at 1K × ") || !e.Sum.Simulated {
+		t.Errorf("History's line = %q, simulated badge %v", e.Detail(), e.Sum.Simulated)
 	}
-	if !u.results.sweep.shown || u.Tabs.Selected().Text != app.TabResults || !apptest.HasText(lastTab(u.results.sweep.views), "max_num_seqs=8 · Failed to start: start vllm: torch.OutOfMemoryError") {
-		t.Errorf("Results: sweep shown %v, screen %q", u.results.sweep.shown, u.Tabs.Selected().Text)
+	if !u.results.Sweep.Shown || u.Tabs.Selected().Text != app.TabResults || !apptest.HasText(lastTab(u.results.Sweep.Views), "max_num_seqs=8 · Failed to start: start vllm: torch.OutOfMemoryError") {
+		t.Errorf("Results: sweep shown %v, screen %q", u.results.Sweep.Shown, u.Tabs.Selected().Text)
 	}
 }
 
@@ -189,37 +190,37 @@ func TestHistoryOpensASweep(t *testing.T) {
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})
 	u.State.RunSaved(dir)
 	h := u.history
-	if len(h.entries) != 1 {
-		t.Fatalf("History lists %d entries, want the sweep once", len(h.entries))
+	if len(h.Entries) != 1 {
+		t.Fatalf("History lists %d entries, want the sweep once", len(h.Entries))
 	}
-	e := h.entries[0]
-	if want := "Sweep · 2 configurations · best at 1K × 2: max_num_seqs=8 (+100.0%)"; !strings.HasPrefix(e.detail(), want) || !e.sum.Simulated {
-		t.Errorf("line = %q, simulated %v; want it to begin %q, simulated", e.detail(), e.sum.Simulated, want)
+	e := h.Entries[0]
+	if want := "Sweep · 2 configurations · best at 1K × 2: max_num_seqs=8 (+100.0%)"; !strings.HasPrefix(e.Detail(), want) || !e.Sum.Simulated {
+		t.Errorf("line = %q, simulated %v; want it to begin %q, simulated", e.Detail(), e.Sum.Simulated, want)
 	}
-	h.list.Select(0)
-	if !h.resumeBtn.Disabled() {
+	h.List.Select(0)
+	if !h.ResumeBtn.Disabled() {
 		t.Error("Resume is on for a sweep that ended")
 	}
-	h.onOpen()
+	h.OnOpen()
 	r := u.results
-	if !r.sweep.shown || !strings.HasPrefix(r.title.Text, "Sweep: ") || !strings.Contains(r.subtitle.Text, "varying max_num_seqs") {
-		t.Fatalf("Results: shown %v, title %q, subtitle %q", r.sweep.shown, r.title.Text, r.subtitle.Text)
+	if !r.Sweep.Shown || !strings.HasPrefix(r.Title.Text, "Sweep: ") || !strings.Contains(r.Subtitle.Text, "varying max_num_seqs") {
+		t.Fatalf("Results: shown %v, title %q, subtitle %q", r.Sweep.Shown, r.Title.Text, r.Subtitle.Text)
 	}
 	for _, want := range []string{"1K × 2: max_num_seqs=8, +100.0% over baseline", "Simulated: every configuration"} {
-		if !apptest.HasText(r.sweep.views, want) {
+		if !apptest.HasText(r.Sweep.Views, want) {
 			t.Errorf("the summary lacks %q", want)
 		}
 	}
-	open := apptest.FindButton(lastTab(r.sweep.views), "Open")
+	open := apptest.FindButton(lastTab(r.Sweep.Views), "Open")
 	if open == nil {
 		t.Fatal("the runs list has no Open")
 	}
 	test.Tap(open)
-	if r.sweep.shown || !r.has || r.source != sweep.RunDir(dir, cs[0]) || r.sweep.back.Hidden {
-		t.Errorf("opened run: sweep shown %v, report %v, source %q, back hidden %v", r.sweep.shown, r.has, r.source, r.sweep.back.Hidden)
+	if r.Sweep.Shown || !r.Has || r.Source != sweep.RunDir(dir, cs[0]) || r.Sweep.Back.Hidden {
+		t.Errorf("opened run: sweep shown %v, report %v, source %q, back hidden %v", r.Sweep.Shown, r.Has, r.Source, r.Sweep.Back.Hidden)
 	}
-	test.Tap(r.sweep.back)
-	if !r.sweep.shown {
+	test.Tap(r.Sweep.Back)
+	if !r.Sweep.Shown {
 		t.Error("Sweep summary did not go back to the sweep")
 	}
 }
@@ -232,16 +233,16 @@ func TestResumeSweepRunsOnlyTheRest(t *testing.T) {
 	cs := sweep.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}, {Key: "max_num_seqs", Value: "16"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
 	u.State.RunSaved(dir)
-	u.history.list.Select(0)
-	if u.history.resumeBtn.Disabled() {
+	u.history.List.Select(0)
+	if u.history.ResumeBtn.Disabled() {
 		t.Fatal("Resume is off for a sweep that did not end")
 	}
-	test.Tap(u.history.resumeBtn)
-	sr := u.run.sweep
+	test.Tap(u.history.ResumeBtn)
+	sr := u.run.Sweep
 	if sr == nil {
-		t.Fatalf("the sweep did not resume: %s", u.run.progressLine.Text)
+		t.Fatalf("the sweep did not resume: %s", u.run.ProgressLine.Text)
 	}
-	waitFor(t, sr.done, "the sweep to end")
+	waitFor(t, sr.Done, "the sweep to end")
 	var seqs []int
 	for _, cfg := range l.launched() {
 		seqs = append(seqs, cfg.MaxNumSeqs)
@@ -285,7 +286,7 @@ func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
 	// they make of the form's server.toml.
 	varied := func(vary ...string) func(*testing.T, string, map[string]any) {
 		return func(t *testing.T, dir string, m map[string]any) {
-			base, err := os.ReadFile(filepath.Join(dir, sweepServerFile))
+			base, err := os.ReadFile(filepath.Join(dir, app.SweepServerFile))
 			cs, _, err2 := sweep.Derive(evil, string(base), sweep.Origin{Vary: vary}, "")
 			if err != nil || err2 != nil {
 				t.Fatal(err, err2)
@@ -299,7 +300,7 @@ func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
 		want string
 	}{
 		{"another server.toml", func(t *testing.T, dir string, m map[string]any) {
-			for _, path := range []string{evil, filepath.Join(dir, sweepServerFile)} {
+			for _, path := range []string{evil, filepath.Join(dir, app.SweepServerFile)} {
 				if err := os.WriteFile(path, []byte(evilText), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -319,13 +320,13 @@ func TestResumeSweepRunsNothingTheFolderSays(t *testing.T) {
 			dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}}, map[string]bool{"baseline": true})
 			sweeptest.EditJSON(t, filepath.Join(dir, sweep.JSONFile), func(m map[string]any) { tt.edit(t, dir, m) })
 			u.State.RunSaved(dir)
-			u.history.list.Select(0)
-			test.Tap(u.history.resumeBtn)
-			if u.run.sweep != nil {
-				waitFor(t, u.run.sweep.done, "the sweep to end")
+			u.history.List.Select(0)
+			test.Tap(u.history.ResumeBtn)
+			if u.run.Sweep != nil {
+				waitFor(t, u.run.Sweep.Done, "the sweep to end")
 				t.Error("the sweep resumed")
 			}
-			if n := u.run.banner.Current; !u.run.banner.Visible() || !strings.HasPrefix(n.Action, tt.want) || strings.Contains(n.Action, "\n") {
+			if n := u.run.Banner.Current; !u.run.Banner.Visible() || !strings.HasPrefix(n.Action, tt.want) || strings.Contains(n.Action, "\n") {
 				t.Errorf("banner = %+v, want one line that begins %q", n, tt.want)
 			}
 			if _, err := os.Stat(marker); err == nil || l.n.Load() != 0 {
@@ -347,12 +348,12 @@ func TestSweepStopsResumable(t *testing.T) {
 	u := sweepUI(t, l)
 	var asked string
 	u.Ask = func(title, _ string, _ []string, pick func(int)) { asked = title; pick(0) }
-	u.server.launch.onCompare()
-	setRow(u.server.launch.compare, 0, "max_num_seqs", "4, 8")
-	test.Tap(u.server.launch.compare.startBtn)
-	sr := u.run.sweep
+	u.server.Launch.OnCompare()
+	setRow(u.server.Launch.Compare, 0, "max_num_seqs", "4, 8")
+	test.Tap(u.server.Launch.Compare.StartBtn)
+	sr := u.run.Sweep
 	waitUntil(t, func() bool {
-		return strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
+		return strings.HasPrefix(u.run.SweepView.Line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
 	},
 		"the second configuration to start")
 	if !strings.Contains(u.busy(), "A sweep is in progress") {
@@ -362,24 +363,24 @@ func TestSweepStopsResumable(t *testing.T) {
 	if asked != "Stop the sweep?" {
 		t.Errorf("Esc asked %q, want Stop the sweep?", asked)
 	}
-	waitFor(t, sr.done, "the sweep to stop")
-	s, err := sweep.Load(sr.dir)
+	waitFor(t, sr.Done, "the sweep to stop")
+	s, err := sweep.Load(sr.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !s.Ended.IsZero() || s.Configs[0].Status != sweep.StatusDone || s.Configs[1].Status != sweep.StatusPending {
 		t.Errorf("stopped sweep: ended %v, statuses %v %v; want not ended, the baseline Done, the next Pending", !s.Ended.IsZero(), s.Configs[0].Status, s.Configs[1].Status)
 	}
-	if !strings.HasPrefix(u.run.progressLine.Text, "Sweep stopped after") || !strings.Contains(u.run.progressLine.Text, "Resume in History") {
-		t.Errorf("progress line = %q", u.run.progressLine.Text)
+	if !strings.HasPrefix(u.run.ProgressLine.Text, "Sweep stopped after") || !strings.Contains(u.run.ProgressLine.Text, "Resume in History") {
+		t.Errorf("progress line = %q", u.run.ProgressLine.Text)
 	}
-	u.history.list.Select(0)
-	if u.history.resumeBtn.Disabled() {
+	u.history.List.Select(0)
+	if u.history.ResumeBtn.Disabled() {
 		t.Error("History does not offer to resume the stopped sweep")
 	}
 	// A resume makes the configurations again from the fields as the
 	// sweep recorded them, and finds the ones begun.
-	if _, _, err := sweep.Resume(sr.dir, sweep.Inputs{Server: filepath.Join(sr.dir, sweepServerFile)}); err != nil || !slices.Equal(s.Vary, []string{"max_num_seqs=4, 8"}) {
+	if _, _, err := sweep.Resume(sr.Dir, sweep.Inputs{Server: filepath.Join(sr.Dir, app.SweepServerFile)}); err != nil || !slices.Equal(s.Vary, []string{"max_num_seqs=4, 8"}) {
 		t.Errorf("resume: %v; recorded vary options %q", err, s.Vary)
 	}
 }
@@ -406,12 +407,12 @@ func sweepStatuses(t *testing.T, dir string, want ...string) sweep.Sweep {
 // answering is Partial, with why, and the next one is measured.
 func TestSweepGoesOnAfterAServerDies(t *testing.T) {
 	u := sweepUI(t, &simLauncher{t: t, dead: map[int]bool{8: true}})
-	u.server.launch.onCompare()
-	setRow(u.server.launch.compare, 0, "max_num_seqs", "8, 16")
-	test.Tap(u.server.launch.compare.startBtn)
-	sr := u.run.sweep
-	waitFor(t, sr.done, "the sweep to end")
-	s := sweepStatuses(t, sr.dir, "baseline: Done", "max_num_seqs=8: Partial", "max_num_seqs=16: Done")
+	u.server.Launch.OnCompare()
+	setRow(u.server.Launch.Compare, 0, "max_num_seqs", "8, 16")
+	test.Tap(u.server.Launch.Compare.StartBtn)
+	sr := u.run.Sweep
+	waitFor(t, sr.Done, "the sweep to end")
+	s := sweepStatuses(t, sr.Dir, "baseline: Done", "max_num_seqs=8: Partial", "max_num_seqs=16: Done")
 	if r := s.Configs[1].Reason; !strings.Contains(r, "the server stopped answering") {
 		t.Errorf("the dead server's configuration says %q, want why", r)
 	}

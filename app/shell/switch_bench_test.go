@@ -49,7 +49,7 @@ func BenchmarkScreenSwitch(b *testing.B) {
 	b.Cleanup(u.shutdown)
 	u.results.Show(loadReport(b, "seed000"), "")
 	u.Show(app.TabResults)
-	waitFor(b, u.results.rendered, "the UI")
+	waitFor(b, u.results.Rendered, "the UI")
 	w.Canvas().Capture()
 
 	cases := switchCases(u)
@@ -83,7 +83,7 @@ func switchCases(u *ui) []switchCase {
 	resultsTab := func(i int) func() {
 		return func() {
 			u.Show(app.TabResults)
-			u.results.views.SelectIndex(i)
+			u.results.Views.SelectIndex(i)
 		}
 	}
 	cases := []switchCase{
@@ -95,8 +95,8 @@ func switchCases(u *ui) []switchCase {
 		{"Results", screen(app.TabHardware), screen(app.TabResults)},
 		{"Settings", screen(app.TabHardware), screen(app.TabSettings)},
 	}
-	for i, item := range u.results.views.Items {
-		away := (i + 1) % len(u.results.views.Items)
+	for i, item := range u.results.Views.Items {
+		away := (i + 1) % len(u.results.Views.Items)
 		cases = append(cases, switchCase{"Results/" + item.Text, resultsTab(away), resultsTab(i)})
 	}
 	return cases

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"speedmatrix/app"
+	"speedmatrix/app/run"
 	"speedmatrix/engine"
 )
 
@@ -10,14 +12,14 @@ import (
 // consume reads the run's events until the channel closes, applying them
 // on the UI goroutine (through do) at most every uiUpdateEvery. It closes
 // finished once the engine is done, independently of the UI.
-func consume(ch <-chan engine.Event, do func(func()), apply func(runUpdate), finished chan<- struct{}) {
-	consumeInto(&accumulator{}, ch, do, apply, finished)
+func consume(ch <-chan engine.Event, do func(func()), apply func(run.RunUpdate), finished chan<- struct{}) {
+	run.ConsumeInto(&run.Accumulator{}, ch, do, apply, finished)
 }
 
 // explain is err's message followed by the advice, if any.
 func explain(err error) string {
-	if a := advice(err); a != "" {
-		return err.Error() + ". " + upper(a) + "."
+	if a := app.Advice(err); a != "" {
+		return err.Error() + ". " + app.Upper(a) + "."
 	}
 	return err.Error()
 }

@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
+	"speedmatrix/app/history"
+	"speedmatrix/app/matrix"
 	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 )
@@ -51,73 +53,73 @@ func tourSteps() []tourStep {
 	return []tourStep{
 		{name: "hardware", setup: show(app.TabHardware)},
 		{name: "server-simulator", setup: show(app.TabServer)},
-		{name: "server-launch", setup: func(u *ui) { u.Show(app.TabServer); u.server.selectKind(app.TargetVLLM) }},
-		{name: "server-endpoint", setup: func(u *ui) { u.server.selectKind(app.TargetEndpoint) }},
+		{name: "server-launch", setup: func(u *ui) { u.Show(app.TabServer); u.server.SelectKind(app.TargetVLLM) }},
+		{name: "server-endpoint", setup: func(u *ui) { u.server.SelectKind(app.TargetEndpoint) }},
 		{name: "matrix", setup: func(u *ui) {
-			u.server.selectKind(app.TargetSim)
-			u.matrix.usePreset(app.PresetQuick)
+			u.server.SelectKind(app.TargetSim)
+			u.matrix.UsePreset(app.PresetQuick)
 			u.Show(app.TabMatrix)
 		}},
 		{name: "run-ready", setup: show(app.TabRun)},
-		{name: "run-midrun", setup: func(u *ui) { u.run.onStart() }, ready: func(u *ui) bool {
+		{name: "run-midrun", setup: func(u *ui) { u.run.OnStart() }, ready: func(u *ui) bool {
 			p := u.State.Run.Progress
 			return p != nil && p.CellIndex >= 6
 		}},
-		{name: "results", setup: func(*ui) {}, ready: func(u *ui) bool { return !u.run.running() && u.results.has && u.results.isRendered() }},
-		{name: "results-checks", setup: func(u *ui) { u.results.views.SelectIndex(len(u.results.views.Items) - 2) }},
+		{name: "results", setup: func(*ui) {}, ready: func(u *ui) bool { return !u.run.Running() && u.results.Has && u.results.IsRendered() }},
+		{name: "results-checks", setup: func(u *ui) { u.results.Views.SelectIndex(len(u.results.Views.Items) - 2) }},
 		{name: "history", setup: show(app.TabHistory)},
 		{name: "settings", setup: show(app.TabSettings)},
 		{name: "run-after", setup: show(app.TabRun)},
 		// The states that crowd a small window: a banner on Run, a failed
 		// export with its details, the widest table, the longest list and
 		// the compare chart beside the list of runs.
-		{name: "run-refused", setup: func(u *ui) { u.server.selectKind(app.TargetEndpoint); u.Show(app.TabRun); u.run.onStart() }},
+		{name: "run-refused", setup: func(u *ui) { u.server.SelectKind(app.TargetEndpoint); u.Show(app.TabRun); u.run.OnStart() }},
 		{name: "results-export-failed", setup: func(u *ui) {
-			u.server.selectKind(app.TargetSim)
+			u.server.SelectKind(app.TargetSim)
 			u.Show(app.TabResults)
-			u.results.views.SelectIndex(0)
-			u.results.exportInto(tourNotAFolder(u))
-		}, ready: func(u *ui) bool { return isClosed(u.results.exported) }},
-		{name: "results-export-details", setup: func(u *ui) { u.results.banner.OnToggle() }},
-		{name: "results-measurements", setup: func(u *ui) { u.results.banner.Hide(); u.results.views.SelectIndex(3) }},
-		{name: "results-save-one", setup: func(u *ui) { u.results.onSaveMenu() }},
+			u.results.Views.SelectIndex(0)
+			u.results.ExportInto(tourNotAFolder(u))
+		}, ready: func(u *ui) bool { return appwidget.IsClosed(u.results.Exported) }},
+		{name: "results-export-details", setup: func(u *ui) { u.results.Banner.OnToggle() }},
+		{name: "results-measurements", setup: func(u *ui) { u.results.Banner.Hide(); u.results.Views.SelectIndex(3) }},
+		{name: "results-save-one", setup: func(u *ui) { u.results.OnSaveMenu() }},
 		{name: "history-compare", setup: func(u *ui) {
 			u.Win.Canvas().Overlays().Top().Hide()
 			u.Show(app.TabHistory)
-			u.history.a.SetSelectedIndex(0)
-			u.history.b.SetSelectedIndex(0)
-			u.history.onCompare()
+			u.history.A.SetSelectedIndex(0)
+			u.history.B.SetSelectedIndex(0)
+			u.history.OnCompare()
 		}, ready: func(u *ui) bool { return compareDrawn(u.history) }},
-		{name: "matrix-standard", setup: func(u *ui) { u.matrix.usePreset(app.PresetStandard); u.Show(app.TabMatrix) }},
+		{name: "matrix-standard", setup: func(u *ui) { u.matrix.UsePreset(app.PresetStandard); u.Show(app.TabMatrix) }},
 		// The run judged against an SLO on Results, one cell's figures shown.
 		{name: "results-slo", setup: func(u *ui) {
 			u.Show(app.TabResults)
 			r := u.results
-			r.views.SelectIndex(0)
-			r.heatMode.SetSelected(appwidget.HeatModeSLO)
-			r.slo.fields.Ttft.SetText(tourSLOTTFT)
-			r.slo.fields.Itl.SetText(tourSLOITL)
-			tourChooseCell(r.slo.heat)
-		}, ready: func(u *ui) bool { return u.results.isRendered() }},
+			r.Views.SelectIndex(0)
+			r.HeatMode.SetSelected(appwidget.HeatModeSLO)
+			r.Slo.Fields.Ttft.SetText(tourSLOTTFT)
+			r.Slo.Fields.Itl.SetText(tourSLOITL)
+			tourChooseCell(r.Slo.Heat)
+		}, ready: func(u *ui) bool { return u.results.IsRendered() }},
 		// The load test, the other kind of plan: its form, and Run ready to start it.
-		{name: "matrix-load", setup: func(u *ui) { u.matrix.load.kind.SetSelected(kindLoad); u.Show(app.TabMatrix) }},
+		{name: "matrix-load", setup: func(u *ui) { u.matrix.Load.Kind.SetSelected(matrix.KindLoad); u.Show(app.TabMatrix) }},
 		{name: "run-load-ready", setup: show(app.TabRun)},
 		// A short load test, and the matrix form after it: the form hidden
 		// behind the load test's all that while must come back whole.
 		{name: "run-load-after", setup: func(u *ui) {
 			u.Show(app.TabMatrix)
-			u.matrix.load.rates.SetText(tourLoadRates)
-			u.matrix.load.requests.SetText(tourLoadRequests)
+			u.matrix.Load.Rates.SetText(tourLoadRates)
+			u.matrix.Load.Requests.SetText(tourLoadRequests)
 			u.Show(app.TabRun)
-			u.run.onStart()
+			u.run.OnStart()
 		}, ready: func(u *ui) bool {
-			return !u.run.running() && u.results.has && u.results.report.Load != nil && u.results.isRendered()
+			return !u.run.Running() && u.results.Has && u.results.Report.Load != nil && u.results.IsRendered()
 		}, hold: tourRendererExpiry},
-		{name: "matrix-after-load", setup: func(u *ui) { u.Show(app.TabMatrix); u.matrix.load.kind.SetSelected(kindMatrix) }},
+		{name: "matrix-after-load", setup: func(u *ui) { u.Show(app.TabMatrix); u.matrix.Load.Kind.SetSelected(matrix.KindMatrix) }},
 		// A load test the form refuses: its problem in sight at 1,024 × 700.
 		{name: "matrix-load-refused", setup: func(u *ui) {
-			u.matrix.load.kind.SetSelected(kindLoad)
-			u.matrix.load.rates.SetText("fast")
+			u.matrix.Load.Kind.SetSelected(matrix.KindLoad)
+			u.matrix.Load.Rates.SetText("fast")
 		}},
 	}
 }
@@ -160,11 +162,11 @@ func tourNotAFolder(u *ui) string {
 
 // compareDrawn reports whether History shows its comparison: the chart
 // drawn, or the grid in its place.
-func compareDrawn(h *historyTab) bool {
-	if len(h.compareResult.Objects) == 0 {
+func compareDrawn(h *history.Tab) bool {
+	if len(h.CompareResult.Objects) == 0 {
 		return false
 	}
-	if c, ok := h.compareResult.Objects[0].(*fyne.Container); ok {
+	if c, ok := h.CompareResult.Objects[0].(*fyne.Container); ok {
 		if v, ok := c.Layout.(*appwidget.ChartView); ok {
 			return v.Settled
 		}
@@ -227,7 +229,7 @@ func (u *ui) doCheck(cond func(*ui) bool) bool {
 // captureScreen writes the window as PNG and its visible texts beside it;
 // a blank picture is an error.
 func (u *ui) captureScreen(base string) error {
-	img := captureWindow(u.Win)
+	img := appwidget.CaptureWindow(u.Win)
 	if img == nil {
 		return errors.New("tour: the window could not be captured")
 	}
@@ -237,7 +239,7 @@ func (u *ui) captureScreen(base string) error {
 	if p := u.layoutProblems(); len(p) > 0 {
 		return fmt.Errorf("tour: %s: %s", filepath.Base(base), strings.Join(p, "; "))
 	}
-	if err := writePNG(base+".png", img); err != nil {
+	if err := appwidget.WritePNG(base+".png", img); err != nil {
 		return fmt.Errorf("tour: %w", err)
 	}
 	texts := strings.Join(visibleTexts(u.Win.Content()), "\n") + "\n"
@@ -250,10 +252,10 @@ func (u *ui) layoutProblems() []string {
 	if sel := u.Tabs.Selected(); sel == nil || sel.Text != app.TabMatrix {
 		return nil
 	}
-	if u.matrix.load.On() {
-		return appwidget.FormProblems(u.matrix.load.form)
+	if u.matrix.Load.On() {
+		return appwidget.FormProblems(u.matrix.Load.Form)
 	}
-	return appwidget.FormProblems(u.matrix.form)
+	return appwidget.FormProblems(u.matrix.Form)
 }
 
 // distinctColors counts the colours of img, stopping at limit.

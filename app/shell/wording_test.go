@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"speedmatrix/app"
+	"speedmatrix/app/matrix"
 )
 
 // TestFieldsSayTooLarge: a number of 20 digits is too large, and the
@@ -14,23 +15,23 @@ func TestFieldsSayTooLarge(t *testing.T) {
 	const huge = "99999999999999999999"
 	for _, c := range []struct {
 		name string
-		set  func(m *matrixTab)
-		said func(m *matrixTab) string
+		set  func(m *matrix.Tab)
+		said func(m *matrix.Tab) string
 		want string
 	}{
-		{"max output", func(m *matrixTab) { m.maxOut.SetText(huge) }, func(m *matrixTab) string { return m.banner.Current.Message },
+		{"max output", func(m *matrix.Tab) { m.MaxOut.SetText(huge) }, func(m *matrix.Tab) string { return m.Banner.Current.Message },
 			"Max output tokens: too large: write at most 10,485,760 tokens."},
-		{"prefill repeats", func(m *matrixTab) { m.repeats.SetText(huge) }, func(m *matrixTab) string { return m.banner.Current.Message },
+		{"prefill repeats", func(m *matrix.Tab) { m.Repeats.SetText(huge) }, func(m *matrix.Tab) string { return m.Banner.Current.Message },
 			"Prefill repeats: too large: write at most 20 requests."},
-		{"requests per rate", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.requests.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Requests per rate: too large: write at most "},
-		{"burst", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.burst.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Burst: too large: write at most "},
-		{"max concurrency", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.maxConc.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Max concurrency: too large: write at most "},
-		{"seed", func(m *matrixTab) { m.load.kind.SetSelected(kindLoad); m.load.seed.SetText(huge) },
-			func(m *matrixTab) string { return m.load.banner.Current.Message }, "Seed: too large: write a whole number of at most 18 digits"},
-		{"not a number", func(m *matrixTab) { m.maxOut.SetText("4k") }, func(m *matrixTab) string { return m.banner.Current.Message },
+		{"requests per rate", func(m *matrix.Tab) { m.Load.Kind.SetSelected(matrix.KindLoad); m.Load.Requests.SetText(huge) },
+			func(m *matrix.Tab) string { return m.Load.Banner.Current.Message }, "Requests per rate: too large: write at most "},
+		{"burst", func(m *matrix.Tab) { m.Load.Kind.SetSelected(matrix.KindLoad); m.Load.Burst.SetText(huge) },
+			func(m *matrix.Tab) string { return m.Load.Banner.Current.Message }, "Burst: too large: write at most "},
+		{"max concurrency", func(m *matrix.Tab) { m.Load.Kind.SetSelected(matrix.KindLoad); m.Load.MaxConc.SetText(huge) },
+			func(m *matrix.Tab) string { return m.Load.Banner.Current.Message }, "Max concurrency: too large: write at most "},
+		{"seed", func(m *matrix.Tab) { m.Load.Kind.SetSelected(matrix.KindLoad); m.Load.Seed.SetText(huge) },
+			func(m *matrix.Tab) string { return m.Load.Banner.Current.Message }, "Seed: too large: write a whole number of at most 18 digits"},
+		{"not a number", func(m *matrix.Tab) { m.MaxOut.SetText("4k") }, func(m *matrix.Tab) string { return m.Banner.Current.Message },
 			"Max output tokens: write a whole number of tokens, e.g. 4096."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,10 +64,10 @@ func TestQuitSaysWhatItStops(t *testing.T) {
 	}
 	eng := &fakeEngine{events: cannedEvents()[:3], hold: true}
 	u := newTestUI(t, testDeps(t, eng), app.Options{Target: "sim:tiny"})
-	u.run.onStart()
+	u.run.OnStart()
 	if got := u.quitStops(); got != "Quitting cancels the run." {
 		t.Errorf("during a run on the simulator: %q", got)
 	}
-	u.run.onCancel()
+	u.run.OnCancel()
 	waitFor(t, eng.cancelled, "the engine to see the cancellation")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"speedmatrix/app"
+	"speedmatrix/app/results"
 	appwidget "speedmatrix/app/widget"
 
 	"fyne.io/fyne/v2"
@@ -83,7 +84,7 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 		u.Show(app.TabResults)
 	})
 	b.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
-	<-u.results.rendered
+	<-u.results.Rendered
 	// switchTo runs f on the UI goroutine and returns when the next frame is painted.
 	switchTo := func(f func()) {
 		for len(probe.painted) > 0 {
@@ -105,7 +106,7 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 			if u.Tabs.Selected().Text != app.TabResults {
 				return
 			}
-			for _, obj := range u.results.views.Selected().Content.(*fyne.Container).Objects {
+			for _, obj := range u.results.Views.Selected().Content.(*fyne.Container).Objects {
 				if v := viewOf(u.results, obj); v != nil && v.Shown != v.Want {
 					n = 1
 				}
@@ -133,11 +134,11 @@ func BenchmarkXvfbScreenSwitch(b *testing.B) {
 }
 
 // viewOf is the chart view of r whose object obj is, if any.
-func viewOf(r *resultsTab, obj fyne.CanvasObject) *appwidget.ChartView {
-	if r.group == nil {
+func viewOf(r *results.Tab, obj fyne.CanvasObject) *appwidget.ChartView {
+	if r.Group == nil {
 		return nil
 	}
-	for _, v := range r.group.Views {
+	for _, v := range r.Group.Views {
 		if v.Object() == obj {
 			return v
 		}

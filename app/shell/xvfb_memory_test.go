@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"speedmatrix/app"
+	"speedmatrix/app/matrix"
 
 	"fyne.io/fyne/v2"
 )
@@ -81,24 +82,24 @@ func TestXvfbMemoryAfterRuns(t *testing.T) {
 	}
 	time.Sleep(3 * time.Second)
 	measure("start")
-	fyne.DoAndWait(func() { u.matrix.usePreset(app.PresetQuick); u.Show(app.TabRun); u.run.onStart() })
-	until("the Quick run to end", func() bool { return !u.run.running() && u.results.has && u.results.isRendered() })
+	fyne.DoAndWait(func() { u.matrix.UsePreset(app.PresetQuick); u.Show(app.TabRun); u.run.OnStart() })
+	until("the Quick run to end", func() bool { return !u.run.Running() && u.results.Has && u.results.IsRendered() })
 	measure("quick")
 	fyne.DoAndWait(func() {
-		f := u.matrix.load
-		f.kind.SetSelected(kindLoad)
-		f.rates.SetText("20")
-		f.requests.SetText("10")
+		f := u.matrix.Load
+		f.Kind.SetSelected(matrix.KindLoad)
+		f.Rates.SetText("20")
+		f.Requests.SetText("10")
 		u.Show(app.TabRun)
-		u.run.onStart()
+		u.run.OnStart()
 	})
 	until("the load test to end", func() bool {
-		return !u.run.running() && u.results.has && app.IsLoad(u.results.report) && u.results.isRendered()
+		return !u.run.Running() && u.results.Has && app.IsLoad(u.results.Report) && u.results.IsRendered()
 	})
 	measure("load")
-	fyne.DoAndWait(func() { u.matrix.load.kind.SetSelected(kindMatrix); u.Show(app.TabRun); u.run.onStart() })
+	fyne.DoAndWait(func() { u.matrix.Load.Kind.SetSelected(matrix.KindMatrix); u.Show(app.TabRun); u.run.OnStart() })
 	until("the second Quick run to end", func() bool {
-		return !u.run.running() && u.results.has && !app.IsLoad(u.results.report) && u.results.isRendered()
+		return !u.run.Running() && u.results.Has && !app.IsLoad(u.results.Report) && u.results.IsRendered()
 	})
 	measure("quick2")
 	time.Sleep(60 * time.Second)

@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"speedmatrix/app"
+	"speedmatrix/app/results"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/quality"
@@ -47,17 +49,17 @@ func TestXvfbQualityScreens(t *testing.T) {
 		w.SetContent(u.content())
 		w.Resize(fyne.NewSize(1024, 700))
 		w.Show()
-		m := u.matrix.quality
-		m.pick = func(ok func(string)) { ok(refPath) }
-		m.mode.SetSelected(app.QualityCompare)
-		m.onChoose()
+		m := u.matrix.Quality
+		m.Pick = func(ok func(string)) { ok(refPath) }
+		m.Mode.SetSelected(app.QualityCompare)
+		m.OnChoose()
 	})
 	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
 	shot := func(name string) {
 		t.Helper()
 		time.Sleep(1500 * time.Millisecond) // a frame or two, and the charts drawn
 		fyne.DoAndWait(func() {
-			if err := writePNG(filepath.Join(out, name), captureWindow(u.Win)); err != nil {
+			if err := appwidget.WritePNG(filepath.Join(out, name), appwidget.CaptureWindow(u.Win)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -74,7 +76,7 @@ func TestXvfbQualityScreens(t *testing.T) {
 		fyne.DoAndWait(func() { w.Resize(size); u.Show(app.TabMatrix) })
 		time.Sleep(500 * time.Millisecond)
 		fyne.DoAndWait(func() {
-			if s := scrollOf(w.Content(), u.matrix.form); s != nil {
+			if s := scrollOf(w.Content(), u.matrix.Form); s != nil {
 				s.ScrollToBottom() // the Quality field is the form's last
 			}
 		})
@@ -82,11 +84,11 @@ func TestXvfbQualityScreens(t *testing.T) {
 		fyne.DoAndWait(func() {
 			u.results.Show(rep, "")
 			u.Show(app.TabResults)
-			u.results.views.Select(u.results.quality.tab)
-			u.results.quality.view.SetSelected(qualityViewChart)
+			u.results.Views.Select(u.results.Quality.Tab)
+			u.results.Quality.View.SetSelected(results.QualityViewChart)
 		})
 		shot("results-quality" + suffix)
-		fyne.DoAndWait(func() { u.results.quality.view.SetSelected(qualityViewTables) })
+		fyne.DoAndWait(func() { u.results.Quality.View.SetSelected(results.QualityViewTables) })
 		shot("results-quality-tables" + suffix)
 	}
 }

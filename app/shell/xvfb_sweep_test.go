@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 )
@@ -36,7 +37,7 @@ func TestXvfbSweepScreens(t *testing.T) {
 		t.Helper()
 		time.Sleep(time.Second) // a frame or two, and the charts drawn
 		fyne.DoAndWait(func() {
-			if err := writePNG(filepath.Join(out, name), captureWindow(u.Win)); err != nil {
+			if err := appwidget.WritePNG(filepath.Join(out, name), appwidget.CaptureWindow(u.Win)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -53,40 +54,40 @@ func TestXvfbSweepScreens(t *testing.T) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
 	fyne.DoAndWait(func() {
-		u.server.launch.compare.dialog.Hide()
+		u.server.Launch.Compare.Dialog.Hide()
 		u.Show(app.TabServer)
 		w.Resize(fyne.NewSize(1024, 700))
 	})
 	shot("server-1024.png")
-	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)); u.server.launch.compare.dialog.Show() })
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)); u.server.Launch.Compare.Dialog.Show() })
 	shot("compare-dialog.png")
-	fyne.DoAndWait(func() { u.server.launch.compare.onStart() })
+	fyne.DoAndWait(func() { u.server.Launch.Compare.OnStart() })
 	until("the second configuration starting", func() bool {
-		return u.run.sweep != nil && strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 2 of ") &&
-			strings.HasSuffix(u.run.sweepView.line.Text, "Starting")
+		return u.run.Sweep != nil && strings.HasPrefix(u.run.SweepView.Line.Text, "Configuration 2 of ") &&
+			strings.HasSuffix(u.run.SweepView.Line.Text, "Starting")
 	})
 	shot("run-starting.png")
 	until("the third configuration measuring", func() bool {
-		return u.run.sweep != nil && strings.HasPrefix(u.run.sweepView.line.Text, "Configuration 3 of ") &&
-			strings.HasSuffix(u.run.sweepView.line.Text, "Measuring") && strings.HasPrefix(u.run.sweep.cells[2], "3 of")
+		return u.run.Sweep != nil && strings.HasPrefix(u.run.SweepView.Line.Text, "Configuration 3 of ") &&
+			strings.HasSuffix(u.run.SweepView.Line.Text, "Measuring") && strings.HasPrefix(u.run.Sweep.Cells[2], "3 of")
 	})
 	shot("run-1280.png")
 	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1024, 700)) })
 	shot("run-1024.png")
 	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)) })
-	until("the sweep to end", func() bool { return u.run.sweep == nil })
+	until("the sweep to end", func() bool { return u.run.Sweep == nil })
 	shot("summary-answer.png")
-	fyne.DoAndWait(func() { u.results.sweep.views.SelectIndex(1) })
+	fyne.DoAndWait(func() { u.results.Sweep.Views.SelectIndex(1) })
 	time.Sleep(2 * time.Second)
 	shot("summary-best.png")
-	fyne.DoAndWait(func() { u.results.sweep.views.SelectIndex(2) })
+	fyne.DoAndWait(func() { u.results.Sweep.Views.SelectIndex(2) })
 	shot("summary-runs.png")
 	fyne.DoAndWait(func() {
 		u.Show(app.TabHistory)
-		u.history.list.Select(0)
+		u.history.List.Select(0)
 	})
 	shot("history.png")
-	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1024, 700)); u.history.onOpen() })
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1024, 700)); u.history.OnOpen() })
 	shot("summary-1024.png")
 }
 
@@ -115,21 +116,21 @@ func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
 		w.SetContent(u.content())
 		w.Resize(fyne.NewSize(1280, 800))
 		w.Show()
-		u.server.selectKind(app.TargetVLLM)
-		f := u.server.form
-		f.executable.SetText(script)
-		f.model.SetText("speedmatrix/tiny-sim")
-		f.servedName.SetText("tiny")
-		f.port.SetText(strconv.Itoa(port))
-		f.extraArgs.SetText("--sim-profile tiny")
-		f.startupTimeoutMin.SetText("1")
+		u.server.SelectKind(app.TargetVLLM)
+		f := u.server.Form
+		f.Executable.SetText(script)
+		f.Model.SetText("speedmatrix/tiny-sim")
+		f.ServedName.SetText("tiny")
+		f.Port.SetText(strconv.Itoa(port))
+		f.ExtraArgs.SetText("--sim-profile tiny")
+		f.StartupTimeoutMin.SetText("1")
 		p := engine.DefaultPlan()
 		p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K, 4 * engine.K}, []int{1, 4, 16, 32}
 		p.Duration, p.MaxOutputTokens, p.Precision, p.PrefillRepeats, p.PrefillSingleFrom = 2*time.Second, 256, 0, 1, 0
 		u.State.SetPlan(p, nil)
-		u.server.launch.onCompare()
-		setRow(u.server.launch.compare, 0, "max_num_seqs", "16, 32")
-		setRow(u.server.launch.compare, 1, "enforce_eager", "false, true")
+		u.server.Launch.OnCompare()
+		setRow(u.server.Launch.Compare, 0, "max_num_seqs", "16, 32")
+		setRow(u.server.Launch.Compare, 1, "enforce_eager", "false, true")
 	})
 	return u, w
 }

@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"image"
@@ -10,9 +10,9 @@ import (
 	"fyne.io/fyne/v2/driver/software"
 )
 
-// captureWindow paints the window's content with Fyne's software painter:
+// CaptureWindow paints the window's content with Fyne's software painter:
 // reading back the GL front buffer gives a blank image under Xvfb.
-func captureWindow(win fyne.Window) image.Image {
+func CaptureWindow(win fyne.Window) image.Image {
 	content, size := win.Content(), win.Canvas().Size()
 	c := software.NewCanvas()
 	c.SetPadded(false)
@@ -30,8 +30,8 @@ func captureWindow(win fyne.Window) image.Image {
 	return img
 }
 
-// writePNG writes img into the file at path.
-func writePNG(path string, img image.Image) error {
+// WritePNG writes img into the file at path.
+func WritePNG(path string, img image.Image) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

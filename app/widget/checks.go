@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"cmp"
@@ -9,25 +9,24 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
 
-// noChecksLine is the Checks tab's sentence for a run whose cells carry no
+// NoChecksLine is the Checks tab's sentence for a run whose cells carry no
 // check data (a server without /metrics, a machine without NVML).
-const noChecksLine = "No server cross-check was recorded in this run: no decode cell has the server's or the GPUs' own figures to show beside ours."
+const NoChecksLine = "No server cross-check was recorded in this run: no decode cell has the server's or the GPUs' own figures to show beside ours."
 
-// checksView is the Results screen's Checks tab: which trust checks ran,
+// ChecksView is the Results screen's Checks tab: which trust checks ran,
 // the GPU throttle verdict when it is not ok, and report.md's Checks table.
-type checksView struct {
+type ChecksView struct {
 	lines *widget.Label
-	table *appwidget.ResultTable
+	Table *ResultTable
 	box   fyne.CanvasObject
 }
 
 // checksSpec is report.CheckRow as a resultTable.
-var checksSpec = appwidget.TableSpec{
+var checksSpec = TableSpec{
 	Row:       report.CheckRow,
 	Compare:   compareChecks,
 	StatusCol: 2,
@@ -35,32 +34,32 @@ var checksSpec = appwidget.TableSpec{
 	Widths:    []float32{70, 82, 82, 95, 105, 125, 110, 110, 70, 320, 320},
 }
 
-func newChecksView() *checksView {
-	c := &checksView{lines: widget.NewLabel(""), table: appwidget.NewResultTable(checksSpec, report.CheckColumns)}
+func NewChecksView() *ChecksView {
+	c := &ChecksView{lines: widget.NewLabel(""), Table: NewResultTable(checksSpec, report.CheckColumns)}
 	c.lines.Wrapping = fyne.TextWrapWord
-	c.box = container.NewBorder(c.lines, nil, nil, nil, c.table.Table)
+	c.box = container.NewBorder(c.lines, nil, nil, nil, c.Table.Table)
 	return c
 }
 
-func (c *checksView) Object() fyne.CanvasObject { return c.box }
+func (c *ChecksView) Object() fyne.CanvasObject { return c.box }
 
 // Show puts rep's checks on the tab: the Run section's Checks lines, the
 // throttle summary when a GPU throttled, a line for each GPU whose PCIe
 // link ran below its maximum under load, then the table, or a sentence
 // saying there is none.
-func (c *checksView) Show(rep engine.Report) {
+func (c *ChecksView) Show(rep engine.Report) {
 	lines := slices.Clone(rep.Run.Checks)
 	if line, ok := report.ThrottleSummary(rep.Results); !ok {
 		lines = append(lines, line)
 	}
 	lines = append(lines, report.PCIeWarnings(rep.Results)...)
 	rows := report.CheckResults(rep)
-	c.table.SetResults(report.CheckHeader(rows), rows)
+	c.Table.SetResults(report.CheckHeader(rows), rows)
 	if len(rows) == 0 {
-		lines = append(lines, noChecksLine)
-		c.table.Table.Hide()
+		lines = append(lines, NoChecksLine)
+		c.Table.Table.Hide()
 	} else {
-		c.table.Table.Show()
+		c.Table.Table.Show()
 	}
 	c.lines.SetText(strings.Join(lines, "\n"))
 }
@@ -69,7 +68,7 @@ func (c *checksView) Show(rep engine.Report) {
 func compareChecks(col int, a, b engine.Result) int {
 	switch col {
 	case 0, 1, 2: // Context, Requests at once, Status: as All measurements
-		return appwidget.CompareMeasurements(col+1, a, b)
+		return CompareMeasurements(col+1, a, b)
 	case 9: // GPU throttle: by the verdict as shown
 		return cmp.Compare(report.CheckRow(a)[col], report.CheckRow(b)[col])
 	}
@@ -82,7 +81,7 @@ func checkKey(col int, r engine.Result) float64 {
 	s := r.Server
 	switch {
 	case col == 3:
-		return appwidget.MeasuredKey(r, r.TotalTokPerSec)
+		return MeasuredKey(r, r.TotalTokPerSec)
 	case col == 5:
 		if v, ok := report.ServerVsOurs(r); ok {
 			return v

@@ -13,7 +13,7 @@ import (
 // pointer inside Fyne's drop-down code (fyne-io/fyne#5965, guarded upstream
 // only after Fyne 2.7.1). The driver's answer comes from a cache whose
 // entries expire when an object was neither asked for nor refreshed for
-// FYNE_CACHE (10 s in this app, memory.go), and only frames with nothing
+// FYNE_CACHE (10 s in this app, app/shell/memory.go), and only frames with nothing
 // to redraw keep the objects on screen alive: while every frame redraws
 // something (a run under memory pressure, frames slower than the run's
 // updates), a drop-down on screen loses its canvas, and the click after

@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"slices"
@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 )
@@ -17,9 +16,9 @@ import (
 // one ("198 / 2"), made from report.LoadRow's two.
 const colDone = "Completed / failed"
 
-// loadRunColumns are the Run screen's columns of a load test: what a rate
+// LoadRunColumns are the Run screen's columns of a load test: what a rate
 // tells at a glance, narrow enough for the screen's left pane.
-var loadRunColumns = []string{"Rate", "Status", colDone, "Requests/s", "Output tok/s", "TTFT p50", "TTFT p99", "E2E p99", "Goodput"}
+var LoadRunColumns = []string{"Rate", "Status", colDone, "Requests/s", "Output tok/s", "TTFT p50", "TTFT p99", "E2E p99", "Goodput"}
 
 // loadWidths fit each column's figures at the default text size.
 var loadWidths = map[string]float32{"Rate": 96, "Status": 104, "Completed": 92, "Failed": 62, colDone: 128, "Duration": 82,
@@ -45,12 +44,12 @@ func loadCells(r engine.LoadResult) map[string]string {
 	return cells
 }
 
-// planRateLabel names a rate a load test will measure, as report.RateLabel
+// PlanRateLabel names a rate a load test will measure, as report.RateLabel
 // names a measured one.
-func planRateLabel(rateRPS float64) string { return report.RateRPS(rateRPS) + " req/s" }
+func PlanRateLabel(rateRPS float64) string { return report.RateRPS(rateRPS) + " req/s" }
 
-// rateList writes rates as "1, 2, 4, 8 req/s".
-func rateList(rates []float64) string {
+// RateList writes rates as "1, 2, 4, 8 req/s".
+func RateList(rates []float64) string {
 	s := make([]string, len(rates))
 	for i, r := range rates {
 		s[i] = report.RateRPS(r)
@@ -58,10 +57,10 @@ func rateList(rates []float64) string {
 	return strings.Join(s, ", ") + " req/s"
 }
 
-// loadLine is a finished rate in the event log: "4 req/s: Valid · 3.98
+// LoadLine is a finished rate in the event log: "4 req/s: Valid · 3.98
 // req/s · 995.0 tok/s · TTFT p99 412 ms · E2E p99 3,000 ms · 2 failed"; a
 // rate that stopped part-way gives its completed requests' figures too.
-func loadLine(r engine.LoadResult) string {
+func LoadLine(r engine.LoadResult) string {
 	c := loadCells(r)
 	s := c["Rate"] + ": " + c["Status"]
 	if report.LoadHasFigures(r) {
@@ -89,25 +88,25 @@ type loadTableRow struct {
 	note    string
 }
 
-// loadTable is a load test's table, one row per rate, in the columns cols
+// LoadTable is a load test's table, one row per rate, in the columns cols
 // (of report.LoadColumns, and colDone); its flags and the few-samples
 // marker are explained under it.
-type loadTable struct {
+type LoadTable struct {
 	cols  []string
-	rows  []loadTableRow
-	cells [][]string
+	Rows  []loadTableRow
+	Cells [][]string
 	table *widget.Table
 	notes *widget.Label
 	box   fyne.CanvasObject
 }
 
-// newLoadTable is an empty table of the columns cols.
-func newLoadTable(cols []string) *loadTable {
-	t := &loadTable{cols: cols, notes: widget.NewLabel("")}
+// NewLoadTable is an empty table of the columns cols.
+func NewLoadTable(cols []string) *LoadTable {
+	t := &LoadTable{cols: cols, notes: widget.NewLabel("")}
 	t.notes.Wrapping = fyne.TextWrapWord
 	t.notes.Hide()
 	t.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(t.cells), len(t.cols) },
+		func() (int, int) { return len(t.Cells), len(t.cols) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		t.updateCell)
 	t.table.ShowHeaderColumn = false
@@ -125,15 +124,15 @@ func newLoadTable(cols []string) *loadTable {
 	return t
 }
 
-func (t *loadTable) Object() fyne.CanvasObject { return t.box }
+func (t *LoadTable) Object() fyne.CanvasObject { return t.box }
 
-func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
+func (t *LoadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	l := o.(*widget.Label)
-	if id.Row >= len(t.cells) || id.Col >= len(t.cols) {
+	if id.Row >= len(t.Cells) || id.Col >= len(t.cols) {
 		return
 	}
-	l.SetText(t.cells[id.Row][id.Col])
-	col, row := t.cols[id.Col], t.rows[id.Row]
+	l.SetText(t.Cells[id.Row][id.Col])
+	col, row := t.cols[id.Col], t.Rows[id.Row]
 	l.Alignment = fyne.TextAlignTrailing
 	if col == "Rate" || col == "Status" {
 		l.Alignment = fyne.TextAlignLeading
@@ -153,87 +152,87 @@ func (t *loadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 
 // SetPlanned lists the rates a load test will measure, each with note
 // ("will run"); a burst is one row, a sweep's rates one row until known.
-func (t *loadTable) SetPlanned(p engine.LoadPlan, note string) {
-	t.rows = t.rows[:0]
+func (t *LoadTable) SetPlanned(p engine.LoadPlan, note string) {
+	t.Rows = t.Rows[:0]
 	switch {
 	case p.Burst > 0:
-		t.rows = append(t.rows, loadTableRow{label: "burst of " + report.Int(p.Burst), note: note})
+		t.Rows = append(t.Rows, loadTableRow{label: "burst of " + report.Int(p.Burst), note: note})
 	case p.Sweep:
-		t.rows = append(t.rows, loadTableRow{rateRPS: -1, label: "sweep", note: "rates follow the limit it measures first"})
+		t.Rows = append(t.Rows, loadTableRow{rateRPS: -1, label: "sweep", note: "rates follow the limit it measures first"})
 	}
 	for _, r := range p.RatesRPS {
-		t.rows = append(t.rows, loadTableRow{rateRPS: r, label: planRateLabel(r), note: note})
+		t.Rows = append(t.Rows, loadTableRow{rateRPS: r, label: PlanRateLabel(r), note: note})
 	}
-	t.refresh()
+	t.Refresh()
 }
 
 // SetResults shows the finished rates of a load test, in its order.
-func (t *loadTable) SetResults(rs []engine.LoadResult) {
-	t.rows = t.rows[:0]
+func (t *LoadTable) SetResults(rs []engine.LoadResult) {
+	t.Rows = t.Rows[:0]
 	for i := range rs {
-		t.rows = append(t.rows, loadTableRow{rateRPS: rs[i].RateRPS, res: &rs[i]})
+		t.Rows = append(t.Rows, loadTableRow{rateRPS: rs[i].RateRPS, res: &rs[i]})
 	}
-	t.refresh()
+	t.Refresh()
 }
 
 // SetResult shows a finished rate in its row, or a new one (a sweep's
 // rates are known only as they come).
-func (t *loadTable) SetResult(r engine.LoadResult) {
+func (t *LoadTable) SetResult(r engine.LoadResult) {
 	t.dropSweepRow()
 	row := loadTableRow{rateRPS: r.RateRPS, res: &r}
 	if i := t.find(r.RateRPS); i >= 0 {
-		t.rows[i] = row
+		t.Rows[i] = row
 	} else {
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
-	t.refresh()
+	t.Refresh()
 }
 
-// setNote writes note in the row of a rate not finished yet (added when
+// SetNote writes note in the row of a rate not finished yet (added when
 // the table has no such row); rows of other unfinished rates get other.
-func (t *loadTable) setNote(rateRPS float64, note, other string) {
+func (t *LoadTable) SetNote(rateRPS float64, note, other string) {
 	t.dropSweepRow()
-	for i := range t.rows {
-		if t.rows[i].res == nil {
-			t.rows[i].note = other
+	for i := range t.Rows {
+		if t.Rows[i].res == nil {
+			t.Rows[i].note = other
 		}
 	}
 	if i := t.find(rateRPS); i >= 0 {
-		if t.rows[i].res == nil {
-			t.rows[i].note = note
+		if t.Rows[i].res == nil {
+			t.Rows[i].note = note
 		}
 	} else {
-		label := planRateLabel(rateRPS)
+		label := PlanRateLabel(rateRPS)
 		if rateRPS <= 0 {
 			label = "burst"
 		}
-		t.rows = append(t.rows, loadTableRow{rateRPS: rateRPS, label: label, note: note})
+		t.Rows = append(t.Rows, loadTableRow{rateRPS: rateRPS, label: label, note: note})
 	}
-	t.refresh()
+	t.Refresh()
 }
 
 // dropSweepRow removes the placeholder of a sweep's rates once one is known.
-func (t *loadTable) dropSweepRow() {
-	t.rows = slices.DeleteFunc(t.rows, func(r loadTableRow) bool { return r.rateRPS < 0 })
+func (t *LoadTable) dropSweepRow() {
+	t.Rows = slices.DeleteFunc(t.Rows, func(r loadTableRow) bool { return r.rateRPS < 0 })
 }
 
-func (t *loadTable) find(rateRPS float64) int {
-	return slices.IndexFunc(t.rows, func(r loadTableRow) bool { return r.rateRPS == rateRPS })
+func (t *LoadTable) find(rateRPS float64) int {
+	return slices.IndexFunc(t.Rows, func(r loadTableRow) bool { return r.rateRPS == rateRPS })
 }
 
-func (t *loadTable) refresh() {
-	t.cells = make([][]string, len(t.rows))
+func (t *LoadTable) Refresh() {
+	t.Cells = make([][]string, len(t.Rows))
 	var finished []engine.LoadResult
 	few := false
-	for i, r := range t.rows {
+	for i, r := range t.Rows {
 		cells := map[string]string{"Rate": r.label, "Status": r.note}
 		if r.res != nil {
 			cells = loadCells(*r.res)
 			finished = append(finished, *r.res)
 		}
-		t.cells[i] = make([]string, len(t.cols))
+		t.Cells[i] = make([]string, len(t.cols))
 		for j, c := range t.cols {
-			t.cells[i][j] = cells[c]
+			t.Cells[i][j] = cells[c]
 			few = few || strings.Contains(cells[c], report.FewSamplesMarker)
 		}
 	}
@@ -244,13 +243,13 @@ func (t *loadTable) refresh() {
 	if few {
 		notes = append(notes, report.NoteFewSamples)
 	}
-	appwidget.SetOptional(t.notes, strings.Join(notes, "\n"))
+	SetOptional(t.notes, strings.Join(notes, "\n"))
 	t.table.Refresh()
 }
 
-// headerSubtitle is the explanation line of a screenHeader, which a screen
+// HeaderSubtitle is the explanation line of a screenHeader, which a screen
 // with two kinds of plan words for the kind shown; nil if header is not one.
-func headerSubtitle(header fyne.CanvasObject) *widget.Label {
+func HeaderSubtitle(header fyne.CanvasObject) *widget.Label {
 	if c, ok := header.(*fyne.Container); ok {
 		for _, o := range c.Objects {
 			if l, ok := o.(*widget.Label); ok {

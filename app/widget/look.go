@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"image/color"
@@ -7,8 +7,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// showIf shows o when on, else hides it.
-func showIf(o fyne.CanvasObject, on bool) {
+// ShowIf shows o when on, else hides it.
+func ShowIf(o fyne.CanvasObject, on bool) {
 	if on {
 		o.Show()
 	} else {
@@ -16,14 +16,14 @@ func showIf(o fyne.CanvasObject, on bool) {
 	}
 }
 
-// partialColor marks runs that did not finish every cell.
-var partialColor = color.NRGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
+// PartialColor marks runs that did not finish every cell.
+var PartialColor = color.NRGBA{R: 0xb9, G: 0x1c, B: 0x1c, A: 0xff}
 
-// importedColor marks runs another tool measured.
-var importedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
+// ImportedColor marks runs another tool measured.
+var ImportedColor = color.NRGBA{R: 0x1d, G: 0x4e, B: 0xd8, A: 0xff}
 
-// newTextTable is a read-only table of cells under columns.
-func newTextTable(columns []string, widths []float32, cells [][]string) *widget.Table {
+// NewTextTable is a read-only table of cells under columns.
+func NewTextTable(columns []string, widths []float32, cells [][]string) *widget.Table {
 	t := widget.NewTableWithHeaders(
 		func() (int, int) { return len(cells), len(columns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
@@ -50,8 +50,8 @@ func newTextTable(columns []string, widths []float32, cells [][]string) *widget.
 	return t
 }
 
-// isClosed reports whether ch is closed.
-func isClosed(ch chan struct{}) bool {
+// IsClosed reports whether ch is closed.
+func IsClosed(ch chan struct{}) bool {
 	select {
 	case <-ch:
 		return true

@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"fmt"
@@ -10,28 +10,27 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 )
 
-// outputMaxBytes bounds the text the output panel keeps: the end of the
+// OutputMaxBytes bounds the text the output panel keeps: the end of the
 // answer being generated. A 4,096-token answer is about 16 KB.
-const outputMaxBytes = 16 << 10
+const OutputMaxBytes = 16 << 10
 
-// outputPanel shows, read-only, the text that one stream of the decode cell
+// OutputPanel shows, read-only, the text that one stream of the decode cell
 // being measured is generating right now, so that the user sees the model
 // write sense rather than garbage. It follows one stream (a picker chooses
 // which) through its requests; each new request starts the text afresh.
 // UI goroutine only, except the tap's function.
-type outputPanel struct {
-	status *widget.Label
-	picker *appwidget.DropDown
-	pane   *appwidget.TextPane
+type OutputPanel struct {
+	Status *widget.Label
+	Picker *DropDown
+	Pane   *TextPane
 	box    fyne.CanvasObject
 
 	tap       *measure.OutputTap // the run's; nil before the first run
-	text      string             // the current request's text, at most outputMaxBytes
+	Text      string             // the current request's text, at most outputMaxBytes
 	reasoning bool               // the text so far ends in reasoning
 	cell      engine.Cell
 	stream    int // followed, 0-based
@@ -43,70 +42,70 @@ type outputPanel struct {
 // cell; the status line above it is hidden until then.
 const outputIdle = "Shows the text one stream generates during the decode cells, to check that the model writes sense."
 
-func newOutputPanel() *outputPanel {
-	p := &outputPanel{status: widget.NewLabel(""), pane: appwidget.NewTextPane()}
-	p.status.Wrapping = fyne.TextWrapWord
+func NewOutputPanel() *OutputPanel {
+	p := &OutputPanel{Status: widget.NewLabel(""), Pane: NewTextPane()}
+	p.Status.Wrapping = fyne.TextWrapWord
 	p.idle()
-	p.picker = appwidget.NewDropDown(nil, p.onPick)
-	p.picker.PlaceHolder = "Stream"
-	p.picker.Disable()
+	p.Picker = NewDropDown(nil, p.onPick)
+	p.Picker.PlaceHolder = "Stream"
+	p.Picker.Disable()
 	title := widget.NewLabelWithStyle("Output", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	head := container.NewBorder(nil, nil, title, p.picker)
-	p.box = container.NewBorder(container.NewVBox(head, p.status), nil, nil, nil, appwidget.Panel(p.pane.Object()))
+	head := container.NewBorder(nil, nil, title, p.Picker)
+	p.box = container.NewBorder(container.NewVBox(head, p.Status), nil, nil, nil, Panel(p.Pane.Object()))
 	return p
 }
 
 // Object is the panel's canvas object.
-func (p *outputPanel) Object() fyne.CanvasObject { return p.box }
+func (p *OutputPanel) Object() fyne.CanvasObject { return p.box }
 
-// newTap starts following a new run: it returns the tap for
+// NewTap starts following a new run: it returns the tap for
 // RunOptions.Output, which hands the chunks to feed (from the streams'
 // goroutines), following the stream the picker shows.
-func (p *outputPanel) newTap(feed func(measure.OutputChunk)) *measure.OutputTap {
+func (p *OutputPanel) NewTap(feed func(measure.OutputChunk)) *measure.OutputTap {
 	p.tap = measure.NewOutputTap(feed)
-	p.tap.Follow(max(p.picker.SelectedIndex(), 0))
-	p.text, p.reasoning, p.cell, p.request, p.state = "", false, engine.Cell{}, 0, ""
-	appwidget.SetOptional(p.status, "Waiting for the first decode cell.")
-	p.pane.SetLines(nil)
+	p.tap.Follow(max(p.Picker.SelectedIndex(), 0))
+	p.Text, p.reasoning, p.cell, p.request, p.state = "", false, engine.Cell{}, 0, ""
+	SetOptional(p.Status, "Waiting for the first decode cell.")
+	p.Pane.SetLines(nil)
 	return p.tap
 }
 
-// outputLoad is the panel's status line during a load test, which it does
+// OutputLoad is the panel's status line during a load test, which it does
 // not follow: "Waiting for the first decode cell." waited for nothing.
-const outputLoad = "A load test's requests are not shown here: this panel follows a stream of a matrix's decode cells."
+const OutputLoad = "A load test's requests are not shown here: this panel follows a stream of a matrix's decode cells."
 
-// forLoadTest says the panel shows nothing of the load test that runs.
-func (p *outputPanel) forLoadTest() { appwidget.SetOptional(p.status, outputLoad) }
+// ForLoadTest says the panel shows nothing of the load test that runs.
+func (p *OutputPanel) ForLoadTest() { SetOptional(p.Status, OutputLoad) }
 
 // onPick follows the chosen stream from its next chunk on.
-func (p *outputPanel) onPick(string) {
-	if i := p.picker.SelectedIndex(); i >= 0 && p.tap != nil {
+func (p *OutputPanel) onPick(string) {
+	if i := p.Picker.SelectedIndex(); i >= 0 && p.tap != nil {
 		p.tap.Follow(i)
 	}
 }
 
 // Show applies the chunks of one UI update, in order.
-func (p *outputPanel) Show(chunks []measure.OutputChunk) {
+func (p *OutputPanel) Show(chunks []measure.OutputChunk) {
 	if len(chunks) == 0 {
 		return
 	}
 	for _, c := range chunks {
 		p.Add(c)
 	}
-	appwidget.SetOptional(p.status, p.describe())
-	p.pane.SetLines(strings.Split(p.text, "\n"))
+	SetOptional(p.Status, p.describe())
+	p.Pane.SetLines(strings.Split(p.Text, "\n"))
 }
 
-func (p *outputPanel) Add(c measure.OutputChunk) {
+func (p *OutputPanel) Add(c measure.OutputChunk) {
 	if c.Cell != p.cell {
 		p.setStreams(c.Cell.Concurrency, c.Stream)
 	}
 	p.cell, p.stream, p.request = c.Cell, c.Stream, c.Request
 	switch c.Kind {
 	case measure.OutputStart:
-		p.text, p.reasoning, p.state = "", false, "waiting for the first token"
+		p.Text, p.reasoning, p.state = "", false, "waiting for the first token"
 	case measure.OutputJoin:
-		p.text, p.reasoning, p.state = "… ", false, "generating (joined mid-answer)"
+		p.Text, p.reasoning, p.state = "… ", false, "generating (joined mid-answer)"
 	case measure.OutputText:
 		p.appendText(c.Text, c.Reasoning)
 		if !strings.HasPrefix(p.state, "generating") {
@@ -119,19 +118,19 @@ func (p *outputPanel) Add(c measure.OutputChunk) {
 
 // setStreams offers one choice per stream of the cell, showing the
 // followed one (a cell with fewer streams than chosen follows its last).
-func (p *outputPanel) setStreams(n, followed int) {
+func (p *OutputPanel) setStreams(n, followed int) {
 	opts := make([]string, n)
 	for i := range opts {
 		opts[i] = "Stream " + strconv.Itoa(i+1)
 	}
-	p.picker.Options = opts
-	p.picker.Enable()
-	p.picker.SetSelectedIndex(followed)
+	p.Picker.Options = opts
+	p.Picker.Enable()
+	p.Picker.SetSelectedIndex(followed)
 }
 
 // appendText adds text, marking where reasoning starts and the answer
 // after it, and keeps the last outputMaxBytes.
-func (p *outputPanel) appendText(text string, reasoning bool) {
+func (p *OutputPanel) appendText(text string, reasoning bool) {
 	switch {
 	case reasoning && !p.reasoning:
 		text = "[thinking]\n" + text
@@ -139,11 +138,11 @@ func (p *outputPanel) appendText(text string, reasoning bool) {
 		text = "\n[answer]\n" + text
 	}
 	p.reasoning = reasoning
-	p.text = keepTail(p.text+text, outputMaxBytes)
+	p.Text = KeepTail(p.Text+text, OutputMaxBytes)
 }
 
-// keepTail is the last max bytes of s, starting at a whole character.
-func keepTail(s string, max int) string {
+// KeepTail is the last max bytes of s, starting at a whole character.
+func KeepTail(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
@@ -170,25 +169,25 @@ func endState(c measure.OutputChunk) string {
 }
 
 // describe is the status line: what the panel follows and what it does.
-func (p *outputPanel) describe() string {
+func (p *OutputPanel) describe() string {
 	return fmt.Sprintf("%s %s × %d · stream %d · request %d · %s", p.cell.Phase.Title(),
 		engine.ContextLabel(p.cell.ContextTokens), p.cell.Concurrency, p.stream+1, p.request, p.state)
 }
 
-// runEnded says the run is over, keeping the last text.
-func (p *outputPanel) runEnded() {
+// RunEnded says the run is over, keeping the last text.
+func (p *OutputPanel) RunEnded() {
 	p.tap = nil
-	p.picker.Disable()
+	p.Picker.Disable()
 	if p.cell == (engine.Cell{}) {
 		p.idle()
 		return
 	}
-	appwidget.SetOptional(p.status, p.describe()+" · the run has ended")
+	SetOptional(p.Status, p.describe()+" · the run has ended")
 }
 
 // idle says in the pane what it is for, with no status line: before a run
 // has reached a decode cell.
-func (p *outputPanel) idle() {
-	appwidget.SetOptional(p.status, "")
-	p.pane.SetLines([]string{outputIdle})
+func (p *OutputPanel) idle() {
+	SetOptional(p.Status, "")
+	p.Pane.SetLines([]string{outputIdle})
 }

@@ -14,17 +14,10 @@ import (
 	"speedmatrix/engine"
 )
 
-// The names of the SLO's fields, as every screen labels them.
-const (
-	SloTTFTName = "TTFT bound"
-	SloITLName  = "ITL bound"
-	SloPctName  = "SLO percentile"
-)
-
 // SloFieldNames name the SLO's settings as the fields label them, for the
 // engine's problems with an SLO (engine.SLO.Check, ValidatePlan).
 var SloFieldNames = map[engine.PlanField]string{
-	engine.FieldSLOTTFT: SloTTFTName, engine.FieldSLOITL: SloITLName, engine.FieldSLOPercentile: SloPctName,
+	engine.FieldSLOTTFT: app.SloTTFTName, engine.FieldSLOITL: app.SloITLName, engine.FieldSLOPercentile: app.SloPctName,
 }
 
 // OnScreen is a text of report's as the app shows it: its SLO bounds said
@@ -48,8 +41,8 @@ func NewSLOFields(changed func()) *SloFields {
 	f := &SloFields{Ttft: widget.NewEntry(), Itl: widget.NewEntry()}
 	f.Ttft.SetPlaceHolder("off, e.g. 2s")
 	f.Itl.SetPlaceHolder("off, e.g. 50ms")
-	f.Ttft.Validator = func(s string) error { _, err := ParseSLOBound(SloTTFTName, s); return err }
-	f.Itl.Validator = func(s string) error { _, err := ParseSLOBound(SloITLName, s); return err }
+	f.Ttft.Validator = func(s string) error { _, err := ParseSLOBound(app.SloTTFTName, s); return err }
+	f.Itl.Validator = func(s string) error { _, err := ParseSLOBound(app.SloITLName, s); return err }
 	pcts := make([]string, len(engine.SLOPercentiles))
 	for i, p := range engine.SLOPercentiles {
 		pcts[i] = pctLabel(p)
@@ -76,10 +69,10 @@ func (f *SloFields) Set(s engine.SLO) {
 func (f *SloFields) Read() (engine.SLO, error) {
 	var s engine.SLO
 	var err error
-	if s.TTFT, err = ParseSLOBound(SloTTFTName, f.Ttft.Text); err != nil {
+	if s.TTFT, err = ParseSLOBound(app.SloTTFTName, f.Ttft.Text); err != nil {
 		return engine.SLO{}, err
 	}
-	if s.ITL, err = ParseSLOBound(SloITLName, f.Itl.Text); err != nil {
+	if s.ITL, err = ParseSLOBound(app.SloITLName, f.Itl.Text); err != nil {
 		return engine.SLO{}, err
 	}
 	s.Percentile, _ = strconv.Atoi(strings.TrimPrefix(f.Pct.Selected, "p"))

@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"cmp"
@@ -13,11 +13,11 @@ import (
 	"speedmatrix/engine/sweep"
 )
 
-// sweepBestLine is a sweep's answer in a few words, as History lists it
+// SweepBestLine is a sweep's answer in a few words, as History lists it
 // and Results heads its summary: its fastest cell and the configuration
 // that won it, with its margin over the baseline: "best at 8K × 64:
 // max_num_seqs=256 (+18.0%)".
-func sweepBestLine(s sweep.Sweep) string {
+func SweepBestLine(s sweep.Sweep) string {
 	if s.Answer == nil {
 		return "nothing measured yet"
 	}
@@ -50,34 +50,34 @@ func sweepBestLine(s sweep.Sweep) string {
 	return fmt.Sprintf("best at %s: %s (%s)", best.Label, best.Best, report.Percent(m.Gain))
 }
 
-// sweepCount is "Sweep · 5 configurations".
-func sweepCount(s sweep.Sweep) string {
+// SweepCount is "Sweep · 5 configurations".
+func SweepCount(s sweep.Sweep) string {
 	return "Sweep · " + engine.Count(len(s.Configs), "configuration", "configurations")
 }
 
-// rowsHeight gives its object the height of a table of rows (at most
+// RowsHeight gives its object the height of a table of rows (at most
 // most) under its header; the table scrolls the rest.
-type rowsHeight struct {
-	rows func() int
-	most int
+type RowsHeight struct {
+	Rows func() int
+	Most int
 }
 
 // Layout gives every object the whole size.
-func (l *rowsHeight) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+func (l *RowsHeight) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	for _, o := range objects {
 		o.Resize(size)
 	}
 }
 
 // MinSize is a table's rows and header tall.
-func (l *rowsHeight) MinSize([]fyne.CanvasObject) fyne.Size {
+func (l *RowsHeight) MinSize([]fyne.CanvasObject) fyne.Size {
 	row := widget.NewLabel("").MinSize().Height + theme.Padding()
-	return fyne.NewSize(0, float32(min(max(l.rows(), 1), l.most)+1)*row)
+	return fyne.NewSize(0, float32(min(max(l.Rows(), 1), l.Most)+1)*row)
 }
 
-// sweepCellsText is how much of the plan a configuration's run measured:
+// SweepCellsText is how much of the plan a configuration's run measured:
 // "8 of 8 cells".
-func sweepCellsText(rep engine.Report) string {
+func SweepCellsText(rep engine.Report) string {
 	n := 0
 	for _, res := range rep.Results {
 		if res.Status.Final() {

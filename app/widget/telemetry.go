@@ -1,4 +1,4 @@
-package shell
+package widget
 
 import (
 	"fmt"
@@ -12,79 +12,78 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/hw"
 )
 
-// telemetryGauges shows the latest GPU sample: utilization, power, VRAM
+// TelemetryGauges shows the latest GPU sample: utilization, power, VRAM
 // and temperature (the hottest or busiest GPU's figures, summed power),
 // then a panel per GPU. Its card says when the figures are simulated.
-type telemetryGauges struct {
-	util, power, vram, temp *canvas.Text
-	// perGPU holds one panel per GPU under the totals.
-	perGPU *fyne.Container
-	panels []gpuPanel
-	note   *widget.Label
-	card   *widget.Card
+type TelemetryGauges struct {
+	Util, Power, Vram, Temp *canvas.Text
+	// PerGPU holds one panel per GPU under the totals.
+	PerGPU *fyne.Container
+	Panels []gpuPanel
+	Note   *widget.Label
+	Card   *widget.Card
 }
 
 // gpuPanel is one GPU's latest figures on a panel: its name in bold, then
 // the figures, wrapped.
 type gpuPanel struct {
-	title, figures *widget.TextSegment
+	Title, Figures *widget.TextSegment
 	text           *widget.RichText
 	box            fyne.CanvasObject
 }
 
 func newGPUPanel() gpuPanel {
-	p := gpuPanel{title: &widget.TextSegment{Style: widget.RichTextStyleStrong}, figures: &widget.TextSegment{Style: widget.RichTextStyleInline}}
-	p.text = widget.NewRichText(p.title, p.figures)
+	p := gpuPanel{Title: &widget.TextSegment{Style: widget.RichTextStyleStrong}, Figures: &widget.TextSegment{Style: widget.RichTextStyleInline}}
+	p.text = widget.NewRichText(p.Title, p.Figures)
 	p.text.Wrapping = fyne.TextWrapWord
-	p.box = appwidget.Panel(p.text)
+	p.box = Panel(p.text)
 	return p
 }
 
 // Set shows one GPU's name and figures.
 func (p gpuPanel) Set(title, figures string) {
-	p.title.Text, p.figures.Text = title, " · "+figures
+	p.Title.Text, p.Figures.Text = title, " · "+figures
 	p.text.Refresh()
 }
 
-func newTelemetryGauges() *telemetryGauges {
-	g := &telemetryGauges{note: widget.NewLabel(""), perGPU: container.NewVBox()}
-	g.note.Wrapping = fyne.TextWrapWord
+func NewTelemetryGauges() *TelemetryGauges {
+	g := &TelemetryGauges{Note: widget.NewLabel(""), PerGPU: container.NewVBox()}
+	g.Note.Wrapping = fyne.TextWrapWord
 	tile := func(caption string) (*canvas.Text, fyne.CanvasObject) {
-		v := appwidget.NewThemedText("—", theme.ColorNameForeground)
+		v := NewThemedText("—", theme.ColorNameForeground)
 		v.Text.TextSize = theme.TextHeadingSize()
 		v.Text.TextStyle = fyne.TextStyle{Bold: true}
-		c := appwidget.NewThemedText(caption, theme.ColorNamePlaceHolder)
+		c := NewThemedText(caption, theme.ColorNamePlaceHolder)
 		c.Text.TextSize = theme.CaptionTextSize()
 		return v.Text, container.NewVBox(v, c)
 	}
 	var a, b, c, d fyne.CanvasObject
-	g.util, a = tile("utilization")
-	g.power, b = tile("power")
-	g.vram, c = tile("VRAM used")
-	g.temp, d = tile("temperature")
+	g.Util, a = tile("utilization")
+	g.Power, b = tile("power")
+	g.Vram, c = tile("VRAM used")
+	g.Temp, d = tile("temperature")
 	// Two by two: the Run screen stays usable in a window 1,000 px wide.
-	g.card = widget.NewCard("GPU", "", container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.perGPU, g.note))
+	g.Card = widget.NewCard("GPU", "", container.NewVBox(container.NewGridWithColumns(2, a, b, c, d), g.PerGPU, g.Note))
 	return g
 }
 
-func (g *telemetryGauges) Object() fyne.CanvasObject { return g.card }
+func (g *TelemetryGauges) Object() fyne.CanvasObject { return g.Card }
 
 // Show displays the state's latest sample, labelled by whose GPUs it
 // reads (simulated only when the simulator's model made it); without one
 // it says why there is none and shows no figure; UI goroutine only.
-func (g *telemetryGauges) Show(st *app.State) {
+func (g *TelemetryGauges) Show(st *app.State) {
 	simulated := st.SampleFrom == app.FromSimulator
 	title := "GPU"
 	if simulated {
 		title = "GPU (simulated)"
 	}
-	if g.card.Title != title {
-		g.card.SetTitle(title)
+	if g.Card.Title != title {
+		g.Card.SetTitle(title)
 	}
 	s := st.Sample
 	switch {
@@ -108,19 +107,19 @@ func (g *telemetryGauges) Show(st *app.State) {
 	}
 	g.setTiles(fmt.Sprintf("%.0f %%", util), fmt.Sprintf("%.0f W", power), fmt.Sprintf("%.1f GB", mem/1024), fmt.Sprintf("%.0f °C", temp))
 	g.showPanels(s.GPUs, simulated)
-	g.note.SetText(sampleNote(s, st.SampleFrom))
+	g.Note.SetText(sampleNote(s, st.SampleFrom))
 }
 
 // Clear shows no figure and no panel, and note for why.
-func (g *telemetryGauges) Clear(note string) {
-	g.note.SetText(note)
+func (g *TelemetryGauges) Clear(note string) {
+	g.Note.SetText(note)
 	g.setTiles("—", "—", "—", "—")
 	g.showPanels(nil, false)
 }
 
 // setTiles shows utilization, power, VRAM and temperature.
-func (g *telemetryGauges) setTiles(util, power, vram, temp string) {
-	for i, t := range []*canvas.Text{g.util, g.power, g.vram, g.temp} {
+func (g *TelemetryGauges) setTiles(util, power, vram, temp string) {
+	for i, t := range []*canvas.Text{g.Util, g.Power, g.Vram, g.Temp} {
 		text := []string{util, power, vram, temp}[i]
 		if t.Text != text {
 			t.Text = text
@@ -163,23 +162,23 @@ func sampleNote(s hw.Sample, from app.TelemetrySource) string {
 
 // showPanels fills one panel per GPU, adding or dropping panels as the
 // number of GPUs changes.
-func (g *telemetryGauges) showPanels(gpus []engine.GPUSample, simulated bool) {
-	if len(g.panels) != len(gpus) {
-		g.panels = g.panels[:0]
-		g.perGPU.Objects = nil
+func (g *TelemetryGauges) showPanels(gpus []engine.GPUSample, simulated bool) {
+	if len(g.Panels) != len(gpus) {
+		g.Panels = g.Panels[:0]
+		g.PerGPU.Objects = nil
 		for range gpus {
 			p := newGPUPanel()
-			g.panels = append(g.panels, p)
-			g.perGPU.Objects = append(g.perGPU.Objects, p.box)
+			g.Panels = append(g.Panels, p)
+			g.PerGPU.Objects = append(g.PerGPU.Objects, p.box)
 		}
-		g.perGPU.Refresh()
+		g.PerGPU.Refresh()
 	}
 	for i, gpu := range gpus {
 		title := gpu.Key().String()
 		if simulated {
 			title += " (simulated)"
 		}
-		g.panels[i].Set(title, strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
+		g.Panels[i].Set(title, strings.TrimPrefix(gpuLine(gpu), gpu.Key().String()+" · "))
 	}
 }
 
