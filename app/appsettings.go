@@ -32,7 +32,7 @@ type Settings struct {
 
 // LoadSettings reads the remembered settings; an earlier version's last
 // export folder becomes the default one.
-func LoadSettings(s *settings) Settings {
+func LoadSettings(s *Prefs) Settings {
 	var c Settings
 	s.Load(PrefApp, &c)
 	if c.ExportDir == "" {

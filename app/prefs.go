@@ -29,15 +29,16 @@ type TargetSettings struct {
 	GPUMetrics string `json:"gpu_metrics,omitempty"`
 }
 
-// settings reads and writes the app's preferences.
-type settings struct {
+// Prefs reads and writes the app's preferences.
+type Prefs struct {
 	P fyne.Preferences
 }
 
-func NewPrefs(p fyne.Preferences) *settings { return &settings{P: p} }
+// NewPrefs reads and writes the preferences p.
+func NewPrefs(p fyne.Preferences) *Prefs { return &Prefs{P: p} }
 
 // Load decodes the value under key into v; it reports whether there was one.
-func (s *settings) Load(key string, v any) bool {
+func (s *Prefs) Load(key string, v any) bool {
 	raw := s.P.String(key)
 	if raw == "" {
 		return false
@@ -46,7 +47,7 @@ func (s *settings) Load(key string, v any) bool {
 }
 
 // Save stores v under key.
-func (s *settings) Save(key string, v any) {
+func (s *Prefs) Save(key string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		fyne.LogError("save preference "+key, err)
@@ -59,7 +60,7 @@ func (s *settings) Save(key string, v any) {
 // preferences file where Fyne allows it: after a burst of SetString calls
 // Fyne rewrites the file from a goroutine 100 ms later, and an app that
 // exits meanwhile leaves it empty.
-func (s *settings) SaveAll(values map[string]any) {
+func (s *Prefs) SaveAll(values map[string]any) {
 	changed := map[string]string{}
 	for key, v := range values {
 		b, err := json.Marshal(v)

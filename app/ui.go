@@ -47,7 +47,7 @@ type UI struct {
 	Win   fyne.Window
 	Deps  Deps
 	Opts  Options
-	Prefs *settings
+	Prefs *Prefs
 
 	HwInfo engine.HardwareInfo
 	HwErr  error
