@@ -116,12 +116,12 @@ func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
 	u.quit, u.settle, u.Panicked = a.Quit, time.Second, logPanic
 	u.HwInfo, u.HwErr = d.Hardware.Detect()
 	u.Diag = d.Hardware.Diagnostics()
-	// Each newXxxTab sets u.xxx. Settings comes first: the others read the
-	// settings it puts in the state as they are built.
-	var settingsItem, hardwareItem *container.TabItem
+	// Each screen's New returns the screen and its tab. Settings comes
+	// first: the others read the settings it puts in the state as they are
+	// built.
+	var settingsItem, hardwareItem, matrixItem, serverItem, resultsItem, runItem, historyItem *container.TabItem
 	u.settings, settingsItem = settings.New(u.UI)
 	u.hardware, hardwareItem = hardware.New(u.UI)
-	var matrixItem, serverItem, resultsItem, runItem, historyItem *container.TabItem
 	u.matrix, matrixItem = matrix.New(u.UI)
 	u.server, serverItem = server.New(u.UI)
 	u.results, resultsItem = results.New(u.UI)
