@@ -32,6 +32,8 @@ func Advice(err error) string {
 	return "change " + MatrixFields[engine.PlanFields(err)[0]] + " on the Matrix screen"
 }
 
+// Upper is s with its first letter in upper case, when it is an ASCII
+// lower-case letter.
 func Upper(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

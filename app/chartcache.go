@@ -76,6 +76,7 @@ type pictureEntry struct {
 	img image.Image
 }
 
+// NewPictureCache is an empty cache that keeps at most maxBytes of pictures.
 func NewPictureCache(maxBytes int) *PictureCache {
 	return &PictureCache{max: maxBytes, Order: list.New(), Entries: map[PictureKey]*list.Element{}, places: map[string]string{}}
 }
@@ -106,6 +107,7 @@ func (c *PictureCache) shown(source string) bool {
 	return false
 }
 
+// ImageBytes is the memory img holds, 4 bytes a pixel.
 func ImageBytes(img image.Image) int {
 	b := img.Bounds()
 	return 4 * b.Dx() * b.Dy()

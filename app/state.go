@@ -103,16 +103,16 @@ const (
 	FromExporters                        // the DCGM exporters of the target
 )
 
-// change says which part of the state changed.
-type change uint16
+// Change says which part of the state changed.
+type Change uint16
 
 const (
-	ChangeTarget change = 1 << iota
-	ChangePlan
-	ChangeRun
-	ChangeTelemetry
-	ChangeSimulator // simHardware, simulating
-	ChangeSettings
+	ChangeTarget    Change = 1 << iota // the target, or what its server is known to hold
+	ChangePlan                         // the plan, or why the form is not one
+	ChangeRun                          // the run in progress, or the last one
+	ChangeTelemetry                    // the live sample
+	ChangeSimulator                    // SimHardware, Simulating
+	ChangeSettings                     // the settings in use
 	// ChangeTheme: the theme's colours changed (chosen, or followed from
 	// the system); what is drawn in them is drawn again.
 	ChangeTheme
@@ -120,16 +120,16 @@ const (
 )
 
 type watcher struct {
-	mask change
+	mask Change
 	f    func()
 }
 
 // Watch calls f after every change in mask.
-func (s *State) Watch(mask change, f func()) {
+func (s *State) Watch(mask Change, f func()) {
 	s.watchers = append(s.watchers, watcher{mask, f})
 }
 
-func (s *State) notify(c change) {
+func (s *State) notify(c Change) {
 	for _, w := range s.watchers {
 		if w.mask&c != 0 {
 			w.f()

@@ -145,6 +145,7 @@ func (h *Tab) Index(folder string) int {
 	return slices.IndexFunc(h.Entries, func(e Entry) bool { return e.Folder == folder })
 }
 
+// SelectedFolder is the folder of the selected run, "" for none.
 func (h *Tab) SelectedFolder() string {
 	if h.Selected < 0 || h.Selected >= len(h.Entries) {
 		return ""

@@ -47,6 +47,7 @@ func (f *CompareForm) AddRow() {
 	}
 }
 
+// RemoveRow takes r, a field to vary, off the form.
 func (f *CompareForm) RemoveRow(r *compareRow) {
 	f.Rows = slices.DeleteFunc(f.Rows, func(o *compareRow) bool { return o == r })
 	f.rowsBox.Remove(r.box)

@@ -44,6 +44,7 @@ func newCPUFields(entry func(string) *widget.Entry, changed func()) *cpuFields {
 	return c
 }
 
+// Fill shows cfg's CPU settings in the fields.
 func (c *cpuFields) Fill(cfg launch.ServerConfig) {
 	switch cfg.Device {
 	case launch.DeviceGPU:

@@ -55,6 +55,8 @@ type launchForm struct {
 	problemsFor                       map[string]string
 }
 
+// NewLaunchForm is the Launch form, empty; onChange is called after every
+// edit.
 func NewLaunchForm(onChange func()) *launchForm {
 	f := &launchForm{onChange: onChange}
 	entry := func(placeholder string) *widget.Entry {

@@ -89,6 +89,7 @@ func gpuOption(i int, g engine.GPUInfo) string {
 	return fmt.Sprintf("%d: %s %s", i, report.GPUName(g.Name), report.GB(g.VRAMBytes))
 }
 
+// Fill shows cfg's parallelism settings in the fields.
 func (p *parallelFields) Fill(cfg launch.ServerConfig) {
 	p.Dp.SetText("")
 	if cfg.DataParallelSize > 0 {

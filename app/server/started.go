@@ -37,6 +37,7 @@ func newStartedCard() *startedCard {
 	return c
 }
 
+// Object is the card to place on the screen.
 func (c *startedCard) Object() fyne.CanvasObject { return c.Card }
 
 // Show describes p, read at; home is written $HOME in the command, as in

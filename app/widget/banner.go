@@ -123,6 +123,7 @@ func (b *Banner) Hide() {
 	b.Box.Hide()
 }
 
+// OnToggle shows the technical detail, or hides it again.
 func (b *Banner) OnToggle() {
 	b.detailShown = !b.detailShown
 	if b.detailShown {

@@ -34,6 +34,7 @@ var checksSpec = TableSpec{
 	Widths:    []float32{70, 82, 82, 95, 105, 125, 110, 110, 70, 320, 320},
 }
 
+// NewChecksView is the Checks table, empty until Show.
 func NewChecksView() *ChecksView {
 	c := &ChecksView{lines: widget.NewLabel(""), Table: NewResultTable(checksSpec, report.CheckColumns)}
 	c.lines.Wrapping = fyne.TextWrapWord
@@ -41,6 +42,7 @@ func NewChecksView() *ChecksView {
 	return c
 }
 
+// Object is the view to place on the screen.
 func (c *ChecksView) Object() fyne.CanvasObject { return c.box }
 
 // Show puts rep's checks on the tab: the Run section's Checks lines, the

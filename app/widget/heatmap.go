@@ -55,6 +55,8 @@ type Heatmap struct {
 	chosen  [2]int
 }
 
+// NewHeatmap is a heatmap without cells; idleText is what a cell waiting
+// to run shows.
 func NewHeatmap(idleText string) *Heatmap {
 	flags := widget.NewLabel("")
 	flags.Wrapping = fyne.TextWrapWord
@@ -174,6 +176,7 @@ func (h *Heatmap) DropEmptyRows() {
 	}
 }
 
+// SortedUnion is v with n added, sorted, each value once.
 func SortedUnion(v []int, n int) []int {
 	out := append(slices.Clone(v), n)
 	slices.Sort(out)

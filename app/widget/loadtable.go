@@ -124,6 +124,7 @@ func NewLoadTable(cols []string) *LoadTable {
 	return t
 }
 
+// Object is the table to place on the screen.
 func (t *LoadTable) Object() fyne.CanvasObject { return t.box }
 
 func (t *LoadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {

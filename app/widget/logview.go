@@ -25,6 +25,7 @@ type LogView struct {
 	dirty bool
 }
 
+// NewLogView is an empty log that keeps its last maxLines lines.
 func NewLogView(maxLines int) *LogView {
 	return &LogView{maxLines: maxLines, pane: NewTextPane()}
 }

@@ -31,6 +31,7 @@ var measurementsSpec = TableSpec{
 	Widths:    []float32{135, 70, 82, 105, 90, 105, 75, 112, 88, 92, 100, 100},
 }
 
+// NewMeasurementsTable is the All measurements table, empty.
 func NewMeasurementsTable() *MeasurementsTable {
 	m := &MeasurementsTable{ResultTable: NewResultTable(measurementsSpec, report.MeasurementColumns), Flags: widget.NewLabel(""), Details: widget.NewLabel("")}
 	m.Flags.Wrapping, m.Details.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
@@ -52,6 +53,7 @@ func (m *MeasurementsTable) SetSLO(slo engine.SLO) {
 	m.Details.Hide()
 }
 
+// Object is the table to place on the screen.
 func (m *MeasurementsTable) Object() fyne.CanvasObject { return m.box }
 
 // SetResults shows results in the run's order, and lists their flags.

@@ -42,6 +42,7 @@ type OutputPanel struct {
 // cell; the status line above it is hidden until then.
 const outputIdle = "Shows the text one stream generates during the decode cells, to check that the model writes sense."
 
+// NewOutputPanel is the panel of the streams' output, empty.
 func NewOutputPanel() *OutputPanel {
 	p := &OutputPanel{Status: widget.NewLabel(""), Pane: NewTextPane()}
 	p.Status.Wrapping = fyne.TextWrapWord
@@ -96,6 +97,7 @@ func (p *OutputPanel) Show(chunks []measure.OutputChunk) {
 	p.Pane.SetLines(strings.Split(p.Text, "\n"))
 }
 
+// Add shows c, a piece of a stream's output.
 func (p *OutputPanel) Add(c measure.OutputChunk) {
 	if c.Cell != p.cell {
 		p.setStreams(c.Cell.Concurrency, c.Stream)

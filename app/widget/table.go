@@ -33,6 +33,8 @@ type ResultTable struct {
 	Table   *widget.Table
 }
 
+// NewResultTable is a table of results laid out by spec, with these
+// columns, empty.
 func NewResultTable(spec TableSpec, columns []string) *ResultTable {
 	m := &ResultTable{spec: spec, Columns: columns, sortCol: -1}
 	m.Table = widget.NewTableWithHeaders(

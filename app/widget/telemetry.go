@@ -50,6 +50,7 @@ func (p gpuPanel) Set(title, figures string) {
 	p.text.Refresh()
 }
 
+// NewTelemetryGauges is the GPU panels, empty until Show.
 func NewTelemetryGauges() *TelemetryGauges {
 	g := &TelemetryGauges{Note: widget.NewLabel(""), PerGPU: container.NewVBox()}
 	g.Note.Wrapping = fyne.TextWrapWord
@@ -71,6 +72,7 @@ func NewTelemetryGauges() *TelemetryGauges {
 	return g
 }
 
+// Object is the card to place on the screen.
 func (g *TelemetryGauges) Object() fyne.CanvasObject { return g.Card }
 
 // Show displays the state's latest sample, labelled by whose GPUs it

@@ -34,6 +34,7 @@ type TextPane struct {
 // paneMinCols and paneMinRows are the smallest size a pane asks for.
 const paneMinCols, paneMinRows = 16, 3
 
+// NewTextPane is an empty pane of wrapped lines.
 func NewTextPane() *TextPane {
 	p := &TextPane{cell: fyne.MeasureText("M", theme.TextSize(), fyne.TextStyle{Monospace: true})}
 	p.list = widget.NewList(func() int { return len(p.rows) }, p.newRow, p.updateRow)
