@@ -10,7 +10,9 @@ import (
 // allowedImports is the layout's import rule, and its one home: the Speed
 // Matrix packages each package may import (tests may import more). README's
 // Layout and METHODOLOGY's table describe it. Front ends (app, cli) sit on
-// top and nothing imports them but main; engine, the domain, is at the
+// top and nothing imports them but main and app's own packages (a screen,
+// the widgets and the shell that wires them import app, the shell every
+// screen, and no screen another); engine, the domain, is at the
 // bottom and imports no Speed Matrix package; hw and charts read engine's
 // types. Nesting means one thing (checked below, whatever the table says):
 // no package imports a package in a folder inside its own. Nothing under
@@ -18,8 +20,18 @@ import (
 // below too): the domain samples hardware through engine/telemetry's
 // Sources, and only hw needs NVML and gopsutil.
 var allowedImports = map[string][]string{
-	"":                       {"app", "app/locale", "cli"},
-	"app":                    {"assets", "charts", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry", "hw"},
+	"":                       {"app", "app/locale", "app/shell", "cli"},
+	"app":                    {"charts", "engine", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/sim", "engine/sweep", "engine/sweep/runner", "engine/telemetry"},
+	"app/apptest":            {},
+	"app/hardware":           {"app", "app/widget", "engine", "engine/report", "engine/simtarget"},
+	"app/history":            {"app", "app/widget", "charts", "engine", "engine/quality", "engine/report", "engine/runs", "engine/sweep"},
+	"app/matrix":             {"app", "app/widget", "engine", "engine/measure", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs"},
+	"app/results":            {"app", "app/widget", "charts", "engine", "engine/report", "engine/runs", "engine/sweep", "engine/sweep/runner"},
+	"app/run":                {"app", "app/widget", "engine", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry"},
+	"app/server":             {"app", "app/widget", "engine", "engine/capture", "engine/dcgm", "engine/hfcache", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry"},
+	"app/settings":           {"app", "app/widget", "engine"},
+	"app/shell":              {"app", "app/hardware", "app/history", "app/matrix", "app/results", "app/run", "app/server", "app/settings", "app/widget", "assets", "charts", "engine", "engine/capture", "engine/launch", "engine/measure", "engine/openai", "engine/report", "engine/sim", "engine/simtarget", "engine/sweep", "hw"},
+	"app/widget":             {"app", "charts", "engine", "engine/measure", "engine/report", "engine/sweep", "engine/telemetry"},
 	"assets":                 {},
 	"charts":                 {"engine", "engine/report", "engine/secret", "engine/sweep"},
 	"cli":                    {"charts", "engine", "engine/capture", "engine/dcgm", "engine/launch", "engine/measure", "engine/openai", "engine/quality", "engine/quality/probe", "engine/report", "engine/roofline", "engine/runs", "engine/secret", "engine/servers", "engine/sim", "engine/simtarget", "engine/sweep", "engine/sweep/runner", "engine/telemetry", "hw"},
@@ -52,10 +64,10 @@ var allowedImports = map[string][]string{
 
 // fynePackages may depend on Fyne; everything else runs headless (the CLI,
 // the tests, CI).
-var fynePackages = []string{"", "app"}
+var fynePackages = []string{"", "app", "app/apptest", "app/history", "app/hardware", "app/matrix", "app/results", "app/run", "app/server", "app/settings", "app/shell", "app/widget"}
 
 // TestImportRules checks the import graph that `go list` shows against
-// allowedImports, and that no package but app (and main) depends on Fyne,
+// allowedImports, and that no package but app's (and main) depends on Fyne,
 // directly or through another package.
 func TestImportRules(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \",\"}}|{{join .Deps \",\"}}", "./...").Output()
@@ -77,6 +89,9 @@ func TestImportRules(t *testing.T) {
 			if ok && !slices.Contains(allowed, own) {
 				t.Errorf("%s imports %s, which the layout does not allow (allowedImports)", fields[0], imp)
 			}
+			if ok && strings.HasPrefix(pkg, "app/") && pkg != "app/shell" && strings.HasPrefix(own, "app/") && own != "app/widget" {
+				t.Errorf("%s imports %s: a screen imports app and app/widget, never another screen; it asks another screen through a small interface that app/shell connects", fields[0], imp)
+			}
 			if ok && pkg != "" && strings.HasPrefix(own, pkg+"/") {
 				t.Errorf("%s imports %s, a package inside its own folder: a folder inside a package holds what builds on it, so move what %s needs up into it", fields[0], imp, pkg)
 			}
@@ -93,7 +108,7 @@ func TestImportRules(t *testing.T) {
 		}
 		for _, dep := range strings.Split(fields[2], ",") {
 			if strings.HasPrefix(dep, "fyne.io/") {
-				t.Errorf("%s depends on Fyne (%s): only app may, so that the CLI, the tests and CI run headless", fields[0], dep)
+				t.Errorf("%s depends on Fyne (%s): only app and its packages may, so that the CLI, the tests and CI run headless", fields[0], dep)
 				break
 			}
 		}

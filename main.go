@@ -2,9 +2,10 @@
 // desktop app by default, or headless with the run, load, sweep, quality, sim, hw and report
 // subcommands.
 //
-// main only wires: it imports app and cli (and app/locale, which lets Fyne
-// start quietly under LANG=C.UTF-8) and nothing else of its own, and
-// gives both the build's version; every other package sits below those
+// main only wires: it imports app/shell (the desktop app's window, with
+// app for its options) and cli (and app/locale, which lets Fyne start
+// quietly under LANG=C.UTF-8) and nothing else of its own, and gives both
+// the build's version; every other package sits below those
 // front ends (the layering is in docs/METHODOLOGY.md).
 package main
 
@@ -18,6 +19,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/locale"
+	"speedmatrix/app/shell"
 	"speedmatrix/cli"
 )
 
@@ -66,7 +68,7 @@ func dispatch(ctx context.Context, args []string) error {
 		fmt.Println("speedmatrix", release())
 		return nil
 	}
-	return app.Main(opts)
+	return shell.Main(opts)
 }
 
 // parseSize reads "WxH" with both sides at least 320 pixels.

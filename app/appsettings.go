@@ -16,9 +16,9 @@ import (
 	"speedmatrix/engine/telemetry"
 )
 
-// appSettings are the Settings screen's choices, remembered under prefApp.
+// Settings are the Settings screen's choices, remembered under prefApp.
 // A zero field means the default.
-type appSettings struct {
+type Settings struct {
 	Theme             string        `json:"theme,omitempty"`     // themeSystem, themeLight or themeDark
 	ExportDir         string        `json:"exportDir,omitempty"` // where Export opens; "": the home folder
 	RunsDir           string        `json:"runsDir,omitempty"`   // where History keeps runs; "": deps.runsDir
@@ -30,84 +30,84 @@ type appSettings struct {
 	SLO engine.SLO `json:"slo,omitzero"`
 }
 
-// loadAppSettings reads the remembered settings; an earlier version's last
+// LoadSettings reads the remembered settings; an earlier version's last
 // export folder becomes the default one.
-func loadAppSettings(s *settings) appSettings {
-	var c appSettings
-	s.load(prefApp, &c)
+func LoadSettings(s *Prefs) Settings {
+	var c Settings
+	s.Load(PrefApp, &c)
 	if c.ExportDir == "" {
-		c.ExportDir = s.p.String(prefExport)
+		c.ExportDir = s.P.String(PrefExport)
 	}
 	return c
 }
 
-// firstToken is the first-token timeout a run uses.
-func (c appSettings) firstToken() time.Duration {
+// FirstToken is the first-token timeout a run uses.
+func (c Settings) FirstToken() time.Duration {
 	return cmp.Or(c.FirstTokenTimeout, openai.DefaultFirstTokenTimeout)
 }
 
-// stall is the stall timeout a run uses.
-func (c appSettings) stall() time.Duration { return cmp.Or(c.StallTimeout, openai.DefaultStallTimeout) }
+// Stall is the stall timeout a run uses.
+func (c Settings) Stall() time.Duration { return cmp.Or(c.StallTimeout, openai.DefaultStallTimeout) }
 
-// interval is how often the hardware sampler reads the GPUs.
-func (c appSettings) interval() time.Duration {
+// Interval is how often the hardware sampler reads the GPUs.
+func (c Settings) Interval() time.Duration {
 	return cmp.Or(c.TelemetryInterval, telemetry.DefaultSampleInterval)
 }
 
-// durationField is a duration the Settings screen edits as a number of
+// DurationField is a duration the Settings screen edits as a number of
 // unit, or as a Go duration such as 90s.
-type durationField struct {
-	name     string        // as the screen labels it: "First-token timeout"
+type DurationField struct {
+	Name     string        // as the screen labels it: "First-token timeout"
 	unit     time.Duration // what a plain number counts
-	unitName string        // "min", "s"
-	def      time.Duration // the engine's default
-	min, max time.Duration
+	UnitName string        // "min", "s"
+	Def      time.Duration // the engine's default
+	Min, Max time.Duration
 }
 
 // The durations on the Settings screen, with the engine's defaults.
 var (
-	firstTokenField = durationField{name: "First-token timeout", unit: time.Minute, unitName: "min",
-		def: openai.DefaultFirstTokenTimeout, min: time.Second, max: time.Hour}
-	stallField = durationField{name: "Stall timeout", unit: time.Second, unitName: "s",
-		def: openai.DefaultStallTimeout, min: time.Second, max: 30 * time.Minute}
-	intervalField = durationField{name: "Telemetry interval", unit: time.Second, unitName: "s",
-		def: telemetry.DefaultSampleInterval, min: 250 * time.Millisecond, max: time.Minute}
+	FirstTokenField = DurationField{Name: "First-token timeout", unit: time.Minute, UnitName: "min",
+		Def: openai.DefaultFirstTokenTimeout, Min: time.Second, Max: time.Hour}
+	StallField = DurationField{Name: "Stall timeout", unit: time.Second, UnitName: "s",
+		Def: openai.DefaultStallTimeout, Min: time.Second, Max: 30 * time.Minute}
+	IntervalField = DurationField{Name: "Telemetry interval", unit: time.Second, UnitName: "s",
+		Def: telemetry.DefaultSampleInterval, Min: 250 * time.Millisecond, Max: time.Minute}
 )
 
-// fieldError is a field that cannot be used: what is wrong, what to write.
-type fieldError struct {
+// FieldError is a field that cannot be used: what is wrong, what to write.
+type FieldError struct {
 	Field, Problem, Fix string
 }
 
-func (e *fieldError) Error() string { return e.Field + ": " + e.Problem + ": " + e.Fix }
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem + ": " + e.Fix }
 
-// format writes d as a number of the field's unit: 5 (min), 1.5 (min), 30 (s).
-func (f durationField) format(d time.Duration) string {
+// Format writes d as a number of the field's unit: 5 (min), 1.5 (min), 30 (s).
+func (f DurationField) Format(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(f.unit), 'f', -1, 64)
 }
 
-// parse reads text: a number of the field's unit ("5", "0.5") or a
+// Parse reads text: a number of the field's unit ("5", "0.5") or a
 // duration with its unit ("90s", "2 min", "1m30s"); "" is the default.
-func (f durationField) parse(text string) (time.Duration, error) {
+func (f DurationField) Parse(text string) (time.Duration, error) {
 	s := strings.TrimSpace(text)
 	if s == "" {
-		return f.def, nil
+		return f.Def, nil
 	}
-	d, err := parseDuration(s, f.unit)
+	d, err := ParseDuration(s, f.unit)
 	if err != nil {
-		return 0, &fieldError{f.name, fmt.Sprintf("%q is not a duration", s),
-			fmt.Sprintf("write a number of %s, such as %s, or a duration such as 90s", unitWords(f.unitName), f.format(f.def))}
+		return 0, &FieldError{f.Name, fmt.Sprintf("%q is not a duration", s),
+			fmt.Sprintf("write a number of %s, such as %s, or a duration such as 90s", unitWords(f.UnitName), f.Format(f.Def))}
 	}
-	if d < f.min || d > f.max {
-		return 0, &fieldError{f.name, fmt.Sprintf("%s is out of range", s),
-			fmt.Sprintf("write a value from %s to %s", durationWords(f.min), durationWords(f.max))}
+	if d < f.Min || d > f.Max {
+		return 0, &FieldError{f.Name, fmt.Sprintf("%s is out of range", s),
+			fmt.Sprintf("write a value from %s to %s", DurationWords(f.Min), DurationWords(f.Max))}
 	}
 	return d, nil
 }
 
-// parseDuration reads a plain number of unit or a Go duration; "min" and
+// ParseDuration reads a plain number of unit or a Go duration; "min" and
 // spaces are accepted ("2 min", "1 h 30 min").
-func parseDuration(s string, unit time.Duration) (time.Duration, error) {
+func ParseDuration(s string, unit time.Duration) (time.Duration, error) {
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(n) || math.IsInf(n, 0) {
 			return 0, errors.New("not a number")
@@ -125,8 +125,8 @@ func unitWords(unit string) string {
 	return "seconds"
 }
 
-// durationWords writes d for a person: 250 ms, 1 s, 30 min, 1 h.
-func durationWords(d time.Duration) string {
+// DurationWords writes d for a person: 250 ms, 1 s, 30 min, 1 h.
+func DurationWords(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
@@ -138,23 +138,23 @@ func durationWords(d time.Duration) string {
 	return strconv.FormatFloat(d.Hours(), 'f', -1, 64) + " h"
 }
 
-// folderError is a folder that cannot be used; Problem completes "The runs
+// FolderError is a folder that cannot be used; Problem completes "The runs
 // folder /x …".
-type folderError struct {
+type FolderError struct {
 	Dir, Problem string
 	Err          error
 }
 
-func (e *folderError) Error() string { return e.Dir + " " + e.Problem + ": " + e.Err.Error() }
-func (e *folderError) Unwrap() error { return e.Err }
+func (e *FolderError) Error() string { return e.Dir + " " + e.Problem + ": " + e.Err.Error() }
+func (e *FolderError) Unwrap() error { return e.Err }
 
 // errRelative says a folder was not written as a full path.
 var errRelative = errors.New("not a full path")
 
-// usableFolder checks that dir is a folder Speed Matrix can write into,
+// UsableFolder checks that dir is a folder Speed Matrix can write into,
 // creating it when it does not exist, and returns it cleaned ("~" is the
 // home folder).
-func usableFolder(dir string) (string, error) {
+func UsableFolder(dir string) (string, error) {
 	dir = strings.TrimSpace(dir)
 	if rest, ok := strings.CutPrefix(dir, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -162,18 +162,18 @@ func usableFolder(dir string) (string, error) {
 		}
 	}
 	if !filepath.IsAbs(dir) {
-		return dir, &folderError{dir, "is not a full path", errRelative}
+		return dir, &FolderError{dir, "is not a full path", errRelative}
 	}
 	dir = filepath.Clean(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
-		return dir, &folderError{dir, "is a file, not a folder", errors.New("not a directory")}
+		return dir, &FolderError{dir, "is a file, not a folder", errors.New("not a directory")}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return dir, &folderError{dir, "cannot be created", err}
+		return dir, &FolderError{dir, "cannot be created", err}
 	}
 	f, err := os.CreateTemp(dir, ".speedmatrix-write-check-*")
 	if err != nil {
-		return dir, &folderError{dir, "is not writable", err}
+		return dir, &FolderError{dir, "is not writable", err}
 	}
 	name := f.Name()
 	f.Close()
@@ -181,31 +181,42 @@ func usableFolder(dir string) (string, error) {
 	return dir, nil
 }
 
-// folderProblem is a folder field that cannot be used.
-type folderProblem struct {
-	field string // "runs folder"
-	err   error
+// FolderProblem is a folder field that cannot be used.
+type FolderProblem struct {
+	Field string // "runs folder"
+	Err   error
 }
 
-func (p folderProblem) Error() string { return p.field + ": " + p.err.Error() }
+func (p FolderProblem) Error() string { return p.Field + ": " + p.Err.Error() }
 
-// problemNotice is how the Settings screen shows a field it cannot use.
-func problemNotice(err error) notice {
-	var fp folderProblem
-	var fe *fieldError
-	var de *folderError
+// Notice is a problem as every screen shows it: what happened in plain
+// words, what to do, an optional button that does it, and the technical
+// detail behind a "Details" toggle.
+type Notice struct {
+	Message string // plain words, a sentence: "The server does not answer."
+	Action  string // what to do: "Check URL on the Server screen."
+	Button  string // a button's label; "" for none
+	OnPress func() // what the button does
+	Detail  string // the error as the program saw it; "" for none
+}
+
+// ProblemNotice is how the Settings screen shows a field it cannot use.
+func ProblemNotice(err error) Notice {
+	var fp FolderProblem
+	var fe *FieldError
+	var de *FolderError
 	switch {
-	case errors.As(err, &fp) && errors.As(fp.err, &de):
-		n := notice{Message: "The " + fp.field + " " + de.Dir + " " + de.Problem + ".",
+	case errors.As(err, &fp) && errors.As(fp.Err, &de):
+		n := Notice{Message: "The " + fp.Field + " " + de.Dir + " " + de.Problem + ".",
 			Action: "Choose a folder you can write to with Choose folder, or write its full path.", Detail: de.Err.Error()}
 		if errors.Is(de.Err, errRelative) {
 			n.Detail = ""
 		}
 		return n
 	case errors.As(err, &fe):
-		return notice{Message: fe.Field + ": " + fe.Problem + ".", Action: capitalize(fe.Fix) + "."}
+		return Notice{Message: fe.Field + ": " + fe.Problem + ".", Action: capitalize(fe.Fix) + "."}
 	}
-	return notice{Message: "These settings cannot be used.", Action: "Check the fields on the Settings screen.", Detail: err.Error()}
+	return Notice{Message: "These settings cannot be used.", Action: "Check the fields on the Settings screen.", Detail: err.Error()}
 }
 
 func capitalize(s string) string {

@@ -10,57 +10,57 @@ import (
 // CPU build. The Server screen's Launch form and the Hardware screen's host
 // card both ask.
 
-// launchOnCPU reports whether Start would run cfg on the CPU, as
+// LaunchOnCPU reports whether Start would run cfg on the CPU, as
 // launch.ResolveDevice decides at launch: Device CPU, a CPU setting, or an
 // Executable whose venv holds vLLM's CPU build.
-func (u *ui) launchOnCPU(cfg launch.ServerConfig) bool {
-	c, _, _ := u.launchDevice(cfg)
+func (u *UI) LaunchOnCPU(cfg launch.ServerConfig) bool {
+	c, _, _ := u.LaunchDevice(cfg)
 	return c.OnCPU()
 }
 
-// launchDevice is cfg with its device decided as Start will decide it
+// LaunchDevice is cfg with its device decided as Start will decide it
 // (launch.ResolveDevice, with its program found through lookPath), and the
 // CPU build of vLLM it runs on the CPU, when it runs one.
-func (u *ui) launchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
-	r, b, ok := launch.ResolveDevice(u.withProgram(cfg))
+func (u *UI) LaunchDevice(cfg launch.ServerConfig) (launch.ServerConfig, launch.CPUBuild, bool) {
+	r, b, ok := launch.ResolveDevice(u.WithProgram(cfg))
 	cfg.Device = r.Device
 	return cfg, b, ok
 }
 
-// launchStandIn reports whether Start would launch Speed Matrix's stand-in
+// LaunchStandIn reports whether Start would launch Speed Matrix's stand-in
 // for vLLM (launch.StandIn, the rule the CLI's --launch follows, with its
 // program found through lookPath): the simulator, which needs no GPU and
 // runs on no CPU build.
-func (u *ui) launchStandIn(cfg launch.ServerConfig) bool {
-	return launch.StandIn(u.withProgram(cfg))
+func (u *UI) LaunchStandIn(cfg launch.ServerConfig) bool {
+	return launch.StandIn(u.WithProgram(cfg))
 }
 
-// withProgram is cfg with its defaults, and its exec runner's program
+// WithProgram is cfg with its defaults, and its exec runner's program
 // found through lookPath.
-func (u *ui) withProgram(cfg launch.ServerConfig) launch.ServerConfig {
+func (u *UI) WithProgram(cfg launch.ServerConfig) launch.ServerConfig {
 	d := cfg.WithDefaults()
 	if d.Runner != launch.RunnerDocker {
-		if p, err := u.lookPath(d.Executable); err == nil {
+		if p, err := u.LookPath(d.Executable); err == nil {
 			d.Executable = p
 		}
 	}
 	return d
 }
 
-// savedCPUBuild is the CPU build of vLLM that the Launch form's saved
+// SavedCPUBuild is the CPU build of vLLM that the Launch form's saved
 // Executable (vllm on the PATH when none was saved) runs on the CPU, when
 // it runs one.
-func (u *ui) savedCPUBuild() (launch.CPUBuild, bool) {
+func (u *UI) SavedCPUBuild() (launch.CPUBuild, bool) {
 	var cfg launch.ServerConfig
-	u.prefs.load(prefServer, &cfg)
-	_, b, ok := u.launchDevice(cfg)
+	u.Prefs.Load(PrefServer, &cfg)
+	_, b, ok := u.LaunchDevice(cfg)
 	return b, ok
 }
 
-// lookPath finds a program on the PATH (deps.lookPath, else exec.LookPath).
-func (u *ui) lookPath(file string) (string, error) {
-	if u.deps.lookPath != nil {
-		return u.deps.lookPath(file)
+// LookPath finds a program on the PATH (deps.lookPath, else exec.LookPath).
+func (u *UI) LookPath(file string) (string, error) {
+	if u.Deps.LookPath != nil {
+		return u.Deps.LookPath(file)
 	}
 	return exec.LookPath(file)
 }

@@ -17,16 +17,16 @@ import (
 	"speedmatrix/engine/telemetry"
 )
 
-// engineRunner runs a plan against a target; measure.Run is the real one.
-type engineRunner interface {
+// EngineRunner runs a plan against a target; measure.Run is the real one.
+type EngineRunner interface {
 	Run(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event
 }
 
-// engineFunc adapts a function such as measure.Run to engineRunner.
-type engineFunc func(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event
+// EngineFunc adapts a function such as measure.Run to engineRunner.
+type EngineFunc func(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event
 
 // Run calls f.
-func (f engineFunc) Run(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event {
+func (f EngineFunc) Run(ctx context.Context, plan engine.Plan, target measure.Subject) <-chan engine.Event {
 	return f(ctx, plan, target)
 }
 
@@ -43,19 +43,19 @@ type serverCapture interface {
 	Capture(ctx context.Context, baseURL string) engine.ServerProcess
 }
 
-// liveTelemetry is the live hardware sampler (hw.NewSampler).
-type liveTelemetry interface {
+// LiveTelemetry is the live hardware sampler (telemetry.Sampler).
+type LiveTelemetry interface {
 	engine.TelemetrySource
 	Latest() (telemetry.Sample, bool)
 }
 
 // serverLauncher starts a vLLM server (launch.Launch) and returns at once.
 type serverLauncher interface {
-	Launch(ctx context.Context, cfg launch.ServerConfig) (launchedServer, error)
+	Launch(ctx context.Context, cfg launch.ServerConfig) (LaunchedServer, error)
 }
 
-// launchedServer is a launched vLLM server (*launch.Server).
-type launchedServer interface {
+// LaunchedServer is a launched vLLM server (*launch.Server).
+type LaunchedServer interface {
 	WaitReady(ctx context.Context) error
 	Stop() error
 	Subscribe(f func(line string)) (cancel func())
@@ -89,8 +89,8 @@ type simService interface {
 	Start(profile, engine string) (target measure.Subject, stop func(), err error)
 }
 
-// chartDrawer draws a report's pictures (package charts).
-type chartDrawer interface {
+// ChartDrawer draws a report's pictures (package charts).
+type ChartDrawer interface {
 	// Render draws the export of kind in format "png" or "svg", in the dark
 	// theme when dark is set, else the light one (what people post).
 	Render(kind charts.Kind, format string, r engine.Report, dark bool) ([]byte, error)
@@ -120,53 +120,53 @@ type runStore interface {
 	Load(path string) (engine.Report, error)
 }
 
-// deps are everything the screens use from the rest of the program.
-type deps struct {
-	engine    engineRunner
-	load      loadRunner // load tests (loadstate.go)
-	hardware  hardwareDetector
-	telemetry liveTelemetry // nil: no live telemetry
-	launcher  serverLauncher
-	models    modelLister
-	endpoints endpointLister
-	capture   serverCapture
-	sim       simService
-	charts    chartDrawer
-	store     runStore
-	// sweepCharts draws a sweep's pictures; nil: none (see sweepChartDrawer).
-	sweepCharts sweepChartDrawer
-	// gpuSource opens a reader of this machine's GPUs, for a sweep's wait
+// Deps are everything the screens use from the rest of the program.
+type Deps struct {
+	Engine    EngineRunner
+	Load      loadRunner // load tests (loadstate.go)
+	Hardware  hardwareDetector
+	Telemetry LiveTelemetry // nil: no live telemetry
+	Launcher  serverLauncher
+	Models    modelLister
+	Endpoints endpointLister
+	Capture   serverCapture
+	Sim       simService
+	Charts    ChartDrawer
+	Store     runStore
+	// SweepCharts draws a sweep's pictures; nil: none (see sweepChartDrawer).
+	SweepCharts sweepChartDrawer
+	// GpuSource opens a reader of this machine's GPUs, for a sweep's wait
 	// until a stopped server's memory is free (nil: no wait). It is asked
 	// only where detection found a GPU.
-	gpuSource func() telemetry.Source
-	runsDir   string // where History keeps saved runs unless the Settings screen says
-	// rescue are where a run goes when its History folder can't take a
+	GpuSource func() telemetry.Source
+	RunsDir   string // where History keeps saved runs unless the Settings screen says
+	// Rescue are where a run goes when its History folder can't take a
 	// save (nil: runs.RescueRoots()).
-	rescue []string
-	now    func() time.Time
-	// do runs f on the UI goroutine without waiting; every update from
+	Rescue []string
+	Now    func() time.Time
+	// Do runs f on the UI goroutine without waiting; every update from
 	// background work goes through it. nil: fyne.Do. Tests queue the
 	// closures and run them on the test goroutine (see waitFor).
-	do func(f func())
+	Do func(f func())
 
-	// newTelemetry, when set, makes the sampler at the Settings screen's
+	// NewTelemetry, when set, makes the sampler at the Settings screen's
 	// interval; it replaces telemetry.
-	newTelemetry func(interval time.Duration) liveTelemetry
-	// lookPath finds a program as exec.LookPath does (which it is when
+	NewTelemetry func(interval time.Duration) LiveTelemetry
+	// LookPath finds a program as exec.LookPath does (which it is when
 	// nil): Start server is disabled while vllm cannot be found.
-	lookPath func(file string) (string, error)
-	// limitMemory sets the soft memory limit of a run that starts now and
+	LookPath func(file string) (string, error)
+	// LimitMemory sets the soft memory limit of a run that starts now and
 	// returns what lifts it (limitRunMemory when nil). The limit is the
 	// process's: tests leave it alone, as a run a test leaves unfinished
 	// would keep it for every later test.
-	limitMemory func() (lift func())
-	// freeMemory gives the memory a picture's drawing used back to the
+	LimitMemory func() (lift func())
+	// FreeMemory gives the memory a picture's drawing used back to the
 	// system (debug.FreeOSMemory when nil). Tests leave it out: it is a
 	// full collection of the test process's heap for every picture.
-	freeMemory func()
-	// openURL hands a link to the desktop's opener (openWithDesktop) and
+	FreeMemory func()
+	// OpenURL hands a link to the desktop's opener (openWithDesktop) and
 	// calls exited, from another goroutine, with how the opener ended: Open
 	// in browser's report.html, Open folder's folder. Tests record it
 	// instead; with none, fyne's App.OpenURL takes it.
-	openURL func(link *url.URL, exited func(error)) error
+	OpenURL func(link *url.URL, exited func(error)) error
 }

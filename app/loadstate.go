@@ -15,42 +15,42 @@ type loadRunner interface {
 	RunLoad(ctx context.Context, plan engine.LoadPlan, target measure.Subject) <-chan engine.Event
 }
 
-// loadFunc adapts a function such as measure.RunLoad to loadRunner.
-type loadFunc func(ctx context.Context, plan engine.LoadPlan, target measure.Subject) <-chan engine.Event
+// LoadFunc adapts a function such as measure.RunLoad to loadRunner.
+type LoadFunc func(ctx context.Context, plan engine.LoadPlan, target measure.Subject) <-chan engine.Event
 
 // RunLoad calls f.
-func (f loadFunc) RunLoad(ctx context.Context, plan engine.LoadPlan, target measure.Subject) <-chan engine.Event {
+func (f LoadFunc) RunLoad(ctx context.Context, plan engine.LoadPlan, target measure.Subject) <-chan engine.Event {
 	return f(ctx, plan, target)
 }
 
-// loadInfo is the Matrix screen's load test: whether the screen is set to
+// LoadInfo is the Matrix screen's load test: whether the screen is set to
 // one (then Run starts it instead of the matrix), its plan, and why the
 // form is not a plan (nil when it is).
-type loadInfo struct {
+type LoadInfo struct {
 	On   bool
 	Plan engine.LoadPlan
 	Err  error
 }
 
-// setLoad replaces the load test; watchers of the plan hear of it, as a
+// SetLoad replaces the load test; watchers of the plan hear of it, as a
 // load test is the other kind of plan.
-func (s *appState) setLoad(l loadInfo) {
-	s.load = l
-	s.notify(changePlan)
+func (s *State) SetLoad(l LoadInfo) {
+	s.Load = l
+	s.notify(ChangePlan)
 }
 
-// isLoad reports whether rep is a load test's report.
-func isLoad(rep engine.Report) bool { return rep.Load != nil }
+// IsLoad reports whether rep is a load test's report.
+func IsLoad(rep engine.Report) bool { return rep.Load != nil }
 
-// measuredAnything reports whether rep holds a cell or a rate: what Results
+// MeasuredAnything reports whether rep holds a cell or a rate: what Results
 // can show.
-func measuredAnything(rep *engine.Report) bool {
+func MeasuredAnything(rep *engine.Report) bool {
 	return rep != nil && (len(rep.Results) > 0 || rep.Load != nil && len(rep.Load.Results) > 0)
 }
 
-// loadWhat says what a load test sends: "4 rates × 200 requests", "a
+// LoadWhat says what a load test sends: "4 rates × 200 requests", "a
 // burst of 64 requests at once".
-func loadWhat(p engine.LoadPlan) string {
+func LoadWhat(p engine.LoadPlan) string {
 	switch {
 	case p.Burst > 0:
 		return "a burst of " + engine.Count(p.Burst, "request", "requests") + " at once"
@@ -60,25 +60,25 @@ func loadWhat(p engine.LoadPlan) string {
 	return engine.Count(len(p.RatesRPS), "rate", "rates") + " × " + engine.Count(p.Requests, "request", "requests")
 }
 
-// loadAbout is how long a load test should take ("about 4 min"), or what
+// LoadAbout is how long a load test should take ("about 4 min"), or what
 // it depends on when that is not known before it runs.
-func loadAbout(p engine.LoadPlan) string {
+func LoadAbout(p engine.LoadPlan) string {
 	if d := measure.EstimateLoad(p); d > 0 {
-		return formatAbout(d)
+		return FormatAbout(d)
 	}
 	return "known once the run starts"
 }
 
-// loadEstimate is the Matrix screen's estimate line of a load test:
+// LoadEstimate is the Matrix screen's estimate line of a load test:
 // "Estimated total: about 4 min · 4 rates × 200 requests".
-func loadEstimate(p engine.LoadPlan) string {
-	return "Estimated total: " + loadAbout(p) + " · " + loadWhat(p)
+func LoadEstimate(p engine.LoadPlan) string {
+	return "Estimated total: " + LoadAbout(p) + " · " + LoadWhat(p)
 }
 
-// doneShare is the share of a run done, from 0 to 1: the cells (or a load
+// DoneShare is the share of a run done, from 0 to 1: the cells (or a load
 // test's rates) finished, and of a load test's current rate the requests
 // done. 0 when the count of cells is not known.
-func doneShare(p engine.Progress) float64 {
+func DoneShare(p engine.Progress) float64 {
 	if p.CellCount <= 0 {
 		return 0
 	}

@@ -13,14 +13,14 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// openWithDesktop hands link to the desktop's opener (xdg-open, open,
+// OpenWithDesktop hands link to the desktop's opener (xdg-open, open,
 // rundll32) and waits for it in the background: fyne's App.OpenURL starts
 // xdg-open and never waits, which left a defunct child per click and lost
 // its failure (as root, Chromium refuses to start and xdg-open exits 4).
 // exited gets how the opener ended, from another goroutine; with a plain
 // browser, xdg-open ends only when the browser does.
-func openWithDesktop(link *url.URL, exited func(error)) error {
-	name, args := desktopOpener(runtime.GOOS)
+func OpenWithDesktop(link *url.URL, exited func(error)) error {
+	name, args := DesktopOpener(runtime.GOOS)
 	cmd := exec.Command(name, append(args, link.String())...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // its complaints go where the app's do
 	if err := cmd.Start(); err != nil {
@@ -36,9 +36,9 @@ func openWithDesktop(link *url.URL, exited func(error)) error {
 	return nil
 }
 
-// desktopOpener is the program, and its first arguments, that opens a link
+// DesktopOpener is the program, and its first arguments, that opens a link
 // with the desktop on goos (as fyne's App.OpenURL picks it).
-func desktopOpener(goos string) (string, []string) {
+func DesktopOpener(goos string) (string, []string) {
 	switch goos {
 	case "windows":
 		return "rundll32", []string{"url.dll,FileProtocolHandler"}
@@ -48,38 +48,38 @@ func desktopOpener(goos string) (string, []string) {
 	return "xdg-open", nil
 }
 
-// openPath opens the file or folder at path with the desktop: a page in
+// OpenPath opens the file or folder at path with the desktop: a page in
 // the browser, a folder in the file manager. When the desktop can't, now
 // or once its opener ends, failed is told why, on the UI goroutine.
-func (u *ui) openPath(path string, failed func(err error)) {
-	link := fileURL(path)
-	if u.deps.openURL == nil { // tests that open nothing: fyne's test app takes it
-		if err := u.app.OpenURL(link); err != nil {
+func (u *UI) OpenPath(path string, failed func(err error)) {
+	link := FileURL(path)
+	if u.Deps.OpenURL == nil { // tests that open nothing: fyne's test app takes it
+		if err := u.App.OpenURL(link); err != nil {
 			failed(err)
 		}
 		return
 	}
 	exited := func(err error) {
 		if err != nil {
-			u.do(func() { failed(err) })
+			u.Do(func() { failed(err) })
 		}
 	}
-	if err := u.deps.openURL(link, exited); err != nil {
+	if err := u.Deps.OpenURL(link, exited); err != nil {
 		failed(err)
 	}
 }
 
-// cannotOpen says in a dialog that what was to be opened was not, in a
+// CannotOpen says in a dialog that what was to be opened was not, in a
 // line that can be selected and copied: it holds the path to open by hand.
-func (u *ui) cannotOpen(title, line string) {
+func (u *UI) CannotOpen(title, line string) {
 	l := widget.NewLabel(line)
 	l.Wrapping, l.Selectable = fyne.TextWrapWord, true
-	d := dialog.NewCustom(title, "OK", l, u.win)
-	d.Resize(fyne.NewSize(min(600, u.win.Canvas().Size().Width-40), l.MinSize().Height))
+	d := dialog.NewCustom(title, "OK", l, u.Win)
+	d.Resize(fyne.NewSize(min(600, u.Win.Canvas().Size().Width-40), l.MinSize().Height))
 	d.Show()
 }
 
-// fileURL is the file:// URL of an absolute path.
-func fileURL(path string) *url.URL {
+// FileURL is the file:// URL of an absolute path.
+func FileURL(path string) *url.URL {
 	return &url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 }

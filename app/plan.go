@@ -13,19 +13,19 @@ import (
 
 // Matrix presets.
 const (
-	presetQuick    = "Quick"
-	presetStandard = "Standard"
-	presetCustom   = "Custom"
+	PresetQuick    = "Quick"
+	PresetStandard = "Standard"
+	PresetCustom   = "Custom"
 )
 
-// capacity is what the target can hold, when known (0: unknown).
-type capacity = engine.Limits
+// Capacity is what the target can hold, when known (0: unknown).
+type Capacity = engine.Limits
 
-// quickPlan is a matrix of about two minutes; for a small model (max length
+// QuickPlan is a matrix of about two minutes; for a small model (max length
 // 16K or less, such as the tiny simulator) one of about a minute that fits it.
 // Its windows are fixed: short already, they are what Quick is for; a
 // first look measures each prefill context once.
-func quickPlan(c capacity) engine.Plan {
+func QuickPlan(c Capacity) engine.Plan {
 	p := engine.DefaultPlan()
 	p.Precision = 0
 	p.PrefillRepeats, p.PrefillSingleFrom = 1, 0
@@ -45,17 +45,17 @@ func quickPlan(c capacity) engine.Plan {
 	return p
 }
 
-// presetPlan is the plan of a named preset.
-func presetPlan(name string, c capacity) engine.Plan {
-	if name == presetQuick {
-		return quickPlan(c)
+// PresetPlan is the plan of a named preset.
+func PresetPlan(name string, c Capacity) engine.Plan {
+	if name == PresetQuick {
+		return QuickPlan(c)
 	}
 	return engine.DefaultPlan()
 }
 
-// cellCounts is the number of decode cells of p (fitted) that will run on
+// CellCounts is the number of decode cells of p (fitted) that will run on
 // c, and of those over its capacity.
-func cellCounts(p engine.Plan, c capacity) (run, over int) {
+func CellCounts(p engine.Plan, c Capacity) (run, over int) {
 	for _, ctx := range p.DecodeContexts {
 		for _, n := range p.Concurrency {
 			if c.OverCapacity(ctx, n, p.MaxOutputTokens) {
@@ -68,10 +68,10 @@ func cellCounts(p engine.Plan, c capacity) (run, over int) {
 	return run, over
 }
 
-// readWhole reads a field's whole number of unit. A number past what the
+// ReadWhole reads a field's whole number of unit. A number past what the
 // program holds is too large, with the most the field takes (max, its plan
 // check's bound): "write a whole number" was wrong for one of 20 digits.
-func readWhole(text string, max int, unit, example string) (int, error) {
+func ReadWhole(text string, max int, unit, example string) (int, error) {
 	t := strings.TrimSpace(text)
 	n, err := strconv.Atoi(t)
 	switch {
@@ -81,4 +81,28 @@ func readWhole(text string, max int, unit, example string) (int, error) {
 		return 0, fmt.Errorf("write a whole number of %s, e.g. %s", unit, example)
 	}
 	return n, nil
+}
+
+// FormatDuration writes a duration the way a progress line reads: 1:05:03, 4:07, 0:09.
+func FormatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// FormatAbout writes an estimate in words: "about 2 min", "about 1 h 5 min".
+func FormatAbout(d time.Duration) string {
+	m := int(d.Round(time.Minute).Minutes())
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("about %d s", int(d.Round(time.Second).Seconds()))
+	case m < 60:
+		return fmt.Sprintf("about %d min", m)
+	}
+	return fmt.Sprintf("about %d h %d min", m/60, m%60)
 }

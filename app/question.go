@@ -21,7 +21,7 @@ const questionWidth = 440
 func showQuestion(win fyne.Window, title, message string, answers []string, pick func(int)) {
 	text := widget.NewLabel(message)
 	text.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomWithoutButtons(title, container.New(&fixedWidth{width: questionWidth}, text), win)
+	d := dialog.NewCustomWithoutButtons(title, container.New(&FixedWidth{Width: questionWidth}, text), win)
 	buttons := make([]fyne.CanvasObject, len(answers))
 	for i, a := range answers {
 		b := widget.NewButton(a, func() {
@@ -38,25 +38,25 @@ func showQuestion(win fyne.Window, title, message string, answers []string, pick
 	d.Show()
 }
 
-// fixedWidth lays its one object out at width, as tall as it then needs:
+// FixedWidth lays its one object out at width, as tall as it then needs:
 // a wrapped label wraps at width instead of at its longest word.
-type fixedWidth struct{ width float32 }
+type FixedWidth struct{ Width float32 }
 
 // Layout gives every object the whole size.
-func (f *fixedWidth) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+func (f *FixedWidth) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	for _, o := range objects {
 		o.Resize(size)
 	}
 }
 
 // MinSize is width wide, and as tall as the objects are at that width.
-func (f *fixedWidth) MinSize(objects []fyne.CanvasObject) fyne.Size {
+func (f *FixedWidth) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	h := float32(0)
 	for _, o := range objects {
-		if o.Size().Width != f.width {
-			o.Resize(fyne.NewSize(f.width, o.MinSize().Height))
+		if o.Size().Width != f.Width {
+			o.Resize(fyne.NewSize(f.Width, o.MinSize().Height))
 		}
 		h = max(h, o.MinSize().Height)
 	}
-	return fyne.NewSize(f.width, h)
+	return fyne.NewSize(f.Width, h)
 }

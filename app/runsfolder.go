@@ -8,6 +8,6 @@ import (
 // the Settings screen chooses it, the Run screen saves into it
 // (runs.Saver), History lists it.
 
-// runsDir is the runs folder: the Settings screen's, else the default
-// (deps.runsDir).
-func (u *ui) runsDir() string { return cmp.Or(u.state.settings.RunsDir, u.deps.runsDir) }
+// RunsDir is the runs folder: the Settings screen's, else the default
+// (deps.RunsDir).
+func (u *UI) RunsDir() string { return cmp.Or(u.State.Settings.RunsDir, u.Deps.RunsDir) }

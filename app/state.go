@@ -7,133 +7,129 @@ import (
 	"speedmatrix/engine/telemetry"
 )
 
-// appState is what every screen observes: the target, what its server is
+// State is what every screen observes: the target, what its server is
 // known to hold, the plan, the run, the live sample and the settings in
 // use. UI goroutine only.
 //
 // Screens never call each other. A screen changes the state only through
 // its setters, learns of every change through watch, and asks another
-// screen for something (show a report, resume a run) through a request
-// (requests.go). So a screen's files name no other screen: not its field
-// on ui, nor a type declared in its files, nor a function there that takes
-// the ui. Only the wiring files put screens together: app.go, which builds
-// them, and the app-wide work it starts (autorun, shortcuts, the tour,
-// saving the preferences). TestScreensDoNotCallEachOther (screens_test.go)
-// holds this rule; its fileClasses sorts every file into a screen's,
-// wiring or shared.
-type appState struct {
-	target  targetInfo
-	plan    engine.Plan
-	planErr error // why the Matrix screen's form is not a plan; nil when it is
-	// load is the Matrix screen's load test (loadstate.go); when load.On,
+// screen for something (show a report, resume a run) through the small
+// interface that screen implements (requests.go), which app/shell
+// connects. Each screen is a package that imports app and app/widget and
+// no other screen (TestImportRules), so the compiler keeps them apart.
+type State struct {
+	Target  TargetInfo
+	Plan    engine.Plan
+	PlanErr error // why the Matrix screen's form is not a plan; nil when it is
+	// Load is the Matrix screen's load test (loadstate.go); when load.On,
 	// Run starts it instead of plan.
-	load loadInfo
-	// quality is the Matrix screen's Quality field (qualitystate.go): the
+	Load LoadInfo
+	// Quality is the Matrix screen's Quality field (qualitystate.go): the
 	// phase a matrix run adds after its cells.
-	quality qualityInfo
-	run     runInfo
-	// sample is the live telemetry's latest reading; sampled is false
+	Quality QualityInfo
+	Run     RunInfo
+	// Sample is the live telemetry's latest reading; sampled is false
 	// before the first, and when the target has none. sampleFrom says
 	// whose GPUs it reads: a panel labels it by that, never by the target.
-	sample     telemetry.Sample
-	sampled    bool
-	sampleFrom telemetrySource
-	// simHardware is, while the simulator is the target and runs, the
+	Sample     telemetry.Sample
+	Sampled    bool
+	SampleFrom TelemetrySource
+	// SimHardware is, while the simulator is the target and runs, the
 	// hardware it models; simulating is false otherwise.
-	simHardware engine.HardwareInfo
-	simulating  bool
-	settings    appSettings // the Settings screen's, applied
-	// saved is the History folder a run was last saved in.
-	saved    string
-	asked    *request // the request being made (requests.go)
+	SimHardware engine.HardwareInfo
+	Simulating  bool
+	Settings    Settings // the Settings screen's, applied
+	// Saved is the History folder a run was last saved in.
+	Saved    string
 	watchers []watcher
 }
 
-// targetInfo is the target a run would measure now.
-type targetInfo struct {
+// The three kinds of target, as the Server screen names them (and its
+// saved settings keep them).
+const (
+	TargetVLLM     = "Launch a server" // vLLM or SGLang, from the Launch form
+	TargetEndpoint = "Existing endpoint"
+	TargetSim      = "Simulator"
+)
+
+// TargetInfo is the target a run would measure now.
+type TargetInfo struct {
 	Kind        string // targetVLLM, targetEndpoint or targetSim
 	Description string // what the Run screen names: a URL, "vLLM: MODEL", "simulated (profile tiny)"
 	Simulated   bool
 	// OnCPU is set when the target is a server launched here on the CPU
 	// (vLLM's CPU build): no GPU serves it.
 	OnCPU    bool
-	Capacity capacity // what its server holds, as far as known
+	Capacity Capacity // what its server holds, as far as known
 	// NotReady says in one line why a run cannot start on it now (the
 	// Server screen's server is not running, or cannot start here); "" when
 	// it can.
 	NotReady string
 }
 
-// runInfo is the run in progress, or the last one.
-type runInfo struct {
+// RunInfo is the run in progress, or the last one.
+type RunInfo struct {
 	Running  bool
 	Started  time.Time
 	Progress *engine.Progress     // the latest; nil before the first
 	Server   *engine.ServerSample // the server's state now; nil when no run watches it
-	Found    serverFound          // what the run found of its server, once it has a report
+	Found    ServerFound          // what the run found of its server, once it has a report
 	// Sweep is set while a sweep runs (Running all along, between its
 	// runs too): it starts the servers itself.
 	Sweep bool
 }
 
-// serverFound is what a run found of the server it measures: its endpoint
+// ServerFound is what a run found of the server it measures: its endpoint
 // (passwords hidden, as the report keeps it) and its limits as the engine
 // read them from the server.
-type serverFound struct {
+type ServerFound struct {
 	Endpoint string
-	Limits   capacity
+	Limits   Capacity
 }
 
-// foundIn is what rep found of its server.
-func foundIn(rep engine.Report) serverFound {
+// FoundIn is what rep found of its server.
+func FoundIn(rep engine.Report) ServerFound {
 	e := rep.Engine
-	return serverFound{Endpoint: rep.Run.Endpoint, Limits: capacity{MaxModelLen: e.MaxModelLen, KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs}}
+	return ServerFound{Endpoint: rep.Run.Endpoint, Limits: Capacity{MaxModelLen: e.MaxModelLen, KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs}}
 }
 
-// telemetrySource is whose GPUs the live sample reads.
-type telemetrySource uint8
+// TelemetrySource is whose GPUs the live sample reads.
+type TelemetrySource uint8
 
 const (
-	fromNone      telemetrySource = iota // no sample
-	fromMachine                          // this machine's NVML sampler
-	fromSimulator                        // the simulator's model of its GPUs: simulated
-	fromExporters                        // the DCGM exporters of the target
+	FromNone      TelemetrySource = iota // no sample
+	FromMachine                          // this machine's NVML sampler
+	FromSimulator                        // the simulator's model of its GPUs: simulated
+	FromExporters                        // the DCGM exporters of the target
 )
 
-// change says which part of the state changed, or which request is made.
-type change uint16
+// Change says which part of the state changed.
+type Change uint16
 
 const (
-	changeTarget change = 1 << iota
-	changePlan
-	changeRun
-	changeTelemetry
-	changeSimulator // simHardware, simulating
-	changeSettings
-	// changeTheme: the theme's colours changed (chosen, or followed from
+	ChangeTarget    Change = 1 << iota // the target, or what its server is known to hold
+	ChangePlan                         // the plan, or why the form is not one
+	ChangeRun                          // the run in progress, or the last one
+	ChangeTelemetry                    // the live sample
+	ChangeSimulator                    // SimHardware, Simulating
+	ChangeSettings                     // the settings in use
+	// ChangeTheme: the theme's colours changed (chosen, or followed from
 	// the system); what is drawn in them is drawn again.
-	changeTheme
-	changeSaved // a run was written into its History folder
-	askTarget   // the requests of requests.go
-	askKind
-	askReport
-	askResume
-	askSweep        // the Run screen runs a sweep (request.sweep)
-	askSweepSummary // the Results screen shows a sweep's summary (request.dir)
-	askLaunchForm   // the Server screen gives a resumed sweep (request.sweep) the Launch form as it is
+	ChangeTheme
+	ChangeSaved // a run was written into its History folder
 )
 
 type watcher struct {
-	mask change
+	mask Change
 	f    func()
 }
 
-// watch calls f after every change in mask.
-func (s *appState) watch(mask change, f func()) {
+// Watch calls f after every change in mask.
+func (s *State) Watch(mask Change, f func()) {
 	s.watchers = append(s.watchers, watcher{mask, f})
 }
 
-func (s *appState) notify(c change) {
+func (s *State) notify(c Change) {
 	for _, w := range s.watchers {
 		if w.mask&c != 0 {
 			w.f()
@@ -141,71 +137,71 @@ func (s *appState) notify(c change) {
 	}
 }
 
-// setTarget replaces the target; watchers hear of it only when it changed.
-func (s *appState) setTarget(t targetInfo) {
-	if t == s.target {
+// SetTarget replaces the target; watchers hear of it only when it changed.
+func (s *State) SetTarget(t TargetInfo) {
+	if t == s.Target {
 		return
 	}
-	s.target = t
-	s.notify(changeTarget)
+	s.Target = t
+	s.notify(ChangeTarget)
 }
 
-// setPlan replaces the plan (or says why the form is not one).
-func (s *appState) setPlan(p engine.Plan, err error) {
-	s.plan, s.planErr = p, err
-	s.notify(changePlan)
+// SetPlan replaces the plan (or says why the form is not one).
+func (s *State) SetPlan(p engine.Plan, err error) {
+	s.Plan, s.PlanErr = p, err
+	s.notify(ChangePlan)
 }
 
-// setRun replaces the run's state.
-func (s *appState) setRun(r runInfo) {
-	s.run = r
-	s.notify(changeRun)
+// SetRun replaces the run's state.
+func (s *State) SetRun(r RunInfo) {
+	s.Run = r
+	s.notify(ChangeRun)
 }
 
-// setSample replaces the latest hardware sample (telemetry.Sampler.Latest) and
+// SetSample replaces the latest hardware sample (telemetry.Sampler.Latest) and
 // says whose GPUs it reads; ok false (or fromNone) leaves no sample.
-func (s *appState) setSample(smp telemetry.Sample, ok bool, from telemetrySource) {
-	if !ok || from == fromNone {
-		smp, ok, from = telemetry.Sample{}, false, fromNone
+func (s *State) SetSample(smp telemetry.Sample, ok bool, from TelemetrySource) {
+	if !ok || from == FromNone {
+		smp, ok, from = telemetry.Sample{}, false, FromNone
 	}
-	s.sample, s.sampled, s.sampleFrom = smp, ok, from
-	s.notify(changeTelemetry)
+	s.Sample, s.Sampled, s.SampleFrom = smp, ok, from
+	s.notify(ChangeTelemetry)
 }
 
-// setSimulator says which hardware the simulator models while it is the
+// SetSimulator says which hardware the simulator models while it is the
 // target and runs (ok false otherwise).
-func (s *appState) setSimulator(info engine.HardwareInfo, ok bool) {
-	s.simHardware, s.simulating = info, ok
-	s.notify(changeSimulator)
+func (s *State) SetSimulator(info engine.HardwareInfo, ok bool) {
+	s.SimHardware, s.Simulating = info, ok
+	s.notify(ChangeSimulator)
 }
 
-// setSettings replaces the settings in use.
-func (s *appState) setSettings(c appSettings) {
-	s.settings = c
-	s.notify(changeSettings)
+// SetSettings replaces the settings in use.
+func (s *State) SetSettings(c Settings) {
+	s.Settings = c
+	s.notify(ChangeSettings)
 }
 
-// setSLO replaces the SLO in use, which the Matrix and Settings screens
+// SetSLO replaces the SLO in use, which the Matrix and Settings screens
 // both edit; watchers hear of it only when it changed.
-func (s *appState) setSLO(slo engine.SLO) {
-	if slo == s.settings.SLO {
+func (s *State) SetSLO(slo engine.SLO) {
+	if slo == s.Settings.SLO {
 		return
 	}
-	s.settings.SLO = slo
-	s.notify(changeSettings)
+	s.Settings.SLO = slo
+	s.notify(ChangeSettings)
 }
 
-// themeChanged says that the theme's colours changed.
-func (s *appState) themeChanged() { s.notify(changeTheme) }
+// ThemeChanged says that the theme's colours changed.
+func (s *State) ThemeChanged() { s.notify(ChangeTheme) }
 
-// runSaved says that a run was written into dir, its History folder.
-func (s *appState) runSaved(dir string) {
-	s.saved = dir
-	s.notify(changeSaved)
+// RunSaved says that a run was written into dir, its History folder.
+func (s *State) RunSaved(dir string) {
+	s.Saved = dir
+	s.notify(ChangeSaved)
 }
 
-// fitted is the plan as the engine will run it on the target: contexts
-// fitted to its model length.
-func (s *appState) fitted() engine.Plan {
-	return s.target.Capacity.Fit(s.plan)
+// Fitted is the plan as the engine will run it on the target: contexts
+// Fitted to its model length.
+func (s *State) Fitted() engine.Plan {
+	return s.Target.Capacity.Fit(s.Plan)
 }

@@ -1,0 +1,45 @@
+package apptest
+
+import (
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// tempAppBatch is how many test apps newTempApp makes at a time.
+const tempAppBatch = 64
+
+// tempApps are test apps made ahead, a batch at a time: test.NewApp
+// empties Fyne's font and text-size caches, so with an app made as each
+// test starts (test.NewTempApp) every test measured every text of the
+// screens again, about a second of each test under -race.
+var tempApps struct {
+	mu   sync.Mutex
+	made []fyne.App
+}
+
+// nextTempApp takes a fresh test app, making a batch when none is left.
+func nextTempApp() fyne.App {
+	tempApps.mu.Lock()
+	defer tempApps.mu.Unlock()
+	if len(tempApps.made) == 0 {
+		for range tempAppBatch {
+			tempApps.made = append(tempApps.made, test.NewApp())
+		}
+	}
+	a := tempApps.made[len(tempApps.made)-1]
+	tempApps.made = tempApps.made[:len(tempApps.made)-1]
+	return a
+}
+
+// NewTempApp is test.NewTempApp without emptying Fyne's caches: a fresh
+// test app (its own preferences, settings and theme) is the current app
+// until t ends, then another fresh one is.
+func NewTempApp(t testing.TB) fyne.App {
+	a := nextTempApp()
+	fyne.SetCurrentApp(a)
+	t.Cleanup(func() { fyne.SetCurrentApp(nextTempApp()) })
+	return a
+}

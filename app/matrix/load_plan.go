@@ -1,0 +1,230 @@
+package matrix
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
+	"speedmatrix/engine"
+	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
+)
+
+// Plan reads the form and checks it against the target's limits, as far
+// as known (engine.ValidateLoadPlan, as the CLI and the run do); the error
+// names each field to fix, in the screen's words.
+func (f *LoadForm) Plan() (engine.LoadPlan, error) {
+	p, err := f.Read()
+	if err != nil {
+		return p, err
+	}
+	if f.datasetErr != nil {
+		return p, fmt.Errorf("dataset: %s cannot be used (%v): choose another file or clear it", filepath.Base(f.dataset), f.datasetErr)
+	}
+	var bad *engine.PlanError
+	if errors.As(engine.ValidateLoadPlan(p, f.u.State.Target.Capacity), &bad) {
+		return p, errors.New(loadProblems(bad.Problems))
+	}
+	return p, nil
+}
+
+// loadProblems are a load plan's problems (or warnings) in the form's
+// words: "Rates: a rate of 0 or below sends nothing: …".
+func loadProblems(problems []engine.PlanProblem) string {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = loadFieldName(p.Field) + ": " + p.Problem
+	}
+	return strings.Join(parts, "; ")
+}
+
+// loadFields names each load plan setting as the form labels it.
+var loadFields = map[engine.PlanField]string{
+	engine.FieldRates: "Rates", engine.FieldSweepRates: "Rates", engine.FieldArrivals: "Arrivals", engine.FieldBurst: "Burst",
+	engine.FieldRequests: "Requests per rate", engine.FieldMaxConcurrency: "Max concurrency", engine.FieldInputTokens: "Input tokens",
+	engine.FieldOutputTokens: "Output tokens", engine.FieldDataset: "Dataset", engine.FieldAPI: "API",
+}
+
+// loadFieldName is how the form labels a load plan setting (the SLO's as
+// every screen does).
+func loadFieldName(f engine.PlanField) string {
+	return cmp.Or(loadFields[f], appwidget.SloFieldNames[f], string(f))
+}
+
+// Read parses the form; the error lists every field not written as it
+// should be.
+func (f *LoadForm) Read() (engine.LoadPlan, error) {
+	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.Api.Selected), Dataset: f.dataset}
+	if f.Arrivals.Selected == ArrivalsConstant {
+		p.Arrivals = engine.ArrivalsConstant
+	}
+	var bad []string
+	fail := func(field string, err error) { bad = append(bad, field+": "+err.Error()) }
+	burst, err := optionalPositive(f.Burst.Text, "requests at once, e.g. 64, or leave it empty")
+	if err != nil {
+		fail("Burst", err)
+	}
+	rates, sweep, err := engine.ParseRates(f.Rates.Text)
+	switch {
+	case burst > 0:
+	case err != nil:
+		fail("Rates", err)
+	case !sweep && len(rates) == 0:
+		fail("Rates", errors.New("write at least one rate, e.g. 1, 2, 4, 8, or sweep"))
+	}
+	requests, err := app.ReadWhole(f.Requests.Text, engine.MaxLoadRequests, "requests", "200")
+	if burst == 0 && err != nil {
+		fail("Requests per rate", err)
+	}
+	if p.InputTokens, err = engine.ParseTokenRange(f.Input.Text); err != nil && f.dataset == "" {
+		fail("Input tokens", err)
+	}
+	if p.OutputTokens, err = engine.ParseTokenRange(f.Output.Text); err != nil {
+		fail("Output tokens", err)
+	}
+	if p.MaxConcurrency, err = optionalPositive(f.MaxConc.Text, "most requests open at once, e.g. 64, or leave it empty for no cap"); err != nil {
+		fail("Max concurrency", err)
+	}
+	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.Seed.Text), 10, 64); errors.Is(err, strconv.ErrRange) {
+		fail("Seed", errors.New("too large: write a whole number of at most 18 digits, e.g. 0"))
+	} else if err != nil {
+		fail("Seed", errors.New("write a whole number, e.g. 0"))
+	}
+	if p.SLO, err = f.Slo.Read(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	switch {
+	case burst > 0:
+		p.Burst, p.Requests, p.Arrivals = burst, burst, engine.ArrivalsBurst
+	case sweep:
+		p.Sweep, p.SweepRates, p.Requests = true, engine.DefaultSweepRates, requests
+	default:
+		p.RatesRPS, p.Requests = rates, requests
+	}
+	if p.Dataset != "" {
+		p.InputTokens = engine.TokenRange{} // the dataset's prompts have their own lengths
+	}
+	if len(bad) > 0 {
+		return p, errors.New(strings.Join(bad, "; "))
+	}
+	return p, nil
+}
+
+// optionalPositive reads an optional whole number above 0 ("" is 0);
+// what says what to write instead.
+func optionalPositive(s, what string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") || err == nil && n > engine.MaxLoadRequests:
+		return 0, fmt.Errorf("too large: write at most %s requests", report.Int(engine.MaxLoadRequests))
+	case err != nil || n < 1:
+		return 0, errors.New("write " + what)
+	}
+	return n, nil
+}
+
+// Refresh reads the form into the state (Run starts what it says), and
+// shows its problems, its estimate, its warnings and the rates it measures.
+func (f *LoadForm) Refresh() {
+	if f.applying || f.Kind == nil {
+		return
+	}
+	p, err := f.Plan()
+	f.u.State.SetLoad(app.LoadInfo{On: f.On(), Plan: p, Err: err})
+	burst := strings.TrimSpace(f.Burst.Text) != ""
+	enableIf(f.Rates, !burst)
+	enableIf(f.Arrivals, !burst)
+	enableIf(f.Requests, !burst)
+	enableIf(f.Input, f.dataset == "")
+	if err != nil {
+		f.Banner.Show(app.Notice{Message: app.Upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
+		f.Estimate.SetText("")
+		appwidget.SetOptional(f.Warnings, "")
+		f.Preview.SetPlanned(engine.LoadPlan{}, "")
+		f.RatesCard.SetSubTitle(RatesNoneForNow)
+		return
+	}
+	f.Banner.Hide()
+	f.RatesCard.SetSubTitle(RatesSubtitle)
+	f.Estimate.SetText(app.LoadEstimate(p))
+	appwidget.SetOptional(f.Warnings, loadWarnings(p, f.u.State.Target.Capacity))
+	f.Preview.SetPlanned(p, "will run")
+}
+
+// enableIf enables w when on, else disables it.
+func enableIf(w fyne.Disableable, on bool) {
+	if on {
+		w.Enable()
+	} else {
+		w.Disable()
+	}
+}
+
+// loadWarnings are what will run but mislead (engine.LoadWarnings), in
+// the form's words.
+func loadWarnings(p engine.LoadPlan, c app.Capacity) string {
+	ws := engine.LoadWarnings(p, c)
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = "⚠ " + loadProblems([]engine.PlanProblem{w}) + "."
+	}
+	return strings.Join(lines, "\n")
+}
+
+// onChooseDataset asks for the dataset file.
+func (f *LoadForm) onChooseDataset() { f.pickDataset(f.SetDataset) }
+
+// SetDataset uses the prompts of the file at path ("" for sized prompts).
+func (f *LoadForm) SetDataset(path string) {
+	f.dataset = path
+	f.showDataset()
+	f.Refresh()
+}
+
+// checkDataset reads the dataset once, when chosen (measure.ReadDataset,
+// as the CLI does): a file that is not JSONL of prompts is refused before
+// Start, not after.
+func (f *LoadForm) checkDataset() {
+	f.datasetErr = nil
+	if f.dataset != "" {
+		_, f.datasetErr = measure.ReadDataset(f.dataset)
+	}
+}
+
+func (f *LoadForm) showDataset() {
+	f.checkDataset()
+	if f.dataset == "" {
+		f.datasetLine.SetText("none: prompts of the input tokens' size")
+		f.datasetClear.Hide()
+		return
+	}
+	f.datasetLine.SetText(filepath.Base(f.dataset))
+	f.datasetClear.Show()
+}
+
+// datasetDialog asks for a JSONL file of prompts.
+func (f *LoadForm) datasetDialog(ok func(path string)) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return // cancelled, or refused by the dialog itself
+		}
+		_ = r.Close() // the runner reads it when the run starts
+		ok(r.URI().Path())
+	}, f.u.Win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl", ".json"}))
+	d.SetConfirmText("Use")
+	d.Show()
+}
