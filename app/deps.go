@@ -85,7 +85,7 @@ type endpointLister interface {
 type simService interface {
 	Profiles() []sim.Profile
 	// Start serves profile on a loopback port, speaking as engine
-	// (sim.EngineVLLM or sim.EngineSGLang); stop ends it.
+	// (sim.ModeVLLM or sim.ModeSGLang); stop ends it.
 	Start(profile, engine string) (target measure.Subject, stop func(), err error)
 }
 

@@ -22,9 +22,9 @@ type TargetSettings struct {
 	URL     string `json:"url,omitempty"`
 	Model   string `json:"model,omitempty"`
 	Profile string `json:"profile,omitempty"`
-	// SimEngine is what the simulator speaks as: sim.EngineVLLM or
-	// sim.EngineSGLang ("": vLLM).
-	SimEngine string `json:"sim_engine,omitempty"`
+	// SimMode is what the simulator speaks as: sim.ModeVLLM or
+	// sim.ModeSGLang ("": vLLM).
+	SimMode string `json:"sim_engine,omitempty"`
 	// GPUMetrics are the endpoint's DCGM exporter URLs, comma-separated.
 	GPUMetrics string `json:"gpu_metrics,omitempty"`
 }

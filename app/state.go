@@ -89,7 +89,7 @@ type ServerFound struct {
 
 // FoundIn is what rep found of its server.
 func FoundIn(rep engine.Report) ServerFound {
-	e := rep.Engine
+	e := rep.Server
 	return ServerFound{Endpoint: rep.Run.Endpoint, Limits: Capacity{MaxModelLen: e.MaxModelLen, KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs}}
 }
 

@@ -158,7 +158,7 @@ func decodeGrid(r engine.Report) ([]gridContext, []int) {
 		}
 	}
 	for _, ctx := range r.Plan.DecodeContexts {
-		fitted := engine.FitContexts([]int{ctx}, r.Engine.MaxModelLen, r.Plan.MaxOutputTokens)[0]
+		fitted := engine.FitContexts([]int{ctx}, r.Server.MaxModelLen, r.Plan.MaxOutputTokens)[0]
 		if !measured[ctx] && !measured[fitted] {
 			labels[fitted] = engine.ContextLabel(fitted)
 		}

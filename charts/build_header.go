@@ -36,16 +36,16 @@ func buildHeader(r engine.Report) Header {
 	h := Header{Title: report.TitleOf(r), Badge: "Measured"}
 	h.Model = report.ModelOnGPU(r)
 	var parts []string
-	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization} {
+	for _, s := range []string{r.Server.Name, r.Server.Version, r.Server.Quantization} {
 		if s != "" {
 			parts = append(parts, s)
 		}
 	}
-	h.EngineLine = strings.Join(parts, " · ")
+	h.ServerLine = strings.Join(parts, " · ")
 	h.MatrixLine = report.MatrixLine(r)
-	if r.Engine.Simulated {
+	if r.Server.Simulated {
 		h.Simulated = true
-		h.Badge = r.Engine.SimulatedLabel()
+		h.Badge = r.Server.SimulatedLabel()
 	}
 	if imp := r.Run.Imported; imp != nil {
 		h.Badge = "Imported · " + imp.Label() // its figures are another tool's

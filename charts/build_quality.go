@@ -64,10 +64,10 @@ const (
 // so. Values that cannot be drawn (not finite, negative, a context of no
 // tokens) are left out; at most engine.MaxLevels contexts are drawn.
 func BuildQuality(q engine.QualityReport) QualityModel {
-	m := QualityModel{Title: qualityTitle, Subtitle: qualitySubtitle, Simulated: q.Server.Engine.Simulated}
+	m := QualityModel{Title: qualityTitle, Subtitle: qualitySubtitle, Simulated: q.Server.Server.Simulated}
 	if m.Simulated {
 		m.Title += " (simulated)"
-		m.Badge = q.Server.Engine.SimulatedLabel()
+		m.Badge = q.Server.Server.SimulatedLabel()
 	}
 	ctxs := q.Contexts
 	if len(ctxs) > engine.MaxLevels {

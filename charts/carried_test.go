@@ -46,7 +46,7 @@ func TestSheetDrawsEveryFigure(t *testing.T) {
 				}
 			}
 			var prosaic []string
-			prosaic = append(prosaic, m.Header.Title, m.Header.Model, m.Header.EngineLine+" · "+m.Header.MatrixLine)
+			prosaic = append(prosaic, m.Header.Title, m.Header.Model, m.Header.ServerLine+" · "+m.Header.MatrixLine)
 			prosaic = append(prosaic, m.Launch...)
 			prosaic = append(prosaic, m.Decode.Notes...)
 			prosaic = append(prosaic, m.Table.NotesBefore...)

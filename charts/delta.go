@@ -139,7 +139,7 @@ func drawDeltaOf(a, b engine.Report, sides deltaSides, opts Options) (*Drawing, 
 		name string
 		m    Model
 	}{{sides.a, ma}, {sides.b, mb}} {
-		line := run.name + ": " + run.m.Header.Model + " · " + run.m.Header.EngineLine
+		line := run.name + ": " + run.m.Header.Model + " · " + run.m.Header.ServerLine
 		if run.m.Header.Simulated {
 			line += " · " + run.m.Header.Badge
 		} else if sides.simulated {

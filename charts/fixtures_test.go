@@ -109,7 +109,7 @@ func seed000Report(t *testing.T) engine.Report {
 		SchemaVersion: engine.SchemaVersion,
 		Hardware: engine.HardwareInfo{Type: "Discrete GPU", OS: "linux", GPUs: []engine.GPUInfo{
 			{Name: "NVIDIA RTX PRO 6000 Blackwell Server Edition", VRAMBytes: 96 << 30}}},
-		Engine: engine.EngineInfo{Engine: "vllm", Version: "0.30.1rc1.dev452+g73a583112", Quantization: "BF16",
+		Server: engine.ServerInfo{Name: "vllm", Version: "0.30.1rc1.dev452+g73a583112", Quantization: "BF16",
 			Backend: "cuda", Repository: "github.com/vllm-project/vllm", Build: "cuda-13.2", Commit: "73a5831127a9",
 			MaxModelLen: 131072},
 		Run:           seedRun("RedHatAI/gemma-4-E2B-it", "gemma", "llm-inference-bench v0.7.6", 4096),
@@ -128,7 +128,7 @@ func seed003Report(t *testing.T) engine.Report {
 		Hardware: engine.HardwareInfo{Type: "Discrete GPU", CPU: "AMD Ryzen 9 7900X", CPUCores: 12,
 			RAMBytes: 32 << 30, OS: "Ubuntu 24.04.5", GPUs: []engine.GPUInfo{
 				{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}},
-		Engine: engine.EngineInfo{Engine: "vllm", Version: "0.32.0", Quantization: "NVFP4", Backend: "cuda",
+		Server: engine.ServerInfo{Name: "vllm", Version: "0.32.0", Quantization: "NVFP4", Backend: "cuda",
 			Build: "vllm/vllm-openai:v0.32.0-x86_64", MaxModelLen: 262144, MaxNumSeqs: 128},
 		Run:           seedRun("RedHatAI/gemma-4-26B-A4B-it-NVFP4", "bench", "llm-inference-bench v0.8.0", 8192),
 		LaunchCommand: seed003Launch,

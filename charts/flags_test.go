@@ -176,7 +176,7 @@ func TestPartialFiguresAreNotShown(t *testing.T) {
 // "Pending" 128K row under it.
 func TestNoPhantomRow(t *testing.T) {
 	plan := engine.DefaultPlan()
-	rep := engine.Report{Plan: plan, Engine: engine.EngineInfo{MaxModelLen: 131072}}
+	rep := engine.Report{Plan: plan, Server: engine.ServerInfo{MaxModelLen: 131072}}
 	for _, ctx := range engine.FitContexts(plan.DecodeContexts, 131072, plan.MaxOutputTokens) {
 		for _, c := range plan.Concurrency {
 			rep.Results = append(rep.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: ctx, Concurrency: c},

@@ -134,7 +134,7 @@ func banners(r engine.Report, h Header) []banner {
 	case r.Run.Imported != nil:
 		out = append(out, banner{"imported", h.Badge + ": figures measured by another tool, read from its file"})
 		if h.Simulated {
-			out = append(out, banner{"simulated", simulatedText(r.Engine.SimulatedLabel())})
+			out = append(out, banner{"simulated", simulatedText(r.Server.SimulatedLabel())})
 		}
 	case h.Simulated:
 		out = append(out, banner{"simulated", simulatedText(h.Badge)})

@@ -33,7 +33,7 @@ func htmlQuality(ctx context.Context, r engine.Report, m Model) (*qualityPage, e
 	p := &qualityPage{Title: q.Title, Compared: comparedLine(*r.Quality), Drift: htmlTable(q.Drift, false),
 		Needle: htmlTable(q.Needle, false), Tasks: htmlTable(q.Tasks, false), Flipped: q.Flipped}
 	if q.Simulated {
-		p.Simulated = simulatedText(r.Quality.Server.Engine.SimulatedLabel())
+		p.Simulated = simulatedText(r.Quality.Server.Server.SimulatedLabel())
 	}
 	f, err := chartFigure(ctx, KindQuality, m, LineChart{Title: q.Title, Notes: q.Notes})
 	if err != nil {
@@ -47,9 +47,9 @@ func htmlQuality(ctx context.Context, r engine.Report, m Model) (*qualityPage, e
 // 0.32.0) against the reference of Qwen3-8B recorded 2026-12-06 10:20
 // UTC · top-20 logprobs, 128 tokens a probe", each name bounded.
 func comparedLine(q engine.QualityReport) string {
-	name := func(model string, e engine.EngineInfo) string {
+	name := func(model string, e engine.ServerInfo) string {
 		var parts []string
-		for _, s := range []string{e.Engine, e.Version, e.Quantization} {
+		for _, s := range []string{e.Name, e.Version, e.Quantization} {
 			if s != "" {
 				parts = append(parts, s)
 			}
@@ -60,7 +60,7 @@ func comparedLine(q engine.QualityReport) string {
 		}
 		return s
 	}
-	line := name(q.Server.Model, q.Server.Engine) + " against the reference of " + name(q.Reference.Model, q.Reference.Engine)
+	line := name(q.Server.Model, q.Server.Server) + " against the reference of " + name(q.Reference.Model, q.Reference.Server)
 	if !q.Reference.RecordedAt.IsZero() {
 		line += " recorded " + q.Reference.RecordedAt.UTC().Format("2006-01-02 15:04 UTC")
 	}

@@ -32,7 +32,7 @@ func hostileReport(t testing.TB) (engine.Report, []string) {
 	r.LaunchCommand = "vllm serve m " + hostile("launch")
 	r.Run.Notes = []string{hostile("note")}
 	r.Run.Imported = &engine.Import{Tool: hostile("tool"), File: "x.json"}
-	r.Engine.Version = hostile("version")
+	r.Server.Version = hostile("version")
 	r.Run.Complete, r.Run.Incomplete = false, hostile("incomplete")
 	for i := range r.Results {
 		res := &r.Results[i]
@@ -49,7 +49,7 @@ func hostileReport(t testing.TB) (engine.Report, []string) {
 			res.PerRequestTokPerSec, res.ITLMs, res.AvgActive, res.Completed, res.MeasuredS = 12.5, 6, 3.9, 40, 12
 		}
 	}
-	r.Engine.Simulated, r.Engine.SimProfile = true, "rtx3090"
+	r.Server.Simulated, r.Server.SimProfile = true, "rtx3090"
 	return r, tags
 }
 
@@ -226,7 +226,7 @@ func TestHTMLBanners(t *testing.T) {
 		t.Fatal(err)
 	}
 	simulated := loadSeed(t, "seed000")
-	simulated.Engine.Simulated, simulated.Engine.SimProfile = true, "rtx3090"
+	simulated.Server.Simulated, simulated.Server.SimProfile = true, "rtx3090"
 	partial := loadSeed(t, "seed000")
 	partial.Run.Complete, partial.Results = false, partial.Results[:10]
 	for _, tc := range []struct {

@@ -44,8 +44,8 @@ func drawChartHeader(d *Drawing, p palette, m Model, title, subtitle string, x, 
 	y += drawTitle(d, p, m.Header, title, x, y, w)
 	d.text(x, y+48, subtitle, textStyle{size: 13, color: p.muted})
 	caption := m.Header.Model
-	if m.Header.EngineLine != "" {
-		caption += " · " + m.Header.EngineLine
+	if m.Header.ServerLine != "" {
+		caption += " · " + m.Header.ServerLine
 	}
 	lines := wrapText(caption, fontRegular, 12, w)
 	for i, l := range lines {

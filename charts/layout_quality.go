@@ -71,14 +71,14 @@ func qualityHeader(q engine.QualityReport) Header {
 		h.Model += " · reference " + q.Reference.Model
 	}
 	var parts []string
-	for _, s := range []string{q.Server.Engine.Engine, q.Server.Engine.Version, q.Server.Engine.Quantization} {
+	for _, s := range []string{q.Server.Server.Name, q.Server.Server.Version, q.Server.Server.Quantization} {
 		if s != "" {
 			parts = append(parts, s)
 		}
 	}
-	h.EngineLine = strings.Join(parts, " · ")
-	if q.Server.Engine.Simulated {
-		h.Simulated, h.Badge = true, q.Server.Engine.SimulatedLabel()
+	h.ServerLine = strings.Join(parts, " · ")
+	if q.Server.Server.Simulated {
+		h.Simulated, h.Badge = true, q.Server.Server.SimulatedLabel()
 	}
 	return h
 }

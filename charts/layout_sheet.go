@@ -67,7 +67,7 @@ func drawSheetHeader(d *Drawing, p palette, h Header, x, y, w float64) float64 {
 		y += 27
 	}
 	y += 37
-	sub := h.EngineLine
+	sub := h.ServerLine
 	if h.MatrixLine != "" {
 		if sub != "" {
 			sub += " · "

@@ -43,7 +43,7 @@ type SLOModel struct {
 type Header struct {
 	Title      string `json:"title"`       // "Speed test matrix"
 	Model      string `json:"model"`       // "gemma-4-E2B-it on RTX 3090 24GB"
-	EngineLine string `json:"engine_line"` // "vllm · 0.32.0 · NVFP4"
+	ServerLine string `json:"engine_line"` // "vllm · 0.32.0 · NVFP4"
 	MatrixLine string `json:"matrix_line"` // "6 contexts (0–248K) × 8 concurrency levels (1–128) · prefill at 8K, …"
 	Badge      string `json:"badge"`       // "Measured" or "simulated (profile rtx3090)"
 	Simulated  bool   `json:"simulated,omitempty"`

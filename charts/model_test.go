@@ -106,7 +106,7 @@ func TestEmptyAndPartialReports(t *testing.T) {
 // badge, a banner and the Engine section of every picture.
 func TestSimulatedIsLabelled(t *testing.T) {
 	r := loadSeed(t, "seed003")
-	r.Engine.Simulated, r.Engine.SimProfile = true, "rtx3090"
+	r.Server.Simulated, r.Server.SimProfile = true, "rtx3090"
 	m := BuildModel(r)
 	if m.Header.Badge != "simulated (profile rtx3090)" || !m.Header.Simulated {
 		t.Errorf("header %+v", m.Header)
@@ -241,7 +241,7 @@ func TestDecodeScaleRoundsOut(t *testing.T) {
 func TestDeltaOfFittedContexts(t *testing.T) {
 	run := func(v float64) engine.Report {
 		r := engine.Report{Plan: engine.Plan{DecodeContexts: []int{4096}, Concurrency: []int{1}, MaxOutputTokens: 256}}
-		r.Engine.MaxModelLen = 4096
+		r.Server.MaxModelLen = 4096
 		fitted := engine.FitContexts([]int{4096}, 4096, 256)[0]
 		r.Results = []engine.Result{{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: fitted, Concurrency: 1},
 			ContextLabel: engine.ContextLabel(fitted), Status: engine.StatusValid, TotalTokPerSec: v}}

@@ -130,7 +130,7 @@ func TestPaneOptionsRejectBadSizes(t *testing.T) {
 func TestTitleKeepsClearOfTheBadge(t *testing.T) {
 	a, b := loadSeed(t, "seed003"), loadSeed(t, "seed000")
 	for _, r := range []*engine.Report{&a, &b} {
-		r.Engine.Simulated, r.Engine.SimProfile = true, "llama-3.3-70b-awq-2x3090-tp2"
+		r.Server.Simulated, r.Server.SimProfile = true, "llama-3.3-70b-awq-2x3090-tp2"
 	}
 	for _, width := range []float64{320, 440, 1100} {
 		p := Pane{Width: width, Height: 400, Scale: 1}

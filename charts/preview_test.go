@@ -21,7 +21,7 @@ func TestPreview(t *testing.T) {
 		t.Skip("use -preview DIR to write the pictures")
 	}
 	sim := loadSeed(t, "seed003")
-	sim.Engine.Simulated, sim.Engine.SimProfile = true, "rtx3090"
+	sim.Server.Simulated, sim.Server.SimProfile = true, "rtx3090"
 	sim.Run.Complete, sim.Results = false, sim.Results[:24]
 	runs := map[string]engine.Report{"seed000": loadSeed(t, "seed000"), "seed003": loadSeed(t, "seed003"),
 		"simulated-partial": sim, "empty": {}, "flagged": flaggedReport(t)}

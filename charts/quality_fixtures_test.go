@@ -22,7 +22,7 @@ func qualityDrift(ctx int, kld, p99, top1 float64) engine.ContextDrift {
 func qualityFixture(simulated bool) engine.QualityReport {
 	q := engine.QualityReport{
 		Reference: engine.QualityHeader{FormatVersion: 1, Model: "Qwen/Qwen3-8B", K: 20, ContinuationTokens: 128, Contexts: []int{512, 2048, 8192}},
-		Server:    engine.QualityServer{Model: "Qwen/Qwen3-8B", Engine: engine.EngineInfo{Engine: "vllm", Version: "0.32.0", Quantization: "fp8 KV"}},
+		Server:    engine.QualityServer{Model: "Qwen/Qwen3-8B", Server: engine.ServerInfo{Name: "vllm", Version: "0.32.0", Quantization: "fp8 KV"}},
 		NoiseFloor: engine.NoiseFloor{Contexts: []engine.ContextDrift{
 			qualityDrift(512, 0.0003, 0.004, 99.8), qualityDrift(2048, 0.0004, 0.005, 99.7), qualityDrift(8192, 0.0005, 0.006, 99.6)}},
 		Contexts: []engine.ContextDrift{
@@ -41,7 +41,7 @@ func qualityFixture(simulated bool) engine.QualityReport {
 			{ContextTokens: 8192, Floor: true, Real: true, OverBudget: true}},
 	}
 	if simulated {
-		q.Server.Engine.Simulated, q.Server.Engine.SimProfile = true, "tiny"
+		q.Server.Server.Simulated, q.Server.Server.SimProfile = true, "tiny"
 	}
 	return q
 }

@@ -241,7 +241,7 @@ func TestQualityHTML(t *testing.T) {
 	q := qualityFixture(true)
 	q.Server.Model, q.Reference.Model = hostile("server"), hostile("reference")
 	q.Tasks.File, q.Tasks.Flipped[0].Prompt = hostile("file"), hostile("prompt")
-	q.Server.Engine.Version = hostile("version")
+	q.Server.Server.Version = hostile("version")
 	r.Quality = &q
 	page, err := HTML(r)
 	if err != nil {

@@ -63,7 +63,7 @@ func checkHeader(t *testing.T, page seedPage, m Model) {
 	t.Helper()
 	page.mustHave(t, "title", "\n"+m.Header.Title+"\n")
 	page.mustHave(t, "model line", "\n"+m.Header.Model+"\n")
-	page.mustHave(t, "subtitle", "\n"+m.Header.EngineLine+m.Header.MatrixLine+"\n")
+	page.mustHave(t, "subtitle", "\n"+m.Header.ServerLine+m.Header.MatrixLine+"\n")
 	page.mustHave(t, "launch command", "\n"+strings.Join(m.Launch, "\n")+"\n")
 	if m.Header.Simulated || m.Header.Badge != "Measured" {
 		t.Errorf("badge %q, simulated %v: reference reports are measured", m.Header.Badge, m.Header.Simulated)

@@ -102,7 +102,7 @@ func TestRunEndpointCaptured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rep.Server
+	p := rep.Process
 	if p == nil || p.PID != pid || p.NotCaptured != "" || p.StartedAt.IsZero() {
 		t.Fatalf("server process %+v, want pid %d read", p, pid)
 	}
@@ -118,8 +118,8 @@ func TestRunEndpointCaptured(t *testing.T) {
 			t.Errorf("the launch command is not shown with its start and environment:\n%s", text)
 		}
 	}
-	if d := rep.Diagnostics; !rep.Engine.Simulated || d == nil || d.NVIDIA.DriverVersion != "570.86.15" || d.Env["VLLM_API_KEY"] != "" {
-		t.Errorf("simulated %v, diagnostics %+v (speedmatrix's own environment, not the server's)", rep.Engine.Simulated, d)
+	if d := rep.Diagnostics; !rep.Server.Simulated || d == nil || d.NVIDIA.DriverVersion != "570.86.15" || d.Env["VLLM_API_KEY"] != "" {
+		t.Errorf("simulated %v, diagnostics %+v (speedmatrix's own environment, not the server's)", rep.Server.Simulated, d)
 	}
 	noSecretIn(t, dir, out)
 }
@@ -166,7 +166,7 @@ func TestRunEndpointNotCaptured(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
 	rep, _ := report.Load(dir)
 	if !strings.Contains(out, "  launch command: not captured: "+why+"\n") || !strings.Contains(string(md), "# launch command: not captured: "+why) ||
-		rep.Server == nil || rep.Server.NotCaptured != why {
+		rep.Process == nil || rep.Process.NotCaptured != why {
 		t.Errorf("the reason is not shown:\n%s\n%s", out, md)
 	}
 }

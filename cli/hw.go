@@ -47,7 +47,7 @@ func (c *CLI) hw(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	build, cpuBuild := c.findCPUBuild(launch.DefaultExecutable)
 	if cpuBuild {
 		// `run --launch` starts this vllm on the CPU (launch.ResolveDevice).
-		h.CPUEngine = build.String()
+		h.CPUServer = build.String()
 		if len(h.GPUs) == 0 {
 			h.Type = engine.TypeCPU
 		}
@@ -91,7 +91,7 @@ func writeHardware(w io.Writer, info engine.HardwareInfo, top *engine.Topology) 
 			at = 1
 		}
 		why, advice := cmp.Or(note, "no NVIDIA GPU found"), noGPUAdvice
-		if info.CPUEngine != "" {
+		if info.CPUServer != "" {
 			advice = cpuBuildAdvice
 		}
 		rows = slices.Insert(rows, at, report.Row{Key: "GPU", Value: "none detected (" + why + "). " + advice})

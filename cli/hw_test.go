@@ -88,7 +88,7 @@ func TestHWCPUBuild(t *testing.T) {
 	}
 	out, _, err = runHW(t, "--json")
 	var back hw.Hardware
-	if err != nil || json.Unmarshal([]byte(out), &back) != nil || back.CPUEngine != "vLLM CPU build 0.32.0" || back.Type != engine.TypeCPU {
+	if err != nil || json.Unmarshal([]byte(out), &back) != nil || back.CPUServer != "vLLM CPU build 0.32.0" || back.Type != engine.TypeCPU {
 		t.Errorf("JSON = %s (%v)", out, err)
 	}
 }

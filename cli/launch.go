@@ -39,7 +39,7 @@ func (c *CLI) launchConfig(ctx context.Context, cfg launch.ServerConfig, path st
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, err
 	}
-	title, on := cfg.EngineTitle(), ""
+	title, on := cfg.ServerTitle(), ""
 	switch {
 	case s.StandIn():
 		on = " as Speed Matrix's simulated stand-in"
@@ -51,7 +51,7 @@ func (c *CLI) launchConfig(ctx context.Context, cfg launch.ServerConfig, path st
 		kept = "; removed when it stops normally, kept if it fails"
 	}
 	fmt.Fprintf(stderr, "starting %s%s (full log: %s%s):\n  %s\n", title, on, s.LogPath(), kept, s.Display())
-	echo := &startupEcho{w: stderr, prefix: cfg.Engine}
+	echo := &startupEcho{w: stderr, prefix: cfg.Server}
 	unsubscribe := s.Subscribe(echo.line)
 	err = s.WaitReady(ctx)
 	unsubscribe()
@@ -61,7 +61,7 @@ func (c *CLI) launchConfig(ctx context.Context, cfg launch.ServerConfig, path st
 	}
 	t := s.Subject()
 	fmt.Fprintf(stderr, "%s %s is ready%s at %s serving %s (KV cache %d tokens)\n",
-		title, t.Header.Engine.Version, on, t.BaseURL, t.Model, t.Header.Engine.KVCacheTokens)
+		title, t.Header.Server.Version, on, t.BaseURL, t.Model, t.Header.Server.KVCacheTokens)
 
 	// The server runs on this machine: describe its hardware and sample it
 	// as for a local --endpoint.

@@ -24,8 +24,8 @@ func TestLaunchTargetSGLang(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	e := tg.Header.Engine
-	if e.Engine != "sglang" || e.Version == "" || e.KVCacheTokens <= 0 ||
+	e := tg.Header.Server
+	if e.Name != "sglang" || e.Version == "" || e.KVCacheTokens <= 0 ||
 		!strings.Contains(tg.Header.LaunchCommand, "python3 -m sglang.launch_server --model-path fake/model") ||
 		!strings.Contains(tg.Header.LaunchCommand, "--api-key <redacted> --enable-metrics") {
 		t.Errorf("engine %+v, launch command %s", e, tg.Header.LaunchCommand)

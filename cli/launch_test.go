@@ -60,8 +60,8 @@ func TestLaunchTarget(t *testing.T) {
 			stop()
 		}
 	}()
-	e := tg.Header.Engine
-	if tg.Model != "bench" || tg.APIKey == "" || e.Engine != "vllm" || e.Commit != "73a583112" || e.KVCacheTokens <= 0 ||
+	e := tg.Header.Server
+	if tg.Model != "bench" || tg.APIKey == "" || e.Name != "vllm" || e.Commit != "73a583112" || e.KVCacheTokens <= 0 ||
 		!strings.Contains(tg.Header.LaunchCommand, "--api-key <redacted>") || strings.Contains(tg.Header.LaunchCommand, tg.APIKey) ||
 		len(tg.Header.Hardware.GPUs) != 1 || tg.Telemetry == nil {
 		t.Errorf("target = %+v", tg)
@@ -100,8 +100,8 @@ func TestLaunchTargetCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	h, e := tg.Header.Hardware, tg.Header.Engine
-	if !h.OnCPU() || h.CPUEngine != "vLLM CPU build 0.32.0" || len(h.GPUs) != 0 || e.Backend != "cpu" || e.KVCacheTokens <= 0 {
+	h, e := tg.Header.Hardware, tg.Header.Server
+	if !h.OnCPU() || h.CPUServer != "vLLM CPU build 0.32.0" || len(h.GPUs) != 0 || e.Backend != "cpu" || e.KVCacheTokens <= 0 {
 		t.Errorf("hardware %+v, engine %+v", h, e)
 	}
 	for _, want := range []string{"VLLM_CPU_OMP_THREADS_BIND=nobind", "VLLM_TARGET_DEVICE=cpu", "--kv-cache-memory-bytes 1073741824", "--dtype bfloat16", "--enforce-eager"} {
@@ -132,8 +132,8 @@ func TestLaunchTargetStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	h, e := tg.Header.Hardware, tg.Header.Engine
-	if h.OnCPU() || h.CPUEngine != "" || !e.Simulated || e.Backend != "" || tg.SimulatorFor == nil {
+	h, e := tg.Header.Hardware, tg.Header.Server
+	if h.OnCPU() || h.CPUServer != "" || !e.Simulated || e.Backend != "" || tg.SimulatorFor == nil {
 		t.Errorf("hardware %+v, engine %+v (simulator recognised %v): want the simulator, on no CPU", h, e, tg.SimulatorFor != nil)
 	}
 	if log := stderr.String(); !strings.Contains(log, "starting vLLM as Speed Matrix's simulated stand-in") || strings.Contains(log, "on the CPU") {

@@ -20,7 +20,7 @@ import (
 func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Saver, stdout io.Writer,
 	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
 	done, _ := follow(events, saver, stdout, stop, func(ev engine.Event, last engine.Progress) {
-		fmt.Fprintln(stdout, rateLine(*ev.Load, last, ev.Report.Engine.Simulated))
+		fmt.Fprintln(stdout, rateLine(*ev.Load, last, ev.Report.Server.Simulated))
 		for _, f := range ev.Load.Flags {
 			fmt.Fprintf(stdout, "    flag: %s\n", f.Message)
 		}

@@ -42,8 +42,8 @@ func TestLoadSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Load == nil || len(rep.Load.Results) != 2 || rep.Load.Plan.Seed != 3 || rep.Load.Plan.SLO.TTFT == 0 || !rep.Engine.Simulated {
-		t.Errorf("saved report: load %+v, simulated %v; want 2 rates of the plan, simulated", rep.Load, rep.Engine.Simulated)
+	if rep.Load == nil || len(rep.Load.Results) != 2 || rep.Load.Plan.Seed != 3 || rep.Load.Plan.SLO.TTFT == 0 || !rep.Server.Simulated {
+		t.Errorf("saved report: load %+v, simulated %v; want 2 rates of the plan, simulated", rep.Load, rep.Server.Simulated)
 	}
 	if charted.Load == nil || len(charted.Load.Results) != 2 {
 		t.Errorf("the charts were drawn from %+v, want the load test", charted.Load)

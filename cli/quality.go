@@ -245,7 +245,7 @@ func (c *CLI) Quality(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("quality: %w", withAdvice(err))
 	}
-	q := qualityRun{f: f, s: s, text: text, tasks: tasks, budget: budget, eng: s.Describe(ctx, target.Header.Engine), prior: prior, stdout: stdout}
+	q := qualityRun{f: f, s: s, text: text, tasks: tasks, budget: budget, eng: s.Describe(ctx, target.Header.Server), prior: prior, stdout: stdout}
 	if f.saveReference != "" {
 		return q.record(ctx)
 	}

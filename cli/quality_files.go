@@ -58,7 +58,7 @@ func qualityRows(r quality.Report) [][]string {
 		if byContext[c] == nil {
 			byContext[c] = make([]string, len(qualityCSVHeader))
 			byContext[c][0] = strconv.Itoa(c)
-			byContext[c][len(qualityCSVHeader)-1] = strconv.FormatBool(r.Server.Engine.Simulated)
+			byContext[c][len(qualityCSVHeader)-1] = strconv.FormatBool(r.Server.Server.Simulated)
 			order = append(order, c)
 		}
 		return byContext[c]

@@ -28,7 +28,7 @@ type qualityRun struct {
 	text   string
 	tasks  []quality.Task
 	budget quality.Budget
-	eng    engine.EngineInfo
+	eng    engine.ServerInfo
 	prior  *quality.Report // --resume's interrupted comparison
 	stdout io.Writer
 }
@@ -94,7 +94,7 @@ func (q qualityRun) record(ctx context.Context) error {
 	}
 	o := probe.Options{Contexts: contexts, Probes: q.f.probes, ContinuationTokens: q.f.continuation, Seed: q.f.seed, Text: q.text, Events: q.event}
 	r := probe.RunOptions{NeedleTrials: q.f.needle, Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens}
-	ref, err := probe.RecordReference(ctx, q.s, quality.Header{Engine: q.eng, Settings: q.settings()}, o, r, save)
+	ref, err := probe.RecordReference(ctx, q.s, quality.Header{Server: q.eng, Settings: q.settings()}, o, r, save)
 	var nl *probe.NoLogprobsError
 	if errors.As(err, &nl) {
 		fmt.Fprintf(q.stdout, "%v: no drift can be measured against it; the needle task and --tasks still run, but no reference is saved\n", err)
@@ -162,7 +162,7 @@ func (q qualityRun) compare(ctx context.Context, ref quality.Reference) error {
 	var saveErr error
 	saves := 0
 	o := probe.RunOptions{Seed: q.f.seed, Text: q.text, Tasks: q.tasks, TaskFile: filepath.Base(q.f.tasks), TaskTokens: q.f.taskTokens,
-		Budget: q.budget, Engine: q.eng, Prior: q.prior, Events: q.event}
+		Budget: q.budget, Server: q.eng, Prior: q.prior, Events: q.event}
 	if q.f.needle > 0 {
 		o.NeedleTrials, o.NeedleContexts = q.f.needle, q.needleContexts(ref)
 	}

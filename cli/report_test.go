@@ -258,7 +258,7 @@ func TestReportRedrawsQuality(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	r.Quality = &engine.QualityReport{Server: engine.QualityServer{Model: "m", Engine: engine.EngineInfo{Engine: "vllm", Simulated: true}},
+	r.Quality = &engine.QualityReport{Server: engine.QualityServer{Model: "m", Server: engine.ServerInfo{Name: "vllm", Simulated: true}},
 		Contexts: []engine.ContextDrift{{ContextTokens: 8192, Probes: 2, Positions: 256, Top1Pct: 97.5, KLDMean: 0.012, KLDP99: 0.2}}}
 	in := filepath.Join(t.TempDir(), "report.json")
 	if b, err = json.Marshal(r); err != nil || os.WriteFile(in, b, 0o644) != nil {

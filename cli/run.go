@@ -130,7 +130,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	limits := engine.Limits{MaxModelLen: target.Header.Engine.MaxModelLen, KVCacheTokens: target.Header.Engine.KVCacheTokens, MaxNumSeqs: target.Header.Engine.MaxNumSeqs}
+	limits := engine.Limits{MaxModelLen: target.Header.Server.MaxModelLen, KVCacheTokens: target.Header.Server.KVCacheTokens, MaxNumSeqs: target.Header.Server.MaxNumSeqs}
 	for _, w := range engine.PlanWarnings(plan, limits) {
 		fmt.Fprintf(stderr, "warning: %s\n", inFlags([]engine.PlanProblem{w}))
 	}
@@ -296,8 +296,8 @@ func describeTarget(f runFlags, t measure.Subject) string {
 	switch {
 	case f.launch != "": // a stand-in's profile is known once it answers
 		return "vllm launched from " + f.launch
-	case f.simProfile != "" || (f.endpoint == "" && t.Header.Engine.Simulated):
-		return "the simulator (profile " + t.Header.Engine.SimProfile + ")"
+	case f.simProfile != "" || (f.endpoint == "" && t.Header.Server.Simulated):
+		return "the simulator (profile " + t.Header.Server.SimProfile + ")"
 	}
 	return secret.URL(strings.TrimRight(t.BaseURL, "/"))
 }

@@ -20,7 +20,7 @@ import (
 // writeStartedAs prints, under the run's first line, how a server the user
 // started was launched (read from its process), or why that is not known.
 func writeStartedAs(w io.Writer, h engine.Report) {
-	if h.Server == nil {
+	if h.Process == nil {
 		return
 	}
 	if cmd, ok := strings.CutPrefix(h.LaunchCommand, capture.NotCapturedPrefix); ok {
@@ -98,7 +98,7 @@ func consumeWith(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 // sets one; a simulated run's say so.
 func writeSLOLines(w io.Writer, r engine.Report) {
 	prefix := "  SLO "
-	if sim := r.Engine.SimulatedLabel(); sim != "" {
+	if sim := r.Server.SimulatedLabel(); sim != "" {
 		prefix = "  SLO, " + sim + ": "
 	}
 	for _, l := range report.SLOLines(r) {

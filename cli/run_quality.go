@@ -106,7 +106,7 @@ func (p *qualityPhase) estimate(rep engine.Report) time.Duration {
 // progress and its figures, and saving after every context.
 func (p *qualityPhase) run(ctx context.Context, rep engine.Report) (engine.Report, error) {
 	sim := ""
-	if rep.Engine.Simulated {
+	if rep.Server.Simulated {
 		sim = " (simulated)"
 	}
 	fmt.Fprintf(p.stdout, "quality phase: comparing %s%s with the reference %s (%s, recorded %s), about %s\n", p.s.Model, sim, filepath.Base(p.q.File),

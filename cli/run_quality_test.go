@@ -44,7 +44,7 @@ func TestRunQuality(t *testing.T) {
 		t.Fatalf("report.json: %v, complete %v, quality %v", err, rep.Run.Complete, rep.Quality)
 	}
 	q := rep.Quality
-	if len(q.Contexts) != 2 || q.Contexts[1].ContextTokens != 7904 || len(q.Verdicts) != 2 || !q.Verdicts[1].Real || len(q.Needle) != 2 || q.ReferenceSHA256 == "" || !q.Server.Engine.Simulated {
+	if len(q.Contexts) != 2 || q.Contexts[1].ContextTokens != 7904 || len(q.Verdicts) != 2 || !q.Verdicts[1].Real || len(q.Needle) != 2 || q.ReferenceSHA256 == "" || !q.Server.Server.Simulated {
 		t.Fatalf("quality section: %+v", q)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))

@@ -37,13 +37,13 @@ func (c *CLI) target(ctx context.Context, f targetFlags, prev *engine.Report, st
 		switch {
 		// A simulator reached over HTTP is an endpoint like any other: its
 		// run recorded the process at the endpoint (Server).
-		case prev.Engine.Simulated && prev.Hardware.Type == simtarget.HardwareType && prev.Server == nil:
-			f.simProfile = prev.Engine.SimProfile
-			if e, ok := servers.Lookup(prev.Engine.Engine); ok && e.SimMode != "" {
-				f.simEngine = e.SimMode
+		case prev.Server.Simulated && prev.Hardware.Type == simtarget.HardwareType && prev.Process == nil:
+			f.simProfile = prev.Server.SimProfile
+			if e, ok := servers.Lookup(prev.Server.Name); ok && e.SimMode != "" {
+				f.simMode = e.SimMode
 			}
 		case prev.Launched():
-			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the run you resume launched its %s server, which stopped with it: give --launch server.toml to launch it again", cmp.Or(prev.Engine.Engine, "vllm"))
+			return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --resume: the run you resume launched its %s server, which stopped with it: give --launch server.toml to launch it again", cmp.Or(prev.Server.Name, "vllm"))
 		default:
 			f.endpoint = prev.Run.Endpoint
 			if f.gpuMetrics == "" {
@@ -70,7 +70,7 @@ func (c *CLI) target(ctx context.Context, f targetFlags, prev *engine.Report, st
 	}
 	switch {
 	case f.simProfile != "":
-		return simTarget(f.simProfile, f.model, f.simEngine, c.SimTimeScale)
+		return simTarget(f.simProfile, f.model, f.simMode, c.SimTimeScale)
 	case f.launch != "":
 		t, stop, err := c.Launch(ctx, f.launch, stderr)
 		if err != nil {
@@ -192,7 +192,7 @@ func (c *CLI) endpointTarget(ctx context.Context, endpoint, model, key string, g
 // simTarget serves the simulator on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
 func simTarget(profile, model, eng string, timeScale float64) (measure.Subject, func(), error) {
-	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model, Engine: eng})
+	t, stop, err := simtarget.Start(profile, simtarget.Options{TimeScale: timeScale, Model: model, Mode: eng})
 	if err != nil {
 		return measure.Subject{Target: measure.Target{}}, nil, fmt.Errorf("run --sim: %w", err)
 	}

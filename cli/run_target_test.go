@@ -42,8 +42,8 @@ func TestResumeAServedSimulatorAtItsEndpoint(t *testing.T) {
 		return engine.ServerProcess{NotCaptured: "the server is not on this machine (192.0.2.10:8000)"}
 	}
 	prev := engine.Report{Hardware: engine.HardwareInfo{Type: simtarget.HardwareType, Whose: engine.HardwareOfSimulator},
-		Engine: engine.EngineInfo{Simulated: true, SimProfile: "tiny"}, Run: engine.RunInfo{Endpoint: "http://192.0.2.10:8000"},
-		Server: &engine.ServerProcess{NotCaptured: "the server is not on this machine (192.0.2.10:8000)"}}
+		Server: engine.ServerInfo{Simulated: true, SimProfile: "tiny"}, Run: engine.RunInfo{Endpoint: "http://192.0.2.10:8000"},
+		Process: &engine.ServerProcess{NotCaptured: "the server is not on this machine (192.0.2.10:8000)"}}
 	tg, stop, err := c.target(t.Context(), targetFlags{}, &prev, io.Discard)
 	if err != nil {
 		t.Fatal(err)

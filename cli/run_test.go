@@ -79,8 +79,8 @@ func TestRunSim(t *testing.T) {
 		}
 	}
 	rep, err := report.Load(dir)
-	if err != nil || !rep.Run.Complete || !rep.Engine.Simulated || rep.Hardware.Note == "" {
-		t.Errorf("report.json: %v, complete %v, simulated %v, note %q", err, rep.Run.Complete, rep.Engine.Simulated, rep.Hardware.Note)
+	if err != nil || !rep.Run.Complete || !rep.Server.Simulated || rep.Hardware.Note == "" {
+		t.Errorf("report.json: %v, complete %v, simulated %v, note %q", err, rep.Run.Complete, rep.Server.Simulated, rep.Hardware.Note)
 	}
 }
 
@@ -150,7 +150,7 @@ func TestResumeOfALaunchedRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	rep := engine.Report{Plan: engine.DefaultPlan(), LaunchCommand: "vllm serve tiny --api-key <redacted>",
-		Engine: engine.EngineInfo{Engine: "vllm"}, Run: engine.RunInfo{Endpoint: "http://127.0.0.1:8000"},
+		Server: engine.ServerInfo{Name: "vllm"}, Run: engine.RunInfo{Endpoint: "http://127.0.0.1:8000"},
 		Results: []engine.Result{{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: 8192, Concurrency: 1}, Status: engine.StatusValid},
 			{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 1}, Status: engine.StatusNotRun}}}
 	if err := report.Save(dir, rep); err != nil {

@@ -77,8 +77,8 @@ func TestSecretsInNoOutput(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		rep, err := report.Load(dir)
-		if err != nil || !rep.Run.Complete || !strings.Contains(rep.Run.Endpoint, "ann:<redacted>@") || !rep.Engine.Simulated {
-			t.Errorf("report: %v, complete %v, endpoint %q, simulated %v", err, rep.Run.Complete, rep.Run.Endpoint, rep.Engine.Simulated)
+		if err != nil || !rep.Run.Complete || !strings.Contains(rep.Run.Endpoint, "ann:<redacted>@") || !rep.Server.Simulated {
+			t.Errorf("report: %v, complete %v, endpoint %q, simulated %v", err, rep.Run.Complete, rep.Run.Endpoint, rep.Server.Simulated)
 		}
 		if !strings.Contains(out, "warning: --endpoint: the process list (ps) shows its password while the run lasts: give it with --password-env VAR instead") {
 			t.Errorf("a password on the command line is not warned of:\n%s", out)

@@ -40,7 +40,7 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "address to serve on")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable holding the API key clients must send")
 	fs.BoolVar(&f.list, "list", false, "list the profiles and exit")
-	fs.StringVar(&f.engine, "engine", sim.EngineVLLM, "the server to speak as: vllm, or sglang (SGLang's endpoints and sglang:* metrics, no /tokenize, generates on after a disconnect until POST /abort_request)")
+	fs.StringVar(&f.engine, "engine", sim.ModeVLLM, "the server to speak as: vllm, or sglang (SGLang's endpoints and sglang:* metrics, no /tokenize, generates on after a disconnect until POST /abort_request)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "serve no /metrics, as SGLang without --enable-metrics")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "run the performance model this many times faster than real time")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the profile's noise and of how long answers run (the greedy text is the same on every seed)")
@@ -130,7 +130,7 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.noise == "off" {
 		p.Noise = sim.Noise{}
 	}
-	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Engine: f.engine, NoMetrics: f.noMetrics,
+	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Mode: f.engine, NoMetrics: f.noMetrics,
 		Numerics: f.numerics, MaxLogprobs: f.maxLogprobs}
 	if f.apiKeyEnv != "" {
 		key, ok := os.LookupEnv(f.apiKeyEnv)
@@ -148,7 +148,7 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("sim: listen on %s: %w (pick another --addr)", f.addr, err)
 	}
-	fmt.Fprintf(stdout, "Simulated %s server (not a real GPU: timings come from the %s profile's performance model)\n", engineLabel(f.engine), p.Name)
+	fmt.Fprintf(stdout, "Simulated %s server (not a real GPU: timings come from the %s profile's performance model)\n", modeLabel(f.engine), p.Name)
 	fmt.Fprintf(stdout, "  URL:          http://%s\n  served model: %s (max_model_len %d, KV cache %d tokens)\n",
 		ln.Addr(), p.ServedModel, p.MaxModelLen, p.KVCacheTokens)
 	if opts.APIKey != "" {
@@ -167,9 +167,9 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return serveUntilDone(ctx, ln, s, s.Close)
 }
 
-// engineLabel names the engine the simulator speaks as in its banner.
-func engineLabel(eng string) string {
-	if eng == sim.EngineSGLang {
+// modeLabel names the engine the simulator speaks as in its banner.
+func modeLabel(eng string) string {
+	if eng == sim.ModeSGLang {
 		return "SGLang " + sim.SGLangVersion
 	}
 	return "vLLM"

@@ -102,7 +102,7 @@ func TestStandInLaunch(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	e := rep.Engine
+	e := rep.Server
 	if !e.Simulated || e.SimProfile != "tiny" || e.KVCacheTokens != 98304 || e.MaxNumSeqs != 2 || e.Version != "0.32.0" ||
 		rep.Hardware.Whose != engine.HardwareOfSimulator || !strings.Contains(rep.LaunchCommand, "--max-num-seqs 2 --enforce-eager") {
 		t.Errorf("engine %+v, hardware %q, launch command %q", e, rep.Hardware.Whose, rep.LaunchCommand)

@@ -18,7 +18,7 @@ import (
 // talk to it: one home for the flags `run` and `load` share.
 type targetFlags struct {
 	endpoint, simProfile, launch string
-	simEngine                    string // the engine the simulator speaks as
+	simMode                      string // the engine the simulator speaks as
 	model, apiKeyEnv             string
 	passwordEnv                  string // the variable that holds --endpoint's password
 	firstToken, stall, request   time.Duration
@@ -32,7 +32,7 @@ type targetFlags struct {
 func (f *targetFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.endpoint, "endpoint", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	fs.StringVar(&f.simProfile, "sim", "", "measure the built-in simulator with this profile (results are labelled simulated)")
-	fs.StringVar(&f.simEngine, "sim-engine", sim.EngineVLLM, "with --sim: the engine the simulator speaks as, "+strings.Join(servers.SimModes(), " or "))
+	fs.StringVar(&f.simMode, "sim-engine", sim.ModeVLLM, "with --sim: the engine the simulator speaks as, "+strings.Join(servers.SimModes(), " or "))
 	fs.StringVar(&f.launch, "launch", "", "start vllm from this server.toml, measure it, stop it")
 	fs.StringVar(&f.gpuMetrics, "gpu-metrics", "", "with --endpoint: DCGM exporter URLs to read the GPUs and their telemetry from, comma-separated, e.g. http://node1:9400/metrics,http://node2:9400/metrics")
 	fs.StringVar(&f.model, "model", "", "served model name (default: the first one /v1/models lists)")
@@ -55,7 +55,7 @@ func (f *targetFlags) check(cmd string, set map[string]bool) error {
 	if f.firstToken <= 0 || f.stall <= 0 || f.request <= 0 {
 		return errors.New(cmd + ": --first-token-timeout, --stall-timeout and --request-timeout must be positive, e.g. 30s")
 	}
-	if _, err := servers.BySimMode(f.simEngine); err != nil {
+	if _, err := servers.BySimMode(f.simMode); err != nil {
 		return fmt.Errorf("%s: --sim-engine %w", cmd, err)
 	}
 	if set["sim-engine"] && f.simProfile == "" {

@@ -191,7 +191,7 @@ func boundMap(m reflect.Value) {
 func BoundReport(r *Report) {
 	BoundStrings(r)
 	for _, s := range []*string{&r.Run.Model, &r.Run.ServedModel, &r.Run.Revision, &r.Run.BenchmarkTool,
-		&r.Engine.Engine, &r.Engine.Version, &r.Engine.Quantization, &r.Engine.Backend, &r.Engine.SimProfile,
+		&r.Server.Name, &r.Server.Version, &r.Server.Quantization, &r.Server.Backend, &r.Server.SimProfile,
 		&r.Hardware.Type, &r.Hardware.CPU} {
 		*s = BoundName(*s)
 	}

@@ -17,9 +17,9 @@ type ServerProcess struct {
 	// servers.IsRelevantEnv), secret values redacted.
 	Env       map[string]string `json:"env,omitempty"`
 	StartedAt time.Time         `json:"started_at,omitzero"`
-	// EngineVersion is the vLLM version the command runs, when it names
+	// ServerVersion is the vLLM version the command runs, when it names
 	// one: the venv's vllm package, or the image's tag.
-	EngineVersion string `json:"engine_version,omitempty"`
+	ServerVersion string `json:"engine_version,omitempty"`
 	// Dir is the process's working directory, against which the relative
 	// paths of its command (venv/bin/vllm, models/x) resolve; "" when not read.
 	Dir string `json:"dir,omitempty"`

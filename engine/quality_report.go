@@ -17,7 +17,7 @@ type QualityHeader struct {
 	Model string `json:"model"`
 	// Tokenizer is the tokenizer's fingerprint (Fingerprint).
 	Tokenizer string     `json:"tokenizer"`
-	Engine    EngineInfo `json:"engine"`
+	Server    ServerInfo `json:"engine"`
 	// Settings are the server's settings that can change what it
 	// computes (dtype, kv_cache_dtype, quantization…), as written.
 	Settings map[string]string `json:"settings,omitempty"`
@@ -62,7 +62,7 @@ type QualityReport struct {
 type QualityServer struct {
 	Model     string     `json:"model"`
 	Tokenizer string     `json:"tokenizer"`
-	Engine    EngineInfo `json:"engine"`
+	Server    ServerInfo `json:"engine"`
 }
 
 // QualityJudged is one context's drift judged: real (above the noise floor

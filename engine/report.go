@@ -15,13 +15,13 @@ const SchemaVersion = 1
 type Report struct {
 	SchemaVersion int          `json:"schema_version"`
 	Hardware      HardwareInfo `json:"hardware"`
-	Engine        EngineInfo   `json:"engine"`
+	Server        ServerInfo   `json:"engine"`
 	Run           RunInfo      `json:"run"`
 	LaunchCommand string       `json:"launch_command,omitempty"` // API key shown as <redacted>
-	// Server is how a server the user started was launched, read from its
+	// Process is how a server the user started was launched, read from its
 	// process on this machine, or why it could not be read; nil when
 	// Speed Matrix started the server (LaunchCommand says how).
-	Server *ServerProcess `json:"server_process,omitempty"`
+	Process *ServerProcess `json:"server_process,omitempty"`
 	// Diagnostics describe the machine that ran the benchmark, at start-up.
 	Diagnostics *Diagnostics `json:"diagnostics,omitempty"`
 	Plan        Plan         `json:"plan"`
@@ -42,7 +42,7 @@ type Report struct {
 // in-process, whose profile has a launch command): a launch command but no
 // process read from a server someone else started.
 func (r Report) Launched() bool {
-	return r.Server == nil && r.LaunchCommand != ""
+	return r.Process == nil && r.LaunchCommand != ""
 }
 
 // HardwareInfo is the report's Hardware section.
@@ -56,9 +56,9 @@ type HardwareInfo struct {
 	Kernel   string    `json:"kernel,omitempty"`
 	// Note says why GPU details are missing ("NVIDIA driver not found"), if they are.
 	Note string `json:"note,omitempty"`
-	// CPUEngine names what served the model on this machine's CPU ("vLLM
+	// CPUServer names what served the model on this machine's CPU ("vLLM
 	// CPU build 0.32.0") when Type is TypeCPU.
-	CPUEngine string `json:"cpu_engine,omitempty"`
+	CPUServer string `json:"cpu_engine,omitempty"`
 	// Whose says whose hardware the section describes: HardwareOfServer,
 	// HardwareOfRemote or HardwareOfSimulator; "" in reports written
 	// before it was recorded.
@@ -87,11 +87,11 @@ const TypeCPU = "CPU"
 func (h HardwareInfo) OnCPU() bool { return h.Type == TypeCPU }
 
 // ServeOnCPU makes h the Hardware section of a server that ran on this
-// machine's CPU, served by cpuEngine ("vLLM CPU build 0.32.0"): no GPU is
+// machine's CPU, served by cpuServer ("vLLM CPU build 0.32.0"): no GPU is
 // named (a GPU the machine has did not serve the model), and the note says
 // so instead of why no GPU was found.
-func (h *HardwareInfo) ServeOnCPU(cpuEngine string) {
-	h.Type, h.CPUEngine, h.GPUs = TypeCPU, cpuEngine, nil
+func (h *HardwareInfo) ServeOnCPU(cpuServer string) {
+	h.Type, h.CPUServer, h.GPUs = TypeCPU, cpuServer, nil
 	h.Note = "The server ran on the CPU: no GPU served the model."
 }
 
@@ -150,9 +150,9 @@ func (g GPUInfo) PCIeMax() PCIeLink { return PCIeLink{Gen: g.PCIeGen, Width: g.P
 // PCIeCur is the GPU's PCIe link as it ran at detection.
 func (g GPUInfo) PCIeCur() PCIeLink { return PCIeLink{Gen: g.PCIeCurGen, Width: g.PCIeCurWidth} }
 
-// EngineInfo is the report's Engine section.
-type EngineInfo struct {
-	Engine       string `json:"engine"` // "vllm"
+// ServerInfo is the report's Engine section.
+type ServerInfo struct {
+	Name         string `json:"engine"` // "vllm"
 	Version      string `json:"version,omitempty"`
 	Quantization string `json:"quantization,omitempty"`
 	Backend      string `json:"backend,omitempty"` // "cuda"
@@ -169,7 +169,7 @@ type EngineInfo struct {
 }
 
 // SimulatedLabel is how the Engine section names a simulated engine in every export.
-func (e EngineInfo) SimulatedLabel() string {
+func (e ServerInfo) SimulatedLabel() string {
 	switch {
 	case !e.Simulated:
 		return ""

@@ -32,9 +32,9 @@ type Hardware struct {
 	Topology *engine.Topology `json:"topology,omitempty"`
 	// Note says why there are no GPUs or why GPU details are missing.
 	Note string `json:"note,omitempty"`
-	// CPUEngine names a CPU build of vLLM that would serve on this CPU
+	// CPUServer names a CPU build of vLLM that would serve on this CPU
 	// ("vLLM CPU build 0.32.0"); Detect leaves it to whoever looks for one.
-	CPUEngine string `json:"cpu_engine,omitempty"`
+	CPUServer string `json:"cpu_engine,omitempty"`
 }
 
 // GPU is one NVIDIA GPU: the report's fields plus details only `hw` shows.

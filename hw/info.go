@@ -16,7 +16,7 @@ func (h Hardware) Info() engine.HardwareInfo {
 		OS:        h.OS,
 		Kernel:    h.Kernel,
 		Note:      h.Note,
-		CPUEngine: h.CPUEngine,
+		CPUServer: h.CPUServer,
 	}
 	for _, g := range h.GPUs {
 		info.GPUs = append(info.GPUs, g.GPUInfo)

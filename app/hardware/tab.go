@@ -62,7 +62,7 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 	}
 	host := u.HwInfo
 	if b, ok := u.SavedCPUBuild(); ok {
-		host.CPUEngine = b.String()
+		host.CPUServer = b.String()
 	}
 	cards.Add(hostCard(host))
 	h.Cards, h.MachineCards = cards, cards.Objects
@@ -195,7 +195,7 @@ func (h *Tab) showSim() {
 // when there is one), RAM and OS.
 func hostCard(info engine.HardwareInfo) fyne.CanvasObject {
 	cpu := info.CPU
-	if info.CPUEngine != "" {
+	if info.CPUServer != "" {
 		cpu = report.CPULine(info)
 	} else if info.CPUCores > 0 {
 		cpu = fmt.Sprintf("%s (%d cores)", cpu, info.CPUCores)

@@ -126,7 +126,7 @@ func (h *Tab) showDelta(a, b engine.Report) {
 // whether it was simulated or imported.
 func runLine(r engine.Report) string {
 	s := report.ModelOnGPU(r)
-	if l := r.Engine.SimulatedLabel(); l != "" {
+	if l := r.Server.SimulatedLabel(); l != "" {
 		s += " · " + l
 	}
 	if imp := r.Run.Imported; imp != nil {

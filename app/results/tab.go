@@ -218,8 +218,8 @@ func reportBadge(rep engine.Report) fyne.CanvasObject {
 	if imp := rep.Run.Imported; imp != nil {
 		return appwidget.Badge("Imported · "+imp.Label(), appwidget.ImportedColor)
 	}
-	if rep.Engine.Simulated {
-		return appwidget.Badge(rep.Engine.SimulatedLabel(), appwidget.SimulatedColor)
+	if rep.Server.Simulated {
+		return appwidget.Badge(rep.Server.SimulatedLabel(), appwidget.SimulatedColor)
 	}
 	return appwidget.Badge("Measured", appwidget.MeasuredColor)
 }

@@ -130,7 +130,7 @@ func (r *Tab) beginLoad(plan engine.LoadPlan, target measure.Subject) {
 	r.resetFor(target)
 	r.Log.Add(fmt.Sprintf("%s  load test started against %s: %s (estimated %s)", r.started.Format("15:04:05"),
 		secret.URL(target.BaseURL), app.LoadWhat(plan), app.LoadAbout(plan)))
-	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
+	r.setSimulated(target.Header.Server.Simulated, target.Header.Server.SimulatedLabel())
 	r.lastRun = false
 	r.showLoad("one row per rate, filled in as each rate finishes").SetPlanned(plan, "waiting")
 	r.Log.Flush()

@@ -130,7 +130,7 @@ func (p *qualityPhase) follow(ctx context.Context, t measure.Subject, run runFun
 	}
 	rep := *done.Report
 	if p.record != "" {
-		err = p.recordAfter(ctx, client, t.Model, rep.Engine, rep.Plan, events, log)
+		err = p.recordAfter(ctx, client, t.Model, rep.Server, rep.Plan, events, log)
 	} else {
 		log(fmt.Sprintf("quality: comparing with the reference of %s (%s)", p.q.Reference.Model, filepath.Base(p.q.File)))
 		rep, err = p.q.Run(ctx, s, rep, p.prior, events, func(r engine.Report) error {
@@ -160,7 +160,7 @@ func (p *qualityPhase) follows(ev *engine.Event, last *engine.Report) {
 // contexts into p.record, saved after every context, with the needle task
 // (probe.RecordReference, what `quality --save-reference` records), so
 // that later comparisons pair their trials with it.
-func (p *qualityPhase) recordAfter(ctx context.Context, client *openai.Client, model string, eng engine.EngineInfo, plan engine.Plan, events func(probe.Event), log func(string)) error {
+func (p *qualityPhase) recordAfter(ctx context.Context, client *openai.Client, model string, eng engine.ServerInfo, plan engine.Plan, events func(probe.Event), log func(string)) error {
 	s, err := probe.Connect(ctx, client, model)
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (p *qualityPhase) recordAfter(ctx context.Context, client *openai.Client, m
 	}
 	log("quality: recording a reference into " + filepath.Base(p.record))
 	o := probe.Options{Contexts: plan.DecodeContexts, Events: events}
-	ref, err := probe.RecordReference(ctx, s, quality.Header{Engine: s.Describe(ctx, eng)}, o, probe.RunOptions{NeedleTrials: probe.DefaultNeedleTrials, Text: quality.CleanText(quality.Text())}, save)
+	ref, err := probe.RecordReference(ctx, s, quality.Header{Server: s.Describe(ctx, eng)}, o, probe.RunOptions{NeedleTrials: probe.DefaultNeedleTrials, Text: quality.CleanText(quality.Text())}, save)
 	if err == nil {
 		log(fmt.Sprintf("quality: reference saved: %d probes at %s, top %d logprobs%s", len(ref.Probes), engine.ContextLabels(ref.Contexts), ref.K, simulatedSuffix(eng)))
 	}
@@ -182,7 +182,7 @@ func (p *qualityPhase) recordAfter(ctx context.Context, client *openai.Client, m
 }
 
 // simulatedSuffix is " (simulated)" for the simulator's figures.
-func simulatedSuffix(e engine.EngineInfo) string {
+func simulatedSuffix(e engine.ServerInfo) string {
 	if e.Simulated {
 		return " (simulated)"
 	}

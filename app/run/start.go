@@ -34,7 +34,7 @@ func (r *Tab) Ready(target *measure.Subject, setup runs.Setup, dir string) bool 
 	target.FirstTokenTimeout, target.StallTimeout = c.FirstToken(), c.Stall()
 	diag := r.u.Diag
 	// On the CPU, the sampler's CPU load is the telemetry (measure.Run keeps no GPU figure).
-	if r.u.Deps.Telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Engine.Simulated {
+	if r.u.Deps.Telemetry != nil && target.Telemetry == nil && (len(target.Header.Hardware.GPUs) > 0 || target.Header.Hardware.OnCPU()) && !target.Header.Server.Simulated {
 		target.Telemetry = r.u.Deps.Telemetry
 	}
 	setup.Diagnostics, setup.Version = &diag, r.u.Opts.Version

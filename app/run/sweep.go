@@ -180,7 +180,7 @@ func (r *Tab) measureConfig(ctx context.Context, sr *sweepRun, c sweep.Config, t
 		}
 		res <- m
 	}
-	e := target.Header.Engine
+	e := target.Header.Server
 	r.Log.Add(fmt.Sprintf("── %s: its server is ready", c.Name))
 	r.measure(ctx, sr.plan, target, prev, app.Capacity{KVCacheTokens: e.KVCacheTokens, MaxNumSeqs: e.MaxNumSeqs, MaxModelLen: e.MaxModelLen})
 }

@@ -188,8 +188,8 @@ func (r *Tab) setSimulated(on bool, label string) {
 }
 
 // simulatedNoProfile is the label of a stand-in vllm launched here until
-// its run names the profile it serves (engine.EngineInfo.SimulatedLabel).
-var simulatedNoProfile = engine.EngineInfo{Simulated: true}.SimulatedLabel()
+// its run names the profile it serves (engine.ServerInfo.SimulatedLabel).
+var simulatedNoProfile = engine.ServerInfo{Simulated: true}.SimulatedLabel()
 
 // refreshStart enables Start run unless a run goes on, the target
 // cannot start one (targetInfo.NotReady, which the plan line then says) or
@@ -323,7 +323,7 @@ func (r *Tab) Begin(plan engine.Plan, target measure.Subject, prev *engine.Repor
 		verb = "resuming the run of " + prev.Run.StartedAt.Format("2006-01-02 15:04")
 	}
 	r.Log.Add(fmt.Sprintf("%s  %s against %s (estimated %s)", r.started.Format("15:04:05"), verb, secret.URL(target.BaseURL), app.FormatAbout(r.estimate)))
-	r.setSimulated(target.Header.Engine.Simulated, target.Header.Engine.SimulatedLabel())
+	r.setSimulated(target.Header.Server.Simulated, target.Header.Server.SimulatedLabel())
 	fitted := c.Fit(plan)
 	r.lastRun = false
 	r.hideLoad()
@@ -375,7 +375,7 @@ func (r *Tab) Apply(u RunUpdate) {
 	}
 	if u.Report != nil {
 		r.found = app.FoundIn(*u.Report)
-		if e := u.Report.Engine; e.Simulated && (len(r.SimBadge.Objects) == 0 || r.simLabel == simulatedNoProfile) {
+		if e := u.Report.Server; e.Simulated && (len(r.SimBadge.Objects) == 0 || r.simLabel == simulatedNoProfile) {
 			// Found simulated only by the run (speedmatrix sim at an
 			// endpoint), or its profile named only by the run (a stand-in vllm).
 			r.setSimulated(true, e.SimulatedLabel())

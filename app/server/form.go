@@ -30,7 +30,7 @@ const (
 type launchForm struct {
 	onChange func()
 
-	Engine                            *appwidget.DropDown // vLLM or SGLang (see engineChoices)
+	Server                            *appwidget.DropDown // vLLM or SGLang (see serverChoices)
 	runner                            *appwidget.DropDown
 	Executable, dockerImage, hfCache  *widget.Entry
 	Model                             *widget.SelectEntry
@@ -69,10 +69,10 @@ func NewLaunchForm(onChange func()) *launchForm {
 	f.runner = appwidget.NewDropDown([]string{string(launch.RunnerExec), string(launch.RunnerDocker)}, func(string) { f.changed() })
 	f.Executable = entry("")
 	f.dockerImage = entry("")
-	f.Engine = appwidget.NewDropDown(engineChoices(), nil)
-	f.Engine.SetSelected(launch.EngineTitle(servers.VLLM))
-	f.onEngine()
-	f.Engine.OnChanged = func(string) { f.onEngine(); f.changed() }
+	f.Server = appwidget.NewDropDown(serverChoices(), nil)
+	f.Server.SetSelected(launch.ServerTitle(servers.VLLM))
+	f.onServer()
+	f.Server.OnChanged = func(string) { f.onServer(); f.changed() }
 	f.hfCache = entry(hfcache.Home())
 	f.Model = widget.NewSelectEntry(nil)
 	f.Model.SetPlaceHolder("Hugging Face id (e.g. Qwen/Qwen3-0.6B) or a local path")
@@ -103,7 +103,7 @@ func NewLaunchForm(onChange func()) *launchForm {
 	f.env.OnChanged = func(string) { f.changed() }
 	f.StartupTimeoutMin, f.stopGraceS = entry("20"), entry("15")
 	f.logDir = entry("system temp folder")
-	f.onEngine()
+	f.onServer()
 	return f
 }
 
@@ -123,7 +123,7 @@ func (f *launchForm) Object() fyne.CanvasObject {
 	}
 	f.Accordion = widget.NewAccordion(
 		widget.NewAccordionItem("Model", form(
-			item("Engine", f.Engine),
+			item("Engine", f.Server),
 			item("Model", f.Model), item("Served model name", f.ServedName), item("Revision", f.revision),
 			item("", f.trustRemoteCode))),
 		widget.NewAccordionItem(CpuSection, form(
@@ -175,7 +175,7 @@ func (f *launchForm) Fill(cfg launch.ServerConfig) {
 		}
 		return strconv.Itoa(n)
 	}
-	f.Engine.SetSelected(launch.EngineTitle(cmp.Or(cfg.Engine, servers.VLLM)))
+	f.Server.SetSelected(launch.ServerTitle(cmp.Or(cfg.Server, servers.VLLM)))
 	runner := cfg.Runner
 	if runner == "" {
 		runner = launch.RunnerExec
@@ -242,7 +242,7 @@ func (f *launchForm) Config(withKey bool) launch.ServerConfig {
 		return n
 	}
 	cfg := launch.ServerConfig{
-		Engine: f.engineName(),
+		Server: f.serverName(),
 		Runner: launch.Runner(f.runner.Selected), Executable: strings.TrimSpace(f.Executable.Text),
 		DockerImage: strings.TrimSpace(f.dockerImage.Text), HFCache: strings.TrimSpace(f.hfCache.Text),
 		Model: strings.TrimSpace(f.Model.Text), ServedModelName: strings.TrimSpace(f.ServedName.Text),
@@ -265,7 +265,7 @@ func (f *launchForm) Config(withKey bool) launch.ServerConfig {
 	if err := f.Parallel.GpuMetrics.check(); err != nil {
 		f.problemsFor["gpu metrics"] = "GPU metrics: " + secret.URL(exporterURL(err)) + " is not an exporter address like http://node2:9400/metrics"
 	}
-	if e, _ := servers.Lookup(cfg.Engine); !e.Supports("kv_cache_memory_bytes") { // disabled on the form (see onEngine)
+	if e, _ := servers.Lookup(cfg.Server); !e.Supports("kv_cache_memory_bytes") { // disabled on the form (see onServer)
 		delete(f.problemsFor, "kv cache memory")
 	}
 	if withKey {
@@ -286,41 +286,41 @@ func (f *launchForm) Config(withKey bool) launch.ServerConfig {
 	cfg.Env = parseEnv(f.env.Text)
 	cfg.StartupTimeout = time.Duration(atoi("start-up timeout", f.StartupTimeoutMin)) * time.Minute
 	cfg.StopGrace = time.Duration(atoi("stop grace", f.stopGraceS)) * time.Second
-	return cfg.OnlySupported() // the fields onEngine disabled
+	return cfg.OnlySupported() // the fields onServer disabled
 }
 
-// engineChoices are the Engine select's choices: vLLM, SGLang.
-func engineChoices() []string {
-	titles := make([]string, len(launch.Engines))
-	for i, name := range launch.Engines {
-		titles[i] = launch.EngineTitle(name)
+// serverChoices are the Engine select's choices: vLLM, SGLang.
+func serverChoices() []string {
+	titles := make([]string, len(launch.Servers))
+	for i, name := range launch.Servers {
+		titles[i] = launch.ServerTitle(name)
 	}
 	return titles
 }
 
-// engineName is the server.toml name of the engine selected.
-func (f *launchForm) engineName() string {
-	for _, name := range launch.Engines {
-		if launch.EngineTitle(name) == f.Engine.Selected {
+// serverName is the server.toml name of the engine selected.
+func (f *launchForm) serverName() string {
+	for _, name := range launch.Servers {
+		if launch.ServerTitle(name) == f.Server.Selected {
 			return name
 		}
 	}
 	return servers.VLLM
 }
 
-// onEngine shows the selected engine's program and image as placeholders,
+// onServer shows the selected engine's program and image as placeholders,
 // and disables the settings the engine has no flags for (its
 // servers.Entry's Unsupported keys: for SGLang, vLLM's executor, Ray,
 // async scheduling, eager mode, KV cache memory and CPU build); config then
 // leaves them out.
-func (f *launchForm) onEngine() {
-	d := launch.ServerConfig{Engine: f.engineName(), Runner: launch.RunnerDocker}.WithDefaults()
+func (f *launchForm) onServer() {
+	d := launch.ServerConfig{Server: f.serverName(), Runner: launch.RunnerDocker}.WithDefaults()
 	f.Executable.SetPlaceHolder(d.Executable + " (on PATH) or /path/to/venv/bin/" + d.Executable)
 	f.dockerImage.SetPlaceHolder(d.DockerImage)
 	if f.logDir == nil {
 		return // still being built
 	}
-	e, _ := servers.Lookup(d.Engine)
+	e, _ := servers.Lookup(d.Server)
 	for key, w := range f.keyed() {
 		if e.Supports(key) {
 			w.Enable()

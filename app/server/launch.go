@@ -173,7 +173,7 @@ func (l *launchPanel) onReady(srv app.LaunchedServer) {
 	l.Ready = true
 	device, where := "GPU", "."
 	switch {
-	case srv.Subject().Header.Engine.Simulated:
+	case srv.Subject().Header.Server.Simulated:
 		device, where = "Simulated GPU", ": Speed Matrix's simulator standing in for vLLM, every figure simulated."
 	case srv.OnCPU():
 		device, where = "CPU", ", on the CPU."
@@ -249,7 +249,7 @@ func (l *launchPanel) OnCPU() bool {
 // Matrix's stand-in for vLLM: the simulator (launch.StandIn).
 func (l *launchPanel) standIn() bool {
 	if l.srv != nil {
-		return l.srv.Subject().Header.Engine.Simulated
+		return l.srv.Subject().Header.Server.Simulated
 	}
 	return l.s.u.LaunchStandIn(l.s.Form.Config(false))
 }

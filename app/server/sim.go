@@ -96,15 +96,15 @@ func speaksChoices() []string {
 	return titles
 }
 
-// simEngine is the mode the simulator is to speak as (sim.EngineVLLM,
-// sim.EngineSGLang).
-func (s *Tab) simEngine() string {
+// simMode is the mode the simulator is to speak as (sim.ModeVLLM,
+// sim.ModeSGLang).
+func (s *Tab) simMode() string {
 	for _, mode := range servers.SimModes() {
 		if e, _ := servers.BySimMode(mode); s.Speaks != nil && s.Speaks.Selected == e.Title {
 			return mode
 		}
 	}
-	return sim.EngineVLLM
+	return sim.ModeVLLM
 }
 
 // speaksLabel is the "Speaks as" choice of a saved mode.
@@ -118,7 +118,7 @@ func speaksLabel(mode string) string {
 // startSim serves the chosen profile as the chosen engine, reusing a
 // running one.
 func (s *Tab) startSim() (measure.Subject, error) {
-	name, speaks := s.Profile.Selected, s.simEngine()
+	name, speaks := s.Profile.Selected, s.simMode()
 	if s.simStop != nil && s.simName == name && s.simSpeaks == speaks {
 		return s.simTarget, nil
 	}

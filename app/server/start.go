@@ -91,7 +91,7 @@ func StartBlocker(hasGPU, onCPU, standIn bool, cfg launch.ServerConfig, look fun
 			return blocked{"Start server needs Docker, and docker is not on the PATH", "install Docker, or choose the exec runner under How to run."}
 		}
 	} else {
-		exe, title, program := d.Executable, d.EngineTitle(), launch.ServerConfig{Engine: d.Engine}.WithDefaults().Executable
+		exe, title, program := d.Executable, d.ServerTitle(), launch.ServerConfig{Server: d.Server}.WithDefaults().Executable
 		if _, err := look(exe); err != nil {
 			if strings.ContainsRune(exe, filepath.Separator) {
 				return blocked{"Start server needs " + title + ", and " + exe + " is not a program", "set Executable under How to run to the " + program +
@@ -103,8 +103,8 @@ func StartBlocker(hasGPU, onCPU, standIn bool, cfg launch.ServerConfig, look fun
 	switch {
 	case hasGPU || onCPU || standIn:
 		return blocked{}
-	case d.Engine != servers.VLLM:
-		return blocked{"Start server needs an NVIDIA GPU for " + d.EngineTitle() + ", and none was found on this machine", "benchmark an existing endpoint or the simulator instead."}
+	case d.Server != servers.VLLM:
+		return blocked{"Start server needs an NVIDIA GPU for " + d.ServerTitle() + ", and none was found on this machine", "benchmark an existing endpoint or the simulator instead."}
 	case d.Device == launch.DeviceGPU:
 		return blocked{"Start server needs an NVIDIA GPU (Device is GPU under CPU), and none was found on this machine",
 			"set Device to Detect or CPU to serve with vLLM's CPU build, or benchmark an existing endpoint or the simulator instead."}

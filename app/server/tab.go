@@ -144,7 +144,7 @@ func (s *Tab) ApplyTarget(opt string) {
 	s.Url.SetText(saved.URL)
 	s.Model.SetText(saved.Model)
 	s.Exporters.Field.SetText(saved.GPUMetrics)
-	s.Speaks.SetSelected(speaksLabel(saved.SimEngine))
+	s.Speaks.SetSelected(speaksLabel(saved.SimMode))
 	if saved.Profile != "" {
 		s.Profile.SetSelected(saved.Profile)
 	}
@@ -265,7 +265,7 @@ func (s *Tab) Capacity() app.Capacity {
 func (s *Tab) Description() string {
 	switch s.Kind.Selected {
 	case app.TargetSim:
-		if mode := s.simEngine(); mode != sim.EngineVLLM {
+		if mode := s.simMode(); mode != sim.ModeVLLM {
 			e, _ := servers.BySimMode(mode)
 			return "simulated " + e.Title + " (profile " + s.Profile.Selected + ")"
 		}
@@ -355,5 +355,5 @@ func (s *Tab) StopAll() {
 // password of the URL (it comes back as <redacted>, to be typed again).
 func (s *Tab) Settings() app.TargetSettings {
 	return app.TargetSettings{Kind: s.Kind.Selected, URL: secret.URL(s.Url.Text), Model: s.Model.Text, Profile: s.Profile.Selected,
-		SimEngine: s.simEngine(), GPUMetrics: s.Exporters.saved()}
+		SimMode: s.simMode(), GPUMetrics: s.Exporters.saved()}
 }

@@ -31,7 +31,7 @@ func TestExportWritesHTMLAndOpensIt(t *testing.T) {
 	u := newTestUI(t, d, app.Options{})
 	u.Ask = func(_, _ string, _ []string, pick func(int)) { pick(1) } // "Close"
 	rep := cannedReport("tiny", 195.7)
-	rep.Engine.Simulated, rep.Engine.SimProfile = true, "tiny"
+	rep.Server.Simulated, rep.Server.SimProfile = true, "tiny"
 	u.results.Show(rep, "")
 	if !u.results.OpenHTML.Disabled() {
 		t.Fatal("Open in browser is enabled before any export")

@@ -62,11 +62,11 @@ func (f *fakeEngine) Run(ctx context.Context, plan engine.Plan, target measure.S
 	ch := make(chan engine.Event)
 	go func() {
 		defer close(ch)
-		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Engine: ro.Header.Engine,
+		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Plan: plan, Server: ro.Header.Server,
 			Hardware: ro.Header.Hardware, Quality: ro.Header.Quality, Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 				Complete: f.incomplete == "", Incomplete: f.incomplete, Endpoint: secret.URL(target.BaseURL)}}
 		if l := f.server; l != (engine.Limits{}) {
-			rep.Engine.KVCacheTokens, rep.Engine.MaxNumSeqs, rep.Engine.MaxModelLen = l.KVCacheTokens, l.MaxNumSeqs, l.MaxModelLen
+			rep.Server.KVCacheTokens, rep.Server.MaxNumSeqs, rep.Server.MaxModelLen = l.KVCacheTokens, l.MaxNumSeqs, l.MaxModelLen
 		}
 		for _, ev := range f.events {
 			if ev.Result != nil {
@@ -162,7 +162,7 @@ func (f *fakeSim) Start(profile, eng string) (measure.Subject, func(), error) {
 	f.started = append(f.started, profile)
 	f.engines = append(f.engines, eng)
 	t := measure.Subject{Target: measure.Target{BaseURL: "http://127.0.0.1:1"}}
-	t.Header.Engine = engine.EngineInfo{Engine: cmp.Or(eng, "vllm"), Simulated: true, SimProfile: profile}
+	t.Header.Server = engine.ServerInfo{Name: cmp.Or(eng, "vllm"), Simulated: true, SimProfile: profile}
 	return t, func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }, nil
 }
 

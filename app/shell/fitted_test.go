@@ -60,8 +60,8 @@ func TestDefaultPlanOn128KServerShowsFittedRows(t *testing.T) {
 		}
 	}
 	rep := u.results.Report
-	if rep.Engine.MaxModelLen != maxModelLen || !slices.Equal(rep.Plan.DecodeContexts, plan.DecodeContexts) {
-		t.Fatalf("report: max_model_len %d, plan %v; want the server's and the requested plan", rep.Engine.MaxModelLen, rep.Plan.DecodeContexts)
+	if rep.Server.MaxModelLen != maxModelLen || !slices.Equal(rep.Plan.DecodeContexts, plan.DecodeContexts) {
+		t.Fatalf("report: max_model_len %d, plan %v; want the server's and the requested plan", rep.Server.MaxModelLen, rep.Plan.DecodeContexts)
 	}
 	if got := charts.BuildModel(rep).Decode.Rows; !slices.Equal(got, labels) {
 		t.Errorf("decode-heatmap chart rows %q, want %q", got, labels)
@@ -87,7 +87,7 @@ func (s readsModelLen) Start(profile, eng string) (measure.Subject, func(), erro
 	t, stop, err := s.fakeSim.Start(profile, eng)
 	for _, p := range s.Profiles() {
 		if p.Name == profile {
-			t.Header.Engine.MaxModelLen = p.MaxModelLen
+			t.Header.Server.MaxModelLen = p.MaxModelLen
 		}
 	}
 	return t, stop, err

@@ -85,7 +85,7 @@ func TestHistoryBadges(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	complete := cannedReport("complete-model", 100)
-	complete.Run.Complete, complete.Engine.Simulated = true, false
+	complete.Run.Complete, complete.Server.Simulated = true, false
 	partial := cannedReport("partial-model", 100)
 	partial.Run.StartedAt = partial.Run.StartedAt.Add(time.Hour)
 	partial.Run.Incomplete = "interrupted"
@@ -128,9 +128,9 @@ func TestHistoryTellsRunsApart(t *testing.T) {
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	tiny, big, remote := cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100)
-	big.Engine.SimProfile = "big"
+	big.Server.SimProfile = "big"
 	big.Run.StartedAt = big.Run.StartedAt.Add(time.Hour)
-	remote.Engine.Simulated = false
+	remote.Server.Simulated = false
 	remote.Run.Endpoint = "http://bench:s3cret@gpu1:8000"
 	remote.Run.StartedAt = remote.Run.StartedAt.Add(2 * time.Hour)
 	for _, r := range []engine.Report{tiny, big, remote} {

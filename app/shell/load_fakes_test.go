@@ -36,7 +36,7 @@ func (f *fakeLoad) RunLoad(ctx context.Context, plan engine.LoadPlan, target mea
 	ch := make(chan engine.Event)
 	go func() {
 		defer close(ch)
-		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Engine: ro.Header.Engine, Hardware: ro.Header.Hardware,
+		rep := &engine.Report{SchemaVersion: engine.SchemaVersion, Server: ro.Header.Server, Hardware: ro.Header.Hardware,
 			Run: engine.RunInfo{ServedModel: "tiny", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Complete: true,
 				Endpoint: secret.URL(target.BaseURL)},
 			Load: &engine.LoadSection{Plan: plan}}
@@ -99,7 +99,7 @@ func cannedLoadEvents() []engine.Event {
 // cannedLoadReport is a finished simulated load test of the rates given.
 func cannedLoadReport(served string, rates ...float64) engine.Report {
 	rep := engine.Report{SchemaVersion: engine.SchemaVersion,
-		Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"},
+		Server: engine.ServerInfo{Name: "vllm", Simulated: true, SimProfile: "tiny"},
 		Run:    engine.RunInfo{ServedModel: served, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Complete: true},
 		Load:   &engine.LoadSection{Plan: matrix.DefaultLoadPlan()}}
 	rep.Load.Plan.RatesRPS = rates

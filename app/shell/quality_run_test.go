@@ -88,8 +88,8 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 	}
 	r, err := quality.ReadReference(fh)
 	fh.Close()
-	if err != nil || len(r.Probes) == 0 || len(r.Needle) == 0 || !r.Engine.Simulated {
-		t.Fatalf("the reference: %v, %d probes, %d needle contexts, simulated %v", err, len(r.Probes), len(r.Needle), r.Engine.Simulated)
+	if err != nil || len(r.Probes) == 0 || len(r.Needle) == 0 || !r.Server.Simulated {
+		t.Fatalf("the reference: %v, %d probes, %d needle contexts, simulated %v", err, len(r.Probes), len(r.Needle), r.Server.Simulated)
 	}
 	if rep.Quality != nil || !rep.Run.Complete {
 		t.Errorf("a recording run's report: quality %v, complete %v", rep.Quality, rep.Run.Complete)
@@ -100,7 +100,7 @@ func TestRunRecordsThenComparesQuality(t *testing.T) {
 
 	u, rep = runWithQuality(t, sim.Numerics{}, app.QualityCompare, ref)
 	q := rep.Quality
-	if q == nil || len(q.Contexts) == 0 || !rep.Run.Complete || !q.Server.Engine.Simulated {
+	if q == nil || len(q.Contexts) == 0 || !rep.Run.Complete || !q.Server.Server.Simulated {
 		t.Fatalf("the comparing run's report: quality %+v, complete %v", q, rep.Run.Complete)
 	}
 	if c := q.Contexts[0]; c.Positions == 0 || c.Top1Pct < 90 {

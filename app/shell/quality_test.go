@@ -178,7 +178,7 @@ func qualityReport() engine.Report {
 	ci := func(lo, hi float64) engine.QualityInterval { return engine.QualityInterval{Lo: lo, Hi: hi} }
 	rep.Quality = &engine.QualityReport{
 		Reference: engine.QualityHeader{Model: "tiny", Tokenizer: "sha256:x", RecordedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)},
-		Server:    engine.QualityServer{Model: "tiny", Engine: rep.Engine},
+		Server:    engine.QualityServer{Model: "tiny", Server: rep.Server},
 		Contexts: []engine.ContextDrift{
 			{ContextTokens: 1024, Probes: 8, Positions: 1024, Top1Pct: 99.5, KLDMean: 0.0012, KLDP99: 0.02, CI: engine.QualityIntervals{Top1Pct: ci(99.1, 99.8)}},
 			{ContextTokens: 8192, Probes: 8, Positions: 1024, Top1Pct: 93.1, KLDMean: 0.034, KLDP99: 0.4, CI: engine.QualityIntervals{Top1Pct: ci(92.0, 94.2)}},

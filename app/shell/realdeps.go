@@ -116,7 +116,7 @@ func (simulator) Profiles() []sim.Profile { return sim.Profiles() }
 // Start serves the profile on 127.0.0.1 and describes it, labelled
 // simulated in the Hardware and Engine sections.
 func (simulator) Start(profile, engine string) (measure.Subject, func(), error) {
-	return simtarget.Start(profile, simtarget.Options{Engine: engine})
+	return simtarget.Start(profile, simtarget.Options{Mode: engine})
 }
 
 type chartRenderer struct{}

@@ -22,7 +22,7 @@ import (
 // cannedReport is a finished simulated run holding the canned results.
 func cannedReport(served string, decodeTokPerSec float64) engine.Report {
 	rep := engine.Report{SchemaVersion: engine.SchemaVersion,
-		Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"},
+		Server: engine.ServerInfo{Name: "vllm", Simulated: true, SimProfile: "tiny"},
 		Run:    engine.RunInfo{ServedModel: served, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
 	for _, ev := range cannedEvents() {
 		if ev.Result != nil {

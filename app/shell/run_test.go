@@ -42,8 +42,8 @@ func TestRunFillsHeatmapAndHandsOnTheReport(t *testing.T) {
 		t.Errorf("event log misses the result or the engine's line:\n%s", got)
 	}
 	tgt := eng.lastTarget()
-	if !tgt.Header.Engine.Simulated || tgt.Telemetry != nil {
-		t.Errorf("simulator target: simulated %v, telemetry %v; want simulated without GPU telemetry", tgt.Header.Engine.Simulated, tgt.Telemetry)
+	if !tgt.Header.Server.Simulated || tgt.Telemetry != nil {
+		t.Errorf("simulator target: simulated %v, telemetry %v; want simulated without GPU telemetry", tgt.Header.Server.Simulated, tgt.Telemetry)
 	}
 	if len(u.run.SimBadge.Objects) == 0 || !apptest.HasText(u.run.SimBadge, "simulated (profile tiny)") {
 		t.Error("Run screen does not label the run simulated (profile tiny)")

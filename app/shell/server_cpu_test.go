@@ -93,7 +93,7 @@ func TestLaunchOnTheCPU(t *testing.T) {
 		t.Errorf("state %q, KV %q", l.State.Text, l.Kv.Text)
 	}
 	tgt, err := s.Target()
-	if h := tgt.Header.Hardware; err != nil || !h.OnCPU() || len(h.GPUs) != 0 || h.CPU != "Test CPU" || h.CPUEngine != "vLLM CPU build 0.32.0" {
+	if h := tgt.Header.Hardware; err != nil || !h.OnCPU() || len(h.GPUs) != 0 || h.CPU != "Test CPU" || h.CPUServer != "vLLM CPU build 0.32.0" {
 		t.Errorf("target hardware %+v, %v", tgt.Header.Hardware, err)
 	}
 	if tgt.Header.Roofline.Available() {

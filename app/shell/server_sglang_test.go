@@ -23,7 +23,7 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 	if cmd := l.Command.Text; !strings.HasPrefix(cmd, "vllm serve Qwen/Qwen3-0.6B") {
 		t.Fatalf("vLLM's command = %q", cmd)
 	}
-	s.Form.Engine.SetSelected("SGLang")
+	s.Form.Server.SetSelected("SGLang")
 	cmd := l.Command.Text
 	if !strings.HasPrefix(cmd, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-0.6B") ||
 		!strings.Contains(cmd, "--api-key <redacted> --enable-metrics") || strings.Contains(cmd, " serve ") {
@@ -46,15 +46,15 @@ func TestLaunchFormEngineChoice(t *testing.T) {
 		t.Errorf("after Suggest, command = %q: want the suggested sizes as SGLang's flags", cmd)
 	}
 	l.OnStart()
-	if cfg := <-cfgs; cfg.Engine != servers.SGLang {
-		t.Errorf("launched engine %q", cfg.Engine)
+	if cfg := <-cfgs; cfg.Server != servers.SGLang {
+		t.Errorf("launched engine %q", cfg.Server)
 	}
 	f := server.NewLaunchForm(nil)
 	f.Fill(s.Form.Config(false))
-	if f.Engine.Selected != "SGLang" {
-		t.Errorf("a saved SGLang form fills back as %q", f.Engine.Selected)
+	if f.Server.Selected != "SGLang" {
+		t.Errorf("a saved SGLang form fills back as %q", f.Server.Selected)
 	}
-	s.Form.Engine.SetSelected("vLLM")
+	s.Form.Server.SetSelected("vLLM")
 	if cmd := l.Command.Text; !strings.Contains(cmd, "serve Qwen/Qwen3-0.6B --tensor-parallel-size 1") || s.Form.Parallel.Executor.Disabled() {
 		t.Errorf("back on vLLM, command = %q, executor disabled %v", cmd, s.Form.Parallel.Executor.Disabled())
 	}
@@ -67,14 +67,14 @@ func TestSGLangStartFailureWords(t *testing.T) {
 		launch.FatalOutOfMemory:  "The SGLang server ran out of GPU memory while starting.",
 		launch.FatalNotInstalled: "The Python of Executable has no SGLang.",
 	} {
-		fatal := launch.Fatal{Kind: kind, Summary: "s", Advice: "lower gpu_memory_utilization (--mem-fraction-static)", Engine: "SGLang"}
-		err := fmt.Errorf("start: %w", &launch.ServerError{Engine: "SGLang", Reason: "exited", Fatal: &fatal})
+		fatal := launch.Fatal{Kind: kind, Summary: "s", Advice: "lower gpu_memory_utilization (--mem-fraction-static)", Server: "SGLang"}
+		err := fmt.Errorf("start: %w", &launch.ServerError{Server: "SGLang", Reason: "exited", Fatal: &fatal})
 		n := server.LaunchNotice(err)
 		if n.Message != want || strings.Contains(n.Message+n.Action, "--") || n.Detail != err.Error() {
 			t.Errorf("%s: banner %+v", kind, n)
 		}
 	}
-	se := &launch.SetupError{Kind: launch.SetupVenvNoVLLM, Subject: "/opt/sg", Engine: "SGLang", Program: "python3"}
+	se := &launch.SetupError{Kind: launch.SetupVenvNoVLLM, Subject: "/opt/sg", Server: "SGLang", Program: "python3"}
 	if n := server.LaunchNotice(se); n.Message != "The environment /opt/sg has no SGLang." || !strings.Contains(n.Action, "bin/python3") {
 		t.Errorf("venv without SGLang: %+v", n)
 	}

@@ -46,7 +46,7 @@ func TestStartBlocker(t *testing.T) {
 		{"no GPU, Device GPU", false, false, false, launch.ServerConfig{Device: launch.DeviceGPU}, []string{"vllm"}, "set Device to Detect or CPU"},
 		{"no GPU, the stand-in for vLLM (the simulator)", false, false, true, launch.ServerConfig{Executable: "examples/sweep/vllm"}, []string{"examples/sweep/vllm"}, ""},
 		{"no GPU, the stand-in, Device GPU", false, false, true, launch.ServerConfig{Executable: "examples/sweep/vllm", Device: launch.DeviceGPU}, []string{"examples/sweep/vllm"}, ""},
-		{"no GPU, SGLang", false, false, false, launch.ServerConfig{Engine: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
+		{"no GPU, SGLang", false, false, false, launch.ServerConfig{Server: servers.SGLang}, []string{"python3"}, "needs an NVIDIA GPU for SGLang"},
 		{"no GPU, no vllm", false, false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH"},
 		{"vllm not on PATH", true, false, false, launch.ServerConfig{}, []string{"docker"}, "vllm is not on the PATH: install it (pip install vllm)"},
 		{"vllm found", true, false, false, launch.ServerConfig{}, []string{"vllm"}, ""},

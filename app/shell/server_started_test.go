@@ -50,8 +50,8 @@ func TestServerStartedAs(t *testing.T) {
 		t.Fatalf("the run did not start: %s", u.run.ProgressLine.Text)
 	}
 	h := eng.lastTarget().Header
-	if h.Server == nil || h.Server.PID != 4242 || !strings.HasSuffix(h.LaunchCommand, "/opt/venv/bin/vllm serve fake/model --api-key <redacted>") || asked.Load() != 2 {
-		t.Errorf("run header: server %+v, launch command %q, asked %d times (want at Detect and at the start)", h.Server, h.LaunchCommand, asked.Load())
+	if h.Process == nil || h.Process.PID != 4242 || !strings.HasSuffix(h.LaunchCommand, "/opt/venv/bin/vllm serve fake/model --api-key <redacted>") || asked.Load() != 2 {
+		t.Errorf("run header: server %+v, launch command %q, asked %d times (want at Detect and at the start)", h.Process, h.LaunchCommand, asked.Load())
 	}
 	if h.Diagnostics == nil || h.Diagnostics.NVIDIA.Note != "NVIDIA driver not found" || h.Diagnostics.Env["CUDA_VISIBLE_DEVICES"] != "0" {
 		t.Errorf("diagnostics %+v", h.Diagnostics)
@@ -105,7 +105,7 @@ func TestServerStartedAsFollowsARestart(t *testing.T) {
 	if sub := s.Started.Card.Subtitle; !strings.Contains(sub, "(pid 4242)") || strings.Contains(sub, "12361") {
 		t.Errorf("after the run: subtitle %q, want the restarted server's pid 4242", sub)
 	}
-	if h := eng.lastTarget().Header; h.Server == nil || h.Server.PID != 4242 {
-		t.Errorf("the run recorded %+v, want pid 4242", h.Server)
+	if h := eng.lastTarget().Header; h.Process == nil || h.Process.PID != 4242 {
+		t.Errorf("the run recorded %+v, want pid 4242", h.Process)
 	}
 }

@@ -208,13 +208,13 @@ func TestSimulatorSpeaksSGLang(t *testing.T) {
 	fs.mu.Lock()
 	engines := slices.Clone(fs.engines)
 	fs.mu.Unlock()
-	if len(engines) == 0 || engines[len(engines)-1] != sim.EngineSGLang || tg.Header.Engine.Engine != "sglang" {
-		t.Fatalf("simulator started as %q, target engine %q; want sglang last", engines, tg.Header.Engine.Engine)
+	if len(engines) == 0 || engines[len(engines)-1] != sim.ModeSGLang || tg.Header.Server.Name != "sglang" {
+		t.Fatalf("simulator started as %q, target engine %q; want sglang last", engines, tg.Header.Server.Name)
 	}
 	if got := s.Description(); got != "simulated SGLang (profile tiny)" {
 		t.Errorf("target reads %q", got)
 	}
-	if saved := s.Settings(); saved.SimEngine != sim.EngineSGLang {
+	if saved := s.Settings(); saved.SimMode != sim.ModeSGLang {
 		t.Errorf("settings keep %+v, want the SGLang choice", saved)
 	}
 }

@@ -86,8 +86,8 @@ func TestLaunchedStandInRunsSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := target.Header.Hardware; h.OnCPU() || target.Header.Engine.Backend != "" {
-		t.Errorf("hardware %+v, backend %q: want no CPU, no backend", h, target.Header.Engine.Backend)
+	if h := target.Header.Hardware; h.OnCPU() || target.Header.Server.Backend != "" {
+		t.Errorf("hardware %+v, backend %q: want no CPU, no backend", h, target.Header.Server.Backend)
 	}
 	if !u.run.Ready(&target, runs.Setup{}, filepath.Join(t.TempDir(), "run")) {
 		t.Fatal("the run was refused")
@@ -96,9 +96,9 @@ func TestLaunchedStandInRunsSimulated(t *testing.T) {
 	if !apptest.HasText(u.run.SimBadge, "simulated") {
 		t.Error("a run of the stand-in begins without the simulated badge")
 	}
-	var e engine.EngineInfo
+	var e engine.ServerInfo
 	e.Simulated, e.SimProfile = true, "tiny"
-	u.run.Apply(run.RunUpdate{Report: &engine.Report{Engine: e}})
+	u.run.Apply(run.RunUpdate{Report: &engine.Report{Server: e}})
 	if !apptest.HasText(u.run.SimBadge, "simulated (profile tiny)") {
 		t.Error("the badge does not name the profile once the run has")
 	}

@@ -176,7 +176,7 @@ func savedSweep(t *testing.T, u *ui, cs []sweep.Config, runs map[string]map[int]
 	got := map[string]engine.Report{}
 	for name, cells := range runs {
 		rep := engine.Report{SchemaVersion: engine.SchemaVersion, Plan: s.Plan, Run: engine.RunInfo{ServedModel: "tiny", Model: "speedmatrix/tiny-sim",
-			StartedAt: s.Started, Complete: whole[name]}, Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"}}
+			StartedAt: s.Started, Complete: whole[name]}, Server: engine.ServerInfo{Name: "vllm", Simulated: true, SimProfile: "tiny"}}
 		for conc, tokS := range cells {
 			rep.Results = append(rep.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: engine.K, Concurrency: conc},
 				ContextLabel: "1K", Status: engine.StatusValid, TotalTokPerSec: tokS, MeasuredS: 1})

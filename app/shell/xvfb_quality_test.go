@@ -108,7 +108,7 @@ func simulatedComparison(t *testing.T) quality.Report {
 	}
 	base := connect(sim.Numerics{})
 	o := probe.Options{Contexts: []int{512, 2 * engine.K, 7 * engine.K}, Probes: 4, ContinuationTokens: 48}
-	ref, err := probe.Record(ctx, base, quality.Header{Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"}}, o, func(quality.Reference) error { return nil })
+	ref, err := probe.Record(ctx, base, quality.Header{Server: engine.ServerInfo{Name: "vllm", Simulated: true, SimProfile: "tiny"}}, o, func(quality.Reference) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func simulatedComparison(t *testing.T) quality.Report {
 	}
 	fp8 := connect(sim.Numerics{KVCacheDType: "fp8"})
 	rep, err := probe.Run(ctx, fp8, ref, probe.RunOptions{NeedleTrials: 10, Seed: ref.Seed, Budget: quality.DefaultBudget(),
-		Engine: engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: "tiny"}}, func(quality.Report) error { return nil })
+		Server: engine.ServerInfo{Name: "vllm", Simulated: true, SimProfile: "tiny"}}, func(quality.Report) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

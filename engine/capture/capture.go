@@ -121,7 +121,7 @@ func fromProcess(pr proc) engine.ServerProcess {
 	}
 	p.Command, p.From, p.Dir = redactArgv(pr.Argv), fmt.Sprintf("/proc/%d", pr.PID), pr.Dir
 	argv := absArgv(pr.Argv, pr.Dir)
-	p.EngineVersion = venvVersion(argv)
+	p.ServerVersion = venvVersion(argv)
 	if b, ok := launch.FindCPUBuild(program(argv)); ok {
 		p.CPUBuild = b.String()
 	}

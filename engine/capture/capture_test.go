@@ -138,7 +138,7 @@ func checkContainer(t *testing.T, p engine.ServerProcess) {
 	if c == nil || c.ID != "3f2a1b9c0d1e" || c.Name != "vllm-bench" || c.Image != "vllm/vllm-openai:v0.32.0-x86_64" {
 		t.Fatalf("container %+v (process %+v)", c, p)
 	}
-	if p.NotCaptured != "" || p.From != "docker inspect" || p.PID != 51234 || p.EngineVersion != "0.32.0" || p.User != "root" {
+	if p.NotCaptured != "" || p.From != "docker inspect" || p.PID != 51234 || p.ServerVersion != "0.32.0" || p.User != "root" {
 		t.Errorf("got %+v", p)
 	}
 	if got := strings.Join(p.Command, " "); got != "vllm serve RedHatAI/gemma-4-26B-A4B-it-NVFP4 --served-model-name bench --max-model-len 262144 --api-key <redacted>" {

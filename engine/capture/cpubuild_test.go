@@ -37,8 +37,8 @@ func TestReadCPUBuildRelative(t *testing.T) {
 		Argv:    []string{python, "venv/bin/vllm", "serve", "model/tiny-llama", "--port", "8000"},
 		Environ: []string{"VLLM_API_KEY=sm-rig-secret", "HF_HUB_OFFLINE=1"}}
 	p := read(t.Context(), onPort8000(pr), "http://127.0.0.1:8000")
-	if p.EngineVersion != "0.32.0+cpu" || p.CPUBuild != "vLLM CPU build 0.32.0" || p.Dir != dir {
-		t.Fatalf("version %q, CPU build %q, dir %q; want 0.32.0+cpu, vLLM CPU build 0.32.0, %s", p.EngineVersion, p.CPUBuild, p.Dir, dir)
+	if p.ServerVersion != "0.32.0+cpu" || p.CPUBuild != "vLLM CPU build 0.32.0" || p.Dir != dir {
+		t.Fatalf("version %q, CPU build %q, dir %q; want 0.32.0+cpu, vLLM CPU build 0.32.0, %s", p.ServerVersion, p.CPUBuild, p.Dir, dir)
 	}
 	cmd := launchCommand(p, "/nowhere")
 	if last := cmd[strings.LastIndex(cmd, "\n")+1:]; !strings.HasPrefix(last, "cd "+dir+" && env ") || strings.Contains(cmd, "sm-rig-secret") {
@@ -48,7 +48,7 @@ func TestReadCPUBuildRelative(t *testing.T) {
 	var h engine.Report
 	h.Hardware = engine.HardwareInfo{CPU: "AMD EPYC", CPUCores: 2, Note: "NVIDIA driver not found: libnvidia-ml.so.1"}
 	Header(&h, p)
-	if !h.Hardware.OnCPU() || h.Hardware.CPUEngine != p.CPUBuild || h.Engine.Backend != "cpu" {
-		t.Errorf("hardware %+v, backend %q: want the server on the CPU", h.Hardware, h.Engine.Backend)
+	if !h.Hardware.OnCPU() || h.Hardware.CPUServer != p.CPUBuild || h.Server.Backend != "cpu" {
+		t.Errorf("hardware %+v, backend %q: want the server on the CPU", h.Hardware, h.Server.Backend)
 	}
 }

@@ -146,8 +146,8 @@ func fromContainer(p *engine.ServerProcess, c inspected) {
 		p.Env = secret.Env(c.Config.Env, servers.IsRelevantEnv)
 		p.NotCaptured = ""
 	}
-	if p.EngineVersion == "" {
-		p.EngineVersion = imageVersion(c.Config.Image)
+	if p.ServerVersion == "" {
+		p.ServerVersion = imageVersion(c.Config.Image)
 	}
 	if !c.State.StartedAt.IsZero() {
 		p.StartedAt = c.State.StartedAt

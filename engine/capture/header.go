@@ -21,17 +21,17 @@ const NotCapturedPrefix = "# launch command: not captured: "
 // the hardware is described.
 func Header(h *engine.Report, p engine.ServerProcess) {
 	home, _ := os.UserHomeDir()
-	h.Server = &p
+	h.Process = &p
 	h.LaunchCommand = launchCommand(p, home)
-	if h.Engine.Version == "" {
-		h.Engine.Version = p.EngineVersion
+	if h.Server.Version == "" {
+		h.Server.Version = p.ServerVersion
 	}
 	if p.CPUBuild != "" {
 		h.Hardware.ServeOnCPU(p.CPUBuild)
-		h.Engine.Backend = "cpu"
+		h.Server.Backend = "cpu"
 	}
-	if h.Engine.Build == "" && p.Container != nil {
-		h.Engine.Build = p.Container.Image
+	if h.Server.Build == "" && p.Container != nil {
+		h.Server.Build = p.Container.Image
 	}
 }
 

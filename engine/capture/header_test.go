@@ -30,18 +30,18 @@ func TestLaunchCommand(t *testing.T) {
 }
 
 func TestHeader(t *testing.T) {
-	p := engine.ServerProcess{PID: 7, Command: []string{"vllm", "serve", "m"}, EngineVersion: "0.32.0",
+	p := engine.ServerProcess{PID: 7, Command: []string{"vllm", "serve", "m"}, ServerVersion: "0.32.0",
 		Container: &engine.Container{ID: "3f2a1b9c0d1e", Image: "vllm/vllm-openai:v0.32.0"}}
 	var h engine.Report
 	Header(&h, p)
-	if h.Server == nil || h.Server.PID != 7 || h.Engine.Version != "0.32.0" || h.Engine.Build != "vllm/vllm-openai:v0.32.0" ||
+	if h.Process == nil || h.Process.PID != 7 || h.Server.Version != "0.32.0" || h.Server.Build != "vllm/vllm-openai:v0.32.0" ||
 		!strings.HasSuffix(h.LaunchCommand, "\nvllm serve m") {
 		t.Errorf("header %+v", h)
 	}
-	h = engine.Report{Engine: engine.EngineInfo{Version: "0.33.0"}}
+	h = engine.Report{Server: engine.ServerInfo{Version: "0.33.0"}}
 	Header(&h, p)
-	if h.Engine.Version != "0.33.0" {
-		t.Errorf("a version the header had was replaced by %q", h.Engine.Version)
+	if h.Server.Version != "0.33.0" {
+		t.Errorf("a version the header had was replaced by %q", h.Server.Version)
 	}
 }
 

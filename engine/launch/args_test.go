@@ -158,7 +158,7 @@ func TestDashValueIsNeverAFlag(t *testing.T) {
 	}{
 		{"vllm model", ServerConfig{Model: "--api-key=" + key}, []string{"serve", "./--api-key=" + key}},
 		{"vllm revision", ServerConfig{Model: "m", Revision: "-x"}, []string{"--revision=-x"}},
-		{"sglang model", ServerConfig{Engine: "sglang", Model: "--api-key=" + key}, []string{"--model-path=--api-key=" + key}},
+		{"sglang model", ServerConfig{Server: "sglang", Model: "--api-key=" + key}, []string{"--model-path=--api-key=" + key}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			argv := Command(tt.cfg)

@@ -48,8 +48,8 @@ const (
 // engine's default" (the flag is left out), except for the fields
 // WithDefaults fills in.
 type ServerConfig struct {
-	// Engine is "vllm" (default) or "sglang": the server Launch starts.
-	Engine      string `toml:"engine"`
+	// Server is "vllm" (default) or "sglang": the server Launch starts.
+	Server      string `toml:"engine"`
 	Runner      Runner `toml:"runner"`       // "exec" (default) or "docker"
 	Executable  string `toml:"executable"`   // exec: `vllm` on PATH or a venv's bin/vllm; SGLang: python3 or a venv's bin/python3
 	DockerImage string `toml:"docker_image"` // docker: vllm/vllm-openai:TAG or lmsysorg/sglang:TAG
@@ -181,8 +181,8 @@ func DecodeConfig(path, text string) (ServerConfig, error) {
 // WithDefaults returns cfg with the engine, runner, executable or image, host, port,
 // time-outs and HF cache filled in where they are empty.
 func (cfg ServerConfig) WithDefaults() ServerConfig {
-	if cfg.Engine == "" {
-		cfg.Engine = servers.VLLM
+	if cfg.Server == "" {
+		cfg.Server = servers.VLLM
 	}
 	if cfg.Runner == "" {
 		cfg.Runner = RunnerExec
@@ -224,7 +224,7 @@ func (cfg ServerConfig) Validate() error {
 	if strings.HasPrefix(cfg.Model, "-") {
 		add("model %q starts with -, which the server would read as a flag: set a Hugging Face id, or write a local path as ./%s", secret.Args([]string{cfg.Model})[0], "NAME")
 	}
-	if err := engineProblem(cfg.Engine); err != nil {
+	if err := serverProblem(cfg.Server); err != nil {
 		errs = append(errs, err)
 	} else {
 		errs = append(errs, cfg.unsupportedProblems()...)

@@ -147,7 +147,7 @@ func TestCPUCommandHoldsNoSecret(t *testing.T) {
 }
 
 func TestSGLangRefusesCPUSettings(t *testing.T) {
-	cfg := ServerConfig{Engine: servers.SGLang, Model: "m", Device: DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 1 << 30, CPUOMPThreadsBind: "auto"}
+	cfg := ServerConfig{Server: servers.SGLang, Model: "m", Device: DeviceCPU, EnforceEager: true, KVCacheMemoryBytes: 1 << 30, CPUOMPThreadsBind: "auto"}
 	err := cfg.WithDefaults().Validate()
 	for _, want := range []string{`device = "cpu" is for vLLM's CPU build`, "enforce_eager is a vLLM setting", "kv_cache_memory_bytes is a vLLM setting",
 		"cpu_omp_threads_bind is a vLLM setting"} {
@@ -280,7 +280,7 @@ func TestResolveDevice(t *testing.T) {
 		{"device says cpu", ServerConfig{Executable: cpuExe, Device: DeviceCPU}, DeviceCPU, true},
 		{"docker: the image's name", ServerConfig{Runner: RunnerDocker, DockerImage: "vllm/vllm-openai-cpu:latest-x86_64"}, DeviceCPU, false},
 		{"docker: the CUDA image", ServerConfig{Runner: RunnerDocker, DockerImage: "vllm/vllm-openai:latest"}, DeviceGPU, false},
-		{"SGLang", ServerConfig{Engine: servers.SGLang, Executable: cpuExe}, "", false},
+		{"SGLang", ServerConfig{Server: servers.SGLang, Executable: cpuExe}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,13 +38,13 @@ type Fatal struct {
 	Summary string // what happened
 	Advice  string // what to change
 	Line    string // the engine's own words
-	Engine  string // the engine's name in messages ("vLLM", "SGLang")
+	Server  string // the engine's name in messages ("vLLM", "SGLang")
 }
 
 // Error is one line: summary, advice and the engine's line (shortened).
 func (f Fatal) Error() string {
 	line := engine.BoundText(strings.TrimSpace(f.Line), 300)
-	return f.Summary + ": " + f.Advice + " (" + cmp.Or(f.Engine, "vLLM") + ": " + line + ")"
+	return f.Summary + ": " + f.Advice + " (" + cmp.Or(f.Server, "vLLM") + ": " + line + ")"
 }
 
 type diagnosis struct {
@@ -149,7 +149,7 @@ func firstMatch(line string, ds []diagnosis) (diagnosis, bool) {
 
 // fatal is d as line showed it in fl's log.
 func (fl *flavor) fatal(d diagnosis, line string) Fatal {
-	f := Fatal{Kind: d.kind, Summary: d.summary, Advice: d.advice, Engine: fl.title,
+	f := Fatal{Kind: d.kind, Summary: d.summary, Advice: d.advice, Server: fl.title,
 		Line: strings.TrimSpace(fl.logPrefix.ReplaceAllString(line, ""))}
 	if m := estimatedLenRE.FindStringSubmatch(line); m != nil {
 		f.Advice += " (vLLM estimates that --max-model-len " + m[1] + " fits)"

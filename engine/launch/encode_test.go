@@ -13,7 +13,7 @@ import (
 func TestEncodeConfigReadsBack(t *testing.T) {
 	on := true
 	full := ServerConfig{
-		Engine: "vllm", Runner: RunnerExec, Executable: "/opt/venv/bin/vllm", Model: "Qwen/Qwen3-0.6B", ServedModelName: "qwen",
+		Server: "vllm", Runner: RunnerExec, Executable: "/opt/venv/bin/vllm", Model: "Qwen/Qwen3-0.6B", ServedModelName: "qwen",
 		Revision: "main", TensorParallelSize: 2, PipelineParallelSize: 1, DataParallelSize: 1, MaxModelLen: 32768,
 		GPUMemoryUtilization: 0.85, Quantization: "fp8", DType: "bfloat16", KVCacheDType: "fp8", MaxNumSeqs: 64,
 		EnablePrefixCaching: &on, AttentionBackend: "FLASHINFER", AsyncScheduling: true, TrustRemoteCode: true,

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Engines are the engines Launch can start, in the order a front end
+// Servers are the engines Launch can start, in the order a front end
 // offers them: servers.Registry's entries that Launches.
-var Engines = servers.Launchable()
+var Servers = servers.Launchable()
 
 // flavor is what differs between the engines Launch starts: how the command
 // is built, where the API key goes, what the log says and what its failures
@@ -75,15 +75,15 @@ var vllmFlavor = flavor{
 	problems: func(ServerConfig) []error { return nil },
 }
 
-// EngineTitle is the engine cfg names as messages write it: "vLLM", "SGLang".
-func (cfg ServerConfig) EngineTitle() string { return cfg.flavor().title }
+// ServerTitle is the engine cfg names as messages write it: "vLLM", "SGLang".
+func (cfg ServerConfig) ServerTitle() string { return cfg.flavor().title }
 
 // InstallCommand is how the engine cfg names is installed: "pip install vllm".
 func (cfg ServerConfig) InstallCommand() string { return cfg.flavor().install }
 
-// EngineTitle is the engine of that server.toml name as messages write it
+// ServerTitle is the engine of that server.toml name as messages write it
 // ("vLLM" for "vllm"); the name itself when Launch does not know it.
-func EngineTitle(name string) string {
+func ServerTitle(name string) string {
 	if f, ok := flavors[name]; ok {
 		return f.title
 	}
@@ -98,7 +98,7 @@ func (fl *flavor) looksLike(line string) bool {
 // flavor is the engine cfg names; vLLM when it names none (Validate
 // rejects an unknown name).
 func (cfg ServerConfig) flavor() *flavor {
-	if f, ok := flavors[cfg.Engine]; ok {
+	if f, ok := flavors[cfg.Server]; ok {
 		return f
 	}
 	return &vllmFlavor
@@ -151,10 +151,10 @@ func configField(v reflect.Value, key string) (reflect.Value, bool) {
 	return reflect.Value{}, false
 }
 
-// engineProblem is the error of an unknown engine name, nil for a known one.
-func engineProblem(name string) error {
+// serverProblem is the error of an unknown engine name, nil for a known one.
+func serverProblem(name string) error {
 	if _, ok := flavors[name]; ok || name == "" {
 		return nil
 	}
-	return fmt.Errorf("engine %q is unknown: use \"%s\"", name, strings.Join(Engines, `" or "`))
+	return fmt.Errorf("engine %q is unknown: use \"%s\"", name, strings.Join(Servers, `" or "`))
 }

@@ -46,8 +46,8 @@ func TestOnlySupported(t *testing.T) {
 	if got := cfg.OnlySupported(); !reflect.DeepEqual(got, cfg) {
 		t.Errorf("vLLM's OnlySupported = %+v, want it unchanged", got)
 	}
-	cfg.Engine = servers.SGLang
-	want := ServerConfig{Engine: servers.SGLang, Model: "m", TensorParallelSize: 2}
+	cfg.Server = servers.SGLang
+	want := ServerConfig{Server: servers.SGLang, Model: "m", TensorParallelSize: 2}
 	if got := cfg.OnlySupported(); !reflect.DeepEqual(got, want) {
 		t.Errorf("SGLang's OnlySupported = %+v, want %+v", got, want)
 	}

@@ -23,7 +23,7 @@ var readyPoll = 250 * time.Millisecond
 // ServerError says why a server failed to start or died: the reason, the
 // failure recognised in its log (if any) and its last log lines.
 type ServerError struct {
-	Engine    string // "vLLM", "SGLang"
+	Server    string // "vLLM", "SGLang"
 	Reason    string // e.g. "exited (exit status 1) before it was ready"
 	Fatal     *Fatal
 	LastLines []string
@@ -33,7 +33,7 @@ type ServerError struct {
 // Error is a summary line, then the last log lines, indented.
 func (e *ServerError) Error() string {
 	var b strings.Builder
-	b.WriteString(cmp.Or(e.Engine, "vLLM") + " server " + e.Reason)
+	b.WriteString(cmp.Or(e.Server, "vLLM") + " server " + e.Reason)
 	if e.Fatal != nil {
 		b.WriteString(": " + e.Fatal.Error())
 	} else {
@@ -95,7 +95,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 			_ = s.shutdown()
 			err := s.exitError("exited (%s) before it was ready")
 			if s.cfg.Runner != RunnerDocker && !s.Facts().LooksLikeServer {
-				return notEngine(s.cfg.flavor(), s.cfg.Executable, err)
+				return notServer(s.cfg.flavor(), s.cfg.Executable, err)
 			}
 			return err
 		case <-ctx.Done():
@@ -266,7 +266,7 @@ func removeContainer(name string) {
 // SGLang's /get_server_info), quantization from the config or the log (the
 // dtype when the model is not quantized), build (the venv or the image)
 // and the KV cache size the engine reported.
-func (s *Server) engineInfo() engine.EngineInfo {
+func (s *Server) engineInfo() engine.ServerInfo {
 	f := s.Facts()
 	s.mu.Lock()
 	version := f.Version
@@ -293,8 +293,8 @@ func (s *Server) engineInfo() engine.EngineInfo {
 	fl := s.cfg.flavor()
 	// The stand-in is known to be the simulator before it answers; which
 	// profile it serves, its /version says (measure reads it).
-	return engine.EngineInfo{
-		Engine: fl.name, Version: version, Quantization: quant, Backend: s.backend(), Simulated: s.standIn,
+	return engine.ServerInfo{
+		Name: fl.name, Version: version, Quantization: quant, Backend: s.backend(), Simulated: s.standIn,
 		Repository: fl.repository, Build: buildInfo(s.cfg, s.exe), Commit: commit,
 		KVCacheTokens: f.KVCacheTokens, MaxNumSeqs: cmp.Or(s.cfg.MaxNumSeqs, f.MaxRunningRequests), MaxModelLen: maxLen,
 	}
@@ -322,7 +322,7 @@ func (s *Server) Subject() measure.Subject {
 	t := measure.Subject{Target: measure.Target{BaseURL: s.baseURL(), APIKey: s.cfg.APIKey, Model: s.cfg.servedName()}}
 	t.Alive = s.alive
 	t.ServingGPUs = s.cfg.servingGPUs()
-	t.Header.Engine = s.engineInfo()
+	t.Header.Server = s.engineInfo()
 	t.Header.LaunchCommand = s.display
 	t.Header.Run.Model = s.cfg.Model
 	t.Header.Run.ServedModel = s.cfg.servedName()
@@ -339,7 +339,7 @@ func (s *Server) Subject() measure.Subject {
 func (s *Server) Hardware(local engine.HardwareInfo) engine.HardwareInfo {
 	h := local
 	if s.OnCPU() {
-		h.ServeOnCPU(s.cpuEngine())
+		h.ServeOnCPU(s.cpuServer())
 		return h
 	}
 	if s.ray != nil {
@@ -371,9 +371,9 @@ func (s *Server) backend() string {
 	return "cuda"
 }
 
-// cpuEngine names what serves on the CPU: "vLLM CPU build 0.32.0", else
+// cpuServer names what serves on the CPU: "vLLM CPU build 0.32.0", else
 // "vLLM 0.32.0 on the CPU" from the version the server reported.
-func (s *Server) cpuEngine() string {
+func (s *Server) cpuServer() string {
 	if s.cpuBuild != nil {
 		return s.cpuBuild.String()
 	}

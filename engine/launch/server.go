@@ -286,7 +286,7 @@ func (s *Server) exitError(reason string) *ServerError {
 }
 
 func (s *Server) serverError(reason string) *ServerError {
-	return &ServerError{Engine: s.cfg.flavor().title, Reason: reason, Fatal: s.Facts().Fatal, LastLines: s.logs.last(errLines), LogPath: s.logPath}
+	return &ServerError{Server: s.cfg.flavor().title, Reason: reason, Fatal: s.Facts().Fatal, LastLines: s.logs.last(errLines), LogPath: s.logPath}
 }
 
 // waitReader waits, at most d, for the log reader to take in the last lines.

@@ -209,11 +209,11 @@ func TestStartReady(t *testing.T) {
 func checkEngineInfo(t *testing.T, s *Server) {
 	t.Helper()
 	tg := s.Subject()
-	e := tg.Header.Engine
-	if e.Engine != "vllm" || e.Version != "0.30.1rc1.dev452+g73a583112" || e.Commit != "73a583112" || e.Backend != "cuda" ||
+	e := tg.Header.Server
+	if e.Name != "vllm" || e.Version != "0.30.1rc1.dev452+g73a583112" || e.Commit != "73a583112" || e.Backend != "cuda" ||
 		e.Quantization != "BF16" || e.Repository != "github.com/vllm-project/vllm" || e.Build != filepath.Join(fakeDir, "venv") ||
 		e.KVCacheTokens <= 0 || e.KVCacheTokens != s.Facts().KVCacheTokens || e.MaxModelLen != s.Facts().ConcurrencyTokens || e.MaxModelLen <= 0 {
-		t.Errorf("EngineInfo = %+v", e)
+		t.Errorf("ServerInfo = %+v", e)
 	}
 	if tg.BaseURL != s.baseURL() || tg.APIKey != s.config().APIKey || tg.Model != "bench" || tg.Alive() != nil ||
 		tg.Header.Run.Model != "fake/model" || !strings.Contains(tg.Header.LaunchCommand, "--api-key <redacted>") {

@@ -45,13 +45,13 @@ type SetupError struct {
 	Fact    string
 	Fix     string
 	Err     error // the cause, if any
-	Engine  string
+	Server  string
 	Program string
 }
 
 // Error is one line: "start vllm: fact: fix".
 func (e *SetupError) Error() string {
-	return "start " + strings.ToLower(cmp.Or(e.Engine, servers.VLLM)) + ": " + e.Fact + ": " + e.Fix
+	return "start " + strings.ToLower(cmp.Or(e.Server, servers.VLLM)) + ": " + e.Fact + ": " + e.Fix
 }
 
 // Unwrap gives the cause.
@@ -72,7 +72,7 @@ func preflight(ctx context.Context, cfg ServerConfig) error {
 	}
 	var se *SetupError
 	if errors.As(err, &se) {
-		se.Engine, se.Program = cfg.flavor().title, cfg.flavor().venvProgram
+		se.Server, se.Program = cfg.flavor().title, cfg.flavor().venvProgram
 	}
 	return err
 }
@@ -153,10 +153,10 @@ func isFile(path string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// notEngine is the error of an executable that exited before it was ready
+// notServer is the error of an executable that exited before it was ready
 // without printing anything fl's engine prints.
-func notEngine(fl *flavor, exe string, exited error) error {
-	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Engine: fl.title, Program: fl.venvProgram,
+func notServer(fl *flavor, exe string, exited error) error {
+	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Server: fl.title, Program: fl.venvProgram,
 		Fact: exe + " is not " + fl.title + " (it exited before it was ready and printed nothing " + fl.title + " prints)",
 		Fix:  "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title + " is installed"}
 }

@@ -23,7 +23,7 @@ func asSGLang(t *testing.T, cfg ServerConfig) ServerConfig {
 	if err := os.Symlink(fakeVLLM(t), python); err != nil && !errors.Is(err, os.ErrExist) {
 		t.Fatal(err)
 	}
-	cfg.Engine, cfg.Executable = servers.SGLang, python
+	cfg.Server, cfg.Executable = servers.SGLang, python
 	return cfg
 }
 
@@ -41,8 +41,8 @@ func TestSGLangStart(t *testing.T) {
 	if !f.Started || f.KVCacheTokens == 0 {
 		t.Fatalf("facts %+v: no ready line or KV cache; log:\n%s", f, strings.Join(s.Logs(), "\n"))
 	}
-	info := s.Subject().Header.Engine
-	if info.Engine != "sglang" || info.Version != "0.5.6.post2" || info.Repository != "github.com/sgl-project/sglang" ||
+	info := s.Subject().Header.Server
+	if info.Name != "sglang" || info.Version != "0.5.6.post2" || info.Repository != "github.com/sgl-project/sglang" ||
 		info.KVCacheTokens != f.KVCacheTokens || info.MaxNumSeqs != 64 || info.Quantization != "BF16" {
 		t.Errorf("Engine section = %+v", info)
 	}
@@ -98,7 +98,7 @@ if __name__ == "__main__":
 			t.Fatal(err)
 		}
 	}
-	cfg := ServerConfig{Engine: servers.SGLang, Executable: python, Model: "m", Port: 30000, APIKey: "sm-key-in-memory-only"}.WithDefaults()
+	cfg := ServerConfig{Server: servers.SGLang, Executable: python, Model: "m", Port: 30000, APIKey: "sm-key-in-memory-only"}.WithDefaults()
 	argv := Command(cfg)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = environ(cfg, append(os.Environ(), "PYTHONPATH="+filepath.Dir(pkg)))

@@ -13,7 +13,7 @@ import (
 // (`python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp 2`)
 // with the settings a benchmark sets.
 func sglangTP2() ServerConfig {
-	return ServerConfig{Engine: servers.SGLang, Model: "meta-llama/Meta-Llama-3-8B-Instruct", ServedModelName: "llama3",
+	return ServerConfig{Server: servers.SGLang, Model: "meta-llama/Meta-Llama-3-8B-Instruct", ServedModelName: "llama3",
 		TensorParallelSize: 2, MaxModelLen: 8192, GPUMemoryUtilization: 0.85, MaxNumSeqs: 128,
 		Host: "127.0.0.1", Port: 30000, APIKey: "sm-sglang-secret"}
 }
@@ -24,18 +24,18 @@ func TestSGLangArgs(t *testing.T) {
 		cfg  ServerConfig
 		want string
 	}{
-		{"model only", ServerConfig{Engine: servers.SGLang, Model: "Qwen/Qwen3-0.6B"},
+		{"model only", ServerConfig{Server: servers.SGLang, Model: "Qwen/Qwen3-0.6B"},
 			"-m sglang.launch_server --model-path Qwen/Qwen3-0.6B --enable-metrics"},
 		{"TP=2", sglangTP2(), "-m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --served-model-name llama3 " +
 			"--tp 2 --context-length 8192 --mem-fraction-static 0.85 --max-running-requests 128 --host 127.0.0.1 --port 30000 --enable-metrics"},
-		{"every mapped setting", ServerConfig{Engine: servers.SGLang, Model: "deepseek-ai/DeepSeek-V3", Revision: "main", TrustRemoteCode: true,
+		{"every mapped setting", ServerConfig{Server: servers.SGLang, Model: "deepseek-ai/DeepSeek-V3", Revision: "main", TrustRemoteCode: true,
 			TensorParallelSize: 8, PipelineParallelSize: 2, DataParallelSize: 2, EnableExpertParallel: true,
 			ReasoningParser: "deepseek-r1", ToolCallParser: "deepseekv3", Quantization: "fp8", DType: "bfloat16",
 			KVCacheDType: "fp8_e4m3", EnablePrefixCaching: ptr(false), AttentionBackend: "fa3", ExtraArgs: []string{"--enable-dp-attention"}},
 			"-m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --revision main --trust-remote-code --tp 8 --pp-size 2 --dp 2 " +
 				"--ep-size 8 --reasoning-parser deepseek-r1 --tool-call-parser deepseekv3 --quantization fp8 --dtype bfloat16 " +
 				"--kv-cache-dtype fp8_e4m3 --disable-radix-cache --attention-backend fa3 --enable-metrics --enable-dp-attention"},
-		{"prefix caching on is SGLang's default", ServerConfig{Engine: servers.SGLang, Model: "m", EnablePrefixCaching: ptr(true)},
+		{"prefix caching on is SGLang's default", ServerConfig{Server: servers.SGLang, Model: "m", EnablePrefixCaching: ptr(true)},
 			"-m sglang.launch_server --model-path m --enable-metrics"},
 	}
 	for _, tt := range tests {
@@ -108,10 +108,10 @@ func TestSGLangConfig(t *testing.T) {
 	if got, want := Display(cfg), Display(sglangTP2().WithDefaults()); got != want {
 		t.Errorf("Display of %s =\n%s\nwant the TP=2 command\n%s", path, got, want)
 	}
-	if got := (ServerConfig{Model: "m"}).WithDefaults(); got.Engine != servers.VLLM || got.Executable != DefaultExecutable {
-		t.Errorf("default engine %q, executable %q", got.Engine, got.Executable)
+	if got := (ServerConfig{Model: "m"}).WithDefaults(); got.Server != servers.VLLM || got.Executable != DefaultExecutable {
+		t.Errorf("default engine %q, executable %q", got.Server, got.Executable)
 	}
-	if got := (ServerConfig{Engine: servers.SGLang, Runner: RunnerDocker, Model: "m"}).WithDefaults(); got.DockerImage != defaultSGLangDockerImage {
+	if got := (ServerConfig{Server: servers.SGLang, Runner: RunnerDocker, Model: "m"}).WithDefaults(); got.DockerImage != defaultSGLangDockerImage {
 		t.Errorf("SGLang's default image = %q", got.DockerImage)
 	}
 	for _, tt := range []struct {
@@ -119,12 +119,12 @@ func TestSGLangConfig(t *testing.T) {
 		cfg  ServerConfig
 		want string
 	}{
-		{"unknown engine", ServerConfig{Engine: "tgi"}, `engine "tgi" is unknown: use "vllm" or "sglang"`},
-		{"async scheduling", ServerConfig{Engine: servers.SGLang, AsyncScheduling: true},
+		{"unknown engine", ServerConfig{Server: "tgi"}, `engine "tgi" is unknown: use "vllm" or "sglang"`},
+		{"async scheduling", ServerConfig{Server: servers.SGLang, AsyncScheduling: true},
 			`async_scheduling is a vLLM setting that SGLang has no flag for: remove it, or use engine = "vllm"`},
-		{"ray", ServerConfig{Engine: servers.SGLang, DistributedExecutorBackend: "mp"},
+		{"ray", ServerConfig{Server: servers.SGLang, DistributedExecutorBackend: "mp"},
 			`distributed_executor_backend is a vLLM setting that SGLang has no flag for: remove it, or use engine = "vllm"`},
-		{"expert parallel on one GPU", ServerConfig{Engine: servers.SGLang, EnableExpertParallel: true},
+		{"expert parallel on one GPU", ServerConfig{Server: servers.SGLang, EnableExpertParallel: true},
 			"enable_expert_parallel spreads the experts over the tensor_parallel_size GPUs (SGLang's --ep-size): set tensor_parallel_size to 2 or more"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ func TestServesSimulator(t *testing.T) {
 	}
 	e := s.engineInfo()
 	if e.KVCacheTokens != tiny.KVCacheTokens || e.MaxModelLen != 4096 || e.Quantization != "fp8" {
-		t.Errorf("EngineInfo = %+v", e)
+		t.Errorf("ServerInfo = %+v", e)
 	}
 	c := openai.New(s.baseURL(), s.config().APIKey)
 	models, err := c.Models(context.Background())

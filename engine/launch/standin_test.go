@@ -46,7 +46,7 @@ func TestStandIn(t *testing.T) {
 		{"a program, not a script", ServerConfig{Executable: binary}, false},
 		{"no such program", ServerConfig{Executable: filepath.Join(dir, "missing")}, false},
 		{"Docker", ServerConfig{Runner: RunnerDocker, Executable: wrapper}, false},
-		{"SGLang", ServerConfig{Engine: servers.SGLang, Executable: wrapper}, false},
+		{"SGLang", ServerConfig{Server: servers.SGLang, Executable: wrapper}, false},
 	} {
 		if got := StandIn(c.cfg); got != c.want {
 			t.Errorf("%s: StandIn = %v, want %v", c.name, got, c.want)
@@ -72,7 +72,7 @@ func TestLaunchedStandInIsSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := s.Subject().Header.Engine
+	e := s.Subject().Header.Server
 	h := s.Hardware(engine.HardwareInfo{CPU: "AMD EPYC 7B13"})
 	if !s.StandIn() || s.OnCPU() || !e.Simulated || e.Backend != "" || h.OnCPU() || strings.Contains(h.Note, "CPU") {
 		t.Errorf("stand-in %v, on the CPU %v, engine %+v, hardware %+v: want simulated, on no CPU, no backend", s.StandIn(), s.OnCPU(), e, h)

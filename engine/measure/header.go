@@ -33,12 +33,12 @@ func (r *runner) header() engine.Report {
 	return rep
 }
 
-// fillEngine completes the Engine and Run sections from the server, and
+// fillServer completes the Engine and Run sections from the server, and
 // returns what identifies the server as it answers now.
-func (r *runner) fillEngine() serverIdentity {
+func (r *runner) fillServer() serverIdentity {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := &r.report.Engine
+	e := &r.report.Server
 	id := serverIdentity{Model: r.setup.Model, MaxModelLen: r.setup.MaxModelLen}
 	if r.plan.KVBudgetTokens == 0 {
 		id.KVCacheTokens = r.setup.KVTokens
@@ -47,8 +47,8 @@ func (r *runner) fillEngine() serverIdentity {
 	if e.Version == "" {
 		e.Version = r.kind.Version()
 	}
-	if e.Engine == "" {
-		e.Engine = r.kind.Name()
+	if e.Name == "" {
+		e.Name = r.kind.Name()
 	}
 	// A simulator reached over HTTP (speedmatrix sim, or the stand-in for
 	// vllm serve a launch knew as simulated before it answered) is labelled

@@ -91,7 +91,7 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 	for _, w := range engine.LoadWarnings(l.load, engine.Limits{MaxNumSeqs: s.MaxNumSeqs}) {
 		r.logf("warning: %s", w.Problem)
 	}
-	r.fillEngine()
+	r.fillServer()
 	var dataset []string
 	if l.load.Dataset != "" {
 		if dataset, err = ReadDataset(l.load.Dataset); err != nil {

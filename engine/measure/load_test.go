@@ -63,8 +63,8 @@ func TestLoadSim(t *testing.T) {
 					}
 				}
 			}
-			if loads != 2 || len(rep.Load.Results) != 2 || !rep.Run.Complete || !rep.Engine.Simulated {
-				t.Fatalf("%d EventLoad, %d results, complete %v, simulated %v; want 2, 2, complete, simulated", loads, len(rep.Load.Results), rep.Run.Complete, rep.Engine.Simulated)
+			if loads != 2 || len(rep.Load.Results) != 2 || !rep.Run.Complete || !rep.Server.Simulated {
+				t.Fatalf("%d EventLoad, %d results, complete %v, simulated %v; want 2, 2, complete, simulated", loads, len(rep.Load.Results), rep.Run.Complete, rep.Server.Simulated)
 			}
 			if !slices.Contains(rep.Run.Checks, CheckServerMetricsLoad) {
 				t.Errorf("checks %q, want the load test's", rep.Run.Checks)
@@ -357,11 +357,11 @@ func TestLoadShortPromptsReason(t *testing.T) {
 		engine, want string
 		warned       bool
 	}{
-		{sim.EngineVLLM, "the shortest prompt this test sends is ", true},
-		{sim.EngineSGLang, "the server has no /tokenize to size them exactly", false},
+		{sim.ModeVLLM, "the shortest prompt this test sends is ", true},
+		{sim.ModeSGLang, "the server has no /tokenize to size them exactly", false},
 	} {
 		t.Run(tc.engine, func(t *testing.T) {
-			srv := simServer(t, sim.Options{TimeScale: 20, Engine: tc.engine})
+			srv := simServer(t, sim.Options{TimeScale: 20, Mode: tc.engine})
 			plan := engine.LoadPlan{RatesRPS: []float64{50, 100}, Arrivals: engine.ArrivalsConstant, Requests: 4, InputTokens: engine.TokenRange{Min: 32, Max: 32},
 				OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
 			rep, events, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())

@@ -82,16 +82,16 @@ func resolveServer(ctx context.Context, c *openai.Client, target Subject, kind s
 	lim, note := kind.Limits()
 	s.Model, s.Root, s.MaxModelLen = m.ID, m.Root, m.MaxModelLen
 	if s.MaxModelLen == 0 {
-		s.MaxModelLen = cmp.Or(target.Header.Engine.MaxModelLen, lim.ContextLength)
+		s.MaxModelLen = cmp.Or(target.Header.Server.MaxModelLen, lim.ContextLength)
 	}
 	s.KVTokens = cmp.Or(kvBudget, lim.KVTokens)
 	if s.KVTokens == 0 {
-		s.KVTokens = target.Header.Engine.KVCacheTokens
+		s.KVTokens = target.Header.Server.KVCacheTokens
 	}
 	if s.KVTokens > 0 {
 		note = ""
 	}
-	s.MaxNumSeqs = cmp.Or(target.Header.Engine.MaxNumSeqs, lim.MaxRunning)
+	s.MaxNumSeqs = cmp.Or(target.Header.Server.MaxNumSeqs, lim.MaxRunning)
 	return s, note, nil
 }
 

@@ -16,8 +16,8 @@ type serverIdentity struct {
 
 // identityOf reads the identity a saved report recorded.
 func identityOf(rep engine.Report) serverIdentity {
-	return serverIdentity{Model: rep.Run.ServedModel, MaxModelLen: rep.Engine.MaxModelLen,
-		KVCacheTokens: rep.Engine.KVCacheTokens, Version: rep.Engine.Version}
+	return serverIdentity{Model: rep.Run.ServedModel, MaxModelLen: rep.Server.MaxModelLen,
+		KVCacheTokens: rep.Server.KVCacheTokens, Version: rep.Server.Version}
 }
 
 // changes lists how now differs from was; an unknown value on either side
@@ -88,8 +88,8 @@ func ResumeHeader(prev, now engine.Report) engine.Report {
 	if now.LaunchCommand != "" {
 		h.LaunchCommand = now.LaunchCommand
 	}
-	if now.Server != nil {
-		h.Server = now.Server
+	if now.Process != nil {
+		h.Process = now.Process
 	}
 	if now.Diagnostics != nil {
 		h.Diagnostics = now.Diagnostics

@@ -47,7 +47,7 @@ func TestRunMatrix(t *testing.T) {
 	plan := engine.Plan{PrefillContexts: []int{2 * engine.K, 1 * engine.K}, DecodeContexts: []int{2 * engine.K, 1 * engine.K}, Concurrency: []int{4, 1},
 		Duration: 300 * time.Millisecond, MaxOutputTokens: 64, API: engine.APICompletions}
 	tel := &fakeTelemetry{}
-	target := Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: tel, Header: engine.Report{Engine: engine.EngineInfo{MaxNumSeqs: 3}, Run: engine.RunInfo{BenchmarkTool: engine.BenchmarkTool("1.2.3")}}}}
+	target := Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: tel, Header: engine.Report{Server: engine.ServerInfo{MaxNumSeqs: 3}, Run: engine.RunInfo{BenchmarkTool: engine.BenchmarkTool("1.2.3")}}}}
 	rep, events, err := runAll(t, t.Context(), plan, target, testOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +61,8 @@ func TestRunMatrix(t *testing.T) {
 		t.Errorf("results\n got %s\nwant %s", strings.Join(keys, " "), want)
 	}
 	if !rep.Run.Complete || rep.Run.BenchmarkTool != "speedmatrix v1.2.3" || rep.Run.ServedModel != "fake-model" ||
-		rep.Engine.Version != "0.0.0-fake" || rep.Engine.KVCacheTokens != 4800 || rep.Engine.MaxModelLen != 32768 {
-		t.Errorf("header: run %+v engine %+v", rep.Run, rep.Engine)
+		rep.Server.Version != "0.0.0-fake" || rep.Server.KVCacheTokens != 4800 || rep.Server.MaxModelLen != 32768 {
+		t.Errorf("header: run %+v engine %+v", rep.Run, rep.Server)
 	}
 	counts := map[engine.EventKind]int{}
 	for _, ev := range events {
@@ -105,7 +105,7 @@ func TestRunOnCPUClaimsNoGPU(t *testing.T) {
 	if d.Telemetry == nil || d.Telemetry.CPUUtilPct.Avg != 90 || len(d.Telemetry.GPUs) != 0 || d.Telemetry.TotalPowerW.Avg != 0 || d.JoulesPerToken != 0 {
 		t.Errorf("telemetry %+v, J/token %v: want the CPU's load only", d.Telemetry, d.JoulesPerToken)
 	}
-	if !rep.Hardware.OnCPU() || len(rep.Hardware.GPUs) != 0 || rep.Hardware.CPUEngine != "vLLM CPU build 0.32.0" {
+	if !rep.Hardware.OnCPU() || len(rep.Hardware.GPUs) != 0 || rep.Hardware.CPUServer != "vLLM CPU build 0.32.0" {
 		t.Errorf("hardware %+v", rep.Hardware)
 	}
 }

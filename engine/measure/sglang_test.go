@@ -25,7 +25,7 @@ func sglangSim(t *testing.T, o sim.Options, wrap func(http.Handler) http.Handler
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Profile, o.Engine = p, sim.EngineSGLang
+	o.Profile, o.Mode = p, sim.ModeSGLang
 	if o.TimeScale == 0 {
 		o.TimeScale = 5
 	}
@@ -65,7 +65,7 @@ func TestSGLangSimRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := rep.Engine; e.Engine != "sglang" || e.Version != sim.SGLangVersion || e.KVCacheTokens != 98304 || e.MaxNumSeqs != 64 || !e.Simulated {
+	if e := rep.Server; e.Name != "sglang" || e.Version != sim.SGLangVersion || e.KVCacheTokens != 98304 || e.MaxNumSeqs != 64 || !e.Simulated {
 		t.Errorf("engine %+v: want sglang %s, KV cache 98,304 tokens, 64 requests, simulated", e, sim.SGLangVersion)
 	}
 	aborted, checked := 0, 0
@@ -135,8 +135,8 @@ func TestSGLangNoMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Engine.Engine != "sglang" {
-		t.Errorf("engine %q, want sglang (from its server info)", rep.Engine.Engine)
+	if rep.Server.Name != "sglang" {
+		t.Errorf("engine %q, want sglang (from its server info)", rep.Server.Name)
 	}
 	if !slices.Contains(rep.Run.Checks, servers.CheckNoSGLangMetrics) || !strings.Contains(servers.CheckNoSGLangMetrics, "--enable-metrics") {
 		t.Errorf("checks %q: want %q", rep.Run.Checks, servers.CheckNoSGLangMetrics)
@@ -171,8 +171,8 @@ func TestSGLangNoKVBudget(t *testing.T) {
 	if !slices.Contains(rep.Run.Notes, servers.NoteSGLangNoKVBudget) || strings.Contains(servers.NoteSGLangNoKVBudget, "\n") {
 		t.Errorf("notes %q: want %q", rep.Run.Notes, servers.NoteSGLangNoKVBudget)
 	}
-	if rep.Engine.KVCacheTokens != 0 || rep.Engine.Version != "0.4.3" {
-		t.Errorf("engine %+v: want no KV cache size, version 0.4.3", rep.Engine)
+	if rep.Server.KVCacheTokens != 0 || rep.Server.Version != "0.4.3" {
+		t.Errorf("engine %+v: want no KV cache size, version 0.4.3", rep.Server)
 	}
 	// With a KV budget given, the note goes.
 	plan.KVBudgetTokens = 50000
@@ -238,7 +238,7 @@ func TestCalibrationFitsSmallContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.MaxModelLen = 4096
-	s, err := sim.New(sim.Options{Profile: p, Engine: sim.EngineSGLang, TimeScale: 20})
+	s, err := sim.New(sim.Options{Profile: p, Mode: sim.ModeSGLang, TimeScale: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

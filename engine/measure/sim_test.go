@@ -53,12 +53,12 @@ func TestSimEndToEnd(t *testing.T) {
 		t.Logf("%s: %.1f tok/s, per request %.1f, TTFT %.1f ms, ITL %.2f ms, active %.2f", r.Key(),
 			r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive)
 	}
-	if rep.Engine.Version == "" || rep.Engine.KVCacheTokens == 0 || rep.Run.ServedModel != "tiny" {
-		t.Errorf("engine %+v served %q: want version, KV cache from /metrics, served model", rep.Engine, rep.Run.ServedModel)
+	if rep.Server.Version == "" || rep.Server.KVCacheTokens == 0 || rep.Run.ServedModel != "tiny" {
+		t.Errorf("engine %+v served %q: want version, KV cache from /metrics, served model", rep.Server, rep.Run.ServedModel)
 	}
 	// Reached over HTTP with no header, the simulator is still labelled.
-	if !rep.Engine.Simulated || rep.Engine.SimProfile != "tiny" || !strings.Contains(rep.Hardware.Note, "simulated") {
-		t.Errorf("engine %+v, hardware note %q: want simulated (profile tiny)", rep.Engine, rep.Hardware.Note)
+	if !rep.Server.Simulated || rep.Server.SimProfile != "tiny" || !strings.Contains(rep.Hardware.Note, "simulated") {
+		t.Errorf("engine %+v, hardware note %q: want simulated (profile tiny)", rep.Server, rep.Hardware.Note)
 	}
 }
 
@@ -93,13 +93,13 @@ func TestSimAtAnEndpointIsItsRig(t *testing.T) {
 	// without its profile; its report then names the profile, and keeps no
 	// roofline of the measuring machine's.
 	standIn := target
-	standIn.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true}
+	standIn.Header.Server = engine.ServerInfo{Name: "vllm", Simulated: true}
 	standIn.Header.Roofline = &engine.RooflineFacts{Unavailable: "roofline unavailable: no GPU detected on this machine"}
 	rep, _, err = runAll(t, t.Context(), plan, standIn, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := rep.Engine; e.SimProfile != "tiny" || e.SimulatedLabel() != "simulated (profile tiny)" || rep.Hardware.Whose != engine.HardwareOfSimulator || rep.Roofline != nil {
+	if e := rep.Server; e.SimProfile != "tiny" || e.SimulatedLabel() != "simulated (profile tiny)" || rep.Hardware.Whose != engine.HardwareOfSimulator || rep.Roofline != nil {
 		t.Errorf("a launched stand-in: engine %+v, hardware %+v, roofline %+v: want the tiny rig's, no roofline", e, rep.Hardware, rep.Roofline)
 	}
 

@@ -28,7 +28,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		r.addNote(note)
 		r.logf("%s", note)
 	}
-	server := r.fillEngine()
+	server := r.fillServer()
 	if err := r.checkResume(server); err != nil {
 		return err
 	}

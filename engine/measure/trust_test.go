@@ -160,7 +160,7 @@ func TestResumeRetriesFailed(t *testing.T) {
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
 	plan := decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions)
 	failed := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: engine.K, Concurrency: 1}, Status: engine.StatusFailed, Error: "boom"}
-	prev := engine.Report{Run: engine.RunInfo{ServedModel: "fake-model"}, Engine: engine.EngineInfo{Version: "0.0.0-fake"}, Results: []engine.Result{failed}}
+	prev := engine.Report{Run: engine.RunInfo{ServedModel: "fake-model"}, Server: engine.ServerInfo{Version: "0.0.0-fake"}, Results: []engine.Result{failed}}
 
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: prev}}}, testOptions())
 	if err != nil || findResult(t, rep, engine.PhaseDecode).Status != engine.StatusValid {
@@ -172,7 +172,7 @@ func TestResumeRetriesFailed(t *testing.T) {
 	}
 
 	other := prev
-	other.Engine.Version, other.Engine.MaxModelLen = "0.9.9", 4096
+	other.Server.Version, other.Server.MaxModelLen = "0.9.9", 4096
 	_, _, err = runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Resume: &Resume{Report: other}}}, testOptions())
 	var changed *ServerChangedError
 	if !errors.As(err, &changed) || len(changed.Changes) != 2 || !strings.Contains(err.Error(), "engine version 0.9.9 → 0.0.0-fake") {

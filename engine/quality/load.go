@@ -122,8 +122,8 @@ func readReference(r io.Reader, limit int64) (Reference, error) {
 		return Reference{}, &ReferenceError{engine.BoundText(err.Error(), engine.MaxTextRunes)}
 	}
 	engine.BoundStrings(&ref)
-	for _, s := range []*string{&ref.Model, &ref.Tokenizer, &ref.Engine.Engine, &ref.Engine.Version,
-		&ref.Engine.Quantization, &ref.Engine.Backend, &ref.Engine.SimProfile} {
+	for _, s := range []*string{&ref.Model, &ref.Tokenizer, &ref.Server.Name, &ref.Server.Version,
+		&ref.Server.Quantization, &ref.Server.Backend, &ref.Server.SimProfile} {
 		*s = engine.BoundName(*s)
 	}
 	if problem := ref.problem(); problem != "" {

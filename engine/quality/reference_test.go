@@ -19,7 +19,7 @@ func validReference() Reference {
 	b := NewTopK(map[int]float64{5: -3, 7: -0.1, 11: -4})
 	return Reference{
 		Header: Header{FormatVersion: FormatVersion, Model: "tiny", Tokenizer: Fingerprint([]int{1, 2, 3}),
-			Engine: engine.EngineInfo{Engine: "vllm", Version: "0.32.0"}, Settings: map[string]string{"dtype": "bfloat16"},
+			Server: engine.ServerInfo{Name: "vllm", Version: "0.32.0"}, Settings: map[string]string{"dtype": "bfloat16"},
 			K: 3, ContinuationTokens: 2, Contexts: []int{8, 16}, Seed: 7, RecordedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
 		Probes: []Probe{
 			{ContextTokens: 8, Prompt: []int{1, 2, 3}, Continuation: []int{5, 7}, TopK: []TopK{a, b}, Loaded: []TopK{a, b}},

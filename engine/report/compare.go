@@ -32,7 +32,7 @@ func Differences(a, b engine.Report) []string {
 		{"benchmark tool", func(r engine.Report) string { return r.Run.BenchmarkTool }},
 		{"model", func(r engine.Report) string { return modelName(r.Run) }},
 		{"GPU", servedOn},
-		{"engine", func(r engine.Report) string { return r.Engine.Engine + " " + r.Engine.Version }},
+		{"engine", func(r engine.Report) string { return r.Server.Name + " " + r.Server.Version }},
 		{"server", server},
 		{"time per measurement", seconds},
 		{"max output", output},
@@ -53,8 +53,8 @@ func Differences(a, b engine.Report) []string {
 // was our simulator.
 func server(r engine.Report) string {
 	switch {
-	case r.Engine.Simulated:
-		return r.Engine.SimulatedLabel()
+	case r.Server.Simulated:
+		return r.Server.SimulatedLabel()
 	case r.Run.Imported != nil:
 		return ""
 	}

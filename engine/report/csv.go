@@ -37,8 +37,8 @@ var CSVHeader = []string{
 // the built-in simulator, else its endpoint with any password hidden (""
 // when the report does not say).
 func target(r engine.Report) string {
-	if r.Engine.Simulated {
-		return "sim:" + r.Engine.SimProfile
+	if r.Server.Simulated {
+		return "sim:" + r.Server.SimProfile
 	}
 	return secret.URL(r.Run.Endpoint)
 }
@@ -59,7 +59,7 @@ func WriteCSV(w io.Writer, r engine.Report) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	simulated, target := strconv.FormatBool(r.Engine.Simulated), target(r)
+	simulated, target := strconv.FormatBool(r.Server.Simulated), target(r)
 	for _, res := range r.Results {
 		row := csvRow(res)
 		row[17], row[18] = simulated, target

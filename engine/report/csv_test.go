@@ -14,7 +14,7 @@ import (
 // columns it always had.
 func TestCSVSaysWhatWasMeasured(t *testing.T) {
 	simulated := seedReport()
-	simulated.Engine.Simulated, simulated.Engine.SimProfile = true, "tiny"
+	simulated.Server.Simulated, simulated.Server.SimProfile = true, "tiny"
 	secretURL := seedReport()
 	secretURL.Run.Endpoint = "http://bench:hunter2@gpu-box:8000/v1"
 	for _, c := range []struct {

@@ -14,10 +14,10 @@ import (
 // on a two-GPU PCIe machine, with the diagnostics of that machine.
 func capturedReport() engine.Report {
 	r := seedReport()
-	r.Server = &engine.ServerProcess{PID: 4242, UID: 1000, User: "alice", From: "/proc/4242",
+	r.Process = &engine.ServerProcess{PID: 4242, UID: 1000, User: "alice", From: "/proc/4242",
 		Command:   []string{"/home/alice/venv/bin/vllm", "serve", "RedHatAI/gemma-4-E2B-it", "--api-key", "<redacted>"},
 		Env:       map[string]string{"VLLM_API_KEY": "<redacted>", "CUDA_VISIBLE_DEVICES": "0,1"},
-		StartedAt: time.Date(2026, 5, 1, 11, 58, 3, 0, time.UTC), EngineVersion: "0.30.1rc1.dev452+g73a583112"}
+		StartedAt: time.Date(2026, 5, 1, 11, 58, 3, 0, time.UTC), ServerVersion: "0.30.1rc1.dev452+g73a583112"}
 	r.LaunchCommand = "# started 2026-05-01 11:58:03 UTC by alice (pid 4242), read from /proc/4242\n" +
 		`env CUDA_VISIBLE_DEVICES=0,1 VLLM_API_KEY=<redacted> "$HOME/venv/bin/vllm" serve RedHatAI/gemma-4-E2B-it --api-key <redacted>`
 	r.Diagnostics = &engine.Diagnostics{Hostname: "gpu-box", OS: "Ubuntu 24.04.5 LTS",

@@ -124,7 +124,7 @@ func decodeLIB(data []byte, file string) (engine.Report, error) {
 	rep := engine.Report{
 		SchemaVersion: engine.SchemaVersion,
 		Hardware:      libHardware(f),
-		Engine:        libEngine(f, log),
+		Server:        libServer(f, log),
 		Run:           libRun(f, log, filepath.Base(file)),
 		Plan:          plan,
 	}

@@ -24,7 +24,7 @@ type libLog struct {
 
 var (
 	libLine        = regexp.MustCompile(`^(\d\d):(\d\d):(\d\d) (.*)$`)
-	libEngineLine  = regexp.MustCompile(`^startup engine (\S+) (\d\S*)`)
+	libServerLine  = regexp.MustCompile(`^startup engine (\S+) (\d\S*)`)
 	libContextLine = regexp.MustCompile(`^startup model context length: ([\d,]+) tokens`)
 	libKVLine      = regexp.MustCompile(`^startup KV cache budget from \S+ metrics: ([\d,]+) tokens`)
 	libSkipLine    = regexp.MustCompile(`^cell skipped C=(\d+) ctx=(\S+)`)
@@ -45,7 +45,7 @@ func parseLIBLog(lines []string) libLog {
 			l.start = time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute + time.Duration(s)*time.Second
 		}
 		msg := m[4]
-		if e := libEngineLine.FindStringSubmatch(msg); e != nil {
+		if e := libServerLine.FindStringSubmatch(msg); e != nil {
 			l.engine, l.version = e[1], e[2]
 		}
 		if c := libContextLine.FindStringSubmatch(msg); c != nil {
@@ -94,8 +94,8 @@ func atoiCommas(s string) int {
 	return n
 }
 
-func libEngine(f libFile, log libLog) engine.EngineInfo {
-	e := engine.EngineInfo{Engine: f.Metadata.Engine, Version: log.version, MaxModelLen: log.maxModelLen}
+func libServer(f libFile, log libLog) engine.ServerInfo {
+	e := engine.ServerInfo{Name: f.Metadata.Engine, Version: log.version, MaxModelLen: log.maxModelLen}
 	if f.StartupDiagnostics.Args.KVBudget == 0 {
 		e.KVCacheTokens = log.kvCacheTokens // read from the server, not set by hand
 	}

@@ -56,8 +56,8 @@ func TestImportLLMInferenceBench(t *testing.T) {
 	if got := run.FinishedAt.Format("15:04:05.000000"); got != "05:43:35.684651" {
 		t.Errorf("finished %s, want metadata.timestamp", got)
 	}
-	e := r.Engine
-	if e.Engine != "vllm" || e.Version != "0.32.0" || e.MaxModelLen != 8192 || e.KVCacheTokens != 98304 || e.Simulated {
+	e := r.Server
+	if e.Name != "vllm" || e.Version != "0.32.0" || e.MaxModelLen != 8192 || e.KVCacheTokens != 98304 || e.Simulated {
 		t.Errorf("Engine = %+v", e)
 	}
 	if h := r.Hardware; h.OS != "Linux" || h.Kernel != "6.18.44-fc-v669" || len(h.GPUs) != 0 || !strings.Contains(h.Note, "nvidia-smi not found") {

@@ -35,10 +35,10 @@ var LoadCSVHeader = []string{
 // Go's csv.Reader.Comment), and one that isn't told fails on it rather
 // than take simulated figures for measured ones.
 func LoadCSVComment(r engine.Report) string {
-	if !r.Engine.Simulated {
+	if !r.Server.Simulated {
 		return ""
 	}
-	return "# " + r.Engine.SimulatedLabel() + ": every figure below comes from Speed Matrix's built-in simulator, not a real server (target " +
+	return "# " + r.Server.SimulatedLabel() + ": every figure below comes from Speed Matrix's built-in simulator, not a real server (target " +
 		target(r) + ")"
 }
 

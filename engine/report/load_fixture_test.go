@@ -78,7 +78,7 @@ func loadReport() engine.Report {
 	return engine.Report{
 		SchemaVersion: engine.SchemaVersion,
 		Hardware:      engine.HardwareInfo{Whose: engine.HardwareOfSimulator, OS: "linux"},
-		Engine:        engine.EngineInfo{Engine: "vllm", Version: "0.32.0", Simulated: true, SimProfile: "tiny", MaxModelLen: 8192, KVCacheTokens: 98304, MaxNumSeqs: 64},
+		Server:        engine.ServerInfo{Name: "vllm", Version: "0.32.0", Simulated: true, SimProfile: "tiny", MaxModelLen: 8192, KVCacheTokens: 98304, MaxNumSeqs: 64},
 		Run: engine.RunInfo{Model: "tiny", ServedModel: "tiny", BenchmarkTool: "speedmatrix v0.1.0", API: "chat", Endpoint: "sim:tiny",
 			StartedAt: results[0].StartedAt, FinishedAt: at, Complete: true},
 		LaunchCommand: "speedmatrix sim --profile tiny",
@@ -91,7 +91,7 @@ func loadReport() engine.Report {
 // for its p99.
 func loadFailedReport() engine.Report {
 	r := loadReport()
-	r.Engine.Simulated, r.Engine.SimProfile = false, ""
+	r.Server.Simulated, r.Server.SimProfile = false, ""
 	r.Hardware = engine.HardwareInfo{Whose: engine.HardwareOfServer, Type: "Discrete GPU", OS: "linux",
 		GPUs: []engine.GPUInfo{{Name: "NVIDIA GeForce RTX 3090", VRAMBytes: 24 << 30}}}
 	r.Run.Endpoint, r.Run.Complete = "http://user:secret@gpu-box:8000", false

@@ -14,8 +14,8 @@ import (
 func writeLoad(b *strings.Builder, r engine.Report) {
 	l := r.Load
 	b.WriteString("## Load test\n\n")
-	if r.Engine.Simulated {
-		b.WriteString("**" + MDText(r.Engine.SimulatedLabel()) + ": every figure below comes from Speed Matrix's built-in simulator, not from a real server.**\n\n")
+	if r.Server.Simulated {
+		b.WriteString("**" + MDText(r.Server.SimulatedLabel()) + ": every figure below comes from Speed Matrix's built-in simulator, not from a real server.**\n\n")
 	}
 	b.WriteString("Plan: " + MDText(LoadPlanLine(l.Plan)) + "\n\n")
 	if line := LoadLimitLine(*l); line != "" {

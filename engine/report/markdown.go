@@ -87,7 +87,7 @@ func servedOn(r engine.Report) string {
 	case engine.HardwareOfRemote:
 		return remoteUnknown
 	case engine.HardwareOfSimulator:
-		return "the simulator (profile " + r.Engine.SimProfile + ")"
+		return "the simulator (profile " + r.Server.SimProfile + ")"
 	case engine.HardwareOfServer:
 		if h.CPU == "" {
 			return "this machine (no GPU)"
@@ -113,7 +113,7 @@ func modelName(run engine.RunInfo) string {
 // quantization · the MatrixLine.
 func Subtitle(r engine.Report) string {
 	var parts []string
-	for _, s := range []string{r.Engine.Engine, r.Engine.Version, r.Engine.Quantization, r.Engine.SimulatedLabel()} {
+	for _, s := range []string{r.Server.Name, r.Server.Version, r.Server.Quantization, r.Server.SimulatedLabel()} {
 		if s != "" {
 			parts = append(parts, s)
 		}

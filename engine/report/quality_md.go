@@ -18,7 +18,7 @@ func writeQuality(b *strings.Builder, r engine.Report) {
 		return
 	}
 	title := "Quality"
-	if r.Engine.Simulated || q.Server.Engine.Simulated {
+	if r.Server.Simulated || q.Server.Server.Simulated {
 		title += " (simulated)"
 	}
 	fmt.Fprintf(b, "## %s\n\n", title)

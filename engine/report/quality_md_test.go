@@ -14,7 +14,7 @@ import (
 func TestMarkdownQuality(t *testing.T) {
 	q := &engine.QualityReport{
 		Reference:     engine.QualityHeader{Model: "gemma", K: 20},
-		Server:        engine.QualityServer{Engine: engine.EngineInfo{Simulated: true}},
+		Server:        engine.QualityServer{Server: engine.ServerInfo{Simulated: true}},
 		ReferenceFile: "ref.quality.json", Budget: "kld=0.01,top1=98%",
 		NoiseFloor: engine.NoiseFloor{Contexts: []engine.ContextDrift{{ContextTokens: 8192, Positions: 1024, Top1Pct: 99.9, KLDMean: 0.0002}}},
 		Contexts: []engine.ContextDrift{{ContextTokens: 8192, Positions: 1024, Top1Pct: 93.1, KLDMean: 0.0213, KLDP99: 0.31, KLDMax: 0.9, FirstDivergenceMedian: 14,

@@ -44,7 +44,7 @@ func seedReport() engine.Report {
 		SchemaVersion: engine.SchemaVersion,
 		Hardware: engine.HardwareInfo{Type: "Discrete GPU", OS: "linux",
 			GPUs: []engine.GPUInfo{{Name: "RTX PRO 6000 Blackwell Server Edition", VRAMBytes: 97887 << 20}}},
-		Engine: engine.EngineInfo{Engine: "vllm", Version: "0.30.1rc1.dev452+g73a583112", Quantization: "BF16",
+		Server: engine.ServerInfo{Name: "vllm", Version: "0.30.1rc1.dev452+g73a583112", Quantization: "BF16",
 			Backend: "cuda", Repository: "github.com/vllm-project/vllm", Build: "cuda-13.2", Commit: "73a5831127a9"},
 		Run: engine.RunInfo{Model: "RedHatAI/gemma-4-E2B-it", ServedModel: "gemma", Revision: "main",
 			BenchmarkTool: "speedmatrix v0.1.0", DecodeTest: engine.DecodeTestFixedDuration, PrefillMode: engine.PrefillModeDecodeWarmup,
@@ -202,7 +202,7 @@ func TestFormat(t *testing.T) {
 
 func TestMarkdownMarksSimulated(t *testing.T) {
 	r := seedReport()
-	r.Engine.Simulated, r.Engine.SimProfile = true, "tiny"
+	r.Server.Simulated, r.Server.SimProfile = true, "tiny"
 	md := Markdown(r)
 	if !strings.Contains(md, "| Simulated | simulated (profile tiny) |") || !strings.Contains(Subtitle(r), "simulated (profile tiny)") {
 		t.Errorf("a simulated report must say so in the Engine section and subtitle:\n%s", md)

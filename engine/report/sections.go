@@ -30,7 +30,7 @@ type Row struct {
 func Sections(r engine.Report) []Section {
 	return []Section{
 		{Title: "Hardware", Rows: append(hardwareRows(r.Hardware), linkRows(r)...)},
-		{Title: "Engine", Rows: engineRows(r.Engine)},
+		{Title: "Engine", Rows: engineRows(r.Server)},
 		{Title: "Run", Rows: runRows(r.Run)},
 	}
 }
@@ -91,7 +91,7 @@ func whoseLine(h engine.HardwareInfo) string {
 // build 0.32.0)".
 func CPULine(h engine.HardwareInfo) string {
 	cpu := h.CPU
-	if !h.OnCPU() && h.CPUEngine == "" {
+	if !h.OnCPU() && h.CPUServer == "" {
 		if cpu != "" && h.CPUCores > 0 {
 			cpu = fmt.Sprintf("%s (%dC)", cpu, h.CPUCores)
 		}
@@ -106,15 +106,15 @@ func CPULine(h engine.HardwareInfo) string {
 	case h.CPUCores > 1:
 		cpu += fmt.Sprintf(", %d cores", h.CPUCores)
 	}
-	if h.CPUEngine != "" {
-		cpu += " (" + h.CPUEngine + ")"
+	if h.CPUServer != "" {
+		cpu += " (" + h.CPUServer + ")"
 	}
 	return cpu
 }
 
-func engineRows(e engine.EngineInfo) []Row {
+func engineRows(e engine.ServerInfo) []Row {
 	var rs rows
-	rs.add("Engine", e.Engine)
+	rs.add("Engine", e.Name)
 	rs.add("Version", e.Version)
 	rs.add("Quantization", e.Quantization)
 	rs.add("Backend", e.Backend)

@@ -92,8 +92,8 @@ func TestCPUTitles(t *testing.T) {
 func TestSectionsSeedLinesFirst(t *testing.T) {
 	r := seedReport()
 	r.Hardware.CPU, r.Hardware.CPUCores, r.Hardware.RAMBytes, r.Hardware.Note = "AMD Ryzen 9 7900X", 12, 32<<30, "note"
-	r.Engine.Simulated, r.Engine.SimProfile = true, "rtx3090"
-	r.Engine.MaxModelLen, r.Engine.KVCacheTokens, r.Engine.MaxNumSeqs = 131072, 600000, 128
+	r.Server.Simulated, r.Server.SimProfile = true, "rtx3090"
+	r.Server.MaxModelLen, r.Server.KVCacheTokens, r.Server.MaxNumSeqs = 131072, 600000, 128
 	want := map[string][]string{
 		"Hardware": {"Type", "GPU", "VRAM", "CPU", "RAM", "OS", "Note"},
 		"Engine": {"Engine", "Version", "Quantization", "Backend", "Repository", "Build", "Commit",
@@ -173,7 +173,7 @@ func TestServedOnNamesTheServersHardware(t *testing.T) {
 			"the server's: it ran on the machine that measured it"},
 		{"written before Whose", engine.HardwareInfo{CPU: "AMD EPYC 7B13"}, "tiny-sim on AMD EPYC 7B13", ""},
 	} {
-		r := engine.Report{Run: run, Hardware: tc.h, Engine: engine.EngineInfo{Simulated: true, SimProfile: "tiny"}}
+		r := engine.Report{Run: run, Hardware: tc.h, Server: engine.ServerInfo{Simulated: true, SimProfile: "tiny"}}
 		if got := ModelOnGPU(r); got != tc.title {
 			t.Errorf("%s: title %q, want %q", tc.name, got, tc.title)
 		}

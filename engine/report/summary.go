@@ -50,14 +50,14 @@ func summarize(r engine.Report) Summary {
 		Finished:  FinishedCells(r),
 		Started:   r.Run.StartedAt,
 		Partial:   !r.Run.Complete,
-		Simulated: r.Engine.Simulated,
+		Simulated: r.Server.Simulated,
 	}
 	if r.Run.Imported != nil {
 		s.Imported = r.Run.Imported.Label()
 	}
 	s.Target = secret.URL(r.Run.Endpoint)
-	if r.Engine.Simulated {
-		s.Target = "profile " + r.Engine.SimProfile
+	if r.Server.Simulated {
+		s.Target = "profile " + r.Server.SimProfile
 	}
 	for _, res := range r.Results {
 		if res.Phase == engine.PhaseDecode && res.Measured() {
@@ -86,7 +86,7 @@ func (s Summary) CellsLine() string {
 // server's model length (engine.FitContexts), or its results when they are
 // more.
 func PlannedCells(r engine.Report) int {
-	mml, p := r.Engine.MaxModelLen, r.Plan
+	mml, p := r.Server.MaxModelLen, r.Plan
 	n := len(engine.FitContexts(p.PrefillContexts, mml, 1)) + len(engine.FitContexts(p.DecodeContexts, mml, p.MaxOutputTokens))*len(p.Concurrency)
 	return max(n, len(r.Results))
 }
@@ -108,7 +108,7 @@ func FinishedCells(r engine.Report) int {
 type summaryDoc struct {
 	SchemaVersion int                 `json:"schema_version"`
 	Hardware      engine.HardwareInfo `json:"hardware"`
-	Engine        engine.EngineInfo   `json:"engine"`
+	Server        engine.ServerInfo   `json:"engine"`
 	Run           engine.RunInfo      `json:"run"`
 	Plan          engine.Plan         `json:"plan"`
 	Results       []struct {
@@ -138,7 +138,7 @@ func LoadSummary(path string) (Summary, error) {
 		_, err := decodeReport(data, path) // says which
 		return Summary{}, err
 	}
-	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Engine: d.Engine, Run: d.Run, Plan: d.Plan, Load: d.Load}
+	r := engine.Report{SchemaVersion: d.SchemaVersion, Hardware: d.Hardware, Server: d.Server, Run: d.Run, Plan: d.Plan, Load: d.Load}
 	for _, res := range d.Results {
 		r.Results = append(r.Results, engine.Result{Cell: res.Cell, Status: res.Status, TotalTokPerSec: res.TotalTokPerSec})
 	}

@@ -44,7 +44,7 @@ func TestSummaryTarget(t *testing.T) {
 	if got := summarize(r).Target; got != "http://bench:<redacted>@gpu1:8000" {
 		t.Errorf("endpoint target %q", got)
 	}
-	r.Engine.Simulated, r.Engine.SimProfile = true, "tiny"
+	r.Server.Simulated, r.Server.SimProfile = true, "tiny"
 	if got := summarize(r).Target; got != "profile tiny" {
 		t.Errorf("simulator target %q", got)
 	}
@@ -75,8 +75,8 @@ func TestDifferences(t *testing.T) {
 	// Two profiles of the simulator: the line names the fact once, not
 	// "simulated: simulated (profile tiny) → …".
 	tiny, big := ours, ours
-	tiny.Engine.Simulated, tiny.Engine.SimProfile = true, "tiny"
-	big.Engine.Simulated, big.Engine.SimProfile = true, "big"
+	tiny.Server.Simulated, tiny.Server.SimProfile = true, "tiny"
+	big.Server.Simulated, big.Server.SimProfile = true, "big"
 	if d := Differences(tiny, big); !slices.Equal(d, []string{"server: simulated (profile tiny) → simulated (profile big)"}) {
 		t.Errorf("Differences of two profiles = %q", d)
 	}

@@ -135,10 +135,10 @@ func (q Quality) Section() *engine.QualityReport {
 // probe.Run's error: on ctx's end, what was compared is in it.
 func (q Quality) Run(ctx context.Context, s probe.Server, rep engine.Report, prior *quality.Report, events func(probe.Event), keep func(engine.Report) error) (engine.Report, error) {
 	Unfinished(&rep)
-	eng := rep.Engine
+	eng := rep.Server
 	eng.MaxModelLen = max(eng.MaxModelLen, s.MaxModelLen)
 	o := probe.RunOptions{Seed: q.needleSeed(), Text: q.text(), Tasks: q.Tasks, TaskFile: q.TaskFile, TaskTokens: q.TaskTokens,
-		Budget: q.Budget, Engine: eng, Prior: prior, Events: events, NeedleTrials: q.NeedleTrials}
+		Budget: q.Budget, Server: eng, Prior: prior, Events: events, NeedleTrials: q.NeedleTrials}
 	set := func(r quality.Report) {
 		r.ReferenceFile, r.ReferenceSHA256 = filepath.Base(q.File), q.SHA256
 		rep.Quality = &r
@@ -146,7 +146,7 @@ func (q Quality) Run(ctx context.Context, s probe.Server, rep engine.Report, pri
 	if prior != nil {
 		set(*prior)
 	} else {
-		set(quality.Report{Reference: q.Reference.Header, Server: quality.ServerInfo{Model: s.Model, Tokenizer: q.Reference.Tokenizer, Engine: eng}})
+		set(quality.Report{Reference: q.Reference.Header, Server: quality.ServerInfo{Model: s.Model, Tokenizer: q.Reference.Tokenizer, Server: eng}})
 	}
 	if err := keep(rep); err != nil {
 		return rep, err

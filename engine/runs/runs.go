@@ -38,7 +38,7 @@ func Prepare(s *measure.Subject, st Setup) {
 // hardware its header describes, for the model it turns out to serve. The
 // simulator's profiles state their own, or none.
 func rooflineOnceKnown(t *measure.Subject) {
-	if t.Header.Roofline != nil || t.Header.Engine.Simulated {
+	if t.Header.Roofline != nil || t.Header.Server.Simulated {
 		return
 	}
 	h := t.Header

@@ -22,7 +22,7 @@ func TestPrepareNew(t *testing.T) {
 		t.Error("a server without roofline facts gets no RooflineFor")
 	}
 	var sim measure.Subject
-	sim.Header.Engine.Simulated = true
+	sim.Header.Server.Simulated = true
 	Prepare(&sim, Setup{Version: "1.2.3"})
 	if sim.RooflineFor != nil {
 		t.Error("the simulator got a RooflineFor: its profiles state their own facts")

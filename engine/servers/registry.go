@@ -37,7 +37,7 @@ type Entry struct {
 	// Launches says engine/launch has a flavor that starts it (its
 	// file there registers it; a test checks that the two agree).
 	Launches bool
-	// SimMode is what the simulator speaks it as (sim.Options.Engine), ""
+	// SimMode is what the simulator speaks it as (sim.Options.Mode), ""
 	// when it cannot.
 	SimMode string
 	// EnvPrefixes begin the environment variables of its own that change

@@ -1,5 +1,5 @@
 // Package sim is an in-process simulator of a vLLM server, or of an SGLang
-// one in SGLang mode (Options.Engine: SGLang's /get_server_info,
+// one in SGLang mode (Options.Mode: SGLang's /get_server_info,
 // /abort_request and sglang: metrics, sglang.go). It speaks vLLM's
 // OpenAI-compatible HTTP API (/v1/models, /v1/completions,
 // /v1/chat/completions, /tokenize, /detokenize, /health, /version, /metrics)

@@ -82,9 +82,9 @@ type Options struct {
 	// seed). The text itself is the pseudo-model's greedy choice, the same
 	// whatever the seed, as a real server's greedy text is.
 	Seed int64
-	// Engine is the server the simulator speaks as: EngineVLLM ("" too)
+	// Mode is the server the simulator speaks as: EngineVLLM ("" too)
 	// or EngineSGLang.
-	Engine string
+	Mode string
 	// NoMetrics serves no /metrics (404), as SGLang without
 	// --enable-metrics.
 	NoMetrics bool
@@ -100,8 +100,8 @@ type Options struct {
 
 // The engines the simulator can speak as.
 const (
-	EngineVLLM   = "vllm"
-	EngineSGLang = "sglang"
+	ModeVLLM   = "vllm"
+	ModeSGLang = "sglang"
 )
 
 // validateLogprobs reports a MaxLogprobs the simulator cannot serve.
@@ -112,11 +112,11 @@ func (o Options) validateLogprobs() error {
 	return nil
 }
 
-// validateEngine reports an Engine the simulator does not speak.
-func (o Options) validateEngine() error {
-	switch o.Engine {
-	case "", EngineVLLM, EngineSGLang:
+// validateMode reports an Engine the simulator does not speak.
+func (o Options) validateMode() error {
+	switch o.Mode {
+	case "", ModeVLLM, ModeSGLang:
 		return nil
 	}
-	return fmt.Errorf("engine %q is not one the simulator speaks: use %s or %s", o.Engine, EngineVLLM, EngineSGLang)
+	return fmt.Errorf("engine %q is not one the simulator speaks: use %s or %s", o.Mode, ModeVLLM, ModeSGLang)
 }

@@ -70,7 +70,7 @@ func checkSeedMatrix(t *testing.T, r sim.SeedReport, run seedRun) {
 	}
 	target := measure.Target{BaseURL: srv.URL}
 	var ro measure.RunOptions
-	ro.Header.Engine = engine.EngineInfo{Engine: "vllm", Simulated: true, SimProfile: p.Name, MaxNumSeqs: p.MaxNumSeqs}
+	ro.Header.Server = engine.ServerInfo{Name: "vllm", Simulated: true, SimProfile: p.Name, MaxNumSeqs: p.MaxNumSeqs}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var rep *engine.Report

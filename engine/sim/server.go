@@ -48,7 +48,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Faults.Validate(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
-	if err := opts.validateEngine(); err != nil {
+	if err := opts.validateMode(); err != nil {
 		return nil, fmt.Errorf("new simulator: %w", err)
 	}
 	if err := opts.Numerics.Validate(); err != nil {

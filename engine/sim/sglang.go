@@ -56,14 +56,14 @@ func (s *Server) Aborts() AbortStats {
 	return st
 }
 
-func (s *Server) isSGLang() bool { return s.opts.Engine == EngineSGLang }
+func (s *Server) isSGLang() bool { return s.opts.Mode == ModeSGLang }
 
 // engine names the engine the simulator speaks as.
 func (s *Server) engine() string {
 	if s.isSGLang() {
-		return EngineSGLang
+		return ModeSGLang
 	}
-	return EngineVLLM
+	return ModeVLLM
 }
 
 // version is the engine's version in /version and the server info.

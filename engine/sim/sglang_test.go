@@ -13,7 +13,7 @@ import (
 // TestSGLangEndpoints: in SGLang mode the simulator has SGLang's server
 // info, model info and sglang:* metrics, and no /tokenize.
 func TestSGLangEndpoints(t *testing.T) {
-	s, url := newTestServer(t, Options{Engine: EngineSGLang})
+	s, url := newTestServer(t, Options{Mode: ModeSGLang})
 	code, b := get(t, url+"/get_server_info")
 	var info struct {
 		MaxTotalNumTokens  int `json:"max_total_num_tokens"`
@@ -45,11 +45,11 @@ func TestSGLangEndpoints(t *testing.T) {
 	if strings.Contains(string(m), "vllm:") {
 		t.Errorf("/metrics in SGLang mode has vLLM names")
 	}
-	_, noMetrics := newTestServer(t, Options{Engine: EngineSGLang, NoMetrics: true})
+	_, noMetrics := newTestServer(t, Options{Mode: ModeSGLang, NoMetrics: true})
 	if code, _ := get(t, noMetrics+"/metrics"); code != http.StatusNotFound {
 		t.Errorf("/metrics without metrics answered %d, want 404", code)
 	}
-	if _, err := New(Options{Profile: tinyProfile(), Engine: "tgi"}); err == nil || !strings.Contains(err.Error(), "use vllm or sglang") {
+	if _, err := New(Options{Profile: tinyProfile(), Mode: "tgi"}); err == nil || !strings.Contains(err.Error(), "use vllm or sglang") {
 		t.Errorf("engine tgi: %v", err)
 	}
 }
@@ -59,7 +59,7 @@ func TestSGLangEndpoints(t *testing.T) {
 // which its chunks carry as their id. Waits are on the server's own
 // counters; the deadlines only bound a hang.
 func TestSGLangGeneratesUntilAborted(t *testing.T) {
-	s, url := newTestServer(t, Options{Engine: EngineSGLang, TimeScale: 1})
+	s, url := newTestServer(t, Options{Mode: ModeSGLang, TimeScale: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	body := `{"prompt":[1,300,301],"ignore_eos":true,"stream":true,"max_tokens":8000,"rid":"r-1"}`
 	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(body))

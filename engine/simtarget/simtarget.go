@@ -33,9 +33,9 @@ type Options struct {
 	APIKey string
 	// Faults injects errors, disconnects, stalls or a slow start.
 	Faults sim.Faults
-	// Engine is the engine the simulator speaks as: sim.EngineVLLM ("")
-	// or sim.EngineSGLang.
-	Engine string
+	// Mode is the engine the simulator speaks as: sim.ModeVLLM ("")
+	// or sim.ModeSGLang.
+	Mode string
 	// Seed selects the simulator's generated text and its noise draws, so
 	// that repeated runs of one cell can differ (or be the same).
 	Seed int64
@@ -68,12 +68,12 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 	stop := func() { _ = srv.Close(); tel.Stop(); s.Close() }
 	t := measure.Subject{Target: measure.Target{BaseURL: "http://" + ln.Addr().String(), Model: opts.Model, APIKey: opts.APIKey}}
 	t.Header = header(p)
-	if opts.Engine != "" && opts.Engine != sim.EngineVLLM {
+	if opts.Mode != "" && opts.Mode != sim.ModeVLLM {
 		// header names vLLM, as the simulator's /version does; in any other
 		// mode (SGLang) the run reads the engine, its version and its
 		// limits from the simulator's endpoints, as from a real server.
-		t.Header.Engine.Engine, t.Header.Engine.Version = "", ""
-		t.Header.Engine.KVCacheTokens, t.Header.Engine.MaxNumSeqs, t.Header.Engine.MaxModelLen = 0, 0, 0
+		t.Header.Server.Name, t.Header.Server.Version = "", ""
+		t.Header.Server.KVCacheTokens, t.Header.Server.MaxNumSeqs, t.Header.Server.MaxModelLen = 0, 0, 0
 		t.Header.LaunchCommand = ""
 	}
 	t.Telemetry = tel
@@ -88,7 +88,7 @@ func simOptions(p sim.Profile, opts Options) sim.Options {
 	if opts.NoNoise {
 		p.Noise = sim.Noise{}
 	}
-	return sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults, Engine: opts.Engine, Seed: opts.Seed}
+	return sim.Options{Profile: p, TimeScale: opts.TimeScale, APIKey: opts.APIKey, Faults: opts.Faults, Mode: opts.Mode, Seed: opts.Seed}
 }
 
 // HardwareType is the Hardware section's type of an in-process simulator
@@ -105,8 +105,8 @@ func header(p sim.Profile) engine.Report {
 		Note: "simulated: the figures come from the simulator's performance model (profile " + p.Name + "), not from a GPU",
 	}
 	h.Hardware.AddNote(rigNote(p))
-	h.Engine = engine.EngineInfo{
-		Engine: servers.VLLM, Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
+	h.Server = engine.ServerInfo{
+		Name: servers.VLLM, Version: p.Version, Quantization: p.Quantization, Simulated: true, SimProfile: p.Name,
 		KVCacheTokens: p.KVCacheTokens, MaxNumSeqs: p.MaxNumSeqs, MaxModelLen: p.MaxModelLen,
 	}
 	h.Run.Model = p.Model

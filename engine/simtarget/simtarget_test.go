@@ -39,8 +39,8 @@ func TestStartServesAndLabelsSimulated(t *testing.T) {
 		t.Errorf("Model = %q, want my-model", tg.Model)
 	}
 	h := tg.Header
-	if !h.Engine.Simulated || h.Engine.SimProfile != "tiny" || h.Engine.Engine != "vllm" {
-		t.Errorf("Engine = %+v, want simulated vllm profile tiny", h.Engine)
+	if !h.Server.Simulated || h.Server.SimProfile != "tiny" || h.Server.Name != "vllm" {
+		t.Errorf("Engine = %+v, want simulated vllm profile tiny", h.Server)
 	}
 	if !strings.Contains(h.Hardware.Type, "simulated") || !strings.Contains(h.Hardware.Note, "simulated") {
 		t.Errorf("Hardware = %+v, want it labelled simulated", h.Hardware)
@@ -117,7 +117,7 @@ func TestSimOptionsNoise(t *testing.T) {
 // names, as the CLI and the app offer them.
 func TestEverySimModeStarts(t *testing.T) {
 	for _, mode := range servers.SimModes() {
-		_, stop, err := Start("tiny", Options{TimeScale: 50, Engine: mode})
+		_, stop, err := Start("tiny", Options{TimeScale: 50, Mode: mode})
 		if err != nil {
 			t.Errorf("Start in mode %q: %v", mode, err)
 			continue

@@ -169,7 +169,7 @@ func headline(ctxs []int, c Config, runs map[string]engine.Report, common [2]int
 	if !ok {
 		return h
 	}
-	h.KVCacheTokens = r.Engine.KVCacheTokens
+	h.KVCacheTokens = r.Server.KVCacheTokens
 	for _, res := range r.Results {
 		if res.Phase == engine.PhaseDecode {
 			h.DecodeCells++

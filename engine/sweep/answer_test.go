@@ -21,10 +21,10 @@ func twoByTwo() (Sweep, map[string]engine.Report) {
 	plan := engine.Plan{DecodeContexts: []int{1024, 8192}, Concurrency: []int{1, 8}}
 	s := New("server.toml", plan, named([]Config{{Name: BaselineName, Baseline: true}, {Name: "a"}, {Name: "b"}}), "test")
 	runs := map[string]engine.Report{
-		BaselineName: {Engine: engine.EngineInfo{KVCacheTokens: 1000}, Results: []engine.Result{
+		BaselineName: {Server: engine.ServerInfo{KVCacheTokens: 1000}, Results: []engine.Result{
 			decodeCell(1024, 1, engine.StatusValid, 100, 0.01), decodeCell(1024, 8, engine.StatusValid, 500, 0.01),
 			decodeCell(8192, 1, engine.StatusValid, 90, 0.01), decodeCell(8192, 8, engine.StatusOverCapacity, 0, 0)}},
-		"a": {Engine: engine.EngineInfo{KVCacheTokens: 2000}, Results: []engine.Result{
+		"a": {Server: engine.ServerInfo{KVCacheTokens: 2000}, Results: []engine.Result{
 			decodeCell(1024, 1, engine.StatusValid, 101, 0.01), decodeCell(1024, 8, engine.StatusValid, 600, 0.01),
 			decodeCell(8192, 1, engine.StatusValid, 80, 0.01), decodeCell(8192, 8, engine.StatusValid, 400, 0)}},
 	}
@@ -102,7 +102,7 @@ func TestLoopedAndQualityAreSaid(t *testing.T) {
 func TestSimulatedIsSaidEverywhere(t *testing.T) {
 	s, runs := twoByTwo()
 	for k, r := range runs {
-		r.Engine.Simulated, r.Engine.SimProfile = true, "tiny"
+		r.Server.Simulated, r.Server.SimProfile = true, "tiny"
 		runs[k] = r
 	}
 	s.Simulated = true

@@ -80,7 +80,7 @@ func WriteCSV(b *bytes.Buffer, s Sweep, runs map[string]engine.Report) error {
 // every planned cell Not run, for the configuration's reason.
 func notRun(s Sweep, c Config) engine.Report {
 	r := engine.Report{Plan: s.Plan}
-	r.Engine.Simulated = s.Simulated
+	r.Server.Simulated = s.Simulated
 	reason := cmp.Or(c.Reason, string(c.Status))
 	for _, ctx := range s.Plan.PrefillContexts {
 		r.Results = append(r.Results, engine.Result{Cell: engine.Cell{Phase: engine.PhasePrefill, ContextTokens: ctx, Concurrency: 1},

@@ -25,8 +25,8 @@ type RunOptions struct {
 	TaskFile   string
 	TaskTokens int
 	Budget     quality.Budget
-	// Engine names the server compared (its Simulated says so).
-	Engine engine.EngineInfo
+	// Server names the server compared (its Simulated says so).
+	Server engine.ServerInfo
 	// Prior is an interrupted phase against the same reference: the
 	// contexts it compared, the needle contexts it finished and the task
 	// items it asked are kept, not asked again. nil: none.
@@ -51,7 +51,7 @@ var ErrPriorReference = errors.New("the interrupted quality phase was measured a
 // (*NoLogprobsError) still runs the needle task and the tasks, and that
 // error is returned at the end, with the report: its drift is missing.
 func Run(ctx context.Context, s Server, ref quality.Reference, o RunOptions, save func(quality.Report) error) (quality.Report, error) {
-	rep := quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: s.Model, Tokenizer: ref.Tokenizer, Engine: o.Engine}}
+	rep := quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: s.Model, Tokenizer: ref.Tokenizer, Server: o.Server}}
 	if p := o.Prior; p != nil {
 		if p.Reference.Tokenizer != ref.Tokenizer || p.Reference.Model != ref.Model || !p.Reference.RecordedAt.Equal(ref.RecordedAt) {
 			return rep, ErrPriorReference

@@ -176,7 +176,7 @@ func topK(m map[string]float64) (quality.TopK, error) {
 // one), max_model_len, and, for Speed Matrix's simulator reached over
 // HTTP, Simulated and its profile, so that nothing measured against it
 // passes as real.
-func (s Server) Describe(ctx context.Context, base engine.EngineInfo) engine.EngineInfo {
+func (s Server) Describe(ctx context.Context, base engine.ServerInfo) engine.ServerInfo {
 	base.MaxModelLen = s.MaxModelLen
 	v, err := s.Client.VersionInfo(ctx)
 	if err != nil {

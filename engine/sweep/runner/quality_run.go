@@ -73,7 +73,7 @@ func (r *Runner) qualityPhase(ctx context.Context, s *sweep.Sweep, i int, target
 		if err != nil {
 			return err
 		}
-		return r.recordReference(ctx, s, i, srv, srv.Describe(ctx, rep.Engine), rep, dir, events, notMeasured)
+		return r.recordReference(ctx, s, i, srv, srv.Describe(ctx, rep.Server), rep, dir, events, notMeasured)
 	}
 	ref, sum, err := LoadReference(r.Dir, *s)
 	if err != nil {
@@ -89,7 +89,7 @@ func (r *Runner) qualityPhase(ctx context.Context, s *sweep.Sweep, i int, target
 	case err != nil:
 		return err
 	}
-	rep.Engine = srv.Describe(ctx, rep.Engine)
+	rep.Server = srv.Describe(ctx, rep.Server)
 	return r.compare(ctx, s, i, phase, srv, rep, dir, events, notMeasured)
 }
 
@@ -142,7 +142,7 @@ func (r *Runner) compare(ctx context.Context, s *sweep.Sweep, i int, phase runs.
 // ReferenceFile, saved after every context, then the needle task into it,
 // and records its digest in s once whole. The baseline's report.json gains
 // the reference's noise floor and needle runs as its quality section.
-func (r *Runner) recordReference(ctx context.Context, s *sweep.Sweep, i int, srv probe.Server, eng engine.EngineInfo, rep engine.Report, dir string,
+func (r *Runner) recordReference(ctx context.Context, s *sweep.Sweep, i int, srv probe.Server, eng engine.ServerInfo, rep engine.Report, dir string,
 	events func(probe.Event), notMeasured func(string) error) error {
 	path := filepath.Join(r.Dir, sweep.ReferenceFile)
 	var data []byte
@@ -156,7 +156,7 @@ func (r *Runner) recordReference(ctx context.Context, s *sweep.Sweep, i int, srv
 	s.Quality.ReferenceSHA256 = ""
 	s.Configs[i].Quality = &sweep.ConfigQuality{State: sweep.QualityPartial, Reference: true}
 	r.note(s, i, "quality: recording the baseline as the reference")
-	head := quality.Header{Engine: eng}
+	head := quality.Header{Server: eng}
 	if cfg, err := Apply(r.Server, r.Base, s.Configs[i]); err == nil { // it launched: it applies
 		head.Settings = cfg.OutputSettings()
 	}
@@ -179,7 +179,7 @@ func (r *Runner) recordReference(ctx context.Context, s *sweep.Sweep, i int, srv
 	if err != nil {
 		return err
 	}
-	rep.Quality = &quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: srv.Model, Tokenizer: ref.Tokenizer, Engine: eng},
+	rep.Quality = &quality.Report{Reference: ref.Header, Server: quality.ServerInfo{Model: srv.Model, Tokenizer: ref.Tokenizer, Server: eng},
 		NoiseFloor: floor, Needle: ref.Needle, Budget: s.Quality.Budget, ReferenceFile: sweep.ReferenceFile, ReferenceSHA256: s.Quality.ReferenceSHA256}
 	if err := r.saveReport(ctx, dir, rep, true); err != nil {
 		return &SaveError{err}

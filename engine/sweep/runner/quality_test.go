@@ -107,7 +107,7 @@ func (f qualityFakes) runner(t *testing.T, dir string) *Runner {
 				kv = strings.Trim(st.Value, `"`)
 			}
 			r := engine.Report{Plan: engine.Plan{DecodeContexts: []int{512, 4096}, Concurrency: []int{1}}}
-			r.Engine.Simulated = true
+			r.Server.Simulated = true
 			r.Results = []engine.Result{decodeCell(512, 1, engine.StatusValid, speed[kv], 0.01), decodeCell(4096, 1, engine.StatusValid, speed[kv], 0.01)}
 			r.Run.Complete = true
 			return r, report.Save(dir, r)

@@ -321,7 +321,7 @@ func (r *Runner) waitMemory(ctx context.Context, s *sweep.Sweep, i int, before f
 func (r *Runner) summarize(ctx context.Context, s *sweep.Sweep) error {
 	got, _ := sweep.LoadRuns(r.Dir, *s)
 	for _, rep := range got {
-		if rep.Engine.Simulated {
+		if rep.Server.Simulated {
 			s.Simulated = true
 		}
 	}
