@@ -2,9 +2,9 @@
 # Sets up what is missing, then runs every check CI runs: gofmt, the
 # real-time checks (first, on a quiet machine), go vet, staticcheck, the GUI
 # binary build, go test -race (TestImportRules checks the import graph),
-# report.html in headless Chromium, the end-to-end run of the real binary
-# under Xvfb, and the desktop package, built, installed and started beside
-# the steps after the real-time ones.
+# with report.html in headless Chromium, the end-to-end run of the real
+# binary under Xvfb and the tour beside it, and the desktop package, built,
+# installed and started beside the steps after the real-time ones.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -12,7 +12,9 @@ bash scripts/deps.sh
 export LANG=en_US.UTF-8
 staticcheck="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step says when it began, in seconds since the script started, so a
+# slow CI run shows where its time went.
+step() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "gofmt"
 unformatted=$(gofmt -l .)
@@ -69,34 +71,42 @@ go run "$staticcheck" ./...
 step "build the GUI binary"
 go build -o speedmatrix .
 
+# The browser check, the end-to-end run and the tour need only the binary:
+# they run beside the race tests (each spends most of its time waiting on
+# the simulator's clock or a page's load, a third of a core at most, and
+# their limits are minutes; the race tests check nothing timing can move).
+# report.html in headless Chromium: a simulated Standard report and an
+# imported file at 1440 and 390 px; no console error, no network request.
+# The end-to-end run and the tour: the real binary runs under Debian's
+# default locale, C.UTF-8, and both scripts fail if it prints a word about
+# the locale (see app/locale/).
+step "started beside the race tests: report.html in a real browser, the end-to-end run under Xvfb, the tour of every screen at 1024x700 and 1440x900"
+set -m
+bash scripts/html-check.sh >"$logs/html.log" 2>&1 &
+html=$!
+LANG=C.UTF-8 bash scripts/e2e.sh >"$logs/e2e.log" 2>&1 &
+e2e=$!
+LANG=C.UTF-8 bash scripts/e2e-tour.sh >"$logs/tour.log" 2>&1 &
+tour=$!
+set +m
+trap 'for g in "$package" "$html" "$e2e" "$tour"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
+
 step "go test -race"
 # At a load average of 6 on 2 cores the app's tests under -race took over
 # 10 minutes, go test's default timeout.
 go test -race -count=1 -timeout 30m ./...
 
-# report.html in headless Chromium: a simulated Standard report and an
-# imported file at 1440 and 390 px; no console error, no network request.
-step "report.html in a real browser"
-bash scripts/html-check.sh
-
-# The end-to-end run and the tour side by side: each app spends most of its
-# minute waiting on the simulator's clock, a third of a core at most. The
-# real binary runs under Debian's default locale, C.UTF-8: both scripts fail
-# if it prints a word about the locale (see app/locale/).
-step "end-to-end: the real binary under Xvfb, and the tour of every screen at 1024x700 and 1440x900"
-LANG=C.UTF-8 bash scripts/e2e.sh >"$logs/e2e.log" 2>&1 &
-e2e=$!
-LANG=C.UTF-8 bash scripts/e2e-tour.sh >"$logs/tour.log" 2>&1 &
-tour=$!
 failed=0
-wait "$e2e" || failed=1
-cat "$logs/e2e.log"
-wait "$tour" || failed=1
-cat "$logs/tour.log"
+for job in html e2e tour; do
+	step "$job (started beside the race tests)"
+	wait "${!job}" || failed=1
+	cat "$logs/$job.log"
+done
 
 step "the desktop package: built, installed and started"
 waited=$(date +%s)
 wait "$package" || failed=1
 cat "$logs/package.log"
 echo "(waited $(($(date +%s) - waited)) s for it after the other steps)"
+echo "(all steps: $SECONDS s)"
 [ "$failed" -eq 0 ]

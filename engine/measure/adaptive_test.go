@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -18,42 +19,53 @@ import (
 // fast the machine is: a busy machine that makes the figures noisier only
 // makes the window longer, up to the duration.
 func TestAdaptiveWindows(t *testing.T) {
-	srv := simServer(t, sim.Options{TimeScale: 10})
 	const duration = 7 * time.Second
 	for _, precision := range []float64{0, engine.DefaultPrecision} {
-		plan := engine.Plan{DecodeContexts: []int{1 * engine.K}, Concurrency: []int{1, 4}, Duration: duration,
-			MaxOutputTokens: 4096, API: engine.APIChat, Precision: precision}
-		rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
-		if err != nil {
-			t.Fatal(err)
+		// Fixed and adaptive side by side, each on a simulator of its own:
+		// the test reads windows and counts, which the other's load on
+		// the machine cannot change, in half the wall time.
+		t.Run(fmt.Sprintf("precision %g", precision), func(t *testing.T) {
+			t.Parallel()
+			testAdaptiveWindows(t, precision, duration)
+		})
+	}
+}
+
+// testAdaptiveWindows is TestAdaptiveWindows at one precision (0: fixed).
+func testAdaptiveWindows(t *testing.T, precision float64, duration time.Duration) {
+	srv := simServer(t, sim.Options{TimeScale: 10})
+	plan := engine.Plan{DecodeContexts: []int{1 * engine.K}, Concurrency: []int{1, 4}, Duration: duration,
+		MaxOutputTokens: 4096, API: engine.APIChat, Precision: precision}
+	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != engine.StatusValid || r.Precision == nil {
+			t.Fatalf("precision %g, %s: %s %s, precision %v", precision, r.Key(), r.Status, r.Error, r.Precision)
 		}
-		for _, r := range rep.Results {
-			if r.Status != engine.StatusValid || r.Precision == nil {
-				t.Fatalf("precision %g, %s: %s %s, precision %v", precision, r.Key(), r.Status, r.Error, r.Precision)
-			}
-			c := *r.Precision
-			switch {
-			case precision == 0 && (r.MeasuredS != duration.Seconds() || c.Target != 0 || c.Reached() || c.Missed()):
-				t.Errorf("fixed %s: window %g s, target %g, reached %v: want exactly %g s and no target", r.Key(), r.MeasuredS, c.Target, c.Reached(), duration.Seconds())
-			case precision == 0:
-			case r.MeasuredS < engine.MinAdaptiveWindow.Seconds() || r.MeasuredS > duration.Seconds() || r.MeasuredS != math.Round(r.MeasuredS):
-				t.Errorf("adaptive %s: window %g s, want whole seconds in %s–%s", r.Key(), r.MeasuredS, engine.MinAdaptiveWindow, duration)
-			case c.Target != precision:
-				t.Errorf("adaptive %s: target %g, want %g", r.Key(), c.Target, precision)
-			case r.MeasuredS < duration.Seconds() && !c.Reached():
-				t.Errorf("adaptive %s: ended after %g s without reaching ±%g: %+v", r.Key(), r.MeasuredS, precision, c)
-			case r.MeasuredS < duration.Seconds() && c.Drift.Moving():
-				t.Errorf("adaptive %s: ended after %g s while its rate was moving (%s)", r.Key(), r.MeasuredS, c.Drift.Text())
-			}
-			// Only tokens inside the window count: the figure is its tokens
-			// over its length.
-			if got := float64(r.OutputTokens) / r.MeasuredS; math.Abs(got/r.TotalTokPerSec-1) > 0.01 {
-				t.Errorf("%s: %d tokens over %g s is %.1f tok/s, the cell says %.1f", r.Key(), r.OutputTokens, r.MeasuredS, got, r.TotalTokPerSec)
-			}
+		c := *r.Precision
+		switch {
+		case precision == 0 && (r.MeasuredS != duration.Seconds() || c.Target != 0 || c.Reached() || c.Missed()):
+			t.Errorf("fixed %s: window %g s, target %g, reached %v: want exactly %g s and no target", r.Key(), r.MeasuredS, c.Target, c.Reached(), duration.Seconds())
+		case precision == 0:
+		case r.MeasuredS < engine.MinAdaptiveWindow.Seconds() || r.MeasuredS > duration.Seconds() || r.MeasuredS != math.Round(r.MeasuredS):
+			t.Errorf("adaptive %s: window %g s, want whole seconds in %s–%s", r.Key(), r.MeasuredS, engine.MinAdaptiveWindow, duration)
+		case c.Target != precision:
+			t.Errorf("adaptive %s: target %g, want %g", r.Key(), c.Target, precision)
+		case r.MeasuredS < duration.Seconds() && !c.Reached():
+			t.Errorf("adaptive %s: ended after %g s without reaching ±%g: %+v", r.Key(), r.MeasuredS, precision, c)
+		case r.MeasuredS < duration.Seconds() && c.Drift.Moving():
+			t.Errorf("adaptive %s: ended after %g s while its rate was moving (%s)", r.Key(), r.MeasuredS, c.Drift.Text())
 		}
-		if rep.Plan.Precision != precision {
-			t.Errorf("report's plan precision %g, want %g", rep.Plan.Precision, precision)
+		// Only tokens inside the window count: the figure is its tokens
+		// over its length.
+		if got := float64(r.OutputTokens) / r.MeasuredS; math.Abs(got/r.TotalTokPerSec-1) > 0.01 {
+			t.Errorf("%s: %d tokens over %g s is %.1f tok/s, the cell says %.1f", r.Key(), r.OutputTokens, r.MeasuredS, got, r.TotalTokPerSec)
 		}
+	}
+	if rep.Plan.Precision != precision {
+		t.Errorf("report's plan precision %g, want %g", rep.Plan.Precision, precision)
 	}
 }
 
