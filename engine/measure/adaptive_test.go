@@ -19,6 +19,7 @@ import (
 // fast the machine is: a busy machine that makes the figures noisier only
 // makes the window longer, up to the duration.
 func TestAdaptiveWindows(t *testing.T) {
+	t.Parallel()
 	const duration = 7 * time.Second
 	for _, precision := range []float64{0, engine.DefaultPrecision} {
 		// Fixed and adaptive side by side, each on a simulator of its own:
@@ -74,6 +75,7 @@ func testAdaptiveWindows(t *testing.T, precision float64, duration time.Duration
 // the mean of the windows measured at the same concurrency, else of all;
 // a fixed window is always the duration.
 func TestETALearnsAdaptiveWindows(t *testing.T) {
+	t.Parallel()
 	plan := engine.Plan{DecodeContexts: []int{8 * engine.K}, Concurrency: []int{1, 8, 64}, Duration: 30 * time.Second, Precision: 0.01}
 	e := newETAModel(plan, setup{})
 	valid := func(n int, windowS float64) engine.Result {

@@ -41,6 +41,7 @@ func (p *pauses) got() []time.Duration {
 // measured once the server takes them: more rejections than the failures
 // warm-up tolerates (2 × C + 2) don't fail it.
 func TestRejectedWarmUpWaits(t *testing.T) {
+	t.Parallel()
 	const pause = 20 * time.Millisecond // testOptions' retryPause
 	for _, tc := range []struct {
 		name  string
@@ -86,6 +87,7 @@ func TestRejectedWarmUpWaits(t *testing.T) {
 // after maxRejections waits in a row, none longer than maxRetryWait
 // however long its Retry-After, and the reason says so.
 func TestRejectedForever(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, FailStatus: 429, FailFrom: 1, FailMessage: "Too many requests", RetryAfter: "3600"})
 	var p pauses
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 50, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, p.options())
@@ -105,6 +107,7 @@ func TestRejectedForever(t *testing.T) {
 // TestRejectedInWindow: a request the server rejects inside the window
 // fails the cell, with the reason.
 func TestRejectedInWindow(t *testing.T) {
+	t.Parallel()
 	// Request 1 warms the prefix cache, 2 opens the window and ends in it.
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, FailStatus: 429, FailFrom: 2, FailMessage: "Too many requests"})
 	var p pauses

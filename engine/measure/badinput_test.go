@@ -10,6 +10,7 @@ import (
 // TestBadInputRunErrors: what stops a run before any cell gives one line
 // naming what to change.
 func TestBadInputRunErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		o      fakeOpts
@@ -44,6 +45,7 @@ func TestBadInputRunErrors(t *testing.T) {
 // TestBadInputCellsFail: what goes wrong inside a cell is recorded with the
 // server's message, and the other cells go on.
 func TestBadInputCellsFail(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		o    fakeOpts
@@ -100,6 +102,7 @@ func TestBadInputCellsFail(t *testing.T) {
 // client's limit inside the window fails the cell with what happened, not
 // as a stream cut off. The window is long: the failure ends the cell.
 func TestEventTooLargeInWindow(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, HugeEventAt: 5})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, time.Minute, 500, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
@@ -115,6 +118,7 @@ func TestEventTooLargeInWindow(t *testing.T) {
 // TestContextLargerThanModel replaces a context that doesn't fit by the
 // largest that does, labelled with its real size.
 func TestContextLargerThanModel(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{MaxModelLen: 8192, Interval: 2 * time.Millisecond})
 	plan := decodePlan(64*engine.K, 1, 200*time.Millisecond, 1024, engine.APICompletions)
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
@@ -131,6 +135,7 @@ func TestContextLargerThanModel(t *testing.T) {
 // but longer than Target.StallTimeout fails the cell instead of passing as
 // a slow Valid one.
 func TestTargetStallTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
 	plan := decodePlan(engine.K, 1, 300*time.Millisecond, 500, engine.APICompletions)
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL, StallTimeout: 100 * time.Millisecond}}, testOptions())

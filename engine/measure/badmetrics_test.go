@@ -17,6 +17,7 @@ import (
 // all ran, and every cell and rate is flagged (†), by one rule for a
 // matrix and a load test.
 func TestBadMetricsValues(t *testing.T) {
+	t.Parallel()
 	for value, said := range map[string]string{"+Inf": "+Inf", "NaN": "NaN", "1e308": "1e+308", "-3": "-3"} {
 		t.Run(value, func(t *testing.T) {
 			t.Parallel()

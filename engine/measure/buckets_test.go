@@ -26,6 +26,7 @@ func steadyRecord(base time.Time, start, end, gap time.Duration, stalls ...[2]ti
 // are known: a partial last bucket left out, a stall as a zero in total
 // tok/s, a slow second in per-request tok/s, and no ITL bucket without a gap.
 func TestBucketSeries(t *testing.T) {
+	t.Parallel()
 	from := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
 	ms := time.Millisecond
 	cases := []struct {
@@ -69,6 +70,7 @@ func TestBucketSeries(t *testing.T) {
 // none on its median ITL (a stall is one long gap among many), and a
 // window under minPrecisionBuckets seconds says it can't tell.
 func TestCellPrecision(t *testing.T) {
+	t.Parallel()
 	from := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
 	ms := time.Millisecond
 	steady := steadyRecord(from, -500*ms, 9000*ms, 100*ms)
@@ -105,6 +107,7 @@ func TestCellPrecision(t *testing.T) {
 // sections per-request tok/s gives what measuring each request over each
 // batch with requestWindow gives.
 func TestPerRequestSectionsOnePass(t *testing.T) {
+	t.Parallel()
 	from := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	ms := time.Millisecond
 	recs := []*requestRecord{

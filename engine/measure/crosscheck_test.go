@@ -27,6 +27,7 @@ func steady(t0 time.Time, span time.Duration, running, rate float64, lump float6
 func always(a, b time.Time) bool { return true }
 
 func TestCrossCheck(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	from, to := t0.Add(time.Second), t0.Add(31*time.Second)
 	for _, tc := range []struct {
@@ -69,6 +70,7 @@ func TestCrossCheck(t *testing.T) {
 }
 
 func TestCrossCheckNotComparable(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	from, to := t0.Add(time.Second), t0.Add(11*time.Second)
 	lumpy := steady(t0, 12*time.Second, 4, 100, 4096)
@@ -92,6 +94,7 @@ func TestCrossCheckNotComparable(t *testing.T) {
 // where it used to fall through to the next counter without a word; the
 // preemptions count only the counter's rises.
 func TestCrossCheckCounterReset(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	from, to := t0.Add(time.Second), t0.Add(11*time.Second)
 	restart := steady(t0, 12*time.Second, 4, 100, 0)
@@ -132,6 +135,7 @@ func TestCrossCheckCounterReset(t *testing.T) {
 // TestCrossCheckPreemptionsAndSpec counts preemptions over the cell and
 // speculative decoding over the window.
 func TestCrossCheckPreemptionsAndSpec(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	s := steady(t0, 12*time.Second, 4, 100, 0)
 	for i := range s {
@@ -153,6 +157,7 @@ func TestCrossCheckPreemptionsAndSpec(t *testing.T) {
 }
 
 func TestTimeAverage(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(0, 0)
 	s := []metricSample{{At: t0, Running: 0}, {At: t0.Add(time.Second), Running: 10}, {At: t0.Add(2 * time.Second), Running: 10}}
 	if got := timeAverage(s, func(m metricSample) float64 { return m.Running }); math.Abs(got-7.5) > 1e-9 {
@@ -161,6 +166,7 @@ func TestTimeAverage(t *testing.T) {
 }
 
 func TestGotTokens(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(0, 0)
 	rec := &requestRecord{Sent: t0}
 	for _, s := range []time.Duration{1, 3, 9} {
@@ -183,6 +189,7 @@ func TestGotTokens(t *testing.T) {
 // time-average but not the median, which decides the underfilled flag; a
 // server that holds fewer requests in most scrapes lowers both.
 func TestActiveMedian(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	from, to := t0.Add(time.Second), t0.Add(3*time.Second)
 	dip := steady(t0, 4*time.Second, 1, 200, 0)
@@ -202,6 +209,7 @@ func TestActiveMedian(t *testing.T) {
 // was written at its start, so dated at its end it would read 96 tok/s.
 // Dated halfway and dropped as slow, the rate is exact.
 func TestCrossCheckSkipsSlowScrapesAtTheEnds(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_796_208_000, 0)
 	var s []metricSample
 	for i := range 11 {
@@ -223,6 +231,7 @@ func TestCrossCheckSkipsSlowScrapesAtTheEnds(t *testing.T) {
 // counter ran ahead of what reached the client. The flag says so; a server
 // that answered every scrape fast gets the plain flag.
 func TestServerCountFlagNamesSlowScrapes(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_796_208_000, 0)
 	for _, slow := range []time.Duration{20 * time.Millisecond, 2 * time.Second} {
 		var s []metricSample

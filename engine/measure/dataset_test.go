@@ -27,6 +27,7 @@ var datasetCases = []struct {
 }
 
 func TestParseDataset(t *testing.T) {
+	t.Parallel()
 	for _, tc := range datasetCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseDataset(strings.NewReader(tc.in), "prompts.jsonl")
@@ -46,6 +47,7 @@ func TestParseDataset(t *testing.T) {
 // TestDatasetTooManyPrompts: a file of more prompts than a test sends is
 // refused at the first one past the bound.
 func TestDatasetTooManyPrompts(t *testing.T) {
+	t.Parallel()
 	in := strings.Repeat("{\"prompt\": \"a\"}\n", MaxDatasetPrompts+1)
 	if _, err := parseDataset(strings.NewReader(in), "big.jsonl"); err == nil || !strings.Contains(err.Error(), "more than 100000 prompts") {
 		t.Errorf("err %v, want too many prompts", err)

@@ -11,6 +11,7 @@ import (
 // run starts from, fitted to the server's limits and skipping the cells
 // over its capacity.
 func TestEstimateIsTheRunsFirstETA(t *testing.T) {
+	t.Parallel()
 	plan := engine.Plan{PrefillContexts: []int{4 * engine.K}, DecodeContexts: []int{4 * engine.K, 16 * engine.K}, Concurrency: []int{1, 8},
 		Duration: 10 * time.Second, MaxOutputTokens: 1024}
 	// 16K does not fit an 8K model: it is measured at 7K, and 8 requests of
@@ -35,6 +36,7 @@ func TestEstimateIsTheRunsFirstETA(t *testing.T) {
 // one request's, before anything is measured and after a cell whose
 // repeats the model divides out.
 func TestETAPrefillRepeats(t *testing.T) {
+	t.Parallel()
 	plan := engine.Plan{PrefillRepeats: 3, PrefillSingleFrom: 64 * engine.K}
 	e := newETAModel(plan, setup{})
 	prior := func(ctx int) time.Duration { return seconds(priorPrefillS + float64(ctx)/PriorPrefillTokPerS) }

@@ -114,9 +114,14 @@ func TestDecodeExactness(t *testing.T) {
 		{"reasoning then content", fakeOpts{Usage: usageFinal, Reasoning: 30}, 10000, engine.APIChat},
 	}
 	for _, c := range cases {
-		// One at a time: parallel streams of other subtests would be the
-		// scheduling noise this test must not measure.
+		// One at a time when the timing is checked (realtime): parallel
+		// streams of other subtests would be the scheduling noise it must
+		// not measure. Otherwise side by side: what is checked then are
+		// windows and counts, which no load moves.
 		t.Run(c.name, func(t *testing.T) {
+			if !realtime() {
+				t.Parallel()
+			}
 			c.o.TTFT, c.o.Interval = 60*time.Millisecond, exactInterval
 			f := newFakeServer(t, c.o)
 			// The window opens on a token's arrival and the four streams
@@ -185,6 +190,7 @@ func checkTiming(t *testing.T, f *fakeServer, r engine.Result, d time.Duration, 
 // TestPercentiles: percentiles interpolate between ranks, weighted ones
 // count each value by its weight, and both say how many values they read.
 func TestPercentiles(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name          string
 		got           engine.Percentiles
@@ -206,6 +212,7 @@ func TestPercentiles(t *testing.T) {
 // TestSpeedPercentilesLowTail: a speed's slow requests are its low end, so
 // its p10 and p1 are kept, below its median; a latency's are not.
 func TestSpeedPercentilesLowTail(t *testing.T) {
+	t.Parallel()
 	rates := make([]float64, 101) // 0, 1, … 100 tok/s
 	for i := range rates {
 		rates[100-i] = float64(i)
@@ -238,6 +245,7 @@ func TestSpeedPercentilesLowTail(t *testing.T) {
 // tokens over every gap between chunks inside it, pooled across requests
 // (not per-request medians); a chunk of 3 tokens is one gap of the count.
 func TestDecodeSampleCounts(t *testing.T) {
+	t.Parallel()
 	from := time.Now()
 	to := from.Add(10 * time.Second)
 	stream := func(tokensPerChunk float64, chunks int) *requestRecord {

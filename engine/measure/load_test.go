@@ -43,6 +43,7 @@ func loadPlan(api engine.API) engine.LoadPlan {
 // request completes with exactly its drawn prompt and its asked output,
 // each rate is reported as it ends and the report holds them all.
 func TestLoadSim(t *testing.T) {
+	t.Parallel()
 	for _, api := range []engine.API{engine.APIChat, engine.APICompletions} {
 		t.Run(string(api), func(t *testing.T) {
 			srv := simServer(t, sim.Options{TimeScale: 10})
@@ -107,6 +108,7 @@ func TestLoadSim(t *testing.T) {
 // TestLoadBadPlan: a plan that cannot run ends before any request with
 // the plan's problems.
 func TestLoadBadPlan(t *testing.T) {
+	t.Parallel()
 	plan := loadPlan(engine.APIChat)
 	plan.RatesRPS = []float64{0}
 	_, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: "http://127.0.0.1:1"}}, testOptions())
@@ -123,6 +125,7 @@ func TestLoadBadPlan(t *testing.T) {
 // at the server's 100 ms. The bounds are lower bounds a busy machine only
 // raises.
 func TestLoadNoCoordinatedOmission(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{TTFT: 100 * time.Millisecond, Interval: 10 * time.Millisecond, KVTokens: 100000})
 	plan := engine.LoadPlan{RatesRPS: []float64{100}, Arrivals: engine.ArrivalsConstant, Requests: 5, MaxConcurrency: 1,
 		InputTokens: engine.TokenRange{Min: 64, Max: 64}, OutputTokens: engine.TokenRange{Min: 2, Max: 2}, API: engine.APICompletions}
@@ -147,6 +150,7 @@ func TestLoadNoCoordinatedOmission(t *testing.T) {
 // TestLoadCapAndBurst: a burst of 8 under a cap of 2 is one row at rate 0
 // that never has more than 2 requests open, at the server too.
 func TestLoadCapAndBurst(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{TTFT: 20 * time.Millisecond, Interval: 5 * time.Millisecond})
 	plan := engine.LoadPlan{Burst: 8, MaxConcurrency: 2, InputTokens: engine.TokenRange{Min: 64, Max: 64},
 		OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
@@ -171,6 +175,7 @@ func TestLoadCapAndBurst(t *testing.T) {
 
 // TestLoadSweep measures the limit first, then rates spread up to it.
 func TestLoadSweep(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	plan := loadPlan(engine.APICompletions)
 	plan.RatesRPS, plan.Sweep, plan.SweepRates, plan.Requests = nil, true, 3, 8
@@ -193,6 +198,7 @@ func TestLoadSweep(t *testing.T) {
 // rate (at its third request) ends the test as stopped, with the first
 // rate kept.
 func TestLoadServerDies(t *testing.T) {
+	t.Parallel()
 	p, err := sim.LookupProfile("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +233,7 @@ func TestLoadServerDies(t *testing.T) {
 // TestLoadCancel: cancelling ends the test as interrupted, keeping what it
 // measured.
 func TestLoadCancel(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -247,6 +254,7 @@ func TestLoadCancel(t *testing.T) {
 
 // TestLoadDataset sends a dataset's prompts.
 func TestLoadDataset(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	path := filepath.Join(t.TempDir(), "prompts.jsonl")
 	data := `{"prompt": "Tell me about the sea."}
@@ -269,6 +277,7 @@ func TestLoadDataset(t *testing.T) {
 // TestLoadServerIgnoresMaxTokens: a server that streams on past max_tokens
 // is cut off, its request failed, so that it cannot fill memory.
 func TestLoadServerIgnoresMaxTokens(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{TTFT: time.Millisecond, Interval: time.Millisecond, ExtraTokens: 1000})
 	plan := engine.LoadPlan{Burst: 2, InputTokens: engine.TokenRange{Min: 64, Max: 64}, OutputTokens: engine.TokenRange{Min: 8, Max: 8}, API: engine.APICompletions}
 	rep, _, err := runLoadAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())
@@ -284,6 +293,7 @@ func TestLoadServerIgnoresMaxTokens(t *testing.T) {
 // TestLoadDatasetTooLong: a dataset prompt that does not fit the model with
 // its output is refused before any request, naming the prompt.
 func TestLoadDatasetTooLong(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	path := filepath.Join(t.TempDir(), "long.jsonl")
 	long := strings.Repeat("The river ran past the old stone mill. ", 2000) // ~16K tokens, over tiny's 8K
@@ -306,6 +316,7 @@ func TestLoadDatasetTooLong(t *testing.T) {
 // fit in the client's memory (here 2); the rest wait for a slot, and the
 // rate says so.
 func TestLoadOpenCap(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{TTFT: 20 * time.Millisecond, Interval: 5 * time.Millisecond})
 	plan := engine.LoadPlan{RatesRPS: []float64{1000}, Arrivals: engine.ArrivalsConstant, Requests: 8, InputTokens: engine.TokenRange{Min: 64, Max: 64},
 		OutputTokens: engine.TokenRange{Min: 4, Max: 4}, API: engine.APIChat}
@@ -328,6 +339,7 @@ func TestLoadOpenCap(t *testing.T) {
 // dataset's longest is refused once the dataset is read, with the memory
 // it would take and the most that fit.
 func TestLoadDatasetBurstTooBig(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	path := filepath.Join(t.TempDir(), "long.jsonl")
 	text := strings.Repeat("The river ran past the old stone mill.", 513) // ~4K tokens, inside tiny's 8K
@@ -353,6 +365,7 @@ func TestLoadDatasetBurstTooBig(t *testing.T) {
 // (it blamed a missing /tokenize), their own start and the chat template,
 // said once as a warning before; without /tokenize, its absence.
 func TestLoadShortPromptsReason(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		engine, want string
 		warned       bool

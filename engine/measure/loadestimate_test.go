@@ -12,6 +12,7 @@ import (
 // the tiny simulator (the figures are data, measured once: see the
 // priors), where a flat 10 s per rate made it twice as long or more.
 func TestEstimateLoad(t *testing.T) {
+	t.Parallel()
 	out := engine.TokenRange{Min: 256, Max: 256}
 	for _, c := range []struct {
 		name  string

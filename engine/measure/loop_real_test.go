@@ -14,6 +14,7 @@ import (
 // LoopMinChars must fire: a random-weight model at the usual init scale
 // (0.02) fell into such a loop within 200 tokens on that server.
 func TestLoopDetectorOnRealText(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/vllm-0.32.0-cpu-greedy-text.txt")
 	if err != nil {
 		t.Fatal(err)

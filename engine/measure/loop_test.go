@@ -40,6 +40,7 @@ func feed(text string, pieces int) bool {
 }
 
 func TestLoopDetector(t *testing.T) {
+	t.Parallel()
 	phrase := "I will now repeat myself. "
 	longPeriod := prose(600, 9) // a 600-byte paragraph, 4 times is 2,400 bytes
 	cases := []struct {
@@ -75,6 +76,7 @@ func TestLoopDetector(t *testing.T) {
 }
 
 func TestLoopDetectorCatchesLoopWhileItLasts(t *testing.T) {
+	t.Parallel()
 	text := strings.Repeat("I will now repeat myself. ", 120) + prose(3000, 8)
 	if !feed(text, 2000) {
 		t.Error("a loop of 3,120 bytes streamed in small pieces was not caught")

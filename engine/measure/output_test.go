@@ -183,6 +183,7 @@ func sentOnce(sent []string, text string) int {
 // requests, each from its start, its text in order and equal to what the
 // simulator sent for that request, and nothing of the other streams.
 func TestOutputTapFollowsStream(t *testing.T) {
+	t.Parallel()
 	col := &collector{reqs: map[int]*tappedRequest{}}
 	tap := NewOutputTap(col.add)
 	tap.Follow(1)
@@ -221,6 +222,7 @@ func TestOutputTapFollowsStream(t *testing.T) {
 // TestOutputTapSwitches: following another stream mid-request says so
 // (OutputJoin), and what follows is the rest of that request's response.
 func TestOutputTapSwitches(t *testing.T) {
+	t.Parallel()
 	col := &collector{reqs: map[int]*tappedRequest{}}
 	tap := NewOutputTap(col.add)
 	switchedAt := 0 // how many requests had been passed on at the switch

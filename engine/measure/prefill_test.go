@@ -17,6 +17,7 @@ import (
 // fixed TTFTs: the median TTFT makes prompt tok/s, the spread is (max −
 // min) ÷ median of the repeats' rates, and one request has none.
 func TestSummarizePrefill(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                        string
 		ttftsMs                     []float64
@@ -51,6 +52,7 @@ func TestSummarizePrefill(t *testing.T) {
 // every one of their requests from the first (the last repeat warmed it).
 // It counts tokens in the server's counters, which timing cannot move.
 func TestPrefillRepeatsAreCold(t *testing.T) {
+	t.Parallel()
 	const context = 4 * engine.K
 	for _, tc := range []struct {
 		name    string
@@ -139,6 +141,7 @@ func simCounters(t *testing.T, url string, names ...string) []float64 {
 // TestPrefillRepeatFails: a repeat that fails fails its cell, with the
 // error and the requests sent so far, and the run goes on.
 func TestPrefillRepeatFails(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond, FailStatus: 500, FailMessage: "boom", FailFrom: 1, FailUntil: 2})
 	plan := engine.Plan{PrefillContexts: []int{engine.K, 2 * engine.K}, MaxOutputTokens: 64, API: engine.APICompletions, PrefillRepeats: 3}
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: f.URL}}, testOptions())

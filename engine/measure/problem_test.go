@@ -10,6 +10,7 @@ import (
 )
 
 func TestProblemOf(t *testing.T) {
+	t.Parallel()
 	plan := &engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldDuration, Problem: "a"}, {Field: engine.FieldConcurrency, Problem: "b"}, {Field: engine.FieldDuration, Problem: "c"}}}
 	for _, tc := range []struct {
 		err  error

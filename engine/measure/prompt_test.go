@@ -79,6 +79,7 @@ func nearest(values []int, v int) int {
 }
 
 func TestFillerIsVariedAndStable(t *testing.T) {
+	t.Parallel()
 	a, b := fillerText(100000), fillerText(50000)
 	if a[:50000] != b[:50000] {
 		t.Error("fillerText is not deterministic: two calls differ in their common prefix")
@@ -90,6 +91,7 @@ func TestFillerIsVariedAndStable(t *testing.T) {
 }
 
 func TestTailsDiffer(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for i := range 2000 {
 		s := tailText(tailAlphabet, i)
@@ -124,6 +126,7 @@ func equalInts(a, b []int) bool {
 // letters), tails keep to the letters whose words are one token, so every
 // chat prompt of a context is as long as the one it was sized with.
 func TestTailLettersTokenizeAlike(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Prompt string }
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
@@ -156,6 +159,7 @@ func TestTailLettersTokenizeAlike(t *testing.T) {
 // without /tokenize; a refusal of the model, of the length or of the key
 // still stops it with its own message.
 func TestForeignTokenize(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		want bool

@@ -9,6 +9,7 @@ import (
 // and the machine's diagnostics as they are now, and keeps the earlier
 // ones when the target knows none.
 func TestResumeHeaderRefreshes(t *testing.T) {
+	t.Parallel()
 	prev := engine.Report{LaunchCommand: "# started earlier\nvllm serve m", Process: &engine.ServerProcess{PID: 1},
 		Diagnostics: &engine.Diagnostics{Hostname: "before"}}
 	now := engine.Report{LaunchCommand: "# started later\nvllm serve m", Process: &engine.ServerProcess{PID: 2},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRooflineOnceModelKnown(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	ref, err := sim.LookupProfile("gemma-4-e2b-rtxpro6000")
 	if err != nil {

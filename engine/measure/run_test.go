@@ -24,6 +24,7 @@ func statusOf(t *testing.T, rep engine.Report, phase engine.Phase, ctxTokens, co
 }
 
 func TestOverCapacity(t *testing.T) {
+	t.Parallel()
 	s := setup{KVTokens: 100000, MaxNumSeqs: 8}
 	cases := []struct {
 		ctxTokens, conc int
@@ -43,6 +44,7 @@ func TestOverCapacity(t *testing.T) {
 // and max-num-seqs (1K×4), server
 // samples, progress, telemetry and the report header.
 func TestRunMatrix(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{KVTokens: 4800, Interval: 5 * time.Millisecond})
 	plan := engine.Plan{PrefillContexts: []int{2 * engine.K, 1 * engine.K}, DecodeContexts: []int{2 * engine.K, 1 * engine.K}, Concurrency: []int{4, 1},
 		Duration: 300 * time.Millisecond, MaxOutputTokens: 64, API: engine.APICompletions}
@@ -92,6 +94,7 @@ func (f *fakeTelemetry) Summary(from, to time.Time) *engine.Telemetry {
 // a GPU gets the CPU's load per cell, and neither the idle GPU's figures
 // nor a J/token made of its power.
 func TestRunOnCPUClaimsNoGPU(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{KVTokens: 4800, Interval: 5 * time.Millisecond})
 	plan := engine.Plan{DecodeContexts: []int{1 * engine.K}, Concurrency: []int{1}, Duration: 200 * time.Millisecond, MaxOutputTokens: 64, API: engine.APICompletions}
 	h := engine.HardwareInfo{CPU: "AMD EPYC 7B13", CPUCores: 2, GPUs: []engine.GPUInfo{{Name: "NVIDIA H200"}}}
@@ -113,6 +116,7 @@ func TestRunOnCPUClaimsNoGPU(t *testing.T) {
 // TestCancel cancels a run mid-cell: every stream stops within 1 s, the
 // finished cell is kept and the interrupted one is Cancelled.
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
 	plan := decodePlan(1*engine.K, 8, time.Minute, 20000, engine.APIChat)
 	plan.PrefillContexts = []int{1 * engine.K}
@@ -141,6 +145,7 @@ func TestCancel(t *testing.T) {
 
 // TestResume keeps the cells of a previous run and measures only the rest.
 func TestResume(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
 	plan := engine.Plan{PrefillContexts: []int{1 * engine.K}, DecodeContexts: []int{1 * engine.K}, Concurrency: []int{1, 2},
 		Duration: 200 * time.Millisecond, MaxOutputTokens: 50, API: engine.APICompletions}
@@ -172,6 +177,7 @@ func TestResume(t *testing.T) {
 
 // TestLoopedCell marks a cell whose streams loop.
 func TestLoopedCell(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: time.Millisecond, TokensPerChunk: 8, LoopAfter: 100})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 2, 10*time.Second, 20000, engine.APIChat), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
@@ -190,6 +196,7 @@ func TestLoopedCell(t *testing.T) {
 }
 
 func TestAliveFails(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
 	var calls atomic.Int64 // Alive is asked from the run and from its monitor
 	alive := func() error {
@@ -208,6 +215,7 @@ func TestAliveFails(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(nil)
 	url := srv.URL
 	srv.Close()

@@ -14,6 +14,7 @@ import (
 // seed another; lengths stay in their range and are the same at every
 // rate.
 func TestLoadSchedule(t *testing.T) {
+	t.Parallel()
 	in, out := engine.TokenRange{Min: 512, Max: 2048}, engine.TokenRange{Min: 128, Max: 128}
 	for _, tc := range []struct {
 		name    string
@@ -96,6 +97,7 @@ func rec(t0 time.Time, due, sent, first, end float64, out int) *loadRecord {
 // TestComputeLoad: latencies count from the schedule, not the send; TPOT
 // is per request; goodput counts the requests within the SLO.
 func TestComputeLoad(t *testing.T) {
+	t.Parallel()
 	t0 := time.Now()
 	recs := []*loadRecord{
 		rec(t0, 0, 0, 100, 1000, 10),     // on time: TTFT 100, TPOT 100
@@ -128,6 +130,7 @@ func TestComputeLoad(t *testing.T) {
 // an ITL bound at p99 but meets it at p50; its TPOT (its mean gap) would
 // have hidden the stall.
 func TestGoodputJudgesEachStream(t *testing.T) {
+	t.Parallel()
 	t0 := time.Now()
 	r := &loadRecord{requestRecord: requestRecord{Sent: t0, FirstToken: t0.Add(10 * time.Millisecond), Finished: true, FinalTokens: 51},
 		Scheduled: t0, Dispatched: true}
@@ -163,6 +166,7 @@ func TestGoodputJudgesEachStream(t *testing.T) {
 // TestBehindFlag: a client that sent late is flagged with how late; one
 // that kept up is not.
 func TestBehindFlag(t *testing.T) {
+	t.Parallel()
 	late := func(ms ...int) []*loadRecord {
 		var recs []*loadRecord
 		for _, v := range ms {
@@ -192,6 +196,7 @@ func TestBehindFlag(t *testing.T) {
 // TestLoadPromptStarts: every request's text prompt starts differently,
 // with the same length, and so do its token-id prompts, of their exact size.
 func TestLoadPromptStarts(t *testing.T) {
+	t.Parallel()
 	body := make([]int, 5000)
 	for i := range body {
 		body[i] = 100 + i

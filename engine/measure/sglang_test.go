@@ -56,6 +56,7 @@ func sglangPlan() engine.Plan {
 // and none runs on into the next cell. Prompts are sized without
 // /tokenize on an 8K server, each within 1 % of its context.
 func TestSGLangSimRun(t *testing.T) {
+	t.Parallel()
 	srv, s := sglangSim(t, sim.Options{}, nil)
 	// No stream may time out on a busy machine: a stream we give up on is
 	// aborted as it fails, not at the window's end, which this test counts.
@@ -129,6 +130,7 @@ func TestSGLangSimRun(t *testing.T) {
 // is measured, and the Checks line says the server checks were not done
 // and how to have them.
 func TestSGLangNoMetrics(t *testing.T) {
+	t.Parallel()
 	srv, _ := sglangSim(t, sim.Options{NoMetrics: true}, nil)
 	plan := decodePlan(1*engine.K, 2, 300*time.Millisecond, 512, engine.APIChat)
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: srv.URL}}, testOptions())
@@ -153,6 +155,7 @@ func TestSGLangNoMetrics(t *testing.T) {
 // TestSGLangNoKVBudget: a server info without max_total_num_tokens leaves
 // the capacity check off, and the Run section says so in one line.
 func TestSGLangNoKVBudget(t *testing.T) {
+	t.Parallel()
 	srv, _ := sglangSim(t, sim.Options{}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/get_server_info" {
@@ -185,6 +188,7 @@ func TestSGLangNoKVBudget(t *testing.T) {
 // TestSGLangAbortRejected: a server that refuses the aborts gets each
 // cell flagged in one line, and the run goes on to the end.
 func TestSGLangAbortRejected(t *testing.T) {
+	t.Parallel()
 	srv, _ := sglangSim(t, sim.Options{}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/abort_request" {
@@ -216,6 +220,7 @@ func TestSGLangAbortRejected(t *testing.T) {
 // TestSGLangThroughputFallback: when sglang:generation_tokens_total moves
 // only as requests end, the cross-check reads sglang:gen_throughput.
 func TestSGLangThroughputFallback(t *testing.T) {
+	t.Parallel()
 	srv, _ := sglangSim(t, sim.Options{Faults: sim.Faults{GenTokensAtFinish: true}}, nil)
 	plan := decodePlan(1*engine.K, 4, 500*time.Millisecond, 100000, engine.APIChat)
 	plan.MaxOutputTokens = 4096
@@ -233,6 +238,7 @@ func TestSGLangThroughputFallback(t *testing.T) {
 // calibration probes fit max_model_len (the simulator answers 400 to a
 // longer prompt) and every prompt lands within 1 % of its size.
 func TestCalibrationFitsSmallContext(t *testing.T) {
+	t.Parallel()
 	p, err := sim.LookupProfile("tiny")
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func simServer(t *testing.T, o sim.Options) *httptest.Server {
 // TestSimEndToEnd runs a small matrix against the simulator (tiny profile,
 // 20× real time): prompts exact, every cell Valid, the report filled in.
 func TestSimEndToEnd(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20, APIKey: "k"})
 	plan := engine.Plan{PrefillContexts: []int{1 * engine.K, 4 * engine.K}, DecodeContexts: []int{1 * engine.K, 4 * engine.K}, Concurrency: []int{1, 4},
 		Duration: 500 * time.Millisecond, MaxOutputTokens: 2048, API: engine.APIChat, LoopDetection: true}
@@ -69,6 +70,7 @@ func TestSimEndToEnd(t *testing.T) {
 // hardware of the machine either; without SimulatorFor (the caller's DCGM
 // exporters describe the server) the caller's hardware stands, noted.
 func TestSimAtAnEndpointIsItsRig(t *testing.T) {
+	t.Parallel()
 	srv := simServer(t, sim.Options{TimeScale: 20})
 	plan := engine.Plan{PrefillContexts: []int{1 * engine.K}, Duration: 200 * time.Millisecond, MaxOutputTokens: 64, API: engine.APIChat}
 	here := engine.HardwareInfo{CPU: "AMD EPYC 7B13", CPUCores: 2, Whose: engine.HardwareOfServer}
@@ -125,6 +127,7 @@ func TestSimAtAnEndpointIsItsRig(t *testing.T) {
 // TestSimFaults injects faults: each cell fails with a clear error while
 // the run goes on.
 func TestSimFaults(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		faults sim.Faults

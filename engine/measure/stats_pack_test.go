@@ -11,6 +11,7 @@ import (
 // count, whatever Sent later becomes, and the estimated ones are those
 // from the first text-counted chunk on.
 func TestArrivalPacking(t *testing.T) {
+	t.Parallel()
 	t0 := time.Now()
 	r := &requestRecord{Sent: t0}
 	offsets := []time.Duration{50 * time.Millisecond, 70*time.Millisecond + 3*time.Microsecond, 90 * time.Millisecond, 3 * time.Hour}
@@ -38,6 +39,7 @@ func TestArrivalPacking(t *testing.T) {
 // returned by three reads 40 µs apart are one burst of three tokens after
 // a 10 ms gap, not one gap of 10 ms and two of 0.04 ms.
 func TestGapsOfASplitBurst(t *testing.T) {
+	t.Parallel()
 	base := time.Unix(1_796_208_000, 0)
 	r := &requestRecord{}
 	for _, at := range []time.Duration{0, 10 * time.Millisecond, 10*time.Millisecond + 40*time.Microsecond,

@@ -20,6 +20,7 @@ func (n *notingTelemetry) TelemetryGap(from, to time.Time) string { return "node
 // the report's Run notes, after the notes the header had, and a cell in a
 // gap is flagged, without J/token.
 func TestRunNotesTelemetryThatStopped(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond})
 	plan := engine.Plan{DecodeContexts: []int{engine.K}, Concurrency: []int{1}, Duration: 100 * time.Millisecond, MaxOutputTokens: 32, API: engine.APICompletions}
 	target := Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: &notingTelemetry{},

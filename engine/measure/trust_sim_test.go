@@ -16,6 +16,7 @@ import (
 // TestBusyServerRefused: a server busy with another client's requests is
 // refused before anything is measured; allowed, every cell is flagged.
 func TestBusyServerRefused(t *testing.T) {
+	t.Parallel()
 	url := simServer(t, sim.Options{TimeScale: 20, Faults: sim.Faults{OtherLoad: 3}}).URL
 	plan := decodePlan(engine.K, 1, 300*time.Millisecond, 64, engine.APICompletions)
 	rep, _, err := runAll(t, t.Context(), plan, Subject{Target: Target{BaseURL: url}}, testOptions())
@@ -36,6 +37,7 @@ func TestBusyServerRefused(t *testing.T) {
 // generating after its clients left, records how long, and fails the next
 // cell when it doesn't drain in time.
 func TestDrainBarrier(t *testing.T) {
+	t.Parallel()
 	const scale = 20
 	linger := 2 * time.Second // model time: 100 ms real
 	url := simServer(t, sim.Options{TimeScale: scale, Faults: sim.Faults{LingerAfterDisconnect: linger}}).URL
@@ -70,6 +72,7 @@ func TestDrainBarrier(t *testing.T) {
 // core loaded), so it is opt-in (SPEEDMATRIX_REALTIME=1, a quiet machine);
 // the cross-check's arithmetic is tested on fixed samples in crosscheck_test.go.
 func TestServerCountMatches(t *testing.T) {
+	// Not parallel: it times real streams, as TestDecodeExactness does.
 	if os.Getenv("SPEEDMATRIX_REALTIME") != "1" {
 		t.Skip("compares the server's and our token counts in real time: set SPEEDMATRIX_REALTIME=1 on a quiet machine")
 	}
@@ -103,6 +106,7 @@ func TestServerCountMatches(t *testing.T) {
 // TestServerCountAtFinish: a server whose token counter moves only when a
 // request ends is compared through its inter-token latency histogram.
 func TestServerCountAtFinish(t *testing.T) {
+	t.Parallel()
 	url := simServer(t, sim.Options{TimeScale: 20, Faults: sim.Faults{GenTokensAtFinish: true}}).URL
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 2, time.Second, 4000, engine.APICompletions), Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {
@@ -116,6 +120,7 @@ func TestServerCountAtFinish(t *testing.T) {
 
 // TestPreemptionsFlagged: a cell the server had to preempt is flagged.
 func TestPreemptionsFlagged(t *testing.T) {
+	t.Parallel()
 	p, err := sim.LookupProfile("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +141,7 @@ func TestPreemptionsFlagged(t *testing.T) {
 
 // TestSpecDecodeAcceptance reads speculative decoding's acceptance per cell.
 func TestSpecDecodeAcceptance(t *testing.T) {
+	t.Parallel()
 	url := simtest.URL(t, "tiny-spec", sim.Options{TimeScale: 20})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 4, time.Second, 4000, engine.APICompletions), Subject{Target: Target{BaseURL: url}}, testOptions())
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // inside the window fails the cell, with a reason that counts the streams,
 // and its partial figures stay out of the headline columns.
 func TestStallInsideWindowFails(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
 	opts := testOptions()
 	opts.firstTokenTimeout, opts.stallTimeout = time.Minute, 100*time.Millisecond
@@ -38,6 +39,7 @@ func TestStallInsideWindowFails(t *testing.T) {
 // incomplete, with the cells it never reached Not run; resuming against a
 // live server measures exactly those.
 func TestServerKilledMidRun(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, KVTokens: 1 << 20})
 	plan := engine.Plan{DecodeContexts: []int{engine.K}, Concurrency: []int{1, 2, 4, 8}, Duration: 200 * time.Millisecond,
 		MaxOutputTokens: 1000, API: engine.APICompletions}
@@ -87,6 +89,7 @@ func TestServerKilledMidRun(t *testing.T) {
 // stops the run with an error naming the endpoint, at the start (after its
 // first request, the one the error names) and in the middle of a run.
 func TestHungServer(t *testing.T) {
+	t.Parallel()
 	hang := &atomic.Bool{}
 	hang.Store(true)
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, Hang: hang})
@@ -131,6 +134,7 @@ func TestHungServer(t *testing.T) {
 // not answer /metrics, before the first cell, stops the run there, with
 // the request that got no answer.
 func TestMetricsHangAtStart(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond, KVTokens: 1 << 20})
 	opts := testOptions()
 	// The hang is endless, so the timeout decides only how long the test
@@ -157,6 +161,7 @@ func TestMetricsHangAtStart(t *testing.T) {
 // TestResumeRetriesFailed: resuming measures Failed cells again unless
 // KeepFailed, and refuses another server unless Force.
 func TestResumeRetriesFailed(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
 	plan := decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions)
 	failed := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: engine.K, Concurrency: 1}, Status: engine.StatusFailed, Error: "boom"}
@@ -186,6 +191,7 @@ func TestResumeRetriesFailed(t *testing.T) {
 // TestThrottleFlag: a Valid cell whose telemetry says the GPU throttled is
 // flagged with the verdict.
 func TestThrottleFlag(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
 	tel := throttledTelemetry{}
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}, RunOptions: RunOptions{Telemetry: tel}}, testOptions())
@@ -208,6 +214,7 @@ func (throttledTelemetry) Summary(from, to time.Time) *engine.Telemetry {
 // TestNoMetricsChecksNotDone: a server without /metrics is measured, and
 // the report says which checks were not done.
 func TestNoMetricsChecksNotDone(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 2 * time.Millisecond})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 1, 200*time.Millisecond, 100, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil || len(rep.Run.Checks) != 1 || rep.Run.Checks[0] != servers.CheckNoVLLMMetrics || findResult(t, rep, engine.PhaseDecode).Server != nil {
@@ -222,6 +229,7 @@ func TestNoMetricsChecksNotDone(t *testing.T) {
 // grace of twice the median TTFT (with 10 ms and 50 ms requests they did
 // not, at a load average of 6 on 2 cores).
 func TestUnderfilledFallback(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{Interval: 5 * time.Millisecond, TTFT: 40 * time.Millisecond})
 	rep, _, err := runAll(t, t.Context(), decodePlan(engine.K, 4, time.Second, 40, engine.APICompletions), Subject{Target: Target{BaseURL: f.URL}}, testOptions())
 	if err != nil {
@@ -236,6 +244,7 @@ func TestUnderfilledFallback(t *testing.T) {
 // shorter than the stall timeout still fails the cell: silent for more
 // than half the window, it wasn't measured as planned.
 func TestStallShorterThanTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFakeServer(t, fakeOpts{StallAt: 10, Interval: 2 * time.Millisecond})
 	opts := testOptions()
 	opts.firstTokenTimeout, opts.stallTimeout = time.Minute, time.Minute
