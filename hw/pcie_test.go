@@ -13,6 +13,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/telemetry"
+	"speedmatrix/engine/telemetry/telemetrytest"
 	"speedmatrix/hw/nvmlmock"
 )
 
@@ -27,11 +28,11 @@ func sampleBox(t *testing.T, cs *countingServer, n int) *engine.Telemetry {
 	t.Helper()
 	src := newSystemSource(cs.Server)
 	src.cpuTimes = func() (cpu.TimesStat, error) { return cpu.TimesStat{}, nil }
-	clock := newFakeClock()
+	clock := telemetrytest.NewClock(t0)
 	s := telemetry.NewSampler(time.Second, func() telemetry.Source { return src }, telemetry.WithClock(clock))
 	s.Start(context.Background())
 	for range n - 1 {
-		clock.advance(time.Second)
+		clock.Advance(time.Second)
 	}
 	s.Stop()
 	sum := s.Summary(t0, t0.Add(time.Hour))

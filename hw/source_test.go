@@ -13,6 +13,7 @@ import (
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/telemetry"
+	"speedmatrix/engine/telemetry/telemetrytest"
 )
 
 // cpuScript feeds systemSource fixed CPU times, one per Read.
@@ -74,10 +75,10 @@ func TestSystemSourceNoGPU(t *testing.T) {
 
 // The Sampler's default source on this machine: CPU always, GPUs if any.
 func TestSamplerDefaultSource(t *testing.T) {
-	clock := newFakeClock()
+	clock := telemetrytest.NewClock(t0)
 	s := NewSampler(time.Second, telemetry.WithClock(clock))
 	s.Start(context.Background())
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	s.Stop()
 	sum := s.Summary(t0, t0.Add(time.Second))
 	if sum == nil || sum.Samples != 2 {

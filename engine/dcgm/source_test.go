@@ -8,13 +8,14 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/telemetry"
+	"speedmatrix/engine/telemetry/telemetrytest"
 )
 
 var t0 = time.Date(2026, 12, 1, 15, 30, 0, 0, time.UTC)
@@ -45,29 +46,6 @@ func newExporter(t *testing.T, page string) *exporter {
 	}))
 	t.Cleanup(e.Close)
 	return e
-}
-
-// fakeClock ticks only when the test says so. Its channel is unbuffered,
-// so advance returns once the sampler has taken the tick, which is after
-// it recorded the sample before.
-type fakeClock struct {
-	mu   sync.Mutex
-	now  time.Time
-	tick chan time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: t0, tick: make(chan time.Time)} }
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) NewTicker(time.Duration) (<-chan time.Time, func()) { return c.tick, func() {} }
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	now := c.now
-	c.mu.Unlock()
-	c.tick <- now
 }
 
 func TestOpenListsEveryNodesGPUs(t *testing.T) {
@@ -125,14 +103,14 @@ func TestOpenBadExporters(t *testing.T) {
 func TestTelemetrySumsNodesAndNotesAnExporterThatStops(t *testing.T) {
 	n1, n2 := newExporter(t, readFixture(t, "node1.prom")), newExporter(t, readFixture(t, "node2.prom"))
 	n2.pages = 4 // Open's, then the samples at t0, +1 s and +2 s
-	clock := newFakeClock()
+	clock := telemetrytest.NewClock(t0)
 	src, err := open(t.Context(), []string{n1.URL, n2.URL}, Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tel := start(context.Background(), src, time.Second, hwClock(clock))
+	tel := start(context.Background(), src, time.Second, telemetry.WithClock(clock))
 	for range 3 {
-		clock.advance(time.Second) // samples at t0, +1 s, +2 s of both nodes, +3 s of node1
+		clock.Advance(time.Second) // samples at t0, +1 s, +2 s of both nodes, +3 s of node1
 	}
 	tel.Stop() // waits for the sample at +3 s; the samples stay
 

@@ -8,34 +8,10 @@ import (
 	"time"
 
 	"speedmatrix/engine"
+	"speedmatrix/engine/telemetry/telemetrytest"
 )
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-
-// fakeClock ticks only when the test says so. Its channel is unbuffered,
-// so advance returns once the sampler has taken the tick.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	tick    chan time.Time
-	stopped bool
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: t0, tick: make(chan time.Time)} }
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) NewTicker(time.Duration) (<-chan time.Time, func()) {
-	return c.tick, func() { c.mu.Lock(); c.stopped = true; c.mu.Unlock() }
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	now := c.now
-	c.mu.Unlock()
-	c.tick <- now
-}
 
 // scriptSource returns sample i on its i-th Read (the last one after that).
 type scriptSource struct {
@@ -64,7 +40,7 @@ func gpuSample(index int, util, powerW float64) engine.GPUSample {
 }
 
 func TestSamplerStartStop(t *testing.T) {
-	clock := newFakeClock()
+	clock := telemetrytest.NewClock(t0)
 	src := &scriptSource{samples: []Sample{{CPUUtilPct: 10}, {CPUUtilPct: 20}, {CPUUtilPct: 30}}}
 	s := NewSampler(time.Second, opened(src), WithClock(clock))
 	if _, ok := s.Latest(); ok {
@@ -72,12 +48,12 @@ func TestSamplerStartStop(t *testing.T) {
 	}
 	s.Start(context.Background())
 	s.Start(context.Background()) // no second goroutine
-	clock.advance(time.Second)
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
+	clock.Advance(time.Second)
 	s.Stop()
 	s.Stop()
-	if !src.closed || !clock.stopped {
-		t.Errorf("after Stop: source closed %v, ticker stopped %v", src.closed, clock.stopped)
+	if !src.closed || !clock.Stopped() {
+		t.Errorf("after Stop: source closed %v, ticker stopped %v", src.closed, clock.Stopped())
 	}
 	if src.reads != 3 {
 		t.Errorf("source read %d times, want 3 (at start and 2 ticks)", src.reads)
@@ -97,7 +73,7 @@ func TestSamplerStartStop(t *testing.T) {
 }
 
 func TestSamplerStopsWithContext(t *testing.T) {
-	clock := newFakeClock()
+	clock := telemetrytest.NewClock(t0)
 	src := &scriptSource{samples: []Sample{{CPUUtilPct: 1}}}
 	s := NewSampler(0, opened(src), WithClock(clock))
 	if s.interval != DefaultSampleInterval || s.ring.limit != 7200 {

@@ -1,5 +1,0 @@
-package dcgm
-
-import "speedmatrix/engine/telemetry"
-
-func hwClock(c *fakeClock) telemetry.SamplerOption { return telemetry.WithClock(c) }
