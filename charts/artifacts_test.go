@@ -60,6 +60,7 @@ func TestArtifactsListEveryFile(t *testing.T) {
 // RenderPNG and RenderSVG make, in the options given; a format no picture
 // has is an error.
 func TestPicturesPaintAsRender(t *testing.T) {
+	pixelTest(t)
 	r := loadSeed(t, "seed000")
 	opts := Options{Theme: Dark, Scale: 2}
 	paint := Pictures(r, opts)

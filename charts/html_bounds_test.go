@@ -20,6 +20,7 @@ const maxPageBytes = 4 << 20
 // page of a few MB (it was 46 MB with short texts, 428 MB with these)
 // that says what it leaves to report.md.
 func TestHTMLOfAHugeRunIsBounded(t *testing.T) {
+	pixelTest(t)
 	r := manyCells(t, 256, 256)
 	long := strings.Repeat("preempted by a long message ", 75)
 	for i := range r.Results {

@@ -95,6 +95,7 @@ func TestLoadModelPoints(t *testing.T) {
 // point, and the legend's), says simulated, and is not blank, in both
 // themes; the SVG carries the label too.
 func TestLoadPicturesDraw(t *testing.T) {
+	pixelTest(t)
 	r := loadFixture(t, "load")
 	markers := map[Kind]int{KindLoadLatency: 2 * (2*5 + 2), KindLoadGoodput: 2*5 + 2, KindReport: 3 * (2*5 + 2)}
 	for _, kind := range LoadKinds {

@@ -116,6 +116,7 @@ func TestQualityZeroKLD(t *testing.T) {
 // contexts, one, a floor missing at some, 256 contexts, figures that are
 // not numbers, a huge model name.
 func TestQualityChartEdges(t *testing.T) {
+	pixelTest(t)
 	huge := strings.Repeat("very-long-model-name/", 5000) + "\x00\u202e"
 	for _, tc := range []struct {
 		name string

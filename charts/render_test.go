@@ -14,6 +14,7 @@ import (
 // TestPNGSizes decodes every picture in both themes: 1× is the drawing's
 // size and 2× (light theme) exactly twice it.
 func TestPNGSizes(t *testing.T) {
+	pixelTest(t)
 	r := loadSeed(t, "seed003")
 	for _, kind := range Kinds {
 		for _, th := range []Theme{Light, Dark} {

@@ -96,6 +96,9 @@ step "go test -race"
 # 10 minutes, go test's default timeout.
 go test -race -count=1 -timeout 30m ./...
 
+step "charts without -race (its pixel tests skip under it: charts/pixels_test.go)"
+go test -count=1 ./charts/
+
 failed=0
 for job in html e2e tour; do
 	step "$job (started beside the race tests)"

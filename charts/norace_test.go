@@ -1,0 +1,5 @@
+//go:build !race
+
+package charts
+
+const raceEnabled = false
