@@ -93,25 +93,8 @@ trap 'for g in "$package" "$html" "$e2e" "$tour"; do kill -TERM -- -"$g" 2>/dev/
 
 step "go test -race"
 # At a load average of 6 on 2 cores the app's tests under -race took over
-# 10 minutes, go test's default timeout. app/shell's tests are one binary
-# of about 300 s under -race, the step's long pole on one core while the
-# other finished the rest: they run as two shards by name (A-L, the rest:
-# about 140 and 160 s) beside the other packages, so that both cores stay
-# busy to the end.
-shell_shard() { go test -race -count=1 -timeout 30m -run "$1" ./app/shell/ >"$logs/shell-$2.log" 2>&1; }
-set -m
-shell_shard '^Test[A-L]' 1 &
-shard1=$!
-shell_shard '^Test[^A-L]' 2 &
-shard2=$!
-set +m
-trap 'for g in "$package" "$html" "$e2e" "$tour" "$shard1" "$shard2"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
-go test -race -count=1 -timeout 30m $(go list ./... | grep -vx 'speedmatrix/app/shell')
-for shard in 1 2; do
-	job=shard$shard
-	wait "${!job}" || { cat "$logs/shell-$shard.log"; exit 1; }
-	cat "$logs/shell-$shard.log"
-done
+# 10 minutes, go test's default timeout.
+go test -race -count=1 -timeout 30m ./...
 
 step "charts without -race (its pixel tests skip under it: charts/pixels_test.go)"
 go test -count=1 ./charts/
