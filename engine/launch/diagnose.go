@@ -149,7 +149,7 @@ func firstMatch(line string, ds []diagnosis) (diagnosis, bool) {
 
 // fatal is d as line showed it in fl's log.
 func (fl *flavor) fatal(d diagnosis, line string) Fatal {
-	f := Fatal{Kind: d.kind, Summary: d.summary, Advice: d.advice, Server: fl.title,
+	f := Fatal{Kind: d.kind, Summary: d.summary, Advice: d.advice, Server: fl.title(),
 		Line: strings.TrimSpace(fl.logPrefix.ReplaceAllString(line, ""))}
 	if m := estimatedLenRE.FindStringSubmatch(line); m != nil {
 		f.Advice += " (vLLM estimates that --max-model-len " + m[1] + " fits)"

@@ -18,7 +18,7 @@ var Servers = servers.Launchable()
 // docker runner) is the same machinery for every engine; a new engine is a
 // new flavor in a file of its own.
 type flavor struct {
-	name, title string // "sglang" as the report's Engine section names it, "SGLang" in messages
+	name        string // "sglang" as the report's Engine section names it (title: "SGLang")
 	repository  string
 	executable  string // the default program of an exec runner
 	venvProgram string // that program in a venv's bin/
@@ -64,7 +64,7 @@ func init() { register(&vllmFlavor) }
 
 // vllmFlavor is `vllm serve`.
 var vllmFlavor = flavor{
-	name: servers.VLLM, title: servers.VLLMTitle, repository: "github.com/vllm-project/vllm",
+	name: servers.VLLM, repository: "github.com/vllm-project/vllm",
 	executable: DefaultExecutable, venvProgram: servers.VLLM, install: "pip install vllm", image: defaultDockerImage,
 	keyEnv: apiKeyEnv, args: serveArgs,
 	entry: func(bool) []string { return nil },
@@ -75,8 +75,12 @@ var vllmFlavor = flavor{
 	problems: func(ServerConfig) []error { return nil },
 }
 
+// title is the engine's name as messages write it: its servers.Entry's
+// Title, which the flavor does not keep a copy of.
+func (fl *flavor) title() string { return ServerTitle(fl.name) }
+
 // ServerTitle is the engine cfg names as messages write it: "vLLM", "SGLang".
-func (cfg ServerConfig) ServerTitle() string { return cfg.flavor().title }
+func (cfg ServerConfig) ServerTitle() string { return cfg.flavor().title() }
 
 // InstallCommand is how the engine cfg names is installed: "pip install vllm".
 func (cfg ServerConfig) InstallCommand() string { return cfg.flavor().install }
@@ -84,8 +88,8 @@ func (cfg ServerConfig) InstallCommand() string { return cfg.flavor().install }
 // ServerTitle is the engine of that server.toml name as messages write it
 // ("vLLM" for "vllm"); the name itself when Launch does not know it.
 func ServerTitle(name string) string {
-	if f, ok := flavors[name]; ok {
-		return f.title
+	if e, ok := servers.Lookup(name); ok && e.Launches {
+		return e.Title
 	}
 	return name
 }

@@ -381,7 +381,7 @@ func (s *Server) cpuServer() string {
 	s.mu.Lock()
 	v = cmp.Or(v, s.apiVersion)
 	s.mu.Unlock()
-	return strings.Join(strings.Fields(s.cfg.flavor().title+" "+v), " ") + " on the CPU"
+	return strings.Join(strings.Fields(s.cfg.flavor().title()+" "+v), " ") + " on the CPU"
 }
 
 // rayCluster is the Ray cluster the server runs on, as `ray status` saw it

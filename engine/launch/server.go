@@ -179,7 +179,7 @@ func missingAdvice(cfg ServerConfig) string {
 		return "install Docker with the NVIDIA Container Toolkit, or use runner = \"exec\""
 	}
 	fl := cfg.flavor()
-	return fmt.Sprintf("install %s (%s) or set executable to a venv's bin/%s, or use runner = \"docker\"", fl.title, fl.install, fl.venvProgram)
+	return fmt.Sprintf("install %s (%s) or set executable to a venv's bin/%s, or use runner = \"docker\"", fl.title(), fl.install, fl.venvProgram)
 }
 
 // readLog copies the server's output, line by line, to the file, the ring
@@ -286,7 +286,7 @@ func (s *Server) exitError(reason string) *ServerError {
 }
 
 func (s *Server) serverError(reason string) *ServerError {
-	return &ServerError{Server: s.cfg.flavor().title, Reason: reason, Fatal: s.Facts().Fatal, LastLines: s.logs.last(errLines), LogPath: s.logPath}
+	return &ServerError{Server: s.cfg.flavor().title(), Reason: reason, Fatal: s.Facts().Fatal, LastLines: s.logs.last(errLines), LogPath: s.logPath}
 }
 
 // waitReader waits, at most d, for the log reader to take in the last lines.

@@ -68,11 +68,11 @@ func preflight(ctx context.Context, cfg ServerConfig) error {
 		err = checkExecutable(cfg.flavor(), cfg.Executable)
 	}
 	if err == nil {
-		err = checkPortFree(cfg.flavor().title, cfg.Host, cfg.Port)
+		err = checkPortFree(cfg.flavor().title(), cfg.Host, cfg.Port)
 	}
 	var se *SetupError
 	if errors.As(err, &se) {
-		se.Server, se.Program = cfg.flavor().title, cfg.flavor().venvProgram
+		se.Server, se.Program = cfg.flavor().title(), cfg.flavor().venvProgram
 	}
 	return err
 }
@@ -103,10 +103,10 @@ func checkExecutable(fl *flavor, exe string) error {
 	bad := func(kind SetupKind, subject, fact, fix string, err error) error {
 		return &SetupError{Kind: kind, Subject: subject, Fact: fact, Fix: fix, Err: err}
 	}
-	fix := "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title + " is installed"
+	fix := "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title() + " is installed"
 	if !strings.ContainsRune(exe, filepath.Separator) {
 		if _, err := exec.LookPath(exe); err != nil {
-			return bad(SetupNoExecutable, exe, exe+" is not on the PATH", "install "+fl.title+" ("+fl.install+"), or "+fix, err)
+			return bad(SetupNoExecutable, exe, exe+" is not on the PATH", "install "+fl.title()+" ("+fl.install+"), or "+fix, err)
 		}
 		return nil
 	}
@@ -139,7 +139,7 @@ func venvWithout(fl *flavor, venv, exe string) error {
 	return &SetupError{Kind: SetupVenvNoVLLM, Subject: venv,
 		Fact: fmt.Sprintf("the venv %s has no %s (%s does not exist)", venv, fl.venvProgram, exe),
 		Fix: fmt.Sprintf("install %s in it (%s), or set executable to the %s of another venv",
-			fl.title, filepath.Join(venv, "bin", fl.install), fl.venvProgram)}
+			fl.title(), filepath.Join(venv, "bin", fl.install), fl.venvProgram)}
 }
 
 // isVenv reports whether dir looks like a Python virtual environment.
@@ -156,9 +156,9 @@ func isFile(path string) bool {
 // notServer is the error of an executable that exited before it was ready
 // without printing anything fl's engine prints.
 func notServer(fl *flavor, exe string, exited error) error {
-	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Server: fl.title, Program: fl.venvProgram,
-		Fact: exe + " is not " + fl.title + " (it exited before it was ready and printed nothing " + fl.title + " prints)",
-		Fix:  "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title + " is installed"}
+	return &SetupError{Kind: SetupNotVLLM, Subject: exe, Err: exited, Server: fl.title(), Program: fl.venvProgram,
+		Fact: exe + " is not " + fl.title() + " (it exited before it was ready and printed nothing " + fl.title() + " prints)",
+		Fix:  "set executable to the bin/" + fl.venvProgram + " of a venv where " + fl.title() + " is installed"}
 }
 
 // dockerTimeout bounds each question to docker.

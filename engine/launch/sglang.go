@@ -34,7 +34,7 @@ func init() { register(&sglangFlavor) }
 
 // sglangFlavor is `python3 -m sglang.launch_server`.
 var sglangFlavor = flavor{
-	name: servers.SGLang, title: servers.SGLangTitle, repository: "github.com/sgl-project/sglang",
+	name: servers.SGLang, repository: "github.com/sgl-project/sglang",
 	executable: defaultSGLangExecutable, venvProgram: "python3", install: `pip install "sglang[all]"`,
 	image: defaultSGLangDockerImage, keyEnv: sgLangAPIKeyEnv, args: sglangArgs,
 	entry: sglangEntry,
