@@ -37,7 +37,7 @@ func loadReport(tb testing.TB, name string) engine.Report {
 // timed Select really switches. Real charts, reference report 000, a
 // 1280×800 window.
 //
-//	LANG=en_US.UTF-8 go test -tags ci -run '^$' -bench ScreenSwitch -benchtime 10x ./app/
+//	LANG=en_US.UTF-8 go test -tags ci -run '^$' -bench ScreenSwitch -benchtime 10x ./app/shell/
 func BenchmarkScreenSwitch(b *testing.B) {
 	d := testDeps(b, &fakeEngine{})
 	d.Charts = chartRenderer{}

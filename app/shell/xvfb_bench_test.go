@@ -23,7 +23,7 @@ import (
 // under Xvfb; it builds only with the xvfb tag:
 //
 //	LANG=en_US.UTF-8 xvfb-run -a -s '-screen 0 1440x900x24' \
-//	  go test -tags xvfb -run '^$' -bench XvfbScreenSwitch -benchtime 10x ./app/
+//	  go test -tags xvfb -run '^$' -bench XvfbScreenSwitch -benchtime 10x ./app/shell/
 //
 // The GL driver must own the main thread, so TestMain runs the app there
 // and the benchmarks on another goroutine.

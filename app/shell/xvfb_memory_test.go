@@ -26,7 +26,7 @@ import (
 // start, after each run and after a rest into MEM_PROFILES:
 //
 //	FYNE_CACHE=10s MEM_PROFILES=/tmp/mem LANG=en_US.UTF-8 xvfb-run -a -s '-screen 0 1440x900x24' \
-//	  go test -tags xvfb -run XvfbMemoryAfterRuns -timeout 20m ./app/
+//	  go test -tags xvfb -run XvfbMemoryAfterRuns -timeout 20m ./app/shell/
 func TestXvfbMemoryAfterRuns(t *testing.T) {
 	out := os.Getenv("MEM_PROFILES")
 	if out == "" {

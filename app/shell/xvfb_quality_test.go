@@ -29,7 +29,7 @@ import (
 // field, at 1,024 × 700 and 1,440 × 900, into QUALITY_SHOTS:
 //
 //	QUALITY_SHOTS=/tmp/shots LANG=en_US.UTF-8 \
-//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbQualityScreens ./app/
+//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbQualityScreens ./app/shell/
 func TestXvfbQualityScreens(t *testing.T) {
 	out := os.Getenv("QUALITY_SHOTS")
 	if out == "" {

@@ -25,7 +25,7 @@ import (
 // the sweep and of its summary into SWEEP_SHOTS:
 //
 //	SWEEP_SHOTS=/tmp/shots STANDIN=$PWD/speedmatrix LANG=en_US.UTF-8 \
-//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbSweepScreens ./app/
+//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbSweepScreens ./app/shell/
 func TestXvfbSweepScreens(t *testing.T) {
 	out, standin := os.Getenv("SWEEP_SHOTS"), os.Getenv("STANDIN")
 	if out == "" || standin == "" {
