@@ -25,6 +25,7 @@ import (
 	"speedmatrix/app/run"
 	"speedmatrix/app/server"
 	"speedmatrix/app/settings"
+	appwidget "speedmatrix/app/widget"
 	"speedmatrix/assets"
 	"speedmatrix/engine"
 )
@@ -132,7 +133,8 @@ func newUI(a fyne.App, w fyne.Window, d app.Deps, opts app.Options) *ui {
 		// A screen taller than the window scrolls: the window keeps the size
 		// it was given (Fyne grows a window to its content's MinSize, and a
 		// wrapped label not laid out yet asks for one word per line).
-		t.Content = container.NewVScroll(t.Content)
+		// A TabScreen passes on the tabs' refreshes only when the theme changed.
+		t.Content = appwidget.NewTabScreen(container.NewVScroll(t.Content))
 	}
 	// The screens go in once the tabs are on the left: SetTabLocation
 	// refreshes every screen in the tabs, twice the first time (it makes

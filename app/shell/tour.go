@@ -309,6 +309,9 @@ func visibleTexts(obj fyne.CanvasObject) []string {
 		case *container.Scroll:
 			visit(w.Content)
 			return
+		case *appwidget.TabScreen:
+			visit(w.Content())
+			return
 		case *fyne.Container:
 			for _, c := range w.Objects {
 				visit(c)
