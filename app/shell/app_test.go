@@ -19,6 +19,7 @@ import (
 // TestScreensFit1280x800 checks that no screen asks for more than a
 // 1280×800 window, so nothing is clipped on a common laptop screen.
 func TestScreensFit1280x800(t *testing.T) {
+	uiOnly(t)
 	for _, hwd := range []fakeHardware{noGPU, oneGPU} {
 		d := testDeps(t, &fakeEngine{})
 		d.Hardware = hwd
@@ -39,6 +40,7 @@ func TestScreensFit1280x800(t *testing.T) {
 
 // TestStartupSelectsSimulatorWithoutGPU: the app works on first launch.
 func TestStartupSelectsSimulatorWithoutGPU(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	if got := u.server.Kind.Selected; got != app.TargetSim {
 		t.Errorf("target kind = %q, want %q without a GPU", got, app.TargetSim)

@@ -124,6 +124,7 @@ func TestFailedExportSaysWhatIsWhere(t *testing.T) {
 // folder of the settings, or in the home folder without one, never in the
 // folder the last dialog (Import) showed.
 func TestExportOpensInTheExportFolder(t *testing.T) {
+	uiOnly(t)
 	root := t.TempDir()
 	home, exports, imports := filepath.Join(root, "home-folder"), filepath.Join(root, "export-folder"), filepath.Join(root, "import-folder")
 	for _, d := range []string{home, exports, imports} {
@@ -166,6 +167,7 @@ func menuFiles(m *fyne.Menu) []string {
 // file, each chart's PNG and SVG under one item, and its menu opens inside
 // a 1024×700 window, above the button at its bottom.
 func TestSaveOneFileMenuFitsTheWindow(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.Win.Resize(fyne.NewSize(1024, 700))
 	rep := cannedReport("tiny", 195.7)

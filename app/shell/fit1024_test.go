@@ -31,6 +31,7 @@ func matrixAt1024(t *testing.T, preset, kind string) *ui {
 // (Fyne's form leaves a hint's indent out of its width: the widest were
 // cut, "… 1 from 64").
 func TestHintsInSightAt1024(t *testing.T) {
+	uiOnly(t)
 	for _, kind := range []string{matrix.KindMatrix, matrix.KindLoad} {
 		u := matrixAt1024(t, app.PresetStandard, kind)
 		form := u.matrix.Form

@@ -17,6 +17,7 @@ import (
 )
 
 func TestHardwareWithoutGPUOffersWaysForward(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.hardware
 	if got := h.Status.Text; !strings.Contains(got, "No NVIDIA GPU") || !strings.Contains(got, "NVIDIA driver not found") {
@@ -84,6 +85,7 @@ func loaded(util float64, width int) telemetry.Sample {
 }
 
 func TestHardwareShowsLinks(t *testing.T) {
+	uiOnly(t)
 	d := testDeps(t, &fakeEngine{})
 	d.Hardware = pcieBox
 	u := newTestUI(t, d, app.Options{})

@@ -14,6 +14,7 @@ import (
 // the newest two runs that compare (a matrix with a matrix, a load test
 // with a load test), not merely the newest two; with no such pair, none.
 func TestHistoryPicksAPairThatCompares(t *testing.T) {
+	uiOnly(t)
 	at := func(rep engine.Report, hours int) engine.Report {
 		rep.Run.StartedAt = rep.Run.StartedAt.Add(time.Duration(hours) * time.Hour)
 		return rep

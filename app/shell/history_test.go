@@ -82,6 +82,7 @@ func TestHistorySavesEveryRunAndOpensIt(t *testing.T) {
 // Simulated, an imported one names its tool; a complete measured run has
 // none of them.
 func TestHistoryBadges(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	complete := cannedReport("complete-model", 100)
@@ -125,6 +126,7 @@ func TestHistoryBadges(t *testing.T) {
 // profiles and an endpoint each name their target, in the list and in the
 // compare pickers, without the endpoint's password.
 func TestHistoryTellsRunsApart(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	tiny, big, remote := cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100), cannedReport("tiny-sim", 100)
@@ -265,6 +267,7 @@ func TestHistoryImport(t *testing.T) {
 }
 
 func TestHistoryImportRejects(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	h := u.history
 	h.ImportData([]byte("not a results file"), "notes.txt")
@@ -339,6 +342,7 @@ func TestHistoryCompare(t *testing.T) {
 // TestHistoryWordsMatchTheChart: the pickers and the card say A and B, as
 // the compare chart does ("B vs A").
 func TestHistoryWordsMatchTheChart(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.Show(app.TabHistory)
 	content := u.Win.Canvas().Content()

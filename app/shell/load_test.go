@@ -37,6 +37,7 @@ func loadUI(t *testing.T, ld *fakeLoad) (*ui, *matrix.LoadForm) {
 // TestLoadFormRefusesBadInput: each bad field gets one message in the
 // screen's words, and Start run is off until it is fixed.
 func TestLoadFormRefusesBadInput(t *testing.T) {
+	uiOnly(t)
 	missing := filepath.Join(t.TempDir(), "prompts.jsonl")
 	notJSONL := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notJSONL, []byte("just some notes\n"), 0o644); err != nil {
@@ -93,6 +94,7 @@ func TestLoadFormRefusesBadInput(t *testing.T) {
 // the fields say, for rates, a burst and a sweep; the estimate comes from
 // measure.EstimateLoad; the form is remembered whole.
 func TestLoadFormPlan(t *testing.T) {
+	uiOnly(t)
 	dataset := filepath.Join(t.TempDir(), "prompts.jsonl")
 	if err := os.WriteFile(dataset, []byte(`{"prompt": "hi"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)

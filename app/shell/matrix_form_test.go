@@ -19,6 +19,7 @@ import (
 // its row, none over another (after a load test, the Matrix form's fields
 // floated over other rows until a restart).
 func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
+	uiOnly(t)
 	cases := []struct {
 		name         string
 		form         func(m *matrix.Tab) *widget.Form
@@ -60,6 +61,7 @@ func TestMatrixFormsAfterTheirRendererIsDropped(t *testing.T) {
 // form is shown where the window shows it, not under the form's fold, and
 // the load test's Rates card says why it has no rows.
 func TestFormProblemInSightAtSmallSize(t *testing.T) {
+	uiOnly(t)
 	cases := []struct {
 		name  string
 		kind  string

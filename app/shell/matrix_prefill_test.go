@@ -15,6 +15,7 @@ import (
 // count typed in applies to every context and makes the plan Custom; a
 // count out of range is refused in the field's words.
 func TestMatrixPrefillRepeats(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	m := u.matrix
 	for _, tc := range []struct {

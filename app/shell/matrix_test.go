@@ -128,6 +128,7 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 // the run does (engine.ValidatePlan), with the target's model length: the
 // field's problem shows, and Start is refused.
 func TestMatrixRefusesWhatTheRunRefuses(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	m := u.matrix
 	maxLen := u.State.Target.Capacity.MaxModelLen
@@ -174,6 +175,7 @@ func TestCellCounts(t *testing.T) {
 // TestMatrixWarns: settings that run but mislead are warned of, in the
 // screen's words, and the grid follows the typing.
 func TestMatrixWarns(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:big"}) // max_num_seqs 256
 	m := u.matrix
 	m.Preset.SetSelected(app.PresetStandard)

@@ -43,6 +43,7 @@ func writeReference(t *testing.T, dir, model string) string {
 // use is one line in the field's words, shown on the Matrix screen and
 // refused by Start before anything runs.
 func TestQualityFieldStates(t *testing.T) {
+	uiOnly(t)
 	dir := t.TempDir()
 	good := writeReference(t, dir, "Qwen/Qwen3-0.6B")
 	notRef := filepath.Join(dir, "results.json")
@@ -242,6 +243,7 @@ func TestResultsQualityTab(t *testing.T) {
 // when asked, at the default budget, and a budget field that does not read
 // is one line in its words that keeps Start sweep off.
 func TestCompareSettingsQualityBudget(t *testing.T) {
+	uiOnly(t)
 	u := sweepUI(t, &simLauncher{t: t})
 	u.server.Launch.OnCompare()
 	f := u.server.Launch.Compare

@@ -133,6 +133,7 @@ func TestScreenshotOfResults(t *testing.T) {
 // wide enough for its header, sort arrow included ("Measured for" was cut
 // to "Measured fo…").
 func TestMeasurementsHeadersShowWhole(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.Win.Resize(fyne.NewSize(2400, 800)) // every column on screen
 	r := u.results
@@ -159,6 +160,7 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 // its details open, sits above the chart tabs, not over them, and leaves
 // the charts most of their height.
 func TestResultsBannerLeavesTheCharts(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.Win.Resize(fyne.NewSize(1024, 700))
 	r := u.results

@@ -136,6 +136,7 @@ func TestConsumeThrottles(t *testing.T) {
 // banner shown, the Events log and the Output pane each keep a usable
 // height (the gauges above them had squeezed them to nothing).
 func TestRunKeepsEventsAndOutputInASmallWindow(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{Target: "sim:tiny"})
 	u.Win.Resize(fyne.NewSize(1024, 700))
 	u.Show(app.TabRun)
@@ -225,6 +226,7 @@ func TestRunColoursAsResults(t *testing.T) {
 // drain barrier's "0 running" shown during a 1-request cell says it is
 // from before the cell, a 16-request cell's ramp says how far in it was.
 func TestServerLineSaysWhenItWasScraped(t *testing.T) {
+	uiOnly(t)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	cell := func(i, n int, at time.Time) engine.Event {
 		return engine.Event{Kind: engine.EventProgress, Time: at, Progress: &engine.Progress{CellIndex: i, CellCount: 3,

@@ -105,6 +105,7 @@ func TestLaunchOnTheCPU(t *testing.T) {
 // TestNoCPUBuildStaysOnTheSimulator: without a GPU and with a CUDA build
 // of vLLM, the simulator is still the first target and Start says why not.
 func TestNoCPUBuildStaysOnTheSimulator(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	if u.server.Kind.Selected != app.TargetSim || u.hardware.CpuBtn != nil {
 		t.Errorf("first target %q, Launch on the CPU offered %v", u.server.Kind.Selected, u.hardware.CpuBtn != nil)

@@ -50,6 +50,7 @@ func TestGPUMetricsField(t *testing.T) {
 // that doesn't answer, stop the run before it starts with a banner in the
 // Server screen's words.
 func TestGPUMetricsBadInput(t *testing.T) {
+	uiOnly(t)
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL + "/metrics"
 	dead.Close()

@@ -22,6 +22,7 @@ var fourGPUs = fakeHardware{info: engine.HardwareInfo{Type: hw.TypeDiscreteGPU, 
 // from, takes data and expert parallelism and a Ray cluster, shows them on
 // the command, and suggests over the picked GPUs only.
 func TestLaunchFormParallel(t *testing.T) {
+	uiOnly(t)
 	d := testDeps(t, &fakeEngine{})
 	d.Hardware = fourGPUs
 	u := newTestUI(t, d, app.Options{})

@@ -17,6 +17,7 @@ import (
 // command, Suggest fills the same fields into it, and the choice reaches
 // the launcher and the saved form.
 func TestLaunchFormEngineChoice(t *testing.T) {
+	uiOnly(t)
 	u, _, cfgs := launchUI(t)
 	s, l := u.server, u.server.Launch
 	test.Type(s.Form.Model, "Qwen/Qwen3-0.6B")

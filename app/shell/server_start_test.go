@@ -69,6 +69,7 @@ func TestStartBlocker(t *testing.T) {
 }
 
 func TestLaunchStartDisabledWithTheReason(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	l := u.server.Launch
 	u.server.SelectKind(app.TargetVLLM)
@@ -100,6 +101,7 @@ func TestLaunchStartDisabledWithTheReason(t *testing.T) {
 // the cause is fixed (Device CPU, on a machine without a GPU) both are on
 // and no reason is left on the screen.
 func TestCompareSettingsFollowsStart(t *testing.T) {
+	uiOnly(t)
 	d := testDeps(t, &fakeEngine{})
 	d.LookPath = onlyFinds("vllm")
 	u := newTestUI(t, d, app.Options{})
@@ -131,6 +133,7 @@ func TestCompareSettingsFollowsStart(t *testing.T) {
 // column, no field runs under the scroll bar or the divider, and the
 // command wraps only at spaces.
 func TestLaunchFormLayout(t *testing.T) {
+	uiOnly(t)
 	for _, size := range []fyne.Size{{Width: 1024, Height: 700}, {Width: 1440, Height: 900}} {
 		t.Run(fmt.Sprintf("%.0fx%.0f", size.Width, size.Height), func(t *testing.T) {
 			d := testDeps(t, &fakeEngine{})

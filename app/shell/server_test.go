@@ -237,6 +237,7 @@ func TestSavedLaunchKind(t *testing.T) {
 // hardware says, under its button, that there is no GPU to size to and
 // what to do; with a GPU it says what it suggested, there too.
 func TestSuggestWithoutGPUSaysWhy(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	u.server.SelectKind(app.TargetVLLM)
 	l := u.server.Launch

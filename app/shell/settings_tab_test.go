@@ -46,6 +46,7 @@ func (s *samplers) make(interval time.Duration) app.LiveTelemetry {
 func (s *samplers) last() *fakeSampler { return s.made[len(s.made)-1] }
 
 func TestSettingsIsTheLastScreen(t *testing.T) {
+	uiOnly(t)
 	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
 	var titles []string
 	for _, it := range u.Tabs.Items {
@@ -83,6 +84,7 @@ func TestSettingsTimeoutsReachTheRun(t *testing.T) {
 }
 
 func TestSettingsBadInputIsRefused(t *testing.T) {
+	uiOnly(t)
 	tests := []struct {
 		name, message string
 		edit          func(s *settings.Tab)
@@ -154,6 +156,7 @@ func TestSettingsRunsFolderMovesHistory(t *testing.T) {
 }
 
 func TestSettingsThemeAppliedAtOnceAndRemembered(t *testing.T) {
+	uiOnly(t)
 	a := apptest.NewTempApp(t)
 	d := testDeps(t, &fakeEngine{})
 	u := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSettingsRememberedBetweenLaunches(t *testing.T) {
+	uiOnly(t)
 	a := apptest.NewTempApp(t)
 	d := testDeps(t, &fakeEngine{})
 	first := newUI(a, test.NewTempWindow(t, nil), d, app.Options{})

@@ -22,6 +22,7 @@ import (
 // Run screen has the badge, and the GPU panel does not say it runs on the
 // CPU.
 func TestStandInIsTheSimulator(t *testing.T) {
+	uiOnly(t)
 	standIn, err := filepath.Abs("../../examples/sweep/vllm")
 	if err != nil {
 		t.Fatal(err)

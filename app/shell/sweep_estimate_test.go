@@ -18,6 +18,7 @@ import (
 // configurations measured (as sweep.md does, by one rule), not the plan's
 // alone, and what its estimate assumed.
 func TestSweepHeaderSaysWhatWasMeasured(t *testing.T) {
+	uiOnly(t)
 	u := sweepUI(t, &simLauncher{t: t})
 	cs := runner.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})
@@ -49,6 +50,7 @@ func TestSweepHeaderSaysWhatWasMeasured(t *testing.T) {
 // says so; once the form's server has been started, the start-up it took
 // and the length it reported take the place of what was assumed.
 func TestCompareSettingsEstimate(t *testing.T) {
+	uiOnly(t)
 	standIn, err := filepath.Abs("../../examples/sweep/vllm")
 	if err != nil {
 		t.Fatal(err)

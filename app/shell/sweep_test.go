@@ -49,6 +49,7 @@ func configNames(cs []sweep.Config) []string {
 // and every combination, count them with their estimate, drop a value
 // that is the form's own, and refuse bad values under their field.
 func TestCompareSettingsBuildsTheGrid(t *testing.T) {
+	uiOnly(t)
 	u := sweepUI(t, &simLauncher{t: t})
 	u.server.Form.MaxNumSeqs.SetText("16")
 	u.server.Launch.OnCompare()
@@ -186,6 +187,7 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 // its runs; opening it shows the summary, each of its runs opens as any
 // run, and the way back leads to the summary.
 func TestHistoryOpensASweep(t *testing.T) {
+	uiOnly(t)
 	u := sweepUI(t, &simLauncher{t: t})
 	cs := runner.Grid([][]sweep.Setting{{{Key: "max_num_seqs", Value: "8"}}})
 	dir := savedSweep(t, u, cs, map[string]map[int]float64{"baseline": {1: 100, 2: 150}, "max_num_seqs=8": {1: 100, 2: 300}}, map[string]bool{"baseline": true, "max_num_seqs=8": true})

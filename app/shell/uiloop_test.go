@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ type uiLoop struct {
 	queue  []func()
 	closed bool          // the test ended: posts are dropped
 	wake   chan struct{} // holds a token when something was posted
+	uiOnly bool          // the test said no background work runs (uiOnly)
+	ran    bool          // the test goroutine ran something posted
 }
 
 // post queues f for the test goroutine; it never blocks.
@@ -40,6 +43,7 @@ func (l *uiLoop) runPending() {
 		l.mu.Lock()
 		q := l.queue
 		l.queue = nil
+		l.ran = l.ran || len(q) > 0
 		l.mu.Unlock()
 		if len(q) == 0 {
 			return
@@ -60,6 +64,8 @@ func (l *uiLoop) Close() {
 var (
 	loopsMu sync.Mutex
 	loops   = map[testing.TB]*uiLoop{}
+	// uiOnlyTests are the names of the running tests that called uiOnly.
+	uiOnlyTests = map[string]bool{}
 )
 
 // loopFor is the UI loop of test t, made on first use and closed when t ends.
@@ -69,9 +75,15 @@ func loopFor(t testing.TB) *uiLoop {
 	if l, ok := loops[t]; ok {
 		return l
 	}
-	l := &uiLoop{wake: make(chan struct{}, 1)}
+	l := &uiLoop{wake: make(chan struct{}, 1), uiOnly: isUIOnly(t.Name())}
 	loops[t] = l
 	t.Cleanup(func() {
+		l.mu.Lock()
+		broke := l.uiOnly && l.ran
+		l.mu.Unlock()
+		if broke {
+			t.Error("this test ran background work's updates on its UI: it is not uiOnly (remove uiOnly(t), so that -race checks it)")
+		}
 		l.Close()
 		loopsMu.Lock()
 		delete(loops, t)
@@ -124,4 +136,41 @@ func waitUntil(t *testing.T, cond func() bool, what string) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// uiOnly skips t under the race detector. t drives forms, layout and words
+// on its own goroutine and starts no run, load test, server or save: what
+// it checks happens on that goroutine alone, and its UI loop fails it if
+// it runs an update that background work posted (waitFor). -race slows
+// those tests sixfold and finds no race there; what every app starts as
+// it is built (the list of local models) runs under -race in every other
+// test. scripts/test.sh runs them without -race.
+func uiOnly(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the UI goroutine alone: runs without -race (scripts/test.sh does)")
+	}
+	loopsMu.Lock()
+	uiOnlyTests[t.Name()] = true
+	loopsMu.Unlock()
+	t.Cleanup(func() {
+		loopsMu.Lock()
+		delete(uiOnlyTests, t.Name())
+		loopsMu.Unlock()
+	})
+	l := loopFor(t)
+	l.mu.Lock()
+	l.uiOnly = true
+	l.mu.Unlock()
+}
+
+// isUIOnly is whether test name or a test it is part of called uiOnly;
+// loopsMu held.
+func isUIOnly(name string) bool {
+	for n := range uiOnlyTests {
+		if name == n || strings.HasPrefix(name, n+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 // error gives the most the field takes ("write a whole number of tokens"
 // was wrong: it is one).
 func TestFieldsSayTooLarge(t *testing.T) {
+	uiOnly(t)
 	const huge = "99999999999999999999"
 	for _, c := range []struct {
 		name string
