@@ -92,7 +92,11 @@ func TestLoadSim(t *testing.T) {
 						t.Errorf("rate %g: %s", r.RateRPS, f.Message)
 					}
 				}
-				if r.TTFTMs.N != plan.Requests || r.E2EMs.P50 < r.TTFTMs.P50 || r.TPOTMs.P50 <= 0 || r.ITLMs.N == 0 || r.ITLMs.N > 15*plan.Requests || r.E2EMs.Mean <= r.TTFTMs.Mean {
+				// A busy client reads a request's tokens in fewer, larger
+				// chunks (most of them in one, under -race beside other
+				// tests): some requests then show no time between tokens,
+				// but not every one.
+				if r.TTFTMs.N != plan.Requests || r.E2EMs.P50 < r.TTFTMs.P50 || r.TPOTMs.P99 <= 0 || r.ITLMs.N == 0 || r.ITLMs.N > 15*plan.Requests || r.E2EMs.Mean <= r.TTFTMs.Mean {
 					t.Errorf("rate %g: TTFT %+v E2E %+v TPOT %+v ITL %+v", r.RateRPS, r.TTFTMs, r.E2EMs, r.TPOTMs, r.ITLMs)
 				}
 				if r.GoodputRPS != r.RequestThroughputRPS || r.DurationS <= 0 {
