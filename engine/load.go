@@ -94,6 +94,9 @@ type LoadResult struct {
 	Server    *ServerCheck `json:"server,omitempty"`
 	DrainS    float64      `json:"drain_s,omitempty"`
 	Telemetry *Telemetry   `json:"telemetry,omitempty"`
+	// PrefixCache is what the server's prefix cache found of the rate's
+	// prompts; nil when its /metrics has no prefix-cache figures.
+	PrefixCache *PrefixCache `json:"prefix_cache,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`

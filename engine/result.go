@@ -151,6 +151,9 @@ type Result struct {
 
 	// Server is the cross-check against the server's /metrics (decode cells).
 	Server *ServerCheck `json:"server,omitempty"`
+	// PrefixCache is what the server's prefix cache found of the cell's
+	// prompts; nil when its /metrics has no prefix-cache figures.
+	PrefixCache *PrefixCache `json:"prefix_cache,omitempty"`
 	// DrainS is how long the server took, after this cell's streams were
 	// closed, to have no request running or waiting (when /metrics exists).
 	// Aborted counts the requests still streaming when the window closed

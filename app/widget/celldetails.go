@@ -2,6 +2,7 @@ package widget
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,18 +20,21 @@ import (
 // per-request tok/s after their p50) when the cell carries precision, and
 // how the cell fares against the SLO when one is on. A prefill cell that
 // is the median of repeats (its line says "median of 3, spread 1.2 %")
-// lists each request's TTFT, so that the slow one can be seen.
+// lists each request's TTFT, so that the slow one can be seen. Every cell
+// whose server counted its prefix cache ends with what it found there
+// (report.PrefixCacheText).
 func CellDetails(r engine.Result, slo engine.SLO) string {
 	lines := []string{report.CellLine(r)}
+	cache := report.PrefixCacheText(r.PrefixCache)
 	if r.Phase == engine.PhasePrefill && report.PrefillRepeatsText(r) != "" {
 		ttfts := make([]string, len(r.Requests))
 		for i, s := range r.Requests {
 			ttfts[i] = latencyText(s.TTFTMs)
 		}
-		return lines[0] + "\nTTFT of each request, in the order sent: " + strings.Join(ttfts, " · ")
+		lines = append(lines, "TTFT of each request, in the order sent: "+strings.Join(ttfts, " · "))
 	}
 	if r.Phase != engine.PhaseDecode || !r.Measured() {
-		return lines[0]
+		return joinLines(append(lines, cache))
 	}
 	lines = append(lines,
 		"TTFT: "+spread(r.TTFTPct, latencyText, ""),
@@ -45,7 +49,12 @@ func CellDetails(r engine.Result, slo engine.SLO) string {
 	if c, ok := slo.Judge(r); ok {
 		lines = append(lines, "SLO "+OnScreen(report.SLOText(slo))+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
 	}
-	return strings.Join(lines, "\n")
+	return joinLines(append(lines, cache))
+}
+
+// joinLines is lines, one per line, without the empty ones.
+func joinLines(lines []string) string {
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n")
 }
 
 // spread writes a figure's percentiles, "p50 812 ms · p90 1,402 ms · p99

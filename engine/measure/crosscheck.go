@@ -113,12 +113,17 @@ func rate(in []metricSample, c counter) float64 {
 	return (c(last) - c(first)) / last.At.Sub(first.At).Seconds()
 }
 
-// growth is how much c grew over the samples, counting only its rises: a
-// counter that a restart reset starts again from zero.
+// growth is how much c grew over the samples: a counter that went down was
+// reset by a restart and started again from zero, so what it shows then
+// grew since.
 func growth(in []metricSample, c counter) float64 {
 	var g float64
 	for i := 1; i < len(in); i++ {
-		g += max(0, c(in[i])-c(in[i-1]))
+		if d := c(in[i]) - c(in[i-1]); d >= 0 {
+			g += d
+		} else {
+			g += c(in[i])
+		}
 	}
 	return g
 }

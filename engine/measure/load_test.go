@@ -81,6 +81,11 @@ func TestLoadSim(t *testing.T) {
 				if r.InputTokens != drawn {
 					t.Errorf("rate %g: the server counted %d prompt tokens, want exactly the %d drawn", r.RateRPS, r.InputTokens, drawn)
 				}
+				// Each request's prompt starts uniquely: the server looks all
+				// of it up in its prefix cache and finds next to nothing.
+				if pc := r.PrefixCache; pc == nil || pc.QueriedTokens < float64(drawn) || pc.ServerHitRate > engine.PrefixCacheHitShare {
+					t.Errorf("rate %g: prefix cache %+v, want the %d prompt tokens looked up and missed", r.RateRPS, pc, drawn)
+				}
 				if r.Status != engine.StatusValid || r.Completed != plan.Requests || r.Failed != 0 {
 					t.Errorf("rate %g: %s %q, %d completed, %d failed", r.RateRPS, r.Status, r.Error, r.Completed, r.Failed)
 				}

@@ -136,10 +136,11 @@ func (l *loadRunner) checkRate(ctx context.Context, res *engine.LoadResult, recs
 	for i, rec := range recs {
 		plain[i] = &rec.requestRecord
 	}
-	var cell engine.Result
+	cell := engine.Result{Status: res.Status}
 	r.abortOpen(&cell, plain)
 	r.drain(ctx, &cell, time.Now())
-	res.DrainS = cell.DrainS
+	r.notePrefixCache(&cell) // a rate is no prefill cell: never flagged for it
+	res.DrainS, res.PrefixCache = cell.DrainS, cell.PrefixCache
 	res.Flags = append(res.Flags, cell.Flags...)
 	if r.watch != nil && res.Status != engine.StatusCancelled && !from.IsZero() && to.After(from) {
 		samples := r.watch.cellSamples()

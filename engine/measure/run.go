@@ -241,6 +241,7 @@ func (r *runner) measure(ctx context.Context, cell engine.Cell, warmed map[int]b
 	}
 	res := run.res
 	r.drain(ctx, &res, res.FinishedAt)
+	r.notePrefixCache(&res)
 	if cell.Phase == engine.PhaseDecode {
 		r.checkDecode(&res, run)
 	}

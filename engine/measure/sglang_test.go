@@ -84,6 +84,11 @@ func TestSGLangSimRun(t *testing.T) {
 		if d := float64(r.PromptTokens-r.ContextTokens) / float64(r.ContextTokens); d > 0.01 || d < -0.01 {
 			t.Errorf("%s: %d prompt tokens, more than 1 %% off %d", r.Key(), r.PromptTokens, r.ContextTokens)
 		}
+		// SGLang keeps no prefix-cache counters: its hit-rate gauge,
+		// averaged over the cell, stands in.
+		if pc := r.PrefixCache; pc == nil || !strings.HasPrefix(pc.Source, "sglang:cache_hit_rate") || pc.QueriedTokens != 0 || pc.ServerHitRate > 1 {
+			t.Errorf("%s: prefix cache %+v, want sglang:cache_hit_rate's average", r.Key(), pc)
+		}
 		if r.Phase == engine.PhasePrefill {
 			continue
 		}

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"net/http/httptest"
+	"slices"
 	"speedmatrix/engine"
 	"strings"
 	"testing"
@@ -51,6 +52,17 @@ func TestSimEndToEnd(t *testing.T) {
 		if r.Phase == engine.PhaseDecode && (r.TotalTokPerSec <= 0 || r.ITLMs <= 0 || r.OutputTokens == 0 || r.Underfilled) {
 			t.Errorf("%s: figures %+v", r.Key(), r)
 		}
+		// The prefix cache: a prefill's prompts start uniquely and miss; a
+		// decode cell's requests send the prompt its context's first request
+		// planted, and find it.
+		switch pc := r.PrefixCache; {
+		case pc == nil || pc.QueriedTokens < float64(r.ContextTokens):
+			t.Errorf("%s: prefix cache %+v, want the server's counters over the cell's prompts", r.Key(), pc)
+		case r.Phase == engine.PhasePrefill && (pc.ServerHitRate > engine.PrefixCacheHitShare || slices.ContainsFunc(r.Flags, isPrefixHit)):
+			t.Errorf("%s: a prefill found %.1f %% of its prompts in the cache (flags %v), want them cold", r.Key(), 100*pc.ServerHitRate, r.Flags)
+		case r.Phase == engine.PhaseDecode && pc.ServerHitRate < 0.4:
+			t.Errorf("%s: a decode cell found %.1f %% of its prompts in the cache, want most", r.Key(), 100*pc.ServerHitRate)
+		}
 		t.Logf("%s: %.1f tok/s, per request %.1f, TTFT %.1f ms, ITL %.2f ms, active %.2f", r.Key(),
 			r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive)
 	}
@@ -62,6 +74,8 @@ func TestSimEndToEnd(t *testing.T) {
 		t.Errorf("engine %+v, hardware note %q: want simulated (profile tiny)", rep.Server, rep.Hardware.Note)
 	}
 }
+
+func isPrefixHit(f engine.Flag) bool { return f.Kind == engine.FlagPrefixCacheHit }
 
 // TestSimAtAnEndpointIsItsRig: a run that finds the simulator at an
 // endpoint reports the rig of the profile it serves as its Hardware, marked

@@ -31,13 +31,19 @@ type metricSample struct {
 	HasSpec          bool
 	GenThroughput    float64 // a gauge of generated tokens per second (SGLang)
 	HasThroughput    bool
+	PrefixQueries    float64 // prompt tokens looked up in the prefix cache
+	PrefixHits       float64 // of those, found there
+	HasPrefix        bool
+	CacheHitRate     float64 // a gauge of the prefix cache's recent hit rate (SGLang)
+	HasCacheHitRate  bool
 }
 
 // sampledFigures are the figures a metricSample reads: a scrape with a
 // bad value (openai.BadValue) in any of them is skipped.
 var sampledFigures = []openai.Figure{openai.Running, openai.Waiting, openai.KVCacheUsage, openai.KVCacheUsageOld,
 	openai.GenerationTokens, openai.ITLCount, openai.ITLCountOld, openai.TTFTCount, openai.Preemptions,
-	openai.SpecDrafts, openai.SpecDraftTokens, openai.SpecAcceptedTokens, openai.GenThroughput}
+	openai.SpecDrafts, openai.SpecDraftTokens, openai.SpecAcceptedTokens, openai.GenThroughput,
+	openai.PrefixCacheHits, openai.PrefixCacheHitsOld, openai.PrefixCacheQueries, openai.PrefixCacheQueriesOld, openai.CacheHitRate}
 
 func sampleOf(at time.Time, m openai.Metrics) metricSample {
 	return metricSample{
@@ -48,6 +54,8 @@ func sampleOf(at time.Time, m openai.Metrics) metricSample {
 		SpecDrafts:  m.SpecDrafts, SpecDraftTokens: m.SpecDraftTokens, SpecAccepted: m.SpecAcceptedTokens,
 		HasSpec:       m.HasSpecDecode,
 		GenThroughput: m.GenThroughput, HasThroughput: m.HasGenThroughput,
+		PrefixQueries: m.PrefixCacheQueries, PrefixHits: m.PrefixCacheHits, HasPrefix: m.HasPrefixCache,
+		CacheHitRate: m.CacheHitRate, HasCacheHitRate: m.HasCacheHitRate,
 	}
 }
 

@@ -32,6 +32,8 @@ type Metrics struct {
 	NumGPUBlocks, BlockSize             int
 	GenerationTokens, PromptTokens      float64 // vllm:generation_tokens_total, vllm:prompt_tokens_total
 	PrefixCacheHits, PrefixCacheQueries float64 // vllm:prefix_cache_hits[_total], vllm:prefix_cache_queries[_total]
+	// HasPrefixCache is set when the page has both prefix-cache counters.
+	HasPrefixCache bool
 	// HasRequests is set when the page has vllm:num_requests_running: the
 	// server's load can be read from it.
 	HasRequests bool
@@ -56,8 +58,10 @@ type Metrics struct {
 	// parallel ranks; HasGenThroughput when the page has it.
 	GenThroughput    float64
 	HasGenThroughput bool
-	// CacheHitRate is sglang:cache_hit_rate (0..1), the largest over label sets.
-	CacheHitRate float64
+	// CacheHitRate is sglang:cache_hit_rate (0..1), the largest over label
+	// sets; HasCacheHitRate when the page has it.
+	CacheHitRate    float64
+	HasCacheHitRate bool
 	// SpecAcceptLength is sglang:spec_accept_length, the mean accepted
 	// length of speculative decoding; HasSpecAcceptLength when present.
 	SpecAcceptLength    float64
@@ -151,6 +155,7 @@ type metricsAcc struct {
 	hits, hitsTotal             float64
 	queries, queriesTotal       float64
 	hasHitsTotal, hasQueryTotal bool
+	hasHits, hasQueries         bool
 	itlNew, itlOld              float64
 	hasITLNew, hasITLOld        bool
 }
@@ -232,16 +237,17 @@ func (m *Metrics) add(fig Figure, s Sample, acc *metricsAcc) {
 	case PrefixCacheHits:
 		acc.hitsTotal, acc.hasHitsTotal = acc.hitsTotal+v, true
 	case PrefixCacheHitsOld:
-		acc.hits += v
+		acc.hits, acc.hasHits = acc.hits+v, true
 	case PrefixCacheQueries:
 		acc.queriesTotal, acc.hasQueryTotal = acc.queriesTotal+v, true
 	case PrefixCacheQueriesOld:
-		acc.queries += v
+		acc.queries, acc.hasQueries = acc.queries+v, true
 	case GenThroughput:
 		m.GenThroughput += v
 		m.HasGenThroughput = true
 	case CacheHitRate:
 		m.CacheHitRate = max(m.CacheHitRate, v)
+		m.HasCacheHitRate = true
 	case SpecAcceptLength:
 		m.SpecAcceptLength = max(m.SpecAcceptLength, v)
 		m.HasSpecAcceptLength = true
@@ -253,8 +259,10 @@ func (m *Metrics) add(fig Figure, s Sample, acc *metricsAcc) {
 func (m *Metrics) finish(acc *metricsAcc) {
 	m.KVCacheUsage, _ = newerName(acc.kvNew, acc.hasKVNew, acc.kvOld, acc.hasKVOld)
 	m.ITLCount, m.HasITL = newerName(acc.itlNew, acc.hasITLNew, acc.itlOld, acc.hasITLOld)
-	m.PrefixCacheHits, _ = newerName(acc.hitsTotal, acc.hasHitsTotal, acc.hits, true)
-	m.PrefixCacheQueries, _ = newerName(acc.queriesTotal, acc.hasQueryTotal, acc.queries, true)
+	var hasHits, hasQueries bool
+	m.PrefixCacheHits, hasHits = newerName(acc.hitsTotal, acc.hasHitsTotal, acc.hits, acc.hasHits)
+	m.PrefixCacheQueries, hasQueries = newerName(acc.queriesTotal, acc.hasQueryTotal, acc.queries, acc.hasQueries)
+	m.HasPrefixCache = hasHits && hasQueries
 }
 
 // newerName is the figure under the new name when the page has it, else

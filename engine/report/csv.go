@@ -21,7 +21,8 @@ import (
 // requests a Valid prefill cell is the median of and their spread in
 // percent (engine.Result.PrefillRepeats, PrefillSpreadPct), empty on
 // decode rows, for one request's spread and in reports from before
-// repeats. Columns are only ever added at the end.
+// repeats; then the server's prefix-cache hit rate over the cell
+// (engine.PrefixCache, 0–1). Columns are only ever added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
@@ -31,6 +32,7 @@ var CSVHeader = []string{
 	"slo", "slo_pass",
 	"total_tok_s_ci_pct",
 	"prefill_repeats", "prefill_spread_pct",
+	"prefix_cache_hit_rate",
 }
 
 // target names what a run measured as --target names it: sim:PROFILE for
@@ -142,6 +144,18 @@ func csvChecks(row []string, r engine.Result) {
 	if t := throttleOf(r); t != nil {
 		row[15] = t.Verdict
 	}
+	row[30] = prefixCacheColumn(r.PrefixCache)
+}
+
+// prefixCacheColumn is the prefix_cache_hit_rate column of results.csv and
+// load.csv: the server's hit rate (0–1) over the cell or rate, the
+// server's own observation and so written whatever the status; empty
+// where its /metrics had no prefix-cache figures.
+func prefixCacheColumn(p *engine.PrefixCache) string {
+	if p == nil {
+		return ""
+	}
+	return num(p.ServerHitRate, 4)
 }
 
 func num(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }

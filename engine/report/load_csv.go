@@ -18,7 +18,8 @@ const LoadCSVFile = "load.csv"
 // test's issue fixed, which other tools read by position, then the rate's
 // status (Valid, Failed, Cancelled), its flags (their kinds, separated by
 // ";") and the reason of a rate that isn't Valid, so that a failed rate
-// never reads like a measured one. Columns are only ever added at the end.
+// never reads like a measured one; then the server's prefix-cache hit
+// rate over the rate (0–1). Columns are only ever added at the end.
 // Unlike results.csv it has no simulated and target columns: a simulated
 // load test says so in a comment line above the header instead
 // (LoadCSVComment).
@@ -27,6 +28,7 @@ var LoadCSVHeader = []string{
 	"ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "itl_p50_ms", "itl_p99_ms",
 	"e2e_p50_ms", "e2e_p99_ms", "goodput_rps",
 	"status", "flags", "error",
+	"prefix_cache_hit_rate",
 }
 
 // LoadCSVComment is the line load.csv starts with when its figures come
@@ -97,6 +99,7 @@ func loadCSVRow(r engine.LoadResult) []string {
 	row[1], row[2], row[3], row[4] = string(r.Arrivals), strconv.Itoa(r.Requests), strconv.Itoa(r.Completed), strconv.Itoa(r.Failed)
 	row[5] = num(r.DurationS, 3)
 	row[18], row[19] = string(r.Status), flagKinds(r.Flags)
+	row[21] = prefixCacheColumn(r.PrefixCache)
 	if !LoadMeasured(r) {
 		row[20] = r.Error
 	}

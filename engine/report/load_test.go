@@ -54,7 +54,7 @@ func TestLoadFixtureLoadsBack(t *testing.T) {
 // that '#' starts one, leaving the header first.
 func TestLoadCSVHeaderIsExact(t *testing.T) {
 	const want = "rate_rps,arrivals,requests,completed,failed,duration_s,request_throughput_rps,output_tok_s,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,itl_p50_ms,itl_p99_ms,e2e_p50_ms,e2e_p99_ms,goodput_rps" +
-		",status,flags,error"
+		",status,flags,error,prefix_cache_hit_rate"
 	for _, c := range []struct {
 		name      string
 		r         engine.Report
@@ -90,7 +90,8 @@ func TestLoadCSVHeaderIsExact(t *testing.T) {
 func TestLoadCSVRows(t *testing.T) {
 	burst := engine.LoadResult{Arrivals: engine.ArrivalsBurst, Status: engine.StatusValid, Requests: 64, Completed: 64, DurationS: 9.5,
 		RequestThroughputRPS: 6.7, TTFTMs: engine.Percentiles{P50: 800, P90: 1500, P99: 1600},
-		Flags: []engine.Flag{{Kind: engine.FlagClientBehind, Message: "late"}, {Kind: engine.FlagBadMetrics, Message: "NaN"}, {Kind: engine.FlagClientBehind, Message: "held"}}}
+		Flags:       []engine.Flag{{Kind: engine.FlagClientBehind, Message: "late"}, {Kind: engine.FlagBadMetrics, Message: "NaN"}, {Kind: engine.FlagClientBehind, Message: "held"}},
+		PrefixCache: &engine.PrefixCache{ServerHitRate: 0.9375, QueriedTokens: 1024, HitTokens: 960}}
 	failed := engine.LoadResult{RateRPS: 8, Arrivals: engine.ArrivalsConstant, Status: engine.StatusFailed, Error: "the server stopped answering", Requests: 100, Completed: 27, Failed: 2,
 		DurationS: 20, RequestThroughputRPS: 1.35, TTFTMs: engine.Percentiles{P50: 13, P90: 17, P99: 26}, E2EMs: engine.Percentiles{P50: 356, P99: 370}}
 	none := engine.LoadResult{RateRPS: 8, Arrivals: engine.ArrivalsConstant, Status: engine.StatusFailed, Error: "no request completed", Requests: 100, Failed: 100, DurationS: 3}
@@ -99,9 +100,9 @@ func TestLoadCSVRows(t *testing.T) {
 		res  engine.LoadResult
 		want string
 	}{
-		{"burst", burst, ",burst,64,64,0,9.500,6.700,0.00,800.00,1500.00,1600.00,0.000,0.000,0.000,0.000,0.00,0.00,0.000,Valid,client_behind;bad_metrics,"},
-		{"failed part-way", failed, "8,constant,100,27,2,20.000,1.350,0.00,13.00,17.00,26.00,0.000,0.000,0.000,0.000,356.00,370.00,0.000,Failed,,the server stopped answering"},
-		{"failed", none, "8,constant,100,0,100,3.000,,,,,,,,,,,,,Failed,,no request completed"},
+		{"burst", burst, ",burst,64,64,0,9.500,6.700,0.00,800.00,1500.00,1600.00,0.000,0.000,0.000,0.000,0.00,0.00,0.000,Valid,client_behind;bad_metrics,,0.9375"},
+		{"failed part-way", failed, "8,constant,100,27,2,20.000,1.350,0.00,13.00,17.00,26.00,0.000,0.000,0.000,0.000,356.00,370.00,0.000,Failed,,the server stopped answering,"},
+		{"failed", none, "8,constant,100,0,100,3.000,,,,,,,,,,,,,Failed,,no request completed,"},
 	} {
 		if got := strings.Join(loadCSVRow(c.res), ","); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
@@ -153,6 +154,8 @@ func TestReadRejectsHostileLoad(t *testing.T) {
 		want  string
 	}{
 		{"negative duration", func(l *engine.LoadSection) { l.Results[0].DurationS = -3 }, "its load test at 1 req/s has a negative duration (-3)"},
+		{"prefix-cache hit rate above 1", func(l *engine.LoadSection) { l.Results[0].PrefixCache = &engine.PrefixCache{ServerHitRate: 2} },
+			"its load test at 1 req/s has a prefix-cache hit rate of 2, above 1"},
 		{"absurd TTFT", func(l *engine.LoadSection) { l.Results[1].TTFTMs.P99 = 1e300 }, "TTFT p99 of 1e+300, more than"},
 		{"rate of zero in the plan", func(l *engine.LoadSection) { l.Plan.RatesRPS[0] = 0 }, "its load plan: rate 0 req/s, outside (0, 1e+06]"},
 		{"more completed than sent", func(l *engine.LoadSection) { l.Results[2].Completed = 500 }, "500 completed and 0 failed of 200 requests"},

@@ -101,6 +101,9 @@ func loadResultProblem(r engine.LoadResult) string {
 	if r.InputTokens < 0 || r.OutputTokens < 0 {
 		return fmt.Sprintf("a negative token count (%d in, %d out)", r.InputTokens, r.OutputTokens)
 	}
+	if p := r.PrefixCache; p != nil && p.Problem() != "" {
+		return p.Problem()
+	}
 	for _, f := range loadFigures(r) {
 		if p := boundProblem(f.name, f.value, f.max); p != "" {
 			return "a " + p

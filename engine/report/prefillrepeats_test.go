@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"testing"
 
 	"speedmatrix/engine"
@@ -64,9 +65,9 @@ func TestCSVPrefillRepeats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := len(CSVHeader)
-		if head, row := rows[0], rows[1]; head[n-2] != "prefill_repeats" || row[n-2] != tc.wantRepeats || row[n-1] != tc.spread {
-			t.Errorf("%s: %s=%q %s=%q, want %q and %q", tc.name, head[n-2], row[n-2], head[n-1], row[n-1], tc.wantRepeats, tc.spread)
+		rep, spread := slices.Index(CSVHeader, "prefill_repeats"), slices.Index(CSVHeader, "prefill_spread_pct")
+		if row := rows[1]; rep < 0 || spread < 0 || row[rep] != tc.wantRepeats || row[spread] != tc.spread {
+			t.Errorf("%s: prefill_repeats=%q prefill_spread_pct=%q, want %q and %q", tc.name, row[rep], row[spread], tc.wantRepeats, tc.spread)
 		}
 	}
 }

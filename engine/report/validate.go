@@ -147,6 +147,9 @@ func resultProblem(res engine.Result) string {
 			return fmt.Sprintf("%s has a negative %s (%v)", name, f.name, f.value)
 		}
 	}
+	if p := res.PrefixCache; p != nil && p.Problem() != "" {
+		return fmt.Sprintf("%s has %s", name, p.Problem())
+	}
 	if d := driftOf(res); d != nil && (d.RelCI95 < 0 || math.Abs(d.RelPer10s) > engine.MaxDrift) {
 		return fmt.Sprintf("%s has a drift of %v per 10 s (± %v), outside what a window can measure", name, d.RelPer10s, d.RelCI95)
 	}

@@ -95,6 +95,13 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		{"absurd drift", func(r *engine.Report) {
 			r.Results[4].Precision = &engine.CellPrecision{Drift: &engine.Drift{RelPer10s: -1e300, RelCI95: 0.01}}
 		}, "Sustained decode 8K × 8 has a drift of -1e+300 per 10 s (± 0.01), outside what a window can measure"},
+		{"prefix-cache hit rate above 1", func(r *engine.Report) { r.Results[4].PrefixCache = &engine.PrefixCache{ServerHitRate: 7} },
+			"Sustained decode 8K × 8 has a prefix-cache hit rate of 7, above 1"},
+		{"more prefix-cache hits than queries", func(r *engine.Report) {
+			r.Results[0].PrefixCache = &engine.PrefixCache{ServerHitRate: 1, QueriedTokens: 8192, HitTokens: 1e9}
+		}, "Prefill 8K × 1 has 1e+09 prefix-cache hits of 8192 queried tokens"},
+		{"negative prefix-cache count", func(r *engine.Report) { r.Results[4].PrefixCache = &engine.PrefixCache{QueriedTokens: -1} },
+			"Sustained decode 8K × 8 has a prefix-cache figure that is not a count (-1)"},
 		{"negative partial figure", func(r *engine.Report) { r.Results[6].Partial = &engine.PartialFigures{ITLMs: -2} },
 			"Sustained decode 64K × 1 has a negative partial time between tokens (-2)"},
 		{"negative plan duration", func(r *engine.Report) { r.Plan.Duration = -30 * time.Second }, "its plan: duration -30s is negative"},

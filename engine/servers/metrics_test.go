@@ -48,7 +48,7 @@ var metricsCases = []struct {
 }{
 	{name: "vLLM v1, two engines", in: vllmV1Metrics, samples: 14, want: openai.Metrics{
 		Running: 5, Waiting: 1, KVCacheUsage: 0.5, NumGPUBlocks: 52000, BlockSize: 16,
-		GenerationTokens: 700, PromptTokens: 12345, PrefixCacheHits: 250, PrefixCacheQueries: 1000,
+		GenerationTokens: 700, PromptTokens: 12345, PrefixCacheHits: 250, PrefixCacheQueries: 1000, HasPrefixCache: true,
 		HasRequests: true, HasGenerationTokens: true}},
 	{name: "histogram counts, preemptions, speculative decoding", samples: 8, in: "vllm:inter_token_latency_seconds_count{engine=\"0\"} 90\n" +
 		"vllm:inter_token_latency_seconds_count{engine=\"1\"} 10\nvllm:time_per_output_token_seconds_count 5\n" +
@@ -59,7 +59,7 @@ var metricsCases = []struct {
 	{name: "older histogram name", samples: 1, in: "vllm:time_per_output_token_seconds_count 5\n",
 		want: openai.Metrics{ITLCount: 5, HasITL: true}},
 	{name: "older names", samples: 4, in: "vllm:gpu_cache_usage_perc{model_name=\"m\"} 0.125\nvllm:prefix_cache_hits{a=\"b\"} 3\nvllm:prefix_cache_queries 9\nvllm:num_requests_running 1\n",
-		want: openai.Metrics{KVCacheUsage: 0.125, PrefixCacheHits: 3, PrefixCacheQueries: 9, Running: 1, HasRequests: true}},
+		want: openai.Metrics{KVCacheUsage: 0.125, PrefixCacheHits: 3, PrefixCacheQueries: 9, HasPrefixCache: true, Running: 1, HasRequests: true}},
 	{name: "new names win over old", samples: 4, in: "vllm:gpu_cache_usage_perc 0.9\nvllm:kv_cache_usage_perc 0.1\nvllm:prefix_cache_hits 5\nvllm:prefix_cache_hits_total 7\n",
 		want: openai.Metrics{KVCacheUsage: 0.1, PrefixCacheHits: 7}},
 	{name: "escaped label values, CRLF, spaces", samples: 2, in: "vllm:num_requests_waiting{path=\"a\\\"b\\\\c\\nd\" , x=\"}\"} 4\r\n  vllm:num_requests_waiting{} +Inf  \r\n",
@@ -84,7 +84,7 @@ var metricsCases = []struct {
 		"sglang:num_queue_reqs 1\nsglang:token_usage 0.28\nsglang:gen_throughput 1520.5\nsglang:cache_hit_rate 0.0075\n" +
 		"sglang:spec_accept_length 2.4\nsglang:prompt_tokens_total 8.128902e+06\nsglang:generation_tokens_total 7.557572e+06\n",
 		want: openai.Metrics{Running: 5, Waiting: 1, KVCacheUsage: 0.28, GenerationTokens: 7.557572e+06, PromptTokens: 8.128902e+06,
-			HasRequests: true, HasGenerationTokens: true, GenThroughput: 1520.5, HasGenThroughput: true, CacheHitRate: 0.0075,
+			HasRequests: true, HasGenerationTokens: true, GenThroughput: 1520.5, HasGenThroughput: true, CacheHitRate: 0.0075, HasCacheHitRate: true,
 			SpecAcceptLength: 2.4, HasSpecAcceptLength: true}},
 	{name: "empty", in: ""},
 }
