@@ -97,7 +97,14 @@ timeout 60 tail --pid="$app" -f /dev/null || fail "the packaged app ignored SIGT
 wait "$app" && rc=0 || rc=$?
 app=""
 [ "$rc" -lt 128 ] || fail "the packaged app died of signal $((rc - 128)) on SIGTERM instead of quitting"
-if grep -Eiq 'error|panic|fatal|warn|locale|symbol|segmentation' "$work/app.log"; then
+# One thing Fyne itself may say as the app quits is left out: its exit save
+# truncates and rewrites preferences.json while its own file watcher
+# reloads it, and under load the reload reads the empty file ("Preferences
+# load error: … Cause: EOF … app/preferences.go"; seen once, CI beside a
+# busy box, 2026-12-06). The file it writes is whole; nothing of ours is
+# involved.
+grep -v -e 'Fyne error:  Preferences load error:' -e '^[0-9/: ]*  Cause: EOF$' -e 'fyne/v2@[^ ]*/app/preferences.go:' "$work/app.log" >"$work/app-ours.log" || true
+if grep -Eiq 'error|panic|fatal|warn|locale|symbol|segmentation' "$work/app-ours.log"; then
 	cat "$work/app.log" >&2
 	fail "the packaged app said something alarming (above)"
 fi
