@@ -23,6 +23,7 @@ type simFlags struct {
 	profile, addr, apiKeyEnv string
 	engine, noise            string
 	list, noMetrics          bool
+	oldReasoning             bool
 	timeScale                float64
 	seed                     int64
 	loopAfter                int
@@ -42,6 +43,7 @@ func parseSimFlags(args []string, stderr io.Writer) (simFlags, error) {
 	fs.BoolVar(&f.list, "list", false, "list the profiles and exit")
 	fs.StringVar(&f.engine, "engine", sim.ModeVLLM, "the server to speak as: vllm, or sglang (SGLang's endpoints and sglang:* metrics, no /tokenize, generates on after a disconnect until POST /abort_request)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "serve no /metrics, as SGLang without --enable-metrics")
+	fs.BoolVar(&f.oldReasoning, "old-reasoning-field", false, "a reasoning profile streams its thought as delta.reasoning_content, as vLLM before 0.16 did (default: delta.reasoning)")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "run the performance model this many times faster than real time")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the profile's noise and of how long answers run (the greedy text is the same on every seed)")
 	fs.StringVar(&f.noise, "noise", "on", "the profile's step-time noise (per-step jitter, clock drift, rare hiccups): on, or off for exact step times")
@@ -131,7 +133,7 @@ func (c *CLI) sim(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		p.Noise = sim.Noise{}
 	}
 	opts := sim.Options{Profile: p, TimeScale: f.timeScale, Faults: f.faults, Seed: f.seed, Mode: f.engine, NoMetrics: f.noMetrics,
-		Numerics: f.numerics, MaxLogprobs: f.maxLogprobs}
+		Numerics: f.numerics, MaxLogprobs: f.maxLogprobs, OldReasoningField: f.oldReasoning}
 	if f.apiKeyEnv != "" {
 		key, ok := os.LookupEnv(f.apiKeyEnv)
 		if !ok || key == "" {

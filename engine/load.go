@@ -97,6 +97,10 @@ type LoadResult struct {
 	// PrefixCache is what the server's prefix cache found of the rate's
 	// prompts; nil when its /metrics has no prefix-cache figures.
 	PrefixCache *PrefixCache `json:"prefix_cache,omitempty"`
+	// Reasoning splits the completed requests' output into reasoning and
+	// answer tokens, and gives the median time from a request's scheduled
+	// send to its first answer token, when the replies streamed reasoning.
+	Reasoning
 
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`

@@ -154,6 +154,11 @@ type Result struct {
 	// PrefixCache is what the server's prefix cache found of the cell's
 	// prompts; nil when its /metrics has no prefix-cache figures.
 	PrefixCache *PrefixCache `json:"prefix_cache,omitempty"`
+	// Reasoning: a decode cell whose replies streamed reasoning (a server
+	// with a reasoning parser) splits its output tokens in the window into
+	// ReasoningTokens and AnswerTokens, and AnswerTTFTMs is the median time
+	// from a request's send to its first answer token; all 0 otherwise.
+	Reasoning
 	// DrainS is how long the server took, after this cell's streams were
 	// closed, to have no request running or waiting (when /metrics exists).
 	// Aborted counts the requests still streaming when the window closed

@@ -49,7 +49,7 @@ func CellDetails(r engine.Result, slo engine.SLO) string {
 	if c, ok := slo.Judge(r); ok {
 		lines = append(lines, "SLO "+OnScreen(report.SLOText(slo))+": "+report.SLOVerdict(c)+", "+marginWords(slo, c))
 	}
-	return joinLines(append(lines, cache))
+	return joinLines(append(lines, report.ReasoningText(r.Reasoning, r.TTFTMs), cache))
 }
 
 // joinLines is lines, one per line, without the empty ones.

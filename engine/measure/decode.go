@@ -219,7 +219,7 @@ func (d *decodeCell) stream(ctx context.Context, w int, rec *requestRecord) {
 		out.text(ch.Reasoning, ch.Content)
 		if a, ok := counter.count(ch); ok {
 			d.arrivals[w].Lock()
-			rec.add(a)
+			rec.addChunk(ch, a)
 			d.arrivals[w].Unlock()
 			d.r.liveTokens.Add(int64(a.Tokens * 1000))
 			if rec.FirstToken.IsZero() {
@@ -338,6 +338,7 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		res.OutputTokens = int(f.TokensInWindow + 0.5)
 		res.MeasuredS = to.Sub(from).Seconds()
 		res.WindowStart = from
+		res.Reasoning = reasoningOf(d.recs, from, to, sentAt)
 		res.Precision = cellPrecision(d.recs, from, to, d.concurrency, true)
 		res.Precision.Target = d.r.plan.Precision
 		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)

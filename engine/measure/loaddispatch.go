@@ -164,7 +164,7 @@ func (l *loadRunner) stream(ctx context.Context, req openai.StreamRequest, rec *
 		if !ok {
 			return
 		}
-		rec.add(a)
+		rec.addChunk(ch, a)
 		r.liveTokens.Add(int64(a.Tokens * 1000))
 		if rec.FirstToken.IsZero() {
 			rec.FirstToken = ch.Arrived

@@ -108,7 +108,30 @@ func computeLoad(recs []*loadRecord, slo engine.SLO) engine.LoadResult {
 	}
 	res.TTFTMs, res.TPOTMs, res.E2EMs = counted(ttft), counted(tpot), counted(e2e)
 	res.ITLMs = countedGaps(gaps)
+	res.Reasoning = reasoningOf(completedOf(recs), time.Time{}, time.Time{}, scheduledAt(recs))
 	return res
+}
+
+// completedOf is the requests of recs that completed, as the figures count
+// them.
+func completedOf(recs []*loadRecord) []*requestRecord {
+	var out []*requestRecord
+	for _, r := range recs {
+		if r.Dispatched && r.completed() {
+			out = append(out, &r.requestRecord)
+		}
+	}
+	return out
+}
+
+// scheduledAt is when each request of recs was due: a load test's
+// latencies, its first answer token's too, count from its schedule.
+func scheduledAt(recs []*loadRecord) func(*requestRecord) time.Time {
+	due := make(map[*requestRecord]time.Time, len(recs))
+	for _, r := range recs {
+		due[&r.requestRecord] = r.Scheduled
+	}
+	return func(r *requestRecord) time.Time { return due[r] }
 }
 
 // countedGaps is weightedPercentiles with the mean gap per token.

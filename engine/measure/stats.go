@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"speedmatrix/engine"
+	"speedmatrix/engine/openai"
 	"time"
 )
 
@@ -85,6 +86,45 @@ type requestRecord struct {
 	// RID is the request's id on the server when its cell stopped it while
 	// it was still streaming, for the abort by id; "" otherwise.
 	RID string
+	// Reasoned is set once a chunk carried reasoning (thinking) text;
+	// FirstAnswer is the arrival of the first chunk with answer text, and
+	// answerFrom 1 + the index of its arrival (0: none yet). A reply thinks
+	// first and then answers, so the arrivals before answerFrom are its
+	// reasoning tokens (reasoningSplit).
+	Reasoned    bool
+	FirstAnswer time.Time
+	answerFrom  int
+}
+
+// addChunk keeps one counted chunk and notes where the answer began: the
+// first arrival whose chunk carried answer text, in a reply that reasoned.
+func (r *requestRecord) addChunk(ch openai.Chunk, a chunkTokens) {
+	r.add(a)
+	r.Reasoned = r.Reasoned || ch.Reasoning != ""
+	if r.answerFrom == 0 && ch.Content != "" {
+		r.answerFrom, r.FirstAnswer = len(r.Arrivals), ch.Arrived
+	}
+}
+
+// reasoningSplit splits the request's arrivals inside the window (from,
+// to], all of them for a zero from, at the answer's first one, counted as
+// the figures count them (reconciled with the final usage); ok is false
+// for a reply with no reasoning.
+func (r *requestRecord) reasoningSplit(from, to time.Time) (reasoning, answer float64, ok bool) {
+	if !r.Reasoned {
+		return 0, 0, false
+	}
+	for i := range r.Arrivals {
+		if !from.IsZero() && !inWindow(r.at(i), from, to) {
+			continue
+		}
+		if r.answerFrom > 0 && i >= r.answerFrom-1 {
+			answer += r.tokens(i)
+		} else {
+			reasoning += r.tokens(i)
+		}
+	}
+	return reasoning, answer, true
 }
 
 func (r *requestRecord) counted() (total, estimated float64) {

@@ -22,7 +22,10 @@ import (
 // percent (engine.Result.PrefillRepeats, PrefillSpreadPct), empty on
 // decode rows, for one request's spread and in reports from before
 // repeats; then the server's prefix-cache hit rate over the cell
-// (engine.PrefixCache, 0–1). Columns are only ever added at the end.
+// (engine.PrefixCache, 0–1); then, for a Valid decode cell whose replies
+// streamed reasoning, its output split into reasoning and answer tokens
+// and the median time to the first answer token (engine.Reasoning).
+// Columns are only ever added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
 	"avg_active", "completed", "output_tokens", "measured_s",
@@ -33,6 +36,7 @@ var CSVHeader = []string{
 	"total_tok_s_ci_pct",
 	"prefill_repeats", "prefill_spread_pct",
 	"prefix_cache_hit_rate",
+	"reasoning_tokens", "answer_tokens", "answer_ttft_ms",
 }
 
 // target names what a run measured as --target names it: sim:PROFILE for
@@ -92,6 +96,7 @@ func csvRow(r engine.Result) []string {
 		row[10] = strconv.Itoa(r.OutputTokens)
 		row[11] = num(r.MeasuredS, 3)
 		csvPercentiles(row, r)
+		reasoningColumns(row[31:34], r.Reasoning)
 		if p := r.Precision; p != nil && p.TotalTokPerSec.Known() {
 			row[27] = num(p.TotalTokPerSec.RelCI95*100, 2)
 		}
@@ -145,6 +150,16 @@ func csvChecks(row []string, r engine.Result) {
 		row[15] = t.Verdict
 	}
 	row[30] = prefixCacheColumn(r.PrefixCache)
+}
+
+// reasoningColumns fills reasoning_tokens, answer_tokens and
+// answer_ttft_ms (results.csv and load.csv) where the replies streamed
+// reasoning; they stay empty otherwise.
+func reasoningColumns(cols []string, r engine.Reasoning) {
+	if !r.Reasoned() {
+		return
+	}
+	cols[0], cols[1], cols[2] = strconv.Itoa(r.ReasoningTokens), strconv.Itoa(r.AnswerTokens), num(r.AnswerTTFTMs, 2)
 }
 
 // prefixCacheColumn is the prefix_cache_hit_rate column of results.csv and

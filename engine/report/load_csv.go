@@ -19,7 +19,10 @@ const LoadCSVFile = "load.csv"
 // status (Valid, Failed, Cancelled), its flags (their kinds, separated by
 // ";") and the reason of a rate that isn't Valid, so that a failed rate
 // never reads like a measured one; then the server's prefix-cache hit
-// rate over the rate (0–1). Columns are only ever added at the end.
+// rate over the rate (0–1); then, when the replies streamed reasoning, the
+// completed requests' output split into reasoning and answer tokens and
+// the median time to the first answer token. Columns are only ever added
+// at the end.
 // Unlike results.csv it has no simulated and target columns: a simulated
 // load test says so in a comment line above the header instead
 // (LoadCSVComment).
@@ -29,6 +32,7 @@ var LoadCSVHeader = []string{
 	"e2e_p50_ms", "e2e_p99_ms", "goodput_rps",
 	"status", "flags", "error",
 	"prefix_cache_hit_rate",
+	"reasoning_tokens", "answer_tokens", "answer_ttft_ms",
 }
 
 // LoadCSVComment is the line load.csv starts with when its figures come
@@ -112,6 +116,7 @@ func loadCSVRow(r engine.LoadResult) []string {
 	row[13], row[14] = num(r.ITLMs.P50, 3), num(r.ITLMs.P99, 3)
 	row[15], row[16] = num(r.E2EMs.P50, 2), num(r.E2EMs.P99, 2)
 	row[17] = num(r.GoodputRPS, 3)
+	reasoningColumns(row[22:25], r.Reasoning)
 	return row
 }
 

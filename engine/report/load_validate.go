@@ -125,6 +125,8 @@ func loadFigures(r engine.LoadResult) []loadFigure {
 		{"duration", r.DurationS, maxLoadSeconds}, {"request throughput", r.RequestThroughputRPS, maxRateRPS},
 		{"output tok/s", r.OutputTokPerSec, math.MaxFloat64}, {"goodput", r.GoodputRPS, maxRateRPS},
 		{"client lateness", r.BehindMs, maxLatencyMs}, {"drain time", r.DrainS, maxLoadSeconds},
+		{"reasoning token count", float64(r.ReasoningTokens), math.MaxInt32}, {"answer token count", float64(r.AnswerTokens), math.MaxInt32},
+		{"time to first answer token", r.AnswerTTFTMs, maxLatencyMs},
 	}
 	for _, l := range []struct {
 		name string

@@ -178,6 +178,7 @@ func figures(r engine.Result) []figure {
 		{"average active requests", r.AvgActive}, {"completed requests", float64(r.Completed)}, {"output tokens", float64(r.OutputTokens)},
 		{"prompt tokens", float64(r.PromptTokens)}, {"measured time", r.MeasuredS}, {"drain time", r.DrainS}, {"aborted requests", float64(r.Aborted)},
 		{"J/token", r.JoulesPerToken}, {"roofline tok/s", r.RooflineTokS}, {"share of roofline", r.RooflinePct},
+		{"reasoning tokens", float64(r.ReasoningTokens)}, {"answer tokens", float64(r.AnswerTokens)}, {"time to first answer token", r.AnswerTTFTMs},
 	}
 	for _, p := range []struct {
 		name string

@@ -100,6 +100,8 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		{"more prefix-cache hits than queries", func(r *engine.Report) {
 			r.Results[0].PrefixCache = &engine.PrefixCache{ServerHitRate: 1, QueriedTokens: 8192, HitTokens: 1e9}
 		}, "Prefill 8K × 1 has 1e+09 prefix-cache hits of 8192 queried tokens"},
+		{"negative reasoning tokens", func(r *engine.Report) { r.Results[4].ReasoningTokens = -5 },
+			"Sustained decode 8K × 8 has a negative reasoning tokens (-5)"},
 		{"negative prefix-cache count", func(r *engine.Report) { r.Results[4].PrefixCache = &engine.PrefixCache{QueriedTokens: -1} },
 			"Sustained decode 8K × 8 has a prefix-cache figure that is not a count (-1)"},
 		{"negative partial figure", func(r *engine.Report) { r.Results[6].Partial = &engine.PartialFigures{ITLMs: -2} },

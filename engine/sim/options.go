@@ -96,6 +96,20 @@ type Options struct {
 	// ask for per token; 0 means vLLM's default, DefaultMaxLogprobs. At
 	// most MaxLogprobsLimit.
 	MaxLogprobs int
+	// OldReasoningField streams a reasoning profile's thought as
+	// delta.reasoning_content, vLLM's name before 0.16; by default it is
+	// delta.reasoning, as current vLLM streams it (and
+	// message.reasoning in a whole answer).
+	OldReasoningField bool
+}
+
+// reasoningField is the chat field a reply's reasoning goes in, with its
+// colon: `"reasoning":`, or `"reasoning_content":` for OldReasoningField.
+func (o Options) reasoningField() string {
+	if o.OldReasoningField {
+		return `"reasoning_content":`
+	}
+	return `"reasoning":`
 }
 
 // The engines the simulator can speak as.

@@ -32,7 +32,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, g *genRequest) 
 	}
 	buf := s.appendObjectHead(nil, g, object)
 	buf = append(buf, `"choices":[{"index":0,`...)
-	buf = appendChoiceText(buf, g, &o)
+	buf = appendChoiceText(buf, g, &o, s.opts.reasoningField())
 	buf = append(buf, o.logprobs...)
 	buf = append(buf, `,"finish_reason":"`...)
 	buf = append(buf, g.reason...)
@@ -61,9 +61,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, g *genRequest) 
 	_, _ = bw.Write(buf)
 }
 
-// appendChoiceText appends a whole answer's text: chat's message or
-// completions' text, up to the logprobs field's name.
-func appendChoiceText(buf []byte, g *genRequest, o *output) []byte {
+// appendChoiceText appends a whole answer's text: chat's message (its
+// reasoning under field) or completions' text, up to the logprobs field's
+// name.
+func appendChoiceText(buf []byte, g *genRequest, o *output, field string) []byte {
 	if !g.chat {
 		buf = append(buf, `"text":`...)
 		buf = appendJSONString(buf, string(o.content))
@@ -71,7 +72,8 @@ func appendChoiceText(buf []byte, g *genRequest, o *output) []byte {
 	}
 	buf = append(buf, `"message":{"role":"assistant","content":`...)
 	buf = appendJSONString(buf, string(o.content))
-	buf = append(buf, `,"reasoning_content":`...)
+	buf = append(buf, ',')
+	buf = append(buf, field...)
 	if g.reasoningTokens > 0 {
 		buf = appendJSONString(buf, string(o.reasoning))
 	} else {

@@ -8,7 +8,7 @@ import (
 
 // stream serves g as server-sent events, one chunk per token, shaped like
 // vLLM's: chat opens with a role delta; reasoning tokens come as
-// reasoning_content deltas; with stream_options.include_usage a last chunk
+// reasoning deltas (reasoning_content with Options.OldReasoningField); with stream_options.include_usage a last chunk
 // with empty choices carries the usage, and with continuous_usage_stats too
 // every chunk carries the usage so far; then "data: [DONE]".
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, g *genRequest) {
@@ -169,7 +169,7 @@ func (s *Server) appendCompletionChoice(buf []byte, g *genRequest, i int, id int
 func (s *Server) appendChatChoice(buf []byte, g *genRequest, i int, id int32, text string, d *lmDist, finish string) []byte {
 	field := `"content":`
 	if i < g.reasoningTokens {
-		field = `"reasoning_content":`
+		field = s.opts.reasoningField()
 	}
 	buf = append(buf, `"choices":[{"index":0,"delta":{`...)
 	buf = append(buf, field...)

@@ -29,6 +29,7 @@ type sseChunk struct {
 			Role             string  `json:"role"`
 			Content          *string `json:"content"`
 			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
@@ -99,31 +100,41 @@ func TestCompletionStreamShape(t *testing.T) {
 	}
 }
 
+// TestChatStreamReasoning: a reasoning profile streams its thought first,
+// as delta.reasoning (current vLLM) or, with OldReasoningField, as
+// delta.reasoning_content (vLLM before 0.16), then the answer as
+// delta.content.
 func TestChatStreamReasoning(t *testing.T) {
-	p, _ := LookupProfile("gemma-4-e2b-rtxpro6000")
-	p.ReasoningTokens = 3
-	_, url := newTestServer(t, Options{Profile: p, TimeScale: 50})
-	code, b := post(t, url+"/v1/chat/completions", `{"model":"gemma","messages":[{"role":"user","content":"hi"}],"max_tokens":6,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`)
-	if code != 200 {
-		t.Fatalf("status %d: %s", code, b)
-	}
-	chunks := decodeChunks(t, events(t, b))
-	if len(chunks) != 8 {
-		t.Fatalf("%d chunks, want role + 6 tokens + usage", len(chunks))
-	}
-	if d := chunks[0].Choices[0].Delta; d == nil || d.Role != "assistant" {
-		t.Errorf("first chunk %+v: want the assistant role", chunks[0])
-	}
-	for i, c := range chunks[1:7] {
-		d := c.Choices[0].Delta
-		if reasoning := i < 3; reasoning != (d.ReasoningContent != nil) || reasoning == (d.Content != nil) {
-			t.Errorf("token %d: reasoning %v content %v", i, d.ReasoningContent, d.Content)
+	for _, old := range []bool{false, true} {
+		p, _ := LookupProfile("gemma-4-e2b-rtxpro6000")
+		p.ReasoningTokens = 3
+		_, url := newTestServer(t, Options{Profile: p, TimeScale: 50, OldReasoningField: old})
+		code, b := post(t, url+"/v1/chat/completions", `{"model":"gemma","messages":[{"role":"user","content":"hi"}],"max_tokens":6,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`)
+		if code != 200 {
+			t.Fatalf("status %d: %s", code, b)
 		}
-		if c.Object != "chat.completion.chunk" || c.Usage == nil || c.Usage.CompletionTokens != i+1 {
-			t.Errorf("token %d chunk %+v", i, c)
+		chunks := decodeChunks(t, events(t, b))
+		if len(chunks) != 8 {
+			t.Fatalf("%d chunks, want role + 6 tokens + usage", len(chunks))
 		}
-	}
-	if u := chunks[7].Usage; len(chunks[7].Choices) != 0 || u == nil || u.CompletionTokens != 6 {
-		t.Errorf("last chunk %+v", chunks[7])
+		if d := chunks[0].Choices[0].Delta; d == nil || d.Role != "assistant" {
+			t.Errorf("first chunk %+v: want the assistant role", chunks[0])
+		}
+		for i, c := range chunks[1:7] {
+			d := c.Choices[0].Delta
+			thought, other := d.Reasoning, d.ReasoningContent
+			if old {
+				thought, other = other, thought
+			}
+			if reasoning := i < 3; reasoning != (thought != nil) || other != nil || reasoning == (d.Content != nil) {
+				t.Errorf("old field %v, token %d: reasoning %v (the other name %v), content %v", old, i, thought, other, d.Content)
+			}
+			if c.Object != "chat.completion.chunk" || c.Usage == nil || c.Usage.CompletionTokens != i+1 {
+				t.Errorf("token %d chunk %+v", i, c)
+			}
+		}
+		if u := chunks[7].Usage; len(chunks[7].Choices) != 0 || u == nil || u.CompletionTokens != 6 {
+			t.Errorf("last chunk %+v", chunks[7])
+		}
 	}
 }
