@@ -41,6 +41,7 @@ type htmlRow struct {
 type checks struct {
 	Lines []string // the throttle verdict and PCIe warnings
 	Table *table
+	Cache *table // the prefix cache and reasoning (report.CacheReasoningRows)
 	Flags []string
 }
 
@@ -152,7 +153,10 @@ func htmlChecks(r engine.Report) *checks {
 				report.Int(len(rows)), report.Int(len(rs))))
 		}
 	}
-	if len(c.Lines) == 0 && c.Table == nil && len(c.Flags) == 0 {
+	if rows := report.CacheReasoningRows(r); len(rows) > 0 {
+		c.Cache = plainTable(report.CacheReasoningColumns, 1, rows[:min(len(rows), maxTableRows)])
+	}
+	if len(c.Lines) == 0 && c.Table == nil && c.Cache == nil && len(c.Flags) == 0 {
 		return nil
 	}
 	return c

@@ -115,3 +115,24 @@ func TestHTMLOfAnEmptyReport(t *testing.T) {
 		t.Error("no title")
 	}
 }
+
+// TestHTMLPrefixCacheAndReasoning: the page's Checks section has report.md's
+// Prefix cache and reasoning table when a cell has those figures.
+func TestHTMLPrefixCacheAndReasoning(t *testing.T) {
+	r := manyCells(t, 2, 2)
+	for i := range r.Results {
+		if r.Results[i].Phase == engine.PhaseDecode {
+			r.Results[i].PrefixCache = &engine.PrefixCache{ServerHitRate: 0.9375, QueriedTokens: 65536, HitTokens: 61440}
+			r.Results[i].Reasoning = engine.Reasoning{ReasoningTokens: 3468, AnswerTokens: 3413, AnswerTTFTMs: 14.6}
+		}
+	}
+	page, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h3>Prefix cache and reasoning</h3>", "93.8 %", "50.4 %"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

@@ -46,6 +46,16 @@ func writeCacheReasoning(b *strings.Builder, rows [][]string) {
 	writeTable(b, CacheReasoningColumns, rows)
 }
 
+// CacheReasoningRows are the rows of the "Prefix cache and reasoning"
+// table for r: its rates for a load test, its cells otherwise; none when
+// no cell or rate has either figure.
+func CacheReasoningRows(r engine.Report) [][]string {
+	if r.Load != nil {
+		return rateCacheReasoning(r.Load.Results)
+	}
+	return cellCacheReasoning(r.Results)
+}
+
 // cellCacheReasoning are the table's rows for a matrix's cells.
 func cellCacheReasoning(results []engine.Result) [][]string {
 	var rows [][]string
