@@ -190,7 +190,14 @@ type RunInfo struct {
 	DurationS       float64 `json:"duration_s"`
 	MaxOutputTokens int     `json:"max_output_tokens"`
 	API             string  `json:"api"` // "chat" or "completions"
-	Endpoint        string  `json:"endpoint,omitempty"`
+	// ChatTemplateTokens is how many tokens the server's chat template
+	// adds to each prompt's own text: its usage.prompt_tokens of a short
+	// chat request beside /tokenize's count of the same text, measured
+	// once. Prompts are sized so that the server counts exactly their
+	// context, template included. 0 for completions, and where the server
+	// has no /tokenize to measure it with.
+	ChatTemplateTokens int    `json:"chat_template_tokens,omitempty"`
+	Endpoint           string `json:"endpoint,omitempty"`
 	// GPUMetrics are the DCGM exporters the run read its GPUs and their
 	// telemetry from (passwords hidden), for a resumed run to read again.
 	GPUMetrics []string  `json:"gpu_metrics,omitempty"`

@@ -106,6 +106,9 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 		}
 		return fmt.Errorf("prepare prompts: %w", err)
 	}
+	r.mu.Lock()
+	r.report.Run.ChatTemplateTokens = r.prompts.chatTemplateTokens()
+	r.mu.Unlock()
 	l.prompts = newLoadPrompts(r.prompts, dataset)
 	if err := l.prompts.checkDataset(ctx, l.load, s.MaxModelLen); err != nil {
 		return err

@@ -67,6 +67,9 @@ func TestLoadSim(t *testing.T) {
 			if loads != 2 || len(rep.Load.Results) != 2 || !rep.Run.Complete || !rep.Server.Simulated {
 				t.Fatalf("%d EventLoad, %d results, complete %v, simulated %v; want 2, 2, complete, simulated", loads, len(rep.Load.Results), rep.Run.Complete, rep.Server.Simulated)
 			}
+			if (api == engine.APIChat) != (rep.Run.ChatTemplateTokens > 0) {
+				t.Errorf("%s: chat template of %d tokens, want some for chat alone", api, rep.Run.ChatTemplateTokens)
+			}
 			if !slices.Contains(rep.Run.Checks, CheckServerMetricsLoad) {
 				t.Errorf("checks %q, want the load test's", rep.Run.Checks)
 			}

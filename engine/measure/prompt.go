@@ -198,6 +198,16 @@ func (p *prompter) measureChatOverhead(ctx context.Context) error {
 	return nil
 }
 
+// chatTemplateTokens is what the chat template adds to each prompt, as
+// measureChatOverhead measured it; 0 for completions, and where the server
+// has no /tokenize (the overhead is then a fitted intercept, not a count).
+func (p *prompter) chatTemplateTokens() int {
+	if p == nil || p.api != engine.APIChat || !p.exact || p.overhead < 0 {
+		return 0
+	}
+	return int(p.overhead + 0.5)
+}
+
 // promptTokensOf sends text with max_tokens 1 and returns usage.prompt_tokens.
 func (p *prompter) promptTokensOf(ctx context.Context, text string) (int, error) {
 	st, err := p.client.Stream(ctx, openai.StreamRequest{

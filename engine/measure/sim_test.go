@@ -66,6 +66,11 @@ func TestSimEndToEnd(t *testing.T) {
 		t.Logf("%s: %.1f tok/s, per request %.1f, TTFT %.1f ms, ITL %.2f ms, active %.2f", r.Key(),
 			r.TotalTokPerSec, r.PerRequestTokPerSec, r.TTFTMs, r.ITLMs, r.AvgActive)
 	}
+	// The chat template's tokens, counted once: the server's usage of a
+	// short chat request beside /tokenize's count of its text.
+	if rep.Run.ChatTemplateTokens <= 0 || rep.Run.ChatTemplateTokens > 64 {
+		t.Errorf("chat template of %d tokens, want the few the simulator's template adds", rep.Run.ChatTemplateTokens)
+	}
 	if rep.Server.Version == "" || rep.Server.KVCacheTokens == 0 || rep.Run.ServedModel != "tiny" {
 		t.Errorf("engine %+v served %q: want version, KV cache from /metrics, served model", rep.Server, rep.Run.ServedModel)
 	}

@@ -42,6 +42,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return fmt.Errorf("prepare prompts: %w", err)
 	}
 	r.mu.Lock()
+	r.report.Run.ChatTemplateTokens = r.prompts.chatTemplateTokens()
 	r.cells = s.cells(r.plan)
 	r.eta = newETAModel(r.plan, s)
 	r.mu.Unlock()

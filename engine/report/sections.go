@@ -156,6 +156,9 @@ func runRows(r engine.RunInfo) []Row {
 		rs.add("Model", r.Model)
 	}
 	rs.add("API", r.API)
+	if r.ChatTemplateTokens > 0 {
+		rs.add("Chat template", ChatTemplateText(r.ChatTemplateTokens))
+	}
 	rs.add("Endpoint", secret.URL(r.Endpoint)) // reports saved before it was hidden
 	rs.add("Started", stamp(r.StartedAt))
 	rs.add("Finished", stamp(r.FinishedAt))
@@ -258,4 +261,11 @@ func deviceTitle(h engine.HardwareInfo) string {
 		return strings.TrimSpace("CPU " + h.CPU)
 	}
 	return gpuTitle(h)
+}
+
+// ChatTemplateText says what the chat template added to each prompt: "12
+// tokens added to each prompt's own text (the server counted them; each
+// prompt was sized so that its count is the context)".
+func ChatTemplateText(n int) string {
+	return Int(n) + " " + engine.Plural(n, "token", "tokens") + " added to each prompt's own text (the server counted them; each prompt was sized so that its count is the context)"
 }

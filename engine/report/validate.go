@@ -201,6 +201,8 @@ func runProblem(r engine.Report) string {
 		return fmt.Sprintf("its run has a negative duration per cell (%v s)", r.Run.DurationS)
 	case r.Run.MaxOutputTokens < 0:
 		return fmt.Sprintf("its run has a negative max output (%d tokens)", r.Run.MaxOutputTokens)
+	case r.Run.ChatTemplateTokens < 0 || r.Run.ChatTemplateTokens > engine.MaxContextTokens:
+		return fmt.Sprintf("its run has a chat template of %d tokens, outside 0–%d", r.Run.ChatTemplateTokens, engine.MaxContextTokens)
 	}
 	return ""
 }

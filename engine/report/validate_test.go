@@ -114,6 +114,7 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		{"SLO bound of years", func(r *engine.Report) { r.Plan.SLO = engine.SLO{TTFT: 1 << 62} }, "use at most 1 hour"},
 		{"negative sample count", func(r *engine.Report) { r.Results[3].ITLPct.N = -5 }, "has a negative time between tokens samples (-5)"},
 		{"negative run duration", func(r *engine.Report) { r.Run.DurationS = -30 }, "its run has a negative duration per cell (-30 s)"},
+		{"negative chat template", func(r *engine.Report) { r.Run.ChatTemplateTokens = -8 }, "its run has a chat template of -8 tokens, outside 0–10485760"},
 		{"cells span too many levels", func(r *engine.Report) {
 			r.Results = r.Results[:3] // prefill only
 			for _, c := range counting(engine.MaxLevels+1, 1) {
