@@ -172,7 +172,9 @@ func (m arrivalMap) index(t time.Time) int {
 // activeStreams is the time-average number of the cell's streams that were
 // active in [from, to], counted per worker: decoding, starting the next
 // request (our own turnaround), or waiting for the first token of a
-// restarted request for at most twice the cell's median TTFT. Without it the short gap at every restart would count as idle and
+// restarted request for at most twice the cell's median TTFT (a restart
+// still waiting when the window closes, up to then). Without it the short
+// gap at every restart would count as idle and
 // flag cells with short outputs as underfilled; a longer wait still counts
 // as idle, since that is the server not holding the stream.
 func activeStreams(recs []*requestRecord, from, to time.Time, medianTTFTMs float64) float64 {
@@ -190,7 +192,13 @@ func activeStreams(recs []*requestRecord, from, to time.Time, medianTTFTMs float
 		slices.SortFunc(rs, func(a, b *requestRecord) int { return a.Sent.Compare(b.Sent) })
 		for i, r := range rs {
 			activeS += overlapS(r.FirstToken, r.End, from, to)
-			if i == 0 || r.FirstToken.IsZero() {
+			// A restart still waiting for its first token when the window
+			// closed waits until then (one that failed first does not).
+			first := r.FirstToken
+			if first.IsZero() && r.Err == nil && (r.End.IsZero() || r.End.After(to)) {
+				first = to
+			}
+			if i == 0 || first.IsZero() {
 				continue
 			}
 			prevEnd := rs[i-1].End
@@ -199,8 +207,8 @@ func activeStreams(recs []*requestRecord, from, to time.Time, medianTTFTMs float
 			}
 			// Our own turnaround to the next request is not the server's.
 			activeS += overlapS(prevEnd, r.Sent, from, to)
-			if r.FirstToken.Sub(r.Sent) <= grace {
-				activeS += overlapS(r.Sent, r.FirstToken, from, to)
+			if first.Sub(r.Sent) <= grace {
+				activeS += overlapS(r.Sent, first, from, to)
 			}
 		}
 	}

@@ -1,6 +1,0 @@
-//go:build race
-
-package simtest
-
-// raceEnabled is whether the race detector is on (ParallelWaits).
-const raceEnabled = true
