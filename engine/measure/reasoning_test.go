@@ -18,13 +18,7 @@ func reasoningServer(t *testing.T, thought int, old bool) *httptest.Server {
 		t.Fatal(err)
 	}
 	p.ReasoningParser, p.ReasoningTokens = "gemma4", thought
-	s, err := sim.New(sim.Options{Profile: p, TimeScale: 20, OldReasoningField: old})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() { srv.Close(); s.Close() })
-	return srv
+	return simServer(t, sim.Options{Profile: p, TimeScale: 20, OldReasoningField: old})
 }
 
 // TestReasoningApartFromTheAnswer: against a server that streams its

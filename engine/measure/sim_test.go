@@ -11,13 +11,17 @@ import (
 	"speedmatrix/engine/sim"
 )
 
+// simServer serves the simulator with o, on the tiny profile unless o
+// names another, for the rest of t.
 func simServer(t *testing.T, o sim.Options) *httptest.Server {
 	t.Helper()
-	p, err := sim.LookupProfile("tiny")
-	if err != nil {
-		t.Fatal(err)
+	if o.Profile.Name == "" {
+		p, err := sim.LookupProfile("tiny")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Profile = p
 	}
-	o.Profile = p
 	s, err := sim.New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"slices"
 	"testing"
 
@@ -57,16 +56,8 @@ func TestCSVPrefillRepeats(t *testing.T) {
 		{"failed", pre(3, 0, engine.StatusFailed), "", ""},
 		{"decode", dec, "", ""},
 	} {
-		var b bytes.Buffer
-		if err := WriteCSV(&b, engine.Report{Results: []engine.Result{tc.r}}); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := csv.NewReader(&b).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
 		rep, spread := slices.Index(CSVHeader, "prefill_repeats"), slices.Index(CSVHeader, "prefill_spread_pct")
-		if row := rows[1]; rep < 0 || spread < 0 || row[rep] != tc.wantRepeats || row[spread] != tc.spread {
+		if row := csvRowOf(t, tc.r); rep < 0 || spread < 0 || row[rep] != tc.wantRepeats || row[spread] != tc.spread {
 			t.Errorf("%s: prefill_repeats=%q prefill_spread_pct=%q, want %q and %q", tc.name, row[rep], row[spread], tc.wantRepeats, tc.spread)
 		}
 	}

@@ -26,19 +26,26 @@ func TestCSVReasoningColumns(t *testing.T) {
 		{"a reasoning server", decode, []string{"3468", "3413", "14.60"}},
 		{"no reasoning", plain, []string{"", "", ""}},
 	} {
-		var b bytes.Buffer
-		if err := WriteCSV(&b, engine.Report{Results: []engine.Result{tc.r}}); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := csv.NewReader(&b).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
+		row := csvRowOf(t, tc.r)
 		i := slices.Index(CSVHeader, "reasoning_tokens")
-		if got := rows[1][i : i+3]; i < 0 || !slices.Equal(got, tc.want) {
+		if got := row[i : i+3]; i < 0 || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// csvRowOf is r's row of results.csv, as WriteCSV writes it.
+func csvRowOf(t *testing.T, r engine.Result) []string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteCSV(&b, engine.Report{Results: []engine.Result{r}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("results.csv: %d rows, %v", len(rows), err)
+	}
+	return rows[1]
 }
 
 // TestMarkdownPrefixCacheAndReasoning: report.md lists, for a matrix's
