@@ -1,0 +1,6 @@
+//go:build race
+
+package simtest
+
+// raceEnabled is whether the race detector is on (ParallelWaits).
+const raceEnabled = true
