@@ -338,7 +338,11 @@ func (d *decodeCell) finish(res engine.Result, out outcome, why error) decodeRun
 		res.OutputTokens = int(f.TokensInWindow + 0.5)
 		res.MeasuredS = to.Sub(from).Seconds()
 		res.WindowStart = from
-		res.Reasoning = reasoningOf(d.recs, from, to, sentAt)
+		var reasoning reasoningTally
+		for _, r := range d.recs {
+			reasoning.add(r, from, to, r.Sent)
+		}
+		res.Reasoning = reasoning.result()
 		res.Precision = cellPrecision(d.recs, from, to, d.concurrency, true)
 		res.Precision.Target = d.r.plan.Precision
 		run.clientActive = activeStreams(d.recs, from, to, f.TTFTMs.P50)

@@ -63,6 +63,7 @@ func computeLoad(recs []*loadRecord, slo engine.SLO) engine.LoadResult {
 	var ttft, tpot, e2e []float64
 	var gaps []weighted
 	var first, last time.Time
+	var reasoning reasoningTally
 	good := 0
 	for _, r := range recs {
 		if !r.Dispatched {
@@ -83,6 +84,8 @@ func computeLoad(recs []*loadRecord, slo engine.SLO) engine.LoadResult {
 			continue
 		}
 		res.Completed++
+		// Its first answer token, as its other latencies, counts from its schedule.
+		reasoning.add(&r.requestRecord, time.Time{}, time.Time{}, r.Scheduled)
 		out := r.outputTokens()
 		res.OutputTokens += out
 		e2e = append(e2e, ms(r.End.Sub(r.Scheduled)))
@@ -108,30 +111,8 @@ func computeLoad(recs []*loadRecord, slo engine.SLO) engine.LoadResult {
 	}
 	res.TTFTMs, res.TPOTMs, res.E2EMs = counted(ttft), counted(tpot), counted(e2e)
 	res.ITLMs = countedGaps(gaps)
-	res.Reasoning = reasoningOf(completedOf(recs), time.Time{}, time.Time{}, scheduledAt(recs))
+	res.Reasoning = reasoning.result()
 	return res
-}
-
-// completedOf is the requests of recs that completed, as the figures count
-// them.
-func completedOf(recs []*loadRecord) []*requestRecord {
-	var out []*requestRecord
-	for _, r := range recs {
-		if r.Dispatched && r.completed() {
-			out = append(out, &r.requestRecord)
-		}
-	}
-	return out
-}
-
-// scheduledAt is when each request of recs was due: a load test's
-// latencies, its first answer token's too, count from its schedule.
-func scheduledAt(recs []*loadRecord) func(*requestRecord) time.Time {
-	due := make(map[*requestRecord]time.Time, len(recs))
-	for _, r := range recs {
-		due[&r.requestRecord] = r.Scheduled
-	}
-	return func(r *requestRecord) time.Time { return due[r] }
 }
 
 // countedGaps is weightedPercentiles with the mean gap per token.

@@ -38,7 +38,7 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 	writeTable(b, LoadLatencyColumns, rows)
 	b.WriteString(strings.Join(loadNotes(l.Results), " ") + "\n\n")
 	writeLoadChecks(b, l.Results)
-	writeCacheReasoning(b, rateCacheReasoning(l.Results))
+	writeCacheReasoning(b, CacheReasoningRows(r))
 	writeLines(b, "", LoadFlagLines(l.Results))
 	writeLines(b, "### Errors", LoadErrorLines(l.Results))
 }

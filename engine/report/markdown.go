@@ -40,7 +40,7 @@ func Markdown(r engine.Report) string {
 	writeSLO(&b, r)
 	writeQuality(&b, r)
 	writeChecks(&b, r)
-	writeCacheReasoning(&b, cellCacheReasoning(r.Results))
+	writeCacheReasoning(&b, CacheReasoningRows(r))
 	writeGPUs(&b, r)
 	writeMeasurements(&b, r.Results)
 	writeErrors(&b, r.Results)
