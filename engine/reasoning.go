@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // Reasoning is what a reasoning server's replies spent thinking before
 // they answered (the streamed delta.reasoning, or reasoning_content
 // before vLLM 0.16, against delta.content), in a decode cell's window or
@@ -23,4 +25,14 @@ func (r Reasoning) ReasoningShare() float64 {
 		return float64(r.ReasoningTokens) / float64(total)
 	}
 	return 0
+}
+
+// Problem says what no run records, for a report read from a file: more
+// reasoning and answer tokens than the output tokens they split (one more
+// allowed, for rounding); "" when none.
+func (r Reasoning) Problem(outputTokens int) string {
+	if r.ReasoningTokens+r.AnswerTokens > max(outputTokens, 0)+1 || r.ReasoningTokens < 0 || r.AnswerTokens < 0 {
+		return fmt.Sprintf("%d reasoning and %d answer tokens of %d output tokens", r.ReasoningTokens, r.AnswerTokens, outputTokens)
+	}
+	return ""
 }

@@ -157,6 +157,8 @@ func TestReadRejectsHostileLoad(t *testing.T) {
 		{"negative duration", func(l *engine.LoadSection) { l.Results[0].DurationS = -3 }, "its load test at 1 req/s has a negative duration (-3)"},
 		{"prefix-cache hit rate above 1", func(l *engine.LoadSection) { l.Results[0].PrefixCache = &engine.PrefixCache{ServerHitRate: 2} },
 			"its load test at 1 req/s has a prefix-cache hit rate of 2, above 1"},
+		{"more reasoning than output", func(l *engine.LoadSection) { l.Results[0].AnswerTokens = 1 << 40 },
+			"its load test at 1 req/s has 0 reasoning and 1099511627776 answer tokens of "},
 		{"absurd TTFT", func(l *engine.LoadSection) { l.Results[1].TTFTMs.P99 = 1e300 }, "TTFT p99 of 1e+300, more than"},
 		{"rate of zero in the plan", func(l *engine.LoadSection) { l.Plan.RatesRPS[0] = 0 }, "its load plan: rate 0 req/s, outside (0, 1e+06]"},
 		{"more completed than sent", func(l *engine.LoadSection) { l.Results[2].Completed = 500 }, "500 completed and 0 failed of 200 requests"},

@@ -104,6 +104,9 @@ func loadResultProblem(r engine.LoadResult) string {
 	if p := r.PrefixCache; p != nil && p.Problem() != "" {
 		return p.Problem()
 	}
+	if p := r.Reasoning.Problem(r.OutputTokens); p != "" {
+		return p
+	}
 	for _, f := range loadFigures(r) {
 		if p := boundProblem(f.name, f.value, f.max); p != "" {
 			return "a " + p

@@ -150,6 +150,9 @@ func resultProblem(res engine.Result) string {
 	if p := res.PrefixCache; p != nil && p.Problem() != "" {
 		return fmt.Sprintf("%s has %s", name, p.Problem())
 	}
+	if p := res.Reasoning.Problem(res.OutputTokens); p != "" {
+		return fmt.Sprintf("%s has %s", name, p)
+	}
 	if d := driftOf(res); d != nil && (d.RelCI95 < 0 || math.Abs(d.RelPer10s) > engine.MaxDrift) {
 		return fmt.Sprintf("%s has a drift of %v per 10 s (± %v), outside what a window can measure", name, d.RelPer10s, d.RelCI95)
 	}

@@ -102,6 +102,8 @@ func TestLoadedRunsAreChecked(t *testing.T) {
 		}, "Prefill 8K × 1 has 1e+09 prefix-cache hits of 8192 queried tokens"},
 		{"negative reasoning tokens", func(r *engine.Report) { r.Results[4].ReasoningTokens = -5 },
 			"Sustained decode 8K × 8 has a negative reasoning tokens (-5)"},
+		{"more reasoning than output", func(r *engine.Report) { r.Results[4].ReasoningTokens = 1e15 },
+			"Sustained decode 8K × 8 has 1000000000000000 reasoning and 0 answer tokens of 37123 output tokens"},
 		{"negative prefix-cache count", func(r *engine.Report) { r.Results[4].PrefixCache = &engine.PrefixCache{QueriedTokens: -1} },
 			"Sustained decode 8K × 8 has a prefix-cache figure that is not a count (-1)"},
 		{"negative partial figure", func(r *engine.Report) { r.Results[6].Partial = &engine.PartialFigures{ITLMs: -2} },
