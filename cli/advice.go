@@ -33,6 +33,7 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldInputTokens:    "--input-tokens",
 	engine.FieldOutputTokens:   "--output-tokens",
 	engine.FieldDataset:        "--dataset",
+	engine.FieldTrace:          "--trace",
 }
 
 // inFlags is a plan's problems (or warnings) in the words of the command

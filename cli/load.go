@@ -14,6 +14,7 @@ import (
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
 	"speedmatrix/engine/runs"
+	"speedmatrix/engine/trace"
 )
 
 // loadFlags are the options of `speedmatrix load`.
@@ -23,6 +24,9 @@ type loadFlags struct {
 	rates, input, output   string
 	arrivals, api, dataset string
 	requests, sweepRates   int
+	trace                  string
+	timeScale              float64
+	blockSize, maxRequests int
 	burst, maxConcurrency  int
 	seed                   int64
 	out                    string
@@ -30,7 +34,7 @@ type loadFlags struct {
 }
 
 // loadUsage is the first line of `load -h`, and the README's.
-const loadUsage = "usage: speedmatrix load (--endpoint URL | --sim PROFILE | --launch server.toml) (--rates 1,2,4,8 | --rates sweep | --burst N) --out DIR [options]"
+const loadUsage = "usage: speedmatrix load (--endpoint URL | --sim PROFILE | --launch server.toml) (--rates 1,2,4,8 | --rates sweep | --burst N | --trace FILE.jsonl) --out DIR [options]"
 
 func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	var f loadFlags
@@ -48,6 +52,10 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.IntVar(&f.burst, "burst", 0, "send N requests at once, end to end, instead of rates")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most N requests open at once (0: no cap); a request due at the cap waits, and its wait counts in its latency")
 	fs.StringVar(&f.dataset, "dataset", "", `JSONL file of real prompts: {"prompt": "…"} per line, or ShareGPT-style conversations (the first human turn)`)
+	fs.StringVar(&f.trace, "trace", "", `replay a Mooncake JSONL trace instead of rates: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]} per line, each request at its time, equal hash ids sharing prompt blocks`)
+	fs.Float64Var(&f.timeScale, "time-scale", 1, "with --trace: multiply its timestamps (0.5 replays twice as fast)")
+	fs.IntVar(&f.blockSize, "block-size", trace.DefaultBlockSize, "with --trace: prompt tokens per hash id")
+	fs.IntVar(&f.maxRequests, "max-requests", 0, fmt.Sprintf("with --trace: replay its first N requests only (0: all, up to %d)", trace.MaxRequests))
 	fs.StringVar(&f.api, "api", string(engine.APIChat), "API to measure: chat or completions")
 	fs.StringVar(&f.out, "out", "", "folder for report.json, load.csv, report.md and charts")
 	fs.Usage = func() {
@@ -70,7 +78,11 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 	if p.SLO, err = f.slo.slo("load", f.set); err != nil {
 		return p, err
 	}
+	if err := f.tracePlan(&p); err != nil {
+		return p, err
+	}
 	switch {
+	case p.Trace != nil:
 	case f.burst != 0 && f.rates != "":
 		return p, errors.New("load: give --rates or --burst, not both")
 	case f.burst != 0 && f.set["requests"]:
@@ -109,6 +121,40 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 		return p, loadAdvice(err)
 	}
 	return p, nil
+}
+
+// tracePlan sets the plan's trace from --trace and its options, read
+// once here so that a bad file is refused before a server starts.
+func (f loadFlags) tracePlan(p *engine.LoadPlan) error {
+	if f.trace == "" {
+		for _, name := range []string{"time-scale", "block-size", "max-requests"} {
+			if f.set[name] {
+				return fmt.Errorf("load: --%s goes with --trace FILE.jsonl", name)
+			}
+		}
+		return nil
+	}
+	for _, name := range []string{"rates", "burst", "sweep-rates", "requests", "arrivals", "input-tokens", "output-tokens", "dataset"} {
+		if f.set[name] {
+			return fmt.Errorf("load: --%s and --trace: a trace gives each request its time and lengths; drop --%s", name, name)
+		}
+	}
+	o := trace.Options{TimeScale: f.timeScale, BlockSize: f.blockSize, MaxRequests: f.maxRequests}
+	if err := trace.CheckOptions(o); err != nil {
+		return fmt.Errorf("load: --trace: %w", err)
+	}
+	t, err := trace.Read(f.trace, o)
+	if err != nil {
+		return fmt.Errorf("load: --trace: %w", err)
+	}
+	p.Trace = &engine.TracePlan{File: f.trace, TimeScale: f.timeScale, BlockSize: f.blockSize, MaxRequests: f.maxRequests}
+	p.Arrivals, p.Requests = engine.ArrivalsTrace, len(t.Requests)
+	p.InputTokens = engine.TokenRange{Min: 1, Max: t.LongestInput()}
+	p.OutputTokens = engine.TokenRange{Min: 1, Max: 1}
+	for _, q := range t.Requests {
+		p.OutputTokens.Max = max(p.OutputTokens.Max, q.Output)
+	}
+	return nil
 }
 
 // loadAdvice is withAdvice in the load command's words: a plan's

@@ -100,7 +100,7 @@ func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
 		fmt.Fprintf(&b, "[%*d/%d] ", width(p.CellCount), p.CellIndex, p.CellCount)
 	}
 	b.WriteString(report.RateLabel(r))
-	if !report.IsBurst(r) {
+	if !report.IsBurst(r) && r.Arrivals != engine.ArrivalsTrace {
 		fmt.Fprintf(&b, " %s", r.Arrivals)
 	}
 	if simulated {
@@ -119,6 +119,9 @@ func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
 	fmt.Fprintf(&b, ": %d/%d completed in %.1f s, %.2f req/s, %.0f tok/s out, TTFT p50 %s p99 %s, TPOT p50 %s, E2E p99 %s, goodput %.2f req/s",
 		r.Completed, r.Requests, r.DurationS, r.RequestThroughputRPS, r.OutputTokPerSec,
 		msText(r.TTFTMs.P50), msText(r.TTFTMs.P99), msText(r.TPOTMs.P50), msText(r.E2EMs.P99), r.GoodputRPS)
+	if s := report.PrefixCacheText(r.PrefixCache); s != "" && (r.Arrivals == engine.ArrivalsTrace || r.PrefixCache.ServerHitRate > engine.PrefixCacheHitShare) {
+		b.WriteString(", " + s)
+	}
 	return b.String()
 }
 

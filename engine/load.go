@@ -51,8 +51,11 @@ type LoadPlan struct {
 	// Dataset, when set, is the JSONL file of real prompts the requests
 	// use instead of sized ones (InputTokens then unused).
 	Dataset string `json:"dataset,omitempty"`
-	Seed    int64  `json:"seed"`
-	API     API    `json:"api"`
+	// Trace, when set, replays a request trace instead of rates, burst or
+	// sweep: one result, its requests at the trace's times.
+	Trace *TracePlan `json:"trace,omitempty"`
+	Seed  int64      `json:"seed"`
+	API   API        `json:"api"`
 	// SLO decides goodput: the requests per second that meet it.
 	SLO SLO `json:"slo,omitzero"`
 }
@@ -111,8 +114,10 @@ type LoadSection struct {
 	Plan LoadPlan `json:"plan"`
 	// LimitRPS is the throughput limit a sweep measured first (requests per
 	// second at high concurrency); 0 without a sweep.
-	LimitRPS float64      `json:"limit_rps,omitempty"`
-	Results  []LoadResult `json:"results"`
+	LimitRPS float64 `json:"limit_rps,omitempty"`
+	// Trace is what was replayed of the plan's trace, once read.
+	Trace   *TraceSummary `json:"trace,omitempty"`
+	Results []LoadResult  `json:"results"`
 }
 
 // The flags a load test's rate can raise besides the matrix's trust checks.
@@ -134,7 +139,7 @@ const (
 // burst's one row (rate 0), the rates given, or none yet for a sweep,
 // whose rates come from the limit it measures first.
 func (p LoadPlan) Rates() []float64 {
-	if p.Burst > 0 {
+	if p.Burst > 0 || p.Trace != nil {
 		return []float64{0}
 	}
 	if p.Sweep {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -53,16 +54,19 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 		bad = append(bad, PlanProblem{f, fmt.Sprintf(format, a...)})
 	}
 	modes := 0
-	for _, on := range []bool{len(p.RatesRPS) > 0, p.Sweep, p.Burst != 0} {
+	for _, on := range []bool{len(p.RatesRPS) > 0, p.Sweep, p.Burst != 0, p.Trace != nil} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes == 0:
-		add(FieldRates, "no rate to measure: give request rates per second like 1,2,4,8, or sweep, or a burst")
+		add(FieldRates, "no rate to measure: give request rates per second like 1,2,4,8, or sweep, or a burst, or a trace")
 	case modes > 1:
-		add(FieldRates, "give one of rates, sweep and burst")
+		add(FieldRates, "give one of rates, sweep, burst and a trace")
+	}
+	if p.Trace != nil {
+		return traceValidation(p, bad)
 	}
 	bad = append(bad, rateProblems(p)...)
 	if p.Burst < 0 {
@@ -93,6 +97,32 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 	if fit := p.InputTokens.Max + p.OutputTokens.Max; l.MaxModelLen > 0 && p.Dataset == "" && rangeProblem(p.InputTokens, 1) == "" && fit > l.MaxModelLen {
 		add(FieldInputTokens, "%d prompt and %d output tokens do not fit the model's max_model_len %d: lower the longest prompt or output",
 			p.InputTokens.Max, p.OutputTokens.Max, l.MaxModelLen)
+	}
+	if p.API != APIChat && p.API != APICompletions {
+		add(FieldAPI, "%q is not an API: use chat or completions", p.API)
+	}
+	bad = append(bad, sloProblems(p.SLO)...)
+	if len(bad) > 0 {
+		return &PlanError{Problems: bad}
+	}
+	return nil
+}
+
+// traceValidation checks a trace's plan: the trace file and its lengths
+// are checked when it is read (engine/trace), the rest here. bad holds
+// what is wrong already.
+func traceValidation(p LoadPlan, bad []PlanProblem) error {
+	add := func(f PlanField, format string, a ...any) {
+		bad = append(bad, PlanProblem{f, fmt.Sprintf(format, a...)})
+	}
+	switch {
+	case strings.TrimSpace(p.Trace.File) == "":
+		add(FieldTrace, "no trace file: give a Mooncake JSONL trace")
+	case p.Dataset != "":
+		add(FieldDataset, "a trace builds its own prompts from its hash ids: give a trace or a dataset, not both")
+	}
+	if p.MaxConcurrency < 0 || p.MaxConcurrency > MaxConcurrency {
+		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, MaxConcurrency)
 	}
 	if p.API != APIChat && p.API != APICompletions {
 		add(FieldAPI, "%q is not an API: use chat or completions", p.API)

@@ -23,8 +23,18 @@ type PrefixCache struct {
 	// QueriedTokens and HitTokens are the counters' growth; 0 from a gauge.
 	QueriedTokens float64 `json:"queried_tokens,omitempty"`
 	HitTokens     float64 `json:"hit_tokens,omitempty"`
-	// Source names the metrics the figures came from.
+	// Source names the metrics the figures came from; "" when the server
+	// has none, and the figures above are then not measured.
 	Source string `json:"source"`
+	// TraceHitRate is, for a trace's replay, the share of its prompt
+	// tokens an unbounded cache would hold, from its hash ids (0..1).
+	TraceHitRate *float64 `json:"trace_hit_rate,omitempty"`
+}
+
+// Measured reports whether the server gave the figures: a trace's replay
+// on a server without them carries only TraceHitRate.
+func (p *PrefixCache) Measured() bool {
+	return p != nil && (p.Source != "" || p.QueriedTokens > 0 || p.ServerHitRate > 0)
 }
 
 // PrefixCacheHitShare is the share of a prefill cell's prompt tokens the
@@ -41,7 +51,7 @@ const FlagPrefixCacheHit FlagKind = "prefix_cache_hit"
 // PrefixCacheFlag is the flag a prefill cell gets when its prompts were
 // found in the cache beyond PrefixCacheHitShare; ok false otherwise.
 func PrefixCacheFlag(p *PrefixCache) (Flag, bool) {
-	if p == nil || p.ServerHitRate <= PrefixCacheHitShare {
+	if !p.Measured() || p.ServerHitRate <= PrefixCacheHitShare {
 		return Flag{}, false
 	}
 	return Flag{Kind: FlagPrefixCacheHit, Message: fmt.Sprintf("the server found %.0f %% of the prompts in its prefix cache: "+
@@ -53,7 +63,11 @@ func PrefixCacheFlag(p *PrefixCache) (Flag, bool) {
 // above a float's exact integers, or more hits than queries; "" when
 // none.
 func (p PrefixCache) Problem() string {
-	for _, v := range []float64{p.ServerHitRate, p.QueriedTokens, p.HitTokens} {
+	figures := []float64{p.ServerHitRate, p.QueriedTokens, p.HitTokens}
+	if p.TraceHitRate != nil {
+		figures = append(figures, *p.TraceHitRate)
+	}
+	for _, v := range figures {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return fmt.Sprintf("a prefix-cache figure that is not a count (%v)", v)
 		}
@@ -61,6 +75,8 @@ func (p PrefixCache) Problem() string {
 	switch {
 	case p.ServerHitRate > 1:
 		return fmt.Sprintf("a prefix-cache hit rate of %v, above 1", p.ServerHitRate)
+	case p.TraceHitRate != nil && *p.TraceHitRate > 1:
+		return fmt.Sprintf("a trace's implied prefix-cache hit rate of %v, above 1", *p.TraceHitRate)
 	case p.QueriedTokens > 1<<53:
 		return fmt.Sprintf("%v prefix-cache queries, more than a counter holds", p.QueriedTokens)
 	case p.HitTokens > p.QueriedTokens && p.QueriedTokens > 0:

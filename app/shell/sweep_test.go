@@ -143,13 +143,14 @@ func TestSweepRunsEveryConfiguration(t *testing.T) {
 		t.Errorf("the app shows %q, want the Run screen", u.Tabs.Selected().Text)
 	}
 	// The second configuration's server holds its start-up until released.
+	// The sweep's line, the progress line and the log are updated one
+	// after the other: wait for all three.
 	waitUntil(t, func() bool {
-		return strings.HasPrefix(u.run.SweepView.Line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting")
+		return strings.HasPrefix(u.run.SweepView.Line.Text, "Configuration 2 of 3: max_num_seqs=4 · Starting") &&
+			strings.HasPrefix(u.run.ProgressLine.Text, "Starting max_num_seqs=4 …") &&
+			strings.Contains(u.run.Log.Text(), "INFO simulated vLLM: loading the model")
 	},
-		"the Run screen to show the second configuration starting")
-	if !strings.HasPrefix(u.run.ProgressLine.Text, "Starting max_num_seqs=4 …") || !strings.Contains(u.run.Log.Text(), "INFO simulated vLLM: loading the model") {
-		t.Errorf("start-up: line %q, log:\n%s", u.run.ProgressLine.Text, u.run.Log.Text())
-	}
+		"the Run screen to show the second configuration starting, in its sweep line, progress line and log")
 	if row := u.run.SweepView.Rows[0]; row[1] != string(sweep.StatusDone) || !strings.HasSuffix(row[3], "cells") {
 		t.Errorf("baseline's row = %q, want Done with its cells", row)
 	}

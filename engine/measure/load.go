@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"speedmatrix/engine"
+	"speedmatrix/engine/trace"
 	"time"
 )
 
@@ -16,7 +17,10 @@ type loadRunner struct {
 	*runner
 	load    engine.LoadPlan
 	prompts *loadPrompts
-	maxOpen int // the most requests open at once (engine.MaxOpenFor), once prepared
+	trace   *trace.Trace // the plan's trace, once read; nil without one
+	// traceHitRate is the trace's implied prefix-cache hit rate.
+	traceHitRate float64
+	maxOpen      int // the most requests open at once (engine.MaxOpenFor), once prepared
 	// saidShortest: the warning that prompts were asked for below the
 	// shortest the test sends was given.
 	saidShortest bool
@@ -98,9 +102,19 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 			return &engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldDataset, Problem: err.Error()}}}
 		}
 	}
+	longest := l.load.InputTokens.Max
+	if l.load.Trace != nil {
+		if l.trace, err = readTrace(l.load.Trace, s.MaxModelLen); err != nil {
+			return err
+		}
+		l.sayTrace()
+		// The prompts' tokens are drawn from the filler's: a few thousand
+		// of them are tokens enough, whatever the prompts' lengths.
+		longest = min(l.trace.LongestInput(), 8*engine.K)
+	}
 	r.prompts = newPrompter(r.client, s.Model, l.load.API, newRunID())
 	r.prompts.maxModelLen = s.MaxModelLen
-	if err := r.prompts.setup(ctx, max(l.load.InputTokens.Max, 1)); err != nil {
+	if err := r.prompts.setup(ctx, max(longest, 1)); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
 		}
@@ -110,6 +124,7 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 	r.report.Run.ChatTemplateTokens = r.prompts.chatTemplateTokens()
 	r.mu.Unlock()
 	l.prompts = newLoadPrompts(r.prompts, dataset)
+	l.prompts.trace = l.trace
 	if err := l.prompts.checkDataset(ctx, l.load, s.MaxModelLen); err != nil {
 		return err
 	}
@@ -128,6 +143,9 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 // here, as ValidateLoadPlan refuses sized prompts'.
 func (l *loadRunner) sizeOpen(dataset []string) error {
 	tokens := l.load.InputTokens.Max
+	if l.trace != nil {
+		tokens = l.trace.LongestInput()
+	}
 	if dataset != nil {
 		longest := 0
 		for _, p := range dataset {
@@ -141,7 +159,7 @@ func (l *loadRunner) sizeOpen(dataset []string) error {
 		field engine.PlanField
 		n     int
 	}{{engine.FieldBurst, l.load.Burst}, {engine.FieldMaxConcurrency, l.load.MaxConcurrency}} {
-		if s := engine.OpenProblem(c.n, tokens); dataset != nil && s != "" {
+		if s := engine.OpenProblem(c.n, tokens); (dataset != nil || l.trace != nil) && s != "" {
 			bad = append(bad, engine.PlanProblem{Field: c.field, Problem: s})
 		}
 	}
@@ -191,7 +209,10 @@ func (l *loadRunner) measureRates(ctx context.Context) error {
 			return err
 		}
 		arr, n, capN := l.load.Arrivals, l.load.Requests, l.load.MaxConcurrency
-		if l.load.Burst > 0 {
+		switch {
+		case l.trace != nil:
+			arr, n, rate = engine.ArrivalsTrace, len(l.trace.Requests), traceRate(l.trace)
+		case l.load.Burst > 0:
 			arr, n = engine.ArrivalsBurst, l.load.Burst
 		}
 		res := l.measureRate(ctx, i, rate, arr, n, capN)

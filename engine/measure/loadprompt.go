@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"speedmatrix/engine"
+	"speedmatrix/engine/trace"
 	"strings"
 )
 
@@ -31,6 +32,11 @@ type loadPrompts struct {
 	// fillerChars is, per size, how much filler a text prompt holds.
 	fillerChars map[int]int
 	dataset     []string
+	// trace is the trace replayed (nil: none), whose prompts are built
+	// from its blocks (traceRequest); traceOverhead is the tokens of its
+	// text prompts besides their words, once prepared.
+	trace         *trace.Trace
+	traceOverhead int
 	// shortest is the server's count of the shortest text prompt it can
 	// be sent (its start and the chat template, no filler), once a size
 	// asked for was below it; 0 until then.
@@ -51,6 +57,11 @@ func (lp *loadPrompts) idsMode() bool { return lp.p.exact && lp.p.api == engine.
 func (lp *loadPrompts) prepare(ctx context.Context, reqs []loadRequest) error {
 	if lp.dataset != nil {
 		return nil
+	}
+	if lp.trace != nil && !lp.idsMode() {
+		n, err := lp.traceWordsOverhead(ctx)
+		lp.traceOverhead = n
+		return err
 	}
 	if lp.idsMode() {
 		if lp.specials == nil {
@@ -155,6 +166,9 @@ func (lp *loadPrompts) prefix(i int) string {
 func (lp *loadPrompts) request(i int, r loadRequest) (text string, ids []int) {
 	if r.Prompt >= 0 {
 		return lp.dataset[r.Prompt], nil
+	}
+	if lp.trace != nil {
+		return lp.traceRequest(r)
 	}
 	p := lp.p
 	if lp.idsMode() {

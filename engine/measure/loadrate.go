@@ -29,7 +29,12 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	if err := r.stillBusyErr(); err != nil {
 		return fail(err)
 	}
-	reqs := loadSchedule(arr, rate, n, l.load.InputTokens, l.load.OutputTokens, l.load.Seed, max(i, 0)+1000*btoi(i < 0), len(l.prompts.dataset))
+	var reqs []loadRequest
+	if arr == engine.ArrivalsTrace {
+		reqs = traceSchedule(l.trace)
+	} else {
+		reqs = loadSchedule(arr, rate, n, l.load.InputTokens, l.load.OutputTokens, l.load.Seed, max(i, 0)+1000*btoi(i < 0), len(l.prompts.dataset))
+	}
 	if err := l.prompts.prepare(ctx, reqs); err != nil {
 		return fail(fmt.Errorf("prepare the prompts: %w", err))
 	}
@@ -141,6 +146,13 @@ func (l *loadRunner) checkRate(ctx context.Context, res *engine.LoadResult, recs
 	r.drain(ctx, &cell, time.Now())
 	r.notePrefixCache(&cell) // a rate is no prefill cell: never flagged for it
 	res.DrainS, res.PrefixCache = cell.DrainS, cell.PrefixCache
+	if l.trace != nil {
+		implied := l.traceHitRate
+		if res.PrefixCache == nil {
+			res.PrefixCache = &engine.PrefixCache{}
+		}
+		res.PrefixCache.TraceHitRate = &implied
+	}
 	res.Flags = append(res.Flags, cell.Flags...)
 	if r.watch != nil && res.Status != engine.StatusCancelled && !from.IsZero() && to.After(from) {
 		samples := r.watch.cellSamples()

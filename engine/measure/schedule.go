@@ -13,6 +13,10 @@ type loadRequest struct {
 	InputTokens  int           // the prompt's size (0 with a dataset)
 	OutputTokens int           // max_tokens, with ignore_eos
 	Prompt       int           // the dataset prompt it sends; -1 without a dataset
+	// Blocks are a trace's request's hash ids (nil: its blocks are its
+	// own, from Unique), its prompt blocks of the trace's block size.
+	Blocks []uint64
+	Unique int // a trace request's place in the trace, from 1; 0 otherwise
 }
 
 // loadSchedule plans n requests of one rate: arrival times and lengths.

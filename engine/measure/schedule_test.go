@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"speedmatrix/engine"
 	"testing"
@@ -53,7 +54,7 @@ func TestLoadSchedule(t *testing.T) {
 			if tc.arr == engine.ArrivalsPoisson && tc.n > 1000 && math.Abs(cv2-1) > 0.05 {
 				t.Errorf("gaps' squared coefficient of variation %.3f, want 1 ± 0.05 (exponential gaps)", cv2)
 			}
-			if again := loadSchedule(tc.arr, tc.rate, tc.n, in, out, 42, 0, 0); !slices.Equal(s, again) {
+			if again := loadSchedule(tc.arr, tc.rate, tc.n, in, out, 42, 0, 0); !reflect.DeepEqual(s, again) {
 				t.Error("the same seed gave another schedule")
 			}
 			for _, r := range s {
@@ -66,7 +67,7 @@ func TestLoadSchedule(t *testing.T) {
 	a := loadSchedule(engine.ArrivalsPoisson, 4, 50, in, out, 1, 0, 0)
 	b := loadSchedule(engine.ArrivalsPoisson, 4, 50, in, out, 1, 1, 0)
 	c := loadSchedule(engine.ArrivalsPoisson, 4, 50, in, out, 2, 0, 0)
-	if slices.Equal(a, b) || slices.Equal(a, c) {
+	if reflect.DeepEqual(a, b) || reflect.DeepEqual(a, c) {
 		t.Error("another rate or another seed gave the same arrivals")
 	}
 	for i := range a {

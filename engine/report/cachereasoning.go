@@ -10,7 +10,7 @@ import (
 // CacheReasoningColumns are the headings of report.md's "Prefix cache and
 // reasoning" table, one row per cell or rate that has either.
 var CacheReasoningColumns = []string{
-	"Cell or rate", "Prefix cache hit rate", "Prompt tokens looked up", "Reasoning tokens", "Answer tokens", "Reasoning share",
+	"Cell or rate", "Prefix cache hit rate", "Trace implies", "Prompt tokens looked up", "Reasoning tokens", "Answer tokens", "Reasoning share",
 	"TTFT p50", "First answer token p50",
 }
 
@@ -19,17 +19,20 @@ var CacheReasoningColumns = []string{
 // server or the replies gave nothing.
 func cacheReasoningRow(name string, pc *engine.PrefixCache, re engine.Reasoning, ttft float64) []string {
 	d := Dash
-	row := []string{name, d, d, d, d, d, d, d}
-	if pc != nil {
+	row := []string{name, d, d, d, d, d, d, d, d}
+	if pc.Measured() {
 		row[1] = fixed1(100*pc.ServerHitRate) + " %"
 		if pc.QueriedTokens > 0 {
-			row[2] = Int(int(pc.QueriedTokens + 0.5))
+			row[3] = Int(int(pc.QueriedTokens + 0.5))
 		}
 	}
+	if pc != nil && pc.TraceHitRate != nil {
+		row[2] = fixed1(100**pc.TraceHitRate) + " %"
+	}
 	if re.Reasoned() {
-		row[3], row[4] = Int(re.ReasoningTokens), Int(re.AnswerTokens)
-		row[5] = fixed1(100*re.ReasoningShare()) + " %"
-		row[6], row[7] = loadMillis(ttft), loadMillis(re.AnswerTTFTMs)
+		row[4], row[5] = Int(re.ReasoningTokens), Int(re.AnswerTokens)
+		row[6] = fixed1(100*re.ReasoningShare()) + " %"
+		row[7], row[8] = loadMillis(ttft), loadMillis(re.AnswerTTFTMs)
 	}
 	return row
 }

@@ -167,7 +167,7 @@ func reasoningColumns(cols []string, r engine.Reasoning) {
 // server's own observation and so written whatever the status; empty
 // where its /metrics had no prefix-cache figures.
 func prefixCacheColumn(p *engine.PrefixCache) string {
-	if p == nil {
+	if !p.Measured() {
 		return ""
 	}
 	return num(p.ServerHitRate, 4)

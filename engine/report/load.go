@@ -60,6 +60,9 @@ func RateLabel(r engine.LoadResult) string {
 	if IsBurst(r) {
 		return "burst of " + Int(r.Requests)
 	}
+	if r.Arrivals == engine.ArrivalsTrace {
+		return "trace, " + RateRPS(r.RateRPS) + " req/s"
+	}
 	return RateRPS(r.RateRPS) + " req/s"
 }
 

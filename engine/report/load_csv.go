@@ -21,7 +21,8 @@ const LoadCSVFile = "load.csv"
 // never reads like a measured one; then the server's prefix-cache hit
 // rate over the rate (0–1); then, when the replies streamed reasoning, the
 // completed requests' output split into reasoning and answer tokens and
-// the median time to the first answer token. Columns are only ever added
+// the median time to the first answer token; then, for a trace's replay,
+// the hit rate its hash ids imply (0–1). Columns are only ever added
 // at the end.
 // Unlike results.csv it has no simulated and target columns: a simulated
 // load test says so in a comment line above the header instead
@@ -33,6 +34,7 @@ var LoadCSVHeader = []string{
 	"status", "flags", "error",
 	"prefix_cache_hit_rate",
 	"reasoning_tokens", "answer_tokens", "answer_ttft_ms",
+	"trace_hit_rate",
 }
 
 // LoadCSVComment is the line load.csv starts with when its figures come
@@ -104,6 +106,9 @@ func loadCSVRow(r engine.LoadResult) []string {
 	row[5] = num(r.DurationS, 3)
 	row[18], row[19] = string(r.Status), flagKinds(r.Flags)
 	row[21] = prefixCacheColumn(r.PrefixCache)
+	if p := r.PrefixCache; p != nil && p.TraceHitRate != nil {
+		row[25] = num(*p.TraceHitRate, 4)
+	}
 	if !LoadMeasured(r) {
 		row[20] = r.Error
 	}

@@ -40,9 +40,38 @@ func loadProblem(l *engine.LoadSection) string {
 	if p := boundProblem("sweep limit", l.LimitRPS, maxRateRPS); p != "" {
 		return "its load test has a " + p
 	}
+	if p := traceProblem(l.Trace); p != "" {
+		return "its trace has " + p
+	}
 	for _, r := range l.Results {
 		if p := loadResultProblem(r); p != "" {
 			return "its load test at " + RateLabel(r) + " has " + p
+		}
+	}
+	return ""
+}
+
+// traceProblem says what no replayed trace holds, as the end of "its
+// trace has …": "" without one.
+func traceProblem(t *engine.TraceSummary) string {
+	if t == nil {
+		return ""
+	}
+	switch {
+	case len(t.Name) > 255 || len(t.Cut) > 255:
+		return "a name or a note longer than 255 bytes"
+	case t.Requests < 0 || t.Requests > maxLoadRequests:
+		return fmt.Sprintf("%d requests, outside 0–%s", t.Requests, Int(maxLoadRequests))
+	case t.InputTokens < 0 || t.OutputTokens < 0:
+		return fmt.Sprintf("a negative token count (%d in, %d out)", t.InputTokens, t.OutputTokens)
+	case t.BlockSize < 0 || t.BlockSize > 1<<16:
+		return fmt.Sprintf("a block of %d tokens, outside 0–65536", t.BlockSize)
+	case !(t.TraceHitRate >= 0 && t.TraceHitRate <= 1):
+		return fmt.Sprintf("an implied prefix-cache hit rate of %v, outside 0–1", t.TraceHitRate)
+	}
+	for _, f := range []loadFigure{{"span", t.SpanS, maxLoadSeconds}, {"time scale", t.TimeScale, 1000}} {
+		if p := boundProblem(f.name, f.value, f.max); p != "" {
+			return "a " + p
 		}
 	}
 	return ""
@@ -61,6 +90,8 @@ func loadPlanProblem(p engine.LoadPlan) string {
 		return fmt.Sprintf("max concurrency %d, outside 0–%s", p.MaxConcurrency, Int(maxLoadRequests))
 	case p.SweepRates < 0 || p.SweepRates > maxLoadRates:
 		return fmt.Sprintf("%d sweep rates, outside 0–%d", p.SweepRates, maxLoadRates)
+	case p.Trace != nil && (len(p.Trace.File) > 4096 || p.Trace.MaxRequests < 0 || p.Trace.MaxRequests > maxLoadRequests || p.Trace.BlockSize < 0 || p.Trace.BlockSize > 1<<16):
+		return "a trace whose file name, requests or block size no replay has"
 	}
 	for _, rate := range p.RatesRPS {
 		if rate <= 0 || rate > maxRateRPS || math.IsNaN(rate) {
