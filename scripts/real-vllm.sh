@@ -10,7 +10,9 @@
 #   3. starts `vllm serve` by hand, records its real formats (scripts/rig/
 #      record.py), checks the idle check refuses a busy server, measures it
 #      through --endpoint (the command read from /proc), runs the peers side
-#      by side (scripts/rig/peers.sh) and stops it;
+#      by side (scripts/rig/peers.sh), replays a Mooncake trace with shared
+#      and with unique hash ids beside vllm bench serve's timed_trace
+#      (scripts/rig/make_trace.py, check_trace.py) and stops it;
 #   4. kills speedmatrix with SIGKILL mid-run and checks its guard ends the
 #      whole vLLM tree;
 #   5. checks the Ray cluster check against a real Ray head
@@ -25,7 +27,7 @@
 # One line per check; exits 1 if any failed. Everything lands in OUTDIR.
 # Measure on a quiet machine: the server and the client share its cores.
 # SPEEDMATRIX_RIG_SKIP="peers load ray" leaves parts out (the names: launch
-# preempt endpoint peers load kill ray sweep quality quality-sweep); --update-testdata copies
+# preempt endpoint peers load trace kill ray sweep quality quality-sweep); --update-testdata copies
 # the recorded formats into the unit tests' testdata.
 set -uo pipefail
 shopt -s lastpipe # count, at the end of a pipe, adds up the failures in this shell
@@ -292,6 +294,42 @@ if [[ $skip != *" endpoint "* ]]; then
 			grep -E '^(PASS|FAIL|SKIP)' "$OUT/peers-load.log" | sed 's/^\(PASS\|FAIL\|SKIP\) peer/\1 load peer/' | count
 			[ $rc -eq 0 ] && pass "load peers: side by side in $OUT/peers-load/side-by-side.md" || fail "load peers: exit $rc (see $OUT/peers-load.log)"
 			python3 scripts/rig/check_report.py load "$OUT/peers-load/speedmatrix/run/report.json" | count
+		fi
+		if [[ $skip != *" trace "* ]]; then
+			# Trace replay: one Mooncake trace with a shared 1,024-token
+			# start and the same arrivals and lengths with every hash id its
+			# own, each replayed by speedmatrix and by vllm bench serve
+			# (timed_trace), one after the other; the server's prefix cache
+			# beside what the ids imply.
+			tr=$OUT/trace
+			mkdir -p "$tr"
+			python3 scripts/rig/make_trace.py "$tr" 24 1.5 1
+			for name in shared unique; do
+				bgwait "$sm" load --endpoint "$url" --api-key-env RIG_API_KEY --api completions --trace "$tr/$name.jsonl" \
+					--out "$tr/$name" >"$tr/$name.log" 2>&1
+				rc=$?
+				[ $rc -eq 0 ] && pass "trace $name: exit 0, $(grep -m1 'trace, ' "$tr/$name.log" | cut -c1-220)" ||
+					fail "trace $name: exit $rc: $(tail -1 "$tr/$name.log")"
+				for _ in $(seq 1 30); do
+					[ "$(running "$url")" = 0 ] && break
+					sleep 1
+				done
+				mkdir -p "$tr/vllm-$name"
+				OPENAI_API_KEY=$key bgwait "$venv/bin/vllm" bench serve --backend vllm --base-url "$url" \
+					--endpoint /v1/completions --model tiny-llama --tokenizer "$model" \
+					--dataset-name timed_trace --dataset-path "$tr/$name.jsonl" --timed-trace-chunk-hash-size 512 \
+					--timed-trace-sec-multiplier 0.001 --num-prompts 24 --temperature 0 --disable-tqdm \
+					--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 \
+					--save-result --result-dir "$tr/vllm-$name" --result-filename result.json >"$tr/vllm-$name.log" 2>&1 ||
+					echo "SKIP vllm bench serve on trace $name: exit $? ($(tail -1 "$tr/vllm-$name.log" | cut -c1-160))"
+				for _ in $(seq 1 30); do
+					[ "$(running "$url")" = 0 ] && break
+					sleep 1
+				done
+			done
+			python3 scripts/rig/check_trace.py "$tr" | count
+			grep -qF -- "$key" "$tr"/*/report.json "$tr"/*.log 2>/dev/null &&
+				fail "trace secrets: the API key is in a trace report or log" || pass "trace secrets: no API key in the trace reports and logs"
 		fi
 	else
 		fail "endpoint start: vllm serve did not answer /health (see $OUT/endpoint/vllm.log)"

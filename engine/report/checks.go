@@ -114,14 +114,23 @@ func ServerVsOurs(r engine.Result) (float64, bool) {
 // PrefixCacheText is what the server's prefix cache found of a cell's or
 // a rate's prompts, in words: "Prefix cache: 98.4 % of 1,024 prompt tokens
 // found there (the server's counters, from before the cell to after its
-// requests drained)"; "" without figures.
+// requests drained)", and for a trace's replay what its hash ids imply;
+// "" without figures.
 func PrefixCacheText(p *engine.PrefixCache) string {
-	if p == nil {
+	var s string
+	switch {
+	case p == nil:
 		return ""
-	}
-	if p.QueriedTokens > 0 {
-		return fmt.Sprintf("Prefix cache: %s %% of %s prompt tokens found there (the server's counters, from before the cell to after its requests drained)",
+	case !p.Measured():
+		s = "Prefix cache: the server gives no prefix-cache figures"
+	case p.QueriedTokens > 0:
+		s = fmt.Sprintf("Prefix cache: %s %% of %s prompt tokens found there (the server's counters, from before the cell to after its requests drained)",
 			fixed1(100*p.ServerHitRate), Int(int(p.QueriedTokens+0.5)))
+	default:
+		s = fmt.Sprintf("Prefix cache: %s %% hit rate (%s)", fixed1(100*p.ServerHitRate), p.Source)
 	}
-	return fmt.Sprintf("Prefix cache: %s %% hit rate (%s)", fixed1(100*p.ServerHitRate), p.Source)
+	if p.TraceHitRate != nil {
+		s += fmt.Sprintf("; the trace's hash ids imply %s %% with an unbounded cache", fixed1(100**p.TraceHitRate))
+	}
+	return s
 }

@@ -1,0 +1,84 @@
+"""check_trace.py OUTDIR: the rig's trace step, checked. OUTDIR holds
+shared.jsonl and unique.jsonl (make_trace.py), speedmatrix's replays of
+each (OUTDIR/<name>/report.json) and vllm bench serve's of each
+(OUTDIR/vllm-<name>/result.json, when it ran). One PASS/FAIL/SKIP line
+per check; the table goes to OUTDIR/side-by-side.md."""
+import json
+import os
+import sys
+
+out = sys.argv[1]
+rows = []
+
+
+def say(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+figures = {}
+for name in ("shared", "unique"):
+    rep = load(f"{out}/{name}/report.json")
+    if not rep or not rep.get("load", {}).get("results"):
+        say(False, f"trace {name}: no report.json with a result")
+        continue
+    trace = rep["load"]["trace"]
+    res = rep["load"]["results"][0]
+    pc = res.get("prefix_cache") or {}
+    server, implied = pc.get("server_hit_rate"), pc.get("trace_hit_rate")
+    figures[name] = (res, server, implied)
+    say(res["status"] == "Valid" and res["completed"] == trace["requests"],
+        f"trace {name}: {res['status']}, {res['completed']} of {trace['requests']} requests completed")
+    say(res["input_tokens"] == trace["input_tokens"],
+        f"trace {name}: the server counted {res['input_tokens']} prompt tokens, the trace asks for {trace['input_tokens']}")
+    say(res["output_tokens"] == trace["output_tokens"],
+        f"trace {name}: the server generated {res['output_tokens']} tokens, the trace asks for {trace['output_tokens']}")
+    if server is None:
+        say(False, f"trace {name}: no server hit rate (prefix_cache {pc})")
+        continue
+    if name == "shared":
+        say(abs(server - implied) <= 0.05,
+            f"trace shared: the server's prefix cache found {100 * server:.1f} % of the prompt tokens, the hash ids imply {100 * implied:.1f} % (within 5 points)")
+    else:
+        say(server < 0.05 and implied == 0,
+            f"trace unique: the server found {100 * server:.1f} % of the prompt tokens in its cache, the ids imply {100 * implied:.1f} % (below 5 %)")
+if "shared" in figures and "unique" in figures:
+    s, u = figures["shared"][0], figures["unique"][0]
+    say(s["ttft_ms"]["p50"] < u["ttft_ms"]["p50"],
+        f"trace: median TTFT {s['ttft_ms']['p50']:.1f} ms with shared prefixes, {u['ttft_ms']['p50']:.1f} ms with none")
+
+bench = {}
+for name in ("shared", "unique"):
+    b = load(f"{out}/vllm-{name}/result.json")
+    if b is None:
+        print(f"SKIP vllm bench serve on trace {name}: no result.json (see {out}/vllm-{name}.log)")
+        continue
+    bench[name] = b
+    if name in figures:
+        res = figures[name][0]
+        rps, ttft = res["request_throughput_rps"], res["ttft_ms"]["p50"]
+        d_rps = b["request_throughput"] / rps - 1
+        d_ttft = b["median_ttft_ms"] / ttft - 1
+        say(abs(d_rps) <= 0.05,
+            f"trace {name} vs vllm bench serve: request throughput {rps:.3f} vs {b['request_throughput']:.3f} req/s ({100 * d_rps:+.1f} %, within 5 %)")
+        say(abs(d_ttft) <= 0.05,
+            f"trace {name} vs vllm bench serve: median TTFT {ttft:.1f} vs {b['median_ttft_ms']:.1f} ms ({100 * d_ttft:+.1f} %, within 5 %)")
+
+with open(f"{out}/side-by-side.md", "w") as f:
+    f.write("| Trace | Tool | Completed | Req/s | TTFT p50 (ms) | TTFT p99 (ms) | Server's hit rate | Implied hit rate |\n")
+    f.write("|---|---|---|---|---|---|---|---|\n")
+    for name, (res, server, implied) in figures.items():
+        f.write(f"| {name} | speedmatrix | {res['completed']} | {res['request_throughput_rps']:.3f} | {res['ttft_ms']['p50']:.1f} | "
+                f"{res['ttft_ms']['p99']:.1f} | {100 * (server or 0):.1f} % | {100 * (implied or 0):.1f} % |\n")
+        if name in bench:
+            b = bench[name]
+            f.write(f"| {name} | vllm bench serve | {b['completed']} | {b['request_throughput']:.3f} | {b['median_ttft_ms']:.1f} | "
+                    f"{b.get('p99_ttft_ms', 0):.1f} | — | — |\n")
+print(f"(table in {os.path.join(out, 'side-by-side.md')})")
