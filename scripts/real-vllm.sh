@@ -59,6 +59,11 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # running URL: the requests the server is running now, from its /metrics (0
 # when it does not answer).
 running() { curl -s "$1/metrics" | awk '/^vllm:num_requests_running\{/ {s += $2} END {print int(s + 0.5)}'; }
+# cache_counts URL: the server's prefix-cache counters, queried and hit
+# tokens, on one line (vllm bench serve does not read them).
+cache_counts() {
+	curl -s "$1/metrics" | awk '/^vllm:prefix_cache_queries_total\{/ {q += $2} /^vllm:prefix_cache_hits_total\{/ {h += $2} END {printf "%d %d\n", q, h}'
+}
 # keep_busy URL PROMPT TOKENS: one streamed request of TOKENS tokens after
 # another until it is killed; the request in flight is closed with it.
 keep_busy() {
@@ -303,7 +308,7 @@ if [[ $skip != *" endpoint "* ]]; then
 			# beside what the ids imply.
 			tr=$OUT/trace
 			mkdir -p "$tr"
-			python3 scripts/rig/make_trace.py "$tr" 24 1.5 1
+			python3 scripts/rig/make_trace.py "$tr" 40 1.5 1
 			for name in shared unique; do
 				bgwait "$sm" load --endpoint "$url" --api-key-env RIG_API_KEY --api completions --trace "$tr/$name.jsonl" \
 					--out "$tr/$name" >"$tr/$name.log" 2>&1
@@ -315,13 +320,15 @@ if [[ $skip != *" endpoint "* ]]; then
 					sleep 1
 				done
 				mkdir -p "$tr/vllm-$name"
+				cache_counts "$url" >"$tr/vllm-$name/cache-before.txt"
 				OPENAI_API_KEY=$key bgwait "$venv/bin/vllm" bench serve --backend vllm --base-url "$url" \
 					--endpoint /v1/completions --model tiny-llama --tokenizer "$model" \
 					--dataset-name timed_trace --dataset-path "$tr/$name.jsonl" --timed-trace-chunk-hash-size 512 \
-					--timed-trace-sec-multiplier 0.001 --num-prompts 24 --temperature 0 --disable-tqdm \
+					--timed-trace-sec-multiplier 0.001 --num-prompts 40 --temperature 0 --disable-tqdm \
 					--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 \
-					--save-result --result-dir "$tr/vllm-$name" --result-filename result.json >"$tr/vllm-$name.log" 2>&1 ||
+					--save-result --save-detailed --result-dir "$tr/vllm-$name" --result-filename result.json >"$tr/vllm-$name.log" 2>&1 ||
 					echo "SKIP vllm bench serve on trace $name: exit $? ($(tail -1 "$tr/vllm-$name.log" | cut -c1-160))"
+				cache_counts "$url" >"$tr/vllm-$name/cache-after.txt"
 				for _ in $(seq 1 30); do
 					[ "$(running "$url")" = 0 ] && break
 					sleep 1

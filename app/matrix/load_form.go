@@ -52,6 +52,15 @@ type LoadForm struct {
 	datasetErr           error // why the dataset cannot be used (measure.ReadDataset)
 	datasetLine          *widget.Label
 	datasetClear         *widget.Button
+	// trace is the Mooncake trace replayed instead of rates ("" for none),
+	// read when chosen: what it holds, or why it cannot be used.
+	trace                string
+	traceSum             *engine.TraceSummary
+	traceOut             int // its longest output, for the plan's check
+	traceErr             error
+	TraceLine            *widget.Label
+	traceClear           *widget.Button
+	TimeScale            *widget.Entry
 	Api                  *appwidget.DropDown
 	Slo                  *appwidget.SloFields
 	Banner               *appwidget.Banner
@@ -63,8 +72,9 @@ type LoadForm struct {
 	Form                 *widget.Form
 	subtitle             *widget.Label // the screen's explanation line
 	matrixText           string        // its words for the matrix
-	// pickDataset asks for a JSONL file of prompts; tests replace it.
-	pickDataset func(ok func(path string))
+	// pickDataset asks for a JSONL file of prompts, pickTrace for a
+	// trace; tests replace them.
+	pickDataset, pickTrace func(ok func(path string))
 }
 
 // loadText is the Matrix screen's explanation line for a load test.
@@ -80,10 +90,11 @@ func (m *Tab) withLoadTest(header, body fyne.CanvasObject, saved LoadSettings) f
 	}
 	m.Load = f
 	f.pickDataset = f.datasetDialog
+	f.pickTrace = f.datasetDialog
 	f.Rates, f.Requests, f.Input, f.Output = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
-	f.MaxConc, f.Burst, f.Seed = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
-	f.MaxConc.PlaceHolder, f.Burst.PlaceHolder = "no cap", "off"
-	for _, e := range []*widget.Entry{f.Rates, f.Requests, f.Input, f.Output, f.MaxConc, f.Burst, f.Seed} {
+	f.MaxConc, f.Burst, f.Seed, f.TimeScale = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	f.MaxConc.PlaceHolder, f.Burst.PlaceHolder, f.TimeScale.PlaceHolder = "no cap", "off", "1"
+	for _, e := range []*widget.Entry{f.Rates, f.Requests, f.Input, f.Output, f.MaxConc, f.Burst, f.Seed, f.TimeScale} {
 		e.OnChanged = func(string) { f.Refresh() }
 	}
 	f.Arrivals = widget.NewRadioGroup([]string{arrivalsPoisson, ArrivalsConstant}, func(string) { f.Refresh() })
@@ -96,13 +107,17 @@ func (m *Tab) withLoadTest(header, body fyne.CanvasObject, saved LoadSettings) f
 	f.datasetLine.Truncation = fyne.TextTruncateEllipsis
 	choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.onChooseDataset)
 	f.datasetClear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { f.SetDataset("") })
+	f.TraceLine = widget.NewLabel("")
+	f.TraceLine.Wrapping = fyne.TextWrapWord
+	chooseTrace := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() { f.pickTrace(f.SetTrace) })
+	f.traceClear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { f.SetTrace("") })
 	f.Banner = appwidget.NewBanner()
 	f.Estimate, f.Warnings = widget.NewLabel(""), widget.NewLabel("")
 	f.Estimate.TextStyle = fyne.TextStyle{Bold: true}
 	f.Estimate.Wrapping, f.Warnings.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	f.Warnings.Importance = widget.WarningImportance
 
-	f.loadBody = f.layout(choose)
+	f.loadBody = f.layout(choose, chooseTrace)
 
 	f.Apply(saved)
 	f.Kind = widget.NewRadioGroup([]string{KindMatrix, KindLoad}, f.onKind)
@@ -155,6 +170,14 @@ func (f *LoadForm) Apply(s LoadSettings) {
 	f.Slo.Set(f.u.State.Settings.SLO) // the SLO in use, not the one remembered with the plan
 	f.dataset = p.Dataset
 	f.showDataset()
+	f.trace, f.TimeScale.Text = "", ""
+	if p.Trace != nil {
+		f.trace = p.Trace.File
+		if p.Trace.TimeScale > 0 && p.Trace.TimeScale != 1 {
+			f.TimeScale.SetText(strconv.FormatFloat(p.Trace.TimeScale, 'g', -1, 64))
+		}
+	}
+	f.showTrace()
 }
 
 // cmpAPI is api, or chat when unset.
@@ -183,8 +206,8 @@ func (f *LoadForm) Settings() LoadSettings {
 }
 
 // layout is the load test's body: the form and its lines beside the rates
-// it measures; choose is the dataset's button.
-func (f *LoadForm) layout(choose *widget.Button) fyne.CanvasObject {
+// it measures; choose is the dataset's button, chooseTrace the trace's.
+func (f *LoadForm) layout(choose, chooseTrace *widget.Button) fyne.CanvasObject {
 	form := widget.NewForm(
 		appwidget.HintedItem("Rates", f.Rates, "requests per second, e.g. 1, 2, 4, 8; or sweep to the limit"),
 		widget.NewFormItem("Arrivals", f.Arrivals),
@@ -195,6 +218,9 @@ func (f *LoadForm) layout(choose *widget.Button) fyne.CanvasObject {
 		appwidget.HintedItem("Burst", f.Burst, "N requests at once, end to end, instead of rates"),
 		appwidget.HintedItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine),
 			"JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"),
+		appwidget.HintedItem("Trace", container.NewBorder(nil, nil, nil, container.NewHBox(chooseTrace, f.traceClear), f.TraceLine),
+			"Mooncake JSONL: each request at its timestamp, equal hash ids sharing prompt blocks; replaces the rates"),
+		appwidget.HintedItem("Time scale", f.TimeScale, "with a trace: 0.5 replays it twice as fast"),
 		widget.NewFormItem("Seed", f.Seed),
 		widget.NewFormItem("API", f.Api),
 		appwidget.HintedItem(app.SloTTFTName, f.Slo.Ttft, "goodput counts the requests within both bounds"),

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -17,6 +18,7 @@ import (
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
+	"speedmatrix/engine/trace"
 )
 
 // Plan reads the form and checks it against the target's limits, as far
@@ -29,6 +31,9 @@ func (f *LoadForm) Plan() (engine.LoadPlan, error) {
 	}
 	if f.datasetErr != nil {
 		return p, fmt.Errorf("dataset: %s cannot be used (%v): choose another file or clear it", filepath.Base(f.dataset), f.datasetErr)
+	}
+	if f.traceErr != nil {
+		return p, fmt.Errorf("trace: %v: choose another file or clear it", f.traceErr)
 	}
 	var bad *engine.PlanError
 	if errors.As(engine.ValidateLoadPlan(p, f.u.State.Target.Capacity), &bad) {
@@ -51,7 +56,7 @@ func loadProblems(problems []engine.PlanProblem) string {
 var loadFields = map[engine.PlanField]string{
 	engine.FieldRates: "Rates", engine.FieldSweepRates: "Rates", engine.FieldArrivals: "Arrivals", engine.FieldBurst: "Burst",
 	engine.FieldRequests: "Requests per rate", engine.FieldMaxConcurrency: "Max concurrency", engine.FieldInputTokens: "Input tokens",
-	engine.FieldOutputTokens: "Output tokens", engine.FieldDataset: "Dataset", engine.FieldAPI: "API",
+	engine.FieldOutputTokens: "Output tokens", engine.FieldDataset: "Dataset", engine.FieldAPI: "API", engine.FieldTrace: "Trace",
 }
 
 // loadFieldName is how the form labels a load plan setting (the SLO's as
@@ -63,6 +68,9 @@ func loadFieldName(f engine.PlanField) string {
 // Read parses the form; the error lists every field not written as it
 // should be.
 func (f *LoadForm) Read() (engine.LoadPlan, error) {
+	if f.trace != "" {
+		return f.readTrace()
+	}
 	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.Api.Selected), Dataset: f.dataset}
 	if f.Arrivals.Selected == ArrivalsConstant {
 		p.Arrivals = engine.ArrivalsConstant
@@ -119,6 +127,42 @@ func (f *LoadForm) Read() (engine.LoadPlan, error) {
 	return p, nil
 }
 
+// readTrace parses the form of a trace's replay: the trace, its time
+// scale, and what applies to every load test (max concurrency, API, SLO).
+func (f *LoadForm) readTrace() (engine.LoadPlan, error) {
+	p := engine.LoadPlan{Arrivals: engine.ArrivalsTrace, API: engine.API(f.Api.Selected), Trace: &engine.TracePlan{File: f.trace}}
+	var bad []string
+	scale := 1.0
+	if s := strings.TrimSpace(f.TimeScale.Text); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			v = -1
+		}
+		if err := trace.CheckOptions(trace.Options{TimeScale: v}); err != nil {
+			bad = append(bad, "Time scale: "+strings.TrimPrefix(err.Error(), "time scale "))
+		}
+		scale = v
+	}
+	if scale != 1 {
+		p.Trace.TimeScale = scale
+	}
+	if f.traceSum != nil {
+		p.Requests = f.traceSum.Requests
+		p.OutputTokens = engine.TokenRange{Min: 1, Max: max(1, f.traceOut)}
+	}
+	var err error
+	if p.MaxConcurrency, err = optionalPositive(f.MaxConc.Text, "most requests open at once, e.g. 64, or leave it empty for no cap"); err != nil {
+		bad = append(bad, "Max concurrency: "+err.Error())
+	}
+	if p.SLO, err = f.Slo.Read(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) > 0 {
+		return p, errors.New(strings.Join(bad, "; "))
+	}
+	return p, nil
+}
+
 // optionalPositive reads an optional whole number above 0 ("" is 0);
 // what says what to write instead.
 func optionalPositive(s, what string) (int, error) {
@@ -144,11 +188,15 @@ func (f *LoadForm) Refresh() {
 	}
 	p, err := f.Plan()
 	f.u.State.SetLoad(app.LoadInfo{On: f.On(), Plan: p, Err: err})
-	burst := strings.TrimSpace(f.Burst.Text) != ""
-	enableIf(f.Rates, !burst)
-	enableIf(f.Arrivals, !burst)
-	enableIf(f.Requests, !burst)
-	enableIf(f.Input, f.dataset == "")
+	burst, traced := strings.TrimSpace(f.Burst.Text) != "", f.trace != ""
+	enableIf(f.Rates, !burst && !traced)
+	enableIf(f.Arrivals, !burst && !traced)
+	enableIf(f.Requests, !burst && !traced)
+	enableIf(f.Input, f.dataset == "" && !traced)
+	enableIf(f.Output, !traced)
+	enableIf(f.Burst, !traced)
+	enableIf(f.Seed, !traced)
+	enableIf(f.TimeScale, traced)
 	if err != nil {
 		f.Banner.Show(app.Notice{Message: app.Upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
 		f.Estimate.SetText("")
@@ -160,8 +208,52 @@ func (f *LoadForm) Refresh() {
 	f.Banner.Hide()
 	f.RatesCard.SetSubTitle(RatesSubtitle)
 	f.Estimate.SetText(app.LoadEstimate(p))
+	if traced {
+		f.Estimate.SetText(f.traceEstimate(p))
+	}
 	appwidget.SetOptional(f.Warnings, loadWarnings(p, f.u.State.Target.Capacity))
 	f.Preview.SetPlanned(p, "will run")
+}
+
+// SetTrace replays the trace at path instead of rates ("" for none).
+func (f *LoadForm) SetTrace(path string) {
+	f.trace = path
+	f.showTrace()
+	f.Refresh()
+}
+
+// showTrace reads the trace once, when chosen (engine/trace, as the CLI
+// and the run do, bounded), and says what it holds: a file that is not a
+// trace is refused before Start, not after.
+func (f *LoadForm) showTrace() {
+	f.traceSum, f.traceOut, f.traceErr = nil, 0, nil
+	if f.trace == "" {
+		f.TraceLine.SetText("none: requests at the rates above")
+		f.traceClear.Hide()
+		return
+	}
+	f.traceClear.Show()
+	t, err := trace.Read(f.trace, trace.Options{})
+	if err != nil {
+		f.traceErr = err
+		f.TraceLine.SetText(engine.BoundName(filepath.Base(f.trace)) + ": cannot be used")
+		return
+	}
+	f.traceSum = t.Summary()
+	for _, q := range t.Requests {
+		f.traceOut = max(f.traceOut, q.Output)
+	}
+	f.TraceLine.SetText(report.TraceLine(f.traceSum))
+}
+
+// traceEstimate is the estimate line of a trace's replay: its span at the
+// time scale, then its last requests' own time.
+func (f *LoadForm) traceEstimate(p engine.LoadPlan) string {
+	if f.traceSum == nil {
+		return ""
+	}
+	span := time.Duration(f.traceSum.SpanS * cmp.Or(p.Trace.TimeScale, 1) / f.traceSum.TimeScale * float64(time.Second))
+	return "Estimated total: " + app.FormatAbout(span+measure.RequestTime(p)) + " · " + engine.Count(f.traceSum.Requests, "request", "requests") + " at the trace's times"
 }
 
 // enableIf enables w when on, else disables it.

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
 	appwidget "speedmatrix/app/widget"
@@ -21,6 +22,11 @@ type resultsLoad struct {
 	Views  *container.AppTabs
 	Charts map[charts.Kind]*fyne.Container
 	Table  *appwidget.LoadTable
+	// Cache is the prefix cache and reasoning per rate, with a trace's
+	// line above it (CacheText): report.md's tables.
+	Cache     *fyne.Container
+	CacheText *widget.Label
+	CacheRows [][]string
 }
 
 // withLoadViews is matrix (the matrix's views) with the load test's
@@ -32,10 +38,14 @@ func (r *Tab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 		l.Charts[k] = container.NewStack()
 	}
 	l.Table = appwidget.NewLoadTable(report.LoadColumns)
+	l.CacheText = widget.NewLabel("")
+	l.CacheText.Wrapping = fyne.TextWrapWord
+	l.Cache = container.NewStack()
 	l.Views = container.NewAppTabs(
 		container.NewTabItem("Latency", l.Charts[charts.KindLoadLatency]),
 		container.NewTabItem("Goodput", l.Charts[charts.KindLoadGoodput]),
 		container.NewTabItem("Per rate", l.Table.Object()),
+		container.NewTabItem("Prefix cache", container.NewBorder(l.CacheText, nil, nil, nil, l.Cache)),
 		container.NewTabItem("Report sheet", l.Charts[charts.KindReport]),
 	)
 	l.Views.Hide()
@@ -57,6 +67,33 @@ func (r *Tab) showLoadViews(rep engine.Report) {
 		r.Load.Table.SetResults(nil)
 		emptyPanes(r.Load.Charts)
 	}
+	r.showCache(rep)
+}
+
+// showCache fills the Prefix cache view: what a trace's ids imply, and
+// per rate the server's hit rate beside it and the reasoning split.
+func (r *Tab) showCache(rep engine.Report) {
+	l := &r.Load
+	l.CacheRows, l.Cache.Objects = nil, nil
+	text := "The server's prefix cache per rate, from its own counters, and the reasoning split where the replies streamed their thought."
+	if app.IsLoad(rep) {
+		l.CacheRows = report.CacheReasoningRows(rep)
+		if line := report.TraceLine(rep.Load.Trace); line != "" {
+			text = line + "."
+		}
+	}
+	if len(l.CacheRows) == 0 {
+		text += " This test has no such figures: its server gave no prefix-cache counters."
+	} else {
+		widths := make([]float32, len(report.CacheReasoningColumns))
+		for i := range widths {
+			widths[i] = 130
+		}
+		widths[0] = 180
+		l.Cache.Objects = []fyne.CanvasObject{appwidget.NewTextTable(report.CacheReasoningColumns, widths, l.CacheRows)}
+	}
+	l.CacheText.SetText(text)
+	l.Cache.Refresh()
 }
 
 // emptyPanes takes the charts out of panes.

@@ -1,6 +1,7 @@
 package widget
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -83,9 +84,12 @@ func LoadLine(r engine.LoadResult) string {
 // being measured (res nil), whose note stands in the Status column.
 type loadTableRow struct {
 	rateRPS float64 // -1: the rates a sweep has yet to choose
-	label   string
-	res     *engine.LoadResult
-	note    string
+	// trace: the row of a trace's replay, whose one rate (the trace's
+	// own) is known once the trace is read; it holds whatever rate comes.
+	trace bool
+	label string
+	res   *engine.LoadResult
+	note  string
 }
 
 // LoadTable is a load test's table, one row per rate, in the columns cols
@@ -156,6 +160,8 @@ func (t *LoadTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 func (t *LoadTable) SetPlanned(p engine.LoadPlan, note string) {
 	t.Rows = t.Rows[:0]
 	switch {
+	case p.Trace != nil:
+		t.Rows = append(t.Rows, loadTableRow{trace: true, label: "trace " + engine.BoundName(filepath.Base(p.Trace.File)), note: note})
 	case p.Burst > 0:
 		t.Rows = append(t.Rows, loadTableRow{label: "burst of " + report.Int(p.Burst), note: note})
 	case p.Sweep:
@@ -180,7 +186,7 @@ func (t *LoadTable) SetResults(rs []engine.LoadResult) {
 // rates are known only as they come).
 func (t *LoadTable) SetResult(r engine.LoadResult) {
 	t.dropSweepRow()
-	row := loadTableRow{rateRPS: r.RateRPS, res: &r}
+	row := loadTableRow{rateRPS: r.RateRPS, res: &r, trace: r.Arrivals == engine.ArrivalsTrace}
 	if i := t.find(r.RateRPS); i >= 0 {
 		t.Rows[i] = row
 	} else {
@@ -218,7 +224,7 @@ func (t *LoadTable) dropSweepRow() {
 }
 
 func (t *LoadTable) find(rateRPS float64) int {
-	return slices.IndexFunc(t.Rows, func(r loadTableRow) bool { return r.rateRPS == rateRPS })
+	return slices.IndexFunc(t.Rows, func(r loadTableRow) bool { return r.trace || r.rateRPS == rateRPS })
 }
 
 func (t *LoadTable) Refresh() {

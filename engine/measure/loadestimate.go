@@ -31,6 +31,10 @@ func requestTime(plan engine.LoadPlan) float64 {
 	return priorLoadTTFT.Seconds() + float64(max(1, plan.OutputTokens.Max))/priorLoadTokPerS
 }
 
+// RequestTime is requestTime as a duration: what a trace's replay takes
+// after its last arrival.
+func RequestTime(plan engine.LoadPlan) time.Duration { return seconds(requestTime(plan)) }
+
 // rateTime is how long a rate of n requests is expected to take: their
 // schedule's span, then the last one's own time.
 func rateTime(plan engine.LoadPlan, n int, rateRPS float64) float64 {
@@ -45,8 +49,11 @@ func rateTime(plan engine.LoadPlan, n int, rateRPS float64) float64 {
 // rateTime; a sweep first measures its limit (its requests, as fast as
 // the fastest rate it guesses, sweepGuessRPS) and then SweepRates rates
 // spread up to that guess; a burst the time of its requests sharing the
-// server.
+// server. 0 for a trace, whose span is known once it is read.
 func EstimateLoad(plan engine.LoadPlan) time.Duration {
+	if plan.Trace != nil {
+		return 0 // its span is known once the trace is read
+	}
 	if plan.Burst > 0 {
 		return seconds(requestTime(plan) * (1 + float64(plan.Burst)/priorBurstShareReqs))
 	}

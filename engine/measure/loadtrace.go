@@ -30,15 +30,6 @@ func readTrace(plan *engine.TracePlan, maxModelLen int) (*trace.Trace, error) {
 	return t, nil
 }
 
-// traceSummary is what report.json says of a replayed trace.
-func traceSummary(t *trace.Trace) *engine.TraceSummary {
-	in, out := t.Tokens()
-	return &engine.TraceSummary{
-		Name: t.Name, Requests: len(t.Requests), SpanS: t.Span().Seconds(), TimeScale: t.TimeScale, BlockSize: t.BlockSize,
-		InputTokens: in, OutputTokens: out, TraceHitRate: t.ImpliedHitRate(), Sorted: t.Sorted, Cut: t.Cut,
-	}
-}
-
 // traceSchedule is a trace's replay as one rate's requests, each due at
 // its scaled timestamp.
 func traceSchedule(t *trace.Trace) []loadRequest {
@@ -131,12 +122,12 @@ func traceText(letters string, salt uint64, words int, block func(int) uint64, b
 // requests, span and implied hit rate, and what was done to it.
 func (l *loadRunner) sayTrace() {
 	r := l.runner
-	sum := traceSummary(l.trace)
+	sum := l.trace.Summary()
 	l.traceHitRate = sum.TraceHitRate
 	r.mu.Lock()
 	l.section.Trace = sum
 	r.mu.Unlock()
-	r.logf("trace %s: %d requests over %.1f s (time scale %g), %d prompt and %d output tokens; its hash ids imply a %.1f %% prefix-cache hit rate with an unbounded cache",
+	r.logf("trace %s: %d requests over %.1f s (time scale %g), %d prompt and %d output tokens; its hash ids imply a prefix-cache hit rate of %.1f %% with an unbounded cache",
 		sum.Name, sum.Requests, sum.SpanS, sum.TimeScale, sum.InputTokens, sum.OutputTokens, 100*sum.TraceHitRate)
 	if sum.Sorted {
 		r.logf("warning: trace %s: its timestamps were out of order; they were sorted, and are replayed in time order", sum.Name)

@@ -122,7 +122,7 @@ func PrefixCacheText(p *engine.PrefixCache) string {
 	case p == nil:
 		return ""
 	case !p.Measured():
-		s = "Prefix cache: the server gives no prefix-cache figures"
+		s = "Prefix cache: no figures from the server for it"
 	case p.QueriedTokens > 0:
 		s = fmt.Sprintf("Prefix cache: %s %% of %s prompt tokens found there (the server's counters, from before the cell to after its requests drained)",
 			fixed1(100*p.ServerHitRate), Int(int(p.QueriedTokens+0.5)))

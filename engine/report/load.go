@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,9 +130,12 @@ func arrivalsWords(a engine.Arrivals) string {
 // concurrency 64 · SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms".
 func LoadPlanLine(p engine.LoadPlan) string {
 	var parts []string
-	if p.Burst > 0 {
+	switch {
+	case p.Trace != nil:
+		parts = append(parts, "trace "+engine.BoundName(filepath.Base(p.Trace.File))+" at time scale "+strconv.FormatFloat(cmp.Or(p.Trace.TimeScale, 1), 'g', -1, 64))
+	case p.Burst > 0:
 		parts = append(parts, "a burst of "+engine.Count(p.Burst, "request", "requests")+" at once")
-	} else {
+	default:
 		a := arrivalsWords(p.Arrivals) + " arrivals"
 		if p.Arrivals == engine.ArrivalsPoisson {
 			a += fmt.Sprintf(" (seed %d)", p.Seed)
@@ -140,12 +145,14 @@ func LoadPlanLine(p engine.LoadPlan) string {
 			parts = append(parts, engine.Count(p.Requests, "request", "requests")+" per rate")
 		}
 	}
-	if p.Dataset != "" {
-		parts = append(parts, "prompts from "+p.Dataset)
-	} else {
-		parts = append(parts, "input "+tokenRange(p.InputTokens))
+	switch {
+	case p.Trace != nil:
+		// Each request's lengths and prompt blocks are the trace's.
+	case p.Dataset != "":
+		parts = append(parts, "prompts from "+p.Dataset, "output "+tokenRange(p.OutputTokens))
+	default:
+		parts = append(parts, "input "+tokenRange(p.InputTokens), "output "+tokenRange(p.OutputTokens))
 	}
-	parts = append(parts, "output "+tokenRange(p.OutputTokens))
 	if p.MaxConcurrency > 0 {
 		parts = append(parts, "max concurrency "+Int(p.MaxConcurrency))
 	}
@@ -224,4 +231,24 @@ func anyFewForP99(rs []engine.LoadResult) bool {
 	return slices.ContainsFunc(rs, func(r engine.LoadResult) bool {
 		return LoadHasFigures(r) && (r.TTFTMs.FewForP99() || r.TPOTMs.FewForP99() || r.ITLMs.FewForP99() || r.E2EMs.FewForP99())
 	})
+}
+
+// TraceLine says what was replayed of a trace: "Trace t.jsonl: 40
+// requests over 9.6 s (time scale 1), 81,382 prompt and 1,555 output
+// tokens in blocks of 512; its hash ids imply a prefix-cache hit rate of
+// 59.1 % with an unbounded cache", and what was done to it; "" without one.
+func TraceLine(t *engine.TraceSummary) string {
+	if t == nil {
+		return ""
+	}
+	s := fmt.Sprintf("Trace %s: %s over %s s (time scale %s), %s prompt and %s output tokens in blocks of %d; its hash ids imply a prefix-cache hit rate of %s %% with an unbounded cache",
+		engine.BoundName(t.Name), engine.Count(t.Requests, "request", "requests"), fixed1(t.SpanS), strconv.FormatFloat(t.TimeScale, 'g', -1, 64),
+		Int(t.InputTokens), Int(t.OutputTokens), t.BlockSize, fixed1(100*t.TraceHitRate))
+	if t.Sorted {
+		s += "; its timestamps were out of order, and were sorted"
+	}
+	if t.Cut != "" {
+		s += "; replayed " + engine.BoundText(t.Cut, 120)
+	}
+	return s
 }

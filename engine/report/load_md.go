@@ -18,6 +18,9 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 		b.WriteString("**" + MDText(r.Server.SimulatedLabel()) + ": every figure below comes from Speed Matrix's built-in simulator, not from a real server.**\n\n")
 	}
 	b.WriteString("Plan: " + MDText(LoadPlanLine(l.Plan)) + "\n\n")
+	if line := TraceLine(l.Trace); line != "" {
+		b.WriteString(MDText(line) + ".\n\n")
+	}
 	if line := LoadLimitLine(*l); line != "" {
 		b.WriteString(MDText(line) + "\n\n")
 	}

@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"speedmatrix/engine"
 )
 
 // Bounds of a trace: a mistaken or hostile file (a gigabyte of lines, a
@@ -318,4 +320,13 @@ func (t *Trace) ImpliedHitRate() float64 {
 		return 0
 	}
 	return float64(hit) / float64(total)
+}
+
+// Summary is what report.json says of the trace replayed.
+func (t *Trace) Summary() *engine.TraceSummary {
+	in, out := t.Tokens()
+	return &engine.TraceSummary{
+		Name: t.Name, Requests: len(t.Requests), SpanS: t.Span().Seconds(), TimeScale: t.TimeScale, BlockSize: t.BlockSize,
+		InputTokens: in, OutputTokens: out, TraceHitRate: t.ImpliedHitRate(), Sorted: t.Sorted, Cut: t.Cut,
+	}
 }

@@ -60,6 +60,14 @@ for name in ("shared", "unique"):
     if b is None:
         print(f"SKIP vllm bench serve on trace {name}: no result.json (see {out}/vllm-{name}.log)")
         continue
+    try:
+        with open(f"{out}/vllm-{name}/cache-before.txt") as f:
+            q0, h0 = map(int, f.read().split())
+        with open(f"{out}/vllm-{name}/cache-after.txt") as f:
+            q1, h1 = map(int, f.read().split())
+        b["server_hit_rate"] = (h1 - h0) / (q1 - q0) if q1 > q0 else None
+    except (OSError, ValueError):
+        b["server_hit_rate"] = None
     bench[name] = b
     if name in figures:
         res = figures[name][0]
@@ -79,6 +87,7 @@ with open(f"{out}/side-by-side.md", "w") as f:
                 f"{res['ttft_ms']['p99']:.1f} | {100 * (server or 0):.1f} % | {100 * (implied or 0):.1f} % |\n")
         if name in bench:
             b = bench[name]
+            hit = "—" if b["server_hit_rate"] is None else f"{100 * b['server_hit_rate']:.1f} %"
             f.write(f"| {name} | vllm bench serve | {b['completed']} | {b['request_throughput']:.3f} | {b['median_ttft_ms']:.1f} | "
-                    f"{b.get('p99_ttft_ms', 0):.1f} | — | — |\n")
+                    f"{b.get('p99_ttft_ms', 0):.1f} | {hit} | — |\n")
 print(f"(table in {os.path.join(out, 'side-by-side.md')})")
