@@ -142,10 +142,14 @@ func formatLatency(ms float64) string {
 	return formatRate(math.Round(ms/100)/10) + " s"
 }
 
-// rateTick labels a point with its offered rate: "8/s", "burst".
+// rateTick labels a point with its offered rate: "8/s", "burst",
+// "conversations".
 func rateTick(r engine.LoadResult) string {
 	if report.IsBurst(r) {
 		return "burst"
+	}
+	if r.Arrivals == engine.ArrivalsConversations {
+		return "conversations"
 	}
 	return report.RateRPS(r.RateRPS) + "/s"
 }
@@ -177,6 +181,9 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 		c.Empty = "No rate to draw: a burst has no offered rate (its figures are in the table)."
 		if len(l.Results) > 0 && !report.IsBurst(l.Results[0]) {
 			c.Empty = "No rate of this load test has valid figures."
+		}
+		if l.Plan.Conversations != nil {
+			c.Empty = "No rate to draw: a conversation replay has no offered rate, each turn follows the reply before it (its figures are in the table)."
 		}
 		return c
 	}

@@ -34,6 +34,9 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldOutputTokens:   "--output-tokens",
 	engine.FieldDataset:        "--dataset",
 	engine.FieldTrace:          "--trace",
+	engine.FieldConversations:  "--conversations",
+	engine.FieldThinkTime:      "--think-time",
+	engine.FieldAnswers:        "--answers",
 }
 
 // inFlags is a plan's problems (or warnings) in the words of the command

@@ -25,6 +25,8 @@ type loadFlags struct {
 	arrivals, api, dataset string
 	requests, sweepRates   int
 	trace                  string
+	conversations          int
+	thinkTime, answers     string
 	timeScale              float64
 	blockSize, maxRequests int
 	burst, maxConcurrency  int
@@ -34,7 +36,7 @@ type loadFlags struct {
 }
 
 // loadUsage is the first line of `load -h`, and the README's.
-const loadUsage = "usage: speedmatrix load (--endpoint URL | --sim PROFILE | --launch server.toml) (--rates 1,2,4,8 | --rates sweep | --burst N | --trace FILE.jsonl) --out DIR [options]"
+const loadUsage = "usage: speedmatrix load (--endpoint URL | --sim PROFILE | --launch server.toml) (--rates 1,2,4,8 | --rates sweep | --burst N | --trace FILE.jsonl | --dataset FILE.jsonl --conversations N) --out DIR [options]"
 
 func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	var f loadFlags
@@ -51,16 +53,18 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the arrivals and the drawn lengths: the same seed sends the same test")
 	fs.IntVar(&f.burst, "burst", 0, "send N requests at once, end to end, instead of rates")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most N requests open at once (0: no cap); a request due at the cap waits, and its wait counts in its latency")
-	fs.StringVar(&f.dataset, "dataset", "", `JSONL file of real prompts: {"prompt": "…"} per line, or ShareGPT-style conversations (the first human turn)`)
+	fs.StringVar(&f.dataset, "dataset", "", `JSONL file of real prompts: {"prompt": "…"} per line, or ShareGPT-style conversations (the first human turn; every turn with --conversations)`)
 	fs.StringVar(&f.trace, "trace", "", `replay a Mooncake JSONL trace instead of rates: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]} per line, each request at its time, equal hash ids sharing prompt blocks`)
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "with --trace: multiply its timestamps (0.5 replays twice as fast)")
 	fs.IntVar(&f.blockSize, "block-size", trace.DefaultBlockSize, "with --trace: prompt tokens per hash id")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, fmt.Sprintf("with --trace: replay its first N requests only (0: all, up to %d)", trace.MaxRequests))
+	f.addConversationFlags(fs)
 	fs.StringVar(&f.api, "api", string(engine.APIChat), "API to measure: chat or completions")
 	fs.StringVar(&f.out, "out", "", "folder for report.json, load.csv, report.md and charts")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), loadUsage)
 		fmt.Fprintln(fs.Output(), "Load test at request rates: requests arrive on a schedule (Poisson, constant or a burst), and every latency counts from the request's scheduled arrival.")
+		fmt.Fprintln(fs.Output(), "With --conversations, a dataset's conversations are replayed turn by turn instead, each turn due when the reply before it ended plus the think time.")
 		fs.PrintDefaults()
 	}
 	var err error
@@ -81,8 +85,11 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 	if err := f.tracePlan(&p); err != nil {
 		return p, err
 	}
+	if err := f.conversationPlan(&p); err != nil {
+		return p, err
+	}
 	switch {
-	case p.Trace != nil:
+	case p.Trace != nil, p.Conversations != nil:
 	case f.burst != 0 && f.rates != "":
 		return p, errors.New("load: give --rates or --burst, not both")
 	case f.burst != 0 && f.set["requests"]:
@@ -113,12 +120,17 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 			return p, errors.New("load: --input-tokens and --dataset: the dataset's prompts have their own lengths; drop --input-tokens")
 		}
 		p.InputTokens = engine.TokenRange{}
+	}
+	if f.dataset != "" && p.Conversations == nil {
 		if _, err := measure.ReadDataset(f.dataset); err != nil {
 			return p, fmt.Errorf("load: --dataset: %w", err)
 		}
 	}
 	if err := engine.ValidateLoadPlan(p, engine.Limits{}); err != nil {
 		return p, loadAdvice(err)
+	}
+	if p.Conversations != nil {
+		return p, readConversations(&p)
 	}
 	return p, nil
 }

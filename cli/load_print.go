@@ -21,6 +21,9 @@ func consumeLoad(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 	writeCharts func(context.Context, string, engine.Report) error, stop func()) error {
 	done, _ := follow(events, saver, stdout, stop, func(ev engine.Event, last engine.Progress) {
 		fmt.Fprintln(stdout, rateLine(*ev.Load, last, ev.Report.Server.Simulated))
+		for _, line := range conversationLines(*ev.Load, ev.Report.Load.Conversations) {
+			fmt.Fprintf(stdout, "    %s\n", line)
+		}
 		for _, f := range ev.Load.Flags {
 			fmt.Fprintf(stdout, "    flag: %s\n", f.Message)
 		}
@@ -100,7 +103,7 @@ func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
 		fmt.Fprintf(&b, "[%*d/%d] ", width(p.CellCount), p.CellIndex, p.CellCount)
 	}
 	b.WriteString(report.RateLabel(r))
-	if !report.IsBurst(r) && r.Arrivals != engine.ArrivalsTrace {
+	if !report.IsBurst(r) && r.Arrivals != engine.ArrivalsTrace && r.Arrivals != engine.ArrivalsConversations {
 		fmt.Fprintf(&b, " %s", r.Arrivals)
 	}
 	if simulated {
@@ -119,7 +122,7 @@ func rateLine(r engine.LoadResult, p engine.Progress, simulated bool) string {
 	fmt.Fprintf(&b, ": %d/%d completed in %.1f s, %.2f req/s, %.0f tok/s out, TTFT p50 %s p99 %s, TPOT p50 %s, E2E p99 %s, goodput %.2f req/s",
 		r.Completed, r.Requests, r.DurationS, r.RequestThroughputRPS, r.OutputTokPerSec,
 		msText(r.TTFTMs.P50), msText(r.TTFTMs.P99), msText(r.TPOTMs.P50), msText(r.E2EMs.P99), r.GoodputRPS)
-	if s := report.PrefixCacheText(r.PrefixCache); s != "" && (r.Arrivals == engine.ArrivalsTrace || r.PrefixCache.ServerHitRate > engine.PrefixCacheHitShare) {
+	if s := report.PrefixCacheText(r.PrefixCache); s != "" && (r.Arrivals == engine.ArrivalsTrace || r.Arrivals == engine.ArrivalsConversations || r.PrefixCache.ServerHitRate > engine.PrefixCacheHitShare) {
 		b.WriteString(", " + s)
 	}
 	return b.String()

@@ -54,8 +54,11 @@ type LoadPlan struct {
 	// Trace, when set, replays a request trace instead of rates, burst or
 	// sweep: one result, its requests at the trace's times.
 	Trace *TracePlan `json:"trace,omitempty"`
-	Seed  int64      `json:"seed"`
-	API   API        `json:"api"`
+	// Conversations, when set, replays the dataset's conversations turn
+	// by turn instead of rates: one result over every turn.
+	Conversations *ConversationPlan `json:"conversations,omitempty"`
+	Seed          int64             `json:"seed"`
+	API           API               `json:"api"`
 	// SLO decides goodput: the requests per second that meet it.
 	SLO SLO `json:"slo,omitzero"`
 }
@@ -104,6 +107,9 @@ type LoadResult struct {
 	// answer tokens, and gives the median time from a request's scheduled
 	// send to its first answer token, when the replies streamed reasoning.
 	Reasoning
+	// Turns is, for a conversation replay, the TTFT and prompt of each
+	// turn index (TurnStats).
+	Turns []TurnStats `json:"turns,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`
@@ -116,8 +122,11 @@ type LoadSection struct {
 	// second at high concurrency); 0 without a sweep.
 	LimitRPS float64 `json:"limit_rps,omitempty"`
 	// Trace is what was replayed of the plan's trace, once read.
-	Trace   *TraceSummary `json:"trace,omitempty"`
-	Results []LoadResult  `json:"results"`
+	Trace *TraceSummary `json:"trace,omitempty"`
+	// Conversations is what was replayed of the plan's conversations,
+	// once read.
+	Conversations *ConversationSummary `json:"conversations,omitempty"`
+	Results       []LoadResult         `json:"results"`
 }
 
 // The flags a load test's rate can raise besides the matrix's trust checks.
@@ -139,7 +148,7 @@ const (
 // burst's one row (rate 0), the rates given, or none yet for a sweep,
 // whose rates come from the limit it measures first.
 func (p LoadPlan) Rates() []float64 {
-	if p.Burst > 0 || p.Trace != nil {
+	if p.Burst > 0 || p.Trace != nil || p.Conversations != nil {
 		return []float64{0}
 	}
 	if p.Sweep {

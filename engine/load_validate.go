@@ -54,19 +54,22 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 		bad = append(bad, PlanProblem{f, fmt.Sprintf(format, a...)})
 	}
 	modes := 0
-	for _, on := range []bool{len(p.RatesRPS) > 0, p.Sweep, p.Burst != 0, p.Trace != nil} {
+	for _, on := range []bool{len(p.RatesRPS) > 0, p.Sweep, p.Burst != 0, p.Trace != nil, p.Conversations != nil} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes == 0:
-		add(FieldRates, "no rate to measure: give request rates per second like 1,2,4,8, or sweep, or a burst, or a trace")
+		add(FieldRates, "no rate to measure: give request rates per second like 1,2,4,8, or sweep, or a burst, or a trace, or conversations")
 	case modes > 1:
-		add(FieldRates, "give one of rates, sweep, burst and a trace")
+		add(FieldRates, "give one of rates, sweep, burst, a trace and conversations")
 	}
-	if p.Trace != nil {
+	switch {
+	case p.Trace != nil:
 		return traceValidation(p, bad)
+	case p.Conversations != nil:
+		return conversationValidation(p, l, bad)
 	}
 	bad = append(bad, rateProblems(p)...)
 	if p.Burst < 0 {

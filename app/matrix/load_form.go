@@ -50,17 +50,25 @@ type LoadForm struct {
 	MaxConc, Burst, Seed *widget.Entry
 	dataset              string
 	datasetErr           error // why the dataset cannot be used (measure.ReadDataset)
+	// convCount and convTurns are the dataset's conversations and turns
+	// when they are replayed (Convs), once read.
+	convCount, convTurns int
 	datasetLine          *widget.Label
 	datasetClear         *widget.Button
 	// trace is the Mooncake trace replayed instead of rates ("" for none),
 	// read when chosen: what it holds, or why it cannot be used.
-	trace                string
-	traceSum             *engine.TraceSummary
-	traceOut             int // its longest output, for the plan's check
-	traceErr             error
-	TraceLine            *widget.Label
-	traceClear           *widget.Button
-	TimeScale            *widget.Entry
+	trace      string
+	traceSum   *engine.TraceSummary
+	traceOut   int // its longest output, for the plan's check
+	traceErr   error
+	TraceLine  *widget.Label
+	traceClear *widget.Button
+	TimeScale  *widget.Entry
+	// Convs replays the dataset's conversations turn by turn, that many
+	// at once ("" for single prompts), with a think time between turns
+	// and the model's or the dataset's answers in the history.
+	Convs, ThinkTime     *widget.Entry
+	Answers              *widget.RadioGroup
 	Api                  *appwidget.DropDown
 	Slo                  *appwidget.SloFields
 	Banner               *appwidget.Banner
@@ -94,7 +102,11 @@ func (m *Tab) withLoadTest(header, body fyne.CanvasObject, saved LoadSettings) f
 	f.Rates, f.Requests, f.Input, f.Output = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	f.MaxConc, f.Burst, f.Seed, f.TimeScale = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	f.MaxConc.PlaceHolder, f.Burst.PlaceHolder, f.TimeScale.PlaceHolder = "no cap", "off", "1"
-	for _, e := range []*widget.Entry{f.Rates, f.Requests, f.Input, f.Output, f.MaxConc, f.Burst, f.Seed, f.TimeScale} {
+	f.Convs, f.ThinkTime = widget.NewEntry(), widget.NewEntry()
+	f.Convs.PlaceHolder, f.ThinkTime.PlaceHolder = "off: single prompts", "0"
+	f.Answers = widget.NewRadioGroup([]string{answersModel, answersDataset}, func(string) { f.showDataset(); f.Refresh() })
+	f.Answers.Horizontal, f.Answers.Required = true, true
+	for _, e := range []*widget.Entry{f.Rates, f.Requests, f.Input, f.Output, f.MaxConc, f.Burst, f.Seed, f.TimeScale, f.ThinkTime} {
 		e.OnChanged = func(string) { f.Refresh() }
 	}
 	f.Arrivals = widget.NewRadioGroup([]string{arrivalsPoisson, ArrivalsConstant}, func(string) { f.Refresh() })
@@ -111,6 +123,7 @@ func (m *Tab) withLoadTest(header, body fyne.CanvasObject, saved LoadSettings) f
 	f.TraceLine.Wrapping = fyne.TextWrapWord
 	chooseTrace := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() { f.pickTrace(f.SetTrace) })
 	f.traceClear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() { f.SetTrace("") })
+	f.Convs.OnChanged = func(string) { f.showDataset(); f.Refresh() }
 	f.Banner = appwidget.NewBanner()
 	f.Estimate, f.Warnings = widget.NewLabel(""), widget.NewLabel("")
 	f.Estimate.TextStyle = fyne.TextStyle{Bold: true}
@@ -170,6 +183,21 @@ func (f *LoadForm) Apply(s LoadSettings) {
 	f.Slo.Set(f.u.State.Settings.SLO) // the SLO in use, not the one remembered with the plan
 	f.dataset = p.Dataset
 	f.showDataset()
+	f.Convs.Text, f.ThinkTime.Text = "", ""
+	f.Answers.Selected = answersModel
+	if c := p.Conversations; c != nil {
+		f.Convs.Text = strconv.Itoa(c.Open)
+		if c.ThinkTime > 0 {
+			f.ThinkTime.Text = c.ThinkTimeText()
+		}
+		if c.Answers == engine.AnswersDataset {
+			f.Answers.Selected = answersDataset
+		}
+	}
+	f.Convs.Refresh()
+	f.ThinkTime.Refresh()
+	f.Answers.Refresh()
+	f.showDataset()
 	f.trace, f.TimeScale.Text = "", ""
 	if p.Trace != nil {
 		f.trace = p.Trace.File
@@ -179,6 +207,12 @@ func (f *LoadForm) Apply(s LoadSettings) {
 	}
 	f.showTrace()
 }
+
+// How the load form names what a replayed conversation's history holds.
+const (
+	answersModel   = "The model's own"
+	answersDataset = "The dataset's"
+)
 
 // cmpAPI is api, or chat when unset.
 func cmpAPI(api engine.API) engine.API {
@@ -218,6 +252,9 @@ func (f *LoadForm) layout(choose, chooseTrace *widget.Button) fyne.CanvasObject 
 		appwidget.HintedItem("Burst", f.Burst, "N requests at once, end to end, instead of rates"),
 		appwidget.HintedItem("Dataset", container.NewBorder(nil, nil, nil, container.NewHBox(choose, f.datasetClear), f.datasetLine),
 			"JSONL: one {\"prompt\": …} per line, or ShareGPT conversations"),
+		appwidget.HintedItem("Conversations", f.Convs, "with a dataset of conversations: replay them turn by turn, this many at once"),
+		appwidget.HintedItem("Think time", f.ThinkTime, "between a reply and the next turn: 2s, or exp:2s for random pauses of that mean"),
+		appwidget.HintedItem("Answers", f.Answers, "what a conversation's history holds: the model's replies or the dataset's"),
 		appwidget.HintedItem("Trace", container.NewBorder(nil, nil, nil, container.NewHBox(chooseTrace, f.traceClear), f.TraceLine),
 			"Mooncake JSONL: each request at its timestamp, equal hash ids sharing prompt blocks; replaces the rates"),
 		appwidget.HintedItem("Time scale", f.TimeScale, "with a trace: 0.5 replays it twice as fast"),

@@ -57,6 +57,7 @@ var loadFields = map[engine.PlanField]string{
 	engine.FieldRates: "Rates", engine.FieldSweepRates: "Rates", engine.FieldArrivals: "Arrivals", engine.FieldBurst: "Burst",
 	engine.FieldRequests: "Requests per rate", engine.FieldMaxConcurrency: "Max concurrency", engine.FieldInputTokens: "Input tokens",
 	engine.FieldOutputTokens: "Output tokens", engine.FieldDataset: "Dataset", engine.FieldAPI: "API", engine.FieldTrace: "Trace",
+	engine.FieldConversations: "Conversations", engine.FieldThinkTime: "Think time", engine.FieldAnswers: "Answers",
 }
 
 // loadFieldName is how the form labels a load plan setting (the SLO's as
@@ -70,6 +71,9 @@ func loadFieldName(f engine.PlanField) string {
 func (f *LoadForm) Read() (engine.LoadPlan, error) {
 	if f.trace != "" {
 		return f.readTrace()
+	}
+	if strings.TrimSpace(f.Convs.Text) != "" {
+		return f.readConversations()
 	}
 	p := engine.LoadPlan{Arrivals: engine.ArrivalsPoisson, API: engine.API(f.Api.Selected), Dataset: f.dataset}
 	if f.Arrivals.Selected == ArrivalsConstant {
@@ -163,6 +167,45 @@ func (f *LoadForm) readTrace() (engine.LoadPlan, error) {
 	return p, nil
 }
 
+// readConversations parses the form of a conversation replay: the
+// dataset, the conversations at once, the think time, the answers, and
+// what applies to every load test (output tokens, seed, SLO).
+func (f *LoadForm) readConversations() (engine.LoadPlan, error) {
+	c := &engine.ConversationPlan{Answers: engine.AnswersModel}
+	if f.Answers.Selected == answersDataset {
+		c.Answers = engine.AnswersDataset
+	}
+	p := engine.LoadPlan{Arrivals: engine.ArrivalsConversations, API: engine.API(f.Api.Selected), Dataset: f.dataset, Conversations: c}
+	var bad []string
+	fail := func(field string, err error) { bad = append(bad, field+": "+err.Error()) }
+	var err error
+	if c.Open, err = optionalPositive(f.Convs.Text, "how many conversations at once, e.g. 4, or leave it empty for single prompts"); err != nil {
+		fail("Conversations", err)
+	}
+	if s := strings.TrimSpace(f.ThinkTime.Text); s != "" {
+		if c.ThinkTime, c.ThinkExp, err = engine.ParseThinkTime(s); err != nil {
+			fail("Think time", err)
+		}
+	}
+	if f.dataset == "" {
+		bad = append(bad, "Dataset: choose a JSONL file of conversations to replay")
+	}
+	p.Requests = max(1, f.convTurns)
+	if p.OutputTokens, err = engine.ParseTokenRange(f.Output.Text); err != nil {
+		fail("Output tokens", err)
+	}
+	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.Seed.Text), 10, 64); err != nil {
+		fail("Seed", errors.New("write a whole number of at most 18 digits, e.g. 0"))
+	}
+	if p.SLO, err = f.Slo.Read(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) > 0 {
+		return p, errors.New(strings.Join(bad, "; "))
+	}
+	return p, nil
+}
+
 // optionalPositive reads an optional whole number above 0 ("" is 0);
 // what says what to write instead.
 func optionalPositive(s, what string) (int, error) {
@@ -188,15 +231,19 @@ func (f *LoadForm) Refresh() {
 	}
 	p, err := f.Plan()
 	f.u.State.SetLoad(app.LoadInfo{On: f.On(), Plan: p, Err: err})
-	burst, traced := strings.TrimSpace(f.Burst.Text) != "", f.trace != ""
-	enableIf(f.Rates, !burst && !traced)
-	enableIf(f.Arrivals, !burst && !traced)
-	enableIf(f.Requests, !burst && !traced)
+	burst, traced, convs := strings.TrimSpace(f.Burst.Text) != "", f.trace != "", strings.TrimSpace(f.Convs.Text) != "" && f.trace == ""
+	enableIf(f.Rates, !burst && !traced && !convs)
+	enableIf(f.Arrivals, !burst && !traced && !convs)
+	enableIf(f.Requests, !burst && !traced && !convs)
 	enableIf(f.Input, f.dataset == "" && !traced)
 	enableIf(f.Output, !traced)
-	enableIf(f.Burst, !traced)
+	enableIf(f.Burst, !traced && !convs)
+	enableIf(f.MaxConc, !convs)
 	enableIf(f.Seed, !traced)
 	enableIf(f.TimeScale, traced)
+	enableIf(f.Convs, f.dataset != "" && !traced)
+	enableIf(f.ThinkTime, convs)
+	enableIf(f.Answers, convs)
 	if err != nil {
 		f.Banner.Show(app.Notice{Message: app.Upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
 		f.Estimate.SetText("")
@@ -208,8 +255,12 @@ func (f *LoadForm) Refresh() {
 	f.Banner.Hide()
 	f.RatesCard.SetSubTitle(RatesSubtitle)
 	f.Estimate.SetText(app.LoadEstimate(p))
-	if traced {
+	switch {
+	case traced:
 		f.Estimate.SetText(f.traceEstimate(p))
+	case convs:
+		f.Estimate.SetText("Estimated total: " + app.LoadAbout(p) + " · " + engine.Count(f.convTurns, "turn", "turns") + " of " +
+			engine.Count(f.convCount, "conversation", "conversations") + ", " + report.Int(p.Conversations.Open) + " at once")
 	}
 	appwidget.SetOptional(f.Warnings, loadWarnings(p, f.u.State.Target.Capacity))
 	f.Preview.SetPlanned(p, "will run")
@@ -287,23 +338,42 @@ func (f *LoadForm) SetDataset(path string) {
 }
 
 // checkDataset reads the dataset once, when chosen (measure.ReadDataset,
-// as the CLI does): a file that is not JSONL of prompts is refused before
+// as the CLI does, or measure.CheckConversations for a replay of its
+// conversations): a file that is not JSONL of prompts is refused before
 // Start, not after.
 func (f *LoadForm) checkDataset() {
-	f.datasetErr = nil
-	if f.dataset != "" {
+	f.datasetErr, f.convCount, f.convTurns = nil, 0, 0
+	switch {
+	case f.dataset == "":
+	case strings.TrimSpace(f.Convs.Text) != "":
+		answers := engine.AnswersModel
+		if f.Answers.Selected == answersDataset {
+			answers = engine.AnswersDataset
+		}
+		f.convCount, f.convTurns, f.datasetErr = measure.CheckConversations(f.dataset, answers)
+	default:
 		_, f.datasetErr = measure.ReadDataset(f.dataset)
 	}
 }
 
+// DatasetText is what the form says of its dataset.
+func (f *LoadForm) DatasetText() string { return f.datasetLine.Text }
+
 func (f *LoadForm) showDataset() {
+	if f.Convs == nil {
+		return // the form is being made
+	}
 	f.checkDataset()
 	if f.dataset == "" {
 		f.datasetLine.SetText("none: prompts of the input tokens' size")
 		f.datasetClear.Hide()
 		return
 	}
-	f.datasetLine.SetText(filepath.Base(f.dataset))
+	name := engine.BoundName(filepath.Base(f.dataset))
+	if f.convCount > 0 {
+		name += ": " + engine.Count(f.convCount, "conversation", "conversations") + ", " + engine.Count(f.convTurns, "turn", "turns")
+	}
+	f.datasetLine.SetText(name)
 	f.datasetClear.Show()
 }
 

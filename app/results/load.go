@@ -27,6 +27,9 @@ type resultsLoad struct {
 	Cache     *fyne.Container
 	CacheText *widget.Label
 	CacheRows [][]string
+	// TurnRows are a conversation replay's TTFT by turn, shown under the
+	// cache's table (report.TurnRows).
+	TurnRows [][]string
 }
 
 // withLoadViews is matrix (the matrix's views) with the load test's
@@ -45,7 +48,7 @@ func (r *Tab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 		container.NewTabItem("Latency", l.Charts[charts.KindLoadLatency]),
 		container.NewTabItem("Goodput", l.Charts[charts.KindLoadGoodput]),
 		container.NewTabItem("Per rate", l.Table.Object()),
-		container.NewTabItem("Prefix cache", container.NewBorder(l.CacheText, nil, nil, nil, l.Cache)),
+		container.NewTabItem("Cache and turns", container.NewBorder(l.CacheText, nil, nil, nil, l.Cache)),
 		container.NewTabItem("Report sheet", l.Charts[charts.KindReport]),
 	)
 	l.Views.Hide()
@@ -74,26 +77,46 @@ func (r *Tab) showLoadViews(rep engine.Report) {
 // per rate the server's hit rate beside it and the reasoning split.
 func (r *Tab) showCache(rep engine.Report) {
 	l := &r.Load
-	l.CacheRows, l.Cache.Objects = nil, nil
+	l.CacheRows, l.TurnRows, l.Cache.Objects = nil, nil, nil
 	text := "The server's prefix cache per rate, from its own counters, and the reasoning split where the replies streamed their thought."
 	if app.IsLoad(rep) {
 		l.CacheRows = report.CacheReasoningRows(rep)
-		if line := report.TraceLine(rep.Load.Trace); line != "" {
-			text = line + "."
+		for _, line := range []string{report.TraceLine(rep.Load.Trace), report.ConversationLine(rep.Load.Conversations)} {
+			if line != "" {
+				text = line + "."
+			}
+		}
+		for _, res := range rep.Load.Results {
+			l.TurnRows = append(l.TurnRows, report.TurnRows(res)...)
 		}
 	}
-	if len(l.CacheRows) == 0 {
-		text += " This test has no such figures: its server gave no prefix-cache counters."
-	} else {
-		widths := make([]float32, len(report.CacheReasoningColumns))
-		for i := range widths {
-			widths[i] = 130
-		}
-		widths[0] = 180
-		l.Cache.Objects = []fyne.CanvasObject{appwidget.NewTextTable(report.CacheReasoningColumns, widths, l.CacheRows)}
+	var cache fyne.CanvasObject = widget.NewLabel("No prefix-cache figures: the server gave no prefix-cache counters.")
+	if len(l.CacheRows) > 0 {
+		cache = appwidget.NewTextTable(report.CacheReasoningColumns, columnWidths(len(report.CacheReasoningColumns)), l.CacheRows)
+	}
+	l.Cache.Objects = []fyne.CanvasObject{cache}
+	if len(l.TurnRows) > 0 {
+		heading := widget.NewLabelWithStyle("TTFT by turn: each turn sent with the history before it; as the prefix cache holds it, TTFT grows less than the prompt.",
+			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		heading.Wrapping = fyne.TextWrapWord
+		turns := container.NewBorder(heading, nil, nil, nil, appwidget.NewTextTable(report.TurnColumns, columnWidths(len(report.TurnColumns)), l.TurnRows))
+		split := container.NewVSplit(cache, turns)
+		split.Offset = 0.35
+		l.Cache.Objects = []fyne.CanvasObject{split}
 	}
 	l.CacheText.SetText(text)
 	l.Cache.Refresh()
+}
+
+// columnWidths are a text table's widths: its first column, which names
+// the row, wider than its figures.
+func columnWidths(n int) []float32 {
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = 130
+	}
+	w[0] = 180
+	return w
 }
 
 // emptyPanes takes the charts out of panes.

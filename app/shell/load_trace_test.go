@@ -70,7 +70,54 @@ func TestLoadFormReplaysATrace(t *testing.T) {
 		t.Errorf("Run table after the replay %q", cells)
 	}
 	l := u.results.Load
-	if len(l.CacheRows) != 1 || !strings.HasSuffix(l.CacheRows[0][2], " %") || l.CacheRows[0][1] == report.Dash || !strings.HasPrefix(l.CacheText.Text, "Trace chat-trace.jsonl") {
+	if len(l.CacheRows) != 1 || !strings.HasSuffix(l.CacheRows[0][2], " %") || l.CacheRows[0][1] == report.Dash || !strings.HasPrefix(l.CacheText.Text, "Trace chat-trace.jsonl") || len(l.TurnRows) != 0 {
 		t.Errorf("Results' prefix cache: %q, rows %q", l.CacheText.Text, l.CacheRows)
+	}
+}
+
+// TestLoadFormReplaysConversations: a dataset of conversations replayed
+// from the load form, two at once, on the real simulator: the form says
+// how many conversations and turns the file holds, the rate fields are
+// off, Run fills in the replay's row, and Results shows TTFT by turn.
+func TestLoadFormReplaysConversations(t *testing.T) {
+	d := testDeps(t, &fakeEngine{})
+	d.Sim, d.Load = simulator{}, app.LoadFunc(measure.RunLoad)
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
+	f := u.matrix.Load
+	f.Kind.SetSelected("Load test")
+	var b strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&b, `{"conversations": [{"from": "human", "value": "Question %d: what is a KV cache?"}, {"from": "gpt", "value": "A cache."}, `+
+			`{"from": "human", "value": "And a prefix cache?"}, {"from": "gpt", "value": "Shared starts."}, {"from": "human", "value": "Thanks."}]}`+"\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "chats.jsonl")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	f.SetDataset(path)
+	f.Output.SetText("16")
+	f.Convs.SetText("2")
+	f.ThinkTime.SetText("exp:10ms")
+	if !strings.HasSuffix(f.DatasetText(), "chats.jsonl: 3 conversations, 9 turns") {
+		t.Errorf("dataset line %q", f.DatasetText())
+	}
+	p := u.State.Load.Plan
+	if u.State.Load.Err != nil || p.Conversations == nil || p.Conversations.Open != 2 || !p.Conversations.ThinkExp || !f.Rates.Disabled() || !f.MaxConc.Disabled() {
+		t.Fatalf("plan %+v, err %v, rates off %v", p, u.State.Load.Err, f.Rates.Disabled())
+	}
+	f.ThinkTime.SetText("soon")
+	if u.State.Load.Err == nil || !strings.Contains(f.Banner.Current.Message, "Think time:") {
+		t.Errorf("a bad think time: %q", f.Banner.Current.Message)
+	}
+	f.ThinkTime.SetText("")
+	u.run.OnStart()
+	if u.run.UiDone == nil {
+		t.Fatalf("the replay did not start: %s", u.run.ProgressLine.Text)
+	}
+	waitFor(t, u.run.UiDone, "the replay to finish")
+	if cells := u.run.LoadView().Cells; len(cells) != 1 || cells[0][0] != "conversations" || !strings.HasPrefix(cells[0][1], "Valid") || cells[0][2] != "9 / 0" {
+		t.Errorf("Run table after the replay %q", cells)
+	}
+	l := u.results.Load
+	if len(l.TurnRows) != 3 || l.TurnRows[2][0] != "3" || l.TurnRows[2][1] != "3" || !strings.HasPrefix(l.CacheText.Text, "Conversations: 3 conversations of chats.jsonl") {
+		t.Errorf("Results: %q, turns %q", l.CacheText.Text, l.TurnRows)
 	}
 }

@@ -162,6 +162,8 @@ func (t *LoadTable) SetPlanned(p engine.LoadPlan, note string) {
 	switch {
 	case p.Trace != nil:
 		t.Rows = append(t.Rows, loadTableRow{trace: true, label: "trace " + engine.BoundName(filepath.Base(p.Trace.File)), note: note})
+	case p.Conversations != nil:
+		t.Rows = append(t.Rows, loadTableRow{label: "conversations, " + report.Int(p.Conversations.Open) + " at once", note: note})
 	case p.Burst > 0:
 		t.Rows = append(t.Rows, loadTableRow{label: "burst of " + report.Int(p.Burst), note: note})
 	case p.Sweep:

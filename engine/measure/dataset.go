@@ -60,34 +60,16 @@ type datasetTurn struct {
 // of which the first human (user) turn is the prompt. Blank lines are
 // skipped. name is the file's name in errors, which give the line.
 func parseDataset(r io.Reader, name string) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), MaxDatasetLineBytes)
 	var prompts []string
-	line, total := 0, 0
-	for sc.Scan() {
-		line++
-		total += len(sc.Bytes())
-		if total > MaxDatasetBytes {
-			return nil, fmt.Errorf("%s: more than %d MiB of prompts: keep the ones to send", name, MaxDatasetBytes>>20)
-		}
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		if len(prompts) == MaxDatasetPrompts {
-			return nil, fmt.Errorf("%s: more than %d prompts: keep the ones to send", name, MaxDatasetPrompts)
-		}
+	err := scanDataset(r, name, func(_ int, b []byte) error {
 		p, err := datasetPrompt(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
+		if err == nil {
+			prompts = append(prompts, p)
 		}
-		prompts = append(prompts, p)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s line %d: longer than %d MiB: is this a JSONL file of prompts?", name, line+1, MaxDatasetLineBytes>>20)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(prompts) == 0 {
 		return nil, fmt.Errorf(`%s: no prompt: write one {"prompt": "…"} per line`, name)
@@ -95,15 +77,59 @@ func parseDataset(r io.Reader, name string) ([]string, error) {
 	return prompts, nil
 }
 
-// datasetPrompt is the prompt of one line.
-func datasetPrompt(b []byte) (string, error) {
+// scanDataset calls each with every line of a dataset that is not blank,
+// and its number, within the bounds of a dataset file (MaxDatasetLineBytes,
+// MaxDatasetPrompts, MaxDatasetBytes). An error is one line that names the
+// file, and the line where each's error came from.
+func scanDataset(r io.Reader, name string, each func(line int, b []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), MaxDatasetLineBytes)
+	line, total, items := 0, 0, 0
+	for sc.Scan() {
+		line++
+		total += len(sc.Bytes())
+		if total > MaxDatasetBytes {
+			return fmt.Errorf("%s: more than %d MiB of prompts: keep the ones to send", name, MaxDatasetBytes>>20)
+		}
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if items == MaxDatasetPrompts {
+			return fmt.Errorf("%s: more than %d prompts: keep the ones to send", name, MaxDatasetPrompts)
+		}
+		items++
+		if err := each(line, b); err != nil {
+			return fmt.Errorf("%s line %d: %w", name, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s line %d: longer than %d MiB: is this a JSONL file of prompts?", name, line+1, MaxDatasetLineBytes>>20)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// decodeDatasetLine reads one line of a dataset, of any of its shapes.
+func decodeDatasetLine(b []byte) (datasetLine, error) {
 	var d datasetLine
 	if err := json.Unmarshal(b, &d); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) || !json.Valid(b) {
-			return "", fmt.Errorf("not JSON (%s): write one JSON object per line", short(err.Error()))
+			return d, fmt.Errorf("not JSON (%s): write one JSON object per line", short(err.Error()))
 		}
-		return "", fmt.Errorf(`not a prompt (%s): write {"prompt": "…"} or ShareGPT's {"conversations": […]}`, short(err.Error()))
+		return d, fmt.Errorf(`not a prompt (%s): write {"prompt": "…"} or ShareGPT's {"conversations": […]}`, short(err.Error()))
+	}
+	return d, nil
+}
+
+// datasetPrompt is the prompt of one line.
+func datasetPrompt(b []byte) (string, error) {
+	d, err := decodeDatasetLine(b)
+	if err != nil {
+		return "", err
 	}
 	var p string
 	switch {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"speedmatrix/engine"
 	"speedmatrix/engine/trace"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,7 +21,13 @@ type loadRunner struct {
 	trace   *trace.Trace // the plan's trace, once read; nil without one
 	// traceHitRate is the trace's implied prefix-cache hit rate.
 	traceHitRate float64
-	maxOpen      int // the most requests open at once (engine.MaxOpenFor), once prepared
+	// convs are the plan's conversations, once read; nil without them.
+	convs     *conversationSet
+	convTally conversationTally
+	// noChatCount: the server's /tokenize did not count chat messages, and
+	// a replay's histories are sized by estimate.
+	noChatCount atomic.Bool
+	maxOpen     int // the most requests open at once (engine.MaxOpenFor), once prepared
 	// saidShortest: the warning that prompts were asked for below the
 	// shortest the test sends was given.
 	saidShortest bool
@@ -97,7 +104,12 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 	}
 	r.fillServer()
 	var dataset []string
-	if l.load.Dataset != "" {
+	switch {
+	case l.load.Conversations != nil:
+		if err := l.prepareConversations(s.MaxModelLen); err != nil {
+			return err
+		}
+	case l.load.Dataset != "":
 		if dataset, err = ReadDataset(l.load.Dataset); err != nil {
 			return &engine.PlanError{Problems: []engine.PlanProblem{{Field: engine.FieldDataset, Problem: err.Error()}}}
 		}
@@ -128,8 +140,10 @@ func (l *loadRunner) prepare(ctx context.Context) error {
 	if err := l.prompts.checkDataset(ctx, l.load, s.MaxModelLen); err != nil {
 		return err
 	}
-	if err := l.sizeOpen(dataset); err != nil {
-		return err
+	if l.convs == nil {
+		if err := l.sizeOpen(dataset); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	l.rates = slices.Clone(l.load.Rates())
@@ -212,6 +226,8 @@ func (l *loadRunner) measureRates(ctx context.Context) error {
 		switch {
 		case l.trace != nil:
 			arr, n, rate = engine.ArrivalsTrace, len(l.trace.Requests), traceRate(l.trace)
+		case l.convs != nil:
+			arr, n, rate = engine.ArrivalsConversations, l.convs.turns, 0
 		case l.load.Burst > 0:
 			arr, n = engine.ArrivalsBurst, l.load.Burst
 		}

@@ -113,8 +113,7 @@ func (l *loadRunner) waitAll(ctx context.Context, wg *sync.WaitGroup) outcome {
 	}
 }
 
-// send runs one request and fills rec; only its goroutine touches rec until
-// the rate ends.
+// send runs one request of a schedule and fills rec.
 func (l *loadRunner) send(ctx context.Context, n int, rec *loadRecord, q loadRequest, pg *rateProgress) {
 	r := l.runner
 	text, ids := l.prompts.request(n, q)
@@ -122,10 +121,18 @@ func (l *loadRunner) send(ctx context.Context, n int, rec *loadRecord, q loadReq
 		API: string(l.load.API), Model: r.setup.Model, Prompt: text, PromptTokenIDs: ids,
 		MaxTokens: q.OutputTokens, IgnoreEOS: true, ContinuousUsage: true,
 	}
+	l.sendRequest(ctx, n, rec, req, pg, nil)
+}
+
+// sendRequest sends req, request n, and fills rec, keeping the text of its
+// answer in answer when not nil; only its goroutine touches rec until the
+// rate ends.
+func (l *loadRunner) sendRequest(ctx context.Context, n int, rec *loadRecord, req openai.StreamRequest, pg *rateProgress, answer *answerText) {
+	r := l.runner
 	if r.kind.AbortsByID() {
 		req.RID = r.requestID(n)
 	}
-	st, err := l.stream(ctx, req, rec)
+	st, err := l.stream(ctx, req, rec, answer)
 	rec.Sent = cmp.Or(st.Sent, time.Now())
 	rec.Behind += max(0, rec.Sent.Sub(rec.acquired))
 	raise(&pg.behindNs, int64(rec.Behind))
@@ -149,10 +156,10 @@ func (l *loadRunner) send(ctx context.Context, n int, rec *loadRecord, q loadReq
 	}
 }
 
-// stream sends req and records its tokens in rec as they arrive. A server
-// that streams on past max_tokens is cut off (it would fill memory) and
-// the request fails.
-func (l *loadRunner) stream(ctx context.Context, req openai.StreamRequest, rec *loadRecord) (openai.StreamStats, error) {
+// stream sends req and records its tokens in rec as they arrive, and the
+// text of its answer in answer when not nil. A server that streams on past
+// max_tokens is cut off (it would fill memory) and the request fails.
+func (l *loadRunner) stream(ctx context.Context, req openai.StreamRequest, rec *loadRecord, answer *answerText) (openai.StreamStats, error) {
 	r := l.runner
 	var counter tokenCounter
 	var got float64
@@ -160,6 +167,7 @@ func (l *loadRunner) stream(ctx context.Context, req openai.StreamRequest, rec *
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st, err := r.client.Stream(sctx, req, func(ch openai.Chunk) {
+		answer.add(ch.Content)
 		a, ok := counter.count(ch)
 		if !ok {
 			return

@@ -68,3 +68,12 @@ func EstimateLoad(plan engine.LoadPlan) time.Duration {
 	}
 	return seconds(total)
 }
+
+// conversationTime is how long a conversation replay's turns left take:
+// as many rounds as the conversations at once divide them into, each a
+// request alone and a think time.
+func conversationTime(plan engine.LoadPlan, turns int) time.Duration {
+	c := plan.Conversations
+	rounds := (max(turns, 0) + max(c.Open, 1) - 1) / max(c.Open, 1)
+	return seconds(float64(rounds) * (requestTime(plan) + c.ThinkTime.Seconds()))
+}

@@ -55,6 +55,9 @@ func (l *loadRunner) progressNow() engine.Progress {
 	if len(left.RatesRPS) > 0 {
 		p.ETA = EstimateLoad(left)
 	}
+	if pg := l.progress; pg != nil && l.load.Conversations != nil {
+		p.ETA = conversationTime(l.load, pg.requests-int(pg.done.Load()))
+	}
 	if pg := l.progress; pg != nil && pg.rate > 0 {
 		unsent := float64(pg.requests - int(pg.sent.Load()))
 		p.ETA = seconds(p.ETA.Seconds() + unsent/pg.rate + requestTime(l.load))

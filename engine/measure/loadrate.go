@@ -29,22 +29,12 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	if err := r.stillBusyErr(); err != nil {
 		return fail(err)
 	}
-	var reqs []loadRequest
-	if arr == engine.ArrivalsTrace {
-		reqs = traceSchedule(l.trace)
-	} else {
-		reqs = loadSchedule(arr, rate, n, l.load.InputTokens, l.load.OutputTokens, l.load.Seed, max(i, 0)+1000*btoi(i < 0), len(l.prompts.dataset))
-	}
-	if err := l.prompts.prepare(ctx, reqs); err != nil {
-		return fail(fmt.Errorf("prepare the prompts: %w", err))
-	}
-	l.sayShortest()
 	pg := &rateProgress{rate: rate, requests: n}
-	r.mu.Lock()
-	l.rateAt, l.progress = i, pg
-	r.mu.Unlock()
 	open, own := l.openCap(capN)
-	recs, out := l.dispatch(ctx, reqs, open, pg)
+	recs, out, err := l.sendRate(ctx, i, rate, arr, n, open, pg)
+	if err != nil {
+		return fail(err)
+	}
 	// A request that failed without an answer may have met a server on
 	// its way down (a probe on a connection it had not closed yet still got
 	// an answer): ask it once more now, so that whether this rate failed
@@ -58,6 +48,9 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	fig := computeLoad(recs, l.load.SLO)
 	fig.RateRPS, fig.Arrivals, fig.StartedAt, fig.FinishedAt = rate, arr, res.StartedAt, time.Now()
 	fig.MaxInFlight = int(pg.maxInFlight.Load())
+	if arr == engine.ArrivalsConversations {
+		fig.Turns = turnStats(recs)
+	}
 	res = fig
 	from, to := l.span(recs)
 	switch {
@@ -84,6 +77,38 @@ func (l *loadRunner) measureRate(ctx context.Context, i int, rate float64, arr e
 	}
 	l.checkRate(ctx, &res, recs, from, to)
 	return res
+}
+
+// sendRate sends a rate's requests, at most open at once (0: no cap): the
+// conversations' turns for a replay, else n requests on arr's schedule,
+// their prompts prepared first.
+func (l *loadRunner) sendRate(ctx context.Context, i int, rate float64, arr engine.Arrivals, n, open int, pg *rateProgress) ([]*loadRecord, outcome, error) {
+	if arr == engine.ArrivalsConversations {
+		l.setProgress(i, pg)
+		recs, out := l.replay(ctx, pg)
+		return recs, out, nil
+	}
+	var reqs []loadRequest
+	if arr == engine.ArrivalsTrace {
+		reqs = traceSchedule(l.trace)
+	} else {
+		reqs = loadSchedule(arr, rate, n, l.load.InputTokens, l.load.OutputTokens, l.load.Seed, max(i, 0)+1000*btoi(i < 0), len(l.prompts.dataset))
+	}
+	if err := l.prompts.prepare(ctx, reqs); err != nil {
+		return nil, outcomeWindow, fmt.Errorf("prepare the prompts: %w", err)
+	}
+	l.sayShortest()
+	l.setProgress(i, pg)
+	recs, out := l.dispatch(ctx, reqs, open, pg)
+	return recs, out, nil
+}
+
+// setProgress makes pg the progress of rate i, which the monitor reports.
+func (l *loadRunner) setProgress(i int, pg *rateProgress) {
+	r := l.runner
+	r.mu.Lock()
+	l.rateAt, l.progress = i, pg
+	r.mu.Unlock()
 }
 
 // openCap is the most requests a rate holds open: the plan's cap, or the

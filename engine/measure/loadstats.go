@@ -22,6 +22,7 @@ type loadRecord struct {
 	Dispatched bool      // sent; false when the rate ended before
 	Input      int       // prompt tokens drawn (0: a dataset prompt)
 	Output     int       // output tokens asked for
+	Turn       int       // its turn in its conversation, from 1; 0 outside a replay
 }
 
 // outputTokens is what the request generated: the server's final count,

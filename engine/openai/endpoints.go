@@ -100,6 +100,26 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 	return out.Tokens, nil
 }
 
+// TokenizeMessages returns how many tokens the server's chat template makes
+// of msgs, with the generation prompt that follows them: vLLM's /tokenize
+// with messages. It returns ErrNotSupported when the server has no
+// /tokenize; a server whose /tokenize takes no messages answers an error.
+func (c *Client) TokenizeMessages(ctx context.Context, model string, msgs []Message) (int, error) {
+	in := struct {
+		Model               string    `json:"model"`
+		Messages            []Message `json:"messages"`
+		AddGenerationPrompt bool      `json:"add_generation_prompt"`
+	}{model, msgs, true}
+	var out struct {
+		Tokens []int `json:"tokens"`
+		Count  int   `json:"count"`
+	}
+	if err := c.doJSON(ctx, http.MethodPost, "/tokenize", in, &out, model); err != nil {
+		return 0, err
+	}
+	return max(out.Count, len(out.Tokens)), nil
+}
+
 // newRequest builds a request to path with the API key and, when body is
 // not nil, a JSON body.
 func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {

@@ -53,6 +53,8 @@ const (
 func sharedParts(req StreamRequest) (string, [][]byte, error) {
 	var marker []byte
 	switch {
+	case len(req.Messages) > 0:
+		return "", nil, fmt.Errorf("stream: a shared prompt cannot go with messages")
 	case req.Shared.ids && req.Prompt != "":
 		return "", nil, fmt.Errorf("stream: a token-id shared prompt cannot end with text")
 	case req.Shared.ids:

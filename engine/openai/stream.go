@@ -20,10 +20,14 @@ const (
 
 // StreamRequest is one streaming generation.
 type StreamRequest struct {
-	API            string // apiChat (one user message) or apiCompletions; empty means chat
-	Model          string
-	Prompt         string // text prompt
-	PromptTokenIDs []int  // completions only: sent as "prompt": [ids...] instead of Prompt
+	API    string // apiChat (one user message) or apiCompletions; empty means chat
+	Model  string
+	Prompt string // text prompt
+	// Messages, when set, are the chat messages sent instead of Prompt as
+	// one user message: a conversation's history and its next turn. Chat
+	// only, with no Prompt and no Shared start.
+	Messages       []Message
+	PromptTokenIDs []int // completions only: sent as "prompt": [ids...] instead of Prompt
 	// Shared, when set, is the start of the prompt; Prompt (or
 	// PromptTokenIDs, for a ShareIDs start) is then what follows it.
 	Shared    *SharedPrompt
@@ -227,7 +231,9 @@ func streamError(ctx context.Context, wd *watchdog, endpoint string, st *StreamS
 	return fmt.Errorf("%s: %w: the stream broke after %d chunks (%v): check the server log", endpoint, errIncomplete, st.Chunks, err)
 }
 
-type wireMessage struct {
+// Message is one message of a chat request: its role ("system", "user",
+// "assistant") and its text.
+type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
@@ -239,7 +245,7 @@ type wireStreamOptions struct {
 
 type wireRequest struct {
 	Model         string            `json:"model"`
-	Messages      []wireMessage     `json:"messages,omitempty"`
+	Messages      []Message         `json:"messages,omitempty"`
 	Prompt        any               `json:"prompt,omitempty"`
 	MaxTokens     int               `json:"max_tokens,omitempty"`
 	MinTokens     int               `json:"min_tokens,omitempty"`
@@ -275,8 +281,16 @@ func streamBody(req StreamRequest) (string, []byte, error) {
 			return "", nil, fmt.Errorf("stream: token id prompts need the completions API, not %s", apiChat)
 		}
 		path = "/v1/chat/completions"
-		w.Messages = []wireMessage{{Role: "user", Content: req.Prompt}}
+		w.Messages = req.Messages
+		if len(req.Messages) == 0 {
+			w.Messages = []Message{{Role: "user", Content: req.Prompt}}
+		} else if req.Prompt != "" {
+			return "", nil, fmt.Errorf("stream: give a prompt or messages, not both")
+		}
 	case apiCompletions:
+		if len(req.Messages) > 0 {
+			return "", nil, fmt.Errorf("stream: messages need the %s API, not %s", apiChat, apiCompletions)
+		}
 		path = "/v1/completions"
 		w.Prompt = req.Prompt
 		if req.PromptTokenIDs != nil {
@@ -289,7 +303,11 @@ func streamBody(req StreamRequest) (string, []byte, error) {
 	// One allocation of about the final size, not a doubling series: at
 	// 128K tokens the prompt is half a megabyte, and a cell sends as many
 	// at once as it has streams.
-	buf.Grow(len(req.Prompt) + 8*len(req.PromptTokenIDs) + 512)
+	size := len(req.Prompt) + 8*len(req.PromptTokenIDs) + 512
+	for _, m := range req.Messages {
+		size += len(m.Content) + 32
+	}
+	buf.Grow(size)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(w); err != nil {

@@ -163,6 +163,9 @@ func TestStreamRequestBody(t *testing.T) {
 		{"completions with token ids", "/v1/completions",
 			StreamRequest{API: apiCompletions, Model: "m", PromptTokenIDs: []int{1, 2, 3}, MaxTokens: 1, Temperature: 0.5},
 			`{"max_tokens":1,"model":"m","prompt":[1,2,3],"stream":true,"stream_options":{"include_usage":true},"temperature":0.5}`},
+		{"chat messages", "/v1/chat/completions",
+			StreamRequest{Model: "m", Messages: []Message{{"system", "s"}, {"user", "q1"}, {"assistant", "a1"}, {"user", "q2"}}, MaxTokens: 8, IgnoreEOS: true},
+			`{"ignore_eos":true,"max_tokens":8,"messages":[{"content":"s","role":"system"},{"content":"q1","role":"user"},{"content":"a1","role":"assistant"},{"content":"q2","role":"user"}],"model":"m","stream":true,"stream_options":{"include_usage":true},"temperature":0}`},
 		{"completions with empty text", "/v1/completions",
 			StreamRequest{API: apiCompletions, Model: "m"},
 			`{"model":"m","prompt":"","stream":true,"stream_options":{"include_usage":true},"temperature":0}`},
@@ -191,6 +194,14 @@ func TestStreamRejectsBadRequests(t *testing.T) {
 	for _, req := range []StreamRequest{{API: "embeddings"}, {API: apiChat, PromptTokenIDs: []int{1}}} {
 		if _, err := c.Stream(context.Background(), req, nil); err == nil || !strings.Contains(err.Error(), "completions") {
 			t.Errorf("Stream(%+v) = %v; want an error saying what to use", req, err)
+		}
+	}
+	msgs := []Message{{"user", "q"}}
+	for _, req := range []StreamRequest{
+		{API: apiCompletions, Messages: msgs}, {API: apiChat, Messages: msgs, Prompt: "p"}, {API: apiChat, Messages: msgs, Shared: ShareText("s")},
+	} {
+		if _, err := c.Stream(context.Background(), req, nil); err == nil || !strings.Contains(err.Error(), "messages") {
+			t.Errorf("Stream(%+v) = %v; want an error about the messages", req, err)
 		}
 	}
 }

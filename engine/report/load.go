@@ -65,6 +65,9 @@ func RateLabel(r engine.LoadResult) string {
 	if r.Arrivals == engine.ArrivalsTrace {
 		return "trace, " + RateRPS(r.RateRPS) + " req/s"
 	}
+	if r.Arrivals == engine.ArrivalsConversations {
+		return "conversations"
+	}
 	return RateRPS(r.RateRPS) + " req/s"
 }
 
@@ -82,6 +85,9 @@ func reqPerSec(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "
 // rate", or "load test · a burst of 64 requests".
 func LoadLine(l engine.LoadSection) string {
 	p := l.Plan
+	if p.Conversations != nil {
+		return conversationLoadLine(p)
+	}
 	if p.Burst > 0 || (len(l.Results) > 0 && IsBurst(l.Results[0])) {
 		n := p.Burst
 		if n == 0 {
@@ -133,6 +139,8 @@ func LoadPlanLine(p engine.LoadPlan) string {
 	switch {
 	case p.Trace != nil:
 		parts = append(parts, "trace "+engine.BoundName(filepath.Base(p.Trace.File))+" at time scale "+strconv.FormatFloat(cmp.Or(p.Trace.TimeScale, 1), 'g', -1, 64))
+	case p.Conversations != nil:
+		parts = append(parts, conversationPlanWords(p))
 	case p.Burst > 0:
 		parts = append(parts, "a burst of "+engine.Count(p.Burst, "request", "requests")+" at once")
 	default:

@@ -21,6 +21,9 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 	if line := TraceLine(l.Trace); line != "" {
 		b.WriteString(MDText(line) + ".\n\n")
 	}
+	if line := ConversationLine(l.Conversations); line != "" {
+		b.WriteString(MDText(line) + ".\n\n")
+	}
 	if line := LoadLimitLine(*l); line != "" {
 		b.WriteString(MDText(line) + "\n\n")
 	}
@@ -40,6 +43,7 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 	}
 	writeTable(b, LoadLatencyColumns, rows)
 	b.WriteString(strings.Join(loadNotes(l.Results), " ") + "\n\n")
+	writeTurns(b, l.Results)
 	writeLoadChecks(b, l.Results)
 	writeCacheReasoning(b, CacheReasoningRows(r))
 	writeLines(b, "", LoadFlagLines(l.Results))

@@ -43,6 +43,9 @@ func loadProblem(l *engine.LoadSection) string {
 	if p := traceProblem(l.Trace); p != "" {
 		return "its trace has " + p
 	}
+	if p := conversationProblem(l.Conversations); p != "" {
+		return "its conversations have " + p
+	}
 	for _, r := range l.Results {
 		if p := loadResultProblem(r); p != "" {
 			return "its load test at " + RateLabel(r) + " has " + p
@@ -109,6 +112,9 @@ func loadPlanProblem(p engine.LoadPlan) string {
 	if p.SLO.TTFT < 0 || p.SLO.ITL < 0 {
 		return "a negative SLO bound"
 	}
+	if p := conversationPlanProblem(p.Conversations); p != "" {
+		return p
+	}
 	return ""
 }
 
@@ -136,6 +142,9 @@ func loadResultProblem(r engine.LoadResult) string {
 		return p.Problem()
 	}
 	if p := r.Reasoning.Problem(r.OutputTokens); p != "" {
+		return p
+	}
+	if p := turnsProblem(r); p != "" {
 		return p
 	}
 	for _, f := range loadFigures(r) {

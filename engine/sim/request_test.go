@@ -97,3 +97,35 @@ func TestChatIDsPiecewise(t *testing.T) {
 		}
 	}
 }
+
+// TestChatIDsHistoryFirst: a conversation's next turn renders the turn
+// before it, generation prompt included, as its prefix, the same ids, as a
+// real chat template does: nothing of a request's own comes first, so the
+// prefix cache can hold a conversation's history from turn to turn.
+func TestChatIDsHistoryFirst(t *testing.T) {
+	s, err := New(Options{Profile: tinyProfile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	msg := func(role, text string) chatMessage {
+		raw, _ := json.Marshal(text)
+		return chatMessage{Role: role, Content: rawJSON(raw)}
+	}
+	turn1 := []chatMessage{msg("system", "Be brief."), msg("user", "What does a prefix cache hold?")}
+	turn2 := append(slices.Clone(turn1), msg("assistant", "Blocks of earlier prompts, by hash."), msg("user", "And across turns?"))
+	a, err := s.chatIDs(turn1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.chatIDs(turn2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) <= len(a) || !slices.Equal(b[:len(a)], a) {
+		t.Fatalf("turn 2's ids %v do not start with turn 1's %v", b, a)
+	}
+	if ha, hb := blockHashes(a, 4), blockHashes(b, 4); !slices.Equal(hb[:len(ha)], ha) {
+		t.Errorf("turn 2's block hashes %v do not start with turn 1's %v", hb, ha)
+	}
+}
