@@ -12,7 +12,8 @@
 #      through --endpoint (the command read from /proc), runs the peers side
 #      by side (scripts/rig/peers.sh), replays a Mooncake trace with shared
 #      and with unique hash ids beside vllm bench serve's timed_trace
-#      (scripts/rig/make_trace.py, check_trace.py) and stops it;
+#      (scripts/rig/make_trace.py, check_trace.py), replays conversations
+#      turn by turn, and stops it;
 #   4. kills speedmatrix with SIGKILL mid-run and checks its guard ends the
 #      whole vLLM tree;
 #   5. checks the Ray cluster check against a real Ray head
@@ -334,6 +335,12 @@ if [[ $skip != *" endpoint "* ]]; then
 					sleep 1
 				done
 			done
+			# Conversations, turn by turn over the chat API, two at once.
+			bgwait "$sm" load --endpoint "$url" --api-key-env RIG_API_KEY --dataset "$tr/conversations.jsonl" --conversations 2 \
+				--output-tokens 32 --out "$tr/conversations" >"$tr/conversations.log" 2>&1
+			rc=$?
+			[ $rc -eq 0 ] && pass "conversations: exit 0, $(grep -m1 'conversations' "$tr/conversations.log" | cut -c1-200)" ||
+				fail "conversations: exit $rc: $(tail -1 "$tr/conversations.log")"
 			python3 scripts/rig/check_trace.py "$tr" | count
 			grep -qF -- "$key" "$tr"/*/report.json "$tr"/*.log 2>/dev/null &&
 				fail "trace secrets: the API key is in a trace report or log" || pass "trace secrets: no API key in the trace reports and logs"

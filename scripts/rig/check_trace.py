@@ -79,6 +79,23 @@ for name in ("shared", "unique"):
         say(abs(d_ttft) <= 0.05,
             f"trace {name} vs vllm bench serve: median TTFT {ttft:.1f} vs {b['median_ttft_ms']:.1f} ms ({100 * d_ttft:+.1f} %, within 5 %)")
 
+conv = load(f"{out}/conversations/report.json")
+if conv is None or not conv.get("load", {}).get("results"):
+    say(False, "conversations: no report.json with a result")
+else:
+    summary = conv["load"]["conversations"]
+    res = conv["load"]["results"][0]
+    turns = res.get("turns") or []
+    hit = (res.get("prefix_cache") or {}).get("server_hit_rate")
+    say(res["status"] == "Valid" and res["completed"] == summary["turns"],
+        f"conversations: {res['status']}, {res['completed']} of {summary['turns']} turns of {summary['conversations']} conversations completed")
+    grow = [t["prompt_tokens"] for t in turns]
+    say(len(turns) == 4 and all(a < b for a, b in zip(grow, grow[1:])),
+        "conversations: the mean prompt grows from turn to turn: " + ", ".join(f"{p:.0f}" for p in grow) + " tokens")
+    say(hit is not None and hit > 0.3,
+        f"conversations: the server found {100 * (hit or 0):.1f} % of the prompt tokens in its cache (the history; above 30 %)")
+    rows.append("TTFT p50 by turn: " + ", ".join(f"{t['turn']}: {t['ttft_ms']['p50']:.1f} ms ({t['prompt_tokens']:.0f} tokens)" for t in turns))
+
 with open(f"{out}/side-by-side.md", "w") as f:
     f.write("| Trace | Tool | Completed | Req/s | TTFT p50 (ms) | TTFT p99 (ms) | Server's hit rate | Implied hit rate |\n")
     f.write("|---|---|---|---|---|---|---|---|\n")
@@ -90,4 +107,6 @@ with open(f"{out}/side-by-side.md", "w") as f:
             hit = "—" if b["server_hit_rate"] is None else f"{100 * b['server_hit_rate']:.1f} %"
             f.write(f"| {name} | vllm bench serve | {b['completed']} | {b['request_throughput']:.3f} | {b['median_ttft_ms']:.1f} | "
                     f"{b.get('p99_ttft_ms', 0):.1f} | {hit} | — |\n")
+    for row in rows:
+        f.write("\n" + row + "\n")
 print(f"(table in {os.path.join(out, 'side-by-side.md')})")

@@ -5,7 +5,8 @@ shared.jsonl: every request starts with the same two 512-token blocks
 (hash ids 1 and 2, a system prompt), then one or two blocks of its own;
 unique.jsonl: the same requests with every hash id new, so that nothing
 is shared. Arrivals are Poisson (seeded), in ms from 0; prompts are 1,100
-to 2,000 tokens, outputs 32."""
+to 2,000 tokens, outputs 32. conversations.jsonl: eight ShareGPT
+conversations of four turns, for the conversation replay."""
 import json
 import random
 import sys
@@ -30,3 +31,17 @@ for i in range(n):
 for name, lines in (("shared", shared), ("unique", unique)):
     with open(f"{out}/{name}.jsonl", "w") as f:
         f.writelines(json.dumps(x) + "\n" for x in lines)
+
+# conversations.jsonl: 8 ShareGPT conversations of 4 user turns each, for
+# the conversation replay: each turn a few sentences of its own.
+topics = ["the prefix cache", "paged attention", "continuous batching", "speculative decoding",
+          "quantized weights", "the KV cache", "tensor parallelism", "chunked prefill"]
+with open(f"{out}/conversations.jsonl", "w") as f:
+    for i, topic in enumerate(topics):
+        turns = []
+        for k in range(4):
+            ask = f"Question {k + 1} about {topic}: " + " ".join(
+                rng.choice(["why", "how", "when", "does", "it", "help", "serving", "latency", "memory", "throughput"]) for _ in range(60))
+            turns.append({"from": "human", "value": ask})
+            turns.append({"from": "gpt", "value": f"An answer about {topic}, part {k + 1}."})
+        f.write(json.dumps({"conversations": turns}) + "\n")
