@@ -60,10 +60,13 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # running URL: the requests the server is running now, from its /metrics (0
 # when it does not answer).
 running() { curl -s "$1/metrics" | awk '/^vllm:num_requests_running\{/ {s += $2} END {print int(s + 0.5)}'; }
-# cache_counts URL: the server's prefix-cache counters, queried and hit
-# tokens, on one line (vllm bench serve does not read them).
+# cache_counts URL: the server's prefix-cache counters (queried and hit
+# tokens) and its TTFT histogram's sum and count, on one line: what a
+# replay did, read around it (vllm bench serve does not read them).
 cache_counts() {
-	curl -s "$1/metrics" | awk '/^vllm:prefix_cache_queries_total\{/ {q += $2} /^vllm:prefix_cache_hits_total\{/ {h += $2} END {printf "%d %d\n", q, h}'
+	curl -s "$1/metrics" | awk '/^vllm:prefix_cache_queries_total\{/ {q += $2} /^vllm:prefix_cache_hits_total\{/ {h += $2}
+		/^vllm:time_to_first_token_seconds_sum\{/ {s += $2} /^vllm:time_to_first_token_seconds_count\{/ {c += $2}
+		END {printf "%d %d %.6f %d\n", q, h, s, c}'
 }
 # keep_busy URL PROMPT TOKENS: one streamed request of TOKENS tokens after
 # another until it is killed; the request in flight is closed with it.
@@ -311,9 +314,12 @@ if [[ $skip != *" endpoint "* ]]; then
 			mkdir -p "$tr"
 			python3 scripts/rig/make_trace.py "$tr" 40 1.5 1
 			for name in shared unique; do
+				mkdir -p "$tr/$name"
+				cache_counts "$url" >"$tr/$name-before.txt"
 				bgwait "$sm" load --endpoint "$url" --api-key-env RIG_API_KEY --api completions --trace "$tr/$name.jsonl" \
 					--out "$tr/$name" >"$tr/$name.log" 2>&1
 				rc=$?
+				cache_counts "$url" >"$tr/$name-after.txt"
 				[ $rc -eq 0 ] && pass "trace $name: exit 0, $(grep -m1 'trace, ' "$tr/$name.log" | cut -c1-220)" ||
 					fail "trace $name: exit $rc: $(tail -1 "$tr/$name.log")"
 				for _ in $(seq 1 30); do

@@ -23,6 +23,22 @@ def load(path):
         return None
 
 
+def server_figures(before, after):
+    """The server's hit rate and mean TTFT (ms) between two reads of its
+    counters (real-vllm.sh's cache_counts); None when they are missing."""
+    try:
+        with open(before) as f:
+            q0, h0, s0, c0 = f.read().split()
+        with open(after) as f:
+            q1, h1, s1, c1 = f.read().split()
+    except (OSError, ValueError):
+        return None
+    q, h, n = int(q1) - int(q0), int(h1) - int(h0), int(c1) - int(c0)
+    if q <= 0 or n <= 0:
+        return None
+    return h / q, (float(s1) - float(s0)) / n * 1000
+
+
 figures = {}
 for name in ("shared", "unique"):
     rep = load(f"{out}/{name}/report.json")
@@ -60,14 +76,8 @@ for name in ("shared", "unique"):
     if b is None:
         print(f"SKIP vllm bench serve on trace {name}: no result.json (see {out}/vllm-{name}.log)")
         continue
-    try:
-        with open(f"{out}/vllm-{name}/cache-before.txt") as f:
-            q0, h0 = map(int, f.read().split())
-        with open(f"{out}/vllm-{name}/cache-after.txt") as f:
-            q1, h1 = map(int, f.read().split())
-        b["server_hit_rate"] = (h1 - h0) / (q1 - q0) if q1 > q0 else None
-    except (OSError, ValueError):
-        b["server_hit_rate"] = None
+    bench_server = server_figures(f"{out}/vllm-{name}/cache-before.txt", f"{out}/vllm-{name}/cache-after.txt")
+    b["server_hit_rate"] = bench_server[0] if bench_server else None
     bench[name] = b
     if name in figures:
         res = figures[name][0]
@@ -76,8 +86,17 @@ for name in ("shared", "unique"):
         d_ttft = b["median_ttft_ms"] / ttft - 1
         say(abs(d_rps) <= 0.05,
             f"trace {name} vs vllm bench serve: request throughput {rps:.3f} vs {b['request_throughput']:.3f} req/s ({100 * d_rps:+.1f} %, within 5 %)")
-        say(abs(d_ttft) <= 0.05,
-            f"trace {name} vs vllm bench serve: median TTFT {ttft:.1f} vs {b['median_ttft_ms']:.1f} ms ({100 * d_ttft:+.1f} %, within 5 %)")
+        # Median TTFT between two back-to-back runs moves with the server
+        # (its own mean TTFT moved ±23 % between runs of the same trace on
+        # the 2-core box: BENCHMARKS.md): each tool is held to the server's
+        # own histogram over its run instead, and the two medians are shown.
+        ours = server_figures(f"{out}/{name}-before.txt", f"{out}/{name}-after.txt")
+        if ours and bench_server:
+            mine, theirs = res["ttft_ms"]["mean"] - ours[1], b["mean_ttft_ms"] - bench_server[1]
+            say(mine <= 0.1 * ours[1] + 20 and mine >= -5,
+                f"trace {name}: speedmatrix's mean TTFT {res['ttft_ms']['mean']:.1f} ms, the server's own {ours[1]:.1f} ms over the same requests "
+                f"({mine:+.1f} ms; within 10 % + 20 ms, at most 5 ms below); vllm bench's {b['mean_ttft_ms']:.1f} ms against the server's "
+                f"{bench_server[1]:.1f} ms ({theirs:+.1f} ms); medians {ttft:.1f} and {b['median_ttft_ms']:.1f} ms ({100 * d_ttft:+.1f} %)")
 
 conv = load(f"{out}/conversations/report.json")
 if conv is None or not conv.get("load", {}).get("results"):
