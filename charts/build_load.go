@@ -37,6 +37,11 @@ type LoadModel struct {
 	// NotDrawn names the rates the charts leave out, which have no valid
 	// figures: "Not drawn, without valid figures: 6.42 req/s (Failed)."
 	NotDrawn string `json:"not_drawn,omitempty"`
+	// Replay says what a trace or conversation replay replayed
+	// (report.TraceLine, report.ConversationLine); "" for rates.
+	Replay string `json:"replay,omitempty"`
+	// Turns are a conversation replay's TTFT by turn (report.TurnRows).
+	Turns [][]string `json:"turns,omitempty"`
 }
 
 // buildLoad is a load test's model; nil for a matrix.
@@ -53,6 +58,10 @@ func buildLoad(r engine.Report) *LoadModel {
 	m.NotDrawn = notDrawn(l.Results)
 	m.Goodput.Notes, m.Goodput.Flags = nonEmpty(m.NotDrawn), m.Flags // under the goodput figure
 	m.Table = buildLoadTable(l.Results)
+	m.Replay = report.TraceLine(l.Trace) + report.ConversationLine(l.Conversations) // one at most
+	for _, res := range l.Results {
+		m.Turns = append(m.Turns, report.TurnRows(res)...)
+	}
 	return m
 }
 

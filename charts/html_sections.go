@@ -53,10 +53,11 @@ type roofline struct {
 
 // loadPage is a load test's part of the page: its plan, charts and table.
 type loadPage struct {
-	Plan, Limit string
-	Figures     []*figure
-	Table       *table
-	Flags       []string
+	Plan, Limit, Replay string
+	Figures             []*figure
+	Table               *table
+	Turns               *table // a conversation replay's TTFT by turn
+	Flags               []string
 }
 
 // statusClass is a status as a class name: its first word.
@@ -184,7 +185,10 @@ func htmlRoofline(r engine.Report, m Model) *roofline {
 // goodput chart and the per-rate table.
 func loadFigures(ctx context.Context, m Model) (*loadPage, error) {
 	l := m.Load
-	p := &loadPage{Plan: l.Plan, Limit: l.Limit, Table: htmlTable(l.Table, true), Flags: l.Flags}
+	p := &loadPage{Plan: l.Plan, Limit: l.Limit, Replay: l.Replay, Table: htmlTable(l.Table, true), Flags: l.Flags}
+	if len(l.Turns) > 0 {
+		p.Turns = plainTable(report.TurnColumns, 1, l.Turns)
+	}
 	latency, err := chartFigure(ctx, KindLoadLatency, m, LineChart{Title: "Latency against throughput", Notes: l.TTFT.Notes})
 	if err != nil {
 		return nil, err

@@ -51,5 +51,5 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{end}}</tbody></table></div><p class="muted">{{.Scale}}</p>{{range .Legend}}<p class="muted">{{.}}</p>{{end}}{{range .Notes}}<p class="muted">{{.}}</p>{{end}}{{with .Flags}}{{template "lines" .}}{{end}}{{end}}
 {{define "quality"}}<section id="quality"><h2>{{.Title}}</h2>{{with .Simulated}}<p class="banner banner-simulated">{{.}}</p>{{end}}<p>{{.Compared}}</p>{{template "figure" .Figure}}{{with .Drift}}<h3>Drift by context</h3>{{template "table" .}}{{end}}{{with .Needle}}<h3>Needle retrieval</h3>{{template "table" .}}{{end}}{{with .Tasks}}<h3>Tasks</h3>{{template "table" .}}{{end}}{{with .Flipped}}<h3>Items that flipped against the reference</h3>{{template "lines" .}}{{end}}</section>
 {{end}}
-{{define "load"}}<section id="load"><h2>Load test</h2><p>{{.Plan}}</p>{{with .Limit}}<p>{{.}}</p>{{end}}{{range .Figures}}{{template "figure" .}}{{end}}<h3>By rate</h3>{{template "table" .Table}}{{with .Flags}}{{template "lines" .}}{{end}}</section>
+{{define "load"}}<section id="load"><h2>Load test</h2><p>{{.Plan}}</p>{{with .Replay}}<p>{{.}}</p>{{end}}{{with .Limit}}<p>{{.}}</p>{{end}}{{range .Figures}}{{template "figure" .}}{{end}}<h3>By rate</h3>{{template "table" .Table}}{{with .Turns}}<h3>TTFT by turn</h3>{{template "table" .}}{{end}}{{with .Flags}}{{template "lines" .}}{{end}}</section>
 {{end}}`

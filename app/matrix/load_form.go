@@ -162,6 +162,18 @@ func (f *LoadForm) Apply(s LoadSettings) {
 	if p.Requests == 0 {
 		p = DefaultLoadPlan()
 	}
+	// A trace, a conversation replay or a dataset leaves the fields it
+	// replaces unset: they show the defaults, ready for when it is cleared.
+	d := DefaultLoadPlan()
+	if len(p.RatesRPS) == 0 && !p.Sweep {
+		p.RatesRPS = d.RatesRPS
+	}
+	if p.InputTokens.Max == 0 {
+		p.InputTokens = d.InputTokens
+	}
+	if p.Trace != nil || p.Conversations != nil {
+		p.Requests = d.Requests
+	}
 	f.applying = true
 	defer func() { f.applying = false }()
 	rates := engine.FormatRates(p.RatesRPS)

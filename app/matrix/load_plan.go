@@ -29,7 +29,7 @@ func (f *LoadForm) Plan() (engine.LoadPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	if f.datasetErr != nil {
+	if f.datasetErr != nil && f.trace == "" { // a trace builds its own prompts
 		return p, fmt.Errorf("dataset: %s cannot be used (%v): choose another file or clear it", filepath.Base(f.dataset), f.datasetErr)
 	}
 	if f.traceErr != nil {
@@ -232,18 +232,20 @@ func (f *LoadForm) Refresh() {
 	p, err := f.Plan()
 	f.u.State.SetLoad(app.LoadInfo{On: f.On(), Plan: p, Err: err})
 	burst, traced, convs := strings.TrimSpace(f.Burst.Text) != "", f.trace != "", strings.TrimSpace(f.Convs.Text) != "" && f.trace == ""
-	enableIf(f.Rates, !burst && !traced && !convs)
-	enableIf(f.Arrivals, !burst && !traced && !convs)
-	enableIf(f.Requests, !burst && !traced && !convs)
-	enableIf(f.Input, f.dataset == "" && !traced)
-	enableIf(f.Output, !traced)
-	enableIf(f.Burst, !traced && !convs)
-	enableIf(f.MaxConc, !convs)
-	enableIf(f.Seed, !traced)
-	enableIf(f.TimeScale, traced)
-	enableIf(f.Convs, f.dataset != "" && !traced)
-	enableIf(f.ThinkTime, convs)
-	enableIf(f.Answers, convs)
+	changed := false
+	for _, e := range []struct {
+		w  fyne.Disableable
+		on bool
+	}{
+		{f.Rates, !burst && !traced && !convs}, {f.Arrivals, !burst && !traced && !convs}, {f.Requests, !burst && !traced && !convs},
+		{f.Input, f.dataset == "" && !traced}, {f.Output, !traced}, {f.Burst, !traced && !convs}, {f.MaxConc, !convs},
+		{f.Seed, !traced}, {f.TimeScale, traced}, {f.Convs, f.dataset != "" && !traced}, {f.ThinkTime, convs}, {f.Answers, convs},
+	} {
+		changed = enableIf(e.w, e.on) || changed
+	}
+	if changed && f.Form != nil {
+		f.Form.Refresh() // its labels dim with their fields
+	}
 	if err != nil {
 		f.Banner.Show(app.Notice{Message: app.Upper(err.Error()) + ".", Action: "Start run is off until the field is fixed."})
 		f.Estimate.SetText("")
@@ -308,12 +310,16 @@ func (f *LoadForm) traceEstimate(p engine.LoadPlan) string {
 }
 
 // enableIf enables w when on, else disables it.
-func enableIf(w fyne.Disableable, on bool) {
+func enableIf(w fyne.Disableable, on bool) (changed bool) {
+	if w.Disabled() != on {
+		return false
+	}
 	if on {
 		w.Enable()
 	} else {
 		w.Disable()
 	}
+	return true
 }
 
 // loadWarnings are what will run but mislead (engine.LoadWarnings), in

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
@@ -92,14 +93,14 @@ func (r *Tab) showCache(rep engine.Report) {
 	}
 	var cache fyne.CanvasObject = widget.NewLabel("No prefix-cache figures: the server gave no prefix-cache counters.")
 	if len(l.CacheRows) > 0 {
-		cache = appwidget.NewTextTable(report.CacheReasoningColumns, columnWidths(len(report.CacheReasoningColumns)), l.CacheRows)
+		cache = appwidget.NewTextTable(report.CacheReasoningColumns, columnWidths(report.CacheReasoningColumns), l.CacheRows)
 	}
 	l.Cache.Objects = []fyne.CanvasObject{cache}
 	if len(l.TurnRows) > 0 {
 		heading := widget.NewLabelWithStyle("TTFT by turn: each turn sent with the history before it; as the prefix cache holds it, TTFT grows less than the prompt.",
 			fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		heading.Wrapping = fyne.TextWrapWord
-		turns := container.NewBorder(heading, nil, nil, nil, appwidget.NewTextTable(report.TurnColumns, columnWidths(len(report.TurnColumns)), l.TurnRows))
+		turns := container.NewBorder(heading, nil, nil, nil, appwidget.NewTextTable(report.TurnColumns, columnWidths(report.TurnColumns), l.TurnRows))
 		split := container.NewVSplit(cache, turns)
 		split.Offset = 0.35
 		l.Cache.Objects = []fyne.CanvasObject{split}
@@ -108,14 +109,15 @@ func (r *Tab) showCache(rep engine.Report) {
 	l.Cache.Refresh()
 }
 
-// columnWidths are a text table's widths: its first column, which names
-// the row, wider than its figures.
-func columnWidths(n int) []float32 {
-	w := make([]float32, n)
-	for i := range w {
-		w[i] = 130
+// columnWidths are a text table's widths: each its heading's, bold at the
+// default text size, and at least a figure's; the first column, which
+// names the row, wider.
+func columnWidths(columns []string) []float32 {
+	w := make([]float32, len(columns))
+	for i, c := range columns {
+		w[i] = max(110, fyne.MeasureText(c, theme.TextSize(), fyne.TextStyle{Bold: true}).Width+2*theme.Padding()+8)
 	}
-	w[0] = 180
+	w[0] = max(w[0], 180)
 	return w
 }
 

@@ -45,6 +45,7 @@ func TestLoadFormReplaysATrace(t *testing.T) {
 	if !u.matrix.Load.Banner.Visible() || !strings.Contains(f.Banner.Current.Message, "Trace: bad.jsonl line 1: input_length -3") || u.State.Load.Err == nil {
 		t.Errorf("a bad trace: banner %q, plan error %v", f.Banner.Current.Message, u.State.Load.Err)
 	}
+	f.SetDataset(bad) // not a dataset: ignored while a trace is chosen
 	f.SetTrace(writeAppTrace(t))
 	if !strings.Contains(f.TraceLine.Text, "Trace chat-trace.jsonl: 12 requests over 0.2 s") || !strings.Contains(f.TraceLine.Text, "imply a prefix-cache hit rate of 84.9 %") {
 		t.Errorf("trace line %q", f.TraceLine.Text)
@@ -57,7 +58,7 @@ func TestLoadFormReplaysATrace(t *testing.T) {
 	if u.State.Load.Err != nil || p.Trace == nil || p.Trace.TimeScale != 2 || p.Arrivals != engine.ArrivalsTrace || p.Requests != 12 {
 		t.Fatalf("plan %+v (trace %+v), err %v", p, p.Trace, u.State.Load.Err)
 	}
-	if cells := u.run.LoadView().Cells; len(cells) != 1 || cells[0][0] != "trace chat-trace.jsonl" || cells[0][1] != "will run" {
+	if cells := u.run.LoadView().Cells; len(cells) != 1 || cells[0][0] != "trace" || cells[0][1] != "will run" {
 		t.Errorf("Run screen's planned rows %q", cells)
 	}
 	u.run.OnStart()

@@ -1,7 +1,6 @@
 package widget
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -161,9 +160,9 @@ func (t *LoadTable) SetPlanned(p engine.LoadPlan, note string) {
 	t.Rows = t.Rows[:0]
 	switch {
 	case p.Trace != nil:
-		t.Rows = append(t.Rows, loadTableRow{trace: true, label: "trace " + engine.BoundName(filepath.Base(p.Trace.File)), note: note})
+		t.Rows = append(t.Rows, loadTableRow{trace: true, label: "trace", note: note})
 	case p.Conversations != nil:
-		t.Rows = append(t.Rows, loadTableRow{label: "conversations, " + report.Int(p.Conversations.Open) + " at once", note: note})
+		t.Rows = append(t.Rows, loadTableRow{label: "conversations", note: note})
 	case p.Burst > 0:
 		t.Rows = append(t.Rows, loadTableRow{label: "burst of " + report.Int(p.Burst), note: note})
 	case p.Sweep:

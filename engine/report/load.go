@@ -88,6 +88,13 @@ func LoadLine(l engine.LoadSection) string {
 	if p.Conversations != nil {
 		return conversationLoadLine(p)
 	}
+	if p.Trace != nil {
+		s := "load test · trace replay"
+		if t := l.Trace; t != nil {
+			s += " · " + engine.Count(t.Requests, "request", "requests") + " over " + fixed1(t.SpanS) + " s"
+		}
+		return s
+	}
 	if p.Burst > 0 || (len(l.Results) > 0 && IsBurst(l.Results[0])) {
 		n := p.Burst
 		if n == 0 {

@@ -1,0 +1,101 @@
+//go:build xvfb
+
+package shell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"speedmatrix/app"
+	appwidget "speedmatrix/app/widget"
+	"speedmatrix/engine/measure"
+)
+
+// TestXvfbLoadReplayScreens writes screenshots of the Load test form with a
+// trace and with conversations, and of Results' Cache and turns view after
+// each replay on the real simulator, at 1,440 × 900, into LOAD_SHOTS:
+//
+//	LOAD_SHOTS=/tmp/shots LANG=en_US.UTF-8 \
+//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbLoadReplayScreens ./app/shell/
+func TestXvfbLoadReplayScreens(t *testing.T) {
+	out := os.Getenv("LOAD_SHOTS")
+	if out == "" {
+		t.Skip("set LOAD_SHOTS")
+	}
+	tracePath := writeAppTrace(t)
+	var b strings.Builder
+	for i := range 4 {
+		fmt.Fprintf(&b, `{"conversations": [{"from": "human", "value": "Question %d: what is a KV cache? Say it in a paragraph."}, {"from": "gpt", "value": "A cache."}, `+
+			`{"from": "human", "value": "And a prefix cache?"}, {"from": "gpt", "value": "Shared starts."}, {"from": "human", "value": "How do they interact?"}]}`+"\n", i)
+	}
+	convPath := filepath.Join(t.TempDir(), "chats.jsonl")
+	os.WriteFile(convPath, []byte(b.String()), 0o644)
+
+	d := testDeps(t, &fakeEngine{})
+	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
+	d.Sim, d.Load = simulator{}, app.LoadFunc(measure.RunLoad)
+	var u *ui
+	var w fyne.Window
+	fyne.DoAndWait(func() {
+		w = glApp.NewWindow("Speed Matrix")
+		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
+		w.SetContent(u.content())
+		w.Resize(fyne.NewSize(1440, 900))
+		w.Show()
+		u.matrix.Load.Kind.SetSelected("Load test")
+	})
+	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	shot := func(name string) {
+		t.Helper()
+		time.Sleep(1500 * time.Millisecond)
+		fyne.DoAndWait(func() {
+			if err := appwidget.WritePNG(filepath.Join(out, name), appwidget.CaptureWindow(u.Win)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	replay := func(name string) {
+		t.Helper()
+		fyne.DoAndWait(func() { u.Show(app.TabMatrix) })
+		shot(name + "-form.png")
+		fyne.DoAndWait(func() { u.run.OnStart() })
+		select {
+		case <-u.run.UiDone:
+		case <-time.After(60 * time.Second):
+			fyne.DoAndWait(func() { u.Show(app.TabRun) })
+			shot(name + "-stuck.png")
+			var line, log string
+			fyne.DoAndWait(func() { line, log = u.run.ProgressLine.Text, u.run.Log.Text() })
+			t.Fatalf("%s: the replay did not finish: %s\n%s", name, line, log)
+		}
+		fyne.DoAndWait(func() { u.Show(app.TabRun) })
+		shot(name + "-run.png")
+		fyne.DoAndWait(func() {
+			u.Show(app.TabResults)
+			u.results.Load.Views.SelectIndex(3)
+		})
+		shot(name + "-results.png")
+	}
+	fyne.DoAndWait(func() {
+		f := u.matrix.Load
+		f.SetDataset("") // the app's own settings may remember one from an earlier run
+		f.SetTrace(tracePath)
+		f.TimeScale.SetText("2")
+	})
+	replay("trace")
+	fyne.DoAndWait(func() {
+		f := u.matrix.Load
+		f.SetTrace("")
+		f.SetDataset(convPath)
+		f.Output.SetText("24")
+		f.Convs.SetText("2")
+		f.ThinkTime.SetText("exp:20ms")
+	})
+	replay("conversations")
+}
