@@ -104,20 +104,29 @@ set +m
 trap 'for g in "$package" "$html" "$e2e" "$tour" "$norace"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
 
 # app/shell's tests are the longest race binary by far (200 s of one
-# core, one UI after another): it runs as two processes, half its tests
-# each (every other test of its files; the second runs all the first does
-# not), so that its tail is not one core's while the other idles.
-step "go test -race: app/shell in two halves, beside the other packages"
-go test -c -race -o "$logs/shell.race" ./app/shell/
+# core, one UI after another): it is built, then run as two processes,
+# half its tests each (every other test of its files; the second runs all
+# the first does not), beside the other packages' race tests, so that its
+# tail is not one core's while the other idles.
+step "started beside the other packages: app/shell's race tests in two halves"
 shell_half=$(awk '/^func Test/ { name = $2; sub(/\(.*/, "", name); if (n++ % 2 == 0) print name }' app/shell/*_test.go | paste -sd'|' -)
 [ -n "$shell_half" ] || { echo "no test found in app/shell: the awk above no longer reads them"; exit 1; }
+shell_race() { # shell_race -test.run|-test.skip: one half, once the binary is built
+	while [ ! -e "$logs/shell.built" ]; do
+		[ -e "$logs/shell.failed" ] && { echo "go test -c -race ./app/shell/ failed: see above"; return 1; }
+		sleep 1
+	done
+	(cd app/shell && GORACE="${GORACE:-atexit_sleep_ms=100}" "$logs/shell.race" -test.count=1 -test.timeout=30m "$1" "^($shell_half)\$")
+}
 set -m
-(cd app/shell && GORACE="${GORACE:-atexit_sleep_ms=100}" "$logs/shell.race" -test.count=1 -test.timeout=30m -test.run "^($shell_half)\$") >"$logs/shell1.log" 2>&1 &
+{ go test -c -race -o "$logs/shell.race" ./app/shell/ && touch "$logs/shell.built" || touch "$logs/shell.failed"; } >"$logs/shellbuild.log" 2>&1 &
+shellbuild=$!
+shell_race -test.run >"$logs/shell1.log" 2>&1 &
 shell1=$!
-(cd app/shell && GORACE="${GORACE:-atexit_sleep_ms=100}" "$logs/shell.race" -test.count=1 -test.timeout=30m -test.skip "^($shell_half)\$") >"$logs/shell2.log" 2>&1 &
+shell_race -test.skip >"$logs/shell2.log" 2>&1 &
 shell2=$!
 set +m
-trap 'for g in "$package" "$html" "$e2e" "$tour" "$norace" "$shell1" "$shell2"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
+trap 'for g in "$package" "$html" "$e2e" "$tour" "$norace" "$shellbuild" "$shell1" "$shell2"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
 
 step "go test -race: every other package"
 # At a load average of 6 on 2 cores the app's tests under -race took over
@@ -129,7 +138,7 @@ step "go test -race: every other package"
 GORACE="${GORACE:-atexit_sleep_ms=100}" go test -race -count=1 -timeout 30m $(go list ./... | grep -vx 'speedmatrix/app/shell')
 
 failed=0
-for job in shell1 shell2 norace html e2e tour; do
+for job in shellbuild shell1 shell2 norace html e2e tour; do
 	step "$job (started beside the race tests)"
 	wait "${!job}" || failed=1
 	cat "$logs/$job.log"
