@@ -101,14 +101,7 @@ func ValidateLoadPlan(p LoadPlan, l Limits) error {
 		add(FieldInputTokens, "%d prompt and %d output tokens do not fit the model's max_model_len %d: lower the longest prompt or output",
 			p.InputTokens.Max, p.OutputTokens.Max, l.MaxModelLen)
 	}
-	if p.API != APIChat && p.API != APICompletions {
-		add(FieldAPI, "%q is not an API: use chat or completions", p.API)
-	}
-	bad = append(bad, sloProblems(p.SLO)...)
-	if len(bad) > 0 {
-		return &PlanError{Problems: bad}
-	}
-	return nil
+	return withAPIAndSLO(p, bad)
 }
 
 // traceValidation checks a trace's plan: the trace file and its lengths
@@ -127,8 +120,14 @@ func traceValidation(p LoadPlan, bad []PlanProblem) error {
 	if p.MaxConcurrency < 0 || p.MaxConcurrency > MaxConcurrency {
 		add(FieldMaxConcurrency, "%d requests at once: use 0 (no cap) to %d", p.MaxConcurrency, MaxConcurrency)
 	}
+	return withAPIAndSLO(p, bad)
+}
+
+// withAPIAndSLO is bad with what is wrong with p's API and SLO, as a
+// PlanError; nil when nothing is.
+func withAPIAndSLO(p LoadPlan, bad []PlanProblem) error {
 	if p.API != APIChat && p.API != APICompletions {
-		add(FieldAPI, "%q is not an API: use chat or completions", p.API)
+		bad = append(bad, PlanProblem{FieldAPI, fmt.Sprintf("%q is not an API: use chat or completions", p.API)})
 	}
 	bad = append(bad, sloProblems(p.SLO)...)
 	if len(bad) > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"speedmatrix/app"
+	"speedmatrix/app/matrix"
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
 	"speedmatrix/engine/report"
@@ -28,17 +29,41 @@ func writeAppTrace(t *testing.T) string {
 	return path
 }
 
+// writeAppConversations writes n ShareGPT conversations of three user
+// turns each.
+func writeAppConversations(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"conversations": [{"from": "human", "value": "Question %d: what is a KV cache?"}, {"from": "gpt", "value": "A cache."}, `+
+			`{"from": "human", "value": "And a prefix cache?"}, {"from": "gpt", "value": "Shared starts."}, {"from": "human", "value": "Thanks."}]}`+"\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "chats.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// simLoadForm is the app on the real simulator's tiny profile, with the
+// real load test runner, and its Matrix screen set to a load test.
+func simLoadForm(t *testing.T) (*ui, *matrix.LoadForm) {
+	t.Helper()
+	d := testDeps(t, &fakeEngine{})
+	d.Sim, d.Load = simulator{}, app.LoadFunc(measure.RunLoad)
+	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
+	f := u.matrix.Load
+	f.Kind.SetSelected(matrix.KindLoad)
+	return u, f
+}
+
 // TestLoadFormReplaysATrace: a trace chosen in the load form is read at
 // once and summed up (requests, span, implied hit rate), the rate fields
 // it replaces are off, and Run replays it on the real simulator: the Run
 // table fills in its one row, and Results' Prefix cache view shows the
 // server's hit rate beside the one the trace implies.
 func TestLoadFormReplaysATrace(t *testing.T) {
-	d := testDeps(t, &fakeEngine{})
-	d.Sim, d.Load = simulator{}, app.LoadFunc(measure.RunLoad)
-	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
-	f := u.matrix.Load
-	f.Kind.SetSelected("Load test")
+	u, f := simLoadForm(t)
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"timestamp": 0, "input_length": -3, "output_length": 8}`+"\n"), 0o644)
 	f.SetTrace(bad)
@@ -81,19 +106,8 @@ func TestLoadFormReplaysATrace(t *testing.T) {
 // how many conversations and turns the file holds, the rate fields are
 // off, Run fills in the replay's row, and Results shows TTFT by turn.
 func TestLoadFormReplaysConversations(t *testing.T) {
-	d := testDeps(t, &fakeEngine{})
-	d.Sim, d.Load = simulator{}, app.LoadFunc(measure.RunLoad)
-	u := newTestUI(t, d, app.Options{Target: "sim:tiny"})
-	f := u.matrix.Load
-	f.Kind.SetSelected("Load test")
-	var b strings.Builder
-	for i := range 3 {
-		fmt.Fprintf(&b, `{"conversations": [{"from": "human", "value": "Question %d: what is a KV cache?"}, {"from": "gpt", "value": "A cache."}, `+
-			`{"from": "human", "value": "And a prefix cache?"}, {"from": "gpt", "value": "Shared starts."}, {"from": "human", "value": "Thanks."}]}`+"\n", i)
-	}
-	path := filepath.Join(t.TempDir(), "chats.jsonl")
-	os.WriteFile(path, []byte(b.String()), 0o644)
-	f.SetDataset(path)
+	u, f := simLoadForm(t)
+	f.SetDataset(writeAppConversations(t, 3))
 	f.Output.SetText("16")
 	f.Convs.SetText("2")
 	f.ThinkTime.SetText("exp:10ms")

@@ -3,10 +3,8 @@
 package shell
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,13 +27,7 @@ func TestXvfbLoadReplayScreens(t *testing.T) {
 		t.Skip("set LOAD_SHOTS")
 	}
 	tracePath := writeAppTrace(t)
-	var b strings.Builder
-	for i := range 4 {
-		fmt.Fprintf(&b, `{"conversations": [{"from": "human", "value": "Question %d: what is a KV cache? Say it in a paragraph."}, {"from": "gpt", "value": "A cache."}, `+
-			`{"from": "human", "value": "And a prefix cache?"}, {"from": "gpt", "value": "Shared starts."}, {"from": "human", "value": "How do they interact?"}]}`+"\n", i)
-	}
-	convPath := filepath.Join(t.TempDir(), "chats.jsonl")
-	os.WriteFile(convPath, []byte(b.String()), 0o644)
+	convPath := writeAppConversations(t, 4)
 
 	d := testDeps(t, &fakeEngine{})
 	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
