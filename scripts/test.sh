@@ -92,13 +92,15 @@ set +m
 trap 'for g in "$package" "$html" "$e2e" "$tour"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
 
 # What skips under -race runs without it, beside the race tests: charts'
-# pixel tests (charts/pixels_test.go) and the app's tests of one goroutine
-# (uiOnly in app/shell/uiloop_test.go), named from their source.
+# pixel tests (charts/pixels_test.go), the app's tests of one goroutine
+# (uiOnly in app/shell/uiloop_test.go), named from their source, and the
+# simulator's coverage check (arithmetic in virtual time).
 ui_only=$(awk '/^func Test/ { name = $2; sub(/\(.*/, "", name) } /^\tuiOnly\(t\)$/ { print name }' app/shell/*_test.go | paste -sd'|' -)
 [ -n "$ui_only" ] || { echo "no uiOnly test found in app/shell: the awk above no longer reads them"; exit 1; }
-step "started beside the race tests: charts' pixel tests and the app's tests of one goroutine, without -race"
+step "started beside the race tests: charts' pixel tests, the app's tests of one goroutine and the simulator's coverage check, without -race"
 set -m
-{ go test -count=1 ./charts/ && go test -count=1 -run "^($ui_only)\$" ./app/shell/; } >"$logs/norace.log" 2>&1 &
+{ go test -count=1 ./charts/ && go test -count=1 -run "^($ui_only)\$" ./app/shell/ &&
+	go test -count=1 -run '^TestIntervalsCoverTheMean$' ./engine/sim/; } >"$logs/norace.log" 2>&1 &
 norace=$!
 set +m
 trap 'for g in "$package" "$html" "$e2e" "$tour" "$norace"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
