@@ -19,6 +19,7 @@ func BuildModel(r engine.Report) Model {
 		Decode:     buildHeatmap(r),
 		Roofline:   buildRooflineHeatmap(r),
 		PerRequest: buildPerRequest(r),
+		Pareto:     buildPareto(r),
 		Table:      buildTable(r),
 		SLO:        buildSLO(r),
 		Load:       buildLoad(r),

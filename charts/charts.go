@@ -23,7 +23,7 @@ const (
 )
 
 // Kinds lists every picture WriteAll writes, in order.
-var Kinds = []Kind{KindReport, KindPrefill, KindHeatmap, KindPerRequest}
+var Kinds = []Kind{KindReport, KindPrefill, KindHeatmap, KindPerRequest, KindPareto}
 
 // Options choose how a picture is rendered.
 type Options struct {
@@ -89,6 +89,8 @@ func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 		d = layoutHeatmapFigure(m, m.Decode, p, frameFor(opts, figureWidth, heatFigureMinWidth(m.Decode)))
 	case KindPerRequest:
 		d = layoutLineFigure(m, m.PerRequest, p, frameFor(opts, figureWidth, lineMinWidth))
+	case KindPareto:
+		d = layoutLineFigure(m, m.Pareto, p, frameFor(opts, figureWidth, lineMinWidth))
 	case KindRoofline:
 		if m.Roofline == nil {
 			return nil, fmt.Errorf("chart %s: this report has no roofline (its GPU or model facts are unknown)", kind)

@@ -130,7 +130,7 @@ func drawSeries(d *Drawing, p palette, a plotArea, s Series) ([]box, []pointLabe
 		if s.Dense && i < len(ps)-1 {
 			continue
 		}
-		if s.Dashed {
+		if s.Dashed || s.Points[i].Hollow {
 			d.circle(q.X, q.Y, 4, p.bg, lineC, 2)
 		} else {
 			d.circle(q.X, q.Y, 4.5, lineC, p.bg, 1.5)

@@ -18,6 +18,7 @@ type Model struct {
 	// when the report has none.
 	Roofline   *HeatmapModel `json:"roofline,omitempty"`
 	PerRequest LineChart     `json:"per_request"` // per-request tok/s by concurrency
+	Pareto     LineChart     `json:"pareto"`      // total tok/s per GPU against per-request tok/s
 	Table      Table         `json:"table"`       // All measurements
 	// SLO is the plan's SLO and how the decode cells fare against it; nil
 	// when the plan sets none.
@@ -98,6 +99,8 @@ type Point struct {
 	// whisker, or as a band where its series is Band.
 	Lo float64 `json:"lo,omitempty"`
 	Hi float64 `json:"hi,omitempty"`
+	// Hollow draws the point's marker as a ring: a flagged cell's.
+	Hollow bool `json:"hollow,omitempty"`
 }
 
 // Series is one line of a LineChart.

@@ -80,6 +80,7 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 			container.NewStack(r.Charts[charts.KindHeatmap], r.Slo.Heat.Object()))),
 		container.NewTabItem("Prefill", r.Charts[charts.KindPrefill]),
 		container.NewTabItem("Per request", r.Charts[charts.KindPerRequest]),
+		container.NewTabItem("Pareto", r.Charts[charts.KindPareto]),
 		container.NewTabItem("All measurements", r.Table.Object()),
 		container.NewTabItem("Checks", r.Checks.Object()),
 		container.NewTabItem("Report sheet", r.Charts[charts.KindReport]),
@@ -322,6 +323,8 @@ func chartTitle(k charts.Kind) string {
 		return "Prefill"
 	case charts.KindPerRequest:
 		return "Per request"
+	case charts.KindPareto:
+		return "Pareto"
 	case charts.KindReport:
 		return "report sheet"
 	case charts.KindQuality:

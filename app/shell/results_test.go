@@ -139,7 +139,7 @@ func TestMeasurementsHeadersShowWhole(t *testing.T) {
 	r := u.results
 	r.Show(cannedReport("tiny", 195.7), "")
 	u.Show(app.TabResults)
-	r.Views.SelectIndex(3)
+	r.Views.SelectIndex(4)
 	r.Table.SortBy(len(r.Table.Columns) - 1) // the last column carries the arrow
 	seen := 0
 	apptest.Walk(r.Table.Table, func(o fyne.CanvasObject) bool {

@@ -127,7 +127,7 @@ func TestResultsSLOView(t *testing.T) {
 	if r.Report.Plan.SLO.ITL != 100*time.Millisecond || !strings.Contains(r.Slo.Lines.Text, "8K: up to 32 simultaneous requests") {
 		t.Errorf("report SLO %+v, lines %q", r.Report.Plan.SLO, r.Slo.Lines.Text)
 	}
-	r.Views.SelectIndex(3) // All measurements
+	r.Views.SelectIndex(4) // All measurements
 	r.Table.Table.Select(widget.TableCellID{Row: len(r.Table.Rows) - 1})
 	if !r.Table.Details.Visible() || !strings.Contains(r.Table.Details.Text, "TTFT: p50 1,250 ms · p90 2,000 ms · p99 2,500 ms (400 samples)") {
 		t.Errorf("All measurements details %q", r.Table.Details.Text)

@@ -272,6 +272,13 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 	writeNotes(b, r.Results, true)
 	writeFlags(b, ofPhase(r.Results, engine.PhaseDecode))
 	writeRoofline(b, r, engine.PhaseDecode)
+	if lines := ParetoLines(r); len(lines) > 0 {
+		b.WriteString("### Throughput against interactivity (pareto.png)\n\n")
+		for _, l := range lines {
+			b.WriteString("- " + MDText(l) + ".\n")
+		}
+		b.WriteString("\n")
+	}
 }
 
 // writeRoofline writes the phase's RooflineLine, when there is one.
