@@ -42,7 +42,7 @@ func TestParetoPointsAndLines(t *testing.T) {
 		t.Error("the flagged cell is not marked")
 	}
 	lines := ParetoLines(r)
-	if len(lines) != 2 || lines[0] != "8K: the most total throughput per GPU (÷ 2) while each user still gets ≥ 50.0 tok/s is 880 tok/s at 32 requests (55.0 tok/s each)" ||
+	if len(lines) != 2 || lines[0] != "8K: the most total throughput per GPU (÷ 2) while each user still gets ≥ 50.0 tok/s is 880 tok/s at 32 requests (55.0 tok/s each), a flagged cell: see its caveat" ||
 		!strings.HasPrefix(lines[1], "32K: no cell gives each user 50.0 tok/s; the fastest per request is 40.0 tok/s at 1 request") {
 		t.Errorf("lines %q", lines)
 	}
