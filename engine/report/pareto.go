@@ -40,7 +40,7 @@ func ParetoPoints(r engine.Report) [][]ParetoPoint {
 			ctxs = append(ctxs, res.ContextTokens)
 		}
 		byCtx[res.ContextTokens] = append(byCtx[res.ContextTokens], ParetoPoint{Cell: res, PerRequest: res.PerRequestTokPerSec,
-			TotalPerGPU: res.TotalTokPerSec / gpus, Flagged: len(res.Flags) > 0, Concurrency: res.Concurrency, ContextTokens: res.ContextTokens})
+			TotalPerGPU: res.TotalTokPerSec / gpus, Flagged: Marked(res), Concurrency: res.Concurrency, ContextTokens: res.ContextTokens})
 	}
 	slices.Sort(ctxs)
 	out := make([][]ParetoPoint, 0, len(ctxs))
