@@ -54,7 +54,7 @@ func buildPareto(r engine.Report) LineChart {
 		}
 		c.Series = append(c.Series, s)
 		if len(front) > 1 {
-			c.Series = append(c.Series, Series{Name: s.Name + " frontier", Color: s.Color, Guide: true, Points: front})
+			c.Series = append(c.Series, Series{Color: s.Color, Guide: true, Points: front}) // unnamed: the subtitle says what dashes are
 		}
 	}
 	x := linearAxis("", maxX, 5, formatCompact)

@@ -46,6 +46,7 @@ type page struct {
 	Launch                 string
 	Prefill                *figure
 	Decode                 *heat
+	Pareto                 *figure // throughput against interactivity
 	SLO                    *SLOModel
 	Checks                 *checks
 	Roofline               *roofline
@@ -91,6 +92,12 @@ func htmlOf(ctx context.Context, r engine.Report, m Model) ([]byte, error) {
 			return nil, err
 		}
 		p.Decode = decodeHeat(r, m.Decode)
+		if m.Pareto.Empty == "" {
+			if p.Pareto, err = chartFigure(ctx, KindPareto, m, m.Pareto); err != nil {
+				return nil, err
+			}
+			p.Pareto.Notes = nil // drawn in the picture itself
+		}
 		p.SLO = m.SLO
 		p.Checks = htmlChecks(r)
 		p.Roofline = htmlRoofline(r, m)

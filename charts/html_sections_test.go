@@ -41,8 +41,8 @@ func TestHTMLSectionsInOrder(t *testing.T) {
 	}
 }
 
-// TestHTMLPrefillAndTips: the prefill curve is inline SVG in both themes
-// without an XML prolog, and a heatmap cell's title holds all its figures.
+// TestHTMLPrefillAndTips: the prefill curve and the Pareto chart are
+// inline SVG in both themes without an XML prolog, and a heatmap cell's title holds all its figures.
 func TestHTMLPrefillAndTips(t *testing.T) {
 	r, _ := hostileReport(t)
 	r = withPrefill(t, r)
@@ -51,8 +51,8 @@ func TestHTMLPrefillAndTips(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(page)
-	if strings.Contains(s, "<?xml") || strings.Count(s, "<svg ") != 2 {
-		t.Errorf("%d inline SVGs, prolog %v; want the prefill curve in both themes", strings.Count(s, "<svg "), strings.Contains(s, "<?xml"))
+	if strings.Contains(s, "<?xml") || strings.Count(s, "<svg ") != 4 || !strings.Contains(s, `<section id="pareto">`) {
+		t.Errorf("%d inline SVGs, prolog %v; want the prefill curve and the Pareto chart, each in both themes", strings.Count(s, "<svg "), strings.Contains(s, "<?xml"))
 	}
 	for _, want := range []string{"Total tok/s: 100.0 ± 0.4 % in 12 s", "Per request tok/s: 12.5", "TTFT (median): 20 ms",
 		"Time between tokens (median): 6.0 ms", "Average active requests: 3.9", "Completed requests: 40",

@@ -30,6 +30,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{with .Launch}}<section id="launch"><h2>Launch command</h2><pre>{{.}}</pre></section>
 {{end}}{{with .Load}}{{template "load" .}}{{end}}{{with .Prefill}}<section id="prefill"><h2>Prefill</h2>{{template "figure" .}}</section>
 {{end}}{{with .Decode}}<section id="decode"><h2>{{.Title}}</h2>{{template "heat" .}}</section>
+{{end}}{{with .Pareto}}<section id="pareto"><h2>Throughput against interactivity</h2>{{template "figure" .}}</section>
 {{end}}{{with .SLO}}<section id="slo"><h2>SLO</h2><p>{{.Text}}</p>{{template "lines" .Lines}}</section>
 {{end}}{{with .Checks}}<section id="checks"><h2>Checks and flags</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{with .Cache}}<h3>Prefix cache and reasoning</h3>{{template "table" .}}{{end}}{{with .Flags}}<h3>Flagged cells</h3>{{template "lines" .}}{{end}}</section>
 {{end}}{{with .Roofline}}<section id="roofline"><h2>Roofline share</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Heat}}{{template "heat" .}}{{end}}</section>

@@ -236,6 +236,9 @@ func drawAxes(d *Drawing, p palette, a plotArea) {
 // drawLegend draws a swatch and the name of each series in a row.
 func drawLegend(d *Drawing, p palette, series []Series, x, y float64) {
 	for _, s := range series {
+		if s.Name == "" {
+			continue // a guide the subtitle explains (the Pareto chart's frontiers)
+		}
 		c, _ := seriesColor(p, s.Color)
 		if s.Guide {
 			d.polyline([]pt{{x, y - 4}, {x + 22, y - 4}}, withAlpha(c, 0.8), 1.5, true)
