@@ -91,3 +91,33 @@ func TestXvfbLoadReplayScreens(t *testing.T) {
 	})
 	replay("conversations")
 }
+
+// TestXvfbParetoScreen writes a screenshot of the Results screen's Pareto
+// view of a simulated Standard run into LOAD_SHOTS (as above).
+func TestXvfbParetoScreen(t *testing.T) {
+	out := os.Getenv("LOAD_SHOTS")
+	if out == "" {
+		t.Skip("set LOAD_SHOTS")
+	}
+	d := testDeps(t, &fakeEngine{})
+	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
+	var u *ui
+	var w fyne.Window
+	fyne.DoAndWait(func() {
+		w = glApp.NewWindow("Speed Matrix")
+		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
+		w.SetContent(u.content())
+		w.Resize(fyne.NewSize(1440, 900))
+		w.Show()
+		u.results.Show(cannedReport("tiny", 195.7), "")
+		u.Show(app.TabResults)
+		u.results.Views.SelectIndex(3)
+	})
+	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	time.Sleep(2 * time.Second)
+	fyne.DoAndWait(func() {
+		if err := appwidget.WritePNG(filepath.Join(out, "results-pareto.png"), appwidget.CaptureWindow(u.Win)); err != nil {
+			t.Error(err)
+		}
+	})
+}
