@@ -1,9 +1,11 @@
 package charts
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -52,7 +54,10 @@ func buildDelta(a, b engine.Report) HeatmapModel {
 		}
 		h.Legend = append(h.Legend, StatusNote{Status: s, Note: note})
 	}
-	h.Notes = []string{"Each cell: % change of B over A, then A → B in total tok/s. Cells without a valid figure in either run show that run's status."}
+	h.Notes = []string{"Each cell: % change of B over A, then A → B in total tok/s; ≈ and neutral: within both runs' noise. Cells without a valid figure in either run show that run's status."}
+	if line := deltaCounts(h); line != "" {
+		h.Notes = append([]string{line}, h.Notes...)
+	}
 	return h
 }
 
@@ -90,12 +95,43 @@ func deltaCell(a, b decodeIndex, ctx, conc int) HeatCell {
 		return HeatCell{Status: s, Text: string(s)}
 	}
 	change := rb.TotalTokPerSec/ra.TotalTokPerSec - 1
-	return HeatCell{
+	cell := HeatCell{
 		Status: engine.StatusValid,
 		Value:  change,
 		Text:   report.Percent(change),
 		Detail: report.TokPerSec(ra.TotalTokPerSec) + " → " + report.TokPerSec(rb.TotalTokPerSec),
 	}
+	if engine.WithinNoise(change, engine.NoisePct(ra), engine.NoisePct(rb)) {
+		// No difference the runs can tell: drawn neutral, the change kept
+		// in its words, marked ≈ (the notes say what it means).
+		cell.Value, cell.Text = 0, "≈ "+report.Percent(change)
+	}
+	return cell
+}
+
+// deltaCounts is the comparison's headline: "B is faster in 12 cells,
+// slower in 3, no different in 24 (within both runs' noise)"; "" when no
+// cell has a figure in both.
+func deltaCounts(h HeatmapModel) string {
+	faster, slower, same := 0, 0, 0
+	for _, row := range h.Cells {
+		for _, c := range row {
+			switch {
+			case c.Status != engine.StatusValid:
+			case strings.HasPrefix(c.Text, "≈ "):
+				same++
+			case c.Value > 0:
+				faster++
+			default:
+				slower++
+			}
+		}
+	}
+	if faster+slower+same == 0 {
+		return ""
+	}
+	return fmt.Sprintf("B is faster in %s, slower in %d, no different in %d (within the sum of both runs' 95 %% intervals, the rule a sweep's margins use).",
+		engine.Count(faster, "cell", "cells"), slower, same)
 }
 
 // deltaSides is how a comparison names its two runs, A and B.

@@ -142,8 +142,20 @@ func TestDelta(t *testing.T) {
 		t.Errorf("123K×128: %+v", over)
 	}
 	same := buildDelta(a, a)
-	if c := same.Cells[2][2]; c.Text != "0.0%" || math.Abs(c.Pos-0.5) > 1e-9 {
+	if c := same.Cells[2][2]; c.Text != "≈ 0.0%" || math.Abs(c.Pos-0.5) > 1e-9 {
 		t.Errorf("no change: %+v", c)
+	}
+	if !strings.HasPrefix(h.Notes[0], "B is faster in ") || !strings.HasPrefix(same.Notes[0], "B is faster in 0 cells, slower in 0, no different in ") {
+		t.Errorf("headlines %q and %q", h.Notes[0], same.Notes[0])
+	}
+	// A change within both cells' noise is drawn neutral, one beyond it is not.
+	n := loadSeed(t, "seed000")
+	n.Results = append([]engine.Result{}, n.Results...)
+	for i := range n.Results {
+		n.Results[i].TotalTokPerSec *= 1.005
+	}
+	if c := buildDelta(a, n).Cells[0][3]; c.Value != 0 || c.Text != "≈ +0.5%" {
+		t.Errorf("+0.5 %% within noise: %+v", c)
 	}
 	other := buildDelta(loadSeed(t, "seed003"), a)
 	if got := other.Cells[0][0].Text; got != "Not in B" {

@@ -8,10 +8,9 @@ import (
 	"speedmatrix/engine"
 )
 
-// UnknownNoisePct is the 95 % half-width, in percent, a comparison assumes
-// for a figure whose own is unknown (a window too short to estimate it):
-// the Standard plan's precision target.
-const UnknownNoisePct = 100 * engine.DefaultPrecision
+// UnknownNoisePct is engine.UnknownNoisePct, the noise a comparison
+// assumes for a cell whose window gave none.
+const UnknownNoisePct = engine.UnknownNoisePct
 
 // Analyze is the answer of sweep s from the runs of its configurations
 // (keyed by name; one that failed to start has none).
@@ -77,15 +76,6 @@ func decodeResult(r engine.Report, ctx, conc int) (engine.Result, bool) {
 	return engine.Result{}, false
 }
 
-// noisePct is the 95 % half-width of a Valid cell's total tok/s in
-// percent, or UnknownNoisePct.
-func noisePct(r engine.Result) float64 {
-	if r.Precision != nil && r.Precision.TotalTokPerSec.Known() {
-		return 100 * r.Precision.TotalTokPerSec.RelCI95
-	}
-	return UnknownNoisePct
-}
-
 func cellAnswer(s Sweep, runs map[string]engine.Report, ctx, conc int) CellAnswer {
 	ca := CellAnswer{ContextTokens: ctx, Concurrency: conc, Label: cellLabel(ctx, conc)}
 	var valid []Entry
@@ -95,7 +85,7 @@ func cellAnswer(s Sweep, runs map[string]engine.Report, ctx, conc int) CellAnswe
 			if res, ok := decodeResult(r, ctx, conc); ok {
 				e.Status = res.Status
 				if res.Measured() {
-					e.TokS, e.CIPct = res.TotalTokPerSec, noisePct(res)
+					e.TokS, e.CIPct = res.TotalTokPerSec, engine.NoisePct(res)
 				}
 			}
 		}
@@ -135,7 +125,7 @@ func margin(best, other Entry) *Margin {
 	}
 	m.Gain = best.TokS/other.TokS - 1
 	m.NoisePct = best.CIPct + other.CIPct
-	m.NoDifference = 100*m.Gain <= m.NoisePct
+	m.NoDifference = engine.WithinNoise(m.Gain, best.CIPct, other.CIPct)
 	return m
 }
 
