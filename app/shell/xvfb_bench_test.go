@@ -42,6 +42,37 @@ func TestMain(m *testing.M) {
 	glApp.Run()
 }
 
+// glUI is the whole app in a window of the GL driver under Xvfb, of the
+// given size, shown; then (nil: nothing) runs on the UI goroutine before
+// the test goes on. The window and the app's work end with the test.
+func glUI(t *testing.T, d app.Deps, size fyne.Size, then func(u *ui)) *ui {
+	t.Helper()
+	var u *ui
+	var w fyne.Window
+	fyne.DoAndWait(func() {
+		w = glApp.NewWindow("Speed Matrix")
+		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
+		w.SetContent(u.content())
+		w.Resize(size)
+		w.Show()
+		if then != nil {
+			then(u)
+		}
+	})
+	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	return u
+}
+
+// writeShot saves the window of u as a PNG at path.
+func writeShot(t *testing.T, u *ui, path string) {
+	t.Helper()
+	fyne.DoAndWait(func() {
+		if err := appwidget.WritePNG(path, appwidget.CaptureWindow(u.Win)); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // paintProbe is a 1×1 raster drawn after the window's content: the
 // painter regenerates it in the first frame painted after Refresh, so the
 // time of that call is the end of that frame.

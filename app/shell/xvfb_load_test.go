@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 
 	"speedmatrix/app"
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine/measure"
 )
 
@@ -32,25 +31,11 @@ func TestXvfbLoadReplayScreens(t *testing.T) {
 	d := testDeps(t, &fakeEngine{})
 	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
 	d.Sim, d.Load = simulator{}, app.LoadFunc(measure.RunLoad)
-	var u *ui
-	var w fyne.Window
-	fyne.DoAndWait(func() {
-		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
-		w.SetContent(u.content())
-		w.Resize(fyne.NewSize(1440, 900))
-		w.Show()
-		u.matrix.Load.Kind.SetSelected("Load test")
-	})
-	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	u := glUI(t, d, fyne.NewSize(1440, 900), func(u *ui) { u.matrix.Load.Kind.SetSelected("Load test") })
 	shot := func(name string) {
 		t.Helper()
 		time.Sleep(1500 * time.Millisecond)
-		fyne.DoAndWait(func() {
-			if err := appwidget.WritePNG(filepath.Join(out, name), appwidget.CaptureWindow(u.Win)); err != nil {
-				t.Error(err)
-			}
-		})
+		writeShot(t, u, filepath.Join(out, name))
 	}
 	replay := func(name string) {
 		t.Helper()
@@ -101,23 +86,11 @@ func TestXvfbParetoScreen(t *testing.T) {
 	}
 	d := testDeps(t, &fakeEngine{})
 	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
-	var u *ui
-	var w fyne.Window
-	fyne.DoAndWait(func() {
-		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
-		w.SetContent(u.content())
-		w.Resize(fyne.NewSize(1440, 900))
-		w.Show()
+	u := glUI(t, d, fyne.NewSize(1440, 900), func(u *ui) {
 		u.results.Show(cannedReport("tiny", 195.7), "")
 		u.Show(app.TabResults)
 		u.results.Views.SelectIndex(3)
 	})
-	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
 	time.Sleep(2 * time.Second)
-	fyne.DoAndWait(func() {
-		if err := appwidget.WritePNG(filepath.Join(out, "results-pareto.png"), appwidget.CaptureWindow(u.Win)); err != nil {
-			t.Error(err)
-		}
-	})
+	writeShot(t, u, filepath.Join(out, "results-pareto.png"))
 }

@@ -34,17 +34,7 @@ func TestXvfbMemoryAfterRuns(t *testing.T) {
 	}
 	d := realDeps()
 	d.RunsDir = t.TempDir()
-	var u *ui
-	var w fyne.Window
-	fyne.DoAndWait(func() {
-		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
-		w.SetContent(u.content())
-		w.Resize(fyne.NewSize(1280, 800))
-		w.Show()
-		u.start()
-	})
-	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	u := glUI(t, d, fyne.NewSize(1280, 800), func(u *ui) { u.start() })
 	until := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {

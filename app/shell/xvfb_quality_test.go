@@ -15,7 +15,6 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/app/results"
-	appwidget "speedmatrix/app/widget"
 	"speedmatrix/engine"
 	"speedmatrix/engine/openai"
 	"speedmatrix/engine/quality"
@@ -41,28 +40,17 @@ func TestXvfbQualityScreens(t *testing.T) {
 	refPath := writeReference(t, t.TempDir(), "tiny")
 	d := testDeps(t, &fakeEngine{})
 	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
-	var u *ui
-	var w fyne.Window
-	fyne.DoAndWait(func() {
-		w = glApp.NewWindow("Speed Matrix")
-		u = newUI(glApp, w, d, app.Options{Target: "sim:tiny"})
-		w.SetContent(u.content())
-		w.Resize(fyne.NewSize(1024, 700))
-		w.Show()
+	u := glUI(t, d, fyne.NewSize(1024, 700), func(u *ui) {
 		m := u.matrix.Quality
 		m.Pick = func(ok func(string)) { ok(refPath) }
 		m.Mode.SetSelected(app.QualityCompare)
 		m.OnChoose()
 	})
-	t.Cleanup(func() { fyne.DoAndWait(func() { u.shutdown(); w.Close() }) })
+	w := u.Win
 	shot := func(name string) {
 		t.Helper()
 		time.Sleep(1500 * time.Millisecond) // a frame or two, and the charts drawn
-		fyne.DoAndWait(func() {
-			if err := appwidget.WritePNG(filepath.Join(out, name), appwidget.CaptureWindow(u.Win)); err != nil {
-				t.Error(err)
-			}
-		})
+		writeShot(t, u, filepath.Join(out, name))
 		// And the screen as X shows it (the window's GL frame), where
 		// ImageMagick is installed.
 		if _, err := exec.LookPath("import"); err == nil {
