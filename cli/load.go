@@ -162,10 +162,7 @@ func (f loadFlags) tracePlan(p *engine.LoadPlan) error {
 	p.Trace = &engine.TracePlan{File: f.trace, TimeScale: f.timeScale, BlockSize: f.blockSize, MaxRequests: f.maxRequests}
 	p.Arrivals, p.Requests = engine.ArrivalsTrace, len(t.Requests)
 	p.InputTokens = engine.TokenRange{Min: 1, Max: t.LongestInput()}
-	p.OutputTokens = engine.TokenRange{Min: 1, Max: 1}
-	for _, q := range t.Requests {
-		p.OutputTokens.Max = max(p.OutputTokens.Max, q.Output)
-	}
+	p.OutputTokens = engine.TokenRange{Min: 1, Max: max(1, t.LongestOutput())}
 	return nil
 }
 

@@ -292,10 +292,7 @@ func (f *LoadForm) showTrace() {
 		f.TraceLine.SetText(engine.BoundName(filepath.Base(f.trace)) + ": cannot be used")
 		return
 	}
-	f.traceSum = t.Summary()
-	for _, q := range t.Requests {
-		f.traceOut = max(f.traceOut, q.Output)
-	}
+	f.traceSum, f.traceOut = t.Summary(), t.LongestOutput()
 	f.TraceLine.SetText(report.TraceLine(f.traceSum))
 }
 

@@ -296,6 +296,15 @@ func (t *Trace) LongestInput() int {
 	return n
 }
 
+// LongestOutput is the longest output the trace asks for.
+func (t *Trace) LongestOutput() int {
+	n := 0
+	for _, r := range t.Requests {
+		n = max(n, r.Output)
+	}
+	return n
+}
+
 // ImpliedHitRate is the share of the trace's prompt tokens an unbounded
 // prefix cache would hold when they arrive: each request's leading blocks
 // whose ids an earlier request sent (a block is cached only behind its

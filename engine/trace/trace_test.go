@@ -30,8 +30,8 @@ func TestParse(t *testing.T) {
 	if r := tr.Requests[1]; r.At != 250*time.Millisecond || r.Input != 1100 || r.Output != 20 || len(r.Blocks) != 3 || r.Line != 3 {
 		t.Errorf("second request %+v", r)
 	}
-	if tr.Span() != time.Second || tr.LongestInput() != 1100 {
-		t.Errorf("span %s, longest %d", tr.Span(), tr.LongestInput())
+	if tr.Span() != time.Second || tr.LongestInput() != 1100 || tr.LongestOutput() != 20 {
+		t.Errorf("span %s, longest %d in, %d out", tr.Span(), tr.LongestInput(), tr.LongestOutput())
 	}
 	// Request 2 finds blocks 1 and 2 (1,024 tokens); request 3's block 2
 	// follows a new block 9, so it is no hit.
