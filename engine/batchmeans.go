@@ -32,6 +32,9 @@ const (
 	// methodBatchMeans is Precision.Method for this estimator;
 	// methodSectioning EstimateSectioned's.
 	methodBatchMeans = "batch means"
+	// methodRestarts is batch means over buckets with their streams'
+	// restarts taken out (Restarts).
+	methodRestarts   = "batch means, restarts apart"
 	methodSectioning = "sectioning"
 )
 
@@ -49,6 +52,14 @@ const (
 // per bucket, so that a short window of identical buckets does not claim
 // to know its rate better than its buckets can tell.
 func EstimatePrecision(values []float64, resolution float64) Precision {
+	return estimateMean(values, resolution, 0, 0, methodBatchMeans)
+}
+
+// estimateMean is EstimatePrecision over values from which fitted
+// coefficients were removed (Restarts): the long-run variance is scaled
+// by n ÷ (n − fitted) for what the fit took, and extra, a variance of the
+// mean known apart from the buckets, is added to it.
+func estimateMean(values []float64, resolution, extra float64, fitted int, method string) Precision {
 	n := len(values)
 	p := Precision{Buckets: n}
 	if n < minPrecisionBuckets {
@@ -62,9 +73,9 @@ func EstimatePrecision(values []float64, resolution float64) Precision {
 	}
 	batch, rho := BatchPlan(values)
 	k := n / batch
-	v := max(overlappingBatchVar(values, batch), resolution*resolution/12) / float64(n) * batchBias(rho, batch, k)
-	half := TQuantile95(obmDF(n, batch)) * math.Sqrt(v)
-	p.RelCI95, p.Batches, p.Method = half/m, k, methodBatchMeans
+	v := max(overlappingBatchVar(values, batch), resolution*resolution/12) / float64(n-fitted) * batchBias(rho, batch, k)
+	half := TQuantile95(obmDF(n, batch)) * math.Sqrt(v+extra)
+	p.RelCI95, p.Batches, p.Method = half/m, k, method
 	return p
 }
 

@@ -24,8 +24,10 @@ type Precision struct {
 	// count for overlapping batch means).
 	Buckets int `json:"buckets"`
 	Batches int `json:"batches,omitempty"`
-	// Method names the estimator: "batch means" (total tok/s, overlapping)
-	// or "sectioning" (the medians).
+	// Method names the estimator: "batch means" (total tok/s, overlapping),
+	// "batch means, restarts apart" (total tok/s of a window in which
+	// streams waited between requests: Restarts) or "sectioning" (the
+	// medians).
 	Method string `json:"method,omitempty"`
 	// Unknown says why there is no estimate ("3 one-second buckets: too
 	// few to estimate"); "" when RelCI95 is known.

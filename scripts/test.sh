@@ -97,10 +97,10 @@ trap 'for g in "$package" "$html" "$e2e" "$tour"; do kill -TERM -- -"$g" 2>/dev/
 # simulator's coverage check (arithmetic in virtual time).
 ui_only=$(awk '/^func Test/ { name = $2; sub(/\(.*/, "", name) } /^\tuiOnly\(t\)$/ { print name }' app/shell/*_test.go | paste -sd'|' -)
 [ -n "$ui_only" ] || { echo "no uiOnly test found in app/shell: the awk above no longer reads them"; exit 1; }
-step "started beside the race tests: charts' pixel tests, the app's tests of one goroutine and the simulator's coverage check, without -race"
+step "started beside the race tests: charts' pixel tests, the app's tests of one goroutine, the simulator's coverage check and the restarts' (TestRestartsApart), without -race"
 set -m
 { go test -count=1 ./charts/ && go test -count=1 -run "^($ui_only)\$" ./app/shell/ &&
-	go test -count=1 -run '^TestIntervalsCoverTheMean$' ./engine/sim/; } >"$logs/norace.log" 2>&1 &
+	go test -count=1 -run '^TestIntervalsCoverTheMean$' ./engine/sim/ && go test -count=1 -run '^TestRestartsApart$' ./engine/; } >"$logs/norace.log" 2>&1 &
 norace=$!
 set +m
 trap 'for g in "$package" "$html" "$e2e" "$tour" "$norace"; do kill -TERM -- -"$g" 2>/dev/null || true; done; rm -rf "$logs"' EXIT

@@ -19,7 +19,8 @@ const precisionBucket = time.Second
 // window's check, which doesn't wait for them (engine.CellPrecision.Reached)
 // and runs every second.
 //
-// Total tok/s is the mean of its buckets (overlapping batch means). It
+// Total tok/s is the mean of its buckets (overlapping batch means), with
+// the streams' restarts taken apart (restartsOf, engine.Restarts). It
 // moves by whole decode steps: streams tokens at a time, each stream's
 // chunk holding the tokens its arrivals hold on average (one, for vLLM's
 // default stream interval); that is its resolution. Per-request tok/s and ITL are
@@ -33,9 +34,10 @@ func cellPrecision(recs []*requestRecord, from, to time.Time, streams int, withM
 	if s.arrivals > 0 {
 		step *= s.tokens / float64(s.arrivals)
 	}
+	restarts := restartsOf(recs, from, n, streams)
 	c := &engine.CellPrecision{
-		TotalTokPerSec: engine.EstimatePrecision(s.total, step),
-		Drift:          engine.EstimateDrift(s.total, step),
+		TotalTokPerSec: engine.EstimateRatePrecision(s.total, step, restarts),
+		Drift:          engine.EstimateRateDrift(s.total, step, restarts),
 	}
 	if withMedians {
 		c.PerRequestTokPerSec, c.ITLMs = perRequestPrecision(recs, from, n, s.perRequest), itlPrecision(s, n)
@@ -237,5 +239,68 @@ func spread(tokens, seconds []float64, from, a, b time.Time, n float64) {
 		s := overlapS(a, b, lo, hi)
 		tokens[i] += n * s / whole
 		seconds[i] += s
+	}
+}
+
+// restartsOf is when the cell's streams waited between requests in each of
+// the n whole buckets after from: from a request's last token to the next
+// request's first (or to the buckets' end, for a next request still
+// waiting), per stream, in the order each stream sent them. The mean wait
+// is of the waits with both ends, or of those cut by the end when none
+// has.
+func restartsOf(recs []*requestRecord, from time.Time, n, streams int) engine.Restarts {
+	r := engine.Restarts{Waiting: make([]float64, n), Streams: streams}
+	if n <= 0 {
+		return r
+	}
+	to := bucketStart(from, n)
+	latest := map[int]*requestRecord{} // each stream's latest request
+	for _, rec := range recs {
+		latest[rec.Worker] = rec
+	}
+	last := map[int]time.Time{} // each stream's last token so far
+	var whole, cut []float64
+	for _, rec := range recs {
+		prev, seen := last[rec.Worker]
+		if len(rec.Arrivals) > 0 {
+			last[rec.Worker] = rec.at(len(rec.Arrivals) - 1)
+		}
+		waiting := len(rec.Arrivals) == 0
+		if !seen || (waiting && latest[rec.Worker] != rec) {
+			continue // a first request, or a failed one another followed
+		}
+		next := to
+		if !waiting {
+			next = rec.at(0)
+		}
+		if !next.After(from) || !prev.Before(to) || !next.After(prev) {
+			continue
+		}
+		waitIn(r.Waiting, from, prev, minTime(next, to))
+		if waiting {
+			cut = append(cut, next.Sub(prev).Seconds())
+		} else {
+			whole = append(whole, next.Sub(prev).Seconds())
+		}
+	}
+	if len(whole) == 0 {
+		whole = cut
+	}
+	if len(whole) > 0 {
+		var sum float64
+		for _, w := range whole {
+			sum += w
+		}
+		r.MeanWait = sum / float64(len(whole))
+	}
+	return r
+}
+
+// waitIn adds the seconds of (a, b] inside each bucket after from to
+// seconds; a may be before from.
+func waitIn(seconds []float64, from, a, b time.Time) {
+	for i := max(0, bucketOf(maxTime(a, from).Add(1), from)); i < len(seconds) && i <= bucketOf(b, from); i++ {
+		lo := bucketStart(from, i)
+		seconds[i] += overlapS(a, b, lo, lo.Add(precisionBucket))
 	}
 }

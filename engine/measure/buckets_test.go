@@ -139,3 +139,36 @@ func TestPerRequestSectionsOnePass(t *testing.T) {
 		t.Errorf("one pass %+v, batch by batch %+v", got, want)
 	}
 }
+
+// TestRestartsOf finds each stream's waits between requests, bucket by
+// bucket: a wait across a bucket's edge split between the two, a failed
+// request another followed not counted twice, a next request still waiting
+// counted to the window's end, a first request's start not counted, and
+// the mean of the waits with both ends.
+func TestRestartsOf(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+	at := func(worker int, r *requestRecord) *requestRecord { r.Worker = worker; return r }
+	recs := []*requestRecord{
+		// stream 0: a request until 0.9 s, the next from 1.1 s (a wait
+		// across the first bucket's end), to 3.9 s, then one still waiting.
+		at(0, steadyRecord(from, -2000*ms, 900*ms, 100*ms)),
+		at(1, steadyRecord(from, 200*ms, 2000*ms, 100*ms)), // stream 1's first request in the window
+		at(0, steadyRecord(from, 1100*ms, 3900*ms, 100*ms)),
+		at(1, &requestRecord{FinalTokens: -1}), // failed, followed by another
+		at(1, steadyRecord(from, 2300*ms, 4000*ms, 100*ms)),
+		at(0, &requestRecord{FinalTokens: -1}), // sent, no token yet
+	}
+	r := restartsOf(recs, from, 4, 2)
+	want := []float64{0.1, 0.1, 0.3, 0.1}
+	for i := range want {
+		if math.Abs(r.Waiting[i]-want[i]) > 1e-9 {
+			t.Errorf("waiting %v, want %v", r.Waiting, want)
+			break
+		}
+	}
+	if math.Abs(r.MeanWait-0.25) > 1e-9 || r.Streams != 2 {
+		t.Errorf("mean wait %v s over %d streams, want 0.25 s (0.2 and 0.3) over 2", r.MeanWait, r.Streams)
+	}
+}

@@ -1,0 +1,86 @@
+package engine
+
+import "math"
+
+// Restarts is when a decode cell's streams were between requests, bucket
+// by bucket: the time from a request's last token to the next request's
+// first, in which a stream decodes nothing. Every request of a cell asks
+// for the same output, so the streams restart on a rhythm: at one stream
+// of 512 tokens 5 ms apart, a second in every 2.6 loses the 50 ms the
+// next request waits for its first token, and when a cell's streams
+// started together they restart together, a dip of every stream at once.
+// A dip that comes back on a rhythm is not noise in the window's rate:
+// over any long window it costs the same share. Read as noise, it made the
+// ± of total tok/s two to six times the spread of the windows' rates at 4
+// and 16 streams (METHODOLOGY, "Restarts apart"), and adaptive windows
+// ran up to 20 s where 6 s had the rate.
+type Restarts struct {
+	// Waiting is the stream-seconds spent between requests in each
+	// bucket, parallel to the rate's buckets.
+	Waiting []float64
+	// MeanWait is the mean length of one wait, in seconds: how much a
+	// window's end can cut off one.
+	MeanWait float64
+	// Streams is the cell's concurrency.
+	Streams int
+}
+
+// EstimateRatePrecision is EstimatePrecision for a decode cell's total
+// tok/s, its restarts taken apart: the buckets are regressed on their
+// waiting stream-seconds (least squares), the batch means run over the
+// residuals about the window's mean, and the variance of the waits' share
+// of the window is added apart: each stream's wait at the window's end
+// may fall in or out of it, so the window's waiting time is known to
+// within half a wait a stream, a variance of at most streams ×
+// MeanWait² ÷ 4 over the window, times the tokens a second of waiting
+// costs. A window without a wait, or whose waits are the same in every
+// bucket, is estimated as EstimatePrecision does.
+func EstimateRatePrecision(values []float64, resolution float64, r Restarts) Precision {
+	adjusted, extra, ok := r.apart(values)
+	if !ok {
+		return EstimatePrecision(values, resolution)
+	}
+	return estimateMean(adjusted, resolution, extra, 1, methodRestarts)
+}
+
+// EstimateRateDrift is EstimateDrift over the buckets with their restarts
+// taken apart: a dip as a request ends near one of a short window's ends
+// tilts the line fitted through the raw buckets.
+func EstimateRateDrift(values []float64, resolution float64, r Restarts) *Drift {
+	if adjusted, _, ok := r.apart(values); ok {
+		values = adjusted
+	}
+	return EstimateDrift(values, resolution)
+}
+
+// minWaitVariation is the least variation of the waiting between buckets
+// (stream-seconds², summed) that explains anything: below it the buckets
+// wait alike, to within a microsecond, and a regression on it only
+// divides rounding by rounding.
+const minWaitVariation = 1e-12
+
+// apart returns values less what the waiting explains, about the same
+// mean, and the variance of the mean the waits' share adds; false when
+// the waits explain nothing (none, or the same in every bucket).
+func (r Restarts) apart(values []float64) ([]float64, float64, bool) {
+	n := len(values)
+	if len(r.Waiting) != n || n < minPrecisionBuckets || r.Streams <= 0 || !(r.MeanWait > 0) {
+		return nil, 0, false
+	}
+	mv, mw := meanOf(values), meanOf(r.Waiting)
+	var sxy, sxx float64
+	for i, v := range values {
+		sxy += (r.Waiting[i] - mw) * (v - mv)
+		sxx += (r.Waiting[i] - mw) * (r.Waiting[i] - mw)
+	}
+	if !(sxx > minWaitVariation) || math.IsNaN(sxy) || math.IsInf(sxy, 0) {
+		return nil, 0, false
+	}
+	beta := sxy / sxx
+	out := make([]float64, n)
+	for i, v := range values {
+		out[i] = v - beta*(r.Waiting[i]-mw)
+	}
+	cut := r.MeanWait / 2 / float64(n)
+	return out, beta * beta * float64(r.Streams) * cut * cut, true
+}
