@@ -12,7 +12,9 @@ import (
 )
 
 // WriteSweep writes the pictures of a sweep into its folder dir:
-// sweep-best.png/.svg, the best configuration per cell, and for each
+// sweep-best.png/.svg, the best configuration per cell;
+// sweep-pareto.png/.svg, every configuration's cells on one Pareto chart;
+// and for each
 // configuration other than the baseline that has a run, its delta heatmap
 // against the baseline's run, sweep-delta-FOLDER.png/.svg (none when the
 // baseline has no run). runs holds each configuration's report by
@@ -37,6 +39,15 @@ func WriteSweep(ctx context.Context, dir string, s sweep.Sweep, runs map[string]
 		return err
 	}
 	if err := writePicture(ctx, dir, sweep.BestName, d, opts.Scale); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, err = drawSweepPareto(s, runs, opts); err != nil {
+		return err
+	}
+	if err := writePicture(ctx, dir, sweep.ParetoName, d, opts.Scale); err != nil {
 		return err
 	}
 	base, ok := baselineOf(s.Configs)

@@ -116,7 +116,7 @@ func TestWriteSweep(t *testing.T) {
 		faster.Results[i].TotalTokPerSec *= 1.2
 	}
 	all := map[string]engine.Report{"baseline": run, "max_num_seqs=64": faster, "max_num_seqs=64 enforce_eager=true kv_cache_dtype=fp8": run}
-	best := []string{"sweep-best.png", "sweep-best.svg"}
+	best := []string{"sweep-best.png", "sweep-best.svg", "sweep-pareto.png", "sweep-pareto.svg"}
 	deltas := []string{"sweep-delta-max_num_seqs=64.png", "sweep-delta-max_num_seqs=64.svg",
 		"sweep-delta-max_num_seqs=64_enforce_eager=true_kv_cache_dtype=fp8.png", "sweep-delta-max_num_seqs=64_enforce_eager=true_kv_cache_dtype=fp8.svg"}
 	done, cancel := context.WithCancel(t.Context())

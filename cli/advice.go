@@ -23,6 +23,7 @@ var planFlags = map[engine.PlanField]string{
 	engine.FieldSLOTTFT:         "--slo-ttft",
 	engine.FieldSLOITL:          "--slo-itl",
 	engine.FieldSLOPercentile:   "--slo-percentile",
+	engine.FieldSLOUserTokS:     "--slo-user-tok-s",
 	// A load test's.
 	engine.FieldRates:          "--rates",
 	engine.FieldSweepRates:     "--sweep-rates",

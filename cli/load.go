@@ -79,6 +79,9 @@ func (f loadFlags) plan() (engine.LoadPlan, error) {
 	p := engine.LoadPlan{Arrivals: engine.Arrivals(f.arrivals), Requests: f.requests, Burst: f.burst, MaxConcurrency: f.maxConcurrency,
 		Dataset: f.dataset, Seed: f.seed, API: engine.API(f.api)}
 	var err error
+	if f.set["slo-user-tok-s"] {
+		return p, fmt.Errorf("load: --slo-user-tok-s sets the speed a matrix's Pareto answer holds each request to; a load test has no such chart: drop it, or bound each request's gaps with --slo-itl")
+	}
 	if p.SLO, err = f.slo.slo("load", f.set); err != nil {
 		return p, err
 	}

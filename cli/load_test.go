@@ -76,6 +76,7 @@ func TestLoadFlagErrors(t *testing.T) {
 		{[]string{"--rates", "1", "--output-tokens", "0"}, `load: --output-tokens: "0" is not a length in tokens`},
 		{[]string{"--rates", "1", "--arrivals", "gamma"}, `load: --arrivals: "gamma" is not an arrival process: use poisson or constant`},
 		{[]string{"--rates", "1", "--slo-ttft", "2s", "--slo-percentile", "95"}, "load: --slo-percentile: 95 is not a percentile reports keep: use 50, 90 or 99"},
+		{[]string{"--rates", "1", "--slo-user-tok-s", "50"}, "load: --slo-user-tok-s sets the speed a matrix's Pareto answer holds each request to; a load test has no such chart: drop it, or bound each request's gaps with --slo-itl"},
 		{[]string{"--rates", "1", "--dataset", bad}, "load: --dataset: bad.jsonl line 2: not JSON ("},
 		{[]string{"--rates", "1", "--max-concurrency", "-2"}, "load: --max-concurrency: -2 requests at once"},
 		// Sizes that took the process down: 2 ÷ 1e-13 seconds wrapped a

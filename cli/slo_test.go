@@ -27,6 +27,9 @@ func TestSLOFlagsBadInput(t *testing.T) {
 		{"two bad settings", []string{"--slo-ttft", "-1s", "--slo-percentile", "0"}, "--slo-ttft: -1s is negative"},
 		{"percentile alone", []string{"--slo-percentile", "90"}, "--slo-percentile goes with --slo-ttft or --slo-itl"},
 		{"no unit", []string{"--slo-itl", "50"}, "slo-itl"},
+		{"a negative speed per user", []string{"--slo-user-tok-s", "-5"}, "--slo-user-tok-s: -5 is not a speed each request can get: give tok/s between 0 (no bound) and 1,000,000"},
+		{"an absurd speed per user", []string{"--slo-user-tok-s", "1e300"}, "--slo-user-tok-s: 1e+300 is not a speed each request can get"},
+		{"NaN per user", []string{"--slo-user-tok-s", "NaN"}, "--slo-user-tok-s: NaN is not a speed each request can get"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, c.args...)...)

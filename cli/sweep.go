@@ -49,7 +49,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // again on resume, --vary may be: the configurations are made from them
 // and must be the ones begun.
 var sweepPlanFlags = []string{"prefill-contexts", "contexts", "concurrency", "duration", "precision", "max-output", "api",
-	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile",
+	"kv-budget", "no-loop-detect", "prefill-repeats", "slo-ttft", "slo-itl", "slo-percentile", "slo-user-tok-s",
 	"quality", "quality-budget", "quality-needle-trials"}
 
 func parseSweepFlags(args []string, stderr io.Writer) (sweepFlags, error) {

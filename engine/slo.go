@@ -15,6 +15,11 @@ type SLO struct {
 	// Percentile is which percentile must meet the bounds: 50, 90 or 99
 	// (0: DefaultSLOPercentile).
 	Percentile int `json:"percentile,omitempty"`
+	// UserTokS is the speed each request must still get, in tok/s (its
+	// median), for the Pareto chart's answer (report.ParetoUserTokS); 0
+	// leaves it to the ITL bound. It judges no cell: On, Judge and the
+	// SLO's tables read TTFT and ITL only.
+	UserTokS float64 `json:"user_tok_s,omitempty"`
 }
 
 // DefaultSLOPercentile is the percentile an SLO applies to unless set.
@@ -112,7 +117,12 @@ const (
 	FieldSLOTTFT       PlanField = "slo_ttft"
 	FieldSLOITL        PlanField = "slo_itl"
 	FieldSLOPercentile PlanField = "slo_percentile"
+	FieldSLOUserTokS   PlanField = "slo_user_tok_s"
 )
+
+// maxUserTokS is the most tok/s an SLO may ask each request for: no
+// server streams one request a million tokens a second.
+const maxUserTokS = 1e6
 
 // SLOPercentiles are the percentiles an SLO can apply to: the ones every
 // cell keeps (Percentiles).
@@ -147,6 +157,9 @@ func sloProblems(s SLO) []PlanProblem {
 		case b.bound > maxSLOBound:
 			bad = append(bad, PlanProblem{b.field, fmt.Sprintf("%s is longer than any request waits for a token: use at most 1 hour", b.bound)})
 		}
+	}
+	if !(s.UserTokS >= 0 && s.UserTokS <= maxUserTokS) {
+		bad = append(bad, PlanProblem{FieldSLOUserTokS, fmt.Sprintf("%g is not a speed each request can get: give tok/s between 0 (no bound) and 1,000,000, e.g. 50", s.UserTokS)})
 	}
 	if s.Percentile != 0 && !slices.Contains(SLOPercentiles, s.Percentile) {
 		bad = append(bad, PlanProblem{FieldSLOPercentile, fmt.Sprintf("%d is not a percentile reports keep: use 50, 90 or 99", s.Percentile)})

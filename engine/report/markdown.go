@@ -273,7 +273,7 @@ func writeDecode(b *strings.Builder, r engine.Report) {
 	writeFlags(b, ofPhase(r.Results, engine.PhaseDecode))
 	writeRoofline(b, r, engine.PhaseDecode)
 	if lines := ParetoLines(r); len(lines) > 0 {
-		b.WriteString("### Throughput against interactivity (pareto.png)\n\n")
+		b.WriteString("### Throughput against interactivity (pareto.png)\n\n" + MDText(ParetoThreshold(r.Plan)) + ".\n\n")
 		for _, l := range lines {
 			b.WriteString("- " + MDText(l) + ".\n")
 		}

@@ -19,6 +19,11 @@ type ParetoPoint struct {
 	Flagged       bool    // Valid with flags: drawn hollow
 	Concurrency   int
 	ContextTokens int
+	// Config is the configuration of a sweep the cell was measured with
+	// (ParetoAcross); "" on a run's own chart.
+	Config string
+	// Run is the index of that configuration among ParetoAcross's runs.
+	Run int
 }
 
 // ParetoGPUs is what the Pareto chart divides total tok/s by: the report's
@@ -29,24 +34,62 @@ func ParetoGPUs(r engine.Report) int { return max(1, len(r.Hardware.GPUs)) }
 // each context's cells by concurrency, with each context's frontier: the
 // cells no other cell of the context beats on both axes.
 func ParetoPoints(r engine.Report) [][]ParetoPoint {
+	return paretoByContext(paretoCells(r, "", 0))
+}
+
+// ParetoRun is one run on a chart of several: a sweep's configuration.
+type ParetoRun struct {
+	Config string
+	Report engine.Report
+}
+
+// ParetoAcross are the Valid decode cells of several runs by context, each
+// context's cells by run and then concurrency, with the frontier of each
+// context over every run: a sweep's configurations on one chart, where a
+// frontier cell says which configuration gets the most at that speed.
+func ParetoAcross(runs []ParetoRun) [][]ParetoPoint {
+	var all []ParetoPoint
+	for i, run := range runs {
+		all = append(all, paretoCells(run.Report, run.Config, i)...)
+	}
+	return paretoByContext(all)
+}
+
+// paretoCells are r's points, in its results' order.
+func paretoCells(r engine.Report, config string, run int) []ParetoPoint {
 	gpus := float64(ParetoGPUs(r))
-	byCtx := map[int][]ParetoPoint{}
-	var ctxs []int
+	var out []ParetoPoint
 	for _, res := range r.Results {
 		if res.Phase != engine.PhaseDecode || !res.Measured() || !(res.PerRequestTokPerSec > 0) || !(res.TotalTokPerSec > 0) {
 			continue
 		}
-		if _, ok := byCtx[res.ContextTokens]; !ok {
-			ctxs = append(ctxs, res.ContextTokens)
+		out = append(out, ParetoPoint{Cell: res, PerRequest: res.PerRequestTokPerSec, TotalPerGPU: res.TotalTokPerSec / gpus,
+			Flagged: Marked(res), Concurrency: res.Concurrency, ContextTokens: res.ContextTokens, Config: config, Run: run})
+	}
+	return out
+}
+
+// paretoByContext groups points by context, in context order, each by run
+// and concurrency, and marks each context's frontier.
+func paretoByContext(points []ParetoPoint) [][]ParetoPoint {
+	byCtx := map[int][]ParetoPoint{}
+	var ctxs []int
+	for _, p := range points {
+		if _, ok := byCtx[p.ContextTokens]; !ok {
+			ctxs = append(ctxs, p.ContextTokens)
 		}
-		byCtx[res.ContextTokens] = append(byCtx[res.ContextTokens], ParetoPoint{Cell: res, PerRequest: res.PerRequestTokPerSec,
-			TotalPerGPU: res.TotalTokPerSec / gpus, Flagged: Marked(res), Concurrency: res.Concurrency, ContextTokens: res.ContextTokens})
+		byCtx[p.ContextTokens] = append(byCtx[p.ContextTokens], p)
 	}
 	slices.Sort(ctxs)
 	out := make([][]ParetoPoint, 0, len(ctxs))
 	for _, c := range ctxs {
 		ps := byCtx[c]
-		slices.SortFunc(ps, func(a, b ParetoPoint) int { return a.Concurrency - b.Concurrency })
+		slices.SortStableFunc(ps, func(a, b ParetoPoint) int {
+			if a.Run != b.Run {
+				return a.Run - b.Run
+			}
+			return a.Concurrency - b.Concurrency
+		})
 		for i := range ps {
 			ps[i].OnFrontier = !slices.ContainsFunc(ps, func(o ParetoPoint) bool {
 				return o.PerRequest >= ps[i].PerRequest && o.TotalPerGPU >= ps[i].TotalPerGPU &&
@@ -59,32 +102,65 @@ func ParetoPoints(r engine.Report) [][]ParetoPoint {
 }
 
 // ParetoUserTokS is the per-request speed the Pareto sentences hold each
-// user to: 1,000 ÷ the plan's ITL bound in ms (a gap of 20 ms is 50 tok/s);
-// 0 without an ITL bound.
+// user to: the SLO's own (--slo-user-tok-s), else 1,000 ÷ the plan's ITL
+// bound in ms (a gap of 20 ms is 50 tok/s); 0 without either.
 func ParetoUserTokS(p engine.Plan) float64 {
+	if p.SLO.UserTokS > 0 {
+		return p.SLO.UserTokS
+	}
 	if p.SLO.ITL <= 0 {
 		return 0
 	}
 	return 1000 / (float64(p.SLO.ITL) / 1e6)
 }
 
+// ParetoThreshold says where ParetoUserTokS's speed came from, before the
+// lines that hold each user to it: "Each user's speed: at least 50 tok/s,
+// the run's objective for each request" or "…, 1,000 ÷ the ITL bound of
+// 20 ms"; "" without either.
+func ParetoThreshold(p engine.Plan) string {
+	user := ParetoUserTokS(p)
+	switch {
+	case user <= 0:
+		return ""
+	case p.SLO.UserTokS > 0:
+		return fmt.Sprintf("Each user's speed: at least %s tok/s, the run's objective for each request", speed(user))
+	}
+	return fmt.Sprintf("Each user's speed: at least %s tok/s, 1,000 ÷ the ITL bound of %s ms", speed(user), speed(float64(p.SLO.ITL)/1e6))
+}
+
 // ParetoLines answer the Pareto chart in words, one line per context: the
 // most total throughput while each user still gets the SLO's speed
 // ("8K: the most total throughput while each user still gets ≥ 50 tok/s
-// is 3,842 tok/s at 32 requests"), or why there is none; none without an
-// ITL bound (ParetoNoBound).
+// is 3,842 tok/s at 32 requests"), or why there is none; none without a
+// speed to hold users to (ParetoNoBound).
 func ParetoLines(r engine.Report) []string {
-	points := ParetoPoints(r)
-	if len(points) == 0 {
+	return paretoLines(ParetoPoints(r), ParetoUserTokS(r.Plan), ParetoGPUs(r))
+}
+
+// ParetoLinesAcross are ParetoLines over several runs measured by one plan
+// (a sweep's configurations), each best cell named with its configuration:
+// "… is 3,842 tok/s at 32 requests, with kv_cache_dtype=fp8".
+func ParetoLinesAcross(runs []ParetoRun, plan engine.Plan) []string {
+	if len(runs) == 0 {
 		return nil
 	}
-	user := ParetoUserTokS(r.Plan)
-	if user <= 0 {
+	return paretoLines(ParetoAcross(runs), ParetoUserTokS(plan), ParetoGPUs(runs[0].Report))
+}
+
+func paretoLines(points [][]ParetoPoint, user float64, gpus int) []string {
+	if len(points) == 0 || user <= 0 {
 		return nil
 	}
 	perGPU := ""
-	if n := ParetoGPUs(r); n > 1 {
-		perGPU = fmt.Sprintf(" per GPU (÷ %d)", n)
+	if gpus > 1 {
+		perGPU = fmt.Sprintf(" per GPU (÷ %d)", gpus)
+	}
+	with := func(p ParetoPoint) string {
+		if p.Config == "" {
+			return ""
+		}
+		return ", with " + engine.BoundName(p.Config)
 	}
 	var lines []string
 	for _, ps := range points {
@@ -97,19 +173,28 @@ func ParetoLines(r engine.Report) []string {
 		}
 		if best < 0 {
 			f := slices.MaxFunc(ps, func(a, b ParetoPoint) int { return cmpFloat(a.PerRequest, b.PerRequest) })
-			lines = append(lines, fmt.Sprintf("%s: no cell gives each user %s tok/s; the fastest per request is %s tok/s at %s",
-				name, fixed1(user), fixed1(f.PerRequest), engine.Count(f.Concurrency, "request", "requests")))
+			lines = append(lines, fmt.Sprintf("%s: no cell gives each user %s tok/s; the fastest per request is %s tok/s at %s%s",
+				name, speed(user), fixed1(f.PerRequest), engine.Count(f.Concurrency, "request", "requests"), with(f)))
 			continue
 		}
 		b := ps[best]
-		line := fmt.Sprintf("%s: the most total throughput%s while each user still gets ≥ %s tok/s is %s tok/s at %s (%s tok/s each)",
-			name, perGPU, fixed1(user), Int(int(math.Round(b.TotalPerGPU))), engine.Count(b.Concurrency, "request", "requests"), fixed1(b.PerRequest))
+		line := fmt.Sprintf("%s: the most total throughput%s while each user still gets ≥ %s tok/s is %s tok/s at %s (%s tok/s each)%s",
+			name, perGPU, speed(user), Int(int(math.Round(b.TotalPerGPU))), engine.Count(b.Concurrency, "request", "requests"), fixed1(b.PerRequest), with(b))
 		if b.Flagged {
 			line += ", a flagged cell: see its caveat"
 		}
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// speed writes a tok/s the user chose: whole where it is ("50"), else to
+// a tenth ("33.3").
+func speed(v float64) string {
+	if v == math.Round(v) && v < 1e9 {
+		return Int(int(v))
+	}
+	return fixed1(v)
 }
 
 func cmpFloat(a, b float64) int {
@@ -123,4 +208,4 @@ func cmpFloat(a, b float64) int {
 }
 
 // ParetoNoBound is the Pareto chart's note where the plan has no ITL bound.
-const ParetoNoBound = "With an ITL SLO, each context's line here says the most throughput while each user still gets that speed."
+const ParetoNoBound = "With --slo-user-tok-s or an ITL SLO, each context's line here says the most throughput while each user still gets that speed."

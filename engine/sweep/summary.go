@@ -118,8 +118,37 @@ func Markdown(s Sweep, runs map[string]engine.Report, basis string) string {
 	writeHeadlines(&b, s, a)
 	writeCells(&b, s, a)
 	writeBudget(&b, s, a)
+	writePareto(&b, s, runs)
 	writeNotes(&b, s, a)
 	return b.String()
+}
+
+// ParetoRuns are the configurations' runs in the sweep's order, for the
+// Pareto chart of all of them (report.ParetoAcross); a configuration
+// without a run has no points.
+func ParetoRuns(s Sweep, runs map[string]engine.Report) []report.ParetoRun {
+	var out []report.ParetoRun
+	for _, c := range s.Configs {
+		if r, ok := runs[c.Name]; ok {
+			out = append(out, report.ParetoRun{Config: c.Name, Report: r})
+		}
+	}
+	return out
+}
+
+// writePareto answers the sweep's Pareto chart in words: per context, the
+// configuration and concurrency with the most throughput while each user
+// still gets the plan's speed.
+func writePareto(b *strings.Builder, s Sweep, runs map[string]engine.Report) {
+	lines := report.ParetoLinesAcross(ParetoRuns(s, runs), s.Plan)
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Throughput against interactivity (%s.png)\n\n%s, over every configuration.\n\n", ParetoName, report.MDText(report.ParetoThreshold(s.Plan)))
+	for _, l := range lines {
+		b.WriteString("- " + report.MDText(l) + ".\n")
+	}
+	b.WriteString("\n")
 }
 
 func writeWhat(b *strings.Builder, s Sweep, runs map[string]engine.Report, basis string) {
@@ -311,6 +340,7 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 	}
 	b.WriteString("## Pictures and runs\n\n")
 	fmt.Fprintf(b, "- %s.png: the best configuration per cell\n", BestName)
+	fmt.Fprintf(b, "- %s.png: each configuration's tok/s per request against total tok/s, one chart\n", ParetoName)
 	for _, c := range s.Configs {
 		if c.Baseline {
 			fmt.Fprintf(b, "- %s/: the baseline's run (report.md, charts)\n", c.Folder)

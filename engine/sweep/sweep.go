@@ -30,6 +30,9 @@ const (
 	// DeltaPrefix starts the base name of each configuration's delta
 	// heatmap against the baseline: sweep-delta-FOLDER.png.
 	DeltaPrefix = "sweep-delta-"
+	// ParetoName is the base name of the Pareto chart of every
+	// configuration's cells (sweep-pareto.png, sweep-pareto.svg).
+	ParetoName = "sweep-pareto"
 	// BaselineName is the name of the first configuration, the unchanged
 	// server.toml.
 	BaselineName = "baseline"
