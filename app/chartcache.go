@@ -68,7 +68,7 @@ type PictureCache struct {
 const (
 	PlaceResults = "results" // the report on the Results screen
 	PlaceCompare = "compare" // History's comparison of two runs
-	PlaceSweep   = "sweep"   // the sweep summary's best heatmap
+	PlaceSweep   = "sweep"   // the sweep summary's best heatmap and Pareto chart
 )
 
 type pictureEntry struct {

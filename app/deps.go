@@ -103,7 +103,7 @@ type ChartDrawer interface {
 }
 
 // sweepChartDrawer draws a sweep's pictures (charts.WriteSweep,
-// charts.SweepBestPicture); without one (nil) the summary answers in
+// charts.SweepBestPicture, charts.SweepParetoPicture); without one (nil) the summary answers in
 // words alone.
 type sweepChartDrawer interface {
 	// Write draws the summary's pictures into the sweep's folder dir
@@ -111,6 +111,9 @@ type sweepChartDrawer interface {
 	Write(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error
 	// Best draws the best-configuration heatmap for a pane on screen.
 	Best(s sweep.Sweep, p charts.Pane, dark bool) (image.Image, error)
+	// Pareto draws every configuration's cells on one Pareto chart for a
+	// pane on screen (runs by configuration name).
+	Pareto(s sweep.Sweep, runs map[string]engine.Report, p charts.Pane, dark bool) (image.Image, error)
 }
 
 // runStore saves and loads reports (engine/report): Save writes report.json,

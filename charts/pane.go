@@ -105,6 +105,16 @@ func SweepBestPicture(s sweep.Sweep, t Theme, p Pane) (*image.RGBA, error) {
 	return d.Rasterize(p.fit(d)), nil
 }
 
+// SweepParetoPicture draws every configuration's cells of a sweep on one
+// Pareto chart for a pane on screen: the app's preview of sweep-pareto.png.
+func SweepParetoPicture(s sweep.Sweep, runs map[string]engine.Report, t Theme, p Pane) (*image.RGBA, error) {
+	d, err := drawSweepPareto(s, runs, p.options(t))
+	if err != nil {
+		return nil, err
+	}
+	return d.Rasterize(p.fit(d)), nil
+}
+
 func (p Pane) options(t Theme) Options {
 	return Options{Theme: t, Width: math.Max(1, p.Width), Height: p.Height}
 }

@@ -138,16 +138,21 @@ func sweepBadge(s sweep.Sweep) fyne.CanvasObject {
 }
 
 // sweepTabs are the summary's views: the answer, the best-configuration
-// heatmap (when charts draw it), and the runs.
+// heatmap and the Pareto chart of every configuration (when charts draw
+// them), and the runs.
 func (r *Tab) sweepTabs(dir string, s sweep.Sweep, got map[string]engine.Report) []*container.TabItem {
 	items := []*container.TabItem{container.NewTabItem("Answer", container.NewVScroll(r.sweepAnswer(s)))}
 	if d := r.u.Deps.SweepCharts; d != nil {
-		source := "sweep-best/" + dir + "/" + s.Ended.String() + fmt.Sprint(s.ActualS)
-		r.u.Pictures.Showing(app.PlaceSweep, source) // the last sweep's picture goes
-		v := appwidget.NewChartView(r.u, source, func(p charts.Pane, dark bool) (image.Image, error) {
+		source := "sweep/" + dir + "/" + s.Ended.String() + fmt.Sprint(s.ActualS) + "/"
+		r.u.Pictures.Showing(app.PlaceSweep, source) // the last sweep's pictures go
+		v := appwidget.NewChartView(r.u, source+"best", func(p charts.Pane, dark bool) (image.Image, error) {
 			return d.Best(s, p, dark)
 		})
 		items = append(items, container.NewTabItem("Best heatmap", v.Object()))
+		pareto := appwidget.NewChartView(r.u, source+"pareto", func(p charts.Pane, dark bool) (image.Image, error) {
+			return d.Pareto(s, got, p, dark)
+		})
+		items = append(items, container.NewTabItem("Pareto", pareto.Object()))
 	}
 	return append(items, container.NewTabItem("Runs", container.NewVScroll(r.sweepRuns(dir, s, got))))
 }

@@ -145,7 +145,8 @@ func (chartRenderer) Delta(base, other engine.Report, p charts.Pane, dark bool) 
 
 // sweepChartRenderer draws a sweep's pictures with package charts: the
 // exports into its folder in the light theme (what people post), as the
-// CLI writes them, and the best-configuration heatmap for the screen.
+// CLI writes them, and the best-configuration heatmap and the Pareto chart
+// for the screen.
 type sweepChartRenderer struct{}
 
 func (sweepChartRenderer) Write(ctx context.Context, dir string, s sweep.Sweep, runs map[string]engine.Report) error {
@@ -154,6 +155,10 @@ func (sweepChartRenderer) Write(ctx context.Context, dir string, s sweep.Sweep, 
 
 func (sweepChartRenderer) Best(s sweep.Sweep, p charts.Pane, dark bool) (image.Image, error) {
 	return charts.SweepBestPicture(s, chartOptions(dark).Theme, p)
+}
+
+func (sweepChartRenderer) Pareto(s sweep.Sweep, runs map[string]engine.Report, p charts.Pane, dark bool) (image.Image, error) {
+	return charts.SweepParetoPicture(s, runs, chartOptions(dark).Theme, p)
 }
 
 type reportStore struct{}

@@ -81,6 +81,9 @@ func TestXvfbSweepScreens(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	shot("summary-best.png")
 	fyne.DoAndWait(func() { u.results.Sweep.Views.SelectIndex(2) })
+	time.Sleep(2 * time.Second)
+	shot("summary-pareto.png")
+	fyne.DoAndWait(func() { u.results.Sweep.Views.SelectIndex(3) })
 	shot("summary-runs.png")
 	fyne.DoAndWait(func() {
 		u.Show(app.TabHistory)

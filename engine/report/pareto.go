@@ -208,4 +208,4 @@ func cmpFloat(a, b float64) int {
 }
 
 // ParetoNoBound is the Pareto chart's note where the plan has no ITL bound.
-const ParetoNoBound = "With --slo-user-tok-s or an ITL SLO, each context's line here says the most throughput while each user still gets that speed."
+const ParetoNoBound = "With an ITL SLO or a speed objective per user, each context's line here says the most throughput while each user still gets that speed."
