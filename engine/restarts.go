@@ -19,8 +19,12 @@ type Restarts struct {
 	// bucket, parallel to the rate's buckets.
 	Waiting []float64
 	// MeanWait is the mean length of one wait, in seconds: how much a
-	// window's end can cut off one.
+	// window's end can cut off one. WaitVar is the variance of the waits'
+	// lengths (s²), and Waits how many waits the window holds: a re-run's
+	// waits are as long as another draw of them.
 	MeanWait float64
+	WaitVar  float64
+	Waits    int
 	// Streams is the cell's concurrency.
 	Streams int
 }
@@ -29,11 +33,12 @@ type Restarts struct {
 // tok/s, its restarts taken apart: the buckets are regressed on their
 // waiting stream-seconds (least squares), the batch means run over the
 // residuals about the window's mean, and the variance of the waits' share
-// of the window is added apart: each stream's wait at the window's end
-// may fall in or out of it, so the window's waiting time is known to
-// within half a wait a stream, a variance of at most streams ×
-// MeanWait² ÷ 4 over the window, times the tokens a second of waiting
-// costs. A window without a wait, or whose waits are the same in every
+// of the window is added apart, times the tokens a second of waiting
+// costs: each stream's wait at the window's end may fall in or out of it
+// (half a wait a stream, a variance of at most streams × MeanWait² ÷ 4),
+// and each of the window's waits might have been as long as another
+// (Waits × WaitVar): a server whose first tokens come late now and then
+// loses tokens to it that a re-run may not. A window without a wait, or whose waits are the same in every
 // bucket, is estimated as EstimatePrecision does.
 func EstimateRatePrecision(values []float64, resolution float64, r Restarts) Precision {
 	adjusted, extra, ok := r.apart(values)
@@ -81,6 +86,6 @@ func (r Restarts) apart(values []float64) ([]float64, float64, bool) {
 	for i, v := range values {
 		out[i] = v - beta*(r.Waiting[i]-mw)
 	}
-	cut := r.MeanWait / 2 / float64(n)
-	return out, beta * beta * float64(r.Streams) * cut * cut, true
+	waiting := float64(r.Streams)*r.MeanWait*r.MeanWait/4 + float64(r.Waits)*max(0, r.WaitVar)
+	return out, beta * beta * waiting / float64(n*n), true
 }

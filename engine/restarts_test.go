@@ -13,21 +13,32 @@ import (
 // in each bucket and the stream-seconds spent waiting in it. together
 // starts every stream at a request's first token as the window opens, as a
 // decode cell's window does (the last stream's first token opens it);
-// otherwise each stream is at a random point of a request.
-func restartingStreams(r *rand.Rand, n, streams int, together bool) (tokens, waiting []float64) {
-	const wait, perRequest = 54.0, 512
-	tokens, waiting = make([]float64, n), make([]float64, n)
+// otherwise each stream is at a random point of a request. late waits
+// 54 ms on average, but exponentially: a server whose first tokens come
+// late now and then. It returns Restarts as the run counts them.
+func restartingStreams(r *rand.Rand, n, streams int, together, late bool) (tokens []float64, rs Restarts) {
+	const requestTokens = 512
+	tokens = make([]float64, n)
+	waiting := make([]float64, n)
+	var waits []float64
 	end := float64(n) * 1000 // ms
 	for range streams {
 		t, k := 0.0, 0
 		if !together {
-			t, k = -3000*r.Float64(), r.IntN(perRequest)
+			t, k = -3000*r.Float64(), r.IntN(requestTokens)
 		}
 		for t < end {
-			if k == perRequest {
+			if k == requestTokens {
+				wait := 54.0
+				if late {
+					wait = 54 * r.ExpFloat64()
+				}
 				for i := range waiting {
 					lo, hi := float64(i)*1000, float64(i+1)*1000
 					waiting[i] += max(0, min(t+wait, hi)-max(t, lo)) / 1000
+				}
+				if t+wait > 0 && t < end {
+					waits = append(waits, wait/1000)
 				}
 				k, t = 0, t+wait
 			}
@@ -38,7 +49,12 @@ func restartingStreams(r *rand.Rand, n, streams int, together bool) (tokens, wai
 			}
 		}
 	}
-	return tokens, waiting
+	rs = Restarts{Waiting: waiting, Streams: streams, Waits: len(waits), MeanWait: 0.054}
+	if len(waits) > 1 {
+		rs.MeanWait = meanOf(waits)
+		rs.WaitVar = sampleVariance(waits)
+	}
+	return tokens, rs
 }
 
 // TestRestartsApart: with the restarts taken apart, the interval of total
@@ -52,16 +68,16 @@ func TestRestartsApart(t *testing.T) {
 	}
 	const windows = 500
 	for _, c := range []struct {
-		streams  int
-		together bool
-	}{{1, true}, {4, true}, {16, true}, {4, false}} {
+		streams        int
+		together, late bool
+	}{{1, true, false}, {4, true, false}, {16, true, false}, {4, false, false}, {4, true, true}} {
 		for _, n := range []int{6, 12, 20} {
 			r := rand.New(rand.NewPCG(11, uint64(100*n+c.streams)))
 			var means, apart, raw []float64
 			for range windows {
-				y, w := restartingStreams(r, n, c.streams, c.together)
+				y, rs := restartingStreams(r, n, c.streams, c.together, c.late)
 				means = append(means, meanOf(y))
-				apart = append(apart, EstimateRatePrecision(y, 1, Restarts{Waiting: w, MeanWait: 0.054, Streams: c.streams}).RelCI95)
+				apart = append(apart, EstimateRatePrecision(y, 1, rs).RelCI95)
 				raw = append(raw, EstimatePrecision(y, 1).RelCI95)
 			}
 			m, sd := meanOf(means), math.Sqrt(sampleVariance(means))
@@ -74,8 +90,8 @@ func TestRestartsApart(t *testing.T) {
 			slices.Sort(apart)
 			slices.Sort(raw)
 			ideal := 1.96 * sd / m
-			t.Logf("%2d streams (together %v), %2d s: a known variance ±%.2f %%; restarts apart ±%.2f %% (%.2f×, %d of %d cover), as noise ±%.2f %% (%.2f×)",
-				c.streams, c.together, n, 100*ideal, 100*apart[windows/2], apart[windows/2]/ideal, hit, windows, 100*raw[windows/2], raw[windows/2]/ideal)
+			t.Logf("%2d streams (together %v, late %v), %2d s: a known variance ±%.2f %%; restarts apart ±%.2f %% (%.2f×, %d of %d cover), as noise ±%.2f %% (%.2f×)",
+				c.streams, c.together, c.late, n, 100*ideal, 100*apart[windows/2], apart[windows/2]/ideal, hit, windows, 100*raw[windows/2], raw[windows/2]/ideal)
 			if float64(hit) < 0.94*windows || apart[windows/2] > 1.6*ideal {
 				t.Errorf("%d streams, %d s: %d of %d cover, median ± %.2f %% against %.2f %%: want at least 94 %%, and at most 1.6 times",
 					c.streams, n, hit, windows, 100*apart[windows/2], 100*ideal)

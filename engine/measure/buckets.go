@@ -246,8 +246,8 @@ func spread(tokens, seconds []float64, from, a, b time.Time, n float64) {
 // the n whole buckets after from: from a request's last token to the next
 // request's first (or to the buckets' end, for a next request still
 // waiting), per stream, in the order each stream sent them. The mean wait
-// is of the waits with both ends, or of those cut by the end when none
-// has.
+// and the variance of the waits' lengths are of the waits with both ends,
+// or of those cut by the end when none has.
 func restartsOf(recs []*requestRecord, from time.Time, n, streams int) engine.Restarts {
 	r := engine.Restarts{Waiting: make([]float64, n), Streams: streams}
 	if n <= 0 {
@@ -283,15 +283,22 @@ func restartsOf(recs []*requestRecord, from time.Time, n, streams int) engine.Re
 			whole = append(whole, next.Sub(prev).Seconds())
 		}
 	}
+	r.Waits = len(whole) + len(cut)
 	if len(whole) == 0 {
 		whole = cut
 	}
 	if len(whole) > 0 {
-		var sum float64
+		var sum, ss float64
 		for _, w := range whole {
 			sum += w
 		}
 		r.MeanWait = sum / float64(len(whole))
+		for _, w := range whole {
+			ss += (w - r.MeanWait) * (w - r.MeanWait)
+		}
+		if len(whole) > 1 {
+			r.WaitVar = ss / float64(len(whole)-1)
+		}
 	}
 	return r
 }

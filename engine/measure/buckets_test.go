@@ -168,7 +168,8 @@ func TestRestartsOf(t *testing.T) {
 			break
 		}
 	}
-	if math.Abs(r.MeanWait-0.25) > 1e-9 || r.Streams != 2 {
-		t.Errorf("mean wait %v s over %d streams, want 0.25 s (0.2 and 0.3) over 2", r.MeanWait, r.Streams)
+	if math.Abs(r.MeanWait-0.25) > 1e-9 || math.Abs(r.WaitVar-0.005) > 1e-9 || r.Waits != 3 || r.Streams != 2 {
+		t.Errorf("mean wait %v s (variance %v s²) of %d waits over %d streams, want 0.25 s (0.2 and 0.3; 0.005 s²) of 3 over 2",
+			r.MeanWait, r.WaitVar, r.Waits, r.Streams)
 	}
 }
