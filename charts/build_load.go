@@ -50,14 +50,14 @@ func buildLoad(r engine.Report) *LoadModel {
 	if l == nil {
 		return nil
 	}
-	m := &LoadModel{Plan: report.LoadPlanLine(l.Plan), Limit: report.LoadLimitLine(*l), Flags: listed(report.LoadFlagLines(l.Results), "flagged rates")}
+	m := &LoadModel{Plan: report.LoadPlanLine(*l), Limit: report.LoadLimitLine(*l), Flags: listed(report.LoadFlagLines(l.Results), "flagged rates")}
 	slo := l.Plan.SLO
 	m.TTFT = buildLoadLatency(*l, "Time to first token", "TTFT", slo.TTFT, func(res engine.LoadResult) engine.Percentiles { return res.TTFTMs })
 	m.ITL = buildLoadLatency(*l, "Time between tokens", "ITL", slo.ITL, func(res engine.LoadResult) engine.Percentiles { return res.ITLMs })
 	m.Goodput = buildLoadGoodput(*l)
 	m.NotDrawn = notDrawn(l.Results)
 	m.Goodput.Notes, m.Goodput.Flags = nonEmpty(m.NotDrawn), m.Flags // under the goodput figure
-	m.Table = buildLoadTable(l.Results)
+	m.Table = buildLoadTable(*l)
 	m.Replay = report.TraceLine(l.Trace) + report.ConversationLine(l.Conversations) // one at most
 	for _, res := range l.Results {
 		m.Turns = append(m.Turns, report.TurnRows(res)...)
@@ -214,7 +214,8 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 }
 
 // buildLoadTable is the sheet's per-rate table: report.md's Per rate rows.
-func buildLoadTable(rs []engine.LoadResult) Table {
+func buildLoadTable(l engine.LoadSection) Table {
+	rs := l.Results
 	t := Table{Title: "Per rate"}
 	for _, title := range report.LoadColumns {
 		t.Columns = append(t.Columns, Column{Title: title, Right: title != "Rate" && title != "Status"})
@@ -225,7 +226,7 @@ func buildLoadTable(rs []engine.LoadResult) Table {
 		flagged = flagged || (report.LoadMeasured(res) && len(res.Flags) > 0)
 		few = few || (report.LoadHasFigures(res) && (res.TTFTMs.FewForP99() || res.ITLMs.FewForP99() || res.E2EMs.FewForP99()))
 	}
-	t.NotesAfter = []string{report.NoteLoadLatencies}
+	t.NotesAfter = []string{report.LoadLatencyNote(l)}
 	if flagged {
 		t.NotesAfter = append(t.NotesAfter, report.NoteLoadFlagged)
 	}

@@ -162,8 +162,8 @@ func TestReportRejectsOtherFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, err := runReport(t, "--in", path, "--out", t.TempDir())
-		if err == nil || !strings.Contains(err.Error(), path+" is neither a Speed Matrix report.json nor an llm-inference-bench results file: ") ||
-			!strings.HasSuffix(err.Error(), "give --in a run's report.json or an llm-inference-bench --output file") || strings.Contains(err.Error(), "\n") {
+		if err == nil || !strings.Contains(err.Error(), path+" is none of the formats Speed Matrix reads (a Speed Matrix report.json, an llm-inference-bench results file, ") ||
+			!strings.HasSuffix(err.Error(), "give --in a run's report.json or one of those tools' results files") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -273,7 +273,7 @@ func TestHistoryImportRejects(t *testing.T) {
 	h.ImportData([]byte("not a results file"), "notes.txt")
 	n := h.Banner.Current
 	if !h.Banner.Visible() || n.Message != "This file is not a run Speed Matrix can import." ||
-		!strings.Contains(n.Detail, "notes.txt is neither a Speed Matrix report.json nor an llm-inference-bench results file") ||
+		!strings.Contains(n.Detail, "notes.txt is none of the formats Speed Matrix reads (a Speed Matrix report.json, an llm-inference-bench results file, ") ||
 		strings.Contains(n.Message+n.Action, "--") {
 		t.Errorf("banner %+v", n)
 	}

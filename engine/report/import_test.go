@@ -210,7 +210,7 @@ func TestImportStatuses(t *testing.T) {
 	})
 }
 
-// TestDecodeRejects: anything but the two formats gives the one-line
+// TestDecodeRejects: anything but the formats Decode reads gives the one-line
 // FormatError that names the file and says what is wrong with it.
 func TestDecodeRejects(t *testing.T) {
 	fixture, err := os.ReadFile(libFixture)
@@ -223,9 +223,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"empty", "", "it is empty"},
 		{"blank", " \n\t", "it is empty"},
 		{"garbage", "PK\x03\x04 not a json file", "it is not valid JSON"},
-		{"truncated", string(fixture[:len(fixture)/2]), "unexpected end of JSON input"},
+		{"truncated", string(fixture[:len(fixture)/2]), "it is not valid JSON (unexpected EOF)"},
 		{"array", "[1, 2]", "its JSON is array, not an object"},
-		{"other JSON", `{"name": "something else"}`, "neither schema_version (report.json) nor metadata and results"},
+		{"other JSON", `{"name": "something else"}`, "it has none of their keys"},
+		{"two values", `{"metadata": {}, "benchmarks": []} {"a": 1}`, "more than one value"},
 		{"no version", `{"metadata": {"model": "x"}, "results": []}`, "its metadata has no version"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,7 +236,7 @@ func TestDecodeRejects(t *testing.T) {
 				t.Fatalf("err = %v, want a FormatError", err)
 			}
 			msg := err.Error()
-			if !strings.HasPrefix(msg, "in.json is neither a Speed Matrix report.json nor an llm-inference-bench results file: ") ||
+			if !strings.HasPrefix(msg, "in.json is none of the formats Speed Matrix reads (a Speed Matrix report.json, an llm-inference-bench results file, vllm bench serve") ||
 				!strings.Contains(msg, tc.reason) || strings.Contains(msg, "\n") {
 				t.Errorf("error %q, want one line ending in %q", msg, tc.reason)
 			}

@@ -31,6 +31,17 @@ const NoteLoadLatencies = "Latencies count from each request's scheduled arrival
 	"(no coordinated omission). TPOT is per request: (E2E − TTFT) ÷ (output tokens − 1); ITL is every gap between tokens " +
 	"of every request. Goodput is the completed requests per second that met the SLO (all of them without an SLO)."
 
+// LoadLatencyNote is how a load test's latencies count, under its tables:
+// NoteLoadLatencies, or for an imported test that its figures are its
+// tool's, by the tool's definitions.
+func LoadLatencyNote(l engine.LoadSection) string {
+	if imp := l.Imported; imp != nil {
+		return "These figures are " + imp.Tool + "'s, counted as that tool counts them: the Run section's notes say where its definitions differ from ours. " +
+			"A figure its file does not have reads " + Dash + "."
+	}
+	return NoteLoadLatencies
+}
+
 // NoteLoadFlagged explains FlagMarker under a load test's tables.
 const NoteLoadFlagged = "Flagged (" + FlagMarker + "): a trust check doubts this rate; its figures are kept and the reasons are listed under the tables."
 
@@ -56,8 +67,9 @@ const NoteLoadPartial = "A rate that failed or was cancelled part-way shows the 
 // IsBurst reports whether a rate is a burst: every request at once, no rate.
 func IsBurst(r engine.LoadResult) bool { return r.Arrivals == engine.ArrivalsBurst }
 
-// RateLabel names a rate in tables and lists: "4 req/s", "0.5 req/s", or
-// "burst of 64" for a burst.
+// RateLabel names a rate in tables and lists: "4 req/s", "0.5 req/s",
+// "burst of 64" for a burst, or "8 at once" for a row held at a number of
+// requests open at once (an imported closed-loop run).
 func RateLabel(r engine.LoadResult) string {
 	if IsBurst(r) {
 		return "burst of " + Int(r.Requests)
@@ -67,6 +79,9 @@ func RateLabel(r engine.LoadResult) string {
 	}
 	if r.Arrivals == engine.ArrivalsConversations {
 		return "conversations"
+	}
+	if r.Arrivals == engine.ArrivalsConcurrent {
+		return Int(r.Concurrency) + " at once"
 	}
 	return RateRPS(r.RateRPS) + " req/s"
 }
@@ -101,6 +116,9 @@ func LoadLine(l engine.LoadSection) string {
 			n = l.Results[0].Requests
 		}
 		return "load test · a burst of " + engine.Count(n, "request", "requests")
+	}
+	if len(l.Results) > 0 && l.Results[0].Arrivals == engine.ArrivalsConcurrent {
+		return concurrentLoadLine(l)
 	}
 	var rates []float64
 	for _, r := range l.Results {
@@ -140,8 +158,13 @@ func arrivalsWords(a engine.Arrivals) string {
 
 // LoadPlanLine is a load test's plan in one line: "Poisson arrivals (seed
 // 42) · 200 requests per rate · input 1,024 tokens · output 256 tokens · max
-// concurrency 64 · SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms".
-func LoadPlanLine(p engine.LoadPlan) string {
+// concurrency 64 · SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms". An imported
+// test's plan is what its tool's file says: no seed, lengths or SLO.
+func LoadPlanLine(l engine.LoadSection) string {
+	p := l.Plan
+	if l.Imported != nil {
+		return importedPlanLine(p)
+	}
 	var parts []string
 	switch {
 	case p.Trace != nil:
@@ -225,6 +248,9 @@ func LoadLimitLine(l engine.LoadSection) string {
 // pctMillis writes the percentile p of a latency, with FewSamplesMarker
 // after a p99 of too few samples.
 func pctMillis(pct engine.Percentiles, p int) string {
+	if !hasPercentile(pct, p) {
+		return Dash
+	}
 	s := loadMillis(pct.At(p))
 	if p == 99 {
 		s = P99(s, pct)
@@ -266,4 +292,57 @@ func TraceLine(t *engine.TraceSummary) string {
 		s += "; replayed " + engine.BoundText(t.Cut, 120)
 	}
 	return s
+}
+
+// concurrentLoadLine is LoadLine for a test held at numbers of requests
+// open at once (an imported closed-loop run): "load test · 3 concurrency
+// levels (1–16 at once)".
+func concurrentLoadLine(l engine.LoadSection) string {
+	var levels []int
+	for _, r := range l.Results {
+		levels = append(levels, r.Concurrency)
+	}
+	slices.Sort(levels)
+	if len(levels) == 1 {
+		return "load test · " + Int(levels[0]) + " requests at once"
+	}
+	return fmt.Sprintf("load test · %d concurrency levels (%s–%s at once)", len(levels), Int(levels[0]), Int(levels[len(levels)-1]))
+}
+
+// hasPercentile reports whether a latency's p-th percentile was measured:
+// a file of another tool may lack one (vllm bench writes only the
+// percentiles asked for) or a whole figure (GuideLLM has no per-gap ITL),
+// which reads 0. A 0 is missing when every figure is 0, or when a lower
+// percentile is above it, which no distribution has.
+func hasPercentile(pct engine.Percentiles, p int) bool {
+	v := pct.At(p)
+	if v != 0 {
+		return true
+	}
+	switch {
+	case pct.P50 == 0 && pct.P90 == 0 && pct.P99 == 0 && pct.Mean == 0:
+		return false
+	case p >= 90 && pct.P50 > 0, p >= 99 && pct.P90 > 0:
+		return false
+	}
+	return true
+}
+
+// importedPlanLine is LoadPlanLine of an imported test: its arrivals and
+// requests, its cap and API where its file says them.
+func importedPlanLine(p engine.LoadPlan) string {
+	parts := []string{arrivalsWords(p.Arrivals) + " arrivals"}
+	if p.Arrivals == engine.ArrivalsConcurrent {
+		parts[0] = "closed loop (each request sent as one ends)"
+	}
+	if p.Requests > 0 {
+		parts = append(parts, engine.Count(p.Requests, "request", "requests")+" per run")
+	}
+	if p.MaxConcurrency > 0 {
+		parts = append(parts, "max concurrency "+Int(p.MaxConcurrency))
+	}
+	if p.API != "" {
+		parts = append(parts, string(p.API)+" API")
+	}
+	return strings.Join(parts, " · ")
 }

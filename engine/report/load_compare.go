@@ -50,7 +50,7 @@ func LoadComparison(a, b engine.Report) []LoadDiffRow {
 	}
 	slices.SortStableFunc(rows, func(x, y LoadDiffRow) int {
 		rx, ry := cmp.Or(x.A, x.B), cmp.Or(y.A, y.B)
-		return cmp.Or(-cmp.Compare(b2i(IsBurst(*rx)), b2i(IsBurst(*ry))), cmp.Compare(rx.RateRPS, ry.RateRPS), cmp.Compare(rx.Requests, ry.Requests))
+		return cmp.Or(-cmp.Compare(b2i(IsBurst(*rx)), b2i(IsBurst(*ry))), cmp.Compare(rx.RateRPS, ry.RateRPS), cmp.Compare(rx.Concurrency, ry.Concurrency), cmp.Compare(rx.Requests, ry.Requests))
 	})
 	return rows
 }
@@ -78,10 +78,14 @@ func setSide(r *LoadDiffRow, side int, res *engine.LoadResult) {
 }
 
 // sameRate reports whether two rates are the same offered load: two
-// bursts of as many requests, or two rates equal to a thousandth.
+// bursts of as many requests, two rows held at as many requests at once,
+// or two rates equal to a thousandth.
 func sameRate(x, y engine.LoadResult) bool {
 	if IsBurst(x) || IsBurst(y) {
 		return IsBurst(x) && IsBurst(y) && x.Requests == y.Requests
+	}
+	if x.Arrivals == engine.ArrivalsConcurrent || y.Arrivals == engine.ArrivalsConcurrent {
+		return x.Arrivals == y.Arrivals && x.Concurrency == y.Concurrency
 	}
 	return math.Abs(x.RateRPS-y.RateRPS) < 0.0005
 }
