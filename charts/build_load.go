@@ -115,9 +115,22 @@ func buildLoadLatency(l engine.LoadSection, title, short string, bound time.Dura
 	for _, res := range rates {
 		x, pct := res.RequestThroughputRPS, of(res)
 		maxX = math.Max(maxX, x)
-		lo, hi = math.Min(lo, math.Min(pct.P50, pct.P99)), math.Max(hi, math.Max(pct.P50, pct.P99))
-		p50.Points = append(p50.Points, Point{X: x, Y: pct.P50})
-		p99.Points = append(p99.Points, Point{X: x, Y: pct.P99, Label: rateTick(res)})
+		// An imported file may lack a percentile, or the figure (GuideLLM has no ITL).
+		for _, p := range []struct {
+			s   *Series
+			at  int
+			tag string
+		}{{&p50, 50, ""}, {&p99, 99, rateTick(res)}} {
+			if report.HasPercentile(pct, p.at) {
+				y := pct.At(p.at)
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+				p.s.Points = append(p.s.Points, Point{X: x, Y: y, Label: p.tag})
+			}
+		}
+	}
+	if len(p50.Points)+len(p99.Points) == 0 {
+		c.Empty = "This load test's file has no " + short + " figures."
+		return c
 	}
 	c.Series = []Series{p50, p99}
 	boundMs := float64(bound) / float64(time.Millisecond)
@@ -152,13 +165,16 @@ func formatLatency(ms float64) string {
 }
 
 // rateTick labels a point with its offered rate: "8/s", "burst",
-// "conversations".
+// "conversations", or "×4" for requests kept open 4 at a time.
 func rateTick(r engine.LoadResult) string {
 	if report.IsBurst(r) {
 		return "burst"
 	}
 	if r.Arrivals == engine.ArrivalsConversations {
 		return "conversations"
+	}
+	if r.Arrivals == engine.ArrivalsConcurrent {
+		return "×" + strconv.Itoa(r.Concurrency) // as the Pareto chart labels a concurrency
 	}
 	return report.RateRPS(r.RateRPS) + "/s"
 }
@@ -193,6 +209,9 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 		}
 		if l.Plan.Conversations != nil {
 			c.Empty = "No rate to draw: a conversation replay has no offered rate, each turn follows the reply before it (its figures are in the table)."
+		}
+		if len(l.Results) > 0 && l.Results[0].Arrivals == engine.ArrivalsConcurrent {
+			c.Empty = "No rate to draw: requests kept open a number at a time have no offered rate (their figures are in the table)."
 		}
 		return c
 	}

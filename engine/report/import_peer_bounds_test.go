@@ -78,8 +78,8 @@ func TestImportPeerOddButReal(t *testing.T) {
 		t.Fatalf("%s: %v", format, err)
 	}
 	row := r.Load.Results[0]
-	if row.Arrivals != engine.ArrivalsConstant || row.TTFTMs.P99 != 0 || hasPercentile(row.TTFTMs, 99) {
-		t.Errorf("arrivals %q, TTFT p99 %v (shown: %v)", row.Arrivals, row.TTFTMs.P99, hasPercentile(row.TTFTMs, 99))
+	if row.Arrivals != engine.ArrivalsConstant || row.TTFTMs.P99 != 0 || HasPercentile(row.TTFTMs, 99) {
+		t.Errorf("arrivals %q, TTFT p99 %v (shown: %v)", row.Arrivals, row.TTFTMs.P99, HasPercentile(row.TTFTMs, 99))
 	}
 	if n := len([]rune(r.Run.ServedModel)); n > engine.MaxNameRunes+1 {
 		t.Errorf("a model name of %d characters was kept", n)
@@ -158,8 +158,8 @@ func TestHasPercentile(t *testing.T) {
 		{engine.Percentiles{P90: 5, P99: 9, Mean: 1}, 50, true}, // inference-perf's ITL: most gaps are 0
 		{engine.Percentiles{P50: 5, P90: 6}, 99, false},
 	} {
-		if got := hasPercentile(tc.pct, tc.p); got != tc.want {
-			t.Errorf("hasPercentile(%+v, %d) = %v", tc.pct, tc.p, got)
+		if got := HasPercentile(tc.pct, tc.p); got != tc.want {
+			t.Errorf("HasPercentile(%+v, %d) = %v", tc.pct, tc.p, got)
 		}
 	}
 	var fe *FormatError

@@ -248,7 +248,7 @@ func LoadLimitLine(l engine.LoadSection) string {
 // pctMillis writes the percentile p of a latency, with FewSamplesMarker
 // after a p99 of too few samples.
 func pctMillis(pct engine.Percentiles, p int) string {
-	if !hasPercentile(pct, p) {
+	if !HasPercentile(pct, p) {
 		return Dash
 	}
 	s := loadMillis(pct.At(p))
@@ -309,12 +309,12 @@ func concurrentLoadLine(l engine.LoadSection) string {
 	return fmt.Sprintf("load test · %d concurrency levels (%s–%s at once)", len(levels), Int(levels[0]), Int(levels[len(levels)-1]))
 }
 
-// hasPercentile reports whether a latency's p-th percentile was measured:
+// HasPercentile reports whether a latency's p-th percentile was measured:
 // a file of another tool may lack one (vllm bench writes only the
 // percentiles asked for) or a whole figure (GuideLLM has no per-gap ITL),
 // which reads 0. A 0 is missing when every figure is 0, or when a lower
 // percentile is above it, which no distribution has.
-func hasPercentile(pct engine.Percentiles, p int) bool {
+func HasPercentile(pct engine.Percentiles, p int) bool {
 	v := pct.At(p)
 	if v != 0 {
 		return true

@@ -95,7 +95,7 @@ func sameRate(x, y engine.LoadResult) bool {
 // rate isn't Valid, reads as its status or "not measured".
 func (r LoadDiffRow) Cells() []string {
 	latency := func(pct func(engine.LoadResult) engine.Percentiles, p int) func(engine.LoadResult) (float64, bool) {
-		return func(l engine.LoadResult) (float64, bool) { return pct(l).At(p), hasPercentile(pct(l), p) }
+		return func(l engine.LoadResult) (float64, bool) { return pct(l).At(p), HasPercentile(pct(l), p) }
 	}
 	rate := func(f func(engine.LoadResult) float64) func(engine.LoadResult) (float64, bool) {
 		return func(l engine.LoadResult) (float64, bool) { return f(l), true }
