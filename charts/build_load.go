@@ -193,7 +193,10 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 		XLinear:     true,
 		LabelPoints: true,
 	}
-	if !l.Plan.SLO.On() {
+	switch {
+	case l.Imported != nil: // its goodput is the tool's, by its own SLO, or every completed request
+		c.Subtitle = "requests per second completed, and " + l.Imported.Tool + "'s goodput (see the Run section's notes), at each offered rate · the dashed grey line is the offered rate"
+	case !l.Plan.SLO.On():
 		c.Subtitle = "requests per second completed at each offered rate (no SLO: goodput is every completed request) · the dashed grey line is the offered rate"
 	}
 	var rates []engine.LoadResult

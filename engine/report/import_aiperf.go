@@ -1,8 +1,6 @@
 package report
 
 import (
-	"encoding/json"
-
 	"speedmatrix/engine"
 )
 
@@ -77,9 +75,9 @@ var aiperfNotes = []string{
 // decodeAIPerf reads AIPerf's profile export: one row, at the profiling
 // phase's rate or concurrency.
 func decodeAIPerf(data []byte, file string) (engine.Report, error) {
-	var f aiperfFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return engine.Report{}, unreadable(file, aiperfTool, err)
+	f, err := decodePeer[aiperfFile](data, file, aiperfTool)
+	if err != nil {
+		return engine.Report{}, err
 	}
 	c := f.Config
 	if err := peerRows(file, aiperfTool, len(c.Phases)); err != nil {

@@ -87,18 +87,18 @@ var guideLLMNotes = []string{
 
 // decodeGuideLLM reads a GuideLLM benchmarks report: a row per benchmark.
 func decodeGuideLLM(data []byte, file string) (engine.Report, error) {
-	var f guideLLMFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return engine.Report{}, unreadable(file, guideLLMTool, err)
+	f, err := decodePeer[guideLLMFile](data, file, guideLLMTool)
+	if err != nil {
+		return engine.Report{}, err
 	}
 	if err := peerRows(file, guideLLMTool, len(f.Benchmarks)); err != nil {
 		return engine.Report{}, err
 	}
 	p := peerRun{tool: guideLLMTool, version: f.Metadata.Version, goodput: len(f.Benchmarks) > 0, notes: guideLLMNotes}
 	for i, raw := range f.Benchmarks {
-		var b guideLLMBenchmark
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return engine.Report{}, unreadable(file, guideLLMTool, err)
+		b, err := decodePeer[guideLLMBenchmark](raw, file, guideLLMTool)
+		if err != nil {
+			return engine.Report{}, err
 		}
 		row := b.row()
 		p.rows = append(p.rows, row)

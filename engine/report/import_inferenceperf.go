@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"speedmatrix/engine"
@@ -65,9 +64,9 @@ var inferencePerfNotes = []string{
 // decodeInferencePerf reads one stage's lifecycle report: one row, at the
 // stage's rate or concurrency.
 func decodeInferencePerf(data []byte, file string) (engine.Report, error) {
-	var f inferencePerfFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return engine.Report{}, unreadable(file, inferencePerfTool, err)
+	f, err := decodePeer[inferencePerfFile](data, file, inferencePerfTool)
+	if err != nil {
+		return engine.Report{}, err
 	}
 	if f.Load.RequestedRate == nil {
 		return engine.Report{}, fmt.Errorf("%s is inference-perf's summary over all its stages, which has no rate: import one stage's report (stage_0_lifecycle_metrics.json)", file)

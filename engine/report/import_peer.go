@@ -117,6 +117,16 @@ func unreadable(file, tool string, err error) error {
 	return fmt.Errorf("%s looks like a %s results file but cannot be read: %v", file, tool, err)
 }
 
+// decodePeer decodes data, a tool's file or part of one, into T; what
+// does not fit is unreadable.
+func decodePeer[T any](data []byte, file, tool string) (T, error) {
+	var f T
+	if err := json.Unmarshal(data, &f); err != nil {
+		return f, unreadable(file, tool, err)
+	}
+	return f, nil
+}
+
 // ms turns seconds into milliseconds.
 func ms(seconds float64) float64 { return seconds * 1000 }
 
