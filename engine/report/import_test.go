@@ -334,13 +334,26 @@ func FuzzDecode(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, seed := range []string{"", "[1]", `{"schema_version": 1}`, `{"metadata": {"version": "1"}, "results": [{}]}`, string(fixture)} {
+	for _, seed := range []string{"", "[1]", `{"schema_version": 1}`, `{"metadata": {"version": "1"}, "results": [{}]}`, string(fixture),
+		`{"completed": 1, "output_throughput": 1, "burstiness": Infinity, "mean_ttft_ms": NaN}`, `{"load_summary": {"requested_rate": 1}, "successes": {}}`} {
 		f.Add([]byte(seed))
+	}
+	// The peers' real files, the small ones whole (GuideLLM's are 200 KB).
+	for _, fx := range peerFixtures {
+		if data, err := os.ReadFile(filepath.Join(peersDir, fx.file)); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, format, err := Decode(data, "fuzz.json")
 		if err == nil && (r.SchemaVersion == 0 || format == "") {
 			t.Errorf("accepted a report without schema version or format: %q", format)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("an error of more than one line: %q", err)
+		}
+		if err == nil && format.Imported() && (r.Run.Imported == nil || (r.Load == nil && format != FormatLLMInferenceBench)) {
+			t.Errorf("an import of %s without its label or load section", format)
 		}
 	})
 }
