@@ -55,7 +55,7 @@ func (s inferencePerfStat) percentiles() engine.Percentiles {
 
 // inferencePerfNotes say where inference-perf's figures differ from ours.
 var inferencePerfNotes = []string{
-	"inference-perf's TPOT is each request's (last token − first token) ÷ (output tokens − 1), as ours, its tokens counted by the server or, when its report was told to, by re-tokenizing the text.",
+	"inference-perf's TPOT is each request's (last token − first token) ÷ (output tokens − 1), as ours; its tokens are the text re-tokenized by its client unless its report was told to use the server's count (use_server_output_tokens, which the rig sets).",
 	"inference-perf's ITL is every gap between the times its tokens arrived: the tokens of one chunk share its time, so a chunk of k tokens is one gap and k − 1 gaps of 0 (ours: k gaps of a k-th).",
 	"inference-perf's TTFT and E2E count from when its client sent each request (ours: from the scheduled time); its throughputs are over the stage's duration.",
 	"The inference-perf file is one stage: its other stages are files of their own.",
