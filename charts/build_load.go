@@ -50,14 +50,14 @@ func buildLoad(r engine.Report) *LoadModel {
 	if l == nil {
 		return nil
 	}
-	m := &LoadModel{Plan: report.LoadPlanLine(l.Plan), Limit: report.LoadLimitLine(*l), Flags: listed(report.LoadFlagLines(l.Results), "flagged rates")}
+	m := &LoadModel{Plan: report.LoadPlanLine(*l), Limit: report.LoadLimitLine(*l), Flags: listed(report.LoadFlagLines(l.Results), "flagged rates")}
 	slo := l.Plan.SLO
 	m.TTFT = buildLoadLatency(*l, "Time to first token", "TTFT", slo.TTFT, func(res engine.LoadResult) engine.Percentiles { return res.TTFTMs })
 	m.ITL = buildLoadLatency(*l, "Time between tokens", "ITL", slo.ITL, func(res engine.LoadResult) engine.Percentiles { return res.ITLMs })
 	m.Goodput = buildLoadGoodput(*l)
 	m.NotDrawn = notDrawn(l.Results)
 	m.Goodput.Notes, m.Goodput.Flags = nonEmpty(m.NotDrawn), m.Flags // under the goodput figure
-	m.Table = buildLoadTable(l.Results)
+	m.Table = buildLoadTable(*l)
 	m.Replay = report.TraceLine(l.Trace) + report.ConversationLine(l.Conversations) // one at most
 	for _, res := range l.Results {
 		m.Turns = append(m.Turns, report.TurnRows(res)...)
@@ -115,9 +115,22 @@ func buildLoadLatency(l engine.LoadSection, title, short string, bound time.Dura
 	for _, res := range rates {
 		x, pct := res.RequestThroughputRPS, of(res)
 		maxX = math.Max(maxX, x)
-		lo, hi = math.Min(lo, math.Min(pct.P50, pct.P99)), math.Max(hi, math.Max(pct.P50, pct.P99))
-		p50.Points = append(p50.Points, Point{X: x, Y: pct.P50})
-		p99.Points = append(p99.Points, Point{X: x, Y: pct.P99, Label: rateTick(res)})
+		// An imported file may lack a percentile, or the figure (GuideLLM has no ITL).
+		for _, p := range []struct {
+			s   *Series
+			at  int
+			tag string
+		}{{&p50, 50, ""}, {&p99, 99, rateTick(res)}} {
+			if report.HasPercentile(pct, p.at) {
+				y := pct.At(p.at)
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+				p.s.Points = append(p.s.Points, Point{X: x, Y: y, Label: p.tag})
+			}
+		}
+	}
+	if len(p50.Points)+len(p99.Points) == 0 {
+		c.Empty = "This load test's file has no " + short + " figures."
+		return c
 	}
 	c.Series = []Series{p50, p99}
 	boundMs := float64(bound) / float64(time.Millisecond)
@@ -152,13 +165,16 @@ func formatLatency(ms float64) string {
 }
 
 // rateTick labels a point with its offered rate: "8/s", "burst",
-// "conversations".
+// "conversations", or "×4" for requests kept open 4 at a time.
 func rateTick(r engine.LoadResult) string {
 	if report.IsBurst(r) {
 		return "burst"
 	}
 	if r.Arrivals == engine.ArrivalsConversations {
 		return "conversations"
+	}
+	if r.Arrivals == engine.ArrivalsConcurrent {
+		return "×" + strconv.Itoa(r.Concurrency) // as the Pareto chart labels a concurrency
 	}
 	return report.RateRPS(r.RateRPS) + "/s"
 }
@@ -177,7 +193,10 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 		XLinear:     true,
 		LabelPoints: true,
 	}
-	if !l.Plan.SLO.On() {
+	switch {
+	case l.Imported != nil: // its goodput is the tool's, by its own SLO, or every completed request
+		c.Subtitle = "requests per second completed, and " + l.Imported.Tool + "'s goodput (see the Run section's notes), at each offered rate · the dashed grey line is the offered rate"
+	case !l.Plan.SLO.On():
 		c.Subtitle = "requests per second completed at each offered rate (no SLO: goodput is every completed request) · the dashed grey line is the offered rate"
 	}
 	var rates []engine.LoadResult
@@ -193,6 +212,9 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 		}
 		if l.Plan.Conversations != nil {
 			c.Empty = "No rate to draw: a conversation replay has no offered rate, each turn follows the reply before it (its figures are in the table)."
+		}
+		if len(l.Results) > 0 && l.Results[0].Arrivals == engine.ArrivalsConcurrent {
+			c.Empty = "No rate to draw: requests kept open a number at a time have no offered rate (their figures are in the table)."
 		}
 		return c
 	}
@@ -214,7 +236,8 @@ func buildLoadGoodput(l engine.LoadSection) LineChart {
 }
 
 // buildLoadTable is the sheet's per-rate table: report.md's Per rate rows.
-func buildLoadTable(rs []engine.LoadResult) Table {
+func buildLoadTable(l engine.LoadSection) Table {
+	rs := l.Results
 	t := Table{Title: "Per rate"}
 	for _, title := range report.LoadColumns {
 		t.Columns = append(t.Columns, Column{Title: title, Right: title != "Rate" && title != "Status"})
@@ -225,7 +248,7 @@ func buildLoadTable(rs []engine.LoadResult) Table {
 		flagged = flagged || (report.LoadMeasured(res) && len(res.Flags) > 0)
 		few = few || (report.LoadHasFigures(res) && (res.TTFTMs.FewForP99() || res.ITLMs.FewForP99() || res.E2EMs.FewForP99()))
 	}
-	t.NotesAfter = []string{report.NoteLoadLatencies}
+	t.NotesAfter = []string{report.LoadLatencyNote(l)}
 	if flagged {
 		t.NotesAfter = append(t.NotesAfter, report.NoteLoadFlagged)
 	}

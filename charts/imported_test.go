@@ -20,3 +20,33 @@ func TestImportedBadge(t *testing.T) {
 		t.Errorf("our run's badge %q", got)
 	}
 }
+
+// TestLoadImportedPeers: another tool's load test draws what its file
+// has: no ITL panel for GuideLLM, which has no per-gap figure, and a
+// closed loop's points labelled with its number at once, without a
+// goodput chart (it has no offered rate); neither has a Pareto chart,
+// whose points are a matrix's decode cells.
+func TestLoadImportedPeers(t *testing.T) {
+	guide, _, err := report.Read("../engine/report/testdata/peers/guidellm-0.8.1.rate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := buildLoad(guide)
+	if m.ITL.Empty != "This load test's file has no ITL figures." || m.TTFT.Empty != "" || len(m.TTFT.Series[1].Points) != 1 {
+		t.Errorf("GuideLLM: ITL %q, TTFT %q %+v", m.ITL.Empty, m.TTFT.Empty, m.TTFT.Series)
+	}
+	vllm, _, err := report.Read("../engine/report/testdata/peers/vllm-bench-0.32.0+cpu.concurrency.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = buildLoad(vllm)
+	if got := m.TTFT.Series[1].Points[0].Label; got != "×4" || m.Goodput.Empty == "" {
+		t.Errorf("vllm bench at 4 at once: label %q, goodput %q", got, m.Goodput.Empty)
+	}
+	if p := buildPareto(guide); p.Empty == "" || len(report.ParetoPoints(vllm)) != 0 {
+		t.Errorf("an imported load test has Pareto points: %+v", p)
+	}
+	if kinds := KindsFor(vllm); len(kinds) != len(LoadKinds) {
+		t.Errorf("pictures of an imported load test: %v", kinds)
+	}
+}

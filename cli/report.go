@@ -19,8 +19,9 @@ import (
 )
 
 // report implements `speedmatrix report --in FILE [--out DIR]
-// [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports an
-// llm-inference-bench results file, and draws its pictures (report,
+// [--theme light|dark] [--scale 1|2]`: it loads a saved run, or imports
+// another tool's results file (llm-inference-bench, vllm bench serve,
+// GuideLLM, AIPerf, inference-perf), and draws its pictures (report,
 // prefill, decode heatmap, per-request; PNG and SVG) and results.csv; a
 // load test's pictures (charts.LoadKinds) and load.csv. An
 // import also writes report.json and report.md, so the app's History and
@@ -28,7 +29,7 @@ import (
 func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	in := fs.String("in", "", "a run's report.json or its folder, or an llm-inference-bench results file")
+	in := fs.String("in", "", "a run's report.json or its folder, or another tool's results file (llm-inference-bench, vllm bench serve, GuideLLM, AIPerf, inference-perf)")
 	out := fs.String("out", "", "folder to write to (default: the folder of --in)")
 	theme := fs.String("theme", string(charts.Light), "colour theme: light or dark")
 	scale := fs.Int("scale", 1, "pixel scale: 1, or 2 for high-density screens")
@@ -36,7 +37,9 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	slo.register(fs, "judge the run again, in place of its own SLO,")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2] [--slo-ttft 2s] [--slo-itl 50ms] [--slo-percentile 99]")
-		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv (a load test's load.csv) of a saved run again, or of an llm-inference-bench results file (JSON),")
+		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv (a load test's load.csv) of a saved run again, or of another tool's results file (JSON:")
+		fmt.Fprintln(fs.Output(), "llm-inference-bench --output, vllm bench serve --save-result, GuideLLM's benchmarks.json, AIPerf's profile_export_aiperf.json,")
+		fmt.Fprintln(fs.Output(), "inference-perf's stage_N_lifecycle_metrics.json),")
 		fmt.Fprintln(fs.Output(), "which is imported: its figures stay labelled as that tool's, and report.json and report.md are written too.")
 		fs.PrintDefaults()
 	}
@@ -47,7 +50,7 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("report: unexpected argument %q; give the run with --in", fs.Arg(0))
 	}
 	if *in == "" {
-		return fmt.Errorf("report: no run given: add --in with a run's report.json or its folder, or an llm-inference-bench results file")
+		return fmt.Errorf("report: no run given: add --in with a run's report.json or its folder, or another tool's results file")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -66,7 +69,7 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	var fe *report.FormatError
 	switch {
 	case errors.As(err, &fe):
-		return fmt.Errorf("report: %w; give --in a run's report.json or an llm-inference-bench --output file", err)
+		return fmt.Errorf("report: %w; give --in a run's report.json or one of those tools' results files", err)
 	case ctx.Err() != nil:
 		return errReportInterrupted
 	case err != nil:
@@ -84,7 +87,7 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer lock.Unlock()
-	imported := format == report.FormatLLMInferenceBench
+	imported := format.Imported()
 	if slo.anySet(set) && r.Load != nil {
 		return errors.New("report: --slo-ttft, --slo-itl and --slo-percentile judge a matrix again; a load test's goodput was counted per request while it ran: run speedmatrix load again with the SLO")
 	}

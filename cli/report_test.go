@@ -162,8 +162,8 @@ func TestReportRejectsOtherFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, err := runReport(t, "--in", path, "--out", t.TempDir())
-		if err == nil || !strings.Contains(err.Error(), path+" is neither a Speed Matrix report.json nor an llm-inference-bench results file: ") ||
-			!strings.HasSuffix(err.Error(), "give --in a run's report.json or an llm-inference-bench --output file") || strings.Contains(err.Error(), "\n") {
+		if err == nil || !strings.Contains(err.Error(), path+" is none of the formats Speed Matrix reads (a Speed Matrix report.json, an llm-inference-bench results file, ") ||
+			!strings.HasSuffix(err.Error(), "give --in a run's report.json or one of those tools' results files") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -279,5 +279,59 @@ func TestReportRedrawsQuality(t *testing.T) {
 	}
 	if page, _ := os.ReadFile(filepath.Join(out, charts.HTMLFile)); !bytes.Contains(page, []byte(`<section id="quality">`)) {
 		t.Error("report.html has no Quality section")
+	}
+}
+
+// TestReportImportsPeers writes the usual files of a load test from each
+// peer tool's real results file, and the report.json it wrote keeps the
+// figures per row and says which tool measured them.
+func TestReportImportsPeers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ file, label string }{
+		{"vllm-bench-0.32.0+cpu.rate.json", "vllm bench serve (version unknown)"},
+		{"guidellm-0.8.1.concurrency.json", "GuideLLM 0.8.1"},
+		{"aiperf-0.13.0.rate.json", "AIPerf 0.13.0"},
+		{"inference-perf-0.7.0.rate.json", "inference-perf (version unknown)"},
+	} {
+		out := t.TempDir()
+		stdout, _, err := runReport(t, "--in", filepath.Join("../engine/report/testdata/peers", tc.file), "--out", out)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if !strings.Contains(stdout, "imported "+tc.label+" results from") {
+			t.Errorf("%s: stdout does not say it imported: %q", tc.file, stdout)
+		}
+		for _, f := range []string{"report.json", "report.md", "report.html", "load.csv", "report.png", "load-latency.svg"} {
+			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %s: %v", tc.file, f, err)
+			}
+		}
+		var saved struct {
+			Load struct {
+				Results []struct {
+					RPS  float64 `json:"request_throughput_rps"`
+					TokS float64 `json:"output_tok_s"`
+					TTFT struct {
+						P50 float64 `json:"p50"`
+					} `json:"ttft_ms"`
+				} `json:"results"`
+				Imported struct{ Tool, Version string } `json:"imported"`
+			} `json:"load"`
+		}
+		data, err := os.ReadFile(filepath.Join(out, "report.json"))
+		if err == nil {
+			err = json.Unmarshal(data, &saved)
+		}
+		if err != nil || len(saved.Load.Results) != 1 || saved.Load.Results[0].RPS <= 0 || saved.Load.Results[0].TokS <= 0 || saved.Load.Results[0].TTFT.P50 <= 0 ||
+			saved.Load.Imported.Tool == "" || saved.Load.Imported.Version == "" {
+			t.Errorf("%s: report.json's load section %+v, err %v", tc.file, saved.Load, err)
+		}
+		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+		if !strings.Contains(string(md), "| Imported from | "+tc.label) {
+			t.Errorf("%s: report.md does not say it was imported", tc.file)
+		}
+		if _, _, err := runReport(t, "--in", out, "--out", t.TempDir()); err != nil {
+			t.Errorf("%s: redraw of the import: %v", tc.file, err)
+		}
 	}
 }

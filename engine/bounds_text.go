@@ -198,8 +198,10 @@ func BoundReport(r *Report) {
 	for i := range r.Hardware.GPUs {
 		r.Hardware.GPUs[i].Name = BoundName(r.Hardware.GPUs[i].Name)
 	}
-	if imp := r.Run.Imported; imp != nil {
-		imp.Tool, imp.Version = BoundName(imp.Tool), BoundName(imp.Version)
+	for _, imp := range []*Import{r.Run.Imported, r.loadImported()} {
+		if imp != nil {
+			imp.Tool, imp.Version = BoundName(imp.Tool), BoundName(imp.Version)
+		}
 	}
 	if f := r.Roofline; f != nil {
 		f.GPU.Name, f.Model.Name = BoundName(f.GPU.Name), BoundName(f.Model.Name)
@@ -209,4 +211,12 @@ func BoundReport(r *Report) {
 		// The reference's name is said in one-line errors (run --resume).
 		q.ReferenceFile, q.ReferenceSHA256 = BoundName(q.ReferenceFile), BoundName(q.ReferenceSHA256)
 	}
+}
+
+// loadImported is the load section's Import, nil without one.
+func (r *Report) loadImported() *Import {
+	if r.Load == nil {
+		return nil
+	}
+	return r.Load.Imported
 }

@@ -14,6 +14,11 @@ const (
 	ArrivalsConstant Arrivals = "constant"
 	// ArrivalsBurst sends every request at once (LoadPlan.Burst).
 	ArrivalsBurst Arrivals = "burst"
+	// ArrivalsConcurrent keeps LoadResult.Concurrency requests open, each
+	// sent as one ends, with no rate: how other tools' closed-loop runs
+	// (GuideLLM's concurrent, AIPerf's --concurrency, vllm bench's
+	// --max-concurrency without a rate) are imported.
+	ArrivalsConcurrent Arrivals = "concurrent"
 )
 
 // TokenRange is a length of prompt or output: Min == Max for a fixed length,
@@ -68,9 +73,12 @@ type LoadPlan struct {
 type LoadResult struct {
 	RateRPS  float64  `json:"rate_rps"` // 0 for a burst
 	Arrivals Arrivals `json:"arrivals"`
-	Status   Status   `json:"status"`
-	Error    string   `json:"error,omitempty"`
-	Flags    []Flag   `json:"flags,omitempty"`
+	// Concurrency is how many requests an ArrivalsConcurrent row kept
+	// open at once; 0 for every other row.
+	Concurrency int    `json:"concurrency,omitempty"`
+	Status      Status `json:"status"`
+	Error       string `json:"error,omitempty"`
+	Flags       []Flag `json:"flags,omitempty"`
 
 	Requests  int     `json:"requests"`
 	Completed int     `json:"completed"`
@@ -127,6 +135,10 @@ type LoadSection struct {
 	// once read.
 	Conversations *ConversationSummary `json:"conversations,omitempty"`
 	Results       []LoadResult         `json:"results"`
+	// Imported names the tool whose results file the section was read
+	// from (the same as the run's Import); nil for a load test Speed
+	// Matrix ran.
+	Imported *Import `json:"imported,omitempty"`
 }
 
 // The flags a load test's rate can raise besides the matrix's trust checks.

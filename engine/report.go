@@ -224,10 +224,18 @@ type Import struct {
 	File    string `json:"file,omitempty"`    // the imported file's name
 }
 
-// Label names the tool: "llm-inference-bench 0.4.18".
+// VersionUnknown is an Import's version when the tool's file does not
+// name it: said, never guessed.
+const VersionUnknown = "unknown"
+
+// Label names the tool: "llm-inference-bench 0.4.18", or "vllm bench
+// serve (version unknown)".
 func (i Import) Label() string {
-	if i.Version == "" {
+	switch i.Version {
+	case "":
 		return i.Tool
+	case VersionUnknown:
+		return i.Tool + " (version unknown)"
 	}
 	return i.Tool + " " + i.Version
 }

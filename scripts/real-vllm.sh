@@ -29,7 +29,8 @@
 # Measure on a quiet machine: the server and the client share its cores.
 # SPEEDMATRIX_RIG_SKIP="peers load ray" leaves parts out (the names: launch
 # preempt endpoint peers load trace kill ray sweep quality quality-sweep); --update-testdata copies
-# the recorded formats into the unit tests' testdata.
+# the recorded formats, and the peers' results files (scripts/rig/record-peers.sh), into the
+# unit tests' testdata.
 set -uo pipefail
 shopt -s lastpipe # count, at the end of a pipe, adds up the failures in this shell
 cd "$(dirname "$0")/.."
@@ -484,7 +485,7 @@ leaks=$(grep -rlF -- "$key" "$OUT"/launch "$OUT"/preempt "$OUT"/endpoint "$OUT"/
 	fail "secrets: the API key is in $leaks"
 
 if [ $update -eq 1 ] && [ -d "$OUT/recorded" ]; then
-	bash scripts/rig/update-testdata.sh "$OUT" && pass "testdata: recorded formats copied into the unit tests' testdata"
+	VLLM_API_KEY=$key bash scripts/rig/update-testdata.sh "$OUT" && pass "testdata: recorded formats copied into the unit tests' testdata"
 fi
 
 if [ $fails -eq 0 ]; then

@@ -115,12 +115,15 @@ func (h *Tab) showDelta(a, b engine.Report) {
 	}
 	lines = append(lines, QualityLines(a, b)...)
 	if a.Run.Imported != nil || b.Run.Imported != nil {
-		lines = append(lines, "An imported run was measured by another tool, whose method differs from ours: see the notes in its Run section.")
+		lines = append(lines, importedLine)
 	}
 	h.Status.SetText(strings.Join(lines, "\n"))
 	h.CompareResult.Objects = []fyne.CanvasObject{newDeltaView(h.U, a, b, h.CompareResult)}
 	h.compareBox.Refresh() // the status grew: lay the card out again
 }
+
+// importedLine is the compare status's word on an imported run.
+const importedLine = "An imported run was measured by another tool, whose method differs from ours: see the notes in its Run section."
 
 // runLine names a run in the compare status: its model on its GPU, and
 // whether it was simulated or imported.

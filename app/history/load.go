@@ -54,7 +54,11 @@ func (h *Tab) compareLoads(a, b engine.Report) bool {
 	if d := report.Differences(a, b); len(d) > 0 {
 		lines = append(lines, "They differ in "+strings.Join(d, "; ")+".")
 	}
-	h.Status.SetText(appwidget.OnScreen(strings.Join(append(lines, "Each rate of A beside the same rate of B; the % is B's change from A."), "\n")))
+	lines = append(lines, "Each rate of A beside the same rate of B; the % is B's change from A.")
+	if a.Run.Imported != nil || b.Run.Imported != nil {
+		lines = append(lines, importedLine)
+	}
+	h.Status.SetText(appwidget.OnScreen(strings.Join(lines, "\n")))
 	var cells [][]string
 	for _, r := range report.LoadComparison(a, b) {
 		cells = append(cells, pick(r.Cells(), loadDiffOrder))

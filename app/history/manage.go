@@ -81,7 +81,7 @@ func (h *Tab) remove(folder string) {
 func (h *Tab) OnImport() { h.PickFile(h.ImportData) }
 
 // ImportData adds a run made elsewhere to History: a Speed Matrix
-// report.json, or an llm-inference-bench results file, told apart by
+// report.json, or another tool's results file, told apart by
 // content (report.Decode). It is saved in a folder of its own and
 // selected.
 func (h *Tab) ImportData(data []byte, name string) {
@@ -90,7 +90,7 @@ func (h *Tab) ImportData(data []byte, name string) {
 	switch {
 	case errors.As(err, &fe):
 		h.Banner.Show(app.Notice{Message: "This file is not a run Speed Matrix can import.",
-			Action: "Choose a report.json saved by Speed Matrix, or the results file llm-inference-bench writes at the end of a run (benchmark_results.json unless it was told otherwise).", Detail: err.Error()})
+			Action: "Choose a report.json saved by Speed Matrix, or another tool's results file: llm-inference-bench's (benchmark_results.json unless told otherwise), the results JSON vllm bench serve saves, GuideLLM's benchmarks.json, AIPerf's profile_export_aiperf.json, or one of inference-perf's stage_N_lifecycle_metrics.json.", Detail: err.Error()})
 		return
 	case err != nil:
 		h.Banner.Show(app.Notice{Message: "This file could not be imported.", Action: "It may be damaged, or from a newer version of its tool.", Detail: err.Error()})

@@ -86,7 +86,7 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 	h.CompareCard = right
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.42
-	header := appwidget.ScreenHeader("History", "Open a saved run or one imported from llm-inference-bench, or see what a change of settings, model or GPU did to each cell.")
+	header := appwidget.ScreenHeader("History", "Open a saved run or one imported from another tool (llm-inference-bench, vllm bench serve, GuideLLM, AIPerf, inference-perf), or see what a change of settings, model or GPU did to each cell.")
 	body := container.NewBorder(h.Banner.Object(), nil, nil, nil, split)
 	return h, container.NewTabItemWithIcon(app.TabHistory, theme.HistoryIcon(), appwidget.Screen(header, body, nil))
 }

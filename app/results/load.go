@@ -176,13 +176,13 @@ func loadChartTitle(k charts.Kind) string {
 	return "latency"
 }
 
-// loadPlanRest is what report.LoadPlanLine says of plan that the line
+// loadPlanRest is what report.LoadPlanLine says of l's plan that the line
 // above it, said, does not: the seed, lengths, API and SLO. A part that
 // adds words in brackets to one said ("Poisson arrivals (seed 0)") gives
 // just those words.
-func loadPlanRest(said string, plan engine.LoadPlan) string {
+func loadPlanRest(said string, l engine.LoadSection) string {
 	var rest []string
-	for _, part := range strings.Split(report.LoadPlanLine(plan), " · ") {
+	for _, part := range strings.Split(report.LoadPlanLine(l), " · ") {
 		if head, more, ok := strings.Cut(part, " ("); ok && strings.Contains(said, head) {
 			part = strings.TrimSuffix(more, ")")
 		}

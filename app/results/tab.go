@@ -127,7 +127,7 @@ func (r *Tab) Show(rep engine.Report, source string) {
 	r.Title.SetText(report.ModelOnGPU(rep))
 	sub := report.Subtitle(rep)
 	if app.IsLoad(rep) {
-		sub += "\n" + loadPlanRest(sub, rep.Load.Plan)
+		sub += "\n" + loadPlanRest(sub, *rep.Load)
 	}
 	sub = appwidget.OnScreen(sub)
 	if imp := rep.Run.Imported; imp != nil {

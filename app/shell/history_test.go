@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"speedmatrix/app"
 	"speedmatrix/app/apptest"
@@ -273,7 +274,7 @@ func TestHistoryImportRejects(t *testing.T) {
 	h.ImportData([]byte("not a results file"), "notes.txt")
 	n := h.Banner.Current
 	if !h.Banner.Visible() || n.Message != "This file is not a run Speed Matrix can import." ||
-		!strings.Contains(n.Detail, "notes.txt is neither a Speed Matrix report.json nor an llm-inference-bench results file") ||
+		!strings.Contains(n.Detail, "notes.txt is none of the formats Speed Matrix reads (a Speed Matrix report.json, an llm-inference-bench results file, ") ||
 		strings.Contains(n.Message+n.Action, "--") {
 		t.Errorf("banner %+v", n)
 	}
@@ -475,5 +476,39 @@ func TestHistoryResumesAPartialRun(t *testing.T) {
 	}
 	if want := filepath.Join(h.Dir(), runs.Folder(partial)); u.run.Saver.Dir != want {
 		t.Errorf("resumed into %q, want %q", u.run.Saver.Dir, want)
+	}
+}
+
+// TestHistoryImportsPeers: another load-test tool's results file imports
+// as a load test labelled with its tool, and two such imports compare
+// row by row, matched by their concurrency.
+func TestHistoryImportsPeers(t *testing.T) {
+	u := newTestUI(t, testDeps(t, &fakeEngine{}), app.Options{})
+	h := u.history
+	for _, name := range []string{"guidellm-0.8.1.concurrency.json", "vllm-bench-0.32.0+cpu.concurrency.json"} {
+		h.ImportData(readFixture(t, "../../engine/report/testdata/peers/"+name), name)
+	}
+	if len(h.Entries) != 2 || h.Banner.Visible() {
+		t.Fatalf("after import: %+v, banner %+v", h.Entries, h.Banner.Current)
+	}
+	labels := []string{h.Entries[0].Sum.Imported, h.Entries[1].Sum.Imported}
+	slices.Sort(labels)
+	if labels[0] != "GuideLLM 0.8.1" || labels[1] != "vllm bench serve (version unknown)" {
+		t.Errorf("imported as %q", labels)
+	}
+	h.A.SetSelectedIndex(0)
+	h.B.SetSelectedIndex(1)
+	h.OnCompare()
+	for _, want := range []string{"imported from GuideLLM 0.8.1", "imported from vllm bench serve (version unknown)", "An imported run was measured by another tool"} {
+		if !strings.Contains(h.Status.Text, want) {
+			t.Errorf("compare status lacks %q:\n%s", want, h.Status.Text)
+		}
+	}
+	table, ok := h.CompareResult.Objects[0].(*widget.Table)
+	if !ok {
+		t.Fatalf("comparison shows %T, want a table", h.CompareResult.Objects[0])
+	}
+	if rows, _ := table.Length(); rows != 1 { // both at 4 requests at once
+		t.Errorf("comparison has %d rows, want 1", rows)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/secret"
@@ -152,8 +151,7 @@ func libRun(f libFile, log libLog, file string) engine.RunInfo {
 		Endpoint:        secret.URL(libServerURL(f)),
 		Imported:        &engine.Import{Tool: libTool, Version: m.Version, File: file},
 	}
-	// The tool writes local time without a zone (datetime.now().isoformat()).
-	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", m.Timestamp, time.Local); err == nil {
+	if t := localTime(m.Timestamp); !t.IsZero() {
 		run.FinishedAt = t
 		run.StartedAt = log.startOn(t)
 	}

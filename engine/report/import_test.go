@@ -210,7 +210,7 @@ func TestImportStatuses(t *testing.T) {
 	})
 }
 
-// TestDecodeRejects: anything but the two formats gives the one-line
+// TestDecodeRejects: anything but the formats Decode reads gives the one-line
 // FormatError that names the file and says what is wrong with it.
 func TestDecodeRejects(t *testing.T) {
 	fixture, err := os.ReadFile(libFixture)
@@ -223,9 +223,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"empty", "", "it is empty"},
 		{"blank", " \n\t", "it is empty"},
 		{"garbage", "PK\x03\x04 not a json file", "it is not valid JSON"},
-		{"truncated", string(fixture[:len(fixture)/2]), "unexpected end of JSON input"},
+		{"truncated", string(fixture[:len(fixture)/2]), "it is not valid JSON (unexpected EOF)"},
 		{"array", "[1, 2]", "its JSON is array, not an object"},
-		{"other JSON", `{"name": "something else"}`, "neither schema_version (report.json) nor metadata and results"},
+		{"other JSON", `{"name": "something else"}`, "it has none of their keys"},
+		{"two values", `{"metadata": {}, "benchmarks": []} {"a": 1}`, "more than one value"},
 		{"no version", `{"metadata": {"model": "x"}, "results": []}`, "its metadata has no version"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,7 +236,7 @@ func TestDecodeRejects(t *testing.T) {
 				t.Fatalf("err = %v, want a FormatError", err)
 			}
 			msg := err.Error()
-			if !strings.HasPrefix(msg, "in.json is neither a Speed Matrix report.json nor an llm-inference-bench results file: ") ||
+			if !strings.HasPrefix(msg, "in.json is none of the formats Speed Matrix reads (a Speed Matrix report.json, an llm-inference-bench results file, vllm bench serve") ||
 				!strings.Contains(msg, tc.reason) || strings.Contains(msg, "\n") {
 				t.Errorf("error %q, want one line ending in %q", msg, tc.reason)
 			}
@@ -333,13 +334,26 @@ func FuzzDecode(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, seed := range []string{"", "[1]", `{"schema_version": 1}`, `{"metadata": {"version": "1"}, "results": [{}]}`, string(fixture)} {
+	for _, seed := range []string{"", "[1]", `{"schema_version": 1}`, `{"metadata": {"version": "1"}, "results": [{}]}`, string(fixture),
+		`{"completed": 1, "output_throughput": 1, "burstiness": Infinity, "mean_ttft_ms": NaN}`, `{"load_summary": {"requested_rate": 1}, "successes": {}}`} {
 		f.Add([]byte(seed))
+	}
+	// The peers' real files, the small ones whole (GuideLLM's are 200 KB).
+	for _, fx := range peerFixtures {
+		if data, err := os.ReadFile(filepath.Join(peersDir, fx.file)); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, format, err := Decode(data, "fuzz.json")
 		if err == nil && (r.SchemaVersion == 0 || format == "") {
 			t.Errorf("accepted a report without schema version or format: %q", format)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("an error of more than one line: %q", err)
+		}
+		if err == nil && format.Imported() && (r.Run.Imported == nil || (r.Load == nil && format != FormatLLMInferenceBench)) {
+			t.Errorf("an import of %s without its label or load section", format)
 		}
 	})
 }

@@ -56,8 +56,9 @@ const NoteLoadPartial = "A rate that failed or was cancelled part-way shows the 
 // IsBurst reports whether a rate is a burst: every request at once, no rate.
 func IsBurst(r engine.LoadResult) bool { return r.Arrivals == engine.ArrivalsBurst }
 
-// RateLabel names a rate in tables and lists: "4 req/s", "0.5 req/s", or
-// "burst of 64" for a burst.
+// RateLabel names a rate in tables and lists: "4 req/s", "0.5 req/s",
+// "burst of 64" for a burst, or "8 at once" for a row held at a number of
+// requests open at once (an imported closed-loop run).
 func RateLabel(r engine.LoadResult) string {
 	if IsBurst(r) {
 		return "burst of " + Int(r.Requests)
@@ -67,6 +68,9 @@ func RateLabel(r engine.LoadResult) string {
 	}
 	if r.Arrivals == engine.ArrivalsConversations {
 		return "conversations"
+	}
+	if r.Arrivals == engine.ArrivalsConcurrent {
+		return Int(r.Concurrency) + " at once"
 	}
 	return RateRPS(r.RateRPS) + " req/s"
 }
@@ -101,6 +105,9 @@ func LoadLine(l engine.LoadSection) string {
 			n = l.Results[0].Requests
 		}
 		return "load test · a burst of " + engine.Count(n, "request", "requests")
+	}
+	if len(l.Results) > 0 && l.Results[0].Arrivals == engine.ArrivalsConcurrent {
+		return concurrentLoadLine(l)
 	}
 	var rates []float64
 	for _, r := range l.Results {
@@ -140,8 +147,13 @@ func arrivalsWords(a engine.Arrivals) string {
 
 // LoadPlanLine is a load test's plan in one line: "Poisson arrivals (seed
 // 42) · 200 requests per rate · input 1,024 tokens · output 256 tokens · max
-// concurrency 64 · SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms".
-func LoadPlanLine(p engine.LoadPlan) string {
+// concurrency 64 · SLO TTFT p99 ≤ 2 s and ITL p99 ≤ 50 ms". An imported
+// test's plan is what its tool's file says: no seed, lengths or SLO.
+func LoadPlanLine(l engine.LoadSection) string {
+	p := l.Plan
+	if l.Imported != nil {
+		return importedPlanLine(p)
+	}
 	var parts []string
 	switch {
 	case p.Trace != nil:
@@ -225,6 +237,9 @@ func LoadLimitLine(l engine.LoadSection) string {
 // pctMillis writes the percentile p of a latency, with FewSamplesMarker
 // after a p99 of too few samples.
 func pctMillis(pct engine.Percentiles, p int) string {
+	if !HasPercentile(pct, p) {
+		return Dash
+	}
 	s := loadMillis(pct.At(p))
 	if p == 99 {
 		s = P99(s, pct)

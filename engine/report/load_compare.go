@@ -50,7 +50,7 @@ func LoadComparison(a, b engine.Report) []LoadDiffRow {
 	}
 	slices.SortStableFunc(rows, func(x, y LoadDiffRow) int {
 		rx, ry := cmp.Or(x.A, x.B), cmp.Or(y.A, y.B)
-		return cmp.Or(-cmp.Compare(b2i(IsBurst(*rx)), b2i(IsBurst(*ry))), cmp.Compare(rx.RateRPS, ry.RateRPS), cmp.Compare(rx.Requests, ry.Requests))
+		return cmp.Or(-cmp.Compare(b2i(IsBurst(*rx)), b2i(IsBurst(*ry))), cmp.Compare(rx.RateRPS, ry.RateRPS), cmp.Compare(rx.Concurrency, ry.Concurrency), cmp.Compare(rx.Requests, ry.Requests))
 	})
 	return rows
 }
@@ -78,10 +78,14 @@ func setSide(r *LoadDiffRow, side int, res *engine.LoadResult) {
 }
 
 // sameRate reports whether two rates are the same offered load: two
-// bursts of as many requests, or two rates equal to a thousandth.
+// bursts of as many requests, two rows held at as many requests at once,
+// or two rates equal to a thousandth.
 func sameRate(x, y engine.LoadResult) bool {
 	if IsBurst(x) || IsBurst(y) {
 		return IsBurst(x) && IsBurst(y) && x.Requests == y.Requests
+	}
+	if x.Arrivals == engine.ArrivalsConcurrent || y.Arrivals == engine.ArrivalsConcurrent {
+		return x.Arrivals == y.Arrivals && x.Concurrency == y.Concurrency
 	}
 	return math.Abs(x.RateRPS-y.RateRPS) < 0.0005
 }
@@ -90,32 +94,50 @@ func sameRate(x, y engine.LoadResult) bool {
 // "3.71 req/s → 3.52 req/s (−5.1%)"; a side that lacks the rate, or whose
 // rate isn't Valid, reads as its status or "not measured".
 func (r LoadDiffRow) Cells() []string {
+	latency := func(pct func(engine.LoadResult) engine.Percentiles, p int) func(engine.LoadResult) (float64, bool) {
+		return func(l engine.LoadResult) (float64, bool) { return pct(l).At(p), HasPercentile(pct(l), p) }
+	}
+	rate := func(f func(engine.LoadResult) float64) func(engine.LoadResult) (float64, bool) {
+		return func(l engine.LoadResult) (float64, bool) { return f(l), true }
+	}
+	ttft := func(l engine.LoadResult) engine.Percentiles { return l.TTFTMs }
 	figs := []struct {
-		of     func(engine.LoadResult) float64
+		of     func(engine.LoadResult) (float64, bool) // the figure, and whether the run has it
 		format func(float64) string
 	}{
-		{func(l engine.LoadResult) float64 { return l.RequestThroughputRPS }, reqPerSec},
-		{func(l engine.LoadResult) float64 { return l.OutputTokPerSec }, TokPerSec},
-		{func(l engine.LoadResult) float64 { return l.GoodputRPS }, reqPerSec},
-		{func(l engine.LoadResult) float64 { return l.TTFTMs.P50 }, loadMillis},
-		{func(l engine.LoadResult) float64 { return l.TTFTMs.P99 }, loadMillis},
-		{func(l engine.LoadResult) float64 { return l.ITLMs.P99 }, loadMillis},
-		{func(l engine.LoadResult) float64 { return l.E2EMs.P99 }, loadMillis},
+		{rate(func(l engine.LoadResult) float64 { return l.RequestThroughputRPS }), reqPerSec},
+		{rate(func(l engine.LoadResult) float64 { return l.OutputTokPerSec }), TokPerSec},
+		{rate(func(l engine.LoadResult) float64 { return l.GoodputRPS }), reqPerSec},
+		{latency(ttft, 50), loadMillis},
+		{latency(ttft, 99), loadMillis},
+		{latency(func(l engine.LoadResult) engine.Percentiles { return l.ITLMs }, 99), loadMillis},
+		{latency(func(l engine.LoadResult) engine.Percentiles { return l.E2EMs }, 99), loadMillis},
 	}
-	side := func(l *engine.LoadResult, f func(engine.LoadResult) float64, format func(float64) string) string {
+	side := func(l *engine.LoadResult, f func(engine.LoadResult) (float64, bool), format func(float64) string) string {
 		switch {
 		case l == nil:
 			return "not measured"
 		case !LoadMeasured(*l):
 			return string(l.Status)
 		}
-		return format(f(*l))
+		if v, ok := f(*l); ok {
+			return format(v)
+		}
+		return Dash // another tool's file without the figure
+	}
+	known := func(l *engine.LoadResult, f func(engine.LoadResult) (float64, bool)) (float64, bool) {
+		if l == nil || !LoadMeasured(*l) {
+			return 0, false
+		}
+		return f(*l)
 	}
 	cells := []string{r.Rate}
 	for _, f := range figs {
 		cell := side(r.A, f.of, f.format) + " → " + side(r.B, f.of, f.format)
-		if r.A != nil && r.B != nil && LoadMeasured(*r.A) && LoadMeasured(*r.B) && f.of(*r.A) > 0 {
-			cell += " (" + Percent(f.of(*r.B)/f.of(*r.A)-1) + ")"
+		a, okA := known(r.A, f.of)
+		b, okB := known(r.B, f.of)
+		if okA && okB && a > 0 {
+			cell += " (" + Percent(b/a-1) + ")"
 		}
 		cells = append(cells, cell)
 	}

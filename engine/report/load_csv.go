@@ -22,8 +22,10 @@ const LoadCSVFile = "load.csv"
 // rate over the rate (0–1); then, when the replies streamed reasoning, the
 // completed requests' output split into reasoning and answer tokens and
 // the median time to the first answer token; then, for a trace's replay,
-// the hit rate its hash ids imply (0–1). Columns are only ever added
-// at the end.
+// the hit rate its hash ids imply (0–1); then the requests kept open at
+// once of a row held at a concurrency (an imported closed loop; its
+// rate_rps is empty, as a burst's). A latency an imported file lacks is
+// an empty cell (HasPercentile). Columns are only ever added at the end.
 // Unlike results.csv it has no simulated and target columns: a simulated
 // load test says so in a comment line above the header instead
 // (LoadCSVComment).
@@ -35,6 +37,7 @@ var LoadCSVHeader = []string{
 	"prefix_cache_hit_rate",
 	"reasoning_tokens", "answer_tokens", "answer_ttft_ms",
 	"trace_hit_rate",
+	"concurrency",
 }
 
 // LoadCSVComment is the line load.csv starts with when its figures come
@@ -88,7 +91,7 @@ func WriteLoadCSV(w io.Writer, r engine.Report) error {
 	}
 	if r.Load != nil {
 		for _, res := range r.Load.Results {
-			if err := cw.Write(loadCSVRow(res)); err != nil {
+			if err := cw.Write(loadCSVRow(res, r.Load.Imported != nil)); err != nil {
 				return err
 			}
 		}
@@ -97,9 +100,12 @@ func WriteLoadCSV(w io.Writer, r engine.Report) error {
 	return cw.Error()
 }
 
-func loadCSVRow(r engine.LoadResult) []string {
+func loadCSVRow(r engine.LoadResult, imported bool) []string {
 	row := make([]string, len(LoadCSVHeader))
-	if !IsBurst(r) {
+	switch {
+	case r.Arrivals == engine.ArrivalsConcurrent:
+		row[26] = strconv.Itoa(r.Concurrency)
+	case !IsBurst(r):
 		row[0] = strconv.FormatFloat(r.RateRPS, 'f', -1, 64)
 	}
 	row[1], row[2], row[3], row[4] = string(r.Arrivals), strconv.Itoa(r.Requests), strconv.Itoa(r.Completed), strconv.Itoa(r.Failed)
@@ -116,10 +122,16 @@ func loadCSVRow(r engine.LoadResult) []string {
 		return row
 	}
 	row[6], row[7] = num(r.RequestThroughputRPS, 3), num(r.OutputTokPerSec, 2)
-	row[8], row[9], row[10] = num(r.TTFTMs.P50, 2), num(r.TTFTMs.P90, 2), num(r.TTFTMs.P99, 2)
-	row[11], row[12] = num(r.TPOTMs.P50, 3), num(r.TPOTMs.P99, 3)
-	row[13], row[14] = num(r.ITLMs.P50, 3), num(r.ITLMs.P99, 3)
-	row[15], row[16] = num(r.E2EMs.P50, 2), num(r.E2EMs.P99, 2)
+	pct := func(pct engine.Percentiles, p, digits int) string {
+		if imported && !HasPercentile(pct, p) {
+			return "" // not in the other tool's file
+		}
+		return num(pct.At(p), digits)
+	}
+	row[8], row[9], row[10] = pct(r.TTFTMs, 50, 2), pct(r.TTFTMs, 90, 2), pct(r.TTFTMs, 99, 2)
+	row[11], row[12] = pct(r.TPOTMs, 50, 3), pct(r.TPOTMs, 99, 3)
+	row[13], row[14] = pct(r.ITLMs, 50, 3), pct(r.ITLMs, 99, 3)
+	row[15], row[16] = pct(r.E2EMs, 50, 2), pct(r.E2EMs, 99, 2)
 	row[17] = num(r.GoodputRPS, 3)
 	reasoningColumns(row[22:25], r.Reasoning)
 	return row

@@ -17,7 +17,7 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 	if r.Server.Simulated {
 		b.WriteString("**" + MDText(r.Server.SimulatedLabel()) + ": every figure below comes from Speed Matrix's built-in simulator, not from a real server.**\n\n")
 	}
-	b.WriteString("Plan: " + MDText(LoadPlanLine(l.Plan)) + "\n\n")
+	b.WriteString("Plan: " + MDText(LoadPlanLine(*l)) + "\n\n")
 	if line := TraceLine(l.Trace); line != "" {
 		b.WriteString(MDText(line) + ".\n\n")
 	}
@@ -42,9 +42,11 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 		rows[i] = LoadLatencyRow(res)
 	}
 	writeTable(b, LoadLatencyColumns, rows)
-	b.WriteString(strings.Join(loadNotes(l.Results), " ") + "\n\n")
+	b.WriteString(strings.Join(loadNotes(*l), " ") + "\n\n")
 	writeTurns(b, l.Results)
-	writeLoadChecks(b, l.Results)
+	if l.Imported == nil { // another tool's file has none of our checks
+		writeLoadChecks(b, l.Results)
+	}
 	writeCacheReasoning(b, CacheReasoningRows(r))
 	writeLines(b, "", LoadFlagLines(l.Results))
 	writeLines(b, "### Errors", LoadErrorLines(l.Results))
@@ -52,8 +54,9 @@ func writeLoad(b *strings.Builder, r engine.Report) {
 
 // loadNotes are the notes under a load test's tables: how its latencies
 // count, and the markers that appear.
-func loadNotes(rs []engine.LoadResult) []string {
-	notes := []string{NoteLoadLatencies}
+func loadNotes(l engine.LoadSection) []string {
+	rs := l.Results
+	notes := []string{LoadLatencyNote(l)}
 	for _, r := range rs {
 		if LoadMeasured(r) && len(r.Flags) > 0 {
 			notes = append(notes, NoteLoadFlagged)

@@ -54,7 +54,7 @@ func TestLoadFixtureLoadsBack(t *testing.T) {
 // that '#' starts one, leaving the header first.
 func TestLoadCSVHeaderIsExact(t *testing.T) {
 	const want = "rate_rps,arrivals,requests,completed,failed,duration_s,request_throughput_rps,output_tok_s,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,itl_p50_ms,itl_p99_ms,e2e_p50_ms,e2e_p99_ms,goodput_rps" +
-		",status,flags,error,prefix_cache_hit_rate,reasoning_tokens,answer_tokens,answer_ttft_ms,trace_hit_rate"
+		",status,flags,error,prefix_cache_hit_rate,reasoning_tokens,answer_tokens,answer_ttft_ms,trace_hit_rate,concurrency"
 	for _, c := range []struct {
 		name      string
 		r         engine.Report
@@ -101,13 +101,20 @@ func TestLoadCSVRows(t *testing.T) {
 		res  engine.LoadResult
 		want string
 	}{
-		{"burst", burst, ",burst,64,64,0,9.500,6.700,0.00,800.00,1500.00,1600.00,0.000,0.000,0.000,0.000,0.00,0.00,0.000,Valid,client_behind;bad_metrics,,0.9375,3072,1024,950.00,"},
-		{"failed part-way", failed, "8,constant,100,27,2,20.000,1.350,0.00,13.00,17.00,26.00,0.000,0.000,0.000,0.000,356.00,370.00,0.000,Failed,,the server stopped answering,,,,,"},
-		{"failed", none, "8,constant,100,0,100,3.000,,,,,,,,,,,,,Failed,,no request completed,,,,,"},
+		{"burst", burst, ",burst,64,64,0,9.500,6.700,0.00,800.00,1500.00,1600.00,0.000,0.000,0.000,0.000,0.00,0.00,0.000,Valid,client_behind;bad_metrics,,0.9375,3072,1024,950.00,,"},
+		{"failed part-way", failed, "8,constant,100,27,2,20.000,1.350,0.00,13.00,17.00,26.00,0.000,0.000,0.000,0.000,356.00,370.00,0.000,Failed,,the server stopped answering,,,,,,"},
+		{"failed", none, "8,constant,100,0,100,3.000,,,,,,,,,,,,,Failed,,no request completed,,,,,,"},
 	} {
-		if got := strings.Join(loadCSVRow(c.res), ","); got != c.want {
+		if got := strings.Join(loadCSVRow(c.res, false), ","); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+	// An imported closed loop: its concurrency, no rate, and an empty
+	// empty cell for each percentile its file lacks.
+	closed := engine.LoadResult{Arrivals: engine.ArrivalsConcurrent, Concurrency: 4, Status: engine.StatusValid, Requests: 16, Completed: 16, DurationS: 1,
+		RequestThroughputRPS: 16, TTFTMs: engine.Percentiles{P50: 10, P99: 20}}
+	if got, want := strings.Join(loadCSVRow(closed, true), ","), ",concurrent,16,16,0,1.000,16.000,0.00,10.00,,20.00,,,,,,,0.000,Valid,,,,,,,,4"; got != want {
+		t.Errorf("imported closed loop: %q, want %q", got, want)
 	}
 }
 

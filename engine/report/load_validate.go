@@ -127,7 +127,7 @@ func loadResultProblem(r engine.LoadResult) string {
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"requests", r.Requests}, {"completed requests", r.Completed}, {"failed requests", r.Failed}, {"requests in flight", r.MaxInFlight}} {
+	}{{"requests", r.Requests}, {"completed requests", r.Completed}, {"failed requests", r.Failed}, {"requests in flight", r.MaxInFlight}, {"requests at once", r.Concurrency}} {
 		if c.n < 0 || c.n > maxLoadRequests {
 			return fmt.Sprintf("%d %s, outside 0–%s", c.n, c.name, Int(maxLoadRequests))
 		}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# peers.sh: speedmatrix, vllm bench serve, GuideLLM and AIPerf side by side on
+# peers.sh: speedmatrix, vllm bench serve, GuideLLM, AIPerf and inference-perf side by side on
 # one server, one after the other, at the same concurrency, input and output
 # length, ignore_eos everywhere, each next to the server's own token counter.
 #
@@ -19,7 +19,7 @@
 #                  peers get as many whole waves of CONCURRENCY requests as fit in it
 #                  at the rate speedmatrix measured (at least 2 waves)
 #   PEERS_PROMPTS  measured requests for each peer, instead of sizing them from speedmatrix
-#   PEERS_TOOLS    which tools, in order (default "speedmatrix vllm guidellm aiperf")
+#   PEERS_TOOLS    which tools, in order (default "speedmatrix vllm guidellm aiperf inferenceperf")
 #   PEERS_RATE     a load test instead: requests arrive at this many per second
 #                  (Poisson, seed 1), PEERS_PROMPTS of them (default 60), no
 #                  warm-up and no concurrency cap, for every tool (speedmatrix:
@@ -33,7 +33,11 @@
 #   VLLM_API_KEY   the server's API key, if it has one: speedmatrix reads it from this
 #                  variable, vllm bench from OPENAI_API_KEY, GuideLLM from a scenario
 #                  file outside OUTDIR; AIPerf takes it only as --api-key, so it shows in
-#                  ps while AIPerf runs (command.txt has it redacted)
+#                  ps while AIPerf runs (command.txt has it redacted); inference-perf from
+#                  a config file outside OUTDIR (it prints its config, and copies it into
+#                  its reports: both are redacted once it ends)
+#   PYTHON312      a Python 3.12 or later for inference-perf's venv (it needs one;
+#                  default: python3.13 or python3.12 on the PATH, else pyenv's)
 #
 # How the runs are made comparable: the completions API for every tool (no chat
 # template adds tokens); ignore_eos, max_tokens = OUTPUT_LEN and temperature 0
@@ -82,7 +86,7 @@ if [ -n "$rate" ]; then
 fi
 arrivals=${PEERS_ARRIVALS:-poisson}
 case $arrivals in poisson | constant) ;; *) echo "peers: PEERS_ARRIVALS is poisson or constant, not '$arrivals'" >&2; exit 2 ;; esac
-tools=${PEERS_TOOLS:-speedmatrix vllm guidellm aiperf}
+tools=${PEERS_TOOLS:-speedmatrix vllm guidellm aiperf inferenceperf}
 report="python3 $here/peers_report.py"
 [ -x /usr/bin/time ] || { echo "peers: GNU time is missing: apt-get install time" >&2; exit 2; }
 mkdir -p "$out"
@@ -102,13 +106,13 @@ printf 'header = "Authorization: Bearer %s"\n' "${VLLM_API_KEY:-}" |
 	{ echo "FAIL peers: $url/v1/models does not answer (is the server up, is VLLM_API_KEY its key?)"; exit 1; }
 curl -sf --max-time 10 "$url/version" >"$out/server-version.json" || echo '{}' >"$out/server-version.json"
 
-# ensure_venv TOOL SPEC: the tool's own venv under $RIG/peers, made on first use.
+# ensure_venv TOOL SPEC [PYTHON]: the tool's own venv under $RIG/peers, made on first use.
 ensure_venv() {
 	local venv=$rig/peers/$1
 	[ -x "$venv/bin/$1" ] && return 0
 	echo "peers: installing $2 into $venv (first use, several minutes)"
 	mkdir -p "$rig/peers"
-	"${PYTHON:-python3}" -m venv "$venv"
+	"${3:-${PYTHON:-python3}}" -m venv "$venv"
 	if ! "$venv/bin/pip" install -q "$2" >"$venv.install.log" 2>&1; then
 		echo "peers: pip install $2 failed, see $venv.install.log" >&2
 		rm -rf "$venv"
@@ -280,10 +284,58 @@ run_aiperf() {
 		--artifact-dir "$out/aiperf/artifacts"
 }
 
+# python312 prints a Python of 3.12 or later, for inference-perf's venv.
+python312() {
+	local p
+	for p in "${PYTHON312:-}" python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[23]*/bin/python3; do
+		[ -n "$p" ] && command -v "$p" >/dev/null && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v "$p"; return; }
+	done
+	return 1
+}
+
+run_inferenceperf() {
+	local dir=$out/inferenceperf py
+	py=$(python312) || { echo "inference-perf needs Python 3.12 or later: none found (set PYTHON312)" >"$dir/skip"; return; }
+	ensure_venv inference-perf "${PEERS_INFERENCE_PERF:-inference-perf==0.7.0}" "$py" || { echo "inference-perf could not be installed" >"$dir/fail"; return; }
+	"$rig/peers/inference-perf/bin/pip" show inference-perf 2>/dev/null | sed -n 's/^Version: /inference-perf /p' >"$dir/version.txt"
+	local n stages kind=concurrent
+	n=$(prompts)
+	# It has no warm-up; a rate's stage lasts as long as n requests take at that rate.
+	stages="[{num_requests: $n, concurrency_level: $conc}]"
+	if [ -n "$rate" ]; then
+		kind=$arrivals
+		stages="[{rate: $rate, duration: $(python3 -c "import math; print(max(1, math.ceil($n / $rate)))")}]"
+	fi
+	local config
+	config=$(mktemp /tmp/inference-perf-config.XXXXXX.yml)
+	cat >"$config" <<EOF
+load: {type: $kind, stages: $stages, num_workers: 1, base_seed: 1}
+api: {type: completion, streaming: true}
+server: {type: vllm, model_name: "$model", base_url: "$url", ignore_eos: true${key:+, api_key: "$key"}}
+tokenizer: {pretrained_model_name_or_path: "$tokenizer"}
+data:
+  type: random
+  input_distribution: {min: $in_len, max: $in_len, mean: $in_len, std_dev: 0, total_count: $((n + 1))}
+  output_distribution: {min: $out_len, max: $out_len, mean: $out_len, std_dev: 0, total_count: $((n + 1))}
+report:
+  request_lifecycle: {summary: true, per_stage: true, per_request: false, use_server_output_tokens: true}
+storage: {local_storage: {path: "$dir/reports"}}
+EOF
+	redact <"$config" >"$dir/config.yml"
+	measure inferenceperf "$rig/peers/inference-perf/bin/inference-perf" -c "$config"
+	rm -f "$config"
+	# It logs its config, key and all, and copies it into its reports.
+	local f
+	for f in "$dir/stdout.txt" "$dir/stderr.txt" "$dir"/reports/*.yaml; do
+		[ -f "$f" ] && redact <"$f" >"$f.tmp" && mv "$f.tmp" "$f"
+	done
+	return 0
+}
+
 start=$(date +%s)
 for tool in $tools; do
 	case $tool in
-	speedmatrix | vllm | guidellm | aiperf) ;;
+	speedmatrix | vllm | guidellm | aiperf | inferenceperf) ;;
 	*) echo "peers: unknown tool '$tool' in PEERS_TOOLS" >&2; exit 2 ;;
 	esac
 	rm -rf "${out:?}/$tool"

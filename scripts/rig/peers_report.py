@@ -22,6 +22,7 @@ PEER_NAMES = {
     "vllm": "vllm bench serve",
     "guidellm": "GuideLLM",
     "aiperf": "AIPerf",
+    "inferenceperf": "inference-perf",
 }
 
 
@@ -262,7 +263,36 @@ def own_aiperf(d):
     }
 
 
-OWN = {"speedmatrix": own_speedmatrix, "vllm": own_vllm, "guidellm": own_guidellm, "aiperf": own_aiperf}
+def own_inferenceperf(d):
+    r = read_json(os.path.join(d, "reports", "stage_0_lifecycle_metrics.json"))
+    try:
+        ok = r["successes"]
+        lat, thr = ok["latency"], ok["throughput"]
+        tok_s = thr["output_tokens_per_sec"]
+    except (KeyError, TypeError):
+        return None
+    if not tok_s:
+        return None
+
+    def ms(name, key):  # seconds in inference-perf
+        v = (lat.get(name) or {}).get(key)
+        return v * 1000 if v is not None else None
+
+    return {
+        "tok_s": tok_s,
+        "ttft_ms": ms("time_to_first_token", "median"),
+        "ttft_mean_ms": ms("time_to_first_token", "mean"),
+        "tpot_ms": ms("time_per_output_token", "median"),  # (last − first token) ÷ (tokens − 1)
+        "e2e_mean_ms": ms("request_latency", "mean"),
+        "req_s": thr.get("requests_per_sec"),
+        "output_tokens": (ok.get("output_tokens") or {}).get("total"),
+        "requests": ok.get("count"),
+        "failed": (r.get("failures") or {}).get("count"),
+        "measured_s": r.get("benchmark_time_seconds"),
+    }
+
+
+OWN = {"speedmatrix": own_speedmatrix, "vllm": own_vllm, "guidellm": own_guidellm, "aiperf": own_aiperf, "inferenceperf": own_inferenceperf}
 
 
 def version(d):

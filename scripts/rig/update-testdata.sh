@@ -17,3 +17,7 @@ for f in "$rec"/*; do
 	esac
 done
 echo "testdata: $dest, engine/launch/testdata/real, engine/measure/testdata"
+# The peers' results files, which the import tests read (record-peers.sh).
+[ -d "$1/peers-load" ] && bash scripts/rig/record-peers.sh "$1/peers-load" rate
+[ -d "$1/peers" ] && bash scripts/rig/record-peers.sh "$1/peers" concurrency
+exit 0
