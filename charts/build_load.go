@@ -18,7 +18,7 @@ const colorGuide = "text"
 // LoadKinds are the pictures of a load test (KindsFor): the report sheet,
 // latency against throughput, and goodput against the offered rate. The
 // matrix's prefill and decode pictures have nothing to show for one.
-var LoadKinds = []Kind{KindReport, KindLoadLatency, KindLoadGoodput}
+var LoadKinds = []Kind{KindReport, KindLoadLatency, KindLoadGoodput, KindPareto}
 
 // LoadModel is what a load test's pictures show: its plan, the latency
 // panels and the goodput chart, and its per-rate table.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/report"
@@ -39,15 +38,21 @@ func buildPareto(r engine.Report) LineChart {
 	points := report.ParetoPoints(r)
 	if len(points) == 0 {
 		c.Empty = "No valid decode measurements in this run."
+		if r.Load != nil {
+			c.Empty = "No valid load-test rate with a time per output token in this run."
+		}
 		return c
 	}
 	maxX, maxY := 0.0, 0.0
 	hollow := false
 	for i, ps := range points {
-		s := Series{Name: ps[0].Cell.ContextName() + " context", Color: rampColor(i, len(points))}
+		s := Series{Name: ps[0].Line + " context", Color: rampColor(i, len(points))}
+		if ps[0].ContextTokens < 0 {
+			s.Name = ps[0].Line
+		}
 		var front []Point
 		for _, p := range ps {
-			pt := Point{X: p.PerRequest, Y: p.TotalPerGPU, Label: "×" + strconv.Itoa(p.Concurrency), Hollow: p.Flagged}
+			pt := Point{X: p.PerRequest, Y: p.TotalPerGPU, Label: p.Level, Hollow: p.Flagged}
 			s.Points = append(s.Points, pt)
 			hollow = hollow || p.Flagged
 			if p.OnFrontier {
@@ -69,6 +74,9 @@ func buildPareto(r engine.Report) LineChart {
 	}
 	if hollow {
 		c.Notes = append(c.Notes, "Hollow points are flagged cells: measured, with a caveat (report.md lists it).")
+	}
+	if r.Load != nil {
+		c.Notes = append(c.Notes, report.ParetoLoadNote)
 	}
 	if r.Server.Simulated {
 		c.Notes = append(c.Notes, "Simulated: every point comes from Speed Matrix's simulator.")
@@ -127,9 +135,9 @@ func buildSweepPareto(s sweep.Sweep, runs map[string]engine.Report) LineChart {
 				p := ps[i]
 				pt := Point{X: p.PerRequest, Y: p.TotalPerGPU, Hollow: p.Flagged}
 				if p.OnFrontier {
-					pt.Label = labels[p.Config] + " ×" + strconv.Itoa(p.Concurrency)
+					pt.Label = labels[p.Config] + " " + p.Level
 					if len(points) > 1 {
-						pt.Label = p.Cell.ContextName() + ": " + pt.Label
+						pt.Label = p.Line + ": " + pt.Label
 					}
 					front = append(front, Point{X: p.PerRequest, Y: p.TotalPerGPU})
 				}

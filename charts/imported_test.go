@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"slices"
 	"testing"
 
 	"speedmatrix/engine/report"
@@ -43,8 +44,13 @@ func TestLoadImportedPeers(t *testing.T) {
 	if got := m.TTFT.Series[1].Points[0].Label; got != "×4" || m.Goodput.Empty == "" {
 		t.Errorf("vllm bench at 4 at once: label %q, goodput %q", got, m.Goodput.Empty)
 	}
-	if p := buildPareto(guide); p.Empty == "" || len(report.ParetoPoints(vllm)) != 0 {
-		t.Errorf("an imported load test has Pareto points: %+v", p)
+	// An imported load test is on the Pareto chart as ours is: each row at
+	// 1,000 ÷ its median TPOT against its output tok/s.
+	ps := report.ParetoPoints(vllm)
+	row := vllm.Load.Results[0]
+	if p := buildPareto(vllm); p.Empty != "" || len(ps) != 1 || len(ps[0]) != 1 || ps[0][0].Level != "×4" ||
+		ps[0][0].PerRequest != 1000/row.TPOTMs.P50 || ps[0][0].TotalPerGPU != row.OutputTokPerSec || !slices.Contains(p.Notes, report.ParetoLoadNote) {
+		t.Errorf("vllm bench at 4 at once on the Pareto chart: %+v, %+v", ps, p)
 	}
 	if kinds := KindsFor(vllm); len(kinds) != len(LoadKinds) {
 		t.Errorf("pictures of an imported load test: %v", kinds)

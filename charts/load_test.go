@@ -40,7 +40,7 @@ func circles(d *Drawing) int {
 // TestLoadKinds: a load test draws its sheet and its two charts, not the
 // matrix's; a matrix keeps its own.
 func TestLoadKinds(t *testing.T) {
-	if got := KindsFor(loadFixture(t, "load")); !slices.Equal(got, []Kind{KindReport, KindLoadLatency, KindLoadGoodput}) {
+	if got := KindsFor(loadFixture(t, "load")); !slices.Equal(got, []Kind{KindReport, KindLoadLatency, KindLoadGoodput, KindPareto}) {
 		t.Errorf("KindsFor(load test) = %v", got)
 	}
 	if got := KindsFor(loadSeed(t, "seed000")); slices.Contains(got, KindLoadLatency) {
@@ -97,7 +97,7 @@ func TestLoadModelPoints(t *testing.T) {
 func TestLoadPicturesDraw(t *testing.T) {
 	pixelTest(t)
 	r := loadFixture(t, "load")
-	markers := map[Kind]int{KindLoadLatency: 2 * (2*5 + 2), KindLoadGoodput: 2*5 + 2, KindReport: 3 * (2*5 + 2)}
+	markers := map[Kind]int{KindLoadLatency: 2 * (2*5 + 2), KindLoadGoodput: 2*5 + 2, KindReport: 3 * (2*5 + 2), KindPareto: 5 + 1}
 	for _, kind := range LoadKinds {
 		for _, th := range []Theme{Light, Dark} {
 			d, err := Draw(kind, r, Options{Theme: th})

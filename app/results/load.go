@@ -48,6 +48,7 @@ func (r *Tab) withLoadViews(matrix fyne.CanvasObject) fyne.CanvasObject {
 	l.Views = container.NewAppTabs(
 		container.NewTabItem("Latency", l.Charts[charts.KindLoadLatency]),
 		container.NewTabItem("Goodput", l.Charts[charts.KindLoadGoodput]),
+		container.NewTabItem("Pareto", l.Charts[charts.KindPareto]),
 		container.NewTabItem("Per rate", l.Table.Object()),
 		container.NewTabItem("Cache and turns", container.NewBorder(l.CacheText, nil, nil, nil, l.Cache)),
 		container.NewTabItem("Report sheet", l.Charts[charts.KindReport]),
@@ -170,6 +171,8 @@ func loadChartTitle(k charts.Kind) string {
 	switch k {
 	case charts.KindLoadGoodput:
 		return "goodput"
+	case charts.KindPareto:
+		return "Pareto"
 	case charts.KindReport:
 		return "report sheet"
 	}

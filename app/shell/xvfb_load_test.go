@@ -55,7 +55,7 @@ func TestXvfbLoadReplayScreens(t *testing.T) {
 		shot(name + "-run.png")
 		fyne.DoAndWait(func() {
 			u.Show(app.TabResults)
-			u.results.Load.Views.SelectIndex(3)
+			u.results.Load.Views.SelectIndex(4) // Cache and turns
 		})
 		shot(name + "-results.png")
 	}

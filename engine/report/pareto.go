@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"speedmatrix/engine"
 )
@@ -24,6 +25,11 @@ type ParetoPoint struct {
 	Config string
 	// Run is the index of that configuration among ParetoAcross's runs.
 	Run int
+	// Line names the line the point is on ("8K", or "load test" for a
+	// load test's rows), Level its point ("×32", "4 req/s") and At the
+	// words for it ("32 requests", "4 req/s").
+	Line, Level, At string
+	order           float64 // along its line: concurrency, or the rate
 }
 
 // ParetoGPUs is what the Pareto chart divides total tok/s by: the report's
@@ -55,16 +61,61 @@ func ParetoAcross(runs []ParetoRun) [][]ParetoPoint {
 	return paretoByContext(all)
 }
 
-// paretoCells are r's points, in its results' order.
+// paretoCells are r's points, in its results' order: its Valid decode
+// cells, and a load test's Valid rows (paretoLoadRows).
 func paretoCells(r engine.Report, config string, run int) []ParetoPoint {
 	gpus := float64(ParetoGPUs(r))
-	var out []ParetoPoint
+	out := paretoLoadRows(r, config, run)
 	for _, res := range r.Results {
 		if res.Phase != engine.PhaseDecode || !res.Measured() || !(res.PerRequestTokPerSec > 0) || !(res.TotalTokPerSec > 0) {
 			continue
 		}
 		out = append(out, ParetoPoint{Cell: res, PerRequest: res.PerRequestTokPerSec, TotalPerGPU: res.TotalTokPerSec / gpus,
-			Flagged: Marked(res), Concurrency: res.Concurrency, ContextTokens: res.ContextTokens, Config: config, Run: run})
+			Flagged: Marked(res), Concurrency: res.Concurrency, ContextTokens: res.ContextTokens, Config: config, Run: run,
+			Line: res.ContextName(), Level: "×" + strconv.Itoa(res.Concurrency), At: engine.Count(res.Concurrency, "request", "requests"),
+			order: float64(res.Concurrency)})
+	}
+	return out
+}
+
+// ParetoLoadLine names the line of a load test's rows on the Pareto chart,
+// and ParetoLoadNote says how its points are read.
+const (
+	ParetoLoadLine = "load test"
+	ParetoLoadNote = "A load test's rows: each request's tok/s is 1,000 ÷ the median TPOT (the time per output token after the first, as its tool defines it), the total is its output tok/s."
+)
+
+// paretoLoadContext is the context a load test's rows are grouped by: one
+// line of their own, before any matrix context.
+const paretoLoadContext = -1
+
+// paretoLoadRows are a load test's Valid rows as Pareto points, ours or
+// another tool's (vllm bench sweep plot_pareto draws the same): x is
+// 1,000 ÷ the median TPOT (each request's decode speed), y the output
+// tok/s per GPU; each row labelled with the requests it held at once or
+// its rate.
+func paretoLoadRows(r engine.Report, config string, run int) []ParetoPoint {
+	if r.Load == nil {
+		return nil
+	}
+	gpus := float64(ParetoGPUs(r))
+	var out []ParetoPoint
+	for _, row := range r.Load.Results {
+		if row.Status != engine.StatusValid || !(row.TPOTMs.P50 > 0) || !(row.OutputTokPerSec > 0) {
+			continue
+		}
+		p := ParetoPoint{PerRequest: 1000 / row.TPOTMs.P50, TotalPerGPU: row.OutputTokPerSec / gpus, Flagged: len(row.Flags) > 0,
+			Concurrency: row.Concurrency, ContextTokens: paretoLoadContext, Config: config, Run: run, Line: ParetoLoadLine}
+		switch {
+		case row.Concurrency > 0:
+			p.Level, p.At, p.order = "×"+strconv.Itoa(row.Concurrency), engine.Count(row.Concurrency, "request", "requests")+" at once", float64(row.Concurrency)
+		case row.RateRPS > 0:
+			rate := strconv.FormatFloat(row.RateRPS, 'g', 4, 64) + " req/s"
+			p.Level, p.At, p.order = rate, rate, row.RateRPS
+		default:
+			p.Level, p.At, p.order = "burst", "a burst of "+strconv.Itoa(row.Requests), float64(row.Requests)
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -88,7 +139,7 @@ func paretoByContext(points []ParetoPoint) [][]ParetoPoint {
 			if a.Run != b.Run {
 				return a.Run - b.Run
 			}
-			return a.Concurrency - b.Concurrency
+			return cmpFloat(a.order, b.order)
 		})
 		for i := range ps {
 			ps[i].OnFrontier = !slices.ContainsFunc(ps, func(o ParetoPoint) bool {
@@ -164,7 +215,7 @@ func paretoLines(points [][]ParetoPoint, user float64, gpus int) []string {
 	}
 	var lines []string
 	for _, ps := range points {
-		name := ps[0].Cell.ContextName()
+		name := ps[0].Line
 		best := -1
 		for i, p := range ps {
 			if p.PerRequest >= user && (best < 0 || p.TotalPerGPU > ps[best].TotalPerGPU) {
@@ -174,12 +225,12 @@ func paretoLines(points [][]ParetoPoint, user float64, gpus int) []string {
 		if best < 0 {
 			f := slices.MaxFunc(ps, func(a, b ParetoPoint) int { return cmpFloat(a.PerRequest, b.PerRequest) })
 			lines = append(lines, fmt.Sprintf("%s: no cell gives each user %s tok/s; the fastest per request is %s tok/s at %s%s",
-				name, speed(user), fixed1(f.PerRequest), engine.Count(f.Concurrency, "request", "requests"), with(f)))
+				name, speed(user), fixed1(f.PerRequest), f.At, with(f)))
 			continue
 		}
 		b := ps[best]
 		line := fmt.Sprintf("%s: the most total throughput%s while each user still gets ≥ %s tok/s is %s tok/s at %s (%s tok/s each)%s",
-			name, perGPU, speed(user), Int(int(math.Round(b.TotalPerGPU))), engine.Count(b.Concurrency, "request", "requests"), fixed1(b.PerRequest), with(b))
+			name, perGPU, speed(user), Int(int(math.Round(b.TotalPerGPU))), b.At, fixed1(b.PerRequest), with(b))
 		if b.Flagged {
 			line += ", a flagged cell: see its caveat"
 		}
