@@ -270,13 +270,13 @@ func (p *IdlePower) Problem() string {
 	return ""
 }
 
-// Text words the idle power: "idle 61 W (2 GPUs, NVML total energy
-// counter, 5 s before the run)".
+// Text words the idle power: "61 W (2 GPUs, NVML total energy counter,
+// measured over 5 s before the run with the server loaded and idle)".
 func (p *IdlePower) Text() string {
 	src := p.Source
 	if p.Simulated {
 		src = "simulated: " + src
 	}
-	return fmt.Sprintf("%.0f W idle (%s, %s, measured over %.0f s before the run with the server loaded and idle)",
+	return fmt.Sprintf("%.0f W (%s, %s, measured over %.0f s before the run with the server loaded and idle)",
 		p.WattsOf(nil), Count(len(p.GPUs), "GPU", "GPUs"), src, p.WindowS)
 }
