@@ -13,8 +13,8 @@ import (
 const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
-// KindRoofline when r has a roofline, KindSLO when its plan sets an SLO
-// and KindQuality when it has a quality section; LoadKinds for a load
+// KindRoofline when r has a roofline, KindSLO when its plan sets an SLO,
+// KindCost when it has prices and KindQuality when it has a quality section; LoadKinds for a load
 // test. It is the one list of a report's pictures: the CLI's report
 // command names what it wrote from it.
 func KindsFor(r engine.Report) []Kind {
@@ -27,6 +27,9 @@ func KindsFor(r engine.Report) []Kind {
 	}
 	if r.Plan.SLO.On() {
 		kinds = append(kinds, KindSLO)
+	}
+	if r.Run.Prices.Any() {
+		kinds = append(kinds, KindCost)
 	}
 	if r.Quality != nil {
 		kinds = append(kinds, KindQuality)

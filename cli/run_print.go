@@ -91,6 +91,7 @@ func consumeWith(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 	}
 	fmt.Fprintln(stdout, summary(rep, saver.Dir))
 	writeSLOLines(stdout, rep)
+	writeEnergyLines(stdout, rep)
 	return rep, nil
 }
 

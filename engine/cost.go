@@ -35,8 +35,8 @@ var ErrPrice = errors.New("price out of range")
 // PriceError is a price that cannot be: which one and why, without naming
 // a flag or a field (the CLI and the app name theirs).
 type PriceError struct {
-	Which   string // "rent" or "electricity"
-	Problem string // "is negative (-1)", "is more than 10,000 USD per hour (1e+12)"
+	Which   string // PriceRent or PriceElectricity
+	Problem string // "is negative (-1)", "is more than 10000 USD per hour (1e+12)", `"abc" is not a number`
 }
 
 func (e *PriceError) Error() string { return "the " + e.Which + " price " + e.Problem }
@@ -56,12 +56,38 @@ func CheckPrice(which string, v, max float64, unit string) error {
 	return nil
 }
 
+// The two prices, as PriceError.Which and ParsePrice name them.
+const (
+	PriceRent        = "rent"
+	PriceElectricity = "electricity"
+)
+
+// ParsePrice reads a price as the user typed it ("2.50", " 0.3 "): ""
+// is not given (0); a *PriceError when it is not a number or outside its
+// bounds. It is the one rule the CLI's flags and the app's fields read
+// prices by.
+func ParsePrice(which, text string) (float64, error) {
+	s := strings.TrimSpace(text)
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
+	if err != nil {
+		return 0, &PriceError{which, fmt.Sprintf("%q is not a number", BoundName(s))}
+	}
+	max, unit := float64(MaxPricePerHourUSD), "USD per hour"
+	if which == PriceElectricity {
+		max, unit = MaxPricePerKWhUSD, "USD per kWh"
+	}
+	return v, CheckPrice(which, v, max, unit)
+}
+
 // Check holds both prices to their bounds.
 func (p Prices) Check() error {
-	if err := CheckPrice("rent", p.PerHourUSD, MaxPricePerHourUSD, "USD per hour"); err != nil {
+	if err := CheckPrice(PriceRent, p.PerHourUSD, MaxPricePerHourUSD, "USD per hour"); err != nil {
 		return err
 	}
-	return CheckPrice("electricity", p.PerKWhUSD, MaxPricePerKWhUSD, "USD per kWh")
+	return CheckPrice(PriceElectricity, p.PerKWhUSD, MaxPricePerKWhUSD, "USD per kWh")
 }
 
 // Cost is a decode cell's price per million output tokens, and its parts.

@@ -176,7 +176,7 @@ func (e *CellEnergy) Problem() string {
 		return fmt.Sprintf("an energy method %q, neither %q nor %q", BoundName(string(e.Method)), EnergyCounter, EnergyIntegrated)
 	}
 	for _, f := range []struct {
-		name string
+		name   string
 		v, max float64
 	}{
 		{"power", e.PowerW, MaxGPUPowerW * MaxGPUs}, {"idle power", e.IdleW, MaxGPUPowerW * MaxGPUs},
@@ -274,7 +274,7 @@ func (p *IdlePower) Problem() string {
 // measured over 5 s before the run with the server loaded and idle)".
 func (p *IdlePower) Text() string {
 	src := p.Source
-	if p.Simulated {
+	if p.Simulated && !strings.HasPrefix(src, "simulated") {
 		src = "simulated: " + src
 	}
 	return fmt.Sprintf("%.0f W (%s, %s, measured over %.0f s before the run with the server loaded and idle)",

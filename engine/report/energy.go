@@ -86,8 +86,12 @@ func EnergyLines(r engine.Report) []string {
 	if len(prefill) > 0 {
 		lo := slices.MinFunc(prefill, byPrefillJ)
 		hi := slices.MaxFunc(prefill, byPrefillJ)
-		lines = append(lines, fmt.Sprintf("Prefill: %s to %s J per 1K prompt tokens (%s to %s).",
-			Sig3(lo.Energy.PrefillJoulesPer1K), Sig3(hi.Energy.PrefillJoulesPer1K), lo.ContextName(), hi.ContextName()))
+		line := fmt.Sprintf("Prefill: %s to %s J per 1K prompt tokens (%s to %s).",
+			Sig3(lo.Energy.PrefillJoulesPer1K), Sig3(hi.Energy.PrefillJoulesPer1K), lo.ContextName(), hi.ContextName())
+		if len(prefill) == 1 {
+			line = fmt.Sprintf("Prefill: %s J per 1K prompt tokens (%s).", Sig3(lo.Energy.PrefillJoulesPer1K), lo.ContextName())
+		}
+		lines = append(lines, line)
 	}
 	if p := r.Run.Prices; p.Any() {
 		lines = append(lines, "Cost per million output tokens: "+p.Text()+"; rent share = USD per hour ÷ 3,600 ÷ total tok/s × 10⁶, electricity = measured kWh per output token × USD per kWh × 10⁶.")

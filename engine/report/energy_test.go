@@ -80,7 +80,6 @@ func TestEnergyLines(t *testing.T) {
 	}
 }
 
-
 // A report.json with an energy figure or a price no run writes is refused.
 func TestReadRejectsAbsurdEnergy(t *testing.T) {
 	for _, tc := range []struct {

@@ -153,7 +153,8 @@ func (s *Sampler) Latest() (Sample, bool) {
 // Summary gives the averages and peaks of the samples taken in [from, to],
 // or nil when there are none. Each GPU's energy counter also reads the
 // samples just before and after the window (at most two intervals away),
-// so that its rise spans the whole window.
+// so that its rise spans the whole window; a window with no sample inside
+// it (shorter than the interval) is summarised from those two.
 func (s *Sampler) Summary(from, to time.Time) *engine.Telemetry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,6 +173,11 @@ func (s *Sampler) Summary(from, to time.Time) *engine.Telemetry {
 			after = &smp
 		}
 	})
+	if len(inside) == 0 && before != nil && after != nil {
+		// A window shorter than the interval (a prefill) is read from the
+		// samples on either side of it.
+		inside, before, after = []Sample{*before, *after}, nil, nil
+	}
 	for _, smp := range inside {
 		sum.add(smp)
 	}
