@@ -81,7 +81,7 @@ func buildCostHeatmap(r engine.Report) *HeatmapModel {
 	}
 	h := buildHeatmap(r)
 	h.Title = "Sustained decode · USD per million output tokens"
-	h.Subtitle = "the user's prices (" + r.Run.Prices.Text() + ") · lower is cheaper · rows are context length, columns are simultaneous requests"
+	h.Subtitle = r.Run.Prices.Text() + " · lower is cheaper · rows are context length, columns are simultaneous requests"
 	ctxs, concs := decodeGrid(r)
 	cells := indexDecode(r.Results)
 	var values []float64

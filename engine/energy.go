@@ -150,8 +150,8 @@ func containsKey(keys []GPUKey, k GPUKey) bool {
 
 // MethodText words how a cell's energy was measured, as every surface
 // says it: "NVML total energy counter", "power samples averaged (GPU 1's
-// energy counter went backwards: reset or wrapped)"; prefixed
-// "simulated " for the simulator's.
+// energy counter went backwards: reset or wrapped)", "simulated energy
+// counter" for the simulator's.
 func (e *CellEnergy) MethodText() string {
 	text := e.Source
 	if e.Method == EnergyIntegrated {
@@ -161,7 +161,7 @@ func (e *CellEnergy) MethodText() string {
 		}
 	}
 	if e.Simulated && !strings.HasPrefix(text, "simulated") {
-		text = "simulated: " + text
+		text = "simulated " + text
 	}
 	return text
 }

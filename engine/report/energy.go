@@ -33,8 +33,8 @@ func USD(v float64) string {
 // CellEnergyText is a Valid cell's energy and cost in one line, as the
 // CLI's cell line and the app's cell details show it: "2.41 tokens/J ·
 // 0.415 J/token, 0.262 above idle · $0.53 per million output tokens
-// (rent 2.50 USD/h + electricity 0.30 USD/kWh) · simulated energy
-// counter"; "" without energy or cost.
+// (rent 2.50 USD/h + electricity 0.30 USD/kWh) · from the simulated
+// energy counter"; "" without energy or cost.
 func CellEnergyText(r engine.Result, prices *engine.Prices) string {
 	e := r.Energy
 	var parts []string
@@ -53,7 +53,7 @@ func CellEnergyText(r engine.Result, prices *engine.Prices) string {
 		parts = append(parts, fmt.Sprintf("%s per million output tokens (%s)", USD(c.TotalUSD), c.Parts))
 	}
 	if e != nil && r.Measured() {
-		parts = append(parts, "energy: "+e.MethodText())
+		parts = append(parts, "from the "+e.MethodText())
 	}
 	return strings.Join(parts, " · ")
 }
