@@ -67,11 +67,5 @@ func (p priceFlags) prices(cmd string, set map[string]bool) (*engine.Prices, err
 // per joule, where the prices come from, the cheapest cell); a simulated
 // run's say so.
 func writeEnergyLines(w io.Writer, r engine.Report) {
-	prefix := "  energy: "
-	if sim := r.Server.SimulatedLabel(); sim != "" {
-		prefix = "  energy, " + sim + ": "
-	}
-	for _, l := range report.EnergyLines(r) {
-		fmt.Fprintln(w, prefix+l)
-	}
+	writeLabelled(w, r, "energy: ", "energy", report.EnergyLines(r))
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -277,6 +278,6 @@ func (p *IdlePower) Text() string {
 	if p.Simulated && !strings.HasPrefix(src, "simulated") {
 		src = "simulated: " + src
 	}
-	return fmt.Sprintf("%.0f W (%s, %s, measured over %.0f s before the run with the server loaded and idle)",
-		p.WattsOf(nil), Count(len(p.GPUs), "GPU", "GPUs"), src, p.WindowS)
+	return fmt.Sprintf("%.0f W (%s, %s, measured over %s s before the run with the server loaded and idle)",
+		p.WattsOf(nil), Count(len(p.GPUs), "GPU", "GPUs"), src, strconv.FormatFloat(p.WindowS, 'g', 2, 64))
 }
