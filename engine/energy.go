@@ -107,6 +107,7 @@ func CellEnergyOf(t *Telemetry, serving []GPUKey, idle *IdlePower, phase Phase, 
 func windowPower(t *Telemetry, serving []GPUKey) *CellEnergy {
 	e := &CellEnergy{Method: EnergyCounter, Simulated: t.Simulated}
 	counted, withCounter := 0, 0
+	var distrusted, missing string // the first GPU whose counter was not trusted, and the first without one
 	for _, g := range t.GPUs {
 		if len(serving) > 0 && !containsKey(serving, g.Key()) {
 			continue
@@ -118,9 +119,9 @@ func windowPower(t *Telemetry, serving []GPUKey) *CellEnergy {
 			e.PowerW += g.CounterW
 			e.Source = g.CounterSource
 		case g.CounterNote != "":
-			e.Note = cmp.Or(e.Note, g.Key().String()+"'s "+g.CounterNote)
+			distrusted = cmp.Or(distrusted, g.Key().String()+"'s "+g.CounterNote)
 		default:
-			e.Note = cmp.Or(e.Note, g.Key().String()+" has no energy counter")
+			missing = cmp.Or(missing, g.Key().String()+" has no energy counter")
 		}
 	}
 	if counted > 0 && withCounter == counted {
@@ -131,7 +132,12 @@ func windowPower(t *Telemetry, serving []GPUKey) *CellEnergy {
 		return nil
 	}
 	e.Method, e.Source, e.PowerW = EnergyIntegrated, EnergyPowerSamples, w
-	if withCounter == 0 && !strings.Contains(e.Note, "'s ") {
+	switch {
+	case distrusted != "":
+		e.Note = distrusted
+	case withCounter > 0:
+		e.Note = missing
+	default:
 		e.Note = "no energy counter"
 	}
 	return e
