@@ -32,18 +32,7 @@ func buildEnergyHeatmap(r engine.Report) HeatmapModel {
 	h.Title = "Sustained decode · tokens per joule"
 	h.Subtitle = "output tokens per joule of the serving GPUs · rows are context length, columns are simultaneous requests"
 	var values []float64
-	each := func(f func(res engine.Result, cell *HeatCell)) {
-		ctxs, concs := decodeGrid(r)
-		cells := indexDecode(r.Results)
-		for i, ctx := range ctxs {
-			for j, conc := range concs {
-				if res, ok := cells.find(ctx.tokens, conc); ok && res.Measured() {
-					f(res, &h.Cells[i][j])
-				}
-			}
-		}
-	}
-	each(func(res engine.Result, cell *HeatCell) {
+	eachValid(r, &h, func(res engine.Result, cell *HeatCell) {
 		e := res.Energy
 		if e == nil || e.TokensPerJoule <= 0 {
 			cell.Value, cell.Text, cell.Detail = 0, report.Dash, report.TokPerSec(res.TotalTokPerSec)+" tok/s"
@@ -59,7 +48,7 @@ func buildEnergyHeatmap(r engine.Report) HeatmapModel {
 	})
 	h.Scale = DecodeScale(values)
 	h.Scale.Label = energyScaleLabel
-	each(func(_ engine.Result, cell *HeatCell) { cell.Pos = h.Scale.Pos(cell.Value) })
+	h.place()
 	h.Notes = energyNotes(r, len(values) > 0)
 	return h
 }
@@ -82,28 +71,33 @@ func buildCostHeatmap(r engine.Report) *HeatmapModel {
 	h := buildHeatmap(r)
 	h.Title = "Sustained decode · USD per million output tokens"
 	h.Subtitle = r.Run.Prices.Text() + " · lower is cheaper · rows are context length, columns are simultaneous requests"
-	ctxs, concs := decodeGrid(r)
-	cells := indexDecode(r.Results)
 	var values []float64
-	for i, ctx := range ctxs {
-		for j, conc := range concs {
-			res, ok := cells.find(ctx.tokens, conc)
-			if !ok || !res.Measured() {
-				continue
-			}
-			cell := &h.Cells[i][j]
-			c, costed := engine.CostOf(res, r.Run.Prices)
-			if !costed {
-				cell.Value, cell.Text, cell.Detail = 0, report.Dash, "no measured energy"
-				continue
-			}
-			cell.Value, cell.Text, cell.Detail = c.TotalUSD, report.Mark(report.USD(c.TotalUSD), res), report.TokPerSec(res.TotalTokPerSec)+" tok/s"
-			values = append(values, c.TotalUSD)
+	eachValid(r, &h, func(res engine.Result, cell *HeatCell) {
+		c, costed := engine.CostOf(res, r.Run.Prices)
+		if !costed {
+			cell.Value, cell.Text, cell.Detail = 0, report.Dash, "no measured energy"
+			return
 		}
-	}
+		cell.Value, cell.Text, cell.Detail = c.TotalUSD, report.Mark(report.USD(c.TotalUSD), res), report.TokPerSec(res.TotalTokPerSec)+" tok/s"
+		values = append(values, c.TotalUSD)
+	})
 	h.Scale = DecodeScale(values)
 	h.Scale.Label = costScaleLabel
 	h.place()
 	h.Notes = energyNotes(r, len(values) > 0)
 	return &h
+}
+
+// eachValid calls f with every Valid decode cell of r and its cell in h,
+// a heatmap of r's decode grid (buildHeatmap), to show another figure.
+func eachValid(r engine.Report, h *HeatmapModel, f func(res engine.Result, cell *HeatCell)) {
+	ctxs, concs := decodeGrid(r)
+	cells := indexDecode(r.Results)
+	for i, ctx := range ctxs {
+		for j, conc := range concs {
+			if res, ok := cells.find(ctx.tokens, conc); ok && res.Measured() {
+				f(res, &h.Cells[i][j])
+			}
+		}
+	}
 }

@@ -72,25 +72,16 @@ func buildRooflineHeatmap(r engine.Report) *HeatmapModel {
 	h.Title = "Sustained decode · % of roofline"
 	h.Subtitle = "share of the hardware's ceiling (memory bandwidth or compute) · rows are context length, columns are simultaneous requests"
 	h.Scale = RooflineScale()
-	ctxs, concs := decodeGrid(r)
-	cells := indexDecode(r.Results)
-	for i, ctx := range ctxs {
-		for j, conc := range concs {
-			res, ok := cells.find(ctx.tokens, conc)
-			cell := &h.Cells[i][j]
-			if !ok || !res.Measured() {
-				continue
-			}
-			if res.RooflineTokS <= 0 {
-				cell.Value, cell.Pos, cell.Text, cell.Detail = 0, 0, "—", report.TokPerSec(res.TotalTokPerSec)+" tok/s"
-				continue
-			}
-			cell.Value = res.RooflinePct
-			cell.Pos = h.Scale.Pos(res.RooflinePct)
-			cell.Text = report.Mark(report.Pct(res.RooflinePct), res)
-			cell.Detail = "of " + report.TokPerSec(res.RooflineTokS)
+	eachValid(r, &h, func(res engine.Result, cell *HeatCell) {
+		if res.RooflineTokS <= 0 {
+			cell.Value, cell.Pos, cell.Text, cell.Detail = 0, 0, "—", report.TokPerSec(res.TotalTokPerSec)+" tok/s"
+			return
 		}
-	}
+		cell.Value = res.RooflinePct
+		cell.Pos = h.Scale.Pos(res.RooflinePct)
+		cell.Text = report.Mark(report.Pct(res.RooflinePct), res)
+		cell.Detail = "of " + report.TokPerSec(res.RooflineTokS)
+	})
 	return &h
 }
 
