@@ -95,6 +95,9 @@ func EnergyLines(r engine.Report) []string {
 	}
 	if p := r.Run.Prices; p.Any() {
 		lines = append(lines, "Cost per million output tokens: "+p.Text()+"; rent share = USD per hour ÷ 3,600 ÷ total tok/s × 10⁶, electricity = measured kWh per output token × USD per kWh × 10⁶.")
+		if p.PerKWhUSD > 0 && len(decode) == 0 {
+			lines = append(lines, "No decode cell has measured energy, so the electricity price is not applied: the costs are the rent's share alone.")
+		}
 		if line := CheapestLine(r); line != "" {
 			lines = append(lines, line)
 		}

@@ -106,3 +106,13 @@ func TestReadRejectsAbsurdEnergy(t *testing.T) {
 		})
 	}
 }
+
+// Electricity without measured energy is not applied, and the lines say so.
+func TestElectricityWithoutEnergy(t *testing.T) {
+	r := seedReport()
+	r.Run.Prices = &engine.Prices{PerHourUSD: 2.5, PerKWhUSD: 0.3}
+	lines := strings.Join(EnergyLines(r), "\n")
+	if !strings.Contains(lines, "the electricity price is not applied") || !strings.Contains(lines, "Cheapest per million tokens: 8K × 128, $0.08.") {
+		t.Errorf("lines:\n%s", lines)
+	}
+}
