@@ -28,6 +28,54 @@ type Settings struct {
 	// SLO is the latency objective runs are judged against (the Matrix
 	// and Settings screens edit it; off: the zero SLO).
 	SLO engine.SLO `json:"slo,omitzero"`
+	// Prices are the user's rent and electricity prices a run's cost
+	// comes from (zero: not given, no cost shown).
+	Prices engine.Prices `json:"prices,omitzero"`
+}
+
+// RunPrices are the prices a run records (engine.RunInfo.Prices), nil
+// when none is given.
+func (c Settings) RunPrices() *engine.Prices {
+	if !c.Prices.Any() {
+		return nil
+	}
+	p := c.Prices
+	return &p
+}
+
+// PriceField is a price the Settings screen edits.
+type PriceField struct {
+	Name  string // as the screen labels it: "Rent (USD per hour)"
+	Which string // engine.PriceRent or engine.PriceElectricity
+	Fix   string // what to write
+}
+
+// The prices on the Settings screen.
+var (
+	RentField        = PriceField{Name: "GPU rent", Which: engine.PriceRent, Fix: "write the GPU box's rent in US dollars per hour, such as 2.50, or leave it empty"}
+	ElectricityField = PriceField{Name: "Electricity price", Which: engine.PriceElectricity, Fix: "write the electricity price in US dollars per kWh, such as 0.30, or leave it empty"}
+)
+
+// Parse reads the field's text by engine.ParsePrice; "" is not given.
+func (f PriceField) Parse(text string) (float64, error) {
+	v, err := engine.ParsePrice(f.Which, text)
+	var pe *engine.PriceError
+	if errors.As(err, &pe) {
+		problem := pe.Problem
+		if strings.HasPrefix(problem, "is ") {
+			problem = "the price " + problem
+		}
+		return 0, &FieldError{f.Name, problem, f.Fix}
+	}
+	return v, err
+}
+
+// Format writes a price for its field: "" when not given.
+func (f PriceField) Format(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // LoadSettings reads the remembered settings; an earlier version's last

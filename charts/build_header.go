@@ -20,6 +20,8 @@ func BuildModel(r engine.Report) Model {
 		Roofline:   buildRooflineHeatmap(r),
 		PerRequest: buildPerRequest(r),
 		Pareto:     buildPareto(r),
+		Energy:     buildEnergyHeatmap(r),
+		Cost:       buildCostHeatmap(r),
 		Table:      buildTable(r),
 		SLO:        buildSLO(r),
 		Load:       buildLoad(r),

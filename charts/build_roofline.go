@@ -13,8 +13,8 @@ import (
 const KindRoofline Kind = "decode-roofline"
 
 // KindsFor lists the pictures of r that WriteAll writes: Kinds, then
-// KindRoofline when r has a roofline, KindSLO when its plan sets an SLO
-// and KindQuality when it has a quality section; LoadKinds for a load
+// KindRoofline when r has a roofline, KindSLO when its plan sets an SLO,
+// KindCost when it has prices and KindQuality when it has a quality section; LoadKinds for a load
 // test. It is the one list of a report's pictures: the CLI's report
 // command names what it wrote from it.
 func KindsFor(r engine.Report) []Kind {
@@ -27,6 +27,9 @@ func KindsFor(r engine.Report) []Kind {
 	}
 	if r.Plan.SLO.On() {
 		kinds = append(kinds, KindSLO)
+	}
+	if r.Run.Prices.Any() {
+		kinds = append(kinds, KindCost)
 	}
 	if r.Quality != nil {
 		kinds = append(kinds, KindQuality)
@@ -69,25 +72,16 @@ func buildRooflineHeatmap(r engine.Report) *HeatmapModel {
 	h.Title = "Sustained decode · % of roofline"
 	h.Subtitle = "share of the hardware's ceiling (memory bandwidth or compute) · rows are context length, columns are simultaneous requests"
 	h.Scale = RooflineScale()
-	ctxs, concs := decodeGrid(r)
-	cells := indexDecode(r.Results)
-	for i, ctx := range ctxs {
-		for j, conc := range concs {
-			res, ok := cells.find(ctx.tokens, conc)
-			cell := &h.Cells[i][j]
-			if !ok || !res.Measured() {
-				continue
-			}
-			if res.RooflineTokS <= 0 {
-				cell.Value, cell.Pos, cell.Text, cell.Detail = 0, 0, "—", report.TokPerSec(res.TotalTokPerSec)+" tok/s"
-				continue
-			}
-			cell.Value = res.RooflinePct
-			cell.Pos = h.Scale.Pos(res.RooflinePct)
-			cell.Text = report.Mark(report.Pct(res.RooflinePct), res)
-			cell.Detail = "of " + report.TokPerSec(res.RooflineTokS)
+	eachValid(r, &h, func(res engine.Result, cell *HeatCell) {
+		if res.RooflineTokS <= 0 {
+			cell.Value, cell.Pos, cell.Text, cell.Detail = 0, 0, "—", report.TokPerSec(res.TotalTokPerSec)+" tok/s"
+			return
 		}
-	}
+		cell.Value = res.RooflinePct
+		cell.Pos = h.Scale.Pos(res.RooflinePct)
+		cell.Text = report.Mark(report.Pct(res.RooflinePct), res)
+		cell.Detail = "of " + report.TokPerSec(res.RooflineTokS)
+	})
 	return &h
 }
 

@@ -23,7 +23,7 @@ const (
 )
 
 // Kinds lists every picture WriteAll writes, in order.
-var Kinds = []Kind{KindReport, KindPrefill, KindHeatmap, KindPerRequest, KindPareto}
+var Kinds = []Kind{KindReport, KindPrefill, KindHeatmap, KindPerRequest, KindPareto, KindEnergy}
 
 // Options choose how a picture is rendered.
 type Options struct {
@@ -91,6 +91,13 @@ func drawModel(kind Kind, m Model, opts Options) (*Drawing, error) {
 		d = layoutLineFigure(m, m.PerRequest, p, frameFor(opts, figureWidth, lineMinWidth))
 	case KindPareto:
 		d = layoutLineFigure(m, m.Pareto, p, frameFor(opts, figureWidth, lineMinWidth))
+	case KindEnergy:
+		d = layoutHeatmapFigure(m, m.Energy, p, frameFor(opts, figureWidth, heatFigureMinWidth(m.Energy)))
+	case KindCost:
+		if m.Cost == nil {
+			return nil, fmt.Errorf("chart %s: this report has no prices (give --price-per-hour or --price-per-kwh)", kind)
+		}
+		d = layoutHeatmapFigure(m, *m.Cost, p, frameFor(opts, figureWidth, heatFigureMinWidth(*m.Cost)))
 	case KindRoofline:
 		if m.Roofline == nil {
 			return nil, fmt.Errorf("chart %s: this report has no roofline (its GPU or model facts are unknown)", kind)

@@ -50,6 +50,7 @@ type page struct {
 	SLO                    *SLOModel
 	Checks                 *checks
 	Roofline               *roofline
+	Energy                 *energySection
 	Quality                *qualityPage
 	Measurements           *table
 	Notes                  []string
@@ -101,6 +102,7 @@ func htmlOf(ctx context.Context, r engine.Report, m Model) ([]byte, error) {
 		p.SLO = m.SLO
 		p.Checks = htmlChecks(r)
 		p.Roofline = htmlRoofline(r, m)
+		p.Energy = htmlEnergy(r, m)
 		p.Measurements = htmlTable(m.Table, true)
 	}
 	if p.Quality, err = htmlQuality(ctx, r, m); err != nil {

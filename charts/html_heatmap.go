@@ -68,7 +68,7 @@ func decodeHeat(r engine.Report, h HeatmapModel) *heat {
 			hc.Tip = c.Text
 			if i < len(ctxs) && j < len(concs) {
 				if res, ok := cells.find(ctxs[i].tokens, concs[j]); ok {
-					hc.Tip = engine.BoundText(cellTip(res), maxTipRunes)
+					hc.Tip = engine.BoundText(cellTip(res, r.Run.Prices), maxTipRunes)
 				}
 			}
 			row.Cells = append(row.Cells, hc)
@@ -106,7 +106,7 @@ func scaleText(s ColorScale) string {
 // formatted as All measurements and report.md word them: the
 // measurement's columns, the percentiles, the ± and how its window
 // ended, the roofline share and the flags.
-func cellTip(res engine.Result) string {
+func cellTip(res engine.Result, prices *engine.Prices) string {
 	lines := []string{report.CellName(res)}
 	row := report.MeasurementRow(res)
 	for i := 3; i < len(row) && i < len(report.MeasurementColumns); i++ {
@@ -135,6 +135,9 @@ func cellTip(res engine.Result) string {
 	}
 	if res.Measured() && res.RooflinePct > 0 {
 		lines = append(lines, "Roofline share: "+report.Pct(res.RooflinePct)+" of "+report.TokPerSec(res.RooflineTokS)+" tok/s")
+	}
+	if text := report.CellEnergyText(res, prices); text != "" {
+		lines = append(lines, "Energy and cost: "+text)
 	}
 	if res.Status == engine.StatusFailed && res.Error != "" {
 		lines = append(lines, "Error: "+res.Error)

@@ -181,6 +181,32 @@ func htmlRoofline(r engine.Report, m Model) *roofline {
 	return out
 }
 
+// energySection is the page's Energy and cost: its lines
+// (report.EnergyLines) and the tokens-per-joule and cost heatmaps.
+type energySection struct {
+	Lines      []string
+	Heat, Cost *heat
+}
+
+// htmlEnergy is the page's Energy and cost section; nil when the report
+// has neither energy nor prices.
+func htmlEnergy(r engine.Report, m Model) *energySection {
+	lines := report.EnergyLines(r)
+	if lines == nil {
+		return nil
+	}
+	out := &energySection{Lines: lines}
+	heatOf := func(h HeatmapModel) *heat {
+		h.Notes = nil // the section's lines say them once
+		return decodeHeat(r, h)
+	}
+	out.Heat = heatOf(m.Energy)
+	if m.Cost != nil {
+		out.Cost = heatOf(*m.Cost)
+	}
+	return out
+}
+
 // loadFigures is a load test's part of the page: the latency panels, the
 // goodput chart and the per-rate table.
 func loadFigures(ctx context.Context, m Model) (*loadPage, error) {

@@ -33,6 +33,7 @@ const htmlPageTemplate = `<!DOCTYPE html>
 {{end}}{{with .Pareto}}<section id="pareto"><h2>Throughput against interactivity</h2>{{template "figure" .}}</section>
 {{end}}{{with .SLO}}<section id="slo"><h2>SLO</h2><p>{{.Text}}</p>{{template "lines" .Lines}}</section>
 {{end}}{{with .Checks}}<section id="checks"><h2>Checks and flags</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Table}}{{template "table" .}}{{end}}{{with .Cache}}<h3>Prefix cache and reasoning</h3>{{template "table" .}}{{end}}{{with .Flags}}<h3>Flagged cells</h3>{{template "lines" .}}{{end}}</section>
+{{end}}{{with .Energy}}<section id="energy"><h2>Energy and cost</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Heat}}<h3>{{.Title}}</h3>{{template "heat" .}}{{end}}{{with .Cost}}<h3>{{.Title}}</h3>{{template "heat" .}}{{end}}</section>
 {{end}}{{with .Roofline}}<section id="roofline"><h2>Roofline share</h2>{{range .Lines}}<p>{{.}}</p>{{end}}{{with .Heat}}{{template "heat" .}}{{end}}</section>
 {{end}}{{with .Quality}}{{template "quality" .}}{{end}}{{with .Measurements}}<section id="measurements"><h2>{{.Title}}</h2>{{template "table" .}}</section>
 {{end}}{{with .Notes}}<section id="notes"><h2>Notes</h2>{{template "lines" .}}</section>

@@ -19,7 +19,11 @@ type Model struct {
 	Roofline   *HeatmapModel `json:"roofline,omitempty"`
 	PerRequest LineChart     `json:"per_request"` // per-request tok/s by concurrency
 	Pareto     LineChart     `json:"pareto"`      // total tok/s per GPU against per-request tok/s
-	Table      Table         `json:"table"`       // All measurements
+	// Energy is the decode heatmap by output tokens per joule; Cost by
+	// price per million output tokens, nil without the user's prices.
+	Energy HeatmapModel  `json:"energy"`
+	Cost   *HeatmapModel `json:"cost,omitempty"`
+	Table  Table         `json:"table"` // All measurements
 	// SLO is the plan's SLO and how the decode cells fare against it; nil
 	// when the plan sets none.
 	SLO *SLOModel `json:"slo,omitempty"`

@@ -70,7 +70,7 @@ func TestDriftAndMediansShown(t *testing.T) {
 	if !slices.ContainsFunc(m.Decode.Notes, func(n string) bool { return strings.Contains(n, name+" falling 1.5 % per 10 s") }) {
 		t.Errorf("decode notes %q lack the drift of %s", m.Decode.Notes, name)
 	}
-	tip := cellTip(res)
+	tip := cellTip(res, nil)
 	for _, want := range []string{"± 0.4 %, falling 1.5 % per 10 s", "± 0.6 % (40 requests)", "± 0.3 % (9,870 gaps)"} {
 		if !strings.Contains(tip, want) {
 			t.Errorf("tip %q lacks %q", tip, want)

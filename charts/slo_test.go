@@ -26,7 +26,7 @@ func TestSLOPictureOnlyWithAnSLO(t *testing.T) {
 	if k := KindsFor(judged); k[len(k)-1] != KindSLO || len(k) != len(KindsFor(plain))+1 {
 		t.Errorf("KindsFor with an SLO = %v, want %v then %s", k, KindsFor(plain), KindSLO)
 	}
-	if len(Kinds) != 5 {
+	if len(Kinds) != 6 {
 		t.Errorf("KindsFor changed Kinds: %v", Kinds)
 	}
 	if _, err := Draw(KindSLO, plain, Options{}); err == nil || !strings.Contains(err.Error(), "sets no SLO") {

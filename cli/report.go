@@ -35,8 +35,10 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	scale := fs.Int("scale", 1, "pixel scale: 1, or 2 for high-density screens")
 	var slo sloFlags
 	slo.register(fs, "judge the run again, in place of its own SLO,")
+	var price priceFlags
+	price.register(fs, "price the run's decode cells again")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2] [--slo-ttft 2s] [--slo-itl 50ms] [--slo-percentile 99]")
+		fmt.Fprintln(fs.Output(), "usage: speedmatrix report --in FILE [--out DIR] [--theme light|dark] [--scale 1|2] [--slo-ttft 2s] [--slo-itl 50ms] [--slo-percentile 99] [--slo-user-tok-s 50] [--price-per-hour 2.50] [--price-per-kwh 0.30]")
 		fmt.Fprintln(fs.Output(), "Draw the charts and results.csv (a load test's load.csv) of a saved run again, or of another tool's results file (JSON:")
 		fmt.Fprintln(fs.Output(), "llm-inference-bench --output, vllm bench serve --save-result, GuideLLM's benchmarks.json, AIPerf's profile_export_aiperf.json,")
 		fmt.Fprintln(fs.Output(), "inference-perf's stage_N_lifecycle_metrics.json),")
@@ -58,10 +60,14 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	prices, err := price.prices("report", set)
+	if err != nil {
+		return err
+	}
 	opts := charts.Options{Theme: charts.Theme(*theme), Scale: *scale}
 	if isSweep(*in) {
-		if slo.anySet(set) {
-			return errors.New("report: --slo-ttft, --slo-itl and --slo-percentile judge one run: give --in one of the sweep's run folders")
+		if slo.anySet(set) || price.anySet(set) {
+			return errors.New("report: --slo-ttft, --slo-itl, --slo-percentile and the price flags apply to one run: give --in one of the sweep's run folders")
 		}
 		return reportSweep(ctx, *in, *out, opts, stdout)
 	}
@@ -94,13 +100,19 @@ func (c *CLI) report(ctx context.Context, args []string, stdout, stderr io.Write
 	if slo.anySet(set) {
 		r.Plan.SLO = rejudge
 	}
+	if prices != nil {
+		if r.Load != nil {
+			return errors.New("report: --price-per-hour and --price-per-kwh price a matrix's decode cells; a load test has none")
+		}
+		r.Run.Prices = prices
+	}
 	if imported {
 		if _, err := os.Stat(filepath.Join(dir, report.JSONFile)); err == nil {
 			return fmt.Errorf("report: %s already holds a run's report.json: choose another --out for the import", dir)
 		}
 		fmt.Fprintf(stdout, "imported %s results from %s: its figures are that tool's, not measured by Speed Matrix\n", r.Run.Imported.Label(), *in)
 	}
-	err = writeReport(ctx, dir, r, opts, writes{imported: imported, rejudged: !imported && slo.anySet(set)}, stdout)
+	err = writeReport(ctx, dir, r, opts, writes{imported: imported, rejudged: !imported && slo.anySet(set), priced: !imported && prices != nil}, stdout)
 	if ctx.Err() != nil {
 		return errReportInterrupted
 	}
@@ -134,15 +146,16 @@ func readRun(ctx context.Context, path string) (engine.Report, report.Format, er
 // writes says which saved files report writes beside the drawn ones (each
 // file's report.Again): results.csv (a load test's load.csv) always; an
 // import's every file, report.json and report.md among them (so that it
-// opens again); a run judged again against another SLO's report.md too (its
-// SLO section; report.json keeps the run as it was saved).
+// opens again); a run judged again against another SLO's, or priced with
+// prices given, report.md too (its SLO or its Energy and cost section;
+// report.json keeps the run as it was saved).
 type writes struct {
-	imported, rejudged bool
+	imported, rejudged, priced bool
 }
 
 // again reports whether report writes the saved file a.
 func (w writes) again(a report.Artifact) bool {
-	return w.imported || a.Again == report.Redrawn || (w.rejudged && a.Again == report.Judged)
+	return w.imported || a.Again == report.Redrawn || ((w.rejudged || w.priced) && a.Again == report.Judged)
 }
 
 // writeReport writes r's files (charts.Artifacts) into dir: the drawn ones
@@ -197,6 +210,10 @@ func writeReport(ctx context.Context, dir string, r engine.Report, opts charts.O
 		}
 		fmt.Fprintf(stdout, "judged against %s; %s keeps the run's own SLO\n", judged, report.JSONFile)
 		writeSLOLines(stdout, r)
+	}
+	if w.priced {
+		fmt.Fprintf(stdout, "priced with the prices given; %s keeps the run's own\n", report.JSONFile)
+		writeEnergyLines(stdout, r)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type runFlags struct {
 	resume, out             string
 	keepFailed, force       bool
 	slo                     sloFlags
+	price                   priceFlags
 	quality                 runQualityFlags // run's alone: a sweep has its own
 	set                     map[string]bool // flags given on the command line
 	name                    string          // the subcommand, in errors: run, sweep
@@ -66,6 +67,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.BoolVar(&f.force, "force", false, "with --resume: measure even if the server is not the one the run began with")
 	fs.StringVar(&f.out, "out", "", "folder for report.json, results.csv, report.md and charts")
 	f.quality.add(fs)
+	f.price.register(fs, "price each decode cell")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: speedmatrix run (--endpoint URL | --sim PROFILE | --launch server.toml) --out DIR [options]")
 		fmt.Fprintln(fs.Output(), "Run the speed test matrix headless: prefill per context, sustained decode per context × concurrency.")
@@ -101,6 +103,13 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	prices, err := f.price.prices("run", f.set)
+	if err != nil {
+		return err
+	}
+	if prices == nil && prev != nil {
+		prices = prev.Run.Prices // a resumed run keeps its prices unless new ones are given
+	}
 	out := f.outDir()
 	if out == "" {
 		return errors.New("run: no output folder: give --out DIR")
@@ -126,6 +135,7 @@ func (c *CLI) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		setup.Resume = &measure.Resume{Report: *prev, KeepFailed: f.keepFailed, Force: f.force}
 	}
 	runs.Prepare(&target, setup)
+	target.Header.Run.Prices = prices
 	phase, err := c.qualityPhase(ctx, qp, &target, f, prev, saver, stdout)
 	if err != nil {
 		return err

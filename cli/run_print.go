@@ -91,17 +91,24 @@ func consumeWith(ctx context.Context, events <-chan engine.Event, saver *runs.Sa
 	}
 	fmt.Fprintln(stdout, summary(rep, saver.Dir))
 	writeSLOLines(stdout, rep)
+	writeEnergyLines(stdout, rep)
 	return rep, nil
 }
 
 // writeSLOLines prints the SLO's line per decode context, when the plan
 // sets one; a simulated run's say so.
 func writeSLOLines(w io.Writer, r engine.Report) {
-	prefix := "  SLO "
+	writeLabelled(w, r, "SLO ", "SLO", report.SLOLines(r))
+}
+
+// writeLabelled prints lines, each after "  "+plain, or for a simulated
+// run after "  "+what+", simulated (profile P): ".
+func writeLabelled(w io.Writer, r engine.Report, plain, what string, lines []string) {
+	prefix := "  " + plain
 	if sim := r.Server.SimulatedLabel(); sim != "" {
-		prefix = "  SLO, " + sim + ": "
+		prefix = "  " + what + ", " + sim + ": "
 	}
-	for _, l := range report.SLOLines(r) {
+	for _, l := range lines {
 		fmt.Fprintln(w, prefix+l)
 	}
 }

@@ -70,7 +70,7 @@ func TestRunSim(t *testing.T) {
 		t.Errorf("report.md is not labelled simulated or lacks the decode table:\n%s", md)
 	}
 	if !strings.HasPrefix(string(csv), strings.Join(report.CSVHeader, ",")+"\n") || strings.Count(string(csv), "\n") != 4 ||
-		!regexp.MustCompile(`(?m)^prefill,1024,1,Valid,.*,3,[0-9.]+,[0-9.]*,,,$`).Match(csv) || !strings.Contains(string(md), "median of 3, spread") {
+		!regexp.MustCompile(`(?m)^prefill,1024,1,Valid,.*,3,[0-9.]+,[0-9.]*,,,,[0-9.]*,,[0-9.]*,$`).Match(csv) || !strings.Contains(string(md), "median of 3, spread") {
 		t.Errorf("results.csv:\n%s", csv)
 	}
 	for _, name := range []string{"report.png", "decode-heatmap.svg"} {

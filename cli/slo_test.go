@@ -31,16 +31,21 @@ func TestSLOFlagsBadInput(t *testing.T) {
 		{"an absurd speed per user", []string{"--slo-user-tok-s", "1e300"}, "--slo-user-tok-s: 1e+300 is not a speed each request can get"},
 		{"NaN per user", []string{"--slo-user-tok-s", "NaN"}, "--slo-user-tok-s: NaN is not a speed each request can get"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, c.args...)...)
-			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("run: error %v, want one line containing %q\n%s", err, c.want, out)
-			}
-			_, _, err = runReport(t, append([]string{"--in", seedFixture, "--out", t.TempDir()}, c.args...)...)
-			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("report: error %v, want one line containing %q", err, c.want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantOneLine(t, dir, c.args, c.want) })
+	}
+}
+
+// wantOneLine checks that run (against the simulator, into dir) and
+// report (of the seed fixture) both refuse args in one line saying want.
+func wantOneLine(t *testing.T, dir string, args []string, want string) {
+	t.Helper()
+	out, err := runCLI(t, t.Context(), append([]string{"--sim", "tiny", "--out", dir}, args...)...)
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("run: error %v, want one line containing %q\n%s", err, want, out)
+	}
+	_, _, err = runReport(t, append([]string{"--in", seedFixture, "--out", t.TempDir()}, args...)...)
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("report: error %v, want one line containing %q", err, want)
 	}
 }
 

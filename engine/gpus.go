@@ -109,6 +109,12 @@ type GPUSample struct {
 	// DCGM_FI_DEV_CLOCKS_EVENT_REASONS), valid when ClockEventsRead is set.
 	ClockEventReasons uint64
 	ClockEventsRead   bool
+	// EnergyMJ is the GPU's total-energy counter (mJ since the driver
+	// loaded), valid when EnergySource names the counter
+	// (EnergyFromNVML, EnergyFromDCGM, EnergyFromSimulator); "" when the
+	// GPU has none (NVML's ERROR_NOT_SUPPORTED before Volta).
+	EnergyMJ     float64
+	EnergySource string
 }
 
 // Key is the sample's GPU.

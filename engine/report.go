@@ -215,6 +215,12 @@ type RunInfo struct {
 	// Notes are remarks on the whole run, one sentence each: for an
 	// imported run, how its tool's method differs from ours.
 	Notes []string `json:"notes,omitempty"`
+	// IdlePower is the GPUs' power in a quiet window before the first
+	// cell, the server loaded and idle; nil when it was not measured.
+	IdlePower *IdlePower `json:"idle_power,omitempty"`
+	// Prices are the user's prices that cost figures come from; nil when
+	// none was given.
+	Prices *Prices `json:"prices,omitempty"`
 }
 
 // Import says where an imported run came from.

@@ -177,6 +177,9 @@ type Result struct {
 	// JoulesPerToken is the average power of every GPU serving the model
 	// (Telemetry.PowerW), summed, ÷ total tok/s, when telemetry exists.
 	JoulesPerToken float64 `json:"joules_per_token,omitempty"`
+	// Energy is a Valid cell's energy per token and how it was measured
+	// (engine.CellEnergyOf); nil without telemetry of its GPUs' power.
+	Energy *CellEnergy `json:"energy,omitempty"`
 	// RooflineTokS is a Valid cell's ceiling on this hardware (total tok/s,
 	// prompt tok/s for prefill), RooflinePct the share of it reached and
 	// RooflineBound what bounds it ("memory bandwidth", "compute"); zero

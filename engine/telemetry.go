@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // TelemetrySource summarises hardware telemetry over a time window;
 // engine/telemetry's Sampler implements it. Run attaches the summary of each cell's window to its Result.
@@ -36,6 +39,15 @@ type GPUTelemetry struct {
 	// PCIe is the link as sampled under load; nil when the GPU was never
 	// under load with its link read.
 	PCIe *PCIeLoad `json:"pcie_under_load,omitempty"`
+	// CounterW is the GPU's average power over the window by its
+	// total-energy counter: the counter's rise ÷ the time between its
+	// readings around the window; CounterSource names the counter. Both
+	// are empty when the GPU has no counter or it could not be trusted
+	// over the window; CounterNote then says why ("energy counter went
+	// backwards (reset or wrapped)").
+	CounterW      float64 `json:"counter_w,omitempty"`
+	CounterSource string  `json:"counter_source,omitempty"`
+	CounterNote   string  `json:"counter_note,omitempty"`
 }
 
 // Telemetry is what the hardware did during one cell.
@@ -73,4 +85,11 @@ type TelemetryNoter interface {
 	// TelemetryGap says which readings [from, to] lacks ("node2's exporter
 	// did not answer"), "" when it has them all.
 	TelemetryGap(from, to time.Time) string
+}
+
+// TelemetryWaiter is a TelemetrySource that can wait until it holds a
+// reading taken after t (engine/telemetry's Sampler), so that a window's
+// energy counter is read on both sides of it.
+type TelemetryWaiter interface {
+	WaitPast(ctx context.Context, t time.Time)
 }

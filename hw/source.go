@@ -17,6 +17,7 @@ import (
 type systemSource struct {
 	nvml   *session // nil without NVML: CPU only
 	events clockEventQuery
+	energy energyQuery
 	// cpuTimes reads the host's summed CPU times; a field so tests can feed
 	// their own.
 	cpuTimes func() (cpu.TimesStat, error)
@@ -45,6 +46,7 @@ func newSystemSource(lib library) *systemSource {
 	if s, err := openSession(lib); err == nil {
 		src.nvml = s
 		src.events = s.clockEventQuery()
+		src.energy = s.energyQuery()
 	}
 	return src
 }
@@ -74,7 +76,7 @@ func (src *systemSource) Read() telemetry.Sample {
 	smp.GPUs = make([]engine.GPUSample, len(src.nvml.devices))
 	var wg sync.WaitGroup
 	for i, d := range src.nvml.devices {
-		wg.Go(func() { smp.GPUs[i] = readGPU(i, d, src.events) })
+		wg.Go(func() { smp.GPUs[i] = readGPU(i, d, src.events, src.energy) })
 	}
 	wg.Wait()
 	return smp
@@ -89,9 +91,10 @@ func (src *systemSource) Close() error {
 	return nil
 }
 
-// readGPU reads one GPU's figures; any that fails is NaN, and failed
-// clock-event reasons leave ClockEventsRead false.
-func readGPU(index int, d nvml.Device, events clockEventQuery) engine.GPUSample {
+// readGPU reads one GPU's figures; any that fails is NaN, failed
+// clock-event reasons leave ClockEventsRead false and a failed energy
+// counter EnergySource empty.
+func readGPU(index int, d nvml.Device, events clockEventQuery, energy energyQuery) engine.GPUSample {
 	nan := math.NaN()
 	g := engine.GPUSample{Index: index, UtilizationPct: nan, MemoryUsedMiB: nan, PowerW: nan,
 		TemperatureC: nan, SMClockMHz: nan, MemClockMHz: nan, PCIeRxMBs: nan, PCIeTxMBs: nan}
@@ -128,6 +131,7 @@ func readGPU(index int, d nvml.Device, events clockEventQuery) engine.GPUSample 
 	}
 	g.PCIe, g.PCIeMax = readPCIe(d)
 	g.ClockEventReasons, g.ClockEventsRead = events.read(d)
+	energy.read(d, &g)
 	return g
 }
 

@@ -50,8 +50,8 @@ func TestSystemSourceH200(t *testing.T) {
 	g5 := second.GPUs[5]
 	want := engine.GPUSample{Index: 5, UtilizationPct: 50, MemoryUsedMiB: 6 * 1024, PowerW: 105, TemperatureC: 55,
 		SMClockMHz: 1755, MemClockMHz: 3201, PCIeRxMBs: 2, PCIeTxMBs: 0.5, ClockEventsRead: true,
-		UUID: g5.UUID, PCIe: engine.PCIeLink{Gen: 1, Width: 16}, PCIeMax: engine.PCIeLink{Gen: 5, Width: 16}}
-	if g5 != want || g5.UUID == "" {
+		EnergyMJ: g5.EnergyMJ, EnergySource: engine.EnergyFromNVML, UUID: g5.UUID, PCIe: engine.PCIeLink{Gen: 1, Width: 16}, PCIeMax: engine.PCIeLink{Gen: 5, Width: 16}}
+	if g5 != want || g5.UUID == "" || g5.EnergyMJ < 1e6 {
 		t.Errorf("GPU 5 sample = %+v, want %+v", g5, want)
 	}
 	if g2 := second.GPUs[2]; !math.IsNaN(g2.PowerW) || g2.TemperatureC != 52 {

@@ -69,7 +69,7 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 	r.Subtitle = widget.NewLabel("Run the matrix (Run screen) or open a saved run (History).")
 	r.Subtitle.Wrapping = fyne.TextWrapWord
 	r.BadgeBox = container.NewHBox()
-	for _, k := range append(slices.Clone(charts.Kinds), charts.KindQuality) {
+	for _, k := range append(slices.Clone(charts.Kinds), charts.KindQuality, charts.KindCost) {
 		r.Charts[k] = container.NewStack()
 	}
 	r.Quality = newResultsQuality(r.Charts[charts.KindQuality])
@@ -84,6 +84,8 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 		container.NewTabItem("All measurements", r.Table.Object()),
 		container.NewTabItem("Checks", r.Checks.Object()),
 		container.NewTabItem("Report sheet", r.Charts[charts.KindReport]),
+		container.NewTabItem("Energy", r.Charts[charts.KindEnergy]),
+		container.NewTabItem("Cost", r.Charts[charts.KindCost]),
 	)
 	r.ExportAllBtn = widget.NewButtonWithIcon("Export all… (Ctrl+E)", theme.DocumentSaveIcon(), r.OnExport)
 	r.ExportAllBtn.Importance = widget.HighImportance
@@ -237,6 +239,12 @@ func (r *Tab) drawCharts(rep engine.Report) {
 	if rep.Quality != nil {
 		kinds = append(slices.Clone(kinds), charts.KindQuality)
 	}
+	if rep.Run.Prices.Any() {
+		kinds = append(slices.Clone(kinds), charts.KindCost)
+	} else {
+		r.Charts[charts.KindCost].Objects = []fyne.CanvasObject{noPrices()}
+		r.Charts[charts.KindCost].Refresh()
+	}
 	r.drawViews(rep, kinds, func(k charts.Kind, id string, g *appwidget.ChartGroup) {
 		ch := r.u.Deps.Charts
 		drawn := k
@@ -316,6 +324,14 @@ func (r *Tab) showFallback(k charts.Kind, err error, rep engine.Report) {
 	r.Charts[k].Refresh()
 }
 
+// noPrices is the Cost view of a run without prices: no cost is guessed.
+func noPrices() fyne.CanvasObject {
+	l := widget.NewLabel("This run has no prices, so no cost is shown. Give the GPU box's rent or the electricity price on the Settings screen before a run, " +
+		"or price a saved run with speedmatrix report --in RUN --price-per-hour 2.50 --price-per-kwh 0.30.")
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
 // chartTitle is how the Results tabs name a chart.
 func chartTitle(k charts.Kind) string {
 	switch k {
@@ -325,6 +341,10 @@ func chartTitle(k charts.Kind) string {
 		return "Per request"
 	case charts.KindPareto:
 		return "Pareto"
+	case charts.KindEnergy:
+		return "Energy"
+	case charts.KindCost:
+		return "Cost"
 	case charts.KindReport:
 		return "report sheet"
 	case charts.KindQuality:

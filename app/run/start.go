@@ -39,6 +39,7 @@ func (r *Tab) Ready(target *measure.Subject, setup runs.Setup, dir string) bool 
 	}
 	setup.Diagnostics, setup.Version = &diag, r.u.Opts.Version
 	runs.Prepare(target, setup)
+	target.Header.Run.Prices = c.RunPrices()
 	saver := runs.Saver{Dir: dir, Root: r.u.RunsDir(), Save: r.u.Deps.Store.Save, Now: r.u.Deps.Now, Rescue: r.u.Deps.Rescue}
 	var busy *runs.BusyError
 	if dir != "" && errors.As(saver.Claim(), &busy) {

@@ -35,6 +35,7 @@ type Tab struct {
 	ExportDir, RunsDir          *widget.Entry
 	FirstToken, Stall, Interval *widget.Entry
 	Slo                         *appwidget.SloFields // slo.go
+	Rent, Electricity           *widget.Entry        // cost.go
 	sloSeen                     engine.SLO           // the state's SLO as the fields last showed it
 	Status                      *widget.Label
 	intervalPending             bool // the new interval waits for the run to end
@@ -66,6 +67,7 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 	s.FirstToken, s.Stall, s.Interval = entry(), entry(), entry()
 	s.Slo = appwidget.NewSLOFields(nil)
 	s.Slo.Ttft.OnSubmitted, s.Slo.Itl.OnSubmitted = func(string) { s.OnApply() }, func(string) { s.OnApply() }
+	s.Rent, s.Electricity = entry(), entry()
 	s.Status = widget.NewLabel("")
 	s.Status.Importance = widget.LowImportance
 	s.fill(current)
@@ -91,6 +93,7 @@ func New(u *app.UI) (*Tab, *container.TabItem) {
 		widget.NewCard("Folders", "", folders),
 		widget.NewCard("Runs", "a plain number counts the unit shown; 90s, 2 min or 250ms also work", runs),
 		s.sloCard(col),
+		s.costCard(col),
 		container.NewBorder(nil, nil, container.NewHBox(apply, defaults), nil, s.Status),
 		appwidget.ShortcutsCard(s.Help))
 	header := appwidget.ScreenHeader("Settings", "Remembered between launches. The theme changes at once; the other settings when you press Apply or Enter.")
@@ -126,6 +129,8 @@ func (s *Tab) fill(c app.Settings) {
 	s.Interval.SetText(app.IntervalField.Format(c.Interval()))
 	s.sloSeen = c.SLO
 	s.Slo.Set(c.SLO)
+	s.Rent.SetText(app.RentField.Format(c.Prices.PerHourUSD))
+	s.Electricity.SetText(app.ElectricityField.Format(c.Prices.PerKWhUSD))
 }
 
 // Read is the fields as settings, or the first field that cannot be used.
@@ -158,6 +163,9 @@ func (s *Tab) Read() (app.Settings, error) {
 		if d != f.field.Def {
 			*f.dst = d
 		}
+	}
+	if c.Prices, err = s.readPrices(); err != nil {
+		return c, err
 	}
 	c.SLO, err = s.Slo.Read()
 	return c, err

@@ -22,9 +22,15 @@ import (
 // is the median of repeats (its line says "median of 3, spread 1.2 %")
 // lists each request's TTFT, so that the slow one can be seen. Every cell
 // whose server counted its prefix cache ends with what it found there
-// (report.PrefixCacheText).
+// (report.PrefixCacheText). A cell with measured energy says it second
+// (report.CellEnergyText: tokens per joule, J/token and above idle, or a
+// prefill's J per 1K prompt tokens, and how it was measured); its price
+// per million tokens is the Cost view's.
 func CellDetails(r engine.Result, slo engine.SLO) string {
 	lines := []string{report.CellLine(r)}
+	if text := report.CellEnergyText(r, nil); text != "" {
+		lines = append(lines, "Energy: "+text)
+	}
 	cache := report.PrefixCacheText(r.PrefixCache)
 	if r.Phase == engine.PhasePrefill && report.PrefillRepeatsText(r) != "" {
 		ttfts := make([]string, len(r.Requests))

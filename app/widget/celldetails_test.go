@@ -34,3 +34,16 @@ func TestCellDetailsSayWhatThePrefixCacheFound(t *testing.T) {
 		t.Errorf("without figures: %q", d)
 	}
 }
+
+// TestCellDetailsSayTheEnergy: a cell with measured energy says it second,
+// with how it was measured; a simulated one says so.
+func TestCellDetailsSayTheEnergy(t *testing.T) {
+	r := engine.Result{Cell: engine.Cell{Phase: engine.PhaseDecode, ContextTokens: 8192, Concurrency: 64}, Status: engine.StatusValid, TotalTokPerSec: 6500,
+		Energy: &engine.CellEnergy{Method: engine.EnergyCounter, Source: engine.EnergyFromSimulator, Simulated: true, PowerW: 520, IdleW: 35,
+			TokensPerJoule: 12.5, JoulesPerToken: 0.08, JoulesPerTokenAboveIdle: 0.0746}}
+	lines := strings.Split(CellDetails(r, engine.SLO{}), "\n")
+	want := "Energy: 12.5 tokens/J · 0.0800 J/token, 0.0746 above idle · from the simulated energy counter"
+	if len(lines) < 2 || lines[1] != want {
+		t.Errorf("details %q, want line 2 %q", lines, want)
+	}
+}

@@ -41,6 +41,7 @@ type reading struct {
 	FBReservedMiB  float64 // DCGM_FI_DEV_FB_RESERVED (driver's share; newer exporters)
 	PCIeRxMBs      float64 // DCGM_FI_PROF_PCIE_RX_BYTES, in MB/s (the field is bytes/s)
 	PCIeTxMBs      float64 // DCGM_FI_PROF_PCIE_TX_BYTES, in MB/s
+	EnergyMJ       float64 // DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ since boot
 	// ClockEventReasons is DCGM_FI_DEV_CLOCKS_EVENT_REASONS (older name:
 	// DCGM_FI_DEV_CLOCK_THROTTLE_REASONS): NVML's clock-event bit mask.
 	ClockEventReasons uint64
@@ -61,16 +62,17 @@ func (r reading) vramMiB() float64 {
 
 // field points at the reading figure a metric fills.
 var fields = map[string]func(*reading) *float64{
-	"DCGM_FI_DEV_GPU_UTIL":       func(r *reading) *float64 { return &r.UtilizationPct },
-	"DCGM_FI_DEV_POWER_USAGE":    func(r *reading) *float64 { return &r.PowerW },
-	"DCGM_FI_DEV_GPU_TEMP":       func(r *reading) *float64 { return &r.TemperatureC },
-	"DCGM_FI_DEV_SM_CLOCK":       func(r *reading) *float64 { return &r.SMClockMHz },
-	"DCGM_FI_DEV_MEM_CLOCK":      func(r *reading) *float64 { return &r.MemClockMHz },
-	"DCGM_FI_DEV_FB_USED":        func(r *reading) *float64 { return &r.FBUsedMiB },
-	"DCGM_FI_DEV_FB_FREE":        func(r *reading) *float64 { return &r.FBFreeMiB },
-	"DCGM_FI_DEV_FB_RESERVED":    func(r *reading) *float64 { return &r.FBReservedMiB },
-	"DCGM_FI_PROF_PCIE_RX_BYTES": func(r *reading) *float64 { return &r.PCIeRxMBs },
-	"DCGM_FI_PROF_PCIE_TX_BYTES": func(r *reading) *float64 { return &r.PCIeTxMBs },
+	"DCGM_FI_DEV_GPU_UTIL":                 func(r *reading) *float64 { return &r.UtilizationPct },
+	"DCGM_FI_DEV_POWER_USAGE":              func(r *reading) *float64 { return &r.PowerW },
+	"DCGM_FI_DEV_GPU_TEMP":                 func(r *reading) *float64 { return &r.TemperatureC },
+	"DCGM_FI_DEV_SM_CLOCK":                 func(r *reading) *float64 { return &r.SMClockMHz },
+	"DCGM_FI_DEV_MEM_CLOCK":                func(r *reading) *float64 { return &r.MemClockMHz },
+	"DCGM_FI_DEV_FB_USED":                  func(r *reading) *float64 { return &r.FBUsedMiB },
+	"DCGM_FI_DEV_FB_FREE":                  func(r *reading) *float64 { return &r.FBFreeMiB },
+	"DCGM_FI_DEV_FB_RESERVED":              func(r *reading) *float64 { return &r.FBReservedMiB },
+	"DCGM_FI_PROF_PCIE_RX_BYTES":           func(r *reading) *float64 { return &r.PCIeRxMBs },
+	"DCGM_FI_PROF_PCIE_TX_BYTES":           func(r *reading) *float64 { return &r.PCIeTxMBs },
+	"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION": func(r *reading) *float64 { return &r.EnergyMJ },
 }
 
 // The clock-event reasons under their new and old names; the new wins.
@@ -136,6 +138,6 @@ func newReading(labels map[string]string, gpu int) reading {
 		Host: engine.BoundName(labels["Hostname"]), UUID: engine.BoundName(labels["UUID"]), GPU: gpu, Model: engine.BoundName(labels["modelName"]),
 		Driver:         engine.BoundName(labels["DCGM_FI_DRIVER_VERSION"]),
 		UtilizationPct: nan, PowerW: nan, TemperatureC: nan, SMClockMHz: nan, MemClockMHz: nan,
-		FBUsedMiB: nan, FBFreeMiB: nan, FBReservedMiB: nan, PCIeRxMBs: nan, PCIeTxMBs: nan,
+		FBUsedMiB: nan, FBFreeMiB: nan, FBReservedMiB: nan, PCIeRxMBs: nan, PCIeTxMBs: nan, EnergyMJ: nan,
 	}
 }

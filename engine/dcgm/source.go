@@ -236,10 +236,14 @@ func (s *source) indexOf(e *endpoint, r reading) int {
 }
 
 func (s *source) sampleOf(e *endpoint, r reading) engine.GPUSample {
-	return engine.GPUSample{Index: s.indexOf(e, r), UUID: r.UUID, UtilizationPct: r.UtilizationPct, MemoryUsedMiB: r.FBUsedMiB,
+	g := engine.GPUSample{Index: s.indexOf(e, r), UUID: r.UUID, UtilizationPct: r.UtilizationPct, MemoryUsedMiB: r.FBUsedMiB,
 		PowerW: r.PowerW, TemperatureC: r.TemperatureC, SMClockMHz: r.SMClockMHz, MemClockMHz: r.MemClockMHz,
 		PCIeRxMBs: r.PCIeRxMBs, PCIeTxMBs: r.PCIeTxMBs,
 		ClockEventReasons: r.ClockEventReasons, ClockEventsRead: r.ClockEventsRead}
+	if !math.IsNaN(r.EnergyMJ) {
+		g.EnergyMJ, g.EnergySource = r.EnergyMJ, engine.EnergyFromDCGM
+	}
+	return g
 }
 
 // scrape reads and parses one exporter page. Its errors are short, one

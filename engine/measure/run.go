@@ -22,8 +22,11 @@ type runOptions struct {
 	metricsEvery  time.Duration // /metrics scrape for the trust checks
 	retryPause    time.Duration // pause after a failed request, the first after a rejected one
 	idleWait      time.Duration // how long the server may stay busy before the run
-	drainWait     time.Duration // how long the server may take to drain after a cell
-	probeTimeout  time.Duration // how long a liveness probe waits for an answer
+	// idlePowerWindow is the quiet window before the first cell over which
+	// the GPUs' idle power is read (0: not read).
+	idlePowerWindow time.Duration
+	drainWait       time.Duration // how long the server may take to drain after a cell
+	probeTimeout    time.Duration // how long a liveness probe waits for an answer
 	// Client timeouts, used when the Target leaves them zero.
 	firstTokenTimeout, stallTimeout, requestTimeout time.Duration
 	// wrapTransport, when set, wraps the client's HTTP transport: the seam
@@ -45,6 +48,7 @@ func defaultOptions() runOptions {
 		metricsEvery:      250 * time.Millisecond,
 		retryPause:        200 * time.Millisecond,
 		idleWait:          30 * time.Second,
+		idlePowerWindow:   5 * time.Second,
 		drainWait:         60 * time.Second,
 		probeTimeout:      10 * time.Second,
 		firstTokenTimeout: openai.DefaultFirstTokenTimeout,
@@ -170,6 +174,7 @@ func (r *runner) lifecycle(ctx context.Context, prepare func(context.Context) er
 			return err
 		}
 	}
+	r.measureIdlePower(ctx)
 	return measure(ctx)
 }
 
@@ -246,7 +251,7 @@ func (r *runner) measure(ctx context.Context, cell engine.Cell, warmed map[int]b
 		r.checkDecode(&res, run)
 	}
 	r.flagBadSamples(&res)
-	r.attachTelemetry(&res, run.from, run.to)
+	r.attachTelemetry(ctx, &res, run.from, run.to)
 	return res
 }
 
@@ -274,9 +279,12 @@ func (r *runner) checkDecode(res *engine.Result, run decodeRun) {
 	}
 }
 
-func (r *runner) attachTelemetry(res *engine.Result, from, to time.Time) {
+func (r *runner) attachTelemetry(ctx context.Context, res *engine.Result, from, to time.Time) {
 	if r.target.Telemetry == nil || from.IsZero() || !to.After(from) {
 		return
+	}
+	if w, ok := r.target.Telemetry.(engine.TelemetryWaiter); ok {
+		w.WaitPast(ctx, to)
 	}
 	res.Telemetry = r.target.Telemetry.Summary(from, to)
 	if r.target.Header.Hardware.OnCPU() {
@@ -285,15 +293,15 @@ func (r *runner) attachTelemetry(res *engine.Result, from, to time.Time) {
 	if res.Telemetry == nil || !res.Measured() {
 		return
 	}
-	if w := res.Telemetry.PowerW(r.target.ServingGPUs); res.TotalTokPerSec > 0 && w > 0 {
-		res.JoulesPerToken = w / res.TotalTokPerSec
+	if res.Energy = engine.CellEnergyOf(res.Telemetry, r.target.ServingGPUs, r.report.Run.IdlePower, res.Phase, res.TotalTokPerSec); res.Energy != nil {
+		res.JoulesPerToken = res.Energy.JoulesPerToken
 	}
 	if th := res.Telemetry.Throttle; !th.OK() {
 		res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagThrottled, Message: th.Message()})
 	}
 	if n, ok := r.target.Telemetry.(engine.TelemetryNoter); ok {
 		if gap := n.TelemetryGap(from, to); gap != "" {
-			res.JoulesPerToken = 0 // the power of the missing GPUs is not in it
+			res.JoulesPerToken, res.Energy = 0, nil // the power of the missing GPUs is not in it
 			res.Flags = append(res.Flags, engine.Flag{Kind: engine.FlagTelemetryGap, Message: "telemetry incomplete: " + gap + "; J/token left out"})
 		}
 	}

@@ -46,6 +46,9 @@ type RunOptions struct {
 	// IdleWait is how long the idle check waits for another client's
 	// requests to end before it refuses the run (zero: 30 s).
 	IdleWait time.Duration
+	// IdlePowerWindow is how long the GPUs' idle power is read before the
+	// first cell (zero: 5 s); the simulator's is 5 model seconds.
+	IdlePowerWindow time.Duration
 	// Output, when set, receives the text that one stream of each decode
 	// cell generates, as it arrives (see OutputTap).
 	Output *OutputTap

@@ -33,6 +33,8 @@ func CellLine(r engine.Result) string {
 		add("ITL %s", millisFine(r.ITLMs))
 		switch {
 		case r.Telemetry == nil || r.Telemetry.TotalPowerW.Avg <= 0:
+		case r.Energy != nil && r.JoulesPerToken > 0: // the power J/token divides: the serving GPUs', by counter where they have one
+			add("GPU %.0f W, %.3f J/token", r.Energy.PowerW, r.JoulesPerToken)
 		case r.JoulesPerToken > 0:
 			add("GPU %.0f W, %.3f J/token", r.Telemetry.TotalPowerW.Avg, r.JoulesPerToken)
 		default: // left out: the power of some GPUs is missing (a flag says why)

@@ -24,7 +24,12 @@ import (
 // repeats; then the server's prefix-cache hit rate over the cell
 // (engine.PrefixCache, 0–1); then, for a Valid decode cell whose replies
 // streamed reasoning, its output split into reasoning and answer tokens
-// and the median time to the first answer token (engine.Reasoning).
+// and the median time to the first answer token (engine.Reasoning); then
+// a Valid cell's energy (engine.CellEnergy: tokens per joule, output
+// tokens for decode and prompt tokens for prefill; J per output token
+// above the GPUs' idle power; a prefill cell's J per 1K prompt tokens)
+// and a decode cell's price per million output tokens under the user's
+// prices (engine.CostOf), each empty where unknown.
 // Columns are only ever added at the end.
 var CSVHeader = []string{
 	"phase", "context_tokens", "concurrency", "status", "total_tok_s", "per_request_tok_s", "ttft_ms", "itl_ms",
@@ -37,6 +42,7 @@ var CSVHeader = []string{
 	"prefill_repeats", "prefill_spread_pct",
 	"prefix_cache_hit_rate",
 	"reasoning_tokens", "answer_tokens", "answer_ttft_ms",
+	"tokens_per_joule", "joules_per_token_above_idle", "prefill_joules_per_1k", "usd_per_mtok",
 }
 
 // target names what a run measured as --target names it: sim:PROFILE for
@@ -70,6 +76,7 @@ func WriteCSV(w io.Writer, r engine.Report) error {
 		row := csvRow(res)
 		row[17], row[18] = simulated, target
 		csvSLO(row, r.Plan.SLO, res)
+		csvEnergy(row[34:38], res, r.Run.Prices)
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -134,6 +141,22 @@ func csvSLO(row []string, slo engine.SLO, r engine.Result) {
 	row[25] = SLOText(slo)
 	if c, ok := slo.Judge(r); ok {
 		row[26] = strconv.FormatBool(c.Pass)
+	}
+}
+
+// csvEnergy fills a Valid cell's energy and cost columns.
+func csvEnergy(cols []string, r engine.Result, prices *engine.Prices) {
+	if e := r.Energy; e != nil && r.Measured() {
+		cols[0] = num(e.TokensPerJoule, 4)
+		if e.JoulesPerTokenAboveIdle > 0 && r.Phase == engine.PhaseDecode {
+			cols[1] = num(e.JoulesPerTokenAboveIdle, 5)
+		}
+		if e.PrefillJoulesPer1K > 0 {
+			cols[2] = num(e.PrefillJoulesPer1K, 3)
+		}
+	}
+	if c, ok := engine.CostOf(r, prices); ok {
+		cols[3] = num(c.TotalUSD, 4)
 	}
 }
 

@@ -38,6 +38,7 @@ func Markdown(r engine.Report) string {
 	writePrefill(&b, r)
 	writeDecode(&b, r)
 	writeSLO(&b, r)
+	writeEnergy(&b, r)
 	writeQuality(&b, r)
 	writeChecks(&b, r)
 	writeCacheReasoning(&b, CacheReasoningRows(r))

@@ -150,6 +150,9 @@ func resultProblem(res engine.Result) string {
 	if p := res.PrefixCache; p != nil && p.Problem() != "" {
 		return fmt.Sprintf("%s has %s", name, p.Problem())
 	}
+	if p := res.Energy.Problem(); p != "" {
+		return fmt.Sprintf("%s has %s", name, p)
+	}
 	if p := res.Reasoning.Problem(res.OutputTokens); p != "" {
 		return fmt.Sprintf("%s has %s", name, p)
 	}
@@ -206,6 +209,13 @@ func runProblem(r engine.Report) string {
 		return fmt.Sprintf("its run has a negative max output (%d tokens)", r.Run.MaxOutputTokens)
 	case r.Run.ChatTemplateTokens < 0 || r.Run.ChatTemplateTokens > engine.MaxContextTokens:
 		return fmt.Sprintf("its run has a chat template of %d tokens, outside 0–%d", r.Run.ChatTemplateTokens, engine.MaxContextTokens)
+	case r.Run.IdlePower.Problem() != "":
+		return "its run has " + r.Run.IdlePower.Problem()
+	}
+	if p := r.Run.Prices; p != nil {
+		if err := p.Check(); err != nil {
+			return "its run's prices: " + err.Error()
+		}
 	}
 	return ""
 }

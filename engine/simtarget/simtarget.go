@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"speedmatrix/engine"
 	"speedmatrix/engine/measure"
@@ -77,10 +78,20 @@ func Start(profile string, opts Options) (measure.Subject, func(), error) {
 		t.Header.LaunchCommand = ""
 	}
 	t.Telemetry = tel
+	t.IdlePowerWindow = simIdleWindow(opts.TimeScale)
 	for _, g := range t.Header.Hardware.GPUs {
 		t.ServingGPUs = append(t.ServingGPUs, engine.GPUKey{Index: g.Index})
 	}
 	return t, stop, nil
+}
+
+// simIdleWindow is the quiet window of a simulated run's idle power: 5
+// model seconds, at least ten samples.
+func simIdleWindow(scale float64) time.Duration {
+	if scale <= 0 {
+		scale = 1
+	}
+	return max(time.Duration(float64(5*time.Second)/scale), 10*time.Millisecond)
 }
 
 // simOptions are the simulator's options for profile p.

@@ -36,9 +36,10 @@ func startTelemetry(s *sim.Server, scale float64) *simTelemetry {
 	p := s.Profile()
 	rig := p.GPURig()
 	src := newGPUSource(s.Load, rig, p.KVCacheTokens)
+	src.scale = scale
 	smp := telemetry.NewSampler(interval, func() telemetry.Source { return src }, telemetry.WithCapacity(telemetryHistory))
 	smp.Start(context.Background())
-	note := fmt.Sprintf("GPU telemetry is simulated: the simulator's model of %s derives utilization, power, temperature, clocks and VRAM from its own scheduler (no GPU was read; clock-event reasons and PCIe traffic are not modelled).", gpuCount(rig.GPUs(), p.GPUName))
+	note := fmt.Sprintf("GPU telemetry is simulated: the simulator's model of %s derives utilization, power, its energy counter, temperature, clocks and VRAM from its own scheduler (no GPU was read; clock-event reasons and PCIe traffic are not modelled).", gpuCount(rig.GPUs(), p.GPUName))
 	return &simTelemetry{Sampler: smp, note: note}
 }
 
@@ -78,11 +79,18 @@ type gpuSource struct {
 	prev    sim.Load
 	read    bool
 	tempC   []float64
+	// energyMJ is each GPU's simulated total-energy counter: its power
+	// summed over the wall-clock time between samples (model time ÷
+	// scale), so that the counter's rise over a window, divided by the
+	// window the sampler stamps, is the simulated power.
+	energyMJ []float64
+	scale    float64
 }
 
 func newGPUSource(load func() sim.Load, rig sim.Rig, kvTokens int) *gpuSource {
-	g := &gpuSource{load: load, rig: rig, usedMiB: float64(rig.VRAMUsedBytes(kvTokens)) / (1 << 20)}
+	g := &gpuSource{load: load, rig: rig, usedMiB: float64(rig.VRAMUsedBytes(kvTokens)) / (1 << 20), scale: 1}
 	g.tempC = make([]float64, rig.GPUs())
+	g.energyMJ = make([]float64, rig.GPUs())
 	for i := range g.tempC {
 		g.tempC[i] = g.steadyC(i, rig.IdleW)
 	}
@@ -117,11 +125,13 @@ func (g *gpuSource) Read() telemetry.Sample {
 	smp := telemetry.Sample{CPUUtilPct: math.NaN()}
 	for i := range g.tempC {
 		g.tempC[i] += (g.steadyC(i, watts) - g.tempC[i]) * (1 - math.Exp(-dt/thermalTauS))
+		g.energyMJ[i] += watts * dt / g.scale * 1000
 		smp.GPUs = append(smp.GPUs, engine.GPUSample{
 			Index: i, UUID: simUUID(i), UtilizationPct: 100 * busy, MemoryUsedMiB: g.usedMiB,
 			PowerW: watts, TemperatureC: g.tempC[i], SMClockMHz: sm, MemClockMHz: mem,
 			PCIeRxMBs: math.NaN(), PCIeTxMBs: math.NaN(),
 			PCIe: link, PCIeMax: engine.PCIeLink{Gen: r.PCIeGen, Width: r.PCIeWidth},
+			EnergyMJ: g.energyMJ[i], EnergySource: engine.EnergyFromSimulator,
 		})
 	}
 	return smp

@@ -90,6 +90,9 @@ func TestTwoGPUProfileRun(t *testing.T) {
 	if err != nil || rep == nil {
 		t.Fatalf("run: %v", err)
 	}
+	if idle := rep.Run.IdlePower; idle == nil || len(idle.GPUs) != 2 || !idle.Simulated || idle.WattsOf(nil) <= 0 {
+		t.Errorf("idle power %+v: want both simulated GPUs'", idle)
+	}
 	if len(rep.Hardware.GPUs) != 2 || !strings.Contains(rep.Hardware.Note, "no NVLink") {
 		t.Errorf("Hardware = %+v, want 2 GPUs and how they are joined", rep.Hardware)
 	}
@@ -103,9 +106,16 @@ func TestTwoGPUProfileRun(t *testing.T) {
 		if tm == nil || len(tm.GPUs) != 2 || !tm.Simulated {
 			t.Fatalf("cell %v telemetry = %+v, want 2 simulated GPUs", r.Cell, tm)
 		}
-		both := tm.GPUs[0].PowerW.Avg + tm.GPUs[1].PowerW.Avg
+		// The simulated energy counter gives the power: both GPUs' rise
+		// over the window, close to their sampled power.
+		both := tm.GPUs[0].CounterW + tm.GPUs[1].CounterW
 		if want := both / r.TotalTokPerSec; math.Abs(r.JoulesPerToken-want) > 1e-9*want || want <= 0 {
 			t.Errorf("cell %v: %.4f J/token, want both GPUs' %.0f W / %.1f tok/s = %.4f", r.Cell, r.JoulesPerToken, both, r.TotalTokPerSec, want)
+		}
+		sampled := tm.GPUs[0].PowerW.Avg + tm.GPUs[1].PowerW.Avg
+		if e := r.Energy; e == nil || e.Method != engine.EnergyCounter || !e.Simulated || e.Source != engine.EnergyFromSimulator ||
+			math.Abs(both-sampled) > 0.15*sampled || e.JoulesPerTokenAboveIdle <= 0 || e.JoulesPerTokenAboveIdle >= e.JoulesPerToken {
+			t.Errorf("cell %v energy %+v: want the simulated counter's, near the sampled %.0f W, with a J/token above idle", r.Cell, e, sampled)
 		}
 		t.Logf("cell %v (simulated): %.1f tok/s, GPU 0 %.0f W, GPU 1 %.0f W, %.3f J/token (GPU 0 alone would give %.3f)",
 			r.Cell, r.TotalTokPerSec, tm.GPUs[0].PowerW.Avg, tm.GPUs[1].PowerW.Avg, r.JoulesPerToken, tm.GPUs[0].PowerW.Avg/r.TotalTokPerSec)

@@ -116,6 +116,9 @@ func (s *Sampler) loop(ctx context.Context, done chan<- struct{}) {
 func (s *Sampler) record(src Source, at time.Time) {
 	smp := src.Read()
 	smp.Time = at
+	for i := range smp.GPUs {
+		smp.GPUs[i].BoundEnergy()
+	}
 	s.mu.Lock()
 	s.ring.push(smp)
 	s.mu.Unlock()
@@ -148,17 +151,75 @@ func (s *Sampler) Latest() (Sample, bool) {
 }
 
 // Summary gives the averages and peaks of the samples taken in [from, to],
-// or nil when there are none.
+// or nil when there are none. Each GPU's energy counter also reads the
+// samples just before and after the window (at most two intervals away),
+// so that its rise spans the whole window; a window with no sample inside
+// it (shorter than the interval) is summarised from those two.
 func (s *Sampler) Summary(from, to time.Time) *engine.Telemetry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var sum summary
+	var before, after *Sample
+	var inside []Sample
 	s.ring.each(func(smp Sample) {
-		if !smp.Time.Before(from) && !smp.Time.After(to) {
-			sum.add(smp)
+		switch {
+		case smp.Time.Before(from):
+			if from.Sub(smp.Time) <= 2*s.interval {
+				before = &smp
+			}
+		case !smp.Time.After(to):
+			inside = append(inside, smp)
+		case after == nil && smp.Time.Sub(to) <= 2*s.interval:
+			after = &smp
 		}
 	})
+	if len(inside) == 0 && before != nil && after != nil {
+		// A window shorter than the interval (a prefill) is read from the
+		// samples on either side of it.
+		inside, before, after = []Sample{*before, *after}, nil, nil
+	}
+	for _, smp := range inside {
+		sum.add(smp)
+	}
+	for _, smp := range append(append([]*Sample{before}, ptrs(inside)...), after) {
+		if smp != nil {
+			sum.addCounters(*smp)
+		}
+	}
 	return sum.telemetry()
+}
+func ptrs(ss []Sample) []*Sample {
+	out := make([]*Sample, len(ss))
+	for i := range ss {
+		out[i] = &ss[i]
+	}
+	return out
+}
+
+// WaitPast blocks until the Sampler holds a sample taken after t, or it
+// is not sampling, ctx is done or two intervals have passed: a window's
+// energy counter then has a reading after the window's end.
+func (s *Sampler) WaitPast(ctx context.Context, t time.Time) {
+	deadline := time.NewTimer(2 * s.interval)
+	defer deadline.Stop()
+	poll := time.NewTicker(max(s.interval/20, time.Millisecond))
+	defer poll.Stop()
+	for {
+		s.mu.Lock()
+		last, ok := s.ring.last()
+		idle := s.stopped || s.done == nil
+		s.mu.Unlock()
+		if idle || (ok && last.Time.After(t)) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-poll.C:
+		}
+	}
 }
 
 type systemClock struct{}

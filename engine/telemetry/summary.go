@@ -82,6 +82,7 @@ type gpuAcc struct {
 	events       reasonCounts
 	eventSamples int // samples with the reasons read
 	pcie         *engine.PCIeLoad
+	counter      counterAcc
 }
 
 func (g *gpuAcc) add(s engine.GPUSample) {
@@ -130,6 +131,10 @@ func (g *gpuAcc) telemetry(k engine.GPUKey) engine.GPUTelemetry {
 		PCIeTxMBs:      g.figs[7].stat(),
 		PCIe:           g.pcie,
 	}
+	t.CounterW, t.CounterNote = g.counter.watts(t.PowerW.Avg)
+	if t.CounterW > 0 {
+		t.CounterSource = g.counter.source
+	}
 	if g.eventSamples > 0 {
 		t.ClockEvents = g.events.byName()
 		t.ClockEventSamples = g.eventSamples
@@ -149,16 +154,9 @@ type summary struct {
 func (s *summary) add(smp Sample) {
 	s.samples++
 	s.cpu.add(smp.CPUUtilPct)
-	if s.gpus == nil {
-		s.gpus = map[engine.GPUKey]*gpuAcc{}
-	}
 	total, havePower := 0.0, false
 	for _, g := range smp.GPUs {
-		a := s.gpus[g.Key()]
-		if a == nil {
-			a = &gpuAcc{}
-			s.gpus[g.Key()] = a
-		}
+		a := s.gpu(g.Key())
 		a.add(g)
 		if !math.IsNaN(g.PowerW) {
 			total += g.PowerW
@@ -169,6 +167,31 @@ func (s *summary) add(smp Sample) {
 		s.power.add(total)
 	}
 	s.throttle.add(smp.GPUs)
+}
+
+// gpu is the accumulator of GPU k, made on first use.
+func (s *summary) gpu(k engine.GPUKey) *gpuAcc {
+	if s.gpus == nil {
+		s.gpus = map[engine.GPUKey]*gpuAcc{}
+	}
+	a := s.gpus[k]
+	if a == nil {
+		a = &gpuAcc{}
+		s.gpus[k] = a
+	}
+	return a
+}
+
+// addCounters adds a sample just outside the window to the energy
+// counters of the GPUs already seen inside it, so that their rise spans
+// the whole window: call it with the sample before the window first and
+// the one after it last.
+func (s *summary) addCounters(smp Sample) {
+	for _, g := range smp.GPUs {
+		if a := s.gpus[g.Key()]; a != nil {
+			a.counter.add(smp.Time, g)
+		}
+	}
 }
 
 func (s *summary) telemetry() *engine.Telemetry {

@@ -6,6 +6,8 @@
 package nvmlmock
 
 import (
+	"time"
+
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
@@ -23,7 +25,8 @@ const (
 
 // DGXH200 is go-nvml's dgxh200 mock with every function hw calls filled
 // in: GPU i uses (i+1) GiB, draws 100+i W at 50+i °C and 10·i %
-// utilisation, idles its PCIe 5.0 x16 link at Gen 1, has 18 NVLinks up and
+// utilisation, its total-energy counter rising by (100+i) J every second
+// of the wall clock (from 1,000 J), idles its PCIe 5.0 x16 link at Gen 1, has 18 NVLinks up and
 // reaches every other GPU through the NVSwitch, with no clock-event reasons.
 func DGXH200() *server.Server {
 	s := dgxh200.New()
@@ -78,6 +81,7 @@ func fillH200(d *server.Device, i int) {
 		return nvml.Utilization{Gpu: uint32(10 * i), Memory: 5}, ok
 	}
 	d.GetPowerUsageFunc = func() (uint32, nvml.Return) { return uint32(100+i) * 1000, ok }
+	d.GetTotalEnergyConsumptionFunc = EnergyCounter(time.Now(), float64(100+i))
 	d.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) { return uint32(50 + i), ok }
 	d.GetClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
 		if c == nvml.CLOCK_MEM {
@@ -104,6 +108,14 @@ func fillH200(d *server.Device, i int) {
 			return 2000, ok // KB/s
 		}
 		return 500, ok
+	}
+}
+
+// EnergyCounter is a total-energy counter (NVML's mJ) that starts at
+// 1,000 J at start and rises by watts every second of the wall clock.
+func EnergyCounter(start time.Time, watts float64) func() (uint64, nvml.Return) {
+	return func() (uint64, nvml.Return) {
+		return uint64(1e6 + watts*float64(time.Since(start).Milliseconds())), nvml.SUCCESS
 	}
 }
 
