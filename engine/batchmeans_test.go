@@ -273,13 +273,7 @@ func TestRenewalIntervals(t *testing.T) {
 			x, _ := renewal(r, n)
 			means, widths = append(means, meanOf(x)), append(widths, EstimatePrecision(x, 1).RelCI95)
 		}
-		m, sd := meanOf(means), math.Sqrt(sampleVariance(means))
-		hit := 0
-		for i := range means {
-			if math.Abs(means[i]-m) <= widths[i]*means[i] {
-				hit++
-			}
-		}
+		m, sd, hit := meanCover(means, widths)
 		slices.Sort(widths)
 		ideal := 1.96 * sd / m
 		t.Logf("%d s: window means spread %.2f %% (a known-variance ±%.2f %%), median ± %.2f %% (%.1f×), %d of 1,000 cover",
@@ -288,6 +282,18 @@ func TestRenewalIntervals(t *testing.T) {
 			t.Errorf("%d s: %d of 1,000 cover, median ± %.2f %% against %.2f %%: want at least 930, and at most twice", n, hit, 100*widths[500], 100*ideal)
 		}
 	}
+}
+
+// meanCover is the mean of windows' means and their spread (sd), and how
+// many of the windows' relative half-widths hold that mean.
+func meanCover(means, widths []float64) (m, sd float64, hit int) {
+	m, sd = meanOf(means), math.Sqrt(sampleVariance(means))
+	for i := range means {
+		if math.Abs(means[i]-m) <= widths[i]*means[i] {
+			hit++
+		}
+	}
+	return m, sd, hit
 }
 
 // TestStoppingRule compares the adaptive window's rule (Stopper: two

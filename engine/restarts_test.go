@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -80,13 +79,7 @@ func TestRestartsApart(t *testing.T) {
 				apart = append(apart, EstimateRatePrecision(y, 1, rs).RelCI95)
 				raw = append(raw, EstimatePrecision(y, 1).RelCI95)
 			}
-			m, sd := meanOf(means), math.Sqrt(sampleVariance(means))
-			hit := 0
-			for i := range means {
-				if math.Abs(means[i]-m) <= apart[i]*means[i] {
-					hit++
-				}
-			}
+			m, sd, hit := meanCover(means, apart)
 			slices.Sort(apart)
 			slices.Sort(raw)
 			ideal := 1.96 * sd / m
