@@ -12,6 +12,7 @@ import (
 
 	"speedmatrix/app"
 	"speedmatrix/engine/measure"
+	"speedmatrix/engine/report"
 )
 
 // TestXvfbLoadReplayScreens writes screenshots of the Load test form with a
@@ -93,4 +94,37 @@ func TestXvfbParetoScreen(t *testing.T) {
 	})
 	time.Sleep(2 * time.Second)
 	writeShot(t, u, filepath.Join(out, "results-pareto.png"))
+}
+
+// TestXvfbEnergyScreens writes Results' Energy and Cost views of a saved
+// run (ENERGY_RUN: its folder, e.g. a simulated run with
+// --price-per-hour and --price-per-kwh) and the Settings screen with its
+// Cost card into LOAD_SHOTS:
+//
+//	LOAD_SHOTS=/tmp/shots ENERGY_RUN=/tmp/e1 LANG=en_US.UTF-8 \
+//	  xvfb-run -a -s '-screen 0 1440x900x24' go test -tags xvfb -run XvfbEnergyScreens ./app/shell/
+func TestXvfbEnergyScreens(t *testing.T) {
+	out, run := os.Getenv("LOAD_SHOTS"), os.Getenv("ENERGY_RUN")
+	if out == "" || run == "" {
+		t.Skip("set LOAD_SHOTS and ENERGY_RUN")
+	}
+	rep, err := report.Load(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := testDeps(t, &fakeEngine{})
+	d.Do, d.Charts, d.FreeMemory = nil, chartRenderer{}, nil
+	u := glUI(t, d, fyne.NewSize(1440, 900), func(u *ui) {
+		u.results.Show(rep, run)
+		u.Show(app.TabResults)
+		u.results.Views.SelectIndex(7) // Energy
+	})
+	time.Sleep(2 * time.Second)
+	writeShot(t, u, filepath.Join(out, "results-energy.png"))
+	fyne.DoAndWait(func() { u.results.Views.SelectIndex(8) }) // Cost
+	time.Sleep(2 * time.Second)
+	writeShot(t, u, filepath.Join(out, "results-cost.png"))
+	fyne.DoAndWait(func() { u.Show(app.TabSettings) })
+	time.Sleep(time.Second)
+	writeShot(t, u, filepath.Join(out, "settings.png"))
 }
