@@ -114,7 +114,7 @@ func buildSweepPareto(s sweep.Sweep, runs map[string]engine.Report) LineChart {
 		return c
 	}
 	n := len(pruns)
-	labels := sweepLabels(s.Configs, min(140, sweepParetoLegendW/float64(n)-52))
+	labels := sweepLabels(s.Configs, max(1, min(140, sweepParetoLegendW/float64(n)-52))) // 0 would mean full names
 	gpus := report.ParetoGPUs(pruns[0].Report)
 	yLabel := "total tok/s"
 	if gpus > 1 {

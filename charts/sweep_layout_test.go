@@ -229,3 +229,31 @@ func TestPreviewSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSweepParetoManyConfigs: thirty configurations with 200-character
+// names share the legend's one row by their numbers ("#7"), spelled out
+// under the chart, never by their names.
+func TestSweepParetoManyConfigs(t *testing.T) {
+	seed := loadSeed(t, "seed000")
+	s := sweep.Sweep{Plan: seed.Plan}
+	runs := map[string]engine.Report{}
+	for i := range 30 {
+		name := strings.Repeat("x", 200) + strconv.Itoa(i)
+		s.Configs = append(s.Configs, sweep.Config{Name: name, Folder: "c" + strconv.Itoa(i), Status: sweep.StatusDone})
+		runs[name] = seed
+	}
+	c := buildSweepPareto(s, runs)
+	named := 0
+	for _, se := range c.Series {
+		if se.Name == "" {
+			continue
+		}
+		named++
+		if !strings.HasPrefix(se.Name, "#") {
+			t.Errorf("legend entry %.40q…, want a configuration's number", se.Name)
+		}
+	}
+	if named != 30 {
+		t.Errorf("%d named series, want one per configuration", named)
+	}
+}
