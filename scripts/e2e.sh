@@ -77,7 +77,7 @@ shot_size="$(png_dim "$shot" 16)x$(png_dim "$shot" 20)"
 [ "$shot_size" = "1280x800" ] || fail "screenshot-results.png is $shot_size, want the window's 1280x800"
 
 check_nonempty results.csv
-want_header='phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error,simulated,target,ttft_p90_ms,ttft_p99_ms,itl_p90_ms,itl_p99_ms,ttft_samples,itl_samples,slo,slo_pass,total_tok_s_ci_pct,prefill_repeats,prefill_spread_pct,prefix_cache_hit_rate,reasoning_tokens,answer_tokens,answer_ttft_ms'
+want_header='phase,context_tokens,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,itl_ms,avg_active,completed,output_tokens,measured_s,server_tok_s,server_active,preemptions,gpu_throttle,error,simulated,target,ttft_p90_ms,ttft_p99_ms,itl_p90_ms,itl_p99_ms,ttft_samples,itl_samples,slo,slo_pass,total_tok_s_ci_pct,prefill_repeats,prefill_spread_pct,prefix_cache_hit_rate,reasoning_tokens,answer_tokens,answer_ttft_ms,tokens_per_joule,joules_per_token_above_idle,prefill_joules_per_1k,usd_per_mtok'
 got_header=$(head -n 1 "$export_dir/results.csv" | tr -d '\r')
 [ "$got_header" = "$want_header" ] || fail "results.csv header is
   $got_header
