@@ -29,33 +29,26 @@ type Restarts struct {
 	Streams int
 }
 
-// EstimateRatePrecision is EstimatePrecision for a decode cell's total
-// tok/s, its restarts taken apart: the buckets are regressed on their
-// waiting stream-seconds (least squares), the batch means run over the
-// residuals about the window's mean, and the variance of the waits' share
-// of the window is added apart, times the tokens a second of waiting
-// costs: each stream's wait at the window's end may fall in or out of it
-// (half a wait a stream, a variance of at most streams × MeanWait² ÷ 4),
-// and each of the window's waits might have been as long as another
-// (Waits × WaitVar): a server whose first tokens come late now and then
-// loses tokens to it that a re-run may not. A window without a wait, or whose waits are the same in every
-// bucket, is estimated as EstimatePrecision does.
-func EstimateRatePrecision(values []float64, resolution float64, r Restarts) Precision {
+// EstimateRate is EstimatePrecision and EstimateDrift for a decode cell's
+// total tok/s, its restarts taken apart once for both: the buckets are
+// regressed on their waiting stream-seconds (least squares), the batch
+// means run over the residuals about the window's mean, and the variance
+// of the waits' share of the window is added apart, times the tokens a
+// second of waiting costs: each stream's wait at the window's end may fall
+// in or out of it (half a wait a stream, a variance of at most streams ×
+// MeanWait² ÷ 4), and each of the window's waits might have been as long
+// as another (Waits × WaitVar): a server whose first tokens come late now
+// and then loses tokens to it that a re-run may not. The drift is fitted
+// to the same residuals: a dip as a request ends near one of a short
+// window's ends tilts the line fitted through the raw buckets. A window
+// without a wait, or whose waits are the same in every bucket, is
+// estimated as EstimatePrecision and EstimateDrift do.
+func EstimateRate(values []float64, resolution float64, r Restarts) (Precision, *Drift) {
 	adjusted, extra, ok := r.apart(values)
 	if !ok {
-		return EstimatePrecision(values, resolution)
+		return EstimatePrecision(values, resolution), EstimateDrift(values, resolution)
 	}
-	return estimateMean(adjusted, resolution, extra, 1, methodRestarts)
-}
-
-// EstimateRateDrift is EstimateDrift over the buckets with their restarts
-// taken apart: a dip as a request ends near one of a short window's ends
-// tilts the line fitted through the raw buckets.
-func EstimateRateDrift(values []float64, resolution float64, r Restarts) *Drift {
-	if adjusted, _, ok := r.apart(values); ok {
-		values = adjusted
-	}
-	return EstimateDrift(values, resolution)
+	return estimateMean(adjusted, resolution, extra, 1, methodRestarts), EstimateDrift(adjusted, resolution)
 }
 
 // minWaitVariation is the least variation of the waiting between buckets
@@ -72,16 +65,11 @@ func (r Restarts) apart(values []float64) ([]float64, float64, bool) {
 	if len(r.Waiting) != n || n < minPrecisionBuckets || r.Streams <= 0 || !(r.MeanWait > 0) {
 		return nil, 0, false
 	}
-	mv, mw := meanOf(values), meanOf(r.Waiting)
-	var sxy, sxx float64
-	for i, v := range values {
-		sxy += (r.Waiting[i] - mw) * (v - mv)
-		sxx += (r.Waiting[i] - mw) * (r.Waiting[i] - mw)
-	}
-	if !(sxx > minWaitVariation) || math.IsNaN(sxy) || math.IsInf(sxy, 0) {
+	_, beta, sxx := fitLine(r.Waiting, values)
+	if !(sxx > minWaitVariation) || math.IsNaN(beta) || math.IsInf(beta, 0) {
 		return nil, 0, false
 	}
-	beta := sxy / sxx
+	mw := meanOf(r.Waiting)
 	out := make([]float64, n)
 	for i, v := range values {
 		out[i] = v - beta*(r.Waiting[i]-mw)

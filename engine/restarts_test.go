@@ -76,7 +76,7 @@ func TestRestartsApart(t *testing.T) {
 			for range windows {
 				y, rs := restartingStreams(r, n, c.streams, c.together, c.late)
 				means = append(means, meanOf(y))
-				apart = append(apart, EstimateRatePrecision(y, 1, rs).RelCI95)
+				apart = append(apart, ratePrecision(y, rs).RelCI95)
 				raw = append(raw, EstimatePrecision(y, 1).RelCI95)
 			}
 			m, sd, hit := meanCover(means, apart)
@@ -104,13 +104,19 @@ func TestRestartsApartEdges(t *testing.T) {
 		"flat":        {Waiting: []float64{0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05}, MeanWait: 0.05, Streams: 1},
 		"wrong count": {Waiting: []float64{0, 0.05}, MeanWait: 0.05, Streams: 1},
 	} {
-		if got := EstimateRatePrecision(y, 1, r); got != plain {
+		if got := ratePrecision(y, r); got != plain {
 			t.Errorf("%s: %+v, want EstimatePrecision's %+v", name, got, plain)
 		}
 	}
 	dips := Restarts{Waiting: []float64{0, 0.05, 0, 0, 0.05, 0, 0, 0.05}, MeanWait: 0.05, Streams: 1}
-	got := EstimateRatePrecision(y, 1, dips)
+	got := ratePrecision(y, dips)
 	if got.Method != methodRestarts || !got.Known() || got.RelCI95 >= plain.RelCI95 {
 		t.Errorf("dips every third second: %+v, want %q and narrower than %+v", got, methodRestarts, plain)
 	}
+}
+
+// ratePrecision is EstimateRate's precision of buckets of one-token steps.
+func ratePrecision(values []float64, r Restarts) Precision {
+	p, _ := EstimateRate(values, 1, r)
+	return p
 }

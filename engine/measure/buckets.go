@@ -34,11 +34,8 @@ func cellPrecision(recs []*requestRecord, from, to time.Time, streams int, withM
 	if s.arrivals > 0 {
 		step *= s.tokens / float64(s.arrivals)
 	}
-	restarts := restartsOf(recs, from, n, streams)
-	c := &engine.CellPrecision{
-		TotalTokPerSec: engine.EstimateRatePrecision(s.total, step, restarts),
-		Drift:          engine.EstimateRateDrift(s.total, step, restarts),
-	}
+	c := &engine.CellPrecision{}
+	c.TotalTokPerSec, c.Drift = engine.EstimateRate(s.total, step, restartsOf(recs, from, n, streams))
 	if withMedians {
 		c.PerRequestTokPerSec, c.ITLMs = perRequestPrecision(recs, from, n, s.perRequest), itlPrecision(s, n)
 	}
