@@ -23,11 +23,6 @@ const KindPareto Kind = "pareto"
 // Valid cells are drawn; flagged ones hollow. Its notes answer in words
 // (report.ParetoLines).
 func buildPareto(r engine.Report) LineChart {
-	gpus := report.ParetoGPUs(r)
-	yLabel := "total tok/s"
-	if gpus > 1 {
-		yLabel = fmt.Sprintf("total tok/s per GPU (÷ %d)", gpus)
-	}
 	c := LineChart{
 		Title:       "Throughput against interactivity",
 		Subtitle:    "each request's tok/s against the total · one line per context, a point per number of simultaneous requests · dashed: the frontier",
@@ -65,13 +60,7 @@ func buildPareto(r engine.Report) LineChart {
 			c.Series = append(c.Series, Series{Color: s.Color, Guide: true, Points: front}) // unnamed: the subtitle says what dashes are
 		}
 	}
-	x := linearAxis("", maxX, 5, formatCompact)
-	c.XMin, c.XMax, c.XTicks = 0, x.Max, x.Ticks
-	c.Axes = []Axis{linearAxis(yLabel, maxY, 5, formatCompact)}
-	c.Notes = append([]string{report.ParetoThreshold(r.Plan)}, report.ParetoLines(r)...)
-	if report.ParetoUserTokS(r.Plan) <= 0 {
-		c.Notes = []string{report.ParetoNoBound}
-	}
+	paretoFrame(&c, report.ParetoGPUs(r), maxX, maxY, r.Plan, report.ParetoLines(r))
 	if hollow {
 		c.Notes = append(c.Notes, "Hollow points are flagged cells: measured, with a caveat (report.md lists it).")
 	}
@@ -79,9 +68,29 @@ func buildPareto(r engine.Report) LineChart {
 		c.Notes = append(c.Notes, report.ParetoLoadNote)
 	}
 	if r.Server.Simulated {
-		c.Notes = append(c.Notes, "Simulated: every point comes from Speed Matrix's simulator.")
+		c.Notes = append(c.Notes, noteParetoSimulated)
 	}
 	return c
+}
+
+// noteParetoSimulated is a simulated Pareto chart's last note.
+const noteParetoSimulated = "Simulated: every point comes from Speed Matrix's simulator."
+
+// paretoFrame gives a Pareto chart its axes, from 0 to past its largest
+// point (y per GPU where there are several), and its first notes: where
+// each user's speed came from and the answers, or what would give them.
+func paretoFrame(c *LineChart, gpus int, maxX, maxY float64, plan engine.Plan, answers []string) {
+	yLabel := "total tok/s"
+	if gpus > 1 {
+		yLabel = fmt.Sprintf("total tok/s per GPU (÷ %d)", gpus)
+	}
+	x := linearAxis("", maxX, 5, formatCompact)
+	c.XMin, c.XMax, c.XTicks = 0, x.Max, x.Ticks
+	c.Axes = []Axis{linearAxis(yLabel, maxY, 5, formatCompact)}
+	c.Notes = append([]string{report.ParetoThreshold(plan)}, answers...)
+	if report.ParetoUserTokS(plan) <= 0 {
+		c.Notes = []string{report.ParetoNoBound}
+	}
 }
 
 // Words of the sweep's Pareto chart.
@@ -115,11 +124,6 @@ func buildSweepPareto(s sweep.Sweep, runs map[string]engine.Report) LineChart {
 	}
 	n := len(pruns)
 	labels := sweepLabels(s.Configs, max(1, min(140, sweepParetoLegendW/float64(n)-52))) // 0 would mean full names
-	gpus := report.ParetoGPUs(pruns[0].Report)
-	yLabel := "total tok/s"
-	if gpus > 1 {
-		yLabel = fmt.Sprintf("total tok/s per GPU (÷ %d)", gpus)
-	}
 	named := map[int]bool{}
 	maxX, maxY := 0.0, 0.0
 	hollow := false
@@ -152,13 +156,7 @@ func buildSweepPareto(s sweep.Sweep, runs map[string]engine.Report) LineChart {
 			c.Series = append(c.Series, Series{Color: colorMuted, Guide: true, Points: front})
 		}
 	}
-	x := linearAxis("", maxX, 5, formatCompact)
-	c.XMin, c.XMax, c.XTicks = 0, x.Max, x.Ticks
-	c.Axes = []Axis{linearAxis(yLabel, maxY, 5, formatCompact)}
-	c.Notes = append([]string{report.ParetoThreshold(s.Plan)}, report.ParetoLinesAcross(pruns, s.Plan)...)
-	if report.ParetoUserTokS(s.Plan) <= 0 {
-		c.Notes = []string{report.ParetoNoBound}
-	}
+	paretoFrame(&c, report.ParetoGPUs(pruns[0].Report), maxX, maxY, s.Plan, report.ParetoLinesAcross(pruns, s.Plan))
 	for _, cf := range s.Configs {
 		if l, ok := labels[cf.Name]; ok && l != cf.Name {
 			c.Notes = append(c.Notes, l+": "+engine.BoundName(cf.Name))
@@ -168,7 +166,7 @@ func buildSweepPareto(s sweep.Sweep, runs map[string]engine.Report) LineChart {
 		c.Notes = append(c.Notes, "Hollow points are flagged cells: measured, with a caveat (each run's report.md lists it).")
 	}
 	if s.Simulated {
-		c.Notes = append(c.Notes, "Simulated: every point comes from Speed Matrix's simulator.")
+		c.Notes = append(c.Notes, noteParetoSimulated)
 	}
 	return c
 }
