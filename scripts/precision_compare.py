@@ -10,7 +10,7 @@
       runs of one cell (each DIR/N/report.json), one row per DIR: how many
       runs' 95 % intervals hold the mean of all runs, per figure.
   precision_compare.py targets OUTDIR
-      the four targets of BENCHMARKS.md, "Adaptive windows", judged from
+      the targets of BENCHMARKS.md, "Adaptive windows", judged from
       OUTDIR/{sim,mock,noisy,noisy-llmd,vllm}/summary.json: MET or MISSED
       each (the ±30 % target is met by either server at ≤ 50 %).
 
@@ -159,7 +159,7 @@ TARGETS = [("sim", "our simulator, Standard plan (simulated)", 0.40, 0.02),
 
 
 def targets(out):
-    print("# The four targets\n")
+    print("# The targets (issue 39)\n")
     print("| server | adaptive ÷ fixed | target | total and per-request tok/s, largest difference | verdict |")
     print("|---|---|---|---|---|")
     for part, name, ratio, within in TARGETS:
