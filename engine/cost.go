@@ -42,9 +42,13 @@ type PriceError struct {
 func (e *PriceError) Error() string { return "the " + e.Which + " price " + e.Problem }
 func (e *PriceError) Unwrap() error { return ErrPrice }
 
-// CheckPrice holds one price to its bounds: finite, not negative, at most
-// max; 0 is "not given".
-func CheckPrice(which string, v, max float64, unit string) error {
+// CheckPrice holds one price (PriceRent or PriceElectricity) to its
+// bounds: finite, not negative, at most its maximum; 0 is "not given".
+func CheckPrice(which string, v float64) error {
+	max, unit := float64(MaxPricePerHourUSD), "USD per hour"
+	if which == PriceElectricity {
+		max, unit = MaxPricePerKWhUSD, "USD per kWh"
+	}
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return &PriceError{which, fmt.Sprintf("is not a number (%v)", v)}
@@ -56,7 +60,8 @@ func CheckPrice(which string, v, max float64, unit string) error {
 	return nil
 }
 
-// The two prices, as PriceError.Which and ParsePrice name them.
+// The two prices, as PriceError.Which, CheckPrice and ParsePrice name
+// them.
 const (
 	PriceRent        = "rent"
 	PriceElectricity = "electricity"
@@ -75,19 +80,15 @@ func ParsePrice(which, text string) (float64, error) {
 	if err != nil {
 		return 0, &PriceError{which, fmt.Sprintf("%q is not a number", BoundName(s))}
 	}
-	max, unit := float64(MaxPricePerHourUSD), "USD per hour"
-	if which == PriceElectricity {
-		max, unit = MaxPricePerKWhUSD, "USD per kWh"
-	}
-	return v, CheckPrice(which, v, max, unit)
+	return v, CheckPrice(which, v)
 }
 
 // Check holds both prices to their bounds.
 func (p Prices) Check() error {
-	if err := CheckPrice(PriceRent, p.PerHourUSD, MaxPricePerHourUSD, "USD per hour"); err != nil {
+	if err := CheckPrice(PriceRent, p.PerHourUSD); err != nil {
 		return err
 	}
-	return CheckPrice(PriceElectricity, p.PerKWhUSD, MaxPricePerKWhUSD, "USD per kWh")
+	return CheckPrice(PriceElectricity, p.PerKWhUSD)
 }
 
 // Cost is a decode cell's price per million output tokens, and its parts.
