@@ -29,6 +29,18 @@ type Restarts struct {
 	Streams int
 }
 
+// SetWaits sets MeanWait and WaitVar from the lengths of the window's
+// waits, in seconds (WaitVar stays 0 for fewer than two).
+func (r *Restarts) SetWaits(lengths []float64) {
+	if len(lengths) == 0 {
+		return
+	}
+	r.MeanWait = meanOf(lengths)
+	if len(lengths) > 1 {
+		r.WaitVar = sampleVariance(lengths)
+	}
+}
+
 // EstimateRate is EstimatePrecision and EstimateDrift for a decode cell's
 // total tok/s, its restarts taken apart once for both: the buckets are
 // regressed on their waiting stream-seconds (least squares), the batch

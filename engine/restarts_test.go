@@ -50,8 +50,7 @@ func restartingStreams(r *rand.Rand, n, streams int, together, late bool) (token
 	}
 	rs = Restarts{Waiting: waiting, Streams: streams, Waits: len(waits), MeanWait: 0.054}
 	if len(waits) > 1 {
-		rs.MeanWait = meanOf(waits)
-		rs.WaitVar = sampleVariance(waits)
+		rs.SetWaits(waits)
 	}
 	return tokens, rs
 }

@@ -284,19 +284,7 @@ func restartsOf(recs []*requestRecord, from time.Time, n, streams int) engine.Re
 	if len(whole) == 0 {
 		whole = cut
 	}
-	if len(whole) > 0 {
-		var sum, ss float64
-		for _, w := range whole {
-			sum += w
-		}
-		r.MeanWait = sum / float64(len(whole))
-		for _, w := range whole {
-			ss += (w - r.MeanWait) * (w - r.MeanWait)
-		}
-		if len(whole) > 1 {
-			r.WaitVar = ss / float64(len(whole)-1)
-		}
-	}
+	r.SetWaits(whole)
 	return r
 }
 
