@@ -45,6 +45,9 @@ cd "$(dirname "$0")/.."
 out=$1
 shift
 parts=${*:-sim mock noisy noisy-llmd vllm coverage-sim coverage-mock coverage-llmd}
+case ${PRECISION_REPEATS:-20} in
+'' | *[!0-9]* | 0*) echo "PRECISION_REPEATS=${PRECISION_REPEATS:0:40} is not a number of repeats: give a whole number from 1, such as 20" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 sm=${SPEEDMATRIX_BIN:-$out/speedmatrix}
