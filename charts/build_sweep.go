@@ -13,7 +13,7 @@ import (
 )
 
 // statusNoDifference is the status of a cell of a sweep's best-configuration
-// heatmap whose winner's margin lies within both runs' noise: it is drawn
+// heatmap whose winner's margin lies within both windows' ±: it is drawn
 // neutral, never coloured as a win, because the runs can't tell the two
 // configurations apart there.
 const statusNoDifference engine.Status = "No difference"
@@ -31,7 +31,7 @@ const markChangesOutput = "†"
 const (
 	sweepBestTitle    = "Best configuration per cell"
 	sweepBestSubtitle = "the fastest configuration in total tok/s and its gain · blue: a setting beats the baseline, red: the baseline beats every setting"
-	noteNoDifference  = "No difference: the fastest configuration's margin is within both runs' noise (the sum of their 95 % intervals), so the runs can't tell it from the other."
+	noteNoDifference  = "No difference: the fastest configuration's margin is within the sum of " + engine.WindowsNoise + ", so the runs can't tell it from the other. " + engine.RerunCaveat
 	noteSweepCells    = "Each cell names the configuration with the highest total tok/s and its gain over the baseline; where the baseline is fastest, its margin over the runner-up. Full names are under the grid; sweep.md has every figure."
 	noteChangesOutput = markChangesOutput + " Not the same model output: these settings change what the model answers (quantization, KV cache dtype, another model): faster, perhaps, but not the same model quality."
 	noteNoFigure      = "A cell whose comparison has no figure (\"baseline: Over capacity\", or \"—\") is drawn at the end of the key: the configuration compared did not measure it."

@@ -54,7 +54,7 @@ func buildDelta(a, b engine.Report) HeatmapModel {
 		}
 		h.Legend = append(h.Legend, StatusNote{Status: s, Note: note})
 	}
-	h.Notes = []string{"Each cell: % change of B over A, then A → B in total tok/s; ≈ and neutral: within both runs' noise. Cells without a valid figure in either run show that run's status."}
+	h.Notes = []string{"Each cell: % change of B over A, then A → B in total tok/s; ≈ and neutral: within the sum of " + engine.WindowsNoise + ". Cells without a valid figure in either run show that run's status.", engine.RerunCaveat}
 	if line := deltaCounts(h); line != "" {
 		h.Notes = append([]string{line}, h.Notes...)
 	}
@@ -110,7 +110,8 @@ func deltaCell(a, b decodeIndex, ctx, conc int) HeatCell {
 }
 
 // deltaCounts is the comparison's headline: "B is faster in 12 cells,
-// slower in 3, no different in 24 (within both runs' noise)"; "" when no
+// slower in 3, no different in 24 (within the sum of both windows' ±, the
+// rule a sweep's margins use)"; "" when no
 // cell has a figure in both.
 func deltaCounts(h HeatmapModel) string {
 	faster, slower, same := 0, 0, 0
@@ -130,7 +131,7 @@ func deltaCounts(h HeatmapModel) string {
 	if faster+slower+same == 0 {
 		return ""
 	}
-	return fmt.Sprintf("B is faster in %s, slower in %d, no different in %d (within the sum of both runs' 95 %% intervals, the rule a sweep's margins use).",
+	return fmt.Sprintf("B is faster in %s, slower in %d, no different in %d (within the sum of "+engine.WindowsNoise+", the rule a sweep's margins use).",
 		engine.Count(faster, "cell", "cells"), slower, same)
 }
 

@@ -7,6 +7,17 @@ import "math"
 // imported run): the Standard plan's precision target.
 const UnknownNoisePct = 100 * DefaultPrecision
 
+// WindowsNoise names, in a sentence, what WithinNoise compares a change
+// with: "a margin within both windows' ± reads no difference".
+const WindowsNoise = "both windows' ±"
+
+// RerunCaveat says once, where a comparison of two runs is shown, what
+// their ± is: each window's own 95 % interval, not what a re-run would
+// give. Repeats of one cell on servers we didn't write spread more than
+// their windows' ± said (METHODOLOGY, "What the ± is"), so a change beyond
+// it is a difference between two windows, not yet between two settings.
+const RerunCaveat = "Each ± is the 95 % interval of its own window, not a re-run's: a server's pace moves between minutes, so two runs can differ by more than their ± say."
+
 // NoisePct is the 95 % half-width of a Valid cell's total tok/s in
 // percent, or UnknownNoisePct.
 func NoisePct(r Result) float64 {

@@ -186,11 +186,13 @@ func (r *Tab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
 	}
 	perCell := widget.NewLabel(strings.Join(lines, "\n"))
 	perCell.Wrapping = fyne.TextWrapWord
+	caveat := widget.NewLabel(engine.RerunCaveat)
+	caveat.Wrapping = fyne.TextWrapWord
 	heading := func(text string) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
 	objs := []fyne.CanvasObject{best, heading("Configurations"), container.New(&appwidget.RowsHeight{Rows: func() int { return n }, Most: 8}, table),
-		heading("Best configuration per cell (total tok/s; a margin within both runs' noise reads \"no difference\")"), perCell}
+		heading("Best configuration per cell (total tok/s; a margin within "+engine.WindowsNoise+" reads \"no difference\")"), perCell, caveat}
 	if notes := sweepNotes(s); notes != "" {
 		l := widget.NewLabel(notes)
 		l.Wrapping = fyne.TextWrapWord

@@ -36,7 +36,7 @@ func TestAnalyze(t *testing.T) {
 	s, runs := twoByTwo()
 	a := Analyze(s, runs)
 	want := map[string]string{
-		"1K × 1": "1K × 1: a, no difference (+1.0%, noise ±2.0 %) over baseline",
+		"1K × 1": "1K × 1: a, no difference (+1.0%, windows ±2.0 %) over baseline",
 		"1K × 8": "1K × 8: a, +20.0% over baseline",
 		"8K × 1": "8K × 1: baseline, +12.5% over a",
 		"8K × 8": "8K × 8: a, Over capacity there over baseline",

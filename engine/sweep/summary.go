@@ -266,7 +266,7 @@ func dash(v float64, f func(float64) string) string {
 	return f(v)
 }
 
-// MarginText words a margin: "+12.5 %", "no difference (+0.4 %, noise ±1.8 %)",
+// MarginText words a margin: "+12.5 %", "no difference (+0.4 %, windows ±1.8 %)",
 // or the other configuration's status ("Over capacity there").
 func MarginText(m *Margin) string {
 	switch {
@@ -275,14 +275,14 @@ func MarginText(m *Margin) string {
 	case m.Status != "":
 		return string(m.Status) + " there"
 	case m.NoDifference:
-		return fmt.Sprintf("no difference (%s, noise ±%.1f %%)", report.Percent(m.Gain), m.NoisePct)
+		return fmt.Sprintf("no difference (%s, windows ±%.1f %%)", report.Percent(m.Gain), m.NoisePct)
 	}
 	return report.Percent(m.Gain)
 }
 
 func writeCells(b *strings.Builder, s Sweep, a Answer) {
 	b.WriteString("## Best configuration per cell\n\n")
-	b.WriteString("Total tok/s of every configuration; the best in bold. A margin within the sum of both runs' 95 % intervals reads \"no difference\".\n\n")
+	b.WriteString("Total tok/s of every configuration; the best in bold. A margin within the sum of " + engine.WindowsNoise + " reads \"no difference\". " + engine.RerunCaveat + "\n\n")
 	b.WriteString("| Cell | Best | Over baseline | Over runner-up |")
 	for _, c := range s.Configs {
 		b.WriteString(" " + report.MDCell(c.Name) + " |")
@@ -356,7 +356,7 @@ func writeNotes(b *strings.Builder, s Sweep, a Answer) {
 
 // CellLine is one cell's answer in a line: "1K × 8: max_num_seqs=8,
 // +85.2 % over baseline", "1K × 1: no difference (baseline best by +0.3 %,
-// noise ±1.8 %)".
+// windows ±1.8 %)".
 func CellLine(ca CellAnswer) string {
 	switch {
 	case ca.BudgetMissed:

@@ -228,8 +228,9 @@ type Margin struct {
 	// Gain is Best's total tok/s over Of's, less one (0.12: 12 % faster);
 	// 0 when Of has no Valid figure (Status says what it has).
 	Gain float64 `json:"gain,omitempty"`
-	// NoisePct is the margin both runs' noise allows, in percent: the sum
-	// of their 95 % half-widths (or the assumed floor where one is unknown).
+	// NoisePct is the margin both windows' ± allow, in percent: the sum
+	// of their 95 % half-widths (or the assumed floor where one is unknown);
+	// each is its window's, not a re-run's (engine.RerunCaveat).
 	NoisePct float64 `json:"noise_pct,omitempty"`
 	// NoDifference is set when Gain is within NoisePct: the runs can't tell
 	// the two apart.
