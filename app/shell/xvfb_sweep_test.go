@@ -113,6 +113,7 @@ func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
 	d.Charts, d.SweepCharts, d.FreeMemory = chartRenderer{}, sweepChartRenderer{}, nil
 	var u *ui
 	var w fyne.Window
+	var why string
 	fyne.DoAndWait(func() {
 		w = glApp.NewWindow("Speed Matrix")
 		u = newUI(glApp, w, d, app.Options{})
@@ -131,9 +132,17 @@ func xvfbSweepUI(t *testing.T, standin string) (*ui, fyne.Window) {
 		p.PrefillContexts, p.DecodeContexts, p.Concurrency = []int{engine.K}, []int{engine.K, 4 * engine.K}, []int{1, 4, 16, 32}
 		p.Duration, p.MaxOutputTokens, p.Precision, p.PrefillRepeats, p.PrefillSingleFrom = 2*time.Second, 256, 0, 1, 0
 		u.State.SetPlan(p, nil)
+		u.State.SetLoad(app.LoadInfo{}) // the matrix, whatever the app's preferences saved last
 		u.server.Launch.OnCompare()
+		if u.server.Launch.Compare == nil {
+			why = "Compare settings… did not open: " + u.server.Launch.Blocker().String() + " " + u.server.Banner.Current.Message + " " + u.server.Banner.Current.Action
+			return
+		}
 		setRow(u.server.Launch.Compare, 0, "max_num_seqs", "16, 32")
 		setRow(u.server.Launch.Compare, 1, "enforce_eager", "false, true")
 	})
+	if why != "" {
+		t.Fatal(why)
+	}
 	return u, w
 }
