@@ -192,7 +192,7 @@ func (r *Tab) sweepAnswer(s sweep.Sweep) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
 	objs := []fyne.CanvasObject{best, heading("Configurations"), container.New(&appwidget.RowsHeight{Rows: func() int { return n }, Most: 8}, table),
-		heading("Best configuration per cell (total tok/s; a margin within "+engine.WindowsNoise+" reads \"no difference\")"), perCell, caveat}
+		heading("Best configuration per cell (total tok/s; a margin within " + engine.WindowsNoise + " reads \"no difference\")"), perCell, caveat}
 	if notes := sweepNotes(s); notes != "" {
 		l := widget.NewLabel(notes)
 		l.Wrapping = fyne.TextWrapWord
