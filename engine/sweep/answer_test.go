@@ -144,3 +144,20 @@ func TestHostileNamesStayText(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownSaysWhatTheRuleCompares: sweep.md states the "no difference"
+// rule as a comparison of two windows' ±, each not a re-run's, where it
+// once called them both runs' 95 % intervals.
+func TestMarkdownSaysWhatTheRuleCompares(t *testing.T) {
+	s, runs := twoByTwo()
+	md := Markdown(s, runs, "")
+	for _, want := range []string{"A margin within the sum of both windows' ± reads \"no difference\". " + engine.RerunCaveat,
+		"no difference (+1.0%, windows ±2.0 %)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("sweep.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "both runs' 95 % intervals") {
+		t.Error("sweep.md still calls the windows' ± both runs' 95 % intervals")
+	}
+}
