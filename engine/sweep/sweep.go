@@ -1,7 +1,7 @@
 // Package sweep is a sweep's data and its answer: one plan run against
 // several configurations of the same server (speedmatrix sweep, the app's
 // "Compare settings…"), and per cell which configuration is fastest and by
-// how much, with the noise of both runs beside the margin. Its child
+// how much, with both windows' ± beside the margin. Its child
 // engine/sweep/runner launches each configuration in turn and measures it;
 // this package imports none of what that takes (launch, measure, runs,
 // TOML), so that charts can draw a sweep from its data alone.
