@@ -131,8 +131,8 @@ func deltaCounts(h HeatmapModel) string {
 	if faster+slower+same == 0 {
 		return ""
 	}
-	return fmt.Sprintf("B is faster in %s, slower in %d, no different in %d (within the sum of "+engine.WindowsNoise+", the rule a sweep's margins use).",
-		engine.Count(faster, "cell", "cells"), slower, same)
+	return fmt.Sprintf("B is faster in %s, slower in %d, no different in %d (within the sum of %s, the rule a sweep's margins use).",
+		engine.Count(faster, "cell", "cells"), slower, same, engine.WindowsNoise)
 }
 
 // deltaSides is how a comparison names its two runs, A and B.
