@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -34,11 +33,17 @@ type Precision struct {
 	Unknown string `json:"unknown,omitempty"`
 }
 
+// maxRelCI95 is the widest half-width Known accepts: 100,000,000 %. The
+// windows' estimators have read at most a few hundred per cent (a window
+// whose tokens all came in one second), so a wider one only comes from a
+// report file someone wrote by hand, and would print as hundreds of digits.
+const maxRelCI95 = 1e6
+
 // Known reports whether RelCI95 is an estimate rather than a placeholder:
-// a finite, non-negative width (an infinite one says nothing, and
-// report.json can't hold it).
+// a finite, non-negative width no wider than maxRelCI95 (an infinite or
+// absurd one says nothing, and report.json can't hold the first).
 func (p Precision) Known() bool {
-	return p.Unknown == "" && p.Method != "" && p.RelCI95 >= 0 && !math.IsInf(p.RelCI95, 1)
+	return p.Unknown == "" && p.Method != "" && p.RelCI95 >= 0 && p.RelCI95 <= maxRelCI95
 }
 
 // CellPrecision is the precision of a Valid decode cell's headline figures,

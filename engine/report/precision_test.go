@@ -32,6 +32,8 @@ func TestPlusMinus(t *testing.T) {
 		{"no method", engine.Precision{RelCI95: 0.01}, "± —"},
 		{"infinite", known(math.Inf(1)), "± —"},
 		{"not a number", known(math.NaN()), "± —"},
+		{"the widest a file may hold", known(1e6), "± 100000000.0 %"},
+		{"absurd, from a file written by hand", known(1e300), "± —"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := PlusMinus(c.p); got != c.want {
